@@ -1,0 +1,85 @@
+"""`hteb-score`: the researcher's command line.
+
+`hteb-score MODEL_ID [options]` scores a model (the default command, `score`); the other
+commands inspect revisions and compare result cards. Errors a user can fix are printed as one
+line and exit with status 2; no traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from hteb_score import __version__
+from hteb_score.errors import HtebError
+
+DEFAULT_STORE = "file://.hteb/store"
+
+
+class DefaultCommandGroup(click.Group):
+    """A group whose first positional argument, if it is not a command, goes to `score`."""
+
+    default_command = "score"
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and not args[0].startswith("-") and self.default_command in self.commands:
+            args = [self.default_command, *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=DefaultCommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="hteb-score")
+def cli() -> None:
+    """Score sentence-embedding models on HTEB: MTEB tasks on original and LLM-transformed text.
+
+    \b
+    hteb-score MODEL_ID                 score a model on the bundled sample revision
+    hteb-score MODEL_ID --store hf://OWNER/NAME --revision LABEL
+    hteb-score verify --store STORE --revision LABEL
+    hteb-score revisions --store STORE
+    """
+
+
+@cli.command()
+@click.option("--store", default=DEFAULT_STORE, show_default=True, help="Revision store: a path, file://PATH or hf://OWNER/NAME.")
+@click.option("--revision", "ref", required=True, help="Label, content hash or Hub commit of the revision.")
+@click.option("--datasets", default=None, help="Comma-separated datasets to verify (default: all).")
+def verify(store: str, ref: str, datasets: str | None) -> None:
+    """Download (if needed) and verify a revision: manifest schema, paths, every file's sha256."""
+    from hteb_score.stores import open_store
+
+    names = [d.strip() for d in datasets.split(",") if d.strip()] if datasets else None
+    revision = open_store(store).fetch(ref, datasets=names)
+    files = [f for f in revision.manifest["files"]]
+    click.echo(f"ok: {revision.label} ({revision.revision_id}) - {len(files)} files verified, datasets: {', '.join(revision.dataset_names())}")
+
+
+@cli.command()
+@click.option("--store", default=DEFAULT_STORE, show_default=True, help="Revision store: a path, file://PATH or hf://OWNER/NAME.")
+def revisions(store: str) -> None:
+    """List the labels published in a store."""
+    from hteb_score.stores import open_store
+
+    for label in open_store(store).labels():
+        click.echo(label)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run the CLI, turning user errors into one line on stderr."""
+    try:
+        cli.main(args=argv, prog_name="hteb-score", standalone_mode=False)
+    except HtebError as err:
+        click.echo(f"hteb-score: error: {err}", err=True)
+        return err.exit_code
+    except click.exceptions.Abort:
+        click.echo("hteb-score: aborted", err=True)
+        return 130
+    except click.ClickException as err:
+        click.echo(f"hteb-score: error: {err.format_message()}", err=True)
+        return err.exit_code
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
