@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 from hteb_score.errors import SourceError
 from hteb_score.tasks import TextRef, iter_field_texts, resolve, task_type
 
+ID_COLUMN = "_hteb_item_id"  # item ids persisted beside the rows in a revision's source copy
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _LANG = re.compile(r"^[a-z]{3}$")
 
@@ -94,7 +95,8 @@ class SourceDataset:
                 if missing:
                     raise SourceError(f"{self.origin}: {table} row {index + 1}: missing field {missing[0]!r}")
         for table, rows in self.tables.items():
-            self.ids[table] = _item_ids(rows, where=f"{self.origin}: {table}")
+            if table not in self.ids:  # ids given by with_texts survive dropped rows
+                self.ids[table] = _item_ids(rows, where=f"{self.origin}: {table}")
 
     @property
     def name(self) -> str:
@@ -243,16 +245,19 @@ def sample_dataset(dataset: SourceDataset, rows_per_subset: int) -> SourceDatase
         tables["queries"] = queries
         tables["qrels"] = [r for r in tables["qrels"] if str(r["query_id"]) in keep_q]
         tables["corpus"] = [d for d in tables["corpus"] if str(d["id"]) in keep_docs]
-    else:
-        counts: dict[str, int] = {}
-        kept = []
-        for row in tables[info.eval_split]:
-            subset = str(row.get("lang", "default"))
-            if counts.get(subset, 0) < rows_per_subset:
-                counts[subset] = counts.get(subset, 0) + 1
-                kept.append(row)
-        tables[info.eval_split] = kept
-    return SourceDataset(info, tables, origin=dataset.origin)
+        return SourceDataset(info, tables, origin=dataset.origin)
+    counts: dict[str, int] = {}
+    kept, kept_ids = [], []
+    for item_id, row in zip(dataset.ids[info.eval_split], tables[info.eval_split]):
+        subset = str(row.get("lang", "default"))
+        if counts.get(subset, 0) < rows_per_subset:
+            counts[subset] = counts.get(subset, 0) + 1
+            kept.append(row)
+            kept_ids.append(item_id)
+    tables[info.eval_split] = kept
+    ids = {table: dataset.ids[table] for table in tables if table != info.eval_split}
+    ids[info.eval_split] = kept_ids  # item ids stay those of the full dataset
+    return SourceDataset(info, tables, origin=dataset.origin, ids=ids)
 
 
 def write_source_parquet(dataset: SourceDataset, folder: Path) -> list[Path]:
@@ -265,7 +270,7 @@ def write_source_parquet(dataset: SourceDataset, folder: Path) -> list[Path]:
     written = [folder / "dataset.json"]
     for table, rows in sorted(dataset.tables.items()):
         path = folder / f"{table}.parquet"
-        write_parquet(path, rows)
+        write_parquet(path, [{**row, ID_COLUMN: item_id} for item_id, row in zip(dataset.ids[table], rows)])
         written.append(path)
     return written
 
@@ -280,7 +285,11 @@ def read_source_parquet(folder: Path) -> SourceDataset:
         if not path.is_file():
             raise SourceError(f"{folder}: missing {path.name}")
         tables[table] = read_parquet(path)
-    return SourceDataset(info, tables, origin=str(folder))
+    ids = {}
+    for table, rows in tables.items():
+        if rows and all(ID_COLUMN in row for row in rows):
+            ids[table] = [str(row.pop(ID_COLUMN)) for row in rows]
+    return SourceDataset(info, tables, origin=str(folder), ids=ids)
 
 
 def write_parquet(path: Path, rows: list[dict[str, Any]]) -> None:

@@ -1,0 +1,85 @@
+"""Build small, real revisions for tests: real source rows from shared/data, real item records
+through the real writer, sealed and published with the real store code.
+
+The transformed text here is made by a plain rule (word order reversed), not an LLM: the tests of
+the format, the stores and the scorer need a real revision, not a good one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from hteb_score import revision as rev
+from hteb_score.sources import SourceDataset, read_source_dir, sample_dataset, write_source_parquet
+from hteb_score.tasks import TextRef
+
+
+def reverse_words(text: str) -> str:
+    return " ".join(reversed(text.split()))
+
+
+def item_record(dataset: SourceDataset, ref: TextRef, transformation: str, seed: int, output: str,
+                errors: Iterable[str] = ()) -> dict[str, Any]:
+    """A schema-valid item record for one text, with a single attempt."""
+    errors = list(errors)
+    prompt = f"rule:{transformation}"
+    return {
+        "schema_version": "hteb.item/1",
+        "dataset": dataset.name,
+        "task_type": dataset.info.task_type,
+        "split": ref.table,
+        "item_id": ref.item_id,
+        "field": ref.field,
+        "source_language": ref.language,
+        "transformation": transformation,
+        "seed": seed,
+        "target_language": None,
+        "intermediate_language": None,
+        "original_text": ref.text,
+        "transformed_text": output,
+        "generator_model": "rule/reverse-words",
+        "generator_revision": "",
+        "prompt_set": "test",
+        "prompt_template_id": transformation,
+        "prompt_hash": hashlib.sha256(prompt.encode()).hexdigest(),
+        "sampling": {"temperature": 0.0, "top_p": 1.0, "max_tokens": 64},
+        "attempts": [{"attempt": 0, "seed": seed, "steps": [output], "output": output, "errors": errors}],
+        "errors": errors,
+        "judge": {"model": None, "quality": None, "fluency": None, "parapluie": None},
+        "fallback": bool(errors),
+    }
+
+
+def build_revision(root: Path, data_dir: Path, names: list[str], *, label: str = "test-1", rows: int = 5,
+                   transformations: tuple[str, ...] = ("paraphrasing",), seeds: tuple[int, ...] = (1337,),
+                   rule: Callable[[str], str] = reverse_words) -> dict[str, Any]:
+    """Write and seal a revision folder at `root`; returns its manifest."""
+    variants = {}
+    sources = []
+    for name in names:
+        dataset = sample_dataset(read_source_dir(data_dir / name), rows)
+        write_source_parquet(dataset, root / "source" / name)
+        for transformation in transformations:
+            for seed in seeds:
+                records = [item_record(dataset, ref, transformation, seed, rule(ref.text)) for ref in dataset.iter_texts()]
+                rev.write_items(root, name, transformation, seed, records)
+        variants[name] = [(t, s) for t in transformations for s in seeds]
+        sources.append({
+            "name": name, "task_type": dataset.info.task_type, "mteb_task": dataset.info.mteb_task,
+            "hf_path": None, "hf_revision": None, "origin": str(data_dir / name),
+            "languages": list(dataset.info.languages),
+            "transformed_fields": sorted({f"{r.table}.{r.field.split('[')[0]}" for r in dataset.iter_texts()}),
+            "sample": rows,
+        })
+    fields = {
+        "repo_id": "file://test", "label": label, "created": "2026-11-22T00:00:00+00:00",
+        "hteb_generate_version": "test", "config": {"rows": rows}, "config_hash": "0" * 64,
+        "sources": sources, "transformations": list(transformations), "seeds": list(seeds),
+        "generator": {"model_id": "rule/reverse-words", "revision": "", "engine": "rule"}, "judge": None,
+        "counters": {"items": 0, "llm_calls": 0, "cache_hits": 0, "errors": {}},
+    }
+    (root / rev.CARD).write_text(rev.card_front_matter(fields, variants) + "\n# Test revision\n", encoding="utf-8")
+    return rev.seal(root, fields)
