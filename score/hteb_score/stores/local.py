@@ -40,12 +40,15 @@ class LocalStore(RevisionStore):
             raise StoreError(f"store {self.root} is not writable ({err.strerror})") from None
         if not os.access(self.root / "labels", os.W_OK):
             raise StoreError(f"store {self.root} is not writable")
-        for leftover in (self.root / ".tmp").iterdir():
-            shutil.rmtree(leftover, ignore_errors=True)
+        for leftover in (self.root / ".tmp").iterdir():  # from killed publishers only
+            pid = leftover.name.split("-", 1)[0]
+            if pid.isdigit() and not _alive(int(pid)):
+                shutil.rmtree(leftover, ignore_errors=True) if leftover.is_dir() else leftover.unlink(missing_ok=True)
 
     def publish(self, staged: Path) -> PublishResult:
         manifest = staged_manifest(Path(staged))
         label, digest = manifest["label"], manifest["content_hash"]
+        self._prepare()
         existing = self._read_label(label)
         if existing is not None:
             if existing["content_hash"] != digest:
@@ -54,13 +57,13 @@ class LocalStore(RevisionStore):
                     "publish under a new label"
                 )
             return PublishResult(self.uri, label, digest, digest, created=False)
-        self._prepare()
         target = self.root / "objects" / digest
         if not target.is_dir():
-            tmp = self.root / ".tmp" / uuid.uuid4().hex
+            tmp = self.root / ".tmp" / f"{os.getpid()}-{uuid.uuid4().hex}"
             shutil.copytree(staged, tmp, ignore=shutil.ignore_patterns(".*"))
             for path in sorted(tmp.rglob("*"), reverse=True):
                 if path.is_file():
+                    path.chmod(0o444)  # objects are immutable
                     with open(path, "rb") as handle:
                         os.fsync(handle.fileno())
                 else:
@@ -73,7 +76,7 @@ class LocalStore(RevisionStore):
             "content_hash": digest,
             "published": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         }
-        tmp_label = self.root / ".tmp" / f"{uuid.uuid4().hex}.json"
+        tmp_label = self.root / ".tmp" / f"{os.getpid()}-{uuid.uuid4().hex}.json"
         tmp_label.write_bytes(canonical_json(record) + b"\n")
         with open(tmp_label, "rb") as handle:
             os.fsync(handle.fileno())
@@ -121,6 +124,16 @@ class LocalStore(RevisionStore):
             return []
         records = [json.loads(p.read_text(encoding="utf-8")) for p in folder.glob("*.json")]
         return [r["label"] for r in sorted(records, key=lambda r: (r["published"], r["label"]))]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 @register_store("file")
