@@ -61,7 +61,7 @@ def update(path: Path, manifest: Mapping[str, Any], store_uri: str, revision_id:
     """Insert or refresh the row of (store, label) in MANIFEST.md, atomically."""
     path = Path(path)
     rows = _parse(path.read_text(encoding="utf-8")) if path.is_file() else []
-    new = _row(manifest, store_uri, revision_id)
+    new = _row(manifest, _portable(store_uri, path.resolve().parent), revision_id)
     for index, row in enumerate(rows):
         if (row["store"], row["label"]) == (new["store"], new["label"]):
             rows[index] = new
@@ -69,3 +69,11 @@ def update(path: Path, manifest: Mapping[str, Any], store_uri: str, revision_id:
     else:
         rows.append(new)
     atomic_write_text(path, render(rows))
+
+
+def _portable(store_uri: str, base: Path) -> str:
+    """A local store inside the repository is shown relative to it, so the row holds on any clone."""
+    if not store_uri.startswith("file://"):
+        return store_uri
+    store = Path(store_uri[len("file://"):]).resolve()
+    return f"file://{store.relative_to(base)}" if store.is_relative_to(base) else store_uri

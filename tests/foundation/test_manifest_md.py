@@ -24,3 +24,12 @@ def test_rows_are_added_and_refreshed(tmp_path, shared_data):
     assert rows[0]["seeds"] == "1337" and rows[0]["content hash"] == manifest["content_hash"]
     assert text.startswith("# Published HTEB revisions")
     assert manifest_md.render(rows) == text
+
+
+def test_a_store_inside_the_repository_is_shown_relative(tmp_path, shared_data):
+    manifest = build_revision(tmp_path / "rev", shared_data, ["STSBenchmark"], label="sample-1339")
+    path = tmp_path / "MANIFEST.md"
+    manifest_md.update(path, manifest, f"file://{tmp_path / 'score' / 'sample' / 'store'}", manifest["content_hash"])
+    manifest_md.update(path, dict(manifest, label="elsewhere"), "file:///somewhere/else", manifest["content_hash"])
+    rows = manifest_md._parse(path.read_text())
+    assert [r["store"] for r in rows] == ["file://score/sample/store", "file:///somewhere/else"]
