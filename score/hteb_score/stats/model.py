@@ -1,0 +1,166 @@
+"""The `statistics` block of one model's result card.
+
+Only the per-dataset main scores (`subset == "all"`) enter; seeds are averaged per dataset and
+transformation first, because runs of one dataset are repeated measurements, not independent
+observations (paper Sec. 3). Every delta is transformed minus original, in the card's score unit.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from hteb_score.errors import ContractError
+from hteb_score.stats.axes import AXES, axis_of
+from hteb_score.stats.bootstrap import DEFAULT_RESAMPLES, percentile_bootstrap
+from hteb_score.stats.edit_distance import normalised_word_edit_distance
+from hteb_score.stats.hodges_lehmann import hodges_lehmann
+from hteb_score.stats.holm import holm
+from hteb_score.stats.ranking import spearman_rho
+from hteb_score.stats.wilcoxon import wilcoxon_signed_rank
+
+MIN_QUALITY_ITEMS = 3
+DRIFT_POINT_DECIMALS = 4
+
+
+def per_dataset_scores(scores: Sequence[Mapping[str, Any]]) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    """(original[dataset], transformed[transformation][dataset]) from flat score records, seed-averaged."""
+    original: dict[str, float] = {}
+    runs: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for record in scores:
+        if record["subset"] != "all":
+            continue
+        if record["transformation"] == "original":
+            if record["dataset"] in original:
+                raise ContractError(f"scores: two original main scores for dataset {record['dataset']!r}")
+            original[record["dataset"]] = float(record["value"])
+        else:
+            axis_of(record["transformation"])
+            runs[record["transformation"]][record["dataset"]].append(float(record["value"]))
+    transformed = {t: {d: float(np.mean(v)) for d, v in by_ds.items()} for t, by_ds in runs.items()}
+    return original, transformed
+
+
+def paired_effect(deltas: Sequence[float]) -> dict[str, Any]:
+    """HL shift + Walsh CI + Wilcoxon p (Holm is added by the caller, over the family)."""
+    hl = hodges_lehmann(deltas)
+    test = wilcoxon_signed_rank(deltas)
+    return {
+        "n_datasets": len(deltas),
+        "mean_delta": float(np.mean(deltas)),
+        "median_abs_delta": float(np.median(np.abs(deltas))),
+        "hl_shift": hl.shift,
+        "ci_low": hl.ci_low,
+        "ci_high": hl.ci_high,
+        "ci_confidence": hl.confidence,
+        "wilcoxon_statistic": test.statistic,
+        "n_zero": test.n_zero,
+        "p_value": test.p_value,
+    }
+
+
+def add_holm(family: dict[str, dict[str, Any]]) -> None:
+    """Holm-correct the `p_value`s of one family of tests in place (`p_holm`)."""
+    names = list(family)
+    for name, adjusted in zip(names, holm([family[n]["p_value"] for n in names])):
+        family[name]["p_holm"] = adjusted
+
+
+def _deltas(original: Mapping[str, float], transformed: Mapping[str, float]) -> list[float]:
+    return [transformed[d] - original[d] for d in sorted(transformed) if d in original]
+
+
+def axis_scores(transformed: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
+    """Per axis and dataset, the mean over the axis's transformations present for that dataset."""
+    out: dict[str, dict[str, float]] = {}
+    for axis, members in AXES.items():
+        by_dataset: dict[str, list[float]] = defaultdict(list)
+        for t in members:
+            for dataset, value in transformed.get(t, {}).items():
+                by_dataset[dataset].append(value)
+        if by_dataset:
+            out[axis] = {d: float(np.mean(v)) for d, v in by_dataset.items()}
+    return out
+
+
+def drift_statistics(drift: Sequence[Mapping[str, Any]], *, seed: int = 0, n_resamples: int = DEFAULT_RESAMPLES) -> dict[str, Any]:
+    """Per transformation: drift summary, Spearman(drift, judge quality) with a paired percentile
+    bootstrap CI (None when fewer than 3 items carry a quality score), edit distance, and the
+    (drift, quality) points for the Figure 3 scatter."""
+    by_t: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for record in drift:
+        by_t[record["transformation"]].append(record)
+    out: dict[str, Any] = {}
+    for t in sorted(by_t):
+        records = by_t[t]
+        drifts = np.array([r["drift"] for r in records], dtype=float)
+        edits = [normalised_word_edit_distance(r["original_text"], r["transformed_text"]) for r in records]
+        rated = [(float(r["drift"]), float(r["quality"])) for r in records if r.get("quality") is not None]
+        entry: dict[str, Any] = {
+            "n_items": len(records),
+            "drift_mean": float(drifts.mean()),
+            "drift_median": float(np.median(drifts)),
+            "edit_distance_mean": float(np.mean(edits)),
+            "edit_distance_median": float(np.median(edits)),
+            "n_rated": len(rated),
+            "drift_quality_spearman": None,
+            "drift_quality_ci_low": None,
+            "drift_quality_ci_high": None,
+            "points": None,
+        }
+        if len(rated) >= MIN_QUALITY_ITEMS:
+            x, y = (np.array(v) for v in zip(*rated))
+            rho = spearman_rho(x, y)
+            if rho is not None:
+                low, high = percentile_bootstrap(_spearman_or_nan, x, y, paired=True, n_resamples=n_resamples, seed=seed)
+                entry.update(
+                    drift_quality_spearman=rho,
+                    drift_quality_ci_low=None if np.isnan(low) else low,
+                    drift_quality_ci_high=None if np.isnan(high) else high,
+                )
+            entry["points"] = {
+                "drift": np.round(x, DRIFT_POINT_DECIMALS).tolist(),
+                "quality": np.round(y, DRIFT_POINT_DECIMALS).tolist(),
+            }
+        out[t] = entry
+    return out
+
+
+def _spearman_or_nan(x: np.ndarray, y: np.ndarray) -> float:
+    rho = spearman_rho(x, y)
+    return float("nan") if rho is None else rho
+
+
+def model_statistics(scores: list[dict], drift: list[dict]) -> dict:
+    """The card's `statistics` block: effects per transformation, per axis and for the HTEB total
+    (HL shift, Walsh 95% CI, Wilcoxon p, Holm p within each family), plus drift vs quality."""
+    original, transformed = per_dataset_scores(scores)
+    if not original:
+        raise ContractError("scores: no original main score (subset 'all'); cannot compute statistics")
+    per_transformation = {t: paired_effect(_deltas(original, by_ds)) for t, by_ds in sorted(transformed.items()) if _deltas(original, by_ds)}
+    add_holm(per_transformation)
+    axes = axis_scores(transformed)
+    per_axis = {a: paired_effect(_deltas(original, by_ds)) for a, by_ds in axes.items() if _deltas(original, by_ds)}
+    add_holm(per_axis)
+    for axis, entry in per_axis.items():
+        pooled = [v for t in AXES[axis] for v in _deltas(original, transformed.get(t, {}))]
+        entry["median_abs_delta_pooled"] = float(np.median(np.abs(pooled)))
+    total_by_ds = {d: float(np.mean([axes[a][d] for a in axes if d in axes[a]])) for d in original if any(d in axes[a] for a in axes)}
+    total = paired_effect(_deltas(original, total_by_ds)) if total_by_ds else None
+    return {
+        "method": {
+            "unit": "dataset main score (subset 'all'), seeds averaged; delta = transformed - original",
+            "test": "Wilcoxon signed-rank, two-sided, differences rounded to 9 decimals, zero differences dropped (Wilcoxon's rule)",
+            "shift": "Hodges-Lehmann median of Walsh averages; 95% CI from exact signed-rank critical values",
+            "correction": "Holm step-down within each family (transformations; axes)",
+            "drift": "1 - cos(emb(original), emb(transformed)); Spearman with judge quality, 95% paired percentile bootstrap CI",
+            "edit_distance": "word-level Levenshtein / word count of the longer text (PTEB)",
+        },
+        "per_transformation": per_transformation,
+        "per_axis": per_axis,
+        "total": total,
+        "drift": drift_statistics(drift),
+    }

@@ -1,0 +1,37 @@
+"""Rank agreement between two score vectors over the same models (Kendall tau-b, Spearman rho).
+
+Both return None when undefined (fewer than two models, or a constant vector) so that tables can
+show a gap instead of a NaN that poisons a mean.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import stats
+
+
+def _defined(x: Sequence[float], y: Sequence[float]) -> bool:
+    if len(x) != len(y):
+        raise ValueError(f"score vectors differ in length: {len(x)} vs {len(y)}")
+    return len(x) >= 2 and np.ptp(np.asarray(x, dtype=float)) > 0 and np.ptp(np.asarray(y, dtype=float)) > 0
+
+
+def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Kendall's tau-b (ties handled) between two rankings."""
+    return float(stats.kendalltau(x, y).statistic) if _defined(x, y) else None
+
+
+def spearman_rho(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Spearman's rank correlation."""
+    return float(stats.spearmanr(x, y).statistic) if _defined(x, y) else None
+
+
+def mean_sd(values: Sequence[float | None]) -> dict[str, float | int | None]:
+    """Mean and sample standard deviation (ddof=1) of the defined values, as in paper Table 4."""
+    kept = [v for v in values if v is not None and not math.isnan(v)]
+    mean = float(np.mean(kept)) if kept else None
+    sd = float(np.std(kept, ddof=1)) if len(kept) >= 2 else None
+    return {"mean": mean, "sd": sd, "n": len(kept)}

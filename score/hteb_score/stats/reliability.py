@@ -1,0 +1,77 @@
+"""Split-half reliability of a per-model profile (paper Table 3).
+
+Datasets are split into two halves *within each task type* (so each half keeps the task mix),
+each model's score is averaged over the datasets of each half, and Spearman's rho between the two
+half-score vectors measures whether the model ordering is a property of the models rather than of
+the datasets chosen. The median rho over `n_splits` seeded random splits is reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from hteb_score.stats.ranking import spearman_rho
+
+
+@dataclass(frozen=True)
+class SplitHalfResult:
+    """Median rho over the splits where rho is defined; `n_defined` of `n_splits` were."""
+
+    median_rho: float | None
+    n_splits: int
+    n_defined: int
+    n_models: int
+    n_datasets: int
+
+
+def stratified_halves(task_types: Mapping[str, str], rng: np.random.Generator) -> tuple[list[str], list[str]]:
+    """One random split: within each task type the datasets are shuffled and dealt alternately to
+    the two halves, starting with a random half so odd counts do not always favour the same one."""
+    first: list[str] = []
+    second: list[str] = []
+    by_type: dict[str, list[str]] = {}
+    for dataset in sorted(task_types):
+        by_type.setdefault(task_types[dataset], []).append(dataset)
+    for task_type in sorted(by_type):
+        datasets = list(by_type[task_type])
+        rng.shuffle(datasets)
+        start = int(rng.integers(2))
+        for position, dataset in enumerate(datasets):
+            (first if (position + start) % 2 == 0 else second).append(dataset)
+    return first, second
+
+
+def split_half_reliability(
+    scores: Mapping[str, Mapping[str, float]],
+    task_types: Mapping[str, str],
+    *,
+    n_splits: int = 1000,
+    seed: int = 0,
+) -> SplitHalfResult:
+    """`scores[model][dataset]` is the model's score (e.g. one axis) on a dataset; datasets a model
+    lacks are left out of its half mean."""
+    models = sorted(scores)
+    datasets = sorted(d for d in task_types if any(d in scores[m] for m in models))
+    types = {d: task_types[d] for d in datasets}
+    rng = np.random.default_rng(seed)
+    rhos: list[float] = []
+    if len(models) >= 3 and len(datasets) >= 2:
+        for _ in range(n_splits):
+            first, second = stratified_halves(types, rng)
+            a = [_half_mean(scores[m], first) for m in models]
+            b = [_half_mean(scores[m], second) for m in models]
+            if any(v is None for v in a + b):
+                continue
+            rho = spearman_rho(a, b)
+            if rho is not None:
+                rhos.append(rho)
+    median = float(np.median(rhos)) if rhos else None
+    return SplitHalfResult(median, n_splits, len(rhos), len(models), len(datasets))
+
+
+def _half_mean(model_scores: Mapping[str, float], half: Sequence[str]) -> float | None:
+    values = [model_scores[d] for d in half if d in model_scores]
+    return float(np.mean(values)) if values else None
