@@ -65,6 +65,11 @@ def revisions(store: str) -> None:
         click.echo(label)
 
 
+from hteb_score.compare_cli import compare  # noqa: E402  (light: heavy imports happen inside the command)
+
+cli.add_command(compare)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI, turning user errors into one line on stderr."""
     try:

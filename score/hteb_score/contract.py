@@ -22,12 +22,14 @@ SCHEMAS: dict[str, str] = {
     "item": "item.v1.schema.json",
     "manifest": "manifest.v1.schema.json",
     "result_card": "result_card.v1.schema.json",
+    "comparison": "comparison.v1.schema.json",
 }
 
 SCHEMA_VERSIONS: dict[str, str] = {
     "item": "hteb.item/1",
     "manifest": "hteb.manifest/1",
     "result_card": "hteb.card/1",
+    "comparison": "hteb.comparison/1",
 }
 
 

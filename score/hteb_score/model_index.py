@@ -1,0 +1,85 @@
+"""Hugging Face model-card evaluation results for one result card, ready to paste.
+
+Two formats, both built with huggingface_hub's own helpers so the Hub parses them:
+the `model-index` block of README.md front matter (`EvalResult` + `eval_results_to_model_index`)
+and the newer `.eval_results/*.yaml` file (`EvalResultEntry` + `eval_result_entries_to_yaml`).
+Per dataset the Original score, the HTEB total and each axis score are reported (points, 0-100).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+from huggingface_hub import EvalResult, EvalResultEntry, eval_result_entries_to_yaml
+from huggingface_hub.repocard_data import eval_results_to_model_index
+
+from hteb_score.compare import HTEB, ModelScores, load_card
+from hteb_score.stats.axes import AXES, AXIS_LABELS
+
+
+def _columns(scores: ModelScores, dataset: str) -> list[tuple[str, str, float]]:
+    """(key, readable name, value) for the scores the card has on `dataset`."""
+    out = [("original", "Original", scores.original[dataset])]
+    if dataset in scores.hteb:
+        out.append((HTEB, "HTEB total", scores.hteb[dataset]))
+    out += [(f"hteb_{a}", f"HTEB {AXIS_LABELS[a]} axis", scores.axes[a][dataset]) for a in AXES if dataset in scores.axes.get(a, {})]
+    return out
+
+
+def _metrics(card: dict[str, Any]) -> dict[str, str]:
+    return {row["dataset"]: row["metric"] for row in card["aggregates"]["per_dataset"]}
+
+
+def eval_results(card_path: Path) -> tuple[ModelScores, list[EvalResult]]:
+    """One EvalResult per dataset and score column (Original, HTEB total, axes), plus the averages."""
+    scores = load_card(Path(card_path))
+    card = scores.card or {}
+    repo, revision = card["dataset"]["repo_id"], card["dataset"]["revision"]
+    metrics = _metrics(card)
+    results = []
+    for dataset in sorted(scores.original):
+        task_type = scores.task_types.get(dataset, "embedding")
+        for key, name, value in _columns(scores, dataset):
+            results.append(EvalResult(
+                task_type=task_type, dataset_type=repo, dataset_name=f"HTEB {dataset}", dataset_config=dataset,
+                dataset_split="test", dataset_revision=revision, metric_type=f"{key}_{metrics[dataset]}",
+                metric_name=f"{name} ({metrics[dataset]}, points)", metric_value=round(value, 2),
+            ))
+    for key, name, values in _averages(scores):
+        results.append(EvalResult(
+            task_type="embedding", dataset_type=repo, dataset_name="HTEB (average over datasets)", dataset_config="average",
+            dataset_split="test", dataset_revision=revision, metric_type=f"{key}_average", metric_name=f"{name} (mean over datasets, points)",
+            metric_value=round(float(np.mean(values)), 2),
+        ))
+    return scores, results
+
+
+def _averages(scores: ModelScores) -> list[tuple[str, str, list[float]]]:
+    datasets = sorted(scores.original)
+    out = [("original", "Original", [scores.original[d] for d in datasets])]
+    if all(d in scores.hteb for d in datasets):
+        out.append((HTEB, "HTEB total", [scores.hteb[d] for d in datasets]))
+    return out
+
+
+def model_index_yaml(card_path: Path) -> str:
+    """The `model-index:` YAML block for README.md front matter."""
+    scores, results = eval_results(card_path)
+    return yaml.safe_dump({"model-index": eval_results_to_model_index(scores.model, results)}, sort_keys=False, allow_unicode=True)
+
+
+def eval_results_file_yaml(card_path: Path) -> str:
+    """The content of `.eval_results/hteb.yaml` (one entry per dataset and score column)."""
+    scores, results = eval_results(card_path)
+    card = scores.card or {}
+    entries = [
+        EvalResultEntry(
+            dataset_id=r.dataset_type, task_id=f"{r.dataset_config}/{r.metric_type}", value=r.metric_value,
+            dataset_revision=r.dataset_revision, date=card.get("created"), notes=f"{r.metric_name}; protocol {card.get('protocol')}",
+        )
+        for r in results
+    ]
+    return yaml.safe_dump(eval_result_entries_to_yaml(entries), sort_keys=False, allow_unicode=True)
