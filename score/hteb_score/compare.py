@@ -56,7 +56,10 @@ class ModelScores:
     def fill_derived(self) -> None:
         """Axis scores from transformations, and the HTEB total from the three axes, where missing."""
         for axis, members in AXES.items():
-            derived = {d: _mean([self.transformations[t][d] for t in members if d in self.transformations.get(t, {})]) for d in self.original}
+            derived = {
+                d: _mean([self.transformations[t][d] for t in members if d in self.transformations.get(t, {})])
+                for d in self.original
+            }
             derived = {d: v for d, v in derived.items() if v is not None}
             if derived and axis not in self.axes:
                 self.axes[axis] = derived
@@ -136,7 +139,9 @@ def load_scores_table(path: Path) -> list[ModelScores]:
         raise ContractError(f"{path}: missing column(s) {', '.join(missing)}; required: {', '.join(TABLE_REQUIRED)}")
     score_columns = [c for c in (HTEB, *AXES, *TRANSFORMATIONS) if c in columns]
     if not score_columns:
-        raise ContractError(f"{path}: no HTEB score column; give at least one of {HTEB}, {', '.join(AXES)} or a transformation ({', '.join(TRANSFORMATIONS)})")
+        raise ContractError(
+            f"{path}: no HTEB score column; give at least one of {HTEB}, {', '.join(AXES)} or a transformation ({', '.join(TRANSFORMATIONS)})"
+        )
     models: dict[str, ModelScores] = {}
     for line, row in enumerate(rows, start=1):
         name, dataset = str(row.get("model") or "").strip(), str(row.get("dataset") or "").strip()
@@ -153,7 +158,9 @@ def load_scores_table(path: Path) -> list[ModelScores]:
             scores.task_types[dataset] = _text(row.get("task_type"))
         revision = _text(row.get("revision"))
         if revision != scores.revision:
-            raise ContractError(f"{path}: model {name!r} has rows on different dataset revisions ({scores.revision} vs {revision})")
+            raise ContractError(
+                f"{path}: model {name!r} has rows on different dataset revisions ({scores.revision} vs {revision})"
+            )
         for column in score_columns:
             value = _number(row.get(column), path, line, column)
             if value is None:
@@ -200,8 +207,12 @@ def check_inputs(models: Sequence[ModelScores], *, force: bool) -> list[str]:
     if len(revisions) > 1:
         which = "; ".join(f"{m.model}: {m.revision}" for m in models if m.revision is not None)
         if not force:
-            raise HtebError(f"the inputs were scored on different dataset revisions ({which}); their scores are not comparable - pass --force to compare anyway")
-        warnings.append(f"FORCED: the inputs were scored on different dataset revisions ({which}); scores are not strictly comparable")
+            raise HtebError(
+                f"the inputs were scored on different dataset revisions ({which}); their scores are not comparable - pass --force to compare anyway"
+            )
+        warnings.append(
+            f"FORCED: the inputs were scored on different dataset revisions ({which}); scores are not strictly comparable"
+        )
     if len(models) < 2:
         warnings.append("only one model: rankings, Kendall tau and reliability need at least two (three) models")
     return warnings
@@ -218,6 +229,7 @@ def common_datasets(models: Sequence[ModelScores]) -> list[str]:
 
 def _columns(models: Sequence[ModelScores], datasets: Sequence[str]) -> dict[str, list[str]]:
     """Transformations and axes every model has on every common dataset, and whether the total is."""
+
     def complete(name: str) -> bool:
         return all(all(d in m.column(name) for d in datasets) for m in models)
 
@@ -246,14 +258,16 @@ def leaderboard(models: Sequence[ModelScores], datasets: Sequence[str], axes: Se
             total = float(np.mean([m.hteb[d] for d in datasets]))
         else:
             total = None
-        rows.append({
-            "model": m.model,
-            "original": original,
-            "axes": axis_means,
-            "axis_deltas": {a: v - original for a, v in axis_means.items()},
-            "hteb": total,
-            "delta": None if total is None else total - original,
-        })
+        rows.append(
+            {
+                "model": m.model,
+                "original": original,
+                "axes": axis_means,
+                "axis_deltas": {a: v - original for a, v in axis_means.items()},
+                "hteb": total,
+                "delta": None if total is None else total - original,
+            }
+        )
     rank_original = _ranks({r["model"]: r["original"] for r in rows})
     totals = {r["model"]: r["hteb"] for r in rows if r["hteb"] is not None}
     rank_hteb = _ranks(totals) if len(totals) == len(rows) else {}
@@ -269,7 +283,9 @@ def ranking_stability(models: Sequence[ModelScores], datasets: Sequence[str], co
     summarised as mean +- sample sd over datasets (Table 4)."""
     out = {}
     for name in columns:
-        per_dataset = {d: kendall_tau([m.original[d] for m in models], [m.column(name)[d] for m in models]) for d in datasets}
+        per_dataset = {
+            d: kendall_tau([m.original[d] for m in models], [m.column(name)[d] for m in models]) for d in datasets
+        }
         out[name] = {**mean_sd(list(per_dataset.values())), "per_dataset": per_dataset}
     return out
 
@@ -278,7 +294,9 @@ def _model_mean_deltas(models: Sequence[ModelScores], datasets: Sequence[str], n
     return [float(np.mean([m.column(name)[d] - m.original[d] for m in models])) for d in datasets]
 
 
-def transformation_effects(models: Sequence[ModelScores], datasets: Sequence[str], columns: Mapping[str, list[str]]) -> dict[str, Any]:
+def transformation_effects(
+    models: Sequence[ModelScores], datasets: Sequence[str], columns: Mapping[str, list[str]]
+) -> dict[str, Any]:
     """Fig. 7: per dataset, the model-averaged delta; HL shift + CI, Wilcoxon p, Holm p within each
     family (transformations; axes; total) and the median absolute delta (pooled within an axis)."""
     families: dict[str, dict[str, Any]] = {}
@@ -287,12 +305,16 @@ def transformation_effects(models: Sequence[ModelScores], datasets: Sequence[str
         add_holm(effects)
         families[family] = effects
     for axis, entry in families["axes"].items():
-        pooled = [v for t in AXES[axis] if t in columns["transformations"] for v in _model_mean_deltas(models, datasets, t)]
+        pooled = [
+            v for t in AXES[axis] if t in columns["transformations"] for v in _model_mean_deltas(models, datasets, t)
+        ]
         entry["median_abs_delta_pooled"] = float(np.median(np.abs(pooled))) if pooled else None
     return families
 
 
-def reliability(models: Sequence[ModelScores], datasets: Sequence[str], axes: Sequence[str], *, n_splits: int, seed: int) -> dict[str, Any]:
+def reliability(
+    models: Sequence[ModelScores], datasets: Sequence[str], axes: Sequence[str], *, n_splits: int, seed: int
+) -> dict[str, Any]:
     """Split-half reliability per axis (Table 3), or the reason it could not be computed."""
     task_types: dict[str, str] = {}
     for m in models:
@@ -303,12 +325,16 @@ def reliability(models: Sequence[ModelScores], datasets: Sequence[str], axes: Se
         return {"reason": "task types unknown for some datasets (add a task_type column)", "per_axis": {}}
     per_axis = {}
     for axis in axes:
-        result = split_half_reliability({m.model: {d: m.axes[axis][d] for d in datasets} for m in models}, task_types, n_splits=n_splits, seed=seed)
+        result = split_half_reliability(
+            {m.model: {d: m.axes[axis][d] for d in datasets} for m in models}, task_types, n_splits=n_splits, seed=seed
+        )
         per_axis[axis] = {"median_rho": result.median_rho, "n_splits": result.n_splits, "n_defined": result.n_defined}
     return {"reason": None, "per_axis": per_axis}
 
 
-def compare(models: Sequence[ModelScores], *, force: bool = False, n_splits: int = 1000, seed: int = 0) -> dict[str, Any]:
+def compare(
+    models: Sequence[ModelScores], *, force: bool = False, n_splits: int = 1000, seed: int = 0
+) -> dict[str, Any]:
     """The whole comparison as one JSON-ready dict (validated against comparison.v1)."""
     warnings = check_inputs(models, force=force)
     datasets = common_datasets(models)
@@ -328,7 +354,9 @@ def compare(models: Sequence[ModelScores], *, force: bool = False, n_splits: int
         "columns": columns,
         "unit": "points (score x 100); delta = transformed - original",
         "leaderboard": leaderboard(models, datasets, columns["axes"]),
-        "ranking_stability": ranking_stability(models, datasets, [*columns["transformations"], *columns["axes"], *columns["total"]]),
+        "ranking_stability": ranking_stability(
+            models, datasets, [*columns["transformations"], *columns["axes"], *columns["total"]]
+        ),
         "effects": transformation_effects(models, datasets, columns),
         "reliability": reliability(models, datasets, columns["axes"], n_splits=n_splits, seed=seed),
     }
@@ -364,38 +392,71 @@ def render_markdown(result: Mapping[str, Any]) -> str:
         out.append(f"> **Warning:** {warning}")
     if result["warnings"]:
         out.append("")
-    out += [f"{len(result['inputs'])} models, {len(result['datasets'])} datasets. Scores in points; deltas are HTEB minus Original.", ""]
+    out += [
+        f"{len(result['inputs'])} models, {len(result['datasets'])} datasets. Scores in points; deltas are HTEB minus Original.",
+        "",
+    ]
     axes = result["columns"]["axes"]
     header = ["#", "Model", "Original", *(f"{_label(a)} (Δ)" for a in axes), "HTEB total", "Δ", "Rank Original → HTEB"]
     out += ["## Leaderboard", "", _row(header), _row(["---"] * len(header))]
     for r in result["leaderboard"]:
         change = "-" if r["rank_change"] is None else f"{r['rank_original']} → {r['rank_hteb']} ({r['rank_change']:+d})"
-        out.append(_row([
-            str(r["rank_hteb"] or r["rank_original"]), r["model"], _f(r["original"]),
-            *(f"{_f(r['axes'][a])} ({_f(r['axis_deltas'][a], sign=True)})" for a in axes),
-            _f(r["hteb"]), _f(r["delta"], sign=True), change,
-        ]))
-    out += ["", "## Ranking stability (Kendall τ, Original vs HTEB, per dataset)", "",
-            "Mean ± sample SD of the per-dataset τ between the models' Original and transformed scores (paper Table 4).", "",
-            "| Transformation / axis | mean τ | SD | datasets |", "|---|---|---|---|"]
+        out.append(
+            _row(
+                [
+                    str(r["rank_hteb"] or r["rank_original"]),
+                    r["model"],
+                    _f(r["original"]),
+                    *(f"{_f(r['axes'][a])} ({_f(r['axis_deltas'][a], sign=True)})" for a in axes),
+                    _f(r["hteb"]),
+                    _f(r["delta"], sign=True),
+                    change,
+                ]
+            )
+        )
+    out += [
+        "",
+        "## Ranking stability (Kendall τ, Original vs HTEB, per dataset)",
+        "",
+        "Mean ± sample SD of the per-dataset τ between the models' Original and transformed scores (paper Table 4).",
+        "",
+        "| Transformation / axis | mean τ | SD | datasets |",
+        "|---|---|---|---|",
+    ]
     for name, s in result["ranking_stability"].items():
         out.append(f"| {_label(name)} | {_f(s['mean'], 3)} | {_f(s['sd'], 3)} | {s['n']} |")
-    out += ["", "## Transformation effects across models (Hodges-Lehmann, Wilcoxon, Holm)", "",
-            "Unit: per dataset, the delta averaged over models. HL shift with a distribution-free 95% CI (not adjusted",
-            "for multiple comparisons); Wilcoxon signed-rank p, Holm-corrected within each family; |Δ̃| = median absolute delta",
-            "(pooled over the axis's transformations for axes).", "",
-            "| Family | Transformation / axis | HL shift | 95% CI | p (Holm) | median abs delta | datasets |", "|---|---|---|---|---|---|---|"]
+    out += [
+        "",
+        "## Transformation effects across models (Hodges-Lehmann, Wilcoxon, Holm)",
+        "",
+        "Unit: per dataset, the delta averaged over models. HL shift with a distribution-free 95% CI (not adjusted",
+        "for multiple comparisons); Wilcoxon signed-rank p, Holm-corrected within each family; |Δ̃| = median absolute delta",
+        "(pooled over the axis's transformations for axes).",
+        "",
+        "| Family | Transformation / axis | HL shift | 95% CI | p (Holm) | median abs delta | datasets |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for family, effects in result["effects"].items():
         for name, e in effects.items():
-            abs_delta = e.get("median_abs_delta_pooled") if e.get("median_abs_delta_pooled") is not None else e["median_abs_delta"]
-            out.append(f"| {family} | {_label(name)} | {_f(e['hl_shift'], sign=True)} | [{_f(e['ci_low'], sign=True)}, {_f(e['ci_high'], sign=True)}] | {_p(e['p_holm'])} | {_f(abs_delta)} | {e['n_datasets']} |")
+            abs_delta = (
+                e.get("median_abs_delta_pooled")
+                if e.get("median_abs_delta_pooled") is not None
+                else e["median_abs_delta"]
+            )
+            out.append(
+                f"| {family} | {_label(name)} | {_f(e['hl_shift'], sign=True)} | [{_f(e['ci_low'], sign=True)}, {_f(e['ci_high'], sign=True)}] | {_p(e['p_holm'])} | {_f(abs_delta)} | {e['n_datasets']} |"
+            )
     rel = result["reliability"]
     out += ["", "## Split-half reliability of the per-axis profiles", ""]
     if rel["reason"]:
         out.append(f"Not computed: {rel['reason']}.")
     else:
-        out += ["Median Spearman ρ between model scores on two task-stratified dataset halves (paper Table 3).", "",
-                "| Axis | median ρ | splits (defined) |", "|---|---|---|"]
+        out += [
+            "Median Spearman ρ between model scores on two task-stratified dataset halves (paper Table 3).",
+            "",
+            "| Axis | median ρ | splits (defined) |",
+            "|---|---|---|",
+        ]
         for axis, r in rel["per_axis"].items():
             out.append(f"| {_label(axis)} | {_f(r['median_rho'], 2, sign=True)} | {r['n_splits']} ({r['n_defined']}) |")
     out += ["", "## Inputs", "", "| Model | Source | Dataset revision |", "|---|---|---|"]

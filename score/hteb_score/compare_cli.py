@@ -16,10 +16,10 @@ scores in points (0-100). Columns:
   model, dataset      required: who was scored on what
   original            required: score on the untouched dataset
   hteb                HTEB total on the dataset (mean of the three axis scores)
-  {', '.join(AXES)}
+  {", ".join(AXES)}
                       per-axis scores (mean over the axis's transformations)
-  {', '.join(TRANSFORMATIONS[:4])},
-  {', '.join(TRANSFORMATIONS[4:])}
+  {", ".join(TRANSFORMATIONS[:4])},
+  {", ".join(TRANSFORMATIONS[4:])}
                       per-transformation scores (mean over seeds)
   task_type           optional: needed for the split-half reliability
   revision            optional: dataset revision the row was scored on
@@ -48,12 +48,31 @@ axis_dumbbell.png, delta_heatmap.png, drift_quality.png (cards with rated
 drift only) and, per card, model_index/<model>/{{model-index.yaml,eval_results.yaml}}.""",
 )
 @click.argument("cards", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--scores-table", "tables", multiple=True, type=click.Path(dir_okay=False, path_type=Path), help="CSV/JSON table of per-dataset scores (see above); may be repeated.")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), help="Output folder (created).")
-@click.option("--force", is_flag=True, help="Compare inputs scored on different dataset revisions (the output says so).")
-@click.option("--splits", "n_splits", default=1000, show_default=True, type=click.IntRange(1), help="Random task-stratified splits for the split-half reliability.")
+@click.option(
+    "--scores-table",
+    "tables",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="CSV/JSON table of per-dataset scores (see above); may be repeated.",
+)
+@click.option(
+    "--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), help="Output folder (created)."
+)
+@click.option(
+    "--force", is_flag=True, help="Compare inputs scored on different dataset revisions (the output says so)."
+)
+@click.option(
+    "--splits",
+    "n_splits",
+    default=1000,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Random task-stratified splits for the split-half reliability.",
+)
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the split-half splits.")
-def compare(cards: tuple[Path, ...], tables: tuple[Path, ...], out_dir: Path, force: bool, n_splits: int, seed: int) -> None:
+def compare(
+    cards: tuple[Path, ...], tables: tuple[Path, ...], out_dir: Path, force: bool, n_splits: int, seed: int
+) -> None:
     from hteb_score import plots
     from hteb_score.compare import ModelScores, load_card, load_scores_table, render_markdown
     from hteb_score.compare import compare as run_compare
@@ -66,8 +85,12 @@ def compare(cards: tuple[Path, ...], tables: tuple[Path, ...], out_dir: Path, fo
     out_dir.mkdir(parents=True, exist_ok=True)
     atomic_write_json(out_dir / "comparison.json", result)
     atomic_write_text(out_dir / "comparison.md", render_markdown(result))
-    written = ["comparison.json", "comparison.md", plots.axis_dumbbell(result, out_dir / "axis_dumbbell.png").name,
-               plots.delta_heatmap(result, models, out_dir / "delta_heatmap.png").name]
+    written = [
+        "comparison.json",
+        "comparison.md",
+        plots.axis_dumbbell(result, out_dir / "axis_dumbbell.png").name,
+        plots.delta_heatmap(result, models, out_dir / "delta_heatmap.png").name,
+    ]
     drift = plots.drift_vs_quality({m.model: m.drift for m in models if m.drift}, out_dir / "drift_quality.png")
     if drift is not None:
         written.append(drift.name)
@@ -81,4 +104,6 @@ def compare(cards: tuple[Path, ...], tables: tuple[Path, ...], out_dir: Path, fo
         click.echo(f"warning: {warning}", err=True)
     if drift is None:
         click.echo("note: no drift vs judge quality plot (no input carries rated drift items)", err=True)
-    click.echo(f"compared {len(models)} models on {len(result['datasets'])} datasets -> {out_dir}: {', '.join(written)}")
+    click.echo(
+        f"compared {len(models)} models on {len(result['datasets'])} datasets -> {out_dir}: {', '.join(written)}"
+    )

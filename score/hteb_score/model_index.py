@@ -25,7 +25,11 @@ def _columns(scores: ModelScores, dataset: str) -> list[tuple[str, str, float]]:
     out = [("original", "Original", scores.original[dataset])]
     if dataset in scores.hteb:
         out.append((HTEB, "HTEB total", scores.hteb[dataset]))
-    out += [(f"hteb_{a}", f"HTEB {AXIS_LABELS[a]} axis", scores.axes[a][dataset]) for a in AXES if dataset in scores.axes.get(a, {})]
+    out += [
+        (f"hteb_{a}", f"HTEB {AXIS_LABELS[a]} axis", scores.axes[a][dataset])
+        for a in AXES
+        if dataset in scores.axes.get(a, {})
+    ]
     return out
 
 
@@ -43,17 +47,33 @@ def eval_results(card_path: Path) -> tuple[ModelScores, list[EvalResult]]:
     for dataset in sorted(scores.original):
         task_type = scores.task_types.get(dataset, "embedding")
         for key, name, value in _columns(scores, dataset):
-            results.append(EvalResult(
-                task_type=task_type, dataset_type=repo, dataset_name=f"HTEB {dataset}", dataset_config=dataset,
-                dataset_split="test", dataset_revision=revision, metric_type=f"{key}_{metrics[dataset]}",
-                metric_name=f"{name} ({metrics[dataset]}, points)", metric_value=round(value, 2),
-            ))
+            results.append(
+                EvalResult(
+                    task_type=task_type,
+                    dataset_type=repo,
+                    dataset_name=f"HTEB {dataset}",
+                    dataset_config=dataset,
+                    dataset_split="test",
+                    dataset_revision=revision,
+                    metric_type=f"{key}_{metrics[dataset]}",
+                    metric_name=f"{name} ({metrics[dataset]}, points)",
+                    metric_value=round(value, 2),
+                )
+            )
     for key, name, values in _averages(scores):
-        results.append(EvalResult(
-            task_type="embedding", dataset_type=repo, dataset_name="HTEB (average over datasets)", dataset_config="average",
-            dataset_split="test", dataset_revision=revision, metric_type=f"{key}_average", metric_name=f"{name} (mean over datasets, points)",
-            metric_value=round(float(np.mean(values)), 2),
-        ))
+        results.append(
+            EvalResult(
+                task_type="embedding",
+                dataset_type=repo,
+                dataset_name="HTEB (average over datasets)",
+                dataset_config="average",
+                dataset_split="test",
+                dataset_revision=revision,
+                metric_type=f"{key}_average",
+                metric_name=f"{name} (mean over datasets, points)",
+                metric_value=round(float(np.mean(values)), 2),
+            )
+        )
     return scores, results
 
 
@@ -68,7 +88,9 @@ def _averages(scores: ModelScores) -> list[tuple[str, str, list[float]]]:
 def model_index_yaml(card_path: Path) -> str:
     """The `model-index:` YAML block for README.md front matter."""
     scores, results = eval_results(card_path)
-    return yaml.safe_dump({"model-index": eval_results_to_model_index(scores.model, results)}, sort_keys=False, allow_unicode=True)
+    return yaml.safe_dump(
+        {"model-index": eval_results_to_model_index(scores.model, results)}, sort_keys=False, allow_unicode=True
+    )
 
 
 def eval_results_file_yaml(card_path: Path) -> str:
@@ -77,8 +99,12 @@ def eval_results_file_yaml(card_path: Path) -> str:
     card = scores.card or {}
     entries = [
         EvalResultEntry(
-            dataset_id=r.dataset_type, task_id=f"{r.dataset_config}/{r.metric_type}", value=r.metric_value,
-            dataset_revision=r.dataset_revision, date=card.get("created"), notes=f"{r.metric_name}; protocol {card.get('protocol')}",
+            dataset_id=r.dataset_type,
+            task_id=f"{r.dataset_config}/{r.metric_type}",
+            value=r.metric_value,
+            dataset_revision=r.dataset_revision,
+            date=card.get("created"),
+            notes=f"{r.metric_name}; protocol {card.get('protocol')}",
         )
         for r in results
     ]

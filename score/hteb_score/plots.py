@@ -15,12 +15,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.colors import TwoSlopeNorm  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import TwoSlopeNorm
 
-from hteb_score.atomic import atomic_write_bytes  # noqa: E402
-from hteb_score.stats.axes import AXIS_LABELS  # noqa: E402
+from hteb_score.atomic import atomic_write_bytes
+from hteb_score.stats.axes import AXIS_LABELS
 
 AXIS_COLOURS = {"lexical": "#1b9e77", "length": "#d95f02", "language": "#7570b3"}
 DPI = 150
@@ -57,15 +57,39 @@ def axis_dumbbell(comparison: Mapping[str, Any], path: Path) -> Path:
         ax.plot([min(values), max(values)], [i, i], color="#bbbbbb", linewidth=3, zorder=1)
     ax.scatter([r["original"] for r in rows], y, s=70, color="black", label="Original", zorder=3)
     for axis in axes:
-        ax.scatter([r["axes"][axis] for r in rows], y, s=55, color=AXIS_COLOURS[axis], label=f"HTEB {AXIS_LABELS[axis]} axis", zorder=3)
+        ax.scatter(
+            [r["axes"][axis] for r in rows],
+            y,
+            s=55,
+            color=AXIS_COLOURS[axis],
+            label=f"HTEB {AXIS_LABELS[axis]} axis",
+            zorder=3,
+        )
     totals = [(i, r["hteb"]) for i, r in enumerate(rows) if r["hteb"] is not None]
     if totals:
-        ax.scatter([t for _, t in totals], [i for i, _ in totals], s=130, marker="*", color="#e7298a", edgecolor="black",
-                   linewidth=0.5, label="HTEB total (mean of axes)" if axes else "HTEB total", zorder=4)
+        ax.scatter(
+            [t for _, t in totals],
+            [i for i, _ in totals],
+            s=130,
+            marker="*",
+            color="#e7298a",
+            edgecolor="black",
+            linewidth=0.5,
+            label="HTEB total (mean of axes)" if axes else "HTEB total",
+            zorder=4,
+        )
     for i, r in enumerate(rows):
         if r["delta"] is not None:
-            ax.annotate(f"{r['delta']:+.1f}", (min(_row_values(r)), i), xytext=(-8, 0), textcoords="offset points",
-                        ha="right", va="center", fontsize=8, color="#444444")
+            ax.annotate(
+                f"{r['delta']:+.1f}",
+                (min(_row_values(r)), i),
+                xytext=(-8, 0),
+                textcoords="offset points",
+                ha="right",
+                va="center",
+                fontsize=8,
+                color="#444444",
+            )
     ax.set_yticks(y, [r["model"] for r in rows])
     ax.set_xlabel("score (points, mean over datasets)")
     ax.set_title("Original vs HTEB scores per model (number: HTEB total − Original)", pad=48)
@@ -87,14 +111,24 @@ def delta_heatmap(comparison: Mapping[str, Any], models: Sequence[Any], path: Pa
     datasets = comparison["datasets"]
     order = [r["model"] for r in comparison["leaderboard"]]
     by_name = {m.model: m for m in models}
-    grid = np.array([[np.mean([by_name[m].column(n)[d] - by_name[m].original[d] for d in datasets]) for n in names] for m in order])
+    grid = np.array(
+        [[np.mean([by_name[m].column(n)[d] - by_name[m].original[d] for d in datasets]) for n in names] for m in order]
+    )
     limit = max(float(np.max(np.abs(grid))), 0.5)
     fig, ax = plt.subplots(figsize=(1.6 + 1.05 * len(names), 1.4 + 0.42 * len(order)))
     image = ax.imshow(grid, cmap="RdBu", norm=TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit), aspect="auto")
     for i in range(len(order)):
         for j in range(len(names)):
             value = grid[i, j]
-            ax.text(j, i, f"{value:+.1f}", ha="center", va="center", fontsize=8, color="white" if abs(value) > 0.6 * limit else "black")
+            ax.text(
+                j,
+                i,
+                f"{value:+.1f}",
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if abs(value) > 0.6 * limit else "black",
+            )
     ax.set_xticks(range(len(names)), [_pretty(n) for n in names], rotation=30, ha="right")
     ax.set_yticks(range(len(order)), order)
     ax.set_title("Score change per transformation (points, transformed − Original,\nmean over datasets; red = worse)")
@@ -112,7 +146,9 @@ def drift_vs_quality(drift_by_model: Mapping[str, Mapping[str, Any]], path: Path
     columns = min(4, len(transformations))
     rows = -(-len(transformations) // columns)
     n_models = len(drift_by_model)
-    fig, axs = plt.subplots(rows, columns, figsize=(4.2 * columns, (3.2 + 0.22 * n_models) * rows), squeeze=False, sharey=True)
+    fig, axs = plt.subplots(
+        rows, columns, figsize=(4.2 * columns, (3.2 + 0.22 * n_models) * rows), squeeze=False, sharey=True
+    )
     colours = plt.get_cmap("tab10")
     for k, t in enumerate(transformations):
         ax = axs[k // columns][k % columns]
@@ -124,13 +160,27 @@ def drift_vs_quality(drift_by_model: Mapping[str, Mapping[str, Any]], path: Path
             label = model if rho is None else f"{model}: ρ={rho:+.2f}"
             if rho is not None and entry.get("drift_quality_ci_low") is not None:
                 label += f" [{entry['drift_quality_ci_low']:+.2f}, {entry['drift_quality_ci_high']:+.2f}]"
-            ax.scatter(entry["points"]["drift"], entry["points"]["quality"], s=12, alpha=0.6, color=colours(c % 10), label=label)
+            ax.scatter(
+                entry["points"]["drift"],
+                entry["points"]["quality"],
+                s=12,
+                alpha=0.6,
+                color=colours(c % 10),
+                label=label,
+            )
         ax.set_title(_pretty(t))
         ax.set_xlabel("embedding drift 1 − cos")
         if k % columns == 0:
             ax.set_ylabel("judge quality score")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.25), frameon=False, title="model: Spearman ρ [95% CI]", title_fontsize=7)
+        ax.legend(
+            fontsize=7,
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.25),
+            frameon=False,
+            title="model: Spearman ρ [95% CI]",
+            title_fontsize=7,
+        )
     for k in range(len(transformations), rows * columns):
         axs[k // columns][k % columns].axis("off")
     fig.suptitle("Embedding drift vs judge quality per item (Spearman ρ, 95% bootstrap CI)")

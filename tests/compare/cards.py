@@ -13,14 +13,21 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from hteb_score.contract import validate
 from hteb_score.stats.axes import AXES, AXIS_OF
 from hteb_score.stats.model import model_statistics
 
 PAPER = Path(__file__).resolve().parents[1] / "data" / "paper_tables.csv"
-OFFSETS = {"paraphrasing": 2.0, "backtranslation": 3.0, "style_change": 1.0, "expansion": 0.5,
-           "summarisation": 1.5, "summarised_expansion": -1.0, "translation": -3.0, "cross_translation": -4.0}
+OFFSETS = {
+    "paraphrasing": 2.0,
+    "backtranslation": 3.0,
+    "style_change": 1.0,
+    "expansion": 0.5,
+    "summarisation": 1.5,
+    "summarised_expansion": -1.0,
+    "translation": -3.0,
+    "cross_translation": -4.0,
+}
 
 
 def paper_rows() -> list[dict[str, str]]:
@@ -34,13 +41,21 @@ def transformation_score(row: dict[str, str], t: str, model_index: int) -> float
     return float(row["hteb"]) + OFFSETS[t] - tilt
 
 
-def make_card(model: str, *, revision: str = "sha256:" + "a" * 64, datasets: int | None = None,
-              drift: list[dict[str, Any]] | None = None, model_index: int = 0) -> dict[str, Any]:
+def make_card(
+    model: str,
+    *,
+    revision: str = "sha256:" + "a" * 64,
+    datasets: int | None = None,
+    drift: list[dict[str, Any]] | None = None,
+    model_index: int = 0,
+) -> dict[str, Any]:
     rows = [r for r in paper_rows() if r["model"] == model][:datasets]
     scores, per_dataset = [], []
     for row in rows:
         base = {"dataset": row["dataset"], "task_type": row["task_type"], "metric": "main_score"}
-        scores.append({**base, "subset": "all", "transformation": "original", "seed": None, "value": float(row["original"])})
+        scores.append(
+            {**base, "subset": "all", "transformation": "original", "seed": None, "value": float(row["original"])}
+        )
         transformations = {}
         for t in OFFSETS:
             mean = transformation_score(row, t, model_index)
@@ -49,9 +64,18 @@ def make_card(model: str, *, revision: str = "sha256:" + "a" * 64, datasets: int
             transformations[t] = {"mean": mean, "sd": 0.42, "n_seeds": 2, "delta": mean - float(row["original"])}
         axes = {a: float(np.mean([transformations[t]["mean"] for t in members])) for a, members in AXES.items()}
         hteb = float(np.mean(list(axes.values())))
-        per_dataset.append({"dataset": row["dataset"], "metric": "main_score", "original": float(row["original"]),
-                            "transformations": transformations, "axes": axes, "hteb": hteb, "hteb_sd": None,
-                            "delta": hteb - float(row["original"])})
+        per_dataset.append(
+            {
+                "dataset": row["dataset"],
+                "metric": "main_score",
+                "original": float(row["original"]),
+                "transformations": transformations,
+                "axes": axes,
+                "hteb": hteb,
+                "hteb_sd": None,
+                "delta": hteb - float(row["original"]),
+            }
+        )
     original = float(np.mean([r["original"] for r in per_dataset]))
     per_axis = {a: float(np.mean([r["axes"][a] for r in per_dataset])) for a in AXES}
     total = float(np.mean(list(per_axis.values())))
@@ -59,14 +83,26 @@ def make_card(model: str, *, revision: str = "sha256:" + "a" * 64, datasets: int
         "schema_version": "hteb.card/1",
         "model": {"model_id": model, "revision": "0" * 40, "embedding_dim": 768, "similarity": "cosine"},
         "encode": {"batch_size": 32, "dtype": "float32", "normalize": True, "device": "cpu", "prompts": {}},
-        "dataset": {"repo_id": "hteb/sample", "label": "sample-v1", "revision": revision, "datasets": [r["dataset"] for r in per_dataset]},
+        "dataset": {
+            "repo_id": "hteb/sample",
+            "label": "sample-v1",
+            "revision": revision,
+            "datasets": [r["dataset"] for r in per_dataset],
+        },
         "hteb_score_version": "0.1.0",
         "protocol": "hteb",
         "on_error": "original",
         "package_versions": {"numpy": np.__version__},
         "scores": scores,
-        "aggregates": {"per_dataset": per_dataset, "per_transformation": {}, "per_axis": per_axis, "original": original,
-                       "hteb_total": total, "delta": total - original, "unit": "points (score x 100)"},
+        "aggregates": {
+            "per_dataset": per_dataset,
+            "per_transformation": {},
+            "per_axis": per_axis,
+            "original": original,
+            "hteb_total": total,
+            "delta": total - original,
+            "unit": "points (score x 100)",
+        },
         "error_policy": [],
         "statistics": model_statistics(scores, drift or []),
         "timings": {"total_s": 1.0},

@@ -7,13 +7,12 @@ import json
 import matplotlib.image
 import numpy as np
 import pytest
-from scipy import stats
-
 from cards import OFFSETS, paper_rows, transformation_score
 from conftest import MODELS
 from hteb_score.contract import validate
 from hteb_score.stats.hodges_lehmann import walsh_averages
 from hteb_score.stats.holm import holm
+from scipy import stats
 
 
 @pytest.fixture(scope="module")
@@ -27,13 +26,20 @@ def compared(card_files, tmp_path_factory):
 
 def expected_scores(model_index: int, model: str) -> dict[str, dict[str, float]]:
     rows = [r for r in paper_rows() if r["model"] == model]
-    return {r["dataset"]: {t: transformation_score(r, t, model_index) for t in OFFSETS} | {"original": float(r["original"])} for r in rows}
+    return {
+        r["dataset"]: {t: transformation_score(r, t, model_index) for t in OFFSETS} | {"original": float(r["original"])}
+        for r in rows
+    }
 
 
 def test_output_is_schema_valid_and_complete(compared):
     result, out = compared
     validate("comparison", result, what="comparison.json")
-    assert result["columns"] == {"transformations": list(OFFSETS), "axes": ["lexical", "length", "language"], "total": ["hteb"]}
+    assert result["columns"] == {
+        "transformations": list(OFFSETS),
+        "axes": ["lexical", "length", "language"],
+        "total": ["hteb"],
+    }
     for name in ("axis_dumbbell.png", "delta_heatmap.png", "comparison.md"):
         assert (out / name).stat().st_size > 0
     assert not (out / "drift_quality.png").exists()  # these cards carry no rated drift
@@ -48,8 +54,12 @@ def test_leaderboard_matches_hand_computation(compared):
     rows = {r["model"]: r for r in result["leaderboard"]}
     for i, model in enumerate(MODELS):
         scores = expected_scores(i, model)
-        lexical = np.mean([np.mean([s[t] for t in ("paraphrasing", "backtranslation", "style_change")]) for s in scores.values()])
-        length = np.mean([np.mean([s[t] for t in ("expansion", "summarisation", "summarised_expansion")]) for s in scores.values()])
+        lexical = np.mean(
+            [np.mean([s[t] for t in ("paraphrasing", "backtranslation", "style_change")]) for s in scores.values()]
+        )
+        length = np.mean(
+            [np.mean([s[t] for t in ("expansion", "summarisation", "summarised_expansion")]) for s in scores.values()]
+        )
         language = np.mean([np.mean([s[t] for t in ("translation", "cross_translation")]) for s in scores.values()])
         assert rows[model]["original"] == pytest.approx(np.mean([s["original"] for s in scores.values()]))
         assert rows[model]["axes"] == pytest.approx({"lexical": lexical, "length": length, "language": language})

@@ -51,7 +51,11 @@ def test_rank_changes_follow_from_the_table(comparison):
     result, out = comparison
     rows = {r["model"]: r for r in result["leaderboard"]}
     # NV-Embed-v2 is first on Original (73.34) but fourth on HTEB (after F2LLM, Qwen3, Jina)
-    assert (rows["NV-Embed-v2"]["rank_original"], rows["NV-Embed-v2"]["rank_hteb"], rows["NV-Embed-v2"]["rank_change"]) == (1, 4, -3)
+    assert (
+        rows["NV-Embed-v2"]["rank_original"],
+        rows["NV-Embed-v2"]["rank_hteb"],
+        rows["NV-Embed-v2"]["rank_change"],
+    ) == (1, 4, -3)
     assert rows["F2LLM-v2-4B"]["rank_hteb"] == 1
     assert result["datasets"] and len(result["datasets"]) == 19
     assert result["ranking_stability"]["hteb"]["n"] == 19

@@ -7,10 +7,9 @@ import itertools
 
 import numpy as np
 import pytest
-from scipy import stats
-
 from hteb_score.stats.hodges_lehmann import hodges_lehmann, walsh_averages
 from hteb_score.stats.signed_rank_distribution import lower_critical_value, signed_rank_cdf, signed_rank_counts
+from scipy import stats
 
 # per-dataset HTEB - Original deltas of All-MiniLM-L12-v2, paper Table 17 (first 12 datasets)
 DELTAS = np.array([-2.36, -14.46, -11.60, -5.91, -4.72, -10.41, -18.26, -13.67, -13.96, -4.88, -12.09, -11.14])

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from statsmodels.stats.multitest import multipletests
-
 from hteb_score.stats.holm import holm
+from statsmodels.stats.multitest import multipletests
 
 
 def test_worked_example_monotone_and_capped():

@@ -8,14 +8,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy import stats
-
 from hteb_score.errors import ContractError
 from hteb_score.stats.edit_distance import normalised_word_edit_distance
 from hteb_score.stats.hodges_lehmann import hodges_lehmann
 from hteb_score.stats.holm import holm
 from hteb_score.stats.model import model_statistics
 from hteb_score.stats.wilcoxon import wilcoxon_signed_rank
+from scipy import stats
 
 PAPER = Path(__file__).resolve().parents[1] / "data" / "paper_tables.csv"
 
@@ -30,12 +29,14 @@ def score_records(model: str) -> list[dict]:
     (two seeds each, mean = HTEB -/+ a fixed offset) so the expected deltas are known."""
     records = []
     for row in paper_rows(model):
-        base = dict(dataset=row["dataset"], task_type=row["task_type"], metric="main_score")
+        base = {"dataset": row["dataset"], "task_type": row["task_type"], "metric": "main_score"}
         records.append(dict(base, subset="all", transformation="original", seed=None, value=float(row["original"])))
         records.append(dict(base, subset="en", transformation="original", seed=None, value=0.0))
         for t, offset in (("paraphrasing", 0.0), ("translation", -5.0)):
             for seed, jitter in ((1, -0.5), (2, 0.5)):
-                records.append(dict(base, subset="all", transformation=t, seed=seed, value=float(row["hteb"]) + offset + jitter))
+                records.append(
+                    dict(base, subset="all", transformation=t, seed=seed, value=float(row["hteb"]) + offset + jitter)
+                )
     return records
 
 
@@ -45,7 +46,9 @@ def test_per_transformation_effects_match_direct_computation():
     rows = paper_rows(model)
     expected = {
         "paraphrasing": [float(r["hteb"]) - float(r["original"]) for r in sorted(rows, key=lambda r: r["dataset"])],
-        "translation": [float(r["hteb"]) - 5.0 - float(r["original"]) for r in sorted(rows, key=lambda r: r["dataset"])],
+        "translation": [
+            float(r["hteb"]) - 5.0 - float(r["original"]) for r in sorted(rows, key=lambda r: r["dataset"])
+        ],
     }
     p = {}
     for t, deltas in expected.items():
@@ -60,7 +63,9 @@ def test_per_transformation_effects_match_direct_computation():
     assert [out["per_transformation"][t]["p_holm"] for t in p] == pytest.approx(holm(list(p.values())))
     assert out["per_transformation"]["paraphrasing"]["mean_delta"] == pytest.approx(53.88 - 66.36, abs=0.01)
     # lexical axis = paraphrasing alone; language axis = translation; total = mean of the two
-    assert out["per_axis"]["lexical"]["hl_shift"] == pytest.approx(out["per_transformation"]["paraphrasing"]["hl_shift"])
+    assert out["per_axis"]["lexical"]["hl_shift"] == pytest.approx(
+        out["per_transformation"]["paraphrasing"]["hl_shift"]
+    )
     assert out["total"]["mean_delta"] == pytest.approx(53.88 - 66.36 - 2.5, abs=0.01)
     json.dumps(out)  # the block goes into a JSON card
 
@@ -75,8 +80,17 @@ def stsb_pairs(shared_data: Path, n: int) -> list[tuple[str, str]]:
 def test_drift_quality_and_edit_distance(shared_data):
     pairs = stsb_pairs(shared_data, 30)
     drift = [
-        dict(dataset="STSBenchmark", transformation="paraphrasing", seed=1, item_id=str(i), field="sentence1",
-             drift=0.01 * i, quality=float(10 - (i % 10)) if i % 3 else None, original_text=a, transformed_text=b)
+        {
+            "dataset": "STSBenchmark",
+            "transformation": "paraphrasing",
+            "seed": 1,
+            "item_id": str(i),
+            "field": "sentence1",
+            "drift": 0.01 * i,
+            "quality": float(10 - (i % 10)) if i % 3 else None,
+            "original_text": a,
+            "transformed_text": b,
+        }
         for i, (a, b) in enumerate(pairs)
     ]
     entry = model_statistics(score_records("Jasper-600M"), drift)["drift"]["paraphrasing"]
@@ -84,13 +98,27 @@ def test_drift_quality_and_edit_distance(shared_data):
     assert entry["n_items"] == 30 and entry["n_rated"] == len(rated)
     assert entry["drift_quality_spearman"] == pytest.approx(stats.spearmanr(*zip(*rated)).statistic)
     assert entry["drift_quality_ci_low"] <= entry["drift_quality_spearman"] <= entry["drift_quality_ci_high"]
-    assert entry["edit_distance_mean"] == pytest.approx(np.mean([normalised_word_edit_distance(a, b) for a, b in pairs]))
+    assert entry["edit_distance_mean"] == pytest.approx(
+        np.mean([normalised_word_edit_distance(a, b) for a, b in pairs])
+    )
     assert len(entry["points"]["drift"]) == len(rated)
 
 
 def test_no_quality_scores_gives_none():
-    drift = [dict(dataset="d", transformation="expansion", seed=1, item_id=str(i), field="text", drift=0.1 * i,
-                  quality=None, original_text="a b", transformed_text="a b c") for i in range(5)]
+    drift = [
+        {
+            "dataset": "d",
+            "transformation": "expansion",
+            "seed": 1,
+            "item_id": str(i),
+            "field": "text",
+            "drift": 0.1 * i,
+            "quality": None,
+            "original_text": "a b",
+            "transformed_text": "a b c",
+        }
+        for i in range(5)
+    ]
     entry = model_statistics(score_records("Jasper-600M"), drift)["drift"]["expansion"]
     assert entry["drift_quality_spearman"] is None and entry["points"] is None
     assert entry["edit_distance_mean"] == pytest.approx(1 / 3)

@@ -5,9 +5,8 @@ from __future__ import annotations
 import statistics
 
 import pytest
-from scipy import stats
-
 from hteb_score.stats.ranking import kendall_tau, mean_sd, spearman_rho
+from scipy import stats
 
 
 def test_worked_examples():

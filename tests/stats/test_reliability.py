@@ -6,10 +6,17 @@ from collections import Counter
 
 import numpy as np
 import pytest
-
 from hteb_score.stats.reliability import split_half_reliability, stratified_halves
 
-TYPES = {"A1": "STS", "A2": "STS", "B1": "Retrieval", "B2": "Retrieval", "B3": "Retrieval", "C1": "Clustering", "C2": "Clustering"}
+TYPES = {
+    "A1": "STS",
+    "A2": "STS",
+    "B1": "Retrieval",
+    "B2": "Retrieval",
+    "B3": "Retrieval",
+    "C1": "Clustering",
+    "C2": "Clustering",
+}
 
 
 def test_halves_are_stratified_by_task_type():

@@ -6,9 +6,8 @@ import itertools
 
 import numpy as np
 import pytest
-from scipy import stats
-
 from hteb_score.stats.wilcoxon import wilcoxon_signed_rank
+from scipy import stats
 
 
 def brute_force_two_sided_p(d: np.ndarray) -> float:

@@ -70,7 +70,9 @@ def hodges_lehmann(
         return HodgesLehmannResult(0.0, 0.0, 0.0, 1.0, method, 0)
     shift = hodges_lehmann_shift(nonzero)
     if method == "bootstrap":
-        low, high = percentile_bootstrap(hodges_lehmann_shift, nonzero, confidence=confidence, n_resamples=n_resamples, seed=seed)
+        low, high = percentile_bootstrap(
+            hodges_lehmann_shift, nonzero, confidence=confidence, n_resamples=n_resamples, seed=seed
+        )
         return HodgesLehmannResult(shift, low, high, confidence, method, len(nonzero))
     walsh = walsh_averages(nonzero)
     n = len(nonzero)

@@ -86,7 +86,9 @@ def axis_scores(transformed: Mapping[str, Mapping[str, float]]) -> dict[str, dic
     return out
 
 
-def drift_statistics(drift: Sequence[Mapping[str, Any]], *, seed: int = 0, n_resamples: int = DEFAULT_RESAMPLES) -> dict[str, Any]:
+def drift_statistics(
+    drift: Sequence[Mapping[str, Any]], *, seed: int = 0, n_resamples: int = DEFAULT_RESAMPLES
+) -> dict[str, Any]:
     """Per transformation: drift summary, Spearman(drift, judge quality) with a paired percentile
     bootstrap CI (None when fewer than 3 items carry a quality score), edit distance, and the
     (drift, quality) points for the Figure 3 scatter."""
@@ -115,7 +117,9 @@ def drift_statistics(drift: Sequence[Mapping[str, Any]], *, seed: int = 0, n_res
             x, y = (np.array(v) for v in zip(*rated))
             rho = spearman_rho(x, y)
             if rho is not None:
-                low, high = percentile_bootstrap(_spearman_or_nan, x, y, paired=True, n_resamples=n_resamples, seed=seed)
+                low, high = percentile_bootstrap(
+                    _spearman_or_nan, x, y, paired=True, n_resamples=n_resamples, seed=seed
+                )
                 entry.update(
                     drift_quality_spearman=rho,
                     drift_quality_ci_low=None if np.isnan(low) else low,
@@ -140,7 +144,11 @@ def model_statistics(scores: list[dict], drift: list[dict]) -> dict:
     original, transformed = per_dataset_scores(scores)
     if not original:
         raise ContractError("scores: no original main score (subset 'all'); cannot compute statistics")
-    per_transformation = {t: paired_effect(_deltas(original, by_ds)) for t, by_ds in sorted(transformed.items()) if _deltas(original, by_ds)}
+    per_transformation = {
+        t: paired_effect(_deltas(original, by_ds))
+        for t, by_ds in sorted(transformed.items())
+        if _deltas(original, by_ds)
+    }
     add_holm(per_transformation)
     axes = axis_scores(transformed)
     per_axis = {a: paired_effect(_deltas(original, by_ds)) for a, by_ds in axes.items() if _deltas(original, by_ds)}
@@ -148,7 +156,11 @@ def model_statistics(scores: list[dict], drift: list[dict]) -> dict:
     for axis, entry in per_axis.items():
         pooled = [v for t in AXES[axis] for v in _deltas(original, transformed.get(t, {}))]
         entry["median_abs_delta_pooled"] = float(np.median(np.abs(pooled)))
-    total_by_ds = {d: float(np.mean([axes[a][d] for a in axes if d in axes[a]])) for d in original if any(d in axes[a] for a in axes)}
+    total_by_ds = {
+        d: float(np.mean([axes[a][d] for a in axes if d in axes[a]]))
+        for d in original
+        if any(d in axes[a] for a in axes)
+    }
     total = paired_effect(_deltas(original, total_by_ds)) if total_by_ds else None
     return {
         "method": {
