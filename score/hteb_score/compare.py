@@ -227,16 +227,17 @@ def common_datasets(models: Sequence[ModelScores]) -> list[str]:
     return sorted(set.intersection(*sets))
 
 
+def covered(models: Sequence[ModelScores], datasets: Sequence[str], name: str) -> list[str]:
+    """The common datasets on which every model has a score for column `name`."""
+    return [d for d in datasets if all(d in m.column(name) for m in models)]
+
+
 def _columns(models: Sequence[ModelScores], datasets: Sequence[str]) -> dict[str, list[str]]:
-    """Transformations and axes every model has on every common dataset, and whether the total is."""
-
-    def complete(name: str) -> bool:
-        return all(all(d in m.column(name) for d in datasets) for m in models)
-
+    """Transformations, axes and the total that every model has on at least one common dataset."""
     return {
-        "transformations": [t for t in TRANSFORMATIONS if complete(t)],
-        "axes": [a for a in AXES if complete(a)],
-        "total": [HTEB] if complete(HTEB) else [],
+        "transformations": [t for t in TRANSFORMATIONS if covered(models, datasets, t)],
+        "axes": [a for a in AXES if covered(models, datasets, a)],
+        "total": [HTEB] if covered(models, datasets, HTEB) else [],
     }
 
 
@@ -251,11 +252,12 @@ def leaderboard(models: Sequence[ModelScores], datasets: Sequence[str], axes: Se
     rows = []
     for m in models:
         original = float(np.mean([m.original[d] for d in datasets]))
-        axis_means = {a: float(np.mean([m.axes[a][d] for d in datasets])) for a in axes}
+        axis_means = {a: float(np.mean([m.axes[a][d] for d in covered(models, datasets, a)])) for a in axes}
+        totals = covered(models, datasets, HTEB)
         if len(axis_means) == len(AXES):
             total = float(np.mean(list(axis_means.values())))
-        elif all(d in m.hteb for d in datasets):
-            total = float(np.mean([m.hteb[d] for d in datasets]))
+        elif totals:
+            total = float(np.mean([m.hteb[d] for d in totals]))
         else:
             total = None
         rows.append(
@@ -284,14 +286,17 @@ def ranking_stability(models: Sequence[ModelScores], datasets: Sequence[str], co
     out = {}
     for name in columns:
         per_dataset = {
-            d: kendall_tau([m.original[d] for m in models], [m.column(name)[d] for m in models]) for d in datasets
+            d: kendall_tau([m.original[d] for m in models], [m.column(name)[d] for m in models])
+            for d in covered(models, datasets, name)
         }
         out[name] = {**mean_sd(list(per_dataset.values())), "per_dataset": per_dataset}
     return out
 
 
 def _model_mean_deltas(models: Sequence[ModelScores], datasets: Sequence[str], name: str) -> list[float]:
-    return [float(np.mean([m.column(name)[d] - m.original[d] for m in models])) for d in datasets]
+    return [
+        float(np.mean([m.column(name)[d] - m.original[d] for m in models])) for d in covered(models, datasets, name)
+    ]
 
 
 def transformation_effects(
@@ -325,8 +330,12 @@ def reliability(
         return {"reason": "task types unknown for some datasets (add a task_type column)", "per_axis": {}}
     per_axis = {}
     for axis in axes:
+        on_axis = covered(models, datasets, axis)
         result = split_half_reliability(
-            {m.model: {d: m.axes[axis][d] for d in datasets} for m in models}, task_types, n_splits=n_splits, seed=seed
+            {m.model: {d: m.axes[axis][d] for d in on_axis} for m in models},
+            {d: task_types[d] for d in on_axis},
+            n_splits=n_splits,
+            seed=seed,
         )
         per_axis[axis] = {"median_rho": result.median_rho, "n_splits": result.n_splits, "n_defined": result.n_defined}
     return {"reason": None, "per_axis": per_axis}
@@ -344,6 +353,10 @@ def compare(
     if excluded:
         warnings.append(f"datasets not scored for every model were left out: {', '.join(excluded)}")
     columns = _columns(models, datasets)
+    for name in [c for names in columns.values() for c in names]:
+        n = len(covered(models, datasets, name))
+        if n < len(datasets):
+            warnings.append(f"{_label(name)} is scored for every model on only {n} of {len(datasets)} datasets")
     result = {
         "schema_version": SCHEMA_VERSION,
         "inputs": [{"model": m.model, "source": m.source, "dataset_revision": m.revision} for m in models],

@@ -85,15 +85,14 @@ def compare(
     out_dir.mkdir(parents=True, exist_ok=True)
     atomic_write_json(out_dir / "comparison.json", result)
     atomic_write_text(out_dir / "comparison.md", render_markdown(result))
-    written = [
-        "comparison.json",
-        "comparison.md",
-        plots.axis_dumbbell(result, out_dir / "axis_dumbbell.png").name,
-        plots.delta_heatmap(result, models, out_dir / "delta_heatmap.png").name,
-    ]
-    drift = plots.drift_vs_quality({m.model: m.drift for m in models if m.drift}, out_dir / "drift_quality.png")
-    if drift is not None:
-        written.append(drift.name)
+    figures = {
+        "axis_dumbbell.png": plots.axis_dumbbell(result, out_dir / "axis_dumbbell.png"),
+        "delta_heatmap.png": plots.delta_heatmap(result, models, out_dir / "delta_heatmap.png"),
+        "drift_quality.png": plots.drift_vs_quality(
+            {m.model: m.drift for m in models if m.drift}, out_dir / "drift_quality.png"
+        ),
+    }
+    written = ["comparison.json", "comparison.md", *(name for name, path in figures.items() if path is not None)]
     for path, model in zip(cards, models):
         folder = out_dir / "model_index" / _slug(model.model)
         folder.mkdir(parents=True, exist_ok=True)
@@ -102,7 +101,9 @@ def compare(
         written.append(f"model_index/{folder.name}/")
     for warning in result["warnings"]:
         click.echo(f"warning: {warning}", err=True)
-    if drift is None:
+    if figures["delta_heatmap.png"] is None:
+        click.echo("note: no delta heat map (the inputs have Original scores only)", err=True)
+    if figures["drift_quality.png"] is None:
         click.echo("note: no drift vs judge quality plot (no input carries rated drift items)", err=True)
     click.echo(
         f"compared {len(models)} models on {len(result['datasets'])} datasets -> {out_dir}: {', '.join(written)}"

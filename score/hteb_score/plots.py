@@ -101,18 +101,28 @@ def axis_dumbbell(comparison: Mapping[str, Any], path: Path) -> Path:
     return _save(fig, path)
 
 
-def delta_heatmap(comparison: Mapping[str, Any], models: Sequence[Any], path: Path) -> Path:
+def delta_heatmap(comparison: Mapping[str, Any], models: Sequence[Any], path: Path) -> Path | None:
     """Fig. 6: model x transformation, mean over datasets of (transformed − Original), red = drop.
 
     Columns are the transformations every model has; with none (e.g. a totals-only table) the
-    axes, and failing those the HTEB total."""
+    axes, and failing those the HTEB total; None (no file) when there is nothing but Original."""
+    from hteb_score.compare import covered
+
     columns = comparison["columns"]
     names = columns["transformations"] or columns["axes"] or columns["total"]
+    if not names:
+        return None
     datasets = comparison["datasets"]
     order = [r["model"] for r in comparison["leaderboard"]]
     by_name = {m.model: m for m in models}
     grid = np.array(
-        [[np.mean([by_name[m].column(n)[d] - by_name[m].original[d] for d in datasets]) for n in names] for m in order]
+        [
+            [
+                np.mean([by_name[m].column(n)[d] - by_name[m].original[d] for d in covered(models, datasets, n)])
+                for n in names
+            ]
+            for m in order
+        ]
     )
     limit = max(float(np.max(np.abs(grid))), 0.5)
     fig, ax = plt.subplots(figsize=(1.6 + 1.05 * len(names), 1.4 + 0.42 * len(order)))

@@ -116,3 +116,37 @@ def test_model_index_round_trips_through_huggingface_hub(compared):
     assert by_key[("SciFact", "original_main_score")] == pytest.approx(float(row["original"]))
     entries = yaml.safe_load((out / "model_index" / "Jasper-600M" / "eval_results.yaml").read_text(encoding="utf-8"))
     assert {"dataset", "value"} <= set(entries[0]) and entries[0]["dataset"]["id"] == "hteb/sample"
+
+
+def test_partial_coverage_is_used_and_reported(card_files, tmp_path, run_cli):
+    from cards import make_card, write_card
+
+    short = write_card(tmp_path, make_card("F2LLM-v2-4B", datasets=10, model_index=5))
+    code, _, err = run_cli("compare", *card_files[:3], short, "--out", tmp_path / "short", "--splits", "5")
+    assert code == 0 and "were left out" in err
+    result = json.loads((tmp_path / "short" / "comparison.json").read_text(encoding="utf-8"))
+    assert len(result["datasets"]) == 10
+
+    table = tmp_path / "partial.csv"
+    table.write_text(
+        "model,dataset,task_type,original,paraphrasing,translation\n"
+        "a,d1,STS,50,48,40\na,d2,STS,60,59,\nb,d1,STS,55,50,45\nb,d2,STS,65,60,50\n"
+        "c,d1,STS,40,41,30\nc,d2,STS,45,44,35\n",
+        encoding="utf-8",
+    )
+    code, _, err = run_cli("compare", "--scores-table", table, "--out", tmp_path / "partial", "--splits", "5")
+    assert code == 0 and "Translation is scored for every model on only 1 of 2 datasets" in err
+    result = json.loads((tmp_path / "partial" / "comparison.json").read_text(encoding="utf-8"))
+    assert result["effects"]["transformations"]["translation"]["n_datasets"] == 1
+    assert result["effects"]["transformations"]["paraphrasing"]["n_datasets"] == 2
+    # language axis = translation where present; lexical = paraphrasing
+    assert result["ranking_stability"]["translation"]["per_dataset"] == {"d1": pytest.approx(1.0)}
+
+
+def test_original_only_table_makes_no_heatmap(tmp_path, run_cli):
+    table = tmp_path / "orig.csv"
+    table.write_text("model,dataset,original,hteb\na,d1,50,\nb,d1,60,\n", encoding="utf-8")
+    code, _, err = run_cli("compare", "--scores-table", table, "--out", tmp_path / "out", "--splits", "5")
+    assert code == 0 and "no delta heat map" in err
+    assert (tmp_path / "out" / "axis_dumbbell.png").is_file()
+    assert not (tmp_path / "out" / "delta_heatmap.png").exists()
