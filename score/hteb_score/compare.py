@@ -300,13 +300,21 @@ def _model_mean_deltas(models: Sequence[ModelScores], datasets: Sequence[str], n
 
 
 def transformation_effects(
-    models: Sequence[ModelScores], datasets: Sequence[str], columns: Mapping[str, list[str]]
+    models: Sequence[ModelScores],
+    datasets: Sequence[str],
+    columns: Mapping[str, list[str]],
+    *,
+    ci_method: str = "walsh",
+    seed: int = 0,
 ) -> dict[str, Any]:
     """Fig. 7: per dataset, the model-averaged delta; HL shift + CI, Wilcoxon p, Holm p within each
     family (transformations; axes; total) and the median absolute delta (pooled within an axis)."""
     families: dict[str, dict[str, Any]] = {}
     for family, names in columns.items():
-        effects = {name: paired_effect(_model_mean_deltas(models, datasets, name)) for name in names}
+        effects = {
+            name: paired_effect(_model_mean_deltas(models, datasets, name), ci_method=ci_method, seed=seed)
+            for name in names
+        }
         add_holm(effects)
         families[family] = effects
     for axis, entry in families["axes"].items():
@@ -342,9 +350,16 @@ def reliability(
 
 
 def compare(
-    models: Sequence[ModelScores], *, force: bool = False, n_splits: int = 1000, seed: int = 0
+    models: Sequence[ModelScores],
+    *,
+    force: bool = False,
+    n_splits: int = 1000,
+    seed: int = 0,
+    ci_method: str = "walsh",
 ) -> dict[str, Any]:
-    """The whole comparison as one JSON-ready dict (validated against comparison.v1)."""
+    """The whole comparison as one JSON-ready dict (validated against comparison.v1).
+
+    `seed` drives both the split-half splits and, with `ci_method="bootstrap"`, the resampling."""
     warnings = check_inputs(models, force=force)
     datasets = common_datasets(models)
     if not datasets:
@@ -370,7 +385,7 @@ def compare(
         "ranking_stability": ranking_stability(
             models, datasets, [*columns["transformations"], *columns["axes"], *columns["total"]]
         ),
-        "effects": transformation_effects(models, datasets, columns),
+        "effects": transformation_effects(models, datasets, columns, ci_method=ci_method, seed=seed),
         "reliability": reliability(models, datasets, columns["axes"], n_splits=n_splits, seed=seed),
     }
     validate("comparison", result, what="comparison")
@@ -388,6 +403,11 @@ def _f(value: float | None, digits: int = 2, sign: bool = False) -> str:
 
 def _p(value: float) -> str:
     return "<.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _ci_method(result: Mapping[str, Any]) -> str:
+    methods = {e["ci_method"] for effects in result["effects"].values() for e in effects.values()}
+    return methods.pop() if len(methods) == 1 else "walsh"
 
 
 def _row(cells: Sequence[str]) -> str:
@@ -438,11 +458,12 @@ def render_markdown(result: Mapping[str, Any]) -> str:
     ]
     for name, s in result["ranking_stability"].items():
         out.append(f"| {_label(name)} | {_f(s['mean'], 3)} | {_f(s['sd'], 3)} | {s['n']} |")
+    ci_note = "a seeded percentile bootstrap" if _ci_method(result) == "bootstrap" else "a distribution-free"
     out += [
         "",
         "## Transformation effects across models (Hodges-Lehmann, Wilcoxon, Holm)",
         "",
-        "Unit: per dataset, the delta averaged over models. HL shift with a distribution-free 95% CI (not adjusted",
+        f"Unit: per dataset, the delta averaged over models. HL shift with {ci_note} 95% CI (not adjusted",
         "for multiple comparisons); Wilcoxon signed-rank p, Holm-corrected within each family; |Δ̃| = median absolute delta",
         "(pooled over the axis's transformations for axes).",
         "",

@@ -69,9 +69,23 @@ drift only) and, per card, model_index/<model>/{{model-index.yaml,eval_results.y
     type=click.IntRange(1),
     help="Random task-stratified splits for the split-half reliability.",
 )
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the split-half splits.")
+@click.option(
+    "--ci",
+    "ci_method",
+    default="walsh",
+    show_default=True,
+    type=click.Choice(["walsh", "bootstrap"]),
+    help="HL shift CI: exact signed-rank (Walsh averages) or percentile bootstrap (1000 resamples).",
+)
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the split-half splits and the bootstrap.")
 def compare(
-    cards: tuple[Path, ...], tables: tuple[Path, ...], out_dir: Path, force: bool, n_splits: int, seed: int
+    cards: tuple[Path, ...],
+    tables: tuple[Path, ...],
+    out_dir: Path,
+    force: bool,
+    n_splits: int,
+    ci_method: str,
+    seed: int,
 ) -> None:
     from hteb_score import plots
     from hteb_score.compare import ModelScores, load_card, load_scores_table, render_markdown
@@ -81,7 +95,7 @@ def compare(
     models: list[ModelScores] = [load_card(path) for path in cards]
     for table in tables:
         models.extend(load_scores_table(table))
-    result = run_compare(models, force=force, n_splits=n_splits, seed=seed)
+    result = run_compare(models, force=force, n_splits=n_splits, seed=seed, ci_method=ci_method)
     out_dir.mkdir(parents=True, exist_ok=True)
     atomic_write_json(out_dir / "comparison.json", result)
     atomic_write_text(out_dir / "comparison.md", render_markdown(result))

@@ -62,3 +62,41 @@ def test_rank_changes_follow_from_the_table(comparison):
     assert result["reliability"]["reason"] == "no per-axis scores in the inputs"
     assert (out / "axis_dumbbell.png").stat().st_size > 10_000
     assert "| 1 | F2LLM-v2-4B | 73.00 |" in (out / "comparison.md").read_text(encoding="utf-8")
+
+
+def test_bootstrap_ci_option(tmp_path):
+    from hteb_score.cli import main
+    from hteb_score.stats.hodges_lehmann import hodges_lehmann
+
+    out = tmp_path / "boot"
+    assert (
+        main(
+            [
+                "compare",
+                "--scores-table",
+                str(PAPER),
+                "--out",
+                str(out),
+                "--splits",
+                "5",
+                "--ci",
+                "bootstrap",
+                "--seed",
+                "3",
+            ]
+        )
+        == 0
+    )
+    effect = json.loads((out / "comparison.json").read_text(encoding="utf-8"))["effects"]["total"]["hteb"]
+    assert effect["ci_method"] == "bootstrap"
+    assert effect["ci_low"] < effect["hl_shift"] < effect["ci_high"]
+    assert "seeded percentile bootstrap" in (out / "comparison.md").read_text(encoding="utf-8")
+    # the same deltas through the statistics module give the same interval
+    import csv
+
+    with PAPER.open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    datasets = sorted({r["dataset"] for r in rows})
+    deltas = [sum(float(r["hteb"]) - float(r["original"]) for r in rows if r["dataset"] == d) / 11 for d in datasets]
+    expected = hodges_lehmann(deltas, method="bootstrap", seed=3)
+    assert (effect["ci_low"], effect["ci_high"]) == pytest.approx((expected.ci_low, expected.ci_high))

@@ -44,9 +44,10 @@ def per_dataset_scores(scores: Sequence[Mapping[str, Any]]) -> tuple[dict[str, f
     return original, transformed
 
 
-def paired_effect(deltas: Sequence[float]) -> dict[str, Any]:
-    """HL shift + Walsh CI + Wilcoxon p (Holm is added by the caller, over the family)."""
-    hl = hodges_lehmann(deltas)
+def paired_effect(deltas: Sequence[float], *, ci_method: str = "walsh", seed: int = 0) -> dict[str, Any]:
+    """HL shift + CI (Walsh, or seeded percentile bootstrap) + Wilcoxon p; Holm is added by the
+    caller, over the family."""
+    hl = hodges_lehmann(deltas, method=ci_method, seed=seed)
     test = wilcoxon_signed_rank(deltas)
     return {
         "n_datasets": len(deltas),
@@ -56,6 +57,7 @@ def paired_effect(deltas: Sequence[float]) -> dict[str, Any]:
         "ci_low": hl.ci_low,
         "ci_high": hl.ci_high,
         "ci_confidence": hl.confidence,
+        "ci_method": hl.method,
         "wilcoxon_statistic": test.statistic,
         "n_zero": test.n_zero,
         "p_value": test.p_value,
