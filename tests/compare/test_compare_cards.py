@@ -150,3 +150,33 @@ def test_original_only_table_makes_no_heatmap(tmp_path, run_cli):
     assert code == 0 and "no delta heat map" in err
     assert (tmp_path / "out" / "axis_dumbbell.png").is_file()
     assert not (tmp_path / "out" / "delta_heatmap.png").exists()
+
+
+def test_drift_vs_quality_plot_from_cards_with_rated_items(shared_data, tmp_path, run_cli):
+    from cards import make_card, write_card
+
+    rows = [json.loads(line) for line in (shared_data / "STSBenchmark" / "test.jsonl").read_text().splitlines()[:25]]
+    paths = []
+    for i, model in enumerate(MODELS[:3]):
+        drift = [
+            {
+                "dataset": "STSBenchmark",
+                "transformation": t,
+                "seed": 1,
+                "item_id": str(j),
+                "field": "sentence1",
+                "drift": 1 - r["score"] / 5.5 + 0.01 * i,  # real similarity labels stand in for cosine
+                "quality": float(round(r["score"])) + 1,
+                "original_text": r["sentence1"],
+                "transformed_text": r["sentence2"],
+            }
+            for t in ("paraphrasing", "translation")
+            for j, r in enumerate(rows)
+        ]
+        paths.append(write_card(tmp_path, make_card(model, model_index=i, drift=drift)))
+    code, out, _ = run_cli("compare", *paths, "--out", tmp_path / "out", "--splits", "5")
+    assert code == 0 and "drift_quality.png" in out
+    image = matplotlib.image.imread(tmp_path / "out" / "drift_quality.png")
+    assert image.shape[0] > 300 and image.shape[1] > 600
+    card = json.loads(paths[0].read_text(encoding="utf-8"))
+    assert card["statistics"]["drift"]["paraphrasing"]["drift_quality_spearman"] < -0.8
