@@ -57,3 +57,11 @@ def test_bootstrap_ci_is_seeded_and_brackets_the_shift():
     assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high)
     assert a.ci_low <= a.shift <= a.ci_high
     assert a.ci_low >= DELTAS.min() and a.ci_high <= DELTAS.max()
+
+
+def test_degenerate_samples_give_finite_intervals():
+    for method in ("walsh", "bootstrap"):
+        one = hodges_lehmann([-2.0, 0.0], method=method)
+        assert (one.shift, one.ci_low, one.ci_high, one.confidence, one.n) == (-2.0, -2.0, -2.0, 0.0, 1)
+        none = hodges_lehmann([0.0, 1e-12], method=method)
+        assert (none.shift, none.n) == (0.0, 0)

@@ -69,6 +69,8 @@ def hodges_lehmann(
     if len(nonzero) == 0:
         return HodgesLehmannResult(0.0, 0.0, 0.0, 1.0, method, 0)
     shift = hodges_lehmann_shift(nonzero)
+    if len(nonzero) == 1:
+        return HodgesLehmannResult(shift, shift, shift, 0.0, method, 1)
     if method == "bootstrap":
         low, high = percentile_bootstrap(
             hodges_lehmann_shift, nonzero, confidence=confidence, n_resamples=n_resamples, seed=seed
