@@ -205,7 +205,9 @@ def check_inputs(models: Sequence[ModelScores], *, force: bool) -> list[str]:
     revisions = sorted({m.revision for m in models if m.revision is not None})
     warnings = []
     if len(revisions) > 1:
-        which = "; ".join(f"{m.model}: {m.revision}" for m in models if m.revision is not None)
+        which = "; ".join(
+            f"{revision}: {', '.join(m.model for m in models if m.revision == revision)}" for revision in revisions
+        )
         if not force:
             raise HtebError(
                 f"the inputs were scored on different dataset revisions ({which}); their scores are not comparable - pass --force to compare anyway"
