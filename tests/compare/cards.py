@@ -18,6 +18,7 @@ from hteb_score.stats.axes import AXES, AXIS_OF
 from hteb_score.stats.model import model_statistics
 
 PAPER = Path(__file__).resolve().parents[1] / "data" / "paper_tables.csv"
+MODELS = ["All-MiniLM-L12-v2", "Jasper-600M", "Qwen3-Emb-8B", "NV-Embed-v2", "Llama-Nemotron-8B"]
 OFFSETS = {
     "paraphrasing": 2.0,
     "backtranslation": 3.0,

@@ -9,10 +9,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cards import make_card, write_card
+from cards import MODELS, make_card, write_card
 from hteb_score.cli import main
-
-MODELS = ["All-MiniLM-L12-v2", "Jasper-600M", "Qwen3-Emb-8B", "NV-Embed-v2", "Llama-Nemotron-8B"]
 
 
 @pytest.fixture(scope="session")

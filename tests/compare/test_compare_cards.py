@@ -7,8 +7,7 @@ import json
 import matplotlib.image
 import numpy as np
 import pytest
-from cards import OFFSETS, paper_rows, transformation_score
-from conftest import MODELS
+from cards import MODELS, OFFSETS, paper_rows, transformation_score
 from hteb_score.contract import validate
 from hteb_score.stats.hodges_lehmann import walsh_averages
 from hteb_score.stats.holm import holm
