@@ -407,6 +407,10 @@ def _p(value: float) -> str:
     return "<.001" if value < 0.001 else f"{value:.3f}"
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _ci_method(result: Mapping[str, Any]) -> str:
     methods = {e["ci_method"] for effects in result["effects"].values() for e in effects.values()}
     return methods.pop() if len(methods) == 1 else "walsh"
@@ -428,7 +432,7 @@ def render_markdown(result: Mapping[str, Any]) -> str:
     if result["warnings"]:
         out.append("")
     out += [
-        f"{len(result['inputs'])} models, {len(result['datasets'])} datasets. Scores in points; deltas are HTEB minus Original.",
+        f"{_count(len(result['inputs']), 'model')}, {_count(len(result['datasets']), 'dataset')}. Scores in points; deltas are HTEB minus Original.",
         "",
     ]
     axes = result["columns"]["axes"]
