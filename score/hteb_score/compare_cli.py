@@ -120,5 +120,5 @@ def compare(
     if figures["drift_quality.png"] is None:
         click.echo("note: no drift vs judge quality plot (no input carries rated drift items)", err=True)
     click.echo(
-        f"compared {len(models)} models on {len(result['datasets'])} datasets -> {out_dir}: {', '.join(written)}"
+        f"compared {len(models)} model(s) on {len(result['datasets'])} dataset(s) -> {out_dir}: {', '.join(written)}"
     )
