@@ -17,7 +17,10 @@ with a natural threshold at 0 that needs no generation, only next-token log-prob
   its variants (:data:`YES`, :data:`NO`: "yes", "Yes", " yes", " Yes" and the same for no; each is a
   single token in SmolLM2's and Gemma-3's vocabularies). It is computed for every transformation:
   for translations it is a cross-lingual equivalence judgement, for the length transformations it
-  is expected to be lower, since the texts deliberately differ in detail.
+  is expected to be lower, since the texts deliberately differ in detail. The DIRECT template
+  (seeds/001 Sec. 4.1.1) is registered too, for judges too small for the few-shot context:
+  SmolLM2-135M scores every pair near -2.3 with FS-DIRECT (it copies the last example's "No"),
+  while DIRECT separates a paraphrase (+0.17) from an unrelated sentence (-0.25).
 """
 
 from __future__ import annotations
@@ -118,9 +121,7 @@ def get_judge_prompts(prompts_id: str) -> JudgePrompts:
     except KeyError:
         close = difflib.get_close_matches(prompts_id, JUDGE_PROMPTS, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise HtebError(
-            f"unknown judge prompt set {prompts_id!r}{hint}; known: {', '.join(JUDGE_PROMPTS)}"
-        ) from None
+        raise HtebError(f"unknown judge prompt set {prompts_id!r}{hint}; known: {', '.join(JUDGE_PROMPTS)}") from None
 
 
 DEFAULT_PROMPTS = JudgePrompts(
@@ -145,7 +146,7 @@ DEFAULT_PROMPTS = JudgePrompts(
 register_judge_prompts(DEFAULT_PROMPTS)
 
 _DIRECT_INSTRUCTION = (
-    'You will receive two sentences A and B. Do these two sentences mean the same thing? '
+    "You will receive two sentences A and B. Do these two sentences mean the same thing? "
     'Answer with only one word "yes" or "no".'
 )
 _DIRECT_OPENING: Conversation = (
@@ -156,43 +157,40 @@ _PAIR_TURN = 'A: "{source}"; B: "{hypothesis}"'
 _FS_DIRECT_EXAMPLES: tuple[tuple[str, str, str], ...] = (
     (
         'Amrozi accused his brother, whom he called "the witness", of deliberately distorting his evidence .',
-        "Amrozi accused his brother, whom he disparagingly referred to as 'the liar witness', of "
-        "intentionally twisting his testimony.",
+        "Amrozi accused his brother, whom he disparagingly referred to as 'the liar witness', of intentionally "
+        + "twisting his testimony.",
         "No",
     ),
     (
-        "Pennmakkal is an Indian Malayalam film from 1966, produced by J. Sasikumar and directed by "
-        "KP Kottarakkara.",
-        "The Indian Malayalam film 'Pennmakkal', released in 1966, was produced by J. Sasikumar and "
-        "directed by KP Kottarakkara.",
+        "Pennmakkal is an Indian Malayalam film from 1966, produced by J. Sasikumar and directed by KP Kottarakkara.",
+        "The Indian Malayalam film 'Pennmakkal', released in 1966, was produced by J. Sasikumar and directed by "
+        + "KP Kottarakkara.",
         "Yes",
     ),
     (
-        "Sorkin , who faces charges of conspiracy to obstruct justice and lying to a grand jury , was "
-        "to have been tried separately.",
-        "Despite being accused of conspiring to obstruct justice and perjury, Sorkin was supposed to "
-        "stand trial on his own.",
+        "Sorkin , who faces charges of conspiracy to obstruct justice and lying to a grand jury , was to have been "
+        + "tried separately.",
+        "Despite being accused of conspiring to obstruct justice and perjury, Sorkin was supposed to stand trial "
+        + "on his own.",
         "No",
     ),
     (
-        "Gilroy police and FBI agents described Gehring as cooperative , but said Saturday that he had "
-        "revealed nothing about what had happened to the children .",
-        "Although Gilroy police and FBI agents reported that Gehring was cooperative , he hadn't "
-        "disclosed any information about the children's whereabouts or what had happened to them as "
-        "of Saturday .",
+        "Gilroy police and FBI agents described Gehring as cooperative , but said Saturday that he had revealed "
+        + "nothing about what had happened to the children .",
+        "Although Gilroy police and FBI agents reported that Gehring was cooperative , he hadn't disclosed any "
+        + "information about the children's whereabouts or what had happened to them as of Saturday .",
         "No",
     ),
     (
         'Whereas "e" the electric charge of the particle and A is the magnetic vector potential of the '
-        "electromagnetic field.",
-        'The electric charge of the particle is denoted by "e", and the magnetic vector potential of '
-        "the electromagnetic field is denoted by 'A'.",
+        + "electromagnetic field.",
+        'The electric charge of the particle is denoted by "e", and the magnetic vector potential of the '
+        + "electromagnetic field is denoted by 'A'.",
         "Yes",
     ),
     (
         "The Jidanul River is a tributary of the Jiul de Vest River in Romania.",
-        "The Jidanul River is a mere insignificant stream that flows into the grand Jiul de Vest River "
-        "in Romania.",
+        "The Jidanul River is a mere insignificant stream that flows into the grand Jiul de Vest River in Romania.",
         "No",
     ),
 )
@@ -305,9 +303,7 @@ def judge_requests(
     return requests
 
 
-def parapluie_conversations(
-    pairs: Sequence[JudgePair], template: ParapluieTemplate = FS_DIRECT
-) -> list[Conversation]:
+def parapluie_conversations(pairs: Sequence[JudgePair], template: ParapluieTemplate = FS_DIRECT) -> list[Conversation]:
     """One conversation per pair (A = source text, B = output), FS-DIRECT by default."""
     return [template.conversation(pair.source_text, pair.output_text) for pair in pairs]
 
@@ -342,9 +338,7 @@ def score_pairs(
     if not pairs:
         return []
     answers = engine.chat(judge_requests(pairs, seed=seed, max_tokens=max_tokens, prompts=prompts))
-    logprobs = engine.next_token_logprobs(
-        parapluie_conversations(pairs, parapluie_template), candidates=CANDIDATES
-    )
+    logprobs = engine.next_token_logprobs(parapluie_conversations(pairs, parapluie_template), candidates=CANDIDATES)
     if len(answers) != 2 * len(pairs) or len(logprobs) != len(pairs):
         raise HtebError(
             f"judge engine returned {len(answers)} answers and {len(logprobs)} log-probability sets "

@@ -38,8 +38,53 @@ MINIMUM_RELATIVE_DISTANCE = 0.1
 MINIMUM_LETTERS = 3
 
 HTEB_LANGUAGES: frozenset[str] = frozenset(
-    "afr amh ara arb arq ary asm ben dan deu eng fra guj hau hin ibo ind ita jpn kan kin kor lin "
-    "lug mal mar nld orm ory pan pcm pol run sna som spa swa tam tel tir tur urd xho yor zul".split()
+    [
+        "afr",
+        "amh",
+        "ara",
+        "arb",
+        "arq",
+        "ary",
+        "asm",
+        "ben",
+        "dan",
+        "deu",
+        "eng",
+        "fra",
+        "guj",
+        "hau",
+        "hin",
+        "ibo",
+        "ind",
+        "ita",
+        "jpn",
+        "kan",
+        "kin",
+        "kor",
+        "lin",
+        "lug",
+        "mal",
+        "mar",
+        "nld",
+        "orm",
+        "ory",
+        "pan",
+        "pcm",
+        "pol",
+        "run",
+        "sna",
+        "som",
+        "spa",
+        "swa",
+        "tam",
+        "tel",
+        "tir",
+        "tur",
+        "urd",
+        "xho",
+        "yor",
+        "zul",
+    ]
 )
 
 #: Codes of one language; the first member is the canonical one that detect_language returns.
@@ -47,9 +92,7 @@ FAMILIES: tuple[tuple[str, ...], ...] = (("ara", "arb", "arq", "ary"),)
 _CANONICAL: dict[str, str] = {code: family[0] for family in FAMILIES for code in family}
 
 #: Distinct languages the detector confuses with each other on short texts.
-CONFUSABLE: frozenset[frozenset[str]] = frozenset(
-    {frozenset({"ind", "msa"}), frozenset({"xho", "zul"})}
-)
+CONFUSABLE: frozenset[frozenset[str]] = frozenset({frozenset({"ind", "msa"}), frozenset({"xho", "zul"})})
 
 SUPPORTED: frozenset[str] = frozenset(
     code
@@ -87,9 +130,7 @@ def is_supported(code: str) -> bool:
 def _detector() -> LanguageDetector:
     """Built once, on first use: loading lingua's models costs seconds and memory."""
     return (
-        LanguageDetectorBuilder.from_all_languages()
-        .with_minimum_relative_distance(MINIMUM_RELATIVE_DISTANCE)
-        .build()
+        LanguageDetectorBuilder.from_all_languages().with_minimum_relative_distance(MINIMUM_RELATIVE_DISTANCE).build()
     )
 
 

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-
 from hteb_generate import judge
 from hteb_generate.judge import DIRECT, FS_DIRECT, JudgePair, JudgeScores, parapluie_score, parse_score
 from hteb_score.errors import HtebError
@@ -118,11 +117,11 @@ def test_judge_requests_two_per_pair_in_order() -> None:
 class TransformersJudge:
     """Engine-compatible adapter over a transformers causal LM; counts its batched calls."""
 
-    def __init__(self, model, tokenizer) -> None:  # noqa: ANN001 - transformers objects
+    def __init__(self, model, tokenizer) -> None:
         self.model, self.tokenizer = model, tokenizer
         self.calls: list[str] = []
 
-    def _ids(self, messages: Sequence[tuple[str, str]]):  # noqa: ANN202
+    def _ids(self, messages: Sequence[tuple[str, str]]):
         chat = [{"role": role, "content": content} for role, content in messages]
         text = self.tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
         return self.tokenizer(text, return_tensors="pt", add_special_tokens=False)["input_ids"]
@@ -136,7 +135,7 @@ class TransformersJudge:
             ids = self._ids(request.messages)
             with torch.no_grad():
                 out = self.model.generate(ids, max_new_tokens=request.max_tokens, do_sample=False)
-            answers.append(self.tokenizer.decode(out[0, ids.shape[1]:], skip_special_tokens=True))
+            answers.append(self.tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True))
         return answers
 
     def next_token_logprobs(self, conversations: Sequence, candidates: Sequence[str]) -> list[dict[str, float]]:

@@ -8,7 +8,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-
 from hteb_generate import langid
 
 PER_LANGUAGE = 30
