@@ -178,6 +178,9 @@ def test_reasoning_marker_carried_by_the_source_is_no_leak() -> None:
     informal = "Don't have my phone on me rn so I'll not be able to get into the app."
     assert "reasoning_leak" not in errors(informal, source, "style_change")
     assert "reasoning_leak" in errors(informal, "My phone is not with me at the moment.", "style_change")
+    # no real source in ../shared/data has "Step N:"; a how-to question keeps its own numbering
+    how_to = "Step 1: open the app. Step 2: tap 'Cards'. Why is my card not listed?"
+    assert "reasoning_leak" not in errors("Step 1: open the app; step 2: tap Cards. Where is my card?", how_to)
 
 
 @pytest.mark.parametrize(
