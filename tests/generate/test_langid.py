@@ -72,6 +72,9 @@ def test_arabic_varieties_are_one_language(semrel: dict[str, list[str]]) -> None
 
 def test_close_languages_are_confusable_not_merged() -> None:
     assert langid.same_language("xho", "zul") and langid.same_language("ind", "msa")
+    assert langid.same_language("hin", "mar") and langid.same_language("MAR", "hin ")
+    assert langid.same_language("arq", "fas") and langid.same_language("urd", "ary")
+    assert not langid.same_language("ara", "fas") and not langid.same_language("arb", "urd")
     assert langid.canonical("zul") == "zul"
 
 
