@@ -27,6 +27,7 @@ never flagged as wrong_language (see ``detectors.py``).
 from __future__ import annotations
 
 from functools import lru_cache
+from importlib.metadata import version
 
 from lingua import Language, LanguageDetector, LanguageDetectorBuilder
 
@@ -140,6 +141,18 @@ def same_language(a: str, b: str) -> bool:
 def is_supported(code: str) -> bool:
     """True when the detector can recognise ``code`` (so a mismatch against it means something)."""
     return canonical(code) in SUPPORTED
+
+
+def detector_info() -> dict[str, object]:
+    """What the dataset card and manifest record about the language check."""
+    return {
+        "library": "lingua-language-detector",
+        "version": version("lingua-language-detector"),
+        "languages": len(Language.all()),
+        "minimum_relative_distance": MINIMUM_RELATIVE_DISTANCE,
+        "minimum_letters": MINIMUM_LETTERS,
+        "unsupported_benchmark_languages": sorted(UNSUPPORTED_BENCHMARK_LANGUAGES),
+    }
 
 
 @lru_cache(maxsize=1)

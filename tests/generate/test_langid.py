@@ -96,3 +96,10 @@ def test_unsupported_languages_are_listed_in_code_and_docstring() -> None:
 @pytest.mark.parametrize("text", ["", "   ", "42", "3.5 / 5", "OK", "..."])
 def test_no_basis_no_answer(text: str) -> None:
     assert langid.detect_language(text) is None
+
+
+def test_detector_info_is_recordable() -> None:
+    info = langid.detector_info()
+    assert info["library"] == "lingua-language-detector" and info["languages"] == 75
+    assert info["unsupported_benchmark_languages"] == sorted(langid.UNSUPPORTED_BENCHMARK_LANGUAGES)
+    assert json.loads(json.dumps(info)) == info
