@@ -18,12 +18,13 @@ DEFAULT_STORE = "file://.hteb/store"
 
 
 class DefaultCommandGroup(click.Group):
-    """A group whose first positional argument, if it is not a command, goes to `score`."""
+    """A group whose arguments go to `score` unless they start with a command or --help/--version."""
 
     default_command = "score"
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and not args[0].startswith("-") and self.default_command in self.commands:
+        group_options = ("-h", "--help", "--version")
+        if not (args and (args[0] in self.commands or args[0] in group_options)):
             args = [self.default_command, *args]
         return super().parse_args(ctx, args)
 
@@ -68,6 +69,10 @@ def revisions(store: str) -> None:
 from hteb_score.compare_cli import compare  # noqa: E402  (light: heavy imports happen inside the command)
 
 cli.add_command(compare)
+
+from hteb_score.score_cli import score  # noqa: E402
+
+cli.add_command(score)
 
 
 def main(argv: list[str] | None = None) -> int:

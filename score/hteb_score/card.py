@@ -1,0 +1,165 @@
+"""Result cards: result_card.json (schemas/result_card.v1), result_card.md, and mteb-format JSON
+for the original scores (mteb 2.x TaskResult layout, MTEB-NOTES §8, floats rounded to 6 decimals)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.metadata
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from hteb_score import __version__
+from hteb_score.aggregate import POINTS, aggregate
+from hteb_score.atomic import atomic_write_json, atomic_write_text
+from hteb_score.contract import SCHEMA_VERSIONS, validate
+from hteb_score.stats.axes import AXES, AXIS_LABELS
+
+PACKAGES = ("hteb-score", "sentence-transformers", "transformers", "torch", "numpy", "scipy", "scikit-learn",
+            "faiss-cpu", "pytrec-eval-terrier", "datasets", "huggingface-hub")
+MTEB_VERSION = "2.26.24"  # the mteb whose main scores the `mteb` protocol reproduces
+
+
+def package_versions() -> dict[str, str]:
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
+def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: Mapping[str, Any], protocol: str,
+               on_error: str, scores: list[dict[str, Any]], error_policy: list[dict[str, Any]],
+               statistics: dict[str, Any] | None, timings: Mapping[str, float]) -> dict[str, Any]:
+    """Assemble and validate a result card."""
+    card = {
+        "schema_version": SCHEMA_VERSIONS["result_card"],
+        "model": dict(model),
+        "encode": dict(encode),
+        "dataset": dict(dataset),
+        "hteb_score_version": __version__,
+        "protocol": protocol,
+        "on_error": on_error,
+        "package_versions": package_versions(),
+        "scores": scores,
+        "aggregates": aggregate(scores),
+        "error_policy": error_policy,
+        "statistics": statistics,
+        "timings": {k: float(v) for k, v in timings.items()},
+        "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+    validate("result_card", card, what="result card")
+    return card
+
+
+def _fmt(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value:+.2f}" if signed else f"{value:.2f}"
+
+
+def render_markdown(card: Mapping[str, Any]) -> str:
+    """A card a person reads: header with provenance, per-dataset table, per-transformation table."""
+    agg = card["aggregates"]
+    data = card["dataset"]
+    lines = [
+        f"# HTEB result card: {card['model']['model_id']}",
+        "",
+        f"- model revision: `{card['model']['revision']}`",
+        f"- dataset: `{data['repo_id']}` label `{data['label']}` revision `{data['revision']}`",
+        f"- protocol: **{card['protocol']}**; items with errors: {card['on_error']}; hteb-score {card['hteb_score_version']}",
+        f"- encode: batch {card['encode']['batch_size']}, {card['encode']['dtype']}, {card['encode']['device']}, "
+        f"prompts {card['encode']['prompts'] or 'none'}",
+        "",
+        "Scores in points (x100); deltas are HTEB - Original.",
+        "",
+        f"| | Original | {' | '.join(AXIS_LABELS[a] for a in AXES)} | HTEB | delta |",
+        "|---|---|" + "---|" * len(AXES) + "---|---|",
+        f"| **model** | {_fmt(agg['original'])} | "
+        + " | ".join(_fmt(agg["per_axis"].get(a)) for a in AXES)
+        + f" | {_fmt(agg['hteb_total'])} | {_fmt(agg['delta'], True)} |",
+    ]
+    for row in agg["per_dataset"]:
+        hteb = _fmt(row["hteb"]) + (f" ± {row['hteb_sd']:.2f}" if row.get("hteb_sd") is not None else "")
+        lines.append(f"| {row['dataset']} ({row['metric']}) | {_fmt(row['original'])} | "
+                     + " | ".join(_fmt(row["axes"].get(a)) for a in AXES)
+                     + f" | {hteb} | {_fmt(row['delta'], True)} |")
+    if agg["per_transformation"]:
+        lines += ["", "## Per transformation (mean over datasets)", "",
+                  "| transformation | axis | mean | delta | datasets |", "|---|---|---|---|---|"]
+        for name, entry in agg["per_transformation"].items():
+            axis = next(a for a, members in AXES.items() if name in members)
+            lines.append(f"| {name} | {AXIS_LABELS[axis]} | {_fmt(entry['mean'])} | {_fmt(entry['delta'], True)} | {entry['datasets']} |")
+    stats = card.get("statistics")
+    if stats and stats.get("per_transformation"):
+        lines += ["", "## Effects across datasets (Hodges-Lehmann shift, Wilcoxon, Holm)", "",
+                  "| transformation | HL shift | 95% CI | p | p (Holm) |", "|---|---|---|---|---|"]
+        for name, entry in stats["per_transformation"].items():
+            ci = f"[{_fmt(entry.get('ci_low'), True)}, {_fmt(entry.get('ci_high'), True)}]"
+            lines.append(f"| {name} | {_fmt(entry.get('hl_shift'), True)} | {ci} | {_p(entry.get('p_value'))} | {_p(entry.get('p_holm'))} |")
+    flagged = [e for e in card["error_policy"] if e["with_errors"]]
+    if flagged:
+        lines += ["", f"## Items whose transformation kept errors (policy: {card['on_error']})", "",
+                  "| dataset | transformation | seed | items | with errors |", "|---|---|---|---|---|"]
+        lines += [f"| {e['dataset']} | {e['transformation']} | {e['seed']} | {e['items']} | {e['with_errors']} |" for e in flagged]
+    timings = card["timings"]
+    lines += ["", f"Embedded {int(timings.get('unique_texts', 0))} unique texts "
+              f"({int(timings.get('texts_encoded', 0))} encoded, the rest from cache) for "
+              f"{int(timings.get('texts_requested', 0))} requested; total {timings.get('total_s', 0):.1f} s.", ""]
+    return "\n".join(lines)
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def mteb_results(card: Mapping[str, Any], results: Mapping[tuple[str, str, int | None], Any],
+                 tasks: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """mteb-format JSON per dataset for the original scores: {task_name: TaskResult-like dict}."""
+    out = {}
+    for (dataset, transformation, _seed), result in results.items():
+        if transformation != "original":
+            continue
+        task = tasks[dataset]
+        split = task["eval_split"]
+        entries = []
+        for subset, details in result.details.items():
+            entry = {k: round(float(v), 6) for k, v in details.items() if isinstance(v, (int, float))}
+            entry.update(main_score=round(float(result.subsets[subset]), 6), hf_subset=subset,
+                         languages=[subset] if subset != "default" else list(task["languages"]))
+            entries.append(entry)
+        name = task.get("mteb_task") or dataset
+        out[name] = {
+            "dataset_revision": card["dataset"]["revision"] if task.get("hf_revision") is None else task["hf_revision"],
+            "task_name": name,
+            "mteb_version": MTEB_VERSION if card["protocol"] == "mteb" else None,
+            "evaluation_protocol": f"hteb-score {card['hteb_score_version']} ({card['protocol']})",
+            "scores": {split: entries},
+            "evaluation_time": None,
+            "kg_co2_emissions": None,
+        }
+    return out
+
+
+def write_outputs(out: Path, card: Mapping[str, Any], mteb: Mapping[str, Mapping[str, Any]]) -> list[Path]:
+    """result_card.json, result_card.md and mteb/<model>/<revision>/<task>.json, each written atomically."""
+    out = Path(out)
+    written = [out / "result_card.json", out / "result_card.md"]
+    atomic_write_json(written[0], card)
+    atomic_write_text(written[1], render_markdown(card))
+    model_dir = card["model"]["model_id"].strip("/").replace("/", "__").replace(" ", "_")
+    folder = out / "mteb" / model_dir / card["model"]["revision"].replace(":", "_")
+    for name, result in mteb.items():
+        path = folder / f"{name}.json"
+        atomic_write_json(path, result)
+        written.append(path)
+    return written
+
+
+def scaled(scores: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Score records in points, for the statistics block (so its shifts read like the tables)."""
+    return [dict(r, value=r["value"] * POINTS) for r in scores]

@@ -1,0 +1,42 @@
+"""On-disk embedding cache shared between runs: sqlite (WAL) keyed by
+sha256(model id, model revision, dtype, prompt text, text), so two runs may share it safely;
+a killed run leaves only whole rows (each batch is one transaction)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from hteb_score.errors import HtebError
+
+
+class EmbeddingCache:
+    def __init__(self, folder: Path) -> None:
+        folder = Path(folder)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(folder / "embeddings.sqlite", timeout=60)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("CREATE TABLE IF NOT EXISTS emb (key TEXT PRIMARY KEY, dim INTEGER, vec BLOB)")
+            self._db.commit()
+        except (OSError, sqlite3.Error) as err:
+            raise HtebError(f"embedding cache {folder} is not usable ({err})") from None
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(keys), 500):
+            part = keys[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for key, dim, blob in self._db.execute(f"SELECT key, dim, vec FROM emb WHERE key IN ({marks})", part):
+                vector = np.frombuffer(blob, dtype=np.float32)
+                if vector.size == dim:
+                    found[key] = vector
+        return found
+
+    def put_many(self, vectors: Mapping[str, np.ndarray]) -> None:
+        rows = [(k, int(v.size), np.asarray(v, dtype=np.float32).tobytes()) for k, v in vectors.items()]
+        with self._db:
+            self._db.executemany("INSERT OR IGNORE INTO emb (key, dim, vec) VALUES (?, ?, ?)", rows)

