@@ -1,0 +1,56 @@
+"""Aggregation as SPEC.md states it, on a worked example computed by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from hteb_score.aggregate import aggregate
+
+
+def _rec(dataset, transformation, seed, value, subset="all"):
+    return {"dataset": dataset, "task_type": "STS", "subset": subset, "transformation": transformation,
+            "seed": seed, "metric": "spearman", "value": value}
+
+
+SCORES = [
+    _rec("A", "original", None, 0.80),
+    _rec("A", "paraphrasing", 1337, 0.70), _rec("A", "paraphrasing", 1338, 0.60),
+    _rec("A", "style_change", 1337, 0.50), _rec("A", "style_change", 1338, 0.70),
+    _rec("A", "expansion", 1337, 0.40), _rec("A", "expansion", 1338, 0.40),
+    _rec("A", "translation", 1337, 0.20), _rec("A", "translation", 1338, 0.30),
+    _rec("B", "original", None, 0.50),
+    _rec("B", "paraphrasing", 1337, 0.45), _rec("B", "paraphrasing", 1338, 0.45),
+    _rec("B", "summarisation", 1337, 0.30), _rec("B", "summarisation", 1338, 0.40),
+    _rec("B", "cross_translation", 1337, 0.10), _rec("B", "cross_translation", 1338, 0.20),
+    _rec("B", "paraphrasing", 1337, 0.99, subset="eng"),  # subset rows never enter aggregates
+]
+
+
+def test_worked_example():
+    agg = aggregate(SCORES)
+    a, b = agg["per_dataset"]
+    assert a["original"] == pytest.approx(80.0)
+    assert a["transformations"]["paraphrasing"]["mean"] == pytest.approx(65.0)
+    assert a["transformations"]["paraphrasing"]["sd"] == pytest.approx(7.0710678)  # sample sd of 70, 60
+    assert a["transformations"]["paraphrasing"]["delta"] == pytest.approx(-15.0)
+    # lexical = mean(65, 60) = 62.5; length = 40; language = 25; HTEB = 42.5
+    assert a["axes"] == pytest.approx({"lexical": 62.5, "length": 40.0, "language": 25.0})
+    assert a["hteb"] == pytest.approx(42.5) and a["delta"] == pytest.approx(-37.5)
+    # per seed: 1337 -> mean(mean(70,50)=60, 40, 20) = 40; 1338 -> mean(65, 40, 30) = 45
+    assert a["hteb_sd"] == pytest.approx(3.5355339)
+    assert b["axes"] == pytest.approx({"lexical": 45.0, "length": 35.0, "language": 15.0})
+    assert b["hteb"] == pytest.approx(95.0 / 3)
+    assert agg["per_axis"] == pytest.approx({"lexical": 53.75, "length": 37.5, "language": 20.0})
+    assert agg["original"] == pytest.approx(65.0)
+    assert agg["hteb_total"] == pytest.approx((53.75 + 37.5 + 20.0) / 3)
+    assert agg["delta"] == pytest.approx(agg["hteb_total"] - 65.0)
+    assert agg["per_transformation"]["paraphrasing"]["mean"] == pytest.approx(55.0)
+    assert agg["per_transformation"]["paraphrasing"]["datasets"] == 2
+    assert list(agg["per_transformation"]) == ["paraphrasing", "style_change", "expansion", "summarisation",
+                                               "translation", "cross_translation"]
+
+
+def test_original_only():
+    agg = aggregate([_rec("A", "original", None, 0.5)])
+    assert agg["original"] == pytest.approx(50.0)
+    assert agg["hteb_total"] is None and agg["delta"] is None and agg["per_dataset"][0]["hteb"] is None

@@ -1,0 +1,164 @@
+"""`hteb-score MODEL` end to end with the real all-MiniLM-L6-v2 on real revisions; and its errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from hteb_score.cli import main
+from hteb_score.contract import validate
+from hteb_score.stores.local import LocalStore
+from models import minilm_path
+from revision_factory import build_revision, item_record, reverse_words
+
+NAMES = ["STSBenchmark", "TwitterSemEval2015", "SciFact", "SummEval"]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory, shared_data):
+    """A local store with a real revision: 4 task types, 2 transformations x 2 seeds."""
+    root = tmp_path_factory.mktemp("score")
+    build_revision(root / "rev", shared_data, NAMES, label="v1", rows=6,
+                   transformations=("paraphrasing", "translation"), seeds=(1337, 1338))
+    LocalStore(root / "store").publish(root / "rev")
+    return root / "store"
+
+
+def _run(capsys, *args):
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture(scope="module")
+def scored(store, tmp_path_factory):
+    out = tmp_path_factory.mktemp("out")
+    assert main([minilm_path(), "--store", str(store), "--revision", "v1", "--out", str(out), "--quiet"]) == 0
+    return out
+
+
+def test_outputs_are_written_and_valid(scored):
+    card = json.loads((scored / "result_card.json").read_text())
+    validate("result_card", card, what="card")
+    assert card["protocol"] == "hteb" and card["dataset"]["label"] == "v1"
+    assert card["model"]["revision"].startswith("sha256:")
+    combos = {(r["dataset"], r["transformation"], r["seed"]) for r in card["scores"] if r["subset"] == "all"}
+    assert len(combos) == len(NAMES) * (1 + 2 * 2)
+    assert {row["dataset"] for row in card["aggregates"]["per_dataset"]} == set(NAMES)
+    assert card["statistics"]["per_transformation"].keys() == {"paraphrasing", "translation"}
+    md = (scored / "result_card.md").read_text()
+    assert "protocol: **hteb**" in md and "| STSBenchmark" in md
+    mteb_files = list((scored / "mteb").rglob("*.json"))
+    assert {p.stem for p in mteb_files} == {"STSBenchmark", "TwitterSemEval2015", "SciFact", "SummEval"}
+
+
+def test_each_unique_text_is_embedded_once(scored, store):
+    """The corpus is embedded once for all 5 variants; the counts match an independent tally."""
+    card = json.loads((scored / "result_card.json").read_text())
+    revision = LocalStore(store).fetch("v1")
+    unique = set()
+    for name in NAMES:
+        source = revision.source(name)
+        if name == "SciFact":
+            unique |= {((d.get("title", "") + " " + d["text"]).strip(), "document") for d in source.tables["corpus"]}
+        for ref in source.iter_texts():
+            prompt = "query" if ref.table == "queries" else None
+            unique.add((ref.text, prompt))
+            unique.add((reverse_words(ref.text), prompt))
+    assert card["timings"]["unique_texts"] == len(unique)
+    assert card["timings"]["texts_encoded"] == len(unique)
+    assert card["timings"]["texts_requested"] > 4 * len(unique)
+
+
+def test_embedding_cache_makes_a_rerun_encode_nothing(store, scored, tmp_path):
+    cache = tmp_path / "cache"
+    args = [minilm_path(), "--store", str(store), "--revision", "v1", "--datasets", "STSBenchmark,SciFact",
+            "--cache-dir", str(cache), "--quiet"]
+    assert main([*args, "--out", str(tmp_path / "a")]) == 0
+    assert main([*args, "--out", str(tmp_path / "b")]) == 0
+    first = json.loads((tmp_path / "a" / "result_card.json").read_text())
+    second = json.loads((tmp_path / "b" / "result_card.json").read_text())
+    assert first["timings"]["texts_encoded"] > 0 and second["timings"]["texts_encoded"] == 0
+    assert first["scores"] == second["scores"]
+    full = json.loads((scored / "result_card.json").read_text())
+    assert [r for r in full["scores"] if r["dataset"] == "SciFact"] == [r for r in first["scores"] if r["dataset"] == "SciFact"]
+
+
+def test_error_policy(tmp_path, shared_data, capsys):
+    """Items whose output kept errors: counted, and scored as the policy says."""
+    from hteb_score import revision as rev
+    from hteb_score.sources import read_source_dir, sample_dataset
+
+    build_revision(tmp_path / "rev", shared_data, ["STSBenchmark"], label="e1", rows=8)
+    dataset = sample_dataset(read_source_dir(shared_data / "STSBenchmark"), 8)
+    records = []
+    for index, ref in enumerate(dataset.iter_texts()):
+        errors = ["identical"] if index % 4 == 0 else []
+        records.append(item_record(dataset, ref, "paraphrasing", 1337, ref.text if errors else reverse_words(ref.text), errors))
+    (tmp_path / "rev" / "data" / "STSBenchmark" / "paraphrasing_1337.parquet").unlink()
+    rev.write_items(tmp_path / "rev", "STSBenchmark", "paraphrasing", 1337, records)
+    manifest = json.loads((tmp_path / "rev" / "manifest.json").read_text())
+    rev.seal(tmp_path / "rev", {k: v for k, v in manifest.items() if k not in ("schema_version", "files", "content_hash")})
+    LocalStore(tmp_path / "store").publish(tmp_path / "rev")
+    cards = {}
+    for policy in ("original", "drop", "keep"):
+        out = tmp_path / policy
+        assert main([minilm_path(), "--store", str(tmp_path / "store"), "--revision", "e1", "--on-error", policy,
+                     "--out", str(out), "--quiet"]) == 0
+        cards[policy] = json.loads((out / "result_card.json").read_text())
+    for policy, card in cards.items():
+        assert card["error_policy"] == [{"dataset": "STSBenchmark", "transformation": "paraphrasing", "seed": 1337,
+                                         "items": 16, "with_errors": 4, "action": policy}]
+    values = {p: next(r["value"] for r in c["scores"] if r["transformation"] == "paraphrasing") for p, c in cards.items()}
+    assert len(set(values.values())) == 3  # three policies, three different scores
+
+
+def test_source_dir_scores_original_only(shared_data, tmp_path, capsys):
+    code, out, err = _run(capsys, minilm_path(), "--source-dir", str(shared_data), "--datasets", "TwitterSemEval2015",
+                          "--out", str(tmp_path), "--quiet")
+    assert code == 0, err
+    card = json.loads((tmp_path / "result_card.json").read_text())
+    assert {r["transformation"] for r in card["scores"]} == {"original"}
+    assert card["dataset"]["repo_id"].startswith("local:") and card["dataset"]["revision"].startswith("sha256:")
+    assert card["statistics"] is None
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["/no/such/model"], "cannot load model '/no/such/model'"),
+        (["--datasets", "Nope"], "has no dataset 'Nope'"),
+        (["--revision", "v9"], "no revision 'v9'"),
+        (["--transformations", "shouting"], "unknown transformation 'shouting'"),
+        (["--transformations", "expansion"], "has no transformation 'expansion'"),
+        (["--seeds", "13x7"], "--seeds must be integers"),
+        (["--seeds", "42"], "has no seed 42"),
+    ],
+)
+def test_bad_input_is_one_line(store, tmp_path, capsys, args, message):
+    model = [] if args[0].startswith("/") else [minilm_path()]
+    revision = [] if "--revision" in args else ["--revision", "v1"]
+    code, out, err = _run(capsys, *model, *args, "--store", str(store), *revision, "--out", str(tmp_path), "--quiet")
+    assert code == 2
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "result_card.json").exists()
+
+
+def test_corrupted_revision_and_malformed_source(store, tmp_path, shared_data, capsys):
+    copy = tmp_path / "store"
+    shutil.copytree(store, copy)
+    revision = LocalStore(copy).fetch("v1")
+    target = revision.root / "data" / "SciFact" / "translation_1338.parquet"
+    target.chmod(0o644)
+    target.write_bytes(target.read_bytes()[::-1])
+    code, _, err = _run(capsys, minilm_path(), "--store", str(copy), "--revision", "v1", "--out", str(tmp_path / "o"))
+    assert code == 2 and "translation_1338.parquet is corrupted" in err and err.count("\n") == 1
+
+    source = tmp_path / "src"
+    shutil.copytree(shared_data / "STSBenchmark", source / "STSBenchmark")
+    with open(source / "STSBenchmark" / "test.jsonl", "a") as handle:
+        handle.write("{not json}\n")
+    code, _, err = _run(capsys, minilm_path(), "--source-dir", str(source), "--out", str(tmp_path / "o"))
+    assert code == 2 and "test.jsonl:1380: not valid JSON" in err
