@@ -1,0 +1,108 @@
+"""Classification: logistic regression on the embeddings, accuracy on the evaluation split.
+
+mteb (AbsTaskClassification + SklearnEvaluator, few-shot): `n_experiments` (10) times, train
+`LogisticRegression(max_iter=100, random_state=42)` on at most `samples_per_label` (8, or the
+task's override) training rows per label, chosen by shuffling the previous experiment's index
+order with a fresh `np.random.RandomState(42)` and taking the first rows of each label; predict
+the evaluation split; accuracy / macro and weighted f1, precision, recall (and hard-prediction
+AP for binary tasks) are averaged over experiments; main score `accuracy`.
+hteb (the paper; PTEB App. C): one `LogisticRegression(max_iter=100, random_state=seed)` (sklearn
+defaults otherwise: lbfgs, C=1, L2) trained on the FULL training split, `accuracy` on the
+evaluation split. Only the evaluation split is transformed; the training split stays original.
+Rows with a `lang` field are scored per language (training rows of the same language).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import defaultdict
+from collections.abc import Sequence
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning, UndefinedMetricWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score, average_precision_score, f1_score, precision_score, recall_score
+
+from hteb_score.evaluators import mteb_tasks
+from hteb_score.evaluators.base import Embed, Evaluator, TaskScore, Text, main_metric, register, task_score
+from hteb_score.evaluators.subsets import DEFAULT, group_rows, require_rows
+from hteb_score.sources import SourceDataset
+
+
+@register
+class ClassificationEvaluator(Evaluator):
+    task_types = ("Classification",)
+
+    def texts(self, dataset: SourceDataset) -> list[Text]:
+        train = dataset.tables[dataset.info.train_split]
+        return [(r["text"], None) for r in train] + [(r["text"], None) for r in dataset.eval_rows()]
+
+    def evaluate(self, dataset: SourceDataset, embed: Embed, *, protocol: str, seed: int = 42) -> TaskScore:
+        metric = main_metric(dataset.info.task_type, protocol)
+        test = dataset.eval_rows()
+        train = dataset.tables[dataset.info.train_split]
+        require_rows(dataset, dataset.info.eval_split, test)
+        require_rows(dataset, dataset.info.train_split, train)
+        train_groups = group_rows(train)
+        details = {}
+        for subset, test_index in group_rows(test).items():
+            train_index = train_groups.get(subset, train_groups.get(DEFAULT, []))
+            if not train_index:
+                train_index = list(range(len(train)))
+            x_train_texts = [train[i]["text"] for i in train_index]
+            y_train = np.asarray([train[i]["label"] for i in train_index])
+            x_test = embed([test[i]["text"] for i in test_index], None)
+            y_test = np.asarray([test[i]["label"] for i in test_index])
+            if protocol == "mteb":
+                settings = mteb_tasks.classification(dataset.info.mteb_task)
+                details[subset] = _few_shot(x_train_texts, y_train, x_test, y_test, embed, settings, seed)
+            else:
+                model = _fit(embed(x_train_texts, None), y_train, seed)
+                details[subset] = {"accuracy": float(accuracy_score(y_test, model.predict(x_test)))}
+        return task_score(metric, details)
+
+
+def _fit(x: np.ndarray, y: np.ndarray, seed: int) -> LogisticRegression:
+    with warnings.catch_warnings():  # max_iter=100 is the protocol, not a mistake to warn about
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return LogisticRegression(max_iter=100, random_state=seed).fit(x, y)
+
+
+def _undersample(labels: np.ndarray, idxs: list[int], samples_per_label: int, seed: int) -> list[int]:
+    """mteb's `_undersample_data`: shuffle `idxs` IN PLACE with a fresh RandomState(seed), keep the
+    first `samples_per_label` of each label in that order."""
+    np.random.RandomState(seed).shuffle(idxs)
+    counts: dict[str, int] = defaultdict(int)
+    chosen = []
+    for i in idxs:
+        if counts[labels[i]] < samples_per_label:
+            chosen.append(i)
+            counts[labels[i]] += 1
+    return chosen
+
+
+def _few_shot(train_texts: Sequence[str], y_train: np.ndarray, x_test: np.ndarray, y_test: np.ndarray,
+              embed: Embed, settings: mteb_tasks.ClassificationSettings, seed: int) -> dict[str, float]:
+    idxs = list(range(len(train_texts)))
+    experiments = [_undersample(y_train, idxs, settings.samples_per_label, seed) for _ in range(settings.n_experiments)]
+    union = sorted(set().union(*experiments))
+    union_emb = embed([train_texts[i] for i in union], None)
+    position = {original: pos for pos, original in enumerate(union)}
+    scores = []
+    for chosen in experiments:
+        model = _fit(union_emb[[position[i] for i in chosen]], y_train[chosen], seed)
+        with warnings.catch_warnings():  # a label never predicted has precision 0, as in mteb
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            scores.append(_scores(y_test, model.predict(x_test)))
+    return {key: float(np.mean([s[key] for s in scores])) for key in scores[0]}
+
+
+def _scores(y_test: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
+    out = {"accuracy": accuracy_score(y_test, y_pred)}
+    for name, fn in (("f1", f1_score), ("precision", precision_score), ("recall", recall_score)):
+        out[name] = fn(y_test, y_pred, average="macro")
+        out[f"{name}_weighted"] = fn(y_test, y_pred, average="weighted")
+    if len(np.unique(y_test)) == 2 and np.issubdtype(y_test.dtype, np.number):  # mteb: binary tasks only
+        out["ap"] = average_precision_score(y_test, y_pred, average="macro")
+        out["ap_weighted"] = average_precision_score(y_test, y_pred, average="weighted")
+    return out

@@ -1,0 +1,81 @@
+"""Per-task settings of the mteb 2.26.24 task classes that change a main score, copied from the
+class attributes (mteb is a test dependency only; tests/evaluators/test_mteb_tasks.py reads the
+installed mteb and fails if any value here drifts from it).
+
+A dataset names its mteb task in `dataset.json` (`mteb_task`); a task not listed here (or none)
+gets the abstract task class's defaults, and clustering of an unlisted task uses the legacy rule
+(all documents, one cluster set per subset) because mteb's fast default embeds only 4% of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ClassificationSettings:
+    """AbsTaskClassification: few-shot logistic regression, repeated n_experiments times."""
+
+    samples_per_label: int = 8
+    n_experiments: int = 10
+
+
+@dataclass(frozen=True)
+class ClusteringSettings:
+    """AbsTaskClustering ("fast", bootstrapped) or AbsTaskClusteringLegacy ("legacy")."""
+
+    kind: str = "legacy"  # "legacy" | "fast"
+    max_fraction_of_documents_to_embed: float | None = 0.04
+    max_document_to_embed: int | None = None
+    max_documents_per_cluster: int = 16_384
+    n_clusters: int = 10  # bootstrap rounds (mteb's name)
+    k_mean_batch_size: int = 512
+    legacy_batch_size: int = 500
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    """AbsTaskRetrieval: self-hit removal and the cut-offs whose metrics are reported."""
+
+    ignore_identical_ids: bool = False
+    k_values: tuple[int, ...] = (1, 3, 5, 10, 20, 100, 1000)
+
+
+@dataclass(frozen=True)
+class SummarizationSettings:
+    """`deprecated` = DeprecatedSummarizationEvaluator (task `SummEval`, mteb issue #1156)."""
+
+    deprecated: bool = False
+
+
+CLASSIFICATION: dict[str, ClassificationSettings] = {
+    "Banking77Classification": ClassificationSettings(),
+    "IsiZuluNewsClassification": ClassificationSettings(),
+}
+CLUSTERING: dict[str, ClusteringSettings] = {
+    "TwentyNewsgroupsClustering.v2": ClusteringSettings(kind="fast"),
+    "MasakhaNEWSClusteringS2S": ClusteringSettings(kind="legacy"),
+}
+RETRIEVAL: dict[str, RetrievalSettings] = {
+    "SciFact": RetrievalSettings(ignore_identical_ids=False),
+}
+SUMMARIZATION: dict[str, SummarizationSettings] = {
+    "SummEval": SummarizationSettings(deprecated=True),
+    "SummEvalSummarization.v2": SummarizationSettings(deprecated=False),
+}
+
+
+def classification(task: str | None) -> ClassificationSettings:
+    return CLASSIFICATION.get(task or "", ClassificationSettings())
+
+
+def clustering(task: str | None) -> ClusteringSettings:
+    return CLUSTERING.get(task or "", ClusteringSettings())
+
+
+def retrieval(task: str | None) -> RetrievalSettings:
+    return RETRIEVAL.get(task or "", RetrievalSettings())
+
+
+def summarization(task: str | None) -> SummarizationSettings:
+    return SUMMARIZATION.get(task or "", SummarizationSettings())

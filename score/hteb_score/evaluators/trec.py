@@ -1,0 +1,46 @@
+"""Ranking metrics with pytrec_eval, named and rounded as mteb 2.26 reports them.
+
+trec_eval semantics: documents ranked by score (descending) with ties broken by document id
+descending; nDCG gain = the raw qrel value; each measure is the mean over the queries that are
+both in the qrels and the run, rounded to 5 decimals (mteb's `round(sum / n, 5)`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pytrec_eval
+
+_MEASURES = {"ndcg_cut": "ndcg_at", "map_cut": "map_at", "recall": "recall_at", "P": "precision_at"}
+
+
+def doc_text(row: Mapping[str, Any]) -> str:
+    """A corpus document as mteb 2.x embeds it: `(title + " " + text).strip()` when it has a title."""
+    title = row.get("title")
+    return f"{title} {row['text']}".strip() if title else str(row["text"]).strip()
+
+
+def qrels_of(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+    qrels: dict[str, dict[str, int]] = {}
+    for row in rows:
+        qrels.setdefault(str(row["query_id"]), {})[str(row["doc_id"])] = int(row["score"])
+    return qrels
+
+
+def ranking_metrics(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mapping[str, float]],
+                    k_values: Sequence[int], *, full_map: bool = False) -> dict[str, float]:
+    """ndcg/map/recall/precision at each k (and uncut `map` when asked), mean over queries, 5 d.p."""
+    ks = ",".join(str(k) for k in k_values)
+    measures = {f"{m}.{ks}" for m in _MEASURES} | ({"map"} if full_map else set())
+    per_query = pytrec_eval.RelevanceEvaluator(dict(qrels), measures).evaluate(dict(run))
+    if not per_query:
+        return {}
+    out = {}
+    for trec_name, name in _MEASURES.items():
+        for k in k_values:
+            values = [scores[f"{trec_name}_{k}"] for scores in per_query.values()]
+            out[f"{name}_{k}"] = round(sum(values) / len(values), 5)
+    if full_map:
+        out["map"] = round(sum(s["map"] for s in per_query.values()) / len(per_query), 5)
+    return out
