@@ -58,6 +58,8 @@ CLUSTERING: dict[str, ClusteringSettings] = {
 }
 RETRIEVAL: dict[str, RetrievalSettings] = {
     "SciFact": RetrievalSettings(ignore_identical_ids=False),
+    "ArguAna": RetrievalSettings(ignore_identical_ids=True),
+    "QuoraRetrieval": RetrievalSettings(ignore_identical_ids=True),
 }
 SUMMARIZATION: dict[str, SummarizationSettings] = {
     "SummEval": SummarizationSettings(deprecated=True),
