@@ -108,7 +108,7 @@ def score_variants(groups: Sequence[list[Variant]], table: EmbeddingTable, *, pr
     for variants in groups:
         evaluator = get_evaluator(variants[0].dataset.info.task_type)
         for variant in variants:
-            texts.extend(evaluator.texts(variant.dataset, protocol))
+            texts.extend(evaluator.texts(variant.dataset))
             for record in variant.records:  # drift needs the kept output even where it is not scored
                 prompt = _prompt_of(record["split"])
                 texts.append((record["original_text"], prompt))

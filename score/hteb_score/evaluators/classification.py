@@ -1,100 +1,108 @@
-"""Classification: logistic regression on embeddings of the training split, accuracy on the
-evaluation split (the transformed texts live in the evaluation split only).
+"""Classification: logistic regression on the embeddings, accuracy on the evaluation split.
 
-`mteb` protocol (mteb 2.26 `AbsTaskClassification`, few-shot): 10 experiments; experiment i trains
-`LogisticRegression(max_iter=100, random_state=42)` on at most `samples_per_label` rows per label
-(8, or the task's override, e.g. 32 for AmazonCounterfactualClassification), chosen as the first
-rows of each label in an order made by shuffling the previous experiment's order with a fresh
-`np.random.RandomState(42)`; main score = mean accuracy over the 10 experiments.
-`hteb` protocol (the paper; seeds/000 App. C "complete train/test splits"): one
-`LogisticRegression(max_iter=100, random_state=42)` (mteb 1.38.33 defaults) fit on the whole
-training split; score = accuracy on the evaluation split.
-Both: labels are used as given (strings or ints); subsets by `lang` in both splits; task score =
-mean over subsets.
+mteb (AbsTaskClassification + SklearnEvaluator, few-shot): `n_experiments` (10) times, train
+`LogisticRegression(max_iter=100, random_state=42)` on at most `samples_per_label` (8, or the
+task's override) training rows per label, chosen by shuffling the previous experiment's index
+order with a fresh `np.random.RandomState(42)` and taking the first rows of each label; predict
+the evaluation split; accuracy / macro and weighted f1, precision, recall (and hard-prediction
+AP for binary tasks) are averaged over experiments; main score `accuracy`.
+hteb (the paper; PTEB App. C): one `LogisticRegression(max_iter=100, random_state=seed)` (sklearn
+defaults otherwise: lbfgs, C=1, L2) trained on the FULL training split, `accuracy` on the
+evaluation split. Only the evaluation split is transformed; the training split stays original.
+Rows with a `lang` field are scored per language (training rows of the same language).
 """
 
 from __future__ import annotations
 
 import warnings
 from collections import defaultdict
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, UndefinedMetricWarning
 from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import accuracy_score, f1_score
+from sklearn.metrics import accuracy_score, average_precision_score, f1_score, precision_score, recall_score
 
-from hteb_score.evaluators import Embed, Evaluator, TaskScore, check_protocol, make_score, register_evaluator, split_subsets
+from hteb_score.evaluators import mteb_tasks
+from hteb_score.evaluators.base import Embed, Evaluator, TaskScore, Text, main_metric, register, task_score
+from hteb_score.evaluators.subsets import DEFAULT, group_rows, require_rows
 from hteb_score.sources import SourceDataset
 
-SEED = 42
-N_EXPERIMENTS = 10
-SAMPLES_PER_LABEL = 8
-SAMPLES_PER_LABEL_OVERRIDES = {"AmazonCounterfactualClassification": 32}  # read off mteb 2.26.24's task classes
 
-
-def undersample_runs(labels: list[Any], samples_per_label: int, n_experiments: int = N_EXPERIMENTS) -> list[list[int]]:
-    """mteb's `_undersample_data`, simulated for every experiment: the selected row indices."""
-    idxs = list(range(len(labels)))
-    runs = []
-    for _ in range(n_experiments):
-        np.random.RandomState(SEED).shuffle(idxs)  # fresh RandomState per call, as mteb ("v1 compatibility")
-        counter: dict[Any, int] = defaultdict(int)
-        chosen = []
-        for i in idxs:
-            if counter[labels[i]] < samples_per_label:
-                chosen.append(i)
-                counter[labels[i]] += 1
-        runs.append(chosen)
-    return runs
-
-
-def _fit_predict(train_x: np.ndarray, train_y: list[Any], test_x: np.ndarray) -> np.ndarray:
-    model = LogisticRegression(max_iter=100, random_state=SEED)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        model.fit(train_x, train_y)
-    return model.predict(test_x)
-
-
-@register_evaluator("Classification")
+@register
 class ClassificationEvaluator(Evaluator):
-    def _splits(self, dataset: SourceDataset) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        return dataset.tables[dataset.info.train_split], dataset.eval_rows()
+    task_types = ("Classification",)
 
-    def _samples_per_label(self, dataset: SourceDataset) -> int:
-        return SAMPLES_PER_LABEL_OVERRIDES.get(dataset.info.mteb_task or "", SAMPLES_PER_LABEL)
+    def texts(self, dataset: SourceDataset) -> list[Text]:
+        train = dataset.tables[dataset.info.train_split]
+        return [(r["text"], None) for r in train] + [(r["text"], None) for r in dataset.eval_rows()]
 
-    def texts(self, dataset: SourceDataset, protocol: str) -> list[tuple[str, str | None]]:
-        train, test = self._splits(dataset)
-        out = [(row["text"], None) for row in test]
-        train_groups = split_subsets(train)
-        for rows in train_groups.values():
+    def evaluate(self, dataset: SourceDataset, embed: Embed, *, protocol: str, seed: int = 42) -> TaskScore:
+        metric = main_metric(dataset.info.task_type, protocol)
+        test = dataset.eval_rows()
+        train = dataset.tables[dataset.info.train_split]
+        require_rows(dataset, dataset.info.eval_split, test)
+        require_rows(dataset, dataset.info.train_split, train)
+        train_groups = group_rows(train)
+        details = {}
+        for subset, test_index in group_rows(test).items():
+            train_index = train_groups.get(subset, train_groups.get(DEFAULT, []))
+            if not train_index:
+                train_index = list(range(len(train)))
+            x_train_texts = [train[i]["text"] for i in train_index]
+            y_train = np.asarray([train[i]["label"] for i in train_index])
+            x_test = embed([test[i]["text"] for i in test_index], None)
+            y_test = np.asarray([test[i]["label"] for i in test_index])
             if protocol == "mteb":
-                runs = undersample_runs([r["label"] for r in rows], self._samples_per_label(dataset))
-                rows = [rows[i] for i in sorted(set().union(*runs))]
-            out.extend((row["text"], None) for row in rows)
-        return out
-
-    def evaluate(self, dataset: SourceDataset, embed: Embed, *, protocol: str) -> TaskScore:
-        check_protocol(protocol)
-        train, test = self._splits(dataset)
-        train_groups = split_subsets(train)
-        per_subset = {}
-        for subset, test_rows in split_subsets(test).items():
-            train_rows = train_groups.get(subset) or train_groups.get("default", [])
-            test_x = embed([r["text"] for r in test_rows], None)
-            test_y = [r["label"] for r in test_rows]
-            train_y = [r["label"] for r in train_rows]
-            if protocol == "mteb":
-                runs = undersample_runs(train_y, self._samples_per_label(dataset))
-                accuracies, f1s = [], []
-                for run in runs:
-                    pred = _fit_predict(embed([train_rows[i]["text"] for i in run], None), [train_y[i] for i in run], test_x)
-                    accuracies.append(accuracy_score(test_y, pred))
-                    f1s.append(f1_score(test_y, pred, average="macro"))
-                per_subset[subset] = {"accuracy": float(np.mean(accuracies)), "f1": float(np.mean(f1s))}
+                settings = mteb_tasks.classification(dataset.info.mteb_task)
+                details[subset] = _few_shot(x_train_texts, y_train, x_test, y_test, embed, settings, seed)
             else:
-                pred = _fit_predict(embed([r["text"] for r in train_rows], None), train_y, test_x)
-                per_subset[subset] = {"accuracy": accuracy_score(test_y, pred), "f1": f1_score(test_y, pred, average="macro")}
-        return make_score("accuracy", per_subset)
+                model = _fit(embed(x_train_texts, None), y_train, seed)
+                details[subset] = {"accuracy": float(accuracy_score(y_test, model.predict(x_test)))}
+        return task_score(metric, details)
+
+
+def _fit(x: np.ndarray, y: np.ndarray, seed: int) -> LogisticRegression:
+    with warnings.catch_warnings():  # max_iter=100 is the protocol, not a mistake to warn about
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return LogisticRegression(max_iter=100, random_state=seed).fit(x, y)
+
+
+def _undersample(labels: np.ndarray, idxs: list[int], samples_per_label: int, seed: int) -> list[int]:
+    """mteb's `_undersample_data`: shuffle `idxs` IN PLACE with a fresh RandomState(seed), keep the
+    first `samples_per_label` of each label in that order."""
+    np.random.RandomState(seed).shuffle(idxs)
+    counts: dict[str, int] = defaultdict(int)
+    chosen = []
+    for i in idxs:
+        if counts[labels[i]] < samples_per_label:
+            chosen.append(i)
+            counts[labels[i]] += 1
+    return chosen
+
+
+def _few_shot(train_texts: Sequence[str], y_train: np.ndarray, x_test: np.ndarray, y_test: np.ndarray,
+              embed: Embed, settings: mteb_tasks.ClassificationSettings, seed: int) -> dict[str, float]:
+    idxs = list(range(len(train_texts)))
+    experiments = [_undersample(y_train, idxs, settings.samples_per_label, seed) for _ in range(settings.n_experiments)]
+    union = sorted(set().union(*experiments))
+    union_emb = embed([train_texts[i] for i in union], None)
+    position = {original: pos for pos, original in enumerate(union)}
+    scores = []
+    for chosen in experiments:
+        model = _fit(union_emb[[position[i] for i in chosen]], y_train[chosen], seed)
+        with warnings.catch_warnings():  # a label never predicted has precision 0, as in mteb
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            scores.append(_scores(y_test, model.predict(x_test)))
+    return {key: float(np.mean([s[key] for s in scores])) for key in scores[0]}
+
+
+def _scores(y_test: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
+    out = {"accuracy": accuracy_score(y_test, y_pred)}
+    for name, fn in (("f1", f1_score), ("precision", precision_score), ("recall", recall_score)):
+        out[name] = fn(y_test, y_pred, average="macro")
+        out[f"{name}_weighted"] = fn(y_test, y_pred, average="weighted")
+    if len(np.unique(y_test)) == 2 and np.issubdtype(y_test.dtype, np.number):  # mteb: binary tasks only
+        out["ap"] = average_precision_score(y_test, y_pred, average="macro")
+        out["ap_weighted"] = average_precision_score(y_test, y_pred, average="weighted")
+    return out

@@ -1,12 +1,10 @@
-"""PairClassification.
+"""Pair classification: average precision of a similarity score at telling paraphrase pairs (1)
+from the rest (0).
 
-`mteb` protocol (mteb 2.26 `AbsTaskPairClassification`): five pair scores per pair (model
-similarity = torch pairwise cosine, sklearn cosine, negated Manhattan and Euclidean distances, dot
-product); for each, sklearn `average_precision_score` over the 0/1 labels; main score `max_ap` =
-the maximum of the five APs (not cosine only).
-`hteb` protocol (the paper's code: "cosine average precision"): `cosine_ap` = sklearn average
-precision of the sklearn cosine scores alone.
-Both: task score = mean over `lang` subsets.
+mteb (AbsTaskPairClassification): sklearn `average_precision_score` (tied scores form one
+threshold) for five scores — `similarity` (torch pairwise cosine), `cosine` (sklearn paired
+cosine), `dot`, and negated `manhattan` / `euclidean` distances; main score `max_ap`, the best of
+the five. hteb (the paper, App. G): `ap`, the cosine average precision alone.
 """
 
 from __future__ import annotations
@@ -15,35 +13,42 @@ import numpy as np
 from sklearn.metrics import average_precision_score
 from sklearn.metrics.pairwise import paired_euclidean_distances, paired_manhattan_distances
 
-from hteb_score.evaluators import Embed, Evaluator, TaskScore, check_protocol, make_score, register_evaluator, split_subsets
-from hteb_score.evaluators.similarity import paired_cosine, torch_pairwise_cosine
+from hteb_score.evaluators.base import Embed, Evaluator, TaskScore, Text, main_metric, register, task_score
+from hteb_score.evaluators.similarity import paired_cosine, pairwise_cos_torch
+from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_score.sources import SourceDataset
 
 
-def _ap(labels: np.ndarray, scores: np.ndarray, higher_is_similar: bool) -> float:
-    # mteb passes `.tolist()` float32 scores through np.array: float64 copies of the float32 values
-    values = np.asarray(np.asarray(scores).tolist(), dtype=np.float64)
-    return float(average_precision_score(labels, values * (1 if higher_is_similar else -1)))
-
-
-@register_evaluator("PairClassification")
+@register
 class PairClassificationEvaluator(Evaluator):
-    def texts(self, dataset: SourceDataset, protocol: str) -> list[tuple[str, str | None]]:
-        return [(row[f], None) for row in dataset.eval_rows() for f in ("sentence1", "sentence2")]
+    task_types = ("PairClassification",)
 
-    def evaluate(self, dataset: SourceDataset, embed: Embed, *, protocol: str) -> TaskScore:
-        check_protocol(protocol)
-        per_subset = {}
-        for subset, rows in split_subsets(dataset.eval_rows()).items():
-            e1 = embed([r["sentence1"] for r in rows], None)
-            e2 = embed([r["sentence2"] for r in rows], None)
-            labels = np.asarray([int(r["label"]) for r in rows], dtype=np.int64)
-            metrics = {"cosine_ap": _ap(labels, paired_cosine(e1, e2), True)}
-            if protocol == "mteb":
-                metrics["similarity_ap"] = _ap(labels, torch_pairwise_cosine(e1, e2), True)
-                metrics["manhattan_ap"] = _ap(labels, paired_manhattan_distances(e1, e2), False)
-                metrics["euclidean_ap"] = _ap(labels, paired_euclidean_distances(e1, e2), False)
-                metrics["dot_ap"] = _ap(labels, np.asarray([np.dot(a, b) for a, b in zip(e1, e2)]), True)
-                metrics["max_ap"] = max(metrics.values())
-            per_subset[subset] = metrics
-        return make_score("max_ap" if protocol == "mteb" else "cosine_ap", per_subset)
+    def texts(self, dataset: SourceDataset) -> list[Text]:
+        rows = dataset.eval_rows()
+        return [(r["sentence1"], None) for r in rows] + [(r["sentence2"], None) for r in rows]
+
+    def evaluate(self, dataset: SourceDataset, embed: Embed, *, protocol: str, seed: int = 42) -> TaskScore:
+        metric = main_metric(dataset.info.task_type, protocol)
+        rows = dataset.eval_rows()
+        require_rows(dataset, dataset.info.eval_split, rows)
+        details = {}
+        for subset, index in group_rows(rows).items():
+            e1 = np.asarray(embed([rows[i]["sentence1"] for i in index], None))
+            e2 = np.asarray(embed([rows[i]["sentence2"] for i in index], None))
+            labels = np.asarray([int(rows[i]["label"]) for i in index])
+            details[subset] = _average_precisions(labels, e1, e2)
+        return task_score(metric, details)
+
+
+def _average_precisions(labels: np.ndarray, e1: np.ndarray, e2: np.ndarray) -> dict[str, float]:
+    scores = {  # higher = more similar for all five
+        "similarity": pairwise_cos_torch(e1, e2),
+        "cosine": paired_cosine(e1, e2),
+        "manhattan": -paired_manhattan_distances(e1, e2),
+        "euclidean": -paired_euclidean_distances(e1, e2),
+        "dot": np.asarray([np.dot(e1[i], e2[i]) for i in range(len(e1))]),
+    }
+    out = {f"{name}_ap": float(average_precision_score(labels, values)) for name, values in scores.items()}
+    out["max_ap"] = max(out.values())
+    out["ap"] = out["cosine_ap"]
+    return out

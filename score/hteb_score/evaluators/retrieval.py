@@ -1,87 +1,64 @@
-"""Retrieval: queries against the whole corpus, exact inner-product search with faiss on
-L2-normalised float32 embeddings (= cosine), top 1000 per query, trec metrics with pytrec_eval.
+"""Retrieval: exact nearest-neighbour search by cosine similarity, scored with pytrec_eval.
 
-Both protocols (mteb 2.26 `AbsTaskRetrieval`, which the paper's pytrec_eval `ndcg_cut.10` also
-is): document text = `(title + " " + text).strip()` (the text alone when there is no title);
-queries embedded with the `query` prompt role, documents with `document`; queries whose qrels are
-empty or absent are dropped; for the tasks in IGNORE_IDENTICAL_IDS a hit whose doc id equals the
-query id is removed after retrieval (not refilled); main score `ndcg_at_10` = pytrec_eval
-`ndcg_cut_10` (linear gain, ties ranked by doc id descending) averaged over the evaluated queries
-and rounded to 5 decimals, as mteb does. The corpus is never transformed, so every variant of a
-dataset reuses the same document embeddings.
+Both protocols (mteb's AbsTaskRetrieval; the paper's pytrec_eval `ndcg_cut.10`): queries are
+embedded with prompt type "query", documents ((title + " " + text).strip()) with "document";
+queries with no qrels row are left out (mteb's `_filter_queries_without_positives`); a faiss
+`IndexFlatIP` over L2-normalised float32 vectors returns the top min(1000, corpus size) documents
+per query; where the mteb task sets `ignore_identical_ids`, a hit whose id equals the query id
+is removed afterwards (the run is not refilled). Metrics per trec.py (ties by doc id descending,
+5-decimal means). Main score `ndcg_at_10` in both protocols. Only the queries are transformed,
+so a transformed variant re-uses the corpus embeddings.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
+import faiss
 import numpy as np
 
-from hteb_score.evaluators import Embed, Evaluator, TaskScore, check_protocol, make_score, register_evaluator
-from hteb_score.evaluators.similarity import normalized
+from hteb_score.evaluators import mteb_tasks
+from hteb_score.evaluators.base import Embed, Evaluator, TaskScore, Text, main_metric, register, task_score
+from hteb_score.evaluators.similarity import normalize
+from hteb_score.evaluators.subsets import group_rows, require_rows
+from hteb_score.evaluators.trec import doc_text, qrels_of, ranking_metrics
 from hteb_score.sources import SourceDataset
 
 TOP_K = 1000
-IGNORE_IDENTICAL_IDS = frozenset({"ArguAna", "FiQA2018", "QuoraRetrieval", "MSMARCO", "FEVER", "FEVERHardNegatives",
-                                  "QuoraRetrievalHardNegatives"})  # subset of mteb 2.26.24's flagged tasks
 
 
-def document_text(row: Mapping[str, Any]) -> str:
-    title = row.get("title") or ""
-    return f"{title} {row['text']}".strip() if title else str(row["text"]).strip()
+def scored_queries(dataset: SourceDataset) -> list[dict]:
+    """The query rows that have at least one qrels row."""
+    judged = {str(r["query_id"]) for r in dataset.tables["qrels"]}
+    return [q for q in dataset.tables["queries"] if str(q["id"]) in judged]
 
 
-def qrels_of(dataset: SourceDataset) -> dict[str, dict[str, int]]:
-    qrels: dict[str, dict[str, int]] = {}
-    for row in dataset.tables["qrels"]:
-        qrels.setdefault(str(row["query_id"]), {})[str(row["doc_id"])] = int(row["score"])
-    return qrels
-
-
-def trec_means(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]], measures: dict[str, str]) -> dict[str, float]:
-    """pytrec_eval measures averaged over the queries it returns, rounded to 5 decimals (mteb)."""
-    import pytrec_eval
-
-    names = {m.rsplit("_", 1)[0] + "." + m.rsplit("_", 1)[1] if "_" in m else m for m in measures.values()}
-    per_query = pytrec_eval.RelevanceEvaluator(qrels, names).evaluate(run)
-    out = {}
-    for key, measure in measures.items():
-        values = [scores[measure] for scores in per_query.values()]
-        out[key] = round(sum(values) / len(values), 5) if values else 0.0
-    return out
-
-
-def search(query_vectors: np.ndarray, doc_vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Exact cosine top-k with faiss (inner product on unit vectors)."""
-    import faiss
-
-    docs = normalized(doc_vectors)
-    index = faiss.IndexFlatIP(docs.shape[1])
-    index.add(docs)
-    return index.search(normalized(query_vectors), min(k, docs.shape[0]))
-
-
-@register_evaluator("Retrieval")
+@register
 class RetrievalEvaluator(Evaluator):
-    def texts(self, dataset: SourceDataset, protocol: str) -> list[tuple[str, str | None]]:
-        return ([(q["text"], "query") for q in dataset.tables["queries"]]
-                + [(document_text(d), "document") for d in dataset.tables["corpus"]])
+    task_types = ("Retrieval",)
 
-    def evaluate(self, dataset: SourceDataset, embed: Embed, *, protocol: str) -> TaskScore:
-        check_protocol(protocol)
-        qrels = {q: docs for q, docs in qrels_of(dataset).items() if docs}
-        queries = [q for q in dataset.tables["queries"] if str(q["id"]) in qrels]
+    def texts(self, dataset: SourceDataset) -> list[Text]:
+        return ([(q["text"], "query") for q in scored_queries(dataset)]
+                + [(doc_text(d), "document") for d in dataset.tables["corpus"]])
+
+    def evaluate(self, dataset: SourceDataset, embed: Embed, *, protocol: str, seed: int = 42) -> TaskScore:
+        metric = main_metric(dataset.info.task_type, protocol)
+        settings = mteb_tasks.retrieval(dataset.info.mteb_task)
+        queries = scored_queries(dataset)
         corpus = dataset.tables["corpus"]
+        require_rows(dataset, "queries", queries)
+        require_rows(dataset, "corpus", corpus)
         doc_ids = [str(d["id"]) for d in corpus]
-        scores, hits = search(embed([q["text"] for q in queries], "query"),
-                              embed([document_text(d) for d in corpus], "document"), TOP_K)
-        ignore_self = (dataset.info.mteb_task or dataset.name) in IGNORE_IDENTICAL_IDS
-        run: dict[str, dict[str, float]] = {}
-        for query, row_scores, row_hits in zip(queries, scores, hits):
-            qid = str(query["id"])
-            run[qid] = {doc_ids[h]: float(s) for s, h in zip(row_scores, row_hits)
-                        if h >= 0 and not (ignore_self and doc_ids[h] == qid)}
-        metrics = trec_means({q: qrels[q] for q in run}, run,
-                             {"ndcg_at_10": "ndcg_cut_10", "map_at_1000": "map_cut_1000", "recall_at_100": "recall_100"})
-        return make_score("ndcg_at_10", {"default": metrics})
+        doc_emb = normalize(embed([doc_text(d) for d in corpus], "document")).numpy()
+        index = faiss.IndexFlatIP(doc_emb.shape[1])
+        index.add(np.ascontiguousarray(doc_emb))
+        qrels = qrels_of(dataset.tables["qrels"])
+        details = {}
+        for subset, rows in group_rows(queries).items():
+            query_ids = [str(queries[i]["id"]) for i in rows]
+            q_emb = normalize(embed([queries[i]["text"] for i in rows], "query")).numpy()
+            scores, hits = index.search(np.ascontiguousarray(q_emb), min(TOP_K, len(doc_ids)))
+            run = {}
+            for qid, row_scores, row_hits in zip(query_ids, scores, hits):
+                run[qid] = {doc_ids[h]: float(s) for s, h in zip(row_scores, row_hits)
+                            if h >= 0 and not (settings.ignore_identical_ids and doc_ids[h] == qid)}
+            details[subset] = ranking_metrics({q: qrels[q] for q in query_ids}, run, settings.k_values)
+        return task_score(metric, details)

@@ -1,57 +1,34 @@
-"""The similarity arithmetic the evaluators share, computed the way mteb computes it (same library,
-same dtype), because ranks and ties depend on the last bits of a float32 cosine."""
+"""Similarities computed the way mteb 2.26 computes them, so tied scores stay tied (or not) exactly
+as in mteb: pairwise tasks use sklearn's paired cosine; matrices (summarisation, reranking) use
+torch float32 `normalize(p=2) @ normalize(p=2).T` (mteb.similarity_functions.cos_sim)."""
 
 from __future__ import annotations
 
 import numpy as np
+import torch
 from sklearn.metrics.pairwise import paired_cosine_distances
 
 
+def normalize(embeddings: np.ndarray) -> torch.Tensor:
+    """L2-normalised float32 rows, with torch's eps handling (zero vectors stay zero)."""
+    return torch.nn.functional.normalize(torch.as_tensor(np.asarray(embeddings, dtype=np.float32)), p=2, dim=1)
+
+
+def cos_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """cos(a[i], b[j]) for all i, j in float32, as mteb's `cos_sim`."""
+    return (normalize(a) @ normalize(b).T).numpy()
+
+
+def dot_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a[i] . b[j] in float32, as mteb's `dot_score`."""
+    return (torch.as_tensor(np.asarray(a, dtype=np.float32)) @ torch.as_tensor(np.asarray(b, dtype=np.float32)).T).numpy()
+
+
+def pairwise_cos_torch(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """cos(a[i], b[i]) as mteb's `pairwise_cos_sim` (the `similarity_*` keys of a cosine model)."""
+    return (normalize(a) * normalize(b)).sum(dim=-1).numpy()
+
+
 def paired_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """sklearn's `1 - paired_cosine_distances` (mteb's STS/pair `cosine_scores`), input dtype."""
+    """cos(a[i], b[i]) as sklearn's `1 - paired_cosine_distances` (mteb's `cosine_*` keys)."""
     return 1 - paired_cosine_distances(a, b)
-
-
-def torch_pairwise_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """mteb's `pairwise_cos_sim`: torch L2-normalise, then row-wise dot, float32."""
-    import torch
-
-    ta = torch.nn.functional.normalize(torch.as_tensor(a), p=2, dim=1)
-    tb = torch.nn.functional.normalize(torch.as_tensor(b), p=2, dim=1)
-    return (ta * tb).sum(dim=-1).numpy()
-
-
-def torch_cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """mteb's `cos_sim`: torch L2-normalise both, then a @ b.T, float32."""
-    import torch
-
-    ta = torch.as_tensor(a)
-    tb = torch.as_tensor(b)
-    if ta.ndim == 1:
-        ta = ta.reshape(1, -1)
-    if tb.ndim == 1:
-        tb = tb.reshape(1, -1)
-    ta = torch.nn.functional.normalize(ta, p=2, dim=1)
-    tb = torch.nn.functional.normalize(tb, p=2, dim=1)
-    return (ta @ tb.transpose(0, 1)).numpy()
-
-
-def torch_dot_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """mteb's `dot_score`: a @ b.T in torch, float32."""
-    import torch
-
-    ta = torch.as_tensor(a)
-    tb = torch.as_tensor(b)
-    if ta.ndim == 1:
-        ta = ta.reshape(1, -1)
-    if tb.ndim == 1:
-        tb = tb.reshape(1, -1)
-    return (ta @ tb.transpose(0, 1)).numpy()
-
-
-def normalized(vectors: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length (zero rows stay zero), float32, C-contiguous (for faiss)."""
-    import torch
-
-    out = torch.nn.functional.normalize(torch.as_tensor(np.asarray(vectors, dtype=np.float32)), p=2, dim=1)
-    return np.ascontiguousarray(out.numpy())

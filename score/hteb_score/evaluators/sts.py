@@ -1,35 +1,55 @@
-"""STS and STR (SemRel2024 is an STS task in mteb; there is no separate STR code path).
+"""STS and STR: Spearman correlation between gold scores and the cosine of the two embeddings.
 
-Both protocols: prediction = cosine of the two sentence embeddings, computed as sklearn's
-`1 - paired_cosine_distances` (mteb's formula, float32); score = scipy Spearman correlation with
-the gold scores over all pairs of a subset; task score = mean over `lang` subsets. Gold scores are
-not rescaled: mteb's min/max normalisation is affine and changes no correlation.
-Metric names: `cosine_spearman` (mteb's main score) under `mteb`, `spearman` under `hteb`
-(the paper's name for the same number; App. G).
+mteb (AbsTaskSTS + AnySTSEvaluator): cosine = sklearn `1 - paired_cosine_distances`; Spearman
+and Pearson from scipy over all pairs of a subset; main score `cosine_spearman`. mteb's gold
+min/max normalisation is affine with positive slope, so it changes no correlation and is skipped.
+hteb (the paper, App. G): the same number, named `spearman`. STR has no code path of its own in
+either (SemRel24STS is an STS task). Subsets (`lang`) are scored separately and averaged.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
+from sklearn.metrics.pairwise import paired_euclidean_distances, paired_manhattan_distances
 
-from hteb_score.evaluators import Embed, Evaluator, TaskScore, check_protocol, make_score, register_evaluator, split_subsets
+from hteb_score.evaluators.base import Embed, Evaluator, TaskScore, Text, main_metric, register, task_score
 from hteb_score.evaluators.similarity import paired_cosine
+from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_score.sources import SourceDataset
 
 
-@register_evaluator("STS", "STR")
+@register
 class STSEvaluator(Evaluator):
-    def texts(self, dataset: SourceDataset, protocol: str) -> list[tuple[str, str | None]]:
-        return [(row[f], None) for row in dataset.eval_rows() for f in ("sentence1", "sentence2")]
+    task_types = ("STS", "STR")
 
-    def evaluate(self, dataset: SourceDataset, embed: Embed, *, protocol: str) -> TaskScore:
-        check_protocol(protocol)
-        main = "cosine_spearman" if protocol == "mteb" else "spearman"
-        per_subset = {}
-        for subset, rows in split_subsets(dataset.eval_rows()).items():
-            cosine = paired_cosine(embed([r["sentence1"] for r in rows], None), embed([r["sentence2"] for r in rows], None))
-            gold = np.asarray([float(r["score"]) for r in rows])
-            spearman = float(spearmanr(gold, cosine).statistic)
-            per_subset[subset] = {main: spearman, "cosine_pearson": float(pearsonr(gold, cosine).statistic)}
-        return make_score(main, per_subset)
+    def texts(self, dataset: SourceDataset) -> list[Text]:
+        rows = dataset.eval_rows()
+        return [(r["sentence1"], None) for r in rows] + [(r["sentence2"], None) for r in rows]
+
+    def evaluate(self, dataset: SourceDataset, embed: Embed, *, protocol: str, seed: int = 42) -> TaskScore:
+        metric = main_metric(dataset.info.task_type, protocol)
+        rows = dataset.eval_rows()
+        require_rows(dataset, dataset.info.eval_split, rows)
+        details = {}
+        for subset, index in group_rows(rows).items():
+            e1 = embed([rows[i]["sentence1"] for i in index], None)
+            e2 = embed([rows[i]["sentence2"] for i in index], None)
+            gold = np.asarray([float(rows[i]["score"]) for i in index])
+            details[subset] = _correlations(gold, e1, e2)
+            details[subset]["spearman"] = details[subset]["cosine_spearman"]  # a cosine model's similarity
+            details[subset]["pearson"] = details[subset]["cosine_pearson"]
+        return task_score(metric, details)
+
+
+def _correlations(gold: np.ndarray, e1: np.ndarray, e2: np.ndarray) -> dict[str, float]:
+    predictions = {
+        "cosine": paired_cosine(e1, e2),
+        "manhattan": -paired_manhattan_distances(e1, e2),
+        "euclidean": -paired_euclidean_distances(e1, e2),
+    }
+    out = {}
+    for name, scores in predictions.items():
+        out[f"{name}_pearson"] = float(pearsonr(gold, scores).statistic)
+        out[f"{name}_spearman"] = float(spearmanr(gold, scores).statistic)
+    return out

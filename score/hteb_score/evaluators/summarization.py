@@ -1,47 +1,70 @@
-"""Summarization (SummEval): machine summaries scored against the human summaries of the same text.
+"""Summarization: does embedding similarity to the human summaries rank machine summaries as
+humans do?
 
-Both protocols: for each text and each machine summary, prediction = max over the text's human
-summaries of torch `cos_sim` (float32, one machine summary at a time, as mteb); a text is skipped
-when its gold relevance, its cosine predictions or its dot-product predictions are all equal; the
-source text itself is never embedded.
-`mteb` protocol: per text scipy `spearmanr(gold, prediction)`; main score `cosine_spearman` =
-mean over texts, except for the mteb task `SummEval` (MTEB(eng, v1)), which keeps mteb's
-DeprecatedSummarizationEvaluator: the mean over texts of the (statistic, p-value) pairs together
-(mteb issue #1156), reproduced on purpose because that is mteb's published number.
-`hteb` protocol: the corrected per-text Spearman mean (`spearman`), for every dataset.
+For each document, each machine summary is scored by its highest cosine (torch float32, as
+mteb's `cos_sim`) to that document's human summaries; the Spearman correlation of these scores
+with the human relevance ratings is taken per document and averaged over documents. A document
+whose ratings, cosine scores or dot-product scores are all equal is skipped (mteb's rule). The
+document text itself is never embedded.
+mteb: main score `cosine_spearman`; for the task `SummEval` mteb 2.26 keeps the
+DeprecatedSummarizationEvaluator, which averages each document's (statistic, p-value) pair
+together (mteb issue #1156); that is reproduced here for that task only.
+hteb (the paper, App. G: Spearman): `spearman`, the per-document Spearman mean (fixed evaluator).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import spearmanr
+from scipy.stats import pearsonr, spearmanr
 
-from hteb_score.evaluators import Embed, Evaluator, TaskScore, check_protocol, make_score, register_evaluator
-from hteb_score.evaluators.similarity import torch_cosine_matrix, torch_dot_matrix
+from hteb_score.evaluators import mteb_tasks
+from hteb_score.evaluators.base import Embed, Evaluator, TaskScore, Text, main_metric, register, task_score
+from hteb_score.evaluators.similarity import cos_matrix, dot_matrix
+from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_score.sources import SourceDataset
 
-DEPRECATED_TASKS = frozenset({"SummEval"})
 
-
-@register_evaluator("Summarization")
+@register
 class SummarizationEvaluator(Evaluator):
-    def texts(self, dataset: SourceDataset, protocol: str) -> list[tuple[str, str | None]]:
-        return [(s, None) for row in dataset.eval_rows() for f in ("human_summaries", "machine_summaries") for s in row[f]]
+    task_types = ("Summarization",)
 
-    def evaluate(self, dataset: SourceDataset, embed: Embed, *, protocol: str) -> TaskScore:
-        check_protocol(protocol)
-        deprecated = protocol == "mteb" and (dataset.info.mteb_task or "") in DEPRECATED_TASKS
-        per_text = []
-        for row in dataset.eval_rows():
-            human = embed(list(row["human_summaries"]), None)
-            machine = embed(list(row["machine_summaries"]), None)
-            gold = [float(v) for v in row["relevance"]]
-            cosine = [float(torch_cosine_matrix(m, human).max()) for m in machine]
-            dot = [float(torch_dot_matrix(m, human).max()) for m in machine]
-            if len(set(gold)) == 1 or len(set(cosine)) == 1 or len(set(dot)) == 1:
-                continue
-            result = spearmanr(gold, cosine)
-            per_text.append((result.statistic, result.pvalue) if deprecated else result.statistic)
-        main = "cosine_spearman" if protocol == "mteb" else "spearman"
-        value = float(np.mean(per_text)) if per_text else float("nan")
-        return make_score(main, {"default": {main: value, "texts_scored": len(per_text)}})
+    def texts(self, dataset: SourceDataset) -> list[Text]:
+        rows = dataset.eval_rows()
+        return ([(t, None) for r in rows for t in r["human_summaries"]]
+                + [(t, None) for r in rows for t in r["machine_summaries"]])
+
+    def evaluate(self, dataset: SourceDataset, embed: Embed, *, protocol: str, seed: int = 42) -> TaskScore:
+        metric = main_metric(dataset.info.task_type, protocol)
+        rows = dataset.eval_rows()
+        require_rows(dataset, dataset.info.eval_split, rows)
+        deprecated = protocol == "mteb" and mteb_tasks.summarization(dataset.info.mteb_task).deprecated
+        details = {}
+        for subset, index in group_rows(rows).items():
+            per_doc = [_predictions(rows[i], embed) for i in index]
+            kept = [p for p in per_doc if p is not None]
+            details[subset] = _correlations(kept, deprecated)
+        return task_score(metric, details)
+
+
+def _predictions(row: dict, embed: Embed) -> tuple[list[float], list[float], list[float]] | None:
+    """(gold, cosine predictions, dot predictions) of one document, or None when mteb skips it."""
+    human = np.asarray(embed(row["human_summaries"], None))
+    machine = np.asarray(embed(row["machine_summaries"], None))
+    gold = [float(x) for x in row["relevance"]]
+    cosine = [float(v) for v in cos_matrix(machine, human).max(axis=1)]
+    dot = [float(v) for v in dot_matrix(machine, human).max(axis=1)]
+    if len(set(gold)) == 1 or len(set(dot)) == 1 or len(set(cosine)) == 1:
+        return None
+    return gold, cosine, dot
+
+
+def _correlations(kept: list[tuple[list[float], list[float], list[float]]], deprecated: bool) -> dict[str, float]:
+    def mean(fn, column: int) -> float:
+        if deprecated:  # np.mean over (statistic, pvalue) pairs, as mteb's deprecated evaluator
+            return float(np.mean([tuple(fn(doc[0], doc[column])) for doc in kept]))
+        return float(np.mean([fn(doc[0], doc[column]).statistic for doc in kept]))
+
+    out = {"cosine_spearman": mean(spearmanr, 1), "cosine_pearson": mean(pearsonr, 1),
+           "dot_spearman": mean(spearmanr, 2), "dot_pearson": mean(pearsonr, 2)}
+    out["spearman"], out["pearson"] = out["cosine_spearman"], out["cosine_pearson"]
+    return out
