@@ -1,0 +1,140 @@
+"""The dataset card (README.md) of a revision: how the data was made, the error-rate table in
+the layout of the paper's Table 5, judge summaries, and every choice the paper left open.
+
+Everything here is computed from the item records and the configuration only (no timings, no
+cache counters), so a resumed or cached rerun writes the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from statistics import mean
+from typing import Any
+
+from hteb_score.revision import card_front_matter
+
+from .detectors import ERROR_TYPES, error_rates
+from .langid import UNSUPPORTED_BENCHMARK_LANGUAGES
+
+SHORT = {
+    "identical": "ident.", "empty": "empty", "ellipsis": "ellip.", "json_fragment": "json",
+    "reasoning_leak": "reason.", "prefix_leak": "prefix", "wrong_language": "lang.", "runaway": "runaway",
+    "truncated": "trunc.", "summary_too_long": "sum>in",
+}
+
+OPEN_CHOICES = (
+    "Prompt layout: the prompt set's instruction is the system message and the text is the user message "
+    "(App. D gives the prompt texts, not the chat layout).",
+    "Classification transforms the evaluation split only; the training split stays original.",
+    "Summarisation (SummEval) transforms both the human and the machine summaries; the source articles stay original.",
+    "Retrieval and reranking transform the queries only (App. E).",
+    "Translation: one target per run, the first of a seeded ranking of {Spanish, French, German, Turkish, Arabic} "
+    "that differs from the text's language (Arabic dialects count as Arabic).",
+    "Random choices (targets, pivots) are read off sha256(seed, dataset, transformation, table/item id/field); "
+    "generation seeds off sha256(seed, dataset, transformation, text, languages, attempt).",
+    "Identical texts of a dataset with the same languages are transformed once and shared by every item holding them.",
+    "Retries: an output with any error is regenerated with a new derived seed, at `retry_temperature` (a greedy "
+    "retry would repeat the same answer), up to `max_attempts`; the kept output is the first attempt without "
+    "errors, else the last; `fallback` marks items whose every attempt has errors. Nothing is replaced by the "
+    "original text.",
+    "Backtranslation: the pivot output is checked as a translation into the pivot language too; its errors count "
+    "for the item.",
+    "Two-step transformations are judged and checked against the original text, not the intermediate.",
+    "Language identification: lingua; languages it cannot recognise are never flagged as wrong_language: "
+    + ", ".join(sorted(UNSUPPORTED_BENCHMARK_LANGUAGES)) + ".",
+)
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.1f}"
+
+
+def error_table(records: Sequence[Mapping[str, Any]]) -> str:
+    """Per dataset x transformation (over seeds): each error type's rate and the total, in percent."""
+    groups: dict[tuple[str, str], list[list[str]]] = {}
+    for record in records:
+        groups.setdefault((record["dataset"], record["transformation"]), []).append(list(record["errors"]))
+    header = "| dataset | transformation | n | " + " | ".join(SHORT[e] for e in ERROR_TYPES) + " | total |"
+    lines = [header, "|" + "---|" * (len(ERROR_TYPES) + 4)]
+    for (dataset, transformation), errors in sorted(groups.items()):
+        rates = error_rates(errors)
+        cells = [_pct(rates[e]) for e in ERROR_TYPES] + [_pct(rates["total"])]
+        lines.append(f"| {dataset} | {transformation} | {len(errors)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def judge_table(records: Sequence[Mapping[str, Any]]) -> str:
+    """Per transformation: mean quality, fluency, share accepted (mean of both >= 3), mean ParaPLUIE."""
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for record in records:
+        groups.setdefault(record["transformation"], []).append(record["judge"])
+    lines = [
+        "| transformation | n | quality | fluency | accepted (mean >= 3) | ParaPLUIE | ParaPLUIE > 0 |",
+        "|---|---|---|---|---|---|---|",
+    ]
+
+    def avg(values: list[float]) -> str:
+        return f"{mean(values):.2f}" if values else "n/a"
+
+    for transformation, judged in sorted(groups.items()):
+        quality = [j["quality"] for j in judged if j["quality"] is not None]
+        fluency = [j["fluency"] for j in judged if j["fluency"] is not None]
+        both = [(j["quality"] + j["fluency"]) / 2 for j in judged if j["quality"] is not None and j["fluency"] is not None]
+        para = [j["parapluie"] for j in judged if j["parapluie"] is not None]
+        accepted = f"{_pct(sum(1 for b in both if b >= 3) / len(both))}%" if both else "n/a"
+        positive = f"{_pct(sum(1 for p in para if p > 0) / len(para))}%" if para else "n/a"
+        lines.append(
+            f"| {transformation} | {len(judged)} | {avg(quality)} | {avg(fluency)} | {accepted} | {avg(para)} | {positive} |"
+        )
+    return "\n".join(lines)
+
+
+def render_card(manifest_like: Mapping[str, Any], variants: Mapping[str, list[tuple[int, int]]],
+                records: Sequence[Mapping[str, Any]]) -> str:
+    """README.md: `configs:` front matter, then the body."""
+    config = manifest_like["config"]
+    generator, judge = manifest_like["generator"], manifest_like["judge"]
+    sources = "\n".join(
+        f"- **{s['name']}** ({s['task_type']}; mteb `{s['mteb_task']}`; `{s['hf_path']}@{s['hf_revision']}`; "
+        f"read from `{s['origin']}`{'; ' + str(s['sample']) + ' rows per subset' if s.get('sample') else ''}): "
+        f"transformed {', '.join(s['transformed_fields'])}"
+        for s in manifest_like["sources"]
+    )
+    judge_line = (
+        f"`{judge['model_id']}` (revision `{judge['revision']}`), prompts `{config['judge_prompts']}`, "
+        f"ParaPLUIE template `{config['parapluie_template']}`"
+        if judge else "none (no judge scores)"
+    )
+    body = f"""
+# HTEB revision `{manifest_like['label']}`
+
+LLM-transformed versions of MTEB datasets for the Harder Text Embedding Benchmark. Each split
+`<transformation>_<seed>` of a dataset config holds one record per transformed text
+(schema `hteb.item/1`): the original and kept text, every attempt, the errors the kept output
+still has, and judge scores. The untouched sources are under `source/`.
+
+## How it was made
+
+- Generator: `{generator['model_id']}` (revision `{generator['revision']}`) on `{generator['engine']}`,
+  prompt set `{config['prompt_set']}` (sha256 `{config['prompt_set_sha256']}`).
+- Decoding: temperature {config['temperature']}, top_p {config['top_p']}, max_tokens {config['max_tokens']};
+  retries at temperature {config['retry_temperature']}, at most {config['max_attempts']} attempts.
+- Seeds: {', '.join(map(str, manifest_like['seeds']))}. Transformations: {', '.join(manifest_like['transformations'])}.
+- Judge: {judge_line}.
+
+### Sources
+
+{sources}
+
+## Error rates (% of items, Table 5 layout; total counts an item once)
+
+{error_table(records)}
+
+## Judge scores
+
+{judge_table(records)}
+
+## Choices the paper left open
+
+""" + "\n".join(f"- {choice}" for choice in OPEN_CHOICES) + "\n"
+    return card_front_matter(manifest_like, variants) + body

@@ -1,0 +1,127 @@
+"""`hteb-generate`: make an HTEB dataset revision with one command.
+
+`hteb-generate --seed 1339` runs the GPU profile (vLLM, Gemma-3-27B AWQ, all datasets, Hub
+sources); `--profile cpu` runs the same pipeline with SmolLM2 on a sample of shared/data into the
+bundled sample store. `hteb-generate validate ...` checks a configuration without running it.
+Errors a user can fix print as one line and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from typing import Any
+
+import click
+
+from hteb_score.errors import HtebError
+
+from . import __version__
+
+
+class DefaultRun(click.Group):
+    """Arguments go to `run` unless the first one names a command or --help/--version."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not (args and (args[0] in self.commands or args[0] in ("-h", "--help", "--version"))):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+def _options(fn):
+    options = [
+        click.option("--seed", required=True, help="Run seed, or a comma-separated list (e.g. 1337,1338,1339)."),
+        click.option("--profile", type=click.Choice(["gpu", "cpu"]), default="gpu", show_default=True),
+        click.option("--datasets", default=None, help="Comma-separated datasets (revision, mteb or local names)."),
+        click.option("--transformations", default=None, help="Comma-separated transformations (default: all 8)."),
+        click.option("--store", default=None, help="Store: a path, file://PATH or hf://OWNER/NAME."),
+        click.option("--label", default=None, help="Revision label (default: sample-SEED on cpu, hteb-SEED on gpu)."),
+        click.option("--model", default=None, help="Generator: a registered alias or id, or a local model folder."),
+        click.option("--engine", default=None, help="Backend: vllm or transformers."),
+        click.option("--prompt-set", default=None, help="Prompt set id (paper, smollm2-fewshot)."),
+        click.option("--max-attempts", type=int, default=None, help="Attempts per text before giving up."),
+        click.option("--temperature", type=float, default=None, help="Sampling temperature (paper: 0)."),
+        click.option("--retry-temperature", type=float, default=None, help="Temperature of retries (default 0.7)."),
+        click.option("--top-p", type=float, default=None, help="Nucleus sampling top_p (paper: 1)."),
+        click.option("--max-tokens", type=int, default=None, help="Max new tokens per call."),
+        click.option("--judge-model", default=None, help="Judge model (default: the profile's); 'none' for no judge."),
+        click.option("--judge-prompts", default=None, help="Judge prompt set id."),
+        click.option("--parapluie-template", default=None, help="ParaPLUIE template id."),
+        click.option("--sample", type=int, default=None, help="Rows per language subset (cpu default 2)."),
+        click.option("--max-texts", type=int, default=None, help="Cap on transformed texts per dataset."),
+        click.option("--data-dir", default=None, help="Local source folder (default: ../shared/data or $HTEB_DATA_DIR)."),
+        click.option("--cache-dir", default=None, help="LLM call cache and run state (default: ~/.cache/hteb)."),
+        click.option("--batch-size", type=int, default=None, help="Engine batch size (transformers) / commit chunk."),
+        click.option("--tensor-parallel-size", type=int, default=None, help="vLLM tensor parallel size."),
+        click.option("--gpu-memory-utilization", type=float, default=None, help="vLLM GPU memory share."),
+        click.option("--max-model-len", type=int, default=None, help="vLLM context length."),
+        click.option("--publish/--no-publish", default=True, show_default=True, help="Publish to the store."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def _config(kwargs: dict[str, Any]):
+    from .config import build_config
+
+    seed, profile = kwargs.pop("seed"), kwargs.pop("profile")
+    engine_options = {k: kwargs.pop(k) for k in ("tensor_parallel_size", "gpu_memory_utilization", "max_model_len")}
+    no_judge = kwargs.get("judge_model") == "none"
+    if no_judge:
+        kwargs.pop("judge_model")
+    config = build_config(seed=seed, profile=profile, overrides=kwargs)
+    return replace(
+        config,
+        judge_model=None if no_judge else config.judge_model,
+        engine_options={k: v for k, v in engine_options.items() if v is not None},
+    )
+
+
+@click.group(cls=DefaultRun, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="hteb-generate")
+def cli() -> None:
+    """Generate HTEB dataset revisions: seeded LLM transformations of MTEB data.
+
+    \b
+    hteb-generate --seed 1339                   GPU profile (vLLM, Gemma-3-27B AWQ, all datasets)
+    hteb-generate --seed 1339 --profile cpu     SmolLM2 on CPU, sample of shared/data -> bundled sample store
+    hteb-generate validate --seed 1339 ...      check a configuration, run nothing
+    """
+
+
+@cli.command()
+@_options
+def run(**kwargs: Any) -> None:
+    """Generate, judge, write, seal and publish a revision."""
+    from .pipeline import run as run_pipeline
+
+    config = _config(kwargs)
+    result = run_pipeline(config, log=lambda m: click.echo(m, err=True))
+    click.echo(f"{result.manifest['label']} {result.manifest['content_hash']}")
+
+
+@cli.command()
+@_options
+def validate(**kwargs: Any) -> None:
+    """Check the configuration (names, model, store, data) without loading a model or writing."""
+    config = _config(kwargs)
+    click.echo(
+        f"ok: {len(config.datasets)} datasets x {len(config.transformations)} transformations x seeds "
+        f"{', '.join(map(str, config.seeds))}; model {config.model} on {config.engine}; store {config.store}; "
+        f"label {config.label}; config {config.config_hash()[:12]}"
+    )
+
+
+def main() -> None:
+    try:
+        cli.main(standalone_mode=False)
+    except HtebError as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(2)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as err:
+        err.show()
+        sys.exit(err.exit_code)

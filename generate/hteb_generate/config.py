@@ -1,0 +1,236 @@
+"""A generation run's configuration: profile defaults, overrides, and validation before any work.
+
+Why validate first: a bad dataset name, model or store found after an hour of generation wastes
+the hour; every check here is cheap and writes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from hteb_score.errors import HtebError
+
+from . import judge as judge_module
+from .engine import check_engine_name
+from .models import lookup_model
+from .registry import SAMPLE_DATASETS, SOURCES, lookup_source
+from .transformations import TRANSFORMATIONS, get_prompt_set, get_transformation
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SAMPLE_STORE = REPO_ROOT / "score" / "hteb_score" / "sample" / "store"
+
+
+def default_data_dir() -> Path:
+    """The `shared/data` folder beside the repository, or $HTEB_DATA_DIR."""
+    return Path(os.environ.get("HTEB_DATA_DIR") or REPO_ROOT.parent / "shared" / "data")
+
+
+def default_cache_dir() -> Path:
+    return Path(os.environ.get("HTEB_CACHE_DIR") or Path.home() / ".cache" / "hteb")
+
+
+@dataclass(frozen=True)
+class GenerateConfig:
+    seeds: tuple[int, ...]
+    profile: str
+    datasets: tuple[str, ...]
+    transformations: tuple[str, ...]
+    model: str
+    engine: str
+    prompt_set: str
+    judge_model: str | None  # None: no judge scores
+    judge_prompts: str
+    parapluie_template: str
+    temperature: float
+    top_p: float
+    max_tokens: int
+    retry_temperature: float
+    max_attempts: int
+    sample: int | None  # rows per language subset; None = all rows
+    max_texts: int | None  # cap on transformed texts per dataset after sampling (CPU profile; >= 1 row kept)
+    source: str  # "local" or "hub"
+    data_dir: str
+    store: str
+    label: str
+    cache_dir: str
+    publish: bool
+    batch_size: int
+    engine_options: dict[str, Any] = field(default_factory=dict)
+
+    def content_config(self) -> dict[str, Any]:
+        """What decides the revision's content (no paths, store, label or cache location)."""
+        data = asdict(self)
+        for key in ("data_dir", "store", "label", "cache_dir", "publish", "batch_size", "engine_options", "profile"):
+            data.pop(key)
+        data["prompt_set_sha256"] = get_prompt_set(self.prompt_set).sha256
+        return data
+
+    def config_hash(self) -> str:
+        text = json.dumps(self.content_config(), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+PROFILES: dict[str, dict[str, Any]] = {
+    "gpu": {
+        "datasets": tuple(SOURCES),
+        "model": "gemma-3-27b-it-int4-awq",
+        "engine": "vllm",
+        "prompt_set": "paper",
+        "judge_model": "gemma-3-27b-it-int4-awq",
+        "parapluie_template": "parapluie-fs-direct",
+        "max_tokens": 1024,
+        "sample": None,
+        "max_texts": None,
+        "source": "hub",
+        "batch_size": 4096,
+    },
+    "cpu": {
+        "datasets": SAMPLE_DATASETS,
+        "model": "smollm2",
+        "engine": "transformers",
+        "prompt_set": "smollm2-fewshot",
+        "judge_model": "smollm2",
+        "parapluie_template": "parapluie-direct",
+        "max_tokens": 64,
+        "sample": 2,
+        "max_texts": 4,
+        "source": "local",
+        "batch_size": 16,
+    },
+}
+
+
+def parse_seeds(text: str) -> tuple[int, ...]:
+    """`1339` or `1337,1338,1339`; anything else is a user error."""
+    parts = [p.strip() for p in str(text).split(",") if p.strip()]
+    try:
+        seeds = tuple(int(p) for p in parts)
+    except ValueError:
+        raise HtebError(f"--seed must be an integer or a comma-separated list of integers, got {text!r}") from None
+    if not seeds:
+        raise HtebError("--seed is empty")
+    return tuple(dict.fromkeys(seeds))
+
+
+def _names(text: str | None) -> tuple[str, ...] | None:
+    return None if text is None else tuple(n.strip() for n in text.split(",") if n.strip())
+
+
+def _default_store(profile: str) -> str:
+    repo = os.environ.get("HTEB_HUB_REPO")
+    token = os.environ.get("HF_TOKEN") or os.environ.get("HUGGING_FACE_HUB_TOKEN")
+    if profile == "gpu" and repo and token:
+        return f"hf://{repo}"
+    return str(SAMPLE_STORE) if profile == "cpu" else "file://.hteb/store"
+
+
+def build_config(
+    *,
+    seed: str,
+    profile: str,
+    overrides: dict[str, Any],
+) -> GenerateConfig:
+    """Profile defaults, then the options the user gave (None = not given), then validation."""
+    if profile not in PROFILES:
+        raise HtebError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
+    seeds = parse_seeds(seed)
+    base = dict(PROFILES[profile])
+    given = {k: v for k, v in overrides.items() if v is not None}
+    if "datasets" in given:
+        given["datasets"] = _names(given["datasets"])
+    if "transformations" in given:
+        given["transformations"] = _names(given["transformations"])
+    label = given.pop("label", None) or (
+        f"sample-{'-'.join(map(str, seeds))}" if profile == "cpu" else f"hteb-{'-'.join(map(str, seeds))}"
+    )
+    config = GenerateConfig(
+        seeds=seeds,
+        profile=profile,
+        datasets=base["datasets"],
+        transformations=tuple(TRANSFORMATIONS),
+        model=base["model"],
+        engine=base["engine"],
+        prompt_set=base["prompt_set"],
+        judge_model=base["judge_model"],
+        judge_prompts=judge_module.DEFAULT_PROMPTS.id,
+        parapluie_template=base["parapluie_template"],
+        temperature=0.0,
+        top_p=1.0,
+        max_tokens=base["max_tokens"],
+        retry_temperature=0.7,
+        max_attempts=3,
+        sample=base["sample"],
+        max_texts=base["max_texts"],
+        source=base["source"],
+        data_dir=str(default_data_dir()),
+        store=_default_store(profile),
+        label=label,
+        cache_dir=str(default_cache_dir()),
+        publish=True,
+        batch_size=base["batch_size"],
+    )
+    config = replace(config, **given)
+    return validate(config)
+
+
+def validate(config: GenerateConfig) -> GenerateConfig:
+    """Every check that needs no model and writes nothing; names are normalised."""
+    datasets = tuple(dict.fromkeys(lookup_source(n).name for n in config.datasets))
+    if not datasets:
+        raise HtebError("--datasets is empty")
+    transformations = tuple(dict.fromkeys(get_transformation(n).name for n in config.transformations))
+    if not transformations:
+        raise HtebError("--transformations is empty")
+    check_engine_name(config.engine)
+    _, spec = lookup_model(config.model)
+    if config.engine not in spec.engines:
+        raise HtebError(f"model {config.model!r} does not run on engine {config.engine!r} (it runs on: {', '.join(spec.engines)})")
+    if config.judge_model is not None:
+        _, judge_spec = lookup_model(config.judge_model)
+        if config.engine not in judge_spec.engines:
+            raise HtebError(f"judge model {config.judge_model!r} does not run on engine {config.engine!r}")
+    get_prompt_set(config.prompt_set)
+    judge_module.get_judge_prompts(config.judge_prompts)
+    judge_module.get_parapluie_template(config.parapluie_template)
+    if not 0 <= config.temperature or not 0 <= config.retry_temperature:
+        raise HtebError("temperatures must be >= 0")
+    if not 0 < config.top_p <= 1:
+        raise HtebError(f"--top-p must be in (0, 1], got {config.top_p}")
+    if config.max_tokens < 1 or config.max_attempts < 1 or config.batch_size < 1:
+        raise HtebError("--max-tokens, --max-attempts and the batch size must be at least 1")
+    if config.sample is not None and config.sample < 1:
+        raise HtebError(f"--sample must be at least 1, got {config.sample}")
+    if config.source not in ("local", "hub"):
+        raise HtebError(f"unknown source {config.source!r}; known: local, hub")
+    if config.source == "local":
+        missing = [n for n in datasets if not lookup_source(n).local]
+        if missing:
+            raise HtebError(f"no local copy of {', '.join(missing)} in the registry; use the gpu profile (Hub sources)")
+        root = Path(config.data_dir)
+        absent = [n for n in datasets if not (root / str(lookup_source(n).local) / "dataset.json").is_file()]
+        if absent:
+            raise HtebError(f"data folder {root} lacks {', '.join(absent)} (set --data-dir or HTEB_DATA_DIR)")
+    _check_store(config.store)
+    _check_writable(Path(config.cache_dir), "cache dir")
+    return replace(config, datasets=datasets, transformations=transformations)
+
+
+def _check_store(uri: str) -> None:
+    if uri.startswith("hf://"):
+        return
+    path = Path(uri[len("file://"):] if uri.startswith("file://") else uri).expanduser()
+    _check_writable(path, "store")
+
+
+def _check_writable(path: Path, what: str) -> None:
+    """The nearest existing ancestor must be a writable folder (nothing is created here)."""
+    probe = path.resolve()
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+        raise HtebError(f"{what} {path} is not writable")

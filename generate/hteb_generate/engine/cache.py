@@ -1,0 +1,128 @@
+"""Every LLM call cached on disk, so a killed run resumes where it stopped and a rerun is free.
+
+SQLite in WAL mode with synchronous=FULL: a committed batch survives kill -9, an interrupted one
+is simply absent. The key is the sha256 of (kind, model, model revision, full messages,
+sampling parameters, seed) — everything that can change a model's answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from hteb_score.errors import HtebError
+
+from .base import ChatRequest, Conversation, Engine
+
+
+class CallCache:
+    """A key -> JSON value table in one SQLite file."""
+
+    def __init__(self, path: Path) -> None:
+        path = Path(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(path, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.execute("CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        except (OSError, sqlite3.Error) as err:
+            raise HtebError(f"cache {path} is not usable ({err})") from None
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        unique = list(dict.fromkeys(keys))
+        for start in range(0, len(unique), 500):
+            chunk = unique[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for key, value in self.db.execute(f"SELECT key, value FROM calls WHERE key IN ({marks})", chunk):
+                found[key] = json.loads(value)
+        return found
+
+    def put_many(self, items: dict[str, Any]) -> None:
+        """Store a batch in one transaction (all or nothing)."""
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany(
+                "INSERT OR REPLACE INTO calls (key, value) VALUES (?, ?)",
+                [(k, json.dumps(v, ensure_ascii=False)) for k, v in items.items()],
+            )
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def _key(payload: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+class CachedEngine(Engine):
+    """Wraps an engine (or, lazily, the factory that loads it: a fully cached run never loads a model).
+
+    `calls` counts requests sent to the model, `hits` requests answered from the cache.
+    Misses go to the model in chunks of `commit_every` (sorted by key, so a chunk's members do not
+    depend on the caller's order), each committed before the next starts.
+    """
+
+    def __init__(self, loader: Any, cache: CallCache, *, model_id: str, revision: str, name: str, commit_every: int = 256) -> None:
+        self._loader, self._inner = loader, None
+        self.cache, self.commit_every = cache, commit_every
+        self.model_id, self.revision, self.name = model_id, revision, name
+        self.calls = self.hits = 0
+        self.on_progress: Any = None  # called with the number of requests answered so far
+
+
+    @property
+    def inner(self) -> Engine:
+        if self._inner is None:
+            self._inner = self._loader() if callable(self._loader) else self._loader
+        return self._inner
+
+    def _base(self, kind: str) -> dict[str, Any]:
+        return {"kind": kind, "model": self.model_id, "revision": self.revision}
+
+    def _cached(self, keys: list[str], run: Any) -> list[Any]:
+        found = self.cache.get_many(keys)
+        missing = sorted({k for k in keys if k not in found})  # chunks depend on the set, not the order
+        self.hits += sum(1 for k in keys if k in found)
+        self._report(len(keys) - len(missing))
+        for start in range(0, len(missing), self.commit_every):
+            chunk = missing[start : start + self.commit_every]
+            values = run(chunk)
+            self.calls += len(chunk)
+            fresh = dict(zip(chunk, values))
+            self.cache.put_many(fresh)
+            found.update(fresh)
+            self._report(len(keys) - len(missing) + start + len(chunk))
+        return [found[k] for k in keys]
+
+    def _report(self, done: int) -> None:
+        if self.on_progress is not None:
+            self.on_progress(done)
+
+    def chat(self, requests: Sequence[ChatRequest]) -> list[str]:
+        by_key = {}
+        keys = []
+        for request in requests:
+            key = _key({**self._base("chat"), **asdict(request)})
+            by_key[key] = request
+            keys.append(key)
+        return self._cached(keys, lambda chunk: self.inner.chat([by_key[k] for k in chunk]))
+
+    def next_token_logprobs(
+        self, conversations: Sequence[Conversation], candidates: Sequence[str]
+    ) -> list[dict[str, float]]:
+        by_key = {}
+        keys = []
+        for conversation in conversations:
+            key = _key({**self._base("logprobs"), "messages": conversation, "candidates": list(candidates)})
+            by_key[key] = conversation
+            keys.append(key)
+        return self._cached(
+            keys, lambda chunk: self.inner.next_token_logprobs([by_key[k] for k in chunk], candidates)
+        )

