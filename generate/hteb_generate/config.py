@@ -88,6 +88,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         "max_texts": None,
         "source": "hub",
         "batch_size": 4096,
+        "max_attempts": 3,
     },
     "cpu": {
         "datasets": SAMPLE_DATASETS,
@@ -100,7 +101,8 @@ PROFILES: dict[str, dict[str, Any]] = {
         "sample": 2,
         "max_texts": 4,
         "source": "local",
-        "batch_size": 16,
+        "batch_size": 32,
+        "max_attempts": 2,
     },
 }
 
@@ -163,7 +165,7 @@ def build_config(
         top_p=1.0,
         max_tokens=base["max_tokens"],
         retry_temperature=0.7,
-        max_attempts=3,
+        max_attempts=base["max_attempts"],
         sample=base["sample"],
         max_texts=base["max_texts"],
         source=base["source"],

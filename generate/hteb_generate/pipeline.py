@@ -52,7 +52,7 @@ def _engine(cfg: GenerateConfig, model: str, cache: CallCache) -> CachedEngine:
         )
 
     return CachedEngine(load, cache, model_id=spec.model_id, revision=spec.revision, name=cfg.engine,
-                        commit_every=max(cfg.batch_size, 256))
+                        commit_every=cfg.batch_size)
 
 
 def _created(cfg: GenerateConfig) -> str:
