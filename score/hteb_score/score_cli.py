@@ -126,7 +126,7 @@ def score(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
         statistics["method"]["unit"] = "points (score x 100); " + statistics["method"]["unit"]
     timings = {"load_s": loaded - started, **run.timings, "total_s": time.perf_counter() - started}
     model = {"model_id": encoder.model_id, "revision": encoder.revision,
-             "embedding_dim": encoder.model.get_sentence_embedding_dimension(), "similarity": "cosine"}
+             "embedding_dim": encoder.model.get_embedding_dimension(), "similarity": "cosine"}
     card = build_card(model=model, encode=encoder.settings(), dataset=data_info, protocol=protocol, on_error=on_error,
                       scores=run.scores, error_policy=policy, statistics=statistics, timings=timings)
     tasks = {v[0].dataset.name: {**v[0].dataset.info.to_json()} for v in groups}

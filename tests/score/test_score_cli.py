@@ -95,8 +95,9 @@ def test_error_policy(tmp_path, shared_data, capsys):
     dataset = sample_dataset(read_source_dir(shared_data / "STSBenchmark"), 8)
     records = []
     for index, ref in enumerate(dataset.iter_texts()):
-        errors = ["identical"] if index % 4 == 0 else []
-        records.append(item_record(dataset, ref, "paraphrasing", 1337, ref.text if errors else reverse_words(ref.text), errors))
+        errors = ["empty"] if index % 4 == 0 else []
+        output = "" if errors else " ".join(ref.text.split()[:3])
+        records.append(item_record(dataset, ref, "paraphrasing", 1337, output, errors))
     (tmp_path / "rev" / "data" / "STSBenchmark" / "paraphrasing_1337.parquet").unlink()
     rev.write_items(tmp_path / "rev", "STSBenchmark", "paraphrasing", 1337, records)
     manifest = json.loads((tmp_path / "rev" / "manifest.json").read_text())
