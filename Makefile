@@ -29,8 +29,10 @@ test: install
 demo: install
 	HF_HUB_OFFLINE=1 $(BIN)/hteb-score $(MODEL) --out $(OUT)/demo
 
+# PROFILE=cpu: SmolLM2 on CPU, a sample of ../shared/data -> score/hteb_score/sample/store (label sample-SEED).
+# Extra options through GENERATE_ARGS, e.g. GENERATE_ARGS="--datasets STSBenchmark --no-publish".
 generate: install
-	$(BIN)/hteb-generate --seed $(SEED) --profile $(PROFILE)
+	$(BIN)/hteb-generate --seed $(SEED) --profile $(PROFILE) $(GENERATE_ARGS)
 
 score: install
 	$(BIN)/hteb-score $(MODEL) --out $(OUT)/score

@@ -73,7 +73,7 @@ def main() -> None:
             "datasets": "STSBenchmark,Banking77", "transformations": "paraphrasing,summarisation",
             "max_tokens": 16, "cache_dir": str(tmp), "store": str(tmp / "store"), "label": "bench",
         })
-        cfg = replace(cfg, judge_model=None)
+        cfg = replace(cfg, judge_model=None, manifest_md=None)
         started = time.perf_counter()
         first = run(cfg, log=lambda m: None)
         first_s = time.perf_counter() - started

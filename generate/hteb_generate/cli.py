@@ -56,6 +56,7 @@ def _options(fn):
         click.option("--gpu-memory-utilization", type=float, default=None, help="vLLM GPU memory share."),
         click.option("--max-model-len", type=int, default=None, help="vLLM context length."),
         click.option("--publish/--no-publish", default=True, show_default=True, help="Publish to the store."),
+        click.option("--manifest-md", default=None, help="Published-revisions table to update (default: ./MANIFEST.md)."),
     ]
     for option in reversed(options):
         fn = option(fn)

@@ -60,12 +60,14 @@ class GenerateConfig:
     cache_dir: str
     publish: bool
     batch_size: int
+    manifest_md: str | None = "MANIFEST.md"  # the published-revisions table to update (None: none)
     engine_options: dict[str, Any] = field(default_factory=dict)
 
     def content_config(self) -> dict[str, Any]:
         """What decides the revision's content (no paths, store, label or cache location)."""
         data = asdict(self)
-        for key in ("data_dir", "store", "label", "cache_dir", "publish", "batch_size", "engine_options", "profile"):
+        for key in ("data_dir", "store", "label", "cache_dir", "publish", "batch_size", "engine_options", "profile",
+                    "manifest_md"):
             data.pop(key)
         data["prompt_set_sha256"] = get_prompt_set(self.prompt_set).sha256
         return data

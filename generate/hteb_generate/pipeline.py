@@ -24,7 +24,7 @@ from hteb_score.stores import open_store
 from . import __version__
 from . import judge as judge_module
 from .card import render_card
-from .config import REPO_ROOT, GenerateConfig
+from .config import GenerateConfig
 from .detectors import ERROR_TYPES
 from .engine import CachedEngine, CallCache, create_engine
 from .generation import Sampling, Unit, judge_units, transform_units
@@ -161,7 +161,8 @@ def run(cfg: GenerateConfig, *, log=print) -> RunResult:
     if cfg.publish:
         store = open_store(cfg.store)
         published = store.publish(folder)
-        manifest_md.update(REPO_ROOT / "MANIFEST.md", manifest, published.uri, published.revision_id)
+        if cfg.manifest_md:
+            manifest_md.update(Path(cfg.manifest_md), manifest, published.uri, published.revision_id)
         log(f"published {published.label} to {published.uri} ({'new' if published.created else 'already there'})")
     return RunResult(manifest, folder, published)
 
