@@ -3,7 +3,7 @@
 Each case is small real data from ../shared/data scored twice: by our evaluator, and by mteb's own
 task class (data injected, model returning the same vectors). Hashed bag-of-words embeddings make
 the inputs tie-heavy (equal cosines, equal distances, equal bootstrap draws); all-MiniLM-L6-v2
-gives dense real embeddings. The fast-clustering bootstrap is cut from 16384 to 2048 documents
+gives dense real embeddings. The fast-clustering bootstrap is cut from 16384 to 512 documents
 per round on both sides to keep the test quick (the real 16384 is checked in test_mteb_tasks.py).
 """
 
@@ -20,8 +20,8 @@ from mteb_oracle import mteb_scores
 from hteb_score.evaluators import get_evaluator, mteb_tasks
 
 TOLERANCE = 1e-6
-TASK_OVERRIDES = {"TwentyNewsgroupsClustering.v2": {"max_documents_per_cluster": 2048}}
-MINILM_SKIP = {"IsiZuluNews"}  # 752 texts: the hashed run covers it
+TASK_OVERRIDES = {"TwentyNewsgroupsClustering.v2": {"max_documents_per_cluster": 512}}
+MINILM_SKIP = {"IsiZuluNews", "SemRel2024"}  # slow to embed on CPU: the hashed run covers them
 
 
 def _check(case: str, fn, shared_data, monkeypatch) -> None:

@@ -1,0 +1,48 @@
+"""Registry lookups, protocol names and empty datasets fail with one clear HtebError."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from evaluator_embeddings import Listed, hashed_bow
+
+from hteb_score.errors import HtebError
+from hteb_score.evaluators import PROTOCOLS, get_evaluator
+from hteb_score.sources import SourceDataset, read_source_dir, sample_dataset
+from hteb_score.tasks import TASK_TYPES
+
+
+def test_every_task_type_has_an_evaluator():
+    for name in TASK_TYPES:
+        assert name in get_evaluator(name).task_types
+    assert PROTOCOLS == ("hteb", "mteb")
+
+
+def test_unknown_task_type_suggests_the_close_one():
+    with pytest.raises(HtebError, match=r"did you mean 'Retrieval'.*known: Classification"):
+        get_evaluator("Retreival")
+
+
+def test_unknown_protocol(shared_data):
+    dataset = sample_dataset(read_source_dir(shared_data / "STSBenchmark"), 10)
+    evaluator = get_evaluator("STS")
+    with pytest.raises(HtebError, match="unknown protocol 'MTEB'"):
+        evaluator.evaluate(dataset, Listed(hashed_bow, evaluator.texts(dataset)), protocol="MTEB")
+
+
+@pytest.mark.parametrize("name", ["STSBenchmark", "TwitterSemEval2015", "Banking77", "TwentyNewsgroups", "SummEval"])
+def test_no_rows_left_is_an_error(name, shared_data):
+    dataset = read_source_dir(shared_data / name)
+    emptied = SourceDataset(replace(dataset.info), {**dataset.tables, dataset.info.eval_split: []}, dataset.origin)
+    evaluator = get_evaluator(dataset.info.task_type)
+    with pytest.raises(HtebError, match="no rows left"):
+        evaluator.evaluate(emptied, Listed(hashed_bow, evaluator.texts(emptied)), protocol="hteb")
+
+
+def test_retrieval_without_queries_is_an_error(shared_data):
+    dataset = read_source_dir(shared_data / "SciFact")
+    emptied = SourceDataset(dataset.info, {**dataset.tables, "queries": []}, dataset.origin)
+    evaluator = get_evaluator("Retrieval")
+    with pytest.raises(HtebError, match="no rows left in 'queries'"):
+        evaluator.evaluate(emptied, Listed(hashed_bow, evaluator.texts(emptied)), protocol="mteb")
