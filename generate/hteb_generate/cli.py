@@ -49,12 +49,14 @@ def _options(fn):
         click.option("--parapluie-template", default=None, help="ParaPLUIE template id."),
         click.option("--sample", type=int, default=None, help="Rows per language subset (cpu default 2)."),
         click.option("--max-texts", type=int, default=None, help="Cap on transformed texts per dataset."),
+        click.option("--max-list", type=int, default=None, help="Cap on list elements per row (SummEval summaries)."),
         click.option("--data-dir", default=None, help="Local source folder (default: ../shared/data or $HTEB_DATA_DIR)."),
         click.option("--cache-dir", default=None, help="LLM call cache and run state (default: ~/.cache/hteb)."),
         click.option("--batch-size", type=int, default=None, help="Engine batch size (transformers) / commit chunk."),
         click.option("--tensor-parallel-size", type=int, default=None, help="vLLM tensor parallel size."),
         click.option("--gpu-memory-utilization", type=float, default=None, help="vLLM GPU memory share."),
         click.option("--max-model-len", type=int, default=None, help="vLLM context length."),
+        click.option("--threads", type=int, default=None, help="torch CPU threads (transformers engine; 1 on a busy machine)."),
         click.option("--publish/--no-publish", default=True, show_default=True, help="Publish to the store."),
         click.option("--manifest-md", default=None, help="Published-revisions table to update (default: ./MANIFEST.md)."),
     ]
@@ -67,7 +69,7 @@ def _config(kwargs: dict[str, Any]):
     from .config import build_config
 
     seed, profile = kwargs.pop("seed"), kwargs.pop("profile")
-    engine_options = {k: kwargs.pop(k) for k in ("tensor_parallel_size", "gpu_memory_utilization", "max_model_len")}
+    engine_options = {k: kwargs.pop(k) for k in ("tensor_parallel_size", "gpu_memory_utilization", "max_model_len", "threads")}
     no_judge = kwargs.get("judge_model") == "none"
     if no_judge:
         kwargs.pop("judge_model")

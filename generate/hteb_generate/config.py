@@ -53,6 +53,7 @@ class GenerateConfig:
     max_attempts: int
     sample: int | None  # rows per language subset; None = all rows
     max_texts: int | None  # cap on transformed texts per dataset after sampling (CPU profile; >= 1 row kept)
+    max_list: int | None  # cap on elements of list fields per row, e.g. SummEval summaries (CPU profile)
     source: str  # "local" or "hub"
     data_dir: str
     store: str
@@ -88,6 +89,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         "max_tokens": 1024,
         "sample": None,
         "max_texts": None,
+        "max_list": None,
         "source": "hub",
         "batch_size": 4096,
         "max_attempts": 3,
@@ -99,9 +101,10 @@ PROFILES: dict[str, dict[str, Any]] = {
         "prompt_set": "smollm2-fewshot",
         "judge_model": "smollm2",
         "parapluie_template": "parapluie-direct",
-        "max_tokens": 64,
-        "sample": 2,
-        "max_texts": 4,
+        "max_tokens": 48,
+        "sample": 1,
+        "max_texts": 2,
+        "max_list": 2,
         "source": "local",
         "batch_size": 32,
         "max_attempts": 2,
@@ -170,6 +173,7 @@ def build_config(
         max_attempts=base["max_attempts"],
         sample=base["sample"],
         max_texts=base["max_texts"],
+        max_list=base["max_list"],
         source=base["source"],
         data_dir=str(default_data_dir()),
         store=_default_store(profile),

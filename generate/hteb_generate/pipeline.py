@@ -129,7 +129,8 @@ def run(cfg: GenerateConfig, *, log=print) -> RunResult:
     for name in cfg.datasets:
         entry = lookup_source(name)
         datasets[entry.name] = load_source(
-            entry, source=cfg.source, data_dir=Path(cfg.data_dir), sample=cfg.sample, max_texts=cfg.max_texts
+            entry, source=cfg.source, data_dir=Path(cfg.data_dir), sample=cfg.sample, max_texts=cfg.max_texts,
+            max_list=cfg.max_list,
         )
     units, items = _units(cfg, datasets)
     log(f"{len(items)} items, {len(units)} distinct texts to transform "

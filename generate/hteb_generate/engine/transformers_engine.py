@@ -145,5 +145,6 @@ class TransformersEngine(Engine):
 
 
 @register_engine("transformers")
-def _create(model_path: str, *, model_id: str, revision: str, batch_size: int = 16, **_: object) -> Engine:
-    return TransformersEngine(model_path, model_id=model_id, revision=revision, batch_size=batch_size)
+def _create(model_path: str, *, model_id: str, revision: str, batch_size: int = 16, threads: int | None = None,
+            **_: object) -> Engine:
+    return TransformersEngine(model_path, model_id=model_id, revision=revision, batch_size=batch_size, threads=threads)
