@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 from datasets import Dataset, DatasetDict
+from threadpoolctl import threadpool_limits
 
 import mteb
 from mteb.abstasks.retrieval_dataset_loaders import RetrievalSplitData
@@ -114,4 +115,5 @@ def mteb_results(task_name: str, dataset: SourceDataset, fn: EmbedFn, **task_att
         subsets = list(groups)
         task.dataset = data if task.metadata.is_multilingual else data["default"]
     task.data_loaded = True
-    return dict(task.evaluate(OracleEncoder(fn), split, subsets_to_run=subsets, encode_kwargs={"batch_size": 32}))
+    with threadpool_limits(limits=1):  # same numbers, without OpenMP/BLAS contention (see evaluators/threads.py)
+        return dict(task.evaluate(OracleEncoder(fn), split, subsets_to_run=subsets, encode_kwargs={"batch_size": 32}))

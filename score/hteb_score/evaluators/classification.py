@@ -26,6 +26,7 @@ from sklearn.metrics import accuracy_score, average_precision_score, f1_score, p
 from hteb_score.evaluators import mteb_tasks
 from hteb_score.evaluators.base import Embed, Evaluator, TaskScore, Text, main_metric, register, task_score
 from hteb_score.evaluators.subsets import DEFAULT, group_rows, require_rows
+from hteb_score.evaluators.threads import single_threaded
 from hteb_score.sources import SourceDataset
 
 
@@ -63,7 +64,7 @@ class ClassificationEvaluator(Evaluator):
 
 
 def _fit(x: np.ndarray, y: np.ndarray, seed: int) -> LogisticRegression:
-    with warnings.catch_warnings():  # max_iter=100 is the protocol, not a mistake to warn about
+    with warnings.catch_warnings(), single_threaded():  # max_iter=100 is the protocol, not a mistake
         warnings.simplefilter("ignore", ConvergenceWarning)
         return LogisticRegression(max_iter=100, random_state=seed).fit(x, y)
 

@@ -27,6 +27,7 @@ from sklearn.metrics.cluster import adjusted_mutual_info_score, v_measure_score
 from hteb_score.evaluators import mteb_tasks
 from hteb_score.evaluators.base import Embed, Evaluator, TaskScore, Text, main_metric, register, task_score
 from hteb_score.evaluators.subsets import group_rows, require_rows
+from hteb_score.evaluators.threads import single_threaded
 from hteb_score.sources import SourceDataset
 
 
@@ -47,10 +48,11 @@ class ClusteringEvaluator(Evaluator):
         for subset, index in group_rows(rows).items():
             texts = [rows[i]["text"] for i in index]
             labels = [rows[i]["label"] for i in index]
-            if protocol == "mteb" and settings.kind == "fast":
-                details[subset] = _fast(texts, labels, embed, settings, rng, seed)
-            else:
-                details[subset] = _legacy(texts, labels, embed, settings.legacy_batch_size, seed)
+            with single_threaded():
+                if protocol == "mteb" and settings.kind == "fast":
+                    details[subset] = _fast(texts, labels, embed, settings, rng, seed)
+                else:
+                    details[subset] = _legacy(texts, labels, embed, settings.legacy_batch_size, seed)
         return task_score(metric, details)
 
 
