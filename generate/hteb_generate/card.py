@@ -89,6 +89,19 @@ def judge_table(records: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _sampling(config: Mapping[str, Any]) -> str:
+    if config.get("sample") is None and config.get("max_texts") is None and config.get("max_list") is None:
+        return "every row of each source"
+    parts = []
+    if config.get("sample") is not None:
+        parts.append(f"the first {config['sample']} evaluation row(s) of each language subset (queries for retrieval)")
+    if config.get("max_list") is not None:
+        parts.append(f"at most {config['max_list']} elements of each summary list, with the score lists cut alike")
+    if config.get("max_texts") is not None:
+        parts.append(f"then whole rows up to {config['max_texts']} transformed texts per dataset (at least one row)")
+    return "a sample: " + "; ".join(parts)
+
+
 def render_card(manifest_like: Mapping[str, Any], variants: Mapping[str, list[tuple[int, int]]],
                 records: Sequence[Mapping[str, Any]]) -> str:
     """README.md: `configs:` front matter, then the body."""
@@ -96,7 +109,7 @@ def render_card(manifest_like: Mapping[str, Any], variants: Mapping[str, list[tu
     generator, judge = manifest_like["generator"], manifest_like["judge"]
     sources = "\n".join(
         f"- **{s['name']}** ({s['task_type']}; mteb `{s['mteb_task']}`; `{s['hf_path']}@{s['hf_revision']}`; "
-        f"read from `{s['origin']}`{'; ' + str(s['sample']) + ' rows per subset' if s.get('sample') else ''}): "
+        f"read from `{s['origin']}`): "
         f"transformed {', '.join(s['transformed_fields'])}"
         for s in manifest_like["sources"]
     )
@@ -121,6 +134,7 @@ still has, and judge scores. The untouched sources are under `source/`.
   retries at temperature {config['retry_temperature']}, at most {config['max_attempts']} attempts.
 - Seeds: {', '.join(map(str, manifest_like['seeds']))}. Transformations: {', '.join(manifest_like['transformations'])}.
 - Judge: {judge_line}.
+- Rows: {_sampling(config)}.
 
 ### Sources
 
