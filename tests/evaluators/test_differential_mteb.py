@@ -3,57 +3,48 @@
 Each case is small real data from ../shared/data scored twice: by our evaluator, and by mteb's own
 task class (data injected, model returning the same vectors). Hashed bag-of-words embeddings make
 the inputs tie-heavy (equal cosines, equal distances, equal bootstrap draws); all-MiniLM-L6-v2
-gives dense real embeddings. The fast-clustering bootstrap is cut from 16384 to 512 documents
-per round on both sides to keep the test quick (the real 16384 is checked in test_mteb_tasks.py).
+gives dense real embeddings.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+import mteb
 import numpy as np
 import pytest
 from cases import CASES
 from evaluator_embeddings import Listed, hashed_bow
 from mteb_oracle import mteb_scores
 
-from hteb_score.evaluators import get_evaluator, mteb_tasks
+from hteb_score.evaluators import get_evaluator
+from hteb_score.sources import SourceDataset
 
 TOLERANCE = 1e-6
-TASK_OVERRIDES = {"TwentyNewsgroupsClustering.v2": {"max_documents_per_cluster": 512}}
 MINILM_SKIP = {"IsiZuluNews", "SemRel2024"}  # slow to embed on CPU: the hashed run covers them
 
 
-def _check(case: str, fn, shared_data, monkeypatch) -> None:
+def _check(case: str, fn, shared_data) -> None:
     load, task = CASES[case]
     dataset = load(shared_data)
-    overrides = TASK_OVERRIDES.get(task, {})
-    if overrides:
-        monkeypatch.setitem(mteb_tasks.CLUSTERING, task, replace(mteb_tasks.CLUSTERING[task], **overrides))
     evaluator = get_evaluator(dataset.info.task_type)
     ours = evaluator.evaluate(dataset, Listed(fn, evaluator.texts(dataset)), protocol="mteb")
-    theirs = mteb_scores(task, dataset, fn, **overrides)
-    assert ours.main_metric == mteb_scores_main(task)
+    theirs = mteb_scores(task, dataset, fn)
+    assert ours.main_metric == mteb.get_task(task).metadata.main_score
     assert sorted(ours.subsets) == sorted(theirs)
     for subset, value in theirs.items():
         assert ours.subsets[subset] == pytest.approx(value, abs=TOLERANCE), subset
     assert ours.value == pytest.approx(float(np.mean(list(theirs.values()))), abs=TOLERANCE)
 
 
-def mteb_scores_main(task: str) -> str:
-    import mteb
-
-    return mteb.get_task(task).metadata.main_score
-
-
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_tie_heavy_hashed_embeddings_equal_mteb(case, shared_data, monkeypatch):
-    _check(case, hashed_bow, shared_data, monkeypatch)
+def test_tie_heavy_hashed_embeddings_equal_mteb(case, shared_data):
+    _check(case, hashed_bow, shared_data)
 
 
 @pytest.mark.parametrize("case", sorted(set(CASES) - MINILM_SKIP))
-def test_minilm_embeddings_equal_mteb(case, minilm, shared_data, monkeypatch):
-    _check(case, minilm, shared_data, monkeypatch)
+def test_minilm_embeddings_equal_mteb(case, minilm, shared_data):
+    _check(case, minilm, shared_data)
 
 
 def test_self_hit_removal_changes_the_score(minilm, shared_data):
@@ -64,7 +55,5 @@ def test_self_hit_removal_changes_the_score(minilm, shared_data):
     evaluator = get_evaluator("Retrieval")
     embed = Listed(minilm, evaluator.texts(dataset))
     removed = evaluator.evaluate(dataset, embed, protocol="mteb").value
-    from hteb_score.sources import SourceDataset
-
     not_removed = evaluator.evaluate(SourceDataset(kept, dataset.tables, dataset.origin), embed, protocol="mteb").value
     assert removed < not_removed - 0.05
