@@ -57,3 +57,13 @@ def test_self_hit_removal_changes_the_score(minilm, shared_data):
     removed = evaluator.evaluate(dataset, embed, protocol="mteb").value
     not_removed = evaluator.evaluate(SourceDataset(kept, dataset.tables, dataset.origin), embed, protocol="mteb").value
     assert removed < not_removed - 0.05
+
+
+@pytest.mark.parametrize("case", ["TwentyNewsgroups", "Banking77"])
+def test_mteb_protocol_ignores_the_run_seed(case, shared_data):
+    """mteb's number is its seed-42 number; a run seed changes only the hteb protocol."""
+    dataset = CASES[case][0](shared_data)
+    evaluator = get_evaluator(dataset.info.task_type)
+    embed = Listed(hashed_bow, evaluator.texts(dataset))
+    assert (evaluator.evaluate(dataset, embed, protocol="mteb", seed=7).value
+            == evaluator.evaluate(dataset, embed, protocol="mteb").value)

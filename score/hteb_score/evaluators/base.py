@@ -46,7 +46,11 @@ class Evaluator(ABC):
 
     @abstractmethod
     def evaluate(self, dataset: SourceDataset, embed: Embed, *, protocol: str, seed: int = 42) -> TaskScore:
-        """The dataset's score under `protocol` ("hteb" or "mteb")."""
+        """The dataset's score under `protocol` ("hteb" or "mteb").
+
+        `seed` seeds the hteb protocol's estimators (logistic regression, k-means); the mteb
+        protocol always uses mteb's seed 42, since any other would not be mteb's number.
+        """
 
 
 _REGISTRY: dict[str, Evaluator] = {}

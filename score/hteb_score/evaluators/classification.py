@@ -44,6 +44,7 @@ class ClassificationEvaluator(Evaluator):
         train = dataset.tables[dataset.info.train_split]
         require_rows(dataset, dataset.info.eval_split, test)
         require_rows(dataset, dataset.info.train_split, train)
+        seed = mteb_tasks.SEED if protocol == "mteb" else seed
         train_groups = group_rows(train)
         details = {}
         for subset, test_index in group_rows(test).items():

@@ -43,6 +43,7 @@ class ClusteringEvaluator(Evaluator):
         rows = dataset.eval_rows()
         require_rows(dataset, dataset.info.eval_split, rows)
         settings = mteb_tasks.clustering(dataset.info.mteb_task)
+        seed = mteb_tasks.SEED if protocol == "mteb" else seed
         rng = random.Random(seed)  # mteb's task-level rng_state: continues across subsets
         details = {}
         for subset, index in group_rows(rows).items():

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+SEED = 42  # AbsTask(seed=42): every RNG of an mteb evaluation; the mteb protocol ignores a run seed
+
 
 @dataclass(frozen=True)
 class ClassificationSettings:
