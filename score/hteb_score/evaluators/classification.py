@@ -9,7 +9,8 @@ AP for binary tasks) are averaged over experiments; main score `accuracy`.
 hteb (the paper; PTEB App. C): one `LogisticRegression(max_iter=100, random_state=seed)` (sklearn
 defaults otherwise: lbfgs, C=1, L2) trained on the FULL training split, `accuracy` on the
 evaluation split. Only the evaluation split is transformed; the training split stays original.
-Rows with a `lang` field are scored per language (training rows of the same language).
+Rows with a `lang` field are scored per language, trained on the training rows of that language
+(on all training rows when the training split has none of it).
 """
 
 from __future__ import annotations
