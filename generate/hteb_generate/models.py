@@ -66,7 +66,9 @@ def convert_smollm2(cache_dir: Path) -> Path:
     model = AutoModelForCausalLM.from_pretrained(
         gguf.parent, gguf_file=gguf.name, dtype=torch.float32, quantization_config=GgufConfig(dequantize=True)
     )
-    model.hf_quantizer.remove_quantization_config(model)
+    quantizer = getattr(model, "hf_quantizer", None)  # set by some transformers releases only
+    if quantizer is not None:
+        quantizer.remove_quantization_config(model)
     model.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)
     try:

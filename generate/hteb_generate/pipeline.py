@@ -83,6 +83,15 @@ def _units(cfg: GenerateConfig, datasets: dict[str, SourceDataset]):
     return list(units.values()), items
 
 
+PARAPLUIE_DIGITS = 3
+
+
+def _rounded(value: float | None) -> float | None:
+    """Log-probabilities differ in the last bits with the batch they were computed in (padding,
+    kernel choice); rounding keeps the published bytes independent of batching."""
+    return None if value is None else round(value, PARAPLUIE_DIGITS)
+
+
 def _record(cfg: GenerateConfig, generator: CachedEngine, judge_model: str | None, item: tuple) -> dict[str, Any]:
     seed, name, t_name, task, ref, unit = item
     prompts = get_prompt_set(cfg.prompt_set)
@@ -114,7 +123,7 @@ def _record(cfg: GenerateConfig, generator: CachedEngine, judge_model: str | Non
             "model": judge_model,
             "quality": scores.quality if scores else None,
             "fluency": scores.fluency if scores else None,
-            "parapluie": scores.parapluie if scores else None,
+            "parapluie": _rounded(scores.parapluie) if scores else None,
         },
         "fallback": all(a["errors"] for a in unit.attempts),
     }
