@@ -46,3 +46,33 @@ def test_retrieval_without_queries_is_an_error(shared_data):
     evaluator = get_evaluator("Retrieval")
     with pytest.raises(HtebError, match="no rows left in 'queries'"):
         evaluator.evaluate(emptied, Listed(hashed_bow, evaluator.texts(emptied)), protocol="mteb")
+
+
+def test_sts_subset_of_one_pair_is_an_error(shared_data):
+    dataset = sample_dataset(read_source_dir(shared_data / "STSBenchmark"), 1)
+    evaluator = get_evaluator("STS")
+    with pytest.raises(HtebError, match="subset 'default' has 1 pair; a correlation needs at least 2"):
+        evaluator.evaluate(dataset, Listed(hashed_bow, evaluator.texts(dataset)), protocol="hteb")
+
+
+@pytest.mark.parametrize("protocol", ["hteb", "mteb"])
+def test_classifiers_are_fitted_once_for_every_variant_of_a_dataset(protocol, shared_data):
+    """Variants share the untouched training split: the second variant reuses every fitted model
+    (same objects), and a variant whose training rows differ gets new ones."""
+    from hteb_score.evaluators import classification
+
+    dataset = sample_dataset(read_source_dir(shared_data / "Banking77"), 40)
+    dataset = SourceDataset(dataset.info, {**dataset.tables, "train": dataset.tables["train"][:600]}, dataset.origin)
+    evaluator = get_evaluator("Classification")
+    reversed_eval = SourceDataset(dataset.info, {**dataset.tables, "test": [
+        {**r, "text": " ".join(r["text"].split()[::-1])} for r in dataset.tables["test"]]}, dataset.origin)
+    classification._FITTED.clear()
+    first = evaluator.evaluate(dataset, Listed(hashed_bow, evaluator.texts(dataset)), protocol=protocol)
+    fitted = dict(classification._FITTED)
+    evaluator.evaluate(reversed_eval, Listed(hashed_bow, evaluator.texts(reversed_eval)), protocol=protocol)
+    assert classification._FITTED == fitted and len(fitted) == (1 if protocol == "hteb" else 10)
+    other_train = SourceDataset(dataset.info, {**dataset.tables, "train": dataset.tables["train"][:500]}, dataset.origin)
+    evaluator.evaluate(other_train, Listed(hashed_bow, evaluator.texts(other_train)), protocol=protocol)
+    assert len(classification._FITTED) > len(fitted)
+    again = evaluator.evaluate(dataset, Listed(hashed_bow, evaluator.texts(dataset)), protocol=protocol)
+    assert again.value == first.value

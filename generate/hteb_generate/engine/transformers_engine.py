@@ -3,7 +3,9 @@
 Why a canonical batch order: requests are sorted by (prompt length, token ids) before they are
 cut into batches, so the batches depend only on the set of pending requests, never on the order
 the pipeline produced them in; similar lengths also keep padding small. Sampled requests draw
-from a per-row generator seeded with the request's seed, so they batch too.
+from a per-row generator seeded with the request's seed, so they batch too. The prompt pass
+computes logits for the last position only (`logits_to_keep=1`): the full (batch, length,
+vocabulary) tensor would cost a fifth of the time and gigabytes of memory for nothing.
 """
 
 from __future__ import annotations
@@ -87,7 +89,8 @@ class TransformersEngine(Engine):
         tokens: list[list[int]] = [[] for _ in batch]
         done = [False] * len(batch)
         with torch.no_grad():
-            out = self.model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True)
+            out = self.model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True,
+                             logits_to_keep=1)
             for _ in range(batch[0].max_tokens):
                 logits = out.logits[:, -1, :].float()
                 chosen = [self._choose(logits[row], request, generators[row]) for row, request in enumerate(batch)]
@@ -137,7 +140,8 @@ class TransformersEngine(Engine):
             ids, mask = self._batch([prompts[i] for i in group])
             positions = (mask.cumsum(-1) - 1).clamp(min=0)
             with torch.no_grad():
-                logits = self.model(input_ids=ids, attention_mask=mask, position_ids=positions).logits[:, -1, :]
+                logits = self.model(input_ids=ids, attention_mask=mask, position_ids=positions,
+                                    logits_to_keep=1).logits[:, -1, :]
             logprobs = torch.log_softmax(logits.float(), dim=-1)
             for row, index in enumerate(group):
                 results[index] = {c: float(logprobs[row, t]) for c, t in token_of.items()}

@@ -13,6 +13,7 @@ import numpy as np
 from scipy.stats import pearsonr, spearmanr
 from sklearn.metrics.pairwise import paired_euclidean_distances, paired_manhattan_distances
 
+from hteb_score.errors import HtebError
 from hteb_score.evaluators.base import Embed, Evaluator, TaskScore, Text, main_metric, register, task_score
 from hteb_score.evaluators.similarity import paired_cosine
 from hteb_score.evaluators.subsets import group_rows, require_rows
@@ -33,6 +34,8 @@ class STSEvaluator(Evaluator):
         require_rows(dataset, dataset.info.eval_split, rows)
         details = {}
         for subset, index in group_rows(rows).items():
+            if len(index) < 2:
+                raise HtebError(f"{dataset.name}: subset {subset!r} has {len(index)} pair; a correlation needs at least 2")
             e1 = embed([rows[i]["sentence1"] for i in index], None)
             e2 = embed([rows[i]["sentence2"] for i in index], None)
             gold = np.asarray([float(rows[i]["score"]) for i in index])
