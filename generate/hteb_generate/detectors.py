@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from hteb_score.errors import HtebError
+from hteb_score.stats.axes import TRANSFORMATIONS  # the eight names, one list for generator and scorer
 
 from . import langid
 
@@ -52,17 +53,6 @@ ERROR_TYPES: tuple[str, ...] = (
 )
 
 #: The transformations of SPEC.md; the length rules depend on which one produced the output.
-TRANSFORMATIONS: tuple[str, ...] = (
-    "paraphrasing",
-    "backtranslation",
-    "style_change",
-    "expansion",
-    "summarisation",
-    "summarised_expansion",
-    "translation",
-    "cross_translation",
-)
-
 RUNAWAY_FACTOR = 5
 TRUNCATED_FRACTION_DENOMINATOR = 5  # 20% = 1/5
 SHORT_SUMMARY_INPUT_WORDS = 3

@@ -31,6 +31,10 @@ def test_eight_transformations_with_two_step_ones():
         "paraphrasing", "backtranslation", "style_change", "expansion", "summarisation", "summarised_expansion",
         "translation", "cross_translation",
     ]
+    from hteb_generate.judge import TRANSFORMATION_TASKS
+    from hteb_score.stats.axes import TRANSFORMATIONS as SCORED
+
+    assert tuple(TRANSFORMATIONS) == SCORED and tuple(TRANSFORMATION_TASKS) == SCORED  # one contract, both sides
     assert [s.template for s in get_transformation("backtranslation").steps] == ["translate", "translate"]
     assert [s.template for s in get_transformation("summarised_expansion").steps] == ["expand", "summarise"]
 
