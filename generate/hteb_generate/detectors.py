@@ -29,12 +29,11 @@ Conventions shared by all rules:
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from hteb_score.errors import HtebError
+from hteb_score.errors import HtebError, unknown_name
 from hteb_score.stats.axes import TRANSFORMATIONS  # the eight names, one list for generator and scorer
 
 from . import langid
@@ -96,13 +95,7 @@ def get_detector(name: str) -> Detector:
     try:
         return _DETECTORS[name]
     except KeyError:
-        raise HtebError(_unknown("error type", name, ERROR_TYPES)) from None
-
-
-def _unknown(kind: str, name: str, known: Sequence[str]) -> str:
-    close = difflib.get_close_matches(name, known, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"unknown {kind} {name!r}{hint}; known: {', '.join(known)}"
+        raise unknown_name("error type", name, ERROR_TYPES) from None
 
 
 def _words(text: str) -> int:
@@ -231,7 +224,7 @@ def detect_errors(
     ['prefix_leak']
     """
     if transformation not in TRANSFORMATIONS:
-        raise HtebError(_unknown("transformation", transformation, TRANSFORMATIONS))
+        raise unknown_name("transformation", transformation, TRANSFORMATIONS)
     ctx = DetectionContext(transformation, expected_language, source_language)
     return [name for name in ERROR_TYPES if _DETECTORS[name](output, source, ctx)]
 

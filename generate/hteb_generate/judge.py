@@ -25,7 +25,6 @@ with a natural threshold at 0 that needs no generation, only next-token log-prob
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import math
@@ -34,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from hteb_score.errors import HtebError
+from hteb_score.errors import HtebError, unknown_name
 
 if TYPE_CHECKING:
     from .engine.base import ChatRequest
@@ -119,9 +118,7 @@ def get_judge_prompts(prompts_id: str) -> JudgePrompts:
     try:
         return JUDGE_PROMPTS[prompts_id]
     except KeyError:
-        close = difflib.get_close_matches(prompts_id, JUDGE_PROMPTS, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise HtebError(f"unknown judge prompt set {prompts_id!r}{hint}; known: {', '.join(JUDGE_PROMPTS)}") from None
+        raise unknown_name("judge prompt set", prompts_id, JUDGE_PROMPTS) from None
 
 
 DEFAULT_PROMPTS = JudgePrompts(
@@ -230,11 +227,7 @@ def get_parapluie_template(template_id: str) -> ParapluieTemplate:
     try:
         return PARAPLUIE_TEMPLATES[template_id]
     except KeyError:
-        close = difflib.get_close_matches(template_id, PARAPLUIE_TEMPLATES, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise HtebError(
-            f"unknown ParaPLUIE template {template_id!r}{hint}; known: {', '.join(PARAPLUIE_TEMPLATES)}"
-        ) from None
+        raise unknown_name("ParaPLUIE template", template_id, PARAPLUIE_TEMPLATES) from None
 
 
 #: seeds/001 Sec. 4.1.3 / App. A.3: the template with the best accuracy at threshold 0 (default).

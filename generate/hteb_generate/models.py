@@ -7,7 +7,6 @@ that a Hub model does not.
 
 from __future__ import annotations
 
-import difflib
 import importlib.util
 import os
 import shutil
@@ -16,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from hteb_score.errors import HtebError
+from hteb_score.errors import HtebError, unknown_name
 
 SMOLLM2 = "HuggingFaceTB/SmolLM2-135M-Instruct"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -96,7 +95,4 @@ def lookup_model(name: str) -> tuple[str, ModelSpec]:
     if Path(name).is_dir() and (Path(name) / "config.json").is_file():
         folder = str(Path(name).resolve())
         return name, ModelSpec(folder, "local", ("transformers", "vllm"), lambda c: folder)
-    known = [*MODELS, *(s.model_id for s in MODELS.values())]
-    close = difflib.get_close_matches(name, known, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    raise HtebError(f"unknown model {name!r}{hint}; known: {', '.join(known)}, or a local model folder")
+    raise unknown_name("model", name, [*MODELS, *(s.model_id for s in MODELS.values())], suffix=", or a local model folder")

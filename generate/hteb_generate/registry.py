@@ -8,10 +8,9 @@ Which fields are transformed is not repeated here: it is hteb_score.tasks.TASK_T
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 
-from hteb_score.errors import HtebError
+from hteb_score.errors import unknown_name
 from hteb_score.sources import DatasetInfo
 from hteb_score.tasks import resolve, task_type
 
@@ -140,7 +139,4 @@ def lookup_source(name: str) -> SourceEntry:
     for entry in SOURCES.values():
         if name in (entry.name, entry.mteb_task, entry.local):
             return entry
-    known = list(SOURCES)
-    close = difflib.get_close_matches(name, known + [e.mteb_task for e in SOURCES.values()], n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    raise HtebError(f"unknown dataset {name!r}{hint}; known: {', '.join(known)}")
+    raise unknown_name("dataset", name, SOURCES, also_matches=[e.mteb_task for e in SOURCES.values()])

@@ -9,12 +9,11 @@ the user message.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 from dataclasses import dataclass, field
 
-from hteb_score.errors import HtebError
+from hteb_score.errors import unknown_name
 
 from . import languages
 
@@ -78,13 +77,7 @@ def get_prompt_set(name: str) -> PromptSet:
     try:
         return PROMPT_SETS[name]
     except KeyError:
-        raise HtebError(_unknown("prompt set", name, list(PROMPT_SETS))) from None
-
-
-def _unknown(kind: str, name: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(name, known, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"unknown {kind} {name!r}{hint}; known: {', '.join(known)}"
+        raise unknown_name("prompt set", name, list(PROMPT_SETS)) from None
 
 
 # App. D, verbatim (Gemma-3-27B-int4-AWQ prompts). Summarise ends with "Text to summarize:",
@@ -243,7 +236,7 @@ def get_transformation(name: str) -> Transformation:
     try:
         return TRANSFORMATIONS[name]
     except KeyError:
-        raise HtebError(_unknown("transformation", name, list(TRANSFORMATIONS))) from None
+        raise unknown_name("transformation", name, list(TRANSFORMATIONS)) from None
 
 
 @dataclass(frozen=True)

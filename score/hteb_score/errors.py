@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 
 class HtebError(Exception):
     """Base class: the message is the whole one-line explanation shown to the user."""
@@ -23,3 +26,13 @@ class IntegrityError(HtebError):
 
 class StoreError(HtebError):
     """A revision store refused an operation (label conflict, not writable, not found)."""
+
+
+def unknown_name(kind: str, name: str, known: Iterable[str], *, also_matches: Iterable[str] = (),
+                 suffix: str = "") -> HtebError:
+    """The error for a name no registry holds: the closest known name as a hint, then every known
+    one (`also_matches`: aliases the hint may point to without being listed)."""
+    listed = list(known)
+    close = difflib.get_close_matches(name, [*listed, *also_matches], n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return HtebError(f"unknown {kind} {name!r}{hint}; known: {', '.join(listed)}{suffix}")

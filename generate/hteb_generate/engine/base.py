@@ -7,13 +7,12 @@ are interchangeable, and the on-disk cache wraps any of them.
 
 from __future__ import annotations
 
-import difflib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hteb_score.errors import HtebError
+from hteb_score.errors import unknown_name
 
 Conversation = tuple[tuple[str, str], ...]
 
@@ -67,9 +66,7 @@ def register_engine(name: str) -> Callable[[EngineFactory], EngineFactory]:
 def check_engine_name(name: str) -> None:
     """An unknown backend is a user error naming the known ones."""
     if name not in ENGINES:
-        close = difflib.get_close_matches(name, ENGINES, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise HtebError(f"unknown engine {name!r}{hint}; known: {', '.join(sorted(ENGINES))}")
+        raise unknown_name("engine", name, sorted(ENGINES))
 
 
 def create_engine(name: str, **options: Any) -> Engine:

@@ -7,7 +7,6 @@ callable that only looks embeddings up. `evaluate()` must request nothing `texts
 
 from __future__ import annotations
 
-import difflib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from hteb_score.errors import HtebError
+from hteb_score.errors import HtebError, unknown_name
 from hteb_score.sources import SourceDataset
 from hteb_score.tasks import TASK_TYPES
 
@@ -73,9 +72,7 @@ def get_evaluator(task_type: str) -> Evaluator:
     try:
         return _REGISTRY[task_type]
     except KeyError:
-        close = difflib.get_close_matches(task_type, list(_REGISTRY), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise HtebError(f"no evaluator for task type {task_type!r}{hint}; known: {', '.join(sorted(_REGISTRY))}") from None
+        raise unknown_name("task type", task_type, sorted(_REGISTRY)) from None
 
 
 def check_protocol(protocol: str) -> str:
