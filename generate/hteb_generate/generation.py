@@ -14,7 +14,8 @@ same answer) up to `max_attempts`; every attempt is kept.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,9 +92,10 @@ class _Progress:
         calls = sum(e.calls - s[1] for e, s in zip(self.engines, self.start))
         return hits, calls
 
-    def __call__(self, done: int) -> None:
+    def __call__(self, answered: int) -> None:
+        """Count `answered` more requests; one bar may span several engine calls (the judge's two)."""
         hits, calls = self.counts()
-        self.bar.n = done
+        self.bar.n += answered
         self.bar.set_postfix(cached=hits, generated=calls, retried=self.retried, refresh=False)
         self.bar.refresh()
 
@@ -105,12 +107,18 @@ class _Progress:
         self.bar.close()
 
 
-def _chat(engine: CachedEngine, requests: list[ChatRequest], progress: _Progress) -> list[str]:
+@contextmanager
+def _reporting(engine: CachedEngine, progress: _Progress) -> Iterator[None]:
     engine.on_progress = progress
     try:
-        return engine.chat(requests)
+        yield
     finally:
         engine.on_progress = None
+
+
+def _chat(engine: CachedEngine, requests: list[ChatRequest], progress: _Progress) -> list[str]:
+    with _reporting(engine, progress):
+        return engine.chat(requests)
 
 
 def transform_units(units: Sequence[Unit], engine: CachedEngine, prompts: PromptSet, sampling: Sampling) -> None:
@@ -158,7 +166,8 @@ def judge_units(units: Sequence[Unit], engine: CachedEngine, *, prompts: judge_m
             for u in group
         ]
         progress = _Progress([engine], f"judge seed {seed}", 3 * len(pairs), 0)
-        scores = judge_module.score_pairs(engine, pairs, seed=seed, prompts=prompts, parapluie_template=template)
+        with _reporting(engine, progress):
+            scores = judge_module.score_pairs(engine, pairs, seed=seed, prompts=prompts, parapluie_template=template)
         progress.close()
         for unit, score in zip(group, scores):
             unit.judge = score

@@ -73,3 +73,15 @@ def test_unknown_engine_names_the_known_ones():
     assert {"transformers", "vllm"} <= set(ENGINES)
     with pytest.raises(HtebError, match="unknown engine 'vlm' \\(did you mean 'vllm'\\?\\)"):
         create_engine("vlm", model_path="x", model_id="x", revision="x")
+
+def test_progress_counts_every_answer_once_across_calls(tmp_path, smollm2_engine):
+    """Progress is reported per answered chunk (cache hits at once), so one bar can span the
+    judge's chat call and its log-probability call and ends at exactly their total."""
+    cached = CachedEngine(smollm2_engine, CallCache(tmp_path / "calls.sqlite"), model_id="m", revision="r",
+                          name="transformers", commit_every=2)
+    cached.chat(_requests()[:1])
+    reported: list[int] = []
+    cached.on_progress = reported.append
+    cached.chat(_requests())
+    cached.next_token_logprobs([MESSAGES[1]], ["yes", "no"])
+    assert reported == [1, 2, 0, 1] and sum(reported) == len(_requests()) + 1

@@ -74,7 +74,7 @@ class CachedEngine(Engine):
         self.cache, self.commit_every = cache, commit_every
         self.model_id, self.revision, self.name = model_id, revision, name
         self.calls = self.hits = 0
-        self.on_progress: Any = None  # called with the number of requests answered so far
+        self.on_progress: Any = None  # called with the number of requests each step just answered
 
 
     @property
@@ -90,7 +90,7 @@ class CachedEngine(Engine):
         found = self.cache.get_many(keys)
         missing = sorted({k for k in keys if k not in found})  # chunks depend on the set, not the order
         self.hits += sum(1 for k in keys if k in found)
-        self._report(len(keys) - len(missing))
+        self._report(len(keys) - len(missing))  # from the cache, at once
         for start in range(0, len(missing), self.commit_every):
             chunk = missing[start : start + self.commit_every]
             values = run(chunk)
@@ -98,12 +98,12 @@ class CachedEngine(Engine):
             fresh = dict(zip(chunk, values))
             self.cache.put_many(fresh)
             found.update(fresh)
-            self._report(len(keys) - len(missing) + start + len(chunk))
+            self._report(len(chunk))
         return [found[k] for k in keys]
 
-    def _report(self, done: int) -> None:
+    def _report(self, answered: int) -> None:
         if self.on_progress is not None:
-            self.on_progress(done)
+            self.on_progress(answered)
 
     def chat(self, requests: Sequence[ChatRequest]) -> list[str]:
         by_key = {}
