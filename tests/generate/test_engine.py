@@ -85,3 +85,10 @@ def test_progress_counts_every_answer_once_across_calls(tmp_path, smollm2_engine
     cached.chat(_requests())
     cached.next_token_logprobs([MESSAGES[1]], ["yes", "no"])
     assert reported == [1, 2, 0, 1] and sum(reported) == len(_requests()) + 1
+
+
+def test_a_repeated_request_is_one_call_and_counts_as_a_hit(tmp_path, smollm2_engine):
+    cached = CachedEngine(smollm2_engine, CallCache(tmp_path / "calls.sqlite"), model_id="m", revision="r", name="transformers")
+    request = _requests()[1]
+    first = cached.chat([request, request, request])
+    assert first[0] == first[1] == first[2] and (cached.calls, cached.hits) == (1, 2)

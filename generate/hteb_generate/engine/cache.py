@@ -64,7 +64,8 @@ def _key(payload: dict[str, Any]) -> str:
 class CachedEngine(Engine):
     """Wraps an engine (or, lazily, the factory that loads it: a fully cached run never loads a model).
 
-    `calls` counts requests sent to the model, `hits` requests answered from the cache.
+    `calls` counts requests sent to the model, `hits` requests answered without a call of their
+    own (from the cache, or as a repeat of a request in the same batch): calls + hits = requests.
     Misses go to the model in chunks of `commit_every` (sorted by key, so a chunk's members do not
     depend on the caller's order), each committed before the next starts.
     """
@@ -89,7 +90,7 @@ class CachedEngine(Engine):
     def _cached(self, keys: list[str], run: Any) -> list[Any]:
         found = self.cache.get_many(keys)
         missing = sorted({k for k in keys if k not in found})  # chunks depend on the set, not the order
-        self.hits += sum(1 for k in keys if k in found)
+        self.hits += len(keys) - len(missing)  # a repeat of a pending request is answered by its one call
         self._report(len(keys) - len(missing))  # from the cache, at once
         for start in range(0, len(missing), self.commit_every):
             chunk = missing[start : start + self.commit_every]
