@@ -33,4 +33,4 @@ def test_demo_defaults_score_the_bundled_sample(tmp_path):
     assert scored == {(d, t) for d in revision.dataset_names() for t in ("original", *TRANSFORMATIONS)}
     assert all(math.isfinite(r["value"]) for r in card["scores"])
     assert (tmp_path / "result_card.md").read_text().startswith("#")
-    assert {p.stem for p in (tmp_path / "mteb").rglob("*.json")} >= set(revision.dataset_names())
+    assert {p.stem for p in (tmp_path / "mteb").rglob("*.json")} >= {s["mteb_task"] for s in revision.manifest["sources"]}

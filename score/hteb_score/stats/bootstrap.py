@@ -6,6 +6,7 @@ correlation between two per-item quantities needs.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -30,14 +31,16 @@ def percentile_bootstrap(
     arrays = tuple(np.asarray(s, dtype=float) for s in samples)
     if any(len(a) < 2 for a in arrays):
         return (float("nan"), float("nan"))
-    result = stats.bootstrap(
-        arrays,
-        lambda *xs: statistic(*xs),
-        n_resamples=n_resamples,
-        confidence_level=confidence,
-        method="percentile",
-        paired=paired,
-        vectorized=False,
-        rng=np.random.default_rng(seed),
-    )
+    with warnings.catch_warnings():  # a degenerate resample distribution gives NaN bounds: said above
+        warnings.simplefilter("ignore", stats.DegenerateDataWarning)
+        result = stats.bootstrap(
+            arrays,
+            lambda *xs: statistic(*xs),
+            n_resamples=n_resamples,
+            confidence_level=confidence,
+            method="percentile",
+            paired=paired,
+            vectorized=False,
+            rng=np.random.default_rng(seed),
+        )
     return (float(result.confidence_interval.low), float(result.confidence_interval.high))
