@@ -14,6 +14,7 @@ from hteb_score.aggregate import POINTS, aggregate
 from hteb_score.atomic import atomic_write_json, atomic_write_text
 from hteb_score.contract import SCHEMA_VERSIONS, validate
 from hteb_score.stats.axes import AXES, AXIS_LABELS
+from hteb_score.stats.hodges_lehmann import coverage_note
 
 PACKAGES = ("hteb-score", "sentence-transformers", "transformers", "torch", "numpy", "scipy", "scikit-learn",
             "faiss-cpu", "pytrec-eval-terrier", "datasets", "huggingface-hub")
@@ -97,7 +98,7 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         lines += ["", "## Effects across datasets (Hodges-Lehmann shift, Wilcoxon, Holm)", "",
                   "| transformation | HL shift | 95% CI | p | p (Holm) |", "|---|---|---|---|---|"]
         for name, entry in stats["per_transformation"].items():
-            ci = f"[{_fmt(entry.get('ci_low'), True)}, {_fmt(entry.get('ci_high'), True)}]"
+            ci = f"[{_fmt(entry.get('ci_low'), True)}, {_fmt(entry.get('ci_high'), True)}]{coverage_note(entry.get('ci_confidence'))}"
             lines.append(f"| {name} | {_fmt(entry.get('hl_shift'), True)} | {ci} | {_p(entry.get('p_value'))} | {_p(entry.get('p_holm'))} |")
     flagged = [e for e in card["error_policy"] if e["with_errors"]]
     if flagged:

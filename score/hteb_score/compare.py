@@ -23,6 +23,7 @@ import numpy as np
 from hteb_score.contract import validate
 from hteb_score.errors import ContractError, HtebError
 from hteb_score.stats.axes import AXES, AXIS_LABELS, AXIS_OF, TRANSFORMATIONS
+from hteb_score.stats.hodges_lehmann import coverage_note
 from hteb_score.stats.model import add_holm, paired_effect
 from hteb_score.stats.ranking import kendall_tau, mean_sd
 from hteb_score.stats.reliability import split_half_reliability
@@ -470,7 +471,8 @@ def render_markdown(result: Mapping[str, Any]) -> str:
         "## Transformation effects across models (Hodges-Lehmann, Wilcoxon, Holm)",
         "",
         f"Unit: per dataset, the delta averaged over models. HL shift with {ci_note} 95% CI (not adjusted",
-        "for multiple comparisons); Wilcoxon signed-rank p, Holm-corrected within each family; |Δ̃| = median absolute delta",
+        "for multiple comparisons; a percentage beside a CI is the coverage it reaches where too few datasets",
+        "differ for 95%); Wilcoxon signed-rank p, Holm-corrected within each family; |Δ̃| = median absolute delta",
         "(pooled over the axis's transformations for axes).",
         "",
         "| Family | Transformation / axis | HL shift | 95% CI | p (Holm) | median abs delta | datasets |",
@@ -484,7 +486,7 @@ def render_markdown(result: Mapping[str, Any]) -> str:
                 else e["median_abs_delta"]
             )
             out.append(
-                f"| {family} | {_label(name)} | {_f(e['hl_shift'], sign=True)} | [{_f(e['ci_low'], sign=True)}, {_f(e['ci_high'], sign=True)}] | {_p(e['p_holm'])} | {_f(abs_delta)} | {e['n_datasets']} |"
+                f"| {family} | {_label(name)} | {_f(e['hl_shift'], sign=True)} | [{_f(e['ci_low'], sign=True)}, {_f(e['ci_high'], sign=True)}]{coverage_note(e.get('ci_confidence'))} | {_p(e['p_holm'])} | {_f(abs_delta)} | {e['n_datasets']} |"
             )
     rel = result["reliability"]
     out += ["", "## Split-half reliability of the per-axis profiles", ""]

@@ -65,3 +65,12 @@ def test_degenerate_samples_give_finite_intervals():
         assert (one.shift, one.ci_low, one.ci_high, one.confidence, one.n) == (-2.0, -2.0, -2.0, 0.0, 1)
         none = hodges_lehmann([0.0, 1e-12], method=method)
         assert (none.shift, none.n) == (0.0, 0)
+
+
+def test_coverage_note_marks_only_intervals_below_95_percent():
+    from hteb_score.stats.hodges_lehmann import coverage_note, hodges_lehmann
+
+    few = hodges_lehmann([-3.0, -1.0, -2.0, -4.0, -5.0])  # 5 differences: at most 1 - 2/32 = 93.75%
+    assert few.confidence == 1 - 2 / 32 and coverage_note(few.confidence) == " (93.8%)"
+    assert coverage_note(hodges_lehmann([float(-i) for i in range(1, 13)]).confidence) == ""
+    assert coverage_note(None) == ""

@@ -81,3 +81,11 @@ def hodges_lehmann(
     k = max(lower_critical_value(n, 1.0 - confidence), 1)
     achieved = 1.0 - 2.0 * signed_rank_cdf(k - 1, n)
     return HodgesLehmannResult(shift, float(walsh[k - 1]), float(walsh[len(walsh) - k]), achieved, method, n)
+
+
+def coverage_note(confidence: float | None, nominal: float = 0.95) -> str:
+    """" (93.8%)" when an interval covers less than `nominal` (too few non-zero differences for
+    it), else "": a table headed "95% CI" must say which of its intervals are not."""
+    if confidence is None or confidence >= nominal - 1e-12:
+        return ""
+    return f" ({confidence:.1%})"
