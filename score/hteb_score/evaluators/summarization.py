@@ -51,8 +51,10 @@ def _predictions(row: dict, embed: Embed) -> tuple[list[float], list[float], lis
     human = np.asarray(embed(row["human_summaries"], None))
     machine = np.asarray(embed(row["machine_summaries"], None))
     gold = [float(x) for x in row["relevance"]]
-    cosine = [float(v) for v in cos_matrix(machine, human).max(axis=1)]
-    dot = [float(v) for v in dot_matrix(machine, human).max(axis=1)]
+    # one machine summary at a time, as mteb: a (1, d) product rounds unlike a row of an (n, d) one,
+    # and near-equal maxima decide Spearman's ties
+    cosine = [float(cos_matrix(m[None, :], human).max()) for m in machine]
+    dot = [float(dot_matrix(m[None, :], human).max()) for m in machine]
     if len(set(gold)) == 1 or len(set(dot)) == 1 or len(set(cosine)) == 1:
         return None
     return gold, cosine, dot
