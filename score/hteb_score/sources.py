@@ -222,7 +222,9 @@ def list_source_dirs(root: Path) -> list[str]:
 
 
 def sample_dataset(dataset: SourceDataset, rows_per_subset: int) -> SourceDataset:
-    """A deterministic sample: the first `rows_per_subset` evaluation rows of each language subset.
+    """A deterministic sample: `rows_per_subset` evaluation rows of each language subset, dealt out
+    label by label when rows carry a `label` (sources are often sorted by label, and the first rows
+    alone would hold one class: an AP or V-measure of nothing), kept in dataset order.
 
     Retrieval and reranking keep their queries' relevant and candidate documents (so every
     sampled query still has its positives) and the whole corpus otherwise is cut to those
@@ -246,18 +248,25 @@ def sample_dataset(dataset: SourceDataset, rows_per_subset: int) -> SourceDatase
         tables["qrels"] = [r for r in tables["qrels"] if str(r["query_id"]) in keep_q]
         tables["corpus"] = [d for d in tables["corpus"] if str(d["id"]) in keep_docs]
         return SourceDataset(info, tables, origin=dataset.origin)
-    counts: dict[str, int] = {}
-    kept, kept_ids = [], []
-    for item_id, row in zip(dataset.ids[info.eval_split], tables[info.eval_split]):
-        subset = str(row.get("lang", "default"))
-        if counts.get(subset, 0) < rows_per_subset:
-            counts[subset] = counts.get(subset, 0) + 1
-            kept.append(row)
-            kept_ids.append(item_id)
-    tables[info.eval_split] = kept
+    rows = tables[info.eval_split]
+    by_subset: dict[str, list[int]] = {}
+    for index, row in enumerate(rows):
+        by_subset.setdefault(str(row.get("lang", "default")), []).append(index)
+    keep = sorted(i for indices in by_subset.values() for i in _dealt_by_label(rows, indices)[:rows_per_subset])
+    tables[info.eval_split] = [rows[i] for i in keep]
     ids = {table: dataset.ids[table] for table in tables if table != info.eval_split}
-    ids[info.eval_split] = kept_ids  # item ids stay those of the full dataset
+    ids[info.eval_split] = [dataset.ids[info.eval_split][i] for i in keep]  # item ids stay those of the full dataset
     return SourceDataset(info, tables, origin=dataset.origin, ids=ids)
+
+
+def _dealt_by_label(rows: list[dict], indices: list[int]) -> list[int]:
+    """`indices` reordered round-robin over their rows' labels (labels in order of first appearance):
+    the first n then span min(n, #labels) classes. Rows without a label keep their order."""
+    by_label: dict[str, list[int]] = {}
+    for i in indices:
+        by_label.setdefault(str(rows[i].get("label")), []).append(i)
+    groups = list(by_label.values())
+    return [group[rank] for rank in range(max(map(len, groups), default=0)) for group in groups if rank < len(group)]
 
 
 def write_source_parquet(dataset: SourceDataset, folder: Path) -> list[Path]:

@@ -147,8 +147,19 @@ def test_sampled_item_ids_are_those_of_the_full_dataset(tmp_path, shared_data):
     by_id = dict(zip(full.ids["test"], full.eval_rows()))
     assert all(by_id[i] == row for i, row in zip(sample.ids["test"], sample.eval_rows()))
     masakha = sample_dataset(read_source_dir(shared_data / "MasakhaNEWS"), 2)
-    assert masakha.ids["test"][:3] == ["0", "1", "376"]  # second language starts at row 376
+    assert masakha.ids["test"][:3] == ["0", "81", "376"]  # row 81 is amh's second label; eng starts at row 376
     write_source_parquet(masakha, tmp_path / "m")
     back = read_source_parquet(tmp_path / "m")
     assert back.ids == masakha.ids and back.tables == masakha.tables
     assert "_hteb_item_id" not in back.eval_rows()[0]
+
+
+@pytest.mark.parametrize(("name", "labels"), [("TwitterSemEval2015", 2), ("Banking77", 4), ("TwentyNewsgroups", 4)])
+def test_sample_deals_rows_out_label_by_label(shared_data, name, labels):
+    """These sources are sorted by label: the first 4 rows would hold a single class."""
+    full = read_source_dir(shared_data / name)
+    assert len({r["label"] for r in full.eval_rows()[:4]}) == 1
+    sample = sample_dataset(full, 4)
+    assert len({r["label"] for r in sample.eval_rows()}) == labels
+    position = {i: n for n, i in enumerate(full.ids[full.info.eval_split])}
+    assert [position[i] for i in sample.ids[sample.info.eval_split]] == sorted(position[i] for i in sample.ids[sample.info.eval_split])
