@@ -52,25 +52,20 @@ def _model_path() -> str:
 
 
 def _datasets(rows: int, queries: int, corpus: int, train_per_label: int) -> list[Any]:
-    """Real source rows: evaluation rows cut to `rows` (Banking77's taken label by label, so a small cut
-    still spans many labels); Banking77 trains on the first `train_per_label` rows of each label;
-    SciFact keeps its relevant documents."""
+    """Real source rows: evaluation rows cut to `rows` by hteb_score's sampler (label by label, so a
+    small cut still spans many classes); Banking77 trains on the first `train_per_label` rows of each
+    label; SciFact keeps its relevant documents."""
     from hteb_score.sources import SourceDataset, read_source_dir, sample_dataset
 
     out = [sample_dataset(read_source_dir(DATA / name), rows) for name in ("STSBenchmark", "TwitterSemEval2015")]
-    banking = read_source_dir(DATA / "Banking77")
+    banking = sample_dataset(read_source_dir(DATA / "Banking77"), rows)  # test rows dealt label by label
     per_label: dict[str, int] = {}
     train = []
     for row in banking.tables["train"]:
         if per_label.get(row["label"], 0) < train_per_label:
             per_label[row["label"]] = per_label.get(row["label"], 0) + 1
             train.append(row)
-    by_label: dict[str, list[dict]] = {}
-    for row in banking.tables["test"]:  # the split is sorted by label: deal the rows out label by label
-        by_label.setdefault(row["label"], []).append(row)
-    dealt = [row for rank in range(max(map(len, by_label.values()))) for rows_ in by_label.values()
-             if rank < len(rows_) for row in [rows_[rank]]]
-    out.append(SourceDataset(banking.info, {"train": train, "test": dealt[:rows]}, banking.origin))
+    out.append(SourceDataset(banking.info, {**banking.tables, "train": train}, banking.origin, ids={"test": banking.ids["test"]}))
     scifact = sample_dataset(read_source_dir(DATA / "SciFact"), queries)
     relevant = {str(r["doc_id"]) for r in scifact.tables["qrels"]}
     docs = [d for d in read_source_dir(DATA / "SciFact").tables["corpus"] if str(d["id"]) in relevant]
