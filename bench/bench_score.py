@@ -66,10 +66,11 @@ def _datasets(rows: int, queries: int, corpus: int, train_per_label: int) -> lis
             per_label[row["label"]] = per_label.get(row["label"], 0) + 1
             train.append(row)
     out.append(SourceDataset(banking.info, {**banking.tables, "train": train}, banking.origin, ids={"test": banking.ids["test"]}))
-    scifact = sample_dataset(read_source_dir(DATA / "SciFact"), queries)
+    full_scifact = read_source_dir(DATA / "SciFact")
+    scifact = sample_dataset(full_scifact, queries)
     relevant = {str(r["doc_id"]) for r in scifact.tables["qrels"]}
-    docs = [d for d in read_source_dir(DATA / "SciFact").tables["corpus"] if str(d["id"]) in relevant]
-    others = [d for d in read_source_dir(DATA / "SciFact").tables["corpus"] if str(d["id"]) not in relevant]
+    docs = [d for d in full_scifact.tables["corpus"] if str(d["id"]) in relevant]
+    others = [d for d in full_scifact.tables["corpus"] if str(d["id"]) not in relevant]
     scifact = SourceDataset(replace(scifact.info), {**scifact.tables, "corpus": docs + others[: max(0, corpus - len(docs))]},
                             scifact.origin)
     return [*out, scifact]

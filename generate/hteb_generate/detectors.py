@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from hteb_score.errors import HtebError, unknown_name
-from hteb_score.stats.axes import TRANSFORMATIONS  # the eight names, one list for generator and scorer
+from hteb_score.stats.axes import TRANSFORMATIONS  # the eight of SPEC.md, one list for generator and scorer
 
 from . import langid
 
@@ -51,7 +51,6 @@ ERROR_TYPES: tuple[str, ...] = (
     "summary_too_long",
 )
 
-#: The transformations of SPEC.md; the length rules depend on which one produced the output.
 RUNAWAY_FACTOR = 5
 TRUNCATED_FRACTION_DENOMINATOR = 5  # 20% = 1/5
 SHORT_SUMMARY_INPUT_WORDS = 3
