@@ -25,7 +25,7 @@ def _requests(n: int, max_tokens: int):
     from hteb_generate.config import default_data_dir
     from hteb_generate.engine import ChatRequest
     from hteb_generate.transformations import get_prompt_set
-    from hteb_score.sources import read_source_dir
+    from hteb_contract.sources import read_source_dir
 
     rows = read_source_dir(default_data_dir() / "STSBenchmark").eval_rows()
     texts = list(dict.fromkeys(r["sentence1"] for r in rows))[:n]

@@ -55,7 +55,8 @@ def _datasets(rows: int, queries: int, corpus: int, train_per_label: int) -> lis
     """Real source rows: evaluation rows cut to `rows` by hteb_score's sampler (label by label, so a
     small cut still spans many classes); Banking77 trains on the first `train_per_label` rows of each
     label; SciFact keeps its relevant documents."""
-    from hteb_score.sources import SourceDataset, read_source_dir, sample_dataset
+    from hteb_contract.sources import SourceDataset, read_source_dir
+    from hteb_generate.sampling import sample_dataset
 
     out = [sample_dataset(read_source_dir(DATA / name), rows) for name in ("STSBenchmark", "TwitterSemEval2015")]
     banking = sample_dataset(read_source_dir(DATA / "Banking77"), rows)  # test rows dealt label by label
@@ -84,10 +85,10 @@ def _rule(text: str, variant: int) -> str:
 
 def build_store(root: Path, rows: int, queries: int, corpus: int, train_per_label: int) -> Path:
     """A revision with every transformation x seed, sealed and published into a local store."""
-    from hteb_score import revision as rev
-    from hteb_score.sources import write_source_parquet
-    from hteb_score.stats.axes import AXIS_OF
-    from hteb_score.stores.local import LocalStore
+    from hteb_contract import revision as rev
+    from hteb_contract.sources import write_source_parquet
+    from hteb_contract.taxonomy import AXIS_OF
+    from hteb_contract.stores.local import LocalStore
     from revision_factory import item_record
 
     transformations = list(AXIS_OF)
@@ -118,7 +119,7 @@ def build_store(root: Path, rows: int, queries: int, corpus: int, train_per_labe
 
 def _variants(store: Path) -> list[list[Any]]:
     from hteb_score.scoring import revision_variants
-    from hteb_score.stores import open_store
+    from hteb_contract.stores import open_store
 
     revision = open_store(str(store)).fetch(LABEL)
     return [revision_variants(revision, name, transformations=None, seeds=None, on_error="original")[0]

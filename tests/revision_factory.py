@@ -12,9 +12,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from hteb_score import revision as rev
-from hteb_score.sources import SourceDataset, read_source_dir, sample_dataset, write_source_parquet
-from hteb_score.tasks import TextRef
+from hteb_contract import revision as rev
+from hteb_contract.sources import SourceDataset, read_source_dir, write_source_parquet
+from hteb_generate.sampling import sample_dataset
+from hteb_contract.tasks import TextRef
 
 
 def reverse_words(text: str) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from statistics import mean
 from typing import Any
 
-from hteb_score.revision import card_front_matter
+from hteb_contract.revision import card_front_matter
 
 from .detectors import ERROR_TYPES, error_rates
 from .langid import UNSUPPORTED_BENCHMARK_LANGUAGES

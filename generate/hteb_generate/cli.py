@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from hteb_score.errors import HtebError
+from hteb_contract.errors import HtebError
 
 from . import __version__
 

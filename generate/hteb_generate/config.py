@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from hteb_score.errors import HtebError
+from hteb_contract.errors import HtebError
 
 from . import judge as judge_module
 from .engine import check_engine_name
@@ -21,13 +21,12 @@ from .models import lookup_model
 from .registry import SAMPLE_DATASETS, SOURCES, lookup_source
 from .transformations import TRANSFORMATIONS, get_prompt_set, get_transformation
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-SAMPLE_STORE = REPO_ROOT / "score" / "hteb_score" / "sample" / "store"
+LOCAL_STORE = "file://.hteb/store"
 
 
 def default_data_dir() -> Path:
-    """The `shared/data` folder beside the repository, or $HTEB_DATA_DIR."""
-    return Path(os.environ.get("HTEB_DATA_DIR") or REPO_ROOT.parent / "shared" / "data")
+    """$HTEB_DATA_DIR, else `../shared/data` seen from where the command runs (the repository root)."""
+    return Path(os.environ.get("HTEB_DATA_DIR") or Path("..") / "shared" / "data")
 
 
 def default_cache_dir() -> Path:
@@ -133,7 +132,7 @@ def _default_store(profile: str) -> str:
     token = os.environ.get("HF_TOKEN") or os.environ.get("HUGGING_FACE_HUB_TOKEN")
     if profile == "gpu" and repo and token:
         return f"hf://{repo}"
-    return str(SAMPLE_STORE) if profile == "cpu" else "file://.hteb/store"
+    return LOCAL_STORE
 
 
 def build_config(

@@ -33,8 +33,8 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from hteb_score.errors import HtebError, unknown_name
-from hteb_score.stats.axes import TRANSFORMATIONS  # the eight of SPEC.md, one list for generator and scorer
+from hteb_contract.errors import HtebError, unknown_name
+from hteb_contract.taxonomy import TRANSFORMATIONS  # the eight of SPEC.md, one list for generator and scorer
 
 from . import langid
 

@@ -3,7 +3,7 @@
 Why a converter per task type: mteb's Hub datasets store each task type differently (pair
 classification and clustering keep lists in one row, retrieval splits corpus/queries/qrels into
 configs with `_id`/`query-id` columns); the revision's `source/` copy must use the one layout of
-hteb_score.tasks, so the scorer reads every dataset the same way. Language subsets (configs such
+hteb_contract.tasks, so the scorer reads every dataset the same way. Language subsets (configs such
 as `en`, `afr` or `en-de`) become a `lang` column (ISO 639-3; a cross-lingual pair gets its first
 language).
 """
@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from hteb_score.errors import SourceError
-from hteb_score.sources import SourceDataset
+from hteb_contract.errors import SourceError
+from hteb_contract.sources import SourceDataset
 
 from .registry import SourceEntry
 
@@ -149,7 +149,7 @@ def _retrieval(entry: SourceEntry, raw: Raw) -> Tables:
 
 
 def convert(entry: SourceEntry, raw: Raw) -> SourceDataset:
-    """Hub rows (config -> split -> rows) in the layout of hteb_score.tasks."""
+    """Hub rows (config -> split -> rows) in the layout of hteb_contract.tasks."""
     try:
         tables = CONVERTERS[entry.task_type](entry, raw)
     except KeyError as missing:

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from hteb_score.errors import HtebError, unknown_name
+from hteb_contract.errors import HtebError, unknown_name
 
 if TYPE_CHECKING:
     from .engine.base import ChatRequest

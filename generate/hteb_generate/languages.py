@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 
-from hteb_score.errors import HtebError
+from hteb_contract.errors import HtebError
 
 from . import langid
 

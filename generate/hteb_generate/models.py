@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from hteb_score.errors import HtebError, unknown_name
+from hteb_contract.errors import HtebError, unknown_name
 
 SMOLLM2 = "HuggingFaceTB/SmolLM2-135M-Instruct"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"

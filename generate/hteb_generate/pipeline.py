@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hteb_score import manifest_md
-from hteb_score.atomic import atomic_write_json, atomic_write_text
-from hteb_score.revision import seal, write_items
-from hteb_score.sources import SourceDataset, write_source_parquet
-from hteb_score.stores import open_store
+from . import manifest_md
+from hteb_contract.atomic import atomic_write_json, atomic_write_text
+from hteb_contract.revision import seal, write_items
+from hteb_contract.sources import SourceDataset, write_source_parquet
+from hteb_contract.stores import open_store
 
 from . import __version__
 from . import judge as judge_module
@@ -30,7 +30,7 @@ from .engine import CachedEngine, CallCache, create_engine
 from .generation import Sampling, Unit, judge_units, transform_units
 from .models import lookup_model
 from .registry import lookup_source
-from .sources_io import load_source
+from .sampling import load_source
 from .transformations import get_prompt_set, get_transformation, plan_languages
 
 

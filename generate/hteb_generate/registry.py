@@ -3,16 +3,16 @@ local folder of ../shared/data that holds the same data (when there is one).
 
 Why one table: the generator reads either the Hub (GPU profile) or the local copies (CPU
 profile), and both must give a dataset the same name in the revision, so the scorer finds it.
-Which fields are transformed is not repeated here: it is hteb_score.tasks.TASK_TYPES's job.
+Which fields are transformed is not repeated here: it is hteb_contract.tasks.TASK_TYPES's job.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hteb_score.errors import unknown_name
-from hteb_score.sources import DatasetInfo
-from hteb_score.tasks import resolve, task_type
+from hteb_contract.errors import unknown_name
+from hteb_contract.sources import DatasetInfo
+from hteb_contract.tasks import resolve, task_type
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-from hteb_score.errors import unknown_name
+from hteb_contract.errors import unknown_name
 
 from . import languages
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from hteb_score.stats.axes import AXES, AXIS_OF
+from hteb_contract.taxonomy import AXES, AXIS_OF
 
 POINTS = 100.0
 

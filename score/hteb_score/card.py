@@ -11,9 +11,9 @@ from typing import Any
 
 from hteb_score import __version__
 from hteb_score.aggregate import POINTS, aggregate
-from hteb_score.atomic import atomic_write_json, atomic_write_text
-from hteb_score.contract import SCHEMA_VERSIONS, validate
-from hteb_score.stats.axes import AXES, AXIS_LABELS
+from hteb_contract.atomic import atomic_write_json, atomic_write_text
+from hteb_contract.validation import SCHEMA_VERSIONS, validate
+from hteb_contract.taxonomy import AXES, AXIS_LABELS
 from hteb_score.stats.hodges_lehmann import coverage_note
 
 PACKAGES = ("hteb-score", "sentence-transformers", "transformers", "torch", "numpy", "scipy", "scikit-learn",

@@ -12,7 +12,7 @@ import sys
 import click
 
 from hteb_score import __version__
-from hteb_score.errors import HtebError
+from hteb_contract.errors import HtebError
 
 DEFAULT_STORE = "file://.hteb/store"
 
@@ -48,7 +48,7 @@ def cli() -> None:
 @click.option("--datasets", default=None, help="Comma-separated datasets to verify (default: all).")
 def verify(store: str, ref: str, datasets: str | None) -> None:
     """Download (if needed) and verify a revision: manifest schema, paths, every file's sha256."""
-    from hteb_score.stores import open_store
+    from hteb_contract.stores import open_store
 
     names = [d.strip() for d in datasets.split(",") if d.strip()] if datasets else None
     revision = open_store(store).fetch(ref, datasets=names)
@@ -60,7 +60,7 @@ def verify(store: str, ref: str, datasets: str | None) -> None:
 @click.option("--store", default=DEFAULT_STORE, show_default=True, help="Revision store: a path, file://PATH or hf://OWNER/NAME.")
 def revisions(store: str) -> None:
     """List the labels published in a store."""
-    from hteb_score.stores import open_store
+    from hteb_contract.stores import open_store
 
     for label in open_store(store).labels():
         click.echo(label)

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from hteb_score.contract import validate
-from hteb_score.errors import ContractError, HtebError
-from hteb_score.stats.axes import AXES, AXIS_LABELS, AXIS_OF, TRANSFORMATIONS
+from hteb_contract.validation import validate
+from hteb_contract.errors import ContractError, HtebError
+from hteb_contract.taxonomy import AXES, AXIS_LABELS, AXIS_OF, TRANSFORMATIONS
 from hteb_score.stats.hodges_lehmann import coverage_note
 from hteb_score.stats.model import add_holm, paired_effect
 from hteb_score.stats.ranking import kendall_tau, mean_sd

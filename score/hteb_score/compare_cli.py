@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from hteb_score.atomic import atomic_write_json, atomic_write_text
-from hteb_score.stats.axes import AXES, TRANSFORMATIONS
+from hteb_contract.atomic import atomic_write_json, atomic_write_text
+from hteb_contract.taxonomy import AXES, TRANSFORMATIONS
 
 TABLE_HELP = f"""\b
 Scores table (--scores-table, .csv or .json): one row per model and dataset,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hteb_score.errors import HtebError
+from hteb_contract.errors import HtebError
 
 
 class EmbeddingCache:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from hteb_score.embedding_cache import EmbeddingCache
-from hteb_score.errors import HtebError
+from hteb_contract.errors import HtebError
 
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 _PROMPT_ALIASES = {"query": ("query",), "document": ("document", "passage", "corpus")}

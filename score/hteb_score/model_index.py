@@ -17,7 +17,7 @@ from huggingface_hub import EvalResult, EvalResultEntry, eval_result_entries_to_
 from huggingface_hub.repocard_data import eval_results_to_model_index
 
 from hteb_score.compare import HTEB, ModelScores, load_card
-from hteb_score.stats.axes import AXES, AXIS_LABELS
+from hteb_contract.taxonomy import AXES, AXIS_LABELS
 
 
 def _columns(scores: ModelScores, dataset: str) -> list[tuple[str, str, float]]:

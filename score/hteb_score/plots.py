@@ -19,8 +19,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import TwoSlopeNorm
 
-from hteb_score.atomic import atomic_write_bytes
-from hteb_score.stats.axes import AXIS_LABELS
+from hteb_contract.atomic import atomic_write_bytes
+from hteb_contract.taxonomy import AXIS_LABELS
 
 AXIS_COLOURS = {"lexical": "#1b9e77", "length": "#d95f02", "language": "#7570b3"}
 DPI = 150

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from hteb_score.errors import HtebError
+from hteb_contract.errors import HtebError
 
 SAMPLE_STORE = Path(__file__).resolve().parent / "sample" / "store"
 SAMPLE_REVISION = "sample-1339"
@@ -30,7 +30,7 @@ def _seeds(value: str | None) -> list[int] | None:
 
 def _source_groups(source_dir: Path, names: list[str] | None):
     from hteb_score.scoring import Variant
-    from hteb_score.sources import list_source_dirs, read_source_dir
+    from hteb_contract.sources import list_source_dirs, read_source_dir
 
     available = list_source_dirs(source_dir)
     chosen = names or available
@@ -50,7 +50,7 @@ def _source_groups(source_dir: Path, names: list[str] | None):
 
 def _revision_groups(store: str, ref: str, names, transformations, seeds, on_error):
     from hteb_score.scoring import check_selection, revision_variants
-    from hteb_score.stores import open_store
+    from hteb_contract.stores import open_store
 
     revision = open_store(store).fetch(ref, datasets=names)
     chosen = names or revision.dataset_names()
@@ -102,7 +102,7 @@ def score(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
     from hteb_score.embedding_cache import EmbeddingCache
     from hteb_score.encode import EmbeddingTable, Encoder
     from hteb_score.scoring import score_variants
-    from hteb_score.stats.axes import axis_of
+    from hteb_contract.taxonomy import axis_of
     from hteb_score.stats.model import model_statistics
 
     started = time.perf_counter()

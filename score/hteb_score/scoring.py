@@ -17,11 +17,11 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from hteb_score.encode import EmbeddingTable
-from hteb_score.errors import HtebError, IntegrityError
+from hteb_contract.errors import HtebError, IntegrityError
 from hteb_score.evaluators import TaskScore, get_evaluator
-from hteb_score.revision import Revision
-from hteb_score.sources import SourceDataset
-from hteb_score.tasks import TextRef
+from hteb_contract.revision import Revision
+from hteb_contract.sources import SourceDataset
+from hteb_contract.tasks import TextRef
 
 ON_ERROR = ("original", "drop", "keep")
 QUERY_TABLES = ("queries",)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from hteb_generate import detectors
 from hteb_generate.detectors import ERROR_TYPES, detect_errors, error_rates, total_error_rate
-from hteb_score.errors import HtebError
+from hteb_contract.errors import HtebError
 
 OUTPUTS = Path(__file__).resolve().parent / "data" / "smollm2_outputs.jsonl"
 

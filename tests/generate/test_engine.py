@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 from hteb_generate.engine import ENGINES, CachedEngine, CallCache, ChatRequest, create_engine
-from hteb_score.errors import HtebError
+from hteb_contract.errors import HtebError
 
 MESSAGES = [
     (("system", "Rephrase the text. Reply with the rephrased text only."), ("user", "A man is playing a guitar.")),

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from hteb_generate.hub_sources import convert, subset_language
 from hteb_generate.registry import lookup_source
-from hteb_score.errors import SourceError
-from hteb_score.sources import read_source_dir
+from hteb_contract.errors import SourceError
+from hteb_contract.sources import read_source_dir
 
 datasets = pytest.importorskip("datasets")
 Dataset = datasets.Dataset

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from hteb_generate import judge
 from hteb_generate.judge import DIRECT, FS_DIRECT, JudgePair, JudgeScores, parapluie_score, parse_score
-from hteb_score.errors import HtebError
+from hteb_contract.errors import HtebError
 
 SEEDS = Path(__file__).resolve().parents[2] / ".." / "shared" / "seeds"
 

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from hteb_generate.config import build_config
 from hteb_generate.pipeline import run
-from hteb_score.revision import Revision
-from hteb_score.stores import open_store
+from hteb_contract.revision import Revision
+from hteb_contract.stores import open_store
 
 TRANSFORMATIONS = "paraphrasing,backtranslation,summarisation"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from hteb_generate.registry import SAMPLE_DATASETS, SOURCES, lookup_source
-from hteb_score.errors import HtebError
-from hteb_score.sources import read_source_dir
+from hteb_contract.errors import HtebError
+from hteb_contract.sources import read_source_dir
 
 SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "SPEC.md"
 

@@ -17,7 +17,7 @@ from hteb_generate.transformations import (
     get_transformation,
     plan_languages,
 )
-from hteb_score.errors import HtebError
+from hteb_contract.errors import HtebError
 
 PAPER_TEXT = Path(__file__).resolve().parents[2].parent / "shared" / "seeds" / "002_c9cf0ea557d8a79d.txt"
 
@@ -32,7 +32,7 @@ def test_eight_transformations_with_two_step_ones():
         "translation", "cross_translation",
     ]
     from hteb_generate.judge import TRANSFORMATION_TASKS
-    from hteb_score.stats.axes import TRANSFORMATIONS as SCORED
+    from hteb_contract.taxonomy import TRANSFORMATIONS as SCORED
 
     assert tuple(TRANSFORMATIONS) == SCORED and tuple(TRANSFORMATION_TASKS) == SCORED  # one contract, both sides
     assert [s.template for s in get_transformation("backtranslation").steps] == ["translate", "translate"]

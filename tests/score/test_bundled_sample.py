@@ -8,10 +8,10 @@ import json
 import math
 
 from hteb_score.cli import main
-from hteb_score.contract import validate
+from hteb_contract.validation import validate
 from hteb_score.score_cli import SAMPLE_REVISION, SAMPLE_STORE
-from hteb_score.stats.axes import TRANSFORMATIONS
-from hteb_score.stores import open_store
+from hteb_contract.taxonomy import TRANSFORMATIONS
+from hteb_contract.stores import open_store
 
 
 def test_bundled_sample_verifies_and_holds_every_transformation():

@@ -8,8 +8,8 @@ import shutil
 import pytest
 
 from hteb_score.cli import main
-from hteb_score.contract import validate
-from hteb_score.stores.local import LocalStore
+from hteb_contract.validation import validate
+from hteb_contract.stores.local import LocalStore
 from models import minilm_path
 from revision_factory import build_revision, item_record, reverse_words
 
@@ -88,8 +88,9 @@ def test_embedding_cache_makes_a_rerun_encode_nothing(store, scored, tmp_path):
 
 def test_error_policy(tmp_path, shared_data, capsys):
     """Items whose output kept errors: counted, and scored as the policy says."""
-    from hteb_score import revision as rev
-    from hteb_score.sources import read_source_dir, sample_dataset
+    from hteb_contract import revision as rev
+    from hteb_contract.sources import read_source_dir
+    from hteb_generate.sampling import sample_dataset
 
     build_revision(tmp_path / "rev", shared_data, ["STSBenchmark"], label="e1", rows=8)
     dataset = sample_dataset(read_source_dir(shared_data / "STSBenchmark"), 8)

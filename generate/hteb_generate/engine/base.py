@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hteb_score.errors import unknown_name
+from hteb_contract.errors import unknown_name
 
 Conversation = tuple[tuple[str, str], ...]
 

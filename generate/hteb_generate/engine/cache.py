@@ -15,7 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from hteb_score.errors import HtebError
+from hteb_contract.errors import HtebError
 
 from .base import ChatRequest, Conversation, Engine
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hteb_score.errors import HtebError
+from hteb_contract.errors import HtebError
 
 from .base import ChatRequest, Conversation, Engine, register_engine
 

@@ -14,9 +14,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from hteb_score.errors import HtebError, unknown_name
-from hteb_score.sources import SourceDataset
-from hteb_score.tasks import TASK_TYPES
+from hteb_contract.errors import HtebError, unknown_name
+from hteb_contract.sources import SourceDataset
+from hteb_contract.tasks import TASK_TYPES
 
 Text = tuple[str, str | None]  # (text, prompt_type): prompt_type "query", "document" or None
 Embed = Callable[[Sequence[str], str | None], np.ndarray]  # (texts, prompt_type) -> float32 (n, d), rows in order

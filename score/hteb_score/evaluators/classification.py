@@ -31,7 +31,7 @@ from hteb_score.evaluators import mteb_tasks
 from hteb_score.evaluators.base import Embed, Evaluator, TaskScore, Text, main_metric, register, task_score
 from hteb_score.evaluators.subsets import DEFAULT, group_rows, require_rows
 from hteb_score.evaluators.threads import single_threaded
-from hteb_score.sources import SourceDataset
+from hteb_contract.sources import SourceDataset
 
 
 @register

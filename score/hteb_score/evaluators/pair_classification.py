@@ -16,7 +16,7 @@ from sklearn.metrics.pairwise import paired_euclidean_distances, paired_manhatta
 from hteb_score.evaluators.base import Embed, Evaluator, TaskScore, Text, main_metric, register, task_score
 from hteb_score.evaluators.similarity import paired_cosine, pairwise_cos_torch
 from hteb_score.evaluators.subsets import group_rows, require_rows
-from hteb_score.sources import SourceDataset
+from hteb_contract.sources import SourceDataset
 
 
 @register

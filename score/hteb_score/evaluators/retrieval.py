@@ -20,7 +20,7 @@ from hteb_score.evaluators.base import Embed, Evaluator, TaskScore, Text, main_m
 from hteb_score.evaluators.similarity import normalize
 from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_score.evaluators.trec import doc_text, qrels_of, ranking_metrics
-from hteb_score.sources import SourceDataset
+from hteb_contract.sources import SourceDataset
 
 TOP_K = 1000
 

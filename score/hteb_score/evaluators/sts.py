@@ -13,11 +13,11 @@ import numpy as np
 from scipy.stats import pearsonr, spearmanr
 from sklearn.metrics.pairwise import paired_euclidean_distances, paired_manhattan_distances
 
-from hteb_score.errors import HtebError
+from hteb_contract.errors import HtebError
 from hteb_score.evaluators.base import Embed, Evaluator, TaskScore, Text, main_metric, register, task_score
 from hteb_score.evaluators.similarity import paired_cosine
 from hteb_score.evaluators.subsets import group_rows, require_rows
-from hteb_score.sources import SourceDataset
+from hteb_contract.sources import SourceDataset
 
 
 @register

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hteb_score.errors import HtebError
-from hteb_score.sources import SourceDataset
+from hteb_contract.errors import HtebError
+from hteb_contract.sources import SourceDataset
 
 DEFAULT = "default"
 

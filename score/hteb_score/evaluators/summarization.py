@@ -21,7 +21,7 @@ from hteb_score.evaluators import mteb_tasks
 from hteb_score.evaluators.base import Embed, Evaluator, TaskScore, Text, main_metric, register, task_score
 from hteb_score.evaluators.similarity import cos_matrix, dot_matrix
 from hteb_score.evaluators.subsets import group_rows, require_rows
-from hteb_score.sources import SourceDataset
+from hteb_contract.sources import SourceDataset
 
 
 @register

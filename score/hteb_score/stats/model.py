@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from hteb_score.errors import ContractError
-from hteb_score.stats.axes import AXES, axis_of
+from hteb_contract.errors import ContractError
+from hteb_contract.taxonomy import AXES, axis_of
 from hteb_score.stats.bootstrap import DEFAULT_RESAMPLES, percentile_bootstrap
 from hteb_score.stats.edit_distance import normalised_word_edit_distance
 from hteb_score.stats.hodges_lehmann import hodges_lehmann

@@ -1,0 +1,79 @@
+"""MANIFEST.md: the table of published revisions that papers cite. Written by the publishing
+code (`update`), never by hand; rows are keyed by (store, label) and kept in publish order."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from hteb_contract.atomic import atomic_write_text
+
+START = "<!-- hteb:revisions:start -->"
+END = "<!-- hteb:revisions:end -->"
+COLUMNS = ("label", "store", "revision", "content hash", "date", "seeds", "generator", "transformations", "datasets")
+
+HEADER = """# Published HTEB revisions
+
+Cite a revision by its store and label, and pin it by the revision column (a Hub commit, or
+the content hash of a local store): `hteb-score MODEL --store STORE --revision REVISION`.
+This table is written by `hteb-generate` when it publishes; do not edit it by hand.
+
+"""
+
+
+def _row(manifest: Mapping[str, Any], store_uri: str, revision_id: str) -> dict[str, str]:
+    generator = manifest["generator"]
+    return {
+        "label": manifest["label"],
+        "store": store_uri,
+        "revision": revision_id,
+        "content hash": manifest["content_hash"],
+        "date": manifest["created"][:10],
+        "seeds": ", ".join(str(s) for s in manifest["seeds"]),
+        "generator": f"{generator['model_id']}@{generator['revision'] or 'local'}",
+        "transformations": str(len(manifest["transformations"])),
+        "datasets": ", ".join(s["name"] for s in manifest["sources"]),
+    }
+
+
+def _parse(text: str) -> list[dict[str, str]]:
+    if START not in text or END not in text:
+        return []
+    body = text.split(START, 1)[1].split(END, 1)[0]
+    rows = []
+    for line in body.strip().splitlines()[2:]:
+        cells = [c.strip().strip("`") for c in line.strip().strip("|").split("|")]
+        if len(cells) == len(COLUMNS):
+            rows.append(dict(zip(COLUMNS, cells)))
+    return rows
+
+
+def render(rows: list[dict[str, str]]) -> str:
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    for row in rows:
+        cells = [f"`{row[c]}`" if c in ("revision", "content hash") else row[c] for c in COLUMNS]
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return f"{HEADER}{START}\n" + "\n".join(lines) + f"\n{END}\n"
+
+
+def update(path: Path, manifest: Mapping[str, Any], store_uri: str, revision_id: str) -> None:
+    """Insert or refresh the row of (store, label) in MANIFEST.md, atomically."""
+    path = Path(path)
+    rows = _parse(path.read_text(encoding="utf-8")) if path.is_file() else []
+    new = _row(manifest, _portable(store_uri, path.resolve().parent), revision_id)
+    for index, row in enumerate(rows):
+        if (row["store"], row["label"]) == (new["store"], new["label"]):
+            rows[index] = new
+            break
+    else:
+        rows.append(new)
+    atomic_write_text(path, render(rows))
+
+
+def _portable(store_uri: str, base: Path) -> str:
+    """A local store inside the repository is shown relative to it, so the row holds on any clone."""
+    if not store_uri.startswith("file://"):
+        return store_uri
+    store = Path(store_uri[len("file://"):]).resolve()
+    return f"file://{store.relative_to(base)}" if store.is_relative_to(base) else store_uri

@@ -1,0 +1,75 @@
+"""The revision store interface and the scheme registry."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from hteb_contract.errors import StoreError
+from hteb_contract.revision import Revision, load_manifest
+
+
+@dataclass(frozen=True)
+class PublishResult:
+    """What a publish did: `created` is False when the same content was already there."""
+
+    uri: str
+    label: str
+    revision_id: str  # Hub commit sha, or the local content hash
+    content_hash: str
+    created: bool
+
+
+class RevisionStore(ABC):
+    """Publishes sealed revision folders and hands back verified local copies."""
+
+    uri: str
+
+    @abstractmethod
+    def publish(self, staged: Path) -> PublishResult:
+        """Publish a sealed folder (manifest.json written by `revision.seal`) under its label.
+
+        Identical content under the same label is a no-op; different content under an
+        existing label is refused. Never moves or overwrites a label.
+        """
+
+    @abstractmethod
+    def fetch(self, ref: str, *, datasets: Iterable[str] | None = None) -> Revision:
+        """A verified local copy of the revision `ref` (label, or content hash / commit)."""
+
+    @abstractmethod
+    def labels(self) -> list[str]:
+        """Published labels, oldest first."""
+
+
+_BACKENDS: dict[str, Callable[[str], RevisionStore]] = {}
+
+
+def register_store(scheme: str) -> Callable[[Callable[[str], RevisionStore]], Callable[[str], RevisionStore]]:
+    """Register a backend factory for URIs `scheme://...`; duplicate schemes are refused."""
+
+    def wrap(factory: Callable[[str], RevisionStore]) -> Callable[[str], RevisionStore]:
+        if scheme in _BACKENDS:
+            raise ValueError(f"store scheme {scheme!r} registered twice")
+        _BACKENDS[scheme] = factory
+        return factory
+
+    return wrap
+
+
+def open_store(uri: str) -> RevisionStore:
+    """The store for a URI: `hf://OWNER/NAME`, `file://PATH` or a plain path."""
+    scheme, sep, rest = uri.partition("://")
+    if not sep:
+        scheme, rest = "file", uri
+    if scheme not in _BACKENDS:
+        raise StoreError(f"unknown store {uri!r}: use a path, file://PATH or hf://OWNER/NAME")
+    return _BACKENDS[scheme](rest)
+
+
+def staged_manifest(staged: Path) -> dict:
+    """The manifest of a folder about to be published, verified against its files."""
+    revision = Revision.open(staged)
+    return load_manifest(revision.root)

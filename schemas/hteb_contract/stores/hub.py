@@ -1,0 +1,123 @@
+"""The Hugging Face Hub store: `hf://OWNER/NAME`, a dataset repository.
+
+A revision is published as exactly one commit (`create_commit` with every file, and deletes
+for files of an earlier revision that this one does not have), made on top of the branch head
+seen before uploading (`parent_commit`, so a concurrent push fails instead of mixing), then
+tagged with its label from that commit's oid. A tag is never moved: an existing tag with the
+same content hash is a no-op, with other content it is refused.
+
+Fetching downloads only the files needed (`snapshot_download(revision=label,
+allow_patterns=...)`) and verifies each against the manifest's sha256. It works offline
+(`HF_HUB_OFFLINE=1`) from a prepared Hugging Face cache. The token comes from the
+environment (HF_TOKEN) or the huggingface_hub login and is never printed or stored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from hteb_contract.errors import HtebError, StoreError
+from hteb_contract.revision import MANIFEST, CARD, Revision
+from hteb_contract.stores.base import PublishResult, RevisionStore, register_store, staged_manifest
+
+_REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+def _hub_errors() -> tuple[type[BaseException], ...]:
+    from huggingface_hub import errors
+
+    return (errors.HfHubHTTPError, errors.LocalEntryNotFoundError, errors.OfflineModeIsEnabled, OSError)
+
+
+def _one_line(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    return f"{type(err).__name__}: {text[0] if text else ''}".strip()
+
+
+class HubStore(RevisionStore):
+    def __init__(self, repo_id: str, *, cache_dir: Path | None = None) -> None:
+        if not _REPO.match(repo_id):
+            raise StoreError(f"hf://{repo_id}: expected hf://OWNER/NAME")
+        self.repo_id = repo_id
+        self.uri = f"hf://{repo_id}"
+        env_cache = os.environ.get("HTEB_HF_CACHE")
+        self.cache_dir = Path(cache_dir or env_cache) if (cache_dir or env_cache) else None
+
+    def _api(self):
+        from huggingface_hub import HfApi
+
+        return HfApi()
+
+    def publish(self, staged: Path) -> PublishResult:
+        from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+
+        staged = Path(staged)
+        manifest = staged_manifest(staged)
+        label, digest = manifest["label"], manifest["content_hash"]
+        api = self._api()
+        try:
+            api.create_repo(self.repo_id, repo_type="dataset", exist_ok=True)
+            refs = api.list_repo_refs(self.repo_id, repo_type="dataset")
+            tagged = {tag.name: tag.target_commit for tag in refs.tags}
+            if label in tagged:
+                path = api.hf_hub_download(self.repo_id, MANIFEST, repo_type="dataset", revision=tagged[label])
+                published = json.loads(Path(path).read_text(encoding="utf-8"))
+                if published.get("content_hash") != digest:
+                    raise StoreError(f"{self.uri}: tag {label!r} already holds other content; publish under a new label")
+                return PublishResult(self.uri, label, tagged[label], digest, created=False)
+            head = next((b.target_commit for b in refs.branches if b.name == "main"), None)
+            wanted = {entry["path"] for entry in manifest["files"]} | {MANIFEST}
+            current = set(api.list_repo_files(self.repo_id, repo_type="dataset", revision=head)) if head else set()
+            operations = [CommitOperationAdd(path_in_repo=p, path_or_fileobj=str(staged / p)) for p in sorted(wanted)]
+            operations += [CommitOperationDelete(path_in_repo=p) for p in sorted(current - wanted - {".gitattributes"})]
+            commit = api.create_commit(
+                self.repo_id,
+                operations,
+                commit_message=f"HTEB revision {label}",
+                commit_description=f"content hash {digest}",
+                repo_type="dataset",
+                parent_commit=head,
+            )
+            api.create_tag(self.repo_id, tag=label, revision=commit.oid, repo_type="dataset",
+                           tag_message=f"HTEB revision {label} ({digest})")
+        except HtebError:
+            raise
+        except _hub_errors() as err:
+            raise StoreError(f"{self.uri}: publish of {label!r} failed ({_one_line(err)})") from None
+        return PublishResult(self.uri, label, commit.oid, digest, created=True)
+
+    def fetch(self, ref: str, *, datasets: Iterable[str] | None = None) -> Revision:
+        from huggingface_hub import snapshot_download
+
+        names = None if datasets is None else sorted(set(datasets))
+        patterns = [MANIFEST, CARD]
+        if names is None:
+            patterns += ["data/**", "source/**"]
+        else:
+            for name in names:
+                patterns += [f"data/{name}/*", f"source/{name}/*"]
+        try:
+            folder = snapshot_download(
+                self.repo_id, repo_type="dataset", revision=ref, allow_patterns=patterns,
+                cache_dir=str(self.cache_dir) if self.cache_dir else None,
+            )
+        except _hub_errors() as err:
+            raise StoreError(f"{self.uri}: cannot download revision {ref!r} ({_one_line(err)})") from None
+        commit = Path(folder).name
+        return Revision.open(Path(folder), datasets=names, revision_id=commit)
+
+    def labels(self) -> list[str]:
+        try:
+            refs = self._api().list_repo_refs(self.repo_id, repo_type="dataset")
+        except _hub_errors() as err:
+            raise StoreError(f"{self.uri}: cannot list tags ({_one_line(err)})") from None
+        return sorted(tag.name for tag in refs.tags)
+
+
+@register_store("hf")
+def _open_hub(rest: str) -> RevisionStore:
+    return HubStore(rest.strip("/"))

@@ -1,0 +1,104 @@
+"""Task types: which tables a dataset of each type holds, and which of its texts HTEB transforms.
+
+This is the one place that says which texts change (App. E of the HTEB paper): retrieval and
+reranking transform the queries only; every other type transforms every text it embeds for
+evaluation (classification: the evaluation split; the training split stays original).
+Both the generator (what to transform) and the scorer (where to put transformed text back)
+read it from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+EVAL = "{eval}"  # placeholder for the dataset's evaluation split
+TRAIN = "{train}"  # placeholder for the dataset's training split
+
+
+@dataclass(frozen=True)
+class TaskType:
+    """What a task type's data looks like and how it is scored."""
+
+    name: str
+    tables: tuple[str, ...]  # tables that must exist (placeholders resolved per dataset)
+    required_fields: dict[str, tuple[str, ...]]  # table -> fields every row must have
+    text_fields: tuple[tuple[str, str], ...]  # (table, field) transformed by HTEB
+    list_fields: tuple[str, ...] = ()  # text fields that hold a list of texts
+    metric: str = ""  # the paper's metric (App. G)
+    mteb_main_score: str = ""  # what mteb 2.26 reports as main_score
+
+
+_PAIR = ("sentence1", "sentence2")
+
+TASK_TYPES: dict[str, TaskType] = {
+    t.name: t
+    for t in (
+        TaskType("STS", (EVAL,), {EVAL: (*_PAIR, "score")}, ((EVAL, "sentence1"), (EVAL, "sentence2")),
+                 metric="spearman", mteb_main_score="cosine_spearman"),
+        TaskType("STR", (EVAL,), {EVAL: (*_PAIR, "score")}, ((EVAL, "sentence1"), (EVAL, "sentence2")),
+                 metric="spearman", mteb_main_score="cosine_spearman"),
+        TaskType("PairClassification", (EVAL,), {EVAL: (*_PAIR, "label")},
+                 ((EVAL, "sentence1"), (EVAL, "sentence2")), metric="ap", mteb_main_score="max_ap"),
+        TaskType("Classification", (EVAL, TRAIN), {EVAL: ("text", "label"), TRAIN: ("text", "label")},
+                 ((EVAL, "text"),), metric="accuracy", mteb_main_score="accuracy"),
+        TaskType("Clustering", (EVAL,), {EVAL: ("text", "label")}, ((EVAL, "text"),),
+                 metric="v_measure", mteb_main_score="v_measure"),
+        TaskType("Retrieval", ("corpus", "queries", "qrels"),
+                 {"corpus": ("id", "text"), "queries": ("id", "text"), "qrels": ("query_id", "doc_id", "score")},
+                 (("queries", "text"),), metric="ndcg_at_10", mteb_main_score="ndcg_at_10"),
+        TaskType("Reranking", ("corpus", "queries", "qrels", "top_ranked"),
+                 {"corpus": ("id", "text"), "queries": ("id", "text"), "qrels": ("query_id", "doc_id", "score"),
+                  "top_ranked": ("query_id", "doc_ids")},
+                 (("queries", "text"),), metric="map", mteb_main_score="map_at_1000"),
+        TaskType("Summarization", (EVAL,), {EVAL: ("text", "human_summaries", "machine_summaries", "relevance")},
+                 ((EVAL, "human_summaries"), (EVAL, "machine_summaries")),
+                 list_fields=("human_summaries", "machine_summaries"),
+                 metric="spearman", mteb_main_score="cosine_spearman"),
+    )
+}
+
+
+@dataclass(frozen=True)
+class TextRef:
+    """One transformable text: where it sits in its dataset, and its language."""
+
+    table: str
+    item_id: str
+    field: str  # e.g. sentence1, text, machine_summaries[3]
+    text: str
+    language: str
+
+
+def resolve(table: str, eval_split: str, train_split: str | None) -> str:
+    """Replace the split placeholders by a dataset's own split names."""
+    if table == EVAL:
+        return eval_split
+    if table == TRAIN:
+        if train_split is None:
+            raise KeyError("train split")
+        return train_split
+    return table
+
+
+def task_type(name: str) -> TaskType:
+    try:
+        return TASK_TYPES[name]
+    except KeyError:
+        from hteb_contract.errors import SourceError
+
+        raise SourceError(f"unknown task type {name!r}; known: {', '.join(sorted(TASK_TYPES))}") from None
+
+
+def field_name(field: str, index: int | None) -> str:
+    return field if index is None else f"{field}[{index}]"
+
+
+def iter_field_texts(row: dict, field: str, list_fields: tuple[str, ...]) -> Iterator[tuple[str, str]]:
+    """(field name, text) for a row; list fields yield one entry per element."""
+    value = row[field]
+    if field in list_fields:
+        for index, text in enumerate(value):
+            yield field_name(field, index), text
+    else:
+        yield field, value

@@ -1,0 +1,74 @@
+"""The JSON Schemas in `schemas/` are the contract between hteb-generate and hteb-score.
+
+Every item record, manifest and result card is validated when written and when read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from jsonschema import Draft202012Validator
+
+from hteb_contract.errors import ContractError
+
+SCHEMA_DIR = Path(__file__).resolve().parent / "json"
+
+SCHEMAS: dict[str, str] = {
+    "item": "item.v1.schema.json",
+    "manifest": "manifest.v1.schema.json",
+    "result_card": "result_card.v1.schema.json",
+    "comparison": "comparison.v1.schema.json",
+}
+
+SCHEMA_VERSIONS: dict[str, str] = {
+    "item": "hteb.item/1",
+    "manifest": "hteb.manifest/1",
+    "result_card": "hteb.card/1",
+    "comparison": "hteb.comparison/1",
+}
+
+
+@cache
+def schema(kind: str) -> dict[str, Any]:
+    """The parsed JSON Schema of `kind` (item, manifest, result_card)."""
+    if kind not in SCHEMAS:
+        raise ContractError(f"unknown schema kind {kind!r}; known: {', '.join(SCHEMAS)}")
+    return json.loads((SCHEMA_DIR / SCHEMAS[kind]).read_text(encoding="utf-8"))
+
+
+@cache
+def _validator(kind: str) -> Draft202012Validator:
+    spec = schema(kind)
+    Draft202012Validator.check_schema(spec)
+    return Draft202012Validator(spec, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+    message = error.message if len(error.message) <= 200 else error.message[:197] + "..."
+    return f"{where}: {message}"
+
+
+def validate(kind: str, obj: Mapping[str, Any], *, what: str) -> None:
+    """Raise ContractError naming `what` and the first violated rule, on one line.
+
+    A record of another schema version is reported as such, not as a list of field errors.
+    """
+    found = obj.get("schema_version") if isinstance(obj, Mapping) else None
+    expected = SCHEMA_VERSIONS[kind]
+    if found is not None and found != expected:
+        raise ContractError(f"{what}: schema version {found!r} is not supported (expected {expected!r})")
+    error = jsonschema.exceptions.best_match(_validator(kind).iter_errors(obj))
+    if error is not None:
+        raise ContractError(f"{what}: does not match the {kind} schema: {_describe(error)}")
+
+
+def validate_many(kind: str, objs: Iterable[Mapping[str, Any]], *, what: str) -> None:
+    """Validate each object; the error names the index of the first bad one."""
+    for index, obj in enumerate(objs):
+        validate(kind, obj, what=f"{what}[{index}]")

@@ -1,0 +1,95 @@
+"""A revision folder: sealed, opened, verified; readable by `datasets.load_dataset`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hteb_contract.errors import ContractError, IntegrityError, SourceError
+from hteb_contract.revision import Revision, content_hash
+from revision_factory import build_revision
+
+NAMES = ["STSBenchmark", "SciFact", "SummEval"]
+
+
+@pytest.fixture(scope="module")
+def sealed(tmp_path_factory, shared_data):
+    root = tmp_path_factory.mktemp("rev") / "r"
+    build_revision(root, shared_data, NAMES, transformations=("paraphrasing", "translation"), seeds=(1337, 1338))
+    return root
+
+
+def test_open_reads_sources_variants_and_items(sealed, shared_data):
+    revision = Revision.open(sealed)
+    assert revision.dataset_names() == NAMES
+    assert revision.variants("SciFact") == [("paraphrasing", 1337), ("paraphrasing", 1338),
+                                            ("translation", 1337), ("translation", 1338)]
+    items = revision.items("SciFact", "translation", 1338)
+    assert len(items) == 5 and {i["split"] for i in items} == {"queries"}
+    source = revision.source("SciFact")
+    assert [q["text"] for q in source.tables["queries"]] == [i["original_text"] for i in sorted(items, key=lambda i: source.ids["queries"].index(i["item_id"]))]
+    assert revision.revision_id == revision.manifest["content_hash"]
+    with pytest.raises(SourceError, match="has no dataset 'Banking77'"):
+        revision.source("Banking77")
+
+
+def test_manifest_lists_every_file_with_rows(sealed):
+    manifest = json.loads((sealed / "manifest.json").read_text())
+    paths = {f["path"]: f for f in manifest["files"]}
+    assert "README.md" in paths and "manifest.json" not in paths
+    assert paths["data/STSBenchmark/paraphrasing_1337.parquet"]["rows"] == 10
+    assert paths["source/SciFact/queries.parquet"]["rows"] == 5
+    assert manifest["content_hash"] == content_hash(manifest["files"])
+
+
+def test_load_dataset_reads_a_config_per_dataset(sealed):
+    import datasets
+
+    loaded = datasets.load_dataset(str(sealed), "SummEval")
+    assert set(loaded) == {"paraphrasing_1337", "paraphrasing_1338", "translation_1337", "translation_1338"}
+    assert loaded["translation_1337"].num_rows == 5 * 27
+    assert loaded["translation_1337"][0]["schema_version"] == "hteb.item/1"
+
+
+def _copy(sealed, tmp_path):
+    import shutil
+
+    target = tmp_path / "copy"
+    shutil.copytree(sealed, target)
+    return target
+
+
+def test_corrupted_file_is_caught(sealed, tmp_path):
+    root = _copy(sealed, tmp_path)
+    path = root / "data" / "SciFact" / "paraphrasing_1337.parquet"
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(IntegrityError, match="paraphrasing_1337.parquet is corrupted") as err:
+        Revision.open(root)
+    assert "\n" not in str(err.value)
+    Revision.open(root, datasets=["STSBenchmark"])  # other datasets stay usable
+
+
+def test_missing_file_and_missing_manifest(sealed, tmp_path):
+    root = _copy(sealed, tmp_path)
+    (root / "source" / "SummEval" / "test.parquet").unlink()
+    with pytest.raises(IntegrityError, match="source/SummEval/test.parquet is missing"):
+        Revision.open(root)
+    (root / "manifest.json").unlink()
+    with pytest.raises(IntegrityError, match="no manifest.json"):
+        Revision.open(root)
+
+
+def test_edited_manifest_is_caught(sealed, tmp_path):
+    root = _copy(sealed, tmp_path)
+    manifest = json.loads((root / "manifest.json").read_text())
+    manifest["files"] = manifest["files"][1:]
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(IntegrityError, match="content_hash does not match"):
+        Revision.open(root)
+    manifest["files"][0]["path"] = "../../etc/passwd"
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ContractError, match="path"):
+        Revision.open(root)

@@ -1,0 +1,35 @@
+"""MANIFEST.md is written by the publishing code: rows upserted by (store, label)."""
+
+from __future__ import annotations
+
+import copy
+
+from hteb_generate import manifest_md
+from revision_factory import build_revision
+
+
+def test_rows_are_added_and_refreshed(tmp_path, shared_data):
+    manifest = build_revision(tmp_path / "rev", shared_data, ["STSBenchmark", "SciFact"], label="v1")
+    path = tmp_path / "MANIFEST.md"
+    manifest_md.update(path, manifest, "hf://hteb/htEB", "c0ffee" * 6 + "abcd")
+    second = copy.deepcopy(manifest)
+    second["label"] = "v2"
+    manifest_md.update(path, second, "hf://hteb/htEB", "1" * 40)
+    manifest_md.update(path, manifest, "hf://hteb/htEB", "2" * 40)  # same label again: refreshed
+    text = path.read_text()
+    rows = manifest_md._parse(text)
+    assert [r["label"] for r in rows] == ["v1", "v2"]
+    assert rows[0]["revision"] == "2" * 40
+    assert rows[0]["datasets"] == "STSBenchmark, SciFact"
+    assert rows[0]["seeds"] == "1337" and rows[0]["content hash"] == manifest["content_hash"]
+    assert text.startswith("# Published HTEB revisions")
+    assert manifest_md.render(rows) == text
+
+
+def test_a_store_inside_the_repository_is_shown_relative(tmp_path, shared_data):
+    manifest = build_revision(tmp_path / "rev", shared_data, ["STSBenchmark"], label="sample-1339")
+    path = tmp_path / "MANIFEST.md"
+    manifest_md.update(path, manifest, f"file://{tmp_path / 'score' / 'sample' / 'store'}", manifest["content_hash"])
+    manifest_md.update(path, dict(manifest, label="elsewhere"), "file:///somewhere/else", manifest["content_hash"])
+    rows = manifest_md._parse(path.read_text())
+    assert [r["store"] for r in rows] == ["file://score/sample/store", "file:///somewhere/else"]

@@ -1,0 +1,34 @@
+"""The CPU profile's sampling of the real local datasets."""
+
+from __future__ import annotations
+
+from hteb_generate.registry import lookup_source
+from hteb_generate.sampling import cap_lists, cap_texts, load_source
+from hteb_contract.sources import read_source_dir
+
+
+def test_summeval_lists_cut_with_their_parallel_columns(shared_data):
+    full = read_source_dir(shared_data / "SummEval")
+    cut = cap_lists(full, 2)
+    row, original = cut.eval_rows()[0], full.eval_rows()[0]
+    assert row["human_summaries"] == original["human_summaries"][:2]
+    assert row["machine_summaries"] == original["machine_summaries"][:2]
+    assert row["relevance"] == original["relevance"][:2] and row["systems"] == original["systems"][:2]
+    assert row["text"] == original["text"] and cut.ids == full.ids
+    assert len(full.eval_rows()[0]["machine_summaries"]) == 16  # the source itself is untouched
+
+
+def test_cap_texts_keeps_whole_rows_and_their_ids(shared_data):
+    full = read_source_dir(shared_data / "STSBenchmark")
+    cut = cap_texts(full, 5)
+    assert len(cut.eval_rows()) == 2 and cut.ids["test"] == full.ids["test"][:2]
+    assert len(cap_texts(full, 1).eval_rows()) == 1  # at least one row, even if it holds more texts
+
+
+def test_cpu_profile_sample_of_every_sample_dataset(shared_data):
+    semrel = load_source(lookup_source("SemRel2024"), source="local", data_dir=shared_data, sample=1, max_texts=4)
+    assert [r["lang"] for r in semrel.eval_rows()] == ["afr", "amh"]  # one row per subset, then the cap
+    scifact = load_source(lookup_source("SciFact"), source="local", data_dir=shared_data, sample=2, max_texts=1)
+    assert len(scifact.tables["queries"]) == 2  # queries are sampled, not capped
+    relevant = {r["doc_id"] for r in scifact.tables["qrels"]}
+    assert relevant <= {d["id"] for d in scifact.tables["corpus"]}

@@ -1,0 +1,113 @@
+"""The `hteb` protocol (the paper's evaluation) against mteb's own code configured to that rule.
+
+Each hteb rule has an mteb equivalent: STS Spearman of cosine = mteb `cosine_spearman`; pair AP of
+cosine = mteb's `cosine_ap`; full-train classification = mteb's SklearnEvaluator given the whole
+training split in its order (row order matters: lbfgs stops at 100 iterations); clustering on every document = mteb's legacy clustering; retrieval nDCG@10
+and reranking MAP = mteb's trec metrics; summarisation = mteb's fixed (v2) evaluator, even for a
+dataset that stands for the v1 task `SummEval`, whose mteb number keeps a bug.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from datasets import Dataset
+from mteb._evaluators.sklearn_evaluator import SklearnEvaluator
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score
+from cases import CASES, banking77
+from evaluator_embeddings import Listed, hashed_bow
+from mteb_oracle import mteb_results
+
+from hteb_score.evaluators import get_evaluator
+from hteb_contract.sources import SourceDataset, read_source_dir
+from hteb_generate.sampling import sample_dataset
+
+TOLERANCE = 1e-6
+
+
+def _hteb(dataset: SourceDataset, fn, seed: int = 42):
+    evaluator = get_evaluator(dataset.info.task_type)
+    return evaluator.evaluate(dataset, Listed(fn, evaluator.texts(dataset)), protocol="hteb", seed=seed)
+
+
+def _embeddings(kind: str, request):
+    return hashed_bow if kind == "hashed" else request.getfixturevalue("minilm")
+
+
+@pytest.mark.parametrize("kind", ["hashed", "minilm"])
+@pytest.mark.parametrize(("case", "task", "key", "metric"), [
+    ("STSBenchmark", "STSBenchmark", "cosine_spearman", "spearman"),
+    ("TwitterSemEval2015", "TwitterSemEval2015", "cosine_ap", "ap"),
+    ("SciFact", "SciFact", "ndcg_at_10", "ndcg_at_10"),
+    ("SciFactReranking", "SciDocsRR", "map_at_1000", "map"),
+    ("SummEval", "SummEvalSummarization.v2", "cosine_spearman", "spearman"),
+])
+def test_hteb_rule_equals_mteb_metric(case, task, key, metric, kind, request, shared_data):
+    fn = _embeddings(kind, request)
+    dataset = CASES[case][0](shared_data)
+    ours = _hteb(dataset, fn)
+    assert ours.main_metric == metric
+    theirs = mteb_results(task, dataset, fn)
+    assert ours.subsets["default"] == pytest.approx(theirs["default"][key], abs=TOLERANCE)
+
+
+@pytest.mark.parametrize("kind", ["hashed", "minilm"])
+def test_classification_trains_on_the_full_train_split(kind, request, shared_data):
+    fn = _embeddings(kind, request)
+    dataset = banking77(shared_data)
+    ours = _hteb(dataset, fn)
+    assert ours.main_metric == "accuracy"
+    train, test = dataset.tables["train"], dataset.tables["test"]
+    mteb_evaluator = SklearnEvaluator(
+        Dataset.from_dict({"text": [r["text"] for r in train], "label": [r["label"] for r in train]}),
+        Dataset.from_dict({"text": [r["text"] for r in test], "label": [r["label"] for r in test]}),
+        label_column_name="label", evaluator_model=LogisticRegression(max_iter=100, random_state=42))
+    predicted = mteb_evaluator(fn([r["text"] for r in train], None), fn([r["text"] for r in test], None))
+    assert ours.value == pytest.approx(accuracy_score([r["label"] for r in test], predicted), abs=TOLERANCE)
+    few_shot = get_evaluator("Classification").evaluate(dataset, Listed(fn, get_evaluator("Classification").texts(dataset)),
+                                                        protocol="mteb")
+    assert ours.value != few_shot.value  # 20 rows per label vs mteb's 8: the protocols differ
+
+
+@pytest.mark.parametrize("kind", ["hashed", "minilm"])
+def test_clustering_uses_every_document(kind, request, shared_data):
+    fn = _embeddings(kind, request)
+    dataset = sample_dataset(read_source_dir(shared_data / "TwentyNewsgroups"), 7532)
+    rows = dataset.tables["test"][::25]  # ~300 subject lines across all 20 newsgroups
+    dataset = SourceDataset(dataset.info, {"test": rows}, dataset.origin)
+    ours = _hteb(dataset, fn)
+    assert ours.main_metric == "v_measure"
+    legacy = mteb_results("TwentyNewsgroupsClustering", dataset, fn)  # mteb's legacy class, all documents
+    assert ours.value == pytest.approx(legacy["default"]["v_measure"], abs=TOLERANCE)
+    assert _hteb(dataset, fn, seed=7).value != ours.value  # the run seed reaches MiniBatchKMeans
+
+
+def test_summarization_hteb_ignores_the_v1_bug(shared_data):
+    dataset = CASES["SummEval"][0](shared_data)
+    assert dataset.info.mteb_task == "SummEval"
+    evaluator = get_evaluator("Summarization")
+    embed = Listed(hashed_bow, evaluator.texts(dataset))
+    assert evaluator.evaluate(dataset, embed, protocol="hteb").value != evaluator.evaluate(dataset, embed, protocol="mteb").value
+
+
+def test_multilingual_subsets_are_averaged(shared_data):
+    dataset = CASES["SemRel2024"][0](shared_data)
+    ours = _hteb(dataset, hashed_bow)
+    assert sorted(ours.subsets) == sorted(dataset.info.languages)
+    assert ours.value == pytest.approx(sum(ours.subsets.values()) / len(ours.subsets))
+    theirs = mteb_results("SemRel24STS", dataset, hashed_bow)
+    for subset, value in ours.subsets.items():
+        assert value == pytest.approx(theirs[subset]["cosine_spearman"], abs=TOLERANCE)
+
+
+def test_transformed_variant_keeps_corpus_embeddings(shared_data):
+    """Retrieval texts(): a transformed variant changes query texts only, so documents repeat."""
+    dataset = CASES["SciFact"][0](shared_data)
+    variant = dataset.with_texts(lambda ref: ref.text.upper())
+    evaluator = get_evaluator("Retrieval")
+    documents = {t for t in evaluator.texts(dataset) if t[1] == "document"}
+    assert documents == {t for t in evaluator.texts(variant) if t[1] == "document"}
+    assert not {t for t in evaluator.texts(dataset) if t[1] == "query"} & {t for t in evaluator.texts(variant) if t[1] == "query"}
+    assert replace(dataset.info) == variant.info
