@@ -1,5 +1,6 @@
-"""The two distributions keep their promises: hteb-score is light and never needs vllm or the
-generator; hteb-generate may use hteb-score, never the reverse."""
+"""The three distributions keep their promises: hteb-contract sits below both programs and imports
+neither; hteb-score is light and never needs vllm or the generator; hteb-generate never needs the
+scorer. The two programs meet only through the contract."""
 
 from __future__ import annotations
 
@@ -7,9 +8,15 @@ import ast
 import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
+PACKAGES = {"contract": REPO / "schemas" / "hteb_contract", "score": REPO / "score" / "hteb_score",
+            "generate": REPO / "generate" / "hteb_generate"}
+PROJECTS = {"contract": REPO / "schemas", "score": REPO / "score", "generate": REPO / "generate"}
 
 
 def _imports(package: Path) -> set[str]:
@@ -23,10 +30,30 @@ def _imports(package: Path) -> set[str]:
     return names
 
 
-def test_score_never_imports_vllm_or_the_generator():
-    assert not _imports(REPO / "score" / "hteb_score") & {"vllm", "hteb_generate"}
-    deps = tomllib.loads((REPO / "score" / "pyproject.toml").read_text())["project"]["dependencies"]
-    assert not any(d.startswith(("vllm", "hteb-generate")) for d in deps)
+def _dependencies(project: str) -> list[str]:
+    return tomllib.loads((PROJECTS[project] / "pyproject.toml").read_text())["project"]["dependencies"]
+
+
+@pytest.mark.parametrize(("package", "forbidden"), [
+    ("contract", {"hteb_score", "hteb_generate", "vllm", "torch", "sentence_transformers"}),
+    ("score", {"hteb_generate", "vllm"}),
+    ("generate", {"hteb_score"}),
+])
+def test_no_package_imports_what_it_must_not(package, forbidden):
+    assert not _imports(PACKAGES[package]) & forbidden
+
+
+def test_both_programs_depend_on_the_contract_and_not_on_each_other():
+    for program, other in (("score", "hteb-generate"), ("generate", "hteb-score")):
+        deps = _dependencies(program)
+        assert any(d.startswith("hteb-contract") for d in deps)
+        assert not any(d.startswith((other, "vllm")) for d in deps)
+
+
+def test_no_package_reaches_into_the_repository_by_relative_path():
+    for package in PACKAGES.values():
+        for path in package.rglob("*.py"):
+            assert "parents[" not in path.read_text(encoding="utf-8"), path
 
 
 def test_importing_the_scorer_loads_no_vllm():
@@ -36,13 +63,12 @@ def test_importing_the_scorer_loads_no_vllm():
     assert out.strip() == "False"
 
 
-def test_generate_depends_on_score():
-    project = tomllib.loads((REPO / "generate" / "pyproject.toml").read_text())["project"]
-    assert any(d.startswith("hteb-score") for d in project["dependencies"])
+@pytest.mark.slow
+def test_the_contract_wheel_carries_every_json_schema(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(tmp_path),
+                    str(PROJECTS["contract"])], check=True, capture_output=True)
+    wheel = next(tmp_path.glob("hteb_contract-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    from hteb_contract.validation import SCHEMAS
 
-
-def test_schemas_ship_inside_the_score_package():
-    from hteb_contract.validation import SCHEMA_DIR, SCHEMAS
-
-    for filename in SCHEMAS.values():
-        assert (SCHEMA_DIR / filename).read_bytes() == (REPO / "schemas" / filename).read_bytes()
+    assert {f"hteb_contract/json/{filename}" for filename in SCHEMAS.values()} <= names
