@@ -1,8 +1,16 @@
-"""Shared test fixtures: where the real data lives, and small revisions built from it."""
+"""Shared test fixtures: where the real data lives, and where tests may write.
+
+Tests write only into temporary folders: every cache a test run fills (converted SmolLM2, the
+unzipped all-mpnet-base-v2, the LLM call cache, `datasets` and vLLM caches) goes to one folder
+made for the run and removed after it. Set HTEB_TEST_CACHE=DIR to keep the model caches between
+runs on a development machine (CI never sets it).
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -10,9 +18,23 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("HTEB_DATA_DIR", REPO.parent / "shared" / "data"))
 
+_RUN_DIR = Path(tempfile.mkdtemp(prefix="hteb-tests-"))
+_MODELS = Path(os.environ["HTEB_TEST_CACHE"]) if os.environ.get("HTEB_TEST_CACHE") else _RUN_DIR / "models"
+
+os.environ["HTEB_CACHE_DIR"] = str(_MODELS / "hteb")  # converted SmolLM2 + calls of CLI runs made by tests
+os.environ["HTEB_MODEL_CACHE"] = str(_MODELS / "embedding-models")
+os.environ["HF_DATASETS_CACHE"] = str(_RUN_DIR / "hf-datasets")
+os.environ["VLLM_CACHE_ROOT"] = str(_MODELS / "vllm")
+os.environ["MPLCONFIGDIR"] = str(_RUN_DIR / "matplotlib")
+os.environ["HTEB_DATA_DIR"] = str(SHARED_DATA)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if not hasattr(session.config, "workerinput"):
+        shutil.rmtree(_RUN_DIR, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from hteb_contract import revision as rev
-from hteb_contract.sources import SourceDataset, read_source_dir, write_source_parquet
+from hteb_contract.sources import SourceDataset, read_source_dir
 from hteb_generate.sampling import sample_dataset
 from hteb_contract.tasks import TextRef
 
@@ -56,25 +56,20 @@ def item_record(dataset: SourceDataset, ref: TextRef, transformation: str, seed:
 
 def build_revision(root: Path, data_dir: Path, names: list[str], *, label: str = "test-1", rows: int = 5,
                    transformations: tuple[str, ...] = ("paraphrasing",), seeds: tuple[int, ...] = (1337,),
-                   rule: Callable[[str], str] = reverse_words) -> dict[str, Any]:
-    """Write and seal a revision folder at `root`; returns its manifest."""
-    variants = {}
-    sources = []
-    for name in names:
-        dataset = sample_dataset(read_source_dir(data_dir / name), rows)
-        write_source_parquet(dataset, root / "source" / name)
-        for transformation in transformations:
-            for seed in seeds:
-                records = [item_record(dataset, ref, transformation, seed, rule(ref.text)) for ref in dataset.iter_texts()]
-                rev.write_items(root, name, transformation, seed, records)
-        variants[name] = [(t, s) for t in transformations for s in seeds]
-        sources.append({
-            "name": name, "task_type": dataset.info.task_type, "mteb_task": dataset.info.mteb_task,
-            "hf_path": None, "hf_revision": None, "origin": str(data_dir / name),
-            "languages": list(dataset.info.languages),
-            "transformed_fields": sorted({f"{r.table}.{r.field.split('[')[0]}" for r in dataset.iter_texts()}),
-            "sample": rows,
-        })
+                   rule: Callable[[str], str] = reverse_words,
+                   edit: Callable[[dict[str, Any]], dict[str, Any]] = lambda record: record) -> dict[str, Any]:
+    """Write and seal a revision folder at `root`; returns its manifest. `edit` may change each record."""
+    datasets = [sample_dataset(read_source_dir(data_dir / name), rows) for name in names]
+    records = [edit(item_record(dataset, ref, transformation, seed, rule(ref.text)))
+               for dataset in datasets for transformation in transformations for seed in seeds
+               for ref in dataset.iter_texts()]
+    sources = [{
+        "name": dataset.name, "task_type": dataset.info.task_type, "mteb_task": dataset.info.mteb_task,
+        "hf_path": None, "hf_revision": None, "origin": str(data_dir / dataset.name),
+        "languages": list(dataset.info.languages),
+        "transformed_fields": sorted({f"{r.table}.{r.field.split('[')[0]}" for r in dataset.iter_texts()}),
+        "sample": rows,
+    } for dataset in datasets]
     fields = {
         "repo_id": "file://test", "label": label, "created": "2026-11-22T00:00:00+00:00",
         "hteb_generate_version": "test", "config": {"rows": rows}, "config_hash": "0" * 64,
@@ -82,5 +77,4 @@ def build_revision(root: Path, data_dir: Path, names: list[str], *, label: str =
         "generator": {"model_id": "rule/reverse-words", "revision": "", "engine": "rule"}, "judge": None,
         "counters": {"items": 0, "llm_calls": 0, "cache_hits": 0, "errors": {}},
     }
-    (root / rev.CARD).write_text(rev.card_front_matter(fields, variants) + "\n# Test revision\n", encoding="utf-8")
-    return rev.seal(root, fields)
+    return rev.write_revision(root, datasets, records, fields, "\n# Test revision\n")

@@ -24,10 +24,11 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from hteb_contract.atomic import atomic_write_json, canonical_json, sha256_bytes, sha256_file
-from hteb_contract.validation import SCHEMA_VERSIONS, validate
+from hteb_contract.arrow import arrow_schema
+from hteb_contract.atomic import atomic_write_json, atomic_write_text, canonical_json, sha256_bytes, sha256_file
 from hteb_contract.errors import ContractError, IntegrityError, SourceError
-from hteb_contract.sources import SourceDataset, read_parquet, read_source_parquet, write_parquet
+from hteb_contract.sources import SourceDataset, read_parquet, read_source_parquet, write_parquet, write_source_parquet
+from hteb_contract.validation import SCHEMA_VERSIONS, validate
 
 MANIFEST = "manifest.json"
 CARD = "README.md"
@@ -52,8 +53,31 @@ def write_items(root: Path, dataset: str, transformation: str, seed: int, record
             raise ContractError(f"{what} item {index}: belongs to another dataset/transformation/seed")
     ordered = sorted(records, key=lambda r: (r["split"], r["item_id"], r["field"]))
     path = Path(root) / items_path(dataset, transformation, seed)
-    write_parquet(path, ordered)
+    write_parquet(path, ordered, schema=arrow_schema("item"))
     return path
+
+
+def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterable[Mapping[str, Any]],
+                   manifest_fields: Mapping[str, Any], card_body: str) -> dict[str, Any]:
+    """Write a whole revision into the empty folder `root` and seal it; returns the manifest.
+
+    The source copy of each dataset, one items file per (dataset, transformation, seed) in the
+    order first met, the dataset card (`configs:` front matter, then `card_body`), the manifest.
+    """
+    root = Path(root)
+    if root.exists() and any(root.iterdir()):
+        raise ContractError(f"{root}: a revision is written into an empty folder")
+    for dataset in sources:
+        write_source_parquet(dataset, root / "source" / dataset.name)
+    groups: dict[tuple[str, str, int], list[Mapping[str, Any]]] = {}
+    for record in records:
+        groups.setdefault((record["dataset"], record["transformation"], record["seed"]), []).append(record)
+    variants: dict[str, list[tuple[str, int]]] = {}
+    for (name, transformation, seed), group in groups.items():
+        write_items(root, name, transformation, seed, list(group))
+        variants.setdefault(name, []).append((transformation, seed))
+    atomic_write_text(root / CARD, card_front_matter(manifest_fields, variants) + card_body)
+    return seal(root, manifest_fields)
 
 
 def file_entries(root: Path) -> list[dict[str, Any]]:

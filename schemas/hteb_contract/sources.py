@@ -253,11 +253,18 @@ def read_source_parquet(folder: Path) -> SourceDataset:
     return SourceDataset(info, tables, origin=str(folder), ids=ids)
 
 
-def write_parquet(path: Path, rows: list[dict[str, Any]]) -> None:
-    """Rows to parquet with stable bytes (no pandas metadata, fixed writer settings), atomically."""
+def write_parquet(path: Path, rows: list[dict[str, Any]], schema: pa.Schema | None = None) -> None:
+    """Rows to parquet with stable bytes (no pandas metadata, fixed writer settings), atomically.
+
+    With `schema`, every file of a kind gets exactly those columns and types (see arrow.py);
+    without, the types are inferred from the rows (the source copy, whose tables vary by dataset).
+    """
     from hteb_contract.atomic import atomic_write_bytes
 
-    table = pa.Table.from_pylist(rows) if rows else pa.table({})
+    if schema is not None:
+        table = pa.Table.from_pylist(rows, schema=schema)
+    else:
+        table = pa.Table.from_pylist(rows) if rows else pa.table({})
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, compression="zstd", write_statistics=False, store_schema=False)
     atomic_write_bytes(Path(path), sink.getvalue().to_pybytes())
