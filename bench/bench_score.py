@@ -86,33 +86,27 @@ def _rule(text: str, variant: int) -> str:
 def build_store(root: Path, rows: int, queries: int, corpus: int, train_per_label: int) -> Path:
     """A revision with every transformation x seed, sealed and published into a local store."""
     from hteb_contract import revision as rev
-    from hteb_contract.sources import write_source_parquet
-    from hteb_contract.taxonomy import AXIS_OF
+    from hteb_contract.records import single_attempt
     from hteb_contract.stores.local import LocalStore
-    from revision_factory import item_record
+    from hteb_contract.taxonomy import TRANSFORMATIONS
 
-    transformations = list(AXIS_OF)
-    staged = root / "rev"
-    variants, sources = {}, []
-    for dataset in _datasets(rows, queries, corpus, train_per_label):
-        write_source_parquet(dataset, staged / "source" / dataset.name)
-        refs = list(dataset.iter_texts())
-        for index, (transformation, seed) in enumerate((t, s) for t in transformations for s in SEEDS):
-            records = [item_record(dataset, ref, transformation, seed, _rule(ref.text, index + 1)) for ref in refs]
-            rev.write_items(staged, dataset.name, transformation, seed, records)
-        variants[dataset.name] = [(t, s) for t in transformations for s in SEEDS]
-        sources.append({"name": dataset.name, "task_type": dataset.info.task_type, "mteb_task": dataset.info.mteb_task,
-                        "hf_path": None, "hf_revision": None, "origin": dataset.origin,
-                        "languages": list(dataset.info.languages),
-                        "transformed_fields": sorted({f"{r.table}.{r.field.split('[')[0]}" for r in refs}),
-                        "sample": rows})
+    datasets = _datasets(rows, queries, corpus, train_per_label)
+    variants = [(t, s) for t in TRANSFORMATIONS for s in SEEDS]
+    records = [
+        single_attempt(dataset=dataset.name, task_type=dataset.info.task_type, ref=(r.table, r.item_id, r.field),
+                       source_language=r.language, transformation=t, seed=s, original_text=r.text,
+                       output=_rule(r.text, index + 1), generator_model="rule/rotate-words",
+                       prompt_hash=hashlib.sha256(f"rule:{t}".encode()).hexdigest()).to_row()
+        for dataset in datasets for index, (t, s) in enumerate(variants) for r in dataset.iter_texts()
+    ]
+    sources = [rev.manifest_source(d, origin=d.origin, sample=rows) for d in datasets]
     fields = {"repo_id": "file://bench", "label": LABEL, "created": "2026-11-22T00:00:00+00:00",
               "hteb_generate_version": "bench", "config": {"rows": rows}, "config_hash": "0" * 64, "sources": sources,
-              "transformations": transformations, "seeds": list(SEEDS),
+              "transformations": list(TRANSFORMATIONS), "seeds": list(SEEDS),
               "generator": {"model_id": "rule/rotate-words", "revision": "", "engine": "rule"}, "judge": None,
               "counters": {"items": 0, "llm_calls": 0, "cache_hits": 0, "errors": {}}}
-    (staged / rev.CARD).write_text(rev.card_front_matter(fields, variants) + "\n# Bench revision\n", encoding="utf-8")
-    rev.seal(staged, fields)
+    staged = root / "rev"
+    rev.write_revision(staged, datasets, records, fields, "\n# Bench revision\n")
     LocalStore(root / "store").publish(staged)
     return root / "store"
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from hteb_contract import revision as rev
+from hteb_contract.records import single_attempt
 from hteb_contract.sources import SourceDataset, read_source_dir
 from hteb_generate.sampling import sample_dataset
 from hteb_contract.tasks import TextRef
@@ -25,33 +26,12 @@ def reverse_words(text: str) -> str:
 def item_record(dataset: SourceDataset, ref: TextRef, transformation: str, seed: int, output: str,
                 errors: Iterable[str] = ()) -> dict[str, Any]:
     """A schema-valid item record for one text, with a single attempt."""
-    errors = list(errors)
-    prompt = f"rule:{transformation}"
-    return {
-        "schema_version": "hteb.item/1",
-        "dataset": dataset.name,
-        "task_type": dataset.info.task_type,
-        "split": ref.table,
-        "item_id": ref.item_id,
-        "field": ref.field,
-        "source_language": ref.language,
-        "transformation": transformation,
-        "seed": seed,
-        "target_language": None,
-        "intermediate_language": None,
-        "original_text": ref.text,
-        "transformed_text": output,
-        "generator_model": "rule/reverse-words",
-        "generator_revision": "",
-        "prompt_set": "test",
-        "prompt_template_id": transformation,
-        "prompt_hash": hashlib.sha256(prompt.encode()).hexdigest(),
-        "sampling": {"temperature": 0.0, "top_p": 1.0, "max_tokens": 64},
-        "attempts": [{"attempt": 0, "seed": seed, "steps": [output], "output": output, "errors": errors}],
-        "errors": errors,
-        "judge": {"model": None, "quality": None, "fluency": None, "parapluie": None},
-        "fallback": bool(errors),
-    }
+    return single_attempt(
+        dataset=dataset.name, task_type=dataset.info.task_type, ref=(ref.table, ref.item_id, ref.field),
+        source_language=ref.language, transformation=transformation, seed=seed, original_text=ref.text,
+        output=output, generator_model="rule/reverse-words",
+        prompt_hash=hashlib.sha256(f"rule:{transformation}".encode()).hexdigest(), errors=tuple(errors),
+    ).to_row()
 
 
 def build_revision(root: Path, data_dir: Path, names: list[str], *, label: str = "test-1", rows: int = 5,
@@ -63,13 +43,7 @@ def build_revision(root: Path, data_dir: Path, names: list[str], *, label: str =
     records = [edit(item_record(dataset, ref, transformation, seed, rule(ref.text)))
                for dataset in datasets for transformation in transformations for seed in seeds
                for ref in dataset.iter_texts()]
-    sources = [{
-        "name": dataset.name, "task_type": dataset.info.task_type, "mteb_task": dataset.info.mteb_task,
-        "hf_path": None, "hf_revision": None, "origin": str(data_dir / dataset.name),
-        "languages": list(dataset.info.languages),
-        "transformed_fields": sorted({f"{r.table}.{r.field.split('[')[0]}" for r in dataset.iter_texts()}),
-        "sample": rows,
-    } for dataset in datasets]
+    sources = [rev.manifest_source(dataset, origin=str(data_dir / dataset.name), sample=rows) for dataset in datasets]
     fields = {
         "repo_id": "file://test", "label": label, "created": "2026-11-22T00:00:00+00:00",
         "hteb_generate_version": "test", "config": {"rows": rows}, "config_hash": "0" * 64,

@@ -57,6 +57,14 @@ def write_items(root: Path, dataset: str, transformation: str, seed: int, record
     return path
 
 
+def manifest_source(dataset: SourceDataset, *, origin: str, sample: int | None) -> dict[str, Any]:
+    """The manifest's entry for one source dataset: names, pin, languages and what was transformed."""
+    info = dataset.info
+    return {"name": info.name, "task_type": info.task_type, "mteb_task": info.mteb_task, "hf_path": info.hf_path,
+            "hf_revision": info.hf_revision, "origin": origin, "languages": list(info.languages),
+            "transformed_fields": info.transformed_fields(), "sample": sample}
+
+
 def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterable[Mapping[str, Any]],
                    manifest_fields: Mapping[str, Any], card_body: str) -> dict[str, Any]:
     """Write a whole revision into the empty folder `root` and seal it; returns the manifest.

@@ -68,6 +68,11 @@ class DatasetInfo:
         data["languages"] = list(self.languages)
         return {k: v for k, v in data.items() if v is not None}
 
+    def transformed_fields(self) -> list[str]:
+        """`table.field` of every text HTEB transforms in this dataset (hteb_contract.tasks says which)."""
+        spec = task_type(self.task_type)
+        return [f"{resolve(t, self.eval_split, self.train_split)}.{f}" for t, f in spec.text_fields]
+
     def tables(self) -> list[str]:
         """The table names this dataset must have, with its own split names."""
         names = [resolve(t, self.eval_split, self.train_split) for t in task_type(self.task_type).tables]

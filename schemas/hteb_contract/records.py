@@ -1,0 +1,114 @@
+"""Typed item records: one transformed text of a revision (schema `hteb.item/1`).
+
+The generator builds them, the revision writer validates and stores them as rows of one Arrow
+schema (arrow.py), and the scorer reads them back; code on both sides uses attributes, never
+string keys into a dict. `to_row()` / `from_row()` convert at the parquet boundary only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from hteb_contract.validation import SCHEMA_VERSIONS, validate
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """The decoding settings of the first attempt (retries may run hotter; each attempt has its seed)."""
+
+    temperature: float
+    top_p: float
+    max_tokens: int
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One try at a text: the output of each LLM step, the final output and the errors it has."""
+
+    attempt: int
+    seed: int
+    steps: tuple[str, ...]
+    output: str
+    errors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Judge:
+    """Judge scores of the kept output; None where there is no judge or no usable answer."""
+
+    model: str | None = None
+    quality: float | None = None
+    fluency: float | None = None
+    parapluie: float | None = None
+
+
+@dataclass(frozen=True)
+class ItemRecord:
+    """One field of one source row under one (transformation, seed), with every attempt made."""
+
+    dataset: str
+    task_type: str
+    split: str  # the source table, e.g. test or queries
+    item_id: str
+    field: str  # e.g. sentence1, machine_summaries[3]
+    source_language: str
+    transformation: str
+    seed: int
+    target_language: str | None
+    intermediate_language: str | None
+    original_text: str
+    transformed_text: str  # the kept output
+    generator_model: str
+    generator_revision: str
+    prompt_set: str
+    prompt_template_id: str
+    prompt_hash: str
+    sampling: Sampling
+    attempts: tuple[Attempt, ...]
+    errors: tuple[str, ...]  # the errors the kept output still has
+    judge: Judge = field(default_factory=Judge)
+    fallback: bool = False  # every attempt has errors
+
+    @property
+    def ref(self) -> tuple[str, str, str]:
+        """(split, item id, field): where the text sits in its source dataset."""
+        return (self.split, self.item_id, self.field)
+
+    def to_row(self) -> dict[str, Any]:
+        """The record as a JSON/parquet row (`schema_version` first, lists for tuples)."""
+        row = {"schema_version": SCHEMA_VERSIONS["item"], **asdict(self)}
+        row["errors"] = list(self.errors)
+        row["attempts"] = [dict(a, steps=list(a["steps"]), errors=list(a["errors"])) for a in row["attempts"]]
+        return row
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any], *, what: str) -> ItemRecord:
+        """A validated record from a row; a row that breaks the item schema is a ContractError naming `what`."""
+        validate("item", row, what=what)
+        values = {k: v for k, v in row.items() if k != "schema_version"}
+        values["sampling"] = Sampling(**row["sampling"])
+        values["attempts"] = tuple(
+            Attempt(a["attempt"], a["seed"], tuple(a["steps"]), a["output"], tuple(a["errors"])) for a in row["attempts"]
+        )
+        values["errors"] = tuple(row["errors"])
+        values["judge"] = Judge(**row["judge"])
+        return cls(**values)
+
+
+def single_attempt(*, dataset: str, task_type: str, ref: tuple[str, str, str], source_language: str,
+                   transformation: str, seed: int, original_text: str, output: str, generator_model: str,
+                   prompt_hash: str, errors: Sequence[str] = (), target_language: str | None = None) -> ItemRecord:
+    """The record of a text made in one step without an LLM (a rule): one attempt, no judge, no sampling."""
+    split, item_id, fld = ref
+    errors = tuple(errors)
+    return ItemRecord(
+        dataset=dataset, task_type=task_type, split=split, item_id=item_id, field=fld,
+        source_language=source_language, transformation=transformation, seed=seed,
+        target_language=target_language, intermediate_language=None, original_text=original_text,
+        transformed_text=output, generator_model=generator_model, generator_revision="", prompt_set="rule",
+        prompt_template_id=transformation, prompt_hash=prompt_hash,
+        sampling=Sampling(temperature=0.0, top_p=1.0, max_tokens=1),
+        attempts=(Attempt(0, seed, (output,), output, errors),), errors=errors, fallback=bool(errors),
+    )
