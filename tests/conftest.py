@@ -32,9 +32,33 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
+MODEL_FIXTURES = frozenset({"minilm", "mpnet", "smollm2_dir", "smollm2_engine"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test that takes a real-model fixture is slow, whatever its module says."""
+    for item in items:
+        if MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not hasattr(session.config, "workerinput"):
         shutil.rmtree(_RUN_DIR, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _real_models_only_in_slow_tests(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test that loads model weights in-process must carry the `slow` marker, so that
+    `pytest -m "not slow"` stays a fast loop: loading weights in any other test fails it."""
+    if request.node.get_closest_marker("slow") is not None:
+        return
+    from transformers import modeling_utils
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"{request.node.nodeid} loads model weights: mark it @pytest.mark.slow")
+
+    monkeypatch.setattr(modeling_utils.PreTrainedModel, "from_pretrained", classmethod(refuse))
 
 
 @pytest.fixture(scope="session")
