@@ -16,12 +16,13 @@ from typing import Any
 from hteb_contract.errors import HtebError
 
 from . import judge as judge_module
-from .engine import check_engine_name
+from .engine import check_engine_options
 from .models import lookup_model
 from .registry import SAMPLE_DATASETS, SOURCES, lookup_source
 from .transformations import TRANSFORMATIONS, get_prompt_set, get_transformation
 
 LOCAL_STORE = "file://.hteb/store"
+NO_JUDGE = "none"  # --judge-model none: no judge scores
 
 
 def default_data_dir() -> Path:
@@ -61,7 +62,7 @@ class GenerateConfig:
     publish: bool
     batch_size: int
     manifest_md: str | None = "MANIFEST.md"  # the published-revisions table to update (None: none)
-    engine_options: dict[str, Any] = field(default_factory=dict)
+    engine_options: dict[str, Any] = field(default_factory=dict)  # backend options (--threads, ...), checked per engine
 
     def content_config(self) -> dict[str, Any]:
         """What decides the revision's content (no paths, store, label or cache location)."""
@@ -141,7 +142,8 @@ def build_config(
     profile: str,
     overrides: dict[str, Any],
 ) -> GenerateConfig:
-    """Profile defaults, then the options the user gave (None = not given), then validation."""
+    """Profile defaults, then the options the user gave (None = not given; judge model "none" = no judge),
+    then validation."""
     if profile not in PROFILES:
         raise HtebError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
     seeds = parse_seeds(seed)
@@ -151,6 +153,8 @@ def build_config(
         given["datasets"] = _names(given["datasets"])
     if "transformations" in given:
         given["transformations"] = _names(given["transformations"])
+    if given.get("judge_model") == NO_JUDGE:
+        given["judge_model"] = None
     label = given.pop("label", None) or (
         f"sample-{'-'.join(map(str, seeds))}" if profile == "cpu" else f"hteb-{'-'.join(map(str, seeds))}"
     )
@@ -193,7 +197,7 @@ def validate(config: GenerateConfig) -> GenerateConfig:
     transformations = tuple(dict.fromkeys(get_transformation(n).name for n in config.transformations))
     if not transformations:
         raise HtebError("--transformations is empty")
-    check_engine_name(config.engine)
+    check_engine_options(config.engine, config.engine_options)  # an unknown engine or option, before any model
     _, spec = lookup_model(config.model)
     if config.engine not in spec.engines:
         raise HtebError(f"model {config.model!r} does not run on engine {config.engine!r} (it runs on: {', '.join(spec.engines)})")

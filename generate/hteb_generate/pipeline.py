@@ -26,7 +26,7 @@ from . import judge as judge_module
 from .card import render_card
 from .config import GenerateConfig
 from .detectors import ERROR_TYPES
-from .engine import CachedEngine, CallCache, create_engine
+from .engine import ENGINES, CachedEngine, CallCache, create_engine
 from .generation import Sampling, Unit, judge_units, transform_units
 from .models import lookup_model
 from .registry import lookup_source
@@ -44,11 +44,13 @@ class RunResult:
 def _engine(cfg: GenerateConfig, model: str, cache: CallCache) -> CachedEngine:
     _, spec = lookup_model(model)
     cache_dir = Path(cfg.cache_dir)
+    # --batch-size is the engine's batch for a backend that batches itself (transformers), else only the commit chunk.
+    batching = {"batch_size": cfg.batch_size} if "batch_size" in ENGINES.get(cfg.engine).options else {}
 
     def load():
         return create_engine(
             cfg.engine, model_path=spec.resolve(cache_dir), model_id=spec.model_id, revision=spec.revision,
-            batch_size=cfg.batch_size, **cfg.engine_options,
+            **batching, **cfg.engine_options,
         )
 
     return CachedEngine(load, cache, model_id=spec.model_id, revision=spec.revision, name=cfg.engine,

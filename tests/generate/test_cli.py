@@ -28,11 +28,18 @@ def _files(root: Path) -> list[Path]:
         (["--engine", "llamacpp"], "unknown engine 'llamacpp'"),
         (["--prompt-set", "fancy"], "unknown prompt set 'fancy'"),
         (["--top-p", "0"], "--top-p must be in (0, 1]"),
+        (["--engine", "vllm", "--model", "smollm2", "--threads", "2"],
+         "engine 'vllm' does not take option 'threads'"),
+        (["--tensor-parallel-size", "2"], "engine 'transformers' does not take option 'tensor_parallel_size'"),
+        (["validate", "--engine", "vllm", "--threads", "2"], "engine 'vllm' does not take option 'threads'"),
+        (["validate", "--engine", "transformers", "--max-model-len", "512"],
+         "engine 'transformers' does not take option 'max_model_len'"),
     ],
 )
 def test_bad_config_is_one_line_exit_2_and_writes_nothing(tmp_path, shared_data, args, message):
     cache, store = tmp_path / "cache", tmp_path / "store"
-    done = _cli("--seed", "1339", "--profile", "cpu", "--cache-dir", str(cache), "--store", str(store),
+    command, args = (args[:1], args[1:]) if args[0] == "validate" else ([], args)
+    done = _cli(*command, "--seed", "1339", "--profile", "cpu", "--cache-dir", str(cache), "--store", str(store),
                 "--data-dir", str(shared_data), *args, cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and message in done.stderr, done.stderr
