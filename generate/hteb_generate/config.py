@@ -15,11 +15,11 @@ from typing import Any
 
 from hteb_contract.errors import HtebError
 
-from . import judge as judge_module
 from .engine import check_engine_options
+from .judge import DEFAULT_PROMPTS, JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from .models import lookup_model
 from .registry import SAMPLE_DATASETS, SOURCES, lookup_source
-from .transformations import TRANSFORMATIONS, get_prompt_set, get_transformation
+from .transformations import PROMPT_SETS, TRANSFORMATIONS
 
 LOCAL_STORE = "file://.hteb/store"
 NO_JUDGE = "none"  # --judge-model none: no judge scores
@@ -70,7 +70,7 @@ class GenerateConfig:
         for key in ("data_dir", "store", "label", "cache_dir", "publish", "batch_size", "engine_options", "profile",
                     "manifest_md"):
             data.pop(key)
-        data["prompt_set_sha256"] = get_prompt_set(self.prompt_set).sha256
+        data["prompt_set_sha256"] = PROMPT_SETS.get(self.prompt_set).sha256
         return data
 
     def config_hash(self) -> str:
@@ -80,7 +80,7 @@ class GenerateConfig:
 
 PROFILES: dict[str, dict[str, Any]] = {
     "gpu": {
-        "datasets": tuple(SOURCES),
+        "datasets": tuple(SOURCES.names()),
         "model": "gemma-3-27b-it-int4-awq",
         "engine": "vllm",
         "prompt_set": "paper",
@@ -162,12 +162,12 @@ def build_config(
         seeds=seeds,
         profile=profile,
         datasets=base["datasets"],
-        transformations=tuple(TRANSFORMATIONS),
+        transformations=tuple(TRANSFORMATIONS.names()),
         model=base["model"],
         engine=base["engine"],
         prompt_set=base["prompt_set"],
         judge_model=base["judge_model"],
-        judge_prompts=judge_module.DEFAULT_PROMPTS.id,
+        judge_prompts=DEFAULT_PROMPTS.id,
         parapluie_template=base["parapluie_template"],
         temperature=0.0,
         top_p=1.0,
@@ -194,20 +194,18 @@ def validate(config: GenerateConfig) -> GenerateConfig:
     datasets = tuple(dict.fromkeys(lookup_source(n).name for n in config.datasets))
     if not datasets:
         raise HtebError("--datasets is empty")
-    transformations = tuple(dict.fromkeys(get_transformation(n).name for n in config.transformations))
+    transformations = tuple(dict.fromkeys(TRANSFORMATIONS.canonical(n) for n in config.transformations))
     if not transformations:
         raise HtebError("--transformations is empty")
     check_engine_options(config.engine, config.engine_options)  # an unknown engine or option, before any model
-    _, spec = lookup_model(config.model)
+    spec = lookup_model(config.model)
     if config.engine not in spec.engines:
         raise HtebError(f"model {config.model!r} does not run on engine {config.engine!r} (it runs on: {', '.join(spec.engines)})")
-    if config.judge_model is not None:
-        _, judge_spec = lookup_model(config.judge_model)
-        if config.engine not in judge_spec.engines:
-            raise HtebError(f"judge model {config.judge_model!r} does not run on engine {config.engine!r}")
-    get_prompt_set(config.prompt_set)
-    judge_module.get_judge_prompts(config.judge_prompts)
-    judge_module.get_parapluie_template(config.parapluie_template)
+    if config.judge_model is not None and config.engine not in lookup_model(config.judge_model).engines:
+        raise HtebError(f"judge model {config.judge_model!r} does not run on engine {config.engine!r}")
+    PROMPT_SETS.canonical(config.prompt_set)
+    JUDGE_PROMPTS.canonical(config.judge_prompts)
+    PARAPLUIE_TEMPLATES.canonical(config.parapluie_template)
     if not 0 <= config.temperature or not 0 <= config.retry_temperature:
         raise HtebError("temperatures must be >= 0")
     if not 0 < config.top_p <= 1:

@@ -22,16 +22,16 @@ from hteb_contract.sources import SourceDataset, write_source_parquet
 from hteb_contract.stores import open_store
 
 from . import __version__
-from . import judge as judge_module
 from .card import render_card
 from .config import GenerateConfig
 from .detectors import ERROR_TYPES
 from .engine import ENGINES, CachedEngine, CallCache, create_engine
 from .generation import Sampling, Unit, judge_units, transform_units
+from .judge import JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from .models import lookup_model
 from .registry import lookup_source
 from .sampling import load_source
-from .transformations import get_prompt_set, get_transformation, plan_languages
+from .transformations import PROMPT_SETS, TRANSFORMATIONS, plan_languages
 
 
 @dataclass
@@ -42,7 +42,7 @@ class RunResult:
 
 
 def _engine(cfg: GenerateConfig, model: str, cache: CallCache) -> CachedEngine:
-    _, spec = lookup_model(model)
+    spec = lookup_model(model)
     cache_dir = Path(cfg.cache_dir)
     # --batch-size is the engine's batch for a backend that batches itself (transformers), else only the commit chunk.
     batching = {"batch_size": cfg.batch_size} if "batch_size" in ENGINES.get(cfg.engine).options else {}
@@ -75,7 +75,7 @@ def _units(cfg: GenerateConfig, datasets: dict[str, SourceDataset]):
     for seed in cfg.seeds:
         for name, dataset in datasets.items():
             for t_name in cfg.transformations:
-                transformation = get_transformation(t_name)
+                transformation = TRANSFORMATIONS.get(t_name)
                 for ref in dataset.iter_texts():
                     item = f"{ref.table}/{ref.item_id}/{ref.field}"
                     plan = plan_languages(t_name, seed=seed, dataset=name, item=item, source=ref.language)
@@ -96,7 +96,7 @@ def _rounded(value: float | None) -> float | None:
 
 def _record(cfg: GenerateConfig, generator: CachedEngine, judge_model: str | None, item: tuple) -> dict[str, Any]:
     seed, name, t_name, task, ref, unit = item
-    prompts = get_prompt_set(cfg.prompt_set)
+    prompts = PROMPT_SETS.get(cfg.prompt_set)
     kept = unit.kept
     scores = unit.judge
     return {
@@ -150,17 +150,17 @@ def run(cfg: GenerateConfig, *, log=print) -> RunResult:
     generator = _engine(cfg, cfg.model, cache)
     engines = [generator]
     sampling = Sampling(cfg.temperature, cfg.top_p, cfg.max_tokens, cfg.retry_temperature, cfg.max_attempts)
-    transform_units(units, generator, get_prompt_set(cfg.prompt_set), sampling)
+    transform_units(units, generator, PROMPT_SETS.get(cfg.prompt_set), sampling)
 
     judge_id = None
     if cfg.judge_model is not None:
-        same = lookup_model(cfg.judge_model)[1].model_id == generator.model_id
+        same = lookup_model(cfg.judge_model).model_id == generator.model_id
         judge_engine = generator if same else _engine(cfg, cfg.judge_model, cache)
         if not same:
             engines.append(judge_engine)
         judge_id = judge_engine.model_id
-        judge_units(units, judge_engine, prompts=judge_module.get_judge_prompts(cfg.judge_prompts),
-                    template=judge_module.get_parapluie_template(cfg.parapluie_template))
+        judge_units(units, judge_engine, prompts=JUDGE_PROMPTS.get(cfg.judge_prompts),
+                    template=PARAPLUIE_TEMPLATES.get(cfg.parapluie_template))
 
     records = [_record(cfg, generator, judge_id, item) for item in items]
     folder = cache_dir / "staging" / cfg.config_hash()
@@ -194,7 +194,7 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
         write_items(folder, name, t_name, seed, group)
         variants.setdefault(name, []).append((t_name, seed))
     generator = engines[0]
-    prompts = get_prompt_set(cfg.prompt_set)
+    prompts = PROMPT_SETS.get(cfg.prompt_set)
     sources = []
     for name, dataset in datasets.items():
         entry = lookup_source(name)
@@ -209,7 +209,7 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
     if judge_id is not None:
         judge_engine = engines[-1]
         judge = {"model_id": judge_engine.model_id, "revision": judge_engine.revision, "engine": judge_engine.name,
-                 "prompt_set": cfg.judge_prompts, "prompt_set_hash": judge_module.get_judge_prompts(cfg.judge_prompts).sha256}
+                 "prompt_set": cfg.judge_prompts, "prompt_set_hash": JUDGE_PROMPTS.get(cfg.judge_prompts).sha256}
     manifest_like = {
         "repo_id": cfg.store if "://" in cfg.store else f"file://{Path(cfg.store).resolve()}",
         "label": cfg.label,
