@@ -1,5 +1,5 @@
-"""The 32 source datasets of SPEC.md: mteb task, Hub pin, task type, languages, splits, and the
-local folder of ../shared/data that holds the same data (when there is one).
+"""The 31 source datasets of SPEC.md's pin table: mteb task, Hub pin, task type, languages, splits,
+and the local folder of ../shared/data that holds the same data (when there is one).
 
 Why one table: the generator reads either the Hub (GPU profile) or the local copies (CPU
 profile), and both must give a dataset the same name in the revision, so the scorer finds it.

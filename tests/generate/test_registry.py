@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from hteb_generate import registry
 from hteb_generate.registry import SAMPLE_DATASETS, SOURCES, SourceEntry, lookup_source
 from hteb_contract.errors import HtebError
 from hteb_contract.sources import read_source_dir
@@ -35,6 +36,11 @@ def test_registry_matches_every_pin_of_spec():
         assert (entry.hf_path, entry.hf_revision) == (row["hf_path"], row["revision"]), entry.name
         assert entry.task_type == ("STR" if entry.mteb_task == "SemRel24STS" else row["type"])
         assert entry.eval_split in [s.strip() for s in row["splits"].split(",")], entry.name
+
+
+def test_the_docstring_counts_the_entries():
+    counted = re.match(r"The (\d+) source datasets", registry.__doc__ or "")
+    assert counted and int(counted.group(1)) == len(SOURCES) == len({e.name for e in _entries()})
 
 
 def test_retrieval_and_reranking_transform_queries_only():
