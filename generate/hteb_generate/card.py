@@ -94,11 +94,20 @@ def _sampling(config: Mapping[str, Any]) -> str:
         return "every row of each source"
     parts = []
     if config.get("sample") is not None:
-        parts.append(f"the first {config['sample']} evaluation row(s) of each language subset (queries for retrieval)")
+        n = config["sample"]
+        parts.append(
+            f"{n} evaluation row(s) per language subset, dealt out label by label (round-robin over the labels in "
+            f"order of first appearance; the first rows where rows have no label) and kept in dataset order; for "
+            f"retrieval and reranking the first {n} queries with relevance judgements, their judged and candidate "
+            f"documents and the first {10 * n} other documents"
+        )
     if config.get("max_list") is not None:
         parts.append(f"at most {config['max_list']} elements of each summary list, with the score lists cut alike")
     if config.get("max_texts") is not None:
-        parts.append(f"then whole rows up to {config['max_texts']} transformed texts per dataset (at least one row)")
+        parts.append(
+            f"then whole rows up to {config['max_texts']} transformed texts per dataset (at least one row; "
+            "retrieval and reranking keep their sampled queries)"
+        )
     return "a sample: " + "; ".join(parts)
 
 

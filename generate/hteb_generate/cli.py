@@ -9,14 +9,16 @@ Errors a user can fix print as one line and exit with status 2.
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from hteb_contract.errors import HtebError
 
 from . import __version__
+
+if TYPE_CHECKING:
+    from .config import GenerateConfig
 
 
 class DefaultRun(click.Group):
@@ -65,20 +67,17 @@ def _options(fn):
     return fn
 
 
-def _config(kwargs: dict[str, Any]):
+ENGINE_OPTIONS = ("tensor_parallel_size", "gpu_memory_utilization", "max_model_len", "threads")
+
+
+def _config(kwargs: dict[str, Any]) -> GenerateConfig:
+    """The validated configuration; the backend options given go to `engine_options`, checked against the engine."""
     from .config import build_config
 
     seed, profile = kwargs.pop("seed"), kwargs.pop("profile")
-    engine_options = {k: kwargs.pop(k) for k in ("tensor_parallel_size", "gpu_memory_utilization", "max_model_len", "threads")}
-    no_judge = kwargs.get("judge_model") == "none"
-    if no_judge:
-        kwargs.pop("judge_model")
-    config = build_config(seed=seed, profile=profile, overrides=kwargs)
-    return replace(
-        config,
-        judge_model=None if no_judge else config.judge_model,
-        engine_options={k: v for k, v in engine_options.items() if v is not None},
-    )
+    given = {k: kwargs.pop(k) for k in ENGINE_OPTIONS}
+    engine_options = {k: v for k, v in given.items() if v is not None}
+    return build_config(seed=seed, profile=profile, overrides={**kwargs, "engine_options": engine_options})
 
 
 @click.group(cls=DefaultRun, context_settings={"help_option_names": ["-h", "--help"]})

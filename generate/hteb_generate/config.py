@@ -15,13 +15,14 @@ from typing import Any
 
 from hteb_contract.errors import HtebError
 
-from . import judge as judge_module
-from .engine import check_engine_name
+from .engine import check_engine_options
+from .judge import DEFAULT_PROMPTS, JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from .models import lookup_model
 from .registry import SAMPLE_DATASETS, SOURCES, lookup_source
-from .transformations import TRANSFORMATIONS, get_prompt_set, get_transformation
+from .transformations import PROMPT_SETS, TRANSFORMATIONS
 
 LOCAL_STORE = "file://.hteb/store"
+NO_JUDGE = "none"  # --judge-model none: no judge scores
 
 
 def default_data_dir() -> Path:
@@ -61,7 +62,7 @@ class GenerateConfig:
     publish: bool
     batch_size: int
     manifest_md: str | None = "MANIFEST.md"  # the published-revisions table to update (None: none)
-    engine_options: dict[str, Any] = field(default_factory=dict)
+    engine_options: dict[str, Any] = field(default_factory=dict)  # backend options (--threads, ...), checked per engine
 
     def content_config(self) -> dict[str, Any]:
         """What decides the revision's content (no paths, store, label or cache location)."""
@@ -69,7 +70,7 @@ class GenerateConfig:
         for key in ("data_dir", "store", "label", "cache_dir", "publish", "batch_size", "engine_options", "profile",
                     "manifest_md"):
             data.pop(key)
-        data["prompt_set_sha256"] = get_prompt_set(self.prompt_set).sha256
+        data["prompt_set_sha256"] = PROMPT_SETS.get(self.prompt_set).sha256
         return data
 
     def config_hash(self) -> str:
@@ -79,7 +80,7 @@ class GenerateConfig:
 
 PROFILES: dict[str, dict[str, Any]] = {
     "gpu": {
-        "datasets": tuple(SOURCES),
+        "datasets": tuple(SOURCES.names()),
         "model": "gemma-3-27b-it-int4-awq",
         "engine": "vllm",
         "prompt_set": "paper",
@@ -141,7 +142,8 @@ def build_config(
     profile: str,
     overrides: dict[str, Any],
 ) -> GenerateConfig:
-    """Profile defaults, then the options the user gave (None = not given), then validation."""
+    """Profile defaults, then the options the user gave (None = not given; judge model "none" = no judge),
+    then validation."""
     if profile not in PROFILES:
         raise HtebError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
     seeds = parse_seeds(seed)
@@ -151,6 +153,8 @@ def build_config(
         given["datasets"] = _names(given["datasets"])
     if "transformations" in given:
         given["transformations"] = _names(given["transformations"])
+    if given.get("judge_model") == NO_JUDGE:
+        given["judge_model"] = None
     label = given.pop("label", None) or (
         f"sample-{'-'.join(map(str, seeds))}" if profile == "cpu" else f"hteb-{'-'.join(map(str, seeds))}"
     )
@@ -158,12 +162,12 @@ def build_config(
         seeds=seeds,
         profile=profile,
         datasets=base["datasets"],
-        transformations=tuple(TRANSFORMATIONS),
+        transformations=tuple(TRANSFORMATIONS.names()),
         model=base["model"],
         engine=base["engine"],
         prompt_set=base["prompt_set"],
         judge_model=base["judge_model"],
-        judge_prompts=judge_module.DEFAULT_PROMPTS.id,
+        judge_prompts=DEFAULT_PROMPTS.id,
         parapluie_template=base["parapluie_template"],
         temperature=0.0,
         top_p=1.0,
@@ -190,20 +194,18 @@ def validate(config: GenerateConfig) -> GenerateConfig:
     datasets = tuple(dict.fromkeys(lookup_source(n).name for n in config.datasets))
     if not datasets:
         raise HtebError("--datasets is empty")
-    transformations = tuple(dict.fromkeys(get_transformation(n).name for n in config.transformations))
+    transformations = tuple(dict.fromkeys(TRANSFORMATIONS.canonical(n) for n in config.transformations))
     if not transformations:
         raise HtebError("--transformations is empty")
-    check_engine_name(config.engine)
-    _, spec = lookup_model(config.model)
+    check_engine_options(config.engine, config.engine_options)  # an unknown engine or option, before any model
+    spec = lookup_model(config.model)
     if config.engine not in spec.engines:
         raise HtebError(f"model {config.model!r} does not run on engine {config.engine!r} (it runs on: {', '.join(spec.engines)})")
-    if config.judge_model is not None:
-        _, judge_spec = lookup_model(config.judge_model)
-        if config.engine not in judge_spec.engines:
-            raise HtebError(f"judge model {config.judge_model!r} does not run on engine {config.engine!r}")
-    get_prompt_set(config.prompt_set)
-    judge_module.get_judge_prompts(config.judge_prompts)
-    judge_module.get_parapluie_template(config.parapluie_template)
+    if config.judge_model is not None and config.engine not in lookup_model(config.judge_model).engines:
+        raise HtebError(f"judge model {config.judge_model!r} does not run on engine {config.engine!r}")
+    PROMPT_SETS.canonical(config.prompt_set)
+    JUDGE_PROMPTS.canonical(config.judge_prompts)
+    PARAPLUIE_TEMPLATES.canonical(config.parapluie_template)
     if not 0 <= config.temperature or not 0 <= config.retry_temperature:
         raise HtebError("temperatures must be >= 0")
     if not 0 < config.top_p <= 1:

@@ -33,7 +33,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from hteb_contract.errors import HtebError, unknown_name
+from hteb_contract.errors import HtebError
+from hteb_contract.registry import Registry
+from hteb_contract.taxonomy import TRANSFORMATION_NAMES
 
 if TYPE_CHECKING:
     from .engine.base import ChatRequest
@@ -76,6 +78,7 @@ class Engine(Protocol):
     ) -> list[dict[str, float]]: ...
 
 
+#: The intended transformation, for the quality prompt; one per name of hteb_contract.taxonomy (tested).
 TRANSFORMATION_TASKS: dict[str, str] = {
     "paraphrasing": "rephrase the text while keeping its meaning",
     "backtranslation": "rephrase the text by translating it to another language and back",
@@ -102,25 +105,6 @@ class JudgePrompts:
         return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode("utf-8")).hexdigest()
 
 
-JUDGE_PROMPTS: dict[str, JudgePrompts] = {}
-
-
-def register_judge_prompts(prompts: JudgePrompts) -> JudgePrompts:
-    """Make a judge prompt set selectable by its id (ids are unique)."""
-    if prompts.id in JUDGE_PROMPTS:
-        raise ValueError(f"judge prompt set {prompts.id!r} is already registered")
-    JUDGE_PROMPTS[prompts.id] = prompts
-    return prompts
-
-
-def get_judge_prompts(prompts_id: str) -> JudgePrompts:
-    """The registered prompt set ``prompts_id``; unknown ids are a user error listing the known ones."""
-    try:
-        return JUDGE_PROMPTS[prompts_id]
-    except KeyError:
-        raise unknown_name("judge prompt set", prompts_id, JUDGE_PROMPTS) from None
-
-
 DEFAULT_PROMPTS = JudgePrompts(
     id="hteb-judge-v1",
     quality=(
@@ -140,7 +124,7 @@ DEFAULT_PROMPTS = JudgePrompts(
         "Text:\n{output}"
     ),
 )
-register_judge_prompts(DEFAULT_PROMPTS)
+JUDGE_PROMPTS: Registry[JudgePrompts] = Registry("judge prompt set", entries={DEFAULT_PROMPTS.id: DEFAULT_PROMPTS})
 
 _DIRECT_INSTRUCTION = (
     "You will receive two sentences A and B. Do these two sentences mean the same thing? "
@@ -211,39 +195,21 @@ class ParapluieTemplate:
         return (*self.turns, ("user", _PAIR_TURN.format(source=source, hypothesis=hypothesis)))
 
 
-PARAPLUIE_TEMPLATES: dict[str, ParapluieTemplate] = {}
-
-
-def register_parapluie_template(template: ParapluieTemplate) -> ParapluieTemplate:
-    """Make ``template`` selectable by its id (ids are unique)."""
-    if template.id in PARAPLUIE_TEMPLATES:
-        raise ValueError(f"ParaPLUIE template {template.id!r} is already registered")
-    PARAPLUIE_TEMPLATES[template.id] = template
-    return template
-
-
-def get_parapluie_template(template_id: str) -> ParapluieTemplate:
-    """The registered template ``template_id``; unknown ids are a user error listing the known ones."""
-    try:
-        return PARAPLUIE_TEMPLATES[template_id]
-    except KeyError:
-        raise unknown_name("ParaPLUIE template", template_id, PARAPLUIE_TEMPLATES) from None
-
-
 #: seeds/001 Sec. 4.1.3 / App. A.3: the template with the best accuracy at threshold 0 (default).
-FS_DIRECT = register_parapluie_template(
-    ParapluieTemplate(
-        id="parapluie-fs-direct",
-        turns=_DIRECT_OPENING
-        + tuple(
-            turn
-            for a, b, answer in _FS_DIRECT_EXAMPLES
-            for turn in (("user", _PAIR_TURN.format(source=a, hypothesis=b)), ("assistant", answer))
-        ),
-    )
+FS_DIRECT = ParapluieTemplate(
+    id="parapluie-fs-direct",
+    turns=_DIRECT_OPENING
+    + tuple(
+        turn
+        for a, b, answer in _FS_DIRECT_EXAMPLES
+        for turn in (("user", _PAIR_TURN.format(source=a, hypothesis=b)), ("assistant", answer))
+    ),
 )
 #: seeds/001 Sec. 4.1.1: no examples; for judges too small to use the few-shot context.
-DIRECT = register_parapluie_template(ParapluieTemplate(id="parapluie-direct", turns=_DIRECT_OPENING))
+DIRECT = ParapluieTemplate(id="parapluie-direct", turns=_DIRECT_OPENING)
+PARAPLUIE_TEMPLATES: Registry[ParapluieTemplate] = Registry(
+    "ParaPLUIE template", entries={t.id: t for t in (FS_DIRECT, DIRECT)}
+)
 
 
 _SCORE = re.compile(r"(?<![\d.])([1-5])(?![\d]|\.\d)")
@@ -260,14 +226,8 @@ def parse_score(text: str) -> float | None:
 
 
 def _fill(template: str, pair: JudgePair) -> str:
-    try:
-        task = TRANSFORMATION_TASKS[pair.transformation]
-    except KeyError:
-        raise HtebError(
-            f"unknown transformation {pair.transformation!r}; known: {', '.join(TRANSFORMATION_TASKS)}"
-        ) from None
     return template.format(
-        task=task,
+        task=TRANSFORMATION_TASKS[TRANSFORMATION_NAMES.canonical(pair.transformation)],
         source_language=pair.source_language,
         target_language=pair.target_language,
         source=pair.source_text,

@@ -21,7 +21,7 @@ HTEB languages (Table 11) the detector cannot recognise, listed in
 :data:`UNSUPPORTED_BENCHMARK_LANGUAGES`: amh Amharic, asm Assamese, hau Hausa, ibo Igbo,
 kan Kannada, kin Kinyarwanda, lin Lingala, mal Malayalam, orm Oromo, ory Odia,
 pcm Nigerian Pidgin, run Rundi, tir Tigrinya (13 of 45 codes). An output expected in one of them is
-never flagged as wrong_language (see ``detectors.py``).
+never flagged as wrong_language (see ``detector_rules.py``).
 """
 
 from __future__ import annotations

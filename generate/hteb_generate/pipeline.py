@@ -15,23 +15,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import manifest_md
 from hteb_contract.atomic import atomic_write_json, atomic_write_text
 from hteb_contract.revision import seal, write_items
 from hteb_contract.sources import SourceDataset, write_source_parquet
 from hteb_contract.stores import open_store
+from hteb_contract.tasks import TextRef
 
-from . import __version__
-from . import judge as judge_module
+from . import __version__, manifest_md
 from .card import render_card
 from .config import GenerateConfig
 from .detectors import ERROR_TYPES
-from .engine import CachedEngine, CallCache, create_engine
+from .engine import ENGINES, CachedEngine, CallCache, create_engine
 from .generation import Sampling, Unit, judge_units, transform_units
+from .judge import JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from .models import lookup_model
 from .registry import lookup_source
 from .sampling import load_source
-from .transformations import get_prompt_set, get_transformation, plan_languages
+from .transformations import PROMPT_SETS, TRANSFORMATIONS, plan_languages
 
 
 @dataclass
@@ -41,18 +41,44 @@ class RunResult:
     published: Any  # PublishResult or None
 
 
+@dataclass(frozen=True)
+class Engines:
+    """The run's engines by role: the judge is the generator itself when both are one model, None without a judge."""
+
+    generator: CachedEngine
+    judge: CachedEngine | None
+
+    def distinct(self) -> list[CachedEngine]:
+        """Each engine once (what the call counters sum over)."""
+        if self.judge is None or self.judge is self.generator:
+            return [self.generator]
+        return [self.generator, self.judge]
+
+
 def _engine(cfg: GenerateConfig, model: str, cache: CallCache) -> CachedEngine:
-    _, spec = lookup_model(model)
+    spec = lookup_model(model)
     cache_dir = Path(cfg.cache_dir)
+    # --batch-size is the engine's batch for a backend that batches itself (transformers), else only the commit chunk.
+    batching = {"batch_size": cfg.batch_size} if "batch_size" in ENGINES.get(cfg.engine).options else {}
 
     def load():
         return create_engine(
             cfg.engine, model_path=spec.resolve(cache_dir), model_id=spec.model_id, revision=spec.revision,
-            batch_size=cfg.batch_size, **cfg.engine_options,
+            **batching, **cfg.engine_options,
         )
 
     return CachedEngine(load, cache, model_id=spec.model_id, revision=spec.revision, name=cfg.engine,
                         commit_every=cfg.batch_size)
+
+
+def _engines(cfg: GenerateConfig, cache: CallCache) -> Engines:
+    """Engines are loaded on their first uncached call, so making both costs nothing."""
+    generator = _engine(cfg, cfg.model, cache)
+    if cfg.judge_model is None:
+        return Engines(generator, None)
+    if lookup_model(cfg.judge_model).model_id == generator.model_id:
+        return Engines(generator, generator)
+    return Engines(generator, _engine(cfg, cfg.judge_model, cache))
 
 
 def _created(cfg: GenerateConfig) -> str:
@@ -66,20 +92,32 @@ def _created(cfg: GenerateConfig) -> str:
     return created
 
 
-def _units(cfg: GenerateConfig, datasets: dict[str, SourceDataset]):
-    """Every item (seed, dataset, transformation, text ref) and the distinct units they map to."""
+@dataclass(frozen=True)
+class PlannedItem:
+    """One item of the revision: which text of which dataset, and the unit that transforms it."""
+
+    seed: int
+    dataset: str
+    transformation: str
+    task_type: str
+    ref: TextRef
+    unit: Unit
+
+
+def _units(cfg: GenerateConfig, datasets: dict[str, SourceDataset]) -> tuple[list[Unit], list[PlannedItem]]:
+    """Every item (seed, dataset, transformation, text) and the distinct units they map to."""
     units: dict[tuple, Unit] = {}
     items = []
     for seed in cfg.seeds:
         for name, dataset in datasets.items():
             for t_name in cfg.transformations:
-                transformation = get_transformation(t_name)
+                transformation = TRANSFORMATIONS.get(t_name)
                 for ref in dataset.iter_texts():
                     item = f"{ref.table}/{ref.item_id}/{ref.field}"
                     plan = plan_languages(t_name, seed=seed, dataset=name, item=item, source=ref.language)
                     unit = Unit(seed, name, transformation, ref.text, plan)
                     unit = units.setdefault(unit.key, unit)
-                    items.append((seed, name, t_name, dataset.info.task_type, ref, unit))
+                    items.append(PlannedItem(seed, name, t_name, dataset.info.task_type, ref, unit))
     return list(units.values()), items
 
 
@@ -92,21 +130,23 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, PARAPLUIE_DIGITS)
 
 
-def _record(cfg: GenerateConfig, generator: CachedEngine, judge_model: str | None, item: tuple) -> dict[str, Any]:
-    seed, name, t_name, task, ref, unit = item
-    prompts = get_prompt_set(cfg.prompt_set)
+def _record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> dict[str, Any]:
+    """The item record (schema hteb.item/1)."""
+    prompts = PROMPT_SETS.get(cfg.prompt_set)
+    ref, unit = item.ref, item.unit
     kept = unit.kept
     scores = unit.judge
+    generator = engines.generator
     return {
         "schema_version": "hteb.item/1",
-        "dataset": name,
-        "task_type": task,
+        "dataset": item.dataset,
+        "task_type": item.task_type,
         "split": ref.table,
         "item_id": ref.item_id,
         "field": ref.field,
         "source_language": unit.plan.source,
-        "transformation": t_name,
-        "seed": seed,
+        "transformation": item.transformation,
+        "seed": item.seed,
         "target_language": unit.plan.target,
         "intermediate_language": unit.plan.pivot,
         "original_text": ref.text,
@@ -120,7 +160,7 @@ def _record(cfg: GenerateConfig, generator: CachedEngine, judge_model: str | Non
         "attempts": [dict(a, steps=list(a["steps"]), errors=list(a["errors"])) for a in unit.attempts],
         "errors": list(kept["errors"]),
         "judge": {
-            "model": judge_model,
+            "model": engines.judge.model_id if engines.judge is not None else None,
             "quality": scores.quality if scores else None,
             "fluency": scores.fluency if scores else None,
             "parapluie": _rounded(scores.parapluie) if scores else None,
@@ -145,24 +185,16 @@ def run(cfg: GenerateConfig, *, log=print) -> RunResult:
     log(f"{len(items)} items, {len(units)} distinct texts to transform "
         f"({len(datasets)} datasets x {len(cfg.transformations)} transformations x {len(cfg.seeds)} seeds)")
 
-    generator = _engine(cfg, cfg.model, cache)
-    engines = [generator]
+    engines = _engines(cfg, cache)
     sampling = Sampling(cfg.temperature, cfg.top_p, cfg.max_tokens, cfg.retry_temperature, cfg.max_attempts)
-    transform_units(units, generator, get_prompt_set(cfg.prompt_set), sampling)
+    transform_units(units, engines.generator, PROMPT_SETS.get(cfg.prompt_set), sampling)
+    if engines.judge is not None:
+        judge_units(units, engines.judge, prompts=JUDGE_PROMPTS.get(cfg.judge_prompts),
+                    template=PARAPLUIE_TEMPLATES.get(cfg.parapluie_template))
 
-    judge_id = None
-    if cfg.judge_model is not None:
-        same = lookup_model(cfg.judge_model)[1].model_id == generator.model_id
-        judge_engine = generator if same else _engine(cfg, cfg.judge_model, cache)
-        if not same:
-            engines.append(judge_engine)
-        judge_id = judge_engine.model_id
-        judge_units(units, judge_engine, prompts=judge_module.get_judge_prompts(cfg.judge_prompts),
-                    template=judge_module.get_parapluie_template(cfg.parapluie_template))
-
-    records = [_record(cfg, generator, judge_id, item) for item in items]
+    records = [_record(cfg, engines, item) for item in items]
     folder = cache_dir / "staging" / cfg.config_hash()
-    manifest = _write_revision(cfg, folder, datasets, records, created, engines, judge_id)
+    manifest = _write_revision(cfg, folder, datasets, records, created, engines)
     cache.close()
     c = manifest["counters"]
     log(f"sealed {manifest['label']} ({manifest['content_hash'][:12]}): {c['items']} items, {c['llm_calls']} LLM calls, "
@@ -178,7 +210,7 @@ def run(cfg: GenerateConfig, *, log=print) -> RunResult:
 
 
 def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, SourceDataset], records: list[dict],
-                    created: str, engines: list[CachedEngine], judge_id: str | None) -> dict[str, Any]:
+                    created: str, engines: Engines) -> dict[str, Any]:
     if folder.exists():
         shutil.rmtree(folder)  # rebuilt from the cache: stale files must not survive
     folder.mkdir(parents=True)
@@ -191,8 +223,8 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
     for (name, t_name, seed), group in groups.items():
         write_items(folder, name, t_name, seed, group)
         variants.setdefault(name, []).append((t_name, seed))
-    generator = engines[0]
-    prompts = get_prompt_set(cfg.prompt_set)
+    generator = engines.generator
+    prompts = PROMPT_SETS.get(cfg.prompt_set)
     sources = []
     for name, dataset in datasets.items():
         entry = lookup_source(name)
@@ -204,10 +236,9 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
             "sample": cfg.sample,
         })
     judge = None
-    if judge_id is not None:
-        judge_engine = engines[-1]
-        judge = {"model_id": judge_engine.model_id, "revision": judge_engine.revision, "engine": judge_engine.name,
-                 "prompt_set": cfg.judge_prompts, "prompt_set_hash": judge_module.get_judge_prompts(cfg.judge_prompts).sha256}
+    if engines.judge is not None:
+        judge = {"model_id": engines.judge.model_id, "revision": engines.judge.revision, "engine": engines.judge.name,
+                 "prompt_set": cfg.judge_prompts, "prompt_set_hash": JUDGE_PROMPTS.get(cfg.judge_prompts).sha256}
     manifest_like = {
         "repo_id": cfg.store if "://" in cfg.store else f"file://{Path(cfg.store).resolve()}",
         "label": cfg.label,
@@ -227,8 +258,8 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
     atomic_write_text(folder / "README.md", render_card(manifest_like, variants, records))
     counters = {
         "items": len(records),
-        "llm_calls": sum(e.calls for e in engines),
-        "cache_hits": sum(e.hits for e in engines),
+        "llm_calls": sum(e.calls for e in engines.distinct()),
+        "cache_hits": sum(e.hits for e in engines.distinct()),
         "retries": sum(len(r["attempts"]) - 1 for r in records),
         "fallbacks": sum(1 for r in records if r["fallback"]),
         "errors": {e: sum(1 for r in records if e in r["errors"]) for e in ERROR_TYPES},

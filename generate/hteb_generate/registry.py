@@ -1,5 +1,5 @@
-"""The 32 source datasets of SPEC.md: mteb task, Hub pin, task type, languages, splits, and the
-local folder of ../shared/data that holds the same data (when there is one).
+"""The 31 source datasets of SPEC.md's pin table: mteb task, Hub pin, task type, languages, splits,
+and the local folder of ../shared/data that holds the same data (when there is one).
 
 Why one table: the generator reads either the Hub (GPU profile) or the local copies (CPU
 profile), and both must give a dataset the same name in the revision, so the scorer finds it.
@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hteb_contract.errors import unknown_name
+from hteb_contract.registry import Registry
 from hteb_contract.sources import DatasetInfo
 from hteb_contract.tasks import resolve, task_type
 
@@ -40,18 +41,9 @@ class SourceEntry:
         return [f"{resolve(t, self.eval_split, self.train_split)}.{f}" for t, f in spec.text_fields]
 
 
-SOURCES: dict[str, SourceEntry] = {}
-
-
-def register_source(entry: SourceEntry) -> SourceEntry:
-    if entry.name in SOURCES:
-        raise ValueError(f"dataset {entry.name!r} is already registered")
-    SOURCES[entry.name] = entry
-    return entry
-
-
 _E = ("eng",)
-for _entry in (
+#: Revision name -> dataset; `lookup_source` also takes mteb task and local folder names.
+SOURCES: Registry[SourceEntry] = Registry("dataset", entries={entry.name: entry for entry in (
     SourceEntry("AmazonCounterfactualClassification", "AmazonCounterfactualClassification", "Classification",
                 "mteb/amazon_counterfactual", "1f7e6a9d6fa6e64c53d146e428565640410c0df1", "test", _E, "train", ("en",)),
     SourceEntry("Banking77", "Banking77Classification", "Classification", "mteb/banking77",
@@ -124,8 +116,7 @@ for _entry in (
                 ("asm", "ben", "eng", "guj", "hin", "kan", "mal", "mar", "ory", "pan", "tam", "tel", "urd"),
                 hf_subsets=("en-as", "en-bn", "en-gu", "en-hi", "en-kn", "en-ml", "en-mr", "en-or", "en-pa", "en-ta",
                             "en-te", "en-ur")),
-):
-    register_source(_entry)
+)})
 
 #: The CPU profile's datasets: the local copies the bundled sample is made from.
 SAMPLE_DATASETS: tuple[str, ...] = (
@@ -136,7 +127,7 @@ SAMPLE_DATASETS: tuple[str, ...] = (
 
 def lookup_source(name: str) -> SourceEntry:
     """By revision name, mteb task name or local folder name."""
-    for entry in SOURCES.values():
+    for _, entry in SOURCES.items():
         if name in (entry.name, entry.mteb_task, entry.local):
             return entry
-    raise unknown_name("dataset", name, SOURCES, also_matches=[e.mteb_task for e in SOURCES.values()])
+    raise unknown_name("dataset", name, SOURCES.names(), also_matches=[e.mteb_task for _, e in SOURCES.items()])

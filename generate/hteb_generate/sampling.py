@@ -1,8 +1,9 @@
 """Reading the source datasets a run transforms: local copies (CPU profile) or the Hub (GPU).
 
-The CPU profile keeps a run short (about half an hour on 2 cores): `sample` rows per language subset (hteb_score's
-deterministic sampler), at most `max_list` elements per list field (SummEval's summaries), then
-at most `max_texts` transformed texts per dataset (whole rows, at least one).
+The CPU profile keeps a run short (about half an hour on 2 cores): `sample` rows per language subset
+(`sample_dataset`, deterministic, dealt out label by label), at most `max_list` elements per list
+field (SummEval's summaries), then at most `max_texts` transformed texts per dataset (whole rows,
+at least one).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The eight transformations of SPEC.md (Table 1, App. D) and the prompt sets that drive them.
+"""How the generator makes each transformation of hteb_contract.taxonomy (SPEC.md Table 1, App. D):
+its steps, and the prompt sets that drive them.
 
 Why prompt sets: the paper's prompts (App. D, verbatim) are the default and what Gemma-3 was tuned
 on; a 135M CPU model only paraphrases when shown examples, so other sets are selectable, and each
@@ -13,7 +14,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-from hteb_contract.errors import unknown_name
+from hteb_contract.registry import Registry
 
 from . import languages
 
@@ -45,8 +46,14 @@ class Template:
 
 @dataclass(frozen=True)
 class PromptSet:
+    """Templates for every key of TEMPLATE_KEYS, under an id recorded in each item."""
+
     id: str
     templates: dict[str, Template]
+
+    def __post_init__(self) -> None:
+        if set(self.templates) != set(TEMPLATE_KEYS):
+            raise ValueError(f"prompt set {self.id!r} must define exactly {TEMPLATE_KEYS}")
 
     def template(self, key: str) -> Template:
         return self.templates[key]
@@ -61,72 +68,51 @@ class PromptSet:
         return self.hash_of(TEMPLATE_KEYS)
 
 
-PROMPT_SETS: dict[str, PromptSet] = {}
-
-
-def register_prompt_set(prompt_set: PromptSet) -> PromptSet:
-    if prompt_set.id in PROMPT_SETS:
-        raise ValueError(f"prompt set {prompt_set.id!r} is already registered")
-    if set(prompt_set.templates) != set(TEMPLATE_KEYS):
-        raise ValueError(f"prompt set {prompt_set.id!r} must define exactly {TEMPLATE_KEYS}")
-    PROMPT_SETS[prompt_set.id] = prompt_set
-    return prompt_set
-
-
-def get_prompt_set(name: str) -> PromptSet:
-    try:
-        return PROMPT_SETS[name]
-    except KeyError:
-        raise unknown_name("prompt set", name, list(PROMPT_SETS)) from None
-
-
 # App. D, verbatim (Gemma-3-27B-int4-AWQ prompts). Summarise ends with "Text to summarize:",
 # and the text follows as the user message.
-PAPER = register_prompt_set(
-    PromptSet(
-        "paper",
-        {
-            "paraphrase": Template(
-                "Rephrase the following text while keeping its original meaning. IMPORTANT: You MUST answer in "
-                "{target_language}. Do NOT translate the text to English or any other language. Only reply with "
-                "the paraphrased text and only provide a single response -- no alternatives! Do not include "
-                "explanations or notes."
-            ),
-            "style_change": Template(
-                "Change the style of the following text. If the text is casual or informal, rewrite it in a formal "
-                "style. If the text is formal or scientific, rewrite it in a casual or informal style. Preserve the "
-                "original meaning while changing only the tone, style, and vocabulary. IMPORTANT: You MUST answer in "
-                "{target_language}. Do NOT translate the text to English or any other language. Only reply with the "
-                "rewritten text -- no explanations or notes!"
-            ),
-            "expand": Template(
-                "Expand the following text by adding more details, context, and elaboration while preserving the "
-                "same core meaning. IMPORTANT: If the input is a question, your output must also be a question -- do "
-                "NOT answer it. If the input is a statement, your output must also be a statement. IMPORTANT: You "
-                "MUST answer in {target_language}. Do NOT translate the text to English or any other language. Use "
-                "similar words and maintain the original message. Only reply with the expanded text -- no "
-                "explanations or notes!"
-            ),
-            "summarise": Template(
-                "Your task is to SUMMARIZE the text below -- make it shorter while keeping the same meaning. DO NOT "
-                "change the sentence type:\n"
-                "- If input is a STATEMENT, output must be a STATEMENT\n"
-                "- If input is a QUESTION, output must be a QUESTION (do NOT answer it!)\n"
-                "Examples:\n"
-                "- Statement \u2018I loved the movie\u2019 \u2192 \u2018Enjoyed the movie\u2019 (NOT \u2018Did you "
-                "enjoy the movie?\u2019)\n"
-                "- Question \u2018Where is my card?\u2019 \u2192 \u2018Card location?\u2019 (NOT \u2018Check your "
-                "wallet\u2019)\n"
-                "IMPORTANT: You MUST answer in {target_language}. Do NOT translate the text to English or any other "
-                "language. Only output the summary, nothing else.\n"
-                "Text to summarize:"
-            ),
-            "translate": Template(
-                "Translate the following text to {target_language}. Provide only the translation -- no explanations "
-                "or notes!"
-            ),
-        },
-    )
+PAPER = PromptSet(
+    "paper",
+    {
+        "paraphrase": Template(
+            "Rephrase the following text while keeping its original meaning. IMPORTANT: You MUST answer in "
+            "{target_language}. Do NOT translate the text to English or any other language. Only reply with "
+            "the paraphrased text and only provide a single response -- no alternatives! Do not include "
+            "explanations or notes."
+        ),
+        "style_change": Template(
+            "Change the style of the following text. If the text is casual or informal, rewrite it in a formal "
+            "style. If the text is formal or scientific, rewrite it in a casual or informal style. Preserve the "
+            "original meaning while changing only the tone, style, and vocabulary. IMPORTANT: You MUST answer in "
+            "{target_language}. Do NOT translate the text to English or any other language. Only reply with the "
+            "rewritten text -- no explanations or notes!"
+        ),
+        "expand": Template(
+            "Expand the following text by adding more details, context, and elaboration while preserving the "
+            "same core meaning. IMPORTANT: If the input is a question, your output must also be a question -- do "
+            "NOT answer it. If the input is a statement, your output must also be a statement. IMPORTANT: You "
+            "MUST answer in {target_language}. Do NOT translate the text to English or any other language. Use "
+            "similar words and maintain the original message. Only reply with the expanded text -- no "
+            "explanations or notes!"
+        ),
+        "summarise": Template(
+            "Your task is to SUMMARIZE the text below -- make it shorter while keeping the same meaning. DO NOT "
+            "change the sentence type:\n"
+            "- If input is a STATEMENT, output must be a STATEMENT\n"
+            "- If input is a QUESTION, output must be a QUESTION (do NOT answer it!)\n"
+            "Examples:\n"
+            "- Statement \u2018I loved the movie\u2019 \u2192 \u2018Enjoyed the movie\u2019 (NOT \u2018Did you "
+            "enjoy the movie?\u2019)\n"
+            "- Question \u2018Where is my card?\u2019 \u2192 \u2018Card location?\u2019 (NOT \u2018Check your "
+            "wallet\u2019)\n"
+            "IMPORTANT: You MUST answer in {target_language}. Do NOT translate the text to English or any other "
+            "language. Only output the summary, nothing else.\n"
+            "Text to summarize:"
+        ),
+        "translate": Template(
+            "Translate the following text to {target_language}. Provide only the translation -- no explanations "
+            "or notes!"
+        ),
+    },
 )
 
 _GUITAR = "A man is playing a guitar."
@@ -143,44 +129,44 @@ _TRANSLATED = {
 # Few-shot set for small models (SmolLM2-135M paraphrases only with a system message plus two
 # example pairs, MODELS.md). Translation examples exist for the six target/pivot languages;
 # translating back into any other language runs zero-shot.
-SMOLLM2_FEWSHOT = register_prompt_set(
-    PromptSet(
-        "smollm2-fewshot",
-        {
-            "paraphrase": Template(
-                "Rephrase the text in {target_language} with different words, keeping its meaning. Reply with the "
-                "rephrased text only.",
-                {"": ((_GUITAR, "A musician plays their guitar."),
-                      ("The cat sat on the mat.", "A cat was sitting on the rug."))},
-            ),
-            "style_change": Template(
-                "Rewrite the text in {target_language} in the opposite style: casual text becomes formal, formal "
-                "text becomes casual. Keep the meaning. Reply with the rewritten text only.",
-                {"": (("hey, where's my card??", "Could you please tell me where my card is?"),
-                      ("The results indicate a significant increase in revenue.", "Looks like we made way more money."))},
-            ),
-            "expand": Template(
-                "Expand the text in {target_language} with more details and context, keeping its meaning. A question "
-                "stays a question. Reply with the expanded text only.",
-                {"": ((_GUITAR, "A man is sitting on a wooden chair and playing an acoustic guitar, strumming a gentle "
-                                "melody for the people around him."),
-                      (_CARD, "Where is the new bank card that I ordered last week and still have not received?"))},
-            ),
-            "summarise": Template(
-                "Summarise the text in {target_language}: make it shorter, keep its meaning. A question stays a "
-                "question. Reply with the summary only.",
-                {"": (("A man is sitting on a wooden chair and playing an acoustic guitar, strumming a gentle melody "
-                       "for the people around him.", "A man plays guitar for people."),
-                      ("Where is the new bank card that I ordered last week and still have not received?",
-                       "Where is my new card?"))},
-            ),
-            "translate": Template(
-                "Translate the text to {target_language}. Reply with the translation only.",
-                dict(_TRANSLATED),
-            ),
-        },
-    )
+SMOLLM2_FEWSHOT = PromptSet(
+    "smollm2-fewshot",
+    {
+        "paraphrase": Template(
+            "Rephrase the text in {target_language} with different words, keeping its meaning. Reply with the "
+            "rephrased text only.",
+            {"": ((_GUITAR, "A musician plays their guitar."),
+                  ("The cat sat on the mat.", "A cat was sitting on the rug."))},
+        ),
+        "style_change": Template(
+            "Rewrite the text in {target_language} in the opposite style: casual text becomes formal, formal "
+            "text becomes casual. Keep the meaning. Reply with the rewritten text only.",
+            {"": (("hey, where's my card??", "Could you please tell me where my card is?"),
+                  ("The results indicate a significant increase in revenue.", "Looks like we made way more money."))},
+        ),
+        "expand": Template(
+            "Expand the text in {target_language} with more details and context, keeping its meaning. A question "
+            "stays a question. Reply with the expanded text only.",
+            {"": ((_GUITAR, "A man is sitting on a wooden chair and playing an acoustic guitar, strumming a gentle "
+                            "melody for the people around him."),
+                  (_CARD, "Where is the new bank card that I ordered last week and still have not received?"))},
+        ),
+        "summarise": Template(
+            "Summarise the text in {target_language}: make it shorter, keep its meaning. A question stays a "
+            "question. Reply with the summary only.",
+            {"": (("A man is sitting on a wooden chair and playing an acoustic guitar, strumming a gentle melody "
+                   "for the people around him.", "A man plays guitar for people."),
+                  ("Where is the new bank card that I ordered last week and still have not received?",
+                   "Where is my new card?"))},
+        ),
+        "translate": Template(
+            "Translate the text to {target_language}. Reply with the translation only.",
+            dict(_TRANSLATED),
+        ),
+    },
 )
+
+PROMPT_SETS: Registry[PromptSet] = Registry("prompt set", entries={p.id: p for p in (PAPER, SMOLLM2_FEWSHOT)})
 
 # -- transformations ----------------------------------------------------------------------------
 
@@ -197,8 +183,9 @@ class Step:
 
 @dataclass(frozen=True)
 class Transformation:
+    """How the generator makes one transformation (its axis is hteb_contract.taxonomy's business)."""
+
     name: str
-    axis: str
     steps: tuple[Step, ...]
 
     @property
@@ -209,34 +196,17 @@ class Transformation:
         return f"{prompt_set.id}/{'+'.join(s.template for s in self.steps)}"
 
 
-TRANSFORMATIONS: dict[str, Transformation] = {}
-
-
-def register_transformation(t: Transformation) -> Transformation:
-    if t.name in TRANSFORMATIONS:
-        raise ValueError(f"transformation {t.name!r} is already registered")
-    TRANSFORMATIONS[t.name] = t
-    return t
-
-
-for _t in (
-    Transformation("paraphrasing", "lexical", (Step("paraphrase", SOURCE),)),
-    Transformation("backtranslation", "lexical", (Step("translate", PIVOT), Step("translate", SOURCE))),
-    Transformation("style_change", "lexical", (Step("style_change", SOURCE),)),
-    Transformation("expansion", "length", (Step("expand", SOURCE),)),
-    Transformation("summarisation", "length", (Step("summarise", SOURCE),)),
-    Transformation("summarised_expansion", "length", (Step("expand", SOURCE), Step("summarise", SOURCE))),
-    Transformation("translation", "language", (Step("translate", TARGET),)),
-    Transformation("cross_translation", "language", (Step("translate", TARGET),)),
-):
-    register_transformation(_t)
-
-
-def get_transformation(name: str) -> Transformation:
-    try:
-        return TRANSFORMATIONS[name]
-    except KeyError:
-        raise unknown_name("transformation", name, list(TRANSFORMATIONS)) from None
+#: In hteb_contract.taxonomy.TRANSFORMATIONS order (a test checks both hold the same names).
+TRANSFORMATIONS: Registry[Transformation] = Registry("transformation", entries={t.name: t for t in (
+    Transformation("paraphrasing", (Step("paraphrase", SOURCE),)),
+    Transformation("backtranslation", (Step("translate", PIVOT), Step("translate", SOURCE))),
+    Transformation("style_change", (Step("style_change", SOURCE),)),
+    Transformation("expansion", (Step("expand", SOURCE),)),
+    Transformation("summarisation", (Step("summarise", SOURCE),)),
+    Transformation("summarised_expansion", (Step("expand", SOURCE), Step("summarise", SOURCE))),
+    Transformation("translation", (Step("translate", TARGET),)),
+    Transformation("cross_translation", (Step("translate", TARGET),)),
+)})
 
 
 @dataclass(frozen=True)

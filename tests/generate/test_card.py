@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hteb_generate.card import error_table, judge_table
+from hteb_generate.card import _sampling, error_table, judge_table
 
 
 def _record(dataset: str, transformation: str, errors: list[str], quality=None, fluency=None, parapluie=None) -> dict:
@@ -37,3 +37,12 @@ def test_judge_table_acceptance_is_mean_of_quality_and_fluency_at_least_3():
     row = next(line for line in judge_table(records).splitlines() if line.startswith("| expansion"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells == ["expansion", "3", "3.00", "3.33", "50.0%", "-0.25", "50.0%"]
+
+
+def test_rows_line_describes_the_sampler():
+    every = {"sample": None, "max_texts": None, "max_list": None}
+    assert _sampling(every) == "every row of each source"
+    sampled = _sampling({**every, "sample": 4})
+    assert "4 evaluation row(s) per language subset, dealt out label by label" in sampled
+    assert "kept in dataset order" in sampled and "the first 4 queries with relevance judgements" in sampled
+    assert "the first 40 other documents" in sampled and "the first 4 evaluation row" not in sampled

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,8 +12,9 @@ import pytest
 ENTRY = "from hteb_generate.cli import main; main()"
 
 
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", ENTRY, *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+def _cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", ENTRY, *args], capture_output=True, text=True, cwd=cwd, timeout=120,
+                          env={**os.environ, **(env or {})})
 
 
 def _files(root: Path) -> list[Path]:
@@ -28,29 +30,36 @@ def _files(root: Path) -> list[Path]:
         (["--engine", "llamacpp"], "unknown engine 'llamacpp'"),
         (["--prompt-set", "fancy"], "unknown prompt set 'fancy'"),
         (["--top-p", "0"], "--top-p must be in (0, 1]"),
+        (["--engine", "vllm", "--model", "smollm2", "--threads", "2"],
+         "engine 'vllm' does not take option 'threads'"),
+        (["--tensor-parallel-size", "2"], "engine 'transformers' does not take option 'tensor_parallel_size'"),
+        (["validate", "--engine", "vllm", "--threads", "2"], "engine 'vllm' does not take option 'threads'"),
+        (["validate", "--engine", "transformers", "--max-model-len", "512"],
+         "engine 'transformers' does not take option 'max_model_len'"),
     ],
 )
 def test_bad_config_is_one_line_exit_2_and_writes_nothing(tmp_path, shared_data, args, message):
     cache, store = tmp_path / "cache", tmp_path / "store"
-    done = _cli("--seed", "1339", "--profile", "cpu", "--cache-dir", str(cache), "--store", str(store),
+    command, args = (args[:1], args[1:]) if args[0] == "validate" else ([], args)
+    done = _cli(*command, "--seed", "1339", "--profile", "cpu", "--cache-dir", str(cache), "--store", str(store),
                 "--data-dir", str(shared_data), *args, cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and message in done.stderr, done.stderr
     assert _files(tmp_path) == []
 
 
-def test_seed_must_be_integers(tmp_path):
+def test_seed_must_be_integers(tmp_path, shared_data):
     done = _cli("--seed", "13x9", "--profile", "cpu", cwd=tmp_path)
     assert done.returncode == 2 and "--seed must be an integer" in done.stderr
     assert _cli("validate", "--seed", "1337,1338", "--profile", "cpu", "--cache-dir", str(tmp_path / "c"),
-                cwd=tmp_path).returncode == 0
+                "--data-dir", str(shared_data), cwd=tmp_path).returncode == 0
 
 
 def test_unwritable_store_is_refused_before_any_work(tmp_path, shared_data):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     done = _cli("--seed", "1339", "--profile", "cpu", "--store", str(blocker / "store"), "--cache-dir",
-                str(tmp_path / "cache"), cwd=tmp_path)
+                str(tmp_path / "cache"), "--data-dir", str(shared_data), cwd=tmp_path)
     assert done.returncode == 2 and "is not writable" in done.stderr and done.stderr.count("\n") == 1
     assert _files(tmp_path) == [blocker]
 
@@ -60,7 +69,21 @@ def test_validate_reports_the_run_without_running_it(tmp_path, shared_data):
                 "--data-dir", str(shared_data), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "8 datasets x 8 transformations" in done.stdout and "label sample-1339" in done.stdout
+    assert "store file://.hteb/store;" in done.stdout  # the default store: under the working directory
     assert _files(tmp_path) == []
+
+
+def test_data_dir_defaults_to_the_environment_then_shared_data_beside_the_working_directory(tmp_path, shared_data):
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "data").symlink_to(shared_data)
+    validate = ("validate", "--seed", "1", "--profile", "cpu", "--cache-dir", str(tmp_path / "c"))
+    done = _cli(*validate, cwd=tmp_path / "repo", env={"HTEB_DATA_DIR": ""})
+    assert done.returncode == 0, done.stderr
+    elsewhere = _cli(*validate, cwd=tmp_path, env={"HTEB_DATA_DIR": ""})
+    assert elsewhere.returncode == 2 and f"data folder {Path('..') / 'shared' / 'data'} lacks" in elsewhere.stderr
+    from_env = _cli(*validate, cwd=tmp_path, env={"HTEB_DATA_DIR": str(shared_data)})
+    assert from_env.returncode == 0, from_env.stderr
 
 
 def test_local_data_dir_without_the_datasets_is_refused(tmp_path):

@@ -11,9 +11,9 @@ import json
 from pathlib import Path
 
 import pytest
-from hteb_generate import detectors
-from hteb_generate.detectors import ERROR_TYPES, detect_errors, error_rates, total_error_rate
+from hteb_generate.detectors import DETECTORS, ERROR_TYPES, detect_errors, error_rates, total_error_rate
 from hteb_contract.errors import HtebError
+from hteb_contract.registry import RegistryError
 
 OUTPUTS = Path(__file__).resolve().parent / "data" / "smollm2_outputs.jsonl"
 
@@ -311,24 +311,25 @@ def test_errors_come_in_spec_order_and_every_type_has_a_rule() -> None:
         "truncated",
         "summary_too_long",
     )
-    for name in ERROR_TYPES:
-        assert callable(detectors.get_detector(name))
     found = errors("Summary: " + _words(60), TEN_WORDS, "summarisation")
     assert found == ["prefix_leak", "runaway", "summary_too_long"]
 
 
+def test_every_error_type_has_exactly_one_rule_and_nothing_else_has_one() -> None:
+    assert DETECTORS.names() == list(ERROR_TYPES)
+    assert all(callable(rule) for _, rule in DETECTORS.items())
+
+
 def test_unknown_names_are_user_errors() -> None:
-    with pytest.raises(HtebError, match="did you mean 'summarisation'"):
+    with pytest.raises(HtebError, match="unknown transformation 'summarization' \\(did you mean 'summarisation'\\?\\)"):
         errors("x", "y", "summarization")
-    with pytest.raises(HtebError, match="did you mean 'runaway'"):
-        detectors.get_detector("runaways")
+    with pytest.raises(HtebError, match="unknown error type 'runaways' \\(did you mean 'runaway'\\?\\)"):
+        DETECTORS.get("runaways")
 
 
-def test_registry_refuses_duplicates_and_strangers() -> None:
-    with pytest.raises(ValueError, match="already registered"):
-        detectors.detector("empty")(lambda output, source, ctx: False)
-    with pytest.raises(ValueError, match="not an error type"):
-        detectors.detector("too_funny")(lambda output, source, ctx: False)
+def test_registry_refuses_a_second_rule_for_an_error_type() -> None:
+    with pytest.raises(RegistryError, match="error type 'empty' is registered twice"):
+        DETECTORS.register("empty")(lambda output, source, ctx: False)
 
 
 def test_total_error_rate_counts_an_item_once() -> None:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from hteb_generate.engine import ENGINES, CachedEngine, CallCache, ChatRequest, create_engine
-from hteb_contract.errors import HtebError
+from hteb_generate.engine import CachedEngine, CallCache, ChatRequest
 
 MESSAGES = [
     (("system", "Rephrase the text. Reply with the rephrased text only."), ("user", "A man is playing a guitar.")),
@@ -68,11 +67,6 @@ def test_cache_hits_persist_and_any_parameter_change_misses(tmp_path, smollm2_en
     other_revision.chat(_requests()[:1])
     assert other_revision.calls == 1
 
-
-def test_unknown_engine_names_the_known_ones():
-    assert {"transformers", "vllm"} <= set(ENGINES)
-    with pytest.raises(HtebError, match="unknown engine 'vlm' \\(did you mean 'vllm'\\?\\)"):
-        create_engine("vlm", model_path="x", model_id="x", revision="x")
 
 def test_progress_counts_every_answer_once_across_calls(tmp_path, smollm2_engine):
     """Progress is reported per answered chunk (cache hits at once), so one bar can span the

@@ -6,9 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hteb_generate.hub_sources import convert, subset_language
+from hteb_generate import hub_sources
+from hteb_generate.hub_converters import subset_language
+from hteb_generate.hub_sources import convert
 from hteb_generate.registry import lookup_source
 from hteb_contract.errors import SourceError
+from hteb_contract.registry import Registry
 from hteb_contract.sources import read_source_dir
 
 datasets = pytest.importorskip("datasets")
@@ -82,9 +85,55 @@ def test_classification_reads_eval_and_train(shared_data):
     assert len(converted.tables["train"]) == 4 and converted.eval_rows()[0]["text"] == local.tables["test"][0]["text"]
 
 
-def test_missing_config_or_column_is_a_source_error(shared_data):
-    with pytest.raises(SourceError, match="missing config, split or column"):
-        convert(lookup_source("SciFact"), {"corpus": {"test": []}})
+SCIFACT = "mteb/scifact@d56462d0e63a25450459c4f213e49ffdb866f7f9"
+
+
+def _scifact_raw(queries: list[dict], split: str = "test") -> dict:
+    return {"corpus": {"test": Dataset.from_list([{"_id": "d1", "title": "", "text": "A document."}])},
+            "queries": {split: Dataset.from_list(queries)},
+            "default": {"test": Dataset.from_list([{"query-id": "q1", "corpus-id": "d1", "score": 1}])}}
+
+
+def _refused(entry_name: str, raw: dict) -> str:
+    with pytest.raises(SourceError) as refused:
+        convert(lookup_source(entry_name), raw)
+    assert "\n" not in str(refused.value)
+    return str(refused.value)
+
+
+def test_a_missing_config_is_named():
+    assert _refused("SciFact", {"corpus": {"test": []}}) == f"{SCIFACT}: no config 'queries' (has: corpus)"
+
+
+def test_a_missing_split_is_named_with_its_config():
+    raw = _scifact_raw([{"_id": "q1", "text": "A query?"}], split="dev")
+    assert _refused("SciFact", raw) == f"{SCIFACT}: no split 'test' in config 'queries' (has: dev)"
+
+
+def test_a_missing_column_is_named_with_its_config():
+    raw = _scifact_raw([{"_id": "q1", "question": "A query?"}])
+    assert _refused("SciFact", raw) == f"{SCIFACT}: no column 'text' in config 'queries' (has: _id, question)"
+    raw = _scifact_raw([{"key": "q1", "text": "A query?"}])
+    assert _refused("SciFact", raw) == f"{SCIFACT}: no column '_id' or 'id' in config 'queries' (has: key, text)"
+    sts = {"default": {"test": Dataset.from_list([{"sentence1": "a", "sentence2": "b"}])}}
+    assert _refused("STSBenchmark", sts).endswith("no column 'score' in config 'default' (has: sentence1, sentence2)")
+
+
+def test_an_empty_split_is_named():
+    raw = {"default": {"test": []}}
+    assert _refused("TwitterSemEval2015", raw).endswith("split 'test' of config 'default' has no rows")
+
+
+def test_a_key_error_inside_a_converter_is_not_reported_as_missing_data(monkeypatch):
+    def broken(hub):
+        return {}["bug"]
+
+    monkeypatch.setattr(hub_sources, "CONVERTERS", Registry("Hub task type", entries={"STS": broken}))
+    with pytest.raises(KeyError, match="bug"):
+        convert(lookup_source("STSBenchmark"), {"default": {"test": []}})
+
+
+def test_subset_language():
     assert subset_language("en-de") == "eng" and subset_language("afr") == "afr"
-    with pytest.raises(SourceError):
+    with pytest.raises(SourceError, match="no ISO 639-3 code for Hub subset 'xx'"):
         subset_language("xx")

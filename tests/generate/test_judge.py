@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from hteb_generate import judge
 from hteb_generate.judge import DIRECT, FS_DIRECT, JudgePair, JudgeScores, parapluie_score, parse_score
+from hteb_contract import taxonomy
 from hteb_contract.errors import HtebError
 
 SEEDS = Path(__file__).resolve().parents[2] / ".." / "shared" / "seeds"
@@ -80,15 +81,20 @@ def test_fs_direct_is_the_papers_template() -> None:
 
 
 def test_templates_are_selectable_by_id_and_hashed() -> None:
-    assert judge.get_parapluie_template("parapluie-direct") is DIRECT
+    assert judge.PARAPLUIE_TEMPLATES.get("parapluie-direct") is DIRECT
+    assert judge.PARAPLUIE_TEMPLATES.get("parapluie-fs-direct") is FS_DIRECT
     assert FS_DIRECT.sha256 != DIRECT.sha256 and re.fullmatch(r"[0-9a-f]{64}", FS_DIRECT.sha256)
     with pytest.raises(HtebError, match="did you mean 'parapluie-direct'"):
-        judge.get_parapluie_template("parapluie-drect")
-    assert judge.get_judge_prompts("hteb-judge-v1") is judge.DEFAULT_PROMPTS
-    with pytest.raises(HtebError, match="unknown judge prompt set"):
-        judge.get_judge_prompts("hteb-judge-v9")
+        judge.PARAPLUIE_TEMPLATES.get("parapluie-drect")
+    assert judge.JUDGE_PROMPTS.get("hteb-judge-v1") is judge.DEFAULT_PROMPTS
+    with pytest.raises(HtebError, match="unknown judge prompt set 'hteb-judge-v9' \\(did you mean 'hteb-judge-v1'"):
+        judge.JUDGE_PROMPTS.get("hteb-judge-v9")
     changed = judge.JudgePrompts("hteb-judge-v1", judge.DEFAULT_PROMPTS.quality + " ", judge.DEFAULT_PROMPTS.fluency)
     assert changed.sha256 != judge.DEFAULT_PROMPTS.sha256
+
+
+def test_every_transformation_of_the_taxonomy_has_a_task_description() -> None:
+    assert tuple(judge.TRANSFORMATION_TASKS) == taxonomy.TRANSFORMATIONS
 
 
 # --- quality / fluency requests (need the generator's ChatRequest) ---------------------------------
@@ -107,7 +113,7 @@ def test_judge_requests_two_per_pair_in_order() -> None:
     assert "fluency" in requests[1].messages[-1][1] and GUITAR not in requests[1].messages[-1][1]
     assert "spa" in requests[3].messages[-1][1]
     assert all(r.temperature == 0.0 and r.top_p == 1.0 and r.max_tokens == 8 and r.seed == 1339 for r in requests)
-    with pytest.raises(HtebError, match="unknown transformation"):
+    with pytest.raises(HtebError, match="unknown transformation 'shouting'; known: paraphrasing, "):
         judge.judge_requests([JudgePair("shouting", GUITAR, "A MAN", "eng", "eng")], seed=1, max_tokens=8)
 
 

@@ -18,7 +18,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hteb_generate import pipeline
 from hteb_generate.config import build_config
+from hteb_generate.engine import CallCache
 from hteb_generate.pipeline import run
 from hteb_contract.revision import Revision
 from hteb_contract.stores import open_store
@@ -46,6 +48,69 @@ def _config(cache: Path, store: Path, data: Path, **changes):
                  "cache_dir": str(cache), "store": str(store), "data_dir": str(data), "label": "t", "batch_size": 4,
                  "manifest_md": str(store.parent / "MANIFEST.md")}
     return replace(build_config(seed="1339", profile="cpu", overrides=overrides), **changes)
+
+
+class _Echo:
+    """A stand-in model that needs no weights: echoes each text with a suffix, prefers "yes"."""
+
+    def __init__(self) -> None:
+        self.requests = 0
+
+    def chat(self, requests):
+        self.requests += len(requests)
+        return [r.messages[-1][1] + " indeed" for r in requests]
+
+    def next_token_logprobs(self, conversations, candidates):
+        self.requests += len(conversations)
+        return [{c: -1.0 if c.strip().lower() == "yes" else -2.0 for c in candidates} for _ in conversations]
+
+
+@pytest.mark.parametrize("judge, loaded", [("same", 1), ("other", 2), ("none", 1)])
+def test_judge_role_and_counters_over_the_distinct_engines(tmp_path, shared_data, monkeypatch, judge, loaded):
+    models = {}
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "config.json").write_text("{}")
+        models[name] = str((tmp_path / name).resolve())
+    engines: list[_Echo] = []
+
+    def load(name, **options):
+        assert name == "transformers" and options["batch_size"] == 4
+        engines.append(_Echo())
+        return engines[-1]
+
+    monkeypatch.setattr(pipeline, "create_engine", load)
+    judge_model = {"same": models["a"], "other": models["b"], "none": "none"}[judge]
+    cfg = build_config(seed="1339", profile="cpu", overrides={
+        "datasets": "STSBenchmark", "transformations": "paraphrasing", "max_texts": 2, "batch_size": 4,
+        "cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store"), "data_dir": str(shared_data),
+        "label": "t", "manifest_md": str(tmp_path / "MANIFEST.md"), "model": models["a"], "judge_model": judge_model,
+    })
+    manifest = run(cfg, log=lambda m: None).manifest
+    counters = manifest["counters"]
+    assert len(engines) == loaded
+    assert counters["llm_calls"] == sum(e.requests for e in engines) and counters["cache_hits"] == 0
+    judge_id = None if judge == "none" else judge_model
+    assert (manifest["judge"] or {}).get("model_id") == judge_id
+    assert manifest["generator"]["model_id"] == models["a"]
+    items = open_store(str(cfg.store)).fetch("t").items("STSBenchmark", "paraphrasing", 1339)
+    assert {i["judge"]["model"] for i in items} == {judge_id}
+    assert all((i["judge"]["parapluie"] is None) == (judge == "none") for i in items)
+
+
+@pytest.mark.parametrize("engine, batching", [("transformers", {"batch_size": 4}), ("vllm", {})])
+def test_batch_size_reaches_only_a_backend_that_batches_itself(tmp_path, shared_data, monkeypatch, engine, batching):
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "config.json").write_text("{}")
+    cfg = build_config(seed="1", profile="cpu", overrides={
+        "engine": engine, "model": str(tmp_path / "model"), "judge_model": "none", "batch_size": 4,
+        "cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store"), "data_dir": str(shared_data),
+    })
+    calls = []
+    monkeypatch.setattr(pipeline, "create_engine", lambda name, **options: calls.append((name, options)) or _Echo())
+    pipeline._engine(cfg, cfg.model, CallCache(tmp_path / "calls.sqlite")).inner
+    folder = str((tmp_path / "model").resolve())
+    assert calls == [(engine, {"model_path": folder, "model_id": folder, "revision": "local", **batching})]
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hteb_generate.registry import lookup_source
-from hteb_generate.sampling import cap_lists, cap_texts, load_source
+from hteb_generate.sampling import cap_lists, cap_texts, load_source, sample_dataset
 from hteb_contract.sources import read_source_dir
 
 
@@ -32,3 +32,14 @@ def test_cpu_profile_sample_of_every_sample_dataset(shared_data):
     assert len(scifact.tables["queries"]) == 2  # queries are sampled, not capped
     relevant = {r["doc_id"] for r in scifact.tables["qrels"]}
     assert relevant <= {d["id"] for d in scifact.tables["corpus"]}
+
+
+def test_sample_deals_rows_label_by_label_and_keeps_dataset_order(shared_data):
+    """What the dataset card says: round-robin over the labels in order of first appearance."""
+    full = read_source_dir(shared_data / "Banking77")
+    rows = full.eval_rows()
+    first_labels = list(dict.fromkeys(r["label"] for r in rows))[:4]
+    expected = sorted(next(i for i, r in enumerate(rows) if r["label"] == label) for label in first_labels)
+    assert sample_dataset(full, 4).ids["test"] == [full.ids["test"][i] for i in expected]
+    unlabelled = read_source_dir(shared_data / "STSBenchmark")
+    assert sample_dataset(unlabelled, 3).ids["test"] == unlabelled.ids["test"][:3]

@@ -7,16 +7,8 @@ from pathlib import Path
 
 import pytest
 from hteb_generate import languages
-from hteb_generate.transformations import (
-    PAPER,
-    PROMPT_SETS,
-    TRANSFORMATIONS,
-    PromptSet,
-    Template,
-    get_prompt_set,
-    get_transformation,
-    plan_languages,
-)
+from hteb_generate.transformations import PAPER, PROMPT_SETS, TRANSFORMATIONS, PromptSet, Template, plan_languages
+from hteb_contract import taxonomy
 from hteb_contract.errors import HtebError
 
 PAPER_TEXT = Path(__file__).resolve().parents[2].parent / "shared" / "seeds" / "002_c9cf0ea557d8a79d.txt"
@@ -26,17 +18,16 @@ def _normalise(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def test_eight_transformations_with_two_step_ones():
-    assert list(TRANSFORMATIONS) == [
-        "paraphrasing", "backtranslation", "style_change", "expansion", "summarisation", "summarised_expansion",
-        "translation", "cross_translation",
-    ]
-    from hteb_generate.judge import TRANSFORMATION_TASKS
-    from hteb_contract.taxonomy import TRANSFORMATIONS as SCORED
+def test_the_generator_makes_exactly_the_taxonomy_transformations_in_its_order():
+    assert TRANSFORMATIONS.names() == list(taxonomy.TRANSFORMATIONS)
+    assert all(t.name == name for name, t in TRANSFORMATIONS.items())
 
-    assert tuple(TRANSFORMATIONS) == SCORED and tuple(TRANSFORMATION_TASKS) == SCORED  # one contract, both sides
-    assert [s.template for s in get_transformation("backtranslation").steps] == ["translate", "translate"]
-    assert [s.template for s in get_transformation("summarised_expansion").steps] == ["expand", "summarise"]
+
+def test_two_step_transformations():
+    assert [s.template for s in TRANSFORMATIONS.get("backtranslation").steps] == ["translate", "translate"]
+    assert [s.template for s in TRANSFORMATIONS.get("summarised_expansion").steps] == ["expand", "summarise"]
+    assert all(len(t.steps) == 1 for name, t in TRANSFORMATIONS.items()
+               if name not in ("backtranslation", "summarised_expansion"))
 
 
 @pytest.mark.parametrize("key", ["paraphrase", "style_change", "expand", "summarise", "translate"])
@@ -52,7 +43,7 @@ def test_request_layout_prompt_then_text_with_language_name():
     messages = PAPER.template("translate").messages("Hola amigo.", "deu")
     assert messages[0] == ("system", "Translate the following text to German. Provide only the translation -- no explanations or notes!")
     assert messages[-1] == ("user", "Hola amigo.")
-    fewshot = get_prompt_set("smollm2-fewshot").template("paraphrase").messages("A dog runs.", "eng")
+    fewshot = PROMPT_SETS.get("smollm2-fewshot").template("paraphrase").messages("A dog runs.", "eng")
     assert [role for role, _ in fewshot] == ["system", "user", "assistant", "user", "assistant", "user"]
 
 
@@ -60,14 +51,20 @@ def test_prompt_hash_changes_with_any_template_text():
     changed = PromptSet("changed", {**PAPER.templates, "paraphrase": Template(PAPER.template("paraphrase").system + " ")})
     assert changed.hash_of(("paraphrase",)) != PAPER.hash_of(("paraphrase",))
     assert changed.hash_of(("translate",)) == PAPER.hash_of(("translate",))
-    assert len({p.sha256 for p in PROMPT_SETS.values()}) == len(PROMPT_SETS)
+    assert len({p.sha256 for _, p in PROMPT_SETS.items()}) == len(PROMPT_SETS)
+
+
+def test_a_prompt_set_defines_every_template():
+    assert all(prompts.id == name for name, prompts in PROMPT_SETS.items())
+    with pytest.raises(ValueError, match="must define exactly"):
+        PromptSet("partial", {"paraphrase": PAPER.template("paraphrase")})
 
 
 def test_unknown_names_are_user_errors_with_a_hint():
-    with pytest.raises(HtebError, match="did you mean 'paraphrasing'"):
-        get_transformation("paraphrase")
-    with pytest.raises(HtebError, match="unknown prompt set"):
-        get_prompt_set("nope")
+    with pytest.raises(HtebError, match="unknown transformation 'paraphrase' \\(did you mean 'paraphrasing'\\?\\)"):
+        TRANSFORMATIONS.get("paraphrase")
+    with pytest.raises(HtebError, match="unknown prompt set 'nope'; known: paper, smollm2-fewshot"):
+        PROMPT_SETS.get("nope")
 
 
 def test_translation_target_is_one_per_run_and_never_the_source():
@@ -103,7 +100,7 @@ def test_choices_depend_only_on_seed_dataset_transformation_item():
 def test_every_benchmark_language_has_a_prompt_name():
     from hteb_generate.registry import SOURCES
 
-    for entry in SOURCES.values():
+    for _, entry in SOURCES.items():
         for code in entry.languages:
             assert languages.name_of(code)
     with pytest.raises(HtebError, match="no language name"):

@@ -1,7 +1,6 @@
-"""Generation engines: the interface, the backends (registered on import) and the call cache."""
+"""Generation engines: the interface, the backend registry (backends load on first lookup) and the call cache."""
 
-from . import transformers_engine, vllm_engine  # noqa: F401  (register the backends)
-from .base import ENGINES, ChatRequest, Conversation, Engine, check_engine_name, create_engine, register_engine
+from .base import ENGINES, ChatRequest, Conversation, Engine, check_engine_options, create_engine
 from .cache import CachedEngine, CallCache
 
 __all__ = [
@@ -11,7 +10,6 @@ __all__ = [
     "ChatRequest",
     "Conversation",
     "Engine",
-    "check_engine_name",
+    "check_engine_options",
     "create_engine",
-    "register_engine",
 ]

@@ -8,11 +8,12 @@ are interchangeable, and the on-disk cache wraps any of them.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from hteb_contract.errors import unknown_name
+from hteb_contract.errors import HtebError
+from hteb_contract.registry import Registry
 
 Conversation = tuple[tuple[str, str], ...]
 
@@ -29,11 +30,15 @@ class ChatRequest:
 
 
 class Engine(ABC):
-    """A loaded model: one batched call per method, results in request order."""
+    """A loaded model: one batched call per method, results in request order.
+
+    A backend's constructor takes `(model_path, *, model_id, revision, **options)`; `options`
+    names the keyword options it takes (`threads`, `tensor_parallel_size`, ...), nothing else.
+    """
 
     model_id: str
     revision: str
-    name: str
+    options: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
     def chat(self, requests: Sequence[ChatRequest]) -> list[str]:
@@ -47,29 +52,22 @@ class Engine(ABC):
         reply (chat template with the generation prompt), without generating."""
 
 
-EngineFactory = Callable[..., Engine]
-ENGINES: dict[str, EngineFactory] = {}
+#: `--engine NAME` -> backend class; the backends register themselves when the first lookup imports them.
+ENGINES: Registry[type[Engine]] = Registry(
+    "engine", modules=("hteb_generate.engine.transformers_engine", "hteb_generate.engine.vllm_engine")
+)
 
 
-def register_engine(name: str) -> Callable[[EngineFactory], EngineFactory]:
-    """Make a backend selectable by name (`--engine NAME`); names are unique."""
-
-    def wrap(factory: EngineFactory) -> EngineFactory:
-        if name in ENGINES:
-            raise ValueError(f"engine {name!r} is already registered")
-        ENGINES[name] = factory
-        return factory
-
-    return wrap
+def check_engine_options(name: str, options: Iterable[str]) -> None:
+    """An option backend `name` does not take is a user error naming both (nothing is dropped silently)."""
+    backend = ENGINES.get(name)
+    for option in options:
+        if option not in backend.options:
+            takes = ", ".join(backend.options)
+            raise HtebError(f"engine {ENGINES.canonical(name)!r} does not take option {option!r} (it takes: {takes})")
 
 
-def check_engine_name(name: str) -> None:
-    """An unknown backend is a user error naming the known ones."""
-    if name not in ENGINES:
-        raise unknown_name("engine", name, sorted(ENGINES))
-
-
-def create_engine(name: str, **options: Any) -> Engine:
+def create_engine(name: str, *, model_path: str, model_id: str, revision: str, **options: Any) -> Engine:
     """Load the model with backend `name`."""
-    check_engine_name(name)
-    return ENGINES[name](**options)
+    check_engine_options(name, options)
+    return ENGINES.get(name)(model_path, model_id=model_id, revision=revision, **options)

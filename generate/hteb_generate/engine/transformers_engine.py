@@ -15,11 +15,12 @@ from pathlib import Path
 
 from hteb_contract.errors import HtebError
 
-from .base import ChatRequest, Conversation, Engine, register_engine
+from .base import ENGINES, ChatRequest, Conversation, Engine
 
 
+@ENGINES.register("transformers")
 class TransformersEngine(Engine):
-    name = "transformers"
+    options = ("batch_size", "threads")
 
     def __init__(self, model_path: str, *, model_id: str, revision: str, batch_size: int = 16, threads: int | None = None) -> None:
         import torch
@@ -147,8 +148,3 @@ class TransformersEngine(Engine):
                 results[index] = {c: float(logprobs[row, t]) for c, t in token_of.items()}
         return results
 
-
-@register_engine("transformers")
-def _create(model_path: str, *, model_id: str, revision: str, batch_size: int = 16, threads: int | None = None,
-            **_: object) -> Engine:
-    return TransformersEngine(model_path, model_id=model_id, revision=revision, batch_size=batch_size, threads=threads)

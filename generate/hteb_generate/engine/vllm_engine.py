@@ -12,11 +12,12 @@ from collections.abc import Sequence
 
 from hteb_contract.errors import HtebError
 
-from .base import ChatRequest, Conversation, Engine, register_engine
+from .base import ENGINES, ChatRequest, Conversation, Engine
 
 
+@ENGINES.register("vllm")
 class VllmEngine(Engine):
-    name = "vllm"
+    options = ("tensor_parallel_size", "gpu_memory_utilization", "max_model_len", "dtype", "seed")
 
     def __init__(
         self,
@@ -83,8 +84,3 @@ class VllmEngine(Engine):
             results.append({c: float(step[t].logprob) for c, t in token_of.items() if t in step})
         return results
 
-
-@register_engine("vllm")
-def _create(model_path: str, *, model_id: str, revision: str, **options: object) -> Engine:
-    allowed = {"tensor_parallel_size", "gpu_memory_utilization", "max_model_len", "dtype", "seed"}
-    return VllmEngine(model_path, model_id=model_id, revision=revision, **{k: v for k, v in options.items() if k in allowed})
