@@ -96,10 +96,10 @@ def build_store(root: Path, rows: int, queries: int, corpus: int, train_per_labe
         single_attempt(dataset=dataset.name, task_type=dataset.info.task_type, ref=(r.table, r.item_id, r.field),
                        source_language=r.language, transformation=t, seed=s, original_text=r.text,
                        output=_rule(r.text, index + 1), generator_model="rule/rotate-words",
-                       prompt_hash=hashlib.sha256(f"rule:{t}".encode()).hexdigest()).to_row()
+                       prompt_hash=hashlib.sha256(f"rule:{t}".encode()).hexdigest())
         for dataset in datasets for index, (t, s) in enumerate(variants) for r in dataset.iter_texts()
     ]
-    sources = [rev.manifest_source(d, origin=d.origin, sample=rows) for d in datasets]
+    sources = [rev.manifest_source(d.info, origin=d.origin, sample=rows) for d in datasets]
     fields = {"repo_id": "file://bench", "label": LABEL, "created": "2026-11-22T00:00:00+00:00",
               "hteb_generate_version": "bench", "config": {"rows": rows}, "config_hash": "0" * 64, "sources": sources,
               "transformations": list(TRANSFORMATIONS), "seeds": list(SEEDS),

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from hteb_contract import revision as rev
-from hteb_contract.records import single_attempt
+from hteb_contract.records import ItemRecord, single_attempt
 from hteb_contract.sources import SourceDataset, read_source_dir
 from hteb_generate.sampling import sample_dataset
 from hteb_contract.tasks import TextRef
@@ -24,26 +24,26 @@ def reverse_words(text: str) -> str:
 
 
 def item_record(dataset: SourceDataset, ref: TextRef, transformation: str, seed: int, output: str,
-                errors: Iterable[str] = ()) -> dict[str, Any]:
+                errors: Iterable[str] = ()) -> ItemRecord:
     """A schema-valid item record for one text, with a single attempt."""
     return single_attempt(
         dataset=dataset.name, task_type=dataset.info.task_type, ref=(ref.table, ref.item_id, ref.field),
         source_language=ref.language, transformation=transformation, seed=seed, original_text=ref.text,
         output=output, generator_model="rule/reverse-words",
         prompt_hash=hashlib.sha256(f"rule:{transformation}".encode()).hexdigest(), errors=tuple(errors),
-    ).to_row()
+    )
 
 
 def build_revision(root: Path, data_dir: Path, names: list[str], *, label: str = "test-1", rows: int = 5,
                    transformations: tuple[str, ...] = ("paraphrasing",), seeds: tuple[int, ...] = (1337,),
                    rule: Callable[[str], str] = reverse_words,
-                   edit: Callable[[dict[str, Any]], dict[str, Any]] = lambda record: record) -> dict[str, Any]:
+                   edit: Callable[[ItemRecord], ItemRecord] = lambda record: record) -> dict[str, Any]:
     """Write and seal a revision folder at `root`; returns its manifest. `edit` may change each record."""
     datasets = [sample_dataset(read_source_dir(data_dir / name), rows) for name in names]
     records = [edit(item_record(dataset, ref, transformation, seed, rule(ref.text)))
                for dataset in datasets for transformation in transformations for seed in seeds
                for ref in dataset.iter_texts()]
-    sources = [rev.manifest_source(dataset, origin=str(data_dir / dataset.name), sample=rows) for dataset in datasets]
+    sources = [rev.manifest_source(dataset.info, origin=str(data_dir / dataset.name), sample=rows) for dataset in datasets]
     fields = {
         "repo_id": "file://test", "label": label, "created": "2026-11-22T00:00:00+00:00",
         "hteb_generate_version": "test", "config": {"rows": rows}, "config_hash": "0" * 64,

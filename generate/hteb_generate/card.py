@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from statistics import mean
 from typing import Any
 
-from hteb_contract.revision import card_front_matter
+from hteb_contract.records import ItemRecord, Judge
 
 from .detectors import ERROR_TYPES, error_rates
 from .langid import UNSUPPORTED_BENCHMARK_LANGUAGES
@@ -49,11 +49,11 @@ def _pct(value: float) -> str:
     return f"{100 * value:.1f}"
 
 
-def error_table(records: Sequence[Mapping[str, Any]]) -> str:
+def error_table(records: Sequence[ItemRecord]) -> str:
     """Per dataset x transformation (over seeds): each error type's rate and the total, in percent."""
-    groups: dict[tuple[str, str], list[list[str]]] = {}
+    groups: dict[tuple[str, str], list[tuple[str, ...]]] = {}
     for record in records:
-        groups.setdefault((record["dataset"], record["transformation"]), []).append(list(record["errors"]))
+        groups.setdefault((record.dataset, record.transformation), []).append(record.errors)
     header = "| dataset | transformation | n | " + " | ".join(SHORT[e] for e in ERROR_TYPES) + " | total |"
     lines = [header, "|" + "---|" * (len(ERROR_TYPES) + 4)]
     for (dataset, transformation), errors in sorted(groups.items()):
@@ -63,11 +63,11 @@ def error_table(records: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def judge_table(records: Sequence[Mapping[str, Any]]) -> str:
+def judge_table(records: Sequence[ItemRecord]) -> str:
     """Per transformation: mean quality, fluency, share accepted (mean of both >= 3), mean ParaPLUIE."""
-    groups: dict[str, list[Mapping[str, Any]]] = {}
+    groups: dict[str, list[Judge]] = {}
     for record in records:
-        groups.setdefault(record["transformation"], []).append(record["judge"])
+        groups.setdefault(record.transformation, []).append(record.judge)
     lines = [
         "| transformation | n | quality | fluency | accepted (mean >= 3) | ParaPLUIE | ParaPLUIE > 0 |",
         "|---|---|---|---|---|---|---|",
@@ -77,10 +77,10 @@ def judge_table(records: Sequence[Mapping[str, Any]]) -> str:
         return f"{mean(values):.2f}" if values else "n/a"
 
     for transformation, judged in sorted(groups.items()):
-        quality = [j["quality"] for j in judged if j["quality"] is not None]
-        fluency = [j["fluency"] for j in judged if j["fluency"] is not None]
-        both = [(j["quality"] + j["fluency"]) / 2 for j in judged if j["quality"] is not None and j["fluency"] is not None]
-        para = [j["parapluie"] for j in judged if j["parapluie"] is not None]
+        quality = [j.quality for j in judged if j.quality is not None]
+        fluency = [j.fluency for j in judged if j.fluency is not None]
+        both = [(j.quality + j.fluency) / 2 for j in judged if j.quality is not None and j.fluency is not None]
+        para = [j.parapluie for j in judged if j.parapluie is not None]
         accepted = f"{_pct(sum(1 for b in both if b >= 3) / len(both))}%" if both else "n/a"
         positive = f"{_pct(sum(1 for p in para if p > 0) / len(para))}%" if para else "n/a"
         lines.append(
@@ -111,9 +111,8 @@ def _sampling(config: Mapping[str, Any]) -> str:
     return "a sample: " + "; ".join(parts)
 
 
-def render_card(manifest_like: Mapping[str, Any], variants: Mapping[str, list[tuple[int, int]]],
-                records: Sequence[Mapping[str, Any]]) -> str:
-    """README.md: `configs:` front matter, then the body."""
+def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord]) -> str:
+    """The dataset card below its `configs:` front matter (which the revision writer adds)."""
     config = manifest_like["config"]
     generator, judge = manifest_like["generator"], manifest_like["judge"]
     sources = "\n".join(
@@ -127,7 +126,7 @@ def render_card(manifest_like: Mapping[str, Any], variants: Mapping[str, list[tu
         f"ParaPLUIE template `{config['parapluie_template']}`"
         if judge else "none (no judge scores)"
     )
-    body = f"""
+    return f"""
 # HTEB revision `{manifest_like['label']}`
 
 LLM-transformed versions of MTEB datasets for the Harder Text Embedding Benchmark. Each split
@@ -160,4 +159,3 @@ still has, and judge scores. The untouched sources are under `source/`.
 ## Choices the paper left open
 
 """ + "\n".join(f"- {choice}" for choice in OPEN_CHOICES) + "\n"
-    return card_front_matter(manifest_like, variants) + body

@@ -21,6 +21,8 @@ from typing import Any
 
 from tqdm import tqdm
 
+from hteb_contract.records import Attempt
+
 from . import judge as judge_module
 from .detectors import ERROR_TYPES, detect_errors
 from .engine import CachedEngine, ChatRequest
@@ -39,7 +41,7 @@ class Unit:
     transformation: Transformation
     text: str
     plan: LanguagePlan
-    attempts: list[dict[str, Any]] = field(default_factory=list)
+    attempts: list[Attempt] = field(default_factory=list)
     judge: judge_module.JudgeScores | None = None
 
     @property
@@ -53,7 +55,7 @@ class Unit:
     @property
     def kept(self) -> dict[str, Any]:
         """The first attempt without errors, else the last one."""
-        return next((a for a in self.attempts if not a["errors"]), self.attempts[-1])
+        return next((a for a in self.attempts if not a.errors), self.attempts[-1])
 
 
 @dataclass
@@ -147,13 +149,11 @@ def transform_units(units: Sequence[Unit], engine: CachedEngine, prompts: Prompt
             if last:
                 for unit in pending:
                     out = steps[id(unit)]
-                    unit.attempts.append(
-                        {"attempt": attempt, "seed": unit.attempt_seed(attempt), "steps": out, "output": out[-1],
-                         "errors": _errors(unit, out)}
-                    )
-                failed = sum(1 for u in pending if u.attempts[-1]["errors"])
+                    unit.attempts.append(Attempt(attempt, unit.attempt_seed(attempt), tuple(out), out[-1],
+                                                 tuple(_errors(unit, out))))
+                failed = sum(1 for u in pending if u.attempts[-1].errors)
             progress.close(failed)
-        pending = [u for u in pending if u.attempts[-1]["errors"]]
+        pending = [u for u in pending if u.attempts[-1].errors]
 
 
 def judge_units(units: Sequence[Unit], engine: CachedEngine, *, prompts: judge_module.JudgePrompts,
@@ -162,7 +162,7 @@ def judge_units(units: Sequence[Unit], engine: CachedEngine, *, prompts: judge_m
     for seed in sorted({u.seed for u in units}):
         group = [u for u in units if u.seed == seed]
         pairs = [
-            judge_module.JudgePair(u.transformation.name, u.text, u.kept["output"], u.plan.source, u.plan.expected)
+            judge_module.JudgePair(u.transformation.name, u.text, u.kept.output, u.plan.source, u.plan.expected)
             for u in group
         ]
         progress = _Progress([engine], f"judge seed {seed}", 3 * len(pairs), 0)

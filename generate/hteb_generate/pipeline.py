@@ -11,18 +11,20 @@ from __future__ import annotations
 import datetime as dt
 import json
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from hteb_contract.atomic import atomic_write_json, atomic_write_text
-from hteb_contract.revision import seal, write_items
-from hteb_contract.sources import SourceDataset, write_source_parquet
+from hteb_contract.atomic import atomic_write_json
+from hteb_contract.records import ItemRecord, Judge
+from hteb_contract.records import Sampling as RecordSampling
+from hteb_contract.revision import manifest_source, write_revision
+from hteb_contract.sources import SourceDataset
 from hteb_contract.stores import open_store
 from hteb_contract.tasks import TextRef
 
 from . import __version__, manifest_md
-from .card import render_card
+from .card import card_body
 from .config import GenerateConfig
 from .detectors import ERROR_TYPES
 from .engine import ENGINES, CachedEngine, CallCache, create_engine
@@ -130,43 +132,29 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, PARAPLUIE_DIGITS)
 
 
-def _record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> dict[str, Any]:
-    """The item record (schema hteb.item/1)."""
+def _record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> ItemRecord:
+    """The published record of one planned item: its unit's kept output, attempts and judge scores."""
     prompts = PROMPT_SETS.get(cfg.prompt_set)
     ref, unit = item.ref, item.unit
-    kept = unit.kept
     scores = unit.judge
-    generator = engines.generator
-    return {
-        "schema_version": "hteb.item/1",
-        "dataset": item.dataset,
-        "task_type": item.task_type,
-        "split": ref.table,
-        "item_id": ref.item_id,
-        "field": ref.field,
-        "source_language": unit.plan.source,
-        "transformation": item.transformation,
-        "seed": item.seed,
-        "target_language": unit.plan.target,
-        "intermediate_language": unit.plan.pivot,
-        "original_text": ref.text,
-        "transformed_text": kept["output"],
-        "generator_model": generator.model_id,
-        "generator_revision": generator.revision,
-        "prompt_set": prompts.id,
-        "prompt_template_id": unit.transformation.template_id(prompts),
-        "prompt_hash": prompts.hash_of(unit.transformation.template_keys),
-        "sampling": {"temperature": cfg.temperature, "top_p": cfg.top_p, "max_tokens": cfg.max_tokens},
-        "attempts": [dict(a, steps=list(a["steps"]), errors=list(a["errors"])) for a in unit.attempts],
-        "errors": list(kept["errors"]),
-        "judge": {
-            "model": engines.judge.model_id if engines.judge is not None else None,
-            "quality": scores.quality if scores else None,
-            "fluency": scores.fluency if scores else None,
-            "parapluie": _rounded(scores.parapluie) if scores else None,
-        },
-        "fallback": all(a["errors"] for a in unit.attempts),
-    }
+    return ItemRecord(
+        dataset=item.dataset, task_type=item.task_type, split=ref.table, item_id=ref.item_id, field=ref.field,
+        source_language=unit.plan.source, transformation=item.transformation, seed=item.seed,
+        target_language=unit.plan.target, intermediate_language=unit.plan.pivot, original_text=ref.text,
+        transformed_text=unit.kept.output, generator_model=engines.generator.model_id,
+        generator_revision=engines.generator.revision, prompt_set=prompts.id,
+        prompt_template_id=unit.transformation.template_id(prompts),
+        prompt_hash=prompts.hash_of(unit.transformation.template_keys),
+        sampling=RecordSampling(cfg.temperature, cfg.top_p, cfg.max_tokens),
+        attempts=tuple(unit.attempts), errors=unit.kept.errors,
+        judge=Judge(
+            model=engines.judge.model_id if engines.judge is not None else None,
+            quality=scores.quality if scores else None,
+            fluency=scores.fluency if scores else None,
+            parapluie=_rounded(scores.parapluie) if scores else None,
+        ),
+        fallback=all(a.errors for a in unit.attempts),
+    )
 
 
 def run(cfg: GenerateConfig, *, log=print) -> RunResult:
@@ -209,32 +197,18 @@ def run(cfg: GenerateConfig, *, log=print) -> RunResult:
     return RunResult(manifest, folder, published)
 
 
-def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, SourceDataset], records: list[dict],
+def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, SourceDataset], records: list[ItemRecord],
                     created: str, engines: Engines) -> dict[str, Any]:
     if folder.exists():
         shutil.rmtree(folder)  # rebuilt from the cache: stale files must not survive
-    folder.mkdir(parents=True)
-    for name, dataset in datasets.items():
-        write_source_parquet(dataset, folder / "source" / name)
-    groups: dict[tuple[str, str, int], list[dict]] = {}
-    for record in records:
-        groups.setdefault((record["dataset"], record["transformation"], record["seed"]), []).append(record)
-    variants: dict[str, list[tuple[str, int]]] = {}
-    for (name, t_name, seed), group in groups.items():
-        write_items(folder, name, t_name, seed, group)
-        variants.setdefault(name, []).append((t_name, seed))
     generator = engines.generator
     prompts = PROMPT_SETS.get(cfg.prompt_set)
     sources = []
     for name, dataset in datasets.items():
         entry = lookup_source(name)
-        sources.append({
-            "name": name, "task_type": dataset.info.task_type, "mteb_task": entry.mteb_task, "hf_path": entry.hf_path,
-            "hf_revision": entry.hf_revision,
-            "origin": f"hf://{entry.hf_path}@{entry.hf_revision}" if cfg.source == "hub" else f"shared/data/{entry.local}",
-            "languages": list(dataset.info.languages), "transformed_fields": entry.transformed_fields(),
-            "sample": cfg.sample,
-        })
+        origin = f"hf://{entry.hf_path}@{entry.hf_revision}" if cfg.source == "hub" else f"shared/data/{entry.local}"
+        info = replace(dataset.info, mteb_task=entry.mteb_task, hf_path=entry.hf_path, hf_revision=entry.hf_revision)
+        sources.append(manifest_source(info, origin=origin, sample=cfg.sample))
     judge = None
     if engines.judge is not None:
         judge = {"model_id": engines.judge.model_id, "revision": engines.judge.revision, "engine": engines.judge.name,
@@ -255,14 +229,12 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
                                    "retry_temperature": cfg.retry_temperature, "max_attempts": cfg.max_attempts}},
         "judge": judge,
     }
-    atomic_write_text(folder / "README.md", render_card(manifest_like, variants, records))
-    counters = {
+    manifest_like["counters"] = {
         "items": len(records),
         "llm_calls": sum(e.calls for e in engines.distinct()),
         "cache_hits": sum(e.hits for e in engines.distinct()),
-        "retries": sum(len(r["attempts"]) - 1 for r in records),
-        "fallbacks": sum(1 for r in records if r["fallback"]),
-        "errors": {e: sum(1 for r in records if e in r["errors"]) for e in ERROR_TYPES},
+        "retries": sum(len(r.attempts) - 1 for r in records),
+        "fallbacks": sum(1 for r in records if r.fallback),
+        "errors": {e: sum(1 for r in records if e in r.errors) for e in ERROR_TYPES},
     }
-    return seal(folder, {**manifest_like, "counters": counters})
-
+    return write_revision(folder, datasets.values(), records, manifest_like, card_body(manifest_like, records))

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from hteb_contract.errors import unknown_name
 from hteb_contract.registry import Registry
 from hteb_contract.sources import DatasetInfo
-from hteb_contract.tasks import resolve, task_type
 
 
 @dataclass(frozen=True)
@@ -36,9 +35,6 @@ class SourceEntry:
             hf_revision=self.hf_revision,
         )
 
-    def transformed_fields(self) -> list[str]:
-        spec = task_type(self.task_type)
-        return [f"{resolve(t, self.eval_split, self.train_split)}.{f}" for t, f in spec.text_fields]
 
 
 _E = ("eng",)

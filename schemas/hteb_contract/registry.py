@@ -22,7 +22,7 @@ import importlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Generic, TypeVar
 
-from hteb_contract.errors import HtebError, unknown_name
+from hteb_contract.errors import unknown_name
 
 T = TypeVar("T")
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -27,7 +27,8 @@ import pyarrow.parquet as pq
 from hteb_contract.arrow import arrow_schema
 from hteb_contract.atomic import atomic_write_json, atomic_write_text, canonical_json, sha256_bytes, sha256_file
 from hteb_contract.errors import ContractError, IntegrityError, SourceError
-from hteb_contract.sources import SourceDataset, read_parquet, read_source_parquet, write_parquet, write_source_parquet
+from hteb_contract.records import ItemRecord
+from hteb_contract.sources import DatasetInfo, SourceDataset, read_parquet, read_source_parquet, write_parquet, write_source_parquet
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 
 MANIFEST = "manifest.json"
@@ -44,28 +45,29 @@ def items_path(dataset: str, transformation: str, seed: int) -> str:
     return f"data/{dataset}/{split_name(transformation, seed)}.parquet"
 
 
-def write_items(root: Path, dataset: str, transformation: str, seed: int, records: list[dict[str, Any]]) -> Path:
+def write_items(root: Path, dataset: str, transformation: str, seed: int, records: Sequence[ItemRecord]) -> Path:
     """Validate item records against the contract, then write them (sorted, stable bytes)."""
     what = f"{dataset}/{split_name(transformation, seed)}"
-    for index, record in enumerate(records):
-        validate("item", record, what=f"{what} item {index}")
-        if (record["dataset"], record["transformation"], record["seed"]) != (dataset, transformation, seed):
+    rows = []
+    for index, record in enumerate(sorted(records, key=lambda r: r.ref)):
+        if (record.dataset, record.transformation, record.seed) != (dataset, transformation, seed):
             raise ContractError(f"{what} item {index}: belongs to another dataset/transformation/seed")
-    ordered = sorted(records, key=lambda r: (r["split"], r["item_id"], r["field"]))
+        row = record.to_row()
+        validate("item", row, what=f"{what} item {index}")
+        rows.append(row)
     path = Path(root) / items_path(dataset, transformation, seed)
-    write_parquet(path, ordered, schema=arrow_schema("item"))
+    write_parquet(path, rows, schema=arrow_schema("item"))
     return path
 
 
-def manifest_source(dataset: SourceDataset, *, origin: str, sample: int | None) -> dict[str, Any]:
+def manifest_source(info: DatasetInfo, *, origin: str, sample: int | None) -> dict[str, Any]:
     """The manifest's entry for one source dataset: names, pin, languages and what was transformed."""
-    info = dataset.info
     return {"name": info.name, "task_type": info.task_type, "mteb_task": info.mteb_task, "hf_path": info.hf_path,
             "hf_revision": info.hf_revision, "origin": origin, "languages": list(info.languages),
             "transformed_fields": info.transformed_fields(), "sample": sample}
 
 
-def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterable[Mapping[str, Any]],
+def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterable[ItemRecord],
                    manifest_fields: Mapping[str, Any], card_body: str) -> dict[str, Any]:
     """Write a whole revision into the empty folder `root` and seal it; returns the manifest.
 
@@ -77,12 +79,12 @@ def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterab
         raise ContractError(f"{root}: a revision is written into an empty folder")
     for dataset in sources:
         write_source_parquet(dataset, root / "source" / dataset.name)
-    groups: dict[tuple[str, str, int], list[Mapping[str, Any]]] = {}
+    groups: dict[tuple[str, str, int], list[ItemRecord]] = {}
     for record in records:
-        groups.setdefault((record["dataset"], record["transformation"], record["seed"]), []).append(record)
+        groups.setdefault((record.dataset, record.transformation, record.seed), []).append(record)
     variants: dict[str, list[tuple[str, int]]] = {}
     for (name, transformation, seed), group in groups.items():
-        write_items(root, name, transformation, seed, list(group))
+        write_items(root, name, transformation, seed, group)
         variants.setdefault(name, []).append((transformation, seed))
     atomic_write_text(root / CARD, card_front_matter(manifest_fields, variants) + card_body)
     return seal(root, manifest_fields)
@@ -205,16 +207,13 @@ class Revision:
         order = {t: i for i, t in enumerate(self.manifest["transformations"])}
         return sorted(found, key=lambda v: (order.get(v[0], len(order)), v[0], v[1]))
 
-    def items(self, name: str, transformation: str, seed: int) -> list[dict[str, Any]]:
+    def items(self, name: str, transformation: str, seed: int) -> list[ItemRecord]:
         """Item records of one (dataset, transformation, seed), validated against the contract."""
         rel = items_path(name, transformation, seed)
         path = self.root / rel
         if not path.is_file():
             raise SourceError(f"revision {self.label} has no {transformation} seed {seed} for {name}")
-        records = read_parquet(path)
-        for index, record in enumerate(records):
-            validate("item", record, what=f"{rel} item {index}")
-        return records
+        return [ItemRecord.from_row(row, what=f"{rel} item {index}") for index, row in enumerate(read_parquet(path))]
 
 
 def _dataset_of(path: str) -> str | None:

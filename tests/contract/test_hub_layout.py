@@ -3,11 +3,14 @@ viewer read: every config and every split must load, which needs one Arrow schem
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pyarrow.parquet as pq
 import pytest
 from revision_factory import build_revision
 
 from hteb_contract.arrow import arrow_schema
+from hteb_contract.records import ItemRecord, Judge
 from hteb_contract.revision import Revision
 from hteb_contract.stores import open_store
 
@@ -37,10 +40,9 @@ def test_every_item_file_has_the_schema_derived_from_the_item_json_schema(tmp_pa
 def test_load_dataset_reads_every_config_and_split_even_where_columns_are_all_null(tmp_path, shared_data):
     """Judge scores null in one split and set in another, target languages set in one transformation
     only: the case that failed with "Couldn't cast array of type string to null"."""
-    def judged_translation(record: dict) -> dict:
-        if record["transformation"] == "translation" and record["seed"] == 1338:
-            record["target_language"] = "spa"
-            record["judge"] = {"model": "judge", "quality": 4.0, "fluency": 5.0, "parapluie": -0.25}
+    def judged_translation(record: ItemRecord) -> ItemRecord:
+        if record.transformation == "translation" and record.seed == 1338:
+            return replace(record, target_language="spa", judge=Judge("judge", 4.0, 5.0, -0.25))
         return record
 
     root = tmp_path / "rev"

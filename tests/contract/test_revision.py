@@ -26,9 +26,10 @@ def test_open_reads_sources_variants_and_items(sealed, shared_data):
     assert revision.variants("SciFact") == [("paraphrasing", 1337), ("paraphrasing", 1338),
                                             ("translation", 1337), ("translation", 1338)]
     items = revision.items("SciFact", "translation", 1338)
-    assert len(items) == 5 and {i["split"] for i in items} == {"queries"}
+    assert len(items) == 5 and {i.split for i in items} == {"queries"}
     source = revision.source("SciFact")
-    assert [q["text"] for q in source.tables["queries"]] == [i["original_text"] for i in sorted(items, key=lambda i: source.ids["queries"].index(i["item_id"]))]
+    in_source_order = sorted(items, key=lambda i: source.ids["queries"].index(i.item_id))
+    assert [q["text"] for q in source.tables["queries"]] == [i.original_text for i in in_source_order]
     assert revision.revision_id == revision.manifest["content_hash"]
     with pytest.raises(SourceError, match="has no dataset 'Banking77'"):
         revision.source("Banking77")

@@ -27,7 +27,7 @@ def real_items(shared_data):
     for name in ("SemRel2024", "SummEval", "SciFact"):
         dataset = sample_dataset(read_source_dir(shared_data / name), 2)
         for ref in list(dataset.iter_texts())[:4]:
-            records.append(item_record(dataset, ref, "paraphrasing", 1337, ref.text.upper()))
+            records.append(item_record(dataset, ref, "paraphrasing", 1337, ref.text.upper()).to_row())
     return records
 
 

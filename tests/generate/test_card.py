@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from hteb_contract.records import ItemRecord, Judge, single_attempt
 from hteb_generate.card import _sampling, error_table, judge_table
 
 
-def _record(dataset: str, transformation: str, errors: list[str], quality=None, fluency=None, parapluie=None) -> dict:
-    return {"dataset": dataset, "transformation": transformation, "errors": errors,
-            "judge": {"model": "m", "quality": quality, "fluency": fluency, "parapluie": parapluie}}
+def _record(dataset: str, transformation: str, errors: list[str], quality=None, fluency=None,
+            parapluie=None) -> ItemRecord:
+    record = single_attempt(dataset=dataset, task_type="STS", ref=("test", "0", "sentence1"), source_language="eng",
+                            transformation=transformation, seed=1, original_text="a", output="b",
+                            generator_model="m", prompt_hash="0" * 64, errors=errors)
+    return replace(record, judge=Judge("m", quality, fluency, parapluie))
 
 
 def test_error_table_rates_and_total_counting_an_item_once():

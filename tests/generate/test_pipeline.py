@@ -94,8 +94,8 @@ def test_judge_role_and_counters_over_the_distinct_engines(tmp_path, shared_data
     assert (manifest["judge"] or {}).get("model_id") == judge_id
     assert manifest["generator"]["model_id"] == models["a"]
     items = open_store(str(cfg.store)).fetch("t").items("STSBenchmark", "paraphrasing", 1339)
-    assert {i["judge"]["model"] for i in items} == {judge_id}
-    assert all((i["judge"]["parapluie"] is None) == (judge == "none") for i in items)
+    assert {i.judge.model for i in items} == {judge_id}
+    assert all((i.judge.parapluie is None) == (judge == "none") for i in items)
 
 
 @pytest.mark.parametrize("engine, batching", [("transformers", {"batch_size": 4}), ("vllm", {})])
@@ -129,21 +129,21 @@ def test_run_publishes_a_valid_revision_with_attempts_errors_and_judge(reference
     assert revision.dataset_names() == ["STSBenchmark"]
     assert revision.variants("STSBenchmark") == [(t, 1339) for t in TRANSFORMATIONS.split(",")]
     items = revision.items("STSBenchmark", "backtranslation", 1339)
-    assert len(items) == 2 and {i["field"] for i in items} == {"sentence1", "sentence2"}
+    assert len(items) == 2 and {i.field for i in items} == {"sentence1", "sentence2"}
     for item in items:
-        assert item["intermediate_language"] in {"spa", "fra", "deu", "tur", "ara"}
-        assert all(len(a["steps"]) == 2 for a in item["attempts"])
-        assert item["transformed_text"] == next((a for a in item["attempts"] if not a["errors"]), item["attempts"][-1])["output"]
-        assert item["fallback"] == all(a["errors"] for a in item["attempts"])
-        assert item["judge"]["model"] and (item["judge"]["parapluie"] is not None)
+        assert item.intermediate_language in {"spa", "fra", "deu", "tur", "ara"}
+        assert all(len(a.steps) == 2 for a in item.attempts)
+        assert item.transformed_text == next((a for a in item.attempts if not a.errors), item.attempts[-1]).output
+        assert item.fallback == all(a.errors for a in item.attempts)
+        assert item.judge.model and (item.judge.parapluie is not None)
     source = revision.source("STSBenchmark")
-    assert [i["original_text"] for i in sorted(items, key=lambda i: i["field"])] == [
+    assert [i.original_text for i in sorted(items, key=lambda i: i.field)] == [
         source.eval_rows()[0]["sentence1"], source.eval_rows()[0]["sentence2"]]
     card = (revision.root / "README.md").read_text(encoding="utf-8")
     assert "configs:" in card and "| dataset | transformation | n | ident." in card and "## Judge scores" in card
     counters = result.manifest["counters"]
     assert counters["items"] == 6 and counters["llm_calls"] > 0
-    assert counters["retries"] == sum(len(i["attempts"]) - 1 for t in TRANSFORMATIONS.split(",")
+    assert counters["retries"] == sum(len(i.attempts) - 1 for t in TRANSFORMATIONS.split(",")
                                       for i in revision.items("STSBenchmark", t, 1339))
 
 

@@ -45,7 +45,7 @@ def test_the_docstring_counts_the_entries():
 
 def test_retrieval_and_reranking_transform_queries_only():
     for entry in _entries():
-        fields = entry.transformed_fields()
+        fields = entry.info().transformed_fields()
         if entry.task_type in ("Retrieval", "Reranking"):
             assert fields == ["queries.text"]
         elif entry.task_type == "Classification":

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-from hteb_contract.stores.base import PublishResult, RevisionStore, open_store, register_store
-from hteb_contract.stores import hub as _hub, local as _local  # noqa: F401  (register the backends)
+from hteb_contract.stores.base import STORES, PublishResult, RevisionStore, open_store
 
-__all__ = ["PublishResult", "RevisionStore", "open_store", "register_store"]
+__all__ = ["STORES", "PublishResult", "RevisionStore", "open_store"]

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hteb_contract.errors import StoreError
+from hteb_contract.registry import Registry
 from hteb_contract.revision import Revision, load_manifest
 
 
@@ -44,19 +45,9 @@ class RevisionStore(ABC):
         """Published labels, oldest first."""
 
 
-_BACKENDS: dict[str, Callable[[str], RevisionStore]] = {}
-
-
-def register_store(scheme: str) -> Callable[[Callable[[str], RevisionStore]], Callable[[str], RevisionStore]]:
-    """Register a backend factory for URIs `scheme://...`; duplicate schemes are refused."""
-
-    def wrap(factory: Callable[[str], RevisionStore]) -> Callable[[str], RevisionStore]:
-        if scheme in _BACKENDS:
-            raise ValueError(f"store scheme {scheme!r} registered twice")
-        _BACKENDS[scheme] = factory
-        return factory
-
-    return wrap
+#: URI scheme -> backend class; the backends register themselves in their modules, loaded when first asked.
+STORES: Registry[Callable[[str], RevisionStore]] = Registry(
+    "store scheme", modules=("hteb_contract.stores.local", "hteb_contract.stores.hub"))
 
 
 def open_store(uri: str) -> RevisionStore:
@@ -64,9 +55,9 @@ def open_store(uri: str) -> RevisionStore:
     scheme, sep, rest = uri.partition("://")
     if not sep:
         scheme, rest = "file", uri
-    if scheme not in _BACKENDS:
+    if scheme not in STORES:
         raise StoreError(f"unknown store {uri!r}: use a path, file://PATH or hf://OWNER/NAME")
-    return _BACKENDS[scheme](rest)
+    return STORES.get(scheme)(rest)
 
 
 def staged_manifest(staged: Path) -> dict:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from hteb_contract.errors import HtebError, StoreError
 from hteb_contract.revision import MANIFEST, CARD, Revision
-from hteb_contract.stores.base import PublishResult, RevisionStore, register_store, staged_manifest
+from hteb_contract.stores.base import PublishResult, RevisionStore, STORES, staged_manifest
 
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -118,6 +118,6 @@ class HubStore(RevisionStore):
         return sorted(tag.name for tag in refs.tags)
 
 
-@register_store("hf")
+@STORES.register("hf")
 def _open_hub(rest: str) -> RevisionStore:
     return HubStore(rest.strip("/"))

@@ -21,7 +21,7 @@ from pathlib import Path
 from hteb_contract.atomic import canonical_json, fsync_dir
 from hteb_contract.errors import StoreError
 from hteb_contract.revision import Revision
-from hteb_contract.stores.base import PublishResult, RevisionStore, register_store, staged_manifest
+from hteb_contract.stores.base import PublishResult, RevisionStore, STORES, staged_manifest
 
 
 class LocalStore(RevisionStore):
@@ -136,6 +136,6 @@ def _alive(pid: int) -> bool:
     return True
 
 
-@register_store("file")
+@STORES.register("file")
 def _open_local(rest: str) -> RevisionStore:
     return LocalStore(Path(rest))
