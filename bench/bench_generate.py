@@ -24,12 +24,12 @@ REPO = Path(__file__).resolve().parents[1]
 def _requests(n: int, max_tokens: int):
     from hteb_generate.config import default_data_dir
     from hteb_generate.engine import ChatRequest
-    from hteb_generate.transformations import get_prompt_set
+    from hteb_generate.transformations import PROMPT_SETS
     from hteb_contract.sources import read_source_dir
 
     rows = read_source_dir(default_data_dir() / "STSBenchmark").eval_rows()
     texts = list(dict.fromkeys(r["sentence1"] for r in rows))[:n]
-    template = get_prompt_set("smollm2-fewshot").template("paraphrase")
+    template = PROMPT_SETS.get("smollm2-fewshot").template("paraphrase")
     return [ChatRequest(template.messages(t, "eng"), 0.0, 1.0, max_tokens, 1339) for t in texts]
 
 
@@ -49,10 +49,9 @@ def main() -> None:
     from hteb_generate.pipeline import run
 
     model = convert_smollm2(default_cache_dir())
-    options = {"dtype": "float32", "max_model_len": 1024} if args.engine == "vllm" else {}
+    options = {"dtype": "float32", "max_model_len": 1024} if args.engine == "vllm" else {"batch_size": args.batch_size}
     started = time.perf_counter()
-    engine = create_engine(args.engine, model_path=str(model), model_id="smollm2", revision="bench",
-                           batch_size=args.batch_size, **options)
+    engine = create_engine(args.engine, model_path=str(model), model_id="smollm2", revision="bench", **options)
     load_s = time.perf_counter() - started
     requests = _requests(args.requests, args.max_tokens)
 
