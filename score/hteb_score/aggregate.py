@@ -74,7 +74,9 @@ def main_scores(scores: Iterable[Mapping[str, Any]], *, scale: float = 1.0) -> M
         check_transformation(transformation, where="scores")
         by_seed = runs.setdefault(dataset, {}).setdefault(transformation, {})
         if record["seed"] in by_seed:
-            raise ContractError(f"scores: two main scores for dataset {dataset!r}, {transformation} seed {record['seed']}")
+            raise ContractError(
+                f"scores: two main scores for dataset {dataset!r}, {transformation} seed {record['seed']}"
+            )
         by_seed[record["seed"]] = value
     return MainScores(original, runs, metric)
 

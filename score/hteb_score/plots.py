@@ -17,13 +17,13 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 
-from hteb_contract.taxonomy import AXIS_LABELS
+from hteb_contract.taxonomy import AXES, AXIS_LABELS
 from hteb_score.compare.inputs import column_label
 
 if TYPE_CHECKING:
     from hteb_score.compare.report import LeaderboardRow
 
-AXIS_COLOURS = {"lexical": "#1b9e77", "length": "#d95f02", "language": "#7570b3"}
+AXIS_COLOURS = dict(zip(AXES, ("#1b9e77", "#d95f02", "#7570b3")))
 DPI = 150
 
 
@@ -101,8 +101,8 @@ def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str]) ->
 
 
 def delta_heatmap(models: Sequence[str], names: Sequence[str], deltas: Sequence[Sequence[float]]) -> Figure:
-    """Fig. 6: model x column (transformations, else axes, else the HTEB total), the mean over
-    datasets of (transformed − Original) in `deltas[model][column]`; red = drop."""
+    """Fig. 6: model x column (transformations, else axes, else the HTEB total); `deltas[i][j]` is
+    the mean over datasets of (transformed − Original) of `models[i]` in column `names[j]`; red = drop."""
     order = list(models)
     grid = np.array(deltas, dtype=float)
     limit = max(float(np.max(np.abs(grid))), 0.5)

@@ -52,22 +52,19 @@ def leaderboard(models: Sequence[ModelScores], datasets: Sequence[str], axes: Se
     per-dataset totals when only totals are known), ranked; best on HTEB first."""
     on_axis = {a: covered(models, datasets, a) for a in axes}
     on_total = covered(models, datasets, HTEB)
-    levels = {}
+    levels, totals = {}, {}
     for m in models:
-        level = model_level({d: m.original[d] for d in datasets}, {a: {d: m.axes[a][d] for d in on_axis[a]} for a in axes})
+        by_axis = {a: {d: m.axes[a][d] for d in on_axis[a]} for a in axes}
+        levels[m.model] = level = model_level({d: m.original[d] for d in datasets}, by_axis)
         if len(level.axes) == len(AXES):
-            total = level.hteb
+            totals[m.model] = level.hteb
         elif on_total:
-            total = float(np.mean([m.hteb[d] for d in on_total]))
-        else:
-            total = None
-        levels[m.model] = (level.original, level.axes, total)
-    rank_original = _ranks({name: original for name, (original, _, _) in levels.items()})
-    totals = {name: total for name, (_, _, total) in levels.items() if total is not None}
+            totals[m.model] = float(np.mean([m.hteb[d] for d in on_total]))
+    rank_original = _ranks({name: level.original for name, level in levels.items()})
     rank_hteb = _ranks(totals) if len(totals) == len(levels) else {}
     rows = [
-        LeaderboardRow(name, original, axis_means, total, rank_original[name], rank_hteb.get(name))
-        for name, (original, axis_means, total) in levels.items()
+        LeaderboardRow(name, level.original, level.axes, totals.get(name), rank_original[name], rank_hteb.get(name))
+        for name, level in levels.items()
     ]
     return sorted(rows, key=lambda r: (r.rank_hteb or r.rank_original, r.model))
 
@@ -112,7 +109,8 @@ def transformation_effects(
         add_holm(effects)
         families[family] = effects
     for axis, entry in families["axes"].items():
-        pooled = [v for t in AXES[axis] if t in columns.transformations for v in _model_mean_deltas(models, datasets, t)]
+        members = [t for t in AXES[axis] if t in columns.transformations]
+        pooled = [v for t in members for v in _model_mean_deltas(models, datasets, t)]
         entry["median_abs_delta_pooled"] = float(np.median(np.abs(pooled))) if pooled else None
     return families
 
@@ -140,7 +138,9 @@ def reliability(
     return Reliability(None, per_axis)
 
 
-def mean_deltas(models: Sequence[ModelScores], datasets: Sequence[str], names: Sequence[str]) -> dict[str, dict[str, float]]:
+def mean_deltas(
+    models: Sequence[ModelScores], datasets: Sequence[str], names: Sequence[str]
+) -> dict[str, dict[str, float]]:
     """Per model and column, the mean over the covered datasets of (column - Original)."""
     out = {}
     for m in models:

@@ -144,23 +144,24 @@ class Comparison:
         if self.warnings:
             out.append("")
         out += [
-            f"{_count(len(self.models), 'model')}, {_count(len(self.datasets), 'dataset')}. Scores in points; deltas are HTEB minus Original.",
+            f"{_count(len(self.models), 'model')}, {_count(len(self.datasets), 'dataset')}. "
+            "Scores in points; deltas are HTEB minus Original.",
             "",
         ]
-        for section in (self._leaderboard_md, self._stability_md, self._effects_md, self._reliability_md, self._inputs_md):
-            out += section()
+        out += self._leaderboard_md() + self._stability_md() + self._effects_md()
+        out += self._reliability_md() + self._inputs_md()
         return "\n".join(out) + "\n"
 
     def _leaderboard_md(self) -> list[str]:
         axes = self.columns.axes
-        header = ["#", "Model", "Original", *(f"{column_label(a)} (Δ)" for a in axes), "HTEB total", "Δ", "Rank Original → HTEB"]
+        axis_headers = [f"{column_label(a)} (Δ)" for a in axes]
+        header = ["#", "Model", "Original", *axis_headers, "HTEB total", "Δ", "Rank Original → HTEB"]
         out = ["## Leaderboard", "", _row(header), _row(["---"] * len(header))]
         for r in self.leaderboard:
             change = "-" if r.rank_change is None else f"{r.rank_original} → {r.rank_hteb} ({r.rank_change:+d})"
             axis_cells = [f"{_f(r.axes[a])} ({_f(r.axis_deltas[a], sign=True)})" for a in axes]
-            out.append(
-                _row([str(r.rank_hteb or r.rank_original), r.model, _f(r.original), *axis_cells, _f(r.hteb), _f(r.delta, sign=True), change])
-            )
+            rank = str(r.rank_hteb or r.rank_original)
+            out.append(_row([rank, r.model, _f(r.original), *axis_cells, _f(r.hteb), _f(r.delta, sign=True), change]))
         return out
 
     def _stability_md(self) -> list[str]:
@@ -168,18 +169,21 @@ class Comparison:
             "",
             "## Ranking stability (Kendall τ, Original vs HTEB, per dataset)",
             "",
-            "Mean ± sample SD of the per-dataset τ between the models' Original and transformed scores (paper Table 4).",
+            "Mean ± sample SD of the per-dataset τ between the models' Original and transformed scores "
+            "(paper Table 4).",
             "",
             "| Transformation / axis | mean τ | SD | datasets |",
             "|---|---|---|---|",
         ]
-        out += [f"| {column_label(n)} | {_f(s.mean, 3)} | {_f(s.sd, 3)} | {s.n} |" for n, s in self.ranking_stability.items()]
+        out += [
+            f"| {column_label(name)} | {_f(s.mean, 3)} | {_f(s.sd, 3)} | {s.n} |"
+            for name, s in self.ranking_stability.items()
+        ]
         return out
 
     def _effects_md(self) -> list[str]:
         methods = {e["ci_method"] for effects in self.effects.values() for e in effects.values()}
-        bootstrap = methods == {"bootstrap"}
-        ci_note = "a seeded percentile bootstrap" if bootstrap else "a distribution-free"
+        ci_note = "a seeded percentile bootstrap" if methods == {"bootstrap"} else "a distribution-free"
         out = [
             "",
             "## Transformation effects across models (Hodges-Lehmann, Wilcoxon, Holm)",
@@ -197,9 +201,8 @@ class Comparison:
                 pooled = e.get("median_abs_delta_pooled")
                 abs_delta = pooled if pooled is not None else e["median_abs_delta"]
                 ci = f"[{_f(e['ci_low'], sign=True)}, {_f(e['ci_high'], sign=True)}]{coverage_note(e.get('ci_confidence'))}"
-                out.append(
-                    f"| {family} | {column_label(name)} | {_f(e['hl_shift'], sign=True)} | {ci} | {_p(e['p_holm'])} | {_f(abs_delta)} | {e['n_datasets']} |"
-                )
+                shift, p_holm = _f(e["hl_shift"], sign=True), _p(e["p_holm"])
+                out.append(_row([family, column_label(name), shift, ci, p_holm, _f(abs_delta), str(e["n_datasets"])]))
         return out
 
     def _reliability_md(self) -> list[str]:

@@ -59,7 +59,8 @@ def make_card(
         points.append({**base, "transformation": "original", "seed": None, "value": float(row["original"])})
         for t in OFFSETS:
             mean = transformation_score(row, t, model_index)
-            points += [{**base, "transformation": t, "seed": seed, "value": mean + jitter} for seed, jitter in ((1, -0.3), (2, 0.3))]
+            for seed, jitter in ((1, -0.3), (2, 0.3)):
+                points.append({**base, "transformation": t, "seed": seed, "value": mean + jitter})
     scores = [dict(r, value=r["value"] / POINTS) for r in points]
     card = {
         "schema_version": "hteb.card/1",

@@ -75,9 +75,10 @@ def test_plots_leave_matplotlib_global_state_alone(card_files, tmp_path):
     import subprocess
     import sys
 
+    args = [*map(str, card_files[:3]), "--out", str(tmp_path), "--splits", "5"]
     code = (
         "import sys, matplotlib; from hteb_score.cli import main; "
-        f"assert main(['compare', *{[str(p) for p in card_files[:3]]!r}, '--out', {str(tmp_path)!r}, '--splits', '5']) == 0; "
+        f"assert main(['compare', *{args!r}]) == 0; "
         "assert 'matplotlib.pyplot' not in sys.modules; "
         "assert matplotlib.rcParams._get_backend_or_none() is None"
     )
