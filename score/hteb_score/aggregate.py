@@ -1,97 +1,184 @@
-"""Aggregation as the paper does it (SPEC "Scores and aggregation"; App. I Table 13, App. J).
+"""Aggregation as the paper does it (SPEC "Scores and aggregation"; App. I Table 13, App. J),
+written once: the card's `aggregates` and `statistics` blocks and `hteb-score compare` all call it.
 
 Scores are per (dataset, transformation, seed). Seeds are averaged first (runs are not
-independent observations); a transformation's sd is the sample sd over seeds. An axis score is the
-mean over the axis's transformations; the HTEB score of a dataset is the unweighted mean of its
-axis scores, and its sd is the sample sd over seeds of the per-seed HTEB score. Model-level
-Original / per-axis / HTEB total are means over datasets; the HTEB total is the unweighted mean of
-the three model-level axis scores. Everything here is in points (score x 100); deltas are
+independent observations). An axis score is the mean over the axis's transformations that were
+scored; the HTEB score is the unweighted mean of the axis scores. Model-level Original and axis
+scores are means over datasets, and the model's HTEB total is the HTEB score of its model-level
+axis scores. In the `aggregates` block everything is in points (score x 100) and deltas are
 HTEB - Original.
+
+>>> axis_scores({"paraphrasing": 60.0, "style_change": 50.0, "translation": 20.0})
+{'lexical': 55.0, 'language': 20.0}
+>>> hteb_score({"lexical": 55.0, "language": 20.0})
+37.5
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from hteb_contract.taxonomy import AXES, AXIS_OF
+from hteb_contract.errors import ContractError, unknown_name
+from hteb_contract.taxonomy import AXES, AXIS_OF, TRANSFORMATIONS, transformation_order
 
 POINTS = 100.0
+
+#: Scores by column (a transformation, an axis) and dataset: `{column: {dataset: score}}`.
+Columns = Mapping[str, Mapping[str, float]]
+
+
+def check_transformation(name: str, *, where: str) -> None:
+    """A transformation name read from a file must be one of the taxonomy's: else a ContractError."""
+    if name not in AXIS_OF:
+        raise ContractError(f"{where}: {unknown_name('transformation', name, TRANSFORMATIONS)}")
+
+
+@dataclass(frozen=True)
+class MainScores:
+    """One model's main scores (subset `all`): `original[dataset]`, `runs[dataset][transformation][seed]`
+    and each dataset's main `metric`."""
+
+    original: dict[str, float]
+    runs: dict[str, dict[str, dict[int, float]]]
+    metric: dict[str, str]
+
+    def seed_means(self) -> dict[str, dict[str, float]]:
+        """`{transformation: {dataset: mean over seeds}}`."""
+        means: dict[str, dict[str, float]] = {}
+        for dataset, by_transformation in self.runs.items():
+            for transformation, by_seed in by_transformation.items():
+                means.setdefault(transformation, {})[dataset] = float(np.mean(list(by_seed.values())))
+        return means
+
+
+def main_scores(scores: Iterable[Mapping[str, Any]], *, scale: float = 1.0) -> MainScores:
+    """The main scores (subset `all`) of flat score records, each value times `scale`. A second
+    Original score for a dataset, a seed scored twice or an unknown transformation is a ContractError."""
+    original: dict[str, float] = {}
+    runs: dict[str, dict[str, dict[int, float]]] = {}
+    metric: dict[str, str] = {}
+    for record in scores:
+        if record["subset"] != "all":
+            continue
+        dataset, transformation, value = record["dataset"], record["transformation"], float(record["value"]) * scale
+        metric[dataset] = record["metric"]
+        if transformation == "original":
+            if dataset in original:
+                raise ContractError(f"scores: two original main scores for dataset {dataset!r}")
+            original[dataset] = value
+            continue
+        check_transformation(transformation, where="scores")
+        by_seed = runs.setdefault(dataset, {}).setdefault(transformation, {})
+        if record["seed"] in by_seed:
+            raise ContractError(
+                f"scores: two main scores for dataset {dataset!r}, {transformation} seed {record['seed']}"
+            )
+        by_seed[record["seed"]] = value
+    return MainScores(original, runs, metric)
+
+
+def axis_scores(transformations: Mapping[str, float]) -> dict[str, float]:
+    """Per axis, the mean of its transformations' scores that are given; axes with none are left out."""
+    axes = {}
+    for axis, members in AXES.items():
+        present = [transformations[t] for t in members if t in transformations]
+        if present:
+            axes[axis] = float(np.mean(present))
+    return axes
+
+
+def hteb_score(axes: Mapping[str, float]) -> float | None:
+    """HTEB: the unweighted mean of the axis scores given; None without any."""
+    present = [axes[a] for a in AXES if a in axes]
+    return float(np.mean(present)) if present else None
+
+
+def by_dataset(columns: Columns) -> dict[str, dict[str, float]]:
+    """`{column: {dataset: score}}` turned into `{dataset: {column: score}}`."""
+    rows: dict[str, dict[str, float]] = {}
+    for name, column in columns.items():
+        for dataset, value in column.items():
+            rows.setdefault(dataset, {})[name] = value
+    return rows
+
+
+def axis_columns(transformations: Columns) -> dict[str, dict[str, float]]:
+    """`{axis: {dataset: axis score}}` from `{transformation: {dataset: score}}`, by `axis_scores`
+    on each dataset; axes without a scored transformation are left out."""
+    per_dataset = {dataset: axis_scores(row) for dataset, row in by_dataset(transformations).items()}
+    columns = {axis: {d: axes[axis] for d, axes in per_dataset.items() if axis in axes} for axis in AXES}
+    return {axis: column for axis, column in columns.items() if column}
+
+
+@dataclass(frozen=True)
+class ModelLevel:
+    """A model's scores over datasets: Original and each axis averaged over the datasets given,
+    and `hteb`, the HTEB score of those axis means (not the mean of per-dataset HTEB scores)."""
+
+    original: float | None
+    axes: dict[str, float]
+    hteb: float | None
+
+
+def model_level(original: Mapping[str, float], axes: Columns) -> ModelLevel:
+    """Model-level scores from per-dataset Original and axis scores (each averaged over its own datasets)."""
+    axis_means = {a: _mean(list(axes[a].values())) for a in AXES if axes.get(a)}
+    return ModelLevel(_mean(list(original.values())), axis_means, hteb_score(axis_means))
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return float(np.mean(values)) if values else None
 
 
 def _sd(values: Sequence[float]) -> float | None:
     return float(np.std(values, ddof=1)) if len(values) > 1 else None
 
 
-def _axes(means: Mapping[str, float]) -> dict[str, float]:
-    axes = {}
-    for axis, members in AXES.items():
-        present = [means[t] for t in members if t in means]
-        if present:
-            axes[axis] = float(np.mean(present))
-    return axes
+def _dataset_row(dataset: str, metric: str, original: float, runs: Mapping[str, Mapping[int, float]]) -> dict[str, Any]:
+    transformations = {}
+    for name in sorted(runs, key=transformation_order):
+        values = list(runs[name].values())
+        mean = float(np.mean(values))
+        transformations[name] = {"mean": mean, "sd": _sd(values), "n_seeds": len(values), "delta": mean - original}
+    axes = axis_scores({t: v["mean"] for t, v in transformations.items()})
+    hteb = hteb_score(axes)
+    seeds = sorted({s for by_seed in runs.values() for s in by_seed})
+    per_seed = [hteb_score(axis_scores({t: v[s] for t, v in runs.items() if s in v})) for s in seeds]
+    return {
+        "dataset": dataset, "metric": metric, "original": original, "transformations": transformations, "axes": axes,
+        "hteb": hteb, "hteb_sd": _sd([h for h in per_seed if h is not None]),
+        "delta": None if hteb is None else hteb - original,
+    }
 
 
 def aggregate(scores: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The card's `aggregates` block from its flat score records (subset `all` only)."""
-    original: dict[str, float] = {}
-    metric: dict[str, str] = {}
-    by_seed: dict[str, dict[str, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
-    for record in scores:
-        if record["subset"] != "all":
-            continue
-        dataset, value = record["dataset"], record["value"] * POINTS
-        metric[dataset] = record["metric"]
-        if record["transformation"] == "original":
-            original[dataset] = value
-        else:
-            by_seed[dataset][record["transformation"]][record["seed"]] = value
-
-    per_dataset = []
-    for dataset in original:
-        variants = by_seed.get(dataset, {})
-        transformations = {}
-        for name in sorted(variants, key=lambda t: (list(AXIS_OF).index(t) if t in AXIS_OF else 99, t)):
-            values = list(variants[name].values())
-            mean = float(np.mean(values))
-            transformations[name] = {"mean": mean, "sd": _sd(values), "n_seeds": len(values), "delta": mean - original[dataset]}
-        axes = _axes({t: v["mean"] for t, v in transformations.items()})
-        hteb = float(np.mean(list(axes.values()))) if axes else None
-        seeds = sorted({s for per_t in variants.values() for s in per_t})
-        per_seed = []
-        for seed in seeds:
-            seed_axes = _axes({t: per_t[seed] for t, per_t in variants.items() if seed in per_t})
-            if seed_axes:
-                per_seed.append(float(np.mean(list(seed_axes.values()))))
-        per_dataset.append({
-            "dataset": dataset, "metric": metric[dataset], "original": original[dataset],
-            "transformations": transformations, "axes": axes, "hteb": hteb, "hteb_sd": _sd(per_seed),
-            "delta": None if hteb is None else hteb - original[dataset],
-        })
-
+    main = main_scores(scores, scale=POINTS)
+    per_dataset = [
+        _dataset_row(dataset, main.metric[dataset], original, main.runs.get(dataset, {}))
+        for dataset, original in main.original.items()
+    ]
     per_transformation = {}
-    for name in AXIS_OF:
-        values = [row["transformations"][name]["mean"] for row in per_dataset if name in row["transformations"]]
-        if values:
-            deltas = [row["transformations"][name]["delta"] for row in per_dataset if name in row["transformations"]]
+    for name in TRANSFORMATIONS:
+        rows = [row["transformations"][name] for row in per_dataset if name in row["transformations"]]
+        if rows:
+            values = [r["mean"] for r in rows]
             per_transformation[name] = {"mean": float(np.mean(values)), "sd": _sd(values),
-                                        "delta": float(np.mean(deltas)), "datasets": len(values)}
-    per_axis = {}
-    for axis in AXES:
-        values = [row["axes"][axis] for row in per_dataset if axis in row["axes"]]
-        if values:
-            per_axis[axis] = float(np.mean(values))
-    model_original = float(np.mean([row["original"] for row in per_dataset])) if per_dataset else None
-    total = float(np.mean(list(per_axis.values()))) if per_axis else None
+                                        "delta": float(np.mean([r["delta"] for r in rows])), "datasets": len(rows)}
+    model = model_level(
+        {row["dataset"]: row["original"] for row in per_dataset},
+        {a: {row["dataset"]: row["axes"][a] for row in per_dataset if a in row["axes"]} for a in AXES},
+    )
     return {
         "unit": "points (score x 100)",
         "per_dataset": per_dataset,
         "per_transformation": per_transformation,
-        "per_axis": per_axis,
-        "original": model_original,
-        "hteb_total": total,
-        "delta": None if total is None or model_original is None else total - model_original,
+        "per_axis": model.axes,
+        "original": model.original,
+        "hteb_total": model.hteb,
+        "delta": None if model.hteb is None or model.original is None else model.hteb - model.original,
     }

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import click
 
-from hteb_contract.atomic import atomic_write_json, atomic_write_text
 from hteb_contract.taxonomy import AXES, TRANSFORMATIONS
 
 TABLE_HELP = f"""\b
@@ -27,10 +25,6 @@ At least one of hteb / an axis / a transformation column is required. Missing
 axis and total scores are derived (axis = mean of its transformations, hteb =
 mean of the three axes). Other columns are ignored. Lines starting with '#' are
 comments. A .json table is a list of such row objects."""
-
-
-def _slug(model: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_") or "model"
 
 
 @click.command(
@@ -87,38 +81,18 @@ def compare(
     ci_method: str,
     seed: int,
 ) -> None:
-    from hteb_score import plots
-    from hteb_score.compare import ModelScores, load_card, load_scores_table, render_markdown
     from hteb_score.compare import compare as run_compare
-    from hteb_score.model_index import eval_results_file_yaml, model_index_yaml
+    from hteb_score.compare import load_inputs
 
-    models: list[ModelScores] = [load_card(path) for path in cards]
-    for table in tables:
-        models.extend(load_scores_table(table))
-    result = run_compare(models, force=force, n_splits=n_splits, seed=seed, ci_method=ci_method)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(out_dir / "comparison.json", result)
-    atomic_write_text(out_dir / "comparison.md", render_markdown(result))
-    figures = {
-        "axis_dumbbell.png": plots.axis_dumbbell(result, out_dir / "axis_dumbbell.png"),
-        "delta_heatmap.png": plots.delta_heatmap(result, models, out_dir / "delta_heatmap.png"),
-        "drift_quality.png": plots.drift_vs_quality(
-            {m.model: m.drift for m in models if m.drift}, out_dir / "drift_quality.png"
-        ),
-    }
-    written = ["comparison.json", "comparison.md", *(name for name, path in figures.items() if path is not None)]
-    for path, model in zip(cards, models):
-        folder = out_dir / "model_index" / _slug(model.model)
-        folder.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(folder / "model-index.yaml", model_index_yaml(path))
-        atomic_write_text(folder / "eval_results.yaml", eval_results_file_yaml(path))
-        written.append(f"model_index/{folder.name}/")
-    for warning in result["warnings"]:
+    models = load_inputs(cards, tables)
+    comparison = run_compare(models, force=force, n_splits=n_splits, seed=seed, ci_method=ci_method)
+    written = comparison.save(out_dir)
+    for warning in comparison.warnings:
         click.echo(f"warning: {warning}", err=True)
-    if figures["delta_heatmap.png"] is None:
+    if "delta_heatmap.png" not in written:
         click.echo("note: no delta heat map (the inputs have Original scores only)", err=True)
-    if figures["drift_quality.png"] is None:
+    if "drift_quality.png" not in written:
         click.echo("note: no drift vs judge quality plot (no input carries rated drift items)", err=True)
     click.echo(
-        f"compared {len(models)} model(s) on {len(result['datasets'])} dataset(s) -> {out_dir}: {', '.join(written)}"
+        f"compared {len(models)} model(s) on {len(comparison.datasets)} dataset(s) -> {out_dir}: {', '.join(written)}"
     )

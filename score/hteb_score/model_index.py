@@ -8,16 +8,15 @@ Per dataset the Original score, the HTEB total and each axis score are reported 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-import numpy as np
 import yaml
 from huggingface_hub import EvalResult, EvalResultEntry, eval_result_entries_to_yaml
 from huggingface_hub.repocard_data import eval_results_to_model_index
 
-from hteb_score.compare import HTEB, ModelScores, load_card
 from hteb_contract.taxonomy import AXES, AXIS_LABELS
+from hteb_score.aggregate import model_level
+from hteb_score.compare.inputs import HTEB, ModelScores
 
 
 def _columns(scores: ModelScores, dataset: str) -> list[tuple[str, str, float]]:
@@ -37,9 +36,9 @@ def _metrics(card: dict[str, Any]) -> dict[str, str]:
     return {row["dataset"]: row["metric"] for row in card["aggregates"]["per_dataset"]}
 
 
-def eval_results(card_path: Path) -> tuple[ModelScores, list[EvalResult]]:
-    """One EvalResult per dataset and score column (Original, HTEB total, axes), plus the averages."""
-    scores = load_card(Path(card_path))
+def eval_results(scores: ModelScores) -> list[EvalResult]:
+    """One EvalResult per dataset and score column (Original, HTEB total, axes), plus the averages;
+    `scores` must be read from a result card (`load_card`)."""
     card = scores.card or {}
     repo, revision = card["dataset"]["repo_id"], card["dataset"]["revision"]
     metrics = _metrics(card)
@@ -60,7 +59,7 @@ def eval_results(card_path: Path) -> tuple[ModelScores, list[EvalResult]]:
                     metric_value=round(value, 2),
                 )
             )
-    for key, name, values in _averages(scores):
+    for key, name, value in _averages(scores):
         results.append(
             EvalResult(
                 task_type="embedding",
@@ -71,31 +70,33 @@ def eval_results(card_path: Path) -> tuple[ModelScores, list[EvalResult]]:
                 dataset_revision=revision,
                 metric_type=f"{key}_average",
                 metric_name=f"{name} (mean over datasets, points)",
-                metric_value=round(float(np.mean(values)), 2),
+                metric_value=round(value, 2),
             )
         )
-    return scores, results
+    return results
 
 
-def _averages(scores: ModelScores) -> list[tuple[str, str, list[float]]]:
+def _averages(scores: ModelScores) -> list[tuple[str, str, float]]:
+    """Original and, where every dataset has one, the HTEB total, over datasets (`model_level`)."""
     datasets = sorted(scores.original)
-    out = [("original", "Original", [scores.original[d] for d in datasets])]
+    level = model_level({d: scores.original[d] for d in datasets}, scores.axes)
+    out = [("original", "Original", level.original)]
     if all(d in scores.hteb for d in datasets):
-        out.append((HTEB, "HTEB total", [scores.hteb[d] for d in datasets]))
+        out.append((HTEB, "HTEB total", level.hteb))
     return out
 
 
-def model_index_yaml(card_path: Path) -> str:
-    """The `model-index:` YAML block for README.md front matter."""
-    scores, results = eval_results(card_path)
+def model_index_yaml(scores: ModelScores) -> str:
+    """The `model-index:` YAML block for README.md front matter, from a loaded result card."""
+    results = eval_results(scores)
     return yaml.safe_dump(
         {"model-index": eval_results_to_model_index(scores.model, results)}, sort_keys=False, allow_unicode=True
     )
 
 
-def eval_results_file_yaml(card_path: Path) -> str:
-    """The content of `.eval_results/hteb.yaml` (one entry per dataset and score column)."""
-    scores, results = eval_results(card_path)
+def eval_results_file_yaml(scores: ModelScores) -> str:
+    """The content of `.eval_results/hteb.yaml` (one entry per dataset and score column), from a loaded result card."""
+    results = eval_results(scores)
     card = scores.card or {}
     entries = [
         EvalResultEntry(

@@ -1,71 +1,70 @@
 """PNG figures for people who would rather look than read (paper Figs. 3, 4 and 6).
 
-Each function takes the comparison dict (or the models' drift blocks) and writes one PNG; every
-figure has a title that says what is plotted, labelled axes with units, and a legend, so it can
-be read without the paper at hand. Agg backend: no display needed.
+Each function draws one `matplotlib.figure.Figure` on its own Agg canvas (no pyplot, no global
+backend state, no display) and `png_bytes` renders it. Every figure has a title that says what is
+plotted, labelled axes with units, and a legend, so it can be read without the paper at hand.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
+from io import BytesIO
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import TwoSlopeNorm
+from matplotlib.figure import Figure
 
-from hteb_contract.atomic import atomic_write_bytes
-from hteb_contract.taxonomy import AXIS_LABELS
+from hteb_contract.taxonomy import AXES, AXIS_LABELS
+from hteb_score.compare.inputs import column_label
 
-AXIS_COLOURS = {"lexical": "#1b9e77", "length": "#d95f02", "language": "#7570b3"}
+if TYPE_CHECKING:
+    from hteb_score.compare.report import LeaderboardRow
+
+AXIS_COLOURS = dict(zip(AXES, ("#1b9e77", "#d95f02", "#7570b3")))
 DPI = 150
 
 
-def _save(fig: plt.Figure, path: Path) -> Path:
-    """Render to memory and write atomically, so a half-written PNG never exists."""
-    from io import BytesIO
+def _figure(width: float, height: float) -> Figure:
+    fig = Figure(figsize=(width, height))
+    FigureCanvasAgg(fig)
+    return fig
 
+
+def png_bytes(fig: Figure) -> bytes:
+    """The figure as PNG bytes, cropped to what is drawn."""
     buffer = BytesIO()
     fig.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight")
-    plt.close(fig)
-    atomic_write_bytes(Path(path), buffer.getvalue())
-    return Path(path)
+    return buffer.getvalue()
 
 
-def _pretty(name: str) -> str:
-    return "HTEB total" if name == "hteb" else AXIS_LABELS.get(name, name.replace("_", " ").capitalize())
+def _row_values(row: LeaderboardRow) -> list[float]:
+    return [row.original, *row.axes.values(), *([row.hteb] if row.hteb is not None else [])]
 
 
-def _row_values(row: Mapping[str, Any]) -> list[float]:
-    return [row["original"], *row["axes"].values(), *([row["hteb"]] if row["hteb"] is not None else [])]
-
-
-def axis_dumbbell(comparison: Mapping[str, Any], path: Path) -> Path:
+def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str]) -> Figure:
     """Fig. 4: one row per model; a bar from the Original score to the lowest axis score, with the
-    Original, each axis and the HTEB total marked on it. Models sorted by HTEB total."""
-    rows = list(reversed(comparison["leaderboard"]))
-    axes = comparison["columns"]["axes"]
-    fig, ax = plt.subplots(figsize=(9, 1.2 + 0.45 * len(rows)))
+    Original, each axis and the HTEB total marked on it. Models in leaderboard order, best on top."""
+    rows = list(reversed(leaderboard))
+    fig = _figure(9, 1.2 + 0.45 * len(rows))
+    ax = fig.subplots()
     y = np.arange(len(rows))
     for i, r in enumerate(rows):
         values = _row_values(r)
         ax.plot([min(values), max(values)], [i, i], color="#bbbbbb", linewidth=3, zorder=1)
-    ax.scatter([r["original"] for r in rows], y, s=70, color="black", label="Original", zorder=3)
+    ax.scatter([r.original for r in rows], y, s=70, color="black", label="Original", zorder=3)
     for axis in axes:
         ax.scatter(
-            [r["axes"][axis] for r in rows],
+            [r.axes[axis] for r in rows],
             y,
             s=55,
             color=AXIS_COLOURS[axis],
             label=f"HTEB {AXIS_LABELS[axis]} axis",
             zorder=3,
         )
-    totals = [(i, r["hteb"]) for i, r in enumerate(rows) if r["hteb"] is not None]
+    totals = [(i, r.hteb) for i, r in enumerate(rows) if r.hteb is not None]
     if totals:
         ax.scatter(
             [t for _, t in totals],
@@ -79,9 +78,9 @@ def axis_dumbbell(comparison: Mapping[str, Any], path: Path) -> Path:
             zorder=4,
         )
     for i, r in enumerate(rows):
-        if r["delta"] is not None:
+        if r.delta is not None:
             ax.annotate(
-                f"{r['delta']:+.1f}",
+                f"{r.delta:+.1f}",
                 (min(_row_values(r)), i),
                 xytext=(-8, 0),
                 textcoords="offset points",
@@ -90,7 +89,7 @@ def axis_dumbbell(comparison: Mapping[str, Any], path: Path) -> Path:
                 fontsize=8,
                 color="#444444",
             )
-    ax.set_yticks(y, [r["model"] for r in rows])
+    ax.set_yticks(y, [r.model for r in rows])
     ax.set_xlabel("score (points, mean over datasets)")
     ax.set_title("Original vs HTEB scores per model (number: HTEB total − Original)", pad=48)
     ax.grid(axis="x", alpha=0.3)
@@ -98,34 +97,17 @@ def axis_dumbbell(comparison: Mapping[str, Any], path: Path) -> Path:
     low, high = min(everything), max(everything)
     ax.set_xlim(low - 0.12 * (high - low + 1), high + 0.05 * (high - low + 1))
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False, fontsize=9)
-    return _save(fig, path)
+    return fig
 
 
-def delta_heatmap(comparison: Mapping[str, Any], models: Sequence[Any], path: Path) -> Path | None:
-    """Fig. 6: model x transformation, mean over datasets of (transformed − Original), red = drop.
-
-    Columns are the transformations every model has; with none (e.g. a totals-only table) the
-    axes, and failing those the HTEB total; None (no file) when there is nothing but Original."""
-    from hteb_score.compare import covered
-
-    columns = comparison["columns"]
-    names = columns["transformations"] or columns["axes"] or columns["total"]
-    if not names:
-        return None
-    datasets = comparison["datasets"]
-    order = [r["model"] for r in comparison["leaderboard"]]
-    by_name = {m.model: m for m in models}
-    grid = np.array(
-        [
-            [
-                np.mean([by_name[m].column(n)[d] - by_name[m].original[d] for d in covered(models, datasets, n)])
-                for n in names
-            ]
-            for m in order
-        ]
-    )
+def delta_heatmap(models: Sequence[str], names: Sequence[str], deltas: Sequence[Sequence[float]]) -> Figure:
+    """Fig. 6: model x column (transformations, else axes, else the HTEB total); `deltas[i][j]` is
+    the mean over datasets of (transformed − Original) of `models[i]` in column `names[j]`; red = drop."""
+    order = list(models)
+    grid = np.array(deltas, dtype=float)
     limit = max(float(np.max(np.abs(grid))), 0.5)
-    fig, ax = plt.subplots(figsize=(1.6 + 1.05 * len(names), 1.4 + 0.42 * len(order)))
+    fig = _figure(1.6 + 1.05 * len(names), 1.4 + 0.42 * len(order))
+    ax = fig.subplots()
     image = ax.imshow(grid, cmap="RdBu", norm=TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit), aspect="auto")
     for i in range(len(order)):
         for j in range(len(names)):
@@ -139,27 +121,26 @@ def delta_heatmap(comparison: Mapping[str, Any], models: Sequence[Any], path: Pa
                 fontsize=8,
                 color="white" if abs(value) > 0.6 * limit else "black",
             )
-    ax.set_xticks(range(len(names)), [_pretty(n) for n in names], rotation=30, ha="right")
+    ax.set_xticks(range(len(names)), [column_label(n) for n in names], rotation=30, ha="right")
     ax.set_yticks(range(len(order)), order)
     ax.set_title("Score change per transformation (points, transformed − Original,\nmean over datasets; red = worse)")
     fig.colorbar(image, ax=ax, label="Δ score (points)", shrink=0.8)
-    return _save(fig, path)
+    return fig
 
 
-def drift_vs_quality(drift_by_model: Mapping[str, Mapping[str, Any]], path: Path) -> Path | None:
+def drift_vs_quality(drift_by_model: Mapping[str, Mapping[str, Any]]) -> Figure | None:
     """Fig. 3: per transformation, embedding drift 1 − cos(orig, transformed) against the judge's
     quality score, one colour per model, with Spearman ρ and its bootstrap CI in the legend.
-    None (no file) when no model has rated items."""
+    None when no model has rated items."""
     transformations = sorted({t for blocks in drift_by_model.values() for t, e in blocks.items() if e.get("points")})
     if not transformations:
         return None
     columns = min(4, len(transformations))
     rows = -(-len(transformations) // columns)
     n_models = len(drift_by_model)
-    fig, axs = plt.subplots(
-        rows, columns, figsize=(4.2 * columns, (3.2 + 0.22 * n_models) * rows), squeeze=False, sharey=True
-    )
-    colours = plt.get_cmap("tab10")
+    fig = _figure(4.2 * columns, (3.2 + 0.22 * n_models) * rows)
+    axs = fig.subplots(rows, columns, squeeze=False, sharey=True)
+    colours = matplotlib.colormaps["tab10"]
     for k, t in enumerate(transformations):
         ax = axs[k // columns][k % columns]
         for c, (model, blocks) in enumerate(sorted(drift_by_model.items())):
@@ -178,7 +159,7 @@ def drift_vs_quality(drift_by_model: Mapping[str, Mapping[str, Any]], path: Path
                 color=colours(c % 10),
                 label=label,
             )
-        ax.set_title(_pretty(t))
+        ax.set_title(column_label(t))
         ax.set_xlabel("embedding drift 1 − cos")
         if k % columns == 0:
             ax.set_ylabel("judge quality score")
@@ -195,4 +176,4 @@ def drift_vs_quality(drift_by_model: Mapping[str, Mapping[str, Any]], path: Path
         axs[k // columns][k % columns].axis("off")
     fig.suptitle("Embedding drift vs judge quality per item (Spearman ρ, 95% bootstrap CI)")
     fig.tight_layout()
-    return _save(fig, path)
+    return fig

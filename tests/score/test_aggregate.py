@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hteb_score.aggregate import aggregate
+from hteb_contract.errors import ContractError
+from hteb_score.aggregate import POINTS, aggregate, axis_columns, main_scores, model_level
 
 
 def _rec(dataset, transformation, seed, value, subset="all"):
@@ -54,3 +55,22 @@ def test_original_only():
     agg = aggregate([_rec("A", "original", None, 0.5)])
     assert agg["original"] == pytest.approx(50.0)
     assert agg["hteb_total"] is None and agg["delta"] is None and agg["per_dataset"][0]["hteb"] is None
+
+
+def test_column_form_gives_the_same_numbers():
+    """The form `compare` and the statistics use: {column: {dataset: score}}."""
+    agg = aggregate(SCORES)
+    main = main_scores(SCORES, scale=POINTS)
+    axes = axis_columns(main.seed_means())
+    assert axes == {a: {row["dataset"]: row["axes"][a] for row in agg["per_dataset"]} for a in agg["per_axis"]}
+    model = model_level(main.original, axes)
+    assert (model.original, model.axes, model.hteb) == (agg["original"], agg["per_axis"], agg["hteb_total"])
+
+
+def test_records_scored_twice_or_unknown_are_contract_errors():
+    with pytest.raises(ContractError, match="two main scores for dataset 'A', paraphrasing seed 1337"):
+        aggregate(SCORES + [_rec("A", "paraphrasing", 1337, 0.1)])
+    with pytest.raises(ContractError, match="two original main scores"):
+        aggregate(SCORES + [_rec("A", "original", None, 0.1)])
+    with pytest.raises(ContractError, match="unknown transformation 'paraphrase' \\(did you mean 'paraphrasing'"):
+        aggregate(SCORES + [_rec("A", "paraphrase", 1, 0.1)])

@@ -1,8 +1,9 @@
 """The `statistics` block of one model's result card.
 
-Only the per-dataset main scores (`subset == "all"`) enter; seeds are averaged per dataset and
-transformation first, because runs of one dataset are repeated measurements, not independent
-observations (paper Sec. 3). Every delta is transformed minus original, in the card's score unit.
+Only the per-dataset main scores (`subset == "all"`) enter, aggregated by `hteb_score.aggregate`:
+seeds are averaged per dataset and transformation first, because runs of one dataset are repeated
+measurements, not independent observations (paper Sec. 3). Every delta is transformed minus
+original, in the unit of the records given.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from hteb_contract.errors import ContractError
-from hteb_contract.taxonomy import AXES, axis_of
+from hteb_contract.taxonomy import AXES
+from hteb_score.aggregate import axis_columns, by_dataset, hteb_score, main_scores
 from hteb_score.stats.bootstrap import DEFAULT_RESAMPLES, percentile_bootstrap
 from hteb_score.stats.edit_distance import normalised_word_edit_distance
 from hteb_score.stats.hodges_lehmann import hodges_lehmann
@@ -24,24 +26,6 @@ from hteb_score.stats.wilcoxon import wilcoxon_signed_rank
 
 MIN_QUALITY_ITEMS = 3
 DRIFT_POINT_DECIMALS = 4
-
-
-def per_dataset_scores(scores: Sequence[Mapping[str, Any]]) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
-    """(original[dataset], transformed[transformation][dataset]) from flat score records, seed-averaged."""
-    original: dict[str, float] = {}
-    runs: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for record in scores:
-        if record["subset"] != "all":
-            continue
-        if record["transformation"] == "original":
-            if record["dataset"] in original:
-                raise ContractError(f"scores: two original main scores for dataset {record['dataset']!r}")
-            original[record["dataset"]] = float(record["value"])
-        else:
-            axis_of(record["transformation"])
-            runs[record["transformation"]][record["dataset"]].append(float(record["value"]))
-    transformed = {t: {d: float(np.mean(v)) for d, v in by_ds.items()} for t, by_ds in runs.items()}
-    return original, transformed
 
 
 def paired_effect(deltas: Sequence[float], *, ci_method: str = "walsh", seed: int = 0) -> dict[str, Any]:
@@ -73,19 +57,6 @@ def add_holm(family: dict[str, dict[str, Any]]) -> None:
 
 def _deltas(original: Mapping[str, float], transformed: Mapping[str, float]) -> list[float]:
     return [transformed[d] - original[d] for d in sorted(transformed) if d in original]
-
-
-def axis_scores(transformed: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
-    """Per axis and dataset, the mean over the axis's transformations present for that dataset."""
-    out: dict[str, dict[str, float]] = {}
-    for axis, members in AXES.items():
-        by_dataset: dict[str, list[float]] = defaultdict(list)
-        for t in members:
-            for dataset, value in transformed.get(t, {}).items():
-                by_dataset[dataset].append(value)
-        if by_dataset:
-            out[axis] = {d: float(np.mean(v)) for d, v in by_dataset.items()}
-    return out
 
 
 def drift_statistics(
@@ -143,7 +114,8 @@ def _spearman_or_nan(x: np.ndarray, y: np.ndarray) -> float:
 def model_statistics(scores: list[dict], drift: list[dict]) -> dict:
     """The card's `statistics` block: effects per transformation, per axis and for the HTEB total
     (HL shift, Walsh 95% CI, Wilcoxon p, Holm p within each family), plus drift vs quality."""
-    original, transformed = per_dataset_scores(scores)
+    main = main_scores(scores)
+    original, transformed = main.original, main.seed_means()
     if not original:
         raise ContractError("scores: no original main score (subset 'all'); cannot compute statistics")
     per_transformation = {
@@ -152,17 +124,13 @@ def model_statistics(scores: list[dict], drift: list[dict]) -> dict:
         if _deltas(original, by_ds)
     }
     add_holm(per_transformation)
-    axes = axis_scores(transformed)
+    axes = axis_columns(transformed)
     per_axis = {a: paired_effect(_deltas(original, by_ds)) for a, by_ds in axes.items() if _deltas(original, by_ds)}
     add_holm(per_axis)
     for axis, entry in per_axis.items():
         pooled = [v for t in AXES[axis] for v in _deltas(original, transformed.get(t, {}))]
         entry["median_abs_delta_pooled"] = float(np.median(np.abs(pooled)))
-    total_by_ds = {
-        d: float(np.mean([axes[a][d] for a in axes if d in axes[a]]))
-        for d in original
-        if any(d in axes[a] for a in axes)
-    }
+    total_by_ds = {d: hteb_score(row) for d, row in by_dataset(axes).items() if d in original}
     total = paired_effect(_deltas(original, total_by_ds)) if total_by_ds else None
     return {
         "method": {

@@ -8,6 +8,7 @@ import matplotlib.image
 import numpy as np
 import pytest
 from cards import MODELS, OFFSETS, paper_rows, transformation_score
+from hteb_contract.taxonomy import AXES
 from hteb_contract.validation import validate
 from hteb_score.stats.hodges_lehmann import walsh_averages
 from hteb_score.stats.holm import holm
@@ -36,7 +37,7 @@ def test_output_is_schema_valid_and_complete(compared):
     validate("comparison", result, what="comparison.json")
     assert result["columns"] == {
         "transformations": list(OFFSETS),
-        "axes": ["lexical", "length", "language"],
+        "axes": list(AXES),
         "total": ["hteb"],
     }
     for name in ("axis_dumbbell.png", "delta_heatmap.png", "comparison.md"):
@@ -53,16 +54,37 @@ def test_leaderboard_matches_hand_computation(compared):
     rows = {r["model"]: r for r in result["leaderboard"]}
     for i, model in enumerate(MODELS):
         scores = expected_scores(i, model)
-        lexical = np.mean(
-            [np.mean([s[t] for t in ("paraphrasing", "backtranslation", "style_change")]) for s in scores.values()]
-        )
-        length = np.mean(
-            [np.mean([s[t] for t in ("expansion", "summarisation", "summarised_expansion")]) for s in scores.values()]
-        )
-        language = np.mean([np.mean([s[t] for t in ("translation", "cross_translation")]) for s in scores.values()])
+        axes = {a: np.mean([np.mean([s[t] for t in members]) for s in scores.values()]) for a, members in AXES.items()}
         assert rows[model]["original"] == pytest.approx(np.mean([s["original"] for s in scores.values()]))
-        assert rows[model]["axes"] == pytest.approx({"lexical": lexical, "length": length, "language": language})
-        assert rows[model]["hteb"] == pytest.approx(np.mean([lexical, length, language]))
+        assert rows[model]["axes"] == pytest.approx(axes)
+        assert rows[model]["hteb"] == pytest.approx(np.mean(list(axes.values())))
+
+
+def test_comparison_object_renders_what_the_command_wrote(compared, card_files):
+    from hteb_score.compare import compare, load_inputs
+
+    result, out = compared
+    comparison = compare(load_inputs(card_files, []), n_splits=100)
+    assert comparison.to_json() == result
+    assert comparison.to_markdown() == (out / "comparison.md").read_text(encoding="utf-8")
+    assert comparison.figures()["delta_heatmap.png"] == (out / "delta_heatmap.png").read_bytes()
+
+
+def test_plots_leave_matplotlib_global_state_alone(card_files, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    args = [*map(str, card_files[:3]), "--out", str(tmp_path), "--splits", "5"]
+    code = (
+        "import sys, matplotlib; from hteb_score.cli import main; "
+        f"assert main(['compare', *{args!r}]) == 0; "
+        "assert 'matplotlib.pyplot' not in sys.modules; "
+        "assert matplotlib.rcParams._get_backend_or_none() is None"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}  # the hteb_score this test imports
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, env=env)
+    assert (tmp_path / "delta_heatmap.png").is_file()
 
 
 def test_kendall_tau_per_dataset_against_scipy(compared):
@@ -96,7 +118,7 @@ def test_reliability_per_axis(compared):
     result, _ = compared
     # the constructed scores keep each model's order across datasets on the lexical axis except
     # where the paper's own numbers cross, so the median rho is high but computed, not assumed
-    for axis in ("lexical", "length", "language"):
+    for axis in AXES:
         entry = result["reliability"]["per_axis"][axis]
         assert entry["n_splits"] == 100 and entry["n_defined"] > 0
         assert -1.0 <= entry["median_rho"] <= 1.0

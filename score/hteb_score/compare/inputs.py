@@ -1,0 +1,217 @@
+"""The inputs of a comparison: result cards and plain scores tables, both read into `ModelScores`.
+
+Missing axis and HTEB scores are derived with `hteb_score.aggregate` (axis = mean of its
+transformations; HTEB = mean of the three axes, only where all three are known), so a paper's
+tables and our own cards are compared the same way.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hteb_contract.errors import ContractError, HtebError
+from hteb_contract.registry import Registry
+from hteb_contract.taxonomy import AXES, AXIS_LABELS, TRANSFORMATIONS
+from hteb_contract.validation import validate
+from hteb_score.aggregate import axis_columns, check_transformation, hteb_score
+
+HTEB = "hteb"
+TABLE_REQUIRED = ("model", "dataset", "original")
+
+
+def column_label(name: str) -> str:
+    """How a score column (`hteb`, an axis, a transformation) is printed."""
+    return "HTEB total" if name == HTEB else AXIS_LABELS.get(name, name.replace("_", " ").capitalize())
+
+
+@dataclass
+class ModelScores:
+    """One model's per-dataset scores in points, whatever they were read from."""
+
+    model: str
+    source: str
+    revision: str | None
+    original: dict[str, float] = field(default_factory=dict)
+    transformations: dict[str, dict[str, float]] = field(default_factory=dict)
+    axes: dict[str, dict[str, float]] = field(default_factory=dict)
+    hteb: dict[str, float] = field(default_factory=dict)
+    task_types: dict[str, str] = field(default_factory=dict)
+    drift: dict[str, Any] | None = None
+    card: dict[str, Any] | None = None
+
+    def column(self, name: str) -> dict[str, float]:
+        """Per-dataset scores of a column: `hteb`, an axis or a transformation."""
+        if name == HTEB:
+            return self.hteb
+        return self.axes.get(name) or self.transformations.get(name, {})
+
+    def fill_derived(self) -> None:
+        """Axis scores from transformations where an axis is missing, and the HTEB score of each
+        dataset that has all three axes but no HTEB score."""
+        for axis, derived in axis_columns(self.transformations).items():
+            self.axes.setdefault(axis, derived)
+        for dataset in self.original:
+            if dataset not in self.hteb and all(dataset in self.axes.get(a, {}) for a in AXES):
+                self.hteb[dataset] = hteb_score({a: self.axes[a][dataset] for a in AXES})
+
+
+def load_card(path: Path) -> ModelScores:
+    """A result card (validated against the card schema) as ModelScores, from its per-dataset aggregates."""
+    card = _read_json(path)
+    validate("result_card", card, what=str(path))
+    scores = ModelScores(card["model"]["model_id"], str(path), card["dataset"]["revision"], card=card)
+    for record in card["scores"]:
+        scores.task_types[record["dataset"]] = record["task_type"]
+    for row in card["aggregates"]["per_dataset"]:
+        dataset = row["dataset"]
+        scores.original[dataset] = float(row["original"])
+        for t, entry in row["transformations"].items():
+            check_transformation(t, where=str(path))
+            scores.transformations.setdefault(t, {})[dataset] = float(entry["mean"])
+    scores.fill_derived()
+    statistics = card.get("statistics") or {}
+    scores.drift = statistics.get("drift") or None
+    return scores
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise HtebError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise HtebError(f"{path}: not readable JSON ({err})") from None
+
+
+def _read_csv_rows(path: Path) -> list[dict[str, Any]]:
+    try:
+        with Path(path).open(encoding="utf-8", newline="") as f:
+            return list(csv.DictReader(line for line in f if not line.startswith("#")))
+    except FileNotFoundError:
+        raise HtebError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as err:
+        raise HtebError(f"{path}: not a readable CSV table ({err})") from None
+
+
+def _read_json_rows(path: Path) -> list[dict[str, Any]]:
+    rows = _read_json(path)
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise ContractError(f"{path}: a JSON scores table must be a list of row objects")
+    return rows
+
+
+#: Scores-table readers by file suffix.
+TABLE_READERS: Registry[Callable[[Path], list[dict[str, Any]]]] = Registry(
+    "table format", entries={".csv": _read_csv_rows, ".json": _read_json_rows}
+)
+
+
+def load_scores_table(path: Path) -> list[ModelScores]:
+    """A plain per-dataset scores table (CSV or JSON; columns in `hteb-score compare --help`) as one ModelScores per model."""
+    path = Path(path)
+    try:
+        reader = TABLE_READERS.get(path.suffix.lower())
+    except HtebError as err:
+        raise HtebError(f"{path}: {err}") from None
+    rows = reader(path)
+    if not rows:
+        raise ContractError(f"{path}: the scores table has no rows")
+    columns = set().union(*(r.keys() for r in rows))
+    missing = [c for c in TABLE_REQUIRED if c not in columns]
+    if missing:
+        raise ContractError(f"{path}: missing column(s) {', '.join(missing)}; required: {', '.join(TABLE_REQUIRED)}")
+    score_columns = [c for c in (HTEB, *AXES, *TRANSFORMATIONS) if c in columns]
+    if not score_columns:
+        raise ContractError(
+            f"{path}: no HTEB score column; give at least one of {HTEB}, {', '.join(AXES)} or a transformation ({', '.join(TRANSFORMATIONS)})"
+        )
+    models: dict[str, ModelScores] = {}
+    for line, row in enumerate(rows, start=1):
+        name, dataset = str(row.get("model") or "").strip(), str(row.get("dataset") or "").strip()
+        if not name or not dataset:
+            raise ContractError(f"{path}: row {line} has an empty model or dataset")
+        scores = models.setdefault(name, ModelScores(name, str(path), _text(row.get("revision"))))
+        if dataset in scores.original:
+            raise ContractError(f"{path}: row {line}: model {name!r} has dataset {dataset!r} twice")
+        original = _number(row.get("original"), path, line, "original")
+        if original is None:
+            raise ContractError(f"{path}: row {line}: empty 'original' score")
+        scores.original[dataset] = original
+        if _text(row.get("task_type")):
+            scores.task_types[dataset] = _text(row.get("task_type"))
+        revision = _text(row.get("revision"))
+        if revision != scores.revision:
+            raise ContractError(
+                f"{path}: model {name!r} has rows on different dataset revisions ({scores.revision} vs {revision})"
+            )
+        for column in score_columns:
+            value = _number(row.get(column), path, line, column)
+            if value is None:
+                continue
+            if column == HTEB:
+                scores.hteb[dataset] = value
+            elif column in AXES:
+                scores.axes.setdefault(column, {})[dataset] = value
+            else:
+                scores.transformations.setdefault(column, {})[dataset] = value
+    for scores in models.values():
+        scores.fill_derived()
+    return list(models.values())
+
+
+def _text(value: Any) -> str | None:
+    text = "" if value is None else str(value).strip()
+    return text or None
+
+
+def _number(value: Any, path: Path, line: int, column: str) -> float | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ContractError(f"{path}: row {line}: column {column!r} is not a number: {value!r}") from None
+    if not math.isfinite(number):
+        raise ContractError(f"{path}: row {line}: column {column!r} is not finite: {value!r}")
+    return number
+
+
+def load_inputs(cards: Sequence[Path], tables: Sequence[Path]) -> list[ModelScores]:
+    """The models of result cards, then of scores tables, in the order given."""
+    models = [load_card(path) for path in cards]
+    for table in tables:
+        models.extend(load_scores_table(table))
+    return models
+
+
+def check_inputs(models: Sequence[ModelScores], *, force: bool) -> list[str]:
+    """Refuse duplicate models, and mixed dataset revisions unless forced; return the warnings."""
+    if not models:
+        raise HtebError("nothing to compare: give result cards and/or --scores-table")
+    seen: dict[str, str] = {}
+    for m in models:
+        if m.model in seen:
+            raise HtebError(f"model {m.model!r} appears twice ({seen[m.model]} and {m.source})")
+        seen[m.model] = m.source
+    revisions = sorted({m.revision for m in models if m.revision is not None})
+    warnings = []
+    if len(revisions) > 1:
+        which = "; ".join(
+            f"{revision}: {', '.join(m.model for m in models if m.revision == revision)}" for revision in revisions
+        )
+        if not force:
+            raise HtebError(
+                f"the inputs were scored on different dataset revisions ({which}); their scores are not comparable - pass --force to compare anyway"
+            )
+        warnings.append(
+            f"FORCED: the inputs were scored on different dataset revisions ({which}); scores are not strictly comparable"
+        )
+    if len(models) < 2:
+        warnings.append("only one model: rankings, Kendall tau and reliability need at least two (three) models")
+    return warnings
