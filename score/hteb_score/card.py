@@ -19,6 +19,7 @@ from hteb_score.stats.hodges_lehmann import coverage_note
 PACKAGES = ("hteb-score", "sentence-transformers", "transformers", "torch", "numpy", "scipy", "scikit-learn",
             "faiss-cpu", "pytrec-eval-terrier", "datasets", "huggingface-hub")
 MTEB_VERSION = "2.26.24"  # the mteb whose main scores the `mteb` protocol reproduces
+NO_REVISION = "no_revision_available"  # mteb's folder name for a model whose revision is unknown
 
 
 def package_versions() -> dict[str, str]:
@@ -68,7 +69,7 @@ def render_markdown(card: Mapping[str, Any]) -> str:
     lines = [
         f"# HTEB result card: {card['model']['model_id']}",
         "",
-        f"- model revision: `{card['model']['revision']}`",
+        f"- model revision: `{card['model']['revision'] or 'unknown'}`",
         f"- dataset: `{data['repo_id']}` label `{data['label']}` revision `{data['revision']}`",
         f"- protocol: **{card['protocol']}**; items with errors: {card['on_error']}; hteb-score {card['hteb_score_version']}",
         f"- encode: batch {card['encode']['batch_size']}, {card['encode']['dtype']}, {card['encode']['device']}, "
@@ -153,7 +154,7 @@ def write_outputs(out: Path, card: Mapping[str, Any], mteb: Mapping[str, Mapping
     atomic_write_json(written[0], card)
     atomic_write_text(written[1], render_markdown(card))
     model_dir = card["model"]["model_id"].strip("/").replace("/", "__").replace(" ", "_")
-    folder = out / "mteb" / model_dir / card["model"]["revision"].replace(":", "_")
+    folder = out / "mteb" / model_dir / (card["model"]["revision"] or NO_REVISION).replace(":", "_")
     for name, result in mteb.items():
         path = folder / f"{name}.json"
         atomic_write_json(path, result)

@@ -99,7 +99,6 @@ def score(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
     original scores under OUT/mteb/.
     """
     from hteb_score.card import build_card, mteb_results, scaled, write_outputs
-    from hteb_score.embedding_cache import EmbeddingCache
     from hteb_score.encode import EmbeddingTable, Encoder
     from hteb_score.scoring import score_variants
     from hteb_contract.taxonomy import axis_of
@@ -118,7 +117,7 @@ def score(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
         groups, policy, data_info = _revision_groups(store, ref or SAMPLE_REVISION, names, wanted_t, wanted_s, on_error)
     loaded = time.perf_counter()
     encoder = Encoder.load(model_id, device=device, batch_size=batch_size, trust_remote_code=trust_remote_code)
-    table = EmbeddingTable(encoder, EmbeddingCache(cache_dir) if cache_dir else None)
+    table = EmbeddingTable(encoder, cache_dir)
     run = score_variants(groups, table, protocol=protocol, progress=not quiet)
     transformed = any(r["transformation"] != "original" for r in run.scores)
     statistics = model_statistics(scaled(run.scores), run.drift) if transformed else None

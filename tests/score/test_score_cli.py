@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
+from hteb_score import encode
 from hteb_score.cli import main
 from hteb_contract.validation import validate
 from hteb_contract.stores.local import LocalStore
@@ -84,6 +86,22 @@ def test_embedding_cache_makes_a_rerun_encode_nothing(store, scored, tmp_path):
     assert first["scores"] == second["scores"]
     full = json.loads((scored / "result_card.json").read_text())
     assert [r for r in full["scores"] if r["dataset"] == "SciFact"] == [r for r in first["scores"] if r["dataset"] == "SciFact"]
+
+
+def test_a_model_whose_revision_cannot_be_determined(store, tmp_path, capsys, monkeypatch):
+    """The card records null, never a made-up name; the embedding cache refuses it before encoding."""
+    assert encode._resolve_revision(tmp_path / "no-such-folder") is None
+    monkeypatch.setattr(encode, "_resolve_revision", lambda folder: None)
+    args = [minilm_path(), "--store", str(store), "--revision", "v1", "--datasets", "TwitterSemEval2015", "--quiet"]
+    code, _, err = _run(capsys, *args, "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "cached"))
+    model = Path(minilm_path()).resolve()
+    assert code == 2 and err.endswith(f"error: cannot cache embeddings of {model}: its revision cannot be determined\n")
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "cached").exists()
+    assert main([*args, "--out", str(tmp_path / "out")]) == 0
+    card = json.loads((tmp_path / "out" / "result_card.json").read_text())
+    assert card["model"]["revision"] is None
+    assert [p.parent.name for p in (tmp_path / "out" / "mteb").rglob("*.json")] == ["no_revision_available"]
+    assert "model revision: `unknown`" in (tmp_path / "out" / "result_card.md").read_text()
 
 
 def test_error_policy(tmp_path, shared_data, capsys):
