@@ -11,6 +11,7 @@ from typing import Any
 
 from hteb_score import __version__
 from hteb_score.aggregate import POINTS, aggregate
+from hteb_score.protocol import PROTOCOLS, Protocol
 from hteb_contract.atomic import atomic_write_json, atomic_write_text
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 from hteb_contract.taxonomy import AXES, AXIS_LABELS
@@ -18,7 +19,6 @@ from hteb_score.stats.hodges_lehmann import coverage_note
 
 PACKAGES = ("hteb-score", "sentence-transformers", "transformers", "torch", "numpy", "scipy", "scikit-learn",
             "faiss-cpu", "pytrec-eval-terrier", "datasets", "huggingface-hub")
-MTEB_VERSION = "2.26.24"  # the mteb whose main scores the `mteb` protocol reproduces
 NO_REVISION = "no_revision_available"  # mteb's folder name for a model whose revision is unknown
 
 
@@ -32,7 +32,7 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
-def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: Mapping[str, Any], protocol: str,
+def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: Mapping[str, Any], protocol: Protocol,
                on_error: str, scores: list[dict[str, Any]], error_policy: list[dict[str, Any]],
                statistics: dict[str, Any] | None, timings: Mapping[str, float]) -> dict[str, Any]:
     """Assemble and validate a result card."""
@@ -42,7 +42,7 @@ def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: 
         "encode": dict(encode),
         "dataset": dict(dataset),
         "hteb_score_version": __version__,
-        "protocol": protocol,
+        "protocol": protocol.name,
         "on_error": on_error,
         "package_versions": package_versions(),
         "scores": scores,
@@ -138,7 +138,7 @@ def mteb_results(card: Mapping[str, Any], results: Mapping[tuple[str, str, int |
         out[name] = {
             "dataset_revision": card["dataset"]["revision"] if task.get("hf_revision") is None else task["hf_revision"],
             "task_name": name,
-            "mteb_version": MTEB_VERSION if card["protocol"] == "mteb" else None,
+            "mteb_version": PROTOCOLS.get(card["protocol"]).mteb_version,
             "evaluation_protocol": f"hteb-score {card['hteb_score_version']} ({card['protocol']})",
             "scores": {split: entries},
             "evaluation_time": None,

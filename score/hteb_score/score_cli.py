@@ -5,10 +5,14 @@ from __future__ import annotations
 import hashlib
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from hteb_contract.errors import HtebError
+
+if TYPE_CHECKING:  # imported when the option is parsed: --help stays light
+    from hteb_score.protocol import Protocol
 
 SAMPLE_STORE = Path(__file__).resolve().parent / "sample" / "store"
 SAMPLE_REVISION = "sample-1339"
@@ -26,6 +30,13 @@ def _seeds(value: str | None) -> list[int] | None:
         return [int(v) for v in names]
     except ValueError:
         raise HtebError(f"--seeds must be integers separated by commas, got {value!r}") from None
+
+
+def _protocol(ctx: click.Context, param: click.Parameter, name: str) -> Protocol:
+    """--protocol NAME -> its Protocol (an unknown name is a one-line error naming the known ones)."""
+    from hteb_score.protocol import PROTOCOLS
+
+    return PROTOCOLS.get(name)
 
 
 def _source_groups(source_dir: Path, names: list[str] | None):
@@ -76,8 +87,9 @@ def _revision_groups(store: str, ref: str, names, transformations, seeds, on_err
 @click.option("--datasets", default=None, help="Comma-separated dataset names (default: all in the revision or folder).")
 @click.option("--transformations", default=None, help="Comma-separated transformations (default: all in the revision).")
 @click.option("--seeds", default=None, help="Comma-separated seeds, e.g. 1337,1338,1339 (default: all in the revision).")
-@click.option("--protocol", type=click.Choice(["hteb", "mteb"]), default="hteb", show_default=True,
-              help="hteb: the paper's evaluation (full-train classification, ...); mteb: equal to mteb 2.26 main scores.")
+@click.option("--protocol", metavar="NAME", default="hteb", show_default=True, callback=_protocol,
+              help="hteb: the paper's evaluation (full-train classification, ...); mteb: equal to mteb 2.26 main "
+              "scores.")
 @click.option("--on-error", type=click.Choice(["original", "drop", "keep"]), default="original", show_default=True,
               help="Items whose transformation still has errors: score the original text, drop the item, or keep "
               "the flawed output. Counts per dataset x transformation go into the card.")
@@ -134,4 +146,4 @@ def score(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
     summary = f"original {agg['original']:.2f}"
     if agg["hteb_total"] is not None:
         summary += f", HTEB {agg['hteb_total']:.2f} ({agg['delta']:+.2f})"
-    click.echo(f"{encoder.model_id} [{protocol}] {summary} -> {written[0].parent}")
+    click.echo(f"{encoder.model_id} [{protocol.name}] {summary} -> {written[0].parent}")

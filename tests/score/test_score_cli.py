@@ -155,6 +155,7 @@ def test_source_dir_scores_original_only(shared_data, tmp_path, capsys):
         (["--transformations", "expansion"], "has no transformation 'expansion'"),
         (["--seeds", "13x7"], "--seeds must be integers"),
         (["--seeds", "42"], "has no seed 42"),
+        (["--protocol", "mtbe"], "unknown protocol 'mtbe' (did you mean 'mteb'?); known: hteb, mteb"),
     ],
 )
 def test_bad_input_is_one_line(store, tmp_path, capsys, args, message):
