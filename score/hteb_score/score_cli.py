@@ -89,7 +89,7 @@ def _revision_groups(store: str, ref: str, names, transformations, seeds, on_err
 @click.option("--seeds", default=None, help="Comma-separated seeds, e.g. 1337,1338,1339 (default: all in the revision).")
 @click.option("--protocol", metavar="NAME", default="hteb", show_default=True, callback=_protocol,
               help="hteb: the paper's evaluation (full-train classification, ...); mteb: equal to mteb 2.26 main "
-              "scores.")
+              "scores. The card records the protocol and each dataset's evaluation settings.")
 @click.option("--on-error", type=click.Choice(["original", "drop", "keep"]), default="original", show_default=True,
               help="Items whose transformation still has errors: score the original text, drop the item, or keep "
               "the flawed output. Counts per dataset x transformation go into the card.")
@@ -138,8 +138,9 @@ def score(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
     timings = {"load_s": loaded - started, **run.timings, "total_s": time.perf_counter() - started}
     model = {"model_id": encoder.model_id, "revision": encoder.revision,
              "embedding_dim": encoder.model.get_embedding_dimension(), "similarity": "cosine"}
-    card = build_card(model=model, encode=encoder.settings(), dataset=data_info, protocol=protocol, on_error=on_error,
-                      scores=run.scores, error_policy=policy, statistics=statistics, timings=timings)
+    card = build_card(model=model, encode=encoder.settings(), dataset=data_info, protocol=protocol,
+                      settings=run.settings, on_error=on_error, scores=run.scores, error_policy=policy,
+                      statistics=statistics, timings=timings)
     tasks = {v[0].dataset.name: {**v[0].dataset.info.to_json()} for v in groups}
     written = write_outputs(out, card, mteb_results(card, run.results, tasks))
     agg = card["aggregates"]

@@ -93,6 +93,7 @@ class ScoreRun:
 
     scores: list[dict[str, Any]]
     results: dict[tuple[str, str, int | None], TaskScore]
+    settings: dict[str, dict[str, Any]]  # dataset -> the evaluation settings (the same for all its variants)
     drift: list[dict[str, Any]]
     timings: dict[str, float]
 
@@ -119,7 +120,7 @@ def score_variants(groups: Sequence[list[Variant]], table: EmbeddingTable, *, pr
     embedded = time.perf_counter()
 
     context = EvaluationContext(protocol)
-    scores, results, drift = [], {}, []
+    scores, results, settings, drift = [], {}, {}, []
     total = sum(len(v) for v in groups)
     with tqdm(total=total, desc="evaluating", unit="variant", disable=not progress) as bar:
         for variants in groups:
@@ -129,6 +130,7 @@ def score_variants(groups: Sequence[list[Variant]], table: EmbeddingTable, *, pr
                 bar.set_postfix_str(f"{info.name}/{variant.transformation}")
                 result = evaluator.evaluate(variant.dataset, table, context)
                 results[(info.name, variant.transformation, variant.seed)] = result
+                settings.setdefault(info.name, result.settings)
                 records = [("all", result.value)]
                 if len(result.subsets) > 1:
                     records += sorted(result.subsets.items())
@@ -141,7 +143,7 @@ def score_variants(groups: Sequence[list[Variant]], table: EmbeddingTable, *, pr
     finished = time.perf_counter()
     timings = {"embed_s": embedded - started, "evaluate_s": finished - embedded,
                "texts_requested": table.requested, "unique_texts": table.unique, "texts_encoded": table.encoded}
-    return ScoreRun(scores, results, drift, timings)
+    return ScoreRun(scores, results, settings, drift, timings)
 
 
 def _drift(variant: Variant, table: EmbeddingTable) -> list[dict[str, Any]]:

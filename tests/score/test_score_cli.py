@@ -50,8 +50,13 @@ def test_outputs_are_written_and_valid(scored):
     assert len(combos) == len(NAMES) * (1 + 2 * 2)
     assert {row["dataset"] for row in card["aggregates"]["per_dataset"]} == set(NAMES)
     assert card["statistics"]["per_transformation"].keys() == {"paraphrasing", "translation"}
+    evaluation = card["evaluation"]
+    assert (evaluation["protocol"], evaluation["mteb_version"]) == ("hteb", None)
+    assert evaluation["datasets"].keys() == set(NAMES)
+    assert evaluation["datasets"]["SciFact"]["ignore_identical_ids"] is False
     md = (scored / "result_card.md").read_text()
     assert "protocol: **hteb**" in md and "| STSBenchmark" in md
+    assert "## Evaluation settings" in md and "| SummEval | similarity: cosine; correlation: spearman;" in md
     mteb_files = list((scored / "mteb").rglob("*.json"))
     assert {p.stem for p in mteb_files} == {"STSBenchmark", "TwitterSemEval2015", "SciFact", "SummEval"}
 

@@ -32,12 +32,14 @@ M = TypeVar("M")
 
 @dataclass(frozen=True)
 class TaskScore:
-    """A dataset's score under one protocol: the main score per subset, their mean, every metric."""
+    """A dataset's score under one protocol: the main score per subset, their mean, every metric,
+    and the settings that produced them."""
 
     main_metric: str  # e.g. "cosine_spearman" (mteb) / "spearman" (hteb)
     subsets: dict[str, float]  # subset ("default" or a language code) -> main score (0-1 scale)
     value: float  # mean over subsets (mteb's unweighted mean)
     details: dict[str, dict[str, float]]  # subset -> every metric computed (for the mteb-format JSON)
+    settings: dict[str, Any]  # what the evaluator used (estimator, seed, cut-offs...), for the result card
 
 
 class ClassifierCache:
@@ -102,7 +104,7 @@ class Evaluator(ABC):
 
     @abstractmethod
     def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
-        """The dataset's score under `context.protocol`."""
+        """The dataset's score under `context.protocol`, with the settings used."""
 
 
 EVALUATORS: Registry[Evaluator] = Registry("task type", modules=(
@@ -128,7 +130,7 @@ def register(cls: E) -> E:
     return cls
 
 
-def task_score(metric: str, details: dict[str, dict[str, float]]) -> TaskScore:
+def task_score(metric: str, details: dict[str, dict[str, float]], settings: dict[str, Any]) -> TaskScore:
     """Collect per-subset details into a TaskScore: the main metric per subset and their plain mean."""
     subsets = {name: float(values[metric]) for name, values in details.items()}
-    return TaskScore(metric, subsets, float(np.mean(list(subsets.values()))), details)
+    return TaskScore(metric, subsets, float(np.mean(list(subsets.values()))), details, settings)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import warnings
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning, UndefinedMetricWarning
@@ -75,7 +76,13 @@ class ClassificationEvaluator(Evaluator):
             else:
                 details[subset] = _few_shot(x_train_texts, y_train, x_test, y_test, embed, few_shot, seed,
                                             context.classifiers)
-        return task_score(protocol.main_metric(dataset.info.task_type), details)
+        return task_score(protocol.main_metric(dataset.info.task_type), details, _settings(few_shot, seed))
+
+
+def _settings(few_shot: ClassificationSettings | None, seed: int) -> dict[str, Any]:
+    train: dict[str, Any] = {"train": "full"} if few_shot is None else {
+        "train": "few-shot", "samples_per_label": few_shot.samples_per_label, "n_experiments": few_shot.n_experiments}
+    return {"classifier": "LogisticRegression", "max_iter": MAX_ITER, **train, "seed": seed}
 
 
 def _fit(x: np.ndarray, y: np.ndarray, seed: int) -> LogisticRegression:

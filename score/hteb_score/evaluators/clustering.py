@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from sklearn.cluster import MiniBatchKMeans
@@ -54,7 +55,18 @@ class ClusteringEvaluator(Evaluator):
                 else:
                     details[subset] = _legacy(texts, labels, embed, settings.legacy_batch_size, seed)
         metric = context.protocol.main_metric(dataset.info.task_type)
-        return task_score(metric, details)
+        return task_score(metric, details, _settings(settings, seed))
+
+
+def _settings(settings: ClusteringSettings, seed: int) -> dict[str, Any]:
+    if settings.kind == "fast":
+        used: dict[str, Any] = {
+            "max_fraction_of_documents_to_embed": settings.max_fraction_of_documents_to_embed,
+            "max_document_to_embed": settings.max_document_to_embed, "bootstrap_rounds": settings.n_clusters,
+            "documents_per_round": settings.max_documents_per_cluster, "batch_size": settings.k_mean_batch_size}
+    else:
+        used = {"documents": "all", "batch_size": settings.legacy_batch_size}
+    return {"algorithm": "MiniBatchKMeans", "kind": settings.kind, **used, "seed": seed}
 
 
 def _legacy(texts: Sequence[str], labels: Sequence, embed: Embed, batch_size: int, seed: int) -> dict[str, float]:

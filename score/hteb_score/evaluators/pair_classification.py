@@ -9,6 +9,8 @@ the five. hteb (the paper, App. G): `ap`, the cosine average precision alone.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from sklearn.metrics import average_precision_score
 from sklearn.metrics.pairwise import paired_euclidean_distances, paired_manhattan_distances
@@ -37,18 +39,25 @@ class PairClassificationEvaluator(Evaluator):
             e2 = np.asarray(embed([rows[i]["sentence2"] for i in index], None))
             labels = np.asarray([int(rows[i]["label"]) for i in index])
             details[subset] = _average_precisions(labels, e1, e2)
-        return task_score(metric, details)
+        return task_score(metric, details, {"ap": "sklearn average_precision_score",
+                                            "similarities": list(SIMILARITIES)})
+
+
+def _dot(e1: np.ndarray, e2: np.ndarray) -> np.ndarray:
+    return np.asarray([np.dot(e1[i], e2[i]) for i in range(len(e1))])
+
+
+SIMILARITIES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {  # higher = more similar for all five
+    "similarity": pairwise_cos_torch,
+    "cosine": paired_cosine,
+    "manhattan": lambda e1, e2: -paired_manhattan_distances(e1, e2),
+    "euclidean": lambda e1, e2: -paired_euclidean_distances(e1, e2),
+    "dot": _dot,
+}
 
 
 def _average_precisions(labels: np.ndarray, e1: np.ndarray, e2: np.ndarray) -> dict[str, float]:
-    scores = {  # higher = more similar for all five
-        "similarity": pairwise_cos_torch(e1, e2),
-        "cosine": paired_cosine(e1, e2),
-        "manhattan": -paired_manhattan_distances(e1, e2),
-        "euclidean": -paired_euclidean_distances(e1, e2),
-        "dot": np.asarray([np.dot(e1[i], e2[i]) for i in range(len(e1))]),
-    }
-    out = {f"{name}_ap": float(average_precision_score(labels, values)) for name, values in scores.items()}
+    out = {f"{name}_ap": float(average_precision_score(labels, fn(e1, e2))) for name, fn in SIMILARITIES.items()}
     out["max_ap"] = max(out.values())
     out["ap"] = out["cosine_ap"]
     return out

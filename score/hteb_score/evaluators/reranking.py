@@ -62,4 +62,4 @@ class RerankingEvaluator(Evaluator):
                 top = np.argsort(-scores, kind="stable")[:TOP_K]
                 run[qid] = {ids[i]: float(scores[i]) for i in top}
             details[subset] = ranking_metrics({q: qrels[q] for q in query_ids}, run, K_VALUES, full_map=True)
-        return task_score(metric, details)
+        return task_score(metric, details, {"similarity": "cosine", "top_k": TOP_K, "k_values": list(K_VALUES)})

@@ -60,4 +60,6 @@ class RetrievalEvaluator(Evaluator):
                 run[qid] = {doc_ids[h]: float(s) for s, h in zip(row_scores, row_hits)
                             if h >= 0 and not (settings.ignore_identical_ids and doc_ids[h] == qid)}
             details[subset] = ranking_metrics({q: qrels[q] for q in query_ids}, run, settings.k_values)
-        return task_score(metric, details)
+        return task_score(metric, details, {"similarity": "cosine", "search": "exact", "top_k": TOP_K,
+                                            "k_values": list(settings.k_values),
+                                            "ignore_identical_ids": settings.ignore_identical_ids})

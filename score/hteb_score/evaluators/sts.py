@@ -42,7 +42,7 @@ class STSEvaluator(Evaluator):
             details[subset] = _correlations(gold, e1, e2)
             details[subset]["spearman"] = details[subset]["cosine_spearman"]  # a cosine model's similarity
             details[subset]["pearson"] = details[subset]["cosine_pearson"]
-        return task_score(metric, details)
+        return task_score(metric, details, {"similarity": "cosine", "correlation": "spearman"})
 
 
 def _correlations(gold: np.ndarray, e1: np.ndarray, e2: np.ndarray) -> dict[str, float]:

@@ -42,7 +42,8 @@ class SummarizationEvaluator(Evaluator):
             per_doc = [_predictions(rows[i], embed) for i in index]
             kept = [p for p in per_doc if p is not None]
             details[subset] = _correlations(kept, deprecated)
-        return task_score(metric, details)
+        return task_score(metric, details, {"similarity": "cosine", "correlation": "spearman",
+                                            "deprecated_evaluator": deprecated})
 
 
 def _predictions(row: dict, embed: Embed) -> tuple[list[float], list[float], list[float]] | None:

@@ -1,8 +1,11 @@
-"""The two protocols as objects: what each answers per task type."""
+"""The two protocols as objects: what each answers per task type, and the settings each evaluator
+reports for the result card."""
 
 from __future__ import annotations
 
 import pytest
+from cases import CASES
+from evaluator_embeddings import context, evaluate, hashed_bow
 
 from hteb_contract.tasks import TASK_TYPES
 from hteb_score.evaluators import mteb_tasks
@@ -47,3 +50,28 @@ def test_hteb_rules_do_not_follow_mteb_task_classes():
         assert not HTEB.summarization(task).deprecated
     for task in (*mteb_tasks.RETRIEVAL, None):
         assert HTEB.retrieval(task) == MTEB.retrieval(task)  # self-hit removal in both
+
+
+@pytest.mark.parametrize(("case", "protocol", "expected"), [
+    ("Banking77", "hteb", {"classifier": "LogisticRegression", "max_iter": 100, "train": "full", "seed": 7}),
+    ("Banking77", "mteb", {"classifier": "LogisticRegression", "max_iter": 100, "train": "few-shot",
+                           "samples_per_label": 8, "n_experiments": 10, "seed": 42}),
+    ("TwentyNewsgroups", "hteb", {"algorithm": "MiniBatchKMeans", "kind": "legacy", "documents": "all",
+                                  "batch_size": 500, "seed": 7}),
+    ("TwentyNewsgroups", "mteb", {"algorithm": "MiniBatchKMeans", "kind": "fast",
+                                  "max_fraction_of_documents_to_embed": 0.04, "max_document_to_embed": None,
+                                  "bootstrap_rounds": 10, "documents_per_round": 16384, "batch_size": 512,
+                                  "seed": 42}),
+    ("SciFactSelfHits", "hteb", {"similarity": "cosine", "search": "exact", "top_k": 1000,
+                                 "k_values": [1, 3, 5, 10, 20, 100, 1000], "ignore_identical_ids": True}),
+    ("SummEval", "hteb", {"similarity": "cosine", "correlation": "spearman", "deprecated_evaluator": False}),
+    ("SummEval", "mteb", {"similarity": "cosine", "correlation": "spearman", "deprecated_evaluator": True}),
+])
+def test_evaluators_report_the_settings_they_used(case, protocol, expected, shared_data):
+    result = evaluate(CASES[case][0](shared_data), hashed_bow, context(protocol, seed=7))
+    assert result.settings == expected
+
+
+def test_every_evaluator_reports_settings(shared_data):
+    for case in ("STSBenchmark", "TwitterSemEval2015", "SciFactReranking"):
+        assert evaluate(CASES[case][0](shared_data), hashed_bow, context("mteb")).settings
