@@ -1,5 +1,6 @@
 """Result cards: result_card.json (schemas/result_card.v1), result_card.md, and mteb-format JSON
-for the original scores (mteb 2.x TaskResult layout, MTEB-NOTES §8, floats rounded to 6 decimals)."""
+for the original scores (mteb 2.x TaskResult layout, MTEB-NOTES §8, floats rounded to 6 decimals).
+A card names the protocol and, per dataset, the evaluation settings its evaluator used."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 from hteb_score import __version__
 from hteb_score.aggregate import POINTS, aggregate
+from hteb_score.protocol import Protocol
 from hteb_contract.atomic import atomic_write_json, atomic_write_text
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 from hteb_contract.taxonomy import AXES, AXIS_LABELS
@@ -18,7 +20,7 @@ from hteb_score.stats.hodges_lehmann import coverage_note
 
 PACKAGES = ("hteb-score", "sentence-transformers", "transformers", "torch", "numpy", "scipy", "scikit-learn",
             "faiss-cpu", "pytrec-eval-terrier", "datasets", "huggingface-hub")
-MTEB_VERSION = "2.26.24"  # the mteb whose main scores the `mteb` protocol reproduces
+NO_REVISION = "no_revision_available"  # mteb's folder name for a model whose revision is unknown
 
 
 def package_versions() -> dict[str, str]:
@@ -31,17 +33,21 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
-def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: Mapping[str, Any], protocol: str,
-               on_error: str, scores: list[dict[str, Any]], error_policy: list[dict[str, Any]],
-               statistics: dict[str, Any] | None, timings: Mapping[str, float]) -> dict[str, Any]:
-    """Assemble and validate a result card."""
+def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: Mapping[str, Any],
+               protocol: Protocol, settings: Mapping[str, Mapping[str, Any]], on_error: str,
+               scores: list[dict[str, Any]], error_policy: list[dict[str, Any]], statistics: dict[str, Any] | None,
+               timings: Mapping[str, float]) -> dict[str, Any]:
+    """Assemble and validate a result card; `settings`: dataset -> what its evaluator used."""
     card = {
         "schema_version": SCHEMA_VERSIONS["result_card"],
         "model": dict(model),
         "encode": dict(encode),
         "dataset": dict(dataset),
         "hteb_score_version": __version__,
-        "protocol": protocol,
+        "protocol": protocol.name,
+        "evaluation": {"protocol": protocol.name, "description": protocol.description,
+                       "mteb_version": protocol.mteb_version,
+                       "datasets": {name: dict(used) for name, used in settings.items()}},
         "on_error": on_error,
         "package_versions": package_versions(),
         "scores": scores,
@@ -68,7 +74,7 @@ def render_markdown(card: Mapping[str, Any]) -> str:
     lines = [
         f"# HTEB result card: {card['model']['model_id']}",
         "",
-        f"- model revision: `{card['model']['revision']}`",
+        f"- model revision: `{card['model']['revision'] or 'unknown'}`",
         f"- dataset: `{data['repo_id']}` label `{data['label']}` revision `{data['revision']}`",
         f"- protocol: **{card['protocol']}**; items with errors: {card['on_error']}; hteb-score {card['hteb_score_version']}",
         f"- encode: batch {card['encode']['batch_size']}, {card['encode']['dtype']}, {card['encode']['device']}, "
@@ -100,6 +106,7 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         for name, entry in stats["per_transformation"].items():
             ci = f"[{_fmt(entry.get('ci_low'), True)}, {_fmt(entry.get('ci_high'), True)}]{coverage_note(entry.get('ci_confidence'))}"
             lines.append(f"| {name} | {_fmt(entry.get('hl_shift'), True)} | {ci} | {_p(entry.get('p_value'))} | {_p(entry.get('p_holm'))} |")
+    lines += _evaluation_lines(card["evaluation"])
     flagged = [e for e in card["error_policy"] if e["with_errors"]]
     if flagged:
         lines += ["", f"## Items whose transformation kept errors (policy: {card['on_error']})", "",
@@ -110,6 +117,21 @@ def render_markdown(card: Mapping[str, Any]) -> str:
               f"({int(timings.get('texts_encoded', 0))} encoded, the rest from cache) for "
               f"{int(timings.get('texts_requested', 0))} requested; total {timings.get('total_s', 0):.1f} s.", ""]
     return "\n".join(lines)
+
+
+def _evaluation_lines(evaluation: Mapping[str, Any]) -> list[str]:
+    lines = ["", "## Evaluation settings", "",
+             f"Protocol **{evaluation['protocol']}**: {evaluation['description']}.", "",
+             "| dataset | settings |", "|---|---|"]
+    for name, used in evaluation["datasets"].items():
+        lines.append(f"| {name} | " + "; ".join(f"{key}: {_setting(value)}" for key, value in used.items()) + " |")
+    return lines
+
+
+def _setting(value: Any) -> str:
+    if value is None:
+        return "-"
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
 def _p(value: float | None) -> str:
@@ -137,7 +159,7 @@ def mteb_results(card: Mapping[str, Any], results: Mapping[tuple[str, str, int |
         out[name] = {
             "dataset_revision": card["dataset"]["revision"] if task.get("hf_revision") is None else task["hf_revision"],
             "task_name": name,
-            "mteb_version": MTEB_VERSION if card["protocol"] == "mteb" else None,
+            "mteb_version": card["evaluation"]["mteb_version"],
             "evaluation_protocol": f"hteb-score {card['hteb_score_version']} ({card['protocol']})",
             "scores": {split: entries},
             "evaluation_time": None,
@@ -153,7 +175,7 @@ def write_outputs(out: Path, card: Mapping[str, Any], mteb: Mapping[str, Mapping
     atomic_write_json(written[0], card)
     atomic_write_text(written[1], render_markdown(card))
     model_dir = card["model"]["model_id"].strip("/").replace("/", "__").replace(" ", "_")
-    folder = out / "mteb" / model_dir / card["model"]["revision"].replace(":", "_")
+    folder = out / "mteb" / model_dir / (card["model"]["revision"] or NO_REVISION).replace(":", "_")
     for name, result in mteb.items():
         path = folder / f"{name}.json"
         atomic_write_json(path, result)

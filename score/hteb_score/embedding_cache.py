@@ -1,6 +1,7 @@
 """On-disk embedding cache shared between runs: sqlite (WAL) keyed by
 sha256(model id, model revision, dtype, prompt text, text), so two runs may share it safely;
-a killed run leaves only whole rows (each batch is one transaction)."""
+a killed run leaves only whole rows (each batch is one transaction). A model whose revision is
+unknown is never cached (encode.EmbeddingTable refuses it)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,6 @@ mteb applies them; the applied prompts are recorded in the result card.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,8 +44,11 @@ def _weights_digest(folder: Path) -> str:
     return f"sha256:{digest.hexdigest()}"
 
 
-def _resolve_revision(folder: Path) -> str:
-    """A Hub cache folder `.../snapshots/<commit>/` gives the commit; any other folder its weights hash."""
+def _resolve_revision(folder: Path) -> str | None:
+    """A Hub cache folder `.../snapshots/<commit>/` gives the commit; any other folder its weights
+    hash; a folder that does not exist (the model is known by name only) None: unknown."""
+    if not folder.exists():
+        return None
     parts = folder.resolve().parts
     if "snapshots" in parts[:-1]:
         commit = parts[parts.index("snapshots") + 1]
@@ -60,7 +62,7 @@ class Encoder:
     """A loaded sentence-transformers model and the settings it encodes with."""
 
     model_id: str
-    revision: str
+    revision: str | None  # None: it cannot be determined
     model: Any = field(repr=False)
     device: str
     batch_size: int
@@ -89,7 +91,7 @@ class Encoder:
             loaded.half()
             dtype = "float16"
         folder = Path(loaded[0].auto_model.name_or_path) if hasattr(loaded[0], "auto_model") else Path(source)
-        revision = _resolve_revision(folder) if folder.exists() else "unknown"
+        revision = _resolve_revision(folder)
         if model is not None and Path(model).exists():
             model_id = str(Path(model).resolve())
         return cls(model_id, revision, loaded, device, batch_size, dtype, trust_remote_code)
@@ -128,11 +130,14 @@ class Encoder:
 
 
 class EmbeddingTable:
-    """Every unique (text, prompt) of a run, embedded once; lookups after `fill`."""
+    """Every unique (text, prompt) of a run, embedded once; lookups after `fill`. With `cache_dir`,
+    embeddings are also read from and written to an on-disk cache keyed by the model's revision."""
 
-    def __init__(self, encoder: Encoder, cache: EmbeddingCache | None = None) -> None:
+    def __init__(self, encoder: Encoder, cache_dir: Path | None = None) -> None:
+        if cache_dir is not None and encoder.revision is None:
+            raise HtebError(f"cannot cache embeddings of {encoder.model_id}: its revision cannot be determined")
         self.encoder = encoder
-        self.cache = cache
+        self.cache = EmbeddingCache(cache_dir) if cache_dir is not None else None
         self._vectors: dict[tuple[str, str | None], np.ndarray] = {}
         self.requested = 0  # texts asked for, duplicates included
         self.encoded = 0  # texts the model actually encoded (cache misses)
@@ -191,7 +196,3 @@ class EmbeddingTable:
     def unique(self) -> int:
         return len(self._vectors)
 
-
-def cache_dir_default() -> Path | None:
-    value = os.environ.get("HTEB_EMBED_CACHE")
-    return Path(value) if value else None

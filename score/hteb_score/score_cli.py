@@ -5,10 +5,14 @@ from __future__ import annotations
 import hashlib
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from hteb_contract.errors import HtebError
+
+if TYPE_CHECKING:  # imported when the option is parsed: --help stays light
+    from hteb_score.protocol import Protocol
 
 SAMPLE_STORE = Path(__file__).resolve().parent / "sample" / "store"
 SAMPLE_REVISION = "sample-1339"
@@ -26,6 +30,13 @@ def _seeds(value: str | None) -> list[int] | None:
         return [int(v) for v in names]
     except ValueError:
         raise HtebError(f"--seeds must be integers separated by commas, got {value!r}") from None
+
+
+def _protocol(ctx: click.Context, param: click.Parameter, name: str) -> Protocol:
+    """--protocol NAME -> its Protocol (an unknown name is a one-line error naming the known ones)."""
+    from hteb_score.protocol import PROTOCOLS
+
+    return PROTOCOLS.get(name)
 
 
 def _source_groups(source_dir: Path, names: list[str] | None):
@@ -76,8 +87,9 @@ def _revision_groups(store: str, ref: str, names, transformations, seeds, on_err
 @click.option("--datasets", default=None, help="Comma-separated dataset names (default: all in the revision or folder).")
 @click.option("--transformations", default=None, help="Comma-separated transformations (default: all in the revision).")
 @click.option("--seeds", default=None, help="Comma-separated seeds, e.g. 1337,1338,1339 (default: all in the revision).")
-@click.option("--protocol", type=click.Choice(["hteb", "mteb"]), default="hteb", show_default=True,
-              help="hteb: the paper's evaluation (full-train classification, ...); mteb: equal to mteb 2.26 main scores.")
+@click.option("--protocol", metavar="NAME", default="hteb", show_default=True, callback=_protocol,
+              help="hteb: the paper's evaluation (full-train classification, ...); mteb: equal to mteb 2.26 main "
+              "scores. The card records the protocol and each dataset's evaluation settings.")
 @click.option("--on-error", type=click.Choice(["original", "drop", "keep"]), default="original", show_default=True,
               help="Items whose transformation still has errors: score the original text, drop the item, or keep "
               "the flawed output. Counts per dataset x transformation go into the card.")
@@ -99,7 +111,6 @@ def score(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
     original scores under OUT/mteb/.
     """
     from hteb_score.card import build_card, mteb_results, scaled, write_outputs
-    from hteb_score.embedding_cache import EmbeddingCache
     from hteb_score.encode import EmbeddingTable, Encoder
     from hteb_score.scoring import score_variants
     from hteb_contract.taxonomy import axis_of
@@ -118,7 +129,7 @@ def score(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
         groups, policy, data_info = _revision_groups(store, ref or SAMPLE_REVISION, names, wanted_t, wanted_s, on_error)
     loaded = time.perf_counter()
     encoder = Encoder.load(model_id, device=device, batch_size=batch_size, trust_remote_code=trust_remote_code)
-    table = EmbeddingTable(encoder, EmbeddingCache(cache_dir) if cache_dir else None)
+    table = EmbeddingTable(encoder, cache_dir)
     run = score_variants(groups, table, protocol=protocol, progress=not quiet)
     transformed = any(r["transformation"] != "original" for r in run.scores)
     statistics = model_statistics(scaled(run.scores), run.drift) if transformed else None
@@ -127,12 +138,13 @@ def score(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
     timings = {"load_s": loaded - started, **run.timings, "total_s": time.perf_counter() - started}
     model = {"model_id": encoder.model_id, "revision": encoder.revision,
              "embedding_dim": encoder.model.get_embedding_dimension(), "similarity": "cosine"}
-    card = build_card(model=model, encode=encoder.settings(), dataset=data_info, protocol=protocol, on_error=on_error,
-                      scores=run.scores, error_policy=policy, statistics=statistics, timings=timings)
+    card = build_card(model=model, encode=encoder.settings(), dataset=data_info, protocol=protocol,
+                      settings=run.settings, on_error=on_error, scores=run.scores, error_policy=policy,
+                      statistics=statistics, timings=timings)
     tasks = {v[0].dataset.name: {**v[0].dataset.info.to_json()} for v in groups}
     written = write_outputs(out, card, mteb_results(card, run.results, tasks))
     agg = card["aggregates"]
     summary = f"original {agg['original']:.2f}"
     if agg["hteb_total"] is not None:
         summary += f", HTEB {agg['hteb_total']:.2f} ({agg['delta']:+.2f})"
-    click.echo(f"{encoder.model_id} [{protocol}] {summary} -> {written[0].parent}")
+    click.echo(f"{encoder.model_id} [{protocol.name}] {summary} -> {written[0].parent}")

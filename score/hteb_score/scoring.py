@@ -18,10 +18,11 @@ from tqdm.auto import tqdm
 
 from hteb_score.encode import EmbeddingTable
 from hteb_contract.errors import HtebError, IntegrityError
-from hteb_score.evaluators import TaskScore, get_evaluator
+from hteb_score.evaluators import EVALUATORS, EvaluationContext, TaskScore
 from hteb_contract.revision import Revision
 from hteb_contract.sources import SourceDataset
 from hteb_contract.tasks import TextRef
+from hteb_score.protocol import Protocol
 
 ON_ERROR = ("original", "drop", "keep")
 QUERY_TABLES = ("queries",)
@@ -92,6 +93,7 @@ class ScoreRun:
 
     scores: list[dict[str, Any]]
     results: dict[tuple[str, str, int | None], TaskScore]
+    settings: dict[str, dict[str, Any]]  # dataset -> the evaluation settings (the same for all its variants)
     drift: list[dict[str, Any]]
     timings: dict[str, float]
 
@@ -100,13 +102,14 @@ def _prompt_of(table: str) -> str | None:
     return "query" if table in QUERY_TABLES else None
 
 
-def score_variants(groups: Sequence[list[Variant]], table: EmbeddingTable, *, protocol: str,
+def score_variants(groups: Sequence[list[Variant]], table: EmbeddingTable, *, protocol: Protocol,
                    progress: bool = True) -> ScoreRun:
-    """Embed the union of every variant's texts once, then evaluate each variant."""
+    """Embed the union of every variant's texts once, then evaluate each variant under `protocol`
+    (estimator seed 42; one classifier cache for the run, so variants share fitted classifiers)."""
     started = time.perf_counter()
     texts: list[tuple[str, str | None]] = []
     for variants in groups:
-        evaluator = get_evaluator(variants[0].dataset.info.task_type)
+        evaluator = EVALUATORS.get(variants[0].dataset.info.task_type)
         for variant in variants:
             texts.extend(evaluator.texts(variant.dataset))
             for record in variant.records:  # drift needs the kept output even where it is not scored
@@ -116,16 +119,18 @@ def score_variants(groups: Sequence[list[Variant]], table: EmbeddingTable, *, pr
     table.fill(texts, progress=progress)
     embedded = time.perf_counter()
 
-    scores, results, drift = [], {}, []
+    context = EvaluationContext(protocol)
+    scores, results, settings, drift = [], {}, {}, []
     total = sum(len(v) for v in groups)
     with tqdm(total=total, desc="evaluating", unit="variant", disable=not progress) as bar:
         for variants in groups:
-            evaluator = get_evaluator(variants[0].dataset.info.task_type)
+            evaluator = EVALUATORS.get(variants[0].dataset.info.task_type)
             for variant in variants:
                 info = variant.dataset.info
                 bar.set_postfix_str(f"{info.name}/{variant.transformation}")
-                result = evaluator.evaluate(variant.dataset, table, protocol=protocol)
+                result = evaluator.evaluate(variant.dataset, table, context)
                 results[(info.name, variant.transformation, variant.seed)] = result
+                settings.setdefault(info.name, result.settings)
                 records = [("all", result.value)]
                 if len(result.subsets) > 1:
                     records += sorted(result.subsets.items())
@@ -138,7 +143,7 @@ def score_variants(groups: Sequence[list[Variant]], table: EmbeddingTable, *, pr
     finished = time.perf_counter()
     timings = {"embed_s": embedded - started, "evaluate_s": finished - embedded,
                "texts_requested": table.requested, "unique_texts": table.unique, "texts_encoded": table.encoded}
-    return ScoreRun(scores, results, drift, timings)
+    return ScoreRun(scores, results, settings, drift, timings)
 
 
 def _drift(variant: Variant, table: EmbeddingTable) -> list[dict[str, Any]]:

@@ -28,6 +28,7 @@ def test_demo_defaults_score_the_bundled_sample(tmp_path):
     validate("result_card", card, what="card")
     revision = open_store(str(SAMPLE_STORE)).fetch(SAMPLE_REVISION)
     assert card["protocol"] == "hteb" and card["dataset"]["label"] == SAMPLE_REVISION
+    assert card["evaluation"]["protocol"] == "hteb" and card["evaluation"]["datasets"].keys() == set(revision.dataset_names())
     assert card["model"]["model_id"].endswith("all-MiniLM-L6-v2")
     scored = {(r["dataset"], r["transformation"]) for r in card["scores"] if r["subset"] == "all"}
     assert scored == {(d, t) for d in revision.dataset_names() for t in ("original", *TRANSFORMATIONS)}

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
+from hteb_score import encode
 from hteb_score.cli import main
 from hteb_contract.validation import validate
 from hteb_contract.stores.local import LocalStore
@@ -48,8 +50,13 @@ def test_outputs_are_written_and_valid(scored):
     assert len(combos) == len(NAMES) * (1 + 2 * 2)
     assert {row["dataset"] for row in card["aggregates"]["per_dataset"]} == set(NAMES)
     assert card["statistics"]["per_transformation"].keys() == {"paraphrasing", "translation"}
+    evaluation = card["evaluation"]
+    assert (evaluation["protocol"], evaluation["mteb_version"]) == ("hteb", None)
+    assert evaluation["datasets"].keys() == set(NAMES)
+    assert evaluation["datasets"]["SciFact"]["ignore_identical_ids"] is False
     md = (scored / "result_card.md").read_text()
     assert "protocol: **hteb**" in md and "| STSBenchmark" in md
+    assert "## Evaluation settings" in md and "| SummEval | similarity: cosine; correlation: spearman;" in md
     mteb_files = list((scored / "mteb").rglob("*.json"))
     assert {p.stem for p in mteb_files} == {"STSBenchmark", "TwitterSemEval2015", "SciFact", "SummEval"}
 
@@ -84,6 +91,22 @@ def test_embedding_cache_makes_a_rerun_encode_nothing(store, scored, tmp_path):
     assert first["scores"] == second["scores"]
     full = json.loads((scored / "result_card.json").read_text())
     assert [r for r in full["scores"] if r["dataset"] == "SciFact"] == [r for r in first["scores"] if r["dataset"] == "SciFact"]
+
+
+def test_a_model_whose_revision_cannot_be_determined(store, tmp_path, capsys, monkeypatch):
+    """The card records null, never a made-up name; the embedding cache refuses it before encoding."""
+    assert encode._resolve_revision(tmp_path / "no-such-folder") is None
+    monkeypatch.setattr(encode, "_resolve_revision", lambda folder: None)
+    args = [minilm_path(), "--store", str(store), "--revision", "v1", "--datasets", "TwitterSemEval2015", "--quiet"]
+    code, _, err = _run(capsys, *args, "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "cached"))
+    model = Path(minilm_path()).resolve()
+    assert code == 2 and err.endswith(f"error: cannot cache embeddings of {model}: its revision cannot be determined\n")
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "cached").exists()
+    assert main([*args, "--out", str(tmp_path / "out")]) == 0
+    card = json.loads((tmp_path / "out" / "result_card.json").read_text())
+    assert card["model"]["revision"] is None
+    assert [p.parent.name for p in (tmp_path / "out" / "mteb").rglob("*.json")] == ["no_revision_available"]
+    assert "model revision: `unknown`" in (tmp_path / "out" / "result_card.md").read_text()
 
 
 def test_error_policy(tmp_path, shared_data, capsys):
@@ -137,6 +160,7 @@ def test_source_dir_scores_original_only(shared_data, tmp_path, capsys):
         (["--transformations", "expansion"], "has no transformation 'expansion'"),
         (["--seeds", "13x7"], "--seeds must be integers"),
         (["--seeds", "42"], "has no seed 42"),
+        (["--protocol", "mtbe"], "unknown protocol 'mtbe' (did you mean 'mteb'?); known: hteb, mteb"),
     ],
 )
 def test_bad_input_is_one_line(store, tmp_path, capsys, args, message):

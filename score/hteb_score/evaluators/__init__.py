@@ -1,26 +1,20 @@
-"""Task evaluators, one module per task type, looked up by task type with `get_evaluator`.
+"""Task evaluators, one module per task type, looked up by task type: `EVALUATORS.get("STS")`.
 
-Two protocols: `mteb` equals mteb 2.26.24's main score on the same embeddings; `hteb` is the
-HTEB paper's own evaluation. Each module's docstring states its rules for both.
+Importing this package imports no evaluator module; the first lookup imports them all. How a
+score is computed depends on the run's protocol (hteb_score/protocol.py: `hteb`, the HTEB paper's
+evaluation, or `mteb`, equal to mteb 2.26.24's main score); each module's docstring states its
+rules under both.
 """
 
 from hteb_score.evaluators.base import (
-    PROTOCOLS,
+    EVALUATORS,
+    ClassifierCache,
     Embed,
+    EvaluationContext,
     Evaluator,
     TaskScore,
     Text,
-    get_evaluator,
     register,
 )
-from hteb_score.evaluators import (  # noqa: F401  (importing registers them)
-    classification,
-    clustering,
-    pair_classification,
-    reranking,
-    retrieval,
-    sts,
-    summarization,
-)
 
-__all__ = ["PROTOCOLS", "Embed", "Evaluator", "TaskScore", "Text", "get_evaluator", "register"]
+__all__ = ["EVALUATORS", "ClassifierCache", "Embed", "EvaluationContext", "Evaluator", "TaskScore", "Text", "register"]

@@ -1,4 +1,6 @@
-"""What every task evaluator is: the `Evaluator` interface, its result `TaskScore`, the registry.
+"""What every task evaluator is: the `Evaluator` interface, what one run gives it (an `Embed`
+callable and an `EvaluationContext`), its result `TaskScore`, and the registry `EVALUATORS`
+(task type -> evaluator; the evaluator modules are imported on the first lookup).
 
 The scorer embeds each unique (text, prompt type) once for a whole run, so an evaluator is
 split in two: `texts()` lists every text it will ask for, and `evaluate()` receives an `embed`
@@ -7,87 +9,128 @@ callable that only looks embeddings up. `evaluate()` must request nothing `texts
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import ClassVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
-from hteb_contract.errors import HtebError, unknown_name
-from hteb_contract.sources import SourceDataset
+from hteb_contract.registry import Registry, RegistryError
 from hteb_contract.tasks import TASK_TYPES
+
+if TYPE_CHECKING:  # at run time neither is needed here (and hteb_score.protocol imports this package)
+    from hteb_contract.sources import SourceDataset
+    from hteb_score.protocol import Protocol
 
 Text = tuple[str, str | None]  # (text, prompt_type): prompt_type "query", "document" or None
 Embed = Callable[[Sequence[str], str | None], np.ndarray]  # (texts, prompt_type) -> float32 (n, d), rows in order
-
-PROTOCOLS = ("hteb", "mteb")
+M = TypeVar("M")
 
 
 @dataclass(frozen=True)
 class TaskScore:
-    """A dataset's score under one protocol: the main score per subset, their mean, every metric."""
+    """A dataset's score under one protocol: the main score per subset, their mean, every metric,
+    and the settings that produced them."""
 
     main_metric: str  # e.g. "cosine_spearman" (mteb) / "spearman" (hteb)
     subsets: dict[str, float]  # subset ("default" or a language code) -> main score (0-1 scale)
     value: float  # mean over subsets (mteb's unweighted mean)
     details: dict[str, dict[str, float]]  # subset -> every metric computed (for the mteb-format JSON)
+    settings: dict[str, Any]  # what the evaluator used (estimator, seed, cut-offs...), for the result card
+
+
+class ClassifierCache:
+    """The classifiers one run fitted, by their inputs: the training embeddings' bytes, labels and seed.
+
+    Why: only the evaluation split is ever transformed, so the original and every transformation
+    and seed of a dataset train on identical inputs; a run fits each classifier once instead of
+    once per variant. The key is the inputs' bytes, so another model's embeddings never match.
+    Beyond `max_size` the least recently used is dropped (MasakhaNEWS under mteb fits 16 languages
+    x 10 experiments).
+    """
+
+    def __init__(self, max_size: int = 512) -> None:
+        self.max_size = max_size
+        self._fitted: OrderedDict[str, Any] = OrderedDict()
+
+    def fitted(self, x: np.ndarray, y: np.ndarray, seed: int, fit: Callable[[np.ndarray, np.ndarray, int], M]) -> M:
+        """`fit(x, y, seed)`, called only for inputs this cache has not seen (one kind of classifier per run)."""
+        x = np.ascontiguousarray(x)
+        digest = hashlib.sha256(x.tobytes())
+        digest.update(repr((x.shape, str(x.dtype), y.tolist(), seed)).encode())
+        key = digest.hexdigest()
+        if key in self._fitted:
+            self._fitted.move_to_end(key)
+            return self._fitted[key]
+        model = fit(x, y, seed)
+        self._fitted[key] = model
+        if len(self._fitted) > self.max_size:
+            self._fitted.popitem(last=False)
+        return model
+
+    def items(self) -> list[tuple[str, Any]]:
+        """(input key, classifier) pairs, least recently used first."""
+        return list(self._fitted.items())
+
+    def __len__(self) -> int:
+        return len(self._fitted)
+
+
+@dataclass(frozen=True)
+class EvaluationContext:
+    """What every evaluation of one run shares: the protocol, the run's estimator seed, the fitted classifiers."""
+
+    protocol: Protocol
+    seed: int = 42  # the run's estimator seed; `protocol` decides whether the estimators take it
+    classifiers: ClassifierCache = field(default_factory=ClassifierCache)
+
+    @property
+    def estimator_seed(self) -> int:
+        """The seed of logistic regression and k-means in this run under its protocol."""
+        return self.protocol.estimator_seed(self.seed)
 
 
 class Evaluator(ABC):
-    """Scores one task type; subclasses register themselves with `@register`."""
+    """Scores one or more task types; subclasses register themselves with `@register`."""
 
     task_types: ClassVar[tuple[str, ...]]
 
     @abstractmethod
     def texts(self, dataset: SourceDataset) -> list[Text]:
-        """Every (text, prompt type) `evaluate` may embed for this dataset, in either protocol."""
+        """Every (text, prompt type) `evaluate` may embed for this dataset, under either protocol."""
 
     @abstractmethod
-    def evaluate(self, dataset: SourceDataset, embed: Embed, *, protocol: str, seed: int = 42) -> TaskScore:
-        """The dataset's score under `protocol` ("hteb" or "mteb").
-
-        `seed` seeds the hteb protocol's estimators (logistic regression, k-means); the mteb
-        protocol always uses mteb's seed 42, since any other would not be mteb's number.
-        """
+    def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
+        """The dataset's score under `context.protocol`, with the settings used."""
 
 
-_REGISTRY: dict[str, Evaluator] = {}
+EVALUATORS: Registry[Evaluator] = Registry("task type", modules=(
+    "hteb_score.evaluators.classification",
+    "hteb_score.evaluators.clustering",
+    "hteb_score.evaluators.pair_classification",
+    "hteb_score.evaluators.reranking",
+    "hteb_score.evaluators.retrieval",
+    "hteb_score.evaluators.sts",
+    "hteb_score.evaluators.summarization",
+))
+
+E = TypeVar("E", bound=type[Evaluator])
 
 
-def register(cls: type[Evaluator]) -> type[Evaluator]:
-    """Class decorator: one evaluator instance per task type; a task type claimed twice is a bug."""
+def register(cls: E) -> E:
+    """Class decorator: one instance of `cls` evaluates each of its `task_types` (known task types only)."""
     instance = cls()
     for name in cls.task_types:
         if name not in TASK_TYPES:
-            raise ValueError(f"{cls.__name__}: unknown task type {name!r}")
-        if name in _REGISTRY:
-            raise ValueError(f"task type {name!r} already has evaluator {type(_REGISTRY[name]).__name__}")
-        _REGISTRY[name] = instance
+            raise RegistryError(f"{cls.__name__}: unknown task type {name!r}")
+        EVALUATORS.add(name, instance)
     return cls
 
 
-def get_evaluator(task_type: str) -> Evaluator:
-    """The evaluator registered for `task_type`; an unknown name lists the known ones."""
-    try:
-        return _REGISTRY[task_type]
-    except KeyError:
-        raise unknown_name("task type", task_type, sorted(_REGISTRY)) from None
-
-
-def check_protocol(protocol: str) -> str:
-    if protocol not in PROTOCOLS:
-        raise HtebError(f"unknown protocol {protocol!r}; known: {', '.join(PROTOCOLS)}")
-    return protocol
-
-
-def main_metric(task_type: str, protocol: str) -> str:
-    """The main metric's name: mteb's `main_score` key, or the paper's metric (App. G)."""
-    spec = TASK_TYPES[task_type]
-    return spec.mteb_main_score if check_protocol(protocol) == "mteb" else spec.metric
-
-
-def task_score(metric: str, details: dict[str, dict[str, float]]) -> TaskScore:
+def task_score(metric: str, details: dict[str, dict[str, float]], settings: dict[str, Any]) -> TaskScore:
     """Collect per-subset details into a TaskScore: the main metric per subset and their plain mean."""
     subsets = {name: float(values[metric]) for name, values in details.items()}
-    return TaskScore(metric, subsets, float(np.mean(list(subsets.values()))), details)
+    return TaskScore(metric, subsets, float(np.mean(list(subsets.values()))), details, settings)

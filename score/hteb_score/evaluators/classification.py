@@ -17,21 +17,32 @@ Rows with a `lang` field are scored per language, trained on the training rows o
 
 from __future__ import annotations
 
-import hashlib
 import warnings
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning, UndefinedMetricWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score, average_precision_score, f1_score, precision_score, recall_score
 
-from hteb_score.evaluators import mteb_tasks
-from hteb_score.evaluators.base import Embed, Evaluator, TaskScore, Text, main_metric, register, task_score
+from hteb_score.evaluators.base import (
+    ClassifierCache,
+    Embed,
+    EvaluationContext,
+    Evaluator,
+    TaskScore,
+    Text,
+    register,
+    task_score,
+)
+from hteb_score.evaluators.mteb_tasks import ClassificationSettings
 from hteb_score.evaluators.subsets import DEFAULT, group_rows, require_rows
 from hteb_score.evaluators.threads import single_threaded
 from hteb_contract.sources import SourceDataset
+
+MAX_ITER = 100  # both protocols (mteb's evaluator_model); not raised when lbfgs has not converged
 
 
 @register
@@ -42,13 +53,13 @@ class ClassificationEvaluator(Evaluator):
         train = dataset.tables[dataset.info.train_split]
         return [(r["text"], None) for r in train] + [(r["text"], None) for r in dataset.eval_rows()]
 
-    def evaluate(self, dataset: SourceDataset, embed: Embed, *, protocol: str, seed: int = 42) -> TaskScore:
-        metric = main_metric(dataset.info.task_type, protocol)
+    def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
+        protocol, seed = context.protocol, context.estimator_seed
         test = dataset.eval_rows()
         train = dataset.tables[dataset.info.train_split]
         require_rows(dataset, dataset.info.eval_split, test)
         require_rows(dataset, dataset.info.train_split, train)
-        seed = mteb_tasks.SEED if protocol == "mteb" else seed
+        few_shot = protocol.few_shot(dataset.info.mteb_task)
         train_groups = group_rows(train)
         details = {}
         for subset, test_index in group_rows(test).items():
@@ -59,40 +70,25 @@ class ClassificationEvaluator(Evaluator):
             y_train = np.asarray([train[i]["label"] for i in train_index])
             x_test = embed([test[i]["text"] for i in test_index], None)
             y_test = np.asarray([test[i]["label"] for i in test_index])
-            if protocol == "mteb":
-                settings = mteb_tasks.classification(dataset.info.mteb_task)
-                details[subset] = _few_shot(x_train_texts, y_train, x_test, y_test, embed, settings, seed)
-            else:
-                model = _fit(embed(x_train_texts, None), y_train, seed)
+            if few_shot is None:
+                model = context.classifiers.fitted(embed(x_train_texts, None), y_train, seed, _fit)
                 details[subset] = {"accuracy": float(accuracy_score(y_test, model.predict(x_test)))}
-        return task_score(metric, details)
+            else:
+                details[subset] = _few_shot(x_train_texts, y_train, x_test, y_test, embed, few_shot, seed,
+                                            context.classifiers)
+        return task_score(protocol.main_metric(dataset.info.task_type), details, _settings(few_shot, seed))
 
 
-_FITTED: OrderedDict[str, LogisticRegression] = OrderedDict()
-_FITTED_MAX = 512  # MasakhaNEWS under mteb: 16 languages x 10 experiments
+def _settings(few_shot: ClassificationSettings | None, seed: int) -> dict[str, Any]:
+    train: dict[str, Any] = {"train": "full"} if few_shot is None else {
+        "train": "few-shot", "samples_per_label": few_shot.samples_per_label, "n_experiments": few_shot.n_experiments}
+    return {"classifier": "LogisticRegression", "max_iter": MAX_ITER, **train, "seed": seed}
 
 
 def _fit(x: np.ndarray, y: np.ndarray, seed: int) -> LogisticRegression:
-    """A classifier per distinct (training embeddings, labels, seed), fitted once per process.
-
-    Why: only the evaluation split is ever transformed, so the original and every transformation
-    and seed of a dataset train on identical inputs; a run fits each classifier once instead of
-    once per variant. The key is the inputs' bytes, so another model's embeddings never match.
-    """
-    x = np.ascontiguousarray(x)
-    digest = hashlib.sha256(x.tobytes())
-    digest.update(repr((x.shape, str(x.dtype), y.tolist(), seed)).encode())
-    key = digest.hexdigest()
-    if key in _FITTED:
-        _FITTED.move_to_end(key)
-        return _FITTED[key]
     with warnings.catch_warnings(), single_threaded():  # max_iter=100 is the protocol, not a mistake
         warnings.simplefilter("ignore", ConvergenceWarning)
-        model = LogisticRegression(max_iter=100, random_state=seed).fit(x, y)
-    _FITTED[key] = model
-    if len(_FITTED) > _FITTED_MAX:
-        _FITTED.popitem(last=False)
-    return model
+        return LogisticRegression(max_iter=MAX_ITER, random_state=seed).fit(x, y)
 
 
 def _undersample(labels: np.ndarray, idxs: list[int], samples_per_label: int, seed: int) -> list[int]:
@@ -109,7 +105,8 @@ def _undersample(labels: np.ndarray, idxs: list[int], samples_per_label: int, se
 
 
 def _few_shot(train_texts: Sequence[str], y_train: np.ndarray, x_test: np.ndarray, y_test: np.ndarray,
-              embed: Embed, settings: mteb_tasks.ClassificationSettings, seed: int) -> dict[str, float]:
+              embed: Embed, settings: ClassificationSettings, seed: int,
+              classifiers: ClassifierCache) -> dict[str, float]:
     idxs = list(range(len(train_texts)))
     experiments = [_undersample(y_train, idxs, settings.samples_per_label, seed) for _ in range(settings.n_experiments)]
     union = sorted(set().union(*experiments))
@@ -117,7 +114,7 @@ def _few_shot(train_texts: Sequence[str], y_train: np.ndarray, x_test: np.ndarra
     position = {original: pos for pos, original in enumerate(union)}
     scores = []
     for chosen in experiments:
-        model = _fit(union_emb[[position[i] for i in chosen]], y_train[chosen], seed)
+        model = classifiers.fitted(union_emb[[position[i] for i in chosen]], y_train[chosen], seed, _fit)
         with warnings.catch_warnings():  # a label never predicted has precision 0, as in mteb
             warnings.simplefilter("ignore", UndefinedMetricWarning)
             scores.append(_scores(y_test, model.predict(x_test)))

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from sklearn.cluster import MiniBatchKMeans
 from sklearn.metrics.cluster import adjusted_mutual_info_score, v_measure_score
 
-from hteb_score.evaluators import mteb_tasks
-from hteb_score.evaluators.base import Embed, Evaluator, TaskScore, Text, main_metric, register, task_score
+from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, register, task_score
+from hteb_score.evaluators.mteb_tasks import ClusteringSettings
 from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_score.evaluators.threads import single_threaded
 from hteb_contract.sources import SourceDataset
@@ -38,23 +39,34 @@ class ClusteringEvaluator(Evaluator):
     def texts(self, dataset: SourceDataset) -> list[Text]:
         return [(r["text"], None) for r in dataset.eval_rows()]
 
-    def evaluate(self, dataset: SourceDataset, embed: Embed, *, protocol: str, seed: int = 42) -> TaskScore:
-        metric = main_metric(dataset.info.task_type, protocol)
+    def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
         rows = dataset.eval_rows()
         require_rows(dataset, dataset.info.eval_split, rows)
-        settings = mteb_tasks.clustering(dataset.info.mteb_task)
-        seed = mteb_tasks.SEED if protocol == "mteb" else seed
+        settings = context.protocol.clustering(dataset.info.mteb_task)
+        seed = context.estimator_seed
         rng = random.Random(seed)  # mteb's task-level rng_state: continues across subsets
         details = {}
         for subset, index in group_rows(rows).items():
             texts = [rows[i]["text"] for i in index]
             labels = [rows[i]["label"] for i in index]
             with single_threaded():
-                if protocol == "mteb" and settings.kind == "fast":
+                if settings.kind == "fast":
                     details[subset] = _fast(texts, labels, embed, settings, rng, seed)
                 else:
                     details[subset] = _legacy(texts, labels, embed, settings.legacy_batch_size, seed)
-        return task_score(metric, details)
+        metric = context.protocol.main_metric(dataset.info.task_type)
+        return task_score(metric, details, _settings(settings, seed))
+
+
+def _settings(settings: ClusteringSettings, seed: int) -> dict[str, Any]:
+    if settings.kind == "fast":
+        used: dict[str, Any] = {
+            "max_fraction_of_documents_to_embed": settings.max_fraction_of_documents_to_embed,
+            "max_document_to_embed": settings.max_document_to_embed, "bootstrap_rounds": settings.n_clusters,
+            "documents_per_round": settings.max_documents_per_cluster, "batch_size": settings.k_mean_batch_size}
+    else:
+        used = {"documents": "all", "batch_size": settings.legacy_batch_size}
+    return {"algorithm": "MiniBatchKMeans", "kind": settings.kind, **used, "seed": seed}
 
 
 def _legacy(texts: Sequence[str], labels: Sequence, embed: Embed, batch_size: int, seed: int) -> dict[str, float]:
@@ -66,7 +78,7 @@ def _legacy(texts: Sequence[str], labels: Sequence, embed: Embed, batch_size: in
     return {"v_measure": float(v_measure_score(labels, model.labels_.tolist()))}
 
 
-def _fast(texts: Sequence[str], labels: Sequence, embed: Embed, settings: mteb_tasks.ClusteringSettings,
+def _fast(texts: Sequence[str], labels: Sequence, embed: Embed, settings: ClusteringSettings,
           rng: random.Random, seed: int) -> dict[str, float]:
     n = len(texts)
     chosen = list(range(n))

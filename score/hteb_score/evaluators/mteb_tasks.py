@@ -1,6 +1,7 @@
 """Per-task settings of the mteb 2.26.24 task classes that change a main score, copied from the
-class attributes (mteb is a test dependency only; tests/evaluators/test_mteb_tasks.py reads the
-installed mteb and fails if any value here drifts from it).
+class attributes (mteb is a test dependency only; tests/score/evaluators/test_mteb_tasks.py reads
+the installed mteb and fails if any value here drifts from it). The `mteb` protocol
+(hteb_score/protocol.py) reads them.
 
 A dataset names its mteb task in `dataset.json` (`mteb_task`); a task not listed here (or none)
 gets the abstract task class's defaults, and clustering of an unlisted task uses the legacy rule
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+MTEB_VERSION = "2.26.24"
 SEED = 42  # AbsTask(seed=42): every RNG of an mteb evaluation; the mteb protocol ignores a run seed
 
 
@@ -67,19 +69,3 @@ SUMMARIZATION: dict[str, SummarizationSettings] = {
     "SummEval": SummarizationSettings(deprecated=True),
     "SummEvalSummarization.v2": SummarizationSettings(deprecated=False),
 }
-
-
-def classification(task: str | None) -> ClassificationSettings:
-    return CLASSIFICATION.get(task or "", ClassificationSettings())
-
-
-def clustering(task: str | None) -> ClusteringSettings:
-    return CLUSTERING.get(task or "", ClusteringSettings())
-
-
-def retrieval(task: str | None) -> RetrievalSettings:
-    return RETRIEVAL.get(task or "", RetrievalSettings())
-
-
-def summarization(task: str | None) -> SummarizationSettings:
-    return SUMMARIZATION.get(task or "", SummarizationSettings())

@@ -9,11 +9,13 @@ the five. hteb (the paper, App. G): `ap`, the cosine average precision alone.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from sklearn.metrics import average_precision_score
 from sklearn.metrics.pairwise import paired_euclidean_distances, paired_manhattan_distances
 
-from hteb_score.evaluators.base import Embed, Evaluator, TaskScore, Text, main_metric, register, task_score
+from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, register, task_score
 from hteb_score.evaluators.similarity import paired_cosine, pairwise_cos_torch
 from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_contract.sources import SourceDataset
@@ -27,8 +29,8 @@ class PairClassificationEvaluator(Evaluator):
         rows = dataset.eval_rows()
         return [(r["sentence1"], None) for r in rows] + [(r["sentence2"], None) for r in rows]
 
-    def evaluate(self, dataset: SourceDataset, embed: Embed, *, protocol: str, seed: int = 42) -> TaskScore:
-        metric = main_metric(dataset.info.task_type, protocol)
+    def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
+        metric = context.protocol.main_metric(dataset.info.task_type)
         rows = dataset.eval_rows()
         require_rows(dataset, dataset.info.eval_split, rows)
         details = {}
@@ -37,18 +39,25 @@ class PairClassificationEvaluator(Evaluator):
             e2 = np.asarray(embed([rows[i]["sentence2"] for i in index], None))
             labels = np.asarray([int(rows[i]["label"]) for i in index])
             details[subset] = _average_precisions(labels, e1, e2)
-        return task_score(metric, details)
+        return task_score(metric, details, {"ap": "sklearn average_precision_score",
+                                            "similarities": list(SIMILARITIES)})
+
+
+def _dot(e1: np.ndarray, e2: np.ndarray) -> np.ndarray:
+    return np.asarray([np.dot(e1[i], e2[i]) for i in range(len(e1))])
+
+
+SIMILARITIES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {  # higher = more similar for all five
+    "similarity": pairwise_cos_torch,
+    "cosine": paired_cosine,
+    "manhattan": lambda e1, e2: -paired_manhattan_distances(e1, e2),
+    "euclidean": lambda e1, e2: -paired_euclidean_distances(e1, e2),
+    "dot": _dot,
+}
 
 
 def _average_precisions(labels: np.ndarray, e1: np.ndarray, e2: np.ndarray) -> dict[str, float]:
-    scores = {  # higher = more similar for all five
-        "similarity": pairwise_cos_torch(e1, e2),
-        "cosine": paired_cosine(e1, e2),
-        "manhattan": -paired_manhattan_distances(e1, e2),
-        "euclidean": -paired_euclidean_distances(e1, e2),
-        "dot": np.asarray([np.dot(e1[i], e2[i]) for i in range(len(e1))]),
-    }
-    out = {f"{name}_ap": float(average_precision_score(labels, values)) for name, values in scores.items()}
+    out = {f"{name}_ap": float(average_precision_score(labels, fn(e1, e2))) for name, fn in SIMILARITIES.items()}
     out["max_ap"] = max(out.values())
     out["ap"] = out["cosine_ap"]
     return out

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hteb_score.evaluators.base import Embed, Evaluator, TaskScore, Text, main_metric, register, task_score
+from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, register, task_score
 from hteb_score.evaluators.similarity import cos_matrix
 from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_score.evaluators.trec import doc_text, qrels_of, ranking_metrics
@@ -42,8 +42,8 @@ class RerankingEvaluator(Evaluator):
         return ([(q["text"], "query") for q in scored_queries(dataset)]
                 + [(doc_text(d), "document") for d in dataset.tables["corpus"]])
 
-    def evaluate(self, dataset: SourceDataset, embed: Embed, *, protocol: str, seed: int = 42) -> TaskScore:
-        metric = main_metric(dataset.info.task_type, protocol)
+    def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
+        metric = context.protocol.main_metric(dataset.info.task_type)
         queries = scored_queries(dataset)
         require_rows(dataset, "queries", queries)
         corpus = dataset.tables["corpus"]
@@ -62,4 +62,4 @@ class RerankingEvaluator(Evaluator):
                 top = np.argsort(-scores, kind="stable")[:TOP_K]
                 run[qid] = {ids[i]: float(scores[i]) for i in top}
             details[subset] = ranking_metrics({q: qrels[q] for q in query_ids}, run, K_VALUES, full_map=True)
-        return task_score(metric, details)
+        return task_score(metric, details, {"similarity": "cosine", "top_k": TOP_K, "k_values": list(K_VALUES)})

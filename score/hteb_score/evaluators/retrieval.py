@@ -15,8 +15,7 @@ from __future__ import annotations
 import faiss
 import numpy as np
 
-from hteb_score.evaluators import mteb_tasks
-from hteb_score.evaluators.base import Embed, Evaluator, TaskScore, Text, main_metric, register, task_score
+from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, register, task_score
 from hteb_score.evaluators.similarity import normalize
 from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_score.evaluators.trec import doc_text, qrels_of, ranking_metrics
@@ -39,9 +38,9 @@ class RetrievalEvaluator(Evaluator):
         return ([(q["text"], "query") for q in scored_queries(dataset)]
                 + [(doc_text(d), "document") for d in dataset.tables["corpus"]])
 
-    def evaluate(self, dataset: SourceDataset, embed: Embed, *, protocol: str, seed: int = 42) -> TaskScore:
-        metric = main_metric(dataset.info.task_type, protocol)
-        settings = mteb_tasks.retrieval(dataset.info.mteb_task)
+    def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
+        metric = context.protocol.main_metric(dataset.info.task_type)
+        settings = context.protocol.retrieval(dataset.info.mteb_task)
         queries = scored_queries(dataset)
         corpus = dataset.tables["corpus"]
         require_rows(dataset, "queries", queries)
@@ -61,4 +60,6 @@ class RetrievalEvaluator(Evaluator):
                 run[qid] = {doc_ids[h]: float(s) for s, h in zip(row_scores, row_hits)
                             if h >= 0 and not (settings.ignore_identical_ids and doc_ids[h] == qid)}
             details[subset] = ranking_metrics({q: qrels[q] for q in query_ids}, run, settings.k_values)
-        return task_score(metric, details)
+        return task_score(metric, details, {"similarity": "cosine", "search": "exact", "top_k": TOP_K,
+                                            "k_values": list(settings.k_values),
+                                            "ignore_identical_ids": settings.ignore_identical_ids})

@@ -14,7 +14,7 @@ from scipy.stats import pearsonr, spearmanr
 from sklearn.metrics.pairwise import paired_euclidean_distances, paired_manhattan_distances
 
 from hteb_contract.errors import HtebError
-from hteb_score.evaluators.base import Embed, Evaluator, TaskScore, Text, main_metric, register, task_score
+from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, register, task_score
 from hteb_score.evaluators.similarity import paired_cosine
 from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_contract.sources import SourceDataset
@@ -28,8 +28,8 @@ class STSEvaluator(Evaluator):
         rows = dataset.eval_rows()
         return [(r["sentence1"], None) for r in rows] + [(r["sentence2"], None) for r in rows]
 
-    def evaluate(self, dataset: SourceDataset, embed: Embed, *, protocol: str, seed: int = 42) -> TaskScore:
-        metric = main_metric(dataset.info.task_type, protocol)
+    def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
+        metric = context.protocol.main_metric(dataset.info.task_type)
         rows = dataset.eval_rows()
         require_rows(dataset, dataset.info.eval_split, rows)
         details = {}
@@ -42,7 +42,7 @@ class STSEvaluator(Evaluator):
             details[subset] = _correlations(gold, e1, e2)
             details[subset]["spearman"] = details[subset]["cosine_spearman"]  # a cosine model's similarity
             details[subset]["pearson"] = details[subset]["cosine_pearson"]
-        return task_score(metric, details)
+        return task_score(metric, details, {"similarity": "cosine", "correlation": "spearman"})
 
 
 def _correlations(gold: np.ndarray, e1: np.ndarray, e2: np.ndarray) -> dict[str, float]:

@@ -17,8 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
-from hteb_score.evaluators import mteb_tasks
-from hteb_score.evaluators.base import Embed, Evaluator, TaskScore, Text, main_metric, register, task_score
+from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, register, task_score
 from hteb_score.evaluators.similarity import cos_matrix, dot_matrix
 from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_contract.sources import SourceDataset
@@ -33,17 +32,18 @@ class SummarizationEvaluator(Evaluator):
         return ([(t, None) for r in rows for t in r["human_summaries"]]
                 + [(t, None) for r in rows for t in r["machine_summaries"]])
 
-    def evaluate(self, dataset: SourceDataset, embed: Embed, *, protocol: str, seed: int = 42) -> TaskScore:
-        metric = main_metric(dataset.info.task_type, protocol)
+    def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
+        metric = context.protocol.main_metric(dataset.info.task_type)
         rows = dataset.eval_rows()
         require_rows(dataset, dataset.info.eval_split, rows)
-        deprecated = protocol == "mteb" and mteb_tasks.summarization(dataset.info.mteb_task).deprecated
+        deprecated = context.protocol.summarization(dataset.info.mteb_task).deprecated
         details = {}
         for subset, index in group_rows(rows).items():
             per_doc = [_predictions(rows[i], embed) for i in index]
             kept = [p for p in per_doc if p is not None]
             details[subset] = _correlations(kept, deprecated)
-        return task_score(metric, details)
+        return task_score(metric, details, {"similarity": "cosine", "correlation": "spearman",
+                                            "deprecated_evaluator": deprecated})
 
 
 def _predictions(row: dict, embed: Embed) -> tuple[list[float], list[float], list[float]] | None:

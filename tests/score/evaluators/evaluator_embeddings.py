@@ -1,6 +1,7 @@
 """Embeddings for the evaluator tests: the real all-MiniLM-L6-v2 (dense, no ties) and hashed
 bag-of-words counts (many exact ties). A query prompt shifts one extra dimension, so a text
-embedded with the wrong prompt type changes the score on one side only."""
+embedded with the wrong prompt type changes the score on one side only. `evaluate` scores a
+dataset with them as a run would."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from hteb_score.evaluators import Embed, Text
+from hteb_contract.sources import SourceDataset
+from hteb_score.evaluators import EVALUATORS, EvaluationContext, TaskScore, Text
+from hteb_score.protocol import PROTOCOLS
 
 EmbedFn = Callable[[Sequence[str], str | None], np.ndarray]
 
@@ -58,5 +61,12 @@ class Listed:
         return self.fn(texts, prompt_type)
 
 
-def listed_embed(evaluator, dataset, fn: EmbedFn) -> Embed:
-    return Listed(fn, evaluator.texts(dataset))
+def context(protocol: str, seed: int = 42) -> EvaluationContext:
+    """A fresh run's context: the named protocol, run seed `seed`, an empty classifier cache."""
+    return EvaluationContext(PROTOCOLS.get(protocol), seed)
+
+
+def evaluate(dataset: SourceDataset, fn: EmbedFn, run: EvaluationContext) -> TaskScore:
+    """`dataset` scored by its registered evaluator, which may embed (with `fn`) only what it listed."""
+    evaluator = EVALUATORS.get(dataset.info.task_type)
+    return evaluator.evaluate(dataset, Listed(fn, evaluator.texts(dataset)), run)

@@ -14,10 +14,9 @@ import mteb
 import numpy as np
 import pytest
 from cases import CASES
-from evaluator_embeddings import Listed, hashed_bow
+from evaluator_embeddings import context, evaluate, hashed_bow
 from mteb_oracle import mteb_scores
 
-from hteb_score.evaluators import get_evaluator
 from hteb_contract.sources import SourceDataset
 
 TOLERANCE = 1e-6
@@ -27,8 +26,7 @@ MINILM_SKIP = {"IsiZuluNews", "SemRel2024"}  # slow to embed on CPU: the hashed 
 def _check(case: str, fn, shared_data) -> None:
     load, task = CASES[case]
     dataset = load(shared_data)
-    evaluator = get_evaluator(dataset.info.task_type)
-    ours = evaluator.evaluate(dataset, Listed(fn, evaluator.texts(dataset)), protocol="mteb")
+    ours = evaluate(dataset, fn, context("mteb"))
     theirs = mteb_scores(task, dataset, fn)
     assert ours.main_metric == mteb.get_task(task).metadata.main_score
     assert sorted(ours.subsets) == sorted(theirs)
@@ -52,10 +50,8 @@ def test_self_hit_removal_changes_the_score(minilm, shared_data):
     load, _ = CASES["SciFactSelfHits"]
     dataset = load(shared_data)
     kept = replace(dataset.info, mteb_task="SciFact")
-    evaluator = get_evaluator("Retrieval")
-    embed = Listed(minilm, evaluator.texts(dataset))
-    removed = evaluator.evaluate(dataset, embed, protocol="mteb").value
-    not_removed = evaluator.evaluate(SourceDataset(kept, dataset.tables, dataset.origin), embed, protocol="mteb").value
+    removed = evaluate(dataset, minilm, context("mteb")).value
+    not_removed = evaluate(SourceDataset(kept, dataset.tables, dataset.origin), minilm, context("mteb")).value
     assert removed < not_removed - 0.05
 
 
@@ -63,7 +59,5 @@ def test_self_hit_removal_changes_the_score(minilm, shared_data):
 def test_mteb_protocol_ignores_the_run_seed(case, shared_data):
     """mteb's number is its seed-42 number; a run seed changes only the hteb protocol."""
     dataset = CASES[case][0](shared_data)
-    evaluator = get_evaluator(dataset.info.task_type)
-    embed = Listed(hashed_bow, evaluator.texts(dataset))
-    assert (evaluator.evaluate(dataset, embed, protocol="mteb", seed=7).value
-            == evaluator.evaluate(dataset, embed, protocol="mteb").value)
+    seeded = evaluate(dataset, hashed_bow, context("mteb", seed=7))
+    assert seeded.value == evaluate(dataset, hashed_bow, context("mteb")).value

@@ -17,10 +17,10 @@ from mteb._evaluators.sklearn_evaluator import SklearnEvaluator
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
 from cases import CASES, banking77
-from evaluator_embeddings import Listed, hashed_bow
+from evaluator_embeddings import context, evaluate, hashed_bow
 from mteb_oracle import mteb_results
 
-from hteb_score.evaluators import get_evaluator
+from hteb_score.evaluators import EVALUATORS
 from hteb_contract.sources import SourceDataset, read_source_dir
 from hteb_generate.sampling import sample_dataset
 
@@ -28,8 +28,7 @@ TOLERANCE = 1e-6
 
 
 def _hteb(dataset: SourceDataset, fn, seed: int = 42):
-    evaluator = get_evaluator(dataset.info.task_type)
-    return evaluator.evaluate(dataset, Listed(fn, evaluator.texts(dataset)), protocol="hteb", seed=seed)
+    return evaluate(dataset, fn, context("hteb", seed))
 
 
 def _embeddings(kind: str, request):
@@ -66,8 +65,7 @@ def test_classification_trains_on_the_full_train_split(kind, request, shared_dat
         label_column_name="label", evaluator_model=LogisticRegression(max_iter=100, random_state=42))
     predicted = mteb_evaluator(fn([r["text"] for r in train], None), fn([r["text"] for r in test], None))
     assert ours.value == pytest.approx(accuracy_score([r["label"] for r in test], predicted), abs=TOLERANCE)
-    few_shot = get_evaluator("Classification").evaluate(dataset, Listed(fn, get_evaluator("Classification").texts(dataset)),
-                                                        protocol="mteb")
+    few_shot = evaluate(dataset, fn, context("mteb"))
     assert ours.value != few_shot.value  # 20 rows per label vs mteb's 8: the protocols differ
 
 
@@ -87,9 +85,7 @@ def test_clustering_uses_every_document(kind, request, shared_data):
 def test_summarization_hteb_ignores_the_v1_bug(shared_data):
     dataset = CASES["SummEval"][0](shared_data)
     assert dataset.info.mteb_task == "SummEval"
-    evaluator = get_evaluator("Summarization")
-    embed = Listed(hashed_bow, evaluator.texts(dataset))
-    assert evaluator.evaluate(dataset, embed, protocol="hteb").value != evaluator.evaluate(dataset, embed, protocol="mteb").value
+    assert evaluate(dataset, hashed_bow, context("hteb")).value != evaluate(dataset, hashed_bow, context("mteb")).value
 
 
 def test_multilingual_subsets_are_averaged(shared_data):
@@ -106,7 +102,7 @@ def test_transformed_variant_keeps_corpus_embeddings(shared_data):
     """Retrieval texts(): a transformed variant changes query texts only, so documents repeat."""
     dataset = CASES["SciFact"][0](shared_data)
     variant = dataset.with_texts(lambda ref: ref.text.upper())
-    evaluator = get_evaluator("Retrieval")
+    evaluator = EVALUATORS.get("Retrieval")
     documents = {t for t in evaluator.texts(dataset) if t[1] == "document"}
     assert documents == {t for t in evaluator.texts(variant) if t[1] == "document"}
     assert not {t for t in evaluator.texts(dataset) if t[1] == "query"} & {t for t in evaluator.texts(variant) if t[1] == "query"}

@@ -52,3 +52,7 @@ def test_datasets_we_hold_use_listed_tasks(shared_data):
         info = json.loads(path.read_text())
         if info["task_type"] in tables:
             assert info["mteb_task"] in tables[info["task_type"]], path
+
+
+def test_the_mirrored_mteb_is_the_installed_one():
+    assert mteb.__version__ == mteb_tasks.MTEB_VERSION

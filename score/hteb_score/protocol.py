@@ -1,0 +1,98 @@
+"""Evaluation protocols: the rules that turn a dataset's embeddings into its score. A run is scored
+under one protocol, named and described in its result card.
+
+- `hteb` (default): the HTEB paper's evaluation. Estimators take the run's seed (42 unless the run
+  says otherwise); classification fits one logistic regression on the full training split;
+  clustering clusters every document; summarisation uses the fixed evaluator; main score the
+  paper's metric per task type (App. G), e.g. `spearman`, `ap` (cosine AP), `map`.
+- `mteb`: equal to mteb 2.26.24's main score on identical embeddings. Estimators always take mteb's
+  seed 42; few-shot classification sizes, fast or legacy clustering and the deprecated `SummEval`
+  evaluator follow the mteb task class a dataset names (`mteb_task`; evaluators/mteb_tasks.py);
+  main score mteb's `main_score`, e.g. `cosine_spearman`, `max_ap` (best AP of five), `map_at_1000`.
+
+Both remove retrieval self-hits where the mteb task sets `ignore_identical_ids`.
+
+>>> PROTOCOLS.get("mteb").estimator_seed(7), PROTOCOLS.get("hteb").estimator_seed(7)
+(42, 7)
+>>> PROTOCOLS.get("hteb").main_metric("PairClassification")
+'ap'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from hteb_contract.registry import Registry
+from hteb_contract.tasks import TASK_TYPES
+from hteb_score.evaluators import mteb_tasks
+from hteb_score.evaluators.mteb_tasks import (
+    ClassificationSettings,
+    ClusteringSettings,
+    RetrievalSettings,
+    SummarizationSettings,
+)
+
+S = TypeVar("S")
+
+
+@dataclass(frozen=True)
+class PerTask(Generic[S]):
+    """Settings by mteb task name; `default` for a dataset naming a task not listed, or none."""
+
+    default: S
+    tasks: Mapping[str, S] = field(default_factory=dict, hash=False)
+
+    def __call__(self, mteb_task: str | None) -> S:
+        return self.tasks.get(mteb_task or "", self.default)
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """One protocol's rules, asked by the evaluators with the dataset's task type or mteb task."""
+
+    name: str
+    description: str  # one line, for the card and --help
+    main_metrics: Mapping[str, str] = field(hash=False)  # task type -> main metric
+    few_shot: PerTask[ClassificationSettings | None]  # None: one classifier on the full training split
+    clustering: PerTask[ClusteringSettings]
+    retrieval: PerTask[RetrievalSettings]
+    summarization: PerTask[SummarizationSettings]
+    fixed_seed: int | None = None  # the estimators' seed whatever the run's; None: the run's seed
+    mteb_version: str | None = None  # the mteb whose main scores this protocol equals
+
+    def estimator_seed(self, run_seed: int) -> int:
+        """The seed of logistic regression and k-means in a run whose estimator seed is `run_seed`."""
+        return run_seed if self.fixed_seed is None else self.fixed_seed
+
+    def main_metric(self, task_type: str) -> str:
+        return self.main_metrics[task_type]
+
+
+_RETRIEVAL = PerTask(RetrievalSettings(), mteb_tasks.RETRIEVAL)
+
+HTEB = Protocol(
+    name="hteb",
+    description="the HTEB paper's evaluation: full-train classification, every document clustered, "
+    "cosine AP, MAP, nDCG@10 and Spearman; estimators seeded by the run (42)",
+    main_metrics={name: spec.metric for name, spec in TASK_TYPES.items()},
+    few_shot=PerTask(None),
+    clustering=PerTask(ClusteringSettings(kind="legacy")),
+    retrieval=_RETRIEVAL,
+    summarization=PerTask(SummarizationSettings(deprecated=False)),
+)
+MTEB = Protocol(
+    name="mteb",
+    description=f"equal to mteb {mteb_tasks.MTEB_VERSION}'s main scores: few-shot classification, fast or "
+    "legacy clustering per mteb task, max AP of five similarities; estimators seeded 42",
+    main_metrics={name: spec.mteb_main_score for name, spec in TASK_TYPES.items()},
+    few_shot=PerTask(ClassificationSettings(), mteb_tasks.CLASSIFICATION),
+    clustering=PerTask(ClusteringSettings(), mteb_tasks.CLUSTERING),
+    retrieval=_RETRIEVAL,
+    summarization=PerTask(SummarizationSettings(), mteb_tasks.SUMMARIZATION),
+    fixed_seed=mteb_tasks.SEED,
+    mteb_version=mteb_tasks.MTEB_VERSION,
+)
+
+PROTOCOLS: Registry[Protocol] = Registry("protocol", entries={p.name: p for p in (HTEB, MTEB)})
