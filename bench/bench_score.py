@@ -11,7 +11,7 @@ Every phase runs in its own child process (time = the child's wall clock, memory
 built here from real rows of ../shared/data (STSBenchmark, TwitterSemEval2015, Banking77 with a few
 training rows per label, SciFact with a cut corpus) through the real revision writer; its transformed
 texts come from a plain word-rotation rule with a per-variant tag, so every variant's texts are
-distinct, as LLM outputs are. The mteb side uses tests/evaluators/mteb_oracle.py (the real mteb
+distinct, as LLM outputs are. The mteb side uses hteb_score/mteb_adapter.py (the real mteb
 task classes fed our rows). (a) also reports the largest difference between hteb-score's scores
 and mteb's: it should be below 1e-6.
 
@@ -36,7 +36,6 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("HTEB_DATA_DIR", REPO.parent / "shared" / "data"))
-sys.path[:0] = [str(REPO / "tests"), str(REPO / "tests" / "evaluators")]
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -122,7 +121,7 @@ def _variants(store: Path) -> list[list[Any]]:
 
 def phase_mteb(store: Path, device: str, out: Path) -> None:
     """mteb once per variant: a fresh task evaluation that encodes all of its texts."""
-    from mteb_oracle import mteb_scores
+    from hteb_score.mteb_adapter import mteb_scores
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(_model_path(), device=device)
@@ -146,16 +145,16 @@ def phase_floor(store: Path, device: str, out: Path) -> None:
     """Encode the unique (text, prompt) pairs of the whole run once, nothing else."""
     from sentence_transformers import SentenceTransformer
 
-    from hteb_score.evaluators import get_evaluator
+    from hteb_score.evaluators import EVALUATORS
 
     unique: dict[tuple[str, str | None], None] = {}
     for variants in _variants(store):
-        evaluator = get_evaluator(variants[0].dataset.info.task_type)
+        evaluator = EVALUATORS.get(variants[0].dataset.info.task_type)
         for variant in variants:
             unique.update(dict.fromkeys(evaluator.texts(variant.dataset)))
             for record in variant.records:
-                prompt = "query" if record["split"] == "queries" else None
-                unique.update(dict.fromkeys([(record["original_text"], prompt), (record["transformed_text"], prompt)]))
+                prompt = "query" if record.split == "queries" else None
+                unique.update(dict.fromkeys([(record.original_text, prompt), (record.transformed_text, prompt)]))
     model = SentenceTransformer(_model_path(), device=device)
     started = time.perf_counter()
     by_prompt: dict[str | None, list[str]] = {}

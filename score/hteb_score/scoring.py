@@ -16,12 +16,13 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from hteb_score.encode import EmbeddingTable
 from hteb_contract.errors import HtebError, IntegrityError
-from hteb_score.evaluators import EVALUATORS, EvaluationContext, TaskScore
+from hteb_contract.records import ItemRecord
 from hteb_contract.revision import Revision
 from hteb_contract.sources import SourceDataset
 from hteb_contract.tasks import TextRef
+from hteb_score.encode import EmbeddingTable
+from hteb_score.evaluators import EVALUATORS, EvaluationContext, TaskScore
 from hteb_score.protocol import Protocol
 
 ON_ERROR = ("original", "drop", "keep")
@@ -35,19 +36,19 @@ class Variant:
     dataset: SourceDataset
     transformation: str
     seed: int | None
-    records: list[dict[str, Any]] = field(default_factory=list)
+    records: list[ItemRecord] = field(default_factory=list)
 
 
-def _policy_lookup(records: list[dict[str, Any]], on_error: str, where: str):
-    by_ref = {(r["split"], r["item_id"], r["field"]): r for r in records}
+def _policy_lookup(records: list[ItemRecord], on_error: str, where: str):
+    by_ref = {r.ref: r for r in records}
 
     def lookup(ref: TextRef) -> str | None:
         record = by_ref.get((ref.table, ref.item_id, ref.field))
         if record is None:
             raise IntegrityError(f"{where}: no item record for {ref.table}/{ref.item_id}/{ref.field}")
-        if not record["errors"]:
-            return record["transformed_text"]
-        return {"original": ref.text, "drop": None, "keep": record["transformed_text"]}[on_error]
+        if not record.errors:
+            return record.transformed_text
+        return {"original": ref.text, "drop": None, "keep": record.transformed_text}[on_error]
 
     return lookup
 
@@ -67,7 +68,7 @@ def revision_variants(revision: Revision, name: str, *, transformations: Sequenc
         data = source.with_texts(_policy_lookup(records, on_error, where))
         variants.append(Variant(data, transformation, seed, records))
         counts.append({"dataset": name, "transformation": transformation, "seed": seed, "items": len(records),
-                       "with_errors": sum(1 for r in records if r["errors"]), "action": on_error})
+                       "with_errors": sum(1 for r in records if r.errors), "action": on_error})
     return variants, counts
 
 
@@ -113,9 +114,9 @@ def score_variants(groups: Sequence[list[Variant]], table: EmbeddingTable, *, pr
         for variant in variants:
             texts.extend(evaluator.texts(variant.dataset))
             for record in variant.records:  # drift needs the kept output even where it is not scored
-                prompt = _prompt_of(record["split"])
-                texts.append((record["original_text"], prompt))
-                texts.append((record["transformed_text"], prompt))
+                prompt = _prompt_of(record.split)
+                texts.append((record.original_text, prompt))
+                texts.append((record.transformed_text, prompt))
     table.fill(texts, progress=progress)
     embedded = time.perf_counter()
 
@@ -151,18 +152,18 @@ def _drift(variant: Variant, table: EmbeddingTable) -> list[dict[str, Any]]:
     if not variant.records:
         return []
     out = []
-    by_prompt: dict[str | None, list[dict[str, Any]]] = {}
+    by_prompt: dict[str | None, list[ItemRecord]] = {}
     for record in variant.records:
-        by_prompt.setdefault(_prompt_of(record["split"]), []).append(record)
+        by_prompt.setdefault(_prompt_of(record.split), []).append(record)
     for prompt, records in by_prompt.items():
-        a = table([r["original_text"] for r in records], prompt)
-        b = table([r["transformed_text"] for r in records], prompt)
+        a = table([r.original_text for r in records], prompt)
+        b = table([r.transformed_text for r in records], prompt)
         norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
         cos = np.einsum("ij,ij->i", a, b) / np.where(norms == 0, 1.0, norms)
         for record, value in zip(records, cos):
-            out.append({"dataset": record["dataset"], "transformation": record["transformation"],
-                        "seed": record["seed"], "item_id": record["item_id"], "field": record["field"],
-                        "drift": float(1.0 - value), "quality": record["judge"]["quality"],
-                        "original_text": record["original_text"], "transformed_text": record["transformed_text"],
-                        "errors": list(record["errors"])})
+            out.append({"dataset": record.dataset, "transformation": record.transformation,
+                        "seed": record.seed, "item_id": record.item_id, "field": record.field,
+                        "drift": float(1.0 - value), "quality": record.judge.quality,
+                        "original_text": record.original_text, "transformed_text": record.transformed_text,
+                        "errors": list(record.errors)})
     return out

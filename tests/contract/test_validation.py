@@ -88,6 +88,8 @@ def _card() -> dict:
         "dataset": {"repo_id": "file:///store", "label": "sample-1339", "revision": "a" * 64},
         "hteb_score_version": "0.1.0",
         "protocol": "hteb",
+        "evaluation": {"protocol": "hteb", "description": "the HTEB paper's evaluation", "mteb_version": None,
+                       "datasets": {}},
         "on_error": "original",
         "package_versions": {"numpy": "2.3.5"},
         "scores": [{"dataset": "STSBenchmark", "task_type": "STS", "subset": "all", "transformation": "original",

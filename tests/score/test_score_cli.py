@@ -41,6 +41,7 @@ def scored(store, tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_outputs_are_written_and_valid(scored):
     card = json.loads((scored / "result_card.json").read_text())
     validate("result_card", card, what="card")
@@ -61,6 +62,7 @@ def test_outputs_are_written_and_valid(scored):
     assert {p.stem for p in mteb_files} == {"STSBenchmark", "TwitterSemEval2015", "SciFact", "SummEval"}
 
 
+@pytest.mark.slow
 def test_each_unique_text_is_embedded_once(scored, store):
     """The corpus is embedded once for all 5 variants; the counts match an independent tally."""
     card = json.loads((scored / "result_card.json").read_text())
@@ -79,6 +81,7 @@ def test_each_unique_text_is_embedded_once(scored, store):
     assert card["timings"]["texts_requested"] > 4 * len(unique)
 
 
+@pytest.mark.slow
 def test_embedding_cache_makes_a_rerun_encode_nothing(store, scored, tmp_path):
     cache = tmp_path / "cache"
     args = [minilm_path(), "--store", str(store), "--revision", "v1", "--datasets", "STSBenchmark,SciFact",
@@ -93,6 +96,7 @@ def test_embedding_cache_makes_a_rerun_encode_nothing(store, scored, tmp_path):
     assert [r for r in full["scores"] if r["dataset"] == "SciFact"] == [r for r in first["scores"] if r["dataset"] == "SciFact"]
 
 
+@pytest.mark.slow
 def test_a_model_whose_revision_cannot_be_determined(store, tmp_path, capsys, monkeypatch):
     """The card records null, never a made-up name; the embedding cache refuses it before encoding."""
     assert encode._resolve_revision(tmp_path / "no-such-folder") is None
@@ -109,6 +113,7 @@ def test_a_model_whose_revision_cannot_be_determined(store, tmp_path, capsys, mo
     assert "model revision: `unknown`" in (tmp_path / "out" / "result_card.md").read_text()
 
 
+@pytest.mark.slow
 def test_error_policy(tmp_path, shared_data, capsys):
     """Items whose output kept errors: counted, and scored as the policy says."""
     from hteb_contract import revision as rev
@@ -140,6 +145,7 @@ def test_error_policy(tmp_path, shared_data, capsys):
     assert len(set(values.values())) == 3  # three policies, three different scores
 
 
+@pytest.mark.slow
 def test_source_dir_scores_original_only(shared_data, tmp_path, capsys):
     code, out, err = _run(capsys, minilm_path(), "--source-dir", str(shared_data), "--datasets", "TwitterSemEval2015",
                           "--out", str(tmp_path), "--quiet")

@@ -74,6 +74,8 @@ def make_card(
         },
         "hteb_score_version": "0.1.0",
         "protocol": "hteb",
+        "evaluation": {"protocol": "hteb", "description": "the HTEB paper's evaluation", "mteb_version": None,
+                       "datasets": {}},
         "on_error": "original",
         "package_versions": {"numpy": np.__version__},
         "scores": scores,

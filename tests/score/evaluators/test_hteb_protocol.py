@@ -18,7 +18,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
 from cases import CASES, banking77
 from evaluator_embeddings import context, evaluate, hashed_bow
-from mteb_oracle import mteb_results
+from hteb_score.mteb_adapter import mteb_results
 
 from hteb_score.evaluators import EVALUATORS
 from hteb_contract.sources import SourceDataset, read_source_dir
@@ -35,7 +35,10 @@ def _embeddings(kind: str, request):
     return hashed_bow if kind == "hashed" else request.getfixturevalue("minilm")
 
 
-@pytest.mark.parametrize("kind", ["hashed", "minilm"])
+KINDS = ["hashed", pytest.param("minilm", marks=pytest.mark.slow)]  # the real model is slow
+
+
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize(("case", "task", "key", "metric"), [
     ("STSBenchmark", "STSBenchmark", "cosine_spearman", "spearman"),
     ("TwitterSemEval2015", "TwitterSemEval2015", "cosine_ap", "ap"),
@@ -52,7 +55,7 @@ def test_hteb_rule_equals_mteb_metric(case, task, key, metric, kind, request, sh
     assert ours.subsets["default"] == pytest.approx(theirs["default"][key], abs=TOLERANCE)
 
 
-@pytest.mark.parametrize("kind", ["hashed", "minilm"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_classification_trains_on_the_full_train_split(kind, request, shared_data):
     fn = _embeddings(kind, request)
     dataset = banking77(shared_data)
@@ -69,7 +72,7 @@ def test_classification_trains_on_the_full_train_split(kind, request, shared_dat
     assert ours.value != few_shot.value  # 20 rows per label vs mteb's 8: the protocols differ
 
 
-@pytest.mark.parametrize("kind", ["hashed", "minilm"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_clustering_uses_every_document(kind, request, shared_data):
     fn = _embeddings(kind, request)
     dataset = sample_dataset(read_source_dir(shared_data / "TwentyNewsgroups"), 7532)
