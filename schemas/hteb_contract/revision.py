@@ -15,7 +15,6 @@ file is checked against the manifest's sha256, and data is read only as parquet 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from hteb_contract.arrow import arrow_schema
-from hteb_contract.atomic import atomic_write_json, atomic_write_text, canonical_json, sha256_bytes, sha256_file
+from hteb_contract.atomic import atomic_write_json, atomic_write_text, read_json_object, canonical_json, sha256_bytes, sha256_file
 from hteb_contract.errors import ContractError, IntegrityError, SourceError
 from hteb_contract.records import ItemRecord
 from hteb_contract.sources import DatasetInfo, SourceDataset, read_parquet, read_source_parquet, write_parquet, write_source_parquet
@@ -139,12 +138,7 @@ def load_manifest(root: Path) -> dict[str, Any]:
     path = Path(root) / MANIFEST
     if not path.is_file():
         raise IntegrityError(f"{root}: no {MANIFEST} (not an HTEB revision)")
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise IntegrityError(f"{path}: not valid JSON ({err})") from None
-    if not isinstance(manifest, dict):
-        raise IntegrityError(f"{path}: expected a JSON object")
+    manifest = read_json_object(path, IntegrityError)
     validate("manifest", manifest, what=str(path))
     for entry in manifest["files"]:
         safe_relpath(entry["path"])

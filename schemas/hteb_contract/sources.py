@@ -17,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from hteb_contract.atomic import read_json_object
 from hteb_contract.errors import SourceError
 from hteb_contract.tasks import TextRef, iter_field_texts, resolve, task_type
 
@@ -176,13 +177,7 @@ def _read_info(folder: Path) -> DatasetInfo:
     path = folder / "dataset.json"
     if not path.is_file():
         raise SourceError(f"{folder}: no dataset.json (not a dataset folder in the shared/data layout)")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise SourceError(f"{path}: not valid JSON ({err})") from None
-    if not isinstance(data, dict):
-        raise SourceError(f"{path}: expected a JSON object")
-    return DatasetInfo.from_json(data, where=str(path))
+    return DatasetInfo.from_json(read_json_object(path, SourceError), where=str(path))
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -205,16 +200,22 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def read_source_dir(folder: Path) -> SourceDataset:
-    """A dataset folder in the shared/data layout: dataset.json plus one JSONL per table."""
-    folder = Path(folder)
+def _read_tables(folder: Path, suffix: str, reader: Callable[[Path], list[dict[str, Any]]]
+                 ) -> tuple[DatasetInfo, dict[str, list[dict[str, Any]]]]:
+    """dataset.json and every table the task type needs, each read from `<table><suffix>`."""
     info = _read_info(folder)
     tables = {}
     for table in info.tables():
-        path = folder / f"{table}.jsonl"
+        path = folder / f"{table}{suffix}"
         if not path.is_file():
             raise SourceError(f"{folder}: missing {path.name} (needed by a {info.task_type} dataset)")
-        tables[table] = read_jsonl(path)
+        tables[table] = reader(path)
+    return info, tables
+
+
+def read_source_dir(folder: Path) -> SourceDataset:
+    """A dataset folder in the shared/data layout: dataset.json plus one JSONL per table."""
+    info, tables = _read_tables(Path(folder), ".jsonl", read_jsonl)
     return SourceDataset(info, tables, origin=str(folder))
 
 
@@ -243,14 +244,7 @@ def write_source_parquet(dataset: SourceDataset, folder: Path) -> list[Path]:
 
 def read_source_parquet(folder: Path) -> SourceDataset:
     """Read the source copy inside a revision (parquet only: never pickle)."""
-    folder = Path(folder)
-    info = _read_info(folder)
-    tables = {}
-    for table in info.tables():
-        path = folder / f"{table}.parquet"
-        if not path.is_file():
-            raise SourceError(f"{folder}: missing {path.name}")
-        tables[table] = read_parquet(path)
+    info, tables = _read_tables(Path(folder), ".parquet", read_parquet)
     ids = {}
     for table, rows in tables.items():
         if rows and all(ID_COLUMN in row for row in rows):

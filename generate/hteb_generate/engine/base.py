@@ -51,6 +51,16 @@ class Engine(ABC):
         """Log-probability of each candidate's first token as the first token of the assistant
         reply (chat template with the generation prompt), without generating."""
 
+    def first_token_ids(self, tokenizer: Any, candidates: Sequence[str]) -> dict[str, int]:
+        """Each candidate's first token id under `tokenizer`; a candidate without tokens is an error."""
+        ids = {}
+        for candidate in candidates:
+            tokens = tokenizer.encode(candidate, add_special_tokens=False)
+            if not tokens:
+                raise HtebError(f"candidate {candidate!r} has no token in {self.model_id}")
+            ids[candidate] = tokens[0]
+        return ids
+
 
 #: `--engine NAME` -> backend class; the backends register themselves when the first lookup imports them.
 ENGINES: Registry[type[Engine]] = Registry(

@@ -121,20 +121,11 @@ class TransformersEngine(Engine):
             probs = torch.zeros_like(probs).scatter(0, order[keep], ordered[keep])
         return int(torch.multinomial(probs / probs.sum(), 1, generator=generator))
 
-    def _candidate_ids(self, candidates: Sequence[str]) -> dict[str, int]:
-        ids = {}
-        for candidate in candidates:
-            tokens = self.tokenizer.encode(candidate, add_special_tokens=False)
-            if not tokens:
-                raise HtebError(f"candidate {candidate!r} has no token in {self.model_id}")
-            ids[candidate] = tokens[0]
-        return ids
-
     def next_token_logprobs(
         self, conversations: Sequence[Conversation], candidates: Sequence[str]
     ) -> list[dict[str, float]]:
         torch = self._torch
-        token_of = self._candidate_ids(candidates)
+        token_of = self.first_token_ids(self.tokenizer, candidates)
         prompts = [self._prompt_ids(c) for c in conversations]
         results: list[dict[str, float]] = [{} for _ in conversations]
         for group in self._groups(prompts, [()] * len(prompts)):

@@ -70,12 +70,7 @@ class VllmEngine(Engine):
     ) -> list[dict[str, float]]:
         if not conversations:
             return []
-        token_of = {}
-        for candidate in candidates:
-            tokens = self.tokenizer.encode(candidate, add_special_tokens=False)
-            if not tokens:
-                raise HtebError(f"candidate {candidate!r} has no token in {self.model_id}")
-            token_of[candidate] = tokens[0]
+        token_of = self.first_token_ids(self.tokenizer, candidates)
         params = self._params(temperature=0.0, max_tokens=1, logprob_token_ids=sorted(set(token_of.values())))
         outputs = self.llm.chat([self._conversation(c) for c in conversations], params, use_tqdm=False)
         results = []

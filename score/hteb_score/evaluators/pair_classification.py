@@ -10,37 +10,16 @@ the five. hteb (the paper, App. G): `ap`, the cosine average precision alone.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from sklearn.metrics import average_precision_score
 from sklearn.metrics.pairwise import paired_euclidean_distances, paired_manhattan_distances
 
-from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, register, task_score
-from hteb_score.evaluators.similarity import paired_cosine, pairwise_cos_torch
-from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_contract.sources import SourceDataset
-
-
-@register
-class PairClassificationEvaluator(Evaluator):
-    task_types = ("PairClassification",)
-
-    def texts(self, dataset: SourceDataset) -> list[Text]:
-        rows = dataset.eval_rows()
-        return [(r["sentence1"], None) for r in rows] + [(r["sentence2"], None) for r in rows]
-
-    def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
-        metric = context.protocol.main_metric(dataset.info.task_type)
-        rows = dataset.eval_rows()
-        require_rows(dataset, dataset.info.eval_split, rows)
-        details = {}
-        for subset, index in group_rows(rows).items():
-            e1 = np.asarray(embed([rows[i]["sentence1"] for i in index], None))
-            e2 = np.asarray(embed([rows[i]["sentence2"] for i in index], None))
-            labels = np.asarray([int(rows[i]["label"]) for i in index])
-            details[subset] = _average_precisions(labels, e1, e2)
-        return task_score(metric, details, {"ap": "sklearn average_precision_score",
-                                            "similarities": list(SIMILARITIES)})
+from hteb_score.evaluators.base import register
+from hteb_score.evaluators.pairs import SentencePairEvaluator
+from hteb_score.evaluators.similarity import paired_cosine, pairwise_cos_torch
 
 
 def _dot(e1: np.ndarray, e2: np.ndarray) -> np.ndarray:
@@ -61,3 +40,13 @@ def _average_precisions(labels: np.ndarray, e1: np.ndarray, e2: np.ndarray) -> d
     out["max_ap"] = max(out.values())
     out["ap"] = out["cosine_ap"]
     return out
+
+
+@register
+class PairClassificationEvaluator(SentencePairEvaluator):
+    task_types = ("PairClassification",)
+    settings = {"ap": "sklearn average_precision_score", "similarities": list(SIMILARITIES)}
+
+    def score_pairs(self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]], e1: np.ndarray,
+                    e2: np.ndarray) -> dict[str, float]:
+        return _average_precisions(np.asarray([int(r["label"]) for r in pairs]), e1, e2)

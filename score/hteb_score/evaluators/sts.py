@@ -9,40 +9,32 @@ either (SemRel24STS is an STS task). Subsets (`lang`) are scored separately and 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 from sklearn.metrics.pairwise import paired_euclidean_distances, paired_manhattan_distances
 
 from hteb_contract.errors import HtebError
-from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, register, task_score
-from hteb_score.evaluators.similarity import paired_cosine
-from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_contract.sources import SourceDataset
+from hteb_score.evaluators.base import register
+from hteb_score.evaluators.pairs import SentencePairEvaluator
+from hteb_score.evaluators.similarity import paired_cosine
 
 
 @register
-class STSEvaluator(Evaluator):
+class STSEvaluator(SentencePairEvaluator):
     task_types = ("STS", "STR")
+    settings = {"similarity": "cosine", "correlation": "spearman"}
 
-    def texts(self, dataset: SourceDataset) -> list[Text]:
-        rows = dataset.eval_rows()
-        return [(r["sentence1"], None) for r in rows] + [(r["sentence2"], None) for r in rows]
-
-    def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
-        metric = context.protocol.main_metric(dataset.info.task_type)
-        rows = dataset.eval_rows()
-        require_rows(dataset, dataset.info.eval_split, rows)
-        details = {}
-        for subset, index in group_rows(rows).items():
-            if len(index) < 2:
-                raise HtebError(f"{dataset.name}: subset {subset!r} has {len(index)} pair; a correlation needs at least 2")
-            e1 = embed([rows[i]["sentence1"] for i in index], None)
-            e2 = embed([rows[i]["sentence2"] for i in index], None)
-            gold = np.asarray([float(rows[i]["score"]) for i in index])
-            details[subset] = _correlations(gold, e1, e2)
-            details[subset]["spearman"] = details[subset]["cosine_spearman"]  # a cosine model's similarity
-            details[subset]["pearson"] = details[subset]["cosine_pearson"]
-        return task_score(metric, details, {"similarity": "cosine", "correlation": "spearman"})
+    def score_pairs(self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]], e1: np.ndarray,
+                    e2: np.ndarray) -> dict[str, float]:
+        if len(pairs) < 2:
+            raise HtebError(f"{dataset.name}: subset {subset!r} has {len(pairs)} pair; a correlation needs at least 2")
+        details = _correlations(np.asarray([float(r["score"]) for r in pairs]), e1, e2)
+        details["spearman"] = details["cosine_spearman"]  # a cosine model's similarity
+        details["pearson"] = details["cosine_pearson"]
+        return details
 
 
 def _correlations(gold: np.ndarray, e1: np.ndarray, e2: np.ndarray) -> dict[str, float]:

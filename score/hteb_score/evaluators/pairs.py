@@ -1,0 +1,41 @@
+"""What STS, STR and pair classification share: rows of (sentence1, sentence2, gold), both sides
+embedded without a prompt, scored per subset from the two embedding matrices."""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+
+from hteb_contract.sources import SourceDataset
+from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, task_score
+from hteb_score.evaluators.subsets import group_rows, require_rows
+
+
+class SentencePairEvaluator(Evaluator):
+    """An evaluator of sentence pairs; subclasses score one subset's pairs (`score_pairs`)."""
+
+    settings: ClassVar[Mapping[str, Any]]
+
+    def texts(self, dataset: SourceDataset) -> list[Text]:
+        rows = dataset.eval_rows()
+        return [(r["sentence1"], None) for r in rows] + [(r["sentence2"], None) for r in rows]
+
+    def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
+        metric = context.protocol.main_metric(dataset.info.task_type)
+        rows = dataset.eval_rows()
+        require_rows(dataset, dataset.info.eval_split, rows)
+        details = {}
+        for subset, index in group_rows(rows).items():
+            pairs = [rows[i] for i in index]
+            e1 = np.asarray(embed([r["sentence1"] for r in pairs], None))
+            e2 = np.asarray(embed([r["sentence2"] for r in pairs], None))
+            details[subset] = self.score_pairs(dataset, subset, pairs, e1, e2)
+        return task_score(metric, details, dict(self.settings))
+
+    @abstractmethod
+    def score_pairs(self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]], e1: np.ndarray,
+                    e2: np.ndarray) -> dict[str, float]:
+        """Every metric of one subset, from its rows and the embeddings of their two sides."""
