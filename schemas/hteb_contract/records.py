@@ -1,4 +1,4 @@
-"""Typed item records: one transformed text of a revision (schema `hteb.item/1`).
+"""Typed item records: one transformed text of a revision (schema `hteb.item/2`).
 
 The generator builds them, the revision writer validates and stores them as rows of one Arrow
 schema (arrow.py), and the scorer reads them back; code on both sides uses attributes, never
@@ -25,13 +25,16 @@ class Sampling:
 
 @dataclass(frozen=True)
 class Attempt:
-    """One try at a text: the output of each LLM step, the final output and the errors it has."""
+    """One try at a text: the raw output and finish reason of each LLM step, the clean-ups applied
+    to the last raw output (recorded, never silent), the final output and the errors it has."""
 
     attempt: int
     seed: int
     steps: tuple[str, ...]
     output: str
     errors: tuple[str, ...] = ()
+    finish_reasons: tuple[str | None, ...] = ()
+    cleanup: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,7 @@ class ItemRecord:
 
     dataset: str
     task_type: str
+    subset: str  # the mteb hf_subset of the text's row ("default" when the dataset has none)
     split: str  # the source table, e.g. test or queries
     item_id: str
     field: str  # e.g. sentence1, machine_summaries[3]
@@ -80,7 +84,9 @@ class ItemRecord:
         """The record as a JSON/parquet row (`schema_version` first, lists for tuples)."""
         row = {"schema_version": SCHEMA_VERSIONS["item"], **asdict(self)}
         row["errors"] = list(self.errors)
-        row["attempts"] = [dict(a, steps=list(a["steps"]), errors=list(a["errors"])) for a in row["attempts"]]
+        row["attempts"] = [dict(a, steps=list(a["steps"]), errors=list(a["errors"]),
+                                finish_reasons=list(a["finish_reasons"]), cleanup=list(a["cleanup"]))
+                           for a in row["attempts"]]
         return row
 
     @classmethod
@@ -90,25 +96,26 @@ class ItemRecord:
         values = {k: v for k, v in row.items() if k != "schema_version"}
         values["sampling"] = Sampling(**row["sampling"])
         values["attempts"] = tuple(
-            Attempt(a["attempt"], a["seed"], tuple(a["steps"]), a["output"], tuple(a["errors"])) for a in row["attempts"]
+            Attempt(a["attempt"], a["seed"], tuple(a["steps"]), a["output"], tuple(a["errors"]),
+                    tuple(a["finish_reasons"]), tuple(a["cleanup"])) for a in row["attempts"]
         )
         values["errors"] = tuple(row["errors"])
         values["judge"] = Judge(**row["judge"])
         return cls(**values)
 
 
-def single_attempt(*, dataset: str, task_type: str, ref: tuple[str, str, str], source_language: str,
+def single_attempt(*, dataset: str, task_type: str, subset: str, ref: tuple[str, str, str], source_language: str,
                    transformation: str, seed: int, original_text: str, output: str, generator_model: str,
                    prompt_hash: str, errors: Sequence[str] = (), target_language: str | None = None) -> ItemRecord:
     """The record of a text made in one step without an LLM (a rule): one attempt, no judge, no sampling."""
     split, item_id, fld = ref
     errors = tuple(errors)
     return ItemRecord(
-        dataset=dataset, task_type=task_type, split=split, item_id=item_id, field=fld,
+        dataset=dataset, task_type=task_type, subset=subset, split=split, item_id=item_id, field=fld,
         source_language=source_language, transformation=transformation, seed=seed,
         target_language=target_language, intermediate_language=None, original_text=original_text,
         transformed_text=output, generator_model=generator_model, generator_revision="", prompt_set="rule",
         prompt_template_id=transformation, prompt_hash=prompt_hash,
         sampling=Sampling(temperature=0.0, top_p=1.0, max_tokens=1),
-        attempts=(Attempt(0, seed, (output,), output, errors),), errors=errors, fallback=bool(errors),
+        attempts=(Attempt(0, seed, (output,), output, errors, (None,)),), errors=errors, fallback=bool(errors),
     )

@@ -3,8 +3,8 @@
 Layout (also what `datasets.load_dataset(repo, config, revision=...)` reads on the Hub)::
 
     README.md                          dataset card, `configs:` front matter: one config per dataset
-    manifest.json                      schemas/manifest.v1.schema.json; sha256 of every other file
-    data/<Dataset>/<transformation>_<seed>.parquet   item records (schemas/item.v1.schema.json)
+    manifest.json                      hteb_contract/json/manifest.v2.schema.json; sha256 of every other file
+    data/<Dataset>/<transformation>_<seed>.parquet   item records (hteb_contract/json/item.v2.schema.json)
     source/<Dataset>/dataset.json      the untouched source: metadata ...
     source/<Dataset>/<table>.parquet   ... and its tables (test, train, corpus, queries, qrels, ...)
 

@@ -19,15 +19,15 @@ from hteb_contract.errors import ContractError
 SCHEMA_DIR = Path(__file__).resolve().parent / "json"
 
 SCHEMAS: dict[str, str] = {
-    "item": "item.v1.schema.json",
-    "manifest": "manifest.v1.schema.json",
+    "item": "item.v2.schema.json",
+    "manifest": "manifest.v2.schema.json",
     "result_card": "result_card.v1.schema.json",
     "comparison": "comparison.v1.schema.json",
 }
 
 SCHEMA_VERSIONS: dict[str, str] = {
-    "item": "hteb.item/1",
-    "manifest": "hteb.manifest/1",
+    "item": "hteb.item/2",
+    "manifest": "hteb.manifest/2",
     "result_card": "hteb.card/1",
     "comparison": "hteb.comparison/1",
 }
