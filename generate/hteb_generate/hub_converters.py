@@ -9,122 +9,111 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from hteb_contract.errors import SourceError
+from hteb_contract.tasks import CLUSTER_SET
 
-from .hub_sources import CONVERTERS, HubRows, Row, Tables, subset_configs
-
-ISO1_TO_3 = {
-    "ar": "ara", "as": "asm", "bn": "ben", "da": "dan", "de": "deu", "en": "eng", "es": "spa", "fr": "fra",
-    "gu": "guj", "hi": "hin", "id": "ind", "it": "ita", "ja": "jpn", "kn": "kan", "ko": "kor", "ml": "mal",
-    "mr": "mar", "nl": "nld", "or": "ory", "pa": "pan", "pl": "pol", "ta": "tam", "te": "tel", "tr": "tur",
-    "ur": "urd", "zu": "zul",
-}
+from .hub_sources import CONVERTERS, HubRows, Row, Tables, retrieval_configs, tag
 
 
-def subset_language(subset: str) -> str:
-    """`en` -> eng, `afr` -> afr, `en-de` -> eng (the first side of a cross-lingual pair)."""
-    code = subset.split("-")[0].split("_")[0].lower()
-    if len(code) == 3:
-        return code
-    try:
-        return ISO1_TO_3[code]
-    except KeyError:
-        raise SourceError(f"no ISO 639-3 code for Hub subset {subset!r}") from None
+def _columns(hub: HubRows, config: str, rows: Iterable[Row], columns: Mapping[str, str]) -> list[dict[str, Any]]:
+    """Each row's mteb columns under our names (`columns`: mteb name -> ours)."""
+    return [{ours: hub.column(config, row, theirs) for theirs, ours in columns.items()} for row in rows]
 
 
-def _explode(hub: HubRows, config: str, rows: Iterable[Row], columns: Mapping[str, str]) -> list[dict[str, Any]]:
-    """Rows whose mapped columns hold lists become one row per list element."""
-    out = []
-    for row in rows:
-        values = {new: hub.column(config, row, old) for old, new in columns.items()}
-        if all(isinstance(v, list) for v in values.values()):
-            lengths = {len(v) for v in values.values()}
-            if len(lengths) != 1:
-                raise SourceError(f"list columns of unequal length: {sorted(columns)}")
-            out.extend({k: v[i] for k, v in values.items()} for i in range(lengths.pop()))
-        else:
-            out.append(values)
-    return out
+def _lists_to_rows(hub: HubRows, config: str, row: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row of equal-length lists -> one row per position (`Dataset.from_dict(row)`)."""
+    lengths = {len(v) for v in row.values() if isinstance(v, list)}
+    if len(lengths) != 1 or not all(isinstance(v, list) for v in row.values()):
+        raise hub.fail(f"config {config!r}: a row of lists must hold lists of one length in {', '.join(row)}")
+    return [{k: v[i] for k, v in row.items()} for i in range(lengths.pop())]
 
 
-def _by_subset(hub: HubRows, split: str, columns: Mapping[str, str]) -> list[dict[str, Any]]:
-    rows = []
-    for subset in subset_configs(hub.entry):
-        exploded = _explode(hub, subset, hub.rows(subset, split), columns)
-        if hub.entry.hf_subsets:
-            lang = subset_language(subset)
-            exploded = [{**row, "lang": lang} for row in exploded]
-        rows.extend(exploded)
-    return rows
-
-
-def _first_row(hub: HubRows) -> Row:
-    """The first evaluation row of the first subset: which column spelling this dataset uses."""
-    return hub.first_row(subset_configs(hub.entry)[0], hub.entry.eval_split)
+def _per_subset(hub: HubRows, split: str, columns: Mapping[str, str]) -> list[dict[str, Any]]:
+    """A split of every subset (in the registry's order), mapped to our columns and tagged with its subset."""
+    return [row for subset, config, rows in hub.subset_rows(split)
+            for row in tag(subset, _columns(hub, config, rows, columns))]
 
 
 @CONVERTERS.register("STS", "STR")
 def _sts(hub: HubRows) -> Tables:
     split = hub.entry.eval_split
-    return {split: _by_subset(hub, split, {"sentence1": "sentence1", "sentence2": "sentence2", "score": "score"})}
+    return {split: _per_subset(hub, split, {"sentence1": "sentence1", "sentence2": "sentence2", "score": "score"})}
 
 
 @CONVERTERS.register("PairClassification")
 def _pairs(hub: HubRows) -> Tables:
-    split = hub.entry.eval_split
-    label = "labels" if "labels" in _first_row(hub) else "label"
-    return {split: _by_subset(hub, split, {"sentence1": "sentence1", "sentence2": "sentence2", label: "label"})}
+    """A split stored as one row of lists (mteb's v1 pair format) is read as the rows of those lists."""
+    split, columns = hub.entry.eval_split, {"sentence1": "sentence1", "sentence2": "sentence2", "labels": "label"}
+    rows = []
+    for subset, config, found in hub.subset_rows(split):
+        mapped = _columns(hub, config, found, columns)
+        rows += tag(subset, _lists_to_rows(hub, config, mapped[0]) if len(mapped) == 1 else mapped)
+    return {split: rows}
 
 
 @CONVERTERS.register("Classification")
 def _classification(hub: HubRows) -> Tables:
     entry, columns = hub.entry, {"text": "text", "label": "label"}
-    tables = {entry.eval_split: _by_subset(hub, entry.eval_split, columns)}
+    tables = {entry.eval_split: _per_subset(hub, entry.eval_split, columns)}
     if entry.train_split and entry.train_split not in tables:
-        tables[entry.train_split] = _by_subset(hub, entry.train_split, columns)
+        tables[entry.train_split] = _per_subset(hub, entry.train_split, columns)
     return tables
 
 
 @CONVERTERS.register("Clustering")
 def _clustering(hub: HubRows) -> Tables:
-    lists = "sentences" in _first_row(hub)
-    columns = {"sentences": "text", "labels": "label"} if lists else {"text": "text", "label": "label"}
-    return {hub.entry.eval_split: _by_subset(hub, hub.entry.eval_split, columns)}
+    """Hub rows that are cluster sets (lists) become one row per text: legacy clustering records the
+    set's index in `cluster_set` (each set is clustered on its own), v2 clustering flattens them."""
+    split = hub.entry.eval_split
+    rows = []
+    for subset, config, found in hub.subset_rows(split):
+        for index, row in enumerate(_columns(hub, config, found, {"sentences": "text", "labels": "label"})):
+            texts = _lists_to_rows(hub, config, row) if isinstance(row["text"], list) else [row]
+            if hub.entry.cluster_sets:
+                texts = [{**text, CLUSTER_SET: index} for text in texts]
+            rows += tag(subset, texts)
+    return {split: rows}
 
 
 @CONVERTERS.register("Summarization")
 def _summarization(hub: HubRows) -> Tables:
     keep = ("id", "text", "human_summaries", "machine_summaries", "relevance")
     split = hub.entry.eval_split
-    return {split: [{k: row[k] for k in keep if k in row} for row in hub.rows("default", split)]}
+    return {split: [row for subset, _, found in hub.subset_rows(split)
+                    for row in tag(subset, [{k: r[k] for k in keep if k in r} for r in found])]}
+
+
+def _records(hub: HubRows, config: str, split: str) -> list[Row]:
+    """A retrieval config's rows at the eval split or its only split, `_id` read as the string `id`."""
+    rows = hub.rows(config, split, only_split_fallback=True)
+    return [{**row, "id": str(row["_id"])} if "_id" in row else row for row in rows]
 
 
 @CONVERTERS.register("Retrieval", "Reranking")
 def _retrieval(hub: HubRows) -> Tables:
+    """mteb's RetrievalDatasetLoader: qrels as {query: {doc: int score}}, queries without qrels dropped."""
     split = hub.entry.eval_split
-
-    def ids(config: str, row: Row, *names: str) -> str:
-        return str(hub.column(config, row, *names))
-
-    corpus = [
-        {"id": ids("corpus", r, "_id", "id"), "title": r.get("title") or "", "text": hub.column("corpus", r, "text")}
-        for r in hub.rows("corpus", split)
-    ]
-    queries = [
-        {"id": ids("queries", r, "_id", "id"), "text": hub.column("queries", r, "text")}
-        for r in hub.rows("queries", split)
-    ]
-    qrels_config = "default" if "default" in hub.raw else "qrels"
-    qrels = [
-        {"query_id": ids(qrels_config, r, "query-id", "query_id"), "doc_id": ids(qrels_config, r, "corpus-id", "doc_id"),
-         "score": int(hub.column(qrels_config, r, "score"))}
-        for r in hub.rows(qrels_config, split)
-    ]
-    tables: Tables = {"corpus": corpus, "queries": queries, "qrels": qrels}
-    if hub.entry.task_type == "Reranking":
-        tables["top_ranked"] = [
-            {"query_id": ids("top_ranked", r, "query-id", "query_id"),
-             "doc_ids": [str(d) for d in hub.column("top_ranked", r, "corpus-ids", "doc_ids")]}
-            for r in hub.rows("top_ranked", split)
-        ]
+    tables: Tables = {"corpus": [], "queries": [], "qrels": []}
+    documents: dict[str, dict[str, Any]] = {}
+    for subset, parts in retrieval_configs(hub.entry, hub.raw).items():
+        qrels: dict[str, dict[str, int]] = {}
+        for row in hub.rows(parts["qrels"], split, only_split_fallback=True):
+            query, doc, score = (hub.column(parts["qrels"], row, c) for c in ("query-id", "corpus-id", "score"))
+            qrels.setdefault(str(query), {})[str(doc)] = int(score)
+        for row in _records(hub, parts["corpus"], split):
+            document = {"id": str(hub.column(parts["corpus"], row, "id")), "text": hub.column(parts["corpus"], row, "text")}
+            if "title" in row:
+                document = {"id": document["id"], "title": row["title"] or "", "text": document["text"]}
+            if documents.setdefault(document["id"], document) != document:
+                raise hub.fail(f"config {parts['corpus']!r}: document {document['id']!r} differs from another "
+                               f"subset's document of that id")
+        queries = [{"id": str(hub.column(parts["queries"], row, "id")), "text": hub.column(parts["queries"], row, "text")}
+                   for row in _records(hub, parts["queries"], split)]
+        tables["queries"] += tag(subset, [query for query in queries if query["id"] in qrels])
+        tables["qrels"] += [{"query_id": q, "doc_id": d, "score": s} for q, docs in qrels.items() for d, s in docs.items()]
+        if parts["top_ranked"] is not None:
+            tables.setdefault("top_ranked", []).extend(
+                {"query_id": str(hub.column(parts["top_ranked"], row, "query-id")),
+                 "doc_ids": [str(d) for d in hub.column(parts["top_ranked"], row, "corpus-ids")]}
+                for row in hub.rows(parts["top_ranked"], split, only_split_fallback=True))
+    tables["corpus"] = list(documents.values())
     return tables

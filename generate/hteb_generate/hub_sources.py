@@ -1,33 +1,79 @@
-"""Source datasets from the Hugging Face Hub at their pinned revisions, in the layout of hteb_contract.tasks.
+"""Source datasets from the Hugging Face Hub at their pinned revisions, read the way mteb 2.26.24 reads them.
 
-Why a converter per task type: mteb's Hub datasets store each task type differently (pair
-classification and clustering keep lists in one row, retrieval splits corpus/queries/qrels into
-configs with `_id`/`query-id` columns); the revision's `source/` copy must use the one layout of
-hteb_contract.tasks, so the scorer reads every dataset the same way. Language subsets (configs such
-as `en`, `afr` or `en-de`) become a `lang` column (ISO 639-3; a cross-lingual pair gets its first
-language). The converters are in ``hub_converters.py``.
+mteb's loading logic is ported here, not called: mteb is not a dependency of the generator (it is a
+test dependency, and the registry test checks every entry against its task metadata). What is ported:
+
+- Non-retrieval tasks (`AbsTask.load_data`, abstasks/abstask.py): a monolingual task reads the default
+  config, `load_dataset(path, revision=...)`; a multilingual one reads one config per hf_subset,
+  `load_dataset(path, name=subset, revision=...)`; a task with `fast_loading` (STS17, MassiveIntent)
+  reads the default config once and splits its rows by their `lang` column, keeping only its
+  hf_subsets (`AbsTask.fast_load`). The eval and train splits must exist as named.
+- Then each task's own `dataset_transform`: column renames (SprintDuplicateQuestions,
+  TwitterSemEval2015 and TwitterURLCorpus rename sent1/sent2), a pair-classification split of one row
+  of lists read as the rows of those lists (`AbsTaskPairClassification._evaluate_subset`), and v2
+  clustering's flattening of cluster sets into rows, while legacy clustering
+  (`AbsTaskClusteringLegacy`: BiorxivClusteringS2S, MasakhaNEWSClusteringS2S) keeps each Hub row as
+  one set to cluster: its texts get the set's index in `cluster_set`.
+- Retrieval and reranking (`RetrievalDatasetLoader`, abstasks/retrieval_dataset_loaders.py): configs
+  `corpus`, `queries` (`query` wherever the repo has one), qrels `default` else `qrels`, and
+  `top_ranked` when the repo has it; a multilingual task prefixes them with the subset
+  (`<subset>-corpus`, `<subset>-queries`, `<subset>-qrels`, `<subset>-top_ranked`). A config is read
+  at the eval split, or at its only split when it has exactly one (BEIR's `corpus` and `queries`
+  splits, e.g. mteb/scifact). `_id` becomes `id` (a string); qrels are (str, str, int), a repeated
+  (query, document) pair counting once with its last score; queries without any qrels row are
+  dropped (mteb's filter: SciFact keeps its 300 judged queries of 1109).
+
+Rows then take the layout of hteb_contract.tasks (converters in ``hub_converters.py``), with their
+mteb subset in the `lang` field, so the scorer reads every dataset the same way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from hteb_contract.errors import SourceError
 from hteb_contract.registry import Registry
-from hteb_contract.sources import SourceDataset
+from hteb_contract.sources import DEFAULT_SUBSET, SUBSET_FIELD, SourceDataset
 
 from .registry import SourceEntry
 
 Row = Mapping[str, Any]
-Raw = Mapping[str, Mapping[str, Iterable[Row]]]  # config -> split -> rows
+Raw = Mapping[str, Mapping[str, Iterable[Row]]]  # config -> split -> rows (what load_dataset returns per config)
 Tables = dict[str, list[dict[str, Any]]]
+RETRIEVAL_TYPES = ("Retrieval", "Reranking")
 
 
-def subset_configs(entry: SourceEntry) -> tuple[str, ...]:
-    """The Hub configs holding a non-retrieval dataset's rows: its language subsets, else `default`."""
-    return entry.hf_subsets or ("default",)
+def retrieval_configs(entry: SourceEntry, available: Collection[str]) -> dict[str, dict[str, str | None]]:
+    """Per subset, the config of each part (corpus, queries, qrels, top_ranked) as mteb's
+    RetrievalDatasetLoader picks it among the repo's `available` configs (top_ranked None: absent)."""
+    picked = {}
+    for subset in entry.subsets:
+        prefix = "" if subset == DEFAULT_SUBSET else f"{subset}-"
+        if prefix:
+            qrels = f"{prefix}qrels"
+        elif "default" in available or "qrels" not in available:
+            qrels = "default"
+        else:
+            qrels = "qrels"
+        if f"{prefix}instruction" in available:
+            raise SourceError(f"{entry.hf_path}@{entry.hf_revision}: queries with instructions (config "
+                              f"{prefix}instruction) are not supported")
+        top_ranked = f"{prefix}top_ranked"
+        picked[subset] = {"corpus": f"{prefix}corpus", "queries": "query" if "query" in available else f"{prefix}queries",
+                          "qrels": qrels, "top_ranked": top_ranked if top_ranked in available else None}
+    return picked
+
+
+def hub_configs(entry: SourceEntry, available: Collection[str]) -> list[str]:
+    """The configs to read: the retrieval parts, `default` (monolingual or fast loading), or one per subset."""
+    if entry.task_type in RETRIEVAL_TYPES:
+        parts = retrieval_configs(entry, available).values()
+        return list(dict.fromkeys(config for part in parts for config in part.values() if config is not None))
+    if entry.fast_loading or not entry.multilingual_hub:
+        return ["default"]
+    return list(entry.subsets)
 
 
 @dataclass(frozen=True)
@@ -37,28 +83,54 @@ class HubRows:
     entry: SourceEntry
     raw: Raw
 
-    def _fail(self, problem: str) -> SourceError:
+    def fail(self, problem: str) -> SourceError:
         return SourceError(f"{self.entry.hf_path}@{self.entry.hf_revision}: {problem}")
 
-    def rows(self, config: str, split: str) -> Iterable[Row]:
+    def splits(self, config: str) -> Mapping[str, Iterable[Row]]:
         if config not in self.raw:
-            raise self._fail(f"no config {config!r} (has: {', '.join(sorted(self.raw))})")
-        if split not in self.raw[config]:
-            raise self._fail(f"no split {split!r} in config {config!r} (has: {', '.join(sorted(self.raw[config]))})")
-        return self.raw[config][split]
+            raise self.fail(f"no config {config!r} (has: {', '.join(sorted(self.raw))})")
+        return self.raw[config]
 
-    def first_row(self, config: str, split: str) -> Row:
-        for row in self.rows(config, split):
-            return row
-        raise self._fail(f"split {split!r} of config {config!r} has no rows")
+    def rows(self, config: str, split: str, *, only_split_fallback: bool = False) -> list[Row]:
+        """The rows of a config's split; with `only_split_fallback`, a config with a single split is read
+        whatever that split is called (mteb's RetrievalDatasetLoader._get_split)."""
+        splits = self.splits(config)
+        if split not in splits:
+            if not (only_split_fallback and len(splits) == 1):
+                raise self.fail(f"no split {split!r} in config {config!r} (has: {', '.join(sorted(splits))})")
+            split = next(iter(splits))
+        rows = list(splits[split])
+        if not rows:
+            raise self.fail(f"split {split!r} of config {config!r} has no rows")
+        return rows
 
-    def column(self, config: str, row: Row, *names: str) -> Any:
-        """The first of `names` the row has (mteb spells some columns two ways)."""
-        for name in names:
-            if name in row:
-                return row[name]
-        wanted = " or ".join(repr(n) for n in names)
-        raise self._fail(f"no column {wanted} in config {config!r} (has: {', '.join(sorted(row))})")
+    def column(self, config: str, row: Row, name: str) -> Any:
+        if name not in row:
+            raise self.fail(f"no column {name!r} in config {config!r} (has: {', '.join(sorted(row))})")
+        return row[name]
+
+    def subset_rows(self, split: str) -> list[tuple[str, str, list[Row]]]:
+        """(subset, config, rows) of a non-retrieval split as mteb loads it, the task's renames applied."""
+        entry = self.entry
+        if entry.fast_loading:
+            rows = self.rows("default", split)
+            groups = [(s, "default", [r for r in rows if r.get(SUBSET_FIELD) == s]) for s in entry.subsets]
+            missing = [s for s, _, found in groups if not found]
+            if missing:
+                raise self.fail(f"no row of subset {missing[0]!r} in the {SUBSET_FIELD!r} column of config "
+                                f"'default' split {split!r}")
+        elif entry.multilingual_hub:
+            groups = [(subset, subset, self.rows(subset, split)) for subset in entry.subsets]
+        else:
+            groups = [(DEFAULT_SUBSET, "default", self.rows("default", split))]
+        return [(s, c, [{entry.renames.get(k, k): v for k, v in row.items()} for row in rows]) for s, c, rows in groups]
+
+
+def tag(subset: str, rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows of a subset with its name in `lang` (rows of `default` carry none, like shared/data's)."""
+    if subset == DEFAULT_SUBSET:
+        return list(rows)
+    return [{**row, SUBSET_FIELD: subset} for row in rows]
 
 
 Converter = Callable[[HubRows], Tables]
@@ -67,32 +139,31 @@ CONVERTERS: Registry[Converter] = Registry("Hub task type", modules=("hteb_gener
 
 
 def convert(entry: SourceEntry, raw: Raw) -> SourceDataset:
-    """Hub rows (config -> split -> rows) in the layout of hteb_contract.tasks."""
+    """What `load_dataset` returned for each config (config -> split -> rows) -> the layout of
+    hteb_contract.tasks, as mteb reads it (see the module docstring)."""
     tables = CONVERTERS.get(entry.task_type)(HubRows(entry, raw))
     return SourceDataset(entry.info(), tables, origin=f"hf://{entry.hf_path}@{entry.hf_revision}")
 
 
-def _configs(entry: SourceEntry) -> tuple[tuple[str, ...], ...]:
-    """Per needed table, the Hub config names to try in turn (mteb names qrels `default` or `qrels`)."""
-    if entry.task_type in ("Retrieval", "Reranking"):
-        tables = (("corpus",), ("queries",), ("default", "qrels"))
-        return tables + ((("top_ranked",),) if entry.task_type == "Reranking" else ())
-    return tuple((subset,) for subset in subset_configs(entry))
-
-
 def load_hub_dataset(entry: SourceEntry) -> SourceDataset:
-    """Download the pinned revision with `datasets` and convert it."""
+    """Download the pinned revision's configs with `datasets` and convert them."""
     import datasets
 
+    def problem(err: Exception) -> str:  # datasets raises many types (network, missing config, auth)
+        return str(err).splitlines()[0] if str(err) else type(err).__name__
+
+    where = f"{entry.hf_path}@{entry.hf_revision}"
+    available: list[str] = []
+    if entry.task_type in RETRIEVAL_TYPES:
+        try:
+            available = datasets.get_dataset_config_names(entry.hf_path, revision=entry.hf_revision)
+        except Exception as err:
+            raise SourceError(f"cannot list the configs of {where}: {problem(err)}") from None
     raw: dict[str, Any] = {}
-    for candidates in _configs(entry):
-        problem = ""
-        for config in candidates:
-            try:
-                raw[config] = datasets.load_dataset(entry.hf_path, config, revision=entry.hf_revision)
-                break
-            except Exception as err:  # datasets raises many types (network, missing config, auth)
-                problem = str(err).splitlines()[0] if str(err) else type(err).__name__
-        else:
-            raise SourceError(f"cannot load {entry.hf_path}@{entry.hf_revision} config {candidates[0]!r}: {problem}")
+    for config in hub_configs(entry, available):
+        name = config if available or config != "default" else None  # mteb reads a task's default config unnamed
+        try:
+            raw[config] = datasets.load_dataset(entry.hf_path, name, revision=entry.hf_revision)
+        except Exception as err:
+            raise SourceError(f"cannot load {where} config {config!r}: {problem(err)}") from None
     return convert(entry, raw)

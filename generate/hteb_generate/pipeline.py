@@ -31,7 +31,7 @@ from .engine import ENGINES, CachedEngine, CallCache, create_engine
 from .generation import Sampling, Unit, judge_units, transform_units
 from .judge import JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from .models import lookup_model
-from .registry import lookup_source
+from .registry import SOURCES, SourceEntry, lookup_source
 from .sampling import load_source
 from .transformations import PROMPT_SETS, TRANSFORMATIONS, plan_languages
 
@@ -81,6 +81,11 @@ def _engines(cfg: GenerateConfig, cache: CallCache) -> Engines:
     if lookup_model(cfg.judge_model).model_id == generator.model_id:
         return Engines(generator, generator)
     return Engines(generator, _engine(cfg, cfg.judge_model, cache))
+
+
+def _entry(cfg: GenerateConfig, name: str) -> SourceEntry:
+    """A registered dataset, or (local sources) a folder of the data dir that no entry names."""
+    return lookup_source(name, data_dir=Path(cfg.data_dir) if cfg.source == "local" else None)
 
 
 def _created(cfg: GenerateConfig) -> str:
@@ -138,8 +143,8 @@ def _record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> ItemRec
     ref, unit = item.ref, item.unit
     scores = unit.judge
     return ItemRecord(
-        dataset=item.dataset, task_type=item.task_type, split=ref.table, item_id=ref.item_id, field=ref.field,
-        source_language=unit.plan.source, transformation=item.transformation, seed=item.seed,
+        dataset=item.dataset, task_type=item.task_type, subset=ref.subset, split=ref.table, item_id=ref.item_id,
+        field=ref.field, source_language=ref.language, transformation=item.transformation, seed=item.seed,
         target_language=unit.plan.target, intermediate_language=unit.plan.pivot, original_text=ref.text,
         transformed_text=unit.kept.output, generator_model=engines.generator.model_id,
         generator_revision=engines.generator.revision, prompt_set=prompts.id,
@@ -164,7 +169,7 @@ def run(cfg: GenerateConfig, *, log=print) -> RunResult:
     created = _created(cfg)
     datasets = {}
     for name in cfg.datasets:
-        entry = lookup_source(name)
+        entry = _entry(cfg, name)
         datasets[entry.name] = load_source(
             entry, source=cfg.source, data_dir=Path(cfg.data_dir), sample=cfg.sample, max_texts=cfg.max_texts,
             max_list=cfg.max_list,
@@ -205,8 +210,9 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
     prompts = PROMPT_SETS.get(cfg.prompt_set)
     sources = []
     for name, dataset in datasets.items():
-        entry = lookup_source(name)
-        origin = f"hf://{entry.hf_path}@{entry.hf_revision}" if cfg.source == "hub" else f"shared/data/{entry.local}"
+        entry = _entry(cfg, name)
+        origin = (f"hf://{entry.hf_path}@{entry.hf_revision}" if cfg.source == "hub"
+                  else f"{'shared/data' if entry.name in SOURCES else 'local'}/{entry.local}")
         info = replace(dataset.info, mteb_task=entry.mteb_task, hf_path=entry.hf_path, hf_revision=entry.hf_revision)
         sources.append(manifest_source(info, origin=origin, sample=cfg.sample))
     judge = None

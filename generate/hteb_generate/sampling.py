@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hteb_contract.sources import SourceDataset, read_source_dir
+from hteb_contract.errors import SourceError
+from hteb_contract.sources import SourceDataset, read_source_dir, subset_of
 from hteb_contract.tasks import iter_field_texts, task_type
 
 from .registry import SourceEntry
@@ -21,17 +22,21 @@ def sample_dataset(dataset: SourceDataset, rows_per_subset: int) -> SourceDatase
     label by label when rows carry a `label` (sources are often sorted by label, and the first rows
     alone would hold one class: an AP or V-measure of nothing), kept in dataset order.
 
-    Retrieval and reranking keep their queries' relevant and candidate documents (so every
-    sampled query still has its positives) and the whole corpus otherwise is cut to those
-    documents plus the first `10 * rows_per_subset` others, as distractors.
+    Retrieval and reranking keep the first `rows_per_subset` judged queries of each subset and their
+    relevant and candidate documents (so every sampled query still has its positives); the rest of
+    the corpus is cut to the first `10 * rows_per_subset` other documents, as distractors.
     """
     info, tables = dataset.info, dict(dataset.tables)
     if info.task_type in ("Retrieval", "Reranking"):
         relevant: dict[str, set[str]] = {}
         for row in tables["qrels"]:
             relevant.setdefault(str(row["query_id"]), set()).add(str(row["doc_id"]))
-        queries = [q for q in tables["queries"] if str(q["id"]) in relevant][:rows_per_subset]
-        keep_q = {str(q["id"]) for q in queries}
+        judged: dict[str, list[str]] = {}
+        for query in tables["queries"]:
+            if str(query["id"]) in relevant:
+                judged.setdefault(subset_of(query), []).append(str(query["id"]))
+        keep_q = {q for ids in judged.values() for q in ids[:rows_per_subset]}
+        queries = [q for q in tables["queries"] if str(q["id"]) in keep_q]
         keep_docs = set().union(*(relevant[q] for q in keep_q)) if keep_q else set()
         if "top_ranked" in tables:
             tables["top_ranked"] = [r for r in tables["top_ranked"] if str(r["query_id"]) in keep_q]
@@ -46,7 +51,7 @@ def sample_dataset(dataset: SourceDataset, rows_per_subset: int) -> SourceDatase
     rows = tables[info.eval_split]
     by_subset: dict[str, list[int]] = {}
     for index, row in enumerate(rows):
-        by_subset.setdefault(str(row.get("lang", "default")), []).append(index)
+        by_subset.setdefault(subset_of(row), []).append(index)
     keep = sorted(i for indices in by_subset.values() for i in _dealt_by_label(rows, indices)[:rows_per_subset])
     tables[info.eval_split] = [rows[i] for i in keep]
     ids = {table: dataset.ids[table] for table in tables if table != info.eval_split}
@@ -117,7 +122,7 @@ def load_source(entry: SourceEntry, *, source: str, data_dir: Path, sample: int 
                 max_list: int | None = None) -> SourceDataset:
     """One registered dataset, sampled as configured."""
     if source == "local":
-        dataset = read_source_dir(Path(data_dir) / str(entry.local))
+        dataset = local_dataset(entry, Path(data_dir))
     else:
         from .hub_sources import load_hub_dataset
 
@@ -129,3 +134,15 @@ def load_source(entry: SourceEntry, *, source: str, data_dir: Path, sample: int 
     if max_texts is not None:
         dataset = cap_texts(dataset, max_texts)
     return dataset
+
+
+def local_dataset(entry: SourceEntry, data_dir: Path) -> SourceDataset:
+    """An entry's local copy: its subsets only, under its name (SemRel2024-eng reads the `eng` rows of
+    shared/data's SemRel2024); each subset must have the languages the entry gives it."""
+    dataset = read_source_dir(data_dir / str(entry.local))
+    for subset, codes in entry.subsets.items():
+        found = dataset.info.subsets.get(subset)
+        if found is not None and found != tuple(codes):
+            raise SourceError(f"{dataset.origin}: subset {subset!r} has languages {list(found)}; "
+                              f"{entry.name} expects {list(codes)}")
+    return dataset.select_subsets(entry.subsets, name=entry.name)

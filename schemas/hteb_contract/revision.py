@@ -60,9 +60,10 @@ def write_items(root: Path, dataset: str, transformation: str, seed: int, record
 
 
 def manifest_source(info: DatasetInfo, *, origin: str, sample: int | None) -> dict[str, Any]:
-    """The manifest's entry for one source dataset: names, pin, languages and what was transformed."""
+    """The manifest's entry for one source dataset: names, pin, languages, subsets and what was transformed."""
     return {"name": info.name, "task_type": info.task_type, "mteb_task": info.mteb_task, "hf_path": info.hf_path,
             "hf_revision": info.hf_revision, "origin": origin, "languages": list(info.languages),
+            "subsets": {name: list(codes) for name, codes in info.subsets.items()},
             "transformed_fields": info.transformed_fields(), "sample": sample}
 
 
@@ -139,7 +140,8 @@ def load_manifest(root: Path) -> dict[str, Any]:
     if not path.is_file():
         raise IntegrityError(f"{root}: no {MANIFEST} (not an HTEB revision)")
     manifest = read_json_object(path, IntegrityError)
-    validate("manifest", manifest, what=str(path))
+    label = manifest.get("label")
+    validate("manifest", manifest, what=f"revision {label!r} ({path})" if isinstance(label, str) else str(path))
     for entry in manifest["files"]:
         safe_relpath(entry["path"])
     if content_hash(manifest["files"]) != manifest["content_hash"]:

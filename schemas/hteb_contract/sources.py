@@ -3,13 +3,24 @@
 
 A dataset is its metadata (`dataset.json`) plus named tables of rows (`test`, `train`,
 `corpus`, `queries`, `qrels`, `top_ranked`). Rows keep every field of the source.
+
+Subsets are mteb's (`hf_subsets`: `en-de`, `en-ext`, `de`, `afr`, ...). A row names its subset in
+the field `lang`, as mteb's fast-loading Hub datasets do; a row without it is in subset `default`.
+`dataset.json` says which language each text of a subset is in::
+
+    "subsets": {"en-de": ["eng", "deu"], "en-en": ["eng"], "en-ext": ["eng"]}
+
+one ISO 639-3 code per transformed text field of the task type (hteb_contract.tasks, in its
+`text_fields` order: sentence1 then sentence2), or one code for every text. A `dataset.json`
+without `subsets` (the `shared/data` copies) gets them from the subset names its rows use
+(`subset_languages`); the copy inside a revision always states them.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -22,13 +33,91 @@ from hteb_contract.errors import SourceError
 from hteb_contract.tasks import TextRef, iter_field_texts, resolve, task_type
 
 ID_COLUMN = "_hteb_item_id"  # item ids persisted beside the rows in a revision's source copy
+SUBSET_FIELD = "lang"  # the row field naming its mteb subset (mteb's fast-loading datasets use it)
+DEFAULT_SUBSET = "default"  # mteb's subset of a dataset without hf_subsets
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_SUBSET = _NAME  # a Hub config name, as mteb's hf_subsets are (`en-de`, `en-ext`, `zh-TW`, `afr`)
 _LANG = re.compile(r"^[a-z]{3}$")
+
+#: ISO 639-1 -> ISO 639-3, for the two-letter subset names mteb uses (`de`, `en-de`); mteb's
+#: eval_langs give `ara` for `ar` and `zho` is not guessed for `zh` (its subsets say zh-CN / zh-TW).
+ISO_639_1: dict[str, str] = {
+    "af": "afr", "am": "amh", "ar": "ara", "as": "asm", "az": "aze", "bn": "ben", "cs": "ces", "cy": "cym",
+    "da": "dan", "de": "deu", "el": "ell", "en": "eng", "es": "spa", "fa": "fas", "fi": "fin", "fr": "fra",
+    "gu": "guj", "ha": "hau", "he": "heb", "hi": "hin", "hu": "hun", "hy": "hye", "id": "ind", "ig": "ibo",
+    "is": "isl", "it": "ita", "ja": "jpn", "jv": "jav", "ka": "kat", "km": "khm", "kn": "kan", "ko": "kor",
+    "lv": "lav", "ml": "mal", "mn": "mon", "mr": "mar", "ms": "msa", "my": "mya", "nb": "nob", "nl": "nld",
+    "or": "ory", "pa": "pan", "pl": "pol", "pt": "por", "ro": "ron", "ru": "rus", "sl": "slv", "so": "som",
+    "sq": "sqi", "sv": "swe", "sw": "swa", "ta": "tam", "te": "tel", "th": "tha", "tl": "tgl", "tr": "tur",
+    "uk": "ukr", "ur": "urd", "vi": "vie", "xh": "xho", "yo": "yor", "zu": "zul",
+}
+
+
+def subset_of(row: Mapping[str, Any]) -> str:
+    """The mteb subset a row belongs to: its `lang` field, else `default`."""
+    value = row.get(SUBSET_FIELD)
+    return value if isinstance(value, str) and value else DEFAULT_SUBSET
+
+
+def subset_languages(name: str) -> tuple[str, ...]:
+    """The languages an mteb subset name spells, one per text position.
+
+    An ISO 639-3 name is its language (`afr`), an ISO 639-1 name goes through ISO_639_1 (`de`),
+    an `-ext` suffix is not a language (`en-ext` -> eng) and `xx-yy` is a pair: first text xx,
+    second yy (`en-de` -> eng, deu; `en-en` -> eng). Any other name must be declared.
+
+    >>> subset_languages("en-de"), subset_languages("en-ext"), subset_languages("afr")
+    (('eng', 'deu'), ('eng',), ('afr',))
+    """
+    parts = name.split("-")
+    if parts[-1] == "ext" and len(parts) > 1:
+        parts = parts[:-1]
+    codes = [part if _LANG.match(part) else ISO_639_1.get(part, "") for part in parts]
+    if not 1 <= len(codes) <= 2 or not all(codes):
+        raise SourceError(f"cannot tell the languages of subset {name!r} from its name; "
+                          f"declare them in dataset.json, e.g. \"subsets\": {{\"{name}\": [\"eng\"]}}")
+    return tuple(dict.fromkeys(codes))
+
+
+def _positions(task: str) -> int:
+    """How many language positions a subset of this task type has (its transformed text fields)."""
+    return len(task_type(task).text_fields)
+
+
+def _check_subsets(subsets: Mapping[str, Any], task: str, *, where: str) -> dict[str, tuple[str, ...]]:
+    """Validated `subsets`: Hub-style names, each with one ISO 639-3 code or one per text position."""
+    if not isinstance(subsets, Mapping) or not subsets:
+        raise SourceError(f"{where}: subsets must be a non-empty object of subset name -> list of languages")
+    checked = {}
+    for name, codes in subsets.items():
+        if not _SUBSET.match(str(name)):
+            raise SourceError(f"{where}: subset name {name!r} is not an mteb subset name "
+                              f"(a Hub config name: letters, digits, '.', '_', '-')")
+        if isinstance(codes, str) or not isinstance(codes, Iterable):
+            raise SourceError(f"{where}: subset {name!r} must list its languages, got {codes!r}")
+        codes = tuple(codes)
+        bad = [c for c in codes if not isinstance(c, str) or not _LANG.match(c)]
+        if bad or not codes:
+            raise SourceError(f"{where}: subset {name!r}: languages must be ISO 639-3 codes, got {list(codes)}")
+        positions = _positions(task)
+        if len(codes) not in (1, positions):
+            raise SourceError(f"{where}: subset {name!r} lists {len(codes)} languages; a {task} text has "
+                              f"{positions} position(s): give one language, or one per position")
+        checked[str(name)] = codes
+    return checked
+
+
+def _union(subsets: Mapping[str, tuple[str, ...]]) -> tuple[str, ...]:
+    return tuple(sorted({code for codes in subsets.values() for code in codes}))
 
 
 @dataclass(frozen=True)
 class DatasetInfo:
-    """What `dataset.json` says about a dataset (plus the Hub pin when there is one)."""
+    """What `dataset.json` says about a dataset (plus the Hub pin when there is one).
+
+    `subsets`: mteb subset -> the language of each text position (see the module docstring); empty
+    only for a dataset.json without them, until its rows are read (SourceDataset fills them in).
+    """
 
     name: str
     task_type: str
@@ -38,6 +127,7 @@ class DatasetInfo:
     mteb_task: str | None = None
     hf_path: str | None = None
     hf_revision: str | None = None
+    subsets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], *, where: str) -> DatasetInfo:
@@ -57,22 +147,43 @@ class DatasetInfo:
         if not _NAME.match(info.name):
             raise SourceError(f"{where}: dataset name {info.name!r} must match {_NAME.pattern}")
         task_type(info.task_type)
-        bad = [lang for lang in info.languages if not _LANG.match(lang)]
+        bad = [lang for lang in info.languages if not isinstance(lang, str) or not _LANG.match(lang)]
         if bad:
             raise SourceError(f"{where}: languages must be ISO 639-3 codes, got {bad}")
         if info.task_type == "Classification" and not info.train_split:
             raise SourceError(f"{where}: a Classification dataset needs a train_split")
+        if data.get("subsets") is not None:
+            info = info.with_subsets(_check_subsets(data["subsets"], info.task_type, where=where), where=where)
         return info
+
+    def with_subsets(self, subsets: Mapping[str, tuple[str, ...]], *, where: str) -> DatasetInfo:
+        """This info with `subsets`; `languages` must be their languages (it is filled in when empty)."""
+        union = _union(subsets)
+        if self.languages and set(self.languages) != set(union):
+            raise SourceError(f"{where}: languages {sorted(self.languages)} are not the languages of the "
+                              f"subsets {list(union)}")
+        return replace(self, subsets=dict(subsets), languages=self.languages or union)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["languages"] = list(self.languages)
+        data["subsets"] = {name: list(codes) for name, codes in self.subsets.items()} or None
         return {k: v for k, v in data.items() if v is not None}
+
+    def language_of(self, subset: str, position: int) -> str:
+        """The language of the text at `position` (index into the task type's text fields) of a subset's row."""
+        codes = self.subsets[subset]
+        return codes[position] if len(codes) > 1 else codes[0]
 
     def transformed_fields(self) -> list[str]:
         """`table.field` of every text HTEB transforms in this dataset (hteb_contract.tasks says which)."""
         spec = task_type(self.task_type)
         return [f"{resolve(t, self.eval_split, self.train_split)}.{f}" for t, f in spec.text_fields]
+
+    def text_tables(self) -> list[str]:
+        """The tables holding transformed texts, with this dataset's split names."""
+        spec = task_type(self.task_type)
+        return list(dict.fromkeys(resolve(t, self.eval_split, self.train_split) for t, _ in spec.text_fields))
 
     def tables(self) -> list[str]:
         """The table names this dataset must have, with its own split names."""
@@ -82,7 +193,7 @@ class DatasetInfo:
 
 @dataclass
 class SourceDataset:
-    """A dataset's metadata and its tables of rows."""
+    """A dataset's metadata and its tables of rows; every row's subset is declared in `info.subsets`."""
 
     info: DatasetInfo
     tables: dict[str, list[dict[str, Any]]]
@@ -100,9 +211,42 @@ class SourceDataset:
                 missing = [f for f in fields if f not in row]
                 if missing:
                     raise SourceError(f"{self.origin}: {table} row {index + 1}: missing field {missing[0]!r}")
+        if not self.info.subsets:
+            self.info = self.info.with_subsets(self._subsets_from_names(), where=self.origin)
+        self._check_row_subsets()
         for table, rows in self.tables.items():
             if table not in self.ids:  # ids given by with_texts survive dropped rows
                 self.ids[table] = _item_ids(rows, where=f"{self.origin}: {table}")
+
+    def _rows_with_subsets(self) -> Iterator[tuple[str, int, str]]:
+        """(table, row number, subset) of every row that is in a subset: rows naming one, and every
+        row of a table of transformed texts (no name: `default`)."""
+        text_tables = set(self.info.text_tables())
+        for table, rows in self.tables.items():
+            for index, row in enumerate(rows):
+                if table in text_tables or SUBSET_FIELD in row:
+                    yield table, index + 1, subset_of(row)
+
+    def _subsets_from_names(self) -> dict[str, tuple[str, ...]]:
+        """A dataset.json without `subsets`: each subset's languages from its name (`subset_languages`);
+        rows without a subset take the dataset's single language."""
+        names = sorted({subset for _, _, subset in self._rows_with_subsets()})
+        subsets = {}
+        for name in names:
+            if name != DEFAULT_SUBSET:
+                subsets[name] = subset_languages(name)
+            elif len(self.info.languages) == 1:
+                subsets[name] = self.info.languages
+            else:
+                raise SourceError(f"{self.origin}: rows without a {SUBSET_FIELD!r} field need a single language in "
+                                  f"dataset.json (it lists {list(self.info.languages)}) or a `subsets` declaration")
+        return subsets
+
+    def _check_row_subsets(self) -> None:
+        for table, number, subset in self._rows_with_subsets():
+            if subset not in self.info.subsets:
+                raise SourceError(f"{self.origin}: {table} row {number}: subset {subset!r} is not declared in "
+                                  f"dataset.json subsets ({', '.join(self.info.subsets)})")
 
     @property
     def name(self) -> str:
@@ -111,23 +255,27 @@ class SourceDataset:
     def eval_rows(self) -> list[dict[str, Any]]:
         return self.tables[self.info.eval_split]
 
-    def language_of(self, row: Mapping[str, Any]) -> str:
-        lang = row.get("lang")
-        if isinstance(lang, str) and _LANG.match(lang):
-            return lang
-        if len(self.info.languages) == 1:
-            return self.info.languages[0]
-        return "mul" if self.info.languages else "und"
+    def _text_fields(self) -> dict[str, list[tuple[int, str]]]:
+        """Table -> (language position, field) of its transformed fields, in the task type's order."""
+        spec = task_type(self.info.task_type)
+        fields: dict[str, list[tuple[int, str]]] = {}
+        for position, (table_key, fld) in enumerate(spec.text_fields):
+            fields.setdefault(resolve(table_key, self.info.eval_split, self.info.train_split), []).append((position, fld))
+        return fields
+
+    def _refs(self, table: str, item_id: str, row: Mapping[str, Any], position: int, fld: str) -> Iterator[TextRef]:
+        """The texts of one field of one row, each with its own language."""
+        subset = subset_of(row)
+        language = self.info.language_of(subset, position)
+        for name, text in iter_field_texts(row, fld, task_type(self.info.task_type).list_fields):
+            yield TextRef(table, item_id, name, text, language, subset)
 
     def iter_texts(self) -> Iterator[TextRef]:
-        """Every text HTEB transforms in this dataset, in table order."""
-        spec = task_type(self.info.task_type)
-        for table_key, fld in spec.text_fields:
-            table = resolve(table_key, self.info.eval_split, self.info.train_split)
-            for item_id, row in zip(self.ids[table], self.tables[table]):
-                lang = self.language_of(row)
-                for name, text in iter_field_texts(row, fld, spec.list_fields):
-                    yield TextRef(table, item_id, name, text, lang)
+        """Every text HTEB transforms in this dataset, field by field in the task type's order."""
+        for table, fields in self._text_fields().items():
+            for position, fld in fields:
+                for item_id, row in zip(self.ids[table], self.tables[table]):
+                    yield from self._refs(table, item_id, row, position, fld)
 
     def with_texts(self, lookup: Callable[[TextRef], str | None]) -> SourceDataset:
         """A copy whose transformable texts are replaced by `lookup(ref)`.
@@ -135,30 +283,43 @@ class SourceDataset:
         `lookup` returns the new text, or None to drop the row from its table (the
         `--on-error drop` policy); rows of other tables are shared, not copied.
         """
-        spec = task_type(self.info.task_type)
+        list_fields = task_type(self.info.task_type).list_fields
         tables = dict(self.tables)
         ids = dict(self.ids)
-        touched: dict[str, list[str]] = {}
-        for table_key, fld in spec.text_fields:
-            touched.setdefault(resolve(table_key, self.info.eval_split, self.info.train_split), []).append(fld)
-        for table, fields in touched.items():
+        for table, fields in self._text_fields().items():
             new_rows, new_ids = [], []
             for item_id, row in zip(self.ids[table], self.tables[table]):
                 new_row, keep = dict(row), True
-                lang = self.language_of(row)
-                for fld in fields:
+                for position, fld in fields:
                     values = []
-                    for name, text in iter_field_texts(row, fld, spec.list_fields):
-                        new = lookup(TextRef(table, item_id, name, text, lang))
-                        if new is None:
-                            keep = False
-                        values.append(text if new is None else new)
-                    new_row[fld] = values if fld in spec.list_fields else values[0]
+                    for ref in self._refs(table, item_id, row, position, fld):
+                        new = lookup(ref)
+                        keep = keep and new is not None
+                        values.append(ref.text if new is None else new)
+                    new_row[fld] = values if fld in list_fields else values[0]
                 if keep:
                     new_rows.append(new_row)
                     new_ids.append(item_id)
             tables[table], ids[table] = new_rows, new_ids
         return SourceDataset(replace(self.info), tables, self.origin, ids)
+
+    def select_subsets(self, names: Iterable[str], *, name: str | None = None) -> SourceDataset:
+        """Only the rows of the named subsets (rows outside every subset, e.g. a corpus, stay), under
+        `name` if given: a registry entry that evaluates some of mteb's hf_subsets (SemRel2024-eng)."""
+        names = list(names)
+        unknown = [n for n in names if n not in self.info.subsets]
+        if unknown:
+            raise SourceError(f"{self.origin}: no subset {unknown[0]!r}; it has: {', '.join(self.info.subsets)}")
+        text_tables = set(self.info.text_tables())
+        tables, ids = {}, {}
+        for table, rows in self.tables.items():
+            keep = [i for i, row in enumerate(rows)
+                    if subset_of(row) in names or (table not in text_tables and SUBSET_FIELD not in row)]
+            tables[table] = [rows[i] for i in keep]
+            ids[table] = [self.ids[table][i] for i in keep]
+        subsets = {n: self.info.subsets[n] for n in names}
+        info = replace(self.info, name=name or self.info.name, subsets=subsets, languages=_union(subsets))
+        return SourceDataset(info, tables, self.origin, ids)
 
 
 def _item_ids(rows: list[dict[str, Any]], *, where: str) -> list[str]:

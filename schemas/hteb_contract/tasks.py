@@ -23,13 +23,17 @@ class TaskType:
     name: str
     tables: tuple[str, ...]  # tables that must exist (placeholders resolved per dataset)
     required_fields: dict[str, tuple[str, ...]]  # table -> fields every row must have
-    text_fields: tuple[tuple[str, str], ...]  # (table, field) transformed by HTEB
+    text_fields: tuple[tuple[str, str], ...]  # (table, field) transformed by HTEB; index = the text's language position
     list_fields: tuple[str, ...] = ()  # text fields that hold a list of texts
     metric: str = ""  # the paper's metric (App. G)
     mteb_main_score: str = ""  # what mteb 2.26 reports as main_score
 
 
 _PAIR = ("sentence1", "sentence2")
+
+#: Clustering rows read from mteb's legacy cluster-set layout (AbsTaskClusteringLegacy: a Hub row is a
+#: set of texts) carry the index of their set in this field: each set is clustered on its own, as mteb does.
+CLUSTER_SET = "cluster_set"
 
 TASK_TYPES: dict[str, TaskType] = {
     t.name: t
@@ -61,13 +65,18 @@ TASK_TYPES: dict[str, TaskType] = {
 
 @dataclass(frozen=True)
 class TextRef:
-    """One transformable text: where it sits in its dataset, and its language."""
+    """One transformable text: where it sits in its dataset, its own language and its subset.
+
+    `language` is this text's language, not its row's: in a pair subset `en-de` the sentence1 of a
+    row is English and its sentence2 German (mteb's eval_langs order, sources.DatasetInfo.subsets).
+    """
 
     table: str
     item_id: str
     field: str  # e.g. sentence1, text, machine_summaries[3]
     text: str
-    language: str
+    language: str  # ISO 639-3
+    subset: str  # the mteb hf_subset of the text's row ("default" when the dataset has none)
 
 
 def resolve(table: str, eval_split: str, train_split: str | None) -> str:

@@ -1,5 +1,6 @@
-"""Subsets: a `lang` field on the rows splits a dataset into subsets scored separately and then
-averaged without weights, as mteb averages its hf_subsets. Rows without `lang` form "default"."""
+"""Subsets: mteb's hf_subsets (`en-de`, `en-ext`, `afr`, `default`), named by each row's `lang` field
+(hteb_contract.sources.subset_of), scored separately and then averaged without weights, as mteb
+averages a task's main score over its hf_subsets."""
 
 from __future__ import annotations
 
@@ -7,14 +8,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from hteb_contract.errors import HtebError
-from hteb_contract.sources import SourceDataset
-
-DEFAULT = "default"
-
-
-def subset_of(row: dict[str, Any]) -> str:
-    lang = row.get("lang")
-    return lang if isinstance(lang, str) and lang else DEFAULT
+from hteb_contract.sources import DEFAULT_SUBSET as DEFAULT  # noqa: F401  (the classifier evaluator's fallback)
+from hteb_contract.sources import SourceDataset, subset_of
 
 
 def group_rows(rows: Sequence[dict[str, Any]]) -> dict[str, list[int]]:
