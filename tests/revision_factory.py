@@ -27,7 +27,7 @@ def item_record(dataset: SourceDataset, ref: TextRef, transformation: str, seed:
                 errors: Iterable[str] = ()) -> ItemRecord:
     """A schema-valid item record for one text, with a single attempt."""
     return single_attempt(
-        dataset=dataset.name, task_type=dataset.info.task_type, ref=(ref.table, ref.item_id, ref.field),
+        dataset=dataset.name, task_type=dataset.info.task_type, subset=ref.subset, ref=(ref.table, ref.item_id, ref.field),
         source_language=ref.language, transformation=transformation, seed=seed, original_text=ref.text,
         output=output, generator_model="rule/reverse-words",
         prompt_hash=hashlib.sha256(f"rule:{transformation}".encode()).hexdigest(), errors=tuple(errors),

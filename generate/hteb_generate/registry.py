@@ -16,6 +16,7 @@ hf_subsets, their languages and the main score against `mteb.get_task`):
   subset `eng` only) and `SemRel2024` the multilingual one (all 12 subsets). Both read the same Hub
   pin and the same local folder; their scores are separate datasets of a revision.
 - AmazonCounterfactual and MassiveIntent list `validation` and `test` in mteb; HTEB evaluates `test`.
+- mteb's main score is its task type's except SentimentAnalysisHindi's (`f1`, not accuracy).
 - `paper_languages` is what the paper lists; `languages_not_in_mteb` is what mteb's data lacks of it
   (SemRel2024: pan, spa), for the dataset card.
 """
@@ -29,6 +30,7 @@ from pathlib import Path
 from hteb_contract.errors import unknown_name
 from hteb_contract.registry import Registry
 from hteb_contract.sources import DEFAULT_SUBSET, DatasetInfo, read_source_dir, subset_languages
+from hteb_contract.tasks import task_type
 
 Subsets = Mapping[str, tuple[str, ...]]
 
@@ -49,6 +51,11 @@ class SourceEntry:
     fast_loading: bool = False  # mteb reads the default config once and splits it by its `lang` column
     cluster_sets: bool = False  # legacy clustering: each Hub row is a set of texts, clustered on its own
     renames: Mapping[str, str] = field(default_factory=dict)  # the mteb task's own column renames
+    main_score: str | None = None  # mteb's main score where it is not its task type's (SentimentAnalysisHindi: f1)
+
+    @property
+    def mteb_main_score(self) -> str:
+        return self.main_score or task_type(self.task_type).mteb_main_score
 
     @property
     def languages(self) -> tuple[str, ...]:
@@ -140,7 +147,8 @@ SOURCES: Registry[SourceEntry] = Registry("dataset", entries={entry.name: entry 
                 "692de64a824f0620161b6fc0b2c20f84d2b07b6f", "train", _default("zul"), ("zul",), "train", english=False,
                 local="IsiZuluNews"),
     SourceEntry("SentimentAnalysisHindi", "SentimentAnalysisHindi", "Classification", "mteb/SentimentAnalysisHindi",
-                "feab4a1cfc55f4b799f4ed902d8967e2ab68425c", "train", _default("hin"), ("hin",), "train", english=False),
+                "feab4a1cfc55f4b799f4ed902d8967e2ab68425c", "train", _default("hin"), ("hin",), "train", english=False,
+                main_score="f1"),
     SourceEntry("MasakhaNEWS", "MasakhaNEWSClusteringS2S", "Clustering", "mteb/MasakhaNEWSClusteringS2S",
                 "5dddcb139010208a28c3dcc2568560061c210097", "test", _named(*_MASAKHA), _MASAKHA, english=False,
                 local="MasakhaNEWS", cluster_sets=True),

@@ -50,7 +50,8 @@ def test_load_dataset_reads_a_config_per_dataset(sealed):
     loaded = datasets.load_dataset(str(sealed), "SummEval")
     assert set(loaded) == {"paraphrasing_1337", "paraphrasing_1338", "translation_1337", "translation_1338"}
     assert loaded["translation_1337"].num_rows == 5 * 27
-    assert loaded["translation_1337"][0]["schema_version"] == "hteb.item/1"
+    assert loaded["translation_1337"][0]["schema_version"] == "hteb.item/2"
+    assert loaded["translation_1337"][0]["subset"] == "default"
 
 
 def _copy(sealed, tmp_path):
@@ -94,3 +95,23 @@ def test_edited_manifest_is_caught(sealed, tmp_path):
     (root / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(ContractError, match="path"):
         Revision.open(root)
+
+
+def test_a_revision_of_an_older_format_is_refused_in_one_line_naming_both_versions(sealed, tmp_path):
+    root = _copy(sealed, tmp_path)
+    manifest = json.loads((root / "manifest.json").read_text())
+    (root / "manifest.json").write_text(json.dumps(dict(manifest, schema_version="hteb.manifest/1")))
+    with pytest.raises(ContractError) as err:
+        Revision.open(root)
+    message = str(err.value)
+    assert "\n" not in message and message.startswith(f"revision 'test-1' ({root / 'manifest.json'}): ")
+    assert "written in format 'hteb.manifest/1'" in message and "it reads 'hteb.manifest/2'" in message
+
+
+def test_the_source_copy_states_its_subsets(tmp_path, shared_data):
+    root = tmp_path / "r"
+    build_revision(root, shared_data, ["SemRel2024"], rows=1)
+    stored = json.loads((root / "source" / "SemRel2024" / "dataset.json").read_text())
+    assert stored["subsets"]["arq"] == ["arq"] and len(stored["subsets"]) == 12
+    source = Revision.open(root).source("SemRel2024")
+    assert {(r.subset, r.language) for r in source.iter_texts()} == {(s, s) for s in stored["subsets"]}

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
 from hteb_contract.errors import SourceError
-from hteb_contract.sources import list_source_dirs, read_source_dir, read_source_parquet, write_source_parquet
+from hteb_contract.sources import (list_source_dirs, read_source_dir, read_source_parquet, subset_languages,
+                                   write_source_parquet)
 from hteb_generate.sampling import sample_dataset
+
+MTEB_NAMED = Path(__file__).resolve().parents[1] / "data" / "mteb-subsets"
 
 # Row counts from shared/data/SOURCES.md.
 EXPECTED_ROWS = {
@@ -91,12 +95,14 @@ def test_sample_keeps_every_language_and_every_positive(shared_data):
 
 
 def test_parquet_round_trip(tmp_path, shared_data):
-    for name in ("SummEval", "SciFact", "Banking77"):
+    for name in ("SummEval", "SciFact", "Banking77", "SemRel2024"):
         dataset = sample_dataset(read_source_dir(shared_data / name), 3)
         write_source_parquet(dataset, tmp_path / name)
         back = read_source_parquet(tmp_path / name)
         assert back.info == dataset.info
         assert back.tables == dataset.tables
+        assert json.loads((tmp_path / name / "dataset.json").read_text())["subsets"] == {
+            subset: list(codes) for subset, codes in dataset.info.subsets.items()}
 
 
 @pytest.fixture
@@ -158,3 +164,96 @@ def test_sample_deals_rows_out_label_by_label(shared_data, name, labels):
     assert len({r["label"] for r in sample.eval_rows()}) == labels
     position = {i: n for n, i in enumerate(full.ids[full.info.eval_split])}
     assert [position[i] for i in sample.ids[sample.info.eval_split]] == sorted(position[i] for i in sample.ids[sample.info.eval_split])
+
+
+def test_a_folder_in_mteb_subset_naming_gives_each_text_its_own_language():
+    sts = read_source_dir(MTEB_NAMED / "STSBCrossLingual")
+    assert sts.info.subsets == {"en-de": ("eng", "deu"), "en-en": ("eng",)} and sts.info.languages == ("deu", "eng")
+    by_ref = {(r.item_id, r.field): r for r in sts.iter_texts()}
+    first, second = by_ref[("stsb-test-0-en-de", "sentence1")], by_ref[("stsb-test-0-en-de", "sentence2")]
+    assert (first.subset, first.language, second.subset, second.language) == ("en-de", "eng", "en-de", "deu")
+    assert second.text == "Ein Mädchen bürstet sich die Haare."
+    assert {r.language for r in sts.iter_texts() if r.subset == "en-en"} == {"eng"}
+    classification = read_source_dir(MTEB_NAMED / "Banking77Ext")
+    assert {(r.subset, r.language) for r in classification.iter_texts()} == {("en", "eng"), ("en-ext", "eng")}
+
+
+def test_subset_names_spell_their_languages():
+    assert subset_languages("en-de") == ("eng", "deu") and subset_languages("es-en") == ("spa", "eng")
+    assert subset_languages("en-en") == subset_languages("en-ext") == subset_languages("en") == ("eng",)
+    assert subset_languages("afr") == ("afr",) and subset_languages("ko-ko") == ("kor",)
+    for name in ("zh-TW", "default", "xx", "en-de-fr"):
+        with pytest.raises(SourceError, match=f"cannot tell the languages of subset '{name}' from its name; declare"):
+            subset_languages(name)
+
+
+def test_a_folder_without_declared_subsets_takes_them_from_its_rows(shared_data):
+    semrel = read_source_dir(shared_data / "SemRel2024")
+    assert len(semrel.info.subsets) == 12 and semrel.info.subsets["arq"] == ("arq",)
+    assert read_source_dir(shared_data / "STS12").info.subsets == {"default": ("eng",)}
+    english = semrel.select_subsets(["eng"], name="SemRel2024-eng")
+    assert (english.name, english.info.subsets, english.info.languages) == ("SemRel2024-eng", {"eng": ("eng",)}, ("eng",))
+    assert {r["lang"] for r in english.eval_rows()} == {"eng"} and len(english.eval_rows()) == 2600
+    assert all(item_id.startswith("ENG") for item_id in english.ids["test"])
+    with pytest.raises(SourceError, match="no subset 'en'; it has: afr, amh"):
+        semrel.select_subsets(["en"])
+
+
+@pytest.fixture
+def crosslingual(tmp_path):
+    folder = tmp_path / "STSBCrossLingual"
+    shutil.copytree(MTEB_NAMED / "STSBCrossLingual", folder)
+    return folder
+
+
+def _edit(folder, *, meta=None, row=None):
+    if meta is not None:
+        old = json.loads((folder / "dataset.json").read_text())
+        (folder / "dataset.json").write_text(json.dumps({**old, **meta}))
+    if row is not None:
+        with open(folder / "test.jsonl", "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(row) + "\n")
+
+
+def _refused(folder) -> str:
+    with pytest.raises(SourceError) as err:
+        read_source_dir(folder)
+    assert "\n" not in str(err.value)
+    return str(err.value)
+
+
+PAIR = {"sentence1": "A man is cycling.", "sentence2": "Ein Mann spricht.", "score": 0.6}
+
+
+def test_a_row_of_an_undeclared_subset_is_named(crosslingual):
+    _edit(crosslingual, row={"lang": "en-fr", **PAIR})
+    assert _refused(crosslingual).endswith("test row 25: subset 'en-fr' is not declared in dataset.json subsets "
+                                           "(en-de, en-en)")
+    _edit(crosslingual, meta={"subsets": {"en-de": ["eng", "deu"], "en-en": ["eng"], "en-fr": ["eng", "fra"]},
+                              "languages": ["deu", "eng", "fra"]})
+    assert read_source_dir(crosslingual).info.language_of("en-fr", 1) == "fra"
+    _edit(crosslingual, row=PAIR)
+    assert _refused(crosslingual).endswith("test row 26: subset 'default' is not declared in dataset.json subsets "
+                                           "(en-de, en-en, en-fr)")
+
+
+@pytest.mark.parametrize("meta, message", [
+    ({"subsets": {"en de": ["eng"]}}, "subset name 'en de' is not an mteb subset name"),
+    ({"subsets": {"en-de": ["english", "deu"]}}, "subset 'en-de': languages must be ISO 639-3 codes, got ['english', 'deu']"),
+    ({"subsets": {"en-de": ["eng", "deu", "fra"]}}, "subset 'en-de' lists 3 languages; a STS text has 2 position(s)"),
+    ({"subsets": {"en-de": "eng"}}, "subset 'en-de' must list its languages, got 'eng'"),
+    ({"subsets": {}}, "subsets must be a non-empty object"),
+    ({"languages": ["eng"]}, "languages ['eng'] are not the languages of the subsets ['deu', 'eng']"),
+    ({"languages": ["en"]}, "languages must be ISO 639-3 codes, got ['en']"),
+])
+def test_a_bad_subsets_declaration_is_one_line(crosslingual, meta, message):
+    _edit(crosslingual, meta=meta)
+    assert message in _refused(crosslingual)
+
+
+def test_undeclared_subsets_must_spell_their_languages(broken):
+    _edit(broken, row={"lang": "zh-TW", **PAIR})
+    assert "cannot tell the languages of subset 'zh-TW' from its name" in _refused(broken)
+    (broken / "test.jsonl").write_text(json.dumps(PAIR) + "\n")
+    _edit(broken, meta={"languages": ["eng", "deu"]})
+    assert "rows without a 'lang' field need a single language in dataset.json (it lists ['eng', 'deu'])" in _refused(broken)

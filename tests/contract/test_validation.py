@@ -64,14 +64,33 @@ def test_broken_item_records_are_rejected(real_items, mutate, message):
 
 
 def test_other_schema_version_is_named(real_items):
-    record = dict(real_items[0], schema_version="hteb.item/2")
-    with pytest.raises(ContractError, match="schema version 'hteb.item/2' is not supported"):
-        validate("item", record, what="item")
+    record = dict(real_items[0], schema_version="hteb.item/1")
+    with pytest.raises(ContractError) as err:
+        validate("item", record, what="item 3")
+    assert str(err.value) == ("item 3: written in format 'hteb.item/1', which this version of hteb cannot read "
+                              "(it reads 'hteb.item/2'); regenerate it with the current hteb, or read it with the "
+                              "release that wrote it")
+
+
+def test_item_records_name_their_subset_and_the_language_of_their_own_text(real_items):
+    semrel = [r for r in real_items if r["dataset"] == "SemRel2024"]
+    assert {(r["subset"], r["source_language"]) for r in semrel} == {("afr", "afr"), ("amh", "amh")}
+    assert {r["subset"] for r in real_items if r["dataset"] != "SemRel2024"} == {"default"}
+    broken = dict(real_items[0], subset="en de")
+    with pytest.raises(ContractError, match="subset"):
+        validate("item", broken, what="item")
 
 
 def test_manifest_of_a_real_revision_validates_and_rejects_unsafe_paths(tmp_path, shared_data):
-    manifest = build_revision(tmp_path / "rev", shared_data, ["STSBenchmark", "Banking77"])
+    manifest = build_revision(tmp_path / "rev", shared_data, ["STSBenchmark", "SemRel2024"])
     validate("manifest", manifest, what="manifest")
+    assert manifest["sources"][0]["subsets"] == {"default": ["eng"]}
+    assert manifest["sources"][1]["subsets"]["afr"] == ["afr"] and len(manifest["sources"][1]["subsets"]) == 12
+    for subsets, message in (({}, "subsets"), ({"en-de": ["english"]}, "english"), ({"en de": ["eng"]}, "en de")):
+        broken = copy.deepcopy(manifest)
+        broken["sources"][0]["subsets"] = subsets
+        with pytest.raises(ContractError, match=message):
+            validate("manifest", broken, what="manifest")
     assert json.loads((tmp_path / "rev" / "manifest.json").read_text()) == manifest
     for bad in ("/etc/passwd", "../outside.parquet", "data/../../x", "data//x"):
         broken = copy.deepcopy(manifest)
