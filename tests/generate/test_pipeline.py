@@ -26,6 +26,7 @@ from hteb_contract.revision import Revision
 from hteb_contract.stores import open_store
 
 TRANSFORMATIONS = "paraphrasing,backtranslation,summarisation"
+MTEB_NAMED = Path(__file__).resolve().parents[1] / "data" / "mteb-subsets"
 
 
 def _cache(tmp: Path, smollm2_dir: Path) -> Path:
@@ -51,13 +52,16 @@ def _config(cache: Path, store: Path, data: Path, **changes):
 
 
 class _Echo:
-    """A stand-in model that needs no weights: echoes each text with a suffix, prefers "yes"."""
+    """A stand-in model that needs no weights: echoes each text with a suffix, prefers "yes"; keeps
+    every chat request it answered."""
 
     def __init__(self) -> None:
         self.requests = 0
+        self.chats = []
 
     def chat(self, requests):
         self.requests += len(requests)
+        self.chats += list(requests)
         return [r.messages[-1][1] + " indeed" for r in requests]
 
     def next_token_logprobs(self, conversations, candidates):
@@ -67,11 +71,7 @@ class _Echo:
 
 @pytest.mark.parametrize("judge, loaded", [("same", 1), ("other", 2), ("none", 1)])
 def test_judge_role_and_counters_over_the_distinct_engines(tmp_path, shared_data, monkeypatch, judge, loaded):
-    models = {}
-    for name in ("a", "b"):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "config.json").write_text("{}")
-        models[name] = str((tmp_path / name).resolve())
+    models = _fake_models(tmp_path)
     engines: list[_Echo] = []
 
     def load(name, **options):
@@ -96,6 +96,69 @@ def test_judge_role_and_counters_over_the_distinct_engines(tmp_path, shared_data
     items = open_store(str(cfg.store)).fetch("t").items("STSBenchmark", "paraphrasing", 1339)
     assert {i.judge.model for i in items} == {judge_id}
     assert all((i.judge.parapluie is None) == (judge == "none") for i in items)
+
+
+def _fake_models(tmp_path: Path) -> dict[str, str]:
+    """Two model folders the model registry accepts (a config.json each); _Echo stands in for both."""
+    models = {}
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "config.json").write_text("{}")
+        models[name] = str((tmp_path / name).resolve())
+    return models
+
+
+def test_each_text_of_a_cross_lingual_pair_keeps_its_language_through_every_stage(tmp_path, monkeypatch):
+    """A source folder in mteb's subset naming (en-de, en-en, en, en-ext) through the CPU profile's code path
+    (local sources, sampling, units, transform, judge, records, revision) with a stand-in engine: the German
+    side of an en-de pair is planned, prompted, recorded and judged as German, the English side as English."""
+    models = _fake_models(tmp_path)
+    engines: list[_Echo] = []
+    monkeypatch.setattr(pipeline, "create_engine", lambda name, **options: engines.append(_Echo()) or engines[-1])
+    cfg = build_config(seed="1339", profile="cpu", overrides={
+        "transformations": "paraphrasing,backtranslation,translation,cross_translation", "max_texts": 16,
+        "cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store"), "label": "t", "model": models["a"],
+        "judge_model": models["a"], "manifest_md": str(tmp_path / "MANIFEST.md")})
+    # The folders are not registry entries: config validation (its own module) only knows registered names.
+    cfg = replace(cfg, datasets=("STSBCrossLingual", "Banking77Ext"), data_dir=str(MTEB_NAMED))
+    units, items = pipeline._units(cfg, {n: pipeline.load_source(pipeline._entry(cfg, n), source="local",
+                                                                 data_dir=MTEB_NAMED, sample=cfg.sample,
+                                                                 max_texts=cfg.max_texts) for n in cfg.datasets})
+    pair = {(i.transformation, i.ref.field): i.unit.plan for i in items if i.ref.item_id == "stsb-test-0-en-de"}
+    assert {(f, p.source) for (t, f), p in pair.items()} == {("sentence1", "eng"), ("sentence2", "deu")}
+    assert pair[("translation", "sentence2")].target not in ("deu", None)
+    assert pair[("backtranslation", "sentence2")].pivot not in ("deu", None)
+    assert pair[("cross_translation", "sentence2")].target not in ("deu", None)
+
+    manifest = run(cfg, log=lambda m: None).manifest
+    (engine,) = engines  # the judge is the generator's engine
+    sources = {s["name"]: s for s in manifest["sources"]}
+    assert sources["STSBCrossLingual"]["subsets"] == {"en-de": ["eng", "deu"], "en-en": ["eng"]}
+    assert sources["STSBCrossLingual"]["origin"] == "local/STSBCrossLingual"
+    revision = open_store(str(cfg.store)).fetch("t")
+    records = {t: {(r.item_id, r.field): r for r in revision.items("STSBCrossLingual", t, 1339)}
+               for t in ("paraphrasing", "backtranslation", "translation", "cross_translation")}
+    first, second = records["paraphrasing"][("stsb-test-0-en-de", "sentence1")], records["paraphrasing"][("stsb-test-0-en-de", "sentence2")]
+    assert (first.subset, first.source_language, second.subset, second.source_language) == ("en-de", "eng", "en-de", "deu")
+    assert {r.source_language for (i, f), r in records["paraphrasing"].items() if not i.endswith("en-de")} == {"eng"}
+    for transformation in ("translation", "cross_translation"):
+        assert all(r.target_language != r.source_language for r in records[transformation].values())
+    assert all(r.intermediate_language != r.source_language for r in records["backtranslation"].values())
+    assert {(r.subset, r.source_language) for r in revision.items("Banking77Ext", "paraphrasing", 1339)} == {
+        ("en", "eng"), ("en-ext", "eng")}
+    assert revision.source("STSBCrossLingual").info.subsets == {"en-de": ("eng", "deu"), "en-en": ("eng",)}
+
+    def rephrase_prompts(text: str) -> list[str]:
+        return [r.messages[0][1] for r in engine.chats if r.messages[-1][1] == text and "Rephrase" in r.messages[0][1]]
+
+    german = second.original_text  # paraphrasing answers in the text's own language
+    assert rephrase_prompts(german) and all("Rephrase the text in German" in p for p in rephrase_prompts(german))
+    english = rephrase_prompts(first.original_text)
+    assert english and all("Rephrase the text in English" in p for p in english)
+    judged = [r.messages[0][1] for r in engine.chats if f"\n{german}\n" in r.messages[0][1]]
+    assert judged and all("(language code deu)" in p for p in judged)  # the judge is told the German side is German
+    paraphrase_judged = [p for p in judged if second.transformed_text in p]
+    assert paraphrase_judged and "expected language code deu" in paraphrase_judged[0]
 
 
 @pytest.mark.parametrize("engine, batching", [("transformers", {"batch_size": 4}), ("vllm", {})])
