@@ -156,6 +156,21 @@ def test_source_dir_scores_original_only(shared_data, tmp_path, capsys):
     assert card["statistics"] is None
 
 
+@pytest.mark.slow
+def test_a_source_folder_in_mteb_subset_naming_scores_per_subset(tmp_path, capsys):
+    """Cross-lingual (en-de), same-language (en-en) and -ext subsets: each scored, the dataset's score their mean."""
+    folder = Path(__file__).resolve().parents[1] / "data" / "mteb-subsets"
+    code, out, err = _run(capsys, minilm_path(), "--source-dir", str(folder), "--out", str(tmp_path), "--quiet")
+    assert code == 0, err
+    card = json.loads((tmp_path / "result_card.json").read_text())
+    scores = {(r["dataset"], r["subset"]): r["value"] for r in card["scores"]}
+    assert set(scores) == {("STSBCrossLingual", s) for s in ("all", "en-de", "en-en")} | {
+        ("Banking77Ext", s) for s in ("all", "en", "en-ext")}
+    for name, subsets in (("STSBCrossLingual", ("en-de", "en-en")), ("Banking77Ext", ("en", "en-ext"))):
+        assert scores[(name, "all")] == pytest.approx(sum(scores[(name, s)] for s in subsets) / 2)
+    assert scores[("STSBCrossLingual", "en-de")] > 0.5  # MiniLM still ranks the German half of the pairs
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
