@@ -62,8 +62,8 @@ def validate(kind: str, obj: Mapping[str, Any], *, what: str) -> None:
     found = obj.get("schema_version") if isinstance(obj, Mapping) else None
     expected = SCHEMA_VERSIONS[kind]
     if found is not None and found != expected:
-        raise ContractError(f"{what}: written in format {found!r}, which this version of hteb cannot read (it reads "
-                            f"{expected!r}); regenerate it with the current hteb, or read it with the release that wrote it")
+        raise ContractError(f"{what}: schema version {found!r} is not supported: this version of hteb reads {expected!r} "
+                            f"(an older or newer release wrote it; regenerate it, or read it with that release)")
     error = jsonschema.exceptions.best_match(_validator(kind).iter_errors(obj))
     if error is not None:
         raise ContractError(f"{what}: does not match the {kind} schema: {_describe(error)}")

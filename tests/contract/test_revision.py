@@ -105,7 +105,7 @@ def test_a_revision_of_an_older_format_is_refused_in_one_line_naming_both_versio
         Revision.open(root)
     message = str(err.value)
     assert "\n" not in message and message.startswith(f"revision 'test-1' ({root / 'manifest.json'}): ")
-    assert "written in format 'hteb.manifest/1'" in message and "it reads 'hteb.manifest/2'" in message
+    assert "schema version 'hteb.manifest/1' is not supported: this version of hteb reads 'hteb.manifest/2'" in message
 
 
 def test_the_source_copy_states_its_subsets(tmp_path, shared_data):
