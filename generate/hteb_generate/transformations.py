@@ -230,7 +230,12 @@ class LanguagePlan:
 
 
 def plan_languages(transformation: str, *, seed: int, dataset: str, item: str, source: str) -> LanguagePlan:
-    """SPEC.md's language rules, from (seed, dataset, transformation, item) only."""
+    """SPEC.md's language rules, from (seed, dataset, transformation, item) only.
+
+    `source` is the text's own language (TextRef.language), so each text of a cross-lingual pair gets
+    its own plan: in an `en-de` pair the German sentence is paraphrased in German and translated or
+    pivoted to a language other than German.
+    """
     if transformation == "translation":
         return LanguagePlan(source, languages.translation_target(seed, dataset, source), None)
     if transformation == "cross_translation":

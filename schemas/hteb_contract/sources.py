@@ -39,8 +39,8 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _SUBSET = _NAME  # a Hub config name, as mteb's hf_subsets are (`en-de`, `en-ext`, `zh-TW`, `afr`)
 _LANG = re.compile(r"^[a-z]{3}$")
 
-#: ISO 639-1 -> ISO 639-3, for the two-letter subset names mteb uses (`de`, `en-de`); mteb's
-#: eval_langs give `ara` for `ar` and `zho` is not guessed for `zh` (its subsets say zh-CN / zh-TW).
+#: ISO 639-1 -> ISO 639-3, for the two-letter subset names mteb uses (`de`, `en-de`), as its eval_langs
+#: map them (`ar` -> ara). `zh` is left out: mteb's Chinese subsets (zh-CN, zh-TW) must be declared.
 ISO_639_1: dict[str, str] = {
     "af": "afr", "am": "amh", "ar": "ara", "as": "asm", "az": "aze", "bn": "ben", "cs": "ces", "cy": "cym",
     "da": "dan", "de": "deu", "el": "ell", "en": "eng", "es": "spa", "fa": "fas", "fi": "fin", "fr": "fra",
