@@ -99,17 +99,19 @@ def _retrieval(hub: HubRows) -> Tables:
         for row in hub.rows(parts["qrels"], split, only_split_fallback=True):
             query, doc, score = (hub.column(parts["qrels"], row, c) for c in ("query-id", "corpus-id", "score"))
             qrels.setdefault(str(query), {})[str(doc)] = int(score)
-        for row in _records(hub, parts["corpus"], split):
-            document = {"id": str(hub.column(parts["corpus"], row, "id")), "text": hub.column(parts["corpus"], row, "text")}
-            if "title" in row:
+        corpus, queries = parts["corpus"], parts["queries"]
+        for row in _records(hub, corpus, split):
+            document = {"id": str(hub.column(corpus, row, "id")), "text": hub.column(corpus, row, "text")}
+            if "title" in row:  # mteb keeps a corpus' title column; a document is encoded as "title text"
                 document = {"id": document["id"], "title": row["title"] or "", "text": document["text"]}
             if documents.setdefault(document["id"], document) != document:
-                raise hub.fail(f"config {parts['corpus']!r}: document {document['id']!r} differs from another "
-                               f"subset's document of that id")
-        queries = [{"id": str(hub.column(parts["queries"], row, "id")), "text": hub.column(parts["queries"], row, "text")}
-                   for row in _records(hub, parts["queries"], split)]
-        tables["queries"] += tag(subset, [query for query in queries if query["id"] in qrels])
-        tables["qrels"] += [{"query_id": q, "doc_id": d, "score": s} for q, docs in qrels.items() for d, s in docs.items()]
+                raise hub.fail(f"config {corpus!r}: document {document['id']!r} differs from another subset's "
+                               f"document of that id")
+        asked = [{"id": str(hub.column(queries, row, "id")), "text": hub.column(queries, row, "text")}
+                 for row in _records(hub, queries, split)]
+        tables["queries"] += tag(subset, [query for query in asked if query["id"] in qrels])
+        tables["qrels"] += [{"query_id": query, "doc_id": doc, "score": score}
+                            for query, docs in qrels.items() for doc, score in docs.items()]
         if parts["top_ranked"] is not None:
             tables.setdefault("top_ranked", []).extend(
                 {"query_id": str(hub.column(parts["top_ranked"], row, "query-id")),

@@ -61,8 +61,9 @@ def retrieval_configs(entry: SourceEntry, available: Collection[str]) -> dict[st
             raise SourceError(f"{entry.hf_path}@{entry.hf_revision}: queries with instructions (config "
                               f"{prefix}instruction) are not supported")
         top_ranked = f"{prefix}top_ranked"
-        picked[subset] = {"corpus": f"{prefix}corpus", "queries": "query" if "query" in available else f"{prefix}queries",
-                          "qrels": qrels, "top_ranked": top_ranked if top_ranked in available else None}
+        queries = "query" if "query" in available else f"{prefix}queries"
+        picked[subset] = {"corpus": f"{prefix}corpus", "queries": queries, "qrels": qrels,
+                          "top_ranked": top_ranked if top_ranked in available else None}
     return picked
 
 

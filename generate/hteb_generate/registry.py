@@ -92,7 +92,8 @@ def _named(*names: str) -> Subsets:
 _E = _default("eng")
 _PC_RENAMES = {"sent1": "sentence1", "sent2": "sentence2"}  # SprintDuplicateQuestions & co.'s dataset_transform
 _SEMREL = ("afr", "amh", "arb", "arq", "ary", "eng", "hau", "hin", "ind", "kin", "mar", "tel")
-_MASAKHA = ("amh", "eng", "fra", "hau", "ibo", "lin", "lug", "orm", "pcm", "run", "sna", "som", "swa", "tir", "xho", "yor")
+_MASAKHA = ("amh", "eng", "fra", "hau", "ibo", "lin", "lug", "orm", "pcm", "run", "sna", "som", "swa", "tir", "xho",
+            "yor")
 _STS17 = ("ko-ko", "ar-ar", "en-ar", "en-de", "en-en", "en-tr", "es-en", "es-es", "fr-en", "it-en", "nl-en")
 _INDIC = ("en-as", "en-bn", "en-gu", "en-hi", "en-kn", "en-ml", "en-mr", "en-or", "en-pa", "en-ta", "en-te", "en-ur")
 
@@ -173,7 +174,8 @@ SOURCES: Registry[SourceEntry] = Registry("dataset", entries={entry.name: entry 
                 fast_loading=True),
     SourceEntry("IndicCrosslingualSTS", "IndicCrosslingualSTS", "STS", "mteb/IndicCrosslingualSTS",
                 "f0366eb5a20087355c0e131162bbed943ba54b51", "test", _named(*_INDIC),
-                ("asm", "ben", "eng", "guj", "hin", "kan", "mal", "mar", "ory", "pan", "tam", "tel", "urd"), english=False),
+                ("asm", "ben", "eng", "guj", "hin", "kan", "mal", "mar", "ory", "pan", "tam", "tel", "urd"),
+                english=False),
 )})
 
 #: The CPU profile's datasets: the local copies the bundled sample is made from.

@@ -260,7 +260,8 @@ class SourceDataset:
         spec = task_type(self.info.task_type)
         fields: dict[str, list[tuple[int, str]]] = {}
         for position, (table_key, fld) in enumerate(spec.text_fields):
-            fields.setdefault(resolve(table_key, self.info.eval_split, self.info.train_split), []).append((position, fld))
+            table = resolve(table_key, self.info.eval_split, self.info.train_split)
+            fields.setdefault(table, []).append((position, fld))
         return fields
 
     def _refs(self, table: str, item_id: str, row: Mapping[str, Any], position: int, fld: str) -> Iterator[TextRef]:

@@ -62,8 +62,9 @@ def validate(kind: str, obj: Mapping[str, Any], *, what: str) -> None:
     found = obj.get("schema_version") if isinstance(obj, Mapping) else None
     expected = SCHEMA_VERSIONS[kind]
     if found is not None and found != expected:
-        raise ContractError(f"{what}: schema version {found!r} is not supported: this version of hteb reads {expected!r} "
-                            f"(an older or newer release wrote it; regenerate it, or read it with that release)")
+        raise ContractError(f"{what}: schema version {found!r} is not supported: this version of hteb reads "
+                            f"{expected!r} (an older or newer release wrote it; regenerate it, or read it with that "
+                            f"release)")
     error = jsonschema.exceptions.best_match(_validator(kind).iter_errors(obj))
     if error is not None:
         raise ContractError(f"{what}: does not match the {kind} schema: {_describe(error)}")
