@@ -21,6 +21,7 @@ import pytest
 from hteb_generate import pipeline
 from hteb_generate.config import build_config
 from hteb_generate.engine import CallCache
+from hteb_generate.judge import TRANSFORMATION_TASKS
 from hteb_generate.pipeline import run
 from hteb_contract.revision import Revision
 from hteb_contract.stores import open_store
@@ -157,8 +158,8 @@ def test_each_text_of_a_cross_lingual_pair_keeps_its_language_through_every_stag
     assert english and all("Rephrase the text in English" in p for p in english)
     judged = [r.messages[0][1] for r in engine.chats if f"\n{german}\n" in r.messages[0][1]]
     assert judged and all("(language code deu)" in p for p in judged)  # the judge is told the German side is German
-    paraphrase_judged = [p for p in judged if second.transformed_text in p]
-    assert paraphrase_judged and "expected language code deu" in paraphrase_judged[0]
+    paraphrase_judged = [p for p in judged if TRANSFORMATION_TASKS["paraphrasing"] in p]
+    assert len(paraphrase_judged) == 1 and "expected language code deu" in paraphrase_judged[0]
 
 
 @pytest.mark.parametrize("engine, batching", [("transformers", {"batch_size": 4}), ("vllm", {})])
