@@ -36,8 +36,8 @@ class UnspacedScript:
     chars_per_word: float
 
 
-KANA = UnspacedScript("Hiragana and Katakana (Japanese)", "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f", 2.3)
-HAN = UnspacedScript("Han (Chinese)", "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f", 1.5)
+KANA = UnspacedScript("Japanese", "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f", 2.3)  # Hiragana, Katakana
+HAN = UnspacedScript("Chinese", "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f", 1.5)  # Han
 UNSPACED_SCRIPTS: tuple[UnspacedScript, ...] = (
     KANA,
     HAN,
@@ -74,7 +74,7 @@ def count_words(text: str) -> float:
 # --- identical, empty, ellipsis, json_fragment --------------------------------------------------
 
 _WHITESPACE = re.compile(r"\s+")
-FULL_STOPS = ".。।۔"
+FULL_STOPS = ".。।۔…"
 
 
 def comparable(text: str) -> str:

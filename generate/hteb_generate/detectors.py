@@ -16,7 +16,7 @@ without spaces (:data:`~hteb_generate.detector_rules.UNSPACED_SCRIPTS`: Han, Hir
 Katakana, Thai, Lao, Khmer, Myanmar). Each such character counts as 1 / (its script's characters
 per word) of a word, and the rest of the token counts as one more word if it has a letter or
 digit. In a text with any Hiragana or Katakana, Han characters count at the Japanese rate.
-Characters per word: Japanese 2.3, Chinese (Han) 1.5, Thai 4.5, Lao 4.5, Khmer 4.6,
+Characters per word: Japanese 2.3, Chinese 1.5 (Han), Thai 4.5, Lao 4.5, Khmer 4.6,
 Myanmar 5.9. These are measured on MASSIVE, which holds the same 2,974 test utterances in every
 language (mteb's MassiveIntentClassification descriptive statistics): the language's mean
 characters per utterance / English's mean characters per utterance x English characters per word
@@ -25,7 +25,7 @@ Source and output are counted the same way.
 
 Comparing. Two texts are the same when they are equal after: removing quote pairs that wrap the
 whole text (``cleanup.unquote``), Unicode NFC, collapsing runs of whitespace to one space,
-dropping final full stops (``.`` ``。`` ``।`` ``۔``) and surrounding whitespace, and ``casefold``.
+dropping final full stops and ellipses (``.`` ``。`` ``।`` ``۔`` ``…``) and surrounding whitespace, and ``casefold``.
 
 The rules, in ERROR_TYPES order:
 
