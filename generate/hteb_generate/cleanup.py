@@ -67,7 +67,8 @@ def _has_mark(inner: str, marks: str) -> bool:
 def _wrapping_pair(text: str) -> tuple[str, str] | None:
     """The quote pair that wraps all of ``text`` (already stripped), or None."""
     for opening, closing in QUOTE_PAIRS:
-        if len(text) >= 2 and text[0] == opening and text[-1] == closing and not _has_mark(text[1:-1], opening + closing):
+        wrapped = len(text) >= 2 and text[0] == opening and text[-1] == closing
+        if wrapped and not _has_mark(text[1:-1], opening + closing):
             return opening, closing
     return None
 

@@ -179,7 +179,9 @@ _LABEL = (
     r"|[üu]bersetzung|zusammenfassung|[çc]eviri|[öo]zet|ترجمة|الترجمة|ملخص|翻訳|翻译|译文"
 )
 _QUALIFIER = r"(?:\s*\([^()\n]{1,40}\)|\s+(?:in|into|to)\s+\w+|\s+of the (?:text|sentence|input|query|question))?"
-_PRESENTED = re.compile(rf"\b(?:{_LABEL}|text|version|sentence|it|result|answer|texto|versi[oó]n|texte|metin)\b|النص", re.I)
+_PRESENTED = re.compile(
+    rf"\b(?:{_LABEL}|text|version|sentence|it|result|answer|texto|versi[oó]n|texte|metin)\b|النص", re.IGNORECASE
+)
 _PREFIX = re.compile(
     r"[\s*#_>]*(?:(?:sure|certainly|of course|absolutely|okay|ok|alright|claro|bien sûr|gerne|tabii)\s*[!,.]?\s*)?"
     r"[\s*#_>]*(?:(?P<here>(?:here(?:['’]s| is| are)|aquí (?:está|tienes)|voici|hier ist|işte|إليك)[^:：\n]{0,80})"

@@ -50,14 +50,16 @@ The rules, in ERROR_TYPES order:
   a line that opens with "Note:" or "Explanation:" (also nota, explicación, remarque,
   explication, hinweis, anmerkung, erklärung, açıklama, ملاحظة).
   "I'll" (or "I’ll") is the one marker that a faithful text can carry, so it has its own rule.
-  It is no leak when the source has an English first-person future ("I'll", "I will",
-  "I shall", "I'm going to", "I am going to"). In translation, cross_translation and
-  backtranslation, whose output language differs from the source's, it is a leak only when it
-  opens the output, with at most an opener ("Sure", "Okay", "OK", "Alright", "Certainly",
-  "Of course") before it, and is followed within four words by a task verb (translate,
-  paraphrase, rephrase, reword, rewrite, summarise, expand, provide, help, assist, try, explain,
-  answer, respond, do my best). "I'll translate it for you: ..." is a leak; "I'll call the bank
-  tomorrow", a faithful rendering of "Llamaré al banco mañana", is not. Known limit: in a
+  It is never a leak when the source has an English first-person future ("I'll", "I will",
+  "I shall", "I'm going to", "I am going to"). Otherwise, in translation, cross_translation and
+  backtranslation (their output language differs from the source's, and the source's own
+  first-person future cannot be read in every language), it is a leak only when it opens the
+  output, with at most an opener ("Sure", "Okay", "OK", "Alright", "Certainly", "Of course", with
+  ``!`` ``,`` or ``.``) before it, and a task verb follows it with at most four words between
+  (any form of translate, paraphrase, rephrase, reword, rewrite, summarise, expand, analyse,
+  provide, help, assist, try, explain, answer, respond; or "do my best"). "I'll translate it for
+  you: ..." is a leak; "I'll call the bank tomorrow", a faithful rendering of "Llamaré al banco
+  mañana", is not. In every other transformation, "I'll" anywhere in the output is a leak. Known limit: in a
   cross-language output, the other English markers are flagged even when they render the source
   faithfully (a source that says "el usuario quiere ..."), unless the source carries one of the
   listed non-English forms.
@@ -146,7 +148,7 @@ def detect_errors(
     expected_language: str,
     finish_reason: str | None = None,
 ) -> list[str]:
-    """Names of the error types ``output`` has, in ERROR_TYPES order (empty list: none).
+    """Names of the error types ``output`` (cleaned: ``cleanup.clean_output``) has, in ERROR_TYPES order.
 
     >>> detect_errors("Summary: A man plays.", "A man is playing a guitar.",
     ...               transformation="summarisation", source_language="eng",

@@ -44,8 +44,10 @@ def test_the_quoted_sources_are_real_rows(shared_data: Path) -> None:
         # Qwen3 with thinking on: the template wrote "<think>\n" into the prompt
         ("Okay, the user wants a paraphrase of a banking question.\n</think>\n\nHow can I find my card?",
          "How can I find my card?"),
-        ("<think>\nShort question; keep it a question.\n</think>\n\nWhere can I find my card?", "Where can I find my card?"),
-        ("<think>\n\n</think>\n\nHow can I find my card?", "How can I find my card?"),  # the empty block of no-think mode
+        ("<think>\nShort question; keep it a question.\n</think>\n\nWhere can I find my card?",
+         "Where can I find my card?"),
+        # the empty block a template writes when thinking is switched off
+        ("<think>\n\n</think>\n\nHow can I find my card?", "How can I find my card?"),
         ("<think>first</think><think>second</think> Where is my card?", "Where is my card?"),
         ("<think>The user asks for nothing else.</think>\n\n", ""),  # nothing after the block: left to `empty`
     ],
@@ -118,7 +120,8 @@ def test_strip_quotes_keeps_quotes_the_source_has(source: str, output: str) -> N
 def test_strip_quotes_on_a_real_smollm2_output() -> None:
     with OUTPUTS.open(encoding="utf-8") as f:
         rows = [json.loads(line) for line in f]
-    record = next(r for r in rows if r["transformation"] == "style_change" and r["source"] == "i have not received my card")
+    record = next(r for r in rows
+                  if r["transformation"] == "style_change" and r["source"] == "i have not received my card")
     cleaned = clean_output(record["output"], record["source"])
     assert cleaned.applied == ("strip_quotes",)
     assert cleaned.output == record["output"][1:-1]
@@ -147,7 +150,8 @@ RAW_OUTPUTS = [
 
 def test_the_clean_ups_run_in_a_fixed_order() -> None:
     assert CLEANUPS.names() == ["drop_think_block", "strip_quotes"]
-    assert clean_output(RAW_OUTPUTS[0], LOCATE) == Cleaned("How may I locate my card?", ("drop_think_block", "strip_quotes"))
+    both = Cleaned("How may I locate my card?", ("drop_think_block", "strip_quotes"))
+    assert clean_output(RAW_OUTPUTS[0], LOCATE) == both
     # quotes around the whole think block: dropping the block first leaves a lone closing mark, kept
     assert clean_output(RAW_OUTPUTS[2], LOCATE) == Cleaned('Where is my card?"', ("drop_think_block",))
 
@@ -191,7 +195,8 @@ def test_generator_records_each_attempts_clean_ups_and_keeps_the_raw_steps(tmp_p
                           revision="test", name="scripted")
     transform_units([unit], engine, PROMPT_SETS.get("paper"), Sampling(0.0, 1.0, 64, 0.7, 3))
     first, second = unit.attempts
-    assert (first.steps, first.output, first.cleanup, first.errors) == ((raw[0],), source, ("drop_think_block",), ("identical",))
+    assert (first.steps, first.output, first.cleanup, first.errors) == (
+        (raw[0],), source, ("drop_think_block",), ("identical",))
     assert (second.steps, second.output, second.cleanup, second.errors) == (
         (raw[1],), "Where can I find my card?", ("drop_think_block", "strip_quotes"), ())
     assert unit.kept.output == "Where can I find my card?"

@@ -505,7 +505,8 @@ def _source(case: dict, shared_data: Path) -> str:
     return text
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"{c['error']}-{'fires' if c['fires'] else 'quiet'}-{i}" for i, c in enumerate(CASES)])
+@pytest.mark.parametrize("case", CASES, ids=[f"{c['error']}-{'fires' if c['fires'] else 'quiet'}-{i}"
+                                             for i, c in enumerate(CASES)])
 def test_adversarial_output(case: dict, shared_data: Path) -> None:
     source = _source(case, shared_data)
     found = detect_errors(
