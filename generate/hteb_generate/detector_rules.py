@@ -1,50 +1,92 @@
-"""The rule for each error type of hteb_generate.detectors, registered in DETECTORS.
+"""The rule for each error type, registered in DETECTORS.
 
-Conventions shared by all rules:
-
-- words are whitespace tokens (``str.split()``);
-- identical means equal after stripping surrounding whitespace, compared case-insensitively
-  (``str.casefold``); inner whitespace counts;
-- length rules compare the output with the transformation's input, which for the two-step
-  transformations is the original text (the caller passes it as ``source``); a source without
-  words has no length ratio, so the length rules never fire on it;
-- runaway: output words > 5 x input words (exactly 5 x is fine), never for expansion and
-  summarised_expansion;
-- truncated: output words < 20% of input words (exactly 20% is fine); for summarisation only
-  when the input has at most 3 words (a summary of a long text is meant to be short);
-- summary_too_long: summarisation only. summarised_expansion is not checked: its final step
-  summarises the *expansion*, and coming out somewhat longer than the original text is its
-  expected result, not a defect (the paper defines the rule "for Summarisation");
-- wrong_language: fires only when the detector names a language confidently and the expected
-  language is one it can recognise (``langid.UNSUPPORTED_BENCHMARK_LANGUAGES`` are never
-  flagged), and, when the output should stay in the source language, only when the detector
-  recognises the source text itself as that language (otherwise the detector cannot read this
-  text and a mismatch proves nothing);
-- reasoning_leak and prefix_leak markers are English (the paper's); a marker the source text
-  itself carries (``I'll`` in a source that says "I'll" or "I will") is not a leak.
+The exact rules, the word count and the comparison are stated in the docstring of
+``hteb_generate.detectors``, the reference the dataset card points to. Each constant here is named
+there.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import unicodedata
+from dataclasses import dataclass
 
 from . import langid
+from .cleanup import unquote
 from .detectors import DETECTORS, DetectionContext
 
 RUNAWAY_FACTOR = 5
 TRUNCATED_FRACTION_DENOMINATOR = 5  # 20% = 1/5
 SHORT_SUMMARY_INPUT_WORDS = 3
 NO_RUNAWAY = frozenset({"expansion", "summarised_expansion"})
+#: Transformations whose output is in another language than their source.
+CROSS_LANGUAGE = frozenset({"translation", "cross_translation", "backtranslation"})
 
 
-def _words(text: str) -> int:
-    return len(text.split())
+# --- words ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class UnspacedScript:
+    """A script written without spaces between words, and how many of its characters make a word."""
+
+    name: str
+    characters: str  # a regular-expression character class
+    chars_per_word: float
+
+
+KANA = UnspacedScript("Japanese", "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f", 2.3)  # Hiragana, Katakana
+HAN = UnspacedScript("Chinese", "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f", 1.5)  # Han
+UNSPACED_SCRIPTS: tuple[UnspacedScript, ...] = (
+    KANA,
+    HAN,
+    UnspacedScript("Thai", "\u0e00-\u0e7f", 4.5),
+    UnspacedScript("Lao", "\u0e80-\u0eff", 4.5),
+    UnspacedScript("Khmer", "\u1780-\u17ff\u19e0-\u19ff", 4.6),
+    UnspacedScript("Myanmar", "\u1000-\u109f\ua9e0-\ua9ff\uaa60-\uaa7f", 5.9),
+)
+_SCRIPT_CHARS = {script: re.compile(f"[{script.characters}]") for script in UNSPACED_SCRIPTS}
+_UNSPACED = re.compile("[" + "".join(script.characters for script in UNSPACED_SCRIPTS) + "]")
+
+
+def count_words(text: str) -> float:
+    """Words of ``text``: whitespace tokens, with scripts written without spaces counted by characters.
+
+    >>> count_words("A man is playing a guitar.")
+    6.0
+    >>> round(count_words("男性がギターを弾いている。"), 2)  # 12 characters at 2.3 per word
+    5.22
+    """
+    japanese = _SCRIPT_CHARS[KANA].search(text) is not None
+    words = 0.0
+    for token in text.split():
+        if _UNSPACED.search(token) is None:
+            words += 1
+            continue
+        for script, pattern in _SCRIPT_CHARS.items():
+            rate = KANA.chars_per_word if script is HAN and japanese else script.chars_per_word
+            words += len(pattern.findall(token)) / rate
+        words += 1 if any(ch.isalnum() for ch in _UNSPACED.sub("", token)) else 0
+    return words
+
+
+# --- identical, empty, ellipsis, json_fragment --------------------------------------------------
+
+_WHITESPACE = re.compile(r"\s+")
+FULL_STOPS = ".。।۔…"
+
+
+def comparable(text: str) -> str:
+    """``text`` as the identical rule compares it (the detectors docstring, "Comparing")."""
+    text = _WHITESPACE.sub(" ", unicodedata.normalize("NFC", unquote(text)))
+    return text.rstrip(FULL_STOPS + " ").casefold()
 
 
 @DETECTORS.register("identical")
 def identical(output: str, source: str, ctx: DetectionContext) -> bool:
     """The model gave the input back: the transformation did nothing."""
-    return output.strip().casefold() == source.strip().casefold()
+    return comparable(output) == comparable(source)
 
 
 @DETECTORS.register("empty")
@@ -62,46 +104,104 @@ def ellipsis(output: str, source: str, ctx: DetectionContext) -> bool:
     return _ELLIPSIS.fullmatch(output.strip()) is not None
 
 
+_CODE_FENCE = re.compile(r"^[ \t]*```", re.MULTILINE)
+_JSON_START = re.compile(r"""\{\s*(?:["'}]|$)|\[\s*(?:["'\[\]{]|$)""")
+
+
+def looks_like_json(text: str) -> bool:
+    """``text`` starts with ``{`` or ``[`` and parses as JSON or continues as JSON does."""
+    text = text.strip()
+    if not text.startswith(("{", "[")):
+        return False
+    try:
+        json.loads(text)
+    except ValueError:
+        return _JSON_START.match(text) is not None
+    return True
+
+
 @DETECTORS.register("json_fragment")
 def json_fragment(output: str, source: str, ctx: DetectionContext) -> bool:
-    """Structured data instead of text: the output starts with ``{`` or ``[``."""
-    return output.lstrip().startswith(("{", "["))
+    """Structure or markup instead of text: a code fence, or JSON the source does not start like."""
+    if _CODE_FENCE.search(output) and not _CODE_FENCE.search(source):
+        return True
+    return looks_like_json(output) and output.lstrip()[:1] != source.lstrip()[:1]
 
 
+# --- reasoning_leak ---------------------------------------------------------------------------
+
+_TASK_VERBS = r"translat\w*|paraphras\w*|rephras\w*|reword\w*|rewrit\w*|summari[sz]\w*|expand\w*|analy[sz]\w*"
+_NOTE_WORDS = r"note|nota|remarque|hinweis|anmerkung|ملاحظة"
 _REASONING_MARKERS: tuple[re.Pattern[str], ...] = tuple(
-    re.compile(p, re.IGNORECASE)
+    re.compile(p, re.IGNORECASE | re.MULTILINE)
     for p in (
+        r"</?think>",
         r"\bhere (?:are|is) my reasoning\b",
-        r"\blet me think\b",
-        r"\bI['’]ll\b",
-        r"\bstep \d+\s*:",
+        rf"\blet me (?:think|(?:{_TASK_VERBS})\b|break (?:this|it) down)",
+        r"\b(?:step|paso|étape|schritt|adım) \d+\s*:",
+        r"\bthe user (?:wants|is asking|asks|asked|has asked|would like|needs|requested)\b",
+        rf"\(\s*(?:{_NOTE_WORDS}|not)\s*:",
+        rf"^[\s*_#>-]*(?:{_NOTE_WORDS}|explanation|explicación|explication|erklärung|açıklama)[\s*_]*:",
     )
 )
-_I_WILL = re.compile(r"\bI(?:['’]ll| will)\b", re.IGNORECASE)
-
-
-@DETECTORS.register("reasoning_leak")
-def reasoning_leak(output: str, source: str, ctx: DetectionContext) -> bool:
-    """Chain-of-thought markers the source does not carry itself."""
-    for marker in _REASONING_MARKERS:
-        if marker.search(output) and not marker.search(source):
-            if marker.pattern.startswith(r"\bI['") and _I_WILL.search(source):
-                continue  # "I will" -> "I'll" is a style change, not reasoning
-            return True
-    return False
-
-
-_PREFIX = re.compile(
-    r"[\s*#_>]*(?:translated text|translation|paraphrased text|paraphrase|summary"
-    r"|summari[sz]ed text|rewritten text|expanded text)[\s*_]*:",
+_I_LL = re.compile(r"\bI['’]ll\b", re.IGNORECASE)
+_FIRST_PERSON_FUTURE = re.compile(r"\bI(?:['’]ll| will| shall|['’]m going to| am going to)\b", re.IGNORECASE)
+_OPENER = r"(?:(?:sure|okay|ok|alright|certainly|of course)\s*[!,.]?\s*)?"
+_I_LL_AT_TASK = re.compile(
+    rf"[\s*_#>]*{_OPENER}I['’]ll(?:\s+\S+){{0,4}}?\s+(?:{_TASK_VERBS}|provid\w*|help\w*|assist\w*|try\w*|explain\w*"
+    r"|answer\w*|respond\w*|do my best)\b",
     re.IGNORECASE,
 )
 
 
+def _i_ll_leak(output: str, source: str, ctx: DetectionContext) -> bool:
+    """The "I'll" rule of the detectors docstring."""
+    if _I_LL.search(output) is None or _FIRST_PERSON_FUTURE.search(source):
+        return False
+    return ctx.transformation not in CROSS_LANGUAGE or _I_LL_AT_TASK.match(output) is not None
+
+
+@DETECTORS.register("reasoning_leak")
+def reasoning_leak(output: str, source: str, ctx: DetectionContext) -> bool:
+    """Reasoning or commentary markers the source does not carry itself."""
+    if any(marker.search(output) and not marker.search(source) for marker in _REASONING_MARKERS):
+        return True
+    return _i_ll_leak(output, source, ctx)
+
+
+# --- prefix_leak ------------------------------------------------------------------------------
+
+_LABEL = (
+    r"(?:translated|paraphrased|rephrased|reworded|rewritten|expanded|summari[sz]ed|shortened|simplified"
+    r"|formal|informal|casual|back-?translated)(?:\s+(?:text|version|sentence|query|question|passage|output))?"
+    r"|translation|paraphrase|rephrasing|rewrite|summary|expansion|output"
+    r"|traducci[oó]n|texto traducido|par[aá]frasis|resumen|traduction|texte traduit|r[ée]sum[ée]"
+    r"|[üu]bersetzung|zusammenfassung|[çc]eviri|[öo]zet|ترجمة|الترجمة|ملخص|翻訳|翻译|译文"
+)
+_QUALIFIER = r"(?:\s*\([^()\n]{1,40}\)|\s+(?:in|into|to)\s+\w+|\s+of the (?:text|sentence|input|query|question))?"
+_PRESENTED = re.compile(
+    rf"\b(?:{_LABEL}|text|version|sentence|it|result|answer|texto|versi[oó]n|texte|metin)\b|النص", re.IGNORECASE
+)
+_PREFIX = re.compile(
+    r"[\s*#_>]*(?:(?:sure|certainly|of course|absolutely|okay|ok|alright|claro|bien sûr|gerne|tabii)\s*[!,.]?\s*)?"
+    r"[\s*#_>]*(?:(?P<here>(?:here(?:['’]s| is| are)|aquí (?:está|tienes)|voici|hier ist|işte|إليك)[^:：\n]{0,80})"
+    rf"|(?:{_LABEL}){_QUALIFIER})[\s*_]*[:：]",
+    re.IGNORECASE,
+)
+
+
+def _prefix(text: str) -> bool:
+    match = _PREFIX.match(text)
+    return match is not None and (match["here"] is None or _PRESENTED.search(match["here"]) is not None)
+
+
 @DETECTORS.register("prefix_leak")
 def prefix_leak(output: str, source: str, ctx: DetectionContext) -> bool:
-    """The output starts with an instruction label ("Translation:", "**Summary:**", ...)."""
-    return _PREFIX.match(output) is not None and _PREFIX.match(source) is None
+    """The output starts with an instruction label ("Translation:", "Sure! Here's a paraphrase:", ...)."""
+    return _prefix(output) and not _prefix(source)
+
+
+# --- wrong_language ---------------------------------------------------------------------------
 
 
 @DETECTORS.register("wrong_language")
@@ -119,25 +219,30 @@ def wrong_language(output: str, source: str, ctx: DetectionContext) -> bool:
     return True
 
 
+# --- runaway, truncated, summary_too_long ---------------------------------------------------------
+
+
 @DETECTORS.register("runaway")
 def runaway(output: str, source: str, ctx: DetectionContext) -> bool:
     """More than 5 x the input's words, except where growing is the point."""
     if ctx.transformation in NO_RUNAWAY:
         return False
-    n_in = _words(source)
-    return n_in > 0 and _words(output) > RUNAWAY_FACTOR * n_in
+    n_in = count_words(source)
+    return n_in > 0 and count_words(output) > RUNAWAY_FACTOR * n_in
 
 
 @DETECTORS.register("truncated")
 def truncated(output: str, source: str, ctx: DetectionContext) -> bool:
-    """Under 20% of the input's words (summaries only when the input had at most 3 words)."""
-    n_in = _words(source)
+    """Cut at the token limit, or under 20% of the input's words (summaries: inputs of at most 3 words)."""
+    if ctx.finish_reason == "length":
+        return True
+    n_in = count_words(source)
     if ctx.transformation == "summarisation" and n_in > SHORT_SUMMARY_INPUT_WORDS:
         return False
-    return _words(output) * TRUNCATED_FRACTION_DENOMINATOR < n_in
+    return count_words(output) * TRUNCATED_FRACTION_DENOMINATOR < n_in
 
 
 @DETECTORS.register("summary_too_long")
 def summary_too_long(output: str, source: str, ctx: DetectionContext) -> bool:
     """A summary with more words than its input defeats the purpose."""
-    return ctx.transformation == "summarisation" and _words(output) > _words(source)
+    return ctx.transformation == "summarisation" and count_words(output) > count_words(source)

@@ -24,6 +24,7 @@ from tqdm import tqdm
 from hteb_contract.records import Attempt
 
 from . import judge as judge_module
+from .cleanup import clean_output
 from .detectors import ERROR_TYPES, detect_errors
 from .engine import CachedEngine, ChatRequest
 from .languages import derive_int
@@ -149,8 +150,10 @@ def transform_units(units: Sequence[Unit], engine: CachedEngine, prompts: Prompt
             if last:
                 for unit in pending:
                     out = steps[id(unit)]
-                    unit.attempts.append(Attempt(attempt, unit.attempt_seed(attempt), tuple(out), out[-1],
-                                                 tuple(_errors(unit, out))))
+                    cleaned = clean_output(out[-1], unit.text)  # detectors read the cleaned output
+                    unit.attempts.append(Attempt(attempt, unit.attempt_seed(attempt), tuple(out), cleaned.output,
+                                                 tuple(_errors(unit, [*out[:-1], cleaned.output])),
+                                                 cleanup=cleaned.applied))
                 failed = sum(1 for u in pending if u.attempts[-1].errors)
             progress.close(failed)
         pending = [u for u in pending if u.attempts[-1].errors]

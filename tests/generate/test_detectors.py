@@ -1,8 +1,13 @@
-"""The ten error detectors on real model outputs and on the rules' exact boundaries.
+"""The ten error detectors on real model outputs, on the cases of issue 9, on adversarial outputs
+and on the rules' exact boundaries.
 
 Real outputs: tests/generate/data/smollm2_outputs.jsonl, produced by
 tests/generate/data/collect_smollm2_outputs.py (SmolLM2-135M-Instruct, the paper's App. D prompts,
-greedy decoding, real source texts of ../shared/data). Boundary cases reuse real source texts.
+greedy decoding, real source texts of ../shared/data); they go through the clean-ups first, as in
+the generator. Adversarial outputs: tests/generate/data/adversarial_outputs.jsonl, a table of
+outputs that should and should not trip each error type, on real source texts where
+../shared/data has one (each row names its origin; the test checks the text is that row's).
+Boundary cases reuse real source texts.
 """
 
 from __future__ import annotations
@@ -10,7 +15,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import importlib.util
+import re
+from itertools import islice
+
 import pytest
+from hteb_generate import detectors
+from hteb_generate.cleanup import clean_output
+from hteb_generate.detector_rules import UNSPACED_SCRIPTS, count_words
 from hteb_generate.detectors import DETECTORS, ERROR_TYPES, detect_errors, error_rates, total_error_rate
 from hteb_contract.errors import HtebError
 from hteb_contract.registry import RegistryError
@@ -18,6 +30,7 @@ from hteb_contract.registry import RegistryError
 SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "SPEC.md"
 
 OUTPUTS = Path(__file__).resolve().parent / "data" / "smollm2_outputs.jsonl"
+ADVERSARIAL = Path(__file__).resolve().parent / "data" / "adversarial_outputs.jsonl"
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +47,9 @@ def real(outputs: list[dict], transformation: str, source_start: str) -> dict:
 
 
 def errors_of(record: dict, transformation: str | None = None) -> list[str]:
+    """The errors the generator records: the detectors read the cleaned output."""
     return detect_errors(
-        record["output"],
+        clean_output(record["output"], record["source"]).output,
         record["source"],
         transformation=transformation or record["transformation"],
         source_language=record["source_language"],
@@ -44,10 +58,20 @@ def errors_of(record: dict, transformation: str | None = None) -> list[str]:
 
 
 def errors(
-    output: str, source: str, transformation: str = "paraphrasing", lang: str = "eng", expected: str | None = None
+    output: str,
+    source: str,
+    transformation: str = "paraphrasing",
+    lang: str = "eng",
+    expected: str | None = None,
+    finish_reason: str | None = None,
 ) -> list[str]:
     return detect_errors(
-        output, source, transformation=transformation, source_language=lang, expected_language=expected or lang
+        output,
+        source,
+        transformation=transformation,
+        source_language=lang,
+        expected_language=expected or lang,
+        finish_reason=finish_reason,
     )
 
 
@@ -84,8 +108,14 @@ def test_real_outputs_file_covers_the_model_run(outputs: list[dict]) -> None:
         # a "summary" longer than its input
         ("summarisation", "How do I locate my card?", ["summary_too_long"]),
         ("summarisation", "Venus beweeg tot 16 November", ["summary_too_long"]),
-        # translation asked for French, answered mostly in English
-        ("translation", "Is there a way to know when my card will arrive?", ["wrong_language"]),
+        # identical but for a doubled space: the source has "1 week.  Is this ok?", the output one space
+        # (was [] before issue 9, which counts whitespace differences as no change)
+        ("summarisation", "I am still waiting for my card after 1 week.", ["identical"]),
+        # a refusal in quotes: strip_quotes removes them, the refusal is still 40 words for 5
+        ("style_change", "i have not received my card", ["runaway"]),
+        # translation asked for French, answered mostly in English, with an "Explanation:" paragraph
+        # (reasoning_leak since issue 9: a line opening with "Explanation:" is commentary)
+        ("translation", "Is there a way to know when my card will arrive?", ["reasoning_leak", "wrong_language"]),
         # nonsense, but Spanish and of a sensible length: the detectors check form, not meaning
         ("translation", "A girl is styling her hair.", []),
         # an Indonesian paraphrase lingua reads as Malay: confusable, not flagged
@@ -116,13 +146,16 @@ def test_expansion_of_real_output_is_never_runaway(outputs: list[dict]) -> None:
 # --- identical, empty, ellipsis, json_fragment --------------------------------------------------
 
 
-def test_identical_ignores_case_and_surrounding_whitespace(shared_data: Path) -> None:
+def test_identical_ignores_case_whitespace_quotes_and_a_final_full_stop(shared_data: Path) -> None:
     with (shared_data / "IsiZuluNews" / "train.jsonl").open(encoding="utf-8") as f:
         source = json.loads(f.readline())["text"]
     assert source != source.strip()  # " uyazethemba umfundi odlule ebunzimeni "
     assert errors("Uyazethemba Umfundi Odlule Ebunzimeni\n", source, lang="zul") == ["identical"]
-    assert "identical" not in errors("uyazethemba  umfundi odlule ebunzimeni", source, lang="zul")
+    # issue 9: inner whitespace no longer counts (this doubled space was "not identical" before)
+    assert errors("uyazethemba  umfundi odlule ebunzimeni", source, lang="zul") == ["identical"]
+    assert errors("“uyazethemba umfundi odlule ebunzimeni.”", source, lang="zul") == ["identical"]
     assert "identical" not in errors("uyazethemba umfundi odlule", source, lang="zul")
+    assert "identical" not in errors("uyazethemba umfundi odlule ebunzimeni?", source, lang="zul")
 
 
 @pytest.mark.parametrize("output", ["", " ", "\n\t  "])
@@ -150,7 +183,15 @@ def test_ellipsis(output: str, expected: bool) -> None:
 
 @pytest.mark.parametrize(
     ("output", "expected"),
-    [('{"paraphrase": "A person draws."}', True), ('  ["A person draws."]', True), ("A person draws [a cat].", False)],
+    [
+        ('{"paraphrase": "A person draws."}', True),
+        ('  ["A person draws."]', True),
+        ("[1, 2]", True),
+        ("{", True),
+        ("A person draws [a cat].", False),
+        ("[1] A person draws.", False),
+        ("{A person} draws.", False),
+    ],
 )
 def test_json_fragment(output: str, expected: bool) -> None:
     assert ("json_fragment" in errors(output, "Someone is drawing.")) is expected
@@ -295,6 +336,197 @@ def test_summary_too_long_boundary() -> None:
 
 def test_empty_source_has_no_length_errors() -> None:
     assert errors(_words(3), "", "paraphrasing") == []
+
+
+# --- the cases of issue 9 (item 6): bad outputs that got through, good ones that were flagged -----------
+
+LOCATE = "How do I locate my card?"  # Banking77 test row 0
+CYCLING = "A man is cycling."  # STSBenchmark test row 12, sentence1
+#: Banking77 test rows 0 and 1 rendered in Japanese: ../shared/data holds no Japanese source text
+JA_LOCATE = "カードの場所はどうやって確認できますか？"
+JA_NOT_RECEIVED = "一週間以上前に注文した新しいカードがまだ届いていません。"
+
+
+def _row(shared_data: Path, name: str, index: int, field: str) -> str:
+    with (shared_data / name).open(encoding="utf-8") as f:
+        return json.loads(next(islice(f, index, None)))[field]
+
+
+def test_issue_sources_are_real_rows(shared_data: Path) -> None:
+    assert _row(shared_data, "Banking77/test.jsonl", 0, "text") == LOCATE
+    assert _row(shared_data, "STSBenchmark/test.jsonl", 12, "sentence1") == CYCLING
+
+
+@pytest.mark.parametrize(
+    ("case", "raw", "source", "transformation", "expected", "cleanup"),
+    [
+        ("code fence", "```\nHow can I find my card?\n```", LOCATE, "paraphrasing", ["json_fragment"], ()),
+        ("Sure! Here's a paraphrase:", "Sure! Here's a paraphrase: How can I find my card?", LOCATE, "paraphrasing",
+         ["prefix_leak"], ()),
+        ("**Translation (Spanish):**", "**Translation (Spanish):** ¿Cómo localizo mi tarjeta?", LOCATE, "translation",
+         ["prefix_leak"], ()),
+        ("Traducción:", "Traducción: ¿Cómo localizo mi tarjeta?", LOCATE, "translation", ["prefix_leak"], ()),
+        ("Rephrased:", "Rephrased: How can I find my card?", LOCATE, "paraphrasing", ["prefix_leak"], ()),
+        ("closed think block", "<think>\nThe user wants a paraphrase.\n</think>\n\nHow can I find my card?", LOCATE,
+         "paraphrasing", [], ("drop_think_block",)),
+        ("unclosed think block", "<think>\nThe user wants a paraphrase of a banking question, so", LOCATE,
+         "paraphrasing", ["reasoning_leak"], ()),
+        ("Okay, so the user wants", "Okay, so the user wants a paraphrase. How can I find my card?", LOCATE,
+         "paraphrasing", ["reasoning_leak"], ()),
+        ("(Note: …)", "How can I find my card? (Note: I kept the question form.)", LOCATE, "paraphrasing",
+         ["reasoning_leak"], ()),
+        ("identical but a final period", "A man is cycling", CYCLING, "paraphrasing", ["identical"], ()),
+        ("identical but quotes", '"A man is cycling."', CYCLING, "paraphrasing", ["identical"], ("strip_quotes",)),
+        ("identical but doubled spaces", "A man  is cycling.", CYCLING, "paraphrasing", ["identical"], ()),
+    ],
+)
+def test_issue_bad_outputs_are_caught(case: str, raw: str, source: str, transformation: str, expected: list[str],
+                                      cleanup: tuple[str, ...]) -> None:
+    cleaned = clean_output(raw, source)
+    assert cleaned.applied == cleanup, case
+    target = "spa" if transformation == "translation" else "eng"
+    assert errors(cleaned.output, source, transformation, expected=target) == expected, case
+
+
+def test_issue_output_cut_at_max_tokens_is_truncated() -> None:
+    cut = "How can I find out where my bank card is, and"  # long enough by words
+    assert errors(cut, LOCATE) == errors(cut, LOCATE, finish_reason="stop") == []
+    assert errors(cut, LOCATE, finish_reason="length") == ["truncated"]
+    assert errors(cut, LOCATE, "summarisation", finish_reason="length") == ["truncated", "summary_too_long"]
+
+
+def test_issue_japanese_pivots_and_japanese_to_spanish_are_not_runaway(shared_data: Path) -> None:
+    english = _row(shared_data, "Banking77/test.jsonl", 1, "text")
+    # an English text's Japanese pivot, checked as generation checks the first step of backtranslation
+    assert len(JA_NOT_RECEIVED.split()) * 5 < len(english.split())  # one token: "truncated" by whitespace
+    assert errors(JA_NOT_RECEIVED, english, "translation", expected="jpn") == []
+    # a Japanese text's English pivot, its way back, and its translation to Spanish
+    pivot = "I ordered a new card more than a week ago and still have not received it."
+    spanish = "Todavía no he recibido mi nueva tarjeta; la pedí hace más de una semana."
+    assert len(pivot.split()) > 5 * len(JA_NOT_RECEIVED.split())  # "runaway" by whitespace
+    assert errors(pivot, JA_NOT_RECEIVED, "translation", lang="jpn", expected="eng") == []
+    assert errors("一週間以上前に頼んだ新しいカードがまだ来ていません。", JA_NOT_RECEIVED, "backtranslation", lang="jpn") == []
+    assert errors(spanish, JA_NOT_RECEIVED, "translation", lang="jpn", expected="spa") == []
+
+
+def test_issue_i_ll_inside_a_correct_translation_is_no_reasoning_leak(shared_data: Path) -> None:
+    afrikaans = _row(shared_data, "SemRel2024/test.jsonl", 61, "sentence1")  # "Ek sal Obesa Lodge ... aanbeveel."
+    faithful = ["I'll recommend Obesa Lodge to anyone at any time.", "Honestly, I'll recommend Obesa Lodge to anyone."]
+    for output in faithful:
+        assert errors(output, afrikaans, "translation", lang="afr", expected="eng") == []
+        assert errors(output, afrikaans, "cross_translation", lang="afr", expected="eng") == []
+    leak = "I'll translate it: I recommend Obesa Lodge to anyone at any time."
+    assert errors(leak, afrikaans, "translation", lang="afr", expected="eng") == ["reasoning_leak"]
+    # outside the cross-language transformations the paper's marker stands, unless the source has it
+    assert errors(faithful[0], "Obesa Lodge is worth recommending to anyone.", "style_change") == ["reasoning_leak"]
+    assert errors(faithful[0], "I will recommend Obesa Lodge to anyone.", "style_change") == []
+
+
+def test_issue_a_source_that_starts_with_a_bracket(shared_data: Path) -> None:
+    title = _row(shared_data, "SciFact/corpus.jsonl", 3366, "title")
+    assert title.startswith("[Vitamin D")
+    spanish = "[La vitamina D y la latitud como factores ambientales en la esclerosis múltiple]."
+    assert errors(spanish, title, "translation", expected="spa") == []
+    assert errors('{"title": "' + spanish[1:-2] + '"}', title, "translation", expected="spa") == ["json_fragment"]
+    # a bracketed word in an output whose source has none is text, not JSON
+    assert errors("[Vitamin D] Latitude and vitamin D as causes of multiple sclerosis.", CYCLING) == []
+
+
+# --- words of scripts written without spaces ----------------------------------------------------------------
+
+
+def test_words_of_spaced_scripts_are_whitespace_tokens(shared_data: Path) -> None:
+    """Latin, Arabic, Devanagari, Ethiopic, Telugu, ... real texts: the count is exactly str.split()'s."""
+    with (shared_data / "SemRel2024" / "test.jsonl").open(encoding="utf-8") as f:
+        texts = [r[field] for r in map(json.loads, f) for field in ("sentence1", "sentence2")]
+    unspaced = re.compile("[" + "".join(script.characters for script in UNSPACED_SCRIPTS) + "]")
+    mixed = [t for t in texts if unspaced.search(t)]
+    assert all(count_words(t) == len(t.split()) for t in texts if t not in mixed)
+    # 4 Indonesian sentences quote Han names: "(南京析津府)" is 5 characters at 1.5, not one token
+    assert len(mixed) == 4
+    nanjing = next(t for t in mixed if "(南京析津府)" in t)
+    assert count_words(nanjing) == pytest.approx(len(nanjing.split()) - 1 + 5 / 1.5)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("男性がギターを弾いている。", 12 / 2.3),  # Japanese: kana present, so Han counts at 2.3 too
+        ("我一个多星期前订的新卡还没有收到。", 16 / 1.5),  # Chinese: Han alone, 1.5
+        ("2024年に東京へ", 1 + 5 / 2.3),  # the digits make one word more
+        ("Visa カードの場所は？", 1 + 7 / 2.3),
+        ("ฉันยังไม่ได้รับบัตรใหม่ ฉันสั่งไป", 32 / 4.5),  # Thai: two tokens, 32 characters
+        ("「」。", 1.0),  # punctuation alone: one token as str.split() has it
+    ],
+)
+def test_words_of_unspaced_scripts_are_characters_over_the_rate(text: str, words: float) -> None:
+    assert count_words(text) == pytest.approx(words)
+
+
+def test_characters_per_word_are_measured_on_massive_and_stated_in_the_docstring(shared_data: Path) -> None:
+    """Rate = mean characters of the language's MASSIVE test utterances / English's x English characters
+    per word (Banking77, counting the space); rounded to 0.1. Lao is not in MASSIVE and takes Thai's."""
+    spec = importlib.util.find_spec("mteb")
+    assert spec is not None and spec.origin is not None
+    stats_file = Path(spec.origin).parent / "descriptive_stats" / "Classification" / "MassiveIntentClassification.json"
+    subsets = json.loads(stats_file.read_text(encoding="utf-8"))["test"]["hf_subset_descriptive_stats"]
+    length = {name: s["text_statistics"]["average_text_length"] for name, s in subsets.items()}
+    with (shared_data / "Banking77" / "test.jsonl").open(encoding="utf-8") as f:
+        english = [json.loads(line)["text"] for line in f]
+    english_chars_per_word = sum(len(t) + 1 for t in english) / sum(len(t.split()) for t in english)
+    assert english_chars_per_word == pytest.approx(5.04, abs=0.005)
+    massive = {"Japanese": ["ja"], "Chinese": ["zh-CN", "zh-TW"], "Thai": ["th"], "Lao": ["th"], "Khmer": ["km"],
+               "Myanmar": ["my"]}
+    assert [s.name for s in UNSPACED_SCRIPTS] == list(massive)
+    for script in UNSPACED_SCRIPTS:
+        ratios = [length[code] / length["en"] for code in massive[script.name]]
+        assert round(sum(ratios) / len(ratios) * english_chars_per_word, 1) == script.chars_per_word, script.name
+        assert f"{script.name} {script.chars_per_word}" in detectors.__doc__
+
+
+# --- adversarial outputs: a table, five or more per error type, both ways ------------------------------------
+
+
+def _adversarial() -> list[dict]:
+    with ADVERSARIAL.open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+CASES = _adversarial()
+
+
+def _source(case: dict, shared_data: Path) -> str:
+    """The row's source text: read from ../shared/data where it names a row (and checked against the table)."""
+    origin = case["origin"]
+    if "file" not in origin:
+        return case["source"]
+    text = _row(shared_data, origin["file"], origin["row"], origin["field"])
+    assert case["source"] in (None, text), origin
+    return text
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c['error']}-{'fires' if c['fires'] else 'quiet'}-{i}"
+                                             for i, c in enumerate(CASES)])
+def test_adversarial_output(case: dict, shared_data: Path) -> None:
+    source = _source(case, shared_data)
+    found = detect_errors(
+        clean_output(case["output"], source).output,
+        source,
+        transformation=case["transformation"],
+        source_language=case["source_language"],
+        expected_language=case["expected_language"],
+        finish_reason=case["finish_reason"],
+    )
+    assert (case["error"] in found) is case["fires"], case["why"]
+
+
+def test_adversarial_table_covers_every_error_type_both_ways() -> None:
+    for name in ERROR_TYPES:
+        rows = [c for c in CASES if c["error"] == name]
+        assert len(rows) >= 5 and {c["fires"] for c in rows} == {True, False}, name
+    written = [c for c in CASES if "file" not in c["origin"]]
+    assert all(c["origin"]["renders"] for c in written)  # a written source says what real row it renders
+    assert len(written) <= len(CASES) // 5
 
 
 # --- registry, order, rates --------------------------------------------------------------------------
