@@ -25,7 +25,8 @@ from hteb_contract.records import Attempt
 
 from . import judge as judge_module
 from .detectors import ERROR_TYPES, detect_errors
-from .engine import CachedEngine, ChatRequest
+from .budget import step_max_tokens
+from .engine import CachedEngine, ChatRequest, ChatResult
 from .languages import derive_int
 from .transformations import LanguagePlan, PromptSet, Transformation
 
@@ -65,11 +66,13 @@ class Sampling:
     max_tokens: int
     retry_temperature: float
     max_attempts: int
+    max_tokens_ceiling: int | None = None  # budget.step_max_tokens: a step's max_tokens grows with its input
 
 
-def _errors(unit: Unit, steps: list[str]) -> list[str]:
+def _errors(unit: Unit, steps: list[str], finish_reasons: list[str | None]) -> list[str]:
     plan, name = unit.plan, unit.transformation.name
-    found = set(
+    found = {"truncated"} if "length" in finish_reasons else set()  # a step stopped by max_tokens was cut
+    found |= set(
         detect_errors(steps[-1], unit.text, transformation=name, source_language=plan.source, expected_language=plan.expected)
     )
     if name == "backtranslation":  # the pivot step must really be in the pivot language
@@ -118,9 +121,9 @@ def _reporting(engine: CachedEngine, progress: _Progress) -> Iterator[None]:
         engine.on_progress = None
 
 
-def _chat(engine: CachedEngine, requests: list[ChatRequest], progress: _Progress) -> list[str]:
+def _chat(engine: CachedEngine, requests: list[ChatRequest], progress: _Progress) -> list[ChatResult]:
     with _reporting(engine, progress):
-        return engine.chat(requests)
+        return engine.chat_results(requests)
 
 
 def transform_units(units: Sequence[Unit], engine: CachedEngine, prompts: PromptSet, sampling: Sampling) -> None:
@@ -132,25 +135,29 @@ def transform_units(units: Sequence[Unit], engine: CachedEngine, prompts: Prompt
         temperature = sampling.temperature if attempt == 0 else max(sampling.temperature, sampling.retry_temperature)
         inputs = {id(u): u.text for u in pending}
         steps: dict[int, list[str]] = {id(u): [] for u in pending}
+        finish: dict[int, list[str | None]] = {id(u): [] for u in pending}
         for index in range(max(len(u.transformation.steps) for u in pending)):
             active = [u for u in pending if len(u.transformation.steps) > index]
             requests = []
             for unit in active:
                 step = unit.transformation.steps[index]
                 messages = prompts.template(step.template).messages(inputs[id(unit)], unit.plan.of(step.language))
-                requests.append(ChatRequest(messages, temperature, sampling.top_p, sampling.max_tokens, unit.attempt_seed(attempt)))
+                max_tokens = step_max_tokens(step.template, inputs[id(unit)], sampling.max_tokens,
+                                             sampling.max_tokens_ceiling)
+                requests.append(ChatRequest(messages, temperature, sampling.top_p, max_tokens, unit.attempt_seed(attempt)))
             progress = _Progress([engine], f"attempt {attempt + 1} step {index + 1}", len(requests), len(requests) if attempt else 0)
             outputs = _chat(engine, requests, progress)
             for unit, output in zip(active, outputs):
-                steps[id(unit)].append(output)
-                inputs[id(unit)] = output
+                steps[id(unit)].append(output.text)
+                finish[id(unit)].append(output.finish_reason)
+                inputs[id(unit)] = output.text
             last = index == max(len(u.transformation.steps) for u in pending) - 1
             failed = None
             if last:
                 for unit in pending:
-                    out = steps[id(unit)]
+                    out, reasons = steps[id(unit)], finish[id(unit)]
                     unit.attempts.append(Attempt(attempt, unit.attempt_seed(attempt), tuple(out), out[-1],
-                                                 tuple(_errors(unit, out))))
+                                                 tuple(_errors(unit, out, reasons)), finish_reasons=tuple(reasons)))
                 failed = sum(1 for u in pending if u.attempts[-1].errors)
             progress.close(failed)
         pending = [u for u in pending if u.attempts[-1].errors]
