@@ -59,10 +59,10 @@ class Engines:
         return [self.generator, self.judge]
 
 
-def _engine(cfg: GenerateConfig, slot: EngineSlot, cache: CallCache) -> CachedEngine:
-    """A lazily loaded engine for `slot`; a Hub model named by a branch is resolved to its commit first,
-    since the commit keys every cached call."""
-    spec = resolve_commit(slot.spec)
+def _engine(cfg: GenerateConfig, slot: EngineSlot, cache: CallCache, hub_cache: Path | None = None) -> CachedEngine:
+    """A lazily loaded engine for `slot`; a Hub model named by a branch is resolved to its commit first
+    (in the Hugging Face cache `hub_cache`, else on the Hub), since the commit keys every cached call."""
+    spec = resolve_commit(slot.spec, hub_cache)
     cache_dir = Path(cfg.cache_dir)
     backend = ENGINES.get(cfg.engine)
     # --batch-size is the engine's batch for a backend that batches itself (transformers), else only the commit chunk.
@@ -79,11 +79,11 @@ def _engine(cfg: GenerateConfig, slot: EngineSlot, cache: CallCache) -> CachedEn
                         commit_every=cfg.batch_size)
 
 
-def _engines(cfg: GenerateConfig, cache: CallCache, slots: list[EngineSlot]) -> Engines:
+def _engines(cfg: GenerateConfig, cache: CallCache, slots: list[EngineSlot], hub_cache: Path | None = None) -> Engines:
     """Engines are loaded on their first uncached call, so making both costs nothing."""
     by_role = {}
     for slot in slots:
-        engine = _engine(cfg, slot, cache)
+        engine = _engine(cfg, slot, cache, hub_cache)
         by_role.update(dict.fromkeys(slot.roles, engine))
     return Engines(by_role["generator"], by_role.get("judge"))
 
@@ -188,7 +188,7 @@ def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunRes
     log(f"{len(items)} items, {len(units)} distinct texts to transform "
         f"({len(datasets)} datasets x {len(cfg.transformations)} transformations x {len(cfg.seeds)} seeds)")
 
-    engines = _engines(cfg, cache, slots)
+    engines = _engines(cfg, cache, slots, Path(facts.hf_cache) if facts.hf_cache else None)
     sampling = Sampling(cfg.temperature, cfg.top_p, cfg.max_tokens, cfg.retry_temperature, cfg.max_attempts,
                         cfg.max_tokens_ceiling)
     transform_units(units, engines.generator, PROMPT_SETS.get(cfg.prompt_set), sampling)
