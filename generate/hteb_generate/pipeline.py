@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -88,7 +89,7 @@ def _engines(cfg: GenerateConfig, cache: CallCache, slots: list[EngineSlot], hub
     return Engines(by_role["generator"], by_role.get("judge"))
 
 
-def _run_state(cfg: GenerateConfig, runtime: dict[str, Any], log) -> dict[str, Any]:
+def _run_state(cfg: GenerateConfig, runtime: dict[str, Any], log: Callable[[str], None]) -> dict[str, Any]:
     """The run's creation time and runtime, fixed on its first start so a resumed run reproduces the
     manifest (a resume on other software or GPUs is said in the log; the manifest keeps the first)."""
     path = Path(cfg.cache_dir) / "runs" / f"{cfg.config_hash()}.json"
