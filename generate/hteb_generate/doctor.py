@@ -69,7 +69,9 @@ class Facts:
     env: Mapping[str, str] = field(default_factory=dict)  # the variables of ENV_NAMES that are set
 
     def downloaded(self, spec: ModelSpec) -> bool:
-        commit = spec.revision if COMMIT.fullmatch(spec.revision) else self.hf_refs.get(f"{spec.model_id}@{spec.revision}")
+        commit = spec.revision
+        if not COMMIT.fullmatch(commit):
+            commit = self.hf_refs.get(f"{spec.model_id}@{commit}")
         return f"{spec.model_id}@{commit}" in self.hf_snapshots
 
     @property
@@ -245,11 +247,12 @@ def _torch_build(cfg: GenerateConfig, facts: Facts) -> str | None:
     if cfg.profile != "gpu" or not facts.gpus:
         return None
     if facts.torch_cuda is None:
-        return f"torch {facts.torch} is a CPU build: the gpu profile needs its CUDA build (make generate installs it into {GPU_VENV})"
+        return (f"torch {facts.torch} is a CPU build: the gpu profile needs its CUDA build (make generate installs it "
+                f"into {GPU_VENV})")
     driver, built = _version(facts.driver_cuda or ""), _version(facts.torch_cuda)
     if driver is not None and built is not None and driver < built:
-        return (f"the NVIDIA driver supports CUDA up to {facts.driver_cuda}, but torch {facts.torch} was built for CUDA "
-                f"{facts.torch_cuda}: update the driver")
+        return (f"the NVIDIA driver supports CUDA up to {facts.driver_cuda}, but torch {facts.torch} was built for "
+                f"CUDA {facts.torch_cuda}: update the driver")
     return None
 
 
@@ -339,13 +342,14 @@ def diagnose(cfg: GenerateConfig, facts: Facts) -> Report:
     problems = tuple(p for _, check in CHECKS.items() if (p := check(cfg, facts)) is not None)
     gpus = ", ".join(f"{g.name} ({g.memory_gib:.1f} GiB)" for g in facts.gpus) or "no GPU"
     engines = "; ".join(
-        f"{s.model} as {' and '.join(s.roles)}" + (f" (needs {s.need_gib:.1f} GiB, share {s.share})" if s.need_gib else "")
+        f"{s.model} as {' and '.join(s.roles)}"
+        + (f" (needs {s.need_gib:.1f} GiB, share {s.share})" if s.need_gib else "")
         for s in engine_slots(cfg, facts)
     )
     hub = "" if cfg.store.startswith("hf://") else " (set HTEB_HUB_REPO and HF_TOKEN to publish to the Hub)"
+    where = f"{cfg.store}{hub}" if cfg.publish else "nowhere"
     summary = (f"{gpus}; torch {facts.torch}; vLLM {facts.vllm or 'none'} ({facts.vllm_build or '-'}); {engines}; "
-               f"HF cache {facts.hf_cache_free_gib:.0f} GiB free; publishes to {cfg.store if cfg.publish else 'nowhere'}"
-               + (hub if cfg.publish else ""))
+               f"HF cache {facts.hf_cache_free_gib:.0f} GiB free; publishes to {where}")
     return Report(problems, summary)
 
 

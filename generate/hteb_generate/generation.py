@@ -144,7 +144,8 @@ def transform_units(units: Sequence[Unit], engine: CachedEngine, prompts: Prompt
                 messages = prompts.template(step.template).messages(inputs[id(unit)], unit.plan.of(step.language))
                 max_tokens = step_max_tokens(step.template, inputs[id(unit)], sampling.max_tokens,
                                              sampling.max_tokens_ceiling)
-                requests.append(ChatRequest(messages, temperature, sampling.top_p, max_tokens, unit.attempt_seed(attempt)))
+                requests.append(ChatRequest(messages, temperature, sampling.top_p, max_tokens,
+                                            unit.attempt_seed(attempt)))
             progress = _Progress([engine], f"attempt {attempt + 1} step {index + 1}", len(requests), len(requests) if attempt else 0)
             outputs = _chat(engine, requests, progress)
             for unit, output in zip(active, outputs):

@@ -141,7 +141,7 @@ class Plan:
 
     def render(self, by: str = "both") -> str:
         """A Markdown table and the totals, GPU hours and the rules they rest on."""
-        names = {"both": ["dataset", "transformation"], "dataset": ["dataset"], "transformation": ["transformation"]}[by]
+        names = ["dataset", "transformation"] if by == "both" else [by]
         columns = ["texts", "distinct", "generation requests", "judge requests", "prompt tokens", "output tokens"]
         lines = ["| " + " | ".join(names + columns) + " |", "|" + "---|" * (len(names) + len(columns))]
 
