@@ -1,20 +1,35 @@
 # HTEB: `make demo` runs the scorer on the bundled sample revision; `make test` runs every test.
+# Two builds, never mixed in one venv: $(VENV) holds the CPU build (make test, make demo, PROFILE=cpu),
+# $(GPU_VENV) the CUDA build (make generate with PROFILE=gpu, the default). Each venv's stamp names its
+# build, and a venv stamped with the other build is refused.
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
+GPU_VENV ?= .venv-gpu
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip
 SEED ?= 1339
 PROFILE ?= gpu
 MODEL ?=
 OUT ?= out
+SOURCES := schemas/pyproject.toml score/pyproject.toml generate/pyproject.toml Makefile
+# The venv and its stamp for the generator's PROFILE.
+GEN_VENV := $(if $(filter gpu,$(PROFILE)),$(GPU_VENV),$(VENV))
+GEN_STAMP := $(GEN_VENV)/.installed-$(if $(filter gpu,$(PROFILE)),gpu,cpu)
 
-.PHONY: install test demo generate score bench clean
+.PHONY: install install-gpu test demo generate doctor plan score bench clean
 
-install: $(VENV)/.installed
+install: $(VENV)/.installed-cpu
+install-gpu: $(GPU_VENV)/.installed-gpu
 
-# torch first: pinning the CPU build of 2.13.0 keeps pip from pulling several GB of CUDA wheels.
-$(VENV)/.installed: schemas/pyproject.toml score/pyproject.toml generate/pyproject.toml Makefile
+# $(1): venv, $(2): the build it must not hold.
+refuse_other_build = @if [ -e $(1)/.installed-$(2) ]; then \
+	echo "make: $(1) holds the $(2) build; the CPU build lives in VENV (.venv), the CUDA build in GPU_VENV (.venv-gpu)" >&2; \
+	exit 2; fi
+
+# CPU build: torch first: pinning the CPU build of 2.13.0 keeps pip from pulling several GB of CUDA wheels.
+$(VENV)/.installed-cpu: $(SOURCES)
+	$(call refuse_other_build,$(VENV),gpu)
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q torch==2.13.0
@@ -23,17 +38,34 @@ $(VENV)/.installed: schemas/pyproject.toml score/pyproject.toml generate/pyproje
 	$(PIP) uninstall -q -y torchvision torchaudio torchcodec || true
 	touch $@
 
+# CUDA build: generate[gpu] pins vLLM, which pins its own CUDA torch; nothing else is preinstalled.
+$(GPU_VENV)/.installed-gpu: $(SOURCES)
+	$(call refuse_other_build,$(GPU_VENV),cpu)
+	@command -v nvidia-smi >/dev/null || { echo "make: no NVIDIA GPU here (nvidia-smi not found): the gpu profile installs the CUDA build only on a GPU host; use PROFILE=cpu" >&2; exit 2; }
+	$(PYTHON) -m venv $(GPU_VENV)
+	$(GPU_VENV)/bin/python -m pip install -q --upgrade pip
+	$(GPU_VENV)/bin/python -m pip install -q -e schemas -e 'generate[gpu]'
+	touch $@
+
 test: install
 	$(BIN)/python -m pytest
 
 demo: install
 	HF_HUB_OFFLINE=1 $(BIN)/hteb-score $(MODEL) --out $(OUT)/demo
 
+# PROFILE=gpu: the doctor's checks, then vLLM + gemma-3-27b-it-int4-awq on every registered dataset (Hub sources).
 # PROFILE=cpu: SmolLM2 on CPU, a sample of ../shared/data -> the scorer's bundled sample store (label sample-SEED).
 # Extra options through GENERATE_ARGS, e.g. GENERATE_ARGS="--datasets STSBenchmark --no-publish".
 SAMPLE_STORE := score/hteb_score/sample/store
-generate: install
-	$(BIN)/hteb-generate --seed $(SEED) --profile $(PROFILE) $(if $(filter cpu,$(PROFILE)),--store $(SAMPLE_STORE)) $(GENERATE_ARGS)
+generate: $(GEN_STAMP)
+	$(GEN_VENV)/bin/hteb-generate --seed $(SEED) --profile $(PROFILE) $(if $(filter cpu,$(PROFILE)),--store $(SAMPLE_STORE)) $(GENERATE_ARGS)
+
+# What this machine lacks for `make generate` (one line), and the run's LLM requests and GPU hours.
+doctor: $(GEN_STAMP)
+	$(GEN_VENV)/bin/hteb-generate doctor --profile $(PROFILE) $(GENERATE_ARGS)
+
+plan: install
+	$(BIN)/hteb-generate plan --seed $(SEED) --profile $(PROFILE)
 
 score: install
 	$(BIN)/hteb-score $(MODEL) --out $(OUT)/score

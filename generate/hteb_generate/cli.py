@@ -16,9 +16,11 @@ import click
 from hteb_contract.errors import HtebError
 
 from . import __version__
+from .plan import COUNTS, TOKENS_PER_SECOND, TOKENS_PER_SECOND_SOURCE
 
 if TYPE_CHECKING:
     from .config import GenerateConfig
+    from .doctor import Facts
 
 
 class DefaultRun(click.Group):
@@ -30,9 +32,13 @@ class DefaultRun(click.Group):
         return super().parse_args(ctx, args)
 
 
-def _options(fn):
+SEED = click.option("--seed", required=True, help="Run seed, or a comma-separated list (e.g. 1337,1338,1339).")
+
+
+def _options(fn, seed: Any = SEED):
+    """The options of a run (`run`, `validate`, `doctor`); `seed`: the seed option."""
     options = [
-        click.option("--seed", required=True, help="Run seed, or a comma-separated list (e.g. 1337,1338,1339)."),
+        seed,
         click.option("--profile", type=click.Choice(["gpu", "cpu"]), default="gpu", show_default=True),
         click.option("--datasets", default=None, help="Comma-separated datasets (revision, mteb or local names)."),
         click.option("--transformations", default=None, help="Comma-separated transformations (default: all 8)."),
@@ -45,7 +51,11 @@ def _options(fn):
         click.option("--temperature", type=float, default=None, help="Sampling temperature (paper: 0)."),
         click.option("--retry-temperature", type=float, default=None, help="Temperature of retries (default 0.7)."),
         click.option("--top-p", type=float, default=None, help="Nucleus sampling top_p (paper: 1)."),
-        click.option("--max-tokens", type=int, default=None, help="Max new tokens per call."),
+        click.option("--max-tokens", type=int, default=None, help="Max new tokens per call (the least a step gets)."),
+        click.option("--max-tokens-ceiling", type=int, default=None,
+                     help="Most new tokens a step gets when its input is long (gpu default 4096; cpu: none)."),
+        click.option("--allow-unpinned", is_flag=True, default=None,
+                     help="gpu profile: run a Hub model named by a branch; its commit is resolved and recorded."),
         click.option("--judge-model", default=None, help="Judge model (default: the profile's); 'none' for no judge."),
         click.option("--judge-prompts", default=None, help="Judge prompt set id."),
         click.option("--parapluie-template", default=None, help="ParaPLUIE template id."),
@@ -89,30 +99,92 @@ def cli() -> None:
     hteb-generate --seed 1339                   GPU profile (vLLM, Gemma-3-27B AWQ, all datasets)
     hteb-generate --seed 1339 --profile cpu     SmolLM2 on CPU, sample of shared/data -> bundled sample store
     hteb-generate validate --seed 1339 ...      check a configuration, run nothing
+    hteb-generate doctor                        what this machine lacks for the run, in one line
+    hteb-generate plan --seed 1339              texts, LLM requests, tokens and GPU hours of the run
     """
+
+
+def _ready(config: GenerateConfig) -> Facts | None:
+    """The gpu profile's doctor (one line to stderr, or a one-line error); the facts it read."""
+    if config.profile != "gpu":
+        return None
+    from .doctor import probe, require_ready
+
+    facts = probe()
+    click.echo(f"doctor: {require_ready(config, facts)}", err=True)
+    return facts
 
 
 @cli.command()
 @_options
 def run(**kwargs: Any) -> None:
-    """Generate, judge, write, seal and publish a revision."""
+    """Generate, judge, write, seal and publish a revision (gpu profile: after the doctor's checks)."""
     from .pipeline import run as run_pipeline
 
     config = _config(kwargs)
-    result = run_pipeline(config, log=lambda m: click.echo(m, err=True))
+    facts = _ready(config)
+    result = run_pipeline(config, log=lambda m: click.echo(m, err=True), facts=facts)
     click.echo(f"{result.manifest['label']} {result.manifest['content_hash']}")
 
 
 @cli.command()
 @_options
 def validate(**kwargs: Any) -> None:
-    """Check the configuration (names, model, store, data) without loading a model or writing."""
+    """Check the configuration (names, model, store, data; gpu profile: the doctor's checks) without
+    loading a model or writing."""
     config = _config(kwargs)
+    _ready(config)
     click.echo(
         f"ok: {len(config.datasets)} datasets x {len(config.transformations)} transformations x seeds "
         f"{', '.join(map(str, config.seeds))}; model {config.model} on {config.engine}; store {config.store}; "
         f"label {config.label}; config {config.config_hash()[:12]}"
     )
+
+
+@cli.command()
+@lambda fn: _options(fn, click.option("--seed", default="0", help="Run seed (nothing the doctor checks)."))
+def doctor(**kwargs: Any) -> None:
+    """Say in one line what this machine lacks for the run (GPU, CUDA torch, vLLM, GPU memory, disk,
+    Hub token), before anything loads; exit 2 if anything."""
+    from .doctor import probe, require_ready
+
+    click.echo(f"ok: {require_ready(_config(kwargs), probe())}")
+
+
+@cli.command()
+@SEED
+@click.option("--profile", type=click.Choice(["gpu", "cpu"]), default="gpu", show_default=True)
+@click.option("--datasets", default=None,
+              help="Comma-separated datasets (default: the profile's; with --counts local on gpu, every local copy).")
+@click.option("--transformations", default=None, help="Comma-separated transformations (default: all 8).")
+@click.option("--counts", type=click.Choice(COUNTS), default=None,
+              help="Where counts come from: local (--data-dir), hub (loaded as a run does), stats (mteb's descriptive "
+                   "statistics; the gpu default). cpu default: local.")
+@click.option("--data-dir", default=None, help="Local source folder (default: ../shared/data or $HTEB_DATA_DIR).")
+@click.option("--tokens-per-second", type=float, default=TOKENS_PER_SECOND, show_default=True,
+              help=f"Output tokens per second per GPU. Default: {TOKENS_PER_SECOND_SOURCE}.")
+@click.option("--by", type=click.Choice(["both", "dataset", "transformation"]), default="both", show_default=True,
+              help="Rows per dataset x transformation, per dataset or per transformation.")
+@click.option("--model", default=None, help="Generator (its prompt budget: --max-tokens, --max-tokens-ceiling).")
+@click.option("--judge-model", default=None, help="Judge model; 'none': no judge requests.")
+@click.option("--prompt-set", default=None, help="Prompt set id.")
+@click.option("--max-tokens", type=int, default=None, help="Max new tokens per call (the least a step gets).")
+@click.option("--max-tokens-ceiling", type=int, default=None, help="Most new tokens a step gets.")
+@click.option("--sample", type=int, default=None, help="Rows per language subset (cpu default 4).")
+@click.option("--max-texts", type=int, default=None, help="Cap on transformed texts per dataset (cpu default 8).")
+def plan(seed: str, profile: str, counts: str | None, tokens_per_second: float, by: str, **kwargs: Any) -> None:
+    """Count a run's texts, LLM requests and tokens, and its GPU hours, without loading a model."""
+    from .config import build_config
+    from .plan import make_plan
+    from .registry import SOURCES, lookup_source
+
+    counts = counts or ("stats" if profile == "gpu" else "local")
+    if counts == "local":
+        kwargs["source"] = "local"
+        if kwargs["datasets"] is None and profile == "gpu":
+            kwargs["datasets"] = ",".join(n for n in SOURCES.names() if lookup_source(n).local)
+    config = build_config(seed=seed, profile=profile, overrides=kwargs)
+    click.echo(make_plan(config, counts=counts, tokens_per_second=tokens_per_second).render(by))
 
 
 def main() -> None:

@@ -49,6 +49,7 @@ class GenerateConfig:
     temperature: float
     top_p: float
     max_tokens: int
+    max_tokens_ceiling: int | None  # budget.step_max_tokens; None: every step gets max_tokens
     retry_temperature: float
     max_attempts: int
     sample: int | None  # rows per language subset; None = all rows
@@ -63,12 +64,13 @@ class GenerateConfig:
     batch_size: int
     manifest_md: str | None = "MANIFEST.md"  # the published-revisions table to update (None: none)
     engine_options: dict[str, Any] = field(default_factory=dict)  # backend options (--threads, ...), checked per engine
+    allow_unpinned: bool = False  # gpu profile: run a Hub model named by a branch (its commit is resolved and recorded)
 
     def content_config(self) -> dict[str, Any]:
         """What decides the revision's content (no paths, store, label or cache location)."""
         data = asdict(self)
         for key in ("data_dir", "store", "label", "cache_dir", "publish", "batch_size", "engine_options", "profile",
-                    "manifest_md"):
+                    "manifest_md", "allow_unpinned"):
             data.pop(key)
         data["prompt_set_sha256"] = PROMPT_SETS.get(self.prompt_set).sha256
         return data
@@ -87,6 +89,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         "judge_model": "gemma-3-27b-it-int4-awq",
         "parapluie_template": "parapluie-fs-direct",
         "max_tokens": 1024,
+        "max_tokens_ceiling": 4096,
         "sample": None,
         "max_texts": None,
         "max_list": None,
@@ -102,6 +105,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         "judge_model": "smollm2",
         "parapluie_template": "parapluie-direct",
         "max_tokens": 48,
+        "max_tokens_ceiling": None,
         "sample": 4,
         "max_texts": 8,
         "max_list": 2,
@@ -172,6 +176,7 @@ def build_config(
         temperature=0.0,
         top_p=1.0,
         max_tokens=base["max_tokens"],
+        max_tokens_ceiling=base["max_tokens_ceiling"],
         retry_temperature=0.7,
         max_attempts=base["max_attempts"],
         sample=base["sample"],
@@ -212,6 +217,9 @@ def validate(config: GenerateConfig) -> GenerateConfig:
         raise HtebError(f"--top-p must be in (0, 1], got {config.top_p}")
     if config.max_tokens < 1 or config.max_attempts < 1 or config.batch_size < 1:
         raise HtebError("--max-tokens, --max-attempts and the batch size must be at least 1")
+    if config.max_tokens_ceiling is not None and config.max_tokens_ceiling < config.max_tokens:
+        raise HtebError(f"--max-tokens-ceiling ({config.max_tokens_ceiling}) must be at least --max-tokens "
+                        f"({config.max_tokens})")
     if config.sample is not None and config.sample < 1:
         raise HtebError(f"--sample must be at least 1, got {config.sample}")
     if config.source not in ("local", "hub"):

@@ -26,7 +26,8 @@ from hteb_contract.records import Attempt
 from . import judge as judge_module
 from .cleanup import clean_output
 from .detectors import ERROR_TYPES, detect_errors
-from .engine import CachedEngine, ChatRequest
+from .budget import step_max_tokens
+from .engine import CachedEngine, ChatRequest, ChatResult
 from .languages import derive_int
 from .transformations import LanguagePlan, PromptSet, Transformation
 
@@ -66,17 +67,20 @@ class Sampling:
     max_tokens: int
     retry_temperature: float
     max_attempts: int
+    max_tokens_ceiling: int | None = None  # budget.step_max_tokens: a step's max_tokens grows with its input
 
 
-def _errors(unit: Unit, steps: list[str]) -> list[str]:
+def _errors(unit: Unit, steps: list[str], finish_reasons: list[str | None]) -> list[str]:
     plan, name = unit.plan, unit.transformation.name
-    found = set(
-        detect_errors(steps[-1], unit.text, transformation=name, source_language=plan.source, expected_language=plan.expected)
+    found = {"truncated"} if "length" in finish_reasons[:-1] else set()  # an earlier step cut by max_tokens
+    found |= set(
+        detect_errors(steps[-1], unit.text, transformation=name, source_language=plan.source,
+                      expected_language=plan.expected, finish_reason=finish_reasons[-1])
     )
     if name == "backtranslation":  # the pivot step must really be in the pivot language
         found |= set(
             detect_errors(steps[0], unit.text, transformation="translation", source_language=plan.source,
-                          expected_language=plan.of("pivot"))
+                          expected_language=plan.of("pivot"), finish_reason=finish_reasons[0])
         )
     return [e for e in ERROR_TYPES if e in found]
 
@@ -119,9 +123,9 @@ def _reporting(engine: CachedEngine, progress: _Progress) -> Iterator[None]:
         engine.on_progress = None
 
 
-def _chat(engine: CachedEngine, requests: list[ChatRequest], progress: _Progress) -> list[str]:
+def _chat(engine: CachedEngine, requests: list[ChatRequest], progress: _Progress) -> list[ChatResult]:
     with _reporting(engine, progress):
-        return engine.chat(requests)
+        return engine.chat_results(requests)
 
 
 def transform_units(units: Sequence[Unit], engine: CachedEngine, prompts: PromptSet, sampling: Sampling) -> None:
@@ -133,27 +137,32 @@ def transform_units(units: Sequence[Unit], engine: CachedEngine, prompts: Prompt
         temperature = sampling.temperature if attempt == 0 else max(sampling.temperature, sampling.retry_temperature)
         inputs = {id(u): u.text for u in pending}
         steps: dict[int, list[str]] = {id(u): [] for u in pending}
+        finish: dict[int, list[str | None]] = {id(u): [] for u in pending}
         for index in range(max(len(u.transformation.steps) for u in pending)):
             active = [u for u in pending if len(u.transformation.steps) > index]
             requests = []
             for unit in active:
                 step = unit.transformation.steps[index]
                 messages = prompts.template(step.template).messages(inputs[id(unit)], unit.plan.of(step.language))
-                requests.append(ChatRequest(messages, temperature, sampling.top_p, sampling.max_tokens, unit.attempt_seed(attempt)))
+                max_tokens = step_max_tokens(step.template, inputs[id(unit)], sampling.max_tokens,
+                                             sampling.max_tokens_ceiling)
+                requests.append(ChatRequest(messages, temperature, sampling.top_p, max_tokens,
+                                            unit.attempt_seed(attempt)))
             progress = _Progress([engine], f"attempt {attempt + 1} step {index + 1}", len(requests), len(requests) if attempt else 0)
             outputs = _chat(engine, requests, progress)
             for unit, output in zip(active, outputs):
-                steps[id(unit)].append(output)
-                inputs[id(unit)] = output
+                steps[id(unit)].append(output.text)
+                finish[id(unit)].append(output.finish_reason)
+                inputs[id(unit)] = output.text
             last = index == max(len(u.transformation.steps) for u in pending) - 1
             failed = None
             if last:
                 for unit in pending:
-                    out = steps[id(unit)]
+                    out, reasons = steps[id(unit)], finish[id(unit)]
                     cleaned = clean_output(out[-1], unit.text)  # detectors read the cleaned output
                     unit.attempts.append(Attempt(attempt, unit.attempt_seed(attempt), tuple(out), cleaned.output,
-                                                 tuple(_errors(unit, [*out[:-1], cleaned.output])),
-                                                 cleanup=cleaned.applied))
+                                                 tuple(_errors(unit, [*out[:-1], cleaned.output], reasons)),
+                                                 finish_reasons=tuple(reasons), cleanup=cleaned.applied))
                 failed = sum(1 for u in pending if u.attempts[-1].errors)
             progress.close(failed)
         pending = [u for u in pending if u.attempts[-1].errors]

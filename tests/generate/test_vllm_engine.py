@@ -28,8 +28,10 @@ WORKER = textwrap.dedent(
         greedy = [ChatRequest(tuple(map(tuple, m)), 0.0, 1.0, 24, 1339) for m in spec["greedy"]]
         sampled = [ChatRequest(tuple(map(tuple, m)), 0.8, 0.9, 16, seed) for m in spec["greedy"] for seed in (1, 2)]
         cached = CachedEngine(engine, CallCache(Path(cache_path)), model_id="smollm2-test", revision="test", name="vllm")
+        results = engine.chat_results(greedy + [ChatRequest(tuple(map(tuple, spec["greedy"][1])), 0.0, 1.0, 2, 1339)])
         out = {
-            "greedy": engine.chat(greedy),
+            "greedy": [r.text for r in results[:-1]],
+            "finish": [r.finish_reason for r in results],
             "sampled": engine.chat(sampled),
             "sampled_reversed": engine.chat(sampled[::-1])[::-1],
             "logprobs": engine.next_token_logprobs([tuple(map(tuple, c)) for c in spec["judge"]], spec["candidates"]),
@@ -78,6 +80,13 @@ def test_vllm_greedy_text_equals_transformers(vllm_result, smollm2_engine):
 
     reference = smollm2_engine.chat([ChatRequest(tuple(map(tuple, m)), 0.0, 1.0, 24, 1339) for m in GREEDY])
     assert vllm_result["greedy"] == reference
+
+
+def test_vllm_finish_reasons_equal_transformers_and_a_cut_reply_says_length(vllm_result, smollm2_engine):
+    from hteb_generate.engine import ChatRequest
+
+    reference = smollm2_engine.chat_results([ChatRequest(tuple(map(tuple, m)), 0.0, 1.0, 24, 1339) for m in GREEDY])
+    assert vllm_result["finish"] == [r.finish_reason for r in reference] + ["length"]
 
 
 def test_vllm_sampling_is_seeded_per_request(vllm_result):

@@ -1,6 +1,6 @@
 """Generation engines: the interface, the backend registry (backends load on first lookup) and the call cache."""
 
-from .base import ENGINES, ChatRequest, Conversation, Engine, check_engine_options, create_engine
+from .base import ENGINES, ChatRequest, ChatResult, Conversation, Engine, check_engine_options, create_engine
 from .cache import CachedEngine, CallCache
 
 __all__ = [
@@ -8,6 +8,7 @@ __all__ = [
     "CachedEngine",
     "CallCache",
     "ChatRequest",
+    "ChatResult",
     "Conversation",
     "Engine",
     "check_engine_options",

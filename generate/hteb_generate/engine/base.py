@@ -8,7 +8,7 @@ are interchangeable, and the on-disk cache wraps any of them.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -16,6 +16,15 @@ from hteb_contract.errors import HtebError
 from hteb_contract.registry import Registry
 
 Conversation = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    """One generated reply and why generation stopped: "stop" (end of turn, a stop token),
+    "length" (max_tokens or the context length reached: the text is cut), or None (unknown)."""
+
+    text: str
+    finish_reason: str | None
 
 
 @dataclass(frozen=True)
@@ -41,8 +50,12 @@ class Engine(ABC):
     options: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
+    def chat_results(self, requests: Sequence[ChatRequest]) -> list[ChatResult]:
+        """Generate one reply per request (one batched call), with its finish reason."""
+
     def chat(self, requests: Sequence[ChatRequest]) -> list[str]:
-        """Generate one reply per request (one batched call)."""
+        """The replies' texts only (what the judge reads)."""
+        return [result.text for result in self.chat_results(requests)]
 
     @abstractmethod
     def next_token_logprobs(
@@ -60,6 +73,20 @@ class Engine(ABC):
                 raise HtebError(f"candidate {candidate!r} has no token in {self.model_id}")
             ids[candidate] = tokens[0]
         return ids
+
+
+THINKING_SWITCH = "enable_thinking"
+
+
+def chat_template_kwargs(template: str | Mapping[str, str] | None) -> dict[str, Any]:
+    """`{"enable_thinking": False}` when the model's chat template reads that variable, else {}.
+
+    Why: a Qwen3-style template opens a `<think>` block unless told not to, and the judge's
+    8-token answers would be spent inside it; templates without the variable get nothing, so their
+    prompts stay byte for byte what they were. A tokenizer may hold several named templates.
+    """
+    texts = template.values() if isinstance(template, Mapping) else [template or ""]
+    return {THINKING_SWITCH: False} if any(THINKING_SWITCH in text for text in texts) else {}
 
 
 #: `--engine NAME` -> backend class; the backends register themselves when the first lookup imports them.

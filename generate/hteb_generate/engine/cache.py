@@ -3,6 +3,9 @@
 SQLite in WAL mode with synchronous=FULL: a committed batch survives kill -9, an interrupted one
 is simply absent. The key is the sha256 of (kind, model, model revision, full messages,
 sampling parameters, seed) — everything that can change a model's answer.
+
+Chat entries are of kind `chat/2`: the value holds the reply and its finish reason. Entries of the
+first kind (`chat`, the reply's text alone) are never read as the new kind: their keys differ.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from typing import Any
 
 from hteb_contract.errors import HtebError
 
-from .base import ChatRequest, Conversation, Engine
+from .base import ChatRequest, ChatResult, Conversation, Engine
+
+CHAT_KIND = "chat/2"  # {"text", "finish_reason"}; "chat" held the text alone
 
 
 class CallCache:
@@ -106,14 +111,18 @@ class CachedEngine(Engine):
         if self.on_progress is not None:
             self.on_progress(answered)
 
-    def chat(self, requests: Sequence[ChatRequest]) -> list[str]:
+    def chat_results(self, requests: Sequence[ChatRequest]) -> list[ChatResult]:
         by_key = {}
         keys = []
         for request in requests:
-            key = _key({**self._base("chat"), **asdict(request)})
+            key = _key({**self._base(CHAT_KIND), **asdict(request)})
             by_key[key] = request
             keys.append(key)
-        return self._cached(keys, lambda chunk: self.inner.chat([by_key[k] for k in chunk]))
+
+        def run(chunk: list[str]) -> list[dict[str, Any]]:
+            return [asdict(result) for result in self.inner.chat_results([by_key[k] for k in chunk])]
+
+        return [ChatResult(**value) for value in self._cached(keys, run)]
 
     def next_token_logprobs(
         self, conversations: Sequence[Conversation], candidates: Sequence[str]

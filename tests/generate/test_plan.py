@@ -1,0 +1,124 @@
+"""`hteb-generate plan`: numbers worked out by hand on a real dataset, the statistics table checked
+against the installed mteb, and the command printing its table without loading torch or vLLM."""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+from hteb_contract.errors import HtebError
+from hteb_generate.config import build_config
+from hteb_generate.judge import DEFAULT_PROMPTS, PARAPLUIE_TEMPLATES, JudgePair, judge_requests, parapluie_conversations
+from hteb_generate.plan import Cost, make_plan
+from hteb_generate.plan_stats import STATS
+from hteb_generate.registry import SOURCES, lookup_source
+from hteb_generate.transformations import PROMPT_SETS
+
+ENTRY = "from hteb_generate.cli import main; main()"
+
+
+def _prompt(messages) -> int:
+    """The stated rule on Latin text: ceil(characters / 4) per message, plus 4 for its chat markers."""
+    return sum(math.ceil(len(content) / 4) + 4 for _, content in messages)
+
+
+def _cpu_plan(shared_data, tmp_path, **overrides):
+    given = {"datasets": "STSBenchmark", "max_texts": 2, "data_dir": str(shared_data), "cache_dir": str(tmp_path),
+             "store": str(tmp_path), **overrides}
+    return make_plan(build_config(seed="1339", profile="cpu", overrides=given), counts="local", tokens_per_second=10.0)
+
+
+def test_counts_and_tokens_of_one_real_sts_row_by_hand(shared_data, tmp_path):
+    """STSBenchmark's first test row, as the cpu profile takes it (max 2 texts): "A girl is styling her
+    hair." (27 characters: 7 tokens) and "A girl is brushing her hair." (28: 7 tokens); max_tokens 48."""
+    plan = _cpu_plan(shared_data, tmp_path, transformations="paraphrasing,summarised_expansion", judge_model="none")
+    prompts = PROMPT_SETS.get("smollm2-fewshot")
+    para, expand, summ = (_prompt(prompts.template(k).messages("", "eng")) for k in ("paraphrase", "expand", "summarise"))
+    paraphrasing = plan.costs[("STSBenchmark", "paraphrasing")]
+    # each text: prompt = template + 7, output = 1 x 7
+    assert paraphrasing == Cost(texts=2, distinct=2, generation=2, judge=0, prompt_tokens=2 * (para + 7),
+                                output_tokens=2 * 7)
+    # each text: expand 7 -> min(48, 4 x 7) = 28; summarise those 28 -> 0.5 x 28 = 14
+    two_step = plan.costs[("STSBenchmark", "summarised_expansion")]
+    assert two_step == Cost(texts=2, distinct=2, generation=4, judge=0,
+                            prompt_tokens=2 * ((expand + 7) + (summ + 28)), output_tokens=2 * (28 + 14))
+    assert plan.total.generation == 6 and plan.gpu_hours == pytest.approx((14 + 84) / 10 / 3600)
+
+
+def test_the_judge_adds_three_requests_per_distinct_text(shared_data, tmp_path):
+    plan = _cpu_plan(shared_data, tmp_path, transformations="paraphrasing")
+    pair = JudgePair("paraphrasing", "", "", "eng", "eng")
+    quality, fluency = (_prompt(r.messages) for r in judge_requests([pair], seed=0, max_tokens=1, prompts=DEFAULT_PROMPTS))
+    parapluie = _prompt(parapluie_conversations([pair], PARAPLUIE_TEMPLATES.get("parapluie-direct"))[0])
+    text = output = 7  # each sentence, and its paraphrase
+    judge_prompt = quality + text + output + fluency + output + parapluie + text + output
+    paraphrasing = plan.costs[("STSBenchmark", "paraphrasing")]
+    assert (paraphrasing.generation, paraphrasing.judge) == (2, 6)
+    prompt = _prompt(PROMPT_SETS.get("smollm2-fewshot").template("paraphrase").messages("", "eng")) + text
+    assert paraphrasing.prompt_tokens == 2 * (prompt + judge_prompt)
+    assert paraphrasing.output_tokens == 2 * (output + 2 + 2 + 1)  # two one-digit answers, one log-probability
+
+
+def test_the_statistics_table_is_mteb_s_descriptive_statistics():
+    mteb = pytest.importorskip("mteb")
+    fields = {"Retrieval": ("queries",), "Reranking": ("queries",), "STS": ("text1", "text2"),
+              "PairClassification": ("text1", "text2"), "Summarization": ("human_summaries", "machine_summaries"),
+              "Classification": ("text",), "Clustering": ("text",)}
+    for task_name, splits in STATS.items():
+        metadata = mteb.get_task(task_name).metadata
+        assert set(splits) == set(metadata.eval_splits), task_name
+        for split, subsets in splits.items():
+            stats = metadata.descriptive_stats[split]
+            by_subset = stats.get("hf_subset_descriptive_stats") or {"default": stats}
+            assert set(subsets) == set(by_subset), task_name
+            for subset, table in subsets.items():
+                scripts = [code.split("-")[1] for code in metadata.hf_subsets_to_langscripts[subset]]
+                for index, (field, got) in enumerate(zip(fields[metadata.type], table, strict=True)):
+                    want = by_subset[subset][f"{field}_text_statistics" if field in ("queries",) else
+                                             f"{field}_statistics"]
+                    assert (got.unique, got.chars) == (want["unique_texts"], want["total_text_length"]), task_name
+                    assert got.texts == round(want["total_text_length"] / want["average_text_length"]), task_name
+                    pair = metadata.type in ("STS", "PairClassification")
+                    assert got.script == scripts[min(index, len(scripts) - 1) if pair else 0], task_name
+
+
+def test_every_registered_dataset_has_statistics_and_sci_fact_counts_its_300_queries(tmp_path):
+    config = build_config(seed="1339", profile="gpu", overrides={"cache_dir": str(tmp_path), "store": str(tmp_path)})
+    plan = make_plan(config, counts="stats", tokens_per_second=5500.0)
+    assert {d for d, _ in plan.costs} == {lookup_source(n).name for n in SOURCES.names()}
+    scifact = plan.costs[("SciFact", "backtranslation")]
+    assert (scifact.texts, scifact.distinct, scifact.generation, scifact.judge) == (300, 300, 600, 900)
+    assert plan.gpu_hours == pytest.approx(plan.total.output_tokens / 5500 / 3600)
+
+
+def test_statistics_of_whole_datasets_do_not_plan_a_sampled_profile(tmp_path, shared_data):
+    config = build_config(seed="1", profile="cpu", overrides={"cache_dir": str(tmp_path), "store": str(tmp_path),
+                                                             "data_dir": str(shared_data)})
+    with pytest.raises(HtebError, match="^--counts stats describes whole datasets, but this profile samples them"):
+        make_plan(config, counts="stats", tokens_per_second=1.0)
+
+
+def _cli(*args: str, cwd) -> subprocess.CompletedProcess:
+    probe = ("import sys\nfrom hteb_generate.cli import main\ntry:\n    main()\nfinally:\n"
+             "    print('LOADED', sorted(m for m in ('torch', 'vllm', 'transformers') if m in sys.modules))")
+    return subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=cwd, timeout=300,
+                          env=os.environ)
+
+
+def test_plan_prints_its_table_without_loading_torch_or_vllm(tmp_path, shared_data):
+    done = _cli("plan", "--seed", "1339", "--by", "dataset", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == ("| dataset | texts | distinct | generation requests | judge requests | prompt tokens | "
+                        "output tokens |")
+    assert len([line for line in lines if line.startswith("| ") and "**total**" not in line]) == 1 + len(SOURCES)
+    assert any(line.startswith("GPU hours: ") and "5,500 output tokens/s" in line for line in lines)
+    assert lines[-1] == "LOADED []"
+    local = _cli("plan", "--seed", "1339", "--profile", "cpu", "--data-dir", str(shared_data), cwd=tmp_path)
+    assert local.returncode == 0 and "| STSBenchmark | paraphrasing |" in local.stdout, local.stderr
+    assert local.stdout.splitlines()[-1] == "LOADED []"
+    bad = _cli("plan", "--seed", "1339", "--tokens-per-second", "0", cwd=tmp_path)
+    assert bad.returncode == 2 and bad.stderr.strip() == "error: --tokens-per-second must be positive, got 0.0"
