@@ -14,8 +14,8 @@ mteb, following the task class the dataset names (`mteb_task`, settings in mteb_
   from its Hub rows, so it needs `cluster_set`; a subset of an unlisted task is one set. A
   transformed variant keeps its rows in their order, so its sets are the original's (under
   `--on-error drop`, rows without `cluster_set` are cut from those that remain).
-  MasakhaNEWS with all-MiniLM-L6-v2 scores 39.17 with scikit-learn >= 1.9 and 38.31 with 1.5.1 to
-  1.8.0 (tests/score/test_published_checks.py). mteb's results repository has 38.31 (an mteb 1.12.75
+  MasakhaNEWS with all-MiniLM-L6-v2 scores 39.17 with scikit-learn 1.9.1 and 38.31 with 1.5.1,
+  1.6.1, 1.7.2 and 1.8.0 (tests/score/test_published_checks.py). mteb's results repository has 38.31 (an mteb 1.12.75
   run), equal to ours under scikit-learn 1.8 in every one of the 80 sets: same data, same sets.
   scikit-learn 1.9 draws MiniBatchKMeans's minibatches with `random_state.choice(p=weights)`
   instead of `randint` (scikit-learn PR #30751), so the same random_state gives other clusters;
@@ -25,9 +25,9 @@ mteb, following the task class the dataset names (`mteb_task`, settings in mteb_
   task's cap; all if none), then 10 rounds of `choices` of 16384 documents WITH replacement,
   each clustered by `MiniBatchKMeans(n_clusters=#labels, batch_size=512, init="k-means++",
   n_init=1, random_state=42).fit_predict`; `v_measure` = mean over rounds (also `ami`).
-hteb (the paper's code: MiniBatchKMeans V-measure, one clustering per subset): per subset, every
-document of the evaluation split in one set (`cluster_set` is not read),
-`MiniBatchKMeans(n_clusters=#labels, batch_size=500, n_init="auto", random_state=seed)`,
+hteb (the paper's code: MiniBatchKMeans V-measure; the paper names no cluster sets, so a subset is
+clustered at once): per subset, every document of the evaluation split in one set (`cluster_set` is
+not read), `MiniBatchKMeans(n_clusters=#labels, batch_size=500, n_init="auto", random_state=seed)`,
 `v_measure_score(labels, kmeans.labels_)`; one label -> 1.0.
 """
 
