@@ -21,6 +21,7 @@ from mteb.models.abs_encoder import AbsEncoder
 from mteb.models.model_meta import ModelMeta, ScoringFunction
 
 from hteb_contract.sources import SourceDataset
+from hteb_score.protocol import MTEB
 
 EmbedFn = Callable[[Sequence[str], str | None], np.ndarray]
 
@@ -68,9 +69,19 @@ def _split(dataset: SourceDataset, rows: list[dict], indices: list[int]) -> Data
 
 def _clustering_split(task: Any, rows: list[dict]) -> Dataset:
     texts, labels = [r["text"] for r in rows], [r["label"] for r in rows]
-    if type(task).__mro__[1].__name__ == "AbsTaskClusteringLegacy":  # one row = one cluster set
-        return Dataset.from_dict({"sentences": [texts], "labels": [labels]})
-    return Dataset.from_dict({"sentences": texts, "labels": labels})
+    if type(task).__mro__[1].__name__ != "AbsTaskClusteringLegacy":
+        return Dataset.from_dict({"sentences": texts, "labels": labels})
+    # one row = one cluster set, as on the Hub: the rows' `cluster_set` (Hub row index), else the
+    # task's contiguous sets cut as mteb 1.x cut MasakhaNEWS (mteb 1.12.75 dataset_transform)
+    if rows and all("cluster_set" in r for r in rows):
+        hub_rows = sorted({r["cluster_set"] for r in rows})
+        return Dataset.from_dict({column: [[r[field] for r in rows if r["cluster_set"] == n] for n in hub_rows]
+                                  for column, field in (("sentences", "text"), ("labels", "label"))})
+    sets = MTEB.clustering(task.metadata.name).contiguous_sets
+    if sets is None:
+        raise ValueError(f"{task.metadata.name}: rows without cluster_set cannot be laid out as its Hub rows")
+    return Dataset.from_dict({"sentences": [split.tolist() for split in np.array_split(texts, sets)],
+                              "labels": [split.tolist() for split in np.array_split(labels, sets)]})
 
 
 def _retrieval_split(dataset: SourceDataset) -> RetrievalSplitData:

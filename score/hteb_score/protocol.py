@@ -3,12 +3,14 @@ under one protocol, named and described in its result card.
 
 - `hteb` (default): the HTEB paper's evaluation. Estimators take the run's seed (42 unless the run
   says otherwise); classification fits one logistic regression on the full training split;
-  clustering clusters every document; summarisation uses the fixed evaluator; main score the
+  clustering clusters every document of a subset at once (as the paper's code; mteb's legacy tasks
+  cluster several sets per subset); summarisation uses the fixed evaluator; main score the
   paper's metric per task type (App. G), e.g. `spearman`, `ap` (cosine AP), `map`.
 - `mteb`: equal to mteb 2.26.24's main score on identical embeddings. Estimators always take mteb's
-  seed 42; few-shot classification sizes, fast or legacy clustering and the deprecated `SummEval`
-  evaluator follow the mteb task class a dataset names (`mteb_task`; evaluators/mteb_tasks.py);
-  main score mteb's `main_score`, e.g. `cosine_spearman`, `max_ap` (best AP of five), `map_at_1000`.
+  seed 42; few-shot classification sizes, fast or legacy clustering (legacy: each of mteb's cluster
+  sets separately, evaluators/clustering.py) and the deprecated `SummEval` evaluator follow the mteb
+  task class a dataset names (`mteb_task`; evaluators/mteb_tasks.py); main score mteb's
+  `main_score`, e.g. `cosine_spearman`, `max_ap` (best AP of five), `map_at_1000`.
 
 Both remove retrieval self-hits where the mteb task sets `ignore_identical_ids`.
 
@@ -78,7 +80,7 @@ HTEB = Protocol(
     "cosine AP, MAP, nDCG@10 and Spearman; estimators seeded by the run (42)",
     main_metrics={name: spec.metric for name, spec in TASK_TYPES.items()},
     few_shot=PerTask(None),
-    clustering=PerTask(ClusteringSettings(kind="legacy")),
+    clustering=PerTask(ClusteringSettings(kind="legacy", one_set_per_subset=True)),
     retrieval=_RETRIEVAL,
     summarization=PerTask(SummarizationSettings(deprecated=False)),
 )

@@ -35,13 +35,37 @@ def banking77(data: Path) -> SourceDataset:
 
 def masakhanews(data: Path) -> SourceDataset:
     """Four languages, every 16th headline (the files are sorted by category), plus one
-    single-category language subset, which mteb scores 1.0 without clustering."""
+    single-category language subset, which mteb scores 1.0 without clustering. Flat rows: mteb's
+    protocol cuts each language into 5 contiguous cluster sets."""
     full = read_source_dir(data / "MasakhaNEWS")
     rows = []
     for lang in ("amh", "eng", "hau", "swa"):
         rows += [r for r in full.tables["test"] if r["lang"] == lang][::16]
     rows += [r for r in full.tables["test"] if r["lang"] == "yor"][:5]
     return _with(full, test=rows)
+
+
+def masakhanews_cluster_sets(data: Path) -> SourceDataset:
+    """The rows of `masakhanews` in the Hub layout's terms: each carries `cluster_set`, the Hub row
+    it came from, here every third row of a language in one set (not contiguous, unlike the 5
+    sets a flat copy is cut into)."""
+    base = masakhanews(data)
+    position: dict[str, int] = {}
+    rows = []
+    for row in base.tables["test"]:
+        n = position[row["lang"]] = position.get(row["lang"], -1) + 1
+        rows.append({**row, "cluster_set": n % 3})
+    return _with(base, test=rows)
+
+
+def biorxiv_like(data: Path) -> SourceDataset:
+    """English MasakhaNEWS headlines in 4 cluster sets of mixed categories, scored as mteb's
+    BiorxivClusteringS2S (legacy, one "default" subset, sets only from `cluster_set`)."""
+    full = read_source_dir(data / "MasakhaNEWS")
+    english = [r for r in full.tables["test"] if r["lang"] == "eng"][::6]
+    rows = [{"text": r["text"], "label": r["label"], "cluster_set": i % 4} for i, r in enumerate(english)]
+    info = replace(full.info, name="BiorxivLike", mteb_task="BiorxivClusteringS2S")
+    return SourceDataset(info, {"test": rows}, origin=full.origin)
 
 
 def scifact(data: Path, queries: int = 8) -> SourceDataset:
@@ -69,6 +93,8 @@ CASES: dict[str, tuple[Callable[[Path], SourceDataset], str]] = {
     "IsiZuluNews": (lambda d: read_source_dir(d / "IsiZuluNews"), "IsiZuluNewsClassification"),
     "TwentyNewsgroups": (lambda d: sample_dataset(read_source_dir(d / "TwentyNewsgroups"), 1500), "TwentyNewsgroupsClustering.v2"),
     "MasakhaNEWS": (masakhanews, "MasakhaNEWSClusteringS2S"),
+    "MasakhaNEWSClusterSets": (masakhanews_cluster_sets, "MasakhaNEWSClusteringS2S"),
+    "BiorxivLike": (biorxiv_like, "BiorxivClusteringS2S"),
     "SciFact": (scifact, "SciFact"),
     "SciFactSelfHits": (scifact_self_hits, "ArguAna"),
     "SciFactReranking": (lambda d: scifact_reranking(scifact(d)), "SciDocsRR"),

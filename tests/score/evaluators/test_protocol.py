@@ -45,7 +45,7 @@ def test_hteb_rules_do_not_follow_mteb_task_classes():
     for task in (*mteb_tasks.CLASSIFICATION, None):
         assert HTEB.few_shot(task) is None
     for task in (*mteb_tasks.CLUSTERING, None):
-        assert HTEB.clustering(task).kind == "legacy"
+        assert HTEB.clustering(task).kind == "legacy" and HTEB.clustering(task).one_set_per_subset
     for task in (*mteb_tasks.SUMMARIZATION, None):
         assert not HTEB.summarization(task).deprecated
     for task in (*mteb_tasks.RETRIEVAL, None):
@@ -57,7 +57,16 @@ def test_hteb_rules_do_not_follow_mteb_task_classes():
     ("Banking77", "mteb", {"classifier": "LogisticRegression", "max_iter": 100, "train": "few-shot",
                            "samples_per_label": 8, "n_experiments": 10, "seed": 42}),
     ("TwentyNewsgroups", "hteb", {"algorithm": "MiniBatchKMeans", "kind": "legacy", "documents": "all",
-                                  "batch_size": 500, "seed": 7}),
+                                  "cluster_sets": "one per subset", "batch_size": 500, "seed": 7}),
+    ("MasakhaNEWS", "hteb", {"algorithm": "MiniBatchKMeans", "kind": "legacy", "documents": "all",
+                             "cluster_sets": "one per subset", "batch_size": 500, "seed": 7}),
+    ("MasakhaNEWSClusterSets", "hteb", {"algorithm": "MiniBatchKMeans", "kind": "legacy", "documents": "all",
+                                        "cluster_sets": "one per subset", "batch_size": 500, "seed": 7}),
+    ("MasakhaNEWS", "mteb", {"algorithm": "MiniBatchKMeans", "kind": "legacy", "documents": "all",
+                             "cluster_sets": "5 contiguous per subset (np.array_split)", "batch_size": 500,
+                             "seed": 42}),
+    ("MasakhaNEWSClusterSets", "mteb", {"algorithm": "MiniBatchKMeans", "kind": "legacy", "documents": "all",
+                                        "cluster_sets": "by the rows' cluster_set", "batch_size": 500, "seed": 42}),
     ("TwentyNewsgroups", "mteb", {"algorithm": "MiniBatchKMeans", "kind": "fast",
                                   "max_fraction_of_documents_to_embed": 0.04, "max_document_to_embed": None,
                                   "bootstrap_rounds": 10, "documents_per_round": 16384, "batch_size": 512,

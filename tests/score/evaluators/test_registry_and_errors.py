@@ -33,8 +33,10 @@ def test_evaluator_modules_are_imported_on_the_first_lookup_only():
 
 
 def test_unknown_task_type_suggests_the_close_one():
-    with pytest.raises(HtebError, match=r"did you mean 'Retrieval'.*known: Classification"):
+    """Every known type is listed (in registration order, which depends on what imported first)."""
+    with pytest.raises(HtebError, match=r"did you mean 'Retrieval'\?\); known: ") as raised:
         EVALUATORS.get("Retreival")
+    assert sorted(str(raised.value).split("known: ")[1].split(", ")) == sorted(TASK_TYPES)
 
 
 def test_unknown_protocol_suggests_the_close_one():
