@@ -92,7 +92,8 @@ def build_store(root: Path, rows: int, queries: int, corpus: int, train_per_labe
     datasets = _datasets(rows, queries, corpus, train_per_label)
     variants = [(t, s) for t in TRANSFORMATIONS for s in SEEDS]
     records = [
-        single_attempt(dataset=dataset.name, task_type=dataset.info.task_type, ref=(r.table, r.item_id, r.field),
+        single_attempt(dataset=dataset.name, task_type=dataset.info.task_type, subset=r.subset,
+                       ref=(r.table, r.item_id, r.field),
                        source_language=r.language, transformation=t, seed=s, original_text=r.text,
                        output=_rule(r.text, index + 1), generator_model="rule/rotate-words",
                        prompt_hash=hashlib.sha256(f"rule:{t}".encode()).hexdigest())

@@ -195,7 +195,7 @@ def plan_from_stats(cfg: GenerateConfig) -> dict[tuple[str, str], Cost]:
             raise HtebError(f"no mteb statistics for {entry.mteb_task} split {entry.eval_split} in plan_stats.py")
         language = entry.languages[0]
         plan = LanguagePlan(language, language, language)  # the prompts' language names differ by a token or two
-        for subset in entry.hf_subsets or ("default",):
+        for subset in entry.subsets:
             if subset not in splits[entry.eval_split]:
                 raise HtebError(f"no mteb statistics for {entry.mteb_task} subset {subset!r} in plan_stats.py")
             for stats in splits[entry.eval_split][subset]:

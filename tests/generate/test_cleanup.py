@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from hteb_generate.cleanup import CLEANUPS, Cleaned, clean_output, drop_think_block, is_quoted, strip_quotes, unquote
-from hteb_generate.engine import CachedEngine, CallCache
+from hteb_generate.engine import CachedEngine, CallCache, ChatResult
 from hteb_generate.generation import Sampling, Unit, transform_units
 from hteb_generate.transformations import PROMPT_SETS, TRANSFORMATIONS, plan_languages
 
@@ -180,8 +180,8 @@ class _Scripted:
     def __init__(self, replies: list[str]) -> None:
         self.replies = replies
 
-    def chat(self, requests):
-        return [self.replies.pop(0) for _ in requests]
+    def chat_results(self, requests):
+        return [ChatResult(self.replies.pop(0), "stop") for _ in requests]
 
 
 def test_generator_records_each_attempts_clean_ups_and_keeps_the_raw_steps(tmp_path: Path, shared_data: Path) -> None:

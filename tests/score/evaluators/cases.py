@@ -64,7 +64,8 @@ def biorxiv_like(data: Path) -> SourceDataset:
     full = read_source_dir(data / "MasakhaNEWS")
     english = [r for r in full.tables["test"] if r["lang"] == "eng"][::6]
     rows = [{"text": r["text"], "label": r["label"], "cluster_set": i % 4} for i, r in enumerate(english)]
-    info = replace(full.info, name="BiorxivLike", mteb_task="BiorxivClusteringS2S")
+    info = replace(full.info, name="BiorxivLike", mteb_task="BiorxivClusteringS2S", languages=("eng",),
+                   subsets={"default": ("eng",)})
     return SourceDataset(info, {"test": rows}, origin=full.origin)
 
 
