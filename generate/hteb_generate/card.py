@@ -12,6 +12,9 @@ from statistics import mean
 from typing import Any
 
 from hteb_contract.records import ItemRecord, Judge
+from hteb_contract.validation import SCHEMA_VERSIONS
+
+from .cleanup import CLEANUPS
 
 from .detectors import ERROR_TYPES, error_rates
 from .langid import UNSUPPORTED_BENCHMARK_LANGUAGES
@@ -40,6 +43,11 @@ OPEN_CHOICES = (
     "Backtranslation: the pivot output is checked as a translation into the pivot language too; its errors count "
     "for the item.",
     "Two-step transformations are judged and checked against the original text, not the intermediate.",
+    "Light clean-ups of a raw output, in this order: " + ", ".join(CLEANUPS.names()) + ". Each attempt names "
+    "those that changed its output (`cleanup`) and keeps the raw steps; the detectors read the cleaned output.",
+    "An engine step that stopped at its token limit (finish reason `length`) makes the attempt `truncated`.",
+    "Every text carries its own language: a pair subset `xx-yy` (mteb's naming) has a first text in xx and a "
+    "second in yy, and each side is transformed, checked and judged in its own language.",
     "Language identification: lingua; languages it cannot recognise are never flagged as wrong_language: "
     + ", ".join(sorted(UNSUPPORTED_BENCHMARK_LANGUAGES)) + ".",
 )
@@ -111,14 +119,34 @@ def _sampling(config: Mapping[str, Any]) -> str:
     return "a sample: " + "; ".join(parts)
 
 
-def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord]) -> str:
-    """The dataset card below its `configs:` front matter (which the revision writer adds)."""
+def _subsets(source: Mapping[str, Any]) -> str:
+    """`en-de (eng, deu), en-en (eng)`: each mteb subset and the language of each of its text positions."""
+    return ", ".join(f"{name} ({', '.join(codes)})" for name, codes in source["subsets"].items())
+
+
+def _decoding(config: Mapping[str, Any]) -> str:
+    per_step = f"max_tokens {config['max_tokens']}"
+    if config.get("max_tokens_ceiling"):
+        per_step += (f" per step, raised with the step's input for growing templates up to "
+                     f"{config['max_tokens_ceiling']} (`hteb_generate.budget`)")
+    return f"temperature {config['temperature']}, top_p {config['top_p']}, {per_step}"
+
+
+def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord],
+              languages_not_in_mteb: Mapping[str, Sequence[str]] | None = None) -> str:
+    """The dataset card below its `configs:` front matter (which the revision writer adds).
+
+    `languages_not_in_mteb`: per dataset, languages the paper lists that mteb's data lacks (said, not generated).
+    """
     config = manifest_like["config"]
     generator, judge = manifest_like["generator"], manifest_like["judge"]
+    missing = languages_not_in_mteb or {}
     sources = "\n".join(
         f"- **{s['name']}** ({s['task_type']}; mteb `{s['mteb_task']}`; `{s['hf_path']}@{s['hf_revision']}`; "
         f"read from `{s['origin']}`): "
-        f"transformed {', '.join(s['transformed_fields'])}"
+        f"transformed {', '.join(s['transformed_fields'])}; subsets {_subsets(s)}"
+        + (f"; the paper also lists {', '.join(missing[s['name']])}, which mteb's data does not have"
+           if missing.get(s["name"]) else "")
         for s in manifest_like["sources"]
     )
     judge_line = (
@@ -131,14 +159,14 @@ def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord]) -
 
 LLM-transformed versions of MTEB datasets for the Harder Text Embedding Benchmark. Each split
 `<transformation>_<seed>` of a dataset config holds one record per transformed text
-(schema `hteb.item/1`): the original and kept text, every attempt, the errors the kept output
+(schema `{SCHEMA_VERSIONS['item']}`): the original and kept text, every attempt, the errors the kept output
 still has, and judge scores. The untouched sources are under `source/`.
 
 ## How it was made
 
 - Generator: `{generator['model_id']}` (revision `{generator['revision']}`) on `{generator['engine']}`,
   prompt set `{config['prompt_set']}` (sha256 `{config['prompt_set_sha256']}`).
-- Decoding: temperature {config['temperature']}, top_p {config['top_p']}, max_tokens {config['max_tokens']};
+- Decoding: {_decoding(config)};
   retries at temperature {config['retry_temperature']}, at most {config['max_attempts']} attempts.
 - Seeds: {', '.join(map(str, manifest_like['seeds']))}. Transformations: {', '.join(manifest_like['transformations'])}.
 - Judge: {judge_line}.

@@ -18,7 +18,7 @@ from hteb_contract.errors import HtebError
 from .engine import check_engine_options
 from .judge import DEFAULT_PROMPTS, JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from .models import lookup_model
-from .registry import SAMPLE_DATASETS, SOURCES, lookup_source
+from .registry import SAMPLE_DATASETS, SOURCES, SourceEntry, lookup_source
 from .transformations import PROMPT_SETS, TRANSFORMATIONS
 
 LOCAL_STORE = "file://.hteb/store"
@@ -196,7 +196,12 @@ def build_config(
 
 def validate(config: GenerateConfig) -> GenerateConfig:
     """Every check that needs no model and writes nothing; names are normalised."""
-    datasets = tuple(dict.fromkeys(lookup_source(n).name for n in config.datasets))
+    data_dir = Path(config.data_dir) if config.source == "local" else None  # a local folder of one's own names a dataset
+
+    def entry(name: str) -> SourceEntry:
+        return lookup_source(name, data_dir=data_dir)
+
+    datasets = tuple(dict.fromkeys(entry(n).name for n in config.datasets))
     if not datasets:
         raise HtebError("--datasets is empty")
     transformations = tuple(dict.fromkeys(TRANSFORMATIONS.canonical(n) for n in config.transformations))
@@ -225,11 +230,11 @@ def validate(config: GenerateConfig) -> GenerateConfig:
     if config.source not in ("local", "hub"):
         raise HtebError(f"unknown source {config.source!r}; known: local, hub")
     if config.source == "local":
-        missing = [n for n in datasets if not lookup_source(n).local]
+        missing = [n for n in datasets if not entry(n).local]
         if missing:
             raise HtebError(f"no local copy of {', '.join(missing)} in the registry; use the gpu profile (Hub sources)")
         root = Path(config.data_dir)
-        absent = [n for n in datasets if not (root / str(lookup_source(n).local) / "dataset.json").is_file()]
+        absent = [n for n in datasets if not (root / str(entry(n).local) / "dataset.json").is_file()]
         if absent:
             raise HtebError(f"data folder {root} lacks {', '.join(absent)} (set --data-dir or HTEB_DATA_DIR)")
     _check_store(config.store)

@@ -262,4 +262,5 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
         "fallbacks": sum(1 for r in records if r.fallback),
         "errors": {e: sum(1 for r in records if e in r.errors) for e in ERROR_TYPES},
     }
-    return write_revision(folder, datasets.values(), records, manifest_like, card_body(manifest_like, records))
+    missing = {name: _entry(cfg, name).languages_not_in_mteb for name in datasets}
+    return write_revision(folder, datasets.values(), records, manifest_like, card_body(manifest_like, records, missing))
