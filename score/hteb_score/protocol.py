@@ -18,6 +18,8 @@ Both remove retrieval self-hits where the mteb task sets `ignore_identical_ids`.
 (42, 7)
 >>> PROTOCOLS.get("hteb").main_metric("PairClassification")
 'ap'
+>>> PROTOCOLS.get("mteb").main_metric("Classification", "SentimentAnalysisHindi")
+'f1'
 """
 
 from __future__ import annotations
@@ -63,13 +65,15 @@ class Protocol:
     summarization: PerTask[SummarizationSettings]
     fixed_seed: int | None = None  # the estimators' seed whatever the run's; None: the run's seed
     mteb_version: str | None = None  # the mteb whose main scores this protocol equals
+    task_main_metrics: Mapping[str, str] = field(default_factory=dict, hash=False)  # mteb task -> its own
 
     def estimator_seed(self, run_seed: int) -> int:
         """The seed of logistic regression and k-means in a run whose estimator seed is `run_seed`."""
         return run_seed if self.fixed_seed is None else self.fixed_seed
 
-    def main_metric(self, task_type: str) -> str:
-        return self.main_metrics[task_type]
+    def main_metric(self, task_type: str, mteb_task: str | None = None) -> str:
+        """The main metric of a dataset of `task_type` naming `mteb_task` (some mteb tasks have their own)."""
+        return self.task_main_metrics.get(mteb_task or "", self.main_metrics[task_type])
 
 
 _RETRIEVAL = PerTask(RetrievalSettings(), mteb_tasks.RETRIEVAL)
@@ -95,6 +99,7 @@ MTEB = Protocol(
     summarization=PerTask(SummarizationSettings(), mteb_tasks.SUMMARIZATION),
     fixed_seed=mteb_tasks.SEED,
     mteb_version=mteb_tasks.MTEB_VERSION,
+    task_main_metrics=mteb_tasks.MAIN_SCORES,
 )
 
 PROTOCOLS: Registry[Protocol] = Registry("protocol", entries={p.name: p for p in (HTEB, MTEB)})

@@ -76,7 +76,8 @@ class ClassificationEvaluator(Evaluator):
             else:
                 details[subset] = _few_shot(x_train_texts, y_train, x_test, y_test, embed, few_shot, seed,
                                             context.classifiers)
-        return task_score(protocol.main_metric(dataset.info.task_type), details, _settings(few_shot, seed))
+        metric = protocol.main_metric(dataset.info.task_type, dataset.info.mteb_task)
+        return task_score(metric, details, _settings(few_shot, seed))
 
 
 def _settings(few_shot: ClassificationSettings | None, seed: int) -> dict[str, Any]:

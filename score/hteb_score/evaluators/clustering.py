@@ -78,7 +78,7 @@ class ClusteringEvaluator(Evaluator):
             for subset, subset_sets in sets.by_subset.items():
                 with single_threaded():
                     details[subset] = _legacy(rows, subset_sets, embed, settings.legacy_batch_size, seed)
-        metric = context.protocol.main_metric(dataset.info.task_type)
+        metric = context.protocol.main_metric(dataset.info.task_type, dataset.info.mteb_task)
         return task_score(metric, details,
                           {"algorithm": "MiniBatchKMeans", "kind": settings.kind, **used, "seed": seed})
 

@@ -60,6 +60,10 @@ class SummarizationSettings:
     deprecated: bool = False
 
 
+#: mteb task -> its `main_score` where that is not its task type's (TaskMetadata.main_score).
+MAIN_SCORES: dict[str, str] = {
+    "SentimentAnalysisHindi": "f1",
+}
 CLASSIFICATION: dict[str, ClassificationSettings] = {
     "Banking77Classification": ClassificationSettings(),
     "IsiZuluNewsClassification": ClassificationSettings(),

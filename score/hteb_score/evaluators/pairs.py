@@ -24,7 +24,7 @@ class SentencePairEvaluator(Evaluator):
         return [(r["sentence1"], None) for r in rows] + [(r["sentence2"], None) for r in rows]
 
     def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
-        metric = context.protocol.main_metric(dataset.info.task_type)
+        metric = context.protocol.main_metric(dataset.info.task_type, dataset.info.mteb_task)
         rows = dataset.eval_rows()
         require_rows(dataset, dataset.info.eval_split, rows)
         details = {}

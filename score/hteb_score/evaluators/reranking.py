@@ -43,7 +43,7 @@ class RerankingEvaluator(Evaluator):
                 + [(doc_text(d), "document") for d in dataset.tables["corpus"]])
 
     def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
-        metric = context.protocol.main_metric(dataset.info.task_type)
+        metric = context.protocol.main_metric(dataset.info.task_type, dataset.info.mteb_task)
         queries = scored_queries(dataset)
         require_rows(dataset, "queries", queries)
         corpus = dataset.tables["corpus"]

@@ -33,7 +33,7 @@ class SummarizationEvaluator(Evaluator):
                 + [(t, None) for r in rows for t in r["machine_summaries"]])
 
     def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
-        metric = context.protocol.main_metric(dataset.info.task_type)
+        metric = context.protocol.main_metric(dataset.info.task_type, dataset.info.mteb_task)
         rows = dataset.eval_rows()
         require_rows(dataset, dataset.info.eval_split, rows)
         deprecated = context.protocol.summarization(dataset.info.mteb_task).deprecated

@@ -3,10 +3,13 @@ reports for the result card."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from cases import CASES
 from evaluator_embeddings import context, evaluate, hashed_bow
 
+from hteb_contract.sources import read_source_dir
 from hteb_contract.tasks import TASK_TYPES
 from hteb_score.evaluators import mteb_tasks
 from hteb_score.protocol import HTEB, MTEB, PROTOCOLS
@@ -84,3 +87,15 @@ def test_evaluators_report_the_settings_they_used(case, protocol, expected, shar
 def test_every_evaluator_reports_settings(shared_data):
     for case in ("STSBenchmark", "TwitterSemEval2015", "SciFactReranking"):
         assert evaluate(CASES[case][0](shared_data), hashed_bow, context("mteb")).settings
+
+
+def test_an_mteb_task_with_its_own_main_score_is_scored_by_it(shared_data):
+    mteb = pytest.importorskip("mteb")
+    for name, metric in mteb_tasks.MAIN_SCORES.items():
+        assert mteb.get_task(name).metadata.main_score == metric
+    # IsiZuluNews rows named as mteb's SentimentAnalysisHindi: the mteb protocol reports f1, hteb accuracy
+    news = read_source_dir(shared_data / "IsiZuluNews")
+    hindi_like = replace(news, info=replace(news.info, mteb_task="SentimentAnalysisHindi"))
+    scored = evaluate(hindi_like, hashed_bow, context("mteb"))
+    assert scored.main_metric == "f1" and scored.value == pytest.approx(scored.details["default"]["f1"])
+    assert evaluate(hindi_like, hashed_bow, context("hteb")).main_metric == "accuracy"
