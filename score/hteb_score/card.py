@@ -79,6 +79,8 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         f"- protocol: **{card['protocol']}**; items with errors: {card['on_error']}; hteb-score {card['hteb_score_version']}",
         f"- encode: batch {card['encode']['batch_size']}, {card['encode']['dtype']}, {card['encode']['device']}, "
         f"prompts {card['encode']['prompts'] or 'none'}",
+        "- software: " + ", ".join(f"{name} {version}" for name, version in card["package_versions"].items())
+        + " (k-means results depend on scikit-learn: MiniBatchKMeans samples differently from 1.9 on)",
         "",
         "Scores in points (x100); deltas are HTEB - Original.",
         "",
