@@ -24,10 +24,24 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from hteb_contract.arrow import arrow_schema
-from hteb_contract.atomic import atomic_write_json, atomic_write_text, read_json_object, canonical_json, sha256_bytes, sha256_file
+from hteb_contract.atomic import (
+    atomic_write_json,
+    atomic_write_text,
+    canonical_json,
+    read_json_object,
+    sha256_bytes,
+    sha256_file,
+)
 from hteb_contract.errors import ContractError, IntegrityError, SourceError
 from hteb_contract.records import ItemRecord
-from hteb_contract.sources import DatasetInfo, SourceDataset, read_parquet, read_source_parquet, write_parquet, write_source_parquet
+from hteb_contract.sources import (
+    DatasetInfo,
+    SourceDataset,
+    read_parquet,
+    read_source_parquet,
+    write_parquet,
+    write_source_parquet,
+)
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 
 MANIFEST = "manifest.json"

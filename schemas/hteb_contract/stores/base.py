@@ -9,7 +9,7 @@ from pathlib import Path
 
 from hteb_contract.errors import StoreError
 from hteb_contract.registry import Registry
-from hteb_contract.revision import Revision, load_manifest
+from hteb_contract.revision import Revision
 
 
 @dataclass(frozen=True)
@@ -62,5 +62,4 @@ def open_store(uri: str) -> RevisionStore:
 
 def staged_manifest(staged: Path) -> dict:
     """The manifest of a folder about to be published, verified against its files."""
-    revision = Revision.open(staged)
-    return load_manifest(revision.root)
+    return Revision.open(staged).manifest
