@@ -8,15 +8,12 @@ Errors a user can fix print as one line and exit with status 2.
 
 from __future__ import annotations
 
-import math
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from hteb_contract.errors import HtebError
-from hteb_contract.reproduction import PARAPLUIE_TOLERANCE, RATING_TOLERANCE
 
 from . import __version__
 from .plan import COUNTS, TOKENS_PER_SECOND, TOKENS_PER_SECOND_SOURCE
@@ -104,7 +101,6 @@ def cli() -> None:
     hteb-generate validate --seed 1339 ...      check a configuration, run nothing
     hteb-generate doctor                        what this machine lacks for the run, in one line
     hteb-generate plan --seed 1339              texts, LLM requests, tokens and GPU hours of the run
-    hteb-generate reproduce --store S --revision R   regenerate R here and compare (texts exactly)
     """
 
 
@@ -189,42 +185,6 @@ def plan(seed: str, profile: str, counts: str | None, tokens_per_second: float, 
             kwargs["datasets"] = ",".join(n for n in SOURCES.names() if lookup_source(n).local)
     config = build_config(seed=seed, profile=profile, overrides=kwargs)
     click.echo(make_plan(config, counts=counts, tokens_per_second=tokens_per_second).render(by))
-
-
-@cli.command()
-@click.option("--store", required=True, help="Store holding the published revision: a path, file://PATH or hf://OWNER/NAME.")
-@click.option("--revision", "ref", required=True, help="Its label or content hash (Hub: tag or commit).")
-@click.option("--candidate", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Compare this revision folder instead of regenerating (loads no model).")
-@click.option("--data-dir", default=None, help="Local source folder of a cpu-profile revision.")
-@click.option("--cache-dir", default=None, help="LLM call cache (default: ~/.cache/hteb).")
-@click.option("--parapluie-tolerance", type=float, default=PARAPLUIE_TOLERANCE, show_default=True,
-              help="Largest ParaPLUIE difference that still reproduces.")
-@click.option("--rating-tolerance", type=float, default=RATING_TOLERANCE, show_default=True,
-              help="Largest quality/fluency rating difference that still reproduces.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write the report as JSON here.")
-def reproduce(store: str, ref: str, candidate: Path | None, data_dir: str | None, cache_dir: str | None,
-              parapluie_tolerance: float, rating_tolerance: float, json_path: Path | None) -> None:
-    """Regenerate a published revision on this machine (or take --candidate) and compare: texts exactly,
-    judge scores within the tolerances. Exit 0: reproduced; 1: it differs (the report says where)."""
-    from hteb_contract.atomic import atomic_write_json
-
-    from .reproduce import reproduce as run_reproduce
-
-    for name, value in (("--parapluie-tolerance", parapluie_tolerance), ("--rating-tolerance", rating_tolerance)):
-        if not math.isfinite(value) or value < 0:
-            raise HtebError(f"{name} must be a finite number >= 0, got {value}")
-    if candidate is not None and not (candidate / "manifest.json").is_file():
-        raise HtebError(f"--candidate {candidate}: is not a revision folder (no manifest.json)")
-    report = run_reproduce(store, ref, candidate=candidate, data_dir=data_dir, cache_dir=cache_dir,
-                           parapluie_tolerance=parapluie_tolerance, rating_tolerance=rating_tolerance,
-                           log=lambda m: click.echo(m, err=True))
-    click.echo("\n".join(report.lines()))
-    if json_path is not None:
-        atomic_write_json(json_path, report.to_dict())
-    if not report.reproduced:
-        sys.exit(1)
 
 
 def main() -> None:

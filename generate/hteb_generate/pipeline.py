@@ -19,12 +19,9 @@ from typing import Any
 from hteb_contract.atomic import atomic_write_json
 from hteb_contract.records import ItemRecord, Judge
 from hteb_contract.records import Sampling as RecordSampling
-from hteb_contract.errors import HtebError
-from hteb_contract.reproduction import compare_revisions
-from hteb_contract.revision import Revision, manifest_source, write_revision
+from hteb_contract.revision import manifest_source, write_revision
 from hteb_contract.sources import SourceDataset
 from hteb_contract.stores import open_store
-from hteb_contract.stores.base import PublishResult, RevisionStore
 from hteb_contract.tasks import TextRef
 
 from . import __version__, manifest_md
@@ -215,39 +212,11 @@ def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunRes
     published = None
     if cfg.publish:
         store = open_store(cfg.store)
-        taken = _published_other(store, manifest)
-        if taken is not None:
-            return _reproduced(taken, folder, log)
         published = store.publish(folder)
         if cfg.manifest_md:
             manifest_md.update(Path(cfg.manifest_md), manifest, published.uri, published.revision_id)
         log(f"published {published.label} to {published.uri} ({'new' if published.created else 'already there'})")
     return RunResult(manifest, folder, published)
-
-
-def _published_other(store: RevisionStore, manifest: dict[str, Any]) -> Revision | None:
-    """The revision the store holds under this run's label, when it is not this run's content."""
-    if manifest["label"] not in store.labels():
-        return None
-    reference = store.fetch(manifest["label"])
-    return None if reference.manifest["content_hash"] == manifest["content_hash"] else reference
-
-
-def _reproduced(reference: Revision, folder: Path, log: Callable[[str], None]) -> RunResult:
-    """A label already holds other content: this run succeeds if it reproduces that revision (the
-    label never moves); otherwise it is an error naming the differences and the kept staged folder."""
-    report = compare_revisions(Revision.open(folder), reference)
-    if not report.reproduced:
-        first = report.lines()[1].strip() if report.differences else ""
-        raise HtebError(f"label {reference.label!r} already holds other content, which this run does not reproduce "
-                        f"({report.differing} differences; first: {first}); this run's revision is kept in {folder}; "
-                        f"publish it under a new label (--label)")
-    log(f"label {reference.label}: this run reproduces the published revision {reference.manifest['content_hash'][:12]} "
-        f"(texts identical; {report.judge_within_tolerance} records with judge scores within tolerance); "
-        "the published revision stays")
-    return RunResult(reference.manifest, folder, PublishResult(reference.manifest["repo_id"], reference.label,
-                                                               reference.revision_id, reference.manifest["content_hash"],
-                                                               created=False))
 
 
 def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, SourceDataset], records: list[ItemRecord],
