@@ -1,5 +1,6 @@
 """One generation run, end to end: sources -> units -> transform + retry -> judge -> item records
--> revision folder (sources, items, card, manifest) -> publish -> MANIFEST.md.
+-> revision folder (sources, items, card, manifest) -> publish (or keep the published revision this
+run reproduces) -> MANIFEST.md.
 
 Why the revision is rebuilt from the cache every time: after kill -9 the rerun replays every
 finished call from the cache and writes the same files, so the result is the same revision
@@ -44,7 +45,7 @@ from .transformations import PROMPT_SETS, TRANSFORMATIONS, plan_languages
 class RunResult:
     manifest: dict[str, Any]
     folder: Path  # the sealed revision (staging copy)
-    published: Any  # PublishResult or None
+    published: PublishResult | None
 
 
 @dataclass(frozen=True)
@@ -240,7 +241,7 @@ def _publish(store: RevisionStore, folder: Path, manifest: dict[str, Any],
                                  f"reproduce ({report.differences_total} differences: {report.first(3)}); this run's "
                                  f"revision is kept at {folder}: publish it under a new label")
             log(f"label {label}: this run reproduces the published revision {digest[:12]} (texts identical; "
-                f"{report.judge_values_within_tolerance} judge values within {tolerance.describe()}); "
+                f"{report.judge_values_within_tolerance} judge values within the tolerance: {tolerance.describe()}); "
                 "the published revision stays")
             return theirs.manifest, PublishResult(store.uri, label, theirs.revision_id, digest, created=False)
     return manifest, store.publish(folder)

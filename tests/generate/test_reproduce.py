@@ -99,7 +99,7 @@ def test_a_run_that_reproduces_keeps_the_published_revision(published, shared_da
     assert result.published.revision_id == theirs["content_hash"]
     (line,) = [m for m in lines if "reproduces" in m]
     assert line.startswith(f"label t: this run reproduces the published revision {theirs['content_hash'][:12]} "
-                           "(texts identical; ") and "judge values within ParaPLUIE ±0.002" in line
+                           "(texts identical; ") and "judge values within the tolerance: ParaPLUIE ±0.002" in line
     assert open_store(str(root / "store")).labels() == ["t"] and len(list((root / "store" / "objects").iterdir())) == 1
     assert theirs["content_hash"] in (root / "MANIFEST.md").read_text()
 
