@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -186,3 +188,25 @@ def test_the_run_is_rebuilt_from_the_manifest_alone(published, shared_data, tmp_
     lacking = {k: v for k, v in theirs["config"].items() if k != "max_tokens"}
     with pytest.raises(HtebError, match="whose config lacks max_tokens"):
         rebuild_config({**theirs, "config": lacking}, store="s")
+
+
+def test_reproduce_against_a_hub_revision(published, shared_data, monkeypatch, capsys, tmp_path):
+    """The Hub store through the same command, offline: the tag `t` in a Hugging Face cache laid out as
+    snapshot_download leaves it; the candidate is another machine's staged regeneration."""
+    root, theirs = published
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repo = tmp_path / "hf" / "datasets--hteb--test-revisions"
+    shutil.copytree(root / "store" / "objects" / theirs["content_hash"], repo / "snapshots" / commit)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "t").write_text(commit)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HTEB_HF_CACHE", str(tmp_path / "hf"))
+    _on(monkeypatch, SMALL)
+    staged = pipeline.run(replace(_config(root, shared_data, "cache-hub"), publish=False), log=lambda m: None).folder
+    _on(monkeypatch, None)
+    assert _main("reproduce", "--store", "hf://hteb/test-revisions", "--revision", "t", "--candidate", str(staged),
+                 "--json", str(tmp_path / "r.json")) == 0
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["reference"] == {"label": "t", "content_hash": theirs["content_hash"], "revision_id": commit}
+    assert report["reproduced"] and report["judge_values_within_tolerance"] > 0
+    assert capsys.readouterr().out.startswith(f"t ({theirs['content_hash'][:12]}) reproduced by t (")
