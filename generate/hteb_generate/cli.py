@@ -95,7 +95,8 @@ def _config(kwargs: dict[str, Any]) -> GenerateConfig:
     from .config import build_config
 
     seed, profile = kwargs.pop("seed"), kwargs.pop("profile")
-    return build_config(seed=seed, profile=profile, overrides={**kwargs, "engine_options": _engine_options(kwargs)})
+    engine_options = _engine_options(kwargs)
+    return build_config(seed=seed, profile=profile, overrides={**kwargs, "engine_options": engine_options})
 
 
 def _engine_options(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -233,8 +234,9 @@ def reproduce(store: str, ref: str, candidate: str | None, parapluie_tolerance: 
         from .pipeline import run as run_pipeline
         from .reproduce import rebuild_config
 
+        engine_options = _engine_options(machine)
         config = rebuild_config(reference.manifest, store=store, profile=profile,
-                                machine={**machine, "engine_options": _engine_options(machine)})
+                                machine={**machine, "engine_options": engine_options})
         result = run_pipeline(config, log=lambda m: click.echo(m, err=True), facts=_ready(config))
         click.echo(f"regenerated {reference.label} into {result.folder}", err=True)
         ours = Revision.open(result.folder)

@@ -46,13 +46,18 @@ class _Machine:
                 for _ in conversations]
 
 
-def _on(monkeypatch: pytest.MonkeyPatch, shift: float | None) -> None:
-    """Runs from now on use a machine with this shift (None: loading any engine fails the test)."""
+def _on(monkeypatch: pytest.MonkeyPatch, shift: float | None) -> list[dict]:
+    """Runs from now on use a machine with this shift (None: loading any engine fails the test); the
+    options of each engine loaded are appended to the list returned."""
+    loaded: list[dict] = []
+
     def load(name, **options):
         assert shift is not None, "an engine was loaded"
+        loaded.append(options)
         return _Machine(shift)
 
     monkeypatch.setattr(pipeline, "create_engine", load)
+    return loaded
 
 
 def _run_args(root: Path, data: Path, cache: str) -> list[str]:
@@ -123,10 +128,10 @@ def test_a_run_beyond_the_tolerance_exits_2_in_one_line_and_keeps_its_revision(p
 @pytest.mark.parametrize("shift, status", [(SMALL, 0), (LARGE, 1)])
 def test_reproduce_regenerates_and_reports(published, shared_data, monkeypatch, capsys, tmp_path, shift, status):
     root, theirs = published
-    _on(monkeypatch, shift)
+    loaded = _on(monkeypatch, shift)
     report_path = tmp_path / "report.json"
     assert _main("reproduce", "--store", str(root / "store"), "--revision", "t", "--cache-dir", str(tmp_path / "c"),
-                 "--data-dir", str(shared_data), "--json", str(report_path)) == status
+                 "--data-dir", str(shared_data), "--threads", "1", "--json", str(report_path)) == status
     out = capsys.readouterr().out
     report = json.loads(report_path.read_text())
     validate("reproduction", report, what="report")
@@ -139,6 +144,7 @@ def test_reproduce_regenerates_and_reports(published, shared_data, monkeypatch, 
         assert report["differing"] > 0 and {d["what"] for d in report["differences"]} == {"judge.parapluie"}
         assert "NOT reproduced" in out and "judge.parapluie: ours" in out
     assert open_store(str(root / "store")).labels() == ["t"]  # nothing published
+    assert [o["threads"] for o in loaded] == [1]  # this machine's option reached the engine
 
 
 def test_reproduce_a_candidate_folder_loads_no_model(published, monkeypatch, capsys, tmp_path):
