@@ -14,8 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from hteb_contract.atomic import atomic_write_json
 from hteb_contract.errors import HtebError
-from hteb_contract.reproduction import Tolerance
+from hteb_contract.reproduction import Tolerance, compare_revisions
+from hteb_contract.revision import Revision
+from hteb_contract.stores import open_store
 
 from . import __version__
 from .plan import COUNTS, TOKENS_PER_SECOND, TOKENS_PER_SECOND_SOURCE
@@ -51,6 +54,7 @@ MACHINE_OPTIONS = (
 
 
 def _decorate(fn, options):
+    """`fn` with the click options applied, listed in the order --help shows them."""
     for option in reversed(options):
         fn = option(fn)
     return fn
@@ -221,11 +225,6 @@ def reproduce(store: str, ref: str, candidate: str | None, parapluie_tolerance: 
     """Regenerate a published revision on this machine (its manifest's config; never published) and compare:
     texts exactly, judge numbers within the tolerances. Exit 0: reproduced; 1: it differs; 2: bad input.
     A fresh --cache-dir recomputes every LLM call (the default cache replays this machine's earlier calls)."""
-    from hteb_contract.atomic import atomic_write_json
-    from hteb_contract.reproduction import compare_revisions
-    from hteb_contract.revision import Revision
-    from hteb_contract.stores import open_store
-
     tolerance = Tolerance(parapluie=parapluie_tolerance, rating=rating_tolerance)
     reference = open_store(store).fetch(ref)
     if candidate is not None:
