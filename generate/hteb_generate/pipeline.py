@@ -20,7 +20,7 @@ from typing import Any
 from hteb_contract.atomic import atomic_write_json
 from hteb_contract.records import ItemRecord, Judge
 from hteb_contract.records import Sampling as RecordSampling
-from hteb_contract.errors import StoreError
+from hteb_contract.errors import ContractError, IntegrityError, StoreError
 from hteb_contract.reproduction import Tolerance, compare_revisions
 from hteb_contract.revision import Revision, manifest_source, write_revision
 from hteb_contract.sources import SourceDataset
@@ -231,7 +231,11 @@ def _publish(store: RevisionStore, folder: Path, manifest: dict[str, Any],
     reproduce is a one-line StoreError; its staged revision stays in `folder`."""
     label = manifest["label"]
     if label in store.labels():
-        theirs = store.fetch(label)
+        try:
+            theirs = store.fetch(label)
+        except (ContractError, IntegrityError) as err:  # e.g. a revision of an older format
+            raise StoreError(f"label {label!r} already holds a revision this run cannot compare with ({err}); this "
+                             f"run's revision is kept at {folder}: publish it under a new label") from None
         digest = theirs.manifest["content_hash"]
         if digest != manifest["content_hash"]:
             tolerance = Tolerance()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from hteb_contract.errors import HtebError
+from hteb_contract.errors import HtebError, StoreError
 from hteb_contract.revision import Revision
 from hteb_contract.stores import open_store
 from hteb_contract.validation import validate
@@ -123,6 +123,24 @@ def test_a_run_beyond_the_tolerance_exits_2_in_one_line_and_keeps_its_revision(p
     kept = Path(error.split("this run's revision is kept at ")[1].split(":")[0])
     assert Revision.open(kept).manifest["content_hash"] != theirs["content_hash"]
     assert open_store(str(root / "store")).fetch("t").manifest["content_hash"] == theirs["content_hash"]
+
+
+def test_a_published_revision_of_an_older_format_is_a_one_line_conflict(published, shared_data, monkeypatch,
+                                                                       tmp_path):
+    root, theirs = published
+    store = tmp_path / "store"
+    shutil.copytree(root / "store", store)
+    manifest = store / "objects" / theirs["content_hash"] / "manifest.json"
+    manifest.chmod(0o644)
+    manifest.write_text(json.dumps({**theirs, "schema_version": "hteb.manifest/1"}))
+    _on(monkeypatch, SMALL)
+    with pytest.raises(StoreError) as err:
+        pipeline.run(replace(_config(root, shared_data, "cache-old"), store=str(store)), log=lambda m: None)
+    message = str(err.value)
+    assert message.startswith("label 't' already holds a revision this run cannot compare with (")
+    assert "schema version 'hteb.manifest/1' is not supported" in message and "\n" not in message
+    kept = Path(message.split("this run's revision is kept at ")[1].split(":")[0])
+    assert Revision.open(kept).label == "t"
 
 
 @pytest.mark.parametrize("shift, status", [(SMALL, 0), (LARGE, 1)])
