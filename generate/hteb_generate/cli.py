@@ -209,7 +209,8 @@ def plan(seed: str, profile: str, counts: str | None, tokens_per_second: float, 
 
 @cli.command()
 @click.option("--store", required=True, help="Store of the published revision: a path, file://PATH or hf://OWNER/NAME.")
-@click.option("--revision", "ref", required=True, help="The published revision: its label, or content hash / Hub commit.")
+@click.option("--revision", "ref", required=True,
+              help="The published revision: its label, or content hash / Hub commit.")
 @click.option("--candidate", default=None,
               help="A revision folder already generated (e.g. a run's staging folder): compare it, regenerate nothing.")
 @click.option("--parapluie-tolerance", type=float, default=Tolerance.parapluie, show_default=True,

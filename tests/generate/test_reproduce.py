@@ -193,7 +193,8 @@ def test_reproduce_bad_input_is_one_line_exit_2(published, tmp_path, args, messa
 
 def test_reproduce_unknown_store_is_one_line_exit_2(tmp_path, capsys):
     assert _main("reproduce", "--store", "ftp://host/x", "--revision", "t") == 2
-    assert capsys.readouterr().err == "error: unknown store 'ftp://host/x': use a path, file://PATH or hf://OWNER/NAME\n"
+    assert capsys.readouterr().err == (
+        "error: unknown store 'ftp://host/x': use a path, file://PATH or hf://OWNER/NAME\n")
 
 
 def test_the_run_is_rebuilt_from_the_manifest_alone(published, shared_data, tmp_path):
