@@ -9,11 +9,16 @@ Errors a user can fix print as one line and exit with status 2.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from hteb_contract.atomic import atomic_write_json
 from hteb_contract.errors import HtebError
+from hteb_contract.reproduction import Tolerance, compare_revisions
+from hteb_contract.revision import Revision
+from hteb_contract.stores import open_store
 
 from . import __version__
 from .plan import COUNTS, TOKENS_PER_SECOND, TOKENS_PER_SECOND_SOURCE
@@ -34,10 +39,30 @@ class DefaultRun(click.Group):
 
 SEED = click.option("--seed", required=True, help="Run seed, or a comma-separated list (e.g. 1337,1338,1339).")
 
+#: Options of this machine, not of the content: a run and `reproduce` take them (no byte of a revision depends on them).
+MACHINE_OPTIONS = (
+    click.option("--allow-unpinned", is_flag=True, default=None,
+                 help="gpu profile: run a Hub model named by a branch; its commit is resolved and recorded."),
+    click.option("--data-dir", default=None, help="Local source folder (default: ../shared/data or $HTEB_DATA_DIR)."),
+    click.option("--cache-dir", default=None, help="LLM call cache and run state (default: ~/.cache/hteb)."),
+    click.option("--batch-size", type=int, default=None, help="Engine batch size (transformers) / commit chunk."),
+    click.option("--tensor-parallel-size", type=int, default=None, help="vLLM tensor parallel size."),
+    click.option("--gpu-memory-utilization", type=float, default=None, help="vLLM GPU memory share."),
+    click.option("--max-model-len", type=int, default=None, help="vLLM context length."),
+    click.option("--threads", type=int, default=None, help="torch CPU threads (transformers engine; 1 on a busy machine)."),
+)
+
+
+def _decorate(fn, options):
+    """`fn` with the click options applied, listed in the order --help shows them."""
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
 
 def _options(fn, seed: Any = SEED):
     """The options of a run (`run`, `validate`, `doctor`); `seed`: the seed option."""
-    options = [
+    return _decorate(fn, [
         seed,
         click.option("--profile", type=click.Choice(["gpu", "cpu"]), default="gpu", show_default=True),
         click.option("--datasets", default=None, help="Comma-separated datasets (revision, mteb or local names)."),
@@ -54,27 +79,16 @@ def _options(fn, seed: Any = SEED):
         click.option("--max-tokens", type=int, default=None, help="Max new tokens per call (the least a step gets)."),
         click.option("--max-tokens-ceiling", type=int, default=None,
                      help="Most new tokens a step gets when its input is long (gpu default 4096; cpu: none)."),
-        click.option("--allow-unpinned", is_flag=True, default=None,
-                     help="gpu profile: run a Hub model named by a branch; its commit is resolved and recorded."),
         click.option("--judge-model", default=None, help="Judge model (default: the profile's); 'none' for no judge."),
         click.option("--judge-prompts", default=None, help="Judge prompt set id."),
         click.option("--parapluie-template", default=None, help="ParaPLUIE template id."),
         click.option("--sample", type=int, default=None, help="Rows per language subset (cpu default 4)."),
         click.option("--max-texts", type=int, default=None, help="Cap on transformed texts per dataset (cpu default 8)."),
         click.option("--max-list", type=int, default=None, help="Cap on list elements per row (SummEval summaries)."),
-        click.option("--data-dir", default=None, help="Local source folder (default: ../shared/data or $HTEB_DATA_DIR)."),
-        click.option("--cache-dir", default=None, help="LLM call cache and run state (default: ~/.cache/hteb)."),
-        click.option("--batch-size", type=int, default=None, help="Engine batch size (transformers) / commit chunk."),
-        click.option("--tensor-parallel-size", type=int, default=None, help="vLLM tensor parallel size."),
-        click.option("--gpu-memory-utilization", type=float, default=None, help="vLLM GPU memory share."),
-        click.option("--max-model-len", type=int, default=None, help="vLLM context length."),
-        click.option("--threads", type=int, default=None, help="torch CPU threads (transformers engine; 1 on a busy machine)."),
+        *MACHINE_OPTIONS,
         click.option("--publish/--no-publish", default=True, show_default=True, help="Publish to the store."),
         click.option("--manifest-md", default=None, help="Published-revisions table to update (default: ./MANIFEST.md)."),
-    ]
-    for option in reversed(options):
-        fn = option(fn)
-    return fn
+    ])
 
 
 ENGINE_OPTIONS = ("tensor_parallel_size", "gpu_memory_utilization", "max_model_len", "threads")
@@ -85,9 +99,14 @@ def _config(kwargs: dict[str, Any]) -> GenerateConfig:
     from .config import build_config
 
     seed, profile = kwargs.pop("seed"), kwargs.pop("profile")
-    given = {k: kwargs.pop(k) for k in ENGINE_OPTIONS}
-    engine_options = {k: v for k, v in given.items() if v is not None}
+    engine_options = _engine_options(kwargs)
     return build_config(seed=seed, profile=profile, overrides={**kwargs, "engine_options": engine_options})
+
+
+def _engine_options(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The backend options given (popped from `kwargs`), for `engine_options`."""
+    given = {k: kwargs.pop(k) for k in ENGINE_OPTIONS}
+    return {k: v for k, v in given.items() if v is not None}
 
 
 @click.group(cls=DefaultRun, context_settings={"help_option_names": ["-h", "--help"]})
@@ -101,6 +120,7 @@ def cli() -> None:
     hteb-generate validate --seed 1339 ...      check a configuration, run nothing
     hteb-generate doctor                        what this machine lacks for the run, in one line
     hteb-generate plan --seed 1339              texts, LLM requests, tokens and GPU hours of the run
+    hteb-generate reproduce --store S --revision R   regenerate a published revision here and compare
     """
 
 
@@ -187,9 +207,51 @@ def plan(seed: str, profile: str, counts: str | None, tokens_per_second: float, 
     click.echo(make_plan(config, counts=counts, tokens_per_second=tokens_per_second).render(by))
 
 
-def main() -> None:
+@cli.command()
+@click.option("--store", required=True, help="Store of the published revision: a path, file://PATH or hf://OWNER/NAME.")
+@click.option("--revision", "ref", required=True,
+              help="The published revision: its label, or content hash / Hub commit.")
+@click.option("--candidate", default=None,
+              help="A revision folder already generated (e.g. a run's staging folder): compare it, regenerate nothing.")
+@click.option("--parapluie-tolerance", type=float, default=Tolerance.parapluie, show_default=True,
+              help="Largest ParaPLUIE difference that reproduces (two 3-decimal rounding steps).")
+@click.option("--rating-tolerance", type=float, default=Tolerance.rating, show_default=True,
+              help="Largest difference of a 1-5 quality or fluency rating that reproduces.")
+@click.option("--json", "json_path", default=None, help="Write the report as JSON (hteb.reproduction/1) to this path.")
+@click.option("--profile", type=click.Choice(["gpu", "cpu"]), default=None,
+              help="Batch size and doctor's checks (default: cpu for local sources, gpu for Hub sources).")
+@lambda fn: _decorate(fn, MACHINE_OPTIONS)
+def reproduce(store: str, ref: str, candidate: str | None, parapluie_tolerance: float, rating_tolerance: float,
+              json_path: str | None, profile: str | None, **machine: Any) -> None:
+    """Regenerate a published revision on this machine (its manifest's config; never published) and compare:
+    texts exactly, judge numbers within the tolerances. Exit 0: reproduced; 1: it differs; 2: bad input.
+    A fresh --cache-dir recomputes every LLM call (the default cache replays this machine's earlier calls)."""
+    tolerance = Tolerance(parapluie=parapluie_tolerance, rating=rating_tolerance)
+    reference = open_store(store).fetch(ref)
+    if candidate is not None:
+        ours = Revision.open(Path(candidate))
+    else:
+        from .pipeline import run as run_pipeline
+        from .reproduce import rebuild_config
+
+        engine_options = _engine_options(machine)
+        config = rebuild_config(reference.manifest, store=store, profile=profile,
+                                machine={**machine, "engine_options": engine_options})
+        result = run_pipeline(config, log=lambda m: click.echo(m, err=True), facts=_ready(config))
+        click.echo(f"regenerated {reference.label} into {result.folder}", err=True)
+        ours = Revision.open(result.folder)
+    report = compare_revisions(ours, reference, tolerance)
+    if json_path is not None:
+        atomic_write_json(Path(json_path), report.to_dict())
+    click.echo(report.render())
+    if not report.reproduced:
+        sys.exit(1)
+
+
+def main(args: list[str] | None = None) -> None:
+    """The console entry point (`args`: the command line, default sys.argv); user errors exit 2 in one line."""
     try:
-        cli.main(standalone_mode=False)
+        cli.main(args, standalone_mode=False)
     except HtebError as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(2)

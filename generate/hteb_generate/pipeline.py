@@ -1,5 +1,6 @@
 """One generation run, end to end: sources -> units -> transform + retry -> judge -> item records
--> revision folder (sources, items, card, manifest) -> publish -> MANIFEST.md.
+-> revision folder (sources, items, card, manifest) -> publish (or keep the published revision this
+run reproduces) -> MANIFEST.md.
 
 Why the revision is rebuilt from the cache every time: after kill -9 the rerun replays every
 finished call from the cache and writes the same files, so the result is the same revision
@@ -19,9 +20,11 @@ from typing import Any
 from hteb_contract.atomic import atomic_write_json
 from hteb_contract.records import ItemRecord, Judge
 from hteb_contract.records import Sampling as RecordSampling
-from hteb_contract.revision import manifest_source, write_revision
+from hteb_contract.errors import ContractError, IntegrityError, StoreError
+from hteb_contract.reproduction import Tolerance, compare_revisions
+from hteb_contract.revision import Revision, manifest_source, write_revision
 from hteb_contract.sources import SourceDataset
-from hteb_contract.stores import open_store
+from hteb_contract.stores import PublishResult, RevisionStore, open_store
 from hteb_contract.tasks import TextRef
 
 from . import __version__, manifest_md
@@ -42,7 +45,7 @@ from .transformations import PROMPT_SETS, TRANSFORMATIONS, plan_languages
 class RunResult:
     manifest: dict[str, Any]
     folder: Path  # the sealed revision (staging copy)
-    published: Any  # PublishResult or None
+    published: PublishResult | None
 
 
 @dataclass(frozen=True)
@@ -212,11 +215,40 @@ def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunRes
     published = None
     if cfg.publish:
         store = open_store(cfg.store)
-        published = store.publish(folder)
+        manifest, published = _publish(store, folder, manifest, log)
         if cfg.manifest_md:
             manifest_md.update(Path(cfg.manifest_md), manifest, published.uri, published.revision_id)
         log(f"published {published.label} to {published.uri} ({'new' if published.created else 'already there'})")
     return RunResult(manifest, folder, published)
+
+
+def _publish(store: RevisionStore, folder: Path, manifest: dict[str, Any],
+             log: Callable[[str], None]) -> tuple[dict[str, Any], PublishResult]:
+    """Publish the sealed `folder`, or, when its label already holds other content, keep the published
+    revision if this run reproduces it (`hteb_contract.reproduction`: texts identical, judge numbers
+    within the default tolerance) and return its manifest. Another machine's last-bit log-probability
+    differences must not fail the documented command; a label never moves. A run that does not
+    reproduce is a one-line StoreError; its staged revision stays in `folder`."""
+    label = manifest["label"]
+    if label in store.labels():
+        try:
+            theirs = store.fetch(label)
+        except (ContractError, IntegrityError) as err:  # e.g. a revision of an older format
+            raise StoreError(f"label {label!r} already holds a revision this run cannot compare with ({err}); this "
+                             f"run's revision is kept at {folder}: publish it under a new label") from None
+        digest = theirs.manifest["content_hash"]
+        if digest != manifest["content_hash"]:
+            tolerance = Tolerance()
+            report = compare_revisions(Revision.open(folder), theirs, tolerance, limit=3)
+            if not report.reproduced:
+                raise StoreError(f"label {label!r} already holds other content ({digest[:12]}) that this run does not "
+                                 f"reproduce ({report.differences_total} differences: {report.first(3)}); this run's "
+                                 f"revision is kept at {folder}: publish it under a new label")
+            log(f"label {label}: this run reproduces the published revision {digest[:12]} (texts identical; "
+                f"{report.judge_values_within_tolerance} judge values within the tolerance: {tolerance.describe()}); "
+                "the published revision stays")
+            return theirs.manifest, PublishResult(store.uri, label, theirs.revision_id, digest, created=False)
+    return manifest, store.publish(folder)
 
 
 def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, SourceDataset], records: list[ItemRecord],

@@ -120,7 +120,11 @@ def file_entries(root: Path) -> list[dict[str, Any]]:
 def content_hash(files: Iterable[Mapping[str, Any]]) -> str:
     """The revision's identity: sha256 over the sorted (path, sha256) pairs of its files.
 
-    The manifest itself is not part of it, so identical data published twice is the same revision.
+    It covers every byte of every file but manifest.json (the item records, the source copy, the
+    dataset card), so identical data published twice is the same revision, and one ParaPLUIE value
+    rounded the other way is another one. A label never moves to another identity; whether a
+    regeneration *reproduces* a revision (same texts, judge numbers within a tolerance) is a
+    separate question, answered by `hteb_contract.reproduction.compare_revisions`.
     """
     pairs = sorted((f["path"], f["sha256"]) for f in files)
     return sha256_bytes(canonical_json(pairs))

@@ -23,6 +23,7 @@ SCHEMAS: dict[str, str] = {
     "manifest": "manifest.v2.schema.json",
     "result_card": "result_card.v1.schema.json",
     "comparison": "comparison.v1.schema.json",
+    "reproduction": "reproduction.v1.schema.json",
 }
 
 SCHEMA_VERSIONS: dict[str, str] = {
@@ -30,6 +31,7 @@ SCHEMA_VERSIONS: dict[str, str] = {
     "manifest": "hteb.manifest/2",
     "result_card": "hteb.card/1",
     "comparison": "hteb.comparison/1",
+    "reproduction": "hteb.reproduction/1",
 }
 
 

@@ -1,0 +1,59 @@
+"""`hteb-generate reproduce`: rebuild a published revision's run on this machine, regenerate it
+without publishing, and compare it with the published one (`hteb_contract.reproduction`).
+
+Why the run is rebuilt from the manifest: its `config` is the content configuration (what decides
+the revision's content, `GenerateConfig.content_config`), so a researcher needs nothing but the
+store and the label; only this machine's options (paths, batch size, engine threads, GPU memory)
+come from the command line, and none of them changes a byte of the content.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import MISSING, fields
+from typing import Any
+
+from hteb_contract.errors import HtebError
+
+from .config import PROFILES, GenerateConfig, default_cache_dir, default_data_dir, validate
+
+
+def rebuild_config(manifest: Mapping[str, Any], *, store: str, profile: str | None = None,
+                   machine: Mapping[str, Any] | None = None) -> GenerateConfig:
+    """The run that made the revision of `manifest`, set up to regenerate it here without publishing.
+
+    `profile` (default: cpu for local sources, gpu for Hub sources) gives the batch size and the
+    doctor's checks; `machine` holds this machine's options (data_dir, cache_dir, batch_size,
+    engine_options, allow_unpinned; None = default). A configuration this version cannot rebuild
+    exactly (unknown or missing fields, another prompt set) is a one-line error before any work.
+    """
+    label = manifest["label"]
+    made_by = f"hteb-generate {manifest.get('hteb_generate_version', '?')}"
+    content = {k: tuple(v) if isinstance(v, list) else v for k, v in manifest["config"].items()}
+    content.pop("prompt_set_sha256", None)  # derived from prompt_set: checked through the config hash
+    names = {f.name: f for f in fields(GenerateConfig)}
+    unknown = sorted(content.keys() - names.keys())
+    if unknown:
+        raise HtebError(f"revision {label!r} was made by {made_by} with settings this version does not know "
+                        f"({', '.join(unknown)}); reproduce it with that release")
+    profile = profile or ("cpu" if content.get("source") == "local" else "gpu")
+    if profile not in PROFILES:
+        raise HtebError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
+    values = {"profile": profile, "label": label, "store": store, "publish": False, "manifest_md": None,
+              "data_dir": str(default_data_dir()), "cache_dir": str(default_cache_dir()),
+              "batch_size": PROFILES[profile]["batch_size"],
+              **{k: v for k, v in (machine or {}).items() if v is not None}, **content}
+    missing = sorted(n for n, f in names.items() if n not in values and f.default is MISSING
+                     and f.default_factory is MISSING)
+    if missing:
+        raise HtebError(f"revision {label!r} was made by {made_by}, whose config lacks {', '.join(missing)}; "
+                        "reproduce it with that release")
+    config = validate(GenerateConfig(**values))
+    ours, theirs = (json.loads(json.dumps(c)) for c in (config.content_config(), manifest["config"]))
+    if ours != theirs or config.config_hash() != manifest["config_hash"]:
+        key = next((k for k in sorted(ours.keys() | theirs.keys()) if ours.get(k) != theirs.get(k)), None)
+        why = (f"{key} is {ours.get(key)!r} here, {theirs.get(key)!r} in the revision" if key
+               else "its config_hash does not match its config")
+        raise HtebError(f"this hteb-generate cannot rebuild the run of revision {label!r}: {why} (made by {made_by})")
+    return config
