@@ -101,7 +101,7 @@ class CachedEngine(Engine):
         self.hits += len(keys) - len(missing)  # a repeat of a pending request is answered by its one call
         self._report(len(keys) - len(missing))  # from the cache, at once
         chunks = [missing[start : start + self.commit_every] for start in range(0, len(missing), self.commit_every)]
-        for index, values in run(chunks):
+        for index, values in run(chunks) if chunks else ():  # a fully cached call loads no model
             fresh = dict(zip(chunks[index], values))
             self.cache.put_many(fresh)
             self.calls += len(fresh)
