@@ -50,6 +50,10 @@ MACHINE_OPTIONS = (
     click.option("--gpu-memory-utilization", type=float, default=None, help="vLLM GPU memory share."),
     click.option("--max-model-len", type=int, default=None, help="vLLM context length."),
     click.option("--threads", type=int, default=None, help="torch CPU threads (transformers engine; 1 on a busy machine)."),
+    click.option("--ray-address", default=None,
+                 help="Spread engine calls over a Ray cluster: local (start one here), auto (`ray start`'s) or ADDRESS."),
+    click.option("--ray-workers", type=int, default=None,
+                 help="Engines on the Ray cluster (default: as many as its GPUs, or CPUs per --threads, hold)."),
 )
 
 

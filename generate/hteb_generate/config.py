@@ -7,6 +7,7 @@ the hour; every check here is cheap and writes nothing.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 from dataclasses import asdict, dataclass, field, replace
@@ -65,12 +66,14 @@ class GenerateConfig:
     manifest_md: str | None = "MANIFEST.md"  # the published-revisions table to update (None: none)
     engine_options: dict[str, Any] = field(default_factory=dict)  # backend options (--threads, ...), checked per engine
     allow_unpinned: bool = False  # gpu profile: run a Hub model named by a branch (its commit is resolved and recorded)
+    ray_address: str | None = None  # engine calls spread over a Ray cluster ("local", "auto" or an address)
+    ray_workers: int | None = None  # engines on the cluster (None: as many as its GPUs or CPUs hold)
 
     def content_config(self) -> dict[str, Any]:
         """What decides the revision's content (no paths, store, label or cache location)."""
         data = asdict(self)
         for key in ("data_dir", "store", "label", "cache_dir", "publish", "batch_size", "engine_options", "profile",
-                    "manifest_md", "allow_unpinned"):
+                    "manifest_md", "allow_unpinned", "ray_address", "ray_workers"):
             data.pop(key)
         data["prompt_set_sha256"] = PROMPT_SETS.get(self.prompt_set).sha256
         return data
@@ -237,9 +240,24 @@ def validate(config: GenerateConfig) -> GenerateConfig:
         absent = [n for n in datasets if not (root / str(entry(n).local) / "dataset.json").is_file()]
         if absent:
             raise HtebError(f"data folder {root} lacks {', '.join(absent)} (set --data-dir or HTEB_DATA_DIR)")
+    _check_ray(config)
     _check_store(config.store)
     _check_writable(Path(config.cache_dir), "cache dir")
     return replace(config, datasets=datasets, transformations=transformations)
+
+
+def _check_ray(config: GenerateConfig) -> None:
+    """Ray options make sense together and Ray is installed (the cluster is reached when the engine loads)."""
+    if config.ray_workers is not None and config.ray_workers < 1:
+        raise HtebError(f"--ray-workers must be at least 1, got {config.ray_workers}")
+    if config.ray_address is None:
+        if config.ray_workers is not None:
+            raise HtebError("--ray-workers needs --ray-address (local, auto or a cluster address)")
+        return
+    if not config.ray_address.strip():
+        raise HtebError("--ray-address is empty; give local, auto or a cluster address")
+    if importlib.util.find_spec("ray") is None:
+        raise HtebError("--ray-address needs Ray: pip install 'hteb-generate[ray]'")
 
 
 def _check_store(uri: str) -> None:

@@ -25,14 +25,14 @@ from hteb_contract.validation import validate
 from hteb_generate import pipeline
 from hteb_generate.cli import main
 from hteb_generate.config import build_config
-from hteb_generate.engine import ChatResult
+from hteb_generate.engine import ChatResult, Engine
 from hteb_generate.reproduce import rebuild_config
 
 SMALL = 0.0012  # moves every rounded ParaPLUIE by one or two 3-decimal steps
 LARGE = 0.01
 
 
-class _Machine:
+class _Machine(Engine):
     """Echoes each text; its log p("yes") is -1 + shift, every other candidate -2."""
 
     def __init__(self, shift: float) -> None:

@@ -49,6 +49,14 @@ class Engine(ABC):
     revision: str
     options: ClassVar[tuple[str, ...]] = ()
 
+    @classmethod
+    def worker_resources(cls, options: Mapping[str, Any]) -> dict[str, float]:
+        """What one copy of this engine takes on a Ray worker: its torch threads' CPU cores."""
+        return {"num_cpus": options.get("threads") or 1}
+
+    def close(self) -> None:
+        """Free what the engine holds beyond its memory (worker processes): nothing here."""
+
     @abstractmethod
     def chat_results(self, requests: Sequence[ChatRequest]) -> list[ChatResult]:
         """Generate one reply per request (one batched call), with its finish reason."""

@@ -90,6 +90,12 @@ class CachedEngine(Engine):
             self._inner = self._loader() if callable(self._loader) else self._loader
         return self._inner
 
+    def close(self) -> None:
+        """Close the engine if it was loaded (the cache stays open for its owner)."""
+        if self._inner is not None:
+            self._inner.close()
+            self._inner = None  # loaded again if asked again
+
     def _base(self, kind: str) -> dict[str, Any]:
         return {"kind": kind, "model": self.model_id, "revision": self.revision}
 

@@ -15,6 +15,8 @@ the cache and the transformers engine (the CPU path the tests run) would live ou
 
 from __future__ import annotations
 
+import contextlib
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -23,6 +25,7 @@ from hteb_contract.errors import HtebError
 from .base import ChatRequest, ChatResult, Conversation, Engine
 
 LOCAL = "local"  # start a Ray instance on this machine for this run
+RESOURCE_NAMES = {"num_cpus": "CPU", "num_gpus": "GPU"}  # actor option -> cluster resource
 
 
 class EngineWorker:
@@ -48,24 +51,54 @@ def connect(address: str, *, num_cpus: int | None = None) -> Any:
     if not ray.is_initialized():
         options = {"num_cpus": num_cpus} if address == LOCAL and num_cpus else {}
         try:
-            ray.init(address=None if address == LOCAL else address, log_to_driver=False, **options)
+            ray.init(address=address, log_to_driver=False, **options)
         except (ConnectionError, RuntimeError, ValueError) as err:
             raise HtebError(f"cannot reach the Ray cluster at {address!r}: {err}") from None
     return ray
 
 
+class _StdoutToStderr:
+    """While any Ray engine is open, stdout goes to stderr: Ray's driver prints its raylet's error
+    messages (a worker died, a task is retried) to stdout, which holds the CLI's result line."""
+
+    open_engines = 0
+    redirect: contextlib.redirect_stdout | None = None
+
+    @classmethod
+    def enter(cls) -> None:
+        cls.open_engines += 1
+        if cls.open_engines == 1:
+            cls.redirect = contextlib.redirect_stdout(sys.stderr)
+            cls.redirect.__enter__()
+
+    @classmethod
+    def leave(cls) -> None:
+        cls.open_engines -= 1
+        if cls.open_engines == 0 and cls.redirect is not None:
+            cls.redirect.__exit__(None, None, None)
+            cls.redirect = None
+
+
 class RayEngine(Engine):
-    """`workers` actors, each with `resources` (e.g. {"num_gpus": 1}), loading the engine with `factory`."""
+    """`workers` actors (None: as many as the cluster's resources hold), each taking `resources`
+    (e.g. {"num_gpus": 1}) and loading its engine with `factory` on its own node."""
 
     def __init__(self, factory: Callable[[], Engine], *, model_id: str, revision: str, address: str,
-                 workers: int, resources: dict[str, float]) -> None:
-        ray = connect(address, num_cpus=int(workers * resources.get("num_cpus", 1)))
+                 workers: int | None, resources: dict[str, float]) -> None:
+        local_cpus = int(workers * resources.get("num_cpus", 0)) if workers else None
+        ray = connect(address, num_cpus=local_cpus or None)
         from ray.util import ActorPool
 
+        if workers is None:
+            held = ray.cluster_resources()
+            workers = min(int(held.get(RESOURCE_NAMES[k], 0) // v) for k, v in resources.items() if v)
+            if workers < 1:
+                raise HtebError(f"the Ray cluster at {address!r} has no room for one engine ({resources}; it holds {held})")
         self.model_id, self.revision, self._ray = model_id, revision, ray
         actor = ray.remote(max_restarts=-1, max_task_retries=-1, **resources)(EngineWorker)
         self.workers = [actor.remote(factory) for _ in range(workers)]
         self._pool = ActorPool(self.workers)
+        _StdoutToStderr.enter()
 
     def _many(self, submit: Callable[[Any, tuple[int, Any]], Any], chunks: Sequence[Any]) -> Iterator[tuple[int, Any]]:
         try:
@@ -90,5 +123,8 @@ class RayEngine(Engine):
 
     def close(self) -> None:
         """Stop the workers (the cluster itself stays up for whoever started it)."""
-        for worker in self.workers:
-            self._ray.kill(worker)
+        if self.workers:
+            for worker in self.workers:
+                self._ray.kill(worker)
+            self.workers = []
+            _StdoutToStderr.leave()
