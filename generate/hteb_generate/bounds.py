@@ -17,6 +17,7 @@ comes from where its value ends up:
 - `--top-p` and `--gpu-memory-utilization` are shares in (0, 1], vLLM's ranges.
 - `--threads` is from 1 to this machine's CPU count (torch takes up to 2**31 - 1 threads, and
   more threads than cores only slow a run down).
+- `plan --tokens-per-second` is positive and `reproduce`'s tolerances at least 0, both finite.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ class Bounds:
         low, high = (f"{v:g}" if isinstance(v, float) else str(v) for v in (self.low, self.high))
         if self.integer:
             return f"an integer from {low} to {high}"
+        if math.isinf(self.high):
+            return f"a finite number {'above' if self.low_open else 'of at least'} {low}"
         if self.low_open:
             return f"in ({low}, {high}]"
         also = f"{self.also:g} or " if self.also is not None else ""
@@ -68,6 +71,8 @@ SEED = Bounds(0, INT64_MAX)
 COUNT = Bounds(1, INT64_MAX)
 TEMPERATURE = Bounds(0.01, 100.0, integer=False, also=0.0)
 SHARE = Bounds(0.0, 1.0, integer=False, low_open=True)
+POSITIVE = Bounds(0.0, math.inf, integer=False, low_open=True)  # `plan --tokens-per-second`
+TOLERANCE = Bounds(0.0, math.inf, integer=False)  # `reproduce`: a NaN tolerance would make every number differ
 
 #: GenerateConfig field -> (the option as the command line spells it, its range); None = not set.
 CONFIG_BOUNDS: dict[str, tuple[str, Bounds]] = {

@@ -292,15 +292,21 @@ def _store_path(uri: str) -> Path:
 
 
 def _check_manifest_md(path: Path) -> None:
-    """MANIFEST.md is read, then replaced beside itself, at the very end of a run."""
-    if path.is_dir():
-        raise HtebError(f"--manifest-md {path} is a folder, not a file")
+    """MANIFEST.md is read, then replaced, at the very end of a run."""
+    check_output_file(path, "--manifest-md")
     if path.exists():
         try:
             path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as err:
             raise HtebError(f"--manifest-md {path} is not readable UTF-8 text ({type(err).__name__})") from None
-    _check_writable(path.parent, "folder of --manifest-md")
+
+
+def check_output_file(path: Path, option: str) -> None:
+    """A file written (atomically, beside itself) at the end of a command: not a folder, and in a
+    folder that is writable or can be made."""
+    _check_writable(path.parent, f"folder of {option}")
+    if path.is_dir():
+        raise HtebError(f"{option} {path} is a folder, not a file")
 
 
 def _check_writable(path: Path, what: str) -> None:
