@@ -265,6 +265,6 @@ def main(args: list[str] | None = None) -> None:
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)
-    except click.ClickException as err:
-        err.show()
+    except click.ClickException as err:  # a usage error (unknown option, "1.5" for an integer): one line too
+        click.echo(f"error: {' '.join(err.format_message().split())}", err=True)
         sys.exit(err.exit_code)
