@@ -260,16 +260,15 @@ def _check_numbers(config: GenerateConfig) -> None:
 
 
 def _check_context(config: GenerateConfig, spec: ModelSpec) -> None:
-    """On vLLM, the largest reply a step may ask for must leave room for its prompt in the context
-    (vLLM cuts a reply at the context length without an error)."""
+    """On vLLM, every request asks for at least --max-tokens new tokens; at or above the context
+    length, every reply would be cut at it (vLLM cuts without an error: finish reason "length").
+    A larger --max-tokens-ceiling only caps the long inputs' budgets, which the context caps too."""
     if config.engine != "vllm":
         return
     context = config.engine_options.get("max_model_len") or spec.max_model_len
-    budget = config.max_tokens_ceiling or config.max_tokens
-    if context is not None and budget >= context:
-        option = "--max-tokens-ceiling" if config.max_tokens_ceiling else "--max-tokens"
-        raise HtebError(f"{option} ({budget}) leaves no room for a prompt in the {context}-token context of "
-                        f"{config.model} (lower it, or raise --max-model-len)")
+    if context is not None and config.max_tokens >= context:
+        raise HtebError(f"--max-tokens ({config.max_tokens}) leaves no room for a prompt in the {context}-token "
+                        f"context of {config.model} (lower it, or raise --max-model-len)")
 
 
 def _check_paths(config: GenerateConfig) -> None:

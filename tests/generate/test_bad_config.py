@@ -132,15 +132,19 @@ NUMBERS = {
     "threads-0": (["--threads", "0"], f"--threads must be an integer from 1 to {CPU}, got 0"),
     "threads-negative": (["--threads", "-1"], "--threads must be an integer from 1"),
     "threads-above-cpus": (["--threads", str(CPU + 1)], f"--threads must be an integer from 1 to {CPU}"),
-    "gpu-memory-nan": (["--engine", "vllm", "--gpu-memory-utilization", "nan"], "--gpu-memory-utilization must be in (0, 1]"),
-    "gpu-memory-0": (["--engine", "vllm", "--gpu-memory-utilization", "0"], "--gpu-memory-utilization must be in (0, 1]"),
-    "gpu-memory-above-1": (["--engine", "vllm", "--gpu-memory-utilization", "1.01"], "--gpu-memory-utilization must be"),
-    "tensor-parallel-0": (["--engine", "vllm", "--tensor-parallel-size", "0"], "--tensor-parallel-size must be an integer"),
+    "gpu-memory-nan": (["--engine", "vllm", "--gpu-memory-utilization", "nan"],
+                       "--gpu-memory-utilization must be in (0, 1]"),
+    "gpu-memory-0": (["--engine", "vllm", "--gpu-memory-utilization", "0"],
+                     "--gpu-memory-utilization must be in (0, 1]"),
+    "gpu-memory-above-1": (["--engine", "vllm", "--gpu-memory-utilization", "1.01"],
+                           "--gpu-memory-utilization must be"),
+    "tensor-parallel-0": (["--engine", "vllm", "--tensor-parallel-size", "0"],
+                          "--tensor-parallel-size must be an integer"),
     "max-model-len-0": (["--engine", "vllm", "--max-model-len", "0"], "--max-model-len must be an integer from 1"),
     "max-tokens-over-the-context": (["--engine", "vllm", "--max-tokens", "2048"],
                                     "--max-tokens (2048) leaves no room for a prompt in the 2048-token context"),
-    "ceiling-over-max-model-len": (["--engine", "vllm", "--max-model-len", "512", "--max-tokens-ceiling", "600"],
-                                   "--max-tokens-ceiling (600) leaves no room for a prompt in the 512-token context"),
+    "max-tokens-over-max-model-len": (["--engine", "vllm", "--max-model-len", "512", "--max-tokens", "600"],
+                                      "--max-tokens (600) leaves no room for a prompt in the 512-token context"),
 }
 
 OTHERS = {
@@ -234,13 +238,19 @@ def test_a_read_only_store_is_not_checked_when_nothing_is_published(tmp_path, ba
 # -- sources: validate reads the selected datasets as the run does ------------------------------------
 
 SOURCES = {
-    "null-sentence": ("STSBenchmark", "test", 2, _set("sentence1", None), "test item 2: 'sentence1' must be a text, got None"),
-    "number-sentence": ("STSBenchmark", "test", 0, _set("sentence2", 42), "test item 0: 'sentence2' must be a text, got 42"),
-    "list-sentence": ("STSBenchmark", "test", 5, _set("sentence1", ["a", "b"]), "'sentence1' must be a text, got ['a', 'b']"),
-    "null-summary": ("SummEval", "test", 0, _set_element("machine_summaries", 1, None), "'machine_summaries' must be a list of texts"),
-    "summaries-not-a-list": ("SummEval", "test", 0, _set("machine_summaries", "one summary"), "must be a list of texts, got 'one summary'"),
+    "null-sentence": ("STSBenchmark", "test", 2, _set("sentence1", None),
+                      "test item 2: 'sentence1' must be a text, got None"),
+    "number-sentence": ("STSBenchmark", "test", 0, _set("sentence2", 42),
+                        "test item 0: 'sentence2' must be a text, got 42"),
+    "list-sentence": ("STSBenchmark", "test", 5, _set("sentence1", ["a", "b"]),
+                      "'sentence1' must be a text, got ['a', 'b']"),
+    "null-summary": ("SummEval", "test", 0, _set_element("machine_summaries", 1, None),
+                     "'machine_summaries' must be a list of texts"),
+    "summaries-not-a-list": ("SummEval", "test", 0, _set("machine_summaries", "one summary"),
+                             "must be a list of texts, got 'one summary'"),
     "null-classification-text": ("Banking77", "test", 3, _set("text", None), "'text' must be a text, got None"),
-    "unsampled-row": ("STSBenchmark", "test", 1000, _set("sentence1", None), "test item 1000: 'sentence1' must be a text"),
+    "unsampled-row": ("STSBenchmark", "test", 1000, _set("sentence1", None),
+                      "test item 1000: 'sentence1' must be a text"),
 }
 
 
@@ -260,11 +270,15 @@ def test_refused_source(tmp_path, shared_data, name, table, row, edit, names):
 # -- the other commands' numbers and paths -----------------------------------------------------------
 
 OTHER_COMMANDS = {
-    "plan-tokens-per-second-nan": (["plan", "--tokens-per-second", "nan"], "--tokens-per-second must be a finite number above 0"),
-    "plan-tokens-per-second-inf": (["plan", "--tokens-per-second", "inf"], "--tokens-per-second must be a finite number"),
+    "plan-tokens-per-second-nan": (["plan", "--tokens-per-second", "nan"],
+                                   "--tokens-per-second must be a finite number above 0"),
+    "plan-tokens-per-second-inf": (["plan", "--tokens-per-second", "inf"],
+                                   "--tokens-per-second must be a finite number"),
     "plan-tokens-per-second-0": (["plan", "--tokens-per-second", "0"], "--tokens-per-second must be a finite number"),
-    "reproduce-tolerance-nan": (["reproduce", "--parapluie-tolerance", "nan"], "--parapluie-tolerance must be a finite number of at least 0"),
-    "reproduce-tolerance-negative": (["reproduce", "--rating-tolerance", "-1"], "--rating-tolerance must be a finite number of at least 0"),
+    "reproduce-tolerance-nan": (["reproduce", "--parapluie-tolerance", "nan"],
+                                "--parapluie-tolerance must be a finite number of at least 0"),
+    "reproduce-tolerance-negative": (["reproduce", "--rating-tolerance", "-1"],
+                                     "--rating-tolerance must be a finite number of at least 0"),
     "reproduce-store-ftp": (["reproduce", "--store", "ftp://x"], "unknown store scheme 'ftp'"),
     "reproduce-json-a-folder": (["reproduce", "--json", "."], "--json . is a folder, not a file"),
 }
@@ -343,7 +357,8 @@ LABEL_CHARS = st.characters(blacklist_categories=("Cs",), blacklist_characters="
 
 
 @FUZZ
-@given(label=st.one_of(st.text(LABEL_CHARS, max_size=140), st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,130}", fullmatch=True)))
+@given(label=st.one_of(st.text(LABEL_CHARS, max_size=140),
+                       st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,130}", fullmatch=True)))
 def test_fuzz_labels(tmp_path, fuzz_base, label):
     """Accepted exactly when the stated rule holds (ASCII letters, digits, '._-', first a letter or
     digit, at most 128, no '..', no trailing '.' or '.lock')."""
@@ -382,7 +397,8 @@ VLLM_ONLY = {"tensor_parallel_size", "gpu_memory_utilization", "max_model_len"}
 
 @FUZZ
 @given(name=st.sampled_from(sorted(NUMBER_OPTIONS)),
-       value=st.one_of(st.integers(min_value=-(2**70), max_value=2**70), st.floats(allow_nan=True, allow_infinity=True)))
+       value=st.one_of(st.integers(min_value=-(2**70), max_value=2**70),
+                       st.floats(allow_nan=True, allow_infinity=True)))
 def test_fuzz_numeric_options(tmp_path, fuzz_base, name, value):
     """Every numeric option with random integers and floats (NaN, inf): OK, or one line naming it
     (an integer option given a float is click's usage error: exit 2, one line too)."""

@@ -10,10 +10,10 @@ A label is one rule for both stores: the manifest schema's pattern (letters, dig
 `.lock`), since a Hub label is a git tag.
 
 >>> check_store_uri("hf://HTEB/revisions"); check_label("sample-1339")
->>> check_store_uri("ftp://example.org/x")
+>>> check_store_uri("ftp://h")
 Traceback (most recent call last):
 ...
-hteb_contract.errors.StoreError: unknown store scheme 'ftp' in 'ftp://example.org/x': use a path, file://PATH or hf://OWNER/NAME
+hteb_contract.errors.StoreError: unknown store scheme 'ftp' in 'ftp://h': use a path, file://PATH or hf://OWNER/NAME
 """
 
 from __future__ import annotations
