@@ -199,7 +199,16 @@ def build_config(
 def validate(config: GenerateConfig) -> GenerateConfig:
     """Every check that needs no model and writes nothing; names are normalised. What passes here
     does not fail later for a reason seen here: numbers in range (bounds.py), names known, label
-    and store URI accepted by the store, paths writable, and the local sources read."""
+    and store URI accepted by the store, paths writable, and the local sources read. A path the
+    filesystem refuses to even look at (a name too long, a loop of links) is a one-line error too."""
+    try:
+        return _validate(config)
+    except OSError as err:
+        shown = str(err.filename) if len(str(err.filename)) <= 80 else f"{str(err.filename)[:77]}..."
+        raise HtebError(f"cannot use {shown!r}: {err.strerror}") from None
+
+
+def _validate(config: GenerateConfig) -> GenerateConfig:
     _check_numbers(config)
     data_dir = Path(config.data_dir) if config.source == "local" else None  # a local folder of one's own names a dataset
 
