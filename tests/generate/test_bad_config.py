@@ -19,13 +19,16 @@ import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from hteb_contract.revision import Revision
+from hteb_contract.revision import Revision, split_name
+from hteb_contract.stores import open_store
 from hteb_generate.bounds import CONFIG_BOUNDS, ENGINE_BOUNDS, INT64_MAX
 from hteb_generate.cli import main
+from hteb_generate.config import build_config
 from revision_factory import build_revision
 
 ENTRY = "from hteb_generate.cli import main; main()"
@@ -332,7 +335,9 @@ def _ok_or_one_line(code: int, stderr: str, names: str | None = None) -> bool:
     """The only outcomes allowed: exit 0 with nothing on stderr, or exit 2 with one line."""
     if code == 0:
         assert stderr == ""
+        event("outcome: accepted")
         return True
+    event("outcome: refused (one line, exit 2)")
     assert code == 2 and stderr.startswith("error: ") and stderr.count("\n") == 1, (code, stderr)
     if names is not None:
         assert names in stderr, stderr
@@ -412,4 +417,32 @@ def test_fuzz_numeric_options(tmp_path, fuzz_base, name, value):
     code, stderr = _validate(["--seed", "1", *fuzz_base, *engine, f"{option}={_number_text(value)}"])
     if not _ok_or_one_line(code, stderr):
         assert option in stderr or "leaves no room" in stderr, stderr
+    assert _tree(tmp_path) == []
+
+
+@FUZZ
+@given(seeds=st.lists(st.one_of(st.integers(0, INT64_MAX), st.integers(-5, 2**64)), min_size=1, max_size=3),
+       label=st.one_of(st.none(), st.text(LABEL_CHARS, max_size=20),
+                       st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,20}", fullmatch=True)),
+       store=st.sampled_from(["hf://o/n", "hf://bad", "file://", "ftp://x", "store", "file://store2", "hf://o/n--x"]),
+       temperature=st.one_of(st.just(0.0), st.floats(0.01, 100), st.floats(allow_nan=True, allow_infinity=True)),
+       max_tokens=st.one_of(st.integers(1, 4096), st.integers(-2, 2**64)))
+def test_fuzz_configurations(tmp_path, fuzz_base, seeds, label, store, temperature, max_tokens):
+    """Options together: a configuration `validate` accepts holds everything the run needs later
+    (int64 seeds and max_tokens, Hub split names, a label file inside the store's labels folder, a
+    store that opens); one it refuses is one line."""
+    args = [f"--seed={','.join(map(str, seeds))}", *fuzz_base, f"--store={store}", "--no-publish",
+            f"--temperature={temperature!r}", f"--max-tokens={max_tokens}", "--max-tokens-ceiling=" + str(2**63 - 1),
+            *([f"--label={label}"] if label is not None else [])]
+    code, stderr = _validate(args)
+    if _ok_or_one_line(code, stderr):
+        overrides = {"datasets": "STSBenchmark", "data_dir": fuzz_base[5], "cache_dir": fuzz_base[7], "store": store,
+                     "publish": False, "temperature": temperature, "max_tokens": max_tokens,
+                     "max_tokens_ceiling": 2**63 - 1, "label": label}
+        config = build_config(seed=",".join(map(str, seeds)), profile="cpu", overrides=overrides)
+        pa.array([*config.seeds, config.max_tokens, config.max_tokens_ceiling], pa.int64())
+        assert all(re.fullmatch(r"\w+", split_name("paraphrasing", s)) for s in config.seeds)
+        labels = tmp_path / "labels"
+        assert (labels / f"{config.label}.json").resolve().parent == labels.resolve()
+        open_store(config.store)
     assert _tree(tmp_path) == []
