@@ -234,7 +234,7 @@ def test_refused_path(tmp_path, base, make, names):
     assert _tree(tmp_path) == before
 
 
-def test_a_read_only_store_is_not_checked_when_nothing_is_published(tmp_path, base):
+def test_a_store_under_a_file_is_refused_only_when_publishing(tmp_path, base):
     """--no-publish writes nothing to the store: a store under a file is then only a name."""
     store = _blocker(tmp_path) / "store"
     refused = _generate("validate", *base, "--store", str(store), cwd=tmp_path)
