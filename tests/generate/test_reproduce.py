@@ -182,7 +182,8 @@ ENTRY = "from hteb_generate.cli import main; main()"
 
 @pytest.mark.parametrize("args, message", [
     (["--revision", "nope"], "error: no revision 'nope' in store"),
-    (["--revision", "t", "--parapluie-tolerance", "-1"], "error: tolerances must be >= 0"),
+    (["--revision", "t", "--parapluie-tolerance", "-1"],
+     "error: --parapluie-tolerance must be a finite number of at least 0"),
 ])
 def test_reproduce_bad_input_is_one_line_exit_2(published, tmp_path, args, message):
     root, _ = published
@@ -194,7 +195,7 @@ def test_reproduce_bad_input_is_one_line_exit_2(published, tmp_path, args, messa
 def test_reproduce_unknown_store_is_one_line_exit_2(tmp_path, capsys):
     assert _main("reproduce", "--store", "ftp://host/x", "--revision", "t") == 2
     assert capsys.readouterr().err == (
-        "error: unknown store 'ftp://host/x': use a path, file://PATH or hf://OWNER/NAME\n")
+        "error: unknown store scheme 'ftp' in 'ftp://host/x': use a path, file://PATH or hf://OWNER/NAME\n")
 
 
 def test_the_run_is_rebuilt_from_the_manifest_alone(published, shared_data, tmp_path):
