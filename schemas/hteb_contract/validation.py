@@ -1,11 +1,14 @@
 """The JSON Schemas in `schemas/` are the contract between hteb-generate and hteb-score.
 
-Every item record, manifest and result card is validated when written and when read.
+Every item record, manifest and result card is validated when written and when read. A JSON
+Schema `number` is a JSON number, so NaN and the infinities (which Python's json and pyarrow
+happily carry) are not numbers here: a record holding one is refused like any other bad value.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
@@ -43,15 +46,26 @@ def schema(kind: str) -> dict[str, Any]:
     return json.loads((SCHEMA_DIR / SCHEMAS[kind]).read_text(encoding="utf-8"))
 
 
+def _is_finite_number(checker: jsonschema.TypeChecker, instance: Any) -> bool:
+    return Draft202012Validator.TYPE_CHECKER.is_type(instance, "number") and math.isfinite(instance)
+
+
+#: Draft 2020-12 whose `number` excludes NaN and +-inf (they are not JSON).
+_StrictValidator = jsonschema.validators.extend(
+    Draft202012Validator, type_checker=Draft202012Validator.TYPE_CHECKER.redefine("number", _is_finite_number))
+
+
 @cache
 def _validator(kind: str) -> Draft202012Validator:
     spec = schema(kind)
     Draft202012Validator.check_schema(spec)
-    return Draft202012Validator(spec, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    return _StrictValidator(spec, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
     where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+    if isinstance(error.instance, float) and not math.isfinite(error.instance):
+        return f"{where}: {error.instance} is not a finite number (NaN and infinities are not JSON)"
     message = error.message if len(error.message) <= 200 else error.message[:197] + "..."
     return f"{where}: {message}"
 
