@@ -119,9 +119,16 @@ def file_entries(root: Path) -> list[dict[str, Any]]:
         rel = path.relative_to(root).as_posix()
         if rel == MANIFEST or any(part.startswith(".") for part in PurePosixPath(rel).parts):
             continue
-        rows = pq.read_metadata(path).num_rows if path.suffix == ".parquet" else None
+        rows = _row_count(path, rel) if path.suffix == ".parquet" else None
         entries.append({"path": rel, "sha256": sha256_file(path), "bytes": path.stat().st_size, "rows": rows})
     return entries
+
+
+def _row_count(path: Path, rel: str) -> int:
+    try:
+        return pq.read_metadata(path).num_rows
+    except (pa.ArrowException, OSError) as err:
+        raise IntegrityError(f"{rel}: not a readable parquet file ({str(err).splitlines()[0]}); not sealed") from None
 
 
 def content_hash(files: Iterable[Mapping[str, Any]]) -> str:

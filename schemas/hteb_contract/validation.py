@@ -2,7 +2,7 @@
 
 Every item record, manifest and result card is validated when written and when read. A JSON
 Schema `number` is a JSON number, so NaN and the infinities (which Python's json and pyarrow
-happily carry) are not numbers here: a record holding one is refused like any other bad value.
+carry) are refused anywhere in an object, free-form parts included (a manifest's `config`).
 """
 
 from __future__ import annotations
@@ -46,28 +46,34 @@ def schema(kind: str) -> dict[str, Any]:
     return json.loads((SCHEMA_DIR / SCHEMAS[kind]).read_text(encoding="utf-8"))
 
 
-def _is_finite_number(checker: jsonschema.TypeChecker, instance: Any) -> bool:
-    return Draft202012Validator.TYPE_CHECKER.is_type(instance, "number") and math.isfinite(instance)
-
-
-#: Draft 2020-12 whose `number` excludes NaN and +-inf (they are not JSON).
-_StrictValidator = jsonschema.validators.extend(
-    Draft202012Validator, type_checker=Draft202012Validator.TYPE_CHECKER.redefine("number", _is_finite_number))
-
-
 @cache
 def _validator(kind: str) -> Draft202012Validator:
     spec = schema(kind)
     Draft202012Validator.check_schema(spec)
-    return _StrictValidator(spec, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    return Draft202012Validator(spec, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
     where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
-    if isinstance(error.instance, float) and not math.isfinite(error.instance):
-        return f"{where}: {error.instance} is not a finite number (NaN and infinities are not JSON)"
     message = error.message if len(error.message) <= 200 else error.message[:197] + "..."
     return f"{where}: {message}"
+
+
+def _non_finite(value: Any, where: str = "") -> tuple[str, float] | None:
+    """(path, value) of the first NaN or infinity in a JSON-like value, else None."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (where, value)
+    if isinstance(value, Mapping):
+        items: Iterable[tuple[Any, Any]] = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = _non_finite(item, f"{where}/{key}" if where else str(key))
+        if found is not None:
+            return found
+    return None
 
 
 def validate(kind: str, obj: Mapping[str, Any], *, what: str) -> None:
@@ -81,6 +87,11 @@ def validate(kind: str, obj: Mapping[str, Any], *, what: str) -> None:
         raise ContractError(f"{what}: schema version {found!r} is not supported: this version of hteb reads "
                             f"{expected!r} (an older or newer release wrote it; regenerate it, or read it with that "
                             f"release)")
+    bad = _non_finite(obj)
+    if bad is not None:
+        where, value = bad
+        raise ContractError(f"{what}: {where or '(top level)'}: {value} is not a finite number (NaN and infinities "
+                            f"are not JSON)")
     error = jsonschema.exceptions.best_match(_validator(kind).iter_errors(obj))
     if error is not None:
         raise ContractError(f"{what}: does not match the {kind} schema: {_describe(error)}")
