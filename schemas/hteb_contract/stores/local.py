@@ -51,6 +51,8 @@ class LocalStore(RevisionStore):
     def _parse_label(self, path: Path) -> dict:
         """The record of a label file: {"label": its file name, "content_hash": hex sha256, "published": str}."""
         label = path.name[: -len(".json")]
+        if path.is_symlink():  # publish makes hard links; a symbolic one may point anywhere
+            raise CorruptLabel(self.root, label, "is a symbolic link")
         try:
             record = json.loads(path.read_bytes().decode("utf-8"))
         except OSError as err:
@@ -130,7 +132,7 @@ class LocalStore(RevisionStore):
         if not LABEL.match(label):
             return None
         path = self._label_path(label)
-        return self._parse_label(path) if path.is_file() else None
+        return self._parse_label(path) if os.path.lexists(path) else None
 
     def resolve(self, ref: str) -> str:
         """Content hash of a label, or the hash itself (a unique prefix of 8+ hex digits works)."""
