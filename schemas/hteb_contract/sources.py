@@ -43,6 +43,10 @@ DEFAULT_SUBSET = "default"  # mteb's subset of a dataset without hf_subsets
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _SUBSET = _NAME  # a Hub config name, as mteb's hf_subsets are (`en-de`, `en-ext`, `zh-TW`, `afr`)
 _LANG = re.compile(r"^[a-z]{3}$")
+_TABLE = re.compile(r"^\w+$")  # a split is a file name in the folder: no path in it
+#: dataset.json keys holding a string -> whether the key is required
+_INFO_KEYS = {"name": True, "task_type": True, "eval_split": True, "train_split": False, "mteb_task": False,
+              "hf_path": False, "hf_revision": False}
 
 #: ISO 639-1 -> ISO 639-3, for the two-letter subset names mteb uses (`de`, `en-de`), as its eval_langs
 #: map them (`ar` -> ara). `zh` is left out: mteb's Chinese subsets (zh-CN, zh-TW) must be declared.
@@ -175,22 +179,27 @@ class DatasetInfo:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], *, where: str) -> DatasetInfo:
-        try:
-            info = cls(
-                name=str(data["name"]),
-                task_type=str(data["task_type"]),
-                eval_split=str(data["eval_split"]),
-                languages=tuple(data.get("languages") or ()),
-                train_split=data.get("train_split"),
-                mteb_task=data.get("mteb_task"),
-                hf_path=data.get("hf_path"),
-                hf_revision=data.get("hf_revision"),
-            )
-        except KeyError as missing:
-            raise SourceError(f"{where}: missing key {missing.args[0]!r}") from None
+        for key, required in _INFO_KEYS.items():
+            value = data.get(key)
+            if value is None and required:
+                raise SourceError(f"{where}: missing key {key!r}")
+            if value is not None and not isinstance(value, str):
+                raise SourceError(f"{where}: {key} must be a string, got {_short(value)}")
+        languages = data.get("languages") or []
+        if not isinstance(languages, list):
+            raise SourceError(f"{where}: languages must be a list of ISO 639-3 codes, got {_short(languages)}")
+        info = cls(name=data["name"], task_type=data["task_type"], eval_split=data["eval_split"],
+                   languages=tuple(languages), train_split=data.get("train_split"), mteb_task=data.get("mteb_task"),
+                   hf_path=data.get("hf_path"), hf_revision=data.get("hf_revision"))
+        for split in (info.eval_split, info.train_split):
+            if split is not None and not _TABLE.match(split):
+                raise SourceError(f"{where}: split {split!r} is not a table name (letters, digits and _ only)")
         if not _NAME.match(info.name):
             raise SourceError(f"{where}: dataset name {info.name!r} must match {_NAME.pattern}")
-        task_type(info.task_type)
+        try:
+            task_type(info.task_type)
+        except SourceError as err:
+            raise SourceError(f"{where}: {err}") from None
         bad = [lang for lang in info.languages if not isinstance(lang, str) or not _LANG.match(lang)]
         if bad:
             raise SourceError(f"{where}: languages must be ISO 639-3 codes, got {bad}")
@@ -265,6 +274,8 @@ class SourceDataset:
         for table, rows in self.tables.items():
             if table not in self.ids:  # ids given by with_texts survive dropped rows
                 self.ids[table] = _item_ids(rows, where=f"{self.origin}: {table}")
+            else:
+                _check_ids(self.ids[table], rows, where=f"{self.origin}: {table}")
 
     def _rows_with_subsets(self) -> Iterator[tuple[str, int, str]]:
         """(table, row number, subset) of every row that is in a subset: rows naming one, and every
@@ -380,12 +391,22 @@ def _item_ids(rows: list[dict[str, Any]], *, where: str) -> list[str]:
     """Row ids: the `id` field where every row has one (must be unique), else the row index."""
     if rows and all("id" in row for row in rows):
         ids = [str(row["id"]) for row in rows]
-        if len(set(ids)) != len(ids):
-            seen: set[str] = set()
-            dup = next(i for i in ids if i in seen or seen.add(i))
-            raise SourceError(f"{where}: duplicate id {dup!r}")
+        _check_ids(ids, rows, where=where)
         return ids
     return [str(index) for index in range(len(rows))]
+
+
+def _check_ids(ids: list[Any], rows: list[dict[str, Any]], *, where: str) -> None:
+    """One unique string id per row (item records find their text by it)."""
+    if len(ids) != len(rows):
+        raise SourceError(f"{where}: {len(ids)} ids for {len(rows)} rows")
+    seen: set[str] = set()
+    for number, item_id in enumerate(ids, 1):
+        if not isinstance(item_id, str) or not item_id:
+            raise SourceError(f"{where} row {number}: item id {_short(item_id)} is not a non-empty string")
+        if item_id in seen:
+            raise SourceError(f"{where} row {number}: duplicate id {item_id!r}")
+        seen.add(item_id)
 
 
 def _read_info(folder: Path) -> DatasetInfo:
@@ -469,7 +490,7 @@ def read_source_parquet(folder: Path) -> SourceDataset:
     ids = {}
     for table, rows in tables.items():
         if rows and all(ID_COLUMN in row for row in rows):
-            ids[table] = [str(row.pop(ID_COLUMN)) for row in rows]
+            ids[table] = [row.pop(ID_COLUMN) for row in rows]
     return SourceDataset(info, tables, origin=str(folder), ids=ids)
 
 

@@ -197,6 +197,9 @@ CASES: dict[str, tuple[Callable[[Path], None | dict | str], str]] = {
                              "STSBenchmark: test row 1: sentence1 must be a string, got None"),
     "source-pair-label-2": (source(at(2, label=2), rel=PAIR_SOURCE),
                             "TwitterSemEval2015: test row 3: label must be 0 or 1, got 2"),
+    "source-ids-duplicated": (source(lambda rows: rows[1].update(_hteb_item_id=rows[0]["_hteb_item_id"])),
+                              "STSBenchmark: test row 2: duplicate id"),
+    "source-id-null": (source(at(0, _hteb_item_id=None)), "STSBenchmark: test row 1: item id None is not a non-empty"),
     "source-column-dropped": (source(drop_column("score")), "STSBenchmark: test row 1: missing field 'score'"),
     "source-not-parquet": (forge(STS_SOURCE, b"garbage"), f"{STS_SOURCE}: not a readable parquet file"),
     # the layout the manifest declares

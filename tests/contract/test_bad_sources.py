@@ -100,6 +100,48 @@ def test_refused_degenerate_source_row(tmp_path, shared_data, case):
     assert message.startswith(str(folder)) and expected in message
 
 
+# id -> (dataset, how its dataset.json changes: a dict of keys (None deletes one) or a whole value; the line)
+DATASET_JSON = {
+    "split-with-a-path": ("STSBenchmark", {"eval_split": "../../x"}, "split '../../x' is not a table name"),
+    "train-split-a-list": ("Banking77", {"train_split": ["train"]}, "train_split must be a string, got ['train']"),
+    "name-a-number": ("STSBenchmark", {"name": 5}, "name must be a string, got 5"),
+    "task-type-missing": ("STSBenchmark", {"task_type": None}, "missing key 'task_type'"),
+    "task-type-unknown": ("STSBenchmark", {"task_type": "Translation"}, "unknown task type 'Translation'"),
+    "languages-a-number": ("STSBenchmark", {"languages": 5}, "languages must be a list of ISO 639-3 codes, got 5"),
+    "languages-a-string": ("STSBenchmark", {"languages": "eng"}, "languages must be a list of ISO 639-3 codes"),
+    "not-an-object": ("STSBenchmark", [], "dataset.json: expected a JSON object"),
+}
+
+
+@pytest.mark.parametrize("case", DATASET_JSON)
+def test_refused_bad_dataset_json(tmp_path, shared_data, case):
+    name, change, expected = DATASET_JSON[case]
+    folder = _copy(shared_data, name, tmp_path)
+    meta = json.loads((folder / "dataset.json").read_text(encoding="utf-8"))
+    if isinstance(change, dict):
+        meta = {k: v for k, v in {**meta, **change}.items() if v is not None}
+    else:
+        meta = change
+    (folder / "dataset.json").write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.raises(SourceError) as refused:
+        read_source_dir(folder)
+    assert "\n" not in str(refused.value) and str(folder / "dataset.json") in str(refused.value)
+    assert expected in str(refused.value)
+
+
+@pytest.mark.parametrize("case, value, expected", [
+    ("duplicate-id", "{first}", "test row 2: duplicate id"),
+    ("empty-id", "", "test row 2: item id '' is not a non-empty string"),
+], ids=["duplicate-id", "empty-id"])
+def test_refused_bad_row_id(tmp_path, shared_data, case, value, expected):
+    folder = _copy(shared_data, "SummEval", tmp_path)
+    rows = (folder / "test.jsonl").read_text(encoding="utf-8").splitlines()
+    first = json.loads(rows[0])["id"]
+    _replace_row(folder, "test", 2, _edit(id=value.replace("{first}", first))(json.loads(rows[1])))
+    with pytest.raises(SourceError, match=expected):
+        read_source_dir(folder)
+
+
 def test_refused_degenerate_row_of_a_parquet_copy(tmp_path, shared_data):
     """The same checks hold for the parquet copy inside a revision (pyarrow carries NaN where JSON cannot)."""
     folder = _copy(shared_data, "STSBenchmark", tmp_path)
