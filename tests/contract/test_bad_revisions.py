@@ -15,6 +15,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hteb_contract.arrow import arrow_schema
 from hteb_contract.errors import HtebError
@@ -282,3 +284,158 @@ def test_a_corrupt_dataset_leaves_the_others_readable(base, tmp_path):
     assert revision.check_content().datasets == ("TwitterSemEval2015",)
     with pytest.raises(HtebError, match="the files of STSBenchmark were not verified"):
         revision.items("STSBenchmark", "paraphrasing", 1337)
+
+
+# --- fuzz: a real small revision mutated at random; `verify` is OK or one line, never another exception -------
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory, shared_data) -> Path:
+    root = tmp_path_factory.mktemp("small") / "rev"
+    build_revision(root, shared_data, ["STSBenchmark", "TwitterSemEval2015"], label="fz", rows=2)
+    return root
+
+
+def _files(root: Path, suffix: str = "") -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob(f"*{suffix}") if p.is_file())
+
+
+def _rehash(root: Path, rel: str) -> None:
+    """Make the manifest match a changed file again, by hand (its row count is left as it was)."""
+    path = root / "manifest.json"
+    manifest = json.loads(path.read_text())
+    data = (root / rel).read_bytes()
+    entry = next(e for e in manifest["files"] if e["path"] == rel)
+    entry.update(sha256=hashlib.sha256(data).hexdigest(), bytes=len(data))
+    path.write_text(json.dumps(dict(manifest, content_hash=content_hash(manifest["files"]))))
+
+
+def _verify_mutated(small: Path, mutate: Callable[[Path], None]) -> None:
+    """Mutate a copy of `small`, put it in a store and verify it: exit 0, or 2 with one line. A revision
+    that verifies is then read as the scorer reads it, without an error."""
+    import contextlib
+    import io
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "rev"
+        shutil.copytree(small, root)
+        mutate(root)
+        try:
+            digest = json.loads((root / "manifest.json").read_text())["content_hash"]
+            assert isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)
+        except (ValueError, KeyError, TypeError, AssertionError):
+            digest = "f" * 64  # a manifest too broken to name its object: the reader must say so
+        store = Path(tmp) / "store"
+        shutil.copytree(root, store / "objects" / digest)
+        (store / "labels").mkdir()
+        (store / "labels" / "fz.json").write_text(json.dumps({"label": "fz", "content_hash": digest,
+                                                              "published": "2026-11-22T00:00:00+00:00"}))
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = main(["verify", "--store", str(store), "--revision", "fz"])
+        if code == 0:
+            revision = Revision.open(store / "objects" / digest)
+            for name in revision.dataset_names():
+                revision_variants(revision, name, transformations=None, seeds=None, on_error="original")
+        else:
+            assert code == 2 and err.getvalue().startswith("hteb-score: error: ")
+            _one_line(err.getvalue())
+
+
+FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                       HealthCheck.too_slow])
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=10),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8)
+
+
+def _values_of(kind: pa.DataType) -> st.SearchStrategy:
+    """Any value an Arrow column of `kind` can hold (NaN, infinities, nulls and extreme integers included)."""
+    if pa.types.is_struct(kind):
+        inner = st.fixed_dictionaries({kind.field(i).name: _values_of(kind.field(i).type)
+                                       for i in range(kind.num_fields)})
+    elif pa.types.is_list(kind):
+        inner = st.lists(_values_of(kind.value_type), max_size=3)
+    elif pa.types.is_integer(kind):
+        inner = st.integers(-2**63, 2**63 - 1)
+    else:
+        inner = {pa.string(): st.text(max_size=20), pa.float64(): st.floats(), pa.bool_(): st.booleans(),
+                 pa.null(): st.none()}[kind]
+    return st.none() | inner
+
+
+@FUZZ
+@given(data=st.data())
+def test_fuzz_random_bytes(small, data):
+    """Bytes overwritten, inserted or cut off in any file (resealed by hand, or the manifest itself)."""
+    rel = data.draw(st.sampled_from(_files(small)), label="file")
+    size = (small / rel).stat().st_size
+    at = data.draw(st.integers(0, size), label="at")
+    chunk = data.draw(st.binary(min_size=1, max_size=16), label="bytes")
+    how = data.draw(st.sampled_from(["overwrite", "insert", "truncate"]), label="how")
+
+    def mutate(root: Path) -> None:
+        raw = (root / rel).read_bytes()
+        raw = {"overwrite": raw[:at] + chunk + raw[at + len(chunk):], "insert": raw[:at] + chunk + raw[at:],
+               "truncate": raw[:at]}[how]
+        (root / rel).write_bytes(raw)
+        if rel != "manifest.json":
+            _rehash(root, rel)
+
+    _verify_mutated(small, mutate)
+
+
+@FUZZ
+@given(data=st.data())
+def test_fuzz_cell_values(small, data):
+    """One cell of an items or source table set to any value of its column's type, then resealed."""
+    rel = data.draw(st.sampled_from(_files(small, ".parquet")), label="file")
+    table = pq.read_table(small / rel)
+    column = data.draw(st.sampled_from(table.schema.names), label="column")
+    row = data.draw(st.integers(0, table.num_rows - 1), label="row")
+    value = data.draw(_values_of(table.schema.field(column).type), label="value")
+
+    def mutate(root: Path) -> None:
+        rows = table.to_pylist()
+        rows[row][column] = value
+        pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), root / rel)
+        reseal(root)
+
+    _verify_mutated(small, mutate)
+
+
+@FUZZ
+@given(data=st.data())
+def test_fuzz_dropped_columns(small, data):
+    """Columns dropped from an items or source table, then resealed."""
+    rel = data.draw(st.sampled_from(_files(small, ".parquet")), label="file")
+    names = pq.read_schema(small / rel).names
+    dropped = data.draw(st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True), label="drop")
+
+    def mutate(root: Path) -> None:
+        pq.write_table(pq.read_table(root / rel).drop_columns(dropped), root / rel)
+        reseal(root)
+
+    _verify_mutated(small, mutate)
+
+
+@FUZZ
+@given(data=st.data())
+def test_fuzz_json_values(small, data):
+    """A key of a dataset.json or of the manifest set to any JSON value (NaN included) or deleted; a
+    changed dataset.json is resealed, a changed manifest is read as it is."""
+    rel = data.draw(st.sampled_from(["manifest.json", "source/STSBenchmark/dataset.json",
+                                     "source/TwitterSemEval2015/dataset.json"]), label="file")
+    document = json.loads((small / rel).read_text())
+    key = data.draw(st.sampled_from(sorted(document)) | st.text(max_size=6), label="key")
+    delete = data.draw(st.booleans(), label="delete")
+    value = None if delete else data.draw(JSON_VALUES, label="value")
+
+    def mutate(root: Path) -> None:
+        changed = {k: v for k, v in document.items() if k != key} if delete else {**document, key: value}
+        (root / rel).write_text(json.dumps(changed))
+        if rel != "manifest.json":
+            reseal(root)
+
+    _verify_mutated(small, mutate)
