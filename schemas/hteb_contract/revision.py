@@ -220,7 +220,8 @@ def _read_rows(path: Path, what: str) -> tuple[pa.Schema, list[dict[str, Any]]]:
             table = handle.read()
         return table.schema, table.to_pylist()
     except (pa.ArrowException, OSError, ValueError, OverflowError) as err:
-        raise IntegrityError(f"{what}: not a readable parquet file ({str(err).splitlines()[0] if str(err) else type(err).__name__})") from None
+        reason = str(err).splitlines()[0] if str(err).strip() else type(err).__name__
+        raise IntegrityError(f"{what}: not a readable parquet file ({reason})") from None
 
 
 def _check_columns(found: pa.Schema, what: str) -> None:
@@ -293,7 +294,8 @@ class Revision:
     def _require(self, name: str) -> dict[str, Any]:
         """The manifest entry of a dataset this revision was opened for (its files were verified)."""
         if name not in self.dataset_names():
-            raise SourceError(f"revision {self.label} has no dataset {name!r}; it has: {', '.join(self.dataset_names())}")
+            raise SourceError(f"revision {self.label} has no dataset {name!r}; it has: "
+                              f"{', '.join(self.dataset_names())}")
         if name not in self.selected:
             raise SourceError(f"revision {self.label} was opened for {', '.join(self.selected)}; the files of {name} "
                               f"were not verified")
@@ -359,7 +361,8 @@ class Revision:
                     raise IntegrityError(f"{what}: {attr} of {where} is not the source's")
             if record.ref in first:
                 row_before, before = first[record.ref]
-                conflict = " with another transformed_text" if before.transformed_text != record.transformed_text else ""
+                differs = before.transformed_text != record.transformed_text
+                conflict = " with another transformed_text" if differs else ""
                 raise IntegrityError(f"{what}: a second record for {where}{conflict} (the first is row {row_before}); "
                                      f"a text has one record per file")
             first[record.ref] = (number, record)

@@ -170,7 +170,8 @@ CASES: dict[str, tuple[Callable[[Path], None | dict | str], str]] = {
                             f"{ITEMS} row 9: a second record for test/{{id}}/sentence1 (the first is row 1)"),
     "record-of-another-transformation": (
         items(at(0, transformation="translation")),
-        f"{ITEMS} row 1: a record of STSBenchmark/STS/translation/1337 in the file of STSBenchmark/STS/paraphrasing/1337"),
+        f"{ITEMS} row 1: a record of STSBenchmark/STS/translation/1337 in the file of "
+        "STSBenchmark/STS/paraphrasing/1337"),
     "record-of-another-seed": (items(at(5, seed=1338)),
                                f"{ITEMS} row 6: a record of STSBenchmark/STS/paraphrasing/1338 in the file of"),
     "record-of-another-dataset": (items(at(0, dataset="TwitterSemEval2015")),
@@ -194,7 +195,8 @@ CASES: dict[str, tuple[Callable[[Path], None | dict | str], str]] = {
                                           "source/STSBenchmark/dataset.json gives task_type 'STR'"),
     "dataset-json-not-json": (write_bytes("source/STSBenchmark/dataset.json", b"{"),
                               "source/STSBenchmark/dataset.json: not valid JSON"),
-    "source-score-nan": (source(at(1, score=math.nan)), "STSBenchmark: test row 2: score must be a finite number, got nan"),
+    "source-score-nan": (source(at(1, score=math.nan)),
+                         "STSBenchmark: test row 2: score must be a finite number, got nan"),
     "source-sentence-null": (source(at(0, sentence1=None)),
                              "STSBenchmark: test row 1: sentence1 must be a string, got None"),
     "source-pair-label-2": (source(at(2, label=2), rel=PAIR_SOURCE),
@@ -212,7 +214,8 @@ CASES: dict[str, tuple[Callable[[Path], None | dict | str], str]] = {
     "stray-file-in-data": (write_bytes("data/STSBenchmark/notes.txt", b"hi"),
                            "file data/STSBenchmark/notes.txt is not named <transformation>_<seed>"),
     "undeclared-dataset-folder": (copy(ITEMS, "data/Extra/paraphrasing_1337.parquet"),
-                                  "file data/Extra/paraphrasing_1337.parquet is not in the folder of a declared dataset"),
+                                  "file data/Extra/paraphrasing_1337.parquet is not in the folder of a declared "
+                                  "dataset"),
     "dataset-json-removed": (delete("source/STSBenchmark/dataset.json"),
                              "dataset STSBenchmark has no source/STSBenchmark/dataset.json"),
     "dataset-declared-twice": (twice_declared, "dataset 'STSBenchmark' is declared twice"),

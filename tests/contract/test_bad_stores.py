@@ -123,6 +123,8 @@ ADDRESSES = {
     "revisions-store-is-a-file": (["revisions", "--store", "{tmp}/file"], "no revision store at file://{tmp}/file"),
     "revisions-empty-file-uri": (["revisions", "--store", "file://"], "a local store needs a path"),
     "revisions-empty-path": (["revisions", "--store", ""], "a local store needs a path"),
+    "revisions-hub-unreachable": (["revisions", "--store", "hf://owner/name"],  # the tests run with HF_HUB_OFFLINE=1
+                                  "hf://owner/name: cannot tell whether the repository exists (OfflineModeIsEnabled"),
     "verify-missing-store": (["verify", "--store", "{tmp}/none", "--revision", "v1"],
                              "no revision 'v1' in store {tmp}/none: there is no store there"),
     "verify-empty-file-uri": (["verify", "--store", "file://", "--revision", "v1"], "a local store needs a path"),
