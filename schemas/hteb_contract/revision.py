@@ -183,9 +183,11 @@ def load_manifest(root: Path) -> dict[str, Any]:
 
 
 def _variant_of(filename: str) -> tuple[str, int] | None:
-    """(transformation, seed) of an items file name `paraphrasing_1337.parquet`; None for any other name."""
+    """(transformation, seed) of an items file name `paraphrasing_1337.parquet`; None for any other name,
+    `paraphrasing_01337.parquet` included (only one file may hold a variant)."""
     match = _SPLIT.match(filename[: -len(".parquet")]) if filename.endswith(".parquet") else None
-    return (match["transformation"], int(match["seed"])) if match else None
+    variant = (match["transformation"], int(match["seed"])) if match else None
+    return variant if variant and filename == f"{split_name(*variant)}.parquet" else None
 
 
 def _check_layout(manifest: Mapping[str, Any], *, where: str) -> None:

@@ -211,6 +211,8 @@ CASES: dict[str, tuple[Callable[[Path], None | dict | str], str]] = {
                                   "file data/STSBenchmark/poetry_1337.parquet is not named <transformation>_<seed>"),
     "undeclared-seed": (move(ITEMS, "data/STSBenchmark/paraphrasing_7.parquet"),
                         "file data/STSBenchmark/paraphrasing_7.parquet is not named <transformation>_<seed>"),
+    "seed-spelled-twice": (copy(ITEMS, "data/STSBenchmark/paraphrasing_01337.parquet"),
+                           "file data/STSBenchmark/paraphrasing_01337.parquet is not named <transformation>_<seed>"),
     "stray-file-in-data": (write_bytes("data/STSBenchmark/notes.txt", b"hi"),
                            "file data/STSBenchmark/notes.txt is not named <transformation>_<seed>"),
     "undeclared-dataset-folder": (copy(ITEMS, "data/Extra/paraphrasing_1337.parquet"),
