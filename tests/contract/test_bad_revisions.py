@@ -274,6 +274,16 @@ def test_refused_manifest_with_nan(base, tmp_path, capsys):
     assert "manifest.json): config/rows: nan is not a finite number" in err
 
 
+def test_refused_manifest_nested_too_deeply(tmp_path, capsys):
+    (tmp_path / "store" / "objects" / ("a" * 64)).mkdir(parents=True)
+    (tmp_path / "store" / "objects" / ("a" * 64) / "manifest.json").write_text("[" * 100000)
+    (tmp_path / "store" / "labels").mkdir()
+    (tmp_path / "store" / "labels" / "deep.json").write_text(json.dumps(
+        {"label": "deep", "content_hash": "a" * 64, "published": "2026-11-22T00:00:00+00:00"}))
+    assert main(["verify", "--store", str(tmp_path / "store"), "--revision", "deep"]) == 2
+    assert "manifest.json: not valid JSON (nested too deeply)" in _one_line(capsys.readouterr().err)
+
+
 def test_the_base_revision_and_the_bundled_sample_pass(base, tmp_path, capsys):
     install(tmp_path / "store", base)
     assert main(["verify", "--store", str(tmp_path / "store"), "--revision", "bad"]) == 0

@@ -104,7 +104,7 @@ def test_refused_degenerate_source_row(tmp_path, shared_data, case):
     assert message.startswith(str(folder)) and expected in message
 
 
-# id -> (dataset, how its dataset.json changes: a dict of keys (None deletes one) or a whole value; the line)
+# id -> (dataset, its dataset.json: a dict of changed keys (None deletes one), a whole value or the raw text; the line)
 DATASET_JSON = {
     "split-with-a-path": ("STSBenchmark", {"eval_split": "../../x"}, "split '../../x' is not a table name"),
     "train-split-a-list": ("Banking77", {"train_split": ["train"]}, "train_split must be a string, got ['train']"),
@@ -114,6 +114,7 @@ DATASET_JSON = {
     "languages-a-number": ("STSBenchmark", {"languages": 5}, "languages must be a list of ISO 639-3 codes, got 5"),
     "languages-a-string": ("STSBenchmark", {"languages": "eng"}, "languages must be a list of ISO 639-3 codes"),
     "not-an-object": ("STSBenchmark", [], "dataset.json: expected a JSON object"),
+    "nested-too-deeply": ("STSBenchmark", "[" * 100000, "dataset.json: not valid JSON (nested too deeply)"),
 }
 
 
@@ -123,10 +124,10 @@ def test_refused_bad_dataset_json(tmp_path, shared_data, case):
     folder = _copy(shared_data, name, tmp_path)
     meta = json.loads((folder / "dataset.json").read_text(encoding="utf-8"))
     if isinstance(change, dict):
-        meta = {k: v for k, v in {**meta, **change}.items() if v is not None}
+        text = json.dumps({k: v for k, v in {**meta, **change}.items() if v is not None})
     else:
-        meta = change
-    (folder / "dataset.json").write_text(json.dumps(meta), encoding="utf-8")
+        text = change if isinstance(change, str) else json.dumps(change)
+    (folder / "dataset.json").write_text(text, encoding="utf-8")
     with pytest.raises(SourceError) as refused:
         read_source_dir(folder)
     assert "\n" not in str(refused.value) and str(folder / "dataset.json") in str(refused.value)
