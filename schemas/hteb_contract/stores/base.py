@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -10,6 +11,10 @@ from pathlib import Path
 from hteb_contract.errors import StoreError
 from hteb_contract.registry import Registry
 from hteb_contract.revision import Revision
+from hteb_contract.validation import schema
+
+#: A revision label, as the manifest schema spells it (also a safe file and tag name).
+LABEL = re.compile(schema("manifest")["$defs"]["label"]["pattern"])
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,15 @@ class RevisionStore(ABC):
     @abstractmethod
     def labels(self) -> list[str]:
         """Published labels, oldest first."""
+
+    @abstractmethod
+    def exists(self) -> bool:
+        """Whether there is a store at this URI (listing a missing one is an error, not an empty list)."""
+
+    def corrupt_labels(self) -> dict[str, str]:
+        """Labels whose record cannot be read, with why; `labels()` leaves them out. A store whose
+        labels are read from a service that checks them (the Hub's tags) has none."""
+        return {}
 
 
 #: URI scheme -> backend class; the backends register themselves in their modules, loaded when first asked.

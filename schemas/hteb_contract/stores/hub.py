@@ -22,7 +22,7 @@ from pathlib import Path
 
 from hteb_contract.errors import HtebError, StoreError
 from hteb_contract.revision import MANIFEST, CARD, Revision
-from hteb_contract.stores.base import PublishResult, RevisionStore, STORES, staged_manifest
+from hteb_contract.stores.base import LABEL, PublishResult, RevisionStore, STORES, staged_manifest
 
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -93,6 +93,8 @@ class HubStore(RevisionStore):
     def fetch(self, ref: str, *, datasets: Iterable[str] | None = None) -> Revision:
         from huggingface_hub import snapshot_download
 
+        if not LABEL.match(ref):
+            raise StoreError(f"{self.uri}: {ref!r} is not a tag, branch or commit name")
         names = None if datasets is None else sorted(set(datasets))
         patterns = [MANIFEST, CARD]
         if names is None:
@@ -109,6 +111,12 @@ class HubStore(RevisionStore):
             raise StoreError(f"{self.uri}: cannot download revision {ref!r} ({_one_line(err)})") from None
         commit = Path(folder).name
         return Revision.open(Path(folder), datasets=names, revision_id=commit)
+
+    def exists(self) -> bool:
+        try:
+            return self._api().repo_exists(self.repo_id, repo_type="dataset")
+        except _hub_errors() as err:
+            raise StoreError(f"{self.uri}: cannot tell whether the repository exists ({_one_line(err)})") from None
 
     def labels(self) -> list[str]:
         try:
