@@ -12,7 +12,7 @@ from pathlib import Path
 
 from hteb_contract.errors import SourceError
 from hteb_contract.sources import SourceDataset, read_source_dir, subset_of
-from hteb_contract.tasks import iter_field_texts, resolve, task_type
+from hteb_contract.tasks import iter_field_texts, task_type
 
 from .registry import SourceEntry
 
@@ -127,7 +127,6 @@ def load_source(entry: SourceEntry, *, source: str, data_dir: Path, sample: int 
         from .hub_sources import load_hub_dataset
 
         dataset = load_hub_dataset(entry)
-    check_texts(dataset)
     if sample is not None:
         dataset = sample_dataset(dataset, sample)
     if max_list is not None:
@@ -135,25 +134,6 @@ def load_source(entry: SourceEntry, *, source: str, data_dir: Path, sample: int 
     if max_texts is not None:
         dataset = cap_texts(dataset, max_texts)
     return dataset
-
-
-def check_texts(dataset: SourceDataset) -> None:
-    """Every field a run transforms holds text (a list of texts for a list field): a null or a number
-    is a one-line error naming the item (its `id`, else its row index in the file), before any
-    sampling and before any model loads."""
-    info = dataset.info
-    spec = task_type(info.task_type)
-    for table_key, fld in spec.text_fields:
-        table = resolve(table_key, info.eval_split, info.train_split)
-        for item_id, row in zip(dataset.ids[table], dataset.tables[table]):
-            value = row[fld]
-            if fld in spec.list_fields:
-                ok, what = isinstance(value, list) and all(isinstance(t, str) for t in value), "a list of texts"
-            else:
-                ok, what = isinstance(value, str), "a text"
-            if not ok:
-                shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
-                raise SourceError(f"{dataset.origin}: {table} item {item_id}: {fld!r} must be {what}, got {shown}")
 
 
 def local_dataset(entry: SourceEntry, data_dir: Path) -> SourceDataset:

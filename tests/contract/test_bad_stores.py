@@ -121,14 +121,14 @@ def test_refused_publish_over_a_corrupt_label(tmp_path, staged):
 ADDRESSES = {
     "revisions-missing-store": (["revisions", "--store", "{tmp}/none"], "no revision store at file://{tmp}/none"),
     "revisions-store-is-a-file": (["revisions", "--store", "{tmp}/file"], "no revision store at file://{tmp}/file"),
-    "revisions-empty-file-uri": (["revisions", "--store", "file://"], "a local store needs a path"),
-    "revisions-empty-path": (["revisions", "--store", ""], "a local store needs a path"),
+    "revisions-empty-file-uri": (["revisions", "--store", "file://"], "names no folder"),
+    "revisions-empty-path": (["revisions", "--store", ""], "names no folder"),
     "revisions-hub-unreachable": (["revisions", "--store", "hf://owner/name"],  # the tests run with HF_HUB_OFFLINE=1
                                   "hf://owner/name: cannot tell whether the repository exists (OfflineModeIsEnabled"),
     "verify-missing-store": (["verify", "--store", "{tmp}/none", "--revision", "v1"],
                              "no revision 'v1' in store {tmp}/none: there is no store there"),
-    "verify-empty-file-uri": (["verify", "--store", "file://", "--revision", "v1"], "a local store needs a path"),
-    "verify-blank-file-uri": (["verify", "--store", "file://  ", "--revision", "v1"], "a local store needs a path"),
+    "verify-empty-file-uri": (["verify", "--store", "file://", "--revision", "v1"], "names no folder"),
+    "verify-blank-file-uri": (["verify", "--store", "file://  ", "--revision", "v1"], "names no folder"),
     "verify-ref-with-a-path": (["verify", "--store", "{tmp}/store", "--revision", "../labels/good"],
                                "no revision '../labels/good' in store {tmp}/store (labels: good)"),
     "verify-ref-empty": (["verify", "--store", "{tmp}/store", "--revision", ""], "no revision '' in store"),

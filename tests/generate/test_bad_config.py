@@ -247,18 +247,18 @@ def test_a_store_under_a_file_is_refused_only_when_publishing(tmp_path, base):
 
 SOURCES = {
     "null-sentence": ("STSBenchmark", "test", 2, _set("sentence1", None),
-                      "test item 2: 'sentence1' must be a text, got None"),
+                      "test row 3: sentence1 must be a string, got None"),
     "number-sentence": ("STSBenchmark", "test", 0, _set("sentence2", 42),
-                        "test item 0: 'sentence2' must be a text, got 42"),
+                        "test row 1: sentence2 must be a string, got 42"),
     "list-sentence": ("STSBenchmark", "test", 5, _set("sentence1", ["a", "b"]),
-                      "'sentence1' must be a text, got ['a', 'b']"),
+                      "sentence1 must be a string, got ['a', 'b']"),
     "null-summary": ("SummEval", "test", 0, _set_element("machine_summaries", 1, None),
-                     "'machine_summaries' must be a list of texts"),
+                     "machine_summaries must be a list of strings"),
     "summaries-not-a-list": ("SummEval", "test", 0, _set("machine_summaries", "one summary"),
-                             "must be a list of texts, got 'one summary'"),
-    "null-classification-text": ("Banking77", "test", 3, _set("text", None), "'text' must be a text, got None"),
+                             "must be a list of strings, got 'one summary'"),
+    "null-classification-text": ("Banking77", "test", 3, _set("text", None), "text must be a string, got None"),
     "unsampled-row": ("STSBenchmark", "test", 1000, _set("sentence1", None),
-                      "test item 1000: 'sentence1' must be a text"),
+                      "test row 1001: sentence1 must be a string"),
 }
 
 

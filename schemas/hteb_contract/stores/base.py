@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from hteb_contract.errors import StoreError
 from hteb_contract.registry import Registry
 from hteb_contract.revision import Revision
 from hteb_contract.validation import schema
@@ -65,13 +64,12 @@ STORES: Registry[Callable[[str], RevisionStore]] = Registry(
 
 
 def open_store(uri: str) -> RevisionStore:
-    """The store for a URI: `hf://OWNER/NAME`, `file://PATH` or a plain path."""
+    """The store for a URI: `hf://OWNER/NAME`, `file://PATH` or a plain path (names.check_store_uri)."""
+    from hteb_contract.stores.names import check_store_uri
+
+    check_store_uri(uri)
     scheme, sep, rest = uri.partition("://")
-    if not sep:
-        scheme, rest = "file", uri
-    if scheme not in STORES:
-        raise StoreError(f"unknown store {uri!r}: use a path, file://PATH or hf://OWNER/NAME")
-    return STORES.get(scheme)(rest)
+    return STORES.get(scheme if sep else "file")(rest if sep else uri)
 
 
 def staged_manifest(staged: Path) -> dict:

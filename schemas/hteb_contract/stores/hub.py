@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from hteb_contract.errors import HtebError, StoreError
 from hteb_contract.revision import MANIFEST, CARD, Revision
 from hteb_contract.stores.base import LABEL, PublishResult, RevisionStore, STORES, staged_manifest
+from hteb_contract.stores.names import check_store_uri
 
-_REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 def _hub_errors() -> tuple[type[BaseException], ...]:
@@ -40,8 +39,7 @@ def _one_line(err: BaseException) -> str:
 
 class HubStore(RevisionStore):
     def __init__(self, repo_id: str, *, cache_dir: Path | None = None) -> None:
-        if not _REPO.match(repo_id):
-            raise StoreError(f"hf://{repo_id}: expected hf://OWNER/NAME")
+        check_store_uri(f"hf://{repo_id}")
         self.repo_id = repo_id
         self.uri = f"hf://{repo_id}"
         env_cache = os.environ.get("HTEB_HF_CACHE")

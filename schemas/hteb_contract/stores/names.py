@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable
 
 from hteb_contract.errors import StoreError
-from hteb_contract.validation import schema
+from hteb_contract.stores.base import LABEL
 
 USAGE = "use a path, file://PATH or hf://OWNER/NAME"
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -71,7 +71,6 @@ _GIT_REFUSES = re.compile(r"\.\.|\.$|\.lock$")
 
 def check_label(label: str) -> None:
     """A one-line StoreError unless `label` is a revision label every store accepts (module docstring)."""
-    pattern = schema("manifest")["$defs"]["label"]["pattern"]
-    if not isinstance(label, str) or not re.fullmatch(pattern, label) or _GIT_REFUSES.search(label):
+    if not isinstance(label, str) or not LABEL.fullmatch(label) or _GIT_REFUSES.search(label):
         raise StoreError(f"label {label!r} is not a revision label: 1 to 128 letters, digits, '.', '_' or '-', "
                          "starting with a letter or digit, without '..' and not ending in '.' or '.lock'")
