@@ -28,15 +28,16 @@ mteb, following the task class the dataset names (`mteb_task`, settings in mteb_
 hteb (the paper's code: MiniBatchKMeans V-measure; the paper names no cluster sets, so a subset is
 clustered at once): per subset, every document of the evaluation split in one set (`cluster_set` is
 not read), `MiniBatchKMeans(n_clusters=#labels, batch_size=500, n_init="auto", random_state=seed)`,
-`v_measure_score(labels, kmeans.labels_)`; one label -> 1.0.
+`v_measure_score(labels, kmeans.labels_)`; a subset of one label has nothing to cluster: undefined (null, flagged).
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.cluster import MiniBatchKMeans
@@ -48,20 +49,42 @@ from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_score.evaluators.threads import single_threaded
 from hteb_contract.errors import SourceError
 from hteb_contract.sources import SourceDataset
+from hteb_score.flags import Flag
 
+if TYPE_CHECKING:
+    from hteb_score.protocol import Protocol
+
+# A set of one label, by whether a subset is one set: mteb's legacy sets score 1.0 (its rule); the
+# hteb protocol clusters a whole subset, and one label there leaves V-measure undefined (NaN -> null).
+ONE_LABEL = {False: 1.0, True: math.nan}
 CLUSTER_SET = "cluster_set"  # row field: the Hub row (cluster set) of a legacy clustering dataset it came from
 
 
 @register
 class ClusteringEvaluator(Evaluator):
     task_types = ("Clustering",)
+    undefined_because = "every document has the same label: nothing to cluster, V-measure is undefined"
+
+    def check(self, dataset: SourceDataset, protocol: Protocol) -> list[Flag]:
+        """No rows: refused. A subset of one label: under hteb its score is undefined (flagged
+        when scored); under mteb it scores 1.0 as mteb does, flagged here."""
+        rows = dataset.eval_rows()
+        require_rows(dataset, dataset.info.eval_split, rows)
+        if protocol.clustering(dataset.info.mteb_task).one_set_per_subset:
+            return []
+        flags = []
+        for subset, index in group_rows(rows).items():
+            labels = {rows[i]["label"] for i in index}
+            if len(labels) == 1:
+                flags.append(Flag("one_cluster_label", f"subset {subset!r}: all {len(index)} documents have label "
+                                  f"{labels.pop()!r}; scored 1.0 as mteb does, nothing was clustered"))
+        return flags
 
     def texts(self, dataset: SourceDataset) -> list[Text]:
         return [(r["text"], None) for r in dataset.eval_rows()]
 
     def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
         rows = dataset.eval_rows()
-        require_rows(dataset, dataset.info.eval_split, rows)
         settings = context.protocol.clustering(dataset.info.mteb_task)
         seed = context.estimator_seed
         details = {}
@@ -77,10 +100,12 @@ class ClusteringEvaluator(Evaluator):
             used = {"documents": "all", "cluster_sets": sets.rule, "batch_size": settings.legacy_batch_size}
             for subset, subset_sets in sets.by_subset.items():
                 with single_threaded():
-                    details[subset] = _legacy(rows, subset_sets, embed, settings.legacy_batch_size, seed)
+                    details[subset] = _legacy(rows, subset_sets, embed, settings.legacy_batch_size, seed,
+                                              one_label=ONE_LABEL[settings.one_set_per_subset])
         metric = context.protocol.main_metric(dataset.info.task_type, dataset.info.mteb_task)
         return task_score(metric, details,
-                          {"algorithm": "MiniBatchKMeans", "kind": settings.kind, **used, "seed": seed})
+                          {"algorithm": "MiniBatchKMeans", "kind": settings.kind, **used, "seed": seed},
+                          because=self.undefined_because)
 
 
 @dataclass(frozen=True)
@@ -155,13 +180,15 @@ def _fast_settings(settings: ClusteringSettings) -> dict[str, Any]:
             "documents_per_round": settings.max_documents_per_cluster, "batch_size": settings.k_mean_batch_size}
 
 
-def _legacy(rows: Sequence[dict], sets: list[list[int]], embed: Embed, batch_size: int, seed: int) -> dict[str, float]:
-    """mteb's legacy score of one subset: the v_measure of each set clustered alone, their mean and std."""
+def _legacy(rows: Sequence[dict], sets: list[list[int]], embed: Embed, batch_size: int, seed: int, *,
+            one_label: float) -> dict[str, float]:
+    """mteb's legacy score of one subset: the v_measure of each set clustered alone, their mean and
+    std; a set of one label scores `one_label` without being clustered."""
     v_measures = []
     for index in sets:
         labels = [rows[i]["label"] for i in index]
         if len(set(labels)) <= 1:
-            v_measures.append(1.0)
+            v_measures.append(one_label)
             continue
         model = MiniBatchKMeans(n_clusters=len(set(labels)), batch_size=batch_size, n_init="auto",
                                 compute_labels=True, random_state=seed)

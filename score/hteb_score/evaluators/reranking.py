@@ -11,6 +11,8 @@ Queries without a qrels row or without candidates are left out.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, register, task_score
@@ -18,6 +20,10 @@ from hteb_score.evaluators.similarity import cos_matrix
 from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_score.evaluators.trec import doc_text, qrels_of, ranking_metrics
 from hteb_contract.sources import SourceDataset
+from hteb_score.flags import Flag
+
+if TYPE_CHECKING:
+    from hteb_score.protocol import Protocol
 
 TOP_K = 1000
 K_VALUES = (1, 3, 5, 10, 20, 100, 1000)
@@ -42,10 +48,13 @@ class RerankingEvaluator(Evaluator):
         return ([(q["text"], "query") for q in scored_queries(dataset)]
                 + [(doc_text(d), "document") for d in dataset.tables["corpus"]])
 
+    def check(self, dataset: SourceDataset, protocol: Protocol) -> list[Flag]:
+        require_rows(dataset, "queries", scored_queries(dataset))
+        return []
+
     def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
         metric = context.protocol.main_metric(dataset.info.task_type, dataset.info.mteb_task)
         queries = scored_queries(dataset)
-        require_rows(dataset, "queries", queries)
         corpus = dataset.tables["corpus"]
         position = {str(d["id"]): i for i, d in enumerate(corpus)}
         doc_emb = np.asarray(embed([doc_text(d) for d in corpus], "document"))

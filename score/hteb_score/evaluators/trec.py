@@ -28,6 +28,12 @@ def qrels_of(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
     return qrels
 
 
+def in_corpus(qrels: Mapping[str, Mapping[str, int]], doc_ids: set[str]) -> dict[str, dict[str, int]]:
+    """The judgements of documents the corpus holds; a query left with none is left out."""
+    kept = {qid: {d: s for d, s in docs.items() if d in doc_ids} for qid, docs in qrels.items()}
+    return {qid: docs for qid, docs in kept.items() if docs}
+
+
 def ranking_metrics(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mapping[str, float]],
                     k_values: Sequence[int], *, full_map: bool = False) -> dict[str, float]:
     """ndcg/map/recall/precision at each k (and uncut `map` when asked), mean over queries, 5 d.p."""
