@@ -28,15 +28,17 @@ MIN_QUALITY_ITEMS = 3
 DRIFT_POINT_DECIMALS = 4
 
 
-def paired_effect(deltas: Sequence[float], *, ci_method: str = "walsh", seed: int = 0) -> dict[str, Any]:
+def paired_effect(deltas: Sequence[float | None], *, ci_method: str = "walsh", seed: int = 0) -> dict[str, Any]:
     """HL shift + CI (Walsh, or seeded percentile bootstrap) + Wilcoxon p; Holm is added by the
-    caller, over the family."""
+    caller, over the family. An undefined delta (None, NaN, inf) leaves every number None and says
+    why in `undefined`."""
     hl = hodges_lehmann(deltas, method=ci_method, seed=seed)
     test = wilcoxon_signed_rank(deltas)
+    reason = hl.undefined or test.undefined
     return {
         "n_datasets": len(deltas),
-        "mean_delta": float(np.mean(deltas)),
-        "median_abs_delta": float(np.median(np.abs(deltas))),
+        "mean_delta": None if reason else float(np.mean(deltas)),
+        "median_abs_delta": None if reason else float(np.median(np.abs(deltas))),
         "hl_shift": hl.shift,
         "ci_low": hl.ci_low,
         "ci_high": hl.ci_high,
@@ -45,6 +47,7 @@ def paired_effect(deltas: Sequence[float], *, ci_method: str = "walsh", seed: in
         "wilcoxon_statistic": test.statistic,
         "n_zero": test.n_zero,
         "p_value": test.p_value,
+        **({"undefined": reason} if reason else {}),
     }
 
 
