@@ -8,6 +8,7 @@ original, in the unit of the records given.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -35,20 +36,25 @@ def paired_effect(deltas: Sequence[float | None], *, ci_method: str = "walsh", s
     hl = hodges_lehmann(deltas, method=ci_method, seed=seed)
     test = wilcoxon_signed_rank(deltas)
     reason = hl.undefined or test.undefined
-    return {
-        "n_datasets": len(deltas),
-        "mean_delta": None if reason else float(np.mean(deltas)),
-        "median_abs_delta": None if reason else float(np.median(np.abs(deltas))),
-        "hl_shift": hl.shift,
-        "ci_low": hl.ci_low,
-        "ci_high": hl.ci_high,
-        "ci_confidence": hl.confidence,
-        "ci_method": hl.method,
-        "wilcoxon_statistic": test.statistic,
-        "n_zero": test.n_zero,
-        "p_value": test.p_value,
-        **({"undefined": reason} if reason else {}),
-    }
+    with np.errstate(over="ignore"):
+        entry = {
+            "n_datasets": len(deltas),
+            "mean_delta": None if reason else float(np.mean(deltas)),
+            "median_abs_delta": None if reason else float(np.median(np.abs(deltas))),
+            "hl_shift": hl.shift,
+            "ci_low": hl.ci_low,
+            "ci_high": hl.ci_high,
+            "ci_confidence": hl.confidence,
+            "ci_method": hl.method,
+            "wilcoxon_statistic": test.statistic,
+            "n_zero": test.n_zero,
+            "p_value": test.p_value,
+        }
+    overflowed = [k for k, v in entry.items() if isinstance(v, float) and not math.isfinite(v)]
+    if overflowed:  # finite differences too large for float arithmetic (sums of 1e308)
+        entry.update(dict.fromkeys(overflowed, None))
+        reason = f"{', '.join(overflowed)} overflowed: the differences are too large to average"
+    return {**entry, **({"undefined": reason} if reason else {})}
 
 
 def add_holm(family: dict[str, dict[str, Any]]) -> None:
