@@ -333,3 +333,31 @@ def test_refused_nan_anywhere_in_strict_json():
     with pytest.raises(ContractError, match="x: a/1/b is not a finite number"):
         dumps({"a": [1.0, {"b": float("nan")}]}, what="x")
     assert json.loads(dumps({"a": None}, what="x")) == {"a": None}
+
+
+@pytest.mark.slow
+def test_flagged_end_to_end_with_the_real_model(shared_data, tmp_path, capsys):
+    """hteb-score with all-MiniLM-L6-v2 under mteb: an STS set whose pairs are one pair repeated
+    (Spearman undefined: null) and SciFact with judged documents outside the corpus (mteb's number,
+    flagged). Exit 0; every file strict JSON; the flags in the card, result_card.md and the summary."""
+    def same_texts(rows):
+        return [dict(r, sentence1=rows[0]["sentence1"], sentence2=rows[0]["sentence2"]) for r in rows]
+
+    degenerate_dir(tmp_path, shared_data, "STSBenchmark", 10, test=same_texts)
+    source = degenerate_dir(tmp_path, shared_data, "SciFact", 40)
+    out = tmp_path / "out"
+    code, stdout, err = run(capsys, minilm_path(), "--source-dir", source, "--protocol", "mteb", "--out", out,
+                            "--quiet", "--device", "cpu")
+    assert code == 0, err
+    assert "original" in stdout and "flag(s), see result_card.md" in stdout
+    card = json.loads((out / "result_card.json").read_text(encoding="utf-8"), parse_constant=_no_constant)
+    validate("result_card", card, what="card")
+    codes = {(f["dataset"], f["code"]) for f in card["flags"]}
+    assert codes == {("STSBenchmark", "undefined_score"), ("STSBenchmark", "skipped_in_aggregates"),
+                     ("SciFact", "missing_judged_documents")}
+    values = {r["dataset"]: r["value"] for r in card["scores"] if r["subset"] == "all"}
+    assert values["STSBenchmark"] is None and 0 <= values["SciFact"] < 1
+    md = (out / "result_card.md").read_text(encoding="utf-8")
+    assert "| STSBenchmark | original | `undefined_score` |" in md and "`missing_judged_documents`" in md
+    for path in (out / "mteb").rglob("*.json"):
+        json.loads(path.read_text(encoding="utf-8"), parse_constant=_no_constant)
