@@ -12,7 +12,6 @@ CODES = {
     "one_cluster_label": "a clustering subset has a single label",
     "missing_judged_documents": "qrels name documents the corpus does not hold",
     "skipped_in_aggregates": "an undefined score left out of the aggregates",
-    "undefined_statistic": "a statistic could not be computed from the scores given",
 }
 
 

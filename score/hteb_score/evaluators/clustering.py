@@ -47,7 +47,7 @@ from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, Task
 from hteb_score.evaluators.mteb_tasks import ClusteringSettings
 from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_score.evaluators.threads import single_threaded
-from hteb_contract.errors import SourceError
+from hteb_contract.errors import HtebError, SourceError
 from hteb_contract.sources import SourceDataset
 from hteb_score.flags import Flag
 
@@ -70,10 +70,16 @@ class ClusteringEvaluator(Evaluator):
         when scored); under mteb it scores 1.0 as mteb does, flagged here."""
         rows = dataset.eval_rows()
         require_rows(dataset, dataset.info.eval_split, rows)
-        if protocol.clustering(dataset.info.mteb_task).one_set_per_subset:
+        settings = protocol.clustering(dataset.info.mteb_task)
+        if settings.one_set_per_subset:
             return []
         flags = []
         for subset, index in group_rows(rows).items():
+            if settings.kind == "fast" and _fast_sample_size(settings, len(index)) == 0:
+                raise HtebError(f"{dataset.name}: subset {subset!r}: mteb's fast clustering samples none of its "
+                                f"{len(index)} documents (a fraction of "
+                                f"{settings.max_fraction_of_documents_to_embed}); k-means needs at least one "
+                                "(score it under --protocol hteb)")
             labels = {rows[i]["label"] for i in index}
             if len(labels) == 1:
                 flags.append(Flag("one_cluster_label", f"subset {subset!r}: all {len(index)} documents have label "
@@ -197,16 +203,20 @@ def _legacy(rows: Sequence[dict], sets: list[list[int]], embed: Embed, batch_siz
     return {"v_measure": float(np.mean(v_measures)), "v_measure_std": float(np.std(v_measures))}
 
 
+def _fast_sample_size(settings: ClusteringSettings, n: int) -> int | None:
+    """How many of a subset's `n` documents mteb's fast clustering samples; None: all, unsampled."""
+    if settings.max_fraction_of_documents_to_embed is not None:
+        return min(n, int(settings.max_fraction_of_documents_to_embed * n))
+    if settings.max_document_to_embed is not None:
+        return min(n, settings.max_document_to_embed)
+    return None
+
+
 def _fast(texts: Sequence[str], labels: Sequence, embed: Embed, settings: ClusteringSettings,
           rng: random.Random, seed: int) -> dict[str, float]:
     n = len(texts)
-    chosen = list(range(n))
-    if settings.max_fraction_of_documents_to_embed is not None or settings.max_document_to_embed is not None:
-        if settings.max_fraction_of_documents_to_embed is not None:
-            k = int(settings.max_fraction_of_documents_to_embed * n)
-        else:
-            k = settings.max_document_to_embed
-        chosen = rng.sample(range(n), k=min(n, k))
+    k = _fast_sample_size(settings, n)
+    chosen = list(range(n)) if k is None else rng.sample(range(n), k=k)
     embeddings = np.asarray(embed([texts[i] for i in chosen], None))
     gold = np.array([labels[i] for i in chosen])
     model = MiniBatchKMeans(n_clusters=np.unique(gold).size, batch_size=settings.k_mean_batch_size,
