@@ -217,6 +217,28 @@ def test_flagged_retrieval_with_judged_documents_absent_from_the_corpus(shared_d
     assert 0 < mteb.value < hteb.value
 
 
+def test_flagged_reranking_with_judged_documents_absent_from_the_corpus(shared_data):
+    """A reranking set built from SciFact (reranking_cases.py) whose first relevant documents are
+    gone from the corpus: flagged under both protocols; hteb leaves those judgements out."""
+    from reranking_cases import scifact_reranking
+
+    full = scifact_reranking(read_source_dir(shared_data / "SciFact"), negatives=5)
+    queries = full.tables["queries"][:30]
+    ids = {str(q["id"]) for q in queries}
+    qrels = [r for r in full.tables["qrels"] if str(r["query_id"]) in ids]
+    removed = {str(r["doc_id"]) for r in qrels if r["score"] > 0}
+    removed = set(sorted(removed)[:10])
+    dataset = SourceDataset(full.info, {**full.tables, "queries": queries, "qrels": qrels,
+                                        "corpus": [d for d in full.tables["corpus"] if str(d["id"]) not in removed]},
+                            full.origin)
+    missing = sum(1 for r in qrels if str(r["doc_id"]) in removed)
+    for protocol, says in (("mteb", "as mteb does"), ("hteb", "left out of the judgements")):
+        [flag] = _checked(dataset, protocol)
+        assert flag.code == "missing_judged_documents" and flag.message.startswith(f"{missing} of {len(qrels)}")
+        assert says in flag.message
+        assert evaluate(dataset, hashed_bow, context(protocol)).value is not None
+
+
 def test_flagged_summarization_whose_documents_are_all_skipped(shared_data):
     """Every document's ratings equal: mteb skips each, nothing is left to average: undefined."""
     dataset = _dataset(shared_data, "SummEval", 3, test=lambda rows: [dict(r, relevance=[3.0] * len(r["relevance"]))

@@ -8,9 +8,9 @@ per query; where the mteb task sets `ignore_identical_ids`, a hit whose id equal
 is removed afterwards (the run is not refilled). Metrics per trec.py (ties by doc id descending,
 5-decimal means). Main score `ndcg_at_10` in both protocols. Only the queries are transformed,
 so a transformed variant re-uses the corpus embeddings.
-Qrels naming documents absent from the corpus: mteb counts them as relevant documents that are
-never retrieved (nDCG falls, silently); the mteb protocol keeps that number and flags how many
-judged documents are missing; the hteb protocol leaves those judgements out (and a query left
+Qrels naming documents absent from the corpus (trec.DROP_MISSING_JUDGED): mteb counts them as
+relevant documents never retrieved (nDCG falls, silently); the mteb protocol keeps that number and
+flags how many are missing; the hteb protocol leaves those judgements out (and a query left
 without any), and flags it; with no query left the dataset is refused.
 """
 
@@ -24,17 +24,14 @@ import numpy as np
 from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, register, task_score
 from hteb_score.evaluators.similarity import normalize
 from hteb_score.evaluators.subsets import group_rows, require_rows
-from hteb_score.evaluators.trec import doc_text, in_corpus, qrels_of, ranking_metrics
+from hteb_score.evaluators.trec import check_judged, doc_text, judged_qrels, ranking_metrics
 from hteb_score.flags import Flag
-from hteb_contract.errors import HtebError
 from hteb_contract.sources import SourceDataset
 
 if TYPE_CHECKING:
     from hteb_score.protocol import Protocol
 
 TOP_K = 1000
-#: protocol -> whether judgements of documents absent from the corpus are left out (see above)
-DROP_MISSING_JUDGED = {"hteb": True, "mteb": False}
 
 
 def scored_queries(dataset: SourceDataset) -> list[dict]:
@@ -56,31 +53,14 @@ class RetrievalEvaluator(Evaluator):
         flagged (and under hteb left out; refused when no judged query is left)."""
         require_rows(dataset, "queries", scored_queries(dataset))
         require_rows(dataset, "corpus", dataset.tables["corpus"])
-        qrels = qrels_of(dataset.tables["qrels"])
-        kept = in_corpus(qrels, {str(d["id"]) for d in dataset.tables["corpus"]})
-        judged = sum(map(len, qrels.values()))
-        missing = judged - sum(map(len, kept.values()))
-        if not missing:
-            return []
-        absent = f"{missing} of {judged} judged documents (query, document) are absent from the corpus"
-        if not DROP_MISSING_JUDGED[protocol.name]:
-            return [Flag("missing_judged_documents", f"{absent}; scored as mteb does: relevant, never retrieved")]
-        queries = scored_queries(dataset)
-        left = [q for q in queries if kept.get(str(q["id"]))]
-        if not left:
-            raise HtebError(f"{dataset.name}: all {judged} judged documents (qrels) are absent from the corpus; "
-                            "no query can be scored")
-        return [Flag("missing_judged_documents", f"{absent}; left out of the judgements, and "
-                     f"{len(queries) - len(left)} query(ies) left with none are not scored")]
+        return check_judged(dataset, protocol.name, scored_queries(dataset))
 
     def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
         metric = context.protocol.main_metric(dataset.info.task_type, dataset.info.mteb_task)
         settings = context.protocol.retrieval(dataset.info.mteb_task)
         corpus = dataset.tables["corpus"]
         doc_ids = [str(d["id"]) for d in corpus]
-        qrels = qrels_of(dataset.tables["qrels"])
-        if DROP_MISSING_JUDGED[context.protocol.name]:
-            qrels = in_corpus(qrels, set(doc_ids))
+        qrels = judged_qrels(dataset, context.protocol.name)
         queries = [q for q in scored_queries(dataset) if qrels.get(str(q["id"]))]
         doc_emb = normalize(embed([doc_text(d) for d in corpus], "document")).numpy()
         index = faiss.IndexFlatIP(doc_emb.shape[1])
