@@ -100,7 +100,7 @@ def aggregate_flags(scores: Iterable[Mapping[str, Any]]) -> list[Flag]:
     for dataset in sorted(set(main.runs) - set(main.original)):
         n = sum(len(by_seed) for by_seed in main.runs[dataset].values())
         flags.append(Flag("skipped_in_aggregates", f"Original score undefined: the dataset's {n} transformed "
-                          "score(s) are left out of the aggregates and statistics", dataset, "original", None))
+                          "score(s) are left out of the aggregates and statistics", dataset))
     return flags
 
 

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import datetime as dt
 import importlib.metadata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from hteb_score import __version__
-from hteb_score.aggregate import POINTS, aggregate
+from hteb_score.aggregate import POINTS, aggregate, aggregate_flags
 from hteb_score.protocol import Protocol
 from hteb_contract.atomic import atomic_write_text
-from hteb_score.aggregate import aggregate_flags
 from hteb_score.flags import Flag
 from hteb_score.strict_json import dumps, finite_or_none
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
@@ -41,7 +40,7 @@ def package_versions() -> dict[str, str]:
 def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: Mapping[str, Any],
                protocol: Protocol, settings: Mapping[str, Mapping[str, Any]], on_error: str,
                scores: list[dict[str, Any]], error_policy: list[dict[str, Any]], statistics: dict[str, Any] | None,
-               timings: Mapping[str, float], flags: list[Flag] = ()) -> dict[str, Any]:
+               timings: Mapping[str, float], flags: Sequence[Flag] = ()) -> dict[str, Any]:
     """Assemble and validate a result card; `settings`: dataset -> what its evaluator used; `flags`:
     what the run stated. A non-finite score value becomes null, flagged `undefined_score` unless
     a flag of that variant already says why; each undefined main score is flagged as skipped."""

@@ -277,7 +277,7 @@ def test_flagged_undefined_scores_are_null_and_left_out_of_the_aggregates(tmp_pa
     assert flags == [("undefined_score", "B", "original", None),
                      ("skipped_in_aggregates", "A", "paraphrasing", 1),
                      ("skipped_in_aggregates", "B", "original", None),
-                     ("skipped_in_aggregates", "B", "original", None)]
+                     ("skipped_in_aggregates", "B", None, None)]
     assert "1 transformed score(s) are left out" in card["flags"][-1]["message"]
     assert [r["value"] for r in card["scores"]][3] is None
 
@@ -287,6 +287,7 @@ def test_flagged_undefined_scores_are_null_and_left_out_of_the_aggregates(tmp_pa
     validate("result_card", json.loads(text, parse_constant=_no_constant), what="card")
     md = written[1].read_text(encoding="utf-8")
     assert "## Flags" in md and "| B | original | `undefined_score` |" in md and "| A | paraphrasing seed 1 |" in md
+    assert "| B | - | `skipped_in_aggregates` | Original score undefined" in md
 
 
 def test_flagged_mteb_json_holds_null_for_an_undefined_score(shared_data, tmp_path):

@@ -22,6 +22,7 @@ import numpy as np
 from hteb_contract.registry import Registry, RegistryError
 from hteb_contract.tasks import TASK_TYPES
 from hteb_score.flags import Flag
+from hteb_score.strict_json import finite_or_none
 
 if TYPE_CHECKING:  # at run time neither is needed here (and hteb_score.protocol imports this package)
     from hteb_contract.sources import SourceDataset
@@ -146,14 +147,10 @@ def task_score(metric: str, details: dict[str, dict[str, float]], settings: dict
     """Collect per-subset details into a TaskScore: the main metric per subset and their plain mean.
     A subset whose main metric is not finite is None, flagged `undefined_score` with `because`; the
     mean is then None too (mteb's mean would be NaN)."""
-    subsets = {name: _finite(values.get(metric, math.nan)) for name, values in details.items()}
+    subsets = {name: finite_or_none(values.get(metric, math.nan)) for name, values in details.items()}
     flags = tuple(Flag("undefined_score", f"subset {name!r}: {metric} is undefined ({because}); written as null")
                   for name, value in subsets.items() if value is None)
     defined = [v for v in subsets.values() if v is not None]
     value = float(np.mean(defined)) if defined and not flags else None
     return TaskScore(metric, subsets, value, details, settings, flags)
 
-
-def _finite(value: float) -> float | None:
-    value = float(value)
-    return value if math.isfinite(value) else None
