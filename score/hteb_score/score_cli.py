@@ -112,7 +112,7 @@ def score(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
     """
     from hteb_score.card import build_card, mteb_results, scaled, write_outputs
     from hteb_score.encode import EmbeddingTable, Encoder
-    from hteb_score.scoring import score_variants
+    from hteb_score.scoring import check_variants, score_variants
     from hteb_contract.taxonomy import axis_of
     from hteb_score.stats.model import model_statistics
 
@@ -127,6 +127,7 @@ def score(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
     else:
         store = store or f"file://{SAMPLE_STORE}"
         groups, policy, data_info = _revision_groups(store, ref or SAMPLE_REVISION, names, wanted_t, wanted_s, on_error)
+    check_variants(groups, protocol)  # data no model can score is refused before the model loads
     loaded = time.perf_counter()
     encoder = Encoder.load(model_id, device=device, batch_size=batch_size, trust_remote_code=trust_remote_code)
     table = EmbeddingTable(encoder, cache_dir)
@@ -140,11 +141,13 @@ def score(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
              "embedding_dim": encoder.model.get_embedding_dimension(), "similarity": "cosine"}
     card = build_card(model=model, encode=encoder.settings(), dataset=data_info, protocol=protocol,
                       settings=run.settings, on_error=on_error, scores=run.scores, error_policy=policy,
-                      statistics=statistics, timings=timings)
+                      statistics=statistics, timings=timings, flags=run.flags)
     tasks = {v[0].dataset.name: {**v[0].dataset.info.to_json()} for v in groups}
     written = write_outputs(out, card, mteb_results(card, run.results, tasks))
     agg = card["aggregates"]
-    summary = f"original {agg['original']:.2f}"
+    summary = "original undefined" if agg["original"] is None else f"original {agg['original']:.2f}"
     if agg["hteb_total"] is not None:
-        summary += f", HTEB {agg['hteb_total']:.2f} ({agg['delta']:+.2f})"
+        summary += f", HTEB {agg['hteb_total']:.2f}" + ("" if agg["delta"] is None else f" ({agg['delta']:+.2f})")
+    if card["flags"]:
+        summary += f"; {len(card['flags'])} flag(s), see result_card.md"
     click.echo(f"{encoder.model_id} [{protocol.name}] {summary} -> {written[0].parent}")
