@@ -59,7 +59,7 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return f"{where}: {message}"
 
 
-def _non_finite(value: Any, where: str = "") -> tuple[str, float] | None:
+def non_finite(value: Any, where: str = "") -> tuple[str, float] | None:
     """(path, value) of the first NaN or infinity in a JSON-like value, else None."""
     if isinstance(value, float):
         return None if math.isfinite(value) else (where, value)
@@ -70,10 +70,19 @@ def _non_finite(value: Any, where: str = "") -> tuple[str, float] | None:
     else:
         return None
     for key, item in items:
-        found = _non_finite(item, f"{where}/{key}" if where else str(key))
+        found = non_finite(item, f"{where}/{key}" if where else str(key))
         if found is not None:
             return found
     return None
+
+
+def check_finite(obj: Any, *, what: str) -> None:
+    """Raise ContractError naming `what` and the path of the first NaN or infinity (no JSON holds one)."""
+    bad = non_finite(obj)
+    if bad is not None:
+        where, value = bad
+        raise ContractError(f"{what}: {where or '(top level)'}: {value} is not a finite number (NaN and infinities "
+                            f"are not JSON)")
 
 
 def validate(kind: str, obj: Mapping[str, Any], *, what: str) -> None:
@@ -87,11 +96,7 @@ def validate(kind: str, obj: Mapping[str, Any], *, what: str) -> None:
         raise ContractError(f"{what}: schema version {found!r} is not supported: this version of hteb reads "
                             f"{expected!r} (an older or newer release wrote it; regenerate it, or read it with that "
                             f"release)")
-    bad = _non_finite(obj)
-    if bad is not None:
-        where, value = bad
-        raise ContractError(f"{what}: {where or '(top level)'}: {value} is not a finite number (NaN and infinities "
-                            f"are not JSON)")
+    check_finite(obj, what=what)
     error = jsonschema.exceptions.best_match(_validator(kind).iter_errors(obj))
     if error is not None:
         raise ContractError(f"{what}: does not match the {kind} schema: {_describe(error)}")

@@ -1,6 +1,7 @@
-"""`compare` on cards holding undefined scores (issue 10): null scores of a current card, bare NaN
-of a card an older hteb-score wrote. Every output is written, as strict JSON, and the comparison
-says what was left out; never comparison.json + .md followed by a matplotlib traceback."""
+"""`compare` on cards holding undefined scores (issue 10): null scores of a current card are left
+out, every output is written as strict JSON and the comparison says what was left out (never
+comparison.json + .md followed by a matplotlib traceback); a bare NaN of a card an older
+hteb-score wrote is refused in one line."""
 
 from __future__ import annotations
 
@@ -55,20 +56,20 @@ def test_flagged_compare_of_cards_with_null_scores(undefined, tmp_path, run_cli)
         assert any("datasets not scored for every model were left out" in w for w in result["warnings"])
 
 
-def test_flagged_compare_of_an_older_card_with_bare_nan(tmp_path, run_cli):
-    """A card written before strict JSON: NaN in its per-dataset aggregates is left out, with a warning."""
+def test_refused_compare_of_an_older_card_with_bare_nan(tmp_path, run_cli):
+    """A card written before strict JSON holds a bare NaN: no JSON reader reads it as a number, so it is
+    refused in one line naming the file and where, and nothing is written (rescore the model)."""
     card = make_card(MODELS[0], datasets=8)
     card["aggregates"]["per_dataset"][0]["original"] = math.nan
-    card["aggregates"]["per_dataset"][1]["transformations"]["paraphrasing"]["mean"] = math.nan
     old = tmp_path / "old.json"
     old.write_text(json.dumps(card), encoding="utf-8")  # Python's json writes the bare NaN
     assert "NaN" in old.read_text(encoding="utf-8")
     others = [write_card(tmp_path, make_card(m, model_index=i, datasets=8)) for i, m in enumerate(MODELS[1:3], 1)]
     out = tmp_path / "out"
     code, _, err = run_cli("compare", old, *others, "--out", out, "--splits", "5")
-    result = _assert_all_written(out, code, err)
-    # the two NaN, and the lexical axis and HTEB total derived from the NaN paraphrasing score
-    assert f"{MODELS[0]}: 4 undefined score(s) (null or NaN) left out" in result["warnings"]
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert f"{old}: aggregates/per_dataset/0/original: nan is not a finite number" in err
+    assert not out.exists()
 
 
 def test_flagged_plots_skip_undefined_points():
