@@ -87,10 +87,10 @@ def build_store(root: Path, rows: int, queries: int, corpus: int, train_per_labe
     from hteb_contract import revision as rev
     from hteb_contract.records import single_attempt
     from hteb_contract.stores.local import LocalStore
-    from hteb_contract.taxonomy import TRANSFORMATIONS
+    from hteb_contract.taxonomy import PAPER_TRANSFORMATIONS
 
     datasets = _datasets(rows, queries, corpus, train_per_label)
-    variants = [(t, s) for t in TRANSFORMATIONS for s in SEEDS]
+    variants = [(t, s) for t in PAPER_TRANSFORMATIONS for s in SEEDS]
     records = [
         single_attempt(dataset=dataset.name, task_type=dataset.info.task_type, subset=r.subset,
                        ref=(r.table, r.item_id, r.field),
@@ -102,7 +102,7 @@ def build_store(root: Path, rows: int, queries: int, corpus: int, train_per_labe
     sources = [rev.manifest_source(d.info, origin=d.origin, sample=rows) for d in datasets]
     fields = {"repo_id": "file://bench", "label": LABEL, "created": "2026-11-22T00:00:00+00:00",
               "hteb_generate_version": "bench", "config": {"rows": rows}, "config_hash": "0" * 64, "sources": sources,
-              "transformations": list(TRANSFORMATIONS), "seeds": list(SEEDS),
+              "transformations": list(PAPER_TRANSFORMATIONS), "seeds": list(SEEDS),
               "generator": {"model_id": "rule/rotate-words", "revision": "", "engine": "rule"}, "judge": None,
               "counters": {"items": 0, "llm_calls": 0, "cache_hits": 0, "errors": {}}}
     staged = root / "rev"

@@ -196,7 +196,8 @@ class Transformation:
         return f"{prompt_set.id}/{'+'.join(s.template for s in self.steps)}"
 
 
-#: In hteb_contract.taxonomy.TRANSFORMATIONS order (a test checks both hold the same names).
+#: The LLM transformations, in hteb_contract.taxonomy.PAPER_TRANSFORMATIONS order (a test checks both hold the
+#: same names); the Noise axis's are rules (hteb_generate.noise).
 TRANSFORMATIONS: Registry[Transformation] = Registry("transformation", entries={t.name: t for t in (
     Transformation("paraphrasing", (Step("paraphrase", SOURCE),)),
     Transformation("backtranslation", (Step("translate", PIVOT), Step("translate", SOURCE))),

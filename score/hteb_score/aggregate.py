@@ -3,15 +3,18 @@ written once: the card's `aggregates` and `statistics` blocks and `hteb-score co
 
 Scores are per (dataset, transformation, seed). Seeds are averaged first (runs are not
 independent observations). An axis score is the mean over the axis's transformations that were
-scored; the HTEB score is the unweighted mean of the axis scores. Model-level Original and axis
+scored; the HTEB score is the unweighted mean of the paper's axis scores (Noise is an axis
+beside it, never in it, so the total stays comparable with the paper). Model-level Original and axis
 scores are means over datasets, and the model's HTEB total is the HTEB score of its model-level
 axis scores. In the `aggregates` block everything is in points (score x 100) and deltas are
 HTEB - Original.
 
 >>> axis_scores({"paraphrasing": 60.0, "style_change": 50.0, "translation": 20.0})
 {'lexical': 55.0, 'language': 20.0}
->>> hteb_score({"lexical": 55.0, "language": 20.0})
+>>> hteb_score({"lexical": 55.0, "language": 20.0, "noise": 90.0})
 37.5
+>>> hteb_score({"noise": 90.0}) is None
+True
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from hteb_contract.errors import ContractError, unknown_name
-from hteb_contract.taxonomy import AXES, AXIS_OF, TRANSFORMATIONS, transformation_order
+from hteb_contract.taxonomy import AXES, AXIS_OF, PAPER_AXES, TRANSFORMATIONS, transformation_order
 from hteb_score.flags import Flag
 
 POINTS = 100.0
@@ -115,8 +118,8 @@ def axis_scores(transformations: Mapping[str, float]) -> dict[str, float]:
 
 
 def hteb_score(axes: Mapping[str, float]) -> float | None:
-    """HTEB: the unweighted mean of the axis scores given; None without any."""
-    present = [axes[a] for a in AXES if a in axes]
+    """HTEB: the unweighted mean of the paper's axis scores given; None without any (Noise alone)."""
+    present = [axes[a] for a in PAPER_AXES if a in axes]
     return float(np.mean(present)) if present else None
 
 

@@ -19,7 +19,7 @@ from hteb_contract.atomic import atomic_write_text
 from hteb_score.flags import Flag
 from hteb_score.strict_json import dumps, finite_or_none
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
-from hteb_contract.taxonomy import AXES, AXIS_LABELS
+from hteb_contract.taxonomy import AXES, AXIS_LABELS, AXIS_OF, PAPER_AXES
 from hteb_score.stats.hodges_lehmann import coverage_note
 
 PACKAGES = ("hteb-score", "sentence-transformers", "transformers", "torch", "numpy", "scipy", "scikit-learn",
@@ -98,6 +98,7 @@ def render_markdown(card: Mapping[str, Any]) -> str:
     """A card a person reads: header with provenance, per-dataset table, per-transformation table."""
     agg = card["aggregates"]
     data = card["dataset"]
+    beside = _beside_total(agg)
     lines = [
         f"# HTEB result card: {card['model']['model_id']}",
         "",
@@ -110,24 +111,27 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         + " (k-means results depend on scikit-learn: MiniBatchKMeans samples differently from 1.9 on)",
         "",
         "Scores in points (x100); deltas are HTEB - Original.",
+        *_beside_total_lines(agg, beside),
         "",
-        f"| | Original | {' | '.join(AXIS_LABELS[a] for a in AXES)} | HTEB | delta |",
-        "|---|---|" + "---|" * len(AXES) + "---|---|",
+        f"| | Original | {' | '.join(AXIS_LABELS[a] for a in PAPER_AXES)} | HTEB | delta |"
+        + "".join(f" {AXIS_LABELS[a]} | {AXIS_LABELS[a]} delta |" for a in beside),
+        "|---|---|" + "---|" * len(PAPER_AXES) + "---|---|" + "---|---|" * len(beside),
         f"| **model** | {_fmt(agg['original'])} | "
-        + " | ".join(_fmt(agg["per_axis"].get(a)) for a in AXES)
-        + f" | {_fmt(agg['hteb_total'])} | {_fmt(agg['delta'], True)} |",
+        + " | ".join(_fmt(agg["per_axis"].get(a)) for a in PAPER_AXES)
+        + f" | {_fmt(agg['hteb_total'])} | {_fmt(agg['delta'], True)} |"
+        + _beside_cells(agg["per_axis"], agg["original"], beside),
     ]
     for row in agg["per_dataset"]:
         hteb = _fmt(row["hteb"]) + (f" ± {row['hteb_sd']:.2f}" if row.get("hteb_sd") is not None else "")
         lines.append(f"| {row['dataset']} ({row['metric']}) | {_fmt(row['original'])} | "
-                     + " | ".join(_fmt(row["axes"].get(a)) for a in AXES)
-                     + f" | {hteb} | {_fmt(row['delta'], True)} |")
+                     + " | ".join(_fmt(row["axes"].get(a)) for a in PAPER_AXES)
+                     + f" | {hteb} | {_fmt(row['delta'], True)} |"
+                     + _beside_cells(row["axes"], row["original"], beside))
     if agg["per_transformation"]:
         lines += ["", "## Per transformation (mean over datasets)", "",
                   "| transformation | axis | mean | delta | datasets |", "|---|---|---|---|---|"]
         for name, entry in agg["per_transformation"].items():
-            axis = next(a for a, members in AXES.items() if name in members)
-            lines.append(f"| {name} | {AXIS_LABELS[axis]} | {_fmt(entry['mean'])} | {_fmt(entry['delta'], True)} | {entry['datasets']} |")
+            lines.append(f"| {name} | {AXIS_LABELS[AXIS_OF[name]]} | {_fmt(entry['mean'])} | {_fmt(entry['delta'], True)} | {entry['datasets']} |")
     stats = card.get("statistics")
     if stats and stats.get("per_transformation"):
         lines += ["", "## Effects across datasets (Hodges-Lehmann shift, Wilcoxon, Holm)", "",
@@ -147,6 +151,34 @@ def render_markdown(card: Mapping[str, Any]) -> str:
               f"({int(timings.get('texts_encoded', 0))} encoded, the rest from cache) for "
               f"{int(timings.get('texts_requested', 0))} requested; total {timings.get('total_s', 0):.1f} s.", ""]
     return "\n".join(lines)
+
+
+def _beside_total(agg: Mapping[str, Any]) -> list[str]:
+    """The axes outside the HTEB total (Noise) that the card has a score for: only those get columns,
+    so a card without them reads as before."""
+    scored = set(agg["per_axis"]).union(*(row["axes"] for row in agg["per_dataset"]))
+    return [a for a in AXES if a not in PAPER_AXES and a in scored]
+
+
+def _beside_total_lines(agg: Mapping[str, Any], beside: Sequence[str]) -> list[str]:
+    if not beside:
+        return []
+    names = ", ".join(AXIS_LABELS[a] for a in beside)
+    lines = ["", f"{names} is reported beside HTEB, not in its total: HTEB is the mean of the paper's axes "
+             f"({', '.join(AXIS_LABELS[a] for a in PAPER_AXES)}), comparable with the paper."]
+    if agg["hteb_total"] is None:
+        lines.append("No transformation of the paper's axes was scored: the HTEB total is undefined (-), "
+                     f"and only {names} is reported.")
+    return lines
+
+
+def _beside_cells(axes: Mapping[str, float], original: float | None, beside: Sequence[str]) -> str:
+    cells = []
+    for a in beside:
+        value = axes.get(a)
+        delta = None if value is None or original is None else value - original
+        cells += [_fmt(value), _fmt(delta, True)]
+    return "".join(f" {c} |" for c in cells)
 
 
 def _flag_lines(flags: list[Mapping[str, Any]]) -> list[str]:

@@ -3,7 +3,8 @@
 Two formats, both built with huggingface_hub's own helpers so the Hub parses them:
 the `model-index` block of README.md front matter (`EvalResult` + `eval_results_to_model_index`)
 and the newer `.eval_results/*.yaml` file (`EvalResultEntry` + `eval_result_entries_to_yaml`).
-Per dataset the Original score, the HTEB total and each axis score are reported (points, 0-100).
+Per dataset the Original score, the HTEB total and each axis score (Noise's marked as not in the
+total) are reported (points, 0-100).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import yaml
 from huggingface_hub import EvalResult, EvalResultEntry, eval_result_entries_to_yaml
 from huggingface_hub.repocard_data import eval_results_to_model_index
 
-from hteb_contract.taxonomy import AXES, AXIS_LABELS
+from hteb_contract.taxonomy import AXES, AXIS_LABELS, in_total
 from hteb_score.aggregate import model_level
 from hteb_score.compare.inputs import HTEB, ModelScores
 
@@ -25,7 +26,8 @@ def _columns(scores: ModelScores, dataset: str) -> list[tuple[str, str, float]]:
     if dataset in scores.hteb:
         out.append((HTEB, "HTEB total", scores.hteb[dataset]))
     out += [
-        (f"hteb_{a}", f"HTEB {AXIS_LABELS[a]} axis", scores.axes[a][dataset])
+        (f"hteb_{a}", f"HTEB {AXIS_LABELS[a]} axis" + ("" if in_total(a) else " (not in the HTEB total)"),
+         scores.axes[a][dataset])
         for a in AXES
         if dataset in scores.axes.get(a, {})
     ]

@@ -18,13 +18,13 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 
-from hteb_contract.taxonomy import AXES, AXIS_LABELS
+from hteb_contract.taxonomy import AXES, AXIS_LABELS, in_total
 from hteb_score.compare.inputs import column_label
 
 if TYPE_CHECKING:
     from hteb_score.compare.report import LeaderboardRow
 
-AXIS_COLOURS = dict(zip(AXES, ("#1b9e77", "#d95f02", "#7570b3")))
+AXIS_COLOURS = dict(zip(AXES, ("#1b9e77", "#d95f02", "#7570b3", "#66a61e")))
 DPI = 150
 
 
@@ -70,7 +70,7 @@ def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str]) ->
             [i for i, _ in marked],
             s=55,
             color=AXIS_COLOURS[axis],
-            label=f"HTEB {AXIS_LABELS[axis]} axis",
+            label=f"HTEB {AXIS_LABELS[axis]} axis" if in_total(axis) else f"{AXIS_LABELS[axis]} axis (not in total)",
             zorder=3,
         )
     totals = [(i, r.hteb) for i, r in enumerate(rows) if _defined(r.hteb)]
@@ -83,7 +83,7 @@ def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str]) ->
             color="#e7298a",
             edgecolor="black",
             linewidth=0.5,
-            label="HTEB total (mean of axes)" if axes else "HTEB total",
+            label="HTEB total (mean of the paper's axes)" if axes else "HTEB total",
             zorder=4,
         )
     for i, r in enumerate(rows):

@@ -93,8 +93,8 @@ def test_templates_are_selectable_by_id_and_hashed() -> None:
     assert changed.sha256 != judge.DEFAULT_PROMPTS.sha256
 
 
-def test_every_transformation_of_the_taxonomy_has_a_task_description() -> None:
-    assert tuple(judge.TRANSFORMATION_TASKS) == taxonomy.TRANSFORMATIONS
+def test_every_paper_transformation_of_the_taxonomy_has_a_task_description() -> None:
+    assert tuple(judge.TRANSFORMATION_TASKS) == taxonomy.PAPER_TRANSFORMATIONS
 
 
 # --- quality / fluency requests (need the generator's ChatRequest) ---------------------------------

@@ -18,8 +18,8 @@ def _normalise(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def test_the_generator_makes_exactly_the_taxonomy_transformations_in_its_order():
-    assert TRANSFORMATIONS.names() == list(taxonomy.TRANSFORMATIONS)
+def test_the_generator_makes_exactly_the_paper_transformations_in_its_order():
+    assert TRANSFORMATIONS.names() == list(taxonomy.PAPER_TRANSFORMATIONS)
     assert all(t.name == name for name, t in TRANSFORMATIONS.items())
 
 

@@ -12,7 +12,7 @@ import pytest
 from hteb_score.cli import main
 from hteb_contract.validation import validate
 from hteb_score.score_cli import SAMPLE_REVISION, SAMPLE_STORE
-from hteb_contract.taxonomy import TRANSFORMATIONS
+from hteb_contract.taxonomy import PAPER_TRANSFORMATIONS
 from hteb_contract.stores import open_store
 
 PINNED = {  # dataset: (Original, HTEB) in points, all-MiniLM-L6-v2, hteb protocol, on sample-1339 (hteb.item/2)
@@ -30,9 +30,9 @@ PINNED = {  # dataset: (Original, HTEB) in points, all-MiniLM-L6-v2, hteb protoc
 def test_bundled_sample_verifies_and_holds_every_transformation():
     revision = open_store(str(SAMPLE_STORE)).fetch(SAMPLE_REVISION)
     assert revision.manifest["label"] == SAMPLE_REVISION
-    assert revision.manifest["transformations"] == list(TRANSFORMATIONS)
+    assert revision.manifest["transformations"] == list(PAPER_TRANSFORMATIONS)
     for name in revision.dataset_names():
-        assert {t for t, _ in revision.variants(name)} == set(TRANSFORMATIONS)
+        assert {t for t, _ in revision.variants(name)} == set(PAPER_TRANSFORMATIONS)
 
 
 @pytest.mark.slow
@@ -45,7 +45,7 @@ def test_demo_defaults_score_the_bundled_sample(tmp_path):
     assert card["evaluation"]["protocol"] == "hteb" and card["evaluation"]["datasets"].keys() == set(revision.dataset_names())
     assert card["model"]["model_id"].endswith("all-MiniLM-L6-v2")
     scored = {(r["dataset"], r["transformation"]) for r in card["scores"] if r["subset"] == "all"}
-    assert scored == {(d, t) for d in revision.dataset_names() for t in ("original", *TRANSFORMATIONS)}
+    assert scored == {(d, t) for d in revision.dataset_names() for t in ("original", *PAPER_TRANSFORMATIONS)}
     assert all(math.isfinite(r["value"]) for r in card["scores"])
     assert (tmp_path / "result_card.md").read_text().startswith("#")
     assert {p.stem for p in (tmp_path / "mteb").rglob("*.json")} >= {s["mteb_task"] for s in revision.manifest["sources"]}

@@ -17,7 +17,7 @@ from typing import Any
 
 from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.registry import Registry
-from hteb_contract.taxonomy import AXES, AXIS_LABELS, TRANSFORMATIONS
+from hteb_contract.taxonomy import AXES, AXIS_LABELS, PAPER_AXES, TRANSFORMATIONS
 from hteb_contract.validation import validate
 from hteb_score.aggregate import axis_columns, check_transformation, hteb_score
 
@@ -57,8 +57,8 @@ class ModelScores:
         for axis, derived in axis_columns(self.transformations).items():
             self.axes.setdefault(axis, derived)
         for dataset in self.original:
-            if dataset not in self.hteb and all(dataset in self.axes.get(a, {}) for a in AXES):
-                self.hteb[dataset] = hteb_score({a: self.axes[a][dataset] for a in AXES})
+            if dataset not in self.hteb and all(dataset in self.axes.get(a, {}) for a in PAPER_AXES):
+                self.hteb[dataset] = hteb_score({a: self.axes[a][dataset] for a in PAPER_AXES})
 
 
 def load_card(path: Path) -> ModelScores:

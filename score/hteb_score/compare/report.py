@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from hteb_contract.atomic import atomic_write_bytes
+from hteb_contract.taxonomy import in_total
 from hteb_contract.validation import validate
 from hteb_score.compare.inputs import ModelScores, column_label
 from hteb_score.stats.hodges_lehmann import coverage_note
@@ -154,15 +155,22 @@ class Comparison:
         return "\n".join(out) + "\n"
 
     def _leaderboard_md(self) -> list[str]:
-        axes = self.columns.axes
-        axis_headers = [f"{column_label(a)} (Δ)" for a in axes]
-        header = ["#", "Model", "Original", *axis_headers, "HTEB total", "Δ", "Rank Original → HTEB"]
-        out = ["## Leaderboard", "", _row(header), _row(["---"] * len(header))]
+        """Axes in the HTEB total before it, axes beside it (Noise) after it, with a line saying so."""
+        paper = [a for a in self.columns.axes if in_total(a)]
+        beside = [a for a in self.columns.axes if not in_total(a)]
+        header = ["#", "Model", "Original", *(f"{column_label(a)} (Δ)" for a in paper), "HTEB total", "Δ",
+                  *(f"{column_label(a)} (Δ)" for a in beside), "Rank Original → HTEB"]
+        out = ["## Leaderboard", ""]
+        if beside:
+            out += [f"{', '.join(map(column_label, beside))} is reported beside the HTEB total, not in it: "
+                    "the total is the mean of the paper's axes, comparable with the paper.", ""]
+        out += [_row(header), _row(["---"] * len(header))]
         for r in self.leaderboard:
             change = "-" if r.rank_change is None else f"{r.rank_original} → {r.rank_hteb} ({r.rank_change:+d})"
-            axis_cells = [f"{_f(r.axes[a])} ({_f(r.axis_deltas[a], sign=True)})" for a in axes]
+            cells = {a: f"{_f(r.axes[a])} ({_f(r.axis_deltas[a], sign=True)})" for a in self.columns.axes}
             rank = str(r.rank_hteb or r.rank_original)
-            out.append(_row([rank, r.model, _f(r.original), *axis_cells, _f(r.hteb), _f(r.delta, sign=True), change]))
+            out.append(_row([rank, r.model, _f(r.original), *(cells[a] for a in paper), _f(r.hteb),
+                             _f(r.delta, sign=True), *(cells[a] for a in beside), change]))
         return out
 
     def _stability_md(self) -> list[str]:

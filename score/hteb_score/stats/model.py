@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from hteb_contract.errors import ContractError
-from hteb_contract.taxonomy import AXES
+from hteb_contract.taxonomy import AXES, in_total
 from hteb_score.aggregate import axis_columns, by_dataset, hteb_score, main_scores
 from hteb_score.stats.bootstrap import DEFAULT_RESAMPLES, percentile_bootstrap
 from hteb_score.stats.edit_distance import normalised_word_edit_distance
@@ -58,10 +58,12 @@ def paired_effect(deltas: Sequence[float | None], *, ci_method: str = "walsh", s
 
 
 def add_holm(family: dict[str, dict[str, Any]]) -> None:
-    """Holm-correct the `p_value`s of one family of tests in place (`p_holm`)."""
-    names = list(family)
-    for name, adjusted in zip(names, holm([family[n]["p_value"] for n in names])):
-        family[name]["p_holm"] = adjusted
+    """Holm-correct the `p_value`s of one family of tests in place (`p_holm`), the paper's names
+    apart from Noise's: scoring noise variants too never changes the paper's corrected p-values."""
+    for kept in (True, False):
+        names = [n for n in family if in_total(n) == kept]
+        for name, adjusted in zip(names, holm([family[n]["p_value"] for n in names])):
+            family[name]["p_holm"] = adjusted
 
 
 def _deltas(original: Mapping[str, float], transformed: Mapping[str, float]) -> list[float]:
@@ -121,8 +123,9 @@ def _spearman_or_nan(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def model_statistics(scores: list[dict], drift: list[dict]) -> dict:
-    """The card's `statistics` block: effects per transformation, per axis and for the HTEB total
-    (HL shift, Walsh 95% CI, Wilcoxon p, Holm p within each family), plus drift vs quality."""
+    """The card's `statistics` block: effects per transformation, per axis (Noise's too) and for the
+    HTEB total (HL shift, Walsh 95% CI, Wilcoxon p, Holm p within each family), plus drift vs
+    quality; `total` is None when no paper axis was scored."""
     main = main_scores(scores)
     original, transformed = main.original, main.seed_means()
     if not original:
@@ -139,14 +142,15 @@ def model_statistics(scores: list[dict], drift: list[dict]) -> dict:
     for axis, entry in per_axis.items():
         pooled = [v for t in AXES[axis] for v in _deltas(original, transformed.get(t, {}))]
         entry["median_abs_delta_pooled"] = float(np.median(np.abs(pooled)))
-    total_by_ds = {d: hteb_score(row) for d, row in by_dataset(axes).items() if d in original}
+    total_by_ds = {d: total for d, row in by_dataset(axes).items()
+                   if d in original and (total := hteb_score(row)) is not None}
     total = paired_effect(_deltas(original, total_by_ds)) if total_by_ds else None
     return {
         "method": {
             "unit": "dataset main score (subset 'all'), seeds averaged; delta = transformed - original",
             "test": "Wilcoxon signed-rank, two-sided, differences rounded to 9 decimals, zero differences dropped (Wilcoxon's rule)",
             "shift": "Hodges-Lehmann median of Walsh averages; 95% CI from exact signed-rank critical values",
-            "correction": "Holm step-down within each family (transformations; axes)",
+            "correction": "Holm step-down within each family (transformations; axes), the paper's and the Noise axis's apart",
             "drift": "1 - cos(emb(original), emb(transformed)); Spearman with judge quality, 95% paired percentile bootstrap CI",
             "edit_distance": "word-level Levenshtein / word count of the longer text (PTEB)",
         },
