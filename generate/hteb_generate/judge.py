@@ -78,7 +78,8 @@ class Engine(Protocol):
     ) -> list[dict[str, float]]: ...
 
 
-#: The intended transformation, for the quality prompt; one per name of hteb_contract.taxonomy (tested).
+#: The intended transformation, for the quality prompt; one per paper transformation of hteb_contract.taxonomy
+#: (tested): the Noise axis's rules are not judged.
 TRANSFORMATION_TASKS: dict[str, str] = {
     "paraphrasing": "rephrase the text while keeping its meaning",
     "backtranslation": "rephrase the text by translating it to another language and back",

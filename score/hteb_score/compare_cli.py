@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from hteb_contract.taxonomy import AXES, TRANSFORMATIONS
+from hteb_contract.taxonomy import AXES, PAPER_TRANSFORMATIONS
 
 TABLE_HELP = f"""\b
 Scores table (--scores-table, .csv or .json): one row per model and dataset,
@@ -16,15 +16,17 @@ scores in points (0-100). Columns:
   hteb                HTEB total on the dataset (mean of the three axis scores)
   {", ".join(AXES)}
                       per-axis scores (mean over the axis's transformations)
-  {", ".join(TRANSFORMATIONS[:4])},
-  {", ".join(TRANSFORMATIONS[4:])}
+  {", ".join(PAPER_TRANSFORMATIONS[:4])},
+  {", ".join(PAPER_TRANSFORMATIONS[4:])},
+  {", ".join(AXES["noise"][:3])},
+  {", ".join(AXES["noise"][3:])}
                       per-transformation scores (mean over seeds)
   task_type           optional: needed for the split-half reliability
   revision            optional: dataset revision the row was scored on
 At least one of hteb / an axis / a transformation column is required. Missing
 axis and total scores are derived (axis = mean of its transformations, hteb =
-mean of the three axes). Other columns are ignored. Lines starting with '#' are
-comments. A .json table is a list of such row objects."""
+mean of the paper's three axes, never noise). Other columns are ignored. Lines
+starting with '#' are comments. A .json table is a list of such row objects."""
 
 
 @click.command(
