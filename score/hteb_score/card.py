@@ -134,7 +134,9 @@ def render_markdown(card: Mapping[str, Any]) -> str:
             lines.append(f"| {name} | {AXIS_LABELS[AXIS_OF[name]]} | {_fmt(entry['mean'])} | {_fmt(entry['delta'], True)} | {entry['datasets']} |")
     stats = card.get("statistics")
     if stats and stats.get("per_transformation"):
-        lines += ["", "## Effects across datasets (Hodges-Lehmann shift, Wilcoxon, Holm)", "",
+        families = [line for a in beside
+                    for line in (f"Holm corrects the paper's transformations and {AXIS_LABELS[a]}'s apart.", "")]
+        lines += ["", "## Effects across datasets (Hodges-Lehmann shift, Wilcoxon, Holm)", "", *families,
                   "| transformation | HL shift | 95% CI | p | p (Holm) |", "|---|---|---|---|---|"]
         for name, entry in stats["per_transformation"].items():
             ci = f"[{_fmt(entry.get('ci_low'), True)}, {_fmt(entry.get('ci_high'), True)}]{coverage_note(entry.get('ci_confidence'))}"

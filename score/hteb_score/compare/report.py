@@ -199,7 +199,9 @@ class Comparison:
             "",
             f"Unit: per dataset, the delta averaged over models. HL shift with {ci_note} 95% CI (not adjusted",
             "for multiple comparisons; a percentage beside a CI is the coverage it reaches where too few datasets",
-            "differ for 95%); Wilcoxon signed-rank p, Holm-corrected within each family; |Δ̃| = median absolute delta",
+            "differ for 95%); Wilcoxon signed-rank p, Holm-corrected within each family"
+            + ("" if all(map(in_total, self.columns.names())) else " (the paper's and Noise's apart)")
+            + "; |Δ̃| = median absolute delta",
             "(pooled over the axis's transformations for axes).",
             "",
             "| Family | Transformation / axis | HL shift | 95% CI | p (Holm) | median abs delta | datasets |",
