@@ -1,0 +1,84 @@
+"""The taxonomy's four axes: the paper's three make the HTEB total, Noise stands beside it; the
+contract's schemas and revision format take the Noise transformations and still take what they
+took before."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from hteb_contract.errors import HtebError
+from hteb_contract.records import ItemRecord
+from hteb_contract.revision import Revision
+from hteb_contract.taxonomy import (AXES, AXIS_LABELS, AXIS_OF, PAPER_AXES, PAPER_TRANSFORMATIONS, TRANSFORMATIONS,
+                                    axis_of, in_total, transformation_order)
+from hteb_contract.validation import schema
+from hteb_generate.noise import PERTURBATIONS, perturb
+from revision_factory import build_revision
+
+PAPER_EIGHT = ("paraphrasing", "backtranslation", "style_change", "expansion", "summarisation",
+               "summarised_expansion", "translation", "cross_translation")
+NOISE_FIVE = ("random_capitalisation", "character_deletion", "numerisation", "keyboard_typos",
+              "punctuation_casing_loss")
+
+
+def test_the_paper_axes_make_the_total_and_noise_stands_beside_them():
+    assert list(PAPER_AXES) == ["lexical", "length", "language"]
+    assert PAPER_TRANSFORMATIONS == PAPER_EIGHT
+    assert list(AXES) == ["lexical", "length", "language", "noise"] and AXIS_LABELS["noise"] == "Noise"
+    assert AXES["noise"] == NOISE_FIVE and TRANSFORMATIONS == PAPER_EIGHT + NOISE_FIVE
+    assert {AXIS_OF[t] for t in NOISE_FIVE} == {"noise"}
+    assert sorted(TRANSFORMATIONS, key=transformation_order) == list(TRANSFORMATIONS)
+
+
+def test_the_noise_axis_holds_the_generators_perturbations_in_order():
+    assert tuple(PERTURBATIONS.names()) == AXES["noise"]
+
+
+@pytest.mark.parametrize(("name", "counted"), [
+    ("lexical", True), ("length", True), ("language", True), ("noise", False),
+    ("paraphrasing", True), ("cross_translation", True), ("numerisation", False), ("keyboard_typos", False),
+    ("hteb", True),
+], ids=lambda v: str(v))
+def test_in_total(name, counted):
+    assert in_total(name) is counted
+
+
+def test_a_misspelt_noise_transformation_is_named_with_a_hint():
+    assert axis_of("punctuation_casing_loss") == "noise"
+    with pytest.raises(HtebError, match="unknown transformation 'numerization' \\(did you mean 'numerisation'"):
+        axis_of("numerization")
+
+
+@pytest.mark.parametrize("axes", [["lexical", "length", "language"], ["lexical", "length", "language", "noise"],
+                                  ["noise"], []], ids=["paper", "paper+noise", "noise-only", "none"])
+def test_comparison_columns_take_the_noise_axis_and_what_they_took_before(axes):
+    columns = Draft202012Validator(schema("comparison")["properties"]["columns"])
+    columns.validate({"transformations": [], "axes": axes, "total": []})
+
+
+def test_comparison_columns_still_refuse_an_unknown_axis():
+    columns = Draft202012Validator(schema("comparison")["properties"]["columns"])
+    assert not columns.is_valid({"transformations": [], "axes": ["noize"], "total": []})
+
+
+def _noisy(record: ItemRecord) -> ItemRecord:
+    if record.transformation not in NOISE_FIVE:
+        return record
+    text = perturb(record.transformation, record.original_text,
+                   key=(record.seed, record.dataset, record.transformation, record.item_id, record.field))
+    attempt = dataclasses.replace(record.attempts[0], steps=(text,), output=text)
+    return dataclasses.replace(record, transformed_text=text, attempts=(attempt,))
+
+
+def test_a_revision_with_noise_transformations_is_written_verified_and_read(tmp_path, shared_data):
+    manifest = build_revision(tmp_path / "rev", shared_data, ["STSBenchmark", "SciFact"], label="noise-1", rows=3,
+                              transformations=("paraphrasing", *NOISE_FIVE), seeds=(1339,), edit=_noisy)
+    assert manifest["transformations"] == ["paraphrasing", *NOISE_FIVE]
+    revision = Revision.open(tmp_path / "rev")
+    assert revision.variants("SciFact") == [(t, 1339) for t in ("paraphrasing", *NOISE_FIVE)]
+    records = revision.items("STSBenchmark", "numerisation", 1339)
+    assert records and all(r.transformed_text == r.original_text.translate(str.maketrans("eiao", "3140"))
+                           for r in records)
