@@ -61,7 +61,6 @@ table { border-collapse: collapse; margin: .6rem 0; font-variant-numeric: tabula
 th, td { padding: .25rem .5rem; border-bottom: 1px solid #e4e4e4; text-align: right; white-space: nowrap; }
 th { background: #f4f4f6; vertical-align: bottom; white-space: normal; }
 th[data-type=text], td.text { text-align: left; }
-td.text { white-space: normal; min-width: 8rem; overflow-wrap: anywhere; }
 th button { font: inherit; font-weight: 600; border: 0; background: none; cursor: pointer; padding: 0; }
 th[aria-sort=ascending] button::after { content: " \\25B2"; }
 th[aria-sort=descending] button::after { content: " \\25BC"; }
