@@ -174,7 +174,8 @@ def _effects(c: Comparison) -> list[str]:
             label = column_label(name) + (f" (undefined: {e['undefined']})" if e.get("undefined") else "")
             rows.append([
                 _text(label), _delta(e["hl_shift"]), _num(e["ci_low"], ci), _num(e["p_holm"], _p(e["p_holm"])),
-                _cell(mark, mark or None, "sig"), _num(abs_delta, _f(abs_delta)), _num(e["n_datasets"], str(e["n_datasets"])),
+                _cell(mark, mark or None, "sig"), _num(abs_delta, _f(abs_delta)),
+                _num(e["n_datasets"], str(e["n_datasets"])),
             ])
         out += [f"<h3>{titles.get(family, escape(family))}</h3>", _table(f"effects-{family}", header, rows)]
     return out
@@ -206,8 +207,7 @@ def _inputs(c: Comparison) -> list[str]:
     rows = []
     for m in c.models:
         protocol = (m.card or {}).get("protocol")
-        rows.append([_text(m.model), _text(m.source), _text(m.revision or "-", m.revision),
-                     _text(protocol or "- (scores table)", protocol)])
+        rows.append([_text(m.model), _text(m.source), _text(m.revision), _text(protocol, missing="- (scores table)")])
     return ["<h2>Inputs</h2>", _table("inputs", header, rows)]
 
 
@@ -233,7 +233,9 @@ def _protocol(c: Comparison) -> list[str]:
 
 def _table(table_id: str, header: Sequence[tuple[str, str]], rows: Iterable[Sequence[str]]) -> str:
     """A sortable table: `header` is (label, "number" | "text") per column, rows are rendered cells."""
-    head = "".join(f'<th data-type="{kind}"><button type="button">{escape(label)}</button></th>' for label, kind in header)
+    head = "".join(
+        f'<th data-type="{kind}"><button type="button">{escape(label)}</button></th>' for label, kind in header
+    )
     body = "\n".join(f"<tr>{''.join(cells)}</tr>" for cells in rows)
     return (f'<div class="scroll"><table id="{table_id}" class="sortable">\n<thead><tr>{head}</tr></thead>\n'
             f"<tbody>\n{body}\n</tbody>\n</table></div>")
@@ -250,8 +252,9 @@ def _num(value: float | None, shown: str) -> str:
     return _cell(shown, None if value is None else repr(float(value)))
 
 
-def _text(shown: str, value: str | None = "") -> str:
-    return _cell(shown, shown if value == "" else value, "text")
+def _text(value: str | None, missing: str = "-") -> str:
+    """A text cell; `missing` is shown where there is no value (sorted last)."""
+    return _cell(missing if value is None else value, value, "text")
 
 
 def _delta(value: float | None) -> str:
