@@ -1,5 +1,5 @@
 """The result of a comparison, as ranx's `Report`: it renders itself to JSON (comparison.v1),
-Markdown, PNG plots and Hugging Face model-index YAML, and saves them together."""
+Markdown, an HTML page, PNG plots and Hugging Face model-index YAML, and saves them together."""
 
 from __future__ import annotations
 
@@ -264,13 +264,20 @@ class Comparison:
                 files[f"{folder}/eval_results.yaml"] = eval_results_file_yaml(m)
         return files
 
+    def to_html(self, figures: dict[str, bytes]) -> str:
+        """report.html: one self-contained page with these `figures` (from `figures()`) embedded."""
+        from hteb_score.compare import html_report
+
+        return html_report.render(self, figures)
+
     def save(self, out_dir: Path) -> list[str]:
-        """Write comparison.json, comparison.md, the plots and the model-index files into `out_dir`
-        (created), each atomically and only once all of them are rendered; return what was written
-        (files, and model-index folders as `model_index/<model>/`)."""
-        result, markdown = self.to_json(), self.to_markdown()
+        """Write comparison.json, comparison.md, report.html, the plots and the model-index files into
+        `out_dir` (created), each atomically and only once all of them are rendered; return what was
+        written (files, and model-index folders as `model_index/<model>/`)."""
+        result, markdown, figures = self.to_json(), self.to_markdown(), self.figures()
         files = {"comparison.json": dumps(result, what="comparison").encode("utf-8"),
-                 "comparison.md": markdown.encode("utf-8"), **self.figures()}
+                 "comparison.md": markdown.encode("utf-8"),
+                 "report.html": self.to_html(figures).encode("utf-8"), **figures}
         files.update({path: text.encode("utf-8") for path, text in self.model_index().items()})
         out_dir.mkdir(parents=True, exist_ok=True)
         for path, data in files.items():
