@@ -50,8 +50,10 @@ def verify(store: str, ref: str, datasets: str | None) -> None:
     """Download (if needed) and verify a revision: manifest schema, paths, every file's sha256."""
     from hteb_contract.stores import open_store
 
-    names = [d.strip() for d in datasets.split(",") if d.strip()] if datasets else None
-    revision = open_store(store).fetch(ref, datasets=names)
+    from hteb_score import options
+
+    names = options.names(datasets, "--datasets")
+    revision = open_store(store).fetch(options.text(ref, "--revision"), datasets=names)
     files = [f for f in revision.manifest["files"]]
     click.echo(f"ok: {revision.label} ({revision.revision_id}) - {len(files)} files verified, datasets: {', '.join(revision.dataset_names())}")
 
@@ -75,19 +77,28 @@ from hteb_score.score_cli import score  # noqa: E402
 cli.add_command(score)
 
 
+def _error(message: str) -> None:
+    """The one line on stderr: a message that quotes user input with a line break stays one line."""
+    click.echo("hteb-score: error: " + " ".join(message.splitlines()), err=True)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: run the CLI, turning user errors into one line on stderr."""
+    """Entry point: run the CLI, turning user errors (and the OS refusing a read or write: a full
+    disk, a name too long) into one line on stderr."""
     try:
         cli.main(args=argv, prog_name="hteb-score", standalone_mode=False)
     except HtebError as err:
-        click.echo(f"hteb-score: error: {err}", err=True)
+        _error(str(err))
         return err.exit_code
     except click.exceptions.Abort:
         click.echo("hteb-score: aborted", err=True)
         return 130
     except click.ClickException as err:
-        click.echo(f"hteb-score: error: {err.format_message()}", err=True)
+        _error(err.format_message())
         return err.exit_code
+    except OSError as err:
+        _error(f"{err.strerror or err}: {err.filename}" if err.filename else str(err))
+        return HtebError.exit_code
     return 0
 
 

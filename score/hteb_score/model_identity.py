@@ -85,3 +85,22 @@ def check_local_model(folder: Path) -> None:
     wanted = sorted(set(tokenizer.vocab_files_names.values()))
     if wanted and not any((where / name).is_file() for name in wanted):
         raise HtebError(f"model {folder}: no tokenizer files in {where} (needs one of {', '.join(wanted)})")
+
+
+def check_model(model: str | None) -> None:
+    """Before any data is read: a local model folder has its tokenizer; any other name is at
+    least a well-formed Hugging Face model id (whether the Hub has it shows when it loads)."""
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    from hteb_score.encode import default_model_path
+
+    source = Path(default_model_path() if model is None else model)
+    if source.is_dir():
+        check_local_model(source)
+        return
+    if source.exists():
+        raise HtebError(f"cannot load model {model!r}: it is a file, not a model folder")
+    try:
+        validate_repo_id(str(model))
+    except HFValidationError:
+        raise HtebError(f"cannot load model {model!r}: no such local folder, and not a Hugging Face model id") from None
