@@ -66,7 +66,11 @@ def _check_tokenizer(loaded: Any, model_id: str) -> None:
     if tokenizer is None:
         raise HtebError(f"model {model_id!r} has no tokenizer")
     unknown = getattr(tokenizer, "unk_token_id", None)
-    ids = tokenizer(_PROBE, add_special_tokens=False)["input_ids"]
+    try:
+        ids = tokenizer(_PROBE, add_special_tokens=False)["input_ids"]
+    except Exception as err:  # the tokenizers library raises a bare Exception for a broken vocabulary
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise HtebError(f"model {model_id!r}: its tokenizer fails on plain text: {first[:200]}") from None
     if unknown is not None and all(i == unknown for i in ids):
         raise HtebError(f"model {model_id!r}: its tokenizer has no vocabulary (every word is unknown); "
                         "are its tokenizer files missing?")
@@ -87,10 +91,14 @@ class Encoder:
 
     @classmethod
     def load(cls, model: str | None, *, device: str = "auto", batch_size: int = 32,
-             trust_remote_code: bool = False) -> Encoder:
+             trust_remote_code: bool = False, progress: bool = True) -> Encoder:
         """Load a model by Hub id or local path; an unknown model is a one-line HtebError."""
         import torch
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        if not progress:
+            transformers_logging.disable_progress_bar()
 
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"

@@ -175,7 +175,7 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
                                                      plan.transformations, plan.seeds, plan.on_error)
     loaded = time.perf_counter()
     encoder = Encoder.load(plan.model_id, device=plan.device, batch_size=plan.batch_size,
-                           trust_remote_code=plan.trust_remote_code)
+                           trust_remote_code=plan.trust_remote_code, progress=not plan.quiet)
     table = EmbeddingTable(encoder, plan.cache_dir)
     run = score_variants(groups, table, protocol=plan.protocol, progress=not plan.quiet)
     transformed = any(r["transformation"] != "original" for r in run.scores)

@@ -1,18 +1,31 @@
 """What every refused input must show: exit 2, one line on stderr naming what was wrong, nothing
 written. The CLI runs in-process (usable inside Hypothesis tests, no fixtures), or as an
-unprivileged user where a permission must really be missing (root writes into read-only folders)."""
+unprivileged user where a permission must really be missing (root writes into read-only folders).
+Broken models are real copies of all-MiniLM-L6-v2 with files removed or edited."""
 
 from __future__ import annotations
 
 import contextlib
 import io
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from hteb_score.cli import main
 from hteb_score.output import PARTIAL
+from models import minilm_path
+
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json")
+
+
+def copy_model(target: Path, *, without: tuple[str, ...] = ()) -> Path:
+    """all-MiniLM-L6-v2 as a local folder of its own (weights linked, not copied), minus `without`."""
+    source = Path(minilm_path())
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("*.safetensors", *without))
+    (target / "model.safetensors").symlink_to(source / "model.safetensors")
+    return target
 
 
 def run(*args: object) -> tuple[int, str, str]:

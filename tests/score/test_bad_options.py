@@ -4,7 +4,6 @@ outside slow tests, so a check that came after the model would fail here)."""
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -14,18 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from models import minilm_path
-from refusal import assert_one_line, partials, run
-
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json")
-
-
-def copy_model(target: Path, *, without: tuple[str, ...] = ()) -> Path:
-    """all-MiniLM-L6-v2 as a local folder of its own (weights linked, not copied), minus `without`."""
-    source = Path(minilm_path())
-    shutil.copytree(source, target, ignore=shutil.ignore_patterns("*.safetensors", *without))
-    (target / "model.safetensors").symlink_to(source / "model.safetensors")
-    return target
-
+from refusal import TOKENIZER_FILES, assert_one_line, copy_model, partials, run
 
 def _empty_source(tmp: Path) -> list[str]:
     (tmp / "empty").mkdir()
