@@ -59,6 +59,16 @@ def _resolve_revision(folder: Path) -> str | None:
     return _weights_digest(folder)
 
 
+def _model_root(source: Path, transformer_folder: Path) -> Path:
+    """The sentence-transformers model folder (modules.json and every module's config): the local
+    folder given, else the folder holding the Transformer module's (a Hub snapshot)."""
+    if source.is_dir():
+        return source
+    if not (transformer_folder / "modules.json").is_file() and (transformer_folder.parent / "modules.json").is_file():
+        return transformer_folder.parent
+    return transformer_folder
+
+
 def _check_tokenizer(loaded: Any, model_id: str) -> None:
     """A model whose tokenizer maps every word of an English sentence to its unknown token has no
     vocabulary (transformers builds such a tokenizer when the files are missing): refuse it."""
@@ -117,7 +127,8 @@ class Encoder:
         _check_tokenizer(loaded, model_id)
         folder = Path(loaded[0].auto_model.name_or_path) if hasattr(loaded[0], "auto_model") else Path(source)
         revision = _resolve_revision(folder)
-        identity = model_identity(folder, backend=getattr(loaded, "backend", "torch"), precision=dtype)
+        identity = model_identity(_model_root(Path(source), folder), backend=getattr(loaded, "backend", "torch"),
+                                  precision=dtype)
         if model is not None and Path(model).exists():
             model_id = str(Path(model).resolve())
         return cls(model_id, revision, identity, loaded, device, batch_size, dtype, trust_remote_code)

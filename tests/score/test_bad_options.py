@@ -37,6 +37,8 @@ CASES: dict[str, tuple[Callable[[Path], list[str]], tuple[str, ...]]] = {
     "blank-revision": (lambda t: ["--revision", "   "], ("--revision is empty",)),
     "revision-with-newline": (lambda t: ["--revision", "sample\n1339"], ("--revision", "control character")),
     "empty-store": (lambda t: ["--store", ""], ("--store is empty",)),
+    "store-missing": (lambda t: ["--store", str(t / "nope")], ("--store", "no such folder")),
+    "store-a-file": (lambda t: ["--store", f"file://{_file(t)}"], ("--store", "no such folder")),
     "ftp-store": (lambda t: ["--store", "ftp://host/x"], ("unknown store 'ftp://host/x'",)),
     "datasets-comma": (lambda t: ["--datasets", ","], ("--datasets ','", "names nothing")),
     "datasets-empty": (lambda t: ["--datasets", ""], ("--datasets is empty",)),
@@ -82,10 +84,12 @@ def test_refused_score_option(case: str, tmp_path: Path) -> None:
     assert stdout == "" and not out.exists() and partials(tmp_path) == []
 
 
-@pytest.mark.parametrize("args", [["--datasets", ","], ["--revision", ""]], ids=["datasets-comma", "empty-revision"])
-def test_refused_verify_option(args: list[str], tmp_path: Path) -> None:
-    code, _, err = run("verify", "--store", tmp_path, *(["--revision", "x"] if "--revision" not in args else []), *args)
-    assert_one_line(code, err, args[0])
+@pytest.mark.parametrize("args, needle", [(["--revision", "x", "--datasets", ","], "--datasets ','"),
+                                          (["--revision", ""], "--revision is empty")],
+                         ids=["datasets-comma", "empty-revision"])
+def test_refused_verify_option(args: list[str], needle: str, tmp_path: Path) -> None:
+    code, _, err = run("verify", "--store", tmp_path, *args)
+    assert_one_line(code, err, needle)
 
 
 # Hypothesis: whatever the value, the outcome is a one-line refusal (the sample has no such
