@@ -48,12 +48,10 @@ def cli() -> None:
 @click.option("--datasets", default=None, help="Comma-separated datasets to verify (default: all).")
 def verify(store: str, ref: str, datasets: str | None) -> None:
     """Download (if needed) and verify a revision: manifest schema, paths, every file's sha256."""
-    from hteb_contract.stores import open_store
-
     from hteb_score import options
 
     names = options.names(datasets, "--datasets")
-    revision = open_store(store).fetch(options.text(ref, "--revision"), datasets=names)
+    revision = options.store(store).fetch(options.text(ref, "--revision"), datasets=names)
     files = [f for f in revision.manifest["files"]]
     click.echo(f"ok: {revision.label} ({revision.revision_id}) - {len(files)} files verified, datasets: {', '.join(revision.dataset_names())}")
 
@@ -62,9 +60,9 @@ def verify(store: str, ref: str, datasets: str | None) -> None:
 @click.option("--store", default=DEFAULT_STORE, show_default=True, help="Revision store: a path, file://PATH or hf://OWNER/NAME.")
 def revisions(store: str) -> None:
     """List the labels published in a store."""
-    from hteb_contract.stores import open_store
+    from hteb_score import options
 
-    for label in open_store(store).labels():
+    for label in options.store(store).labels():
         click.echo(label)
 
 

@@ -7,8 +7,12 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hteb_contract.errors import HtebError
+
+if TYPE_CHECKING:
+    from hteb_contract.stores import RevisionStore
 
 _DEVICE = re.compile(r"auto|cpu|mps|cuda(?::\d{1,3})?")
 
@@ -90,3 +94,14 @@ def readable_folder(path: Path, option: str) -> Path:
     if not os.access(path, os.R_OK | os.X_OK):
         raise HtebError(f"{option} {path}: folder is not readable")
     return path
+
+
+def store(uri: str, option: str = "--store") -> RevisionStore:
+    """The store a URI names: a well-formed URI of a known scheme and, for a local store, an
+    existing readable folder (a missing one is not an empty store)."""
+    from hteb_contract.stores import open_store
+
+    opened = open_store(text(uri, option))
+    if getattr(opened, "root", None) is not None:
+        readable_folder(opened.root, option)
+    return opened

@@ -153,11 +153,7 @@ def _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
             raise HtebError("--source-dir scores original data only: drop --store/--revision/--transformations/--seeds")
         options.readable_folder(source_dir, "--source-dir")
     elif store is not None:
-        from hteb_contract.stores import open_store
-
-        opened = open_store(store)  # a malformed URI or unknown scheme is refused here, before anything is read
-        if getattr(opened, "root", None) is not None:  # a local store: its folder must be there
-            options.readable_folder(opened.root, "--store")
+        options.store(store)
     return Plan(model_id, store, ref, source_dir, options.names(datasets, "--datasets"), wanted_t, wanted_s, protocol,
                 on_error, options.device(device), batch_size, cache_dir, trust_remote_code, quiet)
 

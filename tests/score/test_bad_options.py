@@ -92,6 +92,14 @@ def test_refused_verify_option(args: list[str], needle: str, tmp_path: Path) -> 
     assert_one_line(code, err, needle)
 
 
+@pytest.mark.parametrize("command", [["revisions"], ["verify", "--revision", "v1"]], ids=["revisions", "verify"])
+def test_refused_missing_local_store(command: list[str], tmp_path: Path) -> None:
+    """A store folder that does not exist is not an empty store: no silent empty listing."""
+    code, stdout, err = run(*command, "--store", tmp_path / "no-store")
+    assert_one_line(code, err, f"--store {tmp_path / 'no-store'}: no such folder")
+    assert stdout == "" and not (tmp_path / "no-store").exists()
+
+
 # Hypothesis: whatever the value, the outcome is a one-line refusal (the sample has no such
 # dataset / revision, so no run reaches the model) and nothing is left behind.
 _TEXT = st.text(min_size=0, max_size=40)

@@ -28,6 +28,7 @@ def test_verify_ok_then_corrupted(tmp_path, shared_data, capsys):
 
 
 def test_console_script_has_no_traceback(tmp_path):
+    (tmp_path / "none").mkdir()  # an empty store (a missing one is refused as such: tests/score/test_bad_options.py)
     proc = subprocess.run([sys.executable, "-m", "hteb_score.cli", "verify", "--store", str(tmp_path / "none"),
                            "--revision", "v1"], capture_output=True, text=True)
     assert proc.returncode == 2
