@@ -123,15 +123,18 @@ def test_kill_9_mid_run_leaves_the_earlier_result_and_the_next_run_cleans_up(sma
     out = tmp_path / "out"
     before = earlier_result(out)
     args = [minilm_path(), "--store", small_store, "--revision", "s1", "--out", out, "--overwrite", "--quiet"]
-    child = subprocess.Popen([sys.executable, "-m", "hteb_score.cli", *map(str, args)], stderr=subprocess.DEVNULL)
+    log = tmp_path / "child.log"
+    with log.open("w") as stderr:
+        child = subprocess.Popen([sys.executable, "-m", "hteb_score.cli", *map(str, args)], stderr=stderr)
     deadline = time.monotonic() + 60
     while not partials(tmp_path) and child.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(1.0)  # into the revision read and the model load
-    assert child.poll() is None, "the run ended before it could be killed"
+        time.sleep(0.02)
+    time.sleep(0.2)  # into the revision read and the model load
+    assert child.poll() is None, f"the run ended before it could be killed: {log.read_text()}"
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
     assert snapshot(out) == before and len(partials(tmp_path)) == 1
+    log.unlink()
 
     code, stdout, err = run(*args)
     assert code == 0, err
