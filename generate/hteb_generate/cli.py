@@ -18,9 +18,11 @@ from hteb_contract.atomic import atomic_write_json
 from hteb_contract.errors import HtebError
 from hteb_contract.reproduction import Tolerance, compare_revisions
 from hteb_contract.revision import Revision
-from hteb_contract.stores import open_store
+from hteb_contract.stores import check_store_uri, open_store
 
 from . import __version__
+from .bounds import TOLERANCE, check_number
+from .config import check_output_file
 from .plan import COUNTS, TOKENS_PER_SECOND, TOKENS_PER_SECOND_SOURCE
 
 if TYPE_CHECKING:
@@ -50,6 +52,10 @@ MACHINE_OPTIONS = (
     click.option("--gpu-memory-utilization", type=float, default=None, help="vLLM GPU memory share."),
     click.option("--max-model-len", type=int, default=None, help="vLLM context length."),
     click.option("--threads", type=int, default=None, help="torch CPU threads (transformers engine; 1 on a busy machine)."),
+    click.option("--ray-address", default=None,
+                 help="Spread engine calls over a Ray cluster: local (start one here), auto (`ray start`'s) or ADDRESS."),
+    click.option("--ray-workers", type=int, default=None,
+                 help="Engines on the Ray cluster (default: as many as its GPUs, or CPUs per --threads, hold)."),
 )
 
 
@@ -226,7 +232,12 @@ def reproduce(store: str, ref: str, candidate: str | None, parapluie_tolerance: 
     """Regenerate a published revision on this machine (its manifest's config; never published) and compare:
     texts exactly, judge numbers within the tolerances. Exit 0: reproduced; 1: it differs; 2: bad input.
     A fresh --cache-dir recomputes every LLM call (the default cache replays this machine's earlier calls)."""
+    check_number("--parapluie-tolerance", parapluie_tolerance, TOLERANCE)
+    check_number("--rating-tolerance", rating_tolerance, TOLERANCE)
     tolerance = Tolerance(parapluie=parapluie_tolerance, rating=rating_tolerance)
+    check_store_uri(store)
+    if json_path is not None:
+        check_output_file(Path(json_path), "--json")
     reference = open_store(store).fetch(ref)
     if candidate is not None:
         ours = Revision.open(Path(candidate))
@@ -258,6 +269,6 @@ def main(args: list[str] | None = None) -> None:
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)
-    except click.ClickException as err:
-        err.show()
+    except click.ClickException as err:  # a usage error (unknown option, "1.5" for an integer): one line too
+        click.echo(f"error: {' '.join(err.format_message().split())}", err=True)
         sys.exit(err.exit_code)

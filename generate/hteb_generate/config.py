@@ -7,6 +7,7 @@ the hour; every check here is cheap and writes nothing.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 from dataclasses import asdict, dataclass, field, replace
@@ -14,11 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from hteb_contract.errors import HtebError
+from hteb_contract.stores import check_label, check_store_uri
 
+from .bounds import CONFIG_BOUNDS, ENGINE_BOUNDS, check_number, check_seeds
 from .engine import check_engine_options
 from .judge import DEFAULT_PROMPTS, JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
-from .models import lookup_model
+from .models import ModelSpec, lookup_model
 from .registry import SAMPLE_DATASETS, SOURCES, SourceEntry, lookup_source
+from .sampling import load_source
 from .transformations import PROMPT_SETS, TRANSFORMATIONS
 
 LOCAL_STORE = "file://.hteb/store"
@@ -65,12 +69,14 @@ class GenerateConfig:
     manifest_md: str | None = "MANIFEST.md"  # the published-revisions table to update (None: none)
     engine_options: dict[str, Any] = field(default_factory=dict)  # backend options (--threads, ...), checked per engine
     allow_unpinned: bool = False  # gpu profile: run a Hub model named by a branch (its commit is resolved and recorded)
+    ray_address: str | None = None  # engine calls spread over a Ray cluster ("local", "auto" or an address)
+    ray_workers: int | None = None  # engines on the cluster (None: as many as its GPUs or CPUs hold)
 
     def content_config(self) -> dict[str, Any]:
         """What decides the revision's content (no paths, store, label or cache location)."""
         data = asdict(self)
         for key in ("data_dir", "store", "label", "cache_dir", "publish", "batch_size", "engine_options", "profile",
-                    "manifest_md", "allow_unpinned"):
+                    "manifest_md", "allow_unpinned", "ray_address", "ray_workers"):
             data.pop(key)
         data["prompt_set_sha256"] = PROMPT_SETS.get(self.prompt_set).sha256
         return data
@@ -159,9 +165,8 @@ def build_config(
         given["transformations"] = _names(given["transformations"])
     if given.get("judge_model") == NO_JUDGE:
         given["judge_model"] = None
-    label = given.pop("label", None) or (
-        f"sample-{'-'.join(map(str, seeds))}" if profile == "cpu" else f"hteb-{'-'.join(map(str, seeds))}"
-    )
+    default_label = f"sample-{'-'.join(map(str, seeds))}" if profile == "cpu" else f"hteb-{'-'.join(map(str, seeds))}"
+    label = given.pop("label", default_label)  # an empty --label is refused, not replaced
     config = GenerateConfig(
         seeds=seeds,
         profile=profile,
@@ -195,7 +200,19 @@ def build_config(
 
 
 def validate(config: GenerateConfig) -> GenerateConfig:
-    """Every check that needs no model and writes nothing; names are normalised."""
+    """Every check that needs no model and writes nothing; names are normalised. What passes here
+    does not fail later for a reason seen here: numbers in range (bounds.py), names known, label
+    and store URI accepted by the store, paths writable, and the local sources read. A path the
+    filesystem refuses to even look at (a name too long, a loop of links) is a one-line error too."""
+    try:
+        return _validate(config)
+    except OSError as err:
+        shown = str(err.filename) if len(str(err.filename)) <= 80 else f"{str(err.filename)[:77]}..."
+        raise HtebError(f"cannot use {shown!r}: {err.strerror}") from None
+
+
+def _validate(config: GenerateConfig) -> GenerateConfig:
+    _check_numbers(config)
     data_dir = Path(config.data_dir) if config.source == "local" else None  # a local folder of one's own names a dataset
 
     def entry(name: str) -> SourceEntry:
@@ -213,22 +230,16 @@ def validate(config: GenerateConfig) -> GenerateConfig:
         raise HtebError(f"model {config.model!r} does not run on engine {config.engine!r} (it runs on: {', '.join(spec.engines)})")
     if config.judge_model is not None and config.engine not in lookup_model(config.judge_model).engines:
         raise HtebError(f"judge model {config.judge_model!r} does not run on engine {config.engine!r}")
+    _check_context(config, spec)
     PROMPT_SETS.canonical(config.prompt_set)
     JUDGE_PROMPTS.canonical(config.judge_prompts)
     PARAPLUIE_TEMPLATES.canonical(config.parapluie_template)
-    if not 0 <= config.temperature or not 0 <= config.retry_temperature:
-        raise HtebError("temperatures must be >= 0")
-    if not 0 < config.top_p <= 1:
-        raise HtebError(f"--top-p must be in (0, 1], got {config.top_p}")
-    if config.max_tokens < 1 or config.max_attempts < 1 or config.batch_size < 1:
-        raise HtebError("--max-tokens, --max-attempts and the batch size must be at least 1")
-    if config.max_tokens_ceiling is not None and config.max_tokens_ceiling < config.max_tokens:
-        raise HtebError(f"--max-tokens-ceiling ({config.max_tokens_ceiling}) must be at least --max-tokens "
-                        f"({config.max_tokens})")
-    if config.sample is not None and config.sample < 1:
-        raise HtebError(f"--sample must be at least 1, got {config.sample}")
     if config.source not in ("local", "hub"):
         raise HtebError(f"unknown source {config.source!r}; known: local, hub")
+    check_label(config.label)
+    check_store_uri(config.store)
+    _check_paths(config)
+    _check_ray(config)
     if config.source == "local":
         missing = [n for n in datasets if not entry(n).local]
         if missing:
@@ -237,22 +248,99 @@ def validate(config: GenerateConfig) -> GenerateConfig:
         absent = [n for n in datasets if not (root / str(entry(n).local) / "dataset.json").is_file()]
         if absent:
             raise HtebError(f"data folder {root} lacks {', '.join(absent)} (set --data-dir or HTEB_DATA_DIR)")
-    _check_store(config.store)
-    _check_writable(Path(config.cache_dir), "cache dir")
+        for name in datasets:  # read as the run reads them: a bad row fails here, not after the model loads
+            load_source(entry(name), source="local", data_dir=root, sample=config.sample, max_texts=config.max_texts,
+                        max_list=config.max_list)
     return replace(config, datasets=datasets, transformations=transformations)
 
 
-def _check_store(uri: str) -> None:
-    if uri.startswith("hf://"):
+def _check_numbers(config: GenerateConfig) -> None:
+    """Seeds and every numeric option in its range (bounds.py), and the ceiling above max_tokens."""
+    if not config.seeds:
+        raise HtebError("--seed is empty")
+    check_seeds(config.seeds)
+    for name, (option, bounds) in CONFIG_BOUNDS.items():
+        value = getattr(config, name)
+        if value is not None:
+            check_number(option, value, bounds)
+    for name, value in config.engine_options.items():
+        if name in ENGINE_BOUNDS and value is not None:
+            option, bounds = ENGINE_BOUNDS[name]
+            check_number(option, value, bounds)
+    if config.max_tokens_ceiling is not None and config.max_tokens_ceiling < config.max_tokens:
+        raise HtebError(f"--max-tokens-ceiling ({config.max_tokens_ceiling}) must be at least --max-tokens "
+                        f"({config.max_tokens})")
+
+
+def _check_ray(config: GenerateConfig) -> None:
+    """Ray options make sense together and Ray is installed (the cluster is reached when the engine loads)."""
+    if config.ray_address is None:
+        if config.ray_workers is not None:
+            raise HtebError("--ray-workers needs --ray-address (local, auto or a cluster address)")
         return
-    path = Path(uri[len("file://"):] if uri.startswith("file://") else uri).expanduser()
-    _check_writable(path, "store")
+    if not config.ray_address.strip():
+        raise HtebError("--ray-address is empty; give local, auto or a cluster address")
+    if importlib.util.find_spec("ray") is None:
+        raise HtebError("--ray-address needs Ray: pip install 'hteb-generate[ray]'")
+
+
+def _check_context(config: GenerateConfig, spec: ModelSpec) -> None:
+    """On vLLM, every request asks for at least --max-tokens new tokens; at or above the context
+    length, every reply would be cut at it (vLLM cuts without an error: finish reason "length").
+    A larger --max-tokens-ceiling only caps the long inputs' budgets, which the context caps too."""
+    if config.engine != "vllm":
+        return
+    context = config.engine_options.get("max_model_len") or spec.max_model_len
+    if context is not None and config.max_tokens >= context:
+        raise HtebError(f"--max-tokens ({config.max_tokens}) leaves no room for a prompt in the {context}-token "
+                        f"context of {config.model} (lower it, or raise --max-model-len)")
+
+
+def _check_paths(config: GenerateConfig) -> None:
+    """The folders and files a run writes: the cache, the store (when publishing) and MANIFEST.md."""
+    for option, value in (("--data-dir", config.data_dir), ("--cache-dir", config.cache_dir),
+                          ("--manifest-md", config.manifest_md)):
+        if value is not None and (not value.strip() or "\0" in value):
+            raise HtebError(f"{option} {value!r} is not a path")
+    _check_writable(Path(config.cache_dir), "cache dir")
+    if not config.publish:
+        return
+    if "://" not in config.store or config.store.startswith("file://"):
+        _check_writable(_store_path(config.store), "store")
+    if config.manifest_md is not None:
+        _check_manifest_md(Path(config.manifest_md))
+
+
+def _store_path(uri: str) -> Path:
+    return Path(uri[len("file://"):] if uri.startswith("file://") else uri).expanduser()
+
+
+def _check_manifest_md(path: Path) -> None:
+    """MANIFEST.md is read, then replaced, at the very end of a run."""
+    check_output_file(path, "--manifest-md")
+    if path.exists():
+        try:
+            path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise HtebError(f"--manifest-md {path} is not readable UTF-8 text ({type(err).__name__})") from None
+
+
+def check_output_file(path: Path, option: str) -> None:
+    """A file written (atomically, beside itself) at the end of a command: not a folder, and in a
+    folder that is writable or can be made."""
+    _check_writable(path.parent, f"folder of {option}")
+    if path.is_dir():
+        raise HtebError(f"{option} {path} is a folder, not a file")
 
 
 def _check_writable(path: Path, what: str) -> None:
     """The nearest existing ancestor must be a writable folder (nothing is created here)."""
-    probe = path.resolve()
-    while not probe.exists():
-        probe = probe.parent
-    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+    try:
+        probe = path.resolve()
+        while not probe.exists():
+            probe = probe.parent
+        writable = probe.is_dir() and os.access(probe, os.W_OK | os.X_OK)
+    except OSError as err:  # e.g. a name too long for the filesystem
+        raise HtebError(f"{what} {path} is not usable ({err.strerror})") from None
+    if not writable:
         raise HtebError(f"{what} {path} is not writable")

@@ -13,12 +13,14 @@ before any call: that commit keys the call cache and is recorded in every item a
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import os
 import re
 import shutil
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -61,12 +63,46 @@ def _gguf_path() -> Path:
     return path
 
 
+@contextmanager
+def _locked(lock: Path) -> Iterator[None]:
+    """An exclusive lock on `lock` (created if missing), released when the holder ends, even by kill -9."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _leftovers(out: Path) -> list[Path]:
+    """Temporary folders of conversions into `out` (`.<name>-<pid>-<hex>` beside it) that never
+    finished: while the conversion lock is held, no other conversion is writing one."""
+    return sorted(out.parent.glob(f".{out.name}-*"))
+
+
 def convert_smollm2(cache_dir: Path) -> Path:
-    """The GGUF converted once to an HF folder under `cache_dir/models`, atomically (rename last)."""
+    """The GGUF converted once to an HF folder under `cache_dir/models`, atomically (rename last).
+
+    Conversions hold a lock beside the folder, so one runs at a time and a temporary folder found
+    under the lock is a killed conversion's (about 514 MB): it is removed before anything else,
+    also when the model was converted since (a folder left by a release without the lock)."""
     out = Path(cache_dir) / "models" / "SmolLM2-135M-Instruct"
-    if (out / "config.json").is_file() and (out / "model.safetensors").is_file():
+    if _converted(out) and not _leftovers(out):
         return out
-    gguf = _gguf_path()
+    with _locked(out.parent / f".{out.name}.lock"):
+        for leftover in _leftovers(out):
+            shutil.rmtree(leftover, ignore_errors=True)
+        if not _converted(out):
+            _convert(_gguf_path(), out)
+    return out
+
+
+def _converted(out: Path) -> bool:
+    return (out / "config.json").is_file() and (out / "model.safetensors").is_file()
+
+
+def _convert(gguf: Path, out: Path) -> None:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 
@@ -78,13 +114,13 @@ def convert_smollm2(cache_dir: Path) -> Path:
     quantizer = getattr(model, "hf_quantizer", None)  # set by some transformers releases only
     if quantizer is not None:
         quantizer.remove_quantization_config(model)
-    model.save_pretrained(tmp)
-    tokenizer.save_pretrained(tmp)
     try:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
         os.replace(tmp, out)
-    except OSError:  # another process finished first
+    except BaseException:  # a kill -9 cannot be caught: its folder goes at the next conversion
         shutil.rmtree(tmp, ignore_errors=True)
-    return out
+        raise
 
 
 def _hub(model_id: str, revision: str, **sizes: float | int) -> ModelSpec:

@@ -14,6 +14,7 @@ import json
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -74,10 +75,14 @@ def _engine(cfg: GenerateConfig, slot: EngineSlot, cache: CallCache, hub_cache: 
     planned = {k: v for k, v in slot.options().items() if k in backend.options}  # context and memory share
 
     def load():
-        return create_engine(
-            cfg.engine, model_path=spec.resolve(cache_dir), model_id=spec.model_id, revision=spec.revision,
-            **batching, **{**cfg.engine_options, **planned},
-        )
+        options = {**batching, **cfg.engine_options, **planned}
+        kwargs = dict(model_path=spec.resolve(cache_dir), model_id=spec.model_id, revision=spec.revision, **options)
+        if cfg.ray_address is None:
+            return create_engine(cfg.engine, **kwargs)
+        from .engine.ray_engine import RayEngine
+
+        return RayEngine(partial(create_engine, cfg.engine, **kwargs), model_id=spec.model_id, revision=spec.revision,
+                         address=cfg.ray_address, workers=cfg.ray_workers, resources=backend.worker_resources(options))
 
     return CachedEngine(load, cache, model_id=spec.model_id, revision=spec.revision, name=cfg.engine,
                         commit_every=cfg.batch_size)
@@ -200,10 +205,16 @@ def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunRes
     engines = _engines(cfg, cache, slots, Path(facts.hf_cache) if facts.hf_cache else None)
     sampling = Sampling(cfg.temperature, cfg.top_p, cfg.max_tokens, cfg.retry_temperature, cfg.max_attempts,
                         cfg.max_tokens_ceiling)
-    transform_units(units, engines.generator, PROMPT_SETS.get(cfg.prompt_set), sampling)
-    if engines.judge is not None:
-        judge_units(units, engines.judge, prompts=JUDGE_PROMPTS.get(cfg.judge_prompts),
-                    template=PARAPLUIE_TEMPLATES.get(cfg.parapluie_template))
+    try:
+        transform_units(units, engines.generator, PROMPT_SETS.get(cfg.prompt_set), sampling)
+        if engines.judge is not None:
+            if engines.judge is not engines.generator:  # its workers' GPUs go to the judge's
+                engines.generator.close()
+            judge_units(units, engines.judge, prompts=JUDGE_PROMPTS.get(cfg.judge_prompts),
+                        template=PARAPLUIE_TEMPLATES.get(cfg.parapluie_template))
+    finally:
+        for engine in engines.distinct():
+            engine.close()
 
     records = [_record(cfg, engines, item) for item in items]
     folder = cache_dir / "staging" / cfg.config_hash()

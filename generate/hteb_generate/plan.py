@@ -31,6 +31,7 @@ from hteb_contract.errors import HtebError
 from hteb_contract.sources import SourceDataset
 
 from . import budget
+from .bounds import POSITIVE, check_number
 from .config import GenerateConfig
 from .judge import PARAPLUIE_TEMPLATES, JudgePair, judge_requests, parapluie_conversations
 from .pipeline import _units  # the run's own units: the plan counts what the run transforms
@@ -209,8 +210,7 @@ def plan_from_stats(cfg: GenerateConfig) -> dict[tuple[str, str], Cost]:
 
 def make_plan(cfg: GenerateConfig, *, counts: str, tokens_per_second: float) -> Plan:
     """The plan of the run `cfg` describes, with counts from `counts` (local, hub or stats)."""
-    if tokens_per_second <= 0:
-        raise HtebError(f"--tokens-per-second must be positive, got {tokens_per_second}")
+    check_number("--tokens-per-second", tokens_per_second, POSITIVE)
     if counts == "stats":
         return Plan(plan_from_stats(cfg), "mteb 2.26.24 descriptive statistics (whole datasets)", tokens_per_second)
     datasets = {}

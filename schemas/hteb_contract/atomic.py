@@ -36,6 +36,8 @@ def read_json_object(path: Path, error: type[Exception]) -> dict[str, Any]:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise error(f"{path}: not valid JSON ({err})") from None
+    except RecursionError:
+        raise error(f"{path}: not valid JSON (nested too deeply)") from None
     if not isinstance(data, dict):
         raise error(f"{path}: expected a JSON object")
     return data

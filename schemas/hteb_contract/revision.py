@@ -9,7 +9,12 @@ Layout (also what `datasets.load_dataset(repo, config, revision=...)` reads on t
     source/<Dataset>/<table>.parquet   ... and its tables (test, train, corpus, queries, qrels, ...)
 
 A revision is untrusted input when read: paths are checked to stay inside the folder, every
-file is checked against the manifest's sha256, and data is read only as parquet and JSON.
+file is checked against the manifest's sha256, and data is read only as parquet and JSON. A
+hash only says the files are the ones sealed, not that what was sealed is sound, so the reader
+also checks content: the layout the manifest declares (`load_manifest`), each source copy
+(`Revision.source`) and, in one pass per items file, every record (`Revision.items`): the item
+schema (finite numbers), the file it sits in, a text of the source, one record per text.
+`Revision.check_content` runs those checks over every file of the opened datasets (`verify`).
 """
 
 from __future__ import annotations
@@ -17,10 +22,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hteb_contract.arrow import arrow_schema
@@ -37,11 +44,11 @@ from hteb_contract.records import ItemRecord
 from hteb_contract.sources import (
     DatasetInfo,
     SourceDataset,
-    read_parquet,
     read_source_parquet,
     write_parquet,
     write_source_parquet,
 )
+from hteb_contract.tasks import TextRef
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 
 MANIFEST = "manifest.json"
@@ -112,9 +119,16 @@ def file_entries(root: Path) -> list[dict[str, Any]]:
         rel = path.relative_to(root).as_posix()
         if rel == MANIFEST or any(part.startswith(".") for part in PurePosixPath(rel).parts):
             continue
-        rows = pq.read_metadata(path).num_rows if path.suffix == ".parquet" else None
+        rows = _row_count(path, rel) if path.suffix == ".parquet" else None
         entries.append({"path": rel, "sha256": sha256_file(path), "bytes": path.stat().st_size, "rows": rows})
     return entries
+
+
+def _row_count(path: Path, rel: str) -> int:
+    try:
+        return pq.read_metadata(path).num_rows
+    except (pa.ArrowException, OSError) as err:
+        raise IntegrityError(f"{rel}: not a readable parquet file ({str(err).splitlines()[0]}); not sealed") from None
 
 
 def content_hash(files: Iterable[Mapping[str, Any]]) -> str:
@@ -164,16 +178,89 @@ def load_manifest(root: Path) -> dict[str, Any]:
         safe_relpath(entry["path"])
     if content_hash(manifest["files"]) != manifest["content_hash"]:
         raise IntegrityError(f"{path}: content_hash does not match the listed files (manifest edited?)")
+    _check_layout(manifest, where=str(path))
     return manifest
+
+
+def _variant_of(filename: str) -> tuple[str, int] | None:
+    """(transformation, seed) of an items file name `paraphrasing_1337.parquet`; None for any other name,
+    `paraphrasing_01337.parquet` included (only one file may hold a variant)."""
+    match = _SPLIT.match(filename[: -len(".parquet")]) if filename.endswith(".parquet") else None
+    variant = (match["transformation"], int(match["seed"])) if match else None
+    return variant if variant and filename == f"{split_name(*variant)}.parquet" else None
+
+
+def _check_layout(manifest: Mapping[str, Any], *, where: str) -> None:
+    """What the reader relies on: each dataset declared once with its dataset.json, and every data
+    file `data/<dataset>/<transformation>_<seed>.parquet` of a declared dataset, transformation and seed."""
+    names = [s["name"] for s in manifest["sources"]]
+    if len(set(names)) != len(names):
+        raise IntegrityError(f"{where}: dataset {next(n for n in names if names.count(n) > 1)!r} is declared twice")
+    transformations, seeds = set(manifest["transformations"]), set(manifest["seeds"])
+    listed = set()
+    for entry in manifest["files"]:
+        parts = PurePosixPath(entry["path"]).parts
+        if parts[0] not in ("data", "source"):
+            continue
+        if len(parts) != 3 or parts[1] not in names:
+            raise IntegrityError(f"{where}: file {entry['path']} is not in the folder of a declared dataset "
+                                 f"({', '.join(names)})")
+        variant = _variant_of(parts[2])
+        if parts[0] == "data" and (variant is None or variant[0] not in transformations or variant[1] not in seeds):
+            raise IntegrityError(f"{where}: file {entry['path']} is not named <transformation>_<seed>.parquet after "
+                                 f"a declared transformation and seed")
+        listed.add(entry["path"])
+    missing = [n for n in names if f"source/{n}/dataset.json" not in listed]
+    if missing:
+        raise IntegrityError(f"{where}: dataset {missing[0]} has no source/{missing[0]}/dataset.json")
+
+
+def _read_rows(path: Path, what: str) -> tuple[pa.Schema, list[dict[str, Any]]]:
+    """The Arrow schema and rows of a parquet file; an unreadable one is an IntegrityError naming `what`."""
+    try:
+        with pq.ParquetFile(path) as handle:  # not pq.read_table: the dataset layer costs 5 ms a file
+            table = handle.read()
+        return table.schema, table.to_pylist()
+    except (pa.ArrowException, OSError, ValueError, OverflowError) as err:
+        reason = str(err).splitlines()[0] if str(err).strip() else type(err).__name__
+        raise IntegrityError(f"{what}: not a readable parquet file ({reason})") from None
+
+
+def _check_columns(found: pa.Schema, what: str) -> None:
+    """The file's columns are exactly the item schema's, with its Arrow types (arrow.py): a seed
+    stored as 1337.0 passes the JSON Schema as an integer, not this."""
+    expected = arrow_schema("item")
+    for column in expected:
+        index = found.get_field_index(column.name)
+        if index < 0:
+            raise IntegrityError(f"{what}: column {column.name!r} is missing")
+        if not found.field(index).type.equals(column.type):
+            raise IntegrityError(f"{what}: column {column.name!r} is {found.field(index).type}; the item schema "
+                                 f"stores {column.type}")
+    extra = [name for name in found.names if expected.get_field_index(name) < 0]
+    if extra:
+        raise IntegrityError(f"{what}: column {extra[0]!r} is not in the item schema")
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What `Revision.check_content` checked."""
+
+    datasets: tuple[str, ...]
+    files: int  # files whose sha256 matched the manifest when the revision was opened
+    item_files: int
+    records: int
 
 
 @dataclass
 class Revision:
-    """An opened, verified revision folder."""
+    """An opened, verified revision folder; only the datasets it was opened for can be read."""
 
     root: Path
     manifest: dict[str, Any]
     revision_id: str  # Hub commit sha, or the content hash in a local store
+    selected: tuple[str, ...] = ()  # the datasets whose files were verified by `open`
+    _texts: dict[str, dict[tuple[str, str, str], TextRef]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def open(cls, root: Path, *, datasets: Iterable[str] | None = None, revision_id: str | None = None) -> Revision:
@@ -181,21 +268,19 @@ class Revision:
         exist and match its sha256. A corrupted or missing file is an IntegrityError."""
         root = Path(root)
         manifest = load_manifest(root)
-        wanted = None if datasets is None else set(datasets)
-        if wanted is not None:
-            unknown = wanted - {s["name"] for s in manifest["sources"]}
-            if unknown:
-                known = ", ".join(s["name"] for s in manifest["sources"])
-                raise SourceError(f"revision {manifest['label']} has no dataset {sorted(unknown)[0]!r}; it has: {known}")
-        for entry in manifest["files"]:
-            if wanted is not None and _dataset_of(entry["path"]) not in wanted | {None}:
-                continue
+        known = [s["name"] for s in manifest["sources"]]
+        wanted = known if datasets is None else list(dict.fromkeys(datasets))
+        unknown = [name for name in wanted if name not in known]
+        if unknown:
+            raise SourceError(f"revision {manifest['label']} has no dataset {unknown[0]!r}; it has: {', '.join(known)}")
+        revision = cls(root, manifest, revision_id or manifest["content_hash"], tuple(n for n in known if n in wanted))
+        for entry in revision.verified_files():
             path = root.joinpath(*safe_relpath(entry["path"]).parts)
             if not path.is_file():
                 raise IntegrityError(f"revision {manifest['label']}: file {entry['path']} is missing")
             if path.stat().st_size != entry["bytes"] or sha256_file(path) != entry["sha256"]:
                 raise IntegrityError(f"revision {manifest['label']}: file {entry['path']} is corrupted (sha256 mismatch)")
-        return cls(root, manifest, revision_id or manifest["content_hash"])
+        return revision
 
     @property
     def label(self) -> str:
@@ -204,30 +289,104 @@ class Revision:
     def dataset_names(self) -> list[str]:
         return [s["name"] for s in self.manifest["sources"]]
 
-    def source(self, name: str) -> SourceDataset:
+    def verified_files(self) -> list[dict[str, Any]]:
+        """The manifest entries `open` checked: the shared files and those of the selected datasets."""
+        return [e for e in self.manifest["files"] if _dataset_of(e["path"]) in {*self.selected, None}]
+
+    def _require(self, name: str) -> dict[str, Any]:
+        """The manifest entry of a dataset this revision was opened for (its files were verified)."""
         if name not in self.dataset_names():
-            raise SourceError(f"revision {self.label} has no dataset {name!r}; it has: {', '.join(self.dataset_names())}")
-        return read_source_parquet(self.root / "source" / name)
+            raise SourceError(f"revision {self.label} has no dataset {name!r}; it has: "
+                              f"{', '.join(self.dataset_names())}")
+        if name not in self.selected:
+            raise SourceError(f"revision {self.label} was opened for {', '.join(self.selected)}; the files of {name} "
+                              f"were not verified")
+        return next(s for s in self.manifest["sources"] if s["name"] == name)
+
+    def source(self, name: str) -> SourceDataset:
+        """The source copy of a dataset; its dataset.json must name the dataset its folder and the manifest name."""
+        entry = self._require(name)
+        dataset = read_source_parquet(self.root / "source" / name)
+        for key, stated in (("name", dataset.info.name), ("task_type", dataset.info.task_type)):
+            if stated != entry[key]:
+                raise IntegrityError(f"revision {self.label}: source/{name}/dataset.json gives {key} {stated!r}; "
+                                     f"the manifest says {entry[key]!r}")
+        return dataset
+
+    def _texts_of(self, name: str) -> dict[tuple[str, str, str], TextRef]:
+        """(split, item id, field) -> the source text, for each text HTEB transforms (read once)."""
+        if name not in self._texts:
+            self._texts[name] = {(t.table, t.item_id, t.field): t for t in self.source(name).iter_texts()}
+        return self._texts[name]
 
     def variants(self, name: str) -> list[tuple[str, int]]:
         """(transformation, seed) pairs present for a dataset, in manifest order."""
-        found = set()
+        return list(self._variants.get(name, ()))
+
+    @cached_property
+    def _variants(self) -> dict[str, list[tuple[str, int]]]:
+        found: dict[str, set[tuple[str, int]]] = {}
         for entry in self.manifest["files"]:
             parts = PurePosixPath(entry["path"]).parts
-            if len(parts) == 3 and parts[0] == "data" and parts[1] == name and parts[2].endswith(".parquet"):
-                match = _SPLIT.match(parts[2][: -len(".parquet")])
-                if match:
-                    found.add((match["transformation"], int(match["seed"])))
+            variant = _variant_of(parts[2]) if len(parts) == 3 and parts[0] == "data" else None
+            if variant is not None:
+                found.setdefault(parts[1], set()).add(variant)
         order = {t: i for i, t in enumerate(self.manifest["transformations"])}
-        return sorted(found, key=lambda v: (order.get(v[0], len(order)), v[0], v[1]))
+        return {name: sorted(pairs, key=lambda v: (order.get(v[0], len(order)), v[0], v[1]))
+                for name, pairs in found.items()}
 
     def items(self, name: str, transformation: str, seed: int) -> list[ItemRecord]:
-        """Item records of one (dataset, transformation, seed), validated against the contract."""
-        rel = items_path(name, transformation, seed)
-        path = self.root / rel
-        if not path.is_file():
+        """Item records of one (dataset, transformation, seed), checked in one pass: each against the
+        item schema, the file it sits in and the source text it transforms; one record per text."""
+        entry = self._require(name)
+        if (transformation, seed) not in self.variants(name):
             raise SourceError(f"revision {self.label} has no {transformation} seed {seed} for {name}")
-        return [ItemRecord.from_row(row, what=f"{rel} item {index}") for index, row in enumerate(read_parquet(path))]
+        rel = items_path(name, transformation, seed)
+        columns, rows = _read_rows(self.root / rel, f"revision {self.label}: {rel}")
+        texts = self._texts_of(name)
+        expected = (name, entry["task_type"], transformation, seed)
+        first: dict[tuple[str, str, str], tuple[int, ItemRecord]] = {}
+        for number, row in enumerate(rows, 1):
+            what = f"revision {self.label}: {rel} row {number}"
+            record = ItemRecord.from_row(row, what=what)
+            found = (record.dataset, record.task_type, record.transformation, record.seed)
+            if found != expected:
+                raise IntegrityError(f"{what}: a record of {'/'.join(map(str, found))} in the file of "
+                                     f"{'/'.join(map(str, expected))}")
+            where = "/".join(record.ref)
+            text = texts.get(record.ref)
+            if text is None:
+                raise IntegrityError(f"{what}: {where} is not a text of the source of {name}")
+            for attr, value in (("original_text", text.text), ("subset", text.subset),
+                                ("source_language", text.language)):
+                if getattr(record, attr) != value:
+                    raise IntegrityError(f"{what}: {attr} of {where} is not the source's")
+            if record.ref in first:
+                row_before, before = first[record.ref]
+                differs = before.transformed_text != record.transformed_text
+                conflict = " with another transformed_text" if differs else ""
+                raise IntegrityError(f"{what}: a second record for {where}{conflict} (the first is row {row_before}); "
+                                     f"a text has one record per file")
+            first[record.ref] = (number, record)
+        _check_columns(columns, f"revision {self.label}: {rel}")
+        return [record for _, record in first.values()]
+
+    def check_content(self) -> Checked:
+        """Read and check every source copy and items file of the selected datasets, and that each
+        file has a record for every source text (what `verify` reports). `items` alone leaves
+        that out: comparing revisions counts a missing record as a difference."""
+        item_files = records = 0
+        for name in self.selected:
+            texts = self._texts_of(name)
+            for transformation, seed in self.variants(name):
+                found = {record.ref for record in self.items(name, transformation, seed)}
+                missing = [ref for ref in texts if ref not in found]
+                if missing:
+                    raise IntegrityError(f"revision {self.label}: {items_path(name, transformation, seed)}: no record "
+                                         f"for {'/'.join(missing[0])} ({len(missing)} source texts have none)")
+                records += len(found)
+                item_files += 1
+        return Checked(self.selected, len(self.verified_files()), item_files, records)
 
 
 def _dataset_of(path: str) -> str | None:

@@ -14,11 +14,16 @@ one ISO 639-3 code per transformed text field of the task type (hteb_contract.ta
 `text_fields` order: sentence1 then sentence2), or one code for every text. A `dataset.json`
 without `subsets` (the `shared/data` copies) gets them from the subset names its rows use
 (`subset_languages`); the copy inside a revision always states them.
+
+Rows are checked for what the scorer relies on (`FIELD_VALUES`): texts are strings, scores
+finite numbers, pair labels 0 or 1; a degenerate row is a SourceError naming the table and row,
+whether it came from JSONL (where NaN and Infinity are not JSON and are refused) or parquet.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field, replace
@@ -38,6 +43,10 @@ DEFAULT_SUBSET = "default"  # mteb's subset of a dataset without hf_subsets
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _SUBSET = _NAME  # a Hub config name, as mteb's hf_subsets are (`en-de`, `en-ext`, `zh-TW`, `afr`)
 _LANG = re.compile(r"^[a-z]{3}$")
+_TABLE = re.compile(r"^\w+$")  # a split is a file name in the folder: no path in it
+#: dataset.json keys holding a string -> whether the key is required
+_INFO_KEYS = {"name": True, "task_type": True, "eval_split": True, "train_split": False, "mteb_task": False,
+              "hf_path": False, "hf_revision": False}
 
 #: ISO 639-1 -> ISO 639-3, for the two-letter subset names mteb uses (`de`, `en-de`), as its eval_langs
 #: map them (`ar` -> ara). `zh` is left out: mteb's Chinese subsets (zh-CN, zh-TW) must be declared.
@@ -51,6 +60,45 @@ ISO_639_1: dict[str, str] = {
     "sq": "sqi", "sv": "swe", "sw": "swa", "ta": "tam", "te": "tel", "th": "tha", "tl": "tgl", "tr": "tur",
     "uk": "ukr", "ur": "urd", "vi": "vie", "xh": "xho", "yo": "yor", "zu": "zul",
 }
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
+
+
+def _list_of(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda value: isinstance(value, list) and all(check(item) for item in value)
+
+
+#: (task type or None for any, field) -> (check, what the value must be): the values a task type's
+#: required fields (hteb_contract.tasks) must hold; the task type's own entry wins.
+FIELD_VALUES: dict[tuple[str | None, str], tuple[Callable[[Any], bool], str]] = {
+    (None, "text"): (_is_text, "a string"),
+    (None, "sentence1"): (_is_text, "a string"),
+    (None, "sentence2"): (_is_text, "a string"),
+    (None, "score"): (_is_number, "a finite number"),
+    (None, "label"): (_is_id, "a string or an integer"),
+    ("PairClassification", "label"): (lambda v: _is_id(v) and v in (0, 1), "0 or 1"),
+    (None, "id"): (_is_id, "a string or an integer"),
+    (None, "query_id"): (_is_id, "a string or an integer"),
+    (None, "doc_id"): (_is_id, "a string or an integer"),
+    (None, "doc_ids"): (_list_of(_is_id), "a list of ids"),
+    (None, "human_summaries"): (_list_of(_is_text), "a list of strings"),
+    (None, "machine_summaries"): (_list_of(_is_text), "a list of strings"),
+    (None, "relevance"): (_list_of(_is_number), "a list of finite numbers"),
+}
+
+
+def _value_check(task: str, fld: str) -> tuple[Callable[[Any], bool], str]:
+    return FIELD_VALUES.get((task, fld)) or FIELD_VALUES[(None, fld)]
 
 
 def subset_of(row: Mapping[str, Any]) -> str:
@@ -131,22 +179,27 @@ class DatasetInfo:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], *, where: str) -> DatasetInfo:
-        try:
-            info = cls(
-                name=str(data["name"]),
-                task_type=str(data["task_type"]),
-                eval_split=str(data["eval_split"]),
-                languages=tuple(data.get("languages") or ()),
-                train_split=data.get("train_split"),
-                mteb_task=data.get("mteb_task"),
-                hf_path=data.get("hf_path"),
-                hf_revision=data.get("hf_revision"),
-            )
-        except KeyError as missing:
-            raise SourceError(f"{where}: missing key {missing.args[0]!r}") from None
+        for key, required in _INFO_KEYS.items():
+            value = data.get(key)
+            if value is None and required:
+                raise SourceError(f"{where}: missing key {key!r}")
+            if value is not None and not isinstance(value, str):
+                raise SourceError(f"{where}: {key} must be a string, got {_short(value)}")
+        languages = data.get("languages") or []
+        if not isinstance(languages, list):
+            raise SourceError(f"{where}: languages must be a list of ISO 639-3 codes, got {_short(languages)}")
+        info = cls(name=data["name"], task_type=data["task_type"], eval_split=data["eval_split"],
+                   languages=tuple(languages), train_split=data.get("train_split"), mteb_task=data.get("mteb_task"),
+                   hf_path=data.get("hf_path"), hf_revision=data.get("hf_revision"))
+        for split in (info.eval_split, info.train_split):
+            if split is not None and not _TABLE.match(split):
+                raise SourceError(f"{where}: split {split!r} is not a table name (letters, digits and _ only)")
         if not _NAME.match(info.name):
             raise SourceError(f"{where}: dataset name {info.name!r} must match {_NAME.pattern}")
-        task_type(info.task_type)
+        try:
+            task_type(info.task_type)
+        except SourceError as err:
+            raise SourceError(f"{where}: {err}") from None
         bad = [lang for lang in info.languages if not isinstance(lang, str) or not _LANG.match(lang)]
         if bad:
             raise SourceError(f"{where}: languages must be ISO 639-3 codes, got {bad}")
@@ -207,16 +260,22 @@ class SourceDataset:
             rows = self.tables.get(table)
             if rows is None:
                 raise SourceError(f"{self.origin}: {self.info.task_type} dataset has no table {table!r}")
+            checks = [(f, *_value_check(spec.name, f)) for f in fields]
             for index, row in enumerate(rows):
-                missing = [f for f in fields if f not in row]
-                if missing:
-                    raise SourceError(f"{self.origin}: {table} row {index + 1}: missing field {missing[0]!r}")
+                for fld, check, must in checks:
+                    if fld not in row:
+                        raise SourceError(f"{self.origin}: {table} row {index + 1}: missing field {fld!r}")
+                    if not check(row[fld]):
+                        raise SourceError(f"{self.origin}: {table} row {index + 1}: {fld} must be {must}, got "
+                                          f"{_short(row[fld])}")
         if not self.info.subsets:
             self.info = self.info.with_subsets(self._subsets_from_names(), where=self.origin)
         self._check_row_subsets()
         for table, rows in self.tables.items():
             if table not in self.ids:  # ids given by with_texts survive dropped rows
                 self.ids[table] = _item_ids(rows, where=f"{self.origin}: {table}")
+            else:
+                _check_ids(self.ids[table], rows, where=f"{self.origin}: {table}")
 
     def _rows_with_subsets(self) -> Iterator[tuple[str, int, str]]:
         """(table, row number, subset) of every row that is in a subset: rows naming one, and every
@@ -323,16 +382,31 @@ class SourceDataset:
         return SourceDataset(info, tables, self.origin, ids)
 
 
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _item_ids(rows: list[dict[str, Any]], *, where: str) -> list[str]:
     """Row ids: the `id` field where every row has one (must be unique), else the row index."""
     if rows and all("id" in row for row in rows):
         ids = [str(row["id"]) for row in rows]
-        if len(set(ids)) != len(ids):
-            seen: set[str] = set()
-            dup = next(i for i in ids if i in seen or seen.add(i))
-            raise SourceError(f"{where}: duplicate id {dup!r}")
+        _check_ids(ids, rows, where=where)
         return ids
     return [str(index) for index in range(len(rows))]
+
+
+def _check_ids(ids: list[Any], rows: list[dict[str, Any]], *, where: str) -> None:
+    """One unique string id per row (item records find their text by it)."""
+    if len(ids) != len(rows):
+        raise SourceError(f"{where}: {len(ids)} ids for {len(rows)} rows")
+    seen: set[str] = set()
+    for number, item_id in enumerate(ids, 1):
+        if not isinstance(item_id, str) or not item_id:
+            raise SourceError(f"{where} row {number}: item id {_short(item_id)} is not a non-empty string")
+        if item_id in seen:
+            raise SourceError(f"{where} row {number}: duplicate id {item_id!r}")
+        seen.add(item_id)
 
 
 def _read_info(folder: Path) -> DatasetInfo:
@@ -340,6 +414,10 @@ def _read_info(folder: Path) -> DatasetInfo:
     if not path.is_file():
         raise SourceError(f"{folder}: no dataset.json (not a dataset folder in the shared/data layout)")
     return DatasetInfo.from_json(read_json_object(path, SourceError), where=str(path))
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -351,9 +429,11 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
                 if not line.strip():
                     continue
                 try:
-                    row = json.loads(line)
+                    row = json.loads(line, parse_constant=_not_json)
                 except json.JSONDecodeError as err:
                     raise SourceError(f"{path}:{number}: not valid JSON ({err.msg})") from None
+                except (ValueError, RecursionError) as err:
+                    raise SourceError(f"{path}:{number}: not valid JSON ({err})") from None
                 if not isinstance(row, dict):
                     raise SourceError(f"{path}:{number}: expected a JSON object")
                 rows.append(row)
@@ -410,7 +490,7 @@ def read_source_parquet(folder: Path) -> SourceDataset:
     ids = {}
     for table, rows in tables.items():
         if rows and all(ID_COLUMN in row for row in rows):
-            ids[table] = [str(row.pop(ID_COLUMN)) for row in rows]
+            ids[table] = [row.pop(ID_COLUMN) for row in rows]
     return SourceDataset(info, tables, origin=str(folder), ids=ids)
 
 
@@ -432,7 +512,10 @@ def write_parquet(path: Path, rows: list[dict[str, Any]], schema: pa.Schema | No
 
 
 def read_parquet(path: Path) -> list[dict[str, Any]]:
+    """Rows of a parquet file; one that cannot be read or converted to Python values is a SourceError."""
     try:
-        return pq.read_table(path).to_pylist()
-    except (pa.ArrowInvalid, OSError) as err:
-        raise SourceError(f"{path}: not a readable parquet file ({str(err).splitlines()[0]})") from None
+        with pq.ParquetFile(path) as handle:  # not pq.read_table: the dataset layer costs 5 ms a file
+            return handle.read().to_pylist()
+    except (pa.ArrowException, OSError, ValueError, OverflowError) as err:
+        first = str(err).splitlines()[0] if str(err).strip() else type(err).__name__
+        raise SourceError(f"{path}: not a readable parquet file ({first})") from None

@@ -1,11 +1,14 @@
 """The JSON Schemas in `schemas/` are the contract between hteb-generate and hteb-score.
 
-Every item record, manifest and result card is validated when written and when read.
+Every item record, manifest and result card is validated when written and when read. A JSON
+Schema `number` is a JSON number, so NaN and the infinities (which Python's json and pyarrow
+carry) are refused anywhere in an object, free-form parts included (a manifest's `config`).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
@@ -56,6 +59,32 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return f"{where}: {message}"
 
 
+def non_finite(value: Any, where: str = "") -> tuple[str, float] | None:
+    """(path, value) of the first NaN or infinity in a JSON-like value, else None."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (where, value)
+    if isinstance(value, Mapping):
+        items: Iterable[tuple[Any, Any]] = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = non_finite(item, f"{where}/{key}" if where else str(key))
+        if found is not None:
+            return found
+    return None
+
+
+def check_finite(obj: Any, *, what: str) -> None:
+    """Raise ContractError naming `what` and the path of the first NaN or infinity (no JSON holds one)."""
+    bad = non_finite(obj)
+    if bad is not None:
+        where, value = bad
+        raise ContractError(f"{what}: {where or '(top level)'}: {value} is not a finite number (NaN and infinities "
+                            f"are not JSON)")
+
+
 def validate(kind: str, obj: Mapping[str, Any], *, what: str) -> None:
     """Raise ContractError naming `what` and the first violated rule, on one line.
 
@@ -67,6 +96,7 @@ def validate(kind: str, obj: Mapping[str, Any], *, what: str) -> None:
         raise ContractError(f"{what}: schema version {found!r} is not supported: this version of hteb reads "
                             f"{expected!r} (an older or newer release wrote it; regenerate it, or read it with that "
                             f"release)")
+    check_finite(obj, what=what)
     error = jsonschema.exceptions.best_match(_validator(kind).iter_errors(obj))
     if error is not None:
         raise ContractError(f"{what}: does not match the {kind} schema: {_describe(error)}")

@@ -16,14 +16,16 @@ HTEB - Original.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from hteb_contract.errors import ContractError, unknown_name
 from hteb_contract.taxonomy import AXES, AXIS_OF, TRANSFORMATIONS, transformation_order
+from hteb_score.flags import Flag
 
 POINTS = 100.0
 
@@ -40,11 +42,13 @@ def check_transformation(name: str, *, where: str) -> None:
 @dataclass(frozen=True)
 class MainScores:
     """One model's main scores (subset `all`): `original[dataset]`, `runs[dataset][transformation][seed]`
-    and each dataset's main `metric`."""
+    and each dataset's main `metric`; `skipped`: the (dataset, transformation, seed) whose score is
+    undefined (null), left out of everything aggregated."""
 
     original: dict[str, float]
     runs: dict[str, dict[str, dict[int, float]]]
     metric: dict[str, str]
+    skipped: list[tuple[str, str, int | None]] = field(default_factory=list)
 
     def seed_means(self) -> dict[str, dict[str, float]]:
         """`{transformation: {dataset: mean over seeds}}`."""
@@ -56,15 +60,21 @@ class MainScores:
 
 
 def main_scores(scores: Iterable[Mapping[str, Any]], *, scale: float = 1.0) -> MainScores:
-    """The main scores (subset `all`) of flat score records, each value times `scale`. A second
-    Original score for a dataset, a seed scored twice or an unknown transformation is a ContractError."""
+    """The main scores (subset `all`) of flat score records, each value times `scale`; an undefined
+    value (None or not finite) is skipped and listed. A second Original score for a dataset, a seed
+    scored twice or an unknown transformation is a ContractError."""
     original: dict[str, float] = {}
     runs: dict[str, dict[str, dict[int, float]]] = {}
     metric: dict[str, str] = {}
+    skipped: list[tuple[str, str, int | None]] = []
     for record in scores:
         if record["subset"] != "all":
             continue
-        dataset, transformation, value = record["dataset"], record["transformation"], float(record["value"]) * scale
+        dataset, transformation = record["dataset"], record["transformation"]
+        if record["value"] is None or not math.isfinite(record["value"]):
+            skipped.append((dataset, transformation, record["seed"]))
+            continue
+        value = float(record["value"]) * scale
         metric[dataset] = record["metric"]
         if transformation == "original":
             if dataset in original:
@@ -78,7 +88,20 @@ def main_scores(scores: Iterable[Mapping[str, Any]], *, scale: float = 1.0) -> M
                 f"scores: two main scores for dataset {dataset!r}, {transformation} seed {record['seed']}"
             )
         by_seed[record["seed"]] = value
-    return MainScores(original, runs, metric)
+    return MainScores(original, runs, metric, skipped)
+
+
+def aggregate_flags(scores: Iterable[Mapping[str, Any]]) -> list[Flag]:
+    """`skipped_in_aggregates` for each undefined main score, and for the defined scores of a dataset
+    whose Original is undefined (there is nothing to compare them with)."""
+    main = main_scores(scores)
+    flags = [Flag("skipped_in_aggregates", "main score undefined (null): left out of the aggregates and statistics",
+                  dataset, transformation, seed) for dataset, transformation, seed in main.skipped]
+    for dataset in sorted(set(main.runs) - set(main.original)):
+        n = sum(len(by_seed) for by_seed in main.runs[dataset].values())
+        flags.append(Flag("skipped_in_aggregates", f"Original score undefined: the dataset's {n} transformed "
+                          "score(s) are left out of the aggregates and statistics", dataset))
+    return flags
 
 
 def axis_scores(transformations: Mapping[str, float]) -> dict[str, float]:

@@ -1,19 +1,23 @@
 """Result cards: result_card.json (schemas/result_card.v1), result_card.md, and mteb-format JSON
 for the original scores (mteb 2.x TaskResult layout, MTEB-NOTES §8, floats rounded to 6 decimals).
-A card names the protocol and, per dataset, the evaluation settings its evaluator used."""
+A card names the protocol and, per dataset, the evaluation settings its evaluator used, and lists
+its `flags`: an undefined score is null (never NaN) with a flag saying why. Every file is strict
+JSON; a non-finite number anywhere else is refused in one line before anything is written."""
 
 from __future__ import annotations
 
 import datetime as dt
 import importlib.metadata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from hteb_score import __version__
-from hteb_score.aggregate import POINTS, aggregate
+from hteb_score.aggregate import POINTS, aggregate, aggregate_flags
 from hteb_score.protocol import Protocol
-from hteb_contract.atomic import atomic_write_json, atomic_write_text
+from hteb_contract.atomic import atomic_write_text
+from hteb_score.flags import Flag
+from hteb_score.strict_json import dumps, finite_or_none
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 from hteb_contract.taxonomy import AXES, AXIS_LABELS
 from hteb_score.stats.hodges_lehmann import coverage_note
@@ -36,8 +40,12 @@ def package_versions() -> dict[str, str]:
 def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: Mapping[str, Any],
                protocol: Protocol, settings: Mapping[str, Mapping[str, Any]], on_error: str,
                scores: list[dict[str, Any]], error_policy: list[dict[str, Any]], statistics: dict[str, Any] | None,
-               timings: Mapping[str, float]) -> dict[str, Any]:
-    """Assemble and validate a result card; `settings`: dataset -> what its evaluator used."""
+               timings: Mapping[str, float], flags: Sequence[Flag] = ()) -> dict[str, Any]:
+    """Assemble and validate a result card; `settings`: dataset -> what its evaluator used; `flags`:
+    what the run stated. A non-finite score value becomes null, flagged `undefined_score` unless
+    a flag of that variant already says why; each undefined main score is flagged as skipped."""
+    scores, flags = _defined_scores(scores, list(flags))
+    flags += aggregate_flags(scores)
     card = {
         "schema_version": SCHEMA_VERSIONS["result_card"],
         "model": dict(model),
@@ -56,9 +64,28 @@ def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: 
         "statistics": statistics,
         "timings": {k: float(v) for k, v in timings.items()},
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "flags": [f.to_json() for f in flags],
     }
     validate("result_card", card, what="result card")
     return card
+
+
+def _defined_scores(scores: list[dict[str, Any]], flags: list[Flag]) -> tuple[list[dict[str, Any]], list[Flag]]:
+    """Score records with every non-finite value as None, and the flags with one `undefined_score`
+    per variant that had none."""
+    said = {(f.dataset, f.transformation, f.seed) for f in flags if f.code == "undefined_score"}
+    out = []
+    for record in scores:
+        value = record["value"]
+        if value is not None and finite_or_none(value) is None:
+            variant = (record["dataset"], record["transformation"], record["seed"])
+            if variant not in said:
+                said.add(variant)
+                flags.append(Flag("undefined_score", f"subset {record['subset']!r}: {record['metric']} is {value!r}, "
+                                  "not a number; written as null", *variant))
+            value = None
+        out.append(dict(record, value=value))
+    return out, flags
 
 
 def _fmt(value: float | None, signed: bool = False) -> str:
@@ -108,6 +135,7 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         for name, entry in stats["per_transformation"].items():
             ci = f"[{_fmt(entry.get('ci_low'), True)}, {_fmt(entry.get('ci_high'), True)}]{coverage_note(entry.get('ci_confidence'))}"
             lines.append(f"| {name} | {_fmt(entry.get('hl_shift'), True)} | {ci} | {_p(entry.get('p_value'))} | {_p(entry.get('p_holm'))} |")
+    lines += _flag_lines(card.get("flags", []))
     lines += _evaluation_lines(card["evaluation"])
     flagged = [e for e in card["error_policy"] if e["with_errors"]]
     if flagged:
@@ -119,6 +147,19 @@ def render_markdown(card: Mapping[str, Any]) -> str:
               f"({int(timings.get('texts_encoded', 0))} encoded, the rest from cache) for "
               f"{int(timings.get('texts_requested', 0))} requested; total {timings.get('total_s', 0):.1f} s.", ""]
     return "\n".join(lines)
+
+
+def _flag_lines(flags: list[Mapping[str, Any]]) -> list[str]:
+    if not flags:
+        return []
+    lines = ["", "## Flags", "", "Scores given with a caveat or not at all (null: undefined).", "",
+             "| dataset | variant | flag | what |", "|---|---|---|---|"]
+    for f in flags:
+        variant = f["transformation"] or "-"
+        if f["seed"] is not None:
+            variant += f" seed {f['seed']}"
+        lines.append(f"| {f['dataset'] or '-'} | {variant} | `{f['code']}` | {f['message'].replace('|', '/')} |")
+    return lines
 
 
 def _evaluation_lines(evaluation: Mapping[str, Any]) -> list[str]:
@@ -153,8 +194,8 @@ def mteb_results(card: Mapping[str, Any], results: Mapping[tuple[str, str, int |
         split = task["eval_split"]
         entries = []
         for subset, details in result.details.items():
-            entry = {k: round(float(v), 6) for k, v in details.items() if isinstance(v, (int, float))}
-            entry.update(main_score=round(float(result.subsets[subset]), 6), hf_subset=subset,
+            entry = {k: _rounded(v) for k, v in details.items() if isinstance(v, (int, float))}
+            entry.update(main_score=_rounded(result.subsets[subset]), hf_subset=subset,
                          languages=[subset] if subset != "default" else list(task["languages"]))
             entries.append(entry)
         name = task.get("mteb_task") or dataset
@@ -170,19 +211,22 @@ def mteb_results(card: Mapping[str, Any], results: Mapping[tuple[str, str, int |
     return out
 
 
+def _rounded(value: float | None) -> float | None:
+    """6 decimals as mteb writes them; an undefined value (None, NaN, inf) is null."""
+    return None if value is None or finite_or_none(value) is None else round(float(value), 6)
+
+
 def write_outputs(out: Path, card: Mapping[str, Any], mteb: Mapping[str, Mapping[str, Any]]) -> list[Path]:
-    """result_card.json, result_card.md and mteb/<model>/<revision>/<task>.json, each written atomically."""
+    """result_card.json, result_card.md and mteb/<model>/<revision>/<task>.json, each written atomically,
+    all as strict JSON rendered before the first is written (a non-finite number writes nothing)."""
     out = Path(out)
-    written = [out / "result_card.json", out / "result_card.md"]
-    atomic_write_json(written[0], card)
-    atomic_write_text(written[1], render_markdown(card))
     model_dir = card["model"]["model_id"].strip("/").replace("/", "__").replace(" ", "_")
     folder = out / "mteb" / model_dir / (card["model"]["revision"] or NO_REVISION).replace(":", "_")
-    for name, result in mteb.items():
-        path = folder / f"{name}.json"
-        atomic_write_json(path, result)
-        written.append(path)
-    return written
+    files = {out / "result_card.json": dumps(card, what="result card"), out / "result_card.md": render_markdown(card)}
+    files.update({folder / f"{name}.json": dumps(result, what=f"mteb result {name}") for name, result in mteb.items()})
+    for path, text in files.items():
+        atomic_write_text(path, text)
+    return list(files)
 
 
 def scaled(scores: list[dict[str, Any]]) -> list[dict[str, Any]]:

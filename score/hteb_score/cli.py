@@ -47,23 +47,38 @@ def cli() -> None:
 @click.option("--revision", "ref", required=True, help="Label, content hash or Hub commit of the revision.")
 @click.option("--datasets", default=None, help="Comma-separated datasets to verify (default: all).")
 def verify(store: str, ref: str, datasets: str | None) -> None:
-    """Download (if needed) and verify a revision: manifest schema, paths, every file's sha256."""
-    from hteb_score import options
+    """Download (if needed) and verify a revision: manifest schema and layout, every file's sha256,
+    each source copy, and every item record (schema, file, source text, one per text)."""
+    from hteb_contract.stores import open_store
 
-    names = options.names(datasets, "--datasets")
-    revision = options.store(store).fetch(options.text(ref, "--revision"), datasets=names)
-    files = [f for f in revision.manifest["files"]]
-    click.echo(f"ok: {revision.label} ({revision.revision_id}) - {len(files)} files verified, datasets: {', '.join(revision.dataset_names())}")
+    names = None
+    if datasets is not None:
+        names = [d.strip() for d in datasets.split(",") if d.strip()]
+        if not names:
+            raise HtebError(f"--datasets {datasets!r} names no dataset; leave it out to verify all")
+    revision = open_store(store).fetch(ref, datasets=names)
+    checked = revision.check_content()
+    skipped = [n for n in revision.dataset_names() if n not in checked.datasets]
+    line = (f"ok: {revision.label} ({revision.revision_id}) - {len(checked.datasets)} of "
+            f"{len(revision.dataset_names())} datasets verified: {', '.join(checked.datasets)}; {checked.files} files "
+            f"match their sha256; {checked.item_files} item files ({checked.records} records) match the item schema, "
+            f"their file and their source texts")
+    click.echo(line + (f"; not verified: {', '.join(skipped)}" if skipped else ""))
 
 
 @cli.command()
 @click.option("--store", default=DEFAULT_STORE, show_default=True, help="Revision store: a path, file://PATH or hf://OWNER/NAME.")
 def revisions(store: str) -> None:
-    """List the labels published in a store."""
-    from hteb_score import options
+    """List the labels published in a store, oldest first; a damaged label file is listed as corrupt."""
+    from hteb_contract.stores import open_store
 
-    for label in options.store(store).labels():
+    opened = open_store(store)
+    if not opened.exists():
+        raise HtebError(f"no revision store at {opened.uri}")
+    for label in opened.labels():
         click.echo(label)
+    for label, why in opened.corrupt_labels().items():
+        click.echo(f"{label} (corrupt: {why})")
 
 
 from hteb_score.compare_cli import compare  # noqa: E402  (light: heavy imports happen inside the command)

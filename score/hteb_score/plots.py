@@ -7,6 +7,7 @@ plotted, labelled axes with units, and a legend, so it can be read without the p
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from io import BytesIO
 from typing import TYPE_CHECKING, Any
@@ -40,8 +41,13 @@ def png_bytes(fig: Figure) -> bytes:
     return buffer.getvalue()
 
 
+def _defined(value: float | None) -> bool:
+    """A point that can be drawn: undefined scores (None, NaN, inf) are skipped, never plotted."""
+    return value is not None and math.isfinite(value)
+
+
 def _row_values(row: LeaderboardRow) -> list[float]:
-    return [row.original, *row.axes.values(), *([row.hteb] if row.hteb is not None else [])]
+    return [v for v in (row.original, *row.axes.values(), row.hteb) if _defined(v)]
 
 
 def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str]) -> Figure:
@@ -53,18 +59,21 @@ def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str]) ->
     y = np.arange(len(rows))
     for i, r in enumerate(rows):
         values = _row_values(r)
-        ax.plot([min(values), max(values)], [i, i], color="#bbbbbb", linewidth=3, zorder=1)
-    ax.scatter([r.original for r in rows], y, s=70, color="black", label="Original", zorder=3)
+        if values:
+            ax.plot([min(values), max(values)], [i, i], color="#bbbbbb", linewidth=3, zorder=1)
+    marked = [(i, r.original) for i, r in enumerate(rows) if _defined(r.original)]
+    ax.scatter([v for _, v in marked], [i for i, _ in marked], s=70, color="black", label="Original", zorder=3)
     for axis in axes:
+        marked = [(i, r.axes.get(axis)) for i, r in enumerate(rows) if _defined(r.axes.get(axis))]
         ax.scatter(
-            [r.axes[axis] for r in rows],
-            y,
+            [v for _, v in marked],
+            [i for i, _ in marked],
             s=55,
             color=AXIS_COLOURS[axis],
             label=f"HTEB {AXIS_LABELS[axis]} axis",
             zorder=3,
         )
-    totals = [(i, r.hteb) for i, r in enumerate(rows) if r.hteb is not None]
+    totals = [(i, r.hteb) for i, r in enumerate(rows) if _defined(r.hteb)]
     if totals:
         ax.scatter(
             [t for _, t in totals],
@@ -78,7 +87,7 @@ def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str]) ->
             zorder=4,
         )
     for i, r in enumerate(rows):
-        if r.delta is not None:
+        if _defined(r.delta) and _row_values(r):
             ax.annotate(
                 f"{r.delta:+.1f}",
                 (min(_row_values(r)), i),
@@ -93,7 +102,7 @@ def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str]) ->
     ax.set_xlabel("score (points, mean over datasets)")
     ax.set_title("Original vs HTEB scores per model (number: HTEB total − Original)", pad=48)
     ax.grid(axis="x", alpha=0.3)
-    everything = [v for r in rows for v in _row_values(r)]
+    everything = [v for r in rows for v in _row_values(r)] or [0.0, 100.0]
     low, high = min(everything), max(everything)
     ax.set_xlim(low - 0.12 * (high - low + 1), high + 0.05 * (high - low + 1))
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False, fontsize=9)
@@ -102,24 +111,26 @@ def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str]) ->
 
 def delta_heatmap(models: Sequence[str], names: Sequence[str], deltas: Sequence[Sequence[float]]) -> Figure:
     """Fig. 6: model x column (transformations, else axes, else the HTEB total); `deltas[i][j]` is
-    the mean over datasets of (transformed − Original) of `models[i]` in column `names[j]`; red = drop."""
+    the mean over datasets of (transformed − Original) of `models[i]` in column `names[j]`; red = drop.
+    An undefined cell (None, NaN) is left blank and marked n/a."""
     order = list(models)
-    grid = np.array(deltas, dtype=float)
-    limit = max(float(np.max(np.abs(grid))), 0.5)
+    grid = np.ma.masked_invalid(np.array([[np.nan if v is None else v for v in row] for row in deltas], dtype=float))
+    limit = max(float(np.abs(grid).max()) if grid.count() else 0.0, 0.5)
     fig = _figure(1.6 + 1.05 * len(names), 1.4 + 0.42 * len(order))
     ax = fig.subplots()
     image = ax.imshow(grid, cmap="RdBu", norm=TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit), aspect="auto")
     for i in range(len(order)):
         for j in range(len(names)):
             value = grid[i, j]
+            defined = value is not np.ma.masked
             ax.text(
                 j,
                 i,
-                f"{value:+.1f}",
+                f"{value:+.1f}" if defined else "n/a",
                 ha="center",
                 va="center",
                 fontsize=8,
-                color="white" if abs(value) > 0.6 * limit else "black",
+                color="white" if defined and abs(value) > 0.6 * limit else "black",
             )
     ax.set_xticks(range(len(names)), [column_label(n) for n in names], rotation=30, ha="right")
     ax.set_yticks(range(len(order)), order)
@@ -151,9 +162,11 @@ def drift_vs_quality(drift_by_model: Mapping[str, Mapping[str, Any]]) -> Figure 
             label = model if rho is None else f"{model}: ρ={rho:+.2f}"
             if rho is not None and entry.get("drift_quality_ci_low") is not None:
                 label += f" [{entry['drift_quality_ci_low']:+.2f}, {entry['drift_quality_ci_high']:+.2f}]"
+            points = [(x, q) for x, q in zip(entry["points"]["drift"], entry["points"]["quality"])
+                      if _defined(x) and _defined(q)]
             ax.scatter(
-                entry["points"]["drift"],
-                entry["points"]["quality"],
+                [x for x, _ in points],
+                [q for _, q in points],
                 s=12,
                 alpha=0.6,
                 color=colours(c % 10),

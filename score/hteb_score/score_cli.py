@@ -162,7 +162,7 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
     """Score into `folder` (the staged output); returns the one-line summary."""
     from hteb_score.card import build_card, mteb_results, scaled, write_outputs
     from hteb_score.encode import EmbeddingTable, Encoder
-    from hteb_score.scoring import score_variants
+    from hteb_score.scoring import check_variants, score_variants
     from hteb_score.stats.model import model_statistics
 
     if plan.source_dir is not None:
@@ -171,6 +171,7 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
         store = plan.store or f"file://{SAMPLE_STORE}"
         groups, policy, data_info = _revision_groups(store, plan.ref or SAMPLE_REVISION, plan.datasets,
                                                      plan.transformations, plan.seeds, plan.on_error)
+    check_variants(groups, plan.protocol)  # data no model can score is refused before the model loads
     loaded = time.perf_counter()
     encoder = Encoder.load(plan.model_id, device=plan.device, batch_size=plan.batch_size,
                            trust_remote_code=plan.trust_remote_code, progress=not plan.quiet)
@@ -185,11 +186,13 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
              "embedding_dim": encoder.model.get_embedding_dimension(), "similarity": "cosine"}
     card = build_card(model=model, encode=encoder.settings(), dataset=data_info, protocol=plan.protocol,
                       settings=run.settings, on_error=plan.on_error, scores=run.scores, error_policy=policy,
-                      statistics=statistics, timings=timings)
+                      statistics=statistics, timings=timings, flags=run.flags)
     tasks = {v[0].dataset.name: {**v[0].dataset.info.to_json()} for v in groups}
     write_outputs(folder, card, mteb_results(card, run.results, tasks))
     agg = card["aggregates"]
-    summary = f"original {agg['original']:.2f}"
+    summary = "original undefined" if agg["original"] is None else f"original {agg['original']:.2f}"
     if agg["hteb_total"] is not None:
-        summary += f", HTEB {agg['hteb_total']:.2f} ({agg['delta']:+.2f})"
+        summary += f", HTEB {agg['hteb_total']:.2f}" + ("" if agg["delta"] is None else f" ({agg['delta']:+.2f})")
+    if card["flags"]:
+        summary += f"; {len(card['flags'])} flag(s), see result_card.md"
     return f"{encoder.model_id} [{plan.protocol.name}] {summary}"

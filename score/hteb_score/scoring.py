@@ -23,6 +23,7 @@ from hteb_contract.sources import SourceDataset
 from hteb_contract.tasks import TextRef
 from hteb_score.encode import EmbeddingTable
 from hteb_score.evaluators import EVALUATORS, EvaluationContext, TaskScore
+from hteb_score.flags import Flag
 from hteb_score.protocol import Protocol
 
 ON_ERROR = ("original", "drop", "keep")
@@ -97,16 +98,38 @@ class ScoreRun:
     settings: dict[str, dict[str, Any]]  # dataset -> the evaluation settings (the same for all its variants)
     drift: list[dict[str, Any]]
     timings: dict[str, float]
+    flags: list[Flag] = field(default_factory=list)  # what the checks and evaluators stated, per variant
 
 
 def _prompt_of(table: str) -> str | None:
     return "query" if table in QUERY_TABLES else None
 
 
+def check_variants(groups: Sequence[list[Variant]], protocol: Protocol) -> list[Flag]:
+    """Every variant through its evaluator's `check`, before any model loads or text is embedded:
+    data no model could score is a one-line HtebError; the flags of what is scored with a caveat."""
+    flags = []
+    for variants in groups:
+        evaluator = EVALUATORS.get(variants[0].dataset.info.task_type)
+        for variant in variants:
+            try:
+                found = evaluator.check(variant.dataset, protocol)
+            except HtebError as err:
+                raise type(err)(f"{err} (variant: {_variant_name(variant)})") from None
+            flags.extend(f.of(variant.dataset.info.name, variant.transformation, variant.seed) for f in found)
+    return flags
+
+
+def _variant_name(variant: Variant) -> str:
+    return variant.transformation if variant.seed is None else f"{variant.transformation} seed {variant.seed}"
+
+
 def score_variants(groups: Sequence[list[Variant]], table: EmbeddingTable, *, protocol: Protocol,
                    progress: bool = True) -> ScoreRun:
-    """Embed the union of every variant's texts once, then evaluate each variant under `protocol`
-    (estimator seed 42; one classifier cache for the run, so variants share fitted classifiers)."""
+    """Check every variant (`check_variants`), embed the union of their texts once, then evaluate
+    each under `protocol` (estimator seed 42; one classifier cache for the run, so variants share
+    fitted classifiers). An undefined score is recorded as None, with its evaluator's flag."""
+    flags = check_variants(groups, protocol)
     started = time.perf_counter()
     texts: list[tuple[str, str | None]] = []
     for variants in groups:
@@ -135,16 +158,17 @@ def score_variants(groups: Sequence[list[Variant]], table: EmbeddingTable, *, pr
                 records = [("all", result.value)]
                 if len(result.subsets) > 1:
                     records += sorted(result.subsets.items())
+                flags.extend(f.of(info.name, variant.transformation, variant.seed) for f in result.flags)
                 for subset, value in records:
                     scores.append({"dataset": info.name, "task_type": info.task_type, "subset": subset,
                                    "transformation": variant.transformation, "seed": variant.seed,
-                                   "metric": result.main_metric, "value": float(value)})
+                                   "metric": result.main_metric, "value": None if value is None else float(value)})
                 drift.extend(_drift(variant, table))
                 bar.update(1)
     finished = time.perf_counter()
     timings = {"embed_s": embedded - started, "evaluate_s": finished - embedded,
                "texts_requested": table.requested, "unique_texts": table.unique, "texts_encoded": table.encoded}
-    return ScoreRun(scores, results, settings, drift, timings)
+    return ScoreRun(scores, results, settings, drift, timings, flags)
 
 
 def _drift(variant: Variant, table: EmbeddingTable) -> list[dict[str, Any]]:

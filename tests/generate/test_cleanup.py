@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from hteb_generate.cleanup import CLEANUPS, Cleaned, clean_output, drop_think_block, is_quoted, strip_quotes, unquote
-from hteb_generate.engine import CachedEngine, CallCache, ChatResult
+from hteb_generate.engine import CachedEngine, CallCache, ChatResult, Engine
 from hteb_generate.generation import Sampling, Unit, transform_units
 from hteb_generate.transformations import PROMPT_SETS, TRANSFORMATIONS, plan_languages
 
@@ -169,7 +169,7 @@ def test_unknown_clean_up_is_a_user_error() -> None:
         CLEANUPS.get("strip_quote")
 
 
-class _Scripted:
+class _Scripted(Engine):
     """A stand-in model that needs no weights: answers every request with the next scripted reply.
 
     Why not a real model: no small model reliably wraps its answer in a think block and quotes,
@@ -182,6 +182,9 @@ class _Scripted:
 
     def chat_results(self, requests):
         return [ChatResult(self.replies.pop(0), "stop") for _ in requests]
+
+    def next_token_logprobs(self, conversations, candidates):
+        raise AssertionError("this test judges nothing")
 
 
 def test_generator_records_each_attempts_clean_ups_and_keeps_the_raw_steps(tmp_path: Path, shared_data: Path) -> None:

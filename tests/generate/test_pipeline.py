@@ -10,10 +10,8 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,39 +19,17 @@ import pytest
 from hteb_generate import pipeline
 from hteb_generate.config import build_config
 from hteb_generate.doctor import Facts, engine_slots
-from hteb_generate.engine import CallCache, ChatResult
+from hteb_generate.engine import CallCache, ChatResult, Engine
 from hteb_generate.judge import TRANSFORMATION_TASKS
 from hteb_generate.pipeline import run
+from tiny_runs import TRANSFORMATIONS, fresh_cache, run_args, run_config, wait_for_calls
 from hteb_contract.revision import Revision
 from hteb_contract.stores import open_store
 
-TRANSFORMATIONS = "paraphrasing,backtranslation,summarisation"
 MTEB_NAMED = Path(__file__).resolve().parents[1] / "data" / "mteb-subsets"
 
 
-def _cache(tmp: Path, smollm2_dir: Path) -> Path:
-    """A fresh call cache that reuses the converted model (no second conversion)."""
-    cache = tmp / "cache"
-    (cache / "models").mkdir(parents=True)
-    (cache / "models" / smollm2_dir.name).symlink_to(smollm2_dir)
-    return cache
-
-
-def _args(cache: Path, store: Path, data: Path, *extra: str) -> list[str]:
-    return ["--seed", "1339", "--profile", "cpu", "--datasets", "STSBenchmark", "--transformations", TRANSFORMATIONS,
-            "--max-texts", "2", "--max-tokens", "8", "--cache-dir", str(cache), "--store", str(store),
-            "--data-dir", str(data), "--label", "t", "--batch-size", "4", "--manifest-md", str(store.parent / "MANIFEST.md"),
-            *extra]
-
-
-def _config(cache: Path, store: Path, data: Path, **changes):
-    overrides = {"datasets": "STSBenchmark", "transformations": TRANSFORMATIONS, "max_texts": 2, "max_tokens": 8,
-                 "cache_dir": str(cache), "store": str(store), "data_dir": str(data), "label": "t", "batch_size": 4,
-                 "manifest_md": str(store.parent / "MANIFEST.md")}
-    return replace(build_config(seed="1339", profile="cpu", overrides=overrides), **changes)
-
-
-class _Echo:
+class _Echo(Engine):
     """A stand-in model that needs no weights: echoes each text with a suffix, prefers "yes"; keeps
     every chat request it answered."""
 
@@ -182,8 +158,8 @@ def test_batch_size_reaches_only_a_backend_that_batches_itself(tmp_path, shared_
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory, smollm2_dir, shared_data):
     tmp = tmp_path_factory.mktemp("reference")
-    cache, store = _cache(tmp, smollm2_dir), tmp / "store"
-    cfg = _config(cache, store, shared_data)
+    cache, store = fresh_cache(tmp, smollm2_dir), tmp / "store"
+    cfg = run_config(cache, store, shared_data)
     first = run(cfg, log=lambda m: None)
     return cfg, first
 
@@ -225,28 +201,19 @@ def test_rerun_makes_no_llm_call_and_gives_the_same_revision(reference):
 
 def test_batch_size_does_not_change_any_output(reference, tmp_path, smollm2_dir, shared_data):
     cfg, first = reference
-    other = run(replace(cfg, cache_dir=str(_cache(tmp_path, smollm2_dir)), batch_size=1, publish=False),
+    other = run(replace(cfg, cache_dir=str(fresh_cache(tmp_path, smollm2_dir)), batch_size=1, publish=False),
                 log=lambda m: None)
     assert other.manifest["content_hash"] == first.manifest["content_hash"]
 
 
 def test_kill_9_mid_run_then_rerun_gives_the_identical_revision(reference, tmp_path, smollm2_dir, shared_data):
     cfg, first = reference
-    cache, store = _cache(tmp_path, smollm2_dir), tmp_path / "store"
+    cache, store = fresh_cache(tmp_path, smollm2_dir), tmp_path / "store"
     command = [sys.executable, "-c", "from hteb_generate.cli import main; main()",
-               *_args(cache, store, shared_data)]
+               *run_args(cache, store, shared_data)]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    database, rows = cache / "calls.sqlite", 0
-    deadline = time.monotonic() + 600
-    while rows < 3 and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.2)
-        if database.is_file():
-            try:
-                with sqlite3.connect(database) as db:
-                    rows = db.execute("SELECT count(*) FROM calls").fetchone()[0]
-            except sqlite3.OperationalError:
-                rows = 0
+    wait_for_calls(cache / "calls.sqlite", process, 3)
     assert process.poll() is None, "the run finished before it could be killed"
     os.kill(process.pid, signal.SIGKILL)
     process.wait()

@@ -25,14 +25,14 @@ from hteb_contract.validation import validate
 from hteb_generate import pipeline
 from hteb_generate.cli import main
 from hteb_generate.config import build_config
-from hteb_generate.engine import ChatResult
+from hteb_generate.engine import ChatResult, Engine
 from hteb_generate.reproduce import rebuild_config
 
 SMALL = 0.0012  # moves every rounded ParaPLUIE by one or two 3-decimal steps
 LARGE = 0.01
 
 
-class _Machine:
+class _Machine(Engine):
     """Echoes each text; its log p("yes") is -1 + shift, every other candidate -2."""
 
     def __init__(self, shift: float) -> None:
@@ -182,7 +182,8 @@ ENTRY = "from hteb_generate.cli import main; main()"
 
 @pytest.mark.parametrize("args, message", [
     (["--revision", "nope"], "error: no revision 'nope' in store"),
-    (["--revision", "t", "--parapluie-tolerance", "-1"], "error: tolerances must be >= 0"),
+    (["--revision", "t", "--parapluie-tolerance", "-1"],
+     "error: --parapluie-tolerance must be a finite number of at least 0"),
 ])
 def test_reproduce_bad_input_is_one_line_exit_2(published, tmp_path, args, message):
     root, _ = published
@@ -194,7 +195,7 @@ def test_reproduce_bad_input_is_one_line_exit_2(published, tmp_path, args, messa
 def test_reproduce_unknown_store_is_one_line_exit_2(tmp_path, capsys):
     assert _main("reproduce", "--store", "ftp://host/x", "--revision", "t") == 2
     assert capsys.readouterr().err == (
-        "error: unknown store 'ftp://host/x': use a path, file://PATH or hf://OWNER/NAME\n")
+        "error: unknown store scheme 'ftp' in 'ftp://host/x': use a path, file://PATH or hf://OWNER/NAME\n")
 
 
 def test_the_run_is_rebuilt_from_the_manifest_alone(published, shared_data, tmp_path):

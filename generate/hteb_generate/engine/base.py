@@ -8,7 +8,7 @@ are interchangeable, and the on-disk cache wraps any of them.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -49,9 +49,30 @@ class Engine(ABC):
     revision: str
     options: ClassVar[tuple[str, ...]] = ()
 
+    @classmethod
+    def worker_resources(cls, options: Mapping[str, Any]) -> dict[str, float]:
+        """What one copy of this engine takes on a Ray worker: its torch threads' CPU cores."""
+        return {"num_cpus": options.get("threads") or 1}
+
+    def close(self) -> None:
+        """Free what the engine holds beyond its memory (worker processes): nothing here."""
+
     @abstractmethod
     def chat_results(self, requests: Sequence[ChatRequest]) -> list[ChatResult]:
         """Generate one reply per request (one batched call), with its finish reason."""
+
+    def chat_results_many(self, chunks: Sequence[Sequence[ChatRequest]]) -> Iterator[tuple[int, list[ChatResult]]]:
+        """`chat_results` of each chunk, yielded as (chunk index, results) when done: one after the
+        other here; a distributed engine runs the chunks side by side and yields them as they finish."""
+        for index, chunk in enumerate(chunks):
+            yield index, self.chat_results(chunk)
+
+    def next_token_logprobs_many(
+        self, chunks: Sequence[Sequence[Conversation]], candidates: Sequence[str]
+    ) -> Iterator[tuple[int, list[dict[str, float]]]]:
+        """`next_token_logprobs` of each chunk, as `chat_results_many`."""
+        for index, chunk in enumerate(chunks):
+            yield index, self.next_token_logprobs(chunk, candidates)
 
     def chat(self, requests: Sequence[ChatRequest]) -> list[str]:
         """The replies' texts only (what the judge reads)."""

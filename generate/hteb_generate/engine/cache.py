@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -72,7 +72,8 @@ class CachedEngine(Engine):
     `calls` counts requests sent to the model, `hits` requests answered without a call of their
     own (from the cache, or as a repeat of a request in the same batch): calls + hits = requests.
     Misses go to the model in chunks of `commit_every` (sorted by key, so a chunk's members do not
-    depend on the caller's order), each committed before the next starts.
+    depend on the caller's order), each committed as soon as it is answered; an engine may answer
+    several chunks at once (`chat_results_many`), and a chunk is the same whoever answers it.
     """
 
     def __init__(self, loader: Any, cache: CallCache, *, model_id: str, revision: str, name: str, commit_every: int = 256) -> None:
@@ -89,22 +90,29 @@ class CachedEngine(Engine):
             self._inner = self._loader() if callable(self._loader) else self._loader
         return self._inner
 
+    def close(self) -> None:
+        """Close the engine if it was loaded (the cache stays open for its owner)."""
+        if self._inner is not None:
+            self._inner.close()
+            self._inner = None  # loaded again if asked again
+
     def _base(self, kind: str) -> dict[str, Any]:
         return {"kind": kind, "model": self.model_id, "revision": self.revision}
 
     def _cached(self, keys: list[str], run: Any) -> list[Any]:
+        """Answers for `keys`: from the cache, else from `run(chunks)`, which yields (chunk index,
+        values) as each chunk is done; each chunk is committed as soon as it is back."""
         found = self.cache.get_many(keys)
         missing = sorted({k for k in keys if k not in found})  # chunks depend on the set, not the order
         self.hits += len(keys) - len(missing)  # a repeat of a pending request is answered by its one call
         self._report(len(keys) - len(missing))  # from the cache, at once
-        for start in range(0, len(missing), self.commit_every):
-            chunk = missing[start : start + self.commit_every]
-            values = run(chunk)
-            self.calls += len(chunk)
-            fresh = dict(zip(chunk, values))
+        chunks = [missing[start : start + self.commit_every] for start in range(0, len(missing), self.commit_every)]
+        for index, values in run(chunks) if chunks else ():  # a fully cached call loads no model
+            fresh = dict(zip(chunks[index], values))
             self.cache.put_many(fresh)
+            self.calls += len(fresh)
             found.update(fresh)
-            self._report(len(chunk))
+            self._report(len(fresh))
         return [found[k] for k in keys]
 
     def _report(self, answered: int) -> None:
@@ -119,8 +127,9 @@ class CachedEngine(Engine):
             by_key[key] = request
             keys.append(key)
 
-        def run(chunk: list[str]) -> list[dict[str, Any]]:
-            return [asdict(result) for result in self.inner.chat_results([by_key[k] for k in chunk])]
+        def run(chunks: list[list[str]]) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+            for index, results in self.inner.chat_results_many([[by_key[k] for k in c] for c in chunks]):
+                yield index, [asdict(result) for result in results]
 
         return [ChatResult(**value) for value in self._cached(keys, run)]
 
@@ -134,5 +143,5 @@ class CachedEngine(Engine):
             by_key[key] = conversation
             keys.append(key)
         return self._cached(
-            keys, lambda chunk: self.inner.next_token_logprobs([by_key[k] for k in chunk], candidates)
+            keys, lambda chunks: self.inner.next_token_logprobs_many([[by_key[k] for k in c] for c in chunks], candidates)
         )

@@ -10,7 +10,7 @@ reason ("length": max_tokens or max_model_len reached). A chat template that rea
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hteb_contract.errors import HtebError
@@ -54,6 +54,11 @@ class VllmEngine(Engine):
         self.tokenizer = self.llm.get_tokenizer()
         self.template_kwargs = chat_template_kwargs(getattr(self.tokenizer, "chat_template", None)) or None
         self.model_id, self.revision = model_id, revision
+
+    @classmethod
+    def worker_resources(cls, options: Mapping[str, Any]) -> dict[str, float]:
+        """One GPU per tensor-parallel rank."""
+        return {"num_gpus": options.get("tensor_parallel_size") or 1}
 
     @staticmethod
     def _conversation(messages: Conversation) -> list[dict[str, str]]:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from hteb_contract.errors import StoreError
 from hteb_contract.registry import Registry
 from hteb_contract.revision import Revision
+from hteb_contract.validation import schema
+
+#: A revision label, as the manifest schema spells it (also a safe file and tag name).
+LABEL = re.compile(schema("manifest")["$defs"]["label"]["pattern"])
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,15 @@ class RevisionStore(ABC):
     def labels(self) -> list[str]:
         """Published labels, oldest first."""
 
+    @abstractmethod
+    def exists(self) -> bool:
+        """Whether there is a store at this URI (listing a missing one is an error, not an empty list)."""
+
+    def corrupt_labels(self) -> dict[str, str]:
+        """Labels whose record cannot be read, with why; `labels()` leaves them out. A store whose
+        labels are read from a service that checks them (the Hub's tags) has none."""
+        return {}
+
 
 #: URI scheme -> backend class; the backends register themselves in their modules, loaded when first asked.
 STORES: Registry[Callable[[str], RevisionStore]] = Registry(
@@ -51,13 +64,12 @@ STORES: Registry[Callable[[str], RevisionStore]] = Registry(
 
 
 def open_store(uri: str) -> RevisionStore:
-    """The store for a URI: `hf://OWNER/NAME`, `file://PATH` or a plain path."""
+    """The store for a URI: `hf://OWNER/NAME`, `file://PATH` or a plain path (names.check_store_uri)."""
+    from hteb_contract.stores.names import check_store_uri
+
+    check_store_uri(uri)
     scheme, sep, rest = uri.partition("://")
-    if not sep:
-        scheme, rest = "file", uri
-    if scheme not in STORES:
-        raise StoreError(f"unknown store {uri!r}: use a path, file://PATH or hf://OWNER/NAME")
-    return STORES.get(scheme)(rest)
+    return STORES.get(scheme if sep else "file")(rest if sep else uri)
 
 
 def staged_manifest(staged: Path) -> dict:

@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from hteb_contract.errors import HtebError, StoreError
 from hteb_contract.revision import MANIFEST, CARD, Revision
-from hteb_contract.stores.base import PublishResult, RevisionStore, STORES, staged_manifest
+from hteb_contract.stores.base import LABEL, PublishResult, RevisionStore, STORES, staged_manifest
+from hteb_contract.stores.names import check_store_uri
 
-_REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 def _hub_errors() -> tuple[type[BaseException], ...]:
@@ -40,8 +39,7 @@ def _one_line(err: BaseException) -> str:
 
 class HubStore(RevisionStore):
     def __init__(self, repo_id: str, *, cache_dir: Path | None = None) -> None:
-        if not _REPO.match(repo_id):
-            raise StoreError(f"hf://{repo_id}: expected hf://OWNER/NAME")
+        check_store_uri(f"hf://{repo_id}")
         self.repo_id = repo_id
         self.uri = f"hf://{repo_id}"
         env_cache = os.environ.get("HTEB_HF_CACHE")
@@ -93,6 +91,8 @@ class HubStore(RevisionStore):
     def fetch(self, ref: str, *, datasets: Iterable[str] | None = None) -> Revision:
         from huggingface_hub import snapshot_download
 
+        if not LABEL.match(ref):
+            raise StoreError(f"{self.uri}: {ref!r} is not a tag, branch or commit name")
         names = None if datasets is None else sorted(set(datasets))
         patterns = [MANIFEST, CARD]
         if names is None:
@@ -109,6 +109,12 @@ class HubStore(RevisionStore):
             raise StoreError(f"{self.uri}: cannot download revision {ref!r} ({_one_line(err)})") from None
         commit = Path(folder).name
         return Revision.open(Path(folder), datasets=names, revision_id=commit)
+
+    def exists(self) -> bool:
+        try:
+            return self._api().repo_exists(self.repo_id, repo_type="dataset")
+        except _hub_errors() as err:
+            raise StoreError(f"{self.uri}: cannot tell whether the repository exists ({_one_line(err)})") from None
 
     def labels(self) -> list[str]:
         try:

@@ -6,6 +6,10 @@
 
 Publishing copies into .tmp, fsyncs, renames into objects/ (atomic), then creates the label
 file with a hard link (fails if it exists), so a reader never sees a partial revision.
+
+A label file is untrusted input too: one that is not exactly such a record (its own label, a hex
+sha256) is corrupt. It is refused when asked for, before any object is read (a content hash of
+`../../x` must not send the reader outside the store), and it never hides the other labels.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 import shutil
 import uuid
 from collections.abc import Iterable
@@ -21,7 +26,18 @@ from pathlib import Path
 from hteb_contract.atomic import canonical_json, fsync_dir
 from hteb_contract.errors import StoreError
 from hteb_contract.revision import Revision
-from hteb_contract.stores.base import PublishResult, RevisionStore, STORES, staged_manifest
+from hteb_contract.stores.base import LABEL, PublishResult, RevisionStore, STORES, staged_manifest
+
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_HASH_PREFIX = re.compile(r"^[0-9a-f]{8,64}$")
+
+
+class CorruptLabel(StoreError):
+    """A label file that is not a label record; `why` says what is wrong with it."""
+
+    def __init__(self, store: Path, label: str, why: str) -> None:
+        super().__init__(f"store {store}: label {label!r} is corrupt: labels/{label}.json {why}")
+        self.why = why
 
 
 class LocalStore(RevisionStore):
@@ -31,6 +47,28 @@ class LocalStore(RevisionStore):
 
     def _label_path(self, label: str) -> Path:
         return self.root / "labels" / f"{label}.json"
+
+    def _parse_label(self, path: Path) -> dict:
+        """The record of a label file: {"label": its file name, "content_hash": hex sha256, "published": str}."""
+        label = path.name[: -len(".json")]
+        if path.is_symlink():  # publish makes hard links; a symbolic one may point anywhere
+            raise CorruptLabel(self.root, label, "is a symbolic link")
+        try:
+            record = json.loads(path.read_bytes().decode("utf-8"))
+        except OSError as err:
+            raise CorruptLabel(self.root, label, f"cannot be read ({err.strerror})") from None
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            raise CorruptLabel(self.root, label, "is not valid JSON") from None
+        if not isinstance(record, dict):
+            raise CorruptLabel(self.root, label, "is not a JSON object")
+        if record.get("label") != label:
+            raise CorruptLabel(self.root, label, f"names the label {record.get('label')!r}")
+        if not isinstance(record.get("content_hash"), str) or not _SHA256.match(record["content_hash"]):
+            raise CorruptLabel(self.root, label, f"gives the content hash {record.get('content_hash')!r:.80}, "
+                                                 f"not a hex sha256")
+        if not isinstance(record.get("published"), str):
+            raise CorruptLabel(self.root, label, "has no publication time")
+        return record
 
     def _prepare(self) -> None:
         try:
@@ -90,24 +128,24 @@ class LocalStore(RevisionStore):
         return PublishResult(self.uri, label, digest, digest, created=True)
 
     def _read_label(self, label: str) -> dict | None:
-        path = self._label_path(label)
-        if not path.is_file():
+        """The record of a label (None when there is none); a corrupt label file is a CorruptLabel."""
+        if not LABEL.match(label):
             return None
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError:
-            raise StoreError(f"store {self.root}: label file {path.name} is corrupted") from None
+        path = self._label_path(label)
+        return self._parse_label(path) if os.path.lexists(path) else None
 
     def resolve(self, ref: str) -> str:
         """Content hash of a label, or the hash itself (a unique prefix of 8+ hex digits works)."""
-        record = self._read_label(ref) if "/" not in ref else None
+        record = self._read_label(ref)
         if record is not None:
             return record["content_hash"]
         objects = self.root / "objects"
-        if len(ref) >= 8 and all(c in "0123456789abcdef" for c in ref) and objects.is_dir():
-            hits = [p.name for p in objects.iterdir() if p.name.startswith(ref)]
+        if _HASH_PREFIX.match(ref) and objects.is_dir():
+            hits = [p.name for p in objects.iterdir() if p.name.startswith(ref) and _SHA256.match(p.name)]
             if len(hits) == 1:
                 return hits[0]
+        if not self.exists():
+            raise StoreError(f"no revision {ref!r} in store {self.root}: there is no store there")
         known = ", ".join(self.labels()) or "none"
         raise StoreError(f"no revision {ref!r} in store {self.root} (labels: {known})")
 
@@ -118,12 +156,26 @@ class LocalStore(RevisionStore):
             raise StoreError(f"store {self.root}: object {digest[:12]} holds another revision")
         return revision
 
-    def labels(self) -> list[str]:
+    def exists(self) -> bool:
+        return (self.root / "labels").is_dir()
+
+    def _scan(self) -> tuple[list[dict], dict[str, str]]:
+        """The readable label records, oldest first, and the corrupt label files with why."""
         folder = self.root / "labels"
-        if not folder.is_dir():
-            return []
-        records = [json.loads(p.read_text(encoding="utf-8")) for p in folder.glob("*.json")]
-        return [r["label"] for r in sorted(records, key=lambda r: (r["published"], r["label"]))]
+        records, corrupt = [], {}
+        for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
+            try:
+                records.append(self._parse_label(path))
+            except CorruptLabel as err:
+                corrupt[path.name[: -len(".json")]] = err.why
+        return sorted(records, key=lambda r: (r["published"], r["label"])), corrupt
+
+    def labels(self) -> list[str]:
+        """Readable labels, oldest first (none for a store not made yet: a first publish creates it)."""
+        return [r["label"] for r in self._scan()[0]]
+
+    def corrupt_labels(self) -> dict[str, str]:
+        return self._scan()[1]
 
 
 def _alive(pid: int) -> bool:
@@ -138,4 +190,4 @@ def _alive(pid: int) -> bool:
 
 @STORES.register("file")
 def _open_local(rest: str) -> RevisionStore:
-    return LocalStore(Path(rest))
+    return LocalStore(Path(rest))  # open_store has refused an empty path

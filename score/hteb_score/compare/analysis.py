@@ -3,12 +3,15 @@
 Leaderboard (Table 14), Kendall tau per dataset summarised as mean +- sd (Table 4), HL shift /
 Wilcoxon / Holm on model-averaged dataset deltas (Fig. 7), split-half reliability per axis
 (Table 3) and the per-model mean deltas of the heat map (Fig. 6). Only datasets every model has
-an Original score for enter.
+an Original score for enter. An undefined score (null or NaN in a card or table) is left out
+before any analysis, with a warning naming the model and how many; a card's flags are counted too.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -21,6 +24,30 @@ from hteb_score.compare.report import Comparison, LeaderboardRow, Reliability, S
 from hteb_score.stats.model import add_holm, paired_effect
 from hteb_score.stats.ranking import kendall_tau, mean_sd
 from hteb_score.stats.reliability import split_half_reliability
+
+
+def _defined(column: Mapping[str, float | None]) -> dict[str, float]:
+    return {d: v for d, v in column.items() if v is not None and math.isfinite(v)}
+
+
+def defined_scores(models: Sequence[ModelScores]) -> tuple[list[ModelScores], list[str]]:
+    """The models with every undefined score (None, NaN, inf) left out, and a warning per model
+    that had any or whose card carries flags."""
+    out, warnings = [], []
+    for m in models:
+        kept = replace(m, original=_defined(m.original), hteb=_defined(m.hteb),
+                       transformations={t: _defined(c) for t, c in m.transformations.items()},
+                       axes={a: _defined(c) for a, c in m.axes.items()})
+        dropped = sum(len(c) for c in (m.original, m.hteb, *m.transformations.values(), *m.axes.values())) - sum(
+            len(c) for c in (kept.original, kept.hteb, *kept.transformations.values(), *kept.axes.values()))
+        if dropped:
+            warnings.append(f"{m.model}: {dropped} undefined score(s) (null or NaN) left out")
+        flags = (m.card or {}).get("flags") or []
+        if flags:
+            codes = sorted({f["code"] for f in flags})
+            warnings.append(f"{m.model}: its card carries {len(flags)} flag(s) ({', '.join(codes)}); see its result_card.md")
+        out.append(kept)
+    return out, warnings
 
 
 def common_datasets(models: Sequence[ModelScores]) -> list[str]:
@@ -162,6 +189,8 @@ def compare(
 
     `seed` drives both the split-half splits and, with `ci_method="bootstrap"`, the resampling."""
     warnings = check_inputs(models, force=force)
+    models, undefined = defined_scores(models)
+    warnings += undefined
     datasets = common_datasets(models)
     if not datasets:
         raise HtebError("the inputs share no dataset with an Original score; nothing to compare")

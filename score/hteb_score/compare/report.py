@@ -9,11 +9,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from hteb_contract.atomic import atomic_write_bytes, atomic_write_json
+from hteb_contract.atomic import atomic_write_bytes
 from hteb_contract.validation import validate
 from hteb_score.compare.inputs import ModelScores, column_label
 from hteb_score.stats.hodges_lehmann import coverage_note
 from hteb_score.stats.reliability import SplitHalfResult
+from hteb_score.strict_json import dumps
 
 SCHEMA_VERSION = "hteb.comparison/1"
 UNIT = "points (score x 100); delta = transformed - original"
@@ -258,13 +259,13 @@ class Comparison:
         (created), each atomically and only once all of them are rendered; return what was written
         (files, and model-index folders as `model_index/<model>/`)."""
         result, markdown = self.to_json(), self.to_markdown()
-        files = {"comparison.md": markdown.encode("utf-8"), **self.figures()}
+        files = {"comparison.json": dumps(result, what="comparison").encode("utf-8"),
+                 "comparison.md": markdown.encode("utf-8"), **self.figures()}
         files.update({path: text.encode("utf-8") for path, text in self.model_index().items()})
         out_dir.mkdir(parents=True, exist_ok=True)
-        atomic_write_json(out_dir / "comparison.json", result)
         for path, data in files.items():
             atomic_write_bytes(out_dir / path, data)
-        return list(dict.fromkeys(p.rsplit("/", 1)[0] + "/" if "/" in p else p for p in ["comparison.json", *files]))
+        return list(dict.fromkeys(p.rsplit("/", 1)[0] + "/" if "/" in p else p for p in files))
 
 
 def _slug(model: str) -> str:
@@ -277,7 +278,9 @@ def _f(value: float | None, digits: int = 2, sign: bool = False) -> str:
     return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
 
 
-def _p(value: float) -> str:
+def _p(value: float | None) -> str:
+    if value is None:
+        return "-"
     return "<.001" if value < 0.001 else f"{value:.3f}"
 
 

@@ -10,6 +10,7 @@ callable that only looks embeddings up. `evaluate()` must request nothing `texts
 from __future__ import annotations
 
 import hashlib
+import math
 from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -20,6 +21,8 @@ import numpy as np
 
 from hteb_contract.registry import Registry, RegistryError
 from hteb_contract.tasks import TASK_TYPES
+from hteb_score.flags import Flag
+from hteb_score.strict_json import finite_or_none
 
 if TYPE_CHECKING:  # at run time neither is needed here (and hteb_score.protocol imports this package)
     from hteb_contract.sources import SourceDataset
@@ -33,13 +36,15 @@ M = TypeVar("M")
 @dataclass(frozen=True)
 class TaskScore:
     """A dataset's score under one protocol: the main score per subset, their mean, every metric,
-    and the settings that produced them."""
+    the settings that produced them, and flags on what is undefined or kept only as mteb has it.
+    An undefined score is None (never NaN): a subset's, and then the dataset's mean too."""
 
     main_metric: str  # e.g. "cosine_spearman" (mteb) / "spearman" (hteb)
-    subsets: dict[str, float]  # subset ("default" or a language code) -> main score (0-1 scale)
-    value: float  # mean over subsets (mteb's unweighted mean)
+    subsets: dict[str, float | None]  # subset ("default" or a language code) -> main score (0-1 scale)
+    value: float | None  # mean over subsets (mteb's unweighted mean); None when a subset is undefined
     details: dict[str, dict[str, float]]  # subset -> every metric computed (for the mteb-format JSON)
     settings: dict[str, Any]  # what the evaluator used (estimator, seed, cut-offs...), for the result card
+    flags: tuple[Flag, ...] = ()
 
 
 class ClassifierCache:
@@ -97,6 +102,13 @@ class Evaluator(ABC):
     """Scores one or more task types; subclasses register themselves with `@register`."""
 
     task_types: ClassVar[tuple[str, ...]]
+    #: why this evaluator's main score can come out undefined on data its `check` accepted
+    undefined_because: ClassVar[str] = "not a finite number"
+
+    def check(self, dataset: SourceDataset, protocol: Protocol) -> list[Flag]:
+        """Before any model loads: raise HtebError (one line) for data this evaluator cannot score,
+        and return flags for data it scores only with a stated caveat."""
+        return []
 
     @abstractmethod
     def texts(self, dataset: SourceDataset) -> list[Text]:
@@ -130,7 +142,15 @@ def register(cls: E) -> E:
     return cls
 
 
-def task_score(metric: str, details: dict[str, dict[str, float]], settings: dict[str, Any]) -> TaskScore:
-    """Collect per-subset details into a TaskScore: the main metric per subset and their plain mean."""
-    subsets = {name: float(values[metric]) for name, values in details.items()}
-    return TaskScore(metric, subsets, float(np.mean(list(subsets.values()))), details, settings)
+def task_score(metric: str, details: dict[str, dict[str, float]], settings: dict[str, Any], *,
+               because: str = Evaluator.undefined_because) -> TaskScore:
+    """Collect per-subset details into a TaskScore: the main metric per subset and their plain mean.
+    A subset whose main metric is not finite is None, flagged `undefined_score` with `because`; the
+    mean is then None too (mteb's mean would be NaN)."""
+    subsets = {name: finite_or_none(values.get(metric, math.nan)) for name, values in details.items()}
+    flags = tuple(Flag("undefined_score", f"subset {name!r}: {metric} is undefined ({because}); written as null")
+                  for name, value in subsets.items() if value is None)
+    defined = [v for v in subsets.values() if v is not None]
+    value = float(np.mean(defined)) if defined and not flags else None
+    return TaskScore(metric, subsets, value, details, settings, flags)
+

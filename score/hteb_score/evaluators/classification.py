@@ -20,7 +20,7 @@ from __future__ import annotations
 import warnings
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning, UndefinedMetricWarning
@@ -40,7 +40,12 @@ from hteb_score.evaluators.base import (
 from hteb_score.evaluators.mteb_tasks import ClassificationSettings
 from hteb_score.evaluators.subsets import DEFAULT, group_rows, require_rows
 from hteb_score.evaluators.threads import single_threaded
+from hteb_contract.errors import HtebError
 from hteb_contract.sources import SourceDataset
+from hteb_score.flags import Flag
+
+if TYPE_CHECKING:
+    from hteb_score.protocol import Protocol
 
 MAX_ITER = 100  # both protocols (mteb's evaluator_model); not raised when lbfgs has not converged
 
@@ -53,19 +58,29 @@ class ClassificationEvaluator(Evaluator):
         train = dataset.tables[dataset.info.train_split]
         return [(r["text"], None) for r in train] + [(r["text"], None) for r in dataset.eval_rows()]
 
-    def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
-        protocol, seed = context.protocol, context.estimator_seed
+    def check(self, dataset: SourceDataset, protocol: Protocol) -> list[Flag]:
+        """Empty splits, and training rows of one label for a subset (no classifier can be fitted): refused."""
         test = dataset.eval_rows()
         train = dataset.tables[dataset.info.train_split]
         require_rows(dataset, dataset.info.eval_split, test)
         require_rows(dataset, dataset.info.train_split, train)
+        for subset, train_index in _training_rows(train, test).items():
+            labels = {train[i]["label"] for i in train_index}
+            if len(labels) < 2:
+                raise HtebError(f"{dataset.name}: subset {subset!r}: the {len(train_index)} training rows "
+                                f"({dataset.info.train_split}) all have label {labels.pop()!r}; a classifier needs "
+                                "at least 2 classes (leave the dataset out with --datasets)")
+        return []
+
+    def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
+        protocol, seed = context.protocol, context.estimator_seed
+        test = dataset.eval_rows()
+        train = dataset.tables[dataset.info.train_split]
         few_shot = protocol.few_shot(dataset.info.mteb_task)
-        train_groups = group_rows(train)
+        training = _training_rows(train, test)
         details = {}
         for subset, test_index in group_rows(test).items():
-            train_index = train_groups.get(subset, train_groups.get(DEFAULT, []))
-            if not train_index:
-                train_index = list(range(len(train)))
+            train_index = training[subset]
             x_train_texts = [train[i]["text"] for i in train_index]
             y_train = np.asarray([train[i]["label"] for i in train_index])
             x_test = embed([test[i]["text"] for i in test_index], None)
@@ -78,6 +93,14 @@ class ClassificationEvaluator(Evaluator):
                                             context.classifiers)
         metric = protocol.main_metric(dataset.info.task_type, dataset.info.mteb_task)
         return task_score(metric, details, _settings(few_shot, seed))
+
+
+def _training_rows(train: Sequence[dict[str, Any]], test: Sequence[dict[str, Any]]) -> dict[str, list[int]]:
+    """Per evaluation subset, the training rows its classifier learns from: the training rows of
+    that subset, else of the default subset, else all of them."""
+    groups = group_rows(train)
+    return {subset: groups.get(subset, groups.get(DEFAULT, [])) or list(range(len(train)))
+            for subset in group_rows(test)}
 
 
 def _settings(few_shot: ClassificationSettings | None, seed: int) -> dict[str, Any]:

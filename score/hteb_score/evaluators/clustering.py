@@ -28,15 +28,16 @@ mteb, following the task class the dataset names (`mteb_task`, settings in mteb_
 hteb (the paper's code: MiniBatchKMeans V-measure; the paper names no cluster sets, so a subset is
 clustered at once): per subset, every document of the evaluation split in one set (`cluster_set` is
 not read), `MiniBatchKMeans(n_clusters=#labels, batch_size=500, n_init="auto", random_state=seed)`,
-`v_measure_score(labels, kmeans.labels_)`; one label -> 1.0.
+`v_measure_score(labels, kmeans.labels_)`; a subset of one label has nothing to cluster: undefined (null, flagged).
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.cluster import MiniBatchKMeans
@@ -46,22 +47,50 @@ from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, Task
 from hteb_score.evaluators.mteb_tasks import ClusteringSettings
 from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_score.evaluators.threads import single_threaded
-from hteb_contract.errors import SourceError
+from hteb_contract.errors import HtebError, SourceError
 from hteb_contract.sources import SourceDataset
+from hteb_score.flags import Flag
 
+if TYPE_CHECKING:
+    from hteb_score.protocol import Protocol
+
+# A set of one label, by whether a subset is one set: mteb's legacy sets score 1.0 (its rule); the
+# hteb protocol clusters a whole subset, and one label there leaves V-measure undefined (NaN -> null).
+ONE_LABEL = {False: 1.0, True: math.nan}
 CLUSTER_SET = "cluster_set"  # row field: the Hub row (cluster set) of a legacy clustering dataset it came from
 
 
 @register
 class ClusteringEvaluator(Evaluator):
     task_types = ("Clustering",)
+    undefined_because = "every document has the same label: nothing to cluster, V-measure is undefined"
+
+    def check(self, dataset: SourceDataset, protocol: Protocol) -> list[Flag]:
+        """No rows: refused. A subset of one label: under hteb its score is undefined (flagged
+        when scored); under mteb it scores 1.0 as mteb does, flagged here."""
+        rows = dataset.eval_rows()
+        require_rows(dataset, dataset.info.eval_split, rows)
+        settings = protocol.clustering(dataset.info.mteb_task)
+        if settings.one_set_per_subset:
+            return []
+        flags = []
+        for subset, index in group_rows(rows).items():
+            if settings.kind == "fast" and _fast_sample_size(settings, len(index)) == 0:
+                raise HtebError(f"{dataset.name}: subset {subset!r}: mteb's fast clustering samples none of its "
+                                f"{len(index)} documents (a fraction of "
+                                f"{settings.max_fraction_of_documents_to_embed}); k-means needs at least one "
+                                "(score it under --protocol hteb)")
+            labels = {rows[i]["label"] for i in index}
+            if len(labels) == 1:
+                flags.append(Flag("one_cluster_label", f"subset {subset!r}: all {len(index)} documents have label "
+                                  f"{labels.pop()!r}; scored 1.0 as mteb does, nothing was clustered"))
+        return flags
 
     def texts(self, dataset: SourceDataset) -> list[Text]:
         return [(r["text"], None) for r in dataset.eval_rows()]
 
     def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
         rows = dataset.eval_rows()
-        require_rows(dataset, dataset.info.eval_split, rows)
         settings = context.protocol.clustering(dataset.info.mteb_task)
         seed = context.estimator_seed
         details = {}
@@ -77,10 +106,12 @@ class ClusteringEvaluator(Evaluator):
             used = {"documents": "all", "cluster_sets": sets.rule, "batch_size": settings.legacy_batch_size}
             for subset, subset_sets in sets.by_subset.items():
                 with single_threaded():
-                    details[subset] = _legacy(rows, subset_sets, embed, settings.legacy_batch_size, seed)
+                    details[subset] = _legacy(rows, subset_sets, embed, settings.legacy_batch_size, seed,
+                                              one_label=ONE_LABEL[settings.one_set_per_subset])
         metric = context.protocol.main_metric(dataset.info.task_type, dataset.info.mteb_task)
         return task_score(metric, details,
-                          {"algorithm": "MiniBatchKMeans", "kind": settings.kind, **used, "seed": seed})
+                          {"algorithm": "MiniBatchKMeans", "kind": settings.kind, **used, "seed": seed},
+                          because=self.undefined_because)
 
 
 @dataclass(frozen=True)
@@ -155,13 +186,15 @@ def _fast_settings(settings: ClusteringSettings) -> dict[str, Any]:
             "documents_per_round": settings.max_documents_per_cluster, "batch_size": settings.k_mean_batch_size}
 
 
-def _legacy(rows: Sequence[dict], sets: list[list[int]], embed: Embed, batch_size: int, seed: int) -> dict[str, float]:
-    """mteb's legacy score of one subset: the v_measure of each set clustered alone, their mean and std."""
+def _legacy(rows: Sequence[dict], sets: list[list[int]], embed: Embed, batch_size: int, seed: int, *,
+            one_label: float) -> dict[str, float]:
+    """mteb's legacy score of one subset: the v_measure of each set clustered alone, their mean and
+    std; a set of one label scores `one_label` without being clustered."""
     v_measures = []
     for index in sets:
         labels = [rows[i]["label"] for i in index]
         if len(set(labels)) <= 1:
-            v_measures.append(1.0)
+            v_measures.append(one_label)
             continue
         model = MiniBatchKMeans(n_clusters=len(set(labels)), batch_size=batch_size, n_init="auto",
                                 compute_labels=True, random_state=seed)
@@ -170,16 +203,20 @@ def _legacy(rows: Sequence[dict], sets: list[list[int]], embed: Embed, batch_siz
     return {"v_measure": float(np.mean(v_measures)), "v_measure_std": float(np.std(v_measures))}
 
 
+def _fast_sample_size(settings: ClusteringSettings, n: int) -> int | None:
+    """How many of a subset's `n` documents mteb's fast clustering samples; None: all, unsampled."""
+    if settings.max_fraction_of_documents_to_embed is not None:
+        return min(n, int(settings.max_fraction_of_documents_to_embed * n))
+    if settings.max_document_to_embed is not None:
+        return min(n, settings.max_document_to_embed)
+    return None
+
+
 def _fast(texts: Sequence[str], labels: Sequence, embed: Embed, settings: ClusteringSettings,
           rng: random.Random, seed: int) -> dict[str, float]:
     n = len(texts)
-    chosen = list(range(n))
-    if settings.max_fraction_of_documents_to_embed is not None or settings.max_document_to_embed is not None:
-        if settings.max_fraction_of_documents_to_embed is not None:
-            k = int(settings.max_fraction_of_documents_to_embed * n)
-        else:
-            k = settings.max_document_to_embed
-        chosen = rng.sample(range(n), k=min(n, k))
+    k = _fast_sample_size(settings, n)
+    chosen = list(range(n)) if k is None else rng.sample(range(n), k=k)
     embeddings = np.asarray(embed([texts[i] for i in chosen], None))
     gold = np.array([labels[i] for i in chosen])
     model = MiniBatchKMeans(n_clusters=np.unique(gold).size, batch_size=settings.k_mean_batch_size,

@@ -16,6 +16,7 @@ import numpy as np
 from sklearn.metrics import average_precision_score
 from sklearn.metrics.pairwise import paired_euclidean_distances, paired_manhattan_distances
 
+from hteb_contract.errors import HtebError
 from hteb_contract.sources import SourceDataset
 from hteb_score.evaluators.base import register
 from hteb_score.evaluators.pairs import SentencePairEvaluator
@@ -46,6 +47,13 @@ def _average_precisions(labels: np.ndarray, e1: np.ndarray, e2: np.ndarray) -> d
 class PairClassificationEvaluator(SentencePairEvaluator):
     task_types = ("PairClassification",)
     settings = {"ap": "sklearn average_precision_score", "similarities": list(SIMILARITIES)}
+
+    def check_subset(self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]]) -> None:
+        """One class only: average precision is 1 (all positive) or undefined (none), whatever the model."""
+        labels = {int(r["label"]) for r in pairs}
+        if len(labels) == 1:
+            raise HtebError(f"{dataset.name}: subset {subset!r}: all {len(pairs)} pairs have label {labels.pop()}; "
+                            "average precision needs both classes (leave the dataset out with --datasets)")
 
     def score_pairs(self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]], e1: np.ndarray,
                     e2: np.ndarray) -> dict[str, float]:

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from hteb_contract.sources import SourceDataset
 from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, task_score
 from hteb_score.evaluators.subsets import group_rows, require_rows
+from hteb_score.flags import Flag
+
+if TYPE_CHECKING:
+    from hteb_score.protocol import Protocol
 
 
 class SentencePairEvaluator(Evaluator):
@@ -23,17 +27,29 @@ class SentencePairEvaluator(Evaluator):
         rows = dataset.eval_rows()
         return [(r["sentence1"], None) for r in rows] + [(r["sentence2"], None) for r in rows]
 
+    def check(self, dataset: SourceDataset, protocol: Protocol) -> list[Flag]:
+        """No rows, or a subset whose gold values cannot give the metric (`check_subset`): refused."""
+        rows = dataset.eval_rows()
+        require_rows(dataset, dataset.info.eval_split, rows)
+        for subset, index in group_rows(rows).items():
+            self.check_subset(dataset, subset, [rows[i] for i in index])
+        return []
+
+    @abstractmethod
+    def check_subset(self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]]) -> None:
+        """Raise HtebError (one line, naming the dataset and subset) when the gold values of a
+        subset's pairs leave the metric undefined for any model."""
+
     def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
         metric = context.protocol.main_metric(dataset.info.task_type, dataset.info.mteb_task)
         rows = dataset.eval_rows()
-        require_rows(dataset, dataset.info.eval_split, rows)
         details = {}
         for subset, index in group_rows(rows).items():
             pairs = [rows[i] for i in index]
             e1 = np.asarray(embed([r["sentence1"] for r in pairs], None))
             e2 = np.asarray(embed([r["sentence2"] for r in pairs], None))
             details[subset] = self.score_pairs(dataset, subset, pairs, e1, e2)
-        return task_score(metric, details, dict(self.settings))
+        return task_score(metric, details, dict(self.settings), because=self.undefined_because)
 
     @abstractmethod
     def score_pairs(self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]], e1: np.ndarray,

@@ -9,10 +9,11 @@ either (SemRel24STS is an STS task). Subsets (`lang`) are scored separately and 
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
-from scipy.stats import pearsonr, spearmanr
+from scipy.stats import ConstantInputWarning, pearsonr, spearmanr
 from sklearn.metrics.pairwise import paired_euclidean_distances, paired_manhattan_distances
 
 from hteb_contract.errors import HtebError
@@ -26,11 +27,19 @@ from hteb_score.evaluators.similarity import paired_cosine
 class STSEvaluator(SentencePairEvaluator):
     task_types = ("STS", "STR")
     settings = {"similarity": "cosine", "correlation": "spearman"}
+    undefined_because = "the model gives every pair the same similarity, and a correlation with a constant is undefined"
+
+    def check_subset(self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]]) -> None:
+        """Fewer than 2 pairs, or gold scores all equal: no correlation exists whatever the model."""
+        if len(pairs) < 2:
+            raise HtebError(f"{dataset.name}: subset {subset!r} has {len(pairs)} pair; a correlation needs at least 2")
+        gold = {float(r["score"]) for r in pairs}
+        if len(gold) == 1:
+            raise HtebError(f"{dataset.name}: subset {subset!r}: all {len(pairs)} gold scores are {gold.pop():g}; "
+                            "a correlation with a constant is undefined (leave the dataset out with --datasets)")
 
     def score_pairs(self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]], e1: np.ndarray,
                     e2: np.ndarray) -> dict[str, float]:
-        if len(pairs) < 2:
-            raise HtebError(f"{dataset.name}: subset {subset!r} has {len(pairs)} pair; a correlation needs at least 2")
         details = _correlations(np.asarray([float(r["score"]) for r in pairs]), e1, e2)
         details["spearman"] = details["cosine_spearman"]  # a cosine model's similarity
         details["pearson"] = details["cosine_pearson"]
@@ -44,7 +53,9 @@ def _correlations(gold: np.ndarray, e1: np.ndarray, e2: np.ndarray) -> dict[str,
         "euclidean": -paired_euclidean_distances(e1, e2),
     }
     out = {}
-    for name, scores in predictions.items():
-        out[f"{name}_pearson"] = float(pearsonr(gold, scores).statistic)
-        out[f"{name}_spearman"] = float(spearmanr(gold, scores).statistic)
+    with warnings.catch_warnings():  # constant predictions give NaN, reported as undefined by task_score
+        warnings.simplefilter("ignore", ConstantInputWarning)
+        for name, scores in predictions.items():
+            out[f"{name}_pearson"] = float(pearsonr(gold, scores).statistic)
+            out[f"{name}_spearman"] = float(spearmanr(gold, scores).statistic)
     return out

@@ -14,6 +14,9 @@ hteb (the paper, App. G: Spearman): `spearman`, the per-document Spearman mean (
 
 from __future__ import annotations
 
+import math
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
@@ -21,11 +24,21 @@ from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, Task
 from hteb_score.evaluators.similarity import cos_matrix, dot_matrix
 from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_contract.sources import SourceDataset
+from hteb_score.flags import Flag
+
+if TYPE_CHECKING:
+    from hteb_score.protocol import Protocol
 
 
 @register
 class SummarizationEvaluator(Evaluator):
     task_types = ("Summarization",)
+    undefined_because = ("every document was skipped: its ratings or the model's similarities are all equal "
+                         "(mteb's rule)")
+
+    def check(self, dataset: SourceDataset, protocol: Protocol) -> list[Flag]:
+        require_rows(dataset, dataset.info.eval_split, dataset.eval_rows())
+        return []
 
     def texts(self, dataset: SourceDataset) -> list[Text]:
         rows = dataset.eval_rows()
@@ -35,7 +48,6 @@ class SummarizationEvaluator(Evaluator):
     def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
         metric = context.protocol.main_metric(dataset.info.task_type, dataset.info.mteb_task)
         rows = dataset.eval_rows()
-        require_rows(dataset, dataset.info.eval_split, rows)
         deprecated = context.protocol.summarization(dataset.info.mteb_task).deprecated
         details = {}
         for subset, index in group_rows(rows).items():
@@ -43,7 +55,7 @@ class SummarizationEvaluator(Evaluator):
             kept = [p for p in per_doc if p is not None]
             details[subset] = _correlations(kept, deprecated)
         return task_score(metric, details, {"similarity": "cosine", "correlation": "spearman",
-                                            "deprecated_evaluator": deprecated})
+                                            "deprecated_evaluator": deprecated}, because=self.undefined_because)
 
 
 def _predictions(row: dict, embed: Embed) -> tuple[list[float], list[float], list[float]] | None:
@@ -61,6 +73,8 @@ def _predictions(row: dict, embed: Embed) -> tuple[list[float], list[float], lis
 
 
 def _correlations(kept: list[tuple[list[float], list[float], list[float]]], deprecated: bool) -> dict[str, float]:
+    if not kept:  # nothing to average: undefined, which task_score flags
+        return {"cosine_spearman": math.nan, "spearman": math.nan}
     def mean(fn, column: int) -> float:
         if deprecated:  # np.mean over (statistic, pvalue) pairs, as mteb's deprecated evaluator
             return float(np.mean([tuple(fn(doc[0], doc[column])) for doc in kept]))

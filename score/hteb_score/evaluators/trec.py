@@ -12,6 +12,10 @@ from typing import Any
 
 import pytrec_eval
 
+from hteb_contract.errors import HtebError
+from hteb_contract.sources import SourceDataset
+from hteb_score.flags import Flag
+
 _MEASURES = {"ndcg_cut": "ndcg_at", "map_cut": "map_at", "recall": "recall_at", "P": "precision_at"}
 
 
@@ -26,6 +30,46 @@ def qrels_of(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
     for row in rows:
         qrels.setdefault(str(row["query_id"]), {})[str(row["doc_id"])] = int(row["score"])
     return qrels
+
+
+#: protocol -> whether judgements of documents absent from the corpus are left out: mteb counts them
+#: as relevant documents that are never retrieved (the score falls, silently) and the mteb protocol
+#: keeps that number; the hteb protocol scores only what the corpus can hold. Either way it is flagged.
+DROP_MISSING_JUDGED = {"hteb": True, "mteb": False}
+
+
+def in_corpus(qrels: Mapping[str, Mapping[str, int]], doc_ids: set[str]) -> dict[str, dict[str, int]]:
+    """The judgements of documents the corpus holds; a query left with none is left out."""
+    kept = {qid: {d: s for d, s in docs.items() if d in doc_ids} for qid, docs in qrels.items()}
+    return {qid: docs for qid, docs in kept.items() if docs}
+
+
+def judged_qrels(dataset: SourceDataset, protocol: str) -> dict[str, dict[str, int]]:
+    """The dataset's qrels as `protocol` scores them (DROP_MISSING_JUDGED)."""
+    qrels = qrels_of(dataset.tables["qrels"])
+    if DROP_MISSING_JUDGED[protocol]:
+        return in_corpus(qrels, {str(d["id"]) for d in dataset.tables["corpus"]})
+    return qrels
+
+
+def check_judged(dataset: SourceDataset, protocol: str, queries: Sequence[Mapping[str, Any]]) -> list[Flag]:
+    """A flag saying how many judged documents the corpus lacks and what `protocol` does with them;
+    under hteb, an error when none of `queries` keeps a judged document."""
+    qrels = qrels_of(dataset.tables["qrels"])
+    kept = in_corpus(qrels, {str(d["id"]) for d in dataset.tables["corpus"]})
+    judged = sum(map(len, qrels.values()))
+    missing = judged - sum(map(len, kept.values()))
+    if not missing:
+        return []
+    absent = f"{missing} of {judged} judged documents (query, document) are absent from the corpus"
+    if not DROP_MISSING_JUDGED[protocol]:
+        return [Flag("missing_judged_documents", f"{absent}; scored as mteb does: relevant, never retrieved")]
+    left = [q for q in queries if kept.get(str(q["id"]))]
+    if not left:
+        raise HtebError(f"{dataset.name}: all {judged} judged documents (qrels) are absent from the corpus; "
+                        "no query can be scored")
+    return [Flag("missing_judged_documents", f"{absent}; left out of the judgements, and "
+                 f"{len(queries) - len(left)} query(ies) left with none are not scored")]
 
 
 def ranking_metrics(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mapping[str, float]],

@@ -23,13 +23,14 @@ def percentile_bootstrap(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
 ) -> tuple[float, float]:
-    """(low, high) percentile interval of `statistic(*samples)`; NaN bounds if it is undefined.
+    """(low, high) percentile interval of `statistic(*samples)`; NaN bounds if it is undefined
+    (fewer than 2 observations, or a sample holding None, NaN or inf: resampling them gives no interval).
 
     `statistic` takes plain 1-D arrays (one per sample) and returns a float; it is applied one
     resample at a time, which keeps arbitrary statistics (HL shift, Spearman rho) simple.
     """
-    arrays = tuple(np.asarray(s, dtype=float) for s in samples)
-    if any(len(a) < 2 for a in arrays):
+    arrays = tuple(np.asarray([np.nan if v is None else v for v in s], dtype=float) for s in samples)
+    if any(len(a) < 2 or not np.all(np.isfinite(a)) for a in arrays):
         return (float("nan"), float("nan"))
     with warnings.catch_warnings():  # a degenerate resample distribution gives NaN bounds: said above
         warnings.simplefilter("ignore", stats.DegenerateDataWarning)

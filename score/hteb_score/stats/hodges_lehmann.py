@@ -5,7 +5,8 @@ distribution-free: the k-th smallest and k-th largest Walsh averages, with k fro
 signed-rank null distribution — the set of shifts the two-sided Wilcoxon test would not reject.
 With fewer than 6 differences no interval reaches 95%; the widest one is returned and
 `confidence` says what it actually covers. `method="bootstrap"` gives a seeded percentile
-bootstrap interval of the estimate instead (1000 resamples by default).
+bootstrap interval of the estimate instead (1000 resamples by default). An undefined difference
+(None, NaN, inf) leaves shift and interval None, with the reason in `undefined`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 
 from hteb_score.stats.bootstrap import percentile_bootstrap
 from hteb_score.stats.signed_rank_distribution import lower_critical_value, signed_rank_cdf
+from hteb_score.stats.undefined import undefined_reason
 from hteb_score.stats.wilcoxon import DEFAULT_DECIMALS, rounded_differences
 
 CI_METHODS = ("walsh", "bootstrap")
@@ -26,12 +28,13 @@ CI_METHODS = ("walsh", "bootstrap")
 class HodgesLehmannResult:
     """Shift estimate and interval; `confidence` is the coverage the interval achieves."""
 
-    shift: float
-    ci_low: float
-    ci_high: float
-    confidence: float
+    shift: float | None
+    ci_low: float | None
+    ci_high: float | None
+    confidence: float | None
     method: str
     n: int
+    undefined: str | None = None  # why the fields above are None
 
 
 def walsh_averages(differences: Sequence[float]) -> np.ndarray:
@@ -64,6 +67,9 @@ def hodges_lehmann(
     """
     if method not in CI_METHODS:
         raise ValueError(f"method must be one of {', '.join(CI_METHODS)}, not {method!r}")
+    reason = undefined_reason(differences, "differences")
+    if reason is not None:
+        return HodgesLehmannResult(None, None, None, None, method, len(differences), reason)
     d = rounded_differences(differences, decimals)
     nonzero = d[d != 0]
     if len(nonzero) == 0:

@@ -8,6 +8,7 @@ original, in the unit of the records given.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -28,24 +29,32 @@ MIN_QUALITY_ITEMS = 3
 DRIFT_POINT_DECIMALS = 4
 
 
-def paired_effect(deltas: Sequence[float], *, ci_method: str = "walsh", seed: int = 0) -> dict[str, Any]:
+def paired_effect(deltas: Sequence[float | None], *, ci_method: str = "walsh", seed: int = 0) -> dict[str, Any]:
     """HL shift + CI (Walsh, or seeded percentile bootstrap) + Wilcoxon p; Holm is added by the
-    caller, over the family."""
+    caller, over the family. An undefined delta (None, NaN, inf) leaves every number None and says
+    why in `undefined`."""
     hl = hodges_lehmann(deltas, method=ci_method, seed=seed)
     test = wilcoxon_signed_rank(deltas)
-    return {
-        "n_datasets": len(deltas),
-        "mean_delta": float(np.mean(deltas)),
-        "median_abs_delta": float(np.median(np.abs(deltas))),
-        "hl_shift": hl.shift,
-        "ci_low": hl.ci_low,
-        "ci_high": hl.ci_high,
-        "ci_confidence": hl.confidence,
-        "ci_method": hl.method,
-        "wilcoxon_statistic": test.statistic,
-        "n_zero": test.n_zero,
-        "p_value": test.p_value,
-    }
+    reason = hl.undefined or test.undefined
+    with np.errstate(over="ignore"):
+        entry = {
+            "n_datasets": len(deltas),
+            "mean_delta": None if reason else float(np.mean(deltas)),
+            "median_abs_delta": None if reason else float(np.median(np.abs(deltas))),
+            "hl_shift": hl.shift,
+            "ci_low": hl.ci_low,
+            "ci_high": hl.ci_high,
+            "ci_confidence": hl.confidence,
+            "ci_method": hl.method,
+            "wilcoxon_statistic": test.statistic,
+            "n_zero": test.n_zero,
+            "p_value": test.p_value,
+        }
+    overflowed = [k for k, v in entry.items() if isinstance(v, float) and not math.isfinite(v)]
+    if overflowed:  # finite differences too large for float arithmetic (sums of 1e308)
+        entry.update(dict.fromkeys(overflowed, None))
+        reason = f"{', '.join(overflowed)} overflowed: the differences are too large to average"
+    return {**entry, **({"undefined": reason} if reason else {})}
 
 
 def add_holm(family: dict[str, dict[str, Any]]) -> None:

@@ -10,7 +10,8 @@ and float arithmetic turns some of those into 1e-17. So differences are first ro
 * ``"zsplit"``: zero ranks are split evenly between the positive and negative sums.
 
 When nothing is left to rank (every difference is zero, or no data) the test cannot reject: the
-p-value is 1.0 and the statistic 0.0, rather than scipy's NaN and warning.
+p-value is 1.0 and the statistic 0.0, rather than scipy's NaN and warning. An undefined
+difference (None, NaN, inf) makes the test undefined: statistic and p-value None, with the reason.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from hteb_score.stats.undefined import undefined_reason
+
 ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 DEFAULT_DECIMALS = 9
 
@@ -29,11 +32,12 @@ DEFAULT_DECIMALS = 9
 class WilcoxonResult:
     """The test outcome; `n_zero` counts the differences the zero rule treated as zero."""
 
-    statistic: float
-    p_value: float
+    statistic: float | None
+    p_value: float | None
     n: int
     n_zero: int
     zero_method: str
+    undefined: str | None = None  # why statistic and p-value are None
 
 
 def rounded_differences(differences: Sequence[float], decimals: int = DEFAULT_DECIMALS) -> np.ndarray:
@@ -51,6 +55,9 @@ def wilcoxon_signed_rank(
     """Two-sided (by default) signed-rank test that the differences are centred on zero."""
     if zero_method not in ZERO_METHODS:
         raise ValueError(f"zero_method must be one of {', '.join(ZERO_METHODS)}, not {zero_method!r}")
+    reason = undefined_reason(differences, "differences")
+    if reason is not None:
+        return WilcoxonResult(None, None, len(differences), 0, zero_method, reason)
     d = rounded_differences(differences, decimals)
     n_zero = int(np.sum(d == 0))
     n_used = len(d) - n_zero if zero_method == "wilcox" else len(d)

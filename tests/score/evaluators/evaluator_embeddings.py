@@ -67,6 +67,7 @@ def context(protocol: str, seed: int = 42) -> EvaluationContext:
 
 
 def evaluate(dataset: SourceDataset, fn: EmbedFn, run: EvaluationContext) -> TaskScore:
-    """`dataset` scored by its registered evaluator, which may embed (with `fn`) only what it listed."""
+    """`dataset` checked and scored by its registered evaluator, which may embed (with `fn`) only what it listed."""
     evaluator = EVALUATORS.get(dataset.info.task_type)
+    evaluator.check(dataset, run.protocol)
     return evaluator.evaluate(dataset, Listed(fn, evaluator.texts(dataset)), run)

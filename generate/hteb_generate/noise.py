@@ -1,0 +1,120 @@
+"""Rule-based noise: the Noise axis's perturbations, made without an LLM.
+
+Why rules: SAGE (seeds/004, Task 2 and App. A.6) measures robustness to surface noise that keeps a
+text's meaning, with three exactly defined perturbations; two common noise types of the
+augmentation literature join them. Each is a pure function of the text and a generator seeded from
+the unit's key (run seed, dataset, transformation, text), so input order, batch size and sharding
+change nothing, and a full-size revision needs only a CPU.
+
+Definitions (SAGE's three, then ours):
+- ``random_capitalisation``: round(25%) of the character positions, drawn without replacement, are
+  upper-cased; a character already upper-case, or without a one-character upper case, stays.
+- ``character_deletion``: every 10th non-space character is removed; white space is never removed,
+  so word boundaries stay where they were.
+- ``numerisation``: e -> 3, i -> 1, a -> 4, o -> 0 (lower case only, every occurrence).
+- ``keyboard_typos``: each ASCII letter is replaced, with probability 5%, by a neighbouring key on
+  a QWERTY keyboard (drawn uniformly among its neighbours), keeping its case.
+- ``punctuation_casing_loss``: lower-cased, every Unicode punctuation character removed, runs of
+  white space collapsed to one space.
+
+>>> numerisation("A good idea", None)
+'A g00d 1d34'
+>>> character_deletion("abcdefghijklmnopqrstu", None)
+'abcdefghiklmnopqrsu'
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+
+import numpy as np
+
+from hteb_contract.registry import Registry
+
+from .languages import derive_int
+
+Perturbation = Callable[[str, "np.random.Generator | None"], str]
+
+#: Perturbation name -> function(text, rng) -> text.
+PERTURBATIONS: Registry[Perturbation] = Registry("noise perturbation")
+
+CAPITALISED_SHARE = 0.25
+DELETION_PERIOD = 10
+TYPO_RATE = 0.05
+NUMERALS = str.maketrans({"e": "3", "i": "1", "a": "4", "o": "0"})
+QWERTY_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+
+
+def _qwerty_neighbours() -> dict[str, str]:
+    """Each letter's neighbours: left and right on its row, and the keys touching it on the rows
+    above and below (rows are offset by half a key, so a key touches two keys of each)."""
+    where = {key: (row, col) for row, keys in enumerate(QWERTY_ROWS) for col, key in enumerate(keys)}
+    neighbours = {}
+    for key, (row, col) in where.items():
+        near = []
+        for other, (other_row, other_col) in where.items():
+            if other_row == row and abs(other_col - col) == 1:
+                near.append(other)
+            elif other_row == row - 1 and other_col in (col, col + 1):
+                near.append(other)
+            elif other_row == row + 1 and other_col in (col - 1, col):
+                near.append(other)
+        neighbours[key] = "".join(sorted(near))
+    return neighbours
+
+
+QWERTY_NEIGHBOURS = _qwerty_neighbours()
+
+
+@PERTURBATIONS.register("random_capitalisation")
+def random_capitalisation(text: str, rng: np.random.Generator | None) -> str:
+    chars = list(text)
+    count = round(CAPITALISED_SHARE * len(chars))
+    for position in rng.choice(len(chars), size=count, replace=False) if count else ():
+        upper = chars[position].upper()
+        if len(upper) == 1:
+            chars[position] = upper
+    return "".join(chars)
+
+
+@PERTURBATIONS.register("character_deletion")
+def character_deletion(text: str, rng: np.random.Generator | None) -> str:
+    kept, counted = [], 0
+    for char in text:
+        if not char.isspace():
+            counted += 1
+            if counted % DELETION_PERIOD == 0:
+                continue
+        kept.append(char)
+    return "".join(kept)
+
+
+@PERTURBATIONS.register("numerisation")
+def numerisation(text: str, rng: np.random.Generator | None) -> str:
+    return text.translate(NUMERALS)
+
+
+@PERTURBATIONS.register("keyboard_typos")
+def keyboard_typos(text: str, rng: np.random.Generator | None) -> str:
+    chars = list(text)
+    hits = rng.random(len(chars)) < TYPO_RATE
+    for position in np.flatnonzero(hits):
+        char = chars[position]
+        near = QWERTY_NEIGHBOURS.get(char.lower())
+        if near:
+            typo = near[rng.integers(len(near))]
+            chars[position] = typo.upper() if char.isupper() else typo
+    return "".join(chars)
+
+
+@PERTURBATIONS.register("punctuation_casing_loss")
+def punctuation_casing_loss(text: str, rng: np.random.Generator | None) -> str:
+    stripped = "".join(c for c in text.lower() if not unicodedata.category(c).startswith("P"))
+    return re.sub(r"\s+", " ", stripped).strip()
+
+
+def perturb(name: str, text: str, *, key: tuple) -> str:
+    """`text` under perturbation `name`, drawn from a generator seeded by `key` alone."""
+    return PERTURBATIONS.get(name)(text, np.random.default_rng(derive_int("noise", *key)))

@@ -1,0 +1,81 @@
+"""The Noise axis's rule-based perturbations: SAGE's definitions on hand-worked examples, the
+literature's two, and determinism (the key alone decides the output)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from hteb_generate.noise import PERTURBATIONS, QWERTY_NEIGHBOURS, perturb
+
+
+def test_numerisation_replaces_the_four_lower_case_letters():
+    assert perturb("numerisation", "Open the radio station", key=(1,)) == "Op3n th3 r4d10 st4t10n"
+    assert perturb("numerisation", "EIAO", key=(1,)) == "EIAO"
+
+
+def test_character_deletion_removes_every_tenth_character_and_keeps_word_boundaries():
+    # non-space characters counted: "The quick brown fox jumps over the lazy dog"
+    # 10th is 'r' of brown, 20th 'p' of jumps, 30th 'a' of lazy; every space stays
+    out = perturb("character_deletion", "The quick brown fox jumps over the lazy dog", key=(1,))
+    assert out == "The quick bown fox jums over the lzy dog"
+    assert out.count(" ") == 8
+
+
+def test_character_deletion_never_removes_white_space():
+    text = "a b c d e f g h i j k l"
+    out = perturb("character_deletion", text, key=(1,))
+    assert out == "a b c d e f g h i  k l"
+
+
+def test_random_capitalisation_upper_cases_a_quarter_of_the_positions_and_switches_nothing():
+    text = "the quick brown fox jumps over the lazy dog" * 3
+    out = perturb("random_capitalisation", text, key=(1339, "SciFact", "random_capitalisation", text))
+    assert out.lower() == text
+    changed = sum(a != b for a, b in zip(text, out))
+    letters = sum(c.isalpha() for c in text)
+    # 25% of all positions are drawn; spaces drawn stay spaces
+    assert 0 < changed <= round(0.25 * len(text))
+    assert abs(changed - 0.25 * letters) < 0.1 * letters
+    assert perturb("random_capitalisation", "ABC", key=(2,)) == "ABC"
+
+
+def test_keyboard_typos_use_qwerty_neighbours_and_keep_case():
+    assert QWERTY_NEIGHBOURS["g"] == "bfhtvy"
+    assert QWERTY_NEIGHBOURS["q"] == "aw"
+    text = "Typing Quickly On A Small Keyboard Gives Typos " * 20
+    out = perturb("keyboard_typos", text, key=(7,))
+    assert len(out) == len(text)
+    diffs = [(a, b) for a, b in zip(text, out) if a != b]
+    assert diffs, "5% of ~900 characters: some typos"
+    for a, b in diffs:
+        assert b.lower() in QWERTY_NEIGHBOURS[a.lower()]
+        assert a.isupper() == b.isupper()
+
+
+def test_punctuation_casing_loss():
+    assert perturb("punctuation_casing_loss", "Hello, World!  It's  «fine» — really?", key=(1,)) == (
+        "hello world its fine really"  # the dash is punctuation (Pd)
+    )
+
+
+@pytest.mark.parametrize("name", list(PERTURBATIONS))
+def test_the_key_alone_decides_the_output(name):
+    texts = ["Scientists found no association between the drug and mortality.",
+             "¿Dónde está la estación de tren?", "", "x"]
+    first = {t: perturb(name, t, key=(1339, "SciFact", name, t)) for t in texts}
+    shuffled = texts[:]
+    random.Random(0).shuffle(shuffled)
+    np.random.seed(123)  # global state must not matter
+    again = {t: perturb(name, t, key=(1339, "SciFact", name, t)) for t in shuffled}
+    assert first == again
+    assert all(isinstance(out, str) for out in first.values())
+
+
+def test_another_seed_draws_other_noise():
+    text = "the quick brown fox jumps over the lazy dog " * 5
+    a = perturb("random_capitalisation", text, key=(1339, "d", text))
+    b = perturb("random_capitalisation", text, key=(1340, "d", text))
+    assert a != b and a.lower() == b.lower()

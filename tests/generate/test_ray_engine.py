@@ -1,0 +1,156 @@
+"""The Ray engine on a real local Ray cluster (2 workers, SmolLM2 through the transformers engine):
+every answer equals the single-process engine's, chunk by chunk; a whole run gives the single-process
+run's content hash, also when a worker is killed mid-stage or the driver is killed and rerun."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from hteb_generate.engine import CachedEngine, CallCache, ChatRequest, create_engine
+from hteb_generate.pipeline import run
+from tiny_runs import cached_calls, fresh_cache, run_args, run_config, wait_for_calls
+
+ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.slow
+
+TEXTS = ["A man is playing a guitar.", "What is the capital of France?", "Name a colour.",
+         "The cat sat on the mat.", "How do I reset my card PIN?", "Rain is expected tomorrow.",
+         "She reads a book in the park.", "Where is the nearest station?"]
+
+
+def _requests() -> list[ChatRequest]:
+    return [ChatRequest((("system", "Rephrase the text."), ("user", t)), 0.0 if i % 2 else 0.8, 0.9, 10, 1339 + i)
+            for i, t in enumerate(TEXTS)]
+
+
+@pytest.fixture(scope="module")
+def ray_engine(smollm2_dir):
+    from hteb_generate.engine.ray_engine import RayEngine
+
+    factory = partial(create_engine, "transformers", model_path=str(smollm2_dir), model_id="smollm2-test",
+                      revision="test", batch_size=4, threads=1)
+    engine = RayEngine(factory, model_id="smollm2-test", revision="test", address="local", workers=2,
+                       resources={"num_cpus": 1})
+    yield engine
+    engine.close()
+    ray.shutdown()
+
+
+def test_chunks_answered_by_two_workers_equal_the_single_process_engine(tmp_path, smollm2_engine, ray_engine):
+    single = CachedEngine(smollm2_engine, CallCache(tmp_path / "one.sqlite"), model_id="m", revision="r",
+                          name="transformers", commit_every=3)
+    spread = CachedEngine(ray_engine, CallCache(tmp_path / "ray.sqlite"), model_id="m", revision="r",
+                          name="transformers", commit_every=3)
+    reported: list[int] = []
+    spread.on_progress = reported.append
+    assert spread.chat_results(_requests()) == single.chat_results(_requests())
+    assert sum(reported) == len(TEXTS) and spread.calls == len(TEXTS)
+    conversations = [r.messages for r in _requests()]
+    assert spread.next_token_logprobs(conversations, ["The", "A"]) == single.next_token_logprobs(conversations, ["The", "A"])
+
+
+def test_an_engine_error_in_a_worker_is_raised_as_itself(ray_engine):
+    from hteb_contract.errors import HtebError
+
+    with pytest.raises(HtebError):
+        ray_engine.next_token_logprobs([_requests()[0].messages], [""])  # a candidate without tokens
+
+
+# -- the whole run on a local Ray cluster (a subprocess each: its own cluster, its own driver) -------------
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process below `pid` (Ray's raylet and its workers hang under the driver that started them)."""
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _engine_workers(driver: int) -> list[int]:
+    workers = []
+    for pid in _descendants(driver):
+        try:
+            title = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+        except OSError:
+            continue
+        if title.startswith(b"ray::EngineWorker"):
+            workers.append(pid)
+    return workers
+
+
+def _command(cache: Path, store: Path, data: Path) -> list[str]:
+    return [sys.executable, "-c", "from hteb_generate.cli import main; main()",
+            *run_args(cache, store, data, "--ray-address", "local", "--ray-workers", "2", "--threads", "1")]
+
+
+def _hash_of(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert len(done.stdout.splitlines()) == 1, done.stdout  # "LABEL HASH" alone: Ray writes nothing there
+    return done.stdout.split()[1]
+
+
+@pytest.fixture(scope="module")
+def single_process(tmp_path_factory, smollm2_dir, shared_data):
+    """The tiny run in one process: the content hash every Ray run must give."""
+    tmp = tmp_path_factory.mktemp("single")
+    return run(run_config(fresh_cache(tmp, smollm2_dir), tmp / "store", shared_data), log=lambda m: None)
+
+
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1"}
+
+
+def test_a_run_over_two_ray_workers_gives_the_single_process_revision(single_process, tmp_path, smollm2_dir,
+                                                                      shared_data):
+    cache = fresh_cache(tmp_path, smollm2_dir)
+    done = subprocess.run(_command(cache, tmp_path / "store", shared_data), env=ENV, capture_output=True, text=True,
+                          timeout=900)
+    assert _hash_of(done) == single_process.manifest["content_hash"]
+    assert cached_calls(cache / "calls.sqlite") == single_process.manifest["counters"]["llm_calls"]
+
+
+def test_a_worker_killed_mid_stage_is_restarted_and_the_run_ends_with_the_same_revision(
+        single_process, tmp_path, smollm2_dir, shared_data):
+    cache = fresh_cache(tmp_path, smollm2_dir)
+    process = subprocess.Popen(_command(cache, tmp_path / "store", shared_data), env=ENV, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    wait_for_calls(cache / "calls.sqlite", process, 4)
+    workers = _engine_workers(process.pid)
+    assert process.poll() is None and len(workers) == 2, "the run ended before a worker could be killed"
+    os.kill(workers[0], signal.SIGKILL)
+    out, err = process.communicate(timeout=900)
+    assert _hash_of(subprocess.CompletedProcess(process.args, process.returncode, out, err)) == (
+        single_process.manifest["content_hash"])
+    assert workers[0] not in _engine_workers(process.pid)
+
+
+def test_a_killed_driver_rerun_gives_the_same_revision_without_repeating_a_call(
+        single_process, tmp_path, smollm2_dir, shared_data):
+    cache, store = fresh_cache(tmp_path, smollm2_dir), tmp_path / "store"
+    process = subprocess.Popen(_command(cache, store, shared_data), env=ENV, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    wait_for_calls(cache / "calls.sqlite", process, 4)
+    assert process.poll() is None, "the run finished before it could be killed"
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    kept = cached_calls(cache / "calls.sqlite")
+    done = subprocess.run(_command(cache, store, shared_data), env=ENV, capture_output=True, text=True, timeout=900)
+    assert _hash_of(done) == single_process.manifest["content_hash"]
+    manifest = json.loads(next((store / "objects").iterdir()).joinpath("manifest.json").read_text())
+    assert 0 < kept and manifest["counters"]["llm_calls"] == single_process.manifest["counters"]["llm_calls"] - kept
