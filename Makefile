@@ -52,7 +52,7 @@ test: install
 	$(BIN)/python -m pytest
 
 demo: install
-	HF_HUB_OFFLINE=1 $(BIN)/hteb-score $(MODEL) --out $(OUT)/demo
+	HF_HUB_OFFLINE=1 $(BIN)/hteb-score $(MODEL) --out $(OUT)/demo --overwrite
 
 # PROFILE=gpu: the doctor's checks, then vLLM + gemma-3-27b-it-int4-awq on every registered dataset (Hub sources).
 # PROFILE=cpu: SmolLM2 on CPU, a sample of ../shared/data -> the scorer's bundled sample store (label sample-SEED).
@@ -70,7 +70,7 @@ plan: install
 	$(BIN)/hteb-generate plan --seed $(SEED) --profile $(PROFILE)
 
 score: install
-	$(BIN)/hteb-score $(MODEL) --out $(OUT)/score
+	$(BIN)/hteb-score $(MODEL) --out $(OUT)/score --overwrite
 
 bench: install
 	$(BIN)/python bench/run.py

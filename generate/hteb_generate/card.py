@@ -18,6 +18,8 @@ from .cleanup import CLEANUPS
 
 from .detectors import ERROR_TYPES, error_rates
 from .langid import UNSUPPORTED_BENCHMARK_LANGUAGES
+from .noise import definitions_hash as noise_hash
+from .noise import is_rule
 
 SHORT = {
     "identical": "ident.", "empty": "empty", "ellipsis": "ellip.", "json_fragment": "json",
@@ -149,28 +151,43 @@ def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord],
            if missing.get(s["name"]) else "")
         for s in manifest_like["sources"]
     )
-    judge_line = (
-        f"`{judge['model_id']}` (revision `{judge['revision']}`), prompts `{config['judge_prompts']}`, "
-        f"ParaPLUIE template `{config['parapluie_template']}`"
-        if judge else "none (no judge scores)"
-    )
+    llm_records = [r for r in records if not is_rule(r.transformation)]
+    rule_names = sorted({r.transformation for r in records if is_rule(r.transformation)})
+    seeds = (f"- Seeds: {', '.join(map(str, manifest_like['seeds']))}. "
+             f"Transformations: {', '.join(manifest_like['transformations'])}.")
+    rows = f"- Rows: {_sampling(config)}."
+    if llm_records or not rule_names:
+        judge_line = (
+            f"`{judge['model_id']}` (revision `{judge['revision']}`), prompts `{config['judge_prompts']}`, "
+            f"ParaPLUIE template `{config['parapluie_template']}`"
+            if judge else "none (no judge scores)"
+        )
+        made = [f"- Generator: `{generator['model_id']}` (revision `{generator['revision']}`) on "
+                f"`{generator['engine']}`,\n  prompt set `{config['prompt_set']}` (sha256 `{config['prompt_set_sha256']}`).",
+                f"- Decoding: {_decoding(config)};\n  retries at temperature {config['retry_temperature']}, at most "
+                f"{config['max_attempts']} attempts.", seeds, f"- Judge: {judge_line}.", rows]
+        what = "LLM-transformed"
+    else:
+        made, what = [seeds, rows], "Rule-transformed (noise)"
+    not_applicable = ""
+    if rule_names:
+        made.insert(-1, f"- Noise rules (no LLM, no judge; `hteb_generate.noise`, definitions sha256 "
+                        f"`{noise_hash()}`): {', '.join(rule_names)}; each text's noise is drawn from (seed, "
+                        "dataset, transformation, text) alone.")
+        not_applicable = (f"\n\nNot applicable to the noise rules ({', '.join(rule_names)}): their outputs are "
+                          "made by rules, not checked for LLM errors and not judged.")
+    how = "\n".join(made)
     return f"""
 # HTEB revision `{manifest_like['label']}`
 
-LLM-transformed versions of MTEB datasets for the Harder Text Embedding Benchmark. Each split
+{what} versions of MTEB datasets for the Harder Text Embedding Benchmark. Each split
 `<transformation>_<seed>` of a dataset config holds one record per transformed text
 (schema `{SCHEMA_VERSIONS['item']}`): the original and kept text, every attempt, the errors the kept output
 still has, and judge scores. The untouched sources are under `source/`.
 
 ## How it was made
 
-- Generator: `{generator['model_id']}` (revision `{generator['revision']}`) on `{generator['engine']}`,
-  prompt set `{config['prompt_set']}` (sha256 `{config['prompt_set_sha256']}`).
-- Decoding: {_decoding(config)};
-  retries at temperature {config['retry_temperature']}, at most {config['max_attempts']} attempts.
-- Seeds: {', '.join(map(str, manifest_like['seeds']))}. Transformations: {', '.join(manifest_like['transformations'])}.
-- Judge: {judge_line}.
-- Rows: {_sampling(config)}.
+{how}
 
 ### Sources
 
@@ -178,11 +195,11 @@ still has, and judge scores. The untouched sources are under `source/`.
 
 ## Error rates (% of items, Table 5 layout; total counts an item once)
 
-{error_table(records)}
+{error_table(llm_records)}{not_applicable}
 
 ## Judge scores
 
-{judge_table(records)}
+{judge_table(llm_records)}{not_applicable}
 
 ## Choices the paper left open
 

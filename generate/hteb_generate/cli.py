@@ -70,9 +70,11 @@ def _options(fn, seed: Any = SEED):
     """The options of a run (`run`, `validate`, `doctor`); `seed`: the seed option."""
     return _decorate(fn, [
         seed,
-        click.option("--profile", type=click.Choice(["gpu", "cpu"]), default="gpu", show_default=True),
+        click.option("--profile", type=click.Choice(["gpu", "cpu", "noise"]), default="gpu", show_default=True,
+                     help="gpu: vLLM, all datasets; cpu: SmolLM2 on a sample; noise: the noise rules, full size, no LLM."),
         click.option("--datasets", default=None, help="Comma-separated datasets (revision, mteb or local names)."),
-        click.option("--transformations", default=None, help="Comma-separated transformations (default: all 8)."),
+        click.option("--transformations", default=None,
+                     help="Comma-separated transformations: LLM ones and noise rules (default: the profile's)."),
         click.option("--store", default=None, help="Store: a path, file://PATH or hf://OWNER/NAME."),
         click.option("--label", default=None, help="Revision label (default: sample-SEED on cpu, hteb-SEED on gpu)."),
         click.option("--model", default=None, help="Generator: a registered alias or id, or a local model folder."),

@@ -14,13 +14,14 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from hteb_contract.errors import HtebError
+from hteb_contract.errors import HtebError, unknown_name
 from hteb_contract.stores import check_label, check_store_uri
 
 from .bounds import CONFIG_BOUNDS, ENGINE_BOUNDS, check_number, check_seeds
 from .engine import check_engine_options
 from .judge import DEFAULT_PROMPTS, JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from .models import ModelSpec, lookup_model
+from .noise import PERTURBATIONS, definitions_hash, is_rule
 from .registry import SAMPLE_DATASETS, SOURCES, SourceEntry, lookup_source
 from .sampling import load_source
 from .transformations import PROMPT_SETS, TRANSFORMATIONS
@@ -72,12 +73,24 @@ class GenerateConfig:
     ray_address: str | None = None  # engine calls spread over a Ray cluster ("local", "auto" or an address)
     ray_workers: int | None = None  # engines on the cluster (None: as many as its GPUs or CPUs hold)
 
+    @property
+    def llm_transformations(self) -> tuple[str, ...]:
+        """The transformations an LLM makes (the others are noise rules): no model loads without one."""
+        return tuple(t for t in self.transformations if not is_rule(t))
+
     def content_config(self) -> dict[str, Any]:
-        """What decides the revision's content (no paths, store, label or cache location)."""
+        """What decides the revision's content (no paths, store, label or cache location): without an
+        LLM transformation, no model, prompt, judge or decoding setting, and the noise rules' hash."""
         data = asdict(self)
         for key in ("data_dir", "store", "label", "cache_dir", "publish", "batch_size", "engine_options", "profile",
                     "manifest_md", "allow_unpinned", "ray_address", "ray_workers"):
             data.pop(key)
+        if len(self.llm_transformations) < len(self.transformations):
+            data["noise_rules_sha256"] = definitions_hash()
+        if not self.llm_transformations:
+            for key in LLM_SETTINGS:
+                data.pop(key)
+            return data
         data["prompt_set_sha256"] = PROMPT_SETS.get(self.prompt_set).sha256
         return data
 
@@ -85,6 +98,10 @@ class GenerateConfig:
         text = json.dumps(self.content_config(), sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
+
+#: Settings that only an LLM transformation reads.
+LLM_SETTINGS = ("model", "engine", "prompt_set", "judge_model", "judge_prompts", "parapluie_template", "temperature",
+                "top_p", "max_tokens", "max_tokens_ceiling", "retry_temperature", "max_attempts")
 
 PROFILES: dict[str, dict[str, Any]] = {
     "gpu": {
@@ -119,7 +136,32 @@ PROFILES: dict[str, dict[str, Any]] = {
         "batch_size": 32,
         "max_attempts": 2,
     },
+    # The Noise axis: the rules of noise.py on every dataset of the data dir, at full size, no LLM.
+    "noise": {
+        "datasets": None,  # every folder of the data dir
+        "transformations": tuple(PERTURBATIONS.names()),
+        "model": "smollm2",  # read only if an LLM transformation is added with --transformations
+        "engine": "transformers",
+        "prompt_set": "smollm2-fewshot",
+        "judge_model": None,
+        "parapluie_template": "parapluie-direct",
+        "max_tokens": 48,
+        "max_tokens_ceiling": None,
+        "sample": None,
+        "max_texts": None,
+        "max_list": None,
+        "source": "local",
+        "batch_size": 32,
+        "max_attempts": 2,
+    },
 }
+
+DEFAULT_LABELS = {"gpu": "hteb", "cpu": "sample", "noise": "noise"}
+
+
+def data_dir_datasets(data_dir: Path) -> tuple[str, ...]:
+    """Every dataset folder (one holding a dataset.json) of a data dir, by name."""
+    return tuple(sorted(p.parent.name for p in Path(data_dir).glob("*/dataset.json")))
 
 
 def parse_seeds(text: str) -> tuple[int, ...]:
@@ -165,13 +207,13 @@ def build_config(
         given["transformations"] = _names(given["transformations"])
     if given.get("judge_model") == NO_JUDGE:
         given["judge_model"] = None
-    default_label = f"sample-{'-'.join(map(str, seeds))}" if profile == "cpu" else f"hteb-{'-'.join(map(str, seeds))}"
+    default_label = f"{DEFAULT_LABELS[profile]}-{'-'.join(map(str, seeds))}"
     label = given.pop("label", default_label)  # an empty --label is refused, not replaced
     config = GenerateConfig(
         seeds=seeds,
         profile=profile,
-        datasets=base["datasets"],
-        transformations=tuple(TRANSFORMATIONS.names()),
+        datasets=base["datasets"] or data_dir_datasets(Path(given.get("data_dir") or default_data_dir())),
+        transformations=base.get("transformations", tuple(TRANSFORMATIONS.names())),
         model=base["model"],
         engine=base["engine"],
         prompt_set=base["prompt_set"],
@@ -221,19 +263,11 @@ def _validate(config: GenerateConfig) -> GenerateConfig:
     datasets = tuple(dict.fromkeys(entry(n).name for n in config.datasets))
     if not datasets:
         raise HtebError("--datasets is empty")
-    transformations = tuple(dict.fromkeys(TRANSFORMATIONS.canonical(n) for n in config.transformations))
+    transformations = tuple(dict.fromkeys(_transformation(n) for n in config.transformations))
     if not transformations:
         raise HtebError("--transformations is empty")
-    check_engine_options(config.engine, config.engine_options)  # an unknown engine or option, before any model
-    spec = lookup_model(config.model)
-    if config.engine not in spec.engines:
-        raise HtebError(f"model {config.model!r} does not run on engine {config.engine!r} (it runs on: {', '.join(spec.engines)})")
-    if config.judge_model is not None and config.engine not in lookup_model(config.judge_model).engines:
-        raise HtebError(f"judge model {config.judge_model!r} does not run on engine {config.engine!r}")
-    _check_context(config, spec)
-    PROMPT_SETS.canonical(config.prompt_set)
-    JUDGE_PROMPTS.canonical(config.judge_prompts)
-    PARAPLUIE_TEMPLATES.canonical(config.parapluie_template)
+    if any(not is_rule(t) for t in transformations):  # only an LLM transformation reads the model settings
+        _check_llm_settings(config)
     if config.source not in ("local", "hub"):
         raise HtebError(f"unknown source {config.source!r}; known: local, hub")
     check_label(config.label)
@@ -270,6 +304,30 @@ def _check_numbers(config: GenerateConfig) -> None:
     if config.max_tokens_ceiling is not None and config.max_tokens_ceiling < config.max_tokens:
         raise HtebError(f"--max-tokens-ceiling ({config.max_tokens_ceiling}) must be at least --max-tokens "
                         f"({config.max_tokens})")
+
+
+def _transformation(name: str) -> str:
+    """An LLM transformation's canonical name, or a noise rule's; an unknown one names both kinds."""
+    if is_rule(name):
+        return name
+    try:
+        return TRANSFORMATIONS.canonical(name)
+    except HtebError:
+        raise unknown_name("transformation", name, [*TRANSFORMATIONS.names(), *PERTURBATIONS.names()]) from None
+
+
+def _check_llm_settings(config: GenerateConfig) -> None:
+    """The model, engine, prompts and judge of the LLM transformations."""
+    check_engine_options(config.engine, config.engine_options)  # an unknown engine or option, before any model
+    spec = lookup_model(config.model)
+    if config.engine not in spec.engines:
+        raise HtebError(f"model {config.model!r} does not run on engine {config.engine!r} (it runs on: {', '.join(spec.engines)})")
+    if config.judge_model is not None and config.engine not in lookup_model(config.judge_model).engines:
+        raise HtebError(f"judge model {config.judge_model!r} does not run on engine {config.engine!r}")
+    _check_context(config, spec)
+    PROMPT_SETS.canonical(config.prompt_set)
+    JUDGE_PROMPTS.canonical(config.judge_prompts)
+    PARAPLUIE_TEMPLATES.canonical(config.parapluie_template)
 
 
 def _check_ray(config: GenerateConfig) -> None:

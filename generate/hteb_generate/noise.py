@@ -25,13 +25,18 @@ Definitions (SAGE's three, then ours):
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
 
+from hteb_contract.records import ItemRecord, single_attempt
 from hteb_contract.registry import Registry
+from hteb_contract.sources import SourceDataset
 
 from .languages import derive_int
 
@@ -118,3 +123,43 @@ def punctuation_casing_loss(text: str, rng: np.random.Generator | None) -> str:
 def perturb(name: str, text: str, *, key: tuple) -> str:
     """`text` under perturbation `name`, drawn from a generator seeded by `key` alone."""
     return PERTURBATIONS.get(name)(text, np.random.default_rng(derive_int("noise", *key)))
+
+
+#: What a rule-made record names as its generator: the rules and the version of their definitions.
+RULES_MODEL = "hteb-noise-rules"
+RULES_VERSION = "1"
+
+
+def definitions_hash() -> str:
+    """sha256 of every constant the perturbations read (a changed rule changes every record's hash)."""
+    definitions = {"version": RULES_VERSION, "names": list(PERTURBATIONS.names()), "capitalised_share": CAPITALISED_SHARE,
+                   "deletion_period": DELETION_PERIOD, "typo_rate": TYPO_RATE, "qwerty_rows": QWERTY_ROWS,
+                   "numerals": {chr(k): v for k, v in NUMERALS.items()}}
+    return hashlib.sha256(json.dumps(definitions, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def is_rule(transformation: str) -> bool:
+    """A transformation made by these rules, not by an LLM."""
+    return transformation in PERTURBATIONS.names()
+
+
+def noise_records(seed: int, name: str, dataset: SourceDataset, transformations: Iterable[str]) -> list[ItemRecord]:
+    """One record per text of `dataset` and rule transformation: one attempt, no LLM, no judge.
+
+    The key is (seed, dataset, transformation, text), as an LLM unit's: equal texts get equal noise."""
+    digest = definitions_hash()
+    records = []
+    for transformation in transformations:
+        for ref in dataset.iter_texts():
+            output = perturb(transformation, ref.text, key=(seed, name, transformation, ref.text))
+            records.append(single_attempt(
+                dataset=name, task_type=dataset.info.task_type, subset=ref.subset, ref=(ref.table, ref.item_id, ref.field),
+                source_language=ref.language, transformation=transformation, seed=seed, original_text=ref.text,
+                output=output, generator_model=RULES_MODEL, prompt_hash=digest))
+    return records
+
+
+def generator_block() -> dict[str, Any]:
+    """The manifest's `generator` of a revision made by the rules alone."""
+    return {"model_id": RULES_MODEL, "revision": RULES_VERSION, "engine": "rules", "prompt_set": "rules",
+            "prompt_set_hash": definitions_hash()}

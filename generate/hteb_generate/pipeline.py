@@ -28,7 +28,7 @@ from hteb_contract.sources import SourceDataset
 from hteb_contract.stores import PublishResult, RevisionStore, open_store
 from hteb_contract.tasks import TextRef
 
-from . import __version__, manifest_md
+from . import __version__, manifest_md, noise
 from .card import card_body
 from .config import GenerateConfig
 from .detectors import ERROR_TYPES
@@ -138,7 +138,7 @@ def _units(cfg: GenerateConfig, datasets: dict[str, SourceDataset]) -> tuple[lis
     items = []
     for seed in cfg.seeds:
         for name, dataset in datasets.items():
-            for t_name in cfg.transformations:
+            for t_name in cfg.llm_transformations:
                 transformation = TRANSFORMATIONS.get(t_name)
                 for ref in dataset.iter_texts():
                     item = f"{ref.table}/{ref.item_id}/{ref.field}"
@@ -156,6 +156,22 @@ def _rounded(value: float | None) -> float | None:
     """Log-probabilities differ in the last bits with the batch they were computed in (padding,
     kernel choice); rounding keeps the published bytes independent of batching."""
     return None if value is None else round(value, PARAPLUIE_DIGITS)
+
+
+def _transform(cfg: GenerateConfig, units: list[Unit], engines: Engines) -> None:
+    """Every LLM unit transformed, then judged; the engines closed whatever happens."""
+    sampling = Sampling(cfg.temperature, cfg.top_p, cfg.max_tokens, cfg.retry_temperature, cfg.max_attempts,
+                        cfg.max_tokens_ceiling)
+    try:
+        transform_units(units, engines.generator, PROMPT_SETS.get(cfg.prompt_set), sampling)
+        if engines.judge is not None:
+            if engines.judge is not engines.generator:  # its workers' GPUs go to the judge's
+                engines.generator.close()
+            judge_units(units, engines.judge, prompts=JUDGE_PROMPTS.get(cfg.judge_prompts),
+                        template=PARAPLUIE_TEMPLATES.get(cfg.parapluie_template))
+    finally:
+        for engine in engines.distinct():
+            engine.close()
 
 
 def _record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> ItemRecord:
@@ -189,7 +205,7 @@ def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunRes
     cache_dir = Path(cfg.cache_dir)
     cache = CallCache(cache_dir / "calls.sqlite")
     facts = probe() if facts is None else facts
-    slots = engine_slots(cfg, facts)
+    slots = engine_slots(cfg, facts) if cfg.llm_transformations else []  # noise rules alone load no model
     state = _run_state(cfg, runtime(facts, slots), log)
     datasets = {}
     for name in cfg.datasets:
@@ -202,21 +218,17 @@ def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunRes
     log(f"{len(items)} items, {len(units)} distinct texts to transform "
         f"({len(datasets)} datasets x {len(cfg.transformations)} transformations x {len(cfg.seeds)} seeds)")
 
-    engines = _engines(cfg, cache, slots, Path(facts.hf_cache) if facts.hf_cache else None)
-    sampling = Sampling(cfg.temperature, cfg.top_p, cfg.max_tokens, cfg.retry_temperature, cfg.max_attempts,
-                        cfg.max_tokens_ceiling)
-    try:
-        transform_units(units, engines.generator, PROMPT_SETS.get(cfg.prompt_set), sampling)
-        if engines.judge is not None:
-            if engines.judge is not engines.generator:  # its workers' GPUs go to the judge's
-                engines.generator.close()
-            judge_units(units, engines.judge, prompts=JUDGE_PROMPTS.get(cfg.judge_prompts),
-                        template=PARAPLUIE_TEMPLATES.get(cfg.parapluie_template))
-    finally:
-        for engine in engines.distinct():
-            engine.close()
-
+    engines = None
+    if slots:
+        engines = _engines(cfg, cache, slots, Path(facts.hf_cache) if facts.hf_cache else None)
+        _transform(cfg, units, engines)
     records = [_record(cfg, engines, item) for item in items]
+    rules = [t for t in cfg.transformations if noise.is_rule(t)]
+    made_by_rules = [r for seed in cfg.seeds for name, dataset in datasets.items()
+                     for r in noise.noise_records(seed, name, dataset, rules)]
+    if rules:
+        log(f"{len(made_by_rules)} items made by the noise rules ({', '.join(rules)})")
+    records += made_by_rules
     folder = cache_dir / "staging" / cfg.config_hash()
     manifest = _write_revision(cfg, folder, datasets, records, state, engines)
     cache.close()
@@ -262,12 +274,23 @@ def _publish(store: RevisionStore, folder: Path, manifest: dict[str, Any],
     return manifest, store.publish(folder)
 
 
+def _generator_block(cfg: GenerateConfig, engines: Engines | None) -> dict[str, Any]:
+    """The manifest's generator: the LLM's, or the noise rules' when no LLM made a text."""
+    if engines is None:
+        return noise.generator_block()
+    generator, prompts = engines.generator, PROMPT_SETS.get(cfg.prompt_set)
+    return {"model_id": generator.model_id, "revision": generator.revision, "engine": generator.name,
+            "prompt_set": prompts.id, "prompt_set_hash": prompts.sha256,
+            "sampling": {"temperature": cfg.temperature, "top_p": cfg.top_p, "max_tokens": cfg.max_tokens,
+                         "max_tokens_ceiling": cfg.max_tokens_ceiling, "retry_temperature": cfg.retry_temperature,
+                         "max_attempts": cfg.max_attempts}}
+
+
 def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, SourceDataset], records: list[ItemRecord],
-                    state: dict[str, Any], engines: Engines) -> dict[str, Any]:
+                    state: dict[str, Any], engines: Engines | None) -> dict[str, Any]:
+    """`engines` None: the noise rules made every text (no model, no judge)."""
     if folder.exists():
         shutil.rmtree(folder)  # rebuilt from the cache: stale files must not survive
-    generator = engines.generator
-    prompts = PROMPT_SETS.get(cfg.prompt_set)
     sources = []
     for name, dataset in datasets.items():
         entry = _entry(cfg, name)
@@ -276,7 +299,7 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
         info = replace(dataset.info, mteb_task=entry.mteb_task, hf_path=entry.hf_path, hf_revision=entry.hf_revision)
         sources.append(manifest_source(info, origin=origin, sample=cfg.sample))
     judge = None
-    if engines.judge is not None:
+    if engines is not None and engines.judge is not None:
         judge = {"model_id": engines.judge.model_id, "revision": engines.judge.revision, "engine": engines.judge.name,
                  "prompt_set": cfg.judge_prompts, "prompt_set_hash": JUDGE_PROMPTS.get(cfg.judge_prompts).sha256}
     manifest_like = {
@@ -289,18 +312,14 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
         "sources": sources,
         "transformations": list(cfg.transformations),
         "seeds": list(cfg.seeds),
-        "generator": {"model_id": generator.model_id, "revision": generator.revision, "engine": generator.name,
-                      "prompt_set": prompts.id, "prompt_set_hash": prompts.sha256,
-                      "sampling": {"temperature": cfg.temperature, "top_p": cfg.top_p, "max_tokens": cfg.max_tokens,
-                                   "max_tokens_ceiling": cfg.max_tokens_ceiling,
-                                   "retry_temperature": cfg.retry_temperature, "max_attempts": cfg.max_attempts}},
+        "generator": _generator_block(cfg, engines),
         "judge": judge,
         "runtime": state["runtime"],
     }
     manifest_like["counters"] = {
         "items": len(records),
-        "llm_calls": sum(e.calls for e in engines.distinct()),
-        "cache_hits": sum(e.hits for e in engines.distinct()),
+        "llm_calls": sum(e.calls for e in engines.distinct()) if engines else 0,
+        "cache_hits": sum(e.hits for e in engines.distinct()) if engines else 0,
         "retries": sum(len(r.attempts) - 1 for r in records),
         "fallbacks": sum(1 for r in records if r.fallback),
         "errors": {e: sum(1 for r in records if e in r.errors) for e in ERROR_TYPES},

@@ -90,19 +90,28 @@ from hteb_score.score_cli import score  # noqa: E402
 cli.add_command(score)
 
 
+def _error(message: str) -> None:
+    """The one line on stderr: a message that quotes user input with a line break stays one line."""
+    click.echo("hteb-score: error: " + " ".join(message.splitlines()), err=True)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: run the CLI, turning user errors into one line on stderr."""
+    """Entry point: run the CLI, turning user errors (and the OS refusing a read or write: a full
+    disk, a name too long) into one line on stderr."""
     try:
         cli.main(args=argv, prog_name="hteb-score", standalone_mode=False)
     except HtebError as err:
-        click.echo(f"hteb-score: error: {err}", err=True)
+        _error(str(err))
         return err.exit_code
     except click.exceptions.Abort:
         click.echo("hteb-score: aborted", err=True)
         return 130
     except click.ClickException as err:
-        click.echo(f"hteb-score: error: {err.format_message()}", err=True)
+        _error(err.format_message())
         return err.exit_code
+    except OSError as err:
+        _error(f"{err.strerror or err}: {err.filename}" if err.filename else str(err))
+        return HtebError.exit_code
     return 0
 
 

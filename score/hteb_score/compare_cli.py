@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from hteb_contract.taxonomy import AXES, PAPER_TRANSFORMATIONS
+from hteb_score.output import OutputFolder
 
 TABLE_HELP = f"""\b
 Scores table (--scores-table, .csv or .json): one row per model and dataset,
@@ -23,6 +24,7 @@ scores in points (0-100). Columns:
                       per-transformation scores (mean over seeds)
   task_type           optional: needed for the split-half reliability
   revision            optional: dataset revision the row was scored on
+  protocol            optional: evaluation protocol (hteb or mteb)
 At least one of hteb / an axis / a transformation column is required. Missing
 axis and total scores are derived (axis = mean of its transformations, hteb =
 mean of the paper's three axes, never noise). Other columns are ignored. Lines
@@ -34,7 +36,9 @@ starting with '#' are comments. A .json table is a list of such row objects."""
     help=f"""Compare models: leaderboard, Kendall tau ranking stability, transformation effects
 (Hodges-Lehmann, Wilcoxon, Holm) and split-half reliability, as JSON, Markdown and PNG plots.
 
-CARDS are result-card JSON files (one model each) made on the same dataset revision.
+CARDS are result-card JSON files (one model each) made on the same dataset revision
+under the same protocol; inputs that differ, or that do not say while others do, are
+refused unless --force (comparison.json then records it).
 
 {TABLE_HELP}
 
@@ -52,17 +56,24 @@ drift only) and, per card, model_index/<model>/{{model-index.yaml,eval_results.y
     help="CSV/JSON table of per-dataset scores (see above); may be repeated.",
 )
 @click.option(
-    "--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), help="Output folder (created)."
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Output folder: new or empty, or an earlier comparison with --overwrite. Written whole or not at all.",
 )
+@click.option("--overwrite", is_flag=True, help="Replace the earlier comparison in --out, whole.")
 @click.option(
-    "--force", is_flag=True, help="Compare inputs scored on different dataset revisions (the output says so)."
+    "--force",
+    is_flag=True,
+    help="Compare inputs of different (or unstated) dataset revisions or protocols (the output says so).",
 )
 @click.option(
     "--splits",
     "n_splits",
     default=1000,
     show_default=True,
-    type=click.IntRange(1),
+    type=click.IntRange(1, 100_000),
     help="Random task-stratified splits for the split-half reliability.",
 )
 @click.option(
@@ -73,11 +84,12 @@ drift only) and, per card, model_index/<model>/{{model-index.yaml,eval_results.y
     type=click.Choice(["walsh", "bootstrap"]),
     help="HL shift CI: exact signed-rank (Walsh averages) or percentile bootstrap (1000 resamples).",
 )
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the split-half splits and the bootstrap.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1), help="Seed of the split-half splits and the bootstrap.")
 def compare(
     cards: tuple[Path, ...],
     tables: tuple[Path, ...],
     out_dir: Path,
+    overwrite: bool,
     force: bool,
     n_splits: int,
     ci_method: str,
@@ -86,9 +98,11 @@ def compare(
     from hteb_score.compare import compare as run_compare
     from hteb_score.compare import load_inputs
 
+    output = OutputFolder.check(out_dir, marker="comparison.json", overwrite=overwrite)
     models = load_inputs(cards, tables)
     comparison = run_compare(models, force=force, n_splits=n_splits, seed=seed, ci_method=ci_method)
-    written = comparison.save(out_dir)
+    with output.staged() as folder:
+        written = comparison.save(folder)
     for warning in comparison.warnings:
         click.echo(f"warning: {warning}", err=True)
     if "delta_heatmap.png" not in written:
@@ -96,5 +110,5 @@ def compare(
     if "drift_quality.png" not in written:
         click.echo("note: no drift vs judge quality plot (no input carries rated drift items)", err=True)
     click.echo(
-        f"compared {len(models)} model(s) on {len(comparison.datasets)} dataset(s) -> {out_dir}: {', '.join(written)}"
+        f"compared {len(models)} model(s) on {len(comparison.datasets)} dataset(s) -> {output.path}: {', '.join(written)}"
     )

@@ -1,7 +1,9 @@
 """On-disk embedding cache shared between runs: sqlite (WAL) keyed by
-sha256(model id, model revision, dtype, prompt text, text), so two runs may share it safely;
-a killed run leaves only whole rows (each batch is one transaction). A model whose revision is
-unknown is never cached (encode.EmbeddingTable refuses it)."""
+sha256(model identity, prompt text, text), so two runs may share it safely; the identity
+(model_identity) covers weights, tokenizer, module configs, backend and precision, so a changed
+model is never served another's embeddings. A killed run leaves only whole rows (each batch is
+one transaction). A model whose identity is unknown is never cached (encode.EmbeddingTable
+refuses it)."""
 
 from __future__ import annotations
 

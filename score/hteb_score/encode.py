@@ -17,10 +17,12 @@ from typing import Any
 import numpy as np
 
 from hteb_score.embedding_cache import EmbeddingCache
+from hteb_score.model_identity import model_identity
 from hteb_contract.errors import HtebError
 
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 _PROMPT_ALIASES = {"query": ("query",), "document": ("document", "passage", "corpus")}
+_PROBE = "The quick brown fox jumps over the lazy dog while the children watch from the window."
 
 
 def default_model_path() -> str:
@@ -57,12 +59,40 @@ def _resolve_revision(folder: Path) -> str | None:
     return _weights_digest(folder)
 
 
+def _model_root(source: Path, transformer_folder: Path) -> Path:
+    """The sentence-transformers model folder (modules.json and every module's config): the local
+    folder given, else the folder holding the Transformer module's (a Hub snapshot)."""
+    if source.is_dir():
+        return source
+    if not (transformer_folder / "modules.json").is_file() and (transformer_folder.parent / "modules.json").is_file():
+        return transformer_folder.parent
+    return transformer_folder
+
+
+def _check_tokenizer(loaded: Any, model_id: str) -> None:
+    """A model whose tokenizer maps every word of an English sentence to its unknown token has no
+    vocabulary (transformers builds such a tokenizer when the files are missing): refuse it."""
+    tokenizer = getattr(loaded, "tokenizer", None)
+    if tokenizer is None:
+        raise HtebError(f"model {model_id!r} has no tokenizer")
+    unknown = getattr(tokenizer, "unk_token_id", None)
+    try:
+        ids = tokenizer(_PROBE, add_special_tokens=False)["input_ids"]
+    except Exception as err:  # the tokenizers library raises a bare Exception for a broken vocabulary
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise HtebError(f"model {model_id!r}: its tokenizer fails on plain text: {first[:200]}") from None
+    if unknown is not None and all(i == unknown for i in ids):
+        raise HtebError(f"model {model_id!r}: its tokenizer has no vocabulary (every word is unknown); "
+                        "are its tokenizer files missing?")
+
+
 @dataclass
 class Encoder:
     """A loaded sentence-transformers model and the settings it encodes with."""
 
     model_id: str
     revision: str | None  # None: it cannot be determined
+    identity: str | None  # model_identity: what changes its embeddings; None: it cannot be determined
     model: Any = field(repr=False)
     device: str
     batch_size: int
@@ -71,10 +101,14 @@ class Encoder:
 
     @classmethod
     def load(cls, model: str | None, *, device: str = "auto", batch_size: int = 32,
-             trust_remote_code: bool = False) -> Encoder:
+             trust_remote_code: bool = False, progress: bool = True) -> Encoder:
         """Load a model by Hub id or local path; an unknown model is a one-line HtebError."""
         import torch
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        if not progress:
+            transformers_logging.disable_progress_bar()
 
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -90,11 +124,14 @@ class Encoder:
         if device.startswith("cuda"):
             loaded.half()
             dtype = "float16"
+        _check_tokenizer(loaded, model_id)
         folder = Path(loaded[0].auto_model.name_or_path) if hasattr(loaded[0], "auto_model") else Path(source)
         revision = _resolve_revision(folder)
+        identity = model_identity(_model_root(Path(source), folder), backend=getattr(loaded, "backend", "torch"),
+                                  precision=dtype)
         if model is not None and Path(model).exists():
             model_id = str(Path(model).resolve())
-        return cls(model_id, revision, loaded, device, batch_size, dtype, trust_remote_code)
+        return cls(model_id, revision, identity, loaded, device, batch_size, dtype, trust_remote_code)
 
     def prompt_name(self, prompt_type: str | None) -> str | None:
         """The model's own prompt name for a query/document role, if it defines one."""
@@ -131,11 +168,11 @@ class Encoder:
 
 class EmbeddingTable:
     """Every unique (text, prompt) of a run, embedded once; lookups after `fill`. With `cache_dir`,
-    embeddings are also read from and written to an on-disk cache keyed by the model's revision."""
+    embeddings are also read from and written to an on-disk cache keyed by the model's identity."""
 
     def __init__(self, encoder: Encoder, cache_dir: Path | None = None) -> None:
-        if cache_dir is not None and encoder.revision is None:
-            raise HtebError(f"cannot cache embeddings of {encoder.model_id}: its revision cannot be determined")
+        if cache_dir is not None and encoder.identity is None:
+            raise HtebError(f"cannot cache embeddings of {encoder.model_id}: its identity cannot be determined")
         self.encoder = encoder
         self.cache = EmbeddingCache(cache_dir) if cache_dir is not None else None
         self._vectors: dict[tuple[str, str | None], np.ndarray] = {}
@@ -174,7 +211,7 @@ class EmbeddingTable:
         bar.close()
 
     def _cache_keys(self, keys: Sequence[tuple[str, str | None]]) -> list[str]:
-        base = f"{self.encoder.model_id}\0{self.encoder.revision}\0{self.encoder.dtype}\0"
+        base = f"{self.encoder.identity}\0"
         prompts = self.encoder.applied_prompts()
         out = []
         for text, prompt in keys:

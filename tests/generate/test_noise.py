@@ -4,6 +4,7 @@ literature's two, and determinism (the key alone decides the output)."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -79,3 +80,68 @@ def test_another_seed_draws_other_noise():
     a = perturb("random_capitalisation", text, key=(1339, "d", text))
     b = perturb("random_capitalisation", text, key=(1340, "d", text))
     assert a != b and a.lower() == b.lower()
+
+
+# -- the noise profile: a revision made by the rules alone ------------------------------------------------
+
+
+def _noise_config(tmp_path, shared_data, **overrides):
+    from hteb_generate.config import build_config
+
+    given = {"datasets": "STSBenchmark,SciFact", "max_texts": 6, "cache_dir": str(tmp_path / "cache"),
+             "store": str(tmp_path / "store"), "data_dir": str(shared_data), "manifest_md": str(tmp_path / "M.md"),
+             **overrides}
+    return build_config(seed="1339", profile="noise", overrides=given)
+
+
+def test_the_noise_profile_takes_every_dataset_of_the_data_dir_and_no_model(tmp_path, shared_data):
+    from hteb_generate.config import build_config
+
+    cfg = build_config(seed="1339", profile="noise", overrides={"data_dir": str(shared_data),
+                                                                "cache_dir": str(tmp_path), "store": str(tmp_path)})
+    assert set(cfg.datasets) >= {"STSBenchmark", "SciFact", "Banking77", "SummEval", "STS12"}
+    assert len(cfg.datasets) == len(list(shared_data.glob("*/dataset.json")))
+    assert cfg.transformations == tuple(PERTURBATIONS.names()) and cfg.llm_transformations == ()
+    assert cfg.label == "noise-1339" and cfg.sample is None and cfg.max_texts is None
+    content = cfg.content_config()
+    assert "model" not in content and "temperature" not in content and len(content["noise_rules_sha256"]) == 64
+
+
+def test_a_mixed_run_records_the_model_and_the_rules(tmp_path, shared_data):
+    cfg = _noise_config(tmp_path, shared_data, transformations="paraphrasing,numerisation")
+    assert cfg.llm_transformations == ("paraphrasing",)
+    content = cfg.content_config()
+    assert content["model"] == "smollm2" and "noise_rules_sha256" in content
+
+
+def test_an_unknown_transformation_names_both_kinds(tmp_path, shared_data):
+    from hteb_contract.errors import HtebError
+
+    with pytest.raises(HtebError, match="did you mean 'numerisation'.*paraphrasing.*keyboard_typos"):
+        _noise_config(tmp_path, shared_data, transformations="numerization")
+
+
+def test_a_noise_revision_is_made_by_the_rules_verified_and_rebuilt_identically(tmp_path, shared_data):
+    from hteb_contract.stores import open_store
+    from hteb_generate.noise import RULES_MODEL
+    from hteb_generate.pipeline import run
+
+    cfg = _noise_config(tmp_path, shared_data)
+    first = run(cfg, log=lambda m: None)
+    revision = open_store(cfg.store).fetch(cfg.label)
+    revision.check_content()
+    assert revision.manifest["generator"]["model_id"] == RULES_MODEL and revision.manifest["judge"] is None
+    assert revision.manifest["counters"]["llm_calls"] == 0
+    for dataset in ("STSBenchmark", "SciFact"):
+        assert {t for t, _ in revision.variants(dataset)} == set(PERTURBATIONS.names())
+        for transformation, seed in revision.variants(dataset):
+            for item in revision.items(dataset, transformation, seed):
+                assert item.transformed_text == perturb(transformation, item.original_text,
+                                                        key=(seed, dataset, transformation, item.original_text))
+                assert item.generator_model == RULES_MODEL and len(item.attempts) == 1 and not item.errors
+                assert item.judge.quality is None and item.judge.parapluie is None
+    card = (revision.root / "README.md").read_text(encoding="utf-8")
+    assert "Rule-transformed (noise) versions" in card and "Not applicable to the noise rules" in card
+    assert "Generator:" not in card
+    again = run(replace(cfg, batch_size=1), log=lambda m: None)
+    assert again.manifest["content_hash"] == first.manifest["content_hash"] and again.published.created is False

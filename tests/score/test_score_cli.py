@@ -100,15 +100,17 @@ def test_embedding_cache_makes_a_rerun_encode_nothing(store, scored, tmp_path):
 def test_a_model_whose_revision_cannot_be_determined(store, tmp_path, capsys, monkeypatch):
     """The card records null, never a made-up name; the embedding cache refuses it before encoding."""
     assert encode._resolve_revision(tmp_path / "no-such-folder") is None
+    assert encode.model_identity(tmp_path / "no-such-folder", backend="torch", precision="float32") is None
     monkeypatch.setattr(encode, "_resolve_revision", lambda folder: None)
+    monkeypatch.setattr(encode, "model_identity", lambda folder, **kwargs: None)
     args = [minilm_path(), "--store", str(store), "--revision", "v1", "--datasets", "TwitterSemEval2015", "--quiet"]
     code, _, err = _run(capsys, *args, "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "cached"))
     model = Path(minilm_path()).resolve()
-    assert code == 2 and err.endswith(f"error: cannot cache embeddings of {model}: its revision cannot be determined\n")
+    assert code == 2 and err.endswith(f"error: cannot cache embeddings of {model}: its identity cannot be determined\n")
     assert not (tmp_path / "cache").exists() and not (tmp_path / "cached").exists()
     assert main([*args, "--out", str(tmp_path / "out")]) == 0
     card = json.loads((tmp_path / "out" / "result_card.json").read_text())
-    assert card["model"]["revision"] is None
+    assert card["model"]["revision"] is None and card["model"]["identity"] is None
     assert [p.parent.name for p in (tmp_path / "out" / "mteb").rglob("*.json")] == ["no_revision_available"]
     assert "model revision: `unknown`" in (tmp_path / "out" / "result_card.md").read_text()
 

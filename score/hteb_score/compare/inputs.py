@@ -23,6 +23,8 @@ from hteb_score.aggregate import axis_columns, check_transformation, hteb_score
 
 HTEB = "hteb"
 TABLE_REQUIRED = ("model", "dataset", "original")
+#: What every input of a comparison must share: ModelScores attribute (and table column) -> its name in messages.
+MUST_AGREE = {"revision": "dataset revisions", "protocol": "evaluation protocols"}
 
 
 def column_label(name: str) -> str:
@@ -44,6 +46,7 @@ class ModelScores:
     task_types: dict[str, str] = field(default_factory=dict)
     drift: dict[str, Any] | None = None
     card: dict[str, Any] | None = None
+    protocol: str | None = None  # the evaluation protocol (hteb, mteb); None: not stated
 
     def column(self, name: str) -> dict[str, float]:
         """Per-dataset scores of a column: `hteb`, an axis or a transformation."""
@@ -65,7 +68,8 @@ def load_card(path: Path) -> ModelScores:
     """A result card (validated against the card schema) as ModelScores, from its per-dataset aggregates."""
     card = _read_json(path)
     validate("result_card", card, what=str(path))
-    scores = ModelScores(card["model"]["model_id"], str(path), card["dataset"]["revision"], card=card)
+    scores = ModelScores(card["model"]["model_id"], str(path), card["dataset"]["revision"], card=card,
+                         protocol=card["protocol"])
     for record in card["scores"]:
         scores.task_types[record["dataset"]] = record["task_type"]
     for row in card["aggregates"]["per_dataset"]:
@@ -136,7 +140,9 @@ def load_scores_table(path: Path) -> list[ModelScores]:
         name, dataset = str(row.get("model") or "").strip(), str(row.get("dataset") or "").strip()
         if not name or not dataset:
             raise ContractError(f"{path}: row {line} has an empty model or dataset")
-        scores = models.setdefault(name, ModelScores(name, str(path), _text(row.get("revision"))))
+        scores = models.setdefault(
+            name, ModelScores(name, str(path), _text(row.get("revision")), protocol=_text(row.get("protocol")))
+        )
         if dataset in scores.original:
             raise ContractError(f"{path}: row {line}: model {name!r} has dataset {dataset!r} twice")
         original = _number(row.get("original"), path, line, "original")
@@ -145,11 +151,12 @@ def load_scores_table(path: Path) -> list[ModelScores]:
         scores.original[dataset] = original
         if _text(row.get("task_type")):
             scores.task_types[dataset] = _text(row.get("task_type"))
-        revision = _text(row.get("revision"))
-        if revision != scores.revision:
-            raise ContractError(
-                f"{path}: model {name!r} has rows on different dataset revisions ({scores.revision} vs {revision})"
-            )
+        for attribute, what in MUST_AGREE.items():
+            value = _text(row.get(attribute))
+            if value != getattr(scores, attribute):
+                raise ContractError(
+                    f"{path}: model {name!r} has rows on different {what} ({getattr(scores, attribute)} vs {value})"
+                )
         for column in score_columns:
             value = _number(row.get(column), path, line, column)
             if value is None:
@@ -190,8 +197,24 @@ def load_inputs(cards: Sequence[Path], tables: Sequence[Path]) -> list[ModelScor
     return models
 
 
+def _disagreement(models: Sequence[ModelScores], attribute: str, what: str) -> str | None:
+    """Why the inputs' `attribute` values make their scores incomparable, or None: values differ,
+    or some inputs name one and others none (the check cannot be made for those)."""
+    values = sorted({getattr(m, attribute) for m in models if getattr(m, attribute) is not None})
+    if len(values) > 1:
+        which = "; ".join(
+            f"{value}: {', '.join(m.model for m in models if getattr(m, attribute) == value)}" for value in values
+        )
+        return f"the inputs were scored on different {what} ({which})"
+    unnamed = [m.model for m in models if getattr(m, attribute) is None]
+    if values and unnamed:
+        return f"{', '.join(unnamed)} state(s) no {what[:-1]}, so it cannot be checked against the others' ({values[0]})"
+    return None
+
+
 def check_inputs(models: Sequence[ModelScores], *, force: bool) -> list[str]:
-    """Refuse duplicate models, and mixed dataset revisions unless forced; return the warnings."""
+    """Refuse duplicate models, and inputs of different (or partly unknown) dataset revisions or
+    protocols unless forced; return the warnings (forcing and unchecked inputs among them)."""
     if not models:
         raise HtebError("nothing to compare: give result cards and/or --scores-table")
     seen: dict[str, str] = {}
@@ -199,19 +222,15 @@ def check_inputs(models: Sequence[ModelScores], *, force: bool) -> list[str]:
         if m.model in seen:
             raise HtebError(f"model {m.model!r} appears twice ({seen[m.model]} and {m.source})")
         seen[m.model] = m.source
-    revisions = sorted({m.revision for m in models if m.revision is not None})
     warnings = []
-    if len(revisions) > 1:
-        which = "; ".join(
-            f"{revision}: {', '.join(m.model for m in models if m.revision == revision)}" for revision in revisions
-        )
-        if not force:
-            raise HtebError(
-                f"the inputs were scored on different dataset revisions ({which}); their scores are not comparable - pass --force to compare anyway"
-            )
-        warnings.append(
-            f"FORCED: the inputs were scored on different dataset revisions ({which}); scores are not strictly comparable"
-        )
+    for attribute, what in MUST_AGREE.items():
+        problem = _disagreement(models, attribute, what)
+        if problem is not None and not force:
+            raise HtebError(f"{problem}; their scores are not comparable - pass --force to compare anyway")
+        if problem is not None:
+            warnings.append(f"FORCED: {problem}; scores are not strictly comparable")
+        elif all(getattr(m, attribute) is None for m in models):
+            warnings.append(f"no input names its {what[:-1]}: whether the scores are comparable was not checked")
     if len(models) < 2:
         warnings.append("only one model: rankings, Kendall tau and reliability need at least two (three) models")
     return warnings

@@ -1,0 +1,107 @@
+"""Checks of `hteb-score` option values, run before any work: a value given but empty, a
+device that does not exist, a folder that cannot be written is one line naming the option,
+before a revision is read or a model loads. Never a silent fallback to the default."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hteb_contract.errors import HtebError
+
+if TYPE_CHECKING:
+    from hteb_contract.stores import RevisionStore
+
+_DEVICE = re.compile(r"auto|cpu|mps|cuda(?::\d{1,3})?")
+
+
+def text(value: str | None, option: str) -> str | None:
+    """A free-text option (a store, a revision): None when not given; given, it is non-empty and printable."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise HtebError(f"{option} is empty; leave it out for the default")
+    if not value.isprintable():
+        raise HtebError(f"{option} {value!r} contains a control character")
+    return value
+
+
+def names(value: str | None, option: str) -> list[str] | None:
+    """A comma-separated list: None when not given; given, every name is non-empty and named once."""
+    if text(value, option) is None:
+        return None
+    items = [v.strip() for v in value.split(",")]
+    if not any(items):
+        raise HtebError(f"{option} {value!r} names nothing; leave it out for the default")
+    if "" in items:
+        raise HtebError(f"{option} {value!r} has an empty name between commas")
+    twice = next((v for i, v in enumerate(items) if v in items[:i]), None)
+    if twice is not None:
+        raise HtebError(f"{option} names {twice!r} twice")
+    return items
+
+
+def seeds(value: str | None) -> list[int] | None:
+    """--seeds: comma-separated non-negative integers, or None when not given."""
+    items = names(value, "--seeds")
+    if items is None:
+        return None
+    if not all(re.fullmatch(r"\d{1,19}", v) for v in items):
+        raise HtebError(f"--seeds must be integers separated by commas, got {value!r}")
+    return [int(v) for v in items]
+
+
+def device(value: str) -> str:
+    """--device: auto, cpu, mps, cuda or cuda:N, and present on this machine (torch is asked only for a GPU)."""
+    if not _DEVICE.fullmatch(value):
+        raise HtebError(f"--device {value!r} is not one of auto, cpu, mps, cuda, cuda:N")
+    if value in ("auto", "cpu"):
+        return value
+    import torch
+
+    if value == "mps":
+        if not torch.backends.mps.is_available():
+            raise HtebError("--device mps: no MPS device on this machine")
+        return value
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    index = int(value.partition(":")[2] or 0)
+    if index >= count:
+        raise HtebError(f"--device {value}: this machine has {count} CUDA device(s)")
+    return value
+
+
+def writable_location(path: Path, option: str) -> Path:
+    """A folder that may be created at `path`: it is not a file, not under a file, and its nearest
+    existing ancestor is writable. Returns the absolute path."""
+    path = Path(path).absolute()
+    if path.exists() and not path.is_dir():
+        raise HtebError(f"{option} {path} is a file, not a folder")
+    ancestor = next(p for p in (path, *path.parents) if p.exists())
+    if not ancestor.is_dir():
+        raise HtebError(f"{option} {path}: {ancestor} is a file, not a folder")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise HtebError(f"{option} {path}: {ancestor} is not writable")
+    return path
+
+
+def readable_folder(path: Path, option: str) -> Path:
+    """An existing folder whose entries can be listed and read."""
+    path = Path(path)
+    if not path.is_dir():
+        raise HtebError(f"{option} {path}: no such folder")
+    if not os.access(path, os.R_OK | os.X_OK):
+        raise HtebError(f"{option} {path}: folder is not readable")
+    return path
+
+
+def store(uri: str, option: str = "--store") -> RevisionStore:
+    """The store a URI names: a well-formed URI of a known scheme and, for a local store, an
+    existing readable folder (a missing one is not an empty store)."""
+    from hteb_contract.stores import open_store
+
+    opened = open_store(text(uri, option))
+    if getattr(opened, "root", None) is not None:
+        readable_folder(opened.root, option)
+    return opened
