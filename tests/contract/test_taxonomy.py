@@ -68,7 +68,7 @@ def _noisy(record: ItemRecord) -> ItemRecord:
     if record.transformation not in NOISE_FIVE:
         return record
     text = perturb(record.transformation, record.original_text,
-                   key=(record.seed, record.dataset, record.transformation, record.item_id, record.field))
+                   key=(record.seed, record.dataset, record.transformation, record.original_text))
     attempt = dataclasses.replace(record.attempts[0], steps=(text,), output=text)
     return dataclasses.replace(record, transformed_text=text, attempts=(attempt,))
 

@@ -62,7 +62,7 @@ def transformed(record: ItemRecord) -> ItemRecord:
     """The record with its text made by its transformation's rule; a Noise transformation's by the
     generator's perturbation."""
     if record.transformation in NOISE:
-        key = (record.seed, record.dataset, record.transformation, record.split, record.item_id, record.field)
+        key = (record.seed, record.dataset, record.transformation, record.original_text)  # as the generator keys it
         text = perturb(record.transformation, record.original_text, key=key)
     else:
         text = " ".join(PAPER_RULES[record.transformation](record.original_text.split()))
@@ -214,6 +214,31 @@ def test_statistics_of_a_noise_only_revision_have_no_total(scores):
     block = model_statistics(scaled(without(scores["bow-64"], PAPER)), [])
     assert set(block["per_transformation"]) == set(NOISE) and list(block["per_axis"]) == ["noise"]
     assert block["total"] is None
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory, shared_data) -> Revision:
+    """A noise-only revision made by `hteb-generate`'s noise profile (the rules alone, no model)."""
+    from hteb_contract.stores import open_store
+    from hteb_generate.config import build_config
+    from hteb_generate.pipeline import run
+
+    tmp = tmp_path_factory.mktemp("generated")
+    cfg = build_config(seed=str(SEED), profile="noise", overrides={
+        "datasets": ",".join(NAMES), "max_texts": 40, "data_dir": str(shared_data), "cache_dir": str(tmp / "cache"),
+        "store": str(tmp / "store"), "manifest_md": str(tmp / "MANIFEST.md")})
+    run(cfg, log=lambda message: None)
+    return open_store(cfg.store).fetch(cfg.label)
+
+
+def test_a_revision_of_the_noise_profile_is_scored_on_the_noise_axis_alone(generated):
+    assert generated.manifest["transformations"] == list(NOISE)
+    records = score(generated, 64)
+    card = make_card("bow-64", records, generated)
+    agg, block = card["aggregates"], card["statistics"]
+    assert list(agg["per_transformation"]) == list(NOISE) and list(agg["per_axis"]) == ["noise"]
+    assert agg["hteb_total"] is None and block["total"] is None and list(block["per_axis"]) == ["noise"]
+    assert "the HTEB total is undefined (-)" in render_markdown(card)
 
 
 # --- the card -----------------------------------------------------------------------------------
