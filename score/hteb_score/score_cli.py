@@ -193,6 +193,8 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
     summary = "original undefined" if agg["original"] is None else f"original {agg['original']:.2f}"
     if agg["hteb_total"] is not None:
         summary += f", HTEB {agg['hteb_total']:.2f}" + ("" if agg["delta"] is None else f" ({agg['delta']:+.2f})")
+    if agg["per_axis"].get("noise") is not None:  # beside the total, never in it
+        summary += f"; Noise {agg['per_axis']['noise']:.2f} (not in HTEB)"
     if card["flags"]:
         summary += f"; {len(card['flags'])} flag(s), see result_card.md"
     return f"{encoder.model_id} [{plan.protocol.name}] {summary}"

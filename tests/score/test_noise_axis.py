@@ -369,7 +369,7 @@ def test_a_scores_table_derives_the_noise_axis_but_never_puts_it_in_the_total(tm
 
 
 @pytest.mark.slow
-def test_hteb_score_reports_the_noise_axis_end_to_end(revision, tmp_path):
+def test_hteb_score_reports_the_noise_axis_end_to_end(revision, tmp_path, capsys):
     from hteb_score.cli import main
     from models import minilm_path
 
@@ -377,7 +377,9 @@ def test_hteb_score_reports_the_noise_axis_end_to_end(revision, tmp_path):
     common = [minilm_path(), "--store", str(tmp_path / "store"), "--revision", "noise-1",
               "--datasets", "STSBenchmark,STS12,TwitterSemEval2015", "--quiet"]
     assert main([*common, "--out", str(tmp_path / "all")]) == 0
+    assert "; Noise " in capsys.readouterr().out
     assert main([*common, "--transformations", ",".join(PAPER), "--out", str(tmp_path / "paper")]) == 0
+    assert "Noise" not in capsys.readouterr().out
     card, paper_only = (json.loads((tmp_path / d / "result_card.json").read_text()) for d in ("all", "paper"))
     assert set(card["aggregates"]["per_axis"]) == {*PAPER_AXES, "noise"}
     assert card["aggregates"]["hteb_total"] == paper_only["aggregates"]["hteb_total"]
