@@ -338,6 +338,8 @@ def test_compare_markdown_puts_noise_after_the_total(compared):
     assert "| transformations | Random capitalisation |" in md and "| axes | Noise |" in md
     assert "Noise" not in paper_only.to_markdown()
     assert comparison.figures()["axis_dumbbell.png"].startswith(b"\x89PNG")
+    model_index = comparison.model_index()["model_index/bow-64/model-index.yaml"]
+    assert "HTEB Noise axis (not in the HTEB total)" in model_index and "HTEB total" in model_index
 
 
 def test_compare_of_noise_only_cards_has_no_total(scores, revision, tmp_path):
