@@ -215,8 +215,9 @@ def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunRes
             max_list=cfg.max_list,
         )
     units, items = _units(cfg, datasets)
-    log(f"{len(items)} items, {len(units)} distinct texts to transform "
-        f"({len(datasets)} datasets x {len(cfg.transformations)} transformations x {len(cfg.seeds)} seeds)")
+    if cfg.llm_transformations:
+        log(f"{len(items)} items, {len(units)} distinct texts to transform ({len(datasets)} datasets x "
+            f"{len(cfg.llm_transformations)} LLM transformations x {len(cfg.seeds)} seeds)")
 
     engines = None
     if slots:
