@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
+from hteb_contract.taxonomy import in_total
 from hteb_score.compare.inputs import column_label
 from hteb_score.compare.report import Comparison, _count, _f, _p
 from hteb_score.stats.hodges_lehmann import coverage_note
@@ -121,20 +122,28 @@ def significance_mark(p_holm: float | None) -> str:
 
 
 def _leaderboard(c: Comparison) -> list[str]:
-    axes = c.columns.axes
-    header = [("HTEB rank", "number"), ("Model", "text"), ("Original", "number")]
-    header += [h for a in axes for h in ((column_label(a), "number"), (f"{column_label(a)} Δ", "number"))]
-    header += [("HTEB total", "number"), ("Δ", "number"), ("Original rank", "number"), ("Rank change", "number")]
+    """Axes in the HTEB total before it, axes beside it (Noise) after it, as in comparison.md."""
+    paper = [a for a in c.columns.axes if in_total(a)]
+    beside = [a for a in c.columns.axes if not in_total(a)]
+
+    def axis_headers(axes: list[str]) -> list[tuple[str, str]]:
+        return [h for a in axes for h in ((column_label(a), "number"), (f"{column_label(a)} Δ", "number"))]
+
+    header = [("HTEB rank", "number"), ("Model", "text"), ("Original", "number"), *axis_headers(paper),
+              ("HTEB total", "number"), ("Δ", "number"), *axis_headers(beside), ("Original rank", "number"),
+              ("Rank change", "number")]
     rows = []
     for r in c.leaderboard:
-        cells = [_num(r.rank_hteb, str(r.rank_hteb or "-")), _text(r.model), _num(r.original, _f(r.original))]
-        for a in axes:
-            cells += [_num(r.axes[a], _f(r.axes[a])), _delta(r.axis_deltas[a])]
+        axis_cells = {a: [_num(r.axes[a], _f(r.axes[a])), _delta(r.axis_deltas[a])] for a in c.columns.axes}
         change = None if r.rank_change is None else f"{r.rank_change:+d}"
-        cells += [_num(r.hteb, _f(r.hteb)), _delta(r.delta), _num(r.rank_original, str(r.rank_original)),
-                  _num(r.rank_change, change or "-")]
-        rows.append(cells)
+        rows.append([_num(r.rank_hteb, str(r.rank_hteb or "-")), _text(r.model), _num(r.original, _f(r.original)),
+                     *(cell for a in paper for cell in axis_cells[a]), _num(r.hteb, _f(r.hteb)), _delta(r.delta),
+                     *(cell for a in beside for cell in axis_cells[a]), _num(r.rank_original, str(r.rank_original)),
+                     _num(r.rank_change, change or "-")])
     note = "Means over datasets; rank 1 = best, rank change positive = moved up under HTEB."
+    if beside:
+        note += (f" {escape(', '.join(map(column_label, beside)))} is reported beside the HTEB total, not in it: the "
+                 "total is the mean of the paper's axes, comparable with the paper.")
     return ["<h2>Leaderboard</h2>", f'<p class="note">{note}</p>', _table("leaderboard", header, rows)]
 
 
@@ -219,9 +228,10 @@ def _protocol(c: Comparison) -> list[str]:
         f"Datasets compared ({len(c.datasets)}, those every model has an Original score for): "
         f"{escape(', '.join(c.datasets))}.",
         "Leaderboard: per model, the mean over datasets of Original, each axis (mean of its transformations) and "
-        "the HTEB total (mean of the three axes).",
+        "the HTEB total (mean of the paper's three axes; Noise is never in it).",
         f"Effects: HL shift with {escape(' / '.join(ci.get(m, m) for m in methods) or '-')} CI, Wilcoxon signed-rank "
-        "p, Holm correction within each family (transformations; axes; total).",
+        "p, Holm correction within each family (transformations; axes; total)"
+        + ("" if all(map(in_total, c.columns.names())) else ", the paper's and Noise's apart") + ".",
         "Ranking stability: Kendall τ per dataset; reliability: split-half Spearman ρ"
         + (f" over {', '.join(map(str, sorted(splits)))} random splits." if splits else "."),
         "Dataset revisions: " + ("<strong>mixed</strong>." if c.mixed_revisions else "one revision."),
