@@ -75,3 +75,14 @@ def atomic_write_text(path: Path, text: str) -> None:
 def atomic_write_json(path: Path, obj: Any) -> None:
     """Pretty, key-sorted JSON (stable bytes for identical content)."""
     atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process `pid` still runs here: the leftovers of a dead writer may be removed, a live one's not."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True

@@ -17,22 +17,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from hteb_contract.atomic import fsync_dir
+from hteb_contract.atomic import fsync_dir, process_alive
 from hteb_contract.errors import HtebError
 from hteb_score.options import writable_location
 
 PARTIAL = ".hteb-partial-"
 _OLD = "-old"  # an earlier output moved aside while the new one is renamed into place
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 @dataclass(frozen=True)
@@ -64,7 +54,7 @@ class OutputFolder:
         found = []
         for entry in self.path.parent.iterdir():
             pid = entry.name[len(prefix):].split("-", 1)[0]
-            if entry.name.startswith(prefix) and pid.isdigit() and not _alive(int(pid)):
+            if entry.name.startswith(prefix) and pid.isdigit() and not process_alive(int(pid)):
                 found.append(entry)
         return sorted(found)
 

@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Iterable
 from pathlib import Path
 
-from hteb_contract.atomic import canonical_json, fsync_dir
+from hteb_contract.atomic import canonical_json, fsync_dir, process_alive
 from hteb_contract.errors import StoreError
 from hteb_contract.revision import Revision
 from hteb_contract.stores.base import LABEL, PublishResult, RevisionStore, STORES, staged_manifest
@@ -80,7 +80,7 @@ class LocalStore(RevisionStore):
             raise StoreError(f"store {self.root} is not writable")
         for leftover in (self.root / ".tmp").iterdir():  # from killed publishers only
             pid = leftover.name.split("-", 1)[0]
-            if pid.isdigit() and not _alive(int(pid)):
+            if pid.isdigit() and not process_alive(int(pid)):
                 shutil.rmtree(leftover, ignore_errors=True) if leftover.is_dir() else leftover.unlink(missing_ok=True)
 
     def publish(self, staged: Path) -> PublishResult:
@@ -176,16 +176,6 @@ class LocalStore(RevisionStore):
 
     def corrupt_labels(self) -> dict[str, str]:
         return self._scan()[1]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 @STORES.register("file")
