@@ -162,9 +162,10 @@ def validate(**kwargs: Any) -> None:
     loading a model or writing."""
     config = _config(kwargs)
     _ready(config)
+    made_by = f"model {config.model} on {config.engine}" if config.llm_transformations else "the noise rules, no model"
     click.echo(
         f"ok: {len(config.datasets)} datasets x {len(config.transformations)} transformations x seeds "
-        f"{', '.join(map(str, config.seeds))}; model {config.model} on {config.engine}; store {config.store}; "
+        f"{', '.join(map(str, config.seeds))}; {made_by}; store {config.store}; "
         f"label {config.label}; config {config.config_hash()[:12]}"
     )
 
