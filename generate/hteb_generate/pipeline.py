@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import shutil
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
@@ -23,8 +24,8 @@ from hteb_contract.records import ItemRecord, Judge
 from hteb_contract.records import Sampling as RecordSampling
 from hteb_contract.errors import ContractError, IntegrityError, StoreError
 from hteb_contract.reproduction import Tolerance, compare_revisions
-from hteb_contract.revision import Revision, manifest_source, write_revision
-from hteb_contract.sources import SourceDataset
+from hteb_contract.revision import MANIFEST, Revision, file_entries, manifest_source, write_revision
+from hteb_contract.sources import SourceDataset, write_source_parquet
 from hteb_contract.stores import PublishResult, RevisionStore, open_store
 from hteb_contract.tasks import TextRef
 
@@ -223,15 +224,18 @@ def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunRes
     if slots:
         engines = _engines(cfg, cache, slots, Path(facts.hf_cache) if facts.hf_cache else None)
         _transform(cfg, units, engines)
-    records = [_record(cfg, engines, item) for item in items]
-    rules = [t for t in cfg.transformations if noise.is_rule(t)]
-    made_by_rules = [r for seed in cfg.seeds for name, dataset in datasets.items()
-                     for r in noise.noise_records(seed, name, dataset, rules)]
-    if rules:
-        log(f"{len(made_by_rules)} items made by the noise rules ({', '.join(rules)})")
-    records += made_by_rules
     folder = cache_dir / "staging" / cfg.config_hash()
-    manifest = _write_revision(cfg, folder, datasets, records, state, engines)
+    manifest = None if slots else _staged_by_rules(cfg, folder, datasets)
+    if manifest is None:
+        records = [_record(cfg, engines, item) for item in items]
+        rules = [t for t in cfg.transformations if noise.is_rule(t)]
+        made_by_rules = [r for seed in cfg.seeds for name, dataset in datasets.items()
+                         for r in noise.noise_records(seed, name, dataset, rules)]
+        if rules:
+            log(f"{len(made_by_rules)} items made by the noise rules ({', '.join(rules)})")
+        manifest = _write_revision(cfg, folder, datasets, records + made_by_rules, state, engines)
+    else:
+        log(f"the noise rules made this configuration's records from these very sources before: reusing {folder}")
     cache.close()
     c = manifest["counters"]
     log(f"sealed {manifest['label']} ({manifest['content_hash'][:12]}): {c['items']} items, {c['llm_calls']} LLM calls, "
@@ -273,6 +277,28 @@ def _publish(store: RevisionStore, folder: Path, manifest: dict[str, Any],
                 "the published revision stays")
             return theirs.manifest, PublishResult(store.uri, label, theirs.revision_id, digest, created=False)
     return manifest, store.publish(folder)
+
+
+def _staged_by_rules(cfg: GenerateConfig, folder: Path, datasets: dict[str, SourceDataset]) -> dict[str, Any] | None:
+    """The manifest of a rule-only run's revision staged by an earlier run of this configuration,
+    when its sources are byte for byte today's (written as the revision writes them), else None.
+
+    Why: the rules make the same records from the same sources, so a rerun takes seconds instead of
+    making and validating every record again; an LLM run's answers come from its call cache instead."""
+    if not (folder / MANIFEST).is_file():
+        return None
+    try:
+        staged = Revision.open(folder)  # every file's sha256 checked
+    except (ContractError, IntegrityError):
+        return None
+    if staged.manifest.get("config_hash") != cfg.config_hash():
+        return None
+    with tempfile.TemporaryDirectory(dir=folder.parent) as tmp:
+        for dataset in datasets.values():
+            write_source_parquet(dataset, Path(tmp) / "source" / dataset.name)
+        today = {entry["path"]: entry["sha256"] for entry in file_entries(Path(tmp))}
+    staged_sources = {f["path"]: f["sha256"] for f in staged.manifest["files"] if f["path"].startswith("source/")}
+    return staged.manifest if today == staged_sources else None
 
 
 def _generator_block(cfg: GenerateConfig, engines: Engines | None) -> dict[str, Any]:

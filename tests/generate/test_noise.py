@@ -143,5 +143,25 @@ def test_a_noise_revision_is_made_by_the_rules_verified_and_rebuilt_identically(
     card = (revision.root / "README.md").read_text(encoding="utf-8")
     assert "Rule-transformed (noise) versions" in card and "Not applicable to the noise rules" in card
     assert "Generator:" not in card
-    again = run(replace(cfg, batch_size=1), log=lambda m: None)
+    said: list[str] = []
+    again = run(replace(cfg, batch_size=1), log=said.append)
     assert again.manifest["content_hash"] == first.manifest["content_hash"] and again.published.created is False
+    assert any("reusing" in line for line in said) and not any("made by the noise rules" in line for line in said)
+
+
+def test_a_rerun_on_changed_sources_makes_the_records_again(tmp_path, shared_data):
+    import shutil
+
+    from hteb_generate.pipeline import run
+
+    data = tmp_path / "data"
+    shutil.copytree(shared_data / "STSBenchmark", data / "STSBenchmark")
+    cfg = _noise_config(tmp_path, shared_data, datasets="STSBenchmark", data_dir=str(data), publish=False)
+    first = run(cfg, log=lambda m: None)
+    test = data / "STSBenchmark" / "test.jsonl"
+    text = test.read_text(encoding="utf-8")
+    test.write_text(text.replace(text.split("\"")[3], "A boy is styling his hair.", 1), encoding="utf-8")  # the first row
+    said: list[str] = []
+    again = run(cfg, log=said.append)
+    assert again.manifest["content_hash"] != first.manifest["content_hash"]
+    assert any("made by the noise rules" in line for line in said)
