@@ -44,6 +44,7 @@ from hteb_contract.records import ItemRecord
 from hteb_contract.sources import (
     DatasetInfo,
     SourceDataset,
+    read_parquet_rows,
     read_source_parquet,
     write_parquet,
     write_source_parquet,
@@ -218,12 +219,9 @@ def _check_layout(manifest: Mapping[str, Any], *, where: str) -> None:
 def _read_rows(path: Path, what: str) -> tuple[pa.Schema, list[dict[str, Any]]]:
     """The Arrow schema and rows of a parquet file; an unreadable one is an IntegrityError naming `what`."""
     try:
-        with pq.ParquetFile(path) as handle:  # not pq.read_table: the dataset layer costs 5 ms a file
-            table = handle.read()
-        return table.schema, table.to_pylist()
-    except (pa.ArrowException, OSError, ValueError, OverflowError) as err:
-        reason = str(err).splitlines()[0] if str(err).strip() else type(err).__name__
-        raise IntegrityError(f"{what}: not a readable parquet file ({reason})") from None
+        return read_parquet_rows(path, what)
+    except SourceError as err:
+        raise IntegrityError(str(err)) from None
 
 
 def _check_columns(found: pa.Schema, what: str) -> None:
@@ -260,6 +258,7 @@ class Revision:
     manifest: dict[str, Any]
     revision_id: str  # Hub commit sha, or the content hash in a local store
     selected: tuple[str, ...] = ()  # the datasets whose files were verified by `open`
+    _sources: dict[str, SourceDataset] = field(default_factory=dict, repr=False, compare=False)
     _texts: dict[str, dict[tuple[str, str, str], TextRef]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -306,12 +305,14 @@ class Revision:
     def source(self, name: str) -> SourceDataset:
         """The source copy of a dataset; its dataset.json must name the dataset its folder and the manifest name."""
         entry = self._require(name)
-        dataset = read_source_parquet(self.root / "source" / name)
-        for key, stated in (("name", dataset.info.name), ("task_type", dataset.info.task_type)):
-            if stated != entry[key]:
-                raise IntegrityError(f"revision {self.label}: source/{name}/dataset.json gives {key} {stated!r}; "
-                                     f"the manifest says {entry[key]!r}")
-        return dataset
+        if name not in self._sources:  # read once: the items' checks and the scorer both need it
+            dataset = read_source_parquet(self.root / "source" / name)
+            for key, stated in (("name", dataset.info.name), ("task_type", dataset.info.task_type)):
+                if stated != entry[key]:
+                    raise IntegrityError(f"revision {self.label}: source/{name}/dataset.json gives {key} {stated!r}; "
+                                         f"the manifest says {entry[key]!r}")
+            self._sources[name] = dataset
+        return self._sources[name]
 
     def _texts_of(self, name: str) -> dict[tuple[str, str, str], TextRef]:
         """(split, item id, field) -> the source text, for each text HTEB transforms (read once)."""

@@ -511,11 +511,18 @@ def write_parquet(path: Path, rows: list[dict[str, Any]], schema: pa.Schema | No
     atomic_write_bytes(Path(path), sink.getvalue().to_pybytes())
 
 
-def read_parquet(path: Path) -> list[dict[str, Any]]:
-    """Rows of a parquet file; one that cannot be read or converted to Python values is a SourceError."""
+def read_parquet_rows(path: Path, what: str) -> tuple[pa.Schema, list[dict[str, Any]]]:
+    """The Arrow schema and rows of a parquet file; one that cannot be read or converted to Python
+    values is a SourceError naming `what`."""
     try:
         with pq.ParquetFile(path) as handle:  # not pq.read_table: the dataset layer costs 5 ms a file
-            return handle.read().to_pylist()
+            table = handle.read()
+        return table.schema, table.to_pylist()
     except (pa.ArrowException, OSError, ValueError, OverflowError) as err:
         first = str(err).splitlines()[0] if str(err).strip() else type(err).__name__
-        raise SourceError(f"{path}: not a readable parquet file ({first})") from None
+        raise SourceError(f"{what}: not a readable parquet file ({first})") from None
+
+
+def read_parquet(path: Path) -> list[dict[str, Any]]:
+    """Rows of a parquet file; one that cannot be read is a SourceError naming the file."""
+    return read_parquet_rows(path, str(path))[1]
