@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 from hteb_contract.errors import HtebError
@@ -23,6 +24,7 @@ from hteb_contract.errors import HtebError
 #: Files that never change an embedding: documentation and licences (hidden files, e.g. git metadata, are skipped too).
 IGNORED_SUFFIXES = frozenset({".md"})
 IGNORED_NAMES = frozenset({"LICENSE", "LICENSE.txt", "NOTICE"})
+_BLOB = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a Hugging Face cache blob's name: git sha1 or sha256
 #: Per backend, the top-level folders holding other backends' exports of the same model.
 OTHER_BACKENDS = {"torch": frozenset({"onnx", "openvino"}), "onnx": frozenset({"openvino"}),
                   "openvino": frozenset({"onnx"})}
@@ -49,13 +51,23 @@ def model_identity(folder: Path, *, backend: str, precision: str) -> str | None:
         return None
     digest = hashlib.sha256()
     for path in identity_files(folder, backend):
-        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        digest.update(b"\0")
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + _content_id(path).encode() + b"\0")
     digest.update(f"backend={backend}\0precision={precision}".encode())
     return f"sha256:{digest.hexdigest()}"
+
+
+def _content_id(path: Path) -> str:
+    """A file's content hash. In the Hugging Face cache a snapshot's file links to a blob named by
+    its content's hash (sha256 for an LFS file, git's sha1 for another), checked when downloaded:
+    that name is used, so a many-GB model is not read again at every start. Other files: sha256."""
+    target = path.resolve()
+    if path.is_symlink() and target.parent.name == "blobs" and _BLOB.fullmatch(target.name):
+        return target.name
+    hasher = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            hasher.update(block)
+    return hasher.hexdigest()
 
 
 def tokenizer_folder(folder: Path) -> Path:

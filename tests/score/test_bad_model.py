@@ -64,6 +64,30 @@ def test_identity_ignores_documentation_and_other_backends(tmp_path: Path) -> No
     assert model_identity(model, backend="onnx", precision="float32") != before
 
 
+def test_a_hugging_face_snapshot_is_identified_by_its_blob_names_without_reading_them(tmp_path: Path) -> None:
+    """In the Hugging Face cache a snapshot's files link to blobs named by their content's sha256:
+    the identity takes the name (a many-GB model is not read at every start) and equals the identity
+    of the same files copied plainly; a blob of another name is another identity."""
+    import hashlib
+
+    plain = copy_model(tmp_path / "plain")
+    snapshot, blobs = tmp_path / "hub" / "snapshots" / "c0ffee", tmp_path / "hub" / "blobs"
+    blobs.mkdir(parents=True)
+    for path in sorted(p for p in plain.rglob("*") if p.is_file()):
+        name = hashlib.sha256(path.read_bytes()).hexdigest()
+        (blobs / name).write_bytes(b"never read")  # the name stands for the content
+        link = snapshot / path.relative_to(plain)
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(blobs / name)
+    identity = model_identity(snapshot, backend="torch", precision="float32")
+    assert identity == model_identity(plain, backend="torch", precision="float32")
+    weights = snapshot / "model.safetensors"
+    weights.unlink()
+    (blobs / ("0" * 64)).write_bytes(b"other weights")
+    weights.symlink_to(blobs / ("0" * 64))
+    assert model_identity(snapshot, backend="torch", precision="float32") != identity
+
+
 @pytest.fixture(scope="module")
 def small_store(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
     root = tmp_path_factory.mktemp("small")
