@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from hteb_contract.atomic import nearest_existing
 from hteb_contract.errors import HtebError, unknown_name
 from hteb_contract.stores import check_label, check_store_uri
 
@@ -394,9 +395,7 @@ def check_output_file(path: Path, option: str) -> None:
 def _check_writable(path: Path, what: str) -> None:
     """The nearest existing ancestor must be a writable folder (nothing is created here)."""
     try:
-        probe = path.resolve()
-        while not probe.exists():
-            probe = probe.parent
+        probe = nearest_existing(path.resolve())
         writable = probe.is_dir() and os.access(probe, os.W_OK | os.X_OK)
     except OSError as err:  # e.g. a name too long for the filesystem
         raise HtebError(f"{what} {path} is not usable ({err.strerror})") from None

@@ -86,3 +86,8 @@ def process_alive(pid: int) -> bool:
     except PermissionError:  # alive, another user's
         return True
     return True
+
+
+def nearest_existing(path: Path) -> Path:
+    """`path` itself or its closest ancestor that exists: where a folder made at `path` would be made."""
+    return next(p for p in (path, *path.parents) if p.exists())

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hteb_contract.atomic import nearest_existing
 from hteb_contract.errors import HtebError
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def writable_location(path: Path, option: str) -> Path:
     path = Path(path).absolute()
     if path.exists() and not path.is_dir():
         raise HtebError(f"{option} {path} is a file, not a folder")
-    ancestor = next(p for p in (path, *path.parents) if p.exists())
+    ancestor = nearest_existing(path)
     if not ancestor.is_dir():
         raise HtebError(f"{option} {path}: {ancestor} is a file, not a folder")
     if not os.access(ancestor, os.W_OK | os.X_OK):
