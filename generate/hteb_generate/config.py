@@ -137,25 +137,12 @@ PROFILES: dict[str, dict[str, Any]] = {
         "batch_size": 32,
         "max_attempts": 2,
     },
-    # The Noise axis: the rules of noise.py on every dataset of the data dir, at full size, no LLM.
-    "noise": {
-        "datasets": None,  # every folder of the data dir
-        "transformations": tuple(PERTURBATIONS.names()),
-        "model": "smollm2",  # read only if an LLM transformation is added with --transformations
-        "engine": "transformers",
-        "prompt_set": "smollm2-fewshot",
-        "judge_model": None,
-        "parapluie_template": "parapluie-direct",
-        "max_tokens": 48,
-        "max_tokens_ceiling": None,
-        "sample": None,
-        "max_texts": None,
-        "max_list": None,
-        "source": "local",
-        "batch_size": 32,
-        "max_attempts": 2,
-    },
 }
+
+# The Noise axis: the rules of noise.py on every dataset of the data dir, at full size, no LLM; the cpu
+# profile's model settings are read only if an LLM transformation is added with --transformations.
+PROFILES["noise"] = {**PROFILES["cpu"], "datasets": None, "transformations": tuple(PERTURBATIONS.names()),
+                     "judge_model": None, "sample": None, "max_texts": None, "max_list": None}
 
 DEFAULT_LABELS = {"gpu": "hteb", "cpu": "sample", "noise": "noise"}
 
