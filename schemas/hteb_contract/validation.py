@@ -3,6 +3,12 @@
 Every item record, manifest and result card is validated when written and when read. A JSON
 Schema `number` is a JSON number, so NaN and the infinities (which Python's json and pyarrow
 carry) are refused anywhere in an object, free-form parts included (a manifest's `config`).
+
+jsonschema (the reference implementation) decides and words every refusal; jsonschema-rs, a
+compiled validator about 80 times faster, accepts the valid objects first, which is what makes
+reading a full-size revision's 400,000 records cheap. An object the fast validator refuses, or
+cannot take, goes to jsonschema, so a verdict never rests on jsonschema-rs alone except "valid",
+and the tests hold the two to the same verdicts.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import jsonschema_rs
 from jsonschema import Draft202012Validator
 
 from hteb_contract.errors import ContractError
@@ -51,6 +58,20 @@ def _validator(kind: str) -> Draft202012Validator:
     spec = schema(kind)
     Draft202012Validator.check_schema(spec)
     return Draft202012Validator(spec, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+@cache
+def _fast_validator(kind: str) -> jsonschema_rs.Draft202012Validator:
+    return jsonschema_rs.Draft202012Validator(schema(kind), validate_formats=True)
+
+
+def _fast_valid(kind: str, obj: Any) -> bool:
+    """True when jsonschema-rs finds `obj` valid; False when it finds an error or cannot take the value
+    (an integer past 64 bits, a type it does not convert): jsonschema then decides."""
+    try:
+        return _fast_validator(kind).is_valid(obj)
+    except (ValueError, TypeError, OverflowError):
+        return False
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
@@ -97,6 +118,8 @@ def validate(kind: str, obj: Mapping[str, Any], *, what: str) -> None:
                             f"{expected!r} (an older or newer release wrote it; regenerate it, or read it with that "
                             f"release)")
     check_finite(obj, what=what)
+    if _fast_valid(kind, obj):
+        return
     error = jsonschema.exceptions.best_match(_validator(kind).iter_errors(obj))
     if error is not None:
         raise ContractError(f"{what}: does not match the {kind} schema: {_describe(error)}")
