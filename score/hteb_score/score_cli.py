@@ -172,16 +172,20 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
         groups, policy, data_info = _revision_groups(store, plan.ref or SAMPLE_REVISION, plan.datasets,
                                                      plan.transformations, plan.seeds, plan.on_error)
     check_variants(groups, plan.protocol)  # data no model can score is refused before the model loads
-    loaded = time.perf_counter()
+    read = time.perf_counter()
     encoder = Encoder.load(plan.model_id, device=plan.device, batch_size=plan.batch_size,
                            trust_remote_code=plan.trust_remote_code, progress=not plan.quiet)
+    loaded = time.perf_counter()
     table = EmbeddingTable(encoder, plan.cache_dir)
     run = score_variants(groups, table, protocol=plan.protocol, progress=not plan.quiet)
+    evaluated = time.perf_counter()
     transformed = any(r["transformation"] != "original" for r in run.scores)
     statistics = model_statistics(scaled(run.scores), run.drift) if transformed else None
     if statistics is not None:
         statistics["method"]["unit"] = "points (score x 100); " + statistics["method"]["unit"]
-    timings = {"load_s": loaded - started, **run.timings, "total_s": time.perf_counter() - started}
+    # read_s: options, revision read and checked (start-up imports included); model_s: the model loaded
+    timings = {"read_s": read - started, "model_s": loaded - read, **run.timings,
+               "statistics_s": time.perf_counter() - evaluated, "total_s": time.perf_counter() - started}
     model = {"model_id": encoder.model_id, "revision": encoder.revision, "identity": encoder.identity,
              "embedding_dim": encoder.model.get_embedding_dimension(), "similarity": "cosine"}
     card = build_card(model=model, encode=encoder.settings(), dataset=data_info, protocol=plan.protocol,
