@@ -17,6 +17,7 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +59,31 @@ def registry_entry(name: str) -> Any:
         return mteb.get_model_meta(name)
     except KeyError as err:  # mteb's message names the closest registered models
         raise HtebError(f"--encoder mteb: {str(err.args[0]) if err.args else name}") from None
+
+
+def task_metadata(task: DatasetInfo | None) -> Any:
+    """The TaskMetadata of the mteb task a dataset names (mteb's prompts depend on it); a dataset
+    naming none, or one mteb does not have, is a one-line error."""
+    if task is None or not task.mteb_task:
+        where = "a dataset" if task is None else f"dataset {task.name!r}"
+        raise HtebError(f"{where} names no mteb task (dataset.json `mteb_task`): an mteb model cannot choose its prompt")
+    return _mteb_task(task.name, task.mteb_task)
+
+
+@lru_cache(maxsize=None)
+def _mteb_task(dataset: str, name: str) -> Any:
+    import mteb
+
+    try:
+        return mteb.get_task(name).metadata
+    except (KeyError, ValueError):
+        raise HtebError(f"dataset {dataset!r}: mteb has no task {name!r} (dataset.json `mteb_task`)") from None
+
+
+def check_tasks(tasks: Sequence[DatasetInfo]) -> None:
+    """Before the model loads: every dataset names an mteb task mteb has."""
+    for task in tasks:
+        task_metadata(task)
 
 
 def _sentence_transformer_prompt(wrapper: Any, metadata: Any, prompt_type: Any) -> str | None:
@@ -125,7 +151,6 @@ class MtebEncoder:
     trust_remote_code: bool = False
     #: mteb task -> its task type and the prompt given to each prompt type asked for (None: none)
     applied: dict[str, dict[str, str | None]] = field(default_factory=dict)
-    _tasks: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, name: str, *, device: str = "auto", batch_size: int = 32, trust_remote_code: bool = False,
@@ -163,26 +188,12 @@ class MtebEncoder:
         return cls(meta.name, revision, identity, meta, wrapper, device, batch_size, dtype,
                    bool(meta.loader_kwargs.get("trust_remote_code", False) or trust_remote_code))
 
-    def task_metadata(self, task: DatasetInfo | None) -> Any:
-        """The TaskMetadata of the mteb task a dataset names: mteb's prompts depend on it."""
-        if task is None or not task.mteb_task:
-            where = "a dataset" if task is None else f"dataset {task.name!r}"
-            raise HtebError(f"{where} names no mteb task (dataset.json `mteb_task`): an mteb model cannot choose its prompt")
-        if task.mteb_task not in self._tasks:
-            import mteb
-
-            try:
-                self._tasks[task.mteb_task] = mteb.get_task(task.mteb_task).metadata
-            except (KeyError, ValueError):
-                raise HtebError(f"dataset {task.name!r}: mteb has no task {task.mteb_task!r}") from None
-        return self._tasks[task.mteb_task]
-
     def prompt_key(self, task: DatasetInfo | None, prompt_type: str | None) -> str:
         """The prompt type and the exact prompt mteb gives this task's texts of it (recorded for
         the card); for a wrapper whose prompt rule is unknown, the prompt type and the task."""
         from mteb.types import PromptType
 
-        metadata = self.task_metadata(task)
+        metadata = task_metadata(task)
         kind = None if prompt_type is None else PromptType(prompt_type)
         rule = prompt_rule(self.wrapper)
         if rule is None:
@@ -197,7 +208,7 @@ class MtebEncoder:
         from mteb.types import PromptType
         from torch.utils.data import DataLoader
 
-        metadata = self.task_metadata(task)
+        metadata = task_metadata(task)
         loader = DataLoader(Dataset.from_dict({"text": list(texts)}), batch_size=self.batch_size)
         vectors = self.wrapper.encode(loader, task_metadata=metadata, hf_split=task.eval_split, hf_subset="default",
                                       prompt_type=None if prompt_type is None else PromptType(prompt_type),

@@ -182,6 +182,10 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
         groups, policy, data_info = _revision_groups(store, plan.ref or SAMPLE_REVISION, plan.datasets,
                                                      plan.transformations, plan.seeds, plan.on_error)
     check_variants(groups, plan.protocol)  # data no model can score is refused before the model loads
+    if plan.encoder == "mteb":  # mteb's prompts need each dataset's mteb task
+        from hteb_score.mteb_encoder import check_tasks
+
+        check_tasks([variants[0].dataset.info for variants in groups])
     loaded = time.perf_counter()
     encoder = load_encoder(plan.encoder, plan.model_id, device=plan.device, batch_size=plan.batch_size,
                            trust_remote_code=plan.trust_remote_code, progress=not plan.quiet)
