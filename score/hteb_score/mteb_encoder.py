@@ -14,6 +14,7 @@ mteb is an optional extra of the scorer: it is imported only when this encoder i
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -66,7 +67,7 @@ def task_metadata(task: DatasetInfo | None) -> Any:
     naming none, or one mteb does not have, is a one-line error."""
     if task is None or not task.mteb_task:
         where = "a dataset" if task is None else f"dataset {task.name!r}"
-        raise HtebError(f"{where} names no mteb task (dataset.json `mteb_task`): an mteb model cannot choose its prompt")
+        raise HtebError(f"{where} names no mteb task (mteb_task in its dataset.json): an mteb model cannot choose its prompt")
     return _mteb_task(task.name, task.mteb_task)
 
 
@@ -77,7 +78,7 @@ def _mteb_task(dataset: str, name: str) -> Any:
     try:
         return mteb.get_task(name).metadata
     except (KeyError, ValueError):
-        raise HtebError(f"dataset {dataset!r}: mteb has no task {name!r} (dataset.json `mteb_task`)") from None
+        raise HtebError(f"dataset {dataset!r}: mteb has no task {name!r} (mteb_task in its dataset.json)") from None
 
 
 def check_tasks(tasks: Sequence[DatasetInfo]) -> None:
@@ -232,6 +233,7 @@ class MtebEncoder:
         return {"model_id": self.model_id, "revision": self.revision, "identity": self.identity,
                 "embedding_dim": dim, "similarity": similarity or "cosine", "encoder": "mteb",
                 "mteb": {"name": self.meta.name, "revision": self.meta.revision, "loader": loader_name(self.meta),
+                         "mteb_version": importlib.metadata.version("mteb"),
                          "use_instructions": self.meta.use_instructions,
                          "model_prompts": getattr(self.wrapper, "model_prompts", None) or None,
                          "prompts_known": prompt_rule(self.wrapper) is not None,

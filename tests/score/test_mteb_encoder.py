@@ -107,6 +107,7 @@ def test_texts_reach_the_model_with_mtebs_prompts(registered, seen, tmp_path):
     assert (model["model_id"], model["encoder"], model["embedding_dim"]) == (NAME, "mteb", 384)
     assert model["identity"].startswith("sha256:") and model["revision"].startswith("sha256:")
     assert model["mteb"]["name"] == NAME and model["mteb"]["model_prompts"] == PROMPTS
+    assert model["mteb"]["mteb_version"] == mteb.__version__
     assert model["mteb"]["prompts"] == {
         "SciFact": {"type": "Retrieval", "query": EXPECTED[("SciFact", "query")],
                     "document": EXPECTED[("SciFact", "document")]},
