@@ -121,7 +121,7 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         f"- dataset: `{data['repo_id']}` label `{data['label']}` revision `{data['revision']}`",
         f"- protocol: **{card['protocol']}**; items with errors: {card['on_error']}; hteb-score {card['hteb_score_version']}",
         f"- encode: batch {card['encode']['batch_size']}, {card['encode']['dtype']}, {card['encode']['device']}, "
-        f"prompts {card['encode']['prompts'] or 'none'}",
+        + ("prompts per mteb task as above" if "mteb" in card["model"] else f"prompts {card['encode']['prompts'] or 'none'}"),
         "- software: " + ", ".join(f"{name} {version}" for name, version in card["package_versions"].items())
         + " (k-means results depend on scikit-learn: MiniBatchKMeans samples differently from 1.9 on)",
         "",
