@@ -100,7 +100,8 @@ def _mteb_model_lines(meta: Mapping[str, Any] | None) -> list[str]:
     if meta is None:
         return []
     lines = [f"- encoded through mteb: `{meta['name']}` revision `{meta['revision'] or 'unknown'}`, "
-             f"loader `{meta['loader']}`" + ("" if meta["prompts_known"] else "; its prompts are not known to hteb-score")]
+             f"loader `{meta['loader']}`"
+             + ("" if meta["prompts_known"] else "; its prompts are not known to hteb-score")]
     for task, prompts in sorted(meta["prompts"].items()):
         given = ", ".join(f"{kind} {json.dumps(text) if text else 'none'}"
                           for kind, text in sorted(prompts.items()) if kind != "type")
@@ -121,7 +122,8 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         f"- dataset: `{data['repo_id']}` label `{data['label']}` revision `{data['revision']}`",
         f"- protocol: **{card['protocol']}**; items with errors: {card['on_error']}; hteb-score {card['hteb_score_version']}",
         f"- encode: batch {card['encode']['batch_size']}, {card['encode']['dtype']}, {card['encode']['device']}, "
-        + ("prompts per mteb task as above" if "mteb" in card["model"] else f"prompts {card['encode']['prompts'] or 'none'}"),
+        + ("prompts per mteb task as above" if "mteb" in card["model"]
+           else f"prompts {card['encode']['prompts'] or 'none'}"),
         "- software: " + ", ".join(f"{name} {version}" for name, version in card["package_versions"].items())
         + " (k-means results depend on scikit-learn: MiniBatchKMeans samples differently from 1.9 on)",
         "",

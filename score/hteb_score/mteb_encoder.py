@@ -67,7 +67,8 @@ def task_metadata(task: DatasetInfo | None) -> Any:
     naming none, or one mteb does not have, is a one-line error."""
     if task is None or not task.mteb_task:
         where = "a dataset" if task is None else f"dataset {task.name!r}"
-        raise HtebError(f"{where} names no mteb task (mteb_task in its dataset.json): an mteb model cannot choose its prompt")
+        raise HtebError(f"{where} names no mteb task (mteb_task in its dataset.json): "
+                        "an mteb model cannot choose its prompt")
     return _mteb_task(task.name, task.mteb_task)
 
 
@@ -130,7 +131,9 @@ def _stable(value: Any) -> Any:
         return value
     code = getattr(value, "__code__", None)
     name = f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', type(value).__qualname__)}"
-    return name if code is None else f"{name}#{hashlib.sha256(code.co_code + repr(code.co_consts).encode()).hexdigest()[:16]}"
+    if code is None:
+        return name
+    return f"{name}#{hashlib.sha256(code.co_code + repr(code.co_consts).encode()).hexdigest()[:16]}"
 
 
 def loader_name(meta: Any) -> str | None:

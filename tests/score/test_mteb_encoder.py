@@ -164,3 +164,60 @@ def test_auto_keeps_sentence_transformers_for_folders_and_unregistered_names(tmp
     assert choose("auto", "hteb-test/not-in-mteb") == "sentence-transformers"
     assert choose("auto", "intfloat/e5-small-v2") == "mteb"
     assert choose("sentence-transformers", "intfloat/e5-small-v2") == "sentence-transformers"
+
+
+def test_a_wrapper_whose_encode_is_its_own_has_no_known_prompt_rule():
+    """mteb's rule is read only where mteb's own `encode` runs: a subclass that overrides it may
+    prompt otherwise, so its texts are keyed by task (never shared) and the card says so."""
+    from mteb.models.instruct_wrapper import InstructSentenceTransformerModel
+    from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper
+
+    from hteb_score.mteb_encoder import PROMPT_RULES, prompt_rule
+
+    class Inherits(SentenceTransformerEncoderWrapper):
+        pass
+
+    class Overrides(SentenceTransformerEncoderWrapper):
+        def encode(self, inputs, **kwargs):
+            return super().encode(inputs, **kwargs)
+
+    def bare(cls):
+        return object.__new__(cls)  # a wrapper's class decides the rule; nothing is loaded
+
+    assert prompt_rule(bare(SentenceTransformerEncoderWrapper)) is PROMPT_RULES["SentenceTransformerEncoderWrapper"]
+    assert prompt_rule(bare(Inherits)) is PROMPT_RULES["SentenceTransformerEncoderWrapper"]
+    assert prompt_rule(bare(InstructSentenceTransformerModel)) is PROMPT_RULES["InstructSentenceTransformerModel"]
+    assert prompt_rule(bare(Overrides)) is None
+
+
+def _load_instruct_minilm(name: str, revision: str | None = None, device: str | None = None, **kwargs):
+    """An instruction-tuned entry's loader: mteb's InstructSentenceTransformerModel around the local MiniLM."""
+    from mteb.models.instruct_wrapper import InstructSentenceTransformerModel
+
+    return InstructSentenceTransformerModel(minilm_path(), revision, device=device, **kwargs)
+
+
+@pytest.mark.slow
+def test_an_instruct_model_gets_mtebs_instruction_and_none_on_passages(monkeypatch, seen):
+    """InstructSentenceTransformerModel: the task's instruction in the entry's template on queries,
+    nothing on passages when `apply_instruction_to_passages` is off; the model sees exactly that."""
+    from mteb.models.model_implementations import MODEL_REGISTRY
+
+    from hteb_contract.sources import DatasetInfo
+    from hteb_score.encode import EmbeddingTable
+    from hteb_score.mteb_encoder import MtebEncoder
+
+    instruction = "Given a scientific claim, retrieve documents that support or refute the claim"
+    kwargs = {"instruction_template": "Instruct: {instruction}\nQuery: ", "apply_instruction_to_passages": False,
+              "prompts_dict": {"SciFact": instruction}}
+    base = mteb.get_model_meta("sentence-transformers/all-MiniLM-L6-v2")
+    name = "hteb-test/instruct-minilm"
+    monkeypatch.setitem(MODEL_REGISTRY, name, base.model_copy(update={
+        "name": name, "revision": None, "loader": _load_instruct_minilm, "loader_kwargs": kwargs}))
+    scifact = DatasetInfo(name="SciFact", task_type="Retrieval", eval_split="test", languages=("eng",),
+                          mteb_task="SciFact")
+    table = EmbeddingTable(MtebEncoder.load(name, device="cpu", progress=False))
+    table.fill([(scifact, "a claim", "query"), (scifact, "a document", "document")], progress=False)
+    assert sorted(seen) == ["Instruct: " + instruction + "\nQuery: a claim", "a document"]
+    assert table.encoder.applied == {"SciFact": {"type": "Retrieval", "query": f"Instruct: {instruction}\nQuery: ",
+                                                 "document": None}}
