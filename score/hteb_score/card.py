@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import importlib.metadata
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -94,6 +95,20 @@ def _fmt(value: float | None, signed: bool = False) -> str:
     return f"{value:+.2f}" if signed else f"{value:.2f}"
 
 
+def _mteb_model_lines(meta: Mapping[str, Any] | None) -> list[str]:
+    """The mteb registry entry the model was encoded through, and the prompt each task got."""
+    if meta is None:
+        return []
+    lines = [f"- encoded through mteb: `{meta['name']}` revision `{meta['revision'] or 'unknown'}`, "
+             f"loader `{meta['loader']}`"
+             + ("" if meta["prompts_known"] else "; its prompts are not known to hteb-score")]
+    for task, prompts in sorted(meta["prompts"].items()):
+        given = ", ".join(f"{kind} {json.dumps(text) if text else 'none'}"
+                          for kind, text in sorted(prompts.items()) if kind != "type")
+        lines.append(f"  - {task} ({prompts['type']}): {given}")
+    return lines
+
+
 def render_markdown(card: Mapping[str, Any]) -> str:
     """A card a person reads: header with provenance, per-dataset table, per-transformation table."""
     agg = card["aggregates"]
@@ -103,10 +118,12 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         f"# HTEB result card: {card['model']['model_id']}",
         "",
         f"- model revision: `{card['model']['revision'] or 'unknown'}`",
+        *_mteb_model_lines(card["model"].get("mteb")),
         f"- dataset: `{data['repo_id']}` label `{data['label']}` revision `{data['revision']}`",
         f"- protocol: **{card['protocol']}**; items with errors: {card['on_error']}; hteb-score {card['hteb_score_version']}",
         f"- encode: batch {card['encode']['batch_size']}, {card['encode']['dtype']}, {card['encode']['device']}, "
-        f"prompts {card['encode']['prompts'] or 'none'}",
+        + ("prompts per mteb task as above" if "mteb" in card["model"]
+           else f"prompts {card['encode']['prompts'] or 'none'}"),
         "- software: " + ", ".join(f"{name} {version}" for name, version in card["package_versions"].items())
         + " (k-means results depend on scikit-learn: MiniBatchKMeans samples differently from 1.9 on)",
         "",

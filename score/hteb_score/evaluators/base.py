@@ -2,9 +2,9 @@
 callable and an `EvaluationContext`), its result `TaskScore`, and the registry `EVALUATORS`
 (task type -> evaluator; the evaluator modules are imported on the first lookup).
 
-The scorer embeds each unique (text, prompt type) once for a whole run, so an evaluator is
-split in two: `texts()` lists every text it will ask for, and `evaluate()` receives an `embed`
-callable that only looks embeddings up. `evaluate()` must request nothing `texts()` did not list.
+The scorer embeds each unique (text, prompt) once for a whole run (the prompt a text gets for its
+task and prompt type), so an evaluator is split in two: `texts()` lists every (text, prompt type)
+it will ask for, and `evaluate()` receives an `embed` callable that only looks embeddings up. `evaluate()` must request nothing `texts()` did not list.
 """
 
 from __future__ import annotations
