@@ -18,7 +18,7 @@ total or the Noise axis, whose noise is on the queries.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import mean
 from typing import TYPE_CHECKING, Any
@@ -26,9 +26,11 @@ from typing import TYPE_CHECKING, Any
 from scipy.stats import hmean
 from tqdm.auto import tqdm
 
-from hteb_contract.errors import HtebError
+from hteb_contract.errors import HtebError, IntegrityError
+from hteb_contract.records import ItemRecord
 from hteb_contract.revision import CORPUS_TASK_TYPES, Revision
 from hteb_contract.sources import SourceDataset
+from hteb_contract.tasks import TextRef
 from hteb_score.evaluators import EVALUATORS, EvaluationContext, TaskScore
 
 if TYPE_CHECKING:  # the card imports this module for its section; neither is needed to render it
@@ -58,14 +60,28 @@ def corpus_variants(revision: Revision, names: Sequence[str], *, transformations
             continue
         for transformation, seed in revision.corpus_variants(name):
             if (transformations is None or transformation in transformations) and (seeds is None or seed in seeds):
-                by_ref = {r.ref: r.transformed_text for r in revision.corpus_items(name, transformation, seed)}
-                perturbed = source.with_corpus_texts(lambda ref: by_ref[(ref.table, ref.item_id, ref.field)])
+                records = revision.corpus_items(name, transformation, seed)
+                perturbed = source.with_corpus_texts(_lookup(records, f"revision {revision.label}: {name} corpus "
+                                                                      f"{transformation}_{seed}"))
                 variants.append(CorpusVariant(perturbed, transformation, seed))
     if not variants:
         selected = "" if transformations is None and seeds is None else " for the selected transformations/seeds"
         raise HtebError(f"{OPTION}: revision {revision.label} has no perturbed corpus of a retrieval dataset"
                         f"{selected}; make one with hteb-generate --corpus-noise")
     return variants
+
+
+def _lookup(records: Sequence[ItemRecord], where: str) -> Callable[[TextRef], str]:
+    """The perturbed text of each corpus title and text; one without a record is an IntegrityError."""
+    by_ref = {r.ref: r.transformed_text for r in records}
+
+    def lookup(ref: TextRef) -> str:
+        text = by_ref.get((ref.table, ref.item_id, ref.field))
+        if text is None:
+            raise IntegrityError(f"{where}: no record for {ref.table}/{ref.item_id}/{ref.field}")
+        return text
+
+    return lookup
 
 
 def ndcg_at_10(result: TaskScore) -> float | None:
