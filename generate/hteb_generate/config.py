@@ -313,7 +313,8 @@ def _transformation(name: str) -> str:
 def _check_corpus_noise(transformations: tuple[str, ...], entries: list[SourceEntry]) -> None:
     """--corpus-noise perturbs retrieval corpora with the noise rules: the run needs both."""
     if not any(is_rule(t) for t in transformations):
-        raise HtebError(f"--corpus-noise needs a noise rule among the transformations ({', '.join(PERTURBATIONS.names())})")
+        raise HtebError(f"--corpus-noise needs a noise rule among the transformations "
+                        f"({', '.join(PERTURBATIONS.names())})")
     if not any(e.task_type in CORPUS_TASK_TYPES for e in entries):
         raise HtebError(f"--corpus-noise needs a {' or '.join(CORPUS_TASK_TYPES)} dataset among the datasets "
                         f"(e.g. SciFact); none of {', '.join(e.name for e in entries)} has a corpus to perturb")

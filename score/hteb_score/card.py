@@ -44,7 +44,8 @@ def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: 
                timings: Mapping[str, float], flags: Sequence[Flag] = (),
                corpus_robustness: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Assemble and validate a result card; `settings`: dataset -> what its evaluator used; `flags`:
-    what the run stated; `corpus_robustness`: its own section (--corpus-robustness), outside the aggregates. A non-finite score value becomes null, flagged `undefined_score` unless
+    what the run stated; `corpus_robustness`: its own section (--corpus-robustness), outside the
+    aggregates. A non-finite score value becomes null, flagged `undefined_score` unless
     a flag of that variant already says why; each undefined main score is flagged as skipped."""
     scores, flags = _defined_scores(scores, list(flags))
     flags += aggregate_flags(scores)

@@ -5,6 +5,7 @@ without the flag a revision is what it was, byte for byte."""
 from __future__ import annotations
 
 import random
+from operator import attrgetter
 from dataclasses import replace
 
 from hteb_contract.revision import CORPUS_TASK_TYPES
@@ -51,7 +52,8 @@ def test_corpus_records_are_every_title_and_text_under_each_rule_whatever_the_ro
         assert record.transformed_text == perturb(record.transformation, record.original_text,
                                                   key=(SEED, "SciFact", record.transformation, record.original_text))
     again = noise_records(SEED, "SciFact", _shuffled(scifact, "corpus"), rules, corpus=True)
-    assert sorted(again, key=lambda r: (r.transformation, r.ref)) == sorted(records, key=lambda r: (r.transformation, r.ref))
+    order = attrgetter("transformation", "ref")
+    assert sorted(again, key=order) == sorted(records, key=order)
 
 
 def test_a_corpus_text_is_perturbed_as_an_equal_query_would_be(shared_data):

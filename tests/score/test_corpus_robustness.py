@@ -60,8 +60,8 @@ def test_retention_is_undefined_without_a_positive_original():
 
 
 def test_ndcg_at_10_is_the_mean_over_subsets_whatever_the_main_metric():
-    result = TaskScore("map_at_1000", {"en": 0.9, "de": 0.1}, 0.5,
-                       {"en": {"ndcg_at_10": 0.6, "map_at_1000": 0.9}, "de": {"ndcg_at_10": 0.2, "map_at_1000": 0.1}}, {})
+    details = {"en": {"ndcg_at_10": 0.6, "map_at_1000": 0.9}, "de": {"ndcg_at_10": 0.2, "map_at_1000": 0.1}}
+    result = TaskScore("map_at_1000", {"en": 0.9, "de": 0.1}, 0.5, details, {})
     assert ndcg_at_10(result) == pytest.approx(0.4)
 
 
@@ -131,8 +131,9 @@ def test_perturbed_corpora_are_scored_with_the_original_queries(store):
 
     scores = [{"dataset": "SciFact", "task_type": "Retrieval", "subset": "all", "transformation": "original",
                "seed": None, "metric": original.main_metric, "value": original.value}]
-    card = build_card(model={"model_id": "bow", "revision": None}, encode={"batch_size": 1, "dtype": "f32", "normalize": False,
-                      "device": "cpu", "prompts": {}}, dataset={"repo_id": store, "label": "x", "revision": "r"},
+    encode = {"batch_size": 1, "dtype": "f32", "normalize": False, "device": "cpu", "prompts": {}}
+    card = build_card(model={"model_id": "bow", "revision": None}, encode=encode,
+                      dataset={"repo_id": store, "label": "x", "revision": "r"},
                       protocol=HTEB, settings={}, on_error="original", scores=scores, error_policy=[],
                       statistics=None, timings={}, corpus_robustness=section)
     validate("result_card", card, what="card")
