@@ -134,11 +134,26 @@ def _decoding(config: Mapping[str, Any]) -> str:
     return f"temperature {config['temperature']}, top_p {config['top_p']}, {per_step}"
 
 
+def _corpus_line(corpus_records: Sequence[ItemRecord]) -> str:
+    """What --corpus-noise added: which corpora, under which rules, where (the queries' splits are unchanged)."""
+    counts: dict[str, int] = {}
+    for record in corpus_records:
+        counts[record.dataset] = counts.get(record.dataset, 0) + 1
+    rules = sorted({r.transformation for r in corpus_records})
+    return ("- Corpus perturbed (`--corpus-noise`): the corpus titles and texts of "
+            + ", ".join(f"{name} ({n} records)" for name, n in sorted(counts.items()))
+            + f" under {', '.join(rules)}, each seeded as the queries are, in config `<dataset>-corpus` "
+            "(`corpus/<dataset>/<transformation>_<seed>.parquet`); for corpus robustness (SAGE Task 5), "
+            "scored with the original queries.")
+
+
 def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord],
-              languages_not_in_mteb: Mapping[str, Sequence[str]] | None = None) -> str:
+              languages_not_in_mteb: Mapping[str, Sequence[str]] | None = None,
+              corpus_records: Sequence[ItemRecord] = ()) -> str:
     """The dataset card below its `configs:` front matter (which the revision writer adds).
 
-    `languages_not_in_mteb`: per dataset, languages the paper lists that mteb's data lacks (said, not generated).
+    `languages_not_in_mteb`: per dataset, languages the paper lists that mteb's data lacks (said, not generated);
+    `corpus_records`: the perturbed corpus (--corpus-noise), said only when there is one.
     """
     config = manifest_like["config"]
     generator, judge = manifest_like["generator"], manifest_like["judge"]
@@ -176,6 +191,8 @@ def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord],
                         "dataset, transformation, text) alone.")
         not_applicable = (f"\n\nNot applicable to the noise rules ({', '.join(rule_names)}): their outputs are "
                           "made by rules, not checked for LLM errors and not judged.")
+    if corpus_records:
+        made.insert(-1, _corpus_line(corpus_records))
     how = "\n".join(made)
     return f"""
 # HTEB revision `{manifest_like['label']}`

@@ -93,6 +93,9 @@ def _options(fn, seed: Any = SEED):
         click.option("--sample", type=int, default=None, help="Rows per language subset (cpu default 4)."),
         click.option("--max-texts", type=int, default=None, help="Cap on transformed texts per dataset (cpu default 8)."),
         click.option("--max-list", type=int, default=None, help="Cap on list elements per row (SummEval summaries)."),
+        click.option("--corpus-noise", is_flag=True, default=None,
+                     help="Also write the retrieval corpora under each noise rule (corpus/<dataset>/...; for the "
+                     "scorer's --corpus-robustness). Off: queries only."),
         *MACHINE_OPTIONS,
         click.option("--publish/--no-publish", default=True, show_default=True, help="Publish to the store."),
         click.option("--manifest-md", default=None, help="Published-revisions table to update (default: ./MANIFEST.md)."),

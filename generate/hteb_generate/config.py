@@ -16,6 +16,7 @@ from typing import Any
 
 from hteb_contract.atomic import nearest_existing
 from hteb_contract.errors import HtebError, unknown_name
+from hteb_contract.revision import CORPUS_TASK_TYPES
 from hteb_contract.stores import check_label, check_store_uri
 
 from .bounds import CONFIG_BOUNDS, ENGINE_BOUNDS, check_number, check_seeds
@@ -73,6 +74,7 @@ class GenerateConfig:
     allow_unpinned: bool = False  # gpu profile: run a Hub model named by a branch (its commit is resolved and recorded)
     ray_address: str | None = None  # engine calls spread over a Ray cluster ("local", "auto" or an address)
     ray_workers: int | None = None  # engines on the cluster (None: as many as its GPUs or CPUs hold)
+    corpus_noise: bool = False  # also the retrieval corpora under each noise rule (SAGE Task 5; opt-in)
 
     @property
     def llm_transformations(self) -> tuple[str, ...]:
@@ -86,6 +88,8 @@ class GenerateConfig:
         for key in ("data_dir", "store", "label", "cache_dir", "publish", "batch_size", "engine_options", "profile",
                     "manifest_md", "allow_unpinned", "ray_address", "ray_workers"):
             data.pop(key)
+        if not self.corpus_noise:  # off, it is left out: a revision without it keeps its config hash
+            data.pop("corpus_noise")
         if len(self.llm_transformations) < len(self.transformations):
             data["noise_rules_sha256"] = definitions_hash()
         if not self.llm_transformations:
@@ -258,6 +262,8 @@ def _validate(config: GenerateConfig) -> GenerateConfig:
         _check_llm_settings(config)
     if config.source not in ("local", "hub"):
         raise HtebError(f"unknown source {config.source!r}; known: local, hub")
+    if config.corpus_noise:
+        _check_corpus_noise(transformations, [entry(n) for n in datasets])
     check_label(config.label)
     check_store_uri(config.store)
     _check_paths(config)
@@ -302,6 +308,16 @@ def _transformation(name: str) -> str:
         return TRANSFORMATIONS.canonical(name)
     except HtebError:
         raise unknown_name("transformation", name, [*TRANSFORMATIONS.names(), *PERTURBATIONS.names()]) from None
+
+
+def _check_corpus_noise(transformations: tuple[str, ...], entries: list[SourceEntry]) -> None:
+    """--corpus-noise perturbs retrieval corpora with the noise rules: the run needs both."""
+    if not any(is_rule(t) for t in transformations):
+        raise HtebError(f"--corpus-noise needs a noise rule among the transformations "
+                        f"({', '.join(PERTURBATIONS.names())})")
+    if not any(e.task_type in CORPUS_TASK_TYPES for e in entries):
+        raise HtebError(f"--corpus-noise needs a {' or '.join(CORPUS_TASK_TYPES)} dataset among the datasets "
+                        f"(e.g. SciFact); none of {', '.join(e.name for e in entries)} has a corpus to perturb")
 
 
 def _check_llm_settings(config: GenerateConfig) -> None:

@@ -143,14 +143,17 @@ def is_rule(transformation: str) -> bool:
     return transformation in PERTURBATIONS.names()
 
 
-def noise_records(seed: int, name: str, dataset: SourceDataset, transformations: Iterable[str]) -> list[ItemRecord]:
-    """One record per text of `dataset` and rule transformation: one attempt, no LLM, no judge.
+def noise_records(seed: int, name: str, dataset: SourceDataset, transformations: Iterable[str], *,
+                  corpus: bool = False) -> list[ItemRecord]:
+    """One record per text of `dataset` and rule transformation: one attempt, no LLM, no judge;
+    `corpus`: per corpus title and text instead (the opt-in perturbed corpus of retrieval, SAGE Task 5).
 
     The key is (seed, dataset, transformation, text), as an LLM unit's: equal texts get equal noise."""
     digest = definitions_hash()
     records = []
+    refs = list(dataset.iter_corpus_texts() if corpus else dataset.iter_texts())
     for transformation in transformations:
-        for ref in dataset.iter_texts():
+        for ref in refs:
             output = perturb(transformation, ref.text, key=(seed, name, transformation, ref.text))
             records.append(single_attempt(
                 dataset=name, task_type=dataset.info.task_type, subset=ref.subset, ref=(ref.table, ref.item_id, ref.field),

@@ -24,7 +24,14 @@ from hteb_contract.records import ItemRecord, Judge
 from hteb_contract.records import Sampling as RecordSampling
 from hteb_contract.errors import ContractError, IntegrityError, StoreError
 from hteb_contract.reproduction import Tolerance, compare_revisions
-from hteb_contract.revision import MANIFEST, Revision, file_entries, manifest_source, write_revision
+from hteb_contract.revision import (
+    CORPUS_TASK_TYPES,
+    MANIFEST,
+    Revision,
+    file_entries,
+    manifest_source,
+    write_revision,
+)
 from hteb_contract.sources import SourceDataset, write_source_parquet
 from hteb_contract.stores import PublishResult, RevisionStore, open_store
 from hteb_contract.tasks import TextRef
@@ -233,7 +240,10 @@ def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunRes
                          for r in noise.noise_records(seed, name, dataset, rules)]
         if rules:
             log(f"{len(made_by_rules)} items made by the noise rules ({', '.join(rules)})")
-        manifest = _write_revision(cfg, folder, datasets, records + made_by_rules, state, engines)
+        corpus = _corpus_records(cfg, datasets, rules)
+        if cfg.corpus_noise:
+            log(f"{len(corpus)} corpus titles and texts made by the noise rules (--corpus-noise)")
+        manifest = _write_revision(cfg, folder, datasets, records + made_by_rules, state, engines, corpus)
     else:
         log(f"the noise rules made this configuration's records from these very sources before: reusing {folder}")
     cache.close()
@@ -301,6 +311,16 @@ def _staged_by_rules(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sour
     return staged.manifest if today == staged_sources else None
 
 
+def _corpus_records(cfg: GenerateConfig, datasets: dict[str, SourceDataset], rules: list[str]) -> list[ItemRecord]:
+    """--corpus-noise: every corpus title and text of each retrieval dataset under each noise rule
+    and seed, seeded per text as the queries are; none without the flag."""
+    if not cfg.corpus_noise:
+        return []
+    return [r for seed in cfg.seeds for name, dataset in datasets.items()
+            if dataset.info.task_type in CORPUS_TASK_TYPES
+            for r in noise.noise_records(seed, name, dataset, rules, corpus=True)]
+
+
 def _generator_block(cfg: GenerateConfig, engines: Engines | None) -> dict[str, Any]:
     """The manifest's generator: the LLM's, or the noise rules' when no LLM made a text."""
     if engines is None:
@@ -314,8 +334,10 @@ def _generator_block(cfg: GenerateConfig, engines: Engines | None) -> dict[str, 
 
 
 def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, SourceDataset], records: list[ItemRecord],
-                    state: dict[str, Any], engines: Engines | None) -> dict[str, Any]:
-    """`engines` None: the noise rules made every text (no model, no judge)."""
+                    state: dict[str, Any], engines: Engines | None,
+                    corpus: list[ItemRecord]) -> dict[str, Any]:
+    """`engines` None: the noise rules made every text (no model, no judge); `corpus`: the perturbed
+    corpus records (--corpus-noise)."""
     if folder.exists():
         shutil.rmtree(folder)  # rebuilt from the cache: stale files must not survive
     sources = []
@@ -342,6 +364,7 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
         "generator": _generator_block(cfg, engines),
         "judge": judge,
         "runtime": state["runtime"],
+        "corpus_perturbed": cfg.corpus_noise,
     }
     manifest_like["counters"] = {
         "items": len(records),
@@ -352,4 +375,5 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
         "errors": {e: sum(1 for r in records if e in r.errors) for e in ERROR_TYPES},
     }
     missing = {name: _entry(cfg, name).languages_not_in_mteb for name in datasets}
-    return write_revision(folder, datasets.values(), records, manifest_like, card_body(manifest_like, records, missing))
+    return write_revision(folder, datasets.values(), records, manifest_like,
+                          card_body(manifest_like, records, missing, corpus), corpus)

@@ -5,6 +5,7 @@ Layout (also what `datasets.load_dataset(repo, config, revision=...)` reads on t
     README.md                          dataset card, `configs:` front matter: one config per dataset
     manifest.json                      hteb_contract/json/manifest.v2.schema.json; sha256 of every other file
     data/<Dataset>/<transformation>_<seed>.parquet   item records (hteb_contract/json/item.v2.schema.json)
+    corpus/<Dataset>/<transformation>_<seed>.parquet perturbed corpus documents (opt-in, retrieval only; same schema)
     source/<Dataset>/dataset.json      the untouched source: metadata ...
     source/<Dataset>/<table>.parquet   ... and its tables (test, train, corpus, queries, qrels, ...)
 
@@ -15,6 +16,11 @@ also checks content: the layout the manifest declares (`load_manifest`), each so
 (`Revision.source`) and, in one pass per items file, every record (`Revision.items`): the item
 schema (finite numbers), the file it sits in, a text of the source, one record per text.
 `Revision.check_content` runs those checks over every file of the opened datasets (`verify`).
+
+Corpus records (`hteb-generate --corpus-noise`) are a part of their own: a retrieval dataset's
+corpus titles and texts under a noise rule, read only by `Revision.corpus_items` (the scorer's
+`--corpus-robustness`), never mixed into the items a variant is scored on. The manifest's
+`corpus_perturbed` says whether a revision has them; a revision without the key has none.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from hteb_contract.atomic import (
 from hteb_contract.errors import ContractError, IntegrityError, SourceError
 from hteb_contract.records import ItemRecord
 from hteb_contract.sources import (
+    CORPUS_TABLE,
     DatasetInfo,
     SourceDataset,
     read_parquet_rows,
@@ -54,6 +61,10 @@ from hteb_contract.validation import SCHEMA_VERSIONS, validate
 
 MANIFEST = "manifest.json"
 CARD = "README.md"
+#: Task types whose corpus a revision may hold perturbed (what the scorer's corpus robustness reads).
+CORPUS_TASK_TYPES = ("Retrieval",)
+#: Top-level folder -> what its files hold; `data` and `corpus` files are named <transformation>_<seed>.parquet.
+PARTS = {"data": "item records", "source": "source copy", "corpus": "perturbed corpus records"}
 _SPLIT = re.compile(r"^(?P<transformation>[a-z][a-z_]*?)_(?P<seed>-?\d+)$")
 
 
@@ -66,17 +77,26 @@ def items_path(dataset: str, transformation: str, seed: int) -> str:
     return f"data/{dataset}/{split_name(transformation, seed)}.parquet"
 
 
-def write_items(root: Path, dataset: str, transformation: str, seed: int, records: Sequence[ItemRecord]) -> Path:
-    """Validate item records against the contract, then write them (sorted, stable bytes)."""
-    what = f"{dataset}/{split_name(transformation, seed)}"
+def corpus_path(dataset: str, transformation: str, seed: int) -> str:
+    return f"corpus/{dataset}/{split_name(transformation, seed)}.parquet"
+
+
+def write_items(root: Path, dataset: str, transformation: str, seed: int, records: Sequence[ItemRecord], *,
+                corpus: bool = False) -> Path:
+    """Validate item records (`corpus`: perturbed corpus records) against the contract, then write
+    them (sorted, stable bytes)."""
+    what = f"{'corpus of ' if corpus else ''}{dataset}/{split_name(transformation, seed)}"
     rows = []
     for index, record in enumerate(sorted(records, key=lambda r: r.ref)):
         if (record.dataset, record.transformation, record.seed) != (dataset, transformation, seed):
             raise ContractError(f"{what} item {index}: belongs to another dataset/transformation/seed")
+        if (record.split == CORPUS_TABLE) != corpus:
+            raise ContractError(f"{what} item {index}: a {record.split} text in the "
+                                f"{'corpus' if corpus else 'items'} file")
         row = record.to_row()
         validate("item", row, what=f"{what} item {index}")
         rows.append(row)
-    path = Path(root) / items_path(dataset, transformation, seed)
+    path = Path(root) / (corpus_path if corpus else items_path)(dataset, transformation, seed)
     write_parquet(path, rows, schema=arrow_schema("item"))
     return path
 
@@ -90,11 +110,13 @@ def manifest_source(info: DatasetInfo, *, origin: str, sample: int | None) -> di
 
 
 def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterable[ItemRecord],
-                   manifest_fields: Mapping[str, Any], card_body: str) -> dict[str, Any]:
+                   manifest_fields: Mapping[str, Any], card_body: str,
+                   corpus_records: Iterable[ItemRecord] = ()) -> dict[str, Any]:
     """Write a whole revision into the empty folder `root` and seal it; returns the manifest.
 
     The source copy of each dataset, one items file per (dataset, transformation, seed) in the
-    order first met, the dataset card (`configs:` front matter, then `card_body`), the manifest.
+    order first met, one corpus file likewise for `corpus_records` (the manifest must then say
+    `corpus_perturbed`), the dataset card (`configs:` front matter, then `card_body`), the manifest.
     """
     root = Path(root)
     if root.exists() and any(root.iterdir()):
@@ -108,7 +130,14 @@ def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterab
     for (name, transformation, seed), group in groups.items():
         write_items(root, name, transformation, seed, group)
         variants.setdefault(name, []).append((transformation, seed))
-    atomic_write_text(root / CARD, card_front_matter(manifest_fields, variants) + card_body)
+    corpus_groups: dict[tuple[str, str, int], list[ItemRecord]] = {}
+    for record in corpus_records:
+        corpus_groups.setdefault((record.dataset, record.transformation, record.seed), []).append(record)
+    corpus_variants: dict[str, list[tuple[str, int]]] = {}
+    for (name, transformation, seed), group in corpus_groups.items():
+        write_items(root, name, transformation, seed, group, corpus=True)
+        corpus_variants.setdefault(name, []).append((transformation, seed))
+    atomic_write_text(root / CARD, card_front_matter(manifest_fields, variants, corpus_variants) + card_body)
     return seal(root, manifest_fields)
 
 
@@ -198,18 +227,25 @@ def _check_layout(manifest: Mapping[str, Any], *, where: str) -> None:
     if len(set(names)) != len(names):
         raise IntegrityError(f"{where}: dataset {next(n for n in names if names.count(n) > 1)!r} is declared twice")
     transformations, seeds = set(manifest["transformations"]), set(manifest["seeds"])
+    task_types = {s["name"]: s["task_type"] for s in manifest["sources"]}
     listed = set()
     for entry in manifest["files"]:
         parts = PurePosixPath(entry["path"]).parts
-        if parts[0] not in ("data", "source"):
+        if parts[0] not in PARTS:
             continue
         if len(parts) != 3 or parts[1] not in names:
             raise IntegrityError(f"{where}: file {entry['path']} is not in the folder of a declared dataset "
                                  f"({', '.join(names)})")
         variant = _variant_of(parts[2])
-        if parts[0] == "data" and (variant is None or variant[0] not in transformations or variant[1] not in seeds):
+        if parts[0] != "source" and (variant is None or variant[0] not in transformations or variant[1] not in seeds):
             raise IntegrityError(f"{where}: file {entry['path']} is not named <transformation>_<seed>.parquet after "
                                  f"a declared transformation and seed")
+        if parts[0] == "corpus" and not manifest.get("corpus_perturbed"):
+            raise IntegrityError(f"{where}: file {entry['path']} holds perturbed corpus records, but the manifest "
+                                 "does not say corpus_perturbed")
+        if parts[0] == "corpus" and task_types[parts[1]] not in CORPUS_TASK_TYPES:
+            raise IntegrityError(f"{where}: file {entry['path']}: a {task_types[parts[1]]} dataset has no perturbed "
+                                 f"corpus (only {', '.join(CORPUS_TASK_TYPES)})")
         listed.add(entry["path"])
     missing = [n for n in names if f"source/{n}/dataset.json" not in listed]
     if missing:
@@ -260,6 +296,8 @@ class Revision:
     selected: tuple[str, ...] = ()  # the datasets whose files were verified by `open`
     _sources: dict[str, SourceDataset] = field(default_factory=dict, repr=False, compare=False)
     _texts: dict[str, dict[tuple[str, str, str], TextRef]] = field(default_factory=dict, repr=False, compare=False)
+    _corpus_texts: dict[str, dict[tuple[str, str, str], TextRef]] = field(default_factory=dict, repr=False,
+                                                                         compare=False)
 
     @classmethod
     def open(cls, root: Path, *, datasets: Iterable[str] | None = None, revision_id: str | None = None) -> Revision:
@@ -320,31 +358,58 @@ class Revision:
             self._texts[name] = {(t.table, t.item_id, t.field): t for t in self.source(name).iter_texts()}
         return self._texts[name]
 
+    def _corpus_texts_of(self, name: str) -> dict[tuple[str, str, str], TextRef]:
+        """(corpus, document id, field) -> the source's corpus title or text (read once)."""
+        if name not in self._corpus_texts:
+            self._corpus_texts[name] = {(t.table, t.item_id, t.field): t for t in self.source(name).iter_corpus_texts()}
+        return self._corpus_texts[name]
+
     def variants(self, name: str) -> list[tuple[str, int]]:
         """(transformation, seed) pairs present for a dataset, in manifest order."""
-        return list(self._variants.get(name, ()))
+        return list(self._variants["data"].get(name, ()))
+
+    def corpus_variants(self, name: str) -> list[tuple[str, int]]:
+        """(transformation, seed) pairs whose perturbed corpus a dataset has, in manifest order."""
+        return list(self._variants["corpus"].get(name, ()))
+
+    @property
+    def corpus_perturbed(self) -> bool:
+        return bool(self.manifest.get("corpus_perturbed"))
 
     @cached_property
-    def _variants(self) -> dict[str, list[tuple[str, int]]]:
-        found: dict[str, set[tuple[str, int]]] = {}
+    def _variants(self) -> dict[str, dict[str, list[tuple[str, int]]]]:
+        """Part (`data`, `corpus`) -> dataset -> its (transformation, seed) pairs."""
+        found: dict[str, dict[str, set[tuple[str, int]]]] = {"data": {}, "corpus": {}}
         for entry in self.manifest["files"]:
             parts = PurePosixPath(entry["path"]).parts
-            variant = _variant_of(parts[2]) if len(parts) == 3 and parts[0] == "data" else None
+            variant = _variant_of(parts[2]) if len(parts) == 3 and parts[0] in found else None
             if variant is not None:
-                found.setdefault(parts[1], set()).add(variant)
+                found[parts[0]].setdefault(parts[1], set()).add(variant)
         order = {t: i for i, t in enumerate(self.manifest["transformations"])}
-        return {name: sorted(pairs, key=lambda v: (order.get(v[0], len(order)), v[0], v[1]))
-                for name, pairs in found.items()}
+        return {part: {name: sorted(pairs, key=lambda v: (order.get(v[0], len(order)), v[0], v[1]))
+                       for name, pairs in datasets.items()} for part, datasets in found.items()}
 
     def items(self, name: str, transformation: str, seed: int) -> list[ItemRecord]:
         """Item records of one (dataset, transformation, seed), checked in one pass: each against the
         item schema, the file it sits in and the source text it transforms; one record per text."""
-        entry = self._require(name)
+        self._require(name)
         if (transformation, seed) not in self.variants(name):
             raise SourceError(f"revision {self.label} has no {transformation} seed {seed} for {name}")
-        rel = items_path(name, transformation, seed)
+        return self._records(name, transformation, seed, items_path(name, transformation, seed), self._texts_of(name))
+
+    def corpus_items(self, name: str, transformation: str, seed: int) -> list[ItemRecord]:
+        """The perturbed corpus records of one (dataset, transformation, seed), checked as `items`
+        checks its records, against the source's corpus titles and texts."""
+        self._require(name)
+        if (transformation, seed) not in self.corpus_variants(name):
+            raise SourceError(f"revision {self.label} has no perturbed corpus {transformation} seed {seed} for {name}")
+        return self._records(name, transformation, seed, corpus_path(name, transformation, seed),
+                             self._corpus_texts_of(name))
+
+    def _records(self, name: str, transformation: str, seed: int, rel: str,
+                 texts: Mapping[tuple[str, str, str], TextRef]) -> list[ItemRecord]:
+        entry = self._require(name)
         columns, rows = _read_rows(self.root / rel, f"revision {self.label}: {rel}")
-        texts = self._texts_of(name)
         expected = (name, entry["task_type"], transformation, seed)
         first: dict[tuple[str, str, str], tuple[int, ItemRecord]] = {}
         for number, row in enumerate(rows, 1):
@@ -378,25 +443,30 @@ class Revision:
         that out: comparing revisions counts a missing record as a difference."""
         item_files = records = 0
         for name in self.selected:
-            texts = self._texts_of(name)
-            for transformation, seed in self.variants(name):
-                found = {record.ref for record in self.items(name, transformation, seed)}
-                missing = [ref for ref in texts if ref not in found]
-                if missing:
-                    raise IntegrityError(f"revision {self.label}: {items_path(name, transformation, seed)}: no record "
-                                         f"for {'/'.join(missing[0])} ({len(missing)} source texts have none)")
-                records += len(found)
-                item_files += 1
+            parts = ((self.variants, self.items, self._texts_of, items_path),
+                     (self.corpus_variants, self.corpus_items, self._corpus_texts_of, corpus_path))
+            for variants, read, texts_of, path in parts:
+                texts = texts_of(name) if variants(name) else {}
+                for transformation, seed in variants(name):
+                    found = {record.ref for record in read(name, transformation, seed)}
+                    missing = [ref for ref in texts if ref not in found]
+                    if missing:
+                        raise IntegrityError(f"revision {self.label}: {path(name, transformation, seed)}: no record "
+                                             f"for {'/'.join(missing[0])} ({len(missing)} source texts have none)")
+                    records += len(found)
+                    item_files += 1
         return Checked(self.selected, len(self.verified_files()), item_files, records)
 
 
 def _dataset_of(path: str) -> str | None:
     parts = PurePosixPath(path).parts
-    return parts[1] if len(parts) >= 3 and parts[0] in ("data", "source") else None
+    return parts[1] if len(parts) >= 3 and parts[0] in PARTS else None
 
 
-def card_front_matter(manifest_like: Mapping[str, Any], variants: Mapping[str, list[tuple[str, int]]]) -> str:
-    """YAML front matter for the dataset card: one config per dataset, one split per (transformation, seed).
+def card_front_matter(manifest_like: Mapping[str, Any], variants: Mapping[str, list[tuple[str, int]]],
+                      corpus_variants: Mapping[str, list[tuple[str, int]]] | None = None) -> str:
+    """YAML front matter for the dataset card: one config per dataset, one split per (transformation, seed),
+    and, for a perturbed corpus, one config `<dataset>-corpus` likewise.
 
     Names follow the Hub rules (split names ^\\w+(\\.\\w+)*$), so load_dataset(repo, config) works.
     """
@@ -411,6 +481,9 @@ def card_front_matter(manifest_like: Mapping[str, Any], variants: Mapping[str, l
         if index == 0:
             config["default"] = True
         configs.append(config)
+    for name in sorted(corpus_variants or {}):
+        configs.append({"config_name": f"{name}-corpus", "data_files": [
+            {"split": split_name(t, s), "path": corpus_path(name, t, s)} for t, s in corpus_variants[name]]})
     meta = {
         "license": "other",
         "pretty_name": f"HTEB {manifest_like.get('label', '')}".strip(),

@@ -40,6 +40,9 @@ from hteb_contract.tasks import TextRef, iter_field_texts, resolve, task_type
 ID_COLUMN = "_hteb_item_id"  # item ids persisted beside the rows in a revision's source copy
 SUBSET_FIELD = "lang"  # the row field naming its mteb subset (mteb's fast-loading datasets use it)
 DEFAULT_SUBSET = "default"  # mteb's subset of a dataset without hf_subsets
+CORPUS_TABLE = "corpus"
+#: The document fields perturbed by the opt-in corpus noise (each non-empty one is a text of its own).
+CORPUS_FIELDS = ("title", "text")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _SUBSET = _NAME  # a Hub config name, as mteb's hf_subsets are (`en-de`, `en-ext`, `zh-TW`, `afr`)
 _LANG = re.compile(r"^[a-z]{3}$")
@@ -362,6 +365,27 @@ class SourceDataset:
                     new_ids.append(item_id)
             tables[table], ids[table] = new_rows, new_ids
         return SourceDataset(replace(self.info), tables, self.origin, ids)
+
+    def iter_corpus_texts(self) -> Iterator[TextRef]:
+        """Every non-empty title and text of the corpus (the opt-in corpus noise of retrieval), in row
+        order; none for a dataset without a corpus. A document's language is its subset's first."""
+        for item_id, row in zip(self.ids.get(CORPUS_TABLE, ()), self.tables.get(CORPUS_TABLE, ())):
+            subset = subset_of(row)
+            language = self.info.language_of(subset, 0) if subset in self.info.subsets else self.info.languages[0]
+            for fld in CORPUS_FIELDS:
+                text = row.get(fld)
+                if isinstance(text, str) and text:
+                    yield TextRef(CORPUS_TABLE, item_id, fld, text, language, subset)
+
+    def with_corpus_texts(self, lookup: Callable[[TextRef], str]) -> SourceDataset:
+        """A copy whose corpus titles and texts are `lookup(ref)` (a perturbed corpus); every other
+        table, the queries included, is shared, not copied."""
+        rows = [dict(row) for row in self.tables[CORPUS_TABLE]]
+        by_id = dict(zip(self.ids[CORPUS_TABLE], rows))
+        for ref in self.iter_corpus_texts():
+            by_id[ref.item_id][ref.field] = lookup(ref)
+        tables = {**self.tables, CORPUS_TABLE: rows}
+        return SourceDataset(replace(self.info), tables, self.origin, dict(self.ids))
 
     def select_subsets(self, names: Iterable[str], *, name: str | None = None) -> SourceDataset:
         """Only the rows of the named subsets (rows outside every subset, e.g. a corpus, stay), under

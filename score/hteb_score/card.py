@@ -15,6 +15,7 @@ from typing import Any
 
 from hteb_score import __version__
 from hteb_score.aggregate import POINTS, aggregate, aggregate_flags
+from hteb_score.corpus_robustness import markdown_lines as corpus_robustness_lines
 from hteb_score.protocol import Protocol
 from hteb_contract.atomic import atomic_write_text
 from hteb_score.flags import Flag
@@ -41,9 +42,11 @@ def package_versions() -> dict[str, str]:
 def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: Mapping[str, Any],
                protocol: Protocol, settings: Mapping[str, Mapping[str, Any]], on_error: str,
                scores: list[dict[str, Any]], error_policy: list[dict[str, Any]], statistics: dict[str, Any] | None,
-               timings: Mapping[str, float], flags: Sequence[Flag] = ()) -> dict[str, Any]:
+               timings: Mapping[str, float], flags: Sequence[Flag] = (),
+               corpus_robustness: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Assemble and validate a result card; `settings`: dataset -> what its evaluator used; `flags`:
-    what the run stated. A non-finite score value becomes null, flagged `undefined_score` unless
+    what the run stated; `corpus_robustness`: its own section (--corpus-robustness), outside the
+    aggregates. A non-finite score value becomes null, flagged `undefined_score` unless
     a flag of that variant already says why; each undefined main score is flagged as skipped."""
     scores, flags = _defined_scores(scores, list(flags))
     flags += aggregate_flags(scores)
@@ -67,6 +70,8 @@ def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: 
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "flags": [f.to_json() for f in flags],
     }
+    if corpus_robustness is not None:
+        card["corpus_robustness"] = dict(corpus_robustness)
     validate("result_card", card, what="result card")
     return card
 
@@ -158,6 +163,7 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         for name, entry in stats["per_transformation"].items():
             ci = f"[{_fmt(entry.get('ci_low'), True)}, {_fmt(entry.get('ci_high'), True)}]{coverage_note(entry.get('ci_confidence'))}"
             lines.append(f"| {name} | {_fmt(entry.get('hl_shift'), True)} | {ci} | {_p(entry.get('p_value'))} | {_p(entry.get('p_holm'))} |")
+    lines += corpus_robustness_lines(card.get("corpus_robustness"))
     lines += _flag_lines(card.get("flags", []))
     lines += _evaluation_lines(card["evaluation"])
     flagged = [e for e in card["error_policy"] if e["with_errors"]]

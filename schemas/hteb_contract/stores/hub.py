@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from hteb_contract.errors import HtebError, StoreError
-from hteb_contract.revision import MANIFEST, CARD, Revision
+from hteb_contract.revision import CARD, MANIFEST, PARTS, Revision
 from hteb_contract.stores.base import LABEL, PublishResult, RevisionStore, STORES, staged_manifest
 from hteb_contract.stores.names import check_store_uri
 
@@ -96,10 +96,10 @@ class HubStore(RevisionStore):
         names = None if datasets is None else sorted(set(datasets))
         patterns = [MANIFEST, CARD]
         if names is None:
-            patterns += ["data/**", "source/**"]
+            patterns += [f"{part}/**" for part in PARTS]
         else:
             for name in names:
-                patterns += [f"data/{name}/*", f"source/{name}/*"]
+                patterns += [f"{part}/{name}/*" for part in PARTS]
         try:
             folder = snapshot_download(
                 self.repo_id, repo_type="dataset", revision=ref, allow_patterns=patterns,
