@@ -45,7 +45,8 @@ refused unless --force (comparison.json then records it).
 \b
 Writes to --out: comparison.json (schemas/comparison.v1), comparison.md,
 axis_dumbbell.png, delta_heatmap.png, drift_quality.png (cards with rated
-drift only) and, per card, model_index/<model>/{{model-index.yaml,eval_results.yaml}}.""",
+drift only) and, per card, model_index/<model>/model-index.yaml
+and, for a revision on the Hub, model_index/<model>/.eval_results/hteb.yaml.""",
 )
 @click.argument("cards", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
 @click.option(

@@ -96,13 +96,28 @@ def model_index_yaml(scores: ModelScores) -> str:
     )
 
 
-def eval_results_file_yaml(scores: ModelScores) -> str:
-    """The content of `.eval_results/hteb.yaml` (one entry per dataset and score column), from a loaded result card."""
-    results = eval_results(scores)
+def hub_dataset_id(repo_id: str) -> str | None:
+    """The Hub dataset ID (OWNER/NAME) of a card's store: `hf://OWNER/NAME` or a bare OWNER/NAME; None
+    for a local store or source folder, which no Hub result can point at."""
+    if repo_id.startswith("hf://"):
+        return repo_id.removeprefix("hf://")
+    if "://" in repo_id or repo_id.startswith(("local:", "/", ".")) or repo_id.count("/") != 1:
+        return None
+    return repo_id
+
+
+def eval_results_file_yaml(scores: ModelScores) -> str | None:
+    """The content of `.eval_results/hteb.yaml` (one entry per dataset and score column), from a
+    loaded result card; None when the card's revision is not on the Hub (the format's `dataset.id`
+    must be a Hub dataset, and `revision` its commit)."""
     card = scores.card or {}
+    dataset_id = hub_dataset_id(card.get("dataset", {}).get("repo_id", ""))
+    if dataset_id is None:
+        return None
+    results = eval_results(scores)
     entries = [
         EvalResultEntry(
-            dataset_id=r.dataset_type,
+            dataset_id=dataset_id,
             task_id=f"{r.dataset_config}/{r.metric_type}",
             value=r.metric_value,
             dataset_revision=r.dataset_revision,

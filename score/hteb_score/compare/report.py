@@ -253,7 +253,8 @@ class Comparison:
         return {name: plots.png_bytes(figure) for name, figure in figures.items()}
 
     def model_index(self) -> dict[str, str]:
-        """Per result-card input, `model_index/<model>/{model-index.yaml,eval_results.yaml}`."""
+        """Per result-card input, `model_index/<model>/model-index.yaml` and, for a revision on the
+        Hub, `model_index/<model>/.eval_results/hteb.yaml` (the path it takes in the model repo)."""
         from hteb_score.model_index import eval_results_file_yaml, model_index_yaml
 
         files = {}
@@ -261,7 +262,9 @@ class Comparison:
             if m.card is not None:
                 folder = f"model_index/{_slug(m.model)}"
                 files[f"{folder}/model-index.yaml"] = model_index_yaml(m)
-                files[f"{folder}/eval_results.yaml"] = eval_results_file_yaml(m)
+                eval_results = eval_results_file_yaml(m)
+                if eval_results is not None:
+                    files[f"{folder}/.eval_results/hteb.yaml"] = eval_results
         return files
 
     def to_html(self, figures: dict[str, bytes]) -> str:
