@@ -43,7 +43,8 @@ def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: 
                protocol: Protocol, settings: Mapping[str, Mapping[str, Any]], on_error: str,
                scores: list[dict[str, Any]], error_policy: list[dict[str, Any]], statistics: dict[str, Any] | None,
                timings: Mapping[str, float], flags: Sequence[Flag] = (),
-               corpus_robustness: Mapping[str, Any] | None = None) -> dict[str, Any]:
+               corpus_robustness: Mapping[str, Any] | None = None,
+               selection: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Assemble and validate a result card; `settings`: dataset -> what its evaluator used; `flags`:
     what the run stated; `corpus_robustness`: its own section (--corpus-robustness), outside the
     aggregates. A non-finite score value becomes null, flagged `undefined_score` unless
@@ -61,6 +62,7 @@ def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: 
                        "mteb_version": protocol.mteb_version,
                        "datasets": {name: dict(used) for name, used in settings.items()}},
         "on_error": on_error,
+        "selection": dict(selection or {"preset": None, "min_judge": None}),
         "package_versions": package_versions(),
         "scores": scores,
         "aggregates": aggregate(scores),
@@ -79,7 +81,7 @@ def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: 
 def _defined_scores(scores: list[dict[str, Any]], flags: list[Flag]) -> tuple[list[dict[str, Any]], list[Flag]]:
     """Score records with every non-finite value as None, and the flags with one `undefined_score`
     per variant that had none."""
-    said = {(f.dataset, f.transformation, f.seed) for f in flags if f.code == "undefined_score"}
+    said = {(f.dataset, f.transformation, f.seed) for f in flags if f.code in ("undefined_score", "filtered_too_far")}
     out = []
     for record in scores:
         value = record["value"]
@@ -171,11 +173,26 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         lines += ["", f"## Items whose transformation kept errors (policy: {card['on_error']})", "",
                   "| dataset | transformation | seed | items | with errors |", "|---|---|---|---|---|"]
         lines += [f"| {e['dataset']} | {e['transformation']} | {e['seed']} | {e['items']} | {e['with_errors']} |" for e in flagged]
+    lines += _selection_lines(card.get("selection") or {}, card["error_policy"])
     timings = card["timings"]
     lines += ["", f"Embedded {int(timings.get('unique_texts', 0))} unique texts "
               f"({int(timings.get('texts_encoded', 0))} encoded, the rest from cache) for "
               f"{int(timings.get('texts_requested', 0))} requested; total {timings.get('total_s', 0):.1f} s.", ""]
     return "\n".join(lines)
+
+
+def _selection_lines(selection: Mapping[str, Any], policy: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The preset and the judge filter's counts per variant (kept = items - dropped)."""
+    lines = []
+    if selection.get("preset"):
+        lines += ["", f"Preset: **{selection['preset']}** (`--preset`: the datasets and transformations above)."]
+    if selection.get("min_judge") is not None:
+        lines += ["", f"## Quality filter: judge mean >= {selection['min_judge']:g}", "",
+                  "Transformed items below it are not scored; items no judge rated are kept.", "",
+                  "| dataset | transformation | seed | items | kept | dropped | unjudged |", "|---|---|---|---|---|---|---|"]
+        lines += [f"| {e['dataset']} | {e['transformation']} | {e['seed']} | {e['items']} | "
+                  f"{e['items'] - e['judge_dropped']} | {e['judge_dropped']} | {e['unjudged']} |" for e in policy]
+    return lines
 
 
 def _beside_total(agg: Mapping[str, Any]) -> list[str]:
@@ -288,4 +305,4 @@ def write_outputs(out: Path, card: Mapping[str, Any], mteb: Mapping[str, Mapping
 
 def scaled(scores: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Score records in points, for the statistics block (so its shifts read like the tables)."""
-    return [dict(r, value=r["value"] * POINTS) for r in scores]
+    return [dict(r, value=None if r["value"] is None else r["value"] * POINTS) for r in scores]

@@ -12,6 +12,7 @@ CODES = {
     "one_cluster_label": "a clustering subset has a single label",
     "missing_judged_documents": "qrels name documents the corpus does not hold",
     "skipped_in_aggregates": "an undefined score left out of the aggregates",
+    "filtered_too_far": "--min-judge left too little of this variant to score; written as null",
 }
 
 

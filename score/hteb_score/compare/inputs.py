@@ -64,12 +64,24 @@ class ModelScores:
                 self.hteb[dataset] = hteb_score({a: self.axes[a][dataset] for a in PAPER_AXES})
 
 
+def selection_suffix(selection: dict) -> str:
+    """How a card's row is told apart from the same model's unfiltered run: " [judge>=3]",
+    " [preset minimal]"; empty for a run of everything. A filtered and an unfiltered card of one
+    model are two rows of the leaderboard, so the shift the filter causes is read off them."""
+    parts = []
+    if selection.get("preset") not in (None, "full"):
+        parts.append(f"preset {selection['preset']}")
+    if selection.get("min_judge") is not None:
+        parts.append(f"judge>={selection['min_judge']:g}")
+    return f" [{', '.join(parts)}]" if parts else ""
+
+
 def load_card(path: Path) -> ModelScores:
     """A result card (validated against the card schema) as ModelScores, from its per-dataset aggregates."""
     card = _read_json(path)
     validate("result_card", card, what=str(path))
-    scores = ModelScores(card["model"]["model_id"], str(path), card["dataset"]["revision"], card=card,
-                         protocol=card["protocol"])
+    scores = ModelScores(card["model"]["model_id"] + selection_suffix(card.get("selection") or {}), str(path),
+                         card["dataset"]["revision"], card=card, protocol=card["protocol"])
     for record in card["scores"]:
         scores.task_types[record["dataset"]] = record["task_type"]
     for row in card["aggregates"]["per_dataset"]:

@@ -1,0 +1,74 @@
+"""--preset and --min-judge on the bundled sample (real SmolLM2 transformations and judge scores)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hteb_contract.stores import open_store
+from hteb_score.score_cli import SAMPLE_REVISION, SAMPLE_STORE
+from hteb_score.selection import PRESETS, judge_filter, judge_mean
+from refusal import run
+
+
+@pytest.fixture(scope="module")
+def revision():
+    return open_store(f"file://{SAMPLE_STORE}").fetch(SAMPLE_REVISION)
+
+
+def test_minimal_preset_is_the_papers_check_on_one_dataset_per_task_type(revision):
+    datasets, transformations = PRESETS.get("minimal").choose(revision)
+    assert transformations == ["paraphrasing", "expansion", "translation"]
+    task_types = [s["task_type"] for s in revision.manifest["sources"] if s["name"] in datasets]
+    assert len(task_types) == len(set(task_types)) == len({s["task_type"] for s in revision.manifest["sources"]
+                                                          if {"paraphrasing", "expansion", "translation"}
+                                                          <= {t for t, _ in revision.variants(s["name"])}})
+    firsts = {}
+    for source in revision.manifest["sources"]:
+        firsts.setdefault(source["task_type"], source["name"])
+    assert datasets[0] == firsts[task_types[0]]
+    assert PRESETS.get("full").choose(revision) == (revision.dataset_names(), None)
+
+
+def test_judge_filter_keeps_the_mean_at_or_above_the_threshold_and_every_unjudged_item(revision):
+    records = [r for name in revision.dataset_names() for t, s in revision.variants(name)
+               for r in revision.items(name, t, s)]
+    keep = judge_filter(3)
+    for record in records:
+        scores = [x for x in (record.judge.quality, record.judge.fluency) if x is not None]
+        assert keep(record) == (not scores or sum(scores) / len(scores) >= 3)
+    assert any(not keep(r) for r in records) and any(keep(r) and judge_mean(r) is not None for r in records)
+    assert all(judge_filter(None)(r) for r in records)
+
+
+@pytest.mark.slow
+def test_min_judge_scores_only_kept_items_and_counts_them(revision, tmp_path: Path):
+    code, out, err = run("--min-judge", "3", "--out", tmp_path / "f", "--quiet", "--datasets", "STSBenchmark,SciFact")
+    assert code == 0, err
+    card = json.loads((tmp_path / "f" / "result_card.json").read_text())
+    assert card["selection"] == {"preset": None, "min_judge": 3}
+    for entry in card["error_policy"]:
+        records = revision.items(entry["dataset"], entry["transformation"], entry["seed"])
+        assert entry["items"] == len(records)
+        assert entry["judge_dropped"] == sum(1 for r in records if judge_mean(r) is not None and judge_mean(r) < 3)
+        assert entry["unjudged"] == sum(1 for r in records if judge_mean(r) is None)
+    emptied = {(f["dataset"], f["transformation"]) for f in card["flags"] if f["code"] == "filtered_too_far"}
+    backtranslation = next(e for e in card["error_policy"]
+                           if (e["dataset"], e["transformation"]) == ("STSBenchmark", "backtranslation"))
+    assert backtranslation["judge_dropped"] == backtranslation["items"]  # SmolLM2's back-translations all fail
+    assert ("STSBenchmark", "backtranslation") in emptied
+    assert "## Quality filter: judge mean >= 3" in (tmp_path / "f" / "result_card.md").read_text()
+
+
+@pytest.mark.slow
+def test_compare_shows_the_shift_the_filter_causes(tmp_path: Path):
+    for name, extra in (("all", ()), ("filtered", ("--min-judge", "3"))):
+        code, _, err = run(*extra, "--out", tmp_path / name, "--quiet", "--datasets", "STSBenchmark,SciFact")
+        assert code == 0, err
+    code, _, err = run("compare", tmp_path / "all" / "result_card.json", tmp_path / "filtered" / "result_card.json",
+                       "--out", tmp_path / "cmp")
+    assert code == 0, err
+    rows = {m["model"] for m in json.loads((tmp_path / "cmp" / "comparison.json").read_text())["leaderboard"]}
+    assert rows == {"sentence-transformers/all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2 [judge>=3]"}
