@@ -79,7 +79,7 @@ def _asked(datasets: list[str]) -> set[tuple[str, str, str | None]]:
     from hteb_score.score_cli import SAMPLE_REVISION, SAMPLE_STORE, _revision_groups
     from hteb_score.scoring import QUERY_TABLES
 
-    groups, _, _ = _revision_groups(f"file://{SAMPLE_STORE}", SAMPLE_REVISION, datasets, None, None, "original")
+    groups, _, _, _ = _revision_groups(f"file://{SAMPLE_STORE}", SAMPLE_REVISION, datasets, None, None, "original")
     asked = set()
     for variants in groups:
         for variant in variants:
