@@ -1,5 +1,5 @@
 """Result cards: result_card.json (schemas/result_card.v1), result_card.md, and mteb-format JSON
-for the original scores (mteb 2.x TaskResult layout, MTEB-NOTES §8, floats rounded to 6 decimals).
+for every variant (mteb 2.x TaskResult layout, one experiment per transformation and seed, MTEB-NOTES §8, floats rounded to 6 decimals).
 A card names the protocol and, per dataset, the evaluation settings its evaluator used, and lists
 its `flags`: an undefined score is null (never NaN) with a flag saying why. Every file is strict
 JSON; a non-finite number anywhere else is refused in one line before anything is written."""
@@ -19,6 +19,7 @@ from hteb_score.corpus_robustness import markdown_lines as corpus_robustness_lin
 from hteb_score.protocol import Protocol
 from hteb_contract.atomic import atomic_write_text
 from hteb_score.flags import Flag
+from hteb_score.mteb_layout import DATASET_KEY, model_meta, result_folder
 from hteb_score.strict_json import dumps, finite_or_none
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 from hteb_contract.taxonomy import AXES, AXIS_LABELS, AXIS_OF, PAPER_AXES
@@ -26,7 +27,6 @@ from hteb_score.stats.hodges_lehmann import coverage_note
 
 PACKAGES = ("hteb-score", "sentence-transformers", "transformers", "torch", "numpy", "scipy", "scikit-learn",
             "faiss-cpu", "pytrec-eval-terrier", "datasets", "huggingface-hub")
-NO_REVISION = "no_revision_available"  # mteb's folder name for a model whose revision is unknown
 
 
 def package_versions() -> dict[str, str]:
@@ -44,10 +44,11 @@ def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: 
                scores: list[dict[str, Any]], error_policy: list[dict[str, Any]], statistics: dict[str, Any] | None,
                timings: Mapping[str, float], flags: Sequence[Flag] = (),
                corpus_robustness: Mapping[str, Any] | None = None,
-               selection: Mapping[str, Any] | None = None) -> dict[str, Any]:
+               selection: Mapping[str, Any] | None = None,
+               mteb_tasks: Mapping[str, str | None] | None = None) -> dict[str, Any]:
     """Assemble and validate a result card; `settings`: dataset -> what its evaluator used; `flags`:
     what the run stated; `corpus_robustness`: its own section (--corpus-robustness), outside the
-    aggregates. A non-finite score value becomes null, flagged `undefined_score` unless
+    aggregates; `mteb_tasks`: dataset -> its mteb task (how `compare` matches mteb result files). A non-finite score value becomes null, flagged `undefined_score` unless
     a flag of that variant already says why; each undefined main score is flagged as skipped."""
     scores, flags = _defined_scores(scores, list(flags))
     flags += aggregate_flags(scores)
@@ -60,7 +61,8 @@ def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: 
         "protocol": protocol.name,
         "evaluation": {"protocol": protocol.name, "description": protocol.description,
                        "mteb_version": protocol.mteb_version,
-                       "datasets": {name: dict(used) for name, used in settings.items()}},
+                       "datasets": {name: dict(used) for name, used in settings.items()},
+                       **({} if mteb_tasks is None else {"mteb_tasks": dict(mteb_tasks)})},
         "on_error": on_error,
         "selection": dict(selection or {"preset": None, "min_judge": None}),
         "package_versions": package_versions(),
@@ -258,30 +260,38 @@ def _p(value: float | None) -> str:
 
 
 def mteb_results(card: Mapping[str, Any], results: Mapping[tuple[str, str, int | None], Any],
-                 tasks: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
-    """mteb-format JSON per dataset for the original scores: {task_name: TaskResult-like dict}."""
-    out = {}
-    for (dataset, transformation, _seed), result in results.items():
-        if transformation != "original":
-            continue
+                 tasks: Mapping[str, Mapping[str, Any]]) -> dict[tuple[str, int | None], dict[str, dict[str, Any]]]:
+    """mteb-format JSON of every scored variant: {(transformation, seed): {task_name: TaskResult-like dict}}.
+    The original's dataset_revision is the source's Hub pin (mteb's data), a variant's the HTEB
+    revision; two datasets of one mteb task (SemRel2024, SemRel2024-eng) share its file, each subset once."""
+    out: dict[tuple[str, int | None], dict[str, dict[str, Any]]] = {}
+    for (dataset, transformation, seed), result in results.items():
         task = tasks[dataset]
         split = task["eval_split"]
-        entries = []
-        for subset, details in result.details.items():
-            entry = {k: _rounded(v) for k, v in details.items() if isinstance(v, (int, float))}
-            entry.update(main_score=_rounded(result.subsets[subset]), hf_subset=subset,
-                         languages=[subset] if subset != "default" else list(task["languages"]))
-            entries.append(entry)
         name = task.get("mteb_task") or dataset
-        out[name] = {
-            "dataset_revision": card["dataset"]["revision"] if task.get("hf_revision") is None else task["hf_revision"],
+        revision = card["dataset"]["revision"]
+        if transformation == "original" and task.get("hf_revision") is not None:
+            revision = task["hf_revision"]
+        entry = out.setdefault((transformation, seed), {}).setdefault(name, {
+            "dataset_revision": revision,
             "task_name": name,
             "mteb_version": card["evaluation"]["mteb_version"],
             "evaluation_protocol": f"hteb-score {card['hteb_score_version']} ({card['protocol']})",
-            "scores": {split: entries},
+            DATASET_KEY: dataset,
+            "scores": {split: []},
             "evaluation_time": None,
             "kg_co2_emissions": None,
-        }
+        })
+        held = {e["hf_subset"] for e in entry["scores"][split]}
+        if held:  # a second dataset of the same task: the file names the task, not one dataset
+            entry.pop(DATASET_KEY, None)
+        for subset, details in result.details.items():
+            if subset in held:
+                continue
+            scores = {k: _rounded(v) for k, v in details.items() if isinstance(v, (int, float))}
+            scores.update(main_score=_rounded(result.subsets[subset]), hf_subset=subset,
+                          languages=[subset] if subset != "default" else list(task["languages"]))
+            entry["scores"][split].append(scores)
     return out
 
 
@@ -290,14 +300,19 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None or finite_or_none(value) is None else round(float(value), 6)
 
 
-def write_outputs(out: Path, card: Mapping[str, Any], mteb: Mapping[str, Mapping[str, Any]]) -> list[Path]:
-    """result_card.json, result_card.md and mteb/<model>/<revision>/<task>.json, each written atomically,
-    all as strict JSON rendered before the first is written (a non-finite number writes nothing)."""
+def write_outputs(out: Path, card: Mapping[str, Any],
+                  mteb: Mapping[tuple[str, int | None], Mapping[str, Mapping[str, Any]]]) -> list[Path]:
+    """result_card.json, result_card.md and the mteb result files (`mteb/results/...`, mteb's layout:
+    hteb_score.mteb_layout), each written atomically, all as strict JSON rendered before the first is
+    written (a non-finite number writes nothing)."""
     out = Path(out)
-    model_dir = card["model"]["model_id"].strip("/").replace("/", "__").replace(" ", "_")
-    folder = out / "mteb" / model_dir / (card["model"]["revision"] or NO_REVISION).replace(":", "_")
+    model_id, revision = card["model"]["model_id"], card["model"]["revision"]
     files = {out / "result_card.json": dumps(card, what="result card"), out / "result_card.md": render_markdown(card)}
-    files.update({folder / f"{name}.json": dumps(result, what=f"mteb result {name}") for name, result in mteb.items()})
+    for (transformation, seed), results in sorted(mteb.items(), key=lambda item: (item[0][1] is not None, item[0])):
+        folder = result_folder(out / "mteb", model_id, revision, transformation, seed)
+        meta = model_meta(model_id, revision, transformation, seed, embed_dim=card["model"].get("embedding_dim"))
+        files[folder / "model_meta.json"] = dumps(meta, what="mteb model_meta")
+        files.update({folder / f"{name}.json": dumps(result, what=f"mteb result {name}") for name, result in results.items()})
     for path, text in files.items():
         atomic_write_text(path, text)
     return list(files)

@@ -16,6 +16,7 @@ from datasets import Dataset, DatasetDict
 from threadpoolctl import threadpool_limits
 
 import mteb
+from mteb.abstasks import AbsTask
 from mteb.abstasks.retrieval_dataset_loaders import RetrievalSplitData
 from mteb.models.abs_encoder import AbsEncoder
 from mteb.models.model_meta import ModelMeta, ScoringFunction
@@ -108,6 +109,15 @@ def mteb_scores(task_name: str, dataset: SourceDataset, fn: EmbedFn, **task_attr
 
 def mteb_results(task_name: str, dataset: SourceDataset, fn: EmbedFn, **task_attributes: Any) -> dict[str, dict]:
     """Every score mteb reports per subset; `task_attributes` override the task object's settings."""
+    task = load_task(task_name, dataset, **task_attributes)
+    with threadpool_limits(limits=1):  # same numbers, without OpenMP/BLAS contention (see evaluators/threads.py)
+        return dict(task.evaluate(FunctionEncoder(fn), dataset.info.eval_split, subsets_to_run=task.hf_subsets,
+                                  encode_kwargs={"batch_size": 32}))
+
+
+def load_task(task_name: str, dataset: SourceDataset, **task_attributes: Any) -> AbsTask:
+    """A fresh object of mteb's task class `task_name`, its data already loaded from `dataset`'s rows
+    (no Hub access) and `hf_subsets` cut to the subsets those rows hold."""
     task = mteb.get_task(task_name)
     for name, value in task_attributes.items():
         setattr(task, name, value)
@@ -130,6 +140,6 @@ def mteb_results(task_name: str, dataset: SourceDataset, fn: EmbedFn, **task_att
             data[subset] = DatasetDict(splits)
         subsets = list(groups)
         task.dataset = data if task.metadata.is_multilingual else data["default"]
+    task.hf_subsets = subsets
     task.data_loaded = True
-    with threadpool_limits(limits=1):  # same numbers, without OpenMP/BLAS contention (see evaluators/threads.py)
-        return dict(task.evaluate(FunctionEncoder(fn), split, subsets_to_run=subsets, encode_kwargs={"batch_size": 32}))
+    return task

@@ -251,11 +251,12 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
     if robustness is not None:  # the perturbed documents are embedded after the variants
         timings.update(corpus_robustness_s=timings["total_s"] - (stated - started),
                        texts_requested=table.requested, unique_texts=table.unique, texts_encoded=table.encoded)
+    tasks = {v[0].dataset.name: v[0].dataset.info.to_json() for v in groups}
     card = build_card(model=encoder.card_model(), encode=encoder.settings(), dataset=data_info, protocol=plan.protocol,
                       settings=run.settings, on_error=plan.on_error, scores=run.scores, error_policy=policy,
                       statistics=statistics, timings=timings, flags=run.flags, corpus_robustness=robustness,
-                      selection={"preset": plan.preset, "min_judge": plan.min_judge})
-    tasks = {v[0].dataset.name: {**v[0].dataset.info.to_json()} for v in groups}
+                      selection={"preset": plan.preset, "min_judge": plan.min_judge},
+                      mteb_tasks={name: task.get("mteb_task") for name, task in tasks.items()})
     write_outputs(folder, card, mteb_results(card, run.results, tasks))
     agg = card["aggregates"]
     summary = "original undefined" if agg["original"] is None else f"original {agg['original']:.2f}"

