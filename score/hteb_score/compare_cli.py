@@ -37,7 +37,7 @@ starting with '#' are comments. A .json table is a list of such row objects."""
 (Hodges-Lehmann, Wilcoxon, Holm) and split-half reliability, as JSON, Markdown and PNG plots.
 
 CARDS are result-card JSON files (one model each) made on the same dataset revision
-under the same protocol; inputs that differ, or that do not say while others do, are
+under the same protocol (mteb result folders via --mteb-results count the same); inputs that differ, or that do not say while others do, are
 refused unless --force (comparison.json then records it).
 
 {TABLE_HELP}
@@ -55,6 +55,14 @@ and, for a revision on the Hub, model_index/<model>/.eval_results/hteb.yaml.""",
     multiple=True,
     type=click.Path(dir_okay=False, path_type=Path),
     help="CSV/JSON table of per-dataset scores (see above); may be repeated.",
+)
+@click.option(
+    "--mteb-results",
+    "mteb_dirs",
+    multiple=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A folder of mteb results (an mteb cache, hteb-score's OUT/mteb, or its results/ folder): each model in it, "
+    "the original from results/<model>/<revision>/, each variant from its HTEB experiment folder; may be repeated.",
 )
 @click.option(
     "--out",
@@ -89,6 +97,7 @@ and, for a revision on the Hub, model_index/<model>/.eval_results/hteb.yaml.""",
 def compare(
     cards: tuple[Path, ...],
     tables: tuple[Path, ...],
+    mteb_dirs: tuple[Path, ...],
     out_dir: Path,
     overwrite: bool,
     force: bool,
@@ -100,7 +109,7 @@ def compare(
     from hteb_score.compare import load_inputs
 
     output = OutputFolder.check(out_dir, marker="comparison.json", overwrite=overwrite)
-    models = load_inputs(cards, tables)
+    models = load_inputs(cards, tables, mteb_dirs)
     comparison = run_compare(models, force=force, n_splits=n_splits, seed=seed, ci_method=ci_method)
     with output.staged() as folder:
         written = comparison.save(folder)

@@ -121,3 +121,37 @@ def test_refused_a_task_not_made_from_a_revision(model):
 def test_refused_a_transformation_the_revision_lacks():
     with pytest.raises(HtebError, match="has no transformation 'numerisation'"):
         tasks_from_revision(STORE, "sample-1339", datasets=["STSBenchmark"], transformations=["numerisation"])
+
+
+def _compare(*args) -> dict:
+    out = Path(args[-1])
+    assert main(["compare", *map(str, args[:-1]), "--out", str(out)]) == 0
+    return json.loads((out / "comparison.json").read_text())
+
+
+def _per_dataset(comparison: dict) -> dict:
+    return {row["model"]: row for row in comparison["leaderboard"]}
+
+
+def test_compare_reads_hteb_scores_mteb_folder_as_its_card(scored, tmp_path):
+    card, root = scored
+    from_card = _compare(Path(root).parent / "result_card.json", tmp_path / "a")
+    from_folder = _compare("--mteb-results", root, tmp_path / "b")
+    assert from_folder["datasets"] == from_card["datasets"] == sorted(SELECTION["datasets"])
+    [a], [b] = from_card["leaderboard"], from_folder["leaderboard"]
+    assert b["model"] == a["model"] and b["original"] == pytest.approx(a["original"], abs=1e-4)
+    assert b["axes"] == pytest.approx(a["axes"], abs=1e-4) and b["hteb"] == pytest.approx(a["hteb"], abs=1e-4)
+    assert from_folder["inputs"][0]["dataset_revision"] == card["dataset"]["revision"]
+
+
+def test_compare_names_mteb_evaluate_results_as_the_cards_datasets(scored, evaluated, tmp_path):
+    """mteb.evaluate's files name tasks only (SemRel24STS); the card beside them says which dataset
+    that is, so both models are compared on the same three datasets, with equal numbers."""
+    card, root = scored
+    comparison = _compare(Path(root).parent / "result_card.json", "--mteb-results", evaluated[1], tmp_path / "c")
+    assert comparison["datasets"] == sorted(SELECTION["datasets"])
+    rows = _per_dataset(comparison)
+    assert len(rows) == 2
+    ours, theirs = rows[card["model"]["model_id"]], rows["no_model_name/available"]
+    assert theirs["original"] == pytest.approx(ours["original"], abs=1e-4)
+    assert theirs["hteb"] == pytest.approx(ours["hteb"], abs=1e-4)

@@ -1,4 +1,5 @@
-"""The inputs of a comparison: result cards and plain scores tables, both read into `ModelScores`.
+"""The inputs of a comparison: result cards and plain scores tables (mteb result folders: mteb_inputs.py),
+all read into `ModelScores`.
 
 Missing axis and HTEB scores are derived with `hteb_score.aggregate` (axis = mean of its
 transformations; HTEB = mean of the three axes, only where all three are known), so a paper's
@@ -201,11 +202,17 @@ def _number(value: Any, path: Path, line: int, column: str) -> float | None:
     return number
 
 
-def load_inputs(cards: Sequence[Path], tables: Sequence[Path]) -> list[ModelScores]:
-    """The models of result cards, then of scores tables, in the order given."""
+def load_inputs(cards: Sequence[Path], tables: Sequence[Path], mteb_results: Sequence[Path] = ()) -> list[ModelScores]:
+    """The models of result cards, then of scores tables, then of mteb result folders (their tasks
+    named as the cards name the datasets), in the order given."""
+    from hteb_score.compare.mteb_inputs import load_mteb_results
+
     models = [load_card(path) for path in cards]
     for table in tables:
         models.extend(load_scores_table(table))
+    mteb_tasks = {d: t for m in models if m.card for d, t in m.card["evaluation"].get("mteb_tasks", {}).items()}
+    for folder in mteb_results:
+        models.extend(load_mteb_results(folder, mteb_tasks))
     return models
 
 
@@ -228,7 +235,7 @@ def check_inputs(models: Sequence[ModelScores], *, force: bool) -> list[str]:
     """Refuse duplicate models, and inputs of different (or partly unknown) dataset revisions or
     protocols unless forced; return the warnings (forcing and unchecked inputs among them)."""
     if not models:
-        raise HtebError("nothing to compare: give result cards and/or --scores-table")
+        raise HtebError("nothing to compare: give result cards, --scores-table and/or --mteb-results")
     seen: dict[str, str] = {}
     for m in models:
         if m.model in seen:
