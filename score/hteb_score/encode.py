@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from hteb_score.embedding_cache import EmbeddingCache
+from hteb_score.vector_store import DEFAULT_MEMMAP_BYTES, VectorStore
 from hteb_score.model_identity import model_identity
 from hteb_contract.errors import HtebError
 
@@ -204,12 +205,13 @@ class EmbeddingTable:
     task's `view`. With `cache_dir`, embeddings are also read from and written to an on-disk cache
     keyed by the encoder's identity, the prompt key and the text."""
 
-    def __init__(self, encoder: TextEncoder, cache_dir: Path | None = None) -> None:
+    def __init__(self, encoder: TextEncoder, cache_dir: Path | None = None, *,
+                 memmap_bytes: int = DEFAULT_MEMMAP_BYTES) -> None:
         if cache_dir is not None and encoder.identity is None:
             raise HtebError(f"cannot cache embeddings of {encoder.model_id}: its identity cannot be determined")
         self.encoder = encoder
         self.cache = EmbeddingCache(cache_dir) if cache_dir is not None else None
-        self._vectors: dict[tuple[str, str | None], np.ndarray] = {}
+        self._vectors = VectorStore(memmap_bytes=memmap_bytes)  # (text, prompt key) -> vector, held once
         self._keys: dict[tuple[str | None, str | None], str | None] = {}  # (task name, prompt type) -> prompt key
         self.requested = 0  # texts asked for, duplicates included
         self.encoded = 0  # texts the model actually encoded (cache misses)
@@ -234,9 +236,9 @@ class EmbeddingTable:
         missing = list(dict.fromkeys(k for k in keys if k not in self._vectors))
         if self.cache is not None and missing:
             found = self.cache.get_many(self._cache_keys(missing))
-            for key, ckey in zip(missing, self._cache_keys(missing)):
-                if ckey in found:
-                    self._vectors[key] = found[ckey]
+            hits = [(key, found[ckey]) for key, ckey in zip(missing, self._cache_keys(missing)) if ckey in found]
+            if hits:
+                self._vectors.add([key for key, _ in hits], np.stack([vector for _, vector in hits]))
             missing = [k for k in missing if k not in self._vectors]
         by_prompt: dict[str | None, list[str]] = {}
         for text, prompt in missing:
@@ -247,10 +249,10 @@ class EmbeddingTable:
             for start in range(0, len(group), chunk):
                 batch = group[start : start + chunk]
                 vectors = self.encoder.encode(batch, prompt_type, task=task)
-                new = {(t, prompt): v for t, v in zip(batch, vectors)}
-                self._vectors.update(new)
+                new = [(t, prompt) for t in batch]
+                self._vectors.add(new, vectors)
                 if self.cache is not None:
-                    self.cache.put_many(dict(zip(self._cache_keys(list(new)), new.values())))
+                    self.cache.put_many(dict(zip(self._cache_keys(new), vectors)))
                 self.encoded += len(batch)
                 bar.update(len(batch))
         bar.close()
@@ -265,12 +267,9 @@ class EmbeddingTable:
         def embed(texts: Sequence[str], prompt_type: str | None) -> np.ndarray:
             prompt = self._key(task, prompt_type)
             try:
-                rows = [self._vectors[(t, prompt)] for t in texts]
+                return self._vectors.rows([(t, prompt) for t in texts])
             except KeyError as missing:
                 raise KeyError(f"text was not embedded before evaluation: {missing.args[0]!r:.80}") from None
-            if not rows:
-                return np.zeros((0, 0), dtype=np.float32)
-            return np.stack(rows)
 
         return embed
 

@@ -14,6 +14,7 @@ from hteb_score.mteb_layout import EXPERIMENTS, experiment_name
 from models import minilm_path
 from hteb_score.cli import main
 
+pytestmark = pytest.mark.slow  # real MiniLM through hteb-score and mteb.evaluate
 mteb = pytest.importorskip("mteb")
 from sentence_transformers import SentenceTransformer  # noqa: E402
 

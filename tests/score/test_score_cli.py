@@ -58,8 +58,10 @@ def test_outputs_are_written_and_valid(scored):
     md = (scored / "result_card.md").read_text()
     assert "protocol: **hteb**" in md and "| STSBenchmark" in md
     assert "## Evaluation settings" in md and "| SummEval | similarity: cosine; correlation: spearman;" in md
-    mteb_files = list((scored / "mteb").rglob("*.json"))
+    mteb_files = [p for p in (scored / "mteb").rglob("*.json") if p.name != "model_meta.json"]
     assert {p.stem for p in mteb_files} == {"STSBenchmark", "TwitterSemEval2015", "SciFact", "SummEval"}
+    assert len(mteb_files) == len(combos)  # every variant: the original and one experiment per transformation and seed
+    assert len({p.parent for p in mteb_files}) == 1 + 2 * 2
 
 
 @pytest.mark.slow
@@ -111,7 +113,7 @@ def test_a_model_whose_revision_cannot_be_determined(store, tmp_path, capsys, mo
     assert main([*args, "--out", str(tmp_path / "out")]) == 0
     card = json.loads((tmp_path / "out" / "result_card.json").read_text())
     assert card["model"]["revision"] is None and card["model"]["identity"] is None
-    assert [p.parent.name for p in (tmp_path / "out" / "mteb").rglob("*.json")] == ["no_revision_available"]
+    assert {p.relative_to(tmp_path / "out" / "mteb").parts[2] for p in (tmp_path / "out" / "mteb").rglob("*.json")} == {"no_revision_available"}
     assert "model revision: `unknown`" in (tmp_path / "out" / "result_card.md").read_text()
 
 
