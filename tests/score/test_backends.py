@@ -1,0 +1,97 @@
+"""Encoding backends and precisions (issue 11 item 2): the transformer exported once to ONNX and run
+by onnxruntime or OpenVINO gives torch fp32's embeddings; reduced precision is measured, flagged in
+the card and marked by compare."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hteb_score.cli import main
+from hteb_score.encode import Encoder, probe_texts
+from models import minilm_path
+
+pytestmark = pytest.mark.slow  # real MiniLM, real exports
+
+
+@pytest.fixture(scope="module")
+def exports(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("exports")
+
+
+@pytest.fixture(scope="module")
+def texts(shared_data) -> list[str]:
+    rows = [json.loads(line) for line in (shared_data / "STSBenchmark" / "test.jsonl").open()][:100]
+    corpus = [json.loads(line) for line in (shared_data / "SciFact" / "corpus.jsonl").open()][:20]
+    return [r["sentence1"] for r in rows] + [d["text"] for d in corpus]  # short and truncated-long texts
+
+
+@pytest.fixture(scope="module")
+def torch_fp32(texts) -> np.ndarray:
+    encoder = Encoder.load(str(minilm_path()), device="cpu", progress=False)
+    assert (encoder.backend, encoder.precision, encoder.max_diff) == ("torch", "fp32", 0.0)
+    return encoder.encode(texts, None)
+
+
+@pytest.mark.parametrize("backend", ["onnx", "openvino"])
+def test_exported_backends_give_torch_fp32s_embeddings(backend, exports, texts, torch_fp32):
+    encoder = Encoder.load(str(minilm_path()), device="cpu", progress=False, backend=backend, export_root=exports)
+    assert np.abs(encoder.encode(texts, None) - torch_fp32).max() < 1e-5
+    assert encoder.max_diff is not None and encoder.max_diff < 1e-5
+    settings = encoder.settings()
+    assert (settings["backend"], settings["precision"], settings["dtype"]) == (backend, "fp32", "float32")
+
+
+def test_the_export_is_made_once_per_model_and_reused(exports, texts):
+    first = Encoder.load(str(minilm_path()), device="cpu", progress=False, backend="onnx", export_root=exports)
+    [made] = list((exports / "exports").glob("*/model.onnx"))
+    stamp = made.stat().st_mtime_ns
+    again = Encoder.load(str(minilm_path()), device="cpu", progress=False, backend="onnx", export_root=exports)
+    assert made.stat().st_mtime_ns == stamp and list((exports / "exports").glob("*/model.onnx")) == [made]
+    assert not list(made.parent.glob(".*"))  # no temporary file left beside it
+    assert np.array_equal(first.encode(texts[:8], None), again.encode(texts[:8], None))
+
+
+def test_identity_differs_per_backend_and_precision(exports):
+    load = lambda **kw: Encoder.load(str(minilm_path()), device="cpu", progress=False, export_root=exports, **kw)
+    identities = {load().identity, load(backend="onnx").identity, load(backend="onnx", precision="int8").identity,
+                  load(backend="openvino").identity, load(precision="bf16").identity}
+    assert len(identities) == 5
+
+
+def test_reduced_precision_is_measured_flagged_and_marked_by_compare(exports, tmp_path):
+    common = ["--datasets", "STSBenchmark", "--transformations", "paraphrasing", "--quiet", "--cache-dir", str(exports)]
+    assert main([*common, "--out", str(tmp_path / "fp32")]) == 0
+    assert main([*common, "--backend", "onnx", "--precision", "int8", "--out", str(tmp_path / "int8")]) == 0
+    card = json.loads((tmp_path / "int8" / "result_card.json").read_text())
+    encode = card["encode"]
+    assert (encode["backend"], encode["precision"], encode["dtype"]) == ("onnx", "int8", "int8")
+    assert 1e-4 < encode["max_diff_vs_torch_fp32"] < 0.5  # int8 really is another model's numbers
+    [flag] = [f for f in card["flags"] if f["code"] == "reduced_precision"]
+    assert "--backend onnx --precision int8" in flag["message"]
+    assert "onnx int8 (max diff vs torch fp32" in (tmp_path / "int8" / "result_card.md").read_text()
+    fp32 = json.loads((tmp_path / "fp32" / "result_card.json").read_text())
+    assert not any(f["code"] == "reduced_precision" for f in fp32["flags"])
+    assert main(["compare", str(tmp_path / "fp32" / "result_card.json"), str(tmp_path / "int8" / "result_card.json"),
+                 "--out", str(tmp_path / "compare"), "--splits", "5"]) == 0
+    models = [row["model"] for row in json.loads((tmp_path / "compare" / "comparison.json").read_text())["leaderboard"]]
+    assert sorted(models) == ["sentence-transformers/all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2 [onnx int8]"]
+
+
+def test_openvino_fp32_scores_equal_torch_fp32s(exports, tmp_path):
+    """The default rule's test: a backend is a candidate default only if its scores equal torch fp32's to 1e-4."""
+    common = ["--datasets", "STSBenchmark,SciFact,Banking77", "--quiet"]
+    assert main([*common, "--out", str(tmp_path / "torch")]) == 0
+    assert main([*common, "--backend", "openvino", "--cache-dir", str(exports), "--out", str(tmp_path / "ov")]) == 0
+    scores = [{(r["dataset"], r["transformation"], r["seed"], r["subset"]): r["value"]
+               for r in json.loads((tmp_path / name / "result_card.json").read_text())["scores"]} for name in ("torch", "ov")]
+    assert scores[0].keys() == scores[1].keys()
+    assert max(abs(scores[0][k] - scores[1][k]) for k in scores[0]) <= 1e-4
+
+
+def test_the_probe_set_is_real_text():
+    probe = probe_texts()
+    assert len(probe) == 64 and len(set(probe)) == 64 and max(map(len, probe)) > 1000
