@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from hteb_score.batched_encode import DEFAULT_TOKEN_BUDGET
 from hteb_score.embedding_cache import EmbeddingCache
 from hteb_score.vector_store import DEFAULT_MEMMAP_BYTES, VectorStore
 from hteb_score.model_identity import model_identity
@@ -129,11 +130,14 @@ class Encoder:
     backend: str = "torch"
     precision: str = "fp32"
     max_diff: float | None = None  # largest |embedding - torch fp32's| on the probe set; None: not measured
+    token_budget: int | None = None  # batched_encode's path (padded tokens per batch); None: SentenceTransformer.encode
+    replicas: list[Any] = field(default_factory=list, repr=False)  # one model per device of a device list
 
     @classmethod
     def load(cls, model: str | None, *, device: str = "auto", batch_size: int = 32,
              trust_remote_code: bool = False, progress: bool = True, backend: str = "torch",
-             precision: str | None = None, export_root: Path | None = None) -> Encoder:
+             precision: str | None = None, export_root: Path | None = None,
+             token_budget: int | None = None) -> Encoder:
         """Load a model by Hub id or local path; an unknown model is a one-line HtebError.
         `backend`/`precision` (backends.py; precision None: fp16 on cuda, else fp32) are checked
         before the model loads; exports are kept under `export_root` (default: ~/.cache/hteb)."""
@@ -148,12 +152,15 @@ class Encoder:
 
         if device == "auto":  # onnxruntime and OpenVINO run here on CPU
             device = "cuda" if torch.cuda.is_available() and backend == "torch" else "cpu"
+        devices = device.split(",")
+        if token_budget is None and (devices[0].startswith("cuda") or len(devices) > 1):
+            token_budget = DEFAULT_TOKEN_BUDGET  # the GPU path: pre-tokenised, length-sorted, prefetched batches
         precision = precision or ("fp16" if device.startswith("cuda") and backend == "torch" else "fp32")
         runner = check_backend(backend, precision, device)
         model_id = model or DEFAULT_MODEL_ID
         source = default_model_path() if model is None else model
         try:
-            loaded = SentenceTransformer(source, device=device, trust_remote_code=trust_remote_code)
+            loaded = SentenceTransformer(source, device=devices[0], trust_remote_code=trust_remote_code)
         except Exception as err:  # sentence-transformers raises OSError, ValueError, HTTP errors...
             where = "local folder" if Path(source).exists() else "Hugging Face model (offline or not found)"
             first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
@@ -166,10 +173,10 @@ class Encoder:
         if model is not None and Path(model).exists():
             model_id = str(Path(model).resolve())
         encoder = cls(model_id, revision, identity, loaded, device, batch_size, DTYPES[precision], trust_remote_code,
-                      backend, precision)
+                      backend, precision, None, token_budget)
         if (backend, precision) == ("torch", "fp32"):
             encoder.max_diff = 0.0
-            return encoder
+            return encoder.replicated(devices)
         reference = encoder.encode(probe_texts(), None)  # torch fp32, as loaded
         if backend == "torch":
             loaded.to({"bf16": torch.bfloat16, "fp16": torch.float16}[precision])
@@ -180,7 +187,14 @@ class Encoder:
             weights = model_identity(root, backend="torch", precision="float32")  # what every export is made from
             runner.attach(loaded, export_dir(exports, weights), precision)
         encoder.max_diff = float(np.abs(encoder.encode(probe_texts(), None) - reference).max())
-        return encoder
+        return encoder.replicated(devices)
+
+    def replicated(self, devices: Sequence[str]) -> Encoder:
+        """This encoder with one model replica per device (the batched path feeds them together)."""
+        from hteb_score.batched_encode import replicate
+
+        self.replicas = replicate(self.model, devices) if len(devices) > 1 else [self.model]
+        return self
 
     def prompt_name(self, prompt_type: str | None) -> str | None:
         """The model's own prompt name for a query/document role, if it defines one."""
@@ -212,6 +226,11 @@ class Encoder:
                task: DatasetInfo | None = None) -> np.ndarray:
         """float32 embeddings, rows in input order, unnormalised (metrics take cosine themselves)."""
         name = self.prompt_name(prompt_type)
+        if self.token_budget is not None:
+            from hteb_score.batched_encode import encode_batched
+
+            prompt = None if name is None else self.model.prompts[name]
+            return encode_batched(self.replicas or [self.model], texts, prompt=prompt, token_budget=self.token_budget)
         vectors = self.model.encode(list(texts), batch_size=self.batch_size, prompt_name=name,
                                     convert_to_numpy=True, show_progress_bar=False)
         return np.asarray(vectors, dtype=np.float32)
@@ -222,7 +241,7 @@ class Encoder:
             "batch_size": self.batch_size, "dtype": self.dtype, "normalize": False, "device": self.device,
             "max_seq_length": getattr(self.model, "max_seq_length", None), "prompts": self.applied_prompts(),
             "trust_remote_code": self.trust_remote_code, "backend": self.backend, "precision": self.precision,
-            "max_diff_vs_torch_fp32": self.max_diff,
+            "max_diff_vs_torch_fp32": self.max_diff, "token_budget": self.token_budget,
         }
 
 

@@ -55,7 +55,16 @@ def seeds(value: str | None) -> list[int] | None:
 
 
 def device(value: str) -> str:
-    """--device: auto, cpu, mps, cuda or cuda:N, and present on this machine (torch is asked only for a GPU)."""
+    """--device: auto, cpu, mps, cuda or cuda:N, or several CUDA devices (cuda:0,cuda:1: one model
+    replica each), present on this machine (torch is asked only for a GPU)."""
+    if "," in value:
+        devices = [part.strip() for part in value.split(",")]
+        if not all(_DEVICE.fullmatch(d) and d.startswith("cuda") for d in devices):
+            raise HtebError(f"--device {value!r}: a list of devices names CUDA devices only (cuda:0,cuda:1)")
+        numbered = [d if ":" in d else "cuda:0" for d in devices]
+        if len(set(numbered)) < len(numbered):
+            raise HtebError(f"--device {value!r} names a device twice")
+        return ",".join(device(d) for d in numbered)
     if not _DEVICE.fullmatch(value):
         raise HtebError(f"--device {value!r} is not one of auto, cpu, mps, cuda, cuda:N")
     if value in ("auto", "cpu"):

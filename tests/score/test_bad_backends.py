@@ -35,4 +35,21 @@ def test_refused_a_backend_for_a_model_mteb_loads(tmp_path):
     pytest.importorskip("mteb")
     code, _, err = run("sentence-transformers/all-MiniLM-L6-v2", "--encoder", "mteb", "--backend", "onnx",
                        "--out", tmp_path / "out")
-    assert_one_line(code, err, "--backend and --precision apply to sentence-transformers models")
+    assert_one_line(code, err, "--backend, --precision, --token-budget and device lists apply to sentence-transformers")
+
+
+@pytest.mark.parametrize(("device", "needle"), [
+    ("cpu,cpu", "a list of devices names CUDA devices only"),
+    ("cuda:0,mps", "a list of devices names CUDA devices only"),
+    ("cuda:0,cuda", "names a device twice"),
+    ("cuda:0,cuda:999", "CUDA device(s)"),
+])
+def test_refused_a_device_list_this_machine_cannot_run(tmp_path, device, needle):
+    code, _, err = run("--device", device, "--out", tmp_path / "out")
+    assert_one_line(code, err, needle)
+    assert not (tmp_path / "out").exists()
+
+
+def test_refused_a_token_budget_below_a_row(tmp_path):
+    code, _, err = run("--token-budget", "8", "--out", tmp_path / "out")
+    assert_one_line(code, err, "Invalid value for '--token-budget'")
