@@ -15,15 +15,22 @@ distinct, as LLM outputs are. The mteb side uses hteb_score/mteb_adapter.py (the
 task classes fed our rows). (a) also reports the largest difference between hteb-score's scores
 and mteb's: it should be below 1e-6.
 
-    python bench/bench_score.py [--rows 50] [--queries 10] [--corpus 100] [--train-per-label 8] [--device cpu]
-    python bench/bench_score.py --full [--mteb-budget 3600] [--datasets A,B]
+    python bench/bench_score.py [--datasets all|A,B] [--mteb-budget 900]
+    python bench/bench_score.py --small [--rows 50] [--queries 10] [--corpus 100] [--train-per-label 8]
 
-The defaults take about 9 minutes on 2 CPU cores, most of it the mteb side. `--full` takes every
-dataset folder of ../shared/data at full size (every row, the whole corpus and training split):
-hteb-score and the floor cover all of it; mteb once per variant runs dataset by dataset while
-its budget lasts (a dataset starts only when its original run, times 25, fits in what is left),
-and (a) compares it with hteb-score run on the same datasets. (b) breaks hteb-score's time down
-by phase (read and check the revision, load the model, embed, evaluate, statistics, write).
+The default (what `make bench` runs) is full size: every row, the whole corpus and training split,
+of STSBenchmark, TwitterSemEval2015, Banking77 and SciFact (192,113 unique texts, four task types);
+`--datasets all` takes every dataset folder of ../shared/data. hteb-score and the floor cover all
+of it; mteb once per variant runs dataset by dataset while its budget lasts (a dataset starts only
+when its original run, times 25, fits in what is left), and (a) compares it with hteb-score run on
+the same datasets. (b) breaks hteb-score's time down by phase (read and check the revision, load
+the model, embed, evaluate, statistics, write); (c) reports peak RSS and the formula it follows.
+hteb-score runs with `--backend torch`, the engine the floor and mteb use (bench_backends.py
+measures the other backends). Measured on 2 cores (about 45 minutes in all): hteb-score 829.8 s,
+1.07x the floor's 775.2 s of encoding (embed 785.1 s, read 17.0 s, evaluate 19.5 s, statistics
+5.4 s); mteb once per variant 3.8x slower on STSBenchmark and TwitterSemEval2015 (Banking77 and
+SciFact left out by the 900 s budget); peak RSS 2,498 MiB = the floor process's 2,164 MiB + 334
+MiB for the 281 MiB embedding matrix. `--small` takes about 9 minutes, most of it the mteb side.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 SEEDS = (1337, 1338, 1339)
+FULL_DATASETS = ("STSBenchmark", "TwitterSemEval2015", "Banking77", "SciFact")  # four task types, 192,113 unique texts
 LABEL = "bench"
 
 
@@ -205,7 +213,7 @@ def _child(args: list[str]) -> tuple[float, float]:
 
 def _hteb_score(store: Path, out: Path, device: str, datasets: list[str] | None = None) -> list[str]:
     return [str(Path(sys.executable).parent / "hteb-score"), _model_path(), "--store", str(store), "--revision", LABEL,
-            "--protocol", "mteb", "--device", device, "--out", str(out), "--quiet",
+            "--protocol", "mteb", "--device", device, "--backend", "torch", "--out", str(out), "--quiet",
             *(["--datasets", ",".join(datasets)] if datasets else [])]
 
 
@@ -215,20 +223,21 @@ def _variant_scores(card: dict[str, Any]) -> dict[str, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=50, help="evaluation rows per dataset")
-    parser.add_argument("--queries", type=int, default=10, help="SciFact queries")
-    parser.add_argument("--corpus", type=int, default=100, help="SciFact documents (relevant ones always kept)")
-    parser.add_argument("--train-per-label", type=int, default=8, help="Banking77 training rows per label")
-    parser.add_argument("--full", action="store_true", help="every dataset of the data dir at full size")
-    parser.add_argument("--datasets", default=None, help="with --full: comma-separated dataset folders (default: all)")
+    parser.add_argument("--rows", type=int, default=50, help="with --small: evaluation rows per dataset")
+    parser.add_argument("--queries", type=int, default=10, help="with --small: SciFact queries")
+    parser.add_argument("--corpus", type=int, default=100, help="with --small: SciFact documents (relevant ones always kept)")
+    parser.add_argument("--train-per-label", type=int, default=8, help="with --small: Banking77 training rows per label")
+    parser.add_argument("--small", action="store_true", help="small cuts of four datasets instead of full size")
+    parser.add_argument("--datasets", default=",".join(FULL_DATASETS),
+                        help="full size: comma-separated dataset folders, or all (default: %(default)s)")
     parser.add_argument("--mteb-budget", type=float, default=None,
-                        help="seconds for mteb once per variant (default: none; with --full: 3600)")
+                        help="seconds for mteb once per variant (default: 900 at full size, none with --small)")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--phase", choices=["mteb", "floor"], help=argparse.SUPPRESS)
     parser.add_argument("--store", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    budget = args.mteb_budget if args.mteb_budget is not None else (3600.0 if args.full else None)
+    budget = args.mteb_budget if args.mteb_budget is not None else (None if args.small else 900.0)
     if args.phase == "mteb":
         phase_mteb(args.store, args.device, args.result, budget)
         return 0
@@ -236,12 +245,12 @@ def main() -> int:
         phase_floor(args.store, args.device, args.result)
         return 0
 
-    if args.full:
-        datasets, rows = _full_datasets(args.datasets.split(",") if args.datasets else None), None
-        size = "full size"
-    else:
+    if args.small:
         datasets, rows = _datasets(args.rows, args.queries, args.corpus, args.train_per_label), args.rows
         size = f"rows {args.rows}, SciFact {args.queries} queries / {args.corpus} docs"
+    else:
+        datasets, rows = _full_datasets(None if args.datasets == "all" else args.datasets.split(",")), None
+        size = "full size"
     with tempfile.TemporaryDirectory(prefix="hteb-bench-") as tmp:
         root = Path(tmp)
         store = build_store(root, datasets, rows)
@@ -284,6 +293,11 @@ def main() -> int:
           f"{hteb_wall / floor['encode_s']:.2f}x the floor, {hteb_wall / floor_wall:.2f}x the floor process")
     print(f"(c) peak RSS: hteb-score {hteb_rss:.0f} MiB, mteb once per variant {mteb_rss:.0f} MiB, "
           f"floor {floor_rss:.0f} MiB ({hteb_rss / floor_rss:.2f}x the floor)")
+    unique, dim = int(timings["unique_texts"]), int(card["model"]["embedding_dim"])
+    matrix = unique * dim * 4 / 2**20
+    print(f"    hteb-score holds {unique} unique texts' embeddings once: {unique} x {dim} x 4 B = {matrix:.0f} MiB "
+          f"(in RAM below 1 GiB, memory-mapped above); peak RSS = the floor process {floor_rss:.0f} MiB "
+          f"+ {hteb_rss - floor_rss:.0f} MiB ({(hteb_rss - floor_rss) / max(matrix, 1e-9):.2f}x the matrix)")
     return 0
 
 
