@@ -28,7 +28,8 @@ the model, embed, evaluate, statistics, write); (c) reports peak RSS and the for
 hteb-score runs with `--backend torch`, the engine the floor and mteb use (bench_backends.py
 measures the other backends). Measured on 2 cores (about 45 minutes in all): hteb-score 829.8 s,
 1.07x the floor's 775.2 s of encoding (embed 785.1 s, read 17.0 s, evaluate 19.5 s, statistics
-5.4 s); mteb once per variant 3.8x slower on STSBenchmark and TwitterSemEval2015 (Banking77 and
+5.4 s; before the scorer read the data dataset by dataset, which adds a second read of about
+17 s); mteb once per variant 3.8x slower on STSBenchmark and TwitterSemEval2015 (Banking77 and
 SciFact left out by the 900 s budget); peak RSS 2,498 MiB = the floor process's 2,164 MiB + 334
 MiB for the 281 MiB embedding matrix. `--small` takes about 9 minutes, most of it the mteb side.
 """
@@ -297,7 +298,7 @@ def main() -> int:
     matrix = unique * dim * 4 / 2**20
     print(f"    hteb-score holds {unique} unique texts' embeddings once: {unique} x {dim} x 4 B = {matrix:.0f} MiB "
           f"(in RAM below 1 GiB, memory-mapped above); peak RSS = the floor process {floor_rss:.0f} MiB "
-          f"+ {hteb_rss - floor_rss:.0f} MiB ({(hteb_rss - floor_rss) / max(matrix, 1e-9):.2f}x the matrix)")
+          f"{hteb_rss - floor_rss:+.0f} MiB ({(hteb_rss - floor_rss) / max(matrix, 1e-9):.2f}x the matrix)")
     return 0
 
 

@@ -58,13 +58,16 @@ def render(rows: list[dict[str, str]]) -> str:
 
 
 def update(path: Path, manifest: Mapping[str, Any], store_uri: str, revision_id: str) -> None:
-    """Insert or refresh the row of (store, label) in MANIFEST.md, atomically."""
+    """Insert or refresh the row of (store, label) in MANIFEST.md, atomically. The same revision
+    made again (same content hash and revision) keeps its row as it was, first date included: that
+    is the row papers cite."""
     path = Path(path)
     rows = _parse(path.read_text(encoding="utf-8")) if path.is_file() else []
     new = _row(manifest, _portable(store_uri, path.resolve().parent), revision_id)
     for index, row in enumerate(rows):
         if (row["store"], row["label"]) == (new["store"], new["label"]):
-            rows[index] = new
+            same = (row["content hash"], row["revision"]) == (new["content hash"], new["revision"])
+            rows[index] = row if same else new
             break
     else:
         rows.append(new)

@@ -30,8 +30,9 @@ def _protocol(ctx: click.Context, param: click.Parameter, name: str) -> Protocol
     return PROTOCOLS.get(name)
 
 
-def _source_groups(source_dir: Path, names: list[str] | None):
-    from hteb_score.scoring import Variant
+def _source_groups(source_dir: Path, names: list[str] | None, protocol: Protocol):
+    """The original data of dataset folders, checked, and its provenance (a digest of the files)."""
+    from hteb_score.scoring import DatasetGroups, Variant, check_variants
     from hteb_contract.sources import list_source_dirs, read_source_dir
 
     available = list_source_dirs(source_dir)
@@ -49,15 +50,18 @@ def _source_groups(source_dir: Path, names: list[str] | None):
                 digest.update(f"{name}/{path.name}\0".encode() + hashlib.sha256(path.read_bytes()).digest())
     info = {"repo_id": f"local:{source_dir.resolve()}", "label": None, "revision": f"sha256:{digest.hexdigest()}",
             "datasets": chosen}
-    return [[Variant(ds, "original", None)] for ds in datasets], [], info
+    by_name = dict(zip(chosen, datasets))
+    groups = DatasetGroups(chosen, lambda name: [Variant(by_name[name], "original", None)], [d.info for d in datasets])
+    return groups, [], info, check_variants(groups, protocol)
 
 
-def _revision_groups(store: str, ref: str, names, transformations, seeds, on_error, corpus_robustness: bool = False,
-                     preset: str | None = None, min_judge: float | None = None):
-    """The variants to score, the error-policy counts, the data's provenance and (`corpus_robustness`)
-    the perturbed corpora, all read before the model loads. `preset` chooses the datasets and
-    transformations; `min_judge` drops the items the judge rated below it."""
-    from hteb_score.scoring import check_selection, revision_variants
+def _revision_groups(store: str, ref: str, names, transformations, seeds, on_error, protocol: Protocol,
+                     corpus_robustness: bool = False, preset: str | None = None, min_judge: float | None = None):
+    """The variants to score (read again, dataset by dataset, whenever they are iterated), the
+    error-policy counts, the data's provenance, (`corpus_robustness`) the perturbed corpora and what
+    `check_variants` found, all read and checked before the model loads. `preset` chooses the
+    datasets and transformations; `min_judge` drops the items the judge rated below it."""
+    from hteb_score.scoring import DatasetGroups, check_selection, check_variants, revision_variants
     from hteb_score.selection import PRESETS, check_judged
     from hteb_contract.stores import open_store
 
@@ -66,20 +70,25 @@ def _revision_groups(store: str, ref: str, names, transformations, seeds, on_err
         names, transformations = PRESETS.get(preset).choose(revision)
     chosen = names or revision.dataset_names()
     check_selection(revision, chosen, transformations, seeds)
-    groups, policy = [], []
-    for name in chosen:
-        variants, counts = revision_variants(revision, name, transformations=transformations, seeds=seeds,
-                                             on_error=on_error, min_judge=min_judge)
-        groups.append(variants)
+    def load(name: str):
+        return revision_variants(revision, name, transformations=transformations, seeds=seeds, on_error=on_error,
+                                 min_judge=min_judge)
+
+    policy, flags, infos = [], [], []
+    for name in chosen:  # one dataset's variants in memory at a time
+        variants, counts = load(name)
         policy.extend(counts)
+        flags.extend(check_variants([variants], protocol, filtered=min_judge is not None))
+        infos.append(variants[0].dataset.info)
     check_judged(revision, policy, min_judge)
+    groups = DatasetGroups(chosen, lambda name: load(name)[0], infos)
     info = {"repo_id": store, "label": revision.label, "revision": revision.revision_id, "datasets": chosen}
     corpus = []
     if corpus_robustness:
         from hteb_score.corpus_robustness import corpus_variants
 
         corpus = corpus_variants(revision, chosen, transformations=transformations, seeds=seeds)
-    return groups, policy, info, corpus
+    return groups, policy, info, corpus, flags
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -255,22 +264,22 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
     from hteb_score.card import build_card, mteb_results, scaled, write_outputs
     from hteb_score.encode import EmbeddingTable
     from hteb_score.encoders import load_encoder
-    from hteb_score.scoring import check_variants, score_variants
+    from hteb_score.scoring import score_variants
     from hteb_score.stats.model import model_statistics
 
-    corpus = []
+    # every variant read and checked before the model loads: bad data is refused first
     if plan.source_dir is not None:
-        groups, policy, data_info = _source_groups(plan.source_dir, plan.datasets)
+        groups, policy, data_info, checked = _source_groups(plan.source_dir, plan.datasets, plan.protocol)
+        corpus = []
     else:
         store = plan.store or f"file://{SAMPLE_STORE}"
-        groups, policy, data_info, corpus = _revision_groups(store, plan.ref or SAMPLE_REVISION, plan.datasets,
-                                                             plan.transformations, plan.seeds, plan.on_error,
-                                                             plan.corpus_robustness, plan.preset, plan.min_judge)
-    check_variants(groups, plan.protocol, filtered=plan.min_judge is not None)  # refused before the model loads
+        groups, policy, data_info, corpus, checked = _revision_groups(
+            store, plan.ref or SAMPLE_REVISION, plan.datasets, plan.transformations, plan.seeds, plan.on_error,
+            plan.protocol, plan.corpus_robustness, plan.preset, plan.min_judge)
     if plan.encoder == "mteb":  # mteb's prompts need each dataset's mteb task
         from hteb_score.mteb_encoder import check_tasks
 
-        check_tasks([variants[0].dataset.info for variants in groups])
+        check_tasks(groups.infos)
     read = time.perf_counter()
     runtime = {} if plan.encoder == "mteb" else {"backend": plan.backend, "precision": plan.precision,
                                                  "token_budget": plan.token_budget}
@@ -279,7 +288,7 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
     loaded = time.perf_counter()
     table = EmbeddingTable(encoder, plan.cache_dir)
     run = score_variants(groups, table, protocol=plan.protocol, progress=not plan.quiet,
-                         filtered=plan.min_judge is not None)
+                         filtered=plan.min_judge is not None, flags=checked)
     evaluated = time.perf_counter()
     transformed = any(r["transformation"] != "original" for r in run.scores)
     statistics = model_statistics(scaled(run.scores), run.drift) if transformed else None
@@ -287,13 +296,15 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
         statistics["method"]["unit"] = "points (score x 100); " + statistics["method"]["unit"]
     stated = time.perf_counter()
     robustness = _corpus_robustness(corpus, run, table, plan)
-    # read_s: options, revision read and checked (start-up imports included); model_s: the model loaded
-    timings = {"read_s": read - started, "model_s": loaded - read, **run.timings, "statistics_s": stated - evaluated,
-               "total_s": time.perf_counter() - started}
+    # read_s: options, revision read and checked (start-up imports included), then read again dataset by
+    # dataset while scoring; model_s: the model loaded
+    spent = dict(run.timings)
+    timings = {"read_s": read - started + spent.pop("read_s"), "model_s": loaded - read, **spent,
+               "statistics_s": stated - evaluated, "total_s": time.perf_counter() - started}
     if robustness is not None:  # the perturbed documents are embedded after the variants
         timings.update(corpus_robustness_s=timings["total_s"] - (stated - started),
                        texts_requested=table.requested, unique_texts=table.unique, texts_encoded=table.encoded)
-    tasks = {v[0].dataset.name: v[0].dataset.info.to_json() for v in groups}
+    tasks = {info.name: info.to_json() for info in groups.infos}
     flags = run.flags + precision_flags(encoder.settings())
     card = build_card(model=encoder.card_model(), encode=encoder.settings(), dataset=data_info, protocol=plan.protocol,
                       settings=run.settings, on_error=plan.on_error, scores=run.scores, error_policy=policy,

@@ -9,7 +9,7 @@ Retrieval and reranking transform queries only, so their corpus is embedded once
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,13 +19,14 @@ from tqdm.auto import tqdm
 from hteb_contract.errors import HtebError, IntegrityError
 from hteb_contract.records import ItemRecord
 from hteb_contract.revision import Revision
-from hteb_contract.sources import SourceDataset
+from hteb_contract.sources import DatasetInfo, SourceDataset
 from hteb_contract.tasks import TextRef
 from hteb_score.encode import EmbeddingTable, Request
 from hteb_score.evaluators import EVALUATORS, EvaluationContext, TaskScore
 from hteb_score.flags import Flag
 from hteb_score.protocol import Protocol
 from hteb_score.selection import judge_filter, judge_mean
+from hteb_score.stats.model import drift_row
 
 ON_ERROR = ("original", "drop", "keep")
 QUERY_TABLES = ("queries",)
@@ -114,7 +115,7 @@ def _prompt_of(table: str) -> str | None:
     return "query" if table in QUERY_TABLES else None
 
 
-def check_variants(groups: Sequence[list[Variant]], protocol: Protocol, *, filtered: bool = False) -> list[Flag]:
+def check_variants(groups: Iterable[list[Variant]], protocol: Protocol, *, filtered: bool = False) -> list[Flag]:
     """Every variant through its evaluator's `check`, before any model loads or text is embedded:
     data no model could score is a one-line HtebError; the flags of what is scored with a caveat.
     `filtered` (--min-judge): a transformed variant the filter left unscorable is flagged
@@ -139,34 +140,52 @@ def _variant_name(variant: Variant) -> str:
     return variant.transformation if variant.seed is None else f"{variant.transformation} seed {variant.seed}"
 
 
-def score_variants(groups: Sequence[list[Variant]], table: EmbeddingTable, *, protocol: Protocol,
-                   progress: bool = True, filtered: bool = False) -> ScoreRun:
-    """Check every variant (`check_variants`), embed the union of their texts once, then evaluate
-    each under `protocol` (estimator seed 42; one classifier cache for the run, so variants share
-    fitted classifiers). An undefined score is recorded as None, with its evaluator's flag."""
-    flags = check_variants(groups, protocol, filtered=filtered)
-    unscorable = {(f.dataset, f.transformation, f.seed) for f in flags if f.code == "filtered_too_far"}
-    started = time.perf_counter()
-    texts: list[Request] = []
-    for variants in groups:
-        evaluator = EVALUATORS.get(variants[0].dataset.info.task_type)
-        for variant in variants:
-            task = variant.dataset.info
-            if (task.name, variant.transformation, variant.seed) not in unscorable:
-                texts.extend((task, text, prompt) for text, prompt in evaluator.texts(variant.dataset))
-            for record in variant.records:  # drift needs the kept output even where it is not scored
-                prompt = _prompt_of(record.split)
-                texts.append((task, record.original_text, prompt))
-                texts.append((task, record.transformed_text, prompt))
-    table.fill(texts, progress=progress)
-    embedded = time.perf_counter()
+class DatasetGroups:
+    """The variants of a run, dataset by dataset, read again from the revision each time they are
+    iterated: a run holds one dataset's records and texts at a time (beside the embeddings), never
+    the whole revision's. A plain list of variant lists serves as well where data is small."""
 
+    def __init__(self, names: Sequence[str], load: Callable[[str], list[Variant]],
+                 infos: Sequence[DatasetInfo]) -> None:
+        self.names, self._load, self.infos = list(names), load, list(infos)
+
+    def __iter__(self) -> Iterator[list[Variant]]:
+        return (self._load(name) for name in self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+def score_variants(groups: Iterable[list[Variant]], table: EmbeddingTable, *, protocol: Protocol,
+                   progress: bool = True, filtered: bool = False, flags: Sequence[Flag] | None = None) -> ScoreRun:
+    """Per dataset: embed the texts its variants need that are not embedded yet (each unique text
+    once in the run), then evaluate each variant under `protocol` (estimator seed 42; one classifier
+    cache for the run, so variants share fitted classifiers). `flags`: what `check_variants` found,
+    when the caller checked before the model loaded; otherwise it is checked here. An undefined
+    score is recorded as None, with its evaluator's flag."""
+    flags = check_variants(groups, protocol, filtered=filtered) if flags is None else list(flags)
+    unscorable = {(f.dataset, f.transformation, f.seed) for f in flags if f.code == "filtered_too_far"}
     context = EvaluationContext(protocol)
     scores, results, settings, drift = [], {}, {}, []
-    total = sum(len(v) for v in groups)
-    with tqdm(total=total, desc="evaluating", unit="variant", disable=not progress) as bar:
+    spent = {"read_s": 0.0, "embed_s": 0.0, "evaluate_s": 0.0}
+    mark = time.perf_counter()
+    with tqdm(desc="evaluating", unit="variant", disable=not progress) as bar:
         for variants in groups:
+            now = time.perf_counter()
+            spent["read_s"], mark = spent["read_s"] + now - mark, now
             evaluator = EVALUATORS.get(variants[0].dataset.info.task_type)
+            texts: list[Request] = []
+            for variant in variants:
+                task = variant.dataset.info
+                if (task.name, variant.transformation, variant.seed) not in unscorable:
+                    texts.extend((task, text, prompt) for text, prompt in evaluator.texts(variant.dataset))
+                for record in variant.records:  # drift needs the kept output even where it is not scored
+                    prompt = _prompt_of(record.split)
+                    texts.append((task, record.original_text, prompt))
+                    texts.append((task, record.transformed_text, prompt))
+            table.fill(texts, progress=progress)
+            now = time.perf_counter()
+            spent["embed_s"], mark = spent["embed_s"] + now - mark, now
             for variant in variants:
                 info = variant.dataset.info
                 bar.set_postfix_str(f"{info.name}/{variant.transformation}")
@@ -189,9 +208,10 @@ def score_variants(groups: Sequence[list[Variant]], table: EmbeddingTable, *, pr
                     scores.append({"dataset": info.name, "task_type": info.task_type, "subset": subset,
                                    "transformation": variant.transformation, "seed": variant.seed,
                                    "metric": result.main_metric, "value": None if value is None else float(value)})
-    finished = time.perf_counter()
-    timings = {"embed_s": embedded - started, "evaluate_s": finished - embedded,
-               "texts_requested": table.requested, "unique_texts": table.unique, "texts_encoded": table.encoded}
+            del variants
+            now = time.perf_counter()
+            spent["evaluate_s"], mark = spent["evaluate_s"] + now - mark, now
+    timings = {**spent, "texts_requested": table.requested, "unique_texts": table.unique, "texts_encoded": table.encoded}
     return ScoreRun(scores, results, settings, drift, timings, flags)
 
 
@@ -209,10 +229,5 @@ def _drift(variant: Variant, table: EmbeddingTable) -> list[dict[str, Any]]:
         b = embed([r.transformed_text for r in records], prompt)
         norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
         cos = np.einsum("ij,ij->i", a, b) / np.where(norms == 0, 1.0, norms)
-        for record, value in zip(records, cos):
-            out.append({"dataset": record.dataset, "transformation": record.transformation,
-                        "seed": record.seed, "item_id": record.item_id, "field": record.field,
-                        "drift": float(1.0 - value), "quality": record.judge.quality,
-                        "original_text": record.original_text, "transformed_text": record.transformed_text,
-                        "errors": list(record.errors)})
+        out.extend(drift_row(record, float(1.0 - value)) for record, value in zip(records, cos))
     return out

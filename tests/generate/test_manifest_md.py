@@ -33,3 +33,15 @@ def test_a_store_inside_the_repository_is_shown_relative(tmp_path, shared_data):
     manifest_md.update(path, dict(manifest, label="elsewhere"), "file:///somewhere/else", manifest["content_hash"])
     rows = manifest_md._parse(path.read_text())
     assert [r["store"] for r in rows] == ["file://score/sample/store", "file:///somewhere/else"]
+
+
+def test_the_same_revision_made_again_keeps_its_first_date(tmp_path, shared_data):
+    """Rebuilding a revision on another day (same content hash) must not move the date papers cite."""
+    manifest = build_revision(tmp_path / "rev", shared_data, ["STSBenchmark"], label="noise-1339")
+    path = tmp_path / "MANIFEST.md"
+    manifest_md.update(path, dict(manifest, created="2026-11-24T10:00:00+00:00"), "file:///s", manifest["content_hash"])
+    manifest_md.update(path, dict(manifest, created="2026-11-25T09:00:00+00:00"), "file:///s", manifest["content_hash"])
+    assert [r["date"] for r in manifest_md._parse(path.read_text())] == ["2026-11-24"]
+    changed = dict(manifest, created="2026-11-26T09:00:00+00:00", content_hash="f" * 64)
+    manifest_md.update(path, changed, "file:///s", "f" * 64)  # new content under the label: the row is refreshed
+    assert [(r["date"], r["revision"]) for r in manifest_md._parse(path.read_text())] == [("2026-11-26", "f" * 64)]

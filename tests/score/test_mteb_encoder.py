@@ -76,10 +76,12 @@ def seen(monkeypatch):
 def _asked(datasets: list[str]) -> set[tuple[str, str, str | None]]:
     """(dataset, text, prompt type) of every text the evaluators of the sample revision list, and
     of every transformed item (its drift is measured even where --on-error scores the original)."""
+    from hteb_score.protocol import PROTOCOLS
     from hteb_score.score_cli import SAMPLE_REVISION, SAMPLE_STORE, _revision_groups
     from hteb_score.scoring import QUERY_TABLES
 
-    groups, _, _, _ = _revision_groups(f"file://{SAMPLE_STORE}", SAMPLE_REVISION, datasets, None, None, "original")
+    groups, *_ = _revision_groups(f"file://{SAMPLE_STORE}", SAMPLE_REVISION, datasets, None, None, "original",
+                                  PROTOCOLS.get("hteb"))
     asked = set()
     for variants in groups:
         for variant in variants:

@@ -70,6 +70,13 @@ def _deltas(original: Mapping[str, float], transformed: Mapping[str, float]) -> 
     return [transformed[d] - original[d] for d in sorted(transformed) if d in original]
 
 
+def drift_row(record: Any, drift: float) -> dict[str, Any]:
+    """What the drift statistics keep of one transformed text (an ItemRecord): its drift, judge
+    quality and word edit distance, not the texts, so a run's drift rows stay small."""
+    return {"transformation": record.transformation, "drift": drift, "quality": record.judge.quality,
+            "edit_distance": normalised_word_edit_distance(record.original_text, record.transformed_text)}
+
+
 def drift_statistics(
     drift: Sequence[Mapping[str, Any]], *, seed: int = 0, n_resamples: int = DEFAULT_RESAMPLES
 ) -> dict[str, Any]:
@@ -83,7 +90,7 @@ def drift_statistics(
     for t in sorted(by_t):
         records = by_t[t]
         drifts = np.array([r["drift"] for r in records], dtype=float)
-        edits = [normalised_word_edit_distance(r["original_text"], r["transformed_text"]) for r in records]
+        edits = [r["edit_distance"] for r in records]
         rated = [(float(r["drift"]), float(r["quality"])) for r in records if r.get("quality") is not None]
         entry: dict[str, Any] = {
             "n_items": len(records),

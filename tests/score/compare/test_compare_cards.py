@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import matplotlib.image
 import numpy as np
@@ -12,6 +13,7 @@ from hteb_contract.taxonomy import PAPER_AXES
 from hteb_contract.validation import validate
 from hteb_score.stats.hodges_lehmann import walsh_averages
 from hteb_score.stats.holm import holm
+from hteb_score.stats.model import drift_row
 from scipy import stats
 
 
@@ -179,20 +181,12 @@ def test_drift_vs_quality_plot_from_cards_with_rated_items(shared_data, tmp_path
     rows = [json.loads(line) for line in (shared_data / "STSBenchmark" / "test.jsonl").read_text().splitlines()[:25]]
     paths = []
     for i, model in enumerate(MODELS[:3]):
-        drift = [
-            {
-                "dataset": "STSBenchmark",
-                "transformation": t,
-                "seed": 1,
-                "item_id": str(j),
-                "field": "sentence1",
-                "drift": 1 - r["score"] / 5.5 + 0.01 * i,  # real similarity labels stand in for cosine
-                "quality": float(round(r["score"])) + 1,
-                "original_text": r["sentence1"],
-                "transformed_text": r["sentence2"],
-            }
+        drift = [  # real similarity labels stand in for cosine
+            drift_row(SimpleNamespace(transformation=t, original_text=r["sentence1"], transformed_text=r["sentence2"],
+                                      judge=SimpleNamespace(quality=float(round(r["score"])) + 1)),
+                      1 - r["score"] / 5.5 + 0.01 * i)
             for t in ("paraphrasing", "translation")
-            for j, r in enumerate(rows)
+            for r in rows
         ]
         paths.append(write_card(tmp_path, make_card(model, model_index=i, drift=drift)))
     code, out, _ = run_cli("compare", *paths, "--out", tmp_path / "out", "--splits", "5")

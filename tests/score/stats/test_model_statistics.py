@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ from hteb_contract.errors import ContractError
 from hteb_score.stats.edit_distance import normalised_word_edit_distance
 from hteb_score.stats.hodges_lehmann import hodges_lehmann
 from hteb_score.stats.holm import holm
-from hteb_score.stats.model import model_statistics
+from hteb_score.stats.model import drift_row, model_statistics
 from hteb_score.stats.wilcoxon import wilcoxon_signed_rank
 from scipy import stats
 
@@ -77,22 +78,17 @@ def stsb_pairs(shared_data: Path, n: int) -> list[tuple[str, str]]:
     return [(r["sentence1"], r["sentence2"]) for r in rows]
 
 
+def _row(transformation: str, original: str, transformed: str, drift: float, quality: float | None) -> dict:
+    """A drift row as the scorer makes it from a transformed item's record."""
+    record = SimpleNamespace(transformation=transformation, original_text=original, transformed_text=transformed,
+                             judge=SimpleNamespace(quality=quality))
+    return drift_row(record, drift)
+
+
 def test_drift_quality_and_edit_distance(shared_data):
     pairs = stsb_pairs(shared_data, 30)
-    drift = [
-        {
-            "dataset": "STSBenchmark",
-            "transformation": "paraphrasing",
-            "seed": 1,
-            "item_id": str(i),
-            "field": "sentence1",
-            "drift": 0.01 * i,
-            "quality": float(10 - (i % 10)) if i % 3 else None,
-            "original_text": a,
-            "transformed_text": b,
-        }
-        for i, (a, b) in enumerate(pairs)
-    ]
+    drift = [_row("paraphrasing", a, b, 0.01 * i, float(10 - (i % 10)) if i % 3 else None)
+             for i, (a, b) in enumerate(pairs)]
     entry = model_statistics(score_records("Jasper-600M"), drift)["drift"]["paraphrasing"]
     rated = [(d["drift"], d["quality"]) for d in drift if d["quality"] is not None]
     assert entry["n_items"] == 30 and entry["n_rated"] == len(rated)
@@ -105,20 +101,7 @@ def test_drift_quality_and_edit_distance(shared_data):
 
 
 def test_no_quality_scores_gives_none():
-    drift = [
-        {
-            "dataset": "d",
-            "transformation": "expansion",
-            "seed": 1,
-            "item_id": str(i),
-            "field": "text",
-            "drift": 0.1 * i,
-            "quality": None,
-            "original_text": "a b",
-            "transformed_text": "a b c",
-        }
-        for i in range(5)
-    ]
+    drift = [_row("expansion", "a b", "a b c", 0.1 * i, None) for i in range(5)]
     entry = model_statistics(score_records("Jasper-600M"), drift)["drift"]["expansion"]
     assert entry["drift_quality_spearman"] is None and entry["points"] is None
     assert entry["edit_distance_mean"] == pytest.approx(1 / 3)
