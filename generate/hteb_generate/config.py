@@ -16,6 +16,7 @@ from typing import Any
 
 from hteb_contract.atomic import nearest_existing
 from hteb_contract.errors import HtebError, unknown_name
+from hteb_contract.paths import default_cache_dir
 from hteb_contract.revision import CORPUS_TASK_TYPES
 from hteb_contract.stores import check_label, check_store_uri
 
@@ -35,10 +36,6 @@ NO_JUDGE = "none"  # --judge-model none: no judge scores
 def default_data_dir() -> Path:
     """$HTEB_DATA_DIR, else `../shared/data` seen from where the command runs (the repository root)."""
     return Path(os.environ.get("HTEB_DATA_DIR") or Path("..") / "shared" / "data")
-
-
-def default_cache_dir() -> Path:
-    return Path(os.environ.get("HTEB_CACHE_DIR") or Path.home() / ".cache" / "hteb")
 
 
 @dataclass(frozen=True)

