@@ -1,10 +1,10 @@
 """Rule-based noise: the Noise axis's perturbations, made without an LLM.
 
-Why rules: SAGE (seeds/004, Task 2 and App. A.6) measures robustness to surface noise that keeps a
-text's meaning, with three exactly defined perturbations; two common noise types of the
-augmentation literature join them. Each is a pure function of the text and a generator seeded from
-the unit's key (run seed, dataset, transformation, text), so input order, batch size and sharding
-change nothing, and a full-size revision needs only a CPU.
+Why rules: SAGE (the SAGE paper, Task 2 and App. A.6; docs/papers.md, docs/noise.md) measures
+robustness to surface noise that keeps a text's meaning, with three exactly defined perturbations;
+two common noise types of the augmentation literature join them. Each is a pure function of the
+text and a generator seeded from the unit's key (run seed, dataset, transformation, text), so input
+order, batch size and sharding change nothing, and a full-size revision needs only a CPU.
 
 Definitions (SAGE's three, then ours):
 - ``random_capitalisation``: round(25%) of the character positions, drawn without replacement, are
