@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from hteb_score.cli import main
+
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
 README = REPO / "README.md"
@@ -122,6 +124,32 @@ def _resolves(dotted: str) -> bool:
 def test_named_modules_exist(page: Path) -> None:
     names = set(DOTTED.findall(page.read_text(encoding="utf-8")))
     assert not (missing := sorted(n for n in names if not _resolves(n))), f"{page.name} names: {missing}"
+
+
+def card_excerpt(page: Path) -> list[str]:
+    """The lines of the fenced block that quotes make demo's result_card.md (it opens on its title)."""
+    block = re.search(r"^```\n(# HTEB result card: .*?)^```", page.read_text(encoding="utf-8"), re.M | re.S)
+    assert block, f"{page.name} quotes no result card"
+    return block.group(1).splitlines()
+
+
+def quoted(line: str, card: list[str]) -> bool:
+    """A quoted line is a line of the card, where `…` stands for what was left out of it."""
+    if "…" not in line:
+        return line in card
+    pattern = re.compile(".*".join(map(re.escape, line.split("…"))))
+    return line == "…" or any(pattern.fullmatch(c) for c in card)
+
+
+@pytest.mark.slow
+def test_quoted_card_is_the_demo_card(tmp_path: Path) -> None:
+    """The README's and docs/result-card.md's excerpts are what `make demo` writes today."""
+    assert main(["--out", str(tmp_path), "--quiet"]) == 0
+    card = (tmp_path / "result_card.md").read_text(encoding="utf-8").splitlines()
+    for page in (README, DOCS / "result-card.md"):
+        excerpt = card_excerpt(page)
+        assert len(excerpt) > 10
+        assert not (stale := [line for line in excerpt if not quoted(line, card)]), f"{page.name}: {stale}"
 
 
 def test_site_builds_strict(tmp_path: Path) -> None:
