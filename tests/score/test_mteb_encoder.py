@@ -129,7 +129,7 @@ def test_an_mteb_embedding_is_the_model_given_prompt_and_text(registered):
 
     from hteb_contract.sources import DatasetInfo
     from hteb_score.encoding.encoder import Encoder
-    from hteb_score.mteb_interop.encoder import MtebEncoder
+    from hteb_score.encoding.mteb_encoder import MtebEncoder
 
     text = "A man is playing a flute."
     sts = DatasetInfo(name="STSBenchmark", task_type="STS", eval_split="test", languages=("eng",),
@@ -174,7 +174,7 @@ def test_a_wrapper_whose_encode_is_its_own_has_no_known_prompt_rule():
     from mteb.models.instruct_wrapper import InstructSentenceTransformerModel
     from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper
 
-    from hteb_score.mteb_interop.encoder import PROMPT_RULES, prompt_rule
+    from hteb_score.encoding.mteb_encoder import PROMPT_RULES, prompt_rule
 
     class Inherits(SentenceTransformerEncoderWrapper):
         pass
@@ -207,7 +207,7 @@ def test_an_instruct_model_gets_mtebs_instruction_and_none_on_passages(monkeypat
 
     from hteb_contract.sources import DatasetInfo
     from hteb_score.encoding.encoder import EmbeddingTable
-    from hteb_score.mteb_interop.encoder import MtebEncoder
+    from hteb_score.encoding.mteb_encoder import MtebEncoder
 
     instruction = "Given a scientific claim, retrieve documents that support or refute the claim"
     kwargs = {"instruction_template": "Instruct: {instruction}\nQuery: ", "apply_instruction_to_passages": False,

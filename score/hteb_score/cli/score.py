@@ -14,7 +14,7 @@ from hteb_contract.errors import HtebError
 from hteb_score import SAMPLE_DIR
 from hteb_score.cli import options
 from hteb_score.cli.output import OutputFolder
-from hteb_score.encoding.identity import check_model
+from hteb_score.encoding.model_files import check_model
 
 if TYPE_CHECKING:  # imported when the option is parsed: --help stays light
     from hteb_score.evaluators.protocol import Protocol
@@ -266,7 +266,7 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
     from hteb_score.encoding.encoder import EmbeddingTable
     from hteb_score.encoding.choice import load_encoder
     from hteb_score.scoring.run import score_variants
-    from hteb_score.stats.model import model_statistics
+    from hteb_score.scoring.statistics import model_statistics
 
     # every variant read and checked before the model loads: bad data is refused first
     if plan.source_dir is not None:
@@ -278,7 +278,7 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
             store, plan.ref or SAMPLE_REVISION, plan.datasets, plan.transformations, plan.seeds, plan.on_error,
             plan.protocol, plan.corpus_robustness, plan.preset, plan.min_judge)
     if plan.encoder == "mteb":  # mteb's prompts need each dataset's mteb task
-        from hteb_score.mteb_interop.encoder import check_tasks
+        from hteb_score.encoding.mteb_encoder import check_tasks
 
         check_tasks(groups.infos)
     read = time.perf_counter()

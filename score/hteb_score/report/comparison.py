@@ -1,21 +1,17 @@
-"""The result of a comparison, as ranx's `Report`: it renders itself to JSON (comparison.v1),
-Markdown, an HTML page, PNG plots and Hugging Face model-index YAML, and saves them together."""
+"""The result of a comparison, as ranx's `Report`: it renders itself to JSON (comparison.v1) and
+Markdown; comparison_files.py adds the HTML page, PNG plots and model-index YAML and saves them together."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
-from hteb_contract.atomic import atomic_write_bytes
 from hteb_contract.taxonomy import in_total
 from hteb_contract.validation import validate
-from hteb_score.report.inputs import ModelScores, column_label
-from hteb_score.stats.hodges_lehmann import coverage_note
+from hteb_score.report.formatting import column_label, confidence_interval, count, number, p_value
+from hteb_score.scoring.model_scores import ModelScores
 from hteb_score.stats.reliability import SplitHalfResult
-from hteb_score.strict_json import dumps
 
 SCHEMA_VERSION = "hteb.comparison/1"
 UNIT = "points (score x 100); delta = transformed - original"
@@ -146,7 +142,7 @@ class Comparison:
         if self.warnings:
             out.append("")
         out += [
-            f"{_count(len(self.models), 'model')}, {_count(len(self.datasets), 'dataset')}. "
+            f"{count(len(self.models), 'model')}, {count(len(self.datasets), 'dataset')}. "
             "Scores in points; deltas are HTEB minus Original.",
             "",
         ]
@@ -167,10 +163,10 @@ class Comparison:
         out += [_row(header), _row(["---"] * len(header))]
         for r in self.leaderboard:
             change = "-" if r.rank_change is None else f"{r.rank_original} → {r.rank_hteb} ({r.rank_change:+d})"
-            cells = {a: f"{_f(r.axes[a])} ({_f(r.axis_deltas[a], sign=True)})" for a in self.columns.axes}
+            cells = {a: f"{number(r.axes[a])} ({number(r.axis_deltas[a], sign=True)})" for a in self.columns.axes}
             rank = str(r.rank_hteb or r.rank_original)
-            out.append(_row([rank, r.model, _f(r.original), *(cells[a] for a in paper), _f(r.hteb),
-                             _f(r.delta, sign=True), *(cells[a] for a in beside), change]))
+            out.append(_row([rank, r.model, number(r.original), *(cells[a] for a in paper), number(r.hteb),
+                             number(r.delta, sign=True), *(cells[a] for a in beside), change]))
         return out
 
     def _stability_md(self) -> list[str]:
@@ -185,7 +181,7 @@ class Comparison:
             "|---|---|---|---|",
         ]
         out += [
-            f"| {column_label(name)} | {_f(s.mean, 3)} | {_f(s.sd, 3)} | {s.n} |"
+            f"| {column_label(name)} | {number(s.mean, 3)} | {number(s.sd, 3)} | {s.n} |"
             for name, s in self.ranking_stability.items()
         ]
         return out
@@ -211,9 +207,10 @@ class Comparison:
             for name, e in effects.items():
                 pooled = e.get("median_abs_delta_pooled")
                 abs_delta = pooled if pooled is not None else e["median_abs_delta"]
-                ci = f"[{_f(e['ci_low'], sign=True)}, {_f(e['ci_high'], sign=True)}]{coverage_note(e.get('ci_confidence'))}"
-                shift, p_holm = _f(e["hl_shift"], sign=True), _p(e["p_holm"])
-                out.append(_row([family, column_label(name), shift, ci, p_holm, _f(abs_delta), str(e["n_datasets"])]))
+                ci = confidence_interval(e)
+                shift, p_holm = number(e["hl_shift"], sign=True), p_value(e["p_holm"])
+                out.append(_row([family, column_label(name), shift, ci, p_holm, number(abs_delta),
+                                 str(e["n_datasets"])]))
         return out
 
     def _reliability_md(self) -> list[str]:
@@ -227,7 +224,7 @@ class Comparison:
             "|---|---|---|",
         ]
         out += [
-            f"| {column_label(axis)} | {_f(r.median_rho, 2, sign=True)} | {r.n_splits} ({r.n_defined}) |"
+            f"| {column_label(axis)} | {number(r.median_rho, 2, sign=True)} | {r.n_splits} ({r.n_defined}) |"
             for axis, r in self.reliability.per_axis.items()
         ]
         return out
@@ -235,77 +232,6 @@ class Comparison:
     def _inputs_md(self) -> list[str]:
         out = ["", "## Inputs", "", "| Model | Source | Dataset revision |", "|---|---|---|"]
         return out + [f"| {m.model} | {m.source} | {m.revision or '-'} |" for m in self.models]
-
-    def figures(self) -> dict[str, bytes]:
-        """The PNG plots that apply: axis dumbbell always, the heat map when a model has a column
-        beyond Original, drift vs judge quality when an input carries rated drift items."""
-        from hteb_score.report import plots
-
-        figures = {"axis_dumbbell.png": plots.axis_dumbbell(self.leaderboard, self.columns.axes)}
-        names = self.columns.heatmap()
-        if names:
-            order = [r.model for r in self.leaderboard]
-            grid = [[self.mean_deltas[m][n] for n in names] for m in order]
-            figures["delta_heatmap.png"] = plots.delta_heatmap(order, names, grid)
-        drift = plots.drift_vs_quality({m.model: m.drift for m in self.models if m.drift})
-        if drift is not None:
-            figures["drift_quality.png"] = drift
-        return {name: plots.png_bytes(figure) for name, figure in figures.items()}
-
-    def model_index(self) -> dict[str, str]:
-        """Per result-card input, `model_index/<model>/model-index.yaml` and, for a revision on the
-        Hub, `model_index/<model>/.eval_results/hteb.yaml` (the path it takes in the model repo)."""
-        from hteb_score.report.model_index import eval_results_file_yaml, model_index_yaml
-
-        files = {}
-        for m in self.models:
-            if m.card is not None:
-                folder = f"model_index/{_slug(m.model)}"
-                files[f"{folder}/model-index.yaml"] = model_index_yaml(m)
-                eval_results = eval_results_file_yaml(m)
-                if eval_results is not None:
-                    files[f"{folder}/.eval_results/hteb.yaml"] = eval_results
-        return files
-
-    def to_html(self, figures: dict[str, bytes]) -> str:
-        """report.html: one self-contained page with these `figures` (from `figures()`) embedded."""
-        from hteb_score.report import html_report
-
-        return html_report.render(self, figures)
-
-    def save(self, out_dir: Path) -> list[str]:
-        """Write comparison.json, comparison.md, report.html, the plots and the model-index files into
-        `out_dir` (created), each atomically and only once all of them are rendered; return what was
-        written (files, and model-index folders as `model_index/<model>/`)."""
-        result, markdown, figures = self.to_json(), self.to_markdown(), self.figures()
-        files = {"comparison.json": dumps(result, what="comparison").encode("utf-8"),
-                 "comparison.md": markdown.encode("utf-8"),
-                 "report.html": self.to_html(figures).encode("utf-8"), **figures}
-        files.update({path: text.encode("utf-8") for path, text in self.model_index().items()})
-        out_dir.mkdir(parents=True, exist_ok=True)
-        for path, data in files.items():
-            atomic_write_bytes(out_dir / path, data)
-        return list(dict.fromkeys(p.rsplit("/", 1)[0] + "/" if "/" in p else p for p in files))
-
-
-def _slug(model: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_") or "model"
-
-
-def _f(value: float | None, digits: int = 2, sign: bool = False) -> str:
-    if value is None:
-        return "-"
-    return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
-
-
-def _p(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return "<.001" if value < 0.001 else f"{value:.3f}"
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _row(cells: Sequence[str]) -> str:

@@ -26,7 +26,7 @@ from hteb_score.evaluators import EVALUATORS, EvaluationContext, TaskScore
 from hteb_score.flags import Flag
 from hteb_score.evaluators.protocol import Protocol
 from hteb_score.scoring.selection import judge_filter, judge_mean
-from hteb_score.stats.model import drift_row
+from hteb_score.scoring.statistics import drift_row
 
 ON_ERROR = ("original", "drop", "keep")
 QUERY_TABLES = ("queries",)

@@ -17,7 +17,7 @@ import numpy as np
 from hteb_contract.taxonomy import AXIS_OF
 from hteb_contract.validation import validate
 from hteb_score.scoring.aggregate import POINTS, aggregate
-from hteb_score.stats.model import model_statistics
+from hteb_score.scoring.statistics import model_statistics
 
 PAPER = Path(__file__).resolve().parents[2] / "data" / "paper_tables.csv"
 MODELS = ["All-MiniLM-L12-v2", "Jasper-600M", "Qwen3-Emb-8B", "NV-Embed-v2", "Llama-Nemotron-8B"]

@@ -104,11 +104,12 @@ def test_report_is_one_self_contained_file(report):
 
 
 def test_report_is_rendered_from_the_comparison(report, cards):
+    from hteb_score.report import comparison_files, html_report
     from hteb_score.report.analysis import compare
     from hteb_score.report.inputs import load_inputs
 
     comparison = compare(load_inputs(cards, []), n_splits=20)
-    assert comparison.to_html(comparison.figures()) == (report / "report.html").read_text(encoding="utf-8")
+    assert html_report.render(comparison, comparison_files.figures(comparison)) == (report / "report.html").read_text(encoding="utf-8")
     text = (report / "report.html").read_text(encoding="utf-8")
     assert "<script>window" not in text and "<img src=x" not in text
     assert EVIL in parsed(report).cells  # the name, escaped, reads back as itself

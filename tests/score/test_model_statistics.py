@@ -13,11 +13,11 @@ from hteb_contract.errors import ContractError
 from hteb_score.stats.edit_distance import normalised_word_edit_distance
 from hteb_score.stats.hodges_lehmann import hodges_lehmann
 from hteb_score.stats.holm import holm
-from hteb_score.stats.model import drift_row, model_statistics
+from hteb_score.scoring.statistics import drift_row, model_statistics
 from hteb_score.stats.wilcoxon import wilcoxon_signed_rank
 from scipy import stats
 
-PAPER = Path(__file__).resolve().parents[2] / "data" / "paper_tables.csv"
+PAPER = Path(__file__).resolve().parents[1] / "data" / "paper_tables.csv"
 
 
 def paper_rows(model: str) -> list[dict]:
