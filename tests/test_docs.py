@@ -101,6 +101,18 @@ def test_named_paths_exist(page: Path) -> None:
     assert not missing, f"{page.name} names paths that do not exist: {sorted(set(missing))}"
 
 
+def test_code_cites_existing_pages() -> None:
+    """Docstrings and comments of the three packages cite the repository's own pages, which exist."""
+    cited = {
+        (path.relative_to(REPO).as_posix(), page)
+        for package, root in PACKAGES.items()
+        for path in (root / package).rglob("*.py")
+        for page in re.findall(r"\bdocs/([\w-]+\.md)", path.read_text(encoding="utf-8"))
+    }
+    assert cited
+    assert not (missing := sorted(c for c in cited if not (DOCS / c[1]).exists())), f"cited pages missing: {missing}"
+
+
 def _resolves(dotted: str) -> bool:
     """hteb_score.mteb_tasks (a module) or hteb_score.scoring.DatasetGroups (a name a module defines),
     found by reading files, not by importing them."""
