@@ -110,6 +110,25 @@ def _entry(cfg: GenerateConfig, name: str) -> SourceEntry:
     return lookup_source(name, data_dir=Path(cfg.data_dir) if cfg.source == "local" else None)
 
 
+def load_datasets(cfg: GenerateConfig) -> dict[str, SourceDataset]:
+    """The run's source datasets by name, sampled and capped as `cfg` says."""
+    datasets = {}
+    for name in cfg.datasets:
+        entry = _entry(cfg, name)
+        datasets[entry.name] = load_source(
+            entry, source=cfg.source, data_dir=Path(cfg.data_dir), sample=cfg.sample, max_texts=cfg.max_texts,
+            max_list=cfg.max_list,
+        )
+    return datasets
+
+
+def build_engines(cfg: GenerateConfig, cache: CallCache, facts: Facts,
+                  slots: list[EngineSlot]) -> Engines | None:
+    """The run's engines, none loaded until its first uncached call; None without slots (noise rules
+    make every text)."""
+    return _engines(cfg, cache, slots, Path(facts.hf_cache) if facts.hf_cache else None) if slots else None
+
+
 def _run_state(cfg: GenerateConfig, runtime: dict[str, Any], log: Callable[[str], None]) -> dict[str, Any]:
     """The run's creation time and runtime, fixed on its first start so a resumed run reproduces the
     manifest (a resume on other software or GPUs is said in the log; the manifest keeps the first)."""
@@ -140,7 +159,7 @@ class PlannedItem:
     unit: Unit
 
 
-def _units(cfg: GenerateConfig, datasets: dict[str, SourceDataset]) -> tuple[list[Unit], list[PlannedItem]]:
+def plan_units(cfg: GenerateConfig, datasets: dict[str, SourceDataset]) -> tuple[list[Unit], list[PlannedItem]]:
     """Every item (seed, dataset, transformation, text) and the distinct units they map to."""
     units: dict[tuple, Unit] = {}
     items = []
@@ -182,7 +201,7 @@ def _transform(cfg: GenerateConfig, units: list[Unit], engines: Engines) -> None
             engine.close()
 
 
-def _record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> ItemRecord:
+def item_record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> ItemRecord:
     """The published record of one planned item: its unit's kept output, attempts and judge scores."""
     prompts = PROMPT_SETS.get(cfg.prompt_set)
     ref, unit = item.ref, item.unit
@@ -215,26 +234,19 @@ def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunRes
     facts = probe() if facts is None else facts
     slots = engine_slots(cfg, facts) if cfg.llm_transformations else []  # noise rules alone load no model
     state = _run_state(cfg, runtime(facts, slots), log)
-    datasets = {}
-    for name in cfg.datasets:
-        entry = _entry(cfg, name)
-        datasets[entry.name] = load_source(
-            entry, source=cfg.source, data_dir=Path(cfg.data_dir), sample=cfg.sample, max_texts=cfg.max_texts,
-            max_list=cfg.max_list,
-        )
-    units, items = _units(cfg, datasets)
+    datasets = load_datasets(cfg)
+    units, items = plan_units(cfg, datasets)
     if cfg.llm_transformations:
         log(f"{len(items)} items, {len(units)} distinct texts to transform ({len(datasets)} datasets x "
             f"{len(cfg.llm_transformations)} LLM transformations x {len(cfg.seeds)} seeds)")
 
-    engines = None
-    if slots:
-        engines = _engines(cfg, cache, slots, Path(facts.hf_cache) if facts.hf_cache else None)
+    engines = build_engines(cfg, cache, facts, slots)
+    if engines is not None:
         _transform(cfg, units, engines)
     folder = cache_dir / "staging" / cfg.config_hash()
     manifest = None if slots else _staged_by_rules(cfg, folder, datasets)
     if manifest is None:
-        records = [_record(cfg, engines, item) for item in items]
+        records = [item_record(cfg, engines, item) for item in items]
         rules = [t for t in cfg.transformations if noise.is_rule(t)]
         made_by_rules = [r for seed in cfg.seeds for name, dataset in datasets.items()
                          for r in noise.noise_records(seed, name, dataset, rules)]
@@ -333,13 +345,10 @@ def _generator_block(cfg: GenerateConfig, engines: Engines | None) -> dict[str, 
                          "max_attempts": cfg.max_attempts}}
 
 
-def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, SourceDataset], records: list[ItemRecord],
-                    state: dict[str, Any], engines: Engines | None,
-                    corpus: list[ItemRecord]) -> dict[str, Any]:
-    """`engines` None: the noise rules made every text (no model, no judge); `corpus`: the perturbed
-    corpus records (--corpus-noise)."""
-    if folder.exists():
-        shutil.rmtree(folder)  # rebuilt from the cache: stale files must not survive
+def content_description(cfg: GenerateConfig, datasets: dict[str, SourceDataset],
+                        engines: Engines | None) -> dict[str, Any]:
+    """The manifest's description of the content (what `reproduction` compares): config, sources,
+    transformations, seeds, models and prompt sets. Needs no loaded model: the engines' identities only."""
     sources = []
     for name, dataset in datasets.items():
         entry = _entry(cfg, name)
@@ -351,11 +360,7 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
     if engines is not None and engines.judge is not None:
         judge = {"model_id": engines.judge.model_id, "revision": engines.judge.revision, "engine": engines.judge.name,
                  "prompt_set": cfg.judge_prompts, "prompt_set_hash": JUDGE_PROMPTS.get(cfg.judge_prompts).sha256}
-    manifest_like = {
-        "repo_id": cfg.store if "://" in cfg.store else f"file://{Path(cfg.store).resolve()}",
-        "label": cfg.label,
-        "created": state["created"],
-        "hteb_generate_version": __version__,
+    return {
         "config": cfg.content_config(),
         "config_hash": cfg.config_hash(),
         "sources": sources,
@@ -363,8 +368,24 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
         "seeds": list(cfg.seeds),
         "generator": _generator_block(cfg, engines),
         "judge": judge,
-        "runtime": state["runtime"],
         "corpus_perturbed": cfg.corpus_noise,
+    }
+
+
+def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, SourceDataset], records: list[ItemRecord],
+                    state: dict[str, Any], engines: Engines | None,
+                    corpus: list[ItemRecord]) -> dict[str, Any]:
+    """`engines` None: the noise rules made every text (no model, no judge); `corpus`: the perturbed
+    corpus records (--corpus-noise)."""
+    if folder.exists():
+        shutil.rmtree(folder)  # rebuilt from the cache: stale files must not survive
+    manifest_like = {
+        "repo_id": cfg.store if "://" in cfg.store else f"file://{Path(cfg.store).resolve()}",
+        "label": cfg.label,
+        "created": state["created"],
+        "hteb_generate_version": __version__,
+        "runtime": state["runtime"],
+        **content_description(cfg, datasets, engines),
     }
     manifest_like["counters"] = {
         "items": len(records),

@@ -34,7 +34,7 @@ from . import budget
 from .bounds import POSITIVE, check_number
 from .config import GenerateConfig
 from .judge import PARAPLUIE_TEMPLATES, JudgePair, judge_requests, parapluie_conversations
-from .pipeline import _units  # the run's own units: the plan counts what the run transforms
+from .pipeline import plan_units  # the run's own units: the plan counts what the run transforms
 from .plan_stats import STATS
 from .registry import lookup_source
 from .sampling import load_source
@@ -173,7 +173,7 @@ def _empty(cfg: GenerateConfig, datasets: Iterable[str]) -> dict[tuple[str, str]
 def plan_from_sources(cfg: GenerateConfig, datasets: Mapping[str, SourceDataset]) -> dict[tuple[str, str], Cost]:
     """Exact counts from loaded sources: the run's own items and distinct units."""
     estimator = Estimator(cfg)
-    units, items = _units(cfg, datasets)
+    units, items = plan_units(cfg, datasets)
     costs = _empty(cfg, datasets)
     for item in items:
         costs[(item.dataset, item.transformation)] += Cost(texts=1)
