@@ -20,9 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from hteb_contract.atomic import atomic_write_json
-from hteb_contract.records import ItemRecord, Judge
-from hteb_contract.records import Sampling as RecordSampling
 from hteb_contract.errors import ContractError, IntegrityError, StoreError
+from hteb_contract.records import ItemRecord, Judge, Sampling
 from hteb_contract.reproduction import Tolerance, compare_revisions
 from hteb_contract.revision import (
     CORPUS_TASK_TYPES,
@@ -34,20 +33,21 @@ from hteb_contract.revision import (
 )
 from hteb_contract.sources import SourceDataset, write_source_parquet
 from hteb_contract.stores import PublishResult, RevisionStore, open_store
-from hteb_contract.tasks import TextRef
 
 from . import __version__, manifest_md, noise
 from .card import card_body
 from .config import GenerateConfig
 from .detectors import ERROR_TYPES
-from .doctor import EngineSlot, Facts, engine_slots, probe, runtime
 from .engine import ENGINES, CachedEngine, CallCache, create_engine
-from .generation import Sampling, Unit, judge_units, transform_units
+from .engine_plan import EngineSlot, engine_slots, runtime
+from .generation import Decoding, Unit, judge_units, transform_units
 from .judge import JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
+from .machine import Facts, probe
 from .models import resolve_commit
-from .registry import SOURCES, SourceEntry, lookup_source
-from .sampling import load_source
-from .transformations import PROMPT_SETS, TRANSFORMATIONS, plan_languages
+from .source_loading import load_source
+from .sources_table import SOURCES, SourceEntry, lookup_source
+from .transformations import PROMPT_SETS
+from .units import PlannedItem, plan_units
 
 
 @dataclass
@@ -59,7 +59,7 @@ class RunResult:
 
 @dataclass(frozen=True)
 class Engines:
-    """The run's engines by role (`doctor.engine_slots` decides them): the judge is the generator
+    """The run's engines by role (`engine_plan.engine_slots` decides them): the judge is the generator
     itself when both are one model, None without a judge."""
 
     generator: CachedEngine
@@ -147,35 +147,6 @@ def _run_state(cfg: GenerateConfig, runtime: dict[str, Any], log: Callable[[str]
     return state
 
 
-@dataclass(frozen=True)
-class PlannedItem:
-    """One item of the revision: which text of which dataset, and the unit that transforms it."""
-
-    seed: int
-    dataset: str
-    transformation: str
-    task_type: str
-    ref: TextRef
-    unit: Unit
-
-
-def plan_units(cfg: GenerateConfig, datasets: dict[str, SourceDataset]) -> tuple[list[Unit], list[PlannedItem]]:
-    """Every item (seed, dataset, transformation, text) and the distinct units they map to."""
-    units: dict[tuple, Unit] = {}
-    items = []
-    for seed in cfg.seeds:
-        for name, dataset in datasets.items():
-            for t_name in cfg.llm_transformations:
-                transformation = TRANSFORMATIONS.get(t_name)
-                for ref in dataset.iter_texts():
-                    item = f"{ref.table}/{ref.item_id}/{ref.field}"
-                    plan = plan_languages(t_name, seed=seed, dataset=name, item=item, source=ref.language)
-                    unit = Unit(seed, name, transformation, ref.text, plan)
-                    unit = units.setdefault(unit.key, unit)
-                    items.append(PlannedItem(seed, name, t_name, dataset.info.task_type, ref, unit))
-    return list(units.values()), items
-
-
 PARAPLUIE_DIGITS = 3
 
 
@@ -185,12 +156,16 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, PARAPLUIE_DIGITS)
 
 
+def _sampling(cfg: GenerateConfig) -> Sampling:
+    """The first attempt's decoding settings, as the run uses them and each item record keeps them."""
+    return Sampling(cfg.temperature, cfg.top_p, cfg.max_tokens)
+
+
 def _transform(cfg: GenerateConfig, units: list[Unit], engines: Engines) -> None:
     """Every LLM unit transformed, then judged; the engines closed whatever happens."""
-    sampling = Sampling(cfg.temperature, cfg.top_p, cfg.max_tokens, cfg.retry_temperature, cfg.max_attempts,
-                        cfg.max_tokens_ceiling)
+    decoding = Decoding(_sampling(cfg), cfg.retry_temperature, cfg.max_attempts, cfg.max_tokens_ceiling)
     try:
-        transform_units(units, engines.generator, PROMPT_SETS.get(cfg.prompt_set), sampling)
+        transform_units(units, engines.generator, PROMPT_SETS.get(cfg.prompt_set), decoding)
         if engines.judge is not None:
             if engines.judge is not engines.generator:  # its workers' GPUs go to the judge's
                 engines.generator.close()
@@ -214,7 +189,7 @@ def item_record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> Ite
         generator_revision=engines.generator.revision, prompt_set=prompts.id,
         prompt_template_id=unit.transformation.template_id(prompts),
         prompt_hash=prompts.hash_of(unit.transformation.template_keys),
-        sampling=RecordSampling(cfg.temperature, cfg.top_p, cfg.max_tokens),
+        sampling=_sampling(cfg),
         attempts=tuple(unit.attempts), errors=unit.kept.errors,
         judge=Judge(
             model=engines.judge.model_id if engines.judge is not None else None,

@@ -24,10 +24,12 @@ from hteb_contract.reproduction import described
 from hteb_contract.revision import Revision
 from hteb_contract.stores import open_store
 from hteb_generate import pipeline
-from hteb_generate.doctor import probe
 from hteb_generate.engine import CallCache
+from hteb_generate.engine_plan import engine_slots
 from hteb_generate.judge import JudgeScores
+from hteb_generate.machine import probe
 from hteb_generate.reproduce import rebuild_config
+from hteb_generate.units import plan_units
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_STORE = ROOT / "score" / "hteb_score" / "sample" / "store"
@@ -46,7 +48,7 @@ def rebuilt(sample, tmp_path_factory):
     cfg = rebuild_config(sample.manifest, store=f"file://{tmp / 'store'}",
                          machine={"cache_dir": str(tmp / "cache"), "data_dir": str(ROOT.parent / "shared" / "data")})
     facts = probe()
-    slots = pipeline.engine_slots(cfg, facts)
+    slots = engine_slots(cfg, facts)
     engines = pipeline.build_engines(cfg, CallCache(tmp / "calls.sqlite"), facts, slots)
     return cfg, pipeline.load_datasets(cfg), engines
 
@@ -68,7 +70,7 @@ def test_every_record_is_what_the_writer_would_write_given_the_model_outputs(sam
     the model decides), equals the committed row field for field: prompts, hashes, languages,
     sampling, model identities, the kept text and the fallback rule come from today's code."""
     cfg, datasets, engines = rebuilt
-    _, items = pipeline.plan_units(cfg, datasets)
+    _, items = plan_units(cfg, datasets)
     committed = {}
     for name in sample.dataset_names():
         for transformation, seed in sample.variants(name):
