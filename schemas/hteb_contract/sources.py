@@ -33,7 +33,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hteb_contract.atomic import read_json_object
+from hteb_contract.atomic import parse_json_object
 from hteb_contract.errors import SourceError
 from hteb_contract.tasks import TextRef, iter_field_texts, resolve, task_type
 
@@ -433,11 +433,11 @@ def _check_ids(ids: list[Any], rows: list[dict[str, Any]], *, where: str) -> Non
         seen.add(item_id)
 
 
-def _read_info(folder: Path) -> DatasetInfo:
+def _read_info(folder: Path, read_bytes: Callable[[Path], bytes] = Path.read_bytes) -> DatasetInfo:
     path = folder / "dataset.json"
     if not path.is_file():
         raise SourceError(f"{folder}: no dataset.json (not a dataset folder in the shared/data layout)")
-    return DatasetInfo.from_json(read_json_object(path, SourceError), where=str(path))
+    return DatasetInfo.from_json(parse_json_object(read_bytes(path), str(path), SourceError), where=str(path))
 
 
 def _not_json(constant: str) -> Any:
@@ -466,10 +466,11 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def _read_tables(folder: Path, suffix: str, reader: Callable[[Path], list[dict[str, Any]]]
+def _read_tables(folder: Path, suffix: str, reader: Callable[[Path], list[dict[str, Any]]],
+                 read_bytes: Callable[[Path], bytes] = Path.read_bytes
                  ) -> tuple[DatasetInfo, dict[str, list[dict[str, Any]]]]:
     """dataset.json and every table the task type needs, each read from `<table><suffix>`."""
-    info = _read_info(folder)
+    info = _read_info(folder, read_bytes)
     tables = {}
     for table in info.tables():
         path = folder / f"{table}{suffix}"
@@ -508,9 +509,13 @@ def write_source_parquet(dataset: SourceDataset, folder: Path) -> list[Path]:
     return written
 
 
-def read_source_parquet(folder: Path) -> SourceDataset:
-    """Read the source copy inside a revision (parquet only: never pickle)."""
-    info, tables = _read_tables(Path(folder), ".parquet", read_parquet)
+def read_source_parquet(folder: Path, read_bytes: Callable[[Path], bytes] = Path.read_bytes) -> SourceDataset:
+    """Read the source copy inside a revision (parquet only: never pickle); every file's bytes come
+    from `read_bytes` (a revision's hashes them as they are read)."""
+    def rows(path: Path) -> list[dict[str, Any]]:
+        return read_parquet_rows(read_bytes(path), str(path))[1]
+
+    info, tables = _read_tables(Path(folder), ".parquet", rows, read_bytes)
     ids = {}
     for table, rows in tables.items():
         if rows and all(ID_COLUMN in row for row in rows):
@@ -535,11 +540,12 @@ def write_parquet(path: Path, rows: list[dict[str, Any]], schema: pa.Schema | No
     atomic_write_bytes(Path(path), sink.getvalue().to_pybytes())
 
 
-def read_parquet_rows(path: Path, what: str) -> tuple[pa.Schema, list[dict[str, Any]]]:
-    """The Arrow schema and rows of a parquet file; one that cannot be read or converted to Python
-    values is a SourceError naming `what`."""
+def read_parquet_rows(path: Path | bytes, what: str) -> tuple[pa.Schema, list[dict[str, Any]]]:
+    """The Arrow schema and rows of a parquet file (or of its bytes); one that cannot be read or
+    converted to Python values is a SourceError naming `what`."""
+    source = pa.BufferReader(path) if isinstance(path, bytes) else path
     try:
-        with pq.ParquetFile(path) as handle:  # not pq.read_table: the dataset layer costs 5 ms a file
+        with pq.ParquetFile(source) as handle:  # not pq.read_table: the dataset layer costs 5 ms a file
             table = handle.read()
         return table.schema, table.to_pylist()
     except (pa.ArrowException, OSError, ValueError, OverflowError) as err:

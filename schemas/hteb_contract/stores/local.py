@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Iterable
 from pathlib import Path
 
-from hteb_contract.atomic import canonical_json, fsync_dir, process_alive
+from hteb_contract.atomic import NotRegular, canonical_json, fsync_dir, open_regular, process_alive
 from hteb_contract.errors import StoreError
 from hteb_contract.revision import Revision
 from hteb_contract.stores.base import LABEL, PublishResult, RevisionStore, STORES, staged_manifest
@@ -51,12 +51,12 @@ class LocalStore(RevisionStore):
     def _parse_label(self, path: Path) -> dict:
         """The record of a label file: {"label": its file name, "content_hash": hex sha256, "published": str}."""
         label = path.name[: -len(".json")]
-        if path.is_symlink():  # publish makes hard links; a symbolic one may point anywhere
-            raise CorruptLabel(self.root, label, "is a symbolic link")
-        try:
-            record = json.loads(path.read_bytes().decode("utf-8"))
+        try:  # publish makes hard links; a symbolic one may point anywhere, a FIFO would block the reader
+            with open_regular(path) as handle:
+                record = json.loads(handle.read().decode("utf-8"))
         except OSError as err:
-            raise CorruptLabel(self.root, label, f"cannot be read ({err.strerror})") from None
+            raise CorruptLabel(self.root, label, err.strerror if isinstance(err, NotRegular)
+                               else f"cannot be read ({err.strerror})") from None
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
             raise CorruptLabel(self.root, label, "is not valid JSON") from None
         if not isinstance(record, dict):
@@ -154,6 +154,9 @@ class LocalStore(RevisionStore):
         revision = Revision.open(self.root / "objects" / digest, datasets=datasets, revision_id=digest)
         if revision.manifest["content_hash"] != digest:
             raise StoreError(f"store {self.root}: object {digest[:12]} holds another revision")
+        if self._read_label(ref) is not None and revision.label != ref:  # no hash covers the manifest's label
+            raise StoreError(f"store {self.root}: label {ref!r} points at object {digest[:12]}, whose manifest says "
+                             f"it is revision {revision.label!r}")
         return revision
 
     def exists(self) -> bool:
