@@ -37,7 +37,8 @@ from hteb_contract.atomic import (
 from hteb_contract.errors import StoreError
 from hteb_contract.locks import exclusive
 from hteb_contract.revision import Revision
-from hteb_contract.stores.base import LABEL, PublishResult, RevisionStore, STORES, staged_manifest
+from hteb_contract.stores.base import PublishResult, RevisionStore, STORES, staged_manifest
+from hteb_contract.stores.names import LABEL
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 PUBLISH_LOCK = "publish.lock"  # in .tmp/: its name is no publisher's leftover (those start with a pid)
