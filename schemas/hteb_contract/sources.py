@@ -65,12 +65,42 @@ ISO_639_1: dict[str, str] = {
 }
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")  # JSON's "\\ud800" read alone: no character, not UTF-8 text
+#: The relevance grades mteb reads from qrels (it casts them to int32) and pytrec_eval takes (integers).
+RELEVANCE_RANGE = (-(2**31), 2**31 - 1)
+
+
 def _is_text(value: Any) -> bool:
     return isinstance(value, str)
 
 
+def _any(value: Any) -> bool:
+    return True
+
+
+def lone_surrogate(value: Any) -> str | None:
+    """The first lone surrogate in a string or a list of strings, or None: such a "text" cannot be
+    encoded as UTF-8 (hashed, tokenised, written), so it is refused where it is read."""
+    for text in value if isinstance(value, list) else [value]:
+        found = _SURROGATE.search(text) if isinstance(text, str) else None
+        if found:
+            return found.group()
+    return None
+
+
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite int or float; an int too large for a float (`1` and 400 zeros) is none."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _is_relevance(value: Any) -> bool:
+    """An integer relevance grade within int32 (1.0 is 1; 0.5 is no grade: mteb would truncate it to 0)."""
+    return _is_number(value) and float(value).is_integer() and RELEVANCE_RANGE[0] <= value <= RELEVANCE_RANGE[1]
 
 
 def _is_id(value: Any) -> bool:
@@ -88,6 +118,10 @@ FIELD_VALUES: dict[tuple[str | None, str], tuple[Callable[[Any], bool], str]] = 
     (None, "sentence1"): (_is_text, "a string"),
     (None, "sentence2"): (_is_text, "a string"),
     (None, "score"): (_is_number, "a finite number"),
+    ("Retrieval", "score"): (_is_relevance, "an integer relevance grade within int32, as mteb and pytrec_eval "
+                                            "read qrels"),
+    ("Reranking", "score"): (_is_relevance, "an integer relevance grade within int32, as mteb and pytrec_eval "
+                                            "read qrels"),
     (None, "label"): (_is_id, "a string or an integer"),
     ("PairClassification", "label"): (lambda v: _is_id(v) and v in (0, 1), "0 or 1"),
     (None, "id"): (_is_id, "a string or an integer"),
@@ -265,12 +299,18 @@ class SourceDataset:
                 raise SourceError(f"{self.origin}: {self.info.task_type} dataset has no table {table!r}")
             checks = [(f, *_value_check(spec.name, f)) for f in fields]
             for index, row in enumerate(rows):
-                for fld, check, must in checks:
+                optional = [(f, _any, "") for f in CORPUS_FIELDS if table == CORPUS_TABLE and f not in fields
+                            and f in row]  # a title is embedded too: only its text is checked
+                for fld, check, must in checks + optional:
                     if fld not in row:
                         raise SourceError(f"{self.origin}: {table} row {index + 1}: missing field {fld!r}")
                     if not check(row[fld]):
                         raise SourceError(f"{self.origin}: {table} row {index + 1}: {fld} must be {must}, got "
                                           f"{_short(row[fld])}")
+                    surrogate = lone_surrogate(row[fld])
+                    if surrogate is not None:
+                        raise SourceError(f"{self.origin}: {table} row {index + 1}: {fld} holds a lone surrogate "
+                                          f"{surrogate!r}: not Unicode text (a JSON \\u escape of half a pair?)")
         if not self.info.subsets:
             self.info = self.info.with_subsets(self._subsets_from_names(), where=self.origin)
         self._check_row_subsets()
