@@ -162,7 +162,9 @@ def score(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
     plan = _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, device,
                  batch_size, cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness, preset, min_judge,
                  backend=backend, precision=precision, token_budget=token_budget)
-    output = OutputFolder.check(out, marker=CARD, overwrite=overwrite)
+    uri = plan.store or f"file://{SAMPLE_STORE}"
+    local = () if uri.startswith("hf://") else (Path(uri.removeprefix("file://")),)
+    output = OutputFolder.check(out, marker=CARD, overwrite=overwrite, stores=local)
     if plan.encoder == "sentence-transformers":  # an mteb model was found in mteb's registry by _plan
         check_model(model_id)
     with output.staged() as folder:
