@@ -333,6 +333,9 @@ class SourceDataset:
         """A dataset.json without `subsets`: each subset's languages from its name (`subset_languages`);
         rows without a subset take the dataset's single language."""
         names = sorted({subset for _, _, subset in self._rows_with_subsets()})
+        if not names:
+            tables = ", ".join(self.info.text_tables())
+            raise SourceError(f"{self.origin}: no rows in {tables} (an empty file?): no text to transform or score")
         subsets = {}
         for name in names:
             if name != DEFAULT_SUBSET:
