@@ -23,6 +23,7 @@ from hteb_score.encoding.backends import precision_suffix
 from hteb_score.mteb_interop.results import load_mteb_results
 from hteb_score.scoring.aggregate import aggregate, check_transformation
 from hteb_score.scoring.model_scores import HTEB, ModelScores
+from hteb_score.scoring.score_record import ScoreRecord
 
 TABLE_REQUIRED = ("model", "dataset", "original")
 #: What every input of a comparison must share: ModelScores attribute (and table column) -> its name in messages.
@@ -220,7 +221,8 @@ def aggregates_problem(model: ModelScores) -> str | None:
     writer that contradicts itself), or None: a comparison ranks by the aggregates."""
     if model.card is None:
         return None
-    found = _first_difference(model.card["aggregates"], aggregate(model.card["scores"]), "aggregates")
+    derived = aggregate([ScoreRecord.from_json(row) for row in model.card["scores"]])
+    found = _first_difference(model.card["aggregates"], derived, "aggregates")
     return None if found is None else f"{model.source}: {found}"
 
 

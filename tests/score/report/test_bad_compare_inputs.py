@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from deadline import deadline
 from hteb_contract.validation import validate
-from hteb_score.scoring.aggregate import POINTS, aggregate
+from hteb_score.scoring.aggregate import aggregate
+from hteb_score.scoring.score_record import POINTS, ScoreRecord
 from hteb_score.stats import hodges_lehmann as hl
 
 SPLITS = ("--splits", "5")
@@ -98,7 +99,7 @@ def test_named_axis_of_different_selections(tmp_path, run_cli):
     full = make_card(MODELS[0])
     only = make_card(MODELS[1], model_index=1)
     only["scores"] = [r for r in only["scores"] if r["transformation"] in ("original", "paraphrasing")]
-    only["aggregates"] = aggregate(only["scores"])
+    only["aggregates"] = aggregate([ScoreRecord.from_json(r) for r in only["scores"]])
     only["statistics"] = None
     validate("result_card", only, what="paraphrasing only")
     code, _, err = run_cli("compare", write_card(tmp_path, full), write_card(tmp_path, only), "--out",
@@ -153,7 +154,7 @@ def _big_card(model: str, datasets: int, shift: float, rng: np.random.Generator)
         points.append({**base, "transformation": "paraphrasing", "seed": 1, "value": original - shift
                        + float(rng.normal(0, 1))})
     card["scores"] = [dict(r, value=r["value"] / POINTS) for r in points]
-    card["aggregates"] = aggregate(card["scores"])
+    card["aggregates"] = aggregate([ScoreRecord.from_json(r) for r in card["scores"]])
     card["statistics"] = None
     card["model"]["model_id"] = model
     card["dataset"]["datasets"] = names
