@@ -19,6 +19,7 @@ from hteb_contract.errors import HtebError, unknown_name
 from hteb_contract.paths import default_cache_dir
 from hteb_contract.revision import CORPUS_TASK_TYPES
 from hteb_contract.stores import check_label, check_store_uri
+from hteb_contract.stores.local import enclosing_store
 
 from .bounds import CONFIG_BOUNDS, ENGINE_BOUNDS, check_number, check_seeds
 from .engine import check_engine_options
@@ -363,6 +364,11 @@ def _check_paths(config: GenerateConfig) -> None:
         if value is not None and (not value.strip() or "\0" in value):
             raise HtebError(f"{option} {value!r} is not a path")
     _check_writable(Path(config.cache_dir), "cache dir")
+    local = [_store_path(config.store)] if "://" not in config.store or config.store.startswith("file://") else []
+    for option, value in (("--cache-dir", config.cache_dir), ("--manifest-md", config.manifest_md)):
+        store = enclosing_store(Path(value), *local) if value is not None else None
+        if store is not None:
+            raise HtebError(f"{option} {value} is inside the store {store}: a store holds published revisions only")
     if not config.publish:
         return
     if "://" not in config.store or config.store.startswith("file://"):

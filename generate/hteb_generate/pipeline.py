@@ -22,6 +22,7 @@ from typing import Any
 from hteb_contract.atomic import atomic_write_json
 from hteb_contract.errors import ContractError, IntegrityError, StoreError
 from hteb_contract.records import ItemRecord, Judge, Sampling
+from hteb_contract.locks import exclusive
 from hteb_contract.reproduction import Tolerance, compare_revisions
 from hteb_contract.revision import (
     CORPUS_TASK_TYPES,
@@ -203,7 +204,24 @@ def item_record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> Ite
 
 def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunResult:
     """Generate, write, seal and (unless disabled) publish the revision `cfg` describes (`facts`: this
-    machine's, probed when not given)."""
+    machine's, probed when not given).
+
+    One run of a configuration at a time per cache: its staging folder is rebuilt from scratch, so
+    a second run of it (two shells on the default cache) is refused in one line while the first
+    holds the staging lock; run again once it is done, and its work is reused from the cache."""
+    lock = staging_folder(cfg).with_suffix(".lock")
+    busy = (f"another hteb-generate run is making this configuration's revision ({cfg.config_hash()[:12]}) in "
+            f"{cfg.cache_dir}; let it finish, then run again (its work is reused)")
+    with exclusive(lock, wait=False, busy=busy):
+        return _run(cfg, log=log, facts=facts)
+
+
+def staging_folder(cfg: GenerateConfig) -> Path:
+    """Where a configuration's revision is written and sealed before it is published."""
+    return Path(cfg.cache_dir) / "staging" / cfg.config_hash()
+
+
+def _run(cfg: GenerateConfig, *, log, facts: Facts | None) -> RunResult:
     cache_dir = Path(cfg.cache_dir)
     cache = CallCache(cache_dir / "calls.sqlite")
     facts = probe() if facts is None else facts
@@ -218,7 +236,7 @@ def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunRes
     engines = build_engines(cfg, cache, facts, slots)
     if engines is not None:
         _transform(cfg, units, engines)
-    folder = cache_dir / "staging" / cfg.config_hash()
+    folder = staging_folder(cfg)
     manifest = None if slots else _staged_by_rules(cfg, folder, datasets)
     if manifest is None:
         records = [item_record(cfg, engines, item) for item in items]
@@ -288,14 +306,20 @@ def _staged_by_rules(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sour
         staged = Revision.open(folder)  # every file's sha256 checked
     except (ContractError, IntegrityError):
         return None
-    if staged.manifest.get("config_hash") != cfg.config_hash():
-        return None
+    made_for = {key: staged.manifest.get(key) for key in ("config_hash", "label", "repo_id")}
+    if made_for != {"config_hash": cfg.config_hash(), "label": cfg.label, "repo_id": _repo_id(cfg)}:
+        return None  # the label and store are no part of the configuration's hash, and are the manifest's
     with tempfile.TemporaryDirectory(dir=folder.parent) as tmp:
         for dataset in datasets.values():
             write_source_parquet(dataset, Path(tmp) / "source" / dataset.name)
         today = {entry["path"]: entry["sha256"] for entry in file_entries(Path(tmp))}
     staged_sources = {f["path"]: f["sha256"] for f in staged.manifest["files"] if f["path"].startswith("source/")}
     return staged.manifest if today == staged_sources else None
+
+
+def _repo_id(cfg: GenerateConfig) -> str:
+    """The store a revision is made for, as its manifest records it."""
+    return cfg.store if "://" in cfg.store else f"file://{Path(cfg.store).resolve()}"
 
 
 def _corpus_records(cfg: GenerateConfig, datasets: dict[str, SourceDataset], rules: list[str]) -> list[ItemRecord]:
@@ -355,7 +379,7 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
     if folder.exists():
         shutil.rmtree(folder)  # rebuilt from the cache: stale files must not survive
     manifest_like = {
-        "repo_id": cfg.store if "://" in cfg.store else f"file://{Path(cfg.store).resolve()}",
+        "repo_id": _repo_id(cfg),
         "label": cfg.label,
         "created": state["created"],
         "hteb_generate_version": __version__,

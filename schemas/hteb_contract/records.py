@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from hteb_contract.errors import ContractError
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 
 
@@ -75,6 +76,36 @@ class ItemRecord:
     judge: Judge = field(default_factory=Judge)
     fallback: bool = False  # every attempt has errors
 
+    def kept_attempt(self) -> Attempt | None:
+        """The attempt whose output is kept: the first without errors, else the last (None without attempts)."""
+        return next((a for a in self.attempts if not a.errors), self.attempts[-1] if self.attempts else None)
+
+    def contradiction(self) -> str | None:
+        """What in this record contradicts its own attempts, or None: the kept text is the kept
+        attempt's output, `errors` are that attempt's errors, `fallback` says whether every attempt has
+        errors. A hash says the bytes are the sealed ones; this says the sealed record is sound.
+
+        >>> from dataclasses import replace
+        >>> record = single_attempt(dataset="D", task_type="STS", subset="default", ref=("test", "0", "sentence1"),
+        ...     source_language="eng", transformation="paraphrasing", seed=1, original_text="a b", output="b a",
+        ...     generator_model="rule", prompt_hash="0" * 64)
+        >>> record.contradiction() is None, replace(record, fallback=True).contradiction()
+        (True, 'fallback is true, but attempt 0 has no error')
+        """
+        kept = self.kept_attempt()
+        if kept is None:
+            return "the record has no attempt"
+        if self.transformed_text != kept.output:
+            return (f"transformed_text is not the output of the kept attempt {kept.attempt} (the first without "
+                    "errors, else the last)")
+        if self.errors != kept.errors:
+            return f"errors {list(self.errors)} are not those of the kept attempt {kept.attempt} {list(kept.errors)}"
+        every = all(a.errors for a in self.attempts)
+        if self.fallback != every:
+            return ("fallback is false, but every attempt has errors" if every
+                    else f"fallback is true, but attempt {kept.attempt} has no error")
+        return None
+
     @property
     def ref(self) -> tuple[str, str, str]:
         """(split, item id, field): where the text sits in its source dataset."""
@@ -101,7 +132,11 @@ class ItemRecord:
         )
         values["errors"] = tuple(row["errors"])
         values["judge"] = Judge(**row["judge"])
-        return cls(**values)
+        record = cls(**values)
+        contradiction = record.contradiction()
+        if contradiction is not None:
+            raise ContractError(f"{what}: the record contradicts its own attempts: {contradiction}")
+        return record
 
 
 def single_attempt(*, dataset: str, task_type: str, subset: str, ref: tuple[str, str, str], source_language: str,

@@ -30,6 +30,7 @@ never makes an older revision differ from its regeneration (`hteb_contract.repro
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -45,7 +46,9 @@ from hteb_contract.atomic import (
     atomic_write_json,
     atomic_write_text,
     canonical_json,
-    read_json_object,
+    file_kind,
+    open_regular,
+    parse_json_object,
     sha256_bytes,
     sha256_file,
 )
@@ -61,6 +64,7 @@ from hteb_contract.sources import (
     write_source_parquet,
 )
 from hteb_contract.tasks import TextRef
+from hteb_contract.taxonomy import AXIS_OF, TRANSFORMATIONS
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 
 #: Manifest fields a later writer added, and what a revision made before them means by lacking one.
@@ -111,6 +115,9 @@ def write_items(root: Path, dataset: str, transformation: str, seed: int, record
                                 f"{'corpus' if corpus else 'items'} file")
         row = record.to_row()
         validate("item", row, what=f"{what} item {index}")
+        contradiction = record.contradiction()
+        if contradiction is not None:
+            raise ContractError(f"{what} item {index}: the record contradicts its own attempts: {contradiction}")
         rows.append(row)
     path = Path(root) / (corpus_path if corpus else items_path)(dataset, transformation, seed)
     write_parquet(path, rows, schema=arrow_schema("item"))
@@ -158,12 +165,13 @@ def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterab
 
 
 def file_entries(root: Path) -> list[dict[str, Any]]:
-    """sha256, size and row count of every file of a revision folder except the manifest."""
+    """sha256, size and row count of every file of a revision folder except the manifest; a file
+    that is not a regular one (a link, a FIFO) is an IntegrityError: it is not sealed."""
     root = Path(root)
     entries = []
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        rel = path.relative_to(root).as_posix()
-        if rel == MANIFEST or any(part.startswith(".") for part in PurePosixPath(rel).parts):
+    for rel in sorted(disk_files(root, links=False, where=f"{root}"), key=PurePosixPath):
+        path = root / rel
+        if rel == MANIFEST:
             continue
         rows = _row_count(path, rel) if path.suffix == ".parquet" else None
         entries.append({"path": rel, "sha256": sha256_file(path), "bytes": path.stat().st_size, "rows": rows})
@@ -213,15 +221,31 @@ def safe_relpath(path: str) -> PurePosixPath:
     return pure
 
 
-def load_manifest(root: Path) -> dict[str, Any]:
+def load_manifest(root: Path, *, links: bool = False) -> dict[str, Any]:
+    """The manifest of a revision folder, checked against the schema, its own content hash, the
+    taxonomy and the layout it declares (`links`: the folder's files may be symbolic links, as a Hub
+    snapshot's are)."""
     path = Path(root) / MANIFEST
     if not path.is_file():
         raise IntegrityError(f"{root}: no {MANIFEST} (not an HTEB revision)")
-    manifest = read_json_object(path, IntegrityError)
+    try:
+        with open_regular(path, follow_links=links) as handle:
+            raw = handle.read()
+    except OSError as err:
+        raise IntegrityError(f"{path}: cannot be read ({err.strerror})") from None
+    manifest = parse_json_object(raw, str(path), IntegrityError)
     label = manifest.get("label")
     validate("manifest", manifest, what=f"revision {label!r} ({path})" if isinstance(label, str) else str(path))
+    seen: set[str] = set()
     for entry in manifest["files"]:
         safe_relpath(entry["path"])
+        if entry["path"] in seen:
+            raise IntegrityError(f"{path}: file {entry['path']} is listed twice")
+        seen.add(entry["path"])
+    unknown = [t for t in manifest["transformations"] if t not in AXIS_OF]
+    if unknown:
+        raise IntegrityError(f"{path}: transformation {unknown[0]!r} is not in the taxonomy "
+                             f"({', '.join(TRANSFORMATIONS)})")
     if content_hash(manifest["files"]) != manifest["content_hash"]:
         raise IntegrityError(f"{path}: content_hash does not match the listed files (manifest edited?)")
     _check_layout(manifest, where=str(path))
@@ -268,12 +292,47 @@ def _check_layout(manifest: Mapping[str, Any], *, where: str) -> None:
         raise IntegrityError(f"{where}: dataset {missing[0]} has no source/{missing[0]}/dataset.json")
 
 
-def _read_rows(path: Path, what: str) -> tuple[pa.Schema, list[dict[str, Any]]]:
-    """The Arrow schema and rows of a parquet file; an unreadable one is an IntegrityError naming `what`."""
+def _read_rows(data: bytes, what: str) -> tuple[pa.Schema, list[dict[str, Any]]]:
+    """The Arrow schema and rows of a parquet file's bytes; unreadable ones are an IntegrityError naming `what`."""
     try:
-        return read_parquet_rows(path, what)
+        return read_parquet_rows(data, what)
     except SourceError as err:
         raise IntegrityError(str(err)) from None
+
+
+def _parquet_rows(path: Path, *, links: bool, what: str) -> int:
+    """The row count a parquet file's footer gives; an unreadable footer is an IntegrityError naming `what`."""
+    try:
+        with open_regular(path, follow_links=links) as handle:
+            return pq.read_metadata(handle).num_rows
+    except (pa.ArrowException, OSError) as err:
+        raise IntegrityError(f"{what}: not a readable parquet file ({str(err).splitlines()[0]})") from None
+
+
+def disk_files(root: Path, *, links: bool, where: str) -> set[str]:
+    """The files under a revision folder (names starting with '.' aside, as `seal` leaves them out),
+    found without opening any: a FIFO, device, socket or (unless `links`) symbolic link is an
+    IntegrityError, so that nothing outside the folder is read and no read can block."""
+    found, folders = set(), [Path(root)]
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                rel = Path(entry.path).relative_to(root).as_posix()
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(Path(entry.path))
+                elif entry.is_file(follow_symlinks=False) or (links and entry.is_symlink() and entry.is_file()):
+                    found.add(rel)
+                else:
+                    kind = file_kind(entry.stat(follow_symlinks=False).st_mode)
+                    raise IntegrityError(f"{where}: {rel} is {kind}, not a regular file")
+    return found
+
+
+def _brief(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _check_columns(found: pa.Schema, what: str) -> None:
@@ -310,29 +369,44 @@ class Revision:
     manifest: dict[str, Any]
     revision_id: str  # Hub commit sha, or the content hash in a local store
     selected: tuple[str, ...] = ()  # the datasets whose files were verified by `open`
+    links: bool = False  # files may be symbolic links (a Hub snapshot's are)
     _sources: dict[str, SourceDataset] = field(default_factory=dict, repr=False, compare=False)
     _texts: dict[str, dict[tuple[str, str, str], TextRef]] = field(default_factory=dict, repr=False, compare=False)
     _corpus_texts: dict[str, dict[tuple[str, str, str], TextRef]] = field(default_factory=dict, repr=False,
                                                                          compare=False)
 
     @classmethod
-    def open(cls, root: Path, *, datasets: Iterable[str] | None = None, revision_id: str | None = None) -> Revision:
-        """Open and verify a revision: every file of the selected datasets (all when None) must
-        exist and match its sha256. A corrupted or missing file is an IntegrityError."""
+    def open(cls, root: Path, *, datasets: Iterable[str] | None = None, revision_id: str | None = None,
+             links: bool = False) -> Revision:
+        """Open and verify a revision: the folder holds the manifest's files and no other, each a
+        regular file (`links`: or a symbolic link to one, as in a Hub snapshot), and every file of the
+        selected datasets (all when None) matches its size, sha256 and row count. Anything else is an
+        IntegrityError; no file but a regular one is ever opened."""
         root = Path(root)
-        manifest = load_manifest(root)
+        manifest = load_manifest(root, links=links)
         known = [s["name"] for s in manifest["sources"]]
         wanted = known if datasets is None else list(dict.fromkeys(datasets))
         unknown = [name for name in wanted if name not in known]
         if unknown:
             raise SourceError(f"revision {manifest['label']} has no dataset {unknown[0]!r}; it has: {', '.join(known)}")
-        revision = cls(root, manifest, revision_id or manifest["content_hash"], tuple(n for n in known if n in wanted))
+        revision = cls(root, manifest, revision_id or manifest["content_hash"], tuple(n for n in known if n in wanted),
+                       links)
+        where = f"revision {manifest['label']}"
+        on_disk = disk_files(root, links=links, where=where)
+        unlisted = sorted(on_disk - {entry["path"] for entry in manifest["files"]} - {MANIFEST})
+        if unlisted:
+            raise IntegrityError(f"{where}: file {unlisted[0]} is in the folder but not listed in {MANIFEST}")
         for entry in revision.verified_files():
+            if entry["path"] not in on_disk:
+                raise IntegrityError(f"{where}: file {entry['path']} is missing")
             path = root.joinpath(*safe_relpath(entry["path"]).parts)
-            if not path.is_file():
-                raise IntegrityError(f"revision {manifest['label']}: file {entry['path']} is missing")
-            if path.stat().st_size != entry["bytes"] or sha256_file(path) != entry["sha256"]:
-                raise IntegrityError(f"revision {manifest['label']}: file {entry['path']} is corrupted (sha256 mismatch)")
+            if path.stat().st_size != entry["bytes"] or sha256_file(path, follow_links=links) != entry["sha256"]:
+                raise IntegrityError(f"{where}: file {entry['path']} is corrupted (sha256 mismatch)")
+            if path.suffix == ".parquet":
+                rows = _parquet_rows(path, links=links, what=f"{where}: {entry['path']}")
+                if rows != entry["rows"]:
+                    raise IntegrityError(f"{where}: {MANIFEST} gives {entry['rows']} rows for {entry['path']}; "
+                                         f"the file has {rows}")
         return revision
 
     @property
@@ -345,6 +419,25 @@ class Revision:
     def verified_files(self) -> list[dict[str, Any]]:
         """The manifest entries `open` checked: the shared files and those of the selected datasets."""
         return [e for e in self.manifest["files"] if _dataset_of(e["path"]) in {*self.selected, None}]
+
+    def read_verified(self, rel: str) -> bytes:
+        """The bytes of a verified file, hashed as they are read: what is parsed is what matches the
+        manifest, even when the file was replaced after `open` checked it."""
+        entry = next((e for e in self.verified_files() if e["path"] == rel), None)
+        where = f"revision {self.label}: file {rel}"
+        if entry is None:
+            raise IntegrityError(f"{where} is not a verified file of this revision")
+        try:
+            with open_regular(self.root.joinpath(*safe_relpath(rel).parts), follow_links=self.links) as handle:
+                data = handle.read()
+        except OSError as err:
+            raise IntegrityError(f"{where} cannot be read ({err.strerror})") from None
+        if len(data) != entry["bytes"] or sha256_bytes(data) != entry["sha256"]:
+            raise IntegrityError(f"{where} changed after it was verified (sha256 mismatch); nothing of it is used")
+        return data
+
+    def _read_path(self, path: Path) -> bytes:
+        return self.read_verified(Path(path).relative_to(self.root).as_posix())
 
     def _require(self, name: str) -> dict[str, Any]:
         """The manifest entry of a dataset this revision was opened for (its files were verified)."""
@@ -360,11 +453,15 @@ class Revision:
         """The source copy of a dataset; its dataset.json must name the dataset its folder and the manifest name."""
         entry = self._require(name)
         if name not in self._sources:  # read once: the items' checks and the scorer both need it
-            dataset = read_source_parquet(self.root / "source" / name)
-            for key, stated in (("name", dataset.info.name), ("task_type", dataset.info.task_type)):
-                if stated != entry[key]:
-                    raise IntegrityError(f"revision {self.label}: source/{name}/dataset.json gives {key} {stated!r}; "
-                                         f"the manifest says {entry[key]!r}")
+            dataset = read_source_parquet(self.root / "source" / name, read_bytes=self._read_path)
+            info = dataset.info
+            stated_by_copy = {"name": info.name, "task_type": info.task_type, "languages": sorted(info.languages),
+                              "subsets": {n: list(codes) for n, codes in info.subsets.items()}}
+            for key, stated in stated_by_copy.items():
+                declared = sorted(entry[key]) if key == "languages" else entry[key]
+                if stated != declared:
+                    raise IntegrityError(f"revision {self.label}: source/{name}/dataset.json gives {key} "
+                                         f"{_brief(stated)}; the manifest says {_brief(declared)}")
             self._sources[name] = dataset
         return self._sources[name]
 
@@ -425,7 +522,7 @@ class Revision:
     def _records(self, name: str, transformation: str, seed: int, rel: str,
                  texts: Mapping[tuple[str, str, str], TextRef]) -> list[ItemRecord]:
         entry = self._require(name)
-        columns, rows = _read_rows(self.root / rel, f"revision {self.label}: {rel}")
+        columns, rows = _read_rows(self.read_verified(rel), f"revision {self.label}: {rel}")
         expected = (name, entry["task_type"], transformation, seed)
         first: dict[tuple[str, str, str], tuple[int, ItemRecord]] = {}
         for number, row in enumerate(rows, 1):

@@ -84,7 +84,30 @@ CASES = {
     "classification-text-null": ("Banking77", _edit(text=None), "test row 2: text must be a string, got None"),
     "classification-label-null": ("Banking77", _edit(label=None), "test row 2: label must be a string or an integer"),
     "qrels-score-text": ("SciFact", _edit(score="relevant"),
-                         "qrels row 2: score must be a finite number, got 'relevant'"),
+                         "qrels row 2: score must be an integer relevance grade within int32, as mteb and "
+                         "pytrec_eval read qrels, got 'relevant'"),
+    # issue 24: graded relevance, huge numbers, lone surrogates
+    "qrels-score-half": ("SciFact", _edit(score=0.5), "qrels row 2: score must be an integer relevance grade within "
+                                                      "int32, as mteb and pytrec_eval read qrels, got 0.5"),
+    "qrels-score-1e30": ("SciFact", _raw('{row}, "score": 1e30}'), "qrels row 2: score must be an integer relevance "
+                                                                   "grade within int32"),
+    "qrels-score-2-to-the-31": ("SciFact", _edit(score=2**31), "qrels row 2: score must be an integer relevance grade"),
+    "qrels-score-huge-integer": ("SciFact", _raw('{row}, "score": 1' + "0" * 400 + "}"),
+                                 "qrels row 2: score must be an integer relevance grade"),
+    "sts-score-huge-integer": ("STSBenchmark", _raw('{row}, "score": 1' + "0" * 400 + "}"),
+                               "test row 2: score must be a finite number, got 1000000000"),
+    "summary-relevance-huge-integer": ("SummEval", _raw('{row}, "relevance": [1' + "0" * 400 + "]}"),
+                                       "test row 2: relevance must be a list of finite numbers"),
+    "sts-sentence-lone-surrogate": ("STSBenchmark", _raw('{row}, "sentence1": "caf\\ud800e"}'),
+                                    "test row 2: sentence1 holds a lone surrogate '\\ud800': not Unicode text"),
+    "sts-sentence-low-surrogate": ("STSBenchmark", _raw('{row}, "sentence2": "\\udfff"}'),
+                                   "test row 2: sentence2 holds a lone surrogate '\\udfff'"),
+    "summary-lone-surrogate": ("SummEval", _raw('{row}, "machine_summaries": ["ok", "a\\ud83d"]}'),
+                               "test row 2: machine_summaries holds a lone surrogate '\\ud83d'"),
+    "classification-lone-surrogate": ("Banking77", _raw('{row}, "text": "\\ud800"}'),
+                                      "test row 2: text holds a lone surrogate"),
+    "qrels-doc-id-lone-surrogate": ("SciFact", _raw('{row}, "doc_id": "d\\ud800"}'),
+                                    "qrels row 2: doc_id holds a lone surrogate"),
     "qrels-doc-id-null": ("SciFact", _edit(doc_id=None),
                           "qrels row 2: doc_id must be a string or an integer, got None"),
 }

@@ -112,7 +112,8 @@ def test_what_is_already_fine_is_not_reported(gpu_config):
 
 
 def test_cpu_profile_needs_no_gpu_but_torch(tmp_path):
-    config = build_config(seed="1", profile="cpu", overrides={"cache_dir": str(tmp_path), "store": str(tmp_path)})
+    config = build_config(seed="1", profile="cpu",
+                          overrides={"cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store")})
     assert "no GPU" in require_ready(config, Facts(torch="2.13.0+cpu"))
     with pytest.raises(HtebError, match="^torch is not installed$"):
         require_ready(config, Facts())

@@ -97,8 +97,8 @@ def _noise_config(tmp_path, shared_data, **overrides):
 def test_the_noise_profile_takes_every_dataset_of_the_data_dir_and_no_model(tmp_path, shared_data):
     from hteb_generate.config import build_config
 
-    cfg = build_config(seed="1339", profile="noise", overrides={"data_dir": str(shared_data),
-                                                                "cache_dir": str(tmp_path), "store": str(tmp_path)})
+    cfg = build_config(seed="1339", profile="noise", overrides={
+        "data_dir": str(shared_data), "cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store")})
     assert set(cfg.datasets) >= {"STSBenchmark", "SciFact", "Banking77", "SummEval", "STS12"}
     assert len(cfg.datasets) == len(list(shared_data.glob("*/dataset.json")))
     assert cfg.transformations == tuple(PERTURBATIONS.names()) and cfg.llm_transformations == ()

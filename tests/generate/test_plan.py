@@ -26,8 +26,8 @@ def _prompt(messages) -> int:
 
 
 def _cpu_plan(shared_data, tmp_path, **overrides):
-    given = {"datasets": "STSBenchmark", "max_texts": 2, "data_dir": str(shared_data), "cache_dir": str(tmp_path),
-             "store": str(tmp_path), **overrides}
+    given = {"datasets": "STSBenchmark", "max_texts": 2, "data_dir": str(shared_data),
+             "cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store"), **overrides}
     return make_plan(build_config(seed="1339", profile="cpu", overrides=given), counts="local", tokens_per_second=10.0)
 
 
@@ -86,7 +86,8 @@ def test_the_statistics_table_is_mteb_s_descriptive_statistics():
 
 
 def test_every_registered_dataset_has_statistics_and_sci_fact_counts_its_300_queries(tmp_path):
-    config = build_config(seed="1339", profile="gpu", overrides={"cache_dir": str(tmp_path), "store": str(tmp_path)})
+    config = build_config(seed="1339", profile="gpu",
+                          overrides={"cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store")})
     plan = make_plan(config, counts="stats", tokens_per_second=5500.0)
     assert {d for d, _ in plan.costs} == {lookup_source(n).name for n in SOURCES.names()}
     scifact = plan.costs[("SciFact", "backtranslation")]
@@ -95,8 +96,8 @@ def test_every_registered_dataset_has_statistics_and_sci_fact_counts_its_300_que
 
 
 def test_statistics_of_whole_datasets_do_not_plan_a_sampled_profile(tmp_path, shared_data):
-    config = build_config(seed="1", profile="cpu", overrides={"cache_dir": str(tmp_path), "store": str(tmp_path),
-                                                             "data_dir": str(shared_data)})
+    config = build_config(seed="1", profile="cpu", overrides={
+        "cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store"), "data_dir": str(shared_data)})
     with pytest.raises(HtebError, match="^--counts stats describes whole datasets, but this profile samples them"):
         make_plan(config, counts="stats", tokens_per_second=1.0)
 

@@ -96,7 +96,8 @@ def score(out: Path, overwrite: bool, **given: Any) -> None:
     """
     started = time.perf_counter()
     opts = checked_options(**given)
-    output = OutputFolder.check(out, marker=CARD, overwrite=overwrite)
+    local = () if opts.store is None or opts.store.startswith("hf://") else (Path(opts.store.removeprefix("file://")),)
+    output = OutputFolder.check(out, marker=CARD, overwrite=overwrite, stores=local)
     if opts.encoder == "sentence-transformers":  # an mteb model was found in mteb's registry
         check_model(opts.model_id)
     with output.staged() as folder:

@@ -11,6 +11,7 @@ from hteb_contract.taxonomy import in_total
 from hteb_contract.validation import validate
 from hteb_score.report.formatting import column_label, confidence_interval, count, number, p_value
 from hteb_score.scoring.model_scores import ModelScores
+from hteb_score.stats.hodges_lehmann import EXACT_MAX_N, WALSH_NORMAL
 from hteb_score.stats.reliability import SplitHalfResult
 
 SCHEMA_VERSION = "hteb.comparison/1"
@@ -189,6 +190,8 @@ class Comparison:
     def _effects_md(self) -> list[str]:
         methods = {e["ci_method"] for effects in self.effects.values() for e in effects.values()}
         ci_note = "a seeded percentile bootstrap" if methods == {"bootstrap"} else "a distribution-free"
+        if WALSH_NORMAL in methods:
+            ci_note += f" (k from the normal approximation where more than {EXACT_MAX_N} datasets differ)"
         out = [
             "",
             "## Transformation effects across models (Hodges-Lehmann, Wilcoxon, Holm)",

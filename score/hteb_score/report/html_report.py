@@ -19,6 +19,7 @@ from typing import Any
 from hteb_contract.taxonomy import in_total
 from hteb_score.report.comparison import Comparison
 from hteb_score.report.formatting import column_label, confidence_interval, count, number, p_value
+from hteb_score.stats.hodges_lehmann import EXACT_MAX_N, WALSH_NORMAL
 
 #: Holm-adjusted p thresholds and their marks, strictest first; the page's legend is made from it.
 SIGNIFICANCE: tuple[tuple[float, str], ...] = ((0.001, "***"), (0.01, "**"), (0.05, "*"))
@@ -222,7 +223,9 @@ def _inputs(c: Comparison) -> list[str]:
 
 def _protocol(c: Comparison) -> list[str]:
     methods = sorted({e["ci_method"] for effects in c.effects.values() for e in effects.values()})
-    ci = {"walsh": "exact signed-rank interval (Walsh averages)", "bootstrap": "seeded percentile bootstrap"}
+    ci = {"walsh": "exact signed-rank interval (Walsh averages)", "bootstrap": "seeded percentile bootstrap",
+          WALSH_NORMAL: f"signed-rank interval (Walsh averages), k from the normal approximation (more than "
+                        f"{EXACT_MAX_N} datasets differ)"}
     splits = {r.n_splits for r in c.reliability.per_axis.values()}
     items = [
         f"Datasets compared ({len(c.datasets)}, those every model has an Original score for): "

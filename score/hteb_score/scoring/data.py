@@ -49,6 +49,10 @@ def read_source_folders(options: ScoreOptions) -> RunData:
     if unknown:
         raise HtebError(f"{source_dir}: no dataset folder {unknown[0]!r}; it has: {', '.join(available)}")
     datasets = [read_source_dir(source_dir / name) for name in chosen]
+    for folder, dataset in zip(chosen, datasets):  # a dataset is scored and named once, by its own name
+        if dataset.name != folder:
+            raise HtebError(f"{source_dir / folder}: its dataset.json names the dataset {dataset.name!r}; a dataset "
+                            "folder is named after its dataset (rename the folder or fix dataset.json)")
     digest = hashlib.sha256()
     for name in chosen:
         for path in sorted((source_dir / name).glob("*")):
