@@ -307,8 +307,8 @@ def _batch_invariance(cfg: GenerateConfig, facts: Facts) -> str | None:
     if cfg.engine != "vllm" or cfg.profile != "gpu" or not facts.batch_invariant:
         return None
     awq = [s.model for s in engine_slots(cfg, facts) if s.spec.quantization == "awq"]
-    if not awq:
-        return None
+    if not awq:  # vLLM 0.32.0's docs, Batch Invariance: NVIDIA GPUs of compute capability 8.0 or newer
+        return capability_problem(facts.gpus, (8, 0), "VLLM_BATCH_INVARIANT=1")
     return (f"VLLM_BATCH_INVARIANT=1 is not supported with the AWQ model {', '.join(awq)}: vLLM then replaces the "
             "Marlin kernel by dequantizing every weight on every forward pass, and its CUDA dequantizer takes float16 "
             "scales only; unset VLLM_BATCH_INVARIANT (docs/gpu.md: Batch invariance)")

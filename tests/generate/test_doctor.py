@@ -70,6 +70,8 @@ def test_a_ready_gpu_host_gets_one_summary_line(gpu_config):
         ({"env": {"VLLM_BATCH_INVARIANT": "1"}}, {},
          "VLLM_BATCH_INVARIANT=1 is not supported with the AWQ model gemma-3-27b-it-int4-awq: vLLM then replaces the "
          "Marlin kernel"),
+        ({"env": {"VLLM_BATCH_INVARIANT": "1"}, "gpus": (RTX8000,)}, {"model": "smollm2", "judge_model": "smollm2"},
+         "Quadro RTX 8000 (compute capability 7.5): VLLM_BATCH_INVARIANT=1 needs compute capability 8.0 or newer"),
         ({"torch": None, "torch_cuda": None}, {}, "torch is not installed"),
         ({"vllm": None, "vllm_build": None}, {},
          "vLLM is not installed: the vllm engine needs vllm>=0.20.0 (make generate installs vllm==0.32.0 into .venv-gpu)"),
@@ -123,6 +125,7 @@ def test_what_is_already_fine_is_not_reported(gpu_config):
                   rtx)  # 17.8 + 0.48 + 4 <= 22.4
     require_ready(gpu_config(model="qwen3-8b-awq", judge_model="qwen3-8b-awq"), _facts(gpus=(RTX8000,)))  # float16
     require_ready(gpu_config(), _facts(env={"VLLM_BATCH_INVARIANT": "0"}))
+    require_ready(gpu_config(model="smollm2", judge_model="smollm2"), _facts(env={"VLLM_BATCH_INVARIANT": "1"}))
     require_ready(gpu_config(store="hf://hteb/revisions"), _facts(env={"HF_TOKEN": "x"}))
 
 
