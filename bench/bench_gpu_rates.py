@@ -22,9 +22,6 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def _sentences() -> list[str]:
@@ -70,12 +67,13 @@ def main() -> int:
     if not torch.cuda.is_available() and not args.allow_cpu:
         print(json.dumps({"skipped": "no CUDA GPU here: run it on a GPU host (make install-gpu)"}))
         return 0
+    from hteb_contract.paths import default_cache_dir
     from hteb_generate.engine import create_engine
     from hteb_generate.models import lookup_model, resolve_commit
     from vllm import SamplingParams
 
     spec = resolve_commit(lookup_model(args.model))
-    cache = REPO / ".bench-cache"
+    cache = default_cache_dir()  # where a run keeps converted models (SmolLM2 on CPU)
     options = {"max_model_len": spec.max_model_len} if spec.max_model_len else {}
     if args.allow_cpu:
         options["dtype"] = "float32"
@@ -102,8 +100,10 @@ def main() -> int:
         engine.close()
     print(json.dumps({
         "model": spec.model_id, "revision": spec.revision, "device": device, "requests": len(prompts),
-        "prefill": {"prompt_tokens": prompt_tokens, "seconds": round(prefill_s, 2), "tokens_per_second": round(prefill_rate)},
-        "decode": {"output_tokens": output_tokens, "seconds": round(decode_s, 2), "tokens_per_second": round(decode_rate)},
+        "prefill": {"prompt_tokens": prompt_tokens, "seconds": round(prefill_s, 2),
+                    "tokens_per_second": round(prefill_rate)},
+        "decode": {"output_tokens": output_tokens, "seconds": round(decode_s, 2),
+                   "tokens_per_second": round(decode_rate)},
         "kv_cache": {"tokens": kv_tokens, "gib": round(kv_tokens * (spec.kv_kib_per_token or 0) / 2**20, 2)},
         "plan": f"hteb-generate plan --seed 1339 --tokens-per-second {round(decode_rate)} "
                 f"--prefill-tokens-per-second {round(prefill_rate)}",

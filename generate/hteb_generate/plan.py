@@ -201,8 +201,9 @@ class Plan:
             "",
             f"Counts: {self.counts}. LLM requests: {requests:,} ({total.generation:,} first-attempt generation steps, "
             f"{total.judge:,} judge); retries are not counted.",
-            f"GPU hours: {self.gpu_hours:,.1f} = decode {self.decode_hours:,.1f} ({round(total.output_tokens):,} output "
-            f"tokens / {self.tokens_per_second:,.0f} tokens/s) + prefill {self.prefill_hours:,.1f} "
+            f"GPU hours: {self.gpu_hours:,.1f} = decode {self.decode_hours:,.1f} "
+            f"({round(total.output_tokens):,} output tokens / {self.tokens_per_second:,.0f} tokens/s) "
+            f"+ prefill {self.prefill_hours:,.1f} "
             f"({round(total.prefill_tokens):,} prefill tokens / {self.prefill_tokens_per_second:,.0f} tokens/s); "
             "prefill tokens: each request's prompt from its first text on (the part before it is shared by the "
             "stage and served by vLLM's prefix cache).",

@@ -58,7 +58,8 @@ def test_a_ready_gpu_host_gets_one_summary_line(gpu_config):
          "torch 2.13.0+cpu is a CPU build: the gpu profile needs its CUDA build (make generate installs it into "
          ".venv-gpu)"),
         ({"driver": "570.124.06"}, {},
-         "the NVIDIA driver 570.124.06 is too old for torch 2.13.0 (built for CUDA 13.0): it needs driver 580 or newer"),
+         "the NVIDIA driver 570.124.06 is too old for torch 2.13.0 (built for CUDA 13.0): it needs driver 580 or "
+         "newer"),
         ({"python": "3.10.12"}, {}, "Python 3.10.12 cannot install vllm 0.32.0 (it needs Python >=3.11,<3.15)"),
         ({"python": "3.15.0"}, {}, "Python 3.15.0 cannot install vllm 0.32.0"),
         ({"gpus": (RTX8000,)}, {},
@@ -86,8 +87,8 @@ def test_a_ready_gpu_host_gets_one_summary_line(gpu_config):
          "not enough GPU memory: gemma-3-27b-it-int4-awq 25.7 GiB (context 8192) needs 25.7 GiB, the NVIDIA GeForce "
          "RTX 4090 offers 21.2 GiB at --gpu-memory-utilization 0.9"),
         ({"gpus": (Gpu("NVIDIA L4", 22.0, "8.9"),)}, {"judge_model": "qwen3-8b-awq"},
-         "not enough GPU memory: gemma-3-27b-it-int4-awq 25.7 GiB (context 8192) + qwen3-8b-awq 10.8 GiB (context 8192) "
-         "needs 36.5 GiB, the NVIDIA L4 offers 19.8 GiB"),
+         "not enough GPU memory: gemma-3-27b-it-int4-awq 25.7 GiB (context 8192) + qwen3-8b-awq 10.8 GiB "
+         "(context 8192) needs 36.5 GiB, the NVIDIA L4 offers 19.8 GiB"),
         ({"hf_cache_free_gib": 10.0}, {},
          "not enough disk: downloading gemma-3-27b-it-int4-awq needs 17.8 GiB, the Hugging Face cache /data/hf/hub has "
          "10.0 GiB free; free space or set HF_HOME"),
@@ -171,7 +172,8 @@ def test_the_pipeline_starts_each_engine_with_its_planned_settings(gpu_config, t
     generator, judge = engines.generator, engines.judge
     assert generator is not judge and generator.revision == COMMIT  # the branch resolved before any call
     assert generator.inner.options == {"name": "vllm", "model_path": GEMMA, "model_id": GEMMA, "revision": COMMIT,
-                                       "tensor_parallel_size": 1, "max_model_len": 8192, "gpu_memory_utilization": 0.632}
+                                       "tensor_parallel_size": 1, "max_model_len": 8192,
+                                       "gpu_memory_utilization": 0.632}
     assert judge.inner.options["gpu_memory_utilization"] == 0.267
     assert judge.revision == "4da05a8edb55c6046cce958586c33b61da07bb79"
 

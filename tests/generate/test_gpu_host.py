@@ -100,5 +100,5 @@ def test_the_script_refuses_an_old_driver_in_one_line(tmp_path):
 def test_the_script_on_this_machine_says_there_is_no_gpu():
     done = _script()
     assert done.returncode == 2
-    assert done.stderr == "make: no NVIDIA GPU (nvidia-smi not found): the gpu profile needs one (PROFILE=cpu runs on " \
-                          "the CPU)\n"
+    assert done.stderr == ("make: no NVIDIA GPU (nvidia-smi not found): the gpu profile needs one (PROFILE=cpu runs "
+                           "on the CPU)\n")
