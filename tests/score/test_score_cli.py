@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hteb_score import encode
+from hteb_score.encoding import encoder as encode
 from hteb_score.cli import main
 from hteb_contract.validation import validate
 from hteb_contract.stores.local import LocalStore
@@ -101,9 +101,9 @@ def test_embedding_cache_makes_a_rerun_encode_nothing(store, scored, tmp_path):
 @pytest.mark.slow
 def test_a_model_whose_revision_cannot_be_determined(store, tmp_path, capsys, monkeypatch):
     """The card records null, never a made-up name; the embedding cache refuses it before encoding."""
-    assert encode._resolve_revision(tmp_path / "no-such-folder") is None
+    assert encode.resolve_revision(tmp_path / "no-such-folder") is None
     assert encode.model_identity(tmp_path / "no-such-folder", backend="torch", precision="float32") is None
-    monkeypatch.setattr(encode, "_resolve_revision", lambda folder: None)
+    monkeypatch.setattr(encode, "resolve_revision", lambda folder: None)
     monkeypatch.setattr(encode, "model_identity", lambda folder, **kwargs: None)
     args = [minilm_path(), "--store", str(store), "--revision", "v1", "--datasets", "TwitterSemEval2015", "--quiet"]
     code, _, err = _run(capsys, *args, "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "cached"))
@@ -122,7 +122,7 @@ def test_error_policy(tmp_path, shared_data, capsys):
     """Items whose output kept errors: counted, and scored as the policy says."""
     from hteb_contract import revision as rev
     from hteb_contract.sources import read_source_dir
-    from hteb_generate.sampling import sample_dataset
+    from hteb_generate.source_loading import sample_dataset
 
     build_revision(tmp_path / "rev", shared_data, ["STSBenchmark"], label="e1", rows=8)
     dataset = sample_dataset(read_source_dir(shared_data / "STSBenchmark"), 8)

@@ -1,0 +1,82 @@
+"""What a run scores of a revision beyond --datasets/--transformations/--seeds: the paper's
+presets and the judge-quality filter.
+
+`--preset minimal` is the paper's advice for a quick check (docs/scoring.md): paraphrasing,
+one length transformation (expansion, else summarisation) and one language transformation
+(translation, else cross-translation), on one dataset per task type (the revision's first, in its
+manifest's order, that holds all three). `--preset full` is every dataset and transformation.
+`--min-judge Q` keeps a transformed item only when the mean of its judge scores (quality and
+fluency, 1-5; the paper accepts at 3) is at least Q; items no judge rated (noise rules) are kept
+and counted as unjudged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from hteb_contract.errors import HtebError
+from hteb_contract.records import ItemRecord
+from hteb_contract.registry import Registry
+from hteb_contract.revision import Revision
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named selection: `transformations` lists alternatives per slot (the first the revision has
+    wins) and then one dataset per task type is taken; None: every dataset and transformation."""
+
+    name: str
+    transformations: tuple[tuple[str, ...], ...] | None
+
+    def choose(self, revision: Revision) -> tuple[list[str], list[str] | None]:
+        """(datasets, transformations) of `revision`; one line naming what is missing when it lacks a part."""
+        if self.transformations is None:
+            return revision.dataset_names(), None
+        held = {name: {t for t, _ in revision.variants(name)} for name in revision.dataset_names()}
+        everywhere = set().union(*held.values()) if held else set()
+        chosen = []
+        for slot in self.transformations:
+            found = next((t for t in slot if t in everywhere), None)
+            if found is None:
+                raise HtebError(f"--preset {self.name}: revision {revision.label} has none of {' / '.join(slot)}")
+            chosen.append(found)
+        datasets: dict[str, str] = {}
+        for source in revision.manifest["sources"]:
+            if set(chosen) <= held[source["name"]]:
+                datasets.setdefault(source["task_type"], source["name"])
+        if not datasets:
+            raise HtebError(f"--preset {self.name}: no dataset of revision {revision.label} holds {', '.join(chosen)}")
+        return list(datasets.values()), chosen
+
+
+PRESETS: Registry[Preset] = Registry("preset", entries={
+    "minimal": Preset("minimal", (("paraphrasing",), ("expansion", "summarisation"), ("translation", "cross_translation"))),
+    "full": Preset("full", None),
+})
+
+
+def judge_mean(record: ItemRecord) -> float | None:
+    """The mean of the record's judge quality and fluency; None when no judge rated it."""
+    scores = [s for s in (record.judge.quality, record.judge.fluency) if s is not None]
+    return sum(scores) / len(scores) if scores else None
+
+
+def judge_filter(min_judge: float | None) -> Callable[[ItemRecord], bool]:
+    """record -> whether it is scored: below `min_judge` it is dropped; unjudged ones are kept."""
+    if min_judge is None:
+        return lambda record: True
+
+    def keep(record: ItemRecord) -> bool:
+        mean = judge_mean(record)
+        return mean is None or mean >= min_judge
+
+    return keep
+
+
+def check_judged(revision: Revision, counts: Sequence[dict], min_judge: float | None) -> None:
+    """Refuse --min-judge on a selection that no judge rated (a rule-only revision, or one made with
+    the judge off): filtering would keep everything and say nothing."""
+    if min_judge is not None and all(c["unjudged"] == c["items"] for c in counts):
+        raise HtebError(f"--min-judge {min_judge:g}: revision {revision.label} has no judge scores for the selected "
+                        "transformations (rule-made items and revisions made without a judge have none)")
