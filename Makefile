@@ -70,9 +70,11 @@ $(VENV)/.installed-cpu: $(SOURCES)
 	touch $@ $(VENV)/.installed-score
 
 # CUDA build: generate[gpu] pins vLLM, which pins its own CUDA torch; nothing else is preinstalled.
+# gpu_host.py (standard library only) first: Python 3.11-3.14, a GPU, driver 580+ for torch's CUDA 13.0
+# build and compute capability 7.5+, each said in one line before the multi-GB install (docs/gpu.md).
 $(GPU_VENV)/.installed-gpu: $(SOURCES)
 	$(call refuse_other_build,$(GPU_VENV),cpu)
-	@command -v nvidia-smi >/dev/null || { echo "make: no NVIDIA GPU here (nvidia-smi not found): the gpu profile installs the CUDA build only on a GPU host; use PROFILE=cpu" >&2; exit 2; }
+	@$(PYTHON) generate/hteb_generate/gpu_host.py
 	$(PYTHON) -m venv $(GPU_VENV)
 	$(GPU_VENV)/bin/python -m pip install -q --upgrade pip
 	$(GPU_VENV)/bin/python -m pip install -q $(GPU_SET)
