@@ -44,6 +44,7 @@ from .doctor import EngineSlot, Facts, engine_slots, probe, runtime
 from .engine import ENGINES, CachedEngine, CallCache, create_engine
 from .generation import Sampling, Unit, judge_units, transform_units
 from .judge import JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
+from .licenses import source_license
 from .models import resolve_commit
 from .registry import SOURCES, SourceEntry, lookup_source
 from .sampling import load_source
@@ -192,7 +193,7 @@ def _record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> ItemRec
         field=ref.field, source_language=ref.language, transformation=item.transformation, seed=item.seed,
         target_language=unit.plan.target, intermediate_language=unit.plan.pivot, original_text=ref.text,
         transformed_text=unit.kept.output, generator_model=engines.generator.model_id,
-        generator_revision=engines.generator.revision, prompt_set=prompts.id,
+        generator_revision=engines.generator.revision or None, prompt_set=prompts.id,
         prompt_template_id=unit.transformation.template_id(prompts),
         prompt_hash=prompts.hash_of(unit.transformation.template_keys),
         sampling=RecordSampling(cfg.temperature, cfg.top_p, cfg.max_tokens),
@@ -375,5 +376,6 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
         "errors": {e: sum(1 for r in records if e in r.errors) for e in ERROR_TYPES},
     }
     missing = {name: _entry(cfg, name).languages_not_in_mteb for name in datasets}
+    licenses = [source_license(_entry(cfg, name)) for name in datasets]
     return write_revision(folder, datasets.values(), records, manifest_like,
-                          card_body(manifest_like, records, missing, corpus), corpus)
+                          card_body(manifest_like, records, missing, corpus, licenses), corpus, licenses)

@@ -140,9 +140,13 @@ def test_a_noise_revision_is_made_by_the_rules_verified_and_rebuilt_identically(
                                                         key=(seed, dataset, transformation, item.original_text))
                 assert item.generator_model == RULES_MODEL and len(item.attempts) == 1 and not item.errors
                 assert item.judge.quality is None and item.judge.parapluie is None
+                assert item.rule_made and item.sampling is None and item.generator_revision is None  # nothing invented
     card = (revision.root / "README.md").read_text(encoding="utf-8")
-    assert "Rule-transformed (noise) versions" in card and "Not applicable to the noise rules" in card
-    assert "Generator:" not in card
+    assert "Rule-transformed (noise) versions" in card and "no decoding settings, no errors checked, no judge" in card
+    for llm_only in ("Generator:", "Decoding:", "## Error rates", "## Judge scores", "| dataset | transformation |",
+                     "Prompt layout", "Retries:", "Language identification"):
+        assert llm_only not in card, llm_only
+    assert "Retrieval and reranking transform the queries only" in card  # a choice that applies to the rules
     said: list[str] = []
     again = run(replace(cfg, batch_size=1), log=said.append)
     assert again.manifest["content_hash"] == first.manifest["content_hash"] and again.published.created is False
