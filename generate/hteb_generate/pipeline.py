@@ -45,6 +45,7 @@ from .engine import ENGINES, CachedEngine, CallCache, create_engine
 from .generation import Sampling, Unit, judge_units, transform_units
 from .judge import JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from .licenses import source_license
+from .progress import bar
 from .models import resolve_commit
 from .registry import SOURCES, SourceEntry, lookup_source
 from .sampling import load_source
@@ -217,7 +218,7 @@ def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunRes
     slots = engine_slots(cfg, facts) if cfg.llm_transformations else []  # noise rules alone load no model
     state = _run_state(cfg, runtime(facts, slots), log)
     datasets = {}
-    for name in cfg.datasets:
+    for name in bar(cfg.datasets, "reading sources", len(cfg.datasets), "dataset"):
         entry = _entry(cfg, name)
         datasets[entry.name] = load_source(
             entry, source=cfg.source, data_dir=Path(cfg.data_dir), sample=cfg.sample, max_texts=cfg.max_texts,
@@ -235,10 +236,9 @@ def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunRes
     folder = cache_dir / "staging" / cfg.config_hash()
     manifest = None if slots else _staged_by_rules(cfg, folder, datasets)
     if manifest is None:
-        records = [_record(cfg, engines, item) for item in items]
+        records = [_record(cfg, engines, item) for item in bar(items, "item records", len(items), "rec")]
         rules = [t for t in cfg.transformations if noise.is_rule(t)]
-        made_by_rules = [r for seed in cfg.seeds for name, dataset in datasets.items()
-                         for r in noise.noise_records(seed, name, dataset, rules)]
+        made_by_rules = _rule_records(cfg, datasets, rules)
         if rules:
             log(f"{len(made_by_rules)} items made by the noise rules ({', '.join(rules)})")
         corpus = _corpus_records(cfg, datasets, rules)
@@ -257,6 +257,9 @@ def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunRes
         manifest, published = _publish(store, folder, manifest, log)
         if cfg.manifest_md:
             manifest_md.update(Path(cfg.manifest_md), manifest, published.uri, published.revision_id)
+        else:
+            log("MANIFEST.md not updated: hteb-generate runs from an installed package, not its repository "
+                "(--manifest-md PATH names one)")
         log(f"published {published.label} to {published.uri} ({'new' if published.created else 'already there'})")
     return RunResult(manifest, folder, published)
 
@@ -312,14 +315,22 @@ def _staged_by_rules(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sour
     return staged.manifest if today == staged_sources else None
 
 
+def _rule_records(cfg: GenerateConfig, datasets: dict[str, SourceDataset], rules: list[str], *,
+                  corpus: bool = False) -> list[ItemRecord]:
+    """Every text (`corpus`: corpus title and text) of each dataset under each noise rule and seed."""
+    jobs = [(seed, name, dataset) for seed in cfg.seeds for name, dataset in datasets.items()] if rules else []
+    what = "noise rules on the corpus" if corpus else "noise rules"
+    return [r for seed, name, dataset in bar(jobs, what, len(jobs), "dataset")
+            for r in noise.noise_records(seed, name, dataset, rules, corpus=corpus)]
+
+
 def _corpus_records(cfg: GenerateConfig, datasets: dict[str, SourceDataset], rules: list[str]) -> list[ItemRecord]:
     """--corpus-noise: every corpus title and text of each retrieval dataset under each noise rule
     and seed, seeded per text as the queries are; none without the flag."""
     if not cfg.corpus_noise:
         return []
-    return [r for seed in cfg.seeds for name, dataset in datasets.items()
-            if dataset.info.task_type in CORPUS_TASK_TYPES
-            for r in noise.noise_records(seed, name, dataset, rules, corpus=True)]
+    retrieval = {name: d for name, d in datasets.items() if d.info.task_type in CORPUS_TASK_TYPES}
+    return _rule_records(cfg, retrieval, rules, corpus=True)
 
 
 def _generator_block(cfg: GenerateConfig, engines: Engines | None) -> dict[str, Any]:
@@ -378,4 +389,4 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
     missing = {name: _entry(cfg, name).languages_not_in_mteb for name in datasets}
     licenses = [source_license(_entry(cfg, name)) for name in datasets]
     return write_revision(folder, datasets.values(), records, manifest_like,
-                          card_body(manifest_like, records, missing, corpus, licenses), corpus, licenses)
+                          card_body(manifest_like, records, missing, corpus, licenses), corpus, licenses, progress=bar)

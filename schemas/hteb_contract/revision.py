@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
@@ -59,6 +59,16 @@ from hteb_contract.sources import (
 )
 from hteb_contract.tasks import TextRef
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
+
+#: Reports progress over an iterable (description, total) and yields its items: `tqdm`'s shape,
+#: `lambda items, desc, total: tqdm(items, desc=desc, total=total)`. The contract prints nothing itself.
+Progress = Callable[[Iterable[Any], str, int], Iterable[Any]]
+
+
+def quiet(items: Iterable[Any], desc: str, total: int) -> Iterable[Any]:
+    """The default `Progress`: no report."""
+    return items
+
 
 MANIFEST = "manifest.json"
 CARD = "README.md"
@@ -120,33 +130,36 @@ def manifest_source(info: DatasetInfo, *, origin: str, sample: int | None) -> di
 
 def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterable[ItemRecord],
                    manifest_fields: Mapping[str, Any], card_body: str,
-                   corpus_records: Iterable[ItemRecord] = (), licenses: Sequence[SourceLicense] = ()) -> dict[str, Any]:
+                   corpus_records: Iterable[ItemRecord] = (), licenses: Sequence[SourceLicense] = (),
+                   progress: Progress = quiet) -> dict[str, Any]:
     """Write a whole revision into the empty folder `root` and seal it; returns the manifest.
 
     The source copy of each dataset, one items file per (dataset, transformation, seed) in the
     order first met, one corpus file likewise for `corpus_records` (the manifest must then say
     `corpus_perturbed`), the dataset card (front matter from `hteb_contract.card` with the sources'
-    `licenses`, then `card_body`), the manifest.
+    `licenses`, then `card_body`), the manifest; `progress` reports each stage (sources, items and
+    corpus files, sealing).
     """
     root = Path(root)
     if root.exists() and any(root.iterdir()):
         raise ContractError(f"{root}: a revision is written into an empty folder")
     sources = list(sources)
-    for dataset in sources:
+    for dataset in progress(sources, "writing sources", len(sources)):
         write_source_parquet(dataset, root / "source" / dataset.name)
     records = list(records)
     groups: dict[tuple[str, str, int], list[ItemRecord]] = {}
     for record in records:
         groups.setdefault((record.dataset, record.transformation, record.seed), []).append(record)
     variants: dict[str, list[tuple[str, int]]] = {}
-    for (name, transformation, seed), group in groups.items():
+    for (name, transformation, seed), group in progress(groups.items(), "checking and writing items", len(groups)):
         write_items(root, name, transformation, seed, group)
         variants.setdefault(name, []).append((transformation, seed))
     corpus_groups: dict[tuple[str, str, int], list[ItemRecord]] = {}
     for record in corpus_records:
         corpus_groups.setdefault((record.dataset, record.transformation, record.seed), []).append(record)
     corpus_variants: dict[str, list[tuple[str, int]]] = {}
-    for (name, transformation, seed), group in corpus_groups.items():
+    for (name, transformation, seed), group in progress(corpus_groups.items(), "writing the corpus",
+                                                        len(corpus_groups)):
         write_items(root, name, transformation, seed, group, corpus=True)
         corpus_variants.setdefault(name, []).append((transformation, seed))
     languages = {code for s in sources for code in s.info.languages} | {r.target_language for r in records
@@ -156,7 +169,7 @@ def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterab
                         hub_sources=[s["hf_path"] for s in manifest_fields.get("sources", ())
                                      if str(s.get("origin", "")).startswith("hf://")])
     atomic_write_text(root / CARD, head + card_body)
-    return seal(root, manifest_fields)
+    return seal(root, manifest_fields, progress)
 
 
 def source_tables(dataset: SourceDataset) -> SourceTables:
@@ -165,11 +178,12 @@ def source_tables(dataset: SourceDataset) -> SourceTables:
     return SourceTables(info.name, info.task_type, info.eval_split, info.train_split, tuple(dataset.tables))
 
 
-def file_entries(root: Path) -> list[dict[str, Any]]:
+def file_entries(root: Path, progress: Progress = quiet) -> list[dict[str, Any]]:
     """sha256, size and row count of every file of a revision folder except the manifest."""
     root = Path(root)
     entries = []
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+    paths = sorted(p for p in root.rglob("*") if p.is_file())
+    for path in progress(paths, "sealing (sha256)", len(paths)):
         rel = path.relative_to(root).as_posix()
         if rel == MANIFEST or any(part.startswith(".") for part in PurePosixPath(rel).parts):
             continue
@@ -198,9 +212,9 @@ def content_hash(files: Iterable[Mapping[str, Any]]) -> str:
     return sha256_bytes(canonical_json(pairs))
 
 
-def seal(root: Path, manifest_fields: Mapping[str, Any]) -> dict[str, Any]:
+def seal(root: Path, manifest_fields: Mapping[str, Any], progress: Progress = quiet) -> dict[str, Any]:
     """Hash every file, write manifest.json (validated) and return it. The last step of making a revision."""
-    files = file_entries(root)
+    files = file_entries(root, progress)
     manifest = {
         "schema_version": SCHEMA_VERSIONS["manifest"],
         **manifest_fields,
