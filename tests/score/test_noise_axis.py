@@ -29,15 +29,17 @@ from hteb_contract.stores.local import LocalStore
 from hteb_contract.taxonomy import AXES, PAPER_AXES
 from hteb_contract.validation import validate
 from hteb_generate.noise import perturb
-from hteb_score.aggregate import POINTS, aggregate
-from hteb_score.card import build_card, render_markdown, scaled, write_outputs
-from hteb_score.compare import compare, load_inputs
-from hteb_score.compare.inputs import load_scores_table
-from hteb_score.protocol import PROTOCOLS
-from hteb_score.scoring import revision_variants
+from hteb_score.scoring.aggregate import POINTS, aggregate
+from hteb_score.report.card import build_card, render_markdown, scaled, write_outputs
+from hteb_score.report import comparison_files
+from hteb_score.report.analysis import compare
+from hteb_score.report.inputs import load_inputs
+from hteb_score.report.inputs import load_scores_table
+from hteb_score.evaluators.protocol import PROTOCOLS
+from hteb_score.scoring.run import revision_variants
 from hteb_score.stats.hodges_lehmann import walsh_averages
 from hteb_score.stats.holm import holm
-from hteb_score.stats.model import model_statistics
+from hteb_score.scoring.statistics import model_statistics
 from revision_factory import build_revision
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "evaluators"))
@@ -337,8 +339,8 @@ def test_compare_markdown_puts_noise_after_the_total(compared):
     assert header.endswith("| HTEB total | Δ | Noise (Δ) | Rank Original → HTEB |")
     assert "| transformations | Random capitalisation |" in md and "| axes | Noise |" in md
     assert "Noise" not in paper_only.to_markdown()
-    assert comparison.figures()["axis_dumbbell.png"].startswith(b"\x89PNG")
-    model_index = comparison.model_index()["model_index/bow-64/model-index.yaml"]
+    assert comparison_files.figures(comparison)["axis_dumbbell.png"].startswith(b"\x89PNG")
+    model_index = comparison_files.model_index(comparison)["model_index/bow-64/model-index.yaml"]
     assert "HTEB Noise axis (not in the HTEB total)" in model_index and "HTEB total" in model_index
 
 
@@ -348,7 +350,7 @@ def test_compare_of_noise_only_cards_has_no_total(scores, revision, tmp_path):
     assert all(row.hteb is None and row.rank_hteb is None for row in comparison.leaderboard)
     assert comparison.to_json()["effects"]["total"] == {}
     assert "Noise (Δ)" in comparison.to_markdown()
-    assert set(comparison.figures()) >= {"axis_dumbbell.png", "delta_heatmap.png"}
+    assert set(comparison_files.figures(comparison)) >= {"axis_dumbbell.png", "delta_heatmap.png"}
 
 
 def test_a_scores_table_derives_the_noise_axis_but_never_puts_it_in_the_total(tmp_path):

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from hteb_score.stats.bootstrap import percentile_bootstrap
 from hteb_score.stats.hodges_lehmann import hodges_lehmann
 from hteb_score.stats.holm import holm
-from hteb_score.stats.model import add_holm, model_statistics, paired_effect
+from hteb_score.scoring.statistics import add_holm, model_statistics, paired_effect
 from hteb_score.stats.wilcoxon import wilcoxon_signed_rank
 
 NAN, INF = float("nan"), float("inf")
