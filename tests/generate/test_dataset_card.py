@@ -135,7 +135,7 @@ def test_a_rule_made_record_carries_no_invented_settings_and_item_v2_reads_as_th
 
 
 def test_an_llm_record_of_item_v2_reads_unchanged():
-    from hteb_score.score_cli import SAMPLE_REVISION, SAMPLE_STORE
+    from hteb_score import SAMPLE_REVISION, SAMPLE_STORE
 
     revision = Revision.open(revision_folder(SAMPLE_STORE, SAMPLE_REVISION), datasets=["STSBenchmark"])
     record = revision.items("STSBenchmark", "paraphrasing", 1339)[0]

