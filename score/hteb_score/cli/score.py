@@ -56,11 +56,15 @@ def _source_groups(source_dir: Path, names: list[str] | None, protocol: Protocol
 
 
 def _revision_groups(store: str, ref: str, names, transformations, seeds, on_error, protocol: Protocol,
-                     corpus_robustness: bool = False, preset: str | None = None, min_judge: float | None = None):
+                     corpus_robustness: bool = False, preset: str | None = None, min_judge: float | None = None,
+                     progress: bool = False):
     """The variants to score (read again, dataset by dataset, whenever they are iterated), the
     error-policy counts, the data's provenance, (`corpus_robustness`) the perturbed corpora and what
     `check_variants` found, all read and checked before the model loads. `preset` chooses the
-    datasets and transformations; `min_judge` drops the items the judge rated below it."""
+    datasets and transformations; `min_judge` drops the items the judge rated below it; `progress`:
+    a bar over the datasets read, with its total and the time left."""
+    from tqdm.auto import tqdm
+
     from hteb_score.scoring.run import DatasetGroups, check_selection, check_variants, revision_variants
     from hteb_score.scoring.selection import PRESETS, check_judged
     from hteb_contract.stores import open_store
@@ -75,7 +79,9 @@ def _revision_groups(store: str, ref: str, names, transformations, seeds, on_err
                                  min_judge=min_judge)
 
     policy, flags, infos, total = [], [], [], 0
-    for name in chosen:  # one dataset's variants in memory at a time
+    # shown once the stage has run 5 s (a full-size revision), so a refusal of small data stays one line
+    for name in tqdm(chosen, desc="reading and checking", unit="dataset", disable=not progress, delay=5):
+        # one dataset's variants in memory at a time
         variants, counts = load(name)
         total += len(variants)
         policy.extend(counts)
@@ -289,7 +295,7 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
         store = plan.store or DEFAULT_STORE
         groups, policy, data_info, corpus, checked = _revision_groups(
             store, plan.ref or SAMPLE_REVISION, plan.datasets, plan.transformations, plan.seeds, plan.on_error,
-            plan.protocol, plan.corpus_robustness, plan.preset, plan.min_judge)
+            plan.protocol, plan.corpus_robustness, plan.preset, plan.min_judge, progress=not plan.quiet)
     if plan.encoder == "mteb":  # mteb's prompts need each dataset's mteb task
         from hteb_score.encoding.mteb_encoder import check_tasks
 
