@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from hteb_contract.card import OTHER_LICENSE, UNKNOWN_LICENSE, SourceLicense
 
-from .registry import SOURCES, SourceEntry
+from .sources_table import SOURCES, SourceEntry
 
 #: Registry name -> the license mteb's task metadata records (mteb 2.26.24).
 MTEB_LICENSES: dict[str, str] = {

@@ -20,9 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from hteb_contract.atomic import atomic_write_json
-from hteb_contract.records import ItemRecord, Judge
-from hteb_contract.records import Sampling as RecordSampling
 from hteb_contract.errors import ContractError, IntegrityError, StoreError
+from hteb_contract.records import ItemRecord, Judge, Sampling
 from hteb_contract.reproduction import Tolerance, compare_revisions
 from hteb_contract.revision import (
     CORPUS_TASK_TYPES,
@@ -39,15 +38,16 @@ from . import __version__, manifest_md, noise
 from .card import card_body
 from .config import GenerateConfig
 from .detectors import ERROR_TYPES
-from .doctor import EngineSlot, Facts, engine_slots, probe, runtime
 from .engine import ENGINES, CachedEngine, CallCache, create_engine
-from .generation import Sampling, Unit, judge_units, transform_units
+from .engine_plan import EngineSlot, engine_slots, runtime
+from .generation import Decoding, Unit, judge_units, transform_units
 from .judge import JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from .licenses import source_license
+from .machine import Facts, probe
 from .progress import bar
 from .models import resolve_commit
-from .registry import SOURCES, SourceEntry, lookup_source
-from .sampling import load_source
+from .source_loading import load_source
+from .sources_table import SOURCES, SourceEntry, lookup_source
 from .transformations import PROMPT_SETS
 from .units import PlannedItem, plan_units
 
@@ -61,7 +61,7 @@ class RunResult:
 
 @dataclass(frozen=True)
 class Engines:
-    """The run's engines by role (`doctor.engine_slots` decides them): the judge is the generator
+    """The run's engines by role (`engine_plan.engine_slots` decides them): the judge is the generator
     itself when both are one model, None without a judge."""
 
     generator: CachedEngine
@@ -112,6 +112,25 @@ def _entry(cfg: GenerateConfig, name: str) -> SourceEntry:
     return lookup_source(name, data_dir=Path(cfg.data_dir) if cfg.source == "local" else None)
 
 
+def load_datasets(cfg: GenerateConfig) -> dict[str, SourceDataset]:
+    """The run's source datasets by name, sampled and capped as `cfg` says."""
+    datasets = {}
+    for name in bar(cfg.datasets, "reading sources", len(cfg.datasets), "dataset"):
+        entry = _entry(cfg, name)
+        datasets[entry.name] = load_source(
+            entry, source=cfg.source, data_dir=Path(cfg.data_dir), sample=cfg.sample, max_texts=cfg.max_texts,
+            max_list=cfg.max_list,
+        )
+    return datasets
+
+
+def build_engines(cfg: GenerateConfig, cache: CallCache, facts: Facts,
+                  slots: list[EngineSlot]) -> Engines | None:
+    """The run's engines, none loaded until its first uncached call; None without slots (noise rules
+    make every text)."""
+    return _engines(cfg, cache, slots, Path(facts.hf_cache) if facts.hf_cache else None) if slots else None
+
+
 def _run_state(cfg: GenerateConfig, runtime: dict[str, Any], log: Callable[[str], None]) -> dict[str, Any]:
     """The run's creation time and runtime, fixed on its first start so a resumed run reproduces the
     manifest (a resume on other software or GPUs is said in the log; the manifest keeps the first)."""
@@ -139,12 +158,16 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, PARAPLUIE_DIGITS)
 
 
+def _sampling(cfg: GenerateConfig) -> Sampling:
+    """The first attempt's decoding settings, as the run uses them and each item record keeps them."""
+    return Sampling(cfg.temperature, cfg.top_p, cfg.max_tokens)
+
+
 def _transform(cfg: GenerateConfig, units: list[Unit], engines: Engines) -> None:
     """Every LLM unit transformed, then judged; the engines closed whatever happens."""
-    sampling = Sampling(cfg.temperature, cfg.top_p, cfg.max_tokens, cfg.retry_temperature, cfg.max_attempts,
-                        cfg.max_tokens_ceiling)
+    decoding = Decoding(_sampling(cfg), cfg.retry_temperature, cfg.max_attempts, cfg.max_tokens_ceiling)
     try:
-        transform_units(units, engines.generator, PROMPT_SETS.get(cfg.prompt_set), sampling)
+        transform_units(units, engines.generator, PROMPT_SETS.get(cfg.prompt_set), decoding)
         if engines.judge is not None:
             if engines.judge is not engines.generator:  # its workers' GPUs go to the judge's
                 engines.generator.close()
@@ -155,7 +178,7 @@ def _transform(cfg: GenerateConfig, units: list[Unit], engines: Engines) -> None
             engine.close()
 
 
-def _record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> ItemRecord:
+def item_record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> ItemRecord:
     """The published record of one planned item: its unit's kept output, attempts and judge scores."""
     prompts = PROMPT_SETS.get(cfg.prompt_set)
     ref, unit = item.ref, item.unit
@@ -168,7 +191,7 @@ def _record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> ItemRec
         generator_revision=engines.generator.revision or None, prompt_set=prompts.id,
         prompt_template_id=unit.transformation.template_id(prompts),
         prompt_hash=prompts.hash_of(unit.transformation.template_keys),
-        sampling=RecordSampling(cfg.temperature, cfg.top_p, cfg.max_tokens),
+        sampling=_sampling(cfg),
         attempts=tuple(unit.attempts), errors=unit.kept.errors,
         judge=Judge(
             model=engines.judge.model_id if engines.judge is not None else None,
@@ -188,26 +211,19 @@ def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunRes
     facts = probe() if facts is None else facts
     slots = engine_slots(cfg, facts) if cfg.llm_transformations else []  # noise rules alone load no model
     state = _run_state(cfg, runtime(facts, slots), log)
-    datasets = {}
-    for name in bar(cfg.datasets, "reading sources", len(cfg.datasets), "dataset"):
-        entry = _entry(cfg, name)
-        datasets[entry.name] = load_source(
-            entry, source=cfg.source, data_dir=Path(cfg.data_dir), sample=cfg.sample, max_texts=cfg.max_texts,
-            max_list=cfg.max_list,
-        )
+    datasets = load_datasets(cfg)
     units, items = plan_units(cfg, datasets)
     if cfg.llm_transformations:
         log(f"{len(items)} items, {len(units)} distinct texts to transform ({len(datasets)} datasets x "
             f"{len(cfg.llm_transformations)} LLM transformations x {len(cfg.seeds)} seeds)")
 
-    engines = None
-    if slots:
-        engines = _engines(cfg, cache, slots, Path(facts.hf_cache) if facts.hf_cache else None)
+    engines = build_engines(cfg, cache, facts, slots)
+    if engines is not None:
         _transform(cfg, units, engines)
     folder = cache_dir / "staging" / cfg.config_hash()
     manifest = None if slots else _staged_by_rules(cfg, folder, datasets)
     if manifest is None:
-        records = [_record(cfg, engines, item) for item in bar(items, "item records", len(items), "rec")]
+        records = [item_record(cfg, engines, item) for item in bar(items, "item records", len(items), "rec")]
         rules = [t for t in cfg.transformations if noise.is_rule(t)]
         made_by_rules = _rule_records(cfg, datasets, rules)
         if rules:
@@ -316,13 +332,10 @@ def _generator_block(cfg: GenerateConfig, engines: Engines | None) -> dict[str, 
                          "max_attempts": cfg.max_attempts}}
 
 
-def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, SourceDataset], records: list[ItemRecord],
-                    state: dict[str, Any], engines: Engines | None,
-                    corpus: list[ItemRecord]) -> dict[str, Any]:
-    """`engines` None: the noise rules made every text (no model, no judge); `corpus`: the perturbed
-    corpus records (--corpus-noise)."""
-    if folder.exists():
-        shutil.rmtree(folder)  # rebuilt from the cache: stale files must not survive
+def content_description(cfg: GenerateConfig, datasets: dict[str, SourceDataset],
+                        engines: Engines | None) -> dict[str, Any]:
+    """The manifest's description of the content (what `reproduction` compares): config, sources,
+    transformations, seeds, models and prompt sets. Needs no loaded model: the engines' identities only."""
     sources = []
     for name, dataset in datasets.items():
         entry = _entry(cfg, name)
@@ -334,11 +347,7 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
     if engines is not None and engines.judge is not None:
         judge = {"model_id": engines.judge.model_id, "revision": engines.judge.revision, "engine": engines.judge.name,
                  "prompt_set": cfg.judge_prompts, "prompt_set_hash": JUDGE_PROMPTS.get(cfg.judge_prompts).sha256}
-    manifest_like = {
-        "repo_id": cfg.store if "://" in cfg.store else f"file://{Path(cfg.store).resolve()}",
-        "label": cfg.label,
-        "created": state["created"],
-        "hteb_generate_version": __version__,
+    return {
         "config": cfg.content_config(),
         "config_hash": cfg.config_hash(),
         "sources": sources,
@@ -346,8 +355,24 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
         "seeds": list(cfg.seeds),
         "generator": _generator_block(cfg, engines),
         "judge": judge,
-        "runtime": state["runtime"],
         "corpus_perturbed": cfg.corpus_noise,
+    }
+
+
+def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, SourceDataset], records: list[ItemRecord],
+                    state: dict[str, Any], engines: Engines | None,
+                    corpus: list[ItemRecord]) -> dict[str, Any]:
+    """`engines` None: the noise rules made every text (no model, no judge); `corpus`: the perturbed
+    corpus records (--corpus-noise)."""
+    if folder.exists():
+        shutil.rmtree(folder)  # rebuilt from the cache: stale files must not survive
+    manifest_like = {
+        "repo_id": cfg.store if "://" in cfg.store else f"file://{Path(cfg.store).resolve()}",
+        "label": cfg.label,
+        "created": state["created"],
+        "hteb_generate_version": __version__,
+        "runtime": state["runtime"],
+        **content_description(cfg, datasets, engines),
     }
     manifest_like["counters"] = {
         "items": len(records),

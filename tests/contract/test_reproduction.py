@@ -12,7 +12,7 @@ import pytest
 from hteb_contract import revision as rev
 from hteb_contract.errors import HtebError
 from hteb_contract.records import ItemRecord, Judge
-from hteb_contract.reproduction import Tolerance, compare_revisions
+from hteb_contract.reproduction import Tolerance, compare_revisions, described
 from hteb_contract.revision import Revision
 from hteb_contract.validation import validate
 from revision_factory import build_revision
@@ -172,3 +172,11 @@ def test_the_report_as_json_follows_its_schema(reference, tmp_path, shared_data)
 def test_negative_tolerance_is_a_one_line_error():
     with pytest.raises(HtebError, match="tolerances must be >= 0"):
         Tolerance(parapluie=-0.1)
+
+
+def test_a_manifest_field_added_later_reads_as_its_stated_default():
+    """A revision made before `corpus_perturbed` existed describes the same content as one that says False,
+    and not the same as one that says True."""
+    older = {"label": "x", "seeds": [1339]}
+    assert described(older) == described({**older, "corpus_perturbed": False})
+    assert described(older) != described({**older, "corpus_perturbed": True})

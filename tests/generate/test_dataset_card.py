@@ -19,7 +19,7 @@ from hteb_contract.sources import ID_COLUMN, read_source_parquet
 from hteb_contract.views import revision_folder, side_by_side
 from hteb_generate.licenses import source_license
 from hteb_generate.noise import perturb
-from hteb_generate.registry import lookup_source
+from hteb_generate.sources_table import lookup_source
 
 DATASETS = ("STSBenchmark", "Banking77", "SciFact", "SummEval", "MasakhaNEWS")
 SIZES = json.loads((Path(__import__("datasets").__file__).parent / "utils/resources/size_categories.json").read_text())

@@ -14,17 +14,7 @@ from hteb_contract.validation import validate
 from hteb_score import SAMPLE_REVISION, SAMPLE_STORE
 from hteb_contract.taxonomy import PAPER_TRANSFORMATIONS
 from hteb_contract.stores import open_store
-
-PINNED = {  # dataset: (Original, HTEB) in points, all-MiniLM-L6-v2, hteb protocol, on sample-1339 (hteb.item/2)
-    "STSBenchmark": (80.0, 74.4444),
-    "SemRel2024": (40.0, 18.8889),
-    "Banking77": (75.0, 52.7778),
-    "TwentyNewsgroups": (85.7143, 85.7143),
-    "TwitterSemEval2015": (100.0, 81.9444),
-    "SciFact": (100.0, 74.3553),
-    "SummEval": (100.0, 33.3333),
-    "MasakhaNEWS": (92.8571, 92.8571),
-}
+from sample_scores import PINNED
 
 
 def test_bundled_sample_verifies_and_holds_every_transformation():

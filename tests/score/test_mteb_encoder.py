@@ -78,11 +78,12 @@ def _asked(datasets: list[str]) -> set[tuple[str, str, str | None]]:
     of every transformed item (its drift is measured even where --on-error scores the original)."""
     from hteb_score.evaluators.protocol import PROTOCOLS
     from hteb_score import SAMPLE_REVISION, SAMPLE_STORE
-    from hteb_score.cli.score import _revision_groups
+    from hteb_score.scoring.data import read_revision
+    from hteb_score.scoring.options import ScoreOptions
     from hteb_score.scoring.run import QUERY_TABLES
 
-    groups, *_ = _revision_groups(f"file://{SAMPLE_STORE}", SAMPLE_REVISION, datasets, None, None, "original",
-                                  PROTOCOLS.get("hteb"))
+    groups = read_revision(ScoreOptions(model_id=None, protocol=PROTOCOLS.get("hteb"), encoder="sentence-transformers",
+                                        store=f"file://{SAMPLE_STORE}", ref=SAMPLE_REVISION, datasets=datasets)).groups
     asked = set()
     for variants in groups:
         for variant in variants:

@@ -11,9 +11,8 @@ import sys
 
 import click
 
-from hteb_score import DEFAULT_STORE, SAMPLE_REVISION, __version__
 from hteb_contract.errors import HtebError
-
+from hteb_score import DEFAULT_STORE, SAMPLE_REVISION, __version__
 
 
 class DefaultCommandGroup(click.Group):

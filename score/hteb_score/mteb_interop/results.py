@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from hteb_contract.errors import ContractError, HtebError
+from hteb_score.mteb_interop.layout import DATASET_KEY, EXPERIMENTS, variant_of
 from hteb_score.scoring.aggregate import POINTS
 from hteb_score.scoring.model_scores import ModelScores
-from hteb_score.mteb_interop.layout import DATASET_KEY, EXPERIMENTS, variant_of
 
 META = "model_meta.json"
 PROTOCOL = re.compile(r"\((hteb|mteb)\)$")  # "hteb-score 0.4.0 (mteb)", as card.mteb_results writes it

@@ -13,17 +13,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hteb_score import __version__
-from hteb_score.scoring.aggregate import POINTS, aggregate, aggregate_flags
-from hteb_score.scoring.corpus_robustness import markdown_lines as corpus_robustness_lines
-from hteb_score.evaluators.protocol import Protocol
 from hteb_contract.atomic import atomic_write_text
+from hteb_contract.taxonomy import AXES, AXIS_LABELS, AXIS_OF, PAPER_AXES
+from hteb_contract.validation import SCHEMA_VERSIONS, validate
+from hteb_score import __version__
+from hteb_score.evaluators.protocol import Protocol
 from hteb_score.flags import Flag
 from hteb_score.mteb_interop.layout import DATASET_KEY, model_meta, result_folder
+from hteb_score.report.formatting import confidence_interval, number, p_value
+from hteb_score.scoring.aggregate import aggregate, aggregate_flags
+from hteb_score.scoring.corpus_robustness import markdown_lines as corpus_robustness_lines
+from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.strict_json import dumps, finite_or_none
-from hteb_contract.validation import SCHEMA_VERSIONS, validate
-from hteb_contract.taxonomy import AXES, AXIS_LABELS, AXIS_OF, PAPER_AXES
-from hteb_score.stats.hodges_lehmann import coverage_note
 
 PACKAGES = ("hteb-score", "sentence-transformers", "transformers", "torch", "numpy", "scipy", "scikit-learn",
             "faiss-cpu", "pytrec-eval-terrier", "datasets", "huggingface-hub")
@@ -41,7 +42,7 @@ def package_versions() -> dict[str, str]:
 
 def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: Mapping[str, Any],
                protocol: Protocol, settings: Mapping[str, Mapping[str, Any]], on_error: str,
-               scores: list[dict[str, Any]], error_policy: list[dict[str, Any]], statistics: dict[str, Any] | None,
+               scores: Sequence[ScoreRecord], error_policy: list[dict[str, Any]], statistics: dict[str, Any] | None,
                timings: Mapping[str, float], flags: Sequence[Flag] = (),
                corpus_robustness: Mapping[str, Any] | None = None,
                selection: Mapping[str, Any] | None = None,
@@ -66,7 +67,7 @@ def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: 
         "on_error": on_error,
         "selection": dict(selection or {"preset": None, "min_judge": None}),
         "package_versions": package_versions(),
-        "scores": scores,
+        "scores": [record.to_json() for record in scores],
         "aggregates": aggregate(scores),
         "error_policy": error_policy,
         "statistics": statistics,
@@ -80,28 +81,23 @@ def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: 
     return card
 
 
-def _defined_scores(scores: list[dict[str, Any]], flags: list[Flag]) -> tuple[list[dict[str, Any]], list[Flag]]:
+def _defined_scores(scores: Sequence[ScoreRecord], flags: list[Flag]) -> tuple[list[ScoreRecord], list[Flag]]:
     """Score records with every non-finite value as None, and the flags with one `undefined_score`
     per variant that had none."""
     said = {(f.dataset, f.transformation, f.seed) for f in flags if f.code in ("undefined_score", "filtered_too_far")}
     out = []
     for record in scores:
-        value = record["value"]
+        value = record.value
         if value is not None and finite_or_none(value) is None:
-            variant = (record["dataset"], record["transformation"], record["seed"])
-            if variant not in said:
-                said.add(variant)
-                flags.append(Flag("undefined_score", f"subset {record['subset']!r}: {record['metric']} is {value!r}, "
-                                  "not a number; written as null", *variant))
+            if record.variant not in said:
+                said.add(record.variant)
+                flags.append(Flag("undefined_score", f"subset {record.subset!r}: {record.metric} is {value!r}, "
+                                  "not a number; written as null", *record.variant))
             value = None
-        out.append(dict(record, value=value))
+        out.append(record.with_value(value))
     return out, flags
 
 
-def _fmt(value: float | None, signed: bool = False) -> str:
-    if value is None:
-        return "-"
-    return f"{value:+.2f}" if signed else f"{value:.2f}"
 
 
 def _mteb_model_lines(meta: Mapping[str, Any] | None) -> list[str]:
@@ -143,22 +139,23 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         f"| | Original | {' | '.join(AXIS_LABELS[a] for a in PAPER_AXES)} | HTEB | delta |"
         + "".join(f" {AXIS_LABELS[a]} | {AXIS_LABELS[a]} delta |" for a in beside),
         "|---|---|" + "---|" * len(PAPER_AXES) + "---|---|" + "---|---|" * len(beside),
-        f"| **model** | {_fmt(agg['original'])} | "
-        + " | ".join(_fmt(agg["per_axis"].get(a)) for a in PAPER_AXES)
-        + f" | {_fmt(agg['hteb_total'])} | {_fmt(agg['delta'], True)} |"
+        f"| **model** | {number(agg['original'])} | "
+        + " | ".join(number(agg["per_axis"].get(a)) for a in PAPER_AXES)
+        + f" | {number(agg['hteb_total'])} | {number(agg['delta'], sign=True)} |"
         + _beside_cells(agg["per_axis"], agg["original"], beside),
     ]
     for row in agg["per_dataset"]:
-        hteb = _fmt(row["hteb"]) + (f" ± {row['hteb_sd']:.2f}" if row.get("hteb_sd") is not None else "")
-        lines.append(f"| {row['dataset']} ({row['metric']}) | {_fmt(row['original'])} | "
-                     + " | ".join(_fmt(row["axes"].get(a)) for a in PAPER_AXES)
-                     + f" | {hteb} | {_fmt(row['delta'], True)} |"
+        hteb = number(row["hteb"]) + (f" ± {row['hteb_sd']:.2f}" if row.get("hteb_sd") is not None else "")
+        lines.append(f"| {row['dataset']} ({row['metric']}) | {number(row['original'])} | "
+                     + " | ".join(number(row["axes"].get(a)) for a in PAPER_AXES)
+                     + f" | {hteb} | {number(row['delta'], sign=True)} |"
                      + _beside_cells(row["axes"], row["original"], beside))
     if agg["per_transformation"]:
         lines += ["", "## Per transformation (mean over datasets)", "",
                   "| transformation | axis | mean | delta | datasets |", "|---|---|---|---|---|"]
         for name, entry in agg["per_transformation"].items():
-            lines.append(f"| {name} | {AXIS_LABELS[AXIS_OF[name]]} | {_fmt(entry['mean'])} | {_fmt(entry['delta'], True)} | {entry['datasets']} |")
+            mean, delta = number(entry["mean"]), number(entry["delta"], sign=True)
+            lines.append(f"| {name} | {AXIS_LABELS[AXIS_OF[name]]} | {mean} | {delta} | {entry['datasets']} |")
     stats = card.get("statistics")
     if stats and stats.get("per_transformation"):
         families = [line for a in beside
@@ -166,8 +163,9 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         lines += ["", "## Effects across datasets (Hodges-Lehmann shift, Wilcoxon, Holm)", "", *families,
                   "| transformation | HL shift | 95% CI | p | p (Holm) |", "|---|---|---|---|---|"]
         for name, entry in stats["per_transformation"].items():
-            ci = f"[{_fmt(entry.get('ci_low'), True)}, {_fmt(entry.get('ci_high'), True)}]{coverage_note(entry.get('ci_confidence'))}"
-            lines.append(f"| {name} | {_fmt(entry.get('hl_shift'), True)} | {ci} | {_p(entry.get('p_value'))} | {_p(entry.get('p_holm'))} |")
+            shift, ci = number(entry.get("hl_shift"), sign=True), confidence_interval(entry)
+            p, p_holm = p_value(entry.get("p_value")), p_value(entry.get("p_holm"))
+            lines.append(f"| {name} | {shift} | {ci} | {p} | {p_holm} |")
     lines += corpus_robustness_lines(card.get("corpus_robustness"))
     lines += _flag_lines(card.get("flags", []))
     lines += _evaluation_lines(card["evaluation"])
@@ -222,7 +220,7 @@ def _beside_cells(axes: Mapping[str, float], original: float | None, beside: Seq
     for a in beside:
         value = axes.get(a)
         delta = None if value is None or original is None else value - original
-        cells += [_fmt(value), _fmt(delta, True)]
+        cells += [number(value), number(delta, sign=True)]
     return "".join(f" {c} |" for c in cells)
 
 
@@ -262,10 +260,6 @@ def _setting(value: Any) -> str:
     return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
-def _p(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
 def mteb_results(card: Mapping[str, Any], results: Mapping[tuple[str, str, int | None], Any],
@@ -325,8 +319,3 @@ def write_outputs(out: Path, card: Mapping[str, Any],
     for path, text in files.items():
         atomic_write_text(path, text)
     return list(files)
-
-
-def scaled(scores: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Score records in points, for the statistics block (so its shifts read like the tables)."""
-    return [dict(r, value=None if r["value"] is None else r["value"] * POINTS) for r in scores]

@@ -1,4 +1,4 @@
-"""Aggregation as the paper does it (SPEC "Scores and aggregation"; App. I Table 13, App. J),
+"""Aggregation as the paper does it (docs/scoring.md; App. I Table 13, App. J),
 written once: the card's `aggregates` and `statistics` blocks and `hteb-score compare` all call it.
 
 Scores are per (dataset, transformation, seed). Seeds are averaged first (runs are not
@@ -11,9 +11,9 @@ HTEB - Original.
 
 >>> axis_scores({"paraphrasing": 60.0, "style_change": 50.0, "translation": 20.0})
 {'lexical': 55.0, 'language': 20.0}
->>> hteb_score({"lexical": 55.0, "language": 20.0, "noise": 90.0})
+>>> hteb_total({"lexical": 55.0, "language": 20.0, "noise": 90.0})
 37.5
->>> hteb_score({"noise": 90.0}) is None
+>>> hteb_total({"noise": 90.0}) is None
 True
 """
 
@@ -29,8 +29,7 @@ import numpy as np
 from hteb_contract.errors import ContractError, unknown_name
 from hteb_contract.taxonomy import AXES, AXIS_OF, PAPER_AXES, TRANSFORMATIONS, transformation_order
 from hteb_score.flags import Flag
-
-POINTS = 100.0
+from hteb_score.scoring.score_record import POINTS, ScoreRecord
 
 #: Scores by column (a transformation, an axis) and dataset: `{column: {dataset: score}}`.
 Columns = Mapping[str, Mapping[str, float]]
@@ -62,8 +61,8 @@ class MainScores:
         return means
 
 
-def main_scores(scores: Iterable[Mapping[str, Any]], *, scale: float = 1.0) -> MainScores:
-    """The main scores (subset `all`) of flat score records, each value times `scale`; an undefined
+def main_scores(scores: Iterable[ScoreRecord], *, scale: float = 1.0) -> MainScores:
+    """The main scores (subset `all`) of score records, each value times `scale`; an undefined
     value (None or not finite) is skipped and listed. A second Original score for a dataset, a seed
     scored twice or an unknown transformation is a ContractError."""
     original: dict[str, float] = {}
@@ -71,14 +70,14 @@ def main_scores(scores: Iterable[Mapping[str, Any]], *, scale: float = 1.0) -> M
     metric: dict[str, str] = {}
     skipped: list[tuple[str, str, int | None]] = []
     for record in scores:
-        if record["subset"] != "all":
+        if record.subset != "all":
             continue
-        dataset, transformation = record["dataset"], record["transformation"]
-        if record["value"] is None or not math.isfinite(record["value"]):
-            skipped.append((dataset, transformation, record["seed"]))
+        dataset, transformation = record.dataset, record.transformation
+        if record.value is None or not math.isfinite(record.value):
+            skipped.append(record.variant)
             continue
-        value = float(record["value"]) * scale
-        metric[dataset] = record["metric"]
+        value = float(record.value) * scale
+        metric[dataset] = record.metric
         if transformation == "original":
             if dataset in original:
                 raise ContractError(f"scores: two original main scores for dataset {dataset!r}")
@@ -86,15 +85,13 @@ def main_scores(scores: Iterable[Mapping[str, Any]], *, scale: float = 1.0) -> M
             continue
         check_transformation(transformation, where="scores")
         by_seed = runs.setdefault(dataset, {}).setdefault(transformation, {})
-        if record["seed"] in by_seed:
-            raise ContractError(
-                f"scores: two main scores for dataset {dataset!r}, {transformation} seed {record['seed']}"
-            )
-        by_seed[record["seed"]] = value
+        if record.seed in by_seed:
+            raise ContractError(f"scores: two main scores for dataset {dataset!r}, {transformation} seed {record.seed}")
+        by_seed[record.seed] = value
     return MainScores(original, runs, metric, skipped)
 
 
-def aggregate_flags(scores: Iterable[Mapping[str, Any]]) -> list[Flag]:
+def aggregate_flags(scores: Iterable[ScoreRecord]) -> list[Flag]:
     """`skipped_in_aggregates` for each undefined main score, and for the defined scores of a dataset
     whose Original is undefined (there is nothing to compare them with)."""
     main = main_scores(scores)
@@ -117,7 +114,7 @@ def axis_scores(transformations: Mapping[str, float]) -> dict[str, float]:
     return axes
 
 
-def hteb_score(axes: Mapping[str, float]) -> float | None:
+def hteb_total(axes: Mapping[str, float]) -> float | None:
     """HTEB: the unweighted mean of the paper's axis scores given; None without any (Noise alone)."""
     present = [axes[a] for a in PAPER_AXES if a in axes]
     return float(np.mean(present)) if present else None
@@ -153,7 +150,7 @@ class ModelLevel:
 def model_level(original: Mapping[str, float], axes: Columns) -> ModelLevel:
     """Model-level scores from per-dataset Original and axis scores (each averaged over its own datasets)."""
     axis_means = {a: _mean(list(axes[a].values())) for a in AXES if axes.get(a)}
-    return ModelLevel(_mean(list(original.values())), axis_means, hteb_score(axis_means))
+    return ModelLevel(_mean(list(original.values())), axis_means, hteb_total(axis_means))
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -171,9 +168,9 @@ def _dataset_row(dataset: str, metric: str, original: float, runs: Mapping[str, 
         mean = float(np.mean(values))
         transformations[name] = {"mean": mean, "sd": _sd(values), "n_seeds": len(values), "delta": mean - original}
     axes = axis_scores({t: v["mean"] for t, v in transformations.items()})
-    hteb = hteb_score(axes)
+    hteb = hteb_total(axes)
     seeds = sorted({s for by_seed in runs.values() for s in by_seed})
-    per_seed = [hteb_score(axis_scores({t: v[s] for t, v in runs.items() if s in v})) for s in seeds]
+    per_seed = [hteb_total(axis_scores({t: v[s] for t, v in runs.items() if s in v})) for s in seeds]
     return {
         "dataset": dataset, "metric": metric, "original": original, "transformations": transformations, "axes": axes,
         "hteb": hteb, "hteb_sd": _sd([h for h in per_seed if h is not None]),
@@ -181,8 +178,8 @@ def _dataset_row(dataset: str, metric: str, original: float, runs: Mapping[str, 
     }
 
 
-def aggregate(scores: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The card's `aggregates` block from its flat score records (subset `all` only)."""
+def aggregate(scores: Sequence[ScoreRecord]) -> dict[str, Any]:
+    """The card's `aggregates` block from its score records (subset `all` only)."""
     main = main_scores(scores, scale=POINTS)
     per_dataset = [
         _dataset_row(dataset, main.metric[dataset], original, main.runs.get(dataset, {}))
