@@ -2,7 +2,9 @@
 
 `hteb-generate --seed 1339` runs the GPU profile (vLLM, Gemma-3-27B AWQ, all datasets, Hub
 sources); `--profile cpu` runs the same pipeline with SmolLM2 on a sample of shared/data into the
-bundled sample store. `hteb-generate validate ...` checks a configuration without running it.
+local store .hteb/store (`make generate PROFILE=cpu` names the repository's bundled sample store).
+Nothing is written into an installed package; MANIFEST.md is the repository's, or --manifest-md's.
+`hteb-generate validate ...` checks a configuration without running it.
 Errors a user can fix print as one line and exit with status 2.
 """
 
@@ -98,7 +100,9 @@ def _options(fn, seed: Any = SEED):
                      "scorer's --corpus-robustness). Off: queries only."),
         *MACHINE_OPTIONS,
         click.option("--publish/--no-publish", default=True, show_default=True, help="Publish to the store."),
-        click.option("--manifest-md", default=None, help="Published-revisions table to update (default: ./MANIFEST.md)."),
+        click.option("--manifest-md", default=None,
+                     help="Published-revisions table to update (default: the repository's MANIFEST.md when "
+                          "hteb-generate runs from its repository; none for an installed package)."),
     ])
 
 
@@ -127,7 +131,7 @@ def cli() -> None:
 
     \b
     hteb-generate --seed 1339                   GPU profile (vLLM, Gemma-3-27B AWQ, all datasets)
-    hteb-generate --seed 1339 --profile cpu     SmolLM2 on CPU, sample of shared/data -> bundled sample store
+    hteb-generate --seed 1339 --profile cpu     SmolLM2 on CPU, sample of shared/data -> .hteb/store
     hteb-generate validate --seed 1339 ...      check a configuration, run nothing
     hteb-generate doctor                        what this machine lacks for the run, in one line
     hteb-generate plan --seed 1339              texts, LLM requests, tokens and GPU hours of the run

@@ -43,7 +43,9 @@ from .engine import ENGINES, CachedEngine, CallCache, create_engine
 from .engine_plan import EngineSlot, engine_slots, runtime
 from .generation import Decoding, Unit, judge_units, transform_units
 from .judge import JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
+from .licenses import source_license
 from .machine import Facts, probe
+from .progress import bar
 from .models import resolve_commit
 from .source_loading import load_source
 from .sources_table import SOURCES, SourceEntry, lookup_source
@@ -114,7 +116,7 @@ def _entry(cfg: GenerateConfig, name: str) -> SourceEntry:
 def load_datasets(cfg: GenerateConfig) -> dict[str, SourceDataset]:
     """The run's source datasets by name, sampled and capped as `cfg` says."""
     datasets = {}
-    for name in cfg.datasets:
+    for name in bar(cfg.datasets, "reading sources", len(cfg.datasets), "dataset"):
         entry = _entry(cfg, name)
         datasets[entry.name] = load_source(
             entry, source=cfg.source, data_dir=Path(cfg.data_dir), sample=cfg.sample, max_texts=cfg.max_texts,
@@ -187,7 +189,7 @@ def item_record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> Ite
         field=ref.field, source_language=ref.language, transformation=item.transformation, seed=item.seed,
         target_language=unit.plan.target, intermediate_language=unit.plan.pivot, original_text=ref.text,
         transformed_text=unit.kept.output, generator_model=engines.generator.model_id,
-        generator_revision=engines.generator.revision, prompt_set=prompts.id,
+        generator_revision=engines.generator.revision or None, prompt_set=prompts.id,
         prompt_template_id=unit.transformation.template_id(prompts),
         prompt_hash=prompts.hash_of(unit.transformation.template_keys),
         sampling=_sampling(cfg),
@@ -239,10 +241,9 @@ def _run(cfg: GenerateConfig, *, log, facts: Facts | None) -> RunResult:
     folder = staging_folder(cfg)
     manifest = None if slots else _staged_by_rules(cfg, folder, datasets)
     if manifest is None:
-        records = [item_record(cfg, engines, item) for item in items]
+        records = [item_record(cfg, engines, item) for item in bar(items, "item records", len(items), "rec")]
         rules = [t for t in cfg.transformations if noise.is_rule(t)]
-        made_by_rules = [r for seed in cfg.seeds for name, dataset in datasets.items()
-                         for r in noise.noise_records(seed, name, dataset, rules)]
+        made_by_rules = _rule_records(cfg, datasets, rules)
         if rules:
             log(f"{len(made_by_rules)} items made by the noise rules ({', '.join(rules)})")
         corpus = _corpus_records(cfg, datasets, rules)
@@ -261,6 +262,9 @@ def _run(cfg: GenerateConfig, *, log, facts: Facts | None) -> RunResult:
         manifest, published = _publish(store, folder, manifest, log)
         if cfg.manifest_md:
             manifest_md.update(Path(cfg.manifest_md), manifest, published.uri, published.revision_id)
+        else:
+            log("MANIFEST.md not updated: hteb-generate runs from an installed package, not its repository "
+                "(--manifest-md PATH names one)")
         log(f"published {published.label} to {published.uri} ({'new' if published.created else 'already there'})")
     return RunResult(manifest, folder, published)
 
@@ -322,14 +326,22 @@ def _repo_id(cfg: GenerateConfig) -> str:
     return cfg.store if "://" in cfg.store else f"file://{Path(cfg.store).resolve()}"
 
 
+def _rule_records(cfg: GenerateConfig, datasets: dict[str, SourceDataset], rules: list[str], *,
+                  corpus: bool = False) -> list[ItemRecord]:
+    """Every text (`corpus`: corpus title and text) of each dataset under each noise rule and seed."""
+    jobs = [(seed, name, dataset) for seed in cfg.seeds for name, dataset in datasets.items()] if rules else []
+    what = "noise rules on the corpus" if corpus else "noise rules"
+    return [r for seed, name, dataset in bar(jobs, what, len(jobs), "dataset")
+            for r in noise.noise_records(seed, name, dataset, rules, corpus=corpus)]
+
+
 def _corpus_records(cfg: GenerateConfig, datasets: dict[str, SourceDataset], rules: list[str]) -> list[ItemRecord]:
     """--corpus-noise: every corpus title and text of each retrieval dataset under each noise rule
     and seed, seeded per text as the queries are; none without the flag."""
     if not cfg.corpus_noise:
         return []
-    return [r for seed in cfg.seeds for name, dataset in datasets.items()
-            if dataset.info.task_type in CORPUS_TASK_TYPES
-            for r in noise.noise_records(seed, name, dataset, rules, corpus=True)]
+    retrieval = {name: d for name, d in datasets.items() if d.info.task_type in CORPUS_TASK_TYPES}
+    return _rule_records(cfg, retrieval, rules, corpus=True)
 
 
 def _generator_block(cfg: GenerateConfig, engines: Engines | None) -> dict[str, Any]:
@@ -395,5 +407,6 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
         "errors": {e: sum(1 for r in records if e in r.errors) for e in ERROR_TYPES},
     }
     missing = {name: _entry(cfg, name).languages_not_in_mteb for name in datasets}
+    licenses = [source_license(_entry(cfg, name)) for name in datasets]
     return write_revision(folder, datasets.values(), records, manifest_like,
-                          card_body(manifest_like, records, missing, corpus), corpus)
+                          card_body(manifest_like, records, missing, corpus, licenses), corpus, licenses, progress=bar)

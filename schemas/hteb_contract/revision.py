@@ -2,9 +2,9 @@
 
 Layout (also what `datasets.load_dataset(repo, config, revision=...)` reads on the Hub)::
 
-    README.md                          dataset card, `configs:` front matter: one config per dataset
+    README.md                          dataset card: Hub metadata and configs (hteb_contract.card)
     manifest.json                      hteb_contract/json/manifest.v2.schema.json; sha256 of every other file
-    data/<Dataset>/<transformation>_<seed>.parquet   item records (hteb_contract/json/item.v2.schema.json)
+    data/<Dataset>/<transformation>_<seed>.parquet   item records (hteb_contract/json/item.v3.schema.json)
     corpus/<Dataset>/<transformation>_<seed>.parquet perturbed corpus documents (opt-in, retrieval only; same schema)
     source/<Dataset>/dataset.json      the untouched source: metadata ...
     source/<Dataset>/<table>.parquet   ... and its tables (test, train, corpus, queries, qrels, ...)
@@ -32,7 +32,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
@@ -42,6 +42,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hteb_contract.arrow import arrow_schema
+from hteb_contract.card import SourceLicense, SourceTables, front_matter
 from hteb_contract.atomic import (
     atomic_write_json,
     atomic_write_text,
@@ -67,6 +68,16 @@ from hteb_contract.tasks import TextRef
 from hteb_contract.taxonomy import AXIS_OF, TRANSFORMATIONS
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 
+#: Reports progress over an iterable (description, total) and yields its items: `tqdm`'s shape,
+#: `lambda items, desc, total: tqdm(items, desc=desc, total=total)`. The contract prints nothing itself.
+Progress = Callable[[Iterable[Any], str, int], Iterable[Any]]
+
+
+def quiet(items: Iterable[Any], desc: str, total: int) -> Iterable[Any]:
+    """The default `Progress`: no report."""
+    return items
+
+
 #: Manifest fields a later writer added, and what a revision made before them means by lacking one.
 #: A new content field of the manifest joins this table, or the committed sample is regenerated with it
 #: (tests/generate/test_sample_reproduces.py fails until one of the two is done).
@@ -78,6 +89,7 @@ MANIFEST_DEFAULTS: dict[str, Any] = {
 def with_defaults(manifest: Mapping[str, Any]) -> dict[str, Any]:
     """`manifest` with every absent field of `MANIFEST_DEFAULTS` set to its default."""
     return {**MANIFEST_DEFAULTS, **manifest}
+
 
 MANIFEST = "manifest.json"
 CARD = "README.md"
@@ -91,6 +103,14 @@ _SPLIT = re.compile(r"^(?P<transformation>[a-z][a-z_]*?)_(?P<seed>-?\d+)$")
 def split_name(transformation: str, seed: int) -> str:
     """The Hub split name of one (transformation, seed): `paraphrasing_1337` (matches ^\\w+$)."""
     return f"{transformation}_{seed}"
+
+
+def parse_split(name: str) -> tuple[str, int]:
+    """(transformation, seed) of a split name `paraphrasing_1337`; another name is a SourceError."""
+    variant = _variant_of(f"{name}.parquet")
+    if variant is None:
+        raise SourceError(f"{name!r} is not a split name <transformation>_<seed> (e.g. paraphrasing_1337)")
+    return variant
 
 
 def items_path(dataset: str, transformation: str, seed: int) -> str:
@@ -134,42 +154,61 @@ def manifest_source(info: DatasetInfo, *, origin: str, sample: int | None) -> di
 
 def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterable[ItemRecord],
                    manifest_fields: Mapping[str, Any], card_body: str,
-                   corpus_records: Iterable[ItemRecord] = ()) -> dict[str, Any]:
+                   corpus_records: Iterable[ItemRecord] = (), licenses: Sequence[SourceLicense] = (),
+                   progress: Progress = quiet) -> dict[str, Any]:
     """Write a whole revision into the empty folder `root` and seal it; returns the manifest.
 
     The source copy of each dataset, one items file per (dataset, transformation, seed) in the
     order first met, one corpus file likewise for `corpus_records` (the manifest must then say
-    `corpus_perturbed`), the dataset card (`configs:` front matter, then `card_body`), the manifest.
+    `corpus_perturbed`), the dataset card (front matter from `hteb_contract.card` with the sources'
+    `licenses`, then `card_body`), the manifest; `progress` reports each stage (sources, items and
+    corpus files, sealing).
     """
     root = Path(root)
     if root.exists() and any(root.iterdir()):
         raise ContractError(f"{root}: a revision is written into an empty folder")
-    for dataset in sources:
+    sources = list(sources)
+    for dataset in progress(sources, "writing sources", len(sources)):
         write_source_parquet(dataset, root / "source" / dataset.name)
+    records = list(records)
     groups: dict[tuple[str, str, int], list[ItemRecord]] = {}
     for record in records:
         groups.setdefault((record.dataset, record.transformation, record.seed), []).append(record)
     variants: dict[str, list[tuple[str, int]]] = {}
-    for (name, transformation, seed), group in groups.items():
+    for (name, transformation, seed), group in progress(groups.items(), "checking and writing items", len(groups)):
         write_items(root, name, transformation, seed, group)
         variants.setdefault(name, []).append((transformation, seed))
     corpus_groups: dict[tuple[str, str, int], list[ItemRecord]] = {}
     for record in corpus_records:
         corpus_groups.setdefault((record.dataset, record.transformation, record.seed), []).append(record)
     corpus_variants: dict[str, list[tuple[str, int]]] = {}
-    for (name, transformation, seed), group in corpus_groups.items():
+    for (name, transformation, seed), group in progress(corpus_groups.items(), "writing the corpus",
+                                                        len(corpus_groups)):
         write_items(root, name, transformation, seed, group, corpus=True)
         corpus_variants.setdefault(name, []).append((transformation, seed))
-    atomic_write_text(root / CARD, card_front_matter(manifest_fields, variants, corpus_variants) + card_body)
-    return seal(root, manifest_fields)
+    languages = {code for s in sources for code in s.info.languages} | {r.target_language for r in records
+                                                                         if r.target_language}
+    head = front_matter(manifest_fields.get("label", ""), [source_tables(s) for s in sources], variants,
+                        corpus_variants, languages=languages, rows=len(records), licenses=licenses,
+                        hub_sources=[s["hf_path"] for s in manifest_fields.get("sources", ())
+                                     if str(s.get("origin", "")).startswith("hf://")])
+    atomic_write_text(root / CARD, head + card_body)
+    return seal(root, manifest_fields, progress)
 
 
-def file_entries(root: Path) -> list[dict[str, Any]]:
+def source_tables(dataset: SourceDataset) -> SourceTables:
+    """What the card says of a source copy (its `-original` configs)."""
+    info = dataset.info
+    return SourceTables(info.name, info.task_type, info.eval_split, info.train_split, tuple(dataset.tables))
+
+
+def file_entries(root: Path, progress: Progress = quiet) -> list[dict[str, Any]]:
     """sha256, size and row count of every file of a revision folder except the manifest; a file
     that is not a regular one (a link, a FIFO) is an IntegrityError: it is not sealed."""
     root = Path(root)
     entries = []
-    for rel in sorted(disk_files(root, links=False, where=f"{root}"), key=PurePosixPath):
+    paths = sorted(disk_files(root, links=False, where=f"{root}"), key=PurePosixPath)
+    for rel in progress(paths, "sealing (sha256)", len(paths)):
         path = root / rel
         if rel == MANIFEST:
             continue
@@ -198,9 +237,9 @@ def content_hash(files: Iterable[Mapping[str, Any]]) -> str:
     return sha256_bytes(canonical_json(pairs))
 
 
-def seal(root: Path, manifest_fields: Mapping[str, Any]) -> dict[str, Any]:
+def seal(root: Path, manifest_fields: Mapping[str, Any], progress: Progress = quiet) -> dict[str, Any]:
     """Hash every file, write manifest.json (validated) and return it. The last step of making a revision."""
-    files = file_entries(root)
+    files = file_entries(root, progress)
     manifest = {
         "schema_version": SCHEMA_VERSIONS["manifest"],
         **manifest_fields,
@@ -574,33 +613,3 @@ class Revision:
 def _dataset_of(path: str) -> str | None:
     parts = PurePosixPath(path).parts
     return parts[1] if len(parts) >= 3 and parts[0] in PARTS else None
-
-
-def card_front_matter(manifest_like: Mapping[str, Any], variants: Mapping[str, list[tuple[str, int]]],
-                      corpus_variants: Mapping[str, list[tuple[str, int]]] | None = None) -> str:
-    """YAML front matter for the dataset card: one config per dataset, one split per (transformation, seed),
-    and, for a perturbed corpus, one config `<dataset>-corpus` likewise.
-
-    Names follow the Hub rules (split names ^\\w+(\\.\\w+)*$), so load_dataset(repo, config) works.
-    """
-    import yaml
-
-    configs = []
-    for index, name in enumerate(sorted(variants)):
-        data_files = [
-            {"split": split_name(t, s), "path": items_path(name, t, s)} for t, s in variants[name]
-        ]
-        config = {"config_name": name, "data_files": data_files}
-        if index == 0:
-            config["default"] = True
-        configs.append(config)
-    for name in sorted(corpus_variants or {}):
-        configs.append({"config_name": f"{name}-corpus", "data_files": [
-            {"split": split_name(t, s), "path": corpus_path(name, t, s)} for t, s in corpus_variants[name]]})
-    meta = {
-        "license": "other",
-        "pretty_name": f"HTEB {manifest_like.get('label', '')}".strip(),
-        "tags": ["hteb", "mteb", "robustness", "embeddings"],
-        "configs": configs,
-    }
-    return "---\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True) + "---\n"

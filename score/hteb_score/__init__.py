@@ -10,3 +10,7 @@ except PackageNotFoundError:  # a source tree that was never installed
 
 #: The package data shipped with the scorer: the bundled sample store and the backend probe texts.
 SAMPLE_DIR = Path(__file__).resolve().parent / "sample"
+#: The one default store of every hteb-score command (score, verify, revisions), and its revision.
+SAMPLE_STORE = SAMPLE_DIR / "store"
+SAMPLE_REVISION = "sample-1339"
+DEFAULT_STORE = f"file://{SAMPLE_STORE}"

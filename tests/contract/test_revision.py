@@ -50,7 +50,7 @@ def test_load_dataset_reads_a_config_per_dataset(sealed):
     loaded = datasets.load_dataset(str(sealed), "SummEval")
     assert set(loaded) == {"paraphrasing_1337", "paraphrasing_1338", "translation_1337", "translation_1338"}
     assert loaded["translation_1337"].num_rows == 5 * 27
-    assert loaded["translation_1337"][0]["schema_version"] == "hteb.item/2"
+    assert loaded["translation_1337"][0]["schema_version"] == "hteb.item/3"
     assert loaded["translation_1337"][0]["subset"] == "default"
 
 

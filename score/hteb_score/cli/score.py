@@ -9,17 +9,15 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from hteb_contract.errors import HtebError
-from hteb_score import SAMPLE_DIR
+from hteb_score import DEFAULT_STORE, SAMPLE_REVISION
 from hteb_score.cli import options
 from hteb_score.cli.output import OutputFolder
-from hteb_score.encoding.model_files import check_model
+from hteb_score.encoding.model_files import check_model, choose_model
 from hteb_score.scoring.options import ScoreOptions
 
 if TYPE_CHECKING:  # imported when the option is parsed: --help stays light
     from hteb_score.evaluators.protocol import Protocol
 
-SAMPLE_STORE = SAMPLE_DIR / "store"
-SAMPLE_REVISION = "sample-1339"
 CARD = "result_card.json"  # marks a folder as an earlier result
 
 
@@ -81,6 +79,12 @@ def _protocol(ctx: click.Context, param: click.Parameter, name: str) -> Protocol
 @click.option("--preset", type=click.Choice(["minimal", "full"]), default=None,
               help="minimal: the paper's quick check - paraphrasing, expansion (else summarisation) and translation "
               "(else cross-translation) on one dataset per task type; full: everything. Recorded in the card.")
+@click.option("--model-revision", default=None, metavar="REV",
+              help="Pin a Hub model to a commit, tag or branch (resolved to its commit before any data is read; the "
+              "card records both). Not for a local folder or an mteb registry model (mteb pins its own).")
+@click.option("--model-name", default=None, metavar="NAME",
+              help="The name of a model given as a local folder: the card, leaderboard and report show NAME, not "
+              "the folder's path.")
 @click.option("--min-judge", type=click.FloatRange(1, 5), default=None, metavar="Q",
               help="Score only transformed items whose judge mean (quality and fluency, 1-5) is at least Q; items "
               "no judge rated are kept. Kept and dropped counts per variant go into the card.")
@@ -105,8 +109,8 @@ def score(out: Path, overwrite: bool, **given: Any) -> None:
     click.echo(f"{summary} -> {output.path}")
 
 
-def _runtime(backend: str, precision: str | None, device: str) -> str:
-    """The backend `auto` resolves to on this device, checked with the precision before any model loads."""
+def _runtime(backend: str, precision: str | None, device: str) -> tuple[str, str]:
+    """The backend `auto` resolves to on this device and why, checked with the precision before any model loads."""
     from hteb_score.encoding.backends import check_backend, resolve_backend
 
     kind = device.split(",")[0]
@@ -114,15 +118,17 @@ def _runtime(backend: str, precision: str | None, device: str) -> str:
         import torch
 
         kind = "cuda" if backend in ("auto", "torch") and torch.cuda.is_available() else "cpu"
-    backend = resolve_backend(backend, kind, precision)
-    check_backend(backend, precision or ("fp16" if kind.startswith("cuda") and backend == "torch" else "fp32"), kind)
-    return backend
+    backend, why = resolve_backend(backend, kind, precision)
+    resolved = precision or ("fp16" if kind.startswith("cuda") and backend == "torch" else "fp32")
+    check_backend(backend, resolved, kind)
+    return backend, f"backend: {backend} {resolved} on {kind} ({why})"
 
 
 def checked_options(*, model_id: str | None, store: str | None, ref: str | None, source_dir: Path | None,
                     datasets: str | None, transformations: str | None, seeds: str | None, encoder: str,
                     device: str, cache_dir: Path | None, preset: str | None, min_judge: float | None,
                     corpus_robustness: bool, backend: str, precision: str | None, token_budget: int | None,
+                    model_revision: str | None, model_name: str | None,
                     **settled: Any) -> ScoreOptions:
     """The command line's options as one ScoreOptions, every one checked before any data is read: a
     bad one is a one-line HtebError naming it. `settled`: the options click has checked already."""
@@ -144,23 +150,27 @@ def checked_options(*, model_id: str | None, store: str | None, ref: str | None,
     else:
         if store is not None:
             options.store(store)
-        store, ref = store or f"file://{SAMPLE_STORE}", ref or SAMPLE_REVISION
+        store, ref = store or DEFAULT_STORE, ref or SAMPLE_REVISION
     wanted_d = options.names(datasets, "--datasets")
     if preset is not None and (wanted_d or wanted_t):
         raise HtebError(f"--preset {preset} chooses the datasets and transformations itself: "
                         "drop --datasets/--transformations")
     device = options.device(device)
-    encoder = choose(encoder, model_id)
+    model_revision = options.text(model_revision, "--model-revision")
+    encoder = choose(encoder, model_id, pinned=model_revision is not None)
+    model_choice = choose_model(model_id, model_revision, options.text(model_name, "--model-name"), encoder)
     if encoder == "mteb":
         if (backend, precision, token_budget) != ("auto", None, None) or "," in device:
             raise HtebError("--backend, --precision, --token-budget and device lists apply to sentence-transformers "
                             "models; mteb loads its own (drop them, or pass --encoder sentence-transformers)")
+        why = f"encoder: mteb's loader for {model_id} (its registry decides backend and precision)"
     else:
-        backend = _runtime(backend, precision, device)
+        backend, why = _runtime(backend, precision, device)
     return ScoreOptions(model_id=model_id, encoder=encoder, store=store, ref=ref, source_dir=source_dir,
                         datasets=wanted_d, transformations=wanted_t, seeds=wanted_s, device=device, cache_dir=cache_dir,
                         preset=preset, min_judge=min_judge, corpus_robustness=corpus_robustness, backend=backend,
-                        precision=precision, token_budget=token_budget, **settled)
+                        precision=precision, token_budget=token_budget, model_choice=model_choice, runtime_note=why,
+                        **settled)
 
 
 def _corpus_robustness(corpus, run, table, opts: ScoreOptions):
@@ -193,10 +203,11 @@ def _run(opts: ScoreOptions, folder: Path, started: float) -> str:
         check_tasks(groups.infos)
     read = time.perf_counter()
     runtime = {} if opts.encoder == "mteb" else {"backend": opts.backend, "precision": opts.precision,
-                                                 "token_budget": opts.token_budget}
+                                                 "token_budget": opts.token_budget, "choice": opts.model_choice}
     encoder = load_encoder(opts.encoder, opts.model_id, device=opts.device, batch_size=opts.batch_size,
                            trust_remote_code=opts.trust_remote_code, progress=not opts.quiet, **runtime)
     loaded = time.perf_counter()
+    click.echo(opts.runtime_note, err=True)  # what runs the model, and why
     table = EmbeddingTable(encoder, opts.cache_dir)
     run = score_variants(groups, table, protocol=opts.protocol, progress=not opts.quiet,
                          filtered=opts.min_judge is not None, flags=data.checked)

@@ -122,7 +122,8 @@ def render_markdown(card: Mapping[str, Any]) -> str:
     lines = [
         f"# HTEB result card: {card['model']['model_id']}",
         "",
-        f"- model revision: `{card['model']['revision'] or 'unknown'}`",
+        f"- model revision: `{card['model']['revision'] or 'unknown'}`"
+        + (f" (pinned by --model-revision `{card['model']['pinned']}`)" if card["model"].get("pinned") else ""),
         *_mteb_model_lines(card["model"].get("mteb")),
         f"- dataset: `{data['repo_id']}` label `{data['label']}` revision `{data['revision']}`",
         f"- protocol: **{card['protocol']}**; items with errors: {card['on_error']}; hteb-score {card['hteb_score_version']}",

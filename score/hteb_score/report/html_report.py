@@ -2,7 +2,11 @@
 than read Markdown.
 
 Everything is inline (CSS, a small sort script, the PNG plots as data URIs) and a Content Security
-Policy forbids any fetch, so the page works offline and anywhere it is copied. The policy admits
+Policy forbids any fetch, so the page works offline and anywhere it is copied. It reads at 1400 px
+and on a phone alike: the headline result first, the notices folded into one block after it, wide
+tables and plots scrolling in their own frames (the leaderboard's model column stays in view), the
+plots shown at their drawn size (text >= 10 pt, `plots.MIN_FONT_PT`), and an undefined statistic
+saying why in its own cell. The policy admits
 only the page's own script, by its hash: text from the inputs (model names, sources) is escaped,
 and even a name that slipped through could not run. Rendered from the same `Comparison` as
 comparison.md, with the same number formats.
@@ -12,15 +16,19 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import struct
 from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
 from hteb_contract.taxonomy import in_total
-from hteb_score.report.comparison import Comparison
+from hteb_score.report.comparison import Comparison, Stability
 from hteb_score.report.formatting import column_label, confidence_interval, count, number, p_value
+from hteb_score.report.plots import DPI
 from hteb_score.stats.hodges_lehmann import EXACT_MAX_N, WALSH_NORMAL
 
+#: CSS pixels per inch: a plot drawn W inches wide is shown W x 96 px wide, its text at its points.
+CSS_DPI = 96
 #: Holm-adjusted p thresholds and their marks, strictest first; the page's legend is made from it.
 SIGNIFICANCE: tuple[tuple[float, str], ...] = ((0.001, "***"), (0.01, "**"), (0.05, "*"))
 
@@ -55,20 +63,31 @@ for (const button of document.querySelectorAll("table.sortable th button")) {
 """
 
 STYLE = """
-body { font: 15px/1.45 system-ui, sans-serif; color: #1d1d1f; max-width: 90rem; margin: 2rem auto; padding: 0 1rem; }
+body { font: 15px/1.45 system-ui, sans-serif; color: #1d1d1f; max-width: 90rem; margin: 2rem auto; padding: 0 1rem;
+       overflow-wrap: anywhere; }
 h1 { font-size: 1.6rem; } h2 { font-size: 1.2rem; margin-top: 2.2rem; border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; margin: .6rem 0; font-variant-numeric: tabular-nums; }
-.scroll { overflow-x: auto; }
-th, td { padding: .25rem .5rem; border-bottom: 1px solid #e4e4e4; text-align: right; white-space: nowrap; }
+.headline { font-size: 1.1rem; }
+table { border-collapse: separate; border-spacing: 0; margin: .6rem 0; font-variant-numeric: tabular-nums; }
+.scroll { overflow-x: auto; max-width: 100%; }
+th, td { padding: .25rem .5rem; border-bottom: 1px solid #e4e4e4; text-align: right; white-space: nowrap;
+         overflow-wrap: normal; background: #fff; }
 th { background: #f4f4f6; vertical-align: bottom; white-space: normal; }
 th[data-type=text], td.text { text-align: left; }
-th button { font: inherit; font-weight: 600; border: 0; background: none; cursor: pointer; padding: 0; }
+th button { font: inherit; font-weight: 600; border: 0; background: none; cursor: pointer; padding: 0; text-align: inherit; }
 th[aria-sort=ascending] button::after { content: " \\25B2"; }
 th[aria-sort=descending] button::after { content: " \\25BC"; }
+#leaderboard tr > :nth-child(2) { position: sticky; left: 0; z-index: 1; box-shadow: 1px 0 0 #c8c8cc;
+                                  white-space: normal; min-width: min(13rem, 40vw); max-width: min(20rem, 45vw);
+                                  overflow-wrap: break-word; }
 .neg { color: #b3261e; } .pos { color: #1b7a33; } .sig { font-weight: 700; }
-.warning { background: #fff4ce; border-left: 4px solid #e0a800; padding: .4rem .8rem; margin: .4rem 0; }
+td:has(> .why) { text-align: left; white-space: normal; }
+.why { display: block; min-width: 12rem; max-width: 22rem; color: #555; font-size: .85em; }
+details.notices { background: #fff8dd; border-left: 4px solid #e0a800; padding: .4rem .8rem; margin: .8rem 0; }
+details.notices summary { cursor: pointer; font-weight: 600; }
+details.notices li { margin: .25rem 0; }
 .note { color: #555; max-width: 60rem; }
-figure { margin: 1rem 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
+figure { margin: 1rem 0; } figure .scroll img { max-width: none; height: auto; border: 1px solid #ddd; }
+@media (max-width: 40rem) { body { margin: 1rem auto; padding: 0 .6rem; } h1 { font-size: 1.35rem; } }
 """
 
 
@@ -82,9 +101,10 @@ def render(comparison: Comparison, figures: Mapping[str, bytes]) -> str:
     n_models, n_datasets = len(comparison.models), len(comparison.datasets)
     body = [
         "<h1>HTEB model comparison</h1>",
-        *(f'<p class="warning"><strong>Warning:</strong> {escape(w)}</p>' for w in comparison.warnings),
+        *_headline(comparison),
         f"<p>{count(n_models, 'model')}, {count(n_datasets, 'dataset')}. Scores in points (score x 100); "
         "deltas (Δ) are transformed minus Original. Click a column header to sort by it, again to reverse.</p>",
+        *_notices(comparison.warnings),
         *_leaderboard(comparison),
         *_figures(figures),
         *_effects(comparison),
@@ -112,6 +132,29 @@ def render(comparison: Comparison, figures: Mapping[str, bytes]) -> str:
             "",
         ]
     )
+
+
+def _headline(c: Comparison) -> list[str]:
+    """The result first: the leaderboard's top model under HTEB (by Original where no total is defined)."""
+    ranked = [r for r in c.leaderboard if r.rank_hteb == 1]
+    if ranked:
+        r = ranked[0]
+        return [f'<p class="headline"><strong>{escape(r.model)}</strong> ranks first under HTEB: '
+                f"{number(r.hteb)} ({number(r.delta, sign=True)} from its Original {number(r.original)}).</p>"]
+    first = [r for r in c.leaderboard if r.rank_original == 1]
+    if not first:
+        return []
+    return [f'<p class="headline">No HTEB total is defined; <strong>{escape(first[0].model)}</strong> ranks first '
+            f"on Original: {number(first[0].original)}.</p>"]
+
+
+def _notices(warnings: Sequence[str]) -> list[str]:
+    """Every notice about the inputs in one block, folded: the reader opens it when wanted."""
+    if not warnings:
+        return []
+    items = "".join(f"<li>{escape(w)}</li>" for w in warnings)
+    return [f'<details class="notices" id="notices"><summary>{count(len(warnings), "notice")} about the inputs '
+            f"(open to read)</summary><ul>{items}</ul></details>"]
 
 
 def significance_mark(p_holm: float | None) -> str:
@@ -148,13 +191,22 @@ def _leaderboard(c: Comparison) -> list[str]:
 
 
 def _figures(figures: Mapping[str, bytes]) -> list[str]:
+    """Each plot at the size it was drawn (CSS pixels = inches x 96, so its text keeps its points),
+    scrolling in its own frame where the page is narrower."""
     out = ["<h2>Plots</h2>"]
     for name, png in figures.items():
         caption = escape(FIGURE_CAPTIONS.get(name, name))
         data = base64.b64encode(png).decode("ascii")
-        out.append(f'<figure><img src="data:image/png;base64,{data}" alt="{caption}">'
+        width, height = (round(side * CSS_DPI / DPI) for side in _png_size(png))
+        out.append(f'<figure><div class="scroll"><img src="data:image/png;base64,{data}" alt="{caption}" '
+                   f'width="{width}" height="{height}"></div>'
                    f"<figcaption>{caption} ({escape(name)})</figcaption></figure>")
     return out
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    """(width, height) in pixels, from the PNG's IHDR chunk."""
+    return struct.unpack(">II", png[16:24])
 
 
 def _effects(c: Comparison) -> list[str]:
@@ -192,12 +244,24 @@ def _effects(c: Comparison) -> list[str]:
 
 def _stability(c: Comparison) -> list[str]:
     header = [("Transformation / axis", "text"), ("Mean τ", "number"), ("SD", "number"), ("Datasets", "number")]
-    rows = [[_text(column_label(name)), _num(s.mean, number(s.mean, 3)), _num(s.sd, number(s.sd, 3)),
-             _num(s.n, str(s.n))]
+    rows = [[_text(column_label(name)), _num(s.mean, number(s.mean, 3), _tau_undefined(s, len(c.models))),
+             _num(s.sd, number(s.sd, 3), "one dataset: no spread" if s.n == 1 else None), _num(s.n, str(s.n))]
             for name, s in c.ranking_stability.items()]
     note = ("Kendall τ between the models' Original and transformed scores on each dataset; mean ± sample SD "
             "over the datasets where it is defined (1 = the ranking does not change).")
     return ["<h2>Ranking stability</h2>", f'<p class="note">{note}</p>', _table("stability", header, rows)]
+
+
+def _tau_undefined(s: Stability, models: int) -> str | None:
+    """Why a mean τ is undefined, said in its cell (None: it is defined)."""
+    if s.mean is not None:
+        return None
+    if models < 2:
+        return "needs two models or more"
+    if not s.per_dataset:
+        return "no dataset has this column for every model"
+    where = "its one dataset" if len(s.per_dataset) == 1 else f"all {len(s.per_dataset)} datasets"
+    return f"undefined on {where}: the models tie there on Original or on this column, and a tie is no ranking"
 
 
 def _reliability(c: Comparison) -> list[str]:
@@ -205,7 +269,10 @@ def _reliability(c: Comparison) -> list[str]:
     if c.reliability.reason:
         return [*out, f"<p>Not computed: {escape(c.reliability.reason)}.</p>"]
     header = [("Axis", "text"), ("Median ρ", "number"), ("Splits", "number"), ("Defined", "number")]
-    rows = [[_text(column_label(axis)), _num(r.median_rho, number(r.median_rho, 2, sign=True)),
+    rows = [[_text(column_label(axis)),
+             _num(r.median_rho, number(r.median_rho, 2, sign=True),
+                  None if r.median_rho is not None else f"undefined in all {count(r.n_splits, 'split')}: the models "
+                  "tie on a half, and a tie is no ranking"),
              _num(r.n_splits, str(r.n_splits)), _num(r.n_defined, str(r.n_defined))]
             for axis, r in c.reliability.per_axis.items()]
     note = "Median Spearman ρ between model scores on two task-stratified halves of the datasets."
@@ -254,15 +321,17 @@ def _table(table_id: str, header: Sequence[tuple[str, str]], rows: Iterable[Sequ
             f"<tbody>\n{body}\n</tbody>\n</table></div>")
 
 
-def _cell(shown: str, value: Any, css: str = "") -> str:
-    """A cell showing `shown`, sorted by `value` (None: undefined, sorted last)."""
+def _cell(shown: str, value: Any, css: str = "", why: str | None = None) -> str:
+    """A cell showing `shown`, sorted by `value` (None: undefined, sorted last); `why` says, in the
+    cell, why it is empty."""
     attrs = "" if value is None else f' data-value="{escape(str(value))}"'
     attrs += f' class="{css}"' if css else ""
-    return f"<td{attrs}>{escape(shown)}</td>"
+    reason = "" if why is None else f'<span class="why">{escape(why)}</span>'
+    return f"<td{attrs}>{escape(shown)}{reason}</td>"
 
 
-def _num(value: float | None, shown: str) -> str:
-    return _cell(shown, None if value is None else repr(float(value)))
+def _num(value: float | None, shown: str, why: str | None = None) -> str:
+    return _cell(shown, None if value is None else repr(float(value)), why=why)
 
 
 def _text(value: str | None, missing: str = "-") -> str:

@@ -10,6 +10,8 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from tqdm.auto import tqdm
+
 from hteb_contract.errors import HtebError
 from hteb_contract.sources import list_source_dirs, read_source_dir
 from hteb_contract.stores import open_store
@@ -61,13 +63,15 @@ def read_source_folders(options: ScoreOptions) -> RunData:
     info = {"repo_id": f"local:{source_dir.resolve()}", "label": None, "revision": f"sha256:{digest.hexdigest()}",
             "datasets": chosen}
     by_name = dict(zip(chosen, datasets))
-    groups = DatasetGroups(chosen, lambda name: [Variant(by_name[name], "original", None)], [d.info for d in datasets])
+    groups = DatasetGroups(chosen, lambda name: [Variant(by_name[name], "original", None)], [d.info for d in datasets],
+                           len(chosen))
     return RunData(groups, [], info, check_variants(groups, options.protocol))
 
 
 def read_revision(options: ScoreOptions) -> RunData:
     """A revision's variants to score, each read and checked once here. `preset` chooses the
-    datasets and transformations; `min_judge` drops the items the judge rated below it."""
+    datasets and transformations; `min_judge` drops the items the judge rated below it. Unless `quiet`,
+    a bar over the datasets read, with its total and the time left."""
     names, transformations, seeds = options.datasets, options.transformations, options.seeds
     revision = open_store(options.store).fetch(options.ref, datasets=names)
     if options.preset is not None:
@@ -79,14 +83,16 @@ def read_revision(options: ScoreOptions) -> RunData:
         return revision_variants(revision, name, transformations=transformations, seeds=seeds,
                                  on_error=options.on_error, min_judge=options.min_judge)
 
-    policy, flags, infos = [], [], []
-    for name in chosen:  # one dataset's variants in memory at a time
-        variants, counts = load(name)
+    policy, flags, infos, total = [], [], [], 0
+    # shown once the stage has run 5 s (a full-size revision), so a refusal of small data stays one line
+    for name in tqdm(chosen, desc="reading and checking", unit="dataset", disable=options.quiet, delay=5):
+        variants, counts = load(name)  # one dataset's variants in memory at a time
+        total += len(variants)
         policy.extend(counts)
         flags.extend(check_variants([variants], options.protocol, filtered=options.min_judge is not None))
         infos.append(variants[0].dataset.info)
     check_judged(revision, policy, options.min_judge)
-    groups = DatasetGroups(chosen, lambda name: load(name)[0], infos)
+    groups = DatasetGroups(chosen, lambda name: load(name)[0], infos, total)
     info = {"repo_id": options.store, "label": revision.label, "revision": revision.revision_id, "datasets": chosen}
     corpus = []
     if options.corpus_robustness:
