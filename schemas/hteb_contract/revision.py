@@ -344,8 +344,8 @@ def _parquet_rows(path: Path, *, links: bool, what: str) -> int:
     try:
         with open_regular(path, follow_links=links) as handle:
             return pq.read_metadata(handle).num_rows
-    except (pa.ArrowException, OSError) as err:
-        raise IntegrityError(f"{what}: not a readable parquet file ({str(err).splitlines()[0]})") from None
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as err:  # a footer's names are UTF-8 to pyarrow
+        raise IntegrityError(f"{what}: not a readable parquet file ({first_line(err)})") from None
 
 
 def disk_files(root: Path, *, links: bool, where: str) -> set[str]:
