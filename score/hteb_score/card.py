@@ -142,10 +142,10 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         f"| | Original | {' | '.join(AXIS_LABELS[a] for a in PAPER_AXES)} | HTEB | delta |"
         + "".join(f" {AXIS_LABELS[a]} | {AXIS_LABELS[a]} delta |" for a in beside),
         "|---|---|" + "---|" * len(PAPER_AXES) + "---|---|" + "---|---|" * len(beside),
-        f"| **model** | {_fmt(agg['original'])} | "
-        + " | ".join(_fmt(agg["per_axis"].get(a)) for a in PAPER_AXES)
-        + f" | {_fmt(agg['hteb_total'])} | {_fmt(agg['delta'], True)} |"
-        + _beside_cells(agg["per_axis"], agg["original"], beside),
+        f"| **model** | {_fmt(agg['original'])}{_on(agg['hteb_datasets'], agg)} | "
+        + " | ".join(_axis_cell(agg, a) for a in PAPER_AXES)
+        + f" | {_fmt(agg['hteb_total'])}{_on(agg['hteb_datasets'], agg)} | {_fmt(agg['delta'], True)} |"
+        + "".join(f" {_axis_cell(agg, a)} | {_fmt(_pair(agg, a).get('delta'), True)} |" for a in beside),
     ]
     for row in agg["per_dataset"]:
         hteb = _fmt(row["hteb"]) + (f" ± {row['hteb_sd']:.2f}" if row.get("hteb_sd") is not None else "")
@@ -153,6 +153,7 @@ def render_markdown(card: Mapping[str, Any]) -> str:
                      + " | ".join(_fmt(row["axes"].get(a)) for a in PAPER_AXES)
                      + f" | {hteb} | {_fmt(row['delta'], True)} |"
                      + _beside_cells(row["axes"], row["original"], beside))
+    lines += _paired_lines(agg)
     if agg["per_transformation"]:
         lines += ["", "## Per transformation (mean over datasets)", "",
                   "| transformation | axis | mean | delta | datasets |", "|---|---|---|---|---|"]
@@ -195,6 +196,34 @@ def _selection_lines(selection: Mapping[str, Any], policy: Sequence[Mapping[str,
         lines += [f"| {e['dataset']} | {e['transformation']} | {e['seed']} | {e['items']} | "
                   f"{e['items'] - e['judge_dropped']} | {e['judge_dropped']} | {e['unjudged']} |" for e in policy]
     return lines
+
+
+def _pair(agg: Mapping[str, Any], axis: str) -> Mapping[str, Any]:
+    return agg["axis_pairs"].get(axis, {})
+
+
+def _on(n: int, agg: Mapping[str, Any]) -> str:
+    """` (6 of 8 datasets)` beside a model-level figure that rests on fewer datasets than the card has."""
+    return f" ({n} of {agg['datasets']} datasets)" if 0 < n < agg["datasets"] else ""
+
+
+def _axis_cell(agg: Mapping[str, Any], axis: str) -> str:
+    pair = _pair(agg, axis)
+    return _fmt(pair.get("score")) + (_on(pair["datasets"], agg) if pair else "")
+
+
+def _paired_lines(agg: Mapping[str, Any]) -> list[str]:
+    """Each axis against the Original of the same datasets, and where the headline's Original
+    differs from the Original over all datasets, both."""
+    lines = ["", "## Per axis (each against the Original of the same datasets)", "",
+             "| axis | datasets | Original | score | delta |", "|---|---|---|---|---|"]
+    lines += [f"| {AXIS_LABELS[a]} | {p['datasets']} of {agg['datasets']} | {_fmt(p['original'])} | "
+              f"{_fmt(p['score'])} | {_fmt(p['delta'], True)} |" for a, p in agg["axis_pairs"].items()]
+    if agg["hteb_total"] is not None and agg["hteb_datasets"] < agg["datasets"]:
+        lines += ["", f"The HTEB total rests on {agg['hteb_datasets']} of {agg['datasets']} datasets; the headline "
+                  f"Original is theirs ({_fmt(agg['original'])}); over all {agg['datasets']} it is "
+                  f"{_fmt(agg['original_all'])}."]
+    return lines if agg["axis_pairs"] else []
 
 
 def _beside_total(agg: Mapping[str, Any]) -> list[str]:
