@@ -45,8 +45,8 @@ def main() -> int:
     parser.add_argument("--model", default=None, help="default: the PyPI-shipped all-MiniLM-L6-v2")
     parser.add_argument("--options", default=",".join(OPTIONS))
     args = parser.parse_args()
-    from hteb_score.backends import BACKENDS
-    from hteb_score.encode import default_model_path
+    from hteb_score.encoding.backends import BACKENDS
+    from hteb_score.encoding.encoder import default_model_path
 
     model = args.model or default_model_path()
     options = [tuple(o.split(":")) for o in args.options.split(",")]

@@ -1,4 +1,4 @@
-"""The batched encode path (score/hteb_score/batched_encode.py) against SentenceTransformer.encode,
+"""The batched encode path (score/hteb_score/encoding/batched.py) against SentenceTransformer.encode,
 measured in one run on SciFact documents (../shared/data), on whatever device is here.
 
 On CUDA both run in fp16 (hteb-score's default there) and the path uses every visible GPU as well;
@@ -32,8 +32,8 @@ def main() -> int:
     import torch
     from sentence_transformers import SentenceTransformer
 
-    from hteb_score.batched_encode import encode_batched, replicate
-    from hteb_score.encode import default_model_path
+    from hteb_score.encoding.batched import encode_batched, replicate
+    from hteb_score.encoding.encoder import default_model_path
 
     rows = [json.loads(line) for line in (DATA / "SciFact" / "corpus.jsonl").open()][: args.docs]
     docs = [f"{r.get('title') or ''} {r['text']}".strip() for r in rows]

@@ -11,7 +11,7 @@ Every phase runs in its own child process (time = the child's wall clock, memory
 built here from real rows of ../shared/data (STSBenchmark, TwitterSemEval2015, Banking77 with a few
 training rows per label, SciFact with a cut corpus) through the real revision writer; its transformed
 texts come from a plain word-rotation rule with a per-variant tag, so every variant's texts are
-distinct, as LLM outputs are. The mteb side uses hteb_score/mteb_adapter.py (the real mteb
+distinct, as LLM outputs are. The mteb side uses hteb_score/mteb_interop/adapter.py (the real mteb
 task classes fed our rows). (a) also reports the largest difference between hteb-score's scores
 and mteb's: it should be below 1e-6.
 
@@ -133,7 +133,7 @@ def build_store(root: Path, datasets: list[Any], rows: int | None) -> Path:
 
 
 def _variants(store: Path) -> list[list[Any]]:
-    from hteb_score.scoring import revision_variants
+    from hteb_score.scoring.run import revision_variants
     from hteb_contract.stores import open_store
 
     revision = open_store(str(store)).fetch(LABEL)
@@ -145,7 +145,7 @@ def phase_mteb(store: Path, device: str, out: Path, budget: float | None) -> Non
     """mteb once per variant: a fresh task evaluation that encodes all of its texts. With `budget`
     (seconds), a dataset is run only when its original's time x its variant count fits in what is
     left; the datasets run and those left out are both reported."""
-    from hteb_score.mteb_adapter import mteb_scores
+    from hteb_score.mteb_interop.adapter import mteb_scores
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(_model_path(), device=device)

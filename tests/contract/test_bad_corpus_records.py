@@ -16,7 +16,7 @@ from hteb_contract.arrow import arrow_schema
 from hteb_contract.errors import HtebError
 from hteb_contract.revision import Revision
 from hteb_score.cli import main
-from hteb_score.corpus_robustness import corpus_variants
+from hteb_score.scoring.corpus_robustness import corpus_variants
 from revision_factory import install, reseal
 
 SEED = 1339

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from hteb_score.cli import main
-from hteb_score.output import PARTIAL
+from hteb_score.cli.output import PARTIAL
 from models import minilm_path
 
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from hteb_contract.errors import ContractError
-from hteb_score.aggregate import POINTS, aggregate, axis_columns, main_scores, model_level
-from hteb_score.card import render_markdown
+from hteb_score.scoring.aggregate import POINTS, aggregate, axis_columns, main_scores, model_level
+from hteb_score.report.card import render_markdown
 
 
 def _rec(dataset, transformation, seed, value, subset="all"):

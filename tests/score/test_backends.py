@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from hteb_score.cli import main
-from hteb_score.encode import Encoder, probe_texts
+from hteb_score.encoding.encoder import Encoder, probe_texts
 from models import minilm_path
 
 pytestmark = pytest.mark.slow  # real MiniLM, real exports

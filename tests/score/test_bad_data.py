@@ -27,10 +27,10 @@ from evaluator_embeddings import context, evaluate, hashed_bow  # noqa: E402
 from hteb_contract.errors import ContractError, HtebError  # noqa: E402
 from hteb_contract.sources import SourceDataset, read_jsonl, read_source_dir  # noqa: E402
 from hteb_contract.validation import validate  # noqa: E402
-from hteb_score.card import build_card, mteb_results, render_markdown, write_outputs  # noqa: E402
+from hteb_score.report.card import build_card, mteb_results, render_markdown, write_outputs  # noqa: E402
 from hteb_score.cli import main  # noqa: E402
-from hteb_score.protocol import PROTOCOLS  # noqa: E402
-from hteb_score.scoring import Variant, check_variants  # noqa: E402
+from hteb_score.evaluators.protocol import PROTOCOLS  # noqa: E402
+from hteb_score.scoring.run import Variant, check_variants  # noqa: E402
 from models import minilm_path  # noqa: E402
 
 

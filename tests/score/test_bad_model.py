@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hteb_contract.stores.local import LocalStore
-from hteb_score.model_identity import model_identity
+from hteb_score.encoding.identity import model_identity
 from models import minilm_path
 from refusal import assert_one_line, copy_model, partials, run, snapshot
 from revision_factory import build_revision

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from hteb_contract.stores.local import LocalStore
-from hteb_score.output import PARTIAL
+from hteb_score.cli.output import PARTIAL
 from models import minilm_path
 from refusal import assert_one_line, partials, run, run_unprivileged, snapshot
 from revision_factory import build_revision

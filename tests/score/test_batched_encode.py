@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hteb_score.batched_encode import budget_batches, encode_batched, replicate
+from hteb_score.encoding.batched import budget_batches, encode_batched, replicate
 from models import minilm_path
 
 
@@ -87,7 +87,7 @@ def test_each_batch_the_model_runs_is_within_the_budget(model, texts):
 
 @pytest.mark.slow
 def test_the_encoder_takes_the_path_with_a_token_budget_and_a_device_list(texts):
-    from hteb_score.encode import Encoder
+    from hteb_score.encoding.encoder import Encoder
 
     plain = Encoder.load(str(minilm_path()), device="cpu", progress=False)
     batched = Encoder.load(str(minilm_path()), device="cpu,cpu", progress=False)

@@ -11,7 +11,7 @@ import pytest
 
 from hteb_score.cli import main
 from hteb_contract.validation import validate
-from hteb_score.score_cli import SAMPLE_REVISION, SAMPLE_STORE
+from hteb_score.cli.score import SAMPLE_REVISION, SAMPLE_STORE
 from hteb_contract.taxonomy import PAPER_TRANSFORMATIONS
 from hteb_contract.stores import open_store
 

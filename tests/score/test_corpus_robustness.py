@@ -20,12 +20,12 @@ import pytest
 from hteb_contract.stores import open_store
 from hteb_contract.validation import validate
 from hteb_generate.noise import PERTURBATIONS, perturb
-from hteb_score.aggregate import aggregate
-from hteb_score.card import build_card, render_markdown
-from hteb_score.corpus_robustness import corpus_variants, ndcg_at_10, retention, score_corpus_robustness, summarise
-from hteb_score.encode import EmbeddingTable
+from hteb_score.scoring.aggregate import aggregate
+from hteb_score.report.card import build_card, render_markdown
+from hteb_score.scoring.corpus_robustness import corpus_variants, ndcg_at_10, retention, score_corpus_robustness, summarise
+from hteb_score.encoding.encoder import EmbeddingTable
 from hteb_score.evaluators import EVALUATORS, EvaluationContext, TaskScore
-from hteb_score.protocol import PROTOCOLS
+from hteb_score.evaluators.protocol import PROTOCOLS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "evaluators"))
 from evaluator_embeddings import hashed_bow  # noqa: E402

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hteb_contract.errors import HtebError
-from hteb_score.mteb_layout import EXPERIMENTS, experiment_name
+from hteb_score.mteb_interop.layout import EXPERIMENTS, experiment_name
 from models import minilm_path
 from hteb_score.cli import main
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow  # real MiniLM through hteb-score and mteb.evaluat
 mteb = pytest.importorskip("mteb")
 from sentence_transformers import SentenceTransformer  # noqa: E402
 
-from hteb_score.mteb_tasks import evaluate_tasks, tasks_from_revision  # noqa: E402
+from hteb_score.mteb_interop.tasks import evaluate_tasks, tasks_from_revision  # noqa: E402
 
 STORE = f"file://{Path(__file__).resolve().parents[2] / 'score/hteb_score/sample/store'}"
 SELECTION = {"datasets": ["STSBenchmark", "SciFact", "SemRel2024"], "transformations": ["paraphrasing"]}

@@ -29,12 +29,13 @@ from hteb_contract.stores.local import LocalStore
 from hteb_contract.taxonomy import AXES, PAPER_AXES
 from hteb_contract.validation import validate
 from hteb_generate.noise import perturb
-from hteb_score.aggregate import POINTS, aggregate
-from hteb_score.card import build_card, render_markdown, scaled, write_outputs
-from hteb_score.compare import compare, load_inputs
-from hteb_score.compare.inputs import load_scores_table
-from hteb_score.protocol import PROTOCOLS
-from hteb_score.scoring import revision_variants
+from hteb_score.scoring.aggregate import POINTS, aggregate
+from hteb_score.report.card import build_card, render_markdown, scaled, write_outputs
+from hteb_score.report.analysis import compare
+from hteb_score.report.inputs import load_inputs
+from hteb_score.report.inputs import load_scores_table
+from hteb_score.evaluators.protocol import PROTOCOLS
+from hteb_score.scoring.run import revision_variants
 from hteb_score.stats.hodges_lehmann import walsh_averages
 from hteb_score.stats.holm import holm
 from hteb_score.stats.model import model_statistics

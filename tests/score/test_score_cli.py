@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hteb_score import encode
+from hteb_score.encoding import encoder as encode
 from hteb_score.cli import main
 from hteb_contract.validation import validate
 from hteb_contract.stores.local import LocalStore

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hteb_score.encode import EmbeddingTable, Encoder
-from hteb_score.vector_store import VectorStore
+from hteb_score.encoding.encoder import EmbeddingTable, Encoder
+from hteb_score.encoding.vector_store import VectorStore
 from models import minilm_path
 
 

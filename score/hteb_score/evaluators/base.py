@@ -24,9 +24,9 @@ from hteb_contract.tasks import TASK_TYPES
 from hteb_score.flags import Flag
 from hteb_score.strict_json import finite_or_none
 
-if TYPE_CHECKING:  # at run time neither is needed here (and hteb_score.protocol imports this package)
+if TYPE_CHECKING:  # at run time neither is needed here (and hteb_score.evaluators.protocol imports this package)
     from hteb_contract.sources import SourceDataset
-    from hteb_score.protocol import Protocol
+    from hteb_score.evaluators.protocol import Protocol
 
 Text = tuple[str, str | None]  # (text, prompt_type): prompt_type "query", "document" or None
 Embed = Callable[[Sequence[str], str | None], np.ndarray]  # (texts, prompt_type) -> float32 (n, d), rows in order

@@ -37,7 +37,7 @@ from hteb_score.evaluators.base import (
     register,
     task_score,
 )
-from hteb_score.evaluators.mteb_tasks import ClassificationSettings
+from hteb_score.evaluators.task_settings import ClassificationSettings
 from hteb_score.evaluators.subsets import DEFAULT, group_rows, require_rows
 from hteb_score.evaluators.threads import single_threaded
 from hteb_contract.errors import HtebError
@@ -45,7 +45,7 @@ from hteb_contract.sources import SourceDataset
 from hteb_score.flags import Flag
 
 if TYPE_CHECKING:
-    from hteb_score.protocol import Protocol
+    from hteb_score.evaluators.protocol import Protocol
 
 MAX_ITER = 100  # both protocols (mteb's evaluator_model); not raised when lbfgs has not converged
 

@@ -1,6 +1,6 @@
 """Clustering: MiniBatchKMeans on the embeddings, V-measure against the gold labels.
 
-mteb, following the task class the dataset names (`mteb_task`, settings in mteb_tasks.py):
+mteb, following the task class the dataset names (`mteb_task`, settings in task_settings.py):
 - legacy (AbsTaskClusteringLegacy: MasakhaNEWSClusteringS2S, BiorxivClusteringS2S): each row of
   mteb's Hub data is a cluster set, clustered on its own: a set with <= 1 label scores 1.0 without
   being embedded, any other gets `MiniBatchKMeans(n_clusters=#labels in the set, batch_size=500,
@@ -44,7 +44,7 @@ from sklearn.cluster import MiniBatchKMeans
 from sklearn.metrics.cluster import adjusted_mutual_info_score, v_measure_score
 
 from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, register, task_score
-from hteb_score.evaluators.mteb_tasks import ClusteringSettings
+from hteb_score.evaluators.task_settings import ClusteringSettings
 from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_score.evaluators.threads import single_threaded
 from hteb_contract.errors import HtebError, SourceError
@@ -52,7 +52,7 @@ from hteb_contract.sources import SourceDataset
 from hteb_score.flags import Flag
 
 if TYPE_CHECKING:
-    from hteb_score.protocol import Protocol
+    from hteb_score.evaluators.protocol import Protocol
 
 # A set of one label, by whether a subset is one set: mteb's legacy sets score 1.0 (its rule); the
 # hteb protocol clusters a whole subset, and one label there leaves V-measure undefined (NaN -> null).

@@ -15,7 +15,7 @@ from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_score.flags import Flag
 
 if TYPE_CHECKING:
-    from hteb_score.protocol import Protocol
+    from hteb_score.evaluators.protocol import Protocol
 
 
 class SentencePairEvaluator(Evaluator):

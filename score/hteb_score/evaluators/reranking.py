@@ -24,7 +24,7 @@ from hteb_contract.sources import SourceDataset
 from hteb_score.flags import Flag
 
 if TYPE_CHECKING:
-    from hteb_score.protocol import Protocol
+    from hteb_score.evaluators.protocol import Protocol
 
 TOP_K = 1000
 K_VALUES = (1, 3, 5, 10, 20, 100, 1000)

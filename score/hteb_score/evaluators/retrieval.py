@@ -29,7 +29,7 @@ from hteb_score.flags import Flag
 from hteb_contract.sources import SourceDataset
 
 if TYPE_CHECKING:
-    from hteb_score.protocol import Protocol
+    from hteb_score.evaluators.protocol import Protocol
 
 TOP_K = 1000
 

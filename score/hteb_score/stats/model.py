@@ -1,6 +1,6 @@
 """The `statistics` block of one model's result card.
 
-Only the per-dataset main scores (`subset == "all"`) enter, aggregated by `hteb_score.aggregate`:
+Only the per-dataset main scores (`subset == "all"`) enter, aggregated by `hteb_score.scoring.aggregate`:
 seeds are averaged per dataset and transformation first, because runs of one dataset are repeated
 measurements, not independent observations (paper Sec. 3). Every delta is transformed minus
 original, in the unit of the records given.
@@ -17,7 +17,7 @@ import numpy as np
 
 from hteb_contract.errors import ContractError
 from hteb_contract.taxonomy import AXES, in_total
-from hteb_score.aggregate import axis_columns, by_dataset, hteb_score, main_scores
+from hteb_score.scoring.aggregate import axis_columns, by_dataset, hteb_score, main_scores
 from hteb_score.stats.bootstrap import DEFAULT_RESAMPLES, percentile_bootstrap
 from hteb_score.stats.edit_distance import normalised_word_edit_distance
 from hteb_score.stats.hodges_lehmann import hodges_lehmann

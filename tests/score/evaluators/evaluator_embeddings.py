@@ -12,7 +12,7 @@ import numpy as np
 
 from hteb_contract.sources import SourceDataset
 from hteb_score.evaluators import EVALUATORS, EvaluationContext, TaskScore, Text
-from hteb_score.protocol import PROTOCOLS
+from hteb_score.evaluators.protocol import PROTOCOLS
 
 EmbedFn = Callable[[Sequence[str], str | None], np.ndarray]
 

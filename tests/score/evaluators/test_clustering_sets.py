@@ -14,7 +14,7 @@ from evaluator_embeddings import context, evaluate, hashed_bow
 from hteb_contract.errors import SourceError
 from hteb_contract.sources import SourceDataset, read_source_dir
 from hteb_score.evaluators.clustering import cluster_sets
-from hteb_score.protocol import HTEB, MTEB
+from hteb_score.evaluators.protocol import HTEB, MTEB
 
 MASAKHA = "MasakhaNEWSClusteringS2S"
 # The sets with v_measure 1.0 in mteb's published all-MiniLM-L6-v2 run (embeddings-benchmark/results,

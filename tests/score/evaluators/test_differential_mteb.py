@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from cases import CASES
 from evaluator_embeddings import context, evaluate, hashed_bow
-from hteb_score.mteb_adapter import mteb_scores
+from hteb_score.mteb_interop.adapter import mteb_scores
 
 from hteb_contract.sources import SourceDataset
 

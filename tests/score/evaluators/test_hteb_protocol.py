@@ -18,7 +18,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
 from cases import CASES, banking77
 from evaluator_embeddings import context, evaluate, hashed_bow
-from hteb_score.mteb_adapter import mteb_results
+from hteb_score.mteb_interop.adapter import mteb_results
 
 from hteb_score.evaluators import EVALUATORS
 from hteb_contract.sources import SourceDataset, read_source_dir

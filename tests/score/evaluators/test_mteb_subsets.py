@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from evaluator_embeddings import context, evaluate, hashed_bow
-from hteb_score.mteb_adapter import mteb_scores
+from hteb_score.mteb_interop.adapter import mteb_scores
 
 from hteb_contract.sources import SourceDataset, read_source_dir
 

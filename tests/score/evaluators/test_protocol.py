@@ -11,17 +11,17 @@ from evaluator_embeddings import context, evaluate, hashed_bow
 
 from hteb_contract.sources import read_source_dir
 from hteb_contract.tasks import TASK_TYPES
-from hteb_score.evaluators import mteb_tasks
-from hteb_score.protocol import HTEB, MTEB, PROTOCOLS
+from hteb_score.evaluators import task_settings
+from hteb_score.evaluators.protocol import HTEB, MTEB, PROTOCOLS
 
 
 def test_the_registry_holds_both_protocols():
     assert PROTOCOLS.get("hteb") is HTEB and PROTOCOLS.get("mteb") is MTEB
-    assert MTEB.mteb_version == mteb_tasks.MTEB_VERSION and HTEB.mteb_version is None
+    assert MTEB.mteb_version == task_settings.MTEB_VERSION and HTEB.mteb_version is None
 
 
 def test_estimator_seed_rule():
-    assert [MTEB.estimator_seed(s) for s in (42, 7)] == [mteb_tasks.SEED, mteb_tasks.SEED]
+    assert [MTEB.estimator_seed(s) for s in (42, 7)] == [task_settings.SEED, task_settings.SEED]
     assert [HTEB.estimator_seed(s) for s in (42, 7)] == [42, 7]
 
 
@@ -32,10 +32,10 @@ def test_main_metrics_are_the_task_types_own():
 
 
 @pytest.mark.parametrize(("rule", "table"), [
-    ("few_shot", mteb_tasks.CLASSIFICATION),
-    ("clustering", mteb_tasks.CLUSTERING),
-    ("retrieval", mteb_tasks.RETRIEVAL),
-    ("summarization", mteb_tasks.SUMMARIZATION),
+    ("few_shot", task_settings.CLASSIFICATION),
+    ("clustering", task_settings.CLUSTERING),
+    ("retrieval", task_settings.RETRIEVAL),
+    ("summarization", task_settings.SUMMARIZATION),
 ])
 def test_mteb_reads_the_task_table_and_its_defaults(rule, table):
     per_task = getattr(MTEB, rule)
@@ -45,13 +45,13 @@ def test_mteb_reads_the_task_table_and_its_defaults(rule, table):
 
 
 def test_hteb_rules_do_not_follow_mteb_task_classes():
-    for task in (*mteb_tasks.CLASSIFICATION, None):
+    for task in (*task_settings.CLASSIFICATION, None):
         assert HTEB.few_shot(task) is None
-    for task in (*mteb_tasks.CLUSTERING, None):
+    for task in (*task_settings.CLUSTERING, None):
         assert HTEB.clustering(task).kind == "legacy" and HTEB.clustering(task).one_set_per_subset
-    for task in (*mteb_tasks.SUMMARIZATION, None):
+    for task in (*task_settings.SUMMARIZATION, None):
         assert not HTEB.summarization(task).deprecated
-    for task in (*mteb_tasks.RETRIEVAL, None):
+    for task in (*task_settings.RETRIEVAL, None):
         assert HTEB.retrieval(task) == MTEB.retrieval(task)  # self-hit removal in both
 
 
@@ -91,7 +91,7 @@ def test_every_evaluator_reports_settings(shared_data):
 
 def test_an_mteb_task_with_its_own_main_score_is_scored_by_it(shared_data):
     mteb = pytest.importorskip("mteb")
-    for name, metric in mteb_tasks.MAIN_SCORES.items():
+    for name, metric in task_settings.MAIN_SCORES.items():
         assert mteb.get_task(name).metadata.main_score == metric
     # IsiZuluNews rows named as mteb's SentimentAnalysisHindi: the mteb protocol reports f1, hteb accuracy
     news = read_source_dir(shared_data / "IsiZuluNews")

@@ -15,7 +15,7 @@ from hteb_contract.sources import SourceDataset, read_source_dir
 from hteb_contract.tasks import TASK_TYPES
 from hteb_generate.sampling import sample_dataset
 from hteb_score.evaluators import EVALUATORS, ClassifierCache, EvaluationContext
-from hteb_score.protocol import PROTOCOLS
+from hteb_score.evaluators.protocol import PROTOCOLS
 
 
 def test_every_task_type_has_an_evaluator():
@@ -25,7 +25,7 @@ def test_every_task_type_has_an_evaluator():
 
 
 def test_evaluator_modules_are_imported_on_the_first_lookup_only():
-    code = ("import sys, hteb_score.evaluators as e, hteb_score.protocol; "
+    code = ("import sys, hteb_score.evaluators as e, hteb_score.evaluators.protocol; "
             "loaded = lambda: any(m.endswith('.classification') for m in sys.modules); "
             "print(loaded(), e.EVALUATORS.get('STS') is not None, loaded())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -1,0 +1,56 @@
+"""Which encoder a run uses (`hteb-score --encoder`): sentence-transformers, or a model of mteb's
+registry encoded through mteb (its prompts and instructions per task). `auto` takes mteb's when
+mteb is installed and the name is registered there, so a registered model is scored with the
+prompts mteb gives it; a local folder, the default model or any other name: sentence-transformers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hteb_contract.errors import HtebError
+from hteb_contract.registry import Registry
+
+if TYPE_CHECKING:
+    from hteb_score.encoding.encoder import TextEncoder
+
+KINDS = ("auto", "sentence-transformers", "mteb")
+
+
+def _sentence_transformers(model: str | None, **settings: Any) -> TextEncoder:
+    from hteb_score.encoding.encoder import Encoder
+
+    return Encoder.load(model, **settings)
+
+
+def _mteb(model: str | None, **settings: Any) -> TextEncoder:
+    from hteb_score.mteb_interop.encoder import MtebEncoder
+
+    return MtebEncoder.load(str(model), **settings)
+
+
+LOADERS: Registry = Registry("encoder", entries={"sentence-transformers": _sentence_transformers, "mteb": _mteb})
+
+
+def choose(kind: str, model: str | None) -> str:
+    """The encoder `kind` names; for `auto`, mteb's for a name mteb has registered (when it is
+    installed). Asking for mteb's is checked here, before any data is read: one line if mteb is
+    missing or does not know the name."""
+    from hteb_score.mteb_interop.encoder import mteb_installed, registered, registry_entry
+
+    if kind == "mteb":
+        if model is None:
+            raise HtebError("--encoder mteb needs a MODEL_ID from mteb's model registry")
+        registry_entry(model)
+        return kind
+    if kind != "auto":
+        return LOADERS.canonical(kind)
+    if model is None or Path(model).exists() or not mteb_installed():
+        return "sentence-transformers"
+    return "mteb" if registered(model) else "sentence-transformers"
+
+
+def load_encoder(kind: str, model: str | None, **settings: Any) -> TextEncoder:
+    """Load `model` with the encoder `kind` (as `choose` returned it)."""
+    return LOADERS.get(kind)(model, **settings)

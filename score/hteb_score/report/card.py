@@ -1,0 +1,360 @@
+"""Result cards: result_card.json (schemas/result_card.v1), result_card.md, and mteb-format JSON
+for every variant (mteb 2.x TaskResult layout, one experiment per transformation and seed, MTEB-NOTES §8, floats rounded to 6 decimals).
+A card names the protocol and, per dataset, the evaluation settings its evaluator used, and lists
+its `flags`: an undefined score is null (never NaN) with a flag saying why. Every file is strict
+JSON; a non-finite number anywhere else is refused in one line before anything is written."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.metadata
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from hteb_score import __version__
+from hteb_score.scoring.aggregate import POINTS, aggregate, aggregate_flags
+from hteb_score.scoring.corpus_robustness import markdown_lines as corpus_robustness_lines
+from hteb_score.evaluators.protocol import Protocol
+from hteb_contract.atomic import atomic_write_text
+from hteb_score.flags import Flag
+from hteb_score.mteb_interop.layout import DATASET_KEY, model_meta, result_folder
+from hteb_score.strict_json import dumps, finite_or_none
+from hteb_contract.validation import SCHEMA_VERSIONS, validate
+from hteb_contract.taxonomy import AXES, AXIS_LABELS, AXIS_OF, PAPER_AXES
+from hteb_score.stats.hodges_lehmann import coverage_note
+
+PACKAGES = ("hteb-score", "sentence-transformers", "transformers", "torch", "numpy", "scipy", "scikit-learn",
+            "faiss-cpu", "pytrec-eval-terrier", "datasets", "huggingface-hub")
+
+
+def package_versions() -> dict[str, str]:
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
+def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: Mapping[str, Any],
+               protocol: Protocol, settings: Mapping[str, Mapping[str, Any]], on_error: str,
+               scores: list[dict[str, Any]], error_policy: list[dict[str, Any]], statistics: dict[str, Any] | None,
+               timings: Mapping[str, float], flags: Sequence[Flag] = (),
+               corpus_robustness: Mapping[str, Any] | None = None,
+               selection: Mapping[str, Any] | None = None,
+               mteb_tasks: Mapping[str, str | None] | None = None) -> dict[str, Any]:
+    """Assemble and validate a result card; `settings`: dataset -> what its evaluator used; `flags`:
+    what the run stated; `corpus_robustness`: its own section (--corpus-robustness), outside the
+    aggregates; `mteb_tasks`: dataset -> its mteb task (how `compare` matches mteb result files). A non-finite score value becomes null, flagged `undefined_score` unless
+    a flag of that variant already says why; each undefined main score is flagged as skipped."""
+    scores, flags = _defined_scores(scores, list(flags))
+    flags += aggregate_flags(scores)
+    card = {
+        "schema_version": SCHEMA_VERSIONS["result_card"],
+        "model": dict(model),
+        "encode": dict(encode),
+        "dataset": dict(dataset),
+        "hteb_score_version": __version__,
+        "protocol": protocol.name,
+        "evaluation": {"protocol": protocol.name, "description": protocol.description,
+                       "mteb_version": protocol.mteb_version,
+                       "datasets": {name: dict(used) for name, used in settings.items()},
+                       **({} if mteb_tasks is None else {"mteb_tasks": dict(mteb_tasks)})},
+        "on_error": on_error,
+        "selection": dict(selection or {"preset": None, "min_judge": None}),
+        "package_versions": package_versions(),
+        "scores": scores,
+        "aggregates": aggregate(scores),
+        "error_policy": error_policy,
+        "statistics": statistics,
+        "timings": {k: float(v) for k, v in timings.items()},
+        "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "flags": [f.to_json() for f in flags],
+    }
+    if corpus_robustness is not None:
+        card["corpus_robustness"] = dict(corpus_robustness)
+    validate("result_card", card, what="result card")
+    return card
+
+
+def _defined_scores(scores: list[dict[str, Any]], flags: list[Flag]) -> tuple[list[dict[str, Any]], list[Flag]]:
+    """Score records with every non-finite value as None, and the flags with one `undefined_score`
+    per variant that had none."""
+    said = {(f.dataset, f.transformation, f.seed) for f in flags if f.code in ("undefined_score", "filtered_too_far")}
+    out = []
+    for record in scores:
+        value = record["value"]
+        if value is not None and finite_or_none(value) is None:
+            variant = (record["dataset"], record["transformation"], record["seed"])
+            if variant not in said:
+                said.add(variant)
+                flags.append(Flag("undefined_score", f"subset {record['subset']!r}: {record['metric']} is {value!r}, "
+                                  "not a number; written as null", *variant))
+            value = None
+        out.append(dict(record, value=value))
+    return out, flags
+
+
+def _fmt(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value:+.2f}" if signed else f"{value:.2f}"
+
+
+def _mteb_model_lines(meta: Mapping[str, Any] | None) -> list[str]:
+    """The mteb registry entry the model was encoded through, and the prompt each task got."""
+    if meta is None:
+        return []
+    lines = [f"- encoded through mteb: `{meta['name']}` revision `{meta['revision'] or 'unknown'}`, "
+             f"loader `{meta['loader']}`"
+             + ("" if meta["prompts_known"] else "; its prompts are not known to hteb-score")]
+    for task, prompts in sorted(meta["prompts"].items()):
+        given = ", ".join(f"{kind} {json.dumps(text) if text else 'none'}"
+                          for kind, text in sorted(prompts.items()) if kind != "type")
+        lines.append(f"  - {task} ({prompts['type']}): {given}")
+    return lines
+
+
+def render_markdown(card: Mapping[str, Any]) -> str:
+    """A card a person reads: header with provenance, per-dataset table, per-transformation table."""
+    agg = card["aggregates"]
+    data = card["dataset"]
+    beside = _beside_total(agg)
+    lines = [
+        f"# HTEB result card: {card['model']['model_id']}",
+        "",
+        f"- model revision: `{card['model']['revision'] or 'unknown'}`",
+        *_mteb_model_lines(card["model"].get("mteb")),
+        f"- dataset: `{data['repo_id']}` label `{data['label']}` revision `{data['revision']}`",
+        f"- protocol: **{card['protocol']}**; items with errors: {card['on_error']}; hteb-score {card['hteb_score_version']}",
+        f"- encode: batch {card['encode']['batch_size']}, {_runtime(card['encode'])}, {card['encode']['device']}, "
+        + ("prompts per mteb task as above" if "mteb" in card["model"]
+           else f"prompts {card['encode']['prompts'] or 'none'}"),
+        "- software: " + ", ".join(f"{name} {version}" for name, version in card["package_versions"].items())
+        + " (k-means results depend on scikit-learn: MiniBatchKMeans samples differently from 1.9 on)",
+        "",
+        "Scores in points (x100); deltas are HTEB - Original.",
+        *_beside_total_lines(agg, beside),
+        "",
+        f"| | Original | {' | '.join(AXIS_LABELS[a] for a in PAPER_AXES)} | HTEB | delta |"
+        + "".join(f" {AXIS_LABELS[a]} | {AXIS_LABELS[a]} delta |" for a in beside),
+        "|---|---|" + "---|" * len(PAPER_AXES) + "---|---|" + "---|---|" * len(beside),
+        f"| **model** | {_fmt(agg['original'])}{_on(agg['hteb_datasets'], agg)} | "
+        + " | ".join(_axis_cell(agg, a) for a in PAPER_AXES)
+        + f" | {_fmt(agg['hteb_total'])}{_on(agg['hteb_datasets'], agg)} | {_fmt(agg['delta'], True)} |"
+        + "".join(f" {_axis_cell(agg, a)} | {_fmt(_pair(agg, a).get('delta'), True)} |" for a in beside),
+    ]
+    for row in agg["per_dataset"]:
+        hteb = _fmt(row["hteb"]) + (f" ± {row['hteb_sd']:.2f}" if row.get("hteb_sd") is not None else "")
+        lines.append(f"| {row['dataset']} ({row['metric']}) | {_fmt(row['original'])} | "
+                     + " | ".join(_fmt(row["axes"].get(a)) for a in PAPER_AXES)
+                     + f" | {hteb} | {_fmt(row['delta'], True)} |"
+                     + _beside_cells(row["axes"], row["original"], beside))
+    lines += _paired_lines(agg)
+    if agg["per_transformation"]:
+        lines += ["", "## Per transformation (mean over datasets)", "",
+                  "| transformation | axis | mean | delta | datasets |", "|---|---|---|---|---|"]
+        for name, entry in agg["per_transformation"].items():
+            lines.append(f"| {name} | {AXIS_LABELS[AXIS_OF[name]]} | {_fmt(entry['mean'])} | {_fmt(entry['delta'], True)} | {entry['datasets']} |")
+    stats = card.get("statistics")
+    if stats and stats.get("per_transformation"):
+        families = [line for a in beside
+                    for line in (f"Holm corrects the paper's transformations and {AXIS_LABELS[a]}'s apart.", "")]
+        lines += ["", "## Effects across datasets (Hodges-Lehmann shift, Wilcoxon, Holm)", "", *families,
+                  "| transformation | HL shift | 95% CI | p | p (Holm) |", "|---|---|---|---|---|"]
+        for name, entry in stats["per_transformation"].items():
+            ci = f"[{_fmt(entry.get('ci_low'), True)}, {_fmt(entry.get('ci_high'), True)}]{coverage_note(entry.get('ci_confidence'))}"
+            lines.append(f"| {name} | {_fmt(entry.get('hl_shift'), True)} | {ci} | {_p(entry.get('p_value'))} | {_p(entry.get('p_holm'))} |")
+    lines += corpus_robustness_lines(card.get("corpus_robustness"))
+    lines += _flag_lines(card.get("flags", []))
+    lines += _evaluation_lines(card["evaluation"])
+    flagged = [e for e in card["error_policy"] if e["with_errors"]]
+    if flagged:
+        lines += ["", f"## Items whose transformation kept errors (policy: {card['on_error']})", "",
+                  "| dataset | transformation | seed | items | with errors |", "|---|---|---|---|---|"]
+        lines += [f"| {e['dataset']} | {e['transformation']} | {e['seed']} | {e['items']} | {e['with_errors']} |" for e in flagged]
+    lines += _selection_lines(card.get("selection") or {}, card["error_policy"])
+    timings = card["timings"]
+    lines += ["", f"Embedded {int(timings.get('unique_texts', 0))} unique texts "
+              f"({int(timings.get('texts_encoded', 0))} encoded, the rest from cache) for "
+              f"{int(timings.get('texts_requested', 0))} requested; total {timings.get('total_s', 0):.1f} s.", ""]
+    return "\n".join(lines)
+
+
+def _selection_lines(selection: Mapping[str, Any], policy: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The preset and the judge filter's counts per variant (kept = items - dropped)."""
+    lines = []
+    if selection.get("preset"):
+        lines += ["", f"Preset: **{selection['preset']}** (`--preset`: the datasets and transformations above)."]
+    if selection.get("min_judge") is not None:
+        lines += ["", f"## Quality filter: judge mean >= {selection['min_judge']:g}", "",
+                  "Transformed items below it are not scored; items no judge rated are kept.", "",
+                  "| dataset | transformation | seed | items | kept | dropped | unjudged |", "|---|---|---|---|---|---|---|"]
+        lines += [f"| {e['dataset']} | {e['transformation']} | {e['seed']} | {e['items']} | "
+                  f"{e['items'] - e['judge_dropped']} | {e['judge_dropped']} | {e['unjudged']} |" for e in policy]
+    return lines
+
+
+def _pair(agg: Mapping[str, Any], axis: str) -> Mapping[str, Any]:
+    return agg["axis_pairs"].get(axis, {})
+
+
+def _on(n: int, agg: Mapping[str, Any]) -> str:
+    """` (6 of 8 datasets)` beside a model-level figure that rests on fewer datasets than the card has."""
+    return f" ({n} of {agg['datasets']} datasets)" if 0 < n < agg["datasets"] else ""
+
+
+def _axis_cell(agg: Mapping[str, Any], axis: str) -> str:
+    pair = _pair(agg, axis)
+    return _fmt(pair.get("score")) + (_on(pair["datasets"], agg) if pair else "")
+
+
+def _paired_lines(agg: Mapping[str, Any]) -> list[str]:
+    """Each axis against the Original of the same datasets, and where the headline's Original
+    differs from the Original over all datasets, both."""
+    lines = ["", "## Per axis (each against the Original of the same datasets)", "",
+             "| axis | datasets | Original | score | delta |", "|---|---|---|---|---|"]
+    lines += [f"| {AXIS_LABELS[a]} | {p['datasets']} of {agg['datasets']} | {_fmt(p['original'])} | "
+              f"{_fmt(p['score'])} | {_fmt(p['delta'], True)} |" for a, p in agg["axis_pairs"].items()]
+    if agg["hteb_total"] is not None and agg["hteb_datasets"] < agg["datasets"]:
+        lines += ["", f"The HTEB total rests on {agg['hteb_datasets']} of {agg['datasets']} datasets; the headline "
+                  f"Original is theirs ({_fmt(agg['original'])}); over all {agg['datasets']} it is "
+                  f"{_fmt(agg['original_all'])}."]
+    return lines if agg["axis_pairs"] else []
+
+
+def _beside_total(agg: Mapping[str, Any]) -> list[str]:
+    """The axes outside the HTEB total (Noise) that the card has a score for: only those get columns,
+    so a card without them reads as before."""
+    scored = set(agg["per_axis"]).union(*(row["axes"] for row in agg["per_dataset"]))
+    return [a for a in AXES if a not in PAPER_AXES and a in scored]
+
+
+def _beside_total_lines(agg: Mapping[str, Any], beside: Sequence[str]) -> list[str]:
+    if not beside:
+        return []
+    names = ", ".join(AXIS_LABELS[a] for a in beside)
+    lines = ["", f"{names} is reported beside HTEB, not in its total: HTEB is the mean of the paper's axes "
+             f"({', '.join(AXIS_LABELS[a] for a in PAPER_AXES)}), comparable with the paper."]
+    if agg["hteb_total"] is None:
+        lines.append("No transformation of the paper's axes was scored: the HTEB total is undefined (-), "
+                     f"and only {names} is reported.")
+    return lines
+
+
+def _beside_cells(axes: Mapping[str, float], original: float | None, beside: Sequence[str]) -> str:
+    cells = []
+    for a in beside:
+        value = axes.get(a)
+        delta = None if value is None or original is None else value - original
+        cells += [_fmt(value), _fmt(delta, True)]
+    return "".join(f" {c} |" for c in cells)
+
+
+def _flag_lines(flags: list[Mapping[str, Any]]) -> list[str]:
+    if not flags:
+        return []
+    lines = ["", "## Flags", "", "Scores given with a caveat or not at all (null: undefined).", "",
+             "| dataset | variant | flag | what |", "|---|---|---|---|"]
+    for f in flags:
+        variant = f["transformation"] or "-"
+        if f["seed"] is not None:
+            variant += f" seed {f['seed']}"
+        lines.append(f"| {f['dataset'] or '-'} | {variant} | `{f['code']}` | {f['message'].replace('|', '/')} |")
+    return lines
+
+
+def _evaluation_lines(evaluation: Mapping[str, Any]) -> list[str]:
+    lines = ["", "## Evaluation settings", "",
+             f"Protocol **{evaluation['protocol']}**: {evaluation['description']}.", "",
+             "| dataset | settings |", "|---|---|"]
+    for name, used in evaluation["datasets"].items():
+        lines.append(f"| {name} | " + "; ".join(f"{key}: {_setting(value)}" for key, value in used.items()) + " |")
+    return lines
+
+
+def _runtime(encode: Mapping[str, Any]) -> str:
+    """`float32`, or `onnx int8 (max diff vs torch fp32 7.99e-02)` for another backend or precision."""
+    if "backend" not in encode or (encode["backend"], encode["precision"]) == ("torch", "fp32"):
+        return encode["dtype"]
+    diff = encode.get("max_diff_vs_torch_fp32")
+    return f"{encode['backend']} {encode['precision']}" + ("" if diff is None else f" (max diff vs torch fp32 {diff:.2e})")
+
+
+def _setting(value: Any) -> str:
+    if value is None:
+        return "-"
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def mteb_results(card: Mapping[str, Any], results: Mapping[tuple[str, str, int | None], Any],
+                 tasks: Mapping[str, Mapping[str, Any]]) -> dict[tuple[str, int | None], dict[str, dict[str, Any]]]:
+    """mteb-format JSON of every scored variant: {(transformation, seed): {task_name: TaskResult-like dict}}.
+    The original's dataset_revision is the source's Hub pin (mteb's data), a variant's the HTEB
+    revision; two datasets of one mteb task (SemRel2024, SemRel2024-eng) share its file, each subset once."""
+    out: dict[tuple[str, int | None], dict[str, dict[str, Any]]] = {}
+    for (dataset, transformation, seed), result in results.items():
+        task = tasks[dataset]
+        split = task["eval_split"]
+        name = task.get("mteb_task") or dataset
+        revision = card["dataset"]["revision"]
+        if transformation == "original" and task.get("hf_revision") is not None:
+            revision = task["hf_revision"]
+        entry = out.setdefault((transformation, seed), {}).setdefault(name, {
+            "dataset_revision": revision,
+            "task_name": name,
+            "mteb_version": card["evaluation"]["mteb_version"],
+            "evaluation_protocol": f"hteb-score {card['hteb_score_version']} ({card['protocol']})",
+            DATASET_KEY: dataset,
+            "scores": {split: []},
+            "evaluation_time": None,
+            "kg_co2_emissions": None,
+        })
+        held = {e["hf_subset"] for e in entry["scores"][split]}
+        if held:  # a second dataset of the same task: the file names the task, not one dataset
+            entry.pop(DATASET_KEY, None)
+        for subset, details in result.details.items():
+            if subset in held:
+                continue
+            scores = {k: _rounded(v) for k, v in details.items() if isinstance(v, (int, float))}
+            scores.update(main_score=_rounded(result.subsets[subset]), hf_subset=subset,
+                          languages=[subset] if subset != "default" else list(task["languages"]))
+            entry["scores"][split].append(scores)
+    return out
+
+
+def _rounded(value: float | None) -> float | None:
+    """6 decimals as mteb writes them; an undefined value (None, NaN, inf) is null."""
+    return None if value is None or finite_or_none(value) is None else round(float(value), 6)
+
+
+def write_outputs(out: Path, card: Mapping[str, Any],
+                  mteb: Mapping[tuple[str, int | None], Mapping[str, Mapping[str, Any]]]) -> list[Path]:
+    """result_card.json, result_card.md and the mteb result files (`mteb/results/...`, mteb's layout:
+    hteb_score.mteb_interop.layout), each written atomically, all as strict JSON rendered before the first is
+    written (a non-finite number writes nothing)."""
+    out = Path(out)
+    model_id, revision = card["model"]["model_id"], card["model"]["revision"]
+    files = {out / "result_card.json": dumps(card, what="result card"), out / "result_card.md": render_markdown(card)}
+    for (transformation, seed), results in sorted(mteb.items(), key=lambda item: (item[0][1] is not None, item[0])):
+        folder = result_folder(out / "mteb", model_id, revision, transformation, seed)
+        meta = model_meta(model_id, revision, transformation, seed, embed_dim=card["model"].get("embedding_dim"))
+        files[folder / "model_meta.json"] = dumps(meta, what="mteb model_meta")
+        files.update({folder / f"{name}.json": dumps(result, what=f"mteb result {name}") for name, result in results.items()})
+    for path, text in files.items():
+        atomic_write_text(path, text)
+    return list(files)
+
+
+def scaled(scores: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Score records in points, for the statistics block (so its shifts read like the tables)."""
+    return [dict(r, value=None if r["value"] is None else r["value"] * POINTS) for r in scores]

@@ -1,0 +1,428 @@
+"""The result of a comparison, as ranx's `Report`: it renders itself to JSON (comparison.v1),
+Markdown, an HTML page, PNG plots and Hugging Face model-index YAML, and saves them together."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from hteb_contract.atomic import atomic_write_bytes
+from hteb_contract.taxonomy import AXES, in_total
+from hteb_contract.validation import validate
+from hteb_score.report.basis import SAME, Basis, Figures
+from hteb_score.report.inputs import ModelScores, column_label
+from hteb_score.stats.hodges_lehmann import coverage_note
+from hteb_score.stats.reliability import SplitHalfResult
+from hteb_score.strict_json import dumps
+
+SCHEMA_VERSION = "hteb.comparison/1"
+UNIT = "points (score x 100); delta = transformed - original"
+
+
+@dataclass(frozen=True)
+class ScoreColumns:
+    """The score columns every model has on at least one common dataset, by family."""
+
+    transformations: list[str]
+    axes: list[str]
+    total: list[str]
+
+    def families(self) -> dict[str, list[str]]:
+        return {"transformations": self.transformations, "axes": self.axes, "total": self.total}
+
+    def names(self) -> list[str]:
+        return [*self.transformations, *self.axes, *self.total]
+
+    def heatmap(self) -> list[str]:
+        """The heat map's columns: the transformations; with none the axes, failing those the total."""
+        return self.transformations or self.axes or self.total
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    """One model's Original, axis and HTEB-total scores (means over datasets) and ranks (1 = best);
+    `figures`: all of them with what they rest on; `card`: the model's own figures (all it has, as
+    its card says) where the comparison's basis is another set, else None."""
+
+    model: str
+    original: float
+    axes: dict[str, float]
+    hteb: float | None
+    rank_original: int
+    rank_hteb: int | None
+    figures: Figures | None = None
+    card: Figures | None = None
+
+    @property
+    def axis_deltas(self) -> dict[str, float]:
+        if self.figures is not None:
+            return self.figures.axis_deltas
+        return {a: v - self.original for a, v in self.axes.items()}
+
+    @property
+    def delta(self) -> float | None:
+        return None if self.hteb is None else self.hteb - self.original
+
+    @property
+    def rank_change(self) -> int | None:
+        """Positive = moved up under HTEB."""
+        return None if self.rank_hteb is None else self.rank_original - self.rank_hteb
+
+    @property
+    def differs_from_card(self) -> bool:
+        """Whether a figure shown differs from the model's own (its card's)."""
+        return self.card is not None and self.figures is not None and not self.figures.same_as(self.card)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "model": self.model, "original": self.original, "axes": self.axes, "axis_deltas": self.axis_deltas,
+            "hteb": self.hteb, "delta": self.delta, "rank_original": self.rank_original,
+            "rank_hteb": self.rank_hteb, "rank_change": self.rank_change,
+            "coverage": None if self.figures is None else self.figures.to_json(),
+            "card": None if self.card is None else self.card.to_json(),
+            "differs_from_card": self.differs_from_card,
+        }
+
+
+@dataclass(frozen=True)
+class HeatCell:
+    """A heat-map cell: the mean delta on the comparison's basis over `datasets`, and the model's own
+    (its card's) over `own_datasets`; None where the model has no such score (shown as missing)."""
+
+    delta: float | None
+    datasets: int
+    own: float | None
+    own_datasets: int
+
+    @property
+    def differs(self) -> bool:
+        return (self.delta is None) != (self.own is None) or (
+            self.delta is not None and self.own is not None and abs(self.delta - self.own) >= SAME)
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "differs": self.differs}
+
+
+@dataclass(frozen=True)
+class Stability:
+    """Kendall tau per dataset and its mean and sample sd over the datasets where it is defined."""
+
+    mean: float | None
+    sd: float | None
+    n: int
+    per_dataset: dict[str, float | None]
+
+
+@dataclass(frozen=True)
+class Reliability:
+    """Split-half reliability per axis, or the reason it was not computed."""
+
+    reason: str | None
+    per_axis: dict[str, SplitHalfResult]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "reason": self.reason,
+            "per_axis": {
+                axis: {"median_rho": r.median_rho, "n_splits": r.n_splits, "n_defined": r.n_defined}
+                for axis, r in self.per_axis.items()
+            },
+        }
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Everything `hteb-score compare` found; `effects[family][name]` are the statistics' effect
+    dicts, `heatmap[model][column]` the heat map's cells; `basis`: which scores the leaderboard and the
+    heat map rest on."""
+
+    models: list[ModelScores]
+    forced: bool
+    warnings: list[str]
+    datasets: list[str]
+    columns: ScoreColumns
+    leaderboard: list[LeaderboardRow]
+    ranking_stability: dict[str, Stability]
+    effects: dict[str, dict[str, dict[str, Any]]]
+    reliability: Reliability
+    basis: Basis
+    heatmap_columns: list[str]
+    heatmap: dict[str, dict[str, HeatCell]]
+
+    @property
+    def mixed_revisions(self) -> bool:
+        return len({m.revision for m in self.models if m.revision is not None}) > 1
+
+    def to_json(self) -> dict[str, Any]:
+        """The comparison.json object, validated against comparison.v1."""
+        result = {
+            "schema_version": SCHEMA_VERSION,
+            "inputs": [{"model": m.model, "source": m.source, "dataset_revision": m.revision} for m in self.models],
+            "mixed_revisions": self.mixed_revisions,
+            "forced": self.forced,
+            "warnings": self.warnings,
+            "datasets": self.datasets,
+            "columns": self.columns.families(),
+            "unit": UNIT,
+            "basis": self.basis.to_json(),
+            "leaderboard": [r.to_json() for r in self.leaderboard],
+            "heatmap": {"columns": self.heatmap_columns,
+                        "cells": {m: {n: c.to_json() for n, c in row.items()} for m, row in self.heatmap.items()}},
+            "ranking_stability": {name: asdict(s) for name, s in self.ranking_stability.items()},
+            "effects": self.effects,
+            "reliability": self.reliability.to_json(),
+        }
+        validate("comparison", result, what="comparison")
+        return result
+
+    def to_markdown(self) -> str:
+        """The comparison as a Markdown report a reader can take in without the JSON."""
+        out = ["# HTEB model comparison", ""]
+        out += [f"> **Warning:** {warning}" for warning in self.warnings]
+        if self.warnings:
+            out.append("")
+        out += [
+            f"{_count(len(self.models), 'model')}, {_count(len(self.datasets), 'dataset')}. "
+            "Scores in points; deltas are HTEB minus Original.",
+            "",
+        ]
+        out += [f"Basis (`--basis {self.basis.name}`): the leaderboard and the heat map rest on "
+                f"{self.basis.description}.", ""]
+        out += self._leaderboard_md() + self._heatmap_md() + self._stability_md() + self._effects_md()
+        out += self._reliability_md() + self._inputs_md()
+        return "\n".join(out) + "\n"
+
+    def leaderboard_axes(self) -> list[str]:
+        """The axes any leaderboard row has a figure for, in taxonomy order."""
+        return [a for a in AXES if any(a in r.axes for r in self.leaderboard)]
+
+    def _leaderboard_md(self) -> list[str]:
+        """Axes in the HTEB total before it, axes beside it (Noise) after it, with a line saying so;
+        a figure that differs from the model's card has the card's beside it."""
+        axes = self.leaderboard_axes()
+        paper = [a for a in axes if in_total(a)]
+        beside = [a for a in axes if not in_total(a)]
+        header = ["#", "Model", "Original", *(f"{column_label(a)} (Δ)" for a in paper), "HTEB total", "Δ",
+                  *(f"{column_label(a)} (Δ)" for a in beside), "Rank Original → HTEB", "Rests on"]
+        out = ["## Leaderboard", ""]
+        if beside:
+            out += [f"{', '.join(map(column_label, beside))} is reported beside the HTEB total, not in it: "
+                    "the total is the mean of the paper's axes, comparable with the paper.", ""]
+        out += ["Each axis Δ is against the Original of the datasets the axis was scored on; the HTEB Δ against "
+                "the Original of the datasets the total rests on. \"card\": the model's own figure (all it has, "
+                "as its card says) where it differs.", ""]
+        out += [_row(header), _row(["---"] * len(header))]
+        for r in self.leaderboard:
+            cells = {a: leaderboard_cell(r, a) for a in axes}
+            out.append(_row([str(r.rank_hteb or r.rank_original), r.model + (" †" if r.differs_from_card else ""),
+                             figure_cell(r, "original"), *(cells[a] for a in paper), figure_cell(r, "hteb"),
+                             figure_cell(r, "delta", sign=True), *(cells[a] for a in beside), rank_cell(r),
+                             coverage_cell(r)]))
+        if any(r.differs_from_card for r in self.leaderboard):
+            out += ["", "† a figure differs from the model's card (the card's is given beside it)."]
+        return out
+
+    def _heatmap_md(self) -> list[str]:
+        """The heat map's cells as a table: every transformation any model has, missing cells as `-`."""
+        if not self.heatmap_columns:
+            return []
+        out = ["", "## Mean delta per transformation (the heat map)", "",
+               "Per model, the mean over datasets of (transformed - Original), on the basis above; "
+               "\"card\" beside a cell: the model's own figure where it differs; - : no score.", "",
+               _row(["Model", *(column_label(n) for n in self.heatmap_columns)]),
+               _row(["---"] * (1 + len(self.heatmap_columns)))]
+        for model, row in self.heatmap.items():
+            out.append(_row([model, *(heat_cell(row[n]) for n in self.heatmap_columns)]))
+        return out
+
+    def _stability_md(self) -> list[str]:
+        out = [
+            "",
+            "## Ranking stability (Kendall τ, Original vs HTEB, per dataset)",
+            "",
+            "Mean ± sample SD of the per-dataset τ between the models' Original and transformed scores "
+            "(paper Table 4).",
+            "",
+            "| Transformation / axis | mean τ | SD | datasets |",
+            "|---|---|---|---|",
+        ]
+        out += [
+            f"| {column_label(name)} | {_f(s.mean, 3)} | {_f(s.sd, 3)} | {s.n} |"
+            for name, s in self.ranking_stability.items()
+        ]
+        return out
+
+    def _effects_md(self) -> list[str]:
+        methods = {e["ci_method"] for effects in self.effects.values() for e in effects.values()}
+        ci_note = "a seeded percentile bootstrap" if methods == {"bootstrap"} else "a distribution-free"
+        out = [
+            "",
+            "## Transformation effects across models (Hodges-Lehmann, Wilcoxon, Holm)",
+            "",
+            f"Unit: per dataset, the delta averaged over models. HL shift with {ci_note} 95% CI (not adjusted",
+            "for multiple comparisons; a percentage beside a CI is the coverage it reaches where too few datasets",
+            "differ for 95%); Wilcoxon signed-rank p, Holm-corrected within each family"
+            + ("" if all(map(in_total, self.columns.names())) else " (the paper's and Noise's apart)")
+            + "; |Δ̃| = median absolute delta",
+            "(pooled over the axis's transformations for axes).",
+            "",
+            "| Family | Transformation / axis | HL shift | 95% CI | p (Holm) | median abs delta | datasets |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for family, effects in self.effects.items():
+            for name, e in effects.items():
+                pooled = e.get("median_abs_delta_pooled")
+                abs_delta = pooled if pooled is not None else e["median_abs_delta"]
+                ci = f"[{_f(e['ci_low'], sign=True)}, {_f(e['ci_high'], sign=True)}]{coverage_note(e.get('ci_confidence'))}"
+                shift, p_holm = _f(e["hl_shift"], sign=True), _p(e["p_holm"])
+                out.append(_row([family, column_label(name), shift, ci, p_holm, _f(abs_delta), str(e["n_datasets"])]))
+        return out
+
+    def _reliability_md(self) -> list[str]:
+        out = ["", "## Split-half reliability of the per-axis profiles", ""]
+        if self.reliability.reason:
+            return [*out, f"Not computed: {self.reliability.reason}."]
+        out += [
+            "Median Spearman ρ between model scores on two task-stratified dataset halves (paper Table 3).",
+            "",
+            "| Axis | median ρ | splits (defined) |",
+            "|---|---|---|",
+        ]
+        out += [
+            f"| {column_label(axis)} | {_f(r.median_rho, 2, sign=True)} | {r.n_splits} ({r.n_defined}) |"
+            for axis, r in self.reliability.per_axis.items()
+        ]
+        return out
+
+    def _inputs_md(self) -> list[str]:
+        out = ["", "## Inputs", "", "| Model | Source | Dataset revision |", "|---|---|---|"]
+        return out + [f"| {m.model} | {m.source} | {m.revision or '-'} |" for m in self.models]
+
+    def heatmap_grid(self) -> tuple[list[str], list[list[float | None]]]:
+        """The heat map's rows (models in leaderboard order) and cells, as drawn: the `heatmap` deltas."""
+        order = [r.model for r in self.leaderboard]
+        return order, [[self.heatmap[m][n].delta for n in self.heatmap_columns] for m in order]
+
+    def figures(self) -> dict[str, bytes]:
+        """The PNG plots that apply: axis dumbbell always, the heat map when a model has a column
+        beyond Original, drift vs judge quality when an input carries rated drift items."""
+        from hteb_score.report import plots
+
+        figures = {"axis_dumbbell.png": plots.axis_dumbbell(self.leaderboard, self.leaderboard_axes(),
+                                                           title=f"basis: {self.basis.description}")}
+        if self.heatmap_columns:
+            order, grid = self.heatmap_grid()
+            figures["delta_heatmap.png"] = plots.delta_heatmap(order, self.heatmap_columns, grid,
+                                                               title=f"basis: {self.basis.description}")
+        drift = plots.drift_vs_quality({m.model: m.drift for m in self.models if m.drift})
+        if drift is not None:
+            figures["drift_quality.png"] = drift
+        return {name: plots.png_bytes(figure) for name, figure in figures.items()}
+
+    def model_index(self) -> dict[str, str]:
+        """Per result-card input, `model_index/<model>/model-index.yaml` and, for a revision on the
+        Hub, `model_index/<model>/.eval_results/hteb.yaml` (the path it takes in the model repo)."""
+        from hteb_score.report.model_index import eval_results_file_yaml, model_index_yaml
+
+        files = {}
+        for m in self.models:
+            if m.card is not None:
+                folder = f"model_index/{_slug(m.model)}"
+                files[f"{folder}/model-index.yaml"] = model_index_yaml(m)
+                eval_results = eval_results_file_yaml(m)
+                if eval_results is not None:
+                    files[f"{folder}/.eval_results/hteb.yaml"] = eval_results
+        return files
+
+    def to_html(self, figures: dict[str, bytes]) -> str:
+        """report.html: one self-contained page with these `figures` (from `figures()`) embedded."""
+        from hteb_score.report import html_report
+
+        return html_report.render(self, figures)
+
+    def save(self, out_dir: Path) -> list[str]:
+        """Write comparison.json, comparison.md, report.html, the plots and the model-index files into
+        `out_dir` (created), each atomically and only once all of them are rendered; return what was
+        written (files, and model-index folders as `model_index/<model>/`)."""
+        result, markdown, figures = self.to_json(), self.to_markdown(), self.figures()
+        files = {"comparison.json": dumps(result, what="comparison").encode("utf-8"),
+                 "comparison.md": markdown.encode("utf-8"),
+                 "report.html": self.to_html(figures).encode("utf-8"), **figures}
+        files.update({path: text.encode("utf-8") for path, text in self.model_index().items()})
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for path, data in files.items():
+            atomic_write_bytes(out_dir / path, data)
+        return list(dict.fromkeys(p.rsplit("/", 1)[0] + "/" if "/" in p else p for p in files))
+
+
+def figure_cell(row: LeaderboardRow, name: str, sign: bool = False) -> str:
+    """A leaderboard figure, with the card's beside it where that differs."""
+    shown = _f(getattr(row, name), sign=sign)
+    if row.card is None or row.figures is None:
+        return shown
+    card = getattr(row.card, name)
+    mine = getattr(row.figures, name)
+    if (card is None) == (mine is None) and (card is None or abs(card - mine) < SAME):
+        return shown
+    return f"{shown} (card {_f(card, sign=sign)})"
+
+
+def leaderboard_cell(row: LeaderboardRow, axis: str) -> str:
+    """`score (Δ)` of an axis, with the card's beside it where either differs; `-` where the model has none."""
+    if axis not in row.axes:
+        return "-"
+    shown = f"{_f(row.axes[axis])} ({_f(row.axis_deltas[axis], sign=True)})"
+    card = row.card
+    if card is None or (axis in card.axes and abs(card.axes[axis] - row.axes[axis]) < SAME
+                        and abs(card.axis_deltas[axis] - row.axis_deltas[axis]) < SAME):
+        return shown
+    if axis not in card.axes:
+        return f"{shown} (card -)"
+    return f"{shown} (card {_f(card.axes[axis])} ({_f(card.axis_deltas[axis], sign=True)}))"
+
+
+def rank_cell(row: LeaderboardRow) -> str:
+    return "-" if row.rank_change is None else f"{row.rank_original} → {row.rank_hteb} ({row.rank_change:+d})"
+
+
+def coverage_cell(row: LeaderboardRow) -> str:
+    """`8 datasets, 33 variants` the figures rest on, and the card's where it rests on more or other."""
+    if row.figures is None:
+        return "-"
+    shown = f"{row.figures.datasets} datasets, {row.figures.variants} variants"
+    card = row.card
+    if card is None or (card.datasets, card.variants) == (row.figures.datasets, row.figures.variants):
+        return shown
+    return f"{shown} (card {card.datasets} datasets, {card.variants} variants)"
+
+
+def heat_cell(cell: HeatCell) -> str:
+    shown = _f(cell.delta, sign=True)
+    return f"{shown} (card {_f(cell.own, sign=True)})" if cell.differs else shown
+
+
+def _slug(model: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_") or "model"
+
+
+def _f(value: float | None, digits: int = 2, sign: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return "<.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(cells) + " |"

@@ -1,0 +1,316 @@
+"""report.html: the comparison as one self-contained page, for readers who want to look rather
+than read Markdown.
+
+Everything is inline (CSS, a small sort script, the PNG plots as data URIs) and a Content Security
+Policy forbids any fetch, so the page works offline and anywhere it is copied. The policy admits
+only the page's own script, by its hash: text from the inputs (model names, sources) is escaped,
+and even a name that slipped through could not run. Rendered from the same `Comparison` as
+comparison.md, with the same number formats.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from html import escape
+from typing import Any
+
+from hteb_contract.taxonomy import in_total
+from hteb_score.report.inputs import column_label
+from hteb_score.report.basis import SAME
+from hteb_score.report.comparison import (Comparison, LeaderboardRow, _count, _f, _p, coverage_cell, figure_cell,
+                                         heat_cell)
+from hteb_score.stats.hodges_lehmann import coverage_note
+
+#: Holm-adjusted p thresholds and their marks, strictest first; the page's legend is made from it.
+SIGNIFICANCE: tuple[tuple[float, str], ...] = ((0.001, "***"), (0.01, "**"), (0.05, "*"))
+
+FIGURE_CAPTIONS = {
+    "axis_dumbbell.png": "Original vs per-axis scores per model",
+    "delta_heatmap.png": "Mean delta (transformed - Original) per model and column",
+    "drift_quality.png": "Embedding drift vs judge quality of the transformed texts",
+}
+
+# Click a header: sort by it; again: reverse. Numbers numerically; cells without data-value
+# (undefined) stay last either way. Array.prototype.sort is stable, so ties keep their order.
+SCRIPT = """
+for (const button of document.querySelectorAll("table.sortable th button")) {
+  button.addEventListener("click", () => {
+    const th = button.parentElement, table = th.closest("table"), column = th.cellIndex;
+    const direction = th.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending";
+    for (const other of table.tHead.rows[0].cells) other.removeAttribute("aria-sort");
+    th.setAttribute("aria-sort", direction);
+    const sign = direction === "ascending" ? 1 : -1, numeric = th.dataset.type === "number";
+    const key = (row) => {
+      const value = row.cells[column].dataset.value;
+      return value === undefined ? null : numeric ? Number(value) : value;
+    };
+    const rows = Array.from(table.tBodies[0].rows).sort((a, b) => {
+      const x = key(a), y = key(b);
+      if (x === null || y === null) return (x === null) - (y === null);
+      return sign * (numeric ? x - y : x.localeCompare(y));
+    });
+    table.tBodies[0].append(...rows);
+  });
+}
+"""
+
+STYLE = """
+body { font: 15px/1.45 system-ui, sans-serif; color: #1d1d1f; max-width: 90rem; margin: 2rem auto; padding: 0 1rem; }
+h1 { font-size: 1.6rem; } h2 { font-size: 1.2rem; margin-top: 2.2rem; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: .6rem 0; font-variant-numeric: tabular-nums; }
+.scroll { overflow-x: auto; }
+th, td { padding: .25rem .5rem; border-bottom: 1px solid #e4e4e4; text-align: right; white-space: nowrap; }
+th { background: #f4f4f6; vertical-align: bottom; white-space: normal; }
+th[data-type=text], td.text { text-align: left; }
+th button { font: inherit; font-weight: 600; border: 0; background: none; cursor: pointer; padding: 0; }
+th[aria-sort=ascending] button::after { content: " \\25B2"; }
+th[aria-sort=descending] button::after { content: " \\25BC"; }
+.neg { color: #b3261e; } .pos { color: #1b7a33; } .sig { font-weight: 700; }
+.warning { background: #fff4ce; border-left: 4px solid #e0a800; padding: .4rem .8rem; margin: .4rem 0; }
+.note { color: #555; max-width: 60rem; }
+figure { margin: 1rem 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
+"""
+
+
+def render(comparison: Comparison, figures: Mapping[str, bytes]) -> str:
+    """The page: summary and warnings, leaderboard, plots, effects, stability, reliability,
+    inputs and protocol."""
+    csp = (
+        "default-src 'none'; img-src data:; "
+        f"style-src {_source_hash(STYLE)}; script-src {_source_hash(SCRIPT)}; base-uri 'none'; form-action 'none'"
+    )
+    n_models, n_datasets = len(comparison.models), len(comparison.datasets)
+    body = [
+        "<h1>HTEB model comparison</h1>",
+        *(f'<p class="warning"><strong>Warning:</strong> {escape(w)}</p>' for w in comparison.warnings),
+        f"<p>{_count(n_models, 'model')}, {_count(n_datasets, 'dataset')}. Scores in points (score x 100); "
+        "deltas (Δ) are transformed minus Original. Click a column header to sort by it, again to reverse.</p>",
+        *_leaderboard(comparison),
+        *_figures(figures),
+        *_effects(comparison),
+        *_stability(comparison),
+        *_reliability(comparison),
+        *_inputs(comparison),
+        *_protocol(comparison),
+    ]
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en">',
+            "<head>",
+            '<meta charset="utf-8">',
+            f'<meta http-equiv="Content-Security-Policy" content="{csp}">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            "<title>HTEB model comparison</title>",
+            f"<style>{STYLE}</style>",
+            "</head>",
+            "<body>",
+            *body,
+            f"<script>{SCRIPT}</script>",
+            "</body>",
+            "</html>",
+            "",
+        ]
+    )
+
+
+def significance_mark(p_holm: float | None) -> str:
+    """`***`, `**`, `*` by the Holm-adjusted p (see SIGNIFICANCE), "" when not significant or undefined."""
+    if p_holm is None:
+        return ""
+    return next((mark for threshold, mark in SIGNIFICANCE if p_holm < threshold), "")
+
+
+def _leaderboard(c: Comparison) -> list[str]:
+    """Axes in the HTEB total before it, axes beside it (Noise) after it, as in comparison.md; a
+    figure that differs from the model's card has the card's beside it, and the row is marked."""
+    axes = c.leaderboard_axes()
+    paper = [a for a in axes if in_total(a)]
+    beside = [a for a in axes if not in_total(a)]
+
+    def axis_headers(axes: list[str]) -> list[tuple[str, str]]:
+        return [h for a in axes for h in ((column_label(a), "number"), (f"{column_label(a)} Δ", "number"))]
+
+    header = [("HTEB rank", "number"), ("Model", "text"), ("Original", "number"), *axis_headers(paper),
+              ("HTEB total", "number"), ("Δ", "number"), *axis_headers(beside), ("Original rank", "number"),
+              ("Rank change", "number"), ("Rests on", "text")]
+    rows = []
+    for r in c.leaderboard:
+        axis_cells = {a: [_num(r.axes.get(a), _axis_part(r, a, 0)), _delta(r.axis_deltas.get(a), _axis_part(r, a, 1))]
+                      for a in axes}
+        change = None if r.rank_change is None else f"{r.rank_change:+d}"
+        rows.append([_num(r.rank_hteb, str(r.rank_hteb or "-")), _text(r.model + (" †" if r.differs_from_card else "")),
+                     _num(r.original, figure_cell(r, "original")),
+                     *(cell for a in paper for cell in axis_cells[a]), _num(r.hteb, figure_cell(r, "hteb")),
+                     _delta(r.delta, figure_cell(r, "delta", sign=True)),
+                     *(cell for a in beside for cell in axis_cells[a]), _num(r.rank_original, str(r.rank_original)),
+                     _num(r.rank_change, change or "-"), _text(coverage_cell(r))])
+    note = (f"Basis (--basis {escape(c.basis.name)}): {escape(c.basis.description)}. Means over datasets; each axis Δ "
+            "is against the Original of the datasets the axis was scored on, the HTEB Δ against the Original of the "
+            "datasets the total rests on; rank 1 = best, rank change positive = moved up under HTEB.")
+    if any(r.differs_from_card for r in c.leaderboard):
+        note += " † a figure differs from the model's card: the card's is given beside it."
+    if beside:
+        note += (f" {escape(', '.join(map(column_label, beside)))} is reported beside the HTEB total, not in it: the "
+                 "total is the mean of the paper's axes, comparable with the paper.")
+    return ["<h2>Leaderboard</h2>", f'<p class="note">{note}</p>', _table("leaderboard", header, rows),
+            *_heatmap(c)]
+
+
+def _axis_part(row: LeaderboardRow, axis: str, part: int) -> str:
+    """The score (part 0) or the delta (part 1) of an axis cell, each with the card's where it differs."""
+    if axis not in row.axes:
+        return "-"
+    value = row.axes[axis] if part == 0 else row.axis_deltas[axis]
+    shown = _f(value, sign=part == 1)
+    card = row.card
+    if card is None:
+        return shown
+    theirs = (card.axes if part == 0 else card.axis_deltas).get(axis)
+    if theirs is not None and abs(theirs - value) < SAME:
+        return shown
+    return f"{shown} (card {_f(theirs, sign=part == 1)})"
+
+
+def _heatmap(c: Comparison) -> list[str]:
+    if not c.heatmap_columns:
+        return []
+    header = [("Model", "text"), *((column_label(n), "number") for n in c.heatmap_columns)]
+    rows = [[_text(model), *(_delta(row[n].delta, heat_cell(row[n])) for n in c.heatmap_columns)]
+            for model, row in c.heatmap.items()]
+    note = ("The heat map's cells: per model, the mean over datasets of (transformed - Original) on the basis above; "
+            "\"card\": the model's own figure where it differs; - : no score.")
+    return ["<h3>Mean delta per transformation</h3>", f'<p class="note">{note}</p>', _table("heatmap", header, rows)]
+
+
+def _figures(figures: Mapping[str, bytes]) -> list[str]:
+    out = ["<h2>Plots</h2>"]
+    for name, png in figures.items():
+        caption = escape(FIGURE_CAPTIONS.get(name, name))
+        data = base64.b64encode(png).decode("ascii")
+        out.append(f'<figure><img src="data:image/png;base64,{data}" alt="{caption}">'
+                   f"<figcaption>{caption} ({escape(name)})</figcaption></figure>")
+    return out
+
+
+def _effects(c: Comparison) -> list[str]:
+    marks = ", ".join(f"<code>{mark}</code> p (Holm) &lt; {threshold:g}" for threshold, mark in SIGNIFICANCE)
+    out = [
+        "<h2>Transformation effects across models</h2>",
+        '<p class="note">Per dataset, the delta averaged over models. HL shift = Hodges-Lehmann estimate of the '
+        "median delta with its 95% CI (not adjusted for multiple comparisons; a percentage after a CI is the "
+        "coverage it reaches where too few datasets differ for 95%); p (Holm) = Wilcoxon signed-rank p, "
+        "Holm-corrected within each table. Median |Δ| is pooled over the axis's transformations for axes.</p>",
+        f'<p class="note">Significance marks: {marks}; no mark: not significant at 0.05 after Holm '
+        "correction, or undefined (-).</p>",
+    ]
+    header = [("Transformation / axis", "text"), ("HL shift", "number"), ("95% CI", "number"),
+              ("p (Holm)", "number"), ("Sig.", "text"), ("Median |Δ|", "number"), ("Datasets", "number")]
+    titles = {"transformations": "Per transformation", "axes": "Per axis", "total": "HTEB total"}
+    for family, effects in c.effects.items():
+        if not effects:
+            continue
+        rows = []
+        for name, e in effects.items():
+            pooled = e.get("median_abs_delta_pooled")
+            abs_delta = pooled if pooled is not None else e["median_abs_delta"]
+            ci = f"[{_f(e['ci_low'], sign=True)}, {_f(e['ci_high'], sign=True)}]{coverage_note(e.get('ci_confidence'))}"
+            mark = significance_mark(e["p_holm"])
+            label = column_label(name) + (f" (undefined: {e['undefined']})" if e.get("undefined") else "")
+            rows.append([
+                _text(label), _delta(e["hl_shift"]), _num(e["ci_low"], ci), _num(e["p_holm"], _p(e["p_holm"])),
+                _cell(mark, mark or None, "sig"), _num(abs_delta, _f(abs_delta)),
+                _num(e["n_datasets"], str(e["n_datasets"])),
+            ])
+        out += [f"<h3>{titles.get(family, escape(family))}</h3>", _table(f"effects-{family}", header, rows)]
+    return out
+
+
+def _stability(c: Comparison) -> list[str]:
+    header = [("Transformation / axis", "text"), ("Mean τ", "number"), ("SD", "number"), ("Datasets", "number")]
+    rows = [[_text(column_label(name)), _num(s.mean, _f(s.mean, 3)), _num(s.sd, _f(s.sd, 3)), _num(s.n, str(s.n))]
+            for name, s in c.ranking_stability.items()]
+    note = ("Kendall τ between the models' Original and transformed scores on each dataset; mean ± sample SD "
+            "over the datasets where it is defined (1 = the ranking does not change).")
+    return ["<h2>Ranking stability</h2>", f'<p class="note">{note}</p>', _table("stability", header, rows)]
+
+
+def _reliability(c: Comparison) -> list[str]:
+    out = ["<h2>Split-half reliability of the per-axis profiles</h2>"]
+    if c.reliability.reason:
+        return [*out, f"<p>Not computed: {escape(c.reliability.reason)}.</p>"]
+    header = [("Axis", "text"), ("Median ρ", "number"), ("Splits", "number"), ("Defined", "number")]
+    rows = [[_text(column_label(axis)), _num(r.median_rho, _f(r.median_rho, 2, sign=True)),
+             _num(r.n_splits, str(r.n_splits)), _num(r.n_defined, str(r.n_defined))]
+            for axis, r in c.reliability.per_axis.items()]
+    note = "Median Spearman ρ between model scores on two task-stratified halves of the datasets."
+    return [*out, f'<p class="note">{note}</p>', _table("reliability", header, rows)]
+
+
+def _inputs(c: Comparison) -> list[str]:
+    header = [("Model", "text"), ("Source", "text"), ("Dataset revision", "text"), ("Scoring protocol", "text")]
+    rows = []
+    for m in c.models:
+        protocol = (m.card or {}).get("protocol")
+        rows.append([_text(m.model), _text(m.source), _text(m.revision), _text(protocol, missing="- (scores table)")])
+    return ["<h2>Inputs</h2>", _table("inputs", header, rows)]
+
+
+def _protocol(c: Comparison) -> list[str]:
+    methods = sorted({e["ci_method"] for effects in c.effects.values() for e in effects.values()})
+    ci = {"walsh": "exact signed-rank interval (Walsh averages)", "bootstrap": "seeded percentile bootstrap"}
+    splits = {r.n_splits for r in c.reliability.per_axis.values()}
+    items = [
+        f"Datasets compared ({len(c.datasets)}, those every model has an Original score for): "
+        f"{escape(', '.join(c.datasets))}.",
+        "Leaderboard: per model, the mean over datasets of Original, each axis (mean of its transformations) and "
+        "the HTEB total (mean of the paper's three axes; Noise is never in it), on the basis "
+        f"<code>{escape(c.basis.name)}</code>: {escape(c.basis.description)}.",
+        f"Effects: HL shift with {escape(' / '.join(ci.get(m, m) for m in methods) or '-')} CI, Wilcoxon signed-rank "
+        "p, Holm correction within each family (transformations; axes; total)"
+        + ("" if all(map(in_total, c.columns.names())) else ", the paper's and Noise's apart") + ".",
+        "Ranking stability: Kendall τ per dataset; reliability: split-half Spearman ρ"
+        + (f" over {', '.join(map(str, sorted(splits)))} random splits." if splits else "."),
+        "Dataset revisions: " + ("<strong>mixed</strong>." if c.mixed_revisions else "one revision."),
+    ]
+    if c.forced:
+        items.append("<strong>Forced</strong>: inputs that do not match were compared anyway (--force).")
+    return ["<h2>Protocol</h2>", "<ul>", *(f"<li>{item}</li>" for item in items), "</ul>"]
+
+
+def _table(table_id: str, header: Sequence[tuple[str, str]], rows: Iterable[Sequence[str]]) -> str:
+    """A sortable table: `header` is (label, "number" | "text") per column, rows are rendered cells."""
+    head = "".join(
+        f'<th data-type="{kind}"><button type="button">{escape(label)}</button></th>' for label, kind in header
+    )
+    body = "\n".join(f"<tr>{''.join(cells)}</tr>" for cells in rows)
+    return (f'<div class="scroll"><table id="{table_id}" class="sortable">\n<thead><tr>{head}</tr></thead>\n'
+            f"<tbody>\n{body}\n</tbody>\n</table></div>")
+
+
+def _cell(shown: str, value: Any, css: str = "") -> str:
+    """A cell showing `shown`, sorted by `value` (None: undefined, sorted last)."""
+    attrs = "" if value is None else f' data-value="{escape(str(value))}"'
+    attrs += f' class="{css}"' if css else ""
+    return f"<td{attrs}>{escape(shown)}</td>"
+
+
+def _num(value: float | None, shown: str) -> str:
+    return _cell(shown, None if value is None else repr(float(value)))
+
+
+def _text(value: str | None, missing: str = "-") -> str:
+    """A text cell; `missing` is shown where there is no value (sorted last)."""
+    return _cell(missing if value is None else value, value, "text")
+
+
+def _delta(value: float | None, shown: str | None = None) -> str:
+    css = "" if value is None or value == 0 else ("neg" if value < 0 else "pos")
+    return _cell(_f(value, sign=True) if shown is None else shown, None if value is None else repr(float(value)), css)
+
+
+def _source_hash(text: str) -> str:
+    """A CSP source expression admitting exactly this inline script or style."""
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"

@@ -1,0 +1,257 @@
+"""The inputs of a comparison: result cards and plain scores tables (mteb result folders: mteb_interop/results.py),
+all read into `ModelScores`.
+
+Missing axis and HTEB scores are derived with `hteb_score.scoring.aggregate` (axis = mean of its
+transformations; HTEB = mean of the three axes, only where all three are known), so a paper's
+tables and our own cards are compared the same way.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hteb_contract.errors import ContractError, HtebError
+from hteb_contract.registry import Registry
+from hteb_contract.taxonomy import AXES, AXIS_LABELS, PAPER_AXES, TRANSFORMATIONS
+from hteb_contract.validation import validate
+from hteb_score.scoring.aggregate import axis_columns, check_transformation, hteb_score
+from hteb_score.encoding.backends import precision_suffix
+
+HTEB = "hteb"
+TABLE_REQUIRED = ("model", "dataset", "original")
+#: What every input of a comparison must share: ModelScores attribute (and table column) -> its name in messages.
+MUST_AGREE = {"revision": "dataset revisions", "protocol": "evaluation protocols"}
+
+
+def column_label(name: str) -> str:
+    """How a score column (`hteb`, an axis, a transformation) is printed."""
+    return "HTEB total" if name == HTEB else AXIS_LABELS.get(name, name.replace("_", " ").capitalize())
+
+
+@dataclass
+class ModelScores:
+    """One model's per-dataset scores in points, whatever they were read from."""
+
+    model: str
+    source: str
+    revision: str | None
+    original: dict[str, float] = field(default_factory=dict)
+    transformations: dict[str, dict[str, float]] = field(default_factory=dict)
+    axes: dict[str, dict[str, float]] = field(default_factory=dict)
+    hteb: dict[str, float] = field(default_factory=dict)
+    task_types: dict[str, str] = field(default_factory=dict)
+    drift: dict[str, Any] | None = None
+    card: dict[str, Any] | None = None
+    protocol: str | None = None  # the evaluation protocol (hteb, mteb); None: not stated
+
+    def column(self, name: str) -> dict[str, float]:
+        """Per-dataset scores of a column: `hteb`, an axis or a transformation."""
+        if name == HTEB:
+            return self.hteb
+        return self.axes.get(name) or self.transformations.get(name, {})
+
+    def fill_derived(self) -> None:
+        """Axis scores from transformations where an axis is missing, and the HTEB score of each
+        dataset that has all three axes but no HTEB score."""
+        for axis, derived in axis_columns(self.transformations).items():
+            self.axes.setdefault(axis, derived)
+        for dataset in self.original:
+            if dataset not in self.hteb and all(dataset in self.axes.get(a, {}) for a in PAPER_AXES):
+                self.hteb[dataset] = hteb_score({a: self.axes[a][dataset] for a in PAPER_AXES})
+
+
+def selection_suffix(selection: dict) -> str:
+    """How a card's row is told apart from the same model's unfiltered run: " [judge>=3]",
+    " [preset minimal]"; empty for a run of everything. A filtered and an unfiltered card of one
+    model are two rows of the leaderboard, so the shift the filter causes is read off them."""
+    parts = []
+    if selection.get("preset") not in (None, "full"):
+        parts.append(f"preset {selection['preset']}")
+    if selection.get("min_judge") is not None:
+        parts.append(f"judge>={selection['min_judge']:g}")
+    return f" [{', '.join(parts)}]" if parts else ""
+
+
+def load_card(path: Path) -> ModelScores:
+    """A result card (validated against the card schema) as ModelScores, from its per-dataset aggregates."""
+    card = _read_json(path)
+    validate("result_card", card, what=str(path))
+    name = card["model"]["model_id"] + selection_suffix(card.get("selection") or {}) + precision_suffix(card["encode"])
+    scores = ModelScores(name, str(path),
+                         card["dataset"]["revision"], card=card, protocol=card["protocol"])
+    for record in card["scores"]:
+        scores.task_types[record["dataset"]] = record["task_type"]
+    for row in card["aggregates"]["per_dataset"]:
+        dataset = row["dataset"]
+        scores.original[dataset] = float(row["original"])
+        for t, entry in row["transformations"].items():
+            check_transformation(t, where=str(path))
+            scores.transformations.setdefault(t, {})[dataset] = float(entry["mean"])
+    scores.fill_derived()
+    statistics = card.get("statistics") or {}
+    scores.drift = statistics.get("drift") or None
+    return scores
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise HtebError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise HtebError(f"{path}: not readable JSON ({err})") from None
+
+
+def _read_csv_rows(path: Path) -> list[dict[str, Any]]:
+    try:
+        with Path(path).open(encoding="utf-8", newline="") as f:
+            return list(csv.DictReader(line for line in f if not line.startswith("#")))
+    except FileNotFoundError:
+        raise HtebError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as err:
+        raise HtebError(f"{path}: not a readable CSV table ({err})") from None
+
+
+def _read_json_rows(path: Path) -> list[dict[str, Any]]:
+    rows = _read_json(path)
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise ContractError(f"{path}: a JSON scores table must be a list of row objects")
+    return rows
+
+
+#: Scores-table readers by file suffix.
+TABLE_READERS: Registry[Callable[[Path], list[dict[str, Any]]]] = Registry(
+    "table format", entries={".csv": _read_csv_rows, ".json": _read_json_rows}
+)
+
+
+def load_scores_table(path: Path) -> list[ModelScores]:
+    """A plain per-dataset scores table (CSV or JSON; columns in `hteb-score compare --help`) as one ModelScores per model."""
+    path = Path(path)
+    try:
+        reader = TABLE_READERS.get(path.suffix.lower())
+    except HtebError as err:
+        raise HtebError(f"{path}: {err}") from None
+    rows = reader(path)
+    if not rows:
+        raise ContractError(f"{path}: the scores table has no rows")
+    columns = set().union(*(r.keys() for r in rows))
+    missing = [c for c in TABLE_REQUIRED if c not in columns]
+    if missing:
+        raise ContractError(f"{path}: missing column(s) {', '.join(missing)}; required: {', '.join(TABLE_REQUIRED)}")
+    score_columns = [c for c in (HTEB, *AXES, *TRANSFORMATIONS) if c in columns]
+    if not score_columns:
+        raise ContractError(
+            f"{path}: no HTEB score column; give at least one of {HTEB}, {', '.join(AXES)} or a transformation ({', '.join(TRANSFORMATIONS)})"
+        )
+    models: dict[str, ModelScores] = {}
+    for line, row in enumerate(rows, start=1):
+        name, dataset = str(row.get("model") or "").strip(), str(row.get("dataset") or "").strip()
+        if not name or not dataset:
+            raise ContractError(f"{path}: row {line} has an empty model or dataset")
+        scores = models.setdefault(
+            name, ModelScores(name, str(path), _text(row.get("revision")), protocol=_text(row.get("protocol")))
+        )
+        if dataset in scores.original:
+            raise ContractError(f"{path}: row {line}: model {name!r} has dataset {dataset!r} twice")
+        original = _number(row.get("original"), path, line, "original")
+        if original is None:
+            raise ContractError(f"{path}: row {line}: empty 'original' score")
+        scores.original[dataset] = original
+        if _text(row.get("task_type")):
+            scores.task_types[dataset] = _text(row.get("task_type"))
+        for attribute, what in MUST_AGREE.items():
+            value = _text(row.get(attribute))
+            if value != getattr(scores, attribute):
+                raise ContractError(
+                    f"{path}: model {name!r} has rows on different {what} ({getattr(scores, attribute)} vs {value})"
+                )
+        for column in score_columns:
+            value = _number(row.get(column), path, line, column)
+            if value is None:
+                continue
+            if column == HTEB:
+                scores.hteb[dataset] = value
+            elif column in AXES:
+                scores.axes.setdefault(column, {})[dataset] = value
+            else:
+                scores.transformations.setdefault(column, {})[dataset] = value
+    for scores in models.values():
+        scores.fill_derived()
+    return list(models.values())
+
+
+def _text(value: Any) -> str | None:
+    text = "" if value is None else str(value).strip()
+    return text or None
+
+
+def _number(value: Any, path: Path, line: int, column: str) -> float | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ContractError(f"{path}: row {line}: column {column!r} is not a number: {value!r}") from None
+    if not math.isfinite(number):
+        raise ContractError(f"{path}: row {line}: column {column!r} is not finite: {value!r}")
+    return number
+
+
+def load_inputs(cards: Sequence[Path], tables: Sequence[Path], mteb_results: Sequence[Path] = ()) -> list[ModelScores]:
+    """The models of result cards, then of scores tables, then of mteb result folders (their tasks
+    named as the cards name the datasets), in the order given."""
+    from hteb_score.mteb_interop.results import load_mteb_results
+
+    models = [load_card(path) for path in cards]
+    for table in tables:
+        models.extend(load_scores_table(table))
+    mteb_tasks = {d: t for m in models if m.card for d, t in m.card["evaluation"].get("mteb_tasks", {}).items()}
+    for folder in mteb_results:
+        models.extend(load_mteb_results(folder, mteb_tasks))
+    return models
+
+
+def _disagreement(models: Sequence[ModelScores], attribute: str, what: str) -> str | None:
+    """Why the inputs' `attribute` values make their scores incomparable, or None: values differ,
+    or some inputs name one and others none (the check cannot be made for those)."""
+    values = sorted({getattr(m, attribute) for m in models if getattr(m, attribute) is not None})
+    if len(values) > 1:
+        which = "; ".join(
+            f"{value}: {', '.join(m.model for m in models if getattr(m, attribute) == value)}" for value in values
+        )
+        return f"the inputs were scored on different {what} ({which})"
+    unnamed = [m.model for m in models if getattr(m, attribute) is None]
+    if values and unnamed:
+        return f"{', '.join(unnamed)} state(s) no {what[:-1]}, so it cannot be checked against the others' ({values[0]})"
+    return None
+
+
+def check_inputs(models: Sequence[ModelScores], *, force: bool) -> list[str]:
+    """Refuse duplicate models, and inputs of different (or partly unknown) dataset revisions or
+    protocols unless forced; return the warnings (forcing and unchecked inputs among them)."""
+    if not models:
+        raise HtebError("nothing to compare: give result cards, --scores-table and/or --mteb-results")
+    seen: dict[str, str] = {}
+    for m in models:
+        if m.model in seen:
+            raise HtebError(f"model {m.model!r} appears twice ({seen[m.model]} and {m.source})")
+        seen[m.model] = m.source
+    warnings = []
+    for attribute, what in MUST_AGREE.items():
+        problem = _disagreement(models, attribute, what)
+        if problem is not None and not force:
+            raise HtebError(f"{problem}; their scores are not comparable - pass --force to compare anyway")
+        if problem is not None:
+            warnings.append(f"FORCED: {problem}; scores are not strictly comparable")
+        elif all(getattr(m, attribute) is None for m in models):
+            warnings.append(f"no input names its {what[:-1]}: whether the scores are comparable was not checked")
+    if len(models) < 2:
+        warnings.append("only one model: rankings, Kendall tau and reliability need at least two (three) models")
+    return warnings

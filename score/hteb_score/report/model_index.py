@@ -1,0 +1,129 @@
+"""Hugging Face model-card evaluation results for one result card, ready to paste.
+
+Two formats, both built with huggingface_hub's own helpers so the Hub parses them:
+the `model-index` block of README.md front matter (`EvalResult` + `eval_results_to_model_index`)
+and the newer `.eval_results/*.yaml` file (`EvalResultEntry` + `eval_result_entries_to_yaml`).
+Per dataset the Original score, the HTEB total and each axis score (Noise's marked as not in the
+total) are reported (points, 0-100).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from huggingface_hub import EvalResult, EvalResultEntry, eval_result_entries_to_yaml
+from huggingface_hub.repocard_data import eval_results_to_model_index
+
+from hteb_contract.taxonomy import AXES, AXIS_LABELS, in_total
+from hteb_score.scoring.aggregate import model_level
+from hteb_score.report.inputs import HTEB, ModelScores
+
+
+def _columns(scores: ModelScores, dataset: str) -> list[tuple[str, str, float]]:
+    """(key, readable name, value) for the scores the card has on `dataset`."""
+    out = [("original", "Original", scores.original[dataset])]
+    if dataset in scores.hteb:
+        out.append((HTEB, "HTEB total", scores.hteb[dataset]))
+    out += [
+        (f"hteb_{a}", f"HTEB {AXIS_LABELS[a]} axis" + ("" if in_total(a) else " (not in the HTEB total)"),
+         scores.axes[a][dataset])
+        for a in AXES
+        if dataset in scores.axes.get(a, {})
+    ]
+    return out
+
+
+def _metrics(card: dict[str, Any]) -> dict[str, str]:
+    return {row["dataset"]: row["metric"] for row in card["aggregates"]["per_dataset"]}
+
+
+def eval_results(scores: ModelScores) -> list[EvalResult]:
+    """One EvalResult per dataset and score column (Original, HTEB total, axes), plus the averages;
+    `scores` must be read from a result card (`load_card`)."""
+    card = scores.card or {}
+    repo, revision = card["dataset"]["repo_id"], card["dataset"]["revision"]
+    metrics = _metrics(card)
+    results = []
+    for dataset in sorted(scores.original):
+        task_type = scores.task_types.get(dataset, "embedding")
+        for key, name, value in _columns(scores, dataset):
+            results.append(
+                EvalResult(
+                    task_type=task_type,
+                    dataset_type=repo,
+                    dataset_name=f"HTEB {dataset}",
+                    dataset_config=dataset,
+                    dataset_split="test",
+                    dataset_revision=revision,
+                    metric_type=f"{key}_{metrics[dataset]}",
+                    metric_name=f"{name} ({metrics[dataset]}, points)",
+                    metric_value=round(value, 2),
+                )
+            )
+    for key, name, value in _averages(scores):
+        results.append(
+            EvalResult(
+                task_type="embedding",
+                dataset_type=repo,
+                dataset_name="HTEB (average over datasets)",
+                dataset_config="average",
+                dataset_split="test",
+                dataset_revision=revision,
+                metric_type=f"{key}_average",
+                metric_name=f"{name} (mean over datasets, points)",
+                metric_value=round(value, 2),
+            )
+        )
+    return results
+
+
+def _averages(scores: ModelScores) -> list[tuple[str, str, float]]:
+    """Original and, where every dataset has one, the HTEB total, over datasets (`model_level`)."""
+    datasets = sorted(scores.original)
+    level = model_level({d: scores.original[d] for d in datasets}, scores.axes)
+    out = [("original", "Original", level.original)]
+    if all(d in scores.hteb for d in datasets):
+        out.append((HTEB, "HTEB total", level.hteb))
+    return out
+
+
+def model_index_yaml(scores: ModelScores) -> str:
+    """The `model-index:` YAML block for README.md front matter, from a loaded result card."""
+    results = eval_results(scores)
+    return yaml.safe_dump(
+        {"model-index": eval_results_to_model_index(scores.model, results)}, sort_keys=False, allow_unicode=True
+    )
+
+
+def hub_dataset_id(repo_id: str) -> str | None:
+    """The Hub dataset ID (OWNER/NAME) of a card's store: `hf://OWNER/NAME` or a bare OWNER/NAME; None
+    for a local store or source folder, which no Hub result can point at."""
+    if repo_id.startswith("hf://"):
+        return repo_id.removeprefix("hf://")
+    if "://" in repo_id or repo_id.startswith(("local:", "/", ".")) or repo_id.count("/") != 1:
+        return None
+    return repo_id
+
+
+def eval_results_file_yaml(scores: ModelScores) -> str | None:
+    """The content of `.eval_results/hteb.yaml` (one entry per dataset and score column), from a
+    loaded result card; None when the card's revision is not on the Hub (the format's `dataset.id`
+    must be a Hub dataset, and `revision` its commit)."""
+    card = scores.card or {}
+    dataset_id = hub_dataset_id(card.get("dataset", {}).get("repo_id", ""))
+    if dataset_id is None:
+        return None
+    results = eval_results(scores)
+    entries = [
+        EvalResultEntry(
+            dataset_id=dataset_id,
+            task_id=f"{r.dataset_config}/{r.metric_type}",
+            value=r.metric_value,
+            dataset_revision=r.dataset_revision,
+            date=card.get("created"),
+            notes=f"{r.metric_name}; protocol {card.get('protocol')}",
+        )
+        for r in results
+    ]
+    return yaml.safe_dump(eval_result_entries_to_yaml(entries), sort_keys=False, allow_unicode=True)

@@ -1,0 +1,198 @@
+"""`compare` on result cards: every table against an independent computation, and the outputs."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import matplotlib.image
+import numpy as np
+import pytest
+from cards import MODELS, OFFSETS, paper_rows, transformation_score
+from hteb_contract.taxonomy import PAPER_AXES
+from hteb_contract.validation import validate
+from hteb_score.stats.hodges_lehmann import walsh_averages
+from hteb_score.stats.holm import holm
+from hteb_score.stats.model import drift_row
+from scipy import stats
+
+
+@pytest.fixture(scope="module")
+def compared(card_files, tmp_path_factory):
+    from hteb_score.cli import main
+
+    out = tmp_path_factory.mktemp("compare")
+    assert main(["compare", *map(str, card_files), "--out", str(out), "--splits", "100"]) == 0
+    return json.loads((out / "comparison.json").read_text(encoding="utf-8")), out
+
+
+def expected_scores(model_index: int, model: str) -> dict[str, dict[str, float]]:
+    rows = [r for r in paper_rows() if r["model"] == model]
+    return {
+        r["dataset"]: {t: transformation_score(r, t, model_index) for t in OFFSETS} | {"original": float(r["original"])}
+        for r in rows
+    }
+
+
+def test_output_is_schema_valid_and_complete(compared):
+    result, out = compared
+    validate("comparison", result, what="comparison.json")
+    assert result["columns"] == {
+        "transformations": list(OFFSETS),
+        "axes": list(PAPER_AXES),
+        "total": ["hteb"],
+    }
+    for name in ("axis_dumbbell.png", "delta_heatmap.png", "comparison.md"):
+        assert (out / name).stat().st_size > 0
+    assert not (out / "drift_quality.png").exists()  # these cards carry no rated drift
+    image = matplotlib.image.imread(out / "delta_heatmap.png")
+    assert image.shape[0] > 300 and image.shape[1] > 600
+    for model in MODELS:
+        assert (out / "model_index" / model / "model-index.yaml").is_file()
+
+
+def test_leaderboard_matches_hand_computation(compared):
+    result, _ = compared
+    rows = {r["model"]: r for r in result["leaderboard"]}
+    for i, model in enumerate(MODELS):
+        scores = expected_scores(i, model)
+        axes = {a: np.mean([np.mean([s[t] for t in members]) for s in scores.values()]) for a, members in PAPER_AXES.items()}
+        assert rows[model]["original"] == pytest.approx(np.mean([s["original"] for s in scores.values()]))
+        assert rows[model]["axes"] == pytest.approx(axes)
+        assert rows[model]["hteb"] == pytest.approx(np.mean(list(axes.values())))
+
+
+def test_comparison_object_renders_what_the_command_wrote(compared, card_files):
+    from hteb_score.report.analysis import compare
+    from hteb_score.report.inputs import load_inputs
+
+    result, out = compared
+    comparison = compare(load_inputs(card_files, []), n_splits=100)
+    assert comparison.to_json() == result
+    assert comparison.to_markdown() == (out / "comparison.md").read_text(encoding="utf-8")
+    assert comparison.figures()["delta_heatmap.png"] == (out / "delta_heatmap.png").read_bytes()
+
+
+def test_plots_leave_matplotlib_global_state_alone(card_files, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    args = [*map(str, card_files[:3]), "--out", str(tmp_path), "--splits", "5"]
+    code = (
+        "import sys, matplotlib; from hteb_score.cli import main; "
+        f"assert main(['compare', *{args!r}]) == 0; "
+        "assert 'matplotlib.pyplot' not in sys.modules; "
+        "assert matplotlib.rcParams._get_backend_or_none() is None"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}  # the hteb_score this test imports
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, env=env)
+    assert (tmp_path / "delta_heatmap.png").is_file()
+
+
+def test_kendall_tau_per_dataset_against_scipy(compared):
+    result, _ = compared
+    per_model = [expected_scores(i, m) for i, m in enumerate(MODELS)]
+    taus = []
+    for dataset in result["datasets"]:
+        x = [s[dataset]["original"] for s in per_model]
+        y = [s[dataset]["translation"] for s in per_model]
+        taus.append(stats.kendalltau(x, y).statistic)
+        assert result["ranking_stability"]["translation"]["per_dataset"][dataset] == pytest.approx(taus[-1])
+    assert result["ranking_stability"]["translation"]["mean"] == pytest.approx(np.mean(taus))
+    assert result["ranking_stability"]["translation"]["sd"] == pytest.approx(np.std(taus, ddof=1))
+
+
+def test_transformation_effects_on_model_averaged_deltas(compared):
+    result, _ = compared
+    per_model = [expected_scores(i, m) for i, m in enumerate(MODELS)]
+    p_values = []
+    for t in OFFSETS:
+        deltas = [np.mean([s[d][t] - s[d]["original"] for s in per_model]) for d in result["datasets"]]
+        effect = result["effects"]["transformations"][t]
+        assert effect["hl_shift"] == pytest.approx(np.median(walsh_averages(deltas)))
+        assert effect["p_value"] == pytest.approx(stats.wilcoxon(np.round(deltas, 9)).pvalue)
+        assert effect["median_abs_delta"] == pytest.approx(np.median(np.abs(deltas)))
+        p_values.append(effect["p_value"])
+    assert [result["effects"]["transformations"][t]["p_holm"] for t in OFFSETS] == pytest.approx(holm(p_values))
+
+
+def test_reliability_per_axis(compared):
+    result, _ = compared
+    # the constructed scores keep each model's order across datasets on the lexical axis except
+    # where the paper's own numbers cross, so the median rho is high but computed, not assumed
+    for axis in PAPER_AXES:
+        entry = result["reliability"]["per_axis"][axis]
+        assert entry["n_splits"] == 100 and entry["n_defined"] > 0
+        assert -1.0 <= entry["median_rho"] <= 1.0
+
+
+def test_model_index_round_trips_through_huggingface_hub(compared):
+    import yaml
+    from huggingface_hub.repocard_data import model_index_to_eval_results
+
+    _, out = compared
+    block = yaml.safe_load((out / "model_index" / "Jasper-600M" / "model-index.yaml").read_text(encoding="utf-8"))
+    name, results = model_index_to_eval_results(block["model-index"])
+    assert name == "Jasper-600M"
+    by_key = {(r.dataset_config, r.metric_type): r.metric_value for r in results}
+    row = next(r for r in paper_rows() if r["model"] == "Jasper-600M" and r["dataset"] == "SciFact")
+    assert by_key[("SciFact", "original_main_score")] == pytest.approx(float(row["original"]))
+    entries = yaml.safe_load((out / "model_index" / "Jasper-600M" / ".eval_results" / "hteb.yaml").read_text(encoding="utf-8"))
+    assert {"dataset", "value"} <= set(entries[0]) and entries[0]["dataset"]["id"] == "hteb/sample"
+
+
+def test_partial_coverage_is_used_and_reported(card_files, tmp_path, run_cli):
+    from cards import make_card, write_card
+
+    short = write_card(tmp_path, make_card("F2LLM-v2-4B", datasets=10, model_index=5))
+    code, _, err = run_cli("compare", *card_files[:3], short, "--out", tmp_path / "short", "--splits", "5")
+    assert code == 0 and "were left out" in err
+    result = json.loads((tmp_path / "short" / "comparison.json").read_text(encoding="utf-8"))
+    assert len(result["datasets"]) == 10
+
+    table = tmp_path / "partial.csv"
+    table.write_text(
+        "model,dataset,task_type,original,paraphrasing,translation\n"
+        "a,d1,STS,50,48,40\na,d2,STS,60,59,\nb,d1,STS,55,50,45\nb,d2,STS,65,60,50\n"
+        "c,d1,STS,40,41,30\nc,d2,STS,45,44,35\n",
+        encoding="utf-8",
+    )
+    code, _, err = run_cli("compare", "--scores-table", table, "--out", tmp_path / "partial", "--splits", "5")
+    assert code == 0 and "Translation is scored for every model on only 1 of 2 datasets" in err
+    result = json.loads((tmp_path / "partial" / "comparison.json").read_text(encoding="utf-8"))
+    assert result["effects"]["transformations"]["translation"]["n_datasets"] == 1
+    assert result["effects"]["transformations"]["paraphrasing"]["n_datasets"] == 2
+    # language axis = translation where present; lexical = paraphrasing
+    assert result["ranking_stability"]["translation"]["per_dataset"] == {"d1": pytest.approx(1.0)}
+
+
+def test_original_only_table_makes_no_heatmap(tmp_path, run_cli):
+    table = tmp_path / "orig.csv"
+    table.write_text("model,dataset,original,hteb\na,d1,50,\nb,d1,60,\n", encoding="utf-8")
+    code, _, err = run_cli("compare", "--scores-table", table, "--out", tmp_path / "out", "--splits", "5")
+    assert code == 0 and "no delta heat map" in err
+    assert (tmp_path / "out" / "axis_dumbbell.png").is_file()
+    assert not (tmp_path / "out" / "delta_heatmap.png").exists()
+
+
+def test_drift_vs_quality_plot_from_cards_with_rated_items(shared_data, tmp_path, run_cli):
+    from cards import make_card, write_card
+
+    rows = [json.loads(line) for line in (shared_data / "STSBenchmark" / "test.jsonl").read_text().splitlines()[:25]]
+    paths = []
+    for i, model in enumerate(MODELS[:3]):
+        drift = [  # real similarity labels stand in for cosine
+            drift_row(SimpleNamespace(transformation=t, original_text=r["sentence1"], transformed_text=r["sentence2"],
+                                      judge=SimpleNamespace(quality=float(round(r["score"])) + 1)),
+                      1 - r["score"] / 5.5 + 0.01 * i)
+            for t in ("paraphrasing", "translation")
+            for r in rows
+        ]
+        paths.append(write_card(tmp_path, make_card(model, model_index=i, drift=drift)))
+    code, out, _ = run_cli("compare", *paths, "--out", tmp_path / "out", "--splits", "5")
+    assert code == 0 and "drift_quality.png" in out
+    image = matplotlib.image.imread(tmp_path / "out" / "drift_quality.png")
+    assert image.shape[0] > 300 and image.shape[1] > 600
+    card = json.loads(paths[0].read_text(encoding="utf-8"))
+    assert card["statistics"]["drift"]["paraphrasing"]["drift_quality_spearman"] < -0.8
