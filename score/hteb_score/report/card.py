@@ -1,5 +1,5 @@
 """Result cards: result_card.json (schemas/result_card.v1), result_card.md, and mteb-format JSON
-for every variant (mteb 2.x TaskResult layout, one experiment per transformation and seed, MTEB-NOTES §8, floats rounded to 6 decimals).
+for every variant (mteb 2.x TaskResult layout, each variant under its own task name, MTEB-NOTES §8, floats rounded to 6 decimals).
 A card names the protocol and, per dataset, the evaluation settings its evaluator used, and lists
 its `flags`: an undefined score is null (never NaN) with a flag saying why. Every file is strict
 JSON; a non-finite number anywhere else is refused in one line before anything is written."""
@@ -19,7 +19,7 @@ from hteb_score.scoring.corpus_robustness import markdown_lines as corpus_robust
 from hteb_score.evaluators.protocol import Protocol
 from hteb_contract.atomic import atomic_write_text
 from hteb_score.flags import Flag
-from hteb_score.mteb_interop.layout import DATASET_KEY, model_meta, result_folder
+from hteb_score.mteb_interop.layout import DATASET_KEY, model_meta, result_folder, selection_tag, variant_task_name
 from hteb_score.strict_json import dumps, finite_or_none
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 from hteb_contract.taxonomy import AXES, AXIS_LABELS, AXIS_OF, PAPER_AXES
@@ -297,19 +297,22 @@ def _p(value: float | None) -> str:
 
 
 def mteb_results(card: Mapping[str, Any], results: Mapping[tuple[str, str, int | None], Any],
-                 tasks: Mapping[str, Mapping[str, Any]]) -> dict[tuple[str, int | None], dict[str, dict[str, Any]]]:
-    """mteb-format JSON of every scored variant: {(transformation, seed): {task_name: TaskResult-like dict}}.
+                 tasks: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """mteb-format JSON of every scored variant: {task name: TaskResult-like dict}, each variant under
+    its own name (`hteb_score.mteb_interop.layout.variant_task_name`: mteb's cache keys results by name).
     The original's dataset_revision is the source's Hub pin (mteb's data), a variant's the HTEB
     revision; two datasets of one mteb task (SemRel2024, SemRel2024-eng) share its file, each subset once."""
-    out: dict[tuple[str, int | None], dict[str, dict[str, Any]]] = {}
+    selection = selection_tag(min_judge=(card.get("selection") or {}).get("min_judge"), on_error=card["on_error"])
+    out: dict[str, dict[str, Any]] = {}
     for (dataset, transformation, seed), result in results.items():
         task = tasks[dataset]
         split = task["eval_split"]
-        name = task.get("mteb_task") or dataset
+        name = variant_task_name(task.get("mteb_task") or dataset, card["dataset"]["revision"], transformation, seed,
+                                 selection)
         revision = card["dataset"]["revision"]
         if transformation == "original" and task.get("hf_revision") is not None:
             revision = task["hf_revision"]
-        entry = out.setdefault((transformation, seed), {}).setdefault(name, {
+        entry = out.setdefault(name, {
             "dataset_revision": revision,
             "task_name": name,
             "mteb_version": card["evaluation"]["mteb_version"],
@@ -337,19 +340,17 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None or finite_or_none(value) is None else round(float(value), 6)
 
 
-def write_outputs(out: Path, card: Mapping[str, Any],
-                  mteb: Mapping[tuple[str, int | None], Mapping[str, Mapping[str, Any]]]) -> list[Path]:
-    """result_card.json, result_card.md and the mteb result files (`mteb/results/...`, mteb's layout:
-    hteb_score.mteb_interop.layout), each written atomically, all as strict JSON rendered before the first is
-    written (a non-finite number writes nothing)."""
+def write_outputs(out: Path, card: Mapping[str, Any], mteb: Mapping[str, Mapping[str, Any]]) -> list[Path]:
+    """result_card.json, result_card.md and the mteb result files (`mteb/results/<model>/<revision>/`,
+    mteb's layout: hteb_score.mteb_interop.layout), each written atomically, all as strict JSON
+    rendered before the first is written (a non-finite number writes nothing)."""
     out = Path(out)
     model_id, revision = card["model"]["model_id"], card["model"]["revision"]
     files = {out / "result_card.json": dumps(card, what="result card"), out / "result_card.md": render_markdown(card)}
-    for (transformation, seed), results in sorted(mteb.items(), key=lambda item: (item[0][1] is not None, item[0])):
-        folder = result_folder(out / "mteb", model_id, revision, transformation, seed)
-        meta = model_meta(model_id, revision, transformation, seed, embed_dim=card["model"].get("embedding_dim"))
-        files[folder / "model_meta.json"] = dumps(meta, what="mteb model_meta")
-        files.update({folder / f"{name}.json": dumps(result, what=f"mteb result {name}") for name, result in results.items()})
+    folder = result_folder(out / "mteb", model_id, revision)
+    meta = model_meta(model_id, revision, embed_dim=card["model"].get("embedding_dim"))
+    files[folder / "model_meta.json"] = dumps(meta, what="mteb model_meta")
+    files.update({folder / f"{name}.json": dumps(result, what=f"mteb result {name}") for name, result in mteb.items()})
     for path, text in files.items():
         atomic_write_text(path, text)
     return list(files)
