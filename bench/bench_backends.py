@@ -46,7 +46,7 @@ def main() -> int:
     parser.add_argument("--options", default=",".join(OPTIONS))
     args = parser.parse_args()
     from hteb_score.encoding.backends import BACKENDS
-    from hteb_score.encoding.encoder import default_model_path
+    from hteb_score.encoding.model_files import default_model_path
 
     model = args.model or default_model_path()
     options = [tuple(o.split(":")) for o in args.options.split(",")]

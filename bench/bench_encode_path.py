@@ -33,7 +33,7 @@ def main() -> int:
     from sentence_transformers import SentenceTransformer
 
     from hteb_score.encoding.batched import encode_batched, replicate
-    from hteb_score.encoding.encoder import default_model_path
+    from hteb_score.encoding.model_files import default_model_path
 
     rows = [json.loads(line) for line in (DATA / "SciFact" / "corpus.jsonl").open()][: args.docs]
     docs = [f"{r.get('title') or ''} {r['text']}".strip() for r in rows]

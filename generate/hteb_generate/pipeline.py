@@ -34,7 +34,6 @@ from hteb_contract.revision import (
 )
 from hteb_contract.sources import SourceDataset, write_source_parquet
 from hteb_contract.stores import PublishResult, RevisionStore, open_store
-from hteb_contract.tasks import TextRef
 
 from . import __version__, manifest_md, noise
 from .card import card_body
@@ -47,7 +46,8 @@ from .judge import JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from .models import resolve_commit
 from .registry import SOURCES, SourceEntry, lookup_source
 from .sampling import load_source
-from .transformations import PROMPT_SETS, TRANSFORMATIONS, plan_languages
+from .transformations import PROMPT_SETS
+from .units import PlannedItem, plan_units
 
 
 @dataclass
@@ -128,35 +128,6 @@ def _run_state(cfg: GenerateConfig, runtime: dict[str, Any], log: Callable[[str]
     return state
 
 
-@dataclass(frozen=True)
-class PlannedItem:
-    """One item of the revision: which text of which dataset, and the unit that transforms it."""
-
-    seed: int
-    dataset: str
-    transformation: str
-    task_type: str
-    ref: TextRef
-    unit: Unit
-
-
-def _units(cfg: GenerateConfig, datasets: dict[str, SourceDataset]) -> tuple[list[Unit], list[PlannedItem]]:
-    """Every item (seed, dataset, transformation, text) and the distinct units they map to."""
-    units: dict[tuple, Unit] = {}
-    items = []
-    for seed in cfg.seeds:
-        for name, dataset in datasets.items():
-            for t_name in cfg.llm_transformations:
-                transformation = TRANSFORMATIONS.get(t_name)
-                for ref in dataset.iter_texts():
-                    item = f"{ref.table}/{ref.item_id}/{ref.field}"
-                    plan = plan_languages(t_name, seed=seed, dataset=name, item=item, source=ref.language)
-                    unit = Unit(seed, name, transformation, ref.text, plan)
-                    unit = units.setdefault(unit.key, unit)
-                    items.append(PlannedItem(seed, name, t_name, dataset.info.task_type, ref, unit))
-    return list(units.values()), items
-
-
 PARAPLUIE_DIGITS = 3
 
 
@@ -222,7 +193,7 @@ def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunRes
             entry, source=cfg.source, data_dir=Path(cfg.data_dir), sample=cfg.sample, max_texts=cfg.max_texts,
             max_list=cfg.max_list,
         )
-    units, items = _units(cfg, datasets)
+    units, items = plan_units(cfg, datasets)
     if cfg.llm_transformations:
         log(f"{len(items)} items, {len(units)} distinct texts to transform ({len(datasets)} datasets x "
             f"{len(cfg.llm_transformations)} LLM transformations x {len(cfg.seeds)} seeds)")

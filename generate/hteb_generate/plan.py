@@ -34,10 +34,10 @@ from . import budget
 from .bounds import POSITIVE, check_number
 from .config import GenerateConfig
 from .judge import PARAPLUIE_TEMPLATES, JudgePair, judge_requests, parapluie_conversations
-from .pipeline import _units  # the run's own units: the plan counts what the run transforms
 from .plan_stats import STATS
 from .registry import lookup_source
 from .sampling import load_source
+from .units import plan_units
 from .transformations import PROMPT_SETS, TRANSFORMATIONS, LanguagePlan, Transformation
 
 #: Gemma 3 27B (BF16) with vLLM: about 22,000 output tokens/s on one node of 4 H100s, so 5,500 per H100.
@@ -173,7 +173,7 @@ def _empty(cfg: GenerateConfig, datasets: Iterable[str]) -> dict[tuple[str, str]
 def plan_from_sources(cfg: GenerateConfig, datasets: Mapping[str, SourceDataset]) -> dict[tuple[str, str], Cost]:
     """Exact counts from loaded sources: the run's own items and distinct units."""
     estimator = Estimator(cfg)
-    units, items = _units(cfg, datasets)
+    units, items = plan_units(cfg, datasets)
     costs = _empty(cfg, datasets)
     for item in items:
         costs[(item.dataset, item.transformation)] += Cost(texts=1)

@@ -22,6 +22,7 @@ from hteb_generate.doctor import Facts, engine_slots
 from hteb_generate.engine import CallCache, ChatResult, Engine
 from hteb_generate.judge import TRANSFORMATION_TASKS
 from hteb_generate.pipeline import run
+from hteb_generate.units import plan_units
 from tiny_runs import TRANSFORMATIONS, fresh_cache, run_args, run_config, wait_for_calls
 from hteb_contract.revision import Revision
 from hteb_contract.stores import open_store
@@ -99,7 +100,7 @@ def test_each_text_of_a_cross_lingual_pair_keeps_its_language_through_every_stag
         "judge_model": models["a"], "manifest_md": str(tmp_path / "MANIFEST.md")})
     # The folders are not registry entries: config validation (its own module) only knows registered names.
     cfg = replace(cfg, datasets=("STSBCrossLingual", "Banking77Ext"), data_dir=str(MTEB_NAMED))
-    units, items = pipeline._units(cfg, {n: pipeline.load_source(pipeline._entry(cfg, n), source="local",
+    units, items = plan_units(cfg, {n: pipeline.load_source(pipeline._entry(cfg, n), source="local",
                                                                  data_dir=MTEB_NAMED, sample=cfg.sample,
                                                                  max_texts=cfg.max_texts) for n in cfg.datasets})
     pair = {(i.transformation, i.ref.field): i.unit.plan for i in items if i.ref.item_id == "stsb-test-0-en-de"}

@@ -7,11 +7,11 @@ import pytest
 from hteb_contract.errors import ContractError
 from hteb_score.scoring.aggregate import POINTS, aggregate, axis_columns, main_scores, model_level
 from hteb_score.report.card import render_markdown
+from hteb_score.scoring.score_record import ScoreRecord
 
 
 def _rec(dataset, transformation, seed, value, subset="all"):
-    return {"dataset": dataset, "task_type": "STS", "subset": subset, "transformation": transformation,
-            "seed": seed, "metric": "spearman", "value": value}
+    return ScoreRecord(dataset, "STS", subset, transformation, seed, "spearman", value)
 
 
 SCORES = [

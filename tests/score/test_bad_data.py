@@ -31,6 +31,7 @@ from hteb_score.report.card import build_card, mteb_results, render_markdown, wr
 from hteb_score.cli import main  # noqa: E402
 from hteb_score.evaluators.protocol import PROTOCOLS  # noqa: E402
 from hteb_score.scoring.run import Variant, check_variants  # noqa: E402
+from hteb_score.scoring.score_record import ScoreRecord  # noqa: E402
 from models import minilm_path  # noqa: E402
 
 
@@ -251,12 +252,11 @@ def test_flagged_summarization_whose_documents_are_all_skipped(shared_data):
 # --- flagged: the card ---------------------------------------------------------------------------------------
 
 
-def _records(values: dict[tuple[str, str, int | None], float | None]) -> list[dict[str, Any]]:
-    return [{"dataset": d, "task_type": "STS", "subset": "all", "transformation": t, "seed": s,
-             "metric": "spearman", "value": v} for (d, t, s), v in values.items()]
+def _records(values: dict[tuple[str, str, int | None], float | None]) -> list[ScoreRecord]:
+    return [ScoreRecord(d, "STS", "all", t, s, "spearman", v) for (d, t, s), v in values.items()]
 
 
-def _card(scores: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+def _card(scores: list[ScoreRecord], **extra: Any) -> dict[str, Any]:
     kwargs = dict(model={"model_id": "m", "revision": "sha256:" + "a" * 64},
                   encode={"batch_size": 1, "dtype": "float32", "normalize": True, "device": "cpu", "prompts": {}},
                   dataset={"repo_id": "hteb/test", "label": "t", "revision": "r"}, protocol=PROTOCOLS.get("hteb"),

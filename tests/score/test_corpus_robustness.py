@@ -21,6 +21,7 @@ from hteb_contract.stores import open_store
 from hteb_contract.validation import validate
 from hteb_generate.noise import PERTURBATIONS, perturb
 from hteb_score.scoring.aggregate import aggregate
+from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.report.card import build_card, render_markdown
 from hteb_score.scoring.corpus_robustness import corpus_variants, ndcg_at_10, retention, score_corpus_robustness, summarise
 from hteb_score.encoding.encoder import EmbeddingTable
@@ -133,8 +134,7 @@ def test_perturbed_corpora_are_scored_with_the_original_queries(store):
     assert block["harmonic_mean"] == pytest.approx(len(retentions) / sum(1 / r for r in retentions))
     assert block["retention"]["numerisation"] < 1  # hashed words: e->3 moves most words elsewhere
 
-    scores = [{"dataset": "SciFact", "task_type": "Retrieval", "subset": "all", "transformation": "original",
-               "seed": None, "metric": original.main_metric, "value": original.value}]
+    scores = [ScoreRecord("SciFact", "Retrieval", "all", "original", None, original.main_metric, original.value)]
     encode = {"batch_size": 1, "dtype": "f32", "normalize": False, "device": "cpu", "prompts": {}}
     card = build_card(model={"model_id": "bow", "revision": None}, encode=encode,
                       dataset={"repo_id": store, "label": "x", "revision": "r"},
@@ -167,5 +167,5 @@ def test_hteb_score_reports_corpus_robustness_end_to_end(store, tmp_path, capsys
     assert set(block["retention"]) == set(PERTURBATIONS.names())
     for transformation, retained in block["retention"].items():
         assert retained == pytest.approx(block["perturbed"][transformation][str(SEED)] / original)
-    assert card["aggregates"] == aggregate(card["scores"])  # the section is outside every aggregate
+    assert card["aggregates"] == aggregate([ScoreRecord.from_json(s) for s in card["scores"]])  # outside every aggregate
     assert "## Corpus robustness" in (tmp_path / "out" / "result_card.md").read_text()

@@ -77,11 +77,13 @@ def _asked(datasets: list[str]) -> set[tuple[str, str, str | None]]:
     """(dataset, text, prompt type) of every text the evaluators of the sample revision list, and
     of every transformed item (its drift is measured even where --on-error scores the original)."""
     from hteb_score.evaluators.protocol import PROTOCOLS
-    from hteb_score.cli.score import SAMPLE_REVISION, SAMPLE_STORE, _revision_groups
+    from hteb_score.cli.score import SAMPLE_REVISION, SAMPLE_STORE
+    from hteb_score.scoring.data import read_revision
+    from hteb_score.scoring.options import ScoreOptions
     from hteb_score.scoring.run import QUERY_TABLES
 
-    groups, *_ = _revision_groups(f"file://{SAMPLE_STORE}", SAMPLE_REVISION, datasets, None, None, "original",
-                                  PROTOCOLS.get("hteb"))
+    groups = read_revision(ScoreOptions(model_id=None, protocol=PROTOCOLS.get("hteb"), encoder="sentence-transformers",
+                                        store=f"file://{SAMPLE_STORE}", ref=SAMPLE_REVISION, datasets=datasets)).groups
     asked = set()
     for variants in groups:
         for variant in variants:
@@ -129,7 +131,7 @@ def test_an_mteb_embedding_is_the_model_given_prompt_and_text(registered):
 
     from hteb_contract.sources import DatasetInfo
     from hteb_score.encoding.encoder import Encoder
-    from hteb_score.mteb_interop.encoder import MtebEncoder
+    from hteb_score.encoding.mteb_encoder import MtebEncoder
 
     text = "A man is playing a flute."
     sts = DatasetInfo(name="STSBenchmark", task_type="STS", eval_split="test", languages=("eng",),
@@ -174,7 +176,7 @@ def test_a_wrapper_whose_encode_is_its_own_has_no_known_prompt_rule():
     from mteb.models.instruct_wrapper import InstructSentenceTransformerModel
     from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper
 
-    from hteb_score.mteb_interop.encoder import PROMPT_RULES, prompt_rule
+    from hteb_score.encoding.mteb_encoder import PROMPT_RULES, prompt_rule
 
     class Inherits(SentenceTransformerEncoderWrapper):
         pass
@@ -207,7 +209,7 @@ def test_an_instruct_model_gets_mtebs_instruction_and_none_on_passages(monkeypat
 
     from hteb_contract.sources import DatasetInfo
     from hteb_score.encoding.encoder import EmbeddingTable
-    from hteb_score.mteb_interop.encoder import MtebEncoder
+    from hteb_score.encoding.mteb_encoder import MtebEncoder
 
     instruction = "Given a scientific claim, retrieve documents that support or refute the claim"
     kwargs = {"instruction_template": "Instruct: {instruction}\nQuery: ", "apply_instruction_to_passages": False,

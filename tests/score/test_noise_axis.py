@@ -30,15 +30,17 @@ from hteb_contract.taxonomy import AXES, PAPER_AXES
 from hteb_contract.validation import validate
 from hteb_generate.noise import perturb
 from hteb_score.scoring.aggregate import POINTS, aggregate
-from hteb_score.report.card import build_card, render_markdown, scaled, write_outputs
+from hteb_score.report.card import build_card, render_markdown, write_outputs
+from hteb_score.report import comparison_files
 from hteb_score.report.analysis import compare
 from hteb_score.report.inputs import load_inputs
 from hteb_score.report.inputs import load_scores_table
 from hteb_score.evaluators.protocol import PROTOCOLS
 from hteb_score.scoring.run import revision_variants
+from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.stats.hodges_lehmann import walsh_averages
 from hteb_score.stats.holm import holm
-from hteb_score.stats.model import model_statistics
+from hteb_score.scoring.statistics import model_statistics
 from revision_factory import build_revision
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "evaluators"))
@@ -82,7 +84,7 @@ def revision(tmp_path_factory, shared_data) -> Revision:
     return build(tmp_path_factory.mktemp("noise") / "rev", shared_data, (*PAPER, *NOISE), "noise-1")
 
 
-def score(revision: Revision, dim: int) -> list[dict[str, Any]]:
+def score(revision: Revision, dim: int) -> list[ScoreRecord]:
     """Score records (0-1 scale) of every variant of every dataset, as `hteb-score` writes them."""
     run, embed = context("hteb"), functools.partial(hashed_bow, dim=dim)
     records = []
@@ -90,34 +92,34 @@ def score(revision: Revision, dim: int) -> list[dict[str, Any]]:
         variants, _ = revision_variants(revision, name, transformations=None, seeds=None, on_error="original")
         for variant in variants:
             result = evaluate(variant.dataset, embed, run)
-            records.append({"dataset": name, "task_type": variant.dataset.info.task_type, "subset": "all",
-                            "transformation": variant.transformation, "seed": variant.seed,
-                            "metric": result.main_metric, "value": result.value})
+            records.append(ScoreRecord(name, variant.dataset.info.task_type, "all", variant.transformation,
+                                       variant.seed, result.main_metric, result.value))
     return records
 
 
 @pytest.fixture(scope="module")
-def scores(revision) -> dict[str, list[dict[str, Any]]]:
+def scores(revision) -> dict[str, list[ScoreRecord]]:
     return {model: score(revision, dim) for model, dim in MODELS.items()}
 
 
-def without(records: list[dict[str, Any]], names: tuple[str, ...]) -> list[dict[str, Any]]:
-    return [r for r in records if r["transformation"] not in names]
+def without(records: list[ScoreRecord], names: tuple[str, ...]) -> list[ScoreRecord]:
+    return [r for r in records if r.transformation not in names]
 
 
-def make_card(model: str, records: list[dict[str, Any]], revision: Revision) -> dict[str, Any]:
+def make_card(model: str, records: list[ScoreRecord], revision: Revision) -> dict[str, Any]:
     """A result card by the real `build_card`, as `hteb-score` makes one."""
-    transformed = any(r["transformation"] != "original" for r in records)
+    transformed = any(r.transformation != "original" for r in records)
     return build_card(
         model={"model_id": model, "revision": None, "embedding_dim": MODELS[model] + 1, "similarity": "cosine"},
         encode={"batch_size": 32, "dtype": "float32", "normalize": False, "device": "cpu", "prompts": {}},
         dataset={"repo_id": "file://test", "label": revision.label, "revision": revision.revision_id,
                  "datasets": revision.dataset_names()},
         protocol=PROTOCOLS.get("hteb"), settings={}, on_error="original", scores=records, error_policy=[],
-        statistics=model_statistics(scaled(records), []) if transformed else None, timings={"total_s": 0.0})
+        statistics=model_statistics([r.in_points() for r in records], []) if transformed else None,
+        timings={"total_s": 0.0})
 
 
-def card_files(folder: Path, scores: dict[str, list[dict[str, Any]]], revision: Revision, drop: tuple[str, ...] = ()):
+def card_files(folder: Path, scores: dict[str, list[ScoreRecord]], revision: Revision, drop: tuple[str, ...] = ()):
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for model, records in scores.items():
@@ -127,11 +129,11 @@ def card_files(folder: Path, scores: dict[str, list[dict[str, Any]]], revision: 
     return paths
 
 
-def seed_means(records: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+def seed_means(records: list[ScoreRecord]) -> dict[str, dict[str, float]]:
     """`{dataset: {transformation or "original": score in points}}` (one seed here)."""
     out: dict[str, dict[str, float]] = {}
     for r in records:
-        out.setdefault(r["dataset"], {})[r["transformation"]] = r["value"] * POINTS
+        out.setdefault(r.dataset, {})[r.transformation] = r.value * POINTS
     return out
 
 
@@ -180,7 +182,7 @@ def test_a_revision_with_only_noise_has_no_hteb_total(scores):
 
 def test_statistics_test_the_noise_axis_as_the_others(scores):
     records = scores["bow-64"]
-    block = model_statistics(scaled(records), [])
+    block = model_statistics([r.in_points() for r in records], [])
     assert set(block["per_transformation"]) == {*PAPER, *NOISE} and set(block["per_axis"]) == {*PAPER_AXES, "noise"}
     by_dataset = seed_means(records)
     for t in NOISE:
@@ -200,7 +202,8 @@ def test_statistics_test_the_noise_axis_as_the_others(scores):
 
 def test_holm_corrects_the_noise_family_apart_and_the_paper_numbers_do_not_move(scores):
     records = scores["bow-64"]
-    both, paper_only = model_statistics(scaled(records), []), model_statistics(scaled(without(records, NOISE)), [])
+    both = model_statistics([r.in_points() for r in records], [])
+    paper_only = model_statistics([r.in_points() for r in without(records, NOISE)], [])
     for t in PAPER:
         assert both["per_transformation"][t] == paper_only["per_transformation"][t]
     for a in PAPER_AXES:
@@ -212,7 +215,7 @@ def test_holm_corrects_the_noise_family_apart_and_the_paper_numbers_do_not_move(
 
 
 def test_statistics_of_a_noise_only_revision_have_no_total(scores):
-    block = model_statistics(scaled(without(scores["bow-64"], PAPER)), [])
+    block = model_statistics([r.in_points() for r in without(scores["bow-64"], PAPER)], [])
     assert set(block["per_transformation"]) == set(NOISE) and list(block["per_axis"]) == ["noise"]
     assert block["total"] is None
 
@@ -338,8 +341,8 @@ def test_compare_markdown_puts_noise_after_the_total(compared):
     assert header.endswith("| HTEB total | Δ | Noise (Δ) | Rank Original → HTEB | Rests on |")
     assert "| transformations | Random capitalisation |" in md and "| axes | Noise |" in md
     assert "Noise" not in paper_only.to_markdown()
-    assert comparison.figures()["axis_dumbbell.png"].startswith(b"\x89PNG")
-    model_index = comparison.model_index()["model_index/bow-64/model-index.yaml"]
+    assert comparison_files.figures(comparison)["axis_dumbbell.png"].startswith(b"\x89PNG")
+    model_index = comparison_files.model_index(comparison)["model_index/bow-64/model-index.yaml"]
     assert "HTEB Noise axis (not in the HTEB total)" in model_index and "HTEB total" in model_index
 
 
@@ -349,7 +352,7 @@ def test_compare_of_noise_only_cards_has_no_total(scores, revision, tmp_path):
     assert all(row.hteb is None and row.rank_hteb is None for row in comparison.leaderboard)
     assert comparison.to_json()["effects"]["total"] == {}
     assert "Noise (Δ)" in comparison.to_markdown()
-    assert set(comparison.figures()) >= {"axis_dumbbell.png", "delta_heatmap.png"}
+    assert set(comparison_files.figures(comparison)) >= {"axis_dumbbell.png", "delta_heatmap.png"}
 
 
 def test_a_scores_table_derives_the_noise_axis_but_never_puts_it_in_the_total(tmp_path):

@@ -105,9 +105,9 @@ def test_embedding_cache_makes_a_rerun_encode_nothing(store, scored, tmp_path):
 @pytest.mark.slow
 def test_a_model_whose_revision_cannot_be_determined(store, tmp_path, capsys, monkeypatch):
     """The card records null, never a made-up name; the embedding cache refuses it before encoding."""
-    assert encode._resolve_revision(tmp_path / "no-such-folder") is None
+    assert encode.resolve_revision(tmp_path / "no-such-folder") is None
     assert encode.model_identity(tmp_path / "no-such-folder", backend="torch", precision="float32") is None
-    monkeypatch.setattr(encode, "_resolve_revision", lambda folder: None)
+    monkeypatch.setattr(encode, "resolve_revision", lambda folder: None)
     monkeypatch.setattr(encode, "model_identity", lambda folder, **kwargs: None)
     args = [minilm_path(), "--store", str(store), "--revision", "v1", "--datasets", "TwitterSemEval2015", "--quiet"]
     code, _, err = _run(capsys, *args, "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "cached"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -10,10 +9,7 @@ from pathlib import Path
 
 from hteb_contract.registry import Registry
 from hteb_contract.revision import Revision
-from hteb_contract.validation import schema
-
-#: A revision label, as the manifest schema spells it (also a safe file and tag name).
-LABEL = re.compile(schema("manifest")["$defs"]["label"]["pattern"])
+from hteb_contract.stores.names import check_store_uri
 
 
 @dataclass(frozen=True)
@@ -65,8 +61,6 @@ STORES: Registry[Callable[[str], RevisionStore]] = Registry(
 
 def open_store(uri: str) -> RevisionStore:
     """The store for a URI: `hf://OWNER/NAME`, `file://PATH` or a plain path (names.check_store_uri)."""
-    from hteb_contract.stores.names import check_store_uri
-
     check_store_uri(uri)
     scheme, sep, rest = uri.partition("://")
     return STORES.get(scheme if sep else "file")(rest if sep else uri)

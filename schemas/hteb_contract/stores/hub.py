@@ -21,7 +21,8 @@ from pathlib import Path
 
 from hteb_contract.errors import HtebError, StoreError
 from hteb_contract.revision import CARD, MANIFEST, PARTS, Revision
-from hteb_contract.stores.base import LABEL, PublishResult, RevisionStore, STORES, staged_manifest
+from hteb_contract.stores.base import PublishResult, RevisionStore, STORES, staged_manifest
+from hteb_contract.stores.names import LABEL
 from hteb_contract.stores.names import check_store_uri
 
 

@@ -22,7 +22,10 @@ import re
 from collections.abc import Callable
 
 from hteb_contract.errors import StoreError
-from hteb_contract.stores.base import LABEL
+from hteb_contract.validation import schema
+
+#: A revision label, as the manifest schema spells it (also a safe file and tag name).
+LABEL = re.compile(schema("manifest")["$defs"]["label"]["pattern"])
 
 USAGE = "use a path, file://PATH or hf://OWNER/NAME"
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")

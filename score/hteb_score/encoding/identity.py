@@ -7,19 +7,13 @@ hashes every file there except what cannot change an embedding: documentation, g
 the exports for other backends. The backend and precision the model runs in are hashed with them.
 The embedding cache is keyed by it and the result card records it, so a changed max length or a
 missing tokenizer file can never be served embeddings of the model as it was.
-
-Also the check, before any data is read, that a local model folder has the tokenizer its
-configuration asks for (transformers builds an empty one silently when the files are missing).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from pathlib import Path
-
-from hteb_contract.errors import HtebError
 
 #: Files that never change an embedding: documentation and licences (hidden files, e.g. git metadata, are skipped too).
 IGNORED_SUFFIXES = frozenset({".md"})
@@ -68,51 +62,3 @@ def _content_id(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             hasher.update(block)
     return hasher.hexdigest()
-
-
-def tokenizer_folder(folder: Path) -> Path:
-    """Where a local model keeps its tokenizer: its Transformer module's folder (modules.json), else the root."""
-    modules = folder / "modules.json"
-    if modules.is_file():
-        try:
-            entries = json.loads(modules.read_text(encoding="utf-8"))
-            first = next(e for e in entries if str(e.get("type", "")).endswith("Transformer"))
-            return folder / first.get("path", "")
-        except (json.JSONDecodeError, UnicodeDecodeError, StopIteration, AttributeError, TypeError):
-            raise HtebError(f"model {folder}: modules.json names no Transformer module") from None
-    return folder
-
-
-def check_local_model(folder: Path) -> None:
-    """A local model folder loads WITH its tokenizer: the tokenizer class its configuration names
-    finds at least one of its vocabulary files. Loads no weights."""
-    from transformers import AutoTokenizer
-
-    where = tokenizer_folder(folder)
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(str(where), local_files_only=True)
-    except Exception as err:  # transformers raises OSError, ValueError, KeyError... for a broken folder
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise HtebError(f"model {folder}: its tokenizer cannot be loaded: {first[:200]}") from None
-    wanted = sorted(set(tokenizer.vocab_files_names.values()))
-    if wanted and not any((where / name).is_file() for name in wanted):
-        raise HtebError(f"model {folder}: no tokenizer files in {where} (needs one of {', '.join(wanted)})")
-
-
-def check_model(model: str | None) -> None:
-    """Before any data is read: a local model folder has its tokenizer; any other name is at
-    least a well-formed Hugging Face model id (whether the Hub has it shows when it loads)."""
-    from huggingface_hub.utils import HFValidationError, validate_repo_id
-
-    from hteb_score.encoding.encoder import default_model_path
-
-    source = Path(default_model_path() if model is None else model)
-    if source.is_dir():
-        check_local_model(source)
-        return
-    if source.exists():
-        raise HtebError(f"cannot load model {model!r}: it is a file, not a model folder")
-    try:
-        validate_repo_id(str(model))
-    except HFValidationError:
-        raise HtebError(f"cannot load model {model!r}: no such local folder, and not a Hugging Face model id") from None

@@ -13,7 +13,7 @@ import hashlib
 import math
 from abc import ABC, abstractmethod
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -21,15 +21,14 @@ import numpy as np
 
 from hteb_contract.registry import Registry, RegistryError
 from hteb_contract.tasks import TASK_TYPES
+from hteb_score.encoding.embed import Embed, Text
+from hteb_score.evaluators.protocol import Protocol
 from hteb_score.flags import Flag
 from hteb_score.strict_json import finite_or_none
 
-if TYPE_CHECKING:  # at run time neither is needed here (and hteb_score.evaluators.protocol imports this package)
+if TYPE_CHECKING:
     from hteb_contract.sources import SourceDataset
-    from hteb_score.evaluators.protocol import Protocol
 
-Text = tuple[str, str | None]  # (text, prompt_type): prompt_type "query", "document" or None
-Embed = Callable[[Sequence[str], str | None], np.ndarray]  # (texts, prompt_type) -> float32 (n, d), rows in order
 M = TypeVar("M")
 
 

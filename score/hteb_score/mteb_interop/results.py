@@ -20,7 +20,7 @@ from typing import Any
 
 from hteb_contract.errors import ContractError, HtebError
 from hteb_score.scoring.aggregate import POINTS
-from hteb_score.report.inputs import ModelScores
+from hteb_score.scoring.model_scores import ModelScores
 from hteb_score.mteb_interop.layout import DATASET_KEY, parse_variant_task_name
 
 META = "model_meta.json"

@@ -18,7 +18,7 @@ import numpy as np
 from hteb_contract.registry import Registry
 from hteb_contract.taxonomy import AXES, PAPER_AXES, TRANSFORMATIONS
 from hteb_score.scoring.aggregate import PairedLevel, axis_columns, paired_level
-from hteb_score.report.inputs import HTEB, ModelScores
+from hteb_score.scoring.model_scores import HTEB, ModelScores
 
 #: Figures that differ by less than this are the same figure (float noise of a different summation order).
 SAME = 1e-9

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from hteb_score import __version__
-from hteb_score.scoring.aggregate import POINTS, aggregate, aggregate_flags
+from hteb_score.scoring.aggregate import aggregate, aggregate_flags
+from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.scoring.corpus_robustness import markdown_lines as corpus_robustness_lines
 from hteb_score.evaluators.protocol import Protocol
 from hteb_contract.atomic import atomic_write_text
@@ -41,7 +42,7 @@ def package_versions() -> dict[str, str]:
 
 def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: Mapping[str, Any],
                protocol: Protocol, settings: Mapping[str, Mapping[str, Any]], on_error: str,
-               scores: list[dict[str, Any]], error_policy: list[dict[str, Any]], statistics: dict[str, Any] | None,
+               scores: Sequence[ScoreRecord], error_policy: list[dict[str, Any]], statistics: dict[str, Any] | None,
                timings: Mapping[str, float], flags: Sequence[Flag] = (),
                corpus_robustness: Mapping[str, Any] | None = None,
                selection: Mapping[str, Any] | None = None,
@@ -66,7 +67,7 @@ def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: 
         "on_error": on_error,
         "selection": dict(selection or {"preset": None, "min_judge": None}),
         "package_versions": package_versions(),
-        "scores": scores,
+        "scores": [record.to_json() for record in scores],
         "aggregates": aggregate(scores),
         "error_policy": error_policy,
         "statistics": statistics,
@@ -80,21 +81,20 @@ def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: 
     return card
 
 
-def _defined_scores(scores: list[dict[str, Any]], flags: list[Flag]) -> tuple[list[dict[str, Any]], list[Flag]]:
+def _defined_scores(scores: Sequence[ScoreRecord], flags: list[Flag]) -> tuple[list[ScoreRecord], list[Flag]]:
     """Score records with every non-finite value as None, and the flags with one `undefined_score`
     per variant that had none."""
     said = {(f.dataset, f.transformation, f.seed) for f in flags if f.code in ("undefined_score", "filtered_too_far")}
     out = []
     for record in scores:
-        value = record["value"]
+        value = record.value
         if value is not None and finite_or_none(value) is None:
-            variant = (record["dataset"], record["transformation"], record["seed"])
-            if variant not in said:
-                said.add(variant)
-                flags.append(Flag("undefined_score", f"subset {record['subset']!r}: {record['metric']} is {value!r}, "
-                                  "not a number; written as null", *variant))
+            if record.variant not in said:
+                said.add(record.variant)
+                flags.append(Flag("undefined_score", f"subset {record.subset!r}: {record.metric} is {value!r}, "
+                                  "not a number; written as null", *record.variant))
             value = None
-        out.append(dict(record, value=value))
+        out.append(record.with_value(value))
     return out, flags
 
 
@@ -354,8 +354,3 @@ def write_outputs(out: Path, card: Mapping[str, Any], mteb: Mapping[str, Mapping
     for path, text in files.items():
         atomic_write_text(path, text)
     return list(files)
-
-
-def scaled(scores: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Score records in points, for the statistics block (so its shifts read like the tables)."""
-    return [dict(r, value=None if r["value"] is None else r["value"] * POINTS) for r in scores]

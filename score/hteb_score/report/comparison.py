@@ -1,22 +1,18 @@
-"""The result of a comparison, as ranx's `Report`: it renders itself to JSON (comparison.v1),
-Markdown, an HTML page, PNG plots and Hugging Face model-index YAML, and saves them together."""
+"""The result of a comparison, as ranx's `Report`: it renders itself to JSON (comparison.v1) and
+Markdown; comparison_files.py adds the HTML page, PNG plots and model-index YAML and saves them together."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
-from hteb_contract.atomic import atomic_write_bytes
 from hteb_contract.taxonomy import AXES, in_total
 from hteb_contract.validation import validate
 from hteb_score.report.basis import SAME, Basis, Figures
-from hteb_score.report.inputs import ModelScores, column_label
-from hteb_score.stats.hodges_lehmann import coverage_note
+from hteb_score.report.formatting import column_label, confidence_interval, count, number, p_value
+from hteb_score.scoring.model_scores import ModelScores
 from hteb_score.stats.reliability import SplitHalfResult
-from hteb_score.strict_json import dumps
 
 SCHEMA_VERSION = "hteb.comparison/1"
 UNIT = "points (score x 100); delta = transformed - original"
@@ -185,7 +181,7 @@ class Comparison:
         if self.warnings:
             out.append("")
         out += [
-            f"{_count(len(self.models), 'model')}, {_count(len(self.datasets), 'dataset')}. "
+            f"{count(len(self.models), 'model')}, {count(len(self.datasets), 'dataset')}. "
             "Scores in points; deltas are HTEB minus Original.",
             "",
         ]
@@ -250,7 +246,7 @@ class Comparison:
             "|---|---|---|---|",
         ]
         out += [
-            f"| {column_label(name)} | {_f(s.mean, 3)} | {_f(s.sd, 3)} | {s.n} |"
+            f"| {column_label(name)} | {number(s.mean, 3)} | {number(s.sd, 3)} | {s.n} |"
             for name, s in self.ranking_stability.items()
         ]
         return out
@@ -276,9 +272,10 @@ class Comparison:
             for name, e in effects.items():
                 pooled = e.get("median_abs_delta_pooled")
                 abs_delta = pooled if pooled is not None else e["median_abs_delta"]
-                ci = f"[{_f(e['ci_low'], sign=True)}, {_f(e['ci_high'], sign=True)}]{coverage_note(e.get('ci_confidence'))}"
-                shift, p_holm = _f(e["hl_shift"], sign=True), _p(e["p_holm"])
-                out.append(_row([family, column_label(name), shift, ci, p_holm, _f(abs_delta), str(e["n_datasets"])]))
+                ci = confidence_interval(e)
+                shift, p_holm = number(e["hl_shift"], sign=True), p_value(e["p_holm"])
+                out.append(_row([family, column_label(name), shift, ci, p_holm, number(abs_delta),
+                                 str(e["n_datasets"])]))
         return out
 
     def _reliability_md(self) -> list[str]:
@@ -292,7 +289,7 @@ class Comparison:
             "|---|---|---|",
         ]
         out += [
-            f"| {column_label(axis)} | {_f(r.median_rho, 2, sign=True)} | {r.n_splits} ({r.n_defined}) |"
+            f"| {column_label(axis)} | {number(r.median_rho, 2, sign=True)} | {r.n_splits} ({r.n_defined}) |"
             for axis, r in self.reliability.per_axis.items()
         ]
         return out
@@ -306,82 +303,31 @@ class Comparison:
         order = [r.model for r in self.leaderboard]
         return order, [[self.heatmap[m][n].delta for n in self.heatmap_columns] for m in order]
 
-    def figures(self) -> dict[str, bytes]:
-        """The PNG plots that apply: axis dumbbell always, the heat map when a model has a column
-        beyond Original, drift vs judge quality when an input carries rated drift items."""
-        from hteb_score.report import plots
-
-        figures = {"axis_dumbbell.png": plots.axis_dumbbell(self.leaderboard, self.leaderboard_axes(),
-                                                           title=f"basis: {self.basis.description}")}
-        if self.heatmap_columns:
-            order, grid = self.heatmap_grid()
-            figures["delta_heatmap.png"] = plots.delta_heatmap(order, self.heatmap_columns, grid,
-                                                               title=f"basis: {self.basis.description}")
-        drift = plots.drift_vs_quality({m.model: m.drift for m in self.models if m.drift})
-        if drift is not None:
-            figures["drift_quality.png"] = drift
-        return {name: plots.png_bytes(figure) for name, figure in figures.items()}
-
-    def model_index(self) -> dict[str, str]:
-        """Per result-card input, `model_index/<model>/model-index.yaml` and, for a revision on the
-        Hub, `model_index/<model>/.eval_results/hteb.yaml` (the path it takes in the model repo)."""
-        from hteb_score.report.model_index import eval_results_file_yaml, model_index_yaml
-
-        files = {}
-        for m in self.models:
-            if m.card is not None:
-                folder = f"model_index/{_slug(m.model)}"
-                files[f"{folder}/model-index.yaml"] = model_index_yaml(m)
-                eval_results = eval_results_file_yaml(m)
-                if eval_results is not None:
-                    files[f"{folder}/.eval_results/hteb.yaml"] = eval_results
-        return files
-
-    def to_html(self, figures: dict[str, bytes]) -> str:
-        """report.html: one self-contained page with these `figures` (from `figures()`) embedded."""
-        from hteb_score.report import html_report
-
-        return html_report.render(self, figures)
-
-    def save(self, out_dir: Path) -> list[str]:
-        """Write comparison.json, comparison.md, report.html, the plots and the model-index files into
-        `out_dir` (created), each atomically and only once all of them are rendered; return what was
-        written (files, and model-index folders as `model_index/<model>/`)."""
-        result, markdown, figures = self.to_json(), self.to_markdown(), self.figures()
-        files = {"comparison.json": dumps(result, what="comparison").encode("utf-8"),
-                 "comparison.md": markdown.encode("utf-8"),
-                 "report.html": self.to_html(figures).encode("utf-8"), **figures}
-        files.update({path: text.encode("utf-8") for path, text in self.model_index().items()})
-        out_dir.mkdir(parents=True, exist_ok=True)
-        for path, data in files.items():
-            atomic_write_bytes(out_dir / path, data)
-        return list(dict.fromkeys(p.rsplit("/", 1)[0] + "/" if "/" in p else p for p in files))
-
 
 def figure_cell(row: LeaderboardRow, name: str, sign: bool = False) -> str:
     """A leaderboard figure, with the card's beside it where that differs."""
-    shown = _f(getattr(row, name), sign=sign)
+    shown = number(getattr(row, name), sign=sign)
     if row.card is None or row.figures is None:
         return shown
     card = getattr(row.card, name)
     mine = getattr(row.figures, name)
     if (card is None) == (mine is None) and (card is None or abs(card - mine) < SAME):
         return shown
-    return f"{shown} (card {_f(card, sign=sign)})"
+    return f"{shown} (card {number(card, sign=sign)})"
 
 
 def leaderboard_cell(row: LeaderboardRow, axis: str) -> str:
     """`score (Δ)` of an axis, with the card's beside it where either differs; `-` where the model has none."""
     if axis not in row.axes:
         return "-"
-    shown = f"{_f(row.axes[axis])} ({_f(row.axis_deltas[axis], sign=True)})"
+    shown = f"{number(row.axes[axis])} ({number(row.axis_deltas[axis], sign=True)})"
     card = row.card
     if card is None or (axis in card.axes and abs(card.axes[axis] - row.axes[axis]) < SAME
                         and abs(card.axis_deltas[axis] - row.axis_deltas[axis]) < SAME):
         return shown
     if axis not in card.axes:
         return f"{shown} (card -)"
-    return f"{shown} (card {_f(card.axes[axis])} ({_f(card.axis_deltas[axis], sign=True)}))"
+    return f"{shown} (card {number(card.axes[axis])} ({number(card.axis_deltas[axis], sign=True)}))"
 
 
 def rank_cell(row: LeaderboardRow) -> str:
@@ -400,28 +346,8 @@ def coverage_cell(row: LeaderboardRow) -> str:
 
 
 def heat_cell(cell: HeatCell) -> str:
-    shown = _f(cell.delta, sign=True)
-    return f"{shown} (card {_f(cell.own, sign=True)})" if cell.differs else shown
-
-
-def _slug(model: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_") or "model"
-
-
-def _f(value: float | None, digits: int = 2, sign: bool = False) -> str:
-    if value is None:
-        return "-"
-    return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
-
-
-def _p(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return "<.001" if value < 0.001 else f"{value:.3f}"
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+    shown = number(cell.delta, sign=True)
+    return f"{shown} (card {number(cell.own, sign=True)})" if cell.differs else shown
 
 
 def _row(cells: Sequence[str]) -> str:

@@ -17,11 +17,9 @@ from html import escape
 from typing import Any
 
 from hteb_contract.taxonomy import in_total
-from hteb_score.report.inputs import column_label
 from hteb_score.report.basis import SAME
-from hteb_score.report.comparison import (Comparison, LeaderboardRow, _count, _f, _p, coverage_cell, figure_cell,
-                                         heat_cell)
-from hteb_score.stats.hodges_lehmann import coverage_note
+from hteb_score.report.comparison import Comparison, LeaderboardRow, coverage_cell, figure_cell, heat_cell
+from hteb_score.report.formatting import column_label, confidence_interval, count, number, p_value
 
 #: Holm-adjusted p thresholds and their marks, strictest first; the page's legend is made from it.
 SIGNIFICANCE: tuple[tuple[float, str], ...] = ((0.001, "***"), (0.01, "**"), (0.05, "*"))
@@ -85,7 +83,7 @@ def render(comparison: Comparison, figures: Mapping[str, bytes]) -> str:
     body = [
         "<h1>HTEB model comparison</h1>",
         *(f'<p class="warning"><strong>Warning:</strong> {escape(w)}</p>' for w in comparison.warnings),
-        f"<p>{_count(n_models, 'model')}, {_count(n_datasets, 'dataset')}. Scores in points (score x 100); "
+        f"<p>{count(n_models, 'model')}, {count(n_datasets, 'dataset')}. Scores in points (score x 100); "
         "deltas (Δ) are transformed minus Original. Click a column header to sort by it, again to reverse.</p>",
         *_leaderboard(comparison),
         *_figures(figures),
@@ -164,14 +162,14 @@ def _axis_part(row: LeaderboardRow, axis: str, part: int) -> str:
     if axis not in row.axes:
         return "-"
     value = row.axes[axis] if part == 0 else row.axis_deltas[axis]
-    shown = _f(value, sign=part == 1)
+    shown = number(value, sign=part == 1)
     card = row.card
     if card is None:
         return shown
     theirs = (card.axes if part == 0 else card.axis_deltas).get(axis)
     if theirs is not None and abs(theirs - value) < SAME:
         return shown
-    return f"{shown} (card {_f(theirs, sign=part == 1)})"
+    return f"{shown} (card {number(theirs, sign=part == 1)})"
 
 
 def _heatmap(c: Comparison) -> list[str]:
@@ -216,12 +214,12 @@ def _effects(c: Comparison) -> list[str]:
         for name, e in effects.items():
             pooled = e.get("median_abs_delta_pooled")
             abs_delta = pooled if pooled is not None else e["median_abs_delta"]
-            ci = f"[{_f(e['ci_low'], sign=True)}, {_f(e['ci_high'], sign=True)}]{coverage_note(e.get('ci_confidence'))}"
+            ci = confidence_interval(e)
             mark = significance_mark(e["p_holm"])
             label = column_label(name) + (f" (undefined: {e['undefined']})" if e.get("undefined") else "")
             rows.append([
-                _text(label), _delta(e["hl_shift"]), _num(e["ci_low"], ci), _num(e["p_holm"], _p(e["p_holm"])),
-                _cell(mark, mark or None, "sig"), _num(abs_delta, _f(abs_delta)),
+                _text(label), _delta(e["hl_shift"]), _num(e["ci_low"], ci), _num(e["p_holm"], p_value(e["p_holm"])),
+                _cell(mark, mark or None, "sig"), _num(abs_delta, number(abs_delta)),
                 _num(e["n_datasets"], str(e["n_datasets"])),
             ])
         out += [f"<h3>{titles.get(family, escape(family))}</h3>", _table(f"effects-{family}", header, rows)]
@@ -230,7 +228,8 @@ def _effects(c: Comparison) -> list[str]:
 
 def _stability(c: Comparison) -> list[str]:
     header = [("Transformation / axis", "text"), ("Mean τ", "number"), ("SD", "number"), ("Datasets", "number")]
-    rows = [[_text(column_label(name)), _num(s.mean, _f(s.mean, 3)), _num(s.sd, _f(s.sd, 3)), _num(s.n, str(s.n))]
+    rows = [[_text(column_label(name)), _num(s.mean, number(s.mean, 3)), _num(s.sd, number(s.sd, 3)),
+             _num(s.n, str(s.n))]
             for name, s in c.ranking_stability.items()]
     note = ("Kendall τ between the models' Original and transformed scores on each dataset; mean ± sample SD "
             "over the datasets where it is defined (1 = the ranking does not change).")
@@ -242,7 +241,7 @@ def _reliability(c: Comparison) -> list[str]:
     if c.reliability.reason:
         return [*out, f"<p>Not computed: {escape(c.reliability.reason)}.</p>"]
     header = [("Axis", "text"), ("Median ρ", "number"), ("Splits", "number"), ("Defined", "number")]
-    rows = [[_text(column_label(axis)), _num(r.median_rho, _f(r.median_rho, 2, sign=True)),
+    rows = [[_text(column_label(axis)), _num(r.median_rho, number(r.median_rho, 2, sign=True)),
              _num(r.n_splits, str(r.n_splits)), _num(r.n_defined, str(r.n_defined))]
             for axis, r in c.reliability.per_axis.items()]
     note = "Median Spearman ρ between model scores on two task-stratified halves of the datasets."
@@ -308,7 +307,7 @@ def _text(value: str | None, missing: str = "-") -> str:
 
 def _delta(value: float | None, shown: str | None = None) -> str:
     css = "" if value is None or value == 0 else ("neg" if value < 0 else "pos")
-    return _cell(_f(value, sign=True) if shown is None else shown, None if value is None else repr(float(value)), css)
+    return _cell(number(value, sign=True) if shown is None else shown, None if value is None else repr(float(value)), css)
 
 
 def _source_hash(text: str) -> str:

@@ -12,58 +12,21 @@ import csv
 import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.registry import Registry
-from hteb_contract.taxonomy import AXES, AXIS_LABELS, PAPER_AXES, TRANSFORMATIONS
+from hteb_contract.taxonomy import AXES, TRANSFORMATIONS
 from hteb_contract.validation import validate
-from hteb_score.scoring.aggregate import axis_columns, check_transformation, hteb_score
 from hteb_score.encoding.backends import precision_suffix
+from hteb_score.mteb_interop.results import load_mteb_results
+from hteb_score.scoring.aggregate import check_transformation
+from hteb_score.scoring.model_scores import HTEB, ModelScores
 
-HTEB = "hteb"
 TABLE_REQUIRED = ("model", "dataset", "original")
 #: What every input of a comparison must share: ModelScores attribute (and table column) -> its name in messages.
 MUST_AGREE = {"revision": "dataset revisions", "protocol": "evaluation protocols"}
-
-
-def column_label(name: str) -> str:
-    """How a score column (`hteb`, an axis, a transformation) is printed."""
-    return "HTEB total" if name == HTEB else AXIS_LABELS.get(name, name.replace("_", " ").capitalize())
-
-
-@dataclass
-class ModelScores:
-    """One model's per-dataset scores in points, whatever they were read from."""
-
-    model: str
-    source: str
-    revision: str | None
-    original: dict[str, float] = field(default_factory=dict)
-    transformations: dict[str, dict[str, float]] = field(default_factory=dict)
-    axes: dict[str, dict[str, float]] = field(default_factory=dict)
-    hteb: dict[str, float] = field(default_factory=dict)
-    task_types: dict[str, str] = field(default_factory=dict)
-    drift: dict[str, Any] | None = None
-    card: dict[str, Any] | None = None
-    protocol: str | None = None  # the evaluation protocol (hteb, mteb); None: not stated
-
-    def column(self, name: str) -> dict[str, float]:
-        """Per-dataset scores of a column: `hteb`, an axis or a transformation."""
-        if name == HTEB:
-            return self.hteb
-        return self.axes.get(name) or self.transformations.get(name, {})
-
-    def fill_derived(self) -> None:
-        """Axis scores from transformations where an axis is missing, and the HTEB score of each
-        dataset that has all three axes but no HTEB score."""
-        for axis, derived in axis_columns(self.transformations).items():
-            self.axes.setdefault(axis, derived)
-        for dataset in self.original:
-            if dataset not in self.hteb and all(dataset in self.axes.get(a, {}) for a in PAPER_AXES):
-                self.hteb[dataset] = hteb_score({a: self.axes[a][dataset] for a in PAPER_AXES})
 
 
 def selection_suffix(selection: dict) -> str:
@@ -207,8 +170,6 @@ def _number(value: Any, path: Path, line: int, column: str) -> float | None:
 def load_inputs(cards: Sequence[Path], tables: Sequence[Path], mteb_results: Sequence[Path] = ()) -> list[ModelScores]:
     """The models of result cards, then of scores tables, then of mteb result folders (their tasks
     named as the cards name the datasets), in the order given."""
-    from hteb_score.mteb_interop.results import load_mteb_results
-
     models = [load_card(path) for path in cards]
     for table in tables:
         models.extend(load_scores_table(table))

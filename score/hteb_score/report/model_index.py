@@ -17,7 +17,7 @@ from huggingface_hub.repocard_data import eval_results_to_model_index
 
 from hteb_contract.taxonomy import AXES, AXIS_LABELS, in_total
 from hteb_score.scoring.aggregate import model_level
-from hteb_score.report.inputs import HTEB, ModelScores
+from hteb_score.scoring.model_scores import HTEB, ModelScores
 
 
 def _columns(scores: ModelScores, dataset: str) -> list[tuple[str, str, float]]:

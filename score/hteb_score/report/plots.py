@@ -19,7 +19,7 @@ from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 
 from hteb_contract.taxonomy import AXES, AXIS_LABELS, in_total
-from hteb_score.report.inputs import column_label
+from hteb_score.report.formatting import column_label
 
 if TYPE_CHECKING:
     from hteb_score.report.comparison import LeaderboardRow

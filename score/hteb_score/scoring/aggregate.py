@@ -29,8 +29,7 @@ import numpy as np
 from hteb_contract.errors import ContractError, unknown_name
 from hteb_contract.taxonomy import AXES, AXIS_OF, PAPER_AXES, TRANSFORMATIONS, transformation_order
 from hteb_score.flags import Flag
-
-POINTS = 100.0
+from hteb_score.scoring.score_record import POINTS, ScoreRecord
 
 #: Scores by column (a transformation, an axis) and dataset: `{column: {dataset: score}}`.
 Columns = Mapping[str, Mapping[str, float]]
@@ -62,8 +61,8 @@ class MainScores:
         return means
 
 
-def main_scores(scores: Iterable[Mapping[str, Any]], *, scale: float = 1.0) -> MainScores:
-    """The main scores (subset `all`) of flat score records, each value times `scale`; an undefined
+def main_scores(scores: Iterable[ScoreRecord], *, scale: float = 1.0) -> MainScores:
+    """The main scores (subset `all`) of score records, each value times `scale`; an undefined
     value (None or not finite) is skipped and listed. A second Original score for a dataset, a seed
     scored twice or an unknown transformation is a ContractError."""
     original: dict[str, float] = {}
@@ -71,14 +70,14 @@ def main_scores(scores: Iterable[Mapping[str, Any]], *, scale: float = 1.0) -> M
     metric: dict[str, str] = {}
     skipped: list[tuple[str, str, int | None]] = []
     for record in scores:
-        if record["subset"] != "all":
+        if record.subset != "all":
             continue
-        dataset, transformation = record["dataset"], record["transformation"]
-        if record["value"] is None or not math.isfinite(record["value"]):
-            skipped.append((dataset, transformation, record["seed"]))
+        dataset, transformation = record.dataset, record.transformation
+        if record.value is None or not math.isfinite(record.value):
+            skipped.append(record.variant)
             continue
-        value = float(record["value"]) * scale
-        metric[dataset] = record["metric"]
+        value = float(record.value) * scale
+        metric[dataset] = record.metric
         if transformation == "original":
             if dataset in original:
                 raise ContractError(f"scores: two original main scores for dataset {dataset!r}")
@@ -86,15 +85,13 @@ def main_scores(scores: Iterable[Mapping[str, Any]], *, scale: float = 1.0) -> M
             continue
         check_transformation(transformation, where="scores")
         by_seed = runs.setdefault(dataset, {}).setdefault(transformation, {})
-        if record["seed"] in by_seed:
-            raise ContractError(
-                f"scores: two main scores for dataset {dataset!r}, {transformation} seed {record['seed']}"
-            )
-        by_seed[record["seed"]] = value
+        if record.seed in by_seed:
+            raise ContractError(f"scores: two main scores for dataset {dataset!r}, {transformation} seed {record.seed}")
+        by_seed[record.seed] = value
     return MainScores(original, runs, metric, skipped)
 
 
-def aggregate_flags(scores: Iterable[Mapping[str, Any]]) -> list[Flag]:
+def aggregate_flags(scores: Iterable[ScoreRecord]) -> list[Flag]:
     """`skipped_in_aggregates` for each undefined main score, and for the defined scores of a dataset
     whose Original is undefined (there is nothing to compare them with)."""
     main = main_scores(scores)
@@ -241,8 +238,8 @@ def _dataset_row(dataset: str, metric: str, original: float, runs: Mapping[str, 
     }
 
 
-def aggregate(scores: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The card's `aggregates` block from its flat score records (subset `all` only)."""
+def aggregate(scores: Sequence[ScoreRecord]) -> dict[str, Any]:
+    """The card's `aggregates` block from its score records (subset `all` only)."""
     main = main_scores(scores, scale=POINTS)
     per_dataset = [
         _dataset_row(dataset, main.metric[dataset], original, main.runs.get(dataset, {}))

@@ -25,8 +25,9 @@ from hteb_score.encoding.encoder import EmbeddingTable, Request
 from hteb_score.evaluators import EVALUATORS, EvaluationContext, TaskScore
 from hteb_score.flags import Flag
 from hteb_score.evaluators.protocol import Protocol
+from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.scoring.selection import judge_filter, judge_mean
-from hteb_score.stats.model import drift_row
+from hteb_score.scoring.statistics import drift_row
 
 ON_ERROR = ("original", "drop", "keep")
 QUERY_TABLES = ("queries",)
@@ -103,7 +104,7 @@ def check_selection(revision: Revision, names: Sequence[str], transformations: S
 class ScoreRun:
     """What a run produced, before it becomes a card."""
 
-    scores: list[dict[str, Any]]
+    scores: list[ScoreRecord]
     results: dict[tuple[str, str, int | None], TaskScore]
     settings: dict[str, dict[str, Any]]  # dataset -> the evaluation settings (the same for all its variants)
     drift: list[dict[str, Any]]
@@ -196,10 +197,9 @@ def score_variants(groups: Iterable[list[Variant]], table: EmbeddingTable, *, pr
                 drift.extend(_drift(variant, table))
                 bar.update(1)
                 if (info.name, variant.transformation, variant.seed) in unscorable:  # flagged, written as null
-                    scores.append({"dataset": info.name, "task_type": info.task_type, "subset": "all",
-                                   "transformation": variant.transformation, "seed": variant.seed,
-                                   "metric": results[(info.name, "original", None)].main_metric,
-                                   "value": float("nan")})  # undefined, as an evaluator's
+                    scores.append(ScoreRecord(info.name, info.task_type, "all", variant.transformation, variant.seed,
+                                              results[(info.name, "original", None)].main_metric,
+                                              float("nan")))  # undefined, as an evaluator's
                     continue
                 result = evaluator.evaluate(variant.dataset, table.view(info), context)
                 results[(info.name, variant.transformation, variant.seed)] = result
@@ -209,9 +209,8 @@ def score_variants(groups: Iterable[list[Variant]], table: EmbeddingTable, *, pr
                     records += sorted(result.subsets.items())
                 flags.extend(f.of(info.name, variant.transformation, variant.seed) for f in result.flags)
                 for subset, value in records:
-                    scores.append({"dataset": info.name, "task_type": info.task_type, "subset": subset,
-                                   "transformation": variant.transformation, "seed": variant.seed,
-                                   "metric": result.main_metric, "value": None if value is None else float(value)})
+                    scores.append(ScoreRecord(info.name, info.task_type, subset, variant.transformation, variant.seed,
+                                              result.main_metric, None if value is None else float(value)))
             del variants, variant, texts  # let this dataset go before the next one is read, not after
             lap("evaluate_s")
     timings = {**spent, "texts_requested": table.requested, "unique_texts": table.unique, "texts_encoded": table.encoded}

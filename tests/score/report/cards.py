@@ -17,7 +17,8 @@ import numpy as np
 from hteb_contract.taxonomy import AXIS_OF
 from hteb_contract.validation import validate
 from hteb_score.scoring.aggregate import POINTS, aggregate
-from hteb_score.stats.model import model_statistics
+from hteb_score.scoring.score_record import ScoreRecord
+from hteb_score.scoring.statistics import model_statistics
 
 PAPER = Path(__file__).resolve().parents[2] / "data" / "paper_tables.csv"
 MODELS = ["All-MiniLM-L12-v2", "Jasper-600M", "Qwen3-Emb-8B", "NV-Embed-v2", "Llama-Nemotron-8B"]
@@ -79,9 +80,9 @@ def make_card(
         "on_error": "original",
         "package_versions": {"numpy": np.__version__},
         "scores": scores,
-        "aggregates": aggregate(scores),
+        "aggregates": aggregate([ScoreRecord.from_json(s) for s in scores]),
         "error_policy": [],
-        "statistics": model_statistics(points, drift or []),
+        "statistics": model_statistics([ScoreRecord.from_json(p) for p in points], drift or []),
         "timings": {"total_s": 1.0},
         "created": "2026-11-22T21:00:00Z",
     }

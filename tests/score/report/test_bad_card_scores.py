@@ -13,6 +13,7 @@ from cards import MODELS, make_card, write_card
 
 from hteb_contract.validation import validate
 from hteb_score.scoring.aggregate import aggregate, aggregate_flags
+from hteb_score.scoring.score_record import ScoreRecord
 
 OUTPUTS = {"comparison.json", "comparison.md", "axis_dumbbell.png", "delta_heatmap.png"}
 
@@ -29,8 +30,9 @@ def _with_nulls(model: str, index: int, undefined: list[tuple[str, int | None]])
     for record in card["scores"]:
         if record["dataset"] == first and (record["transformation"], record["seed"]) in undefined:
             record["value"] = None
-    card["aggregates"] = aggregate(card["scores"])
-    card["flags"] = [f.to_json() for f in aggregate_flags(card["scores"])]
+    records = [ScoreRecord.from_json(r) for r in card["scores"]]
+    card["aggregates"] = aggregate(records)
+    card["flags"] = [f.to_json() for f in aggregate_flags(records)]
     validate("result_card", card, what=model)
     return card
 

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from hteb_contract.errors import HtebError
 from hteb_score.cli import main
-from hteb_score.report.inputs import ModelScores, check_inputs
+from hteb_score.report.inputs import check_inputs
+from hteb_score.scoring.model_scores import ModelScores
 from hteb_score.cli.output import PARTIAL
 
 SPLITS = ("--splits", "5")

@@ -11,6 +11,7 @@ from cards import MODELS, make_card, write_card
 from hteb_contract.taxonomy import AXIS_OF, PAPER_AXES, TRANSFORMATIONS
 from hteb_contract.validation import validate
 from hteb_score.scoring.aggregate import aggregate
+from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.report.analysis import compare
 from hteb_score.report.inputs import load_card
 from hteb_score.report.comparison import coverage_cell, figure_cell
@@ -25,7 +26,8 @@ def filtered(card: dict) -> dict:
     datasets = card["dataset"]["datasets"]
     keep = {(datasets[i], t) for i, ts in KEPT.items() for t in ts}
     scores = [r for r in card["scores"] if r["transformation"] == "original" or (r["dataset"], r["transformation"]) in keep]
-    out = dict(card, scores=scores, aggregates=aggregate(scores), selection={"preset": None, "min_judge": 3.0})
+    out = dict(card, scores=scores, aggregates=aggregate([ScoreRecord.from_json(r) for r in scores]),
+               selection={"preset": None, "min_judge": 3.0})
     validate("result_card", out, what="filtered")
     return out
 

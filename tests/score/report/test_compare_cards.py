@@ -13,7 +13,7 @@ from hteb_contract.taxonomy import PAPER_AXES
 from hteb_contract.validation import validate
 from hteb_score.stats.hodges_lehmann import walsh_averages
 from hteb_score.stats.holm import holm
-from hteb_score.stats.model import drift_row
+from hteb_score.scoring.statistics import drift_row
 from scipy import stats
 
 
@@ -63,6 +63,7 @@ def test_leaderboard_matches_hand_computation(compared):
 
 
 def test_comparison_object_renders_what_the_command_wrote(compared, card_files):
+    from hteb_score.report import comparison_files
     from hteb_score.report.analysis import compare
     from hteb_score.report.inputs import load_inputs
 
@@ -70,7 +71,7 @@ def test_comparison_object_renders_what_the_command_wrote(compared, card_files):
     comparison = compare(load_inputs(card_files, []), n_splits=100)
     assert comparison.to_json() == result
     assert comparison.to_markdown() == (out / "comparison.md").read_text(encoding="utf-8")
-    assert comparison.figures()["delta_heatmap.png"] == (out / "delta_heatmap.png").read_bytes()
+    assert comparison_files.figures(comparison)["delta_heatmap.png"] == (out / "delta_heatmap.png").read_bytes()
 
 
 def test_plots_leave_matplotlib_global_state_alone(card_files, tmp_path):

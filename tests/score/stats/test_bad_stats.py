@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from hteb_score.stats.bootstrap import percentile_bootstrap
 from hteb_score.stats.hodges_lehmann import hodges_lehmann
 from hteb_score.stats.holm import holm
-from hteb_score.stats.model import add_holm, model_statistics, paired_effect
+from hteb_score.scoring.score_record import ScoreRecord
+from hteb_score.scoring.statistics import add_holm, model_statistics, paired_effect
 from hteb_score.stats.wilcoxon import wilcoxon_signed_rank
 
 NAN, INF = float("nan"), float("inf")
@@ -63,9 +64,9 @@ def test_flagged_bootstrap_of_an_undefined_sample(sample):
 
 def test_flagged_model_statistics_skip_undefined_scores():
     """Score records holding null or NaN: left out, the statistics of the rest are computed."""
-    scores = [{"dataset": d, "subset": "all", "metric": "m", "transformation": "original", "seed": None, "value": v}
+    scores = [ScoreRecord(d, "STS", "all", "original", None, "m", v)
               for d, v in (("A", 80.0), ("B", 70.0), ("C", None), ("D", 60.0))]
-    scores += [{"dataset": d, "subset": "all", "metric": "m", "transformation": "paraphrasing", "seed": 1, "value": v}
+    scores += [ScoreRecord(d, "STS", "all", "paraphrasing", 1, "m", v)
                for d, v in (("A", 75.0), ("B", NAN), ("C", 50.0), ("D", 58.0))]
     stats = model_statistics(scores, [])
     entry = stats["per_transformation"]["paraphrasing"]

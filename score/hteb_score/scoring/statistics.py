@@ -18,6 +18,7 @@ import numpy as np
 from hteb_contract.errors import ContractError
 from hteb_contract.taxonomy import AXES, in_total
 from hteb_score.scoring.aggregate import axis_columns, by_dataset, hteb_score, main_scores
+from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.stats.bootstrap import DEFAULT_RESAMPLES, percentile_bootstrap
 from hteb_score.stats.edit_distance import normalised_word_edit_distance
 from hteb_score.stats.hodges_lehmann import hodges_lehmann
@@ -129,7 +130,7 @@ def _spearman_or_nan(x: np.ndarray, y: np.ndarray) -> float:
     return float("nan") if rho is None else rho
 
 
-def model_statistics(scores: list[dict], drift: list[dict]) -> dict:
+def model_statistics(scores: Sequence[ScoreRecord], drift: list[dict]) -> dict:
     """The card's `statistics` block: effects per transformation, per axis (Noise's too) and for the
     HTEB total (HL shift, Walsh 95% CI, Wilcoxon p, Holm p within each family), plus drift vs
     quality; `total` is None when no paper axis was scored."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -13,11 +14,12 @@ from hteb_contract.errors import ContractError
 from hteb_score.stats.edit_distance import normalised_word_edit_distance
 from hteb_score.stats.hodges_lehmann import hodges_lehmann
 from hteb_score.stats.holm import holm
-from hteb_score.stats.model import drift_row, model_statistics
+from hteb_score.scoring.score_record import ScoreRecord
+from hteb_score.scoring.statistics import drift_row, model_statistics
 from hteb_score.stats.wilcoxon import wilcoxon_signed_rank
 from scipy import stats
 
-PAPER = Path(__file__).resolve().parents[2] / "data" / "paper_tables.csv"
+PAPER = Path(__file__).resolve().parents[1] / "data" / "paper_tables.csv"
 
 
 def paper_rows(model: str) -> list[dict]:
@@ -25,8 +27,8 @@ def paper_rows(model: str) -> list[dict]:
         return [r for r in csv.DictReader(line for line in f if not line.startswith("#")) if r["model"] == model]
 
 
-def score_records(model: str) -> list[dict]:
-    """Flat card records: original from Table 17; two transformations built from the HTEB column
+def score_records(model: str) -> list[ScoreRecord]:
+    """Card records: original from Table 17; two transformations built from the HTEB column
     (two seeds each, mean = HTEB -/+ a fixed offset) so the expected deltas are known."""
     records = []
     for row in paper_rows(model):
@@ -38,7 +40,7 @@ def score_records(model: str) -> list[dict]:
                 records.append(
                     dict(base, subset="all", transformation=t, seed=seed, value=float(row["hteb"]) + offset + jitter)
                 )
-    return records
+    return [ScoreRecord.from_json(r) for r in records]
 
 
 def test_per_transformation_effects_match_direct_computation():
@@ -110,6 +112,6 @@ def test_no_quality_scores_gives_none():
 def test_unknown_transformation_and_missing_original_are_contract_errors():
     records = score_records("Jasper-600M")
     with pytest.raises(ContractError, match="unknown transformation"):
-        model_statistics(records + [dict(records[2], transformation="shouting")], [])
+        model_statistics(records + [dataclasses.replace(records[2], transformation="shouting")], [])
     with pytest.raises(ContractError, match="no original"):
-        model_statistics([r for r in records if r["transformation"] != "original"], [])
+        model_statistics([r for r in records if r.transformation != "original"], [])

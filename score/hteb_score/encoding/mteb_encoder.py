@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from hteb_contract.errors import HtebError
-from hteb_score.encoding.encoder import _check_tokenizer, _model_root, _resolve_revision
 from hteb_score.encoding.identity import model_identity
+from hteb_score.encoding.model_files import check_tokenizer, model_root, resolve_revision
 
 if TYPE_CHECKING:
     from hteb_contract.sources import DatasetInfo
@@ -176,13 +176,13 @@ class MtebEncoder:
             raise HtebError(f"cannot load mteb model {name!r}: {first[:200]}") from None
         model = getattr(wrapper, "model", None)
         if hasattr(model, "tokenizer"):
-            _check_tokenizer(model, name)
+            check_tokenizer(model, name)
         folder = _transformer_folder(model)
         dtype = _dtype(model)
-        revision = meta.revision or (None if folder is None else _resolve_revision(folder))
+        revision = meta.revision or (None if folder is None else resolve_revision(folder))
         identity = None
         if folder is not None:
-            files = model_identity(_model_root(Path(name), folder), backend=getattr(model, "backend", "torch"),
+            files = model_identity(model_root(Path(name), folder), backend=getattr(model, "backend", "torch"),
                                    precision=dtype)
             if files is not None:
                 entry = json.dumps({"files": files, "name": meta.name, "revision": meta.revision,

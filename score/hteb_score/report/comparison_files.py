@@ -1,0 +1,64 @@
+"""A comparison's files: comparison.json and comparison.md (what the `Comparison` renders itself),
+report.html, the PNG plots and the Hugging Face model-index YAML, written together.
+
+Kept apart from comparison.py so the plots and the HTML page can read a `Comparison` without the
+comparison knowing them.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from hteb_contract.atomic import atomic_write_bytes
+from hteb_score.report import html_report, plots
+from hteb_score.report.comparison import Comparison
+from hteb_score.report.model_index import eval_results_file_yaml, model_index_yaml
+from hteb_score.strict_json import dumps
+
+
+def figures(comparison: Comparison) -> dict[str, bytes]:
+    """The PNG plots that apply: axis dumbbell always, the heat map when a model has a column
+    beyond Original, drift vs judge quality when an input carries rated drift items."""
+    basis = f"basis: {comparison.basis.description}"
+    drawn = {"axis_dumbbell.png": plots.axis_dumbbell(comparison.leaderboard, comparison.leaderboard_axes(), title=basis)}
+    if comparison.heatmap_columns:
+        order, grid = comparison.heatmap_grid()
+        drawn["delta_heatmap.png"] = plots.delta_heatmap(order, comparison.heatmap_columns, grid, title=basis)
+    drift = plots.drift_vs_quality({m.model: m.drift for m in comparison.models if m.drift})
+    if drift is not None:
+        drawn["drift_quality.png"] = drift
+    return {name: plots.png_bytes(figure) for name, figure in drawn.items()}
+
+
+def model_index(comparison: Comparison) -> dict[str, str]:
+    """Per result-card input, `model_index/<model>/model-index.yaml` and, for a revision on the
+    Hub, `model_index/<model>/.eval_results/hteb.yaml` (the path it takes in the model repo)."""
+    files = {}
+    for m in comparison.models:
+        if m.card is not None:
+            folder = f"model_index/{_slug(m.model)}"
+            files[f"{folder}/model-index.yaml"] = model_index_yaml(m)
+            eval_results = eval_results_file_yaml(m)
+            if eval_results is not None:
+                files[f"{folder}/.eval_results/hteb.yaml"] = eval_results
+    return files
+
+
+def save(comparison: Comparison, out_dir: Path) -> list[str]:
+    """Write comparison.json, comparison.md, report.html, the plots and the model-index files into
+    `out_dir` (created), each atomically and only once all of them are rendered; return what was
+    written (files, and model-index folders as `model_index/<model>/`)."""
+    result, markdown, pngs = comparison.to_json(), comparison.to_markdown(), figures(comparison)
+    files = {"comparison.json": dumps(result, what="comparison").encode("utf-8"),
+             "comparison.md": markdown.encode("utf-8"),
+             "report.html": html_report.render(comparison, pngs).encode("utf-8"), **pngs}
+    files.update({path: text.encode("utf-8") for path, text in model_index(comparison).items()})
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for path, data in files.items():
+        atomic_write_bytes(out_dir / path, data)
+    return list(dict.fromkeys(p.rsplit("/", 1)[0] + "/" if "/" in p else p for p in files))
+
+
+def _slug(model: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_") or "model"

@@ -1,0 +1,49 @@
+"""How numbers are printed in result cards, comparison.md and report.html: one place, so the
+card and the comparison can never drift apart.
+
+>>> number(3.14159), number(-0.5, sign=True), number(None), number(0.12345, 3)
+('3.14', '-0.50', '-', '0.123')
+>>> p_value(0.0004), p_value(0.0123), p_value(None)
+('<.001', '0.012', '-')
+>>> count(1, "model"), count(3, "dataset")
+('1 model', '3 datasets')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hteb_contract.taxonomy import AXIS_LABELS
+from hteb_score.scoring.model_scores import HTEB
+from hteb_score.stats.hodges_lehmann import coverage_note
+
+
+def number(value: float | None, digits: int = 2, *, sign: bool = False) -> str:
+    """A score or delta in points with `digits` decimals (with its sign when `sign`); "-" for none."""
+    if value is None:
+        return "-"
+    return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
+
+
+def p_value(value: float | None) -> str:
+    """A p-value with three decimals, and below 0.001 as such rather than a rounded zero; "-" for none."""
+    if value is None:
+        return "-"
+    return "<.001" if value < 0.001 else f"{value:.3f}"
+
+
+def confidence_interval(effect: Mapping[str, Any]) -> str:
+    """An effect's CI in signed points, "[-1.20, +0.35]", with the note on its coverage when it is not 95%."""
+    low, high = number(effect.get("ci_low"), sign=True), number(effect.get("ci_high"), sign=True)
+    return f"[{low}, {high}]{coverage_note(effect.get('ci_confidence'))}"
+
+
+def count(n: int, noun: str) -> str:
+    """"1 model", "3 models"."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def column_label(name: str) -> str:
+    """How a score column (`hteb`, an axis, a transformation) is printed."""
+    return "HTEB total" if name == HTEB else AXIS_LABELS.get(name, name.replace("_", " ").capitalize())

@@ -1,0 +1,90 @@
+"""What a run scores, read and checked before the model loads: a revision's variants (or the
+original data of dataset folders), the error-policy counts, the data's provenance for the card,
+the perturbed corpora of --corpus-robustness and the flags the checks raised. Bad data is refused
+here, before any model loads or text is embedded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from hteb_contract.errors import HtebError
+from hteb_contract.sources import list_source_dirs, read_source_dir
+from hteb_contract.stores import open_store
+from hteb_score.flags import Flag
+from hteb_score.scoring.corpus_robustness import CorpusVariant, corpus_variants
+from hteb_score.scoring.options import ScoreOptions
+from hteb_score.scoring.run import DatasetGroups, Variant, check_selection, check_variants, revision_variants
+from hteb_score.scoring.selection import PRESETS, check_judged
+
+
+@dataclass
+class RunData:
+    """The data of one run: its variants dataset by dataset (read again whenever they are iterated),
+    the error-policy counts, its provenance (the card's `dataset` block), the perturbed corpora
+    (--corpus-robustness) and what `check_variants` found."""
+
+    groups: DatasetGroups
+    error_policy: list[dict[str, Any]]
+    provenance: dict[str, Any]
+    checked: list[Flag]
+    corpus: list[CorpusVariant] = field(default_factory=list)
+
+
+def read_data(options: ScoreOptions) -> RunData:
+    """The run's data: dataset folders (--source-dir) or a revision of a store."""
+    return read_source_folders(options) if options.source_dir is not None else read_revision(options)
+
+
+def read_source_folders(options: ScoreOptions) -> RunData:
+    """The original data of dataset folders, checked, and its provenance (a digest of the files)."""
+    source_dir, names = options.source_dir, options.datasets
+    available = list_source_dirs(source_dir)
+    if not available:
+        raise HtebError(f"{source_dir}: no dataset folders (folders with a dataset.json)")
+    chosen = names or available
+    unknown = [n for n in chosen if n not in available]
+    if unknown:
+        raise HtebError(f"{source_dir}: no dataset folder {unknown[0]!r}; it has: {', '.join(available)}")
+    datasets = [read_source_dir(source_dir / name) for name in chosen]
+    digest = hashlib.sha256()
+    for name in chosen:
+        for path in sorted((source_dir / name).glob("*")):
+            if path.is_file():
+                digest.update(f"{name}/{path.name}\0".encode() + hashlib.sha256(path.read_bytes()).digest())
+    info = {"repo_id": f"local:{source_dir.resolve()}", "label": None, "revision": f"sha256:{digest.hexdigest()}",
+            "datasets": chosen}
+    by_name = dict(zip(chosen, datasets))
+    groups = DatasetGroups(chosen, lambda name: [Variant(by_name[name], "original", None)], [d.info for d in datasets])
+    return RunData(groups, [], info, check_variants(groups, options.protocol))
+
+
+def read_revision(options: ScoreOptions) -> RunData:
+    """A revision's variants to score, each read and checked once here. `preset` chooses the
+    datasets and transformations; `min_judge` drops the items the judge rated below it."""
+    names, transformations, seeds = options.datasets, options.transformations, options.seeds
+    revision = open_store(options.store).fetch(options.ref, datasets=names)
+    if options.preset is not None:
+        names, transformations = PRESETS.get(options.preset).choose(revision)
+    chosen = names or revision.dataset_names()
+    check_selection(revision, chosen, transformations, seeds)
+
+    def load(name: str):
+        return revision_variants(revision, name, transformations=transformations, seeds=seeds,
+                                 on_error=options.on_error, min_judge=options.min_judge)
+
+    policy, flags, infos = [], [], []
+    for name in chosen:  # one dataset's variants in memory at a time
+        variants, counts = load(name)
+        policy.extend(counts)
+        flags.extend(check_variants([variants], options.protocol, filtered=options.min_judge is not None))
+        infos.append(variants[0].dataset.info)
+    check_judged(revision, policy, options.min_judge)
+    groups = DatasetGroups(chosen, lambda name: load(name)[0], infos)
+    info = {"repo_id": options.store, "label": revision.label, "revision": revision.revision_id, "datasets": chosen}
+    corpus = []
+    if options.corpus_robustness:
+        corpus = corpus_variants(revision, chosen, transformations=transformations, seeds=seeds)
+    return RunData(groups, policy, info, flags, corpus)

@@ -1,0 +1,47 @@
+"""`ModelScores`: one model's per-dataset scores in points, whatever they were read from (a result
+card, a plain scores table, an mteb result folder), with the axis and HTEB scores it lacks derived by
+the one aggregation rule (`hteb_score.scoring.aggregate`), so a paper's tables and our own cards are
+compared the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hteb_contract.taxonomy import PAPER_AXES
+from hteb_score.scoring.aggregate import axis_columns, hteb_score
+
+HTEB = "hteb"  # the column of HTEB-total scores
+
+
+@dataclass
+class ModelScores:
+    """One model's per-dataset scores in points, whatever they were read from."""
+
+    model: str
+    source: str
+    revision: str | None
+    original: dict[str, float] = field(default_factory=dict)
+    transformations: dict[str, dict[str, float]] = field(default_factory=dict)
+    axes: dict[str, dict[str, float]] = field(default_factory=dict)
+    hteb: dict[str, float] = field(default_factory=dict)
+    task_types: dict[str, str] = field(default_factory=dict)
+    drift: dict[str, Any] | None = None
+    card: dict[str, Any] | None = None
+    protocol: str | None = None  # the evaluation protocol (hteb, mteb); None: not stated
+
+    def column(self, name: str) -> dict[str, float]:
+        """Per-dataset scores of a column: `hteb`, an axis or a transformation."""
+        if name == HTEB:
+            return self.hteb
+        return self.axes.get(name) or self.transformations.get(name, {})
+
+    def fill_derived(self) -> None:
+        """Axis scores from transformations where an axis is missing, and the HTEB score of each
+        dataset that has all three axes but no HTEB score."""
+        for axis, derived in axis_columns(self.transformations).items():
+            self.axes.setdefault(axis, derived)
+        for dataset in self.original:
+            if dataset not in self.hteb and all(dataset in self.axes.get(a, {}) for a in PAPER_AXES):
+                self.hteb[dataset] = hteb_score({a: self.axes[a][dataset] for a in PAPER_AXES})
