@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hteb_contract.errors import ContractError
-from hteb_score.scoring.aggregate import POINTS, aggregate, axis_columns, main_scores, model_level
+from hteb_score.scoring.aggregate import POINTS, aggregate, axis_columns, main_scores, paired_level
 from hteb_score.report.card import render_markdown
 from hteb_score.scoring.score_record import ScoreRecord
 
@@ -64,8 +64,9 @@ def test_column_form_gives_the_same_numbers():
     main = main_scores(SCORES, scale=POINTS)
     axes = axis_columns(main.seed_means())
     assert axes == {a: {row["dataset"]: row["axes"][a] for row in agg["per_dataset"]} for a in agg["per_axis"]}
-    model = model_level(main.original, axes)
-    assert (model.original, model.axes, model.hteb) == (agg["original"], agg["per_axis"], agg["hteb_total"])
+    model = paired_level(main.original, axes)
+    assert (model.original, model.hteb) == (agg["original"], agg["hteb_total"])
+    assert {a: p.score for a, p in model.axes.items()} == agg["per_axis"]
 
 
 def test_records_scored_twice_or_unknown_are_contract_errors():

@@ -16,7 +16,6 @@ from huggingface_hub import EvalResult, EvalResultEntry, eval_result_entries_to_
 from huggingface_hub.repocard_data import eval_results_to_model_index
 
 from hteb_contract.taxonomy import AXES, AXIS_LABELS, in_total
-from hteb_score.scoring.aggregate import model_level
 from hteb_score.scoring.model_scores import HTEB, ModelScores
 
 
@@ -79,12 +78,11 @@ def eval_results(scores: ModelScores) -> list[EvalResult]:
 
 
 def _averages(scores: ModelScores) -> list[tuple[str, str, float]]:
-    """Original and, where every dataset has one, the HTEB total, over datasets (`model_level`)."""
-    datasets = sorted(scores.original)
-    level = model_level({d: scores.original[d] for d in datasets}, scores.axes)
-    out = [("original", "Original", level.original)]
-    if all(d in scores.hteb for d in datasets):
-        out.append((HTEB, "HTEB total", level.hteb))
+    """The card's headline: Original and the HTEB total over the datasets it rests on (its aggregates)."""
+    agg = (scores.card or {})["aggregates"]
+    out = [("original", "Original", agg["original"])]
+    if agg["hteb_total"] is not None:
+        out.append((HTEB, "HTEB total", agg["hteb_total"]))
     return out
 
 

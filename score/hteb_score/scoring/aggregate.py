@@ -138,22 +138,6 @@ def axis_columns(transformations: Columns) -> dict[str, dict[str, float]]:
 
 
 @dataclass(frozen=True)
-class ModelLevel:
-    """A model's scores over datasets: Original and each axis averaged over the datasets given,
-    and `hteb`, the HTEB score of those axis means (not the mean of per-dataset HTEB scores)."""
-
-    original: float | None
-    axes: dict[str, float]
-    hteb: float | None
-
-
-def model_level(original: Mapping[str, float], axes: Columns) -> ModelLevel:
-    """Model-level scores from per-dataset Original and axis scores (each averaged over its own datasets)."""
-    axis_means = {a: _mean(list(axes[a].values())) for a in AXES if axes.get(a)}
-    return ModelLevel(_mean(list(original.values())), axis_means, hteb_score(axis_means))
-
-
-@dataclass(frozen=True)
 class Paired:
     """A score and the Original it is compared with, both means over the same `datasets`."""
 
@@ -198,7 +182,7 @@ class PairedLevel:
 
 
 def paired_level(original: Mapping[str, float], axes: Columns) -> PairedLevel:
-    """`model_level` with each figure paired with the Original of exactly its datasets (a dataset
+    """A model's scores over datasets, each figure paired with the Original of exactly its datasets (a dataset
     without an Original score cannot be paired and is left out)."""
     paired = {}
     for axis in AXES:
