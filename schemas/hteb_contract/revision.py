@@ -3,6 +3,7 @@
 Layout (also what `datasets.load_dataset(repo, config, revision=...)` reads on the Hub)::
 
     README.md                          dataset card, `configs:` front matter: one config per dataset
+    eval.yaml                          the benchmark's task ids for Hub evaluation results (hub_eval.py)
     manifest.json                      hteb_contract/json/manifest.v2.schema.json; sha256 of every other file
     data/<Dataset>/<transformation>_<seed>.parquet   item records (hteb_contract/json/item.v2.schema.json)
     corpus/<Dataset>/<transformation>_<seed>.parquet perturbed corpus documents (opt-in, retrieval only; same schema)
@@ -57,10 +58,12 @@ from hteb_contract.sources import (
     write_source_parquet,
 )
 from hteb_contract.tasks import TextRef
+from hteb_contract.hub_eval import eval_yaml
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 
 MANIFEST = "manifest.json"
 CARD = "README.md"
+EVAL = "eval.yaml"  # the benchmark's task ids, which Hub evaluation results attach to (hteb_contract.hub_eval)
 #: Task types whose corpus a revision may hold perturbed (what the scorer's corpus robustness reads).
 CORPUS_TASK_TYPES = ("Retrieval",)
 #: Top-level folder -> what its files hold; `data` and `corpus` files are named <transformation>_<seed>.parquet.
@@ -118,7 +121,7 @@ def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterab
     order first met, one corpus file likewise for `corpus_records` (the manifest must then say
     `corpus_perturbed`), the dataset card (`configs:` front matter, then `card_body`), the manifest.
     """
-    root = Path(root)
+    root, sources = Path(root), list(sources)
     if root.exists() and any(root.iterdir()):
         raise ContractError(f"{root}: a revision is written into an empty folder")
     for dataset in sources:
@@ -138,6 +141,7 @@ def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterab
         write_items(root, name, transformation, seed, group, corpus=True)
         corpus_variants.setdefault(name, []).append((transformation, seed))
     atomic_write_text(root / CARD, card_front_matter(manifest_fields, variants, corpus_variants) + card_body)
+    atomic_write_text(root / EVAL, eval_yaml(str(manifest_fields.get("label", "")), [d.name for d in sources]))
     return seal(root, manifest_fields)
 
 

@@ -30,7 +30,6 @@ NO_REVISION = "no_revision_available"  # mteb's folder name for a model whose re
 #: An extra field of the result files hteb-score writes: the HTEB dataset a task result is for (two
 #: HTEB datasets can share one mteb task, e.g. SemRel2024 and SemRel2024-eng).
 DATASET_KEY = "hteb_dataset"
-DEFAULT_ON_ERROR = "original"
 _NAME = re.compile(r"^(?P<task>.+)\.hteb-(?P<revision>[0-9A-Za-z_]{1,8})\.(?P<transformation>[a-z_]+)"
                    r"(?:\.(?P<seed>\d+))?(?P<selection>(?:\.(?:judge[0-9.]+?|onerror_[a-z]+))*)$")
 
@@ -53,12 +52,6 @@ class VariantName:
 def short_revision(revision: str) -> str:
     """The first 8 characters of a revision id (a content hash or a commit sha), `sha256:` dropped."""
     return re.sub(r"[^0-9A-Za-z_]", "_", revision.split(":")[-1])[:8]
-
-
-def selection_tag(*, min_judge: float | None, on_error: str) -> str:
-    """`.judge3`, `.onerror_drop`, both or "": what the variant's items were chosen by."""
-    parts = [] if min_judge is None else [f".judge{min_judge:g}"]
-    return "".join(parts + ([] if on_error == DEFAULT_ON_ERROR else [f".onerror_{on_error}"]))
 
 
 def variant_task_name(task: str, revision: str, transformation: str, seed: int | None, selection: str = "") -> str:

@@ -28,7 +28,8 @@ from mteb.results import TaskResult
 
 from hteb_contract.errors import HtebError
 from hteb_score.mteb_interop.adapter import load_task
-from hteb_score.mteb_interop.layout import selection_tag, variant_task_name
+from hteb_contract.hub_eval import selection_tag
+from hteb_score.mteb_interop.layout import variant_task_name
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class HtebVariant:
     seed: int | None
     revision: str  # the HTEB revision's content hash
     task: str  # mteb's task name
-    selection: str  # layout.selection_tag: "" for the default
+    selection: str  # hteb_contract.hub_eval.selection_tag: "" for the default
 
     @property
     def task_name(self) -> str:

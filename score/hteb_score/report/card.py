@@ -20,7 +20,8 @@ from hteb_score.scoring.corpus_robustness import markdown_lines as corpus_robust
 from hteb_score.evaluators.protocol import Protocol
 from hteb_contract.atomic import atomic_write_text
 from hteb_score.flags import Flag
-from hteb_score.mteb_interop.layout import DATASET_KEY, model_meta, result_folder, selection_tag, variant_task_name
+from hteb_contract.hub_eval import selection_tag
+from hteb_score.mteb_interop.layout import DATASET_KEY, model_meta, result_folder, variant_task_name
 from hteb_score.strict_json import dumps, finite_or_none
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 from hteb_contract.taxonomy import AXES, AXIS_LABELS, AXIS_OF, PAPER_AXES

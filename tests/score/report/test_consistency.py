@@ -210,16 +210,18 @@ def _check_hub_export(scores, card: dict) -> None:
     agg = card["aggregates"]
     per_dataset = {row["dataset"]: row for row in agg["per_dataset"]}
     for entry in entries:
-        config = entry["dataset"]["config"]
+        config = entry["dataset"].get("config")
+        assert entry["dataset"]["type"] == "hteb/sample"  # the bare Hub dataset id
         for metric in entry["metrics"]:
             kind = metric["type"]
             if config in per_dataset:
                 row = per_dataset[config]
-                expected = {f"original_{row['metric']}": row["original"], f"hteb_{row['metric']}": row["hteb"],
+                expected = {f"original_{row['metric']}": row["original"], f"hteb_total_{row['metric']}": row["hteb"],
                             **{f"hteb_{a}_{row['metric']}": v for a, v in row["axes"].items()}}
             else:
-                expected = {"original_average": agg["original"], "hteb_average": agg["hteb_total"]}
+                expected = {"original_average": agg["original"], "hteb_total_average": agg["hteb_total"]}
             assert metric["value"] == round(expected[kind], 2), (config, kind)
+            assert metric["args"].get("min_judge") == card["selection"]["min_judge"]  # None is left out
             _count("Hub export vs card")
 
 
