@@ -27,7 +27,7 @@ from .plan import COUNTS, TOKENS_PER_SECOND, TOKENS_PER_SECOND_SOURCE
 
 if TYPE_CHECKING:
     from .config import GenerateConfig
-    from .doctor import Facts
+    from .machine import Facts
 
 
 class DefaultRun(click.Group):
@@ -139,7 +139,8 @@ def _ready(config: GenerateConfig) -> Facts | None:
     """The gpu profile's doctor (one line to stderr, or a one-line error); the facts it read."""
     if config.profile != "gpu":
         return None
-    from .doctor import probe, require_ready
+    from .doctor import require_ready
+    from .machine import probe
 
     facts = probe()
     click.echo(f"doctor: {require_ready(config, facts)}", err=True)
@@ -178,7 +179,8 @@ def validate(**kwargs: Any) -> None:
 def doctor(**kwargs: Any) -> None:
     """Say in one line what this machine lacks for the run (GPU, CUDA torch, vLLM, GPU memory, disk,
     Hub token), before anything loads; exit 2 if anything."""
-    from .doctor import probe, require_ready
+    from .doctor import require_ready
+    from .machine import probe
 
     click.echo(f"ok: {require_ready(_config(kwargs), probe())}")
 
@@ -208,7 +210,7 @@ def plan(seed: str, profile: str, counts: str | None, tokens_per_second: float, 
     """Count a run's texts, LLM requests and tokens, and its GPU hours, without loading a model."""
     from .config import build_config
     from .plan import make_plan
-    from .registry import SOURCES, lookup_source
+    from .sources_table import SOURCES, lookup_source
 
     counts = counts or ("stats" if profile == "gpu" else "local")
     if counts == "local":

@@ -25,8 +25,8 @@ from .engine import check_engine_options
 from .judge import DEFAULT_PROMPTS, JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from .models import ModelSpec, lookup_model
 from .noise import PERTURBATIONS, definitions_hash, is_rule
-from .registry import SAMPLE_DATASETS, SOURCES, SourceEntry, lookup_source
-from .sampling import load_source
+from .source_loading import load_source
+from .sources_table import SAMPLE_DATASETS, SOURCES, SourceEntry, lookup_source
 from .transformations import PROMPT_SETS, TRANSFORMATIONS
 
 LOCAL_STORE = "file://.hteb/store"
@@ -268,7 +268,8 @@ def _validate(config: GenerateConfig) -> GenerateConfig:
     if config.source == "local":
         missing = [n for n in datasets if not entry(n).local]
         if missing:
-            raise HtebError(f"no local copy of {', '.join(missing)} in the registry; use the gpu profile (Hub sources)")
+            raise HtebError(f"no local copy of {', '.join(missing)} in the sources table; "
+                            "use the gpu profile (Hub sources)")
         root = Path(config.data_dir)
         absent = [n for n in datasets if not (root / str(entry(n).local) / "dataset.json").is_file()]
         if absent:

@@ -1,4 +1,4 @@
-"""The ten error types of SPEC.md / paper App. A.2: the exact rules, one small registered rule each.
+"""The ten error types of the paper's App. A.2: the exact rules, one small registered rule each.
 
 Why rules and not a model: the paper's error rates (Table 5) come from these rules, and the
 published data must say per item which of them the kept output still breaks. This docstring is the

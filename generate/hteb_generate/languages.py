@@ -1,4 +1,4 @@
-"""Language names for the prompts, and the seeded language choices of SPEC.md.
+"""Language names for the prompts, and the seeded language choices of the paper's App. D.
 
 Why hashing: every choice must depend only on (seed, dataset, transformation, item), never on
 batch order or sharding, so it is read off a sha256 of exactly those values.

@@ -1,6 +1,6 @@
 """Rule-based noise: the Noise axis's perturbations, made without an LLM.
 
-Why rules: SAGE (seeds/004, Task 2 and App. A.6) measures robustness to surface noise that keeps a
+Why rules: SAGE (its paper, Task 2 and App. A.6) measures robustness to surface noise that keeps a
 text's meaning, with three exactly defined perturbations; two common noise types of the
 augmentation literature join them. Each is a pure function of the text and a generator seeded from
 the unit's key (run seed, dataset, transformation, text), so input order, batch size and sharding

@@ -20,9 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from hteb_contract.atomic import atomic_write_json
-from hteb_contract.records import ItemRecord, Judge
-from hteb_contract.records import Sampling as RecordSampling
 from hteb_contract.errors import ContractError, IntegrityError, StoreError
+from hteb_contract.records import ItemRecord, Judge, Sampling
 from hteb_contract.reproduction import Tolerance, compare_revisions
 from hteb_contract.revision import (
     CORPUS_TASK_TYPES,
@@ -39,13 +38,14 @@ from . import __version__, manifest_md, noise
 from .card import card_body
 from .config import GenerateConfig
 from .detectors import ERROR_TYPES
-from .doctor import EngineSlot, Facts, engine_slots, probe, runtime
 from .engine import ENGINES, CachedEngine, CallCache, create_engine
-from .generation import Sampling, Unit, judge_units, transform_units
+from .engine_plan import EngineSlot, engine_slots, runtime
+from .generation import Decoding, Unit, judge_units, transform_units
 from .judge import JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
+from .machine import Facts, probe
 from .models import resolve_commit
-from .registry import SOURCES, SourceEntry, lookup_source
-from .sampling import load_source
+from .source_loading import load_source
+from .sources_table import SOURCES, SourceEntry, lookup_source
 from .transformations import PROMPT_SETS
 from .units import PlannedItem, plan_units
 
@@ -59,7 +59,7 @@ class RunResult:
 
 @dataclass(frozen=True)
 class Engines:
-    """The run's engines by role (`doctor.engine_slots` decides them): the judge is the generator
+    """The run's engines by role (`engine_plan.engine_slots` decides them): the judge is the generator
     itself when both are one model, None without a judge."""
 
     generator: CachedEngine
@@ -137,12 +137,16 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, PARAPLUIE_DIGITS)
 
 
+def _sampling(cfg: GenerateConfig) -> Sampling:
+    """The first attempt's decoding settings, as the run uses them and each item record keeps them."""
+    return Sampling(cfg.temperature, cfg.top_p, cfg.max_tokens)
+
+
 def _transform(cfg: GenerateConfig, units: list[Unit], engines: Engines) -> None:
     """Every LLM unit transformed, then judged; the engines closed whatever happens."""
-    sampling = Sampling(cfg.temperature, cfg.top_p, cfg.max_tokens, cfg.retry_temperature, cfg.max_attempts,
-                        cfg.max_tokens_ceiling)
+    decoding = Decoding(_sampling(cfg), cfg.retry_temperature, cfg.max_attempts, cfg.max_tokens_ceiling)
     try:
-        transform_units(units, engines.generator, PROMPT_SETS.get(cfg.prompt_set), sampling)
+        transform_units(units, engines.generator, PROMPT_SETS.get(cfg.prompt_set), decoding)
         if engines.judge is not None:
             if engines.judge is not engines.generator:  # its workers' GPUs go to the judge's
                 engines.generator.close()
@@ -166,7 +170,7 @@ def _record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> ItemRec
         generator_revision=engines.generator.revision, prompt_set=prompts.id,
         prompt_template_id=unit.transformation.template_id(prompts),
         prompt_hash=prompts.hash_of(unit.transformation.template_keys),
-        sampling=RecordSampling(cfg.temperature, cfg.top_p, cfg.max_tokens),
+        sampling=_sampling(cfg),
         attempts=tuple(unit.attempts), errors=unit.kept.errors,
         judge=Judge(
             model=engines.judge.model_id if engines.judge is not None else None,

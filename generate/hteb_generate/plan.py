@@ -35,10 +35,10 @@ from .bounds import POSITIVE, check_number
 from .config import GenerateConfig
 from .judge import PARAPLUIE_TEMPLATES, JudgePair, judge_requests, parapluie_conversations
 from .plan_stats import STATS
-from .registry import lookup_source
-from .sampling import load_source
-from .units import plan_units
+from .source_loading import load_source
+from .sources_table import lookup_source
 from .transformations import PROMPT_SETS, TRANSFORMATIONS, LanguagePlan, Transformation
+from .units import plan_units
 
 #: Gemma 3 27B (BF16) with vLLM: about 22,000 output tokens/s on one node of 4 H100s, so 5,500 per H100.
 #: Derived, not measured: the int4 AWQ model on one GPU may be faster or slower.

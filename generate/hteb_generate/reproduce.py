@@ -15,8 +15,9 @@ from dataclasses import MISSING, fields
 from typing import Any
 
 from hteb_contract.errors import HtebError
+from hteb_contract.paths import default_cache_dir
 
-from .config import PROFILES, GenerateConfig, default_cache_dir, default_data_dir, validate
+from .config import PROFILES, GenerateConfig, default_data_dir, validate
 
 
 def rebuild_config(manifest: Mapping[str, Any], *, store: str, profile: str | None = None,

@@ -1,4 +1,4 @@
-"""How the generator makes each transformation of hteb_contract.taxonomy (SPEC.md Table 1, App. D):
+"""How the generator makes each transformation of hteb_contract.taxonomy (the paper's Table 1, App. D):
 its steps, and the prompt sets that drive them.
 
 Why prompt sets: the paper's prompts (App. D, verbatim) are the default and what Gemma-3 was tuned
@@ -231,7 +231,7 @@ class LanguagePlan:
 
 
 def plan_languages(transformation: str, *, seed: int, dataset: str, item: str, source: str) -> LanguagePlan:
-    """SPEC.md's language rules, from (seed, dataset, transformation, item) only.
+    """The language rules of the paper's App. D, from (seed, dataset, transformation, item) only.
 
     `source` is the text's own language (TextRef.language), so each text of a cross-lingual pair gets
     its own plan: in an `en-de` pair the German sentence is paraphrased in German and translated or

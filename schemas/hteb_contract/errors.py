@@ -28,6 +28,17 @@ class StoreError(HtebError):
     """A revision store refused an operation (label conflict, not writable, not found)."""
 
 
+def first_line(err: BaseException) -> str:
+    """The first line of an exception's message, for a one-line error that quotes a library's
+    (often many-line) message; the exception's type when it has no message.
+
+    >>> first_line(ValueError("bad header\\n  at byte 3")), first_line(KeyError())
+    ('bad header', 'KeyError')
+    """
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
+
+
 def unknown_name(kind: str, name: str, known: Iterable[str], *, also_matches: Iterable[str] = (),
                  suffix: str = "") -> HtebError:
     """The error for a name no registry holds: the closest known name as a hint, then every known

@@ -46,7 +46,7 @@ from hteb_contract.atomic import (
     sha256_bytes,
     sha256_file,
 )
-from hteb_contract.errors import ContractError, IntegrityError, SourceError
+from hteb_contract.errors import ContractError, IntegrityError, SourceError, first_line
 from hteb_contract.records import ItemRecord
 from hteb_contract.sources import (
     CORPUS_TABLE,
@@ -162,7 +162,7 @@ def _row_count(path: Path, rel: str) -> int:
     try:
         return pq.read_metadata(path).num_rows
     except (pa.ArrowException, OSError) as err:
-        raise IntegrityError(f"{rel}: not a readable parquet file ({str(err).splitlines()[0]}); not sealed") from None
+        raise IntegrityError(f"{rel}: not a readable parquet file ({first_line(err)}); not sealed") from None
 
 
 def content_hash(files: Iterable[Mapping[str, Any]]) -> str:

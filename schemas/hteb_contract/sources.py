@@ -34,7 +34,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hteb_contract.atomic import read_json_object
-from hteb_contract.errors import SourceError
+from hteb_contract.errors import SourceError, first_line
 from hteb_contract.tasks import TextRef, iter_field_texts, resolve, task_type
 
 ID_COLUMN = "_hteb_item_id"  # item ids persisted beside the rows in a revision's source copy
@@ -543,8 +543,7 @@ def read_parquet_rows(path: Path, what: str) -> tuple[pa.Schema, list[dict[str, 
             table = handle.read()
         return table.schema, table.to_pylist()
     except (pa.ArrowException, OSError, ValueError, OverflowError) as err:
-        first = str(err).splitlines()[0] if str(err).strip() else type(err).__name__
-        raise SourceError(f"{what}: not a readable parquet file ({first})") from None
+        raise SourceError(f"{what}: not a readable parquet file ({first_line(err)})") from None
 
 
 def read_parquet(path: Path) -> list[dict[str, Any]]:

@@ -123,9 +123,3 @@ def validate(kind: str, obj: Mapping[str, Any], *, what: str) -> None:
     error = jsonschema.exceptions.best_match(_validator(kind).iter_errors(obj))
     if error is not None:
         raise ContractError(f"{what}: does not match the {kind} schema: {_describe(error)}")
-
-
-def validate_many(kind: str, objs: Iterable[Mapping[str, Any]], *, what: str) -> None:
-    """Validate each object; the error names the index of the first bad one."""
-    for index, obj in enumerate(objs):
-        validate(kind, obj, what=f"{what}[{index}]")

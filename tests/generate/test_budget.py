@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from hteb_generate.budget import estimate_tokens, estimate_tokens_of_chars, max_tokens_for, step_max_tokens
 from hteb_generate.engine import CachedEngine, CallCache, ChatResult, Engine
-from hteb_generate.generation import Sampling, Unit, transform_units
+from hteb_contract.records import Sampling
+from hteb_generate.generation import Decoding, Unit, transform_units
 from hteb_generate.transformations import PROMPT_SETS, TRANSFORMATIONS, LanguagePlan
 
 
@@ -65,8 +66,8 @@ def test_requests_get_their_step_budget_and_a_length_stop_is_truncated(tmp_path)
                   LanguagePlan("eng", None, None))]
     backend = _Capped()
     engine = CachedEngine(backend, CallCache(tmp_path / "calls.sqlite"), model_id="capped", revision="1", name="t")
-    sampling = Sampling(0.0, 1.0, 1024, 0.7, 2, max_tokens_ceiling=4096)
-    transform_units(units, engine, PROMPT_SETS.get("paper"), sampling)
+    decoding = Decoding(Sampling(0.0, 1.0, 1024), 0.7, 2, max_tokens_ceiling=4096)
+    transform_units(units, engine, PROMPT_SETS.get("paper"), decoding)
     expansion, two_step = units
     assert sorted(set(backend.max_tokens)) == [1024, 6 * 288 + 64]
     assert expansion.attempts[0].finish_reasons == ("stop",) and "truncated" not in expansion.attempts[0].errors

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from hteb_generate.cleanup import CLEANUPS, Cleaned, clean_output, drop_think_block, is_quoted, strip_quotes, unquote
 from hteb_generate.engine import CachedEngine, CallCache, ChatResult, Engine
-from hteb_generate.generation import Sampling, Unit, transform_units
+from hteb_contract.records import Sampling
+from hteb_generate.generation import Decoding, Unit, transform_units
 from hteb_generate.transformations import PROMPT_SETS, TRANSFORMATIONS, plan_languages
 
 OUTPUTS = Path(__file__).resolve().parent / "data" / "smollm2_outputs.jsonl"
@@ -196,7 +197,7 @@ def test_generator_records_each_attempts_clean_ups_and_keeps_the_raw_steps(tmp_p
            'The user wants it kept a question.\n</think>\n\n"Where can I find my card?"']
     engine = CachedEngine(_Scripted(list(raw)), CallCache(tmp_path / "calls.sqlite"), model_id="scripted",
                           revision="test", name="scripted")
-    transform_units([unit], engine, PROMPT_SETS.get("paper"), Sampling(0.0, 1.0, 64, 0.7, 3))
+    transform_units([unit], engine, PROMPT_SETS.get("paper"), Decoding(Sampling(0.0, 1.0, 64), 0.7, 3))
     first, second = unit.attempts
     assert (first.steps, first.output, first.cleanup, first.errors) == (
         (raw[0],), source, ("drop_think_block",), ("identical",))

@@ -14,7 +14,9 @@ import pytest
 from hteb_contract.errors import HtebError
 from hteb_generate import pipeline
 from hteb_generate.config import build_config
-from hteb_generate.doctor import CHECKS, Facts, Gpu, engine_slots, probe, require_ready, runtime
+from hteb_generate.doctor import CHECKS, require_ready
+from hteb_generate.engine_plan import engine_slots, runtime
+from hteb_generate.machine import Facts, Gpu, probe
 from hteb_generate.engine import CallCache
 
 H100 = Gpu("NVIDIA H100 80GB HBM3", 79.6)

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from hteb_generate import pipeline
 from hteb_generate.config import build_config
-from hteb_generate.doctor import Facts, engine_slots
+from hteb_generate.engine_plan import engine_slots
+from hteb_generate.machine import Facts
 from hteb_generate.engine import CallCache, ChatResult, Engine
 from hteb_generate.judge import TRANSFORMATION_TASKS
 from hteb_generate.pipeline import run

@@ -14,7 +14,7 @@ from hteb_generate.config import build_config
 from hteb_generate.judge import DEFAULT_PROMPTS, PARAPLUIE_TEMPLATES, JudgePair, judge_requests, parapluie_conversations
 from hteb_generate.plan import Cost, make_plan
 from hteb_generate.plan_stats import STATS
-from hteb_generate.registry import SOURCES, lookup_source
+from hteb_generate.sources_table import SOURCES, lookup_source
 from hteb_generate.transformations import PROMPT_SETS
 
 ENTRY = "from hteb_generate.cli import main; main()"

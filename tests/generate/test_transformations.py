@@ -98,7 +98,7 @@ def test_choices_depend_only_on_seed_dataset_transformation_item():
 
 
 def test_every_benchmark_language_has_a_prompt_name():
-    from hteb_generate.registry import SOURCES
+    from hteb_generate.sources_table import SOURCES
 
     for _, entry in SOURCES.items():
         for code in entry.languages:

@@ -21,10 +21,8 @@ from pathlib import Path
 
 from hteb_contract.errors import HtebError, StoreError
 from hteb_contract.revision import CARD, MANIFEST, PARTS, Revision
-from hteb_contract.stores.base import PublishResult, RevisionStore, STORES, staged_manifest
-from hteb_contract.stores.names import LABEL
-from hteb_contract.stores.names import check_store_uri
-
+from hteb_contract.stores.base import STORES, PublishResult, RevisionStore, staged_manifest
+from hteb_contract.stores.names import LABEL, check_store_uri
 
 
 def _hub_errors() -> tuple[type[BaseException], ...]:

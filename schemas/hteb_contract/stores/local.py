@@ -26,7 +26,7 @@ from pathlib import Path
 from hteb_contract.atomic import canonical_json, fsync_dir, process_alive
 from hteb_contract.errors import StoreError
 from hteb_contract.revision import Revision
-from hteb_contract.stores.base import PublishResult, RevisionStore, STORES, staged_manifest
+from hteb_contract.stores.base import STORES, PublishResult, RevisionStore, staged_manifest
 from hteb_contract.stores.names import LABEL
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")

@@ -11,8 +11,8 @@ import sys
 
 import click
 
-from hteb_score import __version__
 from hteb_contract.errors import HtebError
+from hteb_score import __version__
 
 DEFAULT_STORE = "file://.hteb/store"
 

@@ -177,9 +177,9 @@ def _corpus_robustness(corpus, run, table, opts: ScoreOptions):
 def _run(opts: ScoreOptions, folder: Path, started: float) -> str:
     """Score into `folder` (the staged output); returns the one-line summary."""
     from hteb_score.encoding.backends import precision_flags
-    from hteb_score.report.card import build_card, mteb_results, write_outputs
-    from hteb_score.encoding.encoder import EmbeddingTable
     from hteb_score.encoding.choice import load_encoder
+    from hteb_score.encoding.encoder import EmbeddingTable
+    from hteb_score.report.card import build_card, mteb_results, write_outputs
     from hteb_score.scoring.data import read_data
     from hteb_score.scoring.run import score_variants
     from hteb_score.scoring.statistics import model_statistics

@@ -19,6 +19,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from hteb_contract.atomic import atomic_write_text
+from hteb_contract.errors import HtebError, first_line
+from hteb_contract.paths import default_cache_dir
 from hteb_score import SAMPLE_DIR
 from hteb_score.encoding.batched import DEFAULT_TOKEN_BUDGET
 from hteb_score.encoding.cache import EmbeddingCache
@@ -32,9 +35,6 @@ from hteb_score.encoding.model_files import (
     resolve_revision,
 )
 from hteb_score.encoding.vector_store import DEFAULT_MEMMAP_BYTES, VectorStore
-from hteb_contract.atomic import atomic_write_text
-from hteb_contract.errors import HtebError
-from hteb_contract.paths import default_cache_dir
 
 if TYPE_CHECKING:
     from hteb_contract.sources import DatasetInfo
@@ -86,7 +86,7 @@ class Encoder:
     backend: str = "torch"
     precision: str = "fp32"
     max_diff: float | None = None  # largest |embedding - torch fp32's| on the probe set; None: not measured
-    token_budget: int | None = None  # encoding/batched.py's path (padded tokens per batch); None: SentenceTransformer.encode
+    token_budget: int | None = None  # batched.py's path (padded tokens per batch); None: SentenceTransformer.encode
     replicas: list[Any] = field(default_factory=list, repr=False)  # one model per device of a device list
 
     @classmethod
@@ -119,7 +119,7 @@ class Encoder:
             loaded = SentenceTransformer(source, device=devices[0], trust_remote_code=trust_remote_code)
         except Exception as err:  # sentence-transformers raises OSError, ValueError, HTTP errors...
             where = "local folder" if Path(source).exists() else "Hugging Face model (offline or not found)"
-            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            first = first_line(err)
             raise HtebError(f"cannot load model {model_id!r} as a {where}: {first[:200]}") from None
         check_tokenizer(loaded, model_id)
         folder = Path(loaded[0].auto_model.name_or_path) if hasattr(loaded[0], "auto_model") else Path(source)

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hteb_contract.errors import HtebError
+from hteb_contract.errors import HtebError, first_line
 
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 _PROBE = "The quick brown fox jumps over the lazy dog while the children watch from the window."
@@ -71,7 +71,7 @@ def check_tokenizer(loaded: Any, model_id: str) -> None:
     try:
         ids = tokenizer(_PROBE, add_special_tokens=False)["input_ids"]
     except Exception as err:  # the tokenizers library raises a bare Exception for a broken vocabulary
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        first = first_line(err)
         raise HtebError(f"model {model_id!r}: its tokenizer fails on plain text: {first[:200]}") from None
     if unknown is not None and all(i == unknown for i in ids):
         raise HtebError(f"model {model_id!r}: its tokenizer has no vocabulary (every word is unknown); "
@@ -100,7 +100,7 @@ def check_local_model(folder: Path) -> None:
     try:
         tokenizer = AutoTokenizer.from_pretrained(str(where), local_files_only=True)
     except Exception as err:  # transformers raises OSError, ValueError, KeyError... for a broken folder
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        first = first_line(err)
         raise HtebError(f"model {folder}: its tokenizer cannot be loaded: {first[:200]}") from None
     wanted = sorted(set(tokenizer.vocab_files_names.values()))
     if wanted and not any((where / name).is_file() for name in wanted):

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hteb_contract.errors import HtebError
+from hteb_contract.errors import HtebError, first_line
 from hteb_score.encoding.identity import model_identity
 from hteb_score.encoding.model_files import check_tokenizer, model_root, resolve_revision
 
@@ -172,7 +172,7 @@ class MtebEncoder:
         try:
             wrapper = meta.load_model(device=device, **extra)
         except Exception as err:  # the loaders raise OSError, ValueError, ImportError, HTTP errors...
-            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            first = first_line(err)
             raise HtebError(f"cannot load mteb model {name!r}: {first[:200]}") from None
         model = getattr(wrapper, "model", None)
         if hasattr(model, "tokenizer"):

@@ -40,10 +40,6 @@ class VectorStore:
         """Whether the vectors are in a memory-mapped file (past `memmap_bytes`)."""
         return isinstance(self._matrix, np.memmap)
 
-    @property
-    def nbytes(self) -> int:
-        return 0 if self._matrix is None else len(self._index) * self._matrix.shape[1] * 4
-
     def add(self, keys: Sequence[Hashable], vectors: np.ndarray) -> None:
         """Store new rows; a key already held keeps its first vector (a text is embedded once)."""
         vectors = np.asarray(vectors, dtype=np.float32)

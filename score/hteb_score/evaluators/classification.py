@@ -27,6 +27,8 @@ from sklearn.exceptions import ConvergenceWarning, UndefinedMetricWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score, average_precision_score, f1_score, precision_score, recall_score
 
+from hteb_contract.errors import HtebError
+from hteb_contract.sources import SourceDataset
 from hteb_score.evaluators.base import (
     ClassifierCache,
     Embed,
@@ -37,11 +39,9 @@ from hteb_score.evaluators.base import (
     register,
     task_score,
 )
-from hteb_score.evaluators.task_settings import ClassificationSettings
 from hteb_score.evaluators.subsets import DEFAULT, group_rows, require_rows
+from hteb_score.evaluators.task_settings import ClassificationSettings
 from hteb_score.evaluators.threads import single_threaded
-from hteb_contract.errors import HtebError
-from hteb_contract.sources import SourceDataset
 from hteb_score.flags import Flag
 
 if TYPE_CHECKING:

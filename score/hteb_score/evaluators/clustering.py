@@ -43,12 +43,12 @@ import numpy as np
 from sklearn.cluster import MiniBatchKMeans
 from sklearn.metrics.cluster import adjusted_mutual_info_score, v_measure_score
 
-from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, register, task_score
-from hteb_score.evaluators.task_settings import ClusteringSettings
-from hteb_score.evaluators.subsets import group_rows, require_rows
-from hteb_score.evaluators.threads import single_threaded
 from hteb_contract.errors import HtebError, SourceError
 from hteb_contract.sources import SourceDataset
+from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, register, task_score
+from hteb_score.evaluators.subsets import group_rows, require_rows
+from hteb_score.evaluators.task_settings import ClusteringSettings
+from hteb_score.evaluators.threads import single_threaded
 from hteb_score.flags import Flag
 
 if TYPE_CHECKING:

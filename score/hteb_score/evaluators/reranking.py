@@ -12,19 +12,16 @@ the corpus: as in retrieval (trec.DROP_MISSING_JUDGED), flagged.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, register, task_score
-from hteb_score.evaluators.similarity import cos_matrix
-from hteb_score.evaluators.subsets import group_rows, require_rows
-from hteb_score.evaluators.trec import check_judged, doc_text, judged_qrels, ranking_metrics
 from hteb_contract.sources import SourceDataset
-from hteb_score.flags import Flag
-
-if TYPE_CHECKING:
-    from hteb_score.evaluators.protocol import Protocol
+from hteb_score.evaluators.base import Embed, EvaluationContext, register
+from hteb_score.evaluators.ranking import Ranker, RankingEvaluator
+from hteb_score.evaluators.similarity import cos_matrix
+from hteb_score.evaluators.trec import doc_text
 
 TOP_K = 1000
 K_VALUES = (1, 3, 5, 10, 20, 100, 1000)
@@ -42,36 +39,28 @@ def scored_queries(dataset: SourceDataset) -> list[dict]:
 
 
 @register
-class RerankingEvaluator(Evaluator):
+class RerankingEvaluator(RankingEvaluator):
     task_types = ("Reranking",)
+    scored_queries = staticmethod(scored_queries)
+    full_map = True
 
-    def texts(self, dataset: SourceDataset) -> list[Text]:
-        return ([(q["text"], "query") for q in scored_queries(dataset)]
-                + [(doc_text(d), "document") for d in dataset.tables["corpus"]])
+    def run_settings(self, dataset: SourceDataset, context: EvaluationContext) -> dict[str, Any]:
+        return {"similarity": "cosine", "top_k": TOP_K, "k_values": list(K_VALUES)}
 
-    def check(self, dataset: SourceDataset, protocol: Protocol) -> list[Flag]:
-        """No query with qrels and candidates: refused. Judged documents absent from the corpus:
-        flagged, and under hteb left out, as in retrieval (trec.DROP_MISSING_JUDGED)."""
-        require_rows(dataset, "queries", scored_queries(dataset))
-        return check_judged(dataset, protocol.name, scored_queries(dataset))
-
-    def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
-        metric = context.protocol.main_metric(dataset.info.task_type, dataset.info.mteb_task)
-        qrels = judged_qrels(dataset, context.protocol.name)
-        queries = [q for q in scored_queries(dataset) if qrels.get(str(q["id"]))]
+    def ranker(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> Ranker:
+        """Each query's own candidates from `top_ranked`, by cosine; the top TOP_K."""
         corpus = dataset.tables["corpus"]
         position = {str(d["id"]): i for i, d in enumerate(corpus)}
         doc_emb = np.asarray(embed([doc_text(d) for d in corpus], "document"))
         candidates = _candidates(dataset)
-        details = {}
-        for subset, rows in group_rows(queries).items():
-            query_ids = [str(queries[i]["id"]) for i in rows]
-            q_emb = np.asarray(embed([queries[i]["text"] for i in rows], "query"))
+
+        def rank(query_ids: Sequence[str], queries: np.ndarray) -> dict[str, dict[str, float]]:
             run = {}
-            for qid, vector in zip(query_ids, q_emb):
+            for qid, vector in zip(query_ids, np.asarray(queries)):
                 ids = [d for d in candidates[qid] if d in position]
                 scores = cos_matrix(vector[None, :], doc_emb[[position[d] for d in ids]])[0]
                 top = np.argsort(-scores, kind="stable")[:TOP_K]
                 run[qid] = {ids[i]: float(scores[i]) for i in top}
-            details[subset] = ranking_metrics({q: qrels[q] for q in query_ids}, run, K_VALUES, full_map=True)
-        return task_score(metric, details, {"similarity": "cosine", "top_k": TOP_K, "k_values": list(K_VALUES)})
+            return run
+
+        return rank

@@ -16,20 +16,18 @@ without any), and flags it; with no query left the dataset is refused.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Any
 
 import faiss
 import numpy as np
 
-from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, register, task_score
-from hteb_score.evaluators.similarity import normalize
-from hteb_score.evaluators.subsets import group_rows, require_rows
-from hteb_score.evaluators.trec import check_judged, doc_text, judged_qrels, ranking_metrics
-from hteb_score.flags import Flag
 from hteb_contract.sources import SourceDataset
-
-if TYPE_CHECKING:
-    from hteb_score.evaluators.protocol import Protocol
+from hteb_score.evaluators.base import Embed, EvaluationContext, register
+from hteb_score.evaluators.ranking import Ranker, RankingEvaluator
+from hteb_score.evaluators.similarity import normalize
+from hteb_score.evaluators.subsets import require_rows
+from hteb_score.evaluators.trec import doc_text
 
 TOP_K = 1000
 
@@ -41,40 +39,31 @@ def scored_queries(dataset: SourceDataset) -> list[dict]:
 
 
 @register
-class RetrievalEvaluator(Evaluator):
+class RetrievalEvaluator(RankingEvaluator):
     task_types = ("Retrieval",)
+    scored_queries = staticmethod(scored_queries)
 
-    def texts(self, dataset: SourceDataset) -> list[Text]:
-        return ([(q["text"], "query") for q in scored_queries(dataset)]
-                + [(doc_text(d), "document") for d in dataset.tables["corpus"]])
-
-    def check(self, dataset: SourceDataset, protocol: Protocol) -> list[Flag]:
-        """No judged query or no document: refused. Judged documents absent from the corpus:
-        flagged (and under hteb left out; refused when no judged query is left)."""
-        require_rows(dataset, "queries", scored_queries(dataset))
+    def check_documents(self, dataset: SourceDataset) -> None:
         require_rows(dataset, "corpus", dataset.tables["corpus"])
-        return check_judged(dataset, protocol.name, scored_queries(dataset))
 
-    def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
-        metric = context.protocol.main_metric(dataset.info.task_type, dataset.info.mteb_task)
+    def run_settings(self, dataset: SourceDataset, context: EvaluationContext) -> dict[str, Any]:
         settings = context.protocol.retrieval(dataset.info.mteb_task)
+        return {"similarity": "cosine", "search": "exact", "top_k": TOP_K, "k_values": list(settings.k_values),
+                "ignore_identical_ids": settings.ignore_identical_ids}
+
+    def ranker(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> Ranker:
+        """Exact search over the whole corpus, without a hit whose id is the query's where the task says so."""
+        ignore_identical_ids = context.protocol.retrieval(dataset.info.mteb_task).ignore_identical_ids
         corpus = dataset.tables["corpus"]
         doc_ids = [str(d["id"]) for d in corpus]
-        qrels = judged_qrels(dataset, context.protocol.name)
-        queries = [q for q in scored_queries(dataset) if qrels.get(str(q["id"]))]
         doc_emb = normalize(embed([doc_text(d) for d in corpus], "document")).numpy()
         index = faiss.IndexFlatIP(doc_emb.shape[1])
         index.add(np.ascontiguousarray(doc_emb))
-        details = {}
-        for subset, rows in group_rows(queries).items():
-            query_ids = [str(queries[i]["id"]) for i in rows]
-            q_emb = normalize(embed([queries[i]["text"] for i in rows], "query")).numpy()
-            scores, hits = index.search(np.ascontiguousarray(q_emb), min(TOP_K, len(doc_ids)))
-            run = {}
-            for qid, row_scores, row_hits in zip(query_ids, scores, hits):
-                run[qid] = {doc_ids[h]: float(s) for s, h in zip(row_scores, row_hits)
-                            if h >= 0 and not (settings.ignore_identical_ids and doc_ids[h] == qid)}
-            details[subset] = ranking_metrics({q: qrels[q] for q in query_ids}, run, settings.k_values)
-        return task_score(metric, details, {"similarity": "cosine", "search": "exact", "top_k": TOP_K,
-                                            "k_values": list(settings.k_values),
-                                            "ignore_identical_ids": settings.ignore_identical_ids})
+
+        def rank(query_ids: Sequence[str], queries: np.ndarray) -> dict[str, dict[str, float]]:
+            scores, hits = index.search(np.ascontiguousarray(normalize(queries).numpy()), min(TOP_K, len(doc_ids)))
+            return {qid: {doc_ids[h]: float(s) for s, h in zip(row_scores, row_hits)
+                          if h >= 0 and not (ignore_identical_ids and doc_ids[h] == qid)}
+                    for qid, row_scores, row_hits in zip(query_ids, scores, hits)}
+
+        return rank

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
+from hteb_contract.sources import SourceDataset
 from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, register, task_score
 from hteb_score.evaluators.similarity import cos_matrix, dot_matrix
 from hteb_score.evaluators.subsets import group_rows, require_rows
-from hteb_contract.sources import SourceDataset
 from hteb_score.flags import Flag
 
 if TYPE_CHECKING:

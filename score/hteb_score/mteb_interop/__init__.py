@@ -1,2 +1,3 @@
-"""HTEB and mteb side by side: HTEB data as mteb tasks (`tasks`, `adapter`), mteb's model loaders
-as an HTEB encoder (`encoder`), mteb's result folders written (`layout`) and read (`results`)."""
+"""HTEB and mteb side by side: HTEB data as mteb tasks (`tasks`, `adapter`), and mteb's result
+folders written (`layout`) and read (`results`). mteb's models as an HTEB encoder are
+encoding/mteb_encoder.py."""

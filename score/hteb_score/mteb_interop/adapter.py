@@ -11,15 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import mteb
 import numpy as np
 from datasets import Dataset, DatasetDict
-from threadpoolctl import threadpool_limits
-
-import mteb
 from mteb.abstasks import AbsTask
 from mteb.abstasks.retrieval_dataset_loaders import RetrievalSplitData
 from mteb.models.abs_encoder import AbsEncoder
 from mteb.models.model_meta import ModelMeta, ScoringFunction
+from threadpoolctl import threadpool_limits
 
 from hteb_contract.sources import SourceDataset
 from hteb_score.evaluators.protocol import MTEB

@@ -19,10 +19,10 @@ import numpy as np
 from hteb_contract.errors import HtebError
 from hteb_contract.taxonomy import AXES, TRANSFORMATIONS
 from hteb_score.report.basis import BASES, Basis, common_views, figures, mean_delta, own_views
+from hteb_score.report.comparison import Comparison, HeatCell, LeaderboardRow, Reliability, ScoreColumns, Stability
 from hteb_score.report.formatting import column_label
 from hteb_score.report.inputs import check_inputs
 from hteb_score.scoring.model_scores import HTEB, ModelScores
-from hteb_score.report.comparison import Comparison, HeatCell, LeaderboardRow, Reliability, ScoreColumns, Stability
 from hteb_score.scoring.statistics import add_holm, paired_effect
 from hteb_score.stats.ranking import kendall_tau, mean_sd
 from hteb_score.stats.reliability import split_half_reliability

@@ -13,19 +13,19 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hteb_score import __version__
-from hteb_score.scoring.aggregate import aggregate, aggregate_flags
-from hteb_score.scoring.score_record import ScoreRecord
-from hteb_score.scoring.corpus_robustness import markdown_lines as corpus_robustness_lines
-from hteb_score.evaluators.protocol import Protocol
 from hteb_contract.atomic import atomic_write_text
+from hteb_contract.taxonomy import AXES, AXIS_LABELS, AXIS_OF, PAPER_AXES
+from hteb_contract.validation import SCHEMA_VERSIONS, validate
+from hteb_score import __version__
+from hteb_score.evaluators.protocol import Protocol
 from hteb_score.flags import Flag
 from hteb_contract.hub_eval import selection_tag
 from hteb_score.mteb_interop.layout import DATASET_KEY, model_meta, result_folder, variant_task_name
+from hteb_score.report.formatting import confidence_interval, number, p_value
+from hteb_score.scoring.aggregate import aggregate, aggregate_flags
+from hteb_score.scoring.corpus_robustness import markdown_lines as corpus_robustness_lines
+from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.strict_json import dumps, finite_or_none
-from hteb_contract.validation import SCHEMA_VERSIONS, validate
-from hteb_contract.taxonomy import AXES, AXIS_LABELS, AXIS_OF, PAPER_AXES
-from hteb_score.stats.hodges_lehmann import coverage_note
 
 PACKAGES = ("hteb-score", "sentence-transformers", "transformers", "torch", "numpy", "scipy", "scikit-learn",
             "faiss-cpu", "pytrec-eval-terrier", "datasets", "huggingface-hub")
@@ -99,10 +99,6 @@ def _defined_scores(scores: Sequence[ScoreRecord], flags: list[Flag]) -> tuple[l
     return out, flags
 
 
-def _fmt(value: float | None, signed: bool = False) -> str:
-    if value is None:
-        return "-"
-    return f"{value:+.2f}" if signed else f"{value:.2f}"
 
 
 def _mteb_model_lines(meta: Mapping[str, Any] | None) -> list[str]:
@@ -143,23 +139,24 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         f"| | Original | {' | '.join(AXIS_LABELS[a] for a in PAPER_AXES)} | HTEB | delta |"
         + "".join(f" {AXIS_LABELS[a]} | {AXIS_LABELS[a]} delta |" for a in beside),
         "|---|---|" + "---|" * len(PAPER_AXES) + "---|---|" + "---|---|" * len(beside),
-        f"| **model** | {_fmt(agg['original'])}{_on(agg['hteb_datasets'], agg)} | "
+        f"| **model** | {number(agg['original'])}{_on(agg['hteb_datasets'], agg)} | "
         + " | ".join(_axis_cell(agg, a) for a in PAPER_AXES)
-        + f" | {_fmt(agg['hteb_total'])}{_on(agg['hteb_datasets'], agg)} | {_fmt(agg['delta'], True)} |"
-        + "".join(f" {_axis_cell(agg, a)} | {_fmt(_pair(agg, a).get('delta'), True)} |" for a in beside),
+        + f" | {number(agg['hteb_total'])}{_on(agg['hteb_datasets'], agg)} | {number(agg['delta'], sign=True)} |"
+        + "".join(f" {_axis_cell(agg, a)} | {number(_pair(agg, a).get('delta'), sign=True)} |" for a in beside),
     ]
     for row in agg["per_dataset"]:
-        hteb = _fmt(row["hteb"]) + (f" ± {row['hteb_sd']:.2f}" if row.get("hteb_sd") is not None else "")
-        lines.append(f"| {row['dataset']} ({row['metric']}) | {_fmt(row['original'])} | "
-                     + " | ".join(_fmt(row["axes"].get(a)) for a in PAPER_AXES)
-                     + f" | {hteb} | {_fmt(row['delta'], True)} |"
+        hteb = number(row["hteb"]) + (f" ± {row['hteb_sd']:.2f}" if row.get("hteb_sd") is not None else "")
+        lines.append(f"| {row['dataset']} ({row['metric']}) | {number(row['original'])} | "
+                     + " | ".join(number(row["axes"].get(a)) for a in PAPER_AXES)
+                     + f" | {hteb} | {number(row['delta'], sign=True)} |"
                      + _beside_cells(row["axes"], row["original"], beside))
     lines += _paired_lines(agg)
     if agg["per_transformation"]:
         lines += ["", "## Per transformation (mean over datasets)", "",
                   "| transformation | axis | mean | delta | datasets |", "|---|---|---|---|---|"]
         for name, entry in agg["per_transformation"].items():
-            lines.append(f"| {name} | {AXIS_LABELS[AXIS_OF[name]]} | {_fmt(entry['mean'])} | {_fmt(entry['delta'], True)} | {entry['datasets']} |")
+            mean, delta = number(entry["mean"]), number(entry["delta"], sign=True)
+            lines.append(f"| {name} | {AXIS_LABELS[AXIS_OF[name]]} | {mean} | {delta} | {entry['datasets']} |")
     stats = card.get("statistics")
     if stats and stats.get("per_transformation"):
         families = [line for a in beside
@@ -167,8 +164,9 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         lines += ["", "## Effects across datasets (Hodges-Lehmann shift, Wilcoxon, Holm)", "", *families,
                   "| transformation | HL shift | 95% CI | p | p (Holm) |", "|---|---|---|---|---|"]
         for name, entry in stats["per_transformation"].items():
-            ci = f"[{_fmt(entry.get('ci_low'), True)}, {_fmt(entry.get('ci_high'), True)}]{coverage_note(entry.get('ci_confidence'))}"
-            lines.append(f"| {name} | {_fmt(entry.get('hl_shift'), True)} | {ci} | {_p(entry.get('p_value'))} | {_p(entry.get('p_holm'))} |")
+            shift, ci = number(entry.get("hl_shift"), sign=True), confidence_interval(entry)
+            p, p_holm = p_value(entry.get("p_value")), p_value(entry.get("p_holm"))
+            lines.append(f"| {name} | {shift} | {ci} | {p} | {p_holm} |")
     lines += corpus_robustness_lines(card.get("corpus_robustness"))
     lines += _flag_lines(card.get("flags", []))
     lines += _evaluation_lines(card["evaluation"])
@@ -210,7 +208,7 @@ def _on(n: int, agg: Mapping[str, Any]) -> str:
 
 def _axis_cell(agg: Mapping[str, Any], axis: str) -> str:
     pair = _pair(agg, axis)
-    return _fmt(pair.get("score")) + (_on(pair["datasets"], agg) if pair else "")
+    return number(pair.get("score")) + (_on(pair["datasets"], agg) if pair else "")
 
 
 def _paired_lines(agg: Mapping[str, Any]) -> list[str]:
@@ -218,12 +216,12 @@ def _paired_lines(agg: Mapping[str, Any]) -> list[str]:
     differs from the Original over all datasets, both."""
     lines = ["", "## Per axis (each against the Original of the same datasets)", "",
              "| axis | datasets | Original | score | delta |", "|---|---|---|---|---|"]
-    lines += [f"| {AXIS_LABELS[a]} | {p['datasets']} of {agg['datasets']} | {_fmt(p['original'])} | "
-              f"{_fmt(p['score'])} | {_fmt(p['delta'], True)} |" for a, p in agg["axis_pairs"].items()]
+    lines += [f"| {AXIS_LABELS[a]} | {p['datasets']} of {agg['datasets']} | {number(p['original'])} | "
+              f"{number(p['score'])} | {number(p['delta'], sign=True)} |" for a, p in agg["axis_pairs"].items()]
     if agg["hteb_total"] is not None and agg["hteb_datasets"] < agg["datasets"]:
         lines += ["", f"The HTEB total rests on {agg['hteb_datasets']} of {agg['datasets']} datasets; the headline "
-                  f"Original is theirs ({_fmt(agg['original'])}); over all {agg['datasets']} it is "
-                  f"{_fmt(agg['original_all'])}."]
+                  f"Original is theirs ({number(agg['original'])}); over all {agg['datasets']} it is "
+                  f"{number(agg['original_all'])}."]
     return lines if agg["axis_pairs"] else []
 
 
@@ -251,7 +249,7 @@ def _beside_cells(axes: Mapping[str, float], original: float | None, beside: Seq
     for a in beside:
         value = axes.get(a)
         delta = None if value is None or original is None else value - original
-        cells += [_fmt(value), _fmt(delta, True)]
+        cells += [number(value), number(delta, sign=True)]
     return "".join(f" {c} |" for c in cells)
 
 
@@ -291,10 +289,6 @@ def _setting(value: Any) -> str:
     return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
-def _p(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
 def mteb_results(card: Mapping[str, Any], results: Mapping[tuple[str, str, int | None], Any],

@@ -4,7 +4,7 @@ card and the comparison can never drift apart.
 >>> number(3.14159), number(-0.5, sign=True), number(None), number(0.12345, 3)
 ('3.14', '-0.50', '-', '0.123')
 >>> p_value(0.0004), p_value(0.0123), p_value(None)
-('<.001', '0.012', '-')
+('<0.001', '0.012', '-')
 >>> count(1, "model"), count(3, "dataset")
 ('1 model', '3 datasets')
 """
@@ -30,7 +30,7 @@ def p_value(value: float | None) -> str:
     """A p-value with three decimals, and below 0.001 as such rather than a rounded zero; "-" for none."""
     if value is None:
         return "-"
-    return "<.001" if value < 0.001 else f"{value:.3f}"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
 def confidence_interval(effect: Mapping[str, Any]) -> str:

@@ -19,7 +19,7 @@ from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 
 from hteb_contract.taxonomy import AXES, AXIS_LABELS, in_total
-from hteb_score.report.formatting import column_label
+from hteb_score.report.formatting import column_label, number
 
 if TYPE_CHECKING:
     from hteb_score.report.comparison import LeaderboardRow
@@ -165,7 +165,8 @@ def drift_vs_quality(drift_by_model: Mapping[str, Mapping[str, Any]]) -> Figure 
             rho = entry.get("drift_quality_spearman")
             label = model if rho is None else f"{model}: ρ={rho:+.2f}"
             if rho is not None and entry.get("drift_quality_ci_low") is not None:
-                label += f" [{entry['drift_quality_ci_low']:+.2f}, {entry['drift_quality_ci_high']:+.2f}]"
+                low, high = entry["drift_quality_ci_low"], entry["drift_quality_ci_high"]
+                label += f" [{number(low, sign=True)}, {number(high, sign=True)}]"
             points = [(x, q) for x, q in zip(entry["points"]["drift"], entry["points"]["quality"])
                       if _defined(x) and _defined(q)]
             ax.scatter(

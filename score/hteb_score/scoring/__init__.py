@@ -1,3 +1,5 @@
-"""The scoring run: which variants and datasets are scored (`selection`), every variant through the
-evaluators (`run`), the corpus-robustness protocol (`corpus_robustness`), and the one HTEB
-aggregation rule (`aggregate`)."""
+"""The scoring run: its options (`options`), which variants and datasets are scored (`selection`),
+read and checked before the model loads (`data`), every variant through the evaluators (`run`) into
+`ScoreRecord`s (`score_record`), the one HTEB aggregation rule (`aggregate`), a run's model
+statistics (`statistics`), one model's per-dataset scores as a comparison reads them
+(`model_scores`), and the corpus-robustness protocol (`corpus_robustness`)."""

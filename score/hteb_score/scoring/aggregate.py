@@ -1,4 +1,4 @@
-"""Aggregation as the paper does it (SPEC "Scores and aggregation"; App. I Table 13, App. J),
+"""Aggregation as the paper does it (docs/scoring.md; App. I Table 13, App. J),
 written once: the card's `aggregates` and `statistics` blocks and `hteb-score compare` all call it.
 
 Scores are per (dataset, transformation, seed). Seeds are averaged first (runs are not
@@ -11,9 +11,9 @@ HTEB - Original.
 
 >>> axis_scores({"paraphrasing": 60.0, "style_change": 50.0, "translation": 20.0})
 {'lexical': 55.0, 'language': 20.0}
->>> hteb_score({"lexical": 55.0, "language": 20.0, "noise": 90.0})
+>>> hteb_total({"lexical": 55.0, "language": 20.0, "noise": 90.0})
 37.5
->>> hteb_score({"noise": 90.0}) is None
+>>> hteb_total({"noise": 90.0}) is None
 True
 """
 
@@ -114,7 +114,7 @@ def axis_scores(transformations: Mapping[str, float]) -> dict[str, float]:
     return axes
 
 
-def hteb_score(axes: Mapping[str, float]) -> float | None:
+def hteb_total(axes: Mapping[str, float]) -> float | None:
     """HTEB: the unweighted mean of the paper's axis scores given; None without any (Noise alone)."""
     present = [axes[a] for a in PAPER_AXES if a in axes]
     return float(np.mean(present)) if present else None
@@ -190,7 +190,7 @@ def paired_level(original: Mapping[str, float], axes: Columns) -> PairedLevel:
         if on:
             paired[axis] = Paired(float(np.mean([axes[axis][d] for d in on])),
                                   float(np.mean([original[d] for d in on])), len(on))
-    hteb = hteb_score({a: p.score for a, p in paired.items()})
+    hteb = hteb_total({a: p.score for a, p in paired.items()})
     under = sorted({d for a in PAPER_AXES for d in axes.get(a, {}) if d in original})
     original_all = _mean(list(original.values()))
     paired_original = original_all if hteb is None else _mean([original[d] for d in under])
@@ -212,9 +212,9 @@ def _dataset_row(dataset: str, metric: str, original: float, runs: Mapping[str, 
         mean = float(np.mean(values))
         transformations[name] = {"mean": mean, "sd": _sd(values), "n_seeds": len(values), "delta": mean - original}
     axes = axis_scores({t: v["mean"] for t, v in transformations.items()})
-    hteb = hteb_score(axes)
+    hteb = hteb_total(axes)
     seeds = sorted({s for by_seed in runs.values() for s in by_seed})
-    per_seed = [hteb_score(axis_scores({t: v[s] for t, v in runs.items() if s in v})) for s in seeds]
+    per_seed = [hteb_total(axis_scores({t: v[s] for t, v in runs.items() if s in v})) for s in seeds]
     return {
         "dataset": dataset, "metric": metric, "original": original, "transformations": transformations, "axes": axes,
         "hteb": hteb, "hteb_sd": _sd([h for h in per_seed if h is not None]),

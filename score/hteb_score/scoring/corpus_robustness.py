@@ -1,5 +1,5 @@
-"""Corpus robustness (`hteb-score --corpus-robustness`): SAGE's retrieval robustness (seeds/004,
-Task 5 and App. A.6) on a revision made with `hteb-generate --corpus-noise`.
+"""Corpus robustness (`hteb-score --corpus-robustness`): SAGE's retrieval robustness (the SAGE
+paper, Task 5 and App. A.6; docs/noise.md) on a revision made with `hteb-generate --corpus-noise`.
 
 For each retrieval dataset with a perturbed corpus, the ORIGINAL queries are searched in the
 corpus under one noise rule and seed at a time (every title and text perturbed, the documents

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hteb_contract.taxonomy import PAPER_AXES
-from hteb_score.scoring.aggregate import axis_columns, hteb_score
+from hteb_score.scoring.aggregate import axis_columns, hteb_total
 
 HTEB = "hteb"  # the column of HTEB-total scores
 
@@ -44,4 +44,4 @@ class ModelScores:
             self.axes.setdefault(axis, derived)
         for dataset in self.original:
             if dataset not in self.hteb and all(dataset in self.axes.get(a, {}) for a in PAPER_AXES):
-                self.hteb[dataset] = hteb_score({a: self.axes[a][dataset] for a in PAPER_AXES})
+                self.hteb[dataset] = hteb_total({a: self.axes[a][dataset] for a in PAPER_AXES})

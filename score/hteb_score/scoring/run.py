@@ -23,8 +23,8 @@ from hteb_contract.sources import DatasetInfo, SourceDataset
 from hteb_contract.tasks import TextRef
 from hteb_score.encoding.encoder import EmbeddingTable, Request
 from hteb_score.evaluators import EVALUATORS, EvaluationContext, TaskScore
-from hteb_score.flags import Flag
 from hteb_score.evaluators.protocol import Protocol
+from hteb_score.flags import Flag
 from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.scoring.selection import judge_filter, judge_mean
 from hteb_score.scoring.statistics import drift_row

@@ -1,7 +1,7 @@
 """What a run scores of a revision beyond --datasets/--transformations/--seeds: the paper's
 presets and the judge-quality filter.
 
-`--preset minimal` is the paper's advice for a quick check (SPEC "Beyond the paper"): paraphrasing,
+`--preset minimal` is the paper's advice for a quick check (docs/scoring.md): paraphrasing,
 one length transformation (expansion, else summarisation) and one language transformation
 (translation, else cross-translation), on one dataset per task type (the revision's first, in its
 manifest's order, that holds all three). `--preset full` is every dataset and transformation.

@@ -17,7 +17,7 @@ import numpy as np
 
 from hteb_contract.errors import ContractError
 from hteb_contract.taxonomy import AXES, in_total
-from hteb_score.scoring.aggregate import axis_columns, by_dataset, hteb_score, main_scores
+from hteb_score.scoring.aggregate import axis_columns, by_dataset, hteb_total, main_scores
 from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.stats.bootstrap import DEFAULT_RESAMPLES, percentile_bootstrap
 from hteb_score.stats.edit_distance import normalised_word_edit_distance
@@ -151,7 +151,7 @@ def model_statistics(scores: Sequence[ScoreRecord], drift: list[dict]) -> dict:
         pooled = [v for t in AXES[axis] for v in _deltas(original, transformed.get(t, {}))]
         entry["median_abs_delta_pooled"] = float(np.median(np.abs(pooled)))
     total_by_ds = {d: total for d, row in by_dataset(axes).items()
-                   if d in original and (total := hteb_score(row)) is not None}
+                   if d in original and (total := hteb_total(row)) is not None}
     total = paired_effect(_deltas(original, total_by_ds)) if total_by_ds else None
     return {
         "method": {

@@ -1,7 +1,7 @@
 """PTEB's normalised word-level edit distance between an original and a transformed text.
 
 distance = Levenshtein distance over whitespace-separated words / word count of the longer text,
-so 0 means identical word sequences and 1 means nothing kept in place (seeds/000 App. C).
+so 0 means identical word sequences and 1 means nothing kept in place (PTEB, App. C).
 """
 
 from __future__ import annotations

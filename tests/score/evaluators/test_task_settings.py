@@ -11,7 +11,7 @@ from pathlib import Path
 import mteb
 import pytest
 
-from hteb_generate.registry import SOURCES
+from hteb_generate.sources_table import SOURCES
 from hteb_score.evaluators import task_settings
 from hteb_score.evaluators.protocol import PROTOCOLS
 

@@ -84,7 +84,7 @@ def _default(language: str) -> Subsets:
 
 
 def _named(*names: str) -> Subsets:
-    """Subsets whose names spell their languages (`en-de` -> eng, deu); the registry test checks each
+    """Subsets whose names spell their languages (`en-de` -> eng, deu); the sources-table test checks each
     against mteb's eval_langs."""
     return {name: subset_languages(name) for name in names}
 
@@ -203,7 +203,7 @@ def lookup_source(name: str, *, data_dir: Path | None = None) -> SourceEntry:
 
 
 def local_entry(folder: Path) -> SourceEntry:
-    """The entry of a source folder no registry entry names, from its dataset.json and rows."""
+    """The entry of a source folder no entry of the table names, from its dataset.json and rows."""
     info = read_source_dir(folder).info
     return SourceEntry(info.name, info.mteb_task, info.task_type, info.hf_path, info.hf_revision, info.eval_split,
                        dict(info.subsets), info.languages, info.train_split, local=folder.name)

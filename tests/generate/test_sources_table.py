@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
-from hteb_generate import registry
-from hteb_generate.registry import SAMPLE_DATASETS, SOURCES, SourceEntry, lookup_source
+from hteb_generate import sources_table
+from hteb_generate.sources_table import SAMPLE_DATASETS, SOURCES, SourceEntry, lookup_source
 from hteb_contract.errors import HtebError
 from hteb_contract.sources import read_source_dir
 
@@ -78,7 +78,7 @@ def test_languages_the_paper_lists_that_mteb_lacks():
 
 
 def test_the_docstring_counts_the_entries():
-    counted = re.match(r"The (\d+) source datasets", registry.__doc__ or "")
+    counted = re.match(r"The (\d+) source datasets", sources_table.__doc__ or "")
     assert counted and int(counted.group(1)) == len(SOURCES) == len({e.name for e in _entries()}) == 32
 
 

@@ -14,7 +14,7 @@ from hteb_contract.errors import SourceError
 from hteb_contract.sources import SourceDataset, read_source_dir, subset_of
 from hteb_contract.tasks import iter_field_texts, task_type
 
-from .registry import SourceEntry
+from .sources_table import SourceEntry
 
 
 def sample_dataset(dataset: SourceDataset, rows_per_subset: int) -> SourceDataset:

@@ -1,0 +1,86 @@
+"""The engines of a run and their GPU memory plan, and the `runtime` record the manifest keeps.
+
+The generator and the judge share one engine when they are one model. A different judge model is a
+second vLLM engine beside the first, so each engine gets its own `gpu_memory_utilization` share: the
+budget (`--gpu-memory-utilization`, default 0.9) split in proportion to what each needs to start
+(weights + KV cache for one whole context + 2 GiB for activations, CUDA graphs and the CUDA
+context). The doctor's `memory` check refuses a run whose needs exceed the budget before anything
+loads, never leaving it to fail when the second engine starts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .config import NO_JUDGE, GenerateConfig
+from .machine import Facts
+from .models import ModelSpec, lookup_model
+
+DEFAULT_BUDGET = 0.9  # the vLLM engine's default gpu_memory_utilization
+OVERHEAD_GIB = 2.0  # activations, CUDA graphs, CUDA context per engine (vLLM's start-up log: 1-3 GiB)
+
+
+@dataclass(frozen=True)
+class EngineSlot:
+    """One engine a run starts: its model, the roles it serves and its vLLM settings."""
+
+    model: str  # as the configuration names it
+    spec: ModelSpec
+    roles: tuple[str, ...]  # "generator", "judge"
+    max_model_len: int | None
+    need_gib: float | None  # least GPU memory per GPU it starts with (None: size unknown, or not on a GPU)
+    share: float | None  # its gpu_memory_utilization (None: the engine's own default, no GPU plan)
+
+    def options(self) -> dict[str, Any]:
+        """The vLLM options the plan sets (the rest come from the command line)."""
+        planned = {"max_model_len": self.max_model_len, "gpu_memory_utilization": self.share}
+        return {k: v for k, v in planned.items() if v is not None}
+
+
+def need_gib(spec: ModelSpec, max_model_len: int | None, tensor_parallel: int) -> float | None:
+    if spec.weights_gib is None or spec.kv_kib_per_token is None or max_model_len is None:
+        return None
+    kv_gib = spec.kv_kib_per_token * max_model_len / 2**20
+    return (spec.weights_gib + kv_gib) / tensor_parallel + OVERHEAD_GIB
+
+
+def engine_slots(cfg: GenerateConfig, facts: Facts) -> list[EngineSlot]:
+    """The run's engines: one for the generator, the same one for a judge of the same model, a
+    second one for another judge; vLLM engines on a GPU get their memory shares (unchecked: see
+    `diagnose` for the check)."""
+    models = [(cfg.model, "generator")]
+    if cfg.judge_model not in (None, NO_JUDGE):
+        models.append((cfg.judge_model, "judge"))
+    slots: dict[str, tuple[str, ModelSpec, list[str]]] = {}
+    for name, role in models:
+        spec = lookup_model(name)
+        slots.setdefault(spec.model_id, (name, spec, []))[2].append(role)
+    vllm_gpu = cfg.engine == "vllm" and bool(facts.gpus)
+    given_len = cfg.engine_options.get("max_model_len")
+    tensor_parallel = int(cfg.engine_options.get("tensor_parallel_size") or 1)
+    planned = []
+    for name, spec, roles in slots.values():
+        length = (given_len or spec.max_model_len) if cfg.engine == "vllm" else None
+        need = need_gib(spec, length, tensor_parallel) if vllm_gpu else None
+        planned.append(EngineSlot(name, spec, tuple(roles), length, need, None))
+    if not vllm_gpu:
+        return planned
+    budget = float(cfg.engine_options.get("gpu_memory_utilization") or DEFAULT_BUDGET)
+    needs = [s.need_gib for s in planned]
+    if len(planned) == 1 or None in needs:
+        shares = [budget / len(planned)] * len(planned)
+    else:
+        shares = [budget * n / sum(needs) for n in needs]
+    return [replace(s, share=math.floor(share * 1000 + 1e-6) / 1000) for s, share in zip(planned, shares)]
+
+
+def runtime(facts: Facts, slots: list[EngineSlot]) -> dict[str, Any]:
+    """The manifest's `runtime`: software, GPUs, batch invariance and engine settings of the run."""
+    return {
+        "torch": facts.torch, "vllm": facts.vllm, "vllm_build": facts.vllm_build,
+        "gpus": [g.name for g in facts.gpus], "batch_invariant": facts.batch_invariant,
+        "engines": [{"model_id": s.spec.model_id, "roles": list(s.roles), "max_model_len": s.max_model_len,
+                     "gpu_memory_utilization": s.share} for s in slots],
+    }

