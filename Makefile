@@ -29,7 +29,7 @@ SOURCES := schemas/pyproject.toml score/pyproject.toml generate/pyproject.toml M
 GEN_VENV := $(if $(filter gpu,$(PROFILE)),$(GPU_VENV),$(VENV))
 GEN_STAMP := $(GEN_VENV)/.installed-$(if $(filter gpu,$(PROFILE)),gpu,cpu)
 
-.PHONY: install install-score install-gpu install-sets test demo generate doctor plan score bench noise-findings clean
+.PHONY: install install-score install-gpu install-sets test demo generate doctor plan score bench noise-findings tables clean
 
 install: $(VENV)/.installed-cpu
 install-score: $(VENV)/.installed-score
@@ -124,3 +124,7 @@ noise-findings: install
 
 clean:
 	rm -rf $(OUT) .pytest_cache
+
+# The findings tables of docs/findings.md, written from the committed cards (tests/score/report/test_findings_tables.py checks them).
+tables:
+	$(BIN)/hteb-score tables docs/findings.md

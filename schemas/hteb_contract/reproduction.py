@@ -36,7 +36,7 @@ from typing import Any
 
 from hteb_contract.errors import HtebError
 from hteb_contract.records import ItemRecord
-from hteb_contract.revision import CARD, MANIFEST, Revision, with_defaults
+from hteb_contract.revision import CARD, EVAL, MANIFEST, Revision, with_defaults
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 
 #: Manifest fields that describe the machine or the run, not the content (why, for the report).
@@ -51,7 +51,8 @@ NOT_COMPARED: dict[str, str] = {
     "content_hash": "the identity this comparison replaces",
     "schema_version": "the format; the records are read through it",
 }
-NOT_COMPARED_FILES = {CARD: "the dataset card, derived from the records and the config"}
+NOT_COMPARED_FILES = {CARD: "the dataset card, derived from the records and the config",
+                      EVAL: "the benchmark's task ids, derived from the label and the datasets"}
 ABSENT = "(absent)"
 KEY_FIELDS = ("dataset", "transformation", "seed", "split", "item_id", "field", "subset")
 

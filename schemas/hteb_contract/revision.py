@@ -3,6 +3,7 @@
 Layout (also what `datasets.load_dataset(repo, config, revision=...)` reads on the Hub)::
 
     README.md                          dataset card: Hub metadata and configs (hteb_contract.card)
+    eval.yaml                          the benchmark's task ids for Hub evaluation results (hub_eval.py)
     manifest.json                      hteb_contract/json/manifest.v2.schema.json; sha256 of every other file
     data/<Dataset>/<transformation>_<seed>.parquet   item records (hteb_contract/json/item.v3.schema.json)
     corpus/<Dataset>/<transformation>_<seed>.parquet perturbed corpus documents (opt-in, retrieval only; same schema)
@@ -65,6 +66,7 @@ from hteb_contract.sources import (
     write_source_parquet,
 )
 from hteb_contract.tasks import TextRef
+from hteb_contract.hub_eval import eval_yaml
 from hteb_contract.taxonomy import AXIS_OF, TRANSFORMATIONS
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 
@@ -93,6 +95,7 @@ def with_defaults(manifest: Mapping[str, Any]) -> dict[str, Any]:
 
 MANIFEST = "manifest.json"
 CARD = "README.md"
+EVAL = "eval.yaml"  # the benchmark's task ids, which Hub evaluation results attach to (hteb_contract.hub_eval)
 #: Task types whose corpus a revision may hold perturbed (what the scorer's corpus robustness reads).
 CORPUS_TASK_TYPES = ("Retrieval",)
 #: Top-level folder -> what its files hold; `data` and `corpus` files are named <transformation>_<seed>.parquet.
@@ -164,7 +167,7 @@ def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterab
     `licenses`, then `card_body`), the manifest; `progress` reports each stage (sources, items and
     corpus files, sealing).
     """
-    root = Path(root)
+    root, sources = Path(root), list(sources)
     if root.exists() and any(root.iterdir()):
         raise ContractError(f"{root}: a revision is written into an empty folder")
     sources = list(sources)
@@ -193,6 +196,7 @@ def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterab
                         hub_sources=[s["hf_path"] for s in manifest_fields.get("sources", ())
                                      if str(s.get("origin", "")).startswith("hf://")])
     atomic_write_text(root / CARD, head + card_body)
+    atomic_write_text(root / EVAL, eval_yaml(str(manifest_fields.get("label", "")), [d.name for d in sources]))
     return seal(root, manifest_fields, progress)
 
 

@@ -92,6 +92,10 @@ from hteb_score.cli.score import score  # noqa: E402
 
 cli.add_command(score)
 
+from hteb_score.cli.tables import tables  # noqa: E402
+
+cli.add_command(tables)
+
 
 def _error(message: str) -> None:
     """The one line on stderr: a message that quotes user input with a line break stays one line."""

@@ -239,8 +239,11 @@ def _run(opts: ScoreOptions, folder: Path, started: float) -> str:
     summary = "original undefined" if agg["original"] is None else f"original {agg['original']:.2f}"
     if agg["hteb_total"] is not None:
         summary += f", HTEB {agg['hteb_total']:.2f}" + ("" if agg["delta"] is None else f" ({agg['delta']:+.2f})")
+        if agg["hteb_datasets"] < agg["datasets"]:
+            summary += f" on {agg['hteb_datasets']} of {agg['datasets']} datasets (all: original {agg['original_all']:.2f})"
     if agg["per_axis"].get("noise") is not None:  # beside the total, never in it
-        summary += f"; Noise {agg['per_axis']['noise']:.2f} (not in HTEB)"
+        noise = agg["axis_pairs"]["noise"]
+        summary += f"; Noise {noise['score']:.2f} ({noise['delta']:+.2f}, not in HTEB)"
     for name, block in (robustness or {}).get("datasets", {}).items():
         kept = "undefined" if block["harmonic_mean"] is None else f"{block['harmonic_mean']:.3f}"
         summary += f"; corpus robustness {name} {kept}"

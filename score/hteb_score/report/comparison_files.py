@@ -22,12 +22,11 @@ from hteb_score.strict_json import dumps
 def figures(comparison: Comparison) -> dict[str, bytes]:
     """The PNG plots that apply: axis dumbbell always, the heat map when a model has a column
     beyond Original, drift vs judge quality when an input carries rated drift items."""
-    drawn = {"axis_dumbbell.png": plots.axis_dumbbell(comparison.leaderboard, comparison.columns.axes)}
-    names = comparison.columns.heatmap()
-    if names:
-        order = [r.model for r in comparison.leaderboard]
-        grid = [[comparison.mean_deltas[m][n] for n in names] for m in order]
-        drawn["delta_heatmap.png"] = plots.delta_heatmap(order, names, grid)
+    basis = f"basis: {comparison.basis.description}"
+    drawn = {"axis_dumbbell.png": plots.axis_dumbbell(comparison.leaderboard, comparison.leaderboard_axes(), title=basis)}
+    if comparison.heatmap_columns:
+        order, grid = comparison.heatmap_grid()
+        drawn["delta_heatmap.png"] = plots.delta_heatmap(order, comparison.heatmap_columns, grid, title=basis)
     drift = plots.drift_vs_quality({m.model: m.drift for m in comparison.models if m.drift})
     if drift is not None:
         drawn["drift_quality.png"] = drift

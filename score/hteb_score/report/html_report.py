@@ -22,7 +22,8 @@ from html import escape
 from typing import Any
 
 from hteb_contract.taxonomy import in_total
-from hteb_score.report.comparison import Comparison, Stability
+from hteb_score.report.basis import SAME
+from hteb_score.report.comparison import Comparison, LeaderboardRow, Stability, coverage_cell, figure_cell, heat_cell
 from hteb_score.report.formatting import column_label, confidence_interval, count, number, p_value
 from hteb_score.report.plots import DPI
 from hteb_score.stats.hodges_lehmann import EXACT_MAX_N, WALSH_NORMAL
@@ -165,29 +166,65 @@ def significance_mark(p_holm: float | None) -> str:
 
 
 def _leaderboard(c: Comparison) -> list[str]:
-    """Axes in the HTEB total before it, axes beside it (Noise) after it, as in comparison.md."""
-    paper = [a for a in c.columns.axes if in_total(a)]
-    beside = [a for a in c.columns.axes if not in_total(a)]
+    """Axes in the HTEB total before it, axes beside it (Noise) after it, as in comparison.md; a
+    figure that differs from the model's card has the card's beside it, and the row is marked."""
+    axes = c.leaderboard_axes()
+    paper = [a for a in axes if in_total(a)]
+    beside = [a for a in axes if not in_total(a)]
 
     def axis_headers(axes: list[str]) -> list[tuple[str, str]]:
         return [h for a in axes for h in ((column_label(a), "number"), (f"{column_label(a)} Δ", "number"))]
 
     header = [("HTEB rank", "number"), ("Model", "text"), ("Original", "number"), *axis_headers(paper),
               ("HTEB total", "number"), ("Δ", "number"), *axis_headers(beside), ("Original rank", "number"),
-              ("Rank change", "number")]
+              ("Rank change", "number"), ("Rests on", "text")]
     rows = []
     for r in c.leaderboard:
-        axis_cells = {a: [_num(r.axes[a], number(r.axes[a])), _delta(r.axis_deltas[a])] for a in c.columns.axes}
+        axis_cells = {a: [_num(r.axes.get(a), _axis_part(r, a, 0)), _delta(r.axis_deltas.get(a), _axis_part(r, a, 1))]
+                      for a in axes}
         change = None if r.rank_change is None else f"{r.rank_change:+d}"
-        rows.append([_num(r.rank_hteb, str(r.rank_hteb or "-")), _text(r.model), _num(r.original, number(r.original)),
-                     *(cell for a in paper for cell in axis_cells[a]), _num(r.hteb, number(r.hteb)), _delta(r.delta),
+        rows.append([_num(r.rank_hteb, str(r.rank_hteb or "-")), _text(r.model + (" †" if r.differs_from_card else "")),
+                     _num(r.original, figure_cell(r, "original")),
+                     *(cell for a in paper for cell in axis_cells[a]), _num(r.hteb, figure_cell(r, "hteb")),
+                     _delta(r.delta, figure_cell(r, "delta", sign=True)),
                      *(cell for a in beside for cell in axis_cells[a]), _num(r.rank_original, str(r.rank_original)),
-                     _num(r.rank_change, change or "-")])
-    note = "Means over datasets; rank 1 = best, rank change positive = moved up under HTEB."
+                     _num(r.rank_change, change or "-"), _text(coverage_cell(r))])
+    note = (f"Basis (--basis {escape(c.basis.name)}): {escape(c.basis.description)}. Means over datasets; each axis Δ "
+            "is against the Original of the datasets the axis was scored on, the HTEB Δ against the Original of the "
+            "datasets the total rests on; rank 1 = best, rank change positive = moved up under HTEB.")
+    if any(r.differs_from_card for r in c.leaderboard):
+        note += " † a figure differs from the model's card: the card's is given beside it."
     if beside:
         note += (f" {escape(', '.join(map(column_label, beside)))} is reported beside the HTEB total, not in it: the "
                  "total is the mean of the paper's axes, comparable with the paper.")
-    return ["<h2>Leaderboard</h2>", f'<p class="note">{note}</p>', _table("leaderboard", header, rows)]
+    return ["<h2>Leaderboard</h2>", f'<p class="note">{note}</p>', _table("leaderboard", header, rows),
+            *_heatmap(c)]
+
+
+def _axis_part(row: LeaderboardRow, axis: str, part: int) -> str:
+    """The score (part 0) or the delta (part 1) of an axis cell, each with the card's where it differs."""
+    if axis not in row.axes:
+        return "-"
+    value = row.axes[axis] if part == 0 else row.axis_deltas[axis]
+    shown = number(value, sign=part == 1)
+    card = row.card
+    if card is None:
+        return shown
+    theirs = (card.axes if part == 0 else card.axis_deltas).get(axis)
+    if theirs is not None and abs(theirs - value) < SAME:
+        return shown
+    return f"{shown} (card {number(theirs, sign=part == 1)})"
+
+
+def _heatmap(c: Comparison) -> list[str]:
+    if not c.heatmap_columns:
+        return []
+    header = [("Model", "text"), *((column_label(n), "number") for n in c.heatmap_columns)]
+    rows = [[_text(model), *(_delta(row[n].delta, heat_cell(row[n])) for n in c.heatmap_columns)]
+            for model, row in c.heatmap.items()]
+    note = ("The heat map's cells: per model, the mean over datasets of (transformed - Original) on the basis above; "
+            "\"card\": the model's own figure where it differs; - : no score.")
+    return ["<h3>Mean delta per transformation</h3>", f'<p class="note">{note}</p>', _table("heatmap", header, rows)]
 
 
 def _figures(figures: Mapping[str, bytes]) -> list[str]:
@@ -298,7 +335,8 @@ def _protocol(c: Comparison) -> list[str]:
         f"Datasets compared ({len(c.datasets)}, those every model has an Original score for): "
         f"{escape(', '.join(c.datasets))}.",
         "Leaderboard: per model, the mean over datasets of Original, each axis (mean of its transformations) and "
-        "the HTEB total (mean of the paper's three axes; Noise is never in it).",
+        "the HTEB total (mean of the paper's three axes; Noise is never in it), on the basis "
+        f"<code>{escape(c.basis.name)}</code>: {escape(c.basis.description)}.",
         f"Effects: HL shift with {escape(' / '.join(ci.get(m, m) for m in methods) or '-')} CI, Wilcoxon signed-rank "
         "p, Holm correction within each family (transformations; axes; total)"
         + ("" if all(map(in_total, c.columns.names())) else ", the paper's and Noise's apart") + ".",
@@ -339,9 +377,9 @@ def _text(value: str | None, missing: str = "-") -> str:
     return _cell(missing if value is None else value, value, "text")
 
 
-def _delta(value: float | None) -> str:
+def _delta(value: float | None, shown: str | None = None) -> str:
     css = "" if value is None or value == 0 else ("neg" if value < 0 else "pos")
-    return _cell(number(value, sign=True), None if value is None else repr(float(value)), css)
+    return _cell(number(value, sign=True) if shown is None else shown, None if value is None else repr(float(value)), css)
 
 
 def _source_hash(text: str) -> str:

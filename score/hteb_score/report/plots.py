@@ -52,9 +52,10 @@ def _row_values(row: LeaderboardRow) -> list[float]:
     return [v for v in (row.original, *row.axes.values(), row.hteb) if _defined(v)]
 
 
-def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str]) -> Figure:
+def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str], title: str = "") -> Figure:
     """Fig. 4: one row per model; a bar from the Original score to the lowest axis score, with the
-    Original, each axis and the HTEB total marked on it. Models in leaderboard order, best on top."""
+    Original, each axis and the HTEB total marked on it. Models in leaderboard order, best on top;
+    `title` adds a line (the basis)."""
     rows = list(reversed(leaderboard))
     fig = _figure(9, 1.2 + 0.45 * len(rows))
     ax = fig.subplots()
@@ -102,7 +103,8 @@ def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str]) ->
             )
     ax.set_yticks(y, [r.model for r in rows])
     ax.set_xlabel("score (points, mean over datasets)")
-    ax.set_title("Original vs HTEB scores per model (number: HTEB total − Original)", pad=48)
+    ax.set_title("Original vs HTEB scores per model (number: HTEB total − Original)" + (f"\n{title}" if title else ""),
+                 pad=48)
     ax.grid(axis="x", alpha=0.3)
     everything = [v for r in rows for v in _row_values(r)] or [0.0, 100.0]
     low, high = min(everything), max(everything)
@@ -111,10 +113,11 @@ def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str]) ->
     return fig
 
 
-def delta_heatmap(models: Sequence[str], names: Sequence[str], deltas: Sequence[Sequence[float]]) -> Figure:
+def delta_heatmap(models: Sequence[str], names: Sequence[str], deltas: Sequence[Sequence[float | None]],
+                  title: str = "") -> Figure:
     """Fig. 6: model x column (transformations, else axes, else the HTEB total); `deltas[i][j]` is
     the mean over datasets of (transformed − Original) of `models[i]` in column `names[j]`; red = drop.
-    An undefined cell (None, NaN) is left blank and marked n/a."""
+    An undefined or missing cell (None, NaN) is left blank and marked n/a; `title` adds a line (the basis)."""
     order = list(models)
     grid = np.ma.masked_invalid(np.array([[np.nan if v is None else v for v in row] for row in deltas], dtype=float))
     limit = max(float(np.abs(grid).max()) if grid.count() else 0.0, 0.5)
@@ -136,7 +139,8 @@ def delta_heatmap(models: Sequence[str], names: Sequence[str], deltas: Sequence[
             )
     ax.set_xticks(range(len(names)), [column_label(n) for n in names], rotation=30, ha="right")
     ax.set_yticks(range(len(order)), order)
-    ax.set_title("Score change per transformation (points, transformed − Original,\nmean over datasets; red = worse)")
+    ax.set_title("Score change per transformation (points, transformed − Original,\nmean over datasets; red = worse)"
+                 + (f"\n{title}" if title else ""))
     fig.colorbar(image, ax=ax, label="Δ score (points)", shrink=0.8)
     return fig
 
