@@ -18,23 +18,16 @@ from hteb_contract.errors import ContractError, HtebError, IntegrityError, Store
 from hteb_contract.revision import Revision, write_items
 from hteb_contract.stores.local import LocalStore
 from hteb_score.cli import main
-from revision_factory import build_revision, install
+from revision_factory import install
 
 ITEMS = "data/STSBenchmark/paraphrasing_1337.parquet"
 SOURCE = "source/STSBenchmark/test.parquet"
 
 
-@pytest.fixture(scope="module")
-def sealed(tmp_path_factory, shared_data) -> Path:
-    root = tmp_path_factory.mktemp("sealed") / "rev"
-    build_revision(root, shared_data, ["STSBenchmark", "TwitterSemEval2015"], label="bad", rows=4)
-    return root
-
-
 @pytest.fixture
-def store(tmp_path, sealed) -> tuple[Path, Path]:
+def store(tmp_path, bad_revision) -> tuple[Path, Path]:
     """A store holding the sealed revision under label `bad`, and its object folder."""
-    digest = install(tmp_path / "store", sealed)
+    digest = install(tmp_path / "store", bad_revision)
     return tmp_path / "store", tmp_path / "store" / "objects" / digest
 
 
@@ -103,7 +96,7 @@ def test_refused_label_asked_is_not_the_label_recorded(store, capsys):
 
 
 @pytest.mark.parametrize("rel", [ITEMS, SOURCE, "source/STSBenchmark/dataset.json"])
-def test_a_file_swapped_after_the_check_is_never_read(store, sealed, rel):
+def test_a_file_swapped_after_the_check_is_never_read(store, bad_revision, rel):
     """`open` verified every file; the file is then replaced by another revision's bytes (here those
     of a sibling file, or a dataset.json naming another task type). What is read must be what was
     verified: the read hashes the bytes it parses and refuses the swapped ones."""
@@ -120,9 +113,9 @@ def test_a_file_swapped_after_the_check_is_never_read(store, sealed, rel):
     assert f"file {rel} changed after it was verified (sha256 mismatch)" in str(refused.value)
 
 
-def test_refused_by_the_writer_a_record_contradicting_its_attempts(tmp_path, sealed):
+def test_refused_by_the_writer_a_record_contradicting_its_attempts(tmp_path, bad_revision):
     """The writer checks what the reader checks: a record with errors no attempt had is not written."""
-    revision = Revision.open(sealed)
+    revision = Revision.open(bad_revision)
     record = revision.items("STSBenchmark", "paraphrasing", 1337)[0]
     bad = dataclasses.replace(record, errors=("wrong_language",))
     with pytest.raises(ContractError, match="item 0: the record contradicts its own attempts: errors"):
@@ -130,12 +123,12 @@ def test_refused_by_the_writer_a_record_contradicting_its_attempts(tmp_path, sea
     assert not (tmp_path / "data").exists()
 
 
-def test_refused_by_the_sealer_a_link_in_the_folder(tmp_path, sealed):
+def test_refused_by_the_sealer_a_link_in_the_folder(tmp_path, bad_revision):
     """`seal` hashes regular files only: a link would make a revision whose bytes live elsewhere."""
     from revision_factory import reseal
 
     root = tmp_path / "rev"
-    shutil.copytree(sealed, root)
+    shutil.copytree(bad_revision, root)
     shutil.copy(root / ITEMS, tmp_path / "elsewhere.parquet")
     (root / ITEMS).unlink()
     (root / ITEMS).symlink_to(tmp_path / "elsewhere.parquet")

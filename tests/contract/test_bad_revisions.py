@@ -31,13 +31,6 @@ STS_SOURCE = "source/STSBenchmark/test.parquet"
 PAIR_SOURCE = "source/TwitterSemEval2015/test.parquet"
 
 
-@pytest.fixture(scope="module")
-def base(tmp_path_factory, shared_data) -> Path:
-    root = tmp_path_factory.mktemp("base") / "rev"
-    build_revision(root, shared_data, ["STSBenchmark", "TwitterSemEval2015"], label="bad", rows=4)
-    return root
-
-
 def _rows(root: Path, rel: str) -> list[dict]:
     return pq.read_table(root / rel).to_pylist()
 
@@ -328,8 +321,8 @@ def _one_line(text: str) -> str:
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_refused_resealed_revision(base, tmp_path, capsys, case):
-    root, expected = _corrupted(base, tmp_path, case)
+def test_refused_resealed_revision(bad_revision, tmp_path, capsys, case):
+    root, expected = _corrupted(bad_revision, tmp_path, case)
     store = tmp_path / "store"
     install(store, root)
     before = sorted(p.relative_to(store) for p in store.rglob("*"))
@@ -348,10 +341,10 @@ def test_refused_resealed_revision(base, tmp_path, capsys, case):
     assert "\n" not in str(refused.value) and refused.value.exit_code == 2
 
 
-def test_refused_manifest_with_nan(base, tmp_path, capsys):
+def test_refused_manifest_with_nan(bad_revision, tmp_path, capsys):
     """A NaN in the manifest's free-form `config` (Python's json reads the literal NaN): not JSON."""
     root = tmp_path / "rev"
-    shutil.copytree(base, root)
+    shutil.copytree(bad_revision, root)
     path = root / "manifest.json"
     path.write_text(path.read_text().replace('"rows": 4', '"rows": NaN'))  # config is not in the content hash
     store = tmp_path / "store"
@@ -371,8 +364,8 @@ def test_refused_manifest_nested_too_deeply(tmp_path, capsys):
     assert "manifest.json: not valid JSON (nested too deeply)" in _one_line(capsys.readouterr().err)
 
 
-def test_the_base_revision_and_the_bundled_sample_pass(base, tmp_path, capsys):
-    install(tmp_path / "store", base)
+def test_the_base_revision_and_the_bundled_sample_pass(bad_revision, tmp_path, capsys):
+    install(tmp_path / "store", bad_revision)
     assert main(["verify", "--store", str(tmp_path / "store"), "--revision", "bad"]) == 0
     assert "2 of 2 datasets verified" in capsys.readouterr().out
     sample = Path(__file__).resolve().parents[2] / "score" / "hteb_score" / "sample" / "store"
@@ -380,8 +373,8 @@ def test_the_base_revision_and_the_bundled_sample_pass(base, tmp_path, capsys):
     assert "8 of 8 datasets verified" in capsys.readouterr().out
 
 
-def test_a_corrupt_dataset_leaves_the_others_readable(base, tmp_path):
-    root, _ = _corrupted(base, tmp_path, "nan-judge-score")
+def test_a_corrupt_dataset_leaves_the_others_readable(bad_revision, tmp_path):
+    root, _ = _corrupted(bad_revision, tmp_path, "nan-judge-score")
     revision = Revision.open(root, datasets=["TwitterSemEval2015"])
     assert revision.check_content().datasets == ("TwitterSemEval2015",)
     with pytest.raises(HtebError, match="the files of STSBenchmark were not verified"):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -15,21 +14,11 @@ from hypothesis import strategies as st
 
 from hteb_contract.errors import HtebError, SourceError
 from hteb_contract.sources import read_source_dir, read_source_parquet, write_source_parquet
+from source_copies import copy_source
 
 # dataset -> the table its degenerate row goes into, as in shared/data
 TABLES = {"STSBenchmark": "test", "TwitterSemEval2015": "test", "SummEval": "test", "Banking77": "test",
           "SciFact": "qrels"}
-
-
-def _copy(shared_data: Path, name: str, target: Path, rows: int = 3) -> Path:
-    """A small copy of a real dataset folder: dataset.json and the first `rows` rows of each table."""
-    folder = target / name
-    folder.mkdir(parents=True)
-    shutil.copy(shared_data / name / "dataset.json", folder / "dataset.json")
-    for path in (shared_data / name).glob("*.jsonl"):
-        with open(path, encoding="utf-8") as handle:
-            (folder / path.name).write_text("".join(next(handle) for _ in range(rows)), encoding="utf-8")
-    return folder
 
 
 def _replace_row(folder: Path, table: str, number: int, line: str) -> None:
@@ -116,7 +105,7 @@ CASES = {
 @pytest.mark.parametrize("case", CASES)
 def test_refused_degenerate_source_row(tmp_path, shared_data, case):
     name, rewrite, expected = CASES[case]
-    folder = _copy(shared_data, name, tmp_path)
+    folder = copy_source(shared_data, name, tmp_path)
     table = TABLES[name]
     row = json.loads((folder / f"{table}.jsonl").read_text(encoding="utf-8").splitlines()[1])
     _replace_row(folder, table, 2, rewrite(row))
@@ -144,7 +133,7 @@ DATASET_JSON = {
 @pytest.mark.parametrize("case", DATASET_JSON)
 def test_refused_bad_dataset_json(tmp_path, shared_data, case):
     name, change, expected = DATASET_JSON[case]
-    folder = _copy(shared_data, name, tmp_path)
+    folder = copy_source(shared_data, name, tmp_path)
     meta = json.loads((folder / "dataset.json").read_text(encoding="utf-8"))
     if isinstance(change, dict):
         text = json.dumps({k: v for k, v in {**meta, **change}.items() if v is not None})
@@ -162,7 +151,7 @@ def test_refused_bad_dataset_json(tmp_path, shared_data, case):
     ("empty-id", "", "test row 2: item id '' is not a non-empty string"),
 ], ids=["duplicate-id", "empty-id"])
 def test_refused_bad_row_id(tmp_path, shared_data, case, value, expected):
-    folder = _copy(shared_data, "SummEval", tmp_path)
+    folder = copy_source(shared_data, "SummEval", tmp_path)
     rows = (folder / "test.jsonl").read_text(encoding="utf-8").splitlines()
     first = json.loads(rows[0])["id"]
     _replace_row(folder, "test", 2, _edit(id=value.replace("{first}", first))(json.loads(rows[1])))
@@ -172,7 +161,7 @@ def test_refused_bad_row_id(tmp_path, shared_data, case, value, expected):
 
 def test_refused_degenerate_row_of_a_parquet_copy(tmp_path, shared_data):
     """The same checks hold for the parquet copy inside a revision (pyarrow carries NaN where JSON cannot)."""
-    folder = _copy(shared_data, "STSBenchmark", tmp_path)
+    folder = copy_source(shared_data, "STSBenchmark", tmp_path)
     dataset = read_source_dir(folder)
     dataset.tables["test"][2]["score"] = math.nan
     write_source_parquet(dataset, tmp_path / "copy")
@@ -199,7 +188,7 @@ def test_fuzz_source_reader(shared_data, name, lines, keep):
     """Random rows among real ones: the dataset reads, and then every text is a string and every score
     finite, or it is one SourceError line."""
     with tempfile.TemporaryDirectory() as tmp:
-        folder = _copy(shared_data, name, Path(tmp), rows=2)
+        folder = copy_source(shared_data, name, Path(tmp), rows=2)
         table = "test"
         real = (folder / f"{table}.jsonl").read_text(encoding="utf-8").splitlines()[:keep]
         (folder / f"{table}.jsonl").write_text("\n".join(real + lines) + "\n", encoding="utf-8")

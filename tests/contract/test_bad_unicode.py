@@ -6,7 +6,6 @@ refuses it in one line, wherever it sits in a text; a whole pair (an emoji) stay
 from __future__ import annotations
 
 import json
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -17,20 +16,11 @@ from hypothesis import strategies as st
 from hteb_contract.errors import SourceError
 from hteb_contract.sources import read_source_dir
 from hteb_generate.cli import main as generate
+from source_copies import copy_source
 
 #: dataset -> (table, a text field of its rows)
 TEXTS = {"STSBenchmark": ("test", "sentence1"), "TwitterSemEval2015": ("test", "sentence2"),
          "Banking77": ("test", "text"), "SciFact": ("queries", "text"), "MasakhaNEWS": ("test", "text")}
-
-
-def _copy(shared_data: Path, name: str, target: Path, rows: int = 3) -> Path:
-    folder = target / name
-    folder.mkdir(parents=True)
-    shutil.copy(shared_data / name / "dataset.json", folder / "dataset.json")
-    for path in (shared_data / name).glob("*.jsonl"):
-        with open(path, encoding="utf-8") as handle:
-            (folder / path.name).write_text("".join(next(handle) for _ in range(rows)), encoding="utf-8")
-    return folder
 
 
 def _set_text(folder: Path, table: str, field: str, number: int, escaped: str) -> None:
@@ -55,7 +45,7 @@ def test_refused_lone_surrogate_anywhere(shared_data, name, before, surrogate, a
     if surrogate[2:4] in ("d8", "d9", "da", "db") and after.startswith("\\u"):
         return  # PLAIN holds no backslash: a high half is never completed
     with tempfile.TemporaryDirectory() as tmp:
-        folder = _copy(shared_data, name, Path(tmp))
+        folder = copy_source(shared_data, name, Path(tmp))
         _set_text(folder, table, field, row, before + surrogate + after)
         with pytest.raises(SourceError) as refused:
             read_source_dir(folder)
@@ -64,13 +54,13 @@ def test_refused_lone_surrogate_anywhere(shared_data, name, before, surrogate, a
 
 
 def test_a_whole_pair_is_text(tmp_path, shared_data):
-    folder = _copy(shared_data, "STSBenchmark", tmp_path)
+    folder = copy_source(shared_data, "STSBenchmark", tmp_path)
     _set_text(folder, "test", "sentence1", 2, "smile \\ud83d\\ude00")
     assert read_source_dir(folder).eval_rows()[1]["sentence1"] == "smile \N{GRINNING FACE}"
 
 
 def test_refused_lone_surrogate_in_a_corpus_title(tmp_path, shared_data):
-    folder = _copy(shared_data, "SciFact", tmp_path)
+    folder = copy_source(shared_data, "SciFact", tmp_path)
     _set_text(folder, "corpus", "title", 1, "Title \\udc00")
     with pytest.raises(SourceError, match="corpus row 1: title holds a lone surrogate"):
         read_source_dir(folder)
@@ -79,7 +69,7 @@ def test_refused_lone_surrogate_in_a_corpus_title(tmp_path, shared_data):
 def test_refused_by_generate_validate(tmp_path, shared_data, capsys):
     """`hteb-generate validate` reads the sources as the run does: the run would die later, so validate refuses."""
     data = tmp_path / "data"
-    folder = _copy(shared_data, "STSBenchmark", data, rows=6)
+    folder = copy_source(shared_data, "STSBenchmark", data, rows=6)
     _set_text(folder, "test", "sentence1", 1, "\\ud800")
     with pytest.raises(SystemExit) as refused:
         generate(["validate", "--seed", "1339", "--profile", "noise", "--datasets", "STSBenchmark",
