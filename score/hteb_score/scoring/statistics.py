@@ -72,10 +72,9 @@ def _deltas(original: Mapping[str, float], transformed: Mapping[str, float]) -> 
 
 
 def drift_row(record: Any, drift: float) -> dict[str, Any]:
-    """What the drift statistics keep of one transformed text (an ItemRecord): its dataset (a work
-    unit's part keeps its own rows), drift, judge quality and word edit distance, not the texts, so a
-    run's drift rows stay small."""
-    return {"dataset": record.dataset, "transformation": record.transformation, "drift": drift, "quality": record.judge.quality,
+    """What the drift statistics keep of one transformed text (an ItemRecord): its drift, judge
+    quality and word edit distance, not the texts, so a run's drift rows stay small."""
+    return {"transformation": record.transformation, "drift": drift, "quality": record.judge.quality,
             "edit_distance": normalised_word_edit_distance(record.original_text, record.transformed_text)}
 
 
