@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
+from hteb_contract.errors import HtebError
+from hteb_score.scoring.parts import merge_parts
 from refusal import run
-from scored_parts import SMALL, scored_part, write_part
+from scored_parts import SMALL, scored_part, with_identity, write_part
 
 #: What one process states of itself, never equal between two runs:
 #: - result_card.json `created`: when that card was written;
@@ -71,3 +73,23 @@ def test_merged_parts_equal_the_whole_run_end_to_end(tmp_path):
     assert [f for f in card["flags"] if f["code"] == "missing_dataset"] == []
     assert merged_line.split(" -> ")[0] == whole_line.split(" -> ")[0]  # the same summary line
     assert merged_line.startswith(f"{card['model']['model_id']} [hteb] original {card['aggregates']['original']:.2f}")
+
+
+def test_prompts_an_mteb_model_gave_each_task_are_united_not_compared():
+    """An mteb model records the prompt it gave each task: parts of other tasks hold other prompts,
+    and their merge holds every one, in the planned order (as one run records them)."""
+    part = scored_part(["STSBenchmark"])
+    given = {"STSBenchmark": {"type": "STS", "query": "q1"}, "SciFact": {"type": "Retrieval", "query": "q2"}}
+
+    def with_prompts(*tasks):
+        model = {**part.identity["model"], "mteb": {"name": "m", "prompts": {t: given[t] for t in tasks}}}
+        encode = {**part.identity["encode"], "prompts": {f"{t}/query": given[t]["query"] for t in tasks}}
+        return with_identity(part, model=model, encode=encode)
+
+    merged = merge_parts([with_prompts("STSBenchmark"), with_prompts("SciFact"), with_prompts("STSBenchmark")])
+    whole = with_prompts("STSBenchmark", "SciFact").identity
+    assert merged.identity == whole
+    assert list(merged.identity["model"]["mteb"]["prompts"]) == ["STSBenchmark", "SciFact"]
+    other = with_identity(part, model={**whole["model"], "mteb": {"name": "another", "prompts": {}}})
+    with pytest.raises(HtebError, match='model.mteb.name: "m" vs "another"'):
+        merge_parts([with_prompts("SciFact"), other])
