@@ -48,11 +48,11 @@ class HashedBow:
 def scored_part(part: list[str] | None, *, planned: list[str] = SMALL, encode: dict[str, Any] | None = None,
                 **settings: Any) -> ScorePart:
     """The part of `planned` that `part` names (None: all of it), scored as `hteb-score --part` does;
-    `settings`: ScoreOptions fields (protocol by name)."""
+    `settings`: ScoreOptions fields (protocol by name; source_dir for dataset folders instead of the sample)."""
     protocol = PROTOCOLS.get(settings.pop("protocol", "hteb"))
-    options = ScoreOptions(model_id=None, protocol=protocol, encoder="sentence-transformers",
-                           store=f"file://{SAMPLE_STORE}", ref=SAMPLE_REVISION, datasets=planned, part=part,
-                           quiet=True, **settings)
+    data = {"store": f"file://{SAMPLE_STORE}", "ref": SAMPLE_REVISION} if "source_dir" not in settings else {}
+    options = ScoreOptions(model_id=None, protocol=protocol, encoder="sentence-transformers", datasets=planned,
+                           part=part, quiet=True, **data, **settings)
     data = read_data(options)
     run = score_variants(data.groups, EmbeddingTable(HashedBow()), protocol=protocol, progress=False,
                          filtered=options.min_judge is not None, flags=data.checked)

@@ -93,3 +93,16 @@ def test_prompts_an_mteb_model_gave_each_task_are_united_not_compared():
     other = with_identity(part, model={**whole["model"], "mteb": {"name": "another", "prompts": {}}})
     with pytest.raises(HtebError, match='model.mteb.name: "m" vs "another"'):
         merge_parts([with_prompts("SciFact"), other])
+
+
+def test_parts_of_dataset_folders_merge_into_the_whole_run(shared_data, tmp_path):
+    """--source-dir: every part names the digest of the whole run's folders, so its parts merge."""
+    planned = ["STS12", "STSBenchmark"]
+    whole = write_part(scored_part(None, planned=planned, source_dir=shared_data), tmp_path / "whole-part")
+    parts = [write_part(scored_part([name], planned=planned, source_dir=shared_data), tmp_path / name)
+             for name in planned]
+    assert run("merge", whole, "--out", tmp_path / "whole")[0] == 0
+    code, _, err = run("merge", *parts, "--out", tmp_path / "merged")
+    assert code == 0, err
+    assert outputs(tmp_path / "merged") == outputs(tmp_path / "whole")
+    assert json.loads((tmp_path / "merged" / "result_card.json").read_text())["dataset"]["datasets"] == planned
