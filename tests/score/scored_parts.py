@@ -25,8 +25,8 @@ from evaluator_embeddings import hashed_bow  # noqa: E402
 #: the sample's small datasets (Banking77 is slow), in the revision's order
 SMALL = ["STSBenchmark", "SemRel2024", "TwitterSemEval2015", "SciFact"]
 
-MODEL = {"model_id": "hashed-bow", "revision": None, "identity": "sha256:" + hashlib.sha256(b"hashed-bow-64").hexdigest(), "embedding_dim": 64,
-         "similarity": "cosine"}
+MODEL = {"model_id": "hashed-bow", "revision": None, "embedding_dim": 64, "similarity": "cosine",
+         "identity": "sha256:" + hashlib.sha256(b"hashed-bow-64").hexdigest()}
 ENCODE = {"batch_size": 32, "dtype": "float32", "normalize": False, "device": "cpu", "max_seq_length": None,
           "prompts": {}, "trust_remote_code": False, "backend": "torch", "precision": "fp32",
           "max_diff_vs_torch_fp32": None, "token_budget": None}
