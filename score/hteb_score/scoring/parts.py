@@ -107,12 +107,13 @@ class ScorePart:
                 "timings": self.timings}
 
     def write(self, folder: Path) -> Path:
-        """FOLDER/hteb_part.json, strict JSON written atomically, its keys in the run's order (the card
-        lists settings and package versions in it)."""
+        """FOLDER/hteb_part.json, compact strict JSON written atomically, its keys in the run's order
+        (the card lists settings and package versions in it)."""
         path = Path(folder) / PART_FILE
         data = self.to_json()
         check_finite(data, what="part")
-        atomic_write_text(path, json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False) + "\n")
+        text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        atomic_write_text(path, text + "\n")
         return path
 
 
