@@ -250,13 +250,14 @@ def _result_from_json(data: Mapping[str, Any]) -> tuple[Variant, TaskScore]:
 
 def run_identity(options: ScoreOptions, planned: Sequence[str], provenance: Mapping[str, Any],
                  model: Mapping[str, Any], encode: Mapping[str, Any], packages: Mapping[str, str]) -> dict[str, Any]:
-    """What parts of one run share: every setting that changes a score or what the card states."""
-    return {"planned": list(planned), "dataset": {k: v for k, v in provenance.items() if k != "datasets"},
+    """What parts of one run share: every setting that changes a score or what the card states, the
+    weightiest first (a merge names the first difference)."""
+    return {"dataset": {k: v for k, v in provenance.items() if k != "datasets"},
             "protocol": options.protocol.name, "model": dict(model), "encode": dict(encode),
             "on_error": options.on_error, "selection": {"preset": options.preset, "min_judge": options.min_judge},
             "transformations": options.transformations, "seeds": options.seeds,
-            "corpus_robustness": options.corpus_robustness, "hteb_score_version": __version__,
-            "package_versions": dict(packages)}
+            "corpus_robustness": options.corpus_robustness, "planned": list(planned),
+            "hteb_score_version": __version__, "package_versions": dict(packages)}
 
 
 def units_of_part(planned: Sequence[str], part: Sequence[str] | None) -> list[str]:
