@@ -14,6 +14,7 @@ CODES = {
     "missing_judged_queries": "qrels name queries the queries table does not hold",
     "skipped_in_aggregates": "an undefined score left out of the aggregates",
     "filtered_too_far": "--min-judge left too little of this variant to score; written as null",
+    "missing_dataset": "no work unit of this dataset was merged: not scored, in no aggregate or statistic",
     "reduced_precision": "embeddings made in reduced precision (--precision fp16, bf16 or int8): scores may differ from fp32's",
 }
 

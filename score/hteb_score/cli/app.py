@@ -37,6 +37,7 @@ def cli() -> None:
     hteb-score MODEL_ID --store hf://OWNER/NAME --revision LABEL
     hteb-score verify --store STORE --revision LABEL
     hteb-score revisions --store STORE
+    hteb-score MODEL_ID --part DATASETS --out PART   one work unit; then hteb-score merge PART... --out DIR
 
     Every command's default store is the sample store bundled with hteb-score.
     """
@@ -87,6 +88,10 @@ def revisions(store: str) -> None:
 from hteb_score.cli.compare import compare  # noqa: E402  (light: heavy imports happen inside the command)
 
 cli.add_command(compare)
+
+from hteb_score.cli.merge import merge  # noqa: E402
+
+cli.add_command(merge)
 
 from hteb_score.cli.score import score  # noqa: E402
 

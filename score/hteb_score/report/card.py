@@ -47,10 +47,12 @@ def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: 
                timings: Mapping[str, float], flags: Sequence[Flag] = (),
                corpus_robustness: Mapping[str, Any] | None = None,
                selection: Mapping[str, Any] | None = None,
-               mteb_tasks: Mapping[str, str | None] | None = None) -> dict[str, Any]:
+               mteb_tasks: Mapping[str, str | None] | None = None,
+               packages: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Assemble and validate a result card; `settings`: dataset -> what its evaluator used; `flags`:
     what the run stated; `corpus_robustness`: its own section (--corpus-robustness), outside the
-    aggregates; `mteb_tasks`: dataset -> its mteb task (how `compare` matches mteb result files). A non-finite score value becomes null, flagged `undefined_score` unless
+    aggregates; `mteb_tasks`: dataset -> its mteb task (how `compare` matches mteb result files);
+    `packages`: the versions the scores were made with (default: this process's). A non-finite score value becomes null, flagged `undefined_score` unless
     a flag of that variant already says why; each undefined main score is flagged as skipped."""
     scores, flags = _defined_scores(scores, list(flags))
     flags += aggregate_flags(scores)
@@ -67,7 +69,7 @@ def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: 
                        **({} if mteb_tasks is None else {"mteb_tasks": dict(mteb_tasks)})},
         "on_error": on_error,
         "selection": dict(selection or {"preset": None, "min_judge": None}),
-        "package_versions": package_versions(),
+        "package_versions": dict(packages) if packages is not None else package_versions(),
         "scores": [record.to_json() for record in scores],
         "aggregates": aggregate(scores),
         "error_policy": error_policy,

@@ -18,6 +18,7 @@ from hteb_contract.stores import open_store
 from hteb_score.flags import Flag
 from hteb_score.scoring.corpus_robustness import CorpusVariant, corpus_variants
 from hteb_score.scoring.options import ScoreOptions
+from hteb_score.scoring.parts import units_of_part
 from hteb_score.scoring.run import DatasetGroups, Variant, check_selection, check_variants, revision_variants
 from hteb_score.scoring.selection import PRESETS, check_judged
 
@@ -26,13 +27,15 @@ from hteb_score.scoring.selection import PRESETS, check_judged
 class RunData:
     """The data of one run: its variants dataset by dataset (read again whenever they are iterated),
     the error-policy counts, its provenance (the card's `dataset` block), the perturbed corpora
-    (--corpus-robustness) and what `check_variants` found."""
+    (--corpus-robustness), what `check_variants` found, and the datasets of the whole run it is
+    part of (`planned`: with --part, more than it scores)."""
 
     groups: DatasetGroups
     error_policy: list[dict[str, Any]]
     provenance: dict[str, Any]
     checked: list[Flag]
     corpus: list[CorpusVariant] = field(default_factory=list)
+    planned: list[str] = field(default_factory=list)
 
 
 def read_data(options: ScoreOptions) -> RunData:
@@ -46,17 +49,18 @@ def read_source_folders(options: ScoreOptions) -> RunData:
     available = list_source_dirs(source_dir)
     if not available:
         raise HtebError(f"{source_dir}: no dataset folders (folders with a dataset.json)")
-    chosen = names or available
-    unknown = [n for n in chosen if n not in available]
+    planned = names or available
+    unknown = [n for n in planned if n not in available]
     if unknown:
         raise HtebError(f"{source_dir}: no dataset folder {unknown[0]!r}; it has: {', '.join(available)}")
+    chosen = units_of_part(planned, options.part)
     datasets = [read_source_dir(source_dir / name) for name in chosen]
     for folder, dataset in zip(chosen, datasets):  # a dataset is scored and named once, by its own name
         if dataset.name != folder:
             raise HtebError(f"{source_dir / folder}: its dataset.json names the dataset {dataset.name!r}; a dataset "
                             "folder is named after its dataset (rename the folder or fix dataset.json)")
     digest = hashlib.sha256()
-    for name in chosen:
+    for name in planned:  # the whole run's data: every part of it names the same digest
         for path in sorted((source_dir / name).glob("*")):
             if path.is_file():
                 digest.update(f"{name}/{path.name}\0".encode() + hashlib.sha256(path.read_bytes()).digest())
@@ -65,7 +69,7 @@ def read_source_folders(options: ScoreOptions) -> RunData:
     by_name = dict(zip(chosen, datasets))
     groups = DatasetGroups(chosen, lambda name: [Variant(by_name[name], "original", None)], [d.info for d in datasets],
                            len(chosen))
-    return RunData(groups, [], info, check_variants(groups, options.protocol))
+    return RunData(groups, [], info, check_variants(groups, options.protocol), planned=planned)
 
 
 def read_revision(options: ScoreOptions) -> RunData:
@@ -76,8 +80,9 @@ def read_revision(options: ScoreOptions) -> RunData:
     revision = open_store(options.store).fetch(options.ref, datasets=names)
     if options.preset is not None:
         names, transformations = PRESETS.get(options.preset).choose(revision)
-    chosen = names or revision.dataset_names()
-    check_selection(revision, chosen, transformations, seeds)
+    planned = names or revision.dataset_names()
+    check_selection(revision, planned, transformations, seeds)
+    chosen = units_of_part(planned, options.part)
 
     def load(name: str):
         return revision_variants(revision, name, transformations=transformations, seeds=seeds,
@@ -97,4 +102,4 @@ def read_revision(options: ScoreOptions) -> RunData:
     corpus = []
     if options.corpus_robustness:
         corpus = corpus_variants(revision, chosen, transformations=transformations, seeds=seeds)
-    return RunData(groups, policy, info, flags, corpus)
+    return RunData(groups, policy, info, flags, corpus, planned)

@@ -33,6 +33,7 @@ class ScoreOptions:
     preset: str | None = None  # scoring.selection.PRESETS
     min_judge: float | None = None  # scoring.selection.judge_filter
     corpus_robustness: bool = False  # also score the perturbed corpora (scoring/corpus_robustness.py)
+    part: list[str] | None = None  # score only these datasets, as work units of the run (scoring/parts.py)
     # the model
     device: str = "auto"
     batch_size: int = 32

@@ -233,5 +233,6 @@ def _drift(variant: Variant, table: EmbeddingTable) -> list[dict[str, Any]]:
         b = embed([r.transformed_text for r in records], prompt)
         norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
         cos = np.einsum("ij,ij->i", a, b) / np.where(norms == 0, 1.0, norms)
-        out.extend(drift_row(record, float(1.0 - value)) for record, value in zip(records, cos))
+        out.extend({"dataset": record.dataset, **drift_row(record, float(1.0 - value))}  # a part keeps its own
+                   for record, value in zip(records, cos))
     return out
