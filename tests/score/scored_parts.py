@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hteb_score.cli.score import SAMPLE_REVISION, SAMPLE_STORE
+from hteb_score import SAMPLE_REVISION, SAMPLE_STORE
 from hteb_score.encoding.encoder import EmbeddingTable
 from hteb_score.evaluators.protocol import PROTOCOLS
 from hteb_score.report.card import package_versions

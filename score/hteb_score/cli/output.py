@@ -26,7 +26,7 @@ from hteb_contract.stores.local import enclosing_store
 from hteb_score.cli.options import writable_location
 
 PARTIAL = ".hteb-partial-"
-LOCK = ".hteb-lock-"  # held by the one run writing an output (hteb_contract.locks); the file stays
+LOCK = ".hteb-lock-"  # held by the one run writing an output (hteb_contract.locks), removed when it ends
 _OLD = "-old"  # an earlier output moved aside while the new one is renamed into place
 
 
@@ -93,7 +93,7 @@ class OutputFolder:
         parent = self.path.parent
         parent.mkdir(parents=True, exist_ok=True)
         busy = f"another run is writing {self.option} {self.path}; wait for it, or choose another folder"
-        with exclusive(parent / f"{LOCK}{self.path.name}", wait=False, busy=busy):
+        with exclusive(parent / f"{LOCK}{self.path.name}", wait=False, busy=busy, remove=True):
             self._check_contents()  # again, under the lock: a run that held it may have written a result
             self._clean()
             stage = parent / f"{PARTIAL}{self.path.name}-{os.getpid()}-{secrets.token_hex(4)}"

@@ -379,11 +379,10 @@ def test_plot_text_is_at_least_10_pt(shared_data, report, cards):
                            1 - r["score"] / 5.5 + 0.01 * i)
                  for t in ("paraphrasing", "translation", "expansion", "summarisation") for r in rows]
         drift[model] = make_card(model, model_index=i, drift=items)["statistics"]["drift"]
-    names = comparison.columns.heatmap()
+    order, grid = comparison.heatmap_grid()  # as report/comparison_files.figures draws them
     figures = {
-        "dumbbell": plots.axis_dumbbell(comparison.leaderboard, comparison.columns.axes),
-        "heatmap": plots.delta_heatmap([r.model for r in comparison.leaderboard], names,
-                                       [[comparison.mean_deltas[r.model][n] for n in names] for r in comparison.leaderboard]),
+        "dumbbell": plots.axis_dumbbell(comparison.leaderboard, comparison.leaderboard_axes()),
+        "heatmap": plots.delta_heatmap(order, comparison.heatmap_columns, grid),
         "drift": plots.drift_vs_quality(drift),
     }
     for name, figure in figures.items():
