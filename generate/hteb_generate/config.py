@@ -10,6 +10,8 @@ import hashlib
 import importlib.util
 import json
 import os
+import site
+import sysconfig
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ from hteb_contract.errors import HtebError, unknown_name
 from hteb_contract.paths import default_cache_dir
 from hteb_contract.revision import CORPUS_TASK_TYPES
 from hteb_contract.stores import check_label, check_store_uri
+from hteb_contract.stores.local import enclosing_store
 
 from .bounds import CONFIG_BOUNDS, ENGINE_BOUNDS, check_number, check_seeds
 from .engine import check_engine_options
@@ -31,6 +34,39 @@ from .transformations import PROMPT_SETS, TRANSFORMATIONS
 
 LOCAL_STORE = "file://.hteb/store"
 NO_JUDGE = "none"  # --judge-model none: no judge scores
+
+
+def repository_root() -> Path | None:
+    """The HTEB repository this hteb-generate runs from (a checkout or an editable install), else None
+    (an installed package: its files sit in site-packages, beside no repository)."""
+    root = Path(__file__).resolve().parents[2]
+    layout = ("generate/pyproject.toml", "schemas/pyproject.toml", "score/pyproject.toml")
+    return root if all((root / part).is_file() for part in layout) else None
+
+
+def default_manifest_md() -> str | None:
+    """The repository's MANIFEST.md (the table papers cite), or None for an installed package: a
+    run writes one elsewhere only where --manifest-md tells it to."""
+    root = repository_root()
+    return None if root is None else str(root / "MANIFEST.md")
+
+
+def installed_package_folders() -> tuple[Path, ...]:
+    """Where installed packages live (site-packages and the like): nothing a run writes goes there."""
+    paths = sysconfig.get_paths()
+    folders = {paths["purelib"], paths["platlib"], *site.getsitepackages()}
+    if site.ENABLE_USER_SITE:
+        folders.add(site.getusersitepackages())
+    return tuple(sorted(Path(f).resolve() for f in folders))
+
+
+def check_outside_packages(path: Path, what: str) -> None:
+    """Refuse a path inside an installed package folder (a store or MANIFEST.md there would be lost
+    or overwritten with the next install, and is not where a user looks)."""
+    resolved = Path(path).expanduser().resolve()
+    inside = next((f for f in installed_package_folders() if resolved.is_relative_to(f)), None)
+    if inside is not None:
+        raise HtebError(f"{what} {path} is inside the installed packages at {inside}; give a folder of your own")
 
 
 def default_data_dir() -> Path:
@@ -66,7 +102,7 @@ class GenerateConfig:
     cache_dir: str
     publish: bool
     batch_size: int
-    manifest_md: str | None = "MANIFEST.md"  # the published-revisions table to update (None: none)
+    manifest_md: str | None = None  # the published-revisions table to update (None: none; see default_manifest_md)
     engine_options: dict[str, Any] = field(default_factory=dict)  # backend options (--threads, ...), checked per engine
     allow_unpinned: bool = False  # gpu profile: run a Hub model named by a branch (its commit is resolved and recorded)
     ray_address: str | None = None  # engine calls spread over a Ray cluster ("local", "auto" or an address)
@@ -225,6 +261,7 @@ def build_config(
         cache_dir=str(default_cache_dir()),
         publish=True,
         batch_size=base["batch_size"],
+        manifest_md=default_manifest_md(),
     )
     config = replace(config, **given)
     return validate(config)
@@ -363,11 +400,18 @@ def _check_paths(config: GenerateConfig) -> None:
         if value is not None and (not value.strip() or "\0" in value):
             raise HtebError(f"{option} {value!r} is not a path")
     _check_writable(Path(config.cache_dir), "cache dir")
+    local = [_store_path(config.store)] if "://" not in config.store or config.store.startswith("file://") else []
+    for option, value in (("--cache-dir", config.cache_dir), ("--manifest-md", config.manifest_md)):
+        store = enclosing_store(Path(value), *local) if value is not None else None
+        if store is not None:
+            raise HtebError(f"{option} {value} is inside the store {store}: a store holds published revisions only")
     if not config.publish:
         return
     if "://" not in config.store or config.store.startswith("file://"):
+        check_outside_packages(_store_path(config.store), "store")
         _check_writable(_store_path(config.store), "store")
     if config.manifest_md is not None:
+        check_outside_packages(Path(config.manifest_md), "--manifest-md")
         _check_manifest_md(Path(config.manifest_md))
 
 

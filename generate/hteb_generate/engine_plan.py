@@ -3,9 +3,10 @@
 The generator and the judge share one engine when they are one model. A different judge model is a
 second vLLM engine beside the first, so each engine gets its own `gpu_memory_utilization` share: the
 budget (`--gpu-memory-utilization`, default 0.9) split in proportion to what each needs to start
-(weights + KV cache for one whole context + 2 GiB for activations, CUDA graphs and the CUDA
-context). The doctor's `memory` check refuses a run whose needs exceed the budget before anything
-loads, never leaving it to fail when the second engine starts.
+(weights + KV cache for one whole context + OVERHEAD_GIB for the profile run's activations, CUDA
+graphs and memory outside torch: vLLM counts all of them inside the share). The doctor's `memory`
+check refuses a run whose needs exceed the budget before anything loads, never leaving it to fail
+when the second engine starts.
 """
 
 from __future__ import annotations
@@ -19,7 +20,19 @@ from .machine import Facts
 from .models import ModelSpec, lookup_model
 
 DEFAULT_BUDGET = 0.9  # the vLLM engine's default gpu_memory_utilization
-OVERHEAD_GIB = 2.0  # activations, CUDA graphs, CUDA context per engine (vLLM's start-up log: 1-3 GiB)
+#: What one engine takes beside its weights and KV cache, inside its gpu_memory_utilization share: vLLM 0.32.0
+#: gives the KV cache what is left of the share after the profile run (v1/worker/gpu_worker.py,
+#: determine_available_memory: share - weights - peak activations - non-torch memory - CUDA graphs), and CUDA-graph
+#: memory is counted there by default (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1, since v0.21.0).
+OVERHEAD_PARTS_GIB = {
+    # The profile run's peak: up to 16,384 batched tokens on a GPU of 70 GiB or more (engine/arg_utils.py,
+    # LLM_CLASS default), whose MLP intermediates (Gemma 3 27B: 2 x 21,504 bf16 per token) take 1.3 GiB, plus
+    # the sampler's float32 logits for up to 1,024 sequences over a 262,144-token vocabulary (1 GiB).
+    "activations": 2.5,
+    "cuda_graphs": 1.0,  # graphs captured for up to 512 batch sizes' worth of buffers: vLLM logs 0.5-1.5 GiB
+    "non_torch": 0.5,  # CUDA context, cuBLAS workspaces and NCCL buffers, outside torch's allocator
+}
+OVERHEAD_GIB = sum(OVERHEAD_PARTS_GIB.values())
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
-"""What this machine has, as far as a generation run is concerned: GPUs, the driver's CUDA,
-the installed torch and vLLM builds, the Hugging Face cache and the environment, as one `Facts`
-object. `probe()` gathers the real facts from `nvidia-smi`, package metadata and the file system; a
-test hands the doctor and the engine plan the facts of a machine this one is not.
+"""What this machine has, as far as a generation run is concerned: GPUs and their compute
+capability, the NVIDIA driver, the Python, the installed torch and vLLM builds, the Hugging Face
+cache and the environment, as one `Facts` object. `probe()` gathers the real facts from
+`nvidia-smi` (gpu_host.py's query), package metadata and the file system; a test hands the doctor
+and the engine plan the facts of a machine this one is not.
 """
 
 from __future__ import annotations
@@ -9,22 +10,16 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import os
-import re
+import platform
 import shutil
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .gpu_host import Gpu, query_gpus
 from .models import COMMIT, ModelSpec, hub_cache_dir
 
 ENV_NAMES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HTEB_HUB_REPO", "VLLM_BATCH_INVARIANT")
-
-
-@dataclass(frozen=True)
-class Gpu:
-    name: str
-    memory_gib: float
 
 
 @dataclass(frozen=True)
@@ -33,7 +28,8 @@ class Facts:
 
     gpus: tuple[Gpu, ...] = ()
     gpu_note: str = ""  # why there is no GPU list: "nvidia-smi not found", its error line
-    driver_cuda: str | None = None  # the newest CUDA the driver supports ("12.4"), from nvidia-smi
+    driver: str | None = None  # the NVIDIA driver's version ("580.95.05"), from nvidia-smi
+    python: str = field(default_factory=platform.python_version)  # the interpreter running the generator
     torch: str | None = None  # torch.__version__
     torch_cuda: str | None = None  # torch.version.cuda: the CUDA it was built for (None: a CPU build)
     vllm: str | None = None  # the installed vLLM version
@@ -55,27 +51,6 @@ class Facts:
         """vLLM's VLLM_BATCH_INVARIANT as vLLM reads it (an integer, 0 = off)."""
         value = self.env.get("VLLM_BATCH_INVARIANT", "0").strip()
         return value.isdigit() and int(value) != 0
-
-
-def _nvidia_smi() -> tuple[tuple[Gpu, ...], str, str | None]:
-    """GPUs (name, total memory), why there are none, and the driver's CUDA version."""
-    if shutil.which("nvidia-smi") is None:
-        return (), "nvidia-smi not found", None
-    query = ["nvidia-smi", "--query-gpu=name,memory.total", "--format=csv,noheader,nounits"]
-    try:
-        listed = subprocess.run(query, capture_output=True, text=True, timeout=30)
-        header = subprocess.run(["nvidia-smi"], capture_output=True, text=True, timeout=30).stdout
-    except (OSError, subprocess.SubprocessError) as err:
-        return (), f"nvidia-smi failed: {err}", None
-    if listed.returncode != 0:
-        first = (listed.stderr or listed.stdout).strip().splitlines()
-        return (), f"nvidia-smi failed: {first[0] if first else f'exit {listed.returncode}'}", None
-    gpus = []
-    for line in listed.stdout.strip().splitlines():
-        name, _, mib = line.rpartition(",")
-        gpus.append(Gpu(name.strip(), float(mib) / 1024))
-    cuda = re.search(r"CUDA Version:\s*([\d.]+)", header)
-    return tuple(gpus), "" if gpus else "nvidia-smi lists no GPU", cuda.group(1) if cuda else None
 
 
 def _torch() -> tuple[str | None, str | None]:
@@ -123,13 +98,13 @@ def _free_gib(path: Path) -> float:
 
 def probe() -> Facts:
     """The facts of this machine and process environment."""
-    gpus, note, driver_cuda = _nvidia_smi()
+    gpus, note, driver = query_gpus()
     torch_version, torch_cuda = _torch()
     vllm_version, vllm_build = _vllm()
     cache = hub_cache_dir()
     snapshots, refs = _hf_cache(cache)
     return Facts(
-        gpus=gpus, gpu_note=note, driver_cuda=driver_cuda, torch=torch_version, torch_cuda=torch_cuda,
+        gpus=gpus, gpu_note=note, driver=driver, torch=torch_version, torch_cuda=torch_cuda,
         vllm=vllm_version, vllm_build=vllm_build, hf_cache=str(cache), hf_cache_free_gib=_free_gib(cache),
         hf_snapshots=snapshots, hf_refs=refs, env={k: os.environ[k] for k in ENV_NAMES if k in os.environ},
     )

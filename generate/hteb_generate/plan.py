@@ -16,8 +16,14 @@ its messages' tokens (instruction, examples, the text) plus 4 per message for th
 markers; a step writes `budget.EXPECTED` times its input's tokens (expand 4, summarise 0.5, the
 others 1), never more than its `max_tokens`; a second step's input is the first step's output; a
 judge answer is 2 tokens (a digit and the end of turn), a log-probability request 1.
-GPU hours = output tokens / --tokens-per-second. Prompt tokens are listed, not timed: every
-request of a stage shares its instruction, which vLLM's prefix cache computes once.
+
+GPU hours = decode hours + prefill hours. Decode: output tokens / --tokens-per-second. Prefill:
+the prompt tokens vLLM's prefix cache cannot serve / --prefill-tokens-per-second. Every request of
+a stage shares the part of its prompt before its first text (instruction, examples, the judge's
+preamble), which the prefix cache computes once per stage; the text, and whatever follows it, is
+prefilled for every request (vLLM caches whole 16-token blocks only, so up to 15 tokens of the
+shared part are computed again: not counted). vLLM overlaps the two phases in one batch (chunked
+prefill), so their sum is the time when neither hides the other.
 """
 
 from __future__ import annotations
@@ -47,8 +53,16 @@ TOKENS_PER_SECOND_SOURCE = (
     "Gemma 3 27B (BF16) with vLLM: 22,000 output tokens/s on one 4xH100 node ('1 million tokens per second: Qwen 3.5 "
     "27B on GKE with B200 GPUs', Google Cloud community on Medium, recalling 'Optimize Gemma 3 Inference: vLLM on "
     "GKE', 2025, https://medium.com/google-cloud/optimize-gemma-3-inference-vllm-on-gke-c071a08f7c78) divided by 4: "
-    "derived, not measured for the int4 AWQ model on one GPU"
+    "derived, not measured for the int4 AWQ model on one GPU (bench/bench_gpu_rates.py measures it)"
 )
+#: Prefill is compute-bound: 2 FLOPs per parameter per token, 2 x 27e9 for Gemma 3 27B, on an H100 SXM's 989 dense
+#: BF16 TFLOP/s (NVIDIA's H100 datasheet) at 40% utilisation: 989e12 x 0.4 / 54e9 = 7,300 prompt tokens/s.
+PREFILL_TOKENS_PER_SECOND = 7300.0
+PREFILL_SOURCE = (
+    "Gemma 3 27B's 2 x 27e9 FLOPs per prompt token on an H100 SXM's 989 dense BF16 TFLOP/s (NVIDIA datasheet) at 40% "
+    "utilisation: derived, not measured (bench/bench_gpu_rates.py measures it)"
+)
+SHARED_END = "\x00"  # stands for a request's texts: its prompt before the first one is shared by the whole stage
 CHAT_MARKERS = 4  # tokens the chat template adds around each message
 JUDGE_ANSWER = 2  # a digit and the end of turn
 COUNTS = ("local", "hub", "stats")
@@ -64,6 +78,7 @@ class Cost:
     judge: int = 0
     prompt_tokens: float = 0.0
     output_tokens: float = 0.0
+    prefill_tokens: float = 0.0  # prompt tokens the prefix cache cannot serve: what is prefilled per request
 
     def __add__(self, other: Cost) -> Cost:
         return Cost(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(Cost)))
@@ -83,35 +98,51 @@ class Estimator:
 
     @staticmethod
     def _messages(messages: Iterable[tuple[str, str]]) -> int:
-        return sum(budget.estimate_tokens(content) + CHAT_MARKERS for _, content in messages)
+        return sum(budget.estimate_tokens(content.replace(SHARED_END, "")) + CHAT_MARKERS for _, content in messages)
 
-    def _template(self, key: str, language: str) -> int:
-        """Tokens of a step's prompt without its text."""
-        return self._messages(self.prompts.template(key).messages("", language))
+    @staticmethod
+    def _shared(messages: Iterable[tuple[str, str]]) -> int:
+        """Tokens before the first text (SHARED_END): the prefix every request of the stage shares (the
+        markers of the message holding the text are not: its end of turn and the reply's start follow it)."""
+        tokens = 0
+        for _, content in messages:
+            head, found, _ = content.partition(SHARED_END)
+            if found:
+                return tokens + budget.estimate_tokens(head)
+            tokens += budget.estimate_tokens(content) + CHAT_MARKERS
+        return tokens
 
-    def _judge_templates(self, transformation: str) -> tuple[int, int, int]:
-        """Tokens of the quality, fluency and ParaPLUIE prompts without their texts."""
-        pair = JudgePair(transformation, "", "", "eng", "eng")
+    def _template(self, key: str, language: str) -> tuple[int, int]:
+        """Tokens of a step's prompt without its text, and those of its shared prefix."""
+        messages = self.prompts.template(key).messages(SHARED_END, language)
+        return self._messages(messages), self._shared(messages)
+
+    def _judge_templates(self, transformation: str) -> tuple[tuple[int, int], ...]:
+        """Tokens of the quality, fluency and ParaPLUIE prompts without their texts, each with its shared prefix."""
+        pair = JudgePair(transformation, SHARED_END, SHARED_END, "eng", "eng")
         quality, fluency = judge_requests([pair], seed=0, max_tokens=1)
         (parapluie,) = parapluie_conversations([pair], PARAPLUIE_TEMPLATES.get(self.cfg.parapluie_template))
-        return self._messages(quality.messages), self._messages(fluency.messages), self._messages(parapluie)
+        return tuple((self._messages(m), self._shared(m)) for m in (quality.messages, fluency.messages, parapluie))
 
     def cost(self, transformation: Transformation, tokens: float, plan: LanguagePlan) -> Cost:
         """One distinct text of `tokens` tokens, first attempt and judge."""
-        prompt = output = 0.0
+        prompt = output = shared = 0.0
         text = tokens
         for step in transformation.steps:
             cap = budget.max_tokens_for(step.template, text, self.cfg.max_tokens, self.cfg.max_tokens_ceiling)
-            prompt += self.template(step.template, plan.of(step.language)) + text
+            template, prefix = self.template(step.template, plan.of(step.language))
+            prompt += template + text
+            shared += prefix
             text = min(cap, budget.EXPECTED[step.template] * text)
             output += text
         judged = 0
         if self.cfg.judge_model is not None:
-            quality, fluency, parapluie = self.judge_templates(transformation.name)
+            (quality, q_prefix), (fluency, f_prefix), (parapluie, p_prefix) = self.judge_templates(transformation.name)
             prompt += quality + tokens + text + fluency + text + parapluie + tokens + text
+            shared += q_prefix + f_prefix + p_prefix
             output += 2 * JUDGE_ANSWER + 1
             judged = 3
-        return Cost(0, 1, len(transformation.steps), judged, prompt, output)
+        return Cost(0, 1, len(transformation.steps), judged, prompt, output, prompt - shared)
 
 
 @dataclass(frozen=True)
@@ -120,15 +151,24 @@ class Plan:
 
     costs: Mapping[tuple[str, str], Cost]
     counts: str  # where the counts come from
-    tokens_per_second: float
+    tokens_per_second: float  # output (decode) tokens per second per GPU
+    prefill_tokens_per_second: float = PREFILL_TOKENS_PER_SECOND
 
     @property
     def total(self) -> Cost:
         return sum(self.costs.values(), Cost())
 
     @property
-    def gpu_hours(self) -> float:
+    def decode_hours(self) -> float:
         return self.total.output_tokens / self.tokens_per_second / 3600
+
+    @property
+    def prefill_hours(self) -> float:
+        return self.total.prefill_tokens / self.prefill_tokens_per_second / 3600
+
+    @property
+    def gpu_hours(self) -> float:
+        return self.decode_hours + self.prefill_hours
 
     def grouped(self, by: str) -> dict[tuple[str, ...], Cost]:
         """Costs per (dataset, transformation), per dataset or per transformation."""
@@ -143,11 +183,13 @@ class Plan:
     def render(self, by: str = "both") -> str:
         """A Markdown table and the totals, GPU hours and the rules they rest on."""
         names = ["dataset", "transformation"] if by == "both" else [by]
-        columns = ["texts", "distinct", "generation requests", "judge requests", "prompt tokens", "output tokens"]
+        columns = ["texts", "distinct", "generation requests", "judge requests", "prompt tokens", "prefill tokens",
+                   "output tokens"]
         lines = ["| " + " | ".join(names + columns) + " |", "|" + "---|" * (len(names) + len(columns))]
 
         def cells(cost: Cost) -> list[str]:
-            values = (cost.texts, cost.distinct, cost.generation, cost.judge, cost.prompt_tokens, cost.output_tokens)
+            values = (cost.texts, cost.distinct, cost.generation, cost.judge, cost.prompt_tokens, cost.prefill_tokens,
+                      cost.output_tokens)
             return [f"{round(v):,}" for v in values]
 
         for key, cost in self.grouped(by).items():
@@ -159,9 +201,12 @@ class Plan:
             "",
             f"Counts: {self.counts}. LLM requests: {requests:,} ({total.generation:,} first-attempt generation steps, "
             f"{total.judge:,} judge); retries are not counted.",
-            f"GPU hours: {self.gpu_hours:,.1f} = {round(total.output_tokens):,} output tokens / "
-            f"{self.tokens_per_second:,.0f} output tokens/s / 3600 (prompt tokens are not timed: each stage's "
-            "instruction is computed once by the prefix cache).",
+            f"GPU hours: {self.gpu_hours:,.1f} = decode {self.decode_hours:,.1f} "
+            f"({round(total.output_tokens):,} output tokens / {self.tokens_per_second:,.0f} tokens/s) "
+            f"+ prefill {self.prefill_hours:,.1f} "
+            f"({round(total.prefill_tokens):,} prefill tokens / {self.prefill_tokens_per_second:,.0f} tokens/s); "
+            "prefill tokens: each request's prompt from its first text on (the part before it is shared by the "
+            "stage and served by vLLM's prefix cache).",
         ]
         return "\n".join(lines)
 
@@ -208,11 +253,14 @@ def plan_from_stats(cfg: GenerateConfig) -> dict[tuple[str, str], Cost]:
     return costs
 
 
-def make_plan(cfg: GenerateConfig, *, counts: str, tokens_per_second: float) -> Plan:
+def make_plan(cfg: GenerateConfig, *, counts: str, tokens_per_second: float,
+              prefill_tokens_per_second: float = PREFILL_TOKENS_PER_SECOND) -> Plan:
     """The plan of the run `cfg` describes, with counts from `counts` (local, hub or stats)."""
     check_number("--tokens-per-second", tokens_per_second, POSITIVE)
+    check_number("--prefill-tokens-per-second", prefill_tokens_per_second, POSITIVE)
+    rates = (tokens_per_second, prefill_tokens_per_second)
     if counts == "stats":
-        return Plan(plan_from_stats(cfg), "mteb 2.26.24 descriptive statistics (whole datasets)", tokens_per_second)
+        return Plan(plan_from_stats(cfg), "mteb 2.26.24 descriptive statistics (whole datasets)", *rates)
     datasets = {}
     for name in cfg.datasets:
         entry = lookup_source(name)
@@ -220,4 +268,4 @@ def make_plan(cfg: GenerateConfig, *, counts: str, tokens_per_second: float) -> 
                                            max_texts=cfg.max_texts, max_list=cfg.max_list)
     where = cfg.data_dir if counts == "local" else "the Hub at the pinned revisions"
     sampled = f", {cfg.sample} rows per subset, at most {cfg.max_texts} texts per dataset" if cfg.sample else ""
-    return Plan(plan_from_sources(cfg, datasets), f"the sources in {where}{sampled}", tokens_per_second)
+    return Plan(plan_from_sources(cfg, datasets), f"the sources in {where}{sampled}", *rates)

@@ -2,20 +2,51 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 _CHUNK = 1 << 20
 
 
-def sha256_file(path: Path) -> str:
-    """Hex sha256 of a file, read in 1 MiB chunks."""
+class NotRegular(OSError):
+    """A path that is a FIFO, a device, a socket, a folder or (unless links are followed) a symbolic link."""
+
+
+def open_regular(path: Path, *, follow_links: bool = False) -> BinaryIO:
+    """A regular file opened for reading; anything else is NotRegular, found without blocking: a FIFO
+    is opened non-blocking and refused by its fstat, a symbolic link is not followed unless asked."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow_links else os.O_NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise NotRegular(errno.ELOOP, "is a symbolic link", str(path)) from None
+        raise
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise NotRegular(errno.EINVAL, f"is not a regular file ({file_kind(mode)})", str(path))
+    return os.fdopen(fd, "rb")
+
+
+def file_kind(mode: int) -> str:
+    """What a stat mode says a path is, in words (for a one-line refusal)."""
+    kinds = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder"),
+             (stat.S_ISREG, "a regular file"))
+    return next((name for test, name in kinds if test(mode)), "not a file")
+
+
+def sha256_file(path: Path, *, follow_links: bool = False) -> str:
+    """Hex sha256 of a regular file, read in 1 MiB chunks (NotRegular for anything else)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with open_regular(path, follow_links=follow_links) as handle:
         for block in iter(lambda: handle.read(_CHUNK), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -32,14 +63,19 @@ def canonical_json(obj: Any) -> bytes:
 
 def read_json_object(path: Path, error: type[Exception]) -> dict[str, Any]:
     """A JSON object from a file; unreadable JSON or another JSON type is `error` naming the file."""
+    return parse_json_object(Path(path).read_bytes(), str(path), error)
+
+
+def parse_json_object(raw: bytes, where: str, error: type[Exception]) -> dict[str, Any]:
+    """A JSON object from UTF-8 bytes read from `where`; unreadable JSON or another JSON type is `error`."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(raw.decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise error(f"{path}: not valid JSON ({err})") from None
+        raise error(f"{where}: not valid JSON ({err})") from None
     except RecursionError:
-        raise error(f"{path}: not valid JSON (nested too deeply)") from None
+        raise error(f"{where}: not valid JSON (nested too deeply)") from None
     if not isinstance(data, dict):
-        raise error(f"{path}: expected a JSON object")
+        raise error(f"{where}: expected a JSON object")
     return data
 
 
@@ -51,12 +87,35 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def current_umask() -> int:
+    """This process's umask (Linux reads it without changing it; elsewhere it is set and restored)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            return next(int(line.split()[1], 8) for line in status if line.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError):
+        mask = os.umask(0o022)
+        os.umask(mask)
+        return mask
+
+
+def new_file_mode(path: Path) -> int:
+    """The mode a rewritten file keeps (its own), or a new file gets (0666 less the umask), as
+    `open` would give it; a temporary file is made 0600 and must not pass that on."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return 0o666 & ~current_umask()
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write to a temporary file beside `path`, fsync, then rename over it."""
+    """Write to a temporary file beside `path`, fsync, then rename over it; the file keeps its mode,
+    or a new one gets the umask's."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = new_file_mode(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

@@ -16,7 +16,8 @@ it *reproduces* it when `compare_revisions` finds:
   prompt or template moves it by far more) and the 1-5 quality and fluency ratings within
   `Tolerance.rating` (default 0: they are parsed from greedy text, which must be identical);
 - the manifest's description of the content identical (config and its hash, sources, seeds,
-  transformations, generator and judge models, revisions and prompt sets).
+  transformations, generator and judge models, revisions and prompt sets), a field that an older
+  revision lacks read as its stated default (`revision.MANIFEST_DEFAULTS`).
 
 Not compared: manifest.json's fields that describe the machine or the run (`NOT_COMPARED`), the
 data files' bytes (their records are compared instead), and the dataset card README.md, which is
@@ -35,7 +36,7 @@ from typing import Any
 
 from hteb_contract.errors import HtebError
 from hteb_contract.records import ItemRecord
-from hteb_contract.revision import CARD, MANIFEST, Revision
+from hteb_contract.revision import CARD, EVAL, MANIFEST, Revision, with_defaults
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 
 #: Manifest fields that describe the machine or the run, not the content (why, for the report).
@@ -50,7 +51,8 @@ NOT_COMPARED: dict[str, str] = {
     "content_hash": "the identity this comparison replaces",
     "schema_version": "the format; the records are read through it",
 }
-NOT_COMPARED_FILES = {CARD: "the dataset card, derived from the records and the config"}
+NOT_COMPARED_FILES = {CARD: "the dataset card, derived from the records and the config",
+                      EVAL: "the benchmark's task ids, derived from the label and the datasets"}
 ABSENT = "(absent)"
 KEY_FIELDS = ("dataset", "transformation", "seed", "split", "item_id", "field", "subset")
 
@@ -157,7 +159,7 @@ def compare_revisions(ours: Revision, theirs: Revision, tolerance: Tolerance = T
     """Compare a candidate revision with a reference one under `tolerance`; at most `limit`
     differences are listed (all are counted)."""
     found = _Collector(limit)
-    for what, a, b in _leaves_compared(_described(ours.manifest), _described(theirs.manifest)):
+    for what, a, b in _leaves_compared(described(ours.manifest), described(theirs.manifest)):
         found.add(Difference("manifest", what, a, b))
     mine, others = _compared_files(ours), _compared_files(theirs)
     for path in sorted(mine.keys() | others.keys()):
@@ -209,9 +211,10 @@ def _identity(revision: Revision) -> dict[str, str]:
     return {"label": manifest["label"], "content_hash": manifest["content_hash"], "revision_id": revision.revision_id}
 
 
-def _described(manifest: Mapping[str, Any]) -> dict[str, Any]:
-    """The manifest's description of the content: everything but `NOT_COMPARED`."""
-    return {k: v for k, v in manifest.items() if k not in NOT_COMPARED}
+def described(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """The manifest's description of the content: everything but `NOT_COMPARED`, a field that an older
+    revision lacks read as its stated default (`revision.MANIFEST_DEFAULTS`)."""
+    return {k: v for k, v in with_defaults(manifest).items() if k not in NOT_COMPARED}
 
 
 def _compared_files(revision: Revision) -> dict[str, str]:

@@ -2,9 +2,10 @@
 
 Layout (also what `datasets.load_dataset(repo, config, revision=...)` reads on the Hub)::
 
-    README.md                          dataset card, `configs:` front matter: one config per dataset
+    README.md                          dataset card: Hub metadata and configs (hteb_contract.card)
+    eval.yaml                          the benchmark's task ids for Hub evaluation results (hub_eval.py)
     manifest.json                      hteb_contract/json/manifest.v2.schema.json; sha256 of every other file
-    data/<Dataset>/<transformation>_<seed>.parquet   item records (hteb_contract/json/item.v2.schema.json)
+    data/<Dataset>/<transformation>_<seed>.parquet   item records (hteb_contract/json/item.v3.schema.json)
     corpus/<Dataset>/<transformation>_<seed>.parquet perturbed corpus documents (opt-in, retrieval only; same schema)
     source/<Dataset>/dataset.json      the untouched source: metadata ...
     source/<Dataset>/<table>.parquet   ... and its tables (test, train, corpus, queries, qrels, ...)
@@ -21,13 +22,18 @@ Corpus records (`hteb-generate --corpus-noise`) are a part of their own: a retri
 corpus titles and texts under a noise rule, read only by `Revision.corpus_items` (the scorer's
 `--corpus-robustness`), never mixed into the items a variant is scored on. The manifest's
 `corpus_perturbed` says whether a revision has them; a revision without the key has none.
+
+Manifest fields added after the first revisions were published carry a stated default
+(`MANIFEST_DEFAULTS`): a revision that lacks one means that default, so a field a later writer adds
+never makes an older revision differ from its regeneration (`hteb_contract.reproduction`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
@@ -37,11 +43,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hteb_contract.arrow import arrow_schema
+from hteb_contract.card import SourceLicense, SourceTables, front_matter
 from hteb_contract.atomic import (
     atomic_write_json,
     atomic_write_text,
     canonical_json,
-    read_json_object,
+    file_kind,
+    open_regular,
+    parse_json_object,
     sha256_bytes,
     sha256_file,
 )
@@ -57,10 +66,36 @@ from hteb_contract.sources import (
     write_source_parquet,
 )
 from hteb_contract.tasks import TextRef
+from hteb_contract.hub_eval import eval_yaml
+from hteb_contract.taxonomy import AXIS_OF, TRANSFORMATIONS
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
+
+#: Reports progress over an iterable (description, total) and yields its items: `tqdm`'s shape,
+#: `lambda items, desc, total: tqdm(items, desc=desc, total=total)`. The contract prints nothing itself.
+Progress = Callable[[Iterable[Any], str, int], Iterable[Any]]
+
+
+def quiet(items: Iterable[Any], desc: str, total: int) -> Iterable[Any]:
+    """The default `Progress`: no report."""
+    return items
+
+
+#: Manifest fields a later writer added, and what a revision made before them means by lacking one.
+#: A new content field of the manifest joins this table, or the committed sample is regenerated with it
+#: (tests/generate/test_sample_reproduces.py fails until one of the two is done).
+MANIFEST_DEFAULTS: dict[str, Any] = {
+    "corpus_perturbed": False,  # --corpus-noise: a revision made before it holds no perturbed corpus
+}
+
+
+def with_defaults(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """`manifest` with every absent field of `MANIFEST_DEFAULTS` set to its default."""
+    return {**MANIFEST_DEFAULTS, **manifest}
+
 
 MANIFEST = "manifest.json"
 CARD = "README.md"
+EVAL = "eval.yaml"  # the benchmark's task ids, which Hub evaluation results attach to (hteb_contract.hub_eval)
 #: Task types whose corpus a revision may hold perturbed (what the scorer's corpus robustness reads).
 CORPUS_TASK_TYPES = ("Retrieval",)
 #: Top-level folder -> what its files hold; `data` and `corpus` files are named <transformation>_<seed>.parquet.
@@ -71,6 +106,14 @@ _SPLIT = re.compile(r"^(?P<transformation>[a-z][a-z_]*?)_(?P<seed>-?\d+)$")
 def split_name(transformation: str, seed: int) -> str:
     """The Hub split name of one (transformation, seed): `paraphrasing_1337` (matches ^\\w+$)."""
     return f"{transformation}_{seed}"
+
+
+def parse_split(name: str) -> tuple[str, int]:
+    """(transformation, seed) of a split name `paraphrasing_1337`; another name is a SourceError."""
+    variant = _variant_of(f"{name}.parquet")
+    if variant is None:
+        raise SourceError(f"{name!r} is not a split name <transformation>_<seed> (e.g. paraphrasing_1337)")
+    return variant
 
 
 def items_path(dataset: str, transformation: str, seed: int) -> str:
@@ -95,6 +138,9 @@ def write_items(root: Path, dataset: str, transformation: str, seed: int, record
                                 f"{'corpus' if corpus else 'items'} file")
         row = record.to_row()
         validate("item", row, what=f"{what} item {index}")
+        contradiction = record.contradiction()
+        if contradiction is not None:
+            raise ContractError(f"{what} item {index}: the record contradicts its own attempts: {contradiction}")
         rows.append(row)
     path = Path(root) / (corpus_path if corpus else items_path)(dataset, transformation, seed)
     write_parquet(path, rows, schema=arrow_schema("item"))
@@ -111,43 +157,64 @@ def manifest_source(info: DatasetInfo, *, origin: str, sample: int | None) -> di
 
 def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterable[ItemRecord],
                    manifest_fields: Mapping[str, Any], card_body: str,
-                   corpus_records: Iterable[ItemRecord] = ()) -> dict[str, Any]:
+                   corpus_records: Iterable[ItemRecord] = (), licenses: Sequence[SourceLicense] = (),
+                   progress: Progress = quiet) -> dict[str, Any]:
     """Write a whole revision into the empty folder `root` and seal it; returns the manifest.
 
     The source copy of each dataset, one items file per (dataset, transformation, seed) in the
     order first met, one corpus file likewise for `corpus_records` (the manifest must then say
-    `corpus_perturbed`), the dataset card (`configs:` front matter, then `card_body`), the manifest.
+    `corpus_perturbed`), the dataset card (front matter from `hteb_contract.card` with the sources'
+    `licenses`, then `card_body`), the manifest; `progress` reports each stage (sources, items and
+    corpus files, sealing).
     """
-    root = Path(root)
+    root, sources = Path(root), list(sources)
     if root.exists() and any(root.iterdir()):
         raise ContractError(f"{root}: a revision is written into an empty folder")
-    for dataset in sources:
+    sources = list(sources)
+    for dataset in progress(sources, "writing sources", len(sources)):
         write_source_parquet(dataset, root / "source" / dataset.name)
+    records = list(records)
     groups: dict[tuple[str, str, int], list[ItemRecord]] = {}
     for record in records:
         groups.setdefault((record.dataset, record.transformation, record.seed), []).append(record)
     variants: dict[str, list[tuple[str, int]]] = {}
-    for (name, transformation, seed), group in groups.items():
+    for (name, transformation, seed), group in progress(groups.items(), "checking and writing items", len(groups)):
         write_items(root, name, transformation, seed, group)
         variants.setdefault(name, []).append((transformation, seed))
     corpus_groups: dict[tuple[str, str, int], list[ItemRecord]] = {}
     for record in corpus_records:
         corpus_groups.setdefault((record.dataset, record.transformation, record.seed), []).append(record)
     corpus_variants: dict[str, list[tuple[str, int]]] = {}
-    for (name, transformation, seed), group in corpus_groups.items():
+    for (name, transformation, seed), group in progress(corpus_groups.items(), "writing the corpus",
+                                                        len(corpus_groups)):
         write_items(root, name, transformation, seed, group, corpus=True)
         corpus_variants.setdefault(name, []).append((transformation, seed))
-    atomic_write_text(root / CARD, card_front_matter(manifest_fields, variants, corpus_variants) + card_body)
-    return seal(root, manifest_fields)
+    languages = {code for s in sources for code in s.info.languages} | {r.target_language for r in records
+                                                                         if r.target_language}
+    head = front_matter(manifest_fields.get("label", ""), [source_tables(s) for s in sources], variants,
+                        corpus_variants, languages=languages, rows=len(records), licenses=licenses,
+                        hub_sources=[s["hf_path"] for s in manifest_fields.get("sources", ())
+                                     if str(s.get("origin", "")).startswith("hf://")])
+    atomic_write_text(root / CARD, head + card_body)
+    atomic_write_text(root / EVAL, eval_yaml(str(manifest_fields.get("label", "")), [d.name for d in sources]))
+    return seal(root, manifest_fields, progress)
 
 
-def file_entries(root: Path) -> list[dict[str, Any]]:
-    """sha256, size and row count of every file of a revision folder except the manifest."""
+def source_tables(dataset: SourceDataset) -> SourceTables:
+    """What the card says of a source copy (its `-original` configs)."""
+    info = dataset.info
+    return SourceTables(info.name, info.task_type, info.eval_split, info.train_split, tuple(dataset.tables))
+
+
+def file_entries(root: Path, progress: Progress = quiet) -> list[dict[str, Any]]:
+    """sha256, size and row count of every file of a revision folder except the manifest; a file
+    that is not a regular one (a link, a FIFO) is an IntegrityError: it is not sealed."""
     root = Path(root)
     entries = []
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        rel = path.relative_to(root).as_posix()
-        if rel == MANIFEST or any(part.startswith(".") for part in PurePosixPath(rel).parts):
+    paths = sorted(disk_files(root, links=False, where=f"{root}"), key=PurePosixPath)
+    for rel in progress(paths, "sealing (sha256)", len(paths)):
+        path = root / rel
+        if rel == MANIFEST:
             continue
         rows = _row_count(path, rel) if path.suffix == ".parquet" else None
         entries.append({"path": rel, "sha256": sha256_file(path), "bytes": path.stat().st_size, "rows": rows})
@@ -174,9 +241,9 @@ def content_hash(files: Iterable[Mapping[str, Any]]) -> str:
     return sha256_bytes(canonical_json(pairs))
 
 
-def seal(root: Path, manifest_fields: Mapping[str, Any]) -> dict[str, Any]:
+def seal(root: Path, manifest_fields: Mapping[str, Any], progress: Progress = quiet) -> dict[str, Any]:
     """Hash every file, write manifest.json (validated) and return it. The last step of making a revision."""
-    files = file_entries(root)
+    files = file_entries(root, progress)
     manifest = {
         "schema_version": SCHEMA_VERSIONS["manifest"],
         **manifest_fields,
@@ -197,15 +264,31 @@ def safe_relpath(path: str) -> PurePosixPath:
     return pure
 
 
-def load_manifest(root: Path) -> dict[str, Any]:
+def load_manifest(root: Path, *, links: bool = False) -> dict[str, Any]:
+    """The manifest of a revision folder, checked against the schema, its own content hash, the
+    taxonomy and the layout it declares (`links`: the folder's files may be symbolic links, as a Hub
+    snapshot's are)."""
     path = Path(root) / MANIFEST
     if not path.is_file():
         raise IntegrityError(f"{root}: no {MANIFEST} (not an HTEB revision)")
-    manifest = read_json_object(path, IntegrityError)
+    try:
+        with open_regular(path, follow_links=links) as handle:
+            raw = handle.read()
+    except OSError as err:
+        raise IntegrityError(f"{path}: cannot be read ({err.strerror})") from None
+    manifest = parse_json_object(raw, str(path), IntegrityError)
     label = manifest.get("label")
     validate("manifest", manifest, what=f"revision {label!r} ({path})" if isinstance(label, str) else str(path))
+    seen: set[str] = set()
     for entry in manifest["files"]:
         safe_relpath(entry["path"])
+        if entry["path"] in seen:
+            raise IntegrityError(f"{path}: file {entry['path']} is listed twice")
+        seen.add(entry["path"])
+    unknown = [t for t in manifest["transformations"] if t not in AXIS_OF]
+    if unknown:
+        raise IntegrityError(f"{path}: transformation {unknown[0]!r} is not in the taxonomy "
+                             f"({', '.join(TRANSFORMATIONS)})")
     if content_hash(manifest["files"]) != manifest["content_hash"]:
         raise IntegrityError(f"{path}: content_hash does not match the listed files (manifest edited?)")
     _check_layout(manifest, where=str(path))
@@ -252,12 +335,47 @@ def _check_layout(manifest: Mapping[str, Any], *, where: str) -> None:
         raise IntegrityError(f"{where}: dataset {missing[0]} has no source/{missing[0]}/dataset.json")
 
 
-def _read_rows(path: Path, what: str) -> tuple[pa.Schema, list[dict[str, Any]]]:
-    """The Arrow schema and rows of a parquet file; an unreadable one is an IntegrityError naming `what`."""
+def _read_rows(data: bytes, what: str) -> tuple[pa.Schema, list[dict[str, Any]]]:
+    """The Arrow schema and rows of a parquet file's bytes; unreadable ones are an IntegrityError naming `what`."""
     try:
-        return read_parquet_rows(path, what)
+        return read_parquet_rows(data, what)
     except SourceError as err:
         raise IntegrityError(str(err)) from None
+
+
+def _parquet_rows(path: Path, *, links: bool, what: str) -> int:
+    """The row count a parquet file's footer gives; an unreadable footer is an IntegrityError naming `what`."""
+    try:
+        with open_regular(path, follow_links=links) as handle:
+            return pq.read_metadata(handle).num_rows
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as err:  # a footer's names are UTF-8 to pyarrow
+        raise IntegrityError(f"{what}: not a readable parquet file ({first_line(err)})") from None
+
+
+def disk_files(root: Path, *, links: bool, where: str) -> set[str]:
+    """The files under a revision folder (names starting with '.' aside, as `seal` leaves them out),
+    found without opening any: a FIFO, device, socket or (unless `links`) symbolic link is an
+    IntegrityError, so that nothing outside the folder is read and no read can block."""
+    found, folders = set(), [Path(root)]
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                rel = Path(entry.path).relative_to(root).as_posix()
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(Path(entry.path))
+                elif entry.is_file(follow_symlinks=False) or (links and entry.is_symlink() and entry.is_file()):
+                    found.add(rel)
+                else:
+                    kind = file_kind(entry.stat(follow_symlinks=False).st_mode)
+                    raise IntegrityError(f"{where}: {rel} is {kind}, not a regular file")
+    return found
+
+
+def _brief(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _check_columns(found: pa.Schema, what: str) -> None:
@@ -294,29 +412,44 @@ class Revision:
     manifest: dict[str, Any]
     revision_id: str  # Hub commit sha, or the content hash in a local store
     selected: tuple[str, ...] = ()  # the datasets whose files were verified by `open`
+    links: bool = False  # files may be symbolic links (a Hub snapshot's are)
     _sources: dict[str, SourceDataset] = field(default_factory=dict, repr=False, compare=False)
     _texts: dict[str, dict[tuple[str, str, str], TextRef]] = field(default_factory=dict, repr=False, compare=False)
     _corpus_texts: dict[str, dict[tuple[str, str, str], TextRef]] = field(default_factory=dict, repr=False,
                                                                          compare=False)
 
     @classmethod
-    def open(cls, root: Path, *, datasets: Iterable[str] | None = None, revision_id: str | None = None) -> Revision:
-        """Open and verify a revision: every file of the selected datasets (all when None) must
-        exist and match its sha256. A corrupted or missing file is an IntegrityError."""
+    def open(cls, root: Path, *, datasets: Iterable[str] | None = None, revision_id: str | None = None,
+             links: bool = False) -> Revision:
+        """Open and verify a revision: the folder holds the manifest's files and no other, each a
+        regular file (`links`: or a symbolic link to one, as in a Hub snapshot), and every file of the
+        selected datasets (all when None) matches its size, sha256 and row count. Anything else is an
+        IntegrityError; no file but a regular one is ever opened."""
         root = Path(root)
-        manifest = load_manifest(root)
+        manifest = load_manifest(root, links=links)
         known = [s["name"] for s in manifest["sources"]]
         wanted = known if datasets is None else list(dict.fromkeys(datasets))
         unknown = [name for name in wanted if name not in known]
         if unknown:
             raise SourceError(f"revision {manifest['label']} has no dataset {unknown[0]!r}; it has: {', '.join(known)}")
-        revision = cls(root, manifest, revision_id or manifest["content_hash"], tuple(n for n in known if n in wanted))
+        revision = cls(root, manifest, revision_id or manifest["content_hash"], tuple(n for n in known if n in wanted),
+                       links)
+        where = f"revision {manifest['label']}"
+        on_disk = disk_files(root, links=links, where=where)
+        unlisted = sorted(on_disk - {entry["path"] for entry in manifest["files"]} - {MANIFEST})
+        if unlisted:
+            raise IntegrityError(f"{where}: file {unlisted[0]} is in the folder but not listed in {MANIFEST}")
         for entry in revision.verified_files():
+            if entry["path"] not in on_disk:
+                raise IntegrityError(f"{where}: file {entry['path']} is missing")
             path = root.joinpath(*safe_relpath(entry["path"]).parts)
-            if not path.is_file():
-                raise IntegrityError(f"revision {manifest['label']}: file {entry['path']} is missing")
-            if path.stat().st_size != entry["bytes"] or sha256_file(path) != entry["sha256"]:
-                raise IntegrityError(f"revision {manifest['label']}: file {entry['path']} is corrupted (sha256 mismatch)")
+            if path.stat().st_size != entry["bytes"] or sha256_file(path, follow_links=links) != entry["sha256"]:
+                raise IntegrityError(f"{where}: file {entry['path']} is corrupted (sha256 mismatch)")
+            if path.suffix == ".parquet":
+                rows = _parquet_rows(path, links=links, what=f"{where}: {entry['path']}")
+                if rows != entry["rows"]:
+                    raise IntegrityError(f"{where}: {MANIFEST} gives {entry['rows']} rows for {entry['path']}; "
+                                         f"the file has {rows}")
         return revision
 
     @property
@@ -329,6 +462,25 @@ class Revision:
     def verified_files(self) -> list[dict[str, Any]]:
         """The manifest entries `open` checked: the shared files and those of the selected datasets."""
         return [e for e in self.manifest["files"] if _dataset_of(e["path"]) in {*self.selected, None}]
+
+    def read_verified(self, rel: str) -> bytes:
+        """The bytes of a verified file, hashed as they are read: what is parsed is what matches the
+        manifest, even when the file was replaced after `open` checked it."""
+        entry = next((e for e in self.verified_files() if e["path"] == rel), None)
+        where = f"revision {self.label}: file {rel}"
+        if entry is None:
+            raise IntegrityError(f"{where} is not a verified file of this revision")
+        try:
+            with open_regular(self.root.joinpath(*safe_relpath(rel).parts), follow_links=self.links) as handle:
+                data = handle.read()
+        except OSError as err:
+            raise IntegrityError(f"{where} cannot be read ({err.strerror})") from None
+        if len(data) != entry["bytes"] or sha256_bytes(data) != entry["sha256"]:
+            raise IntegrityError(f"{where} changed after it was verified (sha256 mismatch); nothing of it is used")
+        return data
+
+    def _read_path(self, path: Path) -> bytes:
+        return self.read_verified(Path(path).relative_to(self.root).as_posix())
 
     def _require(self, name: str) -> dict[str, Any]:
         """The manifest entry of a dataset this revision was opened for (its files were verified)."""
@@ -344,11 +496,15 @@ class Revision:
         """The source copy of a dataset; its dataset.json must name the dataset its folder and the manifest name."""
         entry = self._require(name)
         if name not in self._sources:  # read once: the items' checks and the scorer both need it
-            dataset = read_source_parquet(self.root / "source" / name)
-            for key, stated in (("name", dataset.info.name), ("task_type", dataset.info.task_type)):
-                if stated != entry[key]:
-                    raise IntegrityError(f"revision {self.label}: source/{name}/dataset.json gives {key} {stated!r}; "
-                                         f"the manifest says {entry[key]!r}")
+            dataset = read_source_parquet(self.root / "source" / name, read_bytes=self._read_path)
+            info = dataset.info
+            stated_by_copy = {"name": info.name, "task_type": info.task_type, "languages": sorted(info.languages),
+                              "subsets": {n: list(codes) for n, codes in info.subsets.items()}}
+            for key, stated in stated_by_copy.items():
+                declared = sorted(entry[key]) if key == "languages" else entry[key]
+                if stated != declared:
+                    raise IntegrityError(f"revision {self.label}: source/{name}/dataset.json gives {key} "
+                                         f"{_brief(stated)}; the manifest says {_brief(declared)}")
             self._sources[name] = dataset
         return self._sources[name]
 
@@ -374,7 +530,7 @@ class Revision:
 
     @property
     def corpus_perturbed(self) -> bool:
-        return bool(self.manifest.get("corpus_perturbed"))
+        return bool(with_defaults(self.manifest)["corpus_perturbed"])
 
     @cached_property
     def _variants(self) -> dict[str, dict[str, list[tuple[str, int]]]]:
@@ -409,7 +565,7 @@ class Revision:
     def _records(self, name: str, transformation: str, seed: int, rel: str,
                  texts: Mapping[tuple[str, str, str], TextRef]) -> list[ItemRecord]:
         entry = self._require(name)
-        columns, rows = _read_rows(self.root / rel, f"revision {self.label}: {rel}")
+        columns, rows = _read_rows(self.read_verified(rel), f"revision {self.label}: {rel}")
         expected = (name, entry["task_type"], transformation, seed)
         first: dict[tuple[str, str, str], tuple[int, ItemRecord]] = {}
         for number, row in enumerate(rows, 1):
@@ -461,33 +617,3 @@ class Revision:
 def _dataset_of(path: str) -> str | None:
     parts = PurePosixPath(path).parts
     return parts[1] if len(parts) >= 3 and parts[0] in PARTS else None
-
-
-def card_front_matter(manifest_like: Mapping[str, Any], variants: Mapping[str, list[tuple[str, int]]],
-                      corpus_variants: Mapping[str, list[tuple[str, int]]] | None = None) -> str:
-    """YAML front matter for the dataset card: one config per dataset, one split per (transformation, seed),
-    and, for a perturbed corpus, one config `<dataset>-corpus` likewise.
-
-    Names follow the Hub rules (split names ^\\w+(\\.\\w+)*$), so load_dataset(repo, config) works.
-    """
-    import yaml
-
-    configs = []
-    for index, name in enumerate(sorted(variants)):
-        data_files = [
-            {"split": split_name(t, s), "path": items_path(name, t, s)} for t, s in variants[name]
-        ]
-        config = {"config_name": name, "data_files": data_files}
-        if index == 0:
-            config["default"] = True
-        configs.append(config)
-    for name in sorted(corpus_variants or {}):
-        configs.append({"config_name": f"{name}-corpus", "data_files": [
-            {"split": split_name(t, s), "path": corpus_path(name, t, s)} for t, s in corpus_variants[name]]})
-    meta = {
-        "license": "other",
-        "pretty_name": f"HTEB {manifest_like.get('label', '')}".strip(),
-        "tags": ["hteb", "mteb", "robustness", "embeddings"],
-        "configs": configs,
-    }
-    return "---\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True) + "---\n"

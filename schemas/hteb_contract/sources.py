@@ -33,7 +33,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hteb_contract.atomic import read_json_object
+from hteb_contract.atomic import parse_json_object
 from hteb_contract.errors import SourceError, first_line
 from hteb_contract.tasks import TextRef, iter_field_texts, resolve, task_type
 
@@ -65,12 +65,42 @@ ISO_639_1: dict[str, str] = {
 }
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")  # JSON's "\\ud800" read alone: no character, not UTF-8 text
+#: The relevance grades mteb reads from qrels (it casts them to int32) and pytrec_eval takes (integers).
+RELEVANCE_RANGE = (-(2**31), 2**31 - 1)
+
+
 def _is_text(value: Any) -> bool:
     return isinstance(value, str)
 
 
+def _any(value: Any) -> bool:
+    return True
+
+
+def lone_surrogate(value: Any) -> str | None:
+    """The first lone surrogate in a string or a list of strings, or None: such a "text" cannot be
+    encoded as UTF-8 (hashed, tokenised, written), so it is refused where it is read."""
+    for text in value if isinstance(value, list) else [value]:
+        found = _SURROGATE.search(text) if isinstance(text, str) else None
+        if found:
+            return found.group()
+    return None
+
+
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite int or float; an int too large for a float (`1` and 400 zeros) is none."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _is_relevance(value: Any) -> bool:
+    """An integer relevance grade within int32 (1.0 is 1; 0.5 is no grade: mteb would truncate it to 0)."""
+    return _is_number(value) and float(value).is_integer() and RELEVANCE_RANGE[0] <= value <= RELEVANCE_RANGE[1]
 
 
 def _is_id(value: Any) -> bool:
@@ -88,6 +118,10 @@ FIELD_VALUES: dict[tuple[str | None, str], tuple[Callable[[Any], bool], str]] = 
     (None, "sentence1"): (_is_text, "a string"),
     (None, "sentence2"): (_is_text, "a string"),
     (None, "score"): (_is_number, "a finite number"),
+    ("Retrieval", "score"): (_is_relevance, "an integer relevance grade within int32, as mteb and pytrec_eval "
+                                            "read qrels"),
+    ("Reranking", "score"): (_is_relevance, "an integer relevance grade within int32, as mteb and pytrec_eval "
+                                            "read qrels"),
     (None, "label"): (_is_id, "a string or an integer"),
     ("PairClassification", "label"): (lambda v: _is_id(v) and v in (0, 1), "0 or 1"),
     (None, "id"): (_is_id, "a string or an integer"),
@@ -265,12 +299,18 @@ class SourceDataset:
                 raise SourceError(f"{self.origin}: {self.info.task_type} dataset has no table {table!r}")
             checks = [(f, *_value_check(spec.name, f)) for f in fields]
             for index, row in enumerate(rows):
-                for fld, check, must in checks:
+                optional = [(f, _any, "") for f in CORPUS_FIELDS if table == CORPUS_TABLE and f not in fields
+                            and f in row]  # a title is embedded too: only its text is checked
+                for fld, check, must in checks + optional:
                     if fld not in row:
                         raise SourceError(f"{self.origin}: {table} row {index + 1}: missing field {fld!r}")
                     if not check(row[fld]):
                         raise SourceError(f"{self.origin}: {table} row {index + 1}: {fld} must be {must}, got "
                                           f"{_short(row[fld])}")
+                    surrogate = lone_surrogate(row[fld])
+                    if surrogate is not None:
+                        raise SourceError(f"{self.origin}: {table} row {index + 1}: {fld} holds a lone surrogate "
+                                          f"{surrogate!r}: not Unicode text (a JSON \\u escape of half a pair?)")
         if not self.info.subsets:
             self.info = self.info.with_subsets(self._subsets_from_names(), where=self.origin)
         self._check_row_subsets()
@@ -293,6 +333,9 @@ class SourceDataset:
         """A dataset.json without `subsets`: each subset's languages from its name (`subset_languages`);
         rows without a subset take the dataset's single language."""
         names = sorted({subset for _, _, subset in self._rows_with_subsets()})
+        if not names:
+            tables = ", ".join(self.info.text_tables())
+            raise SourceError(f"{self.origin}: no rows in {tables} (an empty file?): no text to transform or score")
         subsets = {}
         for name in names:
             if name != DEFAULT_SUBSET:
@@ -433,11 +476,11 @@ def _check_ids(ids: list[Any], rows: list[dict[str, Any]], *, where: str) -> Non
         seen.add(item_id)
 
 
-def _read_info(folder: Path) -> DatasetInfo:
+def _read_info(folder: Path, read_bytes: Callable[[Path], bytes] = Path.read_bytes) -> DatasetInfo:
     path = folder / "dataset.json"
     if not path.is_file():
         raise SourceError(f"{folder}: no dataset.json (not a dataset folder in the shared/data layout)")
-    return DatasetInfo.from_json(read_json_object(path, SourceError), where=str(path))
+    return DatasetInfo.from_json(parse_json_object(read_bytes(path), str(path), SourceError), where=str(path))
 
 
 def _not_json(constant: str) -> Any:
@@ -466,10 +509,11 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def _read_tables(folder: Path, suffix: str, reader: Callable[[Path], list[dict[str, Any]]]
+def _read_tables(folder: Path, suffix: str, reader: Callable[[Path], list[dict[str, Any]]],
+                 read_bytes: Callable[[Path], bytes] = Path.read_bytes
                  ) -> tuple[DatasetInfo, dict[str, list[dict[str, Any]]]]:
     """dataset.json and every table the task type needs, each read from `<table><suffix>`."""
-    info = _read_info(folder)
+    info = _read_info(folder, read_bytes)
     tables = {}
     for table in info.tables():
         path = folder / f"{table}{suffix}"
@@ -508,9 +552,13 @@ def write_source_parquet(dataset: SourceDataset, folder: Path) -> list[Path]:
     return written
 
 
-def read_source_parquet(folder: Path) -> SourceDataset:
-    """Read the source copy inside a revision (parquet only: never pickle)."""
-    info, tables = _read_tables(Path(folder), ".parquet", read_parquet)
+def read_source_parquet(folder: Path, read_bytes: Callable[[Path], bytes] = Path.read_bytes) -> SourceDataset:
+    """Read the source copy inside a revision (parquet only: never pickle); every file's bytes come
+    from `read_bytes` (a revision's hashes them as they are read)."""
+    def rows(path: Path) -> list[dict[str, Any]]:
+        return read_parquet_rows(read_bytes(path), str(path))[1]
+
+    info, tables = _read_tables(Path(folder), ".parquet", rows, read_bytes)
     ids = {}
     for table, rows in tables.items():
         if rows and all(ID_COLUMN in row for row in rows):
@@ -535,11 +583,12 @@ def write_parquet(path: Path, rows: list[dict[str, Any]], schema: pa.Schema | No
     atomic_write_bytes(Path(path), sink.getvalue().to_pybytes())
 
 
-def read_parquet_rows(path: Path, what: str) -> tuple[pa.Schema, list[dict[str, Any]]]:
-    """The Arrow schema and rows of a parquet file; one that cannot be read or converted to Python
-    values is a SourceError naming `what`."""
+def read_parquet_rows(path: Path | bytes, what: str) -> tuple[pa.Schema, list[dict[str, Any]]]:
+    """The Arrow schema and rows of a parquet file (or of its bytes); one that cannot be read or
+    converted to Python values is a SourceError naming `what`."""
+    source = pa.BufferReader(path) if isinstance(path, bytes) else path
     try:
-        with pq.ParquetFile(path) as handle:  # not pq.read_table: the dataset layer costs 5 ms a file
+        with pq.ParquetFile(source) as handle:  # not pq.read_table: the dataset layer costs 5 ms a file
             table = handle.read()
         return table.schema, table.to_pylist()
     except (pa.ArrowException, OSError, ValueError, OverflowError) as err:

@@ -27,6 +27,12 @@ class TaskType:
     list_fields: tuple[str, ...] = ()  # text fields that hold a list of texts
     metric: str = ""  # the paper's metric (App. G)
     mteb_main_score: str = ""  # what mteb 2.26 reports as main_score
+    hub_category: str = ""  # the Hub's task_categories tag, as mteb's task metadata maps the type
+
+    def split_tables(self, eval_split: str, train_split: str | None) -> tuple[str, ...]:
+        """The tables that are splits of one kind of row (evaluation, training): one config with a
+        split per table; every other table (corpus, queries, qrels, ...) is a kind of its own."""
+        return tuple(resolve(t, eval_split, train_split) for t in self.tables if t in (EVAL, TRAIN))
 
 
 _PAIR = ("sentence1", "sentence2")
@@ -39,26 +45,29 @@ TASK_TYPES: dict[str, TaskType] = {
     t.name: t
     for t in (
         TaskType("STS", (EVAL,), {EVAL: (*_PAIR, "score")}, ((EVAL, "sentence1"), (EVAL, "sentence2")),
-                 metric="spearman", mteb_main_score="cosine_spearman"),
+                 metric="spearman", mteb_main_score="cosine_spearman", hub_category="sentence-similarity"),
         TaskType("STR", (EVAL,), {EVAL: (*_PAIR, "score")}, ((EVAL, "sentence1"), (EVAL, "sentence2")),
-                 metric="spearman", mteb_main_score="cosine_spearman"),
+                 metric="spearman", mteb_main_score="cosine_spearman", hub_category="sentence-similarity"),
         TaskType("PairClassification", (EVAL,), {EVAL: (*_PAIR, "label")},
-                 ((EVAL, "sentence1"), (EVAL, "sentence2")), metric="ap", mteb_main_score="max_ap"),
+                 ((EVAL, "sentence1"), (EVAL, "sentence2")), metric="ap", mteb_main_score="max_ap",
+                 hub_category="text-classification"),
         TaskType("Classification", (EVAL, TRAIN), {EVAL: ("text", "label"), TRAIN: ("text", "label")},
-                 ((EVAL, "text"),), metric="accuracy", mteb_main_score="accuracy"),
+                 ((EVAL, "text"),), metric="accuracy", mteb_main_score="accuracy", hub_category="text-classification"),
         TaskType("Clustering", (EVAL,), {EVAL: ("text", "label")}, ((EVAL, "text"),),
-                 metric="v_measure", mteb_main_score="v_measure"),
+                 metric="v_measure", mteb_main_score="v_measure",
+                 hub_category="text-classification"),
         TaskType("Retrieval", ("corpus", "queries", "qrels"),
                  {"corpus": ("id", "text"), "queries": ("id", "text"), "qrels": ("query_id", "doc_id", "score")},
-                 (("queries", "text"),), metric="ndcg_at_10", mteb_main_score="ndcg_at_10"),
+                 (("queries", "text"),), metric="ndcg_at_10", mteb_main_score="ndcg_at_10",
+                 hub_category="text-retrieval"),
         TaskType("Reranking", ("corpus", "queries", "qrels", "top_ranked"),
                  {"corpus": ("id", "text"), "queries": ("id", "text"), "qrels": ("query_id", "doc_id", "score"),
                   "top_ranked": ("query_id", "doc_ids")},
-                 (("queries", "text"),), metric="map", mteb_main_score="map_at_1000"),
+                 (("queries", "text"),), metric="map", mteb_main_score="map_at_1000", hub_category="text-ranking"),
         TaskType("Summarization", (EVAL,), {EVAL: ("text", "human_summaries", "machine_summaries", "relevance")},
                  ((EVAL, "human_summaries"), (EVAL, "machine_summaries")),
                  list_fields=("human_summaries", "machine_summaries"),
-                 metric="spearman", mteb_main_score="cosine_spearman"),
+                 metric="spearman", mteb_main_score="cosine_spearman", hub_category="summarization"),
     )
 }
 

@@ -29,7 +29,7 @@ from hteb_contract.errors import ContractError
 SCHEMA_DIR = Path(__file__).resolve().parent / "json"
 
 SCHEMAS: dict[str, str] = {
-    "item": "item.v2.schema.json",
+    "item": "item.v3.schema.json",
     "manifest": "manifest.v2.schema.json",
     "result_card": "result_card.v1.schema.json",
     "comparison": "comparison.v1.schema.json",
@@ -37,7 +37,7 @@ SCHEMAS: dict[str, str] = {
 }
 
 SCHEMA_VERSIONS: dict[str, str] = {
-    "item": "hteb.item/2",
+    "item": "hteb.item/3",
     "manifest": "hteb.manifest/2",
     "result_card": "hteb.card/1",
     "comparison": "hteb.comparison/1",
@@ -45,31 +45,40 @@ SCHEMA_VERSIONS: dict[str, str] = {
 }
 
 
+#: Older versions this release still reads (each with its own schema file); what a reader makes of
+#: such an object is its reader's job (`hteb_contract.records.ItemRecord.from_row` upgrades an
+#: `hteb.item/2` record). Writers always write `SCHEMA_VERSIONS`.
+READABLE: dict[str, dict[str, str]] = {
+    "item": {"hteb.item/2": "item.v2.schema.json"},
+}
+
+
 @cache
-def schema(kind: str) -> dict[str, Any]:
-    """The parsed JSON Schema of `kind` (item, manifest, result_card)."""
+def schema(kind: str, version: str | None = None) -> dict[str, Any]:
+    """The parsed JSON Schema of `kind` (item, manifest, result_card) at `version` (default: the one written)."""
     if kind not in SCHEMAS:
         raise ContractError(f"unknown schema kind {kind!r}; known: {', '.join(SCHEMAS)}")
-    return json.loads((SCHEMA_DIR / SCHEMAS[kind]).read_text(encoding="utf-8"))
+    name = SCHEMAS[kind] if version in (None, SCHEMA_VERSIONS[kind]) else READABLE[kind][version]
+    return json.loads((SCHEMA_DIR / name).read_text(encoding="utf-8"))
 
 
 @cache
-def _validator(kind: str) -> Draft202012Validator:
-    spec = schema(kind)
+def _validator(kind: str, version: str | None) -> Draft202012Validator:
+    spec = schema(kind, version)
     Draft202012Validator.check_schema(spec)
     return Draft202012Validator(spec, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 @cache
-def _fast_validator(kind: str) -> jsonschema_rs.Draft202012Validator:
-    return jsonschema_rs.Draft202012Validator(schema(kind), validate_formats=True)
+def _fast_validator(kind: str, version: str | None) -> jsonschema_rs.Draft202012Validator:
+    return jsonschema_rs.Draft202012Validator(schema(kind, version), validate_formats=True)
 
 
-def _fast_valid(kind: str, obj: Any) -> bool:
+def _fast_valid(kind: str, version: str | None, obj: Any) -> bool:
     """True when jsonschema-rs finds `obj` valid; False when it finds an error or cannot take the value
     (an integer past 64 bits, a type it does not convert): jsonschema then decides."""
     try:
-        return _fast_validator(kind).is_valid(obj)
+        return _fast_validator(kind, version).is_valid(obj)
     except (ValueError, TypeError, OverflowError):
         return False
 
@@ -109,17 +118,21 @@ def check_finite(obj: Any, *, what: str) -> None:
 def validate(kind: str, obj: Mapping[str, Any], *, what: str) -> None:
     """Raise ContractError naming `what` and the first violated rule, on one line.
 
-    A record of another schema version is reported as such, not as a list of field errors.
+    An object of an older version this release still reads (`READABLE`) is checked against its own
+    schema; one of any other version is reported as such, not as a list of field errors.
     """
     found = obj.get("schema_version") if isinstance(obj, Mapping) else None
     expected = SCHEMA_VERSIONS[kind]
-    if found is not None and found != expected:
+    older = READABLE.get(kind, {})
+    if found is not None and found != expected and found not in older:
+        readable = " or ".join(repr(v) for v in (expected, *older))
         raise ContractError(f"{what}: schema version {found!r} is not supported: this version of hteb reads "
-                            f"{expected!r} (an older or newer release wrote it; regenerate it, or read it with that "
+                            f"{readable} (an older or newer release wrote it; regenerate it, or read it with that "
                             f"release)")
+    version = found if found in older else None
     check_finite(obj, what=what)
-    if _fast_valid(kind, obj):
+    if _fast_valid(kind, version, obj):
         return
-    error = jsonschema.exceptions.best_match(_validator(kind).iter_errors(obj))
+    error = jsonschema.exceptions.best_match(_validator(kind, version).iter_errors(obj))
     if error is not None:
         raise ContractError(f"{what}: does not match the {kind} schema: {_describe(error)}")

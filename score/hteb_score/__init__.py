@@ -1,8 +1,16 @@
 """hteb-score: score embedding models on HTEB dataset revisions."""
 
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-__version__ = "0.1.0"
+try:
+    __version__ = version("hteb-score")
+except PackageNotFoundError:  # a source tree that was never installed
+    __version__ = "0+unknown"
 
 #: The package data shipped with the scorer: the bundled sample store and the backend probe texts.
 SAMPLE_DIR = Path(__file__).resolve().parent / "sample"
+#: The one default store of every hteb-score command (score, verify, revisions), and its revision.
+SAMPLE_STORE = SAMPLE_DIR / "store"
+SAMPLE_REVISION = "sample-1339"
+DEFAULT_STORE = f"file://{SAMPLE_STORE}"

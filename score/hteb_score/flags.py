@@ -11,8 +11,10 @@ CODES = {
     "undefined_score": "the score is not a number for this data; written as null",
     "one_cluster_label": "a clustering subset has a single label",
     "missing_judged_documents": "qrels name documents the corpus does not hold",
+    "missing_judged_queries": "qrels name queries the queries table does not hold",
     "skipped_in_aggregates": "an undefined score left out of the aggregates",
     "filtered_too_far": "--min-judge left too little of this variant to score; written as null",
+    "missing_dataset": "no work unit of this dataset was merged: not scored, in no aggregate or statistic",
     "reduced_precision": "embeddings made in reduced precision (--precision fp16, bf16 or int8): scores may differ from fp32's",
 }
 

@@ -31,13 +31,6 @@ STS_SOURCE = "source/STSBenchmark/test.parquet"
 PAIR_SOURCE = "source/TwitterSemEval2015/test.parquet"
 
 
-@pytest.fixture(scope="module")
-def base(tmp_path_factory, shared_data) -> Path:
-    root = tmp_path_factory.mktemp("base") / "rev"
-    build_revision(root, shared_data, ["STSBenchmark", "TwitterSemEval2015"], label="bad", rows=4)
-    return root
-
-
 def _rows(root: Path, rel: str) -> list[dict]:
     return pq.read_table(root / rel).to_pylist()
 
@@ -129,6 +122,50 @@ def delete(rel: str):
     return corrupt
 
 
+def attempts(index: int, *outputs_and_errors: tuple[str | None, list[str]], **record):
+    """Row `index` given these attempts (output None: the row's kept text) and the `record` fields."""
+    def edit(rows: list[dict]) -> None:
+        row, first = rows[index], rows[index]["attempts"][0]
+        row["attempts"] = [dict(first, attempt=n, output=row["transformed_text"] if out is None else out, errors=errors)
+                           for n, (out, errors) in enumerate(outputs_and_errors)]
+        row.update(record)
+    return edit
+
+
+def languages_and_subsets(**fields):
+    """dataset.json of STSBenchmark stating other languages or subsets than the manifest's entry."""
+    return dataset_json(**fields)
+
+
+def listed_twice(root: Path) -> str:
+    """The manifest lists one file twice (and counts it twice), its content hash recomputed."""
+    path = root / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["files"].append(next(e for e in manifest["files"] if e["path"] == ITEMS))
+    path.write_text(json.dumps(dict(manifest, content_hash=content_hash(manifest["files"]))))
+    return SEALED
+
+
+def rows_stated(rows: int):
+    """The manifest gives another row count for the items file (no hash covers row counts)."""
+    def corrupt(root: Path) -> str:
+        path = root / "manifest.json"
+        manifest = json.loads(path.read_text())
+        next(e for e in manifest["files"] if e["path"] == ITEMS)["rows"] = rows
+        path.write_text(json.dumps(manifest))
+        return SEALED
+    return corrupt
+
+
+def unlisted(rel: str):
+    """A file put into the folder after it was sealed: the manifest does not list it."""
+    def corrupt(root: Path) -> str:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(root / ITEMS, root / rel)
+        return SEALED
+    return corrupt
+
+
 def twice_declared(root: Path) -> dict:
     manifest = json.loads((root / "manifest.json").read_text())
     return {"sources": manifest["sources"] + manifest["sources"][:1]}
@@ -154,7 +191,8 @@ CASES: dict[str, tuple[Callable[[Path], None | dict | str], str]] = {
                            f"{ITEMS} row 1: schema version 'hteb.item/1' is not supported"),
     "nan-judge-score": (items(nested(0, "judge", parapluie=math.nan)),
                         f"{ITEMS} row 1: judge/parapluie: nan is not a finite number"),
-    "infinite-temperature": (items(nested(1, "sampling", temperature=math.inf)),
+    "infinite-temperature": (items(at(1, prompt_set="llm", sampling={"temperature": math.inf, "top_p": 1.0,
+                                                                       "max_tokens": 8})),
                              f"{ITEMS} row 2: sampling/temperature: inf is not a finite number"),
     "negative-infinite-judge": (items(nested(3, "judge", quality=-math.inf)),
                                 f"{ITEMS} row 4: judge/quality: -inf is not a finite number"),
@@ -164,7 +202,8 @@ CASES: dict[str, tuple[Callable[[Path], None | dict | str], str]] = {
     "field-absent-from-source": (items(at(0, field="sentence3")),
                                  f"{ITEMS} row 1: test/{{id}}/sentence3 is not a text of the source of STSBenchmark"),
     "duplicate-with-conflicting-text": (
-        items(lambda rows: rows.append(dict(rows[0], transformed_text="another text"))),
+        items(lambda rows: rows.append(dict(rows[0], transformed_text="another text",
+                                            attempts=[dict(rows[0]["attempts"][0], output="another text")]))),
         f"{ITEMS} row 9: a second record for test/{{id}}/sentence1 with another transformed_text (the first is row 1)"),
     "duplicate-identical": (items(lambda rows: rows.append(dict(rows[0]))),
                             f"{ITEMS} row 9: a second record for test/{{id}}/sentence1 (the first is row 1)"),
@@ -221,6 +260,47 @@ CASES: dict[str, tuple[Callable[[Path], None | dict | str], str]] = {
     "dataset-json-removed": (delete("source/STSBenchmark/dataset.json"),
                              "dataset STSBenchmark has no source/STSBenchmark/dataset.json"),
     "dataset-declared-twice": (twice_declared, "dataset 'STSBenchmark' is declared twice"),
+    # records against their own attempts (issue 24 item 3): the kept text, its errors and `fallback`
+    "every-attempt-flawed-yet-no-errors": (
+        items(attempts(0, ("bad one", ["identical"]), (None, ["truncated"]))),
+        f"{ITEMS} row 1: the record contradicts its own attempts: errors [] are not those of the kept attempt 1 "
+        "['truncated']"),
+    "every-attempt-flawed-yet-no-fallback": (
+        items(attempts(0, ("bad one", ["identical"]), (None, ["truncated"]), errors=["truncated"])),
+        f"{ITEMS} row 1: the record contradicts its own attempts: fallback is false, but every attempt has errors"),
+    "fallback-with-a-clean-attempt": (items(attempts(2, (None, []), fallback=True)),
+                                      f"{ITEMS} row 3: the record contradicts its own attempts: fallback is true, but "
+                                      "attempt 0 has no error"),
+    "errors-no-attempt-had": (items(attempts(1, (None, []), errors=["wrong_language"])),
+                              f"{ITEMS} row 2: the record contradicts its own attempts: errors ['wrong_language'] are "
+                              "not those of the kept attempt 0 []"),
+    "kept-text-no-attempt-made": (
+        items(at(3, transformed_text="a text no attempt made")),
+        f"{ITEMS} row 4: the record contradicts its own attempts: transformed_text is not the output of the kept "
+        "attempt 0"),
+    "kept-text-of-a-flawed-attempt": (
+        items(attempts(0, ("flawed", ["empty"]), ("clean", []), transformed_text="flawed")),
+        f"{ITEMS} row 1: the record contradicts its own attempts: transformed_text is not the output of the kept "
+        "attempt 1"),
+    # the manifest against the source copy, the files beside it and the taxonomy
+    "languages-contradict-dataset-json": (languages_and_subsets(languages=["deu"], subsets={"default": ["deu"]}),
+                                          "source/STSBenchmark/dataset.json gives languages ['deu']; the manifest "
+                                          "says ['eng']"),
+    "subsets-contradict-dataset-json": (languages_and_subsets(subsets={"default": ["eng"], "en-x": ["eng"]}),
+                                        "source/STSBenchmark/dataset.json gives subsets {'default': ['eng'], "
+                                        "'en-x': ['eng']}; the manifest says {'default': ['eng']}"),
+    "rows-overstated": (rows_stated(999), f"manifest.json gives 999 rows for {ITEMS}; the file has 8"),
+    "rows-understated": (rows_stated(0), f"manifest.json gives 0 rows for {ITEMS}; the file has 8"),
+    "file-listed-twice": (listed_twice, f"file {ITEMS} is listed twice"),
+    "file-not-listed": (unlisted("data/STSBenchmark/paraphrasing_1338.parquet"),
+                        "file data/STSBenchmark/paraphrasing_1338.parquet is in the folder but not listed in "
+                        "manifest.json"),
+    "file-not-listed-at-the-top": (unlisted("extra.parquet"),
+                                   "file extra.parquet is in the folder but not listed in manifest.json"),
+    "transformation-not-in-the-taxonomy": (
+        lambda root: (move(ITEMS, "data/STSBenchmark/poetry_1337.parquet")(root),
+                      {"transformations": ["paraphrasing", "poetry"]})[1],
+        "transformation 'poetry' is not in the taxonomy"),
 }
 
 
@@ -241,8 +321,8 @@ def _one_line(text: str) -> str:
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_refused_resealed_revision(base, tmp_path, capsys, case):
-    root, expected = _corrupted(base, tmp_path, case)
+def test_refused_resealed_revision(bad_revision, tmp_path, capsys, case):
+    root, expected = _corrupted(bad_revision, tmp_path, case)
     store = tmp_path / "store"
     install(store, root)
     before = sorted(p.relative_to(store) for p in store.rglob("*"))
@@ -261,10 +341,10 @@ def test_refused_resealed_revision(base, tmp_path, capsys, case):
     assert "\n" not in str(refused.value) and refused.value.exit_code == 2
 
 
-def test_refused_manifest_with_nan(base, tmp_path, capsys):
+def test_refused_manifest_with_nan(bad_revision, tmp_path, capsys):
     """A NaN in the manifest's free-form `config` (Python's json reads the literal NaN): not JSON."""
     root = tmp_path / "rev"
-    shutil.copytree(base, root)
+    shutil.copytree(bad_revision, root)
     path = root / "manifest.json"
     path.write_text(path.read_text().replace('"rows": 4', '"rows": NaN'))  # config is not in the content hash
     store = tmp_path / "store"
@@ -284,8 +364,8 @@ def test_refused_manifest_nested_too_deeply(tmp_path, capsys):
     assert "manifest.json: not valid JSON (nested too deeply)" in _one_line(capsys.readouterr().err)
 
 
-def test_the_base_revision_and_the_bundled_sample_pass(base, tmp_path, capsys):
-    install(tmp_path / "store", base)
+def test_the_base_revision_and_the_bundled_sample_pass(bad_revision, tmp_path, capsys):
+    install(tmp_path / "store", bad_revision)
     assert main(["verify", "--store", str(tmp_path / "store"), "--revision", "bad"]) == 0
     assert "2 of 2 datasets verified" in capsys.readouterr().out
     sample = Path(__file__).resolve().parents[2] / "score" / "hteb_score" / "sample" / "store"
@@ -293,8 +373,8 @@ def test_the_base_revision_and_the_bundled_sample_pass(base, tmp_path, capsys):
     assert "8 of 8 datasets verified" in capsys.readouterr().out
 
 
-def test_a_corrupt_dataset_leaves_the_others_readable(base, tmp_path):
-    root, _ = _corrupted(base, tmp_path, "nan-judge-score")
+def test_a_corrupt_dataset_leaves_the_others_readable(bad_revision, tmp_path):
+    root, _ = _corrupted(bad_revision, tmp_path, "nan-judge-score")
     revision = Revision.open(root, datasets=["TwitterSemEval2015"])
     assert revision.check_content().datasets == ("TwitterSemEval2015",)
     with pytest.raises(HtebError, match="the files of STSBenchmark were not verified"):

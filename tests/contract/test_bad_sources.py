@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -15,21 +14,11 @@ from hypothesis import strategies as st
 
 from hteb_contract.errors import HtebError, SourceError
 from hteb_contract.sources import read_source_dir, read_source_parquet, write_source_parquet
+from source_copies import copy_source
 
 # dataset -> the table its degenerate row goes into, as in shared/data
 TABLES = {"STSBenchmark": "test", "TwitterSemEval2015": "test", "SummEval": "test", "Banking77": "test",
           "SciFact": "qrels"}
-
-
-def _copy(shared_data: Path, name: str, target: Path, rows: int = 3) -> Path:
-    """A small copy of a real dataset folder: dataset.json and the first `rows` rows of each table."""
-    folder = target / name
-    folder.mkdir(parents=True)
-    shutil.copy(shared_data / name / "dataset.json", folder / "dataset.json")
-    for path in (shared_data / name).glob("*.jsonl"):
-        with open(path, encoding="utf-8") as handle:
-            (folder / path.name).write_text("".join(next(handle) for _ in range(rows)), encoding="utf-8")
-    return folder
 
 
 def _replace_row(folder: Path, table: str, number: int, line: str) -> None:
@@ -84,7 +73,30 @@ CASES = {
     "classification-text-null": ("Banking77", _edit(text=None), "test row 2: text must be a string, got None"),
     "classification-label-null": ("Banking77", _edit(label=None), "test row 2: label must be a string or an integer"),
     "qrels-score-text": ("SciFact", _edit(score="relevant"),
-                         "qrels row 2: score must be a finite number, got 'relevant'"),
+                         "qrels row 2: score must be an integer relevance grade within int32, as mteb and "
+                         "pytrec_eval read qrels, got 'relevant'"),
+    # issue 24: graded relevance, huge numbers, lone surrogates
+    "qrels-score-half": ("SciFact", _edit(score=0.5), "qrels row 2: score must be an integer relevance grade within "
+                                                      "int32, as mteb and pytrec_eval read qrels, got 0.5"),
+    "qrels-score-1e30": ("SciFact", _raw('{row}, "score": 1e30}'), "qrels row 2: score must be an integer relevance "
+                                                                   "grade within int32"),
+    "qrels-score-2-to-the-31": ("SciFact", _edit(score=2**31), "qrels row 2: score must be an integer relevance grade"),
+    "qrels-score-huge-integer": ("SciFact", _raw('{row}, "score": 1' + "0" * 400 + "}"),
+                                 "qrels row 2: score must be an integer relevance grade"),
+    "sts-score-huge-integer": ("STSBenchmark", _raw('{row}, "score": 1' + "0" * 400 + "}"),
+                               "test row 2: score must be a finite number, got 1000000000"),
+    "summary-relevance-huge-integer": ("SummEval", _raw('{row}, "relevance": [1' + "0" * 400 + "]}"),
+                                       "test row 2: relevance must be a list of finite numbers"),
+    "sts-sentence-lone-surrogate": ("STSBenchmark", _raw('{row}, "sentence1": "caf\\ud800e"}'),
+                                    "test row 2: sentence1 holds a lone surrogate '\\ud800': not Unicode text"),
+    "sts-sentence-low-surrogate": ("STSBenchmark", _raw('{row}, "sentence2": "\\udfff"}'),
+                                   "test row 2: sentence2 holds a lone surrogate '\\udfff'"),
+    "summary-lone-surrogate": ("SummEval", _raw('{row}, "machine_summaries": ["ok", "a\\ud83d"]}'),
+                               "test row 2: machine_summaries holds a lone surrogate '\\ud83d'"),
+    "classification-lone-surrogate": ("Banking77", _raw('{row}, "text": "\\ud800"}'),
+                                      "test row 2: text holds a lone surrogate"),
+    "qrels-doc-id-lone-surrogate": ("SciFact", _raw('{row}, "doc_id": "d\\ud800"}'),
+                                    "qrels row 2: doc_id holds a lone surrogate"),
     "qrels-doc-id-null": ("SciFact", _edit(doc_id=None),
                           "qrels row 2: doc_id must be a string or an integer, got None"),
 }
@@ -93,7 +105,7 @@ CASES = {
 @pytest.mark.parametrize("case", CASES)
 def test_refused_degenerate_source_row(tmp_path, shared_data, case):
     name, rewrite, expected = CASES[case]
-    folder = _copy(shared_data, name, tmp_path)
+    folder = copy_source(shared_data, name, tmp_path)
     table = TABLES[name]
     row = json.loads((folder / f"{table}.jsonl").read_text(encoding="utf-8").splitlines()[1])
     _replace_row(folder, table, 2, rewrite(row))
@@ -121,7 +133,7 @@ DATASET_JSON = {
 @pytest.mark.parametrize("case", DATASET_JSON)
 def test_refused_bad_dataset_json(tmp_path, shared_data, case):
     name, change, expected = DATASET_JSON[case]
-    folder = _copy(shared_data, name, tmp_path)
+    folder = copy_source(shared_data, name, tmp_path)
     meta = json.loads((folder / "dataset.json").read_text(encoding="utf-8"))
     if isinstance(change, dict):
         text = json.dumps({k: v for k, v in {**meta, **change}.items() if v is not None})
@@ -139,7 +151,7 @@ def test_refused_bad_dataset_json(tmp_path, shared_data, case):
     ("empty-id", "", "test row 2: item id '' is not a non-empty string"),
 ], ids=["duplicate-id", "empty-id"])
 def test_refused_bad_row_id(tmp_path, shared_data, case, value, expected):
-    folder = _copy(shared_data, "SummEval", tmp_path)
+    folder = copy_source(shared_data, "SummEval", tmp_path)
     rows = (folder / "test.jsonl").read_text(encoding="utf-8").splitlines()
     first = json.loads(rows[0])["id"]
     _replace_row(folder, "test", 2, _edit(id=value.replace("{first}", first))(json.loads(rows[1])))
@@ -149,7 +161,7 @@ def test_refused_bad_row_id(tmp_path, shared_data, case, value, expected):
 
 def test_refused_degenerate_row_of_a_parquet_copy(tmp_path, shared_data):
     """The same checks hold for the parquet copy inside a revision (pyarrow carries NaN where JSON cannot)."""
-    folder = _copy(shared_data, "STSBenchmark", tmp_path)
+    folder = copy_source(shared_data, "STSBenchmark", tmp_path)
     dataset = read_source_dir(folder)
     dataset.tables["test"][2]["score"] = math.nan
     write_source_parquet(dataset, tmp_path / "copy")
@@ -176,7 +188,7 @@ def test_fuzz_source_reader(shared_data, name, lines, keep):
     """Random rows among real ones: the dataset reads, and then every text is a string and every score
     finite, or it is one SourceError line."""
     with tempfile.TemporaryDirectory() as tmp:
-        folder = _copy(shared_data, name, Path(tmp), rows=2)
+        folder = copy_source(shared_data, name, Path(tmp), rows=2)
         table = "test"
         real = (folder / f"{table}.jsonl").read_text(encoding="utf-8").splitlines()[:keep]
         (folder / f"{table}.jsonl").write_text("\n".join(real + lines) + "\n", encoding="utf-8")

@@ -5,6 +5,7 @@ the store is refused before anything there is read; a missing or empty store add
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import pytest
@@ -13,6 +14,7 @@ from hteb_contract.errors import StoreError
 from hteb_contract.stores import open_store
 from hteb_contract.stores.local import LocalStore
 from hteb_score.cli import main
+from deadline import deadline
 from revision_factory import build_revision
 
 PUBLISHED = "2026-11-22T00:00:00+00:00"
@@ -35,7 +37,10 @@ def _record(**changes) -> bytes:
     return json.dumps({"label": "bad", "content_hash": "a" * 64, "published": PUBLISHED, **changes}).encode()
 
 
-# id -> (what labels/bad.json is: its bytes, None for a folder, a str for a link to that path; what the line says)
+FIFO = object()
+
+# id -> (what labels/bad.json is: its bytes, None for a folder, FIFO, a str for a link to that path; what the
+# line says)
 CORRUPT = {
     "not-json": (b"{", "labels/bad.json is not valid JSON"),
     "empty-file": (b"", "labels/bad.json is not valid JSON"),
@@ -51,7 +56,8 @@ CORRUPT = {
     "hash-short": (_record(content_hash="abc"), "gives the content hash 'abc', not a hex sha256"),
     "hash-missing": (json.dumps({"label": "bad", "published": PUBLISHED}).encode(), "gives the content hash None"),
     "published-missing": (json.dumps({"label": "bad", "content_hash": "a" * 64}).encode(), "has no publication time"),
-    "a-folder": (None, "labels/bad.json cannot be read (Is a directory)"),
+    "a-folder": (None, "labels/bad.json is not a regular file (a folder)"),
+    "a-fifo": (FIFO, "labels/bad.json is not a regular file (a FIFO)"),  # opening it to read would block
     "a-link-out-of-the-store": ("/etc/hostname", "labels/bad.json is a symbolic link"),
 }
 
@@ -61,6 +67,8 @@ def _corrupt(store, case):
     path = store / "labels" / "bad.json"
     if content is None:
         path.mkdir()
+    elif content is FIFO:
+        os.mkfifo(path)
     elif isinstance(content, str):
         path.symlink_to(content)
     else:
@@ -76,13 +84,15 @@ def _one_line(text: str) -> str:
 def test_flagged_corrupt_label_in_revisions(store, capsys, case):
     """`revisions` lists the good labels and flags the corrupt one; the good ones still verify."""
     _corrupt(store, case)
-    assert main(["revisions", "--store", str(store)]) == 0
+    with deadline():
+        assert main(["revisions", "--store", str(store)]) == 0
     out = capsys.readouterr()
     assert out.err == ""
     good, flagged = out.out.splitlines()
     assert good == "good" and flagged.startswith("bad (corrupt: ") and CORRUPT[case][1].split(" ", 1)[1] in flagged
     assert main(["verify", "--store", str(store), "--revision", "good"]) == 0
-    assert main(["verify", "--store", str(store), "--revision", "nope"]) == 2  # the error lists the labels
+    with deadline():
+        assert main(["verify", "--store", str(store), "--revision", "nope"]) == 2  # the error lists the labels
     assert "(labels: good)" in _one_line(capsys.readouterr().err)
 
 
@@ -90,7 +100,8 @@ def test_flagged_corrupt_label_in_revisions(store, capsys, case):
 def test_refused_corrupt_label(store, capsys, case):
     _corrupt(store, case)
     before = sorted(p.relative_to(store) for p in store.rglob("*"))
-    assert main(["verify", "--store", str(store), "--revision", "bad"]) == 2
+    with deadline():
+        assert main(["verify", "--store", str(store), "--revision", "bad"]) == 2
     err = _one_line(capsys.readouterr().err)
     assert err.startswith(f"hteb-score: error: store {store}: label 'bad' is corrupt: ") and CORRUPT[case][1] in err
     assert sorted(p.relative_to(store) for p in store.rglob("*")) == before

@@ -57,7 +57,7 @@ def test_load_dataset_reads_every_config_and_split_even_where_columns_are_all_nu
 
 @pytest.mark.slow
 def test_load_dataset_reads_every_config_and_split_of_the_bundled_sample():
-    from hteb_score.cli.score import SAMPLE_REVISION, SAMPLE_STORE
+    from hteb_score import SAMPLE_REVISION, SAMPLE_STORE
 
     revision = open_store(str(SAMPLE_STORE)).fetch(SAMPLE_REVISION)
     rows = _load_every_split(revision.root, revision.manifest)

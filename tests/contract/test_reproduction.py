@@ -12,7 +12,7 @@ import pytest
 from hteb_contract import revision as rev
 from hteb_contract.errors import HtebError
 from hteb_contract.records import ItemRecord, Judge
-from hteb_contract.reproduction import Tolerance, compare_revisions
+from hteb_contract.reproduction import Tolerance, compare_revisions, described
 from hteb_contract.revision import Revision
 from hteb_contract.validation import validate
 from revision_factory import build_revision
@@ -36,6 +36,9 @@ def _build(root: Path, data: Path, names: list[str] = NAMES, **change) -> Revisi
             return _judged(record)
         judge_change = {k: change[k] for k in ("parapluie", "quality") if k in change}
         record_change = {k: v for k, v in change.items() if k not in judge_change}
+        if "transformed_text" in record_change:  # the kept attempt's output too: a record agrees with its attempts
+            text = record_change["transformed_text"]
+            record_change["attempts"] = (replace(record.attempts[0], steps=(text,), output=text),)
         return replace(_judged(record, **judge_change), **record_change)
 
     build_revision(root, data, names, edit=edit)
@@ -92,7 +95,7 @@ def test_a_changed_text_differs_whatever_the_tolerance(reference, tmp_path, shar
     ours = _build(tmp_path / "rev", shared_data, transformed_text="something else entirely")
     report = compare_revisions(ours, reference, Tolerance(parapluie=100, rating=100))
     assert not report.reproduced and report.differing == 1
-    assert [d.what for d in report.differences] == ["transformed_text"]
+    assert [d.what for d in report.differences] == ["transformed_text", "attempts[0].steps[0]", "attempts[0].output"]
     assert report.differences[0].ours == "something else entirely"
     assert report.differences[0].where.startswith("MasakhaNEWS/paraphrasing/1337/")
 
@@ -172,3 +175,11 @@ def test_the_report_as_json_follows_its_schema(reference, tmp_path, shared_data)
 def test_negative_tolerance_is_a_one_line_error():
     with pytest.raises(HtebError, match="tolerances must be >= 0"):
         Tolerance(parapluie=-0.1)
+
+
+def test_a_manifest_field_added_later_reads_as_its_stated_default():
+    """A revision made before `corpus_perturbed` existed describes the same content as one that says False,
+    and not the same as one that says True."""
+    older = {"label": "x", "seeds": [1339]}
+    assert described(older) == described({**older, "corpus_perturbed": False})
+    assert described(older) != described({**older, "corpus_perturbed": True})

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 
 from hteb_contract.errors import ContractError, IntegrityError, SourceError
-from hteb_contract.revision import Revision, content_hash
+from hteb_contract.hub_eval import COLUMNS, task_id
+from hteb_contract.revision import EVAL, Revision, content_hash
 from revision_factory import build_revision
 
 NAMES = ["STSBenchmark", "SciFact", "SummEval"]
@@ -50,7 +52,7 @@ def test_load_dataset_reads_a_config_per_dataset(sealed):
     loaded = datasets.load_dataset(str(sealed), "SummEval")
     assert set(loaded) == {"paraphrasing_1337", "paraphrasing_1338", "translation_1337", "translation_1338"}
     assert loaded["translation_1337"].num_rows == 5 * 27
-    assert loaded["translation_1337"][0]["schema_version"] == "hteb.item/2"
+    assert loaded["translation_1337"][0]["schema_version"] == "hteb.item/3"
     assert loaded["translation_1337"][0]["subset"] == "default"
 
 
@@ -115,3 +117,14 @@ def test_the_source_copy_states_its_subsets(tmp_path, shared_data):
     assert stored["subsets"]["arq"] == ["arq"] and len(stored["subsets"]) == 12
     source = Revision.open(root).source("SemRel2024")
     assert {(r.subset, r.language) for r in source.iter_texts()} == {(s, s) for s in stored["subsets"]}
+
+
+def test_every_revision_carries_the_benchmarks_eval_yaml(sealed):
+    """The Hub attaches `.eval_results` only to a dataset whose eval.yaml defines its task ids
+    (issue 23 item 6): every revision written has one, naming each dataset's score columns."""
+    root = sealed
+    meta = yaml.safe_load((root / EVAL).read_text())
+    assert meta["evaluation_framework"] == "hteb-score" and meta["metrics"] == [{"id": "points"}]
+    names = Revision.open(root).dataset_names()
+    assert {t["id"] for t in meta["tasks"]} == {task_id(d, c) for d in [*names, "average"] for c in COLUMNS}
+    assert EVAL in {f["path"] for f in Revision.open(root).manifest["files"]}

@@ -68,8 +68,8 @@ def test_other_schema_version_is_named(real_items):
     with pytest.raises(ContractError) as err:
         validate("item", record, what="item 3")
     assert str(err.value) == ("item 3: schema version 'hteb.item/1' is not supported: this version of hteb reads "
-                              "'hteb.item/2' (an older or newer release wrote it; regenerate it, or read it with that "
-                              "release)")
+                              "'hteb.item/3' or 'hteb.item/2' (an older or newer release wrote it; regenerate it, "
+                              "or read it with that release)")
 
 
 def test_item_records_name_their_subset_and_the_language_of_their_own_text(real_items):

@@ -110,3 +110,35 @@ def test_a_ceiling_below_max_tokens_is_refused(tmp_path, shared_data):
     done = _cli("validate", "--seed", "1", "--profile", "cpu", "--max-tokens", "64", "--max-tokens-ceiling", "32",
                 "--data-dir", str(shared_data), "--cache-dir", str(tmp_path / "c"), cwd=tmp_path)
     assert done.returncode == 2 and "--max-tokens-ceiling (32) must be at least --max-tokens (64)" in done.stderr
+
+
+def test_nothing_is_written_into_installed_packages(tmp_path, shared_data):
+    """A store or MANIFEST.md inside site-packages (where a non-editable install puts the bundled sample
+    store) is a one-line refusal before any work."""
+    import sysconfig
+
+    installed = Path(sysconfig.get_paths()["purelib"]) / "hteb_score" / "sample" / "store"
+    for option, path, what in (("--store", installed, "store"),
+                               ("--manifest-md", installed.parent / "MANIFEST.md", "--manifest-md")):
+        done = _cli("validate", "--seed", "1339", "--profile", "cpu", "--cache-dir", str(tmp_path / "c"),
+                    "--data-dir", str(shared_data), option, str(path), cwd=tmp_path)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert f"{what} {path} is inside the installed packages" in done.stderr
+    assert _files(tmp_path) == []
+
+
+def test_manifest_md_is_the_repositorys_or_none_for_an_installed_package(tmp_path):
+    """Run from its repository, hteb-generate updates the repository's MANIFEST.md whatever the working
+    folder; the same package installed (copied into a site-packages-like folder) updates none."""
+    from hteb_generate.config import default_manifest_md
+
+    repo = Path(__file__).resolve().parents[2]
+    assert default_manifest_md() == str(repo / "MANIFEST.md")
+    site = tmp_path / "lib" / "site-packages"
+    shutil.copytree(repo / "generate" / "hteb_generate", site / "hteb_generate",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    probe = "import hteb_generate.config as c; print(c.__file__); print(c.default_manifest_md())"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(repo / "schemas")])})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [str(site / "hteb_generate" / "config.py"), "None"]

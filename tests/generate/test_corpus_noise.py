@@ -113,7 +113,10 @@ def test_without_the_flag_the_revision_is_what_it_was(tmp_path, shared_data):
     assert {p: h for p, h in on_files.items() if not p.startswith("corpus/") and p != "README.md"} == {
         p: h for p, h in off_files.items() if p != "README.md"}
     off_card = (off.folder / "README.md").read_text(encoding="utf-8")
-    assert "corpus" not in off_card.split("---\n", 2)[1] and "Corpus perturbed" not in off_card
+    front = off_card.split("---\n", 2)[1]
+    assert "path: corpus/" not in front and "config_name: SciFact-corpus\n" not in front
+    assert "Corpus perturbed" not in off_card
+    assert "config_name: SciFact-original-corpus" in front  # the source's corpus, untouched
 
 
 def test_the_cli_flag_reaches_the_config(tmp_path, shared_data):

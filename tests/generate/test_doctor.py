@@ -16,18 +16,21 @@ from hteb_generate import pipeline
 from hteb_generate.config import build_config
 from hteb_generate.doctor import CHECKS, require_ready
 from hteb_generate.engine_plan import engine_slots, runtime
-from hteb_generate.machine import Facts, Gpu, probe
+from hteb_generate.gpu_host import Gpu
+from hteb_generate.machine import Facts, probe
 from hteb_generate.engine import CallCache
 
-H100 = Gpu("NVIDIA H100 80GB HBM3", 79.6)
+H100 = Gpu("NVIDIA H100 80GB HBM3", 79.6, "9.0")
+RTX8000 = Gpu("Quadro RTX 8000", 47.5, "7.5")  # Turing: float16 but no bfloat16 in vLLM
+V100 = Gpu("Tesla V100-SXM2-32GB", 31.7, "7.0")  # Volta: no CUDA 13 build
 GEMMA = "gaunernst/gemma-3-27b-it-int4-awq"
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
 
 def _facts(**changes) -> Facts:
     """A GPU host with everything a gpu run needs."""
-    ready = Facts(gpus=(H100,), driver_cuda="12.9", torch="2.13.0", torch_cuda="12.9", vllm="0.32.0",
-                  vllm_build="vllm", hf_cache="/data/hf/hub", hf_cache_free_gib=500.0)
+    ready = Facts(gpus=(H100,), driver="580.95.05", torch="2.13.0", torch_cuda="13.0", vllm="0.32.0",
+                  vllm_build="vllm", hf_cache="/data/hf/hub", hf_cache_free_gib=500.0, python="3.12.3")
     return replace(ready, **changes)
 
 
@@ -45,7 +48,7 @@ def test_a_ready_gpu_host_gets_one_summary_line(gpu_config):
     summary = require_ready(gpu_config(), _facts())
     assert "\n" not in summary
     assert "NVIDIA H100 80GB HBM3 (79.6 GiB); torch 2.13.0; vLLM 0.32.0 (vllm)" in summary
-    assert "gemma-3-27b-it-int4-awq as generator and judge (needs 23.7 GiB, share 0.9)" in summary
+    assert "gemma-3-27b-it-int4-awq as generator and judge (needs 25.7 GiB, share 0.9)" in summary
     assert "(set HTEB_HUB_REPO and HF_TOKEN to publish to the Hub)" in summary
 
 
@@ -57,8 +60,22 @@ def test_a_ready_gpu_host_gets_one_summary_line(gpu_config):
         ({"torch": "2.13.0+cpu", "torch_cuda": None}, {},
          "torch 2.13.0+cpu is a CPU build: the gpu profile needs its CUDA build (make generate installs it into "
          ".venv-gpu)"),
-        ({"driver_cuda": "12.4", "torch_cuda": "13.0"}, {},
-         "the NVIDIA driver supports CUDA up to 12.4, but torch 2.13.0 was built for CUDA 13.0: update the driver"),
+        ({"driver": "570.124.06"}, {},
+         "the NVIDIA driver 570.124.06 is too old for torch 2.13.0 (built for CUDA 13.0): it needs driver 580 or "
+         "newer"),
+        ({"python": "3.10.12"}, {}, "Python 3.10.12 cannot install vllm 0.32.0 (it needs Python >=3.11,<3.15)"),
+        ({"python": "3.15.0"}, {}, "Python 3.15.0 cannot install vllm 0.32.0"),
+        ({"gpus": (RTX8000,)}, {},
+         "Quadro RTX 8000 (compute capability 7.5): gemma-3-27b-it-int4-awq with its bfloat16 weights (vLLM offers "
+         "bfloat16 from 8.0 and the model refuses float16) needs compute capability 8.0 or newer"),
+        ({"gpus": (V100,)}, {"model": "qwen3-8b-awq", "judge_model": "qwen3-8b-awq"},
+         "Tesla V100-SXM2-32GB (compute capability 7.0): qwen3-8b-awq with torch's CUDA 13.0 build needs compute "
+         "capability 7.5 or newer"),
+        ({"env": {"VLLM_BATCH_INVARIANT": "1"}}, {},
+         "VLLM_BATCH_INVARIANT=1 is not supported with the AWQ model gemma-3-27b-it-int4-awq: vLLM then replaces the "
+         "Marlin kernel"),
+        ({"env": {"VLLM_BATCH_INVARIANT": "1"}, "gpus": (RTX8000,)}, {"model": "smollm2", "judge_model": "smollm2"},
+         "Quadro RTX 8000 (compute capability 7.5): VLLM_BATCH_INVARIANT=1 needs compute capability 8.0 or newer"),
         ({"torch": None, "torch_cuda": None}, {}, "torch is not installed"),
         ({"vllm": None, "vllm_build": None}, {},
          "vLLM is not installed: the vllm engine needs vllm>=0.20.0 (make generate installs vllm==0.32.0 into .venv-gpu)"),
@@ -69,12 +86,12 @@ def test_a_ready_gpu_host_gets_one_summary_line(gpu_config):
         ({}, {"allow_unpinned": None},
          "not pinned to a commit: gemma-3-27b-it-int4-awq (revision 'main'); pin it in models.py, or pass "
          "--allow-unpinned"),
-        ({"gpus": (Gpu("NVIDIA GeForce RTX 4090", 23.6),)}, {},
-         "not enough GPU memory: gemma-3-27b-it-int4-awq 23.7 GiB (context 8192) needs 23.7 GiB, the NVIDIA GeForce "
+        ({"gpus": (Gpu("NVIDIA GeForce RTX 4090", 23.6, "8.9"),)}, {},
+         "not enough GPU memory: gemma-3-27b-it-int4-awq 25.7 GiB (context 8192) needs 25.7 GiB, the NVIDIA GeForce "
          "RTX 4090 offers 21.2 GiB at --gpu-memory-utilization 0.9"),
-        ({"gpus": (Gpu("NVIDIA L4", 22.0),)}, {"judge_model": "qwen3-8b-awq"},
-         "not enough GPU memory: gemma-3-27b-it-int4-awq 23.7 GiB (context 8192) + qwen3-8b-awq 8.8 GiB (context 8192) "
-         "needs 32.5 GiB, the NVIDIA L4 offers 19.8 GiB"),
+        ({"gpus": (Gpu("NVIDIA L4", 22.0, "8.9"),)}, {"judge_model": "qwen3-8b-awq"},
+         "not enough GPU memory: gemma-3-27b-it-int4-awq 25.7 GiB (context 8192) + qwen3-8b-awq 10.8 GiB "
+         "(context 8192) needs 36.5 GiB, the NVIDIA L4 offers 19.8 GiB"),
         ({"hf_cache_free_gib": 10.0}, {},
          "not enough disk: downloading gemma-3-27b-it-int4-awq needs 17.8 GiB, the Hugging Face cache /data/hf/hub has "
          "10.0 GiB free; free space or set HF_HOME"),
@@ -98,7 +115,8 @@ def test_every_problem_is_named_in_check_order_on_one_line(gpu_config):
     text = str(refused.value)
     order = [text.index(s) for s in ("no NVIDIA GPU", "vLLM 0.18.0 is too old", "not pinned", "not enough disk")]
     assert order == sorted(order) and "\n" not in text
-    assert CHECKS.names() == ["gpu", "torch", "vllm", "pinned", "memory", "disk", "publish"]
+    assert CHECKS.names() == ["gpu", "python", "torch", "driver", "vllm", "capability", "batch_invariance", "pinned",
+                              "memory", "disk", "publish"]
 
 
 def test_what_is_already_fine_is_not_reported(gpu_config):
@@ -106,13 +124,18 @@ def test_what_is_already_fine_is_not_reported(gpu_config):
     cached = _facts(hf_cache_free_gib=1.0, hf_snapshots=frozenset({f"{GEMMA}@{COMMIT}"}),
                     hf_refs={f"{GEMMA}@main": COMMIT})
     require_ready(gpu_config(), cached)
-    rtx = _facts(gpus=(Gpu("NVIDIA GeForce RTX 4090", 23.6),))
-    require_ready(gpu_config(engine_options={"max_model_len": 2048}), rtx)  # 17.8 + 0.97 + 2 <= 21.2
+    rtx = _facts(gpus=(Gpu("NVIDIA GeForce RTX 4090", 23.6, "8.9"),))
+    require_ready(gpu_config(max_tokens=512, engine_options={"max_model_len": 1024, "gpu_memory_utilization": 0.95}),
+                  rtx)  # 17.8 + 0.48 + 4 <= 22.4
+    require_ready(gpu_config(model="qwen3-8b-awq", judge_model="qwen3-8b-awq"), _facts(gpus=(RTX8000,)))  # float16
+    require_ready(gpu_config(), _facts(env={"VLLM_BATCH_INVARIANT": "0"}))
+    require_ready(gpu_config(model="smollm2", judge_model="smollm2"), _facts(env={"VLLM_BATCH_INVARIANT": "1"}))
     require_ready(gpu_config(store="hf://hteb/revisions"), _facts(env={"HF_TOKEN": "x"}))
 
 
 def test_cpu_profile_needs_no_gpu_but_torch(tmp_path):
-    config = build_config(seed="1", profile="cpu", overrides={"cache_dir": str(tmp_path), "store": str(tmp_path)})
+    config = build_config(seed="1", profile="cpu",
+                          overrides={"cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store")})
     assert "no GPU" in require_ready(config, Facts(torch="2.13.0+cpu"))
     with pytest.raises(HtebError, match="^torch is not installed$"):
         require_ready(config, Facts())
@@ -124,8 +147,8 @@ def test_one_model_is_one_engine_and_another_judge_gets_its_share(gpu_config):
                                                                        "gpu_memory_utilization": 0.9}
     generator, judge = engine_slots(gpu_config(judge_model="qwen3-8b-awq"), _facts())
     assert (generator.roles, judge.roles) == (("generator",), ("judge",))
-    # needs: 17.8 + 3.875 + 2 = 23.675 and 5.71 + 1.125 + 2 = 8.835 GiB; 0.9 split in that proportion, rounded down
-    assert (generator.share, judge.share) == (0.655, 0.244)
+    # needs: 17.8 + 3.875 + 4 = 25.675 and 5.71 + 1.125 + 4 = 10.835 GiB; 0.9 split in that proportion, rounded down
+    assert (generator.share, judge.share) == (0.632, 0.267)
     assert generator.share + judge.share <= 0.9
     budget = engine_slots(gpu_config(judge_model="qwen3-8b-awq", engine_options={"gpu_memory_utilization": 0.8}),
                           _facts())
@@ -153,8 +176,9 @@ def test_the_pipeline_starts_each_engine_with_its_planned_settings(gpu_config, t
     generator, judge = engines.generator, engines.judge
     assert generator is not judge and generator.revision == COMMIT  # the branch resolved before any call
     assert generator.inner.options == {"name": "vllm", "model_path": GEMMA, "model_id": GEMMA, "revision": COMMIT,
-                                       "tensor_parallel_size": 1, "max_model_len": 8192, "gpu_memory_utilization": 0.655}
-    assert judge.inner.options["gpu_memory_utilization"] == 0.244
+                                       "tensor_parallel_size": 1, "max_model_len": 8192,
+                                       "gpu_memory_utilization": 0.632}
+    assert judge.inner.options["gpu_memory_utilization"] == 0.267
     assert judge.revision == "4da05a8edb55c6046cce958586c33b61da07bb79"
 
 
@@ -163,7 +187,7 @@ def test_runtime_is_what_the_manifest_schema_takes(gpu_config):
     record = runtime(facts, engine_slots(gpu_config(judge_model="qwen3-8b-awq"), facts))
     assert record["batch_invariant"] is True and record["gpus"] == ["NVIDIA H100 80GB HBM3"]
     assert record["engines"][1] == {"model_id": "Qwen/Qwen3-8B-AWQ", "roles": ["judge"], "max_model_len": 8192,
-                                    "gpu_memory_utilization": 0.244}
+                                    "gpu_memory_utilization": 0.267}
     schema_path = Path(__file__).parents[2] / "schemas" / "hteb_contract" / "json" / "manifest.v2.schema.json"
     schema = json.loads(schema_path.read_text())["properties"]["runtime"]
     jsonschema.validate(record, schema)

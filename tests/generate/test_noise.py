@@ -4,6 +4,7 @@ literature's two, and determinism (the key alone decides the output)."""
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -97,8 +98,8 @@ def _noise_config(tmp_path, shared_data, **overrides):
 def test_the_noise_profile_takes_every_dataset_of_the_data_dir_and_no_model(tmp_path, shared_data):
     from hteb_generate.config import build_config
 
-    cfg = build_config(seed="1339", profile="noise", overrides={"data_dir": str(shared_data),
-                                                                "cache_dir": str(tmp_path), "store": str(tmp_path)})
+    cfg = build_config(seed="1339", profile="noise", overrides={
+        "data_dir": str(shared_data), "cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store")})
     assert set(cfg.datasets) >= {"STSBenchmark", "SciFact", "Banking77", "SummEval", "STS12"}
     assert len(cfg.datasets) == len(list(shared_data.glob("*/dataset.json")))
     assert cfg.transformations == tuple(PERTURBATIONS.names()) and cfg.llm_transformations == ()
@@ -140,9 +141,13 @@ def test_a_noise_revision_is_made_by_the_rules_verified_and_rebuilt_identically(
                                                         key=(seed, dataset, transformation, item.original_text))
                 assert item.generator_model == RULES_MODEL and len(item.attempts) == 1 and not item.errors
                 assert item.judge.quality is None and item.judge.parapluie is None
+                assert item.rule_made and item.sampling is None and item.generator_revision is None  # nothing invented
     card = (revision.root / "README.md").read_text(encoding="utf-8")
-    assert "Rule-transformed (noise) versions" in card and "Not applicable to the noise rules" in card
-    assert "Generator:" not in card
+    assert "Rule-transformed (noise) versions" in card and "no decoding settings, no errors checked, no judge" in card
+    for llm_only in ("Generator:", "Decoding:", "## Error rates", "## Judge scores", "| dataset | transformation |",
+                     "Prompt layout", "Retries:", "Language identification"):
+        assert llm_only not in card, llm_only
+    assert "Retrieval and reranking transform the queries only" in card  # a choice that applies to the rules
     said: list[str] = []
     again = run(replace(cfg, batch_size=1), log=said.append)
     assert again.manifest["content_hash"] == first.manifest["content_hash"] and again.published.created is False
@@ -165,3 +170,17 @@ def test_a_rerun_on_changed_sources_makes_the_records_again(tmp_path, shared_dat
     again = run(cfg, log=said.append)
     assert again.manifest["content_hash"] != first.manifest["content_hash"]
     assert any("made by the noise rules" in line for line in said)
+
+
+def test_every_long_stage_shows_a_bar_with_its_total_and_time_left(tmp_path, shared_data, capsys):
+    from hteb_generate.pipeline import run
+
+    cfg = _noise_config(tmp_path, shared_data, publish=False, corpus_noise=True)
+    run(cfg, log=lambda m: None)
+    err = capsys.readouterr().err
+    files = len(cfg.datasets) * len(cfg.transformations)
+    for stage, total in (("reading sources", 2), ("noise rules", 2), ("noise rules on the corpus", 1),
+                         ("writing sources", 2), ("checking and writing items", files),
+                         ("writing the corpus", len(cfg.transformations))):
+        assert re.search(rf"{stage}: 100%\S* +{total}/{total} \[\d\d:\d\d<\d\d:\d\d", err), stage
+    assert re.search(r"sealing \(sha256\): 100%\S* +(\d+)/\1 \[\d\d:\d\d<\d\d:\d\d", err)

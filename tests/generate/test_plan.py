@@ -12,7 +12,7 @@ import pytest
 from hteb_contract.errors import HtebError
 from hteb_generate.config import build_config
 from hteb_generate.judge import DEFAULT_PROMPTS, PARAPLUIE_TEMPLATES, JudgePair, judge_requests, parapluie_conversations
-from hteb_generate.plan import Cost, make_plan
+from hteb_generate.plan import PREFILL_TOKENS_PER_SECOND, Cost, make_plan
 from hteb_generate.plan_stats import STATS
 from hteb_generate.sources_table import SOURCES, lookup_source
 from hteb_generate.transformations import PROMPT_SETS
@@ -25,9 +25,20 @@ def _prompt(messages) -> int:
     return sum(math.ceil(len(content) / 4) + 4 for _, content in messages)
 
 
+def _shared(messages) -> int:
+    """The stated rule's tokens of a conversation before its first text (marked \\x00), its markers counted
+    for the messages wholly before it."""
+    whole = []
+    for _, content in messages:
+        if "\x00" in content:
+            return _prompt(whole) + math.ceil(len(content.split("\x00")[0]) / 4)
+        whole.append(("", content))
+    raise AssertionError("no text in the conversation")
+
+
 def _cpu_plan(shared_data, tmp_path, **overrides):
-    given = {"datasets": "STSBenchmark", "max_texts": 2, "data_dir": str(shared_data), "cache_dir": str(tmp_path),
-             "store": str(tmp_path), **overrides}
+    given = {"datasets": "STSBenchmark", "max_texts": 2, "data_dir": str(shared_data),
+             "cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store"), **overrides}
     return make_plan(build_config(seed="1339", profile="cpu", overrides=given), counts="local", tokens_per_second=10.0)
 
 
@@ -38,14 +49,17 @@ def test_counts_and_tokens_of_one_real_sts_row_by_hand(shared_data, tmp_path):
     prompts = PROMPT_SETS.get("smollm2-fewshot")
     para, expand, summ = (_prompt(prompts.template(k).messages("", "eng")) for k in ("paraphrase", "expand", "summarise"))
     paraphrasing = plan.costs[("STSBenchmark", "paraphrasing")]
-    # each text: prompt = template + 7, output = 1 x 7
+    # each text: prompt = template + 7, output = 1 x 7; prefilled: the text and its message's 4 markers
     assert paraphrasing == Cost(texts=2, distinct=2, generation=2, judge=0, prompt_tokens=2 * (para + 7),
-                                output_tokens=2 * 7)
+                                output_tokens=2 * 7, prefill_tokens=2 * (7 + 4))
     # each text: expand 7 -> min(48, 4 x 7) = 28; summarise those 28 -> 0.5 x 28 = 14
     two_step = plan.costs[("STSBenchmark", "summarised_expansion")]
     assert two_step == Cost(texts=2, distinct=2, generation=4, judge=0,
-                            prompt_tokens=2 * ((expand + 7) + (summ + 28)), output_tokens=2 * (28 + 14))
-    assert plan.total.generation == 6 and plan.gpu_hours == pytest.approx((14 + 84) / 10 / 3600)
+                            prompt_tokens=2 * ((expand + 7) + (summ + 28)), output_tokens=2 * (28 + 14),
+                            prefill_tokens=2 * ((7 + 4) + (28 + 4)))
+    assert plan.total.generation == 6 and plan.decode_hours == pytest.approx((14 + 84) / 10 / 3600)
+    assert plan.prefill_hours == pytest.approx((22 + 86) / PREFILL_TOKENS_PER_SECOND / 3600)
+    assert plan.gpu_hours == plan.decode_hours + plan.prefill_hours
 
 
 def test_the_judge_adds_three_requests_per_distinct_text(shared_data, tmp_path):
@@ -59,6 +73,12 @@ def test_the_judge_adds_three_requests_per_distinct_text(shared_data, tmp_path):
     assert (paraphrasing.generation, paraphrasing.judge) == (2, 6)
     prompt = _prompt(PROMPT_SETS.get("smollm2-fewshot").template("paraphrase").messages("", "eng")) + text
     assert paraphrasing.prompt_tokens == 2 * (prompt + judge_prompt)
+    # prefilled per request: everything from its first text on; the text before it is shared by the stage
+    marked = JudgePair("paraphrasing", "\x00", "\x00", "eng", "eng")
+    conversations = [r.messages for r in judge_requests([marked], seed=0, max_tokens=1, prompts=DEFAULT_PROMPTS)]
+    conversations += parapluie_conversations([marked], PARAPLUIE_TEMPLATES.get("parapluie-direct"))
+    shared = sum(_shared(c) for c in conversations)
+    assert shared > 0 and paraphrasing.prefill_tokens == 2 * ((text + 4) + judge_prompt - shared)
     assert paraphrasing.output_tokens == 2 * (output + 2 + 2 + 1)  # two one-digit answers, one log-probability
 
 
@@ -86,17 +106,22 @@ def test_the_statistics_table_is_mteb_s_descriptive_statistics():
 
 
 def test_every_registered_dataset_has_statistics_and_sci_fact_counts_its_300_queries(tmp_path):
-    config = build_config(seed="1339", profile="gpu", overrides={"cache_dir": str(tmp_path), "store": str(tmp_path)})
+    config = build_config(seed="1339", profile="gpu",
+                          overrides={"cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store")})
     plan = make_plan(config, counts="stats", tokens_per_second=5500.0)
     assert {d for d, _ in plan.costs} == {lookup_source(n).name for n in SOURCES.names()}
     scifact = plan.costs[("SciFact", "backtranslation")]
     assert (scifact.texts, scifact.distinct, scifact.generation, scifact.judge) == (300, 300, 600, 900)
-    assert plan.gpu_hours == pytest.approx(plan.total.output_tokens / 5500 / 3600)
+    assert plan.decode_hours == pytest.approx(plan.total.output_tokens / 5500 / 3600)
+    # the run's prefill: every source text and every output the judge reads, once per request
+    total = plan.total
+    assert 0 < total.prefill_tokens < total.prompt_tokens and plan.prefill_hours > plan.decode_hours
+    assert plan.gpu_hours == pytest.approx(plan.decode_hours + total.prefill_tokens / PREFILL_TOKENS_PER_SECOND / 3600)
 
 
 def test_statistics_of_whole_datasets_do_not_plan_a_sampled_profile(tmp_path, shared_data):
-    config = build_config(seed="1", profile="cpu", overrides={"cache_dir": str(tmp_path), "store": str(tmp_path),
-                                                             "data_dir": str(shared_data)})
+    config = build_config(seed="1", profile="cpu", overrides={
+        "cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store"), "data_dir": str(shared_data)})
     with pytest.raises(HtebError, match="^--counts stats describes whole datasets, but this profile samples them"):
         make_plan(config, counts="stats", tokens_per_second=1.0)
 
@@ -113,9 +138,10 @@ def test_plan_prints_its_table_without_loading_torch_or_vllm(tmp_path, shared_da
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == ("| dataset | texts | distinct | generation requests | judge requests | prompt tokens | "
-                        "output tokens |")
+                        "prefill tokens | output tokens |")
     assert len([line for line in lines if line.startswith("| ") and "**total**" not in line]) == 1 + len(SOURCES)
-    assert any(line.startswith("GPU hours: ") and "5,500 output tokens/s" in line for line in lines)
+    hours = next(line for line in lines if line.startswith("GPU hours: "))
+    assert "tokens / 5,500 tokens/s) + prefill " in hours and "tokens / 7,300 tokens/s)" in hours
     assert lines[-1] == "LOADED []"
     local = _cli("plan", "--seed", "1339", "--profile", "cpu", "--data-dir", str(shared_data), cwd=tmp_path)
     assert local.returncode == 0 and "| STSBenchmark | paraphrasing |" in local.stdout, local.stderr

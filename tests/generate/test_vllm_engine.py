@@ -15,7 +15,7 @@ import pytest
 
 WORKER = textwrap.dedent(
     '''
-    import json, sys
+    import json, os, sys, time
     from pathlib import Path
 
     from hteb_generate.engine import CachedEngine, CallCache, ChatRequest, create_engine
@@ -39,7 +39,27 @@ WORKER = textwrap.dedent(
         }
         out["cached_again"] = cached.chat(greedy)
         out["cache_counts"] = [cached.calls, cached.hits]
+        cores = engine_cores()
+        engine.close()
+        deadline = time.monotonic() + 30
+        while engine_cores() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        out["engine_cores"] = [len(cores), len(engine_cores())]
+        engine.close()  # a second close does nothing
         print("RESULT " + json.dumps(out))
+
+    def engine_cores():
+        """This process's live children titled as vLLM titles its engine core (VLLM::EngineCore)."""
+        found = []
+        for entry in Path("/proc").iterdir():
+            try:
+                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                title = (entry / "cmdline").read_bytes()
+            except (OSError, IndexError):
+                continue
+            if int(stat[1]) == os.getpid() and stat[0] != "Z" and b"EngineCore" in title:
+                found.append(int(entry.name))
+        return found
 
     if __name__ == "__main__":
         main()
@@ -101,6 +121,11 @@ def test_vllm_next_token_logprobs_match_transformers(vllm_result, smollm2_engine
         assert set(got) == set(CANDIDATES)
         for candidate in CANDIDATES:
             assert got[candidate] == pytest.approx(want[candidate], abs=0.05)
+
+
+def test_close_ends_the_engine_core_process(vllm_result):
+    """One engine core ran beside the engine (vLLM's multiprocessing default); after close() none is left."""
+    assert vllm_result["engine_cores"] == [1, 0]
 
 
 def test_cached_vllm_engine_answers_the_repeat_from_the_cache(vllm_result):

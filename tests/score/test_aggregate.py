@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from hteb_contract.errors import ContractError
-from hteb_score.scoring.aggregate import POINTS, aggregate, axis_columns, main_scores, model_level
+from hteb_score.scoring.aggregate import POINTS, aggregate, axis_columns, main_scores, paired_level
+from hteb_score.report.card import render_markdown
 from hteb_score.scoring.score_record import ScoreRecord
 
 
@@ -63,8 +64,9 @@ def test_column_form_gives_the_same_numbers():
     main = main_scores(SCORES, scale=POINTS)
     axes = axis_columns(main.seed_means())
     assert axes == {a: {row["dataset"]: row["axes"][a] for row in agg["per_dataset"]} for a in agg["per_axis"]}
-    model = model_level(main.original, axes)
-    assert (model.original, model.axes, model.hteb) == (agg["original"], agg["per_axis"], agg["hteb_total"])
+    model = paired_level(main.original, axes)
+    assert (model.original, model.hteb) == (agg["original"], agg["hteb_total"])
+    assert {a: p.score for a, p in model.axes.items()} == agg["per_axis"]
 
 
 def test_records_scored_twice_or_unknown_are_contract_errors():
@@ -74,3 +76,35 @@ def test_records_scored_twice_or_unknown_are_contract_errors():
         aggregate(SCORES + [_rec("A", "original", None, 0.1)])
     with pytest.raises(ContractError, match="unknown transformation 'paraphrase' \\(did you mean 'paraphrasing'"):
         aggregate(SCORES + [_rec("A", "paraphrase", 1, 0.1)])
+
+
+#: A filtered card's shape: C has no transformed score left, D only a translation (issue 23 item 2).
+PARTIAL = SCORES + [_rec("C", "original", None, 0.90), _rec("D", "original", None, 0.30),
+                    _rec("D", "translation", 1337, 0.60)]
+
+
+def test_a_partial_card_pairs_each_figure_with_the_original_of_its_datasets():
+    agg = aggregate(PARTIAL)
+    assert agg["datasets"] == 4 and agg["original_all"] == pytest.approx((80 + 50 + 90 + 30) / 4)
+    # the HTEB total rests on A, B, D (C has no transformed score): its Original is theirs
+    assert agg["hteb_datasets"] == 3 and agg["original"] == pytest.approx((80 + 50 + 30) / 3)
+    assert agg["delta"] == pytest.approx(agg["hteb_total"] - agg["original"])
+    lexical, language = agg["axis_pairs"]["lexical"], agg["axis_pairs"]["language"]
+    assert (lexical["datasets"], lexical["original"], lexical["score"]) == (2, pytest.approx(65.0), pytest.approx(53.75))
+    assert (language["datasets"], language["original"]) == (3, pytest.approx((80 + 50 + 30) / 3))
+    assert language["score"] == pytest.approx((25 + 15 + 60) / 3)
+    for axis, pair in agg["axis_pairs"].items():
+        assert pair["delta"] == pytest.approx(pair["score"] - pair["original"]) and agg["per_axis"][axis] == pair["score"]
+
+
+def test_a_partial_card_says_on_how_many_datasets_each_figure_rests():
+    agg = aggregate(PARTIAL)
+    card = {"model": {"model_id": "m", "revision": None}, "dataset": {"repo_id": "r", "label": "l", "revision": "x"},
+            "protocol": "hteb", "on_error": "keep", "hteb_score_version": "0", "package_versions": {},
+            "encode": {"batch_size": 1, "dtype": "float32", "device": "cpu", "prompts": None},
+            "aggregates": agg, "statistics": None, "flags": [], "error_policy": [], "timings": {},
+            "evaluation": {"protocol": "hteb", "description": "d", "datasets": {}}}
+    md = render_markdown(card)
+    assert f"| **model** | {agg['original']:.2f} (3 of 4 datasets) | 53.75 (2 of 4 datasets) | 37.50 (2 of 4 datasets) |" in md
+    assert f"over all 4 it is {agg['original_all']:.2f}" in md
+    assert "| Lexical/Stylistic | 2 of 4 | 65.00 | 53.75 | -11.25 |" in md

@@ -40,11 +40,11 @@ def test_verify_says_which_datasets_and_files_it_checked(tmp_path, shared_data, 
     LocalStore(tmp_path / "store").publish(tmp_path / "rev")
     assert main(["verify", "--store", str(tmp_path / "store"), "--revision", "v1", "--datasets", "STSBenchmark"]) == 0
     out = capsys.readouterr().out
-    # README.md + STSBenchmark's dataset.json, test.parquet and two items files; 2 x 3 rows x 2 sentences a file
-    assert out.endswith("- 1 of 2 datasets verified: STSBenchmark; 5 files match their sha256; 2 item files "
+    # README.md, eval.yaml + STSBenchmark's dataset.json, test.parquet and two items files; 2 x 3 rows x 2 sentences a file
+    assert out.endswith("- 1 of 2 datasets verified: STSBenchmark; 6 files match their sha256; 2 item files "
                         "(12 records) match the item schema, their file and their source texts; not verified: "
                         "TwitterSemEval2015\n")
     assert main(["verify", "--store", str(tmp_path / "store"), "--revision", "v1"]) == 0
     out = capsys.readouterr().out
-    assert "- 2 of 2 datasets verified: STSBenchmark, TwitterSemEval2015; 9 files" in out
+    assert "- 2 of 2 datasets verified: STSBenchmark, TwitterSemEval2015; 10 files" in out
     assert "4 item files (24 records)" in out and "not verified" not in out

@@ -1,6 +1,7 @@
-"""HTEB as mteb tasks (issue 13 item 2): `mteb.evaluate` on the tasks of a revision equals
-`hteb-score --protocol mteb` on the same model, and both write mteb's results layout, one experiment
-per transformation and seed, that mteb's own ResultCache reads back."""
+"""HTEB as mteb tasks (issue 13 item 2, issue 23 item 3): `mteb.evaluate` on the tasks of a revision,
+with mteb's default result cache, equals `hteb-score --protocol mteb` on the same model variant by
+variant, and both write mteb's results layout, each variant its own task name, that mteb's own
+ResultCache reads back apart."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hteb_contract.errors import HtebError
-from hteb_score.mteb_interop.layout import EXPERIMENTS, experiment_name
+from hteb_score.mteb_interop.layout import parse_variant_task_name, variant_task_name
 from models import minilm_path
 from hteb_score.cli import main
 
@@ -41,7 +42,7 @@ def model():
 
 @pytest.fixture(scope="module")
 def evaluated(model, tmp_path_factory):
-    """evaluate_tasks (mteb.evaluate per experiment) into an mteb cache: (results, cache root)."""
+    """evaluate_tasks (mteb.evaluate with the model's prompts per variant) into an mteb cache: (results, cache root)."""
     root = tmp_path_factory.mktemp("mteb-cache")
     tasks = tasks_from_revision(STORE, "sample-1339", **SELECTION)
     return evaluate_tasks(model, tasks, cache=mteb.ResultCache(root), show_progress_bar=False), root
@@ -51,17 +52,28 @@ def _card_scores(card: dict) -> dict[tuple[str, str, int | None], float]:
     return {(r["dataset"], r["transformation"], r["seed"]): r["value"] for r in card["scores"] if r["subset"] == "all"}
 
 
-def test_tasks_are_mtebs_classes_one_per_variant():
+def test_tasks_are_mtebs_classes_one_name_per_variant():
     tasks = tasks_from_revision(STORE, "sample-1339", **SELECTION)
     assert [(t.hteb_variant.dataset, t.hteb_variant.transformation, t.hteb_variant.seed) for t in tasks] == [
         (d, t, s) for d in SELECTION["datasets"] for t, s in sorted(VARIANTS, key=lambda v: v[1] is not None)]
-    names = {t.hteb_variant.dataset: t.metadata.name for t in tasks}
-    assert names == {"STSBenchmark": "STSBenchmark", "SciFact": "SciFact", "SemRel2024": "SemRel24STS"}
-    assert all(type(t) is type(mteb.get_task(t.metadata.name)) for t in tasks)
-    # the sample's sources are local copies, no Hub pin: every variant names the HTEB revision, so
-    # mteb's cache never merges one variant's scores into another's or into mteb's own data's
+    mteb_names = {t.hteb_variant.dataset: t.hteb_variant.task for t in tasks}
+    assert mteb_names == {"STSBenchmark": "STSBenchmark", "SciFact": "SciFact", "SemRel2024": "SemRel24STS"}
+    assert all(type(t) is type(mteb.get_task(t.hteb_variant.task)) for t in tasks)
+    # mteb's cache knows a task by its name alone: every variant has its own
+    assert len({t.metadata.name for t in tasks}) == len(tasks)
+    revision = tasks[0].hteb_variant.revision
+    assert tasks[1].metadata.name == variant_task_name("STSBenchmark", revision, "paraphrasing", 1339)
+    assert all(parse_variant_task_name(t.metadata.name).task == t.hteb_variant.task for t in tasks)
     pinned = mteb.get_task("STSBenchmark").metadata.revision
-    assert {t.metadata.revision for t in tasks} == {tasks[0].hteb_variant.revision} != {pinned}
+    assert {t.metadata.revision for t in tasks} == {revision} != {pinned}
+
+
+def test_a_filtered_selection_is_another_identity():
+    plain = tasks_from_revision(STORE, "sample-1339", datasets=["STSBenchmark"], transformations=["paraphrasing"])
+    judged = tasks_from_revision(STORE, "sample-1339", datasets=["STSBenchmark"], transformations=["paraphrasing"],
+                                 min_judge=3)
+    assert plain[0].metadata.name == judged[0].metadata.name  # the original is not filtered
+    assert judged[1].metadata.name == plain[1].metadata.name + ".judge3"
 
 
 def test_mteb_evaluate_equals_hteb_score_protocol_mteb(scored, evaluated):
@@ -74,6 +86,33 @@ def test_mteb_evaluate_equals_hteb_score_protocol_mteb(scored, evaluated):
                                                    abs=1e-9), variant
 
 
+def _largest_difference(outcome, tasks, ours) -> float:
+    return max(abs(result.get_score() - ours[(t.hteb_variant.dataset, t.hteb_variant.transformation,
+                                              t.hteb_variant.seed)]) for t, result in zip(tasks, outcome.task_results,
+                                                                                          strict=True))
+
+
+def test_mteb_evaluate_with_mtebs_default_cache_gives_every_variant_its_own_score(model, scored, tmp_path,
+                                                                                   monkeypatch):
+    """The issue's literal use: `mteb.evaluate(model, tasks)`, no cache argument, so mteb's default
+    cache, which already holds a result for mteb's own task and for the HTEB original."""
+    default = mteb.evaluate.__kwdefaults__["cache"]
+    monkeypatch.setattr(default, "cache_path", tmp_path)
+    tasks = tasks_from_revision(STORE, "sample-1339", **SELECTION)
+    ours = _card_scores(scored[0])
+    mteb.evaluate(model, tasks[:1], show_progress_bar=False)  # the cache now holds the HTEB original's result
+    [folder] = (tmp_path / "results").glob("*/*")
+    stale = json.loads((folder / f"{tasks[0].metadata.name}.json").read_text())
+    (folder / "STSBenchmark.json").write_text(json.dumps(dict(stale, task_name="STSBenchmark", scores={
+        "test": [dict(e, main_score=0.123) for e in stale["scores"]["test"]]})))  # mteb's own task, other data
+    outcome = mteb.evaluate(model, tasks, show_progress_bar=False)
+    # equal but for the order of a mean over subsets (1.1e-16 measured), never the cached 0.123 or another variant's
+    assert _largest_difference(outcome, tasks, ours) < 1e-12
+    again = mteb.evaluate(model, tasks, show_progress_bar=False)  # now every variant is served from the cache
+    assert _largest_difference(again, tasks, ours) < 1e-12
+    assert {p.stem for p in folder.glob("*.hteb-*.json")} == {t.metadata.name for t in tasks}
+
+
 def test_plain_mteb_evaluate_runs_the_tasks_in_order(model, scored):
     """The issue's literal use: mteb.evaluate(model, tasks) with no cache, results in the tasks' order."""
     tasks = tasks_from_revision(STORE, "sample-1339", datasets=["STSBenchmark"], transformations=["paraphrasing"])
@@ -84,17 +123,15 @@ def test_plain_mteb_evaluate_runs_the_tasks_in_order(model, scored):
 
 
 def _layout(root: Path) -> dict[str, dict]:
-    """Task files under the one model/revision folder of a results root: relative path -> JSON."""
+    """Task files under the one model/revision folder of a results root: file name -> JSON."""
     [revision] = [p for p in (root / "results").glob("*/*") if p.is_dir()]
-    return {str(p.relative_to(revision)): json.loads(p.read_text()) for p in revision.rglob("*.json")
-            if p.name != "model_meta.json"}
+    return {p.name: json.loads(p.read_text()) for p in revision.glob("*.json") if p.name != "model_meta.json"}
 
 
 def test_hteb_score_writes_mtebs_layout_for_every_variant(scored, evaluated):
     ours, theirs = _layout(scored[1]), _layout(evaluated[1])
-    experiment = experiment_name({"hteb_transformation": "paraphrasing", "hteb_seed": 1339})
-    assert experiment == "hteb_seed_1339__hteb_transformation_paraphrasing"
-    assert set(ours) == set(theirs) == {f"{prefix}{task}.json" for prefix in ("", f"{EXPERIMENTS}/{experiment}/")
+    revision = scored[0]["dataset"]["revision"]
+    assert set(ours) == set(theirs) == {f"{variant_task_name(task, revision, t, s)}.json" for t, s in VARIANTS
                                         for task in ("STSBenchmark", "SciFact", "SemRel24STS")}
     for path, result in ours.items():
         mine = {e["hf_subset"]: e["main_score"] for e in result["scores"]["test"]}
@@ -103,15 +140,20 @@ def test_hteb_score_writes_mtebs_layout_for_every_variant(scored, evaluated):
         assert result["dataset_revision"] == theirs[path]["dataset_revision"], path
 
 
-def test_mtebs_result_cache_reads_what_hteb_score_wrote(scored):
+def test_mtebs_result_cache_reads_what_hteb_score_wrote_apart(scored):
+    """mteb's documented reader: every variant a task of its own, and to_dataframe one row per variant."""
     card, root = scored
-    loaded = mteb.ResultCache(root).load_results(load_experiments="match_name", include_remote=False)
-    by_experiment = {m.experiment_name: {t.task_name: t.get_score() for t in m.task_results} for m in loaded.model_results}
+    loaded = mteb.ResultCache(root).load_results(include_remote=False)
+    [model_result] = loaded.model_results
+    by_task = {t.task_name: t.get_score() for t in model_result.task_results}
     ours = _card_scores(card)
-    assert set(by_experiment) == {None, "hteb_seed_1339__hteb_transformation_paraphrasing"}
-    assert by_experiment[None]["SemRel24STS"] == pytest.approx(ours[("SemRel2024", "original", None)], abs=1e-6)
-    assert by_experiment["hteb_seed_1339__hteb_transformation_paraphrasing"]["SciFact"] == pytest.approx(
+    revision = card["dataset"]["revision"]
+    assert by_task[variant_task_name("SemRel24STS", revision, "original", None)] == pytest.approx(
+        ours[("SemRel2024", "original", None)], abs=1e-6)
+    assert by_task[variant_task_name("SciFact", revision, "paraphrasing", 1339)] == pytest.approx(
         ours[("SciFact", "paraphrasing", 1339)], abs=1e-6)
+    frame = loaded.to_dataframe()
+    assert len(frame) == len(by_task) == len(ours)
 
 
 def test_refused_a_task_not_made_from_a_revision(model):

@@ -77,7 +77,7 @@ def _asked(datasets: list[str]) -> set[tuple[str, str, str | None]]:
     """(dataset, text, prompt type) of every text the evaluators of the sample revision list, and
     of every transformed item (its drift is measured even where --on-error scores the original)."""
     from hteb_score.evaluators.protocol import PROTOCOLS
-    from hteb_score.cli.score import SAMPLE_REVISION, SAMPLE_STORE
+    from hteb_score import SAMPLE_REVISION, SAMPLE_STORE
     from hteb_score.scoring.data import read_revision
     from hteb_score.scoring.options import ScoreOptions
     from hteb_score.scoring.run import QUERY_TABLES

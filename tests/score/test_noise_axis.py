@@ -338,7 +338,7 @@ def test_compare_markdown_puts_noise_after_the_total(compared):
     assert "Noise is reported beside the HTEB total, not in it" in md
     assert "Holm-corrected within each family (the paper's and Noise's apart)" in md
     header = next(line for line in md.splitlines() if line.startswith("| # | Model |"))
-    assert header.endswith("| HTEB total | Δ | Noise (Δ) | Rank Original → HTEB |")
+    assert header.endswith("| HTEB total | Δ | Noise (Δ) | Rank Original → HTEB | Rests on |")
     assert "| transformations | Random capitalisation |" in md and "| axes | Noise |" in md
     assert "Noise" not in paper_only.to_markdown()
     assert comparison_files.figures(comparison)["axis_dumbbell.png"].startswith(b"\x89PNG")

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from hteb_score.mteb_interop.layout import parse_variant_task_name
+
 from hteb_score.encoding import encoder as encode
 from hteb_score.cli import main
 from hteb_contract.validation import validate
@@ -59,9 +61,11 @@ def test_outputs_are_written_and_valid(scored):
     assert "protocol: **hteb**" in md and "| STSBenchmark" in md
     assert "## Evaluation settings" in md and "| SummEval | similarity: cosine; correlation: spearman;" in md
     mteb_files = [p for p in (scored / "mteb").rglob("*.json") if p.name != "model_meta.json"]
-    assert {p.stem for p in mteb_files} == {"STSBenchmark", "TwitterSemEval2015", "SciFact", "SummEval"}
-    assert len(mteb_files) == len(combos)  # every variant: the original and one experiment per transformation and seed
-    assert len({p.parent for p in mteb_files}) == 1 + 2 * 2
+    names = {p.stem: parse_variant_task_name(p.stem) for p in mteb_files}
+    assert {v.task for v in names.values()} == {"STSBenchmark", "TwitterSemEval2015", "SciFact", "SummEval"}
+    # every variant its own task file (mteb's cache keys by name), all in the model's one folder
+    assert {(v.task, v.transformation, v.seed) for v in names.values()} == combos
+    assert len({p.parent for p in mteb_files}) == 1
 
 
 @pytest.mark.slow

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hteb_contract.stores import open_store
-from hteb_score.cli.score import SAMPLE_REVISION, SAMPLE_STORE
+from hteb_score import SAMPLE_REVISION, SAMPLE_STORE
 from hteb_score.scoring.selection import PRESETS, judge_filter, judge_mean
 from refusal import run
 

@@ -7,7 +7,14 @@ code as one process would, batches included, so every answer and the revision's 
 those of a single-process run. Only the driver writes the cache, each chunk once it is back, so
 nothing assumes a filesystem shared by several writers, and a killed driver loses only the chunks
 in flight. A worker that dies is restarted by Ray (its constructor loads the model again) and its
-chunk is retried (`max_restarts=-1`, `max_task_retries=-1`).
+chunk is retried (`max_restarts=-1`, `max_task_retries=-1`); a worker whose engine fails to start
+(out of memory, a dtype the GPU lacks) is not restarted by Ray, and its own error ends the run in
+one line.
+
+Environment: workers of a cluster made by `ray start` run with that command's environment, not
+the driver's, so the variables the engines read (`VLLM_*`, the Hugging Face ones) go to every
+worker explicitly (`runtime_env={"env_vars": ...}`), VLLM_BATCH_INVARIANT always (0 when unset),
+and each worker's own view of them is checked against the driver's, which the manifest records.
 
 Ray Data's LLM processor was the other way: it would own batching, retries and output order, and
 the cache and the transformers engine (the CPU path the tests run) would live outside it.
@@ -16,8 +23,9 @@ the cache and the transformers engine (the CPU path the tests run) would live ou
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from hteb_contract.errors import HtebError
@@ -26,6 +34,17 @@ from .base import ChatRequest, ChatResult, Conversation, Engine
 
 LOCAL = "local"  # start a Ray instance on this machine for this run
 RESOURCE_NAMES = {"num_cpus": "CPU", "num_gpus": "GPU"}  # actor option -> cluster resource
+#: Read by vLLM or huggingface_hub in a worker, and passed to it when the driver has them.
+HF_NAMES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HOME", "HF_HUB_CACHE", "HF_HUB_OFFLINE", "HF_ENDPOINT")
+#: Passed even when the driver lacks them, with this value: what the manifest records must hold on every node.
+ALWAYS = {"VLLM_BATCH_INVARIANT": "0"}
+CLOSE_TIMEOUT_S = 120  # a worker's engine shutdown; a worker still busy after it is killed all the same
+
+
+def worker_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """The variables every worker gets: the driver's VLLM_* and Hugging Face ones, and ALWAYS's."""
+    passed = {k: v for k, v in environ.items() if k.startswith("VLLM_") or k in HF_NAMES}
+    return {**ALWAYS, **passed}
 
 
 class EngineWorker:
@@ -33,6 +52,13 @@ class EngineWorker:
 
     def __init__(self, factory: Callable[[], Engine]) -> None:
         self.engine = factory()
+
+    def environment(self, names: Sequence[str]) -> dict[str, str | None]:
+        """This worker's own values of `names`."""
+        return {name: os.environ.get(name) for name in names}
+
+    def close(self) -> None:
+        self.engine.close()
 
     def chat_results(self, index: int, requests: Sequence[ChatRequest]) -> tuple[int, list[ChatResult]]:
         return index, self.engine.chat_results(requests)
@@ -53,7 +79,12 @@ def connect(address: str, *, num_cpus: int | None = None) -> Any:
         try:
             ray.init(address=address, log_to_driver=False, **options)
         except (ConnectionError, RuntimeError, ValueError) as err:
-            raise HtebError(f"cannot reach the Ray cluster at {address!r}: {err}") from None
+            hint = ""
+            if address not in ("auto", LOCAL) and "RAY_AUTH_MODE" not in os.environ:
+                # ray start turns token authentication on, and ray.init only turns it on for "auto"
+                # (ray/_private/worker.py, init: maybe_enable_token_auth_if_token_available)
+                hint = " (a cluster made by `ray start` wants RAY_AUTH_MODE=token when its address is named)"
+            raise HtebError(f"cannot reach the Ray cluster at {address!r}: {err}{hint}") from None
     return ray
 
 
@@ -95,16 +126,42 @@ class RayEngine(Engine):
             if workers < 1:
                 raise HtebError(f"the Ray cluster at {address!r} has no room for one engine ({resources}; it holds {held})")
         self.model_id, self.revision, self._ray = model_id, revision, ray
-        actor = ray.remote(max_restarts=-1, max_task_retries=-1, **resources)(EngineWorker)
+        self.env = worker_env(os.environ)
+        actor = ray.remote(max_restarts=-1, max_task_retries=-1, runtime_env={"env_vars": self.env},
+                           **resources)(EngineWorker)
         self.workers = [actor.remote(factory) for _ in range(workers)]
-        self._pool = ActorPool(self.workers)
         _StdoutToStderr.enter()
+        try:
+            seen = self._get([worker.environment.remote(list(self.env)) for worker in self.workers])
+        except BaseException:
+            self.close()
+            raise
+        for values in seen:  # Ray applies runtime_env itself; this is what the manifest's runtime relies on
+            if values != self.env:
+                differ = sorted(k for k in self.env if values.get(k) != self.env[k])
+                self.close()
+                raise HtebError(f"a Ray worker does not see the driver's {', '.join(differ)}")
+        self._pool = ActorPool(self.workers)
+
+    def _get(self, refs: list[Any]) -> list[Any]:
+        with self._errors():
+            return self._ray.get(refs)
+
+    @contextlib.contextmanager
+    def _errors(self) -> Iterator[None]:
+        """A worker's failure as its own error on one line: an engine call's error as itself, a worker
+        that died (its engine's constructor raised, or its process was killed) as an HtebError."""
+        exceptions = self._ray.exceptions
+        try:
+            yield
+        except exceptions.RayTaskError as err:  # the engine itself failed: its own error, once
+            raise err.as_instanceof_cause() from None
+        except exceptions.RayActorError as err:
+            raise HtebError(f"a Ray engine worker died: {died_because(err)}") from None
 
     def _many(self, submit: Callable[[Any, tuple[int, Any]], Any], chunks: Sequence[Any]) -> Iterator[tuple[int, Any]]:
-        try:
+        with self._errors():
             yield from self._pool.map_unordered(submit, list(enumerate(chunks)))
-        except self._ray.exceptions.RayTaskError as err:  # the engine itself failed: its own error, once
-            raise err.as_instanceof_cause() from None
 
     def chat_results_many(self, chunks: Sequence[Sequence[ChatRequest]]) -> Iterator[tuple[int, list[ChatResult]]]:
         return self._many(lambda worker, job: worker.chat_results.remote(*job), chunks)
@@ -122,9 +179,23 @@ class RayEngine(Engine):
         return next(self.next_token_logprobs_many([conversations], candidates))[1]
 
     def close(self) -> None:
-        """Stop the workers (the cluster itself stays up for whoever started it)."""
+        """Close each worker's engine, then stop the workers (the cluster itself stays up for whoever
+        started it). Why close first: `ray.kill` ends the actor's process at once, and vLLM's engine
+        core runs in a child process of its own, which then may live on holding GPU memory."""
         if self.workers:
+            try:
+                self._ray.get([worker.close.remote() for worker in self.workers], timeout=CLOSE_TIMEOUT_S)
+            except self._ray.exceptions.RayError:  # a dead or hung worker: killed below all the same
+                pass
             for worker in self.workers:
                 self._ray.kill(worker)
             self.workers = []
             _StdoutToStderr.leave()
+
+
+def died_because(err: Any) -> str:
+    """The last line of a Ray actor's death message: for an engine whose constructor raised, its own
+    error ("HtebError: ..."), since ActorDiedError keeps only the text of the creation task's
+    RayTaskError, traceback first (ray/exceptions.py, ActorDiedError.__init__); otherwise Ray's reason."""
+    lines = [line.strip() for line in str(getattr(err, "error_msg", "") or err).splitlines() if line.strip()]
+    return lines[-1] if lines else type(err).__name__

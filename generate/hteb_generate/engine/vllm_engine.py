@@ -6,9 +6,12 @@ Log-probabilities use `SamplingParams(max_tokens=1, logprob_token_ids=[...])` (v
 exactly the candidate tokens are scored, whatever their rank. Each reply carries vLLM's finish
 reason ("length": max_tokens or max_model_len reached). A chat template that reads
 `enable_thinking` is given `enable_thinking=False` (`chat_template_kwargs`, vLLM >= 0.9.0).
+`close()` stops the engine core and frees the model before the next engine starts (the judge's).
 """
 
 from __future__ import annotations
+
+import gc
 
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -59,6 +62,26 @@ class VllmEngine(Engine):
     def worker_resources(cls, options: Mapping[str, Any]) -> dict[str, float]:
         """One GPU per tensor-parallel rank."""
         return {"num_gpus": options.get("tensor_parallel_size") or 1}
+
+    def close(self) -> None:
+        """Stop vLLM's engine core now and let go of the model and its GPU memory.
+
+        Why explicitly: vLLM 0.32.0 runs the engine core in a process of its own (VLLM_ENABLE_V1_MULTIPROCESSING,
+        on by default) that ends only when the client is garbage-collected (v1/engine/core_client.py, MPClient's
+        finalizer), so a second engine started after an implicit release can profile its memory while the first
+        still holds it, and vLLM asserts (v1/worker/gpu_worker.py, determine_available_memory).
+        `EngineCoreClient.shutdown` ends that process (or the in-process core) and waits for it."""
+        llm = getattr(self, "llm", None)
+        if llm is None:
+            return
+        llm.llm_engine.engine_core.shutdown()
+        self.llm = self.tokenizer = None
+        del llm
+        gc.collect()
+        import torch  # loaded with vLLM already; only its allocator's cache is released here
+
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
 
     @staticmethod
     def _conversation(messages: Conversation) -> list[dict[str, str]]:

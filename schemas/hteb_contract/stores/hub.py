@@ -107,7 +107,7 @@ class HubStore(RevisionStore):
         except _hub_errors() as err:
             raise StoreError(f"{self.uri}: cannot download revision {ref!r} ({_one_line(err)})") from None
         commit = Path(folder).name
-        return Revision.open(Path(folder), datasets=names, revision_id=commit)
+        return Revision.open(Path(folder), datasets=names, revision_id=commit, links=True)  # blob-cache links
 
     def exists(self) -> bool:
         try:

@@ -3,9 +3,12 @@
     ROOT/objects/<content_hash>/...   a complete revision, never modified after the rename
     ROOT/labels/<label>.json          {"label", "content_hash", "published"}; created once, never moved
     ROOT/.tmp/                        staging for publishes in flight (a killed publish leaves only this)
+    ROOT/.tmp/publish.lock            held by the one publish at work (hteb_contract.locks)
 
-Publishing copies into .tmp, fsyncs, renames into objects/ (atomic), then creates the label
-file with a hard link (fails if it exists), so a reader never sees a partial revision.
+Publishing, under the store's lock, copies into .tmp, fsyncs, renames into objects/ (atomic), then
+creates the label file with a hard link (fails if it exists), so a reader never sees a partial
+revision and two publishes of one label never both copy. Files follow the umask (objects are
+made read-only within it).
 
 A label file is untrusted input too: one that is not exactly such a record (its own label, a hex
 sha256) is corrupt. It is refused when asked for, before any object is read (a content hash of
@@ -23,13 +26,22 @@ import uuid
 from collections.abc import Iterable
 from pathlib import Path
 
-from hteb_contract.atomic import canonical_json, fsync_dir, process_alive
+from hteb_contract.atomic import (
+    NotRegular,
+    canonical_json,
+    current_umask,
+    fsync_dir,
+    open_regular,
+    process_alive,
+)
 from hteb_contract.errors import StoreError
+from hteb_contract.locks import exclusive
 from hteb_contract.revision import Revision
 from hteb_contract.stores.base import STORES, PublishResult, RevisionStore, staged_manifest
 from hteb_contract.stores.names import LABEL
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
+PUBLISH_LOCK = "publish.lock"  # in .tmp/: its name is no publisher's leftover (those start with a pid)
 _HASH_PREFIX = re.compile(r"^[0-9a-f]{8,64}$")
 
 
@@ -52,12 +64,12 @@ class LocalStore(RevisionStore):
     def _parse_label(self, path: Path) -> dict:
         """The record of a label file: {"label": its file name, "content_hash": hex sha256, "published": str}."""
         label = path.name[: -len(".json")]
-        if path.is_symlink():  # publish makes hard links; a symbolic one may point anywhere
-            raise CorruptLabel(self.root, label, "is a symbolic link")
-        try:
-            record = json.loads(path.read_bytes().decode("utf-8"))
+        try:  # publish makes hard links; a symbolic one may point anywhere, a FIFO would block the reader
+            with open_regular(path) as handle:
+                record = json.loads(handle.read().decode("utf-8"))
         except OSError as err:
-            raise CorruptLabel(self.root, label, f"cannot be read ({err.strerror})") from None
+            raise CorruptLabel(self.root, label, err.strerror if isinstance(err, NotRegular)
+                               else f"cannot be read ({err.strerror})") from None
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
             raise CorruptLabel(self.root, label, "is not valid JSON") from None
         if not isinstance(record, dict):
@@ -85,9 +97,16 @@ class LocalStore(RevisionStore):
                 shutil.rmtree(leftover, ignore_errors=True) if leftover.is_dir() else leftover.unlink(missing_ok=True)
 
     def publish(self, staged: Path) -> PublishResult:
+        """One publisher at a time (the store's lock): the second of two publishes of one label
+        finds the first's label, and is a no-op (same content) or refused before it copies anything,
+        so a refused publish leaves no unlabelled object behind."""
         manifest = staged_manifest(Path(staged))
-        label, digest = manifest["label"], manifest["content_hash"]
         self._prepare()
+        with exclusive(self.root / ".tmp" / PUBLISH_LOCK, wait=True, busy=f"store {self.root} is busy"):
+            return self._publish(Path(staged), manifest)
+
+    def _publish(self, staged: Path, manifest: dict) -> PublishResult:
+        label, digest = manifest["label"], manifest["content_hash"]
         existing = self._read_label(label)
         if existing is not None:
             if existing["content_hash"] != digest:
@@ -100,9 +119,10 @@ class LocalStore(RevisionStore):
         if not target.is_dir():
             tmp = self.root / ".tmp" / f"{os.getpid()}-{uuid.uuid4().hex}"
             shutil.copytree(staged, tmp, ignore=shutil.ignore_patterns(".*"))
+            umask = current_umask()
             for path in sorted(tmp.rglob("*"), reverse=True):
                 if path.is_file():
-                    path.chmod(0o444)  # objects are immutable
+                    path.chmod(0o444 & ~umask)  # objects are immutable; who may read them is the umask's
                     with open(path, "rb") as handle:
                         os.fsync(handle.fileno())
                 else:
@@ -121,9 +141,9 @@ class LocalStore(RevisionStore):
             os.fsync(handle.fileno())
         try:
             os.link(tmp_label, self._label_path(label))
-        except FileExistsError:
+        except FileExistsError:  # written by a publisher that took no lock (an older hteb): re-check its content
             tmp_label.unlink()
-            return self.publish(staged)  # another publisher won the race: re-check its content
+            return self._publish(staged, manifest)
         tmp_label.unlink()
         fsync_dir(self.root / "labels")
         return PublishResult(self.uri, label, digest, digest, created=True)
@@ -155,6 +175,9 @@ class LocalStore(RevisionStore):
         revision = Revision.open(self.root / "objects" / digest, datasets=datasets, revision_id=digest)
         if revision.manifest["content_hash"] != digest:
             raise StoreError(f"store {self.root}: object {digest[:12]} holds another revision")
+        if self._read_label(ref) is not None and revision.label != ref:  # no hash covers the manifest's label
+            raise StoreError(f"store {self.root}: label {ref!r} points at object {digest[:12]}, whose manifest says "
+                             f"it is revision {revision.label!r}")
         return revision
 
     def exists(self) -> bool:
@@ -177,6 +200,18 @@ class LocalStore(RevisionStore):
 
     def corrupt_labels(self) -> dict[str, str]:
         return self._scan()[1]
+
+
+def enclosing_store(path: Path, *also: Path) -> Path | None:
+    """The local store `path` lies in, or None: any folder above it (itself included) holding
+    `labels/` and `objects/`, or one of the stores `also` (which need not exist yet). Nothing but
+    publish writes into a store: an output there would sit inside sealed revisions or beside them."""
+    where = Path(path).expanduser().resolve()
+    named = [Path(store).expanduser().resolve() for store in also]
+    for folder in (where, *where.parents):
+        if folder in named or ((folder / "labels").is_dir() and (folder / "objects").is_dir()):
+            return folder
+    return None
 
 
 @STORES.register("file")

@@ -12,9 +12,7 @@ import sys
 import click
 
 from hteb_contract.errors import HtebError
-from hteb_score import __version__
-
-DEFAULT_STORE = "file://.hteb/store"
+from hteb_score import DEFAULT_STORE, SAMPLE_REVISION, __version__
 
 
 class DefaultCommandGroup(click.Group):
@@ -39,12 +37,17 @@ def cli() -> None:
     hteb-score MODEL_ID --store hf://OWNER/NAME --revision LABEL
     hteb-score verify --store STORE --revision LABEL
     hteb-score revisions --store STORE
+    hteb-score MODEL_ID --part DATASETS --out PART   one work unit; then hteb-score merge PART... --out DIR
+
+    Every command's default store is the sample store bundled with hteb-score.
     """
 
 
 @cli.command()
-@click.option("--store", default=DEFAULT_STORE, show_default=True, help="Revision store: a path, file://PATH or hf://OWNER/NAME.")
-@click.option("--revision", "ref", required=True, help="Label, content hash or Hub commit of the revision.")
+@click.option("--store", default=DEFAULT_STORE, help="Revision store: a path, file://PATH or hf://OWNER/NAME. "
+              "Default: the sample store bundled with hteb-score, as for every command.")
+@click.option("--revision", "ref", default=SAMPLE_REVISION, show_default=True,
+              help="Label, content hash or Hub commit of the revision.")
 @click.option("--datasets", default=None, help="Comma-separated datasets to verify (default: all).")
 def verify(store: str, ref: str, datasets: str | None) -> None:
     """Download (if needed) and verify a revision: manifest schema and layout, every file's sha256,
@@ -67,7 +70,8 @@ def verify(store: str, ref: str, datasets: str | None) -> None:
 
 
 @cli.command()
-@click.option("--store", default=DEFAULT_STORE, show_default=True, help="Revision store: a path, file://PATH or hf://OWNER/NAME.")
+@click.option("--store", default=DEFAULT_STORE, help="Revision store: a path, file://PATH or hf://OWNER/NAME. "
+              "Default: the sample store bundled with hteb-score, as for every command.")
 def revisions(store: str) -> None:
     """List the labels published in a store, oldest first; a damaged label file is listed as corrupt."""
     from hteb_contract.stores import open_store
@@ -85,9 +89,17 @@ from hteb_score.cli.compare import compare  # noqa: E402  (light: heavy imports 
 
 cli.add_command(compare)
 
+from hteb_score.cli.merge import merge  # noqa: E402
+
+cli.add_command(merge)
+
 from hteb_score.cli.score import score  # noqa: E402
 
 cli.add_command(score)
+
+from hteb_score.cli.tables import tables  # noqa: E402
+
+cli.add_command(tables)
 
 
 def _error(message: str) -> None:

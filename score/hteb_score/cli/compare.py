@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from hteb_contract.taxonomy import AXES, PAPER_TRANSFORMATIONS
+from hteb_score.report.comparison import coverage_cell, figure_cell
 from hteb_score.cli.output import OutputFolder
 
 TABLE_HELP = f"""\b
@@ -93,6 +94,15 @@ and, for a revision on the Hub, model_index/<model>/.eval_results/hteb.yaml.""",
     type=click.Choice(["walsh", "bootstrap"]),
     help="HL shift CI: exact signed-rank (Walsh averages) or percentile bootstrap (1000 resamples).",
 )
+@click.option(
+    "--basis",
+    default="common",
+    show_default=True,
+    type=click.Choice(["common", "own"]),
+    help="What the leaderboard and the heat map rest on: common = the datasets x transformations every model has "
+    "(fair ranks); own = each model on all it has (its card's figures). Every output states it and shows a "
+    "model's card figure beside any figure that differs.",
+)
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1), help="Seed of the split-half splits and the bootstrap.")
 def compare(
     cards: tuple[Path, ...],
@@ -103,6 +113,7 @@ def compare(
     force: bool,
     n_splits: int,
     ci_method: str,
+    basis: str,
     seed: int,
 ) -> None:
     from hteb_score.report import comparison_files
@@ -111,7 +122,7 @@ def compare(
 
     output = OutputFolder.check(out_dir, marker="comparison.json", overwrite=overwrite)
     models = load_inputs(cards, tables, mteb_dirs)
-    comparison = run_compare(models, force=force, n_splits=n_splits, seed=seed, ci_method=ci_method)
+    comparison = run_compare(models, force=force, n_splits=n_splits, seed=seed, ci_method=ci_method, basis=basis)
     with output.staged() as folder:
         written = comparison_files.save(comparison, folder)
     for warning in comparison.warnings:
@@ -120,6 +131,10 @@ def compare(
         click.echo("note: no delta heat map (the inputs have Original scores only)", err=True)
     if "drift_quality.png" not in written:
         click.echo("note: no drift vs judge quality plot (no input carries rated drift items)", err=True)
+    for row in comparison.leaderboard:
+        click.echo(f"{row.model}: original {figure_cell(row, 'original')}, HTEB {figure_cell(row, 'hteb')} "
+                   f"({figure_cell(row, 'delta', sign=True)}) on {coverage_cell(row)}")
     click.echo(
-        f"compared {len(models)} model(s) on {len(comparison.datasets)} dataset(s) -> {output.path}: {', '.join(written)}"
+        f"compared {len(models)} model(s) on {len(comparison.datasets)} dataset(s), basis {comparison.basis.name} "
+        f"({comparison.basis.description}) -> {output.path}: {', '.join(written)}"
     )

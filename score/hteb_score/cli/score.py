@@ -9,17 +9,15 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from hteb_contract.errors import HtebError
-from hteb_score import SAMPLE_DIR
+from hteb_score import DEFAULT_STORE, SAMPLE_REVISION
 from hteb_score.cli import options
 from hteb_score.cli.output import OutputFolder
-from hteb_score.encoding.model_files import check_model
+from hteb_score.encoding.model_files import check_model, choose_model
 from hteb_score.scoring.options import ScoreOptions
 
 if TYPE_CHECKING:  # imported when the option is parsed: --help stays light
     from hteb_score.evaluators.protocol import Protocol
 
-SAMPLE_STORE = SAMPLE_DIR / "store"
-SAMPLE_REVISION = "sample-1339"
 CARD = "result_card.json"  # marks a folder as an earlier result
 
 
@@ -81,9 +79,19 @@ def _protocol(ctx: click.Context, param: click.Parameter, name: str) -> Protocol
 @click.option("--preset", type=click.Choice(["minimal", "full"]), default=None,
               help="minimal: the paper's quick check - paraphrasing, expansion (else summarisation) and translation "
               "(else cross-translation) on one dataset per task type; full: everything. Recorded in the card.")
+@click.option("--model-revision", default=None, metavar="REV",
+              help="Pin a Hub model to a commit, tag or branch (resolved to its commit before any data is read; the "
+              "card records both). Not for a local folder or an mteb registry model (mteb pins its own).")
+@click.option("--model-name", default=None, metavar="NAME",
+              help="The name of a model given as a local folder: the card, leaderboard and report show NAME, not "
+              "the folder's path.")
 @click.option("--min-judge", type=click.FloatRange(1, 5), default=None, metavar="Q",
               help="Score only transformed items whose judge mean (quality and fluency, 1-5) is at least Q; items "
               "no judge rated are kept. Kept and dropped counts per variant go into the card.")
+@click.option("--part", default=None, metavar="DATASETS",
+              help="Score only these datasets (comma-separated) of the run the other options choose, as its work "
+              "units: OUT gets hteb_part.json, not a card; `hteb-score merge` joins the parts into the card a "
+              "single run writes.")
 def score(out: Path, overwrite: bool, **given: Any) -> None:
     """Score MODEL_ID (a sentence-transformers id or local folder, or a model of mteb's registry;
     default: the PyPI-shipped all-MiniLM-L6-v2) on an HTEB revision: the original data and every
@@ -94,9 +102,12 @@ def score(out: Path, overwrite: bool, **given: Any) -> None:
     original scores under OUT/mteb/. Every option is checked before any data is read or the
     model loads.
     """
+    from hteb_score.scoring.parts import PART_FILE
+
     started = time.perf_counter()
     opts = checked_options(**given)
-    output = OutputFolder.check(out, marker=CARD, overwrite=overwrite)
+    local = () if opts.store is None or opts.store.startswith("hf://") else (Path(opts.store.removeprefix("file://")),)
+    output = OutputFolder.check(out, marker=CARD if opts.part is None else PART_FILE, overwrite=overwrite, stores=local)
     if opts.encoder == "sentence-transformers":  # an mteb model was found in mteb's registry
         check_model(opts.model_id)
     with output.staged() as folder:
@@ -104,8 +115,8 @@ def score(out: Path, overwrite: bool, **given: Any) -> None:
     click.echo(f"{summary} -> {output.path}")
 
 
-def _runtime(backend: str, precision: str | None, device: str) -> str:
-    """The backend `auto` resolves to on this device, checked with the precision before any model loads."""
+def _runtime(backend: str, precision: str | None, device: str) -> tuple[str, str]:
+    """The backend `auto` resolves to on this device and why, checked with the precision before any model loads."""
     from hteb_score.encoding.backends import check_backend, resolve_backend
 
     kind = device.split(",")[0]
@@ -113,15 +124,17 @@ def _runtime(backend: str, precision: str | None, device: str) -> str:
         import torch
 
         kind = "cuda" if backend in ("auto", "torch") and torch.cuda.is_available() else "cpu"
-    backend = resolve_backend(backend, kind, precision)
-    check_backend(backend, precision or ("fp16" if kind.startswith("cuda") and backend == "torch" else "fp32"), kind)
-    return backend
+    backend, why = resolve_backend(backend, kind, precision)
+    resolved = precision or ("fp16" if kind.startswith("cuda") and backend == "torch" else "fp32")
+    check_backend(backend, resolved, kind)
+    return backend, f"backend: {backend} {resolved} on {kind} ({why})"
 
 
 def checked_options(*, model_id: str | None, store: str | None, ref: str | None, source_dir: Path | None,
                     datasets: str | None, transformations: str | None, seeds: str | None, encoder: str,
                     device: str, cache_dir: Path | None, preset: str | None, min_judge: float | None,
                     corpus_robustness: bool, backend: str, precision: str | None, token_budget: int | None,
+                    model_revision: str | None, model_name: str | None, part: str | None = None,
                     **settled: Any) -> ScoreOptions:
     """The command line's options as one ScoreOptions, every one checked before any data is read: a
     bad one is a one-line HtebError naming it. `settled`: the options click has checked already."""
@@ -143,23 +156,28 @@ def checked_options(*, model_id: str | None, store: str | None, ref: str | None,
     else:
         if store is not None:
             options.store(store)
-        store, ref = store or f"file://{SAMPLE_STORE}", ref or SAMPLE_REVISION
+        store, ref = store or DEFAULT_STORE, ref or SAMPLE_REVISION
     wanted_d = options.names(datasets, "--datasets")
     if preset is not None and (wanted_d or wanted_t):
         raise HtebError(f"--preset {preset} chooses the datasets and transformations itself: "
                         "drop --datasets/--transformations")
     device = options.device(device)
-    encoder = choose(encoder, model_id)
+    model_revision = options.text(model_revision, "--model-revision")
+    encoder = choose(encoder, model_id, pinned=model_revision is not None)
+    model_choice = choose_model(model_id, model_revision, options.text(model_name, "--model-name"), encoder)
     if encoder == "mteb":
         if (backend, precision, token_budget) != ("auto", None, None) or "," in device:
             raise HtebError("--backend, --precision, --token-budget and device lists apply to sentence-transformers "
                             "models; mteb loads its own (drop them, or pass --encoder sentence-transformers)")
+        why = f"encoder: mteb's loader for {model_id} (its registry decides backend and precision)"
     else:
-        backend = _runtime(backend, precision, device)
+        backend, why = _runtime(backend, precision, device)
     return ScoreOptions(model_id=model_id, encoder=encoder, store=store, ref=ref, source_dir=source_dir,
                         datasets=wanted_d, transformations=wanted_t, seeds=wanted_s, device=device, cache_dir=cache_dir,
                         preset=preset, min_judge=min_judge, corpus_robustness=corpus_robustness, backend=backend,
-                        precision=precision, token_budget=token_budget, **settled)
+                        precision=precision, token_budget=token_budget, model_choice=model_choice, runtime_note=why,
+                        part=options.names(part, "--part"),
+                        **settled)
 
 
 def _corpus_robustness(corpus, run, table, opts: ScoreOptions):
@@ -176,13 +194,13 @@ def _corpus_robustness(corpus, run, table, opts: ScoreOptions):
 
 def _run(opts: ScoreOptions, folder: Path, started: float) -> str:
     """Score into `folder` (the staged output); returns the one-line summary."""
-    from hteb_score.encoding.backends import precision_flags
     from hteb_score.encoding.choice import load_encoder
     from hteb_score.encoding.encoder import EmbeddingTable
-    from hteb_score.report.card import build_card, mteb_results, write_outputs
+    from hteb_score.report.card import package_versions
+    from hteb_score.report.run_outputs import publish, summary
     from hteb_score.scoring.data import read_data
+    from hteb_score.scoring.parts import ScorePart, run_identity, units_of_run
     from hteb_score.scoring.run import score_variants
-    from hteb_score.scoring.statistics import model_statistics
 
     data = read_data(opts)  # every variant read and checked before the model loads: bad data is refused first
     groups = data.groups
@@ -192,46 +210,30 @@ def _run(opts: ScoreOptions, folder: Path, started: float) -> str:
         check_tasks(groups.infos)
     read = time.perf_counter()
     runtime = {} if opts.encoder == "mteb" else {"backend": opts.backend, "precision": opts.precision,
-                                                 "token_budget": opts.token_budget}
+                                                 "token_budget": opts.token_budget, "choice": opts.model_choice}
     encoder = load_encoder(opts.encoder, opts.model_id, device=opts.device, batch_size=opts.batch_size,
                            trust_remote_code=opts.trust_remote_code, progress=not opts.quiet, **runtime)
     loaded = time.perf_counter()
+    click.echo(opts.runtime_note, err=True)  # what runs the model, and why
     table = EmbeddingTable(encoder, opts.cache_dir)
     run = score_variants(groups, table, protocol=opts.protocol, progress=not opts.quiet,
                          filtered=opts.min_judge is not None, flags=data.checked)
     evaluated = time.perf_counter()
-    transformed = any(r.transformation != "original" for r in run.scores)
-    statistics = model_statistics([r.in_points() for r in run.scores], run.drift) if transformed else None
-    if statistics is not None:
-        statistics["method"]["unit"] = "points (score x 100); " + statistics["method"]["unit"]
-    stated = time.perf_counter()
     robustness = _corpus_robustness(data.corpus, run, table, opts)
     # read_s: options, revision read and checked (start-up imports included), then read again dataset by
-    # dataset while scoring; model_s: the model loaded
+    # dataset while scoring; model_s: the model loaded; statistics_s and the rest: report/run_outputs.py
     spent = dict(run.timings)
     timings = {"read_s": read - started + spent.pop("read_s"), "model_s": loaded - read, **spent,
-               "statistics_s": stated - evaluated, "total_s": time.perf_counter() - started}
+               "total_s": time.perf_counter() - started}
     if robustness is not None:  # the perturbed documents are embedded after the variants
-        timings.update(corpus_robustness_s=timings["total_s"] - (stated - started),
+        timings.update(corpus_robustness_s=timings["total_s"] - (evaluated - started),
                        texts_requested=table.requested, unique_texts=table.unique, texts_encoded=table.encoded)
     tasks = {info.name: info.to_json() for info in groups.infos}
-    flags = run.flags + precision_flags(encoder.settings())
-    card = build_card(model=encoder.card_model(), encode=encoder.settings(), dataset=data.provenance,
-                      protocol=opts.protocol, settings=run.settings, on_error=opts.on_error, scores=run.scores,
-                      error_policy=data.error_policy,
-                      statistics=statistics, timings=timings, flags=flags, corpus_robustness=robustness,
-                      selection={"preset": opts.preset, "min_judge": opts.min_judge},
-                      mteb_tasks={name: task.get("mteb_task") for name, task in tasks.items()})
-    write_outputs(folder, card, mteb_results(card, run.results, tasks))
-    agg = card["aggregates"]
-    summary = "original undefined" if agg["original"] is None else f"original {agg['original']:.2f}"
-    if agg["hteb_total"] is not None:
-        summary += f", HTEB {agg['hteb_total']:.2f}" + ("" if agg["delta"] is None else f" ({agg['delta']:+.2f})")
-    if agg["per_axis"].get("noise") is not None:  # beside the total, never in it
-        summary += f"; Noise {agg['per_axis']['noise']:.2f} (not in HTEB)"
-    for name, block in (robustness or {}).get("datasets", {}).items():
-        kept = "undefined" if block["harmonic_mean"] is None else f"{block['harmonic_mean']:.3f}"
-        summary += f"; corpus robustness {name} {kept}"
-    if card["flags"]:
-        summary += f"; {len(card['flags'])} flag(s), see result_card.md"
-    return f"{encoder.model_id} [{opts.protocol.name}] {summary}"
+    identity = run_identity(opts, data.planned, data.provenance, encoder.card_model(), encoder.settings(),
+                            package_versions())
+    part = ScorePart(identity, units_of_run(run, tasks, data.error_policy, robustness), timings)
+    if opts.part is not None:  # a work unit: its part, merged later (`hteb-score merge`)
+        part.write(folder)
+        return (f"{encoder.model_id} [{opts.protocol.name}] part: {', '.join(tasks)} of {len(part.planned)} "
+                f"planned dataset(s)")
+    return summary(publish(part, folder))

@@ -48,16 +48,30 @@ class Backend:
 BACKENDS: Registry[Backend] = Registry("backend")
 
 
-def resolve_backend(backend: str, device: str, precision: str | None = None) -> str:
-    """`auto` (the default): OpenVINO fp32 on CPU when it is installed, else torch. Measured with
-    bench/bench_backends.py on 2 cores (16,782 texts of STSBenchmark, TwitterSemEval2015, Banking77):
-    openvino fp32 1.10x torch fp32's speed with every score equal (largest difference 0), onnx fp32
-    0.92x, onnx int8 1.43x but scores off by up to 1.6e-2, torch bf16 0.10x; so the fastest option
-    whose scores equal torch fp32's to 1e-4 is openvino fp32. On CUDA, or for another precision: torch."""
+def resolve_backend(backend: str, device: str, precision: str | None = None) -> tuple[str, str]:
+    """The backend to run and why, for `--backend` on `device`. `auto` (the default): OpenVINO fp32
+    on CPU when it is installed, else torch. Measured with bench/bench_backends.py on 2 cores (16,782
+    texts of STSBenchmark, TwitterSemEval2015, Banking77): openvino fp32 1.10x torch fp32's speed with
+    every score equal (largest difference 0), onnx fp32 0.92x, onnx int8 1.43x but scores off by up to
+    1.6e-2, torch bf16 0.10x; so the fastest option whose scores equal torch fp32's to 1e-4 is
+    openvino fp32. On CUDA, or for another precision: torch.
+
+    >>> resolve_backend("onnx", "cpu")
+    ('onnx', '--backend onnx')
+    >>> resolve_backend("auto", "cuda:0")
+    ('torch', 'auto: torch on cuda:0 (OpenVINO is chosen for fp32 on CPU only)')
+    """
     if backend != "auto":
-        return backend
-    cpu = not device.startswith(("cuda", "mps")) and precision in (None, "fp32")
-    return "openvino" if cpu and all(_importable(m) for m in BACKENDS.get("openvino").modules) else "torch"
+        return backend, f"--backend {backend}"
+    if device.startswith(("cuda", "mps")):
+        return "torch", f"auto: torch on {device} (OpenVINO is chosen for fp32 on CPU only)"
+    if precision not in (None, "fp32"):
+        return "torch", f"auto: torch for --precision {precision} (OpenVINO is chosen for fp32 only)"
+    if not all(_importable(m) for m in BACKENDS.get("openvino").modules):
+        return "torch", ("auto: torch, as OpenVINO is not installed (pip install 'hteb-score[openvino]': measured "
+                         "1.10x torch's speed on CPU with every score equal)")
+    return "openvino", ("auto: OpenVINO fp32 on CPU, measured 1.10x torch fp32's speed with every score equal "
+                        "(--backend torch to run torch)")
 
 
 def check_backend(backend: str, precision: str, device: str) -> Backend:

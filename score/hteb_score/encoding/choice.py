@@ -33,10 +33,11 @@ def _mteb(model: str | None, **settings: Any) -> TextEncoder:
 LOADERS: Registry = Registry("encoder", entries={"sentence-transformers": _sentence_transformers, "mteb": _mteb})
 
 
-def choose(kind: str, model: str | None) -> str:
+def choose(kind: str, model: str | None, *, pinned: bool = False) -> str:
     """The encoder `kind` names; for `auto`, mteb's for a name mteb has registered (when it is
-    installed). Asking for mteb's is checked here, before any data is read: one line if mteb is
-    missing or does not know the name."""
+    installed), unless the model is `pinned` by --model-revision (mteb's registry pins its own
+    revision: a pinned model is loaded by sentence-transformers). Asking for mteb's is checked here,
+    before any data is read: one line if mteb is missing or does not know the name."""
     from hteb_score.encoding.mteb_encoder import mteb_installed, registered, registry_entry
 
     if kind == "mteb":
@@ -46,7 +47,7 @@ def choose(kind: str, model: str | None) -> str:
         return kind
     if kind != "auto":
         return LOADERS.canonical(kind)
-    if model is None or Path(model).exists() or not mteb_installed():
+    if model is None or pinned or Path(model).exists() or not mteb_installed():
         return "sentence-transformers"
     return "mteb" if registered(model) else "sentence-transformers"
 

@@ -29,6 +29,7 @@ from hteb_score.encoding.embed import Embed
 from hteb_score.encoding.identity import model_identity
 from hteb_score.encoding.model_files import (
     DEFAULT_MODEL_ID,
+    ModelChoice,
     check_tokenizer,
     default_model_path,
     model_root,
@@ -88,15 +89,17 @@ class Encoder:
     max_diff: float | None = None  # largest |embedding - torch fp32's| on the probe set; None: not measured
     token_budget: int | None = None  # batched.py's path (padded tokens per batch); None: SentenceTransformer.encode
     replicas: list[Any] = field(default_factory=list, repr=False)  # one model per device of a device list
+    pinned: str | None = None  # --model-revision as given (revision is the commit it resolved to)
 
     @classmethod
     def load(cls, model: str | None, *, device: str = "auto", batch_size: int = 32,
              trust_remote_code: bool = False, progress: bool = True, backend: str = "torch",
              precision: str | None = None, export_root: Path | None = None,
-             token_budget: int | None = None) -> Encoder:
+             token_budget: int | None = None, choice: ModelChoice = ModelChoice()) -> Encoder:
         """Load a model by Hub id or local path; an unknown model is a one-line HtebError.
         `backend`/`precision` (backends.py; precision None: fp16 on cuda, else fp32) are checked
-        before the model loads; exports are kept under `export_root` (default: $HTEB_CACHE_DIR, else ~/.cache/hteb)."""
+        before the model loads; exports are kept under `export_root` (default: $HTEB_CACHE_DIR, else ~/.cache/hteb).
+        `choice`: the Hub commit to load (--model-revision) or the name of a local folder (--model-name)."""
         import torch
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as transformers_logging
@@ -116,20 +119,21 @@ class Encoder:
         model_id = model or DEFAULT_MODEL_ID
         source = default_model_path() if model is None else model
         try:
-            loaded = SentenceTransformer(source, device=devices[0], trust_remote_code=trust_remote_code)
+            loaded = SentenceTransformer(source, device=devices[0], trust_remote_code=trust_remote_code,
+                                         revision=choice.commit)
         except Exception as err:  # sentence-transformers raises OSError, ValueError, HTTP errors...
             where = "local folder" if Path(source).exists() else "Hugging Face model (offline or not found)"
             first = first_line(err)
             raise HtebError(f"cannot load model {model_id!r} as a {where}: {first[:200]}") from None
         check_tokenizer(loaded, model_id)
         folder = Path(loaded[0].auto_model.name_or_path) if hasattr(loaded[0], "auto_model") else Path(source)
-        revision = resolve_revision(folder)
+        revision = choice.commit or resolve_revision(folder)  # a Hub id loads from a cache folder it does not name
         root = model_root(Path(source), folder)
         identity = model_identity(root, backend=backend, precision=DTYPES[precision])
         if model is not None and Path(model).exists():
-            model_id = str(Path(model).resolve())
+            model_id = choice.name or str(Path(model).resolve())
         encoder = cls(model_id, revision, identity, loaded, device, batch_size, DTYPES[precision], trust_remote_code,
-                      backend, precision, None, token_budget)
+                      backend, precision, None, token_budget, pinned=choice.pinned)
         if (backend, precision) == ("torch", "fp32"):
             encoder.max_diff = 0.0
             return encoder.replicated(devices)
@@ -184,7 +188,8 @@ class Encoder:
 
     def card_model(self) -> dict[str, Any]:
         """The result card's `model` section."""
-        return {"model_id": self.model_id, "revision": self.revision, "identity": self.identity,
+        pinned = {} if self.pinned is None else {"pinned": self.pinned}
+        return {"model_id": self.model_id, "revision": self.revision, "identity": self.identity, **pinned,
                 "embedding_dim": self.model.get_embedding_dimension(), "similarity": "cosine"}
 
     def encode(self, texts: Sequence[str], prompt_type: str | None, *,

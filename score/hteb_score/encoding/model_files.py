@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -122,3 +123,65 @@ def check_model(model: str | None) -> None:
         validate_repo_id(str(model))
     except HFValidationError:
         raise HtebError(f"cannot load model {model!r}: no such local folder, and not a Hugging Face model id") from None
+
+
+def resolve_hub_revision(model_id: str, revision: str) -> str:
+    """The commit that `revision` (a commit, tag or branch) of the Hub model `model_id` names: asked
+    of the Hub, else (offline, or the Hub unreachable) read from the local Hugging Face cache. One
+    line when neither knows it; nothing is downloaded."""
+    from huggingface_hub import HfApi, constants, snapshot_download
+    from huggingface_hub.errors import (
+        GatedRepoError,
+        HFValidationError,
+        LocalEntryNotFoundError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
+
+    reachable = True
+    if not constants.is_offline_mode():
+        try:
+            return HfApi().model_info(model_id, revision=revision).sha
+        except GatedRepoError:
+            raise HtebError(f"--model-revision {revision}: {model_id} is gated on the Hub (log in with a token that "
+                            "has access)") from None
+        except (RepositoryNotFoundError, RevisionNotFoundError, HFValidationError):
+            raise HtebError(f"--model-revision {revision}: the Hub has no revision {revision!r} of model "
+                            f"{model_id!r}") from None
+        except Exception:  # unreachable Hub (httpx errors, timeouts): the cache may still know the revision
+            reachable = False
+    try:
+        folder = snapshot_download(model_id, revision=revision, local_files_only=True)
+    except (LocalEntryNotFoundError, HFValidationError, ValueError):
+        hub = "the Hub is unreachable" if not reachable else "the Hub is offline (HF_HUB_OFFLINE)"
+        raise HtebError(f"--model-revision {revision}: model {model_id!r} has no revision {revision!r} in the local "
+                        f"Hugging Face cache, and {hub}") from None
+    return Path(folder).name
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """How the options pin and name the model: a Hub model at `commit` (`pinned`: the revision asked
+    for, a commit, tag or branch), or a local folder shown as `name` instead of its path."""
+
+    pinned: str | None = None
+    commit: str | None = None
+    name: str | None = None
+
+
+def choose_model(model: str | None, revision: str | None, name: str | None, encoder: str) -> ModelChoice:
+    """--model-revision and --model-name checked against the model they apply to, before any data is
+    read: a revision is resolved to its commit (one line when it cannot be), a name only names a folder."""
+    local = model is None or Path(model).exists()
+    shown = "the default model (a folder shipped on PyPI)" if model is None else repr(model)
+    commit = None
+    if revision is not None:
+        if encoder == "mteb":
+            raise HtebError(f"--model-revision: mteb's registry pins the revision of {model!r} itself (drop it, or "
+                            "pass --encoder sentence-transformers)")
+        if local:
+            raise HtebError(f"--model-revision pins a Hub model; {shown} is a local folder (name it with --model-name)")
+        commit = resolve_hub_revision(model, revision)
+    if name is not None and (model is None or not Path(model).is_dir()):
+        raise HtebError(f"--model-name names a model given as a local folder; {shown} names itself")
+    return ModelChoice(revision, commit, name)

@@ -16,10 +16,9 @@ import numpy as np
 from sklearn.metrics import average_precision_score
 from sklearn.metrics.pairwise import paired_euclidean_distances, paired_manhattan_distances
 
-from hteb_contract.errors import HtebError
 from hteb_contract.sources import SourceDataset
 from hteb_score.evaluators.base import register
-from hteb_score.evaluators.pairs import SentencePairEvaluator
+from hteb_score.evaluators.pairs import SentencePairEvaluator, refuse_one_gold_value
 from hteb_score.evaluators.similarity import paired_cosine, pairwise_cos_torch
 
 
@@ -50,10 +49,8 @@ class PairClassificationEvaluator(SentencePairEvaluator):
 
     def check_subset(self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]]) -> None:
         """One class only: average precision is 1 (all positive) or undefined (none), whatever the model."""
-        labels = {int(r["label"]) for r in pairs}
-        if len(labels) == 1:
-            raise HtebError(f"{dataset.name}: subset {subset!r}: all {len(pairs)} pairs have label {labels.pop()}; "
-                            "average precision needs both classes (leave the dataset out with --datasets)")
+        refuse_one_gold_value(dataset, subset, [int(r["label"]) for r in pairs],
+                              "all {n} pairs have label {value}; average precision needs both classes")
 
     def score_pairs(self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]], e1: np.ndarray,
                     e2: np.ndarray) -> dict[str, float]:

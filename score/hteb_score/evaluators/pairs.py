@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from hteb_contract.errors import HtebError
 from hteb_contract.sources import SourceDataset
 from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, task_score
 from hteb_score.evaluators.subsets import group_rows, require_rows
@@ -55,3 +56,12 @@ class SentencePairEvaluator(Evaluator):
     def score_pairs(self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]], e1: np.ndarray,
                     e2: np.ndarray) -> dict[str, float]:
         """Every metric of one subset, from its rows and the embeddings of their two sides."""
+
+
+def refuse_one_gold_value(dataset: SourceDataset, subset: str, gold: list[Any], message: str) -> None:
+    """A subset whose pairs all carry one gold value leaves the metric undefined whatever the model:
+    refused in one line, `message` formatted with the pair count `n` and that `value`."""
+    values = set(gold)
+    if len(values) == 1:
+        raise HtebError(f"{dataset.name}: subset {subset!r}: {message.format(n=len(gold), value=values.pop())} "
+                        "(leave the dataset out with --datasets)")

@@ -19,7 +19,7 @@ from sklearn.metrics.pairwise import paired_euclidean_distances, paired_manhatta
 from hteb_contract.errors import HtebError
 from hteb_contract.sources import SourceDataset
 from hteb_score.evaluators.base import register
-from hteb_score.evaluators.pairs import SentencePairEvaluator
+from hteb_score.evaluators.pairs import SentencePairEvaluator, refuse_one_gold_value
 from hteb_score.evaluators.similarity import paired_cosine
 
 
@@ -33,10 +33,8 @@ class STSEvaluator(SentencePairEvaluator):
         """Fewer than 2 pairs, or gold scores all equal: no correlation exists whatever the model."""
         if len(pairs) < 2:
             raise HtebError(f"{dataset.name}: subset {subset!r} has {len(pairs)} pair; a correlation needs at least 2")
-        gold = {float(r["score"]) for r in pairs}
-        if len(gold) == 1:
-            raise HtebError(f"{dataset.name}: subset {subset!r}: all {len(pairs)} gold scores are {gold.pop():g}; "
-                            "a correlation with a constant is undefined (leave the dataset out with --datasets)")
+        refuse_one_gold_value(dataset, subset, [float(r["score"]) for r in pairs],
+                              "all {n} gold scores are {value:g}; a correlation with a constant is undefined")
 
     def score_pairs(self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]], e1: np.ndarray,
                     e2: np.ndarray) -> dict[str, float]:

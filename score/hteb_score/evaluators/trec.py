@@ -56,20 +56,31 @@ def check_judged(dataset: SourceDataset, protocol: str, queries: Sequence[Mappin
     """A flag saying how many judged documents the corpus lacks and what `protocol` does with them;
     under hteb, an error when none of `queries` keeps a judged document."""
     qrels = qrels_of(dataset.tables["qrels"])
+    flags = absent_queries(qrels, {str(q["id"]) for q in dataset.tables["queries"]})
     kept = in_corpus(qrels, {str(d["id"]) for d in dataset.tables["corpus"]})
     judged = sum(map(len, qrels.values()))
     missing = judged - sum(map(len, kept.values()))
     if not missing:
-        return []
+        return flags
     absent = f"{missing} of {judged} judged documents (query, document) are absent from the corpus"
     if not DROP_MISSING_JUDGED[protocol]:
-        return [Flag("missing_judged_documents", f"{absent}; scored as mteb does: relevant, never retrieved")]
+        return [*flags, Flag("missing_judged_documents", f"{absent}; scored as mteb does: relevant, never retrieved")]
     left = [q for q in queries if kept.get(str(q["id"]))]
     if not left:
         raise HtebError(f"{dataset.name}: all {judged} judged documents (qrels) are absent from the corpus; "
                         "no query can be scored")
-    return [Flag("missing_judged_documents", f"{absent}; left out of the judgements, and "
-                 f"{len(queries) - len(left)} query(ies) left with none are not scored")]
+    return [*flags, Flag("missing_judged_documents", f"{absent}; left out of the judgements, and "
+                         f"{len(queries) - len(left)} query(ies) left with none are not scored")]
+
+
+def absent_queries(qrels: Mapping[str, Mapping[str, int]], query_ids: set[str]) -> list[Flag]:
+    """A flag when qrels judge queries the queries table does not hold: no protocol can score them
+    (pytrec_eval scores the queries of the run), so their judgements count for nothing, said aloud."""
+    absent = [qid for qid in qrels if qid not in query_ids]
+    if not absent:
+        return []
+    return [Flag("missing_judged_queries", f"{len(absent)} of {len(qrels)} judged queries (qrels) are absent from "
+                 f"the queries table (first: {absent[0]!r}); their judgements are not scored")]
 
 
 def ranking_metrics(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mapping[str, float]],

@@ -1,48 +1,81 @@
-"""Where mteb-format result files live: mteb's results layout, one experiment per transformation and seed.
+"""Where mteb-format result files live, and the task name that makes each HTEB variant its own.
 
-    results/<model>/<revision>/<task>.json                                  the original data
-    results/<model>/<revision>/experiments/<experiment>/<task>.json         a transformed variant
+mteb's result cache keys a result by model, model revision, experiment and task *name* only: a
+cached file whose splits and subsets cover the task is served as it is, whatever its dataset
+revision (mteb 2.26 `evaluate._check_cache`). So every HTEB task carries its identity in its name:
 
-Each folder holds a `model_meta.json` whose `experiment_kwargs` name the variant
-(`hteb_transformation`, `hteb_seed`); mteb derives the experiment folder's name from them, so
-`mteb.ResultCache(root).load_results(load_experiments="match_name")` reads what hteb-score writes and
-what `mteb.evaluate` writes for HTEB tasks (`hteb_score.mteb_interop.tasks`) alike. No mteb import: the
-scorer writes these files without mteb installed.
+    STSBenchmark.hteb-5cfa68b1.original
+    STSBenchmark.hteb-5cfa68b1.paraphrasing.1339
+    STSBenchmark.hteb-5cfa68b1.paraphrasing.1339.judge3.onerror_drop
+
+(mteb's task, the HTEB revision's first 8 characters, the transformation, the seed, and the
+selection where it is not the default), and its files sit where mteb puts any task's:
+
+    results/<model>/<revision>/<task name>.json
+
+`mteb.evaluate(model, tasks)` with any cache, mteb's default included, then keeps every variant
+apart, and `mteb.ResultCache(root).load_results()` reads them back as separate tasks
+(`to_dataframe()` gives each its own column; it never averages them into one). No mteb import:
+the scorer writes these files without mteb installed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 NO_REVISION = "no_revision_available"  # mteb's folder name for a model whose revision is unknown
-EXPERIMENTS = "experiments"
-TRANSFORMATION_KEY, SEED_KEY = "hteb_transformation", "hteb_seed"
 #: An extra field of the result files hteb-score writes: the HTEB dataset a task result is for (two
 #: HTEB datasets can share one mteb task, e.g. SemRel2024 and SemRel2024-eng).
 DATASET_KEY = "hteb_dataset"
+_NAME = re.compile(r"^(?P<task>.+)\.hteb-(?P<revision>[0-9A-Za-z_]{1,8})\.(?P<transformation>[a-z_]+)"
+                   r"(?:\.(?P<seed>\d+))?(?P<selection>(?:\.(?:judge[0-9.]+?|onerror_[a-z]+))*)$")
 
 
-def experiment_kwargs(transformation: str, seed: int | None) -> dict[str, Any] | None:
-    """mteb `ModelMeta.experiment_kwargs` of a variant; None for the original data (no experiment)."""
-    return None if seed is None else {TRANSFORMATION_KEY: transformation, SEED_KEY: seed}
+@dataclass(frozen=True)
+class VariantName:
+    """What an HTEB task name says: mteb's task, the revision (short), the variant and the selection."""
+
+    task: str
+    revision: str
+    transformation: str
+    seed: int | None
+    selection: str  # "" for the default (no judge filter, --on-error original)
+
+    def __str__(self) -> str:
+        seed = "" if self.seed is None else f".{self.seed}"
+        return f"{self.task}.hteb-{self.revision}.{self.transformation}{seed}{self.selection}"
 
 
-def variant_of(kwargs: Mapping[str, Any] | None) -> tuple[str, int | None] | None:
-    """(transformation, seed) named by `experiment_kwargs`; ("original", None) for none; None when
-    the experiment is not an HTEB variant (another study's experiment in the same results folder)."""
-    if not kwargs:
-        return "original", None
-    if set(kwargs) != {TRANSFORMATION_KEY, SEED_KEY} or not isinstance(kwargs[SEED_KEY], int):
+def short_revision(revision: str) -> str:
+    """The first 8 characters of a revision id (a content hash or a commit sha), `sha256:` dropped."""
+    return re.sub(r"[^0-9A-Za-z_]", "_", revision.split(":")[-1])[:8]
+
+
+def variant_task_name(task: str, revision: str, transformation: str, seed: int | None, selection: str = "") -> str:
+    """The mteb task name of an HTEB variant (the original has no seed and no selection: it is not filtered).
+
+    >>> variant_task_name("STSBenchmark", "sha256:5cfa68b19a9a", "paraphrasing", 1339, ".judge3")
+    'STSBenchmark.hteb-5cfa68b1.paraphrasing.1339.judge3'
+    >>> parse_variant_task_name("STS22.v2.hteb-5cfa68b1.original")
+    VariantName(task='STS22.v2', revision='5cfa68b1', transformation='original', seed=None, selection='')
+    >>> parse_variant_task_name("STSBenchmark") is None
+    True
+    """
+    original = seed is None
+    return str(VariantName(task, short_revision(revision), transformation, seed, "" if original else selection))
+
+
+def parse_variant_task_name(name: str) -> VariantName | None:
+    """The parts of an HTEB task name, or None for any other task's name."""
+    match = _NAME.match(name)
+    if match is None:
         return None
-    return str(kwargs[TRANSFORMATION_KEY]), kwargs[SEED_KEY]
-
-
-def experiment_name(kwargs: Mapping[str, Any]) -> str:
-    """The folder name mteb gives these kwargs (mteb 2.26 `_serialize_experiment_kwargs_to_name`:
-    `key_value` pairs sorted by key, joined by `__`), e.g. `hteb_seed_1339__hteb_transformation_paraphrasing`."""
-    return "__".join(f"{key}_{value}" for key, value in sorted(kwargs.items()))
+    seed = match["seed"]
+    return VariantName(match["task"], match["revision"], match["transformation"],
+                       None if seed is None else int(seed), match["selection"])
 
 
 def model_folder_name(model_id: str) -> str:
@@ -50,15 +83,11 @@ def model_folder_name(model_id: str) -> str:
     return model_id.strip("/").replace("/", "__").replace(" ", "_")
 
 
-def result_folder(root: Path, model_id: str, revision: str | None, transformation: str, seed: int | None) -> Path:
-    """The folder of one variant's task files under a results root (the folder holding `results/`)."""
-    folder = Path(root) / "results" / model_folder_name(model_id) / (revision or NO_REVISION).replace(":", "_")
-    kwargs = experiment_kwargs(transformation, seed)
-    return folder if kwargs is None else folder / EXPERIMENTS / experiment_name(kwargs)
+def result_folder(root: Path, model_id: str, revision: str | None) -> Path:
+    """The folder of a model's task files under a results root (the folder holding `results/`)."""
+    return Path(root) / "results" / model_folder_name(model_id) / (revision or NO_REVISION).replace(":", "_")
 
 
-def model_meta(model_id: str, revision: str | None, transformation: str, seed: int | None,
-               **fields: Any) -> dict[str, Any]:
-    """The `model_meta.json` of a variant's folder: what mteb's loader needs to place its results."""
-    return {"name": model_id, "revision": revision or NO_REVISION, **fields,
-            "experiment_kwargs": experiment_kwargs(transformation, seed)}
+def model_meta(model_id: str, revision: str | None, **fields: Any) -> dict[str, Any]:
+    """The `model_meta.json` of a model's folder: what mteb's loader needs to place its results."""
+    return {"name": model_id, "revision": revision or NO_REVISION, **fields, "experiment_kwargs": None}

@@ -2,10 +2,11 @@
 (`hteb_score.mteb_interop.tasks`) or `hteb-score` itself wrote, read into `ModelScores`.
 
 A folder in mteb's results layout (`hteb_score.mteb_interop.layout`) holds one model per
-`results/<model>/<revision>/`; the original's task files sit there, each variant's in the experiment
-folder whose `model_meta.json` names it (`hteb_transformation`, `hteb_seed`). A task's score is mteb's
+`results/<model>/<revision>/`, each HTEB variant in the task file its name gives
+(`STSBenchmark.hteb-5cfa68b1.paraphrasing.1339.json`). A task's score is mteb's
 `TaskResult.get_score()`: the mean main score over its splits and subsets, in points here. Plain
-JSON is read, so comparing needs no mteb installed; experiments that are not HTEB variants are skipped.
+JSON is read, so comparing needs no mteb installed; files of other tasks and experiment folders
+(other studies') are skipped.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from hteb_contract.errors import ContractError, HtebError
-from hteb_score.mteb_interop.layout import DATASET_KEY, EXPERIMENTS, variant_of
 from hteb_score.scoring.aggregate import POINTS
 from hteb_score.scoring.model_scores import ModelScores
+from hteb_score.mteb_interop.layout import DATASET_KEY, parse_variant_task_name
 
 META = "model_meta.json"
 PROTOCOL = re.compile(r"\((hteb|mteb)\)$")  # "hteb-score 0.4.0 (mteb)", as card.mteb_results writes it
@@ -54,33 +55,33 @@ def load_mteb_results(path: Path, mteb_tasks: Mapping[str, str | None] | None = 
 
 
 def _model_scores(revision: Path, datasets_of: Mapping[str, list[str]], *, several: bool) -> ModelScores | None:
-    folders = [revision, *sorted(p for p in (revision / EXPERIMENTS).glob("*") if p.is_dir())]
     name = revision.parent.name.replace("__", "/")
+    meta = _read(revision / META) if (revision / META).is_file() else {}
+    if isinstance(meta.get("name"), str):
+        name = meta["name"]
     per_variant: dict[tuple[str, int | None], dict[str, float]] = {}
-    data_revisions, protocols = set(), set()
-    for folder in folders:
-        meta = _read(folder / META) if (folder / META).is_file() else None
-        if meta is None and folder != revision:
-            continue  # an experiment folder without its metadata: mteb skips it too
-        variant = variant_of((meta or {}).get("experiment_kwargs"))
-        if variant is None:
-            continue  # another study's experiment in the same cache
-        if meta is not None and isinstance(meta.get("name"), str):
-            name = meta["name"]
-        for file in sorted(folder.glob("*.json")):
-            if file.name == META:
-                continue
-            result = _read(file)
-            dataset = _dataset(result, file, datasets_of)
-            value = _score(result, file)
-            if value is not None:
-                per_variant.setdefault(variant, {})[dataset] = value * POINTS
-            if variant[1] is not None:
-                data_revisions.add(str(result.get("dataset_revision")))
-            protocol = PROTOCOL.search(str(result.get("evaluation_protocol", "(mteb)")))
-            protocols.add(protocol.group(1) if protocol else None)
+    data_revisions, protocols, short_revisions, selections = set(), set(), set(), set()
+    for file in sorted(revision.glob("*.json")):
+        variant = parse_variant_task_name(file.stem)
+        if file.name == META or variant is None:
+            continue  # another task's results in the same cache
+        result = _read(file)
+        dataset = _dataset(result, file, variant.task, datasets_of)
+        value = _score(result, file)
+        if value is not None:
+            per_variant.setdefault((variant.transformation, variant.seed), {})[dataset] = value * POINTS
+        short_revisions.add(f"hteb-{variant.revision}")
+        if variant.seed is not None:
+            selections.add(f"hteb-{variant.revision}{variant.selection}")
+            data_revisions.add(str(result.get("dataset_revision")))
+        protocol = PROTOCOL.search(str(result.get("evaluation_protocol", "(mteb)")))
+        protocols.add(protocol.group(1) if protocol else None)
     if ("original", None) not in per_variant:
         return None
+    if len(short_revisions) > 1 or len(selections) > 1:
+        found = ", ".join(sorted(short_revisions | selections))
+        raise ContractError(f"{revision}: results of different HTEB revisions or selections ({found}) for one "
+                            "model; compare them as separate folders")
     model = ModelScores(f"{name} @{revision.name}" if several else name, str(revision),
                         data_revisions.pop() if len(data_revisions) == 1 else None,
                         protocol=protocols.pop() if len(protocols) == 1 else None)
@@ -95,13 +96,12 @@ def _model_scores(revision: Path, datasets_of: Mapping[str, list[str]], *, sever
     return model
 
 
-def _dataset(result: Mapping[str, Any], file: Path, datasets_of: Mapping[str, list[str]]) -> str:
+def _dataset(result: Mapping[str, Any], file: Path, task: str, datasets_of: Mapping[str, list[str]]) -> str:
     """The HTEB dataset of a task file: its own `hteb_dataset`, else the one dataset the compared
-    cards give that task, else the task's name."""
+    cards give its mteb task, else that task's name."""
     if isinstance(result.get(DATASET_KEY), str):
         return result[DATASET_KEY]
-    task = result.get("task_name")
-    if not isinstance(task, str) or not task:
+    if not isinstance(result.get("task_name"), str) or not result["task_name"]:
         raise ContractError(f"{file}: not an mteb task result (no task_name)")
     named = datasets_of.get(task, [])
     return named[0] if len(named) == 1 else task

@@ -5,12 +5,13 @@
 
 `tasks_from_revision` gives one object of the dataset's real mteb task class per dataset x
 transformation x seed (and the original), its data loaded from the local revision (no Hub access)
-under the same --on-error / --min-judge policies as hteb-score. Task names stay mteb's, so a model's
-per-task prompts and instructions apply unchanged; the variant is in `task.hteb_variant`.
-`mteb.evaluate(model, tasks, cache=None)` runs them as they are. With a cache, the variants of one
-task share its name, so `evaluate_tasks` runs each (transformation, seed) as its own mteb
-experiment: results land in mteb's layout exactly where hteb-score writes its own
-(`hteb_score.mteb_interop.layout`), and `hteb-score compare --mteb-results` reads either.
+under the same --on-error / --min-judge policies as hteb-score. mteb's result cache knows a task by
+its name alone, so each variant is named for what it is (`hteb_score.mteb_interop.layout`:
+`STSBenchmark.hteb-5cfa68b1.paraphrasing.1339`): `mteb.evaluate(model, tasks)` with any cache,
+mteb's default included, gives every variant its own score and file, exactly where hteb-score
+writes its own, and `hteb-score compare --mteb-results` reads either. The variant is in
+`task.hteb_variant`. A model's prompts keyed by mteb's task name do not reach a renamed task under
+plain `mteb.evaluate`; `evaluate_tasks` gives each variant its task's prompts, as hteb-score does.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from mteb.results import TaskResult
 
 from hteb_contract.errors import HtebError
 from hteb_score.mteb_interop.adapter import load_task
-from hteb_score.mteb_interop.layout import experiment_kwargs
+from hteb_contract.hub_eval import selection_tag
+from hteb_score.mteb_interop.layout import variant_task_name
 
 
 @dataclass(frozen=True)
@@ -38,10 +40,13 @@ class HtebVariant:
     transformation: str  # "original" for the untouched data
     seed: int | None
     revision: str  # the HTEB revision's content hash
+    task: str  # mteb's task name
+    selection: str  # hteb_contract.hub_eval.selection_tag: "" for the default
 
     @property
-    def experiment_kwargs(self) -> dict[str, Any] | None:
-        return experiment_kwargs(self.transformation, self.seed)
+    def task_name(self) -> str:
+        """The variant's own mteb task name."""
+        return variant_task_name(self.task, self.revision, self.transformation, self.seed, self.selection)
 
 
 def tasks_from_revision(store: str, revision: str, *, datasets: Sequence[str] | None = None,
@@ -56,6 +61,7 @@ def tasks_from_revision(store: str, revision: str, *, datasets: Sequence[str] | 
     names = list(datasets or opened.dataset_names())
     check_selection(opened, names, transformations, seeds)
     tasks = []
+    selection = selection_tag(min_judge=min_judge, on_error=on_error)
     for name in names:
         variants, _ = revision_variants(opened, name, transformations=transformations, seeds=seeds,
                                         on_error=on_error, min_judge=min_judge)
@@ -65,45 +71,54 @@ def tasks_from_revision(store: str, revision: str, *, datasets: Sequence[str] | 
         for variant in variants if original else variants[1:]:
             hub_pin = variant.seed is None and info.hf_revision is not None
             tasks.append(_variant_task(info.mteb_task, variant.dataset, HtebVariant(
-                name, variant.transformation, variant.seed, opened.revision_id), info.hf_revision if hub_pin
-                else opened.revision_id))
+                name, variant.transformation, variant.seed, opened.revision_id, info.mteb_task, selection),
+                info.hf_revision if hub_pin else opened.revision_id))
     return tasks
 
 
 def _variant_task(task_name: str, dataset: Any, variant: HtebVariant, data_revision: str) -> AbsTask:
     task = load_task(task_name, dataset)
     task.filter_eval_splits([dataset.info.eval_split])
-    # the data's own revision: mteb's cache then never merges one variant's scores into another's
-    task.metadata = task.metadata.model_copy(update={"dataset": {**task.metadata.dataset, "revision": data_revision}})
+    # the variant's own name (mteb's cache keys results by it) and the data's own revision
+    task.metadata = task.metadata.model_copy(update={
+        "name": variant.task_name, "dataset": {**task.metadata.dataset, "revision": data_revision}})
     task.hteb_variant = variant
     return task
 
 
 def evaluate_tasks(model: Any, tasks: Iterable[AbsTask], *, cache: ResultCache | None = None,
                    **evaluate_kwargs: Any) -> dict[HtebVariant, TaskResult]:
-    """`mteb.evaluate` on HTEB tasks, one mteb experiment per (transformation, seed), so that a
-    cache holds every variant; `model` is anything mteb.evaluate takes (a SentenceTransformer, an
-    mteb model, a ModelMeta)."""
+    """`mteb.evaluate` on HTEB tasks with each variant given the prompts the model has for its mteb
+    task (as hteb-score gives them); `model` is anything mteb.evaluate takes (a SentenceTransformer,
+    an mteb model, a ModelMeta)."""
     tasks = list(tasks)
     missing = [t.metadata.name for t in tasks if not isinstance(getattr(t, "hteb_variant", None), HtebVariant)]
     if missing:
         raise HtebError(f"not an HTEB task (from tasks_from_revision): {missing[0]}")
-    wrapped = _mteb_model(model)
-    base = wrapped.mteb_model_meta
-    experiments: dict[tuple[str, int | None], list[AbsTask]] = {}
-    for task in tasks:
-        experiments.setdefault((task.hteb_variant.transformation, task.hteb_variant.seed), []).append(task)
-    results: dict[HtebVariant, TaskResult] = {}
-    for (transformation, seed), group in experiments.items():
-        runner = copy.copy(wrapped)  # the same loaded model under this experiment's metadata
-        extra = experiment_kwargs(transformation, seed)
-        runner.mteb_model_meta = base.model_copy(update={"experiment_kwargs": {**(base.experiment_kwargs or {}),
-                                                                               **(extra or {})} or None})
-        outcome = mteb.evaluate(runner, group, cache=cache, **evaluate_kwargs)
-        if outcome.exceptions:
-            raise HtebError(f"mteb could not evaluate {outcome.exceptions[0].task_name}: {outcome.exceptions[0].exception}")
-        results.update({task.hteb_variant: result for task, result in zip(group, outcome.task_results, strict=True)})
-    return results
+    runner = copy.copy(_mteb_model(model))  # the same loaded model, its prompt tables extended
+    for attribute in PROMPT_TABLES:
+        table = getattr(runner, attribute, None)
+        if isinstance(table, dict):
+            setattr(runner, attribute, {**table, **_variant_prompts(table, [t.hteb_variant for t in tasks])})
+    outcome = mteb.evaluate(runner, tasks, cache=cache, **evaluate_kwargs)
+    if outcome.exceptions:
+        raise HtebError(f"mteb could not evaluate {outcome.exceptions[0].task_name}: {outcome.exceptions[0].exception}")
+    return {task.hteb_variant: result for task, result in zip(tasks, outcome.task_results, strict=True)}
+
+
+#: The attributes of mteb's encoders whose keys may be task names (mteb 2.26 `get_prompt_name`, `get_instruction`).
+PROMPT_TABLES = ("model_prompts", "prompts_dict")
+
+
+def _variant_prompts(table: dict[str, Any], variants: Sequence[HtebVariant]) -> dict[str, Any]:
+    """The entries a prompt table has for a variant's mteb task (`STSBenchmark`, `STSBenchmark-query`),
+    under the variant's name."""
+    out = {}
+    for variant in variants:
+        for key, value in table.items():
+            if key == variant.task or key.startswith(f"{variant.task}-"):
+                out[variant.task_name + key[len(variant.task):]] = value
+    return out
 
 
 def _mteb_model(model: Any) -> Any:

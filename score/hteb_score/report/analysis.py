@@ -3,7 +3,7 @@
 Leaderboard (Table 14), Kendall tau per dataset summarised as mean +- sd (Table 4), HL shift /
 Wilcoxon / Holm on model-averaged dataset deltas (Fig. 7), split-half reliability per axis
 (Table 3) and the per-model mean deltas of the heat map (Fig. 6). Only datasets every model has
-an Original score for enter. An undefined score (null or NaN in a card or table) is left out
+an Original score for enter, and the statistics across models rest on the cells every model has. An undefined score (null or NaN in a card or table) is left out
 before any analysis, with a warning naming the model and how many; a card's flags are counted too.
 """
 
@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 
 from hteb_contract.errors import HtebError
-from hteb_contract.taxonomy import AXES, PAPER_AXES, TRANSFORMATIONS
-from hteb_score.report.comparison import Comparison, LeaderboardRow, Reliability, ScoreColumns, Stability
+from hteb_contract.taxonomy import AXES, TRANSFORMATIONS
+from hteb_score.report.basis import BASES, Basis, common_views, figures, mean_delta, own_views
+from hteb_score.report.comparison import Comparison, HeatCell, LeaderboardRow, Reliability, ScoreColumns, Stability
 from hteb_score.report.formatting import column_label
 from hteb_score.report.inputs import check_inputs
-from hteb_score.scoring.aggregate import model_level
 from hteb_score.scoring.model_scores import HTEB, ModelScores
 from hteb_score.scoring.statistics import add_holm, paired_effect
 from hteb_score.stats.ranking import kendall_tau, mean_sd
@@ -76,27 +76,30 @@ def _ranks(values: Mapping[str, float]) -> dict[str, int]:
     return {k: 1 + sum(v > values[k] for v in values.values()) for k in values}
 
 
-def leaderboard(models: Sequence[ModelScores], datasets: Sequence[str], axes: Sequence[str]) -> list[LeaderboardRow]:
-    """Per model: Original, each axis (Noise's too) and the HTEB total (`model_level` of the paper's
-    axes, as in Table 14; the mean of per-dataset totals when only totals are known), ranked; best on
-    HTEB first."""
-    on_axis = {a: covered(models, datasets, a) for a in axes}
-    on_total = covered(models, datasets, HTEB)
-    levels, totals = {}, {}
-    for m in models:
-        by_axis = {a: {d: m.axes[a][d] for d in on_axis[a]} for a in axes}
-        levels[m.model] = level = model_level({d: m.original[d] for d in datasets}, by_axis)
-        if all(a in level.axes for a in PAPER_AXES):
-            totals[m.model] = level.hteb
-        elif on_total:
-            totals[m.model] = float(np.mean([m.hteb[d] for d in on_total]))
-    rank_original = _ranks({name: level.original for name, level in levels.items()})
-    rank_hteb = _ranks(totals) if len(totals) == len(levels) else {}
-    rows = [
-        LeaderboardRow(name, level.original, level.axes, totals.get(name), rank_original[name], rank_hteb.get(name))
-        for name, level in levels.items()
-    ]
+def leaderboard(views: Sequence[ModelScores], own: Sequence[ModelScores], basis: Basis) -> list[LeaderboardRow]:
+    """Per model: its `figures` on the basis's `views` (Original, each axis with Noise's, the HTEB total),
+    ranked, best on HTEB first; beside them its own figures (`own`: all it has, as its card says)
+    where the basis is not already those."""
+    shown = {m.model: figures(m) for m in views}
+    cards = {m.model: figures(m) for m in own}
+    totals = {name: f.hteb for name, f in shown.items() if f.hteb is not None}
+    rank_original = _ranks({name: f.original for name, f in shown.items()})
+    rank_hteb = _ranks(totals) if len(totals) == len(shown) else {}
+    rows = [LeaderboardRow(name, f.original, f.axes, f.hteb, rank_original[name], rank_hteb.get(name), figures=f,
+                           card=None if basis.views is own_views else cards[name])
+            for name, f in shown.items()]
     return sorted(rows, key=lambda r: (r.rank_hteb or r.rank_original, r.model))
+
+
+def heatmap(views: Sequence[ModelScores], own: Sequence[ModelScores]) -> tuple[list[str], dict[str, dict[str, HeatCell]]]:
+    """The heat map: every transformation any model has (failing those every axis, then the total),
+    each cell the mean delta on the basis's scores beside the model's own (missing: None, kept)."""
+    names = ([t for t in TRANSFORMATIONS if any(m.transformations.get(t) for m in own)]
+             or [a for a in AXES if any(m.axes.get(a) for m in own)] or ([HTEB] if any(m.hteb for m in own) else []))
+    cells = {}
+    for view, model in zip(views, own, strict=True):
+        cells[model.model] = {n: HeatCell(*mean_delta(view, n), *mean_delta(model, n)) for n in names}
+    return names, cells
 
 
 def ranking_stability(
@@ -169,18 +172,6 @@ def reliability(
     return Reliability(None, per_axis)
 
 
-def mean_deltas(
-    models: Sequence[ModelScores], datasets: Sequence[str], names: Sequence[str]
-) -> dict[str, dict[str, float]]:
-    """Per model and column, the mean over the covered datasets of (column - Original)."""
-    out = {}
-    for m in models:
-        out[m.model] = {
-            n: float(np.mean([m.column(n)[d] - m.original[d] for d in covered(models, datasets, n)])) for n in names
-        }
-    return out
-
-
 def compare(
     models: Sequence[ModelScores],
     *,
@@ -188,10 +179,13 @@ def compare(
     n_splits: int = 1000,
     seed: int = 0,
     ci_method: str = "walsh",
+    basis: str = "common",
 ) -> Comparison:
-    """Every analysis of the models on their common datasets.
+    """Every analysis of the models on their common datasets; the leaderboard and the heat map on
+    the `basis` chosen (`hteb_score.report.basis`), each model's own figures beside.
 
     `seed` drives both the split-half splits and, with `ci_method="bootstrap"`, the resampling."""
+    rule = BASES.get(basis)
     warnings = check_inputs(models, force=force)
     models, undefined = defined_scores(models)
     warnings += undefined
@@ -201,20 +195,33 @@ def compare(
     excluded = sorted({d for m in models for d in m.original} - set(datasets))
     if excluded:
         warnings.append(f"datasets not scored for every model were left out: {', '.join(excluded)}")
-    columns = score_columns(models, datasets)
+    common = common_views(models, datasets)
+    columns = score_columns(common, datasets)
     for name in columns.names():
-        n = len(covered(models, datasets, name))
+        n = len(covered(common, datasets, name))
         if n < len(datasets):
             warnings.append(f"{column_label(name)} is scored for every model on only {n} of {len(datasets)} datasets")
+    views = rule.views(models, datasets)
+    board = leaderboard(views, models, rule)
+    differ = [r.model for r in board if r.differs_from_card]
+    if differ:
+        warnings.append(f"on the {rule.name} basis, the figures of {', '.join(differ)} differ from their cards' "
+                        "(both are shown)")
+    if rule.views is own_views and len({(r.figures.datasets, r.figures.variants) for r in board}) > 1:
+        warnings.append("on the own basis the models rest on different datasets or variants: the ranks compare "
+                        "different sets")
+    names, cells = heatmap(views, models)
     return Comparison(
         models=list(models),
         forced=force,
         warnings=warnings,
         datasets=datasets,
         columns=columns,
-        leaderboard=leaderboard(models, datasets, columns.axes),
-        ranking_stability=ranking_stability(models, datasets, columns.names()),
-        effects=transformation_effects(models, datasets, columns, ci_method=ci_method, seed=seed),
-        reliability=reliability(models, datasets, columns.axes, n_splits=n_splits, seed=seed),
-        mean_deltas=mean_deltas(models, datasets, columns.heatmap()),
+        leaderboard=board,
+        ranking_stability=ranking_stability(common, datasets, columns.names()),
+        effects=transformation_effects(common, datasets, columns, ci_method=ci_method, seed=seed),
+        reliability=reliability(common, datasets, columns.axes, n_splits=n_splits, seed=seed),
+        basis=rule,
+        heatmap_columns=names,
+        heatmap=cells,
     )

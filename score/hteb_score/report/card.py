@@ -1,5 +1,5 @@
 """Result cards: result_card.json (schemas/result_card.v1), result_card.md, and mteb-format JSON
-for every variant (mteb 2.x TaskResult layout, one experiment per transformation and seed, MTEB-NOTES §8, floats rounded to 6 decimals).
+for every variant (mteb 2.x TaskResult layout, each variant under its own task name, MTEB-NOTES §8, floats rounded to 6 decimals).
 A card names the protocol and, per dataset, the evaluation settings its evaluator used, and lists
 its `flags`: an undefined score is null (never NaN) with a flag saying why. Every file is strict
 JSON; a non-finite number anywhere else is refused in one line before anything is written."""
@@ -19,7 +19,8 @@ from hteb_contract.validation import SCHEMA_VERSIONS, validate
 from hteb_score import __version__
 from hteb_score.evaluators.protocol import Protocol
 from hteb_score.flags import Flag
-from hteb_score.mteb_interop.layout import DATASET_KEY, model_meta, result_folder
+from hteb_contract.hub_eval import selection_tag
+from hteb_score.mteb_interop.layout import DATASET_KEY, model_meta, result_folder, variant_task_name
 from hteb_score.report.formatting import confidence_interval, number, p_value
 from hteb_score.scoring.aggregate import aggregate, aggregate_flags
 from hteb_score.scoring.corpus_robustness import markdown_lines as corpus_robustness_lines
@@ -46,10 +47,12 @@ def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: 
                timings: Mapping[str, float], flags: Sequence[Flag] = (),
                corpus_robustness: Mapping[str, Any] | None = None,
                selection: Mapping[str, Any] | None = None,
-               mteb_tasks: Mapping[str, str | None] | None = None) -> dict[str, Any]:
+               mteb_tasks: Mapping[str, str | None] | None = None,
+               packages: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Assemble and validate a result card; `settings`: dataset -> what its evaluator used; `flags`:
     what the run stated; `corpus_robustness`: its own section (--corpus-robustness), outside the
-    aggregates; `mteb_tasks`: dataset -> its mteb task (how `compare` matches mteb result files). A non-finite score value becomes null, flagged `undefined_score` unless
+    aggregates; `mteb_tasks`: dataset -> its mteb task (how `compare` matches mteb result files);
+    `packages`: the versions the scores were made with (default: this process's). A non-finite score value becomes null, flagged `undefined_score` unless
     a flag of that variant already says why; each undefined main score is flagged as skipped."""
     scores, flags = _defined_scores(scores, list(flags))
     flags += aggregate_flags(scores)
@@ -66,7 +69,7 @@ def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: 
                        **({} if mteb_tasks is None else {"mteb_tasks": dict(mteb_tasks)})},
         "on_error": on_error,
         "selection": dict(selection or {"preset": None, "min_judge": None}),
-        "package_versions": package_versions(),
+        "package_versions": dict(packages) if packages is not None else package_versions(),
         "scores": [record.to_json() for record in scores],
         "aggregates": aggregate(scores),
         "error_policy": error_policy,
@@ -122,7 +125,8 @@ def render_markdown(card: Mapping[str, Any]) -> str:
     lines = [
         f"# HTEB result card: {card['model']['model_id']}",
         "",
-        f"- model revision: `{card['model']['revision'] or 'unknown'}`",
+        f"- model revision: `{card['model']['revision'] or 'unknown'}`"
+        + (f" (pinned by --model-revision `{card['model']['pinned']}`)" if card["model"].get("pinned") else ""),
         *_mteb_model_lines(card["model"].get("mteb")),
         f"- dataset: `{data['repo_id']}` label `{data['label']}` revision `{data['revision']}`",
         f"- protocol: **{card['protocol']}**; items with errors: {card['on_error']}; hteb-score {card['hteb_score_version']}",
@@ -138,10 +142,10 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         f"| | Original | {' | '.join(AXIS_LABELS[a] for a in PAPER_AXES)} | HTEB | delta |"
         + "".join(f" {AXIS_LABELS[a]} | {AXIS_LABELS[a]} delta |" for a in beside),
         "|---|---|" + "---|" * len(PAPER_AXES) + "---|---|" + "---|---|" * len(beside),
-        f"| **model** | {number(agg['original'])} | "
-        + " | ".join(number(agg["per_axis"].get(a)) for a in PAPER_AXES)
-        + f" | {number(agg['hteb_total'])} | {number(agg['delta'], sign=True)} |"
-        + _beside_cells(agg["per_axis"], agg["original"], beside),
+        f"| **model** | {number(agg['original'])}{_on(agg['hteb_datasets'], agg)} | "
+        + " | ".join(_axis_cell(agg, a) for a in PAPER_AXES)
+        + f" | {number(agg['hteb_total'])}{_on(agg['hteb_datasets'], agg)} | {number(agg['delta'], sign=True)} |"
+        + "".join(f" {_axis_cell(agg, a)} | {number(_pair(agg, a).get('delta'), sign=True)} |" for a in beside),
     ]
     for row in agg["per_dataset"]:
         hteb = number(row["hteb"]) + (f" ± {row['hteb_sd']:.2f}" if row.get("hteb_sd") is not None else "")
@@ -149,6 +153,7 @@ def render_markdown(card: Mapping[str, Any]) -> str:
                      + " | ".join(number(row["axes"].get(a)) for a in PAPER_AXES)
                      + f" | {hteb} | {number(row['delta'], sign=True)} |"
                      + _beside_cells(row["axes"], row["original"], beside))
+    lines += _paired_lines(agg)
     if agg["per_transformation"]:
         lines += ["", "## Per transformation (mean over datasets)", "",
                   "| transformation | axis | mean | delta | datasets |", "|---|---|---|---|---|"]
@@ -193,6 +198,34 @@ def _selection_lines(selection: Mapping[str, Any], policy: Sequence[Mapping[str,
         lines += [f"| {e['dataset']} | {e['transformation']} | {e['seed']} | {e['items']} | "
                   f"{e['items'] - e['judge_dropped']} | {e['judge_dropped']} | {e['unjudged']} |" for e in policy]
     return lines
+
+
+def _pair(agg: Mapping[str, Any], axis: str) -> Mapping[str, Any]:
+    return agg["axis_pairs"].get(axis, {})
+
+
+def _on(n: int, agg: Mapping[str, Any]) -> str:
+    """` (6 of 8 datasets)` beside a model-level figure that rests on fewer datasets than the card has."""
+    return f" ({n} of {agg['datasets']} datasets)" if 0 < n < agg["datasets"] else ""
+
+
+def _axis_cell(agg: Mapping[str, Any], axis: str) -> str:
+    pair = _pair(agg, axis)
+    return number(pair.get("score")) + (_on(pair["datasets"], agg) if pair else "")
+
+
+def _paired_lines(agg: Mapping[str, Any]) -> list[str]:
+    """Each axis against the Original of the same datasets, and where the headline's Original
+    differs from the Original over all datasets, both."""
+    lines = ["", "## Per axis (each against the Original of the same datasets)", "",
+             "| axis | datasets | Original | score | delta |", "|---|---|---|---|---|"]
+    lines += [f"| {AXIS_LABELS[a]} | {p['datasets']} of {agg['datasets']} | {number(p['original'])} | "
+              f"{number(p['score'])} | {number(p['delta'], sign=True)} |" for a, p in agg["axis_pairs"].items()]
+    if agg["hteb_total"] is not None and agg["hteb_datasets"] < agg["datasets"]:
+        lines += ["", f"The HTEB total rests on {agg['hteb_datasets']} of {agg['datasets']} datasets; the headline "
+                  f"Original is theirs ({number(agg['original'])}); over all {agg['datasets']} it is "
+                  f"{number(agg['original_all'])}."]
+    return lines if agg["axis_pairs"] else []
 
 
 def _beside_total(agg: Mapping[str, Any]) -> list[str]:
@@ -262,19 +295,22 @@ def _setting(value: Any) -> str:
 
 
 def mteb_results(card: Mapping[str, Any], results: Mapping[tuple[str, str, int | None], Any],
-                 tasks: Mapping[str, Mapping[str, Any]]) -> dict[tuple[str, int | None], dict[str, dict[str, Any]]]:
-    """mteb-format JSON of every scored variant: {(transformation, seed): {task_name: TaskResult-like dict}}.
+                 tasks: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """mteb-format JSON of every scored variant: {task name: TaskResult-like dict}, each variant under
+    its own name (`hteb_score.mteb_interop.layout.variant_task_name`: mteb's cache keys results by name).
     The original's dataset_revision is the source's Hub pin (mteb's data), a variant's the HTEB
     revision; two datasets of one mteb task (SemRel2024, SemRel2024-eng) share its file, each subset once."""
-    out: dict[tuple[str, int | None], dict[str, dict[str, Any]]] = {}
+    selection = selection_tag(min_judge=(card.get("selection") or {}).get("min_judge"), on_error=card["on_error"])
+    out: dict[str, dict[str, Any]] = {}
     for (dataset, transformation, seed), result in results.items():
         task = tasks[dataset]
         split = task["eval_split"]
-        name = task.get("mteb_task") or dataset
+        name = variant_task_name(task.get("mteb_task") or dataset, card["dataset"]["revision"], transformation, seed,
+                                 selection)
         revision = card["dataset"]["revision"]
         if transformation == "original" and task.get("hf_revision") is not None:
             revision = task["hf_revision"]
-        entry = out.setdefault((transformation, seed), {}).setdefault(name, {
+        entry = out.setdefault(name, {
             "dataset_revision": revision,
             "task_name": name,
             "mteb_version": card["evaluation"]["mteb_version"],
@@ -302,19 +338,17 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None or finite_or_none(value) is None else round(float(value), 6)
 
 
-def write_outputs(out: Path, card: Mapping[str, Any],
-                  mteb: Mapping[tuple[str, int | None], Mapping[str, Mapping[str, Any]]]) -> list[Path]:
-    """result_card.json, result_card.md and the mteb result files (`mteb/results/...`, mteb's layout:
-    hteb_score.mteb_interop.layout), each written atomically, all as strict JSON rendered before the first is
-    written (a non-finite number writes nothing)."""
+def write_outputs(out: Path, card: Mapping[str, Any], mteb: Mapping[str, Mapping[str, Any]]) -> list[Path]:
+    """result_card.json, result_card.md and the mteb result files (`mteb/results/<model>/<revision>/`,
+    mteb's layout: hteb_score.mteb_interop.layout), each written atomically, all as strict JSON
+    rendered before the first is written (a non-finite number writes nothing)."""
     out = Path(out)
     model_id, revision = card["model"]["model_id"], card["model"]["revision"]
     files = {out / "result_card.json": dumps(card, what="result card"), out / "result_card.md": render_markdown(card)}
-    for (transformation, seed), results in sorted(mteb.items(), key=lambda item: (item[0][1] is not None, item[0])):
-        folder = result_folder(out / "mteb", model_id, revision, transformation, seed)
-        meta = model_meta(model_id, revision, transformation, seed, embed_dim=card["model"].get("embedding_dim"))
-        files[folder / "model_meta.json"] = dumps(meta, what="mteb model_meta")
-        files.update({folder / f"{name}.json": dumps(result, what=f"mteb result {name}") for name, result in results.items()})
+    folder = result_folder(out / "mteb", model_id, revision)
+    meta = model_meta(model_id, revision, embed_dim=card["model"].get("embedding_dim"))
+    files[folder / "model_meta.json"] = dumps(meta, what="mteb model_meta")
+    files.update({folder / f"{name}.json": dumps(result, what=f"mteb result {name}") for name, result in mteb.items()})
     for path, text in files.items():
         atomic_write_text(path, text)
     return list(files)

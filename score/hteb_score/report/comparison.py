@@ -7,10 +7,12 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from hteb_contract.taxonomy import in_total
+from hteb_contract.taxonomy import AXES, in_total
 from hteb_contract.validation import validate
+from hteb_score.report.basis import SAME, Basis, Figures
 from hteb_score.report.formatting import column_label, confidence_interval, count, number, p_value
 from hteb_score.scoring.model_scores import ModelScores
+from hteb_score.stats.hodges_lehmann import EXACT_MAX_N, WALSH_NORMAL
 from hteb_score.stats.reliability import SplitHalfResult
 
 SCHEMA_VERSION = "hteb.comparison/1"
@@ -38,7 +40,9 @@ class ScoreColumns:
 
 @dataclass(frozen=True)
 class LeaderboardRow:
-    """One model's Original, axis and HTEB-total scores (means over datasets) and ranks (1 = best)."""
+    """One model's Original, axis and HTEB-total scores (means over datasets) and ranks (1 = best);
+    `figures`: all of them with what they rest on; `card`: the model's own figures (all it has, as
+    its card says) where the comparison's basis is another set, else None."""
 
     model: str
     original: float
@@ -46,9 +50,13 @@ class LeaderboardRow:
     hteb: float | None
     rank_original: int
     rank_hteb: int | None
+    figures: Figures | None = None
+    card: Figures | None = None
 
     @property
     def axis_deltas(self) -> dict[str, float]:
+        if self.figures is not None:
+            return self.figures.axis_deltas
         return {a: v - self.original for a, v in self.axes.items()}
 
     @property
@@ -60,13 +68,39 @@ class LeaderboardRow:
         """Positive = moved up under HTEB."""
         return None if self.rank_hteb is None else self.rank_original - self.rank_hteb
 
+    @property
+    def differs_from_card(self) -> bool:
+        """Whether a figure shown differs from the model's own (its card's)."""
+        return self.card is not None and self.figures is not None and not self.figures.same_as(self.card)
+
     def to_json(self) -> dict[str, Any]:
         return {
-            **asdict(self),
-            "axis_deltas": self.axis_deltas,
-            "delta": self.delta,
-            "rank_change": self.rank_change,
+            "model": self.model, "original": self.original, "axes": self.axes, "axis_deltas": self.axis_deltas,
+            "hteb": self.hteb, "delta": self.delta, "rank_original": self.rank_original,
+            "rank_hteb": self.rank_hteb, "rank_change": self.rank_change,
+            "coverage": None if self.figures is None else self.figures.to_json(),
+            "card": None if self.card is None else self.card.to_json(),
+            "differs_from_card": self.differs_from_card,
         }
+
+
+@dataclass(frozen=True)
+class HeatCell:
+    """A heat-map cell: the mean delta on the comparison's basis over `datasets`, and the model's own
+    (its card's) over `own_datasets`; None where the model has no such score (shown as missing)."""
+
+    delta: float | None
+    datasets: int
+    own: float | None
+    own_datasets: int
+
+    @property
+    def differs(self) -> bool:
+        return (self.delta is None) != (self.own is None) or (
+            self.delta is not None and self.own is not None and abs(self.delta - self.own) >= SAME)
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "differs": self.differs}
 
 
 @dataclass(frozen=True)
@@ -99,7 +133,8 @@ class Reliability:
 @dataclass(frozen=True)
 class Comparison:
     """Everything `hteb-score compare` found; `effects[family][name]` are the statistics' effect
-    dicts, `mean_deltas[model][column]` the heat map's cells."""
+    dicts, `heatmap[model][column]` the heat map's cells; `basis`: which scores the leaderboard and the
+    heat map rest on."""
 
     models: list[ModelScores]
     forced: bool
@@ -110,7 +145,9 @@ class Comparison:
     ranking_stability: dict[str, Stability]
     effects: dict[str, dict[str, dict[str, Any]]]
     reliability: Reliability
-    mean_deltas: dict[str, dict[str, float]]
+    basis: Basis
+    heatmap_columns: list[str]
+    heatmap: dict[str, dict[str, HeatCell]]
 
     @property
     def mixed_revisions(self) -> bool:
@@ -127,7 +164,10 @@ class Comparison:
             "datasets": self.datasets,
             "columns": self.columns.families(),
             "unit": UNIT,
+            "basis": self.basis.to_json(),
             "leaderboard": [r.to_json() for r in self.leaderboard],
+            "heatmap": {"columns": self.heatmap_columns,
+                        "cells": {m: {n: c.to_json() for n, c in row.items()} for m, row in self.heatmap.items()}},
             "ranking_stability": {name: asdict(s) for name, s in self.ranking_stability.items()},
             "effects": self.effects,
             "reliability": self.reliability.to_json(),
@@ -146,27 +186,53 @@ class Comparison:
             "Scores in points; deltas are HTEB minus Original.",
             "",
         ]
-        out += self._leaderboard_md() + self._stability_md() + self._effects_md()
+        out += [f"Basis (`--basis {self.basis.name}`): the leaderboard and the heat map rest on "
+                f"{self.basis.description}.", ""]
+        out += self._leaderboard_md() + self._heatmap_md() + self._stability_md() + self._effects_md()
         out += self._reliability_md() + self._inputs_md()
         return "\n".join(out) + "\n"
 
+    def leaderboard_axes(self) -> list[str]:
+        """The axes any leaderboard row has a figure for, in taxonomy order."""
+        return [a for a in AXES if any(a in r.axes for r in self.leaderboard)]
+
     def _leaderboard_md(self) -> list[str]:
-        """Axes in the HTEB total before it, axes beside it (Noise) after it, with a line saying so."""
-        paper = [a for a in self.columns.axes if in_total(a)]
-        beside = [a for a in self.columns.axes if not in_total(a)]
+        """Axes in the HTEB total before it, axes beside it (Noise) after it, with a line saying so;
+        a figure that differs from the model's card has the card's beside it."""
+        axes = self.leaderboard_axes()
+        paper = [a for a in axes if in_total(a)]
+        beside = [a for a in axes if not in_total(a)]
         header = ["#", "Model", "Original", *(f"{column_label(a)} (Δ)" for a in paper), "HTEB total", "Δ",
-                  *(f"{column_label(a)} (Δ)" for a in beside), "Rank Original → HTEB"]
+                  *(f"{column_label(a)} (Δ)" for a in beside), "Rank Original → HTEB", "Rests on"]
         out = ["## Leaderboard", ""]
         if beside:
             out += [f"{', '.join(map(column_label, beside))} is reported beside the HTEB total, not in it: "
                     "the total is the mean of the paper's axes, comparable with the paper.", ""]
+        out += ["Each axis Δ is against the Original of the datasets the axis was scored on; the HTEB Δ against "
+                "the Original of the datasets the total rests on. \"card\": the model's own figure (all it has, "
+                "as its card says) where it differs.", ""]
         out += [_row(header), _row(["---"] * len(header))]
         for r in self.leaderboard:
-            change = "-" if r.rank_change is None else f"{r.rank_original} → {r.rank_hteb} ({r.rank_change:+d})"
-            cells = {a: f"{number(r.axes[a])} ({number(r.axis_deltas[a], sign=True)})" for a in self.columns.axes}
-            rank = str(r.rank_hteb or r.rank_original)
-            out.append(_row([rank, r.model, number(r.original), *(cells[a] for a in paper), number(r.hteb),
-                             number(r.delta, sign=True), *(cells[a] for a in beside), change]))
+            cells = {a: leaderboard_cell(r, a) for a in axes}
+            out.append(_row([str(r.rank_hteb or r.rank_original), r.model + (" †" if r.differs_from_card else ""),
+                             figure_cell(r, "original"), *(cells[a] for a in paper), figure_cell(r, "hteb"),
+                             figure_cell(r, "delta", sign=True), *(cells[a] for a in beside), rank_cell(r),
+                             coverage_cell(r)]))
+        if any(r.differs_from_card for r in self.leaderboard):
+            out += ["", "† a figure differs from the model's card (the card's is given beside it)."]
+        return out
+
+    def _heatmap_md(self) -> list[str]:
+        """The heat map's cells as a table: every transformation any model has, missing cells as `-`."""
+        if not self.heatmap_columns:
+            return []
+        out = ["", "## Mean delta per transformation (the heat map)", "",
+               "Per model, the mean over datasets of (transformed - Original), on the basis above; "
+               "\"card\" beside a cell: the model's own figure where it differs; - : no score.", "",
+               _row(["Model", *(column_label(n) for n in self.heatmap_columns)]),
+               _row(["---"] * (1 + len(self.heatmap_columns)))]
+        for model, row in self.heatmap.items():
+            out.append(_row([model, *(heat_cell(row[n]) for n in self.heatmap_columns)]))
         return out
 
     def _stability_md(self) -> list[str]:
@@ -189,6 +255,8 @@ class Comparison:
     def _effects_md(self) -> list[str]:
         methods = {e["ci_method"] for effects in self.effects.values() for e in effects.values()}
         ci_note = "a seeded percentile bootstrap" if methods == {"bootstrap"} else "a distribution-free"
+        if WALSH_NORMAL in methods:
+            ci_note += f" (k from the normal approximation where more than {EXACT_MAX_N} datasets differ)"
         out = [
             "",
             "## Transformation effects across models (Hodges-Lehmann, Wilcoxon, Holm)",
@@ -232,6 +300,57 @@ class Comparison:
     def _inputs_md(self) -> list[str]:
         out = ["", "## Inputs", "", "| Model | Source | Dataset revision |", "|---|---|---|"]
         return out + [f"| {m.model} | {m.source} | {m.revision or '-'} |" for m in self.models]
+
+    def heatmap_grid(self) -> tuple[list[str], list[list[float | None]]]:
+        """The heat map's rows (models in leaderboard order) and cells, as drawn: the `heatmap` deltas."""
+        order = [r.model for r in self.leaderboard]
+        return order, [[self.heatmap[m][n].delta for n in self.heatmap_columns] for m in order]
+
+
+def figure_cell(row: LeaderboardRow, name: str, sign: bool = False) -> str:
+    """A leaderboard figure, with the card's beside it where that differs."""
+    shown = number(getattr(row, name), sign=sign)
+    if row.card is None or row.figures is None:
+        return shown
+    card = getattr(row.card, name)
+    mine = getattr(row.figures, name)
+    if (card is None) == (mine is None) and (card is None or abs(card - mine) < SAME):
+        return shown
+    return f"{shown} (card {number(card, sign=sign)})"
+
+
+def leaderboard_cell(row: LeaderboardRow, axis: str) -> str:
+    """`score (Δ)` of an axis, with the card's beside it where either differs; `-` where the model has none."""
+    if axis not in row.axes:
+        return "-"
+    shown = f"{number(row.axes[axis])} ({number(row.axis_deltas[axis], sign=True)})"
+    card = row.card
+    if card is None or (axis in card.axes and abs(card.axes[axis] - row.axes[axis]) < SAME
+                        and abs(card.axis_deltas[axis] - row.axis_deltas[axis]) < SAME):
+        return shown
+    if axis not in card.axes:
+        return f"{shown} (card -)"
+    return f"{shown} (card {number(card.axes[axis])} ({number(card.axis_deltas[axis], sign=True)}))"
+
+
+def rank_cell(row: LeaderboardRow) -> str:
+    return "-" if row.rank_change is None else f"{row.rank_original} → {row.rank_hteb} ({row.rank_change:+d})"
+
+
+def coverage_cell(row: LeaderboardRow) -> str:
+    """`8 datasets, 33 variants` the figures rest on, and the card's where it rests on more or other."""
+    if row.figures is None:
+        return "-"
+    shown = f"{row.figures.datasets} datasets, {row.figures.variants} variants"
+    card = row.card
+    if card is None or (card.datasets, card.variants) == (row.figures.datasets, row.figures.variants):
+        return shown
+    return f"{shown} (card {card.datasets} datasets, {card.variants} variants)"
+
+
+def heat_cell(cell: HeatCell) -> str:
+    shown = number(cell.delta, sign=True)
+    return f"{shown} (card {number(cell.own, sign=True)})" if cell.differs else shown
 
 
 def _row(cells: Sequence[str]) -> str:

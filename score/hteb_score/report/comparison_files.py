@@ -7,7 +7,9 @@ comparison knowing them.
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections import Counter
 from pathlib import Path
 
 from hteb_contract.atomic import atomic_write_bytes
@@ -20,12 +22,11 @@ from hteb_score.strict_json import dumps
 def figures(comparison: Comparison) -> dict[str, bytes]:
     """The PNG plots that apply: axis dumbbell always, the heat map when a model has a column
     beyond Original, drift vs judge quality when an input carries rated drift items."""
-    drawn = {"axis_dumbbell.png": plots.axis_dumbbell(comparison.leaderboard, comparison.columns.axes)}
-    names = comparison.columns.heatmap()
-    if names:
-        order = [r.model for r in comparison.leaderboard]
-        grid = [[comparison.mean_deltas[m][n] for n in names] for m in order]
-        drawn["delta_heatmap.png"] = plots.delta_heatmap(order, names, grid)
+    basis = f"basis: {comparison.basis.description}"
+    drawn = {"axis_dumbbell.png": plots.axis_dumbbell(comparison.leaderboard, comparison.leaderboard_axes(), title=basis)}
+    if comparison.heatmap_columns:
+        order, grid = comparison.heatmap_grid()
+        drawn["delta_heatmap.png"] = plots.delta_heatmap(order, comparison.heatmap_columns, grid, title=basis)
     drift = plots.drift_vs_quality({m.model: m.drift for m in comparison.models if m.drift})
     if drift is not None:
         drawn["drift_quality.png"] = drift
@@ -36,9 +37,10 @@ def model_index(comparison: Comparison) -> dict[str, str]:
     """Per result-card input, `model_index/<model>/model-index.yaml` and, for a revision on the
     Hub, `model_index/<model>/.eval_results/hteb.yaml` (the path it takes in the model repo)."""
     files = {}
+    folders = model_folders([m.model for m in comparison.models if m.card is not None])
     for m in comparison.models:
         if m.card is not None:
-            folder = f"model_index/{_slug(m.model)}"
+            folder = f"model_index/{folders[m.model]}"
             files[f"{folder}/model-index.yaml"] = model_index_yaml(m)
             eval_results = eval_results_file_yaml(m)
             if eval_results is not None:
@@ -63,3 +65,17 @@ def save(comparison: Comparison, out_dir: Path) -> list[str]:
 
 def _slug(model: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_") or "model"
+
+
+def model_folders(models: list[str]) -> dict[str, str]:
+    """Model -> its folder name: the model's name in safe characters, and where two models spell
+    one folder (`org/model` and `org_model`, two names in CJK script, `Org/M` and `org/m` on a
+    case-insensitive disk) each gets its name's hash too, so no model's files land on another's.
+
+    >>> model_folders(["org/model", "org_model", "other/one"])
+    {'org/model': 'org_model-c87c0c64', 'org_model': 'org_model-500e8f24', 'other/one': 'other_one'}
+    """
+    slugs = {model: _slug(model) for model in models}
+    taken = Counter(slug.lower() for slug in slugs.values())
+    return {model: slug if taken[slug.lower()] == 1 else f"{slug}-{hashlib.sha256(model.encode()).hexdigest()[:8]}"
+            for model, slug in slugs.items()}

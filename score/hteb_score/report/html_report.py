@@ -2,7 +2,11 @@
 than read Markdown.
 
 Everything is inline (CSS, a small sort script, the PNG plots as data URIs) and a Content Security
-Policy forbids any fetch, so the page works offline and anywhere it is copied. The policy admits
+Policy forbids any fetch, so the page works offline and anywhere it is copied. It reads at 1400 px
+and on a phone alike: the headline result first, the notices folded into one block after it, wide
+tables and plots scrolling in their own frames (the leaderboard's model column stays in view), the
+plots shown at their drawn size (text >= 10 pt, `plots.MIN_FONT_PT`), and an undefined statistic
+saying why in its own cell. The policy admits
 only the page's own script, by its hash: text from the inputs (model names, sources) is escaped,
 and even a name that slipped through could not run. Rendered from the same `Comparison` as
 comparison.md, with the same number formats.
@@ -12,14 +16,20 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import struct
 from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
 from hteb_contract.taxonomy import in_total
-from hteb_score.report.comparison import Comparison
+from hteb_score.report.basis import SAME
+from hteb_score.report.comparison import Comparison, LeaderboardRow, Stability, coverage_cell, figure_cell, heat_cell
 from hteb_score.report.formatting import column_label, confidence_interval, count, number, p_value
+from hteb_score.report.plots import DPI
+from hteb_score.stats.hodges_lehmann import EXACT_MAX_N, WALSH_NORMAL
 
+#: CSS pixels per inch: a plot drawn W inches wide is shown W x 96 px wide, its text at its points.
+CSS_DPI = 96
 #: Holm-adjusted p thresholds and their marks, strictest first; the page's legend is made from it.
 SIGNIFICANCE: tuple[tuple[float, str], ...] = ((0.001, "***"), (0.01, "**"), (0.05, "*"))
 
@@ -54,20 +64,31 @@ for (const button of document.querySelectorAll("table.sortable th button")) {
 """
 
 STYLE = """
-body { font: 15px/1.45 system-ui, sans-serif; color: #1d1d1f; max-width: 90rem; margin: 2rem auto; padding: 0 1rem; }
+body { font: 15px/1.45 system-ui, sans-serif; color: #1d1d1f; max-width: 90rem; margin: 2rem auto; padding: 0 1rem;
+       overflow-wrap: anywhere; }
 h1 { font-size: 1.6rem; } h2 { font-size: 1.2rem; margin-top: 2.2rem; border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; margin: .6rem 0; font-variant-numeric: tabular-nums; }
-.scroll { overflow-x: auto; }
-th, td { padding: .25rem .5rem; border-bottom: 1px solid #e4e4e4; text-align: right; white-space: nowrap; }
+.headline { font-size: 1.1rem; }
+table { border-collapse: separate; border-spacing: 0; margin: .6rem 0; font-variant-numeric: tabular-nums; }
+.scroll { overflow-x: auto; max-width: 100%; }
+th, td { padding: .25rem .5rem; border-bottom: 1px solid #e4e4e4; text-align: right; white-space: nowrap;
+         overflow-wrap: normal; background: #fff; }
 th { background: #f4f4f6; vertical-align: bottom; white-space: normal; }
 th[data-type=text], td.text { text-align: left; }
-th button { font: inherit; font-weight: 600; border: 0; background: none; cursor: pointer; padding: 0; }
+th button { font: inherit; font-weight: 600; border: 0; background: none; cursor: pointer; padding: 0; text-align: inherit; }
 th[aria-sort=ascending] button::after { content: " \\25B2"; }
 th[aria-sort=descending] button::after { content: " \\25BC"; }
+#leaderboard tr > :nth-child(2) { position: sticky; left: 0; z-index: 1; box-shadow: 1px 0 0 #c8c8cc;
+                                  white-space: normal; min-width: min(13rem, 40vw); max-width: min(20rem, 45vw);
+                                  overflow-wrap: break-word; }
 .neg { color: #b3261e; } .pos { color: #1b7a33; } .sig { font-weight: 700; }
-.warning { background: #fff4ce; border-left: 4px solid #e0a800; padding: .4rem .8rem; margin: .4rem 0; }
+td:has(> .why) { text-align: left; white-space: normal; }
+.why { display: block; min-width: 12rem; max-width: 22rem; color: #555; font-size: .85em; }
+details.notices { background: #fff8dd; border-left: 4px solid #e0a800; padding: .4rem .8rem; margin: .8rem 0; }
+details.notices summary { cursor: pointer; font-weight: 600; }
+details.notices li { margin: .25rem 0; }
 .note { color: #555; max-width: 60rem; }
-figure { margin: 1rem 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
+figure { margin: 1rem 0; } figure .scroll img { max-width: none; height: auto; border: 1px solid #ddd; }
+@media (max-width: 40rem) { body { margin: 1rem auto; padding: 0 .6rem; } h1 { font-size: 1.35rem; } }
 """
 
 
@@ -81,9 +102,10 @@ def render(comparison: Comparison, figures: Mapping[str, bytes]) -> str:
     n_models, n_datasets = len(comparison.models), len(comparison.datasets)
     body = [
         "<h1>HTEB model comparison</h1>",
-        *(f'<p class="warning"><strong>Warning:</strong> {escape(w)}</p>' for w in comparison.warnings),
+        *_headline(comparison),
         f"<p>{count(n_models, 'model')}, {count(n_datasets, 'dataset')}. Scores in points (score x 100); "
         "deltas (Δ) are transformed minus Original. Click a column header to sort by it, again to reverse.</p>",
+        *_notices(comparison.warnings),
         *_leaderboard(comparison),
         *_figures(figures),
         *_effects(comparison),
@@ -113,6 +135,29 @@ def render(comparison: Comparison, figures: Mapping[str, bytes]) -> str:
     )
 
 
+def _headline(c: Comparison) -> list[str]:
+    """The result first: the leaderboard's top model under HTEB (by Original where no total is defined)."""
+    ranked = [r for r in c.leaderboard if r.rank_hteb == 1]
+    if ranked:
+        r = ranked[0]
+        return [f'<p class="headline"><strong>{escape(r.model)}</strong> ranks first under HTEB: '
+                f"{number(r.hteb)} ({number(r.delta, sign=True)} from its Original {number(r.original)}).</p>"]
+    first = [r for r in c.leaderboard if r.rank_original == 1]
+    if not first:
+        return []
+    return [f'<p class="headline">No HTEB total is defined; <strong>{escape(first[0].model)}</strong> ranks first '
+            f"on Original: {number(first[0].original)}.</p>"]
+
+
+def _notices(warnings: Sequence[str]) -> list[str]:
+    """Every notice about the inputs in one block, folded: the reader opens it when wanted."""
+    if not warnings:
+        return []
+    items = "".join(f"<li>{escape(w)}</li>" for w in warnings)
+    return [f'<details class="notices" id="notices"><summary>{count(len(warnings), "notice")} about the inputs '
+            f"(open to read)</summary><ul>{items}</ul></details>"]
+
+
 def significance_mark(p_holm: float | None) -> str:
     """`***`, `**`, `*` by the Holm-adjusted p (see SIGNIFICANCE), "" when not significant or undefined."""
     if p_holm is None:
@@ -121,39 +166,84 @@ def significance_mark(p_holm: float | None) -> str:
 
 
 def _leaderboard(c: Comparison) -> list[str]:
-    """Axes in the HTEB total before it, axes beside it (Noise) after it, as in comparison.md."""
-    paper = [a for a in c.columns.axes if in_total(a)]
-    beside = [a for a in c.columns.axes if not in_total(a)]
+    """Axes in the HTEB total before it, axes beside it (Noise) after it, as in comparison.md; a
+    figure that differs from the model's card has the card's beside it, and the row is marked."""
+    axes = c.leaderboard_axes()
+    paper = [a for a in axes if in_total(a)]
+    beside = [a for a in axes if not in_total(a)]
 
     def axis_headers(axes: list[str]) -> list[tuple[str, str]]:
         return [h for a in axes for h in ((column_label(a), "number"), (f"{column_label(a)} Δ", "number"))]
 
     header = [("HTEB rank", "number"), ("Model", "text"), ("Original", "number"), *axis_headers(paper),
               ("HTEB total", "number"), ("Δ", "number"), *axis_headers(beside), ("Original rank", "number"),
-              ("Rank change", "number")]
+              ("Rank change", "number"), ("Rests on", "text")]
     rows = []
     for r in c.leaderboard:
-        axis_cells = {a: [_num(r.axes[a], number(r.axes[a])), _delta(r.axis_deltas[a])] for a in c.columns.axes}
+        axis_cells = {a: [_num(r.axes.get(a), _axis_part(r, a, 0)), _delta(r.axis_deltas.get(a), _axis_part(r, a, 1))]
+                      for a in axes}
         change = None if r.rank_change is None else f"{r.rank_change:+d}"
-        rows.append([_num(r.rank_hteb, str(r.rank_hteb or "-")), _text(r.model), _num(r.original, number(r.original)),
-                     *(cell for a in paper for cell in axis_cells[a]), _num(r.hteb, number(r.hteb)), _delta(r.delta),
+        rows.append([_num(r.rank_hteb, str(r.rank_hteb or "-")), _text(r.model + (" †" if r.differs_from_card else "")),
+                     _num(r.original, figure_cell(r, "original")),
+                     *(cell for a in paper for cell in axis_cells[a]), _num(r.hteb, figure_cell(r, "hteb")),
+                     _delta(r.delta, figure_cell(r, "delta", sign=True)),
                      *(cell for a in beside for cell in axis_cells[a]), _num(r.rank_original, str(r.rank_original)),
-                     _num(r.rank_change, change or "-")])
-    note = "Means over datasets; rank 1 = best, rank change positive = moved up under HTEB."
+                     _num(r.rank_change, change or "-"), _text(coverage_cell(r))])
+    note = (f"Basis (--basis {escape(c.basis.name)}): {escape(c.basis.description)}. Means over datasets; each axis Δ "
+            "is against the Original of the datasets the axis was scored on, the HTEB Δ against the Original of the "
+            "datasets the total rests on; rank 1 = best, rank change positive = moved up under HTEB.")
+    if any(r.differs_from_card for r in c.leaderboard):
+        note += " † a figure differs from the model's card: the card's is given beside it."
     if beside:
         note += (f" {escape(', '.join(map(column_label, beside)))} is reported beside the HTEB total, not in it: the "
                  "total is the mean of the paper's axes, comparable with the paper.")
-    return ["<h2>Leaderboard</h2>", f'<p class="note">{note}</p>', _table("leaderboard", header, rows)]
+    return ["<h2>Leaderboard</h2>", f'<p class="note">{note}</p>', _table("leaderboard", header, rows),
+            *_heatmap(c)]
+
+
+def _axis_part(row: LeaderboardRow, axis: str, part: int) -> str:
+    """The score (part 0) or the delta (part 1) of an axis cell, each with the card's where it differs."""
+    if axis not in row.axes:
+        return "-"
+    value = row.axes[axis] if part == 0 else row.axis_deltas[axis]
+    shown = number(value, sign=part == 1)
+    card = row.card
+    if card is None:
+        return shown
+    theirs = (card.axes if part == 0 else card.axis_deltas).get(axis)
+    if theirs is not None and abs(theirs - value) < SAME:
+        return shown
+    return f"{shown} (card {number(theirs, sign=part == 1)})"
+
+
+def _heatmap(c: Comparison) -> list[str]:
+    if not c.heatmap_columns:
+        return []
+    header = [("Model", "text"), *((column_label(n), "number") for n in c.heatmap_columns)]
+    rows = [[_text(model), *(_delta(row[n].delta, heat_cell(row[n])) for n in c.heatmap_columns)]
+            for model, row in c.heatmap.items()]
+    note = ("The heat map's cells: per model, the mean over datasets of (transformed - Original) on the basis above; "
+            "\"card\": the model's own figure where it differs; - : no score.")
+    return ["<h3>Mean delta per transformation</h3>", f'<p class="note">{note}</p>', _table("heatmap", header, rows)]
 
 
 def _figures(figures: Mapping[str, bytes]) -> list[str]:
+    """Each plot at the size it was drawn (CSS pixels = inches x 96, so its text keeps its points),
+    scrolling in its own frame where the page is narrower."""
     out = ["<h2>Plots</h2>"]
     for name, png in figures.items():
         caption = escape(FIGURE_CAPTIONS.get(name, name))
         data = base64.b64encode(png).decode("ascii")
-        out.append(f'<figure><img src="data:image/png;base64,{data}" alt="{caption}">'
+        width, height = (round(side * CSS_DPI / DPI) for side in _png_size(png))
+        out.append(f'<figure><div class="scroll"><img src="data:image/png;base64,{data}" alt="{caption}" '
+                   f'width="{width}" height="{height}"></div>'
                    f"<figcaption>{caption} ({escape(name)})</figcaption></figure>")
     return out
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    """(width, height) in pixels, from the PNG's IHDR chunk."""
+    return struct.unpack(">II", png[16:24])
 
 
 def _effects(c: Comparison) -> list[str]:
@@ -191,12 +281,24 @@ def _effects(c: Comparison) -> list[str]:
 
 def _stability(c: Comparison) -> list[str]:
     header = [("Transformation / axis", "text"), ("Mean τ", "number"), ("SD", "number"), ("Datasets", "number")]
-    rows = [[_text(column_label(name)), _num(s.mean, number(s.mean, 3)), _num(s.sd, number(s.sd, 3)),
-             _num(s.n, str(s.n))]
+    rows = [[_text(column_label(name)), _num(s.mean, number(s.mean, 3), _tau_undefined(s, len(c.models))),
+             _num(s.sd, number(s.sd, 3), "one dataset: no spread" if s.n == 1 else None), _num(s.n, str(s.n))]
             for name, s in c.ranking_stability.items()]
     note = ("Kendall τ between the models' Original and transformed scores on each dataset; mean ± sample SD "
             "over the datasets where it is defined (1 = the ranking does not change).")
     return ["<h2>Ranking stability</h2>", f'<p class="note">{note}</p>', _table("stability", header, rows)]
+
+
+def _tau_undefined(s: Stability, models: int) -> str | None:
+    """Why a mean τ is undefined, said in its cell (None: it is defined)."""
+    if s.mean is not None:
+        return None
+    if models < 2:
+        return "needs two models or more"
+    if not s.per_dataset:
+        return "no dataset has this column for every model"
+    where = "its one dataset" if len(s.per_dataset) == 1 else f"all {len(s.per_dataset)} datasets"
+    return f"undefined on {where}: the models tie there on Original or on this column, and a tie is no ranking"
 
 
 def _reliability(c: Comparison) -> list[str]:
@@ -204,7 +306,10 @@ def _reliability(c: Comparison) -> list[str]:
     if c.reliability.reason:
         return [*out, f"<p>Not computed: {escape(c.reliability.reason)}.</p>"]
     header = [("Axis", "text"), ("Median ρ", "number"), ("Splits", "number"), ("Defined", "number")]
-    rows = [[_text(column_label(axis)), _num(r.median_rho, number(r.median_rho, 2, sign=True)),
+    rows = [[_text(column_label(axis)),
+             _num(r.median_rho, number(r.median_rho, 2, sign=True),
+                  None if r.median_rho is not None else f"undefined in all {count(r.n_splits, 'split')}: the models "
+                  "tie on a half, and a tie is no ranking"),
              _num(r.n_splits, str(r.n_splits)), _num(r.n_defined, str(r.n_defined))]
             for axis, r in c.reliability.per_axis.items()]
     note = "Median Spearman ρ between model scores on two task-stratified halves of the datasets."
@@ -222,13 +327,16 @@ def _inputs(c: Comparison) -> list[str]:
 
 def _protocol(c: Comparison) -> list[str]:
     methods = sorted({e["ci_method"] for effects in c.effects.values() for e in effects.values()})
-    ci = {"walsh": "exact signed-rank interval (Walsh averages)", "bootstrap": "seeded percentile bootstrap"}
+    ci = {"walsh": "exact signed-rank interval (Walsh averages)", "bootstrap": "seeded percentile bootstrap",
+          WALSH_NORMAL: f"signed-rank interval (Walsh averages), k from the normal approximation (more than "
+                        f"{EXACT_MAX_N} datasets differ)"}
     splits = {r.n_splits for r in c.reliability.per_axis.values()}
     items = [
         f"Datasets compared ({len(c.datasets)}, those every model has an Original score for): "
         f"{escape(', '.join(c.datasets))}.",
         "Leaderboard: per model, the mean over datasets of Original, each axis (mean of its transformations) and "
-        "the HTEB total (mean of the paper's three axes; Noise is never in it).",
+        "the HTEB total (mean of the paper's three axes; Noise is never in it), on the basis "
+        f"<code>{escape(c.basis.name)}</code>: {escape(c.basis.description)}.",
         f"Effects: HL shift with {escape(' / '.join(ci.get(m, m) for m in methods) or '-')} CI, Wilcoxon signed-rank "
         "p, Holm correction within each family (transformations; axes; total)"
         + ("" if all(map(in_total, c.columns.names())) else ", the paper's and Noise's apart") + ".",
@@ -251,15 +359,17 @@ def _table(table_id: str, header: Sequence[tuple[str, str]], rows: Iterable[Sequ
             f"<tbody>\n{body}\n</tbody>\n</table></div>")
 
 
-def _cell(shown: str, value: Any, css: str = "") -> str:
-    """A cell showing `shown`, sorted by `value` (None: undefined, sorted last)."""
+def _cell(shown: str, value: Any, css: str = "", why: str | None = None) -> str:
+    """A cell showing `shown`, sorted by `value` (None: undefined, sorted last); `why` says, in the
+    cell, why it is empty."""
     attrs = "" if value is None else f' data-value="{escape(str(value))}"'
     attrs += f' class="{css}"' if css else ""
-    return f"<td{attrs}>{escape(shown)}</td>"
+    reason = "" if why is None else f'<span class="why">{escape(why)}</span>'
+    return f"<td{attrs}>{escape(shown)}{reason}</td>"
 
 
-def _num(value: float | None, shown: str) -> str:
-    return _cell(shown, None if value is None else repr(float(value)))
+def _num(value: float | None, shown: str, why: str | None = None) -> str:
+    return _cell(shown, None if value is None else repr(float(value)), why=why)
 
 
 def _text(value: str | None, missing: str = "-") -> str:
@@ -267,9 +377,9 @@ def _text(value: str | None, missing: str = "-") -> str:
     return _cell(missing if value is None else value, value, "text")
 
 
-def _delta(value: float | None) -> str:
+def _delta(value: float | None, shown: str | None = None) -> str:
     css = "" if value is None or value == 0 else ("neg" if value < 0 else "pos")
-    return _cell(number(value, sign=True), None if value is None else repr(float(value)), css)
+    return _cell(number(value, sign=True) if shown is None else shown, None if value is None else repr(float(value)), css)
 
 
 def _source_hash(text: str) -> str:

@@ -21,8 +21,9 @@ from hteb_contract.taxonomy import AXES, TRANSFORMATIONS
 from hteb_contract.validation import validate
 from hteb_score.encoding.backends import precision_suffix
 from hteb_score.mteb_interop.results import load_mteb_results
-from hteb_score.scoring.aggregate import check_transformation
+from hteb_score.scoring.aggregate import aggregate, check_transformation
 from hteb_score.scoring.model_scores import HTEB, ModelScores
+from hteb_score.scoring.score_record import ScoreRecord
 
 TABLE_REQUIRED = ("model", "dataset", "original")
 #: What every input of a comparison must share: ModelScores attribute (and table column) -> its name in messages.
@@ -73,7 +74,7 @@ def _read_json(path: Path) -> Any:
 
 def _read_csv_rows(path: Path) -> list[dict[str, Any]]:
     try:
-        with Path(path).open(encoding="utf-8", newline="") as f:
+        with Path(path).open(encoding="utf-8-sig", newline="") as f:  # -sig: a spreadsheet's byte-order mark
             return list(csv.DictReader(line for line in f if not line.startswith("#")))
     except FileNotFoundError:
         raise HtebError(f"{path}: no such file") from None
@@ -194,9 +195,62 @@ def _disagreement(models: Sequence[ModelScores], attribute: str, what: str) -> s
     return None
 
 
+def _first_difference(stated: Any, derived: Any, where: str) -> str | None:
+    """The first place where two JSON values differ (numbers within float noise), or None."""
+    if isinstance(stated, dict) and isinstance(derived, dict):
+        for key in sorted(set(stated) | set(derived), key=str):
+            if key not in stated or key not in derived:
+                return f"{where}/{key}: {'missing' if key not in stated else 'not derived'}"
+            found = _first_difference(stated[key], derived[key], f"{where}/{key}")
+            if found:
+                return found
+        return None
+    if isinstance(stated, list) and isinstance(derived, list):
+        if len(stated) != len(derived):
+            return f"{where}: {len(stated)} entries, the score records give {len(derived)}"
+        return next((found for i, (a, b) in enumerate(zip(stated, derived))
+                     if (found := _first_difference(a, b, f"{where}/{i}"))), None)
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (stated, derived))
+    if numbers and math.isclose(stated, derived, rel_tol=1e-9, abs_tol=1e-9):
+        return None
+    return None if stated == derived else f"{where}: the card says {stated!r}, its score records give {derived!r}"
+
+
+#: Aggregate fields a later hteb-score added (the paired headline): a card made before them lacks them, and is
+#: checked on the fields it has (a comparison derives its figures from the per-dataset rows, not from these).
+ADDED_LATER = ("axis_pairs", "datasets", "original_all", "hteb_datasets")
+
+
+def aggregates_problem(model: ModelScores) -> str | None:
+    """Why a card's aggregates are not those of its own score records (edited by hand, or by a
+    writer that contradicts itself), or None: a comparison ranks by the aggregates."""
+    if model.card is None:
+        return None
+    stated = model.card["aggregates"]
+    derived = {k: v for k, v in aggregate([ScoreRecord.from_json(row) for row in model.card["scores"]]).items()
+               if k in stated or k not in ADDED_LATER}
+    found = _first_difference(stated, derived, "aggregates")
+    return None if found is None else f"{model.source}: {found}"
+
+
+def coverage_problems(models: Sequence[ModelScores]) -> list[str]:
+    """Axes whose column averages different transformations for different models (all eight
+    against paraphrasing only): said, since the column then compares unlike things."""
+    problems = []
+    for axis, members in AXES.items():
+        covered = {m.model: tuple(t for t in members if m.transformations.get(t)) for m in models}
+        kinds = {c for c in covered.values() if c}
+        if len(kinds) > 1:
+            which = "; ".join(f"{m}: {', '.join(c) or 'none'}" for m, c in covered.items())
+            problems.append(f"axis {axis} averages different transformations per model ({which}); its column "
+                            "compares unlike selections")
+    return problems
+
+
 def check_inputs(models: Sequence[ModelScores], *, force: bool) -> list[str]:
-    """Refuse duplicate models, and inputs of different (or partly unknown) dataset revisions or
-    protocols unless forced; return the warnings (forcing and unchecked inputs among them)."""
+    """Refuse duplicate models, cards whose aggregates are not their score records', and inputs of
+    different (or partly unknown) dataset revisions or protocols unless forced; return the warnings
+    (forcing, unchecked inputs and differing selections among them)."""
     if not models:
         raise HtebError("nothing to compare: give result cards, --scores-table and/or --mteb-results")
     seen: dict[str, str] = {}
@@ -205,6 +259,14 @@ def check_inputs(models: Sequence[ModelScores], *, force: bool) -> list[str]:
             raise HtebError(f"model {m.model!r} appears twice ({seen[m.model]} and {m.source})")
         seen[m.model] = m.source
     warnings = []
+    for m in models:
+        problem = aggregates_problem(m)
+        if problem is not None and not force:
+            raise HtebError(f"{problem}: a card's aggregates must be its score records' - pass --force to compare "
+                            "the card as it is")
+        if problem is not None:
+            warnings.append(f"FORCED: {problem}; the card's aggregates are compared as they are")
+    warnings.extend(coverage_problems(models))
     for attribute, what in MUST_AGREE.items():
         problem = _disagreement(models, attribute, what)
         if problem is not None and not force:

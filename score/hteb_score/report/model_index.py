@@ -15,16 +15,16 @@ import yaml
 from huggingface_hub import EvalResult, EvalResultEntry, eval_result_entries_to_yaml
 from huggingface_hub.repocard_data import eval_results_to_model_index
 
+from hteb_contract.hub_eval import AVERAGE, selection_tag, task_id
 from hteb_contract.taxonomy import AXES, AXIS_LABELS, in_total
-from hteb_score.scoring.aggregate import model_level
-from hteb_score.scoring.model_scores import HTEB, ModelScores
+from hteb_score.scoring.model_scores import ModelScores
 
 
 def _columns(scores: ModelScores, dataset: str) -> list[tuple[str, str, float]]:
-    """(key, readable name, value) for the scores the card has on `dataset`."""
+    """(column, readable name, value) for the scores the card has on `dataset`."""
     out = [("original", "Original", scores.original[dataset])]
     if dataset in scores.hteb:
-        out.append((HTEB, "HTEB total", scores.hteb[dataset]))
+        out.append(("hteb_total", "HTEB total", scores.hteb[dataset]))
     out += [
         (f"hteb_{a}", f"HTEB {AXIS_LABELS[a]} axis" + ("" if in_total(a) else " (not in the HTEB total)"),
          scores.axes[a][dataset])
@@ -38,53 +38,46 @@ def _metrics(card: dict[str, Any]) -> dict[str, str]:
     return {row["dataset"]: row["metric"] for row in card["aggregates"]["per_dataset"]}
 
 
+def selection_of(card: dict[str, Any]) -> dict[str, Any]:
+    """What made the scores, machine-readable: protocol, --min-judge, --on-error, --preset."""
+    selection = card.get("selection") or {}
+    return {"protocol": card["protocol"], "min_judge": selection.get("min_judge"), "on_error": card["on_error"],
+            "preset": selection.get("preset")}
+
+
 def eval_results(scores: ModelScores) -> list[EvalResult]:
     """One EvalResult per dataset and score column (Original, HTEB total, axes), plus the averages;
-    `scores` must be read from a result card (`load_card`)."""
+    `scores` must be read from a result card (`load_card`). The dataset is the bare Hub id (the
+    store's label where the revision is not on the Hub), the config the dataset's (every HTEB
+    dataset is a config of its revision), no split (a column spans the variants' splits), the
+    selection in `metric_args`, and the task id as `.eval_results` and the revision's eval.yaml name it."""
     card = scores.card or {}
     repo, revision = card["dataset"]["repo_id"], card["dataset"]["revision"]
-    metrics = _metrics(card)
+    dataset_type = hub_dataset_id(repo) or card["dataset"]["label"]
+    metrics, args = _metrics(card), selection_of(card)
+    selection = selection_tag(min_judge=args["min_judge"], on_error=args["on_error"])
     results = []
     for dataset in sorted(scores.original):
-        task_type = scores.task_types.get(dataset, "embedding")
-        for key, name, value in _columns(scores, dataset):
-            results.append(
-                EvalResult(
-                    task_type=task_type,
-                    dataset_type=repo,
-                    dataset_name=f"HTEB {dataset}",
-                    dataset_config=dataset,
-                    dataset_split="test",
-                    dataset_revision=revision,
-                    metric_type=f"{key}_{metrics[dataset]}",
-                    metric_name=f"{name} ({metrics[dataset]}, points)",
-                    metric_value=round(value, 2),
-                )
-            )
-    for key, name, value in _averages(scores):
-        results.append(
-            EvalResult(
-                task_type="embedding",
-                dataset_type=repo,
-                dataset_name="HTEB (average over datasets)",
-                dataset_config="average",
-                dataset_split="test",
-                dataset_revision=revision,
-                metric_type=f"{key}_average",
-                metric_name=f"{name} (mean over datasets, points)",
-                metric_value=round(value, 2),
-            )
-        )
+        for column, name, value in _columns(scores, dataset):
+            results.append(EvalResult(
+                task_type=scores.task_types.get(dataset, "embedding"), task_name=task_id(dataset, column, selection),
+                dataset_type=dataset_type, dataset_name=f"HTEB {dataset}", dataset_config=dataset,
+                dataset_revision=revision, metric_type=f"{column}_{metrics[dataset]}",
+                metric_name=f"{name} ({metrics[dataset]}, points)", metric_value=round(value, 2), metric_args=args))
+    for column, name, value in _averages(scores):
+        results.append(EvalResult(
+            task_type="embedding", task_name=task_id(AVERAGE, column, selection), dataset_type=dataset_type,
+            dataset_name="HTEB (average over datasets)", dataset_revision=revision, metric_type=f"{column}_average",
+            metric_name=f"{name} (mean over datasets, points)", metric_value=round(value, 2), metric_args=args))
     return results
 
 
 def _averages(scores: ModelScores) -> list[tuple[str, str, float]]:
-    """Original and, where every dataset has one, the HTEB total, over datasets (`model_level`)."""
-    datasets = sorted(scores.original)
-    level = model_level({d: scores.original[d] for d in datasets}, scores.axes)
-    out = [("original", "Original", level.original)]
-    if all(d in scores.hteb for d in datasets):
-        out.append((HTEB, "HTEB total", level.hteb))
+    """The card's headline: Original and the HTEB total over the datasets it rests on (its aggregates)."""
+    agg = (scores.card or {})["aggregates"]
+    out = [("original", "Original", agg["original"])]
+    if agg["hteb_total"] is not None:
+        out.append(("hteb_total", "HTEB total", agg["hteb_total"]))
     return out
 
 
@@ -118,11 +111,11 @@ def eval_results_file_yaml(scores: ModelScores) -> str | None:
     entries = [
         EvalResultEntry(
             dataset_id=dataset_id,
-            task_id=f"{r.dataset_config}/{r.metric_type}",
+            task_id=r.task_name,
             value=r.metric_value,
             dataset_revision=r.dataset_revision,
             date=card.get("created"),
-            notes=f"{r.metric_name}; protocol {card.get('protocol')}",
+            notes=f"{r.metric_name}; " + "; ".join(f"{k}={v}" for k, v in (r.metric_args or {}).items()),
         )
         for r in results
     ]

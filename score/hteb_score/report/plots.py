@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 AXIS_COLOURS = dict(zip(AXES, ("#1b9e77", "#d95f02", "#7570b3", "#66a61e")))
 DPI = 150
+#: The smallest text a figure carries, in points at its drawn size (report.html shows it at that size).
+MIN_FONT_PT = 10
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -50,9 +52,10 @@ def _row_values(row: LeaderboardRow) -> list[float]:
     return [v for v in (row.original, *row.axes.values(), row.hteb) if _defined(v)]
 
 
-def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str]) -> Figure:
+def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str], title: str = "") -> Figure:
     """Fig. 4: one row per model; a bar from the Original score to the lowest axis score, with the
-    Original, each axis and the HTEB total marked on it. Models in leaderboard order, best on top."""
+    Original, each axis and the HTEB total marked on it. Models in leaderboard order, best on top;
+    `title` adds a line (the basis)."""
     rows = list(reversed(leaderboard))
     fig = _figure(9, 1.2 + 0.45 * len(rows))
     ax = fig.subplots()
@@ -95,24 +98,26 @@ def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str]) ->
                 textcoords="offset points",
                 ha="right",
                 va="center",
-                fontsize=8,
+                fontsize=MIN_FONT_PT,
                 color="#444444",
             )
     ax.set_yticks(y, [r.model for r in rows])
     ax.set_xlabel("score (points, mean over datasets)")
-    ax.set_title("Original vs HTEB scores per model (number: HTEB total − Original)", pad=48)
+    ax.set_title("Original vs HTEB scores per model (number: HTEB total − Original)" + (f"\n{title}" if title else ""),
+                 pad=48)
     ax.grid(axis="x", alpha=0.3)
     everything = [v for r in rows for v in _row_values(r)] or [0.0, 100.0]
     low, high = min(everything), max(everything)
     ax.set_xlim(low - 0.12 * (high - low + 1), high + 0.05 * (high - low + 1))
-    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False, fontsize=9)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False, fontsize=MIN_FONT_PT)
     return fig
 
 
-def delta_heatmap(models: Sequence[str], names: Sequence[str], deltas: Sequence[Sequence[float]]) -> Figure:
+def delta_heatmap(models: Sequence[str], names: Sequence[str], deltas: Sequence[Sequence[float | None]],
+                  title: str = "") -> Figure:
     """Fig. 6: model x column (transformations, else axes, else the HTEB total); `deltas[i][j]` is
     the mean over datasets of (transformed − Original) of `models[i]` in column `names[j]`; red = drop.
-    An undefined cell (None, NaN) is left blank and marked n/a."""
+    An undefined or missing cell (None, NaN) is left blank and marked n/a; `title` adds a line (the basis)."""
     order = list(models)
     grid = np.ma.masked_invalid(np.array([[np.nan if v is None else v for v in row] for row in deltas], dtype=float))
     limit = max(float(np.abs(grid).max()) if grid.count() else 0.0, 0.5)
@@ -129,12 +134,13 @@ def delta_heatmap(models: Sequence[str], names: Sequence[str], deltas: Sequence[
                 f"{value:+.1f}" if defined else "n/a",
                 ha="center",
                 va="center",
-                fontsize=8,
+                fontsize=MIN_FONT_PT,
                 color="white" if defined and abs(value) > 0.6 * limit else "black",
             )
     ax.set_xticks(range(len(names)), [column_label(n) for n in names], rotation=30, ha="right")
     ax.set_yticks(range(len(order)), order)
-    ax.set_title("Score change per transformation (points, transformed − Original,\nmean over datasets; red = worse)")
+    ax.set_title("Score change per transformation (points, transformed − Original,\nmean over datasets; red = worse)"
+                 + (f"\n{title}" if title else ""))
     fig.colorbar(image, ax=ax, label="Δ score (points)", shrink=0.8)
     return fig
 
@@ -146,10 +152,10 @@ def drift_vs_quality(drift_by_model: Mapping[str, Mapping[str, Any]]) -> Figure 
     transformations = sorted({t for blocks in drift_by_model.values() for t, e in blocks.items() if e.get("points")})
     if not transformations:
         return None
-    columns = min(4, len(transformations))
+    columns = min(3, len(transformations))  # 3 x 4.2 in: 1210 px on the page, inside 1400 px
     rows = -(-len(transformations) // columns)
     n_models = len(drift_by_model)
-    fig = _figure(4.2 * columns, (3.2 + 0.22 * n_models) * rows)
+    fig = _figure(4.2 * columns, (3.4 + 0.5 * n_models) * rows)
     axs = fig.subplots(rows, columns, squeeze=False, sharey=True)
     colours = matplotlib.colormaps["tab10"]
     for k, t in enumerate(transformations):
@@ -179,12 +185,12 @@ def drift_vs_quality(drift_by_model: Mapping[str, Mapping[str, Any]]) -> Figure 
             ax.set_ylabel("judge quality score")
         ax.grid(alpha=0.3)
         ax.legend(
-            fontsize=7,
+            fontsize=MIN_FONT_PT,
             loc="upper center",
             bbox_to_anchor=(0.5, -0.25),
             frameon=False,
             title="model: Spearman ρ [95% CI]",
-            title_fontsize=7,
+            title_fontsize=MIN_FONT_PT,
         )
     for k in range(len(transformations), rows * columns):
         axs[k // columns][k % columns].axis("off")

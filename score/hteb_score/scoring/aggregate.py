@@ -138,19 +138,63 @@ def axis_columns(transformations: Columns) -> dict[str, dict[str, float]]:
 
 
 @dataclass(frozen=True)
-class ModelLevel:
-    """A model's scores over datasets: Original and each axis averaged over the datasets given,
-    and `hteb`, the HTEB score of those axis means (not the mean of per-dataset HTEB scores)."""
+class Paired:
+    """A score and the Original it is compared with, both means over the same `datasets`."""
 
-    original: float | None
-    axes: dict[str, float]
+    score: float
+    original: float
+    datasets: int
+
+    @property
+    def delta(self) -> float:
+        return self.score - self.original
+
+    def to_json(self) -> dict[str, float | int]:
+        return {"score": self.score, "original": self.original, "delta": self.delta, "datasets": self.datasets}
+
+
+@dataclass(frozen=True)
+class PairedLevel:
+    """A model's headline, like with like: each axis against the Original of the datasets it was
+    scored on, and the HTEB total against the Original of the datasets it rests on (those with a
+    paper-axis score). `original_all` is the Original over all `datasets`; `original` is the one
+    paired with HTEB (over `hteb_datasets`), or `original_all` where there is no HTEB total.
+
+    >>> level = paired_level({"a": 80.0, "b": 60.0}, {"lexical": {"a": 70.0}})
+    >>> level.original_all, level.original, level.hteb, level.delta, level.hteb_datasets
+    (70.0, 80.0, 70.0, -10.0, 1)
+    """
+
+    datasets: int
+    original_all: float | None
+    axes: dict[str, Paired]
     hteb: float | None
+    original: float | None
+    hteb_datasets: int
+
+    @property
+    def delta(self) -> float | None:
+        return None if self.hteb is None or self.original is None else self.hteb - self.original
+
+    def partial_axes(self) -> dict[str, int]:
+        """The axes scored on fewer datasets than the model has, with their counts."""
+        return {a: p.datasets for a, p in self.axes.items() if p.datasets < self.datasets}
 
 
-def model_level(original: Mapping[str, float], axes: Columns) -> ModelLevel:
-    """Model-level scores from per-dataset Original and axis scores (each averaged over its own datasets)."""
-    axis_means = {a: _mean(list(axes[a].values())) for a in AXES if axes.get(a)}
-    return ModelLevel(_mean(list(original.values())), axis_means, hteb_total(axis_means))
+def paired_level(original: Mapping[str, float], axes: Columns) -> PairedLevel:
+    """A model's scores over datasets, each figure paired with the Original of exactly its datasets (a dataset
+    without an Original score cannot be paired and is left out)."""
+    paired = {}
+    for axis in AXES:
+        on = [d for d in axes.get(axis, {}) if d in original]
+        if on:
+            paired[axis] = Paired(float(np.mean([axes[axis][d] for d in on])),
+                                  float(np.mean([original[d] for d in on])), len(on))
+    hteb = hteb_total({a: p.score for a, p in paired.items()})
+    under = sorted({d for a in PAPER_AXES for d in axes.get(a, {}) if d in original})
+    original_all = _mean(list(original.values()))
+    paired_original = original_all if hteb is None else _mean([original[d] for d in under])
+    return PairedLevel(len(original), original_all, paired, hteb, paired_original, len(under) if hteb is not None else 0)
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -192,7 +236,7 @@ def aggregate(scores: Sequence[ScoreRecord]) -> dict[str, Any]:
             values = [r["mean"] for r in rows]
             per_transformation[name] = {"mean": float(np.mean(values)), "sd": _sd(values),
                                         "delta": float(np.mean([r["delta"] for r in rows])), "datasets": len(rows)}
-    model = model_level(
+    level = paired_level(
         {row["dataset"]: row["original"] for row in per_dataset},
         {a: {row["dataset"]: row["axes"][a] for row in per_dataset if a in row["axes"]} for a in AXES},
     )
@@ -200,8 +244,12 @@ def aggregate(scores: Sequence[ScoreRecord]) -> dict[str, Any]:
         "unit": "points (score x 100)",
         "per_dataset": per_dataset,
         "per_transformation": per_transformation,
-        "per_axis": model.axes,
-        "original": model.original,
-        "hteb_total": model.hteb,
-        "delta": None if model.hteb is None or model.original is None else model.hteb - model.original,
+        "per_axis": {a: p.score for a, p in level.axes.items()},
+        "axis_pairs": {a: p.to_json() for a, p in level.axes.items()},
+        "datasets": level.datasets,
+        "original_all": level.original_all,
+        "original": level.original,
+        "hteb_total": level.hteb,
+        "hteb_datasets": level.hteb_datasets,
+        "delta": level.delta,
     }

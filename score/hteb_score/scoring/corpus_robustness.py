@@ -127,8 +127,12 @@ def score_corpus_robustness(variants: Sequence[CorpusVariant], originals: Mappin
         result = evaluator.evaluate(variant.dataset, table.view(task), context)
         by_seed = perturbed.setdefault(variant.dataset.name, {}).setdefault(variant.transformation, {})
         by_seed[variant.seed] = ndcg_at_10(result)
-    return {"metric": METRIC, "queries": "original",
-            "datasets": {name: summarise(ndcg_at_10(originals[name]), by_t) for name, by_t in perturbed.items()}}
+    return section({name: summarise(ndcg_at_10(originals[name]), by_t) for name, by_t in perturbed.items()})
+
+
+def section(datasets: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The card section of these datasets' blocks (`summarise`), a run's or merged work units'."""
+    return {"metric": METRIC, "queries": "original", "datasets": dict(datasets)}
 
 
 def _cell(value: float | None, digits: int = 3) -> str:

@@ -10,12 +10,15 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from tqdm.auto import tqdm
+
 from hteb_contract.errors import HtebError
 from hteb_contract.sources import list_source_dirs, read_source_dir
 from hteb_contract.stores import open_store
 from hteb_score.flags import Flag
 from hteb_score.scoring.corpus_robustness import CorpusVariant, corpus_variants
 from hteb_score.scoring.options import ScoreOptions
+from hteb_score.scoring.parts import units_of_part
 from hteb_score.scoring.run import DatasetGroups, Variant, check_selection, check_variants, revision_variants
 from hteb_score.scoring.selection import PRESETS, check_judged
 
@@ -24,13 +27,15 @@ from hteb_score.scoring.selection import PRESETS, check_judged
 class RunData:
     """The data of one run: its variants dataset by dataset (read again whenever they are iterated),
     the error-policy counts, its provenance (the card's `dataset` block), the perturbed corpora
-    (--corpus-robustness) and what `check_variants` found."""
+    (--corpus-robustness), what `check_variants` found, and the datasets of the whole run it is
+    part of (`planned`: with --part, more than it scores)."""
 
     groups: DatasetGroups
     error_policy: list[dict[str, Any]]
     provenance: dict[str, Any]
     checked: list[Flag]
     corpus: list[CorpusVariant] = field(default_factory=list)
+    planned: list[str] = field(default_factory=list)
 
 
 def read_data(options: ScoreOptions) -> RunData:
@@ -44,47 +49,57 @@ def read_source_folders(options: ScoreOptions) -> RunData:
     available = list_source_dirs(source_dir)
     if not available:
         raise HtebError(f"{source_dir}: no dataset folders (folders with a dataset.json)")
-    chosen = names or available
-    unknown = [n for n in chosen if n not in available]
+    planned = names or available
+    unknown = [n for n in planned if n not in available]
     if unknown:
         raise HtebError(f"{source_dir}: no dataset folder {unknown[0]!r}; it has: {', '.join(available)}")
+    chosen = units_of_part(planned, options.part)
     datasets = [read_source_dir(source_dir / name) for name in chosen]
+    for folder, dataset in zip(chosen, datasets):  # a dataset is scored and named once, by its own name
+        if dataset.name != folder:
+            raise HtebError(f"{source_dir / folder}: its dataset.json names the dataset {dataset.name!r}; a dataset "
+                            "folder is named after its dataset (rename the folder or fix dataset.json)")
     digest = hashlib.sha256()
-    for name in chosen:
+    for name in planned:  # the whole run's data: every part of it names the same digest
         for path in sorted((source_dir / name).glob("*")):
             if path.is_file():
                 digest.update(f"{name}/{path.name}\0".encode() + hashlib.sha256(path.read_bytes()).digest())
     info = {"repo_id": f"local:{source_dir.resolve()}", "label": None, "revision": f"sha256:{digest.hexdigest()}",
             "datasets": chosen}
     by_name = dict(zip(chosen, datasets))
-    groups = DatasetGroups(chosen, lambda name: [Variant(by_name[name], "original", None)], [d.info for d in datasets])
-    return RunData(groups, [], info, check_variants(groups, options.protocol))
+    groups = DatasetGroups(chosen, lambda name: [Variant(by_name[name], "original", None)], [d.info for d in datasets],
+                           len(chosen))
+    return RunData(groups, [], info, check_variants(groups, options.protocol), planned=planned)
 
 
 def read_revision(options: ScoreOptions) -> RunData:
     """A revision's variants to score, each read and checked once here. `preset` chooses the
-    datasets and transformations; `min_judge` drops the items the judge rated below it."""
+    datasets and transformations; `min_judge` drops the items the judge rated below it. Unless `quiet`,
+    a bar over the datasets read, with its total and the time left."""
     names, transformations, seeds = options.datasets, options.transformations, options.seeds
     revision = open_store(options.store).fetch(options.ref, datasets=names)
     if options.preset is not None:
         names, transformations = PRESETS.get(options.preset).choose(revision)
-    chosen = names or revision.dataset_names()
-    check_selection(revision, chosen, transformations, seeds)
+    planned = names or revision.dataset_names()
+    check_selection(revision, planned, transformations, seeds)
+    chosen = units_of_part(planned, options.part)
 
     def load(name: str):
         return revision_variants(revision, name, transformations=transformations, seeds=seeds,
                                  on_error=options.on_error, min_judge=options.min_judge)
 
-    policy, flags, infos = [], [], []
-    for name in chosen:  # one dataset's variants in memory at a time
-        variants, counts = load(name)
+    policy, flags, infos, total = [], [], [], 0
+    # shown once the stage has run 5 s (a full-size revision), so a refusal of small data stays one line
+    for name in tqdm(chosen, desc="reading and checking", unit="dataset", disable=options.quiet, delay=5):
+        variants, counts = load(name)  # one dataset's variants in memory at a time
+        total += len(variants)
         policy.extend(counts)
         flags.extend(check_variants([variants], options.protocol, filtered=options.min_judge is not None))
         infos.append(variants[0].dataset.info)
     check_judged(revision, policy, options.min_judge)
-    groups = DatasetGroups(chosen, lambda name: load(name)[0], infos)
+    groups = DatasetGroups(chosen, lambda name: load(name)[0], infos, total)
     info = {"repo_id": options.store, "label": revision.label, "revision": revision.revision_id, "datasets": chosen}
     corpus = []
     if options.corpus_robustness:
         corpus = corpus_variants(revision, chosen, transformations=transformations, seeds=seeds)
-    return RunData(groups, policy, info, flags, corpus)
+    return RunData(groups, policy, info, flags, corpus, planned)

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hteb_score.encoding.model_files import ModelChoice
+
 if TYPE_CHECKING:  # the command line builds these before the protocols' module is needed: --help stays light
     from hteb_score.evaluators.protocol import Protocol
 
@@ -31,6 +33,7 @@ class ScoreOptions:
     preset: str | None = None  # scoring.selection.PRESETS
     min_judge: float | None = None  # scoring.selection.judge_filter
     corpus_robustness: bool = False  # also score the perturbed corpora (scoring/corpus_robustness.py)
+    part: list[str] | None = None  # score only these datasets, as work units of the run (scoring/parts.py)
     # the model
     device: str = "auto"
     batch_size: int = 32
@@ -39,4 +42,6 @@ class ScoreOptions:
     backend: str = "torch"  # encoding.backends.BACKENDS, --backend auto resolved
     precision: str | None = None  # None: the device's default (encoding.backends.check_backend)
     token_budget: int | None = None  # encoding/batched.py's path; None: its default on CUDA, else ST's encode
+    model_choice: ModelChoice = ModelChoice()  # --model-revision (resolved to its commit) and --model-name
+    runtime_note: str = ""  # the backend in use and why, for the terminal
     quiet: bool = False

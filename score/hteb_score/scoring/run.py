@@ -147,8 +147,9 @@ class DatasetGroups:
     the whole revision's. A plain list of variant lists serves as well where data is small."""
 
     def __init__(self, names: Sequence[str], load: Callable[[str], list[Variant]],
-                 infos: Sequence[DatasetInfo]) -> None:
+                 infos: Sequence[DatasetInfo], variants: int) -> None:
         self.names, self._load, self.infos = list(names), load, list(infos)
+        self.variants = variants  # how many variants the datasets hold together (the progress bar's total)
 
     def __iter__(self) -> Iterator[list[Variant]]:
         return (self._load(name) for name in self.names)
@@ -157,7 +158,7 @@ class DatasetGroups:
         return len(self.names)
 
 
-def score_variants(groups: Iterable[list[Variant]], table: EmbeddingTable, *, protocol: Protocol,
+def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: EmbeddingTable, *, protocol: Protocol,
                    progress: bool = True, filtered: bool = False, flags: Sequence[Flag] | None = None) -> ScoreRun:
     """Per dataset: embed the texts its variants need that are not embedded yet (each unique text
     once in the run), then evaluate each variant under `protocol` (estimator seed 42; one classifier
@@ -176,7 +177,8 @@ def score_variants(groups: Iterable[list[Variant]], table: EmbeddingTable, *, pr
         now = time.perf_counter()
         spent[phase], mark = spent[phase] + now - mark, now
 
-    with tqdm(desc="evaluating", unit="variant", disable=not progress) as bar:
+    total = groups.variants if isinstance(groups, DatasetGroups) else sum(len(g) for g in groups)
+    with tqdm(desc="evaluating", total=total, unit="variant", disable=not progress) as bar:
         for variants in groups:
             lap("read_s")
             evaluator = EVALUATORS.get(variants[0].dataset.info.task_type)
@@ -231,5 +233,6 @@ def _drift(variant: Variant, table: EmbeddingTable) -> list[dict[str, Any]]:
         b = embed([r.transformed_text for r in records], prompt)
         norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
         cos = np.einsum("ij,ij->i", a, b) / np.where(norms == 0, 1.0, norms)
-        out.extend(drift_row(record, float(1.0 - value)) for record, value in zip(records, cos))
+        out.extend({"dataset": record.dataset, **drift_row(record, float(1.0 - value))}  # a part keeps its own
+                   for record, value in zip(records, cos))
     return out

@@ -27,6 +27,17 @@ from hteb_score.stats.ranking import spearman_rho
 from hteb_score.stats.wilcoxon import wilcoxon_signed_rank
 
 MIN_QUALITY_ITEMS = 3
+#: How the statistics block was computed, as the card states it.
+METHOD = {
+    "unit": "dataset main score (subset 'all'), seeds averaged; delta = transformed - original",
+    "test": "Wilcoxon signed-rank, two-sided, differences rounded to 9 decimals, zero differences dropped "
+            "(Wilcoxon's rule)",
+    "shift": "Hodges-Lehmann median of Walsh averages; 95% CI from exact signed-rank critical values (their normal "
+             "approximation past 50 non-zero differences: ci_method walsh-normal)",
+    "correction": "Holm step-down within each family (transformations; axes), the paper's and the Noise axis's apart",
+    "drift": "1 - cos(emb(original), emb(transformed)); Spearman with judge quality, 95% paired percentile bootstrap CI",
+    "edit_distance": "word-level Levenshtein / word count of the longer text (PTEB)",
+}
 DRIFT_POINT_DECIMALS = 4
 
 
@@ -136,6 +147,11 @@ def model_statistics(scores: Sequence[ScoreRecord], drift: list[dict]) -> dict:
     quality; `total` is None when no paper axis was scored."""
     main = main_scores(scores)
     original, transformed = main.original, main.seed_means()
+    if not original and main.skipped:  # every original score undefined (flagged): no effect to estimate
+        return {"method": {"unit": METHOD["unit"]}, "per_transformation": {}, "per_axis": {}, "total": None,
+                "drift": drift_statistics(drift),
+                "undefined": "no dataset has a defined original main score (each is flagged undefined_score): "
+                             "no effect can be estimated"}
     if not original:
         raise ContractError("scores: no original main score (subset 'all'); cannot compute statistics")
     per_transformation = {
@@ -154,14 +170,7 @@ def model_statistics(scores: Sequence[ScoreRecord], drift: list[dict]) -> dict:
                    if d in original and (total := hteb_total(row)) is not None}
     total = paired_effect(_deltas(original, total_by_ds)) if total_by_ds else None
     return {
-        "method": {
-            "unit": "dataset main score (subset 'all'), seeds averaged; delta = transformed - original",
-            "test": "Wilcoxon signed-rank, two-sided, differences rounded to 9 decimals, zero differences dropped (Wilcoxon's rule)",
-            "shift": "Hodges-Lehmann median of Walsh averages; 95% CI from exact signed-rank critical values",
-            "correction": "Holm step-down within each family (transformations; axes), the paper's and the Noise axis's apart",
-            "drift": "1 - cos(emb(original), emb(transformed)); Spearman with judge quality, 95% paired percentile bootstrap CI",
-            "edit_distance": "word-level Levenshtein / word count of the longer text (PTEB)",
-        },
+        "method": dict(METHOD),
         "per_transformation": per_transformation,
         "per_axis": per_axis,
         "total": total,

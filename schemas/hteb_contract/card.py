@@ -1,0 +1,145 @@
+"""The front matter of a revision's dataset card (README.md): the metadata a Hugging Face dataset
+page shows and filters on, and the configs `datasets.load_dataset` reads.
+
+Why in the contract: the revision writer seals the card with the data, and what a config holds
+is the revision format's business. The generator supplies what only it knows: each source's
+license (`SourceLicense`, as the source states it).
+
+Configs (Hub names: `^\\w+$` splits, so `load_dataset(repo, config, split=...)` works):
+
+- `<dataset>`: the item records, one split `<transformation>_<seed>` per variant (the first
+  dataset is the default config);
+- `<dataset>-corpus`: the perturbed corpus records likewise, when there are any;
+- `<dataset>-original`: the untouched source rows, one split per evaluation or training table
+  (`test`, `train`), with `_hteb_item_id`, the `item_id` the records name;
+- `<dataset>-original-<table>`: each other source table (`corpus`, `queries`, `qrels`,
+  `top_ranked`), as the split named after the dataset's evaluation split.
+
+Together the `-original` configs are every table the task needs (pairs and scores, texts and
+labels, queries, corpus and qrels), so `load_dataset` alone rebuilds it. They point at the
+`source/` parquet files the revision already holds: the card adds no data file.
+
+Language codes are ISO 639-3, as the revision states them and as mteb writes them on the Hub.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from hteb_contract.tasks import task_type
+
+#: (exclusive upper bound, tag) of the Hub's size_categories, in order.
+SIZE_CATEGORIES = ((10**3, "n<1K"), (10**4, "1K<n<10K"), (10**5, "10K<n<100K"), (10**6, "100K<n<1M"),
+                   (10**7, "1M<n<10M"), (10**8, "10M<n<100M"), (10**9, "100M<n<1B"), (10**10, "1B<n<10B"),
+                   (10**11, "10B<n<100B"), (10**12, "100B<n<1T"))
+#: The Hub's license id for a source that states no license, and for terms the Hub has no id for.
+UNKNOWN_LICENSE, OTHER_LICENSE = "unknown", "other"
+TAGS = ("hteb", "mteb", "robustness", "embeddings")
+
+
+@dataclass(frozen=True)
+class SourceLicense:
+    """A source dataset's license as the source states it: a Hub license id (`cc-by-4.0`, `mit`;
+    `unknown` where it states none, `other` for terms without an id), its name as stated, and
+    where it is stated."""
+
+    dataset: str
+    license: str
+    name: str
+    link: str | None  # None: stated nowhere
+
+    def to_dict(self) -> dict[str, str]:
+        entry = {"dataset": self.dataset, "license": self.license, "license_name": self.name}
+        return entry if self.link is None else {**entry, "license_link": self.link}
+
+
+@dataclass(frozen=True)
+class SourceTables:
+    """What the card needs of one source copy: its name, task type, splits and table names."""
+
+    name: str
+    task_type: str
+    eval_split: str
+    train_split: str | None
+    tables: tuple[str, ...]
+
+
+def size_category(rows: int) -> str:
+    """The Hub's size tag of a number of rows.
+
+    >>> size_category(416), size_category(25_000)
+    ('n<1K', '10K<n<100K')
+    """
+    return next((tag for bound, tag in SIZE_CATEGORIES if rows < bound), "n>1T")
+
+
+def original_configs(source: SourceTables) -> list[dict[str, Any]]:
+    """The `-original` configs of one source copy (see the module docstring)."""
+    kind = task_type(source.task_type)
+    splits = kind.split_tables(source.eval_split, source.train_split)
+    path = f"source/{source.name}/{{}}.parquet"
+    configs = [{"config_name": f"{source.name}-original",
+                "data_files": [{"split": t, "path": path.format(t)} for t in splits if t in source.tables]}]
+    configs += [{"config_name": f"{source.name}-original-{t}",
+                 "data_files": [{"split": source.eval_split, "path": path.format(t)}]}
+                for t in source.tables if t not in splits]
+    return [c for c in configs if c["data_files"]]
+
+
+def _variant_configs(variants: Mapping[str, Sequence[tuple[str, int]]], suffix: str, folder: str,
+                     ) -> list[dict[str, Any]]:
+    return [{"config_name": f"{name}{suffix}",
+             "data_files": [{"split": f"{t}_{s}", "path": f"{folder}/{name}/{t}_{s}.parquet"} for t, s in pairs]}
+            for name, pairs in sorted(variants.items())]
+
+
+def license_fields(licenses: Sequence[SourceLicense]) -> dict[str, Any]:
+    """`license` (one id, or the sorted ids where sources differ), `license_name` and `license_link`
+    where an id is `other` (the Hub reads them only then), and `source_licenses`: each source's
+    license, name and link, as the source states it."""
+    ids = sorted({entry.license for entry in licenses}) or [UNKNOWN_LICENSE]
+    fields: dict[str, Any] = {"license": ids[0] if len(ids) == 1 else ids}
+    others = [entry for entry in licenses if entry.license == OTHER_LICENSE]
+    if others:
+        fields["license_name"] = "-".join(sorted({_slug(entry.name) for entry in others}))
+        fields["license_link"] = others[0].link if len(others) == 1 and others[0].link else "README.md#licenses"
+    fields["source_licenses"] = [entry.to_dict() for entry in sorted(licenses, key=lambda e: e.dataset)]
+    return fields
+
+
+def _slug(text: str) -> str:
+    return "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split()) or OTHER_LICENSE
+
+
+def front_matter(label: str, sources: Sequence[SourceTables], variants: Mapping[str, Sequence[tuple[str, int]]],
+                 corpus_variants: Mapping[str, Sequence[tuple[str, int]]], *, languages: Iterable[str], rows: int,
+                 licenses: Sequence[SourceLicense] = (), hub_sources: Sequence[str] = ()) -> str:
+    """The card's YAML front matter, `---` lines included (see the module docstring).
+
+    `languages`: every language of the texts (sources and transformation targets); `rows`: the
+    item records of the `<dataset>` configs; `hub_sources`: the Hub datasets the sources copy.
+    """
+    configs = _variant_configs(variants, "", "data")
+    if configs:
+        configs[0]["default"] = True
+    configs += _variant_configs(corpus_variants, "-corpus", "corpus")
+    for source in sorted(sources, key=lambda s: s.name):
+        configs += original_configs(source)
+    codes = sorted(set(languages))
+    meta = {
+        "pretty_name": f"HTEB {label}",
+        **license_fields(licenses),
+        "language": codes,
+        "multilinguality": "multilingual" if len(codes) > 1 else "monolingual",
+        "task_categories": sorted({task_type(s.task_type).hub_category for s in sources}),
+        "size_categories": [size_category(rows)],
+        "source_datasets": sorted(set(hub_sources)),
+        "tags": list(TAGS),
+        "configs": configs,
+    }
+    return "---\n" + yaml.safe_dump({k: v for k, v in meta.items() if v != []}, sort_keys=False,
+                                    allow_unicode=True) + "---\n"

@@ -1,0 +1,33 @@
+"""The `merge` command: `hteb-score merge PART... --out DIR` joins the parts that work units wrote
+(`hteb-score MODEL --part DATASETS`) into the card and outputs one run over their datasets writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from hteb_score.cli.output import OutputFolder
+
+CARD = "result_card.json"  # marks a folder as an earlier result
+
+
+@click.command()
+@click.argument("parts", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), required=True,
+              help="Folder for the merged result_card.json, result_card.md and mteb/ JSON: new or empty, or an "
+              "earlier result with --overwrite. Written whole or not at all.")
+@click.option("--overwrite", is_flag=True, help="Replace the earlier result in --out, whole.")
+def merge(parts: tuple[Path, ...], out: Path, overwrite: bool) -> None:
+    """Merge PARTS (folders written by `hteb-score ... --part DATASETS`) into one result: the same
+    card, mteb files and statistics a single run over their datasets writes. Parts of another
+    revision, protocol, model, backend or selection are refused; a dataset given twice must be the
+    same; a planned dataset no part holds is named and flagged `missing_dataset` in the card."""
+    from hteb_score.report.run_outputs import publish, summary
+    from hteb_score.scoring.parts import read_parts
+
+    output = OutputFolder.check(out, marker=CARD, overwrite=overwrite)
+    merged = read_parts(parts)  # every part read and checked before anything is written
+    with output.staged() as folder:
+        card = publish(merged, folder)
+    click.echo(f"{summary(card)} -> {output.path}")

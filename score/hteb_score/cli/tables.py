@@ -1,0 +1,46 @@
+"""`hteb-score tables`: the docs' findings tables, written from the committed result cards."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from hteb_contract.atomic import atomic_write_text
+from hteb_contract.errors import HtebError
+
+DEFAULT_FILES = (Path("docs/findings.md"),)
+
+
+class StaleTables(HtebError):
+    """A generated table differs from what its cards give (--check): exit 1, as a failed check."""
+
+    exit_code = 1
+
+
+@click.command("tables")
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 when a table differs from what its cards give.")
+def tables(files: tuple[Path, ...], check: bool) -> None:
+    """Rewrite each table between `<!-- hteb:table NAME CARDS -->` and `<!-- /hteb:table -->` in FILES
+    (default docs/findings.md) from the result cards in CARDS (relative to the file)."""
+    from hteb_score.report.findings import update_tables
+
+    stale = []
+    for path in files or DEFAULT_FILES:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise HtebError(f"{path}: no such file") from None
+        try:
+            updated = update_tables(text, path.parent)
+        except HtebError as err:
+            raise HtebError(f"{path}: {err}") from None
+        if updated == text:
+            continue
+        stale.append(str(path))
+        if not check:
+            atomic_write_text(path, updated)
+    if check and stale:
+        raise StaleTables(f"tables differ from their cards in {', '.join(stale)}: run hteb-score tables")
+    click.echo(f"{'up to date' if check else 'written'}: {', '.join(map(str, files or DEFAULT_FILES))}")

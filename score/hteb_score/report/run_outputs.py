@@ -1,0 +1,70 @@
+"""A run's outputs from its work units: the statistics, the result card, result_card.md and the mteb
+result files, written from a `ScorePart` (scoring/parts.py). A single run is the part of all its
+datasets and a merge the union of parts, so both go through this one function and write the same."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from hteb_score.encoding.backends import precision_flags
+from hteb_score.evaluators.protocol import PROTOCOLS
+from hteb_score.report.card import build_card, mteb_results, write_outputs
+from hteb_score.scoring.corpus_robustness import section
+from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart
+from hteb_score.scoring.statistics import model_statistics
+
+
+def publish(part: ScorePart, folder: Path) -> dict[str, Any]:
+    """Write the card and every output of the run `part` holds into `folder`; returns the card.
+    Timings are the units' summed, plus the statistics computed here."""
+    started = time.perf_counter()
+    units, identity = part.units, part.identity
+    scores = [record for unit in units for record in unit.scores]
+    statistics = None
+    if any(r.transformation != "original" for r in scores):
+        statistics = model_statistics([r.in_points() for r in scores], [row for u in units for row in u.drift])
+        statistics["method"]["unit"] = "points (score x 100); " + statistics["method"]["unit"]
+    timings = dict(part.timings)
+    timings["statistics_s"] = time.perf_counter() - started
+    timings[TIMING_TOTAL] = timings.get(TIMING_TOTAL, 0.0) + timings["statistics_s"]
+    robustness = {u.dataset: u.corpus_robustness for u in units if u.corpus_robustness is not None}
+    tasks = {unit.dataset: unit.task for unit in units}
+    card = build_card(model=identity["model"], encode=identity["encode"],
+                      dataset={**identity["dataset"], "datasets": [u.dataset for u in units]},
+                      protocol=PROTOCOLS.get(identity["protocol"]),
+                      settings={u.dataset: u.settings for u in units if u.settings is not None},
+                      on_error=identity["on_error"], scores=scores,
+                      error_policy=[entry for u in units for entry in u.error_policy], statistics=statistics,
+                      timings=timings, flags=part.flags(precision_flags(identity["encode"])),
+                      corpus_robustness=section(robustness) if robustness else None,
+                      selection=identity["selection"], packages=identity["package_versions"],
+                      mteb_tasks={name: task.get("mteb_task") for name, task in tasks.items()})
+    results = {variant: result for unit in units for variant, result in unit.results.items()}
+    write_outputs(folder, card, mteb_results(card, results, tasks))
+    return card
+
+
+def summary(card: Mapping[str, Any]) -> str:
+    """The line a run prints: the model, protocol, Original and HTEB (Noise beside it), corpus
+    robustness, how many flags, and the datasets a merge lacks."""
+    agg = card["aggregates"]
+    line = "original undefined" if agg["original"] is None else f"original {agg['original']:.2f}"
+    if agg["hteb_total"] is not None:
+        line += f", HTEB {agg['hteb_total']:.2f}" + ("" if agg["delta"] is None else f" ({agg['delta']:+.2f})")
+        if agg["hteb_datasets"] < agg["datasets"]:
+            line += f" on {agg['hteb_datasets']} of {agg['datasets']} datasets (all: original {agg['original_all']:.2f})"
+    if agg["per_axis"].get("noise") is not None:  # beside the total, never in it
+        noise = agg["axis_pairs"]["noise"]
+        line += f"; Noise {noise['score']:.2f} ({noise['delta']:+.2f}, not in HTEB)"
+    for name, block in (card.get("corpus_robustness") or {}).get("datasets", {}).items():
+        kept = "undefined" if block["harmonic_mean"] is None else f"{block['harmonic_mean']:.3f}"
+        line += f"; corpus robustness {name} {kept}"
+    missing = [f["dataset"] for f in card["flags"] if f["code"] == "missing_dataset"]
+    if missing:
+        line += f"; MISSING {len(missing)} dataset(s): {', '.join(missing)}"
+    if card["flags"]:
+        line += f"; {len(card['flags'])} flag(s), see result_card.md"
+    return f"{card['model']['model_id']} [{card['protocol']}] {line}"

@@ -1,0 +1,285 @@
+"""Work units and their merge: a scoring run is a set of (model, dataset) units; each can run alone
+(`hteb-score MODEL --part DATASETS`) and write a `ScorePart`, and `merge_parts` joins parts into the
+one run they belong to, from which the card and every output are written exactly as a single run
+writes them (a single run is itself the merge of its one part: report/run_outputs.py).
+
+A part holds, per dataset, everything the card and the statistics are built from (score records,
+evaluator results for the mteb files, drift rows, error-policy counts, flags, evaluation settings),
+and the `identity` of what it scored: the revision (store, label, content hash), the planned datasets
+of the whole run, the protocol, the model and how it encoded (backend, precision, ...), the
+selection (preset, --min-judge, --on-error, transformations, seeds) and the software. Parts whose
+identities differ are refused in one line naming the first difference; a dataset given twice must
+be identical; a planned dataset no part holds is flagged `missing_dataset`, never averaged away.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hteb_contract.atomic import atomic_write_text
+from hteb_contract.errors import HtebError
+from hteb_contract.validation import check_finite
+from hteb_score import __version__
+from hteb_score.evaluators.base import TaskScore
+from hteb_score.flags import Flag
+from hteb_score.scoring.options import ScoreOptions
+from hteb_score.scoring.score_record import ScoreRecord
+
+PART_FILE = "hteb_part.json"  # marks a folder as a part (cli/output.py's marker)
+FORMAT = "hteb-score part/1"
+DRIFT_COLUMNS = ("transformation", "drift", "quality", "edit_distance")
+# identity fields that are unions over the parts, not compared: the prompts an mteb model gave each task
+UNION_FIELDS = (("encode", "prompts"), ("model", "mteb", "prompts"))
+TIMING_TOTAL = "total_s"
+
+Variant = tuple[str, str, "int | None"]  # (dataset, transformation, seed)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One dataset of a run, scored: what the card and the statistics need of it."""
+
+    dataset: str
+    task: dict[str, Any]  # DatasetInfo.to_json()
+    settings: dict[str, Any] | None  # what its evaluator used (None: nothing was evaluated)
+    scores: list[ScoreRecord]
+    results: dict[Variant, TaskScore]
+    drift: list[dict[str, Any]]
+    error_policy: list[dict[str, Any]]
+    flags: list[Flag]
+    corpus_robustness: dict[str, Any] | None = None  # its block of the corpus-robustness section
+
+    def to_json(self) -> dict[str, Any]:
+        rows = self.drift
+        return {"dataset": self.dataset, "task": self.task, "settings": self.settings,
+                "scores": [{**r.to_json(), "value": _number(r.value)} for r in self.scores],
+                "results": [_result_json(variant, result) for variant, result in self.results.items()],
+                "drift": {column: [row[column] for row in rows] for column in DRIFT_COLUMNS},
+                "error_policy": self.error_policy, "flags": [f.to_json() for f in self.flags],
+                "corpus_robustness": self.corpus_robustness}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Unit:
+        name = data["dataset"]
+        columns = data["drift"]
+        drift = [{"dataset": name, **dict(zip(DRIFT_COLUMNS, row))}
+                 for row in zip(*(columns[c] for c in DRIFT_COLUMNS))]
+        return cls(name, dict(data["task"]), data["settings"],
+                   [ScoreRecord.from_json({**r, "value": _from_number(r["value"])}) for r in data["scores"]],
+                   dict(_result_from_json(r) for r in data["results"]), drift, list(data["error_policy"]),
+                   [Flag(**f) for f in data["flags"]], data["corpus_robustness"])
+
+
+@dataclass(frozen=True)
+class ScorePart:
+    """Units of one run that share an identity, and the time they took (summed when merged)."""
+
+    identity: dict[str, Any]
+    units: list[Unit]
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def planned(self) -> list[str]:
+        """The datasets of the whole run, in its order."""
+        return list(self.identity["planned"])
+
+    @property
+    def missing(self) -> list[str]:
+        held = {u.dataset for u in self.units}
+        return [name for name in self.planned if name not in held]
+
+    def flags(self, extra: Sequence[Flag] = ()) -> list[Flag]:
+        """Every unit's flags and `extra` (run-wide, e.g. reduced precision), dataset by dataset in
+        the planned order: the same list whichever way the run was split."""
+        order = {name: i for i, name in enumerate(self.planned)}
+        found = [f for unit in self.units for f in unit.flags] + list(extra)
+        found += [Flag("missing_dataset", f"{name}: no work unit merged; not scored, left out of every aggregate "
+                       "and statistic", name) for name in self.missing]
+        return sorted(found, key=lambda f: order.get(f.dataset, len(order)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": FORMAT, "identity": self.identity, "units": [u.to_json() for u in self.units],
+                "timings": self.timings}
+
+    def write(self, folder: Path) -> Path:
+        """FOLDER/hteb_part.json, compact strict JSON written atomically, its keys in the run's order
+        (the card lists settings and package versions in it)."""
+        path = Path(folder) / PART_FILE
+        data = self.to_json()
+        check_finite(data, what="part")
+        text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        atomic_write_text(path, text + "\n")
+        return path
+
+
+def read_part(path: Path) -> ScorePart:
+    """A part written by `ScorePart.write`: its folder or the file; anything else is a one-line error."""
+    path = Path(path)
+    file = path / PART_FILE if path.is_dir() else path
+    if not file.is_file():
+        raise HtebError(f"{path}: no {PART_FILE} (a folder written by hteb-score --part)")
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise HtebError(f"{file}: not JSON ({err})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        found = data.get("format") if isinstance(data, dict) else type(data).__name__
+        raise HtebError(f"{file}: not a part of this hteb-score (format {found!r}, expected {FORMAT!r})")
+    try:
+        return ScorePart(dict(data["identity"]), [Unit.from_json(u) for u in data["units"]],
+                         {k: float(v) for k, v in data["timings"].items()})
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        raise HtebError(f"{file}: damaged part ({type(err).__name__}: {err})") from None
+
+
+def merge_parts(parts: Sequence[ScorePart], names: Sequence[str] | None = None) -> ScorePart:
+    """One part of every unit, in the planned order: identities must agree (one line naming the
+    first difference), a dataset held twice must be the same unit. `names`: what to call each part
+    in an error (default: part 1, part 2, ...)."""
+    if not parts:
+        raise HtebError("merge: no parts given")
+    names = list(names or (f"part {i + 1}" for i in range(len(parts))))
+    identity = parts[0].identity
+    made_by = identity.get("hteb_score_version")
+    if made_by != __version__:
+        raise HtebError(f"{names[0]} was written by hteb-score {made_by}; this is {__version__}: score it again")
+    for part, name in zip(parts[1:], names[1:]):
+        difference = _difference(identity, part.identity)
+        if difference is not None:
+            raise HtebError(f"{names[0]} and {name} differ in {difference}: they are not parts of one run")
+        identity = _union(identity, part.identity)
+    held: dict[str, tuple[Unit, str]] = {}
+    timings: dict[str, float] = {}
+    for part, name in zip(parts, names):
+        fresh = False
+        for unit in part.units:
+            if unit.dataset not in identity["planned"]:
+                raise HtebError(f"{name}: dataset {unit.dataset} is not one of its run's planned datasets")
+            if unit.dataset in held:
+                first, where = held[unit.dataset]
+                if unit.to_json() != first.to_json():
+                    raise HtebError(f"{where} and {name} both hold {unit.dataset} with different results; "
+                                    "give one of them")
+                continue
+            held[unit.dataset] = (unit, name)
+            fresh = True
+        if fresh:  # a part wholly given before adds no time
+            for key, value in part.timings.items():
+                timings[key] = timings.get(key, 0.0) + value
+    units = [held[d][0] for d in identity["planned"] if d in held]
+    return ScorePart(identity, units, timings)
+
+
+def read_parts(paths: Iterable[Path]) -> ScorePart:
+    """The parts at `paths`, merged."""
+    paths = list(paths)
+    return merge_parts([read_part(p) for p in paths], [str(p) for p in paths])
+
+
+def _difference(a: Any, b: Any, path: str = "") -> str | None:
+    """Where two identities first differ ('model.identity: X vs Y'); None when they agree."""
+    if any(path == ".".join(f) for f in UNION_FIELDS):
+        return None
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in list(a) + [k for k in b if k not in a]:
+            found = _difference(a.get(key), b.get(key), f"{path}.{key}" if path else key)
+            if found is not None:
+                return found
+        return None
+    return None if a == b else f"{path}: {_short(a)} vs {_short(b)}"
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _union(a: dict[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
+    """`a` with each UNION_FIELDS mapping of `b` added to its own (keys in first-seen order)."""
+    out = json.loads(json.dumps(a))
+    for path in UNION_FIELDS:
+        mine, theirs = _at(out, path), _at(b, path)
+        if isinstance(mine, dict) and isinstance(theirs, Mapping):
+            for key, value in theirs.items():
+                if isinstance(value, Mapping) and isinstance(mine.get(key), dict):
+                    mine[key].update(value)
+                else:
+                    mine.setdefault(key, value)
+    return out
+
+
+def _at(data: Any, path: Sequence[str]) -> Any:
+    for key in path:
+        data = data.get(key) if isinstance(data, Mapping) else None
+    return data
+
+
+def _number(value: float | int | None) -> float | str | None:
+    """A score as strict JSON: a non-finite value as its name ('nan', 'inf'), read back exactly."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else str(value)
+
+
+def _from_number(value: float | str | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def _result_json(variant: Variant, result: TaskScore) -> dict[str, Any]:
+    """What the mteb result files read of an evaluator's result: numeric details only, as they do."""
+    dataset, transformation, seed = variant
+    return {"dataset": dataset, "transformation": transformation, "seed": seed, "main_metric": result.main_metric,
+            "value": _number(result.value), "subsets": {k: _number(v) for k, v in result.subsets.items()},
+            "details": {subset: {k: _number(v) for k, v in metrics.items() if isinstance(v, (int, float))}
+                        for subset, metrics in result.details.items()}}
+
+
+def _result_from_json(data: Mapping[str, Any]) -> tuple[Variant, TaskScore]:
+    result = TaskScore(data["main_metric"], {k: _from_number(v) for k, v in data["subsets"].items()},
+                       _from_number(data["value"]),
+                       {subset: {k: _from_number(v) for k, v in metrics.items()}
+                        for subset, metrics in data["details"].items()}, {})
+    return (data["dataset"], data["transformation"], data["seed"]), result
+
+
+def run_identity(options: ScoreOptions, planned: Sequence[str], provenance: Mapping[str, Any],
+                 model: Mapping[str, Any], encode: Mapping[str, Any], packages: Mapping[str, str]) -> dict[str, Any]:
+    """What parts of one run share: every setting that changes a score or what the card states, the
+    weightiest first (a merge names the first difference)."""
+    return {"dataset": {k: v for k, v in provenance.items() if k != "datasets"},
+            "protocol": options.protocol.name, "model": dict(model), "encode": dict(encode),
+            "on_error": options.on_error, "selection": {"preset": options.preset, "min_judge": options.min_judge},
+            "transformations": options.transformations, "seeds": options.seeds,
+            "corpus_robustness": options.corpus_robustness, "planned": list(planned),
+            "hteb_score_version": __version__, "package_versions": dict(packages)}
+
+
+def units_of_part(planned: Sequence[str], part: Sequence[str] | None) -> list[str]:
+    """The planned datasets this process scores: all, or those --part names (in the planned order)."""
+    if part is None:
+        return list(planned)
+    unknown = [name for name in part if name not in planned]
+    if unknown:
+        raise HtebError(f"--part {unknown[0]} is not one of the run's datasets: {', '.join(planned)}")
+    return [name for name in planned if name in part]
+
+
+def units_of_run(run: Any, tasks: Mapping[str, Mapping[str, Any]], error_policy: Sequence[Mapping[str, Any]],
+                 corpus_robustness: Mapping[str, Any] | None) -> list[Unit]:
+    """A scoring run (scoring.run.ScoreRun) split into its datasets' units, in the run's order."""
+    units = []
+    for name, task in tasks.items():
+        units.append(Unit(
+            name, dict(task), run.settings.get(name), [r for r in run.scores if r.dataset == name],
+            {v: r for v, r in run.results.items() if v[0] == name},
+            [row for row in run.drift if row["dataset"] == name],
+            [dict(e) for e in error_policy if e["dataset"] == name],
+            [f for f in run.flags if f.dataset == name],
+            None if corpus_robustness is None else corpus_robustness.get("datasets", {}).get(name)))
+    return units

@@ -1,0 +1,87 @@
+"""--manifest-md pointed at a file of one's own (issue 24): a Markdown file without a revisions table
+keeps every byte of its text and gets the table appended; text around an existing table is kept;
+the file keeps its mode. Through the real command, on a real noise-rule run."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from hteb_contract.stores.local import LocalStore
+from hteb_generate import manifest_md
+from hteb_generate.cli import main
+
+README = "# My project\n\nSome notes that took a day to write.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+
+
+def _run(tmp_path: Path, data: Path, manifest: Path, label: str = "n1") -> None:
+    try:
+        main(["--seed", "1339", "--profile", "noise", "--datasets", "STSBenchmark", "--transformations",
+              "numerisation", "--sample", "2", "--store", str(tmp_path / "store"), "--cache-dir",
+              str(tmp_path / "cache"), "--data-dir", str(data), "--label", label, "--manifest-md", str(manifest)])
+    except SystemExit as done:
+        assert done.code in (0, None)
+
+
+def test_a_file_without_a_table_keeps_its_text(tmp_path, shared_data):
+    path = tmp_path / "README.md"
+    path.write_text(README)
+    _run(tmp_path, shared_data, path)
+    text = path.read_text()
+    assert text.startswith(README) and manifest_md.START in text
+    assert [r["label"] for r in manifest_md._parse(text)] == ["n1"]
+    _run(tmp_path, shared_data, path, label="n2")  # a second label: a row of the same table
+    text = path.read_text()
+    assert text.startswith(README) and text.count(manifest_md.START) == 1
+    assert [r["label"] for r in manifest_md._parse(text)] == ["n1", "n2"]
+
+
+def test_the_label_asked_is_the_label_published(tmp_path, shared_data):
+    """The same rules on the same sources under another label: the revision staged for n1 (its
+    manifest says n1) must not be published again as the run of n2."""
+    path = tmp_path / "MANIFEST.md"
+    _run(tmp_path, shared_data, path)
+    _run(tmp_path, shared_data, path, label="n2")
+    store = LocalStore(tmp_path / "store")
+    assert store.labels() == ["n1", "n2"] and store.fetch("n2").label == "n2"
+
+
+def test_text_around_the_table_is_kept(tmp_path, shared_data):
+    path = tmp_path / "README.md"
+    before, after = "# Intro\n\nCite these:\n\n", "\n\n## After the table\n\nMore text.\n"
+    path.write_text(before + manifest_md.START + "\n" + manifest_md.END + after)
+    _run(tmp_path, shared_data, path)
+    text = path.read_text()
+    assert text.startswith(before + manifest_md.START) and text.endswith(manifest_md.END + after)
+    assert [r["label"] for r in manifest_md._parse(text)] == ["n1"]
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o664, 0o640], ids=oct)
+def test_the_file_keeps_its_mode(tmp_path, shared_data, mode):
+    path = tmp_path / "MANIFEST.md"
+    path.write_text(manifest_md.render([]))
+    path.chmod(mode)
+    _run(tmp_path, shared_data, path)
+    assert os.stat(path).st_mode & 0o777 == mode and manifest_md._parse(path.read_text())
+
+
+@pytest.mark.parametrize("option", ["--manifest-md", "--cache-dir"])
+@pytest.mark.parametrize("where", ["the-store", "another-store"])
+def test_refused_output_inside_a_store(tmp_path, shared_data, capsys, option, where):
+    """An output inside the store published to (made or not yet), or inside any other local store."""
+    _run(tmp_path / "other", shared_data, tmp_path / "other" / "MANIFEST.md")  # another-store: a real one
+    store = tmp_path / ("store" if where == "the-store" else "other/store")
+    inside = store / "objects" / ("MANIFEST.md" if option == "--manifest-md" else "cache")
+    paths = {"--manifest-md": str(tmp_path / "MANIFEST.md"), "--cache-dir": str(tmp_path / "cache")}
+    paths[option] = str(inside)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as refused:
+        main(["--seed", "1339", "--profile", "noise", "--datasets", "STSBenchmark", "--transformations",
+              "numerisation", "--sample", "2", "--store", str(tmp_path / "store"), "--data-dir", str(shared_data),
+              "--label", "n1", "--cache-dir", paths["--cache-dir"], "--manifest-md", paths["--manifest-md"]])
+    assert refused.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"error: {option} {inside} is inside the store {store.resolve()}" in err, err
+    assert not (store / "objects" / "MANIFEST.md").exists() and not (store / "objects" / "cache").exists()

@@ -1,0 +1,49 @@
+"""A model that maps every text to one vector (issue 24): every STS similarity is the same, so the
+Spearman correlation is undefined. The documented outcome is a written card with the score null and
+flagged `undefined_score`; the run used to end with "no original main score ... cannot compute
+statistics" and nothing written."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from safetensors.torch import load_file, save_file
+
+from hteb_score.cli import main
+from models import minilm_path
+from revision_factory import build_revision, install
+
+
+@pytest.fixture(scope="module")
+def constant_model(tmp_path_factory) -> Path:
+    """all-MiniLM-L6-v2 whose last layer norm has weight 0 and bias 1: every token's state, so every
+    mean-pooled embedding, is the same vector."""
+    folder = tmp_path_factory.mktemp("constant") / "model"
+    shutil.copytree(minilm_path(), folder)
+    weights = load_file(folder / "model.safetensors")
+    last = max(int(k.split(".")[2]) for k in weights if k.startswith("encoder.layer."))
+    prefix = f"encoder.layer.{last}.output.LayerNorm"
+    weights[f"{prefix}.weight"] = weights[f"{prefix}.weight"] * 0
+    weights[f"{prefix}.bias"] = weights[f"{prefix}.bias"] * 0 + 1
+    save_file(weights, folder / "model.safetensors", metadata={"format": "pt"})
+    return folder
+
+
+@pytest.mark.slow
+def test_a_model_of_one_vector_gets_a_flagged_card(constant_model, tmp_path, shared_data, capsys):
+    build_revision(tmp_path / "rev", shared_data, ["STSBenchmark"], label="c1", rows=6)
+    install(tmp_path / "store", tmp_path / "rev")
+    out = tmp_path / "out"
+    status = main([str(constant_model), "--store", str(tmp_path / "store"), "--revision", "c1", "--out", str(out),
+                   "--quiet", "--backend", "torch"])
+    err = capsys.readouterr().err
+    assert status == 0 and "Traceback" not in err, err
+    card = json.loads((out / "result_card.json").read_text())
+    originals = [r for r in card["scores"] if r["transformation"] == "original" and r["subset"] == "all"]
+    assert originals and all(r["value"] is None for r in originals)
+    assert any(f["code"] == "undefined_score" and f["dataset"] == "STSBenchmark" for f in card["flags"])
+    assert "no effect can be estimated" in card["statistics"]["undefined"]
+    assert "undefined_score" in (out / "result_card.md").read_text()

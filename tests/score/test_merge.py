@@ -1,0 +1,108 @@
+"""Merged work units equal one whole run, exactly: `hteb-score merge` of per-dataset parts writes the
+same files with the same content as one run over the same datasets, but for what is by nature one
+process's (PER_RUN below). Fast with the hashed bag-of-words encoder (scored_parts.py), and end to
+end with the real model through the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hteb_contract.errors import HtebError
+from hteb_score.scoring.parts import merge_parts
+from refusal import run
+from scored_parts import SMALL, scored_part, with_identity, write_part
+
+#: What one process states of itself, never equal between two runs:
+#: - result_card.json `created`: when that card was written;
+#: - result_card.json `timings`: seconds each process spent, and the counts of its own embedding table
+#:   (a text two units share is embedded by each: a merge's `unique_texts` sums the units');
+#: - result_card.md's last line, which prints those timings.
+PER_RUN = ("created", "timings")
+TIMINGS_LINE = "Embedded "
+
+
+def outputs(folder: Path) -> dict[str, Any]:
+    """Every file a run wrote (relative path -> parsed JSON or text), without PER_RUN."""
+    found: dict[str, Any] = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        name = path.relative_to(folder).as_posix()
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".json":
+            found[name] = json.loads(text)
+            if name == "result_card.json":
+                assert set(PER_RUN) <= set(found[name])
+                for key in PER_RUN:
+                    found[name].pop(key)
+        else:
+            lines = text.splitlines()
+            assert lines[-1].startswith(TIMINGS_LINE)
+            found[name] = lines[:-1]
+    return found
+
+
+def test_merged_parts_equal_the_whole_run_hashed_encoder(tmp_path):
+    whole = write_part(scored_part(None), tmp_path / "whole-part")
+    parts = [write_part(scored_part([name]), tmp_path / name) for name in reversed(SMALL)]  # any order
+    assert run("merge", whole, "--out", tmp_path / "whole")[0] == 0
+    code, out, err = run("merge", *parts, "--out", tmp_path / "merged")
+    assert code == 0, err
+    expected = outputs(tmp_path / "whole")
+    assert outputs(tmp_path / "merged") == expected
+    assert expected["result_card.json"]["statistics"]["drift"] and len(expected) > 10  # cards with content
+    assert json.loads((tmp_path / "merged" / "result_card.json").read_text())["timings"]["total_s"] > 4.0  # summed
+
+
+@pytest.mark.slow
+def test_merged_parts_equal_the_whole_run_end_to_end(tmp_path):
+    """all-MiniLM-L6-v2 on the sample's four small datasets: one run, and one --part run per dataset merged."""
+    plan = ["--datasets", ",".join(SMALL), "--quiet"]
+    code, whole_line, err = run(*plan, "--out", tmp_path / "whole")
+    assert code == 0, err
+    for name in SMALL:
+        code, out, err = run(*plan, "--part", name, "--out", tmp_path / "parts" / name)
+        assert code == 0, err
+        assert f"part: {name} of 4 planned dataset(s)" in out
+    code, merged_line, err = run("merge", *sorted((tmp_path / "parts").iterdir()), "--out", tmp_path / "merged")
+    assert code == 0, err
+    assert outputs(tmp_path / "merged") == outputs(tmp_path / "whole")
+    card = json.loads((tmp_path / "merged" / "result_card.json").read_text())
+    assert [f for f in card["flags"] if f["code"] == "missing_dataset"] == []
+    assert merged_line.split(" -> ")[0] == whole_line.split(" -> ")[0]  # the same summary line
+    assert merged_line.startswith(f"{card['model']['model_id']} [hteb] original {card['aggregates']['original']:.2f}")
+
+
+def test_prompts_an_mteb_model_gave_each_task_are_united_not_compared():
+    """An mteb model records the prompt it gave each task: parts of other tasks hold other prompts,
+    and their merge holds every one, in the planned order (as one run records them)."""
+    part = scored_part(["STSBenchmark"])
+    given = {"STSBenchmark": {"type": "STS", "query": "q1"}, "SciFact": {"type": "Retrieval", "query": "q2"}}
+
+    def with_prompts(*tasks):
+        model = {**part.identity["model"], "mteb": {"name": "m", "prompts": {t: given[t] for t in tasks}}}
+        encode = {**part.identity["encode"], "prompts": {f"{t}/query": given[t]["query"] for t in tasks}}
+        return with_identity(part, model=model, encode=encode)
+
+    merged = merge_parts([with_prompts("STSBenchmark"), with_prompts("SciFact"), with_prompts("STSBenchmark")])
+    whole = with_prompts("STSBenchmark", "SciFact").identity
+    assert merged.identity == whole
+    assert list(merged.identity["model"]["mteb"]["prompts"]) == ["STSBenchmark", "SciFact"]
+    other = with_identity(part, model={**whole["model"], "mteb": {"name": "another", "prompts": {}}})
+    with pytest.raises(HtebError, match='model.mteb.name: "m" vs "another"'):
+        merge_parts([with_prompts("SciFact"), other])
+
+
+def test_parts_of_dataset_folders_merge_into_the_whole_run(shared_data, tmp_path):
+    """--source-dir: every part names the digest of the whole run's folders, so its parts merge."""
+    planned = ["STS12", "STSBenchmark"]
+    whole = write_part(scored_part(None, planned=planned, source_dir=shared_data), tmp_path / "whole-part")
+    parts = [write_part(scored_part([name], planned=planned, source_dir=shared_data), tmp_path / name)
+             for name in planned]
+    assert run("merge", whole, "--out", tmp_path / "whole")[0] == 0
+    code, _, err = run("merge", *parts, "--out", tmp_path / "merged")
+    assert code == 0, err
+    assert outputs(tmp_path / "merged") == outputs(tmp_path / "whole")
+    assert json.loads((tmp_path / "merged" / "result_card.json").read_text())["dataset"]["datasets"] == planned

@@ -1,0 +1,115 @@
+"""How a researcher names the model and the data (issue 26 item 2): --model-revision pins a Hub model
+(resolved to its commit before any data is read, recorded in the card, refused in one line when it
+cannot be resolved), --model-name names a local folder, every command reads one default store, and
+the terminal says which backend runs and why. The Hub is offline in the tests: a real Hugging Face
+cache (the layout huggingface_hub writes) holds all-MiniLM-L6-v2 at a commit, a branch and a tag."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import huggingface_hub
+import pytest
+
+from hteb_score import SAMPLE_REVISION
+from hteb_score.encoding.model_files import resolve_hub_revision
+from models import minilm_path
+from refusal import assert_one_line, run
+
+REPO_ID = "sentence-transformers/all-MiniLM-L6-v2"
+COMMIT = "c9745ed1d9f207416be6d2e6f8de32d1f16199bf"
+TAG = "v1.0"
+
+
+def _hub_cache(root: Path) -> Path:
+    """A Hugging Face hub cache holding REPO_ID at COMMIT, named by the branch main and the tag TAG."""
+    repo = root / f"models--{REPO_ID.replace('/', '--')}"
+    snapshot = repo / "snapshots" / COMMIT
+    source = Path(minilm_path())
+    for path in source.rglob("*"):
+        if path.is_file():
+            target = snapshot / path.relative_to(source)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.symlink_to(path)
+    (repo / "refs").mkdir(parents=True)
+    for ref in ("main", TAG):
+        (repo / "refs" / ref).write_text(COMMIT)
+    return root
+
+
+@pytest.fixture
+def hub_cache(tmp_path, monkeypatch):
+    cache = _hub_cache(tmp_path / "hub")
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(cache))
+    return cache
+
+
+@pytest.mark.parametrize("revision", ["main", TAG, COMMIT])
+def test_a_branch_tag_or_commit_resolves_to_the_commit_offline(hub_cache, revision):
+    assert resolve_hub_revision(REPO_ID, revision) == COMMIT
+
+
+@pytest.mark.parametrize(("model", "extra", "needles"), [
+    (REPO_ID, ("--model-revision", "v9.9"), ("--model-revision v9.9", "no revision 'v9.9'", "offline")),
+    ("nobody/no-such-model", ("--model-revision", "main"), ("no revision 'main'", "'nobody/no-such-model'")),
+    ("{minilm}", ("--model-revision", "main"), ("pins a Hub model", "is a local folder", "--model-name")),
+    (REPO_ID, ("--model-name", "mine"), ("--model-name names a model given as a local folder",)),
+    ("{minilm}", ("--model-name", " "), ("--model-name is empty",)),
+])
+def test_a_model_option_that_cannot_apply_is_one_line_before_any_data_is_read(hub_cache, tmp_path, model, extra,
+                                                                             needles):
+    out = tmp_path / "out"
+    code, stdout, err = run(model.format(minilm=minilm_path()), *extra, "--out", out, "--quiet")
+    assert_one_line(code, err, *needles)
+    assert stdout == "" and not out.exists()
+
+
+def test_every_command_reads_the_bundled_store_by_default():
+    code, out, err = run("verify", "--revision", SAMPLE_REVISION)
+    assert code == 0, err
+    assert out.startswith(f"ok: {SAMPLE_REVISION} (") and "8 of 8 datasets verified" in out
+    assert run("verify")[1] == out  # the revision defaults to the bundled one too
+    code, out, err = run("revisions")
+    assert code == 0 and out.splitlines() == [SAMPLE_REVISION], err
+
+
+def _score(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
+    """hteb-score on one dataset of the bundled sample, in a process whose Hugging Face cache is ours."""
+    out = tmp_path / "out"
+    env = {**os.environ, "HF_HUB_CACHE": str(_hub_cache(tmp_path / "hub")), "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run([sys.executable, "-m", "hteb_score.cli", *args, "--datasets", "STSBenchmark",
+                           "--transformations", "paraphrasing", "--out", str(out)],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return done, json.loads((out / "result_card.json").read_text())
+
+
+@pytest.mark.slow
+def test_a_pinned_hub_model_is_scored_at_its_commit_and_the_card_records_both(tmp_path):
+    done, card = _score(tmp_path, REPO_ID, "--model-revision", TAG, "--backend", "torch")
+    assert card["model"]["model_id"] == REPO_ID
+    assert card["model"]["revision"] == COMMIT and card["model"]["pinned"] == TAG
+    assert "backend: torch fp32 on cpu (--backend torch)" in done.stderr.splitlines()
+    bar = [line for line in re.split(r"[\r\n]", done.stderr) if line.startswith("evaluating: 100%")]
+    assert bar and re.search(r" 2/2 \[\d\d:\d\d<\d\d:\d\d", bar[-1]), bar  # a total and the time left
+    assert (tmp_path / "out" / "result_card.md").read_text().count(f"pinned by --model-revision `{TAG}`") == 1
+
+
+@pytest.mark.slow
+def test_a_local_folder_is_named_by_model_name_not_its_path(tmp_path):
+    from hteb_score.cli import main
+
+    _, card = _score(tmp_path, minilm_path(), "--model-name", "minilm-local")
+    assert card["model"]["model_id"] == "minilm-local" and "pinned" not in card["model"]
+    assert minilm_path() not in json.dumps(card)
+    assert [p.name for p in (tmp_path / "out" / "mteb" / "results").iterdir()] == ["minilm-local"]
+    report = tmp_path / "report"
+    assert main(["compare", str(tmp_path / "out" / "result_card.json"), "--out", str(report)]) == 0
+    for name in ("comparison.md", "report.html"):
+        text = (report / name).read_text()
+        assert "minilm-local" in text and minilm_path() not in text, name
