@@ -122,6 +122,8 @@ def validate(kind: str, obj: Mapping[str, Any], *, what: str) -> None:
     schema; one of any other version is reported as such, not as a list of field errors.
     """
     found = obj.get("schema_version") if isinstance(obj, Mapping) else None
+    if found is not None and not isinstance(found, str):  # a list or object is no version (and not hashable)
+        raise ContractError(f"{what}: schema_version must be a string, got {type(found).__name__} {found!r:.60}")
     expected = SCHEMA_VERSIONS[kind]
     older = READABLE.get(kind, {})
     if found is not None and found != expected and found not in older:
