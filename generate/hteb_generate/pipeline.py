@@ -329,7 +329,9 @@ def _repo_id(cfg: GenerateConfig) -> str:
 def _rule_records(cfg: GenerateConfig, datasets: dict[str, SourceDataset], rules: list[str], *,
                   corpus: bool = False) -> list[ItemRecord]:
     """Every text (`corpus`: corpus title and text) of each dataset under each noise rule and seed."""
-    jobs = [(seed, name, dataset) for seed in cfg.seeds for name, dataset in datasets.items()] if rules else []
+    if not rules:  # an LLM-only run: no bar for a stage that has nothing to do
+        return []
+    jobs = [(seed, name, dataset) for seed in cfg.seeds for name, dataset in datasets.items()]
     what = "noise rules on the corpus" if corpus else "noise rules"
     return [r for seed, name, dataset in bar(jobs, what, len(jobs), "dataset")
             for r in noise.noise_records(seed, name, dataset, rules, corpus=corpus)]
