@@ -9,7 +9,6 @@ the smollm2-fewshot set, greedy.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -17,6 +16,8 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+
+import click
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -33,13 +34,12 @@ def _requests(n: int, max_tokens: int):
     return [ChatRequest(template.messages(t, "eng"), 0.0, 1.0, max_tokens, 1339) for t in texts]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--engine", default="transformers")
-    parser.add_argument("--requests", type=int, default=16)
-    parser.add_argument("--max-tokens", type=int, default=32)
-    parser.add_argument("--batch-size", type=int, default=16)
-    args = parser.parse_args()
+@click.command()
+@click.option("--engine", type=click.Choice(["transformers", "vllm"]), default="transformers", show_default=True)
+@click.option("--requests", "n_requests", type=int, default=16, show_default=True)
+@click.option("--max-tokens", type=int, default=32, show_default=True)
+@click.option("--batch-size", type=int, default=16, show_default=True)
+def main(engine: str, n_requests: int, max_tokens: int, batch_size: int) -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
 
@@ -49,17 +49,17 @@ def main() -> None:
     from hteb_generate.pipeline import run
 
     model = convert_smollm2(default_cache_dir())
-    options = {"dtype": "float32", "max_model_len": 1024} if args.engine == "vllm" else {"batch_size": args.batch_size}
+    options = {"dtype": "float32", "max_model_len": 1024} if engine == "vllm" else {"batch_size": batch_size}
     started = time.perf_counter()
-    engine = create_engine(args.engine, model_path=str(model), model_id="smollm2", revision="bench", **options)
+    llm = create_engine(engine, model_path=str(model), model_id="smollm2", revision="bench", **options)
     load_s = time.perf_counter() - started
-    requests = _requests(args.requests, args.max_tokens)
+    requests = _requests(n_requests, max_tokens)
 
     started = time.perf_counter()
-    batched = engine.chat(requests)
+    batched = llm.chat(requests)
     batched_s = time.perf_counter() - started
     started = time.perf_counter()
-    single = [engine.chat([r])[0] for r in requests]
+    single = [llm.chat([r])[0] for r in requests]
     single_s = time.perf_counter() - started
 
     # A fully cached rerun of a small cpu-profile pipeline (the first run fills a fresh cache; the
@@ -83,7 +83,7 @@ def main() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
     print(json.dumps({
-        "engine": args.engine, "requests": len(requests), "max_tokens": args.max_tokens, "batch_size": args.batch_size,
+        "engine": engine, "requests": len(requests), "max_tokens": max_tokens, "batch_size": batch_size,
         "engine_load_s": round(load_s, 2),
         "batched_s": round(batched_s, 2), "batched_req_per_s": round(len(requests) / batched_s, 3),
         "one_at_a_time_s": round(single_s, 2), "one_at_a_time_req_per_s": round(len(requests) / single_s, 3),

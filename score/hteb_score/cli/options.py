@@ -89,21 +89,25 @@ def writable_location(path: Path, option: str) -> Path:
     if path.exists() and not path.is_dir():
         raise HtebError(f"{option} {path} is a file, not a folder")
     ancestor = nearest_existing(path)
-    if not ancestor.is_dir():
-        raise HtebError(f"{option} {path}: {ancestor} is a file, not a folder")
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise HtebError(f"{option} {path}: {ancestor} is not writable")
+    _require_folder(ancestor, os.W_OK | os.X_OK, f"{option} {path}: {ancestor} is a file, not a folder",
+                    f"{option} {path}: {ancestor} is not writable")
     return path
 
 
 def readable_folder(path: Path, option: str) -> Path:
     """An existing folder whose entries can be listed and read."""
     path = Path(path)
-    if not path.is_dir():
-        raise HtebError(f"{option} {path}: no such folder")
-    if not os.access(path, os.R_OK | os.X_OK):
-        raise HtebError(f"{option} {path}: folder is not readable")
+    _require_folder(path, os.R_OK | os.X_OK, f"{option} {path}: no such folder",
+                    f"{option} {path}: folder is not readable")
     return path
+
+
+def _require_folder(path: Path, access: int, not_folder: str, no_access: str) -> None:
+    """Refuse, in one line, a `path` that is not a folder or that this process may not use as `access` says."""
+    if not path.is_dir():
+        raise HtebError(not_folder)
+    if not os.access(path, access):
+        raise HtebError(no_access)
 
 
 def store(uri: str, option: str = "--store") -> RevisionStore:
