@@ -56,6 +56,37 @@ def test_merged_parts_equal_the_whole_run_hashed_encoder(tmp_path):
     assert json.loads((tmp_path / "merged" / "result_card.json").read_text())["timings"]["total_s"] > 4.0  # summed
 
 
+def test_parts_of_a_larger_run_make_the_card_of_a_subset(tmp_path):
+    """merge --datasets: per-dataset parts of a four-dataset run give the card of a run over two of them
+    (in the order named), which is how a whole-revision run's parts also make the six-dataset findings."""
+    subset = ["SciFact", "STSBenchmark"]
+    assert run("merge", write_part(scored_part(None, planned=subset), tmp_path / "subset-part"),
+               "--out", tmp_path / "subset")[0] == 0
+    parts = [write_part(scored_part([name]), tmp_path / name) for name in SMALL]
+    code, out, err = run("merge", *parts, "--datasets", "SciFact, STSBenchmark,SciFact", "--out", tmp_path / "merged")
+    assert code == 0, err
+    assert outputs(tmp_path / "merged") == outputs(tmp_path / "subset")
+    card = json.loads((tmp_path / "merged" / "result_card.json").read_text())
+    assert card["dataset"]["datasets"] == subset and 2.0 <= card["timings"]["total_s"] < 4.0  # two parts, not four
+
+
+@pytest.mark.parametrize("datasets, message", [
+    ("Banking77", "merge --datasets Banking77: not one of "),
+    (",", "merge --datasets: no dataset named"),
+])
+def test_a_subset_outside_the_plan_is_refused(tmp_path, datasets, message):
+    part = write_part(scored_part(["SciFact"]), tmp_path / "part")
+    code, out, err = run("merge", part, "--datasets", datasets, "--out", tmp_path / "merged")
+    assert code != 0 and message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "merged").exists()
+
+
+def test_parts_of_dataset_folders_are_not_narrowed(shared_data, tmp_path):
+    part = write_part(scored_part(["STS12"], planned=["STS12", "STSBenchmark"], source_dir=shared_data), tmp_path / "p")
+    code, _, err = run("merge", part, "--datasets", "STS12", "--out", tmp_path / "merged")
+    assert code != 0 and "scored dataset folders, whose digest covers its whole plan" in err
+
+
 @pytest.mark.slow
 def test_merged_parts_equal_the_whole_run_end_to_end(tmp_path):
     """all-MiniLM-L6-v2 on the sample's four small datasets: one run, and one --part run per dataset merged."""

@@ -18,16 +18,21 @@ CARD = "result_card.json"  # marks a folder as an earlier result
               help="Folder for the merged result_card.json, result_card.md and mteb/ JSON: new or empty, or an "
               "earlier result with --overwrite. Written whole or not at all.")
 @click.option("--overwrite", is_flag=True, help="Replace the earlier result in --out, whole.")
-def merge(parts: tuple[Path, ...], out: Path, overwrite: bool) -> None:
+@click.option("--datasets", default=None, metavar="NAMES",
+              help="Comma-separated datasets: the card of a run over just these (parts holding others are left "
+              "out), e.g. six datasets of a whole-revision run's parts.")
+def merge(parts: tuple[Path, ...], out: Path, overwrite: bool, datasets: str | None) -> None:
     """Merge PARTS (folders written by `hteb-score ... --part DATASETS`) into one result: the same
     card, mteb files and statistics a single run over their datasets writes. Parts of another
     revision, protocol, model, backend or selection are refused; a dataset given twice must be the
-    same; a planned dataset no part holds is named and flagged `missing_dataset` in the card."""
+    same; a planned dataset no part holds is named and flagged `missing_dataset` in the card.
+    --datasets makes the card of a run over a subset of the parts' plan."""
     from hteb_score.report.run_outputs import publish, summary
     from hteb_score.scoring.parts import read_parts
 
     output = OutputFolder.check(out, marker=CARD, overwrite=overwrite)
-    merged = read_parts(parts)  # every part read and checked before anything is written
+    names = None if datasets is None else list(dict.fromkeys(n for n in (d.strip() for d in datasets.split(",")) if n))
+    merged = read_parts(parts, names)  # every part read and checked before anything is written
     with output.staged() as folder:
         card = publish(merged, folder)
     click.echo(f"{summary(card)} -> {output.path}")

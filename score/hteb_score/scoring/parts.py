@@ -175,10 +175,34 @@ def merge_parts(parts: Sequence[ScorePart], names: Sequence[str] | None = None) 
     return ScorePart(identity, units, timings)
 
 
-def read_parts(paths: Iterable[Path]) -> ScorePart:
-    """The parts at `paths`, merged."""
+def read_parts(paths: Iterable[Path], datasets: Sequence[str] | None = None) -> ScorePart:
+    """The parts at `paths`, merged; narrowed to `datasets` when given (see `narrowed`)."""
     paths = list(paths)
-    return merge_parts([read_part(p) for p in paths], [str(p) for p in paths])
+    parts, names = [read_part(p) for p in paths], [str(p) for p in paths]
+    if datasets is not None:
+        if not datasets:
+            raise HtebError("merge --datasets: no dataset named")
+        kept = [(narrowed(part, datasets, name), name) for part, name in zip(parts, names)]
+        kept = [(part, name) for part, name in kept if part.units]
+        if not kept:
+            raise HtebError(f"merge --datasets: no part holds any of {', '.join(datasets)}")
+        parts, names = [part for part, _ in kept], [name for _, name in kept]
+    return merge_parts(parts, names)
+
+
+def narrowed(part: ScorePart, datasets: Sequence[str], name: str) -> ScorePart:
+    """`part` as a part of the run over `datasets` (in that order) instead of its own plan: what
+    `hteb-score --datasets` scoring them plans, so parts of a whole-revision run also make the card of
+    any subset of it. A dataset folder run cannot be narrowed: its identity digests its whole plan."""
+    unknown = [d for d in datasets if d not in part.planned]
+    if unknown:
+        raise HtebError(f"merge --datasets {unknown[0]}: not one of {name}'s planned datasets: "
+                        f"{', '.join(part.planned)}")
+    if str(part.identity["dataset"].get("repo_id", "")).startswith("local:"):
+        raise HtebError(f"merge --datasets: {name} scored dataset folders, whose digest covers its whole plan; "
+                        "score the folders you want with --datasets instead")
+    return ScorePart({**part.identity, "planned": list(datasets)},
+                     [u for u in part.units if u.dataset in datasets], part.timings)
 
 
 def _difference(a: Any, b: Any, path: str = "") -> str | None:
