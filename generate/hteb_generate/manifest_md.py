@@ -39,7 +39,8 @@ def _row(manifest: Mapping[str, Any], store_uri: str, revision_id: str) -> dict[
     }
 
 
-def _parse(text: str) -> list[dict[str, str]]:
+def parse(text: str) -> list[dict[str, str]]:
+    """The rows of the table between the markers of `text` (a MANIFEST.md), as column -> cell."""
     if START not in text or END not in text:
         return []
     body = text.split(START, 1)[1].split(END, 1)[0]
@@ -80,7 +81,7 @@ def update(path: Path, manifest: Mapping[str, Any], store_uri: str, revision_id:
     is the row papers cite."""
     path = Path(path)
     text = path.read_text(encoding="utf-8") if path.is_file() else ""
-    rows = _parse(text)
+    rows = parse(text)
     new = _row(manifest, _portable(store_uri, path.resolve().parent), revision_id)
     for index, row in enumerate(rows):
         if (row["store"], row["label"]) == (new["store"], new["label"]):

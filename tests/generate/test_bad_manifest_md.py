@@ -31,11 +31,11 @@ def test_a_file_without_a_table_keeps_its_text(tmp_path, shared_data):
     _run(tmp_path, shared_data, path)
     text = path.read_text()
     assert text.startswith(README) and manifest_md.START in text
-    assert [r["label"] for r in manifest_md._parse(text)] == ["n1"]
+    assert [r["label"] for r in manifest_md.parse(text)] == ["n1"]
     _run(tmp_path, shared_data, path, label="n2")  # a second label: a row of the same table
     text = path.read_text()
     assert text.startswith(README) and text.count(manifest_md.START) == 1
-    assert [r["label"] for r in manifest_md._parse(text)] == ["n1", "n2"]
+    assert [r["label"] for r in manifest_md.parse(text)] == ["n1", "n2"]
 
 
 def test_the_label_asked_is_the_label_published(tmp_path, shared_data):
@@ -55,7 +55,7 @@ def test_text_around_the_table_is_kept(tmp_path, shared_data):
     _run(tmp_path, shared_data, path)
     text = path.read_text()
     assert text.startswith(before + manifest_md.START) and text.endswith(manifest_md.END + after)
-    assert [r["label"] for r in manifest_md._parse(text)] == ["n1"]
+    assert [r["label"] for r in manifest_md.parse(text)] == ["n1"]
 
 
 @pytest.mark.parametrize("mode", [0o644, 0o664, 0o640], ids=oct)
@@ -64,7 +64,7 @@ def test_the_file_keeps_its_mode(tmp_path, shared_data, mode):
     path.write_text(manifest_md.render([]))
     path.chmod(mode)
     _run(tmp_path, shared_data, path)
-    assert os.stat(path).st_mode & 0o777 == mode and manifest_md._parse(path.read_text())
+    assert os.stat(path).st_mode & 0o777 == mode and manifest_md.parse(path.read_text())
 
 
 @pytest.mark.parametrize("option", ["--manifest-md", "--cache-dir"])

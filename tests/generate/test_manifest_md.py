@@ -17,7 +17,7 @@ def test_rows_are_added_and_refreshed(tmp_path, shared_data):
     manifest_md.update(path, second, "hf://hteb/htEB", "1" * 40)
     manifest_md.update(path, manifest, "hf://hteb/htEB", "2" * 40)  # same label again: refreshed
     text = path.read_text()
-    rows = manifest_md._parse(text)
+    rows = manifest_md.parse(text)
     assert [r["label"] for r in rows] == ["v1", "v2"]
     assert rows[0]["revision"] == "2" * 40
     assert rows[0]["datasets"] == "STSBenchmark, SciFact"
@@ -31,7 +31,7 @@ def test_a_store_inside_the_repository_is_shown_relative(tmp_path, shared_data):
     path = tmp_path / "MANIFEST.md"
     manifest_md.update(path, manifest, f"file://{tmp_path / 'score' / 'sample' / 'store'}", manifest["content_hash"])
     manifest_md.update(path, dict(manifest, label="elsewhere"), "file:///somewhere/else", manifest["content_hash"])
-    rows = manifest_md._parse(path.read_text())
+    rows = manifest_md.parse(path.read_text())
     assert [r["store"] for r in rows] == ["file://score/sample/store", "file:///somewhere/else"]
 
 
@@ -41,7 +41,7 @@ def test_the_same_revision_made_again_keeps_its_first_date(tmp_path, shared_data
     path = tmp_path / "MANIFEST.md"
     manifest_md.update(path, dict(manifest, created="2026-11-24T10:00:00+00:00"), "file:///s", manifest["content_hash"])
     manifest_md.update(path, dict(manifest, created="2026-11-25T09:00:00+00:00"), "file:///s", manifest["content_hash"])
-    assert [r["date"] for r in manifest_md._parse(path.read_text())] == ["2026-11-24"]
+    assert [r["date"] for r in manifest_md.parse(path.read_text())] == ["2026-11-24"]
     changed = dict(manifest, created="2026-11-26T09:00:00+00:00", content_hash="f" * 64)
     manifest_md.update(path, changed, "file:///s", "f" * 64)  # new content under the label: the row is refreshed
-    assert [(r["date"], r["revision"]) for r in manifest_md._parse(path.read_text())] == [("2026-11-26", "f" * 64)]
+    assert [(r["date"], r["revision"]) for r in manifest_md.parse(path.read_text())] == [("2026-11-26", "f" * 64)]

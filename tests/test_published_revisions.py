@@ -1,0 +1,48 @@
+"""What the repository says of a published revision agrees with itself: the manifest committed under docs/revisions/<label>/, the MANIFEST.md row papers cite, the content hash the docs quote,
+and the revision every committed finding was scored on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hteb_contract.revision import content_hash
+from hteb_contract.validation import validate
+from hteb_generate import manifest_md
+
+ROOT = Path(__file__).resolve().parents[1]
+LABELS = sorted(p.name for p in (ROOT / "docs" / "revisions").iterdir() if p.is_dir())
+
+
+def committed(label: str) -> dict:
+    return json.loads((ROOT / "docs" / "revisions" / label / "manifest.json").read_text(encoding="utf-8"))
+
+
+def test_there_are_published_revisions():
+    assert "noise-1339" in LABELS
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_committed_manifest_is_the_one_manifest_md_cites(label):
+    manifest = committed(label)
+    validate("manifest", manifest, what=label)
+    assert manifest["label"] == label
+    assert content_hash(manifest["files"]) == manifest["content_hash"]  # the hash is of the files it lists
+    rows = [r for r in manifest_md.parse((ROOT / "MANIFEST.md").read_text(encoding="utf-8")) if r["label"] == label]
+    assert len(rows) == 1 and rows[0]["content hash"] == manifest["content_hash"]
+    assert rows[0]["date"] == manifest["created"][:10]
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_findings_are_scored_on_the_committed_revision(label):
+    cards = sorted((ROOT / "docs" / "findings" / label).rglob("result_card.json"))
+    for path in cards:
+        card = json.loads(path.read_text(encoding="utf-8"))
+        assert (card["dataset"]["label"], card["dataset"]["revision"]) == (label, committed(label)["content_hash"]), path
+
+
+def test_docs_quote_the_committed_content_hash():
+    """The Noise page quotes the hash `make generate SEED=1339 PROFILE=noise` gives on the shipped data."""
+    assert f"`{committed('noise-1339')['content_hash']}`" in (ROOT / "docs" / "noise.md").read_text(encoding="utf-8")
