@@ -5,6 +5,7 @@ scorer's own code, with a hashed bag-of-words encoder instead of a model (scored
 
 from __future__ import annotations
 
+import gzip
 import json
 
 import pytest
@@ -119,6 +120,14 @@ def test_a_damaged_part_is_refused(text, needle, units, tmp_path):
     folder = _damaged(tmp_path, text)
     code, _, err = _merge(units["SciFact"], folder, out=tmp_path / "merged")
     assert_one_line(code, err, needle, str(folder))
+    assert snapshot(tmp_path / "merged") == {}
+
+
+def test_a_damaged_gzipped_part_is_refused(units, tmp_path):
+    part = tmp_path / "part.hteb_part.json.gz"
+    part.write_bytes(gzip.compress(b'{"format": "hteb-score part/1"')[:-4])  # cut short
+    code, _, err = _merge(units["SciFact"], part, out=tmp_path / "merged")
+    assert_one_line(code, err, "not JSON", str(part))
     assert snapshot(tmp_path / "merged") == {}
 
 

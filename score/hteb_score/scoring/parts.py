@@ -14,6 +14,7 @@ be identical; a planned dataset no part holds is flagged `missing_dataset`, neve
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -118,14 +119,17 @@ class ScorePart:
 
 
 def read_part(path: Path) -> ScorePart:
-    """A part written by `ScorePart.write`: its folder or the file; anything else is a one-line error."""
+    """A part written by `ScorePart.write`: its folder or the file, or that file gzipped (`*.gz`, how
+    parts are kept in a repository: mostly drift rows, they shrink about sevenfold); anything else is a
+    one-line error."""
     path = Path(path)
     file = path / PART_FILE if path.is_dir() else path
     if not file.is_file():
         raise HtebError(f"{path}: no {PART_FILE} (a folder written by hteb-score --part)")
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raw = file.read_bytes()
+        data = json.loads((gzip.decompress(raw) if file.suffix == ".gz" else raw).decode("utf-8"))
+    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as err:
         raise HtebError(f"{file}: not JSON ({err})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
