@@ -94,3 +94,23 @@ def write_card(folder: Path, card: dict[str, Any]) -> Path:
     path = folder / f"{card['model']['model_id']}.json"
     path.write_text(json.dumps(card), encoding="utf-8")
     return path
+
+
+def big_card(model: str, datasets: int, shift: float, rng: np.random.Generator) -> dict:
+    """A schema-valid card of `datasets` STS datasets, its aggregates its records' (no statistics block)."""
+    card = make_card(MODELS[0], datasets=1)
+    names = [f"D{i:04d}" for i in range(datasets)]
+    points = []
+    for name in names:
+        base = {"dataset": name, "task_type": "STS", "metric": "main_score", "subset": "all"}
+        original = float(rng.uniform(40, 90))
+        points.append({**base, "transformation": "original", "seed": None, "value": original})
+        points.append({**base, "transformation": "paraphrasing", "seed": 1, "value": original - shift
+                       + float(rng.normal(0, 1))})
+    card["scores"] = [dict(r, value=r["value"] / POINTS) for r in points]
+    card["aggregates"] = aggregate([ScoreRecord.from_json(r) for r in card["scores"]])
+    card["statistics"] = None
+    card["model"]["model_id"] = model
+    card["dataset"]["datasets"] = names
+    validate("result_card", card, what=model)
+    return card
