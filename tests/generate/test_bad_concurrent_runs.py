@@ -41,7 +41,7 @@ def _check_round(root: Path, finished, *, same_content: bool) -> None:
     assert objects == [store.resolve("n1")]  # no unlabelled object
     assert [p.name for p in (root / "store" / ".tmp").iterdir() if p.suffix != ".lock"] == []  # nothing half-made
     store.fetch("n1").check_content()  # the published revision is whole and sound
-    rows = manifest_md._parse((root / "MANIFEST.md").read_text())
+    rows = manifest_md.parse((root / "MANIFEST.md").read_text())
     assert [(r["label"], r["content hash"]) for r in rows] == [("n1", objects[0])]
 
 

@@ -58,6 +58,7 @@ class _Capped(Engine):
         raise AssertionError("not used")
 
 
+@pytest.mark.slow
 def test_requests_get_their_step_budget_and_a_length_stop_is_truncated(tmp_path):
     long_text = "The committee argues that the proposal should be adopted without delay. " * 16  # 1,152 chars, 288 tokens
     short_text = "The proposal should be adopted."

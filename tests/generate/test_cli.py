@@ -93,6 +93,7 @@ def test_local_data_dir_without_the_datasets_is_refused(tmp_path):
     assert done.returncode == 2 and "lacks" in done.stderr
 
 
+@pytest.mark.slow
 def test_doctor_says_in_one_line_what_the_run_lacks(tmp_path):
     done = _cli("doctor", "--profile", "cpu", "--cache-dir", str(tmp_path / "c"), "--store", str(tmp_path / "s"),
                 cwd=tmp_path)

@@ -172,6 +172,7 @@ def test_a_rerun_on_changed_sources_makes_the_records_again(tmp_path, shared_dat
     assert any("made by the noise rules" in line for line in said)
 
 
+@pytest.mark.slow
 def test_every_long_stage_shows_a_bar_with_its_total_and_time_left(tmp_path, shared_data, capsys):
     from hteb_generate.pipeline import run
 

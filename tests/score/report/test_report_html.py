@@ -361,6 +361,7 @@ def test_an_empty_statistic_says_why_where_it_stands(tied):
         [c for c in cells if c.startswith("-undefined in all")]) == len(per_axis)
 
 
+@pytest.mark.slow
 def test_plot_text_is_at_least_10_pt(shared_data, report, cards):
     """Every text of every figure (titles, ticks, legends, annotations, heat-map cells) at >= 10 pt."""
     from matplotlib.text import Text
