@@ -90,10 +90,10 @@ def _json_types(array: pa.Array | pa.Table) -> set[str]:
     raise UnsupportedSchema(f"a column of Arrow type {array.type}")
 
 
-def _gather(parents: np.ndarray, bad: Mask, size: int) -> Mask:
+def _gather(owners: np.ndarray, bad: Mask, size: int) -> Mask:
     """Child mask -> parent mask: a parent is suspect when any of its elements is."""
     out = np.zeros(size, dtype=bool)
-    out[parents[bad]] = True
+    out[owners[bad]] = True
     return out
 
 
@@ -104,12 +104,12 @@ def _list_parts(array: pa.Array) -> tuple[pa.Array, np.ndarray]:
 
 def _unique_items(array: pa.Array) -> Mask:
     """Lists holding a value twice (uniqueItems), for lists of scalars."""
-    values, parents = _list_parts(array)
+    values, owners = _list_parts(array)
     if len(values) == 0:
         return np.zeros(len(array), dtype=bool)
     if pa.types.is_nested(values.type):
         raise UnsupportedSchema("uniqueItems on a list of lists or objects")
-    pairs = pa.table({"row": parents, "value": values})
+    pairs = pa.table({"row": owners, "value": values})
     counts = pairs.group_by(["row", "value"], use_threads=False).aggregate([([], "count_all")])
     twice = _mask(pc.greater(counts["count_all"], 1), null=False)
     return _gather(counts["row"].to_numpy(zero_copy_only=False), twice, len(array))
@@ -166,8 +166,8 @@ def _bad(spec: Spec, root: Spec, array: pa.Array | pa.Table, *, exact: bool = Fa
         if not pa.types.is_list(array.type):
             raise UnsupportedSchema(f"items or uniqueItems on Arrow type {array.type}")
         if "items" in spec:
-            values, parents = _list_parts(array)
-            bad |= _gather(parents, _bad(spec["items"], root, values, exact=exact), len(array))
+            values, owners = _list_parts(array)
+            bad |= _gather(owners, _bad(spec["items"], root, values, exact=exact), len(array))
         if spec.get("uniqueItems"):
             bad |= _unique_items(array)
     if "if" in spec:
@@ -191,7 +191,8 @@ def _bad_object(spec: Spec, root: Spec, array: pa.Array | pa.Table, valid: Mask,
     bad = np.zeros(len(array), dtype=bool)
     for name, sub in properties.items():
         if name in names:
-            column = array.column(name).combine_chunks() if isinstance(array, pa.Table) else pc.struct_field(array, name)
+            table = isinstance(array, pa.Table)
+            column = array.column(name).combine_chunks() if table else pc.struct_field(array, name)
             bad |= valid & _bad(sub, root, column, exact=exact)
     return bad
 
@@ -207,8 +208,8 @@ def _non_finite(array: pa.Array) -> Mask:
             bad |= _non_finite(pc.struct_field(array, [index]))
         return bad & _valid(array)
     if pa.types.is_list(kind):
-        values, parents = _list_parts(array)
-        return _gather(parents, _non_finite(values), len(array))
+        values, owners = _list_parts(array)
+        return _gather(owners, _non_finite(values), len(array))
     return np.zeros(len(array), dtype=bool)
 
 
@@ -219,12 +220,12 @@ def _contradicted(table: pa.Table) -> Mask:
     size = table.num_rows
     attempts = table.column("attempts").combine_chunks()
     count = pc.fill_null(pc.list_value_length(attempts), 0).to_numpy(zero_copy_only=False).astype(np.int64)
-    flat, parents = _list_parts(attempts)
+    flat, owners = _list_parts(attempts)
     error_counts = pc.list_value_length(pc.struct_field(flat, "errors")).to_numpy(zero_copy_only=False)
     clean = np.nan_to_num(error_counts.astype(float), nan=1.0) == 0  # a null errors list is suspect elsewhere
     ends = np.cumsum(count)
     kept = ends - 1  # the last attempt of each row, as a position in `flat` (-1: the row has none)
-    rows, first = np.unique(parents[clean], return_index=True)
+    rows, first = np.unique(owners[clean], return_index=True)
     kept[rows] = np.flatnonzero(clean)[first]
     some = count > 0
     at = np.where(some, kept, 0)
@@ -253,8 +254,8 @@ def _lists_differ(left: pa.Array, right: pa.Array) -> Mask:
     keep = pa.array(same_length)
     values = [pc.list_flatten(side.filter(keep)) for side in (left, right)]
     unequal = ~_mask(pc.equal(values[0], values[1]), null=False)  # a null element is suspect
-    parents = pc.list_parent_indices(left.filter(keep)).to_numpy(zero_copy_only=False)
-    bad[np.flatnonzero(same_length)[_gather(parents, unequal, int(same_length.sum()))]] = True
+    owners = pc.list_parent_indices(left.filter(keep)).to_numpy(zero_copy_only=False)
+    bad[np.flatnonzero(same_length)[_gather(owners, unequal, int(same_length.sum()))]] = True
     return bad
 
 

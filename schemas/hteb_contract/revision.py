@@ -36,6 +36,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -637,11 +638,10 @@ class Revision:
         cached = self._text_tables.get(id(texts))
         if cached is None or cached[0] is not texts:
             refs = list(texts.values())
-            columns = {"split": [t.table for t in refs], "item_id": [t.item_id for t in refs],
-                       "field": [t.field for t in refs], "source's original_text": [t.text for t in refs],
-                       "source's subset": [t.subset for t in refs],
-                       "source's source_language": [t.language for t in refs]}
-            cached = (texts, pa.table({key: pa.array(values, pa.string()) for key, values in columns.items()}))
+            columns = {"split": "table", "item_id": "item_id", "field": "field", "source's original_text": "text",
+                       "source's subset": "subset", "source's source_language": "language"}
+            cached = (texts, pa.table({key: pa.array(list(map(attrgetter(attr), refs)), pa.string())
+                                       for key, attr in columns.items()}))
             self._text_tables[id(texts)] = cached
         return cached[1]
 
