@@ -7,7 +7,9 @@ Times three paths, old then new, each on a freshly opened revision (so each read
 texts once, as a command does): (a) `verify`'s content check (`Revision.check_content`; the sha256
 pass of opening is the same for both and left out), (b) the scorer's read of every items file
 (`Revision.items`), (c) the generator's write of every items file (`write_items`, into a temporary
-folder; the store is only read). Prints one JSON object: seconds, records and the ratio per path.
+folder; the store is only read). Prints one JSON object: per path the records, wall and CPU
+seconds (this process's, steadier than wall time on a shared machine) and their ratios, and the
+seconds of opening the revision (`open_s`), which `verify` adds to both paths.
 The old path is the per-record code the new one keeps for wording (`Revision._records_one_by_one`;
 the writer's loop as it was), run on every row; both writers' files are compared byte for byte.
 """
@@ -18,9 +20,11 @@ import argparse
 import json
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from hteb_contract import revision as rev
 from hteb_contract.arrow import arrow_schema
@@ -85,10 +89,18 @@ def write_old(root: Path, name: str, transformation: str, seed: int, records: li
     write_parquet(root / rev.items_path(name, transformation, seed), rows, schema=arrow_schema("item"))
 
 
-def _timed(run: Callable[[], Any]) -> tuple[float, Any]:
-    started = time.perf_counter()
+def _timed(run: Callable[[], Any]) -> tuple[float, float, Any]:
+    """(wall seconds, CPU seconds of this process, the result) of a call."""
+    wall, cpu = time.perf_counter(), time.process_time()
     result = run()
-    return time.perf_counter() - started, result
+    return time.perf_counter() - wall, time.process_time() - cpu, result
+
+
+def _figures(records: int, old: Sequence[float], new: Sequence[float]) -> dict[str, Any]:
+    """One path's figures from its (wall, CPU) seconds, old and new."""
+    return {"records": records, "old_s": round(old[0], 3), "new_s": round(new[0], 3),
+            "ratio": round(old[0] / new[0], 1), "old_cpu_s": round(old[1], 3), "new_cpu_s": round(new[1], 3),
+            "cpu_ratio": round(old[1] / new[1], 1)}
 
 
 def main() -> None:
@@ -101,25 +113,24 @@ def main() -> None:
     def fresh() -> rev.Revision:
         return store.fetch(args.revision)
 
-    out: dict[str, Any] = {"store": args.store, "revision": args.revision}
+    open_s = _timed(fresh)[0]  # the manifest, layout and sha256 of every file: the same in both paths
+    out: dict[str, Any] = {"store": args.store, "revision": args.revision, "open_s": round(open_s, 3)}
     for path, old, new in (("verify", verify_old, verify_new), ("read", read_old, read_new)):
-        old_s, old_n = _timed(lambda: old(fresh()))
-        new_s, new_n = _timed(lambda: new(fresh()))
+        *old_s, old_n = _timed(lambda: old(fresh()))
+        *new_s, new_n = _timed(lambda: new(fresh()))
         assert old_n == new_n, (path, old_n, new_n)
-        out[path] = {"records": new_n, "old_s": round(old_s, 3), "new_s": round(new_s, 3),
-                     "ratio": round(old_s / new_s, 1)}
-    revision, old_s, new_s, records = fresh(), 0.0, 0.0, 0
+        out[path] = _figures(new_n, old_s, new_s)
+    revision, old_s, new_s, records = fresh(), np.zeros(2), np.zeros(2), 0
     with tempfile.TemporaryDirectory() as tmp:
         for name, transformation, seed in _files(revision):  # one file's records in memory at a time
             items = revision.items(name, transformation, seed)
             records += len(items)
             old_root, new_root = Path(tmp) / "old", Path(tmp) / "new"
-            old_s += _timed(lambda: write_old(old_root, name, transformation, seed, items))[0]
-            new_s += _timed(lambda: rev.write_items(new_root, name, transformation, seed, items))[0]
+            old_s += _timed(lambda: write_old(old_root, name, transformation, seed, items))[:2]
+            new_s += _timed(lambda: rev.write_items(new_root, name, transformation, seed, items))[:2]
             rel = rev.items_path(name, transformation, seed)
             assert (old_root / rel).read_bytes() == (new_root / rel).read_bytes(), rel
-    out["write"] = {"records": records, "old_s": round(old_s, 3), "new_s": round(new_s, 3),
-                    "ratio": round(old_s / new_s, 1)}
+    out["write"] = _figures(records, old_s, new_s)
     print(json.dumps(out, indent=1))
 
 

@@ -17,6 +17,9 @@ also checks content: the layout the manifest declares (`load_manifest`), each so
 (`Revision.source`) and, in one pass per items file, every record (`Revision.items`): the item
 schema (finite numbers), the file it sits in, a text of the source, one record per text.
 `Revision.check_content` runs those checks over every file of the opened datasets (`verify`).
+Each items file is checked as one Arrow table (`columnar`, and joins against the source texts);
+only a file those checks cannot clear is checked record by record, which words the refusal, so
+a refusal reads the same whichever path found it. The writer does the same (`write_items`).
 
 Corpus records (`hteb-generate --corpus-noise`) are a part of their own: a retrieval dataset's
 corpus titles and texts under a noise rule, read only by `Revision.corpus_items` (the scorer's
