@@ -261,3 +261,20 @@ def test_the_writer_refuses_as_record_by_record(tmp_path_factory, rows, data):
         written = rev.read_parquet_table((root / rev.items_path("D", "paraphrasing", 1)).read_bytes(), "x")
         assert written.equals(pa.Table.from_pylist([r.to_row() for r in sorted(chosen, key=lambda r: r.ref)],
                                                    schema=arrow_schema("item")))
+
+
+def test_a_revision_reads_the_same_records_either_way():
+    """Every items file of the bundled sample revision: the columnar read (`items`) gives the records the
+    record-by-record read gives, and `check_content` counts them all."""
+    sample = open_store(f"file://{SAMPLE_STORE}").fetch(SAMPLE_REVISION)
+    total = 0
+    for name in sample.dataset_names():
+        for transformation, seed in sample.variants(name):
+            rel = rev.items_path(name, transformation, seed)
+            texts = sample._texts_of(name)
+            table = sample._read_items(rel)
+            assert sample._sound(table, name, transformation, seed, texts)
+            one_by_one = sample._records_one_by_one(table, name, transformation, seed, rel, texts)
+            assert sample.items(name, transformation, seed) == one_by_one
+            total += len(one_by_one)
+    assert sample.check_content().records == total
