@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from hteb_contract import revision as rev
 from hteb_contract.arrow import arrow_schema
-from hteb_contract.columnar import suspect_rows
+from hteb_contract.columnar import UnsupportedSchema, _bad, suspect_rows
 from hteb_contract.errors import ContractError
 from hteb_contract.item_table import records_table, table_records
 from hteb_contract.records import ITEM_V2, RULE, ItemRecord
@@ -278,3 +278,12 @@ def test_a_revision_reads_the_same_records_either_way():
             assert sample.items(name, transformation, seed) == one_by_one
             total += len(one_by_one)
     assert sample.check_content().records == total
+
+
+@pytest.mark.parametrize("spec", [{"oneOf": [{"type": "string"}]}, {"type": "string", "format": "date-time"},
+                                  {"if": {"properties": {"split": {"pattern": "^t"}}}},
+                                  {"$ref": "https://elsewhere/schema.json"}])
+def test_a_keyword_the_compiler_does_not_check_exactly_is_an_error_not_a_rule_skipped(spec):
+    """A schema edit the columnar check cannot follow fails loudly here, so the two never drift apart."""
+    with pytest.raises(UnsupportedSchema):
+        _bad(spec, {"properties": {}}, pa.table({"split": ["test"]}) if "if" in spec else pa.array(["test"]))
