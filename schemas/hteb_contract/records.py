@@ -141,11 +141,9 @@ class ItemRecord:
         docstring); a row that breaks its item schema is a ContractError naming `what`."""
         validate("item", row, what=what)
         values = {k: v for k, v in row.items() if k != "schema_version"}
-        if row["schema_version"] == ITEM_V2:
-            values["generator_revision"] = row["generator_revision"] or None
-            if row["prompt_set"] == RULE:
-                values["sampling"] = values["generator_revision"] = None
-        values["sampling"] = None if values["sampling"] is None else Sampling(**values["sampling"])
+        values["generator_revision"], sampling = upgraded(row["schema_version"], row["prompt_set"],
+                                                          row["generator_revision"], row["sampling"])
+        values["sampling"] = None if sampling is None else Sampling(**sampling)
         values["attempts"] = tuple(
             Attempt(a["attempt"], a["seed"], tuple(a["steps"]), a["output"], tuple(a["errors"]),
                     tuple(a["finish_reasons"]), tuple(a["cleanup"])) for a in row["attempts"]
@@ -157,6 +155,16 @@ class ItemRecord:
         if contradiction is not None:
             raise ContractError(f"{what}: the record contradicts its own attempts: {contradiction}")
         return record
+
+
+def upgraded(version: str, prompt_set: str, generator_revision: str | None, sampling: Any) -> tuple[str | None, Any]:
+    """(generator_revision, sampling) of a record as `hteb.item/3` states them: an `hteb.item/2`
+    record's unknown revision '' is None, and a rule-made one has neither (see the module docstring)."""
+    if version != ITEM_V2:
+        return generator_revision, sampling
+    if prompt_set == RULE:
+        return None, None
+    return generator_revision or None, sampling
 
 
 def single_attempt(*, dataset: str, task_type: str, subset: str, ref: tuple[str, str, str], source_language: str,

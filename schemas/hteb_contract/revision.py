@@ -17,6 +17,9 @@ also checks content: the layout the manifest declares (`load_manifest`), each so
 (`Revision.source`) and, in one pass per items file, every record (`Revision.items`): the item
 schema (finite numbers), the file it sits in, a text of the source, one record per text.
 `Revision.check_content` runs those checks over every file of the opened datasets (`verify`).
+Each items file is checked as one Arrow table (`columnar`, and joins against the source texts);
+only a file those checks cannot clear is checked record by record, which words the refusal, so
+a refusal reads the same whichever path found it. The writer does the same (`write_items`).
 
 Corpus records (`hteb-generate --corpus-noise`) are a part of their own: a retrieval dataset's
 corpus titles and texts under a noise rule, read only by `Revision.corpus_items` (the scorer's
@@ -36,10 +39,13 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from hteb_contract.arrow import arrow_schema
@@ -54,16 +60,20 @@ from hteb_contract.atomic import (
     sha256_bytes,
     sha256_file,
 )
+from hteb_contract.columnar import suspect_rows
 from hteb_contract.errors import ContractError, IntegrityError, SourceError, first_line
+from hteb_contract.item_table import NotPlain, records_table, table_records
 from hteb_contract.records import ItemRecord
 from hteb_contract.sources import (
     CORPUS_TABLE,
     DatasetInfo,
     SourceDataset,
-    read_parquet_rows,
+    read_parquet_table,
     read_source_parquet,
+    table_rows,
     write_parquet,
     write_source_parquet,
+    write_table,
 )
 from hteb_contract.tasks import TextRef
 from hteb_contract.hub_eval import eval_yaml
@@ -127,24 +137,56 @@ def corpus_path(dataset: str, transformation: str, seed: int) -> str:
 def write_items(root: Path, dataset: str, transformation: str, seed: int, records: Sequence[ItemRecord], *,
                 corpus: bool = False) -> Path:
     """Validate item records (`corpus`: perturbed corpus records) against the contract, then write
-    them (sorted, stable bytes)."""
+    them (sorted, stable bytes).
+
+    The records are checked as one table (`columnar`); the rows it cannot clear (none, in a sound
+    file) are checked one by one, in order, which words the refusal (`_check_record`)."""
     what = f"{'corpus of ' if corpus else ''}{dataset}/{split_name(transformation, seed)}"
-    rows = []
-    for index, record in enumerate(sorted(records, key=lambda r: r.ref)):
-        if (record.dataset, record.transformation, record.seed) != (dataset, transformation, seed):
-            raise ContractError(f"{what} item {index}: belongs to another dataset/transformation/seed")
-        if (record.split == CORPUS_TABLE) != corpus:
-            raise ContractError(f"{what} item {index}: a {record.split} text in the "
-                                f"{'corpus' if corpus else 'items'} file")
-        row = record.to_row()
-        validate("item", row, what=f"{what} item {index}")
-        contradiction = record.contradiction()
-        if contradiction is not None:
-            raise ContractError(f"{what} item {index}: the record contradicts its own attempts: {contradiction}")
-        rows.append(row)
+    ordered = sorted(records, key=lambda r: r.ref)
+    try:
+        table: pa.Table | None = records_table(ordered)
+    except (NotPlain, pa.ArrowException, TypeError, ValueError, OverflowError, AttributeError):
+        table = None  # a value JSON would not hold as its column's type: every record is checked alone
+    if table is None:
+        suspects: Iterable[int] = range(len(ordered))
+    else:
+        misplaced = ~(_equals(table, dataset=dataset, transformation=transformation, seed=seed)
+                      & (_mask(pc.equal(table.column("split"), CORPUS_TABLE)) == corpus))
+        suspects = np.flatnonzero(suspect_rows(table) | misplaced).tolist()
+    for index in suspects:
+        _check_record(ordered[index], index, what, (dataset, transformation, seed), corpus)
     path = Path(root) / (corpus_path if corpus else items_path)(dataset, transformation, seed)
-    write_parquet(path, rows, schema=arrow_schema("item"))
+    if table is None:
+        write_parquet(path, [record.to_row() for record in ordered], schema=arrow_schema("item"))
+    else:
+        write_table(path, table)
     return path
+
+
+def _check_record(record: ItemRecord, index: int, what: str, where: tuple[str, str, int], corpus: bool) -> None:
+    """One record against its file and the contract; the first broken rule is a ContractError."""
+    if (record.dataset, record.transformation, record.seed) != where:
+        raise ContractError(f"{what} item {index}: belongs to another dataset/transformation/seed")
+    if (record.split == CORPUS_TABLE) != corpus:
+        raise ContractError(f"{what} item {index}: a {record.split} text in the "
+                            f"{'corpus' if corpus else 'items'} file")
+    validate("item", record.to_row(), what=f"{what} item {index}")
+    contradiction = record.contradiction()
+    if contradiction is not None:
+        raise ContractError(f"{what} item {index}: the record contradicts its own attempts: {contradiction}")
+
+
+def _mask(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A boolean Arrow result as a numpy mask, null read as False."""
+    return pc.fill_null(values, False).to_numpy(zero_copy_only=False).astype(bool, copy=False)
+
+
+def _equals(table: pa.Table, **values: Any) -> np.ndarray:
+    """Rows whose columns hold the given values."""
+    found = np.ones(table.num_rows, dtype=bool)
+    for name, value in values.items():
+        found &= _mask(pc.equal(table.column(name), value))
+    return found
 
 
 def manifest_source(info: DatasetInfo, *, origin: str, sample: int | None) -> dict[str, Any]:
@@ -335,14 +377,6 @@ def _check_layout(manifest: Mapping[str, Any], *, where: str) -> None:
         raise IntegrityError(f"{where}: dataset {missing[0]} has no source/{missing[0]}/dataset.json")
 
 
-def _read_rows(data: bytes, what: str) -> tuple[pa.Schema, list[dict[str, Any]]]:
-    """The Arrow schema and rows of a parquet file's bytes; unreadable ones are an IntegrityError naming `what`."""
-    try:
-        return read_parquet_rows(data, what)
-    except SourceError as err:
-        raise IntegrityError(str(err)) from None
-
-
 def _parquet_rows(path: Path, *, links: bool, what: str) -> int:
     """The row count a parquet file's footer gives; an unreadable footer is an IntegrityError naming `what`."""
     try:
@@ -417,6 +451,9 @@ class Revision:
     _texts: dict[str, dict[tuple[str, str, str], TextRef]] = field(default_factory=dict, repr=False, compare=False)
     _corpus_texts: dict[str, dict[tuple[str, str, str], TextRef]] = field(default_factory=dict, repr=False,
                                                                          compare=False)
+    #: id of a texts mapping -> (that mapping, its `_text_table`), so the table is built once per dataset and part
+    _text_tables: dict[int, tuple[Mapping[tuple[str, str, str], TextRef], pa.Table]] = field(
+        default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def open(cls, root: Path, *, datasets: Iterable[str] | None = None, revision_id: str | None = None,
@@ -564,8 +601,63 @@ class Revision:
 
     def _records(self, name: str, transformation: str, seed: int, rel: str,
                  texts: Mapping[tuple[str, str, str], TextRef]) -> list[ItemRecord]:
+        table = self._read_items(rel)
+        if self._sound(table, name, transformation, seed, texts):
+            return table_records(table)
+        return self._records_one_by_one(table, name, transformation, seed, rel, texts)
+
+    def _read_items(self, rel: str) -> pa.Table:
+        try:
+            return read_parquet_table(self.read_verified(rel), f"revision {self.label}: {rel}")
+        except SourceError as err:
+            raise IntegrityError(str(err)) from None
+
+    def _sound(self, table: pa.Table, name: str, transformation: str, seed: int,
+               texts: Mapping[tuple[str, str, str], TextRef]) -> bool:
+        """Whether an items file certainly passes every check `_records_one_by_one` makes, found with
+        Arrow compute (`columnar`): the item columns and types, the item schema, the attempts, the file
+        it sits in, the source text of each record, one record per text. False is "not certainly":
+        the records are then checked one by one, which words the refusal."""
+        expected = arrow_schema("item")
+        if sorted(table.column_names) != sorted(expected.names) or any(
+                not table.schema.field(column.name).type.equals(column.type) for column in expected):
+            return False
+        table = table.select(expected.names)
+        task_type = self._require(name)["task_type"]
+        if not _equals(table, dataset=name, task_type=task_type, transformation=transformation, seed=seed).all():
+            return False
+        if suspect_rows(table).any():
+            return False
+        keys = ["split", "item_id", "field"]
+        if table.group_by(keys, use_threads=False).aggregate([]).num_rows != table.num_rows:
+            return False  # a text with two records
+        own = table.select([*keys, "original_text", "subset", "source_language"])
+        joined = own.join(self._text_table(texts), keys=keys, join_type="left outer", use_threads=False)
+        return all(_mask(pc.equal(joined.column(mine), joined.column(f"source's {mine}"))).all()
+                   for mine in ("original_text", "subset", "source_language"))
+
+    def _text_table(self, texts: Mapping[tuple[str, str, str], TextRef]) -> pa.Table:
+        """The source texts a file's records transform, as a table keyed like its rows (built once)."""
+        cached = self._text_tables.get(id(texts))
+        if cached is None or cached[0] is not texts:
+            refs = list(texts.values())
+            columns = {"split": "table", "item_id": "item_id", "field": "field", "source's original_text": "text",
+                       "source's subset": "subset", "source's source_language": "language"}
+            cached = (texts, pa.table({key: pa.array(list(map(attrgetter(attr), refs)), pa.string())
+                                       for key, attr in columns.items()}))
+            self._text_tables[id(texts)] = cached
+        return cached[1]
+
+    def _records_one_by_one(self, table: pa.Table, name: str, transformation: str, seed: int, rel: str,
+                            texts: Mapping[tuple[str, str, str], TextRef]) -> list[ItemRecord]:
+        """The records of a file `_sound` could not clear, each checked in turn: the first broken
+        rule is refused, worded for its row (the per-record JSON Schema check words a schema's)."""
         entry = self._require(name)
-        columns, rows = _read_rows(self.read_verified(rel), f"revision {self.label}: {rel}")
+        columns = table.schema
+        try:
+            rows = table_rows(table, f"revision {self.label}: {rel}")
+        except SourceError as err:
+            raise IntegrityError(str(err)) from None
         expected = (name, entry["task_type"], transformation, seed)
         first: dict[tuple[str, str, str], tuple[int, ItemRecord]] = {}
         for number, row in enumerate(rows, 1):
@@ -593,21 +685,36 @@ class Revision:
         _check_columns(columns, f"revision {self.label}: {rel}")
         return [record for _, record in first.values()]
 
+    def _file_records(self, name: str, transformation: str, seed: int, rel: str,
+                      texts: Mapping[tuple[str, str, str], TextRef]) -> set[tuple[str, str, str]] | int:
+        """What `check_content` needs of one file: its record count when it is sound and has a record
+        for every source text, else the refs of its records (checked one by one)."""
+        table = self._read_items(rel)
+        if self._sound(table, name, transformation, seed, texts) and table.num_rows == len(texts):
+            return table.num_rows  # sound: each row a distinct source text, so as many rows as texts covers them all
+        return {record.ref for record in self._records_one_by_one(table, name, transformation, seed, rel, texts)}
+
     def check_content(self) -> Checked:
         """Read and check every source copy and items file of the selected datasets, and that each
         file has a record for every source text (what `verify` reports). `items` alone leaves
         that out: comparing revisions counts a missing record as a difference."""
         item_files = records = 0
         for name in self.selected:
-            parts = ((self.variants, self.items, self._texts_of, items_path),
-                     (self.corpus_variants, self.corpus_items, self._corpus_texts_of, corpus_path))
-            for variants, read, texts_of, path in parts:
+            self._require(name)
+            parts = ((self.variants, self._texts_of, items_path), (self.corpus_variants, self._corpus_texts_of,
+                                                                    corpus_path))
+            for variants, texts_of, path in parts:
                 texts = texts_of(name) if variants(name) else {}
                 for transformation, seed in variants(name):
-                    found = {record.ref for record in read(name, transformation, seed)}
+                    rel = path(name, transformation, seed)
+                    found = self._file_records(name, transformation, seed, rel, texts)
+                    if isinstance(found, int):
+                        records += found
+                        item_files += 1
+                        continue
                     missing = [ref for ref in texts if ref not in found]
                     if missing:
-                        raise IntegrityError(f"revision {self.label}: {path(name, transformation, seed)}: no record "
+                        raise IntegrityError(f"revision {self.label}: {rel}: no record "
                                              f"for {'/'.join(missing[0])} ({len(missing)} source texts have none)")
                     records += len(found)
                     item_files += 1

@@ -1,0 +1,138 @@
+"""Item checks record by record (the old path) against the columnar checks (the new), in one run,
+on a whole revision. On demand, not a test (it reads a full-size revision):
+
+    python bench/bench_columnar.py [--store file:///work/main/.hteb/store] [--revision noise-1339]
+
+Times three paths, old then new, each on a freshly opened revision (so each reads its source
+texts once, as a command does): (a) `verify`'s content check (`Revision.check_content`; the sha256
+pass of opening is the same for both and left out), (b) the scorer's read of every items file
+(`Revision.items`), (c) the generator's write of every items file (`write_items`, into a temporary
+folder; the store is only read). Prints one JSON object: per path the records, wall and CPU
+seconds (this process's, steadier than wall time on a shared machine) and their ratios, and the
+seconds of opening the revision (`open_s`), which `verify` adds to both paths.
+The old path is the per-record code the new one keeps for wording (`Revision._records_one_by_one`;
+the writer's loop as it was), run on every row; both writers' files are compared byte for byte.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hteb_contract import revision as rev
+from hteb_contract.arrow import arrow_schema
+from hteb_contract.errors import ContractError, IntegrityError
+from hteb_contract.records import ItemRecord
+from hteb_contract.sources import CORPUS_TABLE, write_parquet
+from hteb_contract.stores import open_store
+from hteb_contract.validation import validate
+
+
+def _files(revision: rev.Revision) -> list[tuple[str, str, int]]:
+    return [(name, transformation, seed) for name in revision.selected for transformation, seed in
+            revision.variants(name)]
+
+
+def verify_old(revision: rev.Revision) -> int:
+    """check_content as it was: every file's records built and checked one by one, then the missing texts."""
+    records = 0
+    for name, transformation, seed in _files(revision):
+        rel = rev.items_path(name, transformation, seed)
+        texts = revision._texts_of(name)
+        found = {r.ref for r in revision._records_one_by_one(revision._read_items(rel), name, transformation, seed,
+                                                             rel, texts)}
+        if any(ref not in found for ref in texts):
+            raise IntegrityError(f"{rel}: a source text has no record")
+        records += len(found)
+    return records
+
+
+def verify_new(revision: rev.Revision) -> int:
+    return revision.check_content().records
+
+
+def read_old(revision: rev.Revision) -> int:
+    total = 0
+    for name, transformation, seed in _files(revision):
+        rel = rev.items_path(name, transformation, seed)
+        total += len(revision._records_one_by_one(revision._read_items(rel), name, transformation, seed, rel,
+                                                  revision._texts_of(name)))
+    return total
+
+
+def read_new(revision: rev.Revision) -> int:
+    return sum(len(revision.items(*file)) for file in _files(revision))
+
+
+def write_old(root: Path, name: str, transformation: str, seed: int, records: list[ItemRecord]) -> None:
+    """write_items as it was: each record checked (its file, the JSON Schema, its attempts), then rows to parquet."""
+    what = f"{name}/{rev.split_name(transformation, seed)}"
+    rows = []
+    for index, record in enumerate(sorted(records, key=lambda r: r.ref)):
+        if (record.dataset, record.transformation, record.seed) != (name, transformation, seed):
+            raise ContractError(f"{what} item {index}: belongs to another dataset/transformation/seed")
+        if record.split == CORPUS_TABLE:
+            raise ContractError(f"{what} item {index}: a {record.split} text in the items file")
+        row = record.to_row()
+        validate("item", row, what=f"{what} item {index}")
+        contradiction = record.contradiction()
+        if contradiction is not None:
+            raise ContractError(f"{what} item {index}: the record contradicts its own attempts: {contradiction}")
+        rows.append(row)
+    write_parquet(root / rev.items_path(name, transformation, seed), rows, schema=arrow_schema("item"))
+
+
+def _timed(run: Callable[[], Any]) -> tuple[float, float, Any]:
+    """(wall seconds, CPU seconds of this process, the result) of a call."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = run()
+    return time.perf_counter() - wall, time.process_time() - cpu, result
+
+
+def _figures(records: int, old: Sequence[float], new: Sequence[float]) -> dict[str, Any]:
+    """One path's figures from its (wall, CPU) seconds, old and new."""
+    return {"records": records, "old_s": round(old[0], 3), "new_s": round(new[0], 3),
+            "ratio": round(old[0] / new[0], 1), "old_cpu_s": round(old[1], 3), "new_cpu_s": round(new[1], 3),
+            "cpu_ratio": round(old[1] / new[1], 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--store", default="file:///work/main/.hteb/store")
+    parser.add_argument("--revision", default="noise-1339")
+    args = parser.parse_args()
+    store = open_store(args.store)
+
+    def fresh() -> rev.Revision:
+        return store.fetch(args.revision)
+
+    open_s = _timed(fresh)[0]  # the manifest, layout and sha256 of every file: the same in both paths
+    out: dict[str, Any] = {"store": args.store, "revision": args.revision, "open_s": round(open_s, 3)}
+    for path, old, new in (("verify", verify_old, verify_new), ("read", read_old, read_new)):
+        *old_s, old_n = _timed(lambda: old(fresh()))
+        *new_s, new_n = _timed(lambda: new(fresh()))
+        assert old_n == new_n, (path, old_n, new_n)
+        out[path] = _figures(new_n, old_s, new_s)
+    revision, old_s, new_s, records = fresh(), np.zeros(2), np.zeros(2), 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, transformation, seed in _files(revision):  # one file's records in memory at a time
+            items = revision.items(name, transformation, seed)
+            records += len(items)
+            old_root, new_root = Path(tmp) / "old", Path(tmp) / "new"
+            old_s += _timed(lambda: write_old(old_root, name, transformation, seed, items))[:2]
+            new_s += _timed(lambda: rev.write_items(new_root, name, transformation, seed, items))[:2]
+            rel = rev.items_path(name, transformation, seed)
+            assert (old_root / rel).read_bytes() == (new_root / rel).read_bytes(), rel
+    out["write"] = _figures(records, old_s, new_s)
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
