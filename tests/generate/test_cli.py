@@ -2,20 +2,40 @@
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
 import sys
+from contextlib import chdir, redirect_stderr, redirect_stdout
 from pathlib import Path
+from unittest import mock
 
 import pytest
+
+from hteb_generate.cli import main
 
 ENTRY = "from hteb_generate.cli import main; main()"
 
 
 def _cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", ENTRY, *args], capture_output=True, text=True, cwd=cwd, timeout=120,
-                          env={**os.environ, **(env or {})})
+    """`hteb-generate ARGS` in `cwd` with `env` added, in this process as its console entry point runs it
+    (a fresh interpreter costs a second a call; `test_the_console_script_runs_in_a_fresh_interpreter` keeps one)."""
+    out, err = io.StringIO(), io.StringIO()
+    with chdir(cwd), mock.patch.dict(os.environ, env or {}), redirect_stdout(out), redirect_stderr(err):
+        try:
+            main(list(args))
+            code = 0
+        except SystemExit as exit_:
+            code = exit_.code
+    return subprocess.CompletedProcess(["hteb-generate", *args], code, out.getvalue(), err.getvalue())
+
+
+def test_the_console_script_runs_in_a_fresh_interpreter(tmp_path):
+    done = subprocess.run([sys.executable, "-c", ENTRY, "--seed", "1339", "--datasets", "STSBenchmrk"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("error: unknown dataset 'STSBenchmrk'"), done.stderr
 
 
 def _files(root: Path) -> list[Path]:
