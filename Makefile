@@ -30,7 +30,7 @@ SOURCES := schemas/pyproject.toml score/pyproject.toml generate/pyproject.toml M
 GEN_VENV := $(if $(filter gpu,$(PROFILE)),$(GPU_VENV),$(VENV))
 GEN_STAMP := $(GEN_VENV)/.installed-$(if $(filter gpu,$(PROFILE)),gpu,cpu)
 
-.PHONY: install install-score install-gpu install-sets test demo docs generate doctor plan score bench noise-findings leaderboard-models tables clean
+.PHONY: install install-score install-gpu install-sets test demo docs generate doctor plan score bench noise-findings findings leaderboard-models tables clean
 
 install: $(VENV)/.installed-cpu
 install-score: $(VENV)/.installed-score
@@ -128,6 +128,24 @@ noise-findings: install
 		cards+=("$(FINDINGS)/$$name/result_card.json"); \
 	done < $(FINDINGS)/models.tsv; \
 	$(BIN)/hteb-score compare "$${cards[@]}" --out $(FINDINGS)/compare --overwrite
+
+# The committed findings, made again from their committed work units (FINDINGS_DOCS/parts/MODEL/DATASET.hteb_part.json.gz,
+# one gzipped part per model and dataset, committed as each finishes): each model's card on the six short datasets,
+# their comparison and report page (FINDINGS_DOCS/comparison), the whole-revision card of each model whose parts hold
+# every dataset (FINDINGS_DOCS/whole-revision/MODEL) and the docs' tables. Needs no model and no revision.
+FINDINGS_DOCS := docs/findings/noise-$(SEED)
+FINDINGS_SIX := STSBenchmark,STS16,TwitterSemEval2015,Banking77,TwentyNewsgroups,IsiZuluNews
+findings: install-score
+	set -e; cards=(); for parts in $(FINDINGS_DOCS)/parts/*/; do name=$$(basename $$parts); \
+		$(BIN)/hteb-score merge $$parts*.gz --datasets $(FINDINGS_SIX) --out $(FINDINGS_DOCS)/$$name --overwrite; \
+		cards+=("$(FINDINGS_DOCS)/$$name/result_card.json"); \
+		summary=$$($(BIN)/hteb-score merge $$parts*.gz --out $(OUT)/whole-revision/$$name --overwrite); \
+		case "$$summary" in *MISSING*) echo "$$name: not every dataset's part yet: $${summary#*MISSING}";; \
+			*) rm -rf $(FINDINGS_DOCS)/whole-revision/$$name; mkdir -p $(FINDINGS_DOCS)/whole-revision; \
+			   mv $(OUT)/whole-revision/$$name $(FINDINGS_DOCS)/whole-revision/$$name;; esac; \
+	done; \
+	$(BIN)/hteb-score compare "$${cards[@]}" --out $(FINDINGS_DOCS)/comparison --overwrite
+	$(BIN)/hteb-score tables docs/findings.md
 
 # The PyPI embedding models of tests/models.py: name, Hub id and local folder, one line each (made on first use).
 leaderboard-models: install
