@@ -16,6 +16,7 @@ from dataclasses import replace
 import numpy as np
 import pyarrow as pa
 import pytest
+from json_paths import edited, value_paths
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -64,27 +65,6 @@ def rows(shared_data) -> list[dict]:
             records.append(item_record(dataset, ref, "translation", 1337, ref.text.upper(), errors=errors))
     current = [record.to_row() for record in records]
     return current + [_v2(row) for row in current]
-
-
-def _paths(obj, prefix=()):
-    """Every path to a value inside a row (the row itself aside)."""
-    if prefix:
-        yield prefix
-    if isinstance(obj, dict):
-        for key, value in obj.items():
-            yield from _paths(value, prefix + (key,))
-    elif isinstance(obj, list):
-        for index, value in enumerate(obj):
-            yield from _paths(value, prefix + (index,))
-
-
-def _edited(obj, path, value):
-    edited = copy.deepcopy(obj)
-    target = edited
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value
-    return edited
 
 
 def _at(row, path):
@@ -173,12 +153,12 @@ def test_one_broken_field_is_refused_as_the_per_record_path_refuses_it(rows, dat
     kinds = [[row for row in rows if (row["prompt_set"] == RULE) == rule] for rule in (True, False)]
     row = chosen[at] = data.draw(st.sampled_from(kinds[0]) | st.sampled_from(kinds[1]))  # rule-made as often as not
     for _ in range(data.draw(st.integers(1, 2))):
-        path = data.draw(st.sampled_from([(key,) for key in row]) | st.sampled_from(list(_paths(row))))
+        path = data.draw(st.sampled_from([(key,) for key in row]) | st.sampled_from(list(value_paths(row))))
         current = row
         for key in path:
             current = current[key]
         elsewhere = [_at(other, path) for other in rows]
-        row = _edited(row, path, data.draw(_replacements(current, elsewhere)))
+        row = edited(row, path, data.draw(_replacements(current, elsewhere)))
     table = _table([*chosen[:at], row, *chosen[at + 1:]])
     if table is None:
         return  # not a value an item file can hold (the column types are checked before any row)

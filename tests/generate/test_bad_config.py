@@ -9,14 +9,12 @@ loaded, and every numeric option out of range (hteb_generate/bounds.py).
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-from contextlib import chdir, redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pyarrow as pa
@@ -27,25 +25,12 @@ from hypothesis import strategies as st
 from hteb_contract.revision import Revision, split_name
 from hteb_contract.stores import open_store
 from hteb_generate.bounds import CONFIG_BOUNDS, ENGINE_BOUNDS, INT64_MAX
-from hteb_generate.cli import main
 from hteb_generate.config import build_config
+from cli_run import generate
 from revision_factory import build_revision
 
 ENTRY = "from hteb_generate.cli import main; main()"
 CPU = os.cpu_count() or 1
-
-
-def _generate(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    """`hteb-generate ARGS` run in `cwd` in this process, as its console entry point runs it (a fresh
-    interpreter a case costs a second: `test_the_base_configuration_passes` keeps one)."""
-    out, err = io.StringIO(), io.StringIO()
-    with chdir(cwd), redirect_stdout(out), redirect_stderr(err):
-        try:
-            main(list(args))
-            code = 0
-        except SystemExit as exit_:
-            code = exit_.code
-    return subprocess.CompletedProcess(["hteb-generate", *args], code, out.getvalue(), err.getvalue())
 
 
 def _generate_process(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -195,7 +180,7 @@ def test_the_base_configuration_passes(tmp_path, base):
 
 @pytest.mark.parametrize("args, names", CASES.values(), ids=CASES.keys())
 def test_refused_by_validate(tmp_path, base, args, names):
-    done = _generate("validate", *base, *args, cwd=tmp_path)
+    done = generate("validate", *base, *args, cwd=tmp_path)
     _assert_refused(done, names)
     assert _tree(tmp_path) == []
 
@@ -207,7 +192,7 @@ RUN_CASES = {k: CASES[k] for k in ("seed-2**70", "store-ftp", "store-hf-no-owner
 
 @pytest.mark.parametrize("args, names", RUN_CASES.values(), ids=RUN_CASES.keys())
 def test_refused_by_the_run_before_any_work(tmp_path, base, args, names):
-    done = _generate(*base, *args, cwd=tmp_path)
+    done = generate(*base, *args, cwd=tmp_path)
     _assert_refused(done, names)
     assert _tree(tmp_path) == []  # no cache, no call database, no staging folder: nothing started
 
@@ -242,17 +227,17 @@ def _binary(tmp_path: Path) -> Path:
 def test_refused_path(tmp_path, base, make, names):
     args = make(tmp_path)
     before = _tree(tmp_path)
-    _assert_refused(_generate("validate", *base, *args, cwd=tmp_path), names)
-    _assert_refused(_generate(*base, *args, cwd=tmp_path), names)
+    _assert_refused(generate("validate", *base, *args, cwd=tmp_path), names)
+    _assert_refused(generate(*base, *args, cwd=tmp_path), names)
     assert _tree(tmp_path) == before
 
 
 def test_a_store_under_a_file_is_refused_only_when_publishing(tmp_path, base):
     """--no-publish writes nothing to the store: a store under a file is then only a name."""
     store = _blocker(tmp_path) / "store"
-    refused = _generate("validate", *base, "--store", str(store), cwd=tmp_path)
+    refused = generate("validate", *base, "--store", str(store), cwd=tmp_path)
     assert refused.returncode == 2
-    done = _generate("validate", *base, "--store", str(store), "--no-publish", cwd=tmp_path)
+    done = generate("validate", *base, "--store", str(store), "--no-publish", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
 
 
@@ -282,7 +267,7 @@ def test_refused_source(tmp_path, shared_data, name, table, row, edit, names):
     args = ["--seed", "1", "--profile", "cpu", "--datasets", name, "--data-dir", str(data), "--cache-dir",
             str(tmp_path / "cache"), "--store", str(tmp_path / "store"), "--manifest-md", str(tmp_path / "M.md")]
     for command in (["validate"], []):  # the run: before, this was a traceback after the model loaded
-        done = _generate(*command, *args, cwd=tmp_path)
+        done = generate(*command, *args, cwd=tmp_path)
         _assert_refused(done, names)
         assert str(data / name) in done.stderr  # the file's folder is named
     assert _tree(tmp_path) == before
@@ -313,7 +298,7 @@ def test_refused_other_command(tmp_path, shared_data, args, names):
     else:
         sample = Path(__file__).resolve().parents[2] / "score" / "hteb_score" / "sample" / "store"
         given = ["--store", str(sample), "--revision", "sample-1339", "--candidate", str(tmp_path), *rest]
-    _assert_refused(_generate(command, *given, cwd=tmp_path), names)
+    _assert_refused(generate(command, *given, cwd=tmp_path), names)
     assert _tree(tmp_path) == []
 
 
@@ -334,14 +319,8 @@ def test_the_largest_seed_is_written_and_read_back_and_the_next_is_not(tmp_path,
 def _validate(args: list[str]) -> tuple[int, str]:
     """`hteb-generate validate ARGS` in this process: (exit code, stderr). Any exception other than
     the CLI's own exit fails the test (a traceback); loading a model fails it too (conftest)."""
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            main(["validate", *args])
-            code = 0
-        except SystemExit as exit_:
-            code = exit_.code
-    return code, err.getvalue()
+    done = generate("validate", *args, cwd=Path.cwd())
+    return done.returncode, done.stderr
 
 
 def _ok_or_one_line(code: int, stderr: str, names: str | None = None) -> bool:

@@ -2,33 +2,16 @@
 
 from __future__ import annotations
 
-import io
 import os
 import shutil
 import subprocess
 import sys
-from contextlib import chdir, redirect_stderr, redirect_stdout
 from pathlib import Path
-from unittest import mock
 
 import pytest
-
-from hteb_generate.cli import main
+from cli_run import generate
 
 ENTRY = "from hteb_generate.cli import main; main()"
-
-
-def _cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """`hteb-generate ARGS` in `cwd` with `env` added, in this process as its console entry point runs it
-    (a fresh interpreter costs a second a call; `test_the_console_script_runs_in_a_fresh_interpreter` keeps one)."""
-    out, err = io.StringIO(), io.StringIO()
-    with chdir(cwd), mock.patch.dict(os.environ, env or {}), redirect_stdout(out), redirect_stderr(err):
-        try:
-            main(list(args))
-            code = 0
-        except SystemExit as exit_:
-            code = exit_.code
-    return subprocess.CompletedProcess(["hteb-generate", *args], code, out.getvalue(), err.getvalue())
 
 
 def test_the_console_script_runs_in_a_fresh_interpreter(tmp_path):
@@ -62,7 +45,7 @@ def _files(root: Path) -> list[Path]:
 def test_bad_config_is_one_line_exit_2_and_writes_nothing(tmp_path, shared_data, args, message):
     cache, store = tmp_path / "cache", tmp_path / "store"
     command, args = (args[:1], args[1:]) if args[0] == "validate" else ([], args)
-    done = _cli(*command, "--seed", "1339", "--profile", "cpu", "--cache-dir", str(cache), "--store", str(store),
+    done = generate(*command, "--seed", "1339", "--profile", "cpu", "--cache-dir", str(cache), "--store", str(store),
                 "--data-dir", str(shared_data), *args, cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and message in done.stderr, done.stderr
@@ -70,23 +53,23 @@ def test_bad_config_is_one_line_exit_2_and_writes_nothing(tmp_path, shared_data,
 
 
 def test_seed_must_be_integers(tmp_path, shared_data):
-    done = _cli("--seed", "13x9", "--profile", "cpu", cwd=tmp_path)
+    done = generate("--seed", "13x9", "--profile", "cpu", cwd=tmp_path)
     assert done.returncode == 2 and "--seed must be an integer" in done.stderr
-    assert _cli("validate", "--seed", "1337,1338", "--profile", "cpu", "--cache-dir", str(tmp_path / "c"),
+    assert generate("validate", "--seed", "1337,1338", "--profile", "cpu", "--cache-dir", str(tmp_path / "c"),
                 "--data-dir", str(shared_data), cwd=tmp_path).returncode == 0
 
 
 def test_unwritable_store_is_refused_before_any_work(tmp_path, shared_data):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    done = _cli("--seed", "1339", "--profile", "cpu", "--store", str(blocker / "store"), "--cache-dir",
+    done = generate("--seed", "1339", "--profile", "cpu", "--store", str(blocker / "store"), "--cache-dir",
                 str(tmp_path / "cache"), "--data-dir", str(shared_data), cwd=tmp_path)
     assert done.returncode == 2 and "is not writable" in done.stderr and done.stderr.count("\n") == 1
     assert _files(tmp_path) == [blocker]
 
 
 def test_validate_reports_the_run_without_running_it(tmp_path, shared_data):
-    done = _cli("validate", "--seed", "1339", "--profile", "cpu", "--cache-dir", str(tmp_path / "cache"),
+    done = generate("validate", "--seed", "1339", "--profile", "cpu", "--cache-dir", str(tmp_path / "cache"),
                 "--data-dir", str(shared_data), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "8 datasets x 8 transformations" in done.stdout and "label sample-1339" in done.stdout
@@ -99,36 +82,36 @@ def test_data_dir_defaults_to_the_environment_then_shared_data_beside_the_workin
     (tmp_path / "shared").mkdir()
     (tmp_path / "shared" / "data").symlink_to(shared_data)
     validate = ("validate", "--seed", "1", "--profile", "cpu", "--cache-dir", str(tmp_path / "c"))
-    done = _cli(*validate, cwd=tmp_path / "repo", env={"HTEB_DATA_DIR": ""})
+    done = generate(*validate, cwd=tmp_path / "repo", env={"HTEB_DATA_DIR": ""})
     assert done.returncode == 0, done.stderr
-    elsewhere = _cli(*validate, cwd=tmp_path, env={"HTEB_DATA_DIR": ""})
+    elsewhere = generate(*validate, cwd=tmp_path, env={"HTEB_DATA_DIR": ""})
     assert elsewhere.returncode == 2 and f"data folder {Path('..') / 'shared' / 'data'} lacks" in elsewhere.stderr
-    from_env = _cli(*validate, cwd=tmp_path, env={"HTEB_DATA_DIR": str(shared_data)})
+    from_env = generate(*validate, cwd=tmp_path, env={"HTEB_DATA_DIR": str(shared_data)})
     assert from_env.returncode == 0, from_env.stderr
 
 
 def test_local_data_dir_without_the_datasets_is_refused(tmp_path):
-    done = _cli("validate", "--seed", "1", "--profile", "cpu", "--data-dir", str(tmp_path), "--cache-dir",
+    done = generate("validate", "--seed", "1", "--profile", "cpu", "--data-dir", str(tmp_path), "--cache-dir",
                 str(tmp_path / "c"), cwd=tmp_path)
     assert done.returncode == 2 and "lacks" in done.stderr
 
 
 @pytest.mark.slow
 def test_doctor_says_in_one_line_what_the_run_lacks(tmp_path):
-    done = _cli("doctor", "--profile", "cpu", "--cache-dir", str(tmp_path / "c"), "--store", str(tmp_path / "s"),
+    done = generate("doctor", "--profile", "cpu", "--cache-dir", str(tmp_path / "c"), "--store", str(tmp_path / "s"),
                 cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("ok: ") and done.stdout.count("\n") == 1 and "smollm2 as generator and judge" in done.stdout
     if shutil.which("nvidia-smi") is None:  # this machine: the gpu profile (doctor, validate, run) stops at once
         for command in (["doctor"], ["validate", "--seed", "1339"], ["--seed", "1339"]):
-            refused = _cli(*command, "--cache-dir", str(tmp_path / "c"), "--store", str(tmp_path / "s"), cwd=tmp_path)
+            refused = generate(*command, "--cache-dir", str(tmp_path / "c"), "--store", str(tmp_path / "s"), cwd=tmp_path)
             assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
             assert refused.stderr.startswith("error: no NVIDIA GPU (nvidia-smi not found): the gpu profile needs one")
         assert _files(tmp_path) == []
 
 
 def test_a_ceiling_below_max_tokens_is_refused(tmp_path, shared_data):
-    done = _cli("validate", "--seed", "1", "--profile", "cpu", "--max-tokens", "64", "--max-tokens-ceiling", "32",
+    done = generate("validate", "--seed", "1", "--profile", "cpu", "--max-tokens", "64", "--max-tokens-ceiling", "32",
                 "--data-dir", str(shared_data), "--cache-dir", str(tmp_path / "c"), cwd=tmp_path)
     assert done.returncode == 2 and "--max-tokens-ceiling (32) must be at least --max-tokens (64)" in done.stderr
 
@@ -141,7 +124,7 @@ def test_nothing_is_written_into_installed_packages(tmp_path, shared_data):
     installed = Path(sysconfig.get_paths()["purelib"]) / "hteb_score" / "sample" / "store"
     for option, path, what in (("--store", installed, "store"),
                                ("--manifest-md", installed.parent / "MANIFEST.md", "--manifest-md")):
-        done = _cli("validate", "--seed", "1339", "--profile", "cpu", "--cache-dir", str(tmp_path / "c"),
+        done = generate("validate", "--seed", "1339", "--profile", "cpu", "--cache-dir", str(tmp_path / "c"),
                     "--data-dir", str(shared_data), option, str(path), cwd=tmp_path)
         assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
         assert f"{what} {path} is inside the installed packages" in done.stderr
