@@ -61,6 +61,7 @@ from hteb_contract.atomic import (
     sha256_file,
 )
 from hteb_contract.columnar import suspect_rows
+from hteb_contract.item_columns import COLUMNS, ItemColumns
 from hteb_contract.errors import ContractError, IntegrityError, SourceError, first_line
 from hteb_contract.item_table import NotPlain, records_table, table_records
 from hteb_contract.records import ItemRecord
@@ -454,6 +455,9 @@ class Revision:
     #: id of a texts mapping -> (that mapping, its `_text_table`), so the table is built once per dataset and part
     _text_tables: dict[int, tuple[Mapping[tuple[str, str, str], TextRef], pa.Table]] = field(
         default_factory=dict, repr=False, compare=False)
+    #: items and corpus files `_sound` cleared: read again (the scorer reads each dataset twice), their bytes
+    #: are hashed against the manifest as ever, so they are the bytes cleared, and the checks are not run again
+    _cleared: set[str] = field(default_factory=set, repr=False, compare=False)
 
     @classmethod
     def open(cls, root: Path, *, datasets: Iterable[str] | None = None, revision_id: str | None = None,
@@ -498,12 +502,17 @@ class Revision:
 
     def verified_files(self) -> list[dict[str, Any]]:
         """The manifest entries `open` checked: the shared files and those of the selected datasets."""
-        return [e for e in self.manifest["files"] if _dataset_of(e["path"]) in {*self.selected, None}]
+        return list(self._verified.values())
+
+    @cached_property
+    def _verified(self) -> dict[str, dict[str, Any]]:
+        """Path -> manifest entry of each file `open` checked (the datasets selected are fixed when it opens)."""
+        return {e["path"]: e for e in self.manifest["files"] if _dataset_of(e["path"]) in {*self.selected, None}}
 
     def read_verified(self, rel: str) -> bytes:
         """The bytes of a verified file, hashed as they are read: what is parsed is what matches the
         manifest, even when the file was replaced after `open` checked it."""
-        entry = next((e for e in self.verified_files() if e["path"] == rel), None)
+        entry = self._verified.get(rel)
         where = f"revision {self.label}: file {rel}"
         if entry is None:
             raise IntegrityError(f"{where} is not a verified file of this revision")
@@ -590,6 +599,23 @@ class Revision:
             raise SourceError(f"revision {self.label} has no {transformation} seed {seed} for {name}")
         return self._records(name, transformation, seed, items_path(name, transformation, seed), self._texts_of(name))
 
+    def item_columns(self, name: str, transformation: str, seed: int) -> ItemColumns:
+        """What a scoring run reads of the records `items` gives (`ItemColumns`), checked as `items`
+        checks them, without building a record per row."""
+        self._require(name)
+        if (transformation, seed) not in self.variants(name):
+            raise SourceError(f"revision {self.label} has no {transformation} seed {seed} for {name}")
+        rel = items_path(name, transformation, seed)
+        texts = self._texts_of(name)
+        if rel in self._cleared:  # cleared before: only the columns read are decoded
+            return ItemColumns.from_table(self._read_items(rel, COLUMNS), name, transformation, seed)
+        table = self._read_items(rel)
+        if self._sound(table, name, transformation, seed, texts):
+            self._cleared.add(rel)
+            return ItemColumns.from_table(table, name, transformation, seed)
+        return ItemColumns.from_records(self._records_one_by_one(table, name, transformation, seed, rel, texts), name,
+                                        transformation, seed)
+
     def corpus_items(self, name: str, transformation: str, seed: int) -> list[ItemRecord]:
         """The perturbed corpus records of one (dataset, transformation, seed), checked as `items`
         checks its records, against the source's corpus titles and texts."""
@@ -602,13 +628,15 @@ class Revision:
     def _records(self, name: str, transformation: str, seed: int, rel: str,
                  texts: Mapping[tuple[str, str, str], TextRef]) -> list[ItemRecord]:
         table = self._read_items(rel)
-        if self._sound(table, name, transformation, seed, texts):
+        if rel in self._cleared or self._sound(table, name, transformation, seed, texts):
+            self._cleared.add(rel)
             return table_records(table)
         return self._records_one_by_one(table, name, transformation, seed, rel, texts)
 
-    def _read_items(self, rel: str) -> pa.Table:
+    def _read_items(self, rel: str, columns: Sequence[str] | None = None) -> pa.Table:
+        """An items file's table (`columns`: only those), its bytes hashed against the manifest as they are read."""
         try:
-            return read_parquet_table(self.read_verified(rel), f"revision {self.label}: {rel}")
+            return read_parquet_table(self.read_verified(rel), f"revision {self.label}: {rel}", columns)
         except SourceError as err:
             raise IntegrityError(str(err)) from None
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import math
+import shutil
 from dataclasses import replace
 
 import numpy as np
@@ -22,7 +23,8 @@ from hypothesis import strategies as st
 from hteb_contract import revision as rev
 from hteb_contract.arrow import arrow_schema
 from hteb_contract.columnar import UnsupportedSchema, _bad, suspect_rows
-from hteb_contract.errors import ContractError
+from hteb_contract.errors import ContractError, IntegrityError
+from hteb_contract.item_columns import ItemColumns
 from hteb_contract.item_table import records_table, table_records
 from hteb_contract.records import ITEM_V2, RULE, ItemRecord
 from hteb_contract.sources import read_source_dir
@@ -265,7 +267,8 @@ def test_the_writer_refuses_as_record_by_record(tmp_path_factory, rows, data):
 
 def test_a_revision_reads_the_same_records_either_way():
     """Every items file of the bundled sample revision: the columnar read (`items`) gives the records the
-    record-by-record read gives, and `check_content` counts them all."""
+    record-by-record read gives, the scorer's read (`item_columns`) their columns, the first time (checked)
+    and the next (a file already cleared), and `check_content` counts them all."""
     sample = open_store(f"file://{SAMPLE_STORE}").fetch(SAMPLE_REVISION)
     total = 0
     for name in sample.dataset_names():
@@ -276,8 +279,25 @@ def test_a_revision_reads_the_same_records_either_way():
             assert sample._sound(table, name, transformation, seed, texts)
             one_by_one = sample._records_one_by_one(table, name, transformation, seed, rel, texts)
             assert sample.items(name, transformation, seed) == one_by_one
+            columns = ItemColumns.from_records(one_by_one, name, transformation, seed)
+            assert sample.item_columns(name, transformation, seed) == columns
+            assert rel in sample._cleared and sample.item_columns(name, transformation, seed) == columns
             total += len(one_by_one)
     assert sample.check_content().records == total
+
+
+def test_a_cleared_file_changed_before_it_is_read_again_is_refused(tmp_path):
+    """The scorer reads a file twice; the second read skips the checks of the bytes the first cleared,
+    so bytes that changed in between (another file's, valid parquet) are refused, not scored."""
+    sample = open_store(f"file://{SAMPLE_STORE}").fetch(SAMPLE_REVISION)
+    shutil.copytree(sample.root, tmp_path / "rev")
+    revision = rev.Revision.open(tmp_path / "rev", datasets=["STSBenchmark"])
+    (first, seed), (second, other) = revision.variants("STSBenchmark")[:2]
+    assert len(revision.item_columns("STSBenchmark", first, seed)) > 0
+    path = tmp_path / "rev" / rev.items_path("STSBenchmark", first, seed)
+    path.write_bytes((tmp_path / "rev" / rev.items_path("STSBenchmark", second, other)).read_bytes())
+    with pytest.raises(IntegrityError, match="changed after it was verified"):
+        revision.item_columns("STSBenchmark", first, seed)
 
 
 @pytest.mark.parametrize("spec", [{"oneOf": [{"type": "string"}]}, {"type": "string", "format": "date-time"},
