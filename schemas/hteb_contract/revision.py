@@ -177,6 +177,16 @@ def _check_record(record: ItemRecord, index: int, what: str, where: tuple[str, s
         raise ContractError(f"{what} item {index}: the record contradicts its own attempts: {contradiction}")
 
 
+_REF = ("split", "item_id", "field")
+_KEY = "ref key"
+
+
+def _ref_key(table: pa.Table) -> pa.ChunkedArray:
+    """split, item id and field of each row joined by a unit separator: a lookup key for a row's
+    source text (two refs may share one only if a part holds the separator; callers compare the parts)."""
+    return pc.binary_join_element_wise(*(table.column(name) for name in _REF), "\x1f")
+
+
 def _mask(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """A boolean Arrow result as a numpy mask, null read as False."""
     return pc.fill_null(values, False).to_numpy(zero_copy_only=False).astype(bool, copy=False)
@@ -656,23 +666,28 @@ class Revision:
             return False
         if suspect_rows(table).any():
             return False
-        keys = ["split", "item_id", "field"]
-        if table.group_by(keys, use_threads=False).aggregate([]).num_rows != table.num_rows:
+        key = _ref_key(table)
+        if pc.count_distinct(key).as_py() != table.num_rows:
             return False  # a text with two records
-        own = table.select([*keys, "original_text", "subset", "source_language"])
-        joined = own.join(self._text_table(texts), keys=keys, join_type="left outer", use_threads=False)
-        return all(_mask(pc.equal(joined.column(mine), joined.column(f"source's {mine}"))).all()
-                   for mine in ("original_text", "subset", "source_language"))
+        source = self._text_table(texts)
+        at = pc.index_in(key, value_set=source.column(_KEY))
+        if at.null_count:
+            return False  # a record of no source text
+        found = source.take(at)  # the source text of each row; its own columns are compared too, so the
+        return all(_mask(pc.equal(table.column(name), found.column(name))).all()  # key's separator can't mislead
+                   for name in (*_REF, "original_text", "subset", "source_language"))
 
     def _text_table(self, texts: Mapping[tuple[str, str, str], TextRef]) -> pa.Table:
-        """The source texts a file's records transform, as a table keyed like its rows (built once)."""
+        """The source texts a file's records transform, as an item table's columns and their `_ref_key`
+        (built once per dataset and part)."""
         cached = self._text_tables.get(id(texts))
         if cached is None or cached[0] is not texts:
             refs = list(texts.values())
-            columns = {"split": "table", "item_id": "item_id", "field": "field", "source's original_text": "text",
-                       "source's subset": "subset", "source's source_language": "language"}
-            cached = (texts, pa.table({key: pa.array(list(map(attrgetter(attr), refs)), pa.string())
-                                       for key, attr in columns.items()}))
+            columns = {"split": "table", "item_id": "item_id", "field": "field", "original_text": "text",
+                       "subset": "subset", "source_language": "language"}
+            table = pa.table({key: pa.array(list(map(attrgetter(attr), refs)), pa.string())
+                              for key, attr in columns.items()})
+            cached = (texts, table.append_column(_KEY, _ref_key(table)))
             self._text_tables[id(texts)] = cached
         return cached[1]
 
