@@ -20,7 +20,7 @@ import argparse
 import json
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Sized
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +29,11 @@ import numpy as np
 from hteb_contract import revision as rev
 from hteb_contract.arrow import arrow_schema
 from hteb_contract.errors import ContractError, IntegrityError
+from hteb_contract.columnar import suspect_rows
+from hteb_contract.item_columns import ItemColumns
+from hteb_contract.item_table import records_table
 from hteb_contract.records import ItemRecord
-from hteb_contract.sources import CORPUS_TABLE, write_parquet
+from hteb_contract.sources import CORPUS_TABLE, write_parquet, write_table
 from hteb_contract.stores import open_store
 from hteb_contract.validation import validate
 
@@ -58,17 +61,39 @@ def verify_new(revision: rev.Revision) -> int:
     return revision.check_content().records
 
 
-def read_old(revision: rev.Revision) -> int:
-    total = 0
+def records_old(revision: rev.Revision, name: str, transformation: str, seed: int) -> list[ItemRecord]:
+    """What `revision_variants` got of a variant before: every record built and checked one by one."""
+    rel = rev.items_path(name, transformation, seed)
+    return revision._records_one_by_one(revision._read_items(rel), name, transformation, seed, rel,
+                                        revision._texts_of(name))
+
+
+def columns_new(revision: rev.Revision, name: str, transformation: str, seed: int) -> ItemColumns:
+    return revision.item_columns(name, transformation, seed)
+
+
+def scorer_read(revision: rev.Revision, read: Callable[[rev.Revision, str, str, int], Sized]) -> list[Any]:
+    """The scorer's inputs from the revision, as `hteb-score` takes them: `read_revision` reads every
+    dataset's source copy and variants (checked before the model loads), then the scoring loop
+    (`DatasetGroups`) reads them again, dataset by dataset. [wall, CPU, records] of each pass."""
+    def one_pass() -> int:
+        records = 0
+        for name in revision.selected:
+            revision.source(name)
+            records += sum(len(read(revision, name, *variant)) for variant in revision.variants(name))
+        return records
+
+    return [_timed(one_pass), _timed(one_pass)]
+
+
+def io_only(revision: rev.Revision) -> int:
+    """What every path reads whatever it checks: each source copy (read and checked as a SourceDataset)
+    and the bytes of each items file, hashed against the manifest and decoded (every column)."""
+    rows = 0
     for name, transformation, seed in _files(revision):
-        rel = rev.items_path(name, transformation, seed)
-        total += len(revision._records_one_by_one(revision._read_items(rel), name, transformation, seed, rel,
-                                                  revision._texts_of(name)))
-    return total
-
-
-def read_new(revision: rev.Revision) -> int:
-    return sum(len(revision.items(*file)) for file in _files(revision))
+        revision.source(name)
+        rows += revision._read_items(rev.items_path(name, transformation, seed)).num_rows
+    return rows
 
 
 def write_old(root: Path, name: str, transformation: str, seed: int, records: list[ItemRecord]) -> None:
@@ -115,12 +140,19 @@ def main() -> None:
 
     open_s = _timed(fresh)[0]  # the manifest, layout and sha256 of every file: the same in both paths
     out: dict[str, Any] = {"store": args.store, "revision": args.revision, "open_s": round(open_s, 3)}
-    for path, old, new in (("verify", verify_old, verify_new), ("read", read_old, read_new)):
-        *old_s, old_n = _timed(lambda: old(fresh()))
-        *new_s, new_n = _timed(lambda: new(fresh()))
-        assert old_n == new_n, (path, old_n, new_n)
-        out[path] = _figures(new_n, old_s, new_s)
-    revision, old_s, new_s, records = fresh(), np.zeros(2), np.zeros(2), 0
+    *old_s, old_n = _timed(lambda: verify_old(fresh()))
+    *new_s, new_n = _timed(lambda: verify_new(fresh()))
+    assert old_n == new_n, (old_n, new_n)
+    *io_s, _ = _timed(lambda: io_only(fresh()))
+    out["verify"] = {**_figures(new_n, old_s, new_s), **_bound(old_s, io_s)}
+    old_passes, new_passes = scorer_read(fresh(), records_old), scorer_read(fresh(), columns_new)
+    assert [n for *_, n in old_passes] == [n for *_, n in new_passes], (old_passes, new_passes)
+    out["read"] = {**_figures(new_passes[0][2], *(np.sum([p[:2] for p in ps], axis=0) for ps in (old_passes,
+                                                                                               new_passes))),
+                   "first_pass": _figures(new_passes[0][2], old_passes[0][:2], new_passes[0][:2]),
+                   "second_pass": _figures(new_passes[1][2], old_passes[1][:2], new_passes[1][:2])}
+    revision, records = fresh(), 0
+    old_s, new_s, parts = np.zeros(2), np.zeros(2), {part: np.zeros(2) for part in ("table", "checks", "encode")}
     with tempfile.TemporaryDirectory() as tmp:
         for name, transformation, seed in _files(revision):  # one file's records in memory at a time
             items = revision.items(name, transformation, seed)
@@ -130,8 +162,19 @@ def main() -> None:
             new_s += _timed(lambda: rev.write_items(new_root, name, transformation, seed, items))[:2]
             rel = rev.items_path(name, transformation, seed)
             assert (old_root / rel).read_bytes() == (new_root / rel).read_bytes(), rel
-    out["write"] = _figures(records, old_s, new_s)
+            *spent, table = _timed(lambda: records_table(sorted(items, key=lambda r: r.ref)))  # the new path's parts
+            parts["table"] += spent
+            parts["checks"] += _timed(lambda: suspect_rows(table))[:2]
+            parts["encode"] += _timed(lambda: write_table(Path(tmp) / "parts.parquet", table))[:2]
+    out["write"] = {**_figures(records, old_s, new_s), **_bound(old_s, parts["encode"]),
+                    "parts_cpu_s": {part: round(float(spent[1]), 3) for part, spent in parts.items()}}
     print(json.dumps(out, indent=1))
+
+
+def _bound(old: Sequence[float], floor: Sequence[float]) -> dict[str, Any]:
+    """The CPU seconds every new path spends whatever else it saves (`floor`), and the most the
+    ratio can then be: old CPU / floor CPU."""
+    return {"floor_cpu_s": round(floor[1], 3), "floor_cpu_ratio": round(old[1] / floor[1], 1)}
 
 
 if __name__ == "__main__":

@@ -39,7 +39,6 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from operator import attrgetter
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -178,6 +177,9 @@ def _check_record(record: ItemRecord, index: int, what: str, where: tuple[str, s
 
 
 _REF = ("split", "item_id", "field")
+#: A source text's column (`sources.TEXT_COLUMNS`) -> the item column that repeats it.
+_ITEM_COLUMN = {"table": "split", "item_id": "item_id", "field": "field", "text": "original_text",
+                "language": "source_language", "subset": "subset"}
 _KEY = "ref key"
 
 
@@ -462,9 +464,8 @@ class Revision:
     _texts: dict[str, dict[tuple[str, str, str], TextRef]] = field(default_factory=dict, repr=False, compare=False)
     _corpus_texts: dict[str, dict[tuple[str, str, str], TextRef]] = field(default_factory=dict, repr=False,
                                                                          compare=False)
-    #: id of a texts mapping -> (that mapping, its `_text_table`), so the table is built once per dataset and part
-    _text_tables: dict[int, tuple[Mapping[tuple[str, str, str], TextRef], pa.Table]] = field(
-        default_factory=dict, repr=False, compare=False)
+    #: (dataset, corpus) -> its `_text_table`, built once per dataset and part
+    _text_tables: dict[tuple[str, bool], pa.Table] = field(default_factory=dict, repr=False, compare=False)
     #: items and corpus files `_sound` cleared: read again (the scorer reads each dataset twice), their bytes
     #: are hashed against the manifest as ever, so they are the bytes cleared, and the checks are not run again
     _cleared: set[str] = field(default_factory=set, repr=False, compare=False)
@@ -607,7 +608,7 @@ class Revision:
         self._require(name)
         if (transformation, seed) not in self.variants(name):
             raise SourceError(f"revision {self.label} has no {transformation} seed {seed} for {name}")
-        return self._records(name, transformation, seed, items_path(name, transformation, seed), self._texts_of(name))
+        return self._records(name, transformation, seed, items_path(name, transformation, seed), corpus=False)
 
     def item_columns(self, name: str, transformation: str, seed: int) -> ItemColumns:
         """What a scoring run reads of the records `items` gives (`ItemColumns`), checked as `items`
@@ -616,15 +617,14 @@ class Revision:
         if (transformation, seed) not in self.variants(name):
             raise SourceError(f"revision {self.label} has no {transformation} seed {seed} for {name}")
         rel = items_path(name, transformation, seed)
-        texts = self._texts_of(name)
         if rel in self._cleared:  # cleared before: only the columns read are decoded
             return ItemColumns.from_table(self._read_items(rel, COLUMNS), name, transformation, seed)
         table = self._read_items(rel)
-        if self._sound(table, name, transformation, seed, texts):
+        if self._sound(table, name, transformation, seed):
             self._cleared.add(rel)
             return ItemColumns.from_table(table, name, transformation, seed)
-        return ItemColumns.from_records(self._records_one_by_one(table, name, transformation, seed, rel, texts), name,
-                                        transformation, seed)
+        records = self._records_one_by_one(table, name, transformation, seed, rel, self._texts_of(name))
+        return ItemColumns.from_records(records, name, transformation, seed)
 
     def corpus_items(self, name: str, transformation: str, seed: int) -> list[ItemRecord]:
         """The perturbed corpus records of one (dataset, transformation, seed), checked as `items`
@@ -632,16 +632,18 @@ class Revision:
         self._require(name)
         if (transformation, seed) not in self.corpus_variants(name):
             raise SourceError(f"revision {self.label} has no perturbed corpus {transformation} seed {seed} for {name}")
-        return self._records(name, transformation, seed, corpus_path(name, transformation, seed),
-                             self._corpus_texts_of(name))
+        return self._records(name, transformation, seed, corpus_path(name, transformation, seed), corpus=True)
 
-    def _records(self, name: str, transformation: str, seed: int, rel: str,
-                 texts: Mapping[tuple[str, str, str], TextRef]) -> list[ItemRecord]:
+    def _records(self, name: str, transformation: str, seed: int, rel: str, *, corpus: bool) -> list[ItemRecord]:
         table = self._read_items(rel)
-        if rel in self._cleared or self._sound(table, name, transformation, seed, texts):
+        if rel in self._cleared or self._sound(table, name, transformation, seed, corpus=corpus):
             self._cleared.add(rel)
             return table_records(table)
-        return self._records_one_by_one(table, name, transformation, seed, rel, texts)
+        return self._records_one_by_one(table, name, transformation, seed, rel, self._source_texts(name, corpus=corpus))
+
+    def _source_texts(self, name: str, *, corpus: bool) -> Mapping[tuple[str, str, str], TextRef]:
+        """The source texts an items file (`corpus`: a corpus file) transforms, by ref."""
+        return self._corpus_texts_of(name) if corpus else self._texts_of(name)
 
     def _read_items(self, rel: str, columns: Sequence[str] | None = None) -> pa.Table:
         """An items file's table (`columns`: only those), its bytes hashed against the manifest as they are read."""
@@ -650,8 +652,7 @@ class Revision:
         except SourceError as err:
             raise IntegrityError(str(err)) from None
 
-    def _sound(self, table: pa.Table, name: str, transformation: str, seed: int,
-               texts: Mapping[tuple[str, str, str], TextRef]) -> bool:
+    def _sound(self, table: pa.Table, name: str, transformation: str, seed: int, *, corpus: bool = False) -> bool:
         """Whether an items file certainly passes every check `_records_one_by_one` makes, found with
         Arrow compute (`columnar`): the item columns and types, the item schema, the attempts, the file
         it sits in, the source text of each record, one record per text. False is "not certainly":
@@ -669,7 +670,7 @@ class Revision:
         key = _ref_key(table)
         if pc.count_distinct(key).as_py() != table.num_rows:
             return False  # a text with two records
-        source = self._text_table(texts)
+        source = self._text_table(name, corpus=corpus)
         at = pc.index_in(key, value_set=source.column(_KEY))
         if at.null_count:
             return False  # a record of no source text
@@ -677,19 +678,15 @@ class Revision:
         return all(_mask(pc.equal(table.column(name), found.column(name))).all()  # key's separator can't mislead
                    for name in (*_REF, "original_text", "subset", "source_language"))
 
-    def _text_table(self, texts: Mapping[tuple[str, str, str], TextRef]) -> pa.Table:
-        """The source texts a file's records transform, as an item table's columns and their `_ref_key`
-        (built once per dataset and part)."""
-        cached = self._text_tables.get(id(texts))
-        if cached is None or cached[0] is not texts:
-            refs = list(texts.values())
-            columns = {"split": "table", "item_id": "item_id", "field": "field", "original_text": "text",
-                       "subset": "subset", "source_language": "language"}
-            table = pa.table({key: pa.array(list(map(attrgetter(attr), refs)), pa.string())
-                              for key, attr in columns.items()})
-            cached = (texts, table.append_column(_KEY, _ref_key(table)))
-            self._text_tables[id(texts)] = cached
-        return cached[1]
+    def _text_table(self, name: str, *, corpus: bool) -> pa.Table:
+        """The source texts an items file (`corpus`: a corpus file) transforms, as an item table's
+        columns and their `_ref_key` (built once per dataset and part, without a TextRef per text)."""
+        if (name, corpus) not in self._text_tables:
+            source = self.source(name)
+            found = source.corpus_text_columns() if corpus else source.text_columns()
+            table = pa.table({_ITEM_COLUMN[key]: pa.array(values, pa.string()) for key, values in found.items()})
+            self._text_tables[(name, corpus)] = table.append_column(_KEY, _ref_key(table))
+        return self._text_tables[(name, corpus)]
 
     def _records_one_by_one(self, table: pa.Table, name: str, transformation: str, seed: int, rel: str,
                             texts: Mapping[tuple[str, str, str], TextRef]) -> list[ItemRecord]:
@@ -728,14 +725,21 @@ class Revision:
         _check_columns(columns, f"revision {self.label}: {rel}")
         return [record for _, record in first.values()]
 
-    def _file_records(self, name: str, transformation: str, seed: int, rel: str,
-                      texts: Mapping[tuple[str, str, str], TextRef]) -> set[tuple[str, str, str]] | int:
-        """What `check_content` needs of one file: its record count when it is sound and has a record
-        for every source text, else the refs of its records (checked one by one)."""
+    def _file_records(self, name: str, transformation: str, seed: int, rel: str, *, corpus: bool) -> int:
+        """What `check_content` needs of one file: its record count, every record checked and a record
+        for every source text; a file the columnar checks cannot clear is checked one by one (which
+        words a refusal), then its first source text without a record is named."""
         table = self._read_items(rel)
-        if self._sound(table, name, transformation, seed, texts) and table.num_rows == len(texts):
+        if (self._sound(table, name, transformation, seed, corpus=corpus)
+                and table.num_rows == self._text_table(name, corpus=corpus).num_rows):
             return table.num_rows  # sound: each row a distinct source text, so as many rows as texts covers them all
-        return {record.ref for record in self._records_one_by_one(table, name, transformation, seed, rel, texts)}
+        texts = self._source_texts(name, corpus=corpus)
+        found = {record.ref for record in self._records_one_by_one(table, name, transformation, seed, rel, texts)}
+        missing = [ref for ref in texts if ref not in found]
+        if missing:
+            raise IntegrityError(f"revision {self.label}: {rel}: no record "
+                                 f"for {'/'.join(missing[0])} ({len(missing)} source texts have none)")
+        return len(found)
 
     def check_content(self) -> Checked:
         """Read and check every source copy and items file of the selected datasets, and that each
@@ -744,22 +748,11 @@ class Revision:
         item_files = records = 0
         for name in self.selected:
             self._require(name)
-            parts = ((self.variants, self._texts_of, items_path), (self.corpus_variants, self._corpus_texts_of,
-                                                                    corpus_path))
-            for variants, texts_of, path in parts:
-                texts = texts_of(name) if variants(name) else {}
+            for variants, path, corpus in ((self.variants, items_path, False), (self.corpus_variants, corpus_path,
+                                                                                 True)):
                 for transformation, seed in variants(name):
-                    rel = path(name, transformation, seed)
-                    found = self._file_records(name, transformation, seed, rel, texts)
-                    if isinstance(found, int):
-                        records += found
-                        item_files += 1
-                        continue
-                    missing = [ref for ref in texts if ref not in found]
-                    if missing:
-                        raise IntegrityError(f"revision {self.label}: {rel}: no record "
-                                             f"for {'/'.join(missing[0])} ({len(missing)} source texts have none)")
-                    records += len(found)
+                    records += self._file_records(name, transformation, seed, path(name, transformation, seed),
+                                                  corpus=corpus)
                     item_files += 1
         return Checked(self.selected, len(self.verified_files()), item_files, records)
 

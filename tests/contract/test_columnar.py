@@ -276,7 +276,7 @@ def test_a_revision_reads_the_same_records_either_way():
             rel = rev.items_path(name, transformation, seed)
             texts = sample._texts_of(name)
             table = sample._read_items(rel)
-            assert sample._sound(table, name, transformation, seed, texts)
+            assert sample._sound(table, name, transformation, seed)
             one_by_one = sample._records_one_by_one(table, name, transformation, seed, rel, texts)
             assert sample.items(name, transformation, seed) == one_by_one
             columns = ItemColumns.from_records(one_by_one, name, transformation, seed)
