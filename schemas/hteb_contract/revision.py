@@ -653,30 +653,49 @@ class Revision:
             raise IntegrityError(str(err)) from None
 
     def _sound(self, table: pa.Table, name: str, transformation: str, seed: int, *, corpus: bool = False) -> bool:
-        """Whether an items file certainly passes every check `_records_one_by_one` makes, found with
-        Arrow compute (`columnar`): the item columns and types, the item schema, the attempts, the file
-        it sits in, the source text of each record, one record per text. False is "not certainly":
-        the records are then checked one by one, which words the refusal."""
+        """Whether an items file certainly passes every check `_records_one_by_one` makes (`_sound_files`)."""
+        return self._sound_files([(table, transformation, seed)], name, corpus=corpus)[0]
+
+    def _sound_files(self, files: Sequence[tuple[pa.Table, str, int]], name: str, *, corpus: bool) -> list[bool]:
+        """Whether each items file (table, transformation, seed) of a dataset (`corpus`: each corpus
+        file) certainly passes every check `_records_one_by_one` makes, found with Arrow compute
+        (`columnar`): the item columns and types, the item schema, the attempts, the file it sits in,
+        the source text of each record, one record per text. False is "not certainly": the records are
+        then checked one by one, which words the refusal. Every check but the last is a row's own, so
+        the files are checked as one table: a file costs its rows, not some 200 Arrow calls."""
         expected = arrow_schema("item")
-        if sorted(table.column_names) != sorted(expected.names) or any(
-                not table.schema.field(column.name).type.equals(column.type) for column in expected):
-            return False
-        table = table.select(expected.names)
         task_type = self._require(name)["task_type"]
-        if not _equals(table, dataset=name, task_type=task_type, transformation=transformation, seed=seed).all():
-            return False
-        if suspect_rows(table).any():
-            return False
-        key = _ref_key(table)
-        if pc.count_distinct(key).as_py() != table.num_rows:
-            return False  # a text with two records
+        shaped: list[pa.Table | None] = []
+        for table, transformation, seed in files:
+            if sorted(table.column_names) != sorted(expected.names) or any(
+                    not table.schema.field(column.name).type.equals(column.type) for column in expected):
+                shaped.append(None)
+                continue
+            table = table.select(expected.names)
+            mine = _equals(table, dataset=name, task_type=task_type, transformation=transformation, seed=seed).all()
+            shaped.append(table if mine else None)
+        kept = [table for table in shaped if table is not None]
+        if not kept:
+            return [False] * len(files)
+        together = pa.table({column.name: pa.chunked_array([chunk for table in kept
+                                                            for chunk in table.column(column.name).chunks],
+                                                           column.type) for column in expected})
+        bad = suspect_rows(together)
+        key = _ref_key(together)
         source = self._text_table(name, corpus=corpus)
-        at = pc.index_in(key, value_set=source.column(_KEY))
-        if at.null_count:
-            return False  # a record of no source text
-        found = source.take(at)  # the source text of each row; its own columns are compared too, so the
-        return all(_mask(pc.equal(table.column(name), found.column(name))).all()  # key's separator can't mislead
-                   for name in (*_REF, "original_text", "subset", "source_language"))
+        found = source.take(pc.index_in(key, value_set=source.column(_KEY)))  # null: a record of no source text
+        for column in (*_REF, "original_text", "subset", "source_language"):  # the key's parts compared too, so
+            bad |= ~_mask(pc.equal(together.column(column), found.column(column)))  # its separator can't mislead
+        verdicts, start = [], 0
+        for table in shaped:
+            if table is not None:
+                rows = table.num_rows
+                verdicts.append(not bad[start:start + rows].any()
+                                and pc.count_distinct(key.slice(start, rows)).as_py() == rows)  # one record per text
+                start += rows
+            else:
+                verdicts.append(False)
+        return verdicts
 
     def _text_table(self, name: str, *, corpus: bool) -> pa.Table:
         """The source texts an items file (`corpus`: a corpus file) transforms, as an item table's
@@ -725,13 +744,13 @@ class Revision:
         _check_columns(columns, f"revision {self.label}: {rel}")
         return [record for _, record in first.values()]
 
-    def _file_records(self, name: str, transformation: str, seed: int, rel: str, *, corpus: bool) -> int:
-        """What `check_content` needs of one file: its record count, every record checked and a record
-        for every source text; a file the columnar checks cannot clear is checked one by one (which
-        words a refusal), then its first source text without a record is named."""
-        table = self._read_items(rel)
-        if (self._sound(table, name, transformation, seed, corpus=corpus)
-                and table.num_rows == self._text_table(name, corpus=corpus).num_rows):
+    def _file_records(self, table: pa.Table, sound: bool, name: str, transformation: str, seed: int, rel: str, *,
+                      corpus: bool) -> int:
+        """What `check_content` needs of one file (`sound`: `_sound_files` cleared it): its record count,
+        every record checked and a record for every source text; a file the columnar checks could not
+        clear is checked one by one (which words a refusal), then its first source text without a record
+        is named."""
+        if sound and table.num_rows == self._text_table(name, corpus=corpus).num_rows:
             return table.num_rows  # sound: each row a distinct source text, so as many rows as texts covers them all
         texts = self._source_texts(name, corpus=corpus)
         found = {record.ref for record in self._records_one_by_one(table, name, transformation, seed, rel, texts)}
@@ -750,9 +769,13 @@ class Revision:
             self._require(name)
             for variants, path, corpus in ((self.variants, items_path, False), (self.corpus_variants, corpus_path,
                                                                                  True)):
-                for transformation, seed in variants(name):
-                    records += self._file_records(name, transformation, seed, path(name, transformation, seed),
-                                                  corpus=corpus)
+                files = [(path(name, transformation, seed), transformation, seed)
+                         for transformation, seed in variants(name)]
+                tables = [self._read_items(rel) for rel, _, _ in files]  # one dataset's files at a time
+                verdicts = self._sound_files([(table, t, s) for table, (_, t, s) in zip(tables, files)], name,
+                                             corpus=corpus)
+                for (rel, transformation, seed), table, sound in zip(files, tables, verdicts):
+                    records += self._file_records(table, sound, name, transformation, seed, rel, corpus=corpus)
                     item_files += 1
         return Checked(self.selected, len(self.verified_files()), item_files, records)
 
