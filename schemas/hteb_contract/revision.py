@@ -17,9 +17,13 @@ also checks content: the layout the manifest declares (`load_manifest`), each so
 (`Revision.source`) and, in one pass per items file, every record (`Revision.items`): the item
 schema (finite numbers), the file it sits in, a text of the source, one record per text.
 `Revision.check_content` runs those checks over every file of the opened datasets (`verify`).
-Each items file is checked as one Arrow table (`columnar`, and joins against the source texts);
+Each items file is checked with Arrow compute (`columnar`, and a lookup of each record's source
+text; `check_content` checks a dataset's files as one table);
 only a file those checks cannot clear is checked record by record, which words the refusal, so
 a refusal reads the same whichever path found it. The writer does the same (`write_items`).
+`Revision.item_columns` gives the scorer what it uses of the same records, checked the same way,
+without a record per row; a file cleared once is read again (the scorer reads each dataset twice)
+without its checks, its bytes hashed against the manifest as on every read.
 
 Corpus records (`hteb-generate --corpus-noise`) are a part of their own: a retrieval dataset's
 corpus titles and texts under a noise rule, read only by `Revision.corpus_items` (the scorer's
@@ -60,8 +64,8 @@ from hteb_contract.atomic import (
     sha256_file,
 )
 from hteb_contract.columnar import suspect_rows
-from hteb_contract.item_columns import COLUMNS, ItemColumns
 from hteb_contract.errors import ContractError, IntegrityError, SourceError, first_line
+from hteb_contract.item_columns import COLUMNS, ItemColumns
 from hteb_contract.item_table import NotPlain, records_table, table_records
 from hteb_contract.records import ItemRecord
 from hteb_contract.sources import (
