@@ -286,6 +286,22 @@ def test_a_revision_reads_the_same_records_either_way():
     assert sample.check_content().records == total
 
 
+def test_files_checked_together_get_each_its_own_verdict():
+    """verify checks a dataset's files as one table: a broken row (a kept text that is not its attempt's
+    output) or a second record for a text marks its own file only, as checking each file alone does."""
+    sample = open_store(f"file://{SAMPLE_STORE}").fetch(SAMPLE_REVISION)
+    variants = sample.variants("STSBenchmark")
+    tables = [sample._read_items(rev.items_path("STSBenchmark", *variant)) for variant in variants]
+    texts = tables[1].column("transformed_text").to_pylist()
+    tables[1] = tables[1].set_column(tables[1].schema.get_field_index("transformed_text"), "transformed_text",
+                                     pa.array([texts[0] + " x", *texts[1:]], pa.string()))
+    tables[2] = pa.concat_tables([tables[2], tables[2].slice(0, 1)])
+    files = [(table, *variant) for table, variant in zip(tables, variants)]
+    verdicts = sample._sound_files(files, "STSBenchmark", corpus=False)
+    assert verdicts == [sample._sound(table, "STSBenchmark", *variant) for table, variant in zip(tables, variants)]
+    assert verdicts[:3] == [True, False, False] and all(verdicts[3:])
+
+
 def test_a_cleared_file_changed_before_it_is_read_again_is_refused(tmp_path):
     """The scorer reads a file twice; the second read skips the checks of the bytes the first cleared,
     so bytes that changed in between (another file's, valid parquet) are refused, not scored."""
