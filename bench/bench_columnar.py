@@ -3,15 +3,40 @@ on a whole revision. On demand, not a test (it reads a full-size revision):
 
     python bench/bench_columnar.py [--store file:///work/main/.hteb/store] [--revision noise-1339]
 
-Times three paths, old then new, each on a freshly opened revision (so each reads its source
-texts once, as a command does): (a) `verify`'s content check (`Revision.check_content`; the sha256
-pass of opening is the same for both and left out), (b) the scorer's read of every items file
-(`Revision.items`), (c) the generator's write of every items file (`write_items`, into a temporary
-folder; the store is only read). Prints one JSON object: per path the records, wall and CPU
-seconds (this process's, steadier than wall time on a shared machine) and their ratios, and the
-seconds of opening the revision (`open_s`), which `verify` adds to both paths.
+Every path first runs once on the revision's first dataset (what a process pays once, such as the
+pandas that pyarrow imports for its first Python scalar, is no path's cost), then old and new are
+timed, each on a freshly opened revision (opening, the sha256 of every file, is left out: the same
+for both; `open_s` gives it): (a) `verify`'s content check (`Revision.check_content`); (b) the
+scorer's read, what `hteb-score` takes from the revision: `read_revision` reads each dataset's source
+copy and variants, checked before the model loads, and the scoring loop (`DatasetGroups`) reads the
+variants again; old: each variant's records built and checked one by one, as `revision_variants` got
+them; new: `Revision.item_columns` (the second read decodes only the columns it gives, of files the
+first cleared, their bytes hashed again); each pass is also given alone; (c) the generator's write of
+every items file (`write_items`, into a temporary folder; the store is only read), and the new
+path's parts (the sorted table built from the records, the columnar checks, parquet encoding).
+Prints one JSON object: per path the records, wall and CPU seconds (this process's, steadier than
+wall time on a shared machine) and their ratios; for verify and write the floor, the CPU seconds a
+path spends whatever its checks cost (verify: each source copy read and checked, every items file
+hashed and decoded; write: encoding), and the most ratio it leaves.
 The old path is the per-record code the new one keeps for wording (`Revision._records_one_by_one`;
 the writer's loop as it was), run on every row; both writers' files are compared byte for byte.
+
+One run on noise-1339 (418,960 records, 75 items files; 2 cores shared, load average 5), CPU s
+(wall s) old -> new:
+
+    verify  24.21 (35.13) -> 1.59 (2.12): 15.2x CPU, 16.5x wall; floor 0.65 CPU s (at most 37.5x)
+    read    41.30 (56.02) -> 1.96 (3.52): 21.1x CPU, 15.9x wall
+            first pass 20.41 -> 1.60 (12.8x), second 20.89 -> 0.36 (58.4x)
+    write   23.59 (35.71) -> 2.60 (4.20):  9.1x CPU,  8.5x wall; floor (encoding) 0.72 CPU s
+            new parts: table 1.43, checks 0.41, encoding 0.72
+
+verify misses 20x by some 0.4 CPU s: beyond the floor it spends the columnar checks of one table per
+dataset (~0.35 s), the source texts as columns and their lookup table (~0.2 s) and, in a process
+that has not yet held a revision's Arrow buffers, the memory they fault in (0.1-0.5 s: run again in
+one process it takes 1.1). write cannot reach 20x while the generator hands over `ItemRecord`s:
+encoding and the checks alone take 1.13 of the 1.18 CPU s that 20x allows, leaving 0.05 s to read
+some 30 attributes of 419,000 records and their attempts (1.4 s now); only a generator that made
+columns itself would.
 """
 
 from __future__ import annotations
@@ -20,7 +45,8 @@ import argparse
 import json
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Sized
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +54,12 @@ import numpy as np
 
 from hteb_contract import revision as rev
 from hteb_contract.arrow import arrow_schema
+from hteb_contract.columnar import suspect_rows
 from hteb_contract.errors import ContractError, IntegrityError
+from hteb_contract.item_columns import ItemColumns
+from hteb_contract.item_table import records_table
 from hteb_contract.records import ItemRecord
-from hteb_contract.sources import CORPUS_TABLE, write_parquet
+from hteb_contract.sources import CORPUS_TABLE, write_parquet, write_table
 from hteb_contract.stores import open_store
 from hteb_contract.validation import validate
 
@@ -58,17 +87,39 @@ def verify_new(revision: rev.Revision) -> int:
     return revision.check_content().records
 
 
-def read_old(revision: rev.Revision) -> int:
-    total = 0
+def records_old(revision: rev.Revision, name: str, transformation: str, seed: int) -> list[ItemRecord]:
+    """What `revision_variants` got of a variant before: every record built and checked one by one."""
+    rel = rev.items_path(name, transformation, seed)
+    return revision._records_one_by_one(revision._read_items(rel), name, transformation, seed, rel,
+                                        revision._texts_of(name))
+
+
+def columns_new(revision: rev.Revision, name: str, transformation: str, seed: int) -> ItemColumns:
+    return revision.item_columns(name, transformation, seed)
+
+
+def scorer_read(revision: rev.Revision, read: Callable[[rev.Revision, str, str, int], Sized]) -> list[Any]:
+    """The scorer's inputs from the revision, as `hteb-score` takes them: `read_revision` reads every
+    dataset's source copy and variants (checked before the model loads), then the scoring loop
+    (`DatasetGroups`) reads them again, dataset by dataset. [wall, CPU, records] of each pass."""
+    def one_pass() -> int:
+        records = 0
+        for name in revision.selected:
+            revision.source(name)
+            records += sum(len(read(revision, name, *variant)) for variant in revision.variants(name))
+        return records
+
+    return [_timed(one_pass), _timed(one_pass)]
+
+
+def io_only(revision: rev.Revision) -> int:
+    """What every path reads whatever it checks: each source copy (read and checked as a SourceDataset)
+    and the bytes of each items file, hashed against the manifest and decoded (every column)."""
+    rows = 0
     for name, transformation, seed in _files(revision):
-        rel = rev.items_path(name, transformation, seed)
-        total += len(revision._records_one_by_one(revision._read_items(rel), name, transformation, seed, rel,
-                                                  revision._texts_of(name)))
-    return total
-
-
-def read_new(revision: rev.Revision) -> int:
-    return sum(len(revision.items(*file)) for file in _files(revision))
+        revision.source(name)
+        rows += revision._read_items(rev.items_path(name, transformation, seed)).num_rows
+    return rows
 
 
 def write_old(root: Path, name: str, transformation: str, seed: int, records: list[ItemRecord]) -> None:
@@ -87,6 +138,16 @@ def write_old(root: Path, name: str, transformation: str, seed: int, records: li
             raise ContractError(f"{what} item {index}: the record contradicts its own attempts: {contradiction}")
         rows.append(row)
     write_parquet(root / rev.items_path(name, transformation, seed), rows, schema=arrow_schema("item"))
+
+
+def warm(revision: rev.Revision) -> None:
+    """Every path run once on a small revision before any is timed: what a process pays once (imports,
+    such as the pandas that pyarrow loads on its first Python scalar, schema compiles) is no path's cost."""
+    verify_old(revision)
+    verify_new(revision)
+    io_only(revision)
+    for read in (records_old, columns_new):
+        scorer_read(revision, read)
 
 
 def _timed(run: Callable[[], Any]) -> tuple[float, float, Any]:
@@ -114,13 +175,20 @@ def main() -> None:
         return store.fetch(args.revision)
 
     open_s = _timed(fresh)[0]  # the manifest, layout and sha256 of every file: the same in both paths
+    warm(store.fetch(args.revision, datasets=fresh().dataset_names()[:1]))
     out: dict[str, Any] = {"store": args.store, "revision": args.revision, "open_s": round(open_s, 3)}
-    for path, old, new in (("verify", verify_old, verify_new), ("read", read_old, read_new)):
-        *old_s, old_n = _timed(lambda: old(fresh()))
-        *new_s, new_n = _timed(lambda: new(fresh()))
-        assert old_n == new_n, (path, old_n, new_n)
-        out[path] = _figures(new_n, old_s, new_s)
-    revision, old_s, new_s, records = fresh(), np.zeros(2), np.zeros(2), 0
+    (*old_s, old_n), (*new_s, new_n), (*io_s, _) = (_timed(partial(path, fresh()))  # opened outside the timing
+                                                    for path in (verify_old, verify_new, io_only))
+    assert old_n == new_n, (old_n, new_n)
+    out["verify"] = {**_figures(new_n, old_s, new_s), **_bound(old_s, io_s)}
+    old_passes, new_passes = scorer_read(fresh(), records_old), scorer_read(fresh(), columns_new)
+    assert [n for *_, n in old_passes] == [n for *_, n in new_passes], (old_passes, new_passes)
+    out["read"] = {**_figures(new_passes[0][2], *(np.sum([p[:2] for p in ps], axis=0) for ps in (old_passes,
+                                                                                               new_passes))),
+                   "first_pass": _figures(new_passes[0][2], old_passes[0][:2], new_passes[0][:2]),
+                   "second_pass": _figures(new_passes[1][2], old_passes[1][:2], new_passes[1][:2])}
+    revision, records = fresh(), 0
+    old_s, new_s, parts = np.zeros(2), np.zeros(2), {part: np.zeros(2) for part in ("table", "checks", "encode")}
     with tempfile.TemporaryDirectory() as tmp:
         for name, transformation, seed in _files(revision):  # one file's records in memory at a time
             items = revision.items(name, transformation, seed)
@@ -130,8 +198,19 @@ def main() -> None:
             new_s += _timed(lambda: rev.write_items(new_root, name, transformation, seed, items))[:2]
             rel = rev.items_path(name, transformation, seed)
             assert (old_root / rel).read_bytes() == (new_root / rel).read_bytes(), rel
-    out["write"] = _figures(records, old_s, new_s)
+            *spent, table = _timed(lambda: records_table(sorted(items, key=lambda r: r.ref)))  # the new path's parts
+            parts["table"] += spent
+            parts["checks"] += _timed(lambda: suspect_rows(table))[:2]
+            parts["encode"] += _timed(lambda: write_table(Path(tmp) / "parts.parquet", table))[:2]
+    out["write"] = {**_figures(records, old_s, new_s), **_bound(old_s, parts["encode"]),
+                    "parts_cpu_s": {part: round(float(spent[1]), 3) for part, spent in parts.items()}}
     print(json.dumps(out, indent=1))
+
+
+def _bound(old: Sequence[float], floor: Sequence[float]) -> dict[str, Any]:
+    """The CPU seconds every new path spends whatever else it saves (`floor`), and the most the
+    ratio can then be: old CPU / floor CPU."""
+    return {"floor_cpu_s": round(floor[1], 3), "floor_cpu_ratio": round(old[1] / floor[1], 1)}
 
 
 if __name__ == "__main__":

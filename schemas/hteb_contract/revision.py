@@ -17,9 +17,13 @@ also checks content: the layout the manifest declares (`load_manifest`), each so
 (`Revision.source`) and, in one pass per items file, every record (`Revision.items`): the item
 schema (finite numbers), the file it sits in, a text of the source, one record per text.
 `Revision.check_content` runs those checks over every file of the opened datasets (`verify`).
-Each items file is checked as one Arrow table (`columnar`, and joins against the source texts);
+Each items file is checked with Arrow compute (`columnar`, and a lookup of each record's source
+text; `check_content` checks a dataset's files as one table);
 only a file those checks cannot clear is checked record by record, which words the refusal, so
 a refusal reads the same whichever path found it. The writer does the same (`write_items`).
+`Revision.item_columns` gives the scorer what it uses of the same records, checked the same way,
+without a record per row; a file cleared once is read again (the scorer reads each dataset twice)
+without its checks, its bytes hashed against the manifest as on every read.
 
 Corpus records (`hteb-generate --corpus-noise`) are a part of their own: a retrieval dataset's
 corpus titles and texts under a noise rule, read only by `Revision.corpus_items` (the scorer's
@@ -39,7 +43,6 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from operator import attrgetter
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -62,6 +65,7 @@ from hteb_contract.atomic import (
 )
 from hteb_contract.columnar import suspect_rows
 from hteb_contract.errors import ContractError, IntegrityError, SourceError, first_line
+from hteb_contract.item_columns import COLUMNS, ItemColumns
 from hteb_contract.item_table import NotPlain, records_table, table_records
 from hteb_contract.records import ItemRecord
 from hteb_contract.sources import (
@@ -174,6 +178,19 @@ def _check_record(record: ItemRecord, index: int, what: str, where: tuple[str, s
     contradiction = record.contradiction()
     if contradiction is not None:
         raise ContractError(f"{what} item {index}: the record contradicts its own attempts: {contradiction}")
+
+
+_REF = ("split", "item_id", "field")
+#: A source text's column (`sources.TEXT_COLUMNS`) -> the item column that repeats it.
+_ITEM_COLUMN = {"table": "split", "item_id": "item_id", "field": "field", "text": "original_text",
+                "language": "source_language", "subset": "subset"}
+_KEY = "ref key"
+
+
+def _ref_key(table: pa.Table) -> pa.ChunkedArray:
+    """split, item id and field of each row joined by a unit separator: a lookup key for a row's
+    source text (two refs may share one only if a part holds the separator; callers compare the parts)."""
+    return pc.binary_join_element_wise(*(table.column(name) for name in _REF), "\x1f")
 
 
 def _mask(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -451,9 +468,11 @@ class Revision:
     _texts: dict[str, dict[tuple[str, str, str], TextRef]] = field(default_factory=dict, repr=False, compare=False)
     _corpus_texts: dict[str, dict[tuple[str, str, str], TextRef]] = field(default_factory=dict, repr=False,
                                                                          compare=False)
-    #: id of a texts mapping -> (that mapping, its `_text_table`), so the table is built once per dataset and part
-    _text_tables: dict[int, tuple[Mapping[tuple[str, str, str], TextRef], pa.Table]] = field(
-        default_factory=dict, repr=False, compare=False)
+    #: (dataset, corpus) -> its `_text_table`, built once per dataset and part
+    _text_tables: dict[tuple[str, bool], pa.Table] = field(default_factory=dict, repr=False, compare=False)
+    #: items and corpus files `_sound` cleared: read again (the scorer reads each dataset twice), their bytes
+    #: are hashed against the manifest as ever, so they are the bytes cleared, and the checks are not run again
+    _cleared: set[str] = field(default_factory=set, repr=False, compare=False)
 
     @classmethod
     def open(cls, root: Path, *, datasets: Iterable[str] | None = None, revision_id: str | None = None,
@@ -498,12 +517,17 @@ class Revision:
 
     def verified_files(self) -> list[dict[str, Any]]:
         """The manifest entries `open` checked: the shared files and those of the selected datasets."""
-        return [e for e in self.manifest["files"] if _dataset_of(e["path"]) in {*self.selected, None}]
+        return list(self._verified.values())
+
+    @cached_property
+    def _verified(self) -> dict[str, dict[str, Any]]:
+        """Path -> manifest entry of each file `open` checked (the datasets selected are fixed when it opens)."""
+        return {e["path"]: e for e in self.manifest["files"] if _dataset_of(e["path"]) in {*self.selected, None}}
 
     def read_verified(self, rel: str) -> bytes:
         """The bytes of a verified file, hashed as they are read: what is parsed is what matches the
         manifest, even when the file was replaced after `open` checked it."""
-        entry = next((e for e in self.verified_files() if e["path"] == rel), None)
+        entry = self._verified.get(rel)
         where = f"revision {self.label}: file {rel}"
         if entry is None:
             raise IntegrityError(f"{where} is not a verified file of this revision")
@@ -588,7 +612,23 @@ class Revision:
         self._require(name)
         if (transformation, seed) not in self.variants(name):
             raise SourceError(f"revision {self.label} has no {transformation} seed {seed} for {name}")
-        return self._records(name, transformation, seed, items_path(name, transformation, seed), self._texts_of(name))
+        return self._records(name, transformation, seed, items_path(name, transformation, seed), corpus=False)
+
+    def item_columns(self, name: str, transformation: str, seed: int) -> ItemColumns:
+        """What a scoring run reads of the records `items` gives (`ItemColumns`), checked as `items`
+        checks them, without building a record per row."""
+        self._require(name)
+        if (transformation, seed) not in self.variants(name):
+            raise SourceError(f"revision {self.label} has no {transformation} seed {seed} for {name}")
+        rel = items_path(name, transformation, seed)
+        if rel in self._cleared:  # cleared before: only the columns read are decoded
+            return ItemColumns.from_table(self._read_items(rel, COLUMNS), name, transformation, seed)
+        table = self._read_items(rel)
+        if self._sound(table, name, transformation, seed):
+            self._cleared.add(rel)
+            return ItemColumns.from_table(table, name, transformation, seed)
+        records = self._records_one_by_one(table, name, transformation, seed, rel, self._texts_of(name))
+        return ItemColumns.from_records(records, name, transformation, seed)
 
     def corpus_items(self, name: str, transformation: str, seed: int) -> list[ItemRecord]:
         """The perturbed corpus records of one (dataset, transformation, seed), checked as `items`
@@ -596,57 +636,80 @@ class Revision:
         self._require(name)
         if (transformation, seed) not in self.corpus_variants(name):
             raise SourceError(f"revision {self.label} has no perturbed corpus {transformation} seed {seed} for {name}")
-        return self._records(name, transformation, seed, corpus_path(name, transformation, seed),
-                             self._corpus_texts_of(name))
+        return self._records(name, transformation, seed, corpus_path(name, transformation, seed), corpus=True)
 
-    def _records(self, name: str, transformation: str, seed: int, rel: str,
-                 texts: Mapping[tuple[str, str, str], TextRef]) -> list[ItemRecord]:
+    def _records(self, name: str, transformation: str, seed: int, rel: str, *, corpus: bool) -> list[ItemRecord]:
         table = self._read_items(rel)
-        if self._sound(table, name, transformation, seed, texts):
+        if rel in self._cleared or self._sound(table, name, transformation, seed, corpus=corpus):
+            self._cleared.add(rel)
             return table_records(table)
-        return self._records_one_by_one(table, name, transformation, seed, rel, texts)
+        return self._records_one_by_one(table, name, transformation, seed, rel, self._source_texts(name, corpus=corpus))
 
-    def _read_items(self, rel: str) -> pa.Table:
+    def _source_texts(self, name: str, *, corpus: bool) -> Mapping[tuple[str, str, str], TextRef]:
+        """The source texts an items file (`corpus`: a corpus file) transforms, by ref."""
+        return self._corpus_texts_of(name) if corpus else self._texts_of(name)
+
+    def _read_items(self, rel: str, columns: Sequence[str] | None = None) -> pa.Table:
+        """An items file's table (`columns`: only those), its bytes hashed against the manifest as they are read."""
         try:
-            return read_parquet_table(self.read_verified(rel), f"revision {self.label}: {rel}")
+            return read_parquet_table(self.read_verified(rel), f"revision {self.label}: {rel}", columns)
         except SourceError as err:
             raise IntegrityError(str(err)) from None
 
-    def _sound(self, table: pa.Table, name: str, transformation: str, seed: int,
-               texts: Mapping[tuple[str, str, str], TextRef]) -> bool:
-        """Whether an items file certainly passes every check `_records_one_by_one` makes, found with
-        Arrow compute (`columnar`): the item columns and types, the item schema, the attempts, the file
-        it sits in, the source text of each record, one record per text. False is "not certainly":
-        the records are then checked one by one, which words the refusal."""
-        expected = arrow_schema("item")
-        if sorted(table.column_names) != sorted(expected.names) or any(
-                not table.schema.field(column.name).type.equals(column.type) for column in expected):
-            return False
-        table = table.select(expected.names)
-        task_type = self._require(name)["task_type"]
-        if not _equals(table, dataset=name, task_type=task_type, transformation=transformation, seed=seed).all():
-            return False
-        if suspect_rows(table).any():
-            return False
-        keys = ["split", "item_id", "field"]
-        if table.group_by(keys, use_threads=False).aggregate([]).num_rows != table.num_rows:
-            return False  # a text with two records
-        own = table.select([*keys, "original_text", "subset", "source_language"])
-        joined = own.join(self._text_table(texts), keys=keys, join_type="left outer", use_threads=False)
-        return all(_mask(pc.equal(joined.column(mine), joined.column(f"source's {mine}"))).all()
-                   for mine in ("original_text", "subset", "source_language"))
+    def _sound(self, table: pa.Table, name: str, transformation: str, seed: int, *, corpus: bool = False) -> bool:
+        """Whether an items file certainly passes every check `_records_one_by_one` makes (`_sound_files`)."""
+        return self._sound_files([(table, transformation, seed)], name, corpus=corpus)[0]
 
-    def _text_table(self, texts: Mapping[tuple[str, str, str], TextRef]) -> pa.Table:
-        """The source texts a file's records transform, as a table keyed like its rows (built once)."""
-        cached = self._text_tables.get(id(texts))
-        if cached is None or cached[0] is not texts:
-            refs = list(texts.values())
-            columns = {"split": "table", "item_id": "item_id", "field": "field", "source's original_text": "text",
-                       "source's subset": "subset", "source's source_language": "language"}
-            cached = (texts, pa.table({key: pa.array(list(map(attrgetter(attr), refs)), pa.string())
-                                       for key, attr in columns.items()}))
-            self._text_tables[id(texts)] = cached
-        return cached[1]
+    def _sound_files(self, files: Sequence[tuple[pa.Table, str, int]], name: str, *, corpus: bool) -> list[bool]:
+        """Whether each items file (table, transformation, seed) of a dataset (`corpus`: each corpus
+        file) certainly passes every check `_records_one_by_one` makes, found with Arrow compute
+        (`columnar`): the item columns and types, the item schema, the attempts, the file it sits in,
+        the source text of each record, one record per text. False is "not certainly": the records are
+        then checked one by one, which words the refusal. Every check but the last is a row's own, so
+        the files are checked as one table: a file costs its rows, not some 200 Arrow calls."""
+        expected = arrow_schema("item")
+        task_type = self._require(name)["task_type"]
+        shaped: list[pa.Table | None] = []
+        for table, transformation, seed in files:
+            if sorted(table.column_names) != sorted(expected.names) or any(
+                    not table.schema.field(column.name).type.equals(column.type) for column in expected):
+                shaped.append(None)
+                continue
+            table = table.select(expected.names)
+            mine = _equals(table, dataset=name, task_type=task_type, transformation=transformation, seed=seed).all()
+            shaped.append(table if mine else None)
+        kept = [table for table in shaped if table is not None]
+        if not kept:
+            return [False] * len(files)
+        together = pa.table({column.name: pa.chunked_array([chunk for table in kept
+                                                            for chunk in table.column(column.name).chunks],
+                                                           column.type) for column in expected})
+        bad = suspect_rows(together)
+        key = _ref_key(together)
+        source = self._text_table(name, corpus=corpus)
+        found = source.take(pc.index_in(key, value_set=source.column(_KEY)))  # null: a record of no source text
+        for column in (*_REF, "original_text", "subset", "source_language"):  # the key's parts compared too, so
+            bad |= ~_mask(pc.equal(together.column(column), found.column(column)))  # its separator can't mislead
+        verdicts, start = [], 0
+        for table in shaped:
+            if table is not None:
+                rows = table.num_rows
+                verdicts.append(not bad[start:start + rows].any()
+                                and pc.count_distinct(key.slice(start, rows)).as_py() == rows)  # one record per text
+                start += rows
+            else:
+                verdicts.append(False)
+        return verdicts
+
+    def _text_table(self, name: str, *, corpus: bool) -> pa.Table:
+        """The source texts an items file (`corpus`: a corpus file) transforms, as an item table's
+        columns and their `_ref_key` (built once per dataset and part, without a TextRef per text)."""
+        if (name, corpus) not in self._text_tables:
+            source = self.source(name)
+            found = source.corpus_text_columns() if corpus else source.text_columns()
+            table = pa.table({_ITEM_COLUMN[key]: pa.array(values, pa.string()) for key, values in found.items()})
+            self._text_tables[(name, corpus)] = table.append_column(_KEY, _ref_key(table))
+        return self._text_tables[(name, corpus)]
 
     def _records_one_by_one(self, table: pa.Table, name: str, transformation: str, seed: int, rel: str,
                             texts: Mapping[tuple[str, str, str], TextRef]) -> list[ItemRecord]:
@@ -685,14 +748,21 @@ class Revision:
         _check_columns(columns, f"revision {self.label}: {rel}")
         return [record for _, record in first.values()]
 
-    def _file_records(self, name: str, transformation: str, seed: int, rel: str,
-                      texts: Mapping[tuple[str, str, str], TextRef]) -> set[tuple[str, str, str]] | int:
-        """What `check_content` needs of one file: its record count when it is sound and has a record
-        for every source text, else the refs of its records (checked one by one)."""
-        table = self._read_items(rel)
-        if self._sound(table, name, transformation, seed, texts) and table.num_rows == len(texts):
+    def _file_records(self, table: pa.Table, sound: bool, name: str, transformation: str, seed: int, rel: str, *,
+                      corpus: bool) -> int:
+        """What `check_content` needs of one file (`sound`: `_sound_files` cleared it): its record count,
+        every record checked and a record for every source text; a file the columnar checks could not
+        clear is checked one by one (which words a refusal), then its first source text without a record
+        is named."""
+        if sound and table.num_rows == self._text_table(name, corpus=corpus).num_rows:
             return table.num_rows  # sound: each row a distinct source text, so as many rows as texts covers them all
-        return {record.ref for record in self._records_one_by_one(table, name, transformation, seed, rel, texts)}
+        texts = self._source_texts(name, corpus=corpus)
+        found = {record.ref for record in self._records_one_by_one(table, name, transformation, seed, rel, texts)}
+        missing = [ref for ref in texts if ref not in found]
+        if missing:
+            raise IntegrityError(f"revision {self.label}: {rel}: no record "
+                                 f"for {'/'.join(missing[0])} ({len(missing)} source texts have none)")
+        return len(found)
 
     def check_content(self) -> Checked:
         """Read and check every source copy and items file of the selected datasets, and that each
@@ -701,22 +771,15 @@ class Revision:
         item_files = records = 0
         for name in self.selected:
             self._require(name)
-            parts = ((self.variants, self._texts_of, items_path), (self.corpus_variants, self._corpus_texts_of,
-                                                                    corpus_path))
-            for variants, texts_of, path in parts:
-                texts = texts_of(name) if variants(name) else {}
-                for transformation, seed in variants(name):
-                    rel = path(name, transformation, seed)
-                    found = self._file_records(name, transformation, seed, rel, texts)
-                    if isinstance(found, int):
-                        records += found
-                        item_files += 1
-                        continue
-                    missing = [ref for ref in texts if ref not in found]
-                    if missing:
-                        raise IntegrityError(f"revision {self.label}: {rel}: no record "
-                                             f"for {'/'.join(missing[0])} ({len(missing)} source texts have none)")
-                    records += len(found)
+            for variants, path, corpus in ((self.variants, items_path, False), (self.corpus_variants, corpus_path,
+                                                                                 True)):
+                files = [(path(name, transformation, seed), transformation, seed)
+                         for transformation, seed in variants(name)]
+                tables = [self._read_items(rel) for rel, _, _ in files]  # one dataset's files at a time
+                verdicts = self._sound_files([(table, t, s) for table, (_, t, s) in zip(tables, files)], name,
+                                             corpus=corpus)
+                for (rel, transformation, seed), table, sound in zip(files, tables, verdicts):
+                    records += self._file_records(table, sound, name, transformation, seed, rel, corpus=corpus)
                     item_files += 1
         return Checked(self.selected, len(self.verified_files()), item_files, records)
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,8 @@ DEFAULT_SUBSET = "default"  # mteb's subset of a dataset without hf_subsets
 CORPUS_TABLE = "corpus"
 #: The document fields perturbed by the opt-in corpus noise (each non-empty one is a text of its own).
 CORPUS_FIELDS = ("title", "text")
+#: A `TextRef`'s fields: the columns of `SourceDataset.text_columns` and `corpus_text_columns`.
+TEXT_COLUMNS = tuple(f.name for f in fields(TextRef))
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _SUBSET = _NAME  # a Hub config name, as mteb's hf_subsets are (`en-de`, `en-ext`, `zh-TW`, `afr`)
 _LANG = re.compile(r"^[a-z]{3}$")
@@ -378,10 +380,27 @@ class SourceDataset:
 
     def iter_texts(self) -> Iterator[TextRef]:
         """Every text HTEB transforms in this dataset, field by field in the task type's order."""
+        return map(TextRef, *self.text_columns().values())
+
+    def text_columns(self) -> dict[str, list[str]]:
+        """The `TextRef`s of `iter_texts` as columns (`TEXT_COLUMNS`), built without an object per
+        text: what a revision's reader checks an items file against, column by column."""
+        columns: dict[str, list[str]] = {name: [] for name in TEXT_COLUMNS}
+        tables, item_ids, names, texts, languages, subsets = columns.values()
+        list_fields = task_type(self.info.task_type).list_fields
         for table, fields in self._text_fields().items():
             for position, fld in fields:
                 for item_id, row in zip(self.ids[table], self.tables[table]):
-                    yield from self._refs(table, item_id, row, position, fld)
+                    subset = subset_of(row)  # as `_refs` reads a row's texts
+                    language = self.info.language_of(subset, position)
+                    for name, text in iter_field_texts(row, fld, list_fields):
+                        tables.append(table)
+                        item_ids.append(item_id)
+                        names.append(name)
+                        texts.append(text)
+                        languages.append(language)
+                        subsets.append(subset)
+        return columns
 
     def with_texts(self, lookup: Callable[[TextRef], str | None]) -> SourceDataset:
         """A copy whose transformable texts are replaced by `lookup(ref)`.
@@ -412,13 +431,19 @@ class SourceDataset:
     def iter_corpus_texts(self) -> Iterator[TextRef]:
         """Every non-empty title and text of the corpus (the opt-in corpus noise of retrieval), in row
         order; none for a dataset without a corpus. A document's language is its subset's first."""
+        return map(TextRef, *self.corpus_text_columns().values())
+
+    def corpus_text_columns(self) -> dict[str, list[str]]:
+        """The `TextRef`s of `iter_corpus_texts` as columns (`TEXT_COLUMNS`), as `text_columns` gives the others."""
+        refs = []
         for item_id, row in zip(self.ids.get(CORPUS_TABLE, ()), self.tables.get(CORPUS_TABLE, ())):
             subset = subset_of(row)
             language = self.info.language_of(subset, 0) if subset in self.info.subsets else self.info.languages[0]
             for fld in CORPUS_FIELDS:
                 text = row.get(fld)
                 if isinstance(text, str) and text:
-                    yield TextRef(CORPUS_TABLE, item_id, fld, text, language, subset)
+                    refs.append((CORPUS_TABLE, item_id, fld, text, language, subset))
+        return {name: [ref[at] for ref in refs] for at, name in enumerate(TEXT_COLUMNS)}
 
     def with_corpus_texts(self, lookup: Callable[[TextRef], str]) -> SourceDataset:
         """A copy whose corpus titles and texts are `lookup(ref)` (a perturbed corpus); every other
@@ -595,12 +620,13 @@ def read_parquet_rows(path: Path | bytes, what: str) -> tuple[pa.Schema, list[di
     return table.schema, table_rows(table, what)
 
 
-def read_parquet_table(path: Path | bytes, what: str) -> pa.Table:
-    """The Arrow table of a parquet file (or of its bytes); one that cannot be read is a SourceError naming `what`."""
+def read_parquet_table(path: Path | bytes, what: str, columns: Sequence[str] | None = None) -> pa.Table:
+    """The Arrow table of a parquet file (or of its bytes; `columns`: only those); one that cannot be read is a
+    SourceError naming `what`."""
     source = pa.BufferReader(path) if isinstance(path, bytes) else path
     try:
         with pq.ParquetFile(source) as handle:  # not pq.read_table: the dataset layer costs 5 ms a file
-            return handle.read()
+            return handle.read(None if columns is None else list(columns))
     except (pa.ArrowException, OSError, ValueError, OverflowError) as err:
         raise SourceError(f"{what}: not a readable parquet file ({first_line(err)})") from None
 

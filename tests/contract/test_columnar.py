@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import math
+import shutil
 from dataclasses import replace
 
 import numpy as np
@@ -23,7 +24,8 @@ from hypothesis import strategies as st
 from hteb_contract import revision as rev
 from hteb_contract.arrow import arrow_schema
 from hteb_contract.columnar import UnsupportedSchema, _bad, suspect_rows
-from hteb_contract.errors import ContractError
+from hteb_contract.errors import ContractError, IntegrityError
+from hteb_contract.item_columns import ItemColumns
 from hteb_contract.item_table import records_table, table_records
 from hteb_contract.records import ITEM_V2, RULE, ItemRecord
 from hteb_contract.sources import read_source_dir
@@ -245,7 +247,8 @@ def test_the_writer_refuses_as_record_by_record(tmp_path_factory, rows, data):
 
 def test_a_revision_reads_the_same_records_either_way():
     """Every items file of the bundled sample revision: the columnar read (`items`) gives the records the
-    record-by-record read gives, and `check_content` counts them all."""
+    record-by-record read gives, the scorer's read (`item_columns`) their columns, the first time (checked)
+    and the next (a file already cleared), and `check_content` counts them all."""
     sample = open_store(f"file://{SAMPLE_STORE}").fetch(SAMPLE_REVISION)
     total = 0
     for name in sample.dataset_names():
@@ -253,11 +256,44 @@ def test_a_revision_reads_the_same_records_either_way():
             rel = rev.items_path(name, transformation, seed)
             texts = sample._texts_of(name)
             table = sample._read_items(rel)
-            assert sample._sound(table, name, transformation, seed, texts)
+            assert sample._sound(table, name, transformation, seed)
             one_by_one = sample._records_one_by_one(table, name, transformation, seed, rel, texts)
             assert sample.items(name, transformation, seed) == one_by_one
+            columns = ItemColumns.from_records(one_by_one, name, transformation, seed)
+            assert sample.item_columns(name, transformation, seed) == columns
+            assert rel in sample._cleared and sample.item_columns(name, transformation, seed) == columns
             total += len(one_by_one)
     assert sample.check_content().records == total
+
+
+def test_files_checked_together_get_each_its_own_verdict():
+    """verify checks a dataset's files as one table: a broken row (a kept text that is not its attempt's
+    output) or a second record for a text marks its own file only, as checking each file alone does."""
+    sample = open_store(f"file://{SAMPLE_STORE}").fetch(SAMPLE_REVISION)
+    variants = sample.variants("STSBenchmark")
+    tables = [sample._read_items(rev.items_path("STSBenchmark", *variant)) for variant in variants]
+    texts = tables[1].column("transformed_text").to_pylist()
+    tables[1] = tables[1].set_column(tables[1].schema.get_field_index("transformed_text"), "transformed_text",
+                                     pa.array([texts[0] + " x", *texts[1:]], pa.string()))
+    tables[2] = pa.concat_tables([tables[2], tables[2].slice(0, 1)])
+    files = [(table, *variant) for table, variant in zip(tables, variants)]
+    verdicts = sample._sound_files(files, "STSBenchmark", corpus=False)
+    assert verdicts == [sample._sound(table, "STSBenchmark", *variant) for table, variant in zip(tables, variants)]
+    assert verdicts[:3] == [True, False, False] and all(verdicts[3:])
+
+
+def test_a_cleared_file_changed_before_it_is_read_again_is_refused(tmp_path):
+    """The scorer reads a file twice; the second read skips the checks of the bytes the first cleared,
+    so bytes that changed in between (another file's, valid parquet) are refused, not scored."""
+    sample = open_store(f"file://{SAMPLE_STORE}").fetch(SAMPLE_REVISION)
+    shutil.copytree(sample.root, tmp_path / "rev")
+    revision = rev.Revision.open(tmp_path / "rev", datasets=["STSBenchmark"])
+    (first, seed), (second, other) = revision.variants("STSBenchmark")[:2]
+    assert len(revision.item_columns("STSBenchmark", first, seed)) > 0
+    path = tmp_path / "rev" / rev.items_path("STSBenchmark", first, seed)
+    path.write_bytes((tmp_path / "rev" / rev.items_path("STSBenchmark", second, other)).read_bytes())
+    with pytest.raises(IntegrityError, match="changed after it was verified"):
+        revision.item_columns("STSBenchmark", first, seed)
 
 
 @pytest.mark.parametrize("spec", [{"oneOf": [{"type": "string"}]}, {"type": "string", "format": "date-time"},

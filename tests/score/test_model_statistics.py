@@ -6,7 +6,6 @@ import csv
 import dataclasses
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -82,9 +81,7 @@ def stsb_pairs(shared_data: Path, n: int) -> list[tuple[str, str]]:
 
 def _row(transformation: str, original: str, transformed: str, drift: float, quality: float | None) -> dict:
     """A drift row as the scorer makes it from a transformed item's record."""
-    record = SimpleNamespace(transformation=transformation, original_text=original, transformed_text=transformed,
-                             judge=SimpleNamespace(quality=quality))
-    return drift_row(record, drift)
+    return drift_row(transformation, quality, original, transformed, drift)
 
 
 def test_drift_quality_and_edit_distance(shared_data):

@@ -7,10 +7,17 @@ from pathlib import Path
 
 import pytest
 
+from hteb_contract.records import ItemRecord
 from hteb_contract.stores import open_store
 from hteb_score import SAMPLE_REVISION, SAMPLE_STORE
-from hteb_score.scoring.selection import PRESETS, judge_filter, judge_mean
+from hteb_score.scoring.selection import PRESETS, judge_kept, judge_means
 from refusal import run
+
+
+def judge_mean(record: ItemRecord) -> float | None:
+    """The mean of a record's judge quality and fluency, None when no judge rated it (the oracle)."""
+    scores = [x for x in (record.judge.quality, record.judge.fluency) if x is not None]
+    return sum(scores) / len(scores) if scores else None
 
 
 @pytest.fixture(scope="module")
@@ -33,14 +40,17 @@ def test_minimal_preset_is_the_papers_check_on_one_dataset_per_task_type(revisio
 
 
 def test_judge_filter_keeps_the_mean_at_or_above_the_threshold_and_every_unjudged_item(revision):
-    records = [r for name in revision.dataset_names() for t, s in revision.variants(name)
-               for r in revision.items(name, t, s)]
-    keep = judge_filter(3)
-    for record in records:
-        scores = [x for x in (record.judge.quality, record.judge.fluency) if x is not None]
-        assert keep(record) == (not scores or sum(scores) / len(scores) >= 3)
-    assert any(not keep(r) for r in records) and any(keep(r) and judge_mean(r) is not None for r in records)
-    assert all(judge_filter(None)(r) for r in records)
+    kept, means = [], []
+    for name in revision.dataset_names():
+        for t, s in revision.variants(name):
+            records, items = revision.items(name, t, s), revision.item_columns(name, t, s)
+            means.extend(judge_means(items))
+            kept.extend(judge_kept(judge_means(items), 3))
+            assert judge_kept(judge_means(items), None) == [True] * len(records)
+            for record, keep in zip(records, kept[-len(records):]):
+                scores = [x for x in (record.judge.quality, record.judge.fluency) if x is not None]
+                assert keep == (not scores or sum(scores) / len(scores) >= 3)
+    assert not all(kept) and any(keep and mean is not None for keep, mean in zip(kept, means))
 
 
 @pytest.mark.slow

@@ -31,7 +31,7 @@ class ScoreOptions:
     seeds: list[int] | None = None
     on_error: str = "original"  # scoring.run.ON_ERROR
     preset: str | None = None  # scoring.selection.PRESETS
-    min_judge: float | None = None  # scoring.selection.judge_filter
+    min_judge: float | None = None  # scoring.selection.judge_kept
     corpus_robustness: bool = False  # also score the perturbed corpora (scoring/corpus_robustness.py)
     part: list[str] | None = None  # score only these datasets, as work units of the run (scoring/parts.py)
     # the model

@@ -17,7 +17,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from hteb_contract.errors import HtebError, IntegrityError
-from hteb_contract.records import ItemRecord
+from hteb_contract.item_columns import ItemColumns
 from hteb_contract.revision import Revision
 from hteb_contract.sources import DatasetInfo, SourceDataset
 from hteb_contract.tasks import TextRef
@@ -26,7 +26,7 @@ from hteb_score.evaluators import EVALUATORS, EvaluationContext, TaskScore
 from hteb_score.evaluators.protocol import Protocol
 from hteb_score.flags import Flag
 from hteb_score.scoring.score_record import ScoreRecord
-from hteb_score.scoring.selection import judge_filter, judge_mean
+from hteb_score.scoring.selection import judge_kept, judge_means
 from hteb_score.scoring.statistics import drift_row
 
 ON_ERROR = ("original", "drop", "keep")
@@ -35,26 +35,27 @@ QUERY_TABLES = ("queries",)
 
 @dataclass
 class Variant:
-    """One evaluable version of a dataset: `original` (seed None) or (transformation, seed)."""
+    """One evaluable version of a dataset: `original` (seed None, no items) or (transformation, seed)
+    with the items it scores (those --min-judge keeps), whose drift is measured."""
 
     dataset: SourceDataset
     transformation: str
     seed: int | None
-    records: list[ItemRecord] = field(default_factory=list)
+    items: ItemColumns | None = None
 
 
-def _policy_lookup(records: list[ItemRecord], on_error: str, where: str, keep: Callable[[ItemRecord], bool]):
-    by_ref = {r.ref: r for r in records}
+def _policy_lookup(items: ItemColumns, on_error: str, where: str, keep: Sequence[bool]):
+    by_ref = {ref: at for at, ref in enumerate(items.refs())}
 
     def lookup(ref: TextRef) -> str | None:
-        record = by_ref.get((ref.table, ref.item_id, ref.field))
-        if record is None:
+        at = by_ref.get((ref.table, ref.item_id, ref.field))
+        if at is None:
             raise IntegrityError(f"{where}: no item record for {ref.table}/{ref.item_id}/{ref.field}")
-        if not keep(record):  # below --min-judge: the item is not scored
+        if not keep[at]:  # below --min-judge: the item is not scored
             return None
-        if not record.errors:
-            return record.transformed_text
-        return {"original": ref.text, "drop": None, "keep": record.transformed_text}[on_error]
+        if not items.with_errors[at]:
+            return items.transformed_text[at]
+        return {"original": ref.text, "drop": None, "keep": items.transformed_text[at]}[on_error]
 
     return lookup
 
@@ -64,7 +65,6 @@ def revision_variants(revision: Revision, name: str, *, transformations: Sequenc
                       min_judge: float | None = None) -> tuple[list[Variant], list[dict[str, Any]]]:
     """The original and each selected (transformation, seed) of one dataset, plus error-policy counts
     (and, with `min_judge`, how many items the judge filter dropped and how many no judge rated)."""
-    keep = judge_filter(min_judge)
     source = revision.source(name)
     available = revision.variants(name)
     chosen = [(t, s) for t, s in available
@@ -72,15 +72,16 @@ def revision_variants(revision: Revision, name: str, *, transformations: Sequenc
     variants = [Variant(source, "original", None)]
     counts = []
     for transformation, seed in chosen:
-        records = revision.items(name, transformation, seed)
+        items = revision.item_columns(name, transformation, seed)
+        means = judge_means(items)
+        keep = judge_kept(means, min_judge)
         where = f"{name}/{transformation}_{seed}"
-        data = source.with_texts(_policy_lookup(records, on_error, where, keep))
-        variants.append(Variant(data, transformation, seed, [r for r in records if keep(r)]))
-        counts.append({"dataset": name, "transformation": transformation, "seed": seed, "items": len(records),
-                       "with_errors": sum(1 for r in records if r.errors), "action": on_error})
+        data = source.with_texts(_policy_lookup(items, on_error, where, keep))
+        variants.append(Variant(data, transformation, seed, items if min_judge is None else items.where(keep)))
+        counts.append({"dataset": name, "transformation": transformation, "seed": seed, "items": len(items),
+                       "with_errors": sum(items.with_errors), "action": on_error})
         if min_judge is not None:
-            counts[-1].update(judge_dropped=sum(1 for r in records if not keep(r)),
-                              unjudged=sum(1 for r in records if judge_mean(r) is None))
+            counts[-1].update(judge_dropped=keep.count(False), unjudged=means.count(None))
     return variants, counts
 
 
@@ -187,10 +188,13 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
                 task = variant.dataset.info
                 if (task.name, variant.transformation, variant.seed) not in unscorable:
                     texts.extend((task, text, prompt) for text, prompt in evaluator.texts(variant.dataset))
-                for record in variant.records:  # drift needs the kept output even where it is not scored
-                    prompt = _prompt_of(record.split)
-                    texts.append((task, record.original_text, prompt))
-                    texts.append((task, record.transformed_text, prompt))
+                items = variant.items
+                if items is None:
+                    continue
+                for split, original, transformed in zip(items.split, items.original_text, items.transformed_text):
+                    prompt = _prompt_of(split)  # drift needs the kept output even where it is not scored
+                    texts.append((task, original, prompt))
+                    texts.append((task, transformed, prompt))
             table.fill(texts, progress=progress)
             lap("embed_s")
             for variant in variants:
@@ -221,18 +225,20 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
 
 def _drift(variant: Variant, table: EmbeddingTable) -> list[dict[str, Any]]:
     """1 - cos(emb(original), emb(transformed)) for every transformed text of a variant."""
-    if not variant.records:
+    items = variant.items
+    if not items:
         return []
     out = []
     embed = table.view(variant.dataset.info)
-    by_prompt: dict[str | None, list[ItemRecord]] = {}
-    for record in variant.records:
-        by_prompt.setdefault(_prompt_of(record.split), []).append(record)
-    for prompt, records in by_prompt.items():
-        a = embed([r.original_text for r in records], prompt)
-        b = embed([r.transformed_text for r in records], prompt)
+    by_prompt: dict[str | None, list[int]] = {}
+    for at, split in enumerate(items.split):
+        by_prompt.setdefault(_prompt_of(split), []).append(at)
+    for prompt, rows in by_prompt.items():
+        originals, transformed = [items.original_text[at] for at in rows], [items.transformed_text[at] for at in rows]
+        a, b = embed(originals, prompt), embed(transformed, prompt)
         norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
         cos = np.einsum("ij,ij->i", a, b) / np.where(norms == 0, 1.0, norms)
-        out.extend({"dataset": record.dataset, **drift_row(record, float(1.0 - value))}  # a part keeps its own
-                   for record, value in zip(records, cos))
+        out.extend({"dataset": items.dataset,  # a part keeps its own
+                    **drift_row(items.transformation, items.quality[at], original, kept, float(1.0 - value))}
+                   for at, original, kept, value in zip(rows, originals, transformed, cos))
     return out

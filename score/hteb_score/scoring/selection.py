@@ -12,11 +12,11 @@ and counted as unjudged.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hteb_contract.errors import HtebError
-from hteb_contract.records import ItemRecord
+from hteb_contract.item_columns import ItemColumns
 from hteb_contract.registry import Registry
 from hteb_contract.revision import Revision
 
@@ -56,22 +56,20 @@ PRESETS: Registry[Preset] = Registry("preset", entries={
 })
 
 
-def judge_mean(record: ItemRecord) -> float | None:
-    """The mean of the record's judge quality and fluency; None when no judge rated it."""
-    scores = [s for s in (record.judge.quality, record.judge.fluency) if s is not None]
-    return sum(scores) / len(scores) if scores else None
+def judge_means(items: ItemColumns) -> list[float | None]:
+    """The mean of each item's judge quality and fluency; None where no judge rated it."""
+    means: list[float | None] = []
+    for quality, fluency in zip(items.quality, items.fluency):
+        scores = [s for s in (quality, fluency) if s is not None]
+        means.append(sum(scores) / len(scores) if scores else None)
+    return means
 
 
-def judge_filter(min_judge: float | None) -> Callable[[ItemRecord], bool]:
-    """record -> whether it is scored: below `min_judge` it is dropped; unjudged ones are kept."""
+def judge_kept(means: Sequence[float | None], min_judge: float | None) -> list[bool]:
+    """Whether each item (its `judge_means`) is scored: below `min_judge` it is dropped; unjudged ones are kept."""
     if min_judge is None:
-        return lambda record: True
-
-    def keep(record: ItemRecord) -> bool:
-        mean = judge_mean(record)
-        return mean is None or mean >= min_judge
-
-    return keep
+        return [True] * len(means)
+    return [mean is None or mean >= min_judge for mean in means]
 
 
 def check_judged(revision: Revision, counts: Sequence[dict], min_judge: float | None) -> None:

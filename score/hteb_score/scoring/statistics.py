@@ -82,11 +82,12 @@ def _deltas(original: Mapping[str, float], transformed: Mapping[str, float]) -> 
     return [transformed[d] - original[d] for d in sorted(transformed) if d in original]
 
 
-def drift_row(record: Any, drift: float) -> dict[str, Any]:
-    """What the drift statistics keep of one transformed text (an ItemRecord): its drift, judge
-    quality and word edit distance, not the texts, so a run's drift rows stay small."""
-    return {"transformation": record.transformation, "drift": drift, "quality": record.judge.quality,
-            "edit_distance": normalised_word_edit_distance(record.original_text, record.transformed_text)}
+def drift_row(transformation: str, quality: float | None, original: str, transformed: str,
+              drift: float) -> dict[str, Any]:
+    """What the drift statistics keep of one transformed text: its drift, judge quality and word
+    edit distance, not the texts, so a run's drift rows stay small."""
+    return {"transformation": transformation, "drift": drift, "quality": quality,
+            "edit_distance": normalised_word_edit_distance(original, transformed)}
 
 
 def drift_statistics(

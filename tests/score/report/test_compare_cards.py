@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
 
 import matplotlib.image
 import numpy as np
@@ -184,9 +183,7 @@ def test_drift_vs_quality_plot_from_cards_with_rated_items(shared_data, tmp_path
     paths = []
     for i, model in enumerate(MODELS[:3]):
         drift = [  # real similarity labels stand in for cosine
-            drift_row(SimpleNamespace(transformation=t, original_text=r["sentence1"], transformed_text=r["sentence2"],
-                                      judge=SimpleNamespace(quality=float(round(r["score"])) + 1)),
-                      1 - r["score"] / 5.5 + 0.01 * i)
+            drift_row(t, float(round(r["score"])) + 1, r["sentence1"], r["sentence2"], 1 - r["score"] / 5.5 + 0.01 * i)
             for t in ("paraphrasing", "translation")
             for r in rows
         ]

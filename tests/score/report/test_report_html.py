@@ -9,7 +9,6 @@ import os
 import struct
 from html.parser import HTMLParser
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -375,8 +374,7 @@ def test_plot_text_is_at_least_10_pt(shared_data, report, cards):
     rows = [json.loads(line) for line in (shared_data / "STSBenchmark" / "test.jsonl").read_text().splitlines()[:20]]
     drift = {}
     for i, model in enumerate(MODELS[:3]):
-        items = [drift_row(SimpleNamespace(transformation=t, original_text=r["sentence1"], transformed_text=r["sentence2"],
-                                           judge=SimpleNamespace(quality=float(round(r["score"])) + 1)),
+        items = [drift_row(t, float(round(r["score"])) + 1, r["sentence1"], r["sentence2"],
                            1 - r["score"] / 5.5 + 0.01 * i)
                  for t in ("paraphrasing", "translation", "expansion", "summarisation") for r in rows]
         drift[model] = make_card(model, model_index=i, drift=items)["statistics"]["drift"]
