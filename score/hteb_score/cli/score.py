@@ -180,60 +180,14 @@ def checked_options(*, model_id: str | None, store: str | None, ref: str | None,
                         **settled)
 
 
-def _corpus_robustness(corpus, run, table, opts: ScoreOptions):
-    """The card's corpus-robustness section (None without --corpus-robustness), beside this run's original scores."""
-    if not corpus:
-        return None
-    from hteb_score.scoring.corpus_robustness import score_corpus_robustness
-
-    originals = {name: result for (name, transformation, _), result in run.results.items()
-                 if transformation == "original"}
-    return score_corpus_robustness(corpus, originals, table, protocol=opts.protocol,
-                                   progress=not opts.quiet)
-
-
 def _run(opts: ScoreOptions, folder: Path, started: float) -> str:
     """Score into `folder` (the staged output); returns the one-line summary."""
-    from hteb_score.encoding.choice import load_encoder
-    from hteb_score.encoding.encoder import EmbeddingTable
-    from hteb_score.report.card import package_versions
     from hteb_score.report.run_outputs import publish, summary
-    from hteb_score.scoring.data import read_data
-    from hteb_score.scoring.parts import ScorePart, run_identity, units_of_run
-    from hteb_score.scoring.run import score_variants
+    from hteb_score.scoring.unit_scorer import UnitScorer
 
-    data = read_data(opts)  # every variant read and checked before the model loads: bad data is refused first
-    groups = data.groups
-    if opts.encoder == "mteb":  # mteb's prompts need each dataset's mteb task
-        from hteb_score.encoding.mteb_encoder import check_tasks
-
-        check_tasks(groups.infos)
-    read = time.perf_counter()
-    runtime = {} if opts.encoder == "mteb" else {"backend": opts.backend, "precision": opts.precision,
-                                                 "token_budget": opts.token_budget, "choice": opts.model_choice}
-    encoder = load_encoder(opts.encoder, opts.model_id, device=opts.device, batch_size=opts.batch_size,
-                           trust_remote_code=opts.trust_remote_code, progress=not opts.quiet, **runtime)
-    loaded = time.perf_counter()
-    click.echo(opts.runtime_note, err=True)  # what runs the model, and why
-    table = EmbeddingTable(encoder, opts.cache_dir)
-    run = score_variants(groups, table, protocol=opts.protocol, progress=not opts.quiet,
-                         filtered=opts.min_judge is not None, flags=data.checked)
-    evaluated = time.perf_counter()
-    robustness = _corpus_robustness(data.corpus, run, table, opts)
-    # read_s: options, revision read and checked (start-up imports included), then read again dataset by
-    # dataset while scoring; model_s: the model loaded; statistics_s and the rest: report/run_outputs.py
-    spent = dict(run.timings)
-    timings = {"read_s": read - started + spent.pop("read_s"), "model_s": loaded - read, **spent,
-               "total_s": time.perf_counter() - started}
-    if robustness is not None:  # the perturbed documents are embedded after the variants
-        timings.update(corpus_robustness_s=timings["total_s"] - (evaluated - started),
-                       texts_requested=table.requested, unique_texts=table.unique, texts_encoded=table.encoded)
-    tasks = {info.name: info.to_json() for info in groups.infos}
-    identity = run_identity(opts, data.planned, data.provenance, encoder.card_model(), encoder.settings(),
-                            package_versions())
-    part = ScorePart(identity, units_of_run(run, tasks, data.error_policy, robustness), timings)
+    part = UnitScorer(opts, announce=lambda note: click.echo(note, err=True)).score(opts.part, started)
     if opts.part is not None:  # a work unit: its part, merged later (`hteb-score merge`)
         part.write(folder)
-        return (f"{encoder.model_id} [{opts.protocol.name}] part: {', '.join(tasks)} of {len(part.planned)} "
-                f"planned dataset(s)")
+        return (f"{part.identity['model']['model_id']} [{opts.protocol.name}] part: "
+                f"{', '.join(u.dataset for u in part.units)} of {len(part.planned)} planned dataset(s)")
     return summary(publish(part, folder))

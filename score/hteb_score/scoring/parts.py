@@ -14,6 +14,7 @@ be identical; a planned dataset no part holds is flagged `missing_dataset`, neve
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -36,6 +37,9 @@ DRIFT_COLUMNS = ("transformation", "drift", "quality", "edit_distance")
 # identity fields that are unions over the parts, not compared: the prompts an mteb model gave each task
 UNION_FIELDS = (("encode", "prompts"), ("model", "mteb", "prompts"))
 TIMING_TOTAL = "total_s"
+#: the packages whose versions a run records (its identity, and the card's `package_versions`)
+PACKAGES = ("hteb-score", "sentence-transformers", "transformers", "torch", "numpy", "scipy", "scikit-learn",
+            "faiss-cpu", "pytrec-eval-terrier", "datasets", "huggingface-hub")
 
 Variant = tuple[str, str, "int | None"]  # (dataset, transformation, seed)
 
@@ -246,6 +250,17 @@ def _result_from_json(data: Mapping[str, Any]) -> tuple[Variant, TaskScore]:
                        {subset: {k: _from_number(v) for k, v in metrics.items()}
                         for subset, metrics in data["details"].items()}, {})
     return (data["dataset"], data["transformation"], data["seed"]), result
+
+
+def package_versions() -> dict[str, str]:
+    """The installed versions of PACKAGES in this process (a Ray worker's own, on its node)."""
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return versions
 
 
 def run_identity(options: ScoreOptions, planned: Sequence[str], provenance: Mapping[str, Any],
