@@ -12,10 +12,11 @@ from hteb_contract.errors import HtebError
 from hteb_score import DEFAULT_STORE, SAMPLE_REVISION
 from hteb_score.cli import options
 from hteb_score.cli.output import OutputFolder
-from hteb_score.encoding.model_files import check_model, choose_model
+from hteb_score.encoding.model_files import DEFAULT_MODEL_ID, check_model, choose_model
 from hteb_score.scoring.options import ScoreOptions
 
 if TYPE_CHECKING:  # imported when the option is parsed: --help stays light
+    from hteb_score.cli.unit_run import Executor
     from hteb_score.evaluators.protocol import Protocol
 
 CARD = "result_card.json"  # marks a folder as an earlier result
@@ -29,7 +30,7 @@ def _protocol(ctx: click.Context, param: click.Parameter, name: str) -> Protocol
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("model_id", required=False)
+@click.argument("model_ids", nargs=-1, metavar="[MODEL_ID]...")
 @click.option("--store", default=None, help="Revision store: a path, file://PATH or hf://OWNER/NAME. "
               "Default: the sample store bundled with hteb-score.")
 @click.option("--revision", "ref", default=None, help=f"Label, content hash or Hub commit. Default: {SAMPLE_REVISION} "
@@ -92,7 +93,17 @@ def _protocol(ctx: click.Context, param: click.Parameter, name: str) -> Protocol
               help="Score only these datasets (comma-separated) of the run the other options choose, as its work "
               "units: OUT gets hteb_part.json, not a card; `hteb-score merge` joins the parts into the card a "
               "single run writes.")
-def score(out: Path, overwrite: bool, **given: Any) -> None:
+@click.option("--ray-address", default=None, metavar="local|auto|ADDRESS",
+              help="Spread the work units (one per model and dataset) over a Ray cluster: local (start one here), "
+              "auto (`ray start`'s) or ADDRESS (needs the ray extra). OUT/<model>/ gets each card, OUT/comparison/ "
+              "the comparison and report page; the same command again resumes a killed run.")
+@click.option("--ray-workers", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Ray workers, one model each at a time (default: as many as the cluster's CPUs, or GPUs with "
+              "--device cuda, hold).")
+@click.option("--ray-threads", type=click.IntRange(min=1), default=None, metavar="T",
+              help="CPU threads of each Ray worker (default 1).")
+def score(out: Path, overwrite: bool, model_ids: tuple[str, ...], ray_address: str | None, ray_workers: int | None,
+          ray_threads: int | None, **given: Any) -> None:
     """Score MODEL_ID (a sentence-transformers id or local folder, or a model of mteb's registry;
     default: the PyPI-shipped all-MiniLM-L6-v2) on an HTEB revision: the original data and every
     transformation and seed.
@@ -101,11 +112,20 @@ def score(out: Path, overwrite: bool, **given: Any) -> None:
     re-embedded. Writes OUT/result_card.json, OUT/result_card.md and mteb-format JSON of the
     original scores under OUT/mteb/. Every option is checked before any data is read or the
     model loads.
+
+    Several MODEL_IDs, or --ray-address, make a run of work units, one per model and dataset,
+    each kept in OUT as it finishes: OUT/<model>/ gets each model's card and OUT/comparison/ the
+    comparison and report page of several models (docs/ray.md).
     """
     from hteb_score.scoring.parts import PART_FILE
 
     started = time.perf_counter()
-    opts = checked_options(**given)
+    if ray_address is None and (ray_workers, ray_threads) != (None, None):
+        raise HtebError("--ray-workers and --ray-threads size the workers of --ray-address; give it, or drop them")
+    if len(model_ids) > 1 or ray_address is not None:
+        _units(model_ids, given, out, overwrite, _executor(ray_address, ray_workers, ray_threads))
+        return
+    opts = checked_options(model_id=model_ids[0] if model_ids else None, **given)
     local = () if opts.store is None or opts.store.startswith("hf://") else (Path(opts.store.removeprefix("file://")),)
     output = OutputFolder.check(out, marker=CARD if opts.part is None else PART_FILE, overwrite=overwrite, stores=local)
     if opts.encoder == "sentence-transformers":  # an mteb model was found in mteb's registry
@@ -113,6 +133,66 @@ def score(out: Path, overwrite: bool, **given: Any) -> None:
     with output.staged() as folder:
         summary = _run(opts, folder, started)
     click.echo(f"{summary} -> {output.path}")
+
+
+def _executor(address: str | None, workers: int | None, threads: int | None) -> Executor:
+    """Where the units run: on the Ray cluster at `address`, else one after the other in this process."""
+    if address is None:
+        from hteb_score.scoring.unit_scorer import InProcess
+
+        return InProcess()
+    from hteb_score.scoring.ray_units import RayCluster
+
+    address = options.text(address, "--ray-address")
+    return RayCluster(address, workers, threads or 1)
+
+
+def _units(model_ids: tuple[str, ...], given: dict[str, Any], out: Path, overwrite: bool, executor: Executor) -> None:
+    """The run of work units: every model's options checked first, then the units (cli/unit_run.py)."""
+    from hteb_contract.stores.local import enclosing_store
+    from hteb_score.cli.unit_run import RESERVED, run_units
+    from hteb_score.report.comparison_files import model_folders
+
+    twice = next((m for i, m in enumerate(model_ids) if m in model_ids[:i]), None)
+    if twice is not None:
+        raise HtebError(f"MODEL_ID {twice} is given twice")
+    if given.get("part") is not None:
+        raise HtebError("--part scores one work unit of one model; a run of several models or --ray-address plans "
+                        "its own units: drop --part")
+    if len(model_ids) > 1 and (given.get("model_revision"), given.get("model_name")) != (None, None):
+        raise HtebError("--model-revision and --model-name apply to one model; give one MODEL_ID with them")
+    checked = [checked_options(model_id=model, **given) for model in (model_ids or (None,))]
+    out = options.writable_location(out, "--out")
+    for opts in checked:
+        local = () if opts.store is None or opts.store.startswith("hf://") else (Path(opts.store.removeprefix("file://")),)
+        store = enclosing_store(out, *local)
+        if store is not None:
+            raise HtebError(f"--out {out} is inside the store {store}: a store holds published revisions only")
+        if opts.encoder == "sentence-transformers":
+            check_model(opts.model_id)
+    names = [_shown(opts) for opts in checked]
+    folders = model_folders([*RESERVED, *names])
+    settings = {"models": list(model_ids), **{key: _recorded(value) for key, value in given.items() if key != "quiet"}}
+    lines = run_units({folders[name]: opts for name, opts in zip(names, checked)}, settings, out, overwrite=overwrite,
+                      executor=executor, echo=lambda line: click.echo(line, err=True))
+    for line in lines:
+        click.echo(line)
+
+
+def _shown(opts: ScoreOptions) -> str:
+    """A model's name in the run: its --model-name, a local folder's name, or its Hub id."""
+    if opts.model_choice.name is not None:
+        return opts.model_choice.name
+    if opts.model_id is None:
+        return DEFAULT_MODEL_ID
+    return Path(opts.model_id).name if Path(opts.model_id).exists() else opts.model_id
+
+
+def _recorded(value: Any) -> Any:
+    """A setting as the run folder records it (a protocol by its name, a path as text)."""
+    if isinstance(value, Path):
+        return str(value)
+    return getattr(value, "name", value) if not isinstance(value, (str, int, float, bool, type(None))) else value
 
 
 def _runtime(backend: str, precision: str | None, device: str) -> tuple[str, str]:

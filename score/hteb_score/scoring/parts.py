@@ -153,9 +153,9 @@ def merge_parts(parts: Sequence[ScorePart], names: Sequence[str] | None = None) 
     if made_by != __version__:
         raise HtebError(f"{names[0]} was written by hteb-score {made_by}; this is {__version__}: score it again")
     for part, name in zip(parts[1:], names[1:]):
-        difference = _difference(identity, part.identity)
-        if difference is not None:
-            raise HtebError(f"{names[0]} and {name} differ in {difference}: they are not parts of one run")
+        differs = difference(identity, part.identity)
+        if differs is not None:
+            raise HtebError(f"{names[0]} and {name} differ in {differs}: they are not parts of one run")
         identity = _union(identity, part.identity)
     held: dict[str, tuple[Unit, str]] = {}
     timings: dict[str, float] = {}
@@ -185,13 +185,13 @@ def read_parts(paths: Iterable[Path]) -> ScorePart:
     return merge_parts([read_part(p) for p in paths], [str(p) for p in paths])
 
 
-def _difference(a: Any, b: Any, path: str = "") -> str | None:
+def difference(a: Any, b: Any, path: str = "") -> str | None:
     """Where two identities first differ ('model.identity: X vs Y'); None when they agree."""
     if any(path == ".".join(f) for f in UNION_FIELDS):
         return None
     if isinstance(a, dict) and isinstance(b, dict):
         for key in list(a) + [k for k in b if k not in a]:
-            found = _difference(a.get(key), b.get(key), f"{path}.{key}" if path else key)
+            found = difference(a.get(key), b.get(key), f"{path}.{key}" if path else key)
             if found is not None:
                 return found
         return None
