@@ -173,8 +173,9 @@ def _units(model_ids: tuple[str, ...], given: dict[str, Any], out: Path, overwri
     names = [_shown(opts) for opts in checked]
     folders = model_folders([*RESERVED, *names])
     settings = {"models": list(model_ids), **{key: _recorded(value) for key, value in given.items() if key != "quiet"}}
-    lines = run_units({folders[name]: opts for name, opts in zip(names, checked)}, settings, out, overwrite=overwrite,
-                      executor=executor, echo=lambda line: click.echo(line, err=True))
+    with executor:
+        lines = run_units({folders[name]: opts for name, opts in zip(names, checked)}, settings, out,
+                          overwrite=overwrite, executor=executor, echo=lambda line: click.echo(line, err=True))
     for line in lines:
         click.echo(line)
 

@@ -35,7 +35,12 @@ RESERVED = (PARTS, COMPARISON)  # folder names of the run itself: a model of one
 
 class Executor(Protocol):
     """Where units are scored: in this process one after the other (scoring.unit_scorer.InProcess)
-    or on a Ray cluster (scoring.ray_units.RayCluster)."""
+    or on a Ray cluster (scoring.ray_units.RayCluster), entered before the run folder is touched
+    (an unreachable cluster is refused before anything is written)."""
+
+    def __enter__(self) -> Executor: ...
+
+    def __exit__(self, *exc: object) -> None: ...
 
     def run(self, units: Sequence[WorkUnit], done: Done) -> None: ...
 

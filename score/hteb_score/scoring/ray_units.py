@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import socket
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from hteb_contract.errors import HtebError
@@ -29,6 +30,7 @@ from hteb_score.scoring.parts import ScorePart
 from hteb_score.scoring.unit_scorer import Done, UnitScorer, WorkUnit
 
 LOCAL = "local"  # start a Ray instance on this machine for the run
+PROBE_S = 10  # how long a named cluster's head has to answer
 #: Read by huggingface_hub, torch or hteb-score in a worker: passed from the driver when it has them.
 PASSED = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HOME", "HF_HUB_CACHE", "HF_HUB_OFFLINE", "HF_ENDPOINT",
           "HTEB_CACHE_DIR", "HTEB_MODEL_CACHE")
@@ -61,6 +63,8 @@ def connect(address: str, *, num_cpus: int | None) -> Any:
     except ImportError:
         raise HtebError("--ray-address needs Ray: pip install 'hteb-score[ray]'") from None
     if not ray.is_initialized():
+        if address not in ("auto", LOCAL):
+            _reachable(address)
         options = {"num_cpus": num_cpus} if address == LOCAL and num_cpus else {}
         try:
             ray.init(address=address, log_to_driver=False, include_dashboard=False, **options)
@@ -74,14 +78,38 @@ def connect(address: str, *, num_cpus: int | None) -> Any:
     return ray
 
 
-@dataclass(frozen=True)
+def _reachable(address: str) -> None:
+    """A named cluster's head answers on its port within PROBE_S: Ray itself retries an address
+    that does not answer for minutes before it gives up."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise HtebError(f"--ray-address {address!r}: expected local, auto or HOST:PORT")
+    try:
+        socket.create_connection((host, int(port)), timeout=PROBE_S).close()
+    except OSError as err:
+        raise HtebError(f"cannot reach the Ray cluster at {address!r}: {err.strerror or err}") from None
+
+
+@dataclass
 class RayCluster:
     """Where and how wide: the cluster's `address`, `workers` (None: what its resources hold) and
-    the CPU `threads` of each."""
+    the CPU `threads` of each. Joined for the `with` block, left after it (a cluster it started
+    here stops)."""
 
     address: str
     workers: int | None = None
     threads: int = 1
+    ray: Any = field(default=None, init=False, repr=False)
+    started_here: bool = field(default=False, init=False, repr=False)
+
+    def __enter__(self) -> RayCluster:
+        self.started_here = not _initialized()
+        self.ray = connect(self.address, num_cpus=self.workers * self.threads if self.workers else None)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.started_here:
+            self.ray.shutdown()
 
     def resources(self, device: str) -> dict[str, float]:
         """What one worker takes: its threads, and a GPU when the model runs on CUDA."""
@@ -92,15 +120,8 @@ class RayCluster:
 
     def run(self, units: Sequence[WorkUnit], done: Done) -> None:
         """Score `units` on the cluster, calling `done` in this process as each part comes back."""
-        need = self.resources(units[0].options.device)
-        started_here = not _initialized()
-        ray = connect(self.address, num_cpus=self.workers * self.threads if self.workers else None)
-        try:
-            with _stdout_to_stderr():
-                self._run(ray, units, done, need)
-        finally:
-            if started_here:
-                ray.shutdown()
+        with _stdout_to_stderr():
+            self._run(self.ray, units, done, self.resources(units[0].options.device))
 
     def _run(self, ray: Any, units: Sequence[WorkUnit], done: Done, need: dict[str, float]) -> None:
         from ray.util import ActorPool

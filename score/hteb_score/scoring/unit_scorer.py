@@ -105,6 +105,12 @@ def _corpus_robustness(corpus: list[Any], run: ScoreRun, table: EmbeddingTable,
 class InProcess:
     """Units one after the other in this process, each model loaded once for its run of units."""
 
+    def __enter__(self) -> InProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
     def run(self, units: Iterable[WorkUnit], done: Done) -> None:
         scorer: UnitScorer | None = None
         model = None
