@@ -126,13 +126,20 @@ def score(out: Path, overwrite: bool, model_ids: tuple[str, ...], ray_address: s
         _units(model_ids, given, out, overwrite, _executor(ray_address, ray_workers, ray_threads))
         return
     opts = checked_options(model_id=model_ids[0] if model_ids else None, **given)
-    local = () if opts.store is None or opts.store.startswith("hf://") else (Path(opts.store.removeprefix("file://")),)
-    output = OutputFolder.check(out, marker=CARD if opts.part is None else PART_FILE, overwrite=overwrite, stores=local)
+    output = OutputFolder.check(out, marker=CARD if opts.part is None else PART_FILE, overwrite=overwrite,
+                                stores=_local_stores(opts))
     if opts.encoder == "sentence-transformers":  # an mteb model was found in mteb's registry
         check_model(opts.model_id)
     with output.staged() as folder:
         summary = _run(opts, folder, started)
     click.echo(f"{summary} -> {output.path}")
+
+
+def _local_stores(opts: ScoreOptions) -> tuple[Path, ...]:
+    """The run's store when it is a local folder (an output inside it is refused)."""
+    if opts.store is None or opts.store.startswith("hf://"):
+        return ()
+    return (Path(opts.store.removeprefix("file://")),)
 
 
 def _executor(address: str | None, workers: int | None, threads: int | None) -> Executor:
@@ -164,8 +171,7 @@ def _units(model_ids: tuple[str, ...], given: dict[str, Any], out: Path, overwri
     checked = [checked_options(model_id=model, **given) for model in (model_ids or (None,))]
     out = options.writable_location(out, "--out")
     for opts in checked:
-        local = () if opts.store is None or opts.store.startswith("hf://") else (Path(opts.store.removeprefix("file://")),)
-        store = enclosing_store(out, *local)
+        store = enclosing_store(out, *_local_stores(opts))
         if store is not None:
             raise HtebError(f"--out {out} is inside the store {store}: a store holds published revisions only")
         if opts.encoder == "sentence-transformers":
