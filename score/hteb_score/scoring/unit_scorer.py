@@ -40,7 +40,7 @@ Done = Callable[[WorkUnit, ScorePart], None]
 
 class UnitScorer:
     """The model of `options`, loaded when first needed and kept for every later unit; `announce` is
-    given what runs the model and why (options.runtime_note) as it loads, once the data is checked."""
+    given what runs the model and why (options.runtime_note) once it has loaded."""
 
     def __init__(self, options: ScoreOptions, announce: Callable[[str], None] | None = None) -> None:
         self.options = options
@@ -50,13 +50,13 @@ class UnitScorer:
     def _load(self) -> TextEncoder:
         opts = self.options
         if self.encoder is None:
-            if self.announce is not None:
-                self.announce(opts.runtime_note)
             runtime = {} if opts.encoder == "mteb" else {"backend": opts.backend, "precision": opts.precision,
                                                          "token_budget": opts.token_budget,
                                                          "choice": opts.model_choice}
             self.encoder = load_encoder(opts.encoder, opts.model_id, device=opts.device, batch_size=opts.batch_size,
                                         trust_remote_code=opts.trust_remote_code, progress=not opts.quiet, **runtime)
+            if self.announce is not None:
+                self.announce(opts.runtime_note)
         return self.encoder
 
     def score(self, datasets: Sequence[str] | None, started: float | None = None) -> ScorePart:
