@@ -79,9 +79,13 @@ def test_a_run_folder_resumes_only_a_run_of_the_same_settings(tmp_path):
                                         "the same command to resume it, pass --overwrite"):
         with RunFolder.held(tmp_path, {"models": ["a"], "batch_size": 64}, overwrite=False):
             pass
+    (tmp_path / PARTS / "a").mkdir(parents=True, exist_ok=True)
     with RunFolder.held(tmp_path, {"models": ["a"], "batch_size": 64}, overwrite=True):
-        assert not (tmp_path / PARTS).exists()  # started again: the other run's parts are gone
+        assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == [RUN_FILE]  # started again
     assert json.loads((tmp_path / RUN_FILE).read_text())["settings"]["batch_size"] == 64
+    (tmp_path / "a").mkdir()  # a model's card folder
+    with RunFolder.held(tmp_path, {"models": ["a"], "batch_size": 64}, overwrite=True):
+        assert not (tmp_path / "a").exists()  # the same settings, --overwrite: started again all the same
 
 
 def test_only_a_whole_part_of_this_hteb_score_and_its_unit_is_kept(tmp_path):

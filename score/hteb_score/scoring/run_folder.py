@@ -40,8 +40,9 @@ class RunFolder:
     @contextmanager
     def held(cls, path: Path, settings: Mapping[str, Any], *, overwrite: bool) -> Iterator[RunFolder]:
         """The run folder at `path` for a run of `settings`, held by this process for the block: new,
-        empty, or one of the same settings (resumed); one of other settings is refused unless
-        `overwrite` (its parts then go); any other non-empty folder is refused."""
+        empty, or one of the same settings (resumed); one of other settings is refused. With
+        `overwrite`, a run folder's earlier run goes whole (its parts, cards and comparison) and the
+        run starts again. Any other non-empty folder is refused."""
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
         busy = f"another run is scoring into --out {path}; wait for it, or choose another folder"
@@ -58,14 +59,18 @@ class RunFolder:
                 found = json.loads(record.read_text(encoding="utf-8"))
             except (UnicodeDecodeError, json.JSONDecodeError):
                 found = None
-            if found == wanted:
+            if found == wanted and not overwrite:
                 return
             if not overwrite:
                 why = difference(found, wanted) if isinstance(found, dict) else f"{RUN_FILE} is damaged"
                 raise HtebError(f"--out {self.path} holds a run of other settings ({why}); "
                                 "run the same command to resume it, pass --overwrite to start it again, or choose "
                                 "another folder")
-            shutil.rmtree(self.path / PARTS, ignore_errors=True)
+            for entry in self.path.iterdir():  # started again: nothing of the earlier run stays
+                if entry.is_dir():
+                    shutil.rmtree(entry)
+                elif entry.name != LOCK:
+                    entry.unlink()
         elif any(p.name != LOCK for p in self.path.iterdir()):
             raise HtebError(f"--out {self.path} is a non-empty folder without {RUN_FILE}; choose a new or empty folder")
         atomic_write_text(record, json.dumps(wanted, indent=2, ensure_ascii=False) + "\n")
