@@ -123,7 +123,7 @@ def score(out: Path, overwrite: bool, model_ids: tuple[str, ...], ray_address: s
     if ray_address is None and (ray_workers, ray_threads) != (None, None):
         raise HtebError("--ray-workers and --ray-threads size the workers of --ray-address; give it, or drop them")
     if len(model_ids) > 1 or ray_address is not None:
-        _units(model_ids, given, out, overwrite, _executor(ray_address, ray_workers, ray_threads))
+        _units(model_ids, given, out, overwrite, (ray_address, ray_workers, ray_threads))
         return
     opts = checked_options(model_id=model_ids[0] if model_ids else None, **given)
     output = OutputFolder.check(out, marker=CARD if opts.part is None else PART_FILE, overwrite=overwrite,
@@ -142,7 +142,7 @@ def _local_stores(opts: ScoreOptions) -> tuple[Path, ...]:
     return (Path(opts.store.removeprefix("file://")),)
 
 
-def _executor(address: str | None, workers: int | None, threads: int | None) -> Executor:
+def _executor(address: str | None, workers: int | None, threads: int | None, device: str) -> Executor:
     """Where the units run: on the Ray cluster at `address`, else one after the other in this process."""
     if address is None:
         from hteb_score.scoring.unit_scorer import InProcess
@@ -150,11 +150,11 @@ def _executor(address: str | None, workers: int | None, threads: int | None) -> 
         return InProcess()
     from hteb_score.scoring.ray_units import RayCluster
 
-    address = options.text(address, "--ray-address")
-    return RayCluster(address, workers, threads or 1)
+    return RayCluster(options.text(address, "--ray-address"), workers, threads or 1, device)
 
 
-def _units(model_ids: tuple[str, ...], given: dict[str, Any], out: Path, overwrite: bool, executor: Executor) -> None:
+def _units(model_ids: tuple[str, ...], given: dict[str, Any], out: Path, overwrite: bool,
+           ray: tuple[str | None, int | None, int | None]) -> None:
     """The run of work units: every model's options checked first, then the units (cli/unit_run.py)."""
     from hteb_contract.stores.local import enclosing_store
     from hteb_score.cli.unit_run import RESERVED, run_units
@@ -176,6 +176,7 @@ def _units(model_ids: tuple[str, ...], given: dict[str, Any], out: Path, overwri
             raise HtebError(f"--out {out} is inside the store {store}: a store holds published revisions only")
         if opts.encoder == "sentence-transformers":
             check_model(opts.model_id)
+    executor = _executor(*ray, checked[0].device)
     names = [_shown(opts) for opts in checked]
     folders = model_folders([*RESERVED, *names])
     settings = {"models": list(model_ids), **{key: _recorded(value) for key, value in given.items() if key != "quiet"}}

@@ -51,9 +51,6 @@ class UnitWorker:
             self.scorer, self.model = UnitScorer(unit.options), unit.model
         return index, self.scorer.score(unit.options.part)
 
-    def pid(self) -> int:
-        return os.getpid()
-
 
 def connect(address: str, *, num_cpus: int | None) -> Any:
     """Join the cluster at `address` ("auto": the one `ray start` made here; LOCAL: a new one of
@@ -92,15 +89,21 @@ def _reachable(address: str) -> None:
 
 @dataclass
 class RayCluster:
-    """Where and how wide: the cluster's `address`, `workers` (None: what its resources hold) and
-    the CPU `threads` of each. Joined for the `with` block, left after it (a cluster it started
-    here stops)."""
+    """Where and how wide: the cluster's `address`, `workers` (None: what its resources hold), the
+    CPU `threads` of each and the `device` its model runs on (cuda: a GPU of its own; auto and cpu:
+    none, so the model runs on CPU). Joined for the `with` block, left after it (a cluster it
+    started here stops)."""
 
     address: str
     workers: int | None = None
     threads: int = 1
+    device: str = "cpu"
     ray: Any = field(default=None, init=False, repr=False)
     started_here: bool = field(default=False, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if "," in self.device or self.device.startswith("cuda:"):
+            raise HtebError(f"--device {self.device}: Ray gives each worker its own GPU; pass --device cuda (or cpu)")
 
     def __enter__(self) -> RayCluster:
         self.started_here = not _initialized()
@@ -111,17 +114,14 @@ class RayCluster:
         if self.started_here:
             self.ray.shutdown()
 
-    def resources(self, device: str) -> dict[str, float]:
+    def resources(self) -> dict[str, float]:
         """What one worker takes: its threads, and a GPU when the model runs on CUDA."""
-        if "," in device or device.startswith("cuda:"):
-            raise HtebError(f"--device {device}: Ray gives each worker its own GPU; pass --device cuda (or cpu)")
-        gpu = {"num_gpus": 1} if device.startswith("cuda") else {}
-        return {"num_cpus": self.threads, **gpu}
+        return {"num_cpus": self.threads, **({"num_gpus": 1} if self.device == "cuda" else {})}
 
     def run(self, units: Sequence[WorkUnit], done: Done) -> None:
         """Score `units` on the cluster, calling `done` in this process as each part comes back."""
         with _stdout_to_stderr():
-            self._run(self.ray, units, done, self.resources(units[0].options.device))
+            self._run(self.ray, units, done, self.resources())
 
     def _run(self, ray: Any, units: Sequence[WorkUnit], done: Done, need: dict[str, float]) -> None:
         from ray.util import ActorPool
