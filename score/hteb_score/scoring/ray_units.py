@@ -34,6 +34,8 @@ PROBE_S = 10  # how long a named cluster's head has to answer
 #: Read by huggingface_hub, torch or hteb-score in a worker: passed from the driver when it has them.
 PASSED = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HOME", "HF_HUB_CACHE", "HF_HUB_OFFLINE", "HF_ENDPOINT",
           "HTEB_CACHE_DIR", "HTEB_MODEL_CACHE")
+#: The thread pools a worker's libraries start (OpenMP, BLAS, the tokenizers' Rust pool): its threads each.
+THREAD_POOLS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS")
 
 
 class UnitWorker:
@@ -135,6 +137,7 @@ class RayCluster:
                 raise HtebError(f"the Ray cluster at {self.address!r} has no room for one worker ({need}; it holds "
                                 f"{held})")
         env = {name: os.environ[name] for name in PASSED if name in os.environ}
+        env.update(dict.fromkeys(THREAD_POOLS, str(self.threads)))
         actor = ray.remote(max_restarts=-1, max_task_retries=-1, runtime_env={"env_vars": env}, **need)(UnitWorker)
         actors = [actor.remote(self.threads) for _ in range(min(workers, len(units)))]
         try:
