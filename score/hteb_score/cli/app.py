@@ -38,6 +38,7 @@ def cli() -> None:
     hteb-score verify --store STORE --revision LABEL
     hteb-score revisions --store STORE
     hteb-score MODEL_ID --part DATASETS --out PART   one work unit; then hteb-score merge PART... --out DIR
+    hteb-score MODEL_A MODEL_B --out DIR [--ray-address local|auto|ADDRESS]   work units, cards, comparison
 
     Every command's default store is the sample store bundled with hteb-score.
     """

@@ -12,10 +12,11 @@ from hteb_contract.errors import HtebError
 from hteb_score import DEFAULT_STORE, SAMPLE_REVISION
 from hteb_score.cli import options
 from hteb_score.cli.output import OutputFolder
-from hteb_score.encoding.model_files import check_model, choose_model
+from hteb_score.encoding.model_files import DEFAULT_MODEL_ID, check_model, choose_model
 from hteb_score.scoring.options import ScoreOptions
 
 if TYPE_CHECKING:  # imported when the option is parsed: --help stays light
+    from hteb_score.cli.unit_run import Executor
     from hteb_score.evaluators.protocol import Protocol
 
 CARD = "result_card.json"  # marks a folder as an earlier result
@@ -29,7 +30,7 @@ def _protocol(ctx: click.Context, param: click.Parameter, name: str) -> Protocol
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("model_id", required=False)
+@click.argument("model_ids", nargs=-1, metavar="[MODEL_ID]...")
 @click.option("--store", default=None, help="Revision store: a path, file://PATH or hf://OWNER/NAME. "
               "Default: the sample store bundled with hteb-score.")
 @click.option("--revision", "ref", default=None, help=f"Label, content hash or Hub commit. Default: {SAMPLE_REVISION} "
@@ -92,7 +93,17 @@ def _protocol(ctx: click.Context, param: click.Parameter, name: str) -> Protocol
               help="Score only these datasets (comma-separated) of the run the other options choose, as its work "
               "units: OUT gets hteb_part.json, not a card; `hteb-score merge` joins the parts into the card a "
               "single run writes.")
-def score(out: Path, overwrite: bool, **given: Any) -> None:
+@click.option("--ray-address", default=None, metavar="local|auto|ADDRESS",
+              help="Spread the work units (one per model and dataset) over a Ray cluster: local (start one here), "
+              "auto (`ray start`'s) or ADDRESS (needs the ray extra). OUT/<model>/ gets each card, OUT/comparison/ "
+              "the comparison and report page; the same command again resumes a killed run.")
+@click.option("--ray-workers", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Ray workers, one model each at a time (default: as many as the cluster's CPUs, or GPUs with "
+              "--device cuda, hold).")
+@click.option("--ray-threads", type=click.IntRange(min=1), default=None, metavar="T",
+              help="CPU threads of each Ray worker (default 1).")
+def score(out: Path, overwrite: bool, model_ids: tuple[str, ...], ray_address: str | None, ray_workers: int | None,
+          ray_threads: int | None, **given: Any) -> None:
     """Score MODEL_ID (a sentence-transformers id or local folder, or a model of mteb's registry;
     default: the PyPI-shipped all-MiniLM-L6-v2) on an HTEB revision: the original data and every
     transformation and seed.
@@ -101,18 +112,95 @@ def score(out: Path, overwrite: bool, **given: Any) -> None:
     re-embedded. Writes OUT/result_card.json, OUT/result_card.md and mteb-format JSON of the
     original scores under OUT/mteb/. Every option is checked before any data is read or the
     model loads.
+
+    Several MODEL_IDs, or --ray-address, make a run of work units, one per model and dataset,
+    each kept in OUT as it finishes: OUT/<model>/ gets each model's card and OUT/comparison/ the
+    comparison and report page of several models (docs/ray.md).
     """
     from hteb_score.scoring.parts import PART_FILE
 
     started = time.perf_counter()
-    opts = checked_options(**given)
-    local = () if opts.store is None or opts.store.startswith("hf://") else (Path(opts.store.removeprefix("file://")),)
-    output = OutputFolder.check(out, marker=CARD if opts.part is None else PART_FILE, overwrite=overwrite, stores=local)
+    if ray_address is None and (ray_workers, ray_threads) != (None, None):
+        raise HtebError("--ray-workers and --ray-threads size the workers of --ray-address; give it, or drop them")
+    if len(model_ids) > 1 or ray_address is not None:
+        _units(model_ids, given, out, overwrite, (ray_address, ray_workers, ray_threads))
+        return
+    opts = checked_options(model_id=model_ids[0] if model_ids else None, **given)
+    output = OutputFolder.check(out, marker=CARD if opts.part is None else PART_FILE, overwrite=overwrite,
+                                stores=_local_stores(opts))
     if opts.encoder == "sentence-transformers":  # an mteb model was found in mteb's registry
         check_model(opts.model_id)
     with output.staged() as folder:
         summary = _run(opts, folder, started)
     click.echo(f"{summary} -> {output.path}")
+
+
+def _local_stores(opts: ScoreOptions) -> tuple[Path, ...]:
+    """The run's store when it is a local folder (an output inside it is refused)."""
+    if opts.store is None or opts.store.startswith("hf://"):
+        return ()
+    return (Path(opts.store.removeprefix("file://")),)
+
+
+def _executor(address: str | None, workers: int | None, threads: int | None, device: str) -> Executor:
+    """Where the units run: on the Ray cluster at `address`, else one after the other in this process."""
+    if address is None:
+        from hteb_score.scoring.unit_scorer import InProcess
+
+        return InProcess()
+    from hteb_score.scoring.ray_units import RayCluster
+
+    return RayCluster(options.text(address, "--ray-address"), workers, threads or 1, device)
+
+
+def _units(model_ids: tuple[str, ...], given: dict[str, Any], out: Path, overwrite: bool,
+           ray: tuple[str | None, int | None, int | None]) -> None:
+    """The run of work units: every model's options checked first, then the units (cli/unit_run.py)."""
+    from hteb_contract.stores.local import enclosing_store
+    from hteb_score.cli.unit_run import RESERVED, run_units
+    from hteb_score.report.comparison_files import model_folders
+
+    twice = next((m for i, m in enumerate(model_ids) if m in model_ids[:i]), None)
+    if twice is not None:
+        raise HtebError(f"MODEL_ID {twice} is given twice")
+    if given.get("part") is not None:
+        raise HtebError("--part scores one work unit of one model; a run of several models or --ray-address plans "
+                        "its own units: drop --part")
+    if len(model_ids) > 1 and (given.get("model_revision"), given.get("model_name")) != (None, None):
+        raise HtebError("--model-revision and --model-name apply to one model; give one MODEL_ID with them")
+    checked = [checked_options(model_id=model, **given) for model in (model_ids or (None,))]
+    out = options.writable_location(out, "--out")
+    for opts in checked:
+        store = enclosing_store(out, *_local_stores(opts))
+        if store is not None:
+            raise HtebError(f"--out {out} is inside the store {store}: a store holds published revisions only")
+        if opts.encoder == "sentence-transformers":
+            check_model(opts.model_id)
+    executor = _executor(*ray, checked[0].device)
+    names = [_shown(opts) for opts in checked]
+    folders = model_folders([*RESERVED, *names])
+    settings = {"models": list(model_ids), **{key: _recorded(value) for key, value in given.items() if key != "quiet"}}
+    with executor:
+        lines = run_units({folders[name]: opts for name, opts in zip(names, checked)}, settings, out,
+                          overwrite=overwrite, executor=executor, echo=lambda line: click.echo(line, err=True))
+    for line in lines:
+        click.echo(line)
+
+
+def _shown(opts: ScoreOptions) -> str:
+    """A model's name in the run: its --model-name, a local folder's name, or its Hub id."""
+    if opts.model_choice.name is not None:
+        return opts.model_choice.name
+    if opts.model_id is None:
+        return DEFAULT_MODEL_ID
+    return Path(opts.model_id).name if Path(opts.model_id).exists() else opts.model_id
+
+
+def _recorded(value: Any) -> Any:
+    """A setting as the run folder records it (a protocol by its name, a path as text)."""
+    if isinstance(value, Path):
+        return str(value)
+    return getattr(value, "name", value) if not isinstance(value, (str, int, float, bool, type(None))) else value
 
 
 def _runtime(backend: str, precision: str | None, device: str) -> tuple[str, str]:
@@ -180,60 +268,14 @@ def checked_options(*, model_id: str | None, store: str | None, ref: str | None,
                         **settled)
 
 
-def _corpus_robustness(corpus, run, table, opts: ScoreOptions):
-    """The card's corpus-robustness section (None without --corpus-robustness), beside this run's original scores."""
-    if not corpus:
-        return None
-    from hteb_score.scoring.corpus_robustness import score_corpus_robustness
-
-    originals = {name: result for (name, transformation, _), result in run.results.items()
-                 if transformation == "original"}
-    return score_corpus_robustness(corpus, originals, table, protocol=opts.protocol,
-                                   progress=not opts.quiet)
-
-
 def _run(opts: ScoreOptions, folder: Path, started: float) -> str:
     """Score into `folder` (the staged output); returns the one-line summary."""
-    from hteb_score.encoding.choice import load_encoder
-    from hteb_score.encoding.encoder import EmbeddingTable
-    from hteb_score.report.card import package_versions
     from hteb_score.report.run_outputs import publish, summary
-    from hteb_score.scoring.data import read_data
-    from hteb_score.scoring.parts import ScorePart, run_identity, units_of_run
-    from hteb_score.scoring.run import score_variants
+    from hteb_score.scoring.unit_scorer import UnitScorer
 
-    data = read_data(opts)  # every variant read and checked before the model loads: bad data is refused first
-    groups = data.groups
-    if opts.encoder == "mteb":  # mteb's prompts need each dataset's mteb task
-        from hteb_score.encoding.mteb_encoder import check_tasks
-
-        check_tasks(groups.infos)
-    read = time.perf_counter()
-    runtime = {} if opts.encoder == "mteb" else {"backend": opts.backend, "precision": opts.precision,
-                                                 "token_budget": opts.token_budget, "choice": opts.model_choice}
-    encoder = load_encoder(opts.encoder, opts.model_id, device=opts.device, batch_size=opts.batch_size,
-                           trust_remote_code=opts.trust_remote_code, progress=not opts.quiet, **runtime)
-    loaded = time.perf_counter()
-    click.echo(opts.runtime_note, err=True)  # what runs the model, and why
-    table = EmbeddingTable(encoder, opts.cache_dir)
-    run = score_variants(groups, table, protocol=opts.protocol, progress=not opts.quiet,
-                         filtered=opts.min_judge is not None, flags=data.checked)
-    evaluated = time.perf_counter()
-    robustness = _corpus_robustness(data.corpus, run, table, opts)
-    # read_s: options, revision read and checked (start-up imports included), then read again dataset by
-    # dataset while scoring; model_s: the model loaded; statistics_s and the rest: report/run_outputs.py
-    spent = dict(run.timings)
-    timings = {"read_s": read - started + spent.pop("read_s"), "model_s": loaded - read, **spent,
-               "total_s": time.perf_counter() - started}
-    if robustness is not None:  # the perturbed documents are embedded after the variants
-        timings.update(corpus_robustness_s=timings["total_s"] - (evaluated - started),
-                       texts_requested=table.requested, unique_texts=table.unique, texts_encoded=table.encoded)
-    tasks = {info.name: info.to_json() for info in groups.infos}
-    identity = run_identity(opts, data.planned, data.provenance, encoder.card_model(), encoder.settings(),
-                            package_versions())
-    part = ScorePart(identity, units_of_run(run, tasks, data.error_policy, robustness), timings)
+    part = UnitScorer(opts, announce=lambda note: click.echo(note, err=True)).score(opts.part, started)
     if opts.part is not None:  # a work unit: its part, merged later (`hteb-score merge`)
         part.write(folder)
-        return (f"{encoder.model_id} [{opts.protocol.name}] part: {', '.join(tasks)} of {len(part.planned)} "
-                f"planned dataset(s)")
+        return (f"{part.identity['model']['model_id']} [{opts.protocol.name}] part: "
+                f"{', '.join(u.dataset for u in part.units)} of {len(part.planned)} planned dataset(s)")
     return summary(publish(part, folder))

@@ -213,9 +213,12 @@ def _attach_onnx(model: Any, folder: Path, precision: str) -> None:
 
 def _attach_openvino(model: Any, folder: Path, precision: str) -> None:
     import openvino
+    import torch
 
     path = onnx_export(model, folder, "fp32")
-    compiled = openvino.Core().compile_model(str(path), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    # torch's thread count, as onnxruntime's: a Ray worker given T CPUs runs every backend on T threads
+    config = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": torch.get_num_threads()}
+    compiled = openvino.Core().compile_model(str(path), "CPU", config)
     names = [i.get_any_name() for i in compiled.inputs]
     model[0].model = _runner(lambda feeds: np.asarray(compiled(feeds)[0]), model[0].model.config, names)
 

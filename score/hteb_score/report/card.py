@@ -7,7 +7,6 @@ JSON; a non-finite number anywhere else is refused in one line before anything i
 from __future__ import annotations
 
 import datetime as dt
-import importlib.metadata
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -24,22 +23,9 @@ from hteb_score.mteb_interop.layout import DATASET_KEY, model_meta, result_folde
 from hteb_score.report.formatting import confidence_interval, number, p_value
 from hteb_score.scoring.aggregate import aggregate, aggregate_flags
 from hteb_score.scoring.corpus_robustness import markdown_lines as corpus_robustness_lines
+from hteb_score.scoring.parts import package_versions
 from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.strict_json import dumps, finite_or_none
-
-PACKAGES = ("hteb-score", "sentence-transformers", "transformers", "torch", "numpy", "scipy", "scikit-learn",
-            "faiss-cpu", "pytrec-eval-terrier", "datasets", "huggingface-hub")
-
-
-def package_versions() -> dict[str, str]:
-    versions = {}
-    for name in PACKAGES:
-        try:
-            versions[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            continue
-    return versions
-
 
 def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: Mapping[str, Any],
                protocol: Protocol, settings: Mapping[str, Mapping[str, Any]], on_error: str,

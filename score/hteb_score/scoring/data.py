@@ -14,6 +14,7 @@ from tqdm.auto import tqdm
 
 from hteb_contract.errors import HtebError
 from hteb_contract.sources import list_source_dirs, read_source_dir
+from hteb_contract.revision import Revision
 from hteb_contract.stores import open_store
 from hteb_score.flags import Flag
 from hteb_score.scoring.corpus_robustness import CorpusVariant, corpus_variants
@@ -43,8 +44,15 @@ def read_data(options: ScoreOptions) -> RunData:
     return read_source_folders(options) if options.source_dir is not None else read_revision(options)
 
 
-def read_source_folders(options: ScoreOptions) -> RunData:
-    """The original data of dataset folders, checked, and its provenance (a digest of the files)."""
+def planned_datasets(options: ScoreOptions) -> list[str]:
+    """The datasets of the whole run the options choose, checked as the readers check them, none of
+    them read: what a run of several work units plans before any is scored."""
+    if options.source_dir is not None:
+        return _source_plan(options)
+    return _revision_plan(options)[1]
+
+
+def _source_plan(options: ScoreOptions) -> list[str]:
     source_dir, names = options.source_dir, options.datasets
     available = list_source_dirs(source_dir)
     if not available:
@@ -53,6 +61,13 @@ def read_source_folders(options: ScoreOptions) -> RunData:
     unknown = [n for n in planned if n not in available]
     if unknown:
         raise HtebError(f"{source_dir}: no dataset folder {unknown[0]!r}; it has: {', '.join(available)}")
+    return planned
+
+
+def read_source_folders(options: ScoreOptions) -> RunData:
+    """The original data of dataset folders, checked, and its provenance (a digest of the files)."""
+    source_dir = options.source_dir
+    planned = _source_plan(options)
     chosen = units_of_part(planned, options.part)
     datasets = [read_source_dir(source_dir / name) for name in chosen]
     for folder, dataset in zip(chosen, datasets):  # a dataset is scored and named once, by its own name
@@ -76,12 +91,8 @@ def read_revision(options: ScoreOptions) -> RunData:
     """A revision's variants to score, each read and checked once here. `preset` chooses the
     datasets and transformations; `min_judge` drops the items the judge rated below it. Unless `quiet`,
     a bar over the datasets read, with its total and the time left."""
-    names, transformations, seeds = options.datasets, options.transformations, options.seeds
-    revision = open_store(options.store).fetch(options.ref, datasets=names)
-    if options.preset is not None:
-        names, transformations = PRESETS.get(options.preset).choose(revision)
-    planned = names or revision.dataset_names()
-    check_selection(revision, planned, transformations, seeds)
+    revision, planned, transformations = _revision_plan(options)
+    seeds = options.seeds
     chosen = units_of_part(planned, options.part)
 
     def load(name: str):
@@ -103,3 +114,14 @@ def read_revision(options: ScoreOptions) -> RunData:
     if options.corpus_robustness:
         corpus = corpus_variants(revision, chosen, transformations=transformations, seeds=seeds)
     return RunData(groups, policy, info, flags, corpus, planned)
+
+
+def _revision_plan(options: ScoreOptions) -> tuple[Revision, list[str], list[str] | None]:
+    """The revision, the run's datasets and its transformations (a preset chooses both), checked."""
+    names, transformations = options.datasets, options.transformations
+    revision = open_store(options.store).fetch(options.ref, datasets=names)
+    if options.preset is not None:
+        names, transformations = PRESETS.get(options.preset).choose(revision)
+    planned = names or revision.dataset_names()
+    check_selection(revision, planned, transformations, options.seeds)
+    return revision, list(planned), transformations

@@ -15,6 +15,7 @@ be identical; a planned dataset no part holds is flagged `missing_dataset`, neve
 from __future__ import annotations
 
 import gzip
+import importlib.metadata
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -37,6 +38,9 @@ DRIFT_COLUMNS = ("transformation", "drift", "quality", "edit_distance")
 # identity fields that are unions over the parts, not compared: the prompts an mteb model gave each task
 UNION_FIELDS = (("encode", "prompts"), ("model", "mteb", "prompts"))
 TIMING_TOTAL = "total_s"
+#: the packages whose versions a run records (its identity, and the card's `package_versions`)
+PACKAGES = ("hteb-score", "sentence-transformers", "transformers", "torch", "numpy", "scipy", "scikit-learn",
+            "faiss-cpu", "pytrec-eval-terrier", "datasets", "huggingface-hub")
 
 Variant = tuple[str, str, "int | None"]  # (dataset, transformation, seed)
 
@@ -153,9 +157,9 @@ def merge_parts(parts: Sequence[ScorePart], names: Sequence[str] | None = None) 
     if made_by != __version__:
         raise HtebError(f"{names[0]} was written by hteb-score {made_by}; this is {__version__}: score it again")
     for part, name in zip(parts[1:], names[1:]):
-        difference = _difference(identity, part.identity)
-        if difference is not None:
-            raise HtebError(f"{names[0]} and {name} differ in {difference}: they are not parts of one run")
+        differs = difference(identity, part.identity)
+        if differs is not None:
+            raise HtebError(f"{names[0]} and {name} differ in {differs}: they are not parts of one run")
         identity = _union(identity, part.identity)
     held: dict[str, tuple[Unit, str]] = {}
     timings: dict[str, float] = {}
@@ -209,13 +213,13 @@ def narrowed(part: ScorePart, datasets: Sequence[str], name: str) -> ScorePart:
                      [u for u in part.units if u.dataset in datasets], part.timings)
 
 
-def _difference(a: Any, b: Any, path: str = "") -> str | None:
+def difference(a: Any, b: Any, path: str = "") -> str | None:
     """Where two identities first differ ('model.identity: X vs Y'); None when they agree."""
     if any(path == ".".join(f) for f in UNION_FIELDS):
         return None
     if isinstance(a, dict) and isinstance(b, dict):
         for key in list(a) + [k for k in b if k not in a]:
-            found = _difference(a.get(key), b.get(key), f"{path}.{key}" if path else key)
+            found = difference(a.get(key), b.get(key), f"{path}.{key}" if path else key)
             if found is not None:
                 return found
         return None
@@ -274,6 +278,17 @@ def _result_from_json(data: Mapping[str, Any]) -> tuple[Variant, TaskScore]:
                        {subset: {k: _from_number(v) for k, v in metrics.items()}
                         for subset, metrics in data["details"].items()}, {})
     return (data["dataset"], data["transformation"], data["seed"]), result
+
+
+def package_versions() -> dict[str, str]:
+    """The installed versions of PACKAGES in this process (a Ray worker's own, on its node)."""
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return versions
 
 
 def run_identity(options: ScoreOptions, planned: Sequence[str], provenance: Mapping[str, Any],

@@ -1,0 +1,175 @@
+"""Work units spread over a Ray cluster (`hteb-score MODEL... --ray-address local|auto|ADDRESS`): one
+actor per worker, each holding one model at a time and scoring whole units with the same
+`UnitScorer` as a run in one process, so every part, and every card merged from them, is that of
+the sequential run. The only module of the scorer that imports Ray (the `ray` extra).
+
+Units go out ordered by model, so a worker keeps its model for unit after unit and loads the next
+only when the previous model's units are all taken. Each part comes back to the driver, which keeps
+it in the run folder (scoring/run_folder.py) as it arrives: nothing assumes a filesystem the nodes
+share, and a killed driver loses only the units in flight; the same command resumes from the parts
+kept. A worker that dies mid-unit is restarted by Ray (its model loaded again) and the unit retried
+(`max_restarts=-1`, `max_task_retries=-1`).
+
+Sizing: a worker takes `threads` CPUs (torch runs that many threads), and one GPU when the model
+runs on CUDA (`--device cuda`; Ray gives each worker its own). Without `workers`, as many as the
+cluster's resources hold, never more than there are units.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hteb_contract.errors import HtebError
+from hteb_score.scoring.parts import ScorePart
+from hteb_score.scoring.unit_scorer import Done, UnitScorer, WorkUnit
+
+LOCAL = "local"  # start a Ray instance on this machine for the run
+PROBE_S = 10  # how long a named cluster's head has to answer
+#: Read by huggingface_hub, torch or hteb-score in a worker: passed from the driver when it has them.
+PASSED = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HOME", "HF_HUB_CACHE", "HF_HUB_OFFLINE", "HF_ENDPOINT",
+          "HTEB_CACHE_DIR", "HTEB_MODEL_CACHE")
+#: The thread pools a worker's libraries start (OpenMP, BLAS, the tokenizers' Rust pool): its threads each.
+THREAD_POOLS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS")
+
+
+class UnitWorker:
+    """A Ray actor: one model at a time (the last unit's), kept for the next unit of the same model."""
+
+    def __init__(self, threads: int) -> None:
+        import torch
+
+        torch.set_num_threads(threads)
+        self.model: str | None = None
+        self.scorer: UnitScorer | None = None
+
+    def score(self, index: int, unit: WorkUnit) -> tuple[int, ScorePart]:
+        if unit.model != self.model or self.scorer is None:  # the previous model goes; the next loads in score
+            self.scorer, self.model = UnitScorer(unit.options), unit.model
+        return index, self.scorer.score(unit.options.part)
+
+
+def connect(address: str, *, num_cpus: int | None) -> Any:
+    """Join the cluster at `address` ("auto": the one `ray start` made here; LOCAL: a new one of
+    `num_cpus`, default all); a missing Ray or an unreachable cluster is one line."""
+    try:
+        import ray
+    except ImportError:
+        raise HtebError("--ray-address needs Ray: pip install 'hteb-score[ray]'") from None
+    if not ray.is_initialized():
+        if address not in ("auto", LOCAL):
+            _reachable(address)
+        options = {"num_cpus": num_cpus} if address == LOCAL and num_cpus else {}
+        try:
+            ray.init(address=address, log_to_driver=False, include_dashboard=False, **options)
+        except (ConnectionError, RuntimeError, ValueError) as err:
+            hint = ""
+            if address not in ("auto", LOCAL) and "RAY_AUTH_MODE" not in os.environ:
+                # ray start turns token authentication on; ray.init only turns it on for "auto"
+                hint = " (a cluster made by `ray start` wants RAY_AUTH_MODE=token when its address is named)"
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise HtebError(f"cannot reach the Ray cluster at {address!r}: {first}{hint}") from None
+    return ray
+
+
+def _reachable(address: str) -> None:
+    """A named cluster's head answers on its port within PROBE_S: Ray itself retries an address
+    that does not answer for minutes before it gives up."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise HtebError(f"--ray-address {address!r}: expected local, auto or HOST:PORT")
+    try:
+        socket.create_connection((host, int(port)), timeout=PROBE_S).close()
+    except OSError as err:
+        raise HtebError(f"cannot reach the Ray cluster at {address!r}: {err.strerror or err}") from None
+
+
+@dataclass
+class RayCluster:
+    """Where and how wide: the cluster's `address`, `workers` (None: what its resources hold), the
+    CPU `threads` of each and the `device` its model runs on (cuda: a GPU of its own; auto and cpu:
+    none, so the model runs on CPU). Joined for the `with` block, left after it (a cluster it
+    started here stops)."""
+
+    address: str
+    workers: int | None = None
+    threads: int = 1
+    device: str = "cpu"
+    ray: Any = field(default=None, init=False, repr=False)
+    started_here: bool = field(default=False, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if "," in self.device or self.device.startswith("cuda:"):
+            raise HtebError(f"--device {self.device}: Ray gives each worker its own GPU; pass --device cuda (or cpu)")
+
+    def __enter__(self) -> RayCluster:
+        self.started_here = not _initialized()
+        self.ray = connect(self.address, num_cpus=self.workers * self.threads if self.workers else None)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.started_here:
+            self.ray.shutdown()
+
+    def resources(self) -> dict[str, float]:
+        """What one worker takes: its threads, and a GPU when the model runs on CUDA."""
+        return {"num_cpus": self.threads, **({"num_gpus": 1} if self.device == "cuda" else {})}
+
+    def run(self, units: Sequence[WorkUnit], done: Done) -> None:
+        """Score `units` on the cluster, calling `done` in this process as each part comes back."""
+        with _stdout_to_stderr():
+            self._run(self.ray, units, done, self.resources())
+
+    def _run(self, ray: Any, units: Sequence[WorkUnit], done: Done, need: dict[str, float]) -> None:
+        from ray.util import ActorPool
+
+        workers = self.workers
+        if workers is None:
+            held = ray.cluster_resources()
+            names = {"num_cpus": "CPU", "num_gpus": "GPU"}
+            workers = min(int(held.get(names[k], 0) // v) for k, v in need.items() if v)
+            if workers < 1:
+                raise HtebError(f"the Ray cluster at {self.address!r} has no room for one worker ({need}; it holds "
+                                f"{held})")
+        env = {name: os.environ[name] for name in PASSED if name in os.environ}
+        env.update(dict.fromkeys(THREAD_POOLS, str(self.threads)))
+        actor = ray.remote(max_restarts=-1, max_task_retries=-1, runtime_env={"env_vars": env}, **need)(UnitWorker)
+        actors = [actor.remote(self.threads) for _ in range(min(workers, len(units)))]
+        try:
+            pool = ActorPool(actors)
+            jobs = list(enumerate(units))
+            with _errors(ray):
+                for index, part in pool.map_unordered(lambda worker, job: worker.score.remote(*job), jobs):
+                    done(units[index], part)
+        finally:
+            for worker in actors:
+                ray.kill(worker)
+
+
+def _initialized() -> bool:
+    ray = sys.modules.get("ray")
+    return ray is not None and ray.is_initialized()
+
+
+@contextlib.contextmanager
+def _errors(ray: Any) -> Iterator[None]:
+    """A unit's own error (an HtebError: bad data, a model that does not load) as itself, once."""
+    try:
+        yield
+    except ray.exceptions.RayTaskError as err:
+        raise err.as_instanceof_cause() from None
+    except ray.exceptions.RayActorError as err:
+        raise HtebError(f"a Ray scoring worker died: {err}".splitlines()[0]) from None
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Ray's driver prints its raylet's messages (a worker died, a task is retried) to stdout, which
+    holds the command's result lines: they go to stderr while the cluster is used."""
+    with contextlib.redirect_stdout(sys.stderr):
+        yield
