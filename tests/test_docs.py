@@ -174,4 +174,4 @@ def test_site_builds_strict(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     built = {p.relative_to(tmp_path / "site").as_posix() for p in (tmp_path / "site").rglob("index.html")}
     assert {"index.html", "architecture/index.html", "result-card/index.html"} <= built
-    assert (tmp_path / "site" / "findings" / "noise-1339" / "comparison.json").exists()
+    assert (tmp_path / "site" / "findings" / "noise-1339" / "comparison" / "comparison.json").exists()

@@ -1,49 +1,20 @@
 """Merged work units equal one whole run, exactly: `hteb-score merge` of per-dataset parts writes the
 same files with the same content as one run over the same datasets, but for what is by nature one
-process's (PER_RUN below). Fast with the hashed bag-of-words encoder (scored_parts.py), and end to
+process's (run_files.PER_RUN). Fast with the hashed bag-of-words encoder (scored_parts.py), and end to
 end with the real model through the command line."""
 
 from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
-from typing import Any
 
 import pytest
 
 from hteb_contract.errors import HtebError
 from hteb_score.scoring.parts import merge_parts, read_parts
 from refusal import run
+from run_files import outputs
 from scored_parts import SMALL, scored_part, with_identity, write_part
-
-#: What one process states of itself, never equal between two runs:
-#: - result_card.json `created`: when that card was written;
-#: - result_card.json `timings`: seconds each process spent, and the counts of its own embedding table
-#:   (a text two units share is embedded by each: a merge's `unique_texts` sums the units');
-#: - result_card.md's last line, which prints those timings.
-PER_RUN = ("created", "timings")
-TIMINGS_LINE = "Embedded "
-
-
-def outputs(folder: Path) -> dict[str, Any]:
-    """Every file a run wrote (relative path -> parsed JSON or text), without PER_RUN."""
-    found: dict[str, Any] = {}
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        name = path.relative_to(folder).as_posix()
-        text = path.read_text(encoding="utf-8")
-        if path.suffix == ".json":
-            found[name] = json.loads(text)
-            if name == "result_card.json":
-                assert set(PER_RUN) <= set(found[name])
-                for key in PER_RUN:
-                    found[name].pop(key)
-        else:
-            lines = text.splitlines()
-            assert lines[-1].startswith(TIMINGS_LINE)
-            found[name] = lines[:-1]
-    return found
-
 
 def test_merged_parts_equal_the_whole_run_hashed_encoder(tmp_path):
     whole = write_part(scored_part(None), tmp_path / "whole-part")

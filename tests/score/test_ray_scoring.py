@@ -5,7 +5,7 @@ joining a cluster `ray start` made: one cluster for the module). Then, for one m
 (two units, so that the second is the one in flight once the first is kept), the worker killed
 mid-unit, and the driver killed and the command run again: the same card, the kept unit not scored
 again.
-What differs by nature between two runs is left out of the comparison: test_merge.PER_RUN, and the
+What differs by nature between two runs is left out of the comparison: run_files.PER_RUN, and the
 paths the comparison names its inputs by."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import pytest
 import ray_cluster
 from models import minilm_path
 from refusal import copy_model
-from test_merge import outputs
+from run_files import outputs
 
 pytest.importorskip("ray")
 pytestmark = pytest.mark.slow

@@ -1,23 +1,51 @@
-"""The committed comparison under docs/findings is what `hteb-score compare` writes today from the
-committed cards beside it: valid against the comparison schema, every figure the same."""
+"""What docs/findings commits is what `make findings` writes today from the committed work units:
+each model's six-dataset card is the merge of its parts, a whole-revision card the merge of all of
+them, and the comparison is what `hteb-score compare` writes from the committed cards (schema-valid,
+every figure the same)."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+
+import pytest
+from run_files import outputs
 
 from hteb_contract.validation import validate
 from hteb_score.cli import main
 
-FINDINGS = Path(__file__).resolve().parents[3] / "docs" / "findings" / "noise-1339"
+REPO = Path(__file__).resolve().parents[3]
+FINDINGS = REPO / "docs" / "findings" / "noise-1339"
+MODELS = sorted(p.name for p in (FINDINGS / "parts").iterdir())
+#: the six short datasets of the findings, as the Makefile names them for `make findings`
+SIX = re.search(r"^FINDINGS_SIX := (\S+)$", (REPO / "Makefile").read_text(encoding="utf-8"), re.M)[1]
+
+
+def test_three_models_have_parts_of_the_six_datasets():
+    assert MODELS == ["all-MiniLM-L6-v2", "all-mpnet-base-v2", "paraphrase-MiniLM-L3-v2"]
+    for model in MODELS:
+        held = {p.name.split(".")[0] for p in (FINDINGS / "parts" / model).glob("*.hteb_part.json.gz")}
+        assert set(SIX.split(",")) <= held, model
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_each_card_is_the_merge_of_its_committed_parts(model, tmp_path):
+    parts = sorted((FINDINGS / "parts" / model).glob("*.gz"))
+    assert main(["merge", *map(str, parts), "--datasets", SIX, "--out", str(tmp_path / "six")]) == 0
+    assert outputs(tmp_path / "six") == outputs(FINDINGS / model)
+    whole = FINDINGS / "whole-revision" / model
+    if whole.exists():
+        assert main(["merge", *map(str, parts), "--out", str(tmp_path / "whole")]) == 0
+        assert outputs(tmp_path / "whole") == outputs(whole)
 
 
 def test_the_committed_comparison_is_what_compare_writes_from_the_committed_cards(tmp_path, monkeypatch):
-    committed = json.loads((FINDINGS / "comparison.json").read_text())
-    validate("comparison", committed, what="docs/findings/noise-1339/comparison.json")
-    monkeypatch.chdir(FINDINGS.parents[2])  # the inputs' paths as the committed file names them
-    cards = [str((FINDINGS / m / "result_card.json").relative_to(FINDINGS.parents[2]))
-             for m in ("all-MiniLM-L6-v2", "all-mpnet-base-v2")]
+    committed = json.loads((FINDINGS / "comparison" / "comparison.json").read_text())
+    validate("comparison", committed, what="docs/findings/noise-1339/comparison/comparison.json")
+    monkeypatch.chdir(REPO)  # the inputs' paths as the committed file names them
+    cards = [str((FINDINGS / m / "result_card.json").relative_to(REPO)) for m in MODELS]
     assert main(["compare", *cards, "--out", str(tmp_path / "cmp")]) == 0
     assert json.loads((tmp_path / "cmp" / "comparison.json").read_text()) == committed
-    assert (tmp_path / "cmp" / "comparison.md").read_text() == (FINDINGS / "comparison.md").read_text()
+    for name in ("comparison.md", "report.html"):
+        assert (tmp_path / "cmp" / name).read_text() == (FINDINGS / "comparison" / name).read_text(), name
