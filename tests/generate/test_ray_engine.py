@@ -17,6 +17,7 @@ import pytest
 
 from hteb_generate.engine import CachedEngine, CallCache, ChatRequest, create_engine
 from hteb_generate.pipeline import run
+from ray_cluster import descendants
 from tiny_runs import cached_calls, fresh_cache, run_args, run_config, wait_for_calls
 
 ray = pytest.importorskip("ray")
@@ -93,25 +94,9 @@ def test_a_worker_whose_engine_cannot_start_ends_in_one_line_with_its_own_error(
 # -- the whole run on a local Ray cluster (a subprocess each: its own cluster, its own driver) -------------
 
 
-def _descendants(pid: int) -> set[int]:
-    """Every process below `pid` (Ray's raylet and its workers hang under the driver that started them)."""
-    parents = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-    found, frontier = set(), {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
-
-
 def _engine_workers(driver: int) -> list[int]:
     workers = []
-    for pid in _descendants(driver):
+    for pid in descendants([driver]) - {driver}:
         try:
             title = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
         except OSError:
