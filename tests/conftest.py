@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+import fuzz
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("HTEB_DATA_DIR", REPO.parent / "shared" / "data"))
 
@@ -33,6 +35,12 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
 MODEL_FIXTURES = frozenset({"minilm", "mpnet", "smollm2_dir", "smollm2_engine"})
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The fast loop (`-m "not slow"`) draws a share of each fuzzer's examples (tests/fuzz.py)."""
+    if config.option.markexpr.replace(" ", "") == "notslow":
+        fuzz.share = fuzz.FAST_LOOP_SHARE
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from fuzz import examples
 
 from hteb_contract.errors import HtebError, SourceError
 from hteb_contract.sources import read_source_dir, read_source_parquet, write_source_parquet
@@ -181,7 +182,7 @@ LINES = st.lists(ROWS.map(json.dumps) | st.text(max_size=20).filter(lambda t: "\
                  min_size=1, max_size=4)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(name=st.sampled_from(["STSBenchmark", "TwitterSemEval2015", "SummEval", "MasakhaNEWS"]), lines=LINES,
        keep=st.integers(min_value=0, max_value=2))
 def test_fuzz_source_reader(shared_data, name, lines, keep):

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from fuzz import examples
 
 from hteb_contract.errors import SourceError
 from hteb_contract.sources import read_source_dir
@@ -37,7 +38,7 @@ SURROGATES = st.integers(0xD800, 0xDFFF).map(lambda c: f"\\u{c:04x}")
 PLAIN = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7e, exclude_characters='"\\'), max_size=12)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(name=st.sampled_from(sorted(TEXTS)), before=PLAIN, surrogate=SURROGATES, after=PLAIN,
        row=st.integers(1, 3))
 def test_refused_lone_surrogate_anywhere(shared_data, name, before, surrogate, after, row):

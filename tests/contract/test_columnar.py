@@ -20,6 +20,7 @@ import pytest
 from json_paths import edited, value_paths
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from fuzz import examples
 
 from hteb_contract import revision as rev
 from hteb_contract.arrow import arrow_schema
@@ -34,7 +35,7 @@ from hteb_generate.source_loading import sample_dataset
 from hteb_score import SAMPLE_REVISION, SAMPLE_STORE
 from revision_factory import item_record
 
-SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+SETTINGS = settings(max_examples=examples(250), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
 # Values the schema's rules and Arrow's disagree on most easily: regex dialects ($ before a newline,
 # Unicode word characters), bounds, NaN and infinities, enum and const neighbours, empty strings.

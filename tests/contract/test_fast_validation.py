@@ -11,6 +11,7 @@ import pytest
 from json_paths import edited, value_paths
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from fuzz import examples
 from jsonschema import Draft202012Validator
 
 from hteb_contract.errors import ContractError
@@ -48,7 +49,7 @@ def test_real_objects_take_the_fast_path(objects, kind):
 def test_fuzz_fast_validator_never_accepts_what_jsonschema_refuses(objects, kind):
     reference = Draft202012Validator(schema(kind), format_checker=Draft202012Validator.FORMAT_CHECKER)
 
-    @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+    @settings(max_examples=examples(300), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
     @given(st.data())
     def check(data):
         obj = data.draw(st.sampled_from(objects[kind]))

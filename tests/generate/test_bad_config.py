@@ -21,6 +21,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from fuzz import examples
 
 from hteb_contract.revision import Revision, split_name
 from hteb_contract.stores import open_store
@@ -336,7 +337,7 @@ def _ok_or_one_line(code: int, stderr: str, names: str | None = None) -> bool:
     return False
 
 
-FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+FUZZ = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @pytest.fixture

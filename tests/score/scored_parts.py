@@ -45,10 +45,22 @@ class HashedBow:
         return hashed_bow(texts, prompt_type, dim=64)
 
 
+_SCORED: dict[str, ScorePart] = {}
+
+
 def scored_part(part: list[str] | None, *, planned: list[str] = SMALL, encode: dict[str, Any] | None = None,
                 **settings: Any) -> ScorePart:
     """The part of `planned` that `part` names (None: all of it), scored as `hteb-score --part` does;
-    `settings`: ScoreOptions fields (protocol by name; source_dir for dataset folders instead of the sample)."""
+    `settings`: ScoreOptions fields (protocol by name; source_dir for dataset folders instead of the sample).
+    Scored once per test session: a part is never changed in place (`with_identity` makes a new one)."""
+    key = repr((part, planned, encode, sorted(settings.items())))
+    if key not in _SCORED:
+        _SCORED[key] = _scored_part(part, planned=planned, encode=encode, **settings)
+    return _SCORED[key]
+
+
+def _scored_part(part: list[str] | None, *, planned: list[str], encode: dict[str, Any] | None,
+                 **settings: Any) -> ScorePart:
     protocol = PROTOCOLS.get(settings.pop("protocol", "hteb"))
     data = {"store": f"file://{SAMPLE_STORE}", "ref": SAMPLE_REVISION} if "source_dir" not in settings else {}
     options = ScoreOptions(model_id=None, protocol=protocol, encoder="sentence-transformers", datasets=planned,

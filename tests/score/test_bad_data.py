@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from fuzz import examples
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "evaluators"))
 
@@ -334,7 +335,7 @@ JSONISH = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-10**6, 1
                        max_leaves=10)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(values=st.lists(VALUES, min_size=1, max_size=6), statistics=st.one_of(st.none(), st.dictionaries(
     st.text(max_size=5), JSONISH, max_size=3)), timing=st.floats())
 def test_fuzz_card_writer(values, statistics, timing, tmp_path_factory):

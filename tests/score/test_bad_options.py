@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from fuzz import examples
 
 from models import minilm_path
 from refusal import TOKENIZER_FILES, assert_one_line, copy_model, partials, run
@@ -101,7 +102,7 @@ def test_refused_missing_local_store(command: list[str], needle: str, tmp_path: 
 # Hypothesis: whatever the value, the outcome is a one-line refusal (the sample has no such
 # dataset / revision, so no run reaches the model) and nothing is left behind.
 _TEXT = st.text(min_size=0, max_size=40)
-_FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_FUZZ = settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _refused_leaving_nothing(*args: object) -> None:

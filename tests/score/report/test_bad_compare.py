@@ -14,6 +14,7 @@ import pytest
 from cards import MODELS, make_card, paper_rows, write_card
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from fuzz import examples
 
 from hteb_contract.errors import HtebError
 from hteb_score.cli import main
@@ -162,7 +163,7 @@ def test_overwrite_replaces_the_earlier_comparison_whole(card_files, earlier, ru
     assert partials(out.parent) == []
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(splits=st.one_of(st.integers(-(2**70), 2**70).map(str), st.floats().map(str), st.text(max_size=20)),
        seed=st.one_of(st.integers(-(2**70), 2**70).map(str), st.text(max_size=20)),
        ci=st.one_of(st.sampled_from(["walsh", "bootstrap"]), st.text(max_size=12)))
@@ -184,7 +185,7 @@ def test_fuzz_compare_options(card_files, splits, seed, ci):
 _VALUE = st.one_of(st.none(), st.sampled_from(["hteb", "mteb", "sha256:" + "a" * 64, "sha256:" + "b" * 64]))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(stated=st.lists(st.tuples(_VALUE, _VALUE), min_size=1, max_size=5), force=st.booleans())
 def test_fuzz_check_inputs(stated, force):
     """Inputs stating any revision and protocol (or none): refused in one line exactly when some

@@ -16,6 +16,7 @@ import yaml
 from cards import MODELS, big_card, make_card, paper_rows, write_card
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from fuzz import examples
 
 from deadline import deadline
 from hteb_contract.validation import validate
@@ -75,7 +76,7 @@ CARD = make_card(MODELS[2], datasets=6, model_index=2)
 PATHS = list(_numeric_paths(CARD["aggregates"]))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(path=st.sampled_from(PATHS), shift=st.floats(1e-6, 1e6) | st.floats(-1e6, -1e-6))
 def test_fuzz_any_edited_aggregate_is_refused(tmp_path_factory, path, shift):
     """Any number of the aggregates block moved by any amount: the card no longer agrees with itself."""

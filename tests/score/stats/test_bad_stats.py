@@ -8,6 +8,7 @@ import math
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from fuzz import examples
 
 from hteb_score.stats.bootstrap import percentile_bootstrap
 from hteb_score.stats.hodges_lehmann import hodges_lehmann
@@ -77,7 +78,7 @@ FLOATS = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True, wid
                    st.sampled_from([NAN, INF, -INF, 0.0, 1e-12]))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(deltas=st.lists(FLOATS, max_size=12))
 @example(deltas=[1e308, 1.7e308, 1e308])
 @example(deltas=[1.0, 1.0, 1.0, 1.797693134862316e299])
@@ -92,7 +93,7 @@ def test_fuzz_paired_effect(deltas):
     assert any(v is None for v in numbers.values()) == ("undefined" in entry), entry
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(p=st.lists(st.one_of(st.none(), st.just(NAN), st.floats(0.0, 1.0)), max_size=10))
 def test_fuzz_holm(p):
     adjusted = holm(p)
