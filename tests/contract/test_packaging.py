@@ -71,6 +71,7 @@ def test_no_package_reaches_into_the_repository_by_relative_path():
             assert "parents[" not in _outside_probes(path), path
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_importing_the_scorer_loads_no_vllm():
     code = ("import sys, hteb_score.cli, hteb_contract.stores, hteb_contract.revision; "
             "print(any(m == 'vllm' or m.startswith('vllm.') for m in sys.modules))")

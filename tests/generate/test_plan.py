@@ -133,6 +133,7 @@ def _cli(*args: str, cwd) -> subprocess.CompletedProcess:
                           env=os.environ)
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_plan_prints_its_table_without_loading_torch_or_vllm(tmp_path, shared_data):
     done = _cli("plan", "--seed", "1339", "--by", "dataset", cwd=tmp_path)
     assert done.returncode == 0, done.stderr

@@ -51,6 +51,7 @@ def test_refused_out_under_a_file(tmp_path: Path) -> None:
     assert (tmp_path / "file").read_text() == "mine\n" and partials(tmp_path) == []
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_refused_out_in_a_read_only_folder() -> None:
     """chmod 555: refused in one line before anything is read (as user nobody when the tests run as root)."""
     folder = Path(tempfile.mkdtemp(prefix="hteb-read-only-"))

@@ -151,6 +151,7 @@ def test_an_mteb_embedding_is_the_model_given_prompt_and_text(registered):
     assert len({encoder.identity, changed.identity, plain.identity}) == 3
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_help_does_not_import_mteb():
     """`hteb-score --help` stays fast: mteb (seconds to import) is imported only to find or load a model."""
     code = ("import sys; from hteb_score.cli import main; rc = main(['score', '--help']); "

@@ -24,6 +24,7 @@ def test_every_task_type_has_an_evaluator():
         assert name in EVALUATORS.get(name).task_types
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_evaluator_modules_are_imported_on_the_first_lookup_only():
     code = ("import sys, hteb_score.evaluators as e, hteb_score.evaluators.protocol; "
             "loaded = lambda: any(m.endswith('.classification') for m in sys.modules); "
