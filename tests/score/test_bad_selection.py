@@ -37,7 +37,7 @@ def test_refused_preset_on_a_revision_without_its_transformations(unjudged_store
     (("--preset", "minimal", "--transformations", "paraphrasing"), "drop --datasets/--transformations"),
     (("--min-judge", "0"), "--min-judge"),
     (("--min-judge", "5.5"), "--min-judge"),
-    (("--min-judge", "nan"), "--min-judge"),
+    (("--min-judge", "nan"), "--min-judge': nan is not a number from 1 to 5"),
     (("--preset", "quick"), "--preset"),
 ])
 def test_refused_selection_option(args, needle, tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,13 @@ def _protocol(ctx: click.Context, param: click.Parameter, name: str) -> Protocol
     from hteb_score.evaluators.protocol import PROTOCOLS
 
     return PROTOCOLS.get(name)
+
+
+def _judge_threshold(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """--min-judge Q: a number from 1 to 5 (click's range lets NaN through: every comparison with it is false)."""
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a number from 1 to 5")
+    return value
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -86,7 +94,7 @@ def _protocol(ctx: click.Context, param: click.Parameter, name: str) -> Protocol
 @click.option("--model-name", default=None, metavar="NAME",
               help="The name of a model given as a local folder: the card, leaderboard and report show NAME, not "
               "the folder's path.")
-@click.option("--min-judge", type=click.FloatRange(1, 5), default=None, metavar="Q",
+@click.option("--min-judge", type=click.FloatRange(1, 5), default=None, metavar="Q", callback=_judge_threshold,
               help="Score only transformed items whose judge mean (quality and fluency, 1-5) is at least Q; items "
               "no judge rated are kept. Kept and dropped counts per variant go into the card.")
 @click.option("--part", default=None, metavar="DATASETS",
