@@ -112,22 +112,26 @@ score: install-score
 bench: install
 	$(BIN)/python bench/run.py
 
-# The full-size Noise findings (docs/findings.md): the noise revision (made if missing, else reused in seconds),
-# every sentence-embedding model of the PyPI table (tests/models.py MODELS: all-MiniLM-L6-v2, all-mpnet-base-v2,
-# paraphrase-MiniLM-L3-v2, each folder made once by the tests' fetcher) scored on it under its Hub id, and their
-# comparison. FINDINGS_ARGS narrows every run, e.g. FINDINGS_ARGS="--seeds 1339".
+# The full-size Noise findings (docs/findings.md), made one work unit at a time: the noise revision (made if
+# missing, else reused in seconds), then each (model, dataset) unit not yet committed, for every model of the PyPI
+# table (tests/models.py MODELS, each under its Hub id) and every dataset of the revision (or FINDINGS_DATASETS),
+# its part gzipped into FINDINGS_DOCS/parts as it finishes (a stopped run goes on where it stopped); then
+# `make findings`. Commit the new parts as they come: a run too long for one sitting is split this way.
 FINDINGS := $(OUT)/noise-findings
-FINDINGS_ARGS ?=
+FINDINGS_DATASETS ?=
 noise-findings: install
 	$(MAKE) generate PROFILE=noise SEED=$(SEED)
 	mkdir -p $(FINDINGS)
 	cd tests && HF_HUB_OFFLINE=1 ../$(BIN)/python models.py > ../$(FINDINGS)/models.tsv
-	set -e; cards=(); while IFS=$$'\t' read -r name hub path; do \
+	set -e; datasets="$(FINDINGS_DATASETS)"; [ -n "$$datasets" ] || datasets=$$($(BIN)/python -c \
+		"from hteb_contract.stores import open_store; print(*open_store('file://.hteb/store').fetch('noise-$(SEED)').dataset_names())"); \
+	while IFS=$$'\t' read -r name hub path; do for ds in $$datasets; do \
+		part=$(FINDINGS_DOCS)/parts/$$name/$$ds.hteb_part.json.gz; [ -f $$part ] && continue; \
 		HF_HUB_OFFLINE=1 $(BIN)/hteb-score "$$path" --model-name "$$hub" --store file://.hteb/store --revision noise-$(SEED) \
-			$(FINDINGS_ARGS) --cache-dir $(OUT)/embedding-cache --out $(FINDINGS)/$$name --overwrite --quiet; \
-		cards+=("$(FINDINGS)/$$name/result_card.json"); \
-	done < $(FINDINGS)/models.tsv; \
-	$(BIN)/hteb-score compare "$${cards[@]}" --out $(FINDINGS)/compare --overwrite
+			--part $$ds --cache-dir $(OUT)/embedding-cache --out $(FINDINGS)/$$name/$$ds --overwrite --quiet < /dev/null; \
+		mkdir -p $$(dirname $$part); gzip -9n < $(FINDINGS)/$$name/$$ds/hteb_part.json > $$part.tmp; mv $$part.tmp $$part; \
+	done; done < $(FINDINGS)/models.tsv
+	$(MAKE) findings
 
 # The committed findings, made again from their committed work units (FINDINGS_DOCS/parts/MODEL/DATASET.hteb_part.json.gz,
 # one gzipped part per model and dataset, committed as each finishes): each model's card on the six short datasets,
