@@ -89,10 +89,11 @@ def _asked(datasets: list[str]) -> set[tuple[str, str, str | None]]:
         for variant in variants:
             evaluator = EVALUATORS.get(variant.dataset.info.task_type)
             asked |= {(variant.dataset.name, text, kind) for text, kind in evaluator.texts(variant.dataset)}
-            for record in variant.records:
-                kind = "query" if record.split in QUERY_TABLES else None
-                asked |= {(variant.dataset.name, record.original_text, kind),
-                          (variant.dataset.name, record.transformed_text, kind)}
+            items = variant.items
+            if items is not None:
+                for split, original, transformed in zip(items.split, items.original_text, items.transformed_text):
+                    kind = "query" if split in QUERY_TABLES else None
+                    asked |= {(variant.dataset.name, original, kind), (variant.dataset.name, transformed, kind)}
     return asked
 
 
