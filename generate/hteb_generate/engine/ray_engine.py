@@ -29,10 +29,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from hteb_contract.errors import HtebError
+from hteb_contract.ray_cluster import connect
 
 from .base import ChatRequest, ChatResult, Conversation, Engine
 
-LOCAL = "local"  # start a Ray instance on this machine for this run
 RESOURCE_NAMES = {"num_cpus": "CPU", "num_gpus": "GPU"}  # actor option -> cluster resource
 #: Read by vLLM or huggingface_hub in a worker, and passed to it when the driver has them.
 HF_NAMES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HOME", "HF_HUB_CACHE", "HF_HUB_OFFLINE", "HF_ENDPOINT")
@@ -68,26 +68,6 @@ class EngineWorker:
         return index, self.engine.next_token_logprobs(conversations, candidates)
 
 
-def connect(address: str, *, num_cpus: int | None = None) -> Any:
-    """Join the cluster at `address` ("auto": the one `ray start` made here; LOCAL: a new one)."""
-    try:
-        import ray
-    except ImportError:
-        raise HtebError("--ray-address needs Ray: pip install 'hteb-generate[ray]'") from None
-    if not ray.is_initialized():
-        options = {"num_cpus": num_cpus} if address == LOCAL and num_cpus else {}
-        try:
-            ray.init(address=address, log_to_driver=False, **options)
-        except (ConnectionError, RuntimeError, ValueError) as err:
-            hint = ""
-            if address not in ("auto", LOCAL) and "RAY_AUTH_MODE" not in os.environ:
-                # ray start turns token authentication on, and ray.init only turns it on for "auto"
-                # (ray/_private/worker.py, init: maybe_enable_token_auth_if_token_available)
-                hint = " (a cluster made by `ray start` wants RAY_AUTH_MODE=token when its address is named)"
-            raise HtebError(f"cannot reach the Ray cluster at {address!r}: {err}{hint}") from None
-    return ray
-
-
 class _StdoutToStderr:
     """While any Ray engine is open, stdout goes to stderr: Ray's driver prints its raylet's error
     messages (a worker died, a task is retried) to stdout, which holds the CLI's result line."""
@@ -117,7 +97,7 @@ class RayEngine(Engine):
     def __init__(self, factory: Callable[[], Engine], *, model_id: str, revision: str, address: str,
                  workers: int | None, resources: dict[str, float]) -> None:
         local_cpus = int(workers * resources.get("num_cpus", 0)) if workers else None
-        ray = connect(address, num_cpus=local_cpus or None)
+        ray = connect(address, num_cpus=local_cpus or None, extra="hteb-generate[ray]")
         from ray.util import ActorPool
 
         if workers is None:

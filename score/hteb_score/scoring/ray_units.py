@@ -19,18 +19,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from hteb_contract.errors import HtebError
+from hteb_contract.ray_cluster import connect
 from hteb_score.scoring.parts import ScorePart
 from hteb_score.scoring.unit_scorer import Done, UnitScorer, WorkUnit
 
-LOCAL = "local"  # start a Ray instance on this machine for the run
-PROBE_S = 10  # how long a named cluster's head has to answer
 #: Read by huggingface_hub, torch or hteb-score in a worker: passed from the driver when it has them.
 PASSED = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HOME", "HF_HUB_CACHE", "HF_HUB_OFFLINE", "HF_ENDPOINT",
           "HTEB_CACHE_DIR", "HTEB_MODEL_CACHE")
@@ -54,41 +52,6 @@ class UnitWorker:
         return index, self.scorer.score(unit.options.part)
 
 
-def connect(address: str, *, num_cpus: int | None) -> Any:
-    """Join the cluster at `address` ("auto": the one `ray start` made here; LOCAL: a new one of
-    `num_cpus`, default all); a missing Ray or an unreachable cluster is one line."""
-    try:
-        import ray
-    except ImportError:
-        raise HtebError("--ray-address needs Ray: pip install 'hteb-score[ray]'") from None
-    if not ray.is_initialized():
-        if address not in ("auto", LOCAL):
-            _reachable(address)
-        options = {"num_cpus": num_cpus} if address == LOCAL and num_cpus else {}
-        try:
-            ray.init(address=address, log_to_driver=False, include_dashboard=False, **options)
-        except (ConnectionError, RuntimeError, ValueError) as err:
-            hint = ""
-            if address not in ("auto", LOCAL) and "RAY_AUTH_MODE" not in os.environ:
-                # ray start turns token authentication on; ray.init only turns it on for "auto"
-                hint = " (a cluster made by `ray start` wants RAY_AUTH_MODE=token when its address is named)"
-            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-            raise HtebError(f"cannot reach the Ray cluster at {address!r}: {first}{hint}") from None
-    return ray
-
-
-def _reachable(address: str) -> None:
-    """A named cluster's head answers on its port within PROBE_S: Ray itself retries an address
-    that does not answer for minutes before it gives up."""
-    host, _, port = address.removeprefix("ray://").rpartition(":")
-    if not host or not port.isdigit():
-        raise HtebError(f"--ray-address {address!r}: expected local, auto or HOST:PORT")
-    try:
-        socket.create_connection((host, int(port)), timeout=PROBE_S).close()
-    except OSError as err:
-        raise HtebError(f"cannot reach the Ray cluster at {address!r}: {err.strerror or err}") from None
-
-
 @dataclass
 class RayCluster:
     """Where and how wide: the cluster's `address`, `workers` (None: what its resources hold), the
@@ -109,7 +72,8 @@ class RayCluster:
 
     def __enter__(self) -> RayCluster:
         self.started_here = not _initialized()
-        self.ray = connect(self.address, num_cpus=self.workers * self.threads if self.workers else None)
+        self.ray = connect(self.address, num_cpus=self.workers * self.threads if self.workers else None,
+                           extra="hteb-score[ray]")
         return self
 
     def __exit__(self, *exc: object) -> None:
