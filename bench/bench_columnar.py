@@ -51,13 +51,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from hteb_contract import revision as rev
 from hteb_contract.arrow import arrow_schema
 from hteb_contract.columnar import suspect_rows
 from hteb_contract.errors import ContractError, IntegrityError
 from hteb_contract.item_columns import ItemColumns
-from hteb_contract.item_table import records_table
 from hteb_contract.records import ItemRecord
 from hteb_contract.sources import CORPUS_TABLE, write_parquet, write_table
 from hteb_contract.stores import open_store
@@ -187,24 +187,45 @@ def main() -> None:
                                                                                                new_passes))),
                    "first_pass": _figures(new_passes[0][2], old_passes[0][:2], new_passes[0][:2]),
                    "second_pass": _figures(new_passes[1][2], old_passes[1][:2], new_passes[1][:2])}
-    revision, records = fresh(), 0
-    old_s, new_s, parts = np.zeros(2), np.zeros(2), {part: np.zeros(2) for part in ("table", "checks", "encode")}
+    out["write"] = write_paths(fresh())
+    print(json.dumps(out, indent=1))
+
+
+def write_paths(revision: rev.Revision) -> dict[str, Any]:
+    """The generator's write of every items file of a rule-made revision, into a temporary folder:
+    old, each file's records checked one by one (`write_old`); new, what the generator now hands
+    over, each rule's item table (`noise.noise_tables` of the revision's own sources), checked as one
+    and encoded (`write_item_tables`, as `write_revision` calls it). Both are given what they write
+    (records, tables: made before the timing). The record path (`write_items`: records to a table,
+    the columnar checks per file) is what an LLM run's records take; the new path's parts (checks,
+    encoding) and the hand-over (a record per text, against a table per file) are timed alone."""
+    from hteb_generate.noise import noise_tables
+
+    files, records = _files(revision), 0
+    seeds = {seed for _, _, seed in files}
+    tables = {}
+    for name in revision.selected:
+        for seed in seeds:
+            rules = [t for t, s in revision.variants(name) if s == seed]
+            tables.update({(name, rule, seed): table for rule, table in
+                           noise_tables(seed, name, revision.source(name), rules).items()})
+    old_s, record_s = np.zeros(2), np.zeros(2)
     with tempfile.TemporaryDirectory() as tmp:
-        for name, transformation, seed in _files(revision):  # one file's records in memory at a time
+        old_root, new_root, record_root = Path(tmp) / "old", Path(tmp) / "new", Path(tmp) / "records"
+        for name, transformation, seed in files:  # one file's records in memory at a time
             items = revision.items(name, transformation, seed)
             records += len(items)
-            old_root, new_root = Path(tmp) / "old", Path(tmp) / "new"
             old_s += _timed(lambda: write_old(old_root, name, transformation, seed, items))[:2]
-            new_s += _timed(lambda: rev.write_items(new_root, name, transformation, seed, items))[:2]
-            rel = rev.items_path(name, transformation, seed)
-            assert (old_root / rel).read_bytes() == (new_root / rel).read_bytes(), rel
-            *spent, table = _timed(lambda: records_table(sorted(items, key=lambda r: r.ref)))  # the new path's parts
-            parts["table"] += spent
-            parts["checks"] += _timed(lambda: suspect_rows(table))[:2]
-            parts["encode"] += _timed(lambda: write_table(Path(tmp) / "parts.parquet", table))[:2]
-    out["write"] = {**_figures(records, old_s, new_s), **_bound(old_s, parts["encode"]),
-                    "parts_cpu_s": {part: round(float(spent[1]), 3) for part, spent in parts.items()}}
-    print(json.dumps(out, indent=1))
+            record_s += _timed(lambda: rev.write_items(record_root, name, transformation, seed, items))[:2]
+        *new_s, paths = _timed(lambda: rev.write_item_tables(new_root, tables))
+        for path in paths:
+            rel = path.relative_to(new_root)
+            assert (old_root / rel).read_bytes() == path.read_bytes() == (record_root / rel).read_bytes(), rel
+        checks = _timed(lambda: suspect_rows(pa.concat_tables(tables.values())))
+        encode = _timed(lambda: [write_table(Path(tmp) / "parts.parquet", table) for table in tables.values()])
+    return {**_figures(records, old_s, new_s), **_bound(old_s, encode),
+            "records_path": _figures(records, old_s, record_s),
+            "parts_cpu_s": {"checks": round(checks[1], 3), "encode": round(encode[1], 3)}}
 
 
 def _bound(old: Sequence[float], floor: Sequence[float]) -> dict[str, Any]:

@@ -20,7 +20,6 @@ from .cleanup import CLEANUPS
 from .detectors import ERROR_TYPES, error_rates
 from .langid import UNSUPPORTED_BENCHMARK_LANGUAGES
 from .noise import definitions_hash as noise_hash
-from .noise import is_rule
 
 SHORT = {
     "identical": "ident.", "empty": "empty", "ellipsis": "ellip.", "json_fragment": "json",
@@ -139,12 +138,12 @@ def _decoding(config: Mapping[str, Any]) -> str:
     return f"temperature {config['temperature']}, top_p {config['top_p']}, {per_step}"
 
 
-def _corpus_line(corpus_records: Sequence[ItemRecord]) -> str:
+def _corpus_line(corpus: Mapping[tuple[str, str, int], int]) -> str:
     """What --corpus-noise added: which corpora, under which rules, where (the queries' splits are unchanged)."""
     counts: dict[str, int] = {}
-    for record in corpus_records:
-        counts[record.dataset] = counts.get(record.dataset, 0) + 1
-    rules = sorted({r.transformation for r in corpus_records})
+    for (dataset, _, _), rows in corpus.items():
+        counts[dataset] = counts.get(dataset, 0) + rows
+    rules = sorted({rule for _, rule, _ in corpus})
     return ("- Corpus perturbed (`--corpus-noise`): the corpus titles and texts of "
             + ", ".join(f"{name} ({n} records)" for name, n in sorted(counts.items()))
             + f" under {', '.join(rules)}, each seeded as the queries are, in config `<dataset>-corpus` "
@@ -177,13 +176,16 @@ config holds the source's evaluation (and training) rows; retrieval and rerankin
 `_hteb_item_id` is the `item_id` the records name."""
 
 
-def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord],
+def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord], rule_names: Sequence[str] = (),
               languages_not_in_mteb: Mapping[str, Sequence[str]] | None = None,
-              corpus_records: Sequence[ItemRecord] = (), licenses: Sequence[SourceLicense] = ()) -> str:
+              corpus: Mapping[tuple[str, str, int], int] | None = None,
+              licenses: Sequence[SourceLicense] = ()) -> str:
     """The dataset card below its front matter (which the revision writer adds).
 
+    `records`: what the LLM made; `rule_names`: the noise rules that made texts;
     `languages_not_in_mteb`: per dataset, languages the paper lists that mteb's data lacks (said, not generated);
-    `corpus_records`: the perturbed corpus (--corpus-noise), said only when there is one. A revision made
+    `corpus`: the perturbed corpus's records per (dataset, rule, seed) (--corpus-noise), said only when there is
+    one. A revision made
     by the rules alone says what applies to rule-made texts and nothing else: no generator, decoding or
     judge, no error or judge tables, none of the LLM's choices.
     """
@@ -198,9 +200,7 @@ def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord],
            if missing.get(s["name"]) else "")
         for s in manifest_like["sources"]
     )
-    llm_records = [r for r in records if not is_rule(r.transformation)]
-    rule_names = sorted({r.transformation for r in records if is_rule(r.transformation)})
-    by_llm = bool(llm_records) or not rule_names
+    by_llm = bool(records) or not rule_names
     seeds = (f"- Seeds: {', '.join(map(str, manifest_like['seeds']))}. "
              f"Transformations: {', '.join(manifest_like['transformations'])}.")
     rows = f"- Rows: {_sampling(config)}."
@@ -228,18 +228,18 @@ def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord],
                         "dataset, transformation, text) alone.")
         not_applicable = (f"\n\nNot applicable to the noise rules ({', '.join(rule_names)}): their outputs are "
                           "made by rules, not checked for LLM errors and not judged.")
-    if corpus_records:
-        made.insert(-1, _corpus_line(corpus_records))
+    if corpus:
+        made.insert(-1, _corpus_line(corpus))
     how = "\n".join(made)
     checks = f"""
 
 ## Error rates (% of items, Table 5 layout; total counts an item once)
 
-{error_table(llm_records)}{not_applicable}
+{error_table(records)}{not_applicable}
 
 ## Judge scores
 
-{judge_table(llm_records)}{not_applicable}""" if by_llm else ""
+{judge_table(records)}{not_applicable}""" if by_llm else ""
     choices = "\n".join(f"- {choice}" for choice, for_rules in OPEN_CHOICES if by_llm or for_rules)
     return f"""
 # HTEB revision `{manifest_like['label']}`

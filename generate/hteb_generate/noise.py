@@ -33,8 +33,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
-from hteb_contract.records import ItemRecord, single_attempt
+from hteb_contract.item_table import single_attempt_table
 from hteb_contract.registry import Registry
 from hteb_contract.sources import SourceDataset
 
@@ -143,23 +144,25 @@ def is_rule(transformation: str) -> bool:
     return transformation in PERTURBATIONS.names()
 
 
-def noise_records(seed: int, name: str, dataset: SourceDataset, transformations: Iterable[str], *,
-                  corpus: bool = False) -> list[ItemRecord]:
-    """One record per text of `dataset` and rule transformation: one attempt, no LLM, no judge;
-    `corpus`: per corpus title and text instead (the opt-in perturbed corpus of retrieval, SAGE Task 5).
+def noise_tables(seed: int, name: str, dataset: SourceDataset, transformations: Iterable[str], *,
+                 corpus: bool = False) -> dict[str, pa.Table]:
+    """Rule transformation -> its item table: one single-attempt record per text of `dataset` (no LLM,
+    no judge), in ref order; `corpus`: per corpus title and text instead (the opt-in perturbed corpus of
+    retrieval, SAGE Task 5). Columns, not a record per text: 419,000 of them for noise-1339.
 
     The key is (seed, dataset, transformation, text), as an LLM unit's: equal texts get equal noise."""
+    found = dataset.corpus_text_columns() if corpus else dataset.text_columns()
+    order = sorted(range(len(found["text"])), key=lambda i: (found["table"][i], found["item_id"][i], found["field"][i]))
+    columns = {item: [found[source][i] for i in order] for source, item in
+               (("table", "split"), ("item_id", "item_id"), ("field", "field"), ("subset", "subset"),
+                ("language", "source_language"), ("text", "original_text"))}
     digest = definitions_hash()
-    records = []
-    refs = list(dataset.iter_corpus_texts() if corpus else dataset.iter_texts())
-    for transformation in transformations:
-        for ref in refs:
-            output = perturb(transformation, ref.text, key=(seed, name, transformation, ref.text))
-            records.append(single_attempt(
-                dataset=name, task_type=dataset.info.task_type, subset=ref.subset, ref=(ref.table, ref.item_id, ref.field),
-                source_language=ref.language, transformation=transformation, seed=seed, original_text=ref.text,
-                output=output, generator_model=RULES_MODEL, prompt_hash=digest))
-    return records
+    return {transformation: single_attempt_table(
+        dataset=name, task_type=dataset.info.task_type, transformation=transformation, seed=seed,
+        generator_model=RULES_MODEL, prompt_hash=digest,
+        columns={**columns, "transformed_text": [perturb(transformation, text, key=(seed, name, transformation, text))
+                                                 for text in columns["original_text"]]})
+        for transformation in transformations}
 
 
 def generator_block() -> dict[str, Any]:

@@ -19,6 +19,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from hteb_contract.atomic import atomic_write_json
 from hteb_contract.errors import ContractError, IntegrityError, StoreError
 from hteb_contract.records import ItemRecord, Judge, Sampling
@@ -28,6 +31,7 @@ from hteb_contract.revision import (
     CORPUS_TASK_TYPES,
     MANIFEST,
     Revision,
+    Variant,
     file_entries,
     manifest_source,
     write_revision,
@@ -243,13 +247,13 @@ def _run(cfg: GenerateConfig, *, log, facts: Facts | None) -> RunResult:
     if manifest is None:
         records = [item_record(cfg, engines, item) for item in bar(items, "item records", len(items), "rec")]
         rules = [t for t in cfg.transformations if noise.is_rule(t)]
-        made_by_rules = _rule_records(cfg, datasets, rules)
+        made_by_rules = _rule_tables(cfg, datasets, rules)
         if rules:
-            log(f"{len(made_by_rules)} items made by the noise rules ({', '.join(rules)})")
-        corpus = _corpus_records(cfg, datasets, rules)
+            log(f"{_rows(made_by_rules)} items made by the noise rules ({', '.join(rules)})")
+        corpus = _corpus_tables(cfg, datasets, rules)
         if cfg.corpus_noise:
-            log(f"{len(corpus)} corpus titles and texts made by the noise rules (--corpus-noise)")
-        manifest = _write_revision(cfg, folder, datasets, records + made_by_rules, state, engines, corpus)
+            log(f"{_rows(corpus)} corpus titles and texts made by the noise rules (--corpus-noise)")
+        manifest = _write_revision(cfg, folder, datasets, records, made_by_rules, state, engines, corpus)
     else:
         log(f"the noise rules made this configuration's records from these very sources before: reusing {folder}")
     cache.close()
@@ -326,24 +330,45 @@ def _repo_id(cfg: GenerateConfig) -> str:
     return cfg.store if "://" in cfg.store else f"file://{Path(cfg.store).resolve()}"
 
 
-def _rule_records(cfg: GenerateConfig, datasets: dict[str, SourceDataset], rules: list[str], *,
-                  corpus: bool = False) -> list[ItemRecord]:
-    """Every text (`corpus`: corpus title and text) of each dataset under each noise rule and seed."""
+def _rule_tables(cfg: GenerateConfig, datasets: dict[str, SourceDataset], rules: list[str], *,
+                 corpus: bool = False) -> dict[Variant, pa.Table]:
+    """Every text (`corpus`: corpus title and text) of each dataset under each noise rule and seed,
+    an item table per (dataset, rule, seed)."""
     if not rules:  # an LLM-only run: no bar for a stage that has nothing to do
-        return []
+        return {}
     jobs = [(seed, name, dataset) for seed in cfg.seeds for name, dataset in datasets.items()]
     what = "noise rules on the corpus" if corpus else "noise rules"
-    return [r for seed, name, dataset in bar(jobs, what, len(jobs), "dataset")
-            for r in noise.noise_records(seed, name, dataset, rules, corpus=corpus)]
+    return {(name, rule, seed): table for seed, name, dataset in bar(jobs, what, len(jobs), "dataset")
+            for rule, table in noise.noise_tables(seed, name, dataset, rules, corpus=corpus).items()}
 
 
-def _corpus_records(cfg: GenerateConfig, datasets: dict[str, SourceDataset], rules: list[str]) -> list[ItemRecord]:
+def _corpus_tables(cfg: GenerateConfig, datasets: dict[str, SourceDataset],
+                   rules: list[str]) -> dict[Variant, pa.Table]:
     """--corpus-noise: every corpus title and text of each retrieval dataset under each noise rule
     and seed, seeded per text as the queries are; none without the flag."""
     if not cfg.corpus_noise:
-        return []
+        return {}
     retrieval = {name: d for name, d in datasets.items() if d.info.task_type in CORPUS_TASK_TYPES}
-    return _rule_records(cfg, retrieval, rules, corpus=True)
+    return _rule_tables(cfg, retrieval, rules, corpus=True)
+
+
+def _rows(tables: dict[Variant, pa.Table]) -> int:
+    return sum(table.num_rows for table in tables.values())
+
+
+def _counters(records: list[ItemRecord], tables: dict[Variant, pa.Table]) -> dict[str, Any]:
+    """The manifest's counts of items, retries, fallbacks and errors, over records and tables alike."""
+    attempts = sum(len(r.attempts) for r in records) + sum(
+        pc.sum(pc.list_value_length(t.column("attempts"))).as_py() or 0 for t in tables.values())
+    errors = {e: sum(1 for r in records if e in r.errors) for e in ERROR_TYPES}
+    for table in tables.values():  # an error type is in a row's errors at most once (uniqueItems)
+        for found in pc.value_counts(pc.list_flatten(table.column("errors"))).to_pylist():
+            errors[found["values"]] = errors.get(found["values"], 0) + found["counts"]
+    items = len(records) + _rows(tables)
+    return {"items": items, "retries": attempts - items,
+            "fallbacks": sum(1 for r in records if r.fallback) + sum(
+                pc.sum(t.column("fallback")).as_py() or 0 for t in tables.values()),
+            "errors": errors}
 
 
 def _generator_block(cfg: GenerateConfig, engines: Engines | None) -> dict[str, Any]:
@@ -386,10 +411,11 @@ def content_description(cfg: GenerateConfig, datasets: dict[str, SourceDataset],
 
 
 def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, SourceDataset], records: list[ItemRecord],
-                    state: dict[str, Any], engines: Engines | None,
-                    corpus: list[ItemRecord]) -> dict[str, Any]:
-    """`engines` None: the noise rules made every text (no model, no judge); `corpus`: the perturbed
-    corpus records (--corpus-noise)."""
+                    by_rules: dict[Variant, pa.Table], state: dict[str, Any], engines: Engines | None,
+                    corpus: dict[Variant, pa.Table]) -> dict[str, Any]:
+    """`records`: what the LLM made; `by_rules`: what the noise rules made, a table per items file
+    (`engines` None: the rules made every text, no model, no judge); `corpus`: the perturbed corpus
+    (--corpus-noise)."""
     if folder.exists():
         shutil.rmtree(folder)  # rebuilt from the cache: stale files must not survive
     manifest_like = {
@@ -400,15 +426,16 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
         "runtime": state["runtime"],
         **content_description(cfg, datasets, engines),
     }
+    counters = _counters(records, by_rules)
     manifest_like["counters"] = {
-        "items": len(records),
+        "items": counters["items"],
         "llm_calls": sum(e.calls for e in engines.distinct()) if engines else 0,
         "cache_hits": sum(e.hits for e in engines.distinct()) if engines else 0,
-        "retries": sum(len(r.attempts) - 1 for r in records),
-        "fallbacks": sum(1 for r in records if r.fallback),
-        "errors": {e: sum(1 for r in records if e in r.errors) for e in ERROR_TYPES},
+        **{key: counters[key] for key in ("retries", "fallbacks", "errors")},
     }
     missing = {name: _entry(cfg, name).languages_not_in_mteb for name in datasets}
     licenses = [source_license(_entry(cfg, name)) for name in datasets]
-    return write_revision(folder, datasets.values(), records, manifest_like,
-                          card_body(manifest_like, records, missing, corpus, licenses), corpus, licenses, progress=bar)
+    body = card_body(manifest_like, records, sorted({rule for _, rule, _ in by_rules}), missing,
+                     {variant: table.num_rows for variant, table in corpus.items()}, licenses)
+    return write_revision(folder, datasets.values(), records, manifest_like, body, tables=by_rules,
+                          corpus_tables=corpus, licenses=licenses, progress=bar)

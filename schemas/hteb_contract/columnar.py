@@ -205,10 +205,17 @@ def _bad_object(spec: Spec, root: Spec, array: pa.Array | pa.Table, valid: Mask,
     bad = np.zeros(len(array), dtype=bool)
     for name, sub in properties.items():
         if name in names:
-            table = isinstance(array, pa.Table)
-            column = array.column(name).combine_chunks() if table else pc.struct_field(array, name)
-            bad |= valid & _bad(sub, root, column, exact=exact)
+            bad |= valid & _bad(sub, root, _column(array, name), exact=exact)
     return bad
+
+
+def _column(array: pa.Array | pa.Table, name: str) -> pa.Array | pa.ChunkedArray:
+    """A field of a struct array, or a table's column: one array where a rule walks its nesting
+    (lists and structs), else as its files' chunks (a string column of 400,000 texts is not copied)."""
+    if not isinstance(array, pa.Table):
+        return pc.struct_field(array, name)
+    column = array.column(name)
+    return column.combine_chunks() if pa.types.is_nested(column.type) else column
 
 
 def _non_finite(array: pa.Array) -> Mask:
@@ -247,7 +254,7 @@ def _contradicted(table: pa.Table) -> Mask:
     if len(flat) == 0:
         return bad
     kept_attempts = flat.take(pa.array(at))
-    same_text = pc.equal(table.column("transformed_text").combine_chunks(), pc.struct_field(kept_attempts, "output"))
+    same_text = pc.equal(table.column("transformed_text"), pc.struct_field(kept_attempts, "output"))
     bad |= ~_mask(same_text, null=False)
     bad |= _lists_differ(table.column("errors").combine_chunks(), pc.struct_field(kept_attempts, "errors"))
     every = np.zeros(size, dtype=bool)
@@ -287,7 +294,6 @@ def suspect_rows(table: pa.Table) -> Mask:
     """Rows of an item table that may break their item schema (each row against the schema of
     its own `schema_version`), hold a NaN or infinity, or contradict their attempts; a superset of
     those that do (see the module docstring). The table has the item Arrow schema (`arrow.py`)."""
-    table = table.combine_chunks()
     versions = _mask(pc.is_in(table.column("schema_version"), value_set=pa.array(readable_versions())), null=False)
     bad = ~versions
     for version in readable_versions():
@@ -299,7 +305,8 @@ def suspect_rows(table: pa.Table) -> Mask:
         if _types(spec) != {"object"}:
             raise UnsupportedSchema(f"item schema {version}: the top level is not an object")
         bad[rows] |= _bad(spec, spec, part)
-    for column in table.columns:
-        bad |= _non_finite(column.combine_chunks())
+    for name, column in zip(table.column_names, table.columns):
+        if pa.types.is_nested(column.type) or pa.types.is_floating(column.type):
+            bad |= _non_finite(_column(table, name))
     bad |= _contradicted(table)
     return bad

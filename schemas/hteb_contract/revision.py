@@ -20,7 +20,8 @@ schema (finite numbers), the file it sits in, a text of the source, one record p
 Each items file is checked with Arrow compute (`columnar`, and a lookup of each record's source
 text; `check_content` checks a dataset's files as one table);
 only a file those checks cannot clear is checked record by record, which words the refusal, so
-a refusal reads the same whichever path found it. The writer does the same (`write_items`).
+a refusal reads the same whichever path found it. The writer does the same, given records
+(`write_items`, an LLM's) or item tables made in bulk (`write_item_tables`, the noise rules').
 `Revision.item_columns` gives the scorer what it uses of the same records, checked the same way,
 without a record per row; a file cleared once is read again (the scorer reads each dataset twice)
 without its checks, its bytes hashed against the manifest as on every read.
@@ -141,43 +142,117 @@ def corpus_path(dataset: str, transformation: str, seed: int) -> str:
 def write_items(root: Path, dataset: str, transformation: str, seed: int, records: Sequence[ItemRecord], *,
                 corpus: bool = False) -> Path:
     """Validate item records (`corpus`: perturbed corpus records) against the contract, then write
-    them (sorted, stable bytes).
-
-    The records are checked as one table (`columnar`); the rows it cannot clear (none, in a sound
-    file) are checked one by one, in order, which words the refusal (`_check_record`)."""
-    what = f"{'corpus of ' if corpus else ''}{dataset}/{split_name(transformation, seed)}"
+    them (sorted, stable bytes): `write_item_table` of their table. A value JSON would not hold as
+    its column's type (`NotPlain`) makes no table: every record is then checked alone, which words
+    the refusal."""
     ordered = sorted(records, key=lambda r: r.ref)
     try:
-        table: pa.Table | None = records_table(ordered)
+        table = records_table(ordered)
     except (NotPlain, pa.ArrowException, TypeError, ValueError, OverflowError, AttributeError):
-        table = None  # a value JSON would not hold as its column's type: every record is checked alone
-    if table is None:
-        suspects: Iterable[int] = range(len(ordered))
-    else:
-        misplaced = ~(_equals(table, dataset=dataset, transformation=transformation, seed=seed)
-                      & (_mask(pc.equal(table.column("split"), CORPUS_TABLE)) == corpus))
-        suspects = np.flatnonzero(suspect_rows(table) | misplaced).tolist()
-    for index in suspects:
-        _check_record(ordered[index], index, what, (dataset, transformation, seed), corpus)
-    path = Path(root) / (corpus_path if corpus else items_path)(dataset, transformation, seed)
-    if table is None:
-        write_parquet(path, [record.to_row() for record in ordered], schema=arrow_schema("item"))
-    else:
-        write_table(path, table)
-    return path
+        what = _file_what(dataset, transformation, seed, corpus)
+        rows = []
+        for index, record in enumerate(ordered):
+            rows.append(record.to_row())
+            _check_row(rows[-1], index, what, (dataset, transformation, seed), corpus)
+        path = Path(root) / (corpus_path if corpus else items_path)(dataset, transformation, seed)
+        write_parquet(path, rows, schema=arrow_schema("item"))
+        return path
+    return write_item_table(root, dataset, transformation, seed, table, corpus=corpus)
 
 
-def _check_record(record: ItemRecord, index: int, what: str, where: tuple[str, str, int], corpus: bool) -> None:
-    """One record against its file and the contract; the first broken rule is a ContractError."""
-    if (record.dataset, record.transformation, record.seed) != where:
+def write_item_table(root: Path, dataset: str, transformation: str, seed: int, table: pa.Table, *,
+                     corpus: bool = False) -> Path:
+    """Validate an item table (`item_table.records_table`'s schema; `corpus`: perturbed corpus
+    records) against the contract, then write it sorted by ref (stable bytes): `write_item_tables`
+    of one."""
+    return write_item_tables(root, {(dataset, transformation, seed): table}, corpus=corpus)[0]
+
+
+#: The most rows `write_item_tables` checks as one table (memory stays bounded on a full-size revision).
+CHECK_ROWS = 1_000_000
+
+
+def write_item_tables(root: Path, tables: Mapping[Variant, pa.Table], *, corpus: bool = False,
+                      progress: Progress = quiet, desc: str = "writing item tables") -> list[Path]:
+    """Validate item tables, one per (dataset, transformation, seed) (`corpus`: perturbed corpus
+    records), against the contract, then write each sorted by ref (stable bytes); a refusal writes none.
+
+    Why tables: a generator that makes its texts in bulk (the noise rules) hands over columns, not a
+    record per text. The tables are checked together with Arrow compute (`columnar`: every check is a
+    row's own, so a file costs its rows, not some 200 Arrow calls); the rows those checks cannot clear
+    (none, in sound files) are checked one by one, in order, which words the refusal (`_check_row`).
+    `progress` reports each file written (as `desc`), once all are checked."""
+    ordered: dict[Variant, pa.Table] = {}
+    for (dataset, transformation, seed), table in tables.items():
+        if not table.schema.equals(arrow_schema("item")):
+            raise ContractError(f"{_file_what(dataset, transformation, seed, corpus)}: not an item table "
+                                f"(its Arrow schema is not hteb_contract.arrow's item schema)")
+        if not _sorted_by_ref(table):
+            table = table.take(pc.sort_indices(table, [(name, "ascending") for name in _REF]))
+        ordered[(dataset, transformation, seed)] = table
+    batch: list[Variant] = []
+    for variant in [*ordered, None]:
+        if batch and (variant is None or sum(ordered[v].num_rows for v in batch) + ordered[variant].num_rows
+                      > CHECK_ROWS):
+            _check_tables({v: ordered[v] for v in batch}, corpus)
+            batch = []
+        if variant is not None:
+            batch.append(variant)
+    paths = []
+    for (dataset, transformation, seed), table in progress(ordered.items(), desc, len(ordered)):
+        paths.append(Path(root) / (corpus_path if corpus else items_path)(dataset, transformation, seed))
+        write_table(paths[-1], table)
+    return paths
+
+
+def _check_tables(tables: Mapping[Variant, pa.Table], corpus: bool) -> None:
+    """Sorted item tables checked as one; the first broken rule is a ContractError worded for its row."""
+    together = pa.concat_tables(tables.values())
+    bad = suspect_rows(together)
+    start = 0
+    for (dataset, transformation, seed), table in tables.items():
+        mine = bad[start:start + table.num_rows]
+        mine |= ~(_equals(table, dataset=dataset, transformation=transformation, seed=seed,
+                          schema_version=SCHEMA_VERSIONS["item"])
+                  & (_mask(pc.equal(table.column("split"), CORPUS_TABLE)) == corpus))
+        suspects = np.flatnonzero(mine).tolist()
+        if suspects:
+            what = _file_what(dataset, transformation, seed, corpus)
+            for index, row in zip(suspects, table.take(suspects).to_pylist()):
+                _check_row(row, index, what, (dataset, transformation, seed), corpus)
+        start += table.num_rows
+
+
+def _file_what(dataset: str, transformation: str, seed: int, corpus: bool) -> str:
+    return f"{'corpus of ' if corpus else ''}{dataset}/{split_name(transformation, seed)}"
+
+
+def _sorted_by_ref(table: pa.Table) -> bool:
+    """Whether the rows are in ref order (split, item id, field; code point order, as Python sorts
+    `ItemRecord.ref`), each pair of neighbours compared with Arrow compute."""
+    if table.num_rows < 2:
+        return True
+    after, before = table.slice(1), table.slice(0, table.num_rows - 1)
+    ordered = np.zeros(table.num_rows - 1, dtype=bool)
+    tied = np.ones(table.num_rows - 1, dtype=bool)
+    for name in _REF:
+        left, right = before.column(name), after.column(name)
+        ordered |= tied & _mask(pc.less(left, right))
+        tied &= _mask(pc.equal(left, right))
+    return bool((ordered | tied).all())
+
+
+def _check_row(row: Mapping[str, Any], index: int, what: str, where: tuple[str, str, int], corpus: bool) -> None:
+    """One item row against its file and the contract; the first broken rule is a ContractError."""
+    if (row.get("dataset"), row.get("transformation"), row.get("seed")) != where:
         raise ContractError(f"{what} item {index}: belongs to another dataset/transformation/seed")
-    if (record.split == CORPUS_TABLE) != corpus:
-        raise ContractError(f"{what} item {index}: a {record.split} text in the "
+    if (row.get("split") == CORPUS_TABLE) != corpus:
+        raise ContractError(f"{what} item {index}: a {row.get('split')} text in the "
                             f"{'corpus' if corpus else 'items'} file")
-    validate("item", record.to_row(), what=f"{what} item {index}")
-    contradiction = record.contradiction()
-    if contradiction is not None:
-        raise ContractError(f"{what} item {index}: the record contradicts its own attempts: {contradiction}")
+    if row.get("schema_version") != SCHEMA_VERSIONS["item"]:
+        raise ContractError(f"{what} item {index}: schema_version {row.get('schema_version')!r}; a revision is "
+                            f"written in {SCHEMA_VERSIONS['item']}")
+    ItemRecord.from_row(row, what=f"{what} item {index}")  # the item schema, then the record against its attempts
 
 
 _REF = ("split", "item_id", "field")
@@ -214,44 +289,59 @@ def manifest_source(info: DatasetInfo, *, origin: str, sample: int | None) -> di
             "transformed_fields": info.transformed_fields(), "sample": sample}
 
 
+#: (dataset, transformation, seed): what one items (or corpus) file holds.
+Variant = tuple[str, str, int]
+
+
 def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterable[ItemRecord],
-                   manifest_fields: Mapping[str, Any], card_body: str,
-                   corpus_records: Iterable[ItemRecord] = (), licenses: Sequence[SourceLicense] = (),
+                   manifest_fields: Mapping[str, Any], card_body: str, *,
+                   tables: Mapping[Variant, pa.Table] | None = None,
+                   corpus_tables: Mapping[Variant, pa.Table] | None = None, licenses: Sequence[SourceLicense] = (),
                    progress: Progress = quiet) -> dict[str, Any]:
     """Write a whole revision into the empty folder `root` and seal it; returns the manifest.
 
-    The source copy of each dataset, one items file per (dataset, transformation, seed) in the
-    order first met, one corpus file likewise for `corpus_records` (the manifest must then say
-    `corpus_perturbed`), the dataset card (front matter from `hteb_contract.card` with the sources'
-    `licenses`, then `card_body`), the manifest; `progress` reports each stage (sources, items and
-    corpus files, sealing).
+    The source copy of each dataset, one items file per (dataset, transformation, seed): the
+    `records`' in the order first met, then each of `tables` (item tables made in bulk, as the noise
+    rules make them: `write_item_table`); one corpus file per entry of `corpus_tables` (the manifest
+    must then say `corpus_perturbed`); the dataset card (front matter from `hteb_contract.card` with
+    the sources' `licenses`, then `card_body`), the manifest; `progress` reports each stage (sources,
+    items and corpus files, sealing).
     """
     root, sources = Path(root), list(sources)
+    tables, corpus_tables = dict(tables or {}), dict(corpus_tables or {})
     if root.exists() and any(root.iterdir()):
         raise ContractError(f"{root}: a revision is written into an empty folder")
-    sources = list(sources)
     for dataset in progress(sources, "writing sources", len(sources)):
         write_source_parquet(dataset, root / "source" / dataset.name)
     records = list(records)
-    groups: dict[tuple[str, str, int], list[ItemRecord]] = {}
+    grouped: dict[Variant, list[ItemRecord]] = {}
     for record in records:
-        groups.setdefault((record.dataset, record.transformation, record.seed), []).append(record)
+        grouped.setdefault((record.dataset, record.transformation, record.seed), []).append(record)
+    twice = sorted(set(grouped) & set(tables))
+    if twice:
+        raise ContractError(f"{'/'.join(map(str, twice[0]))}: given both as records and as a table")
+    groups = [*grouped, *tables]
+    if grouped:  # no bar for a stage that has nothing to do
+        for (name, transformation, seed), group in progress(grouped.items(), "checking and writing items",
+                                                            len(grouped)):
+            write_items(root, name, transformation, seed, group)
+    if tables:
+        write_item_tables(root, tables, progress=progress, desc="checking and writing the rules' items")
     variants: dict[str, list[tuple[str, int]]] = {}
-    for (name, transformation, seed), group in progress(groups.items(), "checking and writing items", len(groups)):
-        write_items(root, name, transformation, seed, group)
+    for name, transformation, seed in groups:
         variants.setdefault(name, []).append((transformation, seed))
-    corpus_groups: dict[tuple[str, str, int], list[ItemRecord]] = {}
-    for record in corpus_records:
-        corpus_groups.setdefault((record.dataset, record.transformation, record.seed), []).append(record)
     corpus_variants: dict[str, list[tuple[str, int]]] = {}
-    for (name, transformation, seed), group in progress(corpus_groups.items(), "writing the corpus",
-                                                        len(corpus_groups)):
-        write_items(root, name, transformation, seed, group, corpus=True)
+    if corpus_tables:
+        write_item_tables(root, corpus_tables, corpus=True, progress=progress, desc="writing the corpus")
+    for name, transformation, seed in corpus_tables:
         corpus_variants.setdefault(name, []).append((transformation, seed))
     languages = {code for s in sources for code in s.info.languages} | {r.target_language for r in records
                                                                          if r.target_language}
+    for table in tables.values():
+        languages |= set(pc.unique(pc.drop_null(table.column("target_language"))).to_pylist())
     head = front_matter(manifest_fields.get("label", ""), [source_tables(s) for s in sources], variants,
-                        corpus_variants, languages=languages, rows=len(records), licenses=licenses,
+                        corpus_variants, languages=languages,
+                        rows=len(records) + sum(table.num_rows for table in tables.values()), licenses=licenses,
                         hub_sources=[s["hf_path"] for s in manifest_fields.get("sources", ())
                                      if str(s.get("origin", "")).startswith("hf://")])
     atomic_write_text(root / CARD, head + card_body)

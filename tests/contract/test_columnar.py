@@ -219,7 +219,7 @@ def _outcome(check) -> str | None:
 def _record_by_record(records) -> None:
     """The oracle of the writer: each record in ref order through the per-record checks."""
     for index, record in enumerate(sorted(records, key=lambda r: r.ref)):
-        rev._check_record(record, index, "D/paraphrasing_1", ("D", "paraphrasing", 1), False)
+        rev._check_row(record.to_row(), index, "D/paraphrasing_1", ("D", "paraphrasing", 1), False)
 
 
 @SETTINGS
@@ -244,6 +244,60 @@ def test_the_writer_refuses_as_record_by_record(tmp_path_factory, rows, data):
         written = rev.read_parquet_table((root / rev.items_path("D", "paraphrasing", 1)).read_bytes(), "x")
         assert written.equals(pa.Table.from_pylist([r.to_row() for r in sorted(chosen, key=lambda r: r.ref)],
                                                    schema=arrow_schema("item")))
+
+
+@SETTINGS
+@given(st.data())
+def test_the_table_writer_refuses_as_row_by_row(tmp_path_factory, rows, data):
+    """write_item_table over a table (rows in any order) with one row broken, or put in another
+    file, or written in an older version: same verdict and words as each row checked in ref order."""
+    base = [{**row, "dataset": "D", "transformation": "paraphrasing", "seed": 1, "item_id": str(index)}
+            for index, row in enumerate(rows) if row["schema_version"] != ITEM_V2]
+    chosen = data.draw(st.lists(st.sampled_from(base), min_size=1, max_size=6, unique_by=lambda r: r["item_id"]))
+    at = data.draw(st.integers(0, len(chosen) - 1))
+    name = data.draw(st.sampled_from(["seed", "dataset", "split", "fallback", "errors", "transformed_text",
+                                      "subset", "target_language", "schema_version", "prompt_hash"]))
+    elsewhere = [_at(other, (name,)) for other in rows]
+    chosen[at] = {**chosen[at], name: data.draw(_replacements(chosen[at][name], elsewhere))}
+    table = _table(chosen)
+    if table is None:
+        return  # not a value an item table can hold
+    ordered = sorted(table.to_pylist(), key=lambda row: (row["split"], row["item_id"], row["field"]))
+    root = tmp_path_factory.mktemp("write")
+
+    def row_by_row():
+        for index, row in enumerate(ordered):
+            rev._check_row(row, index, "D/paraphrasing_1", ("D", "paraphrasing", 1), False)
+
+    expected = _outcome(row_by_row)
+    assert _outcome(lambda: rev.write_item_table(root, "D", "paraphrasing", 1, table)) == expected
+    if expected is None:
+        written = rev.read_parquet_table((root / rev.items_path("D", "paraphrasing", 1)).read_bytes(), "x")
+        assert written.equals(_table(ordered))
+
+
+def test_a_table_of_another_schema_is_refused_in_one_line(tmp_path, rows):
+    table = _table([row for row in rows if row["schema_version"] != ITEM_V2][:3]).drop_columns(["judge"])
+    with pytest.raises(ContractError, match="^D/paraphrasing_1: not an item table"):
+        rev.write_item_table(tmp_path, "D", "paraphrasing", 1, table)
+    assert not any(tmp_path.iterdir())
+
+
+def test_tables_checked_together_are_refused_for_their_own_file_and_none_is_written(tmp_path, rows):
+    """write_item_tables checks every table as one: a broken row of the second file is refused in that
+    file's words and row number (its place in its own file), and no file is written."""
+    base = [row for row in rows if row["schema_version"] != ITEM_V2][:4]
+    first = _table([{**row, "dataset": "D", "transformation": "paraphrasing", "seed": 1} for row in base])
+    broken = [{**row, "dataset": "D", "transformation": "paraphrasing", "seed": 2} for row in base]
+    at = sorted(range(len(broken)), key=lambda i: (broken[i]["split"], broken[i]["item_id"], broken[i]["field"]))[2]
+    broken[at] = {**broken[at], "fallback": not broken[at]["fallback"]}
+    tables = {("D", "paraphrasing", 1): first, ("D", "paraphrasing", 2): _table(broken)}
+    with pytest.raises(ContractError, match=r"^D/paraphrasing_2 item 2: .*contradicts its own attempts"):
+        rev.write_item_tables(tmp_path, tables)
+    assert not any(tmp_path.iterdir())
+    tables[("D", "paraphrasing", 2)] = _table([{**row, "seed": 2} for row in first.to_pylist()])
+    paths = rev.write_item_tables(tmp_path, tables)
+    assert [p.name for p in paths] == ["paraphrasing_1.parquet", "paraphrasing_2.parquet"]
 
 
 def test_a_revision_reads_the_same_records_either_way():

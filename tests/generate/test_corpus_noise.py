@@ -11,9 +11,16 @@ from dataclasses import replace
 from hteb_contract.revision import CORPUS_TASK_TYPES
 from hteb_contract.sources import SourceDataset, read_source_dir
 from hteb_contract.stores import open_store
-from hteb_generate.noise import PERTURBATIONS, noise_records, perturb
+from hteb_contract.item_table import table_records
+from hteb_generate.noise import PERTURBATIONS, noise_tables, perturb
 
 SEED = 1339
+
+
+def noise_records(seed, name, dataset, rules, *, corpus=False):
+    """The records of every rule's table."""
+    return [r for table in noise_tables(seed, name, dataset, rules, corpus=corpus).values()
+            for r in table_records(table)]
 
 
 def _config(tmp_path, shared_data, **overrides):

@@ -181,7 +181,7 @@ def test_every_long_stage_shows_a_bar_with_its_total_and_time_left(tmp_path, sha
     err = capsys.readouterr().err
     files = len(cfg.datasets) * len(cfg.transformations)
     for stage, total in (("reading sources", 2), ("noise rules", 2), ("noise rules on the corpus", 1),
-                         ("writing sources", 2), ("checking and writing items", files),
+                         ("writing sources", 2), ("checking and writing the rules' items", files),
                          ("writing the corpus", len(cfg.transformations))):
         assert re.search(rf"{stage}: 100%\S* +{total}/{total} \[\d\d:\d\d<\d\d:\d\d", err), stage
     assert re.search(r"sealing \(sha256\): 100%\S* +(\d+)/\1 \[\d\d:\d\d<\d\d:\d\d", err)
