@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -170,6 +171,26 @@ def test_a_rerun_on_changed_sources_makes_the_records_again(tmp_path, shared_dat
     again = run(cfg, log=said.append)
     assert again.manifest["content_hash"] != first.manifest["content_hash"]
     assert any("made by the noise rules" in line for line in said)
+
+
+@pytest.mark.slow
+def test_the_published_noise_revision_is_what_the_noise_profile_makes_today(tmp_path, shared_data):
+    """`make generate PROFILE=noise SEED=1339` on shared/data remakes the published noise-1339 file
+    for file (docs/revisions/noise-1339/manifest.json, the revision the findings are scored on):
+    the writer's columns, checks and encoding change no byte of it (about 20 s on 2 cores)."""
+    import json
+
+    from hteb_generate.config import build_config
+    from hteb_generate.pipeline import run
+
+    published = json.loads((Path(__file__).resolve().parents[2] / "docs" / "revisions" / "noise-1339" /
+                            "manifest.json").read_text(encoding="utf-8"))
+    cfg = build_config(seed="1339", profile="noise", overrides={
+        "data_dir": str(shared_data), "cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store"),
+        "manifest_md": str(tmp_path / "M.md")})
+    made = run(cfg, log=lambda m: None).manifest
+    assert {f["path"]: f["sha256"] for f in made["files"]} == {f["path"]: f["sha256"] for f in published["files"]}
+    assert made["content_hash"] == published["content_hash"] and made["counters"] == published["counters"]
 
 
 @pytest.mark.slow
