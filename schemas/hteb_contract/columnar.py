@@ -99,9 +99,12 @@ def _gather(owners: np.ndarray, bad: Mask, size: int) -> Mask:
     return out
 
 
-def _list_parts(array: pa.Array) -> tuple[pa.Array, np.ndarray]:
-    """The flattened elements of a list array (null lists have none) and each one's row."""
-    return pc.list_flatten(array), pc.list_parent_indices(array).to_numpy(zero_copy_only=False)
+def _list_parts(array: pa.Array | pa.ChunkedArray) -> tuple[pa.Array | pa.ChunkedArray, np.ndarray]:
+    """The flattened elements of a list array (null lists have none) and each one's row, counted
+    across chunks (a table's column stays in its files' chunks: copying 400,000 attempts into one
+    array cost more than checking them)."""
+    lengths = pc.fill_null(pc.list_value_length(array), 0).to_numpy(zero_copy_only=False)
+    return pc.list_flatten(array), np.repeat(np.arange(len(array)), lengths)
 
 
 def _unique_items(array: pa.Array) -> Mask:
@@ -209,13 +212,9 @@ def _bad_object(spec: Spec, root: Spec, array: pa.Array | pa.Table, valid: Mask,
     return bad
 
 
-def _column(array: pa.Array | pa.Table, name: str) -> pa.Array | pa.ChunkedArray:
-    """A field of a struct array, or a table's column: one array where a rule walks its nesting
-    (lists and structs), else as its files' chunks (a string column of 400,000 texts is not copied)."""
-    if not isinstance(array, pa.Table):
-        return pc.struct_field(array, name)
-    column = array.column(name)
-    return column.combine_chunks() if pa.types.is_nested(column.type) else column
+def _column(array: pa.Array | pa.ChunkedArray | pa.Table, name: str) -> pa.Array | pa.ChunkedArray:
+    """A field of a struct array, or a table's column as its files' chunks (never copied into one)."""
+    return array.column(name) if isinstance(array, pa.Table) else pc.struct_field(array, name)
 
 
 def _non_finite(array: pa.Array) -> Mask:
@@ -239,7 +238,7 @@ def _contradicted(table: pa.Table) -> Mask:
     the first without errors, else the last; the kept text and errors are its, and fallback says
     whether every attempt has errors. Rows with no attempt, or nulls where a list is due, are suspect."""
     size = table.num_rows
-    attempts = table.column("attempts").combine_chunks()
+    attempts = table.column("attempts")
     count = pc.fill_null(pc.list_value_length(attempts), 0).to_numpy(zero_copy_only=False).astype(np.int64)
     flat, owners = _list_parts(attempts)
     error_counts = pc.list_value_length(pc.struct_field(flat, "errors")).to_numpy(zero_copy_only=False)
@@ -253,10 +252,11 @@ def _contradicted(table: pa.Table) -> Mask:
     bad = ~some
     if len(flat) == 0:
         return bad
-    kept_attempts = flat.take(pa.array(at))
-    same_text = pc.equal(table.column("transformed_text"), pc.struct_field(kept_attempts, "output"))
-    bad |= ~_mask(same_text, null=False)
-    bad |= _lists_differ(table.column("errors").combine_chunks(), pc.struct_field(kept_attempts, "errors"))
+    kept_output, kept_errors = (pc.struct_field(flat, name) for name in ("output", "errors"))
+    if len(flat) != size or (at != np.arange(size)).any():  # not one attempt a row: pick each row's kept one
+        kept_output, kept_errors = (values.take(pa.array(at)) for values in (kept_output, kept_errors))
+    bad |= ~_mask(pc.equal(table.column("transformed_text"), kept_output), null=False)
+    bad |= _lists_differ(table.column("errors"), kept_errors)
     every = np.zeros(size, dtype=bool)
     every[some] = True
     every[rows] = False  # a row with a clean attempt
@@ -275,7 +275,7 @@ def _lists_differ(left: pa.Array, right: pa.Array) -> Mask:
     keep = pa.array(same_length)
     values = [pc.list_flatten(side.filter(keep)) for side in (left, right)]
     unequal = ~_mask(pc.equal(values[0], values[1]), null=False)  # a null element is suspect
-    owners = pc.list_parent_indices(left.filter(keep)).to_numpy(zero_copy_only=False)
+    owners = _list_parts(left.filter(keep))[1]
     bad[np.flatnonzero(same_length)[_gather(owners, unequal, int(same_length.sum()))]] = True
     return bad
 

@@ -775,20 +775,28 @@ class Revision:
                                                             for chunk in table.column(column.name).chunks],
                                                            column.type) for column in expected})
         bad = suspect_rows(together)
-        key = _ref_key(together)
         source = self._text_table(name, corpus=corpus)
-        found = source.take(pc.index_in(key, value_set=source.column(_KEY)))  # null: a record of no source text
-        for column in (*_REF, "original_text", "subset", "source_language"):  # the key's parts compared too, so
-            bad |= ~_mask(pc.equal(together.column(column), found.column(column)))  # its separator can't mislead
+        distinct = pc.count_distinct(source.column(_KEY)).as_py() == source.num_rows
         verdicts, start = [], 0
         for table in shaped:
-            if table is not None:
-                rows = table.num_rows
-                verdicts.append(not bad[start:start + rows].any()
-                                and pc.count_distinct(key.slice(start, rows)).as_py() == rows)  # one record per text
-                start += rows
-            else:
+            if table is None:
                 verdicts.append(False)
+                continue
+            rows = table.num_rows
+            # A sound file holds the source's texts in ref order, each once: record i is then text i, no lookup.
+            aligned = distinct and rows == source.num_rows and all(
+                _mask(pc.equal(table.column(column), source.column(column))).all() for column in _REF)
+            if aligned:
+                found, once = source, True
+            else:
+                key = _ref_key(table)
+                found = source.take(pc.index_in(key, value_set=source.column(_KEY)))  # null: a record of no text
+                once = pc.count_distinct(key).as_py() == rows  # one record per text
+            # The key's parts are compared too, so its separator cannot mislead.
+            for column in (() if aligned else _REF) + ("original_text", "subset", "source_language"):
+                bad[start:start + rows] |= ~_mask(pc.equal(table.column(column), found.column(column)))
+            verdicts.append(once and not bad[start:start + rows].any())
+            start += rows
         return verdicts
 
     def _text_table(self, name: str, *, corpus: bool) -> pa.Table:
@@ -798,6 +806,7 @@ class Revision:
             source = self.source(name)
             found = source.corpus_text_columns() if corpus else source.text_columns()
             table = pa.table({_ITEM_COLUMN[key]: pa.array(values, pa.string()) for key, values in found.items()})
+            table = table.take(pc.sort_indices(table, [(column, "ascending") for column in _REF]))  # as files are
             self._text_tables[(name, corpus)] = table.append_column(_KEY, _ref_key(table))
         return self._text_tables[(name, corpus)]
 
