@@ -125,9 +125,9 @@ noise-findings: install
 	cd tests && HF_HUB_OFFLINE=1 ../$(BIN)/python models.py > ../$(FINDINGS)/models.tsv
 	set -e; datasets="$(FINDINGS_DATASETS)"; [ -n "$$datasets" ] || datasets=$$($(BIN)/python -c \
 		"from hteb_contract.stores import open_store; print(*open_store('file://.hteb/store').fetch('noise-$(SEED)').dataset_names())"); \
-	while IFS=$$'\t' read -r name hub path; do for ds in $$datasets; do \
+	while IFS=$$'\t' read -r name hub path arguments; do for ds in $$datasets; do \
 		part=$(FINDINGS_DOCS)/parts/$$name/$$ds.hteb_part.json.gz; [ -f $$part ] && continue; \
-		HF_HUB_OFFLINE=1 $(BIN)/hteb-score "$$path" --model-name "$$hub" --store file://.hteb/store --revision noise-$(SEED) \
+		HF_HUB_OFFLINE=1 $(BIN)/hteb-score "$$path" $$arguments --model-name "$$hub" --store file://.hteb/store --revision noise-$(SEED) \
 			--part $$ds --cache-dir $(OUT)/embedding-cache --out $(FINDINGS)/$$name/$$ds --overwrite --quiet < /dev/null; \
 		mkdir -p $$(dirname $$part); gzip -9n < $(FINDINGS)/$$name/$$ds/hteb_part.json > $$part.tmp; mv $$part.tmp $$part; \
 	done; done < $(FINDINGS)/models.tsv
@@ -151,7 +151,8 @@ findings: install-score
 	$(BIN)/hteb-score compare "$${cards[@]}" --out $(FINDINGS_DOCS)/comparison --overwrite
 	$(BIN)/hteb-score tables docs/findings.md
 
-# The PyPI embedding models of tests/models.py: name, Hub id and local folder, one line each (made on first use).
+# The PyPI embedding models of tests/models.py: name, Hub id, MODEL_ID (a local folder, made on first use, or a
+# factory) and the hteb-score arguments it needs, one line each.
 leaderboard-models: install
 	@cd tests && HF_HUB_OFFLINE=1 ../$(BIN)/python models.py
 

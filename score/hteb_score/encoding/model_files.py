@@ -171,17 +171,20 @@ class ModelChoice:
 
 def choose_model(model: str | None, revision: str | None, name: str | None, encoder: str) -> ModelChoice:
     """--model-revision and --model-name checked against the model they apply to, before any data is
-    read: a revision is resolved to its commit (one line when it cannot be), a name only names a folder."""
+    read: a revision is resolved to its commit (one line when it cannot be), a name only names a folder
+    or a factory (--encoder python)."""
     local = model is None or Path(model).exists()
     shown = "the default model (a folder shipped on PyPI)" if model is None else repr(model)
     commit = None
     if revision is not None:
+        if encoder == "python":
+            raise HtebError(f"--model-revision pins a Hub model; {shown} is a factory (its identity is its own)")
         if encoder == "mteb":
             raise HtebError(f"--model-revision: mteb's registry pins the revision of {model!r} itself (drop it, or "
                             "pass --encoder sentence-transformers)")
         if local:
             raise HtebError(f"--model-revision pins a Hub model; {shown} is a local folder (name it with --model-name)")
         commit = resolve_hub_revision(model, revision)
-    if name is not None and (model is None or not Path(model).is_dir()):
-        raise HtebError(f"--model-name names a model given as a local folder; {shown} names itself")
+    if name is not None and encoder != "python" and (model is None or not Path(model).is_dir()):
+        raise HtebError(f"--model-name names a model given as a local folder or a factory; {shown} names itself")
     return ModelChoice(revision, commit, name)

@@ -207,19 +207,8 @@ class MtebEncoder:
         return json.dumps([prompt_type, prompt])
 
     def encode(self, texts: Sequence[str], prompt_type: str | None, *, task: DatasetInfo | None = None) -> np.ndarray:
-        """float32 embeddings from mteb's encoder, given the texts as mteb gives them (a DataLoader of "text")."""
-        from datasets import Dataset
-        from mteb.types import PromptType
-        from torch.utils.data import DataLoader
-
-        metadata = task_metadata(task)
-        loader = DataLoader(Dataset.from_dict({"text": list(texts)}), batch_size=self.batch_size)
-        vectors = self.wrapper.encode(loader, task_metadata=metadata, hf_split=task.eval_split, hf_subset="default",
-                                      prompt_type=None if prompt_type is None else PromptType(prompt_type),
-                                      batch_size=self.batch_size, show_progress_bar=False)
-        if hasattr(vectors, "detach"):
-            vectors = vectors.detach().cpu().float().numpy()
-        return np.asarray(vectors, dtype=np.float32)
+        """float32 embeddings from mteb's encoder (`encode_through`)."""
+        return encode_through(self.wrapper, texts, prompt_type, task, self.batch_size)
 
     def applied_prompts(self) -> dict[str, str]:
         """Every non-empty prompt applied, as `mteb task/prompt type` -> prompt."""
@@ -248,6 +237,24 @@ class MtebEncoder:
         return {"batch_size": self.batch_size, "dtype": self.dtype, "normalize": False, "device": self.device,
                 "max_seq_length": getattr(model, "max_seq_length", None), "prompts": self.applied_prompts(),
                 "trust_remote_code": self.trust_remote_code}
+
+
+def encode_through(wrapper: Any, texts: Sequence[str], prompt_type: str | None, task: DatasetInfo | None,
+                   batch_size: int) -> np.ndarray:
+    """float32 embeddings from an encoder of mteb's protocol (`EncoderProtocol.encode`), given the
+    texts as mteb gives them: a DataLoader of "text", the task's metadata and the prompt type."""
+    from datasets import Dataset
+    from mteb.types import PromptType
+    from torch.utils.data import DataLoader
+
+    metadata = task_metadata(task)
+    loader = DataLoader(Dataset.from_dict({"text": list(texts)}), batch_size=batch_size)
+    vectors = wrapper.encode(loader, task_metadata=metadata, hf_split=task.eval_split, hf_subset="default",
+                             prompt_type=None if prompt_type is None else PromptType(prompt_type),
+                             batch_size=batch_size, show_progress_bar=False)
+    if hasattr(vectors, "detach"):
+        vectors = vectors.detach().cpu().float().numpy()
+    return np.asarray(vectors, dtype=np.float32)
 
 
 def _transformer_folder(model: Any) -> Path | None:

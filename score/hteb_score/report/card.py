@@ -103,6 +103,14 @@ def _mteb_model_lines(meta: Mapping[str, Any] | None) -> list[str]:
     return lines
 
 
+def _python_model_lines(python: Mapping[str, Any] | None) -> list[str]:
+    """--encoder python: the factory and what its encoder declares."""
+    if python is None:
+        return []
+    return [f"- encoded by the factory `{python['factory']}`, which declares "
+            + (f"identity `{python['identity']}`" if python["identity"] else "no identity")]
+
+
 def render_markdown(card: Mapping[str, Any]) -> str:
     """A card a person reads: header with provenance, per-dataset table, per-transformation table."""
     agg = card["aggregates"]
@@ -114,6 +122,7 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         f"- model revision: `{card['model']['revision'] or 'unknown'}`"
         + (f" (pinned by --model-revision `{card['model']['pinned']}`)" if card["model"].get("pinned") else ""),
         *_mteb_model_lines(card["model"].get("mteb")),
+        *_python_model_lines(card["model"].get("python")),
         f"- dataset: `{data['repo_id']}` label `{data['label']}` revision `{data['revision']}`",
         f"- protocol: **{card['protocol']}**; items with errors: {card['on_error']}; hteb-score {card['hteb_score_version']}",
         f"- encode: batch {card['encode']['batch_size']}, {_runtime(card['encode'])}, {card['encode']['device']}, "

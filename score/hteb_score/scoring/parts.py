@@ -35,8 +35,9 @@ from hteb_score.scoring.score_record import ScoreRecord
 PART_FILE = "hteb_part.json"  # marks a folder as a part (cli/output.py's marker)
 FORMAT = "hteb-score part/1"
 DRIFT_COLUMNS = ("transformation", "drift", "quality", "edit_distance")
-# identity fields that are unions over the parts, not compared: the prompts an mteb model gave each task
-UNION_FIELDS = (("encode", "prompts"), ("model", "mteb", "prompts"))
+# identity fields that are unions over the parts, not compared: the prompts an mteb model gave each task,
+# the prompt types a factory's encoder was given per task
+UNION_FIELDS = (("encode", "prompts"), ("model", "mteb", "prompts"), ("model", "python", "tasks"))
 TIMING_TOTAL = "total_s"
 #: the packages whose versions a run records (its identity, and the card's `package_versions`)
 PACKAGES = ("hteb-score", "sentence-transformers", "transformers", "torch", "numpy", "scipy", "scikit-learn",

@@ -50,11 +50,12 @@ class UnitScorer:
     def _load(self) -> TextEncoder:
         opts = self.options
         if self.encoder is None:
-            runtime = {} if opts.encoder == "mteb" else {"backend": opts.backend, "precision": opts.precision,
-                                                         "token_budget": opts.token_budget,
-                                                         "choice": opts.model_choice}
+            runtime = {"mteb": {}, "python": {"name": opts.model_choice.name},
+                       "sentence-transformers": {"backend": opts.backend, "precision": opts.precision,
+                                                 "token_budget": opts.token_budget, "choice": opts.model_choice}}
             self.encoder = load_encoder(opts.encoder, opts.model_id, device=opts.device, batch_size=opts.batch_size,
-                                        trust_remote_code=opts.trust_remote_code, progress=not opts.quiet, **runtime)
+                                        trust_remote_code=opts.trust_remote_code, progress=not opts.quiet,
+                                        **runtime[opts.encoder])
             if self.announce is not None:
                 self.announce(opts.runtime_note)
         return self.encoder
@@ -65,7 +66,7 @@ class UnitScorer:
         started = time.perf_counter() if started is None else started
         opts = dataclasses.replace(self.options, part=None if datasets is None else list(datasets))
         data = read_data(opts)  # every variant read and checked before the model loads: bad data is refused first
-        if opts.encoder == "mteb":  # mteb's prompts need each dataset's mteb task
+        if opts.encoder in ("mteb", "python"):  # mteb's protocol gives each text's task
             from hteb_score.encoding.mteb_encoder import check_tasks
 
             check_tasks(data.groups.infos)
