@@ -12,31 +12,31 @@ copy and variants, checked before the model loads, and the scoring loop (`Datase
 variants again; old: each variant's records built and checked one by one, as `revision_variants` got
 them; new: `Revision.item_columns` (the second read decodes only the columns it gives, of files the
 first cleared, their bytes hashed again); each pass is also given alone; (c) the generator's write of
-every items file (`write_items`, into a temporary folder; the store is only read), and the new
-path's parts (the sorted table built from the records, the columnar checks, parquet encoding).
+every items file into a temporary folder (the store is only read; `write_paths`): old, each file's
+records checked one by one; new, what the generator now hands over, the noise rules' item tables
+(`noise.noise_tables` of the revision's own sources), checked as one and encoded
+(`write_item_tables`); the record path (`write_items`, what an LLM run's records take) beside them,
+and the new path's parts (the columnar checks, parquet encoding).
 Prints one JSON object: per path the records, wall and CPU seconds (this process's, steadier than
 wall time on a shared machine) and their ratios; for verify and write the floor, the CPU seconds a
 path spends whatever its checks cost (verify: each source copy read and checked, every items file
 hashed and decoded; write: encoding), and the most ratio it leaves.
 The old path is the per-record code the new one keeps for wording (`Revision._records_one_by_one`;
-the writer's loop as it was), run on every row; both writers' files are compared byte for byte.
+the writer's loop as it was), run on every row; the three writers' files are compared byte for byte.
 
-One run on noise-1339 (418,960 records, 75 items files; 2 cores shared, load average 5), CPU s
-(wall s) old -> new:
+One run on noise-1339 (418,960 records, 75 items files; 2 cores, the background scoring paused),
+wall s (CPU s) old -> new:
 
-    verify  24.21 (35.13) -> 1.59 (2.12): 15.2x CPU, 16.5x wall; floor 0.65 CPU s (at most 37.5x)
-    read    41.30 (56.02) -> 1.96 (3.52): 21.1x CPU, 15.9x wall
-            first pass 20.41 -> 1.60 (12.8x), second 20.89 -> 0.36 (58.4x)
-    write   23.59 (35.71) -> 2.60 (4.20):  9.1x CPU,  8.5x wall; floor (encoding) 0.72 CPU s
-            new parts: table 1.43, checks 0.41, encoding 0.72
+    verify  18.79 (18.89) -> 0.83 (0.91): 22.6x wall, 20.7x CPU; floor 0.49 CPU s (at most 38.3x)
+    read    33.47 (33.67) -> 1.22 (1.30): 27.5x wall, 25.8x CPU
+            first pass 16.63 -> 0.98 (17.0x), second 16.83 -> 0.24 (70.7x)
+    write   20.15 (20.10) -> 0.84 (0.80): 24.0x wall, 25.2x CPU; floor (encoding) 0.59 CPU s
+            record path (an LLM run's records) 2.21 s (9.1x); new parts: checks 0.13, encoding 0.59
 
-verify misses 20x by some 0.4 CPU s: beyond the floor it spends the columnar checks of one table per
-dataset (~0.35 s), the source texts as columns and their lookup table (~0.2 s) and, in a process
-that has not yet held a revision's Arrow buffers, the memory they fault in (0.1-0.5 s: run again in
-one process it takes 1.1). write cannot reach 20x while the generator hands over `ItemRecord`s:
-encoding and the checks alone take 1.13 of the 1.18 CPU s that 20x allows, leaving 0.05 s to read
-some 30 attributes of 419,000 records and their attempts (1.4 s now); only a generator that made
-columns itself would.
+Beyond its floor, verify spends the columnar checks (one table per dataset), the source texts as
+sorted columns, and the memory a process that has not yet held a revision's Arrow buffers faults
+in; the write spends little beyond encoding because the rules build their columns directly (a
+record per text and reading its 30 attributes back cost 1.4 s of the record path's 2.2).
 """
 
 from __future__ import annotations
