@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hteb_contract.errors import HtebError
+from hteb_contract.sqlite_wal import open_wal
 
 from .base import ChatRequest, ChatResult, Conversation, Engine
 
@@ -32,10 +33,9 @@ class CallCache:
         path = Path(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(path, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.execute("CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            self.db = open_wal(path, "PRAGMA synchronous=FULL",
+                               "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+                               isolation_level=None)
         except (OSError, sqlite3.Error) as err:
             raise HtebError(f"cache {path} is not usable ({err})") from None
 
@@ -52,7 +52,7 @@ class CallCache:
     def put_many(self, items: dict[str, Any]) -> None:
         """Store a batch in one transaction (all or nothing)."""
         with self.db:
-            self.db.execute("BEGIN")
+            self.db.execute("BEGIN IMMEDIATE")  # take the write lock first, under the busy wait
             self.db.executemany(
                 "INSERT OR REPLACE INTO calls (key, value) VALUES (?, ?)",
                 [(k, json.dumps(v, ensure_ascii=False)) for k, v in items.items()],

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from hteb_contract.errors import HtebError
+from hteb_contract.sqlite_wal import open_wal
 
 
 class EmbeddingCache:
@@ -21,10 +22,8 @@ class EmbeddingCache:
         folder = Path(folder)
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(folder / "embeddings.sqlite", timeout=60)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("CREATE TABLE IF NOT EXISTS emb (key TEXT PRIMARY KEY, dim INTEGER, vec BLOB)")
-            self._db.commit()
+            self._db = open_wal(folder / "embeddings.sqlite",
+                                "CREATE TABLE IF NOT EXISTS emb (key TEXT PRIMARY KEY, dim INTEGER, vec BLOB)")
         except (OSError, sqlite3.Error) as err:
             raise HtebError(f"embedding cache {folder} is not usable ({err})") from None
 
