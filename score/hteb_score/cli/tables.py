@@ -1,4 +1,4 @@
-"""`hteb-score tables`: the docs' findings tables, written from the committed result cards."""
+"""`hteb-score tables`: the docs' findings tables, written from the committed result cards and work units."""
 
 from __future__ import annotations
 
@@ -13,17 +13,18 @@ DEFAULT_FILES = (Path("docs/findings.md"),)
 
 
 class StaleTables(HtebError):
-    """A generated table differs from what its cards give (--check): exit 1, as a failed check."""
+    """A generated table differs from what its cards or parts give (--check): exit 1, as a failed check."""
 
     exit_code = 1
 
 
 @click.command("tables")
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--check", is_flag=True, help="Write nothing; exit 1 when a table differs from what its cards give.")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 when a table differs from what its cards or parts give.")
 def tables(files: tuple[Path, ...], check: bool) -> None:
-    """Rewrite each table between `<!-- hteb:table NAME CARDS -->` and `<!-- /hteb:table -->` in FILES
-    (default docs/findings.md) from the result cards in CARDS (relative to the file)."""
+    """Rewrite each table between `<!-- hteb:table NAME FOLDER -->` and `<!-- /hteb:table -->` in FILES
+    (default docs/findings.md) from the result cards (score tables) or the work units (unit-times) in
+    FOLDER (relative to the file)."""
     from hteb_score.report.findings import update_tables
 
     stale = []
@@ -42,5 +43,5 @@ def tables(files: tuple[Path, ...], check: bool) -> None:
         if not check:
             atomic_write_text(path, updated)
     if check and stale:
-        raise StaleTables(f"tables differ from their cards in {', '.join(stale)}: run hteb-score tables")
+        raise StaleTables(f"tables differ from their cards or parts in {', '.join(stale)}: run hteb-score tables")
     click.echo(f"{'up to date' if check else 'written'}: {', '.join(map(str, files or DEFAULT_FILES))}")

@@ -6,27 +6,32 @@ A Markdown file marks each generated table:
     | model | Original | Noise | delta | ... |
     <!-- /hteb:table -->
 
-(the table's name, then the folder of its cards, `*/result_card.json`, relative to the file).
-`update_tables` replaces what stands between the markers with what `TABLES[name]` renders from
-those cards, through the same comparison `hteb-score compare` makes, so a number in the docs is
-a view of the cards, never typed by hand; `hteb-score tables --check` fails when they differ.
+(the table's name, then the folder it is written from, relative to the file: for the score tables
+the folder of the cards, `*/result_card.json`; for `unit-times` the folder of the committed work
+units, `MODEL/DATASET.hteb_part.json.gz`). `update_tables` replaces what stands between the markers
+with what `TABLES[name]` renders from that folder (the cards through the same comparison
+`hteb-score compare` makes), so a number in the docs is a view of the committed JSON, never typed by
+hand; `hteb-score tables --check` fails when they differ.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.registry import Registry
 from hteb_contract.taxonomy import AXES
 from hteb_score.report.analysis import compare
 from hteb_score.report.comparison import Comparison
-from hteb_score.report.formatting import confidence_interval, number, p_value
+from hteb_score.report.formatting import confidence_interval, count, number, p_value
 from hteb_score.report.inputs import load_card
+from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart, read_part
 
-_MARKED = re.compile(r"(<!-- hteb:table (?P<name>[\w-]+) (?P<cards>\S+) -->\n)(?P<body>.*?)(<!-- /hteb:table -->)",
+_MARKED = re.compile(r"(<!-- hteb:table (?P<name>[\w-]+) (?P<folder>\S+) -->\n)(?P<body>.*?)(<!-- /hteb:table -->)",
                      re.S)
 #: How a Noise rule is named in a table heading.
 SHORT = {"character_deletion": "char. deletion", "numerisation": "numerisation", "keyboard_typos": "keyboard typos",
@@ -68,8 +73,39 @@ def noise_effects(comparison: Comparison) -> str:
     return "\n".join(lines)
 
 
-TABLES: Registry[Callable[[Comparison], str]] = Registry("findings table", entries={
-    "noise-models": noise_models, "noise-effects": noise_effects})
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.1f}"
+
+
+def _cached(parts: Sequence[ScorePart]) -> str:
+    """The share of a unit's unique texts its embedding cache held (not encoded in its own time)."""
+    unique = sum(p.timings.get("unique_texts", 0.0) for p in parts)
+    encoded = sum(p.timings.get("texts_encoded", 0.0) for p in parts)
+    if unique <= 0 or encoded >= unique:
+        return ""
+    share = 1 - encoded / unique
+    return f" ({'<1%' if share < 0.01 else f'{share:.0%}'} cached)"
+
+
+def unit_times(parts: Mapping[str, Sequence[ScorePart]]) -> str:
+    """Minutes of wall time per work unit (a row per part's datasets, a column per model), with the
+    share of its texts its embedding cache already held, and each model's sum; "-" where a model
+    has no such unit yet."""
+    models = list(parts)
+    rows: dict[tuple[str, ...], dict[str, ScorePart]] = {}
+    for model in models:
+        for part in parts[model]:
+            rows.setdefault(tuple(u.dataset for u in part.units), {})[model] = part
+    lines = [_row(["unit", *models]), "|---" * (1 + len(models)) + "|"]
+    for datasets in sorted(rows):
+        held = rows[datasets]
+        lines.append(_row([" + ".join(datasets), *(
+            _minutes(held[m].timings[TIMING_TOTAL]) + _cached([held[m]]) if m in held else "-" for m in models)]))
+    lines.append(_row(["in all", *(
+        f"{_minutes(sum(p.timings[TIMING_TOTAL] for p in parts[m]))} over {count(len(parts[m]), 'unit')}"
+        f"{_cached(parts[m])}"
+        for m in models)]))
+    return "\n".join(lines)
 
 
 def comparison_of(folder: Path) -> Comparison:
@@ -80,15 +116,39 @@ def comparison_of(folder: Path) -> Comparison:
     return compare([load_card(path) for path in cards], n_splits=10)
 
 
+def parts_of(folder: Path) -> dict[str, list[ScorePart]]:
+    """The committed work units in `folder`, by model (`MODEL/*.hteb_part.json.gz`), models in name order."""
+    found: dict[str, list[ScorePart]] = {}
+    for path in sorted(Path(folder).glob("*/*.hteb_part.json.gz")):
+        found.setdefault(path.parent.name, []).append(read_part(path))
+    if not found:
+        raise HtebError(f"{folder}: no work units (MODEL/*.hteb_part.json.gz)")
+    return found
+
+
+@dataclass(frozen=True)
+class Table:
+    """A generated table: what it is read from (a folder's cards or parts) and how it is rendered."""
+
+    read: Callable[[Path], Any]
+    render: Callable[[Any], str]
+
+
+TABLES: Registry[Table] = Registry("findings table", entries={
+    "noise-models": Table(comparison_of, noise_models), "noise-effects": Table(comparison_of, noise_effects),
+    "unit-times": Table(parts_of, unit_times)})
+
+
 def update_tables(text: str, base: Path) -> str:
     """`text` with every marked table rendered anew from its cards (folders relative to `base`)."""
-    comparisons: dict[str, Comparison] = {}
+    read: dict[tuple[Callable[[Path], Any], str], Any] = {}
 
     def render(match: re.Match[str]) -> str:
-        folder = match["cards"]
-        if folder not in comparisons:
-            comparisons[folder] = comparison_of(base / folder)
-        return match.group(1) + TABLES.get(match["name"])(comparisons[folder]) + "\n" + match.group(5)
+        table = TABLES.get(match["name"])
+        key = (table.read, match["folder"])
+        if key not in read:
+            read[key] = table.read(base / match["folder"])
+        return match.group(1) + table.render(read[key]) + "\n" + match.group(5)
 
     updated, n = _MARKED.subn(render, text)
     if n == 0:
