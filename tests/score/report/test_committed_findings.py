@@ -14,6 +14,7 @@ from run_files import outputs
 
 from hteb_contract.validation import validate
 from hteb_score.cli import main
+from hteb_score.scoring.parts import read_part
 
 REPO = Path(__file__).resolve().parents[3]
 FINDINGS = REPO / "docs" / "findings" / "noise-1339"
@@ -27,6 +28,16 @@ def test_four_models_have_parts_of_the_six_datasets():
     for model in MODELS:
         held = {p.name.split(".")[0] for p in (FINDINGS / "parts" / model).glob("*.hteb_part.json.gz")}
         assert set(SIX.split(",")) <= held, model
+
+
+def test_a_whole_revision_card_stands_for_each_model_whose_parts_hold_every_dataset():
+    """`make findings` writes it once the parts are all in, and only then (issue 25: L6's and mpnet's at least)."""
+    whole = {p.name for p in (FINDINGS / "whole-revision").iterdir()}
+    assert {"all-MiniLM-L6-v2", "all-mpnet-base-v2"} <= whole
+    for model in MODELS:
+        paths = sorted((FINDINGS / "parts" / model).glob("*.hteb_part.json.gz"))
+        planned = set(read_part(paths[0]).planned)
+        assert len(planned) == 15 and ((model in whole) == ({p.name.split(".")[0] for p in paths} == planned)), model
 
 
 @pytest.mark.parametrize("model", MODELS)
