@@ -27,9 +27,10 @@ def open_wal(path: Path, *statements: str, isolation_level: str | None = "") -> 
                 db.execute(statement)
             db.commit()
             return db
-        except sqlite3.OperationalError as err:
-            if "locked" not in str(err) or time.monotonic() > deadline:
-                db.close()
+        except sqlite3.Error as err:
+            locked = isinstance(err, sqlite3.OperationalError) and "locked" in str(err)
+            if not locked or time.monotonic() > deadline:
+                db.close()  # any refusal: no connection is left open behind it
                 raise
             time.sleep(pause)
             pause = min(pause * 2, 0.5)

@@ -28,13 +28,12 @@ def _embedding_cache(args: list[str]) -> None:
     assert set(cache.get_many([args[1]])) == {args[1]}
 
 
-@pytest.mark.parametrize("entry, name", [(_call_cache, "calls.sqlite"), (_embedding_cache, "embeddings")])
-def test_runs_that_open_one_new_cache_together_all_get_it(tmp_path, entry, name):
+@pytest.mark.parametrize("entry, name, cache", [(_call_cache, "calls.sqlite", CallCache),
+                                               (_embedding_cache, "embeddings", EmbeddingCache)])
+def test_runs_that_open_one_new_cache_together_all_get_it(tmp_path, entry, name, cache):
+    keys = [f"key-{i}" for i in range(PROCESSES)]
     for round_ in range(ROUNDS):
         path = tmp_path / f"round-{round_}" / name
-        commands = [[str(path), f"key-{i}"] for i in range(PROCESSES)]
-        finished = run_together(entry, commands, tmp_path / f"logs-{round_}")
+        finished = run_together(entry, [[str(path), key] for key in keys], tmp_path / f"logs-{round_}")
         assert [one.status for one in finished] == [0] * PROCESSES, [one.output for one in finished if one.status]
-    found = CallCache(path).get_many([f"key-{i}" for i in range(PROCESSES)]) if entry is _call_cache else \
-        EmbeddingCache(path).get_many([f"key-{i}" for i in range(PROCESSES)])
-    assert sorted(found) == [f"key-{i}" for i in range(PROCESSES)]  # every run's row is there
+        assert sorted(cache(path).get_many(keys)) == keys  # every run's row is there

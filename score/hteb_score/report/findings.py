@@ -140,7 +140,8 @@ TABLES: Registry[Table] = Registry("findings table", entries={
 
 
 def update_tables(text: str, base: Path) -> str:
-    """`text` with every marked table rendered anew from its cards (folders relative to `base`)."""
+    """`text` with every marked table rendered anew from its folder's cards or parts (relative to `base`),
+    each folder read once per reader."""
     read: dict[tuple[Callable[[Path], Any], str], Any] = {}
 
     def render(match: re.Match[str]) -> str:
