@@ -67,7 +67,7 @@ def main() -> int:
     if not torch.cuda.is_available() and not args.allow_cpu:
         print(json.dumps({"skipped": "no CUDA GPU here: run it on a GPU host (make install-gpu)"}))
         return 0
-    from hteb_contract.paths import default_cache_dir
+    from hteb_contract.common.paths import default_cache_dir
     from hteb_generate.engine import create_engine
     from hteb_generate.models import lookup_model, resolve_commit
     from vllm import SamplingParams

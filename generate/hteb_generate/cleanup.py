@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hteb_contract.registry import Registry
+from hteb_contract.common.registry import Registry
 
 THINK_CLOSE = "</think>"
 

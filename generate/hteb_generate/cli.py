@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from hteb_contract.atomic import atomic_write_json
+from hteb_contract.common.atomic import atomic_write_json
 from hteb_contract.errors import HtebError
 from hteb_contract.reproduction import Tolerance, compare_revisions
 from hteb_contract.revision import Revision

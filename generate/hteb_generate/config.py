@@ -16,9 +16,9 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from hteb_contract.atomic import nearest_existing
+from hteb_contract.common.atomic import nearest_existing
 from hteb_contract.errors import HtebError, unknown_name
-from hteb_contract.paths import default_cache_dir
+from hteb_contract.common.paths import default_cache_dir
 from hteb_contract.revision import CORPUS_TASK_TYPES
 from hteb_contract.stores import check_label, check_store_uri
 from hteb_contract.stores.local import enclosing_store

@@ -101,7 +101,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from hteb_contract.errors import HtebError
-from hteb_contract.registry import Registry
+from hteb_contract.common.registry import Registry
 from hteb_contract.taxonomy import TRANSFORMATION_NAMES
 
 ERROR_TYPES: tuple[str, ...] = (

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from packaging.version import InvalidVersion, Version
 
 from hteb_contract.errors import HtebError
-from hteb_contract.registry import Registry
+from hteb_contract.common.registry import Registry
 
 from .config import GenerateConfig
 from .engine_plan import DEFAULT_BUDGET, engine_slots

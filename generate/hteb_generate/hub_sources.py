@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hteb_contract.errors import SourceError, first_line
-from hteb_contract.registry import Registry
+from hteb_contract.common.registry import Registry
 from hteb_contract.sources import DEFAULT_SUBSET, SUBSET_FIELD, SourceDataset
 
 from .sources_table import SourceEntry

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from hteb_contract.errors import HtebError
-from hteb_contract.registry import Registry
+from hteb_contract.common.registry import Registry
 from hteb_contract.taxonomy import TRANSFORMATION_NAMES
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hteb_contract.atomic import atomic_write_text
+from hteb_contract.common.atomic import atomic_write_text
 
 START = "<!-- hteb:revisions:start -->"
 END = "<!-- hteb:revisions:end -->"

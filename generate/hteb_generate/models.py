@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hteb_contract.errors import HtebError, unknown_name
-from hteb_contract.registry import Registry
+from hteb_contract.common.registry import Registry
 
 SMOLLM2 = "HuggingFaceTB/SmolLM2-135M-Instruct"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -36,7 +36,7 @@ import numpy as np
 import pyarrow as pa
 
 from hteb_contract.item_table import single_attempt_table
-from hteb_contract.registry import Registry
+from hteb_contract.common.registry import Registry
 from hteb_contract.sources import SourceDataset
 
 from .languages import derive_int

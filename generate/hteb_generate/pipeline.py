@@ -22,10 +22,10 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hteb_contract.atomic import atomic_write_json
+from hteb_contract.common.atomic import atomic_write_json
 from hteb_contract.errors import ContractError, IntegrityError, StoreError
 from hteb_contract.records import ItemRecord, Judge, Sampling
-from hteb_contract.locks import exclusive
+from hteb_contract.common.locks import exclusive
 from hteb_contract.reproduction import Tolerance, compare_revisions
 from hteb_contract.revision import (
     CORPUS_TASK_TYPES,

@@ -15,7 +15,7 @@ from dataclasses import MISSING, fields
 from typing import Any
 
 from hteb_contract.errors import HtebError
-from hteb_contract.paths import default_cache_dir
+from hteb_contract.common.paths import default_cache_dir
 
 from .config import PROFILES, GenerateConfig, default_data_dir, validate
 

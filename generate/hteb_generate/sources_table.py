@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hteb_contract.errors import unknown_name
-from hteb_contract.registry import Registry
+from hteb_contract.common.registry import Registry
 from hteb_contract.sources import DEFAULT_SUBSET, DatasetInfo, read_source_dir, subset_languages
 from hteb_contract.tasks import task_type
 

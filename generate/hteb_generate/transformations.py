@@ -15,7 +15,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-from hteb_contract.registry import Registry
+from hteb_contract.common.registry import Registry
 
 from . import languages
 

@@ -33,7 +33,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hteb_contract.atomic import parse_json_object
+from hteb_contract.common.atomic import parse_json_object
 from hteb_contract.errors import SourceError, first_line
 from hteb_contract.tasks import TextRef, iter_field_texts, resolve, task_type
 
@@ -564,7 +564,7 @@ def list_source_dirs(root: Path) -> list[str]:
 
 def write_source_parquet(dataset: SourceDataset, folder: Path) -> list[Path]:
     """Write a dataset into a revision: dataset.json plus one parquet file per table."""
-    from hteb_contract.atomic import atomic_write_json
+    from hteb_contract.common.atomic import atomic_write_json
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -606,7 +606,7 @@ def write_parquet(path: Path, rows: list[dict[str, Any]], schema: pa.Schema | No
 
 def write_table(path: Path, table: pa.Table) -> None:
     """An Arrow table to parquet with stable bytes (fixed writer settings, no stored schema), atomically."""
-    from hteb_contract.atomic import atomic_write_bytes
+    from hteb_contract.common.atomic import atomic_write_bytes
 
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, compression="zstd", write_statistics=False, store_schema=False)

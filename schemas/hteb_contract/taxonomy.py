@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hteb_contract.registry import Registry
+from hteb_contract.common.registry import Registry
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hteb_contract.atomic import atomic_write_json, atomic_write_text
+from hteb_contract.common.atomic import atomic_write_json, atomic_write_text
 from hteb_contract.stores.local import LocalStore
 from revision_factory import build_revision
 

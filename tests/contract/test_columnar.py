@@ -29,7 +29,7 @@ from hteb_contract.errors import ContractError, IntegrityError
 from hteb_contract.item_columns import ItemColumns
 from hteb_contract.item_table import records_table, table_records
 from hteb_contract.records import ITEM_V2, RULE, ItemRecord
-from hteb_contract.sources import read_source_dir
+from hteb_contract.sources import read_parquet_table, read_source_dir
 from hteb_contract.stores import open_store
 from hteb_generate.source_loading import sample_dataset
 from hteb_score import SAMPLE_REVISION, SAMPLE_STORE
@@ -219,7 +219,7 @@ def _outcome(check) -> str | None:
 def _record_by_record(records) -> None:
     """The oracle of the writer: each record in ref order through the per-record checks."""
     for index, record in enumerate(sorted(records, key=lambda r: r.ref)):
-        rev._check_row(record.to_row(), index, "D/paraphrasing_1", ("D", "paraphrasing", 1), False)
+        rev.check_row(record.to_row(), index, "D/paraphrasing_1", ("D", "paraphrasing", 1), False)
 
 
 @SETTINGS
@@ -241,7 +241,7 @@ def test_the_writer_refuses_as_record_by_record(tmp_path_factory, rows, data):
     expected = _outcome(lambda: _record_by_record(chosen))
     assert _outcome(lambda: rev.write_items(root, "D", "paraphrasing", 1, chosen)) == expected
     if expected is None:
-        written = rev.read_parquet_table((root / rev.items_path("D", "paraphrasing", 1)).read_bytes(), "x")
+        written = read_parquet_table((root / rev.items_path("D", "paraphrasing", 1)).read_bytes(), "x")
         assert written.equals(pa.Table.from_pylist([r.to_row() for r in sorted(chosen, key=lambda r: r.ref)],
                                                    schema=arrow_schema("item")))
 
@@ -267,12 +267,12 @@ def test_the_table_writer_refuses_as_row_by_row(tmp_path_factory, rows, data):
 
     def row_by_row():
         for index, row in enumerate(ordered):
-            rev._check_row(row, index, "D/paraphrasing_1", ("D", "paraphrasing", 1), False)
+            rev.check_row(row, index, "D/paraphrasing_1", ("D", "paraphrasing", 1), False)
 
     expected = _outcome(row_by_row)
     assert _outcome(lambda: rev.write_item_table(root, "D", "paraphrasing", 1, table)) == expected
     if expected is None:
-        written = rev.read_parquet_table((root / rev.items_path("D", "paraphrasing", 1)).read_bytes(), "x")
+        written = read_parquet_table((root / rev.items_path("D", "paraphrasing", 1)).read_bytes(), "x")
         assert written.equals(_table(ordered))
 
 

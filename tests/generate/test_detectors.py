@@ -25,7 +25,7 @@ from hteb_generate.cleanup import clean_output
 from hteb_generate.detector_rules import UNSPACED_SCRIPTS, count_words
 from hteb_generate.detectors import DETECTORS, ERROR_TYPES, detect_errors, error_rates, total_error_rate
 from hteb_contract.errors import HtebError
-from hteb_contract.registry import RegistryError
+from hteb_contract.common.registry import RegistryError
 
 SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "SPEC.md"
 

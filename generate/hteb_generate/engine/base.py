@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from hteb_contract.errors import HtebError
-from hteb_contract.registry import Registry
+from hteb_contract.common.registry import Registry
 
 Conversation = tuple[tuple[str, str], ...]
 

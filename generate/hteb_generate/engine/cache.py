@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hteb_contract.errors import HtebError
-from hteb_contract.sqlite_wal import open_wal
+from hteb_contract.common.sqlite_wal import open_wal
 
 from .base import ChatRequest, ChatResult, Conversation, Engine
 

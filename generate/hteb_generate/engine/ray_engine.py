@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from hteb_contract.errors import HtebError
-from hteb_contract.ray_cluster import connect
+from hteb_contract.common.ray_cluster import connect
 
 from .base import ChatRequest, ChatResult, Conversation, Engine
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from hteb_contract.registry import Registry
+from hteb_contract.common.registry import Registry
 from hteb_contract.revision import Revision
 from hteb_contract.stores.names import check_store_uri
 

@@ -3,7 +3,7 @@
     ROOT/objects/<content_hash>/...   a complete revision, never modified after the rename
     ROOT/labels/<label>.json          {"label", "content_hash", "published"}; created once, never moved
     ROOT/.tmp/                        staging for publishes in flight (a killed publish leaves only this)
-    ROOT/.tmp/publish.lock            held by the one publish at work (hteb_contract.locks)
+    ROOT/.tmp/publish.lock            held by the one publish at work (hteb_contract.common.locks)
 
 Publishing, under the store's lock, copies into .tmp, fsyncs, renames into objects/ (atomic), then
 creates the label file with a hard link (fails if it exists), so a reader never sees a partial
@@ -26,7 +26,7 @@ import uuid
 from collections.abc import Iterable
 from pathlib import Path
 
-from hteb_contract.atomic import (
+from hteb_contract.common.atomic import (
     NotRegular,
     canonical_json,
     current_umask,
@@ -35,7 +35,7 @@ from hteb_contract.atomic import (
     process_alive,
 )
 from hteb_contract.errors import StoreError
-from hteb_contract.locks import exclusive
+from hteb_contract.common.locks import exclusive
 from hteb_contract.revision import Revision
 from hteb_contract.stores.base import STORES, PublishResult, RevisionStore, staged_manifest
 from hteb_contract.stores.names import LABEL

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hteb_contract.atomic import nearest_existing
+from hteb_contract.common.atomic import nearest_existing
 from hteb_contract.errors import HtebError
 
 if TYPE_CHECKING:

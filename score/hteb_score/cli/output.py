@@ -19,14 +19,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from hteb_contract.atomic import fsync_dir, process_alive
+from hteb_contract.common.atomic import fsync_dir, process_alive
 from hteb_contract.errors import HtebError
-from hteb_contract.locks import exclusive
+from hteb_contract.common.locks import exclusive
 from hteb_contract.stores.local import enclosing_store
 from hteb_score.cli.options import writable_location
 
 PARTIAL = ".hteb-partial-"
-LOCK = ".hteb-lock-"  # held by the one run writing an output (hteb_contract.locks), removed when it ends
+LOCK = ".hteb-lock-"  # held by the one run writing an output (hteb_contract.common.locks), removed when it ends
 _OLD = "-old"  # an earlier output moved aside while the new one is renamed into place
 
 

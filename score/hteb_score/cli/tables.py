@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from hteb_contract.atomic import atomic_write_text
+from hteb_contract.common.atomic import atomic_write_text
 from hteb_contract.errors import HtebError
 
 DEFAULT_FILES = (Path("docs/findings.md"),)

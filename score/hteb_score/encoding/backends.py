@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from hteb_contract.errors import HtebError
-from hteb_contract.registry import Registry
+from hteb_contract.common.registry import Registry
 from hteb_score.flags import Flag
 
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from hteb_contract.errors import HtebError
-from hteb_contract.sqlite_wal import open_wal
+from hteb_contract.common.sqlite_wal import open_wal
 
 
 class EmbeddingCache:

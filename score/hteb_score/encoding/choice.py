@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hteb_contract.errors import HtebError
-from hteb_contract.registry import Registry
+from hteb_contract.common.registry import Registry
 
 if TYPE_CHECKING:
     from hteb_score.encoding.encoder import TextEncoder

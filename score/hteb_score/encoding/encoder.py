@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from hteb_contract.atomic import atomic_write_text
+from hteb_contract.common.atomic import atomic_write_text
 from hteb_contract.errors import HtebError, first_line
-from hteb_contract.paths import default_cache_dir
+from hteb_contract.common.paths import default_cache_dir
 from hteb_score import SAMPLE_DIR
 from hteb_score.encoding.batched import DEFAULT_TOKEN_BUDGET
 from hteb_score.encoding.cache import EmbeddingCache

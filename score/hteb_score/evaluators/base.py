@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
-from hteb_contract.registry import Registry, RegistryError
+from hteb_contract.common.registry import Registry, RegistryError
 from hteb_contract.tasks import TASK_TYPES
 from hteb_score.encoding.embed import Embed, Text
 from hteb_score.evaluators.protocol import Protocol

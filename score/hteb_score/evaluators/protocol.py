@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from hteb_contract.registry import Registry
+from hteb_contract.common.registry import Registry
 from hteb_contract.tasks import TASK_TYPES
 from hteb_score.evaluators import task_settings
 from hteb_score.evaluators.task_settings import (

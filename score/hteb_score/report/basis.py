@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from hteb_contract.registry import Registry
+from hteb_contract.common.registry import Registry
 from hteb_contract.taxonomy import AXES, PAPER_AXES, TRANSFORMATIONS
 from hteb_score.scoring.aggregate import PairedLevel, axis_columns, paired_level
 from hteb_score.scoring.model_scores import HTEB, ModelScores

@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from hteb_contract.atomic import atomic_write_bytes
+from hteb_contract.common.atomic import atomic_write_bytes
 from hteb_score.report import html_report, plots
 from hteb_score.report.comparison import Comparison
 from hteb_score.report.model_index import eval_results_file_yaml, model_index_yaml

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from hteb_contract.errors import ContractError, HtebError
-from hteb_contract.registry import Registry
+from hteb_contract.common.registry import Registry
 from hteb_contract.taxonomy import AXES
 from hteb_score.report.analysis import compare
 from hteb_score.report.comparison import Comparison

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hteb_contract.errors import ContractError, HtebError
-from hteb_contract.registry import Registry
+from hteb_contract.common.registry import Registry
 from hteb_contract.taxonomy import AXES, TRANSFORMATIONS
 from hteb_contract.validation import validate
 from hteb_score.encoding.backends import precision_suffix

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hteb_contract.errors import HtebError
-from hteb_contract.ray_cluster import connect
+from hteb_contract.common.ray_cluster import connect
 from hteb_score.scoring.parts import ScorePart
 from hteb_score.scoring.unit_scorer import Done, UnitScorer, WorkUnit
 

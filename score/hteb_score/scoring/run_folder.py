@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hteb_contract.atomic import atomic_write_text
+from hteb_contract.common.atomic import atomic_write_text
 from hteb_contract.errors import HtebError
-from hteb_contract.locks import exclusive
+from hteb_contract.common.locks import exclusive
 from hteb_score import __version__
 from hteb_score.scoring.parts import PART_FILE, ScorePart, difference, read_part
 from hteb_score.scoring.unit_scorer import WorkUnit

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from hteb_contract.errors import HtebError
 from hteb_contract.item_columns import ItemColumns
-from hteb_contract.registry import Registry
+from hteb_contract.common.registry import Registry
 from hteb_contract.revision import Revision
 
 

@@ -1,0 +1,120 @@
+"""The checks of item rows and tables that the writer and the reader share, worded alike."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hteb_contract.arrow import arrow_schema
+from hteb_contract.columnar import suspect_rows
+from hteb_contract.errors import ContractError, IntegrityError
+from hteb_contract.records import ItemRecord
+from hteb_contract.revision.layout import Variant, split_name
+from hteb_contract.sources import (
+    CORPUS_TABLE,
+)
+from hteb_contract.validation import SCHEMA_VERSIONS
+
+REF = ("split", "item_id", "field")
+
+
+#: A source text's column (`sources.TEXT_COLUMNS`) -> the item column that repeats it.
+ITEM_COLUMN = {"table": "split", "item_id": "item_id", "field": "field", "text": "original_text",
+                "language": "source_language", "subset": "subset"}
+
+
+REF_KEY = "ref key"
+
+
+def ref_key(table: pa.Table) -> pa.ChunkedArray:
+    """split, item id and field of each row joined by a unit separator: a lookup key for a row's
+    source text (two refs may share one only if a part holds the separator; callers compare the parts)."""
+    return pc.binary_join_element_wise(*(table.column(name) for name in REF), "\x1f")
+
+
+def bool_mask(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A boolean Arrow result as a numpy mask, null read as False."""
+    return pc.fill_null(values, False).to_numpy(zero_copy_only=False).astype(bool, copy=False)
+
+
+def rows_equal(table: pa.Table, **values: Any) -> np.ndarray:
+    """Rows whose columns hold the given values."""
+    found = np.ones(table.num_rows, dtype=bool)
+    for name, value in values.items():
+        found &= bool_mask(pc.equal(table.column(name), value))
+    return found
+
+
+def sorted_by_ref(table: pa.Table) -> bool:
+    """Whether the rows are in ref order (split, item id, field; code point order, as Python sorts
+    `ItemRecord.ref`), each pair of neighbours compared with Arrow compute."""
+    if table.num_rows < 2:
+        return True
+    after, before = table.slice(1), table.slice(0, table.num_rows - 1)
+    ordered = np.zeros(table.num_rows - 1, dtype=bool)
+    tied = np.ones(table.num_rows - 1, dtype=bool)
+    for name in REF:
+        left, right = before.column(name), after.column(name)
+        ordered |= tied & bool_mask(pc.less(left, right))
+        tied &= bool_mask(pc.equal(left, right))
+    return bool((ordered | tied).all())
+
+
+def check_row(row: Mapping[str, Any], index: int, what: str, where: tuple[str, str, int], corpus: bool) -> None:
+    """One item row against its file and the contract; the first broken rule is a ContractError."""
+    if (row.get("dataset"), row.get("transformation"), row.get("seed")) != where:
+        raise ContractError(f"{what} item {index}: belongs to another dataset/transformation/seed")
+    if (row.get("split") == CORPUS_TABLE) != corpus:
+        raise ContractError(f"{what} item {index}: a {row.get('split')} text in the "
+                            f"{'corpus' if corpus else 'items'} file")
+    if row.get("schema_version") != SCHEMA_VERSIONS["item"]:
+        raise ContractError(f"{what} item {index}: schema_version {row.get('schema_version')!r}; a revision is "
+                            f"written in {SCHEMA_VERSIONS['item']}")
+    ItemRecord.from_row(row, what=f"{what} item {index}")  # the item schema, then the record against its attempts
+
+
+def check_tables(tables: Mapping[Variant, pa.Table], corpus: bool) -> None:
+    """Sorted item tables checked as one; the first broken rule is a ContractError worded for its row."""
+    together = pa.concat_tables(tables.values())
+    bad = suspect_rows(together)
+    start = 0
+    for (dataset, transformation, seed), table in tables.items():
+        mine = bad[start:start + table.num_rows]
+        mine |= ~(rows_equal(table, dataset=dataset, transformation=transformation, seed=seed,
+                          schema_version=SCHEMA_VERSIONS["item"])
+                  & (bool_mask(pc.equal(table.column("split"), CORPUS_TABLE)) == corpus))
+        suspects = np.flatnonzero(mine).tolist()
+        if suspects:
+            what = file_what(dataset, transformation, seed, corpus)
+            for index, row in zip(suspects, table.take(suspects).to_pylist()):
+                check_row(row, index, what, (dataset, transformation, seed), corpus)
+        start += table.num_rows
+
+
+def file_what(dataset: str, transformation: str, seed: int, corpus: bool) -> str:
+    return f"{'corpus of ' if corpus else ''}{dataset}/{split_name(transformation, seed)}"
+
+
+def brief(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def check_columns(found: pa.Schema, what: str) -> None:
+    """The file's columns are exactly the item schema's, with its Arrow types (arrow.py): a seed
+    stored as 1337.0 passes the JSON Schema as an integer, not this."""
+    expected = arrow_schema("item")
+    for column in expected:
+        index = found.get_field_index(column.name)
+        if index < 0:
+            raise IntegrityError(f"{what}: column {column.name!r} is missing")
+        if not found.field(index).type.equals(column.type):
+            raise IntegrityError(f"{what}: column {column.name!r} is {found.field(index).type}; the item schema "
+                                 f"stores {column.type}")
+    extra = [name for name in found.names if expected.get_field_index(name) < 0]
+    if extra:
+        raise IntegrityError(f"{what}: column {extra[0]!r} is not in the item schema")
