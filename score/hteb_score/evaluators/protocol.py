@@ -30,13 +30,13 @@ from typing import Generic, TypeVar
 
 from hteb_contract.registry import Registry
 from hteb_contract.tasks import TASK_TYPES
-from hteb_score.evaluators import task_settings
-from hteb_score.evaluators.task_settings import (
+from hteb_contract.specs.mteb_settings import (
     ClassificationSettings,
     ClusteringSettings,
     RetrievalSettings,
     SummarizationSettings,
 )
+from hteb_score.evaluators import task_settings
 
 S = TypeVar("S")
 
