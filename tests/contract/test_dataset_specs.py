@@ -104,6 +104,8 @@ def _check_stats(row: DatasetSpec, metadata: object) -> None:
 @pytest.mark.parametrize("name", list(ROWS))
 def test_each_row_is_the_installed_mteb_s_task_metadata(name):
     row = ROWS[name]
+    if row.mteb_task is None:
+        pytest.skip("not an mteb task: nothing of mteb's to compare")
     task = mteb.get_task(row.mteb_task)
     meta = task.metadata
     assert meta.dataset == {"path": row.hf_path, "revision": row.hf_revision}  # nothing else to pass to load_dataset
