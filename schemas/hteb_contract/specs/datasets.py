@@ -198,13 +198,13 @@ def load_dataset_specs(path: Path = TABLE) -> tuple[DatasetSpec, ...]:
         raise ContractError(f"{where}: cannot read the dataset table: {str(err).splitlines()[0]}") from None
     error = next(iter(sorted(_validator().iter_errors(rows), key=lambda e: list(e.absolute_path))), None)
     if error is not None:
-        path = list(error.absolute_path)
+        at = list(error.absolute_path)
         message = error.message if len(error.message) <= 200 else error.message[:197] + "..."
-        if not path:
+        if not at:
             raise ContractError(f"{where}: (top level): {message}")
-        named = f" ({rows[path[0]].get('name')})" if isinstance(rows[path[0]], dict) else ""
-        inner = "/".join(str(p) for p in path[1:]) or "(row)"
-        raise ContractError(f"{where}: row {path[0] + 1}{named}: {inner}: {message}")
+        named = f" ({rows[at[0]].get('name')})" if isinstance(rows[at[0]], dict) else ""
+        inner = "/".join(str(p) for p in at[1:]) or "(row)"
+        raise ContractError(f"{where}: row {at[0] + 1}{named}: {inner}: {message}")
     specs = []
     for index, row in enumerate(rows):
         try:

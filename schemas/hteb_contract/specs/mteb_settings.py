@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from hteb_contract.errors import ContractError
 
@@ -105,7 +105,7 @@ SETTINGS_OF_TYPE: dict[str, type[Settings]] = {
 }
 
 
-def settings_for(task_type: str, given: Mapping[str, object], *, what: str) -> Settings:
+def settings_for(task_type: str, given: Mapping[str, Any], *, what: str) -> Settings:
     """The settings of a task of `task_type` that sets `given` apart from its abstract class's defaults.
 
     >>> settings_for("Retrieval", {"ignore_identical_ids": True}, what="ArguAna").ignore_identical_ids
@@ -122,4 +122,5 @@ def settings_for(task_type: str, given: Mapping[str, object], *, what: str) -> S
     for key in given:
         if key not in known:
             raise ContractError(f"{what}: {task_type} has no evaluation setting {key!r}; known: {', '.join(known)}")
-    return kind(**{key: tuple(value) if isinstance(value, list) else value for key, value in given.items()})
+    values: dict[str, Any] = {key: tuple(value) if isinstance(value, list) else value for key, value in given.items()}
+    return kind(**values)
