@@ -20,6 +20,7 @@ from hteb_contract.common.atomic import nearest_existing
 from hteb_contract.errors import HtebError, unknown_name
 from hteb_contract.common.paths import default_cache_dir
 from hteb_contract.revision import CORPUS_TASK_TYPES
+from hteb_contract.specs.datasets import DatasetSpec
 from hteb_contract.stores import check_label, check_store_uri
 from hteb_contract.stores.local import enclosing_store
 
@@ -29,7 +30,7 @@ from .judge import DEFAULT_PROMPTS, JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from .models import ModelSpec, lookup_model
 from .noise import PERTURBATIONS, definitions_hash, is_rule
 from .source_loading import load_source
-from .sources_table import SAMPLE_DATASETS, SOURCES, SourceEntry, lookup_source
+from .sources_table import SAMPLE_DATASETS, SOURCES, lookup_source
 from .transformations import PROMPT_SETS, TRANSFORMATIONS
 
 LOCAL_STORE = "file://.hteb/store"
@@ -283,7 +284,7 @@ def _validate(config: GenerateConfig) -> GenerateConfig:
     _check_numbers(config)
     data_dir = Path(config.data_dir) if config.source == "local" else None  # a local folder of one's own names a dataset
 
-    def entry(name: str) -> SourceEntry:
+    def entry(name: str) -> DatasetSpec:
         return lookup_source(name, data_dir=data_dir)
 
     datasets = tuple(dict.fromkeys(entry(n).name for n in config.datasets))
@@ -345,7 +346,7 @@ def _transformation(name: str) -> str:
         raise unknown_name("transformation", name, [*TRANSFORMATIONS.names(), *PERTURBATIONS.names()]) from None
 
 
-def _check_corpus_noise(transformations: tuple[str, ...], entries: list[SourceEntry]) -> None:
+def _check_corpus_noise(transformations: tuple[str, ...], entries: list[DatasetSpec]) -> None:
     """--corpus-noise perturbs retrieval corpora with the noise rules: the run needs both."""
     if not any(is_rule(t) for t in transformations):
         raise HtebError(f"--corpus-noise needs a noise rule among the transformations "

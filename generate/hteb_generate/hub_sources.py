@@ -36,8 +36,8 @@ from typing import Any
 from hteb_contract.errors import SourceError, first_line
 from hteb_contract.common.registry import Registry
 from hteb_contract.sources import DEFAULT_SUBSET, SUBSET_FIELD, SourceDataset
+from hteb_contract.specs.datasets import DatasetSpec
 
-from .sources_table import SourceEntry
 
 Row = Mapping[str, Any]
 Raw = Mapping[str, Mapping[str, Iterable[Row]]]  # config -> split -> rows (what load_dataset returns per config)
@@ -45,7 +45,7 @@ Tables = dict[str, list[dict[str, Any]]]
 RETRIEVAL_TYPES = ("Retrieval", "Reranking")
 
 
-def retrieval_configs(entry: SourceEntry, available: Collection[str]) -> dict[str, dict[str, str | None]]:
+def retrieval_configs(entry: DatasetSpec, available: Collection[str]) -> dict[str, dict[str, str | None]]:
     """Per subset, the config of each part (corpus, queries, qrels, top_ranked) as mteb's
     RetrievalDatasetLoader picks it among the repo's `available` configs (top_ranked None: absent)."""
     picked = {}
@@ -67,7 +67,7 @@ def retrieval_configs(entry: SourceEntry, available: Collection[str]) -> dict[st
     return picked
 
 
-def hub_configs(entry: SourceEntry, available: Collection[str]) -> list[str]:
+def hub_configs(entry: DatasetSpec, available: Collection[str]) -> list[str]:
     """The configs to read: the retrieval parts, `default` (monolingual or fast loading), or one per subset."""
     if entry.task_type in RETRIEVAL_TYPES:
         parts = retrieval_configs(entry, available).values()
@@ -81,7 +81,7 @@ def hub_configs(entry: SourceEntry, available: Collection[str]) -> list[str]:
 class HubRows:
     """One dataset's downloaded configs; a missing config, split or column is a SourceError naming it."""
 
-    entry: SourceEntry
+    entry: DatasetSpec
     raw: Raw
 
     def fail(self, problem: str) -> SourceError:
@@ -139,14 +139,14 @@ Converter = Callable[[HubRows], Tables]
 CONVERTERS: Registry[Converter] = Registry("Hub task type", modules=("hteb_generate.hub_converters",))
 
 
-def convert(entry: SourceEntry, raw: Raw) -> SourceDataset:
+def convert(entry: DatasetSpec, raw: Raw) -> SourceDataset:
     """What `load_dataset` returned for each config (config -> split -> rows) -> the layout of
     hteb_contract.tasks, as mteb reads it (see the module docstring)."""
     tables = CONVERTERS.get(entry.task_type)(HubRows(entry, raw))
     return SourceDataset(entry.info(), tables, origin=f"hf://{entry.hf_path}@{entry.hf_revision}")
 
 
-def load_hub_dataset(entry: SourceEntry) -> SourceDataset:
+def load_hub_dataset(entry: DatasetSpec) -> SourceDataset:
     """Download the pinned revision's configs with `datasets` and convert them."""
     import datasets
 

@@ -37,6 +37,7 @@ from hteb_contract.revision import (
     write_revision,
 )
 from hteb_contract.sources import SourceDataset, write_source_parquet
+from hteb_contract.specs.datasets import DatasetSpec
 from hteb_contract.stores import PublishResult, RevisionStore, open_store
 
 from . import __version__, manifest_md, noise
@@ -47,12 +48,11 @@ from .engine import ENGINES, CachedEngine, CallCache, create_engine
 from .engine_plan import EngineSlot, engine_slots, runtime
 from .generation import Decoding, Unit, judge_units, transform_units
 from .judge import JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
-from .licenses import source_license
 from .machine import Facts, probe
 from .progress import bar
 from .models import resolve_commit
 from .source_loading import load_source
-from .sources_table import SOURCES, SourceEntry, lookup_source
+from .sources_table import SOURCES, lookup_source
 from .transformations import PROMPT_SETS
 from .units import PlannedItem, plan_units
 
@@ -112,7 +112,7 @@ def _engines(cfg: GenerateConfig, cache: CallCache, slots: list[EngineSlot], hub
     return Engines(by_role["generator"], by_role.get("judge"))
 
 
-def _entry(cfg: GenerateConfig, name: str) -> SourceEntry:
+def _entry(cfg: GenerateConfig, name: str) -> DatasetSpec:
     """A registered dataset, or (local sources) a folder of the data dir that no entry names."""
     return lookup_source(name, data_dir=Path(cfg.data_dir) if cfg.source == "local" else None)
 
@@ -434,7 +434,7 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
         **{key: counters[key] for key in ("retries", "fallbacks", "errors")},
     }
     missing = {name: _entry(cfg, name).languages_not_in_mteb for name in datasets}
-    licenses = [source_license(_entry(cfg, name)) for name in datasets]
+    licenses = [_entry(cfg, name).source_license for name in datasets]
     body = card_body(manifest_like, records, sorted({rule for _, rule, _ in by_rules}), missing,
                      {variant: table.num_rows for variant, table in corpus.items()}, licenses)
     return write_revision(folder, datasets.values(), records, manifest_like, body, tables=by_rules,

@@ -8,8 +8,9 @@ and the estimated prompt and output tokens.
 
 Counts come from the sources themselves (`local`: ../shared/data; `hub`: the Hub, loaded as a run
 loads them; both sampled as the profile samples) with the run's own units and language choices,
-or from mteb's descriptive statistics (`stats`, `plan_stats.py`: whole datasets, distinct texts
-counted per field and language choices not drawn).
+or from mteb's descriptive statistics (`stats`: each row's `stats` in the contract's dataset table,
+hteb_contract/specs/datasets.yaml: whole datasets, distinct texts counted per field and language
+choices not drawn).
 
 Token rules (`budget.py`): a text's tokens are its characters over a per-script rate; a prompt is
 its messages' tokens (instruction, examples, the text) plus 4 per message for the chat template's
@@ -40,7 +41,6 @@ from . import budget
 from .bounds import POSITIVE, check_number
 from .config import GenerateConfig
 from .judge import PARAPLUIE_TEMPLATES, JudgePair, judge_requests, parapluie_conversations
-from .plan_stats import STATS
 from .source_loading import load_source
 from .sources_table import lookup_source
 from .transformations import PROMPT_SETS, TRANSFORMATIONS, LanguagePlan, Transformation
@@ -229,22 +229,21 @@ def plan_from_sources(cfg: GenerateConfig, datasets: Mapping[str, SourceDataset]
 
 
 def plan_from_stats(cfg: GenerateConfig) -> dict[tuple[str, str], Cost]:
-    """Counts of whole datasets from mteb's descriptive statistics (`plan_stats.STATS`)."""
+    """Counts of whole datasets from mteb's descriptive statistics (each dataset row's `stats`)."""
     if cfg.sample is not None or cfg.max_texts is not None:
         raise HtebError("--counts stats describes whole datasets, but this profile samples them: use --counts local")
     estimator = Estimator(cfg)
     costs = _empty(cfg, cfg.datasets)
     for name in cfg.datasets:
         entry = lookup_source(name)
-        splits = STATS.get(entry.mteb_task, {})
-        if entry.eval_split not in splits:
-            raise HtebError(f"no mteb statistics for {entry.mteb_task} split {entry.eval_split} in plan_stats.py")
+        if entry.stats is None:
+            raise HtebError(f"no mteb statistics for {entry.name}: its row of datasets.yaml has no `stats`")
         language = entry.languages[0]
         plan = LanguagePlan(language, language, language)  # the prompts' language names differ by a token or two
         for subset in entry.subsets:
-            if subset not in splits[entry.eval_split]:
-                raise HtebError(f"no mteb statistics for {entry.mteb_task} subset {subset!r} in plan_stats.py")
-            for stats in splits[entry.eval_split][subset]:
+            if subset not in entry.stats:
+                raise HtebError(f"no mteb statistics for {entry.name} subset {subset!r} in datasets.yaml")
+            for stats in entry.stats[subset]:
                 tokens = budget.estimate_tokens_of_chars(stats.chars / max(stats.texts, 1), stats.script)
                 for t_name in cfg.transformations:
                     one = estimator.cost(TRANSFORMATIONS.get(t_name), tokens, plan)

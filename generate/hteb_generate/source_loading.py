@@ -12,9 +12,9 @@ from pathlib import Path
 
 from hteb_contract.errors import SourceError
 from hteb_contract.sources import SourceDataset, read_source_dir, subset_of
+from hteb_contract.specs.datasets import DatasetSpec
 from hteb_contract.tasks import iter_field_texts, task_type
 
-from .sources_table import SourceEntry
 
 
 def sample_dataset(dataset: SourceDataset, rows_per_subset: int) -> SourceDataset:
@@ -118,7 +118,7 @@ def cap_texts(dataset: SourceDataset, max_texts: int) -> SourceDataset:
     return SourceDataset(info, tables, origin=dataset.origin, ids=all_ids)
 
 
-def load_source(entry: SourceEntry, *, source: str, data_dir: Path, sample: int | None, max_texts: int | None,
+def load_source(entry: DatasetSpec, *, source: str, data_dir: Path, sample: int | None, max_texts: int | None,
                 max_list: int | None = None) -> SourceDataset:
     """One registered dataset, sampled as configured."""
     if source == "local":
@@ -136,7 +136,7 @@ def load_source(entry: SourceEntry, *, source: str, data_dir: Path, sample: int 
     return dataset
 
 
-def local_dataset(entry: SourceEntry, data_dir: Path) -> SourceDataset:
+def local_dataset(entry: DatasetSpec, data_dir: Path) -> SourceDataset:
     """An entry's local copy: its subsets only, under its name (SemRel2024-eng reads the `eng` rows of
     shared/data's SemRel2024); each subset must have the languages the entry gives it."""
     dataset = read_source_dir(data_dir / str(entry.local))

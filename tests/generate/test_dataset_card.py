@@ -17,7 +17,6 @@ from hteb_contract.card import size_category
 from hteb_contract.revision import Revision
 from hteb_contract.sources import ID_COLUMN, read_source_parquet
 from hteb_contract.views import revision_folder, side_by_side
-from hteb_generate.licenses import source_license
 from hteb_generate.noise import perturb
 from hteb_generate.sources_table import lookup_source
 
@@ -44,7 +43,7 @@ def test_the_card_metadata_is_what_huggingface_hub_reads(made):
     card = DatasetCard.load(made / "README.md")
     data = card.data
     assert isinstance(data, DatasetCardData) and data.pretty_name == "HTEB noise-1339"
-    licenses = [source_license(lookup_source(name)) for name in DATASETS]
+    licenses = [lookup_source(name).source_license for name in DATASETS]
     assert data.license == sorted({entry.license for entry in licenses})
     assert data.source_licenses == sorted((e.to_dict() for e in licenses), key=lambda e: e["dataset"])
     by_name = {entry["dataset"]: entry for entry in data.source_licenses}

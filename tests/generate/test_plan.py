@@ -1,5 +1,6 @@
-"""`hteb-generate plan`: numbers worked out by hand on a real dataset, the statistics table checked
-against the installed mteb, and the command printing its table without loading torch or vLLM."""
+"""`hteb-generate plan`: numbers worked out by hand on a real dataset, every registered dataset planned
+from its row's statistics (tests/contract/test_dataset_specs.py holds them to the installed mteb), and
+the command printing its table without loading torch or vLLM."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from hteb_contract.errors import HtebError
 from hteb_generate.config import build_config
 from hteb_generate.judge import DEFAULT_PROMPTS, PARAPLUIE_TEMPLATES, JudgePair, judge_requests, parapluie_conversations
 from hteb_generate.plan import PREFILL_TOKENS_PER_SECOND, Cost, make_plan
-from hteb_generate.plan_stats import STATS
 from hteb_generate.sources_table import SOURCES, lookup_source
 from hteb_generate.transformations import PROMPT_SETS
 
@@ -80,29 +80,6 @@ def test_the_judge_adds_three_requests_per_distinct_text(shared_data, tmp_path):
     shared = sum(_shared(c) for c in conversations)
     assert shared > 0 and paraphrasing.prefill_tokens == 2 * ((text + 4) + judge_prompt - shared)
     assert paraphrasing.output_tokens == 2 * (output + 2 + 2 + 1)  # two one-digit answers, one log-probability
-
-
-def test_the_statistics_table_is_mteb_s_descriptive_statistics():
-    mteb = pytest.importorskip("mteb")
-    fields = {"Retrieval": ("queries",), "Reranking": ("queries",), "STS": ("text1", "text2"),
-              "PairClassification": ("text1", "text2"), "Summarization": ("human_summaries", "machine_summaries"),
-              "Classification": ("text",), "Clustering": ("text",)}
-    for task_name, splits in STATS.items():
-        metadata = mteb.get_task(task_name).metadata
-        assert set(splits) == set(metadata.eval_splits), task_name
-        for split, subsets in splits.items():
-            stats = metadata.descriptive_stats[split]
-            by_subset = stats.get("hf_subset_descriptive_stats") or {"default": stats}
-            assert set(subsets) == set(by_subset), task_name
-            for subset, table in subsets.items():
-                scripts = [code.split("-")[1] for code in metadata.hf_subsets_to_langscripts[subset]]
-                for index, (field, got) in enumerate(zip(fields[metadata.type], table, strict=True)):
-                    want = by_subset[subset][f"{field}_text_statistics" if field in ("queries",) else
-                                             f"{field}_statistics"]
-                    assert (got.unique, got.chars) == (want["unique_texts"], want["total_text_length"]), task_name
-                    assert got.texts == round(want["total_text_length"] / want["average_text_length"]), task_name
-                    pair = metadata.type in ("STS", "PairClassification")
-                    assert got.script == scripts[min(index, len(scripts) - 1) if pair else 0], task_name
 
 
 def test_every_registered_dataset_has_statistics_and_sci_fact_counts_its_300_queries(tmp_path):

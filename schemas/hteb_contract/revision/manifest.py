@@ -12,7 +12,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hteb_contract.atomic import (
+from hteb_contract.common.atomic import (
     atomic_write_json,
     canonical_json,
     file_kind,

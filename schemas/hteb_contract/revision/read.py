@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hteb_contract.arrow import arrow_schema
-from hteb_contract.atomic import (
+from hteb_contract.common.atomic import (
     open_regular,
     sha256_bytes,
     sha256_file,

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hteb_contract.arrow import arrow_schema
-from hteb_contract.atomic import (
+from hteb_contract.common.atomic import (
     atomic_write_text,
 )
 from hteb_contract.card import SourceLicense, SourceTables, front_matter

@@ -29,6 +29,7 @@ from sklearn.metrics import accuracy_score, average_precision_score, f1_score, p
 
 from hteb_contract.errors import HtebError
 from hteb_contract.sources import SourceDataset
+from hteb_contract.specs.mteb_settings import ClassificationSettings
 from hteb_score.evaluators.base import (
     ClassifierCache,
     Embed,
@@ -40,7 +41,6 @@ from hteb_score.evaluators.base import (
     task_score,
 )
 from hteb_score.evaluators.subsets import DEFAULT, group_rows, require_rows
-from hteb_score.evaluators.task_settings import ClassificationSettings
 from hteb_score.evaluators.threads import single_threaded
 from hteb_score.flags import Flag
 

@@ -1,6 +1,6 @@
 """Clustering: MiniBatchKMeans on the embeddings, V-measure against the gold labels.
 
-mteb, following the task class the dataset names (`mteb_task`, settings in task_settings.py):
+mteb, following the task class the dataset names (`mteb_task`, settings in the contract's dataset table):
 - legacy (AbsTaskClusteringLegacy: MasakhaNEWSClusteringS2S, BiorxivClusteringS2S): each row of
   mteb's Hub data is a cluster set, clustered on its own: a set with <= 1 label scores 1.0 without
   being embedded, any other gets `MiniBatchKMeans(n_clusters=#labels in the set, batch_size=500,
@@ -45,9 +45,9 @@ from sklearn.metrics.cluster import adjusted_mutual_info_score, v_measure_score
 
 from hteb_contract.errors import HtebError, SourceError
 from hteb_contract.sources import SourceDataset
+from hteb_contract.specs.mteb_settings import ClusteringSettings
 from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, register, task_score
 from hteb_score.evaluators.subsets import group_rows, require_rows
-from hteb_score.evaluators.task_settings import ClusteringSettings
 from hteb_score.evaluators.threads import single_threaded
 from hteb_score.flags import Flag
 

@@ -9,7 +9,7 @@ under one protocol, named and described in its result card.
 - `mteb`: equal to mteb 2.26.24's main score on identical embeddings. Estimators always take mteb's
   seed 42; few-shot classification sizes, fast or legacy clustering (legacy: each of mteb's cluster
   sets separately, evaluators/clustering.py) and the deprecated `SummEval` evaluator follow the mteb
-  task class a dataset names (`mteb_task`; evaluators/task_settings.py); main score mteb's
+  task class a dataset names (`mteb_task`; its row of hteb_contract/specs/datasets.yaml); main score mteb's
   `main_score`, e.g. `cosine_spearman`, `max_ap` (best AP of five), `map_at_1000`.
 
 Both remove retrieval self-hits where the mteb task sets `ignore_identical_ids`.
@@ -30,13 +30,13 @@ from typing import Generic, TypeVar
 
 from hteb_contract.common.registry import Registry
 from hteb_contract.tasks import TASK_TYPES
-from hteb_score.evaluators import task_settings
-from hteb_score.evaluators.task_settings import (
+from hteb_contract.specs.mteb_settings import (
     ClassificationSettings,
     ClusteringSettings,
     RetrievalSettings,
     SummarizationSettings,
 )
+from hteb_score.evaluators import task_settings
 
 S = TypeVar("S")
 
