@@ -80,7 +80,7 @@ def test_importing_the_scorer_loads_no_vllm():
 
 
 @pytest.mark.slow
-def test_the_contract_wheel_carries_every_json_schema(tmp_path):
+def test_the_contract_wheel_carries_every_json_schema_and_table(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(tmp_path),
                     str(PROJECTS["contract"])], check=True, capture_output=True)
     wheel = next(tmp_path.glob("hteb_contract-*.whl"))
@@ -88,3 +88,4 @@ def test_the_contract_wheel_carries_every_json_schema(tmp_path):
     from hteb_contract.validation import SCHEMAS
 
     assert {f"hteb_contract/json/{filename}" for filename in SCHEMAS.values()} <= names
+    assert {"hteb_contract/specs/transformations.yaml", "hteb_contract/specs/transformations.schema.json"} <= names
