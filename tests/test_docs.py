@@ -33,7 +33,7 @@ DOTTED = re.compile(r"\b((?:hteb_contract|hteb_score|hteb_generate)(?:\.\w+)+)")
 
 def pages() -> list[Path]:
     """The site's pages and the README; committed data under docs/ (cards, dataset cards) is not prose."""
-    return [README, *sorted(p for p in DOCS.glob("*.md"))]
+    return [README, *sorted(p for p in DOCS.glob("*.md")), *sorted(DOCS.glob("extending/*.md"))]
 
 
 def modules_on_disk() -> set[str]:
