@@ -58,7 +58,8 @@ def run_target(seed: int, dataset: str, transformation: str, source: str) -> str
     return next(c for c in run_order(seed, dataset, transformation, TRANSLATION_TARGETS) if not _same(c, source))
 
 
-def item_choice(seed: int, dataset: str, transformation: str, item: str, source: str, candidates: tuple[str, ...]) -> str:
+def item_choice(seed: int, dataset: str, transformation: str, item: str, source: str,
+                candidates: tuple[str, ...]) -> str:
     """A language drawn per text from `candidates`, less the source's."""
     allowed = [c for c in candidates if not _same(c, source)]
     return allowed[derive_int(seed, dataset, transformation, item) % len(allowed)]

@@ -9,11 +9,14 @@ import copy
 
 import pytest
 import yaml
-
 from hteb_contract import taxonomy
 from hteb_contract.errors import ContractError
-from hteb_contract.specs.transformations import (TABLE_PATH, load_transformation_table, parse_transformation_table,
-                                                 transformation_table)
+from hteb_contract.specs.transformations import (
+    TABLE_PATH,
+    load_transformation_table,
+    parse_transformation_table,
+    transformation_table,
+)
 from hteb_generate import budget, judge, noise
 from hteb_generate.detectors import DETECTORS, ERROR_TYPES
 from hteb_generate.transformations import LANGUAGE_PLANS, PROMPT_SETS, TRANSFORMATIONS, plan_languages

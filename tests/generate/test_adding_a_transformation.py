@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from hteb_generate.transformations import PROMPT_SETS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,7 +32,7 @@ def _steps() -> str:
 
 def _blocks() -> list[str]:
     """The page's code blocks in its steps, as they go into the files (the list's indent removed)."""
-    found = re.findall(r"^    ```\w+\n(.*?)^    ```$", _steps(), re.M | re.S)
+    found = re.findall(r"^    ```\w+\n(.*?)^    ```$", _steps(), re.MULTILINE | re.DOTALL)
     return ["".join(line[4:] + "\n" for line in block.splitlines()) for block in found]
 
 
@@ -73,8 +72,8 @@ def test_a_toy_transformation_added_as_the_page_says_is_generated_and_scored(tmp
     work.mkdir()
     env = {**os.environ, "HF_HUB_OFFLINE": "1",
            "PYTHONPATH": os.pathsep.join(str(root / folder) for folder in ("schemas", "generate", "score"))}
-    done = subprocess.run([sys.executable, str(Path(__file__).with_name("toy_run.py")), str(work), TOY,
-                           str(shared_data)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    command = [sys.executable, str(Path(__file__).with_name("toy_run.py")), str(work), TOY, str(shared_data)]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads(done.stdout.strip().splitlines()[-1])
 

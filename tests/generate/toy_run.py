@@ -78,8 +78,8 @@ def main(work: Path, transformation: str, data: Path) -> None:
     from hteb_score.cli import main as score
 
     (work / "bag_of_words.py").write_text(ENCODER, encoding="utf-8")
-    code = score([f"{work / 'bag_of_words.py'}:BagOfWords", "--encoder", "python", "--store", f"file://{work / 'store'}",
-                  "--revision", "toy", "--out", str(work / "out"), "--quiet"])
+    code = score([f"{work / 'bag_of_words.py'}:BagOfWords", "--encoder", "python",
+                  "--store", f"file://{work / 'store'}", "--revision", "toy", "--out", str(work / "out"), "--quiet"])
     if code:
         raise SystemExit(f"hteb-score exited with {code}")
     revision = open_store(f"file://{work / 'store'}").fetch("toy")
