@@ -12,7 +12,8 @@ by them.
 `max_tokens` of a step: its template's growth times the estimated tokens of the step's input, plus
 64, never below the run's `max_tokens` and never above its ceiling (`--max-tokens-ceiling`; without
 one, every step gets `max_tokens`). Growth is room above what a step is expected to write
-(`EXPECTED`, what `plan` counts): expand 6 (an expansion runs to about four times its source),
+(`EXPECTED`, what `plan` counts); both are the `templates` rows of the transformation table
+(hteb_contract.specs.transformations): expand 6 (an expansion runs to about four times its source),
 translate, paraphrase and style change 2 (another script can take twice the tokens), summarise 1.
 With the gpu profile's 1024 and 4096, a 300-token ArguAna query may expand to 1864 tokens instead
 of being cut at 1024.
@@ -23,6 +24,8 @@ from __future__ import annotations
 import bisect
 import math
 from functools import lru_cache
+
+from hteb_contract.specs.transformations import transformation_table
 
 SCRIPT_CHARS_PER_TOKEN: dict[str, float] = {"latin": 4.0, "alphabet": 3.0, "abugida": 2.0, "cjk": 1.5, "other": 2.0}
 
@@ -64,9 +67,10 @@ SCRIPT_CLASS: dict[str, str] = {
     **dict.fromkeys(("Hani", "Hans", "Hant", "Jpan", "Hira", "Kana", "Hang", "Kore"), "cjk"),
 }
 
-GROWTH: dict[str, float] = {"expand": 6.0, "translate": 2.0, "paraphrase": 2.0, "style_change": 2.0, "summarise": 1.0}
+#: Template -> the room its step gets, in tokens of its input.
+GROWTH: dict[str, float] = {t.name: t.growth for t in transformation_table().templates}
 #: What a step's output is expected to be, in tokens of its input (for `plan`; the budget leaves room above it).
-EXPECTED: dict[str, float] = {"expand": 4.0, "translate": 1.0, "paraphrase": 1.0, "style_change": 1.0, "summarise": 0.5}
+EXPECTED: dict[str, float] = {t.name: t.expected for t in transformation_table().templates}
 MARGIN = 64
 
 

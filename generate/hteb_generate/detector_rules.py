@@ -2,7 +2,8 @@
 
 The exact rules, the word count and the comparison are stated in the docstring of
 ``hteb_generate.detectors``, the reference the dataset card points to. Each constant here is named
-there.
+there. Which rules run for a transformation, and what a rule reads of it, are its row of the
+transformation table (hteb_contract.specs.transformations).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from hteb_contract.specs.transformations import transformation_spec
+
 from . import langid
 from .cleanup import unquote
 from .detectors import DETECTORS, DetectionContext
@@ -19,9 +22,6 @@ from .detectors import DETECTORS, DetectionContext
 RUNAWAY_FACTOR = 5
 TRUNCATED_FRACTION_DENOMINATOR = 5  # 20% = 1/5
 SHORT_SUMMARY_INPUT_WORDS = 3
-NO_RUNAWAY = frozenset({"expansion", "summarised_expansion"})
-#: Transformations whose output is in another language than their source.
-CROSS_LANGUAGE = frozenset({"translation", "cross_translation", "backtranslation"})
 
 
 # --- words ------------------------------------------------------------------------------------
@@ -158,7 +158,7 @@ def _i_ll_leak(output: str, source: str, ctx: DetectionContext) -> bool:
     """The "I'll" rule of the detectors docstring."""
     if _I_LL.search(output) is None or _FIRST_PERSON_FUTURE.search(source):
         return False
-    return ctx.transformation not in CROSS_LANGUAGE or _I_LL_AT_TASK.match(output) is not None
+    return not transformation_spec(ctx.transformation).crosses_languages or _I_LL_AT_TASK.match(output) is not None
 
 
 @DETECTORS.register("reasoning_leak")
@@ -224,25 +224,24 @@ def wrong_language(output: str, source: str, ctx: DetectionContext) -> bool:
 
 @DETECTORS.register("runaway")
 def runaway(output: str, source: str, ctx: DetectionContext) -> bool:
-    """More than 5 x the input's words, except where growing is the point."""
-    if ctx.transformation in NO_RUNAWAY:
-        return False
+    """More than 5 x the input's words (not checked where growing is the point: expansion)."""
     n_in = count_words(source)
     return n_in > 0 and count_words(output) > RUNAWAY_FACTOR * n_in
 
 
 @DETECTORS.register("truncated")
 def truncated(output: str, source: str, ctx: DetectionContext) -> bool:
-    """Cut at the token limit, or under 20% of the input's words (summaries: inputs of at most 3 words)."""
+    """Cut at the token limit, or under 20% of the input's words (a short output by design, a summary: inputs
+    of at most 3 words)."""
     if ctx.finish_reason == "length":
         return True
     n_in = count_words(source)
-    if ctx.transformation == "summarisation" and n_in > SHORT_SUMMARY_INPUT_WORDS:
+    if transformation_spec(ctx.transformation).short_output and n_in > SHORT_SUMMARY_INPUT_WORDS:
         return False
     return count_words(output) * TRUNCATED_FRACTION_DENOMINATOR < n_in
 
 
 @DETECTORS.register("summary_too_long")
 def summary_too_long(output: str, source: str, ctx: DetectionContext) -> bool:
-    """A summary with more words than its input defeats the purpose."""
-    return ctx.transformation == "summarisation" and count_words(output) > count_words(source)
+    """A summary with more words than its input defeats the purpose (checked for summarisation only)."""
+    return count_words(output) > count_words(source)

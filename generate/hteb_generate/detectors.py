@@ -6,6 +6,11 @@ reference the dataset card points to; the rules are in ``detector_rules.py``, an
 clean-ups that run before them (a closed ``<think>`` block, quotes around the whole output) are in
 ``cleanup.py``.
 
+Which rules apply to a transformation is its `detectors` in the transformation table
+(``hteb_contract/specs/transformations.yaml``); the facts a rule reads of a transformation
+(whether a step answers in another language, whether its output is meant to be short) are its
+row's too.
+
 What a rule sees: the output after clean-up; the source, that is, the text the transformation
 started from (for the two-step transformations the original text, not the intermediate one); the
 transformation; the expected and source languages; and the engine's finish reason for the step
@@ -102,7 +107,7 @@ from dataclasses import dataclass
 
 from hteb_contract.errors import HtebError
 from hteb_contract.common.registry import Registry
-from hteb_contract.taxonomy import TRANSFORMATION_NAMES
+from hteb_contract.specs.transformations import transformation_spec
 
 ERROR_TYPES: tuple[str, ...] = (
     "identical",
@@ -148,17 +153,17 @@ def detect_errors(
     expected_language: str,
     finish_reason: str | None = None,
 ) -> list[str]:
-    """Names of the error types ``output`` (cleaned: ``cleanup.clean_output``) has, in ERROR_TYPES order.
+    """Names of the error types ``output`` (cleaned: ``cleanup.clean_output``) has, in ERROR_TYPES order;
+    only the rules the transformation's row lists run.
 
     >>> detect_errors("Summary: A man plays.", "A man is playing a guitar.",
     ...               transformation="summarisation", source_language="eng",
     ...               expected_language="eng")
     ['prefix_leak']
     """
-    ctx = DetectionContext(
-        TRANSFORMATION_NAMES.canonical(transformation), expected_language, source_language, finish_reason
-    )
-    return [name for name in ERROR_TYPES if DETECTORS.get(name)(output, source, ctx)]
+    spec = transformation_spec(transformation)
+    ctx = DetectionContext(spec.name, expected_language, source_language, finish_reason)
+    return [name for name in ERROR_TYPES if name in spec.detectors and DETECTORS.get(name)(output, source, ctx)]
 
 
 def total_error_rate(errors_per_item: Iterable[Sequence[str]]) -> float:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from tqdm import tqdm
 
 from hteb_contract.records import Attempt, Sampling
+from hteb_contract.specs.transformations import TransformationSpec
 
 from . import judge as judge_module
 from .budget import step_max_tokens
@@ -28,7 +29,7 @@ from .cleanup import clean_output
 from .detectors import ERROR_TYPES, detect_errors
 from .engine import CachedEngine, ChatRequest, ChatResult
 from .languages import derive_int
-from .transformations import LanguagePlan, PromptSet, Transformation
+from .transformations import LanguagePlan, PromptSet
 
 SEED_MODULUS = 2**31 - 1  # engines take 32-bit seeds
 
@@ -39,7 +40,7 @@ class Unit:
 
     seed: int
     dataset: str
-    transformation: Transformation
+    transformation: TransformationSpec
     text: str
     plan: LanguagePlan
     attempts: list[Attempt] = field(default_factory=list)
@@ -72,17 +73,20 @@ class Decoding:
 
 
 def _errors(unit: Unit, steps: list[str], finish_reasons: list[str | None]) -> list[str]:
-    plan, name = unit.plan, unit.transformation.name
+    """The output's errors, an intermediate step's under its `check_as` (backtranslation's pivot
+    step must really be a translation into the pivot language)."""
+    plan, spec = unit.plan, unit.transformation
     found = {"truncated"} if "length" in finish_reasons[:-1] else set()  # an earlier step cut by max_tokens
     found |= set(
-        detect_errors(steps[-1], unit.text, transformation=name, source_language=plan.source,
+        detect_errors(steps[-1], unit.text, transformation=spec.name, source_language=plan.source,
                       expected_language=plan.expected, finish_reason=finish_reasons[-1])
     )
-    if name == "backtranslation":  # the pivot step must really be in the pivot language
-        found |= set(
-            detect_errors(steps[0], unit.text, transformation="translation", source_language=plan.source,
-                          expected_language=plan.of("pivot"), finish_reason=finish_reasons[0])
-        )
+    for index, step in enumerate(spec.steps[:-1]):
+        if step.check_as is not None:
+            found |= set(
+                detect_errors(steps[index], unit.text, transformation=step.check_as, source_language=plan.source,
+                              expected_language=plan.of(step.language), finish_reason=finish_reasons[index])
+            )
     return [e for e in ERROR_TYPES if e in found]
 
 

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from hteb_contract.errors import HtebError
 from hteb_contract.common.registry import Registry
-from hteb_contract.taxonomy import TRANSFORMATION_NAMES
+from hteb_contract.specs.transformations import transformation_spec
 
 if TYPE_CHECKING:
     from .engine.base import ChatRequest
@@ -78,23 +78,13 @@ class Engine(Protocol):
     ) -> list[dict[str, float]]: ...
 
 
-#: The intended transformation, for the quality prompt; one per paper transformation of hteb_contract.taxonomy
-#: (tested): the Noise axis's rules are not judged.
-TRANSFORMATION_TASKS: dict[str, str] = {
-    "paraphrasing": "rephrase the text while keeping its meaning",
-    "backtranslation": "rephrase the text by translating it to another language and back",
-    "style_change": "change the style (formal to informal or the reverse) while keeping the meaning",
-    "expansion": "elaborate the text while preserving its core meaning",
-    "summarisation": "compress the text while preserving its core meaning",
-    "summarised_expansion": "expand the text, then summarise the expansion, preserving the core meaning",
-    "translation": "translate the text to the target language",
-    "cross_translation": "translate the text to the target language",
-}
-
-
 @dataclass(frozen=True)
 class JudgePrompts:
-    """A judge prompt set; placeholders: {task} {source_language} {target_language} {source} {output}."""
+    """A judge prompt set; placeholders: {task} {source_language} {target_language} {source} {output}.
+
+    {task} is the transformation's `judge_task` in the transformation table
+    (hteb_contract.specs.transformations): the intended transformation. Rule-made ones have none:
+    they are not judged."""
 
     id: str
     quality: str
@@ -227,8 +217,11 @@ def parse_score(text: str) -> float | None:
 
 
 def _fill(template: str, pair: JudgePair) -> str:
+    spec = transformation_spec(pair.transformation)
+    if spec.judge_task is None:
+        raise HtebError(f"{spec.name} is made by rules and has no judge task: rule-made texts are not judged")
     return template.format(
-        task=TRANSFORMATION_TASKS[TRANSFORMATION_NAMES.canonical(pair.transformation)],
+        task=spec.judge_task,
         source_language=pair.source_language,
         target_language=pair.target_language,
         source=pair.source_text,

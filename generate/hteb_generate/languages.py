@@ -53,20 +53,13 @@ def run_order(seed: int, dataset: str, transformation: str, candidates: tuple[st
     return sorted(candidates, key=lambda c: derive_int(seed, dataset, transformation, "order", c))
 
 
-def translation_target(seed: int, dataset: str, source: str) -> str:
+def run_target(seed: int, dataset: str, transformation: str, source: str) -> str:
     """One target per run: the first of the run's ranking that is not the source language."""
-    return next(c for c in run_order(seed, dataset, "translation", TRANSLATION_TARGETS) if not _same(c, source))
+    return next(c for c in run_order(seed, dataset, transformation, TRANSLATION_TARGETS) if not _same(c, source))
 
 
-def _per_item(seed: int, dataset: str, transformation: str, item: str, source: str, candidates: tuple[str, ...]) -> str:
+def item_choice(seed: int, dataset: str, transformation: str, item: str, source: str,
+                candidates: tuple[str, ...]) -> str:
+    """A language drawn per text from `candidates`, less the source's."""
     allowed = [c for c in candidates if not _same(c, source)]
     return allowed[derive_int(seed, dataset, transformation, item) % len(allowed)]
-
-
-def cross_translation_target(seed: int, dataset: str, item: str, source: str) -> str:
-    """A target re-drawn per text, so the two sides of a pair usually differ."""
-    return _per_item(seed, dataset, "cross_translation", item, source, TRANSLATION_TARGETS)
-
-
-def backtranslation_pivot(seed: int, dataset: str, item: str, source: str) -> str:
-    return _per_item(seed, dataset, "backtranslation", item, source, PIVOTS)

@@ -38,12 +38,14 @@ import pyarrow as pa
 from hteb_contract.item_table import single_attempt_table
 from hteb_contract.common.registry import Registry
 from hteb_contract.sources import SourceDataset
+from hteb_contract.specs.transformations import transformation_table
 
 from .languages import derive_int
 
 Perturbation = Callable[[str, "np.random.Generator | None"], str]
 
-#: Perturbation name -> function(text, rng) -> text.
+#: Perturbation name -> function(text, rng) -> text: one per rule-made row of the transformation table
+#: (hteb_contract.specs.transformations), in its order (tested).
 PERTURBATIONS: Registry[Perturbation] = Registry("noise perturbation")
 
 CAPITALISED_SHARE = 0.25
@@ -140,8 +142,9 @@ def definitions_hash() -> str:
 
 
 def is_rule(transformation: str) -> bool:
-    """A transformation made by these rules, not by an LLM."""
-    return transformation in PERTURBATIONS.names()
+    """A transformation the table says these rules make, not an LLM (False for an unknown name)."""
+    table = transformation_table()
+    return transformation in table.names and table.get(transformation).is_rule
 
 
 def noise_tables(seed: int, name: str, dataset: SourceDataset, transformations: Iterable[str], *,

@@ -194,7 +194,7 @@ def item_record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> Ite
         target_language=unit.plan.target, intermediate_language=unit.plan.pivot, original_text=ref.text,
         transformed_text=unit.kept.output, generator_model=engines.generator.model_id,
         generator_revision=engines.generator.revision or None, prompt_set=prompts.id,
-        prompt_template_id=unit.transformation.template_id(prompts),
+        prompt_template_id=prompts.template_id(unit.transformation),
         prompt_hash=prompts.hash_of(unit.transformation.template_keys),
         sampling=_sampling(cfg),
         attempts=tuple(unit.attempts), errors=unit.kept.errors,

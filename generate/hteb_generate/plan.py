@@ -36,6 +36,7 @@ from pathlib import Path
 
 from hteb_contract.errors import HtebError
 from hteb_contract.sources import SourceDataset
+from hteb_contract.specs.transformations import TransformationSpec
 
 from . import budget
 from .bounds import POSITIVE, check_number
@@ -43,7 +44,7 @@ from .config import GenerateConfig
 from .judge import PARAPLUIE_TEMPLATES, JudgePair, judge_requests, parapluie_conversations
 from .source_loading import load_source
 from .sources_table import lookup_source
-from .transformations import PROMPT_SETS, TRANSFORMATIONS, LanguagePlan, Transformation
+from .transformations import PROMPT_SETS, TRANSFORMATIONS, LanguagePlan
 from .units import plan_units
 
 #: Gemma 3 27B (BF16) with vLLM: about 22,000 output tokens/s on one node of 4 H100s, so 5,500 per H100.
@@ -124,7 +125,7 @@ class Estimator:
         (parapluie,) = parapluie_conversations([pair], PARAPLUIE_TEMPLATES.get(self.cfg.parapluie_template))
         return tuple((self._messages(m), self._shared(m)) for m in (quality.messages, fluency.messages, parapluie))
 
-    def cost(self, transformation: Transformation, tokens: float, plan: LanguagePlan) -> Cost:
+    def cost(self, transformation: TransformationSpec, tokens: float, plan: LanguagePlan) -> Cost:
         """One distinct text of `tokens` tokens, first attempt and judge."""
         prompt = output = shared = 0.0
         text = tokens

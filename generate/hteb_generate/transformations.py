@@ -1,6 +1,7 @@
-"""How the generator makes each transformation of hteb_contract.taxonomy (paper Table 1, App. D;
-docs/generating.md, "The transformations and their languages"):
-its steps, and the prompt sets that drive them.
+"""How the generator makes each LLM transformation of the transformation table
+(hteb_contract.specs.transformations; paper Table 1, App. D; docs/generating.md, "The
+transformations and their languages"): the prompt sets that its steps' templates name, and the
+language plans that its `languages` names.
 
 Why prompt sets: the paper's prompts (App. D, verbatim) are the default and what Gemma-3 was tuned
 on; a 135M CPU model only paraphrases when shown examples, so other sets are selectable, and each
@@ -13,15 +14,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from hteb_contract.common.registry import Registry
+from hteb_contract.specs.transformations import TransformationSpec, transformation_spec, transformation_table
 
 from . import languages
 
 # -- prompt sets --------------------------------------------------------------------------------
 
-TEMPLATE_KEYS = ("paraphrase", "style_change", "expand", "summarise", "translate")
+#: The templates every prompt set defines: the table's, in its order.
+TEMPLATE_KEYS: tuple[str, ...] = tuple(t.name for t in transformation_table().templates)
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,10 @@ class PromptSet:
     @property
     def sha256(self) -> str:
         return self.hash_of(TEMPLATE_KEYS)
+
+    def template_id(self, transformation: TransformationSpec) -> str:
+        """`paper/expand+summarise`: this set and the templates of the transformation's steps."""
+        return f"{self.id}/{'+'.join(s.template for s in transformation.steps)}"
 
 
 # App. D, verbatim (Gemma-3-27B-int4-AWQ prompts). Summarise ends with "Text to summarize:",
@@ -173,42 +181,9 @@ PROMPT_SETS: Registry[PromptSet] = Registry("prompt set", entries={p.id: p for p
 
 SOURCE, TARGET, PIVOT = "source", "target", "pivot"
 
-
-@dataclass(frozen=True)
-class Step:
-    """One LLM call: which template, and which language it must answer in."""
-
-    template: str
-    language: str  # SOURCE, TARGET or PIVOT
-
-
-@dataclass(frozen=True)
-class Transformation:
-    """How the generator makes one transformation (its axis is hteb_contract.taxonomy's business)."""
-
-    name: str
-    steps: tuple[Step, ...]
-
-    @property
-    def template_keys(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(s.template for s in self.steps))
-
-    def template_id(self, prompt_set: PromptSet) -> str:
-        return f"{prompt_set.id}/{'+'.join(s.template for s in self.steps)}"
-
-
-#: The LLM transformations, in hteb_contract.taxonomy.PAPER_TRANSFORMATIONS order (a test checks both hold the
-#: same names); the Noise axis's are rules (hteb_generate.noise).
-TRANSFORMATIONS: Registry[Transformation] = Registry("transformation", entries={t.name: t for t in (
-    Transformation("paraphrasing", (Step("paraphrase", SOURCE),)),
-    Transformation("backtranslation", (Step("translate", PIVOT), Step("translate", SOURCE))),
-    Transformation("style_change", (Step("style_change", SOURCE),)),
-    Transformation("expansion", (Step("expand", SOURCE),)),
-    Transformation("summarisation", (Step("summarise", SOURCE),)),
-    Transformation("summarised_expansion", (Step("expand", SOURCE), Step("summarise", SOURCE))),
-    Transformation("translation", (Step("translate", TARGET),)),
-    Transformation("cross_translation", (Step("translate", TARGET),)),
-)})
+#: The LLM transformations of the table, in its order; the Noise axis's are rules (hteb_generate.noise).
+TRANSFORMATIONS: Registry[TransformationSpec] = Registry("transformation", entries={
+    t.name: t for t in transformation_table().transformations if not t.is_rule})
 
 
 @dataclass(frozen=True)
@@ -231,17 +206,46 @@ class LanguagePlan:
         return self.target or self.source
 
 
+#: (transformation, seed, dataset, item, source language) -> its plan; every draw is keyed by the
+#: transformation's name, so two transformations with one plan draw independently.
+Planner = Callable[[str, int, str, str, str], LanguagePlan]
+
+#: A transformation's `languages` in the table -> how its languages are drawn (docs/generating.md).
+LANGUAGE_PLANS: Registry[Planner] = Registry("language plan")
+
+
+@LANGUAGE_PLANS.register("source")
+def _source(name: str, seed: int, dataset: str, item: str, source: str) -> LanguagePlan:
+    """Every step in the text's own language."""
+    return LanguagePlan(source, None, None)
+
+
+@LANGUAGE_PLANS.register("run_target")
+def _run_target(name: str, seed: int, dataset: str, item: str, source: str) -> LanguagePlan:
+    """One target per run (translation)."""
+    return LanguagePlan(source, languages.run_target(seed, dataset, name, source), None)
+
+
+@LANGUAGE_PLANS.register("item_target")
+def _item_target(name: str, seed: int, dataset: str, item: str, source: str) -> LanguagePlan:
+    """A target drawn per text (cross_translation), so the two sides of a pair usually differ."""
+    return LanguagePlan(source, languages.item_choice(seed, dataset, name, item, source, languages.TRANSLATION_TARGETS),
+                        None)
+
+
+@LANGUAGE_PLANS.register("item_pivot")
+def _item_pivot(name: str, seed: int, dataset: str, item: str, source: str) -> LanguagePlan:
+    """A pivot drawn per text (backtranslation), there and back."""
+    return LanguagePlan(source, None, languages.item_choice(seed, dataset, name, item, source, languages.PIVOTS))
+
+
 def plan_languages(transformation: str, *, seed: int, dataset: str, item: str, source: str) -> LanguagePlan:
-    """The language rules of docs/generating.md, from (seed, dataset, transformation, item) only.
+    """The language rules of docs/generating.md, from (seed, dataset, transformation, item) only:
+    the plan the table names for `transformation`.
 
     `source` is the text's own language (TextRef.language), so each text of a cross-lingual pair gets
     its own plan: in an `en-de` pair the German sentence is paraphrased in German and translated or
     pivoted to a language other than German.
     """
-    if transformation == "translation":
-        return LanguagePlan(source, languages.translation_target(seed, dataset, source), None)
-    if transformation == "cross_translation":
-        return LanguagePlan(source, languages.cross_translation_target(seed, dataset, item, source), None)
-    if transformation == "backtranslation":
-        return LanguagePlan(source, None, languages.backtranslation_pivot(seed, dataset, item, source))
-    return LanguagePlan(source, None, None)
+    spec = transformation_spec(transformation)
+    return LANGUAGE_PLANS.get(spec.languages or "")(spec.name, seed, dataset, item, source)

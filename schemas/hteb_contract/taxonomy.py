@@ -6,10 +6,10 @@ common noise types), reported beside the total and never in it. `AXES`/`TRANSFOR
 of them (what may be scored and compared); `PAPER_AXES`/`PAPER_TRANSFORMATIONS` the paper's
 (what the HTEB total averages, what the LLM generator makes).
 
-The generator reads the names to know what it may make, the scorer to aggregate and test by
-axis, the card and comparison code to label columns. How a transformation is done (its prompts
-and steps) is the generator's business (hteb_generate.transformations); which axis it counts
-for is the contract's.
+The facts are rows of the transformation table (hteb_contract.specs.transformations: axes, their
+labels and paper flag, the rows in the paper's order); this module names the views of it that
+both programs read. The generator reads the names to know what it may make, the scorer to
+aggregate and test by axis, the card and comparison code to label columns.
 
 >>> axis_of("backtranslation"), AXIS_LABELS["length"], axis_of("numerisation")
 ('lexical', 'Length', 'noise')
@@ -19,29 +19,10 @@ for is the contract's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from hteb_contract.common.registry import Registry
+from hteb_contract.specs.transformations import Axis, transformation_table
 
-
-@dataclass(frozen=True)
-class Axis:
-    """A robustness axis: its transformations, in the paper's order, and its printed label;
-    `paper`: one of the paper's axes, which alone make the HTEB total."""
-
-    name: str
-    label: str
-    transformations: tuple[str, ...]
-    paper: bool = True
-
-
-AXIS_TABLE: tuple[Axis, ...] = (
-    Axis("lexical", "Lexical/Stylistic", ("paraphrasing", "backtranslation", "style_change")),
-    Axis("length", "Length", ("expansion", "summarisation", "summarised_expansion")),
-    Axis("language", "Language", ("translation", "cross_translation")),
-    Axis("noise", "Noise", ("random_capitalisation", "character_deletion", "numerisation", "keyboard_typos",
-                            "punctuation_casing_loss"), paper=False),
-)
+AXIS_TABLE: tuple[Axis, ...] = transformation_table().axes
 
 AXES: dict[str, tuple[str, ...]] = {axis.name: axis.transformations for axis in AXIS_TABLE}
 AXIS_LABELS: dict[str, str] = {axis.name: axis.label for axis in AXIS_TABLE}

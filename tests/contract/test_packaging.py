@@ -89,3 +89,4 @@ def test_the_contract_wheel_carries_every_json_schema_and_table(tmp_path):
 
     assert {f"hteb_contract/json/{filename}" for filename in SCHEMAS.values()} <= names
     assert {"hteb_contract/specs/datasets.yaml", "hteb_contract/specs/datasets.schema.json"} <= names
+    assert {"hteb_contract/specs/transformations.yaml", "hteb_contract/specs/transformations.schema.json"} <= names

@@ -17,6 +17,7 @@ from hteb_generate import judge
 from hteb_generate.judge import DIRECT, FS_DIRECT, JudgePair, JudgeScores, parapluie_score, parse_score
 from hteb_contract import taxonomy
 from hteb_contract.errors import HtebError
+from hteb_contract.specs.transformations import transformation_spec
 
 SEEDS = Path(__file__).resolve().parents[2] / ".." / "shared" / "seeds"
 
@@ -93,8 +94,12 @@ def test_templates_are_selectable_by_id_and_hashed() -> None:
     assert changed.sha256 != judge.DEFAULT_PROMPTS.sha256
 
 
-def test_every_paper_transformation_of_the_taxonomy_has_a_task_description() -> None:
-    assert tuple(judge.TRANSFORMATION_TASKS) == taxonomy.PAPER_TRANSFORMATIONS
+def test_the_quality_prompt_states_the_tables_task_and_rule_made_texts_are_not_judged() -> None:
+    for name in taxonomy.PAPER_TRANSFORMATIONS:
+        quality, _ = judge.judge_requests([JudgePair(name, GUITAR, "x", "eng", "eng")], seed=0, max_tokens=8)
+        assert f"Intended transformation: {transformation_spec(name).judge_task}.\n" in quality.messages[0][1]
+    with pytest.raises(HtebError, match="^numerisation is made by rules and has no judge task"):
+        judge.judge_requests([JudgePair("numerisation", GUITAR, "x", "eng", "eng")], seed=0, max_tokens=8)
 
 
 # --- quality / fluency requests (need the generator's ChatRequest) ---------------------------------

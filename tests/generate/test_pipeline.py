@@ -21,11 +21,11 @@ from hteb_generate.config import build_config
 from hteb_generate.engine_plan import engine_slots
 from hteb_generate.machine import Facts
 from hteb_generate.engine import CallCache, ChatResult, Engine
-from hteb_generate.judge import TRANSFORMATION_TASKS
 from hteb_generate.pipeline import run
 from hteb_generate.units import plan_units
 from tiny_runs import TRANSFORMATIONS, fresh_cache, run_args, run_config, wait_for_calls
 from hteb_contract.revision import Revision
+from hteb_contract.specs.transformations import transformation_spec
 from hteb_contract.stores import open_store
 
 MTEB_NAMED = Path(__file__).resolve().parents[1] / "data" / "mteb-subsets"
@@ -137,7 +137,7 @@ def test_each_text_of_a_cross_lingual_pair_keeps_its_language_through_every_stag
     assert english and all("Rephrase the text in English" in p for p in english)
     judged = [r.messages[0][1] for r in engine.chats if f"\n{german}\n" in r.messages[0][1]]
     assert judged and all("(language code deu)" in p for p in judged)  # the judge is told the German side is German
-    paraphrase_judged = [p for p in judged if TRANSFORMATION_TASKS["paraphrasing"] in p]
+    paraphrase_judged = [p for p in judged if transformation_spec("paraphrasing").judge_task in p]
     assert len(paraphrase_judged) == 1 and "expected language code deu" in paraphrase_judged[0]
 
 

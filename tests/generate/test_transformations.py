@@ -79,7 +79,7 @@ def test_translation_target_is_one_per_run_and_never_the_source():
     for seed in range(20):
         assert plan_languages("translation", seed=seed, dataset="SemRel2024", item="x", source="arq").target != "ara"
     # The seed changes the draw for some seeds.
-    assert len({languages.translation_target(s, "STSBenchmark", "eng") for s in range(30)}) > 1
+    assert len({languages.run_target(s, "STSBenchmark", "translation", "eng") for s in range(30)}) > 1
 
 
 def test_cross_translation_and_pivot_redrawn_per_item_and_exclude_the_source():

@@ -1,0 +1,232 @@
+"""The transformation table (`transformations.yaml` beside this file): each transformation's axis,
+steps, language plan, judge task, detectors and budget, stated once and read by both programs.
+
+Why a table: a transformation once lived in five modules of two programs (its axis, its steps and
+languages, its judge task, which error types apply, its token budget), each restating the names.
+Now the taxonomy (hteb_contract.taxonomy), the generator's steps, plans, judge, detectors and
+budget all read these rows; what stays code is behaviour (a prompt's text, a language plan, a
+detector's rule, a noise perturbation), named by the rows. Adding a transformation is a row plus
+its prompts (docs/extending/adding-a-transformation.md).
+
+The file is checked on load: against `transformations.schema.json` first, then across rows (names
+unique, an axis's rows together and in the axes' order, every axis used, templates and `check_as`
+naming rows of the table). A bad row is one line naming the file, the row and what is wrong.
+
+>>> table = transformation_table()
+>>> spec = table.get("backtranslation")
+>>> spec.axis, [s.template for s in spec.steps], spec.languages, spec.crosses_languages
+('lexical', ['translate', 'translate'], 'item_pivot', True)
+>>> [a.name for a in table.axes], table.get("numerisation").made_by
+(['lexical', 'length', 'language', 'noise'], 'rules')
+>>> table.template("expand").growth, table.get("summarisation").short_output
+(6.0, True)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+from jsonschema import Draft202012Validator
+
+from hteb_contract.errors import ContractError, first_line
+from hteb_contract.common.registry import Registry
+
+TABLE_PATH = Path(__file__).resolve().parent / "transformations.yaml"
+SCHEMA_PATH = Path(__file__).resolve().parent / "transformations.schema.json"
+
+
+@dataclass(frozen=True)
+class Axis:
+    """A robustness axis: its transformations, in the table's order, and its printed label;
+    `paper`: one of the paper's axes, which alone make the HTEB total."""
+
+    name: str
+    label: str
+    transformations: tuple[str, ...]
+    paper: bool = True
+
+
+@dataclass(frozen=True)
+class TemplateSpec:
+    """A prompt key the LLM steps use, and the token budget of a step that uses it
+    (hteb_generate.budget): `growth` is its room, `expected` what it writes, in tokens of its input."""
+
+    name: str
+    growth: float
+    expected: float
+
+
+@dataclass(frozen=True)
+class StepSpec:
+    """One LLM call: which template, the language it must answer in (source, target or pivot) and,
+    for an intermediate step, the transformation whose detectors also check its output."""
+
+    template: str
+    language: str
+    check_as: str | None = None
+
+
+@dataclass(frozen=True)
+class TransformationSpec:
+    """One row of the table (the meaning of each field is stated in transformations.yaml)."""
+
+    name: str
+    axis: str
+    made_by: str  # "llm" or "rules"
+    steps: tuple[StepSpec, ...] = ()
+    languages: str | None = None  # the language plan; None for a rule
+    judge_task: str | None = None  # None for a rule: never judged
+    detectors: tuple[str, ...] = ()
+    short_output: bool = False
+
+    @property
+    def is_rule(self) -> bool:
+        """Made by a noise rule of the generator, not by an LLM."""
+        return self.made_by == "rules"
+
+    @property
+    def template_keys(self) -> tuple[str, ...]:
+        """The templates its steps use, each once, in step order."""
+        return tuple(dict.fromkeys(s.template for s in self.steps))
+
+    @property
+    def crosses_languages(self) -> bool:
+        """Some step answers in another language than the source's (translation, backtranslation)."""
+        return any(s.language != "source" for s in self.steps)
+
+
+@dataclass(frozen=True)
+class TransformationTable:
+    """The axes, the templates and the transformations, in the table's order."""
+
+    axes: tuple[Axis, ...]
+    templates: tuple[TemplateSpec, ...]
+    transformations: tuple[TransformationSpec, ...]
+    _rows: Registry[TransformationSpec] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        rows: dict[str, TransformationSpec] = {}
+        for row in self.transformations:
+            rows.setdefault(row.name, row)  # a name twice is _check_rows' one-line error, not the registry's
+        object.__setattr__(self, "_rows", Registry("transformation", entries=rows))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(t.name for t in self.transformations)
+
+    def get(self, name: str) -> TransformationSpec:
+        """The row of `name`; an unknown name is a one-line error with the closest known name."""
+        return self._rows.get(name)
+
+    def template(self, name: str) -> TemplateSpec:
+        return next(t for t in self.templates if t.name == name)
+
+
+def _where(path: Any, data: dict[str, Any]) -> str:
+    """`transformations[3] (expansion).steps[0]` for a jsonschema error path."""
+    parts = list(path)
+    text = ""
+    for index, part in enumerate(parts):
+        if isinstance(part, int):
+            text += f"[{part}]"
+            row = data
+            for key in parts[: index + 1]:
+                row = row[key]
+            if index == 1 and isinstance(row, dict) and isinstance(row.get("name"), str):
+                text += f" ({row['name']})"
+        else:
+            text += f".{part}" if text else str(part)
+    return text or "the table"
+
+
+def _check_schema(data: Any, source: str) -> None:
+    validator = Draft202012Validator(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
+    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    if error is not None:
+        where = _where(error.absolute_path, data) if isinstance(data, dict) else "the table"
+        raise ContractError(f"{source}: {where}: {error.message}")
+
+
+def _unique(names: list[str], what: str, source: str) -> None:
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ContractError(f"{source}: {what} {twice[0]!r} is defined twice")
+
+
+def _check_rows(table: TransformationTable, source: str) -> None:
+    """What one row cannot say about itself: names unique, axes and templates known, an axis's rows
+    together and in the axes' order, every axis used, `check_as` on an intermediate step naming an
+    LLM transformation."""
+    _unique([a.name for a in table.axes], "axis", source)
+    _unique([t.name for t in table.templates], "template", source)
+    _unique(list(table.names), "transformation", source)
+    axes = [a.name for a in table.axes]
+    templates = {t.name for t in table.templates}
+    llm = {t.name for t in table.transformations if not t.is_rule}
+    for index, row in enumerate(table.transformations):
+        where = f"{source}: transformations[{index}] ({row.name})"
+        if row.axis not in axes:
+            raise ContractError(f"{where}: unknown axis {row.axis!r}; known: {', '.join(axes)}")
+        if index and axes.index(row.axis) < axes.index(table.transformations[index - 1].axis):
+            raise ContractError(f"{where}: its axis {row.axis!r} must stand with its other rows, in the axes' order")
+        for number, step in enumerate(row.steps):
+            if step.template not in templates:
+                raise ContractError(f"{where}: steps[{number}]: unknown template {step.template!r}; "
+                                    f"known: {', '.join(sorted(templates))}")
+            if step.check_as is not None and number == len(row.steps) - 1:
+                raise ContractError(f"{where}: steps[{number}]: check_as is for an intermediate step (the last "
+                                    "step is checked as the transformation itself)")
+            if step.check_as is not None and step.check_as not in llm:
+                raise ContractError(f"{where}: steps[{number}]: check_as {step.check_as!r} is no LLM transformation "
+                                    "of the table")
+    unused = [a.name for a in table.axes if not a.transformations]
+    if unused:
+        raise ContractError(f"{source}: axis {unused[0]!r} has no transformation")
+
+
+def parse_transformation_table(data: Any, source: str = "transformations.yaml") -> TransformationTable:
+    """The table from its parsed YAML; a bad row is a one-line ContractError naming `source`."""
+    _check_schema(data, source)
+    rows = tuple(
+        TransformationSpec(
+            name=row["name"], axis=row["axis"], made_by=row["made_by"],
+            steps=tuple(StepSpec(s["template"], s["language"], s.get("check_as")) for s in row.get("steps", ())),
+            languages=row.get("languages"), judge_task=row.get("judge_task"),
+            detectors=tuple(row.get("detectors", ())), short_output=row.get("short_output", False),
+        )
+        for row in data["transformations"]
+    )
+    table = TransformationTable(
+        axes=tuple(Axis(a["name"], a["label"], tuple(t.name for t in rows if t.axis == a["name"]), a["paper"])
+                   for a in data["axes"]),
+        templates=tuple(TemplateSpec(t["name"], float(t["growth"]), float(t["expected"])) for t in data["templates"]),
+        transformations=rows,
+    )
+    _check_rows(table, source)
+    return table
+
+
+def load_transformation_table(path: Path) -> TransformationTable:
+    """The table in the YAML file `path`; unreadable YAML or a bad row is a one-line ContractError."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as err:
+        raise ContractError(f"{path.name}: cannot read the transformation table: {first_line(err)}") from None
+    return parse_transformation_table(data, path.name)
+
+
+@cache
+def transformation_table() -> TransformationTable:
+    """HTEB's table: the packaged transformations.yaml, read once."""
+    return load_transformation_table(TABLE_PATH)
+
+
+def transformation_spec(name: str) -> TransformationSpec:
+    """The row of `name` in HTEB's table; an unknown name is a one-line error with a hint."""
+    return transformation_table().get(name)

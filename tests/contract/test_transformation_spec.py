@@ -1,0 +1,137 @@
+"""The transformation table (hteb_contract/specs/transformations.yaml) against what the code needs:
+every template a step names has a prompt in every prompt set, every detector and language plan it
+names exists, every rule row has its perturbation, the axes partition the rows in the paper's
+order; and a bad row is refused in one line naming it."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+from hteb_contract import taxonomy
+from hteb_contract.errors import ContractError
+from hteb_contract.specs.transformations import (
+    TABLE_PATH,
+    load_transformation_table,
+    parse_transformation_table,
+    transformation_table,
+)
+from hteb_generate import budget, judge, noise
+from hteb_generate.detectors import DETECTORS, ERROR_TYPES
+from hteb_generate.transformations import LANGUAGE_PLANS, PROMPT_SETS, TRANSFORMATIONS, plan_languages
+
+TABLE = transformation_table()
+LLM = [t for t in TABLE.transformations if not t.is_rule]
+RULES = [t for t in TABLE.transformations if t.is_rule]
+#: Paper Table 1, in its order, and the Noise axis of issue 12.
+PAPER_AXES = {"lexical": ("paraphrasing", "backtranslation", "style_change"),
+              "length": ("expansion", "summarisation", "summarised_expansion"),
+              "language": ("translation", "cross_translation")}
+NOISE = ("random_capitalisation", "character_deletion", "numerisation", "keyboard_typos", "punctuation_casing_loss")
+#: Source languages a plan is tried with: Latin, an Arabic dialect, a pivot and a target language.
+SOURCES = ("eng", "arq", "spa", "deu")
+
+
+def test_the_axes_partition_the_rows_in_the_papers_order():
+    assert {a.name: a.transformations for a in TABLE.axes if a.paper} == PAPER_AXES
+    assert [(a.name, a.transformations, a.paper) for a in TABLE.axes if not a.paper] == [("noise", NOISE, False)]
+    members = [t for a in TABLE.axes for t in a.transformations]
+    assert sorted(members) == sorted(TABLE.names) and len(set(members)) == len(members)
+    assert taxonomy.TRANSFORMATIONS == TABLE.names  # the table's order is every table's and card's
+    assert all(taxonomy.AXIS_OF[t.name] == t.axis for t in TABLE.transformations)
+
+
+def test_llm_rows_are_the_generators_transformations_and_rule_rows_its_perturbations():
+    assert TRANSFORMATIONS.names() == [t.name for t in LLM]
+    assert noise.PERTURBATIONS.names() == [t.name for t in RULES]
+    assert all(noise.is_rule(t.name) for t in RULES) and not any(noise.is_rule(t.name) for t in LLM)
+    assert not noise.is_rule("no_such_transformation")
+
+
+@pytest.mark.parametrize("prompts", PROMPT_SETS.names())
+def test_every_prompt_set_has_exactly_the_templates_the_steps_name(prompts):
+    used = {step.template for t in LLM for step in t.steps}
+    assert set(PROMPT_SETS.get(prompts).templates) == {t.name for t in TABLE.templates} == used
+
+
+def test_every_template_has_a_budget_with_room_above_what_it_writes():
+    assert set(budget.GROWTH) == set(budget.EXPECTED) == {t.name for t in TABLE.templates}
+    assert all(budget.GROWTH[t] >= budget.EXPECTED[t] for t in budget.GROWTH)
+
+
+@pytest.mark.parametrize("spec", LLM, ids=lambda t: t.name)
+def test_every_detector_named_exists_and_every_llm_row_is_checked_and_judged(spec):
+    assert set(spec.detectors) <= set(ERROR_TYPES) <= set(DETECTORS.names())
+    assert {"identical", "empty", "wrong_language", "truncated"} <= set(spec.detectors)
+    quality, _ = judge.judge_requests([judge.JudgePair(spec.name, "a", "b", "eng", "eng")], seed=0, max_tokens=8)
+    assert spec.judge_task in quality.messages[0][1]
+
+
+@pytest.mark.parametrize("spec", LLM, ids=lambda t: t.name)
+def test_every_plan_exists_and_gives_every_language_its_steps_ask_for(spec):
+    assert spec.languages in LANGUAGE_PLANS
+    for source in SOURCES:
+        for item in ("a", "b", "c"):
+            plan = plan_languages(spec.name, seed=1339, dataset="D", item=item, source=source)
+            assert plan.source == source
+            languages = [plan.of(step.language) for step in spec.steps]
+            assert languages[-1] == plan.expected
+            if spec.crosses_languages:
+                assert any(language != source for language in languages)
+
+
+def test_an_intermediate_check_names_an_llm_row():
+    checks = [(t.name, s.check_as, s.language) for t in LLM for s in t.steps if s.check_as]
+    assert checks == [("backtranslation", "translation", "pivot")]
+    assert all(TABLE.get(check).crosses_languages for _, check, _ in checks)
+
+
+def _data() -> dict:
+    return yaml.safe_load(TABLE_PATH.read_text(encoding="utf-8"))
+
+
+def _row(data: dict, name: str) -> dict:
+    return next(r for r in data["transformations"] if r["name"] == name)
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda d: _row(d, "expansion").pop("judge_task"),
+     r"transformations\[3\] \(expansion\): 'judge_task' is a required property"),
+    (lambda d: _row(d, "numerisation").update(steps=[{"template": "expand", "language": "source"}]),
+     r"transformations\[10\] \(numerisation\): Additional properties are not allowed \('steps' was unexpected\)"),
+    (lambda d: _row(d, "translation")["steps"][0].update(language="middle"),
+     r"transformations\[6\] \(translation\)\.steps\[0\]\.language: 'middle' is not one of"),
+    (lambda d: _row(d, "style_change").update(axis="lexicl"),
+     r"\(style_change\): unknown axis 'lexicl'; known: lexical, length, language, noise"),
+    (lambda d: _row(d, "paraphrasing").update(axis="length"),
+     r"transformations\[1\] \(backtranslation\): its axis 'lexical' must stand with its other rows"),
+    (lambda d: _row(d, "summarisation")["steps"][0].update(template="summarize"),
+     r"\(summarisation\): steps\[0\]: unknown template 'summarize'"),
+    (lambda d: _row(d, "backtranslation")["steps"][0].update(check_as="numerisation"),
+     r"\(backtranslation\): steps\[0\]: check_as 'numerisation' is no LLM transformation"),
+    (lambda d: _row(d, "paraphrasing")["steps"][0].update(check_as="translation"),
+     r"\(paraphrasing\): steps\[0\]: check_as is for an intermediate step"),
+    (lambda d: d["transformations"].insert(1, dict(_row(d, "paraphrasing"))),
+     r"transformation 'paraphrasing' is defined twice"),
+    (lambda d: d["axes"].append({"name": "syntax", "label": "Syntax", "paper": False}),
+     r"axis 'syntax' has no transformation"),
+    (lambda d: d["templates"][2].update(growth=0),
+     r"templates\[2\] \(expand\)\.growth: 0 is less than or equal to the minimum of 0"),
+], ids=["no-judge-task", "rule-with-steps", "bad-language", "unknown-axis", "axis-split", "unknown-template",
+        "check-as-rule", "check-as-last-step", "twice", "empty-axis", "no-growth"])
+def test_a_bad_row_is_one_line_naming_it(edit, message):
+    data = _data()
+    edit(data)
+    with pytest.raises(ContractError, match=f"^transformations.yaml: .*{message}") as refused:
+        parse_transformation_table(data)
+    assert "\n" not in str(refused.value)
+
+
+def test_the_table_parses_as_loaded_and_unreadable_yaml_is_one_line(tmp_path):
+    assert parse_transformation_table(copy.deepcopy(_data())) == TABLE
+    broken = tmp_path / "transformations.yaml"
+    broken.write_text("axes: [\n", encoding="utf-8")
+    with pytest.raises(ContractError, match="^transformations.yaml: cannot read the transformation table: ") as refused:
+        load_transformation_table(broken)
+    assert "\n" not in str(refused.value)
