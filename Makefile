@@ -75,7 +75,7 @@ $(VENV)/.installed-cpu: $(SOURCES)
 # build and compute capability 7.5+, each said in one line before the multi-GB install (docs/gpu.md).
 $(GPU_VENV)/.installed-gpu: $(SOURCES)
 	$(call refuse_other_build,$(GPU_VENV),cpu)
-	@$(PYTHON) generate/hteb_generate/gpu_host.py
+	@$(PYTHON) generate/hteb_generate/setup/gpu_host.py
 	$(PYTHON) -m venv $(GPU_VENV)
 	$(GPU_VENV)/bin/python -m pip install -q --upgrade pip
 	$(GPU_VENV)/bin/python -m pip install -q $(GPU_SET)

@@ -199,7 +199,7 @@ def write_paths(revision: rev.Revision) -> dict[str, Any]:
     (records, tables: made before the timing). The record path (`write_items`: records to a table,
     the columnar checks per file) is what an LLM run's records take; the new path's parts (checks,
     encoding) and the hand-over (a record per text, against a table per file) are timed alone."""
-    from hteb_generate.noise import noise_tables
+    from hteb_generate.transform.noise import noise_tables
 
     files, records = _files(revision), 0
     seeds = {seed for _, _, seed in files}

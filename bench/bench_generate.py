@@ -23,9 +23,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _requests(n: int, max_tokens: int):
-    from hteb_generate.config import default_data_dir
+    from hteb_generate.setup.config import default_data_dir
     from hteb_generate.engine import ChatRequest
-    from hteb_generate.transformations import PROMPT_SETS
+    from hteb_generate.transform.transformations import PROMPT_SETS
     from hteb_contract.sources import read_source_dir
 
     rows = read_source_dir(default_data_dir() / "STSBenchmark").eval_rows()
@@ -43,10 +43,10 @@ def main(engine: str, n_requests: int, max_tokens: int, batch_size: int) -> None
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
 
-    from hteb_generate.config import build_config, default_cache_dir
+    from hteb_generate.setup.config import build_config, default_cache_dir
     from hteb_generate.engine import create_engine
-    from hteb_generate.models import convert_smollm2
-    from hteb_generate.pipeline import run
+    from hteb_generate.engine.models import convert_smollm2
+    from hteb_generate.run.pipeline import run
 
     model = convert_smollm2(default_cache_dir())
     options = {"dtype": "float32", "max_model_len": 1024} if engine == "vllm" else {"batch_size": batch_size}

@@ -26,7 +26,7 @@ import time
 
 def _sentences() -> list[str]:
     from hteb_contract.sources import read_source_dir
-    from hteb_generate.config import default_data_dir
+    from hteb_generate.setup.config import default_data_dir
 
     rows = read_source_dir(default_data_dir() / "STSBenchmark").eval_rows()
     return list(dict.fromkeys(s for r in rows for s in (r["sentence1"], r["sentence2"])))
@@ -69,7 +69,7 @@ def main() -> int:
         return 0
     from hteb_contract.common.paths import default_cache_dir
     from hteb_generate.engine import create_engine
-    from hteb_generate.models import lookup_model, resolve_commit
+    from hteb_generate.engine.models import lookup_model, resolve_commit
     from vllm import SamplingParams
 
     spec = resolve_commit(lookup_model(args.model))

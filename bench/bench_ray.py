@@ -22,9 +22,9 @@ from functools import partial
 
 def _requests(n: int, max_tokens: int):
     from hteb_contract.sources import read_source_dir
-    from hteb_generate.config import default_data_dir
+    from hteb_generate.setup.config import default_data_dir
     from hteb_generate.engine import ChatRequest
-    from hteb_generate.transformations import PROMPT_SETS
+    from hteb_generate.transform.transformations import PROMPT_SETS
 
     rows = read_source_dir(default_data_dir() / "STSBenchmark").eval_rows()
     texts = list(dict.fromkeys(r["sentence1"] for r in rows))[:n]
@@ -50,10 +50,10 @@ def main() -> None:
 
     import ray
 
-    from hteb_generate.config import default_cache_dir
+    from hteb_generate.setup.config import default_cache_dir
     from hteb_generate.engine import create_engine
     from hteb_generate.engine.ray_engine import RayEngine
-    from hteb_generate.models import convert_smollm2
+    from hteb_generate.engine.models import convert_smollm2
 
     model = str(convert_smollm2(default_cache_dir()))
     requests = _requests(args.requests, args.max_tokens)

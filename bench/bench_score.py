@@ -77,7 +77,7 @@ def _datasets(rows: int, queries: int, corpus: int, train_per_label: int) -> lis
     small cut still spans many classes); Banking77 trains on the first `train_per_label` rows of each
     label; SciFact keeps its relevant documents."""
     from hteb_contract.sources import SourceDataset, read_source_dir
-    from hteb_generate.source_loading import sample_dataset
+    from hteb_generate.sources.source_loading import sample_dataset
 
     out = [sample_dataset(read_source_dir(DATA / name), rows) for name in ("STSBenchmark", "TwitterSemEval2015")]
     banking = sample_dataset(read_source_dir(DATA / "Banking77"), rows)  # test rows dealt label by label

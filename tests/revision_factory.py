@@ -17,7 +17,7 @@ from typing import Any
 from hteb_contract import revision as rev
 from hteb_contract.records import ItemRecord, single_attempt
 from hteb_contract.sources import SourceDataset, read_source_dir
-from hteb_generate.source_loading import sample_dataset
+from hteb_generate.sources.source_loading import sample_dataset
 from hteb_contract.tasks import TextRef
 
 

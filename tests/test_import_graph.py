@@ -143,3 +143,26 @@ def test_no_scorer_stage_imports_a_later_one():
     backwards = [f"{m} imports {target}" for m, targets in graph().items() if m.startswith("hteb_score")
                  for target in targets if target.startswith("hteb_score.") and _stage(target) > _stage(m)]
     assert backwards == []
+
+
+#: The generator's stages in the order data flows through them, enforced the same way.
+GENERATOR_STAGES = ("hteb_generate", "sources", "transform", "engine", "checks", "setup", "revision", "run", "cli")
+
+
+def _generator_stage(module: str) -> int:
+    parts = module.split(".")
+    return GENERATOR_STAGES.index(parts[1]) if len(parts) > 2 or parts[-1] in GENERATOR_STAGES[1:] else 0
+
+
+def test_the_generator_is_in_stage_folders():
+    """Every generator module but the package's few top-level ones sits in a stage folder."""
+    top = sorted(m for m in MODULES if m.startswith("hteb_generate.") and m.count(".") == 1
+                 and m.split(".")[1] not in GENERATOR_STAGES)
+    assert top == ["hteb_generate.bounds", "hteb_generate.progress"]
+
+
+def test_no_generator_stage_imports_a_later_one():
+    backwards = [f"{m} imports {target}" for m, targets in graph().items() if m.startswith("hteb_generate")
+                 for target in targets if target.startswith("hteb_generate.")
+                 and _generator_stage(target) > _generator_stage(m)]
+    assert backwards == []

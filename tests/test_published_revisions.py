@@ -10,7 +10,7 @@ import pytest
 
 from hteb_contract.revision import content_hash
 from hteb_contract.validation import validate
-from hteb_generate import manifest_md
+from hteb_generate.revision import manifest_md
 
 ROOT = Path(__file__).resolve().parents[1]
 LABELS = sorted(p.name for p in (ROOT / "docs" / "revisions").iterdir() if p.is_dir())

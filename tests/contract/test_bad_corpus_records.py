@@ -26,8 +26,8 @@ CORPUS = f"corpus/SciFact/numerisation_{SEED}.parquet"
 @pytest.fixture(scope="module")
 def base(tmp_path_factory, shared_data) -> Path:
     """A real revision made by the generator: SciFact (2 queries) and STSBenchmark, two rules, --corpus-noise."""
-    from hteb_generate.config import build_config
-    from hteb_generate.pipeline import run
+    from hteb_generate.setup.config import build_config
+    from hteb_generate.run.pipeline import run
 
     root = tmp_path_factory.mktemp("corpus-base")
     cfg = build_config(seed=str(SEED), profile="noise", overrides={

@@ -16,7 +16,7 @@ from fuzz import examples
 
 from hteb_contract.errors import SourceError
 from hteb_contract.sources import read_source_dir
-from hteb_generate.cli import main as generate
+from hteb_generate.cli.app import main as generate
 from source_copies import copy_source
 
 #: dataset -> (table, a text field of its rows)

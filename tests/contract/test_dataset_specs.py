@@ -27,7 +27,7 @@ from hteb_contract.specs.mteb_settings import (
     SummarizationSettings,
 )
 from hteb_contract.tasks import task_type
-from hteb_generate.sources_table import SAMPLE_DATASETS, SOURCES, lookup_source
+from hteb_generate.sources.sources_table import SAMPLE_DATASETS, SOURCES, lookup_source
 from hteb_score.evaluators import task_settings
 from hteb_score.evaluators.protocol import PROTOCOLS
 

@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator
 from hteb_contract.errors import ContractError
 from hteb_contract.sources import read_source_dir
 from hteb_contract.validation import _fast_valid, schema, validate
-from hteb_generate.source_loading import sample_dataset
+from hteb_generate.sources.source_loading import sample_dataset
 from revision_factory import build_revision, item_record
 
 # Values that regex dialects and number rules disagree on: a trailing newline ($ in Python's re

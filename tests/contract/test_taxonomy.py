@@ -15,7 +15,7 @@ from hteb_contract.revision import Revision
 from hteb_contract.taxonomy import (AXES, AXIS_LABELS, AXIS_OF, PAPER_AXES, PAPER_TRANSFORMATIONS, TRANSFORMATIONS,
                                     axis_of, in_total, transformation_order)
 from hteb_contract.validation import schema
-from hteb_generate.noise import PERTURBATIONS, perturb
+from hteb_generate.transform.noise import PERTURBATIONS, perturb
 from revision_factory import build_revision
 
 PAPER_EIGHT = ("paraphrasing", "backtranslation", "style_change", "expansion", "summarisation",

@@ -17,9 +17,10 @@ from hteb_contract.specs.transformations import (
     parse_transformation_table,
     transformation_table,
 )
-from hteb_generate import budget, judge, noise
-from hteb_generate.detectors import DETECTORS, ERROR_TYPES
-from hteb_generate.transformations import LANGUAGE_PLANS, PROMPT_SETS, TRANSFORMATIONS, plan_languages
+from hteb_generate.transform import budget, noise
+from hteb_generate.checks import judge
+from hteb_generate.checks.detectors import DETECTORS, ERROR_TYPES
+from hteb_generate.transform.transformations import LANGUAGE_PLANS, PROMPT_SETS, TRANSFORMATIONS, plan_languages
 
 TABLE = transformation_table()
 LLM = [t for t in TABLE.transformations if not t.is_rule]

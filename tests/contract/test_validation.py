@@ -11,7 +11,7 @@ from jsonschema import Draft202012Validator
 from hteb_contract.validation import SCHEMAS, schema, validate
 from hteb_contract.errors import ContractError
 from hteb_contract.sources import read_source_dir
-from hteb_generate.source_loading import sample_dataset
+from hteb_generate.sources.source_loading import sample_dataset
 from revision_factory import build_revision, item_record
 
 

@@ -14,7 +14,7 @@ MODEL_CACHE = Path(os.environ.get("HTEB_CACHE_DIR") or Path.home() / ".cache" / 
 def smollm2_dir() -> Path:
     """The PyPI SmolLM2 GGUF as an HF folder (what both transformers and vLLM load)."""
     pytest.importorskip("torch")
-    from hteb_generate.models import convert_smollm2
+    from hteb_generate.engine.models import convert_smollm2
 
     return convert_smollm2(MODEL_CACHE)
 

@@ -17,13 +17,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from hteb_generate.transformations import PROMPT_SETS
+from hteb_generate.transform.transformations import PROMPT_SETS
 
 REPO = Path(__file__).resolve().parents[2]
 PAGE = REPO / "docs" / "extending" / "adding-a-transformation.md"
 TOY = "simplification"
 TABLE = "schemas/hteb_contract/specs/transformations.yaml"
-PROMPTS = "generate/hteb_generate/transformations.py"
+PROMPTS = "generate/hteb_generate/transform/transformations.py"
 
 
 def _steps() -> str:

@@ -11,7 +11,7 @@ import pytest
 
 from together import run_together
 from hteb_contract.stores.local import LocalStore
-from hteb_generate import manifest_md
+from hteb_generate.revision import manifest_md
 from hteb_generate.cli import main
 
 #: Rounds of each race: the first in the fast loop, the other four (more chances to interleave) in `make test`.

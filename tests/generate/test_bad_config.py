@@ -26,7 +26,7 @@ from fuzz import examples
 from hteb_contract.revision import Revision, split_name
 from hteb_contract.stores import open_store
 from hteb_generate.bounds import CONFIG_BOUNDS, ENGINE_BOUNDS, INT64_MAX
-from hteb_generate.config import build_config
+from hteb_generate.setup.config import build_config
 from cli_run import generate
 from revision_factory import build_revision
 

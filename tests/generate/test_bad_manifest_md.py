@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hteb_contract.stores.local import LocalStore
-from hteb_generate import manifest_md
+from hteb_generate.revision import manifest_md
 from hteb_generate.cli import main
 
 README = "# My project\n\nSome notes that took a day to write.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"

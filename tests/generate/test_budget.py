@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from hteb_generate.budget import estimate_tokens, estimate_tokens_of_chars, max_tokens_for, step_max_tokens
+from hteb_generate.transform.budget import estimate_tokens, estimate_tokens_of_chars, max_tokens_for, step_max_tokens
 from hteb_generate.engine import CachedEngine, CallCache, ChatResult, Engine
 from hteb_contract.records import Sampling
-from hteb_generate.generation import Decoding, Unit, transform_units
-from hteb_generate.transformations import PROMPT_SETS, TRANSFORMATIONS, LanguagePlan
+from hteb_generate.run.generation import Decoding, Unit, transform_units
+from hteb_generate.transform.transformations import PROMPT_SETS, TRANSFORMATIONS, LanguagePlan
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from hteb_contract.records import ItemRecord, Judge, single_attempt
-from hteb_generate.card import _sampling, error_table, judge_table
+from hteb_generate.revision.card import _sampling, error_table, judge_table
 
 
 def _record(dataset: str, transformation: str, errors: list[str], quality=None, fluency=None,

@@ -12,11 +12,11 @@ import json
 from pathlib import Path
 
 import pytest
-from hteb_generate.cleanup import CLEANUPS, Cleaned, clean_output, drop_think_block, is_quoted, strip_quotes, unquote
+from hteb_generate.transform.cleanup import CLEANUPS, Cleaned, clean_output, drop_think_block, is_quoted, strip_quotes, unquote
 from hteb_generate.engine import CachedEngine, CallCache, ChatResult, Engine
 from hteb_contract.records import Sampling
-from hteb_generate.generation import Decoding, Unit, transform_units
-from hteb_generate.transformations import PROMPT_SETS, TRANSFORMATIONS, plan_languages
+from hteb_generate.run.generation import Decoding, Unit, transform_units
+from hteb_generate.transform.transformations import PROMPT_SETS, TRANSFORMATIONS, plan_languages
 
 OUTPUTS = Path(__file__).resolve().parent / "data" / "smollm2_outputs.jsonl"
 

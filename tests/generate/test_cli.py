@@ -134,14 +134,14 @@ def test_nothing_is_written_into_installed_packages(tmp_path, shared_data):
 def test_manifest_md_is_the_repositorys_or_none_for_an_installed_package(tmp_path):
     """Run from its repository, hteb-generate updates the repository's MANIFEST.md whatever the working
     folder; the same package installed (copied into a site-packages-like folder) updates none."""
-    from hteb_generate.config import default_manifest_md
+    from hteb_generate.setup.config import default_manifest_md
 
     repo = Path(__file__).resolve().parents[2]
     assert default_manifest_md() == str(repo / "MANIFEST.md")
     site = tmp_path / "lib" / "site-packages"
     shutil.copytree(repo / "generate" / "hteb_generate", site / "hteb_generate",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    probe = "import hteb_generate.config as c; print(c.__file__); print(c.default_manifest_md())"
+    probe = "import hteb_generate.setup.config as c; print(c.__file__); print(c.default_manifest_md())"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=120,
                           env={**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(repo / "schemas")])})
     assert done.returncode == 0, done.stderr

@@ -12,7 +12,7 @@ from hteb_contract.revision import CORPUS_TASK_TYPES
 from hteb_contract.sources import SourceDataset, read_source_dir
 from hteb_contract.stores import open_store
 from hteb_contract.item_table import table_records
-from hteb_generate.noise import PERTURBATIONS, noise_tables, perturb
+from hteb_generate.transform.noise import PERTURBATIONS, noise_tables, perturb
 
 SEED = 1339
 
@@ -24,7 +24,7 @@ def noise_records(seed, name, dataset, rules, *, corpus=False):
 
 
 def _config(tmp_path, shared_data, **overrides):
-    from hteb_generate.config import build_config
+    from hteb_generate.setup.config import build_config
 
     given = {"datasets": "SciFact,STSBenchmark", "sample": 3, "cache_dir": str(tmp_path / "cache"),
              "store": str(tmp_path / "store"), "data_dir": str(shared_data), "manifest_md": str(tmp_path / "M.md"),
@@ -76,7 +76,7 @@ def test_a_corpus_text_is_perturbed_as_an_equal_query_would_be(shared_data):
 
 
 def test_a_corpus_noise_revision_is_verified_and_rebuilt_identically(tmp_path, shared_data):
-    from hteb_generate.pipeline import run
+    from hteb_generate.run.pipeline import run
 
     cfg = _config(tmp_path, shared_data, corpus_noise=True)
     first = run(cfg, log=lambda m: None)
@@ -106,7 +106,7 @@ def test_a_corpus_noise_revision_is_verified_and_rebuilt_identically(tmp_path, s
 def test_without_the_flag_the_revision_is_what_it_was(tmp_path, shared_data):
     """Off, nothing changes but the corpus files and their card lines: the items and sources are the
     same files, the content config has no corpus_noise key (so the config hash is the old one)."""
-    from hteb_generate.pipeline import run
+    from hteb_generate.run.pipeline import run
 
     off_cfg = _config(tmp_path / "off", shared_data, publish=False)
     on_cfg = _config(tmp_path / "on", shared_data, publish=False, corpus_noise=True)
@@ -129,7 +129,7 @@ def test_without_the_flag_the_revision_is_what_it_was(tmp_path, shared_data):
 def test_the_cli_flag_reaches_the_config(tmp_path, shared_data):
     from click.testing import CliRunner
 
-    from hteb_generate.cli import cli
+    from hteb_generate.cli.app import cli
 
     common = ["validate", "--seed", str(SEED), "--profile", "noise", "--datasets", "SciFact,STSBenchmark",
               "--sample", "3", "--data-dir", str(shared_data), "--cache-dir", str(tmp_path / "cache"),

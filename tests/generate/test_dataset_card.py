@@ -17,8 +17,8 @@ from hteb_contract.card import size_category
 from hteb_contract.revision import Revision
 from hteb_contract.sources import ID_COLUMN, read_source_parquet
 from hteb_contract.views import revision_folder, side_by_side
-from hteb_generate.noise import perturb
-from hteb_generate.sources_table import lookup_source
+from hteb_generate.transform.noise import perturb
+from hteb_generate.sources.sources_table import lookup_source
 
 DATASETS = ("STSBenchmark", "Banking77", "SciFact", "SummEval", "MasakhaNEWS")
 SIZES = json.loads((Path(__import__("datasets").__file__).parent / "utils/resources/size_categories.json").read_text())
@@ -28,8 +28,8 @@ HUB_TASKS = {"sentence-similarity", "text-classification", "text-retrieval", "te
 @pytest.fixture(scope="module")
 def made(tmp_path_factory, shared_data):
     """A real noise revision of five task types, made and published by the pipeline."""
-    from hteb_generate.config import build_config
-    from hteb_generate.pipeline import run
+    from hteb_generate.setup.config import build_config
+    from hteb_generate.run.pipeline import run
 
     tmp = tmp_path_factory.mktemp("card")
     cfg = build_config(seed="1339", profile="noise", overrides={

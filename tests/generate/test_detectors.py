@@ -20,10 +20,10 @@ import re
 from itertools import islice
 
 import pytest
-from hteb_generate import detectors
-from hteb_generate.cleanup import clean_output
-from hteb_generate.detector_rules import UNSPACED_SCRIPTS, count_words
-from hteb_generate.detectors import DETECTORS, ERROR_TYPES, detect_errors, error_rates, total_error_rate
+from hteb_generate.checks import detectors
+from hteb_generate.transform.cleanup import clean_output
+from hteb_generate.checks.detector_rules import UNSPACED_SCRIPTS, count_words
+from hteb_generate.checks.detectors import DETECTORS, ERROR_TYPES, detect_errors, error_rates, total_error_rate
 from hteb_contract.errors import HtebError
 from hteb_contract.common.registry import RegistryError
 

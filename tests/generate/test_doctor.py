@@ -12,12 +12,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 from hteb_contract.errors import HtebError
-from hteb_generate import pipeline
-from hteb_generate.config import build_config
-from hteb_generate.doctor import CHECKS, require_ready
-from hteb_generate.engine_plan import engine_slots, runtime
-from hteb_generate.gpu_host import Gpu
-from hteb_generate.machine import Facts, probe
+from hteb_generate.run import pipeline
+from hteb_generate.setup.config import build_config
+from hteb_generate.setup.doctor import CHECKS, require_ready
+from hteb_generate.setup.engine_plan import engine_slots, runtime
+from hteb_generate.setup.gpu_host import Gpu
+from hteb_generate.setup.machine import Facts, probe
 from hteb_generate.engine import CallCache
 
 H100 = Gpu("NVIDIA H100 80GB HBM3", 79.6, "9.0")

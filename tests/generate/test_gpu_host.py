@@ -13,12 +13,12 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from hteb_generate import gpu_host
-from hteb_generate.gpu_host import Gpu, capability_problem, driver_problem, host_problems, python_problem
+from hteb_generate.setup import gpu_host
+from hteb_generate.setup.gpu_host import Gpu, capability_problem, driver_problem, host_problems, python_problem
 from packaging.specifiers import SpecifierSet
 
 REPO = Path(__file__).resolve().parents[2]
-SCRIPT = REPO / "generate" / "hteb_generate" / "gpu_host.py"
+SCRIPT = REPO / "generate" / "hteb_generate" / "setup" / "gpu_host.py"
 #: What `nvidia-smi --query-gpu=name,memory.total,compute_cap,driver_version --format=csv,noheader,nounits`
 #: printed on an H100 host (the device machine lent to this project, 2026-11-25).
 H100_LINE = "NVIDIA H100 80GB HBM3, 81559, 9.0, 580.159.04"

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hteb_generate import hub_sources
-from hteb_generate.hub_sources import convert, hub_configs, load_hub_dataset, retrieval_configs
-from hteb_generate.sources_table import lookup_source
+from hteb_generate.sources import hub_sources
+from hteb_generate.sources.hub_sources import convert, hub_configs, load_hub_dataset, retrieval_configs
+from hteb_generate.sources.sources_table import lookup_source
 from hteb_contract.errors import SourceError
 from hteb_contract.common.registry import Registry
 from hteb_contract.sources import read_source_dir

@@ -9,8 +9,8 @@ import sys
 PROVIDERS = {
     "hteb_generate.engine": ("ENGINES", ["hteb_generate.engine.transformers_engine",
                                          "hteb_generate.engine.vllm_engine"]),
-    "hteb_generate.detectors": ("DETECTORS", ["hteb_generate.detector_rules"]),
-    "hteb_generate.hub_sources": ("CONVERTERS", ["hteb_generate.hub_converters"]),
+    "hteb_generate.checks.detectors": ("DETECTORS", ["hteb_generate.checks.detector_rules"]),
+    "hteb_generate.sources.hub_sources": ("CONVERTERS", ["hteb_generate.sources.hub_converters"]),
 }
 
 CHECK = """

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from hteb_generate import judge
-from hteb_generate.judge import DIRECT, FS_DIRECT, JudgePair, JudgeScores, parapluie_score, parse_score
+from hteb_generate.checks import judge
+from hteb_generate.checks.judge import DIRECT, FS_DIRECT, JudgePair, JudgeScores, parapluie_score, parse_score
 from hteb_contract import taxonomy
 from hteb_contract.errors import HtebError
 from hteb_contract.specs.transformations import transformation_spec

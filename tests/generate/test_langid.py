@@ -8,7 +8,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from hteb_generate import langid
+from hteb_generate.transform import langid
 
 PER_LANGUAGE = 30
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from hteb_generate import manifest_md
+from hteb_generate.revision import manifest_md
 from revision_factory import build_revision
 
 

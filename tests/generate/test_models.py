@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from hteb_generate.models import MODELS, cached_commit, lookup_model, resolve_commit
+from hteb_generate.engine.models import MODELS, cached_commit, lookup_model, resolve_commit
 from hteb_contract.errors import HtebError
 
 
@@ -63,7 +63,7 @@ def test_an_unpinned_model_resolves_to_the_commit_of_its_downloaded_snapshot(tmp
 
 
 def test_an_unpinned_model_that_cannot_be_resolved_is_one_line(tmp_path):
-    code = ("import sys; from hteb_generate.models import lookup_model, resolve_commit\n"
+    code = ("import sys; from hteb_generate.engine.models import lookup_model, resolve_commit\n"
             "from hteb_contract.errors import HtebError\n"
             f"try: resolve_commit(lookup_model('gemma-3-27b-it-int4-awq'), __import__('pathlib').Path({str(tmp_path)!r}))\n"
             "except HtebError as err: print(err)")

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hteb_generate.noise import PERTURBATIONS, QWERTY_NEIGHBOURS, perturb
+from hteb_generate.transform.noise import PERTURBATIONS, QWERTY_NEIGHBOURS, perturb
 
 
 def test_numerisation_replaces_the_four_lower_case_letters():
@@ -88,7 +88,7 @@ def test_another_seed_draws_other_noise():
 
 
 def _noise_config(tmp_path, shared_data, **overrides):
-    from hteb_generate.config import build_config
+    from hteb_generate.setup.config import build_config
 
     given = {"datasets": "STSBenchmark,SciFact", "max_texts": 6, "cache_dir": str(tmp_path / "cache"),
              "store": str(tmp_path / "store"), "data_dir": str(shared_data), "manifest_md": str(tmp_path / "M.md"),
@@ -97,7 +97,7 @@ def _noise_config(tmp_path, shared_data, **overrides):
 
 
 def test_the_noise_profile_takes_every_dataset_of_the_data_dir_and_no_model(tmp_path, shared_data):
-    from hteb_generate.config import build_config
+    from hteb_generate.setup.config import build_config
 
     cfg = build_config(seed="1339", profile="noise", overrides={
         "data_dir": str(shared_data), "cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store")})
@@ -125,8 +125,8 @@ def test_an_unknown_transformation_names_both_kinds(tmp_path, shared_data):
 
 def test_a_noise_revision_is_made_by_the_rules_verified_and_rebuilt_identically(tmp_path, shared_data):
     from hteb_contract.stores import open_store
-    from hteb_generate.noise import RULES_MODEL
-    from hteb_generate.pipeline import run
+    from hteb_generate.transform.noise import RULES_MODEL
+    from hteb_generate.run.pipeline import run
 
     cfg = _noise_config(tmp_path, shared_data)
     first = run(cfg, log=lambda m: None)
@@ -158,7 +158,7 @@ def test_a_noise_revision_is_made_by_the_rules_verified_and_rebuilt_identically(
 def test_a_rerun_on_changed_sources_makes_the_records_again(tmp_path, shared_data):
     import shutil
 
-    from hteb_generate.pipeline import run
+    from hteb_generate.run.pipeline import run
 
     data = tmp_path / "data"
     shutil.copytree(shared_data / "STSBenchmark", data / "STSBenchmark")
@@ -180,8 +180,8 @@ def test_the_published_noise_revision_is_what_the_noise_profile_makes_today(tmp_
     the writer's columns, checks and encoding change no byte of it (about 20 s on 2 cores)."""
     import json
 
-    from hteb_generate.config import build_config
-    from hteb_generate.pipeline import run
+    from hteb_generate.setup.config import build_config
+    from hteb_generate.run.pipeline import run
 
     published = json.loads((Path(__file__).resolve().parents[2] / "docs" / "revisions" / "noise-1339" /
                             "manifest.json").read_text(encoding="utf-8"))
@@ -195,7 +195,7 @@ def test_the_published_noise_revision_is_what_the_noise_profile_makes_today(tmp_
 
 @pytest.mark.slow
 def test_every_long_stage_shows_a_bar_with_its_total_and_time_left(tmp_path, shared_data, capsys):
-    from hteb_generate.pipeline import run
+    from hteb_generate.run.pipeline import run
 
     cfg = _noise_config(tmp_path, shared_data, publish=False, corpus_noise=True)
     run(cfg, log=lambda m: None)

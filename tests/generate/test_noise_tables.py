@@ -9,8 +9,8 @@ from hteb_contract import revision as rev
 from hteb_contract.item_table import records_table
 from hteb_contract.records import single_attempt
 from hteb_contract.sources import read_source_dir
-from hteb_generate.noise import PERTURBATIONS, RULES_MODEL, definitions_hash, noise_tables, perturb
-from hteb_generate.source_loading import sample_dataset
+from hteb_generate.transform.noise import PERTURBATIONS, RULES_MODEL, definitions_hash, noise_tables, perturb
+from hteb_generate.sources.source_loading import sample_dataset
 
 SEED = 1339
 

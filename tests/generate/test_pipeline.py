@@ -16,13 +16,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hteb_generate import pipeline
-from hteb_generate.config import build_config
-from hteb_generate.engine_plan import engine_slots
-from hteb_generate.machine import Facts
+from hteb_generate.run import pipeline
+from hteb_generate.setup.config import build_config
+from hteb_generate.setup.engine_plan import engine_slots
+from hteb_generate.setup.machine import Facts
 from hteb_generate.engine import CallCache, ChatResult, Engine
-from hteb_generate.pipeline import run
-from hteb_generate.units import plan_units
+from hteb_generate.run.pipeline import run
+from hteb_generate.run.units import plan_units
 from tiny_runs import TRANSFORMATIONS, fresh_cache, run_args, run_config, wait_for_calls
 from hteb_contract.revision import Revision
 from hteb_contract.specs.transformations import transformation_spec

@@ -11,11 +11,11 @@ import sys
 
 import pytest
 from hteb_contract.errors import HtebError
-from hteb_generate.config import build_config
-from hteb_generate.judge import DEFAULT_PROMPTS, PARAPLUIE_TEMPLATES, JudgePair, judge_requests, parapluie_conversations
-from hteb_generate.plan import PREFILL_TOKENS_PER_SECOND, Cost, make_plan
-from hteb_generate.sources_table import SOURCES, lookup_source
-from hteb_generate.transformations import PROMPT_SETS
+from hteb_generate.setup.config import build_config
+from hteb_generate.checks.judge import DEFAULT_PROMPTS, PARAPLUIE_TEMPLATES, JudgePair, judge_requests, parapluie_conversations
+from hteb_generate.run.plan import PREFILL_TOKENS_PER_SECOND, Cost, make_plan
+from hteb_generate.sources.sources_table import SOURCES, lookup_source
+from hteb_generate.transform.transformations import PROMPT_SETS
 
 ENTRY = "from hteb_generate.cli import main; main()"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from hteb_generate.engine import CachedEngine, CallCache, ChatRequest, create_engine
-from hteb_generate.pipeline import run
+from hteb_generate.run.pipeline import run
 from ray_cluster import descendants
 from tiny_runs import cached_calls, fresh_cache, run_args, run_config, wait_for_calls
 

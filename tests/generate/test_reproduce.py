@@ -22,11 +22,11 @@ from hteb_contract.errors import HtebError, StoreError
 from hteb_contract.revision import Revision
 from hteb_contract.stores import open_store
 from hteb_contract.validation import validate
-from hteb_generate import pipeline
+from hteb_generate.run import pipeline
 from hteb_generate.cli import main
-from hteb_generate.config import build_config
+from hteb_generate.setup.config import build_config
 from hteb_generate.engine import ChatResult, Engine
-from hteb_generate.reproduce import rebuild_config
+from hteb_generate.revision.reproduce import rebuild_config
 
 SMALL = 0.0012  # moves every rounded ParaPLUIE by one or two 3-decimal steps
 LARGE = 0.01

@@ -24,13 +24,13 @@ from hteb_contract.reproduction import described
 from hteb_contract.revision import Revision
 from hteb_contract.stores import open_store
 from hteb_contract.validation import READABLE, SCHEMA_VERSIONS
-from hteb_generate import pipeline
+from hteb_generate.run import pipeline
 from hteb_generate.engine import CallCache
-from hteb_generate.engine_plan import engine_slots
-from hteb_generate.judge import JudgeScores
-from hteb_generate.machine import probe
-from hteb_generate.reproduce import rebuild_config
-from hteb_generate.units import plan_units
+from hteb_generate.setup.engine_plan import engine_slots
+from hteb_generate.checks.judge import JudgeScores
+from hteb_generate.setup.machine import probe
+from hteb_generate.revision.reproduce import rebuild_config
+from hteb_generate.run.units import plan_units
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_STORE = ROOT / "score" / "hteb_score" / "sample" / "store"

@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from hteb_generate.doctor import VLLM_MIN, VLLM_PIN
+from hteb_generate.setup.doctor import VLLM_MIN, VLLM_PIN
 from packaging.version import Version
 
 REPO = Path(__file__).resolve().parents[2]

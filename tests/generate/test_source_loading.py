@@ -6,8 +6,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hteb_generate.sources_table import lookup_source
-from hteb_generate.source_loading import cap_lists, cap_texts, load_source, sample_dataset
+from hteb_generate.sources.sources_table import lookup_source
+from hteb_generate.sources.source_loading import cap_lists, cap_texts, load_source, sample_dataset
 from hteb_contract.errors import SourceError
 from hteb_contract.sources import read_source_dir
 

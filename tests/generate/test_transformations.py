@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
-from hteb_generate import languages
-from hteb_generate.transformations import PAPER, PROMPT_SETS, TRANSFORMATIONS, PromptSet, Template, plan_languages
+from hteb_generate.transform import languages
+from hteb_generate.transform.transformations import PAPER, PROMPT_SETS, TRANSFORMATIONS, PromptSet, Template, plan_languages
 from hteb_contract import taxonomy
 from hteb_contract.errors import HtebError
 
@@ -98,7 +98,7 @@ def test_choices_depend_only_on_seed_dataset_transformation_item():
 
 
 def test_every_benchmark_language_has_a_prompt_name():
-    from hteb_generate.sources_table import SOURCES
+    from hteb_generate.sources.sources_table import SOURCES
 
     for _, entry in SOURCES.items():
         for code in entry.languages:

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from hteb_generate.config import GenerateConfig, build_config
+from hteb_generate.setup.config import GenerateConfig, build_config
 
 TRANSFORMATIONS = "paraphrasing,backtranslation,summarisation"
 

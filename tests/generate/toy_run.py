@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 
 from hteb_contract.stores import open_store
-from hteb_generate import pipeline
-from hteb_generate.config import build_config
+from hteb_generate.run import pipeline
+from hteb_generate.setup.config import build_config
 from hteb_generate.engine import ChatResult, Engine
-from hteb_generate.transformations import PROMPT_SETS
+from hteb_generate.transform.transformations import PROMPT_SETS
 
 PROMPT_SET = "smollm2-fewshot"  # the cpu profile's
 ENCODER = '''

@@ -19,7 +19,7 @@ import pytest
 
 from hteb_contract.stores import open_store
 from hteb_contract.validation import validate
-from hteb_generate.noise import PERTURBATIONS, perturb
+from hteb_generate.transform.noise import PERTURBATIONS, perturb
 from hteb_score.scoring.aggregate import aggregate
 from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.report.card import build_card, render_markdown
@@ -79,8 +79,8 @@ def test_ndcg_at_10_is_the_mean_over_subsets_whatever_the_main_metric():
 def store(tmp_path_factory, shared_data) -> str:
     """SciFact (4 queries, their judged documents and 40 others) and STSBenchmark under the five
     rules, made by the generator's pipeline with --corpus-noise."""
-    from hteb_generate.config import build_config
-    from hteb_generate.pipeline import run
+    from hteb_generate.setup.config import build_config
+    from hteb_generate.run.pipeline import run
 
     root = tmp_path_factory.mktemp("corpus-noise")
     cfg = build_config(seed=str(SEED), profile="noise", overrides={

@@ -2,7 +2,7 @@
 its statistics and `compare`, reported beside the HTEB total and never in it.
 
 The revision is built from real rows of shared/data; its Noise texts are made by the generator's
-own perturbations (`hteb_generate.noise.perturb`, keyed by seed, dataset, transformation and item),
+own perturbations (`hteb_generate.transform.noise.perturb`, keyed by seed, dataset, transformation and item),
 the paper's three transformations by plain rules on the words (`PAPER_RULES`). The fast
 tests score it with the real evaluators and hashed bag-of-words embeddings of three sizes: three
 deterministic "models" that noise hurts (a perturbed word hashes elsewhere). The slow test runs
@@ -28,7 +28,7 @@ from hteb_contract.revision import Revision
 from hteb_contract.stores.local import LocalStore
 from hteb_contract.taxonomy import AXES, PAPER_AXES
 from hteb_contract.validation import validate
-from hteb_generate.noise import perturb
+from hteb_generate.transform.noise import perturb
 from hteb_score.scoring.aggregate import POINTS, aggregate
 from hteb_score.report.card import build_card, render_markdown, write_outputs
 from hteb_score.report import comparison_files
@@ -224,8 +224,8 @@ def test_statistics_of_a_noise_only_revision_have_no_total(scores):
 def generated(tmp_path_factory, shared_data) -> Revision:
     """A noise-only revision made by `hteb-generate`'s noise profile (the rules alone, no model)."""
     from hteb_contract.stores import open_store
-    from hteb_generate.config import build_config
-    from hteb_generate.pipeline import run
+    from hteb_generate.setup.config import build_config
+    from hteb_generate.run.pipeline import run
 
     tmp = tmp_path_factory.mktemp("generated")
     cfg = build_config(seed=str(SEED), profile="noise", overrides={

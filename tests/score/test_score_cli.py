@@ -126,7 +126,7 @@ def test_error_policy(tmp_path, shared_data, capsys):
     """Items whose output kept errors: counted, and scored as the policy says."""
     from hteb_contract import revision as rev
     from hteb_contract.sources import read_source_dir
-    from hteb_generate.source_loading import sample_dataset
+    from hteb_generate.sources.source_loading import sample_dataset
 
     build_revision(tmp_path / "rev", shared_data, ["STSBenchmark"], label="e1", rows=8)
     dataset = sample_dataset(read_source_dir(shared_data / "STSBenchmark"), 8)

@@ -1,7 +1,15 @@
 """Generation engines: the interface, the backend registry (backends load on first lookup) and the call cache."""
 
-from .base import ENGINES, ChatRequest, ChatResult, Conversation, Engine, check_engine_options, create_engine
-from .cache import CachedEngine, CallCache
+from hteb_generate.engine.base import (
+    ENGINES,
+    ChatRequest,
+    ChatResult,
+    Conversation,
+    Engine,
+    check_engine_options,
+    create_engine,
+)
+from hteb_generate.engine.cache import CachedEngine, CallCache
 
 __all__ = [
     "ENGINES",

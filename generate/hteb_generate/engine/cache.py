@@ -21,7 +21,7 @@ from typing import Any
 from hteb_contract.errors import HtebError
 from hteb_contract.common.sqlite_wal import open_wal
 
-from .base import ChatRequest, ChatResult, Conversation, Engine
+from hteb_generate.engine.base import ChatRequest, ChatResult, Conversation, Engine
 
 CHAT_KIND = "chat/2"  # {"text", "finish_reason"}; "chat" held the text alone
 

@@ -31,7 +31,7 @@ from typing import Any
 from hteb_contract.errors import HtebError
 from hteb_contract.common.ray_cluster import connect
 
-from .base import ChatRequest, ChatResult, Conversation, Engine
+from hteb_generate.engine.base import ChatRequest, ChatResult, Conversation, Engine
 
 RESOURCE_NAMES = {"num_cpus": "CPU", "num_gpus": "GPU"}  # actor option -> cluster resource
 #: Read by vLLM or huggingface_hub in a worker, and passed to it when the driver has them.

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from hteb_contract.errors import HtebError
 
-from .base import ENGINES, ChatRequest, ChatResult, Conversation, Engine, chat_template_kwargs
+from hteb_generate.engine.base import ENGINES, ChatRequest, ChatResult, Conversation, Engine, chat_template_kwargs
 
 
 @ENGINES.register("transformers")

@@ -18,7 +18,7 @@ from typing import Any
 
 from hteb_contract.errors import HtebError
 
-from .base import ENGINES, ChatRequest, ChatResult, Conversation, Engine, chat_template_kwargs
+from hteb_generate.engine.base import ENGINES, ChatRequest, ChatResult, Conversation, Engine, chat_template_kwargs
 
 
 @ENGINES.register("vllm")

@@ -55,7 +55,7 @@ class Axis:
 @dataclass(frozen=True)
 class TemplateSpec:
     """A prompt key the LLM steps use, and the token budget of a step that uses it
-    (hteb_generate.budget): `growth` is its room, `expected` what it writes, in tokens of its input."""
+    (hteb_generate.transform.budget): `growth` is its room, `expected` what it writes, in tokens of its input."""
 
     name: str
     growth: float

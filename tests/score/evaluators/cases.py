@@ -9,7 +9,7 @@ from pathlib import Path
 
 from reranking_cases import scifact_reranking
 from hteb_contract.sources import SourceDataset, read_source_dir
-from hteb_generate.source_loading import sample_dataset
+from hteb_generate.sources.source_loading import sample_dataset
 
 
 def _with(dataset: SourceDataset, *, mteb_task: str | None = None, **tables: list) -> SourceDataset:

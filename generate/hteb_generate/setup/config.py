@@ -24,14 +24,14 @@ from hteb_contract.specs.datasets import DatasetSpec
 from hteb_contract.stores import check_label, check_store_uri
 from hteb_contract.stores.local import enclosing_store
 
-from .bounds import CONFIG_BOUNDS, ENGINE_BOUNDS, check_number, check_seeds
-from .engine import check_engine_options
-from .judge import DEFAULT_PROMPTS, JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
-from .models import ModelSpec, lookup_model
-from .noise import PERTURBATIONS, definitions_hash, is_rule
-from .source_loading import load_source
-from .sources_table import SAMPLE_DATASETS, SOURCES, lookup_source
-from .transformations import PROMPT_SETS, TRANSFORMATIONS
+from hteb_generate.bounds import CONFIG_BOUNDS, ENGINE_BOUNDS, check_number, check_seeds
+from hteb_generate.engine import check_engine_options
+from hteb_generate.checks.judge import DEFAULT_PROMPTS, JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
+from hteb_generate.engine.models import ModelSpec, lookup_model
+from hteb_generate.transform.noise import PERTURBATIONS, definitions_hash, is_rule
+from hteb_generate.sources.source_loading import load_source
+from hteb_generate.sources.sources_table import SAMPLE_DATASETS, SOURCES, lookup_source
+from hteb_generate.transform.transformations import PROMPT_SETS, TRANSFORMATIONS
 
 LOCAL_STORE = "file://.hteb/store"
 NO_JUDGE = "none"  # --judge-model none: no judge scores
@@ -40,7 +40,7 @@ NO_JUDGE = "none"  # --judge-model none: no judge scores
 def repository_root() -> Path | None:
     """The HTEB repository this hteb-generate runs from (a checkout or an editable install), else None
     (an installed package: its files sit in site-packages, beside no repository)."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     layout = ("generate/pyproject.toml", "schemas/pyproject.toml", "score/pyproject.toml")
     return root if all((root / part).is_file() for part in layout) else None
 

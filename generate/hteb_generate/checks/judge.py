@@ -38,7 +38,7 @@ from hteb_contract.common.registry import Registry
 from hteb_contract.specs.transformations import transformation_spec
 
 if TYPE_CHECKING:
-    from .engine.base import ChatRequest
+    from hteb_generate.engine.base import ChatRequest
 
 Conversation = tuple[tuple[str, str], ...]
 
@@ -233,7 +233,7 @@ def judge_requests(
     pairs: Sequence[JudgePair], *, seed: int, max_tokens: int, prompts: JudgePrompts = DEFAULT_PROMPTS
 ) -> list[ChatRequest]:
     """Two greedy requests per pair, in order: pair i's quality at 2i, its fluency at 2i+1."""
-    from .engine.base import ChatRequest  # the engine package is the generator's; keep it lazy
+    from hteb_generate.engine.base import ChatRequest  # the engine package is the generator's; keep it lazy
 
     requests = []
     for pair in pairs:

@@ -17,7 +17,7 @@ transformation; the expected and source languages; and the engine's finish reaso
 that produced the output (None when the engine gives none).
 
 Words. A whitespace token counts as one word, unless it holds characters of a script written
-without spaces (:data:`~hteb_generate.detector_rules.UNSPACED_SCRIPTS`: Han, Hiragana and
+without spaces (:data:`~hteb_generate.checks.detector_rules.UNSPACED_SCRIPTS`: Han, Hiragana and
 Katakana, Thai, Lao, Khmer, Myanmar). Each such character counts as 1 / (its script's characters
 per word) of a word, and the rest of the token counts as one more word if it has a letter or
 digit. In a text with any Hiragana or Katakana, Han characters count at the Japanese rate.
@@ -141,7 +141,7 @@ class DetectionContext:
 
 Detector = Callable[[str, str, DetectionContext], bool]
 #: Error type -> rule, one per name of ERROR_TYPES (a test checks); the rules load on first lookup.
-DETECTORS: Registry[Detector] = Registry("error type", modules=("hteb_generate.detector_rules",))
+DETECTORS: Registry[Detector] = Registry("error type", modules=("hteb_generate.checks.detector_rules",))
 
 
 def detect_errors(

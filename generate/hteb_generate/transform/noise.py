@@ -40,7 +40,7 @@ from hteb_contract.common.registry import Registry
 from hteb_contract.sources import SourceDataset
 from hteb_contract.specs.transformations import transformation_table
 
-from .languages import derive_int
+from hteb_generate.transform.languages import derive_int
 
 Perturbation = Callable[[str, "np.random.Generator | None"], str]
 

@@ -10,7 +10,7 @@ import hashlib
 
 from hteb_contract.errors import HtebError
 
-from . import langid
+from hteb_generate.transform import langid
 
 #: ISO 639-3 -> the English name the prompts' {target_language} takes.
 NAMES: dict[str, str] = {
@@ -34,7 +34,7 @@ def name_of(code: str) -> str:
     try:
         return NAMES[code]
     except KeyError:
-        raise HtebError(f"no language name for ISO 639-3 code {code!r} (add it to hteb_generate.languages.NAMES)") from None
+        raise HtebError(f"no language name for ISO 639-3 code {code!r} (add it to hteb_generate.transform.languages.NAMES)") from None
 
 
 def _same(a: str, b: str) -> bool:

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from hteb_contract.sources import SourceDataset
 from hteb_contract.tasks import TextRef
 
-from .config import GenerateConfig
-from .generation import Unit
-from .transformations import TRANSFORMATIONS, plan_languages
+from hteb_generate.setup.config import GenerateConfig
+from hteb_generate.run.generation import Unit
+from hteb_generate.transform.transformations import TRANSFORMATIONS, plan_languages
 
 
 @dataclass(frozen=True)

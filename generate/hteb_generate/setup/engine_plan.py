@@ -15,9 +15,9 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .config import NO_JUDGE, GenerateConfig
-from .machine import Facts
-from .models import ModelSpec, lookup_model
+from hteb_generate.setup.config import NO_JUDGE, GenerateConfig
+from hteb_generate.setup.machine import Facts
+from hteb_generate.engine.models import ModelSpec, lookup_model
 
 DEFAULT_BUDGET = 0.9  # the vLLM engine's default gpu_memory_utilization
 #: What one engine takes beside its weights and KV cache, inside its gpu_memory_utilization share: vLLM 0.32.0

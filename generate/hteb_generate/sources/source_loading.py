@@ -124,7 +124,7 @@ def load_source(entry: DatasetSpec, *, source: str, data_dir: Path, sample: int 
     if source == "local":
         dataset = local_dataset(entry, Path(data_dir))
     else:
-        from .hub_sources import load_hub_dataset
+        from hteb_generate.sources.hub_sources import load_hub_dataset
 
         dataset = load_hub_dataset(entry)
     if sample is not None:

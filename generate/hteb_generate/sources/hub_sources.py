@@ -136,7 +136,7 @@ def tag(subset: str, rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 Converter = Callable[[HubRows], Tables]
 #: Task type -> converter; the converters load on first lookup.
-CONVERTERS: Registry[Converter] = Registry("Hub task type", modules=("hteb_generate.hub_converters",))
+CONVERTERS: Registry[Converter] = Registry("Hub task type", modules=("hteb_generate.sources.hub_converters",))
 
 
 def convert(entry: DatasetSpec, raw: Raw) -> SourceDataset:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from hteb_contract.common.registry import Registry
 from hteb_contract.specs.transformations import TransformationSpec, transformation_spec, transformation_table
 
-from . import languages
+from hteb_generate.transform import languages
 
 # -- prompt sets --------------------------------------------------------------------------------
 
@@ -181,7 +181,7 @@ PROMPT_SETS: Registry[PromptSet] = Registry("prompt set", entries={p.id: p for p
 
 SOURCE, TARGET, PIVOT = "source", "target", "pivot"
 
-#: The LLM transformations of the table, in its order; the Noise axis's are rules (hteb_generate.noise).
+#: The LLM transformations of the table, in its order; the Noise axis's are rules (hteb_generate.transform.noise).
 TRANSFORMATIONS: Registry[TransformationSpec] = Registry("transformation", entries={
     t.name: t for t in transformation_table().transformations if not t.is_rule})
 

@@ -1,7 +1,7 @@
 """The rule for each error type, registered in DETECTORS.
 
 The exact rules, the word count and the comparison are stated in the docstring of
-``hteb_generate.detectors``, the reference the dataset card points to. Each constant here is named
+``hteb_generate.checks.detectors``, the reference the dataset card points to. Each constant here is named
 there. Which rules run for a transformation, and what a rule reads of it, are its row of the
 transformation table (hteb_contract.specs.transformations).
 """
@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from hteb_contract.specs.transformations import transformation_spec
 
-from . import langid
-from .cleanup import unquote
-from .detectors import DETECTORS, DetectionContext
+from hteb_generate.transform import langid
+from hteb_generate.transform.cleanup import unquote
+from hteb_generate.checks.detectors import DETECTORS, DetectionContext
 
 RUNAWAY_FACTOR = 5
 TRUNCATED_FRACTION_DENOMINATOR = 5  # 20% = 1/5

@@ -17,7 +17,7 @@ from typing import Any
 from hteb_contract.errors import HtebError
 from hteb_contract.common.paths import default_cache_dir
 
-from .config import PROFILES, GenerateConfig, default_data_dir, validate
+from hteb_generate.setup.config import PROFILES, GenerateConfig, default_data_dir, validate
 
 
 def rebuild_config(manifest: Mapping[str, Any], *, store: str, profile: str | None = None,

@@ -40,21 +40,25 @@ from hteb_contract.sources import SourceDataset, write_source_parquet
 from hteb_contract.specs.datasets import DatasetSpec
 from hteb_contract.stores import PublishResult, RevisionStore, open_store
 
-from . import __version__, manifest_md, noise
-from .card import card_body
-from .config import GenerateConfig
-from .detectors import ERROR_TYPES
-from .engine import ENGINES, CachedEngine, CallCache, create_engine
-from .engine_plan import EngineSlot, engine_slots, runtime
-from .generation import Decoding, Unit, judge_units, transform_units
-from .judge import JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
-from .machine import Facts, probe
-from .progress import bar
-from .models import resolve_commit
-from .source_loading import load_source
-from .sources_table import SOURCES, lookup_source
-from .transformations import PROMPT_SETS
-from .units import PlannedItem, plan_units
+from hteb_generate import __version__
+
+from hteb_generate.revision import manifest_md
+
+from hteb_generate.transform import noise
+from hteb_generate.revision.card import card_body
+from hteb_generate.setup.config import GenerateConfig
+from hteb_generate.checks.detectors import ERROR_TYPES
+from hteb_generate.engine import ENGINES, CachedEngine, CallCache, create_engine
+from hteb_generate.setup.engine_plan import EngineSlot, engine_slots, runtime
+from hteb_generate.run.generation import Decoding, Unit, judge_units, transform_units
+from hteb_generate.checks.judge import JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
+from hteb_generate.setup.machine import Facts, probe
+from hteb_generate.progress import bar
+from hteb_generate.engine.models import resolve_commit
+from hteb_generate.sources.source_loading import load_source
+from hteb_generate.sources.sources_table import SOURCES, lookup_source
+from hteb_generate.transform.transformations import PROMPT_SETS
+from hteb_generate.run.units import PlannedItem, plan_units
 
 
 @dataclass
@@ -94,7 +98,7 @@ def _engine(cfg: GenerateConfig, slot: EngineSlot, cache: CallCache, hub_cache: 
         kwargs = dict(model_path=spec.resolve(cache_dir), model_id=spec.model_id, revision=spec.revision, **options)
         if cfg.ray_address is None:
             return create_engine(cfg.engine, **kwargs)
-        from .engine.ray_engine import RayEngine
+        from hteb_generate.engine.ray_engine import RayEngine
 
         return RayEngine(partial(create_engine, cfg.engine, **kwargs), model_id=spec.model_id, revision=spec.revision,
                          address=cfg.ray_address, workers=cfg.ray_workers, resources=backend.worker_resources(options))

@@ -11,7 +11,7 @@ from typing import Any
 
 from hteb_contract.tasks import CLUSTER_SET
 
-from .hub_sources import CONVERTERS, HubRows, Row, Tables, retrieval_configs, tag
+from hteb_generate.sources.hub_sources import CONVERTERS, HubRows, Row, Tables, retrieval_configs, tag
 
 
 def _columns(hub: HubRows, config: str, rows: Iterable[Row], columns: Mapping[str, str]) -> list[dict[str, Any]]:

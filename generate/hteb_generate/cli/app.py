@@ -22,14 +22,14 @@ from hteb_contract.reproduction import Tolerance, compare_revisions
 from hteb_contract.revision import Revision
 from hteb_contract.stores import check_store_uri, open_store
 
-from . import __version__
-from .bounds import TOLERANCE, check_number
-from .config import check_output_file
-from .plan import COUNTS, PREFILL_SOURCE, PREFILL_TOKENS_PER_SECOND, TOKENS_PER_SECOND, TOKENS_PER_SECOND_SOURCE
+from hteb_generate import __version__
+from hteb_generate.bounds import TOLERANCE, check_number
+from hteb_generate.setup.config import check_output_file
+from hteb_generate.run.plan import COUNTS, PREFILL_SOURCE, PREFILL_TOKENS_PER_SECOND, TOKENS_PER_SECOND, TOKENS_PER_SECOND_SOURCE
 
 if TYPE_CHECKING:
-    from .config import GenerateConfig
-    from .machine import Facts
+    from hteb_generate.setup.config import GenerateConfig
+    from hteb_generate.setup.machine import Facts
 
 
 class DefaultRun(click.Group):
@@ -111,7 +111,7 @@ ENGINE_OPTIONS = ("tensor_parallel_size", "gpu_memory_utilization", "max_model_l
 
 def _config(kwargs: dict[str, Any]) -> GenerateConfig:
     """The validated configuration; the backend options given go to `engine_options`, checked against the engine."""
-    from .config import build_config
+    from hteb_generate.setup.config import build_config
 
     seed, profile = kwargs.pop("seed"), kwargs.pop("profile")
     engine_options = _engine_options(kwargs)
@@ -143,8 +143,8 @@ def _ready(config: GenerateConfig) -> Facts | None:
     """The gpu profile's doctor (one line to stderr, or a one-line error); the facts it read."""
     if config.profile != "gpu":
         return None
-    from .doctor import require_ready
-    from .machine import probe
+    from hteb_generate.setup.doctor import require_ready
+    from hteb_generate.setup.machine import probe
 
     facts = probe()
     click.echo(f"doctor: {require_ready(config, facts)}", err=True)
@@ -155,7 +155,7 @@ def _ready(config: GenerateConfig) -> Facts | None:
 @_options
 def run(**kwargs: Any) -> None:
     """Generate, judge, write, seal and publish a revision (gpu profile: after the doctor's checks)."""
-    from .pipeline import run as run_pipeline
+    from hteb_generate.run.pipeline import run as run_pipeline
 
     config = _config(kwargs)
     facts = _ready(config)
@@ -183,8 +183,8 @@ def validate(**kwargs: Any) -> None:
 def doctor(**kwargs: Any) -> None:
     """Say in one line what this machine lacks for the run (GPU, CUDA torch, vLLM, GPU memory, disk,
     Hub token), before anything loads; exit 2 if anything."""
-    from .doctor import require_ready
-    from .machine import probe
+    from hteb_generate.setup.doctor import require_ready
+    from hteb_generate.setup.machine import probe
 
     click.echo(f"ok: {require_ready(_config(kwargs), probe())}")
 
@@ -215,9 +215,9 @@ def doctor(**kwargs: Any) -> None:
 def plan(seed: str, profile: str, counts: str | None, tokens_per_second: float, prefill_tokens_per_second: float,
          by: str, **kwargs: Any) -> None:
     """Count a run's texts, LLM requests and tokens, and its GPU hours, without loading a model."""
-    from .config import build_config
-    from .plan import make_plan
-    from .sources_table import SOURCES, lookup_source
+    from hteb_generate.setup.config import build_config
+    from hteb_generate.run.plan import make_plan
+    from hteb_generate.sources.sources_table import SOURCES, lookup_source
 
     counts = counts or ("stats" if profile == "gpu" else "local")
     if counts == "local":
@@ -258,8 +258,8 @@ def reproduce(store: str, ref: str, candidate: str | None, parapluie_tolerance: 
     if candidate is not None:
         ours = Revision.open(Path(candidate))
     else:
-        from .pipeline import run as run_pipeline
-        from .reproduce import rebuild_config
+        from hteb_generate.run.pipeline import run as run_pipeline
+        from hteb_generate.revision.reproduce import rebuild_config
 
         engine_options = _engine_options(machine)
         config = rebuild_config(reference.manifest, store=store, profile=profile,

@@ -23,13 +23,13 @@ from tqdm import tqdm
 from hteb_contract.records import Attempt, Sampling
 from hteb_contract.specs.transformations import TransformationSpec
 
-from . import judge as judge_module
-from .budget import step_max_tokens
-from .cleanup import clean_output
-from .detectors import ERROR_TYPES, detect_errors
-from .engine import CachedEngine, ChatRequest, ChatResult
-from .languages import derive_int
-from .transformations import LanguagePlan, PromptSet
+from hteb_generate.checks import judge as judge_module
+from hteb_generate.transform.budget import step_max_tokens
+from hteb_generate.transform.cleanup import clean_output
+from hteb_generate.checks.detectors import ERROR_TYPES, detect_errors
+from hteb_generate.engine import CachedEngine, ChatRequest, ChatResult
+from hteb_generate.transform.languages import derive_int
+from hteb_generate.transform.transformations import LanguagePlan, PromptSet
 
 SEED_MODULUS = 2**31 - 1  # engines take 32-bit seeds
 

@@ -15,11 +15,11 @@ from hteb_contract.card import SourceLicense
 from hteb_contract.records import ItemRecord, Judge
 from hteb_contract.validation import SCHEMA_VERSIONS
 
-from .cleanup import CLEANUPS
+from hteb_generate.transform.cleanup import CLEANUPS
 
-from .detectors import ERROR_TYPES, error_rates
-from .langid import UNSUPPORTED_BENCHMARK_LANGUAGES
-from .noise import definitions_hash as noise_hash
+from hteb_generate.checks.detectors import ERROR_TYPES, error_rates
+from hteb_generate.transform.langid import UNSUPPORTED_BENCHMARK_LANGUAGES
+from hteb_generate.transform.noise import definitions_hash as noise_hash
 
 SHORT = {
     "identical": "ident.", "empty": "empty", "ellipsis": "ellip.", "json_fragment": "json",
@@ -134,7 +134,7 @@ def _decoding(config: Mapping[str, Any]) -> str:
     per_step = f"max_tokens {config['max_tokens']}"
     if config.get("max_tokens_ceiling"):
         per_step += (f" per step, raised with the step's input for growing templates up to "
-                     f"{config['max_tokens_ceiling']} (`hteb_generate.budget`)")
+                     f"{config['max_tokens_ceiling']} (`hteb_generate.transform.budget`)")
     return f"temperature {config['temperature']}, top_p {config['top_p']}, {per_step}"
 
 
@@ -223,7 +223,7 @@ def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord], r
                  "checked, no judge)")
     not_applicable = ""
     if rule_names:
-        made.insert(-1, f"- Noise rules (no LLM, no judge; `hteb_generate.noise`, definitions sha256 "
+        made.insert(-1, f"- Noise rules (no LLM, no judge; `hteb_generate.transform.noise`, definitions sha256 "
                         f"`{noise_hash()}`): {', '.join(rule_names)}; each text's noise is drawn from (seed, "
                         "dataset, transformation, text) alone.")
         not_applicable = (f"\n\nNot applicable to the noise rules ({', '.join(rule_names)}): their outputs are "

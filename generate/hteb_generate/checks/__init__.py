@@ -1,0 +1,1 @@
+"""Stage 4, checks: the ten error types and their rules, and the judge that rates what passed."""
