@@ -46,6 +46,7 @@ from .detectors import ERROR_TYPES
 from .engine import ENGINES, CachedEngine, CallCache, create_engine
 from .engine_plan import EngineSlot, engine_slots, runtime
 from .generation import Decoding, Unit, judge_units, transform_units
+from .hub_task_ids import hub_task_ids
 from .judge import JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from .licenses import source_license
 from .machine import Facts, probe
@@ -438,4 +439,5 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
     body = card_body(manifest_like, records, sorted({rule for _, rule, _ in by_rules}), missing,
                      {variant: table.num_rows for variant, table in corpus.items()}, licenses)
     return write_revision(folder, datasets.values(), records, manifest_like, body, tables=by_rules,
-                          corpus_tables=corpus, licenses=licenses, progress=bar)
+                          corpus_tables=corpus, licenses=licenses,
+                          task_ids=[i for name in datasets for i in hub_task_ids(name)], progress=bar)
