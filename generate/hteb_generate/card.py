@@ -13,6 +13,7 @@ from typing import Any
 
 from hteb_contract.card import HTEB_CITATION, SourceLicense, source_pin
 from hteb_contract.records import ItemRecord, Judge
+from hteb_contract.tasks import task_type
 from hteb_contract.validation import SCHEMA_VERSIONS
 
 from .citations import source_citation
@@ -191,18 +192,19 @@ def _loading(manifest_like: Mapping[str, Any]) -> str:
     """How to read the revision with `datasets` and the contract (the first dataset as the example)."""
     first = manifest_like["sources"][0]
     name, split = first["name"], f"{manifest_like['transformations'][0]}_{manifest_like['seeds'][0]}"
+    original = f"{name}-original-queries" if "queries" in task_type(first["task_type"]).tables else f"{name}-original"
     return f"""```python
 from datasets import load_dataset
 items = load_dataset(REPO, "{name}", split="{split}")  # the records of one variant
-originals = load_dataset(REPO, "{name}-original")  # the untouched source rows
+originals = load_dataset(REPO, "{original}")  # the untouched source rows
 from hteb_contract.views import side_by_side
 table = side_by_side(FOLDER, "{name}", "{split}")  # one row per item: its texts side by side
 ```
 
 `REPO` is the Hub repository (with `revision=` its commit) or this folder (`FOLDER`); in a local store
 the folder of a label is `hteb_contract.views.revision_folder(STORE, LABEL)`. Each `<dataset>-original`
-config holds the source's evaluation (and training) rows; retrieval and reranking sources add
-`<dataset>-original-corpus`, `-queries` and `-qrels` (and `-top_ranked`): together the task.
+config holds the source's evaluation (and training) rows; a retrieval or reranking source has
+`<dataset>-original-corpus`, `-queries` and `-qrels` (and `-top_ranked`) instead: together the task.
 `_hteb_item_id` is the `item_id` the records name."""
 
 
