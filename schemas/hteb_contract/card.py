@@ -30,11 +30,10 @@ links each. `source_datasets` pins each source: its Hub dataset at the commit re
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-
-import re
 
 import yaml
 

@@ -53,7 +53,6 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from hteb_contract.arrow import arrow_schema
-from hteb_contract.card import SourceLicense, SourceTables, front_matter, source_pin
 from hteb_contract.atomic import (
     atomic_write_json,
     atomic_write_text,
@@ -64,8 +63,10 @@ from hteb_contract.atomic import (
     sha256_bytes,
     sha256_file,
 )
+from hteb_contract.card import SourceLicense, SourceTables, front_matter, source_pin
 from hteb_contract.columnar import suspect_rows
 from hteb_contract.errors import ContractError, IntegrityError, SourceError, first_line
+from hteb_contract.hub_eval import eval_yaml
 from hteb_contract.item_columns import COLUMNS, ItemColumns
 from hteb_contract.item_table import NotPlain, records_table, table_records
 from hteb_contract.records import ItemRecord
@@ -81,7 +82,6 @@ from hteb_contract.sources import (
     write_table,
 )
 from hteb_contract.tasks import TextRef
-from hteb_contract.hub_eval import eval_yaml
 from hteb_contract.taxonomy import AXIS_OF, TRANSFORMATIONS
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 

@@ -15,10 +15,6 @@ import pyarrow.parquet as pq
 import pytest
 from datasets import load_dataset
 from datasets.utils.metadata import MetadataConfigs
-from huggingface_hub import DatasetCard, DatasetCardData
-from hub_layouts import synthetic_source
-from revision_factory import item_record, reverse_words
-
 from hteb_contract import revision as rev
 from hteb_contract.card import HTEB_CITATION, SourceLicense, license_fields, size_category, source_pin
 from hteb_contract.tasks import task_type
@@ -28,6 +24,9 @@ from hteb_generate.hub_task_ids import MTEB_TASK_IDS, hub_task_ids
 from hteb_generate.licenses import source_license
 from hteb_generate.source_loading import local_dataset, sample_dataset
 from hteb_generate.sources_table import SOURCES
+from hub_layouts import synthetic_source
+from huggingface_hub import DatasetCard, DatasetCardData
+from revision_factory import item_record, reverse_words
 
 SEEDS = (1337, 1338)
 #: The split shapes of the registry, as the card's configs must give them.
@@ -51,7 +50,8 @@ def _source(entry, shared_data: Path):
 def write_all(root: Path, shared_data: Path) -> Path:
     """A revision of all 32 registry datasets, composed as the pipeline composes one."""
     datasets, sources = [], []
-    for name, entry in SOURCES.items():
+    for name in SOURCES.names():
+        entry = SOURCES.get(name)
         dataset, origin = _source(entry, shared_data)
         datasets.append(dataset)
         info = replace(dataset.info, mteb_task=entry.mteb_task, hf_path=entry.hf_path, hf_revision=entry.hf_revision)
@@ -154,9 +154,9 @@ def test_a_noise_run_of_every_shared_data_dataset_loads_config_by_config(tmp_pat
     assert loaded["IsiZuluNews-original"] == ["train"]
     card = DatasetCard.load(folder / "README.md")
     assert "local/STS12" in card.data.source_datasets and "None@None" not in card.text
-    snippet = re.search(r"```python\n(.*?)```", card.text, re.S).group(1)
+    snippet = re.search(r"```python\n(.*?)```", card.text, re.DOTALL).group(1)
     scope = {"REPO": str(folder), "FOLDER": folder}
-    exec(snippet, scope)  # the card's Loading section, as a reader runs it
+    exec(snippet, scope)  # noqa: S102 -- the card's Loading section, as a reader runs it
     assert scope["items"].num_rows == scope["table"].num_rows > 0
 
 
