@@ -19,11 +19,18 @@ Together the `-original` configs are every table the task needs (pairs and score
 labels, queries, corpus and qrels), so `load_dataset` alone rebuilds it. They point at the
 `source/` parquet files the revision already holds: the card adds no data file.
 
-Language codes are ISO 639-3, as the revision states them and as mteb writes them on the Hub.
+Language codes are ISO 639-3 (every subset's, and the translation targets), as the revision states
+them and as mteb writes them on the Hub. `license` is the sources' one license id where they share
+it; where they differ it is `other`, named `hteb-source-licenses` and linked to the card's Licenses
+section (the Hub's way for a collection under several licenses), and `source_licenses` names and
+links each. `source_datasets` pins each source: its Hub dataset at the commit read
+(`mteb/banking77@0fd18e...`), or the folder a source without a Hub copy was read from
+(`local/STS12`). `task_ids` are the sources' Hub task ids as mteb's task metadata maps them.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +46,19 @@ SIZE_CATEGORIES = ((10**3, "n<1K"), (10**4, "1K<n<10K"), (10**5, "10K<n<100K"), 
 #: The Hub's license id for a source that states no license, and for terms the Hub has no id for.
 UNKNOWN_LICENSE, OTHER_LICENSE = "unknown", "other"
 TAGS = ("hteb", "mteb", "robustness", "embeddings")
+#: The license name and link of a revision whose sources have differing licenses.
+MIXED_LICENSE_NAME, LICENSES_SECTION = "hteb-source-licenses", "README.md#licenses"
+
+#: The HTEB paper, as a revision's card and a result cite it.
+HTEB_CITATION = """@misc{frank2026hteb,
+  title = {The Harder Text Embedding Benchmark ({HTEB}): Beyond One-dimensional Static Robustness},
+  author = {Frank, Manuel and Afli, Haithem},
+  year = {2026},
+  eprint = {2605.28190},
+  archivePrefix = {arXiv},
+  primaryClass = {cs.CL},
+  url = {https://arxiv.org/abs/2605.28190},
+}"""
 
 
 @dataclass(frozen=True)
@@ -98,30 +118,57 @@ def _variant_configs(variants: Mapping[str, Sequence[tuple[str, int]]], suffix: 
 
 
 def license_fields(licenses: Sequence[SourceLicense]) -> dict[str, Any]:
-    """`license` (one id, or the sorted ids where sources differ), `license_name` and `license_link`
-    where an id is `other` (the Hub reads them only then), and `source_licenses`: each source's
-    license, name and link, as the source states it."""
-    ids = sorted({entry.license for entry in licenses}) or [UNKNOWN_LICENSE]
-    fields: dict[str, Any] = {"license": ids[0] if len(ids) == 1 else ids}
-    others = [entry for entry in licenses if entry.license == OTHER_LICENSE]
-    if others:
-        fields["license_name"] = "-".join(sorted({_slug(entry.name) for entry in others}))
-        fields["license_link"] = others[0].link if len(others) == 1 and others[0].link else "README.md#licenses"
+    """`license`: the sources' one id, else `other`; then `license_name` and `license_link`, which
+    the Hub reads only for `other`: the source's own where one set of terms holds, else
+    `hteb-source-licenses` and the card's Licenses section; and `source_licenses`: each source's
+    license, name and link, as the source states it.
+
+    >>> license_fields([SourceLicense("A", "mit", "mit", None), SourceLicense("B", "cc-by-4.0", "cc-by-4.0", None)])
+    ... # doctest: +ELLIPSIS
+    {'license': 'other', 'license_name': 'hteb-source-licenses', 'license_link': 'README.md#licenses', ...}
+    """
+    ids = {entry.license for entry in licenses} or {UNKNOWN_LICENSE}
+    fields: dict[str, Any]
+    if len(ids) == 1 and OTHER_LICENSE not in ids:
+        fields = {"license": ids.pop()}
+    else:
+        terms = {(_slug(entry.name), entry.link) for entry in licenses}
+        name, link = terms.pop() if len(terms) == 1 else (MIXED_LICENSE_NAME, LICENSES_SECTION)
+        fields = {"license": OTHER_LICENSE, "license_name": name, "license_link": link or LICENSES_SECTION}
     fields["source_licenses"] = [entry.to_dict() for entry in sorted(licenses, key=lambda e: e.dataset)]
     return fields
 
 
 def _slug(text: str) -> str:
-    return "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split()) or OTHER_LICENSE
+    """A license id of a stated name or URL: `https://www.biorxiv.org/content/about-biorxiv` ->
+    `biorxiv-org-content-about-biorxiv`."""
+    text = re.sub(r"^[a-z]+://(www\.)?", "", text.lower())
+    return "-".join("".join(c if c.isalnum() else " " for c in text).split()) or OTHER_LICENSE
+
+
+def source_pin(source: Mapping[str, Any]) -> str:
+    """Where a manifest source's rows come from: its Hub dataset at the pinned commit, else the
+    folder it was read from.
+
+    >>> source_pin({"hf_path": "mteb/banking77", "hf_revision": "0fd18e25", "origin": "shared/data/Banking77"})
+    'mteb/banking77@0fd18e25'
+    >>> source_pin({"name": "STS12", "hf_path": None, "hf_revision": None, "origin": "local/STS12"})
+    'local/STS12'
+    """
+    if source.get("hf_path") and source.get("hf_revision"):
+        return f"{source['hf_path']}@{source['hf_revision']}"
+    return str(source.get("origin") or source["name"])
 
 
 def front_matter(label: str, sources: Sequence[SourceTables], variants: Mapping[str, Sequence[tuple[str, int]]],
                  corpus_variants: Mapping[str, Sequence[tuple[str, int]]], *, languages: Iterable[str], rows: int,
-                 licenses: Sequence[SourceLicense] = (), hub_sources: Sequence[str] = ()) -> str:
+                 licenses: Sequence[SourceLicense] = (), source_datasets: Sequence[str] = (),
+                 task_ids: Iterable[str] = ()) -> str:
     """The card's YAML front matter, `---` lines included (see the module docstring).
 
     `languages`: every language of the texts (sources and transformation targets); `rows`: the
-    item records of the `<dataset>` configs; `hub_sources`: the Hub datasets the sources copy.
+    item records of the `<dataset>` configs; `source_datasets`: each source's `source_pin`;
+    `task_ids`: the sources' Hub task ids.
     """
     configs = _variant_configs(variants, "", "data")
     if configs:
@@ -136,8 +183,9 @@ def front_matter(label: str, sources: Sequence[SourceTables], variants: Mapping[
         "language": codes,
         "multilinguality": "multilingual" if len(codes) > 1 else "monolingual",
         "task_categories": sorted({task_type(s.task_type).hub_category for s in sources}),
+        "task_ids": sorted(set(task_ids)),
         "size_categories": [size_category(rows)],
-        "source_datasets": sorted(set(hub_sources)),
+        "source_datasets": sorted(set(source_datasets)),
         "tags": list(TAGS),
         "configs": configs,
     }

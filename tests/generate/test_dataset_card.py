@@ -44,7 +44,10 @@ def test_the_card_metadata_is_what_huggingface_hub_reads(made):
     data = card.data
     assert isinstance(data, DatasetCardData) and data.pretty_name == "HTEB noise-1339"
     licenses = [lookup_source(name).source_license for name in DATASETS]
-    assert data.license == sorted({entry.license for entry in licenses})
+    assert len({entry.license for entry in licenses}) > 1  # differing licenses: the collection's is `other`
+    assert (data.license, data.license_name, data.license_link) == ("other", "hteb-source-licenses",
+                                                                      "README.md#licenses")
+    assert "\n## Licenses\n" in card.text  # where license_link points
     assert data.source_licenses == sorted((e.to_dict() for e in licenses), key=lambda e: e["dataset"])
     by_name = {entry["dataset"]: entry for entry in data.source_licenses}
     assert by_name["Banking77"]["license"] == "cc-by-4.0" and by_name["SciFact"]["license"] == "cc-by-nc-2.0"
@@ -56,6 +59,8 @@ def test_the_card_metadata_is_what_huggingface_hub_reads(made):
     assert set(data.task_categories) == {"sentence-similarity", "text-classification", "text-retrieval",
                                           "summarization"} and set(data.task_categories) <= HUB_TASKS
     assert data.size_categories == [size_category(revision.manifest["counters"]["items"])]
+    assert data.task_ids == ["fact-checking", "fact-checking-retrieval", "topic-classification"]  # mteb's
+    assert data.source_datasets == sorted(f"{s['hf_path']}@{s['hf_revision']}" for s in revision.manifest["sources"])
     assert data.size_categories[0] in SIZES
     assert DatasetCardData(**data.to_dict()).to_dict() == data.to_dict()  # what push_to_hub would write back
     configs = MetadataConfigs.from_dataset_card_data(data)  # datasets' own check of every config

@@ -177,9 +177,13 @@ def test_a_rerun_on_changed_sources_makes_the_records_again(tmp_path, shared_dat
 def test_the_published_noise_revision_is_what_the_noise_profile_makes_today(tmp_path, shared_data):
     """`make generate PROFILE=noise SEED=1339` on shared/data remakes the published noise-1339 file
     for file (docs/revisions/noise-1339/manifest.json, the revision the findings are scored on):
-    the writer's columns, checks and encoding change no byte of it (about 20 s on 2 cores)."""
+    the writer's columns, checks and encoding change no byte of its records and sources (about 20 s on
+    2 cores). The files derived from them (the dataset card, eval.yaml) are not compared, as
+    `reproduction` does not compare them: the published card predates the fix that made its configs
+    load (issue 33), so today's card, and with it the content hash, differ."""
     import json
 
+    from hteb_contract.reproduction import NOT_COMPARED_FILES
     from hteb_generate.setup.config import build_config
     from hteb_generate.run.pipeline import run
 
@@ -189,8 +193,11 @@ def test_the_published_noise_revision_is_what_the_noise_profile_makes_today(tmp_
         "data_dir": str(shared_data), "cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store"),
         "manifest_md": str(tmp_path / "M.md")})
     made = run(cfg, log=lambda m: None).manifest
-    assert {f["path"]: f["sha256"] for f in made["files"]} == {f["path"]: f["sha256"] for f in published["files"]}
-    assert made["content_hash"] == published["content_hash"] and made["counters"] == published["counters"]
+
+    def content(manifest: dict) -> dict[str, str]:
+        return {f["path"]: f["sha256"] for f in manifest["files"] if f["path"] not in NOT_COMPARED_FILES}
+
+    assert content(made) == content(published) and made["counters"] == published["counters"]
 
 
 @pytest.mark.slow

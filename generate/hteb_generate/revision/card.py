@@ -11,13 +11,14 @@ from collections.abc import Mapping, Sequence
 from statistics import mean
 from typing import Any
 
-from hteb_contract.card import SourceLicense
+from hteb_contract.card import HTEB_CITATION, SourceLicense, source_pin
 from hteb_contract.records import ItemRecord, Judge
+from hteb_contract.tasks import task_type
 from hteb_contract.validation import SCHEMA_VERSIONS
 
-from hteb_generate.transform.cleanup import CLEANUPS
-
 from hteb_generate.checks.detectors import ERROR_TYPES, error_rates
+from hteb_generate.sources.sources_table import source_citation
+from hteb_generate.transform.cleanup import CLEANUPS
 from hteb_generate.transform.langid import UNSUPPORTED_BENCHMARK_LANGUAGES
 from hteb_generate.transform.noise import definitions_hash as noise_hash
 
@@ -157,22 +158,53 @@ def _licenses(licenses: Sequence[SourceLicense]) -> str:
                      for s in sorted(licenses, key=lambda s: s.dataset)) or "- none stated"
 
 
+def _pin(source: Mapping[str, Any]) -> str:
+    """A source's Hub pin and where it was read from (a source without a pin: only the latter)."""
+    pin, origin = source_pin(source), source["origin"]
+    return f"`{pin}`; read from `{origin}`" if pin != origin else f"no Hub pin; read from `{origin}`"
+
+
+def _citations(sources: Sequence[Mapping[str, Any]]) -> str:
+    """HTEB's BibTeX, then each source's (mteb's; sources citing the same work share one entry)."""
+    cited: dict[str, list[str]] = {}
+    uncited = []
+    for source in sorted(sources, key=lambda s: s["name"]):
+        bibtex = source_citation(source["name"])
+        if bibtex is None:
+            uncited.append(f"`{source['name']}` ({source_pin(source)})")
+        else:
+            cited.setdefault(bibtex, []).append(source["name"])
+    entries = "\n\n".join(f"{', '.join(names)}:\n\n```bibtex\n{bibtex}\n```" for bibtex, names in cited.items())
+    none = (f"\n\nNo BibTeX is recorded for {', '.join(uncited)} (mteb gives none, or the dataset is not in HTEB's "
+            "registry): cite the source's own page." if uncited else "")
+    return f"""HTEB:
+
+```bibtex
+{HTEB_CITATION}
+```
+
+The source datasets, as mteb's task metadata cites them (each source keeps its own citation):
+
+{entries or "none recorded"}{none}"""
+
+
 def _loading(manifest_like: Mapping[str, Any]) -> str:
     """How to read the revision with `datasets` and the contract (the first dataset as the example)."""
     first = manifest_like["sources"][0]
     name, split = first["name"], f"{manifest_like['transformations'][0]}_{manifest_like['seeds'][0]}"
+    original = f"{name}-original-queries" if "queries" in task_type(first["task_type"]).tables else f"{name}-original"
     return f"""```python
 from datasets import load_dataset
 items = load_dataset(REPO, "{name}", split="{split}")  # the records of one variant
-originals = load_dataset(REPO, "{name}-original")  # the untouched source rows
+originals = load_dataset(REPO, "{original}")  # the untouched source rows
 from hteb_contract.views import side_by_side
 table = side_by_side(FOLDER, "{name}", "{split}")  # one row per item: its texts side by side
 ```
 
 `REPO` is the Hub repository (with `revision=` its commit) or this folder (`FOLDER`); in a local store
 the folder of a label is `hteb_contract.views.revision_folder(STORE, LABEL)`. Each `<dataset>-original`
-config holds the source's evaluation (and training) rows; retrieval and reranking sources add
-`<dataset>-original-corpus`, `-queries` and `-qrels` (and `-top_ranked`): together the task.
+config holds the source's evaluation (and training) rows; a retrieval or reranking source has
+`<dataset>-original-corpus`, `-queries` and `-qrels` (and `-top_ranked`) instead: together the task.
 `_hteb_item_id` is the `item_id` the records name."""
 
 
@@ -193,8 +225,7 @@ def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord], r
     generator, judge = manifest_like["generator"], manifest_like["judge"]
     missing = languages_not_in_mteb or {}
     sources = "\n".join(
-        f"- **{s['name']}** ({s['task_type']}; mteb `{s['mteb_task']}`; `{s['hf_path']}@{s['hf_revision']}`; "
-        f"read from `{s['origin']}`): "
+        f"- **{s['name']}** ({s['task_type']}; mteb `{s['mteb_task']}`; {_pin(s)}): "
         f"transformed {', '.join(s['transformed_fields'])}; subsets {_subsets(s)}"
         + (f"; the paper also lists {', '.join(missing[s['name']])}, which mteb's data does not have"
            if missing.get(s["name"]) else "")
@@ -270,4 +301,8 @@ Each source keeps its own license, as the source states it (`source_licenses` in
 ## Choices the paper left open
 
 {choices}
+
+## Citation
+
+{_citations(manifest_like["sources"])}
 """

@@ -56,7 +56,7 @@ from hteb_generate.setup.machine import Facts, probe
 from hteb_generate.progress import bar
 from hteb_generate.engine.models import resolve_commit
 from hteb_generate.sources.source_loading import load_source
-from hteb_generate.sources.sources_table import SOURCES, lookup_source
+from hteb_generate.sources.sources_table import SOURCES, lookup_source, source_task_ids
 from hteb_generate.transform.transformations import PROMPT_SETS
 from hteb_generate.run.units import PlannedItem, plan_units
 
@@ -442,4 +442,5 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
     body = card_body(manifest_like, records, sorted({rule for _, rule, _ in by_rules}), missing,
                      {variant: table.num_rows for variant, table in corpus.items()}, licenses)
     return write_revision(folder, datasets.values(), records, manifest_like, body, tables=by_rules,
-                          corpus_tables=corpus, licenses=licenses, progress=bar)
+                          corpus_tables=corpus, licenses=licenses,
+                          task_ids=[i for name in datasets for i in source_task_ids(name)], progress=bar)

@@ -45,3 +45,14 @@ def lookup_source(name: str, *, data_dir: Path | None = None) -> DatasetSpec:
 def local_entry(folder: Path) -> DatasetSpec:
     """The entry of a source folder no entry of the table names, from its dataset.json and rows."""
     return DatasetSpec.from_info(read_source_dir(folder).info, local=folder.name)
+
+
+def source_citation(name: str) -> str | None:
+    """The BibTeX of a source dataset by its registry name, for the dataset card; None for a dataset mteb
+    gives none and for a folder no row names."""
+    return SOURCES.get(name).citation if name in SOURCES.names() else None
+
+
+def source_task_ids(name: str) -> tuple[str, ...]:
+    """The Hub task ids of a source dataset by its registry name (mteb's mapping), for the dataset card."""
+    return SOURCES.get(name).hub_task_ids if name in SOURCES.names() else ()

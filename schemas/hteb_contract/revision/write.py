@@ -13,7 +13,7 @@ from hteb_contract.arrow import arrow_schema
 from hteb_contract.common.atomic import (
     atomic_write_text,
 )
-from hteb_contract.card import SourceLicense, SourceTables, front_matter
+from hteb_contract.card import SourceLicense, SourceTables, front_matter, source_pin
 from hteb_contract.errors import ContractError
 from hteb_contract.hub_eval import eval_yaml
 from hteb_contract.item_table import NotPlain, records_table
@@ -108,15 +108,15 @@ def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterab
                    manifest_fields: Mapping[str, Any], card_body: str, *,
                    tables: Mapping[Variant, pa.Table] | None = None,
                    corpus_tables: Mapping[Variant, pa.Table] | None = None, licenses: Sequence[SourceLicense] = (),
-                   progress: Progress = quiet) -> dict[str, Any]:
+                   task_ids: Iterable[str] = (), progress: Progress = quiet) -> dict[str, Any]:
     """Write a whole revision into the empty folder `root` and seal it; returns the manifest.
 
     The source copy of each dataset, one items file per (dataset, transformation, seed): the
     `records`' in the order first met, then each of `tables` (item tables made in bulk, as the noise
     rules make them: `write_item_table`); one corpus file per entry of `corpus_tables` (the manifest
     must then say `corpus_perturbed`); the dataset card (front matter from `hteb_contract.card` with
-    the sources' `licenses`, then `card_body`), the manifest; `progress` reports each stage (sources,
-    items and corpus files, sealing).
+    the sources' `licenses` and Hub `task_ids`, then `card_body`), the manifest; `progress` reports
+    each stage (sources, items and corpus files, sealing).
     """
     root, sources = Path(root), list(sources)
     tables, corpus_tables = dict(tables or {}), dict(corpus_tables or {})
@@ -146,15 +146,14 @@ def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterab
         write_item_tables(root, corpus_tables, corpus=True, progress=progress, desc="writing the corpus")
     for name, transformation, seed in corpus_tables:
         corpus_variants.setdefault(name, []).append((transformation, seed))
-    languages = {code for s in sources for code in s.info.languages} | {r.target_language for r in records
-                                                                         if r.target_language}
+    languages = {code for s in sources for codes in (s.info.languages, *s.info.subsets.values()) for code in codes}
+    languages |= {r.target_language for r in records if r.target_language}
     for table in tables.values():
         languages |= set(pc.unique(pc.drop_null(table.column("target_language"))).to_pylist())
     head = front_matter(manifest_fields.get("label", ""), [source_tables(s) for s in sources], variants,
                         corpus_variants, languages=languages,
                         rows=len(records) + sum(table.num_rows for table in tables.values()), licenses=licenses,
-                        hub_sources=[s["hf_path"] for s in manifest_fields.get("sources", ())
-                                     if str(s.get("origin", "")).startswith("hf://")])
+                        source_datasets=[source_pin(s) for s in manifest_fields.get("sources", ())], task_ids=task_ids)
     atomic_write_text(root / CARD, head + card_body)
     atomic_write_text(root / EVAL, eval_yaml(str(manifest_fields.get("label", "")), [d.name for d in sources]))
     return seal(root, manifest_fields, progress)

@@ -30,6 +30,7 @@ ContractError naming it):
   and mapped to a Hub licence id as mteb maps it (`not specified` -> `unknown`, a URL -> `other`);
   `release_license` where the original release states another licence, which then holds.
 - `citation`: the BibTeX of mteb's `TaskMetadata.bibtex_citation`.
+- `hub_task_ids`: the Hub task ids mteb writes on its own dataset card for the task (most have none).
 - `stats`: per subset of the eval split, one `[texts, distinct, characters, script]` per transformed
   field (retrieval and reranking: the queries; STS and pairs: both texts; classification and
   clustering: the text; summarisation: the human and the machine summaries), from the descriptive
@@ -94,6 +95,7 @@ class DatasetSpec:
     license: str | None = None  # as mteb's task metadata records it; None: stated nowhere
     release_license: SourceLicense | None = None  # the original release's, where it differs from mteb's
     citation: str | None = None  # BibTeX, as mteb's task metadata holds it
+    hub_task_ids: tuple[str, ...] = ()  # the Hub task ids mteb maps the task's subtypes to (its own cards')
     stats: Mapping[str, tuple[FieldStats, ...]] | None = None  # eval split's subset -> transformed fields
 
     @classmethod
@@ -167,7 +169,7 @@ def _spec(row: dict[str, Any]) -> DatasetSpec:
         train_split=row.get("train_split"), paper_languages=tuple(row.get("paper_languages", ())),
         english=row.get("english", True), registry=row.get("registry", True), local=row.get("local"),
         fast_loading=row.get("fast_loading", False), renames=dict(row.get("renames", {})),
-        license=row.get("license"), citation=row.get("citation"),
+        license=row.get("license"), citation=row.get("citation"), hub_task_ids=tuple(row.get("hub_task_ids", ())),
         release_license=None if release is None else SourceLicense(name, *(release[k] for k in ("id", "name", "link"))),
         stats=None if stats is None else {s: tuple(FieldStats(*f) for f in fs) for s, fs in stats.items()},
     )
