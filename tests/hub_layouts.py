@@ -17,17 +17,17 @@ from typing import Any
 
 from hteb_contract.sources import DEFAULT_SUBSET, SUBSET_FIELD, SourceDataset
 from hteb_generate.sources.hub_sources import convert, retrieval_configs
-from hteb_generate.sources.sources_table import SourceEntry
+from hteb_contract.specs.datasets import DatasetSpec
 
 Rows = list[dict[str, Any]]
 Raw = dict[str, dict[str, Rows]]
 
 
-def _text(entry: SourceEntry, subset: str, what: str, i: int) -> str:
+def _text(entry: DatasetSpec, subset: str, what: str, i: int) -> str:
     return f"{entry.name} {subset} {what} number {i}, a short synthetic text."
 
 
-def _by_subset(entry: SourceEntry, splits: dict[str, Callable[[str], Rows]]) -> Raw:
+def _by_subset(entry: DatasetSpec, splits: dict[str, Callable[[str], Rows]]) -> Raw:
     """Non-retrieval configs: `default` split by `lang` (fast loading), one config per subset, or `default`."""
     if entry.fast_loading:
         return {"default": {split: [{**row, SUBSET_FIELD: subset} for subset in entry.subsets for row in make(subset)]
@@ -36,7 +36,7 @@ def _by_subset(entry: SourceEntry, splits: dict[str, Callable[[str], Rows]]) -> 
     return {subset: {split: make(subset) for split, make in splits.items()} for subset in subsets}
 
 
-def _pairs(entry: SourceEntry, n: int, scores: bool) -> Callable[[str], Rows]:
+def _pairs(entry: DatasetSpec, n: int, scores: bool) -> Callable[[str], Rows]:
     hub = {ours: theirs for theirs, ours in entry.renames.items()}
     one, two = hub.get("sentence1", "sentence1"), hub.get("sentence2", "sentence2")
 
@@ -50,7 +50,7 @@ def _pairs(entry: SourceEntry, n: int, scores: bool) -> Callable[[str], Rows]:
     return make
 
 
-def _classification(entry: SourceEntry, n: int) -> Raw:
+def _classification(entry: DatasetSpec, n: int) -> Raw:
     def rows(what: str) -> Callable[[str], Rows]:
         return lambda subset: [{"text": _text(entry, subset, what, i), "label": i % 3} for i in range(n)]
     splits = {entry.eval_split: rows("evaluation")}
@@ -59,7 +59,7 @@ def _classification(entry: SourceEntry, n: int) -> Raw:
     return _by_subset(entry, splits)
 
 
-def _clustering(entry: SourceEntry, n: int) -> Raw:
+def _clustering(entry: DatasetSpec, n: int) -> Raw:
     def make(subset: str) -> Rows:
         texts = [_text(entry, subset, "document", i) for i in range(2 * n)]
         labels = [f"topic{i % 3}" for i in range(2 * n)]
@@ -69,7 +69,7 @@ def _clustering(entry: SourceEntry, n: int) -> Raw:
     return _by_subset(entry, {entry.eval_split: make})
 
 
-def _summarization(entry: SourceEntry, n: int) -> Raw:
+def _summarization(entry: DatasetSpec, n: int) -> Raw:
     def make(subset: str) -> Rows:
         return [{"id": f"s{i}", "text": _text(entry, subset, "article", i),
                  "human_summaries": [_text(entry, subset, f"human summary {k} of", i) for k in range(2)],
@@ -78,7 +78,7 @@ def _summarization(entry: SourceEntry, n: int) -> Raw:
     return _by_subset(entry, {entry.eval_split: make})
 
 
-def _retrieval(entry: SourceEntry, n: int) -> Raw:
+def _retrieval(entry: DatasetSpec, n: int) -> Raw:
     prefixed = [f"{s}-" for s in entry.subsets if s != DEFAULT_SUBSET]
     available = {f"{p}{part}" for p in prefixed or [""] for part in ("corpus", "queries", "qrels", "top_ranked")}
     available |= set() if prefixed else {"default"}
@@ -98,7 +98,7 @@ def _retrieval(entry: SourceEntry, n: int) -> Raw:
     return raw
 
 
-LAYOUTS: dict[str, Callable[[SourceEntry, int], Raw]] = {
+LAYOUTS: dict[str, Callable[[DatasetSpec, int], Raw]] = {
     "STS": lambda e, n: _by_subset(e, {e.eval_split: _pairs(e, n, scores=True)}),
     "STR": lambda e, n: _by_subset(e, {e.eval_split: _pairs(e, n, scores=True)}),
     "PairClassification": lambda e, n: _by_subset(e, {e.eval_split: _pairs(e, n, scores=False)}),
@@ -107,11 +107,11 @@ LAYOUTS: dict[str, Callable[[SourceEntry, int], Raw]] = {
 }
 
 
-def hub_rows(entry: SourceEntry, rows: int = 3) -> Raw:
+def hub_rows(entry: DatasetSpec, rows: int = 3) -> Raw:
     """What `load_dataset` would return for each config of the entry's Hub repo (`rows` per subset)."""
     return LAYOUTS[entry.task_type](entry, rows)
 
 
-def synthetic_source(entry: SourceEntry, rows: int = 3) -> SourceDataset:
+def synthetic_source(entry: DatasetSpec, rows: int = 3) -> SourceDataset:
     """The entry's dataset as the Hub route reads it, from synthetic rows."""
     return convert(entry, hub_rows(entry, rows))
