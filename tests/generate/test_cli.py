@@ -145,4 +145,4 @@ def test_manifest_md_is_the_repositorys_or_none_for_an_installed_package(tmp_pat
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=120,
                           env={**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(repo / "schemas")])})
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == [str(site / "hteb_generate" / "config.py"), "None"]
+    assert done.stdout.splitlines() == [str(site / "hteb_generate" / "setup" / "config.py"), "None"]
