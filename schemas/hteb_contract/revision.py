@@ -345,7 +345,9 @@ def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterab
                         hub_sources=[s["hf_path"] for s in manifest_fields.get("sources", ())
                                      if str(s.get("origin", "")).startswith("hf://")])
     atomic_write_text(root / CARD, head + card_body)
-    atomic_write_text(root / EVAL, eval_yaml(str(manifest_fields.get("label", "")), [d.name for d in sources]))
+    atomic_write_text(root / EVAL, eval_yaml(str(manifest_fields.get("label", "")),
+                                             {d.name: variants.get(d.name, []) for d in sources},
+                                             judged=manifest_fields.get("judge") is not None))
     return seal(root, manifest_fields, progress)
 
 

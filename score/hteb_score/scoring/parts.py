@@ -293,12 +293,15 @@ def package_versions() -> dict[str, str]:
 
 
 def run_identity(options: ScoreOptions, planned: Sequence[str], provenance: Mapping[str, Any],
-                 model: Mapping[str, Any], encode: Mapping[str, Any], packages: Mapping[str, str]) -> dict[str, Any]:
+                 model: Mapping[str, Any], encode: Mapping[str, Any], packages: Mapping[str, str], *,
+                 chosen: Mapping[str, Any]) -> dict[str, Any]:
     """What parts of one run share: every setting that changes a score or what the card states, the
-    weightiest first (a merge names the first difference)."""
+    weightiest first (a merge names the first difference); `chosen`: the part of the revision the
+    run scores (`scoring.data.chosen_part`), which the card's selection states."""
     return {"dataset": {k: v for k, v in provenance.items() if k != "datasets"},
             "protocol": options.protocol.name, "model": dict(model), "encode": dict(encode),
-            "on_error": options.on_error, "selection": {"preset": options.preset, "min_judge": options.min_judge},
+            "on_error": options.on_error,
+            "selection": {"preset": options.preset, "min_judge": options.min_judge, **chosen},
             "transformations": options.transformations, "seeds": options.seeds,
             "corpus_robustness": options.corpus_robustness, "planned": list(planned),
             "hteb_score_version": __version__, "package_versions": dict(packages)}
