@@ -180,6 +180,14 @@ def eval_yaml(label: str, variants: Mapping[str, Iterable[tuple[str, int]]], *, 
     return _document(f"HTEB {label}".strip(), DESCRIPTION, declared_tasks(variants, judged=judged))
 
 
+def revision_eval_yaml(manifest: Mapping[str, Any], variants: Mapping[str, Iterable[tuple[str, int]]]) -> str:
+    """A revision's eval.yaml from its manifest (label, sources, judge) and each dataset's
+    (transformation, seed) variants: what `write_revision` writes, and what the bundled sample's
+    results are checked against."""
+    return eval_yaml(str(manifest.get("label") or ""), {s["name"]: variants.get(s["name"], []) for s in manifest["sources"]},
+                     judged=manifest.get("judge") is not None)
+
+
 def adhoc_eval_yaml(label: str, tasks: Iterable[Mapping[str, str]]) -> str:
     """The eval.yaml tasks a result's ad hoc ids need: to be added to the revision's eval.yaml on the
     Hub before its `.eval_results` attach (the revision does not declare them)."""

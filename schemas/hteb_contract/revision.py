@@ -81,7 +81,7 @@ from hteb_contract.sources import (
     write_table,
 )
 from hteb_contract.tasks import TextRef
-from hteb_contract.hub_eval import eval_yaml
+from hteb_contract.hub_eval import revision_eval_yaml
 from hteb_contract.taxonomy import AXIS_OF, TRANSFORMATIONS
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 
@@ -345,9 +345,7 @@ def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterab
                         hub_sources=[s["hf_path"] for s in manifest_fields.get("sources", ())
                                      if str(s.get("origin", "")).startswith("hf://")])
     atomic_write_text(root / CARD, head + card_body)
-    atomic_write_text(root / EVAL, eval_yaml(str(manifest_fields.get("label", "")),
-                                             {d.name: variants.get(d.name, []) for d in sources},
-                                             judged=manifest_fields.get("judge") is not None))
+    atomic_write_text(root / EVAL, revision_eval_yaml(manifest_fields, variants))
     return seal(root, manifest_fields, progress)
 
 
