@@ -184,8 +184,8 @@ def revision_eval_yaml(manifest: Mapping[str, Any], variants: Mapping[str, Itera
     """A revision's eval.yaml from its manifest (label, sources, judge) and each dataset's
     (transformation, seed) variants: what `write_revision` writes, and what the bundled sample's
     results are checked against."""
-    return eval_yaml(str(manifest.get("label") or ""), {s["name"]: variants.get(s["name"], []) for s in manifest["sources"]},
-                     judged=manifest.get("judge") is not None)
+    held = {source["name"]: variants.get(source["name"], []) for source in manifest["sources"]}
+    return eval_yaml(str(manifest.get("label") or ""), held, judged=manifest.get("judge") is not None)
 
 
 def adhoc_eval_yaml(label: str, tasks: Iterable[Mapping[str, str]]) -> str:

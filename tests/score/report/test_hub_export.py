@@ -263,6 +263,7 @@ def test_a_preset_is_the_part_it_chooses(sample):
 def test_the_bundled_sample_needs_its_judge_ids(sample):
     """The sample is judged: its eval.yaml declares the paper's threshold too, under both protocols."""
     declared = declared_ids(eval_yaml_of(sample))
-    assert {"STSBenchmark.hteb_total.judge3", "average.hteb_total.mteb.judge3", "average.paraphrasing_delta"} <= declared
+    assert {"STSBenchmark.hteb_total.judge3", "average.hteb_total.mteb.judge3",
+            "average.paraphrasing_delta"} <= declared
     assert not any(".sel_" in i or "onerror" in i for i in declared)
     assert all(f"average.hteb_{a}" in declared for a in PAPER_AXES)
