@@ -3,30 +3,64 @@ the scores, and the benchmark's `eval.yaml` that the Hub attaches results to.
 
 Both programs read it: hteb-generate writes `eval.yaml` into every revision, and hteb-score's
 `.eval_results/hteb.yaml` uses the same task ids, so a result attaches to the dataset it was
-scored on. A filtered or `--on-error` run is a different selection of items: its task ids carry
-it (`STSBenchmark.hteb_total.judge3`), so it never overwrites the unfiltered result.
+scored on (https://huggingface.co/docs/hub/eval-results: an entry's `task_id` must be a task of
+the benchmark dataset's eval.yaml).
+
+A task id is `<row>.<column><tags>`: the row a dataset or `average`, the column one figure of the
+result card (`columns`), the tags what made it, each left out at its default:
+
+- `.mteb`: the protocol, when not `hteb`;
+- `.judge3`, `.onerror_drop`: the judge filter and the error policy (`selection_tag`);
+- `.sel_<8 hex>`: a part of the revision (`--datasets`, `--transformations`, `--seeds`, `--preset`),
+  a short hash of the selection, stated in full in the result's notes. A dataset's figures
+  depend on the transformations and seeds chosen, the average's on the datasets too.
+
+A revision's eval.yaml declares every id its whole-revision results can have: each dataset's and
+the average's columns, under each protocol, unfiltered and (for a judged revision) at the paper's
+judge threshold 3. A result on a part of the revision, another threshold or another error policy
+is ad hoc: its ids are not declared, and the scorer writes the eval.yaml tasks they need beside it
+(`adhoc_eval_yaml`).
 
 >>> selection_tag(min_judge=3.0, on_error="original")
 '.judge3'
+>>> Selection(protocol="mteb", min_judge=3.0).tag("STSBenchmark")
+'.mteb.judge3'
+>>> Selection(datasets=("SciFact", "STSBenchmark")).tag("STSBenchmark"), Selection(datasets=("SciFact",)).tag(AVERAGE)
+('', '.sel_9ccb3909')
 >>> task_id("STSBenchmark", "hteb_total", ".judge3")
 'STSBenchmark.hteb_total.judge3'
+>>> columns(["paraphrasing", "expansion", "translation", "keyboard_typos"], average=False)[:5]
+['original', 'hteb_total', 'hteb_total_delta', 'hteb_lexical', 'hteb_lexical_delta']
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import yaml
 
-from hteb_contract.taxonomy import AXES, AXIS_LABELS, in_total
+from hteb_contract.taxonomy import AXES, AXIS_LABELS, PAPER_AXES, TRANSFORMATIONS, in_total
 
+DEFAULT_PROTOCOL = "hteb"
+#: The protocols a revision's eval.yaml declares ids for: hteb-score's (a scorer test checks they match).
+PROTOCOLS = ("hteb", "mteb")
 DEFAULT_ON_ERROR = "original"
+#: The judge threshold a judged revision's eval.yaml declares (the paper accepts an item at 3).
+DECLARED_MIN_JUDGE = 3.0
 AVERAGE = "average"
-#: The score columns a result reports per dataset (and as averages over datasets), with what they measure.
-COLUMNS = {"original": "score on the untouched dataset (points)",
-           "hteb_total": "HTEB total: mean of the paper's three axes (points)",
-           **{f"hteb_{a}": f"HTEB {AXIS_LABELS[a]} axis" + ("" if in_total(a) else ", not in the total") + " (points)"
-              for a in AXES}}
+#: The Hub's identifier of the framework (an enumeration the Hub keeps, huggingface.js `eval.ts`):
+#: hteb-score evaluates with mteb's task types and metrics.
+EVALUATION_FRAMEWORK = "mteb"
+DESCRIPTION = ("Harder Text Embedding Benchmark: MTEB tasks on original and LLM-transformed text, scored in points "
+               "(0-100). Task ids are <dataset or average>.<figure>: original, hteb_total, hteb_<axis> "
+               "(lexical, length, language; noise, not in the total), each with a _delta against the Original, "
+               "and for the average each transformation's mean and delta; suffixes name what else made a "
+               "score: .mteb (protocol), .judge<Q> (judge filter), .onerror_<policy>, .sel_<hash> (a part of "
+               "the revision, stated in each result's notes).")
 
 
 def selection_tag(*, min_judge: float | None, on_error: str) -> str:
@@ -35,18 +69,132 @@ def selection_tag(*, min_judge: float | None, on_error: str) -> str:
     return "".join(parts + ([] if on_error == DEFAULT_ON_ERROR else [f".onerror_{on_error}"]))
 
 
-def task_id(dataset: str, column: str, selection: str = "") -> str:
-    """The task id of one score column of one dataset (or `average`) under a selection."""
-    return f"{dataset}.{column}{selection}"
+def task_id(row: str, column: str, tags: str = "") -> str:
+    """The task id of one figure (`column`) of one dataset or the average (`row`) under `tags`."""
+    return f"{row}.{column}{tags}"
 
 
-def eval_yaml(label: str, datasets: Iterable[str]) -> str:
-    """The benchmark's `eval.yaml` (Hub community evals): name, description, framework, metric and
-    one task per dataset (and the averages) x score column, for the default selection."""
-    names = [*sorted(datasets), AVERAGE]
-    tasks = [{"id": task_id(d, column), "description": f"{d}: {what}"} for d in names for column, what in COLUMNS.items()]
-    meta = {"name": f"HTEB {label}".strip(),
-            "description": "Harder Text Embedding Benchmark: MTEB tasks on original and LLM-transformed text; "
-                           "scores in points, filtered selections under task ids with their selection appended",
-            "evaluation_framework": "hteb-score", "metrics": [{"id": "points"}], "tasks": tasks}
-    return yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
+def selection_hash(chosen: Mapping[str, Any]) -> str:
+    """8 hex digits of sha256 over the canonical JSON of a selection: stable across runs and machines."""
+    text = json.dumps(dict(chosen), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What made a result's figures: protocol, judge filter, error policy and the part of the
+    revision scored (`datasets`, `transformations`, `seeds`: None for all the revision has, else
+    sorted); `preset` is only stated (what it chose is in the three fields)."""
+
+    protocol: str = DEFAULT_PROTOCOL
+    min_judge: float | None = None
+    on_error: str = DEFAULT_ON_ERROR
+    datasets: tuple[str, ...] | None = None
+    transformations: tuple[str, ...] | None = None
+    seeds: tuple[int, ...] | None = None
+    preset: str | None = None
+
+    def chosen(self, row: str) -> dict[str, list[Any]]:
+        """The part of the revision `row`'s figures rest on, where it is not all of it."""
+        fields = {"transformations": self.transformations, "seeds": self.seeds}
+        if row == AVERAGE:
+            fields["datasets"] = self.datasets
+        return {k: list(v) for k, v in fields.items() if v is not None}
+
+    def tag(self, row: str) -> str:
+        """The suffix of `row`'s task ids (see the module docstring)."""
+        chosen = self.chosen(row)
+        return ("" if self.protocol == DEFAULT_PROTOCOL else f".{self.protocol}") + selection_tag(
+            min_judge=self.min_judge, on_error=self.on_error) + (f".sel_{selection_hash(chosen)}" if chosen else "")
+
+    def declared(self, row: str) -> bool:
+        """Whether a revision's eval.yaml declares `row`'s ids under this selection (a whole-revision
+        result under a declared protocol, unfiltered or at the declared threshold, default errors)."""
+        return (self.protocol in PROTOCOLS and self.on_error == DEFAULT_ON_ERROR
+                and self.min_judge in (None, DECLARED_MIN_JUDGE) and not self.chosen(row))
+
+    def notes(self, row: str) -> str:
+        """The selection in words, for a result's notes: every setting, the chosen part in full."""
+        said = {"protocol": self.protocol, "min_judge": self.min_judge, "on_error": self.on_error,
+                "preset": self.preset}
+        words = [f"{k}={'none' if v is None else f'{v:g}' if isinstance(v, float) else v}" for k, v in said.items()]
+        chosen = self.chosen(row)
+        words += [f"{k}={','.join(map(str, chosen[k]))}" if k in chosen else f"{k}=all of the revision"
+                  for k in (["datasets"] if row == AVERAGE else []) + ["transformations", "seeds"]]
+        return "; ".join(words)
+
+
+def columns(transformations: Iterable[str], *, average: bool) -> list[str]:
+    """The figures a result card has for a row whose variants are `transformations`: Original, the
+    HTEB total (all three paper axes present) and each axis present, each with its delta against the
+    Original; the average also has each transformation's mean and delta."""
+    held = set(transformations)
+    axes = [a for a in AXES if held & set(AXES[a])]
+    out = ["original"]
+    if all(a in axes for a in PAPER_AXES):
+        out += ["hteb_total", "hteb_total_delta"]
+    for axis in axes:
+        out += [f"hteb_{axis}", f"hteb_{axis}_delta"]
+    if average:
+        for t in (t for t in TRANSFORMATIONS if t in held):
+            out += [t, f"{t}_delta"]
+    return out
+
+
+def describe(column: str) -> str:
+    """What a column measures, in words (points throughout)."""
+    base, delta = (column[: -len("_delta")], True) if column.endswith("_delta") else (column, False)
+    if base == "original":
+        what = "Original: score on the untouched dataset"
+    elif base == "hteb_total":
+        what = "HTEB total: mean of the paper's three axes"
+    elif base.startswith("hteb_"):
+        axis = base.removeprefix("hteb_")
+        what = f"HTEB {AXIS_LABELS[axis]} axis" + ("" if in_total(axis) else " (not in the HTEB total)")
+    else:
+        what = f"{base} (mean over seeds and datasets)"
+    return f"{what} minus the Original of the same datasets" if delta else what
+
+
+def declared_tasks(variants: Mapping[str, Iterable[tuple[str, int]]], *, judged: bool) -> list[dict[str, str]]:
+    """eval.yaml's tasks for a revision whose datasets hold `variants` ((transformation, seed) pairs):
+    every id a whole-revision result can have, a dataset's with its config (its items, one split per
+    variant)."""
+    held = {name: {t for t, _ in pairs} for name, pairs in variants.items()}
+    rows = [(name, columns(ts, average=False)) for name, ts in held.items()]
+    rows.append((AVERAGE, columns(set().union(*held.values()) if held else set(), average=True)))
+    selections = [Selection(protocol=p, min_judge=j) for p in PROTOCOLS for j in (None, DECLARED_MIN_JUDGE)
+                  if judged or j is None]
+    return [{"id": task_id(row, column, s.tag(row)), **({} if row == AVERAGE else {"config": row})}
+            for s in selections for row, names in rows for column in names]
+
+
+def _document(name: str, description: str, tasks: list[dict[str, str]]) -> str:
+    """An eval.yaml with exactly the fields the Hub documents: name, description, evaluation_framework, tasks."""
+    meta = {"name": name, "description": description, "evaluation_framework": EVALUATION_FRAMEWORK, "tasks": tasks}
+    return yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=100)
+
+
+def eval_yaml(label: str, variants: Mapping[str, Iterable[tuple[str, int]]], *, judged: bool) -> str:
+    """The revision's `eval.yaml` (Hub benchmark datasets): every task id its results can have."""
+    return _document(f"HTEB {label}".strip(), DESCRIPTION, declared_tasks(variants, judged=judged))
+
+
+def revision_eval_yaml(manifest: Mapping[str, Any], variants: Mapping[str, Iterable[tuple[str, int]]]) -> str:
+    """A revision's eval.yaml from its manifest (label, sources, judge) and each dataset's
+    (transformation, seed) variants: what `write_revision` writes, and what the bundled sample's
+    results are checked against."""
+    held = {source["name"]: variants.get(source["name"], []) for source in manifest["sources"]}
+    return eval_yaml(str(manifest.get("label") or ""), held, judged=manifest.get("judge") is not None)
+
+
+def adhoc_eval_yaml(label: str, tasks: Iterable[Mapping[str, str]]) -> str:
+    """The eval.yaml tasks a result's ad hoc ids need: to be added to the revision's eval.yaml on the
+    Hub before its `.eval_results` attach (the revision does not declare them)."""
+    return _document(f"HTEB {label}".strip(), DESCRIPTION + " These tasks are the ones this result needs beyond "
+                     "the revision's own eval.yaml.", [dict(t) for t in tasks])
+
+
+def declared_ids(text: str) -> set[str]:
+    """The task ids an eval.yaml declares."""
+    return {task["id"] for task in (yaml.safe_load(text) or {}).get("tasks", [])}

@@ -8,8 +8,8 @@ import pytest
 import yaml
 
 from hteb_contract.errors import ContractError, IntegrityError, SourceError
-from hteb_contract.hub_eval import COLUMNS, task_id
-from hteb_contract.revision import EVAL, Revision, content_hash
+from hteb_contract.hub_eval import task_id
+from hteb_contract.revision import CARD, EVAL, Revision, content_hash
 from revision_factory import build_revision
 
 NAMES = ["STSBenchmark", "SciFact", "SummEval"]
@@ -120,11 +120,22 @@ def test_the_source_copy_states_its_subsets(tmp_path, shared_data):
 
 
 def test_every_revision_carries_the_benchmarks_eval_yaml(sealed):
-    """The Hub attaches `.eval_results` only to a dataset whose eval.yaml defines its task ids
-    (issue 23 item 6): every revision written has one, naming each dataset's score columns."""
-    root = sealed
-    meta = yaml.safe_load((root / EVAL).read_text())
-    assert meta["evaluation_framework"] == "hteb-score" and meta["metrics"] == [{"id": "points"}]
-    names = Revision.open(root).dataset_names()
-    assert {t["id"] for t in meta["tasks"]} == {task_id(d, c) for d in [*names, "average"] for c in COLUMNS}
-    assert EVAL in {f["path"] for f in Revision.open(root).manifest["files"]}
+    """The Hub attaches `.eval_results` only to a dataset whose eval.yaml declares its task ids
+    (issue 33 item 3): every revision written has one, in the Hub's documented fields only, declaring
+    each dataset's and the average's figures under each protocol (no judge filter: this revision has
+    no judge), each dataset's task pointing at a config of the revision's card."""
+    meta = yaml.safe_load((sealed / EVAL).read_text())
+    assert set(meta) == {"name", "description", "evaluation_framework", "tasks"}
+    assert meta["evaluation_framework"] == "mteb"  # one of the Hub's frameworks (huggingface.js eval.ts)
+    assert all(set(task) <= {"id", "config", "split"} for task in meta["tasks"])
+    ids = [t["id"] for t in meta["tasks"]]
+    assert len(ids) == len(set(ids))
+    names = Revision.open(sealed).dataset_names()
+    figures = ["original", "hteb_lexical", "hteb_lexical_delta", "hteb_language", "hteb_language_delta"]
+    average = [*figures, "paraphrasing", "paraphrasing_delta", "translation", "translation_delta"]
+    assert set(ids) == {task_id(row, c, tag) for tag in ("", ".mteb")
+                        for row, cs in [*((d, figures) for d in names), ("average", average)] for c in cs}
+    card = yaml.safe_load((sealed / CARD).read_text().split("---")[1])
+    configs = {c["config_name"] for c in card["configs"]}
+    assert {t["config"] for t in meta["tasks"] if "config" in t} == set(names) <= configs
+    assert EVAL in {f["path"] for f in Revision.open(sealed).manifest["files"]}

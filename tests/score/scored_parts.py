@@ -51,7 +51,8 @@ _SCORED: dict[str, ScorePart] = {}
 def scored_part(part: list[str] | None, *, planned: list[str] = SMALL, encode: dict[str, Any] | None = None,
                 **settings: Any) -> ScorePart:
     """The part of `planned` that `part` names (None: all of it), scored as `hteb-score --part` does;
-    `settings`: ScoreOptions fields (protocol by name; source_dir for dataset folders instead of the sample).
+    `settings`: ScoreOptions fields (protocol by name; source_dir for dataset folders, or store and ref for
+    another revision, instead of the sample).
     Scored once per test session: a part is never changed in place (`with_identity` makes a new one)."""
     key = repr((part, planned, encode, sorted(settings.items())))
     if key not in _SCORED:
@@ -62,14 +63,15 @@ def scored_part(part: list[str] | None, *, planned: list[str] = SMALL, encode: d
 def _scored_part(part: list[str] | None, *, planned: list[str], encode: dict[str, Any] | None,
                  **settings: Any) -> ScorePart:
     protocol = PROTOCOLS.get(settings.pop("protocol", "hteb"))
-    data = {"store": f"file://{SAMPLE_STORE}", "ref": SAMPLE_REVISION} if "source_dir" not in settings else {}
+    data = {} if {"source_dir", "store"} & set(settings) else {"store": f"file://{SAMPLE_STORE}", "ref": SAMPLE_REVISION}
     options = ScoreOptions(model_id=None, protocol=protocol, encoder="sentence-transformers", datasets=planned,
                            part=part, quiet=True, **data, **settings)
     data = read_data(options)
     run = score_variants(data.groups, EmbeddingTable(HashedBow()), protocol=protocol, progress=False,
                          filtered=options.min_judge is not None, flags=data.checked)
     tasks = {info.name: info.to_json() for info in data.groups.infos}
-    identity = run_identity(options, data.planned, data.provenance, MODEL, encode or ENCODE, package_versions())
+    identity = run_identity(options, data.planned, data.provenance, MODEL, encode or ENCODE, package_versions(),
+                            chosen=data.chosen)
     return ScorePart(identity, units_of_run(run, tasks, data.error_policy, None), {"total_s": 1.0})
 
 

@@ -58,7 +58,8 @@ def test_min_judge_scores_only_kept_items_and_counts_them(revision, tmp_path: Pa
     code, out, err = run("--min-judge", "3", "--out", tmp_path / "f", "--quiet", "--datasets", "STSBenchmark,SciFact")
     assert code == 0, err
     card = json.loads((tmp_path / "f" / "result_card.json").read_text())
-    assert card["selection"] == {"preset": None, "min_judge": 3}
+    assert card["selection"] == {"preset": None, "min_judge": 3, "datasets": ["STSBenchmark", "SciFact"],
+                                 "transformations": None, "seeds": None}
     for entry in card["error_policy"]:
         records = revision.items(entry["dataset"], entry["transformation"], entry["seed"])
         assert entry["items"] == len(records)

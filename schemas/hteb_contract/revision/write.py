@@ -15,7 +15,7 @@ from hteb_contract.common.atomic import (
 )
 from hteb_contract.card import SourceLicense, SourceTables, front_matter, source_pin
 from hteb_contract.errors import ContractError
-from hteb_contract.hub_eval import eval_yaml
+from hteb_contract.hub_eval import revision_eval_yaml
 from hteb_contract.item_table import NotPlain, records_table
 from hteb_contract.records import ItemRecord
 from hteb_contract.revision.item_checks import REF, check_row, check_tables, file_what, sorted_by_ref
@@ -155,7 +155,7 @@ def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterab
                         rows=len(records) + sum(table.num_rows for table in tables.values()), licenses=licenses,
                         source_datasets=[source_pin(s) for s in manifest_fields.get("sources", ())], task_ids=task_ids)
     atomic_write_text(root / CARD, head + card_body)
-    atomic_write_text(root / EVAL, eval_yaml(str(manifest_fields.get("label", "")), [d.name for d in sources]))
+    atomic_write_text(root / EVAL, revision_eval_yaml(manifest_fields, variants))
     return seal(root, manifest_fields, progress)
 
 

@@ -47,7 +47,8 @@ refused unless --force (comparison.json then records it).
 Writes to --out: comparison.json (schemas/comparison.v1), comparison.md,
 axis_dumbbell.png, delta_heatmap.png, drift_quality.png (cards with rated
 drift only) and, per card, model_index/<model>/model-index.yaml
-and, for a revision on the Hub, model_index/<model>/.eval_results/hteb.yaml.""",
+and, for a revision on the Hub, model_index/<model>/.eval_results/hteb.yaml
+(and add-to-dataset-eval.yaml: the eval.yaml tasks an ad hoc selection needs).""",
 )
 @click.argument("cards", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--scores-table", "tables", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
@@ -86,6 +87,7 @@ def compare(
     from hteb_score.report import comparison_files
     from hteb_score.report.analysis import compare as run_compare
     from hteb_score.report.inputs import load_inputs
+    from hteb_score.report.model_index import EVAL_ADDITIONS
 
     output = OutputFolder.check(out_dir, marker="comparison.json", overwrite=overwrite)
     models = load_inputs(cards, tables, mteb_dirs)
@@ -98,6 +100,9 @@ def compare(
         click.echo("note: no delta heat map (the inputs have Original scores only)", err=True)
     if "drift_quality.png" not in written:
         click.echo("note: no drift vs judge quality plot (no input carries rated drift items)", err=True)
+    for path in sorted(p for p in comparison_files.model_index(comparison) if p.endswith(EVAL_ADDITIONS)):
+        click.echo(f"note: {path} lists task ids the revision's eval.yaml does not declare (an ad hoc selection); "
+                   "add its tasks to the dataset repo's eval.yaml for .eval_results/hteb.yaml to attach", err=True)
     for row in comparison.leaderboard:
         click.echo(f"{row.model}: original {figure_cell(row, 'original')}, HTEB {figure_cell(row, 'hteb')} "
                    f"({figure_cell(row, 'delta', sign=True)}) on {coverage_cell(row)}")

@@ -15,7 +15,7 @@ from pathlib import Path
 from hteb_contract.common.atomic import atomic_write_bytes
 from hteb_score.report import html_report, plots
 from hteb_score.report.comparison import Comparison
-from hteb_score.report.model_index import eval_results_file_yaml, model_index_yaml
+from hteb_score.report.model_index import hub_files
 from hteb_score.strict_json import dumps
 
 
@@ -35,16 +35,13 @@ def figures(comparison: Comparison) -> dict[str, bytes]:
 
 def model_index(comparison: Comparison) -> dict[str, str]:
     """Per result-card input, `model_index/<model>/model-index.yaml` and, for a revision on the
-    Hub, `model_index/<model>/.eval_results/hteb.yaml` (the path it takes in the model repo)."""
+    Hub, `model_index/<model>/.eval_results/hteb.yaml` (the path it takes in the model repo) and,
+    for an ad hoc selection, `model_index/<model>/add-to-dataset-eval.yaml` (model_index.hub_files)."""
     files = {}
     folders = model_folders([m.model for m in comparison.models if m.card is not None])
     for m in comparison.models:
         if m.card is not None:
-            folder = f"model_index/{folders[m.model]}"
-            files[f"{folder}/model-index.yaml"] = model_index_yaml(m)
-            eval_results = eval_results_file_yaml(m)
-            if eval_results is not None:
-                files[f"{folder}/.eval_results/hteb.yaml"] = eval_results
+            files.update({f"model_index/{folders[m.model]}/{path}": text for path, text in hub_files(m).items()})
     return files
 
 

@@ -1,92 +1,132 @@
-"""Hugging Face model-card evaluation results for one result card, ready to paste.
+"""Hugging Face Hub evaluation results for one result card, ready to paste.
 
-Two formats, both built with huggingface_hub's own helpers so the Hub parses them:
-the `model-index` block of README.md front matter (`EvalResult` + `eval_results_to_model_index`)
-and the newer `.eval_results/*.yaml` file (`EvalResultEntry` + `eval_result_entries_to_yaml`).
-Per dataset the Original score, the HTEB total and each axis score (Noise's marked as not in the
-total) are reported (points, 0-100).
+Two formats, both built with huggingface_hub's own helpers so the Hub parses them: the
+`model-index` block of README.md front matter (`EvalResult` + `eval_results_to_model_index`, one
+result per figure, each under its own task) and the newer `.eval_results/*.yaml` file
+(`EvalResultEntry` + `eval_result_entries_to_yaml`), whose entries attach to the revision's
+`eval.yaml` by task id (hteb_contract.hub_eval).
+
+Every figure of the card is written (points, 0-100): per dataset and for the average over datasets,
+the Original, the HTEB total and each axis (Noise's marked as not in the total), each with its delta
+against the Original; for the average also each transformation's mean and delta. A figure the card
+leaves undefined (null) is left out. Where the card's selection is ad hoc (a part of the revision,
+another judge threshold or error policy), the revision's eval.yaml does not declare its ids:
+`adhoc_eval_yaml_text` gives the tasks to add to it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
 from huggingface_hub import EvalResult, EvalResultEntry, eval_result_entries_to_yaml
 from huggingface_hub.repocard_data import eval_results_to_model_index
 
-from hteb_contract.hub_eval import AVERAGE, selection_tag, task_id
-from hteb_contract.taxonomy import AXES, AXIS_LABELS, in_total
+from hteb_contract.hub_eval import AVERAGE, Selection, adhoc_eval_yaml, columns, describe, task_id
 from hteb_score.scoring.model_scores import ModelScores
 
+#: Where each file goes: the model repo's README front matter, its `.eval_results/`, and the tasks to
+#: add to the benchmark dataset's eval.yaml (ad hoc selections only).
+MODEL_INDEX, EVAL_RESULTS, EVAL_ADDITIONS = "model-index.yaml", ".eval_results/hteb.yaml", "add-to-dataset-eval.yaml"
 
-def _columns(scores: ModelScores, dataset: str) -> list[tuple[str, str, float]]:
-    """(column, readable name, value) for the scores the card has on `dataset`."""
-    out = [("original", "Original", scores.original[dataset])]
-    if dataset in scores.hteb:
-        out.append(("hteb_total", "HTEB total", scores.hteb[dataset]))
-    out += [
-        (f"hteb_{a}", f"HTEB {AXIS_LABELS[a]} axis" + ("" if in_total(a) else " (not in the HTEB total)"),
-         scores.axes[a][dataset])
-        for a in AXES
-        if dataset in scores.axes.get(a, {})
-    ]
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure of a card as the Hub names it: its row (a dataset or `average`), column
+    (hub_eval.columns), value in points, the row's metric (`average` for the average), its task id,
+    and whether the revision's eval.yaml declares that id."""
+
+    row: str
+    column: str
+    value: float
+    metric: str
+    task_id: str
+    declared: bool
+
+
+def card_selection(card: dict[str, Any]) -> Selection:
+    """What made the card's figures. The part of the revision is the card's `selection`; a card
+    without it (written before it was recorded) is taken to be a part of what it holds, and a
+    merge that lacks a planned dataset to be a part of the datasets it has."""
+    chosen = card.get("selection") or {}
+    present = sorted(row["dataset"] for row in card["aggregates"]["per_dataset"])
+    held = {(r["transformation"], r["seed"]) for r in card["scores"] if r["transformation"] != "original"}
+    known = "datasets" in chosen
+    missing = any(f["code"] == "missing_dataset" for f in card.get("flags", []))
+    datasets = None if known and chosen["datasets"] is None and not missing else present
+    transformations = chosen.get("transformations") if known else sorted({t for t, _ in held})
+    seeds = chosen.get("seeds") if known else sorted({s for _, s in held})
+    return Selection(protocol=card["protocol"], min_judge=chosen.get("min_judge"), on_error=card["on_error"],
+                     datasets=None if datasets is None else tuple(datasets),
+                     transformations=None if transformations is None else tuple(transformations),
+                     seeds=None if seeds is None else tuple(seeds), preset=chosen.get("preset"))
+
+
+def _dataset_values(row: dict[str, Any]) -> dict[str, float | None]:
+    original = row["original"]
+    values = {"original": original, "hteb_total": row.get("hteb"), "hteb_total_delta": row.get("delta")}
+    for axis, score in row["axes"].items():
+        values[f"hteb_{axis}"] = score
+        values[f"hteb_{axis}_delta"] = None if score is None or original is None else score - original
+    return values
+
+
+def _average_values(agg: dict[str, Any]) -> dict[str, float | None]:
+    values = {"original": agg["original"], "hteb_total": agg["hteb_total"], "hteb_total_delta": agg["delta"]}
+    for axis, score in agg["per_axis"].items():
+        values[f"hteb_{axis}"] = score
+        values[f"hteb_{axis}_delta"] = agg["axis_pairs"][axis]["delta"]
+    for name, block in agg["per_transformation"].items():
+        values[name], values[f"{name}_delta"] = block["mean"], block["delta"]
+    return values
+
+
+def figures(card: dict[str, Any]) -> list[Figure]:
+    """Every defined figure of a card, each dataset's then the average's, in hub_eval.columns' order."""
+    selection, agg = card_selection(card), card["aggregates"]
+    rows = [(row["dataset"], row["metric"], row["transformations"], _dataset_values(row), False)
+            for row in agg["per_dataset"]]
+    rows.append((AVERAGE, AVERAGE, agg["per_transformation"], _average_values(agg), True))
+    out = []
+    for row, metric, transformations, values, average in rows:
+        for column in columns(transformations, average=average):
+            if values.get(column) is not None:
+                out.append(Figure(row, column, values[column], metric, task_id(row, column, selection.tag(row)),
+                                  selection.declared(row)))
     return out
 
 
-def _metrics(card: dict[str, Any]) -> dict[str, str]:
-    return {row["dataset"]: row["metric"] for row in card["aggregates"]["per_dataset"]}
-
-
-def selection_of(card: dict[str, Any]) -> dict[str, Any]:
-    """What made the scores, machine-readable: protocol, --min-judge, --on-error, --preset."""
-    selection = card.get("selection") or {}
-    return {"protocol": card["protocol"], "min_judge": selection.get("min_judge"), "on_error": card["on_error"],
-            "preset": selection.get("preset")}
+def _args(selection: Selection, row: str) -> dict[str, Any]:
+    """The selection, machine-readable (a metric's `args`; None values are left out by huggingface_hub)."""
+    return {"protocol": selection.protocol, "min_judge": selection.min_judge, "on_error": selection.on_error,
+            "preset": selection.preset, **selection.chosen(row)}
 
 
 def eval_results(scores: ModelScores) -> list[EvalResult]:
-    """One EvalResult per dataset and score column (Original, HTEB total, axes), plus the averages;
-    `scores` must be read from a result card (`load_card`). The dataset is the bare Hub id (the
-    store's label where the revision is not on the Hub), the config the dataset's (every HTEB
-    dataset is a config of its revision), no split (a column spans the variants' splits), the
-    selection in `metric_args`, and the task id as `.eval_results` and the revision's eval.yaml name it."""
+    """One EvalResult per figure; `scores` must be read from a result card (`load_card`). The
+    dataset is the bare Hub id (the store's label where the revision is not on the Hub), a dataset's
+    config its own (every HTEB dataset is a config of its revision), no split (a figure spans the
+    variants' splits), the selection in `metric_args`, the task name the figure's task id."""
     card = scores.card or {}
-    repo, revision = card["dataset"]["repo_id"], card["dataset"]["revision"]
-    dataset_type = hub_dataset_id(repo) or card["dataset"]["label"]
-    metrics, args = _metrics(card), selection_of(card)
-    selection = selection_tag(min_judge=args["min_judge"], on_error=args["on_error"])
-    results = []
-    for dataset in sorted(scores.original):
-        for column, name, value in _columns(scores, dataset):
-            results.append(EvalResult(
-                task_type=scores.task_types.get(dataset, "embedding"), task_name=task_id(dataset, column, selection),
-                dataset_type=dataset_type, dataset_name=f"HTEB {dataset}", dataset_config=dataset,
-                dataset_revision=revision, metric_type=f"{column}_{metrics[dataset]}",
-                metric_name=f"{name} ({metrics[dataset]}, points)", metric_value=round(value, 2), metric_args=args))
-    for column, name, value in _averages(scores):
-        results.append(EvalResult(
-            task_type="embedding", task_name=task_id(AVERAGE, column, selection), dataset_type=dataset_type,
-            dataset_name="HTEB (average over datasets)", dataset_revision=revision, metric_type=f"{column}_average",
-            metric_name=f"{name} (mean over datasets, points)", metric_value=round(value, 2), metric_args=args))
-    return results
-
-
-def _averages(scores: ModelScores) -> list[tuple[str, str, float]]:
-    """The card's headline: Original and the HTEB total over the datasets it rests on (its aggregates)."""
-    agg = (scores.card or {})["aggregates"]
-    out = [("original", "Original", agg["original"])]
-    if agg["hteb_total"] is not None:
-        out.append(("hteb_total", "HTEB total", agg["hteb_total"]))
-    return out
+    dataset_type = hub_dataset_id(card["dataset"]["repo_id"]) or card["dataset"]["label"]
+    selection = card_selection(card)
+    return [EvalResult(
+        task_type=scores.task_types.get(f.row, "embedding"), task_name=f.task_id, dataset_type=dataset_type,
+        dataset_name="HTEB (average over datasets)" if f.row == AVERAGE else f"HTEB {f.row}",
+        dataset_config=None if f.row == AVERAGE else f.row, dataset_revision=card["dataset"]["revision"],
+        metric_type=f"{f.column}_{f.metric}",
+        metric_name=f"{describe(f.column)} ({'mean over datasets' if f.row == AVERAGE else f.metric}, points)",
+        metric_value=round(f.value, 2), metric_args=_args(selection, f.row)) for f in figures(card)]
 
 
 def model_index_yaml(scores: ModelScores) -> str:
-    """The `model-index:` YAML block for README.md front matter, from a loaded result card."""
-    results = eval_results(scores)
-    return yaml.safe_dump(
-        {"model-index": eval_results_to_model_index(scores.model, results)}, sort_keys=False, allow_unicode=True
-    )
+    """The `model-index:` YAML block for README.md front matter, from a loaded result card: each
+    figure its own result, so each metric sits under its own task (huggingface_hub's helper groups
+    the results of one dataset into one task, named after the first)."""
+    results = [eval_results_to_model_index(scores.model, [r])[0]["results"][0] for r in eval_results(scores)]
+    return yaml.safe_dump({"model-index": [{"name": scores.model, "results": results}]}, sort_keys=False,
+                          allow_unicode=True)
 
 
 def hub_dataset_id(repo_id: str) -> str | None:
@@ -100,23 +140,38 @@ def hub_dataset_id(repo_id: str) -> str | None:
 
 
 def eval_results_file_yaml(scores: ModelScores) -> str | None:
-    """The content of `.eval_results/hteb.yaml` (one entry per dataset and score column), from a
-    loaded result card; None when the card's revision is not on the Hub (the format's `dataset.id`
-    must be a Hub dataset, and `revision` its commit)."""
+    """The content of `.eval_results/hteb.yaml` (one entry per figure), from a loaded result card;
+    None when the card's revision is not on the Hub (the format's `dataset.id` must be a Hub
+    dataset, and `revision` its commit). The notes name the figure and the whole selection."""
     card = scores.card or {}
     dataset_id = hub_dataset_id(card.get("dataset", {}).get("repo_id", ""))
     if dataset_id is None:
         return None
-    results = eval_results(scores)
+    selection = card_selection(card)
     entries = [
-        EvalResultEntry(
-            dataset_id=dataset_id,
-            task_id=r.task_name,
-            value=r.metric_value,
-            dataset_revision=r.dataset_revision,
-            date=card.get("created"),
-            notes=f"{r.metric_name}; " + "; ".join(f"{k}={v}" for k, v in (r.metric_args or {}).items()),
-        )
-        for r in results
+        EvalResultEntry(dataset_id=dataset_id, task_id=r.task_name, value=r.metric_value,
+                        dataset_revision=r.dataset_revision, date=card.get("created"),
+                        notes=f"{r.metric_name}; {selection.notes(f.row)}"
+                              + ("" if f.declared else f"; an ad hoc task: see {EVAL_ADDITIONS}"))
+        for r, f in zip(eval_results(scores), figures(card))
     ]
     return yaml.safe_dump(eval_result_entries_to_yaml(entries), sort_keys=False, allow_unicode=True)
+
+
+def adhoc_tasks(scores: ModelScores) -> list[dict[str, str]]:
+    """The eval.yaml tasks of the card's figures that the revision's eval.yaml does not declare."""
+    return [{"id": f.task_id, **({} if f.row == AVERAGE else {"config": f.row})}
+            for f in figures(scores.card or {}) if not f.declared]
+
+
+def hub_files(scores: ModelScores) -> dict[str, str]:
+    """The Hub files of a loaded result card, by where they go (MODEL_INDEX, EVAL_RESULTS,
+    EVAL_ADDITIONS): the last two only for a revision on the Hub, the last only for an ad hoc selection."""
+    files = {MODEL_INDEX: model_index_yaml(scores)}
+    eval_results_text = eval_results_file_yaml(scores)
+    if eval_results_text is not None:
+        files[EVAL_RESULTS] = eval_results_text
+        tasks = adhoc_tasks(scores)
+        if tasks:
+            files[EVAL_ADDITIONS] = adhoc_eval_yaml((scores.card or {})["dataset"]["label"] or "", tasks)
+    return files

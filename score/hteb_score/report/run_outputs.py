@@ -40,7 +40,8 @@ def publish(part: ScorePart, folder: Path) -> dict[str, Any]:
                       error_policy=[entry for u in units for entry in u.error_policy], statistics=statistics,
                       timings=timings, flags=part.flags(precision_flags(identity["encode"])),
                       corpus_robustness=section(robustness) if robustness else None,
-                      selection=identity["selection"], packages=identity["package_versions"],
+                      selection={**identity["selection"], **identity.get("chosen", {})},
+                      packages=identity["package_versions"],
                       mteb_tasks={name: task.get("mteb_task") for name, task in tasks.items()})
     results = {variant: result for unit in units for variant, result in unit.results.items()}
     write_outputs(folder, card, mteb_results(card, results, tasks))

@@ -7,6 +7,7 @@ here, before any model loads or text is embedded.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +38,7 @@ class RunData:
     checked: list[Flag]
     corpus: list[CorpusVariant] = field(default_factory=list)
     planned: list[str] = field(default_factory=list)
+    chosen: dict[str, Any] = field(default_factory=dict)  # the card's selection of the revision (`chosen_part`)
 
 
 def read_data(options: ScoreOptions) -> RunData:
@@ -84,7 +86,8 @@ def read_source_folders(options: ScoreOptions) -> RunData:
     by_name = dict(zip(chosen, datasets))
     groups = DatasetGroups(chosen, lambda name: [Variant(by_name[name], "original", None)], [d.info for d in datasets],
                            len(chosen))
-    return RunData(groups, [], info, check_variants(groups, options.protocol), planned=planned)
+    chosen = {"datasets": None if options.datasets is None else sorted(planned), "transformations": None, "seeds": None}
+    return RunData(groups, [], info, check_variants(groups, options.protocol), planned=planned, chosen=chosen)
 
 
 def read_revision(options: ScoreOptions) -> RunData:
@@ -113,7 +116,18 @@ def read_revision(options: ScoreOptions) -> RunData:
     corpus = []
     if options.corpus_robustness:
         corpus = corpus_variants(revision, chosen, transformations=transformations, seeds=seeds)
-    return RunData(groups, policy, info, flags, corpus, planned)
+    return RunData(groups, policy, info, flags, corpus, planned, chosen_part(revision, planned, transformations, seeds))
+
+
+def chosen_part(revision: Revision, datasets: Sequence[str], transformations: Sequence[str] | None,
+                seeds: Sequence[int] | None) -> dict[str, Any]:
+    """What of the revision a run scores, for the card's selection: each of datasets, transformations
+    and seeds None where it is all the revision has (however it was asked for), else sorted. A Hub
+    result's task ids carry a part (hteb_contract.hub_eval.Selection)."""
+    whole = {"datasets": [s["name"] for s in revision.manifest["sources"]],
+             "transformations": revision.manifest["transformations"], "seeds": revision.manifest["seeds"]}
+    asked = {"datasets": datasets, "transformations": transformations, "seeds": seeds}
+    return {k: None if v is None or set(v) == set(whole[k]) else sorted(v) for k, v in asked.items()}
 
 
 def _revision_plan(options: ScoreOptions) -> tuple[Revision, list[str], list[str] | None]:

@@ -210,8 +210,10 @@ def narrowed(part: ScorePart, datasets: Sequence[str], name: str) -> ScorePart:
     if str(part.identity["dataset"].get("repo_id", "")).startswith("local:"):
         raise HtebError(f"merge --datasets: {name} scored dataset folders, whose digest covers its whole plan; "
                         "score the folders you want with --datasets instead")
-    return ScorePart({**part.identity, "planned": list(datasets)},
-                     [u for u in part.units if u.dataset in datasets], part.timings)
+    identity = {**part.identity, "planned": list(datasets)}
+    if "chosen" in identity and set(datasets) != set(part.planned):  # the part of the revision (data.chosen_part)
+        identity["chosen"] = {**identity["chosen"], "datasets": sorted(datasets)}
+    return ScorePart(identity, [u for u in part.units if u.dataset in datasets], part.timings)
 
 
 def difference(a: Any, b: Any, path: str = "") -> str | None:
@@ -293,14 +295,17 @@ def package_versions() -> dict[str, str]:
 
 
 def run_identity(options: ScoreOptions, planned: Sequence[str], provenance: Mapping[str, Any],
-                 model: Mapping[str, Any], encode: Mapping[str, Any], packages: Mapping[str, str]) -> dict[str, Any]:
+                 model: Mapping[str, Any], encode: Mapping[str, Any], packages: Mapping[str, str], *,
+                 chosen: Mapping[str, Any]) -> dict[str, Any]:
     """What parts of one run share: every setting that changes a score or what the card states, the
-    weightiest first (a merge names the first difference)."""
+    weightiest first (a merge names the first difference); `chosen`: the part of the revision the
+    run scores (`scoring.data.chosen_part`, what the options above and the plan come to), which the
+    card's selection states beside --preset and --min-judge."""
     return {"dataset": {k: v for k, v in provenance.items() if k != "datasets"},
             "protocol": options.protocol.name, "model": dict(model), "encode": dict(encode),
             "on_error": options.on_error, "selection": {"preset": options.preset, "min_judge": options.min_judge},
             "transformations": options.transformations, "seeds": options.seeds,
-            "corpus_robustness": options.corpus_robustness, "planned": list(planned),
+            "corpus_robustness": options.corpus_robustness, "planned": list(planned), "chosen": dict(chosen),
             "hteb_score_version": __version__, "package_versions": dict(packages)}
 
 

@@ -89,7 +89,7 @@ class UnitScorer:
                            texts_requested=table.requested, unique_texts=table.unique, texts_encoded=table.encoded)
         tasks = {info.name: info.to_json() for info in data.groups.infos}
         identity = run_identity(opts, data.planned, data.provenance, encoder.card_model(), encoder.settings(),
-                                package_versions())
+                                package_versions(), chosen=data.chosen)
         return ScorePart(identity, units_of_run(run, tasks, data.error_policy, robustness), timings)
 
 

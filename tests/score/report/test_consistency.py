@@ -205,24 +205,35 @@ def _check_common_cells(result: dict, specs: dict[str, dict]) -> None:
 
 
 def _check_hub_export(scores, card: dict) -> None:
-    """The model-index entries: per dataset its Original and axis scores, and the card's headline."""
+    """The model-index entries, one metric each: per dataset its Original, HTEB total and axis scores
+    with their deltas, and the card's headline, per-axis and per-transformation figures."""
     entries = yaml.safe_load(model_index_yaml(scores))["model-index"][0]["results"]
     agg = card["aggregates"]
     per_dataset = {row["dataset"]: row for row in agg["per_dataset"]}
     for entry in entries:
         config = entry["dataset"].get("config")
         assert entry["dataset"]["type"] == "hteb/sample"  # the bare Hub dataset id
-        for metric in entry["metrics"]:
-            kind = metric["type"]
-            if config in per_dataset:
-                row = per_dataset[config]
-                expected = {f"original_{row['metric']}": row["original"], f"hteb_total_{row['metric']}": row["hteb"],
-                            **{f"hteb_{a}_{row['metric']}": v for a, v in row["axes"].items()}}
-            else:
-                expected = {"original_average": agg["original"], "hteb_total_average": agg["hteb_total"]}
-            assert metric["value"] == round(expected[kind], 2), (config, kind)
-            assert metric["args"].get("min_judge") == card["selection"]["min_judge"]  # None is left out
-            _count("Hub export vs card")
+        (metric,) = entry["metrics"]  # each metric under its own task
+        kind = metric["type"]
+        if config in per_dataset:
+            row = per_dataset[config]
+            m = row["metric"]
+            expected = {f"original_{m}": row["original"], f"hteb_total_{m}": row["hteb"],
+                        f"hteb_total_delta_{m}": row["delta"],
+                        **{f"hteb_{a}_{m}": v for a, v in row["axes"].items()},
+                        **{f"hteb_{a}_delta_{m}": v - row["original"] for a, v in row["axes"].items()}}
+        else:
+            expected = {"original_average": agg["original"], "hteb_total_average": agg["hteb_total"],
+                        "hteb_total_delta_average": agg["delta"],
+                        **{f"hteb_{a}_average": v for a, v in agg["per_axis"].items()},
+                        **{f"hteb_{a}_delta_average": p["delta"] for a, p in agg["axis_pairs"].items()},
+                        **{f"{t}_average": b["mean"] for t, b in agg["per_transformation"].items()},
+                        **{f"{t}_delta_average": b["delta"] for t, b in agg["per_transformation"].items()}}
+        assert metric["value"] == round(expected[kind], 2), (config, kind)
+        column = kind.removesuffix(f"_{row['metric']}" if config in per_dataset else "_average")
+        assert entry["task"]["name"].split(".")[:2] == [config or "average", column]
+        assert metric["args"].get("min_judge") == card["selection"]["min_judge"]  # None is left out
+        _count("Hub export vs card")
 
 
 def test_every_output_agrees_with_its_json():

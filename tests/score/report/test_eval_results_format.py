@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from hteb_score.report.inputs import load_card
-from hteb_contract.hub_eval import eval_yaml
+from hteb_contract.hub_eval import declared_ids, eval_yaml
 from hteb_score.report.model_index import eval_results_file_yaml, hub_dataset_id, model_index_yaml
 
 ENTRY_KEYS, DATASET_KEYS, SOURCE_KEYS = ({"dataset", "value", "verifyToken", "date", "source", "notes"},
@@ -103,7 +103,8 @@ def test_a_local_revision_gets_no_eval_results_file(card_files):
 def _hub_card(card_files, tmp_path, name: str, **selection) -> object:
     card = json.loads(card_files[0].read_text())
     card["dataset"]["repo_id"] = "hf://hteb/sample"
-    card["selection"] = {"preset": None, "min_judge": None, **selection}
+    card["selection"] = {"preset": None, "min_judge": None, "datasets": None, "transformations": None, "seeds": None,
+                         **selection}
     path = tmp_path / f"{name}.json"
     path.write_text(json.dumps(card))
     return load_card(path)
@@ -112,7 +113,7 @@ def _hub_card(card_files, tmp_path, name: str, **selection) -> object:
 def test_the_export_names_what_exists_and_tells_selections_apart(card_files, tmp_path):
     """Issue 23 item 6: the bare dataset id, configs the revision has, no made-up split, the
     selection machine-readable, and a filtered card's task ids distinct from the unfiltered one's,
-    each unfiltered id one the revision's eval.yaml defines."""
+    each id (the paper's threshold 3 included) one the revision's eval.yaml declares."""
     plain, judged = _hub_card(card_files, tmp_path, "plain"), _hub_card(card_files, tmp_path, "judged", min_judge=3.0)
     index = yaml.safe_load(model_index_yaml(plain))["model-index"][0]["results"]
     datasets = set(plain.original)
@@ -123,6 +124,8 @@ def test_the_export_names_what_exists_and_tells_selections_apart(card_files, tmp
     ids = {e["dataset"]["task_id"] for e in yaml.safe_load(eval_results_file_yaml(plain))}
     judged_entries = yaml.safe_load(eval_results_file_yaml(judged))
     assert ids.isdisjoint({e["dataset"]["task_id"] for e in judged_entries})
-    assert all(e["dataset"]["task_id"].endswith(".judge3") and "min_judge=3.0" in e["notes"] for e in judged_entries)
-    defined = {t["id"] for t in yaml.safe_load(eval_yaml("sample", datasets))["tasks"]}
-    assert ids <= defined
+    assert all(e["dataset"]["task_id"].endswith(".judge3") and "min_judge=3;" in e["notes"] for e in judged_entries)
+    variants = {d: {(r["transformation"], r["seed"]) for r in plain.card["scores"] if r["dataset"] == d
+                    and r["transformation"] != "original"} for d in datasets}
+    defined = declared_ids(eval_yaml("sample", variants, judged=True))
+    assert ids | {e["dataset"]["task_id"] for e in judged_entries} <= defined
