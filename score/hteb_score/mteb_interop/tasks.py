@@ -27,9 +27,10 @@ from mteb.cache import ResultCache
 from mteb.results import TaskResult
 
 from hteb_contract.errors import HtebError
+from hteb_contract.taxonomy import AXES, PAPER_TRANSFORMATIONS
 from hteb_score.mteb_interop.adapter import load_task
 from hteb_contract.hub_eval import selection_tag
-from hteb_score.mteb_interop.layout import variant_task_name
+from hteb_score.mteb_interop.layout import short_revision, variant_task_name
 
 
 @dataclass(frozen=True)
@@ -79,11 +80,42 @@ def tasks_from_revision(store: str, revision: str, *, datasets: Sequence[str] | 
 def _variant_task(task_name: str, dataset: Any, variant: HtebVariant, data_revision: str) -> AbsTask:
     task = load_task(task_name, dataset)
     task.filter_eval_splits([dataset.info.eval_split])
-    # the variant's own name (mteb's cache keys results by it) and the data's own revision
-    task.metadata = task.metadata.model_copy(update={
-        "name": variant.task_name, "dataset": {**task.metadata.dataset, "revision": data_revision}})
+    source = task.metadata
+    # the variant's own name (mteb's cache keys results by it), the data's own revision, and what the
+    # data is to mteb: adapted from mteb's task (its zero-shot and training-overlap flags follow that),
+    # made as `sample_creation` says, and never "superseded" by a newer version of mteb's task
+    task.metadata = source.model_copy(update={
+        "name": variant.task_name, "dataset": {**source.dataset, "revision": data_revision},
+        "description": _description(variant, source.description), "adapted_from": [variant.task],
+        "sample_creation": sample_creation(variant.transformation, source.sample_creation), "superseded_by": None})
     task.hteb_variant = variant
     return task
+
+
+#: mteb's `sample_creation` of a transformed text: the paper's transformations are written by an LLM
+#: and checked (the generator's error checks, the judge where a revision has one); translations are
+#: machine translations so checked; Noise perturbations are made by rules, not by a model.
+SAMPLE_CREATION = {**{t: "LM-generated and verified" for t in PAPER_TRANSFORMATIONS},
+                   "translation": "machine-translated and LM verified",
+                   "cross_translation": "machine-translated and LM verified",
+                   **{t: "created" for t in AXES["noise"]}}
+
+
+def sample_creation(transformation: str, source: str | None) -> str | None:
+    """mteb's `sample_creation` of a variant: the source task's for the original, else SAMPLE_CREATION's.
+
+    >>> sample_creation("original", "found"), sample_creation("paraphrasing", "found")
+    ('found', 'LM-generated and verified')
+    >>> sample_creation("keyboard_typos", "found")
+    'created'
+    """
+    return source if transformation == "original" else SAMPLE_CREATION[transformation]
+
+
+def _description(variant: HtebVariant, source: str) -> str:
+    what = ("the original rows" if variant.seed is None
+            else f"{variant.transformation.replace('_', ' ')} (seed {variant.seed}{variant.selection})")
+    return f"HTEB revision {short_revision(variant.revision)} of {variant.dataset}, {what}. {variant.task}: {source}"
 
 
 def evaluate_tasks(model: Any, tasks: Iterable[AbsTask], *, cache: ResultCache | None = None,

@@ -1,0 +1,146 @@
+"""HTEB inside mteb (issue 33 item 4): the variants as mteb tasks that say what they are (adapted from
+mteb's task, how their texts were made, never "superseded"), hteb-score's mteb output in the layout of
+mteb's results repository read back by mteb's own `ResultCache`, each variant apart, and an mteb
+`Benchmark` of a revision whose aggregation is the card's: Original, each axis, HTEB, Noise beside it.
+
+The fast tests read what the real scoring and publishing code wrote for the bundled sample with a
+hashed bag-of-words encoder (scored_parts.py); the slow one runs the Benchmark through `mteb.evaluate`
+with all-MiniLM-L6-v2 against `hteb-score --protocol mteb` on the same model.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from pathlib import Path
+
+import pytest
+
+mteb = pytest.importorskip("mteb")
+
+from hteb_contract.errors import HtebError  # noqa: E402
+from hteb_contract.taxonomy import AXIS_LABELS  # noqa: E402
+from hteb_score.cli import main  # noqa: E402
+from hteb_score.mteb_interop.benchmark import COLUMNS, RANK, HtebBenchmark, get_benchmark  # noqa: E402
+from hteb_score.mteb_interop.layout import model_folder_name, variant_task_name  # noqa: E402
+from hteb_score.mteb_interop.tasks import tasks_from_revision  # noqa: E402
+from hteb_score.report.run_outputs import publish  # noqa: E402
+from hteb_score import DEFAULT_STORE  # noqa: E402
+from scored_parts import MODEL, SMALL, scored_part  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory) -> tuple[dict, Path]:
+    """The bundled sample's small datasets scored (the session's scored part) and published: (card, OUT/mteb)."""
+    out = tmp_path_factory.mktemp("published")
+    card = publish(scored_part(None), out)
+    return card, out / "mteb"
+
+
+@pytest.fixture(scope="module")
+def benchmark() -> HtebBenchmark:
+    return get_benchmark("sample-1339", datasets=SMALL)
+
+
+def _card_figures(card: dict) -> dict[str, float | None]:
+    """The card's Original, axes, HTEB and Noise, in points: what the Benchmark must give x 100."""
+    agg = card["aggregates"]
+    axes = {AXIS_LABELS[a]: v for a, v in agg["per_axis"].items()}
+    return {column: axes.get(column) for column in COLUMNS} | {"Original": agg["original"], "HTEB": agg["hteb_total"]}
+
+
+def _largest_difference(ours: dict[str, float | None], card: dict[str, float | None]) -> float:
+    assert ours.keys() == card.keys() and [k for k, v in ours.items() if v is None] == [
+        k for k, v in card.items() if v is None]
+    return max(abs(ours[k] * 100 - card[k]) for k in ours if ours[k] is not None)
+
+
+def test_variant_tasks_say_what_they_are_and_are_not_superseded():
+    original, paraphrased = tasks_from_revision(DEFAULT_STORE, "sample-1339", datasets=["STSBenchmark"],
+                                                transformations=["paraphrasing"])
+    mtebs = mteb.get_task("STSBenchmark").metadata
+    assert mtebs.superseded_by == "STSBenchmark.v2"  # what every variant used to inherit and warn about
+    for task in (original, paraphrased):
+        assert task.metadata.superseded_by is None and task.metadata.adapted_from == ["STSBenchmark"]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            task.check_if_dataset_is_superseded()  # what mteb.evaluate calls on every task
+    assert original.metadata.sample_creation == mtebs.sample_creation
+    assert paraphrased.metadata.sample_creation == "LM-generated and verified"
+    assert paraphrased.metadata.description.startswith("HTEB revision 5cfa68b1 of STSBenchmark, paraphrasing (seed 1339)")
+
+
+def test_mteb_has_no_registry_entry_for_a_variant():
+    """What docs/mteb-results.md says mteb lacks: its registry knows only its own tasks, so an HTEB
+    variant is reached through `get_benchmark`/`tasks_from_revision`, never `mteb.get_task`."""
+    with pytest.raises(KeyError):
+        mteb.get_task("STSBenchmark.hteb-5cfa68b1.original")
+
+
+def test_benchmark_of_the_sample(benchmark):
+    assert benchmark.name == "HTEB(sample-1339)" and benchmark.aliases == ("HTEB(5cfa68b1)",)
+    assert len(benchmark.tasks) == len(SMALL) * 9  # the original and 8 transformations, one seed
+    assert "@misc{frank2026hteb" in benchmark.citation and benchmark.reference.startswith("https://arxiv.org/")
+    assert "paraphrasing, backtranslation" in benchmark.description
+
+
+def test_a_benchmark_takes_only_hteb_tasks():
+    with pytest.raises(HtebError, match="not an HTEB task .*STSBenchmark"):
+        HtebBenchmark(name="HTEB(x)", tasks=[mteb.get_task("STSBenchmark")])
+
+
+def test_result_cache_reads_hteb_scores_results_repository_layout(published):
+    """results/<model>/<revision>/<task>.json and model_meta.json, as mteb's results repository has them:
+    mteb's ResultCache loads every variant as a task of its own, with the card's score."""
+    card, root = published
+    folder = root / "results" / model_folder_name(MODEL["model_id"]) / "no_revision_available"
+    assert (folder / "model_meta.json").is_file()
+    loaded = mteb.ResultCache(root).load_results(include_remote=False)
+    [model] = loaded.model_results
+    assert (model.model_name, model.model_revision) == (MODEL["model_id"], "no_revision_available")
+    by_task = {r.task_name: r.get_score() for r in model.task_results}
+    revision = card["dataset"]["revision"]
+    mteb_task = {d: t for d, t in card["evaluation"]["mteb_tasks"].items()}
+    expected = {variant_task_name(mteb_task[r["dataset"]], revision, r["transformation"], r["seed"]): r["value"]
+                for r in card["scores"] if r["subset"] == "all"}
+    assert len(expected) == len(SMALL) * 9
+    assert by_task.keys() == expected.keys()
+    assert by_task == pytest.approx(expected, abs=1e-6)  # mteb's files hold 6 decimals
+
+
+def test_benchmark_aggregation_of_cached_results_equals_the_card(published, benchmark):
+    """mteb's documented readers of a benchmark's results, on hteb-score's files: the figures are the card's."""
+    card, root = published
+    results = mteb.ResultCache(root).load_results(tasks=benchmark, include_remote=False)
+    [scores] = results.get_aggregated_scores().values()
+    ours = {k: v for k, v in scores.items() if k != "Rank"}
+    assert _largest_difference(ours, _card_figures(card)) < 1e-4  # the files' 6 decimals
+    table = results.get_benchmark_result()
+    assert list(table.columns) == [RANK, "Model", *COLUMNS]
+    row = {k: None if math.isnan(v) else v for k, v in table.iloc[0][list(COLUMNS)].to_dict().items()}
+    assert row == pytest.approx(ours)  # pandas writes None as NaN
+
+
+@pytest.mark.slow  # all-MiniLM-L6-v2 through hteb-score and mteb.evaluate
+def test_benchmark_through_mteb_evaluate_equals_hteb_score_protocol_mteb(tmp_path):
+    """The sample's Benchmark, two datasets with every transformation (the smallest run with every
+    paper axis), through `mteb.evaluate`: its aggregation is the `--protocol mteb` card's."""
+    from models import minilm_path
+    from sentence_transformers import SentenceTransformer
+
+    datasets = ["STSBenchmark", "SciFact"]
+    out = tmp_path / "out"
+    assert main([minilm_path(), "--protocol", "mteb", "--datasets", ",".join(datasets), "--out", str(out),
+                 "--quiet"]) == 0
+    card = json.loads((out / "result_card.json").read_text())
+    benchmark = get_benchmark("sample-1339", datasets=datasets)
+    model = SentenceTransformer(minilm_path(), device="cpu")
+    result = mteb.evaluate(model, benchmark, cache=None, show_progress_bar=False)
+    results = mteb.BenchmarkResults(model_results=[result], benchmark=benchmark)
+    [scores] = results.get_aggregated_scores().values()
+    ours = {k: v for k, v in scores.items() if k != "Rank"}
+    card_figures = _card_figures(card)
+    assert ours["Noise"] is None and card_figures["Length"] is not None
+    assert _largest_difference(ours, card_figures) < 1e-9  # measured: see docs/mteb-results.md
+    assert results.get_benchmark_result().iloc[0]["HTEB"] == pytest.approx(card_figures["HTEB"] / 100, abs=1e-12)
