@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 mteb = pytest.importorskip("mteb")
+from mteb.models import ModelMeta  # noqa: E402
 
 from hteb_contract.errors import HtebError  # noqa: E402
 from hteb_contract.taxonomy import AXIS_LABELS  # noqa: E402
@@ -27,14 +28,17 @@ from hteb_score.mteb_interop.layout import model_folder_name, variant_task_name 
 from hteb_score.mteb_interop.tasks import tasks_from_revision  # noqa: E402
 from hteb_score.report.run_outputs import publish  # noqa: E402
 from hteb_score import DEFAULT_STORE  # noqa: E402
-from scored_parts import MODEL, SMALL, scored_part  # noqa: E402
+from scored_parts import MODEL, SMALL, scored_part, with_identity  # noqa: E402
+
+MODEL_ID = "hteb-tests/hashed-bow"
 
 
 @pytest.fixture(scope="module")
 def published(tmp_path_factory) -> tuple[dict, Path]:
-    """The bundled sample's small datasets scored (the session's scored part) and published: (card, OUT/mteb)."""
+    """The bundled sample's small datasets scored (the session's scored part) and published under an
+    `org/name` model id, as mteb's ModelMeta requires: (card, OUT/mteb)."""
     out = tmp_path_factory.mktemp("published")
-    card = publish(scored_part(None), out)
+    card = publish(with_identity(scored_part(None), model={**MODEL, "model_id": MODEL_ID}), out)
     return card, out / "mteb"
 
 
@@ -71,6 +75,11 @@ def test_variant_tasks_say_what_they_are_and_are_not_superseded():
     assert paraphrased.metadata.description.startswith("HTEB revision 5cfa68b1 of STSBenchmark, paraphrasing (seed 1339)")
 
 
+def test_model_folder_is_mtebs():
+    meta = ModelMeta.create_empty(overwrites={"name": "sentence-transformers/all-MiniLM-L6-v2"})
+    assert model_folder_name(meta.name) == meta.model_name_as_path() == "sentence-transformers__all-MiniLM-L6-v2"
+
+
 def test_mteb_has_no_registry_entry_for_a_variant():
     """What docs/mteb-results.md says mteb lacks: its registry knows only its own tasks, so an HTEB
     variant is reached through `get_benchmark`/`tasks_from_revision`, never `mteb.get_task`."""
@@ -94,11 +103,15 @@ def test_result_cache_reads_hteb_scores_results_repository_layout(published):
     """results/<model>/<revision>/<task>.json and model_meta.json, as mteb's results repository has them:
     mteb's ResultCache loads every variant as a task of its own, with the card's score."""
     card, root = published
-    folder = root / "results" / model_folder_name(MODEL["model_id"]) / "no_revision_available"
-    assert (folder / "model_meta.json").is_file()
+    folder = root / "results" / "hteb-tests__hashed-bow" / "no_revision_available"
+    meta = (folder / "model_meta.json").read_text()
+    # the file is mteb's own ModelMeta, as a results repository's is: it validates, and is the empty one but for what we know
+    assert ModelMeta.model_validate_json_resolved(meta).name == MODEL_ID
+    assert json.loads(meta) == ModelMeta.create_empty(overwrites={
+        "name": MODEL_ID, "revision": "no_revision_available", "embed_dim": MODEL["embedding_dim"]}).to_dict()
     loaded = mteb.ResultCache(root).load_results(include_remote=False)
     [model] = loaded.model_results
-    assert (model.model_name, model.model_revision) == (MODEL["model_id"], "no_revision_available")
+    assert (model.model_name, model.model_revision) == (MODEL_ID, "no_revision_available")
     by_task = {r.task_name: r.get_score() for r in model.task_results}
     revision = card["dataset"]["revision"]
     mteb_task = {d: t for d, t in card["evaluation"]["mteb_tasks"].items()}
@@ -124,12 +137,13 @@ def test_benchmark_aggregation_of_cached_results_equals_the_card(published, benc
 
 @pytest.mark.slow  # all-MiniLM-L6-v2 through hteb-score and mteb.evaluate
 def test_benchmark_through_mteb_evaluate_equals_hteb_score_protocol_mteb(tmp_path):
-    """The sample's Benchmark, two datasets with every transformation (the smallest run with every
-    paper axis), through `mteb.evaluate`: its aggregation is the `--protocol mteb` card's."""
+    """The sample's Benchmark on one dataset with every transformation (the smallest run with every
+    paper axis; the fast tests average over datasets), through `mteb.evaluate`: its aggregation is the
+    `--protocol mteb` card's."""
     from models import minilm_path
     from sentence_transformers import SentenceTransformer
 
-    datasets = ["STSBenchmark", "SciFact"]
+    datasets = ["STSBenchmark"]
     out = tmp_path / "out"
     assert main([minilm_path(), "--protocol", "mteb", "--datasets", ",".join(datasets), "--out", str(out),
                  "--quiet"]) == 0
