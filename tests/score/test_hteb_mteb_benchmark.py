@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import warnings
 from pathlib import Path
 
@@ -27,6 +28,8 @@ from hteb_score.mteb_interop.benchmark import COLUMNS, RANK, HtebBenchmark, get_
 from hteb_score.mteb_interop.layout import model_folder_name, variant_task_name  # noqa: E402
 from hteb_score.mteb_interop.tasks import tasks_from_revision  # noqa: E402
 from hteb_score.report.run_outputs import publish  # noqa: E402
+from hteb_score.scoring.aggregate import aggregate  # noqa: E402
+from hteb_score.scoring.score_record import ScoreRecord  # noqa: E402
 from hteb_score import DEFAULT_STORE  # noqa: E402
 from scored_parts import MODEL, SMALL, scored_part, with_identity  # noqa: E402
 
@@ -158,3 +161,24 @@ def test_benchmark_through_mteb_evaluate_equals_hteb_score_protocol_mteb(tmp_pat
     assert ours["Noise"] is None and card_figures["Length"] is not None
     assert _largest_difference(ours, card_figures) < 1e-9  # measured: see docs/mteb-results.md
     assert results.get_benchmark_result().iloc[0]["HTEB"] == pytest.approx(card_figures["HTEB"] / 100, abs=1e-12)
+
+
+def test_an_undefined_score_is_left_out_as_the_card_leaves_it_out(published, benchmark, tmp_path):
+    """A variant whose main score is null (a summary with no spread, say) is skipped by HTEB's rule,
+    not averaged as 0 or dropped from mteb's mean of its subsets: the figures are the card's own
+    aggregation of its scores with that one undefined."""
+    card, root = published
+    shutil.copytree(root, tmp_path / "mteb")
+    [file] = (tmp_path / "mteb" / "results").glob("*/*/SciFact.hteb-*.paraphrasing.1339.json")
+    result = json.loads(file.read_text())
+    result["scores"]["test"] = [dict(e, main_score=None) for e in result["scores"]["test"]]
+    file.write_text(json.dumps(result))
+    loaded = mteb.ResultCache(tmp_path / "mteb").load_results(tasks=benchmark, include_remote=False)
+    [scores] = loaded.get_aggregated_scores().values()
+    records = [ScoreRecord.from_json(r) for r in card["scores"]]
+    undefined = [r.with_value(None) if r.variant == ("SciFact", "paraphrasing", 1339) else r for r in records]
+    expected = _card_figures({"aggregates": aggregate(undefined)})
+    assert expected["Lexical/Stylistic"] != _card_figures(card)["Lexical/Stylistic"]
+    assert _largest_difference({k: v for k, v in scores.items() if k != "Rank"}, expected) < 1e-4
+    table = loaded.get_benchmark_result()
+    assert table.iloc[0]["HTEB"] * 100 == pytest.approx(expected["HTEB"], abs=1e-4)

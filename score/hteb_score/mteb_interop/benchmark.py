@@ -25,7 +25,7 @@ from typing import Any
 import polars as pl
 from mteb import Benchmark
 from mteb.benchmarks._create_table import SummaryTable  # the type every mteb summary builder returns
-from mteb.results import ModelResult
+from mteb.results import BenchmarkResults, ModelResult, TaskResult
 
 from hteb_contract.errors import HtebError
 from hteb_contract.taxonomy import AXES, AXIS_LABELS, transformation_order
@@ -50,6 +50,18 @@ ORIGINAL, TOTAL = "Original", "HTEB"
 #: The summary's columns, in the card's order: Original, each axis of the total, HTEB, then Noise beside it.
 COLUMNS = (ORIGINAL, *(AXIS_LABELS[a] for a in AXES if a != "noise"), TOTAL, AXIS_LABELS["noise"])
 RANK = "Rank (HTEB)"
+RANKED_BY = (TOTAL, AXIS_LABELS["noise"], ORIGINAL)  # the first defined decides, higher first
+
+
+def task_score(result: TaskResult) -> float | None:
+    """mteb's `TaskResult.get_score()` (the mean main score over splits and subsets), None where any
+    is undefined (null), as the card's score of the variant is."""
+    values = [entry["main_score"] for entries in result.scores.values() for entry in entries]
+    return None if any(v is None for v in values) else result.get_score()
+
+
+def _rank_key(scores: Mapping[str, float | None]) -> tuple[tuple[bool, float], ...]:
+    return tuple((scores[c] is None, -(scores[c] or 0.0)) for c in RANKED_BY)
 
 
 def figures(scores: Mapping[HtebVariant, float | None]) -> dict[str, float | None]:
@@ -100,15 +112,30 @@ class HtebBenchmark(Benchmark):
         found = model_result.select_tasks(self.tasks).task_results
         if len(found) < len(self.tasks):
             raise ValueError("Some scores of benchmark are missing. Please, run model on full benchmark tasks")
-        return figures({self.variants[r.task_name]: r.get_score() for r in found})
+        return figures({self.variants[r.task_name]: task_score(r) for r in found})
+
+    def get_score(self, results: BenchmarkResults, *, raise_error: bool = False) -> dict[str, dict[str, float | None]]:
+        """COLUMNS and a "Rank" per model, ranked as the summary table ranks (mteb's Borda rank needs
+        every task's score defined; an HTEB variant's may be undefined, and is left out as the card does)."""
+        scores = {}
+        for model_result in results.join_revisions():
+            try:
+                scores[model_result.model_name] = self._get_model_score(model_result)
+            except ValueError:
+                if raise_error:
+                    raise
+                scores[model_result.model_name] = dict.fromkeys(COLUMNS)
+        for rank, model in enumerate(sorted(scores, key=lambda m: _rank_key(scores[m])), start=1):
+            scores[model]["Rank"] = rank
+        return scores
 
     def _create_summary_table(self, pl_df: pl.DataFrame) -> SummaryTable:
-        """One row per model: its rank by HTEB (then Noise, then Original) and COLUMNS. A task's
-        score is the mean of its rows (splits, subsets), as `TaskResult.get_score()`."""
+        """One row per model: its rank (RANKED_BY) and COLUMNS; a task's score is `task_score`'s."""
         if pl_df.is_empty():
             return SummaryTable(df=pl.DataFrame({"No results": ["No results"]}), is_empty=True)
+        score = pl.when(pl.col("score").is_null().any()).then(None).otherwise(pl.col("score").mean())
         per_task = (pl_df.filter(pl.col("task_name").is_in(list(self.variants)))
-                    .group_by("model_name", "task_name").agg(pl.col("score").mean()))
+                    .group_by("model_name", "task_name").agg(score.alias("score")))
         models: dict[str, dict[HtebVariant, float | None]] = {}
         for model, task, score in per_task.iter_rows():
             models.setdefault(model, {})[self.variants[task]] = score
@@ -117,7 +144,7 @@ class HtebBenchmark(Benchmark):
             return SummaryTable(df=pl.DataFrame({"No results": ["No results"]}), is_empty=True)
         table = pl.DataFrame([{"Model": m, **figures(s)} for m, s in complete.items()],
                              schema={"Model": pl.Utf8, **{c: pl.Float64 for c in COLUMNS}})
-        table = table.sort([TOTAL, AXIS_LABELS["noise"], ORIGINAL], descending=True, nulls_last=True)
+        table = table.sort(list(RANKED_BY), descending=True, nulls_last=True)
         table = table.with_columns((pl.int_range(0, pl.len()) + 1).cast(pl.Int64).alias(RANK))
         return SummaryTable(df=table.select(RANK, "Model", *COLUMNS), rank_col=RANK, primary_metric_col=TOTAL,
                             task_type_mean_col=None)
