@@ -19,19 +19,18 @@ from pathlib import Path
 import pytest
 
 mteb = pytest.importorskip("mteb")
-from mteb.models import ModelMeta  # noqa: E402
-
-from hteb_contract.errors import HtebError  # noqa: E402
-from hteb_contract.taxonomy import AXIS_LABELS  # noqa: E402
-from hteb_score.cli import main  # noqa: E402
-from hteb_score.mteb_interop.benchmark import COLUMNS, RANK, HtebBenchmark, get_benchmark  # noqa: E402
-from hteb_score.mteb_interop.layout import model_folder_name, variant_task_name  # noqa: E402
-from hteb_score.mteb_interop.tasks import tasks_from_revision  # noqa: E402
-from hteb_score.report.run_outputs import publish  # noqa: E402
-from hteb_score.scoring.aggregate import aggregate  # noqa: E402
-from hteb_score.scoring.score_record import ScoreRecord  # noqa: E402
-from hteb_score import DEFAULT_STORE  # noqa: E402
-from scored_parts import MODEL, SMALL, scored_part, with_identity  # noqa: E402
+from hteb_contract.errors import HtebError
+from hteb_contract.taxonomy import AXIS_LABELS
+from hteb_score import DEFAULT_STORE
+from hteb_score.cli import main
+from hteb_score.mteb_interop.benchmark import COLUMNS, RANK, HtebBenchmark, get_benchmark
+from hteb_score.mteb_interop.layout import model_folder_name, variant_task_name
+from hteb_score.mteb_interop.tasks import tasks_from_revision
+from hteb_score.report.run_outputs import publish
+from hteb_score.scoring.aggregate import aggregate
+from hteb_score.scoring.score_record import ScoreRecord
+from mteb.models import ModelMeta
+from scored_parts import MODEL, SMALL, scored_part, with_identity
 
 MODEL_ID = "hteb-tests/hashed-bow"
 
@@ -75,7 +74,8 @@ def test_variant_tasks_say_what_they_are_and_are_not_superseded():
             task.check_if_dataset_is_superseded()  # what mteb.evaluate calls on every task
     assert original.metadata.sample_creation == mtebs.sample_creation
     assert paraphrased.metadata.sample_creation == "LM-generated and verified"
-    assert paraphrased.metadata.description.startswith("HTEB revision 5cfa68b1 of STSBenchmark, paraphrasing (seed 1339)")
+    assert paraphrased.metadata.description.startswith(
+        "HTEB revision 5cfa68b1 of STSBenchmark, paraphrasing (seed 1339)")
 
 
 def test_model_folder_is_mtebs():
@@ -108,7 +108,7 @@ def test_result_cache_reads_hteb_scores_results_repository_layout(published):
     card, root = published
     folder = root / "results" / "hteb-tests__hashed-bow" / "no_revision_available"
     meta = (folder / "model_meta.json").read_text()
-    # the file is mteb's own ModelMeta, as a results repository's is: it validates, and is the empty one but for what we know
+    # mteb's own ModelMeta, as a results repository's file is: it validates, and is the empty one but for what we know
     assert ModelMeta.model_validate_json_resolved(meta).name == MODEL_ID
     assert json.loads(meta) == ModelMeta.create_empty(overwrites={
         "name": MODEL_ID, "revision": "no_revision_available", "embed_dim": MODEL["embedding_dim"]}).to_dict()

@@ -8,11 +8,12 @@ citation, and HTEB's aggregation in place of mteb's means, so `mteb.evaluate(mod
 
 Why a subclass: mteb's own aggregations (`BenchmarkAggregation`, `CustomGrouping`) are flat means over
 tasks, and HTEB's are nested (seeds, then transformations, then axes, then the HTEB total of the paper's
-axes, Noise beside it; `hteb_score.scoring.aggregate`), so HTEB overrides `_get_model_score` and
-`_create_summary_table` as mteb's RTEB, HUME, MIEB and ViDoRe benchmarks do. Its numbers are on mteb's
-0-1 scale (the leaderboard shows them x 100, the card's points). mteb 2.26 has no public way to add a
-task or a benchmark to its registries (`mteb.get_task`, `mteb.get_benchmark` and `mteb run` read only
-its own modules), so `get_benchmark` here is the route (docs/mteb-results.md).
+axes, Noise beside it; `hteb_score.scoring.aggregate`), so HTEB overrides `get_score` and
+`_create_summary_table` as mteb's RTEB, HUME, MIEB and ViDoRe benchmarks override theirs (mteb's own
+per-task-type means look each task up in mteb's registry, which knows no HTEB task). Its numbers are
+on mteb's 0-1 scale (the leaderboard shows them x 100, the card's points). mteb 2.26 has no public way
+to add a task or a benchmark to its registries (`mteb.get_task`, `mteb.get_benchmark` and `mteb run`
+read only its own modules), so `get_benchmark` here is the route (docs/mteb-results.md).
 """
 
 from __future__ import annotations
@@ -103,8 +104,9 @@ class HtebBenchmark(Benchmark):
             if not isinstance(variant, HtebVariant):
                 raise HtebError(f"not an HTEB task (from tasks_from_revision): {task.metadata.name}")
             if task.metadata.name in self.variants:
-                raise HtebError(f"two datasets share the mteb task {task.metadata.name!r} "
-                                f"({self.variants[task.metadata.name].dataset}, {variant.dataset}): benchmark them apart")
+                other = self.variants[task.metadata.name].dataset
+                raise HtebError(f"two datasets share the mteb task {task.metadata.name!r} ({other}, "
+                                f"{variant.dataset}): benchmark them apart")
             self.variants[task.metadata.name] = variant
 
     def _get_model_score(self, model_result: ModelResult) -> dict[str, float | None]:
@@ -163,7 +165,8 @@ def get_benchmark(revision: str = SAMPLE_REVISION, *, store: str = DEFAULT_STORE
     return HtebBenchmark(
         name=name, aliases=(short,) if short != name else (), tasks=tasks, display_name=f"HTEB {revision}",
         description=(f"The Harder Text Embedding Benchmark, revision {variant.revision}: each dataset's original "
-                     f"and its {', '.join(transformations)} variants (seeds {', '.join(map(str, seeds))}) as mteb tasks, "
+                     f"and its {', '.join(transformations)} variants (seeds {', '.join(map(str, seeds))}) as mteb "
+                     "tasks, "
                      "scored as the Original, one score per robustness axis, the HTEB total of the paper's axes, "
                      "and Noise beside it"),
         reference=REFERENCE, citation=CITATION)

@@ -1,7 +1,7 @@
 """HTEB revisions as mteb tasks, for researchers who evaluate with `mteb.evaluate` and their own model.
 
-    tasks = tasks_from_revision("file://.hteb/store", "sample-1339", datasets=["STSBenchmark"])
-    results = evaluate_tasks(model, tasks, cache=mteb.ResultCache("results-folder"))
+    tasks = tasks_from_revision(hteb_score.DEFAULT_STORE, "sample-1339", datasets=["STSBenchmark"])
+    results = evaluate_tasks(model, tasks, cache=mteb.ResultCache("results-folder"))  # {HtebVariant: TaskResult}
 
 `tasks_from_revision` gives one object of the dataset's real mteb task class per dataset x
 transformation x seed (and the original), its data loaded from the local revision (no Hub access)
@@ -10,8 +10,11 @@ its name alone, so each variant is named for what it is (`hteb_score.mteb_intero
 `STSBenchmark.hteb-5cfa68b1.paraphrasing.1339`): `mteb.evaluate(model, tasks)` with any cache,
 mteb's default included, gives every variant its own score and file, exactly where hteb-score
 writes its own, and `hteb-score compare --mteb-results` reads either. The variant is in
-`task.hteb_variant`. A model's prompts keyed by mteb's task name do not reach a renamed task under
-plain `mteb.evaluate`; `evaluate_tasks` gives each variant its task's prompts, as hteb-score does.
+`task.hteb_variant`; its metadata is mteb's task's with `adapted_from` naming that task,
+`sample_creation` saying how the variant's texts were made, and no `superseded_by` (a variant of
+STSBenchmark is not superseded by STSBenchmark.v2). A model's prompts keyed by mteb's task name do not
+reach a renamed task under plain `mteb.evaluate`; `evaluate_tasks` gives each variant its task's
+prompts, as hteb-score does. `benchmark.get_benchmark` gathers the tasks into an mteb Benchmark.
 """
 
 from __future__ import annotations
@@ -95,10 +98,11 @@ def _variant_task(task_name: str, dataset: Any, variant: HtebVariant, data_revis
 #: mteb's `sample_creation` of a transformed text: the paper's transformations are written by an LLM
 #: and checked (the generator's error checks, the judge where a revision has one); translations are
 #: machine translations so checked; Noise perturbations are made by rules, not by a model.
-SAMPLE_CREATION = {**{t: "LM-generated and verified" for t in PAPER_TRANSFORMATIONS},
-                   "translation": "machine-translated and LM verified",
-                   "cross_translation": "machine-translated and LM verified",
-                   **{t: "created" for t in AXES["noise"]}}
+SAMPLE_CREATION = {
+    **dict.fromkeys(PAPER_TRANSFORMATIONS, "LM-generated and verified"),
+    **dict.fromkeys(("translation", "cross_translation"), "machine-translated and LM verified"),
+    **dict.fromkeys(AXES["noise"], "created"),
+}
 
 
 def sample_creation(transformation: str, source: str | None) -> str | None:
