@@ -88,6 +88,22 @@ def result_folder(root: Path, model_id: str, revision: str | None) -> Path:
     return Path(root) / "results" / model_folder_name(model_id) / (revision or NO_REVISION).replace(":", "_")
 
 
+#: mteb 2.26.24's `ModelMeta.create_empty().to_dict()`: every field of a results repository's
+#: `model_meta.json`, which mteb validates as a `ModelMeta` where it reads one in full; what hteb-score
+#: does not know about a model stays null.
+EMPTY_MODEL_META: dict[str, Any] = {
+    "loader_kwargs": {}, "name": None, "revision": None, "release_date": None, "languages": None,
+    "n_parameters": None, "n_active_parameters_override": None, "n_embedding_parameters": None,
+    "memory_usage_mb": None, "max_tokens": None, "embed_dim": None, "license": None, "open_weights": None,
+    "public_training_code": None, "public_training_data": None, "framework": [], "reference": None,
+    "similarity_fn_name": None, "use_instructions": None, "training_datasets": None, "adapted_from": None,
+    "superseded_by": None, "modalities": ["text"], "model_type": ["dense"], "citation": None, "contacts": None,
+    "experiment_kwargs": None, "output_dtypes": None, "extra_requirements_groups": None, "loader": None,
+    "is_cross_encoder": False,
+}
+
+
 def model_meta(model_id: str, revision: str | None, **fields: Any) -> dict[str, Any]:
-    """The `model_meta.json` of a model's folder: what mteb's loader needs to place its results."""
-    return {"name": model_id, "revision": revision or NO_REVISION, **fields, "experiment_kwargs": None}
+    """The `model_meta.json` of a model's folder: mteb's ModelMeta of the model, as far as it is known
+    (`fields`: ModelMeta fields such as `embed_dim`)."""
+    return {**EMPTY_MODEL_META, "name": model_id, "revision": revision or NO_REVISION, **fields}

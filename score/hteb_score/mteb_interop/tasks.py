@@ -1,7 +1,7 @@
 """HTEB revisions as mteb tasks, for researchers who evaluate with `mteb.evaluate` and their own model.
 
-    tasks = tasks_from_revision("file://.hteb/store", "sample-1339", datasets=["STSBenchmark"])
-    results = evaluate_tasks(model, tasks, cache=mteb.ResultCache("results-folder"))
+    tasks = tasks_from_revision(hteb_score.DEFAULT_STORE, "sample-1339", datasets=["STSBenchmark"])
+    results = evaluate_tasks(model, tasks, cache=mteb.ResultCache("results-folder"))  # {HtebVariant: TaskResult}
 
 `tasks_from_revision` gives one object of the dataset's real mteb task class per dataset x
 transformation x seed (and the original), its data loaded from the local revision (no Hub access)
@@ -10,8 +10,11 @@ its name alone, so each variant is named for what it is (`hteb_score.mteb_intero
 `STSBenchmark.hteb-5cfa68b1.paraphrasing.1339`): `mteb.evaluate(model, tasks)` with any cache,
 mteb's default included, gives every variant its own score and file, exactly where hteb-score
 writes its own, and `hteb-score compare --mteb-results` reads either. The variant is in
-`task.hteb_variant`. A model's prompts keyed by mteb's task name do not reach a renamed task under
-plain `mteb.evaluate`; `evaluate_tasks` gives each variant its task's prompts, as hteb-score does.
+`task.hteb_variant`; its metadata is mteb's task's with `adapted_from` naming that task,
+`sample_creation` saying how the variant's texts were made, and no `superseded_by` (a variant of
+STSBenchmark is not superseded by STSBenchmark.v2). A model's prompts keyed by mteb's task name do not
+reach a renamed task under plain `mteb.evaluate`; `evaluate_tasks` gives each variant its task's
+prompts, as hteb-score does. `benchmark.get_benchmark` gathers the tasks into an mteb Benchmark.
 """
 
 from __future__ import annotations
@@ -27,9 +30,10 @@ from mteb.cache import ResultCache
 from mteb.results import TaskResult
 
 from hteb_contract.errors import HtebError
+from hteb_contract.taxonomy import AXES, PAPER_TRANSFORMATIONS
 from hteb_score.mteb_interop.adapter import load_task
 from hteb_contract.hub_eval import selection_tag
-from hteb_score.mteb_interop.layout import variant_task_name
+from hteb_score.mteb_interop.layout import short_revision, variant_task_name
 
 
 @dataclass(frozen=True)
@@ -79,11 +83,43 @@ def tasks_from_revision(store: str, revision: str, *, datasets: Sequence[str] | 
 def _variant_task(task_name: str, dataset: Any, variant: HtebVariant, data_revision: str) -> AbsTask:
     task = load_task(task_name, dataset)
     task.filter_eval_splits([dataset.info.eval_split])
-    # the variant's own name (mteb's cache keys results by it) and the data's own revision
-    task.metadata = task.metadata.model_copy(update={
-        "name": variant.task_name, "dataset": {**task.metadata.dataset, "revision": data_revision}})
+    source = task.metadata
+    # the variant's own name (mteb's cache keys results by it), the data's own revision, and what the
+    # data is to mteb: adapted from mteb's task (its zero-shot and training-overlap flags follow that),
+    # made as `sample_creation` says, and never "superseded" by a newer version of mteb's task
+    task.metadata = source.model_copy(update={
+        "name": variant.task_name, "dataset": {**source.dataset, "revision": data_revision},
+        "description": _description(variant, source.description), "adapted_from": [variant.task],
+        "sample_creation": sample_creation(variant.transformation, source.sample_creation), "superseded_by": None})
     task.hteb_variant = variant
     return task
+
+
+#: mteb's `sample_creation` of a transformed text: the paper's transformations are written by an LLM
+#: and checked (the generator's error checks, the judge where a revision has one); translations are
+#: machine translations so checked; Noise perturbations are made by rules, not by a model.
+SAMPLE_CREATION = {
+    **dict.fromkeys(PAPER_TRANSFORMATIONS, "LM-generated and verified"),
+    **dict.fromkeys(("translation", "cross_translation"), "machine-translated and LM verified"),
+    **dict.fromkeys(AXES["noise"], "created"),
+}
+
+
+def sample_creation(transformation: str, source: str | None) -> str | None:
+    """mteb's `sample_creation` of a variant: the source task's for the original, else SAMPLE_CREATION's.
+
+    >>> sample_creation("original", "found"), sample_creation("paraphrasing", "found")
+    ('found', 'LM-generated and verified')
+    >>> sample_creation("keyboard_typos", "found")
+    'created'
+    """
+    return source if transformation == "original" else SAMPLE_CREATION[transformation]
+
+
+def _description(variant: HtebVariant, source: str) -> str:
+    what = ("the original rows" if variant.seed is None
+            else f"{variant.transformation.replace('_', ' ')} (seed {variant.seed}{variant.selection})")
+    return f"HTEB revision {short_revision(variant.revision)} of {variant.dataset}, {what}. {variant.task}: {source}"
 
 
 def evaluate_tasks(model: Any, tasks: Iterable[AbsTask], *, cache: ResultCache | None = None,
