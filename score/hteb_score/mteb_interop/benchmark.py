@@ -28,6 +28,7 @@ from mteb import Benchmark
 from mteb.benchmarks._create_table import SummaryTable  # the type every mteb summary builder returns
 from mteb.results import BenchmarkResults, ModelResult, TaskResult
 
+from hteb_contract.card import HTEB_CITATION
 from hteb_contract.errors import HtebError
 from hteb_contract.taxonomy import AXES, AXIS_LABELS, transformation_order
 from hteb_score import DEFAULT_STORE, SAMPLE_REVISION
@@ -36,17 +37,6 @@ from hteb_score.mteb_interop.tasks import HtebVariant, tasks_from_revision
 from hteb_score.scoring.aggregate import MainScores, axis_columns, paired_level
 
 REFERENCE = "https://arxiv.org/abs/2605.28190"
-CITATION = r"""
-@misc{frank2026hteb,
-  archiveprefix = {arXiv},
-  author = {Frank, Manuel and Afli, Haithem},
-  eprint = {2605.28190},
-  primaryclass = {cs.CL},
-  title = {The Harder Text Embedding Benchmark (HTEB): Beyond One-dimensional Static Robustness},
-  url = {https://arxiv.org/abs/2605.28190},
-  year = {2026},
-}
-"""
 ORIGINAL, TOTAL = "Original", "HTEB"
 #: The summary's columns, in the card's order: Original, each axis of the total, HTEB, then Noise beside it.
 COLUMNS = (ORIGINAL, *(AXIS_LABELS[a] for a in AXES if a != "noise"), TOTAL, AXIS_LABELS["noise"])
@@ -169,4 +159,4 @@ def get_benchmark(revision: str = SAMPLE_REVISION, *, store: str = DEFAULT_STORE
                      "tasks, "
                      "scored as the Original, one score per robustness axis, the HTEB total of the paper's axes, "
                      "and Noise beside it"),
-        reference=REFERENCE, citation=CITATION)
+        reference=REFERENCE, citation=HTEB_CITATION)
