@@ -245,7 +245,9 @@ def _run(cfg: GenerateConfig, *, log, facts: Facts | None) -> RunResult:
     folder = staging_folder(cfg)
     manifest = None if slots else _staged_by_rules(cfg, folder, datasets)
     if manifest is None:
-        records = [item_record(cfg, engines, item) for item in bar(items, "item records", len(items), "rec")]
+        # no engines: no LLM transformation, so no planned item either
+        records = [] if engines is None else [
+            item_record(cfg, engines, item) for item in bar(items, "item records", len(items), "rec")]
         rules = [t for t in cfg.transformations if noise.is_rule(t)]
         made_by_rules = _rule_tables(cfg, datasets, rules)
         if rules:

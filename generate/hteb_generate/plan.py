@@ -173,7 +173,7 @@ class Plan:
     def grouped(self, by: str) -> dict[tuple[str, ...], Cost]:
         """Costs per (dataset, transformation), per dataset or per transformation."""
         if by == "both":
-            return dict(self.costs)
+            return {key: cost for key, cost in self.costs.items()}
         index = {"dataset": 0, "transformation": 1}[by]
         groups: dict[tuple[str, ...], Cost] = {}
         for key, cost in self.costs.items():
@@ -236,7 +236,7 @@ def plan_from_stats(cfg: GenerateConfig) -> dict[tuple[str, str], Cost]:
     costs = _empty(cfg, cfg.datasets)
     for name in cfg.datasets:
         entry = lookup_source(name)
-        splits = STATS.get(entry.mteb_task, {})
+        splits = STATS.get(entry.mteb_task, {}) if entry.mteb_task else {}
         if entry.eval_split not in splits:
             raise HtebError(f"no mteb statistics for {entry.mteb_task} split {entry.eval_split} in plan_stats.py")
         language = entry.languages[0]

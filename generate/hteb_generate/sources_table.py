@@ -199,7 +199,7 @@ def lookup_source(name: str, *, data_dir: Path | None = None) -> SourceEntry:
         return max(aliased, key=lambda entry: len(entry.subsets))
     if data_dir is not None and (Path(data_dir) / name / "dataset.json").is_file():
         return local_entry(Path(data_dir) / name)
-    raise unknown_name("dataset", name, SOURCES.names(), also_matches=[e.mteb_task for _, e in SOURCES.items()])
+    raise unknown_name("dataset", name, SOURCES.names(), also_matches=[e.mteb_task for _, e in SOURCES.items() if e.mteb_task])
 
 
 def local_entry(folder: Path) -> SourceEntry:

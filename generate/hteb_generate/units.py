@@ -5,6 +5,7 @@ counts them, so what is planned is what runs.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from hteb_contract.sources import SourceDataset
@@ -27,7 +28,7 @@ class PlannedItem:
     unit: Unit
 
 
-def plan_units(cfg: GenerateConfig, datasets: dict[str, SourceDataset]) -> tuple[list[Unit], list[PlannedItem]]:
+def plan_units(cfg: GenerateConfig, datasets: Mapping[str, SourceDataset]) -> tuple[list[Unit], list[PlannedItem]]:
     """Every item (seed, dataset, transformation, text) and the distinct units they map to."""
     units: dict[tuple, Unit] = {}
     items = []

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hteb_generate import hub_sources
-from hteb_generate.hub_sources import convert, hub_configs, load_hub_dataset, retrieval_configs
+from hteb_generate.hub_sources import RetrievalConfigs, convert, hub_configs, load_hub_dataset, retrieval_configs
 from hteb_generate.sources_table import lookup_source
 from hteb_contract.errors import SourceError
 from hteb_contract.registry import Registry
@@ -112,8 +112,8 @@ def test_retrieval_configs_are_picked_as_mteb_picks_them():
     assert hub_configs(scifact, ["corpus", "query", "default", "qrels"]) == ["corpus", "query", "default"]
     assert hub_configs(rerank, ["corpus", "queries", "default", "top_ranked"])[-1] == "top_ranked"
     multilingual = replace(scifact, subsets={"de": ("deu",), "fr": ("fra",)})
-    assert retrieval_configs(multilingual, ["de-corpus", "de-queries", "de-qrels", "de-top_ranked"])["de"] == {
-        "corpus": "de-corpus", "queries": "de-queries", "qrels": "de-qrels", "top_ranked": "de-top_ranked"}
+    assert retrieval_configs(multilingual, ["de-corpus", "de-queries", "de-qrels", "de-top_ranked"])["de"] == RetrievalConfigs(
+        corpus="de-corpus", queries="de-queries", qrels="de-qrels", top_ranked="de-top_ranked")
     with pytest.raises(SourceError, match="queries with instructions \\(config instruction\\) are not supported"):
         hub_configs(scifact, ["corpus", "queries", "default", "instruction"])
 

@@ -112,7 +112,7 @@ def _score(result: Mapping[str, Any], file: Path) -> float | None:
     splits = result.get("scores")
     if not isinstance(splits, dict) or not splits:
         raise ContractError(f"{file}: not an mteb task result (no scores)")
-    values = []
+    values: list[Any] = []  # raw JSON, checked below
     for split, entries in splits.items():
         if not isinstance(entries, list) or not all(isinstance(e, dict) and "main_score" in e for e in entries):
             raise ContractError(f"{file}: split {split!r} is not a list of scores with a main_score")

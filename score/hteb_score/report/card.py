@@ -324,7 +324,7 @@ def mteb_results(card: Mapping[str, Any], results: Mapping[tuple[str, str, int |
         for subset, details in result.details.items():
             if subset in held:
                 continue
-            scores = {k: _rounded(v) for k, v in details.items() if isinstance(v, (int, float))}
+            scores: dict[str, Any] = {k: _rounded(v) for k, v in details.items() if isinstance(v, (int, float))}
             scores.update(main_score=_rounded(result.subsets[subset]), hf_subset=subset,
                           languages=[subset] if subset != "default" else list(task["languages"]))
             entry["scores"][split].append(scores)

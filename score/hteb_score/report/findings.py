@@ -54,6 +54,8 @@ def noise_models(comparison: Comparison) -> str:
     lines = [_row(["model", "Original", "Noise", "delta", *(SHORT[t] for t in rules)]), "|---" * (4 + len(rules)) + "|"]
     for row in comparison.leaderboard:
         figures = row.figures
+        if figures is None:  # a row built without figures: never one of `leaderboard`'s
+            continue
         lines.append(_row([_name(row.model), number(figures.axis_originals["noise"]), number(figures.axes["noise"]),
                            number(figures.axis_deltas["noise"], sign=True),
                            *(number(comparison.heatmap[row.model][t].delta, sign=True) for t in rules)]))

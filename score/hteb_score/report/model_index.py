@@ -117,6 +117,6 @@ def eval_results_file_yaml(scores: ModelScores) -> str | None:
             date=card.get("created"),
             notes=f"{r.metric_name}; " + "; ".join(f"{k}={v}" for k, v in (r.metric_args or {}).items()),
         )
-        for r in results
+        for r in results if r.task_name is not None  # eval_results names every task
     ]
     return yaml.safe_dump(eval_result_entries_to_yaml(entries), sort_keys=False, allow_unicode=True)

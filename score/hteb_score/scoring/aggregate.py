@@ -84,6 +84,8 @@ def main_scores(scores: Iterable[ScoreRecord], *, scale: float = 1.0) -> MainSco
             original[dataset] = value
             continue
         check_transformation(transformation, where="scores")
+        if record.seed is None:
+            raise ContractError(f"scores: a main score for dataset {dataset!r}, {transformation} without a seed")
         by_seed = runs.setdefault(dataset, {}).setdefault(transformation, {})
         if record.seed in by_seed:
             raise ContractError(f"scores: two main scores for dataset {dataset!r}, {transformation} seed {record.seed}")
@@ -206,7 +208,7 @@ def _sd(values: Sequence[float]) -> float | None:
 
 
 def _dataset_row(dataset: str, metric: str, original: float, runs: Mapping[str, Mapping[int, float]]) -> dict[str, Any]:
-    transformations = {}
+    transformations: dict[str, dict[str, Any]] = {}
     for name in sorted(runs, key=transformation_order):
         values = list(runs[name].values())
         mean = float(np.mean(values))

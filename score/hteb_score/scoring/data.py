@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from tqdm.auto import tqdm
@@ -41,19 +42,20 @@ class RunData:
 
 def read_data(options: ScoreOptions) -> RunData:
     """The run's data: dataset folders (--source-dir) or a revision of a store."""
-    return read_source_folders(options) if options.source_dir is not None else read_revision(options)
+    if options.source_dir is not None:
+        return read_source_folders(options, options.source_dir)
+    return read_revision(options)
 
 
 def planned_datasets(options: ScoreOptions) -> list[str]:
     """The datasets of the whole run the options choose, checked as the readers check them, none of
     them read: what a run of several work units plans before any is scored."""
     if options.source_dir is not None:
-        return _source_plan(options)
+        return _source_plan(options.source_dir, options.datasets)
     return _revision_plan(options)[1]
 
 
-def _source_plan(options: ScoreOptions) -> list[str]:
-    source_dir, names = options.source_dir, options.datasets
+def _source_plan(source_dir: Path, names: list[str] | None) -> list[str]:
     available = list_source_dirs(source_dir)
     if not available:
         raise HtebError(f"{source_dir}: no dataset folders (folders with a dataset.json)")
@@ -64,10 +66,9 @@ def _source_plan(options: ScoreOptions) -> list[str]:
     return planned
 
 
-def read_source_folders(options: ScoreOptions) -> RunData:
-    """The original data of dataset folders, checked, and its provenance (a digest of the files)."""
-    source_dir = options.source_dir
-    planned = _source_plan(options)
+def read_source_folders(options: ScoreOptions, source_dir: Path) -> RunData:
+    """The original data of the dataset folders in `source_dir`, checked, and its provenance (a digest of the files)."""
+    planned = _source_plan(source_dir, options.datasets)
     chosen = units_of_part(planned, options.part)
     datasets = [read_source_dir(source_dir / name) for name in chosen]
     for folder, dataset in zip(chosen, datasets):  # a dataset is scored and named once, by its own name
@@ -119,7 +120,8 @@ def read_revision(options: ScoreOptions) -> RunData:
 def _revision_plan(options: ScoreOptions) -> tuple[Revision, list[str], list[str] | None]:
     """The revision, the run's datasets and its transformations (a preset chooses both), checked."""
     names, transformations = options.datasets, options.transformations
-    revision = open_store(options.store).fetch(options.ref, datasets=names)
+    store, ref = options.revision_at()
+    revision = open_store(store).fetch(ref, datasets=names)
     if options.preset is not None:
         names, transformations = PRESETS.get(options.preset).choose(revision)
     planned = names or revision.dataset_names()

@@ -106,7 +106,7 @@ class ScorePart:
         found = [f for unit in self.units for f in unit.flags] + list(extra)
         found += [Flag("missing_dataset", f"{name}: no work unit merged; not scored, left out of every aggregate "
                        "and statistic", name) for name in self.missing]
-        return sorted(found, key=lambda f: order.get(f.dataset, len(order)))
+        return sorted(found, key=lambda f: len(order) if f.dataset is None else order.get(f.dataset, len(order)))
 
     def to_json(self) -> dict[str, Any]:
         return {"format": FORMAT, "identity": self.identity, "units": [u.to_json() for u in self.units],
@@ -276,7 +276,7 @@ def _result_json(variant: Variant, result: TaskScore) -> dict[str, Any]:
 def _result_from_json(data: Mapping[str, Any]) -> tuple[Variant, TaskScore]:
     result = TaskScore(data["main_metric"], {k: _from_number(v) for k, v in data["subsets"].items()},
                        _from_number(data["value"]),
-                       {subset: {k: _from_number(v) for k, v in metrics.items()}
+                       {subset: {k: float(v) for k, v in metrics.items()}  # written from numbers only
                         for subset, metrics in data["details"].items()}, {})
     return (data["dataset"], data["transformation"], data["seed"]), result
 

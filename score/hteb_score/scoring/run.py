@@ -169,7 +169,10 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
     flags = check_variants(groups, protocol, filtered=filtered) if flags is None else list(flags)
     unscorable = {(f.dataset, f.transformation, f.seed) for f in flags if f.code == "filtered_too_far"}
     context = EvaluationContext(protocol)
-    scores, results, settings, drift = [], {}, {}, []
+    scores: list[ScoreRecord] = []
+    results: dict[tuple[str, str, int | None], TaskScore] = {}
+    settings: dict[str, dict[str, Any]] = {}
+    drift: list[dict[str, Any]] = []
     spent = {"read_s": 0.0, "embed_s": 0.0, "evaluate_s": 0.0}
     mark = time.perf_counter()
 
@@ -228,7 +231,7 @@ def _drift(variant: Variant, table: EmbeddingTable) -> list[dict[str, Any]]:
     items = variant.items
     if not items:
         return []
-    out = []
+    out: list[dict[str, Any]] = []
     embed = table.view(variant.dataset.info)
     by_prompt: dict[str | None, list[int]] = {}
     for at, split in enumerate(items.split):

@@ -48,11 +48,12 @@ def paired_effect(deltas: Sequence[float | None], *, ci_method: str = "walsh", s
     hl = hodges_lehmann(deltas, method=ci_method, seed=seed)
     test = wilcoxon_signed_rank(deltas)
     reason = hl.undefined or test.undefined
+    defined = [d for d in deltas if d is not None]  # all of them unless `reason`
     with np.errstate(over="ignore"):
         entry = {
             "n_datasets": len(deltas),
-            "mean_delta": None if reason else float(np.mean(deltas)),
-            "median_abs_delta": None if reason else float(np.median(np.abs(deltas))),
+            "mean_delta": None if reason else float(np.mean(defined)),
+            "median_abs_delta": None if reason else float(np.median(np.abs(defined))),
             "hl_shift": hl.shift,
             "ci_low": hl.ci_low,
             "ci_high": hl.ci_high,
@@ -167,8 +168,8 @@ def model_statistics(scores: Sequence[ScoreRecord], drift: list[dict]) -> dict:
     for axis, entry in per_axis.items():
         pooled = [v for t in AXES[axis] for v in _deltas(original, transformed.get(t, {}))]
         entry["median_abs_delta_pooled"] = float(np.median(np.abs(pooled)))
-    total_by_ds = {d: total for d, row in by_dataset(axes).items()
-                   if d in original and (total := hteb_total(row)) is not None}
+    total_by_ds = {d: row_total for d, row in by_dataset(axes).items()
+                   if d in original and (row_total := hteb_total(row)) is not None}
     total = paired_effect(_deltas(original, total_by_ds)) if total_by_ds else None
     return {
         "method": dict(METHOD),
