@@ -288,6 +288,6 @@ def _run(opts: ScoreOptions, folder: Path, started: float) -> str:
     part = UnitScorer(opts, announce=lambda note: click.echo(note, err=True)).score(opts.part, started)
     if opts.part is not None:  # a work unit: its part, merged later (`hteb-score merge`)
         part.write(folder)
-        return (f"{part.identity['model']['model_id']} [{opts.protocol.name}] part: "
+        return (f"{part.identity.model['model_id']} [{opts.protocol.name}] part: "
                 f"{', '.join(u.dataset for u in part.units)} of {len(part.planned)} planned dataset(s)")
     return summary(publish(part, folder))

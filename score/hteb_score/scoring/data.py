@@ -14,11 +14,12 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from hteb_contract.errors import HtebError
-from hteb_contract.sources import list_source_dirs, read_source_dir
+from hteb_contract.sources import DatasetInfo, list_source_dirs, read_source_dir
 from hteb_contract.revision import Revision
 from hteb_contract.stores import open_store
 from hteb_score.flags import Flag
 from hteb_score.scoring.corpus_robustness import CorpusVariant, corpus_variants
+from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.options import ScoreOptions
 from hteb_score.scoring.parts import units_of_part
 from hteb_score.scoring.run import DatasetGroups, Variant, check_selection, check_variants, revision_variants
@@ -33,7 +34,7 @@ class RunData:
     part of (`planned`: with --part, more than it scores)."""
 
     groups: DatasetGroups
-    error_policy: list[dict[str, Any]]
+    error_policy: list[ErrorPolicyCount]
     provenance: dict[str, Any]
     checked: list[Flag]
     corpus: list[CorpusVariant] = field(default_factory=list)
@@ -100,7 +101,10 @@ def read_revision(options: ScoreOptions) -> RunData:
         return revision_variants(revision, name, transformations=transformations, seeds=seeds,
                                  on_error=options.on_error, min_judge=options.min_judge)
 
-    policy, flags, infos, total = [], [], [], 0
+    policy: list[ErrorPolicyCount] = []
+    flags: list[Flag] = []
+    infos: list[DatasetInfo] = []
+    total = 0
     # shown once the stage has run 5 s (a full-size revision), so a refusal of small data stays one line
     for name in tqdm(chosen, desc="reading and checking", unit="dataset", disable=options.quiet, delay=5):
         variants, counts = load(name)  # one dataset's variants in memory at a time
