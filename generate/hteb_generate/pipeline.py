@@ -45,7 +45,7 @@ from .config import GenerateConfig
 from .detectors import ERROR_TYPES
 from .engine import ENGINES, CachedEngine, CallCache, create_engine
 from .engine_plan import EngineSlot, engine_slots, runtime
-from .generation import Decoding, Unit, judge_units, transform_units
+from .generation import Decoding, TextJob, judge_units, transform_units
 from .judge import JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from .licenses import source_license
 from .machine import Facts, probe
@@ -168,7 +168,7 @@ def _sampling(cfg: GenerateConfig) -> Sampling:
     return Sampling(cfg.temperature, cfg.top_p, cfg.max_tokens)
 
 
-def _transform(cfg: GenerateConfig, units: list[Unit], engines: Engines) -> None:
+def _transform(cfg: GenerateConfig, units: list[TextJob], engines: Engines) -> None:
     """Every LLM unit transformed, then judged; the engines closed whatever happens."""
     decoding = Decoding(_sampling(cfg), cfg.retry_temperature, cfg.max_attempts, cfg.max_tokens_ceiling)
     try:

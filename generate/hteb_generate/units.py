@@ -12,7 +12,7 @@ from hteb_contract.sources import SourceDataset
 from hteb_contract.tasks import TextRef
 
 from .config import GenerateConfig
-from .generation import Unit
+from .generation import TextJob
 from .transformations import TRANSFORMATIONS, plan_languages
 
 
@@ -25,12 +25,12 @@ class PlannedItem:
     transformation: str
     task_type: str
     ref: TextRef
-    unit: Unit
+    unit: TextJob
 
 
-def plan_units(cfg: GenerateConfig, datasets: Mapping[str, SourceDataset]) -> tuple[list[Unit], list[PlannedItem]]:
+def plan_units(cfg: GenerateConfig, datasets: Mapping[str, SourceDataset]) -> tuple[list[TextJob], list[PlannedItem]]:
     """Every item (seed, dataset, transformation, text) and the distinct units they map to."""
-    units: dict[tuple, Unit] = {}
+    units: dict[tuple, TextJob] = {}
     items = []
     for seed in cfg.seeds:
         for name, dataset in datasets.items():
@@ -39,7 +39,7 @@ def plan_units(cfg: GenerateConfig, datasets: Mapping[str, SourceDataset]) -> tu
                 for ref in dataset.iter_texts():
                     item = f"{ref.table}/{ref.item_id}/{ref.field}"
                     plan = plan_languages(t_name, seed=seed, dataset=name, item=item, source=ref.language)
-                    unit = Unit(seed, name, transformation, ref.text, plan)
+                    unit = TextJob(seed, name, transformation, ref.text, plan)
                     unit = units.setdefault(unit.key, unit)
                     items.append(PlannedItem(seed, name, t_name, dataset.info.task_type, ref, unit))
     return list(units.values()), items

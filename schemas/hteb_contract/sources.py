@@ -648,8 +648,3 @@ def table_rows(table: pa.Table, what: str) -> list[dict[str, Any]]:
         return table.to_pylist()
     except (pa.ArrowException, OSError, ValueError, OverflowError) as err:
         raise SourceError(f"{what}: not a readable parquet file ({first_line(err)})") from None
-
-
-def read_parquet(path: Path) -> list[dict[str, Any]]:
-    """Rows of a parquet file; one that cannot be read is a SourceError naming the file."""
-    return read_parquet_rows(path, str(path))[1]

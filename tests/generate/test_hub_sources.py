@@ -2,7 +2,7 @@
 
 The Hub cannot be reached here: each test builds, from real local rows, the `DatasetDict` that
 `datasets.load_dataset(path, config, revision=...)` returns for each config of the pinned repo (the
-layouts are in /work/notes/issue9-research.md §5 and mteb's loaders), and passes it through
+layouts are mteb's loaders', as hteb_generate.hub_sources describes them), and passes it through
 `convert`, the function `load_hub_dataset` hands the downloaded configs to. Two tests run
 `load_hub_dataset` itself on a local folder laid out like the Hub repo.
 """

@@ -29,7 +29,7 @@ from hteb_contract.errors import ContractError, HtebError  # noqa: E402
 from hteb_contract.sources import SourceDataset, read_jsonl, read_source_dir  # noqa: E402
 from hteb_contract.validation import validate  # noqa: E402
 from hteb_score.report.card import (  # noqa: E402
-    CardResults, CardSubject, build_card, mteb_results, render_markdown, write_outputs)
+    CardResults, CardSubject, build_card, mteb_result_files, render_markdown, write_outputs)
 from hteb_score.cli import main  # noqa: E402
 from hteb_score.evaluators.protocol import PROTOCOLS  # noqa: E402
 from hteb_score.scoring.run import Variant, check_variants  # noqa: E402
@@ -299,7 +299,8 @@ def test_flagged_mteb_json_holds_null_for_an_undefined_score(shared_data, tmp_pa
     card = _card(scores, flags=[f.of("STSBenchmark", "original", None) for f in result.flags],
                  protocol="mteb")
     assert [f["code"] for f in card["flags"]] == ["undefined_score", "skipped_in_aggregates"]
-    mteb = mteb_results(card, {("STSBenchmark", "original", None): result}, {"STSBenchmark": dataset.info.to_json()})
+    mteb = mteb_result_files(card, {("STSBenchmark", "original", None): result},
+                             {"STSBenchmark": dataset.info.to_json()})
     written = write_outputs(tmp_path, card, mteb)
     task = json.loads(next(p for p in written if p.name.startswith("STSBenchmark.hteb-")).read_text(encoding="utf-8"), parse_constant=_no_constant)
     entry = task["scores"]["test"][0]

@@ -24,7 +24,7 @@ from hteb_score.scoring.model_scores import ModelScores
 from hteb_score.mteb_interop.layout import DATASET_KEY, parse_variant_task_name
 
 META = "model_meta.json"
-PROTOCOL = re.compile(r"\((hteb|mteb)\)$")  # "hteb-score 0.4.0 (mteb)", as card.mteb_results writes it
+PROTOCOL = re.compile(r"\((hteb|mteb)\)$")  # "hteb-score 0.4.0 (mteb)", as mteb_result_files writes it
 
 
 def results_folder(path: Path) -> Path:

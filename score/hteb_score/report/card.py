@@ -1,5 +1,6 @@
 """Result cards: result_card.json (schemas/result_card.v1), result_card.md, and mteb-format JSON
-for every variant (mteb 2.x TaskResult layout, each variant under its own task name, MTEB-NOTES §8, floats rounded to 6 decimals).
+for every variant (mteb 2.x TaskResult layout, each variant under its own task name, floats rounded
+to 6 decimals: docs/mteb-results.md).
 A card names the protocol and, per dataset, the evaluation settings its evaluator used, and lists
 its `flags`: an undefined score is null (never NaN) with a flag saying why. Every file is strict
 JSON; a non-finite number anywhere else is refused in one line before anything is written."""
@@ -16,7 +17,7 @@ from typing import Any
 from hteb_contract.atomic import atomic_write_text
 from hteb_contract.taxonomy import AXES, AXIS_LABELS, AXIS_OF, PAPER_AXES
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
-from hteb_score import __version__
+from hteb_score import CARD_FILE, __version__
 from hteb_score.evaluators.protocol import Protocol
 from hteb_score.flags import Flag
 from hteb_contract.hub_eval import selection_tag
@@ -318,7 +319,7 @@ def _setting(value: Any) -> str:
     return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
-def mteb_results(card: Mapping[str, Any], results: Mapping[tuple[str, str, int | None], Any],
+def mteb_result_files(card: Mapping[str, Any], results: Mapping[tuple[str, str, int | None], Any],
                  tasks: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """mteb-format JSON of every scored variant: {task name: TaskResult-like dict}, each variant under
     its own name (`hteb_score.mteb_interop.layout.variant_task_name`: mteb's cache keys results by name).
@@ -368,7 +369,7 @@ def write_outputs(out: Path, card: Mapping[str, Any], mteb: Mapping[str, Mapping
     rendered before the first is written (a non-finite number writes nothing)."""
     out = Path(out)
     model_id, revision = card["model"]["model_id"], card["model"]["revision"]
-    files = {out / "result_card.json": dumps(card, what="result card"), out / "result_card.md": render_markdown(card)}
+    files = {out / CARD_FILE: dumps(card, what="result card"), out / "result_card.md": render_markdown(card)}
     folder = result_folder(out / "mteb", model_id, revision)
     meta = model_meta(model_id, revision, embed_dim=card["model"].get("embedding_dim"))
     files[folder / "model_meta.json"] = dumps(meta, what="mteb model_meta")

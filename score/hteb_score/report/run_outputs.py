@@ -11,7 +11,7 @@ from typing import Any
 
 from hteb_score.encoding.backends import precision_flags
 from hteb_score.evaluators.protocol import PROTOCOLS
-from hteb_score.report.card import CardResults, CardSubject, build_card, mteb_results, write_outputs
+from hteb_score.report.card import CardResults, CardSubject, build_card, mteb_result_files, write_outputs
 from hteb_score.scoring.corpus_robustness import section
 from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart
 from hteb_score.scoring.statistics import model_statistics
@@ -41,7 +41,7 @@ def publish(part: ScorePart, folder: Path) -> dict[str, Any]:
         corpus_robustness=section(robustness) if robustness else None,
         mteb_tasks={name: task.get("mteb_task") for name, task in tasks.items()}))
     results = {variant: result for unit in units for variant, result in unit.results.items()}
-    write_outputs(folder, card, mteb_results(card, results, tasks))
+    write_outputs(folder, card, mteb_result_files(card, results, tasks))
     return card
 
 

@@ -178,10 +178,6 @@ class PairedLevel:
     def delta(self) -> float | None:
         return None if self.hteb is None or self.original is None else self.hteb - self.original
 
-    def partial_axes(self) -> dict[str, int]:
-        """The axes scored on fewer datasets than the model has, with their counts."""
-        return {a: p.datasets for a, p in self.axes.items() if p.datasets < self.datasets}
-
 
 def paired_level(original: Mapping[str, float], axes: Columns) -> PairedLevel:
     """A model's scores over datasets, each figure paired with the Original of exactly its datasets (a dataset

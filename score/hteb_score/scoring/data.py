@@ -23,7 +23,7 @@ from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.options import ScoreOptions
 from hteb_score.scoring.parts import units_of_part
 from hteb_score.scoring.run import DatasetGroups, Variant, check_selection, check_variants, revision_variants
-from hteb_score.scoring.selection import PRESETS, check_judged
+from hteb_score.scoring.selection import PRESETS, require_judge_scores
 
 
 @dataclass
@@ -112,7 +112,7 @@ def read_revision(options: ScoreOptions) -> RunData:
         policy.extend(counts)
         flags.extend(check_variants([variants], options.protocol, filtered=options.min_judge is not None))
         infos.append(variants[0].dataset.info)
-    check_judged(revision, policy, options.min_judge)
+    require_judge_scores(revision, policy, options.min_judge)
     groups = DatasetGroups(chosen, lambda name: load(name)[0], infos, total)
     info = {"repo_id": options.store, "label": revision.label, "revision": revision.revision_id, "datasets": chosen}
     corpus = []

@@ -21,7 +21,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hteb_contract.atomic import atomic_write_text
 from hteb_contract.errors import HtebError
@@ -32,6 +32,9 @@ from hteb_score.flags import Flag
 from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.options import ScoreOptions
 from hteb_score.scoring.score_record import ScoreRecord
+
+if TYPE_CHECKING:  # for an annotation only: the run imports the encoder and every evaluator
+    from hteb_score.scoring.run import ScoreRun
 
 PART_FILE = "hteb_part.json"  # marks a folder as a part (cli/output.py's marker)
 FORMAT = "hteb-score part/1"
@@ -44,7 +47,7 @@ TIMING_TOTAL = "total_s"
 PACKAGES = ("hteb-score", "sentence-transformers", "transformers", "torch", "numpy", "scipy", "scikit-learn",
             "faiss-cpu", "pytrec-eval-terrier", "datasets", "huggingface-hub")
 
-Variant = tuple[str, str, "int | None"]  # (dataset, transformation, seed)
+VariantKey = tuple[str, str, "int | None"]  # (dataset, transformation, seed)
 
 
 @dataclass(frozen=True)
@@ -75,14 +78,14 @@ class RunIdentity:
 
 
 @dataclass(frozen=True)
-class Unit:
+class UnitResult:
     """One dataset of a run, scored: what the card and the statistics need of it."""
 
     dataset: str
     task: dict[str, Any]  # DatasetInfo.to_json()
     settings: dict[str, Any] | None  # what its evaluator used (None: nothing was evaluated)
     scores: list[ScoreRecord]
-    results: dict[Variant, TaskScore]
+    results: dict[VariantKey, TaskScore]
     drift: list[dict[str, Any]]
     error_policy: list[ErrorPolicyCount]
     flags: list[Flag]
@@ -98,7 +101,7 @@ class Unit:
                 "corpus_robustness": self.corpus_robustness}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Unit:
+    def from_json(cls, data: Mapping[str, Any]) -> UnitResult:
         name = data["dataset"]
         columns = data["drift"]
         drift = [{"dataset": name, **dict(zip(DRIFT_COLUMNS, row))}
@@ -115,7 +118,7 @@ class ScorePart:
     """Units of one run that share an identity, and the time they took (summed when merged)."""
 
     identity: RunIdentity
-    units: list[Unit]
+    units: list[UnitResult]
     timings: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -169,7 +172,7 @@ def read_part(path: Path) -> ScorePart:
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
         raise HtebError(f"{file}: not a part of this hteb-score (format {found!r}, expected {FORMAT!r})")
     try:
-        return ScorePart(RunIdentity.from_dict(data["identity"]), [Unit.from_json(u) for u in data["units"]],
+        return ScorePart(RunIdentity.from_dict(data["identity"]), [UnitResult.from_json(u) for u in data["units"]],
                          {k: float(v) for k, v in data["timings"].items()})
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise HtebError(f"{file}: damaged part ({type(err).__name__}: {err})") from None
@@ -191,7 +194,7 @@ def merge_parts(parts: Sequence[ScorePart], names: Sequence[str] | None = None) 
         if differs is not None:
             raise HtebError(f"{names[0]} and {name} differ in {differs}: they are not parts of one run")
         identity = RunIdentity.from_dict(_union(identity.to_dict(), part.identity.to_dict()))
-    held: dict[str, tuple[Unit, str]] = {}
+    held: dict[str, tuple[UnitResult, str]] = {}
     timings: dict[str, float] = {}
     for part, name in zip(parts, names):
         fresh = False
@@ -293,7 +296,7 @@ def _from_number(value: float | str | None) -> float | None:
     return None if value is None else float(value)
 
 
-def _result_json(variant: Variant, result: TaskScore) -> dict[str, Any]:
+def _result_json(variant: VariantKey, result: TaskScore) -> dict[str, Any]:
     """What the mteb result files read of an evaluator's result: numeric details only, as they do."""
     dataset, transformation, seed = variant
     return {"dataset": dataset, "transformation": transformation, "seed": seed, "main_metric": result.main_metric,
@@ -302,7 +305,7 @@ def _result_json(variant: Variant, result: TaskScore) -> dict[str, Any]:
                         for subset, metrics in result.details.items()}}
 
 
-def _result_from_json(data: Mapping[str, Any]) -> tuple[Variant, TaskScore]:
+def _result_from_json(data: Mapping[str, Any]) -> tuple[VariantKey, TaskScore]:
     result = TaskScore(data["main_metric"], {k: _from_number(v) for k, v in data["subsets"].items()},
                        _from_number(data["value"]),
                        {subset: {k: float(v) for k, v in metrics.items()}  # written from numbers only
@@ -340,12 +343,12 @@ def units_of_part(planned: Sequence[str], part: Sequence[str] | None) -> list[st
     return [name for name in planned if name in part]
 
 
-def units_of_run(run: Any, tasks: Mapping[str, Mapping[str, Any]], error_policy: Sequence[ErrorPolicyCount],
-                 corpus_robustness: Mapping[str, Any] | None) -> list[Unit]:
-    """A scoring run (scoring.run.ScoreRun) split into its datasets' units, in the run's order."""
+def units_of_run(run: ScoreRun, tasks: Mapping[str, Mapping[str, Any]], error_policy: Sequence[ErrorPolicyCount],
+                 corpus_robustness: Mapping[str, Any] | None) -> list[UnitResult]:
+    """A scoring run split into its datasets' units, in the run's order."""
     units = []
     for name, task in tasks.items():
-        units.append(Unit(
+        units.append(UnitResult(
             name, dict(task), run.settings.get(name), [r for r in run.scores if r.dataset == name],
             {v: r for v, r in run.results.items() if v[0] == name},
             [row for row in run.drift if row["dataset"] == name],

@@ -73,7 +73,8 @@ def judge_kept(means: Sequence[float | None], min_judge: float | None) -> list[b
     return [mean is None or mean >= min_judge for mean in means]
 
 
-def check_judged(revision: Revision, counts: Sequence[ErrorPolicyCount], min_judge: float | None) -> None:
+def require_judge_scores(revision: Revision, counts: Sequence[ErrorPolicyCount],
+                         min_judge: float | None) -> None:
     """Refuse --min-judge on a selection that no judge rated (a rule-only revision, or one made with
     the judge off): filtering would keep everything and say nothing."""
     if min_judge is not None and all(c.unjudged == c.items for c in counts):
