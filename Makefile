@@ -81,7 +81,9 @@ $(GPU_VENV)/.installed-gpu: $(SOURCES)
 	$(GPU_VENV)/bin/python -m pip install -q $(GPU_SET)
 	touch $@
 
+# mypy first ([tool.mypy] in pyproject.toml: the three packages), then every test.
 test: install
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 demo: install-score

@@ -22,11 +22,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress
+from typing import TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from hteb_contract.records import ItemRecord
+
+_T = TypeVar("_T")
 
 #: The item columns `from_table` reads (a file already checked sound needs no other: `Revision.item_columns`).
 COLUMNS = ("split", "item_id", "field", "original_text", "transformed_text", "errors", "judge")
@@ -57,17 +60,20 @@ class ItemColumns:
 
     def where(self, keep: Sequence[bool]) -> ItemColumns:
         """The records whose `keep` is true, in order."""
-        lists = (self.split, self.item_id, self.field, self.original_text, self.transformed_text, self.with_errors,
-                 self.quality, self.fluency)
-        return ItemColumns(self.dataset, self.transformation, self.seed, *(list(compress(v, keep)) for v in lists))
+        def kept(values: list[_T]) -> list[_T]:
+            return list(compress(values, keep))
+
+        return ItemColumns(self.dataset, self.transformation, self.seed, kept(self.split), kept(self.item_id),
+                           kept(self.field), kept(self.original_text), kept(self.transformed_text),
+                           kept(self.with_errors), kept(self.quality), kept(self.fluency))
 
     @classmethod
     def from_table(cls, table: pa.Table, dataset: str, transformation: str, seed: int) -> ItemColumns:
         """The columns of a checked item table (of its `COLUMNS` at least) of that file."""
         errors = table.column("errors")
         judge = table.column("judge")
-        return cls(dataset, transformation, seed,
-                   *(table.column(name).to_pylist() for name in COLUMNS[:5]),
+        split, item_id, field, original_text, transformed_text = (table.column(name).to_pylist() for name in COLUMNS[:5])
+        return cls(dataset, transformation, seed, split, item_id, field, original_text, transformed_text,
                    pc.greater(pc.fill_null(pc.list_value_length(errors), 0), 0).to_pylist(),
                    pc.struct_field(judge, "quality").to_pylist(), pc.struct_field(judge, "fluency").to_pylist())
 

@@ -73,7 +73,7 @@ def _struct(objects: Sequence[Any], kind: pa.StructType, mask: np.ndarray | None
     present = [obj for obj in objects if obj is not None] if mask is not None and mask.any() else objects
     for child in kind:
         found = list(map(attrgetter(child.name), present))
-        values = found if len(present) == len(objects) else _spread(found, mask)
+        values = found if mask is None or len(present) == len(objects) else _spread(found, mask)
         children.append(_lists(values, child.type) if pa.types.is_list(child.type) else _array(values, child.type))
     return pa.StructArray.from_arrays(children, fields=list(kind), mask=None if mask is None else pa.array(mask))
 

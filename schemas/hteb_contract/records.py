@@ -14,7 +14,8 @@ settings there (`max_tokens: 1`, `generator_revision: ''`), is read and upgraded
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+import dataclasses
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from hteb_contract.errors import ContractError
@@ -83,7 +84,7 @@ class ItemRecord:
     sampling: Sampling | None  # None: rule-made, nothing was decoded
     attempts: tuple[Attempt, ...]
     errors: tuple[str, ...]  # the errors the kept output still has
-    judge: Judge = field(default_factory=Judge)
+    judge: Judge = dataclasses.field(default_factory=Judge)  # `field` is a field's name here
     fallback: bool = False  # every attempt has errors
 
     def kept_attempt(self) -> Attempt | None:

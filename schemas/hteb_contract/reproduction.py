@@ -198,7 +198,8 @@ class _Collector:
     """Counts every difference, keeps the first `limit`."""
 
     def __init__(self, limit: int) -> None:
-        self.limit, self.total, self.listed = limit, 0, []
+        self.limit, self.total = limit, 0
+        self.listed: list[Difference] = []
 
     def add(self, difference: Difference) -> None:
         self.total += 1

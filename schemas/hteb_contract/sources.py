@@ -216,6 +216,13 @@ class DatasetInfo:
     hf_revision: str | None = None
     subsets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
+    @property
+    def train_split_name(self) -> str:
+        """The train split, for a task type that fits on one (a Classification dataset names it: `from_json`)."""
+        if self.train_split is None:
+            raise SourceError(f"dataset {self.name!r}: a {self.task_type} dataset needs a train_split")
+        return self.train_split
+
     @classmethod
     def from_json(cls, data: Mapping[str, Any], *, where: str) -> DatasetInfo:
         for key, required in _INFO_KEYS.items():
@@ -361,6 +368,10 @@ class SourceDataset:
 
     def eval_rows(self) -> list[dict[str, Any]]:
         return self.tables[self.info.eval_split]
+
+    def train_rows(self) -> list[dict[str, Any]]:
+        """The rows of the train split a Classification dataset names."""
+        return self.tables[self.info.train_split_name]
 
     def _text_fields(self) -> dict[str, list[tuple[int, str]]]:
         """Table -> (language position, field) of its transformed fields, in the task type's order."""
@@ -585,9 +596,9 @@ def read_source_parquet(folder: Path, read_bytes: Callable[[Path], bytes] = Path
 
     info, tables = _read_tables(Path(folder), ".parquet", rows, read_bytes)
     ids = {}
-    for table, rows in tables.items():
-        if rows and all(ID_COLUMN in row for row in rows):
-            ids[table] = [row.pop(ID_COLUMN) for row in rows]
+    for table, table_rows in tables.items():
+        if table_rows and all(ID_COLUMN in row for row in table_rows):
+            ids[table] = [row.pop(ID_COLUMN) for row in table_rows]
     return SourceDataset(info, tables, origin=str(folder), ids=ids)
 
 
@@ -637,8 +648,3 @@ def table_rows(table: pa.Table, what: str) -> list[dict[str, Any]]:
         return table.to_pylist()
     except (pa.ArrowException, OSError, ValueError, OverflowError) as err:
         raise SourceError(f"{what}: not a readable parquet file ({first_line(err)})") from None
-
-
-def read_parquet(path: Path) -> list[dict[str, Any]]:
-    """Rows of a parquet file; one that cannot be read is a SourceError naming the file."""
-    return read_parquet_rows(path, str(path))[1]

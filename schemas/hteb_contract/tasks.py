@@ -9,8 +9,9 @@ read it from here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 EVAL = "{eval}"  # placeholder for the dataset's evaluation split
 TRAIN = "{train}"  # placeholder for the dataset's training split
@@ -117,7 +118,7 @@ def field_name(field: str, index: int | None) -> str:
     return field if index is None else f"{field}[{index}]"
 
 
-def iter_field_texts(row: dict, field: str, list_fields: tuple[str, ...]) -> Iterator[tuple[str, str]]:
+def iter_field_texts(row: Mapping[str, Any], field: str, list_fields: tuple[str, ...]) -> Iterator[tuple[str, str]]:
     """(field name, text) for a row; list fields yield one entry per element."""
     value = row[field]
     if field in list_fields:

@@ -6,7 +6,7 @@ import pytest
 from hteb_generate.transform.budget import estimate_tokens, estimate_tokens_of_chars, max_tokens_for, step_max_tokens
 from hteb_generate.engine import CachedEngine, CallCache, ChatResult, Engine
 from hteb_contract.records import Sampling
-from hteb_generate.run.generation import Decoding, Unit, transform_units
+from hteb_generate.run.generation import Decoding, TextJob, transform_units
 from hteb_generate.transform.transformations import PROMPT_SETS, TRANSFORMATIONS, LanguagePlan
 
 
@@ -62,8 +62,8 @@ class _Capped(Engine):
 def test_requests_get_their_step_budget_and_a_length_stop_is_truncated(tmp_path):
     long_text = "The committee argues that the proposal should be adopted without delay. " * 16  # 1,152 chars, 288 tokens
     short_text = "The proposal should be adopted."
-    units = [Unit(1339, "ArguAna", TRANSFORMATIONS.get("expansion"), long_text, LanguagePlan("eng", None, None)),
-             Unit(1339, "ArguAna", TRANSFORMATIONS.get("summarised_expansion"), short_text,
+    units = [TextJob(1339, "ArguAna", TRANSFORMATIONS.get("expansion"), long_text, LanguagePlan("eng", None, None)),
+             TextJob(1339, "ArguAna", TRANSFORMATIONS.get("summarised_expansion"), short_text,
                   LanguagePlan("eng", None, None))]
     backend = _Capped()
     engine = CachedEngine(backend, CallCache(tmp_path / "calls.sqlite"), model_id="capped", revision="1", name="t")

@@ -15,7 +15,7 @@ import pytest
 from hteb_generate.transform.cleanup import CLEANUPS, Cleaned, clean_output, drop_think_block, is_quoted, strip_quotes, unquote
 from hteb_generate.engine import CachedEngine, CallCache, ChatResult, Engine
 from hteb_contract.records import Sampling
-from hteb_generate.run.generation import Decoding, Unit, transform_units
+from hteb_generate.run.generation import Decoding, TextJob, transform_units
 from hteb_generate.transform.transformations import PROMPT_SETS, TRANSFORMATIONS, plan_languages
 
 OUTPUTS = Path(__file__).resolve().parent / "data" / "smollm2_outputs.jsonl"
@@ -192,7 +192,7 @@ def test_generator_records_each_attempts_clean_ups_and_keeps_the_raw_steps(tmp_p
     source = _row(shared_data, "Banking77/test.jsonl", 0, "text")
     paraphrasing = TRANSFORMATIONS.get("paraphrasing")
     plan = plan_languages("paraphrasing", seed=1339, dataset="Banking77", item="0", source="eng")
-    unit = Unit(1339, "Banking77", paraphrasing, source, plan)
+    unit = TextJob(1339, "Banking77", paraphrasing, source, plan)
     raw = [f"<think>\nThe user wants a paraphrase.\n</think>\n\n{source}",  # cleaned: identical, so retried
            'The user wants it kept a question.\n</think>\n\n"Where can I find my card?"']
     engine = CachedEngine(_Scripted(list(raw)), CallCache(tmp_path / "calls.sqlite"), model_id="scripted",

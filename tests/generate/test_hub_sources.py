@@ -2,7 +2,7 @@
 
 The Hub cannot be reached here: each test builds, from real local rows, the `DatasetDict` that
 `datasets.load_dataset(path, config, revision=...)` returns for each config of the pinned repo (the
-layouts are in /work/notes/issue9-research.md §5 and mteb's loaders), and passes it through
+layouts are mteb's loaders', as hteb_generate.sources.hub_sources describes them), and passes it through
 `convert`, the function `load_hub_dataset` hands the downloaded configs to. Two tests run
 `load_hub_dataset` itself on a local folder laid out like the Hub repo.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hteb_generate.sources import hub_sources
-from hteb_generate.sources.hub_sources import convert, hub_configs, load_hub_dataset, retrieval_configs
+from hteb_generate.sources.hub_sources import RetrievalConfigs, convert, hub_configs, load_hub_dataset, retrieval_configs
 from hteb_generate.sources.sources_table import lookup_source
 from hteb_contract.errors import SourceError
 from hteb_contract.common.registry import Registry
@@ -112,8 +112,8 @@ def test_retrieval_configs_are_picked_as_mteb_picks_them():
     assert hub_configs(scifact, ["corpus", "query", "default", "qrels"]) == ["corpus", "query", "default"]
     assert hub_configs(rerank, ["corpus", "queries", "default", "top_ranked"])[-1] == "top_ranked"
     multilingual = replace(scifact, subsets={"de": ("deu",), "fr": ("fra",)})
-    assert retrieval_configs(multilingual, ["de-corpus", "de-queries", "de-qrels", "de-top_ranked"])["de"] == {
-        "corpus": "de-corpus", "queries": "de-queries", "qrels": "de-qrels", "top_ranked": "de-top_ranked"}
+    assert retrieval_configs(multilingual, ["de-corpus", "de-queries", "de-qrels", "de-top_ranked"])["de"] == RetrievalConfigs(
+        corpus="de-corpus", queries="de-queries", qrels="de-qrels", top_ranked="de-top_ranked")
     with pytest.raises(SourceError, match="queries with instructions \\(config instruction\\) are not supported"):
         hub_configs(scifact, ["corpus", "queries", "default", "instruction"])
 

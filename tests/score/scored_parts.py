@@ -83,4 +83,4 @@ def write_part(part: ScorePart, folder: Path) -> Path:
 
 def with_identity(part: ScorePart, **changes: Any) -> ScorePart:
     """The part as if made under another identity (a field of it changed)."""
-    return dataclasses.replace(part, identity={**part.identity, **changes})
+    return dataclasses.replace(part, identity=dataclasses.replace(part.identity, **changes))

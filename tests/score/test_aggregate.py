@@ -1,4 +1,4 @@
-"""Aggregation as SPEC.md states it, on a worked example computed by hand."""
+"""Aggregation as docs/scoring.md states it, on a worked example computed by hand."""
 
 from __future__ import annotations
 

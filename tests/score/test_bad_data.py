@@ -28,7 +28,8 @@ from evaluator_embeddings import context, evaluate, hashed_bow  # noqa: E402
 from hteb_contract.errors import ContractError, HtebError  # noqa: E402
 from hteb_contract.sources import SourceDataset, read_jsonl, read_source_dir  # noqa: E402
 from hteb_contract.validation import validate  # noqa: E402
-from hteb_score.report.card import build_card, mteb_results, render_markdown, write_outputs  # noqa: E402
+from hteb_score.report.card import (  # noqa: E402
+    CardResults, CardSubject, build_card, mteb_result_files, render_markdown, write_outputs)
 from hteb_score.cli import main  # noqa: E402
 from hteb_score.evaluators.protocol import PROTOCOLS  # noqa: E402
 from hteb_score.scoring.run import Variant, check_variants  # noqa: E402
@@ -257,13 +258,12 @@ def _records(values: dict[tuple[str, str, int | None], float | None]) -> list[Sc
     return [ScoreRecord(d, "STS", "all", t, s, "spearman", v) for (d, t, s), v in values.items()]
 
 
-def _card(scores: list[ScoreRecord], **extra: Any) -> dict[str, Any]:
-    kwargs = dict(model={"model_id": "m", "revision": "sha256:" + "a" * 64},
-                  encode={"batch_size": 1, "dtype": "float32", "normalize": True, "device": "cpu", "prompts": {}},
-                  dataset={"repo_id": "hteb/test", "label": "t", "revision": "r"}, protocol=PROTOCOLS.get("hteb"),
-                  settings={}, on_error="original", scores=scores, error_policy=[], statistics=None,
-                  timings={"total_s": 1.0})
-    return build_card(**{**kwargs, **extra})
+def _card(scores: list[ScoreRecord], protocol: str = "hteb", **extra: Any) -> dict[str, Any]:
+    subject = CardSubject(model={"model_id": "m", "revision": "sha256:" + "a" * 64},
+                          encode={"batch_size": 1, "dtype": "float32", "normalize": True, "device": "cpu", "prompts": {}},
+                          dataset={"repo_id": "hteb/test", "label": "t", "revision": "r"},
+                          protocol=PROTOCOLS.get(protocol), on_error="original")
+    return build_card(subject, CardResults(**{"scores": scores, "timings": {"total_s": 1.0}, **extra}))
 
 
 def test_flagged_undefined_scores_are_null_and_left_out_of_the_aggregates(tmp_path):
@@ -297,9 +297,10 @@ def test_flagged_mteb_json_holds_null_for_an_undefined_score(shared_data, tmp_pa
     result = evaluate(dataset, hashed_bow, context("mteb"))
     scores = _records({("STSBenchmark", "original", None): result.value})
     card = _card(scores, flags=[f.of("STSBenchmark", "original", None) for f in result.flags],
-                 protocol=PROTOCOLS.get("mteb"))
+                 protocol="mteb")
     assert [f["code"] for f in card["flags"]] == ["undefined_score", "skipped_in_aggregates"]
-    mteb = mteb_results(card, {("STSBenchmark", "original", None): result}, {"STSBenchmark": dataset.info.to_json()})
+    mteb = mteb_result_files(card, {("STSBenchmark", "original", None): result},
+                             {"STSBenchmark": dataset.info.to_json()})
     written = write_outputs(tmp_path, card, mteb)
     task = json.loads(next(p for p in written if p.name.startswith("STSBenchmark.hteb-")).read_text(encoding="utf-8"), parse_constant=_no_constant)
     entry = task["scores"]["test"][0]

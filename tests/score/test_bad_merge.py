@@ -41,7 +41,7 @@ OTHER_RUNS = {
         "repo_id": "file:///elsewhere", "label": "sample-1339", "revision": "0" * 64}), "dataset.repo_id"),
     "protocol": (lambda: scored_part(["STSBenchmark"], protocol="mteb"), "protocol: \"hteb\" vs \"mteb\""),
     "model identity": (lambda: with_identity(scored_part(["STSBenchmark"]), model={
-        **scored_part(["STSBenchmark"]).identity["model"], "identity": "sha256:" + "1" * 64}), "model.identity"),
+        **scored_part(["STSBenchmark"]).identity.model, "identity": "sha256:" + "1" * 64}), "model.identity"),
     "backend": (lambda: scored_part(["STSBenchmark"], encode={**ENCODE, "backend": "onnx"}), "encode.backend"),
     "precision": (lambda: scored_part(["STSBenchmark"], encode={**ENCODE, "precision": "fp16"}), "encode.precision"),
     "min_judge": (lambda: scored_part(["STSBenchmark"], min_judge=3.0), "selection.min_judge"),

@@ -22,7 +22,7 @@ from hteb_contract.validation import validate
 from hteb_generate.transform.noise import PERTURBATIONS, perturb
 from hteb_score.scoring.aggregate import aggregate
 from hteb_score.scoring.score_record import ScoreRecord
-from hteb_score.report.card import build_card, render_markdown
+from hteb_score.report.card import CardResults, CardSubject, build_card, render_markdown
 from hteb_score.scoring.corpus_robustness import (
     corpus_variants,
     ndcg_at_10,
@@ -142,10 +142,9 @@ def test_perturbed_corpora_are_scored_with_the_original_queries(store):
 
     scores = [ScoreRecord("SciFact", "Retrieval", "all", "original", None, original.main_metric, original.value)]
     encode = {"batch_size": 1, "dtype": "f32", "normalize": False, "device": "cpu", "prompts": {}}
-    card = build_card(model={"model_id": "bow", "revision": None}, encode=encode,
-                      dataset={"repo_id": store, "label": "x", "revision": "r"},
-                      protocol=HTEB, settings={}, on_error="original", scores=scores, error_policy=[],
-                      statistics=None, timings={}, corpus_robustness=section)
+    card = build_card(CardSubject({"model_id": "bow", "revision": None}, encode,
+                                  {"repo_id": store, "label": "x", "revision": "r"}, HTEB, "original"),
+                      CardResults(scores, {}, corpus_robustness=section))
     validate("result_card", card, what="card")
     assert card["aggregates"] == aggregate(scores)  # never part of the aggregates
     markdown = render_markdown(card)

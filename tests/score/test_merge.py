@@ -99,15 +99,15 @@ def test_prompts_an_mteb_model_gave_each_task_are_united_not_compared():
     given = {"STSBenchmark": {"type": "STS", "query": "q1"}, "SciFact": {"type": "Retrieval", "query": "q2"}}
 
     def with_prompts(*tasks):
-        model = {**part.identity["model"], "mteb": {"name": "m", "prompts": {t: given[t] for t in tasks}}}
-        encode = {**part.identity["encode"], "prompts": {f"{t}/query": given[t]["query"] for t in tasks}}
+        model = {**part.identity.model, "mteb": {"name": "m", "prompts": {t: given[t] for t in tasks}}}
+        encode = {**part.identity.encode, "prompts": {f"{t}/query": given[t]["query"] for t in tasks}}
         return with_identity(part, model=model, encode=encode)
 
     merged = merge_parts([with_prompts("STSBenchmark"), with_prompts("SciFact"), with_prompts("STSBenchmark")])
     whole = with_prompts("STSBenchmark", "SciFact").identity
     assert merged.identity == whole
-    assert list(merged.identity["model"]["mteb"]["prompts"]) == ["STSBenchmark", "SciFact"]
-    other = with_identity(part, model={**whole["model"], "mteb": {"name": "another", "prompts": {}}})
+    assert list(merged.identity.model["mteb"]["prompts"]) == ["STSBenchmark", "SciFact"]
+    other = with_identity(part, model={**whole.model, "mteb": {"name": "another", "prompts": {}}})
     with pytest.raises(HtebError, match='model.mteb.name: "m" vs "another"'):
         merge_parts([with_prompts("SciFact"), other])
 

@@ -30,7 +30,7 @@ from hteb_contract.taxonomy import AXES, PAPER_AXES
 from hteb_contract.validation import validate
 from hteb_generate.transform.noise import perturb
 from hteb_score.scoring.aggregate import POINTS, aggregate
-from hteb_score.report.card import build_card, render_markdown, write_outputs
+from hteb_score.report.card import CardResults, CardSubject, build_card, render_markdown, write_outputs
 from hteb_score.report import comparison_files
 from hteb_score.report.analysis import compare
 from hteb_score.report.inputs import load_inputs
@@ -109,14 +109,14 @@ def without(records: list[ScoreRecord], names: tuple[str, ...]) -> list[ScoreRec
 def make_card(model: str, records: list[ScoreRecord], revision: Revision) -> dict[str, Any]:
     """A result card by the real `build_card`, as `hteb-score` makes one."""
     transformed = any(r.transformation != "original" for r in records)
-    return build_card(
+    return build_card(CardSubject(
         model={"model_id": model, "revision": None, "embedding_dim": MODELS[model] + 1, "similarity": "cosine"},
         encode={"batch_size": 32, "dtype": "float32", "normalize": False, "device": "cpu", "prompts": {}},
         dataset={"repo_id": "file://test", "label": revision.label, "revision": revision.revision_id,
                  "datasets": revision.dataset_names()},
-        protocol=PROTOCOLS.get("hteb"), settings={}, on_error="original", scores=records, error_policy=[],
-        statistics=model_statistics([r.in_points() for r in records], []) if transformed else None,
-        timings={"total_s": 0.0})
+        protocol=PROTOCOLS.get("hteb"), on_error="original"), CardResults(
+        records, {"total_s": 0.0},
+        statistics=model_statistics([r.in_points() for r in records], []) if transformed else None))
 
 
 def card_files(folder: Path, scores: dict[str, list[ScoreRecord]], revision: Revision, drop: tuple[str, ...] = ()):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from hteb_contract.errors import HtebError
 from hteb_contract.common.registry import Registry
@@ -110,8 +110,20 @@ def chat_template_kwargs(template: str | Mapping[str, str] | None) -> dict[str, 
     return {THINKING_SWITCH: False} if any(THINKING_SWITCH in text for text in texts) else {}
 
 
+class EngineBackend(Protocol):
+    """A backend as `ENGINES` holds it: an `Engine` class (its constructor also takes, as keywords,
+    the `options` it names)."""
+
+    @property
+    def options(self) -> tuple[str, ...]: ...
+
+    def __call__(self, model_path: str, *, model_id: str, revision: str) -> Engine: ...
+
+    def worker_resources(self, options: Mapping[str, Any]) -> dict[str, float]: ...
+
+
 #: `--engine NAME` -> backend class; the backends register themselves when the first lookup imports them.
-ENGINES: Registry[type[Engine]] = Registry(
+ENGINES: Registry[EngineBackend] = Registry(
     "engine", modules=("hteb_generate.engine.transformers_engine", "hteb_generate.engine.vllm_engine")
 )
 

@@ -77,7 +77,8 @@ class CachedEngine(Engine):
     """
 
     def __init__(self, loader: Any, cache: CallCache, *, model_id: str, revision: str, name: str, commit_every: int = 256) -> None:
-        self._loader, self._inner = loader, None
+        self._loader = loader
+        self._inner: Engine | None = None
         self.cache, self.commit_every = cache, commit_every
         self.model_id, self.revision, self.name = model_id, revision, name
         self.calls = self.hits = 0

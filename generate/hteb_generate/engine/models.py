@@ -125,8 +125,11 @@ def _convert(gguf: Path, out: Path) -> None:
         raise
 
 
-def _hub(model_id: str, revision: str, **sizes: float | int) -> ModelSpec:
-    return ModelSpec(model_id, revision, ("vllm",), lambda c: model_id, hub=True, **sizes)
+def _hub(model_id: str, revision: str, *, weights_gib: float, kv_kib_per_token: float, max_model_len: int,
+         quantization: str, dtype: str) -> ModelSpec:
+    return ModelSpec(model_id, revision, ("vllm",), lambda c: model_id, hub=True, weights_gib=weights_gib,
+                     kv_kib_per_token=kv_kib_per_token, max_model_len=max_model_len, quantization=quantization,
+                     dtype=dtype)
 
 
 #: Alias -> model; a model can also be named by its id (`lookup_model`). Sizes, and why:
@@ -199,4 +202,6 @@ def resolve_commit(spec: ModelSpec, hub_cache: Path | None = None) -> ModelSpec:
         except Exception as err:  # offline, unknown repo, gated: all mean "cannot tell which commit"
             raise HtebError(f"cannot resolve {spec.model_id}@{spec.revision} to a commit: not in the Hugging Face "
                             f"cache and the Hub did not answer ({type(err).__name__})") from None
+        if commit is None:
+            raise HtebError(f"cannot resolve {spec.model_id}@{spec.revision} to a commit: the Hub named none")
     return replace(spec, revision=commit)

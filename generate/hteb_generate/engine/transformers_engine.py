@@ -12,7 +12,7 @@ A reply's finish reason is "length" when it used all of `max_tokens` without a s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from hteb_contract.errors import HtebError
@@ -42,7 +42,7 @@ class TransformersEngine(Engine):
     def _prompt_ids(self, messages: Conversation) -> list[int]:
         chat = [{"role": role, "content": content} for role, content in messages]
         ids = self.tokenizer.apply_chat_template(chat, add_generation_prompt=True, tokenize=True, **self.template_kwargs)
-        if hasattr(ids, "keys"):  # transformers 5 returns a BatchEncoding
+        if isinstance(ids, Mapping):  # transformers 5 returns a BatchEncoding
             ids = ids["input_ids"]
         return list(ids)
 
@@ -51,7 +51,7 @@ class TransformersEngine(Engine):
         by_key: dict[tuple, list[int]] = {}
         for index, key in enumerate(keys):
             by_key.setdefault(key, []).append(index)
-        groups = []
+        groups: list[list[int]] = []
         for key in sorted(by_key):
             members = sorted(by_key[key], key=lambda i: (len(prompts[i]), prompts[i]))
             groups.extend(members[i : i + self.batch_size] for i in range(0, len(members), self.batch_size))
@@ -72,7 +72,8 @@ class TransformersEngine(Engine):
         for group in self._groups(prompts, [(r.max_tokens,) for r in requests]):
             batch = [requests[i] for i in group]
             for index, (tokens, stopped) in zip(group, self._decode([prompts[i] for i in group], batch)):
-                text = self.tokenizer.decode(tokens, skip_special_tokens=True).strip()
+                # one sequence of ids decodes to one str (transformers types decode for batches too)
+                text = self.tokenizer.decode(tokens, skip_special_tokens=True).strip()  # type: ignore[union-attr]
                 results[index] = ChatResult(text, "stop" if stopped else "length")
         return results
 

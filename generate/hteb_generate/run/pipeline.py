@@ -50,7 +50,7 @@ from hteb_generate.setup.config import GenerateConfig
 from hteb_generate.checks.detectors import ERROR_TYPES
 from hteb_generate.engine import ENGINES, CachedEngine, CallCache, create_engine
 from hteb_generate.setup.engine_plan import EngineSlot, engine_slots, runtime
-from hteb_generate.run.generation import Decoding, Unit, judge_units, transform_units
+from hteb_generate.run.generation import Decoding, TextJob, judge_units, transform_units
 from hteb_generate.checks.judge import JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from hteb_generate.setup.machine import Facts, probe
 from hteb_generate.progress import bar
@@ -172,7 +172,7 @@ def _sampling(cfg: GenerateConfig) -> Sampling:
     return Sampling(cfg.temperature, cfg.top_p, cfg.max_tokens)
 
 
-def _transform(cfg: GenerateConfig, units: list[Unit], engines: Engines) -> None:
+def _transform(cfg: GenerateConfig, units: list[TextJob], engines: Engines) -> None:
     """Every LLM unit transformed, then judged; the engines closed whatever happens."""
     decoding = Decoding(_sampling(cfg), cfg.retry_temperature, cfg.max_attempts, cfg.max_tokens_ceiling)
     try:
@@ -249,7 +249,9 @@ def _run(cfg: GenerateConfig, *, log, facts: Facts | None) -> RunResult:
     folder = staging_folder(cfg)
     manifest = None if slots else _staged_by_rules(cfg, folder, datasets)
     if manifest is None:
-        records = [item_record(cfg, engines, item) for item in bar(items, "item records", len(items), "rec")]
+        # no engines: no LLM transformation, so no planned item either
+        records = [] if engines is None else [
+            item_record(cfg, engines, item) for item in bar(items, "item records", len(items), "rec")]
         rules = [t for t in cfg.transformations if noise.is_rule(t)]
         made_by_rules = _rule_tables(cfg, datasets, rules)
         if rules:

@@ -174,7 +174,7 @@ class Plan:
     def grouped(self, by: str) -> dict[tuple[str, ...], Cost]:
         """Costs per (dataset, transformation), per dataset or per transformation."""
         if by == "both":
-            return dict(self.costs)
+            return {key: cost for key, cost in self.costs.items()}
         index = {"dataset": 0, "transformation": 1}[by]
         groups: dict[tuple[str, ...], Cost] = {}
         for key, cost in self.costs.items():

@@ -5,13 +5,14 @@ counts them, so what is planned is what runs.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from hteb_contract.sources import SourceDataset
 from hteb_contract.tasks import TextRef
 
 from hteb_generate.setup.config import GenerateConfig
-from hteb_generate.run.generation import Unit
+from hteb_generate.run.generation import TextJob
 from hteb_generate.transform.transformations import TRANSFORMATIONS, plan_languages
 
 
@@ -24,12 +25,12 @@ class PlannedItem:
     transformation: str
     task_type: str
     ref: TextRef
-    unit: Unit
+    unit: TextJob
 
 
-def plan_units(cfg: GenerateConfig, datasets: dict[str, SourceDataset]) -> tuple[list[Unit], list[PlannedItem]]:
+def plan_units(cfg: GenerateConfig, datasets: Mapping[str, SourceDataset]) -> tuple[list[TextJob], list[PlannedItem]]:
     """Every item (seed, dataset, transformation, text) and the distinct units they map to."""
-    units: dict[tuple, Unit] = {}
+    units: dict[tuple, TextJob] = {}
     items = []
     for seed in cfg.seeds:
         for name, dataset in datasets.items():
@@ -38,7 +39,7 @@ def plan_units(cfg: GenerateConfig, datasets: dict[str, SourceDataset]) -> tuple
                 for ref in dataset.iter_texts():
                     item = f"{ref.table}/{ref.item_id}/{ref.field}"
                     plan = plan_languages(t_name, seed=seed, dataset=name, item=item, source=ref.language)
-                    unit = Unit(seed, name, transformation, ref.text, plan)
+                    unit = TextJob(seed, name, transformation, ref.text, plan)
                     unit = units.setdefault(unit.key, unit)
                     items.append(PlannedItem(seed, name, t_name, dataset.info.task_type, ref, unit))
     return list(units.values()), items

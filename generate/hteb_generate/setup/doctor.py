@@ -155,7 +155,7 @@ def _memory(cfg: GenerateConfig, facts: Facts) -> str | None:
     gpu = min(facts.gpus, key=lambda g: g.memory_gib)
     budget = float(cfg.engine_options.get("gpu_memory_utilization") or DEFAULT_BUDGET)
     usable = budget * gpu.memory_gib
-    need = sum(s.need_gib for s in slots)
+    need = sum(s.need_gib or 0.0 for s in slots)
     if need <= usable:
         return None
     parts = " + ".join(f"{s.model} {s.need_gib:.1f} GiB (context {s.max_model_len})" for s in slots)

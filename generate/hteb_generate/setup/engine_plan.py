@@ -81,8 +81,8 @@ def engine_slots(cfg: GenerateConfig, facts: Facts) -> list[EngineSlot]:
     if not vllm_gpu:
         return planned
     budget = float(cfg.engine_options.get("gpu_memory_utilization") or DEFAULT_BUDGET)
-    needs = [s.need_gib for s in planned]
-    if len(planned) == 1 or None in needs:
+    needs = [s.need_gib for s in planned if s.need_gib is not None]
+    if len(planned) == 1 or len(needs) < len(planned):
         shares = [budget / len(planned)] * len(planned)
     else:
         shares = [budget * n / sum(needs) for n in needs]

@@ -41,8 +41,8 @@ class Facts:
     env: Mapping[str, str] = field(default_factory=dict)  # the variables of ENV_NAMES that are set
 
     def downloaded(self, spec: ModelSpec) -> bool:
-        commit = spec.revision
-        if not COMMIT.fullmatch(commit):
+        commit: str | None = spec.revision
+        if not COMMIT.fullmatch(spec.revision):
             commit = self.hf_refs.get(f"{spec.model_id}@{commit}")
         return f"{spec.model_id}@{commit}" in self.hf_snapshots
 
@@ -79,7 +79,8 @@ def _vllm() -> tuple[str | None, str | None]:
 
 def _hf_cache(root: Path) -> tuple[frozenset[str], dict[str, str]]:
     """Downloaded snapshots and branch refs of every model in the hub cache."""
-    snapshots, refs = set(), {}
+    snapshots: set[str] = set()
+    refs: dict[str, str] = {}
     for folder in root.glob("models--*") if root.is_dir() else ():
         model_id = folder.name[len("models--"):].replace("--", "/")
         snapshots.update(f"{model_id}@{s.name}" for s in (folder / "snapshots").glob("*") if s.is_dir())

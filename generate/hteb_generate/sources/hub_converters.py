@@ -96,10 +96,10 @@ def _retrieval(hub: HubRows) -> Tables:
     documents: dict[str, dict[str, Any]] = {}
     for subset, parts in retrieval_configs(hub.entry, hub.raw).items():
         qrels: dict[str, dict[str, int]] = {}
-        for row in hub.rows(parts["qrels"], split, only_split_fallback=True):
-            query, doc, score = (hub.column(parts["qrels"], row, c) for c in ("query-id", "corpus-id", "score"))
+        for row in hub.rows(parts.qrels, split, only_split_fallback=True):
+            query, doc, score = (hub.column(parts.qrels, row, c) for c in ("query-id", "corpus-id", "score"))
             qrels.setdefault(str(query), {})[str(doc)] = int(score)
-        corpus, queries = parts["corpus"], parts["queries"]
+        corpus, queries = parts.corpus, parts.queries
         for row in _records(hub, corpus, split):
             document = {"id": str(hub.column(corpus, row, "id")), "text": hub.column(corpus, row, "text")}
             if "title" in row:  # mteb keeps a corpus' title column; a document is encoded as "title text"
@@ -112,10 +112,11 @@ def _retrieval(hub: HubRows) -> Tables:
         tables["queries"] += tag(subset, [query for query in asked if query["id"] in qrels])
         tables["qrels"] += [{"query_id": query, "doc_id": doc, "score": score}
                             for query, docs in qrels.items() for doc, score in docs.items()]
-        if parts["top_ranked"] is not None:
+        top_ranked = parts.top_ranked
+        if top_ranked is not None:
             tables.setdefault("top_ranked", []).extend(
-                {"query_id": str(hub.column(parts["top_ranked"], row, "query-id")),
-                 "doc_ids": [str(d) for d in hub.column(parts["top_ranked"], row, "corpus-ids")]}
-                for row in hub.rows(parts["top_ranked"], split, only_split_fallback=True))
+                {"query_id": str(hub.column(top_ranked, row, "query-id")),
+                 "doc_ids": [str(d) for d in hub.column(top_ranked, row, "corpus-ids")]}
+                for row in hub.rows(top_ranked, split, only_split_fallback=True))
     tables["corpus"] = list(documents.values())
     return tables

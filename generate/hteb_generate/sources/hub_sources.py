@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from hteb_contract.errors import SourceError, first_line
 from hteb_contract.common.registry import Registry
@@ -45,7 +45,16 @@ Tables = dict[str, list[dict[str, Any]]]
 RETRIEVAL_TYPES = ("Retrieval", "Reranking")
 
 
-def retrieval_configs(entry: DatasetSpec, available: Collection[str]) -> dict[str, dict[str, str | None]]:
+class RetrievalConfigs(NamedTuple):
+    """The configs that hold one subset's retrieval parts (top_ranked None: the repo has none)."""
+
+    corpus: str
+    queries: str
+    qrels: str
+    top_ranked: str | None
+
+
+def retrieval_configs(entry: DatasetSpec, available: Collection[str]) -> dict[str, RetrievalConfigs]:
     """Per subset, the config of each part (corpus, queries, qrels, top_ranked) as mteb's
     RetrievalDatasetLoader picks it among the repo's `available` configs (top_ranked None: absent)."""
     picked = {}
@@ -62,8 +71,8 @@ def retrieval_configs(entry: DatasetSpec, available: Collection[str]) -> dict[st
                               f"{prefix}instruction) are not supported")
         top_ranked = f"{prefix}top_ranked"
         queries = "query" if "query" in available else f"{prefix}queries"
-        picked[subset] = {"corpus": f"{prefix}corpus", "queries": queries, "qrels": qrels,
-                          "top_ranked": top_ranked if top_ranked in available else None}
+        picked[subset] = RetrievalConfigs(f"{prefix}corpus", queries, qrels,
+                                          top_ranked if top_ranked in available else None)
     return picked
 
 
@@ -71,7 +80,7 @@ def hub_configs(entry: DatasetSpec, available: Collection[str]) -> list[str]:
     """The configs to read: the retrieval parts, `default` (monolingual or fast loading), or one per subset."""
     if entry.task_type in RETRIEVAL_TYPES:
         parts = retrieval_configs(entry, available).values()
-        return list(dict.fromkeys(config for part in parts for config in part.values() if config is not None))
+        return list(dict.fromkeys(config for part in parts for config in part if config is not None))
     if entry.fast_loading or not entry.multilingual_hub:
         return ["default"]
     return list(entry.subsets)

@@ -9,6 +9,7 @@ at least one).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from hteb_contract.errors import SourceError
 from hteb_contract.sources import SourceDataset, read_source_dir, subset_of
@@ -103,7 +104,9 @@ def cap_texts(dataset: SourceDataset, max_texts: int) -> SourceDataset:
         return dataset
     spec = task_type(info.task_type)
     fields = [f for _, f in spec.text_fields]
-    rows, ids, count = [], [], 0
+    rows: list[dict[str, Any]] = []
+    ids: list[str] = []
+    count = 0
     for item_id, row in zip(dataset.ids[info.eval_split], dataset.eval_rows()):
         n = sum(1 for f in fields for _ in iter_field_texts(row, f, spec.list_fields))
         if rows and count + n > max_texts:

@@ -42,7 +42,7 @@ from hteb_contract.specs.transformations import transformation_table
 
 from hteb_generate.transform.languages import derive_int
 
-Perturbation = Callable[[str, "np.random.Generator | None"], str]
+Perturbation = Callable[[str, np.random.Generator], str]
 
 #: Perturbation name -> function(text, rng) -> text: one per rule-made row of the transformation table
 #: (hteb_contract.specs.transformations), in its order (tested).
@@ -77,7 +77,7 @@ QWERTY_NEIGHBOURS = _qwerty_neighbours()
 
 
 @PERTURBATIONS.register("random_capitalisation")
-def random_capitalisation(text: str, rng: np.random.Generator | None) -> str:
+def random_capitalisation(text: str, rng: np.random.Generator) -> str:
     chars = list(text)
     count = round(CAPITALISED_SHARE * len(chars))
     for position in rng.choice(len(chars), size=count, replace=False) if count else ():
@@ -88,7 +88,7 @@ def random_capitalisation(text: str, rng: np.random.Generator | None) -> str:
 
 
 @PERTURBATIONS.register("character_deletion")
-def character_deletion(text: str, rng: np.random.Generator | None) -> str:
+def character_deletion(text: str, rng: np.random.Generator) -> str:
     kept, counted = [], 0
     for char in text:
         if not char.isspace():
@@ -100,12 +100,12 @@ def character_deletion(text: str, rng: np.random.Generator | None) -> str:
 
 
 @PERTURBATIONS.register("numerisation")
-def numerisation(text: str, rng: np.random.Generator | None) -> str:
+def numerisation(text: str, rng: np.random.Generator) -> str:
     return text.translate(NUMERALS)
 
 
 @PERTURBATIONS.register("keyboard_typos")
-def keyboard_typos(text: str, rng: np.random.Generator | None) -> str:
+def keyboard_typos(text: str, rng: np.random.Generator) -> str:
     chars = list(text)
     hits = rng.random(len(chars)) < TYPO_RATE
     for position in np.flatnonzero(hits):
@@ -118,7 +118,7 @@ def keyboard_typos(text: str, rng: np.random.Generator | None) -> str:
 
 
 @PERTURBATIONS.register("punctuation_casing_loss")
-def punctuation_casing_loss(text: str, rng: np.random.Generator | None) -> str:
+def punctuation_casing_loss(text: str, rng: np.random.Generator) -> str:
     stripped = "".join(c for c in text.lower() if not unicodedata.category(c).startswith("P"))
     return re.sub(r"\s+", " ", stripped).strip()
 

@@ -61,11 +61,6 @@ def canonical_json(obj: Any) -> bytes:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def read_json_object(path: Path, error: type[Exception]) -> dict[str, Any]:
-    """A JSON object from a file; unreadable JSON or another JSON type is `error` naming the file."""
-    return parse_json_object(Path(path).read_bytes(), str(path), error)
-
-
 def parse_json_object(raw: bytes, where: str, error: type[Exception]) -> dict[str, Any]:
     """A JSON object from UTF-8 bytes read from `where`; unreadable JSON or another JSON type is `error`."""
     try:

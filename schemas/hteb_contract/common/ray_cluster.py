@@ -25,7 +25,7 @@ def connect(address: str, *, num_cpus: int | None, extra: str) -> Any:
     if not ray.is_initialized():
         if address not in ("auto", LOCAL):
             _reachable(address)
-        options = {"num_cpus": num_cpus} if address == LOCAL and num_cpus else {}
+        options: dict[str, Any] = {"num_cpus": num_cpus} if address == LOCAL and num_cpus else {}
         try:
             ray.init(address=address, log_to_driver=False, include_dashboard=False, **options)
         except (ConnectionError, RuntimeError, ValueError) as err:

@@ -6,12 +6,13 @@ from __future__ import annotations
 import sqlite3
 import time
 from pathlib import Path
+from typing import Literal
 
 #: How long a run waits for another run that holds the file.
 LOCK_WAIT_S = 60.0
 
 
-def open_wal(path: Path, *statements: str, isolation_level: str | None = "") -> sqlite3.Connection:
+def open_wal(path: Path, *statements: str, isolation_level: Literal["DEFERRED"] | None = "DEFERRED") -> sqlite3.Connection:
     """A connection in WAL mode with `statements` (CREATE TABLE IF NOT EXISTS ...) run.
 
     Switching a new file to WAL, or creating a table while another connection does the same, can

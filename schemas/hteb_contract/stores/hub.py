@@ -42,7 +42,8 @@ class HubStore(RevisionStore):
         self.repo_id = repo_id
         self.uri = f"hf://{repo_id}"
         env_cache = os.environ.get("HTEB_HF_CACHE")
-        self.cache_dir = Path(cache_dir or env_cache) if (cache_dir or env_cache) else None
+        cache = cache_dir or env_cache
+        self.cache_dir = Path(cache) if cache else None
 
     def _api(self):
         from huggingface_hub import HfApi
@@ -69,7 +70,8 @@ class HubStore(RevisionStore):
             head = next((b.target_commit for b in refs.branches if b.name == "main"), None)
             wanted = {entry["path"] for entry in manifest["files"]} | {MANIFEST}
             current = set(api.list_repo_files(self.repo_id, repo_type="dataset", revision=head)) if head else set()
-            operations = [CommitOperationAdd(path_in_repo=p, path_or_fileobj=str(staged / p)) for p in sorted(wanted)]
+            operations: list[CommitOperationAdd | CommitOperationDelete] = [
+                CommitOperationAdd(path_in_repo=p, path_or_fileobj=str(staged / p)) for p in sorted(wanted)]
             operations += [CommitOperationDelete(path_in_repo=p) for p in sorted(current - wanted - {".gitattributes"})]
             commit = api.create_commit(
                 self.repo_id,

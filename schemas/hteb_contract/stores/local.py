@@ -68,7 +68,7 @@ class LocalStore(RevisionStore):
             with open_regular(path) as handle:
                 record = json.loads(handle.read().decode("utf-8"))
         except OSError as err:
-            raise CorruptLabel(self.root, label, err.strerror if isinstance(err, NotRegular)
+            raise CorruptLabel(self.root, label, (err.strerror or str(err)) if isinstance(err, NotRegular)
                                else f"cannot be read ({err.strerror})") from None
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
             raise CorruptLabel(self.root, label, "is not valid JSON") from None

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import click
 
+from hteb_score import CARD_FILE
 from hteb_score.cli.output import OutputFolder
-
-CARD = "result_card.json"  # marks a folder as an earlier result
 
 
 @click.command()
@@ -30,7 +29,7 @@ def merge(parts: tuple[Path, ...], out: Path, overwrite: bool, datasets: str | N
     from hteb_score.report.run_outputs import publish, summary
     from hteb_score.scoring.parts import read_parts
 
-    output = OutputFolder.check(out, marker=CARD, overwrite=overwrite)
+    output = OutputFolder.check(out, marker=CARD_FILE, overwrite=overwrite)
     names = None if datasets is None else list(dict.fromkeys(n for n in (d.strip() for d in datasets.split(",")) if n))
     merged = read_parts(parts, names)  # every part read and checked before anything is written
     with output.staged() as folder:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from hteb_contract.common.atomic import nearest_existing
 from hteb_contract.errors import HtebError
@@ -16,6 +16,14 @@ if TYPE_CHECKING:
     from hteb_contract.stores import RevisionStore
 
 _DEVICE = re.compile(r"auto|cpu|mps|cuda(?::\d{1,3})?")
+
+
+@overload
+def text(value: str, option: str) -> str: ...
+
+
+@overload
+def text(value: str | None, option: str) -> str | None: ...
 
 
 def text(value: str | None, option: str) -> str | None:
@@ -31,7 +39,8 @@ def text(value: str | None, option: str) -> str | None:
 
 def names(value: str | None, option: str) -> list[str] | None:
     """A comma-separated list: None when not given; given, every name is non-empty and named once."""
-    if text(value, option) is None:
+    value = text(value, option)
+    if value is None:
         return None
     items = [v.strip() for v in value.split(",")]
     if not any(items):
@@ -116,6 +125,7 @@ def store(uri: str, option: str = "--store") -> RevisionStore:
     from hteb_contract.stores import open_store
 
     opened = open_store(text(uri, option))
-    if getattr(opened, "root", None) is not None:
-        readable_folder(opened.root, option)
+    root = getattr(opened, "root", None)  # a local store's folder
+    if root is not None:
+        readable_folder(root, option)
     return opened

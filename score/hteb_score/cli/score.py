@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from hteb_contract.errors import HtebError
-from hteb_score import DEFAULT_STORE, SAMPLE_REVISION
+from hteb_score import CARD_FILE, DEFAULT_STORE, SAMPLE_REVISION
 from hteb_score.cli import options
 from hteb_score.cli.output import OutputFolder
 from hteb_score.encoding.model_files import DEFAULT_MODEL_ID, check_model, choose_model
@@ -20,7 +20,6 @@ if TYPE_CHECKING:  # imported when the option is parsed: --help stays light
     from hteb_score.cli.unit_run import Executor
     from hteb_score.evaluators.protocol import Protocol
 
-CARD = "result_card.json"  # marks a folder as an earlier result
 #: the encoders that choose their own backend and precision, and who chooses them
 OWN_RUNTIME = {"mteb": "mteb's loader decides backend and precision", "python": "the factory's engine runs itself"}
 
@@ -138,7 +137,7 @@ def score(out: Path, overwrite: bool, model_ids: tuple[str, ...], ray_address: s
         _units(model_ids, given, out, overwrite, (ray_address, ray_workers, ray_threads))
         return
     opts = checked_options(model_id=model_ids[0] if model_ids else None, **given)
-    output = OutputFolder.check(out, marker=CARD if opts.part is None else PART_FILE, overwrite=overwrite,
+    output = OutputFolder.check(out, marker=CARD_FILE if opts.part is None else PART_FILE, overwrite=overwrite,
                                 stores=_local_stores(opts))
     if opts.encoder == "sentence-transformers":  # an mteb model was found in mteb's registry
         check_model(opts.model_id)
@@ -288,6 +287,6 @@ def _run(opts: ScoreOptions, folder: Path, started: float) -> str:
     part = UnitScorer(opts, announce=lambda note: click.echo(note, err=True)).score(opts.part, started)
     if opts.part is not None:  # a work unit: its part, merged later (`hteb-score merge`)
         part.write(folder)
-        return (f"{part.identity['model']['model_id']} [{opts.protocol.name}] part: "
+        return (f"{part.identity.model['model_id']} [{opts.protocol.name}] part: "
                 f"{', '.join(u.dataset for u in part.units)} of {len(part.planned)} planned dataset(s)")
     return summary(publish(part, folder))

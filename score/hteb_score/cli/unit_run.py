@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from hteb_score import CARD_FILE
 from hteb_score.cli.output import OutputFolder
 from hteb_score.report import comparison_files
 from hteb_score.report.analysis import compare
@@ -28,7 +29,6 @@ from hteb_score.scoring.parts import ScorePart, read_parts
 from hteb_score.scoring.run_folder import PARTS, RunFolder
 from hteb_score.scoring.unit_scorer import Done, WorkUnit
 
-CARD = "result_card.json"
 COMPARISON = "comparison"
 RESERVED = (PARTS, COMPARISON)  # folder names of the run itself: a model of one of these names gets its hash too
 
@@ -74,11 +74,11 @@ def run_units(models: Mapping[str, ScoreOptions], settings: Mapping[str, Any], o
         lines, cards = [], []
         for name in models:  # merged as `hteb-score merge` merges the parts
             merged = read_parts([folder.part_folder(unit) for unit in units if unit.model == name])
-            output = OutputFolder.check(out / name, marker=CARD, overwrite=True)
+            output = OutputFolder.check(out / name, marker=CARD_FILE, overwrite=True)
             with output.staged() as staged:
                 card = publish(merged, staged)
             lines.append(f"{summary(card)} -> {output.path}")
-            cards.append(output.path / CARD)
+            cards.append(output.path / CARD_FILE)
         if len(cards) > 1:
             lines.append(_compare(cards, out / COMPARISON))
     return lines

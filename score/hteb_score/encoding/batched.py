@@ -35,7 +35,8 @@ def budget_batches(lengths: Sequence[int], budget: int) -> list[list[int]]:
     """Indices grouped into batches, longest texts first, each within `budget` padded tokens
     (rows x longest row); a text longer than the budget gets a batch of its own."""
     order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
-    batches, current = [], []
+    batches: list[list[int]] = []
+    current: list[int] = []
     for index in order:
         longest = lengths[current[0]] if current else lengths[index]
         if current and (len(current) + 1) * longest > budget:

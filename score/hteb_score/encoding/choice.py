@@ -8,6 +8,7 @@ default model or any other name: sentence-transformers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,31 +16,31 @@ from hteb_contract.errors import HtebError
 from hteb_contract.common.registry import Registry
 
 if TYPE_CHECKING:
-    from hteb_score.encoding.encoder import TextEncoder
+    from hteb_score.encoding.encoder import LoadedEncoder
 
 KINDS = ("auto", "sentence-transformers", "mteb", "python")
 
 
-def _sentence_transformers(model: str | None, **settings: Any) -> TextEncoder:
+def _sentence_transformers(model: str | None, **settings: Any) -> LoadedEncoder:
     from hteb_score.encoding.encoder import Encoder
 
     return Encoder.load(model, **settings)
 
 
-def _mteb(model: str | None, **settings: Any) -> TextEncoder:
+def _mteb(model: str | None, **settings: Any) -> LoadedEncoder:
     from hteb_score.encoding.mteb_encoder import MtebEncoder
 
     return MtebEncoder.load(str(model), **settings)
 
 
-def _python(model: str | None, **settings: Any) -> TextEncoder:
+def _python(model: str | None, **settings: Any) -> LoadedEncoder:
     from hteb_score.encoding.python_encoder import PythonEncoder
 
     return PythonEncoder.load(str(model), **settings)
 
 
-LOADERS: Registry = Registry("encoder", entries={"sentence-transformers": _sentence_transformers, "mteb": _mteb,
-                                                 "python": _python})
+LOADERS: Registry[Callable[..., LoadedEncoder]] = Registry(
+    "encoder", entries={"sentence-transformers": _sentence_transformers, "mteb": _mteb, "python": _python})
 
 
 def choose(kind: str, model: str | None, *, pinned: bool = False) -> str:
@@ -73,6 +74,6 @@ def choose(kind: str, model: str | None, *, pinned: bool = False) -> str:
     return "mteb" if registered(model) else "sentence-transformers"
 
 
-def load_encoder(kind: str, model: str | None, **settings: Any) -> TextEncoder:
+def load_encoder(kind: str, model: str | None, **settings: Any) -> LoadedEncoder:
     """Load `model` with the encoder `kind` (as `choose` returned it)."""
     return LOADERS.get(kind)(model, **settings)

@@ -72,6 +72,14 @@ class TextEncoder(Protocol):
                task: DatasetInfo | None = None) -> np.ndarray: ...
 
 
+class LoadedEncoder(TextEncoder, Protocol):
+    """An encoder as `load_encoder` gives it: it also says, for the result card, what model it runs and how."""
+
+    def card_model(self) -> dict[str, Any]: ...
+
+    def settings(self) -> dict[str, Any]: ...
+
+
 @dataclass
 class Encoder:
     """A loaded sentence-transformers model and the settings it encodes with."""
@@ -126,7 +134,8 @@ class Encoder:
             first = first_line(err)
             raise HtebError(f"cannot load model {model_id!r} as a {where}: {first[:200]}") from None
         check_tokenizer(loaded, model_id)
-        folder = Path(loaded[0].auto_model.name_or_path) if hasattr(loaded[0], "auto_model") else Path(source)
+        auto_model = getattr(loaded[0], "auto_model", None)  # the transformers model of a Transformer module
+        folder = Path(auto_model.name_or_path) if auto_model is not None else Path(source)
         revision = choice.commit or resolve_revision(folder)  # a Hub id loads from a cache folder it does not name
         root = model_root(Path(source), folder)
         identity = model_identity(root, backend=backend, precision=DTYPES[precision])
@@ -138,7 +147,7 @@ class Encoder:
             encoder.max_diff = 0.0
             return encoder.replicated(devices)
         measured = None  # the probe's difference is kept beside an export: measured once per model and runtime
-        if backend == "torch":
+        if runner.attach is None:  # torch: the loaded model, cast
             reference = encoder.encode(probe_texts(), None)  # torch fp32, as loaded
             loaded.to({"bf16": torch.bfloat16, "fp16": torch.float16}[precision])
         else:
@@ -148,11 +157,12 @@ class Encoder:
             folder = export_dir(exports, model_identity(root, backend="torch", precision="float32"))
             measured = folder / f"probe-{backend}-{precision}.json"
             known = _read_probe(measured)
-            reference = None if known is not None else encoder.encode(probe_texts(), None)
-            runner.attach(loaded, folder, precision)
             if known is not None:
+                runner.attach(loaded, folder, precision)
                 encoder.max_diff = known
                 return encoder.replicated(devices)
+            reference = encoder.encode(probe_texts(), None)  # torch fp32, before the runner replaces it
+            runner.attach(loaded, folder, precision)
         encoder.max_diff = float(np.abs(encoder.encode(probe_texts(), None) - reference).max())
         if measured is not None:
             atomic_write_text(measured, json.dumps({"max_diff_vs_torch_fp32": encoder.max_diff}) + "\n")
@@ -245,7 +255,8 @@ class EmbeddingTable:
         (encoded as the first task and prompt type that asked for that key)."""
         from tqdm.auto import tqdm
 
-        keys, asked_as = [], {}
+        keys: list[tuple[str, str | None]] = []
+        asked_as: dict[str | None, tuple[DatasetInfo | None, str | None]] = {}
         for task, text, prompt_type in requests:
             self.requested += 1
             prompt = self._key(task, prompt_type)

@@ -141,7 +141,9 @@ def resolve_hub_revision(model_id: str, revision: str) -> str:
     reachable = True
     if not constants.is_offline_mode():
         try:
-            return HfApi().model_info(model_id, revision=revision).sha
+            sha = HfApi().model_info(model_id, revision=revision).sha
+            if sha is not None:  # the Hub names the commit of every revision it has; else ask the cache
+                return sha
         except GatedRepoError:
             raise HtebError(f"--model-revision {revision}: {model_id} is gated on the Hub (log in with a token that "
                             "has access)") from None
@@ -182,7 +184,7 @@ def choose_model(model: str | None, revision: str | None, name: str | None, enco
         if encoder == "mteb":
             raise HtebError(f"--model-revision: mteb's registry pins the revision of {model!r} itself (drop it, or "
                             "pass --encoder sentence-transformers)")
-        if local:
+        if model is None or local:
             raise HtebError(f"--model-revision pins a Hub model; {shown} is a local folder (name it with --model-name)")
         commit = resolve_hub_revision(model, revision)
     if name is not None and encoder != "python" and (model is None or not Path(model).is_dir()):

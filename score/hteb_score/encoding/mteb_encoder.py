@@ -116,7 +116,7 @@ def prompt_rule(wrapper: Any) -> Callable[[Any, Any, Any], str | None] | None:
     """The rule of the nearest known class of `wrapper`, if its `encode` is that class's own."""
     for cls in type(wrapper).__mro__:
         if cls.__name__ in PROMPT_RULES:
-            return PROMPT_RULES[cls.__name__] if type(wrapper).encode is cls.encode else None
+            return PROMPT_RULES[cls.__name__] if getattr(type(wrapper), "encode") is getattr(cls, "encode") else None
     return None
 
 
@@ -219,7 +219,7 @@ class MtebEncoder:
         """The result card's `model` section, with the mteb entry and the prompts it gave each task."""
         model = getattr(self.wrapper, "model", None)
         dim = self.meta.embed_dim if isinstance(self.meta.embed_dim, int) else None
-        if dim is None and hasattr(model, "get_embedding_dimension"):
+        if dim is None and model is not None and hasattr(model, "get_embedding_dimension"):
             dim = model.get_embedding_dimension()
         similarity = getattr(self.meta.similarity_fn_name, "value", self.meta.similarity_fn_name)
         return {"model_id": self.model_id, "revision": self.revision, "identity": self.identity,
@@ -248,6 +248,7 @@ def encode_through(wrapper: Any, texts: Sequence[str], prompt_type: str | None, 
     from torch.utils.data import DataLoader
 
     metadata = task_metadata(task)
+    assert task is not None  # task_metadata refuses a missing task
     loader = DataLoader(Dataset.from_dict({"text": list(texts)}), batch_size=batch_size)
     vectors = wrapper.encode(loader, task_metadata=metadata, hf_split=task.eval_split, hf_subset="default",
                              prompt_type=None if prompt_type is None else PromptType(prompt_type),

@@ -80,6 +80,8 @@ def _module(where: str) -> Any:
     if not path.is_file():
         raise HtebError(f"--encoder python: no file {where!r}")
     spec = importlib.util.spec_from_file_location(f"hteb_encoder_{path.stem}", path)
+    if spec is None or spec.loader is None:  # a .py file always has both
+        raise HtebError(f"--encoder python: cannot load {where!r} as a module")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

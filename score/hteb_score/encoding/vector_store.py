@@ -51,8 +51,8 @@ class VectorStore:
         if self._matrix is not None and vectors.shape[1] != self._matrix.shape[1]:
             raise ValueError(f"vectors of dimension {vectors.shape[1]}, the store holds {self._matrix.shape[1]}")
         start = len(self._index)
-        self._reserve(start + len(fresh), vectors.shape[1])
-        self._matrix[start:start + len(fresh)] = vectors[fresh]
+        matrix = self._reserve(start + len(fresh), vectors.shape[1])
+        matrix[start:start + len(fresh)] = vectors[fresh]
         for offset, i in enumerate(fresh):
             self._index.setdefault(keys[i], start + offset)
 
@@ -66,11 +66,11 @@ class VectorStore:
             return np.zeros((0, 0), dtype=np.float32)
         return np.asarray(self._matrix[indices])
 
-    def _reserve(self, rows: int, dim: int) -> None:
-        """Room for `rows` rows: capacity doubles; past `memmap_bytes` the matrix moves to a file."""
+    def _reserve(self, rows: int, dim: int) -> np.ndarray:
+        """The matrix, with room for `rows` rows: capacity doubles; past `memmap_bytes` it moves to a file."""
+        if self._matrix is not None and rows <= self._matrix.shape[0]:
+            return self._matrix
         held = 0 if self._matrix is None else self._matrix.shape[0]
-        if rows <= held:
-            return
         capacity = max(rows, 2 * held, 1024)
         used = len(self._index)
         if capacity * dim * 4 <= self.memmap_bytes:
@@ -82,6 +82,7 @@ class VectorStore:
         old = self._matrix
         self._matrix = grown
         self._drop(old)
+        return grown
 
     def _mapped(self, capacity: int, dim: int) -> np.memmap:
         if self._folder is None:
@@ -91,7 +92,7 @@ class VectorStore:
 
     def _drop(self, old: np.ndarray | None) -> None:
         """Release a replaced matrix (and its file)."""
-        if isinstance(old, np.memmap):  # unmapped when its last view goes; the name can go now
+        if isinstance(old, np.memmap) and old.filename is not None:  # unmapped when its last view goes
             Path(old.filename).unlink(missing_ok=True)
 
     def close(self) -> None:

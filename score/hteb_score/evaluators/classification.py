@@ -55,15 +55,15 @@ class ClassificationEvaluator(Evaluator):
     task_types = ("Classification",)
 
     def texts(self, dataset: SourceDataset) -> list[Text]:
-        train = dataset.tables[dataset.info.train_split]
+        train = dataset.train_rows()
         return [(r["text"], None) for r in train] + [(r["text"], None) for r in dataset.eval_rows()]
 
     def check(self, dataset: SourceDataset, protocol: Protocol) -> list[Flag]:
         """Empty splits, and training rows of one label for a subset (no classifier can be fitted): refused."""
         test = dataset.eval_rows()
-        train = dataset.tables[dataset.info.train_split]
+        train = dataset.train_rows()
         require_rows(dataset, dataset.info.eval_split, test)
-        require_rows(dataset, dataset.info.train_split, train)
+        require_rows(dataset, dataset.info.train_split_name, train)
         for subset, train_index in _training_rows(train, test).items():
             labels = {train[i]["label"] for i in train_index}
             if len(labels) < 2:
@@ -75,7 +75,7 @@ class ClassificationEvaluator(Evaluator):
     def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
         protocol, seed = context.protocol, context.estimator_seed
         test = dataset.eval_rows()
-        train = dataset.tables[dataset.info.train_split]
+        train = dataset.train_rows()
         few_shot = protocol.few_shot(dataset.info.mteb_task)
         training = _training_rows(train, test)
         details = {}

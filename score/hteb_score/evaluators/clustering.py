@@ -139,7 +139,10 @@ def _by_field(rows: Sequence[dict[str, Any]], index: list[int], settings: Cluste
 
 
 def _contiguous(rows: Sequence[dict[str, Any]], index: list[int], settings: ClusteringSettings) -> list[list[int]]:
-    return [part.tolist() for part in np.array_split(np.asarray(index, dtype=int), settings.contiguous_sets)]
+    sets = settings.contiguous_sets
+    if sets is None:  # `_rule_name` refuses the dataset before this rule
+        raise ValueError("the contiguous rule needs contiguous_sets")
+    return [part.tolist() for part in np.array_split(np.asarray(index, dtype=int), sets)]
 
 
 _RULES = {

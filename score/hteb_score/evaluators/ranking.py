@@ -34,8 +34,8 @@ class RankingEvaluator(Evaluator):
         """The query rows that are scored."""
 
     def texts(self, dataset: SourceDataset) -> list[Text]:
-        return ([(q["text"], "query") for q in self.scored_queries(dataset)]
-                + [(doc_text(d), "document") for d in dataset.tables["corpus"]])
+        queries: list[Text] = [(q["text"], "query") for q in self.scored_queries(dataset)]
+        return queries + [(doc_text(d), "document") for d in dataset.tables["corpus"]]
 
     def check(self, dataset: SourceDataset, protocol: Protocol) -> list[Flag]:
         """No scored query (or no document): refused. Judged documents absent from the corpus:

@@ -8,7 +8,7 @@ an optional dependency of the scorer: import this module only where mteb is inst
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import mteb
@@ -28,6 +28,8 @@ EmbedFn = Callable[[Sequence[str], str | None], np.ndarray]
 
 class FunctionEncoder(AbsEncoder):
     """An mteb encoder whose vectors come from `fn(texts, prompt_type)`, the function our side uses."""
+
+    mteb_model_meta: ModelMeta  # always set (AbsEncoder allows None; mteb's EncoderProtocol does not)
 
     def __init__(self, fn: EmbedFn) -> None:
         self.fn = fn
@@ -106,12 +108,15 @@ def mteb_scores(task_name: str, dataset: SourceDataset, fn: EmbedFn, **task_attr
             mteb_results(task_name, dataset, fn, **task_attributes).items()}
 
 
-def mteb_results(task_name: str, dataset: SourceDataset, fn: EmbedFn, **task_attributes: Any) -> dict[str, dict]:
+def mteb_results(task_name: str, dataset: SourceDataset, fn: EmbedFn,
+                 **task_attributes: Any) -> dict[str, Mapping[str, Any]]:
     """Every score mteb reports per subset; `task_attributes` override the task object's settings."""
     task = load_task(task_name, dataset, **task_attributes)
     with threadpool_limits(limits=1):  # same numbers, without OpenMP/BLAS contention (see evaluators/threads.py)
         return dict(task.evaluate(FunctionEncoder(fn), dataset.info.eval_split, subsets_to_run=task.hf_subsets,
-                                  encode_kwargs={"batch_size": 32}))
+                                  # mteb imports NotRequired from typing under TYPE_CHECKING, which a Python 3.10
+                                  # check cannot resolve: EncodeKwargs' optional keys read as required
+                                  encode_kwargs={"batch_size": 32}))  # type: ignore[typeddict-item]
 
 
 def load_task(task_name: str, dataset: SourceDataset, **task_attributes: Any) -> AbsTask:
@@ -132,10 +137,11 @@ def load_task(task_name: str, dataset: SourceDataset, **task_attributes: Any) ->
         for subset, indices in groups.items():
             splits = {split: (_clustering_split(task, [rows[i] for i in indices]) if kind == "Clustering"
                               else _split(dataset, rows, indices))}
-            if kind == "Classification" and dataset.info.train_split != split:
-                train = dataset.tables[dataset.info.train_split]
+            train_split = dataset.info.train_split
+            if kind == "Classification" and train_split is not None and train_split != split:
+                train = dataset.tables[train_split]
                 train_groups = group_rows(train)
-                splits[dataset.info.train_split] = _split(dataset, train, train_groups.get(subset, list(range(len(train)))))
+                splits[train_split] = _split(dataset, train, train_groups.get(subset, list(range(len(train)))))
             data[subset] = DatasetDict(splits)
         subsets = list(groups)
         task.dataset = data if task.metadata.is_multilingual else data["default"]

@@ -24,7 +24,7 @@ from hteb_score.scoring.model_scores import ModelScores
 from hteb_score.mteb_interop.layout import DATASET_KEY, parse_variant_task_name
 
 META = "model_meta.json"
-PROTOCOL = re.compile(r"\((hteb|mteb)\)$")  # "hteb-score 0.4.0 (mteb)", as card.mteb_results writes it
+PROTOCOL = re.compile(r"\((hteb|mteb)\)$")  # "hteb-score 0.4.0 (mteb)", as mteb_result_files writes it
 
 
 def results_folder(path: Path) -> Path:
@@ -112,7 +112,7 @@ def _score(result: Mapping[str, Any], file: Path) -> float | None:
     splits = result.get("scores")
     if not isinstance(splits, dict) or not splits:
         raise ContractError(f"{file}: not an mteb task result (no scores)")
-    values = []
+    values: list[Any] = []  # raw JSON, checked below
     for split, entries in splits.items():
         if not isinstance(entries, list) or not all(isinstance(e, dict) and "main_score" in e for e in entries):
             raise ContractError(f"{file}: split {split!r} is not a list of scores with a main_score")

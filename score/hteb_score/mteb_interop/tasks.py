@@ -35,6 +35,9 @@ from hteb_score.mteb_interop.adapter import load_task
 from hteb_contract.hub_eval import selection_tag
 from hteb_score.mteb_interop.layout import short_revision, variant_task_name
 
+#: The attribute of an mteb task object that holds its `HtebVariant` (docs/mteb.md: `task.hteb_variant`).
+VARIANT_ATTRIBUTE = "hteb_variant"
+
 
 @dataclass(frozen=True)
 class HtebVariant:
@@ -73,10 +76,10 @@ def tasks_from_revision(store: str, revision: str, *, datasets: Sequence[str] | 
         if info.mteb_task is None:
             raise HtebError(f"dataset {name!r} names no mteb task (mteb_task in its dataset.json)")
         for variant in variants if original else variants[1:]:
-            hub_pin = variant.seed is None and info.hf_revision is not None
+            hub_pin = info.hf_revision if variant.seed is None else None  # the original's Hub revision
             tasks.append(_variant_task(info.mteb_task, variant.dataset, HtebVariant(
                 name, variant.transformation, variant.seed, opened.revision_id, info.mteb_task, selection),
-                info.hf_revision if hub_pin else opened.revision_id))
+                hub_pin or opened.revision_id))
     return tasks
 
 
@@ -91,7 +94,7 @@ def _variant_task(task_name: str, dataset: Any, variant: HtebVariant, data_revis
         "name": variant.task_name, "dataset": {**source.dataset, "revision": data_revision},
         "description": _description(variant, source.description), "adapted_from": [variant.task],
         "sample_creation": sample_creation(variant.transformation, source.sample_creation), "superseded_by": None})
-    task.hteb_variant = variant
+    setattr(task, VARIANT_ATTRIBUTE, variant)
     return task
 
 
@@ -122,24 +125,31 @@ def _description(variant: HtebVariant, source: str) -> str:
     return f"HTEB revision {short_revision(variant.revision)} of {variant.dataset}, {what}. {variant.task}: {source}"
 
 
+def _variant_of(task: AbsTask) -> HtebVariant | None:
+    """The variant `_variant_task` gave an mteb task object (None: not an HTEB task)."""
+    variant = getattr(task, VARIANT_ATTRIBUTE, None)
+    return variant if isinstance(variant, HtebVariant) else None
+
+
 def evaluate_tasks(model: Any, tasks: Iterable[AbsTask], *, cache: ResultCache | None = None,
                    **evaluate_kwargs: Any) -> dict[HtebVariant, TaskResult]:
     """`mteb.evaluate` on HTEB tasks with each variant given the prompts the model has for its mteb
     task (as hteb-score gives them); `model` is anything mteb.evaluate takes (a SentenceTransformer,
     an mteb model, a ModelMeta)."""
     tasks = list(tasks)
-    missing = [t.metadata.name for t in tasks if not isinstance(getattr(t, "hteb_variant", None), HtebVariant)]
+    variants = [variant for variant in map(_variant_of, tasks) if variant is not None]
+    missing = [t.metadata.name for t in tasks if _variant_of(t) is None]
     if missing:
         raise HtebError(f"not an HTEB task (from tasks_from_revision): {missing[0]}")
     runner = copy.copy(_mteb_model(model))  # the same loaded model, its prompt tables extended
     for attribute in PROMPT_TABLES:
         table = getattr(runner, attribute, None)
         if isinstance(table, dict):
-            setattr(runner, attribute, {**table, **_variant_prompts(table, [t.hteb_variant for t in tasks])})
+            setattr(runner, attribute, {**table, **_variant_prompts(table, variants)})
     outcome = mteb.evaluate(runner, tasks, cache=cache, **evaluate_kwargs)
     if outcome.exceptions:
         raise HtebError(f"mteb could not evaluate {outcome.exceptions[0].task_name}: {outcome.exceptions[0].exception}")
-    return {task.hteb_variant: result for task, result in zip(tasks, outcome.task_results, strict=True)}
+    return dict(zip(variants, outcome.task_results, strict=True))
 
 
 #: The attributes of mteb's encoders whose keys may be task names (mteb 2.26 `get_prompt_name`, `get_instruction`).

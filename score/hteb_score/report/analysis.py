@@ -207,7 +207,7 @@ def compare(
     if differ:
         warnings.append(f"on the {rule.name} basis, the figures of {', '.join(differ)} differ from their cards' "
                         "(both are shown)")
-    if rule.views is own_views and len({(r.figures.datasets, r.figures.variants) for r in board}) > 1:
+    if rule.views is own_views and len({(r.figures.datasets, r.figures.variants) for r in board if r.figures is not None}) > 1:
         warnings.append("on the own basis the models rest on different datasets or variants: the ranks compare "
                         "different sets")
     names, cells = heatmap(views, models)

@@ -40,14 +40,21 @@ def _cells_all_have(models: Sequence[ModelScores], datasets: Sequence[str], colu
     return [d for d in datasets if all(d in column(m) for m in models)]
 
 
+def _transformation_column(name: str) -> Callable[[ModelScores], Mapping[str, float]]:
+    return lambda model: model.transformations.get(name, {})
+
+
+def _axis_column(name: str) -> Callable[[ModelScores], Mapping[str, float]]:
+    return lambda model: model.axes.get(name, {})
+
+
 def common_views(models: Sequence[ModelScores], datasets: Sequence[str]) -> list[ModelScores]:
     """Each model restricted to the common datasets and, on them, to the transformations every model
     has; axes and totals are recomputed from those (or, for inputs that give only axis or total
     scores, kept on the cells every model has)."""
-    by_transformation = {t: _cells_all_have(models, datasets, lambda m, t=t: m.transformations.get(t, {}))
-                         for t in TRANSFORMATIONS}
+    by_transformation = {t: _cells_all_have(models, datasets, _transformation_column(t)) for t in TRANSFORMATIONS}
     derive = all(m.transformations for m in models)
-    by_axis = {a: _cells_all_have(models, datasets, lambda m, a=a: m.axes.get(a, {})) for a in AXES}
+    by_axis = {a: _cells_all_have(models, datasets, _axis_column(a)) for a in AXES}
     on_total = _cells_all_have(models, datasets, lambda m: m.hteb)
     views = []
     for m in models:
@@ -126,6 +133,8 @@ def figures(model: ModelScores) -> Figures:
         on = [d for d in model.hteb if d in model.original]
         hteb = float(np.mean([model.hteb[d] for d in on]))
         original, on_total = float(np.mean([model.original[d] for d in on])), len(on)
+    if original is None:
+        raise ValueError(f"{model.model}: no Original score, so no figures")
     variants = sum(len(column) for column in model.transformations.values())
     return Figures(original, {a: p.score for a, p in level.axes.items()},
                    {a: p.original for a, p in level.axes.items()}, {a: p.datasets for a, p in level.axes.items()},

@@ -1,5 +1,6 @@
 """Result cards: result_card.json (schemas/result_card.v1), result_card.md, and mteb-format JSON
-for every variant (mteb 2.x TaskResult layout, each variant under its own task name, MTEB-NOTES §8, floats rounded to 6 decimals).
+for every variant (mteb 2.x TaskResult layout, each variant under its own task name, floats rounded
+to 6 decimals: docs/mteb-results.md).
 A card names the protocol and, per dataset, the evaluation settings its evaluator used, and lists
 its `flags`: an undefined score is null (never NaN) with a flag saying why. Every file is strict
 JSON; a non-finite number anywhere else is refused in one line before anything is written."""
@@ -9,13 +10,14 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hteb_contract.common.atomic import atomic_write_text
 from hteb_contract.taxonomy import AXES, AXIS_LABELS, AXIS_OF, PAPER_AXES
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
-from hteb_score import __version__
+from hteb_score import CARD_FILE, __version__
 from hteb_score.evaluators.protocol import Protocol
 from hteb_score.flags import Flag
 from hteb_contract.hub_eval import selection_tag
@@ -23,49 +25,74 @@ from hteb_score.mteb_interop.layout import DATASET_KEY, model_meta, result_folde
 from hteb_score.report.formatting import confidence_interval, number, p_value
 from hteb_score.scoring.aggregate import aggregate, aggregate_flags
 from hteb_score.scoring.corpus_robustness import markdown_lines as corpus_robustness_lines
+from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.parts import package_versions
 from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.strict_json import dumps, finite_or_none
 
-def build_card(*, model: Mapping[str, Any], encode: Mapping[str, Any], dataset: Mapping[str, Any],
-               protocol: Protocol, settings: Mapping[str, Mapping[str, Any]], on_error: str,
-               scores: Sequence[ScoreRecord], error_policy: list[dict[str, Any]], statistics: dict[str, Any] | None,
-               timings: Mapping[str, float], flags: Sequence[Flag] = (),
-               corpus_robustness: Mapping[str, Any] | None = None,
-               selection: Mapping[str, Any] | None = None,
-               mteb_tasks: Mapping[str, str | None] | None = None,
-               packages: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """Assemble and validate a result card; `settings`: dataset -> what its evaluator used; `flags`:
-    what the run stated; `corpus_robustness`: its own section (--corpus-robustness), outside the
-    aggregates; `mteb_tasks`: dataset -> its mteb task (how `compare` matches mteb result files);
-    `packages`: the versions the scores were made with (default: this process's). A non-finite score value becomes null, flagged `undefined_score` unless
-    a flag of that variant already says why; each undefined main score is flagged as skipped."""
-    scores, flags = _defined_scores(scores, list(flags))
+@dataclass(frozen=True)
+class CardSubject:
+    """What a card says was scored and how: the model, its encoding, the data (`dataset`: provenance and
+    the datasets scored), the protocol, the error policy and selection, and the package versions the
+    scores were made with (None: this process's)."""
+
+    model: Mapping[str, Any]
+    encode: Mapping[str, Any]
+    dataset: Mapping[str, Any]
+    protocol: Protocol
+    on_error: str
+    selection: Mapping[str, Any] | None = None
+    packages: Mapping[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class CardResults:
+    """What a run produced for its card: score records, the time it took, each dataset's evaluation
+    `settings`, the error-policy counts, the `statistics` block, the `flags` the run stated, the
+    corpus-robustness section (outside the aggregates) and `mteb_tasks` (dataset -> its mteb task:
+    how `compare` matches mteb result files)."""
+
+    scores: Sequence[ScoreRecord]
+    timings: Mapping[str, float]
+    settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    error_policy: Sequence[ErrorPolicyCount] = ()
+    statistics: dict[str, Any] | None = None
+    flags: Sequence[Flag] = ()
+    corpus_robustness: Mapping[str, Any] | None = None
+    mteb_tasks: Mapping[str, str | None] | None = None
+
+
+def build_card(subject: CardSubject, results: CardResults) -> dict[str, Any]:
+    """Assemble and validate a result card. A non-finite score value becomes null, flagged
+    `undefined_score` unless a flag of that variant already says why; each undefined main score is
+    flagged as skipped."""
+    protocol, mteb_tasks = subject.protocol, results.mteb_tasks
+    scores, flags = _defined_scores(results.scores, list(results.flags))
     flags += aggregate_flags(scores)
     card = {
         "schema_version": SCHEMA_VERSIONS["result_card"],
-        "model": dict(model),
-        "encode": dict(encode),
-        "dataset": dict(dataset),
+        "model": dict(subject.model),
+        "encode": dict(subject.encode),
+        "dataset": dict(subject.dataset),
         "hteb_score_version": __version__,
         "protocol": protocol.name,
         "evaluation": {"protocol": protocol.name, "description": protocol.description,
                        "mteb_version": protocol.mteb_version,
-                       "datasets": {name: dict(used) for name, used in settings.items()},
+                       "datasets": {name: dict(used) for name, used in results.settings.items()},
                        **({} if mteb_tasks is None else {"mteb_tasks": dict(mteb_tasks)})},
-        "on_error": on_error,
-        "selection": dict(selection or {"preset": None, "min_judge": None}),
-        "package_versions": dict(packages) if packages is not None else package_versions(),
+        "on_error": subject.on_error,
+        "selection": dict(subject.selection or {"preset": None, "min_judge": None}),
+        "package_versions": dict(subject.packages) if subject.packages is not None else package_versions(),
         "scores": [record.to_json() for record in scores],
         "aggregates": aggregate(scores),
-        "error_policy": error_policy,
-        "statistics": statistics,
-        "timings": {k: float(v) for k, v in timings.items()},
+        "error_policy": [count.to_json() for count in results.error_policy],
+        "statistics": results.statistics,
+        "timings": {k: float(v) for k, v in results.timings.items()},
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "flags": [f.to_json() for f in flags],
     }
-    if corpus_robustness is not None:
-        card["corpus_robustness"] = dict(corpus_robustness)
+    if results.corpus_robustness is not None:
+        card["corpus_robustness"] = dict(results.corpus_robustness)
     validate("result_card", card, what="result card")
     return card
 
@@ -292,7 +319,7 @@ def _setting(value: Any) -> str:
     return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
-def mteb_results(card: Mapping[str, Any], results: Mapping[tuple[str, str, int | None], Any],
+def mteb_result_files(card: Mapping[str, Any], results: Mapping[tuple[str, str, int | None], Any],
                  tasks: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """mteb-format JSON of every scored variant: {task name: TaskResult-like dict}, each variant under
     its own name (`hteb_score.mteb_interop.layout.variant_task_name`: mteb's cache keys results by name).
@@ -324,7 +351,7 @@ def mteb_results(card: Mapping[str, Any], results: Mapping[tuple[str, str, int |
         for subset, details in result.details.items():
             if subset in held:
                 continue
-            scores = {k: _rounded(v) for k, v in details.items() if isinstance(v, (int, float))}
+            scores: dict[str, Any] = {k: _rounded(v) for k, v in details.items() if isinstance(v, (int, float))}
             scores.update(main_score=_rounded(result.subsets[subset]), hf_subset=subset,
                           languages=[subset] if subset != "default" else list(task["languages"]))
             entry["scores"][split].append(scores)
@@ -342,7 +369,7 @@ def write_outputs(out: Path, card: Mapping[str, Any], mteb: Mapping[str, Mapping
     rendered before the first is written (a non-finite number writes nothing)."""
     out = Path(out)
     model_id, revision = card["model"]["model_id"], card["model"]["revision"]
-    files = {out / "result_card.json": dumps(card, what="result card"), out / "result_card.md": render_markdown(card)}
+    files = {out / CARD_FILE: dumps(card, what="result card"), out / "result_card.md": render_markdown(card)}
     folder = result_folder(out / "mteb", model_id, revision)
     meta = model_meta(model_id, revision, embed_dim=card["model"].get("embedding_dim"))
     files[folder / "model_meta.json"] = dumps(meta, what="mteb model_meta")

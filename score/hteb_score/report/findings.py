@@ -25,6 +25,7 @@ from typing import Any
 from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.common.registry import Registry
 from hteb_contract.taxonomy import AXES
+from hteb_score import CARD_FILE
 from hteb_score.report.analysis import compare
 from hteb_score.report.comparison import Comparison
 from hteb_score.report.formatting import confidence_interval, count, number, p_value
@@ -54,6 +55,8 @@ def noise_models(comparison: Comparison) -> str:
     lines = [_row(["model", "Original", "Noise", "delta", *(SHORT[t] for t in rules)]), "|---" * (4 + len(rules)) + "|"]
     for row in comparison.leaderboard:
         figures = row.figures
+        if figures is None:  # a row built without figures: never one of `leaderboard`'s
+            continue
         lines.append(_row([_name(row.model), number(figures.axis_originals["noise"]), number(figures.axes["noise"]),
                            number(figures.axis_deltas["noise"], sign=True),
                            *(number(comparison.heatmap[row.model][t].delta, sign=True) for t in rules)]))
@@ -110,7 +113,7 @@ def unit_times(parts: Mapping[str, Sequence[ScorePart]]) -> str:
 
 def comparison_of(folder: Path) -> Comparison:
     """The comparison of the cards in `folder` (`*/result_card.json`), as `hteb-score compare` makes it."""
-    cards = sorted(Path(folder).glob("*/result_card.json"))
+    cards = sorted(Path(folder).glob(f"*/{CARD_FILE}"))
     if not cards:
         raise HtebError(f"{folder}: no result cards (*/result_card.json)")
     return compare([load_card(path) for path in cards], n_splits=10)

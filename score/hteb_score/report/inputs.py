@@ -128,13 +128,14 @@ def load_scores_table(path: Path) -> list[ModelScores]:
         if original is None:
             raise ContractError(f"{path}: row {line}: empty 'original' score")
         scores.original[dataset] = original
-        if _text(row.get("task_type")):
-            scores.task_types[dataset] = _text(row.get("task_type"))
+        task_type = _text(row.get("task_type"))
+        if task_type:
+            scores.task_types[dataset] = task_type
         for attribute, what in MUST_AGREE.items():
-            value = _text(row.get(attribute))
-            if value != getattr(scores, attribute):
+            given = _text(row.get(attribute))
+            if given != getattr(scores, attribute):
                 raise ContractError(
-                    f"{path}: model {name!r} has rows on different {what} ({getattr(scores, attribute)} vs {value})"
+                    f"{path}: model {name!r} has rows on different {what} ({getattr(scores, attribute)} vs {given})"
                 )
         for column in score_columns:
             value = _number(row.get(column), path, line, column)

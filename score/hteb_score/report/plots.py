@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from io import BytesIO
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import matplotlib
 import numpy as np
@@ -43,7 +43,7 @@ def png_bytes(fig: Figure) -> bytes:
     return buffer.getvalue()
 
 
-def _defined(value: float | None) -> bool:
+def _defined(value: float | None) -> TypeGuard[float]:
     """A point that can be drawn: undefined scores (None, NaN, inf) are skipped, never plotted."""
     return value is not None and math.isfinite(value)
 
@@ -67,7 +67,7 @@ def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str], ti
     marked = [(i, r.original) for i, r in enumerate(rows) if _defined(r.original)]
     ax.scatter([v for _, v in marked], [i for i, _ in marked], s=70, color="black", label="Original", zorder=3)
     for axis in axes:
-        marked = [(i, r.axes.get(axis)) for i, r in enumerate(rows) if _defined(r.axes.get(axis))]
+        marked = [(i, value) for i, r in enumerate(rows) if _defined(value := r.axes.get(axis))]
         ax.scatter(
             [v for _, v in marked],
             [i for i, _ in marked],

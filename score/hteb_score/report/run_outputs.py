@@ -11,7 +11,7 @@ from typing import Any
 
 from hteb_score.encoding.backends import precision_flags
 from hteb_score.evaluators.protocol import PROTOCOLS
-from hteb_score.report.card import build_card, mteb_results, write_outputs
+from hteb_score.report.card import CardResults, CardSubject, build_card, mteb_result_files, write_outputs
 from hteb_score.scoring.corpus_robustness import section
 from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart
 from hteb_score.scoring.statistics import model_statistics
@@ -25,26 +25,23 @@ def publish(part: ScorePart, folder: Path) -> dict[str, Any]:
     scores = [record for unit in units for record in unit.scores]
     statistics = None
     if any(r.transformation != "original" for r in scores):
-        statistics = model_statistics([r.in_points() for r in scores], [row for u in units for row in u.drift])
-        statistics["method"]["unit"] = "points (score x 100); " + statistics["method"]["unit"]
+        statistics = model_statistics(scores, [row for u in units for row in u.drift], in_points=True)
     timings = dict(part.timings)
     timings["statistics_s"] = time.perf_counter() - started
     timings[TIMING_TOTAL] = timings.get(TIMING_TOTAL, 0.0) + timings["statistics_s"]
     robustness = {u.dataset: u.corpus_robustness for u in units if u.corpus_robustness is not None}
     tasks = {unit.dataset: unit.task for unit in units}
-    card = build_card(model=identity["model"], encode=identity["encode"],
-                      dataset={**identity["dataset"], "datasets": [u.dataset for u in units]},
-                      protocol=PROTOCOLS.get(identity["protocol"]),
-                      settings={u.dataset: u.settings for u in units if u.settings is not None},
-                      on_error=identity["on_error"], scores=scores,
-                      error_policy=[entry for u in units for entry in u.error_policy], statistics=statistics,
-                      timings=timings, flags=part.flags(precision_flags(identity["encode"])),
-                      corpus_robustness=section(robustness) if robustness else None,
-                      selection={**identity["selection"], **identity.get("chosen", {})},
-                      packages=identity["package_versions"],
-                      mteb_tasks={name: task.get("mteb_task") for name, task in tasks.items()})
+    subject = CardSubject(identity.model, identity.encode, {**identity.dataset, "datasets": [u.dataset for u in units]},
+                          PROTOCOLS.get(identity.protocol), identity.on_error, {**identity.selection, **identity.chosen},
+                          identity.package_versions)
+    card = build_card(subject, CardResults(
+        scores, timings, settings={u.dataset: u.settings for u in units if u.settings is not None},
+        error_policy=[entry for u in units for entry in u.error_policy], statistics=statistics,
+        flags=part.flags(precision_flags(identity.encode)),
+        corpus_robustness=section(robustness) if robustness else None,
+        mteb_tasks={name: task.get("mteb_task") for name, task in tasks.items()}))
     results = {variant: result for unit in units for variant, result in unit.results.items()}
-    write_outputs(folder, card, mteb_results(card, results, tasks))
+    write_outputs(folder, card, mteb_result_files(card, results, tasks))
     return card
 
 

@@ -84,6 +84,8 @@ def main_scores(scores: Iterable[ScoreRecord], *, scale: float = 1.0) -> MainSco
             original[dataset] = value
             continue
         check_transformation(transformation, where="scores")
+        if record.seed is None:
+            raise ContractError(f"scores: a main score for dataset {dataset!r}, {transformation} without a seed")
         by_seed = runs.setdefault(dataset, {}).setdefault(transformation, {})
         if record.seed in by_seed:
             raise ContractError(f"scores: two main scores for dataset {dataset!r}, {transformation} seed {record.seed}")
@@ -176,10 +178,6 @@ class PairedLevel:
     def delta(self) -> float | None:
         return None if self.hteb is None or self.original is None else self.hteb - self.original
 
-    def partial_axes(self) -> dict[str, int]:
-        """The axes scored on fewer datasets than the model has, with their counts."""
-        return {a: p.datasets for a, p in self.axes.items() if p.datasets < self.datasets}
-
 
 def paired_level(original: Mapping[str, float], axes: Columns) -> PairedLevel:
     """A model's scores over datasets, each figure paired with the Original of exactly its datasets (a dataset
@@ -206,7 +204,7 @@ def _sd(values: Sequence[float]) -> float | None:
 
 
 def _dataset_row(dataset: str, metric: str, original: float, runs: Mapping[str, Mapping[int, float]]) -> dict[str, Any]:
-    transformations = {}
+    transformations: dict[str, dict[str, Any]] = {}
     for name in sorted(runs, key=transformation_order):
         values = list(runs[name].values())
         mean = float(np.mean(values))

@@ -87,7 +87,8 @@ def _lookup(records: Sequence[ItemRecord], where: str) -> Callable[[TextRef], st
 def ndcg_at_10(result: TaskScore) -> float | None:
     """A retrieval score's nDCG@10: the mean over its subsets (mteb's unweighted mean), whatever its main metric."""
     values = [details.get(METRIC) for details in result.details.values()]
-    return None if not values or any(v is None for v in values) else float(mean(values))
+    defined = [v for v in values if v is not None]
+    return float(mean(defined)) if defined and len(defined) == len(values) else None
 
 
 def retention(original: float | None, perturbed: float | None) -> float | None:
@@ -102,7 +103,7 @@ def summarise(original: float | None, perturbed: Mapping[str, Mapping[int, float
 
     Per transformation, the mean of its seeds' retentions; the harmonic mean over transformations."""
     per_seed = {t: {s: retention(original, v) for s, v in seeds.items()} for t, seeds in perturbed.items()}
-    retentions = {t: None if any(r is None for r in rs.values()) else float(mean(rs.values()))
+    retentions = {t: float(mean(kept)) if len(kept := [r for r in rs.values() if r is not None]) == len(rs) else None
                   for t, rs in per_seed.items()}
     values = list(retentions.values())
     robustness = None if not values or any(r is None for r in values) else float(hmean(values))

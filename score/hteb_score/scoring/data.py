@@ -9,20 +9,22 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from tqdm.auto import tqdm
 
 from hteb_contract.errors import HtebError
-from hteb_contract.sources import list_source_dirs, read_source_dir
+from hteb_contract.sources import DatasetInfo, list_source_dirs, read_source_dir
 from hteb_contract.revision import Revision
 from hteb_contract.stores import open_store
 from hteb_score.flags import Flag
 from hteb_score.scoring.corpus_robustness import CorpusVariant, corpus_variants
+from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.options import ScoreOptions
 from hteb_score.scoring.parts import units_of_part
 from hteb_score.scoring.run import DatasetGroups, Variant, check_selection, check_variants, revision_variants
-from hteb_score.scoring.selection import PRESETS, check_judged
+from hteb_score.scoring.selection import PRESETS, require_judge_scores
 
 
 @dataclass
@@ -33,7 +35,7 @@ class RunData:
     part of (`planned`: with --part, more than it scores)."""
 
     groups: DatasetGroups
-    error_policy: list[dict[str, Any]]
+    error_policy: list[ErrorPolicyCount]
     provenance: dict[str, Any]
     checked: list[Flag]
     corpus: list[CorpusVariant] = field(default_factory=list)
@@ -43,19 +45,20 @@ class RunData:
 
 def read_data(options: ScoreOptions) -> RunData:
     """The run's data: dataset folders (--source-dir) or a revision of a store."""
-    return read_source_folders(options) if options.source_dir is not None else read_revision(options)
+    if options.source_dir is not None:
+        return read_source_folders(options, options.source_dir)
+    return read_revision(options)
 
 
 def planned_datasets(options: ScoreOptions) -> list[str]:
     """The datasets of the whole run the options choose, checked as the readers check them, none of
     them read: what a run of several work units plans before any is scored."""
     if options.source_dir is not None:
-        return _source_plan(options)
+        return _source_plan(options.source_dir, options.datasets)
     return _revision_plan(options)[1]
 
 
-def _source_plan(options: ScoreOptions) -> list[str]:
-    source_dir, names = options.source_dir, options.datasets
+def _source_plan(source_dir: Path, names: list[str] | None) -> list[str]:
     available = list_source_dirs(source_dir)
     if not available:
         raise HtebError(f"{source_dir}: no dataset folders (folders with a dataset.json)")
@@ -66,10 +69,9 @@ def _source_plan(options: ScoreOptions) -> list[str]:
     return planned
 
 
-def read_source_folders(options: ScoreOptions) -> RunData:
-    """The original data of dataset folders, checked, and its provenance (a digest of the files)."""
-    source_dir = options.source_dir
-    planned = _source_plan(options)
+def read_source_folders(options: ScoreOptions, source_dir: Path) -> RunData:
+    """The original data of the dataset folders in `source_dir`, checked, and its provenance (a digest of the files)."""
+    planned = _source_plan(source_dir, options.datasets)
     chosen = units_of_part(planned, options.part)
     datasets = [read_source_dir(source_dir / name) for name in chosen]
     for folder, dataset in zip(chosen, datasets):  # a dataset is scored and named once, by its own name
@@ -102,7 +104,10 @@ def read_revision(options: ScoreOptions) -> RunData:
         return revision_variants(revision, name, transformations=transformations, seeds=seeds,
                                  on_error=options.on_error, min_judge=options.min_judge)
 
-    policy, flags, infos, total = [], [], [], 0
+    policy: list[ErrorPolicyCount] = []
+    flags: list[Flag] = []
+    infos: list[DatasetInfo] = []
+    total = 0
     # shown once the stage has run 5 s (a full-size revision), so a refusal of small data stays one line
     for name in tqdm(chosen, desc="reading and checking", unit="dataset", disable=options.quiet, delay=5):
         variants, counts = load(name)  # one dataset's variants in memory at a time
@@ -110,7 +115,7 @@ def read_revision(options: ScoreOptions) -> RunData:
         policy.extend(counts)
         flags.extend(check_variants([variants], options.protocol, filtered=options.min_judge is not None))
         infos.append(variants[0].dataset.info)
-    check_judged(revision, policy, options.min_judge)
+    require_judge_scores(revision, policy, options.min_judge)
     groups = DatasetGroups(chosen, lambda name: load(name)[0], infos, total)
     info = {"repo_id": options.store, "label": revision.label, "revision": revision.revision_id, "datasets": chosen}
     corpus = []
@@ -133,7 +138,8 @@ def chosen_part(revision: Revision, datasets: Sequence[str], transformations: Se
 def _revision_plan(options: ScoreOptions) -> tuple[Revision, list[str], list[str] | None]:
     """The revision, the run's datasets and its transformations (a preset chooses both), checked."""
     names, transformations = options.datasets, options.transformations
-    revision = open_store(options.store).fetch(options.ref, datasets=names)
+    store, ref = options.revision_at()
+    revision = open_store(store).fetch(ref, datasets=names)
     if options.preset is not None:
         names, transformations = PRESETS.get(options.preset).choose(revision)
     planned = names or revision.dataset_names()

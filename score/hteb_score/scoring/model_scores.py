@@ -44,4 +44,6 @@ class ModelScores:
             self.axes.setdefault(axis, derived)
         for dataset in self.original:
             if dataset not in self.hteb and all(dataset in self.axes.get(a, {}) for a in PAPER_AXES):
-                self.hteb[dataset] = hteb_total({a: self.axes[a][dataset] for a in PAPER_AXES})
+                total = hteb_total({a: self.axes[a][dataset] for a in PAPER_AXES})
+                if total is not None:  # always: every paper axis is given
+                    self.hteb[dataset] = total

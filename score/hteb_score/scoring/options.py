@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hteb_contract.errors import HtebError
 from hteb_score.encoding.model_files import ModelChoice
 
 if TYPE_CHECKING:  # the command line builds these before the protocols' module is needed: --help stays light
@@ -45,3 +46,9 @@ class ScoreOptions:
     model_choice: ModelChoice = ModelChoice()  # --model-revision (resolved to its commit) and --model-name
     runtime_note: str = ""  # the backend in use and why, for the terminal
     quiet: bool = False
+
+    def revision_at(self) -> tuple[str, str]:
+        """(store, revision) of a run that reads a revision (one without `source_dir`: the command line names both)."""
+        if self.store is None or self.ref is None:
+            raise HtebError("no data to score: name a store and a revision, or --source-dir")
+        return self.store, self.ref

@@ -19,9 +19,9 @@ import importlib.metadata
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hteb_contract.common.atomic import atomic_write_text
 from hteb_contract.errors import HtebError
@@ -29,8 +29,12 @@ from hteb_contract.validation import check_finite
 from hteb_score import __version__
 from hteb_score.evaluators.base import TaskScore
 from hteb_score.flags import Flag
+from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.options import ScoreOptions
 from hteb_score.scoring.score_record import ScoreRecord
+
+if TYPE_CHECKING:  # for an annotation only: the run imports the encoder and every evaluator
+    from hteb_score.scoring.run import ScoreRun
 
 PART_FILE = "hteb_part.json"  # marks a folder as a part (cli/output.py's marker)
 FORMAT = "hteb-score part/1"
@@ -43,20 +47,50 @@ TIMING_TOTAL = "total_s"
 PACKAGES = ("hteb-score", "sentence-transformers", "transformers", "torch", "numpy", "scipy", "scikit-learn",
             "faiss-cpu", "pytrec-eval-terrier", "datasets", "huggingface-hub")
 
-Variant = tuple[str, str, "int | None"]  # (dataset, transformation, seed)
+VariantKey = tuple[str, str, "int | None"]  # (dataset, transformation, seed)
 
 
 @dataclass(frozen=True)
-class Unit:
+class RunIdentity:
+    """What parts of one run share: every setting that changes a score or what the card states, the
+    weightiest first (a merge names the first difference). Its JSON is a part's `identity`, field by
+    field in this order."""
+
+    dataset: dict[str, Any]  # the data's provenance (the card's `dataset` block less its datasets)
+    protocol: str
+    model: dict[str, Any]  # the encoder's card_model()
+    encode: dict[str, Any]  # the encoder's settings()
+    on_error: str
+    selection: dict[str, Any]  # {"preset", "min_judge"}
+    transformations: list[str] | None
+    seeds: list[int] | None
+    corpus_robustness: bool
+    planned: list[str]  # the datasets of the whole run, in its order
+    hteb_score_version: str
+    package_versions: dict[str, str]
+    #: the part of the revision the run scores (datasets, transformations, seeds; `scoring.data.chosen_part`);
+    #: a part written before it was recorded has none
+    chosen: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RunIdentity:
+        return cls(**{f.name: data[f.name] for f in fields(cls) if f.name != "chosen"}, chosen=dict(data.get("chosen", {})))
+
+
+@dataclass(frozen=True)
+class UnitResult:
     """One dataset of a run, scored: what the card and the statistics need of it."""
 
     dataset: str
     task: dict[str, Any]  # DatasetInfo.to_json()
     settings: dict[str, Any] | None  # what its evaluator used (None: nothing was evaluated)
     scores: list[ScoreRecord]
-    results: dict[Variant, TaskScore]
+    results: dict[VariantKey, TaskScore]
     drift: list[dict[str, Any]]
-    error_policy: list[dict[str, Any]]
+    error_policy: list[ErrorPolicyCount]
     flags: list[Flag]
     corpus_robustness: dict[str, Any] | None = None  # its block of the corpus-robustness section
 
@@ -66,18 +100,19 @@ class Unit:
                 "scores": [{**r.to_json(), "value": _number(r.value)} for r in self.scores],
                 "results": [_result_json(variant, result) for variant, result in self.results.items()],
                 "drift": {column: [row[column] for row in rows] for column in DRIFT_COLUMNS},
-                "error_policy": self.error_policy, "flags": [f.to_json() for f in self.flags],
+                "error_policy": [e.to_json() for e in self.error_policy], "flags": [f.to_json() for f in self.flags],
                 "corpus_robustness": self.corpus_robustness}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Unit:
+    def from_json(cls, data: Mapping[str, Any]) -> UnitResult:
         name = data["dataset"]
         columns = data["drift"]
         drift = [{"dataset": name, **dict(zip(DRIFT_COLUMNS, row))}
                  for row in zip(*(columns[c] for c in DRIFT_COLUMNS))]
         return cls(name, dict(data["task"]), data["settings"],
                    [ScoreRecord.from_json({**r, "value": _from_number(r["value"])}) for r in data["scores"]],
-                   dict(_result_from_json(r) for r in data["results"]), drift, list(data["error_policy"]),
+                   dict(_result_from_json(r) for r in data["results"]), drift,
+                   [ErrorPolicyCount.from_json(e) for e in data["error_policy"]],
                    [Flag(**f) for f in data["flags"]], data["corpus_robustness"])
 
 
@@ -85,14 +120,14 @@ class Unit:
 class ScorePart:
     """Units of one run that share an identity, and the time they took (summed when merged)."""
 
-    identity: dict[str, Any]
-    units: list[Unit]
+    identity: RunIdentity
+    units: list[UnitResult]
     timings: dict[str, float] = field(default_factory=dict)
 
     @property
     def planned(self) -> list[str]:
         """The datasets of the whole run, in its order."""
-        return list(self.identity["planned"])
+        return list(self.identity.planned)
 
     @property
     def missing(self) -> list[str]:
@@ -106,10 +141,10 @@ class ScorePart:
         found = [f for unit in self.units for f in unit.flags] + list(extra)
         found += [Flag("missing_dataset", f"{name}: no work unit merged; not scored, left out of every aggregate "
                        "and statistic", name) for name in self.missing]
-        return sorted(found, key=lambda f: order.get(f.dataset, len(order)))
+        return sorted(found, key=lambda f: len(order) if f.dataset is None else order.get(f.dataset, len(order)))
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, "identity": self.identity, "units": [u.to_json() for u in self.units],
+        return {"format": FORMAT, "identity": self.identity.to_dict(), "units": [u.to_json() for u in self.units],
                 "timings": self.timings}
 
     def write(self, folder: Path) -> Path:
@@ -140,7 +175,7 @@ def read_part(path: Path) -> ScorePart:
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
         raise HtebError(f"{file}: not a part of this hteb-score (format {found!r}, expected {FORMAT!r})")
     try:
-        return ScorePart(dict(data["identity"]), [Unit.from_json(u) for u in data["units"]],
+        return ScorePart(RunIdentity.from_dict(data["identity"]), [UnitResult.from_json(u) for u in data["units"]],
                          {k: float(v) for k, v in data["timings"].items()})
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise HtebError(f"{file}: damaged part ({type(err).__name__}: {err})") from None
@@ -154,20 +189,20 @@ def merge_parts(parts: Sequence[ScorePart], names: Sequence[str] | None = None) 
         raise HtebError("merge: no parts given")
     names = list(names or (f"part {i + 1}" for i in range(len(parts))))
     identity = parts[0].identity
-    made_by = identity.get("hteb_score_version")
+    made_by = identity.hteb_score_version
     if made_by != __version__:
         raise HtebError(f"{names[0]} was written by hteb-score {made_by}; this is {__version__}: score it again")
     for part, name in zip(parts[1:], names[1:]):
-        differs = difference(identity, part.identity)
+        differs = difference(identity.to_dict(), part.identity.to_dict())
         if differs is not None:
             raise HtebError(f"{names[0]} and {name} differ in {differs}: they are not parts of one run")
-        identity = _union(identity, part.identity)
-    held: dict[str, tuple[Unit, str]] = {}
+        identity = RunIdentity.from_dict(_union(identity.to_dict(), part.identity.to_dict()))
+    held: dict[str, tuple[UnitResult, str]] = {}
     timings: dict[str, float] = {}
     for part, name in zip(parts, names):
         fresh = False
         for unit in part.units:
-            if unit.dataset not in identity["planned"]:
+            if unit.dataset not in identity.planned:
                 raise HtebError(f"{name}: dataset {unit.dataset} is not one of its run's planned datasets")
             if unit.dataset in held:
                 first, where = held[unit.dataset]
@@ -180,7 +215,7 @@ def merge_parts(parts: Sequence[ScorePart], names: Sequence[str] | None = None) 
         if fresh:  # a part wholly given before adds no time
             for key, value in part.timings.items():
                 timings[key] = timings.get(key, 0.0) + value
-    units = [held[d][0] for d in identity["planned"] if d in held]
+    units = [held[d][0] for d in identity.planned if d in held]
     return ScorePart(identity, units, timings)
 
 
@@ -207,12 +242,12 @@ def narrowed(part: ScorePart, datasets: Sequence[str], name: str) -> ScorePart:
     if unknown:
         raise HtebError(f"merge --datasets {unknown[0]}: not one of {name}'s planned datasets: "
                         f"{', '.join(part.planned)}")
-    if str(part.identity["dataset"].get("repo_id", "")).startswith("local:"):
+    if str(part.identity.dataset.get("repo_id", "")).startswith("local:"):
         raise HtebError(f"merge --datasets: {name} scored dataset folders, whose digest covers its whole plan; "
                         "score the folders you want with --datasets instead")
-    identity = {**part.identity, "planned": list(datasets)}
-    if "chosen" in identity and set(datasets) != set(part.planned):  # the part of the revision (data.chosen_part)
-        identity["chosen"] = {**identity["chosen"], "datasets": sorted(datasets)}
+    identity = replace(part.identity, planned=list(datasets))
+    if identity.chosen and set(datasets) != set(part.planned):  # the part of the revision (data.chosen_part)
+        identity = replace(identity, chosen={**identity.chosen, "datasets": sorted(datasets)})
     return ScorePart(identity, [u for u in part.units if u.dataset in datasets], part.timings)
 
 
@@ -266,7 +301,7 @@ def _from_number(value: float | str | None) -> float | None:
     return None if value is None else float(value)
 
 
-def _result_json(variant: Variant, result: TaskScore) -> dict[str, Any]:
+def _result_json(variant: VariantKey, result: TaskScore) -> dict[str, Any]:
     """What the mteb result files read of an evaluator's result: numeric details only, as they do."""
     dataset, transformation, seed = variant
     return {"dataset": dataset, "transformation": transformation, "seed": seed, "main_metric": result.main_metric,
@@ -275,10 +310,10 @@ def _result_json(variant: Variant, result: TaskScore) -> dict[str, Any]:
                         for subset, metrics in result.details.items()}}
 
 
-def _result_from_json(data: Mapping[str, Any]) -> tuple[Variant, TaskScore]:
+def _result_from_json(data: Mapping[str, Any]) -> tuple[VariantKey, TaskScore]:
     result = TaskScore(data["main_metric"], {k: _from_number(v) for k, v in data["subsets"].items()},
                        _from_number(data["value"]),
-                       {subset: {k: _from_number(v) for k, v in metrics.items()}
+                       {subset: {k: float(v) for k, v in metrics.items()}  # written from numbers only
                         for subset, metrics in data["details"].items()}, {})
     return (data["dataset"], data["transformation"], data["seed"]), result
 
@@ -296,17 +331,14 @@ def package_versions() -> dict[str, str]:
 
 def run_identity(options: ScoreOptions, planned: Sequence[str], provenance: Mapping[str, Any],
                  model: Mapping[str, Any], encode: Mapping[str, Any], packages: Mapping[str, str], *,
-                 chosen: Mapping[str, Any]) -> dict[str, Any]:
-    """What parts of one run share: every setting that changes a score or what the card states, the
-    weightiest first (a merge names the first difference); `chosen`: the part of the revision the
-    run scores (`scoring.data.chosen_part`, what the options above and the plan come to), which the
-    card's selection states beside --preset and --min-judge."""
-    return {"dataset": {k: v for k, v in provenance.items() if k != "datasets"},
-            "protocol": options.protocol.name, "model": dict(model), "encode": dict(encode),
-            "on_error": options.on_error, "selection": {"preset": options.preset, "min_judge": options.min_judge},
-            "transformations": options.transformations, "seeds": options.seeds,
-            "corpus_robustness": options.corpus_robustness, "planned": list(planned), "chosen": dict(chosen),
-            "hteb_score_version": __version__, "package_versions": dict(packages)}
+                 chosen: Mapping[str, Any]) -> RunIdentity:
+    """The identity of the run `options` describe, its data's `provenance`, its model and encoding;
+    `chosen`: the part of the revision the run scores (`scoring.data.chosen_part`, what the options and
+    the plan come to), which the card's selection states beside --preset and --min-judge."""
+    return RunIdentity({k: v for k, v in provenance.items() if k != "datasets"}, options.protocol.name, dict(model),
+                       dict(encode), options.on_error, {"preset": options.preset, "min_judge": options.min_judge},
+                       options.transformations, options.seeds, options.corpus_robustness, list(planned), __version__,
+                       dict(packages), dict(chosen))
 
 
 def units_of_part(planned: Sequence[str], part: Sequence[str] | None) -> list[str]:
@@ -319,16 +351,16 @@ def units_of_part(planned: Sequence[str], part: Sequence[str] | None) -> list[st
     return [name for name in planned if name in part]
 
 
-def units_of_run(run: Any, tasks: Mapping[str, Mapping[str, Any]], error_policy: Sequence[Mapping[str, Any]],
-                 corpus_robustness: Mapping[str, Any] | None) -> list[Unit]:
-    """A scoring run (scoring.run.ScoreRun) split into its datasets' units, in the run's order."""
+def units_of_run(run: ScoreRun, tasks: Mapping[str, Mapping[str, Any]], error_policy: Sequence[ErrorPolicyCount],
+                 corpus_robustness: Mapping[str, Any] | None) -> list[UnitResult]:
+    """A scoring run split into its datasets' units, in the run's order."""
     units = []
     for name, task in tasks.items():
-        units.append(Unit(
+        units.append(UnitResult(
             name, dict(task), run.settings.get(name), [r for r in run.scores if r.dataset == name],
             {v: r for v, r in run.results.items() if v[0] == name},
             [row for row in run.drift if row["dataset"] == name],
-            [dict(e) for e in error_policy if e["dataset"] == name],
+            [e for e in error_policy if e.dataset == name],
             [f for f in run.flags if f.dataset == name],
             None if corpus_robustness is None else corpus_robustness.get("datasets", {}).get(name)))
     return units

@@ -25,6 +25,7 @@ from hteb_score.encoding.encoder import EmbeddingTable, Request
 from hteb_score.evaluators import EVALUATORS, EvaluationContext, TaskScore
 from hteb_score.evaluators.protocol import Protocol
 from hteb_score.flags import Flag
+from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.scoring.selection import judge_kept, judge_means
 from hteb_score.scoring.statistics import drift_row
@@ -62,7 +63,7 @@ def _policy_lookup(items: ItemColumns, on_error: str, where: str, keep: Sequence
 
 def revision_variants(revision: Revision, name: str, *, transformations: Sequence[str] | None,
                       seeds: Sequence[int] | None, on_error: str,
-                      min_judge: float | None = None) -> tuple[list[Variant], list[dict[str, Any]]]:
+                      min_judge: float | None = None) -> tuple[list[Variant], list[ErrorPolicyCount]]:
     """The original and each selected (transformation, seed) of one dataset, plus error-policy counts
     (and, with `min_judge`, how many items the judge filter dropped and how many no judge rated)."""
     source = revision.source(name)
@@ -70,7 +71,7 @@ def revision_variants(revision: Revision, name: str, *, transformations: Sequenc
     chosen = [(t, s) for t, s in available
               if (transformations is None or t in transformations) and (seeds is None or s in seeds)]
     variants = [Variant(source, "original", None)]
-    counts = []
+    counts: list[ErrorPolicyCount] = []
     for transformation, seed in chosen:
         items = revision.item_columns(name, transformation, seed)
         means = judge_means(items)
@@ -78,10 +79,10 @@ def revision_variants(revision: Revision, name: str, *, transformations: Sequenc
         where = f"{name}/{transformation}_{seed}"
         data = source.with_texts(_policy_lookup(items, on_error, where, keep))
         variants.append(Variant(data, transformation, seed, items if min_judge is None else items.where(keep)))
-        counts.append({"dataset": name, "transformation": transformation, "seed": seed, "items": len(items),
-                       "with_errors": sum(items.with_errors), "action": on_error})
-        if min_judge is not None:
-            counts[-1].update(judge_dropped=keep.count(False), unjudged=means.count(None))
+        filtered = min_judge is not None  # the judge counts are kept with --min-judge only
+        counts.append(ErrorPolicyCount(name, transformation, seed, len(items), sum(items.with_errors), on_error,
+                                       keep.count(False) if filtered else None,
+                                       means.count(None) if filtered else None))
     return variants, counts
 
 
@@ -169,7 +170,10 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
     flags = check_variants(groups, protocol, filtered=filtered) if flags is None else list(flags)
     unscorable = {(f.dataset, f.transformation, f.seed) for f in flags if f.code == "filtered_too_far"}
     context = EvaluationContext(protocol)
-    scores, results, settings, drift = [], {}, {}, []
+    scores: list[ScoreRecord] = []
+    results: dict[tuple[str, str, int | None], TaskScore] = {}
+    settings: dict[str, dict[str, Any]] = {}
+    drift: list[dict[str, Any]] = []
     spent = {"read_s": 0.0, "embed_s": 0.0, "evaluate_s": 0.0}
     mark = time.perf_counter()
 
@@ -204,8 +208,7 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
                 bar.update(1)
                 if (info.name, variant.transformation, variant.seed) in unscorable:  # flagged, written as null
                     scores.append(ScoreRecord(info.name, info.task_type, "all", variant.transformation, variant.seed,
-                                              results[(info.name, "original", None)].main_metric,
-                                              float("nan")))  # undefined, as an evaluator's
+                                              results[(info.name, "original", None)].main_metric, None))
                     continue
                 result = evaluator.evaluate(variant.dataset, table.view(info), context)
                 results[(info.name, variant.transformation, variant.seed)] = result
@@ -228,7 +231,7 @@ def _drift(variant: Variant, table: EmbeddingTable) -> list[dict[str, Any]]:
     items = variant.items
     if not items:
         return []
-    out = []
+    out: list[dict[str, Any]] = []
     embed = table.view(variant.dataset.info)
     by_prompt: dict[str | None, list[int]] = {}
     for at, split in enumerate(items.split):

@@ -87,7 +87,7 @@ class RunFolder:
             part = read_part(self.part_folder(unit))
         except HtebError:
             return None
-        if part.identity.get("hteb_score_version") != __version__ or [u.dataset for u in part.units] != [unit.dataset]:
+        if part.identity.hteb_score_version != __version__ or [u.dataset for u in part.units] != [unit.dataset]:
             return None
         return part
 

@@ -19,6 +19,7 @@ from hteb_contract.errors import HtebError
 from hteb_contract.item_columns import ItemColumns
 from hteb_contract.common.registry import Registry
 from hteb_contract.revision import Revision
+from hteb_score.scoring.error_policy import ErrorPolicyCount
 
 
 @dataclass(frozen=True)
@@ -72,9 +73,10 @@ def judge_kept(means: Sequence[float | None], min_judge: float | None) -> list[b
     return [mean is None or mean >= min_judge for mean in means]
 
 
-def check_judged(revision: Revision, counts: Sequence[dict], min_judge: float | None) -> None:
+def require_judge_scores(revision: Revision, counts: Sequence[ErrorPolicyCount],
+                         min_judge: float | None) -> None:
     """Refuse --min-judge on a selection that no judge rated (a rule-only revision, or one made with
     the judge off): filtering would keep everything and say nothing."""
-    if min_judge is not None and all(c["unjudged"] == c["items"] for c in counts):
+    if min_judge is not None and all(c.unjudged == c.items for c in counts):
         raise HtebError(f"--min-judge {min_judge:g}: revision {revision.label} has no judge scores for the selected "
                         "transformations (rule-made items and revisions made without a judge have none)")

@@ -38,6 +38,8 @@ METHOD = {
     "drift": "1 - cos(emb(original), emb(transformed)); Spearman with judge quality, 95% paired percentile bootstrap CI",
     "edit_distance": "word-level Levenshtein / word count of the longer text (PTEB)",
 }
+#: What `model_statistics(..., in_points=True)` puts before the method's unit.
+POINTS_UNIT = "points (score x 100); "
 DRIFT_POINT_DECIMALS = 4
 
 
@@ -48,11 +50,12 @@ def paired_effect(deltas: Sequence[float | None], *, ci_method: str = "walsh", s
     hl = hodges_lehmann(deltas, method=ci_method, seed=seed)
     test = wilcoxon_signed_rank(deltas)
     reason = hl.undefined or test.undefined
+    defined = [d for d in deltas if d is not None]  # all of them unless `reason`
     with np.errstate(over="ignore"):
         entry = {
             "n_datasets": len(deltas),
-            "mean_delta": None if reason else float(np.mean(deltas)),
-            "median_abs_delta": None if reason else float(np.median(np.abs(deltas))),
+            "mean_delta": None if reason else float(np.mean(defined)),
+            "median_abs_delta": None if reason else float(np.median(np.abs(defined))),
             "hl_shift": hl.shift,
             "ci_low": hl.ci_low,
             "ci_high": hl.ci_high,
@@ -142,14 +145,16 @@ def _spearman_or_nan(x: np.ndarray, y: np.ndarray) -> float:
     return float("nan") if rho is None else rho
 
 
-def model_statistics(scores: Sequence[ScoreRecord], drift: list[dict]) -> dict:
+def model_statistics(scores: Sequence[ScoreRecord], drift: list[dict], *, in_points: bool = False) -> dict:
     """The card's `statistics` block: effects per transformation, per axis (Noise's too) and for the
     HTEB total (HL shift, Walsh 95% CI, Wilcoxon p, Holm p within each family), plus drift vs
-    quality; `total` is None when no paper axis was scored."""
-    main = main_scores(scores)
+    quality; `total` is None when no paper axis was scored. `in_points`: the scores (0-1) are
+    turned into points (x 100) here, and the method's unit says so."""
+    method = {**METHOD, "unit": POINTS_UNIT + METHOD["unit"]} if in_points else dict(METHOD)
+    main = main_scores([r.in_points() for r in scores] if in_points else scores)
     original, transformed = main.original, main.seed_means()
     if not original and main.skipped:  # every original score undefined (flagged): no effect to estimate
-        return {"method": {"unit": METHOD["unit"]}, "per_transformation": {}, "per_axis": {}, "total": None,
+        return {"method": {"unit": method["unit"]}, "per_transformation": {}, "per_axis": {}, "total": None,
                 "drift": drift_statistics(drift),
                 "undefined": "no dataset has a defined original main score (each is flagged undefined_score): "
                              "no effect can be estimated"}
@@ -167,11 +172,11 @@ def model_statistics(scores: Sequence[ScoreRecord], drift: list[dict]) -> dict:
     for axis, entry in per_axis.items():
         pooled = [v for t in AXES[axis] for v in _deltas(original, transformed.get(t, {}))]
         entry["median_abs_delta_pooled"] = float(np.median(np.abs(pooled)))
-    total_by_ds = {d: total for d, row in by_dataset(axes).items()
-                   if d in original and (total := hteb_total(row)) is not None}
+    total_by_ds = {d: row_total for d, row in by_dataset(axes).items()
+                   if d in original and (row_total := hteb_total(row)) is not None}
     total = paired_effect(_deltas(original, total_by_ds)) if total_by_ds else None
     return {
-        "method": dict(METHOD),
+        "method": method,
         "per_transformation": per_transformation,
         "per_axis": per_axis,
         "total": total,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hteb_score.encoding.choice import load_encoder
-from hteb_score.encoding.encoder import EmbeddingTable, TextEncoder
+from hteb_score.encoding.encoder import EmbeddingTable, LoadedEncoder
 from hteb_score.scoring.corpus_robustness import score_corpus_robustness
 from hteb_score.scoring.data import read_data
 from hteb_score.scoring.options import ScoreOptions
@@ -45,12 +45,12 @@ class UnitScorer:
     def __init__(self, options: ScoreOptions, announce: Callable[[str], None] | None = None) -> None:
         self.options = options
         self.announce = announce
-        self.encoder: TextEncoder | None = None
+        self.encoder: LoadedEncoder | None = None
 
-    def _load(self) -> TextEncoder:
+    def _load(self) -> LoadedEncoder:
         opts = self.options
         if self.encoder is None:
-            runtime = {"mteb": {}, "python": {"name": opts.model_choice.name},
+            runtime: dict[str, dict[str, Any]] = {"mteb": {}, "python": {"name": opts.model_choice.name},
                        "sentence-transformers": {"backend": opts.backend, "precision": opts.precision,
                                                  "token_budget": opts.token_budget, "choice": opts.model_choice}}
             self.encoder = load_encoder(opts.encoder, opts.model_id, device=opts.device, batch_size=opts.batch_size,
@@ -116,6 +116,6 @@ class InProcess:
         scorer: UnitScorer | None = None
         model = None
         for unit in units:
-            if unit.model != model:
+            if scorer is None or unit.model != model:
                 scorer, model = UnitScorer(unit.options), unit.model
             done(unit, scorer.score(unit.options.part))

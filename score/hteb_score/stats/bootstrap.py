@@ -17,7 +17,7 @@ DEFAULT_RESAMPLES = 1000
 
 def percentile_bootstrap(
     statistic: Callable[..., float],
-    *samples: Sequence[float],
+    *samples: Sequence[float | None] | np.ndarray,
     paired: bool = False,
     confidence: float = 0.95,
     n_resamples: int = DEFAULT_RESAMPLES,

@@ -59,7 +59,7 @@ def hodges_lehmann_shift(differences: Sequence[float]) -> float:
 
 
 def hodges_lehmann(
-    differences: Sequence[float],
+    differences: Sequence[float | None],
     *,
     confidence: float = 0.95,
     method: str = "walsh",

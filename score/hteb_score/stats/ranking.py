@@ -8,28 +8,38 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TypedDict
 
 import numpy as np
 from scipy import stats
 
+#: Scores in order: a sequence or a 1-d array.
+Scores = Sequence[float] | np.ndarray
 
-def _defined(x: Sequence[float], y: Sequence[float]) -> bool:
+
+def _defined(x: Scores, y: Scores) -> bool:
     if len(x) != len(y):
         raise ValueError(f"score vectors differ in length: {len(x)} vs {len(y)}")
     return len(x) >= 2 and np.ptp(np.asarray(x, dtype=float)) > 0 and np.ptp(np.asarray(y, dtype=float)) > 0
 
 
-def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float | None:
+def kendall_tau(x: Scores, y: Scores) -> float | None:
     """Kendall's tau-b (ties handled) between two rankings."""
     return float(stats.kendalltau(x, y).statistic) if _defined(x, y) else None
 
 
-def spearman_rho(x: Sequence[float], y: Sequence[float]) -> float | None:
+def spearman_rho(x: Scores, y: Scores) -> float | None:
     """Spearman's rank correlation."""
     return float(stats.spearmanr(x, y).statistic) if _defined(x, y) else None
 
 
-def mean_sd(values: Sequence[float | None]) -> dict[str, float | int | None]:
+class MeanSd(TypedDict):
+    mean: float | None
+    sd: float | None
+    n: int
+
+
+def mean_sd(values: Sequence[float | None]) -> MeanSd:
     """Mean and sample standard deviation (ddof=1) of the defined values, as in paper Table 4."""
     kept = [v for v in values if v is not None and not math.isnan(v)]
     mean = float(np.mean(kept)) if kept else None

@@ -61,9 +61,9 @@ def split_half_reliability(
     if len(models) >= 3 and len(datasets) >= 2:
         for _ in range(n_splits):
             first, second = stratified_halves(types, rng)
-            a = [_half_mean(scores[m], first) for m in models]
-            b = [_half_mean(scores[m], second) for m in models]
-            if any(v is None for v in a + b):
+            a = [v for m in models if (v := _half_mean(scores[m], first)) is not None]
+            b = [v for m in models if (v := _half_mean(scores[m], second)) is not None]
+            if len(a) < len(models) or len(b) < len(models):
                 continue
             rho = spearman_rho(a, b)
             if rho is not None:

@@ -40,13 +40,13 @@ class WilcoxonResult:
     undefined: str | None = None  # why statistic and p-value are None
 
 
-def rounded_differences(differences: Sequence[float], decimals: int = DEFAULT_DECIMALS) -> np.ndarray:
-    """Differences as a float array rounded to `decimals`, so float noise becomes exact zeros."""
+def rounded_differences(differences: Sequence[float | None], decimals: int = DEFAULT_DECIMALS) -> np.ndarray:
+    """Differences as a float array rounded to `decimals`, so float noise becomes exact zeros (None: NaN)."""
     return np.round(np.asarray(differences, dtype=float), decimals)
 
 
 def wilcoxon_signed_rank(
-    differences: Sequence[float],
+    differences: Sequence[float | None],
     *,
     zero_method: str = "wilcox",
     alternative: str = "two-sided",

