@@ -33,7 +33,7 @@ from hteb_contract.errors import HtebError
 from hteb_contract.taxonomy import AXES, AXIS_LABELS, transformation_order
 from hteb_score import DEFAULT_STORE, SAMPLE_REVISION
 from hteb_score.mteb_interop.layout import short_revision
-from hteb_score.mteb_interop.tasks import HtebVariant, tasks_from_revision
+from hteb_score.mteb_interop.tasks import HtebVariant, tasks_from_revision, variant_of
 from hteb_score.scoring.aggregate import MainScores, axis_columns, paired_level
 
 REFERENCE = "https://arxiv.org/abs/2605.28190"
@@ -90,8 +90,8 @@ class HtebBenchmark(Benchmark):
         super().__post_init__()
         self.variants = {}
         for task in self.tasks:
-            variant = getattr(task, "hteb_variant", None)
-            if not isinstance(variant, HtebVariant):
+            variant = variant_of(task)
+            if variant is None:
                 raise HtebError(f"not an HTEB task (from tasks_from_revision): {task.metadata.name}")
             if task.metadata.name in self.variants:
                 other = self.variants[task.metadata.name].dataset
@@ -146,10 +146,11 @@ def get_benchmark(revision: str = SAMPLE_REVISION, *, store: str = DEFAULT_STORE
     """The mteb Benchmark of a revision (a label or a content hash) of `store`; `selection`:
     tasks_from_revision's (datasets, transformations, seeds, on_error, min_judge)."""
     tasks = tasks_from_revision(store, revision, **selection)
-    variant = tasks[0].hteb_variant
-    found = [t.hteb_variant for t in tasks if t.hteb_variant.seed is not None]
+    variants = [v for v in map(variant_of, tasks) if v is not None]
+    variant = variants[0]
+    found = [v for v in variants if v.seed is not None]
     transformations = sorted({v.transformation for v in found}, key=transformation_order)
-    seeds = sorted({v.seed for v in found})
+    seeds = sorted({v.seed for v in found if v.seed is not None})
     short = f"HTEB({short_revision(variant.revision)}{variant.selection})"
     name = f"HTEB({revision}{variant.selection})"
     return HtebBenchmark(

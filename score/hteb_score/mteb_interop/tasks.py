@@ -125,7 +125,7 @@ def _description(variant: HtebVariant, source: str) -> str:
     return f"HTEB revision {short_revision(variant.revision)} of {variant.dataset}, {what}. {variant.task}: {source}"
 
 
-def _variant_of(task: AbsTask) -> HtebVariant | None:
+def variant_of(task: AbsTask) -> HtebVariant | None:
     """The variant `_variant_task` gave an mteb task object (None: not an HTEB task)."""
     variant = getattr(task, VARIANT_ATTRIBUTE, None)
     return variant if isinstance(variant, HtebVariant) else None
@@ -137,8 +137,8 @@ def evaluate_tasks(model: Any, tasks: Iterable[AbsTask], *, cache: ResultCache |
     task (as hteb-score gives them); `model` is anything mteb.evaluate takes (a SentenceTransformer,
     an mteb model, a ModelMeta)."""
     tasks = list(tasks)
-    variants = [variant for variant in map(_variant_of, tasks) if variant is not None]
-    missing = [t.metadata.name for t in tasks if _variant_of(t) is None]
+    variants = [variant for variant in map(variant_of, tasks) if variant is not None]
+    missing = [t.metadata.name for t in tasks if variant_of(t) is None]
     if missing:
         raise HtebError(f"not an HTEB task (from tasks_from_revision): {missing[0]}")
     runner = copy.copy(_mteb_model(model))  # the same loaded model, its prompt tables extended

@@ -91,8 +91,9 @@ def figures(card: dict[str, Any]) -> list[Figure]:
     out = []
     for row, metric, transformations, values, average in rows:
         for column in columns(transformations, average=average):
-            if values.get(column) is not None:
-                out.append(Figure(row, column, values[column], metric, task_id(row, column, selection.tag(row)),
+            value = values.get(column)
+            if value is not None:
+                out.append(Figure(row, column, value, metric, task_id(row, column, selection.tag(row)),
                                   selection.declared(row)))
     return out
 
@@ -149,7 +150,7 @@ def eval_results_file_yaml(scores: ModelScores) -> str | None:
         return None
     selection = card_selection(card)
     entries = [
-        EvalResultEntry(dataset_id=dataset_id, task_id=r.task_name, value=r.metric_value,
+        EvalResultEntry(dataset_id=dataset_id, task_id=r.task_name or f.task_id, value=r.metric_value,
                         dataset_revision=r.dataset_revision, date=card.get("created"),
                         notes=f"{r.metric_name}; {selection.notes(f.row)}"
                               + ("" if f.declared else f"; an ad hoc task: see {EVAL_ADDITIONS}"))

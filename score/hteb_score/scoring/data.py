@@ -88,8 +88,8 @@ def read_source_folders(options: ScoreOptions, source_dir: Path) -> RunData:
     by_name = dict(zip(chosen, datasets))
     groups = DatasetGroups(chosen, lambda name: [Variant(by_name[name], "original", None)], [d.info for d in datasets],
                            len(chosen))
-    chosen = {"datasets": None if options.datasets is None else sorted(planned), "transformations": None, "seeds": None}
-    return RunData(groups, [], info, check_variants(groups, options.protocol), planned=planned, chosen=chosen)
+    part = {"datasets": None if options.datasets is None else sorted(planned), "transformations": None, "seeds": None}
+    return RunData(groups, [], info, check_variants(groups, options.protocol), planned=planned, chosen=part)
 
 
 def read_revision(options: ScoreOptions) -> RunData:
