@@ -16,7 +16,7 @@ from pathlib import Path
 import huggingface_hub
 import pytest
 
-from hteb_score import SAMPLE_REVISION
+from hteb_score import SAMPLE_REVISION, SAMPLE_STORE
 from hteb_score.encoding.model_files import ModelChoice, resolve_hub_revision
 from models import minilm_path
 from refusal import assert_one_line, run
@@ -76,7 +76,9 @@ def test_every_command_reads_the_bundled_store_by_default():
     assert out.startswith(f"ok: {SAMPLE_REVISION} (") and "8 of 8 datasets verified" in out
     assert run("verify")[1] == out  # the revision defaults to the bundled one too
     code, out, err = run("revisions")
-    assert code == 0 and out.splitlines() == [SAMPLE_REVISION], err
+    record = json.loads((SAMPLE_STORE / "labels" / f"{SAMPLE_REVISION}.json").read_text())
+    assert code == 0, err  # the label, the content hash it names and when it was published
+    assert out.splitlines() == [f"{SAMPLE_REVISION}  {record['content_hash']}  {record['published']}"]
 
 
 def _score(tmp_path: Path, *args: str, commit: str = COMMIT) -> tuple[subprocess.CompletedProcess, dict]:
