@@ -138,7 +138,8 @@ noise-findings: install
 # The committed findings, made again from their committed work units (FINDINGS_DOCS/parts/MODEL/DATASET.hteb_part.json.gz,
 # one gzipped part per model and dataset, committed as each finishes): each model's card on the six short datasets,
 # their comparison and report page (FINDINGS_DOCS/comparison), the whole-revision card of each model whose parts hold
-# every dataset (FINDINGS_DOCS/whole-revision/MODEL) and the docs' tables. Needs no model and no revision.
+# every dataset (FINDINGS_DOCS/whole-revision/MODEL), their comparison (FINDINGS_DOCS/whole-revision-comparison) and
+# the docs' tables. Needs no model and no revision.
 FINDINGS_DOCS := docs/findings/noise-$(SEED)
 FINDINGS_SIX := STSBenchmark,STS16,TwitterSemEval2015,Banking77,TwentyNewsgroups,IsiZuluNews
 findings: install-score
@@ -151,6 +152,7 @@ findings: install-score
 			   mv $(OUT)/whole-revision/$$name $(FINDINGS_DOCS)/whole-revision/$$name;; esac; \
 	done; \
 	$(BIN)/hteb-score compare "$${cards[@]}" --out $(FINDINGS_DOCS)/comparison --overwrite
+	$(BIN)/hteb-score compare $(FINDINGS_DOCS)/whole-revision/*/result_card.json --out $(FINDINGS_DOCS)/whole-revision-comparison --overwrite
 	$(BIN)/hteb-score tables docs/findings.md
 
 # The PyPI embedding models of tests/models.py: name, Hub id, MODEL_ID (a local folder, made on first use, or a

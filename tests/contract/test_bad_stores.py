@@ -89,7 +89,9 @@ def test_flagged_corrupt_label_in_revisions(store, capsys, case):
     out = capsys.readouterr()
     assert out.err == ""
     good, flagged = out.out.splitlines()
-    assert good == "good" and flagged.startswith("bad (corrupt: ") and CORRUPT[case][1].split(" ", 1)[1] in flagged
+    label, content_hash, published = good.split("  ")  # each label with its revision and date
+    assert (label, content_hash) == ("good", open_store(str(store)).resolve("good")) and published[:4].isdigit()
+    assert flagged.startswith("bad (corrupt: ") and CORRUPT[case][1].split(" ", 1)[1] in flagged
     assert main(["verify", "--store", str(store), "--revision", "good"]) == 0
     with deadline():
         assert main(["verify", "--store", str(store), "--revision", "nope"]) == 2  # the error lists the labels

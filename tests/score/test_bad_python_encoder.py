@@ -75,7 +75,7 @@ def test_refused_python_encoder_without_a_model(tmp_path):
 
 def test_auto_takes_a_factorys_form_as_python(factories):
     """A Hub id has no colon and an existing path is a folder: auto reads MODULE:FACTORY as a factory."""
-    assert choose("auto", f"{factories}:no_encode") == "python"
-    assert choose("auto", "json:dumps") == "python"
-    assert choose("auto", "sentence-transformers/all-MiniLM-L6-v2") != "python"
-    assert choose("auto", str(factories.parent)) == "sentence-transformers"
+    assert choose("auto", f"{factories}:no_encode").kind == "python"
+    assert choose("auto", "json:dumps").kind == "python"
+    assert choose("auto", "sentence-transformers/all-MiniLM-L6-v2").kind != "python"
+    assert choose("auto", str(factories.parent)).kind == "sentence-transformers"

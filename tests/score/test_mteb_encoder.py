@@ -165,11 +165,11 @@ def test_help_does_not_import_mteb():
 def test_auto_keeps_sentence_transformers_for_folders_and_unregistered_names(tmp_path):
     from hteb_score.encoding.choice import choose
 
-    assert choose("auto", None) == "sentence-transformers"
-    assert choose("auto", minilm_path()) == "sentence-transformers"
-    assert choose("auto", "hteb-test/not-in-mteb") == "sentence-transformers"
-    assert choose("auto", "intfloat/e5-small-v2") == "mteb"
-    assert choose("sentence-transformers", "intfloat/e5-small-v2") == "sentence-transformers"
+    assert choose("auto", None).kind == "sentence-transformers"
+    assert choose("auto", minilm_path()).kind == "sentence-transformers"
+    assert choose("auto", "hteb-test/not-in-mteb").kind == "sentence-transformers"
+    assert choose("auto", "intfloat/e5-small-v2").kind == "mteb"
+    assert choose("sentence-transformers", "intfloat/e5-small-v2").kind == "sentence-transformers"
 
 
 def test_a_wrapper_whose_encode_is_its_own_has_no_known_prompt_rule():

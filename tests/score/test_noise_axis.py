@@ -351,8 +351,17 @@ def test_compare_of_noise_only_cards_has_no_total(scores, revision, tmp_path):
     assert comparison.columns.axes == ["noise"] and comparison.columns.total == []
     assert all(row.hteb is None and row.rank_hteb is None for row in comparison.leaderboard)
     assert comparison.to_json()["effects"]["total"] == {}
-    assert "Noise (Δ)" in comparison.to_markdown()
+    markdown = comparison.to_markdown()
+    assert "Noise (Δ)" in markdown
     assert set(comparison_files.figures(comparison)) >= {"axis_dumbbell.png", "delta_heatmap.png"}
+    # the headline is the lead under Noise, and the HTEB columns (all "-") are left out
+    lead = comparison.lead
+    noise = {row.model: row.axes["noise"] for row in comparison.leaderboard}
+    assert lead is not None and lead.first == max(noise, key=noise.get)
+    assert [row.model for row in comparison.leaderboard] == lead.order
+    assert f"**{lead.sentence()}**" in markdown and lead.runner_up in lead.sentence()
+    header = next(line for line in markdown.splitlines() if line.startswith("| # | Model |"))
+    assert header == "| # | Model | Original | Noise (Δ) | Rank Original → Noise | Rests on |"
 
 
 def test_a_scores_table_derives_the_noise_axis_but_never_puts_it_in_the_total(tmp_path):

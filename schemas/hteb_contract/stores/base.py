@@ -13,6 +13,20 @@ from hteb_contract.stores.names import check_store_uri
 
 
 @dataclass(frozen=True)
+class Published:
+    """A label as a store lists it: the revision it names (`revision_id`: the local content hash, or
+    the Hub commit) and when it was published (None where the store does not say)."""
+
+    label: str
+    revision_id: str | None
+    published: str | None
+
+    def line(self) -> str:
+        """`sample-1339  5cfa68b19a9a…  2026-11-24T01:32:02+00:00`, as `hteb-score revisions` prints it."""
+        return f"{self.label}  {self.revision_id or '-'}  {self.published or '-'}"
+
+
+@dataclass(frozen=True)
 class PublishResult:
     """What a publish did: `created` is False when the same content was already there."""
 
@@ -43,6 +57,11 @@ class RevisionStore(ABC):
     @abstractmethod
     def labels(self) -> list[str]:
         """Published labels, oldest first."""
+
+    def published(self) -> list[Published]:
+        """Published labels with the revision each names and when, oldest first (a store that keeps
+        neither: the labels alone)."""
+        return [Published(label, None, None) for label in self.labels()]
 
     @abstractmethod
     def exists(self) -> bool:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from hteb_contract.errors import HtebError, StoreError
 from hteb_contract.revision import CARD, MANIFEST, PARTS, Revision
-from hteb_contract.stores.base import STORES, PublishResult, RevisionStore, staged_manifest
+from hteb_contract.stores.base import STORES, Published, PublishResult, RevisionStore, staged_manifest
 from hteb_contract.stores.names import LABEL, check_store_uri
 
 
@@ -118,11 +118,15 @@ class HubStore(RevisionStore):
             raise StoreError(f"{self.uri}: cannot tell whether the repository exists ({_one_line(err)})") from None
 
     def labels(self) -> list[str]:
+        return [entry.label for entry in self.published()]
+
+    def published(self) -> list[Published]:
+        """The tags with the commit each names (the Hub's tag list carries no date)."""
         try:
             refs = self._api().list_repo_refs(self.repo_id, repo_type="dataset")
         except _hub_errors() as err:
             raise StoreError(f"{self.uri}: cannot list tags ({_one_line(err)})") from None
-        return sorted(tag.name for tag in refs.tags)
+        return [Published(tag.name, tag.target_commit, None) for tag in sorted(refs.tags, key=lambda t: t.name)]
 
 
 @STORES.register("hf")

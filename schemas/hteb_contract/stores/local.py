@@ -37,7 +37,7 @@ from hteb_contract.common.atomic import (
 from hteb_contract.errors import StoreError
 from hteb_contract.common.locks import exclusive
 from hteb_contract.revision import Revision
-from hteb_contract.stores.base import STORES, PublishResult, RevisionStore, staged_manifest
+from hteb_contract.stores.base import STORES, Published, PublishResult, RevisionStore, staged_manifest
 from hteb_contract.stores.names import LABEL
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -197,6 +197,10 @@ class LocalStore(RevisionStore):
     def labels(self) -> list[str]:
         """Readable labels, oldest first (none for a store not made yet: a first publish creates it)."""
         return [r["label"] for r in self._scan()[0]]
+
+    def published(self) -> list[Published]:
+        """Readable labels with their content hash and publication time, oldest first."""
+        return [Published(r["label"], r["content_hash"], r["published"]) for r in self._scan()[0]]
 
     def corrupt_labels(self) -> dict[str, str]:
         return self._scan()[1]

@@ -74,14 +74,16 @@ def verify(store: str, ref: str, datasets: str | None) -> None:
 @click.option("--store", default=DEFAULT_STORE, help="Revision store: a path, file://PATH or hf://OWNER/NAME. "
               "Default: the sample store bundled with hteb-score, as for every command.")
 def revisions(store: str) -> None:
-    """List the labels published in a store, oldest first; a damaged label file is listed as corrupt."""
+    """List the labels published in a store, oldest first, each with the revision it names (a local
+    store's content hash, a Hub commit) and when it was published (`-` where the store does not say);
+    a damaged label file is listed as corrupt."""
     from hteb_contract.stores import open_store
 
     opened = open_store(store)
     if not opened.exists():
         raise HtebError(f"no revision store at {opened.uri}")
-    for label in opened.labels():
-        click.echo(label)
+    for entry in opened.published():
+        click.echo(entry.line())
     for label, why in opened.corrupt_labels().items():
         click.echo(f"{label} (corrupt: {why})")
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from hteb_contract.taxonomy import AXES, PAPER_TRANSFORMATIONS
-from hteb_score.report.comparison import coverage_cell, figure_cell
+from hteb_score.report.comparison import coverage_cell, figure_cell, leaderboard_cell
+from hteb_score.report.formatting import column_label
 from hteb_score.cli.output import OutputFolder
 
 TABLE_HELP = f"""\b
@@ -100,12 +101,17 @@ def compare(
         click.echo("note: no delta heat map (the inputs have Original scores only)", err=True)
     if "drift_quality.png" not in written:
         click.echo("note: no drift vs judge quality plot (no input carries rated drift items)", err=True)
+    if comparison.lead is not None:
+        click.echo(comparison.lead.sentence())
     for path in sorted(p for p in comparison_files.model_index(comparison) if p.endswith(EVAL_ADDITIONS)):
         click.echo(f"note: {path} lists task ids the revision's eval.yaml does not declare (an ad hoc selection); "
                    "add its tasks to the dataset repo's eval.yaml for .eval_results/hteb.yaml to attach", err=True)
     for row in comparison.leaderboard:
-        click.echo(f"{row.model}: original {figure_cell(row, 'original')}, HTEB {figure_cell(row, 'hteb')} "
-                   f"({figure_cell(row, 'delta', sign=True)}) on {coverage_cell(row)}")
+        if comparison.has_total or comparison.lead is None:
+            shown = f"HTEB {figure_cell(row, 'hteb')} ({figure_cell(row, 'delta', sign=True)})"
+        else:
+            shown = f"{column_label(comparison.lead.axis)} {leaderboard_cell(row, comparison.lead.axis)}"
+        click.echo(f"{row.model}: original {figure_cell(row, 'original')}, {shown} on {coverage_cell(row)}")
     click.echo(
         f"compared {len(models)} model(s) on {len(comparison.datasets)} dataset(s), basis {comparison.basis.name} "
         f"({comparison.basis.description}) -> {output.path}: {', '.join(written)}"

@@ -262,7 +262,8 @@ def checked_options(*, model_id: str | None, store: str | None, ref: str | None,
                         "drop --datasets/--transformations")
     device = options.device(device)
     model_revision = options.text(model_revision, "--model-revision")
-    encoder = choose(encoder, model_id, pinned=model_revision is not None)
+    choice = choose(encoder, model_id, revision=model_revision)
+    encoder = choice.kind
     model_choice = choose_model(model_id, model_revision, options.text(model_name, "--model-name"), encoder)
     if encoder in OWN_RUNTIME:
         if (backend, precision, token_budget) != ("auto", None, None) or "," in device:
@@ -275,6 +276,7 @@ def checked_options(*, model_id: str | None, store: str | None, ref: str | None,
                         datasets=wanted_d, transformations=wanted_t, seeds=wanted_s, device=device, cache_dir=cache_dir,
                         preset=preset, min_judge=min_judge, corpus_robustness=corpus_robustness, backend=backend,
                         precision=precision, token_budget=token_budget, model_choice=model_choice, runtime_note=why,
+                        encoder_reason=choice.reason, encoder_note=choice.note(model_id),
                         part=options.names(part, "--part"),
                         **settled)
 

@@ -69,7 +69,9 @@ def run_units(models: Mapping[str, ScoreOptions], settings: Mapping[str, Any], o
         if todo:
             for name, opts in models.items():
                 if any(unit.model == name for unit in todo):
-                    echo(f"{name}: {opts.runtime_note}")
+                    for line in (opts.encoder_note, opts.runtime_note):
+                        if line:
+                            echo(f"{name}: {line}")
             executor.run(todo, done)
         lines, cards = [], []
         for name in models:  # merged as `hteb-score merge` merges the parts

@@ -200,7 +200,8 @@ class Encoder:
         """The result card's `model` section."""
         pinned = {} if self.pinned is None else {"pinned": self.pinned}
         return {"model_id": self.model_id, "revision": self.revision, "identity": self.identity, **pinned,
-                "embedding_dim": self.model.get_embedding_dimension(), "similarity": "cosine"}
+                "embedding_dim": self.model.get_embedding_dimension(), "similarity": "cosine",
+                "encoder": "sentence-transformers"}
 
     def encode(self, texts: Sequence[str], prompt_type: str | None, *,
                task: DatasetInfo | None = None) -> np.ndarray:

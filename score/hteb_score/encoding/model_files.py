@@ -181,9 +181,10 @@ def choose_model(model: str | None, revision: str | None, name: str | None, enco
     if revision is not None:
         if encoder == "python":
             raise HtebError(f"--model-revision pins a Hub model; {shown} is a factory (its identity is its own)")
-        if encoder == "mteb":
-            raise HtebError(f"--model-revision: mteb's registry pins the revision of {model!r} itself (drop it, or "
-                            "pass --encoder sentence-transformers)")
+        if encoder == "mteb":  # encoding.choice.choose has checked that it is the revision mteb pins
+            from hteb_score.encoding.mteb_encoder import registry_entry
+
+            return ModelChoice(revision, registry_entry(str(model)).revision, name)
         if model is None or local:
             raise HtebError(f"--model-revision pins a Hub model; {shown} is a local folder (name it with --model-name)")
         commit = resolve_hub_revision(model, revision)

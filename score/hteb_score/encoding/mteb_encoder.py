@@ -153,13 +153,15 @@ class MtebEncoder:
     batch_size: int
     dtype: str
     trust_remote_code: bool = False
+    pinned: str | None = None  # --model-revision as given, when it is the revision mteb's registry pins
     #: mteb task -> its task type and the prompt given to each prompt type asked for (None: none)
     applied: dict[str, dict[str, str | None]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, name: str, *, device: str = "auto", batch_size: int = 32, trust_remote_code: bool = False,
-             progress: bool = True) -> MtebEncoder:
-        """Load `name` from mteb's registry with its own loader; unregistered or unloadable: one line."""
+             progress: bool = True, pinned: str | None = None) -> MtebEncoder:
+        """Load `name` from mteb's registry with its own loader, at the revision it pins (`pinned`:
+        --model-revision naming that revision, recorded); unregistered or unloadable: one line."""
         import torch
         from transformers.utils import logging as transformers_logging
 
@@ -190,7 +192,7 @@ class MtebEncoder:
                                     "wrapper": _stable(type(wrapper))}, sort_keys=True)
                 identity = f"sha256:{hashlib.sha256(entry.encode()).hexdigest()}"
         return cls(meta.name, revision, identity, meta, wrapper, device, batch_size, dtype,
-                   bool(meta.loader_kwargs.get("trust_remote_code", False) or trust_remote_code))
+                   bool(meta.loader_kwargs.get("trust_remote_code", False) or trust_remote_code), pinned)
 
     def prompt_key(self, task: DatasetInfo | None, prompt_type: str | None) -> str:
         """The prompt type and the exact prompt mteb gives this task's texts of it (recorded for
@@ -222,7 +224,8 @@ class MtebEncoder:
         if dim is None and model is not None and hasattr(model, "get_embedding_dimension"):
             dim = model.get_embedding_dimension()
         similarity = getattr(self.meta.similarity_fn_name, "value", self.meta.similarity_fn_name)
-        return {"model_id": self.model_id, "revision": self.revision, "identity": self.identity,
+        pinned = {} if self.pinned is None else {"pinned": self.pinned}
+        return {"model_id": self.model_id, "revision": self.revision, "identity": self.identity, **pinned,
                 "embedding_dim": dim, "similarity": similarity or "cosine", "encoder": "mteb",
                 "mteb": {"name": self.meta.name, "revision": self.meta.revision, "loader": loader_name(self.meta),
                          "mteb_version": importlib.metadata.version("mteb"),

@@ -17,11 +17,20 @@ from typing import Any
 import numpy as np
 
 from hteb_contract.errors import HtebError
-from hteb_contract.taxonomy import AXES, TRANSFORMATIONS
+from hteb_contract.taxonomy import AXES, TRANSFORMATIONS, in_total
 from hteb_score.report.basis import BASES, Basis, common_views, figures, mean_delta, own_views
-from hteb_score.report.comparison import Comparison, HeatCell, LeaderboardRow, Reliability, ScoreColumns, Stability
+from hteb_score.report.comparison import (
+    Comparison,
+    HeatCell,
+    LeaderboardRow,
+    Reliability,
+    ScoreColumns,
+    Stability,
+    defines_total,
+)
 from hteb_score.report.formatting import column_label
 from hteb_score.report.inputs import check_inputs
+from hteb_score.report.lead import Lead, build_lead, lead_axis
 from hteb_score.scoring.model_scores import HTEB, ModelScores
 from hteb_score.scoring.statistics import add_holm, paired_effect
 from hteb_score.stats.ranking import kendall_tau, mean_sd
@@ -89,6 +98,23 @@ def leaderboard(views: Sequence[ModelScores], own: Sequence[ModelScores], basis:
                            card=None if basis.views is own_views else cards[name])
             for name, f in shown.items()]
     return sorted(rows, key=lambda r: (r.rank_hteb or r.rank_original, r.model))
+
+
+def lead(views: Sequence[ModelScores], board: Sequence[LeaderboardRow], *, ci_method: str = "walsh",
+         seed: int = 0) -> Lead | None:
+    """Where no model has an HTEB total: the models ranked on the first axis beside the total that
+    every one has (Noise), with the margin of the first over the next; None where a total is defined
+    or no such axis is scored."""
+    if defines_total(board):
+        return None
+    axis = lead_axis([r.axes for r in board], [a for a in AXES if not in_total(a)])
+    if axis is None:
+        return None
+    scores = {r.model: r.axes[axis] for r in board}
+    return build_lead(axis, scores, {r.model: r.axis_deltas[axis] for r in board},
+                      {r.model: r.original for r in board}, {r.model: r.rank_original for r in board}, _ranks(scores),
+                      {m.model: m.axes.get(axis, {}) for m in views},
+                      lambda differences: paired_effect(differences, ci_method=ci_method, seed=seed))
 
 
 def heatmap(views: Sequence[ModelScores], own: Sequence[ModelScores]) -> tuple[list[str], dict[str, dict[str, HeatCell]]]:
@@ -210,6 +236,9 @@ def compare(
     if rule.views is own_views and len({(r.figures.datasets, r.figures.variants) for r in board if r.figures is not None}) > 1:
         warnings.append("on the own basis the models rest on different datasets or variants: the ranks compare "
                         "different sets")
+    headline = lead(views, board, ci_method=ci_method, seed=seed)
+    if headline is not None:  # ranked by the axis the result leads with
+        board = sorted(board, key=lambda r: (headline.ranks[r.model], r.model))
     names, cells = heatmap(views, models)
     return Comparison(
         models=list(models),
@@ -224,4 +253,5 @@ def compare(
         basis=rule,
         heatmap_columns=names,
         heatmap=cells,
+        lead=headline,
     )

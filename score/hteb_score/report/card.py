@@ -114,6 +114,13 @@ def _defined_scores(scores: Sequence[ScoreRecord], flags: list[Flag]) -> tuple[l
     return out, flags
 
 
+def _encoder_line(model: Mapping[str, Any]) -> list[str]:
+    """What loaded the model and why (cards written before the reason was recorded: no line)."""
+    if "encoder_reason" not in model:
+        return []
+    return [f"- encoder: {model.get('encoder', 'sentence-transformers')} ({model['encoder_reason']})"]
+
+
 def _mteb_model_lines(meta: Mapping[str, Any] | None) -> list[str]:
     """The mteb registry entry the model was encoded through, and the prompt each task got."""
     if meta is None:
@@ -155,6 +162,7 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         "",
         f"- model revision: `{card['model']['revision'] or 'unknown'}`"
         + (f" (pinned by --model-revision `{card['model']['pinned']}`)" if card["model"].get("pinned") else ""),
+        *_encoder_line(card["model"]),
         *_mteb_model_lines(card["model"].get("mteb")),
         *_python_model_lines(card["model"].get("python")),
         f"- dataset: `{data['repo_id']}` label `{data['label']}` revision `{data['revision']}`",

@@ -11,6 +11,7 @@ from hteb_contract.taxonomy import AXES, in_total
 from hteb_contract.validation import validate
 from hteb_score.report.basis import SAME, Basis, Figures
 from hteb_score.report.formatting import column_label, confidence_interval, count, number, p_value
+from hteb_score.report.lead import Lead
 from hteb_score.scoring.model_scores import ModelScores
 from hteb_score.stats.hodges_lehmann import EXACT_MAX_N, WALSH_NORMAL
 from hteb_score.stats.reliability import SplitHalfResult
@@ -148,6 +149,28 @@ class Comparison:
     basis: Basis
     heatmap_columns: list[str]
     heatmap: dict[str, dict[str, HeatCell]]
+    lead: Lead | None = None  # no HTEB total: who ranks first on the axis beside it (Noise), by how much
+
+    @property
+    def has_total(self) -> bool:
+        """Whether any model has an HTEB total, here or on its card (else its columns, all "-", are left out)."""
+        return defines_total(self.leaderboard)
+
+    def rank(self, row: LeaderboardRow) -> int:
+        """The row's place: under HTEB, else under the lead's axis, else on Original."""
+        return row.rank_hteb or (self.lead.ranks[row.model] if self.lead else row.rank_original)
+
+    def rank_column(self) -> str | None:
+        """What the rank-change column compares Original with; None where it would be empty."""
+        if self.has_total:
+            return "HTEB"
+        return None if self.lead is None else column_label(self.lead.axis)
+
+    def rank_change(self, row: LeaderboardRow) -> tuple[int, int] | None:
+        """(rank on Original, rank under HTEB or the lead's axis), None where there is none."""
+        if self.lead is not None:
+            return row.rank_original, self.lead.ranks[row.model]
+        return None if row.rank_hteb is None else (row.rank_original, row.rank_hteb)
 
     @property
     def mixed_revisions(self) -> bool:
@@ -171,6 +194,7 @@ class Comparison:
             "ranking_stability": {name: asdict(s) for name, s in self.ranking_stability.items()},
             "effects": self.effects,
             "reliability": self.reliability.to_json(),
+            "lead": None if self.lead is None else self.lead.to_json(),
         }
         validate("comparison", result, what="comparison")
         return result
@@ -183,9 +207,11 @@ class Comparison:
             out.append("")
         out += [
             f"{count(len(self.models), 'model')}, {count(len(self.datasets), 'dataset')}. "
-            "Scores in points; deltas are HTEB minus Original.",
+            "Scores in points; deltas (Δ) are transformed minus Original.",
             "",
         ]
+        if self.lead is not None:
+            out += [f"**{self.lead.sentence()}**", ""]
         out += [f"Basis (`--basis {self.basis.name}`): the leaderboard and the heat map rest on "
                 f"{self.basis.description}.", ""]
         out += self._leaderboard_md() + self._heatmap_md() + self._stability_md() + self._effects_md()
@@ -202,21 +228,27 @@ class Comparison:
         axes = self.leaderboard_axes()
         paper = [a for a in axes if in_total(a)]
         beside = [a for a in axes if not in_total(a)]
-        header = ["#", "Model", "Original", *(f"{column_label(a)} (Δ)" for a in paper), "HTEB total", "Δ",
-                  *(f"{column_label(a)} (Δ)" for a in beside), "Rank Original → HTEB", "Rests on"]
+        total, ranked = self.has_total, self.rank_column()
+        header = ["#", "Model", "Original", *(f"{column_label(a)} (Δ)" for a in paper),
+                  *(["HTEB total", "Δ"] if total else []), *(f"{column_label(a)} (Δ)" for a in beside),
+                  *([f"Rank Original → {ranked}"] if ranked else []), "Rests on"]
         out = ["## Leaderboard", ""]
-        if beside:
+        if beside and total:
             out += [f"{', '.join(map(column_label, beside))} is reported beside the HTEB total, not in it: "
                     "the total is the mean of the paper's axes, comparable with the paper.", ""]
-        out += ["Each axis Δ is against the Original of the datasets the axis was scored on; the HTEB Δ against "
-                "the Original of the datasets the total rests on. \"card\": the model's own figure (all it has, "
-                "as its card says) where it differs.", ""]
+        elif not total:
+            out += ["No HTEB total is defined (no axis of the paper was scored), so its columns are left out"
+                    + (f"; the models rank by {ranked}." if ranked else "; the models rank by Original."), ""]
+        out += ["Each axis Δ is against the Original of the datasets the axis was scored on"
+                + ("; the HTEB Δ against the Original of the datasets the total rests on" if total else "")
+                + ". \"card\": the model's own figure (all it has, as its card says) where it differs.", ""]
         out += [_row(header), _row(["---"] * len(header))]
         for r in self.leaderboard:
             cells = {a: leaderboard_cell(r, a) for a in axes}
-            out.append(_row([str(r.rank_hteb or r.rank_original), r.model + (" †" if r.differs_from_card else ""),
-                             figure_cell(r, "original"), *(cells[a] for a in paper), figure_cell(r, "hteb"),
-                             figure_cell(r, "delta", sign=True), *(cells[a] for a in beside), rank_cell(r),
+            out.append(_row([str(self.rank(r)), r.model + (" †" if r.differs_from_card else ""),
+                             figure_cell(r, "original"), *(cells[a] for a in paper),
+                             *([figure_cell(r, "hteb"), figure_cell(r, "delta", sign=True)] if total else []),
+                             *(cells[a] for a in beside), *([rank_cell(self.rank_change(r))] if ranked else []),
                              coverage_cell(r)]))
         if any(r.differs_from_card for r in self.leaderboard):
             out += ["", "† a figure differs from the model's card (the card's is given beside it)."]
@@ -307,6 +339,11 @@ class Comparison:
         return order, [[self.heatmap[m][n].delta for n in self.heatmap_columns] for m in order]
 
 
+def defines_total(rows: Sequence[LeaderboardRow]) -> bool:
+    """Whether any row has an HTEB total, on the comparison's basis or on its card."""
+    return any(r.hteb is not None or (r.card is not None and r.card.hteb is not None) for r in rows)
+
+
 def figure_cell(row: LeaderboardRow, name: str, sign: bool = False) -> str:
     """A leaderboard figure, with the card's beside it where that differs."""
     shown = number(getattr(row, name), sign=sign)
@@ -333,8 +370,12 @@ def leaderboard_cell(row: LeaderboardRow, axis: str) -> str:
     return f"{shown} (card {number(card.axes[axis])} ({number(card.axis_deltas[axis], sign=True)}))"
 
 
-def rank_cell(row: LeaderboardRow) -> str:
-    return "-" if row.rank_change is None else f"{row.rank_original} → {row.rank_hteb} ({row.rank_change:+d})"
+def rank_cell(ranks: tuple[int, int] | None) -> str:
+    """`3 → 1 (+2)`: the rank on Original, the rank under HTEB (or the lead's axis) and the move up."""
+    if ranks is None:
+        return "-"
+    before, after = ranks
+    return f"{before} → {after} ({before - after:+d})"
 
 
 def coverage_cell(row: LeaderboardRow) -> str:

@@ -136,7 +136,10 @@ def render(comparison: Comparison, figures: Mapping[str, bytes]) -> str:
 
 
 def _headline(c: Comparison) -> list[str]:
-    """The result first: the leaderboard's top model under HTEB (by Original where no total is defined)."""
+    """The result first: the leaderboard's top model under HTEB; where no total is defined, the lead
+    on Noise (who ranks first, by how much, with what interval); failing that, by Original."""
+    if c.lead is not None:
+        return [f'<p class="headline">{escape(c.lead.sentence())}</p>']
     ranked = [r for r in c.leaderboard if r.rank_hteb == 1]
     if ranked:
         r = ranked[0]
@@ -171,30 +174,41 @@ def _leaderboard(c: Comparison) -> list[str]:
     axes = c.leaderboard_axes()
     paper = [a for a in axes if in_total(a)]
     beside = [a for a in axes if not in_total(a)]
+    total, ranked = c.has_total, c.rank_column()
 
     def axis_headers(axes: list[str]) -> list[tuple[str, str]]:
         return [h for a in axes for h in ((column_label(a), "number"), (f"{column_label(a)} Δ", "number"))]
 
-    header = [("HTEB rank", "number"), ("Model", "text"), ("Original", "number"), *axis_headers(paper),
-              ("HTEB total", "number"), ("Δ", "number"), *axis_headers(beside), ("Original rank", "number"),
-              ("Rank change", "number"), ("Rests on", "text")]
+    header = [(f"{ranked} rank" if ranked else "Rank", "number"), ("Model", "text"), ("Original", "number"),
+              *axis_headers(paper), *([("HTEB total", "number"), ("Δ", "number")] if total else []),
+              *axis_headers(beside), ("Original rank", "number"), *([("Rank change", "number")] if ranked else []),
+              ("Rests on", "text")]
     rows = []
     for r in c.leaderboard:
         axis_cells = {a: [_num(r.axes.get(a), _axis_part(r, a, 0)), _delta(r.axis_deltas.get(a), _axis_part(r, a, 1))]
                       for a in axes}
-        change = None if r.rank_change is None else f"{r.rank_change:+d}"
-        rows.append([_num(r.rank_hteb, str(r.rank_hteb or "-")), _text(r.model + (" †" if r.differs_from_card else "")),
-                     _num(r.original, figure_cell(r, "original")),
-                     *(cell for a in paper for cell in axis_cells[a]), _num(r.hteb, figure_cell(r, "hteb")),
-                     _delta(r.delta, figure_cell(r, "delta", sign=True)),
+        ranks = c.rank_change(r)
+        place = None if ranked is None else (None if ranks is None else ranks[1])
+        change = None if ranks is None else ranks[0] - ranks[1]
+        rows.append([_num(place if ranked else r.rank_original, str(place or "-") if ranked else str(r.rank_original)),
+                     _text(r.model + (" †" if r.differs_from_card else "")),
+                     _num(r.original, figure_cell(r, "original")), *(cell for a in paper for cell in axis_cells[a]),
+                     *([_num(r.hteb, figure_cell(r, "hteb")), _delta(r.delta, figure_cell(r, "delta", sign=True))]
+                       if total else []),
                      *(cell for a in beside for cell in axis_cells[a]), _num(r.rank_original, str(r.rank_original)),
-                     _num(r.rank_change, change or "-"), _text(coverage_cell(r))])
+                     *([_num(change, "-" if change is None else f"{change:+d}")] if ranked else []),
+                     _text(coverage_cell(r))])
     note = (f"Basis (--basis {escape(c.basis.name)}): {escape(c.basis.description)}. Means over datasets; each axis Δ "
-            "is against the Original of the datasets the axis was scored on, the HTEB Δ against the Original of the "
-            "datasets the total rests on; rank 1 = best, rank change positive = moved up under HTEB.")
+            "is against the Original of the datasets the axis was scored on"
+            + (", the HTEB Δ against the Original of the datasets the total rests on" if total else "")
+            + (f"; rank 1 = best, rank change positive = moved up under {escape(ranked)}." if ranked
+               else "; rank 1 = best."))
+    if not total:
+        note += (" No HTEB total is defined (no axis of the paper was scored): its columns are left out"
+                 + (f" and the models rank by {escape(ranked)}." if ranked else "."))
     if any(r.differs_from_card for r in c.leaderboard):
         note += " † a figure differs from the model's card: the card's is given beside it."
-    if beside:
+    if beside and total:
         note += (f" {escape(', '.join(map(column_label, beside)))} is reported beside the HTEB total, not in it: the "
                  "total is the mean of the paper's axes, comparable with the paper.")
     return ["<h2>Leaderboard</h2>", f'<p class="note">{note}</p>', _table("leaderboard", header, rows),

@@ -50,14 +50,16 @@ class UnitScorer:
     def _load(self) -> LoadedEncoder:
         opts = self.options
         if self.encoder is None:
-            runtime: dict[str, dict[str, Any]] = {"mteb": {}, "python": {"name": opts.model_choice.name},
+            runtime: dict[str, dict[str, Any]] = {"mteb": {"pinned": opts.model_choice.pinned}, "python": {"name": opts.model_choice.name},
                        "sentence-transformers": {"backend": opts.backend, "precision": opts.precision,
                                                  "token_budget": opts.token_budget, "choice": opts.model_choice}}
             self.encoder = load_encoder(opts.encoder, opts.model_id, device=opts.device, batch_size=opts.batch_size,
                                         trust_remote_code=opts.trust_remote_code, progress=not opts.quiet,
                                         **runtime[opts.encoder])
             if self.announce is not None:
-                self.announce(opts.runtime_note)
+                for line in (opts.encoder_note, opts.runtime_note):
+                    if line:
+                        self.announce(line)
         return self.encoder
 
     def score(self, datasets: Sequence[str] | None, started: float | None = None) -> ScorePart:
@@ -88,8 +90,10 @@ class UnitScorer:
             timings.update(corpus_robustness_s=timings["total_s"] - (evaluated - started),
                            texts_requested=table.requested, unique_texts=table.unique, texts_encoded=table.encoded)
         tasks = {info.name: info.to_json() for info in data.groups.infos}
-        identity = run_identity(opts, data.planned, data.provenance, encoder.card_model(), encoder.settings(),
-                                package_versions(), chosen=data.chosen)
+        model = {**encoder.card_model(), "encoder": opts.encoder,
+                 **({"encoder_reason": opts.encoder_reason} if opts.encoder_reason else {})}
+        identity = run_identity(opts, data.planned, data.provenance, model, encoder.settings(), package_versions(),
+                                chosen=data.chosen)
         return ScorePart(identity, units_of_run(run, tasks, data.error_policy, robustness), timings)
 
 

