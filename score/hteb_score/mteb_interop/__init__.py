@@ -1,3 +1,3 @@
-"""HTEB and mteb side by side: HTEB data as mteb tasks (`tasks`, `adapter`), and mteb's result
-folders written (`layout`) and read (`results`). mteb's models as an HTEB encoder are
-encoding/mteb_encoder.py."""
+"""HTEB and mteb side by side: HTEB data as mteb tasks (`tasks`, `adapter`; the rows laid out per
+task type by `task_data`), and mteb's result folders written (`layout`) and read (`results`).
+mteb's models as an HTEB encoder are encoding/mteb_encoder.py."""
