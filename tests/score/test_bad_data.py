@@ -28,7 +28,8 @@ from evaluator_embeddings import context, evaluate, hashed_bow  # noqa: E402
 from hteb_contract.errors import ContractError, HtebError  # noqa: E402
 from hteb_contract.sources import SourceDataset, read_jsonl, read_source_dir  # noqa: E402
 from hteb_contract.validation import validate  # noqa: E402
-from hteb_score.report.card import build_card, mteb_results, render_markdown, write_outputs  # noqa: E402
+from hteb_score.report.card import build_card, mteb_results, render_markdown  # noqa: E402
+from hteb_score.report.outputs import write_outputs  # noqa: E402
 from hteb_score.cli import main  # noqa: E402
 from hteb_score.evaluators.protocol import PROTOCOLS  # noqa: E402
 from hteb_score.scoring.run import Variant, check_variants  # noqa: E402

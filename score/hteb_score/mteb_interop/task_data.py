@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 from datasets import Dataset, DatasetDict
-from mteb.abstasks import AbsTask
-from mteb.abstasks.retrieval_dataset_loaders import RetrievalSplitData
-
 from hteb_contract.common.registry import Registry
 from hteb_contract.sources import SourceDataset
 from hteb_contract.tasks import CLUSTER_SET, task_type
+from mteb.abstasks import AbsTask
+from mteb.abstasks.retrieval_dataset_loaders import RetrievalSplitData
+
 from hteb_score.evaluators.protocol import MTEB
 
 #: (task object, dataset) -> (the task's `dataset`, its `hf_subsets`)
