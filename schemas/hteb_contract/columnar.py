@@ -30,7 +30,6 @@ text, errors and fallback against the attempts).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from functools import cache
 from typing import Any
 
 import numpy as np
@@ -280,7 +279,6 @@ def _lists_differ(left: pa.Array, right: pa.Array) -> Mask:
     return bad
 
 
-@cache
 def _item_schema(version: str) -> Spec:
     return schema("item", None if version == SCHEMA_VERSIONS["item"] else version)
 

@@ -15,15 +15,14 @@ one ISO 639-3 code per transformed text field of the task type (hteb_contract.ta
 without `subsets` (the `shared/data` copies) gets them from the subset names its rows use
 (`subset_languages`); the copy inside a revision always states them.
 
-Rows are checked for what the scorer relies on (`FIELD_VALUES`): texts are strings, scores
-finite numbers, pair labels 0 or 1; a degenerate row is a SourceError naming the table and row,
+Rows are checked for what the scorer relies on (each task type's `check_of`, hteb_contract.field_values):
+texts are strings, scores finite numbers, pair labels 0 or 1; a degenerate row is a SourceError naming the table and row,
 whether it came from JSONL (where NaN and Infinity are not JSON and are refused) or parquet.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -68,12 +67,6 @@ ISO_639_1: dict[str, str] = {
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")  # JSON's "\\ud800" read alone: no character, not UTF-8 text
-#: The relevance grades mteb reads from qrels (it casts them to int32) and pytrec_eval takes (integers).
-RELEVANCE_RANGE = (-(2**31), 2**31 - 1)
-
-
-def _is_text(value: Any) -> bool:
-    return isinstance(value, str)
 
 
 def _any(value: Any) -> bool:
@@ -88,56 +81,6 @@ def lone_surrogate(value: Any) -> str | None:
         if found:
             return found.group()
     return None
-
-
-def _is_number(value: Any) -> bool:
-    """A finite int or float; an int too large for a float (`1` and 400 zeros) is none."""
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return False
-    try:
-        return math.isfinite(value)
-    except OverflowError:
-        return False
-
-
-def _is_relevance(value: Any) -> bool:
-    """An integer relevance grade within int32 (1.0 is 1; 0.5 is no grade: mteb would truncate it to 0)."""
-    return _is_number(value) and float(value).is_integer() and RELEVANCE_RANGE[0] <= value <= RELEVANCE_RANGE[1]
-
-
-def _is_id(value: Any) -> bool:
-    return isinstance(value, (str, int)) and not isinstance(value, bool)
-
-
-def _list_of(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
-    return lambda value: isinstance(value, list) and all(check(item) for item in value)
-
-
-#: (task type or None for any, field) -> (check, what the value must be): the values a task type's
-#: required fields (hteb_contract.tasks) must hold; the task type's own entry wins.
-FIELD_VALUES: dict[tuple[str | None, str], tuple[Callable[[Any], bool], str]] = {
-    (None, "text"): (_is_text, "a string"),
-    (None, "sentence1"): (_is_text, "a string"),
-    (None, "sentence2"): (_is_text, "a string"),
-    (None, "score"): (_is_number, "a finite number"),
-    ("Retrieval", "score"): (_is_relevance, "an integer relevance grade within int32, as mteb and pytrec_eval "
-                                            "read qrels"),
-    ("Reranking", "score"): (_is_relevance, "an integer relevance grade within int32, as mteb and pytrec_eval "
-                                            "read qrels"),
-    (None, "label"): (_is_id, "a string or an integer"),
-    ("PairClassification", "label"): (lambda v: _is_id(v) and v in (0, 1), "0 or 1"),
-    (None, "id"): (_is_id, "a string or an integer"),
-    (None, "query_id"): (_is_id, "a string or an integer"),
-    (None, "doc_id"): (_is_id, "a string or an integer"),
-    (None, "doc_ids"): (_list_of(_is_id), "a list of ids"),
-    (None, "human_summaries"): (_list_of(_is_text), "a list of strings"),
-    (None, "machine_summaries"): (_list_of(_is_text), "a list of strings"),
-    (None, "relevance"): (_list_of(_is_number), "a list of finite numbers"),
-}
-
-
-def _value_check(task: str, fld: str) -> tuple[Callable[[Any], bool], str]:
-    return FIELD_VALUES.get((task, fld)) or FIELD_VALUES[(None, fld)]
 
 
 def subset_of(row: Mapping[str, Any]) -> str:
@@ -249,8 +192,8 @@ class DatasetInfo:
         bad = [lang for lang in info.languages if not isinstance(lang, str) or not _LANG.match(lang)]
         if bad:
             raise SourceError(f"{where}: languages must be ISO 639-3 codes, got {bad}")
-        if info.task_type == "Classification" and not info.train_split:
-            raise SourceError(f"{where}: a Classification dataset needs a train_split")
+        if task_type(info.task_type).has_train_split and not info.train_split:
+            raise SourceError(f"{where}: a {info.task_type} dataset needs a train_split")
         if data.get("subsets") is not None:
             info = info.with_subsets(_check_subsets(data["subsets"], info.task_type, where=where), where=where)
         return info
@@ -306,7 +249,7 @@ class SourceDataset:
             rows = self.tables.get(table)
             if rows is None:
                 raise SourceError(f"{self.origin}: {self.info.task_type} dataset has no table {table!r}")
-            checks = [(f, *_value_check(spec.name, f)) for f in fields]
+            checks = [(f, spec.check_of(f).check, spec.check_of(f).must) for f in fields]
             for index, row in enumerate(rows):
                 optional = [(f, _any, "") for f in CORPUS_FIELDS if table == CORPUS_TABLE and f not in fields
                             and f in row]  # a title is embedded too: only its text is checked

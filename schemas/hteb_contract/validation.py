@@ -11,6 +11,10 @@ cannot take, goes to jsonschema, so a verdict never rests on jsonschema-rs alone
 and the tests hold the two to the same verdicts. Whole item files are checked column by column
 first (`hteb_contract.columnar`, compiled from the same schema files); `validate` words what it
 cannot clear.
+
+The task types are not written into the schema files: a schema's `$defs/task_type` is a string
+there, and `schema` adds the names of the contract's task table (hteb_contract.tasks.TASK_TYPES) as
+its enum when it loads the file, so a task type is defined once and an unknown one is still refused.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import jsonschema_rs
 from jsonschema import Draft202012Validator
 
 from hteb_contract.errors import ContractError
+from hteb_contract.tasks import TASK_TYPES
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "json"
 
@@ -55,32 +60,45 @@ READABLE: dict[str, dict[str, str]] = {
 }
 
 
-@cache
 def schema(kind: str, version: str | None = None) -> dict[str, Any]:
-    """The parsed JSON Schema of `kind` (item, manifest, result_card) at `version` (default: the one written)."""
+    """The parsed JSON Schema of `kind` (item, manifest, result_card) at `version` (default: the one
+    written), its `$defs/task_type` (where it has one) an enum of the task table's names."""
+    return _schema(kind, version, _task_types())
+
+
+def _task_types() -> tuple[str, ...]:
+    """The task table's names: part of every cache key below, so a task type added later is seen."""
+    return tuple(TASK_TYPES.names())
+
+
+@cache
+def _schema(kind: str, version: str | None, task_types: tuple[str, ...]) -> dict[str, Any]:
     if kind not in SCHEMAS:
         raise ContractError(f"unknown schema kind {kind!r}; known: {', '.join(SCHEMAS)}")
     name = SCHEMAS[kind] if version in (None, SCHEMA_VERSIONS[kind]) else READABLE[kind][version]
-    return json.loads((SCHEMA_DIR / name).read_text(encoding="utf-8"))
+    spec = json.loads((SCHEMA_DIR / name).read_text(encoding="utf-8"))
+    if "task_type" in spec.get("$defs", {}):
+        spec["$defs"]["task_type"]["enum"] = list(task_types)
+    return spec
 
 
 @cache
-def _validator(kind: str, version: str | None) -> Draft202012Validator:
-    spec = schema(kind, version)
+def _validator(kind: str, version: str | None, task_types: tuple[str, ...]) -> Draft202012Validator:
+    spec = _schema(kind, version, task_types)
     Draft202012Validator.check_schema(spec)
     return Draft202012Validator(spec, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 @cache
-def _fast_validator(kind: str, version: str | None) -> jsonschema_rs.Draft202012Validator:
-    return jsonschema_rs.Draft202012Validator(schema(kind, version), validate_formats=True)
+def _fast_validator(kind: str, version: str | None, task_types: tuple[str, ...]) -> jsonschema_rs.Draft202012Validator:
+    return jsonschema_rs.Draft202012Validator(_schema(kind, version, task_types), validate_formats=True)
 
 
 def _fast_valid(kind: str, version: str | None, obj: Any) -> bool:
     """True when jsonschema-rs finds `obj` valid; False when it finds an error or cannot take the value
     (an integer past 64 bits, a type it does not convert): jsonschema then decides."""
     try:
-        return _fast_validator(kind, version).is_valid(obj)
+        return _fast_validator(kind, version, _task_types()).is_valid(obj)
     except (ValueError, TypeError, OverflowError):
         return False
 
@@ -137,6 +155,6 @@ def validate(kind: str, obj: Mapping[str, Any], *, what: str) -> None:
     check_finite(obj, what=what)
     if _fast_valid(kind, version, obj):
         return
-    error = jsonschema.exceptions.best_match(_validator(kind, version).iter_errors(obj))
+    error = jsonschema.exceptions.best_match(_validator(kind, version, _task_types()).iter_errors(obj))
     if error is not None:
         raise ContractError(f"{what}: does not match the {kind} schema: {_describe(error)}")

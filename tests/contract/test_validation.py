@@ -8,8 +8,9 @@ import json
 import pytest
 from jsonschema import Draft202012Validator
 
-from hteb_contract.validation import SCHEMAS, schema, validate
+from hteb_contract.validation import READABLE, SCHEMA_DIR, SCHEMAS, schema, validate
 from hteb_contract.errors import ContractError
+from hteb_contract.tasks import TASK_TYPES
 from hteb_contract.sources import read_source_dir
 from hteb_generate.sources.source_loading import sample_dataset
 from revision_factory import build_revision, item_record
@@ -97,6 +98,32 @@ def test_manifest_of_a_real_revision_validates_and_rejects_unsafe_paths(tmp_path
         broken["files"][0]["path"] = bad
         with pytest.raises(ContractError, match="files/0/path"):
             validate("manifest", broken, what="manifest")
+
+
+@pytest.mark.parametrize("name", ["item.v3.schema.json", "item.v2.schema.json", "manifest.v2.schema.json"])
+def test_the_schema_files_leave_the_task_types_to_the_task_table(name):
+    """The published file says `string`; the loaded schema's enum is TASK_TYPES' names, nothing else."""
+    kind, version = {"item.v3.schema.json": ("item", None), "item.v2.schema.json": ("item", "hteb.item/2"),
+                     "manifest.v2.schema.json": ("manifest", None)}[name]
+    assert name in (SCHEMAS[kind], *READABLE.get(kind, {}).values())
+    text = (SCHEMA_DIR / name).read_text(encoding="utf-8")
+    assert "PairClassification\"" not in text and '"#/$defs/task_type"' in text
+    assert json.loads(text)["$defs"]["task_type"]["type"] == "string"
+    assert schema(kind, version)["$defs"]["task_type"]["enum"] == TASK_TYPES.names()
+
+
+def test_an_unknown_task_type_is_refused_in_an_item_and_a_manifest(real_items, tmp_path, shared_data):
+    item = dict(real_items[0], task_type="Retreival")
+    with pytest.raises(ContractError, match=r"^item: does not match the item schema: task_type: 'Retreival' is not "
+                                            r"one of \['STS', 'STR', 'PairClassification'"):
+        validate("item", item, what="item")
+    older = schema("item", "hteb.item/2")
+    task_type = Draft202012Validator({"$defs": older["$defs"], "$ref": "#/$defs/task_type"})
+    assert task_type.is_valid("STS") and not task_type.is_valid("Retreival")
+    manifest = build_revision(tmp_path / "rev", shared_data, ["STSBenchmark"])
+    manifest["sources"][0]["task_type"] = "sts"
+    with pytest.raises(ContractError, match=r"sources/0/task_type: 'sts' is not one of"):
+        validate("manifest", manifest, what="manifest")
 
 
 def _card() -> dict:

@@ -29,7 +29,8 @@ from hteb_contract.errors import ContractError, HtebError  # noqa: E402
 from hteb_contract.sources import SourceDataset, read_jsonl, read_source_dir  # noqa: E402
 from hteb_contract.validation import validate  # noqa: E402
 from hteb_score.report.card import (  # noqa: E402
-    CardResults, CardSubject, build_card, mteb_result_files, render_markdown, write_outputs)
+    CardResults, CardSubject, build_card, mteb_result_files, render_markdown)
+from hteb_score.report.outputs import write_outputs  # noqa: E402
 from hteb_score.cli import main  # noqa: E402
 from hteb_score.evaluators.protocol import PROTOCOLS  # noqa: E402
 from hteb_score.scoring.run import Variant, check_variants  # noqa: E402

@@ -37,12 +37,11 @@ from hteb_contract.errors import SourceError, first_line
 from hteb_contract.common.registry import Registry
 from hteb_contract.sources import DEFAULT_SUBSET, SUBSET_FIELD, SourceDataset
 from hteb_contract.specs.datasets import DatasetSpec
-
+from hteb_contract.tasks import task_type
 
 Row = Mapping[str, Any]
 Raw = Mapping[str, Mapping[str, Iterable[Row]]]  # config -> split -> rows (what load_dataset returns per config)
 Tables = dict[str, list[dict[str, Any]]]
-RETRIEVAL_TYPES = ("Retrieval", "Reranking")
 
 
 class RetrievalConfigs(NamedTuple):
@@ -78,7 +77,7 @@ def retrieval_configs(entry: DatasetSpec, available: Collection[str]) -> dict[st
 
 def hub_configs(entry: DatasetSpec, available: Collection[str]) -> list[str]:
     """The configs to read: the retrieval parts, `default` (monolingual or fast loading), or one per subset."""
-    if entry.task_type in RETRIEVAL_TYPES:
+    if task_type(entry.task_type).has_corpus:
         parts = retrieval_configs(entry, available).values()
         return list(dict.fromkeys(config for part in parts for config in part if config is not None))
     if entry.fast_loading or not entry.multilingual_hub:
@@ -161,7 +160,7 @@ def load_hub_dataset(entry: DatasetSpec) -> SourceDataset:
 
     where = f"{entry.hf_path}@{entry.hf_revision}"
     available: list[str] = []
-    if entry.task_type in RETRIEVAL_TYPES:
+    if task_type(entry.task_type).has_corpus:
         try:
             available = datasets.get_dataset_config_names(entry.hf_path, revision=entry.hf_revision)
         except Exception as err:

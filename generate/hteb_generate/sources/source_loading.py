@@ -28,7 +28,7 @@ def sample_dataset(dataset: SourceDataset, rows_per_subset: int) -> SourceDatase
     the corpus is cut to the first `10 * rows_per_subset` other documents, as distractors.
     """
     info, tables = dataset.info, dict(dataset.tables)
-    if info.task_type in ("Retrieval", "Reranking"):
+    if task_type(info.task_type).has_corpus:
         relevant: dict[str, set[str]] = {}
         for row in tables["qrels"]:
             relevant.setdefault(str(row["query_id"]), set()).add(str(row["doc_id"]))
@@ -100,7 +100,7 @@ def cap_texts(dataset: SourceDataset, max_texts: int) -> SourceDataset:
     `sample` already counts.
     """
     info = dataset.info
-    if info.task_type in ("Retrieval", "Reranking"):
+    if task_type(info.task_type).has_corpus:
         return dataset
     spec = task_type(info.task_type)
     fields = [f for _, f in spec.text_fields]

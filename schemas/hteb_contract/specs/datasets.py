@@ -53,7 +53,7 @@ from jsonschema import Draft202012Validator
 from hteb_contract.card import OTHER_LICENSE, UNKNOWN_LICENSE, SourceLicense
 from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.sources import DEFAULT_SUBSET, DatasetInfo
-from hteb_contract.specs.mteb_settings import ClusteringSettings, Settings, settings_for
+from hteb_contract.specs.mteb_settings import ClusteringSettings, Settings
 from hteb_contract.tasks import task_type
 
 TABLE = Path(__file__).with_name("datasets.yaml")
@@ -103,7 +103,7 @@ class DatasetSpec:
         """The spec of a source folder no row names, from its dataset.json and rows (no licence, no
         citation, its task type's defaults)."""
         return cls(info.name, info.task_type, info.eval_split, dict(info.subsets),
-                   task_type(info.task_type).mteb_main_score, settings_for(info.task_type, {}, what=info.name),
+                   task_type(info.task_type).mteb_main_score, task_type(info.task_type).evaluation({}, what=info.name),
                    mteb_task=info.mteb_task, hf_path=info.hf_path, hf_revision=info.hf_revision,
                    train_split=info.train_split, paper_languages=info.languages, local=local)
 
@@ -164,7 +164,7 @@ def _spec(row: dict[str, Any]) -> DatasetSpec:
     return DatasetSpec(
         name, kind, row["eval_split"], {s: tuple(codes) for s, codes in row["subsets"].items()},
         row.get("main_score") or task_type(kind).mteb_main_score,
-        settings_for(kind, row.get("evaluation", {}), what="evaluation"),
+        task_type(kind).evaluation(row.get("evaluation", {}), what="evaluation"),
         mteb_task=row.get("mteb_task"), hf_path=row.get("hf_path"), hf_revision=row.get("hf_revision"),
         train_split=row.get("train_split"), paper_languages=tuple(row.get("paper_languages", ())),
         english=row.get("english", True), registry=row.get("registry", True), local=row.get("local"),

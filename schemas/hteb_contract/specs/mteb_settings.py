@@ -97,30 +97,20 @@ class PairClassificationSettings:
 Settings = (ClassificationSettings | ClusteringSettings | RetrievalSettings | SummarizationSettings | STSSettings
             | PairClassificationSettings)
 
-#: HTEB task type -> the kind of settings its mteb abstract task class has.
-SETTINGS_OF_TYPE: dict[str, type[Settings]] = {
-    "Classification": ClassificationSettings, "Clustering": ClusteringSettings,
-    "PairClassification": PairClassificationSettings, "Reranking": RetrievalSettings, "Retrieval": RetrievalSettings,
-    "STS": STSSettings, "STR": STSSettings, "Summarization": SummarizationSettings,
-}
+def settings_for(kind: type[Settings], given: Mapping[str, Any], *, what: str) -> Settings:
+    """The settings of kind `kind` that set `given` apart from its abstract class's defaults; `what`
+    names the task type in a refusal (hteb_contract.tasks.TaskType.evaluation asks with its own kind).
 
-
-def settings_for(task_type: str, given: Mapping[str, Any], *, what: str) -> Settings:
-    """The settings of a task of `task_type` that sets `given` apart from its abstract class's defaults.
-
-    >>> settings_for("Retrieval", {"ignore_identical_ids": True}, what="ArguAna").ignore_identical_ids
+    >>> settings_for(RetrievalSettings, {"ignore_identical_ids": True}, what="ArguAna: Retrieval").ignore_identical_ids
     True
-    >>> settings_for("STS", {"kind": "fast"}, what="X")
+    >>> settings_for(STSSettings, {"kind": "fast"}, what="X: STS")
     Traceback (most recent call last):
     ...
     hteb_contract.errors.ContractError: X: STS has no evaluation setting 'kind'; known: min_score, max_score
     """
-    if task_type not in SETTINGS_OF_TYPE:
-        raise ContractError(f"{what}: no mteb evaluation settings for task type {task_type!r}")
-    kind = SETTINGS_OF_TYPE[task_type]
     known = [f.name for f in fields(kind)]
     for key in given:
         if key not in known:
-            raise ContractError(f"{what}: {task_type} has no evaluation setting {key!r}; known: {', '.join(known)}")
+            raise ContractError(f"{what} has no evaluation setting {key!r}; known: {', '.join(known)}")
     values: dict[str, Any] = {key: tuple(value) if isinstance(value, list) else value for key, value in given.items()}
     return kind(**values)

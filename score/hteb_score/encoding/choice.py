@@ -78,7 +78,7 @@ def choose(kind: str, model: str | None, *, revision: str | None = None) -> Enco
         if model is None:
             raise HtebError("--encoder mteb needs a MODEL_ID from mteb's model registry")
         registry_entry(model)
-        if pinned and not mteb_pins(model, revision):
+        if revision is not None and not mteb_pins(model, revision):
             raise HtebError(f"--model-revision {revision}: mteb's registry pins {model} at "
                             f"{registry_entry(model).revision} and loads no other revision (pass that one, or "
                             "--encoder sentence-transformers to load this one without mteb's task prompts)")
@@ -104,7 +104,7 @@ def choose(kind: str, model: str | None, *, revision: str | None = None) -> Enco
     mteb_loader = "auto: a model of mteb's registry: mteb's loader, with the prompts mteb gives each task"
     if not pinned:
         return EncoderChoice("mteb", mteb_loader)
-    if mteb_pins(model, revision):
+    if revision is not None and mteb_pins(model, revision):
         return EncoderChoice("mteb", f"{mteb_loader} (--model-revision {revision} is the revision mteb pins)")
     return EncoderChoice("sentence-transformers", f"auto: --model-revision {revision} is not the revision mteb's "
                          f"registry pins ({registry_entry(model).revision}), which is the only one mteb loads, so "

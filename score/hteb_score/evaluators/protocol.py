@@ -24,12 +24,13 @@ Both remove retrieval self-hits where the mteb task sets `ignore_identical_ids`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Generic, TypeVar
 
+from hteb_contract import tasks
 from hteb_contract.common.registry import Registry
-from hteb_contract.tasks import TASK_TYPES
 from hteb_contract.specs.mteb_settings import (
     ClassificationSettings,
     ClusteringSettings,
@@ -58,7 +59,7 @@ class Protocol:
 
     name: str
     description: str  # one line, for the card and --help
-    main_metrics: Mapping[str, str] = field(hash=False)  # task type -> main metric
+    metric_of: Callable[[tasks.TaskType], str]  # a task type's main metric: a field of its row in the task table
     few_shot: PerTask[ClassificationSettings | None]  # None: one classifier on the full training split
     clustering: PerTask[ClusteringSettings]
     retrieval: PerTask[RetrievalSettings]
@@ -73,7 +74,7 @@ class Protocol:
 
     def main_metric(self, task_type: str, mteb_task: str | None = None) -> str:
         """The main metric of a dataset of `task_type` naming `mteb_task` (some mteb tasks have their own)."""
-        return self.task_main_metrics.get(mteb_task or "", self.main_metrics[task_type])
+        return self.task_main_metrics.get(mteb_task or "", self.metric_of(tasks.task_type(task_type)))
 
 
 _RETRIEVAL = PerTask(RetrievalSettings(), task_settings.RETRIEVAL)
@@ -82,7 +83,7 @@ HTEB = Protocol(
     name="hteb",
     description="the HTEB paper's evaluation: full-train classification, every document clustered, "
     "cosine AP, MAP, nDCG@10 and Spearman; estimators seeded by the run (42)",
-    main_metrics={name: spec.metric for name, spec in TASK_TYPES.items()},
+    metric_of=attrgetter("metric"),
     few_shot=PerTask(None),
     clustering=PerTask(ClusteringSettings(kind="legacy", one_set_per_subset=True)),
     retrieval=_RETRIEVAL,
@@ -92,7 +93,7 @@ MTEB = Protocol(
     name="mteb",
     description=f"equal to mteb {task_settings.MTEB_VERSION}'s main scores: few-shot classification, fast or "
     "legacy clustering per mteb task, max AP of five similarities; estimators seeded 42",
-    main_metrics={name: spec.mteb_main_score for name, spec in TASK_TYPES.items()},
+    metric_of=attrgetter("mteb_main_score"),
     few_shot=PerTask(ClassificationSettings(), task_settings.CLASSIFICATION),
     clustering=PerTask(ClusteringSettings(), task_settings.CLUSTERING),
     retrieval=_RETRIEVAL,

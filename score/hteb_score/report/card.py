@@ -1,6 +1,6 @@
 """Result cards: result_card.json (schemas/result_card.v1), result_card.md, and mteb-format JSON
 for every variant (mteb 2.x TaskResult layout, each variant under its own task name, floats rounded
-to 6 decimals: docs/mteb-results.md).
+to 6 decimals: docs/mteb-results.md), built and rendered here and written by report/outputs.py.
 A card names the protocol and, per dataset, the evaluation settings its evaluator used, and lists
 its `flags`: an undefined score is null (never NaN) with a flag saying why. Every file is strict
 JSON; a non-finite number anywhere else is refused in one line before anything is written."""
@@ -11,24 +11,22 @@ import datetime as dt
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from hteb_contract.common.atomic import atomic_write_text
 from hteb_contract.taxonomy import AXES, AXIS_LABELS, AXIS_OF, PAPER_AXES
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
-from hteb_score import CARD_FILE, __version__
+from hteb_score import __version__
 from hteb_score.evaluators.protocol import Protocol
 from hteb_score.flags import Flag
 from hteb_contract.hub_eval import selection_tag
-from hteb_score.mteb_interop.layout import DATASET_KEY, model_meta, result_folder, variant_task_name
+from hteb_score.mteb_interop.layout import DATASET_KEY, variant_task_name
 from hteb_score.report.formatting import confidence_interval, number, p_value
 from hteb_score.scoring.aggregate import aggregate, aggregate_flags
 from hteb_score.scoring.corpus_robustness import markdown_lines as corpus_robustness_lines
 from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.parts import package_versions
 from hteb_score.scoring.score_record import ScoreRecord
-from hteb_score.strict_json import dumps, finite_or_none
+from hteb_score.strict_json import finite_or_none
 
 @dataclass(frozen=True)
 class CardSubject:
@@ -369,19 +367,3 @@ def mteb_result_files(card: Mapping[str, Any], results: Mapping[tuple[str, str, 
 def _rounded(value: float | None) -> float | None:
     """6 decimals as mteb writes them; an undefined value (None, NaN, inf) is null."""
     return None if value is None or finite_or_none(value) is None else round(float(value), 6)
-
-
-def write_outputs(out: Path, card: Mapping[str, Any], mteb: Mapping[str, Mapping[str, Any]]) -> list[Path]:
-    """result_card.json, result_card.md and the mteb result files (`mteb/results/<model>/<revision>/`,
-    mteb's layout: hteb_score.mteb_interop.layout), each written atomically, all as strict JSON
-    rendered before the first is written (a non-finite number writes nothing)."""
-    out = Path(out)
-    model_id, revision = card["model"]["model_id"], card["model"]["revision"]
-    files = {out / CARD_FILE: dumps(card, what="result card"), out / "result_card.md": render_markdown(card)}
-    folder = result_folder(out / "mteb", model_id, revision)
-    meta = model_meta(model_id, revision, embed_dim=card["model"].get("embedding_dim"))
-    files[folder / "model_meta.json"] = dumps(meta, what="mteb model_meta")
-    files.update({folder / f"{name}.json": dumps(result, what=f"mteb result {name}") for name, result in mteb.items()})
-    for path, text in files.items():
-        atomic_write_text(path, text)
-    return list(files)

