@@ -86,10 +86,10 @@ def _retrieval(entry: DatasetSpec, n: int) -> Raw:
     for subset, parts in retrieval_configs(entry, available).items():
         docs = [{"_id": f"{subset}-d{i}", "title": f"title {i}", "text": _text(entry, subset, "document", i)}
                 for i in range(3 * n)]
-        raw[parts["corpus"]] = {"corpus": docs}
-        raw[parts["queries"]] = {"queries": [{"_id": f"{subset}-q{i}", "text": _text(entry, subset, "query", i)}
+        raw[parts.corpus] = {"corpus": docs}
+        raw[parts.queries] = {"queries": [{"_id": f"{subset}-q{i}", "text": _text(entry, subset, "query", i)}
                                              for i in range(n)]}
-        raw[parts["qrels"]] = {entry.eval_split: [{"query-id": f"{subset}-q{i}", "corpus-id": f"{subset}-d{i}",
+        raw[parts.qrels] = {entry.eval_split: [{"query-id": f"{subset}-q{i}", "corpus-id": f"{subset}-d{i}",
                                                    "score": 1} for i in range(n)]}
         if entry.task_type == "Reranking":
             raw[f"{subset}-top_ranked" if prefixed else "top_ranked"] = {entry.eval_split: [

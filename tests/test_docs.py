@@ -197,7 +197,7 @@ RUNNABLE = "<!-- runnable -->"
 #: Or: it cannot run here, and says what it needs; the need must be one of NEEDS.
 NOT_RUNNABLE = re.compile(r"<!-- not runnable: needs (.+?) -->")
 NEEDS = ("a GPU", "the network", "a model download", "a Ray cluster", "the full-size revision", "make",
-         "placeholders", "minutes")
+         "placeholders", "minutes", "an edit of the repository")
 #: Pages whose blocks are not marked here: docs/mteb-results.md is kept by the mteb interop work (issue 33 item 4).
 UNMARKED = {"mteb-results.md"}
 FENCE = re.compile(r"^```(python|bash)\n(.*?)^```", re.M | re.S)

@@ -53,7 +53,7 @@ def test_both_programs_depend_on_the_contract_and_not_on_each_other():
 #: (file, function) allowed to look outside its package: the generator's probe that tells a checkout
 #: from an installed package (None outside the repository, where nothing of the repository is needed;
 #: tests/generate/test_cli.py::test_manifest_md_is_the_repositorys_or_none_for_an_installed_package).
-REPOSITORY_PROBES = {(PACKAGES["generate"] / "config.py", "repository_root")}
+REPOSITORY_PROBES = {(PACKAGES["generate"] / "setup" / "config.py", "repository_root")}
 
 
 def _outside_probes(path: Path) -> str:

@@ -17,7 +17,8 @@ def test_verify_ok_then_corrupted(tmp_path, shared_data, capsys):
     assert main(["verify", "--store", str(tmp_path / "store"), "--revision", "v1"]) == 0
     assert "ok: v1" in capsys.readouterr().out
     assert main(["revisions", "--store", str(tmp_path / "store")]) == 0
-    assert capsys.readouterr().out.strip() == "v1"
+    label, content_hash, published = capsys.readouterr().out.split()
+    assert (label, content_hash) == ("v1", result.content_hash) and published.startswith("20")
 
     target = tmp_path / "store" / "objects" / result.content_hash / "source" / "TwitterSemEval2015" / "test.parquet"
     target.chmod(0o644)

@@ -67,7 +67,7 @@ def choose(kind: str, model: str | None, *, revision: str | None = None) -> Enco
     mteb's task prompts, and the choice says so (`forced`). Asking for mteb's or a factory is checked
     here, before any data is read (a factory is imported, not called): one line if mteb is missing,
     does not know the name, pins another revision, or the factory does not import."""
-    from hteb_score.encoding.mteb_encoder import mteb_installed, registered, registry_entry
+    from hteb_score.encoding.mteb_registry import mteb_installed, registered, registry_entry
     from hteb_score.encoding.python_encoder import looks_like_factory, resolve_factory
 
     pinned = revision is not None
@@ -115,7 +115,7 @@ def mteb_pins(model: str, revision: str) -> bool:
     """Whether `revision` (a commit, tag or branch; resolved offline from the Hugging Face cache
     when the Hub cannot be asked) is the commit mteb's registry pins for `model`."""
     from hteb_score.encoding.model_files import resolve_hub_revision
-    from hteb_score.encoding.mteb_encoder import registry_entry
+    from hteb_score.encoding.mteb_registry import registry_entry
 
     pin = registry_entry(model).revision
     if pin is None:

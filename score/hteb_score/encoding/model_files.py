@@ -182,7 +182,7 @@ def choose_model(model: str | None, revision: str | None, name: str | None, enco
         if encoder == "python":
             raise HtebError(f"--model-revision pins a Hub model; {shown} is a factory (its identity is its own)")
         if encoder == "mteb":  # encoding.choice.choose has checked that it is the revision mteb pins
-            from hteb_score.encoding.mteb_encoder import registry_entry
+            from hteb_score.encoding.mteb_registry import registry_entry
 
             return ModelChoice(revision, registry_entry(str(model)).revision, name)
         if model is None or local:

@@ -26,40 +26,13 @@ import numpy as np
 
 from hteb_contract.errors import HtebError, first_line
 from hteb_score.encoding.identity import model_identity
+from hteb_score.encoding.mteb_registry import registry_entry
 from hteb_score.encoding.model_files import check_tokenizer, model_root, resolve_revision
 
 if TYPE_CHECKING:
     from hteb_contract.sources import DatasetInfo
 
 NO_TYPE = "default"  # the card's name for texts mteb encodes without a prompt type (STS, classification...)
-
-
-def mteb_installed() -> bool:
-    """Whether mteb can be imported, without importing it (that takes seconds)."""
-    from importlib.util import find_spec
-
-    return find_spec("mteb") is not None
-
-
-def registered(name: str) -> bool:
-    """Whether `name` is a model of mteb's registry (mteb must be installed)."""
-    try:
-        registry_entry(name)
-    except HtebError:
-        return False
-    return True
-
-
-def registry_entry(name: str) -> Any:
-    """The ModelMeta mteb registered as `name`; mteb missing or the name unknown: one line."""
-    if not mteb_installed():
-        raise HtebError("--encoder mteb needs mteb: pip install 'hteb-score[mteb]'")
-    import mteb
-
-    try:
-        return mteb.get_model_meta(name)
-    except KeyError as err:  # mteb's message names the closest registered models
-        raise HtebError(f"--encoder mteb: {str(err.args[0]) if err.args else name}") from None
 
 
 def task_metadata(task: DatasetInfo | None) -> Any:
