@@ -59,7 +59,8 @@ from hteb_contract.columnar import suspect_rows
 from hteb_contract.errors import ContractError, IntegrityError
 from hteb_contract.item_columns import ItemColumns
 from hteb_contract.records import ItemRecord
-from hteb_contract.sources import CORPUS_TABLE, write_parquet, write_table
+from hteb_contract.parquet_io import write_parquet, write_table
+from hteb_contract.source_values import CORPUS_TABLE
 from hteb_contract.stores import open_store
 from hteb_contract.validation import validate
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from hteb_contract.sources import DEFAULT_SUBSET, SUBSET_FIELD, SourceDataset
+from hteb_contract.source_values import DEFAULT_SUBSET, SUBSET_FIELD
+from hteb_contract.sources import SourceDataset
 from hteb_generate.sources.hub_sources import convert, retrieval_configs
 from hteb_contract.specs.datasets import DatasetSpec
 

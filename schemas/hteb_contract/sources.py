@@ -23,122 +23,33 @@ whether it came from JSONL (where NaN and Infinity are not JSON and are refused)
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from hteb_contract.common.atomic import parse_json_object
-from hteb_contract.errors import SourceError, first_line
+from hteb_contract.errors import SourceError
+from hteb_contract.parquet_io import read_parquet_rows, write_parquet
+from hteb_contract.source_values import (
+    CORPUS_FIELDS,
+    CORPUS_TABLE,
+    DEFAULT_SUBSET,
+    ID_COLUMN,
+    INFO_KEYS,
+    LANGUAGE_CODE,
+    NAME_PATTERN,
+    SUBSET_FIELD,
+    TABLE_NAME,
+    TEXT_COLUMNS,
+    any_value,
+    check_subsets,
+    lone_surrogate,
+    subset_languages,
+    subset_of,
+    subsets_union,
+)
 from hteb_contract.tasks import TextRef, iter_field_texts, resolve, task_type
-
-ID_COLUMN = "_hteb_item_id"  # item ids persisted beside the rows in a revision's source copy
-SUBSET_FIELD = "lang"  # the row field naming its mteb subset (mteb's fast-loading datasets use it)
-DEFAULT_SUBSET = "default"  # mteb's subset of a dataset without hf_subsets
-CORPUS_TABLE = "corpus"
-#: The document fields perturbed by the opt-in corpus noise (each non-empty one is a text of its own).
-CORPUS_FIELDS = ("title", "text")
-#: A `TextRef`'s fields: the columns of `SourceDataset.text_columns` and `corpus_text_columns`.
-TEXT_COLUMNS = tuple(f.name for f in fields(TextRef))
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-_SUBSET = _NAME  # a Hub config name, as mteb's hf_subsets are (`en-de`, `en-ext`, `zh-TW`, `afr`)
-_LANG = re.compile(r"^[a-z]{3}$")
-_TABLE = re.compile(r"^\w+$")  # a split is a file name in the folder: no path in it
-#: dataset.json keys holding a string -> whether the key is required
-_INFO_KEYS = {"name": True, "task_type": True, "eval_split": True, "train_split": False, "mteb_task": False,
-              "hf_path": False, "hf_revision": False}
-
-#: ISO 639-1 -> ISO 639-3, for the two-letter subset names mteb uses (`de`, `en-de`), as its eval_langs
-#: map them (`ar` -> ara). `zh` is left out: mteb's Chinese subsets (zh-CN, zh-TW) must be declared.
-ISO_639_1: dict[str, str] = {
-    "af": "afr", "am": "amh", "ar": "ara", "as": "asm", "az": "aze", "bn": "ben", "cs": "ces", "cy": "cym",
-    "da": "dan", "de": "deu", "el": "ell", "en": "eng", "es": "spa", "fa": "fas", "fi": "fin", "fr": "fra",
-    "gu": "guj", "ha": "hau", "he": "heb", "hi": "hin", "hu": "hun", "hy": "hye", "id": "ind", "ig": "ibo",
-    "is": "isl", "it": "ita", "ja": "jpn", "jv": "jav", "ka": "kat", "km": "khm", "kn": "kan", "ko": "kor",
-    "lv": "lav", "ml": "mal", "mn": "mon", "mr": "mar", "ms": "msa", "my": "mya", "nb": "nob", "nl": "nld",
-    "or": "ory", "pa": "pan", "pl": "pol", "pt": "por", "ro": "ron", "ru": "rus", "sl": "slv", "so": "som",
-    "sq": "sqi", "sv": "swe", "sw": "swa", "ta": "tam", "te": "tel", "th": "tha", "tl": "tgl", "tr": "tur",
-    "uk": "ukr", "ur": "urd", "vi": "vie", "xh": "xho", "yo": "yor", "zu": "zul",
-}
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")  # JSON's "\\ud800" read alone: no character, not UTF-8 text
-
-
-def _any(value: Any) -> bool:
-    return True
-
-
-def lone_surrogate(value: Any) -> str | None:
-    """The first lone surrogate in a string or a list of strings, or None: such a "text" cannot be
-    encoded as UTF-8 (hashed, tokenised, written), so it is refused where it is read."""
-    for text in value if isinstance(value, list) else [value]:
-        found = _SURROGATE.search(text) if isinstance(text, str) else None
-        if found:
-            return found.group()
-    return None
-
-
-def subset_of(row: Mapping[str, Any]) -> str:
-    """The mteb subset a row belongs to: its `lang` field, else `default`."""
-    value = row.get(SUBSET_FIELD)
-    return value if isinstance(value, str) and value else DEFAULT_SUBSET
-
-
-def subset_languages(name: str) -> tuple[str, ...]:
-    """The languages an mteb subset name spells, one per text position.
-
-    An ISO 639-3 name is its language (`afr`), an ISO 639-1 name goes through ISO_639_1 (`de`),
-    an `-ext` suffix is not a language (`en-ext` -> eng) and `xx-yy` is a pair: first text xx,
-    second yy (`en-de` -> eng, deu; `en-en` -> eng). Any other name must be declared.
-
-    >>> subset_languages("en-de"), subset_languages("en-ext"), subset_languages("afr")
-    (('eng', 'deu'), ('eng',), ('afr',))
-    """
-    parts = name.split("-")
-    if parts[-1] == "ext" and len(parts) > 1:
-        parts = parts[:-1]
-    codes = [part if _LANG.match(part) else ISO_639_1.get(part, "") for part in parts]
-    if not 1 <= len(codes) <= 2 or not all(codes):
-        raise SourceError(f"cannot tell the languages of subset {name!r} from its name; "
-                          f"declare them in dataset.json, e.g. \"subsets\": {{\"{name}\": [\"eng\"]}}")
-    return tuple(dict.fromkeys(codes))
-
-
-def _positions(task: str) -> int:
-    """How many language positions a subset of this task type has (its transformed text fields)."""
-    return len(task_type(task).text_fields)
-
-
-def _check_subsets(subsets: Mapping[str, Any], task: str, *, where: str) -> dict[str, tuple[str, ...]]:
-    """Validated `subsets`: Hub-style names, each with one ISO 639-3 code or one per text position."""
-    if not isinstance(subsets, Mapping) or not subsets:
-        raise SourceError(f"{where}: subsets must be a non-empty object of subset name -> list of languages")
-    checked = {}
-    for name, codes in subsets.items():
-        if not _SUBSET.match(str(name)):
-            raise SourceError(f"{where}: subset name {name!r} is not an mteb subset name "
-                              f"(a Hub config name: letters, digits, '.', '_', '-')")
-        if isinstance(codes, str) or not isinstance(codes, Iterable):
-            raise SourceError(f"{where}: subset {name!r} must list its languages, got {codes!r}")
-        codes = tuple(codes)
-        bad = [c for c in codes if not isinstance(c, str) or not _LANG.match(c)]
-        if bad or not codes:
-            raise SourceError(f"{where}: subset {name!r}: languages must be ISO 639-3 codes, got {list(codes)}")
-        positions = _positions(task)
-        if len(codes) not in (1, positions):
-            raise SourceError(f"{where}: subset {name!r} lists {len(codes)} languages; a {task} text has "
-                              f"{positions} position(s): give one language, or one per position")
-        checked[str(name)] = codes
-    return checked
-
-
-def _union(subsets: Mapping[str, tuple[str, ...]]) -> tuple[str, ...]:
-    return tuple(sorted({code for codes in subsets.values() for code in codes}))
 
 
 @dataclass(frozen=True)
@@ -168,7 +79,7 @@ class DatasetInfo:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], *, where: str) -> DatasetInfo:
-        for key, required in _INFO_KEYS.items():
+        for key, required in INFO_KEYS.items():
             value = data.get(key)
             if value is None and required:
                 raise SourceError(f"{where}: missing key {key!r}")
@@ -181,26 +92,26 @@ class DatasetInfo:
                    languages=tuple(languages), train_split=data.get("train_split"), mteb_task=data.get("mteb_task"),
                    hf_path=data.get("hf_path"), hf_revision=data.get("hf_revision"))
         for split in (info.eval_split, info.train_split):
-            if split is not None and not _TABLE.match(split):
+            if split is not None and not TABLE_NAME.match(split):
                 raise SourceError(f"{where}: split {split!r} is not a table name (letters, digits and _ only)")
-        if not _NAME.match(info.name):
-            raise SourceError(f"{where}: dataset name {info.name!r} must match {_NAME.pattern}")
+        if not NAME_PATTERN.match(info.name):
+            raise SourceError(f"{where}: dataset name {info.name!r} must match {NAME_PATTERN.pattern}")
         try:
             task_type(info.task_type)
         except SourceError as err:
             raise SourceError(f"{where}: {err}") from None
-        bad = [lang for lang in info.languages if not isinstance(lang, str) or not _LANG.match(lang)]
+        bad = [lang for lang in info.languages if not isinstance(lang, str) or not LANGUAGE_CODE.match(lang)]
         if bad:
             raise SourceError(f"{where}: languages must be ISO 639-3 codes, got {bad}")
         if task_type(info.task_type).has_train_split and not info.train_split:
             raise SourceError(f"{where}: a {info.task_type} dataset needs a train_split")
         if data.get("subsets") is not None:
-            info = info.with_subsets(_check_subsets(data["subsets"], info.task_type, where=where), where=where)
+            info = info.with_subsets(check_subsets(data["subsets"], info.task_type, where=where), where=where)
         return info
 
     def with_subsets(self, subsets: Mapping[str, tuple[str, ...]], *, where: str) -> DatasetInfo:
         """This info with `subsets`; `languages` must be their languages (it is filled in when empty)."""
-        union = _union(subsets)
+        union = subsets_union(subsets)
         if self.languages and set(self.languages) != set(union):
             raise SourceError(f"{where}: languages {sorted(self.languages)} are not the languages of the "
                               f"subsets {list(union)}")
@@ -251,7 +162,7 @@ class SourceDataset:
                 raise SourceError(f"{self.origin}: {self.info.task_type} dataset has no table {table!r}")
             checks = [(f, spec.check_of(f).check, spec.check_of(f).must) for f in fields]
             for index, row in enumerate(rows):
-                optional = [(f, _any, "") for f in CORPUS_FIELDS if table == CORPUS_TABLE and f not in fields
+                optional = [(f, any_value, "") for f in CORPUS_FIELDS if table == CORPUS_TABLE and f not in fields
                             and f in row]  # a title is embedded too: only its text is checked
                 for fld, check, must in checks + optional:
                     if fld not in row:
@@ -424,7 +335,7 @@ class SourceDataset:
             tables[table] = [rows[i] for i in keep]
             ids[table] = [self.ids[table][i] for i in keep]
         subsets = {n: self.info.subsets[n] for n in names}
-        info = replace(self.info, name=name or self.info.name, subsets=subsets, languages=_union(subsets))
+        info = replace(self.info, name=name or self.info.name, subsets=subsets, languages=subsets_union(subsets))
         return SourceDataset(info, tables, self.origin, ids)
 
 
@@ -543,51 +454,3 @@ def read_source_parquet(folder: Path, read_bytes: Callable[[Path], bytes] = Path
         if table_rows and all(ID_COLUMN in row for row in table_rows):
             ids[table] = [row.pop(ID_COLUMN) for row in table_rows]
     return SourceDataset(info, tables, origin=str(folder), ids=ids)
-
-
-def write_parquet(path: Path, rows: list[dict[str, Any]], schema: pa.Schema | None = None) -> None:
-    """Rows to parquet with stable bytes (no pandas metadata, fixed writer settings), atomically.
-
-    With `schema`, every file of a kind gets exactly those columns and types (see arrow.py);
-    without, the types are inferred from the rows (the source copy, whose tables vary by dataset).
-    """
-    if schema is not None:
-        table = pa.Table.from_pylist(rows, schema=schema)
-    else:
-        table = pa.Table.from_pylist(rows) if rows else pa.table({})
-    write_table(path, table)
-
-
-def write_table(path: Path, table: pa.Table) -> None:
-    """An Arrow table to parquet with stable bytes (fixed writer settings, no stored schema), atomically."""
-    from hteb_contract.common.atomic import atomic_write_bytes
-
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd", write_statistics=False, store_schema=False)
-    atomic_write_bytes(Path(path), sink.getvalue().to_pybytes())
-
-
-def read_parquet_rows(path: Path | bytes, what: str) -> tuple[pa.Schema, list[dict[str, Any]]]:
-    """The Arrow schema and rows of a parquet file (or of its bytes); one that cannot be read or
-    converted to Python values is a SourceError naming `what`."""
-    table = read_parquet_table(path, what)
-    return table.schema, table_rows(table, what)
-
-
-def read_parquet_table(path: Path | bytes, what: str, columns: Sequence[str] | None = None) -> pa.Table:
-    """The Arrow table of a parquet file (or of its bytes; `columns`: only those); one that cannot be read is a
-    SourceError naming `what`."""
-    source = pa.BufferReader(path) if isinstance(path, bytes) else path
-    try:
-        with pq.ParquetFile(source) as handle:  # not pq.read_table: the dataset layer costs 5 ms a file
-            return handle.read(None if columns is None else list(columns))
-    except (pa.ArrowException, OSError, ValueError, OverflowError) as err:
-        raise SourceError(f"{what}: not a readable parquet file ({first_line(err)})") from None
-
-
-def table_rows(table: pa.Table, what: str) -> list[dict[str, Any]]:
-    """The rows of a table read from a parquet file; values Python cannot hold are a SourceError naming `what`."""
-    try:
-        return table.to_pylist()
-    except (pa.ArrowException, OSError, ValueError, OverflowError) as err:
-        raise SourceError(f"{what}: not a readable parquet file ({first_line(err)})") from None

@@ -29,7 +29,8 @@ from hteb_contract.errors import ContractError, IntegrityError
 from hteb_contract.item_columns import ItemColumns
 from hteb_contract.item_table import records_table, table_records
 from hteb_contract.records import ITEM_V2, RULE, ItemRecord
-from hteb_contract.sources import read_parquet_table, read_source_dir
+from hteb_contract.parquet_io import read_parquet_table
+from hteb_contract.sources import read_source_dir
 from hteb_contract.stores import open_store
 from hteb_generate.sources.source_loading import sample_dataset
 from hteb_score import SAMPLE_REVISION, SAMPLE_STORE

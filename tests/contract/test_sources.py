@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from hteb_contract.errors import SourceError
-from hteb_contract.sources import (list_source_dirs, read_source_dir, read_source_parquet, subset_languages,
-                                   write_source_parquet)
+from hteb_contract.source_values import subset_languages
+from hteb_contract.sources import list_source_dirs, read_source_dir, read_source_parquet, write_source_parquet
 from hteb_generate.sources.source_loading import sample_dataset
 
 MTEB_NAMED = Path(__file__).resolve().parents[1] / "data" / "mteb-subsets"

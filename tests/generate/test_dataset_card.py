@@ -15,7 +15,8 @@ from huggingface_hub import DatasetCard, DatasetCardData
 
 from hteb_contract.card import size_category
 from hteb_contract.revision import Revision
-from hteb_contract.sources import ID_COLUMN, read_source_parquet
+from hteb_contract.source_values import ID_COLUMN
+from hteb_contract.sources import read_source_parquet
 from hteb_contract.views import revision_folder, side_by_side
 from hteb_generate.transform.noise import perturb
 from hteb_generate.sources.sources_table import lookup_source

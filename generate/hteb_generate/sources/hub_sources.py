@@ -35,7 +35,8 @@ from typing import Any, NamedTuple
 
 from hteb_contract.errors import SourceError, first_line
 from hteb_contract.common.registry import Registry
-from hteb_contract.sources import DEFAULT_SUBSET, SUBSET_FIELD, SourceDataset
+from hteb_contract.source_values import DEFAULT_SUBSET, SUBSET_FIELD
+from hteb_contract.sources import SourceDataset
 from hteb_contract.specs.datasets import DatasetSpec
 from hteb_contract.tasks import task_type
 

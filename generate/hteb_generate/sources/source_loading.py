@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from hteb_contract.errors import SourceError
-from hteb_contract.sources import SourceDataset, read_source_dir, subset_of
+from hteb_contract.source_values import subset_of
+from hteb_contract.sources import SourceDataset, read_source_dir
 from hteb_contract.specs.datasets import DatasetSpec
 from hteb_contract.tasks import iter_field_texts, task_type
 

@@ -14,9 +14,7 @@ from hteb_contract.columnar import suspect_rows
 from hteb_contract.errors import ContractError, IntegrityError
 from hteb_contract.records import ItemRecord
 from hteb_contract.revision.layout import Variant, split_name
-from hteb_contract.sources import (
-    CORPUS_TABLE,
-)
+from hteb_contract.source_values import CORPUS_TABLE
 from hteb_contract.validation import SCHEMA_VERSIONS
 
 REF = ("split", "item_id", "field")

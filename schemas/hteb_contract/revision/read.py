@@ -43,12 +43,8 @@ from hteb_contract.revision.layout import (
     with_defaults,
 )
 from hteb_contract.revision.manifest import disk_files, load_manifest, parquet_rows
-from hteb_contract.sources import (
-    SourceDataset,
-    read_parquet_table,
-    read_source_parquet,
-    table_rows,
-)
+from hteb_contract.parquet_io import read_parquet_table, table_rows
+from hteb_contract.sources import SourceDataset, read_source_parquet
 from hteb_contract.tasks import TextRef
 
 

@@ -21,13 +21,8 @@ from hteb_contract.records import ItemRecord
 from hteb_contract.revision.item_checks import REF, check_row, check_tables, file_what, sorted_by_ref
 from hteb_contract.revision.layout import CARD, EVAL, Progress, Variant, corpus_path, items_path, quiet
 from hteb_contract.revision.manifest import seal
-from hteb_contract.sources import (
-    DatasetInfo,
-    SourceDataset,
-    write_parquet,
-    write_source_parquet,
-    write_table,
-)
+from hteb_contract.parquet_io import write_parquet, write_table
+from hteb_contract.sources import DatasetInfo, SourceDataset, write_source_parquet
 
 
 def write_items(root: Path, dataset: str, transformation: str, seed: int, records: Sequence[ItemRecord], *,

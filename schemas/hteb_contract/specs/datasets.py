@@ -52,7 +52,8 @@ from jsonschema import Draft202012Validator
 
 from hteb_contract.card import OTHER_LICENSE, UNKNOWN_LICENSE, SourceLicense
 from hteb_contract.errors import ContractError, HtebError
-from hteb_contract.sources import DEFAULT_SUBSET, DatasetInfo
+from hteb_contract.source_values import DEFAULT_SUBSET
+from hteb_contract.sources import DatasetInfo
 from hteb_contract.specs.mteb_settings import ClusteringSettings, Settings
 from hteb_contract.tasks import task_type
 

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from hteb_contract.errors import HtebError
-from hteb_contract.sources import DEFAULT_SUBSET as DEFAULT  # noqa: F401  (the classifier evaluator's fallback)
-from hteb_contract.sources import SourceDataset, subset_of
+from hteb_contract.source_values import DEFAULT_SUBSET as DEFAULT
+from hteb_contract.source_values import subset_of
+from hteb_contract.sources import SourceDataset
 
 
 def group_rows(rows: Sequence[dict[str, Any]]) -> dict[str, list[int]]:
