@@ -133,7 +133,7 @@ def build_store(root: Path, datasets: list[Any], rows: int | None) -> Path:
 
 
 def _variants(store: Path) -> list[list[Any]]:
-    from hteb_score.scoring.run import revision_variants
+    from hteb_score.scoring.data import revision_variants
     from hteb_contract.stores import open_store
 
     revision = open_store(str(store)).fetch(LABEL)

@@ -22,7 +22,7 @@ from hteb_contract.revision import Revision
 from hteb_contract.specs.datasets import load_dataset_specs
 from hteb_contract.stores import open_store
 from hteb_generate.sources.sources_table import lookup_source
-from hteb_score.scoring.run import revision_variants
+from hteb_score.scoring.data import revision_variants
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "score" / "evaluators"))
 from evaluator_embeddings import context, evaluate, hashed_bow  # noqa: E402

@@ -23,7 +23,7 @@ from hteb_contract.arrow import arrow_schema
 from hteb_contract.errors import HtebError
 from hteb_contract.revision import Revision, content_hash
 from hteb_score.cli import main
-from hteb_score.scoring.run import revision_variants
+from hteb_score.scoring.data import revision_variants
 from revision_factory import build_revision, install, reseal
 
 ITEMS = "data/STSBenchmark/paraphrasing_1337.parquet"

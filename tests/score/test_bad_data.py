@@ -33,7 +33,7 @@ from hteb_score.report.card import (  # noqa: E402
 from hteb_score.report.outputs import write_outputs  # noqa: E402
 from hteb_score.cli import main  # noqa: E402
 from hteb_score.evaluators.protocol import PROTOCOLS  # noqa: E402
-from hteb_score.scoring.run import Variant, check_variants  # noqa: E402
+from hteb_score.scoring.data import Variant, check_variants
 from hteb_score.scoring.score_record import ScoreRecord  # noqa: E402
 from models import minilm_path  # noqa: E402
 

@@ -37,7 +37,7 @@ from hteb_score.report.analysis import compare
 from hteb_score.report.inputs import load_inputs
 from hteb_score.report.inputs import load_scores_table
 from hteb_score.evaluators.protocol import PROTOCOLS
-from hteb_score.scoring.run import revision_variants
+from hteb_score.scoring.data import revision_variants
 from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.stats.hodges_lehmann import walsh_averages
 from hteb_score.stats.holm import holm

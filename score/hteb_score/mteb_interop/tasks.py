@@ -62,7 +62,7 @@ def tasks_from_revision(store: str, revision: str, *, datasets: Sequence[str] | 
                         original: bool = True) -> list[AbsTask]:
     """mteb task objects for a revision's variants, in dataset order, the original first."""
     from hteb_contract.stores import open_store
-    from hteb_score.scoring.run import check_selection, revision_variants
+    from hteb_score.scoring.data import check_selection, revision_variants
 
     opened = open_store(store).fetch(revision, datasets=datasets)
     names = list(datasets or opened.dataset_names())

@@ -7,24 +7,27 @@ here, before any model loads or text is embedded.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hteb_contract.errors import HtebError, IntegrityError
+from hteb_contract.item_columns import ItemColumns
+from hteb_contract.revision import Revision
+from hteb_contract.sources import DatasetInfo, SourceDataset, list_source_dirs, read_source_dir
+from hteb_contract.stores import open_store
+from hteb_contract.tasks import TextRef
 from tqdm.auto import tqdm
 
-from hteb_contract.errors import HtebError
-from hteb_contract.sources import DatasetInfo, list_source_dirs, read_source_dir
-from hteb_contract.revision import Revision
-from hteb_contract.stores import open_store
+from hteb_score.evaluators import EVALUATORS
+from hteb_score.evaluators.protocol import Protocol
 from hteb_score.flags import Flag
 from hteb_score.scoring.corpus_robustness import CorpusVariant, corpus_variants
 from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.options import ScoreOptions
 from hteb_score.scoring.parts import units_of_part
-from hteb_score.scoring.run import DatasetGroups, Variant, check_selection, check_variants, revision_variants
-from hteb_score.scoring.selection import PRESETS, require_judge_scores
+from hteb_score.scoring.selection import PRESETS, judge_kept, judge_means, require_judge_scores
 
 
 @dataclass
@@ -145,3 +148,115 @@ def _revision_plan(options: ScoreOptions) -> tuple[Revision, list[str], list[str
     planned = names or revision.dataset_names()
     check_selection(revision, planned, transformations, options.seeds)
     return revision, list(planned), transformations
+
+
+@dataclass
+class Variant:
+    """One evaluable version of a dataset: `original` (seed None, no items) or (transformation, seed)
+    with the items it scores (those --min-judge keeps), whose drift is measured."""
+
+    dataset: SourceDataset
+    transformation: str
+    seed: int | None
+    items: ItemColumns | None = None
+
+
+def _policy_lookup(items: ItemColumns, on_error: str, where: str, keep: Sequence[bool]):
+    by_ref = {ref: at for at, ref in enumerate(items.refs())}
+
+    def lookup(ref: TextRef) -> str | None:
+        at = by_ref.get((ref.table, ref.item_id, ref.field))
+        if at is None:
+            raise IntegrityError(f"{where}: no item record for {ref.table}/{ref.item_id}/{ref.field}")
+        if not keep[at]:  # below --min-judge: the item is not scored
+            return None
+        if not items.with_errors[at]:
+            return items.transformed_text[at]
+        return {"original": ref.text, "drop": None, "keep": items.transformed_text[at]}[on_error]
+
+    return lookup
+
+
+def revision_variants(revision: Revision, name: str, *, transformations: Sequence[str] | None,
+                      seeds: Sequence[int] | None, on_error: str,
+                      min_judge: float | None = None) -> tuple[list[Variant], list[ErrorPolicyCount]]:
+    """The original and each selected (transformation, seed) of one dataset, plus error-policy counts
+    (and, with `min_judge`, how many items the judge filter dropped and how many no judge rated)."""
+    source = revision.source(name)
+    available = revision.variants(name)
+    chosen = [(t, s) for t, s in available
+              if (transformations is None or t in transformations) and (seeds is None or s in seeds)]
+    variants = [Variant(source, "original", None)]
+    counts: list[ErrorPolicyCount] = []
+    for transformation, seed in chosen:
+        items = revision.item_columns(name, transformation, seed)
+        means = judge_means(items)
+        keep = judge_kept(means, min_judge)
+        where = f"{name}/{transformation}_{seed}"
+        data = source.with_texts(_policy_lookup(items, on_error, where, keep))
+        variants.append(Variant(data, transformation, seed, items if min_judge is None else items.where(keep)))
+        filtered = min_judge is not None  # the judge counts are kept with --min-judge only
+        counts.append(ErrorPolicyCount(name, transformation, seed, len(items), sum(items.with_errors), on_error,
+                                       keep.count(False) if filtered else None,
+                                       means.count(None) if filtered else None))
+    return variants, counts
+
+
+def check_selection(revision: Revision, names: Sequence[str], transformations: Sequence[str] | None,
+                    seeds: Sequence[int] | None) -> None:
+    """Refuse a transformation or seed that the revision does not hold, naming what it has."""
+    present = {v for name in names for v in revision.variants(name)}
+    if transformations is not None:
+        known = sorted({t for t, _ in present})
+        unknown = [t for t in transformations if t not in known]
+        if unknown:
+            raise HtebError(f"revision {revision.label} has no transformation {unknown[0]!r}; it has: {', '.join(known)}")
+    if seeds is not None:
+        known_seeds = sorted({s for _, s in present})
+        unknown_seeds = [s for s in seeds if s not in known_seeds]
+        if unknown_seeds:
+            raise HtebError(f"revision {revision.label} has no seed {unknown_seeds[0]}; it has: {', '.join(map(str, known_seeds))}")
+
+
+def check_variants(groups: Iterable[list[Variant]], protocol: Protocol, *, filtered: bool = False) -> list[Flag]:
+    """Every variant through its evaluator's `check`, before any model loads or text is embedded:
+    data no model could score is a one-line HtebError; the flags of what is scored with a caveat.
+    `filtered` (--min-judge): a transformed variant the filter left unscorable is flagged
+    `filtered_too_far` (and not scored) instead, as the filter, not the data, emptied it."""
+    flags = []
+    for variants in groups:
+        evaluator = EVALUATORS.get(variants[0].dataset.info.task_type)
+        for variant in variants:
+            where = (variant.dataset.info.name, variant.transformation, variant.seed)
+            try:
+                found = evaluator.check(variant.dataset, protocol)
+            except HtebError as err:
+                if filtered and variant.seed is not None:
+                    flags.append(Flag("filtered_too_far", str(err), *where))
+                    continue
+                raise type(err)(f"{err} (variant: {_variant_name(variant)})") from None
+            flags.extend(f.of(*where) for f in found)
+    return flags
+
+
+def _variant_name(variant: Variant) -> str:
+    return variant.transformation if variant.seed is None else f"{variant.transformation} seed {variant.seed}"
+
+
+class DatasetGroups:
+    """The variants of a run, dataset by dataset, read again from the revision each time they are
+    iterated: a run holds one dataset's records and texts at a time (beside the embeddings), never
+    the whole revision's. A plain list of variant lists serves as well where data is small."""
+
+    def __init__(self, names: Sequence[str], load: Callable[[str], list[Variant]],
+                 infos: Sequence[DatasetInfo], variants: int) -> None:
+        self.names, self._load, self.infos = list(names), load, list(infos)
+        self.variants = variants  # how many variants the datasets hold together (the progress bar's total)
+
+    def __iter__(self) -> Iterator[list[Variant]]:
+        return (self._load(name) for name in self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+

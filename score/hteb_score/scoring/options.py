@@ -30,7 +30,7 @@ class ScoreOptions:
     datasets: list[str] | None = None  # None: all
     transformations: list[str] | None = None
     seeds: list[int] | None = None
-    on_error: str = "original"  # scoring.run.ON_ERROR
+    on_error: str = "original"  # original | drop | keep (hteb-score --on-error)
     preset: str | None = None  # scoring.selection.PRESETS
     min_judge: float | None = None  # scoring.selection.judge_kept
     corpus_robustness: bool = False  # also score the perturbed corpora (scoring/corpus_robustness.py)
