@@ -37,6 +37,11 @@ def test_every_package_takes_its_version_from_the_one_version_file():
                 assert requirement.specifier.contains(VERSION), f"{name} needs {requirement}, the version is {VERSION}"
 
 
+#: The template files each wheel must carry (the cards are rendered from them).
+TEMPLATES = {"hteb-score": ("hteb_score/report/templates/result_card.md.j2",),
+             "hteb-generate": ("hteb_generate/revision/templates/dataset_card.md.j2",)}
+
+
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("dist")
@@ -55,6 +60,7 @@ def test_each_package_builds_a_wheel_and_an_sdist_that_twine_accepts(dist):
         with zipfile.ZipFile(wheel) as zf:
             meta = Parser().parsestr(zf.read(f"{stem}.dist-info/METADATA").decode())
             assert any(n.startswith(f"{stem}.dist-info/licenses/") for n in zf.namelist()), name
+            assert set(TEMPLATES.get(name, ())) <= set(zf.namelist()), name  # the cards' words travel with the code
         assert meta["Name"] == name and meta["Version"] == VERSION
         assert meta["License-Expression"] == "Apache-2.0" and meta["Requires-Python"]
         assert meta["Summary"] and meta["Description-Content-Type"] == "text/markdown" and len(meta.get_payload()) > 400

@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from statistics import mean
 from typing import Any
 
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
 from hteb_contract.card import HTEB_CITATION, SourceLicense, source_pin
 from hteb_contract.records import ItemRecord, Judge
 from hteb_contract.tasks import task_type
@@ -139,33 +141,17 @@ def _decoding(config: Mapping[str, Any]) -> str:
     return f"temperature {config['temperature']}, top_p {config['top_p']}, {per_step}"
 
 
-def _corpus_line(corpus: Mapping[tuple[str, str, int], int]) -> str:
-    """What --corpus-noise added: which corpora, under which rules, where (the queries' splits are unchanged)."""
+def _corpus(corpus: Mapping[tuple[str, str, int], int]) -> dict[str, list[str]]:
+    """What --corpus-noise added: which corpora (records each) and under which rules."""
     counts: dict[str, int] = {}
     for (dataset, _, _), rows in corpus.items():
         counts[dataset] = counts.get(dataset, 0) + rows
-    rules = sorted({rule for _, rule, _ in corpus})
-    return ("- Corpus perturbed (`--corpus-noise`): the corpus titles and texts of "
-            + ", ".join(f"{name} ({n} records)" for name, n in sorted(counts.items()))
-            + f" under {', '.join(rules)}, each seeded as the queries are, in config `<dataset>-corpus` "
-            "(`corpus/<dataset>/<transformation>_<seed>.parquet`); for corpus robustness (SAGE Task 5), "
-            "scored with the original queries.")
+    return {"counts": [f"{name} ({n} records)" for name, n in sorted(counts.items())],
+            "rules": sorted({rule for _, rule, _ in corpus})}
 
 
-def _licenses(licenses: Sequence[SourceLicense]) -> str:
-    """One line per source: its license as the source states it, and where."""
-    return "\n".join(f"- **{s.dataset}**: {s.name} (`{s.license}`)" + (f", {s.link}" if s.link else "")
-                     for s in sorted(licenses, key=lambda s: s.dataset)) or "- none stated"
-
-
-def _pin(source: Mapping[str, Any]) -> str:
-    """A source's Hub pin and where it was read from (a source without a pin: only the latter)."""
-    pin, origin = source_pin(source), source["origin"]
-    return f"`{pin}`; read from `{origin}`" if pin != origin else f"no Hub pin; read from `{origin}`"
-
-
-def _citations(sources: Sequence[Mapping[str, Any]]) -> str:
-    """HTEB's BibTeX, then each source's (mteb's; sources citing the same work share one entry)."""
+def _citations(sources: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Each source's BibTeX (mteb's; sources citing the same work share one entry), and the sources without one."""
     cited: dict[str, list[str]] = {}
     uncited = []
     for source in sorted(sources, key=lambda s: s["name"]):
@@ -174,135 +160,50 @@ def _citations(sources: Sequence[Mapping[str, Any]]) -> str:
             uncited.append(f"`{source['name']}` ({source_pin(source)})")
         else:
             cited.setdefault(bibtex, []).append(source["name"])
-    entries = "\n\n".join(f"{', '.join(names)}:\n\n```bibtex\n{bibtex}\n```" for bibtex, names in cited.items())
-    none = (f"\n\nNo BibTeX is recorded for {', '.join(uncited)} (mteb gives none, or the dataset is not in HTEB's "
-            "registry): cite the source's own page." if uncited else "")
-    return f"""HTEB:
-
-```bibtex
-{HTEB_CITATION}
-```
-
-The source datasets, as mteb's task metadata cites them (each source keeps its own citation):
-
-{entries or "none recorded"}{none}"""
+    return [{"bibtex": bibtex, "names": names} for bibtex, names in cited.items()], uncited
 
 
-def _loading(manifest_like: Mapping[str, Any]) -> str:
-    """How to read the revision with `datasets` and the contract (the first dataset as the example)."""
+def _first(manifest_like: Mapping[str, Any]) -> dict[str, str]:
+    """The Loading section's example: the first dataset, its first variant, its originals' config."""
     first = manifest_like["sources"][0]
-    name, split = first["name"], f"{manifest_like['transformations'][0]}_{manifest_like['seeds'][0]}"
+    name = first["name"]
     original = f"{name}-original-queries" if "queries" in task_type(first["task_type"]).tables else f"{name}-original"
-    return f"""```python
-from datasets import load_dataset
-items = load_dataset(REPO, "{name}", split="{split}")  # the records of one variant
-originals = load_dataset(REPO, "{original}")  # the untouched source rows
-from hteb_contract.views import side_by_side
-table = side_by_side(FOLDER, "{name}", "{split}")  # one row per item: its texts side by side
-```
+    return {"name": name, "split": f"{manifest_like['transformations'][0]}_{manifest_like['seeds'][0]}",
+            "original": original}
 
-`REPO` is the Hub repository (with `revision=` its commit) or this folder (`FOLDER`); in a local store
-the folder of a label is `hteb_contract.views.revision_folder(STORE, LABEL)`. Each `<dataset>-original`
-config holds the source's evaluation (and training) rows; a retrieval or reranking source has
-`<dataset>-original-corpus`, `-queries` and `-qrels` (and `-top_ranked`) instead: together the task.
-`_hteb_item_id` is the `item_id` the records name."""
+
+#: The card's words: the template reads what `card_body` formats from the records and the manifest.
+TEMPLATE = Environment(loader=PackageLoader("hteb_generate.revision", "templates"), trim_blocks=True,
+                       lstrip_blocks=True, keep_trailing_newline=True, undefined=StrictUndefined, autoescape=False,
+                       ).get_template("dataset_card.md.j2")
 
 
 def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord], rule_names: Sequence[str] = (),
               languages_not_in_mteb: Mapping[str, Sequence[str]] | None = None,
               corpus: Mapping[tuple[str, str, int], int] | None = None,
               licenses: Sequence[SourceLicense] = ()) -> str:
-    """The dataset card below its front matter (which the revision writer adds).
+    """The dataset card below its front matter (which the revision writer adds), in the words of
+    templates/dataset_card.md.j2.
 
     `records`: what the LLM made; `rule_names`: the noise rules that made texts;
     `languages_not_in_mteb`: per dataset, languages the paper lists that mteb's data lacks (said, not generated);
     `corpus`: the perturbed corpus's records per (dataset, rule, seed) (--corpus-noise), said only when there is
-    one. A revision made
-    by the rules alone says what applies to rule-made texts and nothing else: no generator, decoding or
-    judge, no error or judge tables, none of the LLM's choices.
+    one. A revision made by the rules alone says what applies to rule-made texts and nothing else: no generator,
+    decoding or judge, no error or judge tables, none of the LLM's choices.
     """
     config = manifest_like["config"]
-    generator, judge = manifest_like["generator"], manifest_like["judge"]
     missing = languages_not_in_mteb or {}
-    sources = "\n".join(
-        f"- **{s['name']}** ({s['task_type']}; mteb `{s['mteb_task']}`; {_pin(s)}): "
-        f"transformed {', '.join(s['transformed_fields'])}; subsets {_subsets(s)}"
-        + (f"; the paper also lists {', '.join(missing[s['name']])}, which mteb's data does not have"
-           if missing.get(s["name"]) else "")
-        for s in manifest_like["sources"]
-    )
     by_llm = bool(records) or not rule_names
-    seeds = (f"- Seeds: {', '.join(map(str, manifest_like['seeds']))}. "
-             f"Transformations: {', '.join(manifest_like['transformations'])}.")
-    rows = f"- Rows: {_sampling(config)}."
-    if by_llm:
-        judge_line = (
-            f"`{judge['model_id']}` (revision `{judge['revision']}`), prompts `{config['judge_prompts']}`, "
-            f"ParaPLUIE template `{config['parapluie_template']}`"
-            if judge else "none (no judge scores)"
-        )
-        made = [f"- Generator: `{generator['model_id']}` (revision `{generator['revision']}`) on "
-                f"`{generator['engine']}`,\n  prompt set `{config['prompt_set']}` (sha256 `{config['prompt_set_sha256']}`).",
-                f"- Decoding: {_decoding(config)};\n  retries at temperature {config['retry_temperature']}, at most "
-                f"{config['max_attempts']} attempts.", seeds, f"- Judge: {judge_line}.", rows]
-        what = "LLM-transformed"
-        holds = ("the original and kept text, every attempt, the errors the kept output still has, and judge "
-                 "scores")
-    else:
-        made, what = [seeds, rows], "Rule-transformed (noise)"
-        holds = ("the original and the noised text, made in one step by a rule (no decoding settings, no errors "
-                 "checked, no judge)")
-    not_applicable = ""
-    if rule_names:
-        made.insert(-1, f"- Noise rules (no LLM, no judge; `hteb_generate.transform.noise`, definitions sha256 "
-                        f"`{noise_hash()}`): {', '.join(rule_names)}; each text's noise is drawn from (seed, "
-                        "dataset, transformation, text) alone.")
-        not_applicable = (f"\n\nNot applicable to the noise rules ({', '.join(rule_names)}): their outputs are "
-                          "made by rules, not checked for LLM errors and not judged.")
-    if corpus:
-        made.insert(-1, _corpus_line(corpus))
-    how = "\n".join(made)
-    checks = f"""
-
-## Error rates (% of items, Table 5 layout; total counts an item once)
-
-{error_table(records)}{not_applicable}
-
-## Judge scores
-
-{judge_table(records)}{not_applicable}""" if by_llm else ""
-    choices = "\n".join(f"- {choice}" for choice, for_rules in OPEN_CHOICES if by_llm or for_rules)
-    return f"""
-# HTEB revision `{manifest_like['label']}`
-
-{what} versions of MTEB datasets for the Harder Text Embedding Benchmark. Each split
-`<transformation>_<seed>` of a dataset config holds one record per transformed text
-(schema `{SCHEMA_VERSIONS['item']}`): {holds}. The untouched sources are under `source/`, and
-configs `<dataset>-original...` read them.
-
-## Loading
-
-{_loading(manifest_like)}
-
-## How it was made
-
-{how}
-
-### Sources
-
-{sources}
-
-## Licenses
-
-Each source keeps its own license, as the source states it (`source_licenses` in the front matter):
-
-{_licenses(licenses)}{checks}
-
-## Choices the paper left open
-
-{choices}
-
-## Citation
-
-{_citations(manifest_like["sources"])}
-"""
+    cited, uncited = _citations(manifest_like["sources"])
+    return TEMPLATE.render(
+        label=manifest_like["label"], schema=SCHEMA_VERSIONS["item"], by_llm=by_llm, first=_first(manifest_like),
+        generator=manifest_like["generator"], judge=manifest_like["judge"], config=config,
+        decoding=_decoding(config) if by_llm else None, seeds=manifest_like["seeds"],
+        transformations=manifest_like["transformations"], rule_names=list(rule_names), noise_hash=noise_hash(),
+        corpus=_corpus(corpus) if corpus else None, sampling=_sampling(config),
+        sources=[{**s, "pin": source_pin(s), "subsets": _subsets(s), "missing": missing.get(s["name"])}
+                 for s in manifest_like["sources"]],
+        licenses=sorted(licenses, key=lambda s: s.dataset),
+        error_table=error_table(records) if by_llm else None, judge_table=judge_table(records) if by_llm else None,
+        choices=[choice for choice, for_rules in OPEN_CHOICES if by_llm or for_rules],
+        hteb_citation=HTEB_CITATION, cited=cited, uncited=uncited)

@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
 from hteb_contract.taxonomy import AXES, AXIS_LABELS, AXIS_OF, PAPER_AXES
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 from hteb_score import __version__
@@ -112,125 +114,100 @@ def _defined_scores(scores: Sequence[ScoreRecord], flags: list[Flag]) -> tuple[l
     return out, flags
 
 
-def _encoder_line(model: Mapping[str, Any]) -> list[str]:
-    """What loaded the model and why (cards written before the reason was recorded: no line)."""
-    if "encoder_reason" not in model:
-        return []
-    return [f"- encoder: {model.get('encoder', 'sentence-transformers')} ({model['encoder_reason']})"]
-
-
-def _mteb_model_lines(meta: Mapping[str, Any] | None) -> list[str]:
+def _mteb_view(meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """The mteb registry entry the model was encoded through, and the prompt each task got."""
     if meta is None:
-        return []
-    lines = [f"- encoded through mteb: `{meta['name']}` revision `{meta['revision'] or 'unknown'}`, "
-             f"loader `{meta['loader']}`"
-             + ("" if meta["prompts_known"] else "; its prompts are not known to hteb-score")]
-    for task, prompts in sorted(meta["prompts"].items()):
-        given = ", ".join(f"{kind} {json.dumps(text) if text else 'none'}"
-                          for kind, text in sorted(prompts.items()) if kind != "type")
-        lines.append(f"  - {task} ({prompts['type']}): {given}")
-    return lines
+        return None
+    tasks = [{"name": task, "type": prompts["type"],
+              "given": ", ".join(f"{kind} {json.dumps(text) if text else 'none'}"
+                                 for kind, text in sorted(prompts.items()) if kind != "type")}
+             for task, prompts in sorted(meta["prompts"].items())]
+    return {**meta, "tasks": tasks}
 
 
-def _python_model_lines(python: Mapping[str, Any] | None) -> list[str]:
-    """--encoder python: the factory and what its encoder declares."""
-    if python is None:
-        return []
-    return [f"- encoded by the factory `{python['factory']}`, which declares "
-            + (f"identity `{python['identity']}`" if python["identity"] else "no identity")]
-
-
-def _encode_line(card: Mapping[str, Any]) -> str:
+def _encode_view(card: Mapping[str, Any]) -> dict[str, Any]:
     """Batch size, precision, device and prompts; a factory's engine keeps its precision and device to itself."""
     encode = card["encode"]
     runtime = ("precision and device the factory's engine's own" if "python" in card["model"]
                else f"{_runtime(encode)}, {encode['device']}")
     prompts = "per mteb task as above" if "mteb" in card["model"] else encode["prompts"] or "none"
-    return f"- encode: batch {encode['batch_size']}, {runtime}, prompts {prompts}"
+    return {"batch_size": encode["batch_size"], "runtime": runtime, "prompts": prompts}
+
+
+#: result_card.md's words: the template reads the figures `markdown_view` formats from the JSON.
+TEMPLATE = Environment(loader=PackageLoader("hteb_score.report", "templates"), trim_blocks=True, lstrip_blocks=True,
+                       keep_trailing_newline=True, undefined=StrictUndefined, autoescape=False,
+                       ).get_template("result_card.md.j2")
 
 
 def render_markdown(card: Mapping[str, Any]) -> str:
-    """A card a person reads: header with provenance, per-dataset table, per-transformation table."""
+    """A card a person reads: header with provenance, per-dataset table, per-transformation table
+    (the words in templates/result_card.md.j2, the figures from `markdown_view`)."""
+    return TEMPLATE.render(markdown_view(card))
+
+
+def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
+    """Every figure result_card.md shows, formatted from the card's JSON, by the name the template uses."""
     agg = card["aggregates"]
-    data = card["dataset"]
     beside = _beside_total(agg)
-    lines = [
-        f"# HTEB result card: {card['model']['model_id']}",
-        "",
-        f"- model revision: `{card['model']['revision'] or 'unknown'}`"
-        + (f" (pinned by --model-revision `{card['model']['pinned']}`)" if card["model"].get("pinned") else ""),
-        *_encoder_line(card["model"]),
-        *_mteb_model_lines(card["model"].get("mteb")),
-        *_python_model_lines(card["model"].get("python")),
-        f"- dataset: `{data['repo_id']}` label `{data['label']}` revision `{data['revision']}`",
-        f"- protocol: **{card['protocol']}**; items with errors: {card['on_error']}; hteb-score {card['hteb_score_version']}",
-        _encode_line(card),
-        "- software: " + ", ".join(f"{name} {version}" for name, version in card["package_versions"].items())
-        + " (k-means results depend on scikit-learn: MiniBatchKMeans samples differently from 1.9 on)",
-        "",
-        "Scores in points (x100); deltas are HTEB - Original.",
-        *_beside_total_lines(agg, beside),
-        "",
-        f"| | Original | {' | '.join(AXIS_LABELS[a] for a in PAPER_AXES)} | HTEB | delta |"
-        + "".join(f" {AXIS_LABELS[a]} | {AXIS_LABELS[a]} delta |" for a in beside),
-        "|---|---|" + "---|" * len(PAPER_AXES) + "---|---|" + "---|---|" * len(beside),
-        f"| **model** | {number(agg['original'])}{_on(agg['hteb_datasets'], agg)} | "
-        + " | ".join(_axis_cell(agg, a) for a in PAPER_AXES)
-        + f" | {number(agg['hteb_total'])}{_on(agg['hteb_datasets'], agg)} | {number(agg['delta'], sign=True)} |"
-        + "".join(f" {_axis_cell(agg, a)} | {number(_pair(agg, a).get('delta'), sign=True)} |" for a in beside),
-    ]
-    for row in agg["per_dataset"]:
-        hteb = number(row["hteb"]) + (f" ± {row['hteb_sd']:.2f}" if row.get("hteb_sd") is not None else "")
-        lines.append(f"| {row['dataset']} ({row['metric']}) | {number(row['original'])} | "
-                     + " | ".join(number(row["axes"].get(a)) for a in PAPER_AXES)
-                     + f" | {hteb} | {number(row['delta'], sign=True)} |"
-                     + _beside_cells(row["axes"], row["original"], beside))
-    lines += _paired_lines(agg)
-    if agg["per_transformation"]:
-        lines += ["", "## Per transformation (mean over datasets)", "",
-                  "| transformation | axis | mean | delta | datasets |", "|---|---|---|---|---|"]
-        for name, entry in agg["per_transformation"].items():
-            mean, delta = number(entry["mean"]), number(entry["delta"], sign=True)
-            lines.append(f"| {name} | {AXIS_LABELS[AXIS_OF[name]]} | {mean} | {delta} | {entry['datasets']} |")
-    stats = card.get("statistics")
-    if stats and stats.get("per_transformation"):
-        families = [line for a in beside
-                    for line in (f"Holm corrects the paper's transformations and {AXIS_LABELS[a]}'s apart.", "")]
-        lines += ["", "## Effects across datasets (Hodges-Lehmann shift, Wilcoxon, Holm)", "", *families,
-                  "| transformation | HL shift | 95% CI | p | p (Holm) |", "|---|---|---|---|---|"]
-        for name, entry in stats["per_transformation"].items():
-            shift, ci = number(entry.get("hl_shift"), sign=True), confidence_interval(entry)
-            p, p_holm = p_value(entry.get("p_value")), p_value(entry.get("p_holm"))
-            lines.append(f"| {name} | {shift} | {ci} | {p} | {p_holm} |")
-    lines += corpus_robustness_lines(card.get("corpus_robustness"))
-    lines += _flag_lines(card.get("flags", []))
-    lines += _evaluation_lines(card["evaluation"])
-    flagged = [e for e in card["error_policy"] if e["with_errors"]]
-    if flagged:
-        lines += ["", f"## Items whose transformation kept errors (policy: {card['on_error']})", "",
-                  "| dataset | transformation | seed | items | with errors |", "|---|---|---|---|---|"]
-        lines += [f"| {e['dataset']} | {e['transformation']} | {e['seed']} | {e['items']} | {e['with_errors']} |" for e in flagged]
-    lines += _selection_lines(card.get("selection") or {}, card["error_policy"])
+    stats = card.get("statistics") or {}
+    selection = card.get("selection") or {}
     timings = card["timings"]
-    lines += ["", f"Embedded {int(timings.get('unique_texts', 0))} unique texts "
-              f"({int(timings.get('texts_encoded', 0))} encoded, the rest from cache) for "
-              f"{int(timings.get('texts_requested', 0))} requested; total {timings.get('total_s', 0):.1f} s.", ""]
-    return "\n".join(lines)
+    return {
+        "model": card["model"], "mteb": _mteb_view(card["model"].get("mteb")), "python": card["model"].get("python"),
+        "dataset": card["dataset"], "protocol": card["protocol"], "on_error": card["on_error"],
+        "version": card["hteb_score_version"], "encode": _encode_view(card),
+        "software": ", ".join(f"{name} {version}" for name, version in card["package_versions"].items()),
+        "beside": [AXIS_LABELS[a] for a in beside], "beside_names": ", ".join(AXIS_LABELS[a] for a in beside),
+        "paper_labels": [AXIS_LABELS[a] for a in PAPER_AXES], "hteb_undefined": agg["hteb_total"] is None,
+        "model_cells": _model_cells(agg, beside),
+        "dataset_rows": [_dataset_cells(row, beside) for row in agg["per_dataset"]],
+        "axis_pairs": [[AXIS_LABELS[a], f"{p['datasets']} of {agg['datasets']}", number(p["original"]),
+                        number(p["score"]), number(p["delta"], sign=True)] for a, p in agg["axis_pairs"].items()],
+        "hteb_rests": ({"datasets": agg["hteb_datasets"], "all": agg["datasets"], "original": number(agg["original"]),
+                        "original_all": number(agg["original_all"])}
+                       if agg["hteb_total"] is not None and agg["hteb_datasets"] < agg["datasets"] else None),
+        "per_transformation": [[name, AXIS_LABELS[AXIS_OF[name]], number(entry["mean"]),
+                                number(entry["delta"], sign=True), entry["datasets"]]
+                               for name, entry in agg["per_transformation"].items()],
+        "effects": [[name, number(entry.get("hl_shift"), sign=True), confidence_interval(entry),
+                     p_value(entry.get("p_value")), p_value(entry.get("p_holm"))]
+                    for name, entry in (stats.get("per_transformation") or {}).items()],
+        "corpus_robustness": corpus_robustness_lines(card.get("corpus_robustness")),
+        "flags": [_flag_cells(f) for f in card.get("flags", [])],
+        "evaluation": {**card["evaluation"], "rows": [
+            [name, "; ".join(f"{key}: {_setting(value)}" for key, value in used.items())]
+            for name, used in card["evaluation"]["datasets"].items()]},
+        "kept_errors": [[e["dataset"], e["transformation"], e["seed"], e["items"], e["with_errors"]]
+                        for e in card["error_policy"] if e["with_errors"]],
+        "preset": selection.get("preset"),
+        "min_judge": None if selection.get("min_judge") is None else f"{selection['min_judge']:g}",
+        "judge_rows": [[e["dataset"], e["transformation"], e["seed"], e["items"], e["items"] - e["judge_dropped"],
+                        e["judge_dropped"], e["unjudged"]] for e in card["error_policy"]
+                       if selection.get("min_judge") is not None],
+        "timings": {"unique": int(timings.get("unique_texts", 0)), "encoded": int(timings.get("texts_encoded", 0)),
+                    "requested": int(timings.get("texts_requested", 0)), "total": f"{timings.get('total_s', 0):.1f}"},
+    }
 
 
-def _selection_lines(selection: Mapping[str, Any], policy: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The preset and the judge filter's counts per variant (kept = items - dropped)."""
-    lines = []
-    if selection.get("preset"):
-        lines += ["", f"Preset: **{selection['preset']}** (`--preset`: the datasets and transformations above)."]
-    if selection.get("min_judge") is not None:
-        lines += ["", f"## Quality filter: judge mean >= {selection['min_judge']:g}", "",
-                  "Transformed items below it are not scored; items no judge rated are kept.", "",
-                  "| dataset | transformation | seed | items | kept | dropped | unjudged |", "|---|---|---|---|---|---|---|"]
-        lines += [f"| {e['dataset']} | {e['transformation']} | {e['seed']} | {e['items']} | "
-                  f"{e['items'] - e['judge_dropped']} | {e['judge_dropped']} | {e['unjudged']} |" for e in policy]
-    return lines
+def _model_cells(agg: Mapping[str, Any], beside: Sequence[str]) -> list[str]:
+    """The model row: Original, each paper axis, HTEB and its delta, then each axis beside the total."""
+    cells = [number(agg["original"]) + _on(agg["hteb_datasets"], agg), *(_axis_cell(agg, a) for a in PAPER_AXES),
+             number(agg["hteb_total"]) + _on(agg["hteb_datasets"], agg), number(agg["delta"], sign=True)]
+    for a in beside:
+        cells += [_axis_cell(agg, a), number(_pair(agg, a).get("delta"), sign=True)]
+    return cells
+
+
+def _dataset_cells(row: Mapping[str, Any], beside: Sequence[str]) -> list[str]:
+    hteb = number(row["hteb"]) + (f" ± {row['hteb_sd']:.2f}" if row.get("hteb_sd") is not None else "")
+    cells = [f"{row['dataset']} ({row['metric']})", number(row["original"]),
+             *(number(row["axes"].get(a)) for a in PAPER_AXES), hteb, number(row["delta"], sign=True)]
+    for a in beside:
+        value = row["axes"].get(a)
+        delta = None if value is None or row["original"] is None else value - row["original"]
+        cells += [number(value), number(delta, sign=True)]
+    return cells
 
 
 def _pair(agg: Mapping[str, Any], axis: str) -> Mapping[str, Any]:
@@ -247,20 +224,6 @@ def _axis_cell(agg: Mapping[str, Any], axis: str) -> str:
     return number(pair.get("score")) + (_on(pair["datasets"], agg) if pair else "")
 
 
-def _paired_lines(agg: Mapping[str, Any]) -> list[str]:
-    """Each axis against the Original of the same datasets, and where the headline's Original
-    differs from the Original over all datasets, both."""
-    lines = ["", "## Per axis (each against the Original of the same datasets)", "",
-             "| axis | datasets | Original | score | delta |", "|---|---|---|---|---|"]
-    lines += [f"| {AXIS_LABELS[a]} | {p['datasets']} of {agg['datasets']} | {number(p['original'])} | "
-              f"{number(p['score'])} | {number(p['delta'], sign=True)} |" for a, p in agg["axis_pairs"].items()]
-    if agg["hteb_total"] is not None and agg["hteb_datasets"] < agg["datasets"]:
-        lines += ["", f"The HTEB total rests on {agg['hteb_datasets']} of {agg['datasets']} datasets; the headline "
-                  f"Original is theirs ({number(agg['original'])}); over all {agg['datasets']} it is "
-                  f"{number(agg['original_all'])}."]
-    return lines if agg["axis_pairs"] else []
-
-
 def _beside_total(agg: Mapping[str, Any]) -> list[str]:
     """The axes outside the HTEB total (Noise) that the card has a score for: only those get columns,
     so a card without them reads as before."""
@@ -268,47 +231,11 @@ def _beside_total(agg: Mapping[str, Any]) -> list[str]:
     return [a for a in AXES if a not in PAPER_AXES and a in scored]
 
 
-def _beside_total_lines(agg: Mapping[str, Any], beside: Sequence[str]) -> list[str]:
-    if not beside:
-        return []
-    names = ", ".join(AXIS_LABELS[a] for a in beside)
-    lines = ["", f"{names} is reported beside HTEB, not in its total: HTEB is the mean of the paper's axes "
-             f"({', '.join(AXIS_LABELS[a] for a in PAPER_AXES)}), comparable with the paper."]
-    if agg["hteb_total"] is None:
-        lines.append("No transformation of the paper's axes was scored: the HTEB total is undefined (-), "
-                     f"and only {names} is reported.")
-    return lines
-
-
-def _beside_cells(axes: Mapping[str, float], original: float | None, beside: Sequence[str]) -> str:
-    cells = []
-    for a in beside:
-        value = axes.get(a)
-        delta = None if value is None or original is None else value - original
-        cells += [number(value), number(delta, sign=True)]
-    return "".join(f" {c} |" for c in cells)
-
-
-def _flag_lines(flags: list[Mapping[str, Any]]) -> list[str]:
-    if not flags:
-        return []
-    lines = ["", "## Flags", "", "Scores given with a caveat or not at all (null: undefined).", "",
-             "| dataset | variant | flag | what |", "|---|---|---|---|"]
-    for f in flags:
-        variant = f["transformation"] or "-"
-        if f["seed"] is not None:
-            variant += f" seed {f['seed']}"
-        lines.append(f"| {f['dataset'] or '-'} | {variant} | `{f['code']}` | {f['message'].replace('|', '/')} |")
-    return lines
-
-
-def _evaluation_lines(evaluation: Mapping[str, Any]) -> list[str]:
-    lines = ["", "## Evaluation settings", "",
-             f"Protocol **{evaluation['protocol']}**: {evaluation['description']}.", "",
-             "| dataset | settings |", "|---|---|"]
-    for name, used in evaluation["datasets"].items():
-        lines.append(f"| {name} | " + "; ".join(f"{key}: {_setting(value)}" for key, value in used.items()) + " |")
-    return lines
+def _flag_cells(flag: Mapping[str, Any]) -> list[str]:
+    variant = flag["transformation"] or "-"
+    if flag["seed"] is not None:
+        variant += f" seed {flag['seed']}"
+    return [flag["dataset"] or "-", variant, f"`{flag['code']}`", flag["message"].replace("|", "/")]
 
 
 def _runtime(encode: Mapping[str, Any]) -> str:
