@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hteb_contract.common.escape import md_code, md_text
 from hteb_contract.taxonomy import AXES, AXIS_LABELS, AXIS_OF, PAPER_AXES
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 from hteb_score import __version__
@@ -116,20 +117,20 @@ def _encoder_line(model: Mapping[str, Any]) -> list[str]:
     """What loaded the model and why (cards written before the reason was recorded: no line)."""
     if "encoder_reason" not in model:
         return []
-    return [f"- encoder: {model.get('encoder', 'sentence-transformers')} ({model['encoder_reason']})"]
+    return [f"- encoder: {md_text(model.get('encoder', 'sentence-transformers'))} ({md_text(model['encoder_reason'])})"]
 
 
 def _mteb_model_lines(meta: Mapping[str, Any] | None) -> list[str]:
     """The mteb registry entry the model was encoded through, and the prompt each task got."""
     if meta is None:
         return []
-    lines = [f"- encoded through mteb: `{meta['name']}` revision `{meta['revision'] or 'unknown'}`, "
-             f"loader `{meta['loader']}`"
+    lines = [f"- encoded through mteb: {md_code(meta['name'])} revision {md_code(meta['revision'] or 'unknown')}, "
+             f"loader {md_code(meta['loader'])}"
              + ("" if meta["prompts_known"] else "; its prompts are not known to hteb-score")]
     for task, prompts in sorted(meta["prompts"].items()):
-        given = ", ".join(f"{kind} {json.dumps(text) if text else 'none'}"
+        given = ", ".join(f"{md_text(kind)} {md_text(json.dumps(text)) if text else 'none'}"
                           for kind, text in sorted(prompts.items()) if kind != "type")
-        lines.append(f"  - {task} ({prompts['type']}): {given}")
+        lines.append(f"  - {md_text(task)} ({md_text(prompts['type'])}): {given}")
     return lines
 
 
@@ -137,16 +138,16 @@ def _python_model_lines(python: Mapping[str, Any] | None) -> list[str]:
     """--encoder python: the factory and what its encoder declares."""
     if python is None:
         return []
-    return [f"- encoded by the factory `{python['factory']}`, which declares "
-            + (f"identity `{python['identity']}`" if python["identity"] else "no identity")]
+    return [f"- encoded by the factory {md_code(python['factory'])}, which declares "
+            + (f"identity {md_code(python['identity'])}" if python["identity"] else "no identity")]
 
 
 def _encode_line(card: Mapping[str, Any]) -> str:
     """Batch size, precision, device and prompts; a factory's engine keeps its precision and device to itself."""
     encode = card["encode"]
     runtime = ("precision and device the factory's engine's own" if "python" in card["model"]
-               else f"{_runtime(encode)}, {encode['device']}")
-    prompts = "per mteb task as above" if "mteb" in card["model"] else encode["prompts"] or "none"
+               else md_text(f"{_runtime(encode)}, {encode['device']}"))
+    prompts = "per mteb task as above" if "mteb" in card["model"] else md_text(encode["prompts"] or "none")
     return f"- encode: batch {encode['batch_size']}, {runtime}, prompts {prompts}"
 
 
@@ -156,17 +157,18 @@ def render_markdown(card: Mapping[str, Any]) -> str:
     data = card["dataset"]
     beside = _beside_total(agg)
     lines = [
-        f"# HTEB result card: {card['model']['model_id']}",
+        f"# HTEB result card: {md_text(card['model']['model_id'])}",
         "",
-        f"- model revision: `{card['model']['revision'] or 'unknown'}`"
-        + (f" (pinned by --model-revision `{card['model']['pinned']}`)" if card["model"].get("pinned") else ""),
+        f"- model revision: {md_code(card['model']['revision'] or 'unknown')}"
+        + (f" (pinned by --model-revision {md_code(card['model']['pinned'])})" if card["model"].get("pinned") else ""),
         *_encoder_line(card["model"]),
         *_mteb_model_lines(card["model"].get("mteb")),
         *_python_model_lines(card["model"].get("python")),
-        f"- dataset: `{data['repo_id']}` label `{data['label']}` revision `{data['revision']}`",
-        f"- protocol: **{card['protocol']}**; items with errors: {card['on_error']}; hteb-score {card['hteb_score_version']}",
+        f"- dataset: {md_code(data['repo_id'])} label {md_code(data['label'])} revision {md_code(data['revision'])}",
+        (f"- protocol: **{md_text(card['protocol'])}**; items with errors: {md_text(card['on_error'])}; "
+         f"hteb-score {md_text(card['hteb_score_version'])}"),
         _encode_line(card),
-        "- software: " + ", ".join(f"{name} {version}" for name, version in card["package_versions"].items())
+        "- software: " + ", ".join(md_text(f"{name} {version}") for name, version in card["package_versions"].items())
         + " (k-means results depend on scikit-learn: MiniBatchKMeans samples differently from 1.9 on)",
         "",
         "Scores in points (x100); deltas are HTEB - Original.",
@@ -182,7 +184,7 @@ def render_markdown(card: Mapping[str, Any]) -> str:
     ]
     for row in agg["per_dataset"]:
         hteb = number(row["hteb"]) + (f" ± {row['hteb_sd']:.2f}" if row.get("hteb_sd") is not None else "")
-        lines.append(f"| {row['dataset']} ({row['metric']}) | {number(row['original'])} | "
+        lines.append(f"| {md_text(row['dataset'])} ({md_text(row['metric'])}) | {number(row['original'])} | "
                      + " | ".join(number(row["axes"].get(a)) for a in PAPER_AXES)
                      + f" | {hteb} | {number(row['delta'], sign=True)} |"
                      + _beside_cells(row["axes"], row["original"], beside))
@@ -192,7 +194,7 @@ def render_markdown(card: Mapping[str, Any]) -> str:
                   "| transformation | axis | mean | delta | datasets |", "|---|---|---|---|---|"]
         for name, entry in agg["per_transformation"].items():
             mean, delta = number(entry["mean"]), number(entry["delta"], sign=True)
-            lines.append(f"| {name} | {AXIS_LABELS[AXIS_OF[name]]} | {mean} | {delta} | {entry['datasets']} |")
+            lines.append(f"| {md_text(name)} | {AXIS_LABELS[AXIS_OF[name]]} | {mean} | {delta} | {entry['datasets']} |")
     stats = card.get("statistics")
     if stats and stats.get("per_transformation"):
         families = [line for a in beside
@@ -202,15 +204,16 @@ def render_markdown(card: Mapping[str, Any]) -> str:
         for name, entry in stats["per_transformation"].items():
             shift, ci = number(entry.get("hl_shift"), sign=True), confidence_interval(entry)
             p, p_holm = p_value(entry.get("p_value")), p_value(entry.get("p_holm"))
-            lines.append(f"| {name} | {shift} | {ci} | {p} | {p_holm} |")
+            lines.append(f"| {md_text(name)} | {shift} | {ci} | {p} | {p_holm} |")
     lines += corpus_robustness_lines(card.get("corpus_robustness"))
     lines += _flag_lines(card.get("flags", []))
     lines += _evaluation_lines(card["evaluation"])
     flagged = [e for e in card["error_policy"] if e["with_errors"]]
     if flagged:
-        lines += ["", f"## Items whose transformation kept errors (policy: {card['on_error']})", "",
+        lines += ["", f"## Items whose transformation kept errors (policy: {md_text(card['on_error'])})", "",
                   "| dataset | transformation | seed | items | with errors |", "|---|---|---|---|---|"]
-        lines += [f"| {e['dataset']} | {e['transformation']} | {e['seed']} | {e['items']} | {e['with_errors']} |" for e in flagged]
+        lines += [f"| {md_text(e['dataset'])} | {md_text(e['transformation'])} | {e['seed']} | {e['items']} | "
+                  f"{e['with_errors']} |" for e in flagged]
     lines += _selection_lines(card.get("selection") or {}, card["error_policy"])
     timings = card["timings"]
     lines += ["", f"Embedded {int(timings.get('unique_texts', 0))} unique texts "
@@ -223,12 +226,12 @@ def _selection_lines(selection: Mapping[str, Any], policy: Sequence[Mapping[str,
     """The preset and the judge filter's counts per variant (kept = items - dropped)."""
     lines = []
     if selection.get("preset"):
-        lines += ["", f"Preset: **{selection['preset']}** (`--preset`: the datasets and transformations above)."]
+        lines += ["", f"Preset: **{md_text(selection['preset'])}** (`--preset`: the datasets and transformations above)."]
     if selection.get("min_judge") is not None:
         lines += ["", f"## Quality filter: judge mean >= {selection['min_judge']:g}", "",
                   "Transformed items below it are not scored; items no judge rated are kept.", "",
                   "| dataset | transformation | seed | items | kept | dropped | unjudged |", "|---|---|---|---|---|---|---|"]
-        lines += [f"| {e['dataset']} | {e['transformation']} | {e['seed']} | {e['items']} | "
+        lines += [f"| {md_text(e['dataset'])} | {md_text(e['transformation'])} | {e['seed']} | {e['items']} | "
                   f"{e['items'] - e['judge_dropped']} | {e['judge_dropped']} | {e['unjudged']} |" for e in policy]
     return lines
 
@@ -298,7 +301,7 @@ def _flag_lines(flags: list[Mapping[str, Any]]) -> list[str]:
         variant = f["transformation"] or "-"
         if f["seed"] is not None:
             variant += f" seed {f['seed']}"
-        lines.append(f"| {f['dataset'] or '-'} | {variant} | `{f['code']}` | {f['message'].replace('|', '/')} |")
+        lines.append(f"| {md_text(f['dataset'] or '-')} | {md_text(variant)} | {md_code(f['code'])} | {md_text(f['message'])} |")
     return lines
 
 
@@ -307,7 +310,8 @@ def _evaluation_lines(evaluation: Mapping[str, Any]) -> list[str]:
              f"Protocol **{evaluation['protocol']}**: {evaluation['description']}.", "",
              "| dataset | settings |", "|---|---|"]
     for name, used in evaluation["datasets"].items():
-        lines.append(f"| {name} | " + "; ".join(f"{key}: {_setting(value)}" for key, value in used.items()) + " |")
+        lines.append(f"| {md_text(name)} | " + "; ".join(md_text(f"{key}: {_setting(value)}") for key, value in used.items())
+                     + " |")
     return lines
 
 
