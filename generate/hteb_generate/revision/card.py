@@ -12,6 +12,7 @@ from statistics import mean
 from typing import Any
 
 from hteb_contract.card import HTEB_CITATION, SourceLicense, source_pin
+from hteb_contract.common.escape import md_code
 from hteb_contract.records import ItemRecord, Judge
 from hteb_contract.tasks import task_type
 from hteb_contract.validation import SCHEMA_VERSIONS
@@ -237,12 +238,13 @@ def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord], r
     rows = f"- Rows: {_sampling(config)}."
     if by_llm:
         judge_line = (
-            f"`{judge['model_id']}` (revision `{judge['revision']}`), prompts `{config['judge_prompts']}`, "
-            f"ParaPLUIE template `{config['parapluie_template']}`"
+            f"{md_code(judge['model_id'])} (revision {md_code(judge['revision'])}), prompts "
+            f"{md_code(config['judge_prompts'])}, ParaPLUIE template {md_code(config['parapluie_template'])}"
             if judge else "none (no judge scores)"
         )
-        made = [f"- Generator: `{generator['model_id']}` (revision `{generator['revision']}`) on "
-                f"`{generator['engine']}`,\n  prompt set `{config['prompt_set']}` (sha256 `{config['prompt_set_sha256']}`).",
+        made = [f"- Generator: {md_code(generator['model_id'])} (revision {md_code(generator['revision'])}) on "
+                f"{md_code(generator['engine'])},\n  prompt set {md_code(config['prompt_set'])} "
+                f"(sha256 {md_code(config['prompt_set_sha256'])}).",
                 f"- Decoding: {_decoding(config)};\n  retries at temperature {config['retry_temperature']}, at most "
                 f"{config['max_attempts']} attempts.", seeds, f"- Judge: {judge_line}.", rows]
         what = "LLM-transformed"
