@@ -25,9 +25,10 @@ _LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 #: Bidirectional embeddings, overrides and isolates: they reorder what a reader sees around them.
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 #: Markdown's own characters, backslash-escaped (both Python-Markdown, which the docs site uses, and
-#: CommonMark read these escapes); `<`, `>`, `&` as entities, which both read and neither passes as HTML.
-_MD_BACKSLASHED = set("\\`*[]|#~")
-_MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+#: CommonMark read these escapes); the others as entities, which both read and neither takes as markup
+#: (Python-Markdown has no escape for `<`, `&` or GFM's strikethrough `~`).
+_MD_BACKSLASHED = set("\\`*[]|#")
+_MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "~": "&#126;"}
 #: Characters no file name of ours holds: separators, what Windows refuses, and the shell's quoting.
 _UNSAFE_IN_NAME = re.compile(r"[/\\:*?\"<>|\s]")
 _MAX_NAME = 120
@@ -94,7 +95,7 @@ def md_code(value: object) -> str:
 def md_unescape(cell: str) -> str:
     """What `md_text` was given, from its output (for a file of ours read back, as MANIFEST.md's
     rows are); line breaks and controls it changed do not come back."""
-    return html.unescape(re.sub(r"\\([\\`*\[\]|#~_])", r"\1", cell))
+    return html.unescape(re.sub(r"\\([\\`*\[\]|#_])", r"\1", cell))
 
 
 def html_text(value: object) -> str:
