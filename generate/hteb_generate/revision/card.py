@@ -14,6 +14,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from hteb_contract.card import HTEB_CITATION, SourceLicense, source_pin
+from hteb_contract.common.escape import md_code
 from hteb_contract.records import ItemRecord, Judge
 from hteb_contract.tasks import task_type
 from hteb_contract.validation import SCHEMA_VERSIONS
@@ -173,9 +174,10 @@ def _first(manifest_like: Mapping[str, Any]) -> dict[str, str]:
 
 
 #: The card's words: the template reads what `card_body` formats from the records and the manifest.
-TEMPLATE = Environment(loader=PackageLoader("hteb_generate.revision", "templates"), trim_blocks=True,
-                       lstrip_blocks=True, keep_trailing_newline=True, undefined=StrictUndefined, autoescape=False,
-                       ).get_template("dataset_card.md.j2")
+ENVIRONMENT = Environment(loader=PackageLoader("hteb_generate.revision", "templates"), trim_blocks=True,
+                          lstrip_blocks=True, keep_trailing_newline=True, undefined=StrictUndefined, autoescape=False)
+ENVIRONMENT.filters["code"] = md_code  # a name from a user as a Markdown code span (hteb_contract.common.escape)
+TEMPLATE = ENVIRONMENT.get_template("dataset_card.md.j2")
 
 
 def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord], rule_names: Sequence[str] = (),

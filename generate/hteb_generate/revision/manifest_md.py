@@ -1,19 +1,25 @@
 """MANIFEST.md: the table of published revisions that papers cite. Written by the publishing
 code (`update`), never by hand; rows are keyed by (store, label) and kept in publish order.
 Only the table between its markers is ever rewritten: a file given as --manifest-md keeps the
-rest of its text (a file without a table gets one appended) and its mode."""
+rest of its text (a file without a table gets one appended) and its mode. Every cell is escaped
+(`hteb_contract.common.escape.md_text`) and read back unescaped: a store path or a model id holding
+`|`, `<` or a line break stays in its cell."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from hteb_contract.common.atomic import atomic_write_text
+from hteb_contract.common.escape import md_text, md_unescape
 
 START = "<!-- hteb:revisions:start -->"
 END = "<!-- hteb:revisions:end -->"
 COLUMNS = ("label", "store", "revision", "content hash", "date", "seeds", "generator", "transformations", "datasets")
+CODE_COLUMNS = ("revision", "content hash")
+_PLAIN = re.compile(r"[\w:.@/+-]+")
 
 HEADER = """# Published HTEB revisions
 
@@ -46,18 +52,44 @@ def parse(text: str) -> list[dict[str, str]]:
     body = text.split(START, 1)[1].split(END, 1)[0]
     rows = []
     for line in body.strip().splitlines()[2:]:
-        cells = [c.strip().strip("`") for c in line.strip().strip("|").split("|")]
+        cells = _cells(line)
         if len(cells) == len(COLUMNS):
-            rows.append(dict(zip(COLUMNS, cells)))
+            rows.append({c: _unwritten(c, cell) for c, cell in zip(COLUMNS, cells)})
     return rows
+
+
+def _cells(line: str) -> list[str]:
+    """A row's cells as written: split at the pipes that are not escaped."""
+    cells, cell = [], ""
+    for token in re.findall(r"\\.|[^\\]", line.strip()):
+        if token == "|":
+            cells.append(cell)
+            cell = ""
+        else:
+            cell += token
+    cells.append(cell)
+    return [c.strip() for c in cells[1:-1]]
+
+
+def _written(column: str, value: str) -> str:
+    """A cell: a revision or a hash as code (`_PLAIN`: nothing in it to escape), anything else escaped."""
+    if column in CODE_COLUMNS and _PLAIN.fullmatch(value):
+        return f"`{value}`"
+    return md_text(value)
+
+
+def _unwritten(column: str, cell: str) -> str:
+    """What `_written` was given."""
+    if column in CODE_COLUMNS and len(cell) > 1 and cell[0] == cell[-1] == "`":
+        return cell[1:-1]
+    return md_unescape(cell)
 
 
 def _table(rows: list[dict[str, str]]) -> str:
     """The table between its markers (what `update` rewrites; the text around it is the user's)."""
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for row in rows:
-        cells = [f"`{row[c]}`" if c in ("revision", "content hash") else row[c] for c in COLUMNS]
-        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+        lines.append("| " + " | ".join(_written(c, row[c]) for c in COLUMNS) + " |")
     return f"{START}\n" + "\n".join(lines) + f"\n{END}"
 
 

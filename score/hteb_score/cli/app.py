@@ -13,6 +13,7 @@ import click
 
 from hteb_contract.errors import HtebError
 from hteb_score import DEFAULT_STORE, SAMPLE_REVISION, __version__
+from hteb_score.cli.terminal import echo
 
 
 class DefaultCommandGroup(click.Group):
@@ -67,7 +68,7 @@ def verify(store: str, ref: str, datasets: str | None) -> None:
             f"{len(revision.dataset_names())} datasets verified: {', '.join(checked.datasets)}; {checked.files} files "
             f"match their sha256; {checked.item_files} item files ({checked.records} records) match the item schema, "
             f"their file and their source texts")
-    click.echo(line + (f"; not verified: {', '.join(skipped)}" if skipped else ""))
+    echo(line + (f"; not verified: {', '.join(skipped)}" if skipped else ""))
 
 
 @cli.command()
@@ -83,9 +84,9 @@ def revisions(store: str) -> None:
     if not opened.exists():
         raise HtebError(f"no revision store at {opened.uri}")
     for entry in opened.published():
-        click.echo(entry.line())
+        echo(entry.line())
     for label, why in opened.corrupt_labels().items():
-        click.echo(f"{label} (corrupt: {why})")
+        echo(f"{label} (corrupt: {why})")
 
 
 from hteb_score.cli.compare import compare  # noqa: E402  (light: heavy imports happen inside the command)
@@ -107,7 +108,7 @@ cli.add_command(tables)
 
 def _error(message: str) -> None:
     """The one line on stderr: a message that quotes user input with a line break stays one line."""
-    click.echo("hteb-score: error: " + " ".join(message.splitlines()), err=True)
+    echo("hteb-score: error: " + " ".join(message.splitlines()), err=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         _error(str(err))
         return err.exit_code
     except click.exceptions.Abort:
-        click.echo("hteb-score: aborted", err=True)
+        echo("hteb-score: aborted", err=True)
         return 130
     except click.ClickException as err:
         _error(err.format_message())

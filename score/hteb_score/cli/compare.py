@@ -10,6 +10,7 @@ from hteb_contract.taxonomy import AXES, PAPER_TRANSFORMATIONS
 from hteb_score.report.comparison import coverage_cell, figure_cell, leaderboard_cell
 from hteb_score.report.formatting import column_label
 from hteb_score.cli.output import OutputFolder
+from hteb_score.cli.terminal import echo
 
 TABLE_HELP = f"""\b
 Scores table (--scores-table, .csv or .json): one row per model and dataset,
@@ -96,23 +97,23 @@ def compare(
     with output.staged() as folder:
         written = comparison_files.save(comparison, folder)
     for warning in comparison.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        echo(f"warning: {warning}", err=True)
     if "delta_heatmap.png" not in written:
-        click.echo("note: no delta heat map (the inputs have Original scores only)", err=True)
+        echo("note: no delta heat map (the inputs have Original scores only)", err=True)
     if "drift_quality.png" not in written:
-        click.echo("note: no drift vs judge quality plot (no input carries rated drift items)", err=True)
+        echo("note: no drift vs judge quality plot (no input carries rated drift items)", err=True)
     if comparison.lead is not None:
-        click.echo(comparison.lead.sentence())
+        echo(comparison.lead.sentence())
     for path in sorted(p for p in comparison_files.model_index(comparison) if p.endswith(EVAL_ADDITIONS)):
-        click.echo(f"note: {path} lists task ids the revision's eval.yaml does not declare (an ad hoc selection); "
+        echo(f"note: {path} lists task ids the revision's eval.yaml does not declare (an ad hoc selection); "
                    "add its tasks to the dataset repo's eval.yaml for .eval_results/hteb.yaml to attach", err=True)
     for row in comparison.leaderboard:
         if comparison.has_total or comparison.lead is None:
             shown = f"HTEB {figure_cell(row, 'hteb')} ({figure_cell(row, 'delta', sign=True)})"
         else:
             shown = f"{column_label(comparison.lead.axis)} {leaderboard_cell(row, comparison.lead.axis)}"
-        click.echo(f"{row.model}: original {figure_cell(row, 'original')}, {shown} on {coverage_cell(row)}")
-    click.echo(
+        echo(f"{row.model}: original {figure_cell(row, 'original')}, {shown} on {coverage_cell(row)}")
+    echo(
         f"compared {len(models)} model(s) on {len(comparison.datasets)} dataset(s), basis {comparison.basis.name} "
         f"({comparison.basis.description}) -> {output.path}: {', '.join(written)}"
     )

@@ -9,6 +9,7 @@ import click
 
 from hteb_score import CARD_FILE
 from hteb_score.cli.output import OutputFolder
+from hteb_score.cli.terminal import echo
 
 
 @click.command()
@@ -34,4 +35,4 @@ def merge(parts: tuple[Path, ...], out: Path, overwrite: bool, datasets: str | N
     merged = read_parts(parts, names)  # every part read and checked before anything is written
     with output.staged() as folder:
         card = publish(merged, folder)
-    click.echo(f"{summary(card)} -> {output.path}")
+    echo(f"{summary(card)} -> {output.path}")

@@ -13,6 +13,7 @@ from hteb_contract.errors import HtebError
 from hteb_score import CARD_FILE, DEFAULT_STORE, SAMPLE_REVISION
 from hteb_score.cli import options
 from hteb_score.cli.output import OutputFolder
+from hteb_score.cli.terminal import echo
 from hteb_score.encoding.model_files import DEFAULT_MODEL_ID, check_model, choose_model
 from hteb_score.scoring.options import ScoreOptions
 
@@ -143,7 +144,7 @@ def score(out: Path, overwrite: bool, model_ids: tuple[str, ...], ray_address: s
         check_model(opts.model_id)
     with output.staged() as folder:
         summary = _run(opts, folder, started)
-    click.echo(f"{summary} -> {output.path}")
+    echo(f"{summary} -> {output.path}")
 
 
 def _local_stores(opts: ScoreOptions) -> tuple[Path, ...]:
@@ -193,9 +194,9 @@ def _units(model_ids: tuple[str, ...], given: dict[str, Any], out: Path, overwri
     settings = {"models": list(model_ids), **{key: _recorded(value) for key, value in given.items() if key != "quiet"}}
     with executor:
         lines = run_units({folders[name]: opts for name, opts in zip(names, checked)}, settings, out,
-                          overwrite=overwrite, executor=executor, echo=lambda line: click.echo(line, err=True))
+                          overwrite=overwrite, executor=executor, echo=lambda line: echo(line, err=True))
     for line in lines:
-        click.echo(line)
+        echo(line)
 
 
 def _shown(opts: ScoreOptions) -> str:
@@ -286,7 +287,7 @@ def _run(opts: ScoreOptions, folder: Path, started: float) -> str:
     from hteb_score.report.run_outputs import publish, summary
     from hteb_score.scoring.unit_scorer import UnitScorer
 
-    part = UnitScorer(opts, announce=lambda note: click.echo(note, err=True)).score(opts.part, started)
+    part = UnitScorer(opts, announce=lambda note: echo(note, err=True)).score(opts.part, started)
     if opts.part is not None:  # a work unit: its part, merged later (`hteb-score merge`)
         part.write(folder)
         return (f"{part.identity.model['model_id']} [{opts.protocol.name}] part: "

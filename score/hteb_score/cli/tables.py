@@ -8,6 +8,7 @@ import click
 
 from hteb_contract.common.atomic import atomic_write_text
 from hteb_contract.errors import HtebError
+from hteb_score.cli.terminal import echo
 
 DEFAULT_FILES = (Path("docs/findings.md"),)
 
@@ -44,4 +45,4 @@ def tables(files: tuple[Path, ...], check: bool) -> None:
             atomic_write_text(path, updated)
     if check and stale:
         raise StaleTables(f"tables differ from their cards or parts in {', '.join(stale)}: run hteb-score tables")
-    click.echo(f"{'up to date' if check else 'written'}: {', '.join(map(str, files or DEFAULT_FILES))}")
+    echo(f"{'up to date' if check else 'written'}: {', '.join(map(str, files or DEFAULT_FILES))}")

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hteb_contract.common.escape import safe_filename
+
 NO_REVISION = "no_revision_available"  # mteb's folder name for a model whose revision is unknown
 #: An extra field of the result files hteb-score writes: the HTEB dataset a task result is for (two
 #: HTEB datasets can share one mteb task, e.g. SemRel2024 and SemRel2024-eng).
@@ -79,13 +81,15 @@ def parse_variant_task_name(name: str) -> VariantName | None:
 
 
 def model_folder_name(model_id: str) -> str:
-    """mteb's `ModelMeta.model_name_as_path`."""
-    return model_id.strip("/").replace("/", "__").replace(" ", "_")
+    """mteb's `ModelMeta.model_name_as_path`, made one safe folder name (`safe_filename`: a name such as
+    `..` or one holding a backslash or a control character would reach outside `results/`)."""
+    return safe_filename(model_id.strip("/").replace("/", "__").replace(" ", "_"))
 
 
 def result_folder(root: Path, model_id: str, revision: str | None) -> Path:
     """The folder of a model's task files under a results root (the folder holding `results/`)."""
-    return Path(root) / "results" / model_folder_name(model_id) / (revision or NO_REVISION).replace(":", "_")
+    revision_folder = safe_filename((revision or NO_REVISION).replace(":", "_"))
+    return Path(root) / "results" / model_folder_name(model_id) / revision_folder
 
 
 #: mteb 2.26.24's `ModelMeta.create_empty().to_dict()`: every field of a results repository's

@@ -15,6 +15,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from hteb_contract.common.escape import md_code, md_text
 from hteb_contract.taxonomy import AXES, AXIS_LABELS, AXIS_OF, PAPER_AXES
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 from hteb_score import __version__
@@ -119,7 +120,7 @@ def _mteb_view(meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if meta is None:
         return None
     tasks = [{"name": task, "type": prompts["type"],
-              "given": ", ".join(f"{kind} {json.dumps(text) if text else 'none'}"
+              "given": ", ".join(f"{md_text(kind)} {md_text(json.dumps(text)) if text else 'none'}"
                                  for kind, text in sorted(prompts.items()) if kind != "type")}
              for task, prompts in sorted(meta["prompts"].items())]
     return {**meta, "tasks": tasks}
@@ -129,15 +130,18 @@ def _encode_view(card: Mapping[str, Any]) -> dict[str, Any]:
     """Batch size, precision, device and prompts; a factory's engine keeps its precision and device to itself."""
     encode = card["encode"]
     runtime = ("precision and device the factory's engine's own" if "python" in card["model"]
-               else f"{_runtime(encode)}, {encode['device']}")
-    prompts = "per mteb task as above" if "mteb" in card["model"] else encode["prompts"] or "none"
+               else md_text(f"{_runtime(encode)}, {encode['device']}"))
+    prompts = "per mteb task as above" if "mteb" in card["model"] else md_text(encode["prompts"] or "none")
     return {"batch_size": encode["batch_size"], "runtime": runtime, "prompts": prompts}
 
 
 #: result_card.md's words: the template reads the figures `markdown_view` formats from the JSON.
-TEMPLATE = Environment(loader=PackageLoader("hteb_score.report", "templates"), trim_blocks=True, lstrip_blocks=True,
-                       keep_trailing_newline=True, undefined=StrictUndefined, autoescape=False,
-                       ).get_template("result_card.md.j2")
+ENVIRONMENT = Environment(loader=PackageLoader("hteb_score.report", "templates"), trim_blocks=True, lstrip_blocks=True,
+                          keep_trailing_newline=True, undefined=StrictUndefined, autoescape=False)
+#: What came from a user is escaped where it is written (hteb_contract.common.escape): `md` in prose and table
+#: cells, `code` as a code span; the view below escapes the table cells it builds.
+ENVIRONMENT.filters.update(md=md_text, code=md_code)
+TEMPLATE = ENVIRONMENT.get_template("result_card.md.j2")
 
 
 def render_markdown(card: Mapping[str, Any]) -> str:
@@ -157,7 +161,7 @@ def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
         "model": card["model"], "mteb": _mteb_view(card["model"].get("mteb")), "python": card["model"].get("python"),
         "dataset": card["dataset"], "protocol": card["protocol"], "on_error": card["on_error"],
         "version": card["hteb_score_version"], "encode": _encode_view(card),
-        "software": ", ".join(f"{name} {version}" for name, version in card["package_versions"].items()),
+        "software": ", ".join(md_text(f"{name} {version}") for name, version in card["package_versions"].items()),
         "beside": [AXIS_LABELS[a] for a in beside], "beside_names": ", ".join(AXIS_LABELS[a] for a in beside),
         "paper_labels": [AXIS_LABELS[a] for a in PAPER_AXES], "hteb_undefined": agg["hteb_total"] is None,
         "model_cells": _model_cells(agg, beside),
@@ -167,22 +171,22 @@ def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
         "hteb_rests": ({"datasets": agg["hteb_datasets"], "all": agg["datasets"], "original": number(agg["original"]),
                         "original_all": number(agg["original_all"])}
                        if agg["hteb_total"] is not None and agg["hteb_datasets"] < agg["datasets"] else None),
-        "per_transformation": [[name, AXIS_LABELS[AXIS_OF[name]], number(entry["mean"]),
+        "per_transformation": [[md_text(name), AXIS_LABELS[AXIS_OF[name]], number(entry["mean"]),
                                 number(entry["delta"], sign=True), entry["datasets"]]
                                for name, entry in agg["per_transformation"].items()],
-        "effects": [[name, number(entry.get("hl_shift"), sign=True), confidence_interval(entry),
+        "effects": [[md_text(name), number(entry.get("hl_shift"), sign=True), confidence_interval(entry),
                      p_value(entry.get("p_value")), p_value(entry.get("p_holm"))]
                     for name, entry in (stats.get("per_transformation") or {}).items()],
         "corpus_robustness": corpus_robustness_lines(card.get("corpus_robustness")),
         "flags": [_flag_cells(f) for f in card.get("flags", [])],
         "evaluation": {**card["evaluation"], "rows": [
-            [name, "; ".join(f"{key}: {_setting(value)}" for key, value in used.items())]
+            [md_text(name), "; ".join(md_text(f"{key}: {_setting(value)}") for key, value in used.items())]
             for name, used in card["evaluation"]["datasets"].items()]},
-        "kept_errors": [[e["dataset"], e["transformation"], e["seed"], e["items"], e["with_errors"]]
+        "kept_errors": [[md_text(e["dataset"]), md_text(e["transformation"]), e["seed"], e["items"], e["with_errors"]]
                         for e in card["error_policy"] if e["with_errors"]],
         "preset": selection.get("preset"),
         "min_judge": None if selection.get("min_judge") is None else f"{selection['min_judge']:g}",
-        "judge_rows": [[e["dataset"], e["transformation"], e["seed"], e["items"], e["items"] - e["judge_dropped"],
+        "judge_rows": [[md_text(e["dataset"]), md_text(e["transformation"]), e["seed"], e["items"], e["items"] - e["judge_dropped"],
                         e["judge_dropped"], e["unjudged"]] for e in card["error_policy"]
                        if selection.get("min_judge") is not None],
         "timings": {"unique": int(timings.get("unique_texts", 0)), "encoded": int(timings.get("texts_encoded", 0)),
@@ -201,7 +205,7 @@ def _model_cells(agg: Mapping[str, Any], beside: Sequence[str]) -> list[str]:
 
 def _dataset_cells(row: Mapping[str, Any], beside: Sequence[str]) -> list[str]:
     hteb = number(row["hteb"]) + (f" ± {row['hteb_sd']:.2f}" if row.get("hteb_sd") is not None else "")
-    cells = [f"{row['dataset']} ({row['metric']})", number(row["original"]),
+    cells = [f"{md_text(row['dataset'])} ({md_text(row['metric'])})", number(row["original"]),
              *(number(row["axes"].get(a)) for a in PAPER_AXES), hteb, number(row["delta"], sign=True)]
     for a in beside:
         value = row["axes"].get(a)
@@ -235,7 +239,7 @@ def _flag_cells(flag: Mapping[str, Any]) -> list[str]:
     variant = flag["transformation"] or "-"
     if flag["seed"] is not None:
         variant += f" seed {flag['seed']}"
-    return [flag["dataset"] or "-", variant, f"`{flag['code']}`", flag["message"].replace("|", "/")]
+    return [md_text(flag["dataset"] or "-"), md_text(variant), md_code(flag["code"]), md_text(flag["message"])]
 
 
 def _runtime(encode: Mapping[str, Any]) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from hteb_contract.common.escape import md_text
 from hteb_contract.taxonomy import AXES, in_total
 from hteb_contract.validation import validate
 from hteb_score.report.basis import SAME, Basis, Figures
@@ -202,7 +203,7 @@ class Comparison:
     def to_markdown(self) -> str:
         """The comparison as a Markdown report a reader can take in without the JSON."""
         out = ["# HTEB model comparison", ""]
-        out += [f"> **Warning:** {warning}" for warning in self.warnings]
+        out += [f"> **Warning:** {md_text(warning)}" for warning in self.warnings]
         if self.warnings:
             out.append("")
         out += [
@@ -211,7 +212,7 @@ class Comparison:
             "",
         ]
         if self.lead is not None:
-            out += [f"**{self.lead.sentence()}**", ""]
+            out += [f"**{self.lead.sentence(md_text)}**", ""]
         out += [f"Basis (`--basis {self.basis.name}`): the leaderboard and the heat map rest on "
                 f"{self.basis.description}.", ""]
         out += self._leaderboard_md() + self._heatmap_md() + self._stability_md() + self._effects_md()
@@ -245,7 +246,7 @@ class Comparison:
         out += [_row(header), _row(["---"] * len(header))]
         for r in self.leaderboard:
             cells = {a: leaderboard_cell(r, a) for a in axes}
-            out.append(_row([str(self.rank(r)), r.model + (" †" if r.differs_from_card else ""),
+            out.append(_row([str(self.rank(r)), md_text(r.model) + (" †" if r.differs_from_card else ""),
                              figure_cell(r, "original"), *(cells[a] for a in paper),
                              *([figure_cell(r, "hteb"), figure_cell(r, "delta", sign=True)] if total else []),
                              *(cells[a] for a in beside), *([rank_cell(self.rank_change(r))] if ranked else []),
@@ -261,10 +262,10 @@ class Comparison:
         out = ["", "## Mean delta per transformation (the heat map)", "",
                "Per model, the mean over datasets of (transformed - Original), on the basis above; "
                "\"card\" beside a cell: the model's own figure where it differs; - : no score.", "",
-               _row(["Model", *(column_label(n) for n in self.heatmap_columns)]),
+               _row(["Model", *(md_text(column_label(n)) for n in self.heatmap_columns)]),
                _row(["---"] * (1 + len(self.heatmap_columns)))]
         for model, row in self.heatmap.items():
-            out.append(_row([model, *(heat_cell(row[n]) for n in self.heatmap_columns)]))
+            out.append(_row([md_text(model), *(heat_cell(row[n]) for n in self.heatmap_columns)]))
         return out
 
     def _stability_md(self) -> list[str]:
@@ -279,7 +280,7 @@ class Comparison:
             "|---|---|---|---|",
         ]
         out += [
-            f"| {column_label(name)} | {number(s.mean, 3)} | {number(s.sd, 3)} | {s.n} |"
+            f"| {md_text(column_label(name))} | {number(s.mean, 3)} | {number(s.sd, 3)} | {s.n} |"
             for name, s in self.ranking_stability.items()
         ]
         return out
@@ -309,7 +310,7 @@ class Comparison:
                 abs_delta = pooled if pooled is not None else e["median_abs_delta"]
                 ci = confidence_interval(e)
                 shift, p_holm = number(e["hl_shift"], sign=True), p_value(e["p_holm"])
-                out.append(_row([family, column_label(name), shift, ci, p_holm, number(abs_delta),
+                out.append(_row([md_text(family), md_text(column_label(name)), shift, ci, p_holm, number(abs_delta),
                                  str(e["n_datasets"])]))
         return out
 
@@ -324,14 +325,14 @@ class Comparison:
             "|---|---|---|",
         ]
         out += [
-            f"| {column_label(axis)} | {number(r.median_rho, 2, sign=True)} | {r.n_splits} ({r.n_defined}) |"
+            f"| {md_text(column_label(axis))} | {number(r.median_rho, 2, sign=True)} | {r.n_splits} ({r.n_defined}) |"
             for axis, r in self.reliability.per_axis.items()
         ]
         return out
 
     def _inputs_md(self) -> list[str]:
         out = ["", "## Inputs", "", "| Model | Source | Dataset revision |", "|---|---|---|"]
-        return out + [f"| {m.model} | {m.source} | {m.revision or '-'} |" for m in self.models]
+        return out + [_row([md_text(m.model), md_text(m.source), md_text(m.revision or "-")]) for m in self.models]
 
     def heatmap_grid(self) -> tuple[list[str], list[list[float | None]]]:
         """The heat map's rows (models in leaderboard order) and cells, as drawn: the `heatmap` deltas."""

@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 from hteb_contract.common.atomic import atomic_write_bytes
+from hteb_contract.common.escape import safe_filename
 from hteb_score.report import html_report, plots
 from hteb_score.report.comparison import Comparison
 from hteb_score.report.model_index import hub_files
@@ -61,7 +62,8 @@ def save(comparison: Comparison, out_dir: Path) -> list[str]:
 
 
 def _slug(model: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_") or "model"
+    """The model's name in ASCII letters, digits and `._-`, as one safe folder name (`..` is none)."""
+    return safe_filename(re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_") or "model")
 
 
 def model_folders(models: list[str]) -> dict[str, str]:

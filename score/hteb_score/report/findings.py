@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from hteb_contract.errors import ContractError, HtebError
+from hteb_contract.common.escape import md_text
 from hteb_contract.common.registry import Registry
 from hteb_contract.taxonomy import AXES
 from hteb_score import CARD_FILE
@@ -44,8 +45,8 @@ def _row(cells: Sequence[str]) -> str:
 
 
 def _name(model: str) -> str:
-    """A model as the docs name it: the last part of its id or path."""
-    return Path(model).name
+    """A model as the docs name it: the last part of its id or path, escaped for a table cell."""
+    return md_text(Path(model).name)
 
 
 def noise_models(comparison: Comparison) -> str:
@@ -71,7 +72,7 @@ def noise_effects(comparison: Comparison) -> str:
     lines = [_row(["rule", "HL shift", "95% CI", "Holm p", "mean Kendall tau, Original vs rule"]), "|---" * 5 + "|"]
     for name, effect in rows:
         tau = comparison.ranking_stability["noise" if name == "Noise axis" else name].mean
-        lines.append(_row([name, number(effect["hl_shift"], sign=True), confidence_interval(effect),
+        lines.append(_row([md_text(name), number(effect["hl_shift"], sign=True), confidence_interval(effect),
                            p_value(effect["p_holm"]), number(tau, 3)]))
     return "\n".join(lines)
 
@@ -99,10 +100,10 @@ def unit_times(parts: Mapping[str, Sequence[ScorePart]]) -> str:
     for model in models:
         for part in parts[model]:
             rows.setdefault(tuple(u.dataset for u in part.units), {})[model] = part
-    lines = [_row(["unit", *models]), "|---" * (1 + len(models)) + "|"]
+    lines = [_row(["unit", *map(md_text, models)]), "|---" * (1 + len(models)) + "|"]
     for datasets in sorted(rows):
         held = rows[datasets]
-        lines.append(_row([" + ".join(datasets), *(
+        lines.append(_row([md_text(" + ".join(datasets)), *(
             _minutes(held[m].timings[TIMING_TOTAL]) + _cached([held[m]]) if m in held else "-" for m in models)]))
     lines.append(_row(["in all", *(
         f"{_minutes(sum(p.timings[TIMING_TOTAL] for p in parts[m]))} over {count(len(parts[m]), 'unit')}"

@@ -7,7 +7,7 @@ and on a phone alike: the headline result first, the notices folded into one blo
 tables and plots scrolling in their own frames (the leaderboard's model column stays in view), the
 plots shown at their drawn size (text >= 10 pt, `plots.MIN_FONT_PT`), and an undefined statistic
 saying why in its own cell. The policy admits
-only the page's own script, by its hash: text from the inputs (model names, sources) is escaped,
+only the page's own script, by its hash: text from the inputs (model names, sources) is escaped (`hteb_contract.common.escape.html_text`),
 and even a name that slipped through could not run. Rendered from the same `Comparison` as
 comparison.md, with the same number formats.
 """
@@ -18,7 +18,7 @@ import base64
 import hashlib
 import struct
 from collections.abc import Iterable, Mapping, Sequence
-from html import escape
+from hteb_contract.common.escape import html_text
 from typing import Any
 
 from hteb_contract.taxonomy import in_total
@@ -139,24 +139,24 @@ def _headline(c: Comparison) -> list[str]:
     """The result first: the leaderboard's top model under HTEB; where no total is defined, the lead
     on Noise (who ranks first, by how much, with what interval); failing that, by Original."""
     if c.lead is not None:
-        return [f'<p class="headline">{escape(c.lead.sentence())}</p>']
+        return [f'<p class="headline">{html_text(c.lead.sentence())}</p>']
     ranked = [r for r in c.leaderboard if r.rank_hteb == 1]
     if ranked:
         r = ranked[0]
-        return [f'<p class="headline"><strong>{escape(r.model)}</strong> ranks first under HTEB: '
+        return [f'<p class="headline"><strong>{html_text(r.model)}</strong> ranks first under HTEB: '
                 f"{number(r.hteb)} ({number(r.delta, sign=True)} from its Original {number(r.original)}).</p>"]
     first = [r for r in c.leaderboard if r.rank_original == 1]
     if not first:
         return []
-    return [f'<p class="headline">No HTEB total is defined; <strong>{escape(first[0].model)}</strong> ranks first '
-            f"on Original: {number(first[0].original)}.</p>"]
+    return [f'<p class="headline">No HTEB total is defined; <strong>{html_text(first[0].model)}</strong> ranks '
+            f"first on Original: {number(first[0].original)}.</p>"]
 
 
 def _notices(warnings: Sequence[str]) -> list[str]:
     """Every notice about the inputs in one block, folded: the reader opens it when wanted."""
     if not warnings:
         return []
-    items = "".join(f"<li>{escape(w)}</li>" for w in warnings)
+    items = "".join(f"<li>{html_text(w)}</li>" for w in warnings)
     return [f'<details class="notices" id="notices"><summary>{count(len(warnings), "notice")} about the inputs '
             f"(open to read)</summary><ul>{items}</ul></details>"]
 
@@ -198,19 +198,19 @@ def _leaderboard(c: Comparison) -> list[str]:
                      *(cell for a in beside for cell in axis_cells[a]), _num(r.rank_original, str(r.rank_original)),
                      *([_num(change, "-" if change is None else f"{change:+d}")] if ranked else []),
                      _text(coverage_cell(r))])
-    note = (f"Basis (--basis {escape(c.basis.name)}): {escape(c.basis.description)}. Means over datasets; each axis Δ "
-            "is against the Original of the datasets the axis was scored on"
+    note = (f"Basis (--basis {html_text(c.basis.name)}): {html_text(c.basis.description)}. Means over datasets; "
+            "each axis Δ is against the Original of the datasets the axis was scored on"
             + (", the HTEB Δ against the Original of the datasets the total rests on" if total else "")
-            + (f"; rank 1 = best, rank change positive = moved up under {escape(ranked)}." if ranked
+            + (f"; rank 1 = best, rank change positive = moved up under {html_text(ranked)}." if ranked
                else "; rank 1 = best."))
     if not total:
         note += (" No HTEB total is defined (no axis of the paper was scored): its columns are left out"
-                 + (f" and the models rank by {escape(ranked)}." if ranked else "."))
+                 + (f" and the models rank by {html_text(ranked)}." if ranked else "."))
     if any(r.differs_from_card for r in c.leaderboard):
         note += " † a figure differs from the model's card: the card's is given beside it."
     if beside and total:
-        note += (f" {escape(', '.join(map(column_label, beside)))} is reported beside the HTEB total, not in it: the "
-                 "total is the mean of the paper's axes, comparable with the paper.")
+        note += (f" {html_text(', '.join(map(column_label, beside)))} is reported beside the HTEB total, not in it: "
+                 "the total is the mean of the paper's axes, comparable with the paper.")
     return ["<h2>Leaderboard</h2>", f'<p class="note">{note}</p>', _table("leaderboard", header, rows),
             *_heatmap(c)]
 
@@ -246,12 +246,12 @@ def _figures(figures: Mapping[str, bytes]) -> list[str]:
     scrolling in its own frame where the page is narrower."""
     out = ["<h2>Plots</h2>"]
     for name, png in figures.items():
-        caption = escape(FIGURE_CAPTIONS.get(name, name))
+        caption = html_text(FIGURE_CAPTIONS.get(name, name))
         data = base64.b64encode(png).decode("ascii")
         width, height = (round(side * CSS_DPI / DPI) for side in _png_size(png))
         out.append(f'<figure><div class="scroll"><img src="data:image/png;base64,{data}" alt="{caption}" '
                    f'width="{width}" height="{height}"></div>'
-                   f"<figcaption>{caption} ({escape(name)})</figcaption></figure>")
+                   f"<figcaption>{caption} ({html_text(name)})</figcaption></figure>")
     return out
 
 
@@ -289,7 +289,7 @@ def _effects(c: Comparison) -> list[str]:
                 _cell(mark, mark or None, "sig"), _num(abs_delta, number(abs_delta)),
                 _num(e["n_datasets"], str(e["n_datasets"])),
             ])
-        out += [f"<h3>{titles.get(family, escape(family))}</h3>", _table(f"effects-{family}", header, rows)]
+        out += [f"<h3>{titles.get(family, html_text(family))}</h3>", _table(f"effects-{family}", header, rows)]
     return out
 
 
@@ -318,7 +318,7 @@ def _tau_undefined(s: Stability, models: int) -> str | None:
 def _reliability(c: Comparison) -> list[str]:
     out = ["<h2>Split-half reliability of the per-axis profiles</h2>"]
     if c.reliability.reason:
-        return [*out, f"<p>Not computed: {escape(c.reliability.reason)}.</p>"]
+        return [*out, f"<p>Not computed: {html_text(c.reliability.reason)}.</p>"]
     header = [("Axis", "text"), ("Median ρ", "number"), ("Splits", "number"), ("Defined", "number")]
     rows = [[_text(column_label(axis)),
              _num(r.median_rho, number(r.median_rho, 2, sign=True),
@@ -347,11 +347,11 @@ def _protocol(c: Comparison) -> list[str]:
     splits = {r.n_splits for r in c.reliability.per_axis.values()}
     items = [
         f"Datasets compared ({len(c.datasets)}, those every model has an Original score for): "
-        f"{escape(', '.join(c.datasets))}.",
+        f"{html_text(', '.join(c.datasets))}.",
         "Leaderboard: per model, the mean over datasets of Original, each axis (mean of its transformations) and "
         "the HTEB total (mean of the paper's three axes; Noise is never in it), on the basis "
-        f"<code>{escape(c.basis.name)}</code>: {escape(c.basis.description)}.",
-        f"Effects: HL shift with {escape(' / '.join(ci.get(m, m) for m in methods) or '-')} CI, Wilcoxon signed-rank "
+        f"<code>{html_text(c.basis.name)}</code>: {html_text(c.basis.description)}.",
+        f"Effects: HL shift with {html_text(' / '.join(ci.get(m, m) for m in methods) or '-')} CI, Wilcoxon signed-rank "
         "p, Holm correction within each family (transformations; axes; total)"
         + ("" if all(map(in_total, c.columns.names())) else ", the paper's and Noise's apart") + ".",
         "Ranking stability: Kendall τ per dataset; reliability: split-half Spearman ρ"
@@ -366,7 +366,7 @@ def _protocol(c: Comparison) -> list[str]:
 def _table(table_id: str, header: Sequence[tuple[str, str]], rows: Iterable[Sequence[str]]) -> str:
     """A sortable table: `header` is (label, "number" | "text") per column, rows are rendered cells."""
     head = "".join(
-        f'<th data-type="{kind}"><button type="button">{escape(label)}</button></th>' for label, kind in header
+        f'<th data-type="{kind}"><button type="button">{html_text(label)}</button></th>' for label, kind in header
     )
     body = "\n".join(f"<tr>{''.join(cells)}</tr>" for cells in rows)
     return (f'<div class="scroll"><table id="{table_id}" class="sortable">\n<thead><tr>{head}</tr></thead>\n'
@@ -376,10 +376,10 @@ def _table(table_id: str, header: Sequence[tuple[str, str]], rows: Iterable[Sequ
 def _cell(shown: str, value: Any, css: str = "", why: str | None = None) -> str:
     """A cell showing `shown`, sorted by `value` (None: undefined, sorted last); `why` says, in the
     cell, why it is empty."""
-    attrs = "" if value is None else f' data-value="{escape(str(value))}"'
+    attrs = "" if value is None else f' data-value="{html_text(str(value))}"'
     attrs += f' class="{css}"' if css else ""
-    reason = "" if why is None else f'<span class="why">{escape(why)}</span>'
-    return f"<td{attrs}>{escape(shown)}{reason}</td>"
+    reason = "" if why is None else f'<span class="why">{html_text(why)}</span>'
+    return f"<td{attrs}>{html_text(shown)}{reason}</td>"
 
 
 def _num(value: float | None, shown: str, why: str | None = None) -> str:

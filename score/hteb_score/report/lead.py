@@ -8,7 +8,7 @@ Original leader lands. comparison.md, report.html and compare's terminal all pri
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,27 +52,29 @@ class Lead:
         return {"axis": self.axis, "first": self.first, "runner_up": self.runner_up, "least_loss": self.least_loss,
                 "original_first": self.original_first, "ranks": dict(self.ranks), "margin": self.margin}
 
-    def sentence(self) -> str:
-        """One paragraph of plain text (no markup): the headline."""
-        label, first = column_label(self.axis), self.first
-        on_axis = self.scores[first] - self.deltas[first]  # the Original of the datasets the axis was scored on
-        text = (f"{first} ranks first under {label}: {number(self.scores[first])} "
-                f"({number(self.deltas[first], sign=True)} from its Original {number(on_axis)})")
+    def sentence(self, name: Callable[[str], str] = str) -> str:
+        """One paragraph of plain text (no markup): the headline; `name` writes a model's name (comparison.md
+        escapes it as Markdown)."""
+        label, first = column_label(self.axis), name(self.first)
+        on_axis = self.scores[self.first] - self.deltas[self.first]  # the Original of the datasets the axis was scored on
+        text = (f"{first} ranks first under {label}: {number(self.scores[self.first])} "
+                f"({number(self.deltas[self.first], sign=True)} from its Original {number(on_axis)})")
         runner = self.runner_up
         if runner is not None and self.margin is not None:
             m = self.margin
-            text += (f", {number(self.scores[first] - self.scores[runner])} points ahead of {runner} "
-                     f"(per dataset, {first} minus {runner}: HL shift {number(m['hl_shift'], sign=True)}, "
+            text += (f", {number(self.scores[self.first] - self.scores[runner])} points ahead of {name(runner)} "
+                     f"(per dataset, {first} minus {name(runner)}: HL shift {number(m['hl_shift'], sign=True)}, "
                      f"95% CI {confidence_interval(m)}, Wilcoxon p {p_value(m['p_value'])}, "
                      f"{count(m['n_datasets'], 'dataset')}){_verdict(m)}")
         text += "."
         least = self.least_loss
         if len(self.order) > 1:
-            text += (f" Smallest loss to {label}: {least} ({number(self.deltas[least], sign=True)}"
-                     + ("" if least == first else f"; {first}: {number(self.deltas[first], sign=True)}") + ").")
+            text += (f" Smallest loss to {label}: {name(least)} ({number(self.deltas[least], sign=True)}"
+                     + ("" if least == self.first else f"; {first}: {number(self.deltas[self.first], sign=True)}")
+                     + ").")
         leader = self.original_first
-        if leader != first:
-            text += (f" {leader}, first on Original ({number(self.originals[leader])}), ranks "
+        if leader != self.first:
+            text += (f" {name(leader)}, first on Original ({number(self.originals[leader])}), ranks "
                      f"{_ordinal(self.ranks[leader])} under {label}.")
         return text
 

@@ -3,6 +3,7 @@
 Each function draws one `matplotlib.figure.Figure` on its own Agg canvas (no pyplot, no global
 backend state, no display) and `png_bytes` renders it. Every figure has a title that says what is
 plotted, labelled axes with units, and a legend, so it can be read without the paper at hand.
+Every name from the inputs goes through `plot_label`: a `$` in it is a dollar sign, never mathtext.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 
+from hteb_contract.common.escape import plot_label
 from hteb_contract.taxonomy import AXES, AXIS_LABELS, in_total
 from hteb_score.report.formatting import column_label, number
 
@@ -101,7 +103,7 @@ def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str], ti
                 fontsize=MIN_FONT_PT,
                 color="#444444",
             )
-    ax.set_yticks(y, [r.model for r in rows])
+    ax.set_yticks(y, [plot_label(r.model) for r in rows])
     ax.set_xlabel("score (points, mean over datasets)")
     ax.set_title("Original vs HTEB scores per model (number: HTEB total − Original)" + (f"\n{title}" if title else ""),
                  pad=48)
@@ -137,8 +139,8 @@ def delta_heatmap(models: Sequence[str], names: Sequence[str], deltas: Sequence[
                 fontsize=MIN_FONT_PT,
                 color="white" if defined and abs(value) > 0.6 * limit else "black",
             )
-    ax.set_xticks(range(len(names)), [column_label(n) for n in names], rotation=30, ha="right")
-    ax.set_yticks(range(len(order)), order)
+    ax.set_xticks(range(len(names)), [plot_label(column_label(n)) for n in names], rotation=30, ha="right")
+    ax.set_yticks(range(len(order)), [plot_label(model) for model in order])
     ax.set_title("Score change per transformation (points, transformed − Original,\nmean over datasets; red = worse)"
                  + (f"\n{title}" if title else ""))
     fig.colorbar(image, ax=ax, label="Δ score (points)", shrink=0.8)
@@ -165,7 +167,7 @@ def drift_vs_quality(drift_by_model: Mapping[str, Mapping[str, Any]]) -> Figure 
             if not entry.get("points"):
                 continue
             rho = entry.get("drift_quality_spearman")
-            label = model if rho is None else f"{model}: ρ={rho:+.2f}"
+            label = plot_label(model) if rho is None else f"{plot_label(model)}: ρ={rho:+.2f}"
             if rho is not None and entry.get("drift_quality_ci_low") is not None:
                 low, high = entry["drift_quality_ci_low"], entry["drift_quality_ci_high"]
                 label += f" [{number(low, sign=True)}, {number(high, sign=True)}]"
@@ -179,7 +181,7 @@ def drift_vs_quality(drift_by_model: Mapping[str, Mapping[str, Any]]) -> Figure 
                 color=colours(c % 10),
                 label=label,
             )
-        ax.set_title(column_label(t))
+        ax.set_title(plot_label(column_label(t)))
         ax.set_xlabel("embedding drift 1 − cos")
         if k % columns == 0:
             ax.set_ylabel("judge quality score")

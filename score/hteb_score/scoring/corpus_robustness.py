@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from scipy.stats import hmean
 from tqdm.auto import tqdm
 
+from hteb_contract.common.escape import md_text
 from hteb_contract.errors import HtebError, IntegrityError
 from hteb_contract.records import ItemRecord
 from hteb_contract.revision import CORPUS_TASK_TYPES, Revision
@@ -149,12 +150,12 @@ def markdown_lines(section: Mapping[str, Any] | None) -> list[str]:
              "nDCG@10(original corpus); robustness = harmonic mean of the retentions.", "",
              "| dataset | perturbation | nDCG@10 | retention |", "|---|---|---|---|"]
     for name, block in section["datasets"].items():
-        lines.append(f"| {name} | original | {_cell(_points(block['original']), 2)} | |")
+        lines.append(f"| {md_text(name)} | original | {_cell(_points(block['original']), 2)} | |")
         for transformation, by_seed in block["perturbed"].items():
             values = [v for v in by_seed.values() if v is not None]
             shown = _cell(_points(mean(values)), 2) if len(values) == len(by_seed) else "-"
-            lines.append(f"| {name} | {transformation} | {shown} | {_cell(block['retention'][transformation])} |")
-        lines.append(f"| **{name}** | **harmonic mean** | | **{_cell(block['harmonic_mean'])}** |")
+            lines.append(f"| {md_text(name)} | {md_text(transformation)} | {shown} | {_cell(block['retention'][transformation])} |")
+        lines.append(f"| **{md_text(name)}** | **harmonic mean** | | **{_cell(block['harmonic_mean'])}** |")
     return lines
 
 

@@ -26,7 +26,6 @@ from hteb_score.flags import Flag
 from hteb_score.scoring.corpus_robustness import CorpusVariant, corpus_variants
 from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.options import ScoreOptions
-from hteb_score.scoring.parts import units_of_part
 from hteb_score.scoring.selection import PRESETS, judge_kept, judge_means, require_judge_scores
 
 
@@ -260,3 +259,11 @@ class DatasetGroups:
         return len(self.names)
 
 
+def units_of_part(planned: Sequence[str], part: Sequence[str] | None) -> list[str]:
+    """The planned datasets this process scores: all, or those --part names (in the planned order)."""
+    if part is None:
+        return list(planned)
+    unknown = [name for name in part if name not in planned]
+    if unknown:
+        raise HtebError(f"--part {unknown[0]} is not one of the run's datasets: {', '.join(planned)}")
+    return [name for name in planned if name in part]

@@ -341,14 +341,6 @@ def run_identity(options: ScoreOptions, planned: Sequence[str], provenance: Mapp
                        dict(packages), dict(chosen))
 
 
-def units_of_part(planned: Sequence[str], part: Sequence[str] | None) -> list[str]:
-    """The planned datasets this process scores: all, or those --part names (in the planned order)."""
-    if part is None:
-        return list(planned)
-    unknown = [name for name in part if name not in planned]
-    if unknown:
-        raise HtebError(f"--part {unknown[0]} is not one of the run's datasets: {', '.join(planned)}")
-    return [name for name in planned if name in part]
 
 
 def units_of_run(run: ScoreRun, tasks: Mapping[str, Mapping[str, Any]], error_policy: Sequence[ErrorPolicyCount],
