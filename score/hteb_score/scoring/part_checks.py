@@ -9,13 +9,9 @@ A refusal names the part, the dataset and the field."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hteb_contract.errors import HtebError
-
-if TYPE_CHECKING:
-    from hteb_score.scoring.parts import ScorePart, UnitResult
 
 #: metrics that may be negative (correlations); every other main metric is a rate, in [0, 1]
 SIGNED = ("spearman", "pearson")
@@ -26,8 +22,9 @@ def metric_range(metric: str) -> tuple[float, float]:
     return (-1.0, 1.0) if any(word in metric for word in SIGNED) else (0.0, 1.0)
 
 
-def check_part(part: ScorePart, name: str) -> None:
-    """Every unit of `part` (called `name` in an error) consistent with itself and its run's plan."""
+def check_part(part: Any, name: str) -> None:
+    """Every unit of `part` (a parts.ScorePart, called `name` in an error: parts.py imports this module)
+    consistent with itself and its run's plan."""
     planned = part.identity.planned
     for unit in part.units:
         where = f"{name}: unit {unit.dataset!r}"
@@ -38,7 +35,7 @@ def check_part(part: ScorePart, name: str) -> None:
         _check_unit(unit, where, part.identity.transformations, part.identity.seeds)
 
 
-def _check_unit(unit: UnitResult, where: str, transformations: list[str] | None, seeds: list[int] | None) -> None:
+def _check_unit(unit: Any, where: str, transformations: list[str] | None, seeds: list[int] | None) -> None:
     if not unit.scores:
         raise HtebError(f"{where}: no score records (scores is empty)")
     for field, datasets in (("scores", {r.dataset for r in unit.scores}), ("results", {v[0] for v in unit.results}),
