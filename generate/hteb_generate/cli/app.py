@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -278,7 +278,12 @@ def reproduce(store: str, ref: str, candidate: str | None, parapluie_tolerance: 
 def main(args: list[str] | None = None) -> None:
     """The console entry point (`args`: the command line, default sys.argv); user errors exit 2 in one
     line, and run as the command (`args` None) the process ends at once after it (errors.end_process)."""
-    leave = sys.exit if args is not None else end_process
+
+    def leave(code: int) -> NoReturn:
+        if args is None:
+            end_process(code)
+        sys.exit(code)
+
     try:
         cli.main(args, standalone_mode=False)
     except HtebError as err:
