@@ -9,6 +9,7 @@ runs on a development machine (CI never sets it).
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import tempfile
 from pathlib import Path
@@ -32,6 +33,12 @@ os.environ["HTEB_DATA_DIR"] = str(SHARED_DATA)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# Ray's state of this run, never the user's: `ray start` and ray.init read and write the cluster token
+# in ~/.ray/auth_token unless one is given, and sessions under /tmp/ray, which any other Ray work of
+# the same user rewrites; a token of the run's own and a temp folder in the run's folder keep them apart
+os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
+os.environ["RAY_TMPDIR"] = str(_RUN_DIR / "ray")
+os.environ["RAY_USAGE_STATS_ENABLED"] = "0"  # else ~/.ray/config.json is read
 
 
 MODEL_FIXTURES = frozenset({"minilm", "mpnet", "smollm2_dir", "smollm2_engine"})

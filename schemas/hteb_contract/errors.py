@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import difflib
+import os
+import sys
 from collections.abc import Iterable
+from typing import NoReturn
 
 
 class HtebError(Exception):
@@ -47,3 +50,16 @@ def unknown_name(kind: str, name: str, known: Iterable[str], *, also_matches: It
     close = difflib.get_close_matches(name, [*listed, *also_matches], n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return HtebError(f"unknown {kind} {name!r}{hint}; known: {', '.join(listed)}{suffix}")
+
+
+def end_process(code: int) -> NoReturn:
+    """End the command's process with `code` once its one-line error is printed: streams flushed, then
+    `os._exit`, skipping the interpreter's finalisation, where a library's worker threads (pyarrow's
+    thread pool) may still run and abort the process (SIGABRT, exit 134) after the right refusal.
+    Only for a process that is the command itself, never one that called it in-process."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more can be said
+            pass
+    os._exit(code)

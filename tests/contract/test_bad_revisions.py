@@ -9,7 +9,10 @@ import hashlib
 import json
 import math
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pyarrow as pa
@@ -372,6 +375,19 @@ def test_the_base_revision_and_the_bundled_sample_pass(bad_revision, tmp_path, c
     sample = Path(__file__).resolve().parents[2] / "score" / "hteb_score" / "sample" / "store"
     assert main(["verify", "--store", str(sample), "--revision", "sample-1339"]) == 0
     assert "8 of 8 datasets verified" in capsys.readouterr().out
+
+
+def test_a_refusal_never_aborts(bad_revision, tmp_path):
+    """`verify`'s refusal as the command, 30 times, four at a time (under load, a thread pool still
+    running at interpreter exit aborted it now and then: SIGABRT, exit 134): exit 2 and its one line
+    every time."""
+    root, expected = _corrupted(bad_revision, tmp_path, "nan-judge-score")
+    install(tmp_path / "store", root)
+    command = [sys.executable, "-m", "hteb_score.cli", "verify", "--store", str(tmp_path / "store"), "--revision", "bad"]
+    with ThreadPoolExecutor(4) as pool:
+        done = list(pool.map(lambda _: subprocess.run(command, capture_output=True, text=True, timeout=300), range(30)))
+    assert [d.returncode for d in done] == [2] * 30, [d.stderr[-300:] for d in done if d.returncode != 2][:2]
+    assert all(d.stderr.count("\n") == 1 and expected in d.stderr and d.stdout == "" for d in done)
 
 
 def test_a_corrupt_dataset_leaves_the_others_readable(bad_revision, tmp_path):

@@ -77,7 +77,11 @@ def test_the_same_unit_twice_with_other_results_is_refused(units, tmp_path):
     changed = tmp_path / "changed"
     changed.mkdir()
     data = json.loads((units["STSBenchmark"] / PART_FILE).read_text())
-    data["units"][0]["scores"][0]["value"] += 0.01
+    record = data["units"][0]["scores"][0]  # changed with the evaluator result it derives from
+    result = next(r for r in data["units"][0]["results"]
+                  if (r["transformation"], r["seed"]) == (record["transformation"], record["seed"]))
+    assert record["subset"] == "all" and result["value"] == record["value"]
+    record["value"] = result["value"] = record["value"] + 0.01
     (changed / PART_FILE).write_text(json.dumps(data))
     code, _, err = _merge(*units.values(), changed, out=tmp_path / "merged")
     assert_one_line(code, err, "both hold STSBenchmark with different results", str(changed))

@@ -53,7 +53,7 @@ def test_refused_a_factory_that_cannot_be_found(model, needles, tmp_path):
     ("missing.py:make", ("no file", "missing.py")),
     ("broken.py:make", ("cannot import", "libengine.so: cannot open shared object file")),
     ("factories.py:not_callable", ("has no callable 'not_callable'",)),
-    ("factories.py:raises", ("factories.py:raises failed: engine file is corrupt",)),
+    ("factories.py:raises", ("factories.py:raises failed in its factory: RuntimeError: engine file is corrupt",)),
     ("factories.py:no_encode", ("factories.py:no_encode gave a object, which has no encode",)),
 ], ids=["missing-file", "import-fails", "not-callable", "factory-raises", "no-encode"])
 def test_refused_a_factory_that_gives_no_encoder(target, needles, factories, tmp_path):

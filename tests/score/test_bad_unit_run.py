@@ -103,3 +103,24 @@ def test_only_a_whole_part_of_this_hteb_score_and_its_unit_is_kept(tmp_path):
         path = folder.part_folder(unit) / PART_FILE
         path.write_text(path.read_text()[:100])  # cut short
         assert folder.kept(unit) is None
+
+
+@pytest.mark.parametrize("swap", ["part files", "folders"])
+def test_parts_swapped_between_models_are_refused_on_resume(tmp_path, swap):
+    """Each model's card must come from its own results: a part moved to another model's place is refused."""
+    a, b = WorkUnit("model-a", "STSBenchmark", None), WorkUnit("model-b", "STSBenchmark", None)
+    part = scored_part(["STSBenchmark"])
+    other = with_identity(part, model={**part.identity.model, "identity": "sha256:" + "b" * 64})
+    with RunFolder.held(tmp_path, {}, overwrite=False) as folder:
+        folder.keep(a, part)
+        folder.keep(b, other)
+        first, second = folder.part_folder(a), folder.part_folder(b)
+        if swap == "part files":
+            first, second = first / PART_FILE, second / PART_FILE
+        first.rename(tmp_path / "moved")
+        second.rename(first)
+        (tmp_path / "moved").rename(second)
+        for unit in (a, b):
+            with pytest.raises(HtebError, match=f"holds a part this run did not keep for {unit.model} on "
+                                                r"STSBenchmark \((model|part_sha256): .*\): swapped or edited"):
+                folder.kept(unit)

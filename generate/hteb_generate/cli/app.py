@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from hteb_contract.common.atomic import atomic_write_json
-from hteb_contract.errors import HtebError
+from hteb_contract.errors import HtebError, end_process
 from hteb_contract.reproduction import Tolerance, compare_revisions
 from hteb_contract.revision import Revision
 from hteb_contract.stores import check_store_uri, open_store
@@ -276,15 +276,22 @@ def reproduce(store: str, ref: str, candidate: str | None, parapluie_tolerance: 
 
 
 def main(args: list[str] | None = None) -> None:
-    """The console entry point (`args`: the command line, default sys.argv); user errors exit 2 in one line."""
+    """The console entry point (`args`: the command line, default sys.argv); user errors exit 2 in one
+    line, and run as the command (`args` None) the process ends at once after it (errors.end_process)."""
+
+    def leave(code: int) -> NoReturn:
+        if args is None:
+            end_process(code)
+        sys.exit(code)
+
     try:
         cli.main(args, standalone_mode=False)
     except HtebError as err:
         click.echo(f"error: {err}", err=True)
-        sys.exit(2)
+        leave(2)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
-        sys.exit(130)
+        leave(130)
     except click.ClickException as err:  # a usage error (unknown option, "1.5" for an integer): one line too
         click.echo(f"error: {' '.join(err.format_message().split())}", err=True)
-        sys.exit(err.exit_code)
+        leave(err.exit_code)

@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from hteb_contract.errors import HtebError
+from hteb_contract.errors import HtebError, end_process
 from hteb_score import DEFAULT_STORE, SAMPLE_REVISION, __version__
 from hteb_score.cli.terminal import echo
 
@@ -113,7 +113,15 @@ def _error(message: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI, turning user errors (and the OS refusing a read or write: a full
-    disk, a name too long) into one line on stderr."""
+    disk, a name too long) into one line on stderr. Run as the command (`argv` None), a refusal ends
+    the process at once (errors.end_process: no abort in finalisation after the line)."""
+    code = _run(argv)
+    if argv is None and code != 0:
+        end_process(code)
+    return code
+
+
+def _run(argv: list[str] | None) -> int:
     try:
         cli.main(args=argv, prog_name="hteb-score", standalone_mode=False)
     except HtebError as err:

@@ -244,6 +244,7 @@ class EmbeddingTable:
         self._keys: dict[tuple[str | None, str | None], str | None] = {}  # (task name, prompt type) -> prompt key
         self.requested = 0  # texts asked for, duplicates included
         self.encoded = 0  # texts the model actually encoded (cache misses)
+        self.from_cache = 0  # rows the on-disk cache gave
 
     def _key(self, task: DatasetInfo | None, prompt_type: str | None) -> str | None:
         where = (None if task is None else task.name, prompt_type)
@@ -265,9 +266,10 @@ class EmbeddingTable:
             keys.append((text, prompt))
         missing = list(dict.fromkeys(k for k in keys if k not in self._vectors))
         if self.cache is not None and missing:
-            found = self.cache.get_many(self._cache_keys(missing))
+            found = self.cache.get_many(self._cache_keys(missing), self._vectors.dim)
             hits = [(key, found[ckey]) for key, ckey in zip(missing, self._cache_keys(missing)) if ckey in found]
             if hits:
+                self.from_cache += len(hits)
                 self._vectors.add([key for key, _ in hits], np.stack([vector for _, vector in hits]))
             missing = [k for k in missing if k not in self._vectors]
         by_prompt: dict[str | None, list[str]] = {}
@@ -280,6 +282,10 @@ class EmbeddingTable:
                 batch = group[start : start + chunk]
                 vectors = self.encoder.encode(batch, prompt_type, task=task)
                 new = [(t, prompt) for t in batch]
+                if self.cache is not None and self.from_cache and self._vectors.dim not in (None, vectors.shape[1]):
+                    raise HtebError(f"embedding cache {self.cache.folder} holds rows of dimension "
+                                    f"{self._vectors.dim}; {self.encoder.model_id} gives {vectors.shape[1]}: "
+                                    "it is not what this model wrote")
                 self._vectors.add(new, vectors)
                 if self.cache is not None:
                     self.cache.put_many(dict(zip(self._cache_keys(new), vectors)))

@@ -217,8 +217,21 @@ class MtebEncoder:
 
 def encode_through(wrapper: Any, texts: Sequence[str], prompt_type: str | None, task: DatasetInfo | None,
                    batch_size: int) -> np.ndarray:
-    """float32 embeddings from an encoder of mteb's protocol (`EncoderProtocol.encode`), given the
-    texts as mteb gives them: a DataLoader of "text", the task's metadata and the prompt type."""
+    """float32 embeddings from an encoder of mteb's protocol (`EncoderProtocol.encode`)."""
+    return as_float32(encode_raw(wrapper, texts, prompt_type, task, batch_size))
+
+
+def as_float32(vectors: Any) -> np.ndarray:
+    """What an encoder returned (a tensor, an array, lists of numbers) as a float32 array."""
+    if hasattr(vectors, "detach"):
+        vectors = vectors.detach().cpu().float().numpy()
+    return np.asarray(vectors, dtype=np.float32)
+
+
+def encode_raw(wrapper: Any, texts: Sequence[str], prompt_type: str | None, task: DatasetInfo | None,
+               batch_size: int) -> Any:
+    """What the encoder's `encode` returns, given the texts as mteb gives them: a DataLoader of
+    "text", the task's metadata and the prompt type."""
     from datasets import Dataset
     from mteb.types import PromptType
     from torch.utils.data import DataLoader
@@ -226,12 +239,9 @@ def encode_through(wrapper: Any, texts: Sequence[str], prompt_type: str | None, 
     metadata = task_metadata(task)
     assert task is not None  # task_metadata refuses a missing task
     loader = DataLoader(Dataset.from_dict({"text": list(texts)}), batch_size=batch_size)
-    vectors = wrapper.encode(loader, task_metadata=metadata, hf_split=task.eval_split, hf_subset="default",
-                             prompt_type=None if prompt_type is None else PromptType(prompt_type),
-                             batch_size=batch_size, show_progress_bar=False)
-    if hasattr(vectors, "detach"):
-        vectors = vectors.detach().cpu().float().numpy()
-    return np.asarray(vectors, dtype=np.float32)
+    return wrapper.encode(loader, task_metadata=metadata, hf_split=task.eval_split, hf_subset="default",
+                          prompt_type=None if prompt_type is None else PromptType(prompt_type),
+                          batch_size=batch_size, show_progress_bar=False)
 
 
 def _transformer_folder(model: Any) -> Path | None:

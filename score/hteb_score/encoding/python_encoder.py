@@ -28,17 +28,53 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
 from hteb_contract.errors import HtebError, first_line
-from hteb_score.encoding.mteb_encoder import NO_TYPE, encode_through, task_metadata
+from hteb_score.encoding.mteb_encoder import NO_TYPE, as_float32, encode_raw, task_metadata
 
 if TYPE_CHECKING:
     from hteb_contract.sources import DatasetInfo
 
 FORM = "MODULE:FACTORY or FILE.py:FACTORY"
+T = TypeVar("T")
+
+
+def guarded(engine: str, where: str, call: Callable[[], T]) -> T:
+    """`call()`, the engine's own code: whatever it raises, or exits with (sys.exit(0) included, which
+    would otherwise end hteb-score with success and no card), is one line naming the engine."""
+    try:
+        return call()
+    except HtebError:
+        raise
+    except SystemExit as err:
+        raise HtebError(f"--encoder python: {engine} called sys.exit({err.code!r}) in {where}") from None
+    except Exception as err:  # whatever the researcher's engine raises
+        raise HtebError(f"--encoder python: {engine} failed in {where}: "
+                        f"{type(err).__name__}: {first_line(err)[:200]}") from None
+
+
+def checked_rows(engine: str, vectors: Any, count: int, dim: int | None) -> np.ndarray:
+    """What `encode` returned, as float32 rows, if it is one finite row of numbers per text with the
+    dimension of the rows before it; otherwise one line naming the engine and what it gave."""
+    gave = f"--encoder python: {engine}.encode gave"
+    try:
+        raw = np.asarray(vectors.detach().cpu().float().numpy() if hasattr(vectors, "detach") else vectors)
+    except (TypeError, ValueError, RuntimeError):  # ragged lists, objects numpy cannot hold
+        raise HtebError(f"{gave} a {type(vectors).__name__} that is not an array of numbers") from None
+    if raw.dtype.kind not in "fiu":
+        raise HtebError(f"{gave} a {type(vectors).__name__} of {raw.dtype}, not numbers")
+    if raw.ndim != 2 or len(raw) != count or raw.shape[1] == 0:
+        raise HtebError(f"{gave} shape {raw.shape} for {count} texts; one row per text is needed")
+    if dim is not None and raw.shape[1] != dim:
+        raise HtebError(f"{gave} rows of dimension {raw.shape[1]} after rows of dimension {dim}")
+    rows = as_float32(raw)
+    bad = int((~np.isfinite(rows).all(axis=1)).sum())
+    if bad:
+        raise HtebError(f"{gave} non-finite values (NaN or infinity) for {bad} of {count} texts")
+    return rows
 
 
 def looks_like_factory(model: str | None) -> bool:
@@ -116,12 +152,8 @@ class PythonEncoder:
     def load(cls, target: str, *, name: str | None = None, device: str = "auto", batch_size: int = 32,
              trust_remote_code: bool = False, progress: bool = True) -> PythonEncoder:
         """Call the factory; what it returns must have `encode`, and `identity`/`prompts` of the right types."""
-        try:
-            wrapper = resolve_factory(target)()
-        except HtebError:
-            raise
-        except Exception as err:  # whatever the researcher's engine raises while it loads
-            raise HtebError(f"--encoder python: {shown_target(target)} failed: {first_line(err)[:200]}") from None
+        factory = resolve_factory(target)
+        wrapper = guarded(shown_target(target), "its factory", factory)
         if not callable(getattr(wrapper, "encode", None)):
             raise HtebError(f"--encoder python: {shown_target(target)} gave a {type(wrapper).__name__}, which has no "
                             "encode (mteb's EncoderProtocol)")
@@ -148,10 +180,10 @@ class PythonEncoder:
         return json.dumps([self.prompts.get(prompt_type or NO_TYPE)])
 
     def encode(self, texts: Sequence[str], prompt_type: str | None, *, task: DatasetInfo | None = None) -> np.ndarray:
-        vectors = encode_through(self.wrapper, texts, prompt_type, task, self.batch_size)
-        if vectors.ndim != 2 or len(vectors) != len(texts):
-            raise HtebError(f"--encoder python: {shown_target(self.target)} gave {vectors.shape} for {len(texts)} "
-                            "texts; one row per text is needed")
+        engine = shown_target(self.target)
+        task_metadata(task)  # a dataset without an mteb task is refused as such, not as the engine's failure
+        raw = guarded(engine, "encode", lambda: encode_raw(self.wrapper, texts, prompt_type, task, self.batch_size))
+        vectors = checked_rows(engine, raw, len(texts), self.dim)
         self.dim = vectors.shape[1]
         return vectors
 

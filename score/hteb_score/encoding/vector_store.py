@@ -36,6 +36,11 @@ class VectorStore:
         return key in self._index
 
     @property
+    def dim(self) -> int | None:
+        """The dimension of the rows held (None: none yet)."""
+        return None if self._matrix is None else int(self._matrix.shape[1])
+
+    @property
     def mapped(self) -> bool:
         """Whether the vectors are in a memory-mapped file (past `memmap_bytes`)."""
         return isinstance(self._matrix, np.memmap)

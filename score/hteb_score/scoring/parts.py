@@ -31,6 +31,7 @@ from hteb_score.evaluators.base import TaskScore
 from hteb_score.flags import Flag
 from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.options import ScoreOptions
+from hteb_score.scoring.part_checks import check_part
 from hteb_score.scoring.score_record import ScoreRecord
 
 if TYPE_CHECKING:  # for an annotation only: the run imports the encoder and every evaluator
@@ -175,10 +176,12 @@ def read_part(path: Path) -> ScorePart:
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
         raise HtebError(f"{file}: not a part of this hteb-score (format {found!r}, expected {FORMAT!r})")
     try:
-        return ScorePart(RunIdentity.from_dict(data["identity"]), [UnitResult.from_json(u) for u in data["units"]],
+        part = ScorePart(RunIdentity.from_dict(data["identity"]), [UnitResult.from_json(u) for u in data["units"]],
                          {k: float(v) for k, v in data["timings"].items()})
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise HtebError(f"{file}: damaged part ({type(err).__name__}: {err})") from None
+    check_part(part, str(path))
+    return part
 
 
 def merge_parts(parts: Sequence[ScorePart], names: Sequence[str] | None = None) -> ScorePart:

@@ -4,6 +4,7 @@ is missing.
 
     DIR/hteb_run.json                        the command's settings (a run of other settings is refused)
     DIR/parts/<model>/<dataset>/hteb_part.json   one unit's part, written atomically as it finishes
+    DIR/parts/<model>/<dataset>/hteb_unit.json   the unit it was kept for, and its sha256
 
 The cards, the comparison and the report page are written beside them (cli/unit_run.py). Only the
 process driving the run writes here (Ray workers return their parts to it), and one driver at a time.
@@ -11,6 +12,7 @@ process driving the run writes here (Ray workers return their parts to it), and 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from collections.abc import Iterator, Mapping
@@ -27,6 +29,7 @@ from hteb_score.scoring.parts import PART_FILE, ScorePart, difference, read_part
 from hteb_score.scoring.unit_scorer import WorkUnit
 
 RUN_FILE = "hteb_run.json"
+UNIT_FILE = "hteb_unit.json"  # beside each part: the unit it was kept for
 FORMAT = "hteb-score run/1"
 PARTS = "parts"
 LOCK = ".hteb-lock-run"
@@ -79,21 +82,44 @@ class RunFolder:
         return self.path / PARTS / unit.model / unit.dataset
 
     def kept(self, unit: WorkUnit) -> ScorePart | None:
-        """The part an earlier run of this command kept for `unit`, when it is whole and of this
-        hteb-score (a damaged or foreign one is scored again)."""
-        if not (self.part_folder(unit) / PART_FILE).is_file():
+        """The part an earlier run of this command kept for `unit`, when it is whole, of this
+        hteb-score and the one kept for this unit (a damaged or foreign one is scored again). A part
+        that is whole but not the one this folder kept for the unit (parts swapped between models or
+        datasets, or edited) is a one-line error: which model's results it holds is unknown."""
+        folder = self.part_folder(unit)
+        if not (folder / PART_FILE).is_file():
             return None
         try:
-            part = read_part(self.part_folder(unit))
+            part = read_part(folder)
         except HtebError:
             return None
         if part.identity.hteb_score_version != __version__ or [u.dataset for u in part.units] != [unit.dataset]:
             return None
+        try:
+            record = json.loads((folder / UNIT_FILE).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            return None  # killed between the part and its record: scored again
+        wanted = self._record(unit, folder)
+        differs = difference(record, wanted) if isinstance(record, dict) else f"{UNIT_FILE} is not an object"
+        if differs is not None:
+            raise HtebError(f"--out {self.path}: {folder.relative_to(self.path)} holds a part this run did not keep "
+                            f"for {unit.model} on {unit.dataset} ({differs}): swapped or edited; remove that "
+                            "folder to score the unit again")
         return part
 
     def keep(self, unit: WorkUnit, part: ScorePart) -> Path:
-        """Write `unit`'s part (atomically: a killed run leaves the old file or the new one)."""
+        """Write `unit`'s part, then the record of which unit it is (each atomically: a killed run
+        leaves the old file or the new one; a part without its record is scored again)."""
         folder = self.part_folder(unit)
         folder.mkdir(parents=True, exist_ok=True)
-        return part.write(folder)
+        (folder / UNIT_FILE).unlink(missing_ok=True)
+        path = part.write(folder)
+        atomic_write_text(folder / UNIT_FILE, json.dumps(self._record(unit, folder)) + "\n")
+        return path
+
+    @staticmethod
+    def _record(unit: WorkUnit, folder: Path) -> dict[str, str]:
+        """Which unit the part in `folder` is: its model, its dataset and the sha256 of the part file."""
+        digest = hashlib.sha256((folder / PART_FILE).read_bytes()).hexdigest()
+        return {"model": unit.model, "dataset": unit.dataset, "part_sha256": digest}
 

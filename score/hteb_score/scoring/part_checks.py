@@ -1,0 +1,88 @@
+"""A part's content checked as a revision's is, before anything is built from it: a part is a file
+from someone else's machine (a colleague's run, a repository, a resumed run folder), and the card
+trusts every figure in it. Each unit must hold what its dataset's scoring wrote: score records (a
+unit without one would vanish from every aggregate unflagged), every record, result, drift row and
+flag of its own dataset and of a variant its run planned, each record equal to the evaluator result
+it derives from (the main score and each subset's), and every figure inside its metric's range.
+A refusal names the part, the dataset and the field."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from hteb_contract.errors import HtebError
+
+#: metrics that may be negative (correlations); every other main metric is a rate, in [0, 1]
+SIGNED = ("spearman", "pearson")
+
+
+def metric_range(metric: str) -> tuple[float, float]:
+    """The values `metric` can take on the evaluators' 0-1 scale."""
+    return (-1.0, 1.0) if any(word in metric for word in SIGNED) else (0.0, 1.0)
+
+
+def check_part(part: Any, name: str) -> None:
+    """Every unit of `part` (a parts.ScorePart, called `name` in an error: parts.py imports this module)
+    consistent with itself and its run's plan."""
+    planned = part.identity.planned
+    for unit in part.units:
+        where = f"{name}: unit {unit.dataset!r}"
+        if unit.dataset not in planned:
+            raise HtebError(f"{name}: dataset {unit.dataset} is not one of its run's planned datasets")
+        if unit.task.get("name") != unit.dataset:
+            raise HtebError(f"{where}: task.name is {unit.task.get('name')!r}; the unit was renamed")
+        _check_unit(unit, where, part.identity.transformations, part.identity.seeds)
+
+
+def _check_unit(unit: Any, where: str, transformations: list[str] | None, seeds: list[int] | None) -> None:
+    if not unit.scores:
+        raise HtebError(f"{where}: no score records (scores is empty)")
+    for field, datasets in (("scores", {r.dataset for r in unit.scores}), ("results", {v[0] for v in unit.results}),
+                            ("drift", {row["dataset"] for row in unit.drift}),
+                            ("flags", {f.dataset for f in unit.flags} - {None})):
+        other = sorted(datasets - {unit.dataset})
+        if other:
+            raise HtebError(f"{where}: {field} hold dataset {other[0]!r}; the unit was renamed or spliced")
+    for record in unit.scores:
+        if record.task_type != unit.task.get("task_type"):
+            raise HtebError(f"{where}: scores: task_type {record.task_type!r}, the unit's task is "
+                            f"{unit.task.get('task_type')!r}")
+        if record.transformation != "original" and (
+                (transformations is not None and record.transformation not in transformations)
+                or (seeds is not None and record.seed not in seeds)):
+            raise HtebError(f"{where}: scores: variant {record.transformation}/{record.seed} is not one its run "
+                            "planned (transformations, seeds)")
+        _in_range(record.value, record.metric, f"{where}: scores: {record.transformation}/{record.seed} "
+                  f"{record.subset} {record.metric}")
+        result = unit.results.get(record.variant)
+        if result is None:
+            if record.value is not None:  # an unscorable variant is written as null, with no result
+                raise HtebError(f"{where}: scores: {record.transformation}/{record.seed} has a value but no "
+                                "evaluator result (results)")
+            continue
+        derived = result.value if record.subset == "all" else result.subsets.get(record.subset, math.nan)
+        if record.metric != result.main_metric or not _same(record.value, derived):
+            raise HtebError(f"{where}: scores: {record.transformation}/{record.seed} {record.subset} says "
+                            f"{record.metric} {record.value}, its evaluator result (results) {result.main_metric} "
+                            f"{derived}")
+    recorded = {r.variant for r in unit.scores}
+    for variant, result in unit.results.items():
+        if variant not in recorded:
+            raise HtebError(f"{where}: results: {variant[1]}/{variant[2]} has no score record")
+        for subset, value in result.subsets.items():
+            _in_range(value, result.main_metric, f"{where}: results: {variant[1]}/{variant[2]} {subset}")
+
+
+def _in_range(value: float | None, metric: str, what: str) -> None:
+    low, high = metric_range(metric)
+    if value is not None and math.isfinite(value) and not low <= value <= high:
+        raise HtebError(f"{what} is {value}, outside {metric}'s range [{low:g}, {high:g}]")
+
+
+def _same(a: float | None, b: float | None) -> bool:
+    """Equal figures: both undefined, both NaN, or the same number (as JSON read them back)."""
+    if a is None or b is None:
+        return a is None and b is None
+    return a == b or (math.isnan(a) and math.isnan(b))
+
