@@ -30,7 +30,7 @@ SOURCES := schemas/pyproject.toml score/pyproject.toml generate/pyproject.toml M
 GEN_VENV := $(if $(filter gpu,$(PROFILE)),$(GPU_VENV),$(VENV))
 GEN_STAMP := $(GEN_VENV)/.installed-$(if $(filter gpu,$(PROFILE)),gpu,cpu)
 
-.PHONY: install install-score install-gpu install-sets test demo docs generate doctor plan score bench noise-findings findings leaderboard-models tables clean
+.PHONY: install install-score install-gpu install-sets test test-fast demo docs generate doctor plan score bench noise-findings findings leaderboard-models tables clean
 
 install: $(VENV)/.installed-cpu
 install-score: $(VENV)/.installed-score
@@ -85,6 +85,10 @@ $(GPU_VENV)/.installed-gpu: $(SOURCES)
 test: install
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
+
+# The fast loop: mypy aside, every test not marked slow, on two workers (pytest-xdist).
+test-fast: install
+	$(BIN)/python -m pytest -m "not slow" -n 2
 
 demo: install-score
 	HF_HUB_OFFLINE=1 $(BIN)/hteb-score $(MODEL) --out $(OUT)/demo --overwrite

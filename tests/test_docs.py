@@ -198,8 +198,6 @@ RUNNABLE = "<!-- runnable -->"
 NOT_RUNNABLE = re.compile(r"<!-- not runnable: needs (.+?) -->")
 NEEDS = ("a GPU", "the network", "a model download", "a Ray cluster", "the full-size revision", "make",
          "placeholders", "minutes", "an edit of the repository")
-#: Pages whose blocks are not marked here: docs/mteb-results.md is kept by the mteb interop work (issue 33 item 4).
-UNMARKED = {"mteb-results.md"}
 FENCE = re.compile(r"^```(python|bash)\n(.*?)^```", re.M | re.S)
 
 
@@ -231,7 +229,7 @@ def test_marker_problems_are_found() -> None:
     assert "does not know: ['coffee']" in marker_problem("<!-- not runnable: needs coffee -->")
 
 
-@pytest.mark.parametrize("page", [p for p in pages() if p.name not in UNMARKED],
+@pytest.mark.parametrize("page", pages(),
                          ids=lambda p: p.relative_to(REPO).as_posix())
 def test_every_code_block_is_runnable_or_says_what_it_needs(page: Path) -> None:
     problems = [f"block {i} ({language}: {code.splitlines()[0][:50]!r}): {problem}"
