@@ -50,6 +50,9 @@ def test_a_ready_gpu_host_gets_one_summary_line(gpu_config):
     assert "NVIDIA H100 80GB HBM3 (79.6 GiB); torch 2.13.0; vLLM 0.32.0 (vllm)" in summary
     assert "gemma-3-27b-it-int4-awq as generator and judge (needs 25.7 GiB, share 0.9)" in summary
     assert "(set HTEB_HUB_REPO and HF_TOKEN to publish to the Hub)" in summary
+    assert summary.endswith("a GPU regeneration reproduces only with this GPU model, --batch-size and an uninterrupted "
+                            "run (docs/reproducing.md); under --ray-address only this machine was checked: run the "
+                            "doctor on each node")
 
 
 @pytest.mark.parametrize(

@@ -231,8 +231,11 @@ def diagnose(cfg: GenerateConfig, facts: Facts) -> Report:
     )
     hub = "" if cfg.store.startswith("hf://") else " (set HTEB_HUB_REPO and HF_TOKEN to publish to the Hub)"
     where = f"{cfg.store}{hub}" if cfg.publish else "nowhere"
+    limits = ("; a GPU regeneration reproduces only with this GPU model, --batch-size and an uninterrupted run "
+              "(docs/reproducing.md); under --ray-address only this machine was checked: run the doctor on each node"
+              if cfg.engine == "vllm" and facts.gpus else "")
     summary = (f"{gpus}; torch {facts.torch}; vLLM {facts.vllm or 'none'} ({facts.vllm_build or '-'}); {engines}; "
-               f"HF cache {facts.hf_cache_free_gib:.0f} GiB free; publishes to {where}")
+               f"HF cache {facts.hf_cache_free_gib:.0f} GiB free; publishes to {where}{limits}")
     return Report(problems, summary)
 
 

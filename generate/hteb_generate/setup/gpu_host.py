@@ -95,7 +95,7 @@ def query_gpus() -> tuple[tuple[Gpu, ...], str, str | None]:
     """The GPUs (name, memory, compute capability, free memory), why there are none, and the driver version."""
     if shutil.which("nvidia-smi") is None:
         return (), "nvidia-smi not found", None
-    fields = SMI_FIELDS
+    fields: tuple[str, ...] = SMI_FIELDS
     try:
         listed = _smi(fields)
         if listed.returncode != 0 and "compute_cap" in (listed.stdout + listed.stderr):
