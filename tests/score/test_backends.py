@@ -109,3 +109,16 @@ def test_the_default_is_openvino_fp32_on_cpu_when_installed_else_torch(tmp_path,
     assert main([*common, "--out", str(tmp_path / "plain")]) == 0
     encode = json.loads((tmp_path / "plain" / "result_card.json").read_text())["encode"]
     assert (encode["backend"], encode["precision"], encode["max_diff_vs_torch_fp32"]) == ("torch", "fp32", 0.0)
+
+
+def test_the_fp32_reference_of_a_half_precision_checkpoint_is_fp32(tmp_path):
+    """transformers 5 loads a checkpoint stored in float16 in float16; the scorer's torch fp32 loads it in
+    float32 and the card's dtype is the one the weights actually ran in."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    half = SentenceTransformer(str(minilm_path()), device="cpu").half()
+    half.save(str(tmp_path / "half"))
+    encoder = Encoder.load(str(tmp_path / "half"), device="cpu", backend="torch", precision="fp32", progress=False)
+    assert {p.dtype for p in encoder.model.parameters()} == {torch.float32}
+    assert encoder.settings()["dtype"] == "float32" and encoder.max_diff == 0.0

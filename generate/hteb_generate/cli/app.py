@@ -272,6 +272,9 @@ def reproduce(store: str, ref: str, candidate: str | None, parapluie_tolerance: 
         atomic_write_json(Path(json_path), report.to_dict())
     click.echo(report.render())
     if not report.reproduced:
+        from hteb_generate.revision.reproduce import differences_line
+
+        click.echo(differences_line(ours.manifest, reference.manifest), err=True)
         sys.exit(1)
 
 

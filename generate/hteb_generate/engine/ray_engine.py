@@ -7,9 +7,18 @@ code as one process would, batches included, so every answer and the revision's 
 those of a single-process run. Only the driver writes the cache, each chunk once it is back, so
 nothing assumes a filesystem shared by several writers, and a killed driver loses only the chunks
 in flight. A worker that dies is restarted by Ray (its constructor loads the model again) and its
-chunk is retried (`max_restarts=-1`, `max_task_retries=-1`); a worker whose engine fails to start
-(out of memory, a dtype the GPU lacks) is not restarted by Ray, and its own error ends the run in
-one line.
+chunk is retried, MAX_RESTARTS times at most: a worker that dies the same way every time (the
+kernel's OOM killer, a crash in a CUDA kernel) ends the run in one line instead of reloading the
+model forever. A worker whose engine fails to start (out of memory, a dtype the GPU lacks) is not
+restarted by Ray, and its own error ends the run in one line, with the cause its engine printed:
+vLLM's engine core runs in a child process that logs its real error ("Free memory on device ...")
+and the parent raises only "Engine core initialization failed. See root cause above.", while Ray
+keeps a worker's output in its log files (`log_to_driver=False`), so the worker captures what its
+engine prints while it starts and hands the last error line back.
+
+Scheduling: the workers must each fit on one node (an actor's GPUs are one node's), so the count
+is checked against every node's resources before any starts, and workers that still cannot be
+placed (the resources held by others) end the run after START_TIMEOUT_S in one line naming them.
 
 Environment: workers of a cluster made by `ray start` run with that command's environment, not
 the driver's, so the variables the engines read (`VLLM_*`, the Hugging Face ones) go to every
@@ -24,7 +33,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
+import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -39,6 +50,11 @@ HF_NAMES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HOME", "HF_HUB_CACHE", "HF
 #: Passed even when the driver lacks them, with this value: what the manifest records must hold on every node.
 ALWAYS = {"VLLM_BATCH_INVARIANT": "0"}
 CLOSE_TIMEOUT_S = 120  # a worker's engine shutdown; a worker still busy after it is killed all the same
+MAX_RESTARTS = 3  # a killed worker is restarted and its chunk retried this many times, then the run ends
+#: How long the workers may take to be placed and to load their engines (a 27B model loads in minutes).
+START_TIMEOUT_S = float(os.environ.get("HTEB_RAY_START_TIMEOUT_S", 3600))
+#: A Python error's last line, as a child process's traceback or a logger prints it.
+ERROR_LINE = re.compile(r"\b([A-Za-z_][\w.]*(?:Error|Exception)): (.+)$")
 
 
 def worker_env(environ: Mapping[str, str]) -> dict[str, str]:
@@ -51,7 +67,17 @@ class EngineWorker:
     """A Ray actor holding one engine; `factory` loads it (on the worker's own node)."""
 
     def __init__(self, factory: Callable[[], Engine]) -> None:
-        self.engine = factory()
+        with tempfile.TemporaryFile("w+b") as printed:
+            try:
+                with _captured(printed):
+                    self.engine = factory()
+            except Exception as err:
+                printed.seek(0)
+                cause = last_error(printed.read().decode("utf-8", "replace"))
+                first = (str(err).strip().splitlines() or [""])[0]
+                if cause and cause not in first:
+                    raise HtebError(f"{type(err).__name__}: {first} (its engine printed: {cause})") from None
+                raise
 
     def environment(self, names: Sequence[str]) -> dict[str, str | None]:
         """This worker's own values of `names`."""
@@ -66,6 +92,41 @@ class EngineWorker:
     def next_token_logprobs(self, index: int, conversations: Sequence[Conversation],
                             candidates: Sequence[str]) -> tuple[int, list[dict[str, float]]]:
         return index, self.engine.next_token_logprobs(conversations, candidates)
+
+
+@contextlib.contextmanager
+def _captured(into: Any) -> Iterator[None]:
+    """File descriptors 1 and 2 written to `into` as well as kept: what child processes print too."""
+    sys.stdout.flush(), sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    try:
+        os.dup2(into.fileno(), 1), os.dup2(into.fileno(), 2)
+        yield
+    finally:
+        sys.stdout.flush(), sys.stderr.flush()
+        os.dup2(saved[0], 1), os.dup2(saved[1], 2)
+        for fd in saved:
+            os.close(fd)
+        into.seek(0)
+        os.write(2, into.read())  # the worker's own log keeps all of it
+
+
+def last_error(printed: str) -> str | None:
+    """The last "SomeError: message" line of what an engine printed while it started."""
+    found = [m.group(1).rsplit(".", 1)[-1] + ": " + m.group(2).strip()
+             for line in printed.splitlines() if (m := ERROR_LINE.search(line))]
+    return found[-1] if found else None
+
+
+def node_room(nodes: Sequence[Mapping[str, Any]], resources: Mapping[str, float]) -> int:
+    """How many workers of `resources` the alive nodes hold, each worker on one node."""
+    room = 0
+    for node in nodes:
+        if not node.get("Alive", True):
+            continue
+        held = node.get("Resources", {})
+        room += min((int(held.get(RESOURCE_NAMES[k], 0) // v) for k, v in resources.items() if v), default=0)
+    return room
 
 
 class _StdoutToStderr:
@@ -100,19 +161,25 @@ class RayEngine(Engine):
         ray = connect(address, num_cpus=local_cpus or None, extra="hteb-generate[ray]")
         from ray.util import ActorPool
 
-        if workers is None:
-            held = ray.cluster_resources()
-            workers = min(int(held.get(RESOURCE_NAMES[k], 0) // v) for k, v in resources.items() if v)
-            if workers < 1:
-                raise HtebError(f"the Ray cluster at {address!r} has no room for one engine ({resources}; it holds {held})")
+        wanted = {RESOURCE_NAMES[k]: v for k, v in resources.items() if v}
+        room = node_room(ray.nodes(), resources) if wanted else (workers or 1)
+        if room < (workers or 1):
+            nodes = "; ".join(f"{n.get('NodeManagerAddress')}: {({k: n.get('Resources', {}).get(k, 0) for k in wanted})}"
+                              for n in ray.nodes() if n.get("Alive", True))
+            raise HtebError(f"the Ray cluster at {address!r} has room on its nodes for {room} engine worker(s) of "
+                            f"{wanted} each, not {workers or 1} (each worker's resources must be on one node; "
+                            f"nodes: {nodes})")
+        workers = workers or room
         self.model_id, self.revision, self._ray = model_id, revision, ray
         self.env = worker_env(os.environ)
-        actor = ray.remote(max_restarts=-1, max_task_retries=-1, runtime_env={"env_vars": self.env},
+        self._wanted = wanted
+        actor = ray.remote(max_restarts=MAX_RESTARTS, max_task_retries=MAX_RESTARTS, runtime_env={"env_vars": self.env},
                            **resources)(EngineWorker)
         self.workers = [actor.remote(factory) for _ in range(workers)]
         _StdoutToStderr.enter()
         try:
-            seen = self._get([worker.environment.remote(list(self.env)) for worker in self.workers])
+            seen = self._get([worker.environment.remote(list(self.env)) for worker in self.workers],
+                             timeout=START_TIMEOUT_S)
         except BaseException:
             self.close()
             raise
@@ -123,9 +190,14 @@ class RayEngine(Engine):
                 raise HtebError(f"a Ray worker does not see the driver's {', '.join(differ)}")
         self._pool = ActorPool(self.workers)
 
-    def _get(self, refs: list[Any]) -> list[Any]:
+    def _get(self, refs: list[Any], timeout: float | None = None) -> list[Any]:
         with self._errors():
-            return self._ray.get(refs)
+            try:
+                return self._ray.get(refs, timeout=timeout)
+            except self._ray.exceptions.GetTimeoutError:
+                raise HtebError(f"{len(refs)} Ray engine worker(s) of {self._wanted} each did not start within "
+                                f"{timeout:.0f} s: the cluster could not place them (resources held by other work?) "
+                                "or their engines did not load (HTEB_RAY_START_TIMEOUT_S sets the limit)") from None
 
     @contextlib.contextmanager
     def _errors(self) -> Iterator[None]:
@@ -136,6 +208,9 @@ class RayEngine(Engine):
             yield
         except exceptions.RayTaskError as err:  # the engine itself failed: its own error, once
             raise err.as_instanceof_cause() from None
+        except exceptions.OutOfMemoryError as err:
+            raise HtebError(f"Ray's memory monitor killed an engine worker, its node running out of host memory: "
+                            f"{died_because(err)}; use fewer workers per node or more host memory") from None
         except exceptions.RayActorError as err:
             raise HtebError(f"a Ray engine worker died: {died_because(err)}") from None
 

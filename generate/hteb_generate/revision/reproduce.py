@@ -4,7 +4,10 @@ without publishing, and compare it with the published one (`hteb_contract.reprod
 Why the run is rebuilt from the manifest: its `config` is the content configuration (what decides
 the revision's content, `GenerateConfig.content_config`), so a researcher needs nothing but the
 store and the label; only this machine's options (paths, batch size, engine threads, GPU memory)
-come from the command line, and none of them changes a byte of the content.
+come from the command line. On the CPU path none of them changes a byte of the content. On a GPU,
+vLLM's kernels depend on the batch (docs/reproducing.md: the GPU guarantee), so a regeneration is
+promised only with the same GPU model, torch, vLLM build and engine settings, the same --batch-size
+and an uninterrupted run; `setting_differences` names those of them that differ when it fails.
 """
 
 from __future__ import annotations
@@ -58,3 +61,25 @@ def rebuild_config(manifest: Mapping[str, Any], *, store: str, profile: str | No
                else "its config_hash does not match its config")
         raise HtebError(f"this hteb-generate cannot rebuild the run of revision {label!r}: {why} (made by {made_by})")
     return config
+
+
+#: The manifest's runtime settings a GPU regeneration must share with the published run (docs/reproducing.md).
+GPU_SETTINGS = {"gpus": "GPU model", "torch": "torch", "vllm": "vLLM", "vllm_build": "vLLM build",
+                "batch_invariant": "VLLM_BATCH_INVARIANT", "engines": "engine settings"}
+
+
+def setting_differences(ours: Mapping[str, Any], theirs: Mapping[str, Any]) -> list[str]:
+    """The recorded settings (GPU_SETTINGS) in which manifest `ours` differs from `theirs`, as
+    "GPU model ['NVIDIA A100-SXM4-80GB'] here, ['NVIDIA H100 80GB HBM3'] published"."""
+    mine, published = ours.get("runtime") or {}, theirs.get("runtime") or {}
+    return [f"{label} {json.dumps(mine.get(key))} here, {json.dumps(published.get(key))} published"
+            for key, label in GPU_SETTINGS.items() if mine.get(key) != published.get(key)]
+
+
+def differences_line(ours: Mapping[str, Any], theirs: Mapping[str, Any]) -> str:
+    """One line for a regeneration that does not reproduce: which recorded settings differ, and what
+    is not recorded (the batch size and a resumed run's chunk boundaries)."""
+    differ = setting_differences(ours, theirs)
+    named = "; ".join(differ) if differ else "none of the recorded settings differ"
+    return (f"settings that differ from the published run: {named} (not recorded, so check them yourself: "
+            "--batch-size, and whether either run was resumed)")

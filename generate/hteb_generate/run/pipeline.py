@@ -50,6 +50,7 @@ from hteb_generate.setup.config import GenerateConfig
 from hteb_generate.checks.detectors import ERROR_TYPES
 from hteb_generate.engine import ENGINES, CachedEngine, CallCache, create_engine
 from hteb_generate.setup.engine_plan import EngineSlot, engine_slots, runtime
+from hteb_generate.revision.reproduce import differences_line
 from hteb_generate.run.generation import Decoding, TextJob, judge_units, transform_units
 from hteb_generate.checks.judge import JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from hteb_generate.setup.machine import Facts, probe
@@ -299,7 +300,8 @@ def _publish(store: RevisionStore, folder: Path, manifest: dict[str, Any],
             report = compare_revisions(Revision.open(folder), theirs, tolerance, limit=3)
             if not report.reproduced:
                 raise StoreError(f"label {label!r} already holds other content ({digest[:12]}) that this run does not "
-                                 f"reproduce ({report.differences_total} differences: {report.first(3)}); this run's "
+                                 f"reproduce ({report.differences_total} differences: {report.first(3)}; "
+                                 f"{differences_line(manifest, theirs.manifest)}); this run's "
                                  f"revision is kept at {folder}: publish it under a new label")
             log(f"label {label}: this run reproduces the published revision {digest[:12]} (texts identical; "
                 f"{report.judge_values_within_tolerance} judge values within the tolerance: {tolerance.describe()}); "

@@ -19,7 +19,7 @@ from hteb_contract.common.registry import Registry
 
 from hteb_generate.setup.config import GenerateConfig
 from hteb_generate.setup.engine_plan import DEFAULT_BUDGET, engine_slots
-from hteb_generate.setup.gpu_host import TORCH_CUDA, capability_problem, driver_problem, python_problem, torch_floor
+from hteb_generate.setup.gpu_host import TORCH_CUDA, Gpu, capability_problem, driver_problem, python_problem, torch_floor
 from hteb_generate.setup.machine import Facts
 from hteb_generate.engine.models import ModelSpec
 
@@ -149,19 +149,32 @@ def _pinned(cfg: GenerateConfig, facts: Facts) -> str | None:
 
 @CHECKS.register("memory")
 def _memory(cfg: GenerateConfig, facts: Facts) -> str | None:
+    """Each engine alone (a separate judge starts after the generator is closed) against the budget of
+    the smallest GPU, and every GPU's free memory against the budget: vLLM 0.32.0 refuses to start
+    unless free memory covers gpu_memory_utilization x total (v1/worker/utils.py, "Free memory on
+    device ... is less than desired GPU memory utilization"). A GPU whose memory nvidia-smi cannot
+    tell ("[N/A]": a MIG instance, a vGPU) is left to vLLM's own check, and the summary says so."""
     slots = [s for s in engine_slots(cfg, facts) if s.need_gib is not None]
-    if not slots:
+    known = [g for g in facts.gpus if g.memory_gib is not None]
+    if not slots or not known:
         return None
-    gpu = min(facts.gpus, key=lambda g: g.memory_gib)
     budget = float(cfg.engine_options.get("gpu_memory_utilization") or DEFAULT_BUDGET)
-    usable = budget * gpu.memory_gib
-    need = sum(s.need_gib or 0.0 for s in slots)
-    if need <= usable:
-        return None
-    parts = " + ".join(f"{s.model} {s.need_gib:.1f} GiB (context {s.max_model_len})" for s in slots)
-    return (f"not enough GPU memory: {parts} needs {need:.1f} GiB, the {gpu.name} offers {usable:.1f} GiB at "
-            f"--gpu-memory-utilization {budget}; use a larger GPU, --max-model-len, --tensor-parallel-size or one "
-            "model as generator and judge")
+    problems = []
+    gpu = min(known, key=lambda g: g.memory_gib or 0.0)
+    usable = budget * (gpu.memory_gib or 0.0)
+    over = [s for s in slots if (s.need_gib or 0.0) > usable]
+    if over:
+        parts = ", ".join(f"{s.model} needs {s.need_gib:.1f} GiB (context {s.max_model_len})" for s in over)
+        problems.append(f"not enough GPU memory: {parts}, the {gpu.name} offers {usable:.1f} GiB at "
+                        f"--gpu-memory-utilization {budget}; use a larger GPU, --max-model-len or "
+                        "--tensor-parallel-size")
+    busy = [g for g in known if g.free_gib is not None and g.free_gib < budget * (g.memory_gib or 0.0)]
+    if busy:
+        g = min(busy, key=lambda g: g.free_gib or 0.0)
+        problems.append(f"the {g.name} has {g.free_gib:.1f} GiB free of {g.memory_gib:.1f} GiB: vLLM refuses to start "
+                        f"below --gpu-memory-utilization {budget} x total ({budget * (g.memory_gib or 0.0):.1f} GiB); "
+                        "stop the other processes on it (nvidia-smi lists them) or lower --gpu-memory-utilization")
+    return "; ".join(problems) or None
 
 
 @CHECKS.register("disk")
@@ -194,6 +207,13 @@ def _publish(cfg: GenerateConfig, facts: Facts) -> str | None:
     return None
 
 
+def _memory_text(gpu: Gpu) -> str:
+    if gpu.memory_gib is None:
+        return "memory unknown (MIG or vGPU): vLLM's own start-up check decides"
+    free = f", {gpu.free_gib:.1f} GiB free" if gpu.free_gib is not None else ""
+    return f"{gpu.memory_gib:.1f} GiB{free}"
+
+
 @dataclass(frozen=True)
 class Report:
     problems: tuple[str, ...]
@@ -203,7 +223,7 @@ class Report:
 def diagnose(cfg: GenerateConfig, facts: Facts) -> Report:
     """Every check's problem, and a summary of the machine and the run's engines."""
     problems = tuple(p for _, check in CHECKS.items() if (p := check(cfg, facts)) is not None)
-    gpus = ", ".join(f"{g.name} ({g.memory_gib:.1f} GiB)" for g in facts.gpus) or "no GPU"
+    gpus = ", ".join(f"{g.name} ({_memory_text(g)})" for g in facts.gpus) or "no GPU"
     engines = "; ".join(
         f"{s.model} as {' and '.join(s.roles)}"
         + (f" (needs {s.need_gib:.1f} GiB, share {s.share})" if s.need_gib else "")
@@ -211,8 +231,11 @@ def diagnose(cfg: GenerateConfig, facts: Facts) -> Report:
     )
     hub = "" if cfg.store.startswith("hf://") else " (set HTEB_HUB_REPO and HF_TOKEN to publish to the Hub)"
     where = f"{cfg.store}{hub}" if cfg.publish else "nowhere"
+    limits = ("; a GPU regeneration reproduces only with this GPU model, --batch-size and an uninterrupted run "
+              "(docs/reproducing.md); under --ray-address only this machine was checked: run the doctor on each node"
+              if cfg.engine == "vllm" and facts.gpus else "")
     summary = (f"{gpus}; torch {facts.torch}; vLLM {facts.vllm or 'none'} ({facts.vllm_build or '-'}); {engines}; "
-               f"HF cache {facts.hf_cache_free_gib:.0f} GiB free; publishes to {where}")
+               f"HF cache {facts.hf_cache_free_gib:.0f} GiB free; publishes to {where}{limits}")
     return Report(problems, summary)
 
 

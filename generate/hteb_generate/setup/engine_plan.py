@@ -1,17 +1,16 @@
 """The engines of a run and their GPU memory plan, and the `runtime` record the manifest keeps.
 
 The generator and the judge share one engine when they are one model. A different judge model is a
-second vLLM engine beside the first, so each engine gets its own `gpu_memory_utilization` share: the
-budget (`--gpu-memory-utilization`, default 0.9) split in proportion to what each needs to start
-(weights + KV cache for one whole context + OVERHEAD_GIB for the profile run's activations, CUDA
-graphs and memory outside torch: vLLM counts all of them inside the share). The doctor's `memory`
-check refuses a run whose needs exceed the budget before anything loads, never leaving it to fail
-when the second engine starts.
+second vLLM engine, started only after the generator's is closed (pipeline.py, `_transform_and_judge`),
+so each engine is planned alone: it gets the whole budget (`--gpu-memory-utilization`, default 0.9)
+and must fit in it by itself (weights + KV cache for one whole context + OVERHEAD_GIB for the profile
+run's activations, CUDA graphs and memory outside torch: vLLM counts all of them inside the share).
+The doctor's `memory` check refuses an engine whose need exceeds the budget, or a GPU whose free
+memory is below the budget (vLLM's own start-up refusal), before anything loads.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -81,13 +80,7 @@ def engine_slots(cfg: GenerateConfig, facts: Facts) -> list[EngineSlot]:
     if not vllm_gpu:
         return planned
     budget = float(cfg.engine_options.get("gpu_memory_utilization") or DEFAULT_BUDGET)
-    needs = [s.need_gib for s in planned if s.need_gib is not None]
-    if len(planned) == 1 or len(needs) < len(planned):
-        shares = [budget / len(planned)] * len(planned)
-    else:
-        shares = [budget * n / sum(needs) for n in needs]
-    return [replace(s, share=math.floor(share * 1000 + 1e-6) / 1000) for s, share in zip(planned, shares)]
-
+    return [replace(s, share=budget) for s in planned]  # one after the other: each alone on the GPU
 
 def runtime(facts: Facts, slots: list[EngineSlot]) -> dict[str, Any]:
     """The manifest's `runtime`: software, GPUs, batch invariance and engine settings of the run."""

@@ -12,6 +12,7 @@ same decisions again on its facts, with the model's own compute-capability floor
 from __future__ import annotations
 
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -29,14 +30,19 @@ DRIVER_BRANCH = {13: 580, 12: 525, 11: 450}
 #: CUDA 13.0 builds no code for compute capability below 7.5 (its release notes: Maxwell, Pascal
 #: and Volta are no longer supported by the toolkit), so torch's cu130 build runs on Turing and newer.
 CAPABILITY_FLOOR = {13: (7, 5), 12: (5, 0)}
-SMI_FIELDS = "name,memory.total,compute_cap,driver_version"
+#: Asked of nvidia-smi, in this order; drivers before R510 know no `compute_cap` and refuse the whole query
+#: ("Field "compute_cap" is not a valid field to query"), so it is asked again without it.
+SMI_FIELDS = ("name", "memory.total", "memory.free", "compute_cap", "driver_version")
+#: What nvidia-smi prints for a value it cannot give (MIG instances and vGPUs: "[N/A]", "[Not Supported]").
+UNKNOWN = re.compile(r"^\[.*\]$|^N/A$")
 
 
 @dataclass(frozen=True)
 class Gpu:
     name: str
-    memory_gib: float
+    memory_gib: float | None  # total memory (None: "[N/A]", a MIG instance or a vGPU)
     capability: str | None = None  # the compute capability, "9.0" (None: nvidia-smi too old to say)
+    free_gib: float | None = None  # memory no process holds now (None: not reported)
 
 
 def python_problem(version: str) -> str | None:
@@ -76,13 +82,25 @@ def torch_floor(cuda: str) -> tuple[int, int]:
     return CAPABILITY_FLOOR.get(_parts(cuda)[0], (0, 0)) if _parts(cuda) else (0, 0)
 
 
+def _gib(cell: str) -> float | None:
+    return None if UNKNOWN.match(cell) or not cell.replace(".", "", 1).isdigit() else float(cell) / 1024
+
+
+def _smi(fields: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["nvidia-smi", f"--query-gpu={','.join(fields)}", "--format=csv,noheader,nounits"],
+                          capture_output=True, text=True, timeout=30)
+
+
 def query_gpus() -> tuple[tuple[Gpu, ...], str, str | None]:
-    """The GPUs (name, memory, compute capability), why there are none, and the driver version."""
+    """The GPUs (name, memory, compute capability, free memory), why there are none, and the driver version."""
     if shutil.which("nvidia-smi") is None:
         return (), "nvidia-smi not found", None
+    fields: tuple[str, ...] = SMI_FIELDS
     try:
-        listed = subprocess.run(["nvidia-smi", f"--query-gpu={SMI_FIELDS}", "--format=csv,noheader,nounits"],
-                                capture_output=True, text=True, timeout=30)
+        listed = _smi(fields)
+        if listed.returncode != 0 and "compute_cap" in (listed.stdout + listed.stderr):
+            fields = tuple(f for f in SMI_FIELDS if f != "compute_cap")  # a driver older than R510
+            listed = _smi(fields)
     except (OSError, subprocess.SubprocessError) as err:
         return (), f"nvidia-smi failed: {err}", None
     if listed.returncode != 0:
@@ -90,9 +108,14 @@ def query_gpus() -> tuple[tuple[Gpu, ...], str, str | None]:
         return (), f"nvidia-smi failed: {first[0] if first else f'exit {listed.returncode}'}", None
     gpus, driver = [], None
     for line in listed.stdout.strip().splitlines():
-        name, mib, capability, driver = (cell.strip() for cell in line.rsplit(",", 3))
-        known = capability if _parts(capability) else None  # "[N/A]" on drivers that cannot tell
-        gpus.append(Gpu(name, float(mib) / 1024, known))
+        cells = [cell.strip() for cell in line.rsplit(",", len(fields) - 1)]  # a name may hold a comma
+        if len(cells) != len(fields):
+            return (), f"nvidia-smi printed an unexpected line: {line.strip()!r}", None
+        row = dict(zip(fields, cells))
+        capability = row.get("compute_cap", "")
+        driver = None if UNKNOWN.match(row["driver_version"]) else row["driver_version"]
+        gpus.append(Gpu(row["name"], _gib(row["memory.total"]), capability if _parts(capability) else None,
+                        _gib(row["memory.free"])))
     return tuple(gpus), "" if gpus else "nvidia-smi lists no GPU", driver
 
 

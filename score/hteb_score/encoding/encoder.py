@@ -127,8 +127,10 @@ class Encoder:
         model_id = model or DEFAULT_MODEL_ID
         source = default_model_path() if model is None else model
         try:
+            # float32 explicitly: transformers 5 loads a checkpoint stored in half precision in half, and the
+            # fp32 reference (and max_diff_vs_torch_fp32) would silently be measured against half
             loaded = SentenceTransformer(source, device=devices[0], trust_remote_code=trust_remote_code,
-                                         revision=choice.commit)
+                                         revision=choice.commit, model_kwargs={"dtype": torch.float32})
         except Exception as err:  # sentence-transformers raises OSError, ValueError, HTTP errors...
             where = "local folder" if Path(source).exists() else "Hugging Face model (offline or not found)"
             first = first_line(err)
@@ -145,11 +147,13 @@ class Encoder:
                       backend, precision, None, token_budget, pinned=choice.pinned)
         if (backend, precision) == ("torch", "fp32"):
             encoder.max_diff = 0.0
+            encoder.dtype = weights_dtype(loaded, encoder.dtype)
             return encoder.replicated(devices)
         measured = None  # the probe's difference is kept beside an export: measured once per model and runtime
         if runner.attach is None:  # torch: the loaded model, cast
             reference = encoder.encode(probe_texts(), None)  # torch fp32, as loaded
             loaded.to({"bf16": torch.bfloat16, "fp16": torch.float16}[precision])
+            encoder.dtype = weights_dtype(loaded, encoder.dtype)
         else:
             from hteb_score.encoding.backends import export_dir
 
@@ -224,6 +228,12 @@ class Encoder:
             "trust_remote_code": self.trust_remote_code, "backend": self.backend, "precision": self.precision,
             "max_diff_vs_torch_fp32": self.max_diff, "token_budget": self.token_budget,
         }
+
+
+def weights_dtype(model: Any, fallback: str) -> str:
+    """The dtype the torch model's floating-point weights are in ("float32"): what the card records."""
+    kinds = {str(p.dtype).removeprefix("torch.") for p in model.parameters() if p.is_floating_point()}
+    return kinds.pop() if len(kinds) == 1 else fallback
 
 
 Request = tuple["DatasetInfo | None", str, "str | None"]  # (task, text, prompt type)
