@@ -249,7 +249,7 @@ class Comparison:
         paper = [a for a in axes if in_total(a)]
         beside = [a for a in axes if not in_total(a)]
         total, ranked = self.has_total, self.rank_column()
-        header = ["#", "Rank interval, group", "Model", "Original", *(f"{column_label(a)} (Δ)" for a in paper),
+        header = ["#", "Model", "Rank interval, group", "Original", *(f"{column_label(a)} (Δ)" for a in paper),
                   *(["HTEB total", "Δ"] if total else []), *(f"{column_label(a)} (Δ)" for a in beside),
                   *([f"Rank Original → {ranked}"] if ranked else []), "Rests on"]
         out = ["## Leaderboard", ""]
@@ -267,7 +267,7 @@ class Comparison:
         out += [_row(header), _row(["---"] * len(header))]
         for r in self.leaderboard:
             cells = {a: leaderboard_cell(r, a) for a in axes}
-            out.append(_row([str(self.rank(r)), self.rank_interval(r), r.model + (" †" if r.differs_from_card else ""),
+            out.append(_row([str(self.rank(r)), r.model + (" †" if r.differs_from_card else ""), self.rank_interval(r),
                              figure_cell(r, "original"), *(cells[a] for a in paper),
                              *([figure_cell(r, "hteb"), figure_cell(r, "delta", sign=True)] if total else []),
                              *(cells[a] for a in beside), *([rank_cell(self.rank_change(r))] if ranked else []),
