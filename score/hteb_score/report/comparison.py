@@ -234,7 +234,7 @@ class Comparison:
             out += [f"**{self.lead.sentence()}**", ""]
         out += [f"Basis (`--basis {self.basis.name}`): the leaderboard and the heat map rest on "
                 f"{self.basis.description}.", ""]
-        out += self._leaderboard_md() + pairwise_markdown(self.pairwise) + self._heatmap_md() + self._stability_md() + self._effects_md()
+        out += self._leaderboard_md() + self._heatmap_md() + pairwise_markdown(self.pairwise) + self._stability_md() + self._effects_md()
         out += self._reliability_md() + self._inputs_md()
         return "\n".join(out) + "\n"
 
