@@ -362,7 +362,7 @@ def test_compare_of_noise_only_cards_has_no_total(scores, revision, tmp_path):
     assert [row.model for row in comparison.leaderboard] == lead.order
     assert f"**{lead.sentence()}**" in markdown and lead.runner_up in lead.sentence()
     header = next(line for line in markdown.splitlines() if line.startswith("| # | Model |"))
-    assert header == "| # | Model | Original | Noise (Δ) | Rank Original → Noise | Rests on |"
+    assert header == "| # | Model | Rank interval, group | Original | Noise (Δ) | Rank Original → Noise | Rests on |"
 
 
 def test_a_scores_table_derives_the_noise_axis_but_never_puts_it_in_the_total(tmp_path):

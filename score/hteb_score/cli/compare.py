@@ -9,6 +9,7 @@ import click
 from hteb_contract.taxonomy import AXES, PAPER_TRANSFORMATIONS
 from hteb_score.report.comparison import coverage_cell, figure_cell, leaderboard_cell
 from hteb_score.report.formatting import column_label
+from hteb_score.report.pairwise import groups_sentence
 from hteb_score.cli.output import OutputFolder
 from hteb_score.cli.terminal import echo
 
@@ -36,8 +37,10 @@ starting with '#' are comments. A .json table is a list of such row objects."""
 
 @click.command(
     "compare",
-    help=f"""Compare models: leaderboard, Kendall tau ranking stability, transformation effects
-(Hodges-Lehmann, Wilcoxon, Holm) and split-half reliability, as JSON, Markdown and PNG plots.
+    help=f"""Compare models: leaderboard, model against model (every pair's Hodges-Lehmann shift
+and Wilcoxon p, Holm over the pairs: rank intervals and groups of models that cannot be told
+apart), Kendall tau ranking stability, transformation effects (Hodges-Lehmann, Wilcoxon, Holm)
+and split-half reliability, as JSON, Markdown and PNG plots.
 
 CARDS are result-card JSON files (one model each) made on the same dataset revision
 under the same protocol (mteb result folders via --mteb-results count the same); inputs that differ, or that do not say while others do, are
@@ -112,7 +115,11 @@ def compare(
             shown = f"HTEB {figure_cell(row, 'hteb')} ({figure_cell(row, 'delta', sign=True)})"
         else:
             shown = f"{column_label(comparison.lead.axis)} {leaderboard_cell(row, comparison.lead.axis)}"
-        echo(f"{row.model}: original {figure_cell(row, 'original')}, {shown} on {coverage_cell(row)}")
+        echo(f"{row.model}: original {figure_cell(row, 'original')}, {shown} on {coverage_cell(row)}"
+                   f", rank interval and group {comparison.rank_interval(row)}")
+    for ranking in comparison.pairwise.values():
+        if len(ranking.ranks) > 1:
+            echo(f"model against model: {groups_sentence(ranking)}")
     echo(
         f"compared {len(models)} model(s) on {len(comparison.datasets)} dataset(s), basis {comparison.basis.name} "
         f"({comparison.basis.description}) -> {output.path}: {', '.join(written)}"

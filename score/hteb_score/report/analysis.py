@@ -31,6 +31,7 @@ from hteb_score.report.comparison import (
 from hteb_score.report.formatting import column_label
 from hteb_score.report.inputs import check_inputs
 from hteb_score.report.lead import Lead, build_lead, lead_axis
+from hteb_score.report.pairwise import pairwise_rankings
 from hteb_score.scoring.model_scores import HTEB, ModelScores
 from hteb_score.scoring.statistics import add_holm, paired_effect
 from hteb_score.stats.ranking import kendall_tau, mean_sd
@@ -254,4 +255,5 @@ def compare(
         heatmap_columns=names,
         heatmap=cells,
         lead=headline,
+        pairwise=pairwise_rankings(common, [*columns.axes, *columns.total], ci_method=ci_method, seed=seed),
     )

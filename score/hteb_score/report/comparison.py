@@ -4,7 +4,7 @@ Markdown; comparison_files.py adds the HTML page, PNG plots and model-index YAML
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from hteb_contract.common.escape import md_text
@@ -13,7 +13,10 @@ from hteb_contract.validation import validate
 from hteb_score.report.basis import SAME, Basis, Figures
 from hteb_score.report.formatting import column_label, confidence_interval, count, number, p_value
 from hteb_score.report.lead import Lead
-from hteb_score.scoring.model_scores import ModelScores
+from hteb_score.report.pairwise import ORIGINAL, ColumnRanking, pairwise_json
+from hteb_score.report.pairwise import label as ranked_label
+from hteb_score.report.pairwise import markdown as pairwise_markdown
+from hteb_score.scoring.model_scores import HTEB, ModelScores
 from hteb_score.stats.hodges_lehmann import EXACT_MAX_N, WALSH_NORMAL
 from hteb_score.stats.reliability import SplitHalfResult
 
@@ -151,6 +154,8 @@ class Comparison:
     heatmap_columns: list[str]
     heatmap: dict[str, dict[str, HeatCell]]
     lead: Lead | None = None  # no HTEB total: who ranks first on the axis beside it (Noise), by how much
+    #: model against model per column (Original, axes, total): pairs, rank intervals, groups
+    pairwise: dict[str, ColumnRanking] = field(default_factory=dict)
 
     @property
     def has_total(self) -> bool:
@@ -160,6 +165,20 @@ class Comparison:
     def rank(self, row: LeaderboardRow) -> int:
         """The row's place: under HTEB, else under the lead's axis, else on Original."""
         return row.rank_hteb or (self.lead.ranks[row.model] if self.lead else row.rank_original)
+
+    def rank_key(self) -> str:
+        """The column the leaderboard ranks by: the HTEB total, else the lead's axis, else Original."""
+        if self.has_total:
+            return HTEB
+        return self.lead.axis if self.lead is not None else ORIGINAL
+
+    def rank_interval(self, row: LeaderboardRow) -> str:
+        """`[1-3] ab`: the row's rank interval and groups on the ranked column; "-" where not tested."""
+        ranking = self.pairwise.get(self.rank_key())
+        if ranking is None or row.model not in ranking.ranks:
+            return "-"
+        low, high = ranking.intervals[row.model]
+        return f"[{low}-{high}] {ranking.letters[row.model]}"
 
     def rank_column(self) -> str | None:
         """What the rank-change column compares Original with; None where it would be empty."""
@@ -196,6 +215,7 @@ class Comparison:
             "effects": self.effects,
             "reliability": self.reliability.to_json(),
             "lead": None if self.lead is None else self.lead.to_json(),
+            "pairwise": pairwise_json(self.pairwise),
         }
         validate("comparison", result, what="comparison")
         return result
@@ -215,7 +235,7 @@ class Comparison:
             out += [f"**{self.lead.sentence(md_text)}**", ""]
         out += [f"Basis (`--basis {self.basis.name}`): the leaderboard and the heat map rest on "
                 f"{self.basis.description}.", ""]
-        out += self._leaderboard_md() + self._heatmap_md() + self._stability_md() + self._effects_md()
+        out += self._leaderboard_md() + self._heatmap_md() + pairwise_markdown(self.pairwise) + self._stability_md() + self._effects_md()
         out += self._reliability_md() + self._inputs_md()
         return "\n".join(out) + "\n"
 
@@ -230,7 +250,7 @@ class Comparison:
         paper = [a for a in axes if in_total(a)]
         beside = [a for a in axes if not in_total(a)]
         total, ranked = self.has_total, self.rank_column()
-        header = ["#", "Model", "Original", *(f"{column_label(a)} (Δ)" for a in paper),
+        header = ["#", "Model", "Rank interval, group", "Original", *(f"{column_label(a)} (Δ)" for a in paper),
                   *(["HTEB total", "Δ"] if total else []), *(f"{column_label(a)} (Δ)" for a in beside),
                   *([f"Rank Original → {ranked}"] if ranked else []), "Rests on"]
         out = ["## Leaderboard", ""]
@@ -242,11 +262,13 @@ class Comparison:
                     + (f"; the models rank by {ranked}." if ranked else "; the models rank by Original."), ""]
         out += ["Each axis Δ is against the Original of the datasets the axis was scored on"
                 + ("; the HTEB Δ against the Original of the datasets the total rests on" if total else "")
-                + ". \"card\": the model's own figure (all it has, as its card says) where it differs.", ""]
+                + ". \"card\": the model's own figure (all it has, as its card says) where it differs. "
+                f"Rank interval, group: on {ranked_label(self.rank_key())}, "
+                "model against model (below).", ""]
         out += [_row(header), _row(["---"] * len(header))]
         for r in self.leaderboard:
             cells = {a: leaderboard_cell(r, a) for a in axes}
-            out.append(_row([str(self.rank(r)), md_text(r.model) + (" †" if r.differs_from_card else ""),
+            out.append(_row([str(self.rank(r)), md_text(r.model) + (" †" if r.differs_from_card else ""), self.rank_interval(r),
                              figure_cell(r, "original"), *(cells[a] for a in paper),
                              *([figure_cell(r, "hteb"), figure_cell(r, "delta", sign=True)] if total else []),
                              *(cells[a] for a in beside), *([rank_cell(self.rank_change(r))] if ranked else []),

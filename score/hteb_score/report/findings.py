@@ -31,6 +31,7 @@ from hteb_score.report.analysis import compare
 from hteb_score.report.comparison import Comparison
 from hteb_score.report.formatting import confidence_interval, count, number, p_value
 from hteb_score.report.inputs import load_card
+from hteb_score.report.pairwise import label as ranked_label
 from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart, read_part
 
 _MARKED = re.compile(r"(<!-- hteb:table (?P<name>[\w-]+) (?P<folder>\S+) -->\n)(?P<body>.*?)(<!-- /hteb:table -->)",
@@ -74,6 +75,18 @@ def noise_effects(comparison: Comparison) -> str:
         tau = comparison.ranking_stability["noise" if name == "Noise axis" else name].mean
         lines.append(_row([md_text(name), number(effect["hl_shift"], sign=True), confidence_interval(effect),
                            p_value(effect["p_holm"]), number(tau, 3)]))
+    return "\n".join(lines)
+
+
+def model_groups(comparison: Comparison) -> str:
+    """Model against model: per model (in leaderboard order), on each ranked column its point rank,
+    rank interval and group letters, then per column how many pairs were separated after Holm."""
+    rankings = comparison.pairwise
+    names = list(rankings)
+    lines = [_row(["model", *(ranked_label(n) for n in names)]), "|---" * (1 + len(names)) + "|"]
+    lines += [_row([_name(row.model), *(rankings[n].cell(row.model) for n in names)]) for row in comparison.leaderboard]
+    lines.append(_row(["pairs separated (Holm p < 0.05)", *(
+        f"{sum(p.separated for p in rankings[n].pairs)} of {len(rankings[n].pairs)}" for n in names)]))
     return "\n".join(lines)
 
 
@@ -140,6 +153,7 @@ class Table:
 
 TABLES: Registry[Table] = Registry("findings table", entries={
     "noise-models": Table(comparison_of, noise_models), "noise-effects": Table(comparison_of, noise_effects),
+    "model-groups": Table(comparison_of, model_groups),
     "unit-times": Table(parts_of, unit_times)})
 
 

@@ -25,6 +25,8 @@ from hteb_contract.taxonomy import in_total
 from hteb_score.report.basis import SAME
 from hteb_score.report.comparison import Comparison, LeaderboardRow, Stability, coverage_cell, figure_cell, heat_cell
 from hteb_score.report.formatting import column_label, confidence_interval, count, number, p_value
+from hteb_score.report.pairwise import ALPHA, groups_sentence
+from hteb_score.report.pairwise import label as ranked_label
 from hteb_score.report.plots import DPI
 from hteb_score.stats.hodges_lehmann import EXACT_MAX_N, WALSH_NORMAL
 
@@ -93,8 +95,8 @@ figure { margin: 1rem 0; } figure .scroll img { max-width: none; height: auto; b
 
 
 def render(comparison: Comparison, figures: Mapping[str, bytes]) -> str:
-    """The page: summary and warnings, leaderboard, plots, effects, stability, reliability,
-    inputs and protocol."""
+    """The page: summary and warnings, leaderboard, model against model, plots, effects, stability,
+    reliability, inputs and protocol."""
     csp = (
         "default-src 'none'; img-src data:; "
         f"style-src {_source_hash(STYLE)}; script-src {_source_hash(SCRIPT)}; base-uri 'none'; form-action 'none'"
@@ -107,6 +109,7 @@ def render(comparison: Comparison, figures: Mapping[str, bytes]) -> str:
         "deltas (Δ) are transformed minus Original. Click a column header to sort by it, again to reverse.</p>",
         *_notices(comparison.warnings),
         *_leaderboard(comparison),
+        *_pairwise(comparison),
         *_figures(figures),
         *_effects(comparison),
         *_stability(comparison),
@@ -179,7 +182,8 @@ def _leaderboard(c: Comparison) -> list[str]:
     def axis_headers(axes: list[str]) -> list[tuple[str, str]]:
         return [h for a in axes for h in ((column_label(a), "number"), (f"{column_label(a)} Δ", "number"))]
 
-    header = [(f"{ranked} rank" if ranked else "Rank", "number"), ("Model", "text"), ("Original", "number"),
+    header = [(f"{ranked} rank" if ranked else "Rank", "number"), ("Model", "text"), ("Rank interval, group", "text"),
+              ("Original", "number"),
               *axis_headers(paper), *([("HTEB total", "number"), ("Δ", "number")] if total else []),
               *axis_headers(beside), ("Original rank", "number"), *([("Rank change", "number")] if ranked else []),
               ("Rests on", "text")]
@@ -191,7 +195,7 @@ def _leaderboard(c: Comparison) -> list[str]:
         place = None if ranked is None else (None if ranks is None else ranks[1])
         change = None if ranks is None else ranks[0] - ranks[1]
         rows.append([_num(place if ranked else r.rank_original, str(place or "-") if ranked else str(r.rank_original)),
-                     _text(r.model + (" †" if r.differs_from_card else "")),
+                     _text(r.model + (" †" if r.differs_from_card else "")), _text(c.rank_interval(r)),
                      _num(r.original, figure_cell(r, "original")), *(cell for a in paper for cell in axis_cells[a]),
                      *([_num(r.hteb, figure_cell(r, "hteb")), _delta(r.delta, figure_cell(r, "delta", sign=True))]
                        if total else []),
@@ -206,6 +210,8 @@ def _leaderboard(c: Comparison) -> list[str]:
     if not total:
         note += (" No HTEB total is defined (no axis of the paper was scored): its columns are left out"
                  + (f" and the models rank by {html_text(ranked)}." if ranked else "."))
+    note += (f" Rank interval, group: on {html_text(ranked_label(c.rank_key()))}, the ranks a model can take and its "
+             "letters, model against model (below).")
     if any(r.differs_from_card for r in c.leaderboard):
         note += " † a figure differs from the model's card: the card's is given beside it."
     if beside and total:
@@ -213,6 +219,33 @@ def _leaderboard(c: Comparison) -> list[str]:
                  "the total is the mean of the paper's axes, comparable with the paper.")
     return ["<h2>Leaderboard</h2>", f'<p class="note">{note}</p>', _table("leaderboard", header, rows),
             *_heatmap(c)]
+
+
+def _pairwise(c: Comparison) -> list[str]:
+    """Model against model: each ranked column's groups in a sentence, the ranks table, the pairs."""
+    rankings = c.pairwise
+    if not rankings or len(next(iter(rankings.values())).ranks) < 2:
+        return []
+    names = list(rankings)
+    out = ["<h2>Model against model</h2>",
+           '<p class="note">Per pair of models and column, the per-dataset difference (first minus second) over the '
+           "datasets every model has: HL shift with its 95% CI, Wilcoxon p, Holm-corrected over the pairs; separated: "
+           f"Holm p &lt; {ALPHA}. A cell reads rank [interval] groups: the point rank by the mean, the ranks the model "
+           "can take given the separated pairs (family-wise 95%), and its letters: models sharing a letter cannot be "
+           "told apart.</p>", "<ul>", *(f"<li>{html_text(groups_sentence(rankings[n]))}</li>" for n in names), "</ul>"]
+    header = [("Model", "text"), *((ranked_label(n), "text") for n in names)]
+    rows = [[_text(m), *(_text(rankings[n].cell(m)) for n in names)] for m in next(iter(rankings.values())).order]
+    out.append(_table("pairwise-ranks", header, rows))
+    pair_header = [("First", "text"), ("Second", "text"), ("HL shift", "number"), ("95% CI", "number"),
+                   ("p", "number"), ("p (Holm)", "number"), ("Separated", "text"), ("Datasets", "number")]
+    for name in names:
+        pairs = [[_text(p.first), _text(p.second), _delta(p.effect["hl_shift"]),
+                  _num(p.effect["ci_low"], confidence_interval(p.effect)),
+                  _num(p.effect["p_value"], p_value(p.effect["p_value"])),
+                  _num(p.effect["p_holm"], p_value(p.effect["p_holm"])), _text("yes" if p.separated else "no"),
+                  _num(p.effect["n_datasets"], str(p.effect["n_datasets"]))] for p in rankings[name].pairs]
+        out += [f"<h3>{html_text(ranked_label(name))}: pairs</h3>", _table(f"pairs-{name}", pair_header, pairs)]
+    return out
 
 
 def _axis_part(row: LeaderboardRow, axis: str, part: int) -> str:

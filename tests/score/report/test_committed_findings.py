@@ -105,3 +105,22 @@ def test_findings_page_quotes_the_whole_revision_lead_as_its_json_says():
                    f"over {margin['n_datasets']} datasets",
                    f"({board[lead['least_loss']]['axis_deltas']['noise']:+.2f})"):
         assert figure in paragraph, figure
+
+
+def test_the_whole_revisions_groups_in_the_findings_are_the_committed_comparisons():
+    """docs/findings.md shows, per model, its rank [interval] and group letters on Original and under
+    Noise, as the whole-revision comparison.json has them, and how many pairs were separated."""
+    pairwise = json.loads((FINDINGS / "whole-revision-comparison" / "comparison.json").read_text())["pairwise"]
+    text = (REPO / "docs" / "findings.md").read_text(encoding="utf-8")
+    table = re.search(r"<!-- hteb:table model-groups findings/noise-1339/whole-revision -->\n(.*?)<!-- /hteb:table -->",
+                      text, re.S)[1]
+    rows = {line.split(" | ")[0].lstrip("| "): line.strip("| ").split(" | ")[1:] for line in table.splitlines()[2:]}
+    assert set(pairwise["columns"]) == {"original", "noise"} and pairwise["alpha"] == 0.05
+    assert table.splitlines()[0] == "| model | Original | Noise |"
+    for k, column in enumerate(pairwise["columns"][name] for name in ("original", "noise")):
+        for model, rank in column["ranks"].items():
+            low, high = rank["rank_low"], rank["rank_high"]
+            span = f" [{low}-{high}]" if low != high else ""
+            assert rows[model.split("/")[-1]][k] == f"{rank['rank']}{span} {rank['group']}", model
+        separated = sum(p["separated"] for p in column["pairs"])
+        assert rows["pairs separated (Holm p < 0.05)"][k] == f"{separated} of {len(column['pairs'])}"

@@ -1,0 +1,132 @@
+"""Model against model on simulated cards whose truth is known, and in a real comparison.
+
+Each simulated card: 4 models on 15 datasets (the findings' counts); a dataset's scores are its
+level (uniform 40-80 points) plus the model's planted effect plus N(0, 2) points of noise, so the
+per-dataset difference of two models has SD 2 * sqrt(2). One model is ahead of the other three by
+`d` of those SDs; the three (or, at d = 0, all four) are equal. Found: a planted pair separated with
+the right winner. Grouped: the equal models share a letter (no false separation among them).
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from hteb_score.cli import main
+from hteb_score.report.pairwise import ColumnRanking, rank_models
+
+REPO = Path(__file__).resolve().parents[3]
+MODELS, DATASETS, NOISE_SD = 4, 15, 2.0
+DIFFERENCE_SD = NOISE_SD * np.sqrt(2)
+#: the planted sizes the docs state the power for, in SDs of the per-dataset difference
+SIZES = (0.0, 0.5, 1.0, 1.5, 2.0)
+DOCS_REPS = 200
+
+
+def simulate(d: float, reps: int, seed: int) -> list[ColumnRanking]:
+    rng = np.random.default_rng(seed)
+    effects = [0.0] * (MODELS - 1) + [d * DIFFERENCE_SD]
+    out = []
+    for _ in range(reps):
+        level = rng.uniform(40, 80, DATASETS)
+        scores = {f"m{i}": {f"d{j:02d}": float(level[j] + effect + rng.normal(0, NOISE_SD)) for j in range(DATASETS)}
+                  for i, effect in enumerate(effects)}
+        out.append(rank_models(scores))
+    return out
+
+
+def found(rankings: list[ColumnRanking]) -> float:
+    """The share of planted pairs (the model ahead against each other) separated with the right winner."""
+    top = f"m{MODELS - 1}"
+    return float(np.mean([sum(p.winner == top for p in r.pairs) / (MODELS - 1) for r in rankings]))
+
+
+def grouped(rankings: list[ColumnRanking], d: float) -> float:
+    """The share of simulations in which the equal models all share a letter."""
+    equal = [f"m{i}" for i in range(MODELS if d == 0 else MODELS - 1)]
+    return float(np.mean([bool(set.intersection(*(set(r.letters[m]) for m in equal))) for r in rankings]))
+
+
+def at_least_95_percent(rate: float, reps: int) -> bool:
+    """Whether `rate` of `reps` simulations is consistent with the guarantee (Holm keeps the chance of
+    any false separation at most 5%): a one-sided binomial test does not reject it at 1%."""
+    false = round((1 - rate) * reps)
+    return bool(stats.binomtest(false, reps, 0.05, alternative="greater").pvalue > 0.01)
+
+
+def test_equal_models_are_grouped_together_at_least_95_percent_of_the_time():
+    rate = grouped(simulate(0.0, 100, seed=1), 0.0)
+    assert rate >= 0.95 and at_least_95_percent(rate, 100)
+
+
+def test_a_difference_of_two_sds_is_found_and_the_equal_models_stay_together():
+    """Once the planted pairs are separated Holm tests the equal ones at 5% / 3, 5% / 2, 5%: their
+    false separations stay at most 5%, close to it."""
+    rankings = simulate(2.0, 100, seed=2)
+    assert found(rankings) >= 0.95 and at_least_95_percent(grouped(rankings, 2.0), 100)
+    assert all(r.letters[f"m{MODELS - 1}"] == "a" and r.intervals[f"m{MODELS - 1}"] == (1, 1) for r in rankings
+               if found([r]) == 1.0)
+
+
+@functools.cache
+def power_table() -> str:
+    """The table docs/comparing.md states: per planted size, the two rates over DOCS_REPS simulations."""
+    lines = ["| planted difference (SDs of the per-dataset difference) | planted pairs found | equal models grouped together |",
+             "|---|---|---|"]
+    for k, d in enumerate(SIZES):
+        rankings = simulate(d, DOCS_REPS, seed=100 + k)
+        lines.append(f"| {d:.1f} | {'-' if d == 0 else f'{found(rankings):.0%}'} | {grouped(rankings, d):.0%} |")
+    return "\n".join(lines)
+
+
+@pytest.mark.slow
+def test_docs_state_the_power_the_simulation_measures():
+    table = power_table()
+    rows = [line.split(" | ") for line in table.splitlines()[2:]]
+    assert all(at_least_95_percent(int(row[2].rstrip("% |")) / 100, DOCS_REPS) for row in rows)
+    assert int(rows[2][1].rstrip("%")) >= 70 and int(rows[3][1].rstrip("%")) >= 95  # 1 SD mostly, 1.5 SD found
+    docs = (REPO / "docs" / "comparing.md").read_text(encoding="utf-8")
+    stated = re.search(r"<!-- rank-power: tests/score/report/test_pairwise.py -->\n(.*?)\n<!-- /rank-power -->", docs, re.S)
+    assert stated is not None and stated[1] == table, table
+
+
+def test_compare_reports_pairs_groups_and_rank_intervals_everywhere(tmp_path, capsys):
+    """A scores table with one model 10 points ahead under Noise on every dataset and two equal ones:
+    the first alone in group a at rank [1-1], the other two sharing b, in JSON, Markdown, HTML and the terminal."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for j in range(12):
+        level = float(rng.uniform(40, 80))
+        for model, ahead in (("top", 10.0), ("x", 0.0), ("y", 0.0)):
+            rows.append({"model": model, "dataset": f"D{j}", "original": level + 20 + rng.normal(0, 1),
+                         "noise": level + ahead + rng.normal(0, 1)})
+    with (tmp_path / "scores.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    assert main(["compare", "--scores-table", str(tmp_path / "scores.csv"), "--out", str(tmp_path / "out"),
+                 "--splits", "5"]) == 0
+    result = json.loads((tmp_path / "out" / "comparison.json").read_text())
+    noise = result["pairwise"]["columns"]["noise"]
+    assert noise["ranks"]["top"] == {**noise["ranks"]["top"], "rank": 1, "rank_low": 1, "rank_high": 1, "group": "a"}
+    assert {noise["ranks"][m]["group"] for m in ("x", "y")} == {"b"} and noise["groups"]["b"] == sorted(
+        ["x", "y"], key=noise["order"].index)
+    separated = {(p["first"], p["second"]): p["separated"] for p in noise["pairs"]}
+    assert sum(separated.values()) == 2 and all(v for (a, _), v in separated.items() if a == "top")
+    for p in noise["pairs"]:  # each pair is paired_effect of the per-dataset differences
+        assert p["ci_low"] <= p["hl_shift"] <= p["ci_high"] and p["n_datasets"] == 12
+    markdown = (tmp_path / "out" / "comparison.md").read_text()
+    assert "| 1 | top | [1-1] a |" in markdown and "## Model against model" in markdown
+    assert "Noise, over 12 datasets: 2 groups (a: top; b: " in markdown
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert '<table id="pairs-noise"' in html and "<td" in html and "[1-1] a" in html
+    out = capsys.readouterr().out
+    assert "top: original" in out and "rank interval and group [1-1] a" in out
+    assert "model against model: Noise, over 12 datasets: 2 groups" in out
