@@ -20,7 +20,6 @@ from hteb_generate.checks.detectors import ERROR_TYPES, error_rates
 from hteb_generate.sources.sources_table import source_citation
 from hteb_generate.transform.cleanup import CLEANUPS
 from hteb_generate.transform.langid import UNSUPPORTED_BENCHMARK_LANGUAGES
-from hteb_generate.transform.noise import definitions_hash as noise_hash
 
 SHORT = {
     "identical": "ident.", "empty": "empty", "ellipsis": "ellip.", "json_fragment": "json",
@@ -129,6 +128,12 @@ def _sampling(config: Mapping[str, Any]) -> str:
 def _subsets(source: Mapping[str, Any]) -> str:
     """`en-de (eng, deu), en-en (eng)`: each mteb subset and the language of each of its text positions."""
     return ", ".join(f"{name} ({', '.join(codes)})" for name, codes in source["subsets"].items())
+
+
+def _rules_version(config: Mapping[str, Any]) -> str:
+    """The noise rules' version where the config names one (version 1's revisions, noise-1339, name none)."""
+    return f"rules version {config['noise_rules']} (per script: hteb_contract/specs/noise_scripts.yaml), " \
+        if "noise_rules" in config else ""
 
 
 def _decoding(config: Mapping[str, Any]) -> str:
@@ -254,9 +259,10 @@ def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord], r
                  "checked, no judge)")
     not_applicable = ""
     if rule_names:
-        made.insert(-1, f"- Noise rules (no LLM, no judge; `hteb_generate.transform.noise`, definitions sha256 "
-                        f"`{noise_hash()}`): {', '.join(rule_names)}; each text's noise is drawn from (seed, "
-                        "dataset, transformation, text) alone.")
+        made.insert(-1, f"- Noise rules (no LLM, no judge; `hteb_generate.transform.noise`, "
+                        f"{_rules_version(config)}definitions sha256 `{config['noise_rules_sha256']}`): "
+                        f"{', '.join(rule_names)}; each text's noise is drawn from (seed, dataset, transformation, "
+                        "text) alone.")
         not_applicable = (f"\n\nNot applicable to the noise rules ({', '.join(rule_names)}): their outputs are "
                           "made by rules, not checked for LLM errors and not judged.")
     if corpus:
