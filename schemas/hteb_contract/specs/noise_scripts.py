@@ -32,6 +32,9 @@ from hteb_contract.errors import ContractError
 
 TABLE_PATH = Path(__file__).resolve().parent / "noise_scripts.yaml"
 NO_KEY = "_"
+#: The share of a subset's texts a rule declared applicable must change (tests/generate/test_noise_scripts.py);
+#: the scorer flags a variant subset whose rule changed less, and leaves it out of the rule's figure.
+APPLIED_SHARE = 0.5
 #: The rules whose behaviour depends on the script, and what each needs of it.
 SCRIPT_RULES = ("keyboard_typos", "numerisation", "random_capitalisation", "punctuation_casing_loss")
 
@@ -59,6 +62,7 @@ class Layout:
     source: str
     rows: tuple[str, ...]
     syllables: dict[str, str] | None = None
+    shifted: dict[str, str] | None = None
 
 
 class NoiseScripts:
@@ -74,7 +78,7 @@ class NoiseScripts:
                 if base is None:
                     raise ContractError(f"{TABLE_PATH.name}: layout {name!r} has neither rows nor a `from` with rows")
                 rows = [_shift(r, int(row.get("offset", 0))) for r in base]
-            self.layouts[name] = Layout(name, row["source"], tuple(rows), row.get("syllables"))
+            self.layouts[name] = Layout(name, row["source"], tuple(rows), row.get("syllables"), row.get("shifted"))
         self.scripts = {code: ScriptRules(code, tuple(r["unicode"]), bool(r["cased"]), r.get("layout"), r.get("digits"),
                                           r.get("no_layout"), r.get("no_digits"))
                         for code, r in data["scripts"].items()}
@@ -125,7 +129,10 @@ class NoiseScripts:
     def neighbours(self, script: str, language: str | None) -> dict[str, str]:
         """Each key of the layout -> the keys touching it (left, right, two above, two below)."""
         layout = self.layout_for(script, language)
-        return {} if layout is None else adjacency(layout.rows)
+        if layout is None:
+            return {}
+        near = adjacency(layout.rows)
+        return {**near, **{letter: near[key] for letter, key in (layout.shifted or {}).items()}}
 
 
 def adjacency(rows: tuple[str, ...]) -> dict[str, str]:
