@@ -153,7 +153,7 @@ def _shift(row: str, offset: int) -> str:
     keys = []
     for key in row:
         moved = chr(ord(key) + offset) if key != NO_KEY else NO_KEY
-        keys.append(moved if moved == NO_KEY or unicodedata.name(moved, "") else NO_KEY)
+        keys.append(moved if moved == NO_KEY or bool(unicodedata.name(moved, "")) else NO_KEY)
     return "".join(keys)
 
 
