@@ -180,7 +180,8 @@ def test_the_published_noise_revision_is_what_the_noise_profile_makes_today(tmp_
     the writer's columns, checks and encoding change no byte of its records and sources (about 20 s on
     2 cores). The files derived from them (the dataset card, eval.yaml) are not compared, as
     `reproduction` does not compare them: the published card predates the fix that made its configs
-    load (issue 33), so today's card, and with it the content hash, differ."""
+    load (issue 33), so today's card, and with it the content hash, differ. It names noise rules version 1,
+    the version its config implies (`reproduce` rebuilds it so): version 2 (issue 34) never changes it."""
     import json
 
     from hteb_contract.reproduction import NOT_COMPARED_FILES
@@ -191,7 +192,8 @@ def test_the_published_noise_revision_is_what_the_noise_profile_makes_today(tmp_
                             "manifest.json").read_text(encoding="utf-8"))
     cfg = build_config(seed="1339", profile="noise", overrides={
         "data_dir": str(shared_data), "cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store"),
-        "manifest_md": str(tmp_path / "M.md")})
+        "manifest_md": str(tmp_path / "M.md"), "noise_rules": "1"})
+    assert cfg.config_hash() == published["config_hash"]
     made = run(cfg, log=lambda m: None).manifest
 
     def content(manifest: dict) -> dict[str, str]:

@@ -21,7 +21,7 @@ def _records(name, dataset, rule, *, corpus=False):
     return sorted((single_attempt(
         dataset=name, task_type=dataset.info.task_type, subset=ref.subset, ref=(ref.table, ref.item_id, ref.field),
         source_language=ref.language, transformation=rule, seed=SEED, original_text=ref.text,
-        output=perturb(rule, ref.text, key=(SEED, name, rule, ref.text)), generator_model=RULES_MODEL,
+        output=perturb(rule, ref.text, key=(SEED, name, rule, ref.text), language=ref.language), generator_model=RULES_MODEL,
         prompt_hash=definitions_hash()) for ref in refs), key=lambda r: r.ref)
 
 

@@ -98,6 +98,8 @@ def _options(fn, seed: Any = SEED):
         click.option("--corpus-noise", is_flag=True, default=None,
                      help="Also write the retrieval corpora under each noise rule (corpus/<dataset>/...; for the "
                      "scorer's --corpus-robustness). Off: queries only."),
+        click.option("--noise-rules", default=None,
+                     help="Noise rules version (default: the newest, 2, every script; 1: noise-1339's, Latin only)."),
         *MACHINE_OPTIONS,
         click.option("--publish/--no-publish", default=True, show_default=True, help="Publish to the store."),
         click.option("--manifest-md", default=None,

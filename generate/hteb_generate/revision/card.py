@@ -23,7 +23,6 @@ from hteb_generate.checks.detectors import ERROR_TYPES, error_rates
 from hteb_generate.sources.sources_table import source_citation
 from hteb_generate.transform.cleanup import CLEANUPS
 from hteb_generate.transform.langid import UNSUPPORTED_BENCHMARK_LANGUAGES
-from hteb_generate.transform.noise import definitions_hash as noise_hash
 
 SHORT = {
     "identical": "ident.", "empty": "empty", "ellipsis": "ellip.", "json_fragment": "json",
@@ -201,7 +200,8 @@ def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord], r
         label=manifest_like["label"], schema=SCHEMA_VERSIONS["item"], by_llm=by_llm, first=_first(manifest_like),
         generator=manifest_like["generator"], judge=manifest_like["judge"], config=config,
         decoding=_decoding(config) if by_llm else None, seeds=manifest_like["seeds"],
-        transformations=manifest_like["transformations"], rule_names=list(rule_names), noise_hash=noise_hash(),
+        transformations=manifest_like["transformations"], rule_names=list(rule_names),
+        noise_rules=config.get("noise_rules"), noise_hash=config.get("noise_rules_sha256"),
         corpus=_corpus(corpus) if corpus else None, sampling=_sampling(config),
         sources=[{**s, "pin": source_pin(s), "subsets": _subsets(s), "missing": missing.get(s["name"])}
                  for s in manifest_like["sources"]],

@@ -21,6 +21,7 @@ from hteb_contract.errors import HtebError
 from hteb_contract.common.paths import default_cache_dir
 
 from hteb_generate.setup.config import PROFILES, GenerateConfig, default_data_dir, validate
+from hteb_generate.transform.noise import FIRST_RULES
 
 
 def rebuild_config(manifest: Mapping[str, Any], *, store: str, profile: str | None = None,
@@ -36,6 +37,8 @@ def rebuild_config(manifest: Mapping[str, Any], *, store: str, profile: str | No
     made_by = f"hteb-generate {manifest.get('hteb_generate_version', '?')}"
     content = {k: tuple(v) if isinstance(v, list) else v for k, v in manifest["config"].items()}
     content.pop("prompt_set_sha256", None)  # derived from prompt_set: checked through the config hash
+    content.pop("noise_rules_sha256", None)  # derived from noise_rules: checked so too
+    content.setdefault("noise_rules", FIRST_RULES)  # a config naming no rules version was made by version 1 (noise-1339)
     names = {f.name: f for f in fields(GenerateConfig)}
     unknown = sorted(content.keys() - names.keys())
     if unknown:

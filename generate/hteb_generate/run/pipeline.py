@@ -347,7 +347,8 @@ def _rule_tables(cfg: GenerateConfig, datasets: dict[str, SourceDataset], rules:
     jobs = [(seed, name, dataset) for seed in cfg.seeds for name, dataset in datasets.items()]
     what = "noise rules on the corpus" if corpus else "noise rules"
     return {(name, rule, seed): table for seed, name, dataset in bar(jobs, what, len(jobs), "dataset")
-            for rule, table in noise.noise_tables(seed, name, dataset, rules, corpus=corpus).items()}
+            for rule, table in noise.noise_tables(seed, name, dataset, rules, corpus=corpus,
+                                                  rules=cfg.noise_rules).items()}
 
 
 def _corpus_tables(cfg: GenerateConfig, datasets: dict[str, SourceDataset],
@@ -382,7 +383,7 @@ def _counters(records: list[ItemRecord], tables: dict[Variant, pa.Table]) -> dic
 def _generator_block(cfg: GenerateConfig, engines: Engines | None) -> dict[str, Any]:
     """The manifest's generator: the LLM's, or the noise rules' when no LLM made a text."""
     if engines is None:
-        return noise.generator_block()
+        return noise.generator_block(cfg.noise_rules)
     generator, prompts = engines.generator, PROMPT_SETS.get(cfg.prompt_set)
     return {"model_id": generator.model_id, "revision": generator.revision, "engine": generator.name,
             "prompt_set": prompts.id, "prompt_set_hash": prompts.sha256,

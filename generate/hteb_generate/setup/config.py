@@ -28,7 +28,7 @@ from hteb_generate.bounds import CONFIG_BOUNDS, ENGINE_BOUNDS, check_number, che
 from hteb_generate.engine import check_engine_options
 from hteb_generate.checks.judge import DEFAULT_PROMPTS, JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from hteb_generate.engine.models import ModelSpec, lookup_model
-from hteb_generate.transform.noise import PERTURBATIONS, definitions_hash, is_rule
+from hteb_generate.transform.noise import CURRENT_RULES, FIRST_RULES, PERTURBATIONS, definitions_hash, is_rule, rule_set
 from hteb_generate.sources.source_loading import load_source
 from hteb_generate.sources.sources_table import SAMPLE_DATASETS, SOURCES, lookup_source
 from hteb_generate.transform.transformations import PROMPT_SETS, TRANSFORMATIONS
@@ -109,6 +109,7 @@ class GenerateConfig:
     ray_address: str | None = None  # engine calls spread over a Ray cluster ("local", "auto" or an address)
     ray_workers: int | None = None  # engines on the cluster (None: as many as its GPUs or CPUs hold)
     corpus_noise: bool = False  # also the retrieval corpora under each noise rule (SAGE Task 5; opt-in)
+    noise_rules: str = CURRENT_RULES  # the noise rules' version (transform.noise.RULE_SETS); "1" is noise-1339's
 
     @property
     def llm_transformations(self) -> tuple[str, ...]:
@@ -124,8 +125,11 @@ class GenerateConfig:
             data.pop(key)
         if not self.corpus_noise:  # off, it is left out: a revision without it keeps its config hash
             data.pop("corpus_noise")
+        # version 1 (or no rule at all) is left out, as before versions: noise-1339 keeps its config hash
+        if self.noise_rules == FIRST_RULES or len(self.llm_transformations) == len(self.transformations):
+            data.pop("noise_rules")
         if len(self.llm_transformations) < len(self.transformations):
-            data["noise_rules_sha256"] = definitions_hash()
+            data["noise_rules_sha256"] = definitions_hash(self.noise_rules)
         if not self.llm_transformations:
             for key in LLM_SETTINGS:
                 data.pop(key)
@@ -297,6 +301,7 @@ def _validate(config: GenerateConfig) -> GenerateConfig:
         _check_llm_settings(config)
     if config.source not in ("local", "hub"):
         raise HtebError(f"unknown source {config.source!r}; known: local, hub")
+    rule_set(config.noise_rules)  # an unknown rules version is a one-line error
     if config.corpus_noise:
         _check_corpus_noise(transformations, [entry(n) for n in datasets])
     check_label(config.label)

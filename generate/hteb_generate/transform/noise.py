@@ -6,7 +6,7 @@ two common noise types of the augmentation literature join them. Each is a pure 
 text and a generator seeded from the unit's key (run seed, dataset, transformation, text), so input
 order, batch size and sharding change nothing, and a full-size revision needs only a CPU.
 
-Definitions (SAGE's three, then ours):
+Definitions (SAGE's three, then ours), in rules version 1 (noise-1339's, kept as it was):
 - ``random_capitalisation``: round(25%) of the character positions, drawn without replacement, are
   upper-cased; a character already upper-case, or without a one-character upper case, stays.
 - ``character_deletion``: every 10th non-space character is removed; white space is never removed,
@@ -16,6 +16,15 @@ Definitions (SAGE's three, then ours):
   a QWERTY keyboard (drawn uniformly among its neighbours), keeping its case.
 - ``punctuation_casing_loss``: lower-cased, every Unicode punctuation character removed, runs of
   white space collapsed to one space.
+
+Version 2 (issue 34) reaches every script of the registry through one table
+(hteb_contract/specs/noise_scripts.yaml): ``keyboard_typos`` types each letter on the keyboard of
+its script (the language's national one where it has one: AZERTY for French, QWERTZ for German),
+Hangul syllables on Dubeolsik jamo and Ethiopic syllables by their SERA consonant key;
+``numerisation`` uses each script's look-alike digits where a convention exists. On English (QWERTY)
+text version 2 gives exactly version 1's output; the other three rules are version 1's, and the
+table declares where they do not apply (no case: random_capitalisation and the casing half of
+punctuation_casing_loss change nothing).
 
 >>> numerisation("A good idea", None)
 'A g00d 1d34'
@@ -30,54 +39,56 @@ import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
+from functools import cache
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import yaml
 
 from hteb_contract.item_table import single_attempt_table
 from hteb_contract.common.registry import Registry
+from hteb_contract.errors import HtebError
+from hteb_contract.specs.noise_scripts import TABLE_PATH as NOISE_SCRIPTS_PATH
+from hteb_contract.specs.noise_scripts import adjacency, noise_scripts
 from hteb_contract.sources import SourceDataset
 from hteb_contract.specs.transformations import transformation_table
 
+from hteb_generate.transform.keyboards import key_neighbours
 from hteb_generate.transform.languages import derive_int
 
-Perturbation = Callable[[str, np.random.Generator], str]
+Perturbation = Callable[[str, np.random.Generator, "str | None"], str]
 
-#: Perturbation name -> function(text, rng) -> text: one per rule-made row of the transformation table
-#: (hteb_contract.specs.transformations), in its order (tested).
-PERTURBATIONS: Registry[Perturbation] = Registry("noise perturbation")
+#: The rules versions: version -> perturbation name -> function(text, rng, language) -> text, one per
+#: rule-made row of the transformation table (hteb_contract.specs.transformations), in its order
+#: (tested). A revision names its version (the config's `noise_rules`); an old one is never changed.
+RULE_SETS: dict[str, Registry[Perturbation]] = {"1": Registry("noise perturbation (rules version 1)"),
+                                                "2": Registry("noise perturbation (rules version 2)")}
+#: The version a new revision is made with.
+CURRENT_RULES = "2"
+#: The version of a revision whose config names none (those made before versions: noise-1339).
+FIRST_RULES = "1"
+PERTURBATIONS: Registry[Perturbation] = RULE_SETS[CURRENT_RULES]
 
 CAPITALISED_SHARE = 0.25
 DELETION_PERIOD = 10
 TYPO_RATE = 0.05
 NUMERALS = str.maketrans({"e": "3", "i": "1", "a": "4", "o": "0"})
 QWERTY_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+QWERTY_NEIGHBOURS = adjacency(QWERTY_ROWS)
 
 
-def _qwerty_neighbours() -> dict[str, str]:
-    """Each letter's neighbours: left and right on its row, and the keys touching it on the rows
-    above and below (rows are offset by half a key, so a key touches two keys of each)."""
-    where = {key: (row, col) for row, keys in enumerate(QWERTY_ROWS) for col, key in enumerate(keys)}
-    neighbours = {}
-    for key, (row, col) in where.items():
-        near = []
-        for other, (other_row, other_col) in where.items():
-            if other_row == row and abs(other_col - col) == 1:
-                near.append(other)
-            elif other_row == row - 1 and other_col in (col, col + 1):
-                near.append(other)
-            elif other_row == row + 1 and other_col in (col - 1, col):
-                near.append(other)
-        neighbours[key] = "".join(sorted(near))
-    return neighbours
+def _both(name: str) -> Callable[[Perturbation], Perturbation]:
+    """A rule whose definition is the same in every version."""
+    def wrap(function: Perturbation) -> Perturbation:
+        for rules in RULE_SETS.values():
+            rules.add(name, function)
+        return function
+    return wrap
 
 
-QWERTY_NEIGHBOURS = _qwerty_neighbours()
-
-
-@PERTURBATIONS.register("random_capitalisation")
-def random_capitalisation(text: str, rng: np.random.Generator) -> str:
+@_both("random_capitalisation")
+def random_capitalisation(text: str, rng: np.random.Generator, language: str | None = None) -> str:
     chars = list(text)
     count = round(CAPITALISED_SHARE * len(chars))
     for position in rng.choice(len(chars), size=count, replace=False) if count else ():
@@ -87,8 +98,8 @@ def random_capitalisation(text: str, rng: np.random.Generator) -> str:
     return "".join(chars)
 
 
-@PERTURBATIONS.register("character_deletion")
-def character_deletion(text: str, rng: np.random.Generator) -> str:
+@_both("character_deletion")
+def character_deletion(text: str, rng: np.random.Generator, language: str | None = None) -> str:
     kept, counted = [], 0
     for char in text:
         if not char.isspace():
@@ -99,13 +110,25 @@ def character_deletion(text: str, rng: np.random.Generator) -> str:
     return "".join(kept)
 
 
-@PERTURBATIONS.register("numerisation")
-def numerisation(text: str, rng: np.random.Generator) -> str:
+@RULE_SETS["1"].register("numerisation")
+def numerisation(text: str, rng: np.random.Generator, language: str | None = None) -> str:
     return text.translate(NUMERALS)
 
 
-@PERTURBATIONS.register("keyboard_typos")
-def keyboard_typos(text: str, rng: np.random.Generator) -> str:
+@RULE_SETS["2"].register("numerisation")
+def numerisation_by_script(text: str, rng: np.random.Generator, language: str | None = None) -> str:
+    """Each letter -> its script's look-alike digit (lower case only, every occurrence)."""
+    return text.translate(_script_numerals())
+
+
+@cache
+def _script_numerals() -> dict[int, str]:
+    table = noise_scripts()
+    return {ord(letter): digit for script in table.scripts.values() for letter, digit in (script.digits or {}).items()}
+
+
+@RULE_SETS["1"].register("keyboard_typos")
+def keyboard_typos(text: str, rng: np.random.Generator, language: str | None = None) -> str:
     chars = list(text)
     hits = rng.random(len(chars)) < TYPO_RATE
     for position in np.flatnonzero(hits):
@@ -117,27 +140,52 @@ def keyboard_typos(text: str, rng: np.random.Generator) -> str:
     return "".join(chars)
 
 
-@PERTURBATIONS.register("punctuation_casing_loss")
-def punctuation_casing_loss(text: str, rng: np.random.Generator) -> str:
+@RULE_SETS["2"].register("keyboard_typos")
+def keyboard_typos_by_script(text: str, rng: np.random.Generator, language: str | None = None) -> str:
+    """Version 1's draws (one per character, then one per hit that has a neighbour), each letter on
+    the keyboard of its own script (hteb_generate.transform.keyboards)."""
+    chars = list(text)
+    hits = rng.random(len(chars)) < TYPO_RATE
+    for position in np.flatnonzero(hits):
+        near = key_neighbours(chars[position], language)
+        if near:
+            chars[position] = near[rng.integers(len(near))]
+    return "".join(chars)
+
+
+@_both("punctuation_casing_loss")
+def punctuation_casing_loss(text: str, rng: np.random.Generator, language: str | None = None) -> str:
     stripped = "".join(c for c in text.lower() if not unicodedata.category(c).startswith("P"))
     return re.sub(r"\s+", " ", stripped).strip()
 
 
-def perturb(name: str, text: str, *, key: tuple) -> str:
-    """`text` under perturbation `name`, drawn from a generator seeded by `key` alone."""
-    return PERTURBATIONS.get(name)(text, np.random.default_rng(derive_int("noise", *key)))
+def perturb(name: str, text: str, *, key: tuple, language: str | None = None, rules: str = CURRENT_RULES) -> str:
+    """`text` (of `language`, ISO 639-3, for a national keyboard) under perturbation `name` of rules
+    version `rules`, drawn from a generator seeded by `key` alone."""
+    return rule_set(rules).get(name)(text, np.random.default_rng(derive_int("noise", *key)), language)
+
+
+def rule_set(rules: str) -> Registry[Perturbation]:
+    """The perturbations of rules version `rules`; an unknown version is a one-line error."""
+    if rules not in RULE_SETS:
+        raise HtebError(f"unknown noise rules version {rules!r}; known: {', '.join(RULE_SETS)}")
+    return RULE_SETS[rules]
 
 
 #: What a rule-made record names as its generator: the rules and the version of their definitions.
 RULES_MODEL = "hteb-noise-rules"
-RULES_VERSION = "1"
+RULES_VERSION = CURRENT_RULES
 
 
-def definitions_hash() -> str:
-    """sha256 of every constant the perturbations read (a changed rule changes every record's hash)."""
-    definitions = {"version": RULES_VERSION, "names": list(PERTURBATIONS.names()), "capitalised_share": CAPITALISED_SHARE,
-                   "deletion_period": DELETION_PERIOD, "typo_rate": TYPO_RATE, "qwerty_rows": QWERTY_ROWS,
-                   "numerals": {chr(k): v for k, v in NUMERALS.items()}}
+def definitions_hash(rules: str = CURRENT_RULES) -> str:
+    """sha256 of every constant the perturbations of version `rules` read (a changed rule changes every
+    record's hash); version 2's also covers the whole script table."""
+    definitions: dict[str, Any] = {
+        "version": rules, "names": list(rule_set(rules).names()), "capitalised_share": CAPITALISED_SHARE,
+        "deletion_period": DELETION_PERIOD, "typo_rate": TYPO_RATE, "qwerty_rows": QWERTY_ROWS,
+        "numerals": {chr(k): v for k, v in NUMERALS.items()}}
+    if rules != FIRST_RULES:
+        definitions["scripts"] = yaml.safe_load(NOISE_SCRIPTS_PATH.read_text(encoding="utf-8"))
     return hashlib.sha256(json.dumps(definitions, sort_keys=True).encode("utf-8")).hexdigest()
 
 
@@ -148,7 +196,7 @@ def is_rule(transformation: str) -> bool:
 
 
 def noise_tables(seed: int, name: str, dataset: SourceDataset, transformations: Iterable[str], *,
-                 corpus: bool = False) -> dict[str, pa.Table]:
+                 corpus: bool = False, rules: str = CURRENT_RULES) -> dict[str, pa.Table]:
     """Rule transformation -> its item table: one single-attempt record per text of `dataset` (no LLM,
     no judge), in ref order; `corpus`: per corpus title and text instead (the opt-in perturbed corpus of
     retrieval, SAGE Task 5). Columns, not a record per text: 419,000 of them for noise-1339.
@@ -159,16 +207,17 @@ def noise_tables(seed: int, name: str, dataset: SourceDataset, transformations: 
     columns = {item: [found[source][i] for i in order] for source, item in
                (("table", "split"), ("item_id", "item_id"), ("field", "field"), ("subset", "subset"),
                 ("language", "source_language"), ("text", "original_text"))}
-    digest = definitions_hash()
+    digest = definitions_hash(rules)
     return {transformation: single_attempt_table(
         dataset=name, task_type=dataset.info.task_type, transformation=transformation, seed=seed,
         generator_model=RULES_MODEL, prompt_hash=digest,
-        columns={**columns, "transformed_text": [perturb(transformation, text, key=(seed, name, transformation, text))
-                                                 for text in columns["original_text"]]})
+        columns={**columns, "transformed_text": [
+            perturb(transformation, text, key=(seed, name, transformation, text), language=language, rules=rules)
+            for text, language in zip(columns["original_text"], columns["source_language"])]})
         for transformation in transformations}
 
 
-def generator_block() -> dict[str, Any]:
-    """The manifest's `generator` of a revision made by the rules alone."""
-    return {"model_id": RULES_MODEL, "revision": RULES_VERSION, "engine": "rules", "prompt_set": "rules",
-            "prompt_set_hash": definitions_hash()}
+def generator_block(rules: str = CURRENT_RULES) -> dict[str, Any]:
+    """The manifest's `generator` of a revision made by the rules (version `rules`) alone."""
+    return {"model_id": RULES_MODEL, "revision": rules, "engine": "rules", "prompt_set": "rules",
+            "prompt_set_hash": definitions_hash(rules)}
