@@ -251,3 +251,26 @@ def test_a_gpu_regeneration_names_the_recorded_settings_that_differ():
         'vLLM "0.31.0" here, "0.32.0" published']
     assert setting_differences(h100, h100) == []
     assert differences_line(a100, h100).startswith('settings that differ from the published run: GPU model ["NVIDIA A1')
+
+
+def test_reproduce_a_noise_revision_this_version_made(shared_data, monkeypatch, capsys, tmp_path):
+    """A Noise revision (rules, no model): rebuilt from its manifest (its noise rules' hash is this
+    version's) and regenerated to the same texts; no engine is loaded."""
+    _on(monkeypatch, None)
+    args = dict(zip(*[iter(_run_args(tmp_path, shared_data, "cache"))] * 2))
+    overrides = {k.lstrip("-").replace("-", "_"): v for k, v in args.items()
+                 if k not in ("--seed", "--profile", "--model", "--judge-model")}
+    config = build_config(seed="1339", profile="cpu", overrides={**overrides, "max_texts": 2,
+                                                                 "transformations": "character_deletion,numerisation"})
+    pipeline.run(config, log=lambda m: None)
+    theirs = open_store(str(tmp_path / "store")).fetch("t").manifest
+    assert "noise_rules_sha256" in theirs["config"]
+    report_path = tmp_path / "report.json"
+    assert _main("reproduce", "--store", str(tmp_path / "store"), "--revision", "t", "--cache-dir",
+                 str(tmp_path / "c"), "--data-dir", str(shared_data), "--json", str(report_path)) == 0
+    report = json.loads(report_path.read_text())
+    assert report["reproduced"] is True and report["records_compared"] == theirs["counters"]["items"] > 0
+    assert report["differing"] == report["missing"] == report["extra"] == 0
+    with pytest.raises(HtebError, match="noise_rules_sha256 is"):  # rules changed since: named, not rebuilt
+        rebuild_config({**theirs, "config": {**theirs["config"], "noise_rules_sha256": "ab"}}, store="s",
+                       machine={"data_dir": str(shared_data)})

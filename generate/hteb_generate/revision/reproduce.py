@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import MISSING, fields
+from dataclasses import MISSING, asdict, fields
 from typing import Any
 
 from hteb_contract.errors import HtebError
 from hteb_contract.common.paths import default_cache_dir
 
-from hteb_generate.setup.config import PROFILES, GenerateConfig, default_data_dir, validate
-from hteb_generate.transform.noise import FIRST_RULES
+from hteb_generate.setup.config import LLM_SETTINGS, PROFILES, GenerateConfig, build_config, default_data_dir, validate
+from hteb_generate.transform.noise import FIRST_RULES, is_rule
 
 
 def rebuild_config(manifest: Mapping[str, Any], *, store: str, profile: str | None = None,
@@ -51,6 +51,10 @@ def rebuild_config(manifest: Mapping[str, Any], *, store: str, profile: str | No
               "data_dir": str(default_data_dir()), "cache_dir": str(default_cache_dir()),
               "batch_size": PROFILES[profile]["batch_size"],
               **{k: v for k, v in (machine or {}).items() if v is not None}, **content}
+    if not any(not is_rule(t) for t in content.get("transformations", ())):
+        # Rules only: the manifest leaves the model settings out (they decide nothing); the profile's stand in.
+        defaults = asdict(build_config(seed="1", profile=profile, overrides={"data_dir": values["data_dir"]}))
+        values = {**{k: defaults[k] for k in LLM_SETTINGS}, **values}
     missing = sorted(n for n, f in names.items() if n not in values and f.default is MISSING
                      and f.default_factory is MISSING)
     if missing:

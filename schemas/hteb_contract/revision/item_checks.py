@@ -11,7 +11,7 @@ import pyarrow.compute as pc
 
 from hteb_contract.arrow import arrow_schema
 from hteb_contract.columnar import suspect_rows
-from hteb_contract.errors import ContractError, IntegrityError
+from hteb_contract.errors import ContractError, IntegrityError, first_line
 from hteb_contract.records import ItemRecord
 from hteb_contract.revision.layout import Variant, split_name
 from hteb_contract.source_values import CORPUS_TABLE
@@ -116,3 +116,63 @@ def check_columns(found: pa.Schema, what: str) -> None:
     extra = [name for name in found.names if expected.get_field_index(name) < 0]
     if extra:
         raise IntegrityError(f"{what}: column {extra[0]!r} is not in the item schema")
+
+
+def _plain(kind: pa.DataType) -> pa.DataType:
+    """The type that holds the same values as `kind` in the item schema's spelling: dictionary-encoded
+    values as themselves, large and view strings, binaries and lists as the plain ones, nested alike."""
+    if pa.types.is_dictionary(kind):
+        return _plain(kind.value_type)
+    if pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
+        return pa.string()
+    if pa.types.is_large_binary(kind) or pa.types.is_binary_view(kind):
+        return pa.binary()
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_list_view(kind) \
+            or pa.types.is_large_list_view(kind):
+        value = kind.value_field
+        return pa.list_(value.with_type(_plain(value.type)))
+    if pa.types.is_struct(kind):
+        return pa.struct([kind.field(i).with_type(_plain(kind.field(i).type)) for i in range(kind.num_fields)])
+    return kind
+
+
+def as_item_types(table: pa.Table, what: str) -> pa.Table:
+    """An items file's table with each column of an equivalent Arrow type (`large_string`, dictionary-
+    encoded strings, large lists: what polars and some `datasets` versions write) cast to the item
+    schema's type, and every text checked as valid UTF-8 (Parquet's reader does not: a bad byte
+    would end a later read in a UnicodeDecodeError). A column of another type is left for
+    `check_columns` to refuse."""
+    expected = arrow_schema("item")
+    for index, name in enumerate(table.column_names):
+        want = expected.field(name).type if expected.get_field_index(name) >= 0 else None
+        column = table.column(index)
+        if want is not None and not column.type.equals(want) and _plain(column.type).equals(want):
+            table = table.set_column(index, table.field(index).with_type(want), column.cast(want))
+    for name, column in zip(table.column_names, table.columns):
+        _check_utf8(column, f"{what}: column {name!r}")
+    return table
+
+
+def _check_utf8(column: pa.ChunkedArray, what: str) -> None:
+    """Every string of a column (nested ones too) valid UTF-8; the first that is not names its row
+    where the column is flat."""
+    start = 0
+    for chunk in column.chunks:
+        try:
+            chunk.validate(full=True)
+        except pa.ArrowInvalid as err:
+            row = ""
+            if pa.types.is_string(chunk.type):
+                values = chunk.cast(pa.binary()).to_pylist()
+                bad = next((i for i, v in enumerate(values) if v is not None and not _utf8(v)), None)
+                row = "" if bad is None else f" row {start + bad + 1}"
+            raise IntegrityError(f"{what}{row} holds text that is not valid UTF-8 ({first_line(err)})") from None
+        start += len(chunk)
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

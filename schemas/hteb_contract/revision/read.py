@@ -27,6 +27,7 @@ from hteb_contract.revision.item_checks import (
     ITEM_COLUMN,
     REF,
     REF_KEY,
+    as_item_types,
     bool_mask,
     brief,
     check_columns,
@@ -254,10 +255,12 @@ class Revision:
 
     def _read_items(self, rel: str, columns: Sequence[str] | None = None) -> pa.Table:
         """An items file's table (`columns`: only those), its bytes hashed against the manifest as they are read."""
+        what = f"revision {self.label}: {rel}"
         try:
-            return read_parquet_table(self.read_verified(rel), f"revision {self.label}: {rel}", columns)
+            table = read_parquet_table(self.read_verified(rel), what, columns)
         except SourceError as err:
             raise IntegrityError(str(err)) from None
+        return as_item_types(table, what)
 
     def _sound(self, table: pa.Table, name: str, transformation: str, seed: int, *, corpus: bool = False) -> bool:
         """Whether an items file certainly passes every check `_records_one_by_one` makes (`_sound_files`)."""

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from hteb_contract.errors import ContractError, HtebError
-from hteb_contract.common.escape import md_text
+from hteb_contract.common.escape import md_text, terminal
 from hteb_contract.common.registry import Registry
 from hteb_contract.taxonomy import AXES
 from hteb_score import CARD_FILE
@@ -59,15 +59,20 @@ def noise_models(comparison: Comparison) -> str:
         figures = row.figures
         if figures is None:  # a row built without figures: never one of `leaderboard`'s
             continue
+        if "noise" not in figures.axes:
+            raise ContractError(f"table noise-models: the card of {terminal(row.model)} has no Noise results")
+        cells = comparison.heatmap.get(row.model, {})
         lines.append(_row([_name(row.model), number(figures.axis_originals["noise"]), number(figures.axes["noise"]),
                            number(figures.axis_deltas["noise"], sign=True),
-                           *(number(comparison.heatmap[row.model][t].delta, sign=True) for t in rules)]))
+                           *(number(cells[t].delta, sign=True) if t in cells else "-" for t in rules)]))
     return "\n".join(lines)
 
 
 def noise_effects(comparison: Comparison) -> str:
     """Per Noise rule (largest shift first) and the Noise axis: HL shift, its CI, Holm p and the mean
     Kendall tau between the models' Original and transformed scores."""
+    if "noise" not in comparison.effects["axes"]:
+        raise ContractError("table noise-effects: the cards have no Noise results")
     rules = {t: e for t, e in comparison.effects["transformations"].items() if t in AXES["noise"]}
     rows = [*sorted(rules.items(), key=lambda item: item[1]["hl_shift"]), ("Noise axis", comparison.effects["axes"]["noise"])]
     lines = [_row(["rule", "HL shift", "95% CI", "Holm p", "mean Kendall tau, Original vs rule"]), "|---" * 5 + "|"]
@@ -112,7 +117,11 @@ def unit_times(parts: Mapping[str, Sequence[ScorePart]]) -> str:
     rows: dict[tuple[str, ...], dict[str, ScorePart]] = {}
     for model in models:
         for part in parts[model]:
-            rows.setdefault(tuple(u.dataset for u in part.units), {})[model] = part
+            datasets = tuple(u.dataset for u in part.units)
+            if TIMING_TOTAL not in part.timings:
+                raise ContractError(f"table unit-times: the work unit {terminal(' + '.join(datasets))} of "
+                                    f"{terminal(model)} has no total time ({TIMING_TOTAL})")
+            rows.setdefault(datasets, {})[model] = part
     lines = [_row(["unit", *map(md_text, models)]), "|---" * (1 + len(models)) + "|"]
     for datasets in sorted(rows):
         held = rows[datasets]

@@ -3,14 +3,19 @@ the committed file equals what `hteb-score tables` writes, and a hand-edited num
 
 from __future__ import annotations
 
+import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from hteb_contract.errors import HtebError
+from hteb_contract.errors import ContractError, HtebError
+from hteb_score import CARD_FILE
 from hteb_score.report.findings import parts_of, unit_times, update_tables
+from hteb_score.scoring.aggregate import aggregate
 from hteb_score.scoring.parts import merge_parts, read_part
+from hteb_score.scoring.score_record import ScoreRecord
 
 ROOT = Path(__file__).resolve().parents[3]
 FINDINGS = ROOT / "docs" / "findings.md"
@@ -80,3 +85,36 @@ def test_unit_times_name_a_part_of_several_datasets_and_sum_each_model():
 def test_refused_a_folder_without_work_units(tmp_path):
     with pytest.raises(HtebError, match="no work units"):
         parts_of(tmp_path)
+
+
+@pytest.fixture
+def cards_without_noise(tmp_path: Path) -> Path:
+    """Two committed cards cut to their Original scores, their aggregates made anew from those."""
+    folder = tmp_path / "cards"
+    for model in ("all-MiniLM-L6-v2", "paraphrase-MiniLM-L3-v2"):
+        card = json.loads((ROOT / "docs" / "findings" / "noise-1339" / model / CARD_FILE).read_text(encoding="utf-8"))
+        card["scores"] = [s for s in card["scores"] if s["transformation"] == "original"]
+        card["aggregates"] = aggregate([ScoreRecord(**s) for s in card["scores"]])
+        card["error_policy"], card["statistics"] = [], {}
+        (folder / model).mkdir(parents=True)
+        (folder / model / CARD_FILE).write_text(json.dumps(card), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("table", ["noise-models", "noise-effects"])
+def test_a_noise_table_of_cards_without_noise_is_refused_in_one_line(cards_without_noise, run_cli, table):
+    page = cards_without_noise.parent / "page.md"
+    page.write_text(f"<!-- hteb:table {table} cards -->\n| x |\n<!-- /hteb:table -->\n", encoding="utf-8")
+    code, out, err = run_cli("tables", page)
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert f"table {table}: the card" in err and "no Noise results" in err
+    groups = page.with_name("groups.md")  # a table that needs no Noise results is written from the same cards
+    groups.write_text("<!-- hteb:table model-groups cards -->\n<!-- /hteb:table -->\n", encoding="utf-8")
+    assert run_cli("tables", groups)[0] == 0 and "| all-MiniLM-L6-v2 | " in groups.read_text(encoding="utf-8")
+
+
+def test_unit_times_refuse_a_part_without_a_total_time():
+    part = read_part(PARTS / "all-MiniLM-L6-v2" / "STS12.hteb_part.json.gz")
+    timings = {k: v for k, v in part.timings.items() if k != "total_s"}
+    with pytest.raises(ContractError, match="table unit-times: the work unit STS12 of L6 has no total time"):
+        unit_times({"L6": [replace(part, timings=timings)]})
