@@ -29,6 +29,10 @@ for _package in ("schemas", "score", "generate"):  # the repository's packages, 
     sys.path.insert(0, str(ROOT / _package))
 
 PREPARED = ROOT / "out" / "gpu-check" / "model"
+#: What the device check needs of the repository (its tracked files there) besides PREPARED: the packages with the
+#: bundled sample, this script and the Makefile. docs/findings and the tests stay behind; under 64 MiB in all (a test).
+CARRIED = ("schemas", "score", "generate", "bench/gpu_check.py", "Makefile", "pyproject.toml", "VERSION")
+CARRY_LIMIT = 64 * 2**20
 #: Gemma 3 27B's text config (config.json of google/gemma-3-27b-it, the weights gemma-3-27b-it-int4-awq
 #: quantizes): hidden 5376, MLP intermediate 21504, 32 query heads and 16 KV heads of 128. engine_plan.py's
 #: activations (2 x 21,504 per token) and plan.py's prefill rate (2 x 27e9 FLOPs per token) rest on them.
