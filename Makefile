@@ -30,7 +30,7 @@ SOURCES := schemas/pyproject.toml score/pyproject.toml generate/pyproject.toml M
 GEN_VENV := $(if $(filter gpu,$(PROFILE)),$(GPU_VENV),$(VENV))
 GEN_STAMP := $(GEN_VENV)/.installed-$(if $(filter gpu,$(PROFILE)),gpu,cpu)
 
-.PHONY: install install-score install-gpu install-sets test test-fast demo docs generate doctor plan score bench noise-findings findings leaderboard-models tables clean
+.PHONY: install install-score install-gpu install-sets gpu-check gpu-check-prepare test test-fast demo docs generate doctor plan score bench noise-findings findings leaderboard-models tables clean
 
 install: $(VENV)/.installed-cpu
 install-score: $(VENV)/.installed-score
@@ -170,3 +170,12 @@ clean:
 # The findings tables of docs/findings.md, written from the committed cards (tests/score/report/test_findings_tables.py checks them).
 tables:
 	$(BIN)/hteb-score tables docs/findings.md
+
+# The GPU check (docs/gpu.md): gpu-check-prepare here, once (the default model with float16-stored weights, 44 MiB,
+# under out/gpu-check/model); gpu-check on the GPU host with its own Python, torch, transformers and
+# sentence-transformers (no venv, no network): one JSON, $(OUT)/gpu_check.json.
+gpu-check-prepare: install-score
+	$(BIN)/python bench/gpu_check.py --prepare
+
+gpu-check:
+	HF_HUB_OFFLINE=1 $(PYTHON) bench/gpu_check.py --out $(OUT)/gpu_check.json
