@@ -140,15 +140,22 @@ def test_refused_out_holding_other_files(card_files, tmp_path, run_cli, overwrit
     assert snapshot(tmp_path / "out") == {"notes.txt": b"mine\n"}
 
 
-def test_refused_write_failing_midway_leaves_the_earlier_comparison(card_files, earlier, run_cli):
-    """A model name too long for a file name fails while the model-index files are written, after
-    comparison.json: the earlier comparison stays whole and no partial folder is left."""
+def test_refused_write_failing_midway_leaves_the_earlier_comparison(card_files, earlier, run_cli, monkeypatch):
+    """A write that fails while the model-index files are written, after comparison.json (the disk
+    refuses a name): the earlier comparison stays whole and no partial folder is left. (A model name too
+    long for a file name no longer fails: its folder name is shortened, test_escaping.py.)"""
     out, before = earlier
-    card = make_card(MODELS[3])
-    card["model"]["model_id"] = "m" * 300
-    long = out.parent / "long.json"
-    long.write_text(json.dumps(card), encoding="utf-8")
-    code, _, err = run_cli("compare", card_files[0], long, "--out", out, "--overwrite", *SPLITS)
+    from hteb_score.report import comparison_files
+
+    written = comparison_files.atomic_write_bytes
+
+    def refuse_model_index(path, data):
+        if "model_index" in Path(path).parts:
+            raise OSError(36, "File name too long", str(path))
+        return written(path, data)
+
+    monkeypatch.setattr(comparison_files, "atomic_write_bytes", refuse_model_index)
+    code, _, err = run_cli("compare", *card_files[:3], "--out", out, "--overwrite", *SPLITS)
     assert_refused(code, err, "File name too long")
     assert snapshot(out) == before and partials(out.parent) == []
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hteb_contract.common.escape import md_unescape
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -163,9 +164,10 @@ def _check_comparison(comparison, cards: dict[str, dict], specs: dict[str, dict]
         assert card["axes"] == pytest.approx(agg["per_axis"], abs=1e-9)
         assert card["axis_deltas"] == pytest.approx({a: p["delta"] for a, p in agg["axis_pairs"].items()})
         _count("comparison.json card figures vs card", 3 + 2 * len(card["axes"]))
-        md_row = next(c for c in _md_rows(md, "| # | Model |") if c[1].removesuffix(" †") == row["model"])
+        md_row = next(c for c in _md_rows(md, "| # | Model |") if md_unescape(c[1].removesuffix(" †")) == row["model"])
         assert (" †" in md_row[1]) == row["differs_from_card"]
-        assert md_row[2] == figure_cell(r, "original") and md_row[2].startswith(number(row["original"]))
+        assert md_row[2] == comparison.rank_interval(r)  # the rank interval and group, model against model
+        assert md_row[3] == figure_cell(r, "original") and md_row[3].startswith(number(row["original"]))
         if comparison.has_total:  # else its columns are left out (all would be "-")
             assert figure_cell(r, "hteb") in md_row and figure_cell(r, "delta", sign=True) in md_row
         else:
@@ -182,7 +184,7 @@ def _check_comparison(comparison, cards: dict[str, dict], specs: dict[str, dict]
             own = agg["per_transformation"].get(t)
             assert cell["own"] == (None if own is None else pytest.approx(own["delta"]))
             _count("heat map own cell vs card")
-    heat_rows = {c[0]: c[1:] for c in _md_rows(md, "| Model | ")} if result["heatmap"]["columns"] else {}
+    heat_rows = {md_unescape(c[0]): c[1:] for c in _md_rows(md, "| Model | ")} if result["heatmap"]["columns"] else {}
     order, grid = comparison.heatmap_grid()
     for model, drawn in zip(order, grid if heat_rows else [], strict=False):
         cells = result["heatmap"]["cells"][model]
