@@ -84,7 +84,7 @@ $(GPU_VENV)/.installed-gpu: $(SOURCES)
 # mypy first ([tool.mypy] in pyproject.toml: the three packages), then every test.
 test: install
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 # The fast loop: mypy aside, every test not marked slow, on two workers (pytest-xdist).
 test-fast: install

@@ -37,6 +37,9 @@ def test_every_package_takes_its_version_from_the_one_version_file():
                 assert requirement.specifier.contains(VERSION), f"{name} needs {requirement}, the version is {VERSION}"
 
 
+#: Builds in the source trees (build/, *.egg-info): never beside another build (make test's workers, --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("source-tree-builds")
+
 #: The template files each wheel must carry (the cards are rendered from them).
 TEMPLATES = {"hteb-score": ("hteb_score/report/templates/result_card.md.j2",),
              "hteb-generate": ("hteb_generate/revision/templates/dataset_card.md.j2",)}

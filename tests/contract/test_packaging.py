@@ -80,6 +80,7 @@ def test_importing_the_scorer_loads_no_vllm():
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("source-tree-builds")  # builds in schemas/: never beside tests/test_wheels.py's builds
 def test_the_contract_wheel_carries_every_json_schema_and_table(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(tmp_path),
                     str(PROJECTS["contract"])], check=True, capture_output=True)
