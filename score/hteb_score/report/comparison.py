@@ -11,7 +11,7 @@ from hteb_contract.common.escape import md_text
 from hteb_contract.taxonomy import AXES, in_total
 from hteb_contract.validation import validate
 from hteb_score.report.basis import SAME, Basis, Figures
-from hteb_score.report.formatting import column_label, confidence_interval, count, number, p_value
+from hteb_score.report.formatting import column_label, confidence_interval, count, md_row, number, p_value
 from hteb_score.report.lead import Lead
 from hteb_score.report.pairwise import ORIGINAL, ColumnRanking, pairwise_json
 from hteb_score.report.pairwise import label as ranked_label
@@ -265,10 +265,10 @@ class Comparison:
                 + ". \"card\": the model's own figure (all it has, as its card says) where it differs. "
                 f"Rank interval, group: on {ranked_label(self.rank_key())}, "
                 "model against model (below).", ""]
-        out += [_row(header), _row(["---"] * len(header))]
+        out += [md_row(header), md_row(["---"] * len(header))]
         for r in self.leaderboard:
             cells = {a: leaderboard_cell(r, a) for a in axes}
-            out.append(_row([str(self.rank(r)), md_text(r.model) + (" †" if r.differs_from_card else ""), self.rank_interval(r),
+            out.append(md_row([str(self.rank(r)), md_text(r.model) + (" †" if r.differs_from_card else ""), self.rank_interval(r),
                              figure_cell(r, "original"), *(cells[a] for a in paper),
                              *([figure_cell(r, "hteb"), figure_cell(r, "delta", sign=True)] if total else []),
                              *(cells[a] for a in beside), *([rank_cell(self.rank_change(r))] if ranked else []),
@@ -284,10 +284,10 @@ class Comparison:
         out = ["", "## Mean delta per transformation (the heat map)", "",
                "Per model, the mean over datasets of (transformed - Original), on the basis above; "
                "\"card\" beside a cell: the model's own figure where it differs; - : no score.", "",
-               _row(["Model", *(md_text(column_label(n)) for n in self.heatmap_columns)]),
-               _row(["---"] * (1 + len(self.heatmap_columns)))]
+               md_row(["Model", *(md_text(column_label(n)) for n in self.heatmap_columns)]),
+               md_row(["---"] * (1 + len(self.heatmap_columns)))]
         for model, row in self.heatmap.items():
-            out.append(_row([md_text(model), *(heat_cell(row[n]) for n in self.heatmap_columns)]))
+            out.append(md_row([md_text(model), *(heat_cell(row[n]) for n in self.heatmap_columns)]))
         return out
 
     def _stability_md(self) -> list[str]:
@@ -332,7 +332,7 @@ class Comparison:
                 abs_delta = pooled if pooled is not None else e["median_abs_delta"]
                 ci = confidence_interval(e)
                 shift, p_holm = number(e["hl_shift"], sign=True), p_value(e["p_holm"])
-                out.append(_row([md_text(family), md_text(column_label(name)), shift, ci, p_holm, number(abs_delta),
+                out.append(md_row([md_text(family), md_text(column_label(name)), shift, ci, p_holm, number(abs_delta),
                                  str(e["n_datasets"])]))
         return out
 
@@ -354,7 +354,7 @@ class Comparison:
 
     def _inputs_md(self) -> list[str]:
         out = ["", "## Inputs", "", "| Model | Source | Dataset revision |", "|---|---|---|"]
-        return out + [_row([md_text(m.model), md_text(m.source), md_text(m.revision or "-")]) for m in self.models]
+        return out + [md_row([md_text(m.model), md_text(m.source), md_text(m.revision or "-")]) for m in self.models]
 
     def heatmap_grid(self) -> tuple[list[str], list[list[float | None]]]:
         """The heat map's rows (models in leaderboard order) and cells, as drawn: the `heatmap` deltas."""
@@ -416,6 +416,3 @@ def heat_cell(cell: HeatCell) -> str:
     shown = number(cell.delta, sign=True)
     return f"{shown} (card {number(cell.own, sign=True)})" if cell.differs else shown
 
-
-def _row(cells: Sequence[str]) -> str:
-    return "| " + " | ".join(cells) + " |"

@@ -29,7 +29,7 @@ from hteb_contract.taxonomy import AXES
 from hteb_score import CARD_FILE
 from hteb_score.report.analysis import compare
 from hteb_score.report.comparison import Comparison
-from hteb_score.report.formatting import confidence_interval, count, number, p_value
+from hteb_score.report.formatting import confidence_interval, count, md_row, number, p_value
 from hteb_score.report.inputs import load_card
 from hteb_score.report.pairwise import label as ranked_label
 from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart, read_part
@@ -41,9 +41,6 @@ SHORT = {"character_deletion": "char. deletion", "numerisation": "numerisation",
          "punctuation_casing_loss": "punct./casing loss", "random_capitalisation": "random caps"}
 
 
-def _row(cells: Sequence[str]) -> str:
-    return "| " + " | ".join(cells) + " |"
-
 
 def _name(model: str) -> str:
     """A model as the docs name it: the last part of its id or path, escaped for a table cell."""
@@ -54,7 +51,7 @@ def noise_models(comparison: Comparison) -> str:
     """Per model, in leaderboard order: Original and Noise over the same datasets, their delta, and
     each Noise rule's mean delta (the heat map's cells)."""
     rules = [t for t in AXES["noise"] if t in comparison.heatmap_columns]
-    lines = [_row(["model", "Original", "Noise", "delta", *(SHORT[t] for t in rules)]), "|---" * (4 + len(rules)) + "|"]
+    lines = [md_row(["model", "Original", "Noise", "delta", *(SHORT[t] for t in rules)]), "|---" * (4 + len(rules)) + "|"]
     for row in comparison.leaderboard:
         figures = row.figures
         if figures is None:  # a row built without figures: never one of `leaderboard`'s
@@ -62,7 +59,7 @@ def noise_models(comparison: Comparison) -> str:
         if "noise" not in figures.axes:
             raise ContractError(f"table noise-models: the card of {terminal(row.model)} has no Noise results")
         cells = comparison.heatmap.get(row.model, {})
-        lines.append(_row([_name(row.model), number(figures.axis_originals["noise"]), number(figures.axes["noise"]),
+        lines.append(md_row([_name(row.model), number(figures.axis_originals["noise"]), number(figures.axes["noise"]),
                            number(figures.axis_deltas["noise"], sign=True),
                            *(number(cells[t].delta, sign=True) if t in cells else "-" for t in rules)]))
     return "\n".join(lines)
@@ -75,10 +72,10 @@ def noise_effects(comparison: Comparison) -> str:
         raise ContractError("table noise-effects: the cards have no Noise results")
     rules = {t: e for t, e in comparison.effects["transformations"].items() if t in AXES["noise"]}
     rows = [*sorted(rules.items(), key=lambda item: item[1]["hl_shift"]), ("Noise axis", comparison.effects["axes"]["noise"])]
-    lines = [_row(["rule", "HL shift", "95% CI", "Holm p", "mean Kendall tau, Original vs rule"]), "|---" * 5 + "|"]
+    lines = [md_row(["rule", "HL shift", "95% CI", "Holm p", "mean Kendall tau, Original vs rule"]), "|---" * 5 + "|"]
     for name, effect in rows:
         tau = comparison.ranking_stability["noise" if name == "Noise axis" else name].mean
-        lines.append(_row([md_text(name), number(effect["hl_shift"], sign=True), confidence_interval(effect),
+        lines.append(md_row([md_text(name), number(effect["hl_shift"], sign=True), confidence_interval(effect),
                            p_value(effect["p_holm"]), number(tau, 3)]))
     return "\n".join(lines)
 
@@ -88,9 +85,9 @@ def model_groups(comparison: Comparison) -> str:
     rank interval and group letters, then per column how many pairs were separated after Holm."""
     rankings = comparison.pairwise
     names = list(rankings)
-    lines = [_row(["model", *(ranked_label(n) for n in names)]), "|---" * (1 + len(names)) + "|"]
-    lines += [_row([_name(row.model), *(rankings[n].cell(row.model) for n in names)]) for row in comparison.leaderboard]
-    lines.append(_row(["pairs separated (Holm p < 0.05)", *(
+    lines = [md_row(["model", *(ranked_label(n) for n in names)]), "|---" * (1 + len(names)) + "|"]
+    lines += [md_row([_name(row.model), *(rankings[n].cell(row.model) for n in names)]) for row in comparison.leaderboard]
+    lines.append(md_row(["pairs separated (Holm p < 0.05)", *(
         f"{sum(p.separated for p in rankings[n].pairs)} of {len(rankings[n].pairs)}" for n in names)]))
     return "\n".join(lines)
 
@@ -122,12 +119,12 @@ def unit_times(parts: Mapping[str, Sequence[ScorePart]]) -> str:
                 raise ContractError(f"table unit-times: the work unit {terminal(' + '.join(datasets))} of "
                                     f"{terminal(model)} has no total time ({TIMING_TOTAL})")
             rows.setdefault(datasets, {})[model] = part
-    lines = [_row(["unit", *map(md_text, models)]), "|---" * (1 + len(models)) + "|"]
+    lines = [md_row(["unit", *map(md_text, models)]), "|---" * (1 + len(models)) + "|"]
     for datasets in sorted(rows):
         held = rows[datasets]
-        lines.append(_row([md_text(" + ".join(datasets)), *(
+        lines.append(md_row([md_text(" + ".join(datasets)), *(
             _minutes(held[m].timings[TIMING_TOTAL]) + _cached([held[m]]) if m in held else "-" for m in models)]))
-    lines.append(_row(["in all", *(
+    lines.append(md_row(["in all", *(
         f"{_minutes(sum(p.timings[TIMING_TOTAL] for p in parts[m]))} over {count(len(parts[m]), 'unit')}"
         f"{_cached(parts[m])}"
         for m in models)]))

@@ -11,7 +11,7 @@ card and the comparison can never drift apart.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hteb_contract.taxonomy import AXIS_LABELS
@@ -47,3 +47,8 @@ def count(n: int, noun: str) -> str:
 def column_label(name: str) -> str:
     """How a score column (`hteb`, an axis, a transformation) is printed."""
     return "HTEB total" if name == HTEB else AXIS_LABELS.get(name, name.replace("_", " ").capitalize())
+
+
+def md_row(cells: Sequence[str]) -> str:
+    """One Markdown table row of cells already written for Markdown (escaped where they came from a user)."""
+    return "| " + " | ".join(cells) + " |"

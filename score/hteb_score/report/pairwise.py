@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from hteb_contract.common.escape import md_text
 
-from hteb_score.report.formatting import column_label, confidence_interval, number, p_value
+from hteb_score.report.formatting import column_label, confidence_interval, md_row, number, p_value
 from hteb_score.scoring.model_scores import ModelScores
 from hteb_score.scoring.statistics import paired_effect
 from hteb_score.stats.holm import holm
@@ -161,17 +161,14 @@ def markdown(rankings: Mapping[str, ColumnRanking]) -> list[str]:
            "A cell reads `rank [interval] groups`: the point rank by the mean, the ranks the model can take given "
            "the separated pairs (family-wise 95%), and its letters: models sharing a letter cannot be told apart.",
            "", *(f"- {groups_sentence(rankings[n], md_text)}" for n in names), "",
-           _row(["Model", *(label(n) for n in names)]), _row(["---"] * (1 + len(names)))]
-    out += [_row([md_text(m), *(rankings[n].cell(m) if m in rankings[n].ranks else "-" for n in names)]) for m in models]
+           md_row(["Model", *(label(n) for n in names)]), md_row(["---"] * (1 + len(names)))]
+    out += [md_row([md_text(m), *(rankings[n].cell(m) if m in rankings[n].ranks else "-" for n in names)]) for m in models]
     for name in names:
         out += ["", f"### {label(name)}: pairs", "",
-                _row(["First", "Second", "HL shift", "95% CI", "p", "p (Holm)", "separated", "datasets"]),
-                _row(["---"] * 8)]
-        out += [_row([md_text(p.first), md_text(p.second), number(p.effect["hl_shift"], sign=True), confidence_interval(p.effect),
+                md_row(["First", "Second", "HL shift", "95% CI", "p", "p (Holm)", "separated", "datasets"]),
+                md_row(["---"] * 8)]
+        out += [md_row([md_text(p.first), md_text(p.second), number(p.effect["hl_shift"], sign=True), confidence_interval(p.effect),
                       p_value(p.effect["p_value"]), p_value(p.effect["p_holm"]), "yes" if p.separated else "no",
                       str(p.effect["n_datasets"])]) for p in rankings[name].pairs]
     return out
 
-
-def _row(cells: Sequence[str]) -> str:
-    return "| " + " | ".join(cells) + " |"
