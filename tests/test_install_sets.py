@@ -30,7 +30,9 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.slow
+#: pip resolves the editable sets by building their metadata in the source trees (score/*.egg-info): never
+#: beside tests/test_wheels.py's builds, which write the same folders (make test's workers, --dist loadgroup).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("source-tree-builds")]
 
 
 def _sets() -> dict[str, str]:

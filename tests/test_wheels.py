@@ -49,8 +49,9 @@ TEMPLATES = {"hteb-score": ("hteb_score/report/templates/result_card.md.j2",),
 def dist(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("dist")
     for project in PROJECTS.values():
-        subprocess.run([sys.executable, "-m", "build", "-q", "--outdir", str(out), str(project)], check=True,
-                       capture_output=True, text=True)
+        done = subprocess.run([sys.executable, "-m", "build", "-q", "--outdir", str(out), str(project)],
+                              capture_output=True, text=True)
+        assert done.returncode == 0, f"building {project.name} failed:\n{done.stdout}{done.stderr}"
     return out
 
 
