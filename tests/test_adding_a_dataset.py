@@ -75,9 +75,10 @@ def added(tmp_path_factory, shared_data):
          "--store", str(store), "--manifest-md", str(tmp / "MANIFEST.md")],
         cwd=tmp, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
-    return {"name": name, "package": package, "revision": open_store(f"file://{store}").fetch("noise-1339")}
+    return {"name": name, "package": package, "revision": open_store(f"file://{store}").fetch("noise2-1339")}
 
 
+@pytest.mark.slow  # a fresh interpreter runs the page's steps
 def test_the_page_lists_one_file_and_the_test_touched_only_it(added):
     assert files_to_touch() == ["schemas/hteb_contract/specs/datasets.yaml"]
     before, after = _digests(CONTRACT), _digests(added["package"])
@@ -93,6 +94,7 @@ def test_the_example_row_is_valid_and_new(tmp_path):
         lookup_source(row.name)
 
 
+@pytest.mark.slow  # a fresh interpreter runs the page's steps
 def test_the_new_dataset_is_generated_under_its_name_with_its_licence(added):
     revision: Revision = added["revision"]
     name = added["name"]
@@ -104,6 +106,7 @@ def test_the_new_dataset_is_generated_under_its_name_with_its_licence(added):
                                          "license_link": "https://example.org/toy-sts"}]
 
 
+@pytest.mark.slow  # a fresh interpreter runs the page's steps
 def test_the_new_dataset_is_scored(added):
     revision: Revision = added["revision"]
     variants, _ = revision_variants(revision, added["name"], transformations=None, seeds=None, on_error="original")

@@ -54,6 +54,7 @@ def toy(shared_data) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # a fresh interpreter runs the page's steps
 def test_the_schemas_take_the_toy_once_it_is_a_row_and_still_refuse_an_unknown_type(toy):
     assert "is not one of" in toy["refused_before"]["item"] and NAME in toy["refused_before"]["item"]
     assert "is not one of" in toy["refused_before"]["manifest"]
@@ -63,6 +64,7 @@ def test_the_schemas_take_the_toy_once_it_is_a_row_and_still_refuse_an_unknown_t
         assert f"'{NAME}'" in refused  # the enum is the task table's names, the toy among them
 
 
+@pytest.mark.slow  # a fresh interpreter runs the page's steps
 def test_every_registry_finds_the_toy(toy):
     assert toy["main_metrics"] == {"hteb": "spearman", "mteb": "cosine_spearman"}
     assert toy["evaluator"] == "ToySimilarityEvaluator"
@@ -70,6 +72,7 @@ def test_every_registry_finds_the_toy(toy):
     assert toy["dataset_task_type"] == NAME and toy["rows"] == 40
 
 
+@pytest.mark.slow  # a fresh interpreter runs the page's steps
 def test_a_dataset_of_the_toy_scores_as_mteb_scores_it(toy):
     assert toy["ours"]["metric"] == "cosine_spearman"
     assert toy["ours"]["subsets"].keys() == toy["mteb"].keys() == {"default"}

@@ -25,6 +25,7 @@ def _script() -> ModuleType:
     return module
 
 
+@pytest.mark.slow
 def test_cpu_run_writes_what_it_did_and_names_what_it_skipped(tmp_path: Path) -> None:
     import torch
 

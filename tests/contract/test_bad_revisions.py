@@ -377,6 +377,7 @@ def test_the_base_revision_and_the_bundled_sample_pass(bad_revision, tmp_path, c
     assert "8 of 8 datasets verified" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_a_refusal_never_aborts(bad_revision, tmp_path):
     """`verify`'s refusal as the command, 30 times, four at a time (under load, a thread pool still
     running at interpreter exit aborted it now and then: SIGABRT, exit 134): exit 2 and its one line

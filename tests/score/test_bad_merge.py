@@ -62,6 +62,7 @@ def test_a_part_of_another_run_is_refused_naming_the_difference(case, units, tmp
     assert snapshot(out) == {} and partials(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_the_same_unit_twice_is_merged_once_when_identical(units, tmp_path):
     again = write_part(scored_part(["STSBenchmark"]), tmp_path / "again")  # scored again: the same unit
     code, _, err = _merge(*units.values(), out=tmp_path / "once")
@@ -88,6 +89,7 @@ def test_the_same_unit_twice_with_other_results_is_refused(units, tmp_path):
     assert snapshot(tmp_path / "merged") == {}
 
 
+@pytest.mark.slow
 def test_a_missing_dataset_is_stated_and_flagged_never_averaged_away(units, tmp_path):
     code, out, err = _merge(units["STSBenchmark"], units["SciFact"], units["SemRel2024"], out=tmp_path / "merged")
     assert code == 0, err

@@ -78,7 +78,7 @@ def _options(fn, seed: Any = SEED):
         click.option("--transformations", default=None,
                      help="Comma-separated transformations: LLM ones and noise rules (default: the profile's)."),
         click.option("--store", default=None, help="Store: a path, file://PATH or hf://OWNER/NAME."),
-        click.option("--label", default=None, help="Revision label (default: sample-SEED on cpu, hteb-SEED on gpu)."),
+        click.option("--label", default=None, help="Revision label (default: sample-SEED on cpu, hteb-SEED on gpu, noise2-SEED for noise: rules 1 noise-SEED)."),
         click.option("--model", default=None, help="Generator: a registered alias or id, or a local model folder."),
         click.option("--engine", default=None, help="Backend: vllm or transformers."),
         click.option("--prompt-set", default=None, help="Prompt set id (paper, smollm2-fewshot)."),

@@ -28,7 +28,8 @@ from hteb_generate.bounds import CONFIG_BOUNDS, ENGINE_BOUNDS, check_number, che
 from hteb_generate.engine import check_engine_options
 from hteb_generate.checks.judge import DEFAULT_PROMPTS, JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from hteb_generate.engine.models import ModelSpec, lookup_model
-from hteb_generate.transform.noise import CURRENT_RULES, FIRST_RULES, PERTURBATIONS, definitions_hash, is_rule, rule_set
+from hteb_generate.transform.noise import (CURRENT_RULES, FIRST_RULES, PERTURBATIONS, RULE_LABELS, definitions_hash,
+                                          is_rule, rule_set)
 from hteb_generate.sources.source_loading import load_source
 from hteb_generate.sources.sources_table import SAMPLE_DATASETS, SOURCES, lookup_source
 from hteb_generate.transform.transformations import PROMPT_SETS, TRANSFORMATIONS
@@ -186,7 +187,7 @@ PROFILES: dict[str, dict[str, Any]] = {
 PROFILES["noise"] = {**PROFILES["cpu"], "datasets": None, "transformations": tuple(PERTURBATIONS.names()),
                      "judge_model": None, "sample": None, "max_texts": None, "max_list": None}
 
-DEFAULT_LABELS = {"gpu": "hteb", "cpu": "sample", "noise": "noise"}
+DEFAULT_LABELS = {"gpu": "hteb", "cpu": "sample"}  # the noise profile's: transform.noise.RULE_LABELS
 
 
 def data_dir_datasets(data_dir: Path) -> tuple[str, ...]:
@@ -237,7 +238,9 @@ def build_config(
         given["transformations"] = _names(given["transformations"])
     if given.get("judge_model") == NO_JUDGE:
         given["judge_model"] = None
-    default_label = f"{DEFAULT_LABELS[profile]}-{'-'.join(map(str, seeds))}"
+    rules = given.get("noise_rules", CURRENT_RULES)  # an unknown version is refused by validate()
+    stem = RULE_LABELS.get(rules, "noise") if profile == "noise" else DEFAULT_LABELS[profile]
+    default_label = f"{stem}-{'-'.join(map(str, seeds))}"
     label = given.pop("label", default_label)  # an empty --label is refused, not replaced
     config = GenerateConfig(
         seeds=seeds,

@@ -37,6 +37,7 @@ def copy(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_number_typed_by_hand_fails_the_check_and_is_rewritten(copy, run_cli):
     text = copy.read_text(encoding="utf-8")
     row = next(line for line in text.splitlines() if line.startswith("| all-mpnet-base-v2 |"))
@@ -58,6 +59,7 @@ def test_refused_a_file_without_tables_or_cards(tmp_path, run_cli):
     assert code == 2 and "no result cards" in err
 
 
+@pytest.mark.slow
 def test_a_unit_time_typed_by_hand_fails_the_check(copy, run_cli):
     text = copy.read_text(encoding="utf-8")
     row = next(line for line in text.splitlines() if line.startswith("| TwitterSemEval2015 |"))

@@ -60,6 +60,7 @@ def test_rank_changes_follow_from_the_table(comparison):
     assert re.search(r"\| 1 \| F2LLM-v2-4B \| [^|]+ \| 73\.00 \|", (out / "comparison.md").read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_bootstrap_ci_option(tmp_path):
     from hteb_score.cli import main
     from hteb_score.stats.hodges_lehmann import hodges_lehmann
