@@ -123,17 +123,20 @@ bench: install
 # table (tests/models.py MODELS, each under its Hub id) and every dataset of the revision (or FINDINGS_DATASETS),
 # its part gzipped into FINDINGS_DOCS/parts as it finishes (a stopped run goes on where it stopped); then
 # `make findings`. Commit the new parts as they come: a run too long for one sitting is split this way.
-FINDINGS := $(OUT)/noise-findings
+# NOISE_RULES picks the revision: 1 is noise-SEED (the published findings), 2 is noise2-SEED (every script, issue 34).
+NOISE_RULES ?= 1
+NOISE_LABEL := $(if $(filter 1,$(NOISE_RULES)),noise,noise$(NOISE_RULES))-$(SEED)
+FINDINGS := $(OUT)/$(NOISE_LABEL)-findings
 FINDINGS_DATASETS ?=
 noise-findings: install
-	$(MAKE) generate PROFILE=noise SEED=$(SEED)
+	$(MAKE) generate PROFILE=noise SEED=$(SEED) GENERATE_ARGS="--noise-rules $(NOISE_RULES)"
 	mkdir -p $(FINDINGS)
 	cd tests && HF_HUB_OFFLINE=1 ../$(BIN)/python models.py > ../$(FINDINGS)/models.tsv
 	set -e; datasets="$(FINDINGS_DATASETS)"; [ -n "$$datasets" ] || datasets=$$($(BIN)/python -c \
-		"from hteb_contract.stores import open_store; print(*open_store('file://.hteb/store').fetch('noise-$(SEED)').dataset_names())"); \
+		"from hteb_contract.stores import open_store; print(*open_store('file://.hteb/store').fetch('$(NOISE_LABEL)').dataset_names())"); \
 	while IFS=$$'\t' read -r name hub path arguments; do for ds in $$datasets; do \
 		part=$(FINDINGS_DOCS)/parts/$$name/$$ds.hteb_part.json.gz; [ -f $$part ] && continue; \
-		HF_HUB_OFFLINE=1 $(BIN)/hteb-score "$$path" $$arguments --model-name "$$hub" --store file://.hteb/store --revision noise-$(SEED) \
+		HF_HUB_OFFLINE=1 $(BIN)/hteb-score "$$path" $$arguments --model-name "$$hub" --store file://.hteb/store --revision $(NOISE_LABEL) \
 			--part $$ds --cache-dir $(OUT)/embedding-cache --out $(FINDINGS)/$$name/$$ds --overwrite --quiet < /dev/null; \
 		mkdir -p $$(dirname $$part); gzip -9n < $(FINDINGS)/$$name/$$ds/hteb_part.json > $$part.tmp; mv $$part.tmp $$part; \
 	done; done < $(FINDINGS)/models.tsv
@@ -144,7 +147,7 @@ noise-findings: install
 # their comparison and report page (FINDINGS_DOCS/comparison), the whole-revision card of each model whose parts hold
 # every dataset (FINDINGS_DOCS/whole-revision/MODEL), their comparison (FINDINGS_DOCS/whole-revision-comparison) and
 # the docs' tables. Needs no model and no revision.
-FINDINGS_DOCS := docs/findings/noise-$(SEED)
+FINDINGS_DOCS := docs/findings/$(NOISE_LABEL)
 FINDINGS_SIX := STSBenchmark,STS16,TwitterSemEval2015,Banking77,TwentyNewsgroups,IsiZuluNews
 findings: install-score
 	set -e; cards=(); for parts in $(FINDINGS_DOCS)/parts/*/; do name=$$(basename $$parts); \
