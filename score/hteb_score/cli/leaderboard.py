@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-
 from hteb_contract.common.atomic import atomic_write_text
+
 from hteb_score.cli.tables import StaleTables
 from hteb_score.cli.terminal import echo
 

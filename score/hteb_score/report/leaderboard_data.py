@@ -21,6 +21,7 @@ from typing import Any
 from hteb_contract.errors import HtebError
 from hteb_contract.specs.datasets import dataset_specs
 from hteb_contract.taxonomy import AXES
+
 from hteb_score import CARD_FILE
 from hteb_score.report.findings import SHORT
 from hteb_score.report.formatting import column_label
@@ -77,19 +78,21 @@ def _views(models: Sequence[ModelScores], columns: Sequence[str], datasets: Sequ
     for column in columns:
         scores = {m.model: {d: (m.original if column == ORIGINAL else m.column(column))[d] for d in datasets}
                   for m in models}
-        ranking = rank_models(scores, column)
+        tested = len(datasets) > 1
+        ranking = rank_models(scores, column) if tested else None
+        means = ranking.scores if ranking else {m: sum(v.values()) / len(v) for m, v in scores.items()}
         rows = {}
         for m in models:
-            mean = ranking.scores[m.model]
+            mean = means[m.model]
             original = sum(m.original[d] for d in datasets) / len(datasets)
             row: dict[str, Any] = {"score": mean, "delta": None if column == ORIGINAL else mean - original,
-                                   "rank": ranking.ranks[m.model]}
-            if len(datasets) > 1:
+                                   "rank": 1 + sum(v > mean for v in means.values())}
+            if ranking is not None:
                 low, high = ranking.intervals[m.model]
                 row.update(rank_low=low, rank_high=high, group=ranking.letters[m.model])
             rows[m.model] = row
         view: dict[str, Any] = {"models": rows}
-        if len(datasets) > 1:
+        if ranking is not None:
             view["groups"] = ranking.groups()
             view["pairs"] = [{k: p.to_json()[k] for k in ("first", "second", "separated", "winner", "hl_shift",
                                                          "ci_low", "ci_high", "p_value", "p_holm", "n_datasets")}

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hteb_contract.common.escape import html_text
+
 from hteb_score.report.leaderboard_data import FACTS, csv_rows
 from hteb_score.report.pairwise import ALPHA, METHOD
 
@@ -290,11 +291,11 @@ def render(data: Mapping[str, Any]) -> str:
     method = "".join(f"<li><b>{html_text(k)}</b>: {html_text(v)}</li>" for k, v in METHOD.items())
     body = [
         f"<h1>{html_text(TITLE)}</h1>",
-        f"<p>{n_models} models on the {n_datasets} datasets of the revision {html_text(data['revision'])}, "
+        (f"<p>{n_models} models on the {n_datasets} datasets of the revision {html_text(data['revision'])}, "
         "from their committed result cards. Scores in points (score x 100), means over the datasets in view; "
         "Δ is the ranked column minus Original. Pick an axis, a language or a dataset; rank by any column of the "
         "axis; click a header to sort by it, again to reverse; tick two models to pin them side by side. "
-        f'<a href="{html_text(CSV_NAME)}" download>Download every number as CSV</a>.</p>',
+        f'<a href="{html_text(CSV_NAME)}" download>Download every number as CSV</a>.</p>'),
         '<div class="controls">',
         '<label>Axis <select id="axis"></select></label>',
         '<label>Rank by <select id="rank-by"></select></label>',
@@ -307,11 +308,11 @@ def render(data: Mapping[str, Any]) -> str:
         '<section id="pinned"></section>',
         "<h2>How the ranks are made</h2>",
         f'<ul class="note">{method}</ul>',
-        '<p class="note">A language selects the datasets with texts in it (a multilingual dataset\'s score covers '
+        ('<p class="note">A language selects the datasets with texts in it (a multilingual dataset\'s score covers '
         "all its languages). Model facts come from each result card where it records them (embedding dimension, "
         "maximum tokens, seconds to embed 1,000 texts: the card's embedding time over the texts it encoded, on "
         "the machine that scored it, this project's 2 CPU cores), else from tests/models.py's table; hover a "
-        "cell to see which.</p>",
+        "cell to see which.</p>"),
     ]
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
