@@ -30,7 +30,7 @@ SOURCES := schemas/pyproject.toml score/pyproject.toml generate/pyproject.toml M
 GEN_VENV := $(if $(filter gpu,$(PROFILE)),$(GPU_VENV),$(VENV))
 GEN_STAMP := $(GEN_VENV)/.installed-$(if $(filter gpu,$(PROFILE)),gpu,cpu)
 
-.PHONY: install install-score install-gpu install-sets gpu-check gpu-check-prepare test test-fast demo docs generate doctor plan score bench noise-findings findings leaderboard-models tables clean
+.PHONY: install install-score install-gpu install-sets gpu-check gpu-check-prepare test test-fast demo docs generate doctor plan score bench noise-findings findings leaderboard leaderboard-models tables clean
 
 install: $(VENV)/.installed-cpu
 install-score: $(VENV)/.installed-score
@@ -161,6 +161,7 @@ findings: install-score
 	$(BIN)/hteb-score compare "$${cards[@]}" --out $(FINDINGS_DOCS)/comparison --overwrite
 	$(BIN)/hteb-score compare $(FINDINGS_DOCS)/whole-revision/*/result_card.json --out $(FINDINGS_DOCS)/whole-revision-comparison --overwrite
 	$(BIN)/hteb-score tables docs/findings.md
+	$(MAKE) leaderboard
 
 # The PyPI embedding models of tests/models.py: name, Hub id, MODEL_ID (a local folder, made on first use, or a
 # factory) and the hteb-score arguments it needs, one line each.
@@ -169,6 +170,14 @@ leaderboard-models: install
 
 clean:
 	rm -rf $(OUT) .pytest_cache site
+
+# The documentation site's leaderboard page (docs/leaderboard.html and .csv), from the committed whole-revision cards
+# and the model facts of tests/models.py's table, written beside the cards (tests/score/report/test_leaderboard_page.py
+# checks both are what this writes).
+leaderboard: install-score
+	cd tests && ../$(BIN)/python models.py --facts > ../$(FINDINGS_DOCS)/model_facts.json.tmp
+	mv $(FINDINGS_DOCS)/model_facts.json.tmp $(FINDINGS_DOCS)/model_facts.json
+	$(BIN)/hteb-score leaderboard $(FINDINGS_DOCS)/whole-revision --facts $(FINDINGS_DOCS)/model_facts.json --out docs/leaderboard.html
 
 # The findings tables of docs/findings.md, written from the committed cards (tests/score/report/test_findings_tables.py checks them).
 tables:

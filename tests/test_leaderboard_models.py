@@ -43,6 +43,14 @@ def test_the_table_names_each_model_once_with_pinned_packages():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(DIMENSIONS))
+def test_the_tables_parameter_count_is_the_models(name):
+    """The leaderboard page's parameter count (tests/models.py) is the loaded model's."""
+    model = SentenceTransformer(model_path(name), device="cpu")
+    assert sum(p.numel() for p in model.parameters()) == MODELS[name].parameters
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(DIMENSIONS))
 def test_model_embeds_a_paraphrase_closer_than_another_topic(name):
     model = SentenceTransformer(model_path(name), device="cpu")
     sentences = [s for triple in TRIPLES for s in triple]

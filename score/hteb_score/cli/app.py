@@ -105,6 +105,10 @@ from hteb_score.cli.tables import tables  # noqa: E402
 
 cli.add_command(tables)
 
+from hteb_score.cli.leaderboard import leaderboard  # noqa: E402
+
+cli.add_command(leaderboard)
+
 
 def _error(message: str) -> None:
     """The one line on stderr: a message that quotes user input with a line break stays one line."""

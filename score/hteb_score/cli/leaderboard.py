@@ -1,0 +1,38 @@
+"""`hteb-score leaderboard`: the documentation site's leaderboard page and its CSV, from committed result cards."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from hteb_contract.common.atomic import atomic_write_text
+
+from hteb_score.cli.tables import StaleTables
+from hteb_score.cli.terminal import echo
+
+
+@click.command("leaderboard")
+@click.argument("cards", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--facts", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Model facts (JSON list: model, licence, parameters, max_tokens), as `python tests/models.py "
+                   "--facts` writes them; a card's own facts come first.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The page to write (e.g. docs/leaderboard.html); its CSV is written beside it.")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 when the page or its CSV differ from what the cards give.")
+def leaderboard(cards: Path, facts: Path, out: Path, check: bool) -> None:
+    """Write the leaderboard page OUT and OUT's folder/leaderboard.csv from the result cards in
+    CARDS (`*/result_card.json`) and the model facts file."""
+    from hteb_score.report.leaderboard_data import leaderboard_data, read_facts
+    from hteb_score.report.leaderboard_page import CSV_NAME, csv_text, render
+
+    data = leaderboard_data(cards, read_facts(facts))
+    files = {out: render(data), out.with_name(CSV_NAME): csv_text(data)}
+    stale = [path for path, text in files.items() if not path.is_file() or path.read_text(encoding="utf-8") != text]
+    if check:
+        if stale:
+            raise StaleTables(f"differs from its cards: {', '.join(map(str, stale))}: run hteb-score leaderboard")
+        echo(f"up to date: {', '.join(map(str, files))}")
+        return
+    for path in stale:
+        atomic_write_text(path, files[path])
+    echo(f"written: {', '.join(map(str, files))}")

@@ -1,0 +1,169 @@
+"""The leaderboard page's data (`hteb-score leaderboard`): every view the page can show, computed here
+from the committed result cards, so the page's script only looks values up and never does statistics.
+
+A view is a scope (all datasets, the datasets with texts in one language, or one dataset) and a score
+column (Original, an axis, a transformation). Per view and model: the mean score over the scope's
+datasets, its delta from Original there, the point rank and, where the scope holds two datasets or
+more, the rank interval and tie groups of `report.pairwise.rank_models` (Wilcoxon, Hodges-Lehmann,
+Holm over the pairs) with the pairs' tests, for the two models a reader pins side by side. The model
+facts (parameters, embedding dimension, maximum tokens, licence, seconds to embed 1,000 texts) come
+from each card where it records them (`model.embedding_dim`, `encode.max_seq_length`, `timings`), else
+from the facts file `make leaderboard` writes from tests/models.py's table; none is typed here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from hteb_contract.errors import HtebError
+from hteb_contract.specs.datasets import dataset_specs
+from hteb_contract.taxonomy import AXES
+
+from hteb_score import CARD_FILE
+from hteb_score.report.findings import SHORT
+from hteb_score.report.formatting import column_label
+from hteb_score.report.inputs import load_card
+from hteb_score.report.pairwise import ORIGINAL, rank_models
+from hteb_score.scoring.model_scores import ModelScores
+
+ALL = "all"
+UNKNOWN_LANGUAGE = "und"
+#: The facts a model's row shows, in the page's order, with their headings.
+FACTS = {"parameters": "Params", "embedding_dim": "Dim.", "max_tokens": "Max tokens", "licence": "Licence",
+         "seconds_per_1000": "s / 1,000 texts"}
+
+
+def read_facts(path: Path) -> dict[str, dict[str, Any]]:
+    """The facts file (a JSON list of objects with `model`, the id the cards use): by model."""
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise HtebError(f"{path}: no such file") from None
+    except json.JSONDecodeError as err:
+        raise HtebError(f"{path}: not JSON ({err.msg}, line {err.lineno})") from None
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("model"), str) for r in rows):
+        raise HtebError(f"{path}: expected a list of objects, each with a \"model\"")
+    return {r["model"]: r for r in rows}
+
+
+def card_facts(card: Mapping[str, Any], table: Mapping[str, Any]) -> dict[str, Any]:
+    """A model's facts: the card's where it records them, else the facts table's (None: known to neither);
+    `sources` says which each came from."""
+    timings, encode = card.get("timings") or {}, card.get("encode") or {}
+    encoded = timings.get("texts_encoded") or 0
+    from_card = {
+        "embedding_dim": card["model"].get("embedding_dim"),
+        "max_tokens": encode.get("max_seq_length"),
+        "seconds_per_1000": 1000 * timings["embed_s"] / encoded if encoded and "embed_s" in timings else None,
+    }
+    facts: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for key in FACTS:
+        if from_card.get(key) is not None:
+            facts[key], sources[key] = from_card[key], "card"
+        elif table.get(key) is not None:
+            facts[key], sources[key] = table[key], "tests/models.py"
+        else:
+            facts[key] = None
+    return {**facts, "sources": sources}
+
+
+def _views(models: Sequence[ModelScores], columns: Sequence[str], datasets: Sequence[str]) -> dict[str, Any]:
+    """Per column: each model's mean, delta from Original and point rank over `datasets`; with two
+    datasets or more, intervals, groups and the pairs' tests too."""
+    out: dict[str, Any] = {}
+    for column in columns:
+        scores = {m.model: {d: (m.original if column == ORIGINAL else m.column(column))[d] for d in datasets}
+                  for m in models}
+        tested = len(datasets) > 1
+        ranking = rank_models(scores, column) if tested else None
+        means = ranking.scores if ranking else {m: sum(v.values()) / len(v) for m, v in scores.items()}
+        rows = {}
+        for m in models:
+            mean = means[m.model]
+            original = sum(m.original[d] for d in datasets) / len(datasets)
+            row: dict[str, Any] = {"score": mean, "delta": None if column == ORIGINAL else mean - original,
+                                   "rank": 1 + sum(v > mean for v in means.values())}
+            if ranking is not None:
+                low, high = ranking.intervals[m.model]
+                row.update(rank_low=low, rank_high=high, group=ranking.letters[m.model])
+            rows[m.model] = row
+        view: dict[str, Any] = {"models": rows}
+        if ranking is not None:
+            view["groups"] = ranking.groups()
+            view["pairs"] = [{k: p.to_json()[k] for k in ("first", "second", "separated", "winner", "hl_shift",
+                                                         "ci_low", "ci_high", "p_value", "p_holm", "n_datasets")}
+                             for p in ranking.pairs]
+        out[column] = view
+    return out
+
+
+def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Everything the page shows, from the cards `folder/*/result_card.json` and the facts table."""
+    paths = sorted(Path(folder).glob(f"*/{CARD_FILE}"))
+    if not paths:
+        raise HtebError(f"{folder}: no result cards (*/{CARD_FILE})")
+    models = [load_card(p) for p in paths]
+    revisions = {m.card["dataset"]["label"] for m in models if m.card is not None}
+    shared = sorted(set.intersection(*(set(m.original) for m in models)))
+    if not shared:
+        raise HtebError(f"{folder}: the cards share no dataset")
+    columns = [ORIGINAL]
+    axes: dict[str, list[str]] = {ORIGINAL: [ORIGINAL]}
+    for axis, rules in AXES.items():
+        held = [t for t in rules if all(set(shared) <= set(m.transformations.get(t, {})) for m in models)]
+        if held and all(set(shared) <= set(m.axes.get(axis, {})) for m in models):
+            axes[axis] = [axis, *held]
+            columns += [axis, *held]
+    specs = {s.name: s for s in dataset_specs()}
+    languages = {d: list(specs[d].languages) if d in specs else [UNKNOWN_LANGUAGE] for d in shared}
+    scopes: dict[str, list[str]] = {ALL: shared}
+    for language in sorted({code for codes in languages.values() for code in codes}):
+        scopes[f"language:{language}"] = [d for d in shared if language in languages[d]]
+    scopes.update({f"dataset:{d}": [d] for d in shared})
+    computed: dict[tuple[str, ...], dict[str, Any]] = {}
+    views = {}
+    for scope, held_datasets in scopes.items():
+        key = tuple(held_datasets)
+        if key not in computed:
+            computed[key] = _views(models, columns, held_datasets)
+        views[scope] = {"datasets": held_datasets, "columns": computed[key]}
+    return {
+        "revision": ", ".join(sorted(revisions)),
+        "axes": {a: {"label": "Original" if a == ORIGINAL else column_label(a), "columns": c} for a, c in axes.items()},
+        "labels": {c: "Original" if c == ORIGINAL else SHORT.get(c, column_label(c)) for c in columns},
+        "datasets": [{"name": d, "languages": languages[d], "task_type": models[0].task_types.get(d, "")}
+                     for d in shared],
+        "models": [{"model": m.model, "facts": card_facts(m.card or {"model": {}}, facts.get(m.model, {})),
+                    "scores": {c: {d: (m.original if c == ORIGINAL else m.column(c))[d] for d in shared}
+                               for c in columns}} for m in models],
+        "views": views,
+    }
+
+
+def csv_rows(data: Mapping[str, Any]) -> list[list[str]]:
+    """The page's CSV: one row per model, dataset and column (with the model's facts), then per model
+    and column its mean over all datasets with its rank, interval and group."""
+    facts = list(FACTS)
+    header = ["model", "dataset", "languages", "column", "score", "delta", "rank", "rank_low", "rank_high", "group",
+              *facts]
+    rows = [header]
+    languages = {d["name"]: " ".join(d["languages"]) for d in data["datasets"]}
+
+    def cell(value: Any) -> str:
+        return "" if value is None else repr(value) if isinstance(value, float) else str(value)
+
+    for model in data["models"]:
+        own = [cell(model["facts"][f]) for f in facts]
+        for column, scores in model["scores"].items():
+            view = data["views"][ALL]["columns"][column]["models"][model["model"]]
+            rows.append([model["model"], ALL, "", column, cell(view["score"]), cell(view["delta"]), cell(view["rank"]),
+                         cell(view.get("rank_low")), cell(view.get("rank_high")), cell(view.get("group")), *own])
+            for dataset, value in scores.items():
+                original = model["scores"][ORIGINAL][dataset]
+                rows.append([model["model"], dataset, languages[dataset], column, cell(value),
+                             "" if column == ORIGINAL else cell(value - original), "", "", "", "", *own])
+    return rows

