@@ -93,9 +93,10 @@ from hteb_score.cli.compare import compare  # noqa: E402  (light: heavy imports 
 
 cli.add_command(compare)
 
-from hteb_score.cli.merge import merge  # noqa: E402
+from hteb_score.cli.merge import carry, merge  # noqa: E402
 
 cli.add_command(merge)
+cli.add_command(carry)
 
 from hteb_score.cli.score import score  # noqa: E402
 

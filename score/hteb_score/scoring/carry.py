@@ -1,0 +1,66 @@
+"""A scored work unit carried to a newer revision whose texts for that dataset are the same: a new
+revision that changes a few datasets (noise rules version 2 changes SemRel2024 and MasakhaNEWS, not
+the English sets) needs only those scored again.
+
+Why "the same" is checked on what the scorer reads, not on file bytes: a newer generator writes
+other bytes for the same texts (each record names the rules' hash), so the item files differ while
+every source file, every variant and every text, error and judge score the scorer reads are equal.
+`scored_digest` hashes exactly that; a unit is carried only when the digests of both revisions agree,
+and it is flagged `carried_from_revision` in every card built from it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import replace
+from typing import Any
+
+from hteb_contract.errors import HtebError
+from hteb_contract.revision import Revision
+
+from hteb_score.flags import Flag
+from hteb_score.scoring.parts import ScorePart, UnitResult
+
+
+def scored_digest(revision: Revision, name: str) -> str:
+    """sha256 of what scoring reads of dataset `name`: its source entry and source files, and per
+    variant (queries and, where perturbed, corpus) each record's place, texts, errors and judge scores."""
+    digest = hashlib.sha256()
+
+    def add(value: Any) -> None:
+        digest.update(json.dumps(value, sort_keys=True, ensure_ascii=False).encode("utf-8") + b"\n")
+
+    entry = next(s for s in revision.manifest["sources"] if s["name"] == name)
+    add({k: v for k, v in entry.items() if k != "origin"})  # where the generator read it from is not content
+    add(sorted((f["path"], f["sha256"]) for f in revision.manifest["files"] if f["path"].startswith(f"source/{name}/")))
+    for transformation, seed in revision.variants(name):
+        columns = revision.item_columns(name, transformation, seed)
+        add([transformation, seed, columns.refs(), columns.original_text, columns.transformed_text,
+             columns.with_errors, columns.quality, columns.fluency])
+    for transformation, seed in revision.corpus_variants(name):
+        records = revision.corpus_items(name, transformation, seed)
+        add(["corpus", transformation, seed, [(r.ref, r.original_text, r.transformed_text) for r in records]])
+    return digest.hexdigest()
+
+
+def carry_part(part: ScorePart, old: Revision, new: Revision, store: str, name: str) -> ScorePart:
+    """`part` (scored on `old`) as the part of the same run on `new` (fetched from `store`): refused in one
+    line naming the first unit whose data differ, or a plan the new revision does not hold."""
+    scored_on = part.identity.dataset.get("revision")
+    if scored_on != old.revision_id:
+        raise HtebError(f"{name} was scored on revision {scored_on}, not on {old.label} ({old.revision_id})")
+    absent = [d for d in part.planned if d not in new.dataset_names()]
+    if absent:
+        raise HtebError(f"{name}: revision {new.label} has no dataset {absent[0]!r} of the part's plan")
+    units: list[UnitResult] = []
+    for unit in part.units:
+        before, after = scored_digest(old, unit.dataset), scored_digest(new, unit.dataset)
+        if before != after:
+            raise HtebError(f"{name}: {unit.dataset}'s texts differ between {old.label} and {new.label} "
+                            f"(scored content {before[:12]} vs {after[:12]}): score it again on {new.label}")
+        note = Flag("carried_from_revision", f"{unit.dataset}: scored on {old.label} ({old.revision_id[:12]}), "
+                    f"whose texts, errors and judge scores of it are those of this revision (scored content "
+                    f"{after[:12]})", unit.dataset)
+        units.append(replace(unit, flags=[*unit.flags, note]))
+    dataset = {**part.identity.dataset, "repo_id": store, "label": new.label, "revision": new.revision_id}
+    return ScorePart(replace(part.identity, dataset=dataset), units, part.timings)

@@ -1,0 +1,92 @@
+"""`hteb-score carry`: a work unit scored on one revision becomes the unit of the same run on a newer
+revision only where the scorer reads the same data of that dataset in both. The two revisions are
+what the generator's noise profile makes of real rows (shared/data) under rules version 1 and 2:
+version 2 leaves the English texts of STSBenchmark as they were (in item files of other bytes: each
+record names its rules' hash) and changes SemRel2024's non-Latin ones. Parts are scored by the
+scorer's own code with a hashed bag-of-words encoder (scored_parts.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hteb_contract.stores import open_store
+from hteb_score.scoring.carry import scored_digest
+from hteb_score.scoring.parts import PART_FILE, read_part
+from refusal import assert_one_line, run, snapshot
+from scored_parts import scored_part, write_part
+
+PLANNED = ["STSBenchmark", "SemRel2024"]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory, shared_data):
+    """One store holding noise-1339 (rules 1) and noise2-1339 (rules 2) of the two datasets."""
+    from hteb_generate.run.pipeline import run as generate
+    from hteb_generate.setup.config import build_config
+
+    tmp = tmp_path_factory.mktemp("carry")
+    for rules in ("1", "2"):
+        config = build_config(seed="1339", profile="noise", overrides={
+            "datasets": ",".join(PLANNED), "sample": 6, "cache_dir": str(tmp / "cache"), "store": str(tmp / "store"),
+            "data_dir": str(shared_data), "manifest_md": str(tmp / "M.md"), "noise_rules": rules})
+        generate(config, log=lambda m: None)
+    return f"file://{tmp / 'store'}"
+
+
+def _part(store, label, datasets):
+    return scored_part(datasets, planned=PLANNED, store=store, ref=label)
+
+
+def _files(revision, name):
+    return {f["path"]: f["sha256"] for f in revision.manifest["files"] if f["path"].startswith(f"data/{name}/")}
+
+
+def test_the_digest_is_of_what_is_read_not_of_the_bytes(store):
+    old, new = (open_store(store).fetch(label) for label in ("noise-1339", "noise2-1339"))
+    assert _files(old, "STSBenchmark").keys() == _files(new, "STSBenchmark").keys()
+    assert _files(old, "STSBenchmark") != _files(new, "STSBenchmark")  # other bytes (the rules' hash) ...
+    assert scored_digest(old, "STSBenchmark") == scored_digest(new, "STSBenchmark")  # ... the same texts
+    assert scored_digest(old, "SemRel2024") != scored_digest(new, "SemRel2024")
+
+
+def test_a_carried_unit_is_the_unit_scored_on_the_new_revision_and_says_so(store, tmp_path):
+    scored = write_part(_part(store, "noise-1339", ["STSBenchmark"]), tmp_path / "old")
+    code, out, err = run("carry", scored, "--store", store, "--revision", "noise2-1339", "--out", tmp_path / "carried")
+    assert code == 0, err
+    assert "carried STSBenchmark from noise-1339 to noise2-1339" in out
+    carried, fresh = read_part(tmp_path / "carried"), _part(store, "noise2-1339", ["STSBenchmark"])
+    assert carried.identity == fresh.identity  # the part of the same run on the new revision
+    (unit,), (oracle,) = carried.units, fresh.units
+    mine, theirs = unit.to_json(), oracle.to_json()
+    assert [mine[k] for k in ("task", "scores", "results", "drift")] == [theirs[k] for k in ("task", "scores", "results", "drift")]
+    assert [f.code for f in unit.flags] == [f.code for f in oracle.flags] + ["carried_from_revision"]
+    # merged with the unit the new revision changed, the card states which unit was carried
+    write_part(_part(store, "noise2-1339", ["SemRel2024"]), tmp_path / "semrel")
+    code, _, err = run("merge", tmp_path / "carried", tmp_path / "semrel", "--out", tmp_path / "card")
+    assert code == 0, err
+    card = json.loads((tmp_path / "card" / "result_card.json").read_text())
+    assert card["dataset"]["label"] == "noise2-1339"
+    assert [(f["code"], f["dataset"]) for f in card["flags"] if f["code"] == "carried_from_revision"] == \
+        [("carried_from_revision", "STSBenchmark")]
+    assert "carried_from_revision" in (tmp_path / "card" / "result_card.md").read_text()
+
+
+def test_a_unit_whose_texts_changed_is_refused(store, tmp_path):
+    scored = write_part(_part(store, "noise-1339", ["SemRel2024"]), tmp_path / "old")
+    out = tmp_path / "carried"
+    code, _, err = run("carry", scored, "--store", store, "--revision", "noise2-1339", "--out", out)
+    assert_one_line(code, err, "SemRel2024's texts differ between noise-1339 and noise2-1339", "score it again")
+    assert snapshot(out) == {}
+
+
+def test_a_part_naming_a_revision_the_store_lacks_is_refused(store, tmp_path):
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    data = json.loads((write_part(_part(store, "noise-1339", ["STSBenchmark"]), tmp_path / "p") / PART_FILE).read_text())
+    data["identity"]["dataset"]["revision"] = "0" * 64
+    (damaged / PART_FILE).write_text(json.dumps(data))
+    code, _, err = run("carry", damaged, "--store", store, "--revision", "noise2-1339", "--out", tmp_path / "y")
+    assert_one_line(code, err, "0" * 16)
+    assert snapshot(tmp_path / "y") == {}
