@@ -22,15 +22,16 @@ PLANNED = ["STSBenchmark", "SemRel2024"]
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory, shared_data):
-    """One store holding noise-1339 (rules 1) and noise2-1339 (rules 2) of the two datasets."""
+    """One store holding noise-1339 (rules 1), noise2-1339 (rules 2) of the two datasets, and rebuilt-1339:
+    noise-1339's data again, under a label its dataset card names (another content hash)."""
     from hteb_generate.run.pipeline import run as generate
     from hteb_generate.setup.config import build_config
 
     tmp = tmp_path_factory.mktemp("carry")
-    for rules in ("1", "2"):
+    for rules, label in (("1", "noise-1339"), ("2", "noise2-1339"), ("1", "rebuilt-1339")):
         config = build_config(seed="1339", profile="noise", overrides={
             "datasets": ",".join(PLANNED), "sample": 6, "cache_dir": str(tmp / "cache"), "store": str(tmp / "store"),
-            "data_dir": str(shared_data), "manifest_md": str(tmp / "M.md"), "noise_rules": rules})
+            "data_dir": str(shared_data), "manifest_md": str(tmp / "M.md"), "noise_rules": rules, "label": label})
         generate(config, log=lambda m: None)
     return f"file://{tmp / 'store'}"
 
@@ -90,3 +91,24 @@ def test_a_part_naming_a_revision_the_store_lacks_is_refused(store, tmp_path):
     code, _, err = run("carry", damaged, "--store", store, "--revision", "noise2-1339", "--out", tmp_path / "y")
     assert_one_line(code, err, "0" * 16)
     assert snapshot(tmp_path / "y") == {}
+
+
+def test_a_part_of_a_revision_rebuilt_under_another_hash_is_carried_given_the_manifest_it_was_scored_on(store, tmp_path):
+    first, rebuilt = (open_store(store).fetch(label) for label in ("noise-1339", "rebuilt-1339"))
+    assert first.revision_id != rebuilt.revision_id  # the card differs, the data files do not
+    scored = write_part(_part(store, "noise-1339", ["STSBenchmark"]), tmp_path / "old")
+    carry = ("carry", scored, "--store", store, "--revision", "noise2-1339", "--from-revision", "rebuilt-1339")
+    code, _, err = run(*carry, "--out", tmp_path / "a")
+    assert_one_line(code, err, f"was scored on revision {first.revision_id}, not on rebuilt-1339", "--scored-manifest")
+    code, _, err = run(*carry, "--scored-manifest", first.root / "manifest.json", "--out", tmp_path / "b")
+    assert code == 0, err
+    assert read_part(tmp_path / "b").units[0].to_json()["scores"] == \
+        _part(store, "noise2-1339", ["STSBenchmark"]).units[0].to_json()["scores"]
+    # a "rebuild" holding other data files (version 2's bytes) is refused, naming the file
+    code, _, err = run("carry", scored, "--store", store, "--revision", "noise2-1339", "--from-revision", "noise2-1339",
+                       "--scored-manifest", first.root, "--out", tmp_path / "c")
+    assert_one_line(code, err, "does not hold the data the part was scored on", "file data/STSBenchmark/")
+    # the manifest of another revision is not the one the part was scored on
+    code, _, err = run(*carry, "--scored-manifest", rebuilt.root, "--out", tmp_path / "d")
+    assert_one_line(code, err, "--scored-manifest")
+    assert [snapshot(tmp_path / x) for x in "acd"] == [{}, {}, {}]

@@ -45,15 +45,23 @@ def merge(parts: tuple[Path, ...], out: Path, overwrite: bool, datasets: str | N
 @click.option("--revision", "ref", required=True, help="Label, content hash or Hub commit of that revision.")
 @click.option("--from-store", default=None, help="Store of the revision the part was scored on (default: the "
               "store the part names).")
+@click.option("--from-revision", default=None, help="That revision in --from-store (default: the one the part "
+              "names), or a rebuild of it (with --scored-manifest).")
+@click.option("--scored-manifest", type=click.Path(path_type=Path), default=None,
+              help="The manifest (or its revision folder) of the revision the part was scored on, where "
+              "--from-revision rebuilds its data (e.g. docs/revisions/noise-1339): its data files must be equal.")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), required=True,
               help="Folder for the carried hteb_part.json: new or empty, or an earlier part with --overwrite.")
 @click.option("--overwrite", is_flag=True, help="Replace the earlier part in --out, whole.")
-def carry(part: Path, store: str, ref: str, from_store: str | None, out: Path, overwrite: bool) -> None:
+def carry(part: Path, store: str, ref: str, from_store: str | None, from_revision: str | None,
+          scored_manifest: Path | None, out: Path, overwrite: bool) -> None:
     """Carry PART (a work unit scored on one revision) to a newer revision whose data for the part's datasets
     the scorer reads the same (sources, texts, errors and judge scores, compared per dataset on both
     revisions, each verified): the part of the same run on the new revision, each unit flagged
     `carried_from_revision`, so only the datasets a new revision changed are scored again. A dataset
     whose data differ is refused in one line."""
+    from hteb_contract.errors import HtebError
+    from hteb_contract.revision import MANIFEST, load_manifest
     from hteb_contract.stores import open_store
     from hteb_score.scoring.carry import carry_part
     from hteb_score.scoring.parts import PART_FILE, read_part
@@ -62,9 +70,14 @@ def carry(part: Path, store: str, ref: str, from_store: str | None, out: Path, o
     scored = read_part(part)
     names = [u.dataset for u in scored.units]
     old_store = from_store or str(scored.identity.dataset.get("repo_id"))
-    old = open_store(old_store).fetch(str(scored.identity.dataset.get("revision")), datasets=names)
+    old = open_store(old_store).fetch(from_revision or str(scored.identity.dataset.get("revision")), datasets=names)
     new = open_store(store).fetch(ref, datasets=names)
-    carried = carry_part(scored, old, new, store, str(part))
+    reference = None
+    if scored_manifest is not None:
+        if scored_manifest.is_file() and scored_manifest.name != MANIFEST:
+            raise HtebError(f"--scored-manifest {scored_manifest}: give a revision's {MANIFEST} or its folder")
+        reference = load_manifest(scored_manifest.parent if scored_manifest.is_file() else scored_manifest)
+    carried = carry_part(scored, old, new, store, str(part), reference)
     with output.staged() as folder:
         carried.write(folder)
     echo(f"carried {', '.join(names)} from {old.label} to {new.label} -> {output.path}")

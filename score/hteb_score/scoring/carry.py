@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from hteb_contract.errors import HtebError
-from hteb_contract.revision import Revision
+from hteb_contract.revision import Revision, dataset_of
 
 from hteb_score.flags import Flag
 from hteb_score.scoring.parts import ScorePart, UnitResult
@@ -43,12 +44,31 @@ def scored_digest(revision: Revision, name: str) -> str:
     return digest.hexdigest()
 
 
-def carry_part(part: ScorePart, old: Revision, new: Revision, store: str, name: str) -> ScorePart:
-    """`part` (scored on `old`) as the part of the same run on `new` (fetched from `store`): refused in one
-    line naming the first unit whose data differ, or a plan the new revision does not hold."""
+def check_rebuilt(scored: Mapping[str, Any], old: Revision, names: Sequence[str], name: str) -> None:
+    """`old` holds, for each dataset of `names`, the very files of the revision whose manifest is `scored`
+    (the one a part was scored on, rebuilt: `reproduce` rebuilds a revision whose dataset card has since
+    changed, so its content hash differs while its data files do not)."""
+    def files(entries: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+        return {e["path"]: e["sha256"] for e in entries if dataset_of(e["path"]) in names}
+
+    want, have = files(scored["files"]), files(old.manifest["files"])
+    for path in sorted(want.keys() | have.keys()):
+        if want.get(path) != have.get(path):
+            raise HtebError(f"{name}: {old.label} ({old.revision_id[:12]}) does not hold the data the part was scored "
+                            f"on ({scored['label']}, {scored['content_hash'][:12]}): file {path} differs")
+
+
+def carry_part(part: ScorePart, old: Revision, new: Revision, store: str, name: str,
+               scored: Mapping[str, Any] | None = None) -> ScorePart:
+    """`part` (scored on `old`, or on the revision whose manifest is `scored` when `old` rebuilds its data)
+    as the part of the same run on `new` (fetched from `store`): refused in one line naming the first unit
+    whose data differ, or a plan the new revision does not hold."""
     scored_on = part.identity.dataset.get("revision")
     if scored_on != old.revision_id:
-        raise HtebError(f"{name} was scored on revision {scored_on}, not on {old.label} ({old.revision_id})")
+        if scored is None or scored.get("content_hash") != scored_on:
+            raise HtebError(f"{name} was scored on revision {scored_on}, not on {old.label} ({old.revision_id}); "
+                            "where that one rebuilds its data, give its manifest (--scored-manifest)")
+        check_rebuilt(scored, old, [u.dataset for u in part.units], name)
     absent = [d for d in part.planned if d not in new.dataset_names()]
     if absent:
         raise HtebError(f"{name}: revision {new.label} has no dataset {absent[0]!r} of the part's plan")
@@ -58,7 +78,7 @@ def carry_part(part: ScorePart, old: Revision, new: Revision, store: str, name: 
         if before != after:
             raise HtebError(f"{name}: {unit.dataset}'s texts differ between {old.label} and {new.label} "
                             f"(scored content {before[:12]} vs {after[:12]}): score it again on {new.label}")
-        note = Flag("carried_from_revision", f"{unit.dataset}: scored on {old.label} ({old.revision_id[:12]}), "
+        note = Flag("carried_from_revision", f"{unit.dataset}: scored on {old.label} ({str(scored_on)[:12]}), "
                     f"whose texts, errors and judge scores of it are those of this revision (scored content "
                     f"{after[:12]})", unit.dataset)
         units.append(replace(unit, flags=[*unit.flags, note]))
