@@ -25,6 +25,7 @@ from hteb_contract.hub_eval import selection_tag
 from hteb_score.mteb_interop.layout import DATASET_KEY, variant_task_name
 from hteb_score.report.formatting import confidence_interval, number, p_value
 from hteb_score.scoring.aggregate import aggregate, aggregate_flags
+from hteb_score.scoring.coverage import Coverage
 from hteb_score.scoring.corpus_robustness import markdown_lines as corpus_robustness_lines
 from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.parts import package_versions
@@ -61,6 +62,7 @@ class CardResults:
     flags: Sequence[Flag] = ()
     corpus_robustness: Mapping[str, Any] | None = None
     mteb_tasks: Mapping[str, str | None] | None = None
+    coverage: Sequence[Coverage] = ()
 
 
 def build_card(subject: CardSubject, results: CardResults) -> dict[str, Any]:
@@ -91,6 +93,7 @@ def build_card(subject: CardSubject, results: CardResults) -> dict[str, Any]:
         "timings": {k: float(v) for k, v in results.timings.items()},
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "flags": [f.to_json() for f in flags],
+        "coverage": [c.to_json() for c in results.coverage],
     }
     if results.corpus_robustness is not None:
         card["corpus_robustness"] = dict(results.corpus_robustness)
