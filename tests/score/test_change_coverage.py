@@ -148,3 +148,41 @@ def test_verify_refuses_a_tampered_change_share_in_one_line(made, tmp_path, caps
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err, err
     assert "change_shares" in err and "subset amh" in err and "changed" in err, err
+
+
+@pytest.fixture(scope="module")
+def compared(card, tmp_path_factory) -> Path:
+    """`hteb-score compare` of the card under two model names (coverage is the revision's, not the model's)."""
+    data, _ = card
+    folder = tmp_path_factory.mktemp("compared")
+    for name in ("model-a", "model-b"):
+        (folder / "cards" / name).mkdir(parents=True)
+        copy = {**data, "model": {**data["model"], "model_id": name}}
+        (folder / "cards" / name / "result_card.json").write_text(json.dumps(copy), encoding="utf-8")
+    assert main(["compare", *(str(p) for p in sorted(folder.glob("cards/*/result_card.json"))),
+                 "--out", str(folder / "cmp")]) == 0
+    return folder
+
+
+def test_the_comparison_states_on_how_many_subsets_each_noise_figure_rests(compared):
+    rows = json.loads((compared / "cmp" / "comparison.json").read_text())["coverage"]["rows"]
+    caps = next(r for r in rows if (r["dataset"], r["transformation"]) == ("SemRel2024", "random_capitalisation"))
+    assert (caps["subsets_scored"], caps["subsets_total"], caps["models"]) == (5, 12, ["model-a", "model-b"])
+    assert caps["flagged_unchanged"] and set(caps["left_out"]) == CASELESS["SemRel2024"]
+    assert {(r["dataset"], r["transformation"]) for r in rows} == {(d, t) for d in NAMES for t in RULES}
+    markdown = (compared / "cmp" / "comparison.md").read_text()
+    line = next(x for x in markdown.split("## What each figure rests on")[1].splitlines()
+                if "SemRel2024" in x and "random_capitalisation" in x)
+    assert "5 of 12" in line and "mostly unchanged" in line, line
+    page = (compared / "cmp" / "report.html").read_text()
+    assert "<h2>What each figure rests on</h2>" in page and ">5 of 12</td>" in page
+
+
+def test_hteb_score_tables_writes_the_noise_subsets_table(compared, capsys):
+    page = compared / "findings.md"
+    page.write_text("# Findings\n\n<!-- hteb:table noise-subsets cards -->\n<!-- /hteb:table -->\n", encoding="utf-8")
+    assert main(["tables", str(page)]) == 0
+    table = page.read_text(encoding="utf-8").split("-->\n", 1)[1]
+    row = next(x for x in table.splitlines() if x.startswith("| SemRel2024 | random caps |"))
+    assert "| 5 of 12 |" in row and "mostly unchanged" in row, row
+    assert main(["tables", "--check", str(page)]) == 0

@@ -94,8 +94,9 @@ def build_card(subject: CardSubject, results: CardResults) -> dict[str, Any]:
         "timings": {k: float(v) for k, v in results.timings.items()},
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "flags": [f.to_json() for f in flags],
-        "coverage": [c.to_json() for c in results.coverage],
     }
+    if results.coverage:  # a card merged from parts scored before coverage was recorded has none, as before
+        card["coverage"] = [c.to_json() for c in results.coverage]
     if results.corpus_robustness is not None:
         card["corpus_robustness"] = dict(results.corpus_robustness)
     validate("result_card", card, what="result card")

@@ -104,7 +104,8 @@ class UnitResult:
                 "results": [_result_json(variant, result) for variant, result in self.results.items()],
                 "drift": {column: [row[column] for row in rows] for column in DRIFT_COLUMNS},
                 "error_policy": [e.to_json() for e in self.error_policy], "flags": [f.to_json() for f in self.flags],
-                "corpus_robustness": self.corpus_robustness, "coverage": [c.to_json() for c in self.coverage]}
+                "corpus_robustness": self.corpus_robustness,
+                **({"coverage": [c.to_json() for c in self.coverage]} if self.coverage else {})}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> UnitResult:
