@@ -14,7 +14,7 @@ the models whose cards say so. Read by comparison.md/json, the report page and `
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hteb_contract.common.escape import md_text
@@ -55,17 +55,17 @@ class CoverageRow:
 def coverage_rows(cards: Iterable[tuple[str, Mapping[str, Any] | None]]) -> list[CoverageRow]:
     """The rows worth stating from (model, card) pairs (a card None or without `coverage` gives none); one row
     per variant and coverage, naming the models whose cards give it."""
-    found: dict[tuple[Any, ...], list[str]] = {}
+    found: dict[CoverageRow, list[str]] = {}
     for model, card in cards:
         for entry in (card or {}).get("coverage", ()):
             noise = AXIS_OF.get(entry["transformation"]) == "noise"
             if not (noise or entry["left_out"] or entry["flagged_unchanged"]):
                 continue
-            key = (entry["dataset"], entry["transformation"], entry["seed"], entry["subsets_scored"],
-                   entry["subsets_total"], entry["changed_share"], entry["flagged_unchanged"],
-                   tuple(e["subset"] for e in entry["left_out"]))
-            found.setdefault(key, []).append(model)
-    return [CoverageRow(*key, tuple(models)) for key, models in found.items()]
+            row = CoverageRow(entry["dataset"], entry["transformation"], entry["seed"], entry["subsets_scored"],
+                              entry["subsets_total"], entry["changed_share"], entry["flagged_unchanged"],
+                              tuple(e["subset"] for e in entry["left_out"]), ())
+            found.setdefault(row, []).append(model)
+    return [replace(row, models=tuple(models)) for row, models in found.items()]
 
 
 def recorded(cards: Iterable[Mapping[str, Any] | None]) -> bool:
