@@ -90,15 +90,24 @@ def test_not_applicable_subsets_are_left_out_of_the_figure_and_counted(card):
 
 def test_the_figure_is_the_original_plus_the_mean_change_over_the_subsets_kept(card):
     data, _ = card
-    scores = {(r["transformation"], r["subset"]): r["value"] for r in data["scores"] if r["dataset"] == "SemRel2024"}
-    entry = _entry(data, "SemRel2024", "random_capitalisation")
-    kept = [s["subset"] for s in entry["subsets"] if s["subset"] not in {e["subset"] for e in entry["left_out"]}]
-    change = sum(scores["random_capitalisation", s] - scores["original", s] for s in kept) / len(kept)
-    assert scores["random_capitalisation", "all"] == pytest.approx(scores["original", "all"] + change, abs=1e-12)
-    for subset in CASELESS["SemRel2024"]:  # unchanged texts score exactly the Original: what was left out
-        assert scores["random_capitalisation", subset] == scores["original", subset]
-    typos = sum(scores["keyboard_typos", s["subset"]] for s in entry["subsets"]) / 12
-    assert scores["keyboard_typos", "all"] == pytest.approx(typos, abs=1e-12)  # nothing left out: mteb's mean
+    moved = 0
+    for entry in data["coverage"]:
+        dataset, rule = entry["dataset"], entry["transformation"]
+        scores = {(r["transformation"], r["subset"]): r["value"] for r in data["scores"] if r["dataset"] == dataset}
+        subsets = [s["subset"] for s in entry["subsets"]]
+        assert {s for t, s in scores if t == rule} == {"all", *subsets}  # the scorer's subsets are the records'
+        out = {e["subset"] for e in entry["left_out"]}
+        kept = [s for s in subsets if s not in out]
+        plain = sum(scores[rule, s] for s in subsets) / len(subsets)
+        if not out:  # nothing left out: mteb's mean over every subset
+            assert scores[rule, "all"] == pytest.approx(plain, abs=1e-12)
+            continue
+        change = sum(scores[rule, s] - scores["original", s] for s in kept) / len(kept)
+        assert scores[rule, "all"] == pytest.approx(scores["original", "all"] + change, abs=1e-12)
+        moved += scores[rule, "all"] != pytest.approx(plain, abs=1e-9)
+        for subset in out & CASELESS[dataset]:  # unchanged texts score exactly the Original: what was left out
+            assert scores[rule, subset] == scores["original", subset]
+    assert moved  # a figure that left subsets out differs from the mean over all of them
 
 
 def test_mostly_unchanged_variants_are_flagged(card):
@@ -136,18 +145,33 @@ def test_a_revision_without_recorded_shares_is_counted_from_its_texts(made, card
     assert [s for s in old["scores"]] == [s for s in data["scores"]]
 
 
-def test_verify_refuses_a_tampered_change_share_in_one_line(made, tmp_path, capsys):
+def _claim_changed(shares: list) -> None:  # an unchanged subset claimed as wholly changed
+    entry = next(e for e in shares if e["subset"] == "amh" and e["changed"] == 0)
+    entry.update(changed=entry["items"], share=1.0)
+
+
+def _claim_applicable(shares: list) -> None:  # a rule claimed to apply to a script without case
+    next(e for e in shares if e["subset"] == "amh" and e["applicable"] is False).update(applicable=True, why_not=None)
+
+
+def _claim_variant(shares: list) -> None:  # a variant the revision does not hold
+    shares.append({**shares[0], "transformation": "numerisation"})
+
+
+@pytest.mark.parametrize(("tamper", "expected"), [
+    (_claim_changed, "subset amh: changed is"), (_claim_applicable, "subset amh: applicable is True"),
+    (_claim_variant, "numerisation_1339, which has no items file")], ids=["changed", "applicable", "variant"])
+def test_verify_refuses_a_tampered_change_share_in_one_line(made, tmp_path, capsys, tamper, expected):
     folder = tmp_path / "bad"
     shutil.copytree(made, folder)
-    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    entry = next(e for e in manifest["change_shares"] if e["subset"] == "amh" and e["changed"] == 0)
-    entry.update(changed=entry["items"], share=1.0)  # an unchanged subset claimed as wholly changed
-    reseal(folder, change_shares=manifest["change_shares"], label="bad")
+    shares = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["change_shares"]
+    tamper(shares)
+    reseal(folder, change_shares=shares, label="bad")  # every sha256 matches: only the recount can refuse it
     install(tmp_path / "store", folder)
     assert main(["verify", "--store", str(tmp_path / "store"), "--revision", "bad"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err, err
-    assert "change_shares" in err and "subset amh" in err and "changed" in err, err
+    assert "change_shares" in err and expected in err, err
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,9 @@ mostly unchanged (changed share below `APPLIED_SHARE`) is flagged, whatever its 
 (1, 3, [('amh', 'not_applicable'), ('hau', 'mostly_unchanged')])
 >>> coverage.flagged_unchanged, round(coverage.changed_share, 3)
 (True, 0.333)
+>>> mteb = variant_coverage("D", "keyboard_typos", 1, shares, "mteb", recorded=True)  # mteb scores every subset
+>>> mteb.subsets_scored, mteb.flagged_unchanged, [f.code for f in mteb.flags()]
+(3, True, ['mostly_unchanged'])
 >>> round(adjusted_value({"amh": 0.5, "eng": 0.6, "hau": 0.7}, {"amh": 0.5, "eng": 0.8, "hau": 0.7}, 0.66, coverage), 6)
 0.46
 """
