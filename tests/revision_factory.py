@@ -39,8 +39,10 @@ def item_record(dataset: SourceDataset, ref: TextRef, transformation: str, seed:
 def build_revision(root: Path, data_dir: Path, names: list[str], *, label: str = "test-1", rows: int = 5,
                    transformations: tuple[str, ...] = ("paraphrasing",), seeds: tuple[int, ...] = (1337,),
                    rule: Callable[[str], str] = reverse_words,
-                   edit: Callable[[ItemRecord], ItemRecord] = lambda record: record) -> dict[str, Any]:
-    """Write and seal a revision folder at `root`; returns its manifest. `edit` may change each record."""
+                   edit: Callable[[ItemRecord], ItemRecord] = lambda record: record,
+                   config: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Write and seal a revision folder at `root`; returns its manifest. `edit` may change each record;
+    `config`: the manifest's config (default: the rows)."""
     datasets = [sample_dataset(read_source_dir(data_dir / name), rows) for name in names]
     records = [edit(item_record(dataset, ref, transformation, seed, rule(ref.text)))
                for dataset in datasets for transformation in transformations for seed in seeds
@@ -48,7 +50,7 @@ def build_revision(root: Path, data_dir: Path, names: list[str], *, label: str =
     sources = [rev.manifest_source(dataset.info, origin=str(data_dir / dataset.name), sample=rows) for dataset in datasets]
     fields = {
         "repo_id": "file://test", "label": label, "created": "2026-11-22T00:00:00+00:00",
-        "hteb_generate_version": "test", "config": {"rows": rows}, "config_hash": "0" * 64,
+        "hteb_generate_version": "test", "config": config or {"rows": rows}, "config_hash": "0" * 64,
         "sources": sources, "transformations": list(transformations), "seeds": list(seeds),
         "generator": {"model_id": "rule/reverse-words", "revision": "", "engine": "rule"}, "judge": None,
         "counters": {"items": 0, "llm_calls": 0, "cache_hits": 0, "errors": {}},

@@ -1,7 +1,7 @@
 """What a scoring run reads of an items file, column by column: where each text sits, its original
 and kept text, whether the kept text has errors, and the judge's quality and fluency.
 
-Why: a scoring run uses these seven values of a record and nothing else (not its attempts, prompt
+Why: a scoring run uses these eight values of a record and nothing else (not its attempts, prompt
 or sampling); building an `ItemRecord` with its attempts for each of the 419,000 records of the
 noise-1339 revision cost half the scorer's read. `Revision.item_columns` gives them from the
 checked Arrow table (`from_table`); code that needs whole records (the generator, reproduction,
@@ -32,7 +32,7 @@ from hteb_contract.records import ItemRecord
 _T = TypeVar("_T")
 
 #: The item columns `from_table` reads (a file already checked sound needs no other: `Revision.item_columns`).
-COLUMNS = ("split", "item_id", "field", "original_text", "transformed_text", "errors", "judge")
+COLUMNS = ("split", "item_id", "field", "original_text", "transformed_text", "subset", "errors", "judge")
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,7 @@ class ItemColumns:
     field: list[str]
     original_text: list[str]
     transformed_text: list[str]
+    subset: list[str]  # the source subset of each text (what a subset's change share is counted over)
     with_errors: list[bool]  # the kept text still has errors (`ItemRecord.errors` not empty)
     quality: list[float | None]  # the judge's; None where no judge rated it
     fluency: list[float | None]
@@ -65,15 +66,16 @@ class ItemColumns:
 
         return ItemColumns(self.dataset, self.transformation, self.seed, kept(self.split), kept(self.item_id),
                            kept(self.field), kept(self.original_text), kept(self.transformed_text),
-                           kept(self.with_errors), kept(self.quality), kept(self.fluency))
+                           kept(self.subset), kept(self.with_errors), kept(self.quality), kept(self.fluency))
 
     @classmethod
     def from_table(cls, table: pa.Table, dataset: str, transformation: str, seed: int) -> ItemColumns:
         """The columns of a checked item table (of its `COLUMNS` at least) of that file."""
         errors = table.column("errors")
         judge = table.column("judge")
-        split, item_id, field, original_text, transformed_text = (table.column(name).to_pylist() for name in COLUMNS[:5])
-        return cls(dataset, transformation, seed, split, item_id, field, original_text, transformed_text,
+        split, item_id, field, original_text, transformed_text, subset = (table.column(name).to_pylist()
+                                                                          for name in COLUMNS[:6])
+        return cls(dataset, transformation, seed, split, item_id, field, original_text, transformed_text, subset,
                    pc.greater(pc.fill_null(pc.list_value_length(errors), 0), 0).to_pylist(),
                    pc.struct_field(judge, "quality").to_pylist(), pc.struct_field(judge, "fluency").to_pylist())
 
@@ -82,5 +84,5 @@ class ItemColumns:
         """The columns of records of that file (checked one by one, or made in memory)."""
         return cls(dataset, transformation, seed, [r.split for r in records], [r.item_id for r in records],
                    [r.field for r in records], [r.original_text for r in records],
-                   [r.transformed_text for r in records], [bool(r.errors) for r in records],
+                   [r.transformed_text for r in records], [r.subset for r in records], [bool(r.errors) for r in records],
                    [r.judge.quality for r in records], [r.judge.fluency for r in records])

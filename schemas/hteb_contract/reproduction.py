@@ -44,6 +44,7 @@ NOT_COMPARED: dict[str, str] = {
     "created": "when the run started",
     "runtime": "the machine: software versions, GPUs",
     "counters": "LLM calls and cache hits of this run; the rest is derived from the records",
+    "change_shares": "derived from the records, which are compared",
     "repo_id": "where it is published",
     "label": "a name, not content",
     "hteb_generate_version": "the program; what it made is compared",

@@ -16,6 +16,9 @@ CODES = {
     "filtered_too_far": "--min-judge left too little of this variant to score; written as null",
     "missing_dataset": "no work unit of this dataset was merged: not scored, in no aggregate or statistic",
     "reduced_precision": "embeddings made in reduced precision (--precision fp16, bf16 or int8): scores may differ from fp32's",
+    "mostly_unchanged": "fewer than half of the variant's texts differ from the original: it says little of robustness",
+    "subsets_left_out": "a Noise figure rests on fewer subsets than the dataset has (the rule does not apply to, or "
+                        "barely changed, the others)",
     "carried_from_revision": "scored on an earlier revision whose data for this dataset the scorer reads the same "
                              "(hteb-score carry)",
 }

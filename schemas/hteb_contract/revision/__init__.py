@@ -26,6 +26,10 @@ a refusal reads the same whichever path found it. The writer does the same, give
 without a record per row; a file cleared once is read again (the scorer reads each dataset twice)
 without its checks, its bytes hashed against the manifest as on every read.
 
+The manifest's `change_shares` (`change_shares.py`) records, per items file and subset, how many texts
+the transformation changed (and, for a Noise rule, whether it applies to the subset's script); the
+writer computes them as it seals, `check_content` recounts them from the files.
+
 Corpus records (`hteb-generate --corpus-noise`) are a part of their own: a retrieval dataset's
 corpus titles and texts under a noise rule, read only by `Revision.corpus_items` (the scorer's
 `--corpus-robustness`), never mixed into the items a variant is scored on. The manifest's

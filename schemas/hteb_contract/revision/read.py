@@ -23,6 +23,7 @@ from hteb_contract.errors import IntegrityError, SourceError
 from hteb_contract.item_columns import COLUMNS, ItemColumns
 from hteb_contract.item_table import table_records
 from hteb_contract.records import ItemRecord
+from hteb_contract.revision.change_shares import check_shares
 from hteb_contract.revision.item_checks import (
     ITEM_COLUMN,
     REF,
@@ -380,8 +381,9 @@ class Revision:
         return len(found)
 
     def check_content(self) -> Checked:
-        """Read and check every source copy and items file of the selected datasets, and that each
-        file has a record for every source text (what `verify` reports). `items` alone leaves
+        """Read and check every source copy and items file of the selected datasets, that each
+        file has a record for every source text and that the manifest's `change_shares` are its files'
+        (what `verify` reports). `items` alone leaves
         that out: comparing revisions counts a missing record as a difference."""
         item_files = records = 0
         for name in self.selected:
@@ -396,4 +398,15 @@ class Revision:
                 for (rel, transformation, seed), table, sound in zip(files, tables, verdicts):
                     records += self._file_records(table, sound, name, transformation, seed, rel, corpus=corpus)
                     item_files += 1
+                    if not corpus:
+                        check_shares(self.manifest, name, transformation, seed, table, where=f"revision {self.label}")
+            self._check_share_variants(name)
         return Checked(self.selected, len(self.verified_files()), item_files, records)
+
+    def _check_share_variants(self, name: str) -> None:
+        """Every `change_shares` entry of a dataset names one of its items files."""
+        held = set(self.variants(name))
+        for entry in self.manifest.get("change_shares") or ():
+            if entry["dataset"] == name and (entry["transformation"], entry["seed"]) not in held:
+                raise IntegrityError(f"revision {self.label}: manifest change_shares name {name} "
+                                     f"{entry['transformation']}_{entry['seed']}, which has no items file")

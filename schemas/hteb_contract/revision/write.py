@@ -18,6 +18,7 @@ from hteb_contract.errors import ContractError
 from hteb_contract.hub_eval import revision_eval_yaml
 from hteb_contract.item_table import NotPlain, records_table
 from hteb_contract.records import ItemRecord
+from hteb_contract.revision.change_shares import rules_of, share_entries
 from hteb_contract.revision.item_checks import REF, check_row, check_tables, file_what, sorted_by_ref
 from hteb_contract.revision.layout import CARD, EVAL, Progress, Variant, corpus_path, items_path, quiet
 from hteb_contract.revision.manifest import seal
@@ -110,7 +111,8 @@ def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterab
     `records`' in the order first met, then each of `tables` (item tables made in bulk, as the noise
     rules make them: `write_item_table`); one corpus file per entry of `corpus_tables` (the manifest
     must then say `corpus_perturbed`); the dataset card (front matter from `hteb_contract.card` with
-    the sources' `licenses` and Hub `task_ids`, then `card_body`), the manifest; `progress` reports
+    the sources' `licenses` and Hub `task_ids`, then `card_body`), the manifest (with the `change_shares`
+    of every items file: `revision.change_shares`); `progress` reports
     each stage (sources, items and corpus files, sealing).
     """
     root, sources = Path(root), list(sources)
@@ -151,7 +153,18 @@ def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterab
                         source_datasets=[source_pin(s) for s in manifest_fields.get("sources", ())], task_ids=task_ids)
     atomic_write_text(root / CARD, head + card_body)
     atomic_write_text(root / EVAL, revision_eval_yaml(manifest_fields, variants))
-    return seal(root, manifest_fields, progress)
+    shares = [entry for (name, transformation, seed), table in _item_tables(grouped, tables).items()
+              for entry in share_entries(name, transformation, seed, table, rules=rules_of(manifest_fields))]
+    return seal(root, {**manifest_fields, "change_shares": shares}, progress)
+
+
+def _item_tables(grouped: Mapping[Variant, Sequence[ItemRecord]], tables: Mapping[Variant, pa.Table]
+                 ) -> dict[Variant, pa.Table]:
+    """The subset, original and transformed text of every items file written, as tables (`change_shares`)."""
+    columns = ("subset", "original_text", "transformed_text")
+    found = {variant: pa.table({c: pa.array([getattr(r, c) for r in group], pa.string()) for c in columns})
+             for variant, group in grouped.items()}
+    return {**found, **{variant: table.select(list(columns)) for variant, table in tables.items()}}
 
 
 def source_tables(dataset: SourceDataset) -> SourceTables:

@@ -53,7 +53,8 @@ def cli() -> None:
 @click.option("--datasets", default=None, help="Comma-separated datasets to verify (default: all).")
 def verify(store: str, ref: str, datasets: str | None) -> None:
     """Download (if needed) and verify a revision: manifest schema and layout, every file's sha256,
-    each source copy, and every item record (schema, file, source text, one per text)."""
+    each source copy, every item record (schema, file, source text, one per text) and the manifest's
+    change shares (the share of each subset's texts its transformation changed) against the item files."""
     from hteb_contract.stores import open_store
 
     names = None

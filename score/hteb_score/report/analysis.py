@@ -19,6 +19,7 @@ import numpy as np
 from hteb_contract.errors import HtebError
 from hteb_contract.taxonomy import AXES, TRANSFORMATIONS, in_total
 from hteb_score.report.basis import BASES, Basis, common_views, figures, mean_delta, own_views
+from hteb_score.report.coverage_rows import coverage_rows, recorded
 from hteb_score.report.comparison import (
     Comparison,
     HeatCell,
@@ -256,4 +257,6 @@ def compare(
         heatmap=cells,
         lead=headline,
         pairwise=pairwise_rankings(common, [*columns.axes, *columns.total], ci_method=ci_method, seed=seed),
+        coverage=coverage_rows((m.model, m.card) for m in models),
+        coverage_stated=recorded(m.card for m in models),
     )

@@ -16,6 +16,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from hteb_contract.common.escape import md_code, md_text
+from hteb_contract.specs.noise_scripts import APPLIED_SHARE
 from hteb_contract.taxonomy import AXES, AXIS_LABELS, AXIS_OF, PAPER_AXES
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 from hteb_score import __version__
@@ -25,6 +26,7 @@ from hteb_contract.hub_eval import selection_tag
 from hteb_score.mteb_interop.layout import DATASET_KEY, variant_task_name
 from hteb_score.report.formatting import confidence_interval, number, p_value
 from hteb_score.scoring.aggregate import aggregate, aggregate_flags
+from hteb_score.scoring.coverage import Coverage
 from hteb_score.scoring.corpus_robustness import markdown_lines as corpus_robustness_lines
 from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.parts import package_versions
@@ -61,6 +63,7 @@ class CardResults:
     flags: Sequence[Flag] = ()
     corpus_robustness: Mapping[str, Any] | None = None
     mteb_tasks: Mapping[str, str | None] | None = None
+    coverage: Sequence[Coverage] = ()
 
 
 def build_card(subject: CardSubject, results: CardResults) -> dict[str, Any]:
@@ -92,6 +95,8 @@ def build_card(subject: CardSubject, results: CardResults) -> dict[str, Any]:
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "flags": [f.to_json() for f in flags],
     }
+    if results.coverage:  # a card merged from parts scored before coverage was recorded has none, as before
+        card["coverage"] = [c.to_json() for c in results.coverage]
     if results.corpus_robustness is not None:
         card["corpus_robustness"] = dict(results.corpus_robustness)
     validate("result_card", card, what="result card")
@@ -179,6 +184,8 @@ def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
                     for name, entry in (stats.get("per_transformation") or {}).items()],
         "corpus_robustness": corpus_robustness_lines(card.get("corpus_robustness")),
         "flags": [_flag_cells(f) for f in card.get("flags", [])],
+        "coverage": [coverage_cells(c) for c in card.get("coverage", [])],
+        "applied_share": f"{APPLIED_SHARE:.0%}",
         "evaluation": {**card["evaluation"], "rows": [
             [md_text(name), "; ".join(md_text(f"{key}: {_setting(value)}") for key, value in used.items())]
             for name, used in card["evaluation"]["datasets"].items()]},
@@ -240,6 +247,17 @@ def _flag_cells(flag: Mapping[str, Any]) -> list[str]:
     if flag["seed"] is not None:
         variant += f" seed {flag['seed']}"
     return [md_text(flag["dataset"] or "-"), md_text(variant), md_code(flag["code"]), md_text(flag["message"])]
+
+
+def coverage_cells(entry: Mapping[str, Any]) -> list[str]:
+    """One variant's row of "What each figure rests on": its subsets, its texts changed, what was left out."""
+    left = "; ".join(f"{md_text(e['subset'])} ({e['reason'].replace('_', ' ')}: {md_text(e['detail'])})"
+                     for e in entry["left_out"])
+    changed = f"{entry['changed']} of {entry['items']} ({entry['changed_share']:.0%})"
+    return [md_text(entry["dataset"]), md_text(f"{entry['transformation']} seed {entry['seed']}"),
+            f"{entry['subsets_scored']} of {entry['subsets_total']}", changed + (" **mostly unchanged**"
+                                                                              if entry["flagged_unchanged"] else ""),
+            left or "-"]
 
 
 def _runtime(encode: Mapping[str, Any]) -> str:

@@ -11,6 +11,8 @@ from hteb_contract.common.escape import md_text
 from hteb_contract.taxonomy import AXES, in_total
 from hteb_contract.validation import validate
 from hteb_score.report.basis import SAME, Basis, Figures
+from hteb_score.report.coverage_rows import CoverageRow
+from hteb_score.report.coverage_rows import markdown as coverage_markdown
 from hteb_score.report.formatting import column_label, confidence_interval, count, md_row, number, p_value
 from hteb_score.report.lead import Lead
 from hteb_score.report.pairwise import ORIGINAL, ColumnRanking, pairwise_json
@@ -156,6 +158,9 @@ class Comparison:
     lead: Lead | None = None  # no HTEB total: who ranks first on the axis beside it (Noise), by how much
     #: model against model per column (Original, axes, total): pairs, rank intervals, groups
     pairwise: dict[str, ColumnRanking] = field(default_factory=dict)
+    #: what the figures rest on (report/coverage_rows.py); `coverage_stated`: some card records it
+    coverage: list[CoverageRow] = field(default_factory=list)
+    coverage_stated: bool = False
 
     @property
     def has_total(self) -> bool:
@@ -217,6 +222,8 @@ class Comparison:
             "lead": None if self.lead is None else self.lead.to_json(),
             "pairwise": pairwise_json(self.pairwise),
         }
+        if self.coverage_stated:  # cards scored before coverage was recorded compare as before
+            result["coverage"] = {"stated": True, "rows": [row.to_json() for row in self.coverage]}
         validate("comparison", result, what="comparison")
         return result
 
@@ -236,7 +243,7 @@ class Comparison:
         out += [f"Basis (`--basis {self.basis.name}`): the leaderboard and the heat map rest on "
                 f"{self.basis.description}.", ""]
         out += self._leaderboard_md() + self._heatmap_md() + pairwise_markdown(self.pairwise) + self._stability_md() + self._effects_md()
-        out += self._reliability_md() + self._inputs_md()
+        out += self._reliability_md() + coverage_markdown(self.coverage, self.coverage_stated) + self._inputs_md()
         return "\n".join(out) + "\n"
 
     def leaderboard_axes(self) -> list[str]:

@@ -92,6 +92,25 @@ def model_groups(comparison: Comparison) -> str:
     return "\n".join(lines)
 
 
+def noise_subsets(comparison: Comparison) -> str:
+    """Per dataset and Noise rule, the subsets its figure rests on ("5 of 12") and the share of texts it
+    changed, from the cards' coverage (the same for every model of one revision: the first card's)."""
+    if not comparison.coverage_stated:
+        raise ContractError("table noise-subsets: the cards do not record what each figure rests on (scored "
+                            "before hteb-score recorded it): score them again")
+    rows = [r for r in comparison.coverage if r.transformation in AXES["noise"]]
+    lines = [md_row(["dataset", "rule", "subsets scored", "texts changed", "left out"]), "|---" * 5 + "|"]
+    seen = set()
+    for r in rows:
+        if (r.dataset, r.transformation, r.seed) in seen:
+            continue
+        seen.add((r.dataset, r.transformation, r.seed))
+        changed = f"{r.changed_share:.0%}" + (" (mostly unchanged)" if r.flagged_unchanged else "")
+        lines.append(md_row([md_text(r.dataset), SHORT[r.transformation], r.subsets, changed,
+                             md_text(", ".join(r.left_out) or "-")]))
+    return "\n".join(lines)
+
+
 def _minutes(seconds: float) -> str:
     return f"{seconds / 60:.1f}"
 
@@ -159,7 +178,7 @@ class Table:
 
 TABLES: Registry[Table] = Registry("findings table", entries={
     "noise-models": Table(comparison_of, noise_models), "noise-effects": Table(comparison_of, noise_effects),
-    "model-groups": Table(comparison_of, model_groups),
+    "model-groups": Table(comparison_of, model_groups), "noise-subsets": Table(comparison_of, noise_subsets),
     "unit-times": Table(parts_of, unit_times)})
 
 

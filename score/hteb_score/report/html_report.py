@@ -114,6 +114,7 @@ def render(comparison: Comparison, figures: Mapping[str, bytes]) -> str:
         *_effects(comparison),
         *_stability(comparison),
         *_reliability(comparison),
+        *_coverage(comparison),
         *_inputs(comparison),
         *_protocol(comparison),
     ]
@@ -361,6 +362,20 @@ def _reliability(c: Comparison) -> list[str]:
             for axis, r in c.reliability.per_axis.items()]
     note = "Median Spearman ρ between model scores on two task-stratified halves of the datasets."
     return [*out, f'<p class="note">{note}</p>', _table("reliability", header, rows)]
+
+
+def _coverage(c: Comparison) -> list[str]:
+    """What each figure rests on (report/coverage_rows.py); nothing where no card records it."""
+    if not c.coverage_stated:
+        return []
+    header = [("Dataset", "text"), ("Variant", "text"), ("Subsets scored", "number"), ("Texts changed", "number"),
+              ("Left out", "text"), ("Models", "text")]
+    rows = [[_text(r.dataset), _text(f"{r.transformation} seed {r.seed}"), _num(r.subsets_scored, r.subsets),
+             _num(r.changed_share, f"{r.changed_share:.0%}" + (" mostly unchanged" if r.flagged_unchanged else "")),
+             _text(", ".join(r.left_out) or None), _text(", ".join(r.models))] for r in c.coverage]
+    note = ("Every Noise variant, and any other variant that left subsets out or whose texts are mostly unchanged "
+            "(an unchanged text scores as the Original): the subsets its dataset figure averages.")
+    return ["<h2>What each figure rests on</h2>", f'<p class="note">{note}</p>', _table("coverage", header, rows)]
 
 
 def _inputs(c: Comparison) -> list[str]:

@@ -40,7 +40,8 @@ def publish(part: ScorePart, folder: Path) -> dict[str, Any]:
         error_policy=[entry for u in units for entry in u.error_policy], statistics=statistics,
         flags=part.flags(precision_flags(identity.encode)),
         corpus_robustness=section(robustness) if robustness else None,
-        mteb_tasks={name: task.get("mteb_task") for name, task in tasks.items()}))
+        mteb_tasks={name: task.get("mteb_task") for name, task in tasks.items()},
+        coverage=[c for u in units for c in u.coverage]))
     results = {variant: result for unit in units for variant, result in unit.results.items()}
     write_outputs(folder, card, mteb_result_files(card, results, tasks))
     return card

@@ -14,6 +14,7 @@ from typing import Any
 
 from hteb_contract.errors import HtebError, IntegrityError
 from hteb_contract.item_columns import ItemColumns
+from hteb_contract.revision.change_shares import recorded as recorded_shares
 from hteb_contract.revision import Revision
 from hteb_contract.sources import DatasetInfo, SourceDataset, list_source_dirs, read_source_dir
 from hteb_contract.stores import open_store
@@ -23,6 +24,7 @@ from tqdm.auto import tqdm
 from hteb_score.evaluators import EVALUATORS
 from hteb_score.evaluators.protocol import Protocol
 from hteb_score.flags import Flag
+from hteb_score.scoring.coverage import SubsetShare, subset_shares
 from hteb_score.scoring.corpus_robustness import CorpusVariant, corpus_variants
 from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.options import ScoreOptions
@@ -158,6 +160,8 @@ class Variant:
     transformation: str
     seed: int | None
     items: ItemColumns | None = None
+    shares: tuple[SubsetShare, ...] = ()  # per subset, how many texts the transformation changed (`coverage`)
+    recorded: bool = False  # `shares` are the revision's change_shares (else counted from the texts)
 
 
 def _policy_lookup(items: ItemColumns, on_error: str, where: str, keep: Sequence[bool]):
@@ -193,7 +197,9 @@ def revision_variants(revision: Revision, name: str, *, transformations: Sequenc
         keep = judge_kept(means, min_judge)
         where = f"{name}/{transformation}_{seed}"
         data = source.with_texts(_policy_lookup(items, on_error, where, keep))
-        variants.append(Variant(data, transformation, seed, items if min_judge is None else items.where(keep)))
+        entries = recorded_shares(revision.manifest, name, transformation, seed)
+        variants.append(Variant(data, transformation, seed, items if min_judge is None else items.where(keep),
+                                subset_shares(items, entries), entries is not None))
         filtered = min_judge is not None  # the judge counts are kept with --min-judge only
         counts.append(ErrorPolicyCount(name, transformation, seed, len(items), sum(items.with_errors), on_error,
                                        keep.count(False) if filtered else None,

@@ -29,6 +29,7 @@ from hteb_contract.validation import check_finite
 from hteb_score import __version__
 from hteb_score.evaluators.base import TaskScore
 from hteb_score.flags import Flag
+from hteb_score.scoring.coverage import Coverage
 from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.options import ScoreOptions
 from hteb_score.scoring.part_checks import check_part
@@ -94,6 +95,7 @@ class UnitResult:
     error_policy: list[ErrorPolicyCount]
     flags: list[Flag]
     corpus_robustness: dict[str, Any] | None = None  # its block of the corpus-robustness section
+    coverage: list[Coverage] = field(default_factory=list)  # per transformed variant: the subsets its figure rests on
 
     def to_json(self) -> dict[str, Any]:
         rows = self.drift
@@ -102,7 +104,8 @@ class UnitResult:
                 "results": [_result_json(variant, result) for variant, result in self.results.items()],
                 "drift": {column: [row[column] for row in rows] for column in DRIFT_COLUMNS},
                 "error_policy": [e.to_json() for e in self.error_policy], "flags": [f.to_json() for f in self.flags],
-                "corpus_robustness": self.corpus_robustness}
+                "corpus_robustness": self.corpus_robustness,
+                **({"coverage": [c.to_json() for c in self.coverage]} if self.coverage else {})}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> UnitResult:
@@ -114,7 +117,8 @@ class UnitResult:
                    [ScoreRecord.from_json({**r, "value": _from_number(r["value"])}) for r in data["scores"]],
                    dict(_result_from_json(r) for r in data["results"]), drift,
                    [ErrorPolicyCount.from_json(e) for e in data["error_policy"]],
-                   [Flag(**f) for f in data["flags"]], data["corpus_robustness"])
+                   [Flag(**f) for f in data["flags"]], data["corpus_robustness"],
+                   [Coverage.from_json(c) for c in data.get("coverage", ())])  # a part written before coverage has none
 
 
 @dataclass(frozen=True)
@@ -357,5 +361,6 @@ def units_of_run(run: ScoreRun, tasks: Mapping[str, Mapping[str, Any]], error_po
             [row for row in run.drift if row["dataset"] == name],
             [e for e in error_policy if e.dataset == name],
             [f for f in run.flags if f.dataset == name],
-            None if corpus_robustness is None else corpus_robustness.get("datasets", {}).get(name)))
+            None if corpus_robustness is None else corpus_robustness.get("datasets", {}).get(name),
+            [c for c in run.coverage if c.dataset == name]))
     return units

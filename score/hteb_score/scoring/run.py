@@ -8,6 +8,7 @@ Retrieval and reranking transform queries only, so their corpus is embedded once
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from hteb_score.encoding.encoder import EmbeddingTable, Request
 from hteb_score.evaluators import EVALUATORS, EvaluationContext, TaskScore
 from hteb_score.evaluators.protocol import Protocol
 from hteb_score.flags import Flag
+from hteb_score.scoring.coverage import Coverage, adjusted_value, variant_coverage
 from hteb_score.scoring.data import DatasetGroups, Variant, check_variants
 from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.scoring.statistics import drift_row
@@ -45,6 +47,7 @@ class ScoreRun:
     drift: list[dict[str, Any]]
     timings: dict[str, float]
     flags: list[Flag] = field(default_factory=list)  # what the checks and evaluators stated, per variant
+    coverage: list[Coverage] = field(default_factory=list)  # per transformed variant: the subsets its figure rests on
 
 
 def _prompt_of(table: str) -> str | None:
@@ -71,6 +74,7 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
     results: dict[tuple[str, str, int | None], TaskScore] = {}
     settings: dict[str, dict[str, Any]] = {}
     drift: list[dict[str, Any]] = []
+    coverage: list[Coverage] = []
     spent = {"read_s": 0.0, "embed_s": 0.0, "evaluate_s": 0.0}
     mark = time.perf_counter()
 
@@ -108,6 +112,9 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
                                               results[(info.name, "original", None)].main_metric, None))
                     continue
                 result = evaluator.evaluate(variant.dataset, table.view(info), context)
+                if variant.seed is not None:
+                    result = _covered(variant, variant.seed, result, results[(info.name, "original", None)], protocol,
+                                      coverage)
                 results[(info.name, variant.transformation, variant.seed)] = result
                 settings.setdefault(info.name, result.settings)
                 records = [("all", result.value)]
@@ -120,7 +127,20 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
             del variants, variant, texts  # let this dataset go before the next one is read, not after
             lap("evaluate_s")
     timings = {**spent, "texts_requested": table.requested, "unique_texts": table.unique, "texts_encoded": table.encoded}
-    return ScoreRun(scores, results, settings, drift, timings, flags)
+    flags.extend(f for c in coverage for f in c.flags())
+    return ScoreRun(scores, results, settings, drift, timings, flags, coverage)
+
+
+def _covered(variant: Variant, seed: int, result: TaskScore, original: TaskScore, protocol: Protocol,
+             coverage: list[Coverage]) -> TaskScore:
+    """The variant's result with its figure over the subsets its coverage keeps (`scoring.coverage`); the
+    coverage joins `coverage`. A variant that leaves nothing out keeps its evaluator's value as it is."""
+    found = variant_coverage(variant.dataset.info.name, variant.transformation, seed, variant.shares,
+                             protocol.name, recorded=variant.recorded)
+    coverage.append(found)
+    if not found.left_out:
+        return result
+    return dataclasses.replace(result, value=adjusted_value(result.subsets, original.subsets, original.value, found))
 
 
 def _drift(variant: Variant, table: EmbeddingTable) -> list[dict[str, Any]]:
