@@ -62,6 +62,7 @@ def test_a_carried_unit_is_the_unit_scored_on_the_new_revision_and_says_so(store
     (unit,), (oracle,) = carried.units, fresh.units
     mine, theirs = unit.to_json(), oracle.to_json()
     assert [mine[k] for k in ("task", "scores", "results", "drift")] == [theirs[k] for k in ("task", "scores", "results", "drift")]
+    assert unit.coverage == oracle.coverage and unit.coverage  # what each figure rests on, in the new revision
     assert [f.code for f in unit.flags] == [f.code for f in oracle.flags] + ["carried_from_revision"]
     # merged with the unit the new revision changed, the card states which unit was carried
     write_part(_part(store, "noise2-1339", ["SemRel2024"]), tmp_path / "semrel")
@@ -112,3 +113,22 @@ def test_a_part_of_a_revision_rebuilt_under_another_hash_is_carried_given_the_ma
     code, _, err = run(*carry, "--scored-manifest", rebuilt.root, "--out", tmp_path / "d")
     assert_one_line(code, err, "--scored-manifest")
     assert [snapshot(tmp_path / x) for x in "acd"] == [{}, {}, {}]
+
+
+def test_a_unit_whose_figures_would_rest_on_other_subsets_is_refused(store, tmp_path):
+    """SemRel2024 under rules 1: keyboard typos change no Ethiopic, Arabic or Indic text, so its figure rests
+    on the Latin subsets. A part scored so carries to a rebuild of the same data; the same part as a scorer
+    from before coverage wrote it (figures over every subset) does not."""
+    part = _part(store, "noise-1339", ["SemRel2024"])
+    assert any(c.left_out for c in part.units[0].coverage)
+    carry = ("--store", store, "--revision", "rebuilt-1339", "--from-revision", "noise-1339")
+    code, _, err = run("carry", write_part(part, tmp_path / "new"), *carry, "--out", tmp_path / "a")
+    assert code == 0, err
+    old = tmp_path / "old"
+    old.mkdir()
+    data = json.loads((tmp_path / "new" / PART_FILE).read_text())
+    del data["units"][0]["coverage"]
+    (old / PART_FILE).write_text(json.dumps(data))
+    code, _, err = run("carry", old, *carry, "--out", tmp_path / "b")
+    assert_one_line(code, err, "SemRel2024", "subsets, not all it was scored on: score it again")
+    assert snapshot(tmp_path / "b") == {}

@@ -6,7 +6,9 @@ Why "the same" is checked on what the scorer reads, not on file bytes: a newer g
 other bytes for the same texts (each record names the rules' hash), so the item files differ while
 every source file, every variant and every text, error and judge score the scorer reads are equal.
 `scored_digest` hashes exactly that; a unit is carried only when the digests of both revisions agree,
-and it is flagged `carried_from_revision` in every card built from it."""
+and it is flagged `carried_from_revision` in every card built from it. Its coverage (what each figure rests
+on) is the new revision's, as scoring it there gives; a unit whose figures would rest on other subsets
+there than those it was scored on (a part scored before coverage, on a non-Latin subset) is refused."""
 
 from __future__ import annotations
 
@@ -18,9 +20,11 @@ from typing import Any
 
 from hteb_contract.errors import HtebError
 from hteb_contract.revision import Revision, dataset_of
+from hteb_contract.revision.change_shares import recorded as recorded_shares
 
 from hteb_score.flags import Flag
-from hteb_score.scoring.parts import ScorePart, UnitResult
+from hteb_score.scoring.coverage import Coverage, subset_shares, variant_coverage
+from hteb_score.scoring.parts import RunIdentity, ScorePart, UnitResult
 
 
 def scored_digest(revision: Revision, name: str) -> str:
@@ -42,6 +46,25 @@ def scored_digest(revision: Revision, name: str) -> str:
         records = revision.corpus_items(name, transformation, seed)
         add(["corpus", transformation, seed, [(r.ref, r.original_text, r.transformed_text) for r in records]])
     return digest.hexdigest()
+
+
+#: the flags a unit's coverage raises (`Coverage.flags`), made again from the new revision's coverage
+COVERAGE_FLAGS = ("mostly_unchanged", "subsets_left_out")
+
+
+def unit_coverage(revision: Revision, name: str, identity: RunIdentity) -> list[Coverage]:
+    """Each transformed variant's coverage of dataset `name` in `revision` that the run scores, as
+    `scoring.run` finds it."""
+    found = []
+    for transformation, seed in revision.variants(name):
+        if (identity.transformations is not None and transformation not in identity.transformations) or \
+                (identity.seeds is not None and seed not in identity.seeds):
+            continue
+        entries = recorded_shares(revision.manifest, name, transformation, seed)
+        shares = subset_shares(revision.item_columns(name, transformation, seed), entries)
+        found.append(variant_coverage(name, transformation, seed, shares, identity.protocol,
+                                       recorded=entries is not None))
+    return found
 
 
 def check_rebuilt(scored: Mapping[str, Any], old: Revision, names: Sequence[str], name: str) -> None:
@@ -78,9 +101,17 @@ def carry_part(part: ScorePart, old: Revision, new: Revision, store: str, name: 
         if before != after:
             raise HtebError(f"{name}: {unit.dataset}'s texts differ between {old.label} and {new.label} "
                             f"(scored content {before[:12]} vs {after[:12]}): score it again on {new.label}")
+        coverage = unit_coverage(new, unit.dataset, part.identity)
+        scored_on_fewer = {(c.transformation, c.seed): c.left_out for c in unit.coverage}
+        narrowed = [c for c in coverage if c.left_out and scored_on_fewer.get((c.transformation, c.seed)) != c.left_out]
+        if narrowed:  # its figure would be another one (scoring.coverage.adjusted_value)
+            c = narrowed[0]
+            raise HtebError(f"{name}: on {new.label}, {unit.dataset} {c.transformation}/{c.seed} rests on "
+                            f"{c.subsets_scored} of {c.subsets_total} subsets, not all it was scored on: score it again")
         note = Flag("carried_from_revision", f"{unit.dataset}: scored on {old.label} ({str(scored_on)[:12]}), "
                     f"whose texts, errors and judge scores of it are those of this revision (scored content "
                     f"{after[:12]})", unit.dataset)
-        units.append(replace(unit, flags=[*unit.flags, note]))
+        own = [f for f in unit.flags if f.code not in COVERAGE_FLAGS]  # a part scored since coverage has them
+        units.append(replace(unit, flags=[*own, *(f for c in coverage for f in c.flags()), note], coverage=coverage))
     dataset = {**part.identity.dataset, "repo_id": store, "label": new.label, "revision": new.revision_id}
     return ScorePart(replace(part.identity, dataset=dataset), units, part.timings)
