@@ -27,6 +27,7 @@ from hteb_score.report.formatting import confidence_interval, number, p_value
 from hteb_score.scoring.aggregate import aggregate, aggregate_flags
 from hteb_score.scoring.corpus_robustness import markdown_lines as corpus_robustness_lines
 from hteb_score.scoring.error_policy import ErrorPolicyCount
+from hteb_score.scoring.item_measures import markdown_lines as item_measures_lines
 from hteb_score.scoring.parts import package_versions
 from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.strict_json import finite_or_none
@@ -61,6 +62,7 @@ class CardResults:
     flags: Sequence[Flag] = ()
     corpus_robustness: Mapping[str, Any] | None = None
     mteb_tasks: Mapping[str, str | None] | None = None
+    item_measures: Mapping[str, Any] | None = None  # label-free per-item robustness, outside the aggregates
 
 
 def build_card(subject: CardSubject, results: CardResults) -> dict[str, Any]:
@@ -94,6 +96,8 @@ def build_card(subject: CardSubject, results: CardResults) -> dict[str, Any]:
     }
     if results.corpus_robustness is not None:
         card["corpus_robustness"] = dict(results.corpus_robustness)
+    if results.item_measures is not None:
+        card["item_measures"] = dict(results.item_measures)
     validate("result_card", card, what="result card")
     return card
 
@@ -178,6 +182,7 @@ def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
                      p_value(entry.get("p_value")), p_value(entry.get("p_holm"))]
                     for name, entry in (stats.get("per_transformation") or {}).items()],
         "corpus_robustness": corpus_robustness_lines(card.get("corpus_robustness")),
+        "item_measures": item_measures_lines(card.get("item_measures")),
         "flags": [_flag_cells(f) for f in card.get("flags", [])],
         "evaluation": {**card["evaluation"], "rows": [
             [md_text(name), "; ".join(md_text(f"{key}: {_setting(value)}") for key, value in used.items())]

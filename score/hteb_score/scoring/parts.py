@@ -39,7 +39,8 @@ if TYPE_CHECKING:  # for an annotation only: the run imports the encoder and eve
 
 PART_FILE = "hteb_part.json"  # marks a folder as a part (cli/output.py's marker)
 FORMAT = "hteb-score part/1"
-DRIFT_COLUMNS = ("transformation", "drift", "quality", "edit_distance")
+#: a drift row's columns, its per-item measures (scoring/item_measures.py) last
+DRIFT_COLUMNS = ("transformation", "drift", "quality", "edit_distance", "top10_changed", "order_flipped")
 # identity fields that are unions over the parts, not compared: the prompts an mteb model gave each task,
 # the prompt types a factory's encoder was given per task
 UNION_FIELDS = (("encode", "prompts"), ("model", "mteb", "prompts"), ("model", "python", "tasks"))
@@ -94,6 +95,7 @@ class UnitResult:
     error_policy: list[ErrorPolicyCount]
     flags: list[Flag]
     corpus_robustness: dict[str, Any] | None = None  # its block of the corpus-robustness section
+    explorer: list[dict[str, Any]] = field(default_factory=list)  # its items in the explorer, with their texts
 
     def to_json(self) -> dict[str, Any]:
         rows = self.drift
@@ -102,19 +104,20 @@ class UnitResult:
                 "results": [_result_json(variant, result) for variant, result in self.results.items()],
                 "drift": {column: [row[column] for row in rows] for column in DRIFT_COLUMNS},
                 "error_policy": [e.to_json() for e in self.error_policy], "flags": [f.to_json() for f in self.flags],
-                "corpus_robustness": self.corpus_robustness}
+                "corpus_robustness": self.corpus_robustness, "explorer": self.explorer}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> UnitResult:
         name = data["dataset"]
         columns = data["drift"]
+        n = len(columns["drift"])
         drift = [{"dataset": name, **dict(zip(DRIFT_COLUMNS, row))}
-                 for row in zip(*(columns[c] for c in DRIFT_COLUMNS))]
+                 for row in zip(*(columns.get(c, [None] * n) for c in DRIFT_COLUMNS))]
         return cls(name, dict(data["task"]), data["settings"],
                    [ScoreRecord.from_json({**r, "value": _from_number(r["value"])}) for r in data["scores"]],
                    dict(_result_from_json(r) for r in data["results"]), drift,
                    [ErrorPolicyCount.from_json(e) for e in data["error_policy"]],
-                   [Flag(**f) for f in data["flags"]], data["corpus_robustness"])
+                   [Flag(**f) for f in data["flags"]], data["corpus_robustness"], list(data.get("explorer", [])))
 
 
 @dataclass(frozen=True)
@@ -357,5 +360,6 @@ def units_of_run(run: ScoreRun, tasks: Mapping[str, Mapping[str, Any]], error_po
             [row for row in run.drift if row["dataset"] == name],
             [e for e in error_policy if e.dataset == name],
             [f for f in run.flags if f.dataset == name],
-            None if corpus_robustness is None else corpus_robustness.get("datasets", {}).get(name)))
+            None if corpus_robustness is None else corpus_robustness.get("datasets", {}).get(name),
+            [row for row in run.explorer if row["dataset"] == name]))
     return units
