@@ -195,8 +195,17 @@ def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
                         e["judge_dropped"], e["unjudged"]] for e in card["error_policy"]
                        if selection.get("min_judge") is not None],
         "timings": {"unique": int(timings.get("unique_texts", 0)), "encoded": int(timings.get("texts_encoded", 0)),
-                    "requested": int(timings.get("texts_requested", 0)), "total": f"{timings.get('total_s', 0):.1f}"},
+                    "requested": int(timings.get("texts_requested", 0)), "total": f"{timings.get('total_s', 0):.1f}",
+                    "item_measures": _item_measures_cost(timings)},
     }
+
+
+def _item_measures_cost(timings: Mapping[str, float]) -> str | None:
+    """The per-item measures' time, and its share of the run's (None where the card has no such timing)."""
+    spent, total = timings.get("item_measures_s"), timings.get("total_s", 0.0)
+    if spent is None:
+        return None
+    return f"{spent:.2f} s" + (f" ({100 * spent / total:.1f}% of it)" if total > 0 else "")
 
 
 def _model_cells(agg: Mapping[str, Any], beside: Sequence[str]) -> list[str]:

@@ -14,7 +14,7 @@ from hteb_score.evaluators.protocol import PROTOCOLS
 from hteb_score.report.card import CardResults, CardSubject, build_card, mteb_result_files
 from hteb_score.report.outputs import write_outputs
 from hteb_score.scoring.corpus_robustness import section
-from hteb_score.scoring.item_measures import cost, item_measures_block
+from hteb_score.scoring.item_measures import item_measures_block
 from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart
 from hteb_score.scoring.statistics import model_statistics
 
@@ -37,8 +37,6 @@ def publish(part: ScorePart, folder: Path) -> dict[str, Any]:
     spent = time.perf_counter() - summarised
     timings["item_measures_s"] = timings.get("item_measures_s", 0.0) + spent
     timings[TIMING_TOTAL] += spent
-    if item_measures is not None:
-        item_measures["cost"] = cost(timings["item_measures_s"], timings[TIMING_TOTAL])
     robustness = {u.dataset: u.corpus_robustness for u in units if u.corpus_robustness is not None}
     tasks = {unit.dataset: unit.task for unit in units}
     subject = CardSubject(identity.model, identity.encode, {**identity.dataset, "datasets": [u.dataset for u in units]},

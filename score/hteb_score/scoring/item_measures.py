@@ -204,14 +204,9 @@ def summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-def cost(seconds: float, total_s: float) -> dict[str, float | None]:
-    """What the measures cost: their seconds, and those as a share of the run's total time."""
-    return {"seconds": seconds, "share_of_scoring": seconds / total_s if total_s > 0 else None}
-
-
 def item_measures_block(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
-    """The card's `item_measures`: per transformation and dataset, `summary` (its `cost` is the
-    caller's to set, once the time is known). None without a transformed item."""
+    """The card's `item_measures`: per transformation and dataset, `summary`. None without a transformed
+    item. What they cost is the card's `timings.item_measures_s` (one process's, like every timing)."""
     grouped: dict[str, dict[str, list[Mapping[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     for row in rows:
         grouped[row["transformation"]][row["dataset"]].append(row)
@@ -219,7 +214,6 @@ def item_measures_block(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any] | N
         return None
     return {"method": dict(METHOD), "pass_cosine": PASS_COSINE, "top_k": TOP_K, "quantiles": list(QUANTILES),
             "explorer_top_n": EXPLORER_TOP_N,
-            "cost": cost(0.0, 0.0),
             "per_transformation": {t: {d: summary(by_d[d]) for d in sorted(by_d)} for t, by_d in sorted(grouped.items())}}
 
 
@@ -231,13 +225,10 @@ def markdown_lines(block: Mapping[str, Any] | None) -> list[str]:
     """The card's section: one row per transformation and dataset."""
     if not block:
         return []
-    cost = block["cost"]
-    share = "" if cost["share_of_scoring"] is None else f", {100 * cost['share_of_scoring']:.1f}% of the run's time"
     lines = ["", "## Per-item measures (label-free; not in the HTEB total)", "",
              f"Per transformed text: cosine of its embedding with its original's; pass = cosine >= "
              f"{block['pass_cosine']}; top-{block['top_k']} changed (retrieval queries); pair order flipped "
-             f"(STS, pair classification); rho = Spearman with the judge's quality. Computed in "
-             f"{cost['seconds']:.2f} s{share}.", "",
+             f"(STS, pair classification); rho = Spearman with the judge's quality (their cost: the last line).", "",
              "| transformation | dataset | items | cosine mean | p5 | p50 | p95 | pass | top-10 changed | order flipped "
              "| rho cosine |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for transformation, by_dataset in block["per_transformation"].items():
