@@ -164,7 +164,7 @@ def _explorer(variant: Variant, cosine: np.ndarray, top10: Sequence[bool | None]
                      "split": items.split[at], "item_id": items.item_id[at], "field": items.field[at],
                      "original_text": items.original_text[at], "transformed_text": items.transformed_text[at],
                      "cosine": float(cosine[at]), "top10_changed": top10[at], "order_flipped": order[at],
-                     "moved_most": at in moved, "outcome_flipped": at in flips,
+                     "moved_most": at in moved, "outcome_flipped": bool(top10[at] or order[at]),
                      "quality": items.quality[at], "fluency": items.fluency[at],
                      "with_errors": bool(items.with_errors[at])})
     return rows
