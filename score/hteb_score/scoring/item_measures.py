@@ -5,10 +5,10 @@ An item is one transformed text (the unit the judge rates). For each item of a v
 
 - `cosine`: cos(emb(original text), emb(transformed text)), queries with the query prompt (drift is 1 - it);
 - `top10_changed` (Retrieval, query items): the set of the TOP_K corpus documents nearest the original query
-  (cosine, exact, ties by corpus order) differs from the transformed query's; None elsewhere;
-- `order_flipped` (STS and pair classification): with s = cos(emb(sentence1), emb(sentence2)) of each pair
+  (cosine, exact, equal to SIMILARITY_DECIMALS decimals: ties, by corpus order) differs from the transformed query's; None elsewhere;
+- `order_flipped` (STS, STR and pair classification): with s = cos(emb(sentence1), emb(sentence2)) of each pair
   and m the median of s over the variant's pairs on the original texts, the item's pair is on one side of m
-  (s > m, or not) on its original texts and on the other on its transformed texts: its place in the
+  (s > m, or not; s to SIMILARITY_DECIMALS decimals) on its original texts and on the other on its transformed texts: its place in the
   predicted similarity order (the order both metrics rank by) flips between the upper and lower half.
   None elsewhere.
 
@@ -48,16 +48,21 @@ TOP_K = 10
 QUANTILES = (5, 25, 50, 75, 95)
 #: The explorer's bound: per variant, this many lowest-cosine items and this many flipped ones.
 EXPLORER_TOP_N = 10
+#: Similarities equal to this many decimals are ties (broken by corpus order; a pair at the median is not above it).
+SIMILARITY_DECIMALS = 9
+#: An item's cosine as the pass rate and the Spearman correlations read it: float32 embeddings give about
+#: 7 significant digits, so cosines equal to 6 decimals are ties, not an order.
+COSINE_DECIMALS = 6
 QUERY_TABLES = ("queries",)
 #: The per-item measures a part keeps beside each drift row.
 MEASURE_COLUMNS = ("top10_changed", "order_flipped")
 METHOD = {
     "item": "one transformed text; seeds pooled per (transformation, dataset)",
     "cosine": "cos(emb(original), emb(transformed)); queries with the query prompt",
-    "pass": f"cosine >= {PASS_COSINE}",
+    "pass": f"cosine (to {COSINE_DECIMALS} decimals) >= {PASS_COSINE}",
     "top10_changed": f"Retrieval query items: the set of the {TOP_K} nearest corpus documents (cosine, exact) "
                      "of the original query differs from the transformed query's",
-    "order_flipped": "STS and pair-classification items: the pair's cos(sentence1, sentence2) is above the median "
+    "order_flipped": "STS, STR and pair-classification items: the pair's cos(sentence1, sentence2) is above the median "
                      "over the variant's original pairs on one side of the transformation and not on the other",
     "quality_spearman": f"Spearman of each measure with the judge's quality over rated items "
                         f"(None under {MIN_QUALITY_ITEMS} or when either is constant)",
@@ -88,7 +93,7 @@ def _unit(x: np.ndarray) -> np.ndarray:
 
 def top_k(queries: np.ndarray, documents: np.ndarray, k: int = TOP_K) -> list[frozenset[int]]:
     """The indices of the k documents of highest cosine with each query (ties: the earlier document)."""
-    scores = _unit(queries) @ _unit(documents).T
+    scores = np.round(_unit(queries.astype(np.float64)) @ _unit(documents.astype(np.float64)).T, SIMILARITY_DECIMALS)
     order = np.argsort(-scores, axis=1, kind="stable")[:, :k]
     return [frozenset(row.tolist()) for row in order]
 
@@ -140,8 +145,9 @@ def _order_flips(variant: Variant, original: SourceDataset | None, embed: Any) -
         return {}
 
     def similarity(rows: Sequence[Mapping[str, Any]]) -> np.ndarray:
-        return _cosines(np.asarray(embed([r["sentence1"] for r in rows], None)),
-                        np.asarray(embed([r["sentence2"] for r in rows], None)))
+        return np.round(_cosines(np.asarray(embed([r["sentence1"] for r in rows], None), dtype=np.float64),
+                                 np.asarray(embed([r["sentence2"] for r in rows], None), dtype=np.float64)),
+                        SIMILARITY_DECIMALS)
 
     s_before = similarity([before[item_id] for item_id, _ in after])
     s_after = similarity([row for _, row in after])
@@ -186,7 +192,8 @@ def _quality_rho(values: Sequence[float | bool | None], quality: Sequence[float 
 def summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """One (transformation, dataset)'s measures from its items' rows."""
     cosine = np.array([1.0 - r["drift"] for r in rows], dtype=float)
-    passed = (cosine >= PASS_COSINE).tolist()
+    rounded = np.round(cosine, COSINE_DECIMALS)
+    passed = (rounded >= PASS_COSINE).tolist()
     quality = [r.get("quality") for r in rows]
     n_queries, top10 = _share([r.get("top10_changed") for r in rows])
     n_pairs, flips = _share([r.get("order_flipped") for r in rows])
@@ -198,7 +205,7 @@ def summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "n_query_items": n_queries, "top10_changed_share": top10,
         "n_pair_items": n_pairs, "order_flipped_share": flips,
         "n_rated": sum(q is not None for q in quality),
-        "quality_spearman": {"cosine": _quality_rho(cosine.tolist(), quality), "pass": _quality_rho(passed, quality),
+        "quality_spearman": {"cosine": _quality_rho(rounded.tolist(), quality), "pass": _quality_rho(passed, quality),
                              "top10_changed": _quality_rho([r.get("top10_changed") for r in rows], quality),
                              "order_flipped": _quality_rho([r.get("order_flipped") for r in rows], quality)},
     }
@@ -228,7 +235,7 @@ def markdown_lines(block: Mapping[str, Any] | None) -> list[str]:
     lines = ["", "## Per-item measures (label-free; not in the HTEB total)", "",
              f"Per transformed text: cosine of its embedding with its original's; pass = cosine >= "
              f"{block['pass_cosine']}; top-{block['top_k']} changed (retrieval queries); pair order flipped "
-             f"(STS, pair classification); rho = Spearman with the judge's quality (their cost: the last line).", "",
+             f"(STS, STR, pair classification); rho = Spearman with the judge's quality (their cost: the last line).", "",
              "| transformation | dataset | items | cosine mean | p5 | p50 | p95 | pass | top-10 changed | order flipped "
              "| rho cosine |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for transformation, by_dataset in block["per_transformation"].items():
