@@ -54,6 +54,8 @@ SIMILARITY_DECIMALS = 9
 #: 7 significant digits, so cosines equal to 6 decimals are ties, not an order.
 COSINE_DECIMALS = 6
 QUERY_TABLES = ("queries",)
+#: Queries searched at once (their similarities to the whole corpus held in memory together).
+QUERY_CHUNK = 64
 #: The per-item measures a part keeps beside each drift row.
 MEASURE_COLUMNS = ("top10_changed", "order_flipped")
 METHOD = {
@@ -93,14 +95,19 @@ def _unit(x: np.ndarray) -> np.ndarray:
 
 def top_k(queries: np.ndarray, documents: np.ndarray, k: int = TOP_K) -> list[frozenset[int]]:
     """The indices of the k documents of highest cosine with each query (ties: the earlier document)."""
-    scores = np.round(_unit(queries.astype(np.float64)) @ _unit(documents.astype(np.float64)).T, SIMILARITY_DECIMALS)
-    order = np.argsort(-scores, axis=1, kind="stable")[:, :k]
-    return [frozenset(row.tolist()) for row in order]
+    docs, found = _unit(documents.astype(np.float64)).T, []
+    for start in range(0, len(queries), QUERY_CHUNK):  # a chunk's similarities at a time, however large the corpus
+        chunk = _unit(queries[start:start + QUERY_CHUNK].astype(np.float64))
+        order = np.argsort(-np.round(chunk @ docs, SIMILARITY_DECIMALS), axis=1, kind="stable")[:, :k]
+        found.extend(frozenset(row.tolist()) for row in order)
+    return found
 
 
 def measure_variant(variant: Variant, original: SourceDataset | None, table: EmbeddingTable,
-                    evaluator: Evaluator) -> VariantItems:
-    """Every item of `variant` measured (`original`: the dataset's original data, for the pair order)."""
+                    evaluator: Evaluator, documents: dict[str, np.ndarray] | None = None) -> VariantItems:
+    """Every item of `variant` measured (`original`: the dataset's original data, for the pair order;
+    `documents`: the corpus embeddings by dataset, kept by the caller so each variant of a retrieval
+    dataset reuses them)."""
     items = variant.items
     if not items:
         return VariantItems()
@@ -117,8 +124,11 @@ def measure_variant(variant: Variant, original: SourceDataset | None, table: Emb
         b = np.asarray(embed([items.transformed_text[at] for at in rows], prompt))
         cosine[rows] = _cosines(a, b)
         if info.task_type == "Retrieval" and prompt == "query":
-            corpus = variant.dataset.tables["corpus"]
-            docs = np.asarray(embed([doc_text(d) for d in corpus], "document"))
+            documents = {} if documents is None else documents
+            if info.name not in documents:
+                documents[info.name] = np.asarray(embed([doc_text(d) for d in variant.dataset.tables["corpus"]],
+                                                        "document"))
+            docs = documents[info.name]
             for at, before, after in zip(rows, top_k(a, docs), top_k(b, docs)):
                 top10[at] = before != after
     flipped = _order_flips(variant, original, embed) if isinstance(evaluator, SentencePairEvaluator) else {}

@@ -79,11 +79,12 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
             table.fill(texts, progress=progress)
             lap("embed_s")
             unchanged = next((v.dataset for v in variants if v.transformation == "original"), None)
+            documents: dict[str, Any] = {}  # a retrieval corpus's embeddings, for every variant's top-10
             for variant in variants:
                 info = variant.dataset.info
                 bar.set_postfix_str(f"{info.name}/{variant.transformation}")
                 lap("evaluate_s")
-                measured = measure_variant(variant, unchanged, table, evaluator)
+                measured = measure_variant(variant, unchanged, table, evaluator, documents)
                 drift.extend(measured.rows)
                 explorer.extend(measured.explorer)
                 lap("item_measures_s")
@@ -102,7 +103,7 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
                 for subset, value in records:
                     scores.append(ScoreRecord(info.name, info.task_type, subset, variant.transformation, variant.seed,
                                               result.main_metric, None if value is None else float(value)))
-            del variants, variant, texts, unchanged  # let this dataset go before the next one is read, not after
+            del variants, variant, texts, unchanged, documents  # let this dataset go before the next one is read, not after
             lap("evaluate_s")
     timings = {**spent, "texts_requested": table.requested, "unique_texts": table.unique, "texts_encoded": table.encoded}
     return ScoreRun(scores, results, settings, drift, timings, flags, explorer)
