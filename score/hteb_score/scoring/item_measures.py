@@ -5,11 +5,12 @@ An item is one transformed text (the unit the judge rates). For each item of a v
 
 - `cosine`: cos(emb(original text), emb(transformed text)), queries with the query prompt (drift is 1 - it);
 - `top10_changed` (Retrieval, query items): the set of the TOP_K corpus documents nearest the original query
-  (cosine, exact, equal to SIMILARITY_DECIMALS decimals: ties, by corpus order) differs from the transformed query's; None elsewhere;
-- `order_flipped` (STS, STR and pair classification): with s = cos(emb(sentence1), emb(sentence2)) of each pair
-  and m the median of s over the variant's pairs on the original texts, the item's pair is on one side of m
-  (s > m, or not; s to SIMILARITY_DECIMALS decimals) on its original texts and on the other on its transformed texts: its place in the
-  predicted similarity order (the order both metrics rank by) flips between the upper and lower half.
+  (cosine, exact; similarities equal to SIMILARITY_DECIMALS decimals tie, broken by corpus order) differs from
+  the transformed query's; None elsewhere;
+- `order_flipped` (STS, STR and pair classification): with s = cos(emb(sentence1), emb(sentence2)) of each
+  pair (to SIMILARITY_DECIMALS decimals) and m the median of s over the dataset's pairs (every subset) on their
+  original texts, the item's pair is above m on its original texts and not on its transformed texts, or the
+  other way round: it has left its half of the predicted similarity order (the order both metrics rank by).
   None elsewhere.
 
 Per (transformation, dataset), seeds pooled: the cosine's mean and quantiles QUANTILES, the pass rate
@@ -65,7 +66,7 @@ METHOD = {
     "top10_changed": f"Retrieval query items: the set of the {TOP_K} nearest corpus documents (cosine, exact) "
                      "of the original query differs from the transformed query's",
     "order_flipped": "STS, STR and pair-classification items: the pair's cos(sentence1, sentence2) is above the median "
-                     "over the variant's original pairs on one side of the transformation and not on the other",
+                     "over the dataset's original pairs on one side of the transformation and not on the other",
     "quality_spearman": f"Spearman of each measure with the judge's quality over rated items "
                         f"(None under {MIN_QUALITY_ITEMS} or when either is constant)",
 }
@@ -95,7 +96,8 @@ def _unit(x: np.ndarray) -> np.ndarray:
 
 def top_k(queries: np.ndarray, documents: np.ndarray, k: int = TOP_K) -> list[frozenset[int]]:
     """The indices of the k documents of highest cosine with each query (ties: the earlier document)."""
-    docs, found = _unit(documents.astype(np.float64)).T, []
+    docs = _unit(documents.astype(np.float64)).T
+    found: list[frozenset[int]] = []
     for start in range(0, len(queries), QUERY_CHUNK):  # a chunk's similarities at a time, however large the corpus
         chunk = _unit(queries[start:start + QUERY_CHUNK].astype(np.float64))
         order = np.argsort(-np.round(chunk @ docs, SIMILARITY_DECIMALS), axis=1, kind="stable")[:, :k]
@@ -231,7 +233,8 @@ def item_measures_block(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any] | N
         return None
     return {"method": dict(METHOD), "pass_cosine": PASS_COSINE, "top_k": TOP_K, "quantiles": list(QUANTILES),
             "explorer_top_n": EXPLORER_TOP_N,
-            "per_transformation": {t: {d: summary(by_d[d]) for d in sorted(by_d)} for t, by_d in sorted(grouped.items())}}
+            "per_transformation": {t: {d: summary(by_d[d]) for d in sorted(by_d)}
+                                   for t, by_d in sorted(grouped.items())}}
 
 
 def _cell(value: float | None, digits: int = 3) -> str:
@@ -245,12 +248,14 @@ def markdown_lines(block: Mapping[str, Any] | None) -> list[str]:
     lines = ["", "## Per-item measures (label-free; not in the HTEB total)", "",
              f"Per transformed text: cosine of its embedding with its original's; pass = cosine >= "
              f"{block['pass_cosine']}; top-{block['top_k']} changed (retrieval queries); pair order flipped "
-             f"(STS, STR, pair classification); rho = Spearman with the judge's quality (their cost: the last line).", "",
-             "| transformation | dataset | items | cosine mean | p5 | p50 | p95 | pass | top-10 changed | order flipped "
-             "| rho cosine |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "(STS, STR, pair classification); rho = Spearman with the judge's quality (their cost: the last line).",
+             "",
+             "| transformation | dataset | items | cosine mean | p5 | p50 | p95 | pass | top-10 changed "
+             "| order flipped | rho cosine |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for transformation, by_dataset in block["per_transformation"].items():
         for dataset, s in by_dataset.items():
-            lines.append(f"| {md_text(transformation)} | {md_text(dataset)} | {s['n_items']} | {_cell(s['cosine_mean'])} "
+            lines.append(f"| {md_text(transformation)} | {md_text(dataset)} | {s['n_items']} "
+                         f"| {_cell(s['cosine_mean'])} "
                          f"| {_cell(s['cosine_p5'])} | {_cell(s['cosine_p50'])} | {_cell(s['cosine_p95'])} "
                          f"| {_cell(s['pass_rate'])} | {_cell(s['top10_changed_share'])} "
                          f"| {_cell(s['order_flipped_share'])} | {_cell(s['quality_spearman']['cosine'])} |")
