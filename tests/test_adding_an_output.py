@@ -43,7 +43,7 @@ def test_the_pages_writer_is_written_with_the_card(tmp_path):
                           timeout=120, cwd=REPO)
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout.splitlines()[-1]) == ["result_card.json", "result_card.md", "model_meta.json",
-                                                       "scores.csv"]
+                                                       "items.parquet", "scores.csv"]
     card = json.loads(CARD.read_text(encoding="utf-8"))
     rows = list(csv.DictReader(io.StringIO((tmp_path / "scores.csv").read_text(encoding="utf-8"))))
     assert len(rows) == len(card["scores"]) > 0

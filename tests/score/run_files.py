@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
+
 #: What one process states of itself, never equal between two runs:
 #: - result_card.json `created`: when that card was written;
 #: - result_card.json `timings`: seconds each process spent, and the counts of its own embedding table
@@ -21,6 +23,9 @@ def outputs(folder: Path) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         name = path.relative_to(folder).as_posix()
+        if path.suffix == ".parquet":
+            found[name] = pq.read_table(path).to_pylist()
+            continue
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".json":
             found[name] = json.loads(text)

@@ -80,7 +80,7 @@ def _asked(datasets: list[str]) -> set[tuple[str, str, str | None]]:
     from hteb_score import SAMPLE_REVISION, SAMPLE_STORE
     from hteb_score.scoring.data import read_revision
     from hteb_score.scoring.options import ScoreOptions
-    from hteb_score.scoring.run import QUERY_TABLES
+    from hteb_score.scoring.item_measures import QUERY_TABLES
 
     groups = read_revision(ScoreOptions(model_id=None, protocol=PROTOCOLS.get("hteb"), encoder="sentence-transformers",
                                         store=f"file://{SAMPLE_STORE}", ref=SAMPLE_REVISION, datasets=datasets)).groups

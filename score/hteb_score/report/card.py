@@ -29,6 +29,7 @@ from hteb_score.scoring.aggregate import aggregate, aggregate_flags
 from hteb_score.scoring.coverage import Coverage
 from hteb_score.scoring.corpus_robustness import markdown_lines as corpus_robustness_lines
 from hteb_score.scoring.error_policy import ErrorPolicyCount
+from hteb_score.scoring.item_measures import markdown_lines as item_measures_lines
 from hteb_score.scoring.parts import package_versions
 from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.strict_json import finite_or_none
@@ -64,6 +65,7 @@ class CardResults:
     corpus_robustness: Mapping[str, Any] | None = None
     mteb_tasks: Mapping[str, str | None] | None = None
     coverage: Sequence[Coverage] = ()
+    item_measures: Mapping[str, Any] | None = None  # label-free per-item robustness, outside the aggregates
 
 
 def build_card(subject: CardSubject, results: CardResults) -> dict[str, Any]:
@@ -99,6 +101,8 @@ def build_card(subject: CardSubject, results: CardResults) -> dict[str, Any]:
         card["coverage"] = [c.to_json() for c in results.coverage]
     if results.corpus_robustness is not None:
         card["corpus_robustness"] = dict(results.corpus_robustness)
+    if results.item_measures is not None:
+        card["item_measures"] = dict(results.item_measures)
     validate("result_card", card, what="result card")
     return card
 
@@ -183,6 +187,7 @@ def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
                      p_value(entry.get("p_value")), p_value(entry.get("p_holm"))]
                     for name, entry in (stats.get("per_transformation") or {}).items()],
         "corpus_robustness": corpus_robustness_lines(card.get("corpus_robustness")),
+        "item_measures": item_measures_lines(card.get("item_measures")),
         "flags": [_flag_cells(f) for f in card.get("flags", [])],
         "coverage": [coverage_cells(c) for c in card.get("coverage", [])],
         "applied_share": f"{APPLIED_SHARE:.0%}",
@@ -197,8 +202,17 @@ def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
                         e["judge_dropped"], e["unjudged"]] for e in card["error_policy"]
                        if selection.get("min_judge") is not None],
         "timings": {"unique": int(timings.get("unique_texts", 0)), "encoded": int(timings.get("texts_encoded", 0)),
-                    "requested": int(timings.get("texts_requested", 0)), "total": f"{timings.get('total_s', 0):.1f}"},
+                    "requested": int(timings.get("texts_requested", 0)), "total": f"{timings.get('total_s', 0):.1f}",
+                    "item_measures": _item_measures_cost(timings)},
     }
+
+
+def _item_measures_cost(timings: Mapping[str, float]) -> str | None:
+    """The per-item measures' time, and its share of the run's (None where the card has no such timing)."""
+    spent, total = timings.get("item_measures_s"), timings.get("total_s", 0.0)
+    if spent is None:
+        return None
+    return f"{spent:.2f} s" + (f" ({100 * spent / total:.1f}% of it)" if total > 0 else "")
 
 
 def _model_cells(agg: Mapping[str, Any], beside: Sequence[str]) -> list[str]:

@@ -23,6 +23,7 @@ from typing import Any
 
 from hteb_contract.taxonomy import in_total
 from hteb_score.report.basis import SAME
+from hteb_score.report import explorer_html
 from hteb_score.report.comparison import Comparison, LeaderboardRow, Stability, coverage_cell, figure_cell, heat_cell
 from hteb_score.report.formatting import column_label, confidence_interval, count, number, p_value
 from hteb_score.report.pairwise import ALPHA, groups_sentence
@@ -93,13 +94,17 @@ figure { margin: 1rem 0; } figure .scroll img { max-width: none; height: auto; b
 @media (max-width: 40rem) { body { margin: 1rem auto; padding: 0 .6rem; } h1 { font-size: 1.35rem; } }
 """
 
+#: What the page inlines: the sort script and style, and the item explorer's (report/explorer_html.py).
+PAGE_SCRIPT = SCRIPT + explorer_html.SCRIPT
+PAGE_STYLE = STYLE + explorer_html.STYLE
+
 
 def render(comparison: Comparison, figures: Mapping[str, bytes]) -> str:
     """The page: summary and warnings, leaderboard, model against model, plots, effects, stability,
-    reliability, inputs and protocol."""
+    reliability, the item explorer, inputs and protocol."""
     csp = (
         "default-src 'none'; img-src data:; "
-        f"style-src {_source_hash(STYLE)}; script-src {_source_hash(SCRIPT)}; base-uri 'none'; form-action 'none'"
+        f"style-src {_source_hash(PAGE_STYLE)}; script-src {_source_hash(PAGE_SCRIPT)}; base-uri 'none'; form-action 'none'"
     )
     n_models, n_datasets = len(comparison.models), len(comparison.datasets)
     body = [
@@ -115,6 +120,7 @@ def render(comparison: Comparison, figures: Mapping[str, bytes]) -> str:
         *_stability(comparison),
         *_reliability(comparison),
         *_coverage(comparison),
+        *explorer_html.section(comparison.models),
         *_inputs(comparison),
         *_protocol(comparison),
     ]
@@ -127,11 +133,11 @@ def render(comparison: Comparison, figures: Mapping[str, bytes]) -> str:
             f'<meta http-equiv="Content-Security-Policy" content="{csp}">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             "<title>HTEB model comparison</title>",
-            f"<style>{STYLE}</style>",
+            f"<style>{PAGE_STYLE}</style>",
             "</head>",
             "<body>",
             *body,
-            f"<script>{SCRIPT}</script>",
+            f"<script>{PAGE_SCRIPT}</script>",
             "</body>",
             "</html>",
             "",

@@ -15,12 +15,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.common.registry import Registry
 from hteb_contract.taxonomy import AXES, TRANSFORMATIONS
 from hteb_contract.validation import validate
 from hteb_score.encoding.backends import precision_suffix
 from hteb_score.mteb_interop.results import load_mteb_results
+from hteb_score.report.outputs import ITEMS_FILE
 from hteb_score.scoring.aggregate import aggregate, check_transformation
 from hteb_score.scoring.model_scores import HTEB, ModelScores
 from hteb_score.scoring.score_record import ScoreRecord
@@ -60,7 +64,18 @@ def load_card(path: Path) -> ModelScores:
     scores.fill_derived()
     statistics = card.get("statistics") or {}
     scores.drift = statistics.get("drift") or None
+    scores.items = _read_items(Path(path).parent / ITEMS_FILE)
     return scores
+
+
+def _read_items(path: Path) -> list[dict[str, Any]] | None:
+    """The explorer's rows of the items.parquet beside a card (None where there is none); damaged: one line."""
+    if not path.is_file():
+        return None
+    try:
+        return pq.read_table(path).to_pylist()
+    except (OSError, pa.ArrowException) as err:
+        raise HtebError(f"{path}: not a readable Parquet file ({type(err).__name__}: {err})") from None
 
 
 def _read_json(path: Path) -> Any:

@@ -9,12 +9,16 @@ is not strict JSON) writes nothing at all. A new output is one function here reg
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import io
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hteb_contract.common.atomic import atomic_write_text
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from hteb_contract.common.atomic import atomic_write_bytes
 from hteb_contract.common.registry import Registry, RegistryError
 
 from hteb_score import CARD_FILE
@@ -25,54 +29,78 @@ from hteb_score.strict_json import dumps
 
 @dataclass(frozen=True)
 class RunFiles:
-    """What a run's outputs are rendered from: the result card (valid against result_card.v1) and
-    the mteb-format result of every scored variant by its task name (report/card.py `mteb_result_files`)."""
+    """What a run's outputs are rendered from: the result card (valid against result_card.v1), the
+    mteb-format result of every scored variant by its task name (report/card.py `mteb_result_files`)
+    and the explorer's items (scoring/item_measures.py, each with its `model`)."""
 
     card: Mapping[str, Any]
     mteb: Mapping[str, Mapping[str, Any]]
+    items: Sequence[Mapping[str, Any]] = ()
 
 
-#: A writer: the run -> {path relative to the output folder: text}.
-Writer = Callable[[RunFiles], dict[str, str]]
+#: A writer: the run -> {path relative to the output folder: text, or bytes for a binary file}.
+Writer = Callable[[RunFiles], dict[str, str | bytes]]
+
+ITEMS_FILE = "items.parquet"
+#: The explorer's columns (scoring/item_measures.py `_explorer`), typed, so an empty file has them too.
+ITEMS_SCHEMA = pa.schema([
+    ("model", pa.string()), ("dataset", pa.string()), ("transformation", pa.string()), ("seed", pa.int64()),
+    ("split", pa.string()), ("item_id", pa.string()), ("field", pa.string()),
+    ("original_text", pa.string()), ("transformed_text", pa.string()), ("cosine", pa.float64()),
+    ("top10_changed", pa.bool_()), ("order_flipped", pa.bool_()), ("moved_most", pa.bool_()),
+    ("outcome_flipped", pa.bool_()), ("quality", pa.float64()), ("fluency", pa.float64()), ("with_errors", pa.bool_()),
+])
 
 #: Every output of a run, written in registration order.
 OUTPUTS: Registry[Writer] = Registry("output")
 
 
 @OUTPUTS.register(CARD_FILE)
-def card_json(run: RunFiles) -> dict[str, str]:
+def card_json(run: RunFiles) -> dict[str, str | bytes]:
     """The result card itself, strict JSON."""
     return {CARD_FILE: dumps(run.card, what="result card")}
 
 
 @OUTPUTS.register("result_card.md")
-def card_markdown(run: RunFiles) -> dict[str, str]:
+def card_markdown(run: RunFiles) -> dict[str, str | bytes]:
     """The card for a reader: every figure rendered from the JSON."""
     return {"result_card.md": render_markdown(run.card)}
 
 
 @OUTPUTS.register("mteb")
-def mteb_files(run: RunFiles) -> dict[str, str]:
+def mteb_files(run: RunFiles) -> dict[str, str | bytes]:
     """The model's folder of mteb results (`mteb/results/<model>/<revision>/`, mteb's layout:
     hteb_score.mteb_interop.layout): model_meta.json and one TaskResult file per variant."""
     model_id, revision = run.card["model"]["model_id"], run.card["model"]["revision"]
     folder = result_folder(Path("mteb"), model_id, revision).as_posix()
     meta = model_meta(model_id, revision, embed_dim=run.card["model"].get("embedding_dim"))
-    files = {f"{folder}/model_meta.json": dumps(meta, what="mteb model_meta")}
+    files: dict[str, str | bytes] = {f"{folder}/model_meta.json": dumps(meta, what="mteb model_meta")}
     files.update({f"{folder}/{name}.json": dumps(result, what=f"mteb result {name}") for name, result in run.mteb.items()})
     return files
 
 
-def write_outputs(out: Path, card: Mapping[str, Any], mteb: Mapping[str, Mapping[str, Any]]) -> list[Path]:
+@OUTPUTS.register(ITEMS_FILE)
+def items_parquet(run: RunFiles) -> dict[str, str | bytes]:
+    """The item explorer: per variant, the items that moved most and those whose outcome flipped, with
+    their texts, judge scores and error flag (at most 2 x EXPLORER_TOP_N a variant); pandas and
+    `datasets.load_dataset("parquet", ...)` read it."""
+    table = pa.Table.from_pylist([dict(row) for row in run.items], schema=ITEMS_SCHEMA)
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer, compression="zstd")
+    return {ITEMS_FILE: buffer.getvalue()}
+
+
+def write_outputs(out: Path, card: Mapping[str, Any], mteb: Mapping[str, Mapping[str, Any]],
+                  items: Sequence[Mapping[str, Any]] = ()) -> list[Path]:
     """Every registered output of the run, rendered before the first is written; returns the paths written."""
-    run = RunFiles(card, mteb)
-    files: dict[Path, str] = {}
+    run = RunFiles(card, mteb, items)
+    files: dict[Path, str | bytes] = {}
     for name, writer in OUTPUTS.items():
         for relative, text in writer(run).items():
             path = Path(out) / relative
             if path in files:
                 raise RegistryError(f"output {name!r} writes {relative}, which another output writes too")
             files[path] = text
-    for path, text in files.items():
-        atomic_write_text(path, text)
+    for path, data in files.items():
+        atomic_write_bytes(path, data.encode("utf-8") if isinstance(data, str) else data)
     return list(files)

@@ -14,6 +14,7 @@ from hteb_score.evaluators.protocol import PROTOCOLS
 from hteb_score.report.card import CardResults, CardSubject, build_card, mteb_result_files
 from hteb_score.report.outputs import write_outputs
 from hteb_score.scoring.corpus_robustness import section
+from hteb_score.scoring.item_measures import item_measures_block
 from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart
 from hteb_score.scoring.statistics import model_statistics
 
@@ -24,12 +25,18 @@ def publish(part: ScorePart, folder: Path) -> dict[str, Any]:
     started = time.perf_counter()
     units, identity = part.units, part.identity
     scores = [record for unit in units for record in unit.scores]
+    drift = [row for u in units for row in u.drift]
     statistics = None
     if any(r.transformation != "original" for r in scores):
-        statistics = model_statistics(scores, [row for u in units for row in u.drift], in_points=True)
+        statistics = model_statistics(scores, drift, in_points=True)
     timings = dict(part.timings)
     timings["statistics_s"] = time.perf_counter() - started
     timings[TIMING_TOTAL] = timings.get(TIMING_TOTAL, 0.0) + timings["statistics_s"]
+    summarised = time.perf_counter()  # the per-item measures: measured while scoring, summarised here
+    item_measures = item_measures_block(drift)
+    spent = time.perf_counter() - summarised
+    timings["item_measures_s"] = timings.get("item_measures_s", 0.0) + spent
+    timings[TIMING_TOTAL] += spent
     robustness = {u.dataset: u.corpus_robustness for u in units if u.corpus_robustness is not None}
     tasks = {unit.dataset: unit.task for unit in units}
     subject = CardSubject(identity.model, identity.encode, {**identity.dataset, "datasets": [u.dataset for u in units]},
@@ -39,11 +46,12 @@ def publish(part: ScorePart, folder: Path) -> dict[str, Any]:
         scores, timings, settings={u.dataset: u.settings for u in units if u.settings is not None},
         error_policy=[entry for u in units for entry in u.error_policy], statistics=statistics,
         flags=part.flags(precision_flags(identity.encode)),
-        corpus_robustness=section(robustness) if robustness else None,
+        corpus_robustness=section(robustness) if robustness else None, item_measures=item_measures,
         mteb_tasks={name: task.get("mteb_task") for name, task in tasks.items()},
         coverage=[c for u in units for c in u.coverage]))
     results = {variant: result for unit in units for variant, result in unit.results.items()}
-    write_outputs(folder, card, mteb_result_files(card, results, tasks))
+    explorer = [{"model": identity.model.get("model_id"), **row} for u in units for row in u.explorer]
+    write_outputs(folder, card, mteb_result_files(card, results, tasks), explorer)
     return card
 
 

@@ -30,6 +30,7 @@ class ModelScores:
     drift: dict[str, Any] | None = None
     card: dict[str, Any] | None = None
     protocol: str | None = None  # the evaluation protocol (hteb, mteb); None: not stated
+    items: list[dict[str, Any]] | None = None  # the item explorer's rows (items.parquet beside a card)
 
     def column(self, name: str) -> dict[str, float]:
         """Per-dataset scores of a column: `hteb`, an axis or a transformation."""

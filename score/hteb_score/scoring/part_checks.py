@@ -40,6 +40,7 @@ def _check_unit(unit: Any, where: str, transformations: list[str] | None, seeds:
         raise HtebError(f"{where}: no score records (scores is empty)")
     for field, datasets in (("scores", {r.dataset for r in unit.scores}), ("results", {v[0] for v in unit.results}),
                             ("drift", {row["dataset"] for row in unit.drift}),
+                            ("explorer", {row["dataset"] for row in unit.explorer}),
                             ("flags", {f.dataset for f in unit.flags} - {None})):
         other = sorted(datasets - {unit.dataset})
         if other:

@@ -40,7 +40,8 @@ if TYPE_CHECKING:  # for an annotation only: the run imports the encoder and eve
 
 PART_FILE = "hteb_part.json"  # marks a folder as a part (cli/output.py's marker)
 FORMAT = "hteb-score part/1"
-DRIFT_COLUMNS = ("transformation", "drift", "quality", "edit_distance")
+#: a drift row's columns, its per-item measures (scoring/item_measures.py) last
+DRIFT_COLUMNS = ("transformation", "drift", "quality", "edit_distance", "top10_changed", "order_flipped")
 # identity fields that are unions over the parts, not compared: the prompts an mteb model gave each task,
 # the prompt types a factory's encoder was given per task
 UNION_FIELDS = (("encode", "prompts"), ("model", "mteb", "prompts"), ("model", "python", "tasks"))
@@ -96,6 +97,7 @@ class UnitResult:
     flags: list[Flag]
     corpus_robustness: dict[str, Any] | None = None  # its block of the corpus-robustness section
     coverage: list[Coverage] = field(default_factory=list)  # per transformed variant: the subsets its figure rests on
+    explorer: list[dict[str, Any]] = field(default_factory=list)  # its items in the explorer, with their texts
 
     def to_json(self) -> dict[str, Any]:
         rows = self.drift
@@ -105,20 +107,22 @@ class UnitResult:
                 "drift": {column: [row[column] for row in rows] for column in DRIFT_COLUMNS},
                 "error_policy": [e.to_json() for e in self.error_policy], "flags": [f.to_json() for f in self.flags],
                 "corpus_robustness": self.corpus_robustness,
-                **({"coverage": [c.to_json() for c in self.coverage]} if self.coverage else {})}
+                **({"coverage": [c.to_json() for c in self.coverage]} if self.coverage else {}), "explorer": self.explorer}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> UnitResult:
         name = data["dataset"]
         columns = data["drift"]
+        n = len(columns["drift"])
         drift = [{"dataset": name, **dict(zip(DRIFT_COLUMNS, row))}
-                 for row in zip(*(columns[c] for c in DRIFT_COLUMNS))]
+                 for row in zip(*(columns.get(c, [None] * n) for c in DRIFT_COLUMNS))]
         return cls(name, dict(data["task"]), data["settings"],
                    [ScoreRecord.from_json({**r, "value": _from_number(r["value"])}) for r in data["scores"]],
                    dict(_result_from_json(r) for r in data["results"]), drift,
                    [ErrorPolicyCount.from_json(e) for e in data["error_policy"]],
                    [Flag(**f) for f in data["flags"]], data["corpus_robustness"],
-                   [Coverage.from_json(c) for c in data.get("coverage", ())])  # a part written before coverage has none
+                   [Coverage.from_json(c) for c in data.get("coverage", ())],  # a part written before coverage has none
+                   list(data.get("explorer", [])))
 
 
 @dataclass(frozen=True)
@@ -362,5 +366,6 @@ def units_of_run(run: ScoreRun, tasks: Mapping[str, Mapping[str, Any]], error_po
             [e for e in error_policy if e.dataset == name],
             [f for f in run.flags if f.dataset == name],
             None if corpus_robustness is None else corpus_robustness.get("datasets", {}).get(name),
-            [c for c in run.coverage if c.dataset == name]))
+            [c for c in run.coverage if c.dataset == name],
+            [row for row in run.explorer if row["dataset"] == name]))
     return units

