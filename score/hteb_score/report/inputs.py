@@ -24,6 +24,7 @@ from hteb_contract.taxonomy import AXES, TRANSFORMATIONS
 from hteb_contract.validation import validate
 from hteb_score.encoding.backends import precision_suffix
 from hteb_score.mteb_interop.results import load_mteb_results
+from hteb_score.report.card_checks import check_card
 from hteb_score.report.outputs import ITEMS_FILE
 from hteb_score.scoring.aggregate import aggregate, check_transformation
 from hteb_score.scoring.model_scores import HTEB, ModelScores
@@ -47,9 +48,11 @@ def selection_suffix(selection: dict) -> str:
 
 
 def load_card(path: Path) -> ModelScores:
-    """A result card (validated against the card schema) as ModelScores, from its per-dataset aggregates."""
+    """A result card (validated against the card schema, its records and mteb files checked:
+    card_checks.py) as ModelScores, from its per-dataset aggregates."""
     card = _read_json(path)
     validate("result_card", card, what=str(path))
+    check_card(card, Path(path))
     name = card["model"]["model_id"] + selection_suffix(card.get("selection") or {}) + precision_suffix(card["encode"])
     scores = ModelScores(name, str(path),
                          card["dataset"]["revision"], card=card, protocol=card["protocol"])

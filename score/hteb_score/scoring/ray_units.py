@@ -7,8 +7,10 @@ Units go out ordered by model, so a worker keeps its model for unit after unit a
 only when the previous model's units are all taken. Each part comes back to the driver, which keeps
 it in the run folder (scoring/run_folder.py) as it arrives: nothing assumes a filesystem the nodes
 share, and a killed driver loses only the units in flight; the same command resumes from the parts
-kept. A worker that dies mid-unit is restarted by Ray (its model loaded again) and the unit retried
-(`max_restarts=-1`, `max_task_retries=-1`).
+kept. A worker that dies mid-unit is restarted by Ray (its model loaded again) and the unit retried,
+MAX_RESTARTS times at most (as the generator's engine workers): a unit that kills its worker the same
+way every time (the kernel's OOM killer, a crash in a native library) ends the run in one line
+instead of reloading the model forever.
 
 Sizing: a worker takes `threads` CPUs (torch runs that many threads), and one GPU when the model
 runs on CUDA (`--device cuda`; Ray gives each worker its own). Without `workers`, as many as the
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +37,7 @@ PASSED = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HOME", "HF_HUB_CACHE", "HF_H
           "HTEB_CACHE_DIR", "HTEB_MODEL_CACHE")
 #: The thread pools a worker's libraries start (OpenMP, BLAS, the tokenizers' Rust pool): its threads each.
 THREAD_POOLS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS")
+MAX_RESTARTS = 3  # a killed worker is restarted and its unit retried this many times, then the run ends
 
 
 class UnitWorker:
@@ -102,7 +106,8 @@ class RayCluster:
                                 f"{held})")
         env = {name: os.environ[name] for name in PASSED if name in os.environ}
         env.update(dict.fromkeys(THREAD_POOLS, str(self.threads)))
-        actor = ray.remote(max_restarts=-1, max_task_retries=-1, runtime_env={"env_vars": env}, **need)(UnitWorker)
+        actor = ray.remote(max_restarts=MAX_RESTARTS, max_task_retries=MAX_RESTARTS, runtime_env={"env_vars": env},
+                           **need)(UnitWorker)
         actors = [actor.remote(self.threads) for _ in range(min(workers, len(units)))]
         try:
             pool = ActorPool(actors)
@@ -128,7 +133,18 @@ def _errors(ray: Any) -> Iterator[None]:
     except ray.exceptions.RayTaskError as err:
         raise err.as_instanceof_cause() from None
     except ray.exceptions.RayActorError as err:
-        raise HtebError(f"a Ray scoring worker died: {err}".splitlines()[0]) from None
+        raise HtebError(f"a Ray scoring worker died (a worker is restarted and its unit retried {MAX_RESTARTS} "
+                        f"times at most): {_died_because(err)}") from None
+
+
+def _died_because(err: Any) -> str:
+    """Why Ray says an actor died, on one line: the first line of its message (the later ones are ids,
+    addresses and advice) and the first sentence of the worker's exit detail where Ray gives one."""
+    text = str(err)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    first = lines[0] if lines else type(err).__name__
+    detail = re.search(r"Worker exit detail: [^.]*", text)
+    return f"{first} {detail.group(0)}" if detail else first
 
 
 @contextlib.contextmanager

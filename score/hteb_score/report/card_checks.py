@@ -1,0 +1,63 @@
+"""A result card's content checked as a part's is (scoring/part_checks.py) before `compare` or
+`hteb-score tables` builds a figure from it: a card is a file from someone else's machine. Its
+aggregates are checked against its score records where a comparison is made (inputs.py,
+`aggregates_problem`); here each score record is checked on its own: a dataset the card covers, one
+task type and metric per dataset, and a value inside its metric's range (a Spearman of 7.5 would
+be shown as 750 points and derived consistently into every aggregate); and the mteb result files
+written beside the card must be those of its model, model revision and dataset revision. A refusal
+names the file and the field."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from hteb_contract.errors import ContractError
+from hteb_score.mteb_interop.layout import parse_variant_task_name, result_folder, short_revision
+from hteb_score.scoring.part_checks import metric_range
+
+
+def check_card(card: Mapping[str, Any], path: Path) -> None:
+    """Refuse `card` (read from `path`, valid against the card schema) whose score records or mteb
+    result files contradict it."""
+    covered = card["dataset"].get("datasets")
+    kinds: dict[str, tuple[str, str, int]] = {}
+    for i, record in enumerate(card["scores"]):
+        field = f"scores[{i}]"
+        dataset = record["dataset"]
+        if covered is not None and dataset not in covered:
+            raise ContractError(f"{path}: {field}.dataset is {dataset!r}, not one of the card's dataset.datasets")
+        kind = (record["task_type"], record["metric"], i)
+        first = kinds.setdefault(dataset, kind)
+        if first[:2] != kind[:2]:
+            raise ContractError(f"{path}: {field} of {dataset} has task_type/metric {kind[0]}/{kind[1]}, "
+                                f"scores[{first[2]}] of it {first[0]}/{first[1]}")
+        value, (low, high) = record["value"], metric_range(record["metric"])
+        if value is not None and math.isfinite(value) and not low <= value <= high:
+            raise ContractError(f"{path}: {field}.value ({dataset} {record['transformation']}/{record['seed']} "
+                                f"{record['subset']}) is {value}, outside {record['metric']}'s range "
+                                f"[{low:g}, {high:g}]")
+    _check_mteb_files(card, Path(path))
+
+
+def _check_mteb_files(card: Mapping[str, Any], path: Path) -> None:
+    """The mteb result folder beside the card (MODEL_DIR/mteb/results/MODEL/REVISION/*.json) holds
+    only its model at its model revision, each file of its dataset revision."""
+    results = path.parent / "mteb" / "results"
+    if not results.is_dir():
+        return
+    model = card["model"]
+    expected = result_folder(path.parent / "mteb", model["model_id"], model.get("revision"))
+    for folder in sorted(p for p in results.glob("*/*") if p.is_dir()):
+        if folder != expected:
+            field = "model.model_id" if folder.parent != expected.parent else "model.revision"
+            raise ContractError(f"{path}: {field} is {model[field.split('.')[1]]!r}, but its mteb results are "
+                                f"filed under {folder.relative_to(path.parent).as_posix()}")
+    revision = short_revision(card["dataset"]["revision"])
+    for file in sorted(expected.glob("*.json")):
+        name = parse_variant_task_name(file.stem)
+        if name is not None and name.revision != revision:
+            raise ContractError(f"{path}: dataset.revision is {card['dataset']['revision']!r}, but its mteb result "
+                                f"{file.name} is of revision {name.revision}")
