@@ -170,9 +170,10 @@ findings: install-score
 			   mv $(OUT)/whole-revision/$$name $(FINDINGS_DOCS)/whole-revision/$$name;; esac; \
 	done; \
 	$(BIN)/hteb-score compare "$${cards[@]}" --out $(FINDINGS_DOCS)/comparison --overwrite
-	$(BIN)/hteb-score compare $(FINDINGS_DOCS)/whole-revision/*/result_card.json --out $(FINDINGS_DOCS)/whole-revision-comparison --overwrite
+	if compgen -G "$(FINDINGS_DOCS)/whole-revision/*/result_card.json" > /dev/null; then \
+		$(BIN)/hteb-score compare $(FINDINGS_DOCS)/whole-revision/*/result_card.json --out $(FINDINGS_DOCS)/whole-revision-comparison --overwrite; fi
 	$(BIN)/hteb-score tables docs/findings.md
-	$(MAKE) leaderboard
+	$(if $(filter $(NOISE_LABEL),$(LEADERBOARD_LABEL)),$(MAKE) leaderboard)
 
 # The PyPI embedding models of tests/models.py: name, Hub id, MODEL_ID (a local folder, made on first use, or a
 # factory) and the hteb-score arguments it needs, one line each.
@@ -185,10 +186,13 @@ clean:
 # The documentation site's leaderboard page (docs/leaderboard.html and .csv), from the committed whole-revision cards
 # and the model facts of tests/models.py's table, written beside the cards (tests/score/report/test_leaderboard_page.py
 # checks both are what this writes).
+# LEADERBOARD_LABEL: the findings it shows (those whose whole revision every model has).
+LEADERBOARD_LABEL ?= noise-$(SEED)
+BOARD_DOCS := docs/findings/$(LEADERBOARD_LABEL)
 leaderboard: install-score
-	cd tests && ../$(BIN)/python models.py --facts > ../$(FINDINGS_DOCS)/model_facts.json.tmp
-	mv $(FINDINGS_DOCS)/model_facts.json.tmp $(FINDINGS_DOCS)/model_facts.json
-	$(BIN)/hteb-score leaderboard $(FINDINGS_DOCS)/whole-revision --facts $(FINDINGS_DOCS)/model_facts.json --out docs/leaderboard.html
+	cd tests && ../$(BIN)/python models.py --facts > ../$(BOARD_DOCS)/model_facts.json.tmp
+	mv $(BOARD_DOCS)/model_facts.json.tmp $(BOARD_DOCS)/model_facts.json
+	$(BIN)/hteb-score leaderboard $(BOARD_DOCS)/whole-revision --facts $(BOARD_DOCS)/model_facts.json --out docs/leaderboard.html
 
 # The findings tables of docs/findings.md, written from the committed cards (tests/score/report/test_findings_tables.py checks them).
 tables:
