@@ -162,10 +162,11 @@ def test_cpu_profile_needs_no_gpu_but_torch(tmp_path):
 
 def test_one_model_is_one_engine_and_another_judge_gets_its_share(gpu_config):
     (same,) = engine_slots(gpu_config(), _facts())
-    assert same.roles == ("generator", "judge") and same.options() == {"max_model_len": 8192,
-                                                                       "gpu_memory_utilization": 0.9}
+    assert same.roles == ("generator", "judge") and same.options() == {
+        "max_model_len": 8192, "gpu_memory_utilization": 0.9, "head_dtype": "float32"}  # it judges: fp32 logits
     generator, judge = engine_slots(gpu_config(judge_model="qwen3-8b-awq"), _facts())
     assert (generator.roles, judge.roles) == (("generator",), ("judge",))
+    assert "head_dtype" not in generator.options() and judge.options()["head_dtype"] == "float32"
     # the pipeline closes the generator before the judge starts: each engine gets the whole budget
     assert (generator.share, judge.share) == (0.9, 0.9)
     budget = engine_slots(gpu_config(judge_model="qwen3-8b-awq", engine_options={"gpu_memory_utilization": 0.8}),

@@ -164,10 +164,14 @@ def test_a_multimodal_model_is_started_text_only_and_a_text_model_as_it_is(tmp_p
     assert llm_args(gemma_id, model_id=gemma_id, **SETTINGS) == {
         "model": gemma_id, "tensor_parallel_size": 1, "gpu_memory_utilization": 0.6, "enable_prefix_caching": True,
         "dtype": "auto", "seed": 0, "max_model_len": 8192, "language_model_only": True}
+    # a judging engine's lm_head in float32 (ParaPLUIE's log-probabilities), through vLLM's hf_overrides
+    assert llm_args(gemma_id, model_id=gemma_id, **SETTINGS, head_dtype="float32")["hf_overrides"] == {
+        "head_dtype": "float32"}
+    assert "hf_overrides" not in llm_args(gemma_id, model_id=gemma_id, **SETTINGS)
 
 
 @pytest.mark.slow
-def test_every_argument_is_one_vllm_takes_and_text_only_sets_every_modality_limit_to_zero(tmp_path):
+def test_every_argument_is_one_vllm_takes_text_only_sets_every_modality_limit_to_zero_and_the_head_is_fp32(tmp_path):
     """The oracle is the installed vLLM itself: each argument is a field of its EngineArgs, and the
     multimodal config `language_model_only` makes answers 0 for images (what skips Gemma 3's tower)."""
     pytest.importorskip("vllm")
@@ -180,7 +184,14 @@ def test_every_argument_is_one_vllm_takes_and_text_only_sets_every_modality_limi
     from hteb_generate.engine.vllm_engine import llm_args
 
     folder = _config_folder(tmp_path / "gemma", Gemma3Config())
-    args = llm_args(folder, model_id=folder, **SETTINGS)
+    args = llm_args(folder, model_id=folder, **SETTINGS, head_dtype="float32")
     assert set(args) <= {f.name for f in dataclasses.fields(EngineArgs)}
+    # what vLLM reads of the override: the head's dtype, float32 in place of the model's bfloat16
+    import torch
+    from vllm.config.model import _get_head_dtype
+
+    overridden = Gemma3Config(**args["hf_overrides"])
+    assert _get_head_dtype(config=overridden, dtype=torch.bfloat16, runner_type="generate") == torch.float32
+    assert _get_head_dtype(config=Gemma3Config(), dtype=torch.bfloat16, runner_type="generate") == torch.bfloat16
     assert MultiModalConfig(language_model_only=args["language_model_only"]).get_limit_per_prompt("image") == 0
     assert MultiModalConfig().get_limit_per_prompt("image") > 0

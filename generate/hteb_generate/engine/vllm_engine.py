@@ -29,9 +29,11 @@ if TYPE_CHECKING:
 
 
 def llm_args(model_path: str, *, model_id: str, revision: str, tensor_parallel_size: int,
-             gpu_memory_utilization: float, max_model_len: int | None, dtype: str, seed: int) -> dict[str, Any]:
+             gpu_memory_utilization: float, max_model_len: int | None, dtype: str, seed: int,
+             head_dtype: str | None = None) -> dict[str, Any]:
     """The arguments of vLLM's `LLM` for this engine's settings (a function of its own so that a test
-    reads them without vLLM or a GPU)."""
+    reads them without vLLM or a GPU). `head_dtype`: the lm_head's dtype (vLLM's `hf_overrides`; None: the
+    model's, vLLM's default for generation)."""
     args: dict[str, Any] = dict(model=model_path, tensor_parallel_size=tensor_parallel_size,
                                 gpu_memory_utilization=gpu_memory_utilization, enable_prefix_caching=True,
                                 dtype=dtype, seed=seed)
@@ -41,12 +43,14 @@ def llm_args(model_path: str, *, model_id: str, revision: str, tensor_parallel_s
         args["revision"] = revision
     if is_multimodal(model_path):
         args["language_model_only"] = True
+    if head_dtype is not None:
+        args["hf_overrides"] = {"head_dtype": head_dtype}
     return args
 
 
 @ENGINES.register("vllm")
 class VllmEngine(Engine):
-    options = ("tensor_parallel_size", "gpu_memory_utilization", "max_model_len", "dtype", "seed")
+    options = ("tensor_parallel_size", "gpu_memory_utilization", "max_model_len", "dtype", "seed", "head_dtype")
 
     def __init__(
         self,
@@ -59,6 +63,7 @@ class VllmEngine(Engine):
         max_model_len: int | None = None,
         dtype: ModelDType = "auto",
         seed: int = 0,
+        head_dtype: str | None = None,
     ) -> None:
         try:
             from vllm import LLM, SamplingParams
@@ -68,7 +73,7 @@ class VllmEngine(Engine):
         self.llm = LLM(**llm_args(model_path, model_id=model_id, revision=revision,
                                   tensor_parallel_size=tensor_parallel_size,
                                   gpu_memory_utilization=gpu_memory_utilization, max_model_len=max_model_len,
-                                  dtype=dtype, seed=seed))
+                                  dtype=dtype, seed=seed, head_dtype=head_dtype))
         self.tokenizer = self.llm.get_tokenizer()
         self.template_kwargs = chat_template_kwargs(getattr(self.tokenizer, "chat_template", None)) or None
         self.model_id, self.revision = model_id, revision

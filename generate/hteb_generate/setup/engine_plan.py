@@ -34,6 +34,11 @@ OVERHEAD_PARTS_GIB = {
 OVERHEAD_GIB = sum(OVERHEAD_PARTS_GIB.values())
 
 
+#: the dtype of the judge engine's lm_head (vLLM's `head_dtype`, through `hf_overrides`); the generator's
+#: follows the model's (bfloat16 for Gemma 3), as vLLM's default
+JUDGE_HEAD_DTYPE = "float32"
+
+
 @dataclass(frozen=True)
 class EngineSlot:
     """One engine a run starts: its model, the roles it serves and its vLLM settings."""
@@ -46,8 +51,11 @@ class EngineSlot:
     share: float | None  # its gpu_memory_utilization (None: the engine's own default, no GPU plan)
 
     def options(self) -> dict[str, Any]:
-        """The vLLM options the plan sets (the rest come from the command line)."""
-        planned = {"max_model_len": self.max_model_len, "gpu_memory_utilization": self.share}
+        """The vLLM options the plan sets (the rest come from the command line). An engine that judges
+        computes its logits in float32 (`JUDGE_HEAD_DTYPE`): ParaPLUIE reads log-probabilities, which a
+        bfloat16 head moves by whole ulps with the batch's composition (docs/reproducing.md)."""
+        planned = {"max_model_len": self.max_model_len, "gpu_memory_utilization": self.share,
+                   "head_dtype": JUDGE_HEAD_DTYPE if "judge" in self.roles else None}
         return {k: v for k, v in planned.items() if v is not None}
 
 
