@@ -253,13 +253,17 @@ def test_a_gpu_regeneration_names_the_recorded_settings_that_differ():
     assert differences_line(a100, h100).startswith('settings that differ from the published run: GPU model ["NVIDIA A1')
 
 
-def test_reproduce_a_noise_revision_this_version_made(shared_data, monkeypatch, capsys, tmp_path):
-    """A Noise revision (rules, no model): rebuilt from its manifest (its noise rules' hash is this
-    version's) and regenerated to the same texts; no engine is loaded."""
+@pytest.mark.parametrize("corpus_noise", [False, True], ids=["queries", "with-corpus-noise"])
+def test_reproduce_a_noise_revision_this_version_made(shared_data, monkeypatch, capsys, tmp_path, corpus_noise):
+    """A Noise revision (rules, no model), with and without its retrieval corpora perturbed
+    (--corpus-noise): rebuilt from its manifest (its noise rules' hash is this version's) and
+    regenerated to the same texts, the corpus records among them; no engine is loaded."""
     _on(monkeypatch, None)
     args = dict(zip(*[iter(_run_args(tmp_path, shared_data, "cache"))] * 2))
     overrides = {k.lstrip("-").replace("-", "_"): v for k, v in args.items()
                  if k not in ("--seed", "--profile", "--model", "--judge-model")}
+    if corpus_noise:
+        overrides = {**overrides, "datasets": "SciFact", "corpus_noise": True}
     config = build_config(seed="1339", profile="cpu", overrides={**overrides, "max_texts": 2,
                                                                  "transformations": "character_deletion,numerisation"})
     pipeline.run(config, log=lambda m: None)
@@ -271,6 +275,8 @@ def test_reproduce_a_noise_revision_this_version_made(shared_data, monkeypatch, 
     report = json.loads(report_path.read_text())
     assert report["reproduced"] is True and report["records_compared"] == theirs["counters"]["items"] > 0
     assert report["differing"] == report["missing"] == report["extra"] == 0
+    assert theirs.get("corpus_perturbed", False) is corpus_noise  # its corpus files, compared byte for byte
+    assert any(f["path"].startswith("corpus/") for f in theirs["files"]) is corpus_noise
     with pytest.raises(HtebError, match="noise_rules_sha256 is"):  # rules changed since: named, not rebuilt
         rebuild_config({**theirs, "config": {**theirs["config"], "noise_rules_sha256": "ab"}}, store="s",
                        machine={"data_dir": str(shared_data)})

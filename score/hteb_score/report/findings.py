@@ -32,6 +32,7 @@ from hteb_score.report.comparison import Comparison
 from hteb_score.report.formatting import confidence_interval, count, md_row, number, p_value
 from hteb_score.report.inputs import load_card
 from hteb_score.report.pairwise import label as ranked_label
+from hteb_score.scoring.model_scores import ModelScores
 from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart, difference, read_part
 
 _MARKED = re.compile(r"(<!-- hteb:table (?P<name>[\w-]+) (?P<folder>\S+) -->\n)(?P<body>.*?)(<!-- /hteb:table -->)",
@@ -108,6 +109,100 @@ def noise_subsets(comparison: Comparison) -> str:
         changed = f"{r.changed_share:.0%}" + (" (mostly unchanged)" if r.flagged_unchanged else "")
         lines.append(md_row([md_text(r.dataset), SHORT[r.transformation], r.subsets, changed,
                              md_text(", ".join(r.left_out) or "-")]))
+    return "\n".join(lines)
+
+
+def cards_of(folders: Sequence[Path]) -> list[list[ModelScores]]:
+    """The cards of each folder (`*/result_card.json`), each checked as `compare` checks its inputs."""
+    found = []
+    for folder in folders:
+        cards = sorted(Path(folder).glob(f"*/{CARD_FILE}"))
+        if not cards:
+            raise HtebError(f"{folder}: no result cards (*/result_card.json)")
+        found.append([load_card(path) for path in cards])
+    return found
+
+
+def noise_before_after(cards: Sequence[Sequence[ModelScores]]) -> str:
+    """Each Noise rule's delta from the Original (points) on the datasets a later revision changed, before
+    (the first folder's cards) and after (the second's), for each model both hold. A dataset counts as
+    changed where the later card scored it afresh: not carried from the earlier revision (`hteb-score
+    carry`). The subsets each later figure rests on come from its card's coverage."""
+    before, after = ({m.model: m for m in group} for group in cards)
+    models = [m for m in after if m in before]
+    if not models:
+        raise ContractError("table noise-before-after: no model has cards in both folders")
+    first = after[models[0]].card or {}
+    carried = {f["dataset"] for f in first.get("flags", []) if f["code"] == "carried_from_revision"}
+    rests = {(c["dataset"], c["transformation"]): f"{c['subsets_scored']} of {c['subsets_total']}"
+             for c in first.get("coverage", [])}
+    datasets = [d for d in after[models[0]].original if d not in carried]
+    rules = [t for t in AXES["noise"] if t in after[models[0]].transformations]
+    lines = [md_row(["dataset", "rule", "subsets (after)", *(f"{_name(m)} before -> after" for m in models)]),
+             "|---" * (3 + len(models)) + "|"]
+
+    def delta(scores: ModelScores, dataset: str, rule: str) -> str:
+        value = scores.transformations.get(rule, {}).get(dataset)
+        return "-" if value is None else number(value - scores.original[dataset], sign=True)
+
+    for dataset in datasets:
+        for rule in rules:
+            lines.append(md_row([md_text(dataset), SHORT[rule], rests.get((dataset, rule), "-"), *(
+                f"{delta(before[m], dataset, rule)} -> {delta(after[m], dataset, rule)}" for m in models)]))
+    return "\n".join(lines)
+
+
+def noise_item_cosines(comparison: Comparison) -> str:
+    """Per Noise rule, per model: how far each text's embedding moves (the cards' per-item measures, label
+    free): the mean over datasets of the mean cosine between a transformed text's embedding and its
+    original's, and of the share of texts keeping cosine >= the pass threshold; rules that move
+    embeddings most first."""
+    cards = {row.model: _card_of(comparison, row.model) for row in comparison.leaderboard}
+    measured = {m: c.get("item_measures") for m, c in cards.items()}
+    if not all(measured.values()):
+        raise ContractError("table noise-item-cosines: a card has no per-item measures (scored before them)")
+    models = list(cards)
+    threshold = next(iter(measured.values()))["pass_cosine"]  # type: ignore[index]
+
+    def mean(model: str, rule: str, key: str) -> float:
+        values = [v[key] for v in measured[model]["per_transformation"].get(rule, {}).values()]  # type: ignore[index]
+        return float(sum(values) / len(values)) if values else float("nan")
+
+    rules = sorted((t for t in AXES["noise"] if all(t in measured[m]["per_transformation"] for m in models)),  # type: ignore[index]
+                   key=lambda t: sum(mean(m, t, "cosine_mean") for m in models))
+    lines = [md_row(["rule", *(f"{_name(m)} cosine / pass" for m in models)]), "|---" * (1 + len(models)) + "|"]
+    for rule in rules:
+        lines.append(md_row([SHORT[rule], *(f"{number(mean(m, rule, 'cosine_mean'), 3)} / "
+                                             f"{mean(m, rule, 'pass_rate'):.0%}" for m in models)]))
+    lines.append(f"\n(pass: cosine >= {threshold}; each figure the mean over the datasets of the card's per-dataset value)")
+    return "\n".join(lines)
+
+
+def _card_of(comparison: Comparison, model: str) -> dict[str, Any]:
+    scores = next(m for m in comparison.models if m.model == model)
+    return scores.card or {}
+
+
+#: How much of a text an example row quotes (the whole text is in items.parquet).
+QUOTED_CHARS = 160
+
+
+def noise_item_examples(comparison: Comparison) -> str:
+    """Per Noise rule, the item whose embedding moved most (lowest cosine) among the explorer rows of the
+    cards' items.parquet, with its original and transformed text quoted (escaped, cut at QUOTED_CHARS)."""
+    rows = [r for m in comparison.models for r in (m.items or []) if r["transformation"] in AXES["noise"]]
+    if not rows:
+        raise ContractError("table noise-item-examples: no card has explorer rows (items.parquet) for a Noise rule")
+    lines = [md_row(["rule", "model", "dataset", "cosine", "original", "transformed"]), "|---" * 6 + "|"]
+    for rule in AXES["noise"]:
+        mine = [r for r in rows if r["transformation"] == rule]
+        if not mine:
+            continue
+        worst = min(mine, key=lambda r: (r["cosine"], r["model"], r["dataset"], r["item_id"], r["field"]))
+        quote = [md_text(t if len(t) <= QUOTED_CHARS else t[:QUOTED_CHARS] + "...")
+                 for t in (worst["original_text"], worst["transformed_text"])]
+        lines.append(md_row([SHORT[rule], _name(worst["model"]), md_text(worst["dataset"]), number(worst["cosine"], 3),
+                             *quote]))
     return "\n".join(lines)
 
 
@@ -188,16 +283,20 @@ def _one_run(parts: Sequence[ScorePart], paths: Sequence[Path]) -> None:
 
 @dataclass(frozen=True)
 class Table:
-    """A generated table: what it is read from (a folder's cards or parts) and how it is rendered."""
+    """A generated table: what it is read from (a folder's cards or parts; with `folders` > 1, that many
+    folders named in the marker, comma-separated) and how it is rendered."""
 
-    read: Callable[[Path], Any]
+    read: Callable[[Any], Any]
     render: Callable[[Any], str]
+    folders: int = 1
 
 
 TABLES: Registry[Table] = Registry("findings table", entries={
     "noise-models": Table(comparison_of, noise_models), "noise-effects": Table(comparison_of, noise_effects),
     "model-groups": Table(comparison_of, model_groups), "noise-subsets": Table(comparison_of, noise_subsets),
-    "unit-times": Table(parts_of, unit_times)})
+    "unit-times": Table(parts_of, unit_times), "noise-before-after": Table(cards_of, noise_before_after, folders=2),
+    "noise-item-cosines": Table(comparison_of, noise_item_cosines),
+    "noise-item-examples": Table(comparison_of, noise_item_examples)})
 
 
 def update_tables(text: str, base: Path) -> str:
@@ -209,7 +308,11 @@ def update_tables(text: str, base: Path) -> str:
         table = TABLES.get(match["name"])
         key = (table.read, match["folder"])
         if key not in read:
-            read[key] = table.read(base / match["folder"])
+            folders = match["folder"].split(",")
+            if len(folders) != table.folders:
+                raise ContractError(f"table {match['name']} is read from {table.folders} folder(s), comma-separated; "
+                                    f"the marker names {len(folders)}")
+            read[key] = table.read(base / folders[0] if table.folders == 1 else [base / f for f in folders])
         return match.group(1) + table.render(read[key]) + "\n" + match.group(5)
 
     updated, n = _MARKED.subn(render, text)

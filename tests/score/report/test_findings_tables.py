@@ -12,7 +12,7 @@ import pytest
 
 from hteb_contract.errors import ContractError, HtebError
 from hteb_score import CARD_FILE
-from hteb_score.report.findings import parts_of, unit_times, update_tables
+from hteb_score.report.findings import SHORT, parts_of, unit_times, update_tables
 from hteb_score.scoring.aggregate import aggregate
 from hteb_score.scoring.parts import merge_parts, read_part
 from hteb_score.scoring.score_record import ScoreRecord
@@ -120,3 +120,55 @@ def test_unit_times_refuse_a_part_without_a_total_time():
     timings = {k: v for k, v in part.timings.items() if k != "total_s"}
     with pytest.raises(ContractError, match="table unit-times: the work unit STS12 of L6 has no total time"):
         unit_times({"L6": [replace(part, timings=timings)]})
+
+
+# -- the tables of noise2-1339 (issue 34 item 3) and of the per-item measures (issue 36 item 5) ---------------
+
+WHOLE = {label: ROOT / "docs" / "findings" / label / "whole-revision" for label in ("noise-1339", "noise2-1339")}
+
+
+def _delta(card: dict, dataset: str, rule: str) -> float:
+    """A rule's figure minus the Original on one dataset, in points, read from the card's own records."""
+    value = {(r["transformation"], r["subset"]): r["value"] for r in card["scores"]
+             if r["dataset"] == dataset and r["subset"] == "all"}
+    return 100 * (value[(rule, "all")] - value[("original", "all")])
+
+
+def test_before_and_after_shows_the_datasets_scored_again_with_each_cards_figures():
+    from hteb_score.report.findings import cards_of, noise_before_after
+
+    table = noise_before_after(cards_of([WHOLE["noise-1339"], WHOLE["noise2-1339"]])).splitlines()
+    after = json.loads((WHOLE["noise2-1339"] / "all-MiniLM-L6-v2" / CARD_FILE).read_text(encoding="utf-8"))
+    before = json.loads((WHOLE["noise-1339"] / "all-MiniLM-L6-v2" / CARD_FILE).read_text(encoding="utf-8"))
+    carried = {f["dataset"] for f in after["flags"] if f["code"] == "carried_from_revision"}
+    fresh = [d for d in after["dataset"]["datasets"] if d not in carried]
+    assert sorted({row.split(" | ")[0].lstrip("| ") for row in table[2:]}) == sorted(fresh)
+    assert set(fresh) == {"MasakhaNEWS", "SemRel2024", "STS15"}  # what rules version 2 changed (hteb-score carry)
+    column = table[0].split(" | ").index("all-MiniLM-L6-v2 before -> after")
+    row = next(r.split(" | ") for r in table if r.startswith("| SemRel2024 | keyboard typos |"))
+    was, now = row[column].rstrip(" |").split(" -> ")
+    assert float(was) == pytest.approx(_delta(before, "SemRel2024", "keyboard_typos"), abs=0.005)
+    assert float(now) == pytest.approx(_delta(after, "SemRel2024", "keyboard_typos"), abs=0.006)  # kept subsets only
+
+
+def test_a_table_of_two_folders_given_one_is_refused(tmp_path, run_cli):
+    page = tmp_path / "page.md"
+    page.write_text(f"<!-- hteb:table noise-before-after {WHOLE['noise-1339']} -->\n| x |\n<!-- /hteb:table -->\n")
+    code, _, err = run_cli("tables", page)
+    assert code == 2 and "is read from 2 folder(s), comma-separated; the marker names 1" in err and err.count("\n") == 1
+
+
+def test_the_item_examples_are_the_explorers_lowest_cosines_quoted_from_the_revision():
+    import pandas as pd
+
+    from hteb_score.report.findings import QUOTED_CHARS, comparison_of, noise_item_examples
+
+    rows = pd.concat([pd.read_parquet(p) for p in sorted(WHOLE["noise2-1339"].glob("*/items.parquet"))])
+    table = noise_item_examples(comparison_of(WHOLE["noise2-1339"])).splitlines()
+    for line in table[2:]:
+        cosine = float(line.split(" | ")[3])
+        rule = next(t for t, short in SHORT.items() if short == line.split(" | ")[0].lstrip("| "))
+        lowest = rows[rows.transformation == rule].cosine.min()
+        assert cosine == pytest.approx(lowest, abs=0.0005)
+        worst = rows[(rows.transformation == rule) & (rows.cosine == lowest)].iloc[0]
+        assert worst.original_text[:QUOTED_CHARS // 2].split("|")[0].strip() in line.replace("\\", "")
