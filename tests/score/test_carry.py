@@ -132,3 +132,31 @@ def test_a_unit_whose_figures_would_rest_on_other_subsets_is_refused(store, tmp_
     code, _, err = run("carry", old, *carry, "--out", tmp_path / "b")
     assert_one_line(code, err, "SemRel2024", "subsets, not all it was scored on: score it again")
     assert snapshot(tmp_path / "b") == {}
+
+
+def test_a_part_written_before_the_encoder_was_recorded_merges_with_fresh_ones_of_its_run(store, tmp_path):
+    """noise-1339's parts predate `model.encoder`: absent, it agrees with the fresh parts' value (taken into
+    the merged card); a recorded value that differs is another run."""
+    older = tmp_path / "older"
+    older.mkdir()
+    data = json.loads((write_part(_part(store, "noise2-1339", ["STSBenchmark"]), tmp_path / "p") / PART_FILE).read_text())
+    data["identity"]["model"] = {**data["identity"]["model"], "encoder": "sentence-transformers",
+                                 "encoder_reason": "auto: a local folder"}
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    (fresh / PART_FILE).write_text(json.dumps(data))
+    for key in ("encoder", "encoder_reason"):
+        del data["identity"]["model"][key]
+    (older / PART_FILE).write_text(json.dumps(data))
+    semrel = json.loads((write_part(_part(store, "noise2-1339", ["SemRel2024"]), tmp_path / "s") / PART_FILE).read_text())
+    semrel["identity"]["model"] = {**semrel["identity"]["model"], "encoder": "sentence-transformers",
+                                   "encoder_reason": "auto: a local folder"}
+    (tmp_path / "s" / PART_FILE).write_text(json.dumps(semrel))
+    code, _, err = run("merge", older, tmp_path / "s", "--out", tmp_path / "card")
+    assert code == 0, err
+    card = json.loads((tmp_path / "card" / "result_card.json").read_text())
+    assert card["model"]["encoder"] == "sentence-transformers"
+    semrel["identity"]["model"]["encoder"] = "mteb"
+    (tmp_path / "s" / PART_FILE).write_text(json.dumps(semrel))
+    code, _, err = run("merge", fresh, tmp_path / "s", "--out", tmp_path / "other")
+    assert_one_line(code, err, 'model.encoder: "sentence-transformers" vs "mteb"', "not parts of one run")

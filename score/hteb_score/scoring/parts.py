@@ -45,6 +45,10 @@ DRIFT_COLUMNS = ("transformation", "drift", "quality", "edit_distance", "top10_c
 # identity fields that are unions over the parts, not compared: the prompts an mteb model gave each task,
 # the prompt types a factory's encoder was given per task
 UNION_FIELDS = (("encode", "prompts"), ("model", "mteb", "prompts"), ("model", "python", "tasks"))
+#: identity fields hteb-score records since a later version: a part written before lacks the key (never null),
+#: which agrees with any value (the merged identity takes the recorded one), so its units still merge with
+#: fresh ones of the same run (the noise-1339 parts carried to noise2-1339); a recorded value must agree
+LATER_FIELDS = (("model", "encoder"), ("model", "encoder_reason"))
 TIMING_TOTAL = "total_s"
 #: the packages whose versions a run records (its identity, and the card's `package_versions`)
 PACKAGES = ("hteb-score", "sentence-transformers", "transformers", "torch", "numpy", "scipy", "scikit-learn",
@@ -268,7 +272,10 @@ def difference(a: Any, b: Any, path: str = "") -> str | None:
         return None
     if isinstance(a, dict) and isinstance(b, dict):
         for key in list(a) + [k for k in b if k not in a]:
-            found = difference(a.get(key), b.get(key), f"{path}.{key}" if path else key)
+            where = f"{path}.{key}" if path else key
+            if (key not in a or key not in b) and any(where == ".".join(f) for f in LATER_FIELDS):
+                continue
+            found = difference(a.get(key), b.get(key), where)
             if found is not None:
                 return found
         return None
@@ -281,8 +288,13 @@ def _short(value: Any) -> str:
 
 
 def _union(a: dict[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
-    """`a` with each UNION_FIELDS mapping of `b` added to its own (keys in first-seen order)."""
+    """`a` with each UNION_FIELDS mapping of `b` added to its own (keys in first-seen order), and each
+    LATER_FIELDS value `a` lacks taken from `b`."""
     out = json.loads(json.dumps(a))
+    for *parent, key in LATER_FIELDS:  # recorded by one part, absent from an earlier one's
+        mine, theirs = _at(out, parent), _at(b, parent)
+        if isinstance(mine, dict) and isinstance(theirs, Mapping) and key not in mine and key in theirs:
+            mine[key] = theirs[key]
     for path in UNION_FIELDS:
         mine, theirs = _at(out, path), _at(b, path)
         if isinstance(mine, dict) and isinstance(theirs, Mapping):
