@@ -108,7 +108,7 @@ class HashedBow:
 
 
 def test_perturbed_corpora_are_scored_with_the_original_queries(store):
-    revision = open_store(store).fetch(f"noise-{SEED}")
+    revision = open_store(store).fetch(f"noise2-{SEED}")
     source = revision.source("SciFact")
     variants = corpus_variants(revision, ["SciFact", "STSBenchmark"], transformations=None, seeds=None)
     assert [(v.dataset.name, v.transformation, v.seed) for v in variants] == [
@@ -152,7 +152,7 @@ def test_perturbed_corpora_are_scored_with_the_original_queries(store):
 
 
 def test_the_selection_narrows_the_perturbed_corpora(store):
-    revision = open_store(store).fetch(f"noise-{SEED}")
+    revision = open_store(store).fetch(f"noise2-{SEED}")
     variants = corpus_variants(revision, ["SciFact"], transformations=["numerisation"], seeds=[SEED])
     assert [v.transformation for v in variants] == ["numerisation"]
 
@@ -162,7 +162,7 @@ def test_hteb_score_reports_corpus_robustness_end_to_end(store, tmp_path, capsys
     from hteb_score.cli import main
     from models import minilm_path
 
-    common = [minilm_path(), "--store", store, "--revision", f"noise-{SEED}", "--datasets", "SciFact", "--quiet"]
+    common = [minilm_path(), "--store", store, "--revision", f"noise2-{SEED}", "--datasets", "SciFact", "--quiet"]
     assert main([*common, "--corpus-robustness", "--out", str(tmp_path / "out")]) == 0
     assert "corpus robustness SciFact" in capsys.readouterr().out
     card = json.loads((tmp_path / "out" / "result_card.json").read_text())
