@@ -4,8 +4,8 @@ aggregates are checked against its score records where a comparison is made (inp
 `aggregates_problem`); here each score record is checked on its own: a dataset the card covers, one
 task type and metric per dataset, and a value inside its metric's range (a Spearman of 7.5 would
 be shown as 750 points and derived consistently into every aggregate); and the mteb result files
-written beside the card must be those of its model, model revision and dataset revision. A refusal
-names the file and the field."""
+written beside the card must be those of its model, model revision and dataset revision, each main
+score in them the card's record of it. A refusal names the file and the field."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from hteb_contract.common.atomic import parse_json_object
 from hteb_contract.errors import ContractError
-from hteb_score.mteb_interop.layout import parse_variant_task_name, result_folder, short_revision
+from hteb_score.mteb_interop.layout import DATASET_KEY, parse_variant_task_name, result_folder, short_revision
 from hteb_score.scoring.part_checks import metric_range
 
 
@@ -61,3 +62,33 @@ def _check_mteb_files(card: Mapping[str, Any], path: Path) -> None:
         if name is not None and name.revision != revision:
             raise ContractError(f"{path}: dataset.revision is {card['dataset']['revision']!r}, but its mteb result "
                                 f"{file.name} is of revision {name.revision}")
+        if name is not None:
+            _check_mteb_values(card, path, file, name.transformation, name.seed)
+
+
+def _check_mteb_values(card: Mapping[str, Any], path: Path, file: Path, transformation: str, seed: int | None) -> None:
+    """Each main score of an mteb result file of one dataset (`hteb_dataset`) is the card's record of it, to
+    the 6 decimals mteb writes (a single-subset dataset's record is its `all`). A file two datasets share
+    (SemRel2024 and SemRel2024-eng name one mteb task) names neither and is not read here."""
+    data = parse_json_object(file.read_bytes(), str(file), ContractError)
+    dataset = data.get(DATASET_KEY)
+    if not isinstance(dataset, str):
+        return
+    records = {(r["subset"]): r["value"] for r in card["scores"]
+               if (r["dataset"], r["transformation"], r["seed"]) == (dataset, transformation, seed)}
+    splits = data.get("scores")
+    if not isinstance(splits, dict):
+        raise ContractError(f"{path}: its mteb result {file.name} has no scores")
+    for split, entries in splits.items():
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            raise ContractError(f"{path}: its mteb result {file.name}: split {split!r} is not a list of scores")
+        for entry in entries:
+            subset = "all" if len(entries) == 1 else entry.get("hf_subset")
+            score, where = entry.get("main_score"), f"{dataset} {transformation}/{seed} {entry.get('hf_subset')}"
+            if subset not in records:
+                raise ContractError(f"{path}: its mteb result {file.name} holds {where}, of which the card has no record")
+            value = records[subset]
+            agree = (value is None and score is None) or (
+                isinstance(score, (int, float)) and value is not None and abs(round(value, 6) - score) <= 1e-6)
+            if not agree:
+                raise ContractError(f"{path}: scores of {where} is {value}, but its mteb result {file.name} says {score}")

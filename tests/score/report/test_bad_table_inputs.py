@@ -1,7 +1,7 @@
 """`hteb-score tables` and `compare` check each card and work unit they read as `merge` checks a part
 (issue 35 item 2): a score record outside its metric's range (consistent with the aggregates derived
 from it), a record of a dataset the card does not cover, mteb result files of another model, model
-revision or dataset revision beside a card, a work unit with a record outside its range, parts of
+revision or dataset revision beside a card, or saying another score than the card's, a work unit with a record outside its range, parts of
 two runs or a unit given twice in one model's folder. Each refusal is one line naming the file and
 the field, exit 2, nothing written. The inputs are generated from the committed findings and cards."""
 
@@ -98,6 +98,25 @@ def test_an_mteb_result_of_another_dataset_revision_beside_a_card_is_refused(car
     file.rename(file.with_name(file.name.replace(".hteb-5d207292.", ".hteb-0badc0de.")))
     _refused(*_tables(run_cli, cards), f"{cards / L6 / CARD_FILE}: dataset.revision is ",
              f"but its mteb result {file.name.replace('5d207292', '0badc0de')} is of revision 0badc0de")
+
+
+@pytest.mark.parametrize("change", ["value", "null", "subset"])
+def test_an_mteb_result_that_says_another_score_than_the_card_is_refused(cards, run_cli, change):
+    """Every mteb file of a dataset, variant by variant and subset by subset, against the card's records:
+    a main score moved by 0.01, made null, or of a subset the card does not hold."""
+    folder = next((cards / L6 / "mteb" / "results" / "sentence-transformers__all-MiniLM-L6-v2").iterdir())
+    file = sorted(folder.glob("STSBenchmark*.hteb-5d207292.*.json"))[-1]
+    data = json.loads(file.read_text(encoding="utf-8"))
+    (entry,) = next(iter(data["scores"].values()))
+    if change == "value":
+        entry["main_score"] = round(entry["main_score"] + 0.01, 6)
+    elif change == "null":
+        entry["main_score"] = None
+    else:
+        data["scores"]["test"] = [entry, {**entry, "hf_subset": "xx"}]
+    file.write_text(json.dumps(data), encoding="utf-8")
+    needle = "of which the card has no record" if change == "subset" else f"but its mteb result {file.name} says"
+    _refused(*_tables(run_cli, cards), f"{cards / L6 / CARD_FILE}: ", "STSBenchmark", needle)
 
 
 def test_a_record_of_a_dataset_the_card_does_not_cover_is_refused(tmp_path, run_cli):
