@@ -188,3 +188,24 @@ def test_a_work_unit_given_twice_in_a_models_folder_is_refused(parts, run_cli):
     shutil.copy(parts / L6 / "STS12.hteb_part.json.gz", twice)
     _refused(*_tables(run_cli, parts), f"{parts / L6 / 'STS12-again.hteb_part.json.gz'} and "
              f"{parts / L6 / 'STS12.hteb_part.json.gz'} both hold units.STS12")
+
+
+def test_a_figure_resting_on_no_subset_is_not_held_to_the_evaluators_score(tmp_path, run_cli):
+    """A single-subset dataset whose Noise rule changed too few texts: its card's figure is null (left out,
+    the card's coverage says so) while its mteb file keeps the evaluator's score; that is no contradiction."""
+    folder = tmp_path / "cards"
+    shutil.copytree(ROOT / "docs" / "findings" / "noise2-1339" / "whole-revision" / L6, folder / L6)
+    path = folder / L6 / CARD_FILE
+    card = json.loads(path.read_text(encoding="utf-8"))
+    variant = ("STS12", "random_capitalisation", 1339)
+    cover = next(c for c in card["coverage"] if (c["dataset"], c["transformation"], c["seed"]) == variant)
+    cover.update(subsets_scored=0, left_out=[{"subset": "default", "reason": "mostly_unchanged", "detail": "test"}])
+    record = next(r for r in card["scores"] if (r["dataset"], r["transformation"], r["seed"]) == variant)
+    record["value"] = None
+    path.write_text(json.dumps(_reaggregated(card)), encoding="utf-8")
+    (tmp_path / "page.md").write_text("<!-- hteb:table noise-subsets cards -->\n<!-- /hteb:table -->\n", encoding="utf-8")
+    code, _, err = run_cli("tables", tmp_path / "page.md")
+    assert code == 0, err
+    del card["coverage"]  # the same null figure without the coverage that explains it contradicts its mteb file
+    path.write_text(json.dumps(card), encoding="utf-8")
+    _refused(*run_cli("tables", tmp_path / "page.md"), "STS12 random_capitalisation/1339", "says")
