@@ -20,10 +20,9 @@ from typing import Any
 
 from hteb_contract.errors import HtebError
 from hteb_contract.revision import Revision, dataset_of
-from hteb_contract.revision.change_shares import recorded as recorded_shares
 
 from hteb_score.flags import Flag
-from hteb_score.scoring.coverage import Coverage, subset_shares, variant_coverage
+from hteb_score.scoring.coverage import Coverage, revision_shares, variant_coverage
 from hteb_score.scoring.parts import RunIdentity, ScorePart, UnitResult
 
 
@@ -60,10 +59,8 @@ def unit_coverage(revision: Revision, name: str, identity: RunIdentity) -> list[
         if (identity.transformations is not None and transformation not in identity.transformations) or \
                 (identity.seeds is not None and seed not in identity.seeds):
             continue
-        entries = recorded_shares(revision.manifest, name, transformation, seed)
-        shares = subset_shares(revision.item_columns(name, transformation, seed), entries)
-        found.append(variant_coverage(name, transformation, seed, shares, identity.protocol,
-                                       recorded=entries is not None))
+        shares, recorded = revision_shares(revision.manifest, revision.item_columns(name, transformation, seed))
+        found.append(variant_coverage(name, transformation, seed, shares, identity.protocol, recorded=recorded))
     return found
 
 

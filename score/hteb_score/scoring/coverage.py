@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from hteb_contract.item_columns import ItemColumns
+from hteb_contract.revision.change_shares import recorded as recorded_shares
 from hteb_contract.specs.noise_scripts import APPLIED_SHARE
 from hteb_contract.taxonomy import AXIS_OF
 from hteb_score.flags import Flag
@@ -139,6 +140,13 @@ def subset_shares(items: ItemColumns, recorded: Sequence[Mapping[str, Any]] | No
         count[0] += 1
         count[1] += original != transformed
     return tuple(SubsetShare(subset, n, changed) for subset, (n, changed) in sorted(counts.items()))
+
+
+def revision_shares(manifest: Mapping[str, Any], items: ItemColumns) -> tuple[tuple[SubsetShare, ...], bool]:
+    """The subset shares of one variant's `items` in the revision whose manifest is `manifest`, and whether
+    they are the revision's recorded `change_shares` (else counted from the texts: a revision made before them)."""
+    entries = recorded_shares(manifest, items.dataset, items.transformation, items.seed)
+    return subset_shares(items, entries), entries is not None
 
 
 def variant_coverage(dataset: str, transformation: str, seed: int, shares: Sequence[SubsetShare], protocol: str, *,

@@ -14,7 +14,6 @@ from typing import Any
 
 from hteb_contract.errors import HtebError, IntegrityError
 from hteb_contract.item_columns import ItemColumns
-from hteb_contract.revision.change_shares import recorded as recorded_shares
 from hteb_contract.revision import Revision
 from hteb_contract.sources import DatasetInfo, SourceDataset, list_source_dirs, read_source_dir
 from hteb_contract.stores import open_store
@@ -24,7 +23,7 @@ from tqdm.auto import tqdm
 from hteb_score.evaluators import EVALUATORS
 from hteb_score.evaluators.protocol import Protocol
 from hteb_score.flags import Flag
-from hteb_score.scoring.coverage import SubsetShare, subset_shares
+from hteb_score.scoring.coverage import SubsetShare, revision_shares
 from hteb_score.scoring.corpus_robustness import CorpusVariant, corpus_variants
 from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.options import ScoreOptions
@@ -197,9 +196,8 @@ def revision_variants(revision: Revision, name: str, *, transformations: Sequenc
         keep = judge_kept(means, min_judge)
         where = f"{name}/{transformation}_{seed}"
         data = source.with_texts(_policy_lookup(items, on_error, where, keep))
-        entries = recorded_shares(revision.manifest, name, transformation, seed)
         variants.append(Variant(data, transformation, seed, items if min_judge is None else items.where(keep),
-                                subset_shares(items, entries), entries is not None))
+                                *revision_shares(revision.manifest, items)))
         filtered = min_judge is not None  # the judge counts are kept with --min-judge only
         counts.append(ErrorPolicyCount(name, transformation, seed, len(items), sum(items.with_errors), on_error,
                                        keep.count(False) if filtered else None,
