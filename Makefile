@@ -201,11 +201,13 @@ leaderboard: install-score
 tables:
 	$(BIN)/hteb-score tables docs/findings.md
 
-# The GPU check (docs/gpu.md): gpu-check-prepare here, once (the default model with float16-stored weights, 44 MiB,
-# under out/gpu-check/model); gpu-check on the GPU host with its own Python, torch, transformers and
-# sentence-transformers (no venv, no network): one JSON, $(OUT)/gpu_check.json.
-gpu-check-prepare: install-score
-	$(BIN)/python bench/gpu_check.py --prepare
+# The GPU check (docs/gpu.md): gpu-check-prepare here, once (paraphrase-MiniLM-L3-v2 with int8-stored weights, 17 MiB,
+# and the wheels of the contract's packages the device image lacks, under out/gpu-check); gpu-check on the GPU
+# host with its own Python, torch, transformers and sentence-transformers (no venv, no network): one JSON,
+# $(OUT)/gpu_check.json. The smaller model: the device tool sends the whole tracked tree too, 64 MiB in all.
+gpu-check-prepare: install
+	$(BIN)/python bench/gpu_check.py --prepare --model "$$(cd tests && HF_HUB_OFFLINE=1 ../$(BIN)/python -c \
+		'import models; print(models.paraphrase_minilm_l3_path())')"
 
 gpu-check:
 	HF_HUB_OFFLINE=1 $(PYTHON) bench/gpu_check.py --out $(OUT)/gpu_check.json

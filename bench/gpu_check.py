@@ -3,23 +3,30 @@ of a few minutes, written to one JSON: the host checks and the doctor's facts on
 the scorer's CUDA encode path against sentence-transformers and CPU fp32, and the bf16 matmul throughput and
 memory bandwidth `plan` rests on. Without CUDA it runs what needs none and names each step it skipped, and why.
 
-Why a prepared model: the PyPI-shipped all-MiniLM-L6-v2 (83.5 MB) does not fit the 64 MiB a device check
-carries; `--prepare` writes it with its weights stored in float16 (45 MB), which the scorer's Encoder loads as
-float32 (model_kwargs dtype), so every comparison here runs the same weights.
+Why a prepared model: the device tool sends the whole tracked tree (31 MiB, most of it docs/findings' work units)
+with what a check carries, 64 MiB in all, and no model's float32 or float16 weights fit beside the tree and the wheels
+the device image lacks. `--prepare` stores paraphrase-MiniLM-L3-v2's weights (a findings model, 3 layers) in int8 with
+a float32 scale per row (17 MiB); the check turns them back into float32 weights before anything loads, so every
+comparison here runs the same weights, a real trained model's within its int8 rounding.
 
-    python bench/gpu_check.py --prepare                  # here, once: out/gpu-check/model
+    python bench/gpu_check.py --prepare --model FOLDER   # here, once: out/gpu-check (make gpu-check-prepare)
     python bench/gpu_check.py --out out/gpu_check.json   # on the GPU host (make gpu-check)
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
 import shutil
+import subprocess
 import sys
+import tempfile
 import time
+import zipfile
+from importlib import metadata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,11 +35,33 @@ ROOT = Path(__file__).resolve().parent.parent
 for _package in ("schemas", "score", "generate"):  # the repository's packages, whether installed or not
     sys.path.insert(0, str(ROOT / _package))
 
-PREPARED = ROOT / "out" / "gpu-check" / "model"
-#: What the device check needs of the repository (its tracked files there) besides PREPARED: the packages with the
-#: bundled sample, this script and the Makefile. docs/findings and the tests stay behind; under 64 MiB in all (a test).
-CARRIED = ("schemas", "score", "generate", "bench/gpu_check.py", "Makefile", "pyproject.toml", "VERSION")
+PREPARED_ROOT = ROOT / "out" / "gpu-check"
+PREPARED = PREPARED_ROOT / "model"
+WHEELS = PREPARED_ROOT / "wheels"
+INT8_WEIGHTS, SCALE = "model.int8.safetensors", ".int8_scale"
+#: Distributions the scorer's contract imports that the device image lacks (device/KINDS.md's package list): carried
+#: as wheels at the versions installed where --prepare runs, unpacked there by `_unpack_wheels`.
+DEVICE_WHEELS = {"jsonschema": "jsonschema", "jsonschema_rs": "jsonschema_rs", "referencing": "referencing",
+                 "jsonschema-specifications": "jsonschema_specifications", "rpds-py": "rpds"}  # distribution: module
+#: The device tool sends the whole tracked tree with what a run carries: all of it must fit (a test adds it up).
 CARRY_LIMIT = 64 * 2**20
+DEVICE_PYTHON = "3.12"
+DEVICE_PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64")
+
+
+def _unpack_wheels() -> None:
+    """Put the carried wheels ahead on sys.path, unpacked (a wheel is a zip of its import tree; compiled modules
+    cannot be imported from the zip), unless this Python has every one of them already."""
+    if not WHEELS.is_dir() or all(importlib.util.find_spec(module) for module in DEVICE_WHEELS.values()):
+        return
+    site = tempfile.mkdtemp(prefix="gpu-check-site-")
+    for wheel in sorted(WHEELS.glob("*.whl")):
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(site)
+    sys.path.insert(0, site)
+
+
+_unpack_wheels()
 #: Gemma 3 27B's text config (config.json of google/gemma-3-27b-it, the weights gemma-3-27b-it-int4-awq
 #: quantizes): hidden 5376, MLP intermediate 21504, 32 query heads and 16 KV heads of 128. engine_plan.py's
 #: activations (2 x 21,504 per token) and plan.py's prefill rate (2 x 27e9 FLOPs per token) rest on them.
@@ -56,15 +85,21 @@ def gemma_shapes(tokens: int) -> dict[str, tuple[int, int, int]]:
 def host_step() -> dict[str, Any]:
     """gpu_host.py's checks on the real nvidia-smi, and the doctor's checks that need no vLLM."""
     from hteb_generate.setup import gpu_host
-    from hteb_generate.setup.doctor import CHECKS
-    from hteb_generate.setup.config import build_config
     from hteb_generate.setup.machine import probe
 
     gpus, note, driver = gpu_host.query_gpus()
     facts = probe()
-    cfg = build_config(seed="0", profile="gpu", overrides={"publish": False})
     checked: dict[str, str | None] = {}  # check -> the problem it found (None: none)
     skipped: dict[str, str] = {}
+    try:  # the doctor reads the generator's whole configuration, which needs all of the generator's packages
+        from hteb_generate.setup.config import build_config
+        from hteb_generate.setup.doctor import CHECKS
+    except ModuleNotFoundError as missing:
+        skipped["doctor"] = (f"the generator's configuration needs {missing.name}, not installed here (a device check "
+                             "carries 64 MiB): make doctor on a host with `make install-gpu` runs every check")
+        CHECKS = {}
+    else:
+        cfg = build_config(seed="0", profile="gpu", overrides={"publish": False})
     for name, check in CHECKS.items():
         if name == "vllm" and facts.vllm is None:
             skipped[name] = "vLLM is not installed here: make install-gpu on a host with network installs it"
@@ -100,14 +135,41 @@ def sample_texts(count: int) -> list[str]:
 
 
 def model_folder(given: str | None) -> str:
-    """The model: --model, else the prepared float16-stored copy, else the PyPI package's folder."""
+    """The model: --model, else the prepared copy (its int8 weights made float32 again), else the package's folder."""
     if given:
         return given
     if PREPARED.is_dir():
-        return str(PREPARED)
+        return dequantized(PREPARED, Path(tempfile.mkdtemp(prefix="gpu-check-model-")) / "model")
     from hteb_score.encoding.model_files import default_model_path
 
     return default_model_path()
+
+
+def quantized(tensors: dict[str, Any]) -> dict[str, Any]:
+    """Each floating tensor as int8 with a float32 scale per row (its last axis' absolute maximum / 127)."""
+    import torch
+
+    out = {}
+    for name, tensor in tensors.items():
+        if not tensor.is_floating_point():
+            out[name] = tensor
+            continue
+        values = tensor.float()
+        scale = values.abs().amax(dim=-1, keepdim=True).clamp(min=1e-12) / 127
+        out[name], out[name + SCALE] = (values / scale).round().to(torch.int8), scale
+    return out
+
+
+def dequantized(prepared: Path, target: Path) -> str:
+    """A copy of the prepared folder whose model.safetensors holds the int8 weights times their scales, in float32."""
+    from safetensors.torch import load_file, save_file
+
+    shutil.copytree(prepared, target, ignore=shutil.ignore_patterns(INT8_WEIGHTS))
+    stored = load_file(str(prepared / INT8_WEIGHTS))
+    save_file({name: t.float() * stored[name + SCALE] if name + SCALE in stored else t
+               for name, t in stored.items() if not name.endswith(SCALE)},
+              str(target / "model.safetensors"), metadata={"format": "pt"})
+    return str(target)
 
 
 def compare(a: Any, b: Any) -> dict[str, float]:
@@ -207,23 +269,27 @@ def hardware_step(seconds: float) -> dict[str, Any]:
 
 # -- preparing and running ---------------------------------------------------------------------------------------
 
-def prepare(target: Path) -> int:
-    """The default model with float16-stored weights under `target`: what the device check carries."""
+def prepare(target: Path, source: str | None = None) -> int:
+    """`source` (default: the scorer's default model) with int8-stored weights under `target`/model, and the
+    wheels of DEVICE_WHEELS under `target`/wheels: what the device check carries besides the tracked tree."""
     from safetensors.torch import load_file, save_file
 
     from hteb_score.encoding.model_files import default_model_path
 
-    source = Path(default_model_path())
+    model = Path(source or default_model_path())
     tmp = target.with_name(target.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(source, tmp, ignore=shutil.ignore_patterns("*.safetensors", "README.md", ".gitattributes"))
-    tensors = load_file(str(source / "model.safetensors"))
-    save_file({k: v.half() if v.is_floating_point() else v for k, v in tensors.items()},
-              str(tmp / "model.safetensors"), metadata={"format": "pt"})
+    shutil.copytree(model, tmp / "model", ignore=shutil.ignore_patterns("*.safetensors", "README.md", ".gitattributes"))
+    save_file(quantized(load_file(str(model / "model.safetensors"))), str(tmp / "model" / INT8_WEIGHTS),
+              metadata={"format": "pt"})
+    pins = [f"{name}=={metadata.version(name)}" for name in DEVICE_WHEELS]
+    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                    "--python-version", DEVICE_PYTHON, "--implementation", "cp",
+                    *(f"--platform={p}" for p in DEVICE_PLATFORMS), "-d", str(tmp / "wheels"), *pins], check=True)
     shutil.rmtree(target, ignore_errors=True)
     tmp.rename(target)
     size = sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
-    print(f"{target}: {size / 2**20:.1f} MiB (weights stored in float16)")
+    print(f"{target}: {size / 2**20:.1f} MiB ({model.name} with int8-stored weights; {len(pins)} wheels)")
     return 0
 
 
@@ -245,17 +311,45 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
+def summary(report: dict[str, Any]) -> str:
+    """The Markdown table docs/gpu.md quotes of a check's JSON (a test holds the page to it)."""
+    host, encode, hardware = report["host"], report["encode"], report["hardware"]
+    gpu = host["gpus"][0]
+    rows = [("GPU, driver, torch", f"{gpu['name']} ({gpu['memory_gib']:.0f} GiB), {host['driver']}, {host['torch']}")]
+    cpu = encode["cpu_fp32"]
+    rows.append((f"Encoder CPU fp32 vs sentence-transformers ({encode['texts']} texts)",
+                 f"max abs diff {cpu['vs_sentence_transformers_cpu']['max_abs_diff']:.1e}"))
+    for precision in ("fp32", "fp16"):
+        cuda = encode[f"cuda_{precision}"]
+        batch = max(cuda["batch_dependence"].values())
+        rows.append((f"Encoder CUDA {precision} vs CPU fp32",
+                     f"cosine min {cuda['vs_cpu_fp32']['cosine_min']:.7f}, max abs diff "
+                     f"{cuda['vs_cpu_fp32']['max_abs_diff']:.1e}; batch 1/8/64 differ by {batch:.1e}; "
+                     f"{cuda['texts_per_second']:,.0f} texts/s (CPU here: {cpu['texts_per_second']:,.0f})"))
+    for tokens in (16384, 256):
+        rates = [v["tflops"] for k, v in hardware["bf16_matmul"].items() if k.endswith(f"_M{tokens}")]
+        rows.append((f"bf16 matmul, Gemma 3 27B projections, {tokens:,} tokens",
+                     f"{min(rates):.0f}-{max(rates):.0f} TFLOP/s"))
+    rows.append(("device-to-device copy", f"{hardware['copy_bandwidth_gb_per_s']:,.0f} GB/s (read + written)"))
+    return "\n".join(["| measured | value |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows)]) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "out" / "gpu_check.json")
     parser.add_argument("--texts", type=int, default=512, help="texts of the bundled sample to embed")
     parser.add_argument("--model", help="a sentence-transformers folder (default: the prepared copy, else the package)")
     parser.add_argument("--seconds", type=float, default=1.0, help="time each matmul shape and the copy this long")
-    parser.add_argument("--prepare", action="store_true", help=f"write the float16-stored model to {PREPARED}")
+    parser.add_argument("--prepare", action="store_true",
+                        help=f"write the int8-stored model (--model, else the default) and the wheels to {PREPARED_ROOT}")
+    parser.add_argument("--summary", type=Path, help="print the Markdown table docs/gpu.md quotes of this JSON")
     args = parser.parse_args(argv)
+    if args.summary:
+        print(summary(json.loads(args.summary.read_text(encoding="utf-8"))), end="")
+        return 0
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if args.prepare:
-        return prepare(PREPARED)
+        return prepare(PREPARED_ROOT, args.model)
     if args.texts < 1:
         parser.error("--texts must be at least 1")
     report = run(args)

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 from types import ModuleType
 
@@ -58,14 +59,37 @@ def test_gemma_shapes_follow_its_config() -> None:
     assert shapes["qkv_proj"] == (16384, 5376, (32 + 2 * 16) * 128)
 
 
-def test_carried_files_fit_the_device_limit(tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_what_the_device_check_sends_fits_the_device_limit(tmp_path: Path) -> None:
+    """The device tool sends the whole tracked tree and the carried folder (the prepared model and wheels)."""
+    from models import paraphrase_minilm_l3_path
+
     script = _script()
-    listed = subprocess.run(["git", "ls-files", "-z", *script.CARRIED], cwd=ROOT, capture_output=True, check=True)
-    files = [ROOT / name for name in listed.stdout.decode().split("\0") if name]
-    assert any(f.name == "gpu_check.py" for f in files) and any("sample/store" in str(f) for f in files)
-    repository = sum(f.stat().st_size for f in files if f.is_file())
-    model = tmp_path / "model"
-    assert script.prepare(model) == 0
-    weights = sum(p.stat().st_size for p in model.rglob("*") if p.is_file())
-    assert repository + weights < script.CARRY_LIMIT, f"{(repository + weights) / 2**20:.1f} MiB"
-    assert (model / "modules.json").is_file() and (model / "tokenizer.json").is_file()
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+    tracked = sum((ROOT / n).stat().st_size for n in listed.stdout.decode().split("\0") if n and (ROOT / n).is_file())
+    prepared = tmp_path / "gpu-check"
+    assert script.prepare(prepared, paraphrase_minilm_l3_path()) == 0
+    carried = sum(p.stat().st_size for p in prepared.rglob("*") if p.is_file())
+    assert tracked + carried < script.CARRY_LIMIT, f"{(tracked + carried) / 2**20:.1f} MiB"
+    assert (prepared / "model" / "modules.json").is_file() and (prepared / "model" / "tokenizer.json").is_file()
+    unpacked = set()
+    for wheel in (prepared / "wheels").glob("*.whl"):
+        with zipfile.ZipFile(wheel) as archive:
+            unpacked |= {name.split("/")[0] for name in archive.namelist()}
+    assert set(script.DEVICE_WHEELS.values()) <= unpacked  # every module the device image lacks travels
+    from sentence_transformers import SentenceTransformer
+
+    texts = script.sample_texts(24)
+    original = SentenceTransformer(paraphrase_minilm_l3_path(), device="cpu").encode(texts)
+    carried_model = script.dequantized(prepared / "model", tmp_path / "float32")
+    assert script.compare(SentenceTransformer(carried_model, device="cpu").encode(texts), original)["cosine_min"] > 0.99
+
+
+def test_the_docs_table_is_the_committed_runs_summary() -> None:
+    """docs/gpu.md quotes the measured run through `summary`, never by hand."""
+    page = (ROOT / "docs" / "gpu.md").read_text(encoding="utf-8")
+    marker = "<!-- gpu-check summary: docs/gpu-check/h200.json -->\n"
+    quoted = page[page.index(marker) + len(marker):page.index("<!-- end gpu-check summary -->")]
+    report = json.loads((ROOT / "docs" / "gpu-check" / "h200.json").read_text(encoding="utf-8"))
+    assert quoted == _script().summary(report)
+    assert report["skipped"] == [] and report["host"]["gpus"][0]["capability"] == "9.0"
