@@ -90,8 +90,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    if not hasattr(session.config, "workerinput"):
-        shutil.rmtree(_RUN_DIR, ignore_errors=True)
+    shutil.rmtree(_RUN_DIR, ignore_errors=True)  # each process's own: the controller's and every xdist worker's
 
 
 @pytest.fixture(autouse=True)

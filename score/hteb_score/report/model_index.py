@@ -126,8 +126,8 @@ def model_index_yaml(scores: ModelScores) -> str:
     figure its own result, so each metric sits under its own task (huggingface_hub's helper groups
     the results of one dataset into one task, named after the first)."""
     results = [eval_results_to_model_index(scores.model, [r])[0]["results"][0] for r in eval_results(scores)]
-    return yaml.safe_dump({"model-index": [{"name": scores.model, "results": results}]}, sort_keys=False,
-                          allow_unicode=True)
+    return yaml.dump({"model-index": [{"name": scores.model, "results": results}]}, Dumper=yaml.CSafeDumper,
+                     sort_keys=False, allow_unicode=True)
 
 
 def hub_dataset_id(repo_id: str) -> str | None:
@@ -156,7 +156,7 @@ def eval_results_file_yaml(scores: ModelScores) -> str | None:
                               + ("" if f.declared else f"; an ad hoc task: see {EVAL_ADDITIONS}"))
         for r, f in zip(eval_results(scores), figures(card))
     ]
-    return yaml.safe_dump(eval_result_entries_to_yaml(entries), sort_keys=False, allow_unicode=True)
+    return yaml.dump(eval_result_entries_to_yaml(entries), Dumper=yaml.CSafeDumper, sort_keys=False, allow_unicode=True)
 
 
 def adhoc_tasks(scores: ModelScores) -> list[dict[str, str]]:
