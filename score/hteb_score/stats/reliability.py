@@ -59,17 +59,28 @@ def split_half_reliability(
     rng = np.random.default_rng(seed)
     rhos: list[float] = []
     if len(models) >= 3 and len(datasets) >= 2:
+        # Few datasets give few distinct splits (six give at most a few dozen): each is computed once, on the
+        # very same halves in the same order, so the rhos are those of computing every draw anew.
+        rho_of: dict[tuple[tuple[str, ...], tuple[str, ...]], float | None] = {}
         for _ in range(n_splits):
             first, second = stratified_halves(types, rng)
-            a = [v for m in models if (v := _half_mean(scores[m], first)) is not None]
-            b = [v for m in models if (v := _half_mean(scores[m], second)) is not None]
-            if len(a) < len(models) or len(b) < len(models):
-                continue
-            rho = spearman_rho(a, b)
-            if rho is not None:
+            key = (tuple(first), tuple(second))
+            if key not in rho_of:
+                rho_of[key] = _split_rho(scores, models, first, second)
+            if (rho := rho_of[key]) is not None:
                 rhos.append(rho)
     median = float(np.median(rhos)) if rhos else None
     return SplitHalfResult(median, n_splits, len(rhos), len(models), len(datasets))
+
+
+def _split_rho(scores: Mapping[str, Mapping[str, float]], models: list[str], first: list[str],
+               second: list[str]) -> float | None:
+    """Spearman's rho between the models' two half means; None when a model lacks a half or rho is undefined."""
+    a = [v for m in models if (v := _half_mean(scores[m], first)) is not None]
+    b = [v for m in models if (v := _half_mean(scores[m], second)) is not None]
+    if len(a) < len(models) or len(b) < len(models):
+        return None
+    return spearman_rho(a, b)
 
 
 def _half_mean(model_scores: Mapping[str, float], half: Sequence[str]) -> float | None:
