@@ -118,8 +118,8 @@ class UnitResult:
         name = data["dataset"]
         columns = data["drift"]
         n = len(columns["drift"])
-        drift = [{"dataset": name, **dict(zip(DRIFT_COLUMNS, row))}
-                 for row in zip(*(columns.get(c, [None] * n) for c in DRIFT_COLUMNS))]
+        keys = ("dataset", *DRIFT_COLUMNS)
+        drift = [dict(zip(keys, row)) for row in zip([name] * n, *(columns.get(c, [None] * n) for c in DRIFT_COLUMNS))]
         return cls(name, dict(data["task"]), data["settings"],
                    [ScoreRecord.from_json({**r, "value": _from_number(r["value"])}) for r in data["scores"]],
                    dict(_result_from_json(r) for r in data["results"]), drift,
