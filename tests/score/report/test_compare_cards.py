@@ -73,6 +73,7 @@ def test_comparison_object_renders_what_the_command_wrote(compared, card_files):
     assert comparison_files.figures(comparison)["delta_heatmap.png"] == (out / "delta_heatmap.png").read_bytes()
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_plots_leave_matplotlib_global_state_alone(card_files, tmp_path):
     import os
     import subprocess

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
+from fuzz import examples
 
 from hteb_contract.common.escape import (
     html_text, md_code, md_text, md_unescape, plot_label, safe_filename, terminal, visible)
@@ -44,7 +45,7 @@ TARGETED = [
 ]
 NAMES = st.one_of(st.sampled_from(TARGETED),
                   st.text(st.characters(exclude_categories=()), min_size=1, max_size=24))
-FEW = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+FEW = settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 PY_MARKDOWN = {"extensions": ["tables", "toc", "admonition", "pymdownx.superfences"],
                "extension_configs": {"toc": {"permalink": True}}}
@@ -156,7 +157,7 @@ def test_plots_draw_any_names(model, dataset, tmp_path_factory):
     assert set(drawn) == {"axis_dumbbell.png", "delta_heatmap.png"}
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(name=NAMES)
 def test_each_rule_alone(name, tmp_path_factory):
     """Markdown text and code spans read back as the name; HTML text and attributes too; the terminal
