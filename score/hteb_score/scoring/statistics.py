@@ -23,7 +23,7 @@ from hteb_score.stats.bootstrap import DEFAULT_RESAMPLES, percentile_bootstrap
 from hteb_score.stats.edit_distance import normalised_word_edit_distance
 from hteb_score.stats.hodges_lehmann import hodges_lehmann
 from hteb_score.stats.holm import holm
-from hteb_score.stats.ranking import spearman_rho
+from hteb_score.stats.ranking import spearman_rho, spearman_rows
 from hteb_score.stats.wilcoxon import wilcoxon_signed_rank
 
 MIN_QUALITY_ITEMS = 3
@@ -125,7 +125,7 @@ def drift_statistics(
             rho = spearman_rho(x, y)
             if rho is not None:
                 low, high = percentile_bootstrap(
-                    _spearman_or_nan, x, y, paired=True, n_resamples=n_resamples, seed=seed
+                    spearman_rows, x, y, paired=True, n_resamples=n_resamples, seed=seed, vectorized=True
                 )
                 entry.update(
                     drift_quality_spearman=rho,
@@ -138,11 +138,6 @@ def drift_statistics(
             }
         out[t] = entry
     return out
-
-
-def _spearman_or_nan(x: np.ndarray, y: np.ndarray) -> float:
-    rho = spearman_rho(x, y)
-    return float("nan") if rho is None else rho
 
 
 def model_statistics(scores: Sequence[ScoreRecord], drift: list[dict], *, in_points: bool = False) -> dict:

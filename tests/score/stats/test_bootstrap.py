@@ -26,3 +26,31 @@ def test_paired_resampling_keeps_pairs_together():
 
 def test_too_small_sample_gives_nan():
     assert all(np.isnan(percentile_bootstrap(np.mean, [1.0])))
+
+
+def _scipy_rho(x: np.ndarray, y: np.ndarray) -> float:
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan")
+    return float(stats.spearmanr(x, y).statistic)
+
+
+@pytest.mark.parametrize("n", [3, 6, 11, 40])
+@pytest.mark.parametrize("ties", [False, True])
+def test_vectorised_spearman_bootstrap_is_scipys_one_resample_at_a_time(n, ties):
+    """The card's drift-vs-quality interval: every resample's rho at once equals scipy.stats.spearmanr on each
+    (to the last bit or one below), so the interval is the one the slow path gives."""
+    from hteb_score.stats.ranking import spearman_rows
+
+    rng = np.random.default_rng(n + 100 * ties)
+    x = rng.normal(size=n)
+    y = x + rng.normal(size=n)
+    if ties:
+        x, y = np.round(x), np.round(y)
+    rows_x, rows_y = rng.normal(size=(300, n)), rng.normal(size=(300, n))
+    if ties:
+        rows_x, rows_y = np.round(rows_x), np.round(rows_y * 2)
+    expected = np.array([_scipy_rho(a, b) for a, b in zip(rows_x, rows_y)])
+    np.testing.assert_allclose(spearman_rows(rows_x, rows_y), expected, rtol=0, atol=2e-16)  # NaN where constant
+    slow = percentile_bootstrap(_scipy_rho, x, y, paired=True, n_resamples=400)
+    fast = percentile_bootstrap(spearman_rows, x, y, paired=True, n_resamples=400, vectorized=True)
+    np.testing.assert_allclose(fast, slow, rtol=0, atol=2e-16)
