@@ -35,16 +35,19 @@ def spearman_rho(x: Scores, y: Scores) -> float | None:
 
 def spearman_rows(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
     """Spearman's rho of each pair of rows at once (`axis` holds the observations), NaN where either row is
-    constant: average ranks, then the Pearson correlation of the ranks as np.corrcoef takes it (covariance
-    times 1/(n-1), divided by each standard deviation in turn, clipped to [-1, 1]). What a bootstrap of rho
-    needs: scipy.stats.spearmanr on one resample at a time is a thousand times the checks and calls."""
-    rx = np.moveaxis(stats.rankdata(x, axis=axis), axis, -1)
-    ry = np.moveaxis(stats.rankdata(y, axis=axis), axis, -1)
-    scale = 1.0 / (rx.shape[-1] - 1)
-    cx = rx - rx.mean(axis=-1, keepdims=True)
-    cy = ry - ry.mean(axis=-1, keepdims=True)
+    constant: what a bootstrap of rho needs (scipy.stats.spearmanr one resample at a time spends 0.3 ms on
+    checks and calls). The arithmetic is spearmanr's to the bit: average ranks stacked as its (n, 2) columns,
+    then np.corrcoef's steps on their transpose (mean, centred product, times 1/(n-1), divided by each
+    standard deviation in turn, clipped to [-1, 1])."""
+    ranks = np.empty((*np.moveaxis(x, axis, -1).shape, 2))
+    ranks[..., 0] = np.moveaxis(stats.rankdata(x, axis=axis), axis, -1)
+    ranks[..., 1] = np.moveaxis(stats.rankdata(y, axis=axis), axis, -1)
+    columns = ranks.swapaxes(-1, -2)
+    centred = columns - columns.mean(axis=-1)[..., None]
+    cov = np.matmul(centred, centred.swapaxes(-1, -2)) * np.true_divide(1, columns.shape[-1] - 1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        rho = (cx * cy).sum(-1) * scale / np.sqrt((cx * cx).sum(-1) * scale) / np.sqrt((cy * cy).sum(-1) * scale)
+        sd = np.sqrt(np.diagonal(cov, axis1=-2, axis2=-1))
+        rho = cov[..., 1, 0] / sd[..., 1] / sd[..., 0]
     constant = (np.ptp(x, axis=axis) == 0) | (np.ptp(y, axis=axis) == 0)
     return np.where(constant, np.nan, np.clip(rho, -1.0, 1.0))
 

@@ -37,8 +37,8 @@ def _scipy_rho(x: np.ndarray, y: np.ndarray) -> float:
 @pytest.mark.parametrize("n", [3, 6, 11, 40])
 @pytest.mark.parametrize("ties", [False, True])
 def test_vectorised_spearman_bootstrap_is_scipys_one_resample_at_a_time(n, ties):
-    """The card's drift-vs-quality interval: every resample's rho at once equals scipy.stats.spearmanr on each
-    (to the last bit or one below), so the interval is the one the slow path gives."""
+    """The card's drift-vs-quality interval: every resample's rho at once equals scipy.stats.spearmanr on each,
+    to the bit, so the interval is the one the slow path gives."""
     from hteb_score.stats.ranking import spearman_rows
 
     rng = np.random.default_rng(n + 100 * ties)
@@ -50,7 +50,7 @@ def test_vectorised_spearman_bootstrap_is_scipys_one_resample_at_a_time(n, ties)
     if ties:
         rows_x, rows_y = np.round(rows_x), np.round(rows_y * 2)
     expected = np.array([_scipy_rho(a, b) for a, b in zip(rows_x, rows_y)])
-    np.testing.assert_allclose(spearman_rows(rows_x, rows_y), expected, rtol=0, atol=2e-16)  # NaN where constant
+    np.testing.assert_array_equal(spearman_rows(rows_x, rows_y), expected)  # NaN where constant
     slow = percentile_bootstrap(_scipy_rho, x, y, paired=True, n_resamples=400)
     fast = percentile_bootstrap(spearman_rows, x, y, paired=True, n_resamples=400, vectorized=True)
-    np.testing.assert_allclose(fast, slow, rtol=0, atol=2e-16)
+    assert fast == slow or np.isnan([*fast, *slow]).all()
