@@ -26,8 +26,8 @@ import sys
 import tempfile
 import time
 import zipfile
-from importlib import metadata
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
