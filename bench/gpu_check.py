@@ -323,9 +323,9 @@ def summary(report: dict[str, Any]) -> str:
         cuda = encode[f"cuda_{precision}"]
         batch = max(cuda["batch_dependence"].values())
         rows.append((f"Encoder CUDA {precision} vs CPU fp32",
-                     f"cosine min {cuda['vs_cpu_fp32']['cosine_min']:.7f}, max abs diff "
-                     f"{cuda['vs_cpu_fp32']['max_abs_diff']:.1e}; batch 1/8/64 differ by {batch:.1e}; "
-                     f"{cuda['texts_per_second']:,.0f} texts/s (CPU here: {cpu['texts_per_second']:,.0f})"))
+                     (f"cosine min {cuda['vs_cpu_fp32']['cosine_min']:.7f}, max abs diff "
+                      f"{cuda['vs_cpu_fp32']['max_abs_diff']:.1e}; batch 1/8/64 differ by {batch:.1e}; "
+                      f"{cuda['texts_per_second']:,.0f} texts/s (CPU here: {cpu['texts_per_second']:,.0f})")))
     for tokens in (16384, 256):
         rates = [v["tflops"] for k, v in hardware["bf16_matmul"].items() if k.endswith(f"_M{tokens}")]
         rows.append((f"bf16 matmul, Gemma 3 27B projections, {tokens:,} tokens",
