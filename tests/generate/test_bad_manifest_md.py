@@ -1,6 +1,7 @@
 """--manifest-md pointed at a file of one's own (issue 24): a Markdown file without a revisions table
 keeps every byte of its text and gets the table appended; text around an existing table is kept;
-the file keeps its mode. Through the real command, on a real noise-rule run."""
+the file keeps its mode; a label the table cites never moves to other content, even where the store
+(a clone's own folder) no longer holds it. Through the real command, on a real noise-rule run."""
 
 from __future__ import annotations
 
@@ -16,11 +17,15 @@ from hteb_generate.cli import main
 README = "# My project\n\nSome notes that took a day to write.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
 
 
-def _run(tmp_path: Path, data: Path, manifest: Path, label: str = "n1") -> None:
+def _args(tmp_path: Path, data: Path, manifest: Path, label: str = "n1", *more: str) -> list[str]:
+    return ["--seed", "1339", "--profile", "noise", "--datasets", "STSBenchmark", "--transformations", "numerisation",
+            "--sample", "2", "--store", str(tmp_path / "store"), "--cache-dir", str(tmp_path / "cache"),
+            "--data-dir", str(data), "--label", label, "--manifest-md", str(manifest), *more]
+
+
+def _run(tmp_path: Path, data: Path, manifest: Path, label: str = "n1", *more: str) -> None:
     try:
-        main(["--seed", "1339", "--profile", "noise", "--datasets", "STSBenchmark", "--transformations",
-              "numerisation", "--sample", "2", "--store", str(tmp_path / "store"), "--cache-dir",
-              str(tmp_path / "cache"), "--data-dir", str(data), "--label", label, "--manifest-md", str(manifest)])
+        main(_args(tmp_path, data, manifest, label, *more))
     except SystemExit as done:
         assert done.code in (0, None)
 
@@ -85,3 +90,35 @@ def test_refused_output_inside_a_store(tmp_path, shared_data, capsys, option, wh
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"error: {option} {inside} is inside the store {store.resolve()}" in err, err
     assert not (store / "objects" / "MANIFEST.md").exists() and not (store / "objects" / "cache").exists()
+
+
+#: Runs that make other content than `_run`'s under the same label (later options win over `_args`' own).
+OTHER_CONTENT = {"more rows": ["--sample", "3"], "another rule": ["--transformations", "keyboard_typos"],
+                 "another seed": ["--seed", "1340"], "another dataset": ["--datasets", "SciFact"]}
+
+
+@pytest.mark.parametrize("change", OTHER_CONTENT)
+def test_a_cited_label_never_moves_though_the_store_no_longer_holds_it(tmp_path, shared_data, capsys, change):
+    """A fresh clone's `.hteb/store` lacks the label MANIFEST.md cites: other content under it is refused in one
+    line before it is published, the table keeps every byte; the same content made again is published."""
+    import shutil
+
+    path = tmp_path / "MANIFEST.md"
+    _run(tmp_path, shared_data, path)
+    cited = path.read_bytes()
+    shutil.rmtree(tmp_path / "store")  # a clone without the maintainer's local store
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as refused:
+        main(_args(tmp_path, shared_data, path, "n1", *OTHER_CONTENT[change]))
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if line.startswith("error:")]  # beside the stages' progress lines
+    assert refused.value.code == 2 and len(errors) == 1 and "Traceback" not in err, err
+    assert "a cited label never moves" in errors[0] and "publish under a new label" in errors[0]
+    assert "revision is kept at" in errors[0]
+    assert path.read_bytes() == cited
+    assert not (tmp_path / "store").exists() or LocalStore(tmp_path / "store").labels() == []  # nothing published
+    _run(tmp_path, shared_data, path, "n1-other", *OTHER_CONTENT[change])  # under a new label: a row of its own
+    _run(tmp_path, shared_data, path)  # the cited content made again: published, its row as it was
+    rows = manifest_md.parse(path.read_text())
+    assert [r["label"] for r in rows] == ["n1", "n1-other"] and rows[0] == manifest_md.parse(cited.decode())[0]
+    assert LocalStore(tmp_path / "store").labels() == ["n1", "n1-other"]

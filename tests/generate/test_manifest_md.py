@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 
+import pytest
+from hteb_contract.errors import StoreError
 from hteb_generate.revision import manifest_md
 from revision_factory import build_revision
 
@@ -15,7 +17,7 @@ def test_rows_are_added_and_refreshed(tmp_path, shared_data):
     second = copy.deepcopy(manifest)
     second["label"] = "v2"
     manifest_md.update(path, second, "hf://hteb/htEB", "1" * 40)
-    manifest_md.update(path, manifest, "hf://hteb/htEB", "2" * 40)  # same label again: refreshed
+    manifest_md.update(path, manifest, "hf://hteb/htEB", "2" * 40)  # same content, another commit: refreshed
     text = path.read_text()
     rows = manifest_md.parse(text)
     assert [r["label"] for r in rows] == ["v1", "v2"]
@@ -42,6 +44,10 @@ def test_the_same_revision_made_again_keeps_its_first_date(tmp_path, shared_data
     manifest_md.update(path, dict(manifest, created="2026-11-24T10:00:00+00:00"), "file:///s", manifest["content_hash"])
     manifest_md.update(path, dict(manifest, created="2026-11-25T09:00:00+00:00"), "file:///s", manifest["content_hash"])
     assert [r["date"] for r in manifest_md.parse(path.read_text())] == ["2026-11-24"]
+    before = path.read_bytes()
     changed = dict(manifest, created="2026-11-26T09:00:00+00:00", content_hash="f" * 64)
-    manifest_md.update(path, changed, "file:///s", "f" * 64)  # new content under the label: the row is refreshed
-    assert [(r["date"], r["revision"]) for r in manifest_md.parse(path.read_text())] == [("2026-11-26", "f" * 64)]
+    with pytest.raises(StoreError, match="a cited label never moves"):  # other content under a cited label
+        manifest_md.update(path, changed, "file:///s", "f" * 64)
+    assert path.read_bytes() == before
+    manifest_md.update(path, changed, "file:///elsewhere", "f" * 64)  # the same label in another store: its own row
+    assert [r["store"] for r in manifest_md.parse(path.read_text())] == ["file:///s", "file:///elsewhere"]

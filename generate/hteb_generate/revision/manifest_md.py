@@ -14,6 +14,7 @@ from typing import Any
 
 from hteb_contract.common.atomic import atomic_write_text
 from hteb_contract.common.escape import md_text, md_unescape
+from hteb_contract.errors import StoreError
 
 START = "<!-- hteb:revisions:start -->"
 END = "<!-- hteb:revisions:end -->"
@@ -107,18 +108,36 @@ def _merged(text: str, rows: list[dict[str, str]]) -> str:
     return (text.rstrip("\n") + "\n\n" if text.strip() else "") + render(rows)
 
 
+def refuse_moving(path: Path, manifest: Mapping[str, Any], store_uri: str) -> None:
+    """Raise StoreError when the table at `path` cites (store, label) at another content hash.
+
+    Why: the store refuses to move a label it holds, but a local store is one clone's folder: a clone
+    whose `.hteb/store` lacks the label would publish other content under it, and rewriting the row
+    would move the label every paper pins by this table."""
+    path = Path(path)
+    if not path.is_file():
+        return
+    store, label = _portable(store_uri, path.resolve().parent), manifest["label"]
+    for row in parse(path.read_text(encoding="utf-8")):
+        if (row["store"], row["label"]) == (store, label) and row["content hash"] != manifest["content_hash"]:
+            raise StoreError(f"{path} cites {label!r} in {store} at content {row['content hash'][:12]}, and this "
+                             f"run made {manifest['content_hash'][:12]}: a cited label never moves; publish under "
+                             "a new label (--label) or name another table (--manifest-md)")
+
+
 def update(path: Path, manifest: Mapping[str, Any], store_uri: str, revision_id: str) -> None:
     """Insert or refresh the row of (store, label) in MANIFEST.md, atomically. The same revision
-    made again (same content hash and revision) keeps its row as it was, first date included: that
-    is the row papers cite."""
+    made again keeps its row as it was, first date included: that is the row papers cite; the same
+    content under another revision id (a Hub commit made anew) refreshes it; other content under a
+    cited label is refused (`refuse_moving`), nothing written."""
     path = Path(path)
+    refuse_moving(path, manifest, store_uri)
     text = path.read_text(encoding="utf-8") if path.is_file() else ""
     rows = parse(text)
     new = _row(manifest, _portable(store_uri, path.resolve().parent), revision_id)
     for index, row in enumerate(rows):
         if (row["store"], row["label"]) == (new["store"], new["label"]):
-            same = (row["content hash"], row["revision"]) == (new["content hash"], new["revision"])
-            rows[index] = row if same else new
+            rows[index] = row if row["revision"] == new["revision"] else new  # the same content, held elsewhere
             break
     else:
         rows.append(new)

@@ -270,6 +270,11 @@ def _run(cfg: GenerateConfig, *, log, facts: Facts | None) -> RunResult:
     published = None
     if cfg.publish:
         store = open_store(cfg.store)
+        if cfg.manifest_md and manifest["label"] not in store.labels():  # before anything is published
+            try:
+                manifest_md.refuse_moving(Path(cfg.manifest_md), manifest, store.uri)
+            except StoreError as err:
+                raise StoreError(f"{err}; this run's revision is kept at {folder}") from None
         manifest, published = _publish(store, folder, manifest, log)
         if cfg.manifest_md:
             manifest_md.update(Path(cfg.manifest_md), manifest, published.uri, published.revision_id)
