@@ -4,6 +4,8 @@ and the revision every committed finding was scored on."""
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -48,3 +50,18 @@ def test_docs_quote_the_committed_content_hash(label):
     """The Noise page quotes the hash each noise rules version gives on the shipped data (`make generate
     SEED=1339 PROFILE=noise`, with `--noise-rules 1` for noise-1339)."""
     assert f"`{committed(label)['content_hash']}`" in (ROOT / "docs" / "noise.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+@pytest.mark.parametrize("rules", ["1", "2"])
+def test_the_findings_build_never_moves_a_cited_label(rules):
+    """`make noise-findings` builds noise-1339 again today under another content hash (its card changed since):
+    every build of rules version 1 names a table of its own, never MANIFEST.md (which would refuse it)."""
+    done = subprocess.run(["make", "--no-print-directory", "-n", "noise-findings", f"NOISE_RULES={rules}"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    builds = [line for line in done.stdout.replace("\\\n", " ").splitlines() if "bin/hteb-generate --seed" in line]
+    assert done.returncode == 0 and builds, done.stderr
+    for line in builds:
+        table = line.split("--manifest-md", 1)[1].split()[0] if "--manifest-md" in line else "MANIFEST.md"
+        assert ("--noise-rules 1" not in line) or table != "MANIFEST.md" and "rebuilt" in table, line
+    assert any(f"--noise-rules {rules}" in line for line in builds)
