@@ -134,3 +134,29 @@ def test_the_whole_revisions_groups_in_the_findings_are_the_committed_comparison
             assert rows[model.split("/")[-1]][k] == f"{rank['rank']}{span} {rank['group']}", model
         separated = sum(p["separated"] for p in column["pairs"])
         assert rows["pairs separated (Holm p < 0.05)"][k] == f"{separated} of {len(column['pairs'])}"
+
+
+def test_findings_page_quotes_noise2s_whole_revision_as_its_json_says():
+    """docs/findings.md's paragraph on the four models on noise2-1339 against noise-1339: the Noise scores,
+    the lead's margin and test and the spread, each from the two whole-revision comparison.json files."""
+    def lead_of(label: str) -> tuple[dict, dict]:
+        result = json.loads((REPO / "docs" / "findings" / label / "whole-revision-comparison" /
+                             "comparison.json").read_text())
+        return result["lead"], {r["model"]: r["axes"]["noise"] for r in result["leaderboard"]}
+
+    (before, old), (after, new) = lead_of("noise-1339"), lead_of("noise2-1339")
+    text = " ".join((REPO / "docs" / "findings.md").read_text(encoding="utf-8").split())
+    paragraph = text[text.index("SemRel2024 moves most."):]
+    paragraph = paragraph[:paragraph.index("<!-- hteb:table noise-models findings/noise2-1339")]
+    first, runner = after["first"], after["runner_up"]
+    assert (first, runner) == (before["first"], before["runner_up"])  # "the order they had on noise-1339"
+    order = sorted(new, key=lambda m: -new[m])
+    assert order == sorted(old, key=lambda m: -old[m])
+    margin = after["margin"]
+    for figure in (f"{old[first]:.2f} to {new[first]:.2f}", f"{old[first] - new[first]:.2f} lower",
+                   f"within {new[order[0]] - new[order[-1]]:.2f} points",
+                   f"shrinks from {old[first] - old[runner]:.2f} to {new[first] - new[runner]:.2f} points",
+                   f"HL shift {margin['hl_shift']:+.2f}", f"[{margin['ci_low']:+.2f}, {margin['ci_high']:+.2f}]",
+                   f"p {margin['p_value']:.3f}"):
+        assert figure in paragraph, figure
+    assert all(abs((old[m] - new[m]) - 0.15) < 0.05 for m in order if m != first)  # "each about 0.15 points lower"
