@@ -160,3 +160,23 @@ def test_findings_page_quotes_noise2s_whole_revision_as_its_json_says():
                    f"p {margin['p_value']:.3f}"):
         assert figure in paragraph, figure
     assert all(abs((old[m] - new[m]) - 0.15) < 0.05 for m in order if m != first)  # "each about 0.15 points lower"
+
+
+def test_findings_pages_before_and_after_figures_are_the_tables():
+    """Every "X to Y" the noise2-1339 paragraph quotes is a cell "X -> Y" of the before/after table, or the
+    Noise score of a model on the two revisions' noise-models tables (the lead's "from X to Y" is the test above's)."""
+    text = (REPO / "docs" / "findings.md").read_text(encoding="utf-8")
+
+    def table(name: str, folder: str) -> str:
+        return re.search(rf"<!-- hteb:table {name} {folder} -->\n(.*?)<!-- /hteb:table -->", text, re.S)[1]
+
+    cells = table("noise-before-after", "findings/noise-1339/whole-revision,findings/noise2-1339/whole-revision")
+    noise = {label: {row.split(" | ")[2] for row in table("noise-models", f"findings/{label}/whole-revision")
+                     .splitlines()[2:]} for label in ("noise-1339", "noise2-1339")}
+    flat = " ".join(text.split())
+    paragraph = flat[flat.index("SemRel2024 moves most."):flat.index("<!-- hteb:table noise-models findings/noise2")]
+    pairs = re.findall(r"(?<!from )(-?\d+\.\d\d) to (-?\d+\.\d\d)", paragraph)  # "from X to Y": the lead's test
+    assert len(pairs) >= 10
+    for before, after in pairs:
+        assert f"{before} -> {after}" in cells or (before in noise["noise-1339"] and after in noise["noise2-1339"]), (
+            before, after)
