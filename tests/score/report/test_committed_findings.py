@@ -180,3 +180,27 @@ def test_findings_pages_before_and_after_figures_are_the_tables():
     for before, after in pairs:
         assert f"{before} -> {after}" in cells or (before in noise["noise-1339"] and after in noise["noise2-1339"]), (
             before, after)
+
+
+@pytest.mark.parametrize("model", sorted(p.name for p in (REPO / "docs" / "findings" / "noise2-1339" /
+                                                            "whole-revision").iterdir() if p.is_dir()))
+def test_no_noise2_figure_counts_an_unchanged_subset(model):
+    """Issue 34's done-when on the committed cards of noise2-1339: every Noise figure rests on the subsets its rule
+    applies to and changed at least APPLIED_SHARE of; each other subset is left out with its reason."""
+    from hteb_contract.specs.noise_scripts import APPLIED_SHARE
+    from hteb_contract.taxonomy import AXES
+
+    card = json.loads((REPO / "docs" / "findings" / "noise2-1339" / "whole-revision" / model /
+                       "result_card.json").read_text())
+    noise = [c for c in card["coverage"] if c["transformation"] in AXES["noise"]]
+    assert len(noise) == 15 * len(AXES["noise"])
+    for entry in noise:
+        reasons = {e["subset"]: e["reason"] for e in entry["left_out"]}
+        for subset in entry["subsets"]:
+            kept = subset["applicable"] and subset["changed"] >= APPLIED_SHARE * subset["items"]
+            expected = None if kept else "not_applicable" if not subset["applicable"] else "mostly_unchanged"
+            assert reasons.get(subset["subset"]) == expected, (entry["dataset"], entry["transformation"], subset)
+        assert entry["subsets_scored"] == len(entry["subsets"]) - len(reasons) > 0
+    left = {(c["dataset"], c["transformation"], e["subset"], e["reason"]) for c in noise for e in c["left_out"]}
+    assert ("SemRel2024", "punctuation_casing_loss", "arq", "mostly_unchanged") in left
+    assert ("MasakhaNEWS", "random_capitalisation", "tir", "not_applicable") in left
