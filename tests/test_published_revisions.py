@@ -57,8 +57,8 @@ def test_docs_quote_the_committed_content_hash(label):
 def test_the_findings_build_never_moves_a_cited_label(rules):
     """`make noise-findings` builds noise-1339 again today under another content hash (its card changed since):
     every build of rules version 1 names a table of its own, never MANIFEST.md (which would refuse it)."""
-    done = subprocess.run(["make", "--no-print-directory", "-n", "noise-findings", f"NOISE_RULES={rules}"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(["make", "--no-print-directory", "-n", "noise-findings", f"NOISE_RULES={rules}"],
+                          cwd=ROOT, check=False, capture_output=True, text=True, timeout=60)
     builds = [line for line in done.stdout.replace("\\\n", " ").splitlines() if "bin/hteb-generate --seed" in line]
     assert done.returncode == 0 and builds, done.stderr
     for line in builds:

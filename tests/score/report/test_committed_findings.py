@@ -168,7 +168,7 @@ def test_findings_pages_before_and_after_figures_are_the_tables():
     text = (REPO / "docs" / "findings.md").read_text(encoding="utf-8")
 
     def table(name: str, folder: str) -> str:
-        return re.search(rf"<!-- hteb:table {name} {folder} -->\n(.*?)<!-- /hteb:table -->", text, re.S)[1]
+        return re.search(rf"<!-- hteb:table {name} {folder} -->\n(.*?)<!-- /hteb:table -->", text, re.DOTALL)[1]
 
     cells = table("noise-before-after", "findings/noise-1339/whole-revision,findings/noise2-1339/whole-revision")
     noise = {label: {row.split(" | ")[2] for row in table("noise-models", f"findings/{label}/whole-revision")
