@@ -168,14 +168,17 @@ noise-findings: install
 # one gzipped part per model and dataset, committed as each finishes): each model's card on the six short datasets,
 # their comparison and report page (FINDINGS_DOCS/comparison), the whole-revision card of each model whose parts hold
 # every dataset (FINDINGS_DOCS/whole-revision/MODEL), their comparison (FINDINGS_DOCS/whole-revision-comparison) and
-# the docs' tables. Needs no model and no revision.
+# the docs' tables. Needs no model and no revision. A card whose parts did not change keeps its date and timings
+# (`merge --keep-timings`), so making the findings again changes no committed file.
 FINDINGS_DOCS := docs/findings/$(NOISE_LABEL)
 FINDINGS_SIX := STSBenchmark,STS16,TwitterSemEval2015,Banking77,TwentyNewsgroups,IsiZuluNews
 findings: install-score
 	set -e; cards=(); for parts in $(FINDINGS_DOCS)/parts/*/; do name=$$(basename $$parts); \
-		$(BIN)/hteb-score merge $$parts*.gz --datasets $(FINDINGS_SIX) --out $(FINDINGS_DOCS)/$$name --overwrite; \
+		$(BIN)/hteb-score merge $$parts*.gz --datasets $(FINDINGS_SIX) --out $(FINDINGS_DOCS)/$$name --overwrite --keep-timings; \
 		cards+=("$(FINDINGS_DOCS)/$$name/result_card.json"); \
-		summary=$$($(BIN)/hteb-score merge $$parts*.gz --out $(OUT)/whole-revision/$$name --overwrite); \
+		rm -rf $(OUT)/whole-revision/$$name; mkdir -p $(OUT)/whole-revision; \
+		[ ! -d $(FINDINGS_DOCS)/whole-revision/$$name ] || cp -a $(FINDINGS_DOCS)/whole-revision/$$name $(OUT)/whole-revision/; \
+		summary=$$($(BIN)/hteb-score merge $$parts*.gz --out $(OUT)/whole-revision/$$name --overwrite --keep-timings); \
 		case "$$summary" in *MISSING*) echo "$$name: not every dataset's part yet: $${summary#*MISSING}";; \
 			*) rm -rf $(FINDINGS_DOCS)/whole-revision/$$name; mkdir -p $(FINDINGS_DOCS)/whole-revision; \
 			   mv $(OUT)/whole-revision/$$name $(FINDINGS_DOCS)/whole-revision/$$name;; esac; \

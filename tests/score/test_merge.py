@@ -123,3 +123,42 @@ def test_parts_of_dataset_folders_merge_into_the_whole_run(shared_data, tmp_path
     assert code == 0, err
     assert outputs(tmp_path / "merged") == outputs(tmp_path / "whole")
     assert json.loads((tmp_path / "merged" / "result_card.json").read_text())["dataset"]["datasets"] == planned
+
+
+def _files(folder) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_merging_unchanged_parts_again_with_keep_timings_changes_no_file(tmp_path):
+    """`make findings` merges every committed part again: --keep-timings keeps the earlier card's date and
+    timings where the new card says the same otherwise, so no file changes; changed parts write a new card."""
+    parts = [write_part(scored_part([name]), tmp_path / name) for name in SMALL]
+    out = tmp_path / "merged"
+    assert run("merge", *parts, "--out", out)[0] == 0
+    first = _files(out)
+    card = json.loads(first["result_card.json"])
+    card["created"] = "2000-01-01T00:00:00+00:00"  # an earlier merge's, unmistakably
+    (out / "result_card.json").write_text(json.dumps(card, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    code, said, err = run("merge", *parts, "--out", out, "--overwrite", "--keep-timings")
+    assert code == 0 and "date and timings kept" in said, err
+    again = json.loads((out / "result_card.json").read_text())
+    assert (again["created"], again["timings"]) == (card["created"], card["timings"])
+    kept = _files(out)
+    assert kept["result_card.md"] == first["result_card.md"] and set(kept) == set(first)
+    assert all(kept[name] == first[name] for name in first if not name.startswith("result_card."))
+    # other parts (a subset of the datasets): a new card, its own date and timings
+    code, said, err = run("merge", *parts, "--datasets", SMALL[0], "--out", out, "--overwrite", "--keep-timings")
+    assert code == 0 and "kept" not in said, err
+    assert json.loads((out / "result_card.json").read_text())["created"] != card["created"]
+
+
+@pytest.mark.parametrize("earlier", ["not json", "[1, 2]", "{}", '{"created": "x"}'], ids=["text", "list", "empty",
+                                                                                          "no-timings"])
+def test_keep_timings_writes_a_new_card_over_one_that_is_not_an_earlier_card(tmp_path, earlier):
+    parts = [write_part(scored_part([name]), tmp_path / name) for name in SMALL]
+    out = tmp_path / "merged"
+    assert run("merge", *parts, "--out", out)[0] == 0
+    (out / "result_card.json").write_text(earlier, encoding="utf-8")
+    code, said, err = run("merge", *parts, "--out", out, "--overwrite", "--keep-timings")
+    assert code == 0 and "kept" not in said, err
+    assert outputs(out)["result_card.json"]["dataset"]["datasets"] == list(SMALL)

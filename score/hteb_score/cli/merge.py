@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
@@ -18,10 +19,14 @@ from hteb_score.cli.terminal import echo
               help="Folder for the merged result_card.json, result_card.md and mteb/ JSON: new or empty, or an "
               "earlier result with --overwrite. Written whole or not at all.")
 @click.option("--overwrite", is_flag=True, help="Replace the earlier result in --out, whole.")
+@click.option("--keep-timings", is_flag=True,
+              help="With --overwrite: where the new card says what the earlier one in --out says but for when it "
+              "was made and how long it took (`created`, `timings`), keep those of the earlier card, so merging "
+              "unchanged parts again changes no file (`make findings`).")
 @click.option("--datasets", default=None, metavar="NAMES",
               help="Comma-separated datasets: the card of a run over just these (parts holding others are left "
               "out), e.g. six datasets of a whole-revision run's parts.")
-def merge(parts: tuple[Path, ...], out: Path, overwrite: bool, datasets: str | None) -> None:
+def merge(parts: tuple[Path, ...], out: Path, overwrite: bool, keep_timings: bool, datasets: str | None) -> None:
     """Merge PARTS (folders written by `hteb-score ... --part DATASETS`) into one result: the same
     card, mteb files and statistics a single run over their datasets writes. Parts of another
     revision, protocol, model, backend or selection are refused; a dataset given twice must be the
@@ -33,9 +38,20 @@ def merge(parts: tuple[Path, ...], out: Path, overwrite: bool, datasets: str | N
     output = OutputFolder.check(out, marker=CARD_FILE, overwrite=overwrite)
     names = None if datasets is None else list(dict.fromkeys(n for n in (d.strip() for d in datasets.split(",")) if n))
     merged = read_parts(parts, names)  # every part read and checked before anything is written
+    earlier = _earlier_card(output.path / CARD_FILE) if keep_timings else None
     with output.staged() as folder:
-        card = publish(merged, folder)
-    echo(f"{summary(card)} -> {output.path}")
+        card = publish(merged, folder, earlier)
+    kept = earlier is not None and card["created"] == earlier.get("created")
+    echo(f"{summary(card)} -> {output.path}" + (" (the earlier card's date and timings kept: unchanged)" if kept else ""))
+
+
+def _earlier_card(path: Path) -> dict | None:
+    """The card an earlier merge wrote to --out (None where there is none, or none that reads as a card)."""
+    try:
+        card = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return card if isinstance(card, dict) else None
 
 
 @click.command()

@@ -4,6 +4,7 @@ datasets and a merge the union of parts, so both go through this one function an
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,11 +18,18 @@ from hteb_score.scoring.corpus_robustness import section
 from hteb_score.scoring.item_measures import item_measures_block
 from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart
 from hteb_score.scoring.statistics import model_statistics
+from hteb_score.strict_json import dumps
 
 
-def publish(part: ScorePart, folder: Path) -> dict[str, Any]:
+#: What two cards of the same units differ in: when each was made and how long it took.
+PER_CARD = ("created", "timings")
+
+
+def publish(part: ScorePart, folder: Path, earlier: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Write the card and every output of the run `part` holds into `folder`; returns the card.
-    Timings are the units' summed, plus the statistics computed here."""
+    Timings are the units' summed, plus the statistics computed here. Given the `earlier` card of the
+    same output, a card that says the same but for PER_CARD keeps the earlier card's, so merging
+    unchanged parts again rewrites no file (while every output is still rendered by today's code)."""
     started = time.perf_counter()
     units, identity = part.units, part.identity
     scores = [record for unit in units for record in unit.scores]
@@ -49,10 +57,20 @@ def publish(part: ScorePart, folder: Path) -> dict[str, Any]:
         corpus_robustness=section(robustness) if robustness else None, item_measures=item_measures,
         mteb_tasks={name: task.get("mteb_task") for name, task in tasks.items()},
         coverage=[c for u in units for c in u.coverage]))
+    if earlier is not None and _says_the_same(earlier, card):
+        card = {**card, **{key: earlier[key] for key in PER_CARD}}
     results = {variant: result for unit in units for variant, result in unit.results.items()}
     explorer = [{"model": identity.model.get("model_id"), **row} for u in units for row in u.explorer]
     write_outputs(folder, card, mteb_result_files(card, results, tasks), explorer)
     return card
+
+
+def _says_the_same(earlier: Mapping[str, Any], card: Mapping[str, Any]) -> bool:
+    """Whether `card`, as its JSON reads back, says what `earlier` says but for PER_CARD (which it holds)."""
+    if not all(key in earlier for key in PER_CARD):
+        return False
+    new = json.loads(dumps(card, what="result card"))
+    return {k: v for k, v in earlier.items() if k not in PER_CARD} == {k: v for k, v in new.items() if k not in PER_CARD}
 
 
 def summary(card: Mapping[str, Any]) -> str:
