@@ -122,3 +122,19 @@ def test_the_fp32_reference_of_a_half_precision_checkpoint_is_fp32(tmp_path):
     encoder = Encoder.load(str(tmp_path / "half"), device="cpu", backend="torch", precision="fp32", progress=False)
     assert {p.dtype for p in encoder.model.parameters()} == {torch.float32}
     assert encoder.settings()["dtype"] == "float32" and encoder.max_diff == 0.0
+
+
+def test_a_model_of_unknown_identity_leaves_no_export_behind(tmp_path):
+    """Its export goes to a private temporary folder (the model's size each run): removed when the process ends."""
+    import subprocess
+
+    code = ("import sys; from pathlib import Path; from hteb_score.encoding.backends import export_dir; "
+            "folder = export_dir(Path(sys.argv[1]), None); (folder / 'model.onnx').write_bytes(b'x' * 1000); "
+            "print(folder)")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "cache")], capture_output=True, text=True,
+                          check=True, env={"TMPDIR": str(tmp_path), "PATH": "/usr/bin:/bin"}, timeout=120)
+    folder = Path(done.stdout.strip())
+    assert folder.parent == tmp_path and folder.name.startswith("hteb-export-") and not folder.exists()
+    import hteb_score.encoding.backends as backends
+
+    assert backends.export_dir(tmp_path / "cache", "model:abc") == tmp_path / "cache" / "exports" / "model_abc"

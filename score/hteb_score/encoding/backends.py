@@ -14,6 +14,7 @@ atomically and reused. int8 is onnxruntime's dynamic quantisation of that export
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import shutil
@@ -115,9 +116,12 @@ def _importable(module: str) -> bool:
 
 def export_dir(cache_root: Path, identity: str | None) -> Path:
     """Where a model's exports live: per identity under the cache; a model of unknown identity gets
-    a private temporary folder (never reused, as nothing says it is the same model)."""
+    a private temporary folder (never reused, as nothing says it is the same model), removed when the
+    process ends: each run exports such a model again, and an export is the model's size."""
     if identity is None:
-        return Path(tempfile.mkdtemp(prefix="hteb-export-"))
+        folder = Path(tempfile.mkdtemp(prefix="hteb-export-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        return folder
     return Path(cache_root) / "exports" / identity.replace(":", "_")
 
 
