@@ -20,7 +20,6 @@ from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart
 from hteb_score.scoring.statistics import model_statistics
 from hteb_score.strict_json import dumps
 
-
 #: What two cards of the same units differ in: when each was made and how long it took.
 PER_CARD = ("created", "timings")
 
