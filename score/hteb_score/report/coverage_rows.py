@@ -34,6 +34,7 @@ class CoverageRow:
     flagged_unchanged: bool
     left_out: tuple[str, ...]
     models: tuple[str, ...]
+    reasons: tuple[str, ...] = ()  # why each of `left_out` was (not_applicable, mostly_unchanged), in its order
 
     @property
     def subsets(self) -> str:
@@ -52,18 +53,19 @@ class CoverageRow:
                 md_text(", ".join(self.left_out) or "-"), md_text(", ".join(self.models))]
 
 
-def coverage_rows(cards: Iterable[tuple[str, Mapping[str, Any] | None]]) -> list[CoverageRow]:
-    """The rows worth stating from (model, card) pairs (a card None or without `coverage` gives none); one row
-    per variant and coverage, naming the models whose cards give it."""
+def coverage_rows(cards: Iterable[tuple[str, Mapping[str, Any] | None]], every: bool = False) -> list[CoverageRow]:
+    """The rows worth stating from (model, card) pairs (a card None or without `coverage` gives none), or
+    with `every` each variant's; one row per variant and coverage, naming the models whose cards give it."""
     found: dict[CoverageRow, list[str]] = {}
     for model, card in cards:
         for entry in (card or {}).get("coverage", ()):
             noise = AXIS_OF.get(entry["transformation"]) == "noise"
-            if not (noise or entry["left_out"] or entry["flagged_unchanged"]):
+            if not (every or noise or entry["left_out"] or entry["flagged_unchanged"]):
                 continue
             row = CoverageRow(entry["dataset"], entry["transformation"], entry["seed"], entry["subsets_scored"],
                               entry["subsets_total"], entry["changed_share"], entry["flagged_unchanged"],
-                              tuple(e["subset"] for e in entry["left_out"]), ())
+                              tuple(e["subset"] for e in entry["left_out"]), (),
+                              tuple(e["reason"] for e in entry["left_out"]))
             found.setdefault(row, []).append(model)
     return [replace(row, models=tuple(models)) for row, models in found.items()]
 

@@ -25,6 +25,7 @@ from hteb_contract.specs.datasets import dataset_specs
 from hteb_contract.taxonomy import AXES
 
 from hteb_score import CARD_FILE
+from hteb_score.report.coverage_rows import coverage_rows
 from hteb_score.report.findings import SHORT
 from hteb_score.report.formatting import column_label
 from hteb_score.report.inputs import load_card
@@ -77,21 +78,15 @@ def _coverage(models: Sequence[ModelScores], columns: Sequence[str],
               datasets: Sequence[str]) -> dict[str, dict[str, list[dict[str, Any]]]]:
     """Per dataset and transformation column: what its figure rests on, one entry per seed and distinct
     statement, naming the models whose cards make it (cards made before coverage was recorded give none)."""
-    found: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
-    for m in models:
-        for entry in (m.card or {}).get("coverage", ()):
-            if entry["dataset"] not in datasets or entry["transformation"] not in columns:
-                continue
-            stated = {"seed": entry["seed"], "subsets_scored": entry["subsets_scored"],
-                      "subsets_total": entry["subsets_total"], "changed_share": entry["changed_share"],
-                      "flagged_unchanged": entry["flagged_unchanged"],
-                      "left_out": [{"subset": e["subset"], "reason": e["reason"]} for e in entry["left_out"]]}
-            key = json.dumps(stated, sort_keys=True)
-            found.setdefault((entry["dataset"], entry["transformation"]), {}).setdefault(
-                key, {**stated, "models": []})["models"].append(m.model)
     out: dict[str, dict[str, list[dict[str, Any]]]] = {}
-    for (dataset, column), statements in sorted(found.items()):
-        out.setdefault(dataset, {})[column] = list(statements.values())
+    rows = [r for r in coverage_rows(((m.model, m.card) for m in models), every=True)
+            if r.dataset in datasets and r.transformation in columns]
+    for row in sorted(rows, key=lambda r: (r.dataset, r.transformation)):  # stable: each column's seeds as found
+        out.setdefault(row.dataset, {}).setdefault(row.transformation, []).append({
+            "seed": row.seed, "subsets_scored": row.subsets_scored, "subsets_total": row.subsets_total,
+            "changed_share": row.changed_share, "flagged_unchanged": row.flagged_unchanged,
+            "left_out": [{"subset": s, "reason": r} for s, r in zip(row.left_out, row.reasons)],
+            "models": list(row.models)})
     return out
 
 
