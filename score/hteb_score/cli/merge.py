@@ -32,7 +32,7 @@ def merge(parts: tuple[Path, ...], out: Path, overwrite: bool, keep_timings: boo
     revision, protocol, model, backend or selection are refused; a dataset given twice must be the
     same; a planned dataset no part holds is named and flagged `missing_dataset` in the card.
     --datasets makes the card of a run over a subset of the parts' plan."""
-    from hteb_score.report.run_outputs import publish, summary
+    from hteb_score.report.run_outputs import PER_CARD, publish, summary
     from hteb_score.scoring.parts import read_parts
 
     output = OutputFolder.check(out, marker=CARD_FILE, overwrite=overwrite)
@@ -41,7 +41,7 @@ def merge(parts: tuple[Path, ...], out: Path, overwrite: bool, keep_timings: boo
     earlier = _earlier_card(output.path / CARD_FILE) if keep_timings else None
     with output.staged() as folder:
         card = publish(merged, folder, earlier)
-    kept = earlier is not None and card["created"] == earlier.get("created")
+    kept = earlier is not None and all(card[key] == earlier.get(key) for key in PER_CARD)
     echo(f"{summary(card)} -> {output.path}" + (" (the earlier card's date and timings kept: unchanged)" if kept else ""))
 
 
