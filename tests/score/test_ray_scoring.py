@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -116,6 +117,7 @@ def test_a_worker_killed_mid_unit_is_restarted_and_the_run_ends_with_the_same_ca
     assert process.poll() is None and len(parts(out)) == 1, "the run ended before its worker could be killed"
     stdout, stderr = process.communicate(timeout=600)
     assert process.returncode == 0, stderr[-3000:]
+    assert len(stdout.splitlines()) == 1, stdout  # the card's line: what Ray says of the death went to stderr
     assert results(out, ["model"]) == {"model": sequential["model"]}
     assert workers[0] not in cluster.processes(WORKER)
 
@@ -169,3 +171,39 @@ def test_a_unit_that_kills_its_worker_every_time_ends_the_run_in_one_line(cluste
     while cluster.processes(WORKER) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert cluster.processes(WORKER) == []
+
+
+RAYLET_SAYS = '''
+import sys, time
+
+import ray
+from ray._private.utils import publish_error_to_driver
+
+from hteb_contract.common.ray_cluster import connect, session
+
+sys.stderr = open(sys.argv[2], "w", buffering=1)  # read back below: has Ray's message arrived yet
+with session():
+    connect(sys.argv[1], num_cpus=None, extra="hteb-score[ray]")
+    worker = ray._private.worker.global_worker
+    publish_error_to_driver("worker_died", "a worker died (published by the test)", worker.gcs_client,
+                            worker.current_job_id)
+    deadline = time.monotonic() + 60
+    while "published by the test" not in open(sys.argv[2]).read() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert ray.is_initialized()
+assert not ray.is_initialized()
+print("RESULT")
+'''
+
+
+def test_what_rays_driver_prints_while_joined_goes_to_stderr_and_stdout_keeps_the_result(cluster, tmp_path):
+    """Ray's driver prints its raylet's messages (a worker died, a task is retried) to stdout from a
+    thread of its own, at any moment while joined: through `connect`, they reach stderr, and the session
+    leaves the cluster before the command prints its result, so none can follow it onto stdout."""
+    (tmp_path / "driver.py").write_text(RAYLET_SAYS)
+    done = subprocess.run([sys.executable, str(tmp_path / "driver.py"), cluster.address, str(tmp_path / "stderr")],
+                          env=ENV, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout == "RESULT\n"
+    said = re.sub(r"\x1b\[[0-9;]*m", "", (tmp_path / "stderr").read_text())  # Ray colours its prefix
+    assert "(raylet) a worker died (published by the test)" in said

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from hteb_contract.common.atomic import atomic_write_json
+from hteb_contract.common.ray_cluster import session
 from hteb_contract.errors import HtebError, end_process
 from hteb_contract.reproduction import Tolerance, compare_revisions
 from hteb_contract.revision import Revision
@@ -173,8 +174,9 @@ def run(**kwargs: Any) -> None:
     from hteb_generate.run.pipeline import run as run_pipeline
 
     config = _config(kwargs)
-    facts = _ready(config)
-    result = run_pipeline(config, log=lambda m: click.echo(m, err=True), facts=facts)
+    with session():  # the result line after it: Ray's messages never reach stdout
+        facts = _ready(config)
+        result = run_pipeline(config, log=lambda m: click.echo(m, err=True), facts=facts)
     click.echo(f"{result.manifest['label']} {result.manifest['content_hash']}")
 
 
@@ -184,7 +186,8 @@ def validate(**kwargs: Any) -> None:
     """Check the configuration (names, model, store, data; gpu profile: the doctor's checks) without
     loading a model or writing."""
     config = _config(kwargs)
-    _ready(config)
+    with session():
+        _ready(config)
     made_by = f"model {config.model} on {config.engine}" if config.llm_transformations else "the noise rules, no model"
     click.echo(
         f"ok: {len(config.datasets)} datasets x {len(config.transformations)} transformations x seeds "
@@ -198,7 +201,9 @@ def validate(**kwargs: Any) -> None:
 def doctor(**kwargs: Any) -> None:
     """Say in one line what this machine lacks for the run (GPU, CUDA torch, vLLM, GPU memory, disk,
     Hub token), before anything loads; exit 2 if anything."""
-    click.echo(f"ok: {_checked(_config(kwargs))[0]}")
+    with session():
+        summary = _checked(_config(kwargs))[0]
+    click.echo(f"ok: {summary}")
 
 
 @cli.command()
@@ -276,7 +281,8 @@ def reproduce(store: str, ref: str, candidate: str | None, parapluie_tolerance: 
         engine_options = _engine_options(machine)
         config = rebuild_config(reference.manifest, store=store, profile=profile,
                                 machine={**machine, "engine_options": engine_options})
-        result = run_pipeline(config, log=lambda m: click.echo(m, err=True), facts=_ready(config))
+        with session():
+            result = run_pipeline(config, log=lambda m: click.echo(m, err=True), facts=_ready(config))
         click.echo(f"regenerated {reference.label} into {result.folder}", err=True)
         ours = Revision.open(result.folder)
     report = compare_revisions(ours, reference, tolerance)

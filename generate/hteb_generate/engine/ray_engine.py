@@ -129,28 +129,6 @@ def node_room(nodes: Sequence[Mapping[str, Any]], resources: Mapping[str, float]
     return room
 
 
-class _StdoutToStderr:
-    """While any Ray engine is open, stdout goes to stderr: Ray's driver prints its raylet's error
-    messages (a worker died, a task is retried) to stdout, which holds the CLI's result line."""
-
-    open_engines = 0
-    redirect: contextlib.redirect_stdout | None = None
-
-    @classmethod
-    def enter(cls) -> None:
-        cls.open_engines += 1
-        if cls.open_engines == 1:
-            cls.redirect = contextlib.redirect_stdout(sys.stderr)
-            cls.redirect.__enter__()
-
-    @classmethod
-    def leave(cls) -> None:
-        cls.open_engines -= 1
-        if cls.open_engines == 0 and cls.redirect is not None:
-            cls.redirect.__exit__(None, None, None)
-            cls.redirect = None
-
-
 class RayEngine(Engine):
     """`workers` actors (None: as many as the cluster's resources hold), each taking `resources`
     (e.g. {"num_gpus": 1}) and loading its engine with `factory` on its own node."""
@@ -176,7 +154,6 @@ class RayEngine(Engine):
         actor = ray.remote(max_restarts=MAX_RESTARTS, max_task_retries=MAX_RESTARTS, runtime_env={"env_vars": self.env},
                            **resources)(EngineWorker)
         self.workers = [actor.remote(factory) for _ in range(workers)]
-        _StdoutToStderr.enter()
         try:
             seen = self._get([worker.environment.remote(list(self.env)) for worker in self.workers],
                              timeout=START_TIMEOUT_S)
@@ -245,7 +222,6 @@ class RayEngine(Engine):
             for worker in self.workers:
                 self._ray.kill(worker)
             self.workers = []
-            _StdoutToStderr.leave()
 
 
 def died_because(err: Any) -> str:

@@ -1,17 +1,27 @@
 """Joining a Ray cluster, for both programs' `--ray-address local|auto|ADDRESS`: the generator spreads
 its engine calls over it, the scorer its work units. Ray is imported here only when a run asks for it
-(each program's `ray` extra), so the contract itself never needs it."""
+(each program's `ray` extra), so the contract itself never needs it.
+
+Ray's driver prints its raylet's messages (a worker died, a task is retried) to stdout from a thread
+of its own, at any time while it is joined; stdout holds each command's result lines. So a command
+joins inside a `session`: stdout goes to stderr during it, the session leaves what `connect` joined
+at its end, and the command prints its results after it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 from hteb_contract.errors import HtebError
 
 LOCAL = "local"  # start a Ray instance on this machine for the run
 PROBE_S = 10  # how long a named cluster's head has to answer
+
+_joined_here = False  # ray.init was called by connect, and leave has not shut it down yet
 
 
 def connect(address: str, *, num_cpus: int | None, extra: str) -> Any:
@@ -36,7 +46,29 @@ def connect(address: str, *, num_cpus: int | None, extra: str) -> Any:
                 hint = " (a cluster made by `ray start` wants RAY_AUTH_MODE=token when its address is named)"
             first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
             raise HtebError(f"cannot reach the Ray cluster at {address!r}: {first}{hint}") from None
+        global _joined_here
+        _joined_here = True
     return ray
+
+
+def _leave() -> None:
+    """Leave the cluster `connect` joined (one it started here stops); Ray joined by someone else in
+    this process is theirs to leave."""
+    global _joined_here
+    if _joined_here:
+        _joined_here = False
+        sys.modules["ray"].shutdown()  # joins Ray's message thread: nothing of it prints after this
+
+
+@contextlib.contextmanager
+def session() -> Iterator[None]:
+    """A command's use of Ray: stdout goes to stderr during the block, and what `connect` joins in it
+    is left at its end, error or not. Print the result lines after the block."""
+    with contextlib.redirect_stdout(sys.stderr):
+        try:
+            yield
+        finally:
+            _leave()
 
 
 def _reachable(address: str) -> None:

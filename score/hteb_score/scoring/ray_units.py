@@ -22,13 +22,12 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from hteb_contract.errors import HtebError
-from hteb_contract.common.ray_cluster import connect
+from hteb_contract.common.ray_cluster import connect, session
 from hteb_score.scoring.parts import ScorePart
 from hteb_score.scoring.unit_scorer import Done, UnitScorer, WorkUnit
 
@@ -61,28 +60,29 @@ class RayCluster:
     """Where and how wide: the cluster's `address`, `workers` (None: what its resources hold), the
     CPU `threads` of each and the `device` its model runs on (cuda: a GPU of its own; auto and cpu:
     none, so the model runs on CPU). Joined for the `with` block, left after it (a cluster it
-    started here stops)."""
+    started here stops); it is a `ray_cluster.session`, so stdout goes to stderr until then."""
 
     address: str
     workers: int | None = None
     threads: int = 1
     device: str = "cpu"
     ray: Any = field(default=None, init=False, repr=False)
-    started_here: bool = field(default=False, init=False, repr=False)
+    joined: contextlib.ExitStack = field(default_factory=contextlib.ExitStack, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if "," in self.device or self.device.startswith("cuda:"):
             raise HtebError(f"--device {self.device}: Ray gives each worker its own GPU; pass --device cuda (or cpu)")
 
     def __enter__(self) -> RayCluster:
-        self.started_here = not _initialized()
-        self.ray = connect(self.address, num_cpus=self.workers * self.threads if self.workers else None,
-                           extra="hteb-score[ray]")
+        with contextlib.ExitStack() as joining:
+            joining.enter_context(session())
+            self.ray = connect(self.address, num_cpus=self.workers * self.threads if self.workers else None,
+                               extra="hteb-score[ray]")
+            self.joined = joining.pop_all()  # an unreachable cluster ends the session at once
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.started_here:
-            self.ray.shutdown()
+        self.joined.close()
 
     def resources(self) -> dict[str, float]:
         """What one worker takes: its threads, and a GPU when the model runs on CUDA."""
@@ -90,8 +90,7 @@ class RayCluster:
 
     def run(self, units: Sequence[WorkUnit], done: Done) -> None:
         """Score `units` on the cluster, calling `done` in this process as each part comes back."""
-        with _stdout_to_stderr():
-            self._run(self.ray, units, done, self.resources())
+        self._run(self.ray, units, done, self.resources())
 
     def _run(self, ray: Any, units: Sequence[WorkUnit], done: Done, need: dict[str, float]) -> None:
         from ray.util import ActorPool
@@ -120,11 +119,6 @@ class RayCluster:
                 ray.kill(worker)
 
 
-def _initialized() -> bool:
-    ray = sys.modules.get("ray")
-    return ray is not None and ray.is_initialized()
-
-
 @contextlib.contextmanager
 def _errors(ray: Any) -> Iterator[None]:
     """A unit's own error (an HtebError: bad data, a model that does not load) as itself, once."""
@@ -145,11 +139,3 @@ def _died_because(err: Any) -> str:
     first = lines[0] if lines else type(err).__name__
     detail = re.search(r"Worker exit detail: [^.]*", text)
     return f"{first} {detail.group(0)}" if detail else first
-
-
-@contextlib.contextmanager
-def _stdout_to_stderr() -> Iterator[None]:
-    """Ray's driver prints its raylet's messages (a worker died, a task is retried) to stdout, which
-    holds the command's result lines: they go to stderr while the cluster is used."""
-    with contextlib.redirect_stdout(sys.stderr):
-        yield
