@@ -87,6 +87,8 @@ $(GPU_VENV)/.installed-gpu: $(SOURCES)
 # Their scratch files (pytest's tmp_path, tempfile's folders) go to RAM where Linux offers it (/dev/shm): a fast-loop
 # run writes 16,000 files and deletes an earlier run's, and on a disk mounted with `discard` each unlink and fsync
 # costs a millisecond. TEST_TMP= keeps them on disk.
+# --dist loadgroup: a module whose module-scoped fixture is costly (an engine loaded, a reference run) is one
+# xdist_group, so one worker computes it instead of each worker that draws one of its tests.
 TEST_TMP ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm)
 TEST_ENV := PYTHONDONTWRITEBYTECODE= $(if $(TEST_TMP),TMPDIR=$(TEST_TMP))
 test: install

@@ -19,6 +19,8 @@ from hteb_contract import taxonomy
 from hteb_contract.errors import HtebError
 from hteb_contract.specs.transformations import transformation_spec
 
+pytestmark = pytest.mark.xdist_group("smollm2-judge")
+
 SEEDS = Path(__file__).resolve().parents[2] / ".." / "shared" / "seeds"
 
 GUITAR = "A man is playing a guitar."

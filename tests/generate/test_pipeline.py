@@ -28,6 +28,8 @@ from hteb_contract.revision import Revision
 from hteb_contract.specs.transformations import transformation_spec
 from hteb_contract.stores import open_store
 
+pytestmark = pytest.mark.xdist_group("pipeline-reference")
+
 MTEB_NAMED = Path(__file__).resolve().parents[1] / "data" / "mteb-subsets"
 
 

@@ -21,7 +21,7 @@ from ray_cluster import descendants
 from tiny_runs import cached_calls, fresh_cache, run_args, run_config, wait_for_calls
 
 ray = pytest.importorskip("ray")
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray-clusters")]
 
 TEXTS = ["A man is playing a guitar.", "What is the capital of France?", "Name a colour.",
          "The cat sat on the mat.", "How do I reset my card PIN?", "Rain is expected tomorrow.",

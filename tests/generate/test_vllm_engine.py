@@ -13,6 +13,8 @@ import textwrap
 
 import pytest
 
+pytestmark = pytest.mark.xdist_group("vllm-engine")
+
 WORKER = textwrap.dedent(
     '''
     import json, os, sys, time

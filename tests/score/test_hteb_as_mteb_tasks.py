@@ -15,7 +15,7 @@ from hteb_score.mteb_interop.layout import parse_variant_task_name, variant_task
 from models import minilm_path
 from hteb_score.cli import main
 
-pytestmark = pytest.mark.slow  # real MiniLM through hteb-score and mteb.evaluate
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("mteb-tasks")]  # real MiniLM through hteb-score and mteb.evaluate
 mteb = pytest.importorskip("mteb")
 from sentence_transformers import SentenceTransformer  # noqa: E402
 

@@ -28,7 +28,7 @@ from refusal import copy_model
 from run_files import outputs
 
 pytest.importorskip("ray")
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray-clusters")]
 
 DATASETS = "STSBenchmark,SemRel2024"
 UNITS = 4  # two models x two datasets
