@@ -21,7 +21,7 @@ from hteb_contract.errors import HtebError
 LOCAL = "local"  # start a Ray instance on this machine for the run
 PROBE_S = 10  # how long a named cluster's head has to answer
 
-_joined_here = False  # ray.init was called by connect, and leave has not shut it down yet
+_joined: Any = None  # the ray module, when connect called ray.init and _leave has not shut it down yet
 
 
 def connect(address: str, *, num_cpus: int | None, extra: str) -> Any:
@@ -46,18 +46,18 @@ def connect(address: str, *, num_cpus: int | None, extra: str) -> Any:
                 hint = " (a cluster made by `ray start` wants RAY_AUTH_MODE=token when its address is named)"
             first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
             raise HtebError(f"cannot reach the Ray cluster at {address!r}: {first}{hint}") from None
-        global _joined_here
-        _joined_here = True
+        global _joined
+        _joined = ray
     return ray
 
 
 def _leave() -> None:
     """Leave the cluster `connect` joined (one it started here stops); Ray joined by someone else in
     this process is theirs to leave."""
-    global _joined_here
-    if _joined_here:
-        _joined_here = False
-        sys.modules["ray"].shutdown()  # joins Ray's message thread: nothing of it prints after this
+    global _joined
+    ray, _joined = _joined, None
+    if ray is not None and ray.is_initialized():  # not already shut down by whoever holds this process
+        ray.shutdown()  # joins Ray's message thread: nothing of it prints after this
 
 
 @contextlib.contextmanager
