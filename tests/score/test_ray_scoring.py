@@ -174,21 +174,27 @@ def test_a_unit_that_kills_its_worker_every_time_ends_the_run_in_one_line(cluste
 
 
 RAYLET_SAYS = '''
-import sys, time
+import os, sys, time
 
 import ray
-from ray._private.utils import publish_error_to_driver
 
 from hteb_contract.common.ray_cluster import connect, session
+
+
+@ray.remote(max_retries=0)
+def dies():
+    os._exit(1)  # Ray's raylet then tells the driver that a worker died
+
 
 sys.stderr = open(sys.argv[2], "w", buffering=1)  # read back below: has Ray's message arrived yet
 with session():
     connect(sys.argv[1], num_cpus=None, extra="hteb-score[ray]")
-    worker = ray._private.worker.global_worker
-    publish_error_to_driver("worker_died", "a worker died (published by the test)", worker.gcs_client,
-                            worker.current_job_id)
+    try:
+        ray.get(dies.remote())
+    except ray.exceptions.WorkerCrashedError:
+        pass
     deadline = time.monotonic() + 60
-    while "published by the test" not in open(sys.argv[2]).read() and time.monotonic() < deadline:
+    while "(raylet)" not in open(sys.argv[2]).read() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert ray.is_initialized()
 assert not ray.is_initialized()
@@ -198,7 +204,7 @@ print("RESULT")
 
 def test_what_rays_driver_prints_while_joined_goes_to_stderr_and_stdout_keeps_the_result(cluster, tmp_path):
     """Ray's driver prints its raylet's messages (a worker died, a task is retried) to stdout from a
-    thread of its own, at any moment while joined: through `connect`, they reach stderr, and the session
+    thread of its own, at any moment while joined: inside a `session`, they reach stderr (a task whose worker dies makes one), and the session
     leaves the cluster before the command prints its result, so none can follow it onto stdout."""
     (tmp_path / "driver.py").write_text(RAYLET_SAYS)
     done = subprocess.run([sys.executable, str(tmp_path / "driver.py"), cluster.address, str(tmp_path / "stderr")],
@@ -206,4 +212,4 @@ def test_what_rays_driver_prints_while_joined_goes_to_stderr_and_stdout_keeps_th
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout == "RESULT\n"
     said = re.sub(r"\x1b\[[0-9;]*m", "", (tmp_path / "stderr").read_text())  # Ray colours its prefix
-    assert "(raylet) a worker died (published by the test)" in said
+    assert "(raylet) A worker died or was killed while executing a task" in said
