@@ -204,8 +204,9 @@ print("RESULT")
 
 def test_what_rays_driver_prints_while_joined_goes_to_stderr_and_stdout_keeps_the_result(cluster, tmp_path):
     """Ray's driver prints its raylet's messages (a worker died, a task is retried) to stdout from a
-    thread of its own, at any moment while joined: inside a `session`, they reach stderr (a task whose worker dies makes one), and the session
-    leaves the cluster before the command prints its result, so none can follow it onto stdout."""
+    thread of its own, at any moment while joined: inside a `session` they reach stderr (a task whose
+    worker dies makes one), and the session leaves the cluster before the command prints its result,
+    so none can follow it onto stdout."""
     (tmp_path / "driver.py").write_text(RAYLET_SAYS)
     done = subprocess.run([sys.executable, str(tmp_path / "driver.py"), cluster.address, str(tmp_path / "stderr")],
                           env=ENV, capture_output=True, text=True, timeout=300)
