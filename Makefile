@@ -86,11 +86,13 @@ $(GPU_VENV)/.installed-gpu: $(SOURCES)
 # pytest then rewrites each test module's asserts once, not in every worker of every run (7 s a worker).
 # Their scratch files (pytest's tmp_path, tempfile's folders) go to RAM where Linux offers it (/dev/shm): a fast-loop
 # run writes 16,000 files and deletes an earlier run's, and on a disk mounted with `discard` each unlink and fsync
-# costs a millisecond. TEST_TMP= keeps them on disk.
+# costs a millisecond. TEST_TMP= keeps them on disk. The run's own folder of few but big files (model copies and
+# conversions, pip's and Hugging Face's caches: gigabytes in RAM the tests need) stays in the temporary folder
+# it had (HTEB_TEST_RUN_PARENT, tests/conftest.py).
 # --dist loadgroup: a module whose module-scoped fixture is costly (an engine loaded, a reference run) is one
 # xdist_group, so one worker computes it instead of each worker that draws one of its tests.
 TEST_TMP ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm)
-TEST_ENV := PYTHONDONTWRITEBYTECODE= $(if $(TEST_TMP),TMPDIR=$(TEST_TMP))
+TEST_ENV := PYTHONDONTWRITEBYTECODE= $(if $(TEST_TMP),HTEB_TEST_RUN_PARENT=$${TMPDIR:-/tmp} TMPDIR=$(TEST_TMP))
 test: install
 	$(BIN)/mypy
 	$(TEST_ENV) $(BIN)/python -m pytest -n 2 --dist loadgroup

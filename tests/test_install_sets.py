@@ -39,6 +39,13 @@ ROOT = Path(__file__).resolve().parents[1]
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("source-tree-builds")]
 
 
+@pytest.fixture(autouse=True)
+def _pip_scratch_on_disk(disk_tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pip unpacks what it downloads to resolve (the CUDA build's torch and CUDA wheels: gigabytes) in TMPDIR,
+    which `make test` puts in RAM."""
+    monkeypatch.setenv("TMPDIR", str(disk_tmp_path))
+
+
 def _sets() -> dict[str, str]:
     out = subprocess.run(["make", "-s", "install-sets"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     return dict(line.split(": ", 1) for line in out.splitlines())

@@ -20,9 +20,10 @@ def _inside(path: str | Path, folder: Path) -> bool:
 
 def test_the_home_and_every_cache_are_the_runs_own():
     home = Path.home()
-    assert home != USER_HOME and _inside(home, Path(tempfile.gettempdir()))
+    run_parent = Path(os.environ.get("HTEB_TEST_RUN_PARENT") or tempfile.gettempdir())  # on disk: conftest.py
+    assert home != USER_HOME and _inside(home, run_parent)
     for name in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "HF_HOME", "RAY_TMPDIR", "HTEB_CACHE_DIR",
-                 "HTEB_MODEL_CACHE", "HF_DATASETS_CACHE", "MPLCONFIGDIR", "VLLM_CACHE_ROOT"):
+                 "HTEB_MODEL_CACHE", "HF_DATASETS_CACHE", "MPLCONFIGDIR", "VLLM_CACHE_ROOT", "TORCHINDUCTOR_CACHE_DIR"):
         assert not _inside(os.environ[name], USER_HOME), name
     from huggingface_hub import constants
 
