@@ -118,10 +118,12 @@ def _real_models_only_in_slow_tests(request: pytest.FixtureRequest, monkeypatch:
 
 
 @pytest.fixture
-def disk_tmp_path() -> Iterator[Path]:
+def disk_tmp_path(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """tmp_path's counterpart on disk, in the run's folder, for a test's gigabytes (a venv, the wheels pip
-    downloads): under `make test` tmp_path is in RAM. Removed after the test."""
+    downloads): under `make test` tmp_path is in RAM. It is also the TMPDIR of the processes the test starts
+    (pip unpacks what it downloads there). Removed after the test."""
     folder = Path(tempfile.mkdtemp(prefix="disk-tmp-", dir=_RUN_DIR))
+    monkeypatch.setenv("TMPDIR", str(folder))
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
 

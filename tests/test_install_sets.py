@@ -36,14 +36,9 @@ from packaging.utils import canonicalize_name
 ROOT = Path(__file__).resolve().parents[1]
 #: pip resolves the editable sets by building their metadata in the source trees (score/*.egg-info): never
 #: beside tests/test_wheels.py's builds, which write the same folders (make test's workers, --dist loadgroup).
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("source-tree-builds")]
-
-
-@pytest.fixture(autouse=True)
-def _pip_scratch_on_disk(disk_tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """pip unpacks what it downloads to resolve (the CUDA build's torch and CUDA wheels: gigabytes) in TMPDIR,
-    which `make test` puts in RAM."""
-    monkeypatch.setenv("TMPDIR", str(disk_tmp_path))
+#: pip unpacks what it downloads to resolve (the CUDA build's torch and CUDA wheels: gigabytes) in TMPDIR, which
+#: `make test` puts in RAM: disk_tmp_path is pip's TMPDIR instead.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("source-tree-builds"), pytest.mark.usefixtures("disk_tmp_path")]
 
 
 def _sets() -> dict[str, str]:

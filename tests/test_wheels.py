@@ -83,9 +83,8 @@ def _run(cmd: list[str]) -> None:
 
 
 @pytest.mark.slow
-def test_the_built_wheels_install_in_a_clean_venv_and_score_the_sample(dist, tmp_path, disk_tmp_path, monkeypatch):
-    monkeypatch.setenv("TMPDIR", str(disk_tmp_path))  # pip's downloads and the venv (torch in it) are gigabytes:
-    venv = disk_tmp_path / "venv"  # on disk, where tmp_path may be in RAM
+def test_the_built_wheels_install_in_a_clean_venv_and_score_the_sample(dist, tmp_path, disk_tmp_path):
+    venv = disk_tmp_path / "venv"  # gigabytes (torch in it, pip's downloads in TMPDIR): on disk, not in tmp_path
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
     sets = dict(line.split(": ", 1) for line in subprocess.run(
