@@ -4,7 +4,9 @@ callable and an `EvaluationContext`), its result `TaskScore`, and the registry `
 
 The scorer embeds each unique (text, prompt) once for a whole run (the prompt a text gets for its
 task and prompt type), so an evaluator is split in two: `texts()` lists every (text, prompt type)
-it will ask for, and `evaluate()` receives an `embed` callable that only looks embeddings up. `evaluate()` must request nothing `texts()` did not list.
+it will ask for, and `evaluate()` receives an `embed` callable that only looks embeddings up. `evaluate()` must request
+nothing `texts()` did not list for the dataset or for its original (`EvaluationContext.original`: a run embeds
+every variant of a dataset together, the original among them).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import numpy as np
 from hteb_contract.common.registry import Registry, RegistryError
 from hteb_contract.tasks import TASK_TYPES
 from hteb_score.encoding.embed import Embed, Text
+from hteb_score.evaluators.outcomes import Outcomes
 from hteb_score.evaluators.protocol import Protocol
 from hteb_score.flags import Flag
 from hteb_score.strict_json import finite_or_none
@@ -44,6 +47,9 @@ class TaskScore:
     details: dict[str, dict[str, float]]  # subset -> every metric computed (for the mteb-format JSON)
     settings: dict[str, Any]  # what the evaluator used (estimator, seed, cut-offs...), for the result card
     flags: tuple[Flag, ...] = ()
+    #: per item, what the main score is computed from (evaluators/outcomes.py); None where the protocol's
+    #: main score is no function of single items (mteb's means over experiments, its best of five APs)
+    outcomes: Outcomes | None = None
 
 
 class ClassifierCache:
@@ -85,11 +91,14 @@ class ClassifierCache:
 
 @dataclass(frozen=True)
 class EvaluationContext:
-    """What every evaluation of one run shares: the protocol, the run's estimator seed, the fitted classifiers."""
+    """What every evaluation of one run shares: the protocol, the run's estimator seed, the fitted
+    classifiers; and, per dataset, its `original` data, so an evaluator that holds rows out can train
+    on the original rows whatever variant it scores (None: the dataset scored is the original)."""
 
     protocol: Protocol
     seed: int = 42  # the run's estimator seed; `protocol` decides whether the estimators take it
     classifiers: ClassifierCache = field(default_factory=ClassifierCache)
+    original: SourceDataset | None = None
 
     @property
     def estimator_seed(self) -> int:
@@ -142,14 +151,14 @@ def register(cls: E) -> E:
 
 
 def task_score(metric: str, details: dict[str, dict[str, float]], settings: dict[str, Any], *,
-               because: str = Evaluator.undefined_because) -> TaskScore:
+               because: str = Evaluator.undefined_because, outcomes: Outcomes | None = None) -> TaskScore:
     """Collect per-subset details into a TaskScore: the main metric per subset and their plain mean.
     A subset whose main metric is not finite is None, flagged `undefined_score` with `because`; the
-    mean is then None too (mteb's mean would be NaN)."""
+    mean is then None too (mteb's mean would be NaN). `outcomes`: the items the main metric comes from."""
     subsets = {name: finite_or_none(values.get(metric, math.nan)) for name, values in details.items()}
     flags = tuple(Flag("undefined_score", f"subset {name!r}: {metric} is undefined ({because}); written as null")
                   for name, value in subsets.items() if value is None)
     defined = [v for v in subsets.values() if v is not None]
     value = float(np.mean(defined)) if defined and not flags else None
-    return TaskScore(metric, subsets, value, details, settings, flags)
+    return TaskScore(metric, subsets, value, details, settings, flags, outcomes)
 

@@ -47,6 +47,7 @@ from hteb_contract.errors import HtebError, SourceError
 from hteb_contract.sources import SourceDataset
 from hteb_contract.specs.mteb_settings import ClusteringSettings
 from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, register, task_score
+from hteb_score.evaluators.outcomes import Outcomes, join
 from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_score.evaluators.threads import single_threaded
 from hteb_score.flags import Flag
@@ -94,6 +95,7 @@ class ClusteringEvaluator(Evaluator):
         settings = context.protocol.clustering(dataset.info.mteb_task)
         seed = context.estimator_seed
         details = {}
+        outcomes = []
         if settings.kind == "fast":
             used = _fast_settings(settings)
             rng = random.Random(seed)  # mteb's task-level rng_state: continues across subsets
@@ -104,14 +106,19 @@ class ClusteringEvaluator(Evaluator):
         else:
             sets = cluster_sets(dataset, settings)
             used = {"documents": "all", "cluster_sets": sets.rule, "batch_size": settings.legacy_batch_size}
+            ids = dataset.ids[dataset.info.eval_split]
             for subset, subset_sets in sets.by_subset.items():
                 with single_threaded():
-                    details[subset] = _legacy(rows, subset_sets, embed, settings.legacy_batch_size, seed,
-                                              one_label=ONE_LABEL[settings.one_set_per_subset])
+                    details[subset], clusters = _legacy(rows, subset_sets, embed, settings.legacy_batch_size, seed,
+                                                        one_label=ONE_LABEL[settings.one_set_per_subset])
+                if settings.one_set_per_subset and clusters:  # the subset's V-measure is one clustering's
+                    index = sorted(clusters)
+                    outcomes.append(Outcomes.of("v_measure", subset, [ids[i] for i in index],
+                                                [rows[i]["label"] for i in index], [clusters[i] for i in index]))
         metric = context.protocol.main_metric(dataset.info.task_type, dataset.info.mteb_task)
         return task_score(metric, details,
                           {"algorithm": "MiniBatchKMeans", "kind": settings.kind, **used, "seed": seed},
-                          because=self.undefined_because)
+                          because=self.undefined_because, outcomes=join(outcomes) if metric == "v_measure" else None)
 
 
 @dataclass(frozen=True)
@@ -190,10 +197,11 @@ def _fast_settings(settings: ClusteringSettings) -> dict[str, Any]:
 
 
 def _legacy(rows: Sequence[dict], sets: list[list[int]], embed: Embed, batch_size: int, seed: int, *,
-            one_label: float) -> dict[str, float]:
+            one_label: float) -> tuple[dict[str, float], dict[int, int]]:
     """mteb's legacy score of one subset: the v_measure of each set clustered alone, their mean and
-    std; a set of one label scores `one_label` without being clustered."""
+    std; a set of one label scores `one_label` without being clustered. And each clustered row's cluster."""
     v_measures = []
+    clusters: dict[int, int] = {}
     for index in sets:
         labels = [rows[i]["label"] for i in index]
         if len(set(labels)) <= 1:
@@ -203,7 +211,8 @@ def _legacy(rows: Sequence[dict], sets: list[list[int]], embed: Embed, batch_siz
                                 compute_labels=True, random_state=seed)
         model.fit(embed([rows[i]["text"] for i in index], None))
         v_measures.append(float(v_measure_score(labels, model.labels_.tolist())))
-    return {"v_measure": float(np.mean(v_measures)), "v_measure_std": float(np.std(v_measures))}
+        clusters.update(zip(index, model.labels_.tolist()))
+    return {"v_measure": float(np.mean(v_measures)), "v_measure_std": float(np.std(v_measures))}, clusters
 
 
 def _fast_sample_size(settings: ClusteringSettings, n: int) -> int | None:

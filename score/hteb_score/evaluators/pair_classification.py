@@ -46,6 +46,8 @@ def _average_precisions(labels: np.ndarray, e1: np.ndarray, e2: np.ndarray) -> d
 class PairClassificationEvaluator(SentencePairEvaluator):
     task_types = ("PairClassification",)
     settings = {"ap": "sklearn average_precision_score", "similarities": list(SIMILARITIES)}
+    gold_field = "label"
+    outcome_measures = {"ap": "ap", "cosine_ap": "ap"}  # mteb's max_ap is the best of five: no one outcome
 
     def check_subset(self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]]) -> None:
         """One class only: average precision is 1 (all positive) or undefined (none), whatever the model."""

@@ -12,6 +12,8 @@ import numpy as np
 from hteb_contract.errors import HtebError
 from hteb_contract.sources import SourceDataset
 from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, task_score
+from hteb_score.evaluators.outcomes import Outcomes, join
+from hteb_score.evaluators.similarity import paired_cosine
 from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_score.flags import Flag
 
@@ -20,9 +22,13 @@ if TYPE_CHECKING:
 
 
 class SentencePairEvaluator(Evaluator):
-    """An evaluator of sentence pairs; subclasses score one subset's pairs (`score_pairs`)."""
+    """An evaluator of sentence pairs; subclasses score one subset's pairs (`score_pairs`). Per pair,
+    its outcome is the cosine of its two sides against its `gold_field`, where the protocol's main
+    metric is `outcome_measures`' key (the measure that recomputes it from the pairs)."""
 
     settings: ClassVar[Mapping[str, Any]]
+    gold_field: ClassVar[str] = ""
+    outcome_measures: ClassVar[Mapping[str, str]] = {}  # main metric -> its measure (evaluators/outcomes.py)
 
     def texts(self, dataset: SourceDataset) -> list[Text]:
         rows = dataset.eval_rows()
@@ -44,13 +50,20 @@ class SentencePairEvaluator(Evaluator):
     def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
         metric = context.protocol.main_metric(dataset.info.task_type, dataset.info.mteb_task)
         rows = dataset.eval_rows()
+        ids = dataset.ids[dataset.info.eval_split]
+        measure = self.outcome_measures.get(metric)
         details = {}
+        outcomes = []
         for subset, index in group_rows(rows).items():
             pairs = [rows[i] for i in index]
             e1 = np.asarray(embed([r["sentence1"] for r in pairs], None))
             e2 = np.asarray(embed([r["sentence2"] for r in pairs], None))
             details[subset] = self.score_pairs(dataset, subset, pairs, e1, e2)
-        return task_score(metric, details, dict(self.settings), because=self.undefined_because)
+            if measure is not None:
+                outcomes.append(Outcomes.of(measure, subset, [ids[i] for i in index],
+                                            [r[self.gold_field] for r in pairs], paired_cosine(e1, e2)))
+        return task_score(metric, details, dict(self.settings), because=self.undefined_because,
+                          outcomes=join(outcomes))
 
     @abstractmethod
     def score_pairs(self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]], e1: np.ndarray,

@@ -13,6 +13,7 @@ import numpy as np
 
 from hteb_contract.sources import SourceDataset
 from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, task_score
+from hteb_score.evaluators.outcomes import Outcomes, join
 from hteb_score.evaluators.protocol import Protocol
 from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_score.evaluators.trec import check_judged, doc_text, judged_qrels, ranking_metrics
@@ -62,9 +63,13 @@ class RankingEvaluator(Evaluator):
         queries = [q for q in self.scored_queries(dataset) if qrels.get(str(q["id"]))]
         rank = self.ranker(dataset, embed, context)
         details = {}
+        outcomes = []
         for subset, rows in group_rows(queries).items():
             query_ids = [str(queries[i]["id"]) for i in rows]
             run = rank(query_ids, embed([queries[i]["text"] for i in rows], "query"))
-            details[subset] = ranking_metrics({q: qrels[q] for q in query_ids}, run, settings["k_values"],
-                                              full_map=self.full_map)
-        return task_score(metric, details, dict(settings))
+            details[subset], per_query = ranking_metrics({q: qrels[q] for q in query_ids}, run, settings["k_values"],
+                                                         full_map=self.full_map)
+            scored = [q for q in query_ids if metric in per_query.get(q, {})]
+            if scored:  # the main score is the mean of each query's
+                outcomes.append(Outcomes.of("mean", subset, scored, None, [per_query[q][metric] for q in scored]))
+        return task_score(metric, details, dict(settings), outcomes=join(outcomes))

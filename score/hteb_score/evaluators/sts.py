@@ -27,6 +27,8 @@ from hteb_score.evaluators.similarity import paired_cosine
 class STSEvaluator(SentencePairEvaluator):
     task_types = ("STS", "STR")
     settings = {"similarity": "cosine", "correlation": "spearman"}
+    gold_field = "score"
+    outcome_measures = {"spearman": "spearman", "cosine_spearman": "spearman"}
     undefined_because = "the model gives every pair the same similarity, and a correlation with a constant is undefined"
 
     def check_subset(self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]]) -> None:

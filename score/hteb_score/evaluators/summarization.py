@@ -22,6 +22,7 @@ from scipy.stats import pearsonr, spearmanr
 
 from hteb_contract.sources import SourceDataset
 from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, register, task_score
+from hteb_score.evaluators.outcomes import Outcomes, join
 from hteb_score.evaluators.similarity import cos_matrix, dot_matrix
 from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_score.flags import Flag
@@ -49,13 +50,19 @@ class SummarizationEvaluator(Evaluator):
         metric = context.protocol.main_metric(dataset.info.task_type, dataset.info.mteb_task)
         rows = dataset.eval_rows()
         deprecated = context.protocol.summarization(dataset.info.mteb_task).deprecated
+        ids = dataset.ids[dataset.info.eval_split]
         details = {}
+        outcomes = []
         for subset, index in group_rows(rows).items():
             per_doc = [_predictions(rows[i], embed) for i in index]
             kept = [p for p in per_doc if p is not None]
             details[subset] = _correlations(kept, deprecated)
+            if kept and not deprecated:  # the main score is the mean of each kept document's Spearman
+                outcomes.append(Outcomes.of("mean", subset, [ids[i] for i, p in zip(index, per_doc) if p is not None],
+                                            None, [spearmanr(doc[0], doc[1]).statistic for doc in kept]))
         return task_score(metric, details, {"similarity": "cosine", "correlation": "spearman",
-                                            "deprecated_evaluator": deprecated}, because=self.undefined_because)
+                                            "deprecated_evaluator": deprecated}, because=self.undefined_because,
+                          outcomes=join(outcomes) if metric in ("spearman", "cosine_spearman") else None)
 
 
 def _predictions(row: dict, embed: Embed) -> tuple[list[float], list[float], list[float]] | None:

@@ -84,18 +84,20 @@ def absent_queries(qrels: Mapping[str, Mapping[str, int]], query_ids: set[str]) 
 
 
 def ranking_metrics(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mapping[str, float]],
-                    k_values: Sequence[int], *, full_map: bool = False) -> dict[str, float]:
-    """ndcg/map/recall/precision at each k (and uncut `map` when asked), mean over queries, 5 d.p."""
+                    k_values: Sequence[int], *, full_map: bool = False) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    """ndcg/map/recall/precision at each k (and uncut `map` when asked), mean over queries, 5 d.p.; and
+    each query's values by the same names (the items those means are taken over)."""
     ks = ",".join(str(k) for k in k_values)
     measures = {f"{m}.{ks}" for m in _MEASURES} | ({"map"} if full_map else set())
     per_query = pytrec_eval.RelevanceEvaluator(dict(qrels), measures).evaluate(dict(run))
     if not per_query:
-        return {}
-    out = {}
-    for trec_name, name in _MEASURES.items():
-        for k in k_values:
-            values = [scores[f"{trec_name}_{k}"] for scores in per_query.values()]
-            out[f"{name}_{k}"] = round(sum(values) / len(values), 5)
+        return {}, {}
+    named = {(trec_name, k): f"{name}_{k}" for trec_name, name in _MEASURES.items() for k in k_values}
+    queries = {query: {name: scores[f"{trec_name}_{k}"] for (trec_name, k), name in named.items()}
+               for query, scores in per_query.items()}
     if full_map:
-        out["map"] = round(sum(s["map"] for s in per_query.values()) / len(per_query), 5)
-    return out
+        for query, scores in per_query.items():
+            queries[query]["map"] = scores["map"]
+    names = list(named.values()) + (["map"] if full_map else [])
+    out = {name: round(sum(q[name] for q in queries.values()) / len(queries), 5) for name in names}
+    return out, queries
