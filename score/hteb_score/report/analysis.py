@@ -33,6 +33,7 @@ from hteb_score.report.formatting import column_label
 from hteb_score.report.inputs import check_inputs
 from hteb_score.report.lead import Lead, build_lead, lead_axis
 from hteb_score.report.pairwise import pairwise_rankings
+from hteb_score.report.per_dataset import per_dataset_tests
 from hteb_score.scoring.model_scores import HTEB, ModelScores
 from hteb_score.scoring.statistics import add_holm, paired_effect
 from hteb_score.stats.ranking import kendall_tau, mean_sd
@@ -242,6 +243,7 @@ def compare(
     if headline is not None:  # ranked by the axis the result leads with
         board = sorted(board, key=lambda r: (headline.ranks[r.model], r.model))
     names, cells = heatmap(views, models)
+    rankings = pairwise_rankings(common, [*columns.axes, *columns.total], ci_method=ci_method, seed=seed)
     return Comparison(
         models=list(models),
         forced=force,
@@ -256,7 +258,9 @@ def compare(
         heatmap_columns=names,
         heatmap=cells,
         lead=headline,
-        pairwise=pairwise_rankings(common, [*columns.axes, *columns.total], ci_method=ci_method, seed=seed),
+        pairwise=rankings,
+        per_dataset=per_dataset_tests(common, {c: [(p.first, p.second) for p in r.pairs] for c, r in rankings.items()},
+                                      datasets, seed=seed),
         coverage=coverage_rows((m.model, m.card) for m in models),
         coverage_stated=recorded(m.card for m in models),
     )

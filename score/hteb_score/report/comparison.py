@@ -16,6 +16,8 @@ from hteb_score.report.coverage_rows import markdown as coverage_markdown
 from hteb_score.report.formatting import column_label, confidence_interval, count, md_row, number, p_value
 from hteb_score.report.lead import Lead
 from hteb_score.report.pairwise import ORIGINAL, ColumnRanking, pairwise_json
+from hteb_score.report.per_dataset import PairDatasets, attach
+from hteb_score.report.per_dataset import markdown as per_dataset_markdown
 from hteb_score.report.pairwise import label as ranked_label
 from hteb_score.report.pairwise import markdown as pairwise_markdown
 from hteb_score.scoring.model_scores import HTEB, ModelScores
@@ -158,6 +160,8 @@ class Comparison:
     lead: Lead | None = None  # no HTEB total: who ranks first on the axis beside it (Noise), by how much
     #: model against model per column (Original, axes, total): pairs, rank intervals, groups
     pairwise: dict[str, ColumnRanking] = field(default_factory=dict)
+    #: the pairs of `pairwise` on each dataset, over its items (report/per_dataset.py)
+    per_dataset: dict[str, list[PairDatasets]] = field(default_factory=dict)
     #: what the figures rest on (report/coverage_rows.py); `coverage_stated`: some card records it
     coverage: list[CoverageRow] = field(default_factory=list)
     coverage_stated: bool = False
@@ -220,7 +224,7 @@ class Comparison:
             "effects": self.effects,
             "reliability": self.reliability.to_json(),
             "lead": None if self.lead is None else self.lead.to_json(),
-            "pairwise": pairwise_json(self.pairwise),
+            "pairwise": attach(pairwise_json(self.pairwise), self.per_dataset),
         }
         if self.coverage_stated:  # cards scored before coverage was recorded compare as before
             result["coverage"] = {"stated": True, "rows": [row.to_json() for row in self.coverage]}
@@ -242,7 +246,8 @@ class Comparison:
             out += [f"**{self.lead.sentence(md_text)}**", ""]
         out += [f"Basis (`--basis {self.basis.name}`): the leaderboard and the heat map rest on "
                 f"{self.basis.description}.", ""]
-        out += self._leaderboard_md() + self._heatmap_md() + pairwise_markdown(self.pairwise) + self._stability_md() + self._effects_md()
+        out += self._leaderboard_md() + self._heatmap_md() + pairwise_markdown(self.pairwise)
+        out += per_dataset_markdown(self.per_dataset, ranked_label, md_text) + self._stability_md() + self._effects_md()
         out += self._reliability_md() + coverage_markdown(self.coverage, self.coverage_stated) + self._inputs_md()
         return "\n".join(out) + "\n"
 

@@ -25,7 +25,8 @@ from hteb_contract.validation import validate
 from hteb_score.encoding.backends import precision_suffix
 from hteb_score.mteb_interop.results import load_mteb_results
 from hteb_score.report.card_checks import check_card
-from hteb_score.report.outputs import ITEMS_FILE
+from hteb_score.evaluators.outcomes import LABEL_MEASURES, MEASURES, Outcomes
+from hteb_score.report.outputs import ITEMS_FILE, OUTCOMES_FILE, OUTCOMES_SCHEMA
 from hteb_score.scoring.aggregate import aggregate, check_transformation
 from hteb_score.scoring.model_scores import HTEB, ModelScores
 from hteb_score.scoring.score_record import ScoreRecord
@@ -68,7 +69,34 @@ def load_card(path: Path) -> ModelScores:
     statistics = card.get("statistics") or {}
     scores.drift = statistics.get("drift") or None
     scores.items = _read_items(Path(path).parent / ITEMS_FILE)
+    scores.outcomes = read_outcomes(Path(path).parent / OUTCOMES_FILE)
     return scores
+
+
+def read_outcomes(path: Path) -> dict[tuple[str, str, int | None], Outcomes] | None:
+    """Per variant, the per-item outcomes of the outcomes.parquet beside a card (None where there is none);
+    damaged: one line."""
+    if not path.is_file():
+        return None
+    try:
+        columns = pq.read_table(path, schema=OUTCOMES_SCHEMA).to_pydict()
+    except (OSError, ValueError, pa.ArrowException) as err:
+        raise HtebError(f"{path}: not a readable outcomes file ({type(err).__name__}: {err})") from None
+    rows: dict[tuple[str, str, int | None], list[int]] = {}
+    for at, variant in enumerate(zip(columns["dataset"], columns["transformation"], columns["seed"])):
+        rows.setdefault(variant, []).append(at)
+    out = {}
+    for variant, positions in rows.items():
+        measure = columns["measure"][positions[0]]
+        labels = measure in LABEL_MEASURES
+        gold, predicted = ("gold_label", "predicted_label") if labels else ("gold", "predicted")
+        if measure not in MEASURES or any(columns["measure"][i] != measure for i in positions) or any(
+                columns[predicted][i] is None for i in positions):
+            raise HtebError(f"{path}: {variant[0]}/{variant[1]}: its rows name no one known measure, or lack "
+                            "a prediction; the file is damaged")
+        out[variant] = Outcomes(measure, *(tuple(columns[c][i] for i in positions)
+                                           for c in ("subset", "item_id", gold, predicted)))
+    return out
 
 
 def _read_items(path: Path) -> list[dict[str, Any]] | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from hteb_contract.common.atomic import atomic_write_bytes
 from hteb_contract.common.registry import Registry, RegistryError
 
 from hteb_score import CARD_FILE
+from hteb_score.evaluators.outcomes import LABEL_MEASURES, Outcomes
 from hteb_score.mteb_interop.layout import model_meta, result_folder
 from hteb_score.report.card import render_markdown
 from hteb_score.strict_json import dumps
@@ -36,6 +37,7 @@ class RunFiles:
     card: Mapping[str, Any]
     mteb: Mapping[str, Mapping[str, Any]]
     items: Sequence[Mapping[str, Any]] = ()
+    outcomes: Mapping[tuple[str, str, int | None], Outcomes] = field(default_factory=dict)  # per variant
 
 
 #: A writer: the run -> {path relative to the output folder: text, or bytes for a binary file}.
@@ -49,6 +51,15 @@ ITEMS_SCHEMA = pa.schema([
     ("original_text", pa.string()), ("transformed_text", pa.string()), ("cosine", pa.float64()),
     ("top10_changed", pa.bool_()), ("order_flipped", pa.bool_()), ("moved_most", pa.bool_()),
     ("outcome_flipped", pa.bool_()), ("quality", pa.float64()), ("fluency", pa.float64()), ("with_errors", pa.bool_()),
+])
+
+OUTCOMES_FILE = "outcomes.parquet"
+#: Per item of every variant, what its main score is computed from (evaluators/outcomes.py): numbers in
+#: `gold`/`predicted`, labels and clusters in `gold_label`/`predicted_label` (the measure says which).
+OUTCOMES_SCHEMA = pa.schema([
+    ("dataset", pa.string()), ("transformation", pa.string()), ("seed", pa.int64()), ("subset", pa.string()),
+    ("item_id", pa.string()), ("measure", pa.string()), ("gold", pa.float64()), ("predicted", pa.float64()),
+    ("gold_label", pa.string()), ("predicted_label", pa.string()),
 ])
 
 #: Every output of a run, written in registration order.
@@ -90,10 +101,35 @@ def items_parquet(run: RunFiles) -> dict[str, str | bytes]:
     return {ITEMS_FILE: buffer.getvalue()}
 
 
+@OUTPUTS.register(OUTCOMES_FILE)
+def outcomes_parquet(run: RunFiles) -> dict[str, str | bytes]:
+    """Every variant's per-item outcomes, the items `hteb-score compare` tests two models on, dataset by dataset."""
+    columns: dict[str, list[Any]] = {name: [] for name in OUTCOMES_SCHEMA.names}
+    for (dataset, transformation, seed), outcomes in sorted(run.outcomes.items(), key=lambda kv: _variant_order(kv[0])):
+        n = len(outcomes.item)
+        labels = outcomes.measure in LABEL_MEASURES
+        for name, values in (("dataset", [dataset] * n), ("transformation", [transformation] * n), ("seed", [seed] * n),
+                             ("subset", outcomes.subset), ("item_id", outcomes.item), ("measure", [outcomes.measure] * n),
+                             ("gold", [None] * n if labels else outcomes.gold),
+                             ("predicted", [None] * n if labels else outcomes.predicted),
+                             ("gold_label", outcomes.gold if labels else [None] * n),
+                             ("predicted_label", outcomes.predicted if labels else [None] * n)):
+            columns[name].extend(values)
+    buffer = io.BytesIO()
+    pq.write_table(pa.table(columns, schema=OUTCOMES_SCHEMA), buffer, compression="zstd")
+    return {OUTCOMES_FILE: buffer.getvalue()}
+
+
+def _variant_order(variant: tuple[str, str, int | None]) -> tuple[str, bool, str, int]:
+    dataset, transformation, seed = variant
+    return dataset, transformation != "original", transformation, -1 if seed is None else seed
+
+
 def write_outputs(out: Path, card: Mapping[str, Any], mteb: Mapping[str, Mapping[str, Any]],
-                  items: Sequence[Mapping[str, Any]] = ()) -> list[Path]:
+                  items: Sequence[Mapping[str, Any]] = (),
+                  outcomes: Mapping[tuple[str, str, int | None], Outcomes] | None = None) -> list[Path]:
     """Every registered output of the run, rendered before the first is written; returns the paths written."""
-    run = RunFiles(card, mteb, items)
+    run = RunFiles(card, mteb, items, dict(outcomes or {}))
     files: dict[Path, str | bytes] = {}
     for name, writer in OUTPUTS.items():
         for relative, text in writer(run).items():

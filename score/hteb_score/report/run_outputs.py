@@ -60,7 +60,8 @@ def publish(part: ScorePart, folder: Path, earlier: Mapping[str, Any] | None = N
         card = {**card, **{key: earlier[key] for key in PER_CARD}}
     results = {variant: result for unit in units for variant, result in unit.results.items()}
     explorer = [{"model": identity.model.get("model_id"), **row} for u in units for row in u.explorer]
-    write_outputs(folder, card, mteb_result_files(card, results, tasks), explorer)
+    outcomes = {variant: result.outcomes for variant, result in results.items() if result.outcomes is not None}
+    write_outputs(folder, card, mteb_result_files(card, results, tasks), explorer, outcomes)
     return card
 
 

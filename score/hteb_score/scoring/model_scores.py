@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hteb_contract.taxonomy import PAPER_AXES
+from hteb_score.evaluators.outcomes import Outcomes
 from hteb_score.scoring.aggregate import axis_columns, hteb_total
 
 HTEB = "hteb"  # the column of HTEB-total scores
@@ -31,6 +32,8 @@ class ModelScores:
     card: dict[str, Any] | None = None
     protocol: str | None = None  # the evaluation protocol (hteb, mteb); None: not stated
     items: list[dict[str, Any]] | None = None  # the item explorer's rows (items.parquet beside a card)
+    #: per (dataset, transformation, seed), its per-item outcomes (outcomes.parquet beside a card)
+    outcomes: dict[tuple[str, str, int | None], Outcomes] | None = None
 
     def column(self, name: str) -> dict[str, float]:
         """Per-dataset scores of a column: `hteb`, an axis or a transformation."""

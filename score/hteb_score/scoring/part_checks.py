@@ -73,6 +73,26 @@ def _check_unit(unit: Any, where: str, transformations: list[str] | None, seeds:
             raise HtebError(f"{where}: results: {variant[1]}/{variant[2]} has no score record")
         for subset, value in result.subsets.items():
             _in_range(value, result.main_metric, f"{where}: results: {variant[1]}/{variant[2]} {subset}")
+        if result.outcomes is not None:
+            _check_outcomes(result, f"{where}: results: {variant[1]}/{variant[2]}")
+
+
+def _check_outcomes(result: Any, what: str) -> None:
+    """A variant's per-item outcomes give each subset's main score (to the 5 decimals ranking metrics are
+    rounded to): items that say otherwise were edited or belong to another run."""
+    try:
+        from_items = {subset: float(values[0]) for subset, values in result.outcomes.scores().items()}
+    except (KeyError, ValueError, TypeError) as error:
+        raise HtebError(f"{what}: outcomes cannot be read ({error})") from None
+    for subset, value in result.subsets.items():
+        derived = from_items.get(subset)
+        if value is not None and (derived is None or not abs(derived - value) <= OUTCOME_TOLERANCE):
+            raise HtebError(f"{what}: outcomes give {result.main_metric} {derived} for subset {subset!r}, "
+                            f"its result says {value}")
+
+
+#: how far a subset's score recomputed from its items may lie from the evaluator's (ranking means are rounded to 5 d.p.)
+OUTCOME_TOLERANCE = 1e-5
 
 
 def _in_range(value: float | None, metric: str, what: str) -> None:

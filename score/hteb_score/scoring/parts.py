@@ -28,6 +28,7 @@ from hteb_contract.errors import HtebError
 from hteb_contract.validation import check_finite
 from hteb_score import __version__
 from hteb_score.evaluators.base import TaskScore
+from hteb_score.evaluators.outcomes import Outcomes
 from hteb_score.flags import Flag
 from hteb_score.scoring.coverage import Coverage
 from hteb_score.scoring.error_policy import ErrorPolicyCount
@@ -41,7 +42,8 @@ if TYPE_CHECKING:  # for an annotation only: the run imports the encoder and eve
 PART_FILE = "hteb_part.json"  # marks a folder as a part (cli/output.py's marker)
 FORMAT = "hteb-score part/1"
 #: a drift row's columns, its per-item measures (scoring/item_measures.py) last
-DRIFT_COLUMNS = ("transformation", "drift", "quality", "edit_distance", "top10_changed", "order_flipped")
+DRIFT_COLUMNS = ("transformation", "drift", "quality", "edit_distance", "changed", "applicable", "language",
+                 "baseline_drift", "top10_changed", "order_discordance")
 # identity fields that are unions over the parts, not compared: the prompts an mteb model gave each task,
 # the prompt types a factory's encoder was given per task
 UNION_FIELDS = (("encode", "prompts"), ("model", "mteb", "prompts"), ("model", "python", "tasks"))
@@ -325,19 +327,26 @@ def _from_number(value: float | str | None) -> float | None:
 
 
 def _result_json(variant: VariantKey, result: TaskScore) -> dict[str, Any]:
-    """What the mteb result files read of an evaluator's result: numeric details only, as they do."""
+    """What the mteb result files read of an evaluator's result (numeric details only, as they do) and
+    its per-item outcomes, column by column."""
     dataset, transformation, seed = variant
+    outcomes = result.outcomes
     return {"dataset": dataset, "transformation": transformation, "seed": seed, "main_metric": result.main_metric,
             "value": _number(result.value), "subsets": {k: _number(v) for k, v in result.subsets.items()},
             "details": {subset: {k: _number(v) for k, v in metrics.items() if isinstance(v, (int, float))}
-                        for subset, metrics in result.details.items()}}
+                        for subset, metrics in result.details.items()},
+            "outcomes": None if outcomes is None else {f.name: list(getattr(outcomes, f.name)) if f.name != "measure"
+                                                       else outcomes.measure for f in fields(Outcomes)}}
 
 
 def _result_from_json(data: Mapping[str, Any]) -> tuple[VariantKey, TaskScore]:
+    found = data.get("outcomes")  # a part written before outcomes has none
+    outcomes = None if found is None else Outcomes(found["measure"], *(tuple(found[f.name]) for f in fields(Outcomes)
+                                                                      if f.name != "measure"))
     result = TaskScore(data["main_metric"], {k: _from_number(v) for k, v in data["subsets"].items()},
                        _from_number(data["value"]),
                        {subset: {k: float(v) for k, v in metrics.items()}  # written from numbers only
-                        for subset, metrics in data["details"].items()}, {})
+                        for subset, metrics in data["details"].items()}, {}, outcomes=outcomes)
     return (data["dataset"], data["transformation"], data["seed"]), result
 
 
