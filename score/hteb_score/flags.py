@@ -21,6 +21,8 @@ CODES = {
                         "barely changed, the others)",
     "carried_from_revision": "scored on an earlier revision whose data for this dataset the scorer reads the same "
                              "(hteb-score carry)",
+    "collapsed": "the model's embeddings of the dataset's texts are (near-)identical: its scores there are chance, and "
+                 "no delta or per-item measure of it is robustness",
 }
 
 

@@ -1,7 +1,7 @@
 """A model that maps every text to one vector (issue 24): every STS similarity is the same, so the
 Spearman correlation is undefined. The documented outcome is a written card with the score null and
-flagged `undefined_score`; the run used to end with "no original main score ... cannot compute
-statistics" and nothing written."""
+flagged `undefined_score`, the dataset flagged `collapsed` (issue 42); the run used to end with "no
+original main score ... cannot compute statistics" and nothing written."""
 
 from __future__ import annotations
 
@@ -45,5 +45,6 @@ def test_a_model_of_one_vector_gets_a_flagged_card(constant_model, tmp_path, sha
     originals = [r for r in card["scores"] if r["transformation"] == "original" and r["subset"] == "all"]
     assert originals and all(r["value"] is None for r in originals)
     assert any(f["code"] == "undefined_score" and f["dataset"] == "STSBenchmark" for f in card["flags"])
+    assert any(f["code"] == "collapsed" and f["dataset"] == "STSBenchmark" for f in card["flags"])  # issue 42
     assert "no effect can be estimated" in card["statistics"]["undefined"]
     assert "undefined_score" in (out / "result_card.md").read_text()

@@ -14,6 +14,7 @@ from hteb_score import CARD_FILE, DEFAULT_STORE, SAMPLE_REVISION
 from hteb_score.cli import options
 from hteb_score.cli.output import OutputFolder
 from hteb_score.cli.terminal import echo
+from hteb_score.encoding.choice import KINDS
 from hteb_score.encoding.model_files import DEFAULT_MODEL_ID, check_model, choose_model
 from hteb_score.scoring.options import ScoreOptions
 
@@ -22,7 +23,8 @@ if TYPE_CHECKING:  # imported when the option is parsed: --help stays light
     from hteb_score.evaluators.protocol import Protocol
 
 #: the encoders that choose their own backend and precision, and who chooses them
-OWN_RUNTIME = {"mteb": "mteb's loader decides backend and precision", "python": "the factory's engine runs itself"}
+OWN_RUNTIME = {"mteb": "mteb's loader decides backend and precision", "python": "the factory's engine runs itself",
+               "null": "a null model computes its vectors itself"}
 
 
 def _protocol(ctx: click.Context, param: click.Parameter, name: str) -> Protocol:
@@ -66,12 +68,13 @@ def _judge_threshold(ctx: click.Context, param: click.Parameter, value: float | 
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="On-disk embedding cache (sqlite), keyed by model identity (weights, tokenizer, module configs, precision), prompt and text; safe to share.")
 @click.option("--trust-remote-code", is_flag=True, help="Allow the model's own code from the Hub (off by default).")
-@click.option("--encoder", type=click.Choice(["auto", "sentence-transformers", "mteb", "python"]), default="auto",
-              show_default=True, help="mteb: MODEL_ID from mteb's model registry, encoded through mteb with the prompts "
-              "and instructions mteb gives each task (needs the mteb extra). python: MODEL_ID is MODULE:FACTORY or "
-              "FILE.py:FACTORY, called once for an encoder of mteb's protocol (your own engine; docs/scoring.md). "
-              "auto: python for MODEL_ID of that form, mteb when it is installed and has MODEL_ID registered, else "
-              "sentence-transformers.")
+@click.option("--encoder", type=click.Choice(KINDS), default="auto", show_default=True,
+              help="mteb: MODEL_ID from mteb's model registry, encoded through mteb with the prompts and instructions "
+              "mteb gives each task (needs the mteb extra). python: MODEL_ID is MODULE:FACTORY or FILE.py:FACTORY, "
+              "called once for an encoder of mteb's protocol (your own engine; docs/scoring.md). null: MODEL_ID is "
+              "hteb:random or hteb:constant (settings as a query: hteb:random?norm=10&seed=3&dim=384), a null model "
+              "that reads no text and scores chance. auto: null for MODEL_ID starting hteb:, python for "
+              "MODULE:FACTORY, mteb when it is installed and has MODEL_ID registered, else sentence-transformers.")
 @click.option("--backend", type=click.Choice(["auto", "torch", "onnx", "openvino"]), default="auto", show_default=True,
               help="What runs the model: torch, or its transformer exported once to ONNX and run by onnxruntime "
               "(extra: onnx) or OpenVINO (extra: openvino). auto: OpenVINO fp32 on CPU when installed (measured "
@@ -116,9 +119,9 @@ def _judge_threshold(ctx: click.Context, param: click.Parameter, value: float | 
               help="CPU threads of each Ray worker (default 1).")
 def score(out: Path, overwrite: bool, model_ids: tuple[str, ...], ray_address: str | None, ray_workers: int | None,
           ray_threads: int | None, **given: Any) -> None:
-    """Score MODEL_ID (a sentence-transformers id or local folder, or a model of mteb's registry;
-    default: the PyPI-shipped all-MiniLM-L6-v2) on an HTEB revision: the original data and every
-    transformation and seed.
+    """Score MODEL_ID (a sentence-transformers id or local folder, a model of mteb's registry, or a
+    null model, hteb:random or hteb:constant; default: the PyPI-shipped all-MiniLM-L6-v2) on an HTEB
+    revision: the original data and every transformation and seed.
 
     Each unique (text, prompt) is embedded once; retrieval and reranking corpora are never
     re-embedded. Writes OUT/result_card.json, OUT/result_card.md and mteb-format JSON of the

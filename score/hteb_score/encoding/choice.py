@@ -1,10 +1,12 @@
 """Which encoder a run uses (`hteb-score --encoder`): sentence-transformers, a model of mteb's
-registry encoded through mteb (its prompts and instructions per task), or a researcher's own
-engine named by its factory, `MODULE:FACTORY` or `FILE.py:FACTORY` (python_encoder.py). `auto`
-takes a MODEL_ID of a factory's form as one, a name mteb has registered (when mteb is installed)
-as mteb's, so a registered model is scored with the prompts mteb gives it; a local folder, the
-default model or any other name: sentence-transformers. The choice and why are recorded in the
-card (`model.encoder`, `model.encoder_reason`): --model-revision never changes the encoder silently.
+registry encoded through mteb (its prompts and instructions per task), a researcher's own
+engine named by its factory, `MODULE:FACTORY` or `FILE.py:FACTORY` (python_encoder.py), or a null
+model shipped with the scorer, `hteb:random` or `hteb:constant` (null_models.py). `auto` takes a
+MODEL_ID starting `hteb:` as a null model, one of a factory's form as a factory, a name mteb has
+registered (when mteb is installed) as mteb's, so a registered model is scored with the prompts
+mteb gives it; a local folder, the default model or any other name: sentence-transformers. The
+choice and why are recorded in the card (`model.encoder`, `model.encoder_reason`):
+--model-revision never changes the encoder silently.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from hteb_contract.common.registry import Registry
 if TYPE_CHECKING:
     from hteb_score.encoding.encoder import LoadedEncoder
 
-KINDS = ("auto", "sentence-transformers", "mteb", "python")
+KINDS = ("auto", "sentence-transformers", "mteb", "python", "null")
 
 
 def _sentence_transformers(model: str | None, **settings: Any) -> LoadedEncoder:
@@ -41,8 +43,15 @@ def _python(model: str | None, **settings: Any) -> LoadedEncoder:
     return PythonEncoder.load(str(model), **settings)
 
 
+def _null(model: str | None, **settings: Any) -> LoadedEncoder:
+    from hteb_score.encoding.null_models import NullEncoder
+
+    return NullEncoder.load(str(model), **settings)
+
+
 LOADERS: Registry[Callable[..., LoadedEncoder]] = Registry(
-    "encoder", entries={"sentence-transformers": _sentence_transformers, "mteb": _mteb, "python": _python})
+    "encoder", entries={"sentence-transformers": _sentence_transformers, "mteb": _mteb, "python": _python,
+                        "null": _null})
 
 
 @dataclass(frozen=True)
@@ -60,18 +69,29 @@ class EncoderChoice:
 
 
 def choose(kind: str, model: str | None, *, revision: str | None = None) -> EncoderChoice:
-    """The encoder `kind` names and why; for `auto`, python for a factory's form, mteb's for a name
-    mteb has registered (when it is installed), else sentence-transformers. With --model-revision
-    (`revision`) a registered model keeps mteb's loader when the revision is the one mteb's registry
-    pins (mteb loads no other); any other revision is loaded by sentence-transformers, without
+    """The encoder `kind` names and why; for `auto`, null for `hteb:...`, python for a factory's form,
+    mteb's for a name mteb has registered (when it is installed), else sentence-transformers. With
+    --model-revision (`revision`) a registered model keeps mteb's loader when the revision is the
+    one mteb's registry pins (mteb loads no other); any other revision is loaded by sentence-transformers, without
     mteb's task prompts, and the choice says so (`forced`). Asking for mteb's or a factory is checked
     here, before any data is read (a factory is imported, not called): one line if mteb is missing,
-    does not know the name, pins another revision, or the factory does not import."""
+    does not know the name, pins another revision, or the factory does not import; a null model's
+    settings are checked too."""
     from hteb_score.encoding.mteb_registry import mteb_installed, registered, registry_entry
+    from hteb_score.encoding.null_models import FORM, is_null_model, parse
     from hteb_score.encoding.python_encoder import looks_like_factory, resolve_factory
 
     pinned = revision is not None
     asked = f"--encoder {kind}"
+    if kind == "auto" and is_null_model(model):
+        kind, asked = "null", "auto: hteb:ENGINE names"
+    if kind == "null":
+        if model is None:
+            raise HtebError(f"--encoder null needs a MODEL_ID: {FORM}")
+        if pinned:
+            raise HtebError(f"--model-revision pins a Hub model; {model!r} is a null model shipped with hteb-score")
+        parse(model)
+        return EncoderChoice("null", f"{asked} a null model shipped with hteb-score, which reads no text")
     if kind == "auto" and not pinned and looks_like_factory(model):
         kind, asked = "python", "auto: a factory (MODULE:FACTORY or FILE.py:FACTORY)"
     if kind == "mteb":

@@ -168,6 +168,8 @@ def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
     timings = card["timings"]
     return {
         "model": card["model"], "mteb": _mteb_view(card["model"].get("mteb")), "python": card["model"].get("python"),
+        "null_model": card["model"].get("null"),
+        "collapsed": [md_text(f["dataset"]) for f in card.get("flags", []) if f["code"] == "collapsed"],
         "dataset": card["dataset"], "protocol": card["protocol"], "on_error": card["on_error"],
         "version": card["hteb_score_version"], "encode": _encode_view(card),
         "software": ", ".join(md_text(f"{name} {version}") for name, version in card["package_versions"].items()),

@@ -22,7 +22,7 @@ class ScoreOptions:
 
     model_id: str | None  # None: the PyPI-shipped default model
     protocol: Protocol
-    encoder: str  # "sentence-transformers" | "mteb" | "python", as encoding.choice.choose resolved --encoder
+    encoder: str  # "sentence-transformers" | "mteb" | "python" | "null", as encoding.choice.choose resolved --encoder
     # the data: a revision in a store, or dataset folders of original data
     store: str | None = None
     ref: str | None = None

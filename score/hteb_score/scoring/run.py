@@ -20,6 +20,7 @@ from hteb_score.encoding.encoder import EmbeddingTable, Request
 from hteb_score.evaluators import EVALUATORS, EvaluationContext, TaskScore
 from hteb_score.evaluators.protocol import Protocol
 from hteb_score.flags import Flag
+from hteb_score.scoring.collapse import collapse_flag
 from hteb_score.scoring.coverage import Coverage, adjusted_value, variant_coverage
 from hteb_score.scoring.data import DatasetGroups, Variant, check_variants
 from hteb_score.scoring.item_measures import measure_variant, prompt_of
@@ -83,15 +84,19 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
                     texts.append((task, transformed, prompt))
             table.fill(texts, progress=progress)
             lap("embed_s")
+            collapsed = collapse_flag(texts, table)  # its per-item measures would read as perfect robustness
+            if collapsed is not None:
+                flags.append(collapsed.of(variants[0].dataset.info.name, None, None))
             unchanged = next((v.dataset for v in variants if v.transformation == "original"), None)
             documents: dict[str, Any] = {}  # a retrieval corpus's embeddings, for every variant's top-10
             for variant in variants:
                 info = variant.dataset.info
                 bar.set_postfix_str(f"{info.name}/{variant.transformation}")
                 lap("evaluate_s")
-                measured = measure_variant(variant, unchanged, table, evaluator, documents)
-                drift.extend(measured.rows)
-                explorer.extend(measured.explorer)
+                if collapsed is None:
+                    measured = measure_variant(variant, unchanged, table, evaluator, documents)
+                    drift.extend(measured.rows)
+                    explorer.extend(measured.explorer)
                 lap("item_measures_s")
                 bar.update(1)
                 if (info.name, variant.transformation, variant.seed) in unscorable:  # flagged, written as null

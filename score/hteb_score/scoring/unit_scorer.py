@@ -52,7 +52,8 @@ class UnitScorer:
         if self.encoder is None:
             runtime: dict[str, dict[str, Any]] = {"mteb": {"pinned": opts.model_choice.pinned}, "python": {"name": opts.model_choice.name},
                        "sentence-transformers": {"backend": opts.backend, "precision": opts.precision,
-                                                 "token_budget": opts.token_budget, "choice": opts.model_choice}}
+                                                 "token_budget": opts.token_budget, "choice": opts.model_choice},
+                       "null": {}}
             self.encoder = load_encoder(opts.encoder, opts.model_id, device=opts.device, batch_size=opts.batch_size,
                                         trust_remote_code=opts.trust_remote_code, progress=not opts.quiet,
                                         **runtime[opts.encoder])
