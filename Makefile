@@ -190,7 +190,7 @@ findings: install-score
 	$(BIN)/hteb-score compare "$${cards[@]}" --out $(FINDINGS_DOCS)/comparison --overwrite
 	if compgen -G "$(FINDINGS_DOCS)/whole-revision/*/result_card.json" > /dev/null; then \
 		$(BIN)/hteb-score compare $(FINDINGS_DOCS)/whole-revision/*/result_card.json --out $(FINDINGS_DOCS)/whole-revision-comparison --overwrite; fi
-	$(BIN)/hteb-score tables docs/findings.md
+	$(BIN)/hteb-score tables docs/findings.md docs/comparing.md
 	$(if $(filter $(NOISE_LABEL),$(LEADERBOARD_LABEL)),$(MAKE) leaderboard)
 
 # The PyPI embedding models of tests/models.py: name, Hub id, MODEL_ID (a local folder, made on first use, or a
@@ -213,9 +213,10 @@ leaderboard: install-score
 	mv $(BOARD_DOCS)/model_facts.json.tmp $(BOARD_DOCS)/model_facts.json
 	$(BIN)/hteb-score leaderboard $(BOARD_DOCS)/whole-revision --facts $(BOARD_DOCS)/model_facts.json --out docs/leaderboard.html
 
-# The findings tables of docs/findings.md, written from the committed cards (tests/score/report/test_findings_tables.py checks them).
+# The findings tables of docs/findings.md and the power table of docs/comparing.md, written from the committed cards
+# (tests/score/report/test_findings_tables.py and test_pairwise.py check them).
 tables:
-	$(BIN)/hteb-score tables docs/findings.md
+	$(BIN)/hteb-score tables docs/findings.md docs/comparing.md
 
 # The GPU check (docs/gpu.md): gpu-check-prepare here, once (paraphrase-MiniLM-L3-v2 with int8-stored weights, 17 MiB,
 # and the wheels of the contract's packages the device image lacks, under out/gpu-check); gpu-check on the GPU

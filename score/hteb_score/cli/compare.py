@@ -38,7 +38,7 @@ starting with '#' are comments. A .json table is a list of such row objects."""
 @click.command(
     "compare",
     help=f"""Compare models: leaderboard, model against model (every pair's Hodges-Lehmann shift
-and Wilcoxon p, Holm over the pairs: rank intervals and groups of models that cannot be told
+and Wilcoxon p, Shaffer over the pairs: rank intervals and groups of models that cannot be told
 apart), Kendall tau ranking stability, transformation effects (Hodges-Lehmann, Wilcoxon, Holm)
 and split-half reliability, as JSON, Markdown and PNG plots.
 

@@ -10,7 +10,7 @@ from hteb_contract.common.atomic import atomic_write_text
 from hteb_contract.errors import HtebError
 from hteb_score.cli.terminal import echo
 
-DEFAULT_FILES = (Path("docs/findings.md"),)
+DEFAULT_FILES = (Path("docs/findings.md"), Path("docs/comparing.md"))
 
 
 class StaleTables(HtebError):
@@ -24,8 +24,8 @@ class StaleTables(HtebError):
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when a table differs from what its cards or parts give.")
 def tables(files: tuple[Path, ...], check: bool) -> None:
     """Rewrite each table between `<!-- hteb:table NAME FOLDER -->` and `<!-- /hteb:table -->` in FILES
-    (default docs/findings.md) from the result cards (score tables) or the work units (unit-times) in
-    FOLDER (relative to the file)."""
+    (default docs/findings.md and docs/comparing.md) from the result cards (score tables) or the work
+    units (unit-times) in FOLDER (relative to the file)."""
     from hteb_score.report.findings import update_tables
 
     stale = []

@@ -236,20 +236,21 @@ def _pairwise(c: Comparison) -> list[str]:
     names = list(rankings)
     out = ["<h2>Model against model</h2>",
            '<p class="note">Per pair of models and column, the per-dataset difference (first minus second) over the '
-           "datasets every model has: HL shift with its 95% CI, Wilcoxon p, Holm-corrected over the pairs; separated: "
-           f"Holm p &lt; {ALPHA}. A cell reads rank [interval] groups: the point rank by the mean, the ranks the model "
-           "can take given the separated pairs (family-wise 95%), and its letters: models sharing a letter cannot be "
-           "told apart.</p>", "<ul>", *(f"<li>{html_text(groups_sentence(rankings[n]))}</li>" for n in names), "</ul>"]
+           "datasets every model has: HL shift with its 95% CI, Wilcoxon p, corrected over the pairs by Shaffer's "
+           f"step-down; separated: Shaffer p &lt; {ALPHA}. A cell reads rank [interval] groups: the point rank by "
+           "the mean, the ranks the model can take given the separated pairs (family-wise 95%), and its letters: "
+           "models sharing a letter cannot be told apart.</p>", "<ul>",
+           *(f"<li>{html_text(groups_sentence(rankings[n]))}</li>" for n in names), "</ul>"]
     header = [("Model", "text"), *((ranked_label(n), "text") for n in names)]
     rows = [[_text(m), *(_text(rankings[n].cell(m)) for n in names)] for m in next(iter(rankings.values())).order]
     out.append(_table("pairwise-ranks", header, rows))
     pair_header = [("First", "text"), ("Second", "text"), ("HL shift", "number"), ("95% CI", "number"),
-                   ("p", "number"), ("p (Holm)", "number"), ("Separated", "text"), ("Datasets", "number")]
+                   ("p", "number"), ("p (Shaffer)", "number"), ("Separated", "text"), ("Datasets", "number")]
     for name in names:
         pairs = [[_text(p.first), _text(p.second), _delta(p.effect["hl_shift"]),
                   _num(p.effect["ci_low"], confidence_interval(p.effect)),
                   _num(p.effect["p_value"], p_value(p.effect["p_value"])),
-                  _num(p.effect["p_holm"], p_value(p.effect["p_holm"])), _text("yes" if p.separated else "no"),
+                  _num(p.effect["p_shaffer"], p_value(p.effect["p_shaffer"])), _text("yes" if p.separated else "no"),
                   _num(p.effect["n_datasets"], str(p.effect["n_datasets"]))] for p in rankings[name].pairs]
         out += [f"<h3>{html_text(ranked_label(name))}: pairs</h3>", _table(f"pairs-{name}", pair_header, pairs)]
     return out

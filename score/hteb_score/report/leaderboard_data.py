@@ -5,7 +5,7 @@ A view is a scope (all datasets, the datasets with texts in one language, or one
 column (Original, an axis, a transformation). Per view and model: the mean score over the scope's
 datasets, its delta from Original there, the point rank and, where the scope holds two datasets or
 more, the rank interval and tie groups of `report.pairwise.rank_models` (Wilcoxon, Hodges-Lehmann,
-Holm over the pairs) with the pairs' tests, for the two models a reader pins side by side. The model
+Shaffer over the pairs) with the pairs' tests, for the two models a reader pins side by side. The model
 facts (parameters, embedding dimension, maximum tokens, licence, seconds to embed 1,000 texts) come
 from each card where it records them (`model.embedding_dim`, `encode.max_seq_length`, `timings`), else
 from the facts file `make leaderboard` writes from tests/models.py's table; none is typed here. What each
@@ -114,7 +114,7 @@ def _views(models: Sequence[ModelScores], columns: Sequence[str], datasets: Sequ
         if ranking is not None:
             view["groups"] = ranking.groups()
             view["pairs"] = [{k: p.to_json()[k] for k in ("first", "second", "separated", "winner", "hl_shift",
-                                                         "ci_low", "ci_high", "p_value", "p_holm", "n_datasets")}
+                                                         "ci_low", "ci_high", "p_value", "p_shaffer", "n_datasets")}
                              for p in ranking.pairs]
         out[column] = view
     return out

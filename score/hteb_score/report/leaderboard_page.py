@@ -205,7 +205,7 @@ function renderGroups(view) {
   }
   const separated = ranked.pairs.filter((p) => p.separated).length;
   box.append(el("p", "Tie groups on " + data.labels[column] + " over " + n + " datasets (" + separated + " of "
-    + ranked.pairs.length + " pairs separated, Holm p < " + data.alpha + "): models sharing a letter cannot be told apart."));
+    + ranked.pairs.length + " pairs separated, Shaffer p < " + data.alpha + "): models sharing a letter cannot be told apart."));
   const list = el("ul");
   for (const [letter, models] of Object.entries(ranked.groups)) {
     const li = el("li");
@@ -233,7 +233,7 @@ function renderPinned(view) {
     const flip = pair.first === a ? 1 : -1, lo = flip === 1 ? pair.ci_low : -pair.ci_high, hi = flip === 1 ? pair.ci_high : -pair.ci_low;
     box.append(el("p", "Paired over " + pair.n_datasets + " datasets, " + short(a) + " minus " + short(b) + ": HL shift "
       + signed(flip * pair.hl_shift) + " [" + signed(lo) + ", " + signed(hi) + "], Wilcoxon p " + fixed(pair.p_value, 3)
-      + ", Holm p " + fixed(pair.p_holm, 3) + ": " + (pair.separated ? "separated, " + short(pair.winner) + " ahead." : "not separated.")));
+      + ", Shaffer p " + fixed(pair.p_shaffer, 3) + ": " + (pair.separated ? "separated, " + short(pair.winner) + " ahead." : "not separated.")));
   } else box.append(el("p", "One dataset: no paired test."));
   const table = el("table"), head = el("tr");
   table.id = "pinned-table";

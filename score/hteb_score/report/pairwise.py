@@ -1,12 +1,18 @@
 """Model against model: is A really ahead of B? For every pair of models and every ranked column
 (Original, each axis with Noise's, the HTEB total), the paired difference over the datasets all the
 models share (Hodges-Lehmann shift with its 95% CI, Wilcoxon p: `scoring.statistics.paired_effect`),
-Holm-corrected over the pairs of the column; from the pairs it separates, each model's rank interval
-and the groups of models that cannot be told apart (`stats.rank_groups`).
+corrected over the pairs of the column by Shaffer's step-down (`stats.shaffer`: Holm sharpened by
+what pairs of models imply about each other; plain Holm's p is kept beside it); from the pairs it
+separates, each model's rank interval and the groups of models that cannot be told apart
+(`stats.rank_groups`).
 
-A pair is separated when its Holm p is below ALPHA; the winner is the model its HL shift favours.
+A pair is separated when its Shaffer p is below ALPHA; the winner is the model its HL shift favours.
 The family-wise error rate over a column's pairs is then at most ALPHA, so models that are truly
 equal share a group, and every model's true rank lies in its interval, with probability at least 1 - ALPHA.
+
+This answers "is A ahead of B on datasets like these": the datasets are the sample. What the test can
+see is stated beside it: the spread of the per-dataset differences (`stats.power.pooled_difference_sd`)
+and the smallest gap found 80% of the time at that spread (`stats.power.detectable_gap`).
 """
 
 from __future__ import annotations
@@ -22,23 +28,35 @@ from hteb_score.report.formatting import column_label, confidence_interval, md_r
 from hteb_score.scoring.model_scores import ModelScores
 from hteb_score.scoring.statistics import paired_effect
 from hteb_score.stats.holm import holm
+from hteb_score.stats.power import POWER, detectable_gap, pooled_difference_sd, power
 from hteb_score.stats.rank_groups import compact_letters, letter_groups, rank_intervals
+from hteb_score.stats.shaffer import shaffer
 
 ALPHA = 0.05
 ORIGINAL = "original"
+#: the gaps (points) `power_markdown` states how often the tests find
+POWER_GAPS = (2.0, 4.0, 6.0, 8.0, 10.0, 12.0)
 METHOD = {
     "unit": "per dataset, score of the first model minus the second's, over the datasets every model has the column on",
     "test": "Wilcoxon signed-rank, two-sided, zero differences dropped; HL shift with its distribution-free 95% CI",
-    "correction": f"Holm over the pairs of each column; a pair is separated when its Holm p < {ALPHA}",
+    "correction": "Shaffer's S1 step-down over all pairs of each column (Shaffer 1986; Holm with the logical "
+                  "constraints of pairwise comparisons: at step i, p is multiplied by the most nulls that can still be "
+                  f"true); a pair is separated when its Shaffer p (p_shaffer) < {ALPHA}; p_holm: plain Holm, for "
+                  "reference",
     "ranks": "point rank by the mean over datasets (1 = best); interval [1 + models separated above, m - models "
              "separated below], widened to hold the point rank: simultaneous, family-wise 95%",
     "groups": "compact letter display (insert-absorb): models sharing a letter are not separated",
+    "power": "difference_sd: the per-dataset differences' SD, pooled over the pairs (root mean variance); "
+             "detectable_gap: the smallest lead of one model over equal others at which each of its pairs is "
+             f"separated, with the right winner, with probability {POWER}, at that SD and this many datasets and "
+             "models (seeded simulation of the same tests: stats.power)",
 }
 
 
 @dataclass(frozen=True)
 class PairTest:
-    """`first` (the better point rank) minus `second`, per dataset: the paired effect with Holm's p."""
+    """`first` (the better point rank) minus `second`, per dataset: the paired effect with Shaffer's
+    (and Holm's) p."""
 
     first: str
     second: str
@@ -46,7 +64,7 @@ class PairTest:
 
     @property
     def separated(self) -> bool:
-        p = self.effect.get("p_holm")
+        p = self.effect.get("p_shaffer")
         return p is not None and p < ALPHA
 
     @property
@@ -64,7 +82,9 @@ class PairTest:
 
 @dataclass(frozen=True)
 class ColumnRanking:
-    """The models on one column: mean score, point rank, rank interval and group letters; the pairs."""
+    """The models on one column: mean score, point rank, rank interval and group letters; the pairs;
+    the spread of the pairs' per-dataset differences and the gap the tests find at it (None: too few
+    datasets or models)."""
 
     column: str
     datasets: int
@@ -73,6 +93,8 @@ class ColumnRanking:
     intervals: dict[str, tuple[int, int]]
     letters: dict[str, str]
     pairs: list[PairTest]
+    difference_sd: float | None = None
+    detectable_gap: float | None = None
 
     @property
     def order(self) -> list[str]:
@@ -95,13 +117,15 @@ class ColumnRanking:
                           "rank_high": self.intervals[m][1], "group": self.letters[m]} for m in self.order},
             "groups": self.groups(),
             "pairs": [p.to_json() for p in self.pairs],
+            "difference_sd": self.difference_sd,
+            "detectable_gap": self.detectable_gap,
         }
 
 
 def rank_models(scores: Mapping[str, Mapping[str, float]], column: str = "score", *, ci_method: str = "walsh",
                 seed: int = 0) -> ColumnRanking:
-    """`scores[model][dataset]`: every pair tested over the datasets all models have, Holm over the
-    pairs, then ranks, intervals and letters."""
+    """`scores[model][dataset]`: every pair tested over the datasets all models have, Shaffer over the
+    pairs, then ranks, intervals and letters; the spread and the detectable gap."""
     models = sorted(scores)
     shared = sorted(set.intersection(*(set(scores[m]) for m in models))) if models else []
     means = {m: float(np.mean([scores[m][d] for d in shared])) if shared else float("nan") for m in models}
@@ -109,12 +133,15 @@ def rank_models(scores: Mapping[str, Mapping[str, float]], column: str = "score"
     order = sorted(models, key=lambda m: (ranks[m], m))
     effects = [(a, b, paired_effect([scores[a][d] - scores[b][d] for d in shared], ci_method=ci_method, seed=seed))
                for i, a in enumerate(order) for b in order[i + 1:]]
-    for (_, _, effect), adjusted in zip(effects, holm([e["p_value"] for _, _, e in effects])):
-        effect["p_holm"] = adjusted
+    p_values = [e["p_value"] for _, _, e in effects]
+    for (_, _, effect), by_holm, by_shaffer in zip(effects, holm(p_values), shaffer(p_values, len(models))):
+        effect["p_holm"], effect["p_shaffer"] = by_holm, by_shaffer
     pairs = [PairTest(a, b, e) for a, b, e in effects]
     separated = {(p.winner, p.second if p.winner == p.first else p.first) for p in pairs if p.winner is not None}
+    spread = pooled_difference_sd({m: {d: scores[m][d] for d in shared} for m in models})
+    gap = detectable_gap(spread, len(shared), models=len(models)) if spread else None
     return ColumnRanking(column, len(shared), means, ranks, rank_intervals(order, ranks, separated),
-                         compact_letters(order, separated), pairs)
+                         compact_letters(order, separated), pairs, spread, gap)
 
 
 def pairwise_rankings(models: Sequence[ModelScores], columns: Sequence[str], *, ci_method: str = "walsh",
@@ -137,16 +164,28 @@ def label(name: str) -> str:
     return "Original" if name == ORIGINAL else column_label(name)
 
 
+def power_sentence(ranking: ColumnRanking) -> str:
+    """What the tests can see at this column's spread: "a gap is found 80% of the time from 10.48 points
+    (SD of the per-dataset differences 10.56)"; "" where the spread is undefined."""
+    if ranking.difference_sd is None:
+        return ""
+    spread = f"SD of the per-dataset differences {number(ranking.difference_sd)}"
+    if ranking.detectable_gap is None:
+        return f" No gap, however large, is found {POWER:.0%} of the time over so few datasets ({spread})."
+    return f" A gap is found {POWER:.0%} of the time from {number(ranking.detectable_gap)} points ({spread})."
+
+
 def groups_sentence(ranking: ColumnRanking, name: Callable[[str], str] = str) -> str:
-    """"Under Noise, over 15 datasets: one group (a: A, B, C, D): no pair is separated." or the groups listed;
-    `name` writes a model's name for the output it goes to (Markdown escapes it)."""
+    """"Noise, over 15 datasets: 1 group (a: A, B, C, D); no pair is separated. A gap is found ..." or the
+    groups listed, then the power sentence; `name` writes a model's name for the output it goes to
+    (Markdown escapes it)."""
     found = ranking.groups()
     listed = "; ".join(f"{letter}: {', '.join(map(name, models))}" for letter, models in found.items())
     separated = sum(p.separated for p in ranking.pairs)
     verdict = ("no pair is separated" if not separated
                else f"{separated} of {len(ranking.pairs)} pairs separated")
     return (f"{label(ranking.column)}, over {ranking.datasets} datasets: "
-            f"{len(found)} group{'s' if len(found) != 1 else ''} ({listed}); {verdict}.")
+            f"{len(found)} group{'s' if len(found) != 1 else ''} ({listed}); {verdict}.{power_sentence(ranking)}")
 
 
 def markdown(rankings: Mapping[str, ColumnRanking]) -> list[str]:
@@ -155,20 +194,48 @@ def markdown(rankings: Mapping[str, ColumnRanking]) -> list[str]:
         return []
     names = list(rankings)
     models = next(iter(rankings.values())).order
-    out = ["", "## Model against model (Wilcoxon, Hodges-Lehmann, Holm over the pairs)", "",
+    out = ["", "## Model against model (Wilcoxon, Hodges-Lehmann, Shaffer over the pairs)", "",
            "Per pair of models and column, the per-dataset difference (first minus second) over the datasets every "
-           f"model has: HL shift with its 95% CI, Wilcoxon p, Holm-corrected over the pairs; separated: Holm p < {ALPHA}. "
-           "A cell reads `rank [interval] groups`: the point rank by the mean, the ranks the model can take given "
-           "the separated pairs (family-wise 95%), and its letters: models sharing a letter cannot be told apart.",
+           "model has: HL shift with its 95% CI, Wilcoxon p, corrected over the pairs by Shaffer's step-down; "
+           f"separated: Shaffer p < {ALPHA}. A cell reads `rank [interval] groups`: the point rank by the mean, the "
+           "ranks the model can take given the separated pairs (family-wise 95%), and its letters: models sharing a "
+           f"letter cannot be told apart. The gap found {POWER:.0%} of the time: one model that far ahead of equal "
+           "others, at this spread and these numbers of datasets and models (seeded simulation of the same tests).",
            "", *(f"- {groups_sentence(rankings[n], md_text)}" for n in names), "",
            md_row(["Model", *(label(n) for n in names)]), md_row(["---"] * (1 + len(names)))]
     out += [md_row([md_text(m), *(rankings[n].cell(m) if m in rankings[n].ranks else "-" for n in names)]) for m in models]
     for name in names:
         out += ["", f"### {label(name)}: pairs", "",
-                md_row(["First", "Second", "HL shift", "95% CI", "p", "p (Holm)", "separated", "datasets"]),
+                md_row(["First", "Second", "HL shift", "95% CI", "p", "p (Shaffer)", "separated", "datasets"]),
                 md_row(["---"] * 8)]
         out += [md_row([md_text(p.first), md_text(p.second), number(p.effect["hl_shift"], sign=True), confidence_interval(p.effect),
-                      p_value(p.effect["p_value"]), p_value(p.effect["p_holm"]), "yes" if p.separated else "no",
+                      p_value(p.effect["p_value"]), p_value(p.effect["p_shaffer"]), "yes" if p.separated else "no",
                       str(p.effect["n_datasets"])]) for p in rankings[name].pairs]
     return out
 
+
+def power_markdown(rankings: Mapping[str, ColumnRanking]) -> str:
+    """What the tests can find at the spread the models show (docs/comparing.md's generated table): per
+    ranked column its spread and the gap found POWER of the time, by one pair tested alone and among all
+    pairs (Holm, Shaffer); then, at the first column's spread, how often each of POWER_GAPS is found."""
+    spreads = {name: r.difference_sd for name, r in rankings.items() if r.difference_sd is not None}
+    if not spreads:
+        raise ValueError("no ranked column has two models on two datasets: no spread to simulate at")
+    lines = [md_row(["column", "models", "datasets", "SD of the per-dataset differences",
+                     f"gap found {POWER:.0%} of the time: one pair alone", "among all pairs, Holm",
+                     "among all pairs, Shaffer"]), md_row(["---"] * 7)]
+    for name, sd in spreads.items():
+        r = rankings[name]
+        gaps = [detectable_gap(sd, r.datasets, models=len(r.ranks), which=which)
+                for which in ("alone", "holm", "shaffer")]
+        lines.append(md_row([label(name), str(len(r.ranks)), str(r.datasets), number(sd),
+                             *(number(g, 1) for g in gaps)]))
+    name, sd = next(iter(spreads.items()))
+    first = rankings[name]
+    lines += ["", md_row([f"gap (points; {label(name)}, SD {number(sd)})", "one pair alone", "among all pairs, Holm",
+                          "among all pairs, Shaffer", "equal models kept together (Shaffer)"]), md_row(["---"] * 5)]
+    for gap in POWER_GAPS:
+        found = power(gap, sd, first.datasets, models=len(first.ranks))
+        lines.append(md_row([number(gap, 0), f"{found.alone:.0%}", f"{found.holm:.0%}", f"{found.shaffer:.0%}",
+                             f"{1 - found.false:.0%}"]))
+    return "\n".join(lines)

@@ -2,7 +2,7 @@
 
 Given the models in point-rank order and the pairs a multiplicity-corrected test separated (winner,
 loser), a model's rank interval runs from 1 + the number of models separated above it to m - the
-number separated below it: with the decisions made under a family-wise error rate alpha (Holm over
+number separated below it: with the decisions made under a family-wise error rate alpha (Shaffer over
 all pairs), every model's true rank lies in its interval with probability at least 1 - alpha,
 simultaneously (the pairwise-comparison rank intervals of Holm 2013 / Al Mohamad et al. 2022).
 The interval is widened to hold the point rank where the mean order and the paired tests disagree.

@@ -133,7 +133,7 @@ def test_the_whole_revisions_groups_in_the_findings_are_the_committed_comparison
             span = f" [{low}-{high}]" if low != high else ""
             assert rows[model.split("/")[-1]][k] == f"{rank['rank']}{span} {rank['group']}", model
         separated = sum(p["separated"] for p in column["pairs"])
-        assert rows["pairs separated (Holm p < 0.05)"][k] == f"{separated} of {len(column['pairs'])}"
+        assert rows["pairs separated (Shaffer p < 0.05)"][k] == f"{separated} of {len(column['pairs'])}"
 
 
 def test_findings_page_quotes_noise2s_whole_revision_as_its_json_says():

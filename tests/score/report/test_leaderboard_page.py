@@ -337,7 +337,7 @@ def test_pinning_two_models_shows_them_side_by_side(browser, data):  # noqa: F81
     short = [m.split("/")[-1] for m in (first, second, third)]
     assert state["pinned"] == [f"{short[0]} vs {short[1]} on Noise"]
     assert state["pinnedRows"] == [d["name"] for d in data["datasets"]]
-    assert "Holm p" in browser.find_element("id", "pinned").text
+    assert "Shaffer p" in browser.find_element("id", "pinned").text
     _pin(browser, third)  # a third pin lets the first go
     assert _state(browser)["pinned"] == [f"{short[1]} vs {short[2]} on Noise"]
     assert _severe(browser) == []
