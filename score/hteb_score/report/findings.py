@@ -32,7 +32,6 @@ from hteb_score.report.comparison import Comparison
 from hteb_score.report.formatting import confidence_interval, count, md_row, number, p_value
 from hteb_score.report.inputs import load_card
 from hteb_score.report.pairwise import label as ranked_label
-from hteb_score.report.pairwise import power_markdown
 from hteb_score.scoring.model_scores import ModelScores
 from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart, difference, read_part
 
@@ -84,12 +83,12 @@ def noise_effects(comparison: Comparison) -> str:
 
 def model_groups(comparison: Comparison) -> str:
     """Model against model: per model (in leaderboard order), on each ranked column its point rank,
-    rank interval and group letters, then per column how many pairs were separated after Shaffer's correction."""
+    rank interval and group letters, then per column how many pairs were separated after Holm."""
     rankings = comparison.pairwise
     names = list(rankings)
     lines = [md_row(["model", *(ranked_label(n) for n in names)]), "|---" * (1 + len(names)) + "|"]
     lines += [md_row([_name(row.model), *(rankings[n].cell(row.model) for n in names)]) for row in comparison.leaderboard]
-    lines.append(md_row(["pairs separated (Shaffer p < 0.05)", *(
+    lines.append(md_row(["pairs separated (Holm p < 0.05)", *(
         f"{sum(p.separated for p in rankings[n].pairs)} of {len(rankings[n].pairs)}" for n in names)]))
     return "\n".join(lines)
 
@@ -155,27 +154,36 @@ def noise_before_after(cards: Sequence[Sequence[ModelScores]]) -> str:
 
 def noise_item_cosines(comparison: Comparison) -> str:
     """Per Noise rule, per model: how far each text's embedding moves (the cards' per-item measures, label
-    free): the mean over datasets of the mean cosine between a transformed text's embedding and its
-    original's, and of the share of texts keeping cosine >= the pass threshold; rules that move
-    embeddings most first."""
+    free, over the texts each rule changed): the mean over datasets of the mean drift (1 - cosine) between a
+    transformed text's embedding and its original's, of the share of texts within the pass drift, and of
+    that share on the model's own scale (the drift calibrated by its baseline between unrelated texts);
+    rules that move embeddings most first."""
     cards = {row.model: _card_of(comparison, row.model) for row in comparison.leaderboard}
     measured = {m: c.get("item_measures") for m, c in cards.items()}
     if not all(measured.values()):
         raise ContractError("table noise-item-cosines: a card has no per-item measures (scored before them)")
     models = list(cards)
-    threshold = next(iter(measured.values()))["pass_cosine"]  # type: ignore[index]
+    block: dict[str, Any] = measured[models[0]] or {}
 
-    def mean(model: str, rule: str, key: str) -> float:
-        values = [v[key] for v in measured[model]["per_transformation"].get(rule, {}).values()]  # type: ignore[index]
-        return float(sum(values) / len(values)) if values else float("nan")
+    def mean(model: str, rule: str, key: str) -> float | None:
+        values = [v[key] for v in measured[model]["per_transformation"].get(rule, {}).values()  # type: ignore[index]
+                  if v[key] is not None]
+        return float(sum(values) / len(values)) if values else None
+
+    def share(value: float | None) -> str:
+        return "-" if value is None else f"{value:.0%}"
 
     rules = sorted((t for t in AXES["noise"] if all(t in measured[m]["per_transformation"] for m in models)),  # type: ignore[index]
-                   key=lambda t: sum(mean(m, t, "cosine_mean") for m in models))
-    lines = [md_row(["rule", *(f"{_name(m)} cosine / pass" for m in models)]), "|---" * (1 + len(models)) + "|"]
+                   key=lambda t: -sum(mean(m, t, "drift_mean") or 0.0 for m in models))
+    lines = [md_row(["rule", *(f"{_name(m)} drift / pass / calibrated pass" for m in models)]),
+             "|---" * (1 + len(models)) + "|"]
     for rule in rules:
-        lines.append(md_row([SHORT[rule], *(f"{number(mean(m, rule, 'cosine_mean'), 3)} / "
-                                             f"{mean(m, rule, 'pass_rate'):.0%}" for m in models)]))
-    lines.append(f"\n(pass: cosine >= {threshold}; each figure the mean over the datasets of the card's per-dataset value)")
+        lines.append(md_row([SHORT[rule], *(f"{number(mean(m, rule, 'drift_mean'), 3)} / "
+                                             f"{share(mean(m, rule, 'pass_rate'))} / "
+                                             f"{share(mean(m, rule, 'calibrated_pass_rate'))}" for m in models)]))
+    lines.append(f"\n(drift: 1 - cosine, over the texts the rule changed; pass: drift <= {block['pass_drift']}; "
+                 f"calibrated pass: drift <= {block['calibrated_pass']} of the model's baseline drift between "
+                 "unrelated texts; each figure the mean over the datasets of the card's per-dataset value)")
     return "\n".join(lines)
 
 
@@ -297,8 +305,7 @@ TABLES: Registry[Table] = Registry("findings table", entries={
     "model-groups": Table(comparison_of, model_groups), "noise-subsets": Table(comparison_of, noise_subsets),
     "unit-times": Table(parts_of, unit_times), "noise-before-after": Table(cards_of, noise_before_after, folders=2),
     "noise-item-cosines": Table(comparison_of, noise_item_cosines),
-    "noise-item-examples": Table(comparison_of, noise_item_examples),
-    "pair-power": Table(comparison_of, lambda comparison: power_markdown(comparison.pairwise))})
+    "noise-item-examples": Table(comparison_of, noise_item_examples)})
 
 
 def update_tables(text: str, base: Path) -> str:

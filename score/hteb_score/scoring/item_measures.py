@@ -1,29 +1,41 @@
 """Per-item robustness, label-free (the card's `item_measures`; docs/scoring.md#per-item-measures), from
 the embeddings the run already has: nothing is embedded again.
 
-An item is one transformed text (the unit the judge rates). For each item of a variant:
+An item is one transformed text (the unit the judge rates); a pair measure's item is the pair. Every
+figure is a drift, 1 - cosine, the paper's sign (SPEC: drift vs quality) and the `statistics` block's, so
+the whole card reads one way: 0 is an embedding that did not move, larger moved further. For each item:
 
-- `cosine`: cos(emb(original text), emb(transformed text)), queries with the query prompt (drift is 1 - it);
-- `top10_changed` (Retrieval, query items): the set of the TOP_K corpus documents nearest the original query
-  (cosine, exact; similarities equal to SIMILARITY_DECIMALS decimals tie, broken by corpus order) differs from
-  the transformed query's; None elsewhere;
-- `order_flipped` (STS, STR and pair classification): with s = cos(emb(sentence1), emb(sentence2)) of each
-  pair (to SIMILARITY_DECIMALS decimals) and m the median of s over the dataset's pairs (every subset) on their
-  original texts, the item's pair is above m on its original texts and not on its transformed texts, or the
-  other way round: it has left its half of the predicted similarity order (the order both metrics rank by).
-  None elsewhere.
+- `drift`: 1 - cos(emb(original text), emb(transformed text)), queries with the query prompt;
+- `baseline_drift` (per dataset and language, `Baseline`): the mean drift between two distinct original
+  texts of that language (every pair of them), the model's own scale: 1 - b with b the mean cosine of
+  unrelated texts. The calibrated drift is drift / baseline_drift (= 1 - (cos - b) / (1 - b)): 0 is no
+  move, 1 as far as an unrelated text, so it compares across models whatever the width of their cone;
+- `top10_changed` (Retrieval, query items): the set of the TOP_K corpus documents nearest the original
+  query (cosine, exact; similarities equal to SIMILARITY_DECIMALS decimals tie, broken by corpus order)
+  differs from the transformed query's; None elsewhere;
+- `order_discordance` (STS, STR and pair classification, once per pair): with s = cos(emb(sentence1),
+  emb(sentence2)) of each pair on its original texts and s' on the variant's, the share of the other
+  pairs j of its subset (the metric ranks within a subset) whose order with it is reversed,
+  (s_i - s_j)(s'_i - s'_j) < 0 (Kendall's discordance; similarities equal to DRIFT_DECIMALS decimals tie,
+  and a tie on either side is no reversal: float32 noise is not an order). A monotone change of every
+  similarity (a uniform shift) reverses no pair. It sits on the pair's first counted text; None elsewhere.
 
-Per (transformation, dataset), seeds pooled: the cosine's mean and quantiles QUANTILES, the pass rate
-(cosine >= PASS_COSINE), the share of query items whose top-10 changed and of pair items whose order flipped,
-and each measure's Spearman correlation with the judge's quality over the rated items. The block stands
-apart from the task-metric totals. The explorer keeps, per variant, the EXPLORER_TOP_N items that moved most
-(lowest cosine) and the EXPLORER_TOP_N lowest-cosine items whose outcome flipped, with their texts.
+Only the texts a figure counts enter it (`statistics.counted`): changed (transformed != original) and in
+a subset the variant's figure keeps (`scoring.coverage`: the Noise figure leaves out the subsets a rule
+does not apply to or barely changed); the unchanged and left-out shares of the items stand beside.
+Per (transformation, dataset), seeds pooled: the drift's mean and quantiles QUANTILES, the pass rate
+(drift <= PASS_DRIFT, i.e. cosine >= 0.9), the calibrated drift's mean and pass rate (<= CALIBRATED_PASS),
+the baseline per language, the share of query items whose top-10 changed, the mean pair discordance, and
+the Spearman correlation of the drift, calibrated drift, pass and top-10 change with the judge's quality
+over the rated counted items. The block stands apart from the task-metric totals. The explorer keeps,
+per variant, the EXPLORER_TOP_N items that moved most (lowest cosine) and the EXPLORER_TOP_N
+lowest-cosine items whose outcome flipped, with their texts.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -31,8 +43,9 @@ import numpy as np
 
 from hteb_contract.common.escape import md_text
 from hteb_score.evaluators.pairs import SentencePairEvaluator
+from hteb_score.evaluators.subsets import group_rows
 from hteb_score.evaluators.trec import doc_text
-from hteb_score.scoring.statistics import MIN_QUALITY_ITEMS, drift_row
+from hteb_score.scoring.statistics import MIN_QUALITY_ITEMS, counted, drift_row
 from hteb_score.stats.ranking import spearman_rho
 
 if TYPE_CHECKING:  # annotations only
@@ -41,34 +54,53 @@ if TYPE_CHECKING:  # annotations only
     from hteb_score.evaluators.base import Evaluator
     from hteb_score.scoring.data import Variant
 
-#: An item passes when its embedding keeps at least this cosine with its original's.
-PASS_COSINE = 0.9
+#: An item passes when its embedding moved at most this drift (cosine >= 0.9 with its original's).
+PASS_DRIFT = 0.1
+#: An item passes on the calibrated scale when it moved at most this share of the way to an unrelated
+#: text: the raw threshold where unrelated texts are orthogonal (b = 0), stricter for a narrower cone.
+CALIBRATED_PASS = 0.1
 #: How many nearest documents a query's top list holds.
 TOP_K = 10
-#: The cosine quantiles the card states (percent).
+#: The drift quantiles the card states (percent).
 QUANTILES = (5, 25, 50, 75, 95)
 #: The explorer's bound: per variant, this many lowest-cosine items and this many flipped ones.
 EXPLORER_TOP_N = 10
-#: Similarities equal to this many decimals are ties (broken by corpus order; a pair at the median is not above it).
+#: Similarities equal to this many decimals are ties in a top-10 list (broken by corpus order).
 SIMILARITY_DECIMALS = 9
-#: An item's cosine as the pass rate and the Spearman correlations read it: float32 embeddings give about
-#: 7 significant digits, so cosines equal to 6 decimals are ties, not an order.
-COSINE_DECIMALS = 6
+#: An item's drift as the pass rates and the Spearman correlations read it, and a pair's similarity as its
+#: order reads it: float32 embeddings give about 7 significant digits, so values equal to 6 decimals are
+#: ties, not an order.
+DRIFT_DECIMALS = 6
 QUERY_TABLES = ("queries",)
 #: Queries searched at once (their similarities to the whole corpus held in memory together).
 QUERY_CHUNK = 64
-#: The per-item measures a part keeps beside each drift row.
-MEASURE_COLUMNS = ("top10_changed", "order_flipped")
+#: Pairs whose discordance is counted at once (a row of comparisons with their whole subset each).
+PAIR_CHUNK = 256
+#: Texts whose embeddings the baseline holds at once (however many a language has).
+BASELINE_CHUNK = 4096
 METHOD = {
-    "item": "one transformed text; seeds pooled per (transformation, dataset)",
-    "cosine": "cos(emb(original), emb(transformed)); queries with the query prompt",
-    "pass": f"cosine (to {COSINE_DECIMALS} decimals) >= {PASS_COSINE}",
+    "item": "one transformed text (a pair measure: one pair); seeds pooled per (transformation, dataset)",
+    "sign": "every figure is a drift, 1 - cosine, as the paper's drift vs quality and the statistics block: "
+            "0 = the embedding did not move; one sign for the whole card",
+    "counted": "only texts the transformation changed (transformed != original), in subsets the variant's figure "
+               "keeps (the Noise figure's left-out subsets are not counted); unchanged_share and left_out_share "
+               "are over all items (null for rows of a part written before they were recorded: all counted)",
+    "drift": "1 - cos(emb(original), emb(transformed)); queries with the query prompt",
+    "pass": f"drift (to {DRIFT_DECIMALS} decimals) <= {PASS_DRIFT}, i.e. cosine >= {1 - PASS_DRIFT:g}",
+    "baseline_drift": "per dataset and language: the mean of 1 - cos over every pair of two distinct original "
+                      "texts of the items (b = 1 - baseline_drift, the mean cosine of unrelated texts); "
+                      "the model's own embeddings, nothing embedded again",
+    "calibrated_drift": "drift / baseline_drift = 1 - (cos - b) / (1 - b): 1 = as far as an unrelated text; "
+                        f"calibrated pass: <= {CALIBRATED_PASS}; undefined where the baseline drift is 0",
     "top10_changed": f"Retrieval query items: the set of the {TOP_K} nearest corpus documents (cosine, exact) "
                      "of the original query differs from the transformed query's",
-    "order_flipped": "STS, STR and pair-classification items: the pair's cos(sentence1, sentence2) is above the median "
-                     "over the dataset's original pairs on one side of the transformation and not on the other",
-    "quality_spearman": f"Spearman of each measure with the judge's quality over rated items "
-                        f"(None under {MIN_QUALITY_ITEMS} or when either is constant)",
+    "order_discordance": "STS, STR and pair-classification pairs with a counted text, once per pair: the share of "
+                         "the other pairs j of its subset with (s_i - s_j)(s'_i - s'_j) < 0, s = cos(sentence1, "
+                         f"sentence2) on the original texts and s' on the variant's, both to {DRIFT_DECIMALS} decimals "
+                         "(Kendall discordance, a tie no reversal: a monotone change of every similarity gives 0); "
+                         "the variant's figure is the mean over its pairs",
+    "quality_spearman": "Spearman of the drift, calibrated drift, pass and top-10 change with the judge's quality "
+                        f"over the rated counted items (None under {MIN_QUALITY_ITEMS} or when either is constant)",
 }
 
 
@@ -78,6 +110,14 @@ class VariantItems:
 
     rows: list[dict[str, Any]] = field(default_factory=list)
     explorer: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """One dataset's texts' languages and, per language, the model's mean drift between unrelated texts."""
+
+    language: Mapping[tuple[str, str, str], str]  # (table, item id, field) -> the text's language
+    drift: Mapping[str, float | None]  # language -> baseline drift (None: under two distinct texts)
 
 
 def prompt_of(table: str) -> str | None:
@@ -94,6 +134,46 @@ def _unit(x: np.ndarray) -> np.ndarray:
     return x / np.where(norms == 0, 1.0, norms)
 
 
+def mean_pair_drift(chunks: Iterable[np.ndarray]) -> float | None:
+    """The mean of 1 - cos over every pair of two different rows of the `chunks` together (a zero row:
+    cosine 0 with every row), from the sum of the unit rows u: the sum over i != j of u_i . u_j is
+    |sum u|^2 - sum |u_i|^2. None under two rows."""
+    total, squares, n = 0.0, 0.0, 0
+    for chunk in chunks:
+        units = _unit(np.asarray(chunk, dtype=np.float64))
+        total = total + units.sum(axis=0)
+        squares += float(np.einsum("ij,ij->", units, units))
+        n += len(units)
+    if n < 2:
+        return None
+    return float(1.0 - (np.dot(total, total) - squares) / (n * (n - 1)))
+
+
+def baseline(variants: Sequence[Variant], original: SourceDataset | None, table: EmbeddingTable) -> Baseline:
+    """The dataset's baseline: per language, `mean_pair_drift` over the distinct original texts of its
+    items (any variant), each with its item's prompt; every one was embedded for the drift already."""
+    if original is None:
+        return Baseline({}, {})
+    columns = original.text_columns()
+    language = dict(zip(zip(columns["table"], columns["item_id"], columns["field"]), columns["language"]))
+    pools: dict[str, dict[str | None, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for variant in variants:
+        items = variant.items
+        for ref, text in zip(items.refs() if items else (), items.original_text if items else ()):
+            if ref in language:
+                pools[language[ref]][prompt_of(ref[0])].add(text)
+    embed = table.view(original.info)
+
+    def chunks(pool: Mapping[str | None, set[str]]) -> Iterator[np.ndarray]:
+        for prompt, texts in pool.items():
+            ordered = sorted(texts)
+            for start in range(0, len(ordered), BASELINE_CHUNK):
+                yield np.asarray(embed(ordered[start:start + BASELINE_CHUNK], prompt))
+
+    drift = {lang: mean_pair_drift(chunks(pool)) for lang, pool in sorted(pools.items())}
+    return Baseline(language, {lang: None if d is None else round(d, DRIFT_DECIMALS) for lang, d in drift.items()})
+
+
 def top_k(queries: np.ndarray, documents: np.ndarray, k: int = TOP_K) -> list[frozenset[int]]:
     """The indices of the k documents of highest cosine with each query (ties: the earlier document)."""
     docs = _unit(documents.astype(np.float64)).T
@@ -105,11 +185,40 @@ def top_k(queries: np.ndarray, documents: np.ndarray, k: int = TOP_K) -> list[fr
     return found
 
 
-def measure_variant(variant: Variant, original: SourceDataset | None, table: EmbeddingTable,
-                    evaluator: Evaluator, documents: dict[str, np.ndarray] | None = None) -> VariantItems:
+def order_discordance(before: np.ndarray, after: np.ndarray, groups: Sequence[str],
+                      pairs: Sequence[int]) -> np.ndarray:
+    """For each index of `pairs`: the share of the other pairs of its group whose order with it on `before`
+    is reversed on `after`, (b_i - b_j)(a_i - a_j) < 0 with both read to DRIFT_DECIMALS decimals
+    (a tie on either side is no reversal); NaN for a pair alone in its group. Rank-invariant: any
+    non-decreasing map of every similarity keeps every order, so it gives 0."""
+    b = np.round(np.asarray(before, dtype=np.float64), DRIFT_DECIMALS)
+    a = np.round(np.asarray(after, dtype=np.float64), DRIFT_DECIMALS)
+    members: dict[str, list[int]] = defaultdict(list)
+    for at, group in enumerate(groups):
+        members[group].append(at)
+    wanted: dict[str, list[int]] = defaultdict(list)
+    for at, pair in enumerate(pairs):
+        wanted[groups[pair]].append(at)
+    index = np.asarray(pairs, dtype=int)
+    out = np.full(len(index), np.nan)
+    for group, positions in wanted.items():
+        peers = np.array(members[group])
+        if len(peers) < 2:
+            continue
+        for start in range(0, len(positions), PAIR_CHUNK):
+            chunk = positions[start:start + PAIR_CHUNK]
+            rows = index[chunk]
+            reversed_ = np.sign(b[rows, None] - b[None, peers]) * np.sign(a[rows, None] - a[None, peers]) < 0
+            out[chunk] = reversed_.sum(axis=1) / (len(peers) - 1)
+    return out
+
+
+def measure_variant(variant: Variant, original: SourceDataset | None, table: EmbeddingTable, evaluator: Evaluator,
+                    documents: dict[str, np.ndarray] | None = None, *, base: Baseline,
+                    left_out: Collection[str] = ()) -> VariantItems:
     """Every item of `variant` measured (`original`: the dataset's original data, for the pair order;
     `documents`: the corpus embeddings by dataset, kept by the caller so each variant of a retrieval
-    dataset reuses them)."""
+    dataset reuses them; `base`: the dataset's `baseline`; `left_out`: the subsets its figure leaves out)."""
     items = variant.items
     if not items:
         return VariantItems()
@@ -133,21 +242,33 @@ def measure_variant(variant: Variant, original: SourceDataset | None, table: Emb
             docs = documents[info.name]
             for at, before, after in zip(rows, top_k(a, docs), top_k(b, docs)):
                 top10[at] = before != after
-    flipped = _order_flips(variant, original, embed) if isinstance(evaluator, SentencePairEvaluator) else {}
-    order = [flipped.get((split, item_id)) for split, item_id in zip(items.split, items.item_id)]
     out = VariantItems()
-    for at in range(n):
+    for at, ref in enumerate(items.refs()):
+        language = base.language.get(ref)
         out.rows.append({"dataset": items.dataset,
                          **drift_row(items.transformation, items.quality[at], items.original_text[at],
-                                     items.transformed_text[at], float(1.0 - cosine[at])),
-                         "top10_changed": top10[at], "order_flipped": order[at]})
-    out.explorer = _explorer(variant, cosine, top10, order)
+                                     items.transformed_text[at], float(1.0 - cosine[at]),
+                                     applicable=items.subset[at] not in left_out),
+                         "language": language, "baseline_drift": base.drift.get(language) if language else None,
+                         "top10_changed": top10[at], "order_discordance": None})
+    pairs: dict[tuple[str, str], float] = {}
+    if isinstance(evaluator, SentencePairEvaluator):
+        chosen = {(split, item_id) for (split, item_id), row in zip(zip(items.split, items.item_id), out.rows)
+                  if counted(row)}
+        pairs = _pair_discordance(variant, original, embed, chosen)
+        carried: set[tuple[str, str]] = set()
+        for key, row in zip(zip(items.split, items.item_id), out.rows):
+            if key in pairs and key not in carried and counted(row):  # the pair's figure, on its first counted text
+                row["order_discordance"] = pairs[key]
+                carried.add(key)
+    out.explorer = _explorer(variant, cosine, top10, [pairs.get(key) for key in zip(items.split, items.item_id)])
     return out
 
 
-def _order_flips(variant: Variant, original: SourceDataset | None, embed: Any) -> dict[tuple[str, str], bool]:
-    """(split, item id) -> whether its pair changed sides of the original pairs' median similarity."""
-    if original is None:
+def _pair_discordance(variant: Variant, original: SourceDataset | None, embed: Any,
+                      chosen: Collection[tuple[str, str]]) -> dict[tuple[str, str], float]:
+    """(split, item id) -> `order_discordance` of each `chosen` pair, within its subset of the variant's rows."""
+    if original is None or not chosen:
         return {}
     split = variant.dataset.info.eval_split
     before = dict(zip(original.ids[split], original.tables[split]))
@@ -157,39 +278,43 @@ def _order_flips(variant: Variant, original: SourceDataset | None, embed: Any) -
         return {}
 
     def similarity(rows: Sequence[Mapping[str, Any]]) -> np.ndarray:
-        return np.round(_cosines(np.asarray(embed([r["sentence1"] for r in rows], None), dtype=np.float64),
-                                 np.asarray(embed([r["sentence2"] for r in rows], None), dtype=np.float64)),
-                        SIMILARITY_DECIMALS)
+        return _cosines(np.asarray(embed([r["sentence1"] for r in rows], None), dtype=np.float64),
+                        np.asarray(embed([r["sentence2"] for r in rows], None), dtype=np.float64))
 
-    s_before = similarity([before[item_id] for item_id, _ in after])
-    s_after = similarity([row for _, row in after])
-    median = float(np.median(similarity(list(before.values()))))
-    return {(split, item_id): bool((x > median) != (y > median))
-            for (item_id, _), x, y in zip(after, s_before, s_after)}
+    rows = [row for _, row in after]
+    groups = [""] * len(rows)
+    for subset, index in group_rows(rows).items():
+        for at in index:
+            groups[at] = subset
+    wanted = [at for at, (item_id, _) in enumerate(after) if (split, item_id) in chosen]
+    shares = order_discordance(similarity([before[item_id] for item_id, _ in after]), similarity(rows), groups, wanted)
+    return {(split, after[at][0]): float(share) for at, share in zip(wanted, shares) if not np.isnan(share)}
 
 
 def _explorer(variant: Variant, cosine: np.ndarray, top10: Sequence[bool | None],
-              order: Sequence[bool | None]) -> list[dict[str, Any]]:
-    """The EXPLORER_TOP_N lowest-cosine items and the EXPLORER_TOP_N lowest-cosine flipped ones."""
+              order: Sequence[float | None]) -> list[dict[str, Any]]:
+    """The EXPLORER_TOP_N lowest-cosine items and the EXPLORER_TOP_N lowest-cosine flipped ones (a pair's
+    texts: its order reversed against at least one other pair)."""
     items = variant.items
     assert items is not None
+    flipped = [None if share is None else share > 0 for share in order]
     ranked = np.argsort(cosine, kind="stable").tolist()
     moved = ranked[:EXPLORER_TOP_N]
-    flips = [at for at in ranked if top10[at] or order[at]][:EXPLORER_TOP_N]
+    flips = [at for at in ranked if top10[at] or flipped[at]][:EXPLORER_TOP_N]
     rows = []
     for at in sorted(set(moved) | set(flips), key=ranked.index):
         rows.append({"dataset": items.dataset, "transformation": items.transformation, "seed": items.seed,
                      "split": items.split[at], "item_id": items.item_id[at], "field": items.field[at],
                      "original_text": items.original_text[at], "transformed_text": items.transformed_text[at],
-                     "cosine": float(cosine[at]), "top10_changed": top10[at], "order_flipped": order[at],
-                     "moved_most": at in moved, "outcome_flipped": bool(top10[at] or order[at]),
+                     "cosine": float(cosine[at]), "top10_changed": top10[at], "order_flipped": flipped[at],
+                     "moved_most": at in moved, "outcome_flipped": bool(top10[at] or flipped[at]),
                      "quality": items.quality[at], "fluency": items.fluency[at],
                      "with_errors": bool(items.with_errors[at])})
     return rows
 
 
-def _share(values: Sequence[bool | None]) -> tuple[int, float | None]:
-    defined = [v for v in values if v is not None]
+def _mean(values: Sequence[float | bool | None]) -> tuple[int, float | None]:
+    defined = [float(v) for v in values if v is not None]
     return len(defined), (float(np.mean(defined)) if defined else None)
 
 
@@ -201,25 +326,46 @@ def _quality_rho(values: Sequence[float | bool | None], quality: Sequence[float 
     return spearman_rho(x, y)
 
 
+def _share_of(rows: Sequence[Mapping[str, Any]], column: str, value: bool) -> float | None:
+    """The share of `rows` whose `column` is `value`; None where a row does not say (a part written before
+    the column was recorded, whose texts all count)."""
+    found = [r.get(column) for r in rows]
+    return None if any(v is None for v in found) else float(np.mean([v is value for v in found]))
+
+
+def _calibrated(row: Mapping[str, Any]) -> float | None:
+    base = row.get("baseline_drift")
+    return None if not base else round(float(row["drift"]) / base, DRIFT_DECIMALS)
+
+
 def summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """One (transformation, dataset)'s measures from its items' rows."""
-    cosine = np.array([1.0 - r["drift"] for r in rows], dtype=float)
-    rounded = np.round(cosine, COSINE_DECIMALS)
-    passed = (rounded >= PASS_COSINE).tolist()
-    quality = [r.get("quality") for r in rows]
-    n_queries, top10 = _share([r.get("top10_changed") for r in rows])
-    n_pairs, flips = _share([r.get("order_flipped") for r in rows])
-    quantiles = np.percentile(cosine, QUANTILES)
+    """One (transformation, dataset)'s measures from its items' rows, over the counted ones."""
+    kept = [r for r in rows if counted(r)]
+    drift = np.round(np.array([r["drift"] for r in kept], dtype=float), DRIFT_DECIMALS)
+    passed = (drift <= PASS_DRIFT).tolist()
+    calibrated = [_calibrated(r) for r in kept]
+    quality = [r.get("quality") for r in kept]
+    n_calibrated, calibrated_mean = _mean(calibrated)
+    _, calibrated_pass = _mean([None if c is None else c <= CALIBRATED_PASS for c in calibrated])
+    n_queries, top10 = _mean([r.get("top10_changed") for r in kept])
+    n_pairs, discordance = _mean([r.get("order_discordance") for r in kept])
+    quantiles = np.percentile(drift, QUANTILES) if len(kept) else [None] * len(QUANTILES)
     return {
-        "n_items": len(rows), "cosine_mean": float(cosine.mean()),
-        **{f"cosine_p{q}": float(v) for q, v in zip(QUANTILES, quantiles)},
-        "pass_rate": float(np.mean(passed)),
+        "n_items": len(rows), "unchanged_share": _share_of(rows, "changed", False),
+        "left_out_share": _share_of(rows, "applicable", False), "n_counted": len(kept),
+        "drift_mean": float(drift.mean()) if len(kept) else None,
+        **{f"drift_p{q}": None if v is None else float(v) for q, v in zip(QUANTILES, quantiles)},
+        "pass_rate": float(np.mean(passed)) if len(kept) else None,
+        "baseline_drift": dict(sorted({r["language"]: r.get("baseline_drift") for r in kept
+                                       if r.get("language") is not None}.items())),
+        "n_calibrated": n_calibrated, "calibrated_drift_mean": calibrated_mean, "calibrated_pass_rate": calibrated_pass,
         "n_query_items": n_queries, "top10_changed_share": top10,
-        "n_pair_items": n_pairs, "order_flipped_share": flips,
+        "n_pair_items": n_pairs, "order_discordance": discordance,
         "n_rated": sum(q is not None for q in quality),
-        "quality_spearman": {"cosine": _quality_rho(rounded.tolist(), quality), "pass": _quality_rho(passed, quality),
-                             "top10_changed": _quality_rho([r.get("top10_changed") for r in rows], quality),
-                             "order_flipped": _quality_rho([r.get("order_flipped") for r in rows], quality)},
+        "quality_spearman": {"drift": _quality_rho(drift.tolist(), quality),
+                             "calibrated_drift": _quality_rho(calibrated, quality),
+                             "pass": _quality_rho(passed, quality),
+                             "top10_changed": _quality_rho([r.get("top10_changed") for r in kept], quality)},
     }
 
 
@@ -231,8 +377,8 @@ def item_measures_block(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any] | N
         grouped[row["transformation"]][row["dataset"]].append(row)
     if not grouped:
         return None
-    return {"method": dict(METHOD), "pass_cosine": PASS_COSINE, "top_k": TOP_K, "quantiles": list(QUANTILES),
-            "explorer_top_n": EXPLORER_TOP_N,
+    return {"method": dict(METHOD), "sign": "drift", "pass_drift": PASS_DRIFT, "calibrated_pass": CALIBRATED_PASS,
+            "top_k": TOP_K, "quantiles": list(QUANTILES), "explorer_top_n": EXPLORER_TOP_N,
             "per_transformation": {t: {d: summary(by_d[d]) for d in sorted(by_d)}
                                    for t, by_d in sorted(grouped.items())}}
 
@@ -241,22 +387,37 @@ def _cell(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+def _baselines(values: Mapping[str, float | None]) -> str:
+    """A dataset's baseline drift: its one value, or the range over its languages."""
+    defined = sorted(v for v in values.values() if v is not None)
+    if not defined:
+        return "-"
+    if len(values) == 1:
+        return _cell(defined[0])
+    return f"{_cell(defined[0])}-{_cell(defined[-1])} ({len(values)} languages)"
+
+
 def markdown_lines(block: Mapping[str, Any] | None) -> list[str]:
     """The card's section: one row per transformation and dataset."""
     if not block:
         return []
     lines = ["", "## Per-item measures (label-free; not in the HTEB total)", "",
-             f"Per transformed text: cosine of its embedding with its original's; pass = cosine >= "
-             f"{block['pass_cosine']}; top-{block['top_k']} changed (retrieval queries); pair order flipped "
-             "(STS, STR, pair classification); rho = Spearman with the judge's quality (their cost: the last line).",
+             "Per transformed text the transformation changed, in a subset its figure counts: drift = 1 - cosine of "
+             f"its embedding with its original's; pass = drift <= {block['pass_drift']}; calibrated = drift / the "
+             "model's baseline drift between unrelated texts of the language (1 = as far as an unrelated text), "
+             f"calibrated pass = <= {block['calibrated_pass']}; top-{block['top_k']} changed (retrieval queries); "
+             "order discordance = per pair, the share of the other pairs of its subset it changed order with (STS, "
+             "STR, pair classification); rho = Spearman of drift with the judge's quality (their cost: the last line).",
              "",
-             "| transformation | dataset | items | cosine mean | p5 | p50 | p95 | pass | top-10 changed "
-             "| order flipped | rho cosine |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| transformation | dataset | items | unchanged | left out | drift mean | p50 | p95 | pass | baseline "
+             "| calibrated mean | calibrated pass | top-10 changed | order discordance | rho drift |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for transformation, by_dataset in block["per_transformation"].items():
         for dataset, s in by_dataset.items():
             lines.append(f"| {md_text(transformation)} | {md_text(dataset)} | {s['n_items']} "
-                         f"| {_cell(s['cosine_mean'])} "
-                         f"| {_cell(s['cosine_p5'])} | {_cell(s['cosine_p50'])} | {_cell(s['cosine_p95'])} "
-                         f"| {_cell(s['pass_rate'])} | {_cell(s['top10_changed_share'])} "
-                         f"| {_cell(s['order_flipped_share'])} | {_cell(s['quality_spearman']['cosine'])} |")
+                         f"| {_cell(s['unchanged_share'])} | {_cell(s['left_out_share'])} | {_cell(s['drift_mean'])} "
+                         f"| {_cell(s['drift_p50'])} | {_cell(s['drift_p95'])} | {_cell(s['pass_rate'])} "
+                         f"| {_baselines(s['baseline_drift'])} | {_cell(s['calibrated_drift_mean'])} "
+                         f"| {_cell(s['calibrated_pass_rate'])} | {_cell(s['top10_changed_share'])} "
+                         f"| {_cell(s['order_discordance'])} | {_cell(s['quality_spearman']['drift'])} |")
     return lines

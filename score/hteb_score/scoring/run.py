@@ -23,7 +23,7 @@ from hteb_score.flags import Flag
 from hteb_score.scoring.collapse import collapse_flag
 from hteb_score.scoring.coverage import Coverage, adjusted_value, variant_coverage
 from hteb_score.scoring.data import DatasetGroups, Variant, check_variants
-from hteb_score.scoring.item_measures import measure_variant, prompt_of
+from hteb_score.scoring.item_measures import baseline, measure_variant, prompt_of
 from hteb_score.scoring.score_record import ScoreRecord
 
 
@@ -89,12 +89,17 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
                 flags.append(collapsed.of(variants[0].dataset.info.name, None, None))
             unchanged = next((v.dataset for v in variants if v.transformation == "original"), None)
             documents: dict[str, Any] = {}  # a retrieval corpus's embeddings, for every variant's top-10
+            base = None if collapsed is not None else baseline(variants, unchanged, table)  # the drift's own scale
             for variant in variants:
                 info = variant.dataset.info
                 bar.set_postfix_str(f"{info.name}/{variant.transformation}")
                 lap("evaluate_s")
-                if collapsed is None:
-                    measured = measure_variant(variant, unchanged, table, evaluator, documents)
+                found = None if variant.seed is None else variant_coverage(
+                    info.name, variant.transformation, variant.seed, variant.shares, protocol.name,
+                    recorded=variant.recorded)
+                if base is not None:
+                    measured = measure_variant(variant, unchanged, table, evaluator, documents, base=base,
+                                               left_out=() if found is None else {s for s, _, _ in found.left_out})
                     drift.extend(measured.rows)
                     explorer.extend(measured.explorer)
                 lap("item_measures_s")
@@ -104,9 +109,8 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
                                               results[(info.name, "original", None)].main_metric, None))
                     continue
                 result = evaluator.evaluate(variant.dataset, table.view(info), context)
-                if variant.seed is not None:
-                    result = _covered(variant, variant.seed, result, results[(info.name, "original", None)], protocol,
-                                      coverage)
+                if found is not None:
+                    result = _covered(found, result, results[(info.name, "original", None)], coverage)
                 results[(info.name, variant.transformation, variant.seed)] = result
                 settings.setdefault(info.name, result.settings)
                 records = [("all", result.value)]
@@ -116,19 +120,17 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
                 for subset, value in records:
                     scores.append(ScoreRecord(info.name, info.task_type, subset, variant.transformation, variant.seed,
                                               result.main_metric, None if value is None else float(value)))
-            del variants, variant, texts, unchanged, documents  # let this dataset go before the next one is read, not after
+            # let this dataset go before the next one is read, not after
+            del variants, variant, texts, unchanged, documents, base
             lap("evaluate_s")
     timings = {**spent, "texts_requested": table.requested, "unique_texts": table.unique, "texts_encoded": table.encoded}
     flags.extend(f for c in coverage for f in c.flags())
     return ScoreRun(scores, results, settings, drift, timings, flags, coverage, explorer)
 
 
-def _covered(variant: Variant, seed: int, result: TaskScore, original: TaskScore, protocol: Protocol,
-             coverage: list[Coverage]) -> TaskScore:
-    """The variant's result with its figure over the subsets its coverage keeps (`scoring.coverage`); the
-    coverage joins `coverage`. A variant that leaves nothing out keeps its evaluator's value as it is."""
-    found = variant_coverage(variant.dataset.info.name, variant.transformation, seed, variant.shares,
-                             protocol.name, recorded=variant.recorded)
+def _covered(found: Coverage, result: TaskScore, original: TaskScore, coverage: list[Coverage]) -> TaskScore:
+    """The variant's result with its figure over the subsets its coverage `found` keeps (`scoring.coverage`);
+    `found` joins `coverage`. A variant that leaves nothing out keeps its evaluator's value as it is."""
     coverage.append(found)
     if not found.left_out:
         return result

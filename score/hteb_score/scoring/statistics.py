@@ -35,7 +35,9 @@ METHOD = {
     "shift": "Hodges-Lehmann median of Walsh averages; 95% CI from exact signed-rank critical values (their normal "
              "approximation past 50 non-zero differences: ci_method walsh-normal)",
     "correction": "Holm step-down within each family (transformations; axes), the paper's and the Noise axis's apart",
-    "drift": "1 - cos(emb(original), emb(transformed)); Spearman with judge quality, 95% paired percentile bootstrap CI",
+    "drift": "1 - cos(emb(original), emb(transformed)) over the texts the transformation changed, in the subsets its "
+             "figure counts (the card's one sign: item_measures reads drift too); Spearman with judge quality, 95% "
+             "paired percentile bootstrap CI",
     "edit_distance": "word-level Levenshtein / word count of the longer text (PTEB)",
 }
 #: What `model_statistics(..., in_points=True)` puts before the method's unit.
@@ -86,11 +88,20 @@ def _deltas(original: Mapping[str, float], transformed: Mapping[str, float]) -> 
 
 
 def drift_row(transformation: str, quality: float | None, original: str, transformed: str,
-              drift: float) -> dict[str, Any]:
+              drift: float, *, applicable: bool = True) -> dict[str, Any]:
     """What the drift statistics keep of one transformed text: its drift, judge quality and word
-    edit distance, not the texts, so a run's drift rows stay small."""
+    edit distance, whether the transformation changed it and whether its subset is one the variant's
+    figure counts (`applicable`, scoring/coverage.py), not the texts, so a run's drift rows stay small."""
     return {"transformation": transformation, "drift": drift, "quality": quality,
-            "edit_distance": normalised_word_edit_distance(original, transformed)}
+            "edit_distance": normalised_word_edit_distance(original, transformed),
+            "changed": original != transformed, "applicable": applicable}
+
+
+def counted(row: Mapping[str, Any]) -> bool:
+    """Whether a drift row's text enters the drift figures: changed, in a subset the figure counts (an
+    unchanged text has drift 0 and would read as robustness). A part written before either was
+    recorded holds None for it: counted, as it was then."""
+    return row.get("changed") is not False and row.get("applicable") is not False
 
 
 def drift_statistics(
@@ -98,10 +109,12 @@ def drift_statistics(
 ) -> dict[str, Any]:
     """Per transformation: drift summary, Spearman(drift, judge quality) with a paired percentile
     bootstrap CI (None when fewer than 3 items carry a quality score), edit distance, and the
-    (drift, quality) points for the Figure 3 scatter."""
+    (drift, quality) points for the Figure 3 scatter, over the `counted` texts (a transformation
+    without one has no entry)."""
     by_t: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for record in drift:
-        by_t[record["transformation"]].append(record)
+        if counted(record):
+            by_t[record["transformation"]].append(record)
     out: dict[str, Any] = {}
     for t in sorted(by_t):
         records = by_t[t]
