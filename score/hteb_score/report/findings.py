@@ -32,6 +32,7 @@ from hteb_score.report.comparison import Comparison
 from hteb_score.report.formatting import confidence_interval, count, md_row, number, p_value
 from hteb_score.report.inputs import load_card
 from hteb_score.report.pairwise import label as ranked_label
+from hteb_score.report.pairwise import power_markdown
 from hteb_score.scoring.model_scores import ModelScores
 from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart, difference, read_part
 
@@ -83,12 +84,12 @@ def noise_effects(comparison: Comparison) -> str:
 
 def model_groups(comparison: Comparison) -> str:
     """Model against model: per model (in leaderboard order), on each ranked column its point rank,
-    rank interval and group letters, then per column how many pairs were separated after Holm."""
+    rank interval and group letters, then per column how many pairs were separated after Shaffer's correction."""
     rankings = comparison.pairwise
     names = list(rankings)
     lines = [md_row(["model", *(ranked_label(n) for n in names)]), "|---" * (1 + len(names)) + "|"]
     lines += [md_row([_name(row.model), *(rankings[n].cell(row.model) for n in names)]) for row in comparison.leaderboard]
-    lines.append(md_row(["pairs separated (Holm p < 0.05)", *(
+    lines.append(md_row(["pairs separated (Shaffer p < 0.05)", *(
         f"{sum(p.separated for p in rankings[n].pairs)} of {len(rankings[n].pairs)}" for n in names)]))
     return "\n".join(lines)
 
@@ -305,7 +306,8 @@ TABLES: Registry[Table] = Registry("findings table", entries={
     "model-groups": Table(comparison_of, model_groups), "noise-subsets": Table(comparison_of, noise_subsets),
     "unit-times": Table(parts_of, unit_times), "noise-before-after": Table(cards_of, noise_before_after, folders=2),
     "noise-item-cosines": Table(comparison_of, noise_item_cosines),
-    "noise-item-examples": Table(comparison_of, noise_item_examples)})
+    "noise-item-examples": Table(comparison_of, noise_item_examples),
+    "pair-power": Table(comparison_of, lambda comparison: power_markdown(comparison.pairwise))})
 
 
 def update_tables(text: str, base: Path) -> str:
