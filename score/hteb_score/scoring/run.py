@@ -88,6 +88,7 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
             if collapsed is not None:
                 flags.append(collapsed.of(variants[0].dataset.info.name, None, None))
             unchanged = next((v.dataset for v in variants if v.transformation == "original"), None)
+            dataset_context = dataclasses.replace(context, original=unchanged)
             documents: dict[str, Any] = {}  # a retrieval corpus's embeddings, for every variant's top-10
             base = None if collapsed is not None else baseline(variants, unchanged, table)  # the drift's own scale
             for variant in variants:
@@ -108,7 +109,7 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
                     scores.append(ScoreRecord(info.name, info.task_type, "all", variant.transformation, variant.seed,
                                               results[(info.name, "original", None)].main_metric, None))
                     continue
-                result = evaluator.evaluate(variant.dataset, table.view(info), context)
+                result = evaluator.evaluate(variant.dataset, table.view(info), dataset_context)
                 if found is not None:
                     result = _covered(found, result, results[(info.name, "original", None)], coverage)
                 results[(info.name, variant.transformation, variant.seed)] = result
@@ -121,7 +122,7 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
                     scores.append(ScoreRecord(info.name, info.task_type, subset, variant.transformation, variant.seed,
                                               result.main_metric, None if value is None else float(value)))
             # let this dataset go before the next one is read, not after
-            del variants, variant, texts, unchanged, documents, base
+            del variants, variant, texts, unchanged, documents, dataset_context, base
             lap("evaluate_s")
     timings = {**spent, "texts_requested": table.requested, "unique_texts": table.unique, "texts_encoded": table.encoded}
     flags.extend(f for c in coverage for f in c.flags())
