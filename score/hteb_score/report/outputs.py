@@ -103,7 +103,11 @@ def items_parquet(run: RunFiles) -> dict[str, str | bytes]:
 
 @OUTPUTS.register(OUTCOMES_FILE)
 def outcomes_parquet(run: RunFiles) -> dict[str, str | bytes]:
-    """Every variant's per-item outcomes, the items `hteb-score compare` tests two models on, dataset by dataset."""
+    """Every variant's per-item outcomes, the items `hteb-score compare` tests two models on, dataset by dataset;
+    no file for a run that has none (parts scored before outcomes, or mteb's protocol on task types whose main
+    score is no function of single items): compare then says why it tests no item."""
+    if not run.outcomes:
+        return {}
     columns: dict[str, list[Any]] = {name: [] for name in OUTCOMES_SCHEMA.names}
     for (dataset, transformation, seed), outcomes in sorted(run.outcomes.items(), key=lambda kv: _variant_order(kv[0])):
         n = len(outcomes.item)
