@@ -33,6 +33,7 @@ from hteb_score.report.formatting import confidence_interval, count, md_row, num
 from hteb_score.report.inputs import load_card
 from hteb_score.report.pairwise import label as ranked_label
 from hteb_score.report.pairwise import power_markdown
+from hteb_score.report.per_dataset import tables as per_dataset_tables
 from hteb_score.scoring.model_scores import ModelScores
 from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart, difference, read_part
 
@@ -182,14 +183,24 @@ def noise_item_cosines(comparison: Comparison) -> str:
         lines.append(md_row([SHORT[rule], *(f"{number(mean(m, rule, 'drift_mean'), 3)} / "
                                              f"{share(mean(m, rule, 'pass_rate'))} / "
                                              f"{share(mean(m, rule, 'calibrated_pass_rate'))}" for m in models)]))
-    recorded = all(v["unchanged_share"] is not None for m in models for by_dataset in  # type: ignore[index]
-                   measured[m]["per_transformation"].values() for v in by_dataset.values())
+    recorded = all(v["unchanged_share"] is not None for m in models
+                   for by_dataset in (measured[m] or {})["per_transformation"].values() for v in by_dataset.values())
     counted = ("over the texts the rule changed" if recorded else "over every transformed text: these cards' parts "
                "were scored before the scorer recorded which texts changed")
     lines.append(f"\n(drift: 1 - cosine, {counted}; pass: drift <= {block['pass_drift']}; "
                  f"calibrated pass: drift <= {block['calibrated_pass']} of the model's baseline drift between "
                  "unrelated texts; each figure the mean over the datasets of the card's per-dataset value)")
     return "\n".join(lines)
+
+
+def pair_datasets(comparison: Comparison) -> str:
+    """Per column, each pair of models on each dataset over its items (report/per_dataset.py): on how many
+    datasets it is separated and for whom, with the differences."""
+    found = per_dataset_tables(comparison.per_dataset, ranked_label, _name)
+    if not found:
+        raise ContractError("table pair-datasets: no pair has per-item outcomes on both sides (outcomes.parquet)")
+    return "\n".join(line.replace("### ", "**", 1) + "**" if line.startswith("### ") else line
+                     for line in found).rstrip("\n")
 
 
 def _card_of(comparison: Comparison, model: str) -> dict[str, Any]:
@@ -310,6 +321,7 @@ TABLES: Registry[Table] = Registry("findings table", entries={
     "model-groups": Table(comparison_of, model_groups), "noise-subsets": Table(comparison_of, noise_subsets),
     "unit-times": Table(parts_of, unit_times), "noise-before-after": Table(cards_of, noise_before_after, folders=2),
     "noise-item-cosines": Table(comparison_of, noise_item_cosines),
+    "pair-datasets": Table(comparison_of, pair_datasets),
     "noise-item-examples": Table(comparison_of, noise_item_examples),
     "pair-power": Table(comparison_of, lambda comparison: power_markdown(comparison.pairwise))})
 

@@ -265,14 +265,22 @@ def attach(pairwise: dict[str, Any], tests: Mapping[str, Sequence[PairDatasets]]
 def markdown(tests: Mapping[str, Sequence[PairDatasets]], label: Callable[[str], str],
              name: Callable[[str], str]) -> list[str]:
     """comparison.md's section: per column, each pair's replicability count and the datasets that separate it."""
-    if not any(t.tests for pairs in tests.values() for t in pairs):
+    found = tables(tests, label, name)
+    if not found:
         return []
-    out = ["", "## Model against model on each dataset (paired bootstrap over items, Holm over datasets)", "",
-           f"Per pair and dataset, the difference (first minus second, points) on the dataset's items, {REPLICATES} "
-           "paired bootstrap draws of the items, Holm over the pair's datasets; separated: Holm p < "
-           f"{ALPHA}. The count answers \"on which of these datasets is one model ahead\" (Dror et al. 2017); "
-           "the section above answers \"on datasets like these\". Every figure is in comparison.json "
-           "(`pairwise.columns.*.pairs[].per_dataset`).", ""]
+    return ["", "## Model against model on each dataset (paired bootstrap over items, Holm over datasets)", "",
+            f"Per pair and dataset, the difference (first minus second, points) on the dataset's items, {REPLICATES} "
+            "paired bootstrap draws of the items, Holm over the pair's datasets; separated: Holm p < "
+            f"{ALPHA}. The count answers \"on which of these datasets is one model ahead\" (Dror et al. 2017); "
+            "the section above answers \"on datasets like these\". Every figure is in comparison.json "
+            "(`pairwise.columns.*.pairs[].per_dataset`).", "", *found]
+
+
+def tables(tests: Mapping[str, Sequence[PairDatasets]], label: Callable[[str], str],
+           name: Callable[[str], str]) -> list[str]:
+    """Per column with tested pairs, its heading and table: each pair's count and the datasets separating it
+    (their differences); [] where no pair has items to test."""
+    out: list[str] = []
     for column, pairs in tests.items():
         tested = [t for t in pairs if t.tests]
         if not tested:
