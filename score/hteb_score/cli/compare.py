@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from hteb_contract.taxonomy import AXES, PAPER_TRANSFORMATIONS
+from hteb_score.report.chance import row_name
 from hteb_score.report.comparison import coverage_cell, figure_cell, leaderboard_cell
 from hteb_score.report.formatting import column_label
 from hteb_score.report.pairwise import groups_sentence
@@ -115,7 +116,8 @@ def compare(
             shown = f"HTEB {figure_cell(row, 'hteb')} ({figure_cell(row, 'delta', sign=True)})"
         else:
             shown = f"{column_label(comparison.lead.axis)} {leaderboard_cell(row, comparison.lead.axis)}"
-        echo(f"{row.model}: original {figure_cell(row, 'original')}, {shown} on {coverage_cell(row)}"
+        echo(f"{row_name(row.model, row.chance)}: original {figure_cell(row, 'original')}, {shown} "
+             f"on {coverage_cell(row)}"
                    f", rank interval and group {comparison.rank_interval(row)}")
     for ranking in comparison.pairwise.values():
         if len(ranking.ranks) > 1:

@@ -19,6 +19,7 @@ import numpy as np
 from hteb_contract.errors import HtebError
 from hteb_contract.taxonomy import AXES, TRANSFORMATIONS, in_total
 from hteb_score.report.basis import BASES, Basis, common_views, figures, mean_delta, own_views
+from hteb_score.report.chance import chance_rows
 from hteb_score.report.coverage_rows import coverage_rows, recorded
 from hteb_score.report.comparison import (
     Comparison,
@@ -88,35 +89,42 @@ def _ranks(values: Mapping[str, float]) -> dict[str, int]:
     return {k: 1 + sum(v > values[k] for v in values.values()) for k in values}
 
 
-def leaderboard(views: Sequence[ModelScores], own: Sequence[ModelScores], basis: Basis) -> list[LeaderboardRow]:
+def leaderboard(views: Sequence[ModelScores], own: Sequence[ModelScores], basis: Basis,
+                chance: Mapping[str, str] | None = None) -> list[LeaderboardRow]:
     """Per model: its `figures` on the basis's `views` (Original, each axis with Noise's, the HTEB total),
     ranked, best on HTEB first; beside them its own figures (`own`: all it has, as its card says)
-    where the basis is not already those."""
+    where the basis is not already those. The `chance` rows (model -> label) are shown last without a rank
+    (a model below one counts it, as model against model does)."""
+    chance = chance or {}
     shown = {m.model: figures(m) for m in views}
     cards = {m.model: figures(m) for m in own}
     totals = {name: f.hteb for name, f in shown.items() if f.hteb is not None}
-    rank_original = _ranks({name: f.original for name, f in shown.items()})
-    rank_hteb = _ranks(totals) if len(totals) == len(shown) else {}
-    rows = [LeaderboardRow(name, f.original, f.axes, f.hteb, rank_original[name], rank_hteb.get(name), figures=f,
-                           card=None if basis.views is own_views else cards[name])
+    rank_original = {name: rank for name, rank in _ranks({n: f.original for n, f in shown.items()}).items()
+                     if name not in chance}
+    rank_hteb = {name: rank for name, rank in (_ranks(totals) if len(totals) == len(shown) else {}).items()
+                 if name not in chance}
+    rows = [LeaderboardRow(name, f.original, f.axes, f.hteb, rank_original.get(name), rank_hteb.get(name), figures=f,
+                           card=None if basis.views is own_views else cards[name], chance=chance.get(name))
             for name, f in shown.items()]
-    return sorted(rows, key=lambda r: (r.rank_hteb or r.rank_original, r.model))
+    return sorted(rows, key=lambda r: (r.chance is not None, r.rank_hteb or r.rank_original or 0, r.model))
 
 
 def lead(views: Sequence[ModelScores], board: Sequence[LeaderboardRow], *, ci_method: str = "walsh",
          seed: int = 0) -> Lead | None:
     """Where no model has an HTEB total: the models ranked on the first axis beside the total that
     every one has (Noise), with the margin of the first over the next; None where a total is defined
-    or no such axis is scored."""
+    or no such axis is scored. Chance rows are no model of it (a model below one counts it in its rank)."""
     if defines_total(board):
         return None
     axis = lead_axis([r.axes for r in board], [a for a in AXES if not in_total(a)])
     if axis is None:
         return None
-    scores = {r.model: r.axes[axis] for r in board}
-    return build_lead(axis, scores, {r.model: r.axis_deltas[axis] for r in board},
-                      {r.model: r.original for r in board}, {r.model: r.rank_original for r in board}, _ranks(scores),
-                      {m.model: m.axes.get(axis, {}) for m in views},
+    ranks = _ranks({r.model: r.axes[axis] for r in board})
+    models = [r for r in board if r.chance is None]
+    return build_lead(axis, {r.model: r.axes[axis] for r in models}, {r.model: r.axis_deltas[axis] for r in models},
+                      {r.model: r.original for r in models},
+                      {r.model: r.rank_original for r in models if r.rank_original is not None},
+                      {r.model: ranks[r.model] for r in models}, {m.model: m.axes.get(axis, {}) for m in views},
                       lambda differences: paired_effect(differences, ci_method=ci_method, seed=seed))
 
 
@@ -231,7 +239,8 @@ def compare(
         if n < len(datasets):
             warnings.append(f"{column_label(name)} is scored for every model on only {n} of {len(datasets)} datasets")
     views = rule.views(models, datasets)
-    board = leaderboard(views, models, rule)
+    chance = chance_rows(models)
+    board = leaderboard(views, models, rule, chance)
     differ = [r.model for r in board if r.differs_from_card]
     if differ:
         warnings.append(f"on the {rule.name} basis, the figures of {', '.join(differ)} differ from their cards' "
@@ -241,9 +250,10 @@ def compare(
                         "different sets")
     headline = lead(views, board, ci_method=ci_method, seed=seed)
     if headline is not None:  # ranked by the axis the result leads with
-        board = sorted(board, key=lambda r: (headline.ranks[r.model], r.model))
+        board = sorted(board, key=lambda r: (r.chance is not None, headline.ranks.get(r.model, 0), r.model))
     names, cells = heatmap(views, models)
     rankings = pairwise_rankings(common, [*columns.axes, *columns.total], ci_method=ci_method, seed=seed)
+    across = [m for m in common if m.model not in chance]  # the statistics across models: no chance row
     return Comparison(
         models=list(models),
         forced=force,
@@ -251,9 +261,9 @@ def compare(
         datasets=datasets,
         columns=columns,
         leaderboard=board,
-        ranking_stability=ranking_stability(common, datasets, columns.names()),
-        effects=transformation_effects(common, datasets, columns, ci_method=ci_method, seed=seed),
-        reliability=reliability(common, datasets, columns.axes, n_splits=n_splits, seed=seed),
+        ranking_stability=ranking_stability(across, datasets, columns.names()),
+        effects=transformation_effects(across, datasets, columns, ci_method=ci_method, seed=seed),
+        reliability=reliability(across, datasets, columns.axes, n_splits=n_splits, seed=seed),
         basis=rule,
         heatmap_columns=names,
         heatmap=cells,

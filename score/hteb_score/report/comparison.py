@@ -11,6 +11,7 @@ from hteb_contract.common.escape import md_text
 from hteb_contract.taxonomy import AXES, in_total
 from hteb_contract.validation import validate
 from hteb_score.report.basis import SAME, Basis, Figures
+from hteb_score.report.chance import row_name
 from hteb_score.report.coverage_rows import CoverageRow
 from hteb_score.report.coverage_rows import markdown as coverage_markdown
 from hteb_score.report.formatting import column_label, confidence_interval, count, md_row, number, p_value
@@ -26,6 +27,9 @@ from hteb_score.stats.reliability import SplitHalfResult
 
 SCHEMA_VERSION = "hteb.comparison/1"
 UNIT = "points (score x 100); delta = transformed - original"
+CHANCE_NOTE = ("chance: a null model beside the models (hteb:random, hteb:constant), the score of a model that knows "
+               "nothing; it takes no rank, and the lead, the effects across models, ranking stability and reliability "
+               "leave it out; model against model keeps it.")
 
 
 @dataclass(frozen=True)
@@ -51,16 +55,18 @@ class ScoreColumns:
 class LeaderboardRow:
     """One model's Original, axis and HTEB-total scores (means over datasets) and ranks (1 = best);
     `figures`: all of them with what they rest on; `card`: the model's own figures (all it has, as
-    its card says) where the comparison's basis is another set, else None."""
+    its card says) where the comparison's basis is another set, else None; `chance`: a chance row's
+    label (report/chance.py: a null model beside real ones, unranked), else None."""
 
     model: str
     original: float
     axes: dict[str, float]
     hteb: float | None
-    rank_original: int
+    rank_original: int | None
     rank_hteb: int | None
     figures: Figures | None = None
     card: Figures | None = None
+    chance: str | None = None
 
     @property
     def axis_deltas(self) -> dict[str, float]:
@@ -75,7 +81,7 @@ class LeaderboardRow:
     @property
     def rank_change(self) -> int | None:
         """Positive = moved up under HTEB."""
-        return None if self.rank_hteb is None else self.rank_original - self.rank_hteb
+        return None if self.rank_hteb is None or self.rank_original is None else self.rank_original - self.rank_hteb
 
     @property
     def differs_from_card(self) -> bool:
@@ -90,6 +96,7 @@ class LeaderboardRow:
             "coverage": None if self.figures is None else self.figures.to_json(),
             "card": None if self.card is None else self.card.to_json(),
             "differs_from_card": self.differs_from_card,
+            **({} if self.chance is None else {"chance": self.chance}),
         }
 
 
@@ -171,8 +178,10 @@ class Comparison:
         """Whether any model has an HTEB total, here or on its card (else its columns, all "-", are left out)."""
         return defines_total(self.leaderboard)
 
-    def rank(self, row: LeaderboardRow) -> int:
-        """The row's place: under HTEB, else under the lead's axis, else on Original."""
+    def rank(self, row: LeaderboardRow) -> int | None:
+        """The row's place: under HTEB, else under the lead's axis, else on Original; a chance row has none."""
+        if row.chance is not None:
+            return None
         return row.rank_hteb or (self.lead.ranks[row.model] if self.lead else row.rank_original)
 
     def rank_key(self) -> str:
@@ -182,9 +191,10 @@ class Comparison:
         return self.lead.axis if self.lead is not None else ORIGINAL
 
     def rank_interval(self, row: LeaderboardRow) -> str:
-        """`[1-3] ab`: the row's rank interval and groups on the ranked column; "-" where not tested."""
+        """`[1-3] ab`: the row's rank interval and groups on the ranked column; "-" where not tested or a
+        chance row."""
         ranking = self.pairwise.get(self.rank_key())
-        if ranking is None or row.model not in ranking.ranks:
+        if ranking is None or row.model not in ranking.ranks or row.chance is not None:
             return "-"
         low, high = ranking.intervals[row.model]
         return f"[{low}-{high}] {ranking.letters[row.model]}"
@@ -197,9 +207,21 @@ class Comparison:
 
     def rank_change(self, row: LeaderboardRow) -> tuple[int, int] | None:
         """(rank on Original, rank under HTEB or the lead's axis), None where there is none."""
+        if row.rank_original is None:  # a chance row
+            return None
         if self.lead is not None:
             return row.rank_original, self.lead.ranks[row.model]
         return None if row.rank_hteb is None else (row.rank_original, row.rank_hteb)
+
+    @property
+    def chance(self) -> dict[str, str]:
+        """The chance rows: model -> label."""
+        return {r.model: r.chance for r in self.leaderboard if r.chance is not None}
+
+    def counted(self) -> str:
+        """"4 models", or "4 models and 2 chance rows" where chance rows stand beside them."""
+        chance = len(self.chance)
+        return count(len(self.models) - chance, "model") + (f" and {count(chance, 'chance row')}" if chance else "")
 
     @property
     def mixed_revisions(self) -> bool:
@@ -238,7 +260,7 @@ class Comparison:
         if self.warnings:
             out.append("")
         out += [
-            f"{count(len(self.models), 'model')}, {count(len(self.datasets), 'dataset')}. "
+            f"{self.counted()}, {count(len(self.datasets), 'dataset')}. "
             "Scores in points; deltas (Δ) are transformed minus Original.",
             "",
         ]
@@ -280,13 +302,16 @@ class Comparison:
         out += [md_row(header), md_row(["---"] * len(header))]
         for r in self.leaderboard:
             cells = {a: leaderboard_cell(r, a) for a in axes}
-            out.append(md_row([str(self.rank(r)), md_text(r.model) + (" †" if r.differs_from_card else ""), self.rank_interval(r),
+            name = md_text(row_name(r.model, r.chance)) + (" †" if r.differs_from_card else "")
+            out.append(md_row([str(self.rank(r) or "-"), name, self.rank_interval(r),
                              figure_cell(r, "original"), *(cells[a] for a in paper),
                              *([figure_cell(r, "hteb"), figure_cell(r, "delta", sign=True)] if total else []),
                              *(cells[a] for a in beside), *([rank_cell(self.rank_change(r))] if ranked else []),
                              coverage_cell(r)]))
         if any(r.differs_from_card for r in self.leaderboard):
             out += ["", "† a figure differs from the model's card (the card's is given beside it)."]
+        if self.chance:
+            out += ["", CHANCE_NOTE]
         return out
 
     def _heatmap_md(self) -> list[str]:
@@ -298,8 +323,10 @@ class Comparison:
                "\"card\" beside a cell: the model's own figure where it differs; - : no score.", "",
                md_row(["Model", *(md_text(column_label(n)) for n in self.heatmap_columns)]),
                md_row(["---"] * (1 + len(self.heatmap_columns)))]
+        chance = self.chance
         for model, row in self.heatmap.items():
-            out.append(md_row([md_text(model), *(heat_cell(row[n]) for n in self.heatmap_columns)]))
+            out.append(md_row([md_text(row_name(model, chance.get(model))),
+                               *(heat_cell(row[n]) for n in self.heatmap_columns)]))
         return out
 
     def _stability_md(self) -> list[str]:

@@ -12,6 +12,9 @@ units, `MODEL/DATASET.hteb_part.json.gz`). `update_tables` replaces what stands 
 with what `TABLES[name]` renders from that folder (the cards through the same comparison
 `hteb-score compare` makes), so a number in the docs is a view of the committed JSON, never typed by
 hand; `hteb-score tables --check` fails when they differ.
+
+A null model's card among the models' is the chance row (report/chance.py): listed last, labelled, in
+no rank, group, count of pairs or headline; the item examples and the power table leave it out.
 """
 
 from __future__ import annotations
@@ -28,11 +31,13 @@ from hteb_contract.common.registry import Registry
 from hteb_contract.taxonomy import AXES
 from hteb_score import CARD_FILE
 from hteb_score.report.analysis import compare
+from hteb_score.report.basis import common_views
+from hteb_score.report.chance import chance_rows, row_name
 from hteb_score.report.comparison import Comparison
 from hteb_score.report.formatting import confidence_interval, count, md_row, number, p_value
 from hteb_score.report.inputs import load_card
+from hteb_score.report.pairwise import ORIGINAL, ColumnRanking, pairwise_rankings, power_markdown
 from hteb_score.report.pairwise import label as ranked_label
-from hteb_score.report.pairwise import power_markdown
 from hteb_score.report.per_dataset import tables as per_dataset_tables
 from hteb_score.scoring.model_scores import ModelScores
 from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart, difference, read_part
@@ -50,6 +55,11 @@ def _name(model: str) -> str:
     return md_text(Path(model).name)
 
 
+def _row(model: str, chance: Mapping[str, str]) -> str:
+    """A table row's model: `_name`, a chance row's with its label."""
+    return md_text(row_name(Path(model).name, chance.get(model)))
+
+
 def noise_models(comparison: Comparison) -> str:
     """Per model, in leaderboard order: Original and Noise over the same datasets, their delta, and
     each Noise rule's mean delta (the heat map's cells)."""
@@ -62,9 +72,9 @@ def noise_models(comparison: Comparison) -> str:
         if "noise" not in figures.axes:
             raise ContractError(f"table noise-models: the card of {terminal(row.model)} has no Noise results")
         cells = comparison.heatmap.get(row.model, {})
-        lines.append(md_row([_name(row.model), number(figures.axis_originals["noise"]), number(figures.axes["noise"]),
-                           number(figures.axis_deltas["noise"], sign=True),
-                           *(number(cells[t].delta, sign=True) if t in cells else "-" for t in rules)]))
+        lines.append(md_row([_row(row.model, comparison.chance), number(figures.axis_originals["noise"]),
+                             number(figures.axes["noise"]), number(figures.axis_deltas["noise"], sign=True),
+                             *(number(cells[t].delta, sign=True) if t in cells else "-" for t in rules)]))
     return "\n".join(lines)
 
 
@@ -85,13 +95,21 @@ def noise_effects(comparison: Comparison) -> str:
 
 def model_groups(comparison: Comparison) -> str:
     """Model against model: per model (in leaderboard order), on each ranked column its point rank,
-    rank interval and group letters, then per column how many pairs were separated after Shaffer's correction."""
-    rankings = comparison.pairwise
+    rank interval and group letters, then per column how many pairs of models were separated after
+    Shaffer's correction; a chance row last, with how many models each column separates from it."""
+    rankings, chance = comparison.pairwise, comparison.chance
     names = list(rankings)
     lines = [md_row(["model", *(ranked_label(n) for n in names)]), "|---" * (1 + len(names)) + "|"]
-    lines += [md_row([_name(row.model), *(rankings[n].cell(row.model) for n in names)]) for row in comparison.leaderboard]
+    lines += [md_row([_name(row.model), *(rankings[n].cell(row.model) for n in names)])
+              for row in comparison.leaderboard if row.model not in chance]
+    for model in chance:
+        against = [[p for p in rankings[n].pairs if model in (p.first, p.second) and {p.first, p.second} - set(chance)]
+                   for n in names]
+        lines.append(md_row([_row(model, chance), *(
+            f"no rank; separated from {sum(p.separated for p in pairs)} of {len(pairs)} models" for pairs in against)]))
+    models = [[p for p in rankings[n].pairs if p.first not in chance and p.second not in chance] for n in names]
     lines.append(md_row(["pairs separated (Shaffer p < 0.05)", *(
-        f"{sum(p.separated for p in rankings[n].pairs)} of {len(rankings[n].pairs)}" for n in names)]))
+        f"{sum(p.separated for p in pairs)} of {len(pairs)}" for pairs in models)]))
     return "\n".join(lines)
 
 
@@ -131,7 +149,8 @@ def noise_before_after(cards: Sequence[Sequence[ModelScores]]) -> str:
     changed where the later card scored it afresh: not carried from the earlier revision (`hteb-score
     carry`). The subsets each later figure rests on come from its card's coverage."""
     before, after = ({m.model: m for m in group} for group in cards)
-    models = [m for m in after if m in before]
+    chance = chance_rows(list(after.values()))
+    models = sorted((m for m in after if m in before), key=lambda m: m in chance)  # chance rows last
     if not models:
         raise ContractError("table noise-before-after: no model has cards in both folders")
     first = after[models[0]].card or {}
@@ -140,7 +159,7 @@ def noise_before_after(cards: Sequence[Sequence[ModelScores]]) -> str:
              for c in first.get("coverage", [])}
     datasets = [d for d in after[models[0]].original if d not in carried]
     rules = [t for t in AXES["noise"] if t in after[models[0]].transformations]
-    lines = [md_row(["dataset", "rule", "subsets (after)", *(f"{_name(m)} before -> after" for m in models)]),
+    lines = [md_row(["dataset", "rule", "subsets (after)", *(f"{_row(m, chance)} before -> after" for m in models)]),
              "|---" * (3 + len(models)) + "|"]
 
     def delta(scores: ModelScores, dataset: str, rule: str) -> str:
@@ -177,7 +196,7 @@ def noise_item_cosines(comparison: Comparison) -> str:
 
     rules = sorted((t for t in AXES["noise"] if all(t in measured[m]["per_transformation"] for m in models)),  # type: ignore[index]
                    key=lambda t: -sum(mean(m, t, "drift_mean") or 0.0 for m in models))
-    lines = [md_row(["rule", *(f"{_name(m)} drift / pass / calibrated pass" for m in models)]),
+    lines = [md_row(["rule", *(f"{_row(m, comparison.chance)} drift / pass / calibrated pass" for m in models)]),
              "|---" * (1 + len(models)) + "|"]
     for rule in rules:
         lines.append(md_row([SHORT[rule], *(f"{number(mean(m, rule, 'drift_mean'), 3)} / "
@@ -195,12 +214,22 @@ def noise_item_cosines(comparison: Comparison) -> str:
 
 def pair_datasets(comparison: Comparison) -> str:
     """Per column, each pair of models on each dataset over its items (report/per_dataset.py): on how many
-    datasets it is separated and for whom, with the differences."""
-    found = per_dataset_tables(comparison.per_dataset, ranked_label, _name)
+    datasets it is separated and for whom, with the differences (a model against a chance row too, labelled)."""
+    found = per_dataset_tables(comparison.per_dataset, ranked_label, lambda model: _row(model, comparison.chance))
     if not found:
         raise ContractError("table pair-datasets: no pair has per-item outcomes on both sides (outcomes.parquet)")
     return "\n".join(line.replace("### ", "**", 1) + "**" if line.startswith("### ") else line
                      for line in found).rstrip("\n")
+
+
+def models_only(comparison: Comparison) -> dict[str, ColumnRanking]:
+    """Model against model over the models alone: the comparison's own where it has no chance row, else
+    ranked again without them (a pair with chance would widen the spread the power is read at)."""
+    if not comparison.chance:
+        return comparison.pairwise
+    models = [m for m in comparison.models if m.model not in comparison.chance]
+    return pairwise_rankings(common_views(models, comparison.datasets),
+                             [c for c in comparison.pairwise if c != ORIGINAL])
 
 
 def _card_of(comparison: Comparison, model: str) -> dict[str, Any]:
@@ -215,7 +244,8 @@ QUOTED_CHARS = 160
 def noise_item_examples(comparison: Comparison) -> str:
     """Per Noise rule, the item whose embedding moved most (lowest cosine) among the explorer rows of the
     cards' items.parquet, with its original and transformed text quoted (escaped, cut at QUOTED_CHARS)."""
-    rows = [r for m in comparison.models for r in (m.items or []) if r["transformation"] in AXES["noise"]]
+    rows = [r for m in comparison.models if m.model not in comparison.chance  # random vectors move every text
+            for r in (m.items or []) if r["transformation"] in AXES["noise"]]
     if not rows:
         raise ContractError("table noise-item-examples: no card has explorer rows (items.parquet) for a Noise rule")
     lines = [md_row(["rule", "model", "dataset", "cosine", "original", "transformed"]), "|---" * 6 + "|"]
@@ -323,7 +353,7 @@ TABLES: Registry[Table] = Registry("findings table", entries={
     "noise-item-cosines": Table(comparison_of, noise_item_cosines),
     "pair-datasets": Table(comparison_of, pair_datasets),
     "noise-item-examples": Table(comparison_of, noise_item_examples),
-    "pair-power": Table(comparison_of, lambda comparison: power_markdown(comparison.pairwise))})
+    "pair-power": Table(comparison_of, lambda comparison: power_markdown(models_only(comparison)))})
 
 
 def update_tables(text: str, base: Path) -> str:

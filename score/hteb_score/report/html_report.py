@@ -24,7 +24,9 @@ from typing import Any
 from hteb_contract.taxonomy import in_total
 from hteb_score.report.basis import SAME
 from hteb_score.report import explorer_html
-from hteb_score.report.comparison import Comparison, LeaderboardRow, Stability, coverage_cell, figure_cell, heat_cell
+from hteb_score.report.chance import row_name
+from hteb_score.report.comparison import (
+    CHANCE_NOTE, Comparison, LeaderboardRow, Stability, coverage_cell, figure_cell, heat_cell)
 from hteb_score.report.formatting import column_label, confidence_interval, count, number, p_value
 from hteb_score.report.pairwise import ALPHA, groups_sentence
 from hteb_score.report.pairwise import label as ranked_label
@@ -106,11 +108,11 @@ def render(comparison: Comparison, figures: Mapping[str, bytes]) -> str:
         "default-src 'none'; img-src data:; "
         f"style-src {_source_hash(PAGE_STYLE)}; script-src {_source_hash(PAGE_SCRIPT)}; base-uri 'none'; form-action 'none'"
     )
-    n_models, n_datasets = len(comparison.models), len(comparison.datasets)
+    n_datasets = len(comparison.datasets)
     body = [
         "<h1>HTEB model comparison</h1>",
         *_headline(comparison),
-        f"<p>{count(n_models, 'model')}, {count(n_datasets, 'dataset')}. Scores in points (score x 100); "
+        f"<p>{comparison.counted()}, {count(n_datasets, 'dataset')}. Scores in points (score x 100); "
         "deltas (Δ) are transformed minus Original. Click a column header to sort by it, again to reverse.</p>",
         *_notices(comparison.warnings),
         *_leaderboard(comparison),
@@ -201,12 +203,14 @@ def _leaderboard(c: Comparison) -> list[str]:
         ranks = c.rank_change(r)
         place = None if ranked is None else (None if ranks is None else ranks[1])
         change = None if ranks is None else ranks[0] - ranks[1]
-        rows.append([_num(place if ranked else r.rank_original, str(place or "-") if ranked else str(r.rank_original)),
-                     _text(r.model + (" †" if r.differs_from_card else "")), _text(c.rank_interval(r)),
+        original_rank = _num(r.rank_original, str(r.rank_original or "-"))
+        rows.append([_num(place, str(place or "-")) if ranked else original_rank,
+                     _text(row_name(r.model, r.chance) + (" †" if r.differs_from_card else "")),
+                     _text(c.rank_interval(r)),
                      _num(r.original, figure_cell(r, "original")), *(cell for a in paper for cell in axis_cells[a]),
                      *([_num(r.hteb, figure_cell(r, "hteb")), _delta(r.delta, figure_cell(r, "delta", sign=True))]
                        if total else []),
-                     *(cell for a in beside for cell in axis_cells[a]), _num(r.rank_original, str(r.rank_original)),
+                     *(cell for a in beside for cell in axis_cells[a]), original_rank,
                      *([_num(change, "-" if change is None else f"{change:+d}")] if ranked else []),
                      _text(coverage_cell(r))])
     note = (f"Basis (--basis {html_text(c.basis.name)}): {html_text(c.basis.description)}. Means over datasets; "
@@ -221,6 +225,8 @@ def _leaderboard(c: Comparison) -> list[str]:
              "letters, model against model (below).")
     if any(r.differs_from_card for r in c.leaderboard):
         note += " † a figure differs from the model's card: the card's is given beside it."
+    if c.chance:
+        note += " " + html_text(CHANCE_NOTE)
     if beside and total:
         note += (f" {html_text(', '.join(map(column_label, beside)))} is reported beside the HTEB total, not in it: "
                  "the total is the mean of the paper's axes, comparable with the paper.")
@@ -275,8 +281,9 @@ def _heatmap(c: Comparison) -> list[str]:
     if not c.heatmap_columns:
         return []
     header = [("Model", "text"), *((column_label(n), "number") for n in c.heatmap_columns)]
-    rows = [[_text(model), *(_delta(row[n].delta, heat_cell(row[n])) for n in c.heatmap_columns)]
-            for model, row in c.heatmap.items()]
+    chance = c.chance
+    rows = [[_text(row_name(model, chance.get(model))),
+             *(_delta(row[n].delta, heat_cell(row[n])) for n in c.heatmap_columns)] for model, row in c.heatmap.items()]
     note = ("The heat map's cells: per model, the mean over datasets of (transformed - Original) on the basis above; "
             "\"card\": the model's own figure where it differs; - : no score.")
     return ["<h3>Mean delta per transformation</h3>", f'<p class="note">{note}</p>', _table("heatmap", header, rows)]

@@ -11,6 +11,9 @@ from each card where it records them (`model.embedding_dim`, `encode.max_seq_len
 from the facts file `make leaderboard` writes from tests/models.py's table; none is typed here. What each
 dataset's figure of a transformation rests on (subsets scored of all, those left out and why) comes from
 the cards' `coverage`, so the page and the CSV say where a figure averages fewer than all subsets.
+A null model's card beside the real ones is a chance row (report/chance.py): its scores and deltas are
+shown, it takes no rank, interval or group (the pairs' tests keep it, as `hteb-score compare` does), and
+needs no facts in the facts file.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from hteb_contract.specs.datasets import dataset_specs
 from hteb_contract.taxonomy import AXES
 
 from hteb_score import CARD_FILE
+from hteb_score.report.chance import chance_rows
 from hteb_score.report.coverage_rows import coverage_rows
 from hteb_score.report.findings import SHORT
 from hteb_score.report.formatting import column_label
@@ -90,9 +94,11 @@ def _coverage(models: Sequence[ModelScores], columns: Sequence[str],
     return out
 
 
-def _views(models: Sequence[ModelScores], columns: Sequence[str], datasets: Sequence[str]) -> dict[str, Any]:
+def _views(models: Sequence[ModelScores], columns: Sequence[str], datasets: Sequence[str],
+           chance: Mapping[str, str]) -> dict[str, Any]:
     """Per column: each model's mean, delta from Original and point rank over `datasets`; with two
-    datasets or more, intervals, groups and the pairs' tests too."""
+    datasets or more, intervals, groups and the pairs' tests too. A chance row has its mean and delta
+    only, and the groups list no chance row."""
     out: dict[str, Any] = {}
     for column in columns:
         scores = {m.model: {d: (m.original if column == ORIGINAL else m.column(column))[d] for d in datasets}
@@ -104,15 +110,17 @@ def _views(models: Sequence[ModelScores], columns: Sequence[str], datasets: Sequ
         for m in models:
             mean = means[m.model]
             original = sum(m.original[d] for d in datasets) / len(datasets)
-            row: dict[str, Any] = {"score": mean, "delta": None if column == ORIGINAL else mean - original,
-                                   "rank": 1 + sum(v > mean for v in means.values())}
-            if ranking is not None:
-                low, high = ranking.intervals[m.model]
-                row.update(rank_low=low, rank_high=high, group=ranking.letters[m.model])
+            row: dict[str, Any] = {"score": mean, "delta": None if column == ORIGINAL else mean - original}
+            if m.model not in chance:
+                row["rank"] = 1 + sum(v > mean for v in means.values())
+                if ranking is not None:
+                    low, high = ranking.intervals[m.model]
+                    row.update(rank_low=low, rank_high=high, group=ranking.letters[m.model])
             rows[m.model] = row
         view: dict[str, Any] = {"models": rows}
         if ranking is not None:
-            view["groups"] = ranking.groups()
+            groups = {letter: [m for m in members if m not in chance] for letter, members in ranking.groups().items()}
+            view["groups"] = {letter: members for letter, members in groups.items() if members}
             view["pairs"] = [{k: p.to_json()[k] for k in ("first", "second", "separated", "winner", "hl_shift",
                                                          "ci_low", "ci_high", "p_value", "p_shaffer", "n_datasets")}
                              for p in ranking.pairs]
@@ -126,6 +134,8 @@ def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> di
     if not paths:
         raise HtebError(f"{folder}: no result cards (*/{CARD_FILE})")
     models = [load_card(p) for p in paths]
+    chance = chance_rows(models)
+    models = sorted(models, key=lambda m: m.model in chance)  # chance rows last
     revisions = {m.card["dataset"]["label"] for m in models if m.card is not None}
     shared = sorted(set.intersection(*(set(m.original) for m in models)))
     if not shared:
@@ -148,7 +158,7 @@ def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> di
     for scope, held_datasets in scopes.items():
         key = tuple(held_datasets)
         if key not in computed:
-            computed[key] = _views(models, columns, held_datasets)
+            computed[key] = _views(models, columns, held_datasets, chance)
         views[scope] = {"datasets": held_datasets, "columns": computed[key]}
     return {
         "revision": ", ".join(sorted(revisions)),
@@ -156,7 +166,8 @@ def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> di
         "labels": {c: "Original" if c == ORIGINAL else SHORT.get(c, column_label(c)) for c in columns},
         "datasets": [{"name": d, "languages": languages[d], "task_type": models[0].task_types.get(d, "")}
                      for d in shared],
-        "models": [{"model": m.model, "facts": card_facts(m.card or {"model": {}}, facts.get(m.model, {})),
+        "models": [{"model": m.model, "kind": "chance" if m.model in chance else "model", "label": chance.get(m.model),
+                    "facts": card_facts(m.card or {"model": {}}, facts.get(m.model, {})),
                     "scores": {c: {d: (m.original if c == ORIGINAL else m.column(c))[d] for d in shared}
                                for c in columns}} for m in models],
         "views": views,
@@ -167,10 +178,11 @@ def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> di
 def csv_rows(data: Mapping[str, Any]) -> list[list[str]]:
     """The page's CSV: one row per model, dataset and column (with the model's facts and, where its card
     records it, the subsets the figure rests on and those left out), then per model and column its mean
-    over all datasets with its rank, interval and group."""
+    over all datasets with its rank, interval and group; `kind` says whether the row is a model's or the
+    chance row's (unranked)."""
     facts = list(FACTS)
-    header = ["model", "dataset", "languages", "column", "score", "delta", "rank", "rank_low", "rank_high", "group",
-              "subsets", "left_out", *facts]
+    header = ["model", "kind", "dataset", "languages", "column", "score", "delta", "rank", "rank_low", "rank_high",
+              "group", "subsets", "left_out", *facts]
     rows = [header]
     languages = {d["name"]: " ".join(d["languages"]) for d in data["datasets"]}
 
@@ -181,13 +193,13 @@ def csv_rows(data: Mapping[str, Any]) -> list[list[str]]:
         own = [cell(model["facts"][f]) for f in facts]
         for column, scores in model["scores"].items():
             view = data["views"][ALL]["columns"][column]["models"][model["model"]]
-            rows.append([model["model"], ALL, "", column, cell(view["score"]), cell(view["delta"]), cell(view["rank"]),
-                         cell(view.get("rank_low")), cell(view.get("rank_high")), cell(view.get("group")), "", "",
-                         *own])
+            rows.append([model["model"], model["kind"], ALL, "", column, cell(view["score"]), cell(view["delta"]),
+                         cell(view.get("rank")), cell(view.get("rank_low")), cell(view.get("rank_high")),
+                         cell(view.get("group")), "", "", *own])
             for dataset, value in scores.items():
                 original = model["scores"][ORIGINAL][dataset]
                 stated = [s for s in data["coverage"].get(dataset, {}).get(column, ()) if model["model"] in s["models"]]
-                rows.append([model["model"], dataset, languages[dataset], column, cell(value),
+                rows.append([model["model"], model["kind"], dataset, languages[dataset], column, cell(value),
                              "" if column == ORIGINAL else cell(value - original), "", "", "", "",
                              "; ".join(f"{s['subsets_scored']} of {s['subsets_total']}" for s in stated),
                              "; ".join(" ".join(e["subset"] for e in s["left_out"]) for s in stated), *own])

@@ -6,7 +6,8 @@ rides in a JSON island (`<`, `>` and `&` written as JSON escapes, so no value ca
 the script puts every value from it on the page as text (`textContent`, never HTML), and the page's
 own words from the data go through `html_text`. The reader picks an axis, a language and a dataset,
 ranks by any of the axis's columns, sorts by any header, and pins two models to see them side by side
-with their paired test; the CSV beside the page holds every number it shows.
+with their paired test; the CSV beside the page holds every number it shows. A chance row (a null
+model's card) stays below the models whatever the sort, with its scores but no rank, interval or group.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 from hteb_contract.common.escape import html_text
 
+from hteb_score.report.formatting import count
 from hteb_score.report.leaderboard_data import FACTS, csv_rows
 from hteb_score.report.pairwise import ALPHA, METHOD
 
@@ -42,6 +44,8 @@ const FACT = {
 };
 const state = { axis: Object.keys(data.axes).at(-1), language: "", dataset: "", sort: null, pinned: [] };
 const short = (m) => m.split("/").at(-1);
+const named = (m) => m.kind === "chance" ? m.label + ": " + short(m.model) : short(m.model);
+const chance = new Set(data.models.filter((m) => m.kind === "chance").map((m) => m.model));
 
 function option(select, value, text) { const o = el("option", text); o.value = value; select.append(o); }
 
@@ -90,7 +94,8 @@ function headers(columns) {
 
 function cellFor(key, model, view, columns) {
   const row = view.columns[$("rank-by").value].models[model.model];
-  if (key === "model") return [short(model.model), model.model];
+  if (key === "model") return [named(model), model.model];
+  if (model.kind === "chance" && ["rank", "interval", "group"].includes(key)) return ["-", null];
   if (key === "rank") return [String(row.rank), row.rank];
   if (key === "interval") return row.rank_low === undefined ? ["not tested", null]
     : ["[" + row.rank_low + "\u2013" + row.rank_high + "]", row.rank_low + row.rank_high / 100];
@@ -125,7 +130,8 @@ function render() {
     head.append(th);
   }
   table.tHead.replaceChildren(head);
-  let rows = data.models.map((m) => ({ m, cells: heads.map(([key]) => key === "pin" ? null : cellFor(key, m, view, columns)) }));
+  const cellsOf = (m) => ({ m, cells: heads.map(([key]) => key === "pin" ? null : cellFor(key, m, view, columns)) });
+  let rows = data.models.filter((m) => m.kind !== "chance").map(cellsOf);
   const rankAt = heads.findIndex(([k]) => k === "rank");
   rows.sort((a, b) => a.cells[rankAt][1] - b.cells[rankAt][1] || a.m.model.localeCompare(b.m.model));
   if (state.sort) {
@@ -139,11 +145,12 @@ function render() {
       });
     }
   }
+  rows = rows.concat(data.models.filter((m) => m.kind === "chance").map(cellsOf));
   const body = el("tbody");
   for (const { m, cells } of rows) {
     const tr = el("tr");
     tr.dataset.model = m.model;
-    if (state.pinned.includes(m.model)) tr.className = "pinned";
+    tr.className = [m.kind === "chance" ? "chance" : "", state.pinned.includes(m.model) ? "pinned" : ""].join(" ").trim();
     heads.forEach(([key, , type], i) => {
       const td = el(key === "model" ? "th" : "td");
       if (key === "pin") {
@@ -203,9 +210,10 @@ function renderGroups(view) {
     box.append(el("p", data.labels[column] + " on one dataset: ranks by its score; no test, so no interval or group."));
     return;
   }
-  const separated = ranked.pairs.filter((p) => p.separated).length;
+  const pairs = ranked.pairs.filter((p) => !chance.has(p.first) && !chance.has(p.second));
+  const separated = pairs.filter((p) => p.separated).length;
   box.append(el("p", "Tie groups on " + data.labels[column] + " over " + n + " datasets (" + separated + " of "
-    + ranked.pairs.length + " pairs separated, Shaffer p < " + data.alpha + "): models sharing a letter cannot be told apart."));
+    + pairs.length + " pairs separated, Shaffer p < " + data.alpha + "): models sharing a letter cannot be told apart."));
   const list = el("ul");
   for (const [letter, models] of Object.entries(ranked.groups)) {
     const li = el("li");
@@ -213,6 +221,11 @@ function renderGroups(view) {
     list.append(li);
   }
   box.append(list);
+  for (const m of data.models.filter((x) => x.kind === "chance")) {
+    const own = ranked.pairs.filter((p) => [p.first, p.second].includes(m.model) && !(chance.has(p.first) && chance.has(p.second)));
+    box.append(el("p", named(m) + ", the score of a model that knows nothing (no rank, no group): separated from "
+      + own.filter((p) => p.separated).length + " of " + own.length + " models."));
+  }
 }
 
 function pin(model, on) {
@@ -227,7 +240,7 @@ function renderPinned(view) {
   box.replaceChildren();
   if (!b) { box.append(el("p", "Tick two models' boxes to see them side by side.")); return; }
   const column = $("rank-by").value, ma = data.models.find((m) => m.model === a), mb = data.models.find((m) => m.model === b);
-  box.append(el("h3", short(a) + " vs " + short(b) + " on " + data.labels[column]));
+  box.append(el("h3", named(ma) + " vs " + named(mb) + " on " + data.labels[column]));
   const pair = (view.columns[column].pairs || []).find((p) => (p.first === a && p.second === b) || (p.first === b && p.second === a));
   if (pair) {
     const flip = pair.first === a ? 1 : -1, lo = flip === 1 ? pair.ci_low : -pair.ci_high, hi = flip === 1 ? pair.ci_high : -pair.ci_low;
@@ -288,6 +301,7 @@ thead th { background: #f4f4f6; vertical-align: bottom; white-space: normal; fon
 th[data-type=text], td.text, th.model { text-align: left; }
 th.model { position: sticky; left: 0; z-index: 1; font-weight: 600; }
 tr.pinned > * { background: #fff6d6; }
+tr.chance > * { color: #555; font-style: italic; border-top: 1px dashed #bbb; }
 th button { font: inherit; font-weight: 600; border: 0; background: none; cursor: pointer; padding: 0; text-align: inherit; }
 th[aria-sort=ascending] button::after { content: " \\25B2"; }
 th[aria-sort=descending] button::after { content: " \\25BC"; }
@@ -313,12 +327,14 @@ def render(data: Mapping[str, Any]) -> str:
     """The page: the controls, the board, the tie groups, the pinned pair, how it is made."""
     csp = (f"default-src 'none'; style-src {_source_hash(STYLE)}; script-src {_source_hash(SCRIPT)}; "
            "base-uri 'none'; form-action 'none'")
-    n_models, n_datasets = len(data["models"]), len(data["datasets"])
+    n_models = sum(m["kind"] == "model" for m in data["models"])
+    n_chance, n_datasets = len(data["models"]) - n_models, len(data["datasets"])
+    beside = f" and {count(n_chance, 'chance row')} (unranked)" if n_chance else ""
     island = {**data, "alpha": ALPHA, "facts": FACTS}
     method = "".join(f"<li><b>{html_text(k)}</b>: {html_text(v)}</li>" for k, v in METHOD.items())
     body = [
         f"<h1>{html_text(TITLE)}</h1>",
-        (f"<p>{n_models} models on the {n_datasets} datasets of the revision {html_text(data['revision'])}, "
+        (f"<p>{count(n_models, 'model')}{beside} on the {n_datasets} datasets of the revision {html_text(data['revision'])}, "
         "from their committed result cards. Scores in points (score x 100), means over the datasets in view; "
         "Δ is the ranked column minus Original. Pick an axis, a language or a dataset; rank by any column of the "
         "axis; click a header to sort by it, again to reverse; tick two models to pin them side by side. "

@@ -54,18 +54,23 @@ def test_ranks_intervals_and_groups_are_the_comparisons(data):
     committed = json.loads((FINDINGS / "whole-revision-comparison" / "comparison.json").read_text(encoding="utf-8"))
     columns = committed["pairwise"]["columns"]
     assert set(columns) <= set(data["views"][ALL]["columns"]) and "noise" in columns
+    chance = {m["model"] for m in data["models"] if m["kind"] == "chance"}  # shown, never ranked
     for name, column in columns.items():
         view = data["views"][ALL]["columns"][name]
-        assert view["groups"] == column["groups"]
+        groups = {letter: [m for m in members if m not in chance] for letter, members in column["groups"].items()}
+        assert view["groups"] == {letter: members for letter, members in groups.items() if members}
         for model, rank in column["ranks"].items():
             row = view["models"][model]
+            if model in chance:
+                assert set(row) == {"score", "delta"}
+                continue
             assert (row["rank"], row["rank_low"], row["rank_high"], row["group"]) == (
                 rank["rank"], rank["rank_low"], rank["rank_high"], rank["group"])
             assert row["score"] == pytest.approx(rank["score"], abs=1e-9)
 
 
 def test_model_facts_come_from_the_card_else_the_table(data):
-    facts = {m["model"]: m["facts"] for m in data["models"]}
+    facts = {m["model"]: m["facts"] for m in data["models"] if m["kind"] == "model"}  # a chance row needs none
     assert set(facts) == {m.hub_id for m in MODELS.values()}
     for entry in MODELS.values():
         card = json.loads((CARDS / entry.name / "result_card.json").read_text(encoding="utf-8"))
