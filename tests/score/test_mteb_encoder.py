@@ -158,7 +158,7 @@ def test_help_does_not_import_mteb():
     code = ("import sys; from hteb_score.cli import main; rc = main(['score', '--help']); "
             "print('mteb' in sys.modules, rc)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert "--encoder [auto|sentence-transformers|mteb|python]" in done.stdout, done.stderr
+    assert "--encoder [auto|sentence-transformers|mteb|python|null]" in done.stdout, done.stderr
     assert done.stdout.strip().endswith("False 0"), done.stdout[-200:]
 
 

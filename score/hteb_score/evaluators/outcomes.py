@@ -108,9 +108,9 @@ def weighted_ranks(w: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 def _weighted_pearson(w: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     total = w.sum(axis=1, keepdims=True)
-    dx = x - (w * x).sum(axis=1, keepdims=True) / total
-    dy = y - (w * y).sum(axis=1, keepdims=True) / total
-    with np.errstate(invalid="ignore", divide="ignore"):  # a constant side: NaN, as scipy gives
+    with np.errstate(invalid="ignore", divide="ignore"):  # a constant side, or no item drawn: NaN, as scipy gives
+        dx = x - (w * x).sum(axis=1, keepdims=True) / total
+        dy = y - (w * y).sum(axis=1, keepdims=True) / total
         return (w * dx * dy).sum(axis=1) / np.sqrt((w * dx * dx).sum(axis=1) * (w * dy * dy).sum(axis=1))
 
 
@@ -135,14 +135,16 @@ def average_precision(w: np.ndarray, gold: np.ndarray, predicted: np.ndarray) ->
 
 @MEASURES.register("accuracy")
 def accuracy(w: np.ndarray, gold: np.ndarray, predicted: np.ndarray) -> np.ndarray:
-    """The weighted share of items predicted right."""
-    return w @ (gold == predicted).astype(float) / w.sum(axis=1)
+    """The weighted share of items predicted right (undefined on a draw of none of them)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return w @ (gold == predicted).astype(float) / w.sum(axis=1)
 
 
 @MEASURES.register("mean")
 def mean(w: np.ndarray, gold: np.ndarray, predicted: np.ndarray) -> np.ndarray:
-    """The weighted mean of the items' own scores."""
-    return w @ predicted / w.sum(axis=1)
+    """The weighted mean of the items' own scores (undefined on a draw of none of them)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return w @ predicted / w.sum(axis=1)
 
 
 def _entropy(counts: np.ndarray) -> np.ndarray:
