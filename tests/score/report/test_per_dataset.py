@@ -37,7 +37,8 @@ def cards(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[s
     found = {}
     for name, model in (("minilm", minilm_path()), ("minilm-again", minilm_path()), ("random", "hteb:random")):
         out = root / name
-        named = () if model.startswith("hteb:") else ("--model-name", name)  # a null model names itself
+        # a null model names itself; one backend for both runs of the real model (auto picks by measured speed)
+        named = () if model.startswith("hteb:") else ("--model-name", name, "--backend", "torch")
         code, _, err = run(model, *named, "--store", root / "store", "--revision", "items-1", "--out", out, "--quiet")
         assert code == 0, err
         found[name] = out / "result_card.json"
