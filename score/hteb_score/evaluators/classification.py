@@ -23,7 +23,7 @@ Rows with a `lang` field are scored per language, trained on the training rows o
 from __future__ import annotations
 
 import warnings
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -79,7 +79,8 @@ class ClassificationEvaluator(Evaluator):
                 raise HtebError(f"{dataset.name}: subset {subset!r}: the {len(train_index)} training rows "
                                 f"({dataset.info.train_split}) all have label {labels.pop()!r}; a classifier needs "
                                 "at least 2 classes (leave the dataset out with --datasets)")
-            if held_out(dataset, protocol) and len(train_index) - max(_label_counts(train, train_index)) < 2:
+            largest = max(Counter(train[i]["label"] for i in train_index).values())
+            if held_out(dataset, protocol) and len(train_index) - largest < 2:
                 raise HtebError(f"{dataset.name}: subset {subset!r}: training and evaluation are one split "
                                 f"({dataset.info.eval_split}) and too few rows lie outside the largest label to hold "
                                 "any out (leave the dataset out with --datasets)")
@@ -121,13 +122,6 @@ class ClassificationEvaluator(Evaluator):
 def held_out(dataset: SourceDataset, protocol: Protocol) -> bool:
     """Whether `protocol` predicts `dataset`'s rows out of fold: hteb, where training and evaluation are one split."""
     return protocol.few_shot(dataset.info.mteb_task) is None and dataset.info.train_split == dataset.info.eval_split
-
-
-def _label_counts(rows: Sequence[dict[str, Any]], index: Sequence[int]) -> list[int]:
-    counts: dict[Any, int] = defaultdict(int)
-    for i in index:
-        counts[rows[i]["label"]] += 1
-    return list(counts.values())
 
 
 def _folds(labels: np.ndarray, seed: int) -> tuple[np.ndarray, int]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -57,10 +58,9 @@ class Outcomes:
 
     def __add__(self, other: Outcomes) -> Outcomes:
         """Two subsets' outcomes together (one measure)."""
-        if other.measure != self.measure:
-            raise ValueError(f"outcomes of {self.measure} and {other.measure} cannot be joined")
-        return Outcomes(self.measure, self.subset + other.subset, self.item + other.item, self.gold + other.gold,
-                        self.predicted + other.predicted)
+        joined = join([self, other])
+        assert joined is not None
+        return joined
 
     def subsets(self) -> dict[str, np.ndarray]:
         """Subset -> positions of its items, subsets in sorted order."""
@@ -81,8 +81,14 @@ class Outcomes:
 
 
 def join(parts: Sequence[Outcomes]) -> Outcomes | None:
-    """The outcomes of several subsets as one (None for none)."""
-    return sum(parts[1:], parts[0]) if parts else None
+    """The outcomes of several subsets (of one measure) as one, each column joined once; None for none."""
+    if not parts:
+        return None
+    measures = {p.measure for p in parts}
+    if len(measures) > 1:
+        raise ValueError(f"outcomes of {' and '.join(sorted(measures))} cannot be joined")
+    return Outcomes(parts[0].measure, *(tuple(chain.from_iterable(getattr(p, name) for p in parts))
+                                        for name in ("subset", "item", "gold", "predicted")))
 
 
 MEASURES: Registry[Measure] = Registry("outcome measure")

@@ -218,12 +218,12 @@ def _figures(models: Sequence[ModelScores], dataset: str, pairs: Mapping[str, Se
     """Per column, per model: its figure on the items (checked against its card) and on every draw."""
     position, strata = _items(models, dataset)
     placed = [_ModelOnDataset(m, dataset, position) for m in models]
-    ones = np.ones((1, len(position)))
+    on_items = {m.model.model: m.values(np.ones((1, len(position)))) for m in placed}  # each variant scored once
     out: dict[str, dict[str, tuple[float, np.ndarray]]] = {}
     for column in pairs:
         for m in placed:
             try:
-                value = float(column_value(m.model, dataset, column, m.values(ones))[0])
+                value = float(column_value(m.model, dataset, column, on_items[m.model.model])[0])
             except KeyError:
                 continue  # the model has no such figure on this dataset
             _check_figure(m.model, dataset, column, value)

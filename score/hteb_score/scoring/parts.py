@@ -335,14 +335,13 @@ def _result_json(variant: VariantKey, result: TaskScore) -> dict[str, Any]:
             "value": _number(result.value), "subsets": {k: _number(v) for k, v in result.subsets.items()},
             "details": {subset: {k: _number(v) for k, v in metrics.items() if isinstance(v, (int, float))}
                         for subset, metrics in result.details.items()},
-            "outcomes": None if outcomes is None else {f.name: list(getattr(outcomes, f.name)) if f.name != "measure"
-                                                       else outcomes.measure for f in fields(Outcomes)}}
+            "outcomes": None if outcomes is None else asdict(outcomes)}
 
 
 def _result_from_json(data: Mapping[str, Any]) -> tuple[VariantKey, TaskScore]:
     found = data.get("outcomes")  # a part written before outcomes has none
-    outcomes = None if found is None else Outcomes(found["measure"], *(tuple(found[f.name]) for f in fields(Outcomes)
-                                                                      if f.name != "measure"))
+    outcomes = None if found is None else Outcomes(found["measure"], tuple(found["subset"]), tuple(found["item"]),
+                                                   tuple(found["gold"]), tuple(found["predicted"]))
     result = TaskScore(data["main_metric"], {k: _from_number(v) for k, v in data["subsets"].items()},
                        _from_number(data["value"]),
                        {subset: {k: float(v) for k, v in metrics.items()}  # written from numbers only
