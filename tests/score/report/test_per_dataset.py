@@ -118,3 +118,27 @@ def test_a_card_without_outcomes_is_compared_as_before_and_says_why_untested(car
     comparison = _compare(tmp_path, cards["minilm"], bare / "result_card.json")
     pair = comparison["pairwise"]["columns"]["original"]["pairs"][0]
     assert "per_dataset" not in pair and "per_dataset_method" not in comparison["pairwise"]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_per_dataset_section_escapes_every_name_it_prints(seed):
+    """Model and dataset names come from cards and files other tools wrote: generated names of Markdown's
+    markup characters, line breaks and pipes stay one cell each, escaped as every other section escapes them."""
+    import random
+
+    from hteb_contract.common.escape import md_text
+    from hteb_score.report.per_dataset import DatasetTest, PairDatasets, markdown
+
+    rng = random.Random(seed)
+    alphabet = "ab|*_`[]()<>#\\!~\n\r\t&=+-"
+
+    def name() -> str:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12)))
+
+    first, second, dataset = name(), name(), name()
+    pair = PairDatasets(first, second, [DatasetTest(dataset, 3.5, (1.0, 6.0), 0.001, 0.002, 100)])
+    lines = markdown({"original": [pair]}, str, md_text)
+    (row,) = [line for line in lines if line.startswith("| ") and "of 1" in line]
+    assert row.count("|") - row.count("\\|") == 6  # five cells, however the names read
+    assert md_text(first) in row and md_text(second) in row and md_text(dataset) in row
+    assert "\n" not in row and "\r" not in row
