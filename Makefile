@@ -184,10 +184,14 @@ noise-findings: install
 # FINDINGS_ROUND: a suffix for a round of findings scored again by a later scorer, kept apart from the cited round
 # until every model has it: -heldout is noise2-SEED scored after issue 42 (classification held out where one split,
 # per-item outcomes, calibrated per-item measures), with CARRY_FROM= (nothing carried from an earlier scorer).
+# A finished round's parts leave the tree (the device tool sends the whole tree, 64 MiB at most): its `parts-at`
+# names the commit that holds them (`git checkout COMMIT -- FINDINGS_DOCS/parts` brings them back, for this or CARRY_FROM).
 FINDINGS_ROUND ?=
 FINDINGS_DOCS := docs/findings/$(NOISE_LABEL)$(FINDINGS_ROUND)
 FINDINGS_SIX := STSBenchmark,STS16,TwitterSemEval2015,Banking77,TwentyNewsgroups,IsiZuluNews
 findings: install-score
+	@[ -d $(FINDINGS_DOCS)/parts ] || { echo "$(FINDINGS_DOCS): its parts left the tree; bring them back with" \
+		"git checkout $$(cat $(FINDINGS_DOCS)/parts-at 2>/dev/null || echo COMMIT) -- $(FINDINGS_DOCS)/parts" >&2; exit 2; }
 	set -e; cards=(); for parts in $(FINDINGS_DOCS)/parts/*/; do name=$$(basename $$parts); \
 		$(BIN)/hteb-score merge $$parts*.gz --datasets $(FINDINGS_SIX) --out $(FINDINGS_DOCS)/$$name --overwrite --keep-timings; \
 		cards+=("$(FINDINGS_DOCS)/$$name/result_card.json"); \

@@ -9,10 +9,15 @@ counts: a row of ones is the score itself; a row of multinomial counts is one bo
 (the items drawn with replacement), so B replicates are computed at once, exactly as the evaluator
 would compute the score of the drawn sample (ties averaged, as scipy and scikit-learn do).
 
+A rank measure (`RANK_MEASURES`) reads only the order of the predictions and their ties, so its outcomes
+keep each cosine's dense rank among its subset's (0 the lowest, equal cosines one rank): the same score
+exactly, in a third of the digits (parts are kept in a repository, and a random model's cosines do not
+compress).
+
 | measure | gold | predicted | the subset's score |
 |---|---|---|---|
-| spearman | gold similarity | cosine | Spearman's rho (STS, STR) |
-| ap | label 0/1 | cosine | average precision, scikit-learn's step rule (pair classification) |
+| spearman | gold similarity | the cosine's rank | Spearman's rho (STS, STR) |
+| ap | label 0/1 | the cosine's rank | average precision, scikit-learn's step rule (pair classification) |
 | accuracy | label | predicted label | share correct (classification: held-out or trained on another split) |
 | v_measure | label | cluster | V-measure (clustering, a subset clustered at once) |
 | mean | - | the item's own score | mean (retrieval nDCG@10 / reranking MAP per query, summarisation rho per text) |
@@ -33,6 +38,8 @@ from hteb_contract.common.registry import Registry
 Measure = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 #: which measures read labels (compared as strings) rather than numbers
 LABEL_MEASURES = ("accuracy", "v_measure")
+#: which measures read only the order of the predictions (their outcomes keep dense ranks)
+RANK_MEASURES = ("spearman", "ap")
 
 
 @dataclass(frozen=True)
@@ -48,13 +55,19 @@ class Outcomes:
     @classmethod
     def of(cls, measure: str, subset: str | Sequence[str], items: Sequence[Any], gold: Iterable[Any] | None,
            predicted: Iterable[Any]) -> Outcomes:
-        """Outcomes of one subset (or per-item subsets), values made plain: floats, or strings for labels."""
+        """Outcomes of one subset (or per-item subsets), values made plain: floats, or strings for labels;
+        a rank measure's predictions their dense ranks (over all the items given, so within each subset too)."""
         n = len(items)
         subsets = (subset,) * n if isinstance(subset, str) else tuple(subset)
         plain = str if measure in LABEL_MEASURES else float
+        if measure in RANK_MEASURES:
+            values = np.asarray(list(predicted), dtype=float)
+            if not np.isfinite(values).all():
+                raise ValueError(f"{measure} outcomes need finite predictions")
+            predicted = _groups(values)[2].tolist()
         return cls(measure, subsets, tuple(str(i) for i in items),
                    (None,) * n if gold is None else tuple(plain(g) for g in gold),
-                   tuple(plain(p) for p in predicted))
+                   tuple(int(p) for p in predicted) if measure in RANK_MEASURES else tuple(plain(p) for p in predicted))
 
     def __add__(self, other: Outcomes) -> Outcomes:
         """Two subsets' outcomes together (one measure)."""

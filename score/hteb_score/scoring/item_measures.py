@@ -45,7 +45,7 @@ from hteb_contract.common.escape import md_text
 from hteb_score.evaluators.pairs import SentencePairEvaluator
 from hteb_score.evaluators.subsets import group_rows
 from hteb_score.evaluators.trec import doc_text
-from hteb_score.scoring.statistics import MIN_QUALITY_ITEMS, counted, drift_row
+from hteb_score.scoring.statistics import DRIFT_DECIMALS, MIN_QUALITY_ITEMS, counted, drift_row
 from hteb_score.stats.ranking import spearman_rho
 
 if TYPE_CHECKING:  # annotations only
@@ -67,10 +67,6 @@ QUANTILES = (5, 25, 50, 75, 95)
 EXPLORER_TOP_N = 10
 #: Similarities equal to this many decimals are ties in a top-10 list (broken by corpus order).
 SIMILARITY_DECIMALS = 9
-#: An item's drift as the pass rates and the Spearman correlations read it, and a pair's similarity as its
-#: order reads it: float32 embeddings give about 7 significant digits, so values equal to 6 decimals are
-#: ties, not an order.
-DRIFT_DECIMALS = 6
 QUERY_TABLES = ("queries",)
 #: Queries searched at once (their similarities to the whole corpus held in memory together).
 QUERY_CHUNK = 64
@@ -288,7 +284,8 @@ def _pair_discordance(variant: Variant, original: SourceDataset | None, embed: A
             groups[at] = subset
     wanted = [at for at, (item_id, _) in enumerate(after) if (split, item_id) in chosen]
     shares = order_discordance(similarity([before[item_id] for item_id, _ in after]), similarity(rows), groups, wanted)
-    return {(split, after[at][0]): float(share) for at, share in zip(wanted, shares) if not np.isnan(share)}
+    return {(split, after[at][0]): round(float(share), DRIFT_DECIMALS) for at, share in zip(wanted, shares)
+            if not np.isnan(share)}
 
 
 def _explorer(variant: Variant, cosine: np.ndarray, top10: Sequence[bool | None],

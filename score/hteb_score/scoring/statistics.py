@@ -27,6 +27,10 @@ from hteb_score.stats.ranking import spearman_rho, spearman_rows
 from hteb_score.stats.wilcoxon import wilcoxon_signed_rank
 
 MIN_QUALITY_ITEMS = 3
+#: An item's drift as it is kept and read, and a pair's similarity as its order reads it: float32 embeddings
+#: give about 7 significant digits, so values equal to 6 decimals are ties, not an order (and a part keeps
+#: no digits beyond them).
+DRIFT_DECIMALS = 6
 #: How the statistics block was computed, as the card states it.
 METHOD = {
     "unit": "dataset main score (subset 'all'), seeds averaged; delta = transformed - original",
@@ -89,10 +93,10 @@ def _deltas(original: Mapping[str, float], transformed: Mapping[str, float]) -> 
 
 def drift_row(transformation: str, quality: float | None, original: str, transformed: str,
               drift: float, *, applicable: bool = True) -> dict[str, Any]:
-    """What the drift statistics keep of one transformed text: its drift, judge quality and word
+    """What the drift statistics keep of one transformed text: its drift (to DRIFT_DECIMALS), judge quality and word
     edit distance, whether the transformation changed it and whether its subset is one the variant's
     figure counts (`applicable`, scoring/coverage.py), not the texts, so a run's drift rows stay small."""
-    return {"transformation": transformation, "drift": drift, "quality": quality,
+    return {"transformation": transformation, "drift": round(drift, DRIFT_DECIMALS), "quality": quality,
             "edit_distance": normalised_word_edit_distance(original, transformed),
             "changed": original != transformed, "applicable": applicable}
 

@@ -83,6 +83,23 @@ def test_shares_and_means_of_the_drawn_sample(measure: str) -> None:
         assert value == pytest.approx(expected, abs=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("measure", ["spearman", "ap"])
+def test_a_rank_measure_keeps_dense_ranks_that_score_as_the_cosines_do(measure: str, seed: int) -> None:
+    """What a part keeps of a rank measure's cosines (their dense ranks) gives every replicate's score
+    bit for bit as the cosines themselves, ties included."""
+    rng = np.random.default_rng(300 + seed)
+    n = int(rng.integers(5, 60))
+    gold = rng.integers(0, 2 if measure == "ap" else 6, n).astype(float)
+    gold[0] = 1.0
+    cosines = np.round(rng.uniform(-1, 1, n), int(rng.integers(1, 4)))
+    kept = Outcomes.of(measure, "default", [str(i) for i in range(n)], gold, cosines)
+    assert sorted(set(kept.predicted)) == list(range(len(set(cosines.tolist()))))
+    assert all(isinstance(p, int) for p in kept.predicted)
+    w = _draws(rng, n)
+    np.testing.assert_array_equal(kept.scores(w)["default"], MEASURES.get(measure)(w, gold, cosines))
+
+
 def test_outcomes_score_each_subset_on_its_own_items() -> None:
     first = Outcomes.of("accuracy", "eng", ["a", "b", "c"], [1, 2, 2], [1, 2, 1])
     second = Outcomes.of("accuracy", "zul", ["a", "b"], [0, 0], [0, 0])
