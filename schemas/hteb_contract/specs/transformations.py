@@ -84,6 +84,7 @@ class TransformationSpec:
     judge_task: str | None = None  # None for a rule: never judged
     detectors: tuple[str, ...] = ()
     short_output: bool = False
+    short: str | None = None  # a narrow heading's name for it; None: its column label
 
     @property
     def is_rule(self) -> bool:
@@ -199,6 +200,7 @@ def parse_transformation_table(data: Any, source: str = "transformations.yaml") 
             steps=tuple(StepSpec(s["template"], s["language"], s.get("check_as")) for s in row.get("steps", ())),
             languages=row.get("languages"), judge_task=row.get("judge_task"),
             detectors=tuple(row.get("detectors", ())), short_output=row.get("short_output", False),
+            short=row.get("short"),
         )
         for row in data["transformations"]
     )

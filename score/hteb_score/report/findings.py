@@ -34,7 +34,7 @@ from hteb_score.report.analysis import compare
 from hteb_score.report.basis import common_views
 from hteb_score.report.chance import chance_rows, row_name
 from hteb_score.report.comparison import Comparison
-from hteb_score.report.formatting import confidence_interval, count, md_row, number, p_value
+from hteb_score.report.formatting import confidence_interval, count, heading, md_row, number, p_value
 from hteb_score.report.inputs import load_card
 from hteb_score.report.pairwise import ORIGINAL, ColumnRanking, pairwise_rankings, power_markdown
 from hteb_score.report.pairwise import label as ranked_label
@@ -44,9 +44,6 @@ from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart, difference, read_p
 
 _MARKED = re.compile(r"(<!-- hteb:table (?P<name>[\w-]+) (?P<folder>\S+) -->\n)(?P<body>.*?)(<!-- /hteb:table -->)",
                      re.S)
-#: How a Noise rule is named in a table heading.
-SHORT = {"character_deletion": "char. deletion", "numerisation": "numerisation", "keyboard_typos": "keyboard typos",
-         "punctuation_casing_loss": "punct./casing loss", "random_capitalisation": "random caps"}
 
 
 
@@ -64,7 +61,7 @@ def noise_models(comparison: Comparison) -> str:
     """Per model, in leaderboard order: Original and Noise over the same datasets, their delta, and
     each Noise rule's mean delta (the heat map's cells)."""
     rules = [t for t in AXES["noise"] if t in comparison.heatmap_columns]
-    lines = [md_row(["model", "Original", "Noise", "delta", *(SHORT[t] for t in rules)]), "|---" * (4 + len(rules)) + "|"]
+    lines = [md_row(["model", "Original", "Noise", "delta", *(heading(t) for t in rules)]), "|---" * (4 + len(rules)) + "|"]
     for row in comparison.leaderboard:
         figures = row.figures
         if figures is None:  # a row built without figures: never one of `leaderboard`'s
@@ -127,7 +124,7 @@ def noise_subsets(comparison: Comparison) -> str:
             continue
         seen.add((r.dataset, r.transformation, r.seed))
         changed = f"{r.changed_share:.0%}" + (" (mostly unchanged)" if r.flagged_unchanged else "")
-        lines.append(md_row([md_text(r.dataset), SHORT[r.transformation], r.subsets, changed,
+        lines.append(md_row([md_text(r.dataset), heading(r.transformation), r.subsets, changed,
                              md_text(", ".join(r.left_out) or "-")]))
     return "\n".join(lines)
 
@@ -168,7 +165,7 @@ def noise_before_after(cards: Sequence[Sequence[ModelScores]]) -> str:
 
     for dataset in datasets:
         for rule in rules:
-            lines.append(md_row([md_text(dataset), SHORT[rule], rests.get((dataset, rule), "-"), *(
+            lines.append(md_row([md_text(dataset), heading(rule), rests.get((dataset, rule), "-"), *(
                 f"{delta(before[m], dataset, rule)} -> {delta(after[m], dataset, rule)}" for m in models)]))
     return "\n".join(lines)
 
@@ -199,7 +196,7 @@ def noise_item_cosines(comparison: Comparison) -> str:
     lines = [md_row(["rule", *(f"{_row(m, comparison.chance)} drift / pass / calibrated pass" for m in models)]),
              "|---" * (1 + len(models)) + "|"]
     for rule in rules:
-        lines.append(md_row([SHORT[rule], *(f"{number(mean(m, rule, 'drift_mean'), 3)} / "
+        lines.append(md_row([heading(rule), *(f"{number(mean(m, rule, 'drift_mean'), 3)} / "
                                              f"{share(mean(m, rule, 'pass_rate'))} / "
                                              f"{share(mean(m, rule, 'calibrated_pass_rate'))}" for m in models)]))
     recorded = all(v["unchanged_share"] is not None for m in models
@@ -256,7 +253,7 @@ def noise_item_examples(comparison: Comparison) -> str:
         worst = min(mine, key=lambda r: (r["cosine"], r["model"], r["dataset"], r["item_id"], r["field"]))
         quote = [md_text(t if len(t) <= QUOTED_CHARS else t[:QUOTED_CHARS] + "...")
                  for t in (worst["original_text"], worst["transformed_text"])]
-        lines.append(md_row([SHORT[rule], _name(worst["model"]), md_text(worst["dataset"]), number(worst["cosine"], 3),
+        lines.append(md_row([heading(rule), _name(worst["model"]), md_text(worst["dataset"]), number(worst["cosine"], 3),
                              *quote]))
     return "\n".join(lines)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hteb_contract.specs.transformations import transformation_spec
 from hteb_contract.taxonomy import AXIS_LABELS
 from hteb_score.scoring.model_scores import HTEB
 from hteb_score.stats.hodges_lehmann import coverage_note
@@ -47,6 +48,12 @@ def count(n: int, noun: str) -> str:
 def column_label(name: str) -> str:
     """How a score column (`hteb`, an axis, a transformation) is printed."""
     return "HTEB total" if name == HTEB else AXIS_LABELS.get(name, name.replace("_", " ").capitalize())
+
+
+def heading(transformation: str) -> str:
+    """How a narrow table heading names a transformation: its row's `short`, else its column label (a
+    new rule row needs no code to be named)."""
+    return transformation_spec(transformation).short or column_label(transformation)
 
 
 def md_row(cells: Sequence[str]) -> str:

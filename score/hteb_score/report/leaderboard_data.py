@@ -25,13 +25,12 @@ from typing import Any
 
 from hteb_contract.errors import HtebError
 from hteb_contract.specs.datasets import dataset_specs
-from hteb_contract.taxonomy import AXES
+from hteb_contract.taxonomy import AXES, TRANSFORMATIONS
 
 from hteb_score import CARD_FILE
 from hteb_score.report.chance import chance_rows
 from hteb_score.report.coverage_rows import coverage_rows
-from hteb_score.report.findings import SHORT
-from hteb_score.report.formatting import column_label
+from hteb_score.report.formatting import column_label, heading
 from hteb_score.report.inputs import load_card
 from hteb_score.report.pairwise import ORIGINAL, rank_models
 from hteb_score.scoring.model_scores import ModelScores
@@ -163,7 +162,8 @@ def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> di
     return {
         "revision": ", ".join(sorted(revisions)),
         "axes": {a: {"label": "Original" if a == ORIGINAL else column_label(a), "columns": c} for a, c in axes.items()},
-        "labels": {c: "Original" if c == ORIGINAL else SHORT.get(c, column_label(c)) for c in columns},
+        "labels": {c: "Original" if c == ORIGINAL else heading(c) if c in TRANSFORMATIONS else column_label(c)
+                   for c in columns},
         "datasets": [{"name": d, "languages": languages[d], "task_type": models[0].task_types.get(d, "")}
                      for d in shared],
         "models": [{"model": m.model, "kind": "chance" if m.model in chance else "model", "label": chance.get(m.model),

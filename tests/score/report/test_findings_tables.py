@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from hteb_contract.errors import ContractError, HtebError
+from hteb_contract.taxonomy import AXES
 from hteb_score import CARD_FILE
-from hteb_score.report.findings import SHORT, parts_of, unit_times, update_tables
+from hteb_score.report.findings import parts_of, unit_times, update_tables
+from hteb_score.report.formatting import heading
 from hteb_score.scoring.aggregate import aggregate
 from hteb_score.scoring.parts import merge_parts, read_part
 from hteb_score.scoring.score_record import ScoreRecord
@@ -170,8 +172,26 @@ def test_the_item_examples_are_the_explorers_lowest_cosines_quoted_from_the_revi
     table = noise_item_examples(comparison_of(WHOLE["noise2-1339"])).splitlines()
     for line in table[2:]:
         cosine = float(line.split(" | ")[3])
-        rule = next(t for t, short in SHORT.items() if short == line.split(" | ")[0].lstrip("| "))
+        rule = next(t for t in AXES["noise"] if heading(t) == line.split(" | ")[0].lstrip("| "))
         lowest = rows[rows.transformation == rule].cosine.min()
         assert cosine == pytest.approx(lowest, abs=0.0005)
         worst = rows[(rows.transformation == rule) & (rows.cosine == lowest)].iloc[0]
         assert worst.original_text[:QUOTED_CHARS // 2].split("|")[0].strip() in line.replace("\\", "")
+
+
+@pytest.mark.parametrize("short", [None, "vowels"])
+def test_a_rule_row_is_named_in_headings_by_its_short_or_else_its_label(short, monkeypatch):
+    """A new Noise rule row needs no code to be named in a table heading: its `short` if it has one,
+    else its spaced, capitalised name (the tables once indexed a dict of five names and raised KeyError)."""
+    import yaml
+
+    from hteb_contract.specs import transformations
+
+    data = yaml.safe_load((ROOT / "schemas" / "hteb_contract" / "specs" / "transformations.yaml").read_text())
+    data["transformations"].append({"name": "vowel_swap", "axis": "noise", "made_by": "rules",
+                                    **({"short": short} if short else {})})
+    table = transformations.parse_transformation_table(data)
+    monkeypatch.setattr(transformations, "transformation_table", lambda: table)
+    assert heading("vowel_swap") == (short or "Vowel swap")
+    assert [heading(t) for t in AXES["noise"]] == ["random caps", "char. deletion", "numerisation", "keyboard typos",
+                                                 "punct./casing loss"]
