@@ -19,6 +19,7 @@ from typing import Any
 
 from hteb_contract.errors import HtebError
 from hteb_contract.common.paths import default_cache_dir
+from hteb_contract.specs.resolved import differences
 
 from hteb_generate.setup.config import LLM_SETTINGS, PROFILES, GenerateConfig, build_config, default_data_dir, validate
 from hteb_generate.transform.noise import FIRST_RULES, is_rule
@@ -38,6 +39,8 @@ def rebuild_config(manifest: Mapping[str, Any], *, store: str, profile: str | No
     content = {k: tuple(v) if isinstance(v, list) else v for k, v in manifest["config"].items()}
     content.pop("prompt_set_sha256", None)  # derived from prompt_set: checked through the config hash
     content.pop("noise_rules_sha256", None)  # derived from noise_rules: checked so too
+    # derived from the installed tables' rows (a revision made before the block has none: rebuilt without)
+    content["record_specs"] = content.pop("specs_sha256", None) is not None
     content.setdefault("noise_rules", FIRST_RULES)  # a config naming no rules version was made by version 1 (noise-1339)
     names = {f.name: f for f in fields(GenerateConfig)}
     unknown = sorted(content.keys() - names.keys())
@@ -61,6 +64,12 @@ def rebuild_config(manifest: Mapping[str, Any], *, store: str, profile: str | No
         raise HtebError(f"revision {label!r} was made by {made_by}, whose config lacks {', '.join(missing)}; "
                         "reproduce it with that release")
     config = validate(GenerateConfig(**values))
+    if config.record_specs and "specs" in manifest:
+        changed = differences(config.specs(), manifest["specs"])
+        if changed is not None:
+            raise HtebError(f"this hteb-generate cannot rebuild the run of revision {label!r}: its tables' {changed} "
+                            f"differs from the row the revision was made by (made by {made_by}); reproduce it with "
+                            "that release")
     ours, theirs = (json.loads(json.dumps(c)) for c in (config.content_config(), manifest["config"]))
     if ours != theirs or config.config_hash() != manifest["config_hash"]:
         key = next((k for k in sorted(ours.keys() | theirs.keys()) if ours.get(k) != theirs.get(k)), None)

@@ -421,6 +421,7 @@ def content_description(cfg: GenerateConfig, datasets: dict[str, SourceDataset],
         "generator": _generator_block(cfg, engines),
         "judge": judge,
         "corpus_perturbed": cfg.corpus_noise,
+        **({"specs": cfg.specs()} if cfg.record_specs else {}),
     }
 
 

@@ -21,6 +21,8 @@ from hteb_contract.errors import HtebError, unknown_name
 from hteb_contract.common.paths import default_cache_dir
 from hteb_contract.revision import CORPUS_TASK_TYPES
 from hteb_contract.specs.datasets import DatasetSpec
+from hteb_contract.specs.resolved import specs_block, specs_hash
+from hteb_contract.specs.transformations import transformation_spec
 from hteb_contract.stores import check_label, check_store_uri
 from hteb_contract.stores.local import enclosing_store
 
@@ -111,6 +113,9 @@ class GenerateConfig:
     ray_workers: int | None = None  # engines on the cluster (None: as many as its GPUs or CPUs hold)
     corpus_noise: bool = False  # also the retrieval corpora under each noise rule (SAGE Task 5; opt-in)
     noise_rules: str = CURRENT_RULES  # the noise rules' version (transform.noise.RULE_SETS); "1" is noise-1339's
+    #: the manifest records the rows the run is made by (`specs`, folded into the config hash); False only
+    #: to rebuild a revision made before the block (`reproduce`), whose config hash has no rows in it
+    record_specs: bool = True
 
     @property
     def llm_transformations(self) -> tuple[str, ...]:
@@ -122,8 +127,10 @@ class GenerateConfig:
         LLM transformation, no model, prompt, judge or decoding setting, and the noise rules' hash."""
         data = asdict(self)
         for key in ("data_dir", "store", "label", "cache_dir", "publish", "batch_size", "engine_options", "profile",
-                    "manifest_md", "allow_unpinned", "ray_address", "ray_workers"):
+                    "manifest_md", "allow_unpinned", "ray_address", "ray_workers", "record_specs"):
             data.pop(key)
+        if self.record_specs:
+            data["specs_sha256"] = specs_hash(self.specs())
         if not self.corpus_noise:  # off, it is left out: a revision without it keeps its config hash
             data.pop("corpus_noise")
         # version 1 (or no rule at all) is left out, as before versions: noise-1339 keeps its config hash
@@ -137,6 +144,18 @@ class GenerateConfig:
             return data
         data["prompt_set_sha256"] = PROMPT_SETS.get(self.prompt_set).sha256
         return data
+
+    def specs(self) -> dict[str, Any]:
+        """The rows the run is made by (the manifest's `specs` block, `hteb_contract.specs.resolved`)."""
+        detector = None
+        if any("wrong_language" in transformation_spec(t).detectors for t in self.llm_transformations):
+            from hteb_generate.transform.langid import detector_info  # lingua, only for a run that checks languages
+
+            detector = detector_info()
+        rules = self.noise_rules if len(self.llm_transformations) < len(self.transformations) else None
+        data_dir = Path(self.data_dir) if self.source == "local" else None
+        names = [lookup_source(name, data_dir=data_dir).name for name in self.datasets]
+        return specs_block(names, self.transformations, noise_rules=rules, language_detector=detector)
 
     def config_hash(self) -> str:
         text = json.dumps(self.content_config(), sort_keys=True, ensure_ascii=False)

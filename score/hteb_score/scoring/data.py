@@ -27,6 +27,7 @@ from hteb_score.scoring.coverage import SubsetShare, revision_shares
 from hteb_score.scoring.corpus_robustness import CorpusVariant, corpus_variants
 from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.options import ScoreOptions
+from hteb_score.scoring.revision_specs import check_revision_specs
 from hteb_score.scoring.selection import PRESETS, judge_kept, judge_means, require_judge_scores
 
 
@@ -143,6 +144,7 @@ def _revision_plan(options: ScoreOptions) -> tuple[Revision, list[str], list[str
     names, transformations = options.datasets, options.transformations
     store, ref = options.revision_at()
     revision = open_store(store).fetch(ref, datasets=names)
+    check_revision_specs(revision)
     if options.preset is not None:
         names, transformations = PRESETS.get(options.preset).choose(revision)
     planned = names or revision.dataset_names()
