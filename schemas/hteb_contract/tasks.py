@@ -47,6 +47,9 @@ class TaskType:
     #: the kind of evaluation settings its mteb abstract task class lets a task class set (specs/mteb_settings.py)
     mteb_settings: type[Settings] = field(kw_only=True)
     hub_category: str = ""  # the Hub's task_categories tag, as mteb's task metadata maps the type
+    #: its queries are searched over the whole corpus (Retrieval; a reranking query ranks only its candidates):
+    #: the corpus a Noise rule may perturb (--corpus-noise) and the top-10 list a query's drift is checked against
+    searches_corpus: bool = False
     #: field -> its value check where this type's rows hold less than FIELD_CHECKS allows, or a field it brings
     checks: Mapping[str, FieldCheck] = field(default_factory=dict)
 
@@ -117,7 +120,8 @@ TASK_TYPES: Registry[TaskType] = Registry("task type", entries={
         TaskType("Retrieval", ("corpus", "queries", "qrels"),
                  {"corpus": ("id", "text"), "queries": ("id", "text"), "qrels": ("query_id", "doc_id", "score")},
                  (("queries", "text"),), metric="ndcg_at_10", mteb_main_score="ndcg_at_10",
-                 hub_category="text-retrieval", checks={"score": RELEVANCE}, mteb_settings=RetrievalSettings),
+                 hub_category="text-retrieval", checks={"score": RELEVANCE}, mteb_settings=RetrievalSettings,
+                 searches_corpus=True),
         TaskType("Reranking", ("corpus", "queries", "qrels", "top_ranked"),
                  {"corpus": ("id", "text"), "queries": ("id", "text"), "qrels": ("query_id", "doc_id", "score"),
                   "top_ranked": ("query_id", "doc_ids")},

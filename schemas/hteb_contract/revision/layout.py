@@ -8,6 +8,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from hteb_contract.errors import IntegrityError, SourceError
+from hteb_contract.tasks import TASK_TYPES
 
 #: Reports progress over an iterable (description, total) and yields its items: `tqdm`'s shape,
 #: `lambda items, desc, total: tqdm(items, desc=desc, total=total)`. The contract prints nothing itself.
@@ -42,7 +43,7 @@ EVAL = "eval.yaml"  # the benchmark's task ids, which Hub evaluation results att
 
 
 #: Task types whose corpus a revision may hold perturbed (what the scorer's corpus robustness reads).
-CORPUS_TASK_TYPES = ("Retrieval",)
+CORPUS_TASK_TYPES = tuple(name for name, kind in TASK_TYPES.items() if kind.searches_corpus)
 
 
 #: Top-level folder -> what its files hold; `data` and `corpus` files are named <transformation>_<seed>.parquet.

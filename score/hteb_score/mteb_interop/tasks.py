@@ -30,7 +30,7 @@ from mteb.cache import ResultCache
 from mteb.results import TaskResult
 
 from hteb_contract.errors import HtebError
-from hteb_contract.taxonomy import AXES, PAPER_TRANSFORMATIONS
+from hteb_contract.specs.transformations import transformation_spec
 from hteb_score.mteb_interop.adapter import load_task
 from hteb_contract.hub_eval import selection_tag
 from hteb_score.mteb_interop.layout import short_revision, variant_task_name
@@ -98,25 +98,23 @@ def _variant_task(task_name: str, dataset: Any, variant: HtebVariant, data_revis
     return task
 
 
-#: mteb's `sample_creation` of a transformed text: the paper's transformations are written by an LLM
-#: and checked (the generator's error checks, the judge where a revision has one); translations are
-#: machine translations so checked; Noise perturbations are made by rules, not by a model.
-SAMPLE_CREATION = {
-    **dict.fromkeys(PAPER_TRANSFORMATIONS, "LM-generated and verified"),
-    **dict.fromkeys(("translation", "cross_translation"), "machine-translated and LM verified"),
-    **dict.fromkeys(AXES["noise"], "created"),
-}
-
-
 def sample_creation(transformation: str, source: str | None) -> str | None:
-    """mteb's `sample_creation` of a variant: the source task's for the original, else SAMPLE_CREATION's.
+    """mteb's `sample_creation` of a variant: the source task's for the original; from the transformation's
+    row otherwise: a rule's texts are `created` (no model), an LLM's are checked (the generator's error
+    checks, the judge where a revision has one): machine translations where its last step answers in a
+    target language, else LM-generated.
 
     >>> sample_creation("original", "found"), sample_creation("paraphrasing", "found")
     ('found', 'LM-generated and verified')
     >>> sample_creation("keyboard_typos", "found")
     'created'
     """
-    return source if transformation == "original" else SAMPLE_CREATION[transformation]
+    if transformation == "original":
+        return source
+    row = transformation_spec(transformation)
+    if row.is_rule:
+        return "created"
+    return "machine-translated and LM verified" if row.steps[-1].language == "target" else "LM-generated and verified"
 
 
 def _description(variant: HtebVariant, source: str) -> str:

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from hteb_contract.common.escape import md_text
+from hteb_contract.tasks import task_type
 from hteb_score.evaluators.pairs import SentencePairEvaluator
 from hteb_score.evaluators.subsets import group_rows
 from hteb_score.evaluators.trec import doc_text
@@ -230,7 +231,7 @@ def measure_variant(variant: Variant, original: SourceDataset | None, table: Emb
         a = np.asarray(embed([items.original_text[at] for at in rows], prompt))
         b = np.asarray(embed([items.transformed_text[at] for at in rows], prompt))
         cosine[rows] = _cosines(a, b)
-        if info.task_type == "Retrieval" and prompt == "query":
+        if task_type(info.task_type).searches_corpus and prompt == "query":
             documents = {} if documents is None else documents
             if info.name not in documents:
                 documents[info.name] = np.asarray(embed([doc_text(d) for d in variant.dataset.tables["corpus"]],
