@@ -38,3 +38,21 @@ def test_a_new_rows_sample_creation_is_read_from_its_steps(row, label, monkeypat
 def test_the_task_types_whose_corpus_a_revision_may_perturb_are_those_that_search_it():
     assert CORPUS_TASK_TYPES == tuple(name for name, kind in TASK_TYPES.items() if kind.searches_corpus)
     assert CORPUS_TASK_TYPES == ("Retrieval",)  # a reranking query ranks its candidates only
+
+
+@pytest.mark.parametrize(("needs", "arabic"), [(None, None), ("case", "the script has no case"),
+                                                ("layout", None), ("digits", "no look-alike")])
+def test_where_a_new_rule_applies_is_read_from_what_its_row_needs(needs, arabic, monkeypatch):
+    """A new Noise rule row says what it needs of a script; which subsets it applies to follows with no code."""
+    from hteb_contract.specs.noise_scripts import noise_scripts
+
+    data = yaml.safe_load(TABLE.read_text(encoding="utf-8"))
+    data["transformations"].append({"name": "vowel_swap", "axis": "noise", "made_by": "rules",
+                                    **({"needs": needs} if needs else {})})
+    table = transformations.parse_transformation_table(data)
+    monkeypatch.setattr(transformations, "transformation_table", lambda: table)
+    scripts = noise_scripts()
+    assert scripts.why_not("vowel_swap", "Latn") is None
+    found = scripts.why_not("vowel_swap", "Arab")
+    assert found is None if arabic is None else arabic in found
+    assert (scripts.why_not("vowel_swap", None) is None) == (needs is None)  # no script read: only a rule needing none

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -29,6 +30,7 @@ from typing import Any
 import yaml
 
 from hteb_contract.errors import ContractError
+from hteb_contract.specs.transformations import transformation_spec
 
 TABLE_PATH = Path(__file__).resolve().parent / "noise_scripts.yaml"
 NO_KEY = "_"
@@ -51,6 +53,14 @@ class ScriptRules:
     digits: dict[str, str] | None
     no_layout: str | None = None
     no_digits: str | None = None
+
+
+#: What a rule may need of a script (a rule row's `needs`): the script's row -> why it lacks it (None: it has it).
+NEEDS: dict[str, Callable[[ScriptRules], str | None]] = {
+    "layout": lambda row: row.no_layout if row.layout is None else None,
+    "digits": lambda row: row.no_digits if row.digits is None else None,
+    "case": lambda row: None if row.cased else "the script has no case",
+}
 
 
 @dataclass(frozen=True)
@@ -106,19 +116,15 @@ class NoiseScripts:
         return self.why_not(rule, script) is None
 
     def why_not(self, rule: str, script: str | None) -> str | None:
-        """Why `rule` does not apply to `script` (None: it applies)."""
-        row = self.scripts.get(script or "")
-        if rule in ("character_deletion", "punctuation_casing_loss"):
+        """Why `rule` does not apply to `script` (None: it applies), as its row's `needs` says: a rule that
+        needs nothing of a script applies to every text; one that does, to a script of the table that has it."""
+        need = transformation_spec(rule).needs
+        if need is None:
             return None
+        row = self.scripts.get(script or "")
         if row is None:
             return f"script {script or 'unknown'} is not in the table"
-        if rule == "keyboard_typos":
-            return row.no_layout if row.layout is None else None
-        if rule == "numerisation":
-            return row.no_digits if row.digits is None else None
-        if rule == "random_capitalisation":
-            return None if row.cased else "the script has no case"
-        return None
+        return NEEDS[need](row)
 
     def layout_for(self, script: str, language: str | None) -> Layout | None:
         """The keyboard a typist of `language` uses for `script`: the national one, else the script's standard one."""

@@ -85,6 +85,7 @@ class TransformationSpec:
     detectors: tuple[str, ...] = ()
     short_output: bool = False
     short: str | None = None  # a narrow heading's name for it; None: its column label
+    needs: str | None = None  # a rule's need of a script (noise_scripts.NEEDS); None: it applies to every script
 
     @property
     def is_rule(self) -> bool:
@@ -200,7 +201,7 @@ def parse_transformation_table(data: Any, source: str = "transformations.yaml") 
             steps=tuple(StepSpec(s["template"], s["language"], s.get("check_as")) for s in row.get("steps", ())),
             languages=row.get("languages"), judge_task=row.get("judge_task"),
             detectors=tuple(row.get("detectors", ())), short_output=row.get("short_output", False),
-            short=row.get("short"),
+            short=row.get("short"), needs=row.get("needs"),
         )
         for row in data["transformations"]
     )
