@@ -25,7 +25,7 @@ from hteb_contract.stores import check_store_uri, open_store
 
 from hteb_generate import __version__
 from hteb_generate.bounds import TOLERANCE, check_number
-from hteb_generate.setup.config import check_output_file
+from hteb_generate.setup.config import PROFILES, check_output_file
 from hteb_generate.run.plan import COUNTS, PREFILL_SOURCE, PREFILL_TOKENS_PER_SECOND, TOKENS_PER_SECOND, TOKENS_PER_SECOND_SOURCE
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ def _options(fn, seed: Any = SEED):
     """The options of a run (`run`, `validate`, `doctor`); `seed`: the seed option."""
     return _decorate(fn, [
         seed,
-        click.option("--profile", type=click.Choice(["gpu", "cpu", "noise"]), default="gpu", show_default=True,
+        click.option("--profile", type=click.Choice(list(PROFILES)), default="gpu", show_default=True,
                      help="gpu: vLLM, all datasets; cpu: SmolLM2 on a sample; noise: the noise rules, full size, no LLM."),
         click.option("--datasets", default=None, help="Comma-separated datasets (revision, mteb or local names)."),
         click.option("--transformations", default=None,

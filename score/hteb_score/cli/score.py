@@ -14,9 +14,11 @@ from hteb_score import CARD_FILE, DEFAULT_STORE, SAMPLE_REVISION
 from hteb_score.cli import options
 from hteb_score.cli.output import OutputFolder
 from hteb_score.cli.terminal import echo
+from hteb_score.encoding.backends import BACKENDS
 from hteb_score.encoding.choice import KINDS
 from hteb_score.encoding.model_files import DEFAULT_MODEL_ID, check_model, choose_model
 from hteb_score.scoring.options import ScoreOptions
+from hteb_score.scoring.selection import PRESETS
 
 if TYPE_CHECKING:  # imported when the option is parsed: --help stays light
     from hteb_score.cli.unit_run import Executor
@@ -75,7 +77,7 @@ def _judge_threshold(ctx: click.Context, param: click.Parameter, value: float | 
               "hteb:random or hteb:constant (settings as a query: hteb:random?norm=10&seed=3&dim=384), a null model "
               "that reads no text and scores chance. auto: null for MODEL_ID starting hteb:, python for "
               "MODULE:FACTORY, mteb when it is installed and has MODEL_ID registered, else sentence-transformers.")
-@click.option("--backend", type=click.Choice(["auto", "torch", "onnx", "openvino"]), default="auto", show_default=True,
+@click.option("--backend", type=click.Choice(["auto", *BACKENDS.names()]), default="auto", show_default=True,
               help="What runs the model: torch, or its transformer exported once to ONNX and run by onnxruntime "
               "(extra: onnx) or OpenVINO (extra: openvino). auto: OpenVINO fp32 on CPU when installed (measured "
               "fastest with scores equal to torch fp32's), else torch. The card records it and the largest "
@@ -92,7 +94,7 @@ def _judge_threshold(ctx: click.Context, param: click.Parameter, value: float | 
               help="Also score each retrieval dataset's perturbed corpora (hteb-generate --corpus-noise) with the "
               "original queries: nDCG@10 retention per perturbation and their harmonic mean, in a section of "
               "its own (never in the HTEB total or the Noise axis).")
-@click.option("--preset", type=click.Choice(["minimal", "full"]), default=None,
+@click.option("--preset", type=click.Choice(list(PRESETS.names())), default=None,
               help="minimal: the paper's quick check - paraphrasing, expansion (else summarisation) and translation "
               "(else cross-translation) on one dataset per task type; full: everything. Recorded in the card.")
 @click.option("--model-revision", default=None, metavar="REV",
