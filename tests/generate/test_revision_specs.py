@@ -5,15 +5,14 @@ another configuration: `reproduce` names the row instead of rebuilding a differe
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 
 import pytest
 import yaml
+from edited_tables import edit_installed_table
 
 from hteb_contract.errors import HtebError
-from hteb_contract.specs import resolved
 from hteb_contract.specs.resolved import differences, specs_hash
 from hteb_contract.stores import open_store
 from hteb_contract.validation import validate
@@ -76,15 +75,7 @@ def test_an_edited_row_is_another_configuration_and_reproduce_names_it(noise_rev
     """Editing an installed row changes the config hash of a run made today, and an existing revision's
     run is not rebuilt from the edited row: reproduce refuses in one line naming the row and column."""
     config, manifest = noise_revision
-    read = resolved._rows
-
-    def edited(path: str):
-        data = copy.deepcopy(read(path))
-        if Path(path).name == table:
-            edit(data)
-        return data
-
-    monkeypatch.setattr(resolved, "_rows", edited)
+    edit_installed_table(monkeypatch, table, edit)
     assert differences(config.specs(), manifest["specs"]) == where
     assert config.config_hash() != manifest["config_hash"]
     with pytest.raises(HtebError, match=rf"cannot rebuild the run of revision 't': its tables' {where} differs"):

@@ -5,14 +5,13 @@ without the block is scored as before."""
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 
 import pytest
+from edited_tables import edit_installed_table
 from revision_factory import build_revision, install, reseal
 
-from hteb_contract.specs import resolved
 from hteb_contract.specs.resolved import specs_block
 from hteb_score.cli import main
 
@@ -27,19 +26,6 @@ def _revision(tmp_path: Path, shared_data: Path, *, with_specs: bool) -> Path:
                                                                                        "version": "2.1.1"}))
     install(tmp_path / "store", tmp_path / "rev")
     return tmp_path / "store"
-
-
-def _edit(monkeypatch: pytest.MonkeyPatch, table: str, edit) -> None:
-    """The installed table `table` as if its YAML had been edited so."""
-    read = resolved._rows
-
-    def edited(path: str):
-        data = copy.deepcopy(read(path))
-        if Path(path).name == table:
-            edit(data)
-        return data
-
-    monkeypatch.setattr(resolved, "_rows", edited)
 
 
 def _score(store: Path, out: Path, capsys) -> tuple[int, str]:
@@ -63,7 +49,7 @@ def _row(rows: list, name: str) -> dict:
 def test_a_row_the_scorer_reads_that_changed_since_is_refused_in_one_line(tmp_path, shared_data, monkeypatch, capsys,
                                                                           table, edit, where):
     store = _revision(tmp_path, shared_data, with_specs=True)
-    _edit(monkeypatch, table, edit)
+    edit_installed_table(monkeypatch, table, edit)
     status, err = _score(store, tmp_path / "out", capsys)
     assert status == 2 and err.count("\n") == 1 and "Traceback" not in err, err
     assert f"revision 's1': its {where} differs from this hteb-score's table" in err
@@ -73,9 +59,9 @@ def test_a_row_the_scorer_reads_that_changed_since_is_refused_in_one_line(tmp_pa
 def test_a_column_the_scorer_never_reads_may_change_and_the_revision_scores(tmp_path, shared_data, monkeypatch,
                                                                           capsys):
     store = _revision(tmp_path, shared_data, with_specs=True)
-    _edit(monkeypatch, "transformations.yaml",
+    edit_installed_table(monkeypatch, "transformations.yaml",
           lambda d: _row(d["transformations"], "paraphrasing").update(judge_task="rewrite it"))
-    _edit(monkeypatch, "datasets.yaml", lambda d: _row(d, "Banking77").update(citation="@misc{x}"))
+    edit_installed_table(monkeypatch, "datasets.yaml", lambda d: _row(d, "Banking77").update(citation="@misc{x}"))
     status, err = _score(store, tmp_path / "out", capsys)
     assert status == 0, err
     assert json.loads((tmp_path / "out" / "result_card.json").read_text())["dataset"]["label"] == "s1"
@@ -83,6 +69,6 @@ def test_a_column_the_scorer_never_reads_may_change_and_the_revision_scores(tmp_
 
 def test_a_revision_without_the_block_is_scored_as_before_with_nothing_to_check(tmp_path, shared_data, monkeypatch, capsys):
     store = _revision(tmp_path, shared_data, with_specs=False)
-    _edit(monkeypatch, "datasets.yaml", lambda d: _row(d, "Banking77").update(eval_split="train"))
+    edit_installed_table(monkeypatch, "datasets.yaml", lambda d: _row(d, "Banking77").update(eval_split="train"))
     status, err = _score(store, tmp_path / "out", capsys)
     assert status == 0, err
