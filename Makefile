@@ -185,14 +185,17 @@ noise-findings: install
 # until every model has it: -heldout is noise2-SEED scored after issue 42 (classification held out where one split,
 # per-item outcomes, calibrated per-item measures), with CARRY_FROM= (nothing carried from an earlier scorer).
 # A finished round's parts leave the tree (the device tool sends the whole tree, 64 MiB at most): its `parts-at`
-# names the commit that holds them (`git checkout COMMIT -- FINDINGS_DOCS/parts` brings them back, for this or CARRY_FROM).
+# names the commit that holds them (`git checkout COMMIT -- FINDINGS_DOCS/parts` brings them back, for this or CARRY_FROM);
+# without them `make findings` compares the round's committed cards again and writes the tables.
 FINDINGS_ROUND ?=
 FINDINGS_DOCS := docs/findings/$(NOISE_LABEL)$(FINDINGS_ROUND)
 FINDINGS_SIX := STSBenchmark,STS16,TwitterSemEval2015,Banking77,TwentyNewsgroups,IsiZuluNews
 findings: install-score
-	@[ -d $(FINDINGS_DOCS)/parts ] || { echo "$(FINDINGS_DOCS): its parts left the tree; bring them back with" \
-		"git checkout $$(cat $(FINDINGS_DOCS)/parts-at 2>/dev/null || echo COMMIT) -- $(FINDINGS_DOCS)/parts" >&2; exit 2; }
-	set -e; cards=(); for parts in $(FINDINGS_DOCS)/parts/*/; do name=$$(basename $$parts); \
+	set -e; cards=(); if [ ! -d $(FINDINGS_DOCS)/parts ]; then \
+		echo "$(FINDINGS_DOCS): its parts left the tree (git checkout $$(cat $(FINDINGS_DOCS)/parts-at) --" \
+			"$(FINDINGS_DOCS)/parts brings them back): comparing its committed cards again"; \
+		for whole in $(FINDINGS_DOCS)/whole-revision/*/; do cards+=("$(FINDINGS_DOCS)/$$(basename $$whole)/result_card.json"); done; \
+	fi; for parts in $$([ ! -d $(FINDINGS_DOCS)/parts ] || echo $(FINDINGS_DOCS)/parts/*/); do name=$$(basename $$parts); \
 		$(BIN)/hteb-score merge $$parts*.gz --datasets $(FINDINGS_SIX) --out $(FINDINGS_DOCS)/$$name --overwrite --keep-timings; \
 		cards+=("$(FINDINGS_DOCS)/$$name/result_card.json"); \
 		rm -rf $(OUT)/whole-revision/$$name; mkdir -p $(OUT)/whole-revision; \

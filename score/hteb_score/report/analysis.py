@@ -252,7 +252,8 @@ def compare(
     if headline is not None:  # ranked by the axis the result leads with
         board = sorted(board, key=lambda r: (r.chance is not None, headline.ranks.get(r.model, 0), r.model))
     names, cells = heatmap(views, models)
-    rankings = pairwise_rankings(common, [*columns.axes, *columns.total], ci_method=ci_method, seed=seed)
+    rankings = pairwise_rankings(common, [*columns.axes, *columns.total], ci_method=ci_method, seed=seed,
+                                 chance=chance)
     across = [m for m in common if m.model not in chance]  # the statistics across models: no chance row
     return Comparison(
         models=list(models),
@@ -269,7 +270,8 @@ def compare(
         heatmap=cells,
         lead=headline,
         pairwise=rankings,
-        per_dataset=per_dataset_tests(common, {c: [(p.first, p.second) for p in r.pairs] for c, r in rankings.items()},
+        per_dataset=per_dataset_tests(common, {c: [(p.first, p.second) for p in r.all_pairs]
+                                               for c, r in rankings.items()},
                                       datasets, seed=seed),
         coverage=coverage_rows((m.model, m.card) for m in models),
         coverage_stated=recorded(m.card for m in models),

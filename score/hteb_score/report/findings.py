@@ -31,12 +31,11 @@ from hteb_contract.common.registry import Registry
 from hteb_contract.taxonomy import AXES
 from hteb_score import CARD_FILE
 from hteb_score.report.analysis import compare
-from hteb_score.report.basis import common_views
 from hteb_score.report.chance import chance_rows, row_name
 from hteb_score.report.comparison import Comparison
 from hteb_score.report.formatting import confidence_interval, count, heading, md_row, number, p_value
 from hteb_score.report.inputs import load_card
-from hteb_score.report.pairwise import ORIGINAL, ColumnRanking, pairwise_rankings, power_markdown
+from hteb_score.report.pairwise import power_markdown
 from hteb_score.report.pairwise import label as ranked_label
 from hteb_score.report.per_dataset import tables as per_dataset_tables
 from hteb_score.scoring.model_scores import ModelScores
@@ -100,11 +99,11 @@ def model_groups(comparison: Comparison) -> str:
     lines += [md_row([_name(row.model), *(rankings[n].cell(row.model) for n in names)])
               for row in comparison.leaderboard if row.model not in chance]
     for model in chance:
-        against = [[p for p in rankings[n].pairs if model in (p.first, p.second) and {p.first, p.second} - set(chance)]
+        against = [[p for p in rankings[n].chance_pairs if model in (p.first, p.second) and {p.first, p.second} - set(chance)]
                    for n in names]
         lines.append(md_row([_row(model, chance), *(
             f"no rank; separated from {sum(p.separated for p in pairs)} of {len(pairs)} models" for pairs in against)]))
-    models = [[p for p in rankings[n].pairs if p.first not in chance and p.second not in chance] for n in names]
+    models = [rankings[n].pairs for n in names]
     lines.append(md_row(["pairs separated (Shaffer p < 0.05)", *(
         f"{sum(p.separated for p in pairs)} of {len(pairs)}" for pairs in models)]))
     return "\n".join(lines)
@@ -217,16 +216,6 @@ def pair_datasets(comparison: Comparison) -> str:
         raise ContractError("table pair-datasets: no pair has per-item outcomes on both sides (outcomes.parquet)")
     return "\n".join(line.replace("### ", "**", 1) + "**" if line.startswith("### ") else line
                      for line in found).rstrip("\n")
-
-
-def models_only(comparison: Comparison) -> dict[str, ColumnRanking]:
-    """Model against model over the models alone: the comparison's own where it has no chance row, else
-    ranked again without them (a pair with chance would widen the spread the power is read at)."""
-    if not comparison.chance:
-        return comparison.pairwise
-    models = [m for m in comparison.models if m.model not in comparison.chance]
-    return pairwise_rankings(common_views(models, comparison.datasets),
-                             [c for c in comparison.pairwise if c != ORIGINAL])
 
 
 def _card_of(comparison: Comparison, model: str) -> dict[str, Any]:
@@ -350,7 +339,7 @@ TABLES: Registry[Table] = Registry("findings table", entries={
     "noise-item-cosines": Table(comparison_of, noise_item_cosines),
     "pair-datasets": Table(comparison_of, pair_datasets),
     "noise-item-examples": Table(comparison_of, noise_item_examples),
-    "pair-power": Table(comparison_of, lambda comparison: power_markdown(models_only(comparison)))})
+    "pair-power": Table(comparison_of, lambda comparison: power_markdown(comparison.pairwise))})
 
 
 def update_tables(text: str, base: Path) -> str:

@@ -237,7 +237,7 @@ def _leaderboard(c: Comparison) -> list[str]:
 def _pairwise(c: Comparison) -> list[str]:
     """Model against model: each ranked column's groups in a sentence, the ranks table, the pairs."""
     rankings = c.pairwise
-    if not rankings or len(next(iter(rankings.values())).ranks) < 2:
+    if not rankings or not next(iter(rankings.values())).all_pairs:
         return []
     names = list(rankings)
     out = ["<h2>Model against model</h2>",
@@ -257,7 +257,7 @@ def _pairwise(c: Comparison) -> list[str]:
                   _num(p.effect["ci_low"], confidence_interval(p.effect)),
                   _num(p.effect["p_value"], p_value(p.effect["p_value"])),
                   _num(p.effect["p_shaffer"], p_value(p.effect["p_shaffer"])), _text("yes" if p.separated else "no"),
-                  _num(p.effect["n_datasets"], str(p.effect["n_datasets"]))] for p in rankings[name].pairs]
+                  _num(p.effect["n_datasets"], str(p.effect["n_datasets"]))] for p in rankings[name].all_pairs]
         out += [f"<h3>{html_text(ranked_label(name))}: pairs</h3>", _table(f"pairs-{name}", pair_header, pairs)]
     return out
 

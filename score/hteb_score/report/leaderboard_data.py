@@ -122,7 +122,7 @@ def _views(models: Sequence[ModelScores], columns: Sequence[str], datasets: Sequ
             view["groups"] = {letter: members for letter, members in groups.items() if members}
             view["pairs"] = [{k: p.to_json()[k] for k in ("first", "second", "separated", "winner", "hl_shift",
                                                          "ci_low", "ci_high", "p_value", "p_shaffer", "n_datasets")}
-                             for p in ranking.pairs]
+                             for p in ranking.all_pairs]
         out[column] = view
     return out
 

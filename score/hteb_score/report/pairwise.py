@@ -13,12 +13,18 @@ equal share a group, and every model's true rank lies in its interval, with prob
 This answers "is A ahead of B on datasets like these": the datasets are the sample. What the test can
 see is stated beside it: the spread of the per-dataset differences (`stats.power.pooled_difference_sd`)
 and the smallest gap found 80% of the time at that spread (`stats.power.detectable_gap`).
+
+Chance rows (report/chance.py) take no rank, interval or group and no part in the spread: a model's
+distance from random vectors would swell the family the real pairs are corrected over and the SD their
+power is stated at. Their pairs (each model against each chance row, and the chance rows against each
+other) are a family of their own, corrected by Holm (a family of pairs against baselines has none of the
+logical constraints Shaffer sharpens by; its `p_shaffer` is that Holm p).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -42,7 +48,9 @@ METHOD = {
     "correction": "Shaffer's S1 step-down over all pairs of each column (Shaffer 1986; Holm with the logical "
                   "constraints of pairwise comparisons: at step i, p is multiplied by the most nulls that can still be "
                   f"true); a pair is separated when its Shaffer p (p_shaffer) < {ALPHA}; p_holm: plain Holm, for "
-                  "reference",
+                  "reference. A chance row's pairs (each model against it, chance rows against each other) are a "
+                  "family of their own, Holm over it (their p_shaffer is that Holm p); chance rows take no rank, "
+                  "group or part in the spread",
     "ranks": "point rank by the mean over datasets (1 = best); interval [1 + models separated above, m - models "
              "separated below], widened to hold the point rank: simultaneous, family-wise 95%",
     "groups": "compact letter display (insert-absorb): models sharing a letter are not separated",
@@ -95,6 +103,12 @@ class ColumnRanking:
     pairs: list[PairTest]
     difference_sd: float | None = None
     detectable_gap: float | None = None
+    chance_pairs: list[PairTest] = field(default_factory=list)  # with a chance row: their own family (Holm)
+
+    @property
+    def all_pairs(self) -> list[PairTest]:
+        """The models' pairs, then those with a chance row."""
+        return [*self.pairs, *self.chance_pairs]
 
     @property
     def order(self) -> list[str]:
@@ -116,43 +130,56 @@ class ColumnRanking:
             "ranks": {m: {"score": self.scores[m], "rank": self.ranks[m], "rank_low": self.intervals[m][0],
                           "rank_high": self.intervals[m][1], "group": self.letters[m]} for m in self.order},
             "groups": self.groups(),
-            "pairs": [p.to_json() for p in self.pairs],
+            "pairs": [p.to_json() for p in self.all_pairs],
             "difference_sd": self.difference_sd,
             "detectable_gap": self.detectable_gap,
         }
 
 
 def rank_models(scores: Mapping[str, Mapping[str, float]], column: str = "score", *, ci_method: str = "walsh",
-                seed: int = 0) -> ColumnRanking:
-    """`scores[model][dataset]`: every pair tested over the datasets all models have, Shaffer over the
-    pairs, then ranks, intervals and letters; the spread and the detectable gap."""
-    models = sorted(scores)
-    shared = sorted(set.intersection(*(set(scores[m]) for m in models))) if models else []
-    means = {m: float(np.mean([scores[m][d] for d in shared])) if shared else float("nan") for m in models}
-    ranks = {m: 1 + sum(v > means[m] for v in means.values()) for m in models}
+                seed: int = 0, chance: Collection[str] = ()) -> ColumnRanking:
+    """`scores[model][dataset]`: every pair of the models not in `chance` tested over the datasets all
+    have, Shaffer over those pairs, then ranks, intervals and letters, the spread and the detectable gap;
+    the pairs with a chance row tested over the same datasets, Holm over them."""
+    everyone = sorted(scores)
+    models = [m for m in everyone if m not in chance]
+    rows = [m for m in everyone if m in chance]
+    shared = sorted(set.intersection(*(set(scores[m]) for m in everyone))) if everyone else []
+    means = {m: float(np.mean([scores[m][d] for d in shared])) if shared else float("nan") for m in everyone}
+    ranks = {m: 1 + sum(means[o] > means[m] for o in models) for m in models}
     order = sorted(models, key=lambda m: (ranks[m], m))
-    effects = [(a, b, paired_effect([scores[a][d] - scores[b][d] for d in shared], ci_method=ci_method, seed=seed))
-               for i, a in enumerate(order) for b in order[i + 1:]]
-    p_values = [e["p_value"] for _, _, e in effects]
-    for (_, _, effect), by_holm, by_shaffer in zip(effects, holm(p_values), shaffer(p_values, len(models))):
-        effect["p_holm"], effect["p_shaffer"] = by_holm, by_shaffer
-    pairs = [PairTest(a, b, e) for a, b, e in effects]
+
+    def tested(pairs: Sequence[tuple[str, str]],
+               correct: Callable[[list[float | None]], list[float | None]]) -> list[PairTest]:
+        effects = [(a, b, paired_effect([scores[a][d] - scores[b][d] for d in shared], ci_method=ci_method, seed=seed))
+                   for a, b in pairs]
+        p_values = [e["p_value"] for _, _, e in effects]
+        for (_, _, effect), by_holm, corrected in zip(effects, holm(p_values), correct(p_values)):
+            effect["p_holm"], effect["p_shaffer"] = by_holm, corrected
+        return [PairTest(a, b, e) for a, b, e in effects]
+
+    pairs = tested([(a, b) for i, a in enumerate(order) for b in order[i + 1:]],
+                   lambda p: shaffer(p, len(models)))
+    by_mean = sorted(rows, key=lambda m: (-means[m], m))
+    chance_pairs = tested([(a, c) for a in order for c in rows] +
+                          [(a, b) for i, a in enumerate(by_mean) for b in by_mean[i + 1:]], holm)
     separated = {(p.winner, p.second if p.winner == p.first else p.first) for p in pairs if p.winner is not None}
     spread = pooled_difference_sd({m: {d: scores[m][d] for d in shared} for m in models})
     gap = detectable_gap(spread, len(shared), models=len(models)) if spread else None
     return ColumnRanking(column, len(shared), means, ranks, rank_intervals(order, ranks, separated),
-                         compact_letters(order, separated), pairs, spread, gap)
+                         compact_letters(order, separated), pairs, spread, gap, chance_pairs)
 
 
 def pairwise_rankings(models: Sequence[ModelScores], columns: Sequence[str], *, ci_method: str = "walsh",
-                      seed: int = 0) -> dict[str, ColumnRanking]:
+                      seed: int = 0, chance: Collection[str] = ()) -> dict[str, ColumnRanking]:
     """Original and each of `columns` (axes, the total) ranked model against model, on the scores given
-    (the comparison's common views: every model on the same datasets and variants)."""
+    (the comparison's common views: every model on the same datasets and variants); the `chance` rows'
+    pairs a family of their own."""
     out = {}
     for name in [ORIGINAL, *columns]:
         by_model = {m.model: (m.original if name == ORIGINAL else m.column(name)) for m in models}
         if all(by_model.values()) and set.intersection(*(set(v) for v in by_model.values())):
-            out[name] = rank_models(by_model, name, ci_method=ci_method, seed=seed)
+            out[name] = rank_models(by_model, name, ci_method=ci_method, seed=seed, chance=chance)
     return out
 
 
@@ -184,13 +211,19 @@ def groups_sentence(ranking: ColumnRanking, name: Callable[[str], str] = str) ->
     separated = sum(p.separated for p in ranking.pairs)
     verdict = ("no pair is separated" if not separated
                else f"{separated} of {len(ranking.pairs)} pairs separated")
+    against = ""
+    if ranking.chance_pairs:
+        apart = sum(p.separated for p in ranking.chance_pairs)
+        against = (f" Against chance (a family of its own, Holm): {apart} of {len(ranking.chance_pairs)} pairs "
+                   "separated.")
     return (f"{label(ranking.column)}, over {ranking.datasets} datasets: "
-            f"{len(found)} group{'s' if len(found) != 1 else ''} ({listed}); {verdict}.{power_sentence(ranking)}")
+            f"{len(found)} group{'s' if len(found) != 1 else ''} ({listed}); {verdict}.{power_sentence(ranking)}"
+            f"{against}")
 
 
 def markdown(rankings: Mapping[str, ColumnRanking]) -> list[str]:
     """comparison.md's section: the ranks table (one column per ranked column) and each column's pairs."""
-    if not rankings or len(next(iter(rankings.values())).ranks) < 2:
+    if not rankings or len(next(iter(rankings.values())).all_pairs) < 1:
         return []
     names = list(rankings)
     models = next(iter(rankings.values())).order
@@ -210,7 +243,7 @@ def markdown(rankings: Mapping[str, ColumnRanking]) -> list[str]:
                 md_row(["---"] * 8)]
         out += [md_row([md_text(p.first), md_text(p.second), number(p.effect["hl_shift"], sign=True), confidence_interval(p.effect),
                       p_value(p.effect["p_value"]), p_value(p.effect["p_shaffer"]), "yes" if p.separated else "no",
-                      str(p.effect["n_datasets"])]) for p in rankings[name].pairs]
+                      str(p.effect["n_datasets"])]) for p in rankings[name].all_pairs]
     return out
 
 

@@ -153,3 +153,28 @@ def test_compare_reports_pairs_groups_and_rank_intervals_everywhere(tmp_path, ca
     out = capsys.readouterr().out
     assert "top: original" in out and "rank interval and group [1-1] a" in out
     assert "model against model: Noise, over 12 datasets: 2 groups" in out
+
+
+def test_a_chance_row_changes_no_rank_group_or_spread_and_its_pairs_are_a_family_of_their_own():
+    """The four models' whole-revision Original scores with the random model's beside them: the models'
+    ranks, intervals, letters, pairs, spread and detectable gap are those of the four alone; each model
+    against chance and the chance rows against each other are tested over the same datasets, Holm over them."""
+    from hteb_score.report.inputs import load_card
+    from hteb_score.stats.holm import holm
+
+    cards = [*sorted((REPO / "docs" / "findings" / "noise2-1339" / "whole-revision").glob("*/result_card.json")),
+             *sorted((REPO / "docs" / "findings" / "noise2-1339-heldout" / "whole-revision").glob("*/result_card.json"))]
+    scores = {card.model: card.original for card in map(load_card, cards)}
+    chance = {m for m in scores if m.startswith("hteb:")}
+    assert len(scores) == 6 and len(chance) == 2
+    alone = rank_models({m: s for m, s in scores.items() if m not in chance})
+    beside = rank_models(scores, chance=chance)
+    assert (beside.ranks, beside.intervals, beside.letters) == (alone.ranks, alone.intervals, alone.letters)
+    assert (beside.difference_sd, beside.detectable_gap) == (alone.difference_sd, alone.detectable_gap)
+    assert [p.to_json() for p in beside.pairs] == [p.to_json() for p in alone.pairs]
+    assert len(beside.chance_pairs) == 4 * 2 + 1 and all({p.first, p.second} & chance for p in beside.chance_pairs)
+    assert [p.effect["p_shaffer"] for p in beside.chance_pairs] == holm([p.effect["p_value"]
+                                                                         for p in beside.chance_pairs])
+    assert all(p.separated and p.winner == p.first for p in beside.chance_pairs if p.second in chance
+               and p.first not in chance)  # every model is ahead of random vectors on 15 datasets
+    assert [p["first"] for p in beside.to_json()["pairs"]] == [p.first for p in beside.all_pairs]
