@@ -24,12 +24,11 @@ from hteb_score.evaluators.protocol import Protocol
 from hteb_score.flags import Flag
 from hteb_contract.hub_eval import selection_tag
 from hteb_score.mteb_interop.layout import DATASET_KEY, variant_task_name
+from hteb_score.report.card_sections import corpus_robustness_lines, item_measures_lines
 from hteb_score.report.formatting import confidence_interval, number, p_value
 from hteb_score.scoring.aggregate import aggregate, aggregate_flags
 from hteb_score.scoring.coverage import Coverage
-from hteb_score.scoring.corpus_robustness import markdown_lines as corpus_robustness_lines
 from hteb_score.scoring.error_policy import ErrorPolicyCount
-from hteb_score.scoring.item_measures import markdown_lines as item_measures_lines
 from hteb_score.scoring.parts import package_versions
 from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.strict_json import finite_or_none

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 from scipy.stats import hmean
 from tqdm.auto import tqdm
 
-from hteb_contract.common.escape import md_text
 from hteb_contract.errors import HtebError, IntegrityError
 from hteb_contract.records import ItemRecord
 from hteb_contract.revision import CORPUS_TASK_TYPES, Revision
@@ -135,29 +134,3 @@ def score_corpus_robustness(variants: Sequence[CorpusVariant], originals: Mappin
 def section(datasets: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """The card section of these datasets' blocks (`summarise`), a run's or merged work units'."""
     return {"metric": METRIC, "queries": "original", "datasets": dict(datasets)}
-
-
-def _cell(value: float | None, digits: int = 3) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def markdown_lines(section: Mapping[str, Any] | None) -> list[str]:
-    """The card's section: per dataset, nDCG@10 (points) original and perturbed, retention, harmonic mean."""
-    if not section:
-        return []
-    lines = ["", "## Corpus robustness (SAGE Task 5; not in the HTEB total or the Noise axis)", "",
-             "Original queries against each perturbed corpus; retention = nDCG@10(perturbed corpus) / "
-             "nDCG@10(original corpus); robustness = harmonic mean of the retentions.", "",
-             "| dataset | perturbation | nDCG@10 | retention |", "|---|---|---|---|"]
-    for name, block in section["datasets"].items():
-        lines.append(f"| {md_text(name)} | original | {_cell(_points(block['original']), 2)} | |")
-        for transformation, by_seed in block["perturbed"].items():
-            values = [v for v in by_seed.values() if v is not None]
-            shown = _cell(_points(mean(values)), 2) if len(values) == len(by_seed) else "-"
-            lines.append(f"| {md_text(name)} | {md_text(transformation)} | {shown} | {_cell(block['retention'][transformation])} |")
-        lines.append(f"| **{md_text(name)}** | **harmonic mean** | | **{_cell(block['harmonic_mean'])}** |")
-    return lines
-
-
-def _points(value: float | None) -> float | None:
-    return None if value is None else 100 * value

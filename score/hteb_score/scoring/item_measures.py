@@ -41,7 +41,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hteb_contract.common.escape import md_text
 from hteb_contract.tasks import task_type
 from hteb_score.evaluators.pairs import SentencePairEvaluator
 from hteb_score.evaluators.subsets import group_rows
@@ -379,43 +378,3 @@ def item_measures_block(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any] | N
             "top_k": TOP_K, "quantiles": list(QUANTILES), "explorer_top_n": EXPLORER_TOP_N,
             "per_transformation": {t: {d: summary(by_d[d]) for d in sorted(by_d)}
                                    for t, by_d in sorted(grouped.items())}}
-
-
-def _cell(value: float | None, digits: int = 3) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def _baselines(values: Mapping[str, float | None]) -> str:
-    """A dataset's baseline drift: its one value, or the range over its languages."""
-    defined = sorted(v for v in values.values() if v is not None)
-    if not defined:
-        return "-"
-    if len(values) == 1:
-        return _cell(defined[0])
-    return f"{_cell(defined[0])}-{_cell(defined[-1])} ({len(values)} languages)"
-
-
-def markdown_lines(block: Mapping[str, Any] | None) -> list[str]:
-    """The card's section: one row per transformation and dataset."""
-    if not block:
-        return []
-    lines = ["", "## Per-item measures (label-free; not in the HTEB total)", "",
-             "Per transformed text the transformation changed, in a subset its figure counts: drift = 1 - cosine of "
-             f"its embedding with its original's; pass = drift <= {block['pass_drift']}; calibrated = drift / the "
-             "model's baseline drift between unrelated texts of the language (1 = as far as an unrelated text), "
-             f"calibrated pass = <= {block['calibrated_pass']}; top-{block['top_k']} changed (retrieval queries); "
-             "order discordance = per pair, the share of the other pairs of its subset it changed order with (STS, "
-             "STR, pair classification); rho = Spearman of drift with the judge's quality (their cost: the last line).",
-             "",
-             "| transformation | dataset | items | unchanged | left out | drift mean | p50 | p95 | pass | baseline "
-             "| calibrated mean | calibrated pass | top-10 changed | order discordance | rho drift |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for transformation, by_dataset in block["per_transformation"].items():
-        for dataset, s in by_dataset.items():
-            lines.append(f"| {md_text(transformation)} | {md_text(dataset)} | {s['n_items']} "
-                         f"| {_cell(s['unchanged_share'])} | {_cell(s['left_out_share'])} | {_cell(s['drift_mean'])} "
-                         f"| {_cell(s['drift_p50'])} | {_cell(s['drift_p95'])} | {_cell(s['pass_rate'])} "
-                         f"| {_baselines(s['baseline_drift'])} | {_cell(s['calibrated_drift_mean'])} "
-                         f"| {_cell(s['calibrated_pass_rate'])} | {_cell(s['top10_changed_share'])} "
-                         f"| {_cell(s['order_discordance'])} | {_cell(s['quality_spearman']['drift'])} |")
-    return lines
