@@ -266,3 +266,22 @@ def test_the_new_rounds_comparisons_with_their_per_dataset_verdicts_are_what_com
                for pair in column["pairs"])
     for name in ("comparison.md", "report.html"):
         assert (tmp_path / "cmp" / name).read_text() == (ROUND / folder / name).read_text(), name
+
+
+def test_the_findings_page_says_what_the_new_rounds_per_dataset_verdicts_say():
+    """docs/findings.md: all-MiniLM-L6-v2 is separated from each draw of random vectors on every dataset of the
+    whole revision, on the originals and under Noise, and the two draws from each other on TwentyNewsgroups alone
+    (issue 42's done-when, read from the committed comparison.json)."""
+    committed = json.loads((ROUND / "whole-revision-comparison" / "comparison.json").read_text())
+    columns = committed["pairwise"]["columns"]
+    assert set(columns) == {"original", "noise"}
+    for column in columns.values():
+        for pair in column["pairs"]:
+            found = {d["dataset"] for d in pair["per_dataset"] if d["separated"]}
+            if "hteb:" in pair["first"]:  # the two chance rows
+                assert found == {"TwentyNewsgroups"}, pair["first"]
+            else:
+                assert len(pair["per_dataset"]) == 15 and len(found) == 15, pair["second"]
+    text = " ".join((REPO / "docs" / "findings.md").read_text(encoding="utf-8").split())
+    assert ("all-MiniLM-L6-v2 is separated from each draw of random vectors on every dataset, on the originals and "
+            "under Noise. The two chance rows are separated on one dataset, TwentyNewsgroups.") in text
