@@ -21,9 +21,9 @@ def _revision(tmp_path: Path, shared_data: Path, *, with_specs: bool) -> Path:
     build_revision(tmp_path / "rev", shared_data, ["STSBenchmark", "Banking77"], label="s1", rows=6,
                    transformations=("paraphrasing", "keyboard_typos"))
     if with_specs:
+        detector = {"library": "lingua-language-detector", "version": "2.1.1"}
         reseal(tmp_path / "rev", specs=specs_block(["STSBenchmark", "Banking77"], ["paraphrasing", "keyboard_typos"],
-                                                   noise_rules="2", language_detector={"library": "lingua-language-detector",
-                                                                                       "version": "2.1.1"}))
+                                                   noise_scripts=True, language_detector=detector))
     install(tmp_path / "store", tmp_path / "rev")
     return tmp_path / "store"
 

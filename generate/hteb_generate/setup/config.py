@@ -152,10 +152,8 @@ class GenerateConfig:
             from hteb_generate.transform.langid import detector_info  # lingua, only for a run that checks languages
 
             detector = detector_info()
-        rules = self.noise_rules if len(self.llm_transformations) < len(self.transformations) else None
-        data_dir = Path(self.data_dir) if self.source == "local" else None
-        names = [lookup_source(name, data_dir=data_dir).name for name in self.datasets]
-        return specs_block(names, self.transformations, noise_rules=rules, language_detector=detector)
+        scripts = self.noise_rules != FIRST_RULES and len(self.llm_transformations) < len(self.transformations)
+        return specs_block(self.datasets, self.transformations, noise_scripts=scripts, language_detector=detector)
 
     def config_hash(self) -> str:
         text = json.dumps(self.content_config(), sort_keys=True, ensure_ascii=False)

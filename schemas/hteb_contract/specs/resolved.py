@@ -18,14 +18,13 @@ from typing import Any
 
 import yaml
 
-from hteb_contract.specs import datasets, noise_scripts, transformations
+from hteb_contract.specs import datasets, transformations
+from hteb_contract.specs import noise_scripts as scripts_table
 
 #: The block's layout; a reader meeting a later one refuses it in one line.
 SPECS_VERSION = 1
 #: The detector whose verdicts depend on a library's language models (its version is recorded).
 LANGUAGE_DETECTOR = "wrong_language"
-#: The noise rules' version that reads no script table (noise-1339's rules know QWERTY only).
-RULES_WITHOUT_SCRIPTS = "1"
 #: The block's keys, those the others derive from first (a transformation's axis before the axes it uses).
 BLOCK_ORDER = ("version", "transformations", "datasets", "templates", "axes", "noise_scripts", "language_detector")
 
@@ -37,10 +36,11 @@ def _rows(path: str) -> Any:
         return yaml.load(handle, Loader=yaml.CSafeLoader)
 
 
-def specs_block(dataset_names: Sequence[str], transformation_names: Sequence[str], *, noise_rules: str | None,
+def specs_block(dataset_names: Sequence[str], transformation_names: Sequence[str], *, noise_scripts: bool,
                 language_detector: Mapping[str, Any] | None) -> dict[str, Any]:
     """The resolved rows of a run: its datasets' (by their row names) and transformations' rows in the run's order, the axes
-    and templates they use, the Noise script table where a rule of version 2 or later reads it, and
+    and templates they use, the Noise script table where the run's rules read it (`noise_scripts`: a rule
+    of version 2 or later among them, as the generator knows its versions), and
     the language detector (`language_detector`, its facts) where a transformation checks for
     `wrong_language`."""
     table = _rows(str(transformations.TABLE_PATH))
@@ -57,8 +57,8 @@ def specs_block(dataset_names: Sequence[str], transformation_names: Sequence[str
         "templates": [template for template in table["templates"] if template["name"] in used_templates],
         "transformations": chosen,
     }
-    if noise_rules not in (None, RULES_WITHOUT_SCRIPTS) and any(row["made_by"] == "rules" for row in chosen):
-        block["noise_scripts"] = _rows(str(noise_scripts.TABLE_PATH))
+    if noise_scripts:
+        block["noise_scripts"] = _rows(str(scripts_table.TABLE_PATH))
     if any(LANGUAGE_DETECTOR in row.get("detectors", ()) for row in chosen):
         if language_detector is None:
             raise ValueError("a run checking wrong_language records its language detector")

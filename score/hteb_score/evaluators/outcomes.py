@@ -60,14 +60,14 @@ class Outcomes:
         n = len(items)
         subsets = (subset,) * n if isinstance(subset, str) else tuple(subset)
         plain = str if measure in LABEL_MEASURES else float
+        kept: Callable[[Any], Any] = plain
         if measure in RANK_MEASURES:
             values = np.asarray(list(predicted), dtype=float)
             if not np.isfinite(values).all():
                 raise ValueError(f"{measure} outcomes need finite predictions")
-            predicted = _groups(values)[2].tolist()
+            predicted, kept = _groups(values)[2].tolist(), int
         return cls(measure, subsets, tuple(str(i) for i in items),
-                   (None,) * n if gold is None else tuple(plain(g) for g in gold),
-                   tuple(int(p) for p in predicted) if measure in RANK_MEASURES else tuple(plain(p) for p in predicted))
+                   (None,) * n if gold is None else tuple(plain(g) for g in gold), tuple(kept(p) for p in predicted))
 
     def __add__(self, other: Outcomes) -> Outcomes:
         """Two subsets' outcomes together (one measure)."""

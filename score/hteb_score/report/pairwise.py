@@ -223,7 +223,7 @@ def groups_sentence(ranking: ColumnRanking, name: Callable[[str], str] = str) ->
 
 def markdown(rankings: Mapping[str, ColumnRanking]) -> list[str]:
     """comparison.md's section: the ranks table (one column per ranked column) and each column's pairs."""
-    if not rankings or len(next(iter(rankings.values())).all_pairs) < 1:
+    if not rankings or not next(iter(rankings.values())).all_pairs:
         return []
     names = list(rankings)
     models = next(iter(rankings.values())).order

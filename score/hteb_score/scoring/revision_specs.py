@@ -49,7 +49,7 @@ def check_revision_specs(revision: Revision) -> None:
     try:
         installed = specs_block([row["name"] for row in recorded["datasets"]],
                                 [row["name"] for row in recorded["transformations"]],
-                                noise_rules="scripts" if "noise_scripts" in recorded else None,
+                                noise_scripts="noise_scripts" in recorded,
                                 language_detector=recorded.get("language_detector") or {})
     except KeyError as err:
         raise HtebError(f"revision {revision.label!r} was made with a row this hteb-score's tables do not have "
