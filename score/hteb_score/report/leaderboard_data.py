@@ -96,30 +96,32 @@ def _coverage(models: Sequence[ModelScores], columns: Sequence[str],
 def _views(models: Sequence[ModelScores], columns: Sequence[str], datasets: Sequence[str],
            chance: Mapping[str, str]) -> dict[str, Any]:
     """Per column: each model's mean, delta from Original and point rank over `datasets`; with two
-    datasets or more, intervals, groups and the pairs' tests too. A chance row has its mean and delta
-    only, and the groups list no chance row."""
+    datasets or more, intervals, groups and the pairs' tests too, as model against model ranks them
+    (`rank_models`): a chance row has its mean and delta only, counts in no model's rank and sits in no group,
+    and its pairs follow the models'."""
     out: dict[str, Any] = {}
     for column in columns:
         scores = {m.model: {d: (m.original if column == ORIGINAL else m.column(column))[d] for d in datasets}
                   for m in models}
         tested = len(datasets) > 1
-        ranking = rank_models(scores, column) if tested else None
+        ranking = rank_models(scores, column, chance=chance) if tested else None
         means = ranking.scores if ranking else {m: sum(v.values()) / len(v) for m, v in scores.items()}
+        ranked = [m.model for m in models if m.model not in chance]
+        ranks = ranking.ranks if ranking else {m: 1 + sum(means[o] > means[m] for o in ranked) for m in ranked}
         rows = {}
         for m in models:
             mean = means[m.model]
             original = sum(m.original[d] for d in datasets) / len(datasets)
             row: dict[str, Any] = {"score": mean, "delta": None if column == ORIGINAL else mean - original}
             if m.model not in chance:
-                row["rank"] = 1 + sum(v > mean for v in means.values())
+                row["rank"] = ranks[m.model]
                 if ranking is not None:
                     low, high = ranking.intervals[m.model]
                     row.update(rank_low=low, rank_high=high, group=ranking.letters[m.model])
             rows[m.model] = row
         view: dict[str, Any] = {"models": rows}
         if ranking is not None:
-            groups = {letter: [m for m in members if m not in chance] for letter, members in ranking.groups().items()}
-            view["groups"] = {letter: members for letter, members in groups.items() if members}
+            view["groups"] = ranking.groups()
             view["pairs"] = [{k: p.to_json()[k] for k in ("first", "second", "separated", "winner", "hl_shift",
                                                          "ci_low", "ci_high", "p_value", "p_shaffer", "n_datasets")}
                              for p in ranking.all_pairs]

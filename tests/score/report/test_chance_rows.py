@@ -122,8 +122,8 @@ def test_each_chance_row_is_shown_last_with_its_scores_and_no_rank(board, sample
             rows = entry["models"]
             for model in chance:
                 assert set(rows[model]) == {"score", "delta"}, (scope, column)
-            for model in (L6, E5):  # a chance row above a model counts in its rank, as model against model
-                assert rows[model]["rank"] == 1 + sum(r["score"] > rows[model]["score"] for r in rows.values())
+            for model in (L6, E5):  # a chance row counts in no model's rank, as model against model
+                assert rows[model]["rank"] == 1 + sum(rows[other]["score"] > rows[model]["score"] for other in (L6, E5))
                 assert ("group" in rows[model]) == ("groups" in entry)
             if "groups" in entry:
                 assert sorted(m for members in entry["groups"].values() for m in members) == [E5, L6]
