@@ -48,7 +48,7 @@ def test_a_new_revision_carries_its_rows_and_their_hash_is_in_its_config(noise_r
     assert specs["datasets"] == [json.loads(json.dumps(datasets[n])) for n in ("STSBenchmark", "MasakhaNEWS")]
     rows = {row["name"]: row for row in _yaml("transformations.yaml")["transformations"]}
     assert specs["transformations"] == [rows[t] for t in manifest["transformations"]]
-    assert [a["name"] for a in specs["axes"]] == ["noise"] and specs["templates"] == []
+    assert [a["name"] for a in specs["axes"]] == ["lexical", "length", "language", "noise"] and specs["templates"] == []
     assert specs["noise_scripts"] == _yaml("noise_scripts.yaml")  # rules version 2 reads the script table
     assert "language_detector" not in specs  # no transformation of this run checks languages
 

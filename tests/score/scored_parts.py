@@ -71,7 +71,7 @@ def _scored_part(part: list[str] | None, *, planned: list[str], encode: dict[str
                          filtered=options.min_judge is not None, flags=data.checked)
     tasks = {info.name: info.to_json() for info in data.groups.infos}
     identity = run_identity(options, data.planned, data.provenance, MODEL, encode or ENCODE, package_versions(),
-                            chosen=data.chosen)
+                            chosen=data.chosen, taxonomy=data.taxonomy)
     return ScorePart(identity, units_of_run(run, tasks, data.error_policy, None), {"total_s": 1.0})
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from hteb_contract.taxonomy import INSTALLED
 from hteb_contract.errors import ContractError
 from hteb_score.scoring.aggregate import POINTS, aggregate, axis_columns, main_scores, paired_level
 from hteb_score.report.card import render_markdown
@@ -29,7 +30,7 @@ SCORES = [
 
 
 def test_worked_example():
-    agg = aggregate(SCORES)
+    agg = aggregate(SCORES, INSTALLED)
     a, b = agg["per_dataset"]
     assert a["original"] == pytest.approx(80.0)
     assert a["transformations"]["paraphrasing"]["mean"] == pytest.approx(65.0)
@@ -53,29 +54,29 @@ def test_worked_example():
 
 
 def test_original_only():
-    agg = aggregate([_rec("A", "original", None, 0.5)])
+    agg = aggregate([_rec("A", "original", None, 0.5)], INSTALLED)
     assert agg["original"] == pytest.approx(50.0)
     assert agg["hteb_total"] is None and agg["delta"] is None and agg["per_dataset"][0]["hteb"] is None
 
 
 def test_column_form_gives_the_same_numbers():
     """The form `compare` and the statistics use: {column: {dataset: score}}."""
-    agg = aggregate(SCORES)
-    main = main_scores(SCORES, scale=POINTS)
-    axes = axis_columns(main.seed_means())
+    agg = aggregate(SCORES, INSTALLED)
+    main = main_scores(SCORES, INSTALLED, scale=POINTS)
+    axes = axis_columns(main.seed_means(), INSTALLED)
     assert axes == {a: {row["dataset"]: row["axes"][a] for row in agg["per_dataset"]} for a in agg["per_axis"]}
-    model = paired_level(main.original, axes)
+    model = paired_level(main.original, axes, INSTALLED)
     assert (model.original, model.hteb) == (agg["original"], agg["hteb_total"])
     assert {a: p.score for a, p in model.axes.items()} == agg["per_axis"]
 
 
 def test_records_scored_twice_or_unknown_are_contract_errors():
     with pytest.raises(ContractError, match="two main scores for dataset 'A', paraphrasing seed 1337"):
-        aggregate(SCORES + [_rec("A", "paraphrasing", 1337, 0.1)])
+        aggregate(SCORES + [_rec("A", "paraphrasing", 1337, 0.1)], INSTALLED)
     with pytest.raises(ContractError, match="two original main scores"):
-        aggregate(SCORES + [_rec("A", "original", None, 0.1)])
+        aggregate(SCORES + [_rec("A", "original", None, 0.1)], INSTALLED)
     with pytest.raises(ContractError, match="unknown transformation 'paraphrase' \\(did you mean 'paraphrasing'"):
-        aggregate(SCORES + [_rec("A", "paraphrase", 1, 0.1)])
+        aggregate(SCORES + [_rec("A", "paraphrase", 1, 0.1)], INSTALLED)
 
 
 #: A filtered card's shape: C has no transformed score left, D only a translation (issue 23 item 2).
@@ -84,7 +85,7 @@ PARTIAL = SCORES + [_rec("C", "original", None, 0.90), _rec("D", "original", Non
 
 
 def test_a_partial_card_pairs_each_figure_with_the_original_of_its_datasets():
-    agg = aggregate(PARTIAL)
+    agg = aggregate(PARTIAL, INSTALLED)
     assert agg["datasets"] == 4 and agg["original_all"] == pytest.approx((80 + 50 + 90 + 30) / 4)
     # the HTEB total rests on A, B, D (C has no transformed score): its Original is theirs
     assert agg["hteb_datasets"] == 3 and agg["original"] == pytest.approx((80 + 50 + 30) / 3)
@@ -98,7 +99,7 @@ def test_a_partial_card_pairs_each_figure_with_the_original_of_its_datasets():
 
 
 def test_a_partial_card_says_on_how_many_datasets_each_figure_rests():
-    agg = aggregate(PARTIAL)
+    agg = aggregate(PARTIAL, INSTALLED)
     card = {"model": {"model_id": "m", "revision": None}, "dataset": {"repo_id": "r", "label": "l", "revision": "x"},
             "protocol": "hteb", "on_error": "keep", "hteb_score_version": "0", "package_versions": {},
             "encode": {"batch_size": 1, "dtype": "float32", "device": "cpu", "prompts": None},

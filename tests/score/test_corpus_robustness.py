@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hteb_contract.taxonomy import INSTALLED
 from hteb_contract.stores import open_store
 from hteb_contract.validation import validate
 from hteb_generate.transform.noise import PERTURBATIONS, perturb
@@ -146,7 +147,7 @@ def test_perturbed_corpora_are_scored_with_the_original_queries(store):
                                   {"repo_id": store, "label": "x", "revision": "r"}, HTEB, "original"),
                       CardResults(scores, {}, corpus_robustness=section))
     validate("result_card", card, what="card")
-    assert card["aggregates"] == aggregate(scores)  # never part of the aggregates
+    assert card["aggregates"] == aggregate(scores, INSTALLED)  # never part of the aggregates
     markdown = render_markdown(card)
     assert "## Corpus robustness" in markdown and f"**{block['harmonic_mean']:.3f}**" in markdown
 
@@ -173,5 +174,5 @@ def test_hteb_score_reports_corpus_robustness_end_to_end(store, tmp_path, capsys
     for transformation, retained in block["retention"].items():
         assert retained == pytest.approx(block["perturbed"][transformation][str(SEED)] / original)
     records = [ScoreRecord.from_json(s) for s in card["scores"]]
-    assert card["aggregates"] == aggregate(records)  # the section is outside every aggregate
+    assert card["aggregates"] == aggregate(records, INSTALLED)  # the section is outside every aggregate
     assert "## Corpus robustness" in (tmp_path / "out" / "result_card.md").read_text()

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hteb_contract.taxonomy import INSTALLED
 from hteb_contract.errors import ContractError
 from hteb_score.stats.edit_distance import normalised_word_edit_distance
 from hteb_score.stats.hodges_lehmann import hodges_lehmann
@@ -44,7 +45,7 @@ def score_records(model: str) -> list[ScoreRecord]:
 
 def test_per_transformation_effects_match_direct_computation():
     model = "All-MiniLM-L12-v2"
-    out = model_statistics(score_records(model), [])
+    out = model_statistics(score_records(model), [], INSTALLED)
     rows = paper_rows(model)
     expected = {
         "paraphrasing": [float(r["hteb"]) - float(r["original"]) for r in sorted(rows, key=lambda r: r["dataset"])],
@@ -88,7 +89,7 @@ def test_drift_quality_and_edit_distance(shared_data):
     pairs = stsb_pairs(shared_data, 30)
     drift = [_row("paraphrasing", a, b, 0.01 * i, float(10 - (i % 10)) if i % 3 else None)
              for i, (a, b) in enumerate(pairs)]
-    entry = model_statistics(score_records("Jasper-600M"), drift)["drift"]["paraphrasing"]
+    entry = model_statistics(score_records("Jasper-600M"), drift, INSTALLED)["drift"]["paraphrasing"]
     rated = [(d["drift"], d["quality"]) for d in drift if d["quality"] is not None]
     assert entry["n_items"] == 30 and entry["n_rated"] == len(rated)
     assert entry["drift_quality_spearman"] == pytest.approx(stats.spearmanr(*zip(*rated)).statistic)
@@ -101,7 +102,7 @@ def test_drift_quality_and_edit_distance(shared_data):
 
 def test_no_quality_scores_gives_none():
     drift = [_row("expansion", "a b", "a b c", 0.1 * i, None) for i in range(5)]
-    entry = model_statistics(score_records("Jasper-600M"), drift)["drift"]["expansion"]
+    entry = model_statistics(score_records("Jasper-600M"), drift, INSTALLED)["drift"]["expansion"]
     assert entry["drift_quality_spearman"] is None and entry["points"] is None
     assert entry["edit_distance_mean"] == pytest.approx(1 / 3)
 
@@ -109,6 +110,6 @@ def test_no_quality_scores_gives_none():
 def test_unknown_transformation_and_missing_original_are_contract_errors():
     records = score_records("Jasper-600M")
     with pytest.raises(ContractError, match="unknown transformation"):
-        model_statistics(records + [dataclasses.replace(records[2], transformation="shouting")], [])
+        model_statistics(records + [dataclasses.replace(records[2], transformation="shouting")], [], INSTALLED)
     with pytest.raises(ContractError, match="no original"):
-        model_statistics([r for r in records if r.transformation != "original"], [])
+        model_statistics([r for r in records if r.transformation != "original"], [], INSTALLED)

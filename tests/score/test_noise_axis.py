@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from hteb_contract.taxonomy import INSTALLED
 from hteb_contract.records import ItemRecord
 from hteb_contract.revision import Revision
 from hteb_contract.stores.local import LocalStore
@@ -117,7 +118,7 @@ def make_card(model: str, records: list[ScoreRecord], revision: Revision) -> dic
                  "datasets": revision.dataset_names()},
         protocol=PROTOCOLS.get("hteb"), on_error="original"), CardResults(
         records, {"total_s": 0.0},
-        statistics=model_statistics([r.in_points() for r in records], []) if transformed else None))
+        statistics=model_statistics([r.in_points() for r in records], [], INSTALLED) if transformed else None))
 
 
 def card_files(folder: Path, scores: dict[str, list[ScoreRecord]], revision: Revision, drop: tuple[str, ...] = ()):
@@ -148,7 +149,7 @@ def nonzero(deltas: list[float]) -> list[float]:
 
 def test_the_noise_axis_is_scored_per_transformation_and_per_axis(scores):
     records = scores["bow-64"]
-    agg = aggregate(records)
+    agg = aggregate(records, INSTALLED)
     assert list(agg["per_transformation"]) == [*PAPER, *NOISE]
     assert all(agg["per_transformation"][t]["datasets"] == len(NAMES) for t in NOISE)
     by_dataset = seed_means(records)
@@ -162,7 +163,7 @@ def test_the_noise_axis_is_scored_per_transformation_and_per_axis(scores):
 
 @pytest.mark.parametrize("model", list(MODELS))
 def test_noise_variants_leave_the_hteb_total_unchanged(scores, model):
-    both, paper_only = aggregate(scores[model]), aggregate(without(scores[model], NOISE))
+    both, paper_only = aggregate(scores[model], INSTALLED), aggregate(without(scores[model], NOISE), INSTALLED)
     assert both["hteb_total"] == paper_only["hteb_total"] and both["delta"] == paper_only["delta"]
     assert both["hteb_total"] == pytest.approx(np.mean([both["per_axis"][a] for a in PAPER_AXES]))
     assert both["hteb_total"] != pytest.approx(np.mean(list(both["per_axis"].values())))  # Noise not in it
@@ -172,7 +173,7 @@ def test_noise_variants_leave_the_hteb_total_unchanged(scores, model):
 
 
 def test_a_revision_with_only_noise_has_no_hteb_total(scores):
-    agg = aggregate(without(scores["bow-64"], PAPER))
+    agg = aggregate(without(scores["bow-64"], PAPER), INSTALLED)
     assert list(agg["per_axis"]) == ["noise"]
     assert agg["hteb_total"] is None and agg["delta"] is None
     assert all(row["hteb"] is None and row["delta"] is None for row in agg["per_dataset"])
@@ -183,7 +184,7 @@ def test_a_revision_with_only_noise_has_no_hteb_total(scores):
 
 def test_statistics_test_the_noise_axis_as_the_others(scores):
     records = scores["bow-64"]
-    block = model_statistics([r.in_points() for r in records], [])
+    block = model_statistics([r.in_points() for r in records], [], INSTALLED)
     assert set(block["per_transformation"]) == {*PAPER, *NOISE} and set(block["per_axis"]) == {*PAPER_AXES, "noise"}
     by_dataset = seed_means(records)
     for t in NOISE:
@@ -203,8 +204,8 @@ def test_statistics_test_the_noise_axis_as_the_others(scores):
 
 def test_holm_corrects_the_noise_family_apart_and_the_paper_numbers_do_not_move(scores):
     records = scores["bow-64"]
-    both = model_statistics([r.in_points() for r in records], [])
-    paper_only = model_statistics([r.in_points() for r in without(records, NOISE)], [])
+    both = model_statistics([r.in_points() for r in records], [], INSTALLED)
+    paper_only = model_statistics([r.in_points() for r in without(records, NOISE)], [], INSTALLED)
     for t in PAPER:
         assert both["per_transformation"][t] == paper_only["per_transformation"][t]
     for a in PAPER_AXES:
@@ -216,7 +217,7 @@ def test_holm_corrects_the_noise_family_apart_and_the_paper_numbers_do_not_move(
 
 
 def test_statistics_of_a_noise_only_revision_have_no_total(scores):
-    block = model_statistics([r.in_points() for r in without(scores["bow-64"], PAPER)], [])
+    block = model_statistics([r.in_points() for r in without(scores["bow-64"], PAPER)], [], INSTALLED)
     assert set(block["per_transformation"]) == set(NOISE) and list(block["per_axis"]) == ["noise"]
     assert block["total"] is None
 

@@ -23,7 +23,7 @@ from hteb_contract.common.atomic import (
 )
 from hteb_contract.errors import IntegrityError, first_line
 from hteb_contract.revision.layout import CORPUS_TASK_TYPES, MANIFEST, PARTS, Progress, quiet, safe_relpath, variant_of
-from hteb_contract.taxonomy import AXIS_OF, TRANSFORMATIONS
+from hteb_contract.taxonomy import of_manifest
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 
 
@@ -98,10 +98,15 @@ def load_manifest(root: Path, *, links: bool = False) -> dict[str, Any]:
         if entry["path"] in seen:
             raise IntegrityError(f"{path}: file {entry['path']} is listed twice")
         seen.add(entry["path"])
-    unknown = [t for t in manifest["transformations"] if t not in AXIS_OF]
+    specs = manifest.get("specs")
+    if specs is not None and sorted(r["name"] for r in specs["transformations"]) != sorted(manifest["transformations"]):
+        raise IntegrityError(f"{path}: its specs rows name other transformations than it holds "
+                             f"({', '.join(sorted(r['name'] for r in specs['transformations']))})")
+    taxonomy = of_manifest(manifest)  # the revision's own rows where it records them
+    unknown = [t for t in manifest["transformations"] if t not in taxonomy.axis_by_transformation]
     if unknown:
         raise IntegrityError(f"{path}: transformation {unknown[0]!r} is not in the taxonomy "
-                             f"({', '.join(TRANSFORMATIONS)})")
+                             f"({', '.join(taxonomy.transformations)})")
     if content_hash(manifest["files"]) != manifest["content_hash"]:
         raise IntegrityError(f"{path}: content_hash does not match the listed files (manifest edited?)")
     _check_layout(manifest, where=str(path))

@@ -38,22 +38,21 @@ def _rows(path: str) -> Any:
 
 def specs_block(dataset_names: Sequence[str], transformation_names: Sequence[str], *, noise_scripts: bool,
                 language_detector: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The resolved rows of a run: its datasets' (by their row names) and transformations' rows in the run's order, the axes
-    and templates they use, the Noise script table where the run's rules read it (`noise_scripts`: a rule
+    """The resolved rows of a run: its datasets' (by their row names) and transformations' rows in the run's order, every
+    axis (they define the HTEB total, whichever the run used) and the templates its rows use, the Noise script table where the run's rules read it (`noise_scripts`: a rule
     of version 2 or later among them, as the generator knows its versions), and
     the language detector (`language_detector`, its facts) where a transformation checks for
     `wrong_language`."""
     table = _rows(str(transformations.TABLE_PATH))
     by_name = {row["name"]: row for row in table["transformations"]}
     chosen = [by_name[name] for name in transformation_names]
-    used_axes = {row["axis"] for row in chosen}
     used_templates = {step["template"] for row in chosen for step in row.get("steps", ())}
     data_rows = {row["name"]: row for row in _rows(str(datasets.TABLE))}
     block: dict[str, Any] = {
         "version": SPECS_VERSION,
         # a local folder no row names (its dataset.json says what it is, as the manifest's sources do)
         "datasets": [data_rows.get(name, {"name": name, "table": False}) for name in dataset_names],
-        "axes": [axis for axis in table["axes"] if axis["name"] in used_axes],
+        "axes": table["axes"],
         "templates": [template for template in table["templates"] if template["name"] in used_templates],
         "transformations": chosen,
     }

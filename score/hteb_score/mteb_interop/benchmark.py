@@ -30,7 +30,7 @@ from mteb.results import BenchmarkResults, ModelResult, TaskResult
 
 from hteb_contract.card import HTEB_CITATION
 from hteb_contract.errors import HtebError
-from hteb_contract.taxonomy import AXES, AXIS_LABELS, transformation_order
+from hteb_contract.taxonomy import INSTALLED
 from hteb_score import DEFAULT_STORE, SAMPLE_REVISION
 from hteb_score.mteb_interop.layout import short_revision
 from hteb_score.mteb_interop.tasks import HtebVariant, tasks_from_revision, variant_of
@@ -39,9 +39,11 @@ from hteb_score.scoring.aggregate import MainScores, axis_columns, paired_level
 REFERENCE = "https://arxiv.org/abs/2605.28190"
 ORIGINAL, TOTAL = "Original", "HTEB"
 #: The summary's columns, in the card's order: Original, each axis of the total, HTEB, then Noise beside it.
-COLUMNS = (ORIGINAL, *(AXIS_LABELS[a] for a in AXES if a != "noise"), TOTAL, AXIS_LABELS["noise"])
+#: mteb's summary table has fixed columns: this release's axes name them (a revision's own axes are a later unit's).
+LABELS = INSTALLED.labels
+COLUMNS = (ORIGINAL, *(LABELS[a] for a in INSTALLED.members if a != "noise"), TOTAL, LABELS["noise"])
 RANK = "Rank (HTEB)"
-RANKED_BY = (TOTAL, AXIS_LABELS["noise"], ORIGINAL)  # the first defined decides, higher first
+RANKED_BY = (TOTAL, LABELS["noise"], ORIGINAL)  # the first defined decides, higher first
 
 
 def task_score(result: TaskResult) -> float | None:
@@ -73,8 +75,8 @@ def figures(scores: Mapping[HtebVariant, float | None]) -> dict[str, float | Non
             original[variant.dataset] = float(value)
         else:
             runs.setdefault(variant.dataset, {}).setdefault(variant.transformation, {})[variant.seed] = float(value)
-    level = paired_level(original, axis_columns(MainScores(original, runs, {}).seed_means()))
-    axes = {AXIS_LABELS[a]: p.score for a, p in level.axes.items()}
+    level = paired_level(original, axis_columns(MainScores(original, runs, {}).seed_means(), INSTALLED), INSTALLED)
+    axes = {LABELS[a]: p.score for a, p in level.axes.items()}
     return {column: axes.get(column) for column in COLUMNS} | {ORIGINAL: level.original, TOTAL: level.hteb}
 
 
@@ -149,7 +151,7 @@ def get_benchmark(revision: str = SAMPLE_REVISION, *, store: str = DEFAULT_STORE
     variants = [v for v in map(variant_of, tasks) if v is not None]
     variant = variants[0]
     found = [v for v in variants if v.seed is not None]
-    transformations = sorted({v.transformation for v in found}, key=transformation_order)
+    transformations = sorted({v.transformation for v in found}, key=INSTALLED.order)
     seeds = sorted({v.seed for v in found if v.seed is not None})
     short = f"HTEB({short_revision(variant.revision)}{variant.selection})"
     name = f"HTEB({revision}{variant.selection})"

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hteb_contract.errors import ContractError, HtebError
+from hteb_contract.taxonomy import INSTALLED
 from hteb_score.scoring.aggregate import POINTS
 from hteb_score.scoring.model_scores import ModelScores
 from hteb_score.mteb_interop.layout import DATASET_KEY, parse_variant_task_name
@@ -84,6 +85,7 @@ def _model_scores(revision: Path, datasets_of: Mapping[str, list[str]], *, sever
                             "model; compare them as separate folders")
     model = ModelScores(f"{name} @{revision.name}" if several else name, str(revision),
                         data_revisions.pop() if len(data_revisions) == 1 else None,
+                        INSTALLED,  # mteb's result files record no axes: this release's table names them
                         protocol=protocols.pop() if len(protocols) == 1 else None)
     model.original = per_variant.pop(("original", None))
     by_transformation: dict[str, dict[str, list[float]]] = {}

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from hteb_contract.errors import HtebError
-from hteb_contract.taxonomy import AXES, TRANSFORMATIONS, in_total
+from hteb_contract.taxonomy import Taxonomy
 from hteb_score.report.basis import BASES, Basis, common_views, figures, mean_delta, own_views
 from hteb_score.report.chance import chance_rows
 from hteb_score.report.coverage_rows import coverage_rows, recorded
@@ -35,7 +35,7 @@ from hteb_score.report.inputs import check_inputs
 from hteb_score.report.lead import Lead, build_lead, lead_axis
 from hteb_score.report.pairwise import pairwise_rankings
 from hteb_score.report.per_dataset import per_dataset_tests
-from hteb_score.scoring.model_scores import HTEB, ModelScores
+from hteb_score.scoring.model_scores import HTEB, ModelScores, joined_taxonomy
 from hteb_score.scoring.statistics import add_holm, paired_effect
 from hteb_score.stats.ranking import kendall_tau, mean_sd
 from hteb_score.stats.reliability import split_half_reliability
@@ -75,11 +75,11 @@ def covered(models: Sequence[ModelScores], datasets: Sequence[str], name: str) -
     return [d for d in datasets if all(d in m.column(name) for m in models)]
 
 
-def score_columns(models: Sequence[ModelScores], datasets: Sequence[str]) -> ScoreColumns:
+def score_columns(models: Sequence[ModelScores], datasets: Sequence[str], taxonomy: Taxonomy) -> ScoreColumns:
     """Transformations, axes and the total that every model has on at least one common dataset."""
     return ScoreColumns(
-        transformations=[t for t in TRANSFORMATIONS if covered(models, datasets, t)],
-        axes=[a for a in AXES if covered(models, datasets, a)],
+        transformations=[t for t in taxonomy.transformations if covered(models, datasets, t)],
+        axes=[a for a in taxonomy.members if covered(models, datasets, a)],
         total=[HTEB] if covered(models, datasets, HTEB) else [],
     )
 
@@ -109,14 +109,14 @@ def leaderboard(views: Sequence[ModelScores], own: Sequence[ModelScores], basis:
     return sorted(rows, key=lambda r: (r.chance is not None, r.rank_hteb or r.rank_original or 0, r.model))
 
 
-def lead(views: Sequence[ModelScores], board: Sequence[LeaderboardRow], *, ci_method: str = "walsh",
-         seed: int = 0) -> Lead | None:
+def lead(views: Sequence[ModelScores], board: Sequence[LeaderboardRow], taxonomy: Taxonomy, *,
+         ci_method: str = "walsh", seed: int = 0) -> Lead | None:
     """Where no model has an HTEB total: the models ranked on the first axis beside the total that
     every one has (Noise), with the margin of the first over the next; None where a total is defined
     or no such axis is scored. Chance rows are no model of it (a model below one counts it in its rank)."""
     if defines_total(board):
         return None
-    axis = lead_axis([r.axes for r in board], [a for a in AXES if not in_total(a)])
+    axis = lead_axis([r.axes for r in board], [a for a in taxonomy.members if not taxonomy.in_total(a)])
     if axis is None:
         return None
     ranks = _ranks({r.model: r.axes[axis] for r in board})
@@ -128,11 +128,12 @@ def lead(views: Sequence[ModelScores], board: Sequence[LeaderboardRow], *, ci_me
                       lambda differences: paired_effect(differences, ci_method=ci_method, seed=seed))
 
 
-def heatmap(views: Sequence[ModelScores], own: Sequence[ModelScores]) -> tuple[list[str], dict[str, dict[str, HeatCell]]]:
+def heatmap(views: Sequence[ModelScores], own: Sequence[ModelScores],
+            taxonomy: Taxonomy) -> tuple[list[str], dict[str, dict[str, HeatCell]]]:
     """The heat map: every transformation any model has (failing those every axis, then the total),
     each cell the mean delta on the basis's scores beside the model's own (missing: None, kept)."""
-    names = ([t for t in TRANSFORMATIONS if any(m.transformations.get(t) for m in own)]
-             or [a for a in AXES if any(m.axes.get(a) for m in own)] or ([HTEB] if any(m.hteb for m in own) else []))
+    names = ([t for t in taxonomy.transformations if any(m.transformations.get(t) for m in own)]
+             or [a for a in taxonomy.members if any(m.axes.get(a) for m in own)] or ([HTEB] if any(m.hteb for m in own) else []))
     cells = {}
     for view, model in zip(views, own, strict=True):
         cells[model.model] = {n: HeatCell(*mean_delta(view, n), *mean_delta(model, n)) for n in names}
@@ -164,6 +165,7 @@ def transformation_effects(
     models: Sequence[ModelScores],
     datasets: Sequence[str],
     columns: ScoreColumns,
+    taxonomy: Taxonomy,
     *,
     ci_method: str = "walsh",
     seed: int = 0,
@@ -177,10 +179,10 @@ def transformation_effects(
             name: paired_effect(_model_mean_deltas(models, datasets, name), ci_method=ci_method, seed=seed)
             for name in names
         }
-        add_holm(effects)
+        add_holm(effects, taxonomy)
         families[family] = effects
     for axis, entry in families["axes"].items():
-        members = [t for t in AXES[axis] if t in columns.transformations]
+        members = [t for t in taxonomy.members[axis] if t in columns.transformations]
         pooled = [v for t in members for v in _model_mean_deltas(models, datasets, t)]
         entry["median_abs_delta_pooled"] = float(np.median(np.abs(pooled))) if pooled else None
     return families
@@ -224,6 +226,7 @@ def compare(
     `seed` drives both the split-half splits and, with `ci_method="bootstrap"`, the resampling."""
     rule = BASES.get(basis)
     warnings = check_inputs(models, force=force)
+    taxonomy = joined_taxonomy(models)  # each card's own axes, together
     models, undefined = defined_scores(models)
     warnings += undefined
     datasets = common_datasets(models)
@@ -233,7 +236,7 @@ def compare(
     if excluded:
         warnings.append(f"datasets not scored for every model were left out: {', '.join(excluded)}")
     common = common_views(models, datasets)
-    columns = score_columns(common, datasets)
+    columns = score_columns(common, datasets, taxonomy)
     for name in columns.names():
         n = len(covered(common, datasets, name))
         if n < len(datasets):
@@ -248,10 +251,10 @@ def compare(
     if rule.views is own_views and len({(r.figures.datasets, r.figures.variants) for r in board if r.figures is not None}) > 1:
         warnings.append("on the own basis the models rest on different datasets or variants: the ranks compare "
                         "different sets")
-    headline = lead(views, board, ci_method=ci_method, seed=seed)
+    headline = lead(views, board, taxonomy, ci_method=ci_method, seed=seed)
     if headline is not None:  # ranked by the axis the result leads with
         board = sorted(board, key=lambda r: (r.chance is not None, headline.ranks.get(r.model, 0), r.model))
-    names, cells = heatmap(views, models)
+    names, cells = heatmap(views, models, taxonomy)
     rankings = pairwise_rankings(common, [*columns.axes, *columns.total], ci_method=ci_method, seed=seed,
                                  chance=chance)
     across = [m for m in common if m.model not in chance]  # the statistics across models: no chance row
@@ -263,11 +266,12 @@ def compare(
         columns=columns,
         leaderboard=board,
         ranking_stability=ranking_stability(across, datasets, columns.names()),
-        effects=transformation_effects(across, datasets, columns, ci_method=ci_method, seed=seed),
+        effects=transformation_effects(across, datasets, columns, taxonomy, ci_method=ci_method, seed=seed),
         reliability=reliability(across, datasets, columns.axes, n_splits=n_splits, seed=seed),
         basis=rule,
         heatmap_columns=names,
         heatmap=cells,
+        taxonomy=taxonomy,
         lead=headline,
         pairwise=rankings,
         per_dataset=per_dataset_tests(common, {c: [(p.first, p.second) for p in r.all_pairs]

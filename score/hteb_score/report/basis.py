@@ -16,9 +16,8 @@ from typing import Any
 import numpy as np
 
 from hteb_contract.common.registry import Registry
-from hteb_contract.taxonomy import AXES, PAPER_AXES, TRANSFORMATIONS
 from hteb_score.scoring.aggregate import PairedLevel, axis_columns, paired_level
-from hteb_score.scoring.model_scores import HTEB, ModelScores
+from hteb_score.scoring.model_scores import HTEB, ModelScores, joined_taxonomy
 
 #: Figures that differ by less than this are the same figure (float noise of a different summation order).
 SAME = 1e-9
@@ -52,19 +51,20 @@ def common_views(models: Sequence[ModelScores], datasets: Sequence[str]) -> list
     """Each model restricted to the common datasets and, on them, to the transformations every model
     has; axes and totals are recomputed from those (or, for inputs that give only axis or total
     scores, kept on the cells every model has)."""
-    by_transformation = {t: _cells_all_have(models, datasets, _transformation_column(t)) for t in TRANSFORMATIONS}
+    taxonomy = joined_taxonomy(models)
+    by_transformation = {t: _cells_all_have(models, datasets, _transformation_column(t)) for t in taxonomy.transformations}
     derive = all(m.transformations for m in models)
-    by_axis = {a: _cells_all_have(models, datasets, _axis_column(a)) for a in AXES}
+    by_axis = {a: _cells_all_have(models, datasets, _axis_column(a)) for a in taxonomy.members}
     on_total = _cells_all_have(models, datasets, lambda m: m.hteb)
     views = []
     for m in models:
         transformations = {t: {d: m.transformations[t][d] for d in on} for t, on in by_transformation.items() if on}
-        axes = axis_columns(transformations) if derive else {a: {d: m.axes[a][d] for d in on}
+        axes = axis_columns(transformations, m.taxonomy) if derive else {a: {d: m.axes[a][d] for d in on}
                                                              for a, on in by_axis.items() if on}
         view = replace(m, original={d: m.original[d] for d in datasets}, transformations=transformations,
                        axes=axes, hteb={})
         view.fill_derived()
-        if not view.hteb and not any(a in axes for a in PAPER_AXES):
+        if not view.hteb and not any(a in axes for a in m.taxonomy.paper_axes):
             view.hteb.update({d: m.hteb[d] for d in on_total})
         views.append(view)
     return views
@@ -127,7 +127,7 @@ class Figures:
 def figures(model: ModelScores) -> Figures:
     """`paired_level` of a model's scores; for an input with totals only (no axes), its HTEB total is
     the mean of those, paired with the Original of the same datasets."""
-    level: PairedLevel = paired_level(model.original, model.axes)
+    level: PairedLevel = paired_level(model.original, model.axes, model.taxonomy)
     hteb, original, on_total = level.hteb, level.original, level.hteb_datasets
     if hteb is None and model.hteb:
         on = [d for d in model.hteb if d in model.original]

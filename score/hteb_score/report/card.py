@@ -17,7 +17,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from hteb_contract.common.escape import md_code, md_text
 from hteb_contract.specs.noise_scripts import APPLIED_SHARE
-from hteb_contract.taxonomy import AXES, AXIS_LABELS, AXIS_OF, PAPER_AXES
+from hteb_contract.taxonomy import INSTALLED, RECORDED, Taxonomy, recorded_in
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 from hteb_score import __version__
 from hteb_score.evaluators.protocol import Protocol
@@ -36,8 +36,9 @@ from hteb_score.strict_json import finite_or_none
 @dataclass(frozen=True)
 class CardSubject:
     """What a card says was scored and how: the model, its encoding, the data (`dataset`: provenance and
-    the datasets scored), the protocol, the error policy and selection, and the package versions the
-    scores were made with (None: this process's)."""
+    the datasets scored), the protocol, the error policy and selection, the axes the revision was made by
+    (stated in the card when the revision states them) and the package versions the scores were made with
+    (None: this process's)."""
 
     model: Mapping[str, Any]
     encode: Mapping[str, Any]
@@ -45,6 +46,7 @@ class CardSubject:
     protocol: Protocol
     on_error: str
     selection: Mapping[str, Any] | None = None
+    taxonomy: Taxonomy = INSTALLED
     packages: Mapping[str, str] | None = None
 
 
@@ -72,8 +74,9 @@ def build_card(subject: CardSubject, results: CardResults) -> dict[str, Any]:
     `undefined_score` unless a flag of that variant already says why; each undefined main score is
     flagged as skipped."""
     protocol, mteb_tasks = subject.protocol, results.mteb_tasks
+    taxonomy = subject.taxonomy
     scores, flags = _defined_scores(results.scores, list(results.flags))
-    flags += aggregate_flags(scores)
+    flags += aggregate_flags(scores, taxonomy)
     card = {
         "schema_version": SCHEMA_VERSIONS["result_card"],
         "model": dict(subject.model),
@@ -89,13 +92,15 @@ def build_card(subject: CardSubject, results: CardResults) -> dict[str, Any]:
         "selection": dict(subject.selection or {"preset": None, "min_judge": None}),
         "package_versions": dict(subject.packages) if subject.packages is not None else package_versions(),
         "scores": [record.to_json() for record in scores],
-        "aggregates": aggregate(scores),
+        "aggregates": aggregate(scores, taxonomy),
         "error_policy": [count.to_json() for count in results.error_policy],
         "statistics": results.statistics,
         "timings": {k: float(v) for k, v in results.timings.items()},
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "flags": [f.to_json() for f in flags],
     }
+    if taxonomy.source == RECORDED:  # else read with this release's table, as a card made before the block was
+        card["taxonomy"] = taxonomy.to_json()
     if results.coverage:  # a card merged from parts scored before coverage was recorded has none, as before
         card["coverage"] = [c.to_json() for c in results.coverage]
     if results.corpus_robustness is not None:
@@ -160,8 +165,9 @@ def render_markdown(card: Mapping[str, Any]) -> str:
 
 def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
     """Every figure result_card.md shows, formatted from the card's JSON, by the name the template uses."""
-    agg = card["aggregates"]
-    beside = _beside_total(agg)
+    agg, taxonomy = card["aggregates"], recorded_in(card)
+    labels, paper = taxonomy.labels, list(taxonomy.paper_axes)
+    beside = _beside_total(agg, taxonomy)
     stats = card.get("statistics") or {}
     selection = card.get("selection") or {}
     timings = card["timings"]
@@ -169,19 +175,19 @@ def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
         "model": card["model"], "mteb": _mteb_view(card["model"].get("mteb")), "python": card["model"].get("python"),
         "null_model": card["model"].get("null"),
         "collapsed": [md_text(f["dataset"]) for f in card.get("flags", []) if f["code"] == "collapsed"],
-        "dataset": card["dataset"], "protocol": card["protocol"], "on_error": card["on_error"],
+        "dataset": card["dataset"], "axes": _axes_source(card, taxonomy), "protocol": card["protocol"], "on_error": card["on_error"],
         "version": card["hteb_score_version"], "encode": _encode_view(card),
         "software": ", ".join(md_text(f"{name} {version}") for name, version in card["package_versions"].items()),
-        "beside": [AXIS_LABELS[a] for a in beside], "beside_names": ", ".join(AXIS_LABELS[a] for a in beside),
-        "paper_labels": [AXIS_LABELS[a] for a in PAPER_AXES], "hteb_undefined": agg["hteb_total"] is None,
-        "model_cells": _model_cells(agg, beside),
-        "dataset_rows": [_dataset_cells(row, beside) for row in agg["per_dataset"]],
-        "axis_pairs": [[AXIS_LABELS[a], f"{p['datasets']} of {agg['datasets']}", number(p["original"]),
+        "beside": [labels[a] for a in beside], "beside_names": ", ".join(labels[a] for a in beside),
+        "paper_labels": [labels[a] for a in paper], "hteb_undefined": agg["hteb_total"] is None,
+        "model_cells": _model_cells(agg, paper, beside),
+        "dataset_rows": [_dataset_cells(row, paper, beside) for row in agg["per_dataset"]],
+        "axis_pairs": [[labels[a], f"{p['datasets']} of {agg['datasets']}", number(p["original"]),
                         number(p["score"]), number(p["delta"], sign=True)] for a, p in agg["axis_pairs"].items()],
         "hteb_rests": ({"datasets": agg["hteb_datasets"], "all": agg["datasets"], "original": number(agg["original"]),
                         "original_all": number(agg["original_all"])}
                        if agg["hteb_total"] is not None and agg["hteb_datasets"] < agg["datasets"] else None),
-        "per_transformation": [[md_text(name), AXIS_LABELS[AXIS_OF[name]], number(entry["mean"]),
+        "per_transformation": [[md_text(name), labels[taxonomy.axis_of(name)], number(entry["mean"]),
                                 number(entry["delta"], sign=True), entry["datasets"]]
                                for name, entry in agg["per_transformation"].items()],
         "effects": [[md_text(name), number(entry.get("hl_shift"), sign=True), confidence_interval(entry),
@@ -191,7 +197,7 @@ def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
         "item_measures": item_measures_lines(card.get("item_measures")),
         "flags": [_flag_cells(f) for f in card.get("flags", [])],
         "coverage": [coverage_cells(c) for c in card.get("coverage", [])],
-        "noise_coverage": any(AXIS_OF.get(c["transformation"]) == "noise" for c in card.get("coverage", [])),
+        "noise_coverage": any(c["transformation"] in taxonomy.beside("noise") for c in card.get("coverage", [])),
         "applied_share": f"{APPLIED_SHARE:.0%}",
         "evaluation": {**card["evaluation"], "rows": [
             [md_text(name), "; ".join(md_text(f"{key}: {_setting(value)}") for key, value in used.items())]
@@ -209,6 +215,14 @@ def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _axes_source(card: Mapping[str, Any], taxonomy: Taxonomy) -> str | None:
+    """Whose axes the card's figures were aggregated by: the revision's, or this release's for a revision made before
+    it recorded them; None for dataset folders (their Original alone: no axis)."""
+    if str(card["dataset"]["repo_id"]).startswith("local:"):
+        return None
+    return "recorded" if taxonomy.source == RECORDED else "installed"
+
+
 def _item_measures_cost(timings: Mapping[str, float]) -> str | None:
     """The per-item measures' time, and its share of the run's (None where the card has no such timing)."""
     spent, total = timings.get("item_measures_s"), timings.get("total_s", 0.0)
@@ -217,19 +231,19 @@ def _item_measures_cost(timings: Mapping[str, float]) -> str | None:
     return f"{spent:.2f} s" + (f" ({100 * spent / total:.1f}% of it)" if total > 0 else "")
 
 
-def _model_cells(agg: Mapping[str, Any], beside: Sequence[str]) -> list[str]:
+def _model_cells(agg: Mapping[str, Any], paper: Sequence[str], beside: Sequence[str]) -> list[str]:
     """The model row: Original, each paper axis, HTEB and its delta, then each axis beside the total."""
-    cells = [number(agg["original"]) + _on(agg["hteb_datasets"], agg), *(_axis_cell(agg, a) for a in PAPER_AXES),
+    cells = [number(agg["original"]) + _on(agg["hteb_datasets"], agg), *(_axis_cell(agg, a) for a in paper),
              number(agg["hteb_total"]) + _on(agg["hteb_datasets"], agg), number(agg["delta"], sign=True)]
     for a in beside:
         cells += [_axis_cell(agg, a), number(_pair(agg, a).get("delta"), sign=True)]
     return cells
 
 
-def _dataset_cells(row: Mapping[str, Any], beside: Sequence[str]) -> list[str]:
+def _dataset_cells(row: Mapping[str, Any], paper: Sequence[str], beside: Sequence[str]) -> list[str]:
     hteb = number(row["hteb"]) + (f" ± {row['hteb_sd']:.2f}" if row.get("hteb_sd") is not None else "")
     cells = [f"{md_text(row['dataset'])} ({md_text(row['metric'])})", number(row["original"]),
-             *(number(row["axes"].get(a)) for a in PAPER_AXES), hteb, number(row["delta"], sign=True)]
+             *(number(row["axes"].get(a)) for a in paper), hteb, number(row["delta"], sign=True)]
     for a in beside:
         value = row["axes"].get(a)
         delta = None if value is None or row["original"] is None else value - row["original"]
@@ -251,11 +265,11 @@ def _axis_cell(agg: Mapping[str, Any], axis: str) -> str:
     return number(pair.get("score")) + (_on(pair["datasets"], agg) if pair else "")
 
 
-def _beside_total(agg: Mapping[str, Any]) -> list[str]:
+def _beside_total(agg: Mapping[str, Any], taxonomy: Taxonomy) -> list[str]:
     """The axes outside the HTEB total (Noise) that the card has a score for: only those get columns,
     so a card without them reads as before."""
     scored = set(agg["per_axis"]).union(*(row["axes"] for row in agg["per_dataset"]))
-    return [a for a in AXES if a not in PAPER_AXES and a in scored]
+    return [a for a in taxonomy.members if not taxonomy.in_total(a) and a in scored]
 
 
 def _flag_cells(flag: Mapping[str, Any]) -> list[str]:

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from hteb_contract.common.escape import md_text
-from hteb_contract.taxonomy import AXES, in_total
+from hteb_contract.taxonomy import Taxonomy
 from hteb_contract.validation import validate
 from hteb_score.report.basis import SAME, Basis, Figures
 from hteb_score.report.chance import row_name
@@ -164,6 +164,7 @@ class Comparison:
     basis: Basis
     heatmap_columns: list[str]
     heatmap: dict[str, dict[str, HeatCell]]
+    taxonomy: Taxonomy  # the axes the compared cards were aggregated by, together (`joined_taxonomy`)
     lead: Lead | None = None  # no HTEB total: who ranks first on the axis beside it (Noise), by how much
     #: model against model per column (Original, axes, total): pairs, rank intervals, groups
     pairwise: dict[str, ColumnRanking] = field(default_factory=dict)
@@ -275,14 +276,14 @@ class Comparison:
 
     def leaderboard_axes(self) -> list[str]:
         """The axes any leaderboard row has a figure for, in taxonomy order."""
-        return [a for a in AXES if any(a in r.axes for r in self.leaderboard)]
+        return [a for a in self.taxonomy.members if any(a in r.axes for r in self.leaderboard)]
 
     def _leaderboard_md(self) -> list[str]:
         """Axes in the HTEB total before it, axes beside it (Noise) after it, with a line saying so;
         a figure that differs from the model's card has the card's beside it."""
         axes = self.leaderboard_axes()
-        paper = [a for a in axes if in_total(a)]
-        beside = [a for a in axes if not in_total(a)]
+        paper = [a for a in axes if self.taxonomy.in_total(a)]
+        beside = [a for a in axes if not self.taxonomy.in_total(a)]
         total, ranked = self.has_total, self.rank_column()
         header = ["#", "Model", "Rank interval, group", "Original", *(f"{column_label(a)} (Δ)" for a in paper),
                   *(["HTEB total", "Δ"] if total else []), *(f"{column_label(a)} (Δ)" for a in beside),
@@ -358,7 +359,7 @@ class Comparison:
             f"Unit: per dataset, the delta averaged over models. HL shift with {ci_note} 95% CI (not adjusted",
             "for multiple comparisons; a percentage beside a CI is the coverage it reaches where too few datasets",
             "differ for 95%); Wilcoxon signed-rank p, Holm-corrected within each family"
-            + ("" if all(map(in_total, self.columns.names())) else " (the paper's and Noise's apart)")
+            + ("" if all(map(self.taxonomy.in_total, self.columns.names())) else " (the paper's and Noise's apart)")
             + "; |Δ̃| = median absolute delta",
             "(pooled over the axis's transformations for axes).",
             "",

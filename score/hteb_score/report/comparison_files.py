@@ -24,7 +24,8 @@ def figures(comparison: Comparison) -> dict[str, bytes]:
     """The PNG plots that apply: axis dumbbell always, the heat map when a model has a column
     beyond Original, drift vs judge quality when an input carries rated drift items."""
     basis = f"basis: {comparison.basis.description}"
-    drawn = {"axis_dumbbell.png": plots.axis_dumbbell(comparison.leaderboard, comparison.leaderboard_axes(), title=basis)}
+    drawn = {"axis_dumbbell.png": plots.axis_dumbbell(comparison.leaderboard, comparison.leaderboard_axes(),
+                                                        comparison.taxonomy, title=basis)}
     if comparison.heatmap_columns:
         order, grid = comparison.heatmap_grid()
         drawn["delta_heatmap.png"] = plots.delta_heatmap(order, comparison.heatmap_columns, grid, title=basis)

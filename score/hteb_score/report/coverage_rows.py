@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from hteb_contract.common.escape import md_text
-from hteb_contract.taxonomy import AXIS_OF
+from hteb_contract.taxonomy import recorded_in
 from hteb_score.report.formatting import md_row
 
 @dataclass(frozen=True)
@@ -58,8 +58,9 @@ def coverage_rows(cards: Iterable[tuple[str, Mapping[str, Any] | None]], every: 
     with `every` each variant's; one row per variant and coverage, naming the models whose cards give it."""
     found: dict[CoverageRow, list[str]] = {}
     for model, card in cards:
+        rules = recorded_in(card or {}).beside("noise")
         for entry in (card or {}).get("coverage", ()):
-            noise = AXIS_OF.get(entry["transformation"]) == "noise"
+            noise = entry["transformation"] in rules
             if not (every or noise or entry["left_out"] or entry["flagged_unchanged"]):
                 continue
             row = CoverageRow(entry["dataset"], entry["transformation"], entry["seed"], entry["subsets_scored"],

@@ -21,7 +21,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from hteb_contract.common.escape import html_text
 from typing import Any
 
-from hteb_contract.taxonomy import in_total
 from hteb_score.report.basis import SAME
 from hteb_score.report import explorer_html
 from hteb_score.report.chance import row_name
@@ -184,8 +183,8 @@ def _leaderboard(c: Comparison) -> list[str]:
     """Axes in the HTEB total before it, axes beside it (Noise) after it, as in comparison.md; a
     figure that differs from the model's card has the card's beside it, and the row is marked."""
     axes = c.leaderboard_axes()
-    paper = [a for a in axes if in_total(a)]
-    beside = [a for a in axes if not in_total(a)]
+    paper = [a for a in axes if c.taxonomy.in_total(a)]
+    beside = [a for a in axes if not c.taxonomy.in_total(a)]
     total, ranked = c.has_total, c.rank_column()
 
     def axis_headers(axes: list[str]) -> list[tuple[str, str]]:
@@ -415,7 +414,7 @@ def _protocol(c: Comparison) -> list[str]:
         f"<code>{html_text(c.basis.name)}</code>: {html_text(c.basis.description)}.",
         f"Effects: HL shift with {html_text(' / '.join(ci.get(m, m) for m in methods) or '-')} CI, Wilcoxon signed-rank "
         "p, Holm correction within each family (transformations; axes; total)"
-        + ("" if all(map(in_total, c.columns.names())) else ", the paper's and Noise's apart") + ".",
+        + ("" if all(map(c.taxonomy.in_total, c.columns.names())) else ", the paper's and Noise's apart") + ".",
         "Ranking stability: Kendall τ per dataset; reliability: split-half Spearman ρ"
         + (f" over {', '.join(map(str, sorted(splits)))} random splits." if splits else "."),
         "Dataset revisions: " + ("<strong>mixed</strong>." if c.mixed_revisions else "one revision."),

@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 
 from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.common.registry import Registry
-from hteb_contract.taxonomy import AXES, TRANSFORMATIONS
+from hteb_contract.taxonomy import INSTALLED, recorded_in
 from hteb_contract.validation import validate
 from hteb_score.encoding.backends import precision_suffix
 from hteb_score.mteb_interop.results import load_mteb_results
@@ -28,7 +28,7 @@ from hteb_score.report.card_checks import check_card
 from hteb_score.evaluators.outcomes import LABEL_MEASURES, MEASURES, Outcomes
 from hteb_score.report.outputs import ITEMS_FILE, OUTCOMES_FILE, OUTCOMES_SCHEMA
 from hteb_score.scoring.aggregate import aggregate, check_transformation
-from hteb_score.scoring.model_scores import HTEB, ModelScores
+from hteb_score.scoring.model_scores import HTEB, ModelScores, joined_taxonomy
 from hteb_score.scoring.score_record import ScoreRecord
 
 TABLE_REQUIRED = ("model", "dataset", "original")
@@ -55,15 +55,15 @@ def load_card(path: Path) -> ModelScores:
     validate("result_card", card, what=str(path))
     check_card(card, Path(path))
     name = card["model"]["model_id"] + selection_suffix(card.get("selection") or {}) + precision_suffix(card["encode"])
-    scores = ModelScores(name, str(path),
-                         card["dataset"]["revision"], card=card, protocol=card["protocol"])
+    taxonomy = recorded_in(card)
+    scores = ModelScores(name, str(path), card["dataset"]["revision"], taxonomy, card=card, protocol=card["protocol"])
     for record in card["scores"]:
         scores.task_types[record["dataset"]] = record["task_type"]
     for row in card["aggregates"]["per_dataset"]:
         dataset = row["dataset"]
         scores.original[dataset] = float(row["original"])
         for t, entry in row["transformations"].items():
-            check_transformation(t, where=str(path))
+            check_transformation(t, taxonomy, where=str(path))
             scores.transformations.setdefault(t, {})[dataset] = float(entry["mean"])
     scores.fill_derived()
     statistics = card.get("statistics") or {}
@@ -155,10 +155,11 @@ def load_scores_table(path: Path) -> list[ModelScores]:
     missing = [c for c in TABLE_REQUIRED if c not in columns]
     if missing:
         raise ContractError(f"{path}: missing column(s) {', '.join(missing)}; required: {', '.join(TABLE_REQUIRED)}")
-    score_columns = [c for c in (HTEB, *AXES, *TRANSFORMATIONS) if c in columns]
+    axes, names = INSTALLED.members, INSTALLED.transformations  # a table names this release's columns
+    score_columns = [c for c in (HTEB, *axes, *names) if c in columns]
     if not score_columns:
         raise ContractError(
-            f"{path}: no HTEB score column; give at least one of {HTEB}, {', '.join(AXES)} or a transformation ({', '.join(TRANSFORMATIONS)})"
+            f"{path}: no HTEB score column; give at least one of {HTEB}, {', '.join(axes)} or a transformation ({', '.join(names)})"
         )
     models: dict[str, ModelScores] = {}
     for line, row in enumerate(rows, start=1):
@@ -166,7 +167,7 @@ def load_scores_table(path: Path) -> list[ModelScores]:
         if not name or not dataset:
             raise ContractError(f"{path}: row {line} has an empty model or dataset")
         scores = models.setdefault(
-            name, ModelScores(name, str(path), _text(row.get("revision")), protocol=_text(row.get("protocol")))
+            name, ModelScores(name, str(path), _text(row.get("revision")), INSTALLED, protocol=_text(row.get("protocol")))
         )
         if dataset in scores.original:
             raise ContractError(f"{path}: row {line}: model {name!r} has dataset {dataset!r} twice")
@@ -189,7 +190,7 @@ def load_scores_table(path: Path) -> list[ModelScores]:
                 continue
             if column == HTEB:
                 scores.hteb[dataset] = value
-            elif column in AXES:
+            elif column in axes:
                 scores.axes.setdefault(column, {})[dataset] = value
             else:
                 scores.transformations.setdefault(column, {})[dataset] = value
@@ -274,7 +275,8 @@ def aggregates_problem(model: ModelScores) -> str | None:
     if model.card is None:
         return None
     stated = model.card["aggregates"]
-    derived = {k: v for k, v in aggregate([ScoreRecord.from_json(row) for row in model.card["scores"]]).items()
+    derived = {k: v for k, v in aggregate([ScoreRecord.from_json(row) for row in model.card["scores"]],
+                                          model.taxonomy).items()
                if k in stated or k not in ADDED_LATER}
     found = _first_difference(stated, derived, "aggregates")
     return None if found is None else f"{model.source}: {found}"
@@ -284,7 +286,7 @@ def coverage_problems(models: Sequence[ModelScores]) -> list[str]:
     """Axes whose column averages different transformations for different models (all eight
     against paraphrasing only): said, since the column then compares unlike things."""
     problems = []
-    for axis, members in AXES.items():
+    for axis, members in joined_taxonomy(models).members.items():
         covered = {m.model: tuple(t for t in members if m.transformations.get(t)) for m in models}
         kinds = {c for c in covered.values() if c}
         if len(kinds) > 1:

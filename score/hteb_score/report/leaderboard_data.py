@@ -25,7 +25,6 @@ from typing import Any
 
 from hteb_contract.errors import HtebError
 from hteb_contract.specs.datasets import dataset_specs
-from hteb_contract.taxonomy import AXES, TRANSFORMATIONS
 
 from hteb_score import CARD_FILE
 from hteb_score.report.chance import chance_rows
@@ -33,7 +32,7 @@ from hteb_score.report.coverage_rows import coverage_rows
 from hteb_score.report.formatting import column_label, heading
 from hteb_score.report.inputs import load_card
 from hteb_score.report.pairwise import ORIGINAL, rank_models
-from hteb_score.scoring.model_scores import ModelScores
+from hteb_score.scoring.model_scores import ModelScores, joined_taxonomy
 
 ALL = "all"
 UNKNOWN_LANGUAGE = "und"
@@ -143,7 +142,8 @@ def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> di
         raise HtebError(f"{folder}: the cards share no dataset")
     columns = [ORIGINAL]
     axes: dict[str, list[str]] = {ORIGINAL: [ORIGINAL]}
-    for axis, rules in AXES.items():
+    taxonomy = joined_taxonomy(models)
+    for axis, rules in taxonomy.members.items():
         held = [t for t in rules if all(set(shared) <= set(m.transformations.get(t, {})) for m in models)]
         if held and all(set(shared) <= set(m.axes.get(axis, {})) for m in models):
             axes[axis] = [axis, *held]
@@ -164,7 +164,7 @@ def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> di
     return {
         "revision": ", ".join(sorted(revisions)),
         "axes": {a: {"label": "Original" if a == ORIGINAL else column_label(a), "columns": c} for a, c in axes.items()},
-        "labels": {c: "Original" if c == ORIGINAL else heading(c) if c in TRANSFORMATIONS else column_label(c)
+        "labels": {c: "Original" if c == ORIGINAL else heading(c) if c in taxonomy.transformations else column_label(c)
                    for c in columns},
         "datasets": [{"name": d, "languages": languages[d], "task_type": models[0].task_types.get(d, "")}
                      for d in shared],

@@ -28,7 +28,6 @@ from typing import Any
 import numpy as np
 
 from hteb_contract.errors import HtebError
-from hteb_contract.taxonomy import AXES, PAPER_AXES
 from hteb_score.evaluators.outcomes import Outcomes
 from hteb_score.scoring.model_scores import HTEB, ModelScores
 from hteb_score.stats.holm import holm
@@ -98,8 +97,8 @@ def column_value(model: ModelScores, dataset: str, column: str, value: Values) -
     if column == ORIGINAL:
         return 100 * value(ORIGINAL, None)
     if column == HTEB:
-        return np.mean([column_value(model, dataset, axis, value) for axis in PAPER_AXES], axis=0)
-    members = [t for t in AXES.get(column, (column,)) if dataset in model.transformations.get(t, {})]
+        return np.mean([column_value(model, dataset, axis, value) for axis in model.taxonomy.paper_axes], axis=0)
+    members = [t for t in model.taxonomy.members.get(column, (column,)) if dataset in model.transformations.get(t, {})]
     if not members:
         raise KeyError(f"{model.model} has no {column} on {dataset}")
     return np.mean([100 * _seed_mean(model, dataset, t, value) for t in members], axis=0)

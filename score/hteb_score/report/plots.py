@@ -20,13 +20,14 @@ from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 
 from hteb_contract.common.escape import plot_label
-from hteb_contract.taxonomy import AXES, AXIS_LABELS, in_total
+from hteb_contract.taxonomy import INSTALLED, Taxonomy
 from hteb_score.report.formatting import column_label, number
 
 if TYPE_CHECKING:
     from hteb_score.report.comparison import LeaderboardRow
 
-AXIS_COLOURS = dict(zip(AXES, ("#1b9e77", "#d95f02", "#7570b3", "#66a61e")))
+#: An axis's colour in every figure (an axis this release does not know: grey).
+AXIS_COLOURS = dict(zip(INSTALLED.members, ("#1b9e77", "#d95f02", "#7570b3", "#66a61e")))
 DPI = 150
 #: The smallest text a figure carries, in points at its drawn size (report.html shows it at that size).
 MIN_FONT_PT = 10
@@ -54,10 +55,11 @@ def _row_values(row: LeaderboardRow) -> list[float]:
     return [v for v in (row.original, *row.axes.values(), row.hteb) if _defined(v)]
 
 
-def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str], title: str = "") -> Figure:
+def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str], taxonomy: Taxonomy,
+                  title: str = "") -> Figure:
     """Fig. 4: one row per model; a bar from the Original score to the lowest axis score, with the
-    Original, each axis and the HTEB total marked on it. Models in leaderboard order, best on top;
-    `title` adds a line (the basis)."""
+    Original, each axis (labelled and placed in or beside the total as `taxonomy` says) and the HTEB
+    total marked on it. Models in leaderboard order, best on top; `title` adds a line (the basis)."""
     rows = list(reversed(leaderboard))
     fig = _figure(9, 1.2 + 0.45 * len(rows))
     ax = fig.subplots()
@@ -74,8 +76,9 @@ def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str], ti
             [v for _, v in marked],
             [i for i, _ in marked],
             s=55,
-            color=AXIS_COLOURS[axis],
-            label=f"HTEB {AXIS_LABELS[axis]} axis" if in_total(axis) else f"{AXIS_LABELS[axis]} axis (not in total)",
+            color=AXIS_COLOURS.get(axis, "#999999"),
+            label=(f"HTEB {taxonomy.labels[axis]} axis" if taxonomy.in_total(axis)
+                   else f"{taxonomy.labels[axis]} axis (not in total)"),
             zorder=3,
         )
     totals = [(i, r.hteb) for i, r in enumerate(rows) if _defined(r.hteb)]

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from hteb_contract.taxonomy import recorded_in
 from hteb_score.encoding.backends import precision_flags
 from hteb_score.evaluators.protocol import PROTOCOLS
 from hteb_score.report.card import CardResults, CardSubject, build_card, mteb_result_files
@@ -31,11 +32,12 @@ def publish(part: ScorePart, folder: Path, earlier: Mapping[str, Any] | None = N
     unchanged parts again rewrites no file (while every output is still rendered by today's code)."""
     started = time.perf_counter()
     units, identity = part.units, part.identity
+    taxonomy = recorded_in(identity.to_dict())
     scores = [record for unit in units for record in unit.scores]
     drift = [row for u in units for row in u.drift]
     statistics = None
     if any(r.transformation != "original" for r in scores):
-        statistics = model_statistics(scores, drift, in_points=True)
+        statistics = model_statistics(scores, drift, taxonomy, in_points=True)
     timings = dict(part.timings)
     timings["statistics_s"] = time.perf_counter() - started
     timings[TIMING_TOTAL] = timings.get(TIMING_TOTAL, 0.0) + timings["statistics_s"]
@@ -48,7 +50,7 @@ def publish(part: ScorePart, folder: Path, earlier: Mapping[str, Any] | None = N
     tasks = {unit.dataset: unit.task for unit in units}
     subject = CardSubject(identity.model, identity.encode, {**identity.dataset, "datasets": [u.dataset for u in units]},
                           PROTOCOLS.get(identity.protocol), identity.on_error, {**identity.selection, **identity.chosen},
-                          identity.package_versions)
+                          taxonomy, identity.package_versions)
     card = build_card(subject, CardResults(
         scores, timings, settings={u.dataset: u.settings for u in units if u.settings is not None},
         error_policy=[entry for u in units for entry in u.error_policy], statistics=statistics,

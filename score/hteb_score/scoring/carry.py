@@ -20,6 +20,7 @@ from typing import Any
 
 from hteb_contract.errors import HtebError
 from hteb_contract.revision import Revision, dataset_of
+from hteb_contract.taxonomy import of_manifest
 
 from hteb_score.flags import Flag
 from hteb_score.scoring.coverage import Coverage, revision_shares, variant_coverage
@@ -60,7 +61,8 @@ def unit_coverage(revision: Revision, name: str, identity: RunIdentity) -> list[
                 (identity.seeds is not None and seed not in identity.seeds):
             continue
         shares, recorded = revision_shares(revision.manifest, revision.item_columns(name, transformation, seed))
-        found.append(variant_coverage(name, transformation, seed, shares, identity.protocol, recorded=recorded))
+        found.append(variant_coverage(name, transformation, seed, shares, identity.protocol,
+                                      axis=of_manifest(revision.manifest).axis_of(transformation), recorded=recorded))
     return found
 
 

@@ -14,12 +14,12 @@ mostly unchanged (changed share below `APPLIED_SHARE`) is flagged, whatever its 
 
 >>> shares = (SubsetShare("amh", 10, 0, False, "no layout"), SubsetShare("eng", 10, 9, True, None),
 ...           SubsetShare("hau", 10, 1, None, None))
->>> coverage = variant_coverage("D", "keyboard_typos", 1, shares, "hteb", recorded=True)
+>>> coverage = variant_coverage("D", "keyboard_typos", 1, shares, "hteb", axis="noise", recorded=True)
 >>> coverage.subsets_scored, coverage.subsets_total, [(s, r) for s, r, _ in coverage.left_out]
 (1, 3, [('amh', 'not_applicable'), ('hau', 'mostly_unchanged')])
 >>> coverage.flagged_unchanged, round(coverage.changed_share, 3)
 (True, 0.333)
->>> mteb = variant_coverage("D", "keyboard_typos", 1, shares, "mteb", recorded=True)  # mteb scores every subset
+>>> mteb = variant_coverage("D", "keyboard_typos", 1, shares, "mteb", axis="noise", recorded=True)  # mteb scores every subset
 >>> mteb.subsets_scored, mteb.flagged_unchanged, [f.code for f in mteb.flags()]
 (3, True, ['mostly_unchanged'])
 >>> round(adjusted_value({"amh": 0.5, "eng": 0.6, "hau": 0.7}, {"amh": 0.5, "eng": 0.8, "hau": 0.7}, 0.66, coverage), 6)
@@ -37,7 +37,6 @@ import numpy as np
 from hteb_contract.item_columns import ItemColumns
 from hteb_contract.revision.change_shares import recorded as recorded_shares
 from hteb_contract.specs.noise_scripts import APPLIED_SHARE
-from hteb_contract.taxonomy import AXIS_OF
 from hteb_score.flags import Flag
 
 #: Why a subset is left out of a Noise figure.
@@ -150,11 +149,11 @@ def revision_shares(manifest: Mapping[str, Any], items: ItemColumns) -> tuple[tu
 
 
 def variant_coverage(dataset: str, transformation: str, seed: int, shares: Sequence[SubsetShare], protocol: str, *,
-                     recorded: bool) -> Coverage:
-    """A variant's coverage: under `hteb`, a Noise rule's figure leaves out each subset it does not apply to
-    or changed fewer than `APPLIED_SHARE` of."""
+                     axis: str, recorded: bool) -> Coverage:
+    """A variant's coverage: under `hteb`, a Noise rule's figure (`axis`: its transformation's, as the revision
+    states it) leaves out each subset it does not apply to or changed fewer than `APPLIED_SHARE` of."""
     left = []
-    if protocol == "hteb" and AXIS_OF.get(transformation) == "noise":
+    if protocol == "hteb" and axis == "noise":
         for s in shares:
             if s.applicable is False:
                 left.append((s.subset, "not_applicable", s.why_not or REASONS["not_applicable"]))

@@ -18,6 +18,7 @@ from hteb_contract.revision import Revision
 from hteb_contract.sources import DatasetInfo, SourceDataset, list_source_dirs, read_source_dir
 from hteb_contract.stores import open_store
 from hteb_contract.tasks import TextRef
+from hteb_contract.taxonomy import INSTALLED, Taxonomy, of_manifest
 from tqdm.auto import tqdm
 
 from hteb_score.evaluators import EVALUATORS
@@ -45,6 +46,7 @@ class RunData:
     corpus: list[CorpusVariant] = field(default_factory=list)
     planned: list[str] = field(default_factory=list)
     chosen: dict[str, Any] = field(default_factory=dict)  # the card's selection of the revision (`chosen_part`)
+    taxonomy: Taxonomy = INSTALLED  # the axes the revision was made by (dataset folders: this release's)
 
 
 def read_data(options: ScoreOptions) -> RunData:
@@ -125,7 +127,8 @@ def read_revision(options: ScoreOptions) -> RunData:
     corpus = []
     if options.corpus_robustness:
         corpus = corpus_variants(revision, chosen, transformations=transformations, seeds=seeds)
-    return RunData(groups, policy, info, flags, corpus, planned, chosen_part(revision, planned, transformations, seeds))
+    return RunData(groups, policy, info, flags, corpus, planned, chosen_part(revision, planned, transformations, seeds),
+                   of_manifest(revision.manifest))
 
 
 def chosen_part(revision: Revision, datasets: Sequence[str], transformations: Sequence[str] | None,
@@ -163,6 +166,7 @@ class Variant:
     items: ItemColumns | None = None
     shares: tuple[SubsetShare, ...] = ()  # per subset, how many texts the transformation changed (`coverage`)
     recorded: bool = False  # `shares` are the revision's change_shares (else counted from the texts)
+    axis: str = ""  # its transformation's axis, as the revision states it (none for the original)
 
 
 def _policy_lookup(items: ItemColumns, on_error: str, where: str, keep: Sequence[bool]):
@@ -187,6 +191,7 @@ def revision_variants(revision: Revision, name: str, *, transformations: Sequenc
     """The original and each selected (transformation, seed) of one dataset, plus error-policy counts
     (and, with `min_judge`, how many items the judge filter dropped and how many no judge rated)."""
     source = revision.source(name)
+    taxonomy = of_manifest(revision.manifest)
     available = revision.variants(name)
     chosen = [(t, s) for t, s in available
               if (transformations is None or t in transformations) and (seeds is None or s in seeds)]
@@ -199,7 +204,7 @@ def revision_variants(revision: Revision, name: str, *, transformations: Sequenc
         where = f"{name}/{transformation}_{seed}"
         data = source.with_texts(_policy_lookup(items, on_error, where, keep))
         variants.append(Variant(data, transformation, seed, items if min_judge is None else items.where(keep),
-                                *revision_shares(revision.manifest, items)))
+                                *revision_shares(revision.manifest, items), axis=taxonomy.axis_of(transformation)))
         filtered = min_judge is not None  # the judge counts are kept with --min-judge only
         counts.append(ErrorPolicyCount(name, transformation, seed, len(items), sum(items.with_errors), on_error,
                                        keep.count(False) if filtered else None,

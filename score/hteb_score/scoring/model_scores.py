@@ -6,10 +6,11 @@ compared the same way.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hteb_contract.taxonomy import PAPER_AXES
+from hteb_contract.taxonomy import INSTALLED, Taxonomy
 from hteb_score.evaluators.outcomes import Outcomes
 from hteb_score.scoring.aggregate import axis_columns, hteb_total
 
@@ -23,6 +24,7 @@ class ModelScores:
     model: str
     source: str
     revision: str | None
+    taxonomy: Taxonomy  # the axes its scores were made by: a card's own, else this release's (a table, mteb files)
     original: dict[str, float] = field(default_factory=dict)
     transformations: dict[str, dict[str, float]] = field(default_factory=dict)
     axes: dict[str, dict[str, float]] = field(default_factory=dict)
@@ -44,10 +46,22 @@ class ModelScores:
     def fill_derived(self) -> None:
         """Axis scores from transformations where an axis is missing, and the HTEB score of each
         dataset that has all three axes but no HTEB score."""
-        for axis, derived in axis_columns(self.transformations).items():
+        for axis, derived in axis_columns(self.transformations, self.taxonomy).items():
             self.axes.setdefault(axis, derived)
         for dataset in self.original:
-            if dataset not in self.hteb and all(dataset in self.axes.get(a, {}) for a in PAPER_AXES):
-                total = hteb_total({a: self.axes[a][dataset] for a in PAPER_AXES})
+            paper = self.taxonomy.paper_axes
+            if dataset not in self.hteb and all(dataset in self.axes.get(a, {}) for a in paper):
+                total = hteb_total({a: self.axes[a][dataset] for a in paper}, self.taxonomy)
                 if total is not None:  # always: every paper axis is given
                     self.hteb[dataset] = total
+
+
+def joined_taxonomy(models: Sequence[ModelScores]) -> Taxonomy:
+    """The axes of every model compared, together (`Taxonomy.joined`); this release's where none is given.
+    Two inputs that put a transformation under two axes are a one-line error: they are two benchmarks."""
+    if not models:
+        return INSTALLED
+    joined = models[0].taxonomy
+    for model in models[1:]:
+        joined = joined.joined(model.taxonomy, where=f"{models[0].source} and {model.source}")
+    return joined

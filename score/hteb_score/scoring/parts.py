@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from hteb_contract.common.atomic import atomic_write_text
 from hteb_contract.errors import HtebError
 from hteb_contract.validation import check_finite
+from hteb_contract.taxonomy import RECORDED, Taxonomy
 from hteb_score import __version__
 from hteb_score.evaluators.base import TaskScore
 from hteb_score.evaluators.outcomes import Outcomes
@@ -50,7 +51,7 @@ UNION_FIELDS = (("encode", "prompts"), ("model", "mteb", "prompts"), ("model", "
 #: identity fields hteb-score records since a later version: a part written before lacks the key (never null),
 #: which agrees with any value (the merged identity takes the recorded one), so its units still merge with
 #: fresh ones of the same run (the noise-1339 parts carried to noise2-1339); a recorded value must agree
-LATER_FIELDS = (("model", "encoder"), ("model", "encoder_reason"))
+LATER_FIELDS = (("model", "encoder"), ("model", "encoder_reason"), ("taxonomy",))
 TIMING_TOTAL = "total_s"
 #: the packages whose versions a run records (its identity, and the card's `package_versions`)
 PACKAGES = ("hteb-score", "sentence-transformers", "transformers", "torch", "numpy", "scipy", "scikit-learn",
@@ -80,13 +81,21 @@ class RunIdentity:
     #: the part of the revision the run scores (datasets, transformations, seeds; `scoring.data.chosen_part`);
     #: a part written before it was recorded has none
     chosen: dict[str, Any] = field(default_factory=dict)
+    #: the axes the revision states it was made by (`Taxonomy.to_json`); None for a revision made before the specs
+    #: block, a dataset folder, or a part written before it was recorded (LATER_FIELDS: agrees with any)
+    taxonomy: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if data["taxonomy"] is None:
+            del data["taxonomy"]
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunIdentity:
-        return cls(**{f.name: data[f.name] for f in fields(cls) if f.name != "chosen"}, chosen=dict(data.get("chosen", {})))
+        optional = ("chosen", "taxonomy")
+        return cls(**{f.name: data[f.name] for f in fields(cls) if f.name not in optional},
+                   chosen=dict(data.get("chosen", {})), taxonomy=data.get("taxonomy"))
 
 
 @dataclass(frozen=True)
@@ -362,14 +371,14 @@ def package_versions() -> dict[str, str]:
 
 def run_identity(options: ScoreOptions, planned: Sequence[str], provenance: Mapping[str, Any],
                  model: Mapping[str, Any], encode: Mapping[str, Any], packages: Mapping[str, str], *,
-                 chosen: Mapping[str, Any]) -> RunIdentity:
+                 chosen: Mapping[str, Any], taxonomy: Taxonomy) -> RunIdentity:
     """The identity of the run `options` describe, its data's `provenance`, its model and encoding;
     `chosen`: the part of the revision the run scores (`scoring.data.chosen_part`, what the options and
     the plan come to), which the card's selection states beside --preset and --min-judge."""
     return RunIdentity({k: v for k, v in provenance.items() if k != "datasets"}, options.protocol.name, dict(model),
                        dict(encode), options.on_error, {"preset": options.preset, "min_judge": options.min_judge},
                        options.transformations, options.seeds, options.corpus_robustness, list(planned), __version__,
-                       dict(packages), dict(chosen))
+                       dict(packages), dict(chosen), taxonomy.to_json() if taxonomy.source == RECORDED else None)
 
 
 

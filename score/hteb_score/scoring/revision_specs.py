@@ -1,9 +1,11 @@
 """Whether this scorer's tables still say what a revision was made by (issue 43).
 
-A revision made since the manifest's `specs` block records the rows that made it. The scorer reads
-some of their columns from its installed tables (a transformation's axis, whether a rule made it and what the rule needs of a script,
-an axis's place in the HTEB total, a dataset's task, splits, subsets, main score and mteb settings,
-the Noise script table): where the installed row says otherwise, the card would score the revision as
+A revision made since the manifest's `specs` block records the rows that made it. Its axes (which
+transformation is on which, an axis's label and place in the HTEB total) the scorer reads from the
+revision itself (`hteb_contract.taxonomy.of_manifest`), so an edit of them since changes nothing. Other
+columns it still reads from its installed tables (whether a rule made a transformation and what the rule
+needs of a script, a dataset's task, splits, subsets, main score and mteb settings, the Noise script
+table): where the installed row says otherwise, the card would score the revision as
 something it is not, so the run is refused in one line before anything loads, naming the row and the
 column. Columns the scorer never reads (a judge task, a citation, a template's budget) may change.
 A revision made before the block is scored with the installed tables, as before.
@@ -20,8 +22,7 @@ from hteb_contract.specs.resolved import differences, specs_block
 
 #: Per table of the block, the columns the scorer reads (None: the whole table).
 SCORED_COLUMNS: dict[str, tuple[str, ...] | None] = {
-    "transformations": ("axis", "made_by", "needs"),
-    "axes": ("label", "paper"),
+    "transformations": ("made_by", "needs"),
     "datasets": ("mteb_task", "task_type", "eval_split", "train_split", "subsets", "main_score", "evaluation"),
     "noise_scripts": None,
 }

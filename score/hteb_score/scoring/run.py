@@ -97,7 +97,7 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
                 lap("evaluate_s")
                 found = None if variant.seed is None else variant_coverage(
                     info.name, variant.transformation, variant.seed, variant.shares, protocol.name,
-                    recorded=variant.recorded)
+                    axis=variant.axis, recorded=variant.recorded)
                 if base is not None:
                     measured = measure_variant(variant, unchanged, table, evaluator, documents, base=base,
                                                left_out=() if found is None else {s for s, _, _ in found.left_out})

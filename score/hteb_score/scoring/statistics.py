@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from hteb_contract.errors import ContractError
-from hteb_contract.taxonomy import AXES, in_total
+from hteb_contract.taxonomy import Taxonomy
 from hteb_score.scoring.aggregate import axis_columns, by_dataset, hteb_total, main_scores
 from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.stats.bootstrap import DEFAULT_RESAMPLES, percentile_bootstrap
@@ -78,11 +78,11 @@ def paired_effect(deltas: Sequence[float | None], *, ci_method: str = "walsh", s
     return {**entry, **({"undefined": reason} if reason else {})}
 
 
-def add_holm(family: dict[str, dict[str, Any]]) -> None:
+def add_holm(family: dict[str, dict[str, Any]], taxonomy: Taxonomy) -> None:
     """Holm-correct the `p_value`s of one family of tests in place (`p_holm`), the paper's names
     apart from Noise's: scoring noise variants too never changes the paper's corrected p-values."""
     for kept in (True, False):
-        names = [n for n in family if in_total(n) == kept]
+        names = [n for n in family if taxonomy.in_total(n) == kept]
         for name, adjusted in zip(names, holm([family[n]["p_value"] for n in names])):
             family[name]["p_holm"] = adjusted
 
@@ -157,13 +157,14 @@ def drift_statistics(
     return out
 
 
-def model_statistics(scores: Sequence[ScoreRecord], drift: list[dict], *, in_points: bool = False) -> dict:
+def model_statistics(scores: Sequence[ScoreRecord], drift: list[dict], taxonomy: Taxonomy, *,
+                     in_points: bool = False) -> dict:
     """The card's `statistics` block: effects per transformation, per axis (Noise's too) and for the
     HTEB total (HL shift, Walsh 95% CI, Wilcoxon p, Holm p within each family), plus drift vs
     quality; `total` is None when no paper axis was scored. `in_points`: the scores (0-1) are
     turned into points (x 100) here, and the method's unit says so."""
     method = {**METHOD, "unit": POINTS_UNIT + METHOD["unit"]} if in_points else dict(METHOD)
-    main = main_scores([r.in_points() for r in scores] if in_points else scores)
+    main = main_scores([r.in_points() for r in scores] if in_points else scores, taxonomy)
     original, transformed = main.original, main.seed_means()
     if not original and main.skipped:  # every original score undefined (flagged): no effect to estimate
         return {"method": {"unit": method["unit"]}, "per_transformation": {}, "per_axis": {}, "total": None,
@@ -177,15 +178,15 @@ def model_statistics(scores: Sequence[ScoreRecord], drift: list[dict], *, in_poi
         for t, by_ds in sorted(transformed.items())
         if _deltas(original, by_ds)
     }
-    add_holm(per_transformation)
-    axes = axis_columns(transformed)
+    add_holm(per_transformation, taxonomy)
+    axes = axis_columns(transformed, taxonomy)
     per_axis = {a: paired_effect(_deltas(original, by_ds)) for a, by_ds in axes.items() if _deltas(original, by_ds)}
-    add_holm(per_axis)
+    add_holm(per_axis, taxonomy)
     for axis, entry in per_axis.items():
-        pooled = [v for t in AXES[axis] for v in _deltas(original, transformed.get(t, {}))]
+        pooled = [v for t in taxonomy.members[axis] for v in _deltas(original, transformed.get(t, {}))]
         entry["median_abs_delta_pooled"] = float(np.median(np.abs(pooled)))
     total_by_ds = {d: row_total for d, row in by_dataset(axes).items()
-                   if d in original and (row_total := hteb_total(row)) is not None}
+                   if d in original and (row_total := hteb_total(row, taxonomy)) is not None}
     total = paired_effect(_deltas(original, total_by_ds)) if total_by_ds else None
     return {
         "method": method,

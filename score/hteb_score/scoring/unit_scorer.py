@@ -94,7 +94,7 @@ class UnitScorer:
         model = {**encoder.card_model(), "encoder": opts.encoder,
                  **({"encoder_reason": opts.encoder_reason} if opts.encoder_reason else {})}
         identity = run_identity(opts, data.planned, data.provenance, model, encoder.settings(), package_versions(),
-                                chosen=data.chosen)
+                                chosen=data.chosen, taxonomy=data.taxonomy)
         return ScorePart(identity, units_of_run(run, tasks, data.error_policy, robustness), timings)
 
 

@@ -3,7 +3,7 @@
 Original scores are the paper's (Tables 17-19). The paper gives only the HTEB total per dataset,
 so per-transformation scores are set to HTEB + a fixed per-transformation offset (two seeds at
 +-0.3 around it): known numbers, so the expected axis and total scores are known too. As in a
-real card, the score records are on the 0-1 scale and the `aggregates` block is `aggregate()`'s.
+real card, the score records are on the 0-1 scale and the `aggregates` block is `aggregate(INSTALLED)`'s.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from hteb_contract.taxonomy import INSTALLED
 from hteb_contract.taxonomy import AXIS_OF
 from hteb_contract.validation import validate
 from hteb_score.scoring.aggregate import POINTS, aggregate
@@ -80,9 +81,9 @@ def make_card(
         "on_error": "original",
         "package_versions": {"numpy": np.__version__},
         "scores": scores,
-        "aggregates": aggregate([ScoreRecord.from_json(s) for s in scores]),
+        "aggregates": aggregate([ScoreRecord.from_json(s) for s in scores], INSTALLED),
         "error_policy": [],
-        "statistics": model_statistics([ScoreRecord.from_json(p) for p in points], drift or []),
+        "statistics": model_statistics([ScoreRecord.from_json(p) for p in points], drift or [], INSTALLED),
         "timings": {"total_s": 1.0},
         "created": "2026-11-22T21:00:00Z",
     }
@@ -108,7 +109,7 @@ def big_card(model: str, datasets: int, shift: float, rng: np.random.Generator) 
         points.append({**base, "transformation": "paraphrasing", "seed": 1, "value": original - shift
                        + float(rng.normal(0, 1))})
     card["scores"] = [dict(r, value=r["value"] / POINTS) for r in points]
-    card["aggregates"] = aggregate([ScoreRecord.from_json(r) for r in card["scores"]])
+    card["aggregates"] = aggregate([ScoreRecord.from_json(r) for r in card["scores"]], INSTALLED)
     card["statistics"] = None
     card["model"]["model_id"] = model
     card["dataset"]["datasets"] = names

@@ -11,6 +11,7 @@ import math
 import pytest
 from cards import MODELS, make_card, write_card
 
+from hteb_contract.taxonomy import INSTALLED
 from hteb_contract.validation import validate
 from hteb_score.scoring.aggregate import aggregate, aggregate_flags
 from hteb_score.scoring.score_record import ScoreRecord
@@ -31,8 +32,8 @@ def _with_nulls(model: str, index: int, undefined: list[tuple[str, int | None]])
         if record["dataset"] == first and (record["transformation"], record["seed"]) in undefined:
             record["value"] = None
     records = [ScoreRecord.from_json(r) for r in card["scores"]]
-    card["aggregates"] = aggregate(records)
-    card["flags"] = [f.to_json() for f in aggregate_flags(records)]
+    card["aggregates"] = aggregate(records, INSTALLED)
+    card["flags"] = [f.to_json() for f in aggregate_flags(records, INSTALLED)]
     validate("result_card", card, what=model)
     return card
 
@@ -81,7 +82,7 @@ def test_flagged_plots_skip_undefined_points():
 
     rows = [LeaderboardRow("a", 80.0, {"lexical": math.nan, "language": 60.0}, None, 1, None),
             LeaderboardRow("b", math.nan, {"lexical": 70.0}, 65.0, 2, None)]
-    assert plots.png_bytes(plots.axis_dumbbell(rows, ["lexical", "language"])).startswith(b"\x89PNG")
+    assert plots.png_bytes(plots.axis_dumbbell(rows, ["lexical", "language"], INSTALLED)).startswith(b"\x89PNG")
     heat = plots.delta_heatmap(["a", "b"], ["paraphrasing", "translation"], [[-1.0, None], [math.nan, 2.0]])
     assert plots.png_bytes(heat).startswith(b"\x89PNG")
     assert "n/a" in [t.get_text() for t in heat.axes[0].texts]

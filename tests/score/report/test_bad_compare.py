@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from fuzz import examples
 
+from hteb_contract.taxonomy import INSTALLED
 from hteb_contract.errors import HtebError
 from hteb_score.cli import main
 from hteb_score.report.inputs import check_inputs
@@ -197,7 +198,7 @@ _VALUE = st.one_of(st.none(), st.sampled_from(["hteb", "mteb", "sha256:" + "a" *
 def test_fuzz_check_inputs(stated, force):
     """Inputs stating any revision and protocol (or none): refused in one line exactly when some
     differ or some are missing beside stated ones, unless forced; forcing is always in the warnings."""
-    models = [ModelScores(f"m{i}", "fuzz", revision, protocol=protocol) for i, (revision, protocol) in enumerate(stated)]
+    models = [ModelScores(f"m{i}", "fuzz", revision, INSTALLED, protocol=protocol) for i, (revision, protocol) in enumerate(stated)]
     problems = 0
     for values in (list(v) for v in zip(*stated)):
         known = {v for v in values if v is not None}

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from fuzz import examples
 
 from deadline import deadline
+from hteb_contract.taxonomy import INSTALLED
 from hteb_contract.validation import validate
 from hteb_score.scoring.aggregate import aggregate
 from hteb_score.scoring.score_record import POINTS, ScoreRecord
@@ -98,7 +99,7 @@ def test_named_axis_of_different_selections(tmp_path, run_cli):
     full = make_card(MODELS[0])
     only = make_card(MODELS[1], model_index=1)
     only["scores"] = [r for r in only["scores"] if r["transformation"] in ("original", "paraphrasing")]
-    only["aggregates"] = aggregate([ScoreRecord.from_json(r) for r in only["scores"]])
+    only["aggregates"] = aggregate([ScoreRecord.from_json(r) for r in only["scores"]], INSTALLED)
     only["statistics"] = None
     validate("result_card", only, what="paraphrasing only")
     code, _, err = run_cli("compare", write_card(tmp_path, full), write_card(tmp_path, only), "--out",

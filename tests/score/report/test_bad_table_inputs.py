@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from cards import MODELS, make_card, write_card
 
+from hteb_contract.taxonomy import INSTALLED
 from hteb_score import CARD_FILE
 from hteb_score.scoring.aggregate import aggregate
 from hteb_score.scoring.score_record import ScoreRecord
@@ -32,7 +33,7 @@ def _refused(code: int, out: str, err: str, *needles: str) -> None:
 
 
 def _reaggregated(card: dict) -> dict:
-    card["aggregates"] = aggregate([ScoreRecord.from_json(s) for s in card["scores"]])
+    card["aggregates"] = aggregate([ScoreRecord.from_json(s) for s in card["scores"]], INSTALLED)
     return card
 
 

@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 from cards import MODELS, make_card, write_card
+from hteb_contract.taxonomy import INSTALLED
 from hteb_contract.taxonomy import AXIS_OF, PAPER_AXES, TRANSFORMATIONS
 from hteb_contract.validation import validate
 from hteb_score.scoring.aggregate import aggregate
@@ -26,7 +27,7 @@ def filtered(card: dict) -> dict:
     datasets = card["dataset"]["datasets"]
     keep = {(datasets[i], t) for i, ts in KEPT.items() for t in ts}
     scores = [r for r in card["scores"] if r["transformation"] == "original" or (r["dataset"], r["transformation"]) in keep]
-    out = dict(card, scores=scores, aggregates=aggregate([ScoreRecord.from_json(r) for r in scores]),
+    out = dict(card, scores=scores, aggregates=aggregate([ScoreRecord.from_json(r) for r in scores], INSTALLED),
                selection={"preset": None, "min_judge": 3.0})
     validate("result_card", out, what="filtered")
     return out

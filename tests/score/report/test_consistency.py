@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hteb_contract.taxonomy import INSTALLED
 from hteb_contract.common.escape import md_unescape
 import yaml
 from hypothesis import HealthCheck, given, settings
@@ -65,7 +66,7 @@ def _card(name: str, spec: dict) -> dict:
         "evaluation": {"protocol": "hteb", "description": "d", "mteb_version": None, "datasets": {}},
         "on_error": "original", "selection": {"preset": None, "min_judge": spec["min_judge"]},
         "package_versions": {}, "scores": records,
-        "aggregates": aggregate([ScoreRecord.from_json(r) for r in records]),
+        "aggregates": aggregate([ScoreRecord.from_json(r) for r in records], INSTALLED),
         "error_policy": [], "statistics": None, "timings": {}, "created": "2026-11-25T00:00:00Z", "flags": [],
     }
     validate("result_card", card, what=name)

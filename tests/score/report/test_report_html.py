@@ -380,7 +380,7 @@ def test_plot_text_is_at_least_10_pt(shared_data, report, cards):
         drift[model] = make_card(model, model_index=i, drift=items)["statistics"]["drift"]
     order, grid = comparison.heatmap_grid()  # as report/comparison_files.figures draws them
     figures = {
-        "dumbbell": plots.axis_dumbbell(comparison.leaderboard, comparison.leaderboard_axes()),
+        "dumbbell": plots.axis_dumbbell(comparison.leaderboard, comparison.leaderboard_axes(), comparison.taxonomy),
         "heatmap": plots.delta_heatmap(order, comparison.heatmap_columns, grid),
         "drift": plots.drift_vs_quality(drift),
     }

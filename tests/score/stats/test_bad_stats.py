@@ -10,6 +10,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from fuzz import examples
 
+from hteb_contract.taxonomy import INSTALLED
 from hteb_score.stats.bootstrap import percentile_bootstrap
 from hteb_score.stats.hodges_lehmann import hodges_lehmann
 from hteb_score.stats.holm import holm
@@ -36,7 +37,7 @@ def test_flagged_wilcoxon_and_hodges_lehmann_of_undefined_differences(deltas):
 def test_flagged_paired_effect_and_holm_of_an_undefined_family_member(deltas):
     """The family's other tests are corrected among themselves; the undefined one says why."""
     family = {"defined": paired_effect([-1.0, -2.0, -3.0, -4.0, -5.0, -6.0]), "undefined": paired_effect(deltas)}
-    add_holm(family)
+    add_holm(family, INSTALLED)
     entry = family["undefined"]
     assert entry["p_value"] is None and entry["p_holm"] is None and entry["mean_delta"] is None
     assert "undefined (None, NaN or infinite)" in entry["undefined"]
@@ -69,7 +70,7 @@ def test_flagged_model_statistics_skip_undefined_scores():
               for d, v in (("A", 80.0), ("B", 70.0), ("C", None), ("D", 60.0))]
     scores += [ScoreRecord(d, "STS", "all", "paraphrasing", 1, "m", v)
                for d, v in (("A", 75.0), ("B", NAN), ("C", 50.0), ("D", 58.0))]
-    stats = model_statistics(scores, [])
+    stats = model_statistics(scores, [], INSTALLED)
     entry = stats["per_transformation"]["paraphrasing"]
     assert entry["n_datasets"] == 2 and entry["mean_delta"] == pytest.approx(-3.5) and entry["p_value"] is not None
 
@@ -87,7 +88,7 @@ def test_fuzz_paired_effect(deltas):
     if not deltas:
         return
     entry = paired_effect(deltas)
-    add_holm({"x": entry})
+    add_holm({"x": entry}, INSTALLED)
     numbers = {k: v for k, v in entry.items() if isinstance(v, float) or v is None}
     assert all(v is None or math.isfinite(v) for v in numbers.values()), entry
     assert any(v is None for v in numbers.values()) == ("undefined" in entry), entry
