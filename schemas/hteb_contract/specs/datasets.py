@@ -41,7 +41,7 @@ ContractError naming it):
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -199,6 +199,12 @@ def load_dataset_specs(path: Path = TABLE) -> tuple[DatasetSpec, ...]:
         rows = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
     except (OSError, yaml.YAMLError) as err:
         raise ContractError(f"{where}: cannot read the dataset table: {str(err).splitlines()[0]}") from None
+    return parse_dataset_rows(rows, where)
+
+
+def parse_dataset_rows(rows: Any, where: str) -> tuple[DatasetSpec, ...]:
+    """Rows as the table states them (the packaged file's, or those a revision's `specs` block recorded), checked
+    against the table's JSON Schema and each other; a bad row is a one-line ContractError naming `where`."""
     error = next(iter(sorted(_validator().iter_errors(rows), key=lambda e: list(e.absolute_path))), None)
     if error is not None:
         at = list(error.absolute_path)
@@ -234,10 +240,11 @@ def registry_specs() -> tuple[DatasetSpec, ...]:
     return tuple(spec for spec in dataset_specs() if spec.registry)
 
 
-def specs_by_mteb_task() -> dict[str, DatasetSpec]:
-    """mteb task -> the first row naming it (rows naming one task agree on how it is evaluated)."""
+def specs_by_mteb_task(specs: Iterable[DatasetSpec] | None = None) -> dict[str, DatasetSpec]:
+    """mteb task -> the first row naming it (rows naming one task agree on how it is evaluated); of the
+    packaged table, or of `specs`."""
     out: dict[str, DatasetSpec] = {}
-    for spec in dataset_specs():
+    for spec in dataset_specs() if specs is None else specs:
         if spec.mteb_task is not None:
             out.setdefault(spec.mteb_task, spec)
     return out

@@ -25,7 +25,7 @@ Both remove retrieval self-hits where the mteb task sets `ignore_identical_ids`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import Generic, TypeVar
 
@@ -44,10 +44,16 @@ S = TypeVar("S")
 
 @dataclass(frozen=True)
 class PerTask(Generic[S]):
-    """Settings by mteb task name; `default` for a dataset naming a task not listed, or none."""
+    """Settings by mteb task name; `default` for a dataset naming a task not listed, or none. `kind`: the
+    TaskSettings view the tasks come from (None: one rule for every task)."""
 
     default: S
+    kind: str | None = None
     tasks: Mapping[str, S] = field(default_factory=dict, hash=False)
+
+    def on(self, settings: task_settings.TaskSettings) -> PerTask[S]:
+        """The same rule with its tasks from `settings` (a revision's own rows)."""
+        return self if self.kind is None else replace(self, tasks=getattr(settings, self.kind))
 
     def __call__(self, mteb_task: str | None) -> S:
         return self.tasks.get(mteb_task or "", self.default)
@@ -67,6 +73,14 @@ class Protocol:
     fixed_seed: int | None = None  # the estimators' seed whatever the run's; None: the run's seed
     mteb_version: str | None = None  # the mteb whose main scores this protocol equals
     task_main_metrics: Mapping[str, str] = field(default_factory=dict, hash=False)  # mteb task -> its own
+    main_metric_per_task: bool = False  # `task_main_metrics` are the rows' main scores (mteb's own per task)
+
+    def on(self, settings: task_settings.TaskSettings) -> Protocol:
+        """This protocol on the dataset rows a revision was made by (`task_settings.of_manifest`): every
+        per-task setting and main score from them, so an edited installed row never rescores an old revision."""
+        return replace(self, few_shot=self.few_shot.on(settings), clustering=self.clustering.on(settings),
+                       retrieval=self.retrieval.on(settings), summarization=self.summarization.on(settings),
+                       task_main_metrics=settings.main_scores if self.main_metric_per_task else self.task_main_metrics)
 
     def estimator_seed(self, run_seed: int) -> int:
         """The seed of logistic regression and k-means in a run whose estimator seed is `run_seed`."""
@@ -77,7 +91,7 @@ class Protocol:
         return self.task_main_metrics.get(mteb_task or "", self.metric_of(tasks.task_type(task_type)))
 
 
-_RETRIEVAL = PerTask(RetrievalSettings(), task_settings.RETRIEVAL)
+_RETRIEVAL = PerTask(RetrievalSettings(), "retrieval").on(task_settings.INSTALLED)
 
 HTEB = Protocol(
     name="hteb",
@@ -94,13 +108,13 @@ MTEB = Protocol(
     description=f"equal to mteb {task_settings.MTEB_VERSION}'s main scores: few-shot classification, fast or "
     "legacy clustering per mteb task, max AP of five similarities; estimators seeded 42",
     metric_of=attrgetter("mteb_main_score"),
-    few_shot=PerTask(ClassificationSettings(), task_settings.CLASSIFICATION),
-    clustering=PerTask(ClusteringSettings(), task_settings.CLUSTERING),
+    few_shot=PerTask(ClassificationSettings(), "classification"),
+    clustering=PerTask(ClusteringSettings(), "clustering"),
     retrieval=_RETRIEVAL,
-    summarization=PerTask(SummarizationSettings(), task_settings.SUMMARIZATION),
+    summarization=PerTask(SummarizationSettings(), "summarization"),
     fixed_seed=task_settings.SEED,
     mteb_version=task_settings.MTEB_VERSION,
-    task_main_metrics=task_settings.MAIN_SCORES,
-)
+    main_metric_per_task=True,
+).on(task_settings.INSTALLED)
 
 PROTOCOLS: Registry[Protocol] = Registry("protocol", entries={p.name: p for p in (HTEB, MTEB)})

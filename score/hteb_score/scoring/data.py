@@ -22,13 +22,13 @@ from hteb_contract.taxonomy import INSTALLED, Taxonomy, of_manifest
 from tqdm.auto import tqdm
 
 from hteb_score.evaluators import EVALUATORS
+from hteb_score.evaluators import task_settings
 from hteb_score.evaluators.protocol import Protocol
 from hteb_score.flags import Flag
 from hteb_score.scoring.coverage import SubsetShare, revision_shares
 from hteb_score.scoring.corpus_robustness import CorpusVariant, corpus_variants
 from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.options import ScoreOptions
-from hteb_score.scoring.revision_specs import check_revision_specs
 from hteb_score.scoring.selection import PRESETS, judge_kept, judge_means, require_judge_scores
 
 
@@ -43,6 +43,7 @@ class RunData:
     error_policy: list[ErrorPolicyCount]
     provenance: dict[str, Any]
     checked: list[Flag]
+    protocol: Protocol  # the run's, on the dataset rows the revision was made by (`Protocol.on`)
     corpus: list[CorpusVariant] = field(default_factory=list)
     planned: list[str] = field(default_factory=list)
     chosen: dict[str, Any] = field(default_factory=dict)  # the card's selection of the revision (`chosen_part`)
@@ -95,7 +96,8 @@ def read_source_folders(options: ScoreOptions, source_dir: Path) -> RunData:
     groups = DatasetGroups(chosen, lambda name: [Variant(by_name[name], "original", None)], [d.info for d in datasets],
                            len(chosen))
     part = {"datasets": None if options.datasets is None else sorted(planned), "transformations": None, "seeds": None}
-    return RunData(groups, [], info, check_variants(groups, options.protocol), planned=planned, chosen=part)
+    return RunData(groups, [], info, check_variants(groups, options.protocol), options.protocol, planned=planned,
+                   chosen=part)
 
 
 def read_revision(options: ScoreOptions) -> RunData:
@@ -103,6 +105,7 @@ def read_revision(options: ScoreOptions) -> RunData:
     datasets and transformations; `min_judge` drops the items the judge rated below it. Unless `quiet`,
     a bar over the datasets read, with its total and the time left."""
     revision, planned, transformations = _revision_plan(options)
+    protocol = options.protocol.on(task_settings.of_manifest(revision.manifest))
     seeds = options.seeds
     chosen = units_of_part(planned, options.part)
 
@@ -119,7 +122,7 @@ def read_revision(options: ScoreOptions) -> RunData:
         variants, counts = load(name)  # one dataset's variants in memory at a time
         total += len(variants)
         policy.extend(counts)
-        flags.extend(check_variants([variants], options.protocol, filtered=options.min_judge is not None))
+        flags.extend(check_variants([variants], protocol, filtered=options.min_judge is not None))
         infos.append(variants[0].dataset.info)
     require_judge_scores(revision, policy, options.min_judge)
     groups = DatasetGroups(chosen, lambda name: load(name)[0], infos, total)
@@ -127,8 +130,8 @@ def read_revision(options: ScoreOptions) -> RunData:
     corpus = []
     if options.corpus_robustness:
         corpus = corpus_variants(revision, chosen, transformations=transformations, seeds=seeds)
-    return RunData(groups, policy, info, flags, corpus, planned, chosen_part(revision, planned, transformations, seeds),
-                   of_manifest(revision.manifest))
+    return RunData(groups, policy, info, flags, protocol, corpus, planned,
+                   chosen_part(revision, planned, transformations, seeds), of_manifest(revision.manifest))
 
 
 def chosen_part(revision: Revision, datasets: Sequence[str], transformations: Sequence[str] | None,
@@ -147,7 +150,6 @@ def _revision_plan(options: ScoreOptions) -> tuple[Revision, list[str], list[str
     names, transformations = options.datasets, options.transformations
     store, ref = options.revision_at()
     revision = open_store(store).fetch(ref, datasets=names)
-    check_revision_specs(revision)
     if options.preset is not None:
         names, transformations = PRESETS.get(options.preset).choose(revision)
     planned = names or revision.dataset_names()

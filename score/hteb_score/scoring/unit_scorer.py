@@ -13,6 +13,7 @@ from typing import Any
 
 from hteb_score.encoding.choice import load_encoder
 from hteb_score.encoding.encoder import EmbeddingTable, LoadedEncoder
+from hteb_score.evaluators.protocol import Protocol
 from hteb_score.scoring.corpus_robustness import score_corpus_robustness
 from hteb_score.scoring.data import read_data
 from hteb_score.scoring.options import ScoreOptions
@@ -77,10 +78,10 @@ class UnitScorer:
         encoder = self._load()
         loaded = time.perf_counter()
         table = EmbeddingTable(encoder, opts.cache_dir)
-        run = score_variants(data.groups, table, protocol=opts.protocol, progress=not opts.quiet,
+        run = score_variants(data.groups, table, protocol=data.protocol, progress=not opts.quiet,
                              filtered=opts.min_judge is not None, flags=data.checked)
         evaluated = time.perf_counter()
-        robustness = _corpus_robustness(data.corpus, run, table, opts)
+        robustness = _corpus_robustness(data.corpus, run, table, data.protocol, opts)
         # read_s: options, revision read and checked (start-up imports included), then read again dataset by
         # dataset while scoring; model_s: the model loaded (0 for a later unit of the same scorer);
         # statistics_s and the rest: report/run_outputs.py
@@ -98,14 +99,14 @@ class UnitScorer:
         return ScorePart(identity, units_of_run(run, tasks, data.error_policy, robustness), timings)
 
 
-def _corpus_robustness(corpus: list[Any], run: ScoreRun, table: EmbeddingTable,
+def _corpus_robustness(corpus: list[Any], run: ScoreRun, table: EmbeddingTable, protocol: Protocol,
                        opts: ScoreOptions) -> dict[str, Any] | None:
     """The card's corpus-robustness section (None without --corpus-robustness), beside this run's original scores."""
     if not corpus:
         return None
     originals = {name: result for (name, transformation, _), result in run.results.items()
                  if transformation == "original"}
-    return score_corpus_robustness(corpus, originals, table, protocol=opts.protocol, progress=not opts.quiet)
+    return score_corpus_robustness(corpus, originals, table, protocol=protocol, progress=not opts.quiet)
 
 
 class InProcess:

@@ -32,10 +32,10 @@ def test_main_metrics_are_the_task_types_own():
 
 
 @pytest.mark.parametrize(("rule", "table"), [
-    ("few_shot", task_settings.CLASSIFICATION),
-    ("clustering", task_settings.CLUSTERING),
-    ("retrieval", task_settings.RETRIEVAL),
-    ("summarization", task_settings.SUMMARIZATION),
+    ("few_shot", task_settings.INSTALLED.classification),
+    ("clustering", task_settings.INSTALLED.clustering),
+    ("retrieval", task_settings.INSTALLED.retrieval),
+    ("summarization", task_settings.INSTALLED.summarization),
 ])
 def test_mteb_reads_the_task_table_and_its_defaults(rule, table):
     per_task = getattr(MTEB, rule)
@@ -45,13 +45,13 @@ def test_mteb_reads_the_task_table_and_its_defaults(rule, table):
 
 
 def test_hteb_rules_do_not_follow_mteb_task_classes():
-    for task in (*task_settings.CLASSIFICATION, None):
+    for task in (*task_settings.INSTALLED.classification, None):
         assert HTEB.few_shot(task) is None
-    for task in (*task_settings.CLUSTERING, None):
+    for task in (*task_settings.INSTALLED.clustering, None):
         assert HTEB.clustering(task).kind == "legacy" and HTEB.clustering(task).one_set_per_subset
-    for task in (*task_settings.SUMMARIZATION, None):
+    for task in (*task_settings.INSTALLED.summarization, None):
         assert not HTEB.summarization(task).deprecated
-    for task in (*task_settings.RETRIEVAL, None):
+    for task in (*task_settings.INSTALLED.retrieval, None):
         assert HTEB.retrieval(task) == MTEB.retrieval(task)  # self-hit removal in both
 
 
@@ -91,7 +91,7 @@ def test_every_evaluator_reports_settings(shared_data):
 
 def test_an_mteb_task_with_its_own_main_score_is_scored_by_it(shared_data):
     mteb = pytest.importorskip("mteb")
-    for name, metric in task_settings.MAIN_SCORES.items():
+    for name, metric in task_settings.INSTALLED.main_scores.items():
         assert mteb.get_task(name).metadata.main_score == metric
     # IsiZuluNews rows named as mteb's SentimentAnalysisHindi: the mteb protocol reports f1, hteb accuracy
     news = read_source_dir(shared_data / "IsiZuluNews")
