@@ -1,13 +1,17 @@
 """docs/extending/adding-a-task-type.md followed from outside the packages: a toy task type,
 `ToySimilarity` (STS under a new name, with its own evaluator), added through the entry points the
-page names, one piece per file it lists (`PIECES`). tests/test_adding_a_task_type.py runs `main` in a
-fresh interpreter, so nothing it registers outlives the check, and reads what it prints.
+page names, one piece per file it lists (`PIECES`). The evaluator is a module file dropped into a copy
+of the hteb_score package (`evaluator_module`), found as the page says a new one is; the other pieces are
+registered from here. tests/test_adding_a_task_type.py runs `main` in a fresh interpreter, so nothing it
+registers outlives the check, and reads what it prints.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import sys
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -18,23 +22,44 @@ NAME = "ToySimilarity"
 #: The page's files, each with the piece of the toy that stands for it here.
 PIECES = {
     "schemas/hteb_contract/tasks.py": "ROW",
-    "score/hteb_score/evaluators/<type>.py": "ToySimilarityEvaluator",
-    "score/hteb_score/evaluators/base.py": "EVALUATORS (the module list; here the class is registered directly)",
+    "score/hteb_score/evaluators/<type>.py": "ToySimilarityEvaluator (EVALUATOR_MODULE, a file of a package copy)",
     "score/hteb_score/mteb_interop/task_data.py": "toy_mteb_split",
     "generate/hteb_generate/sources/hub_converters.py": "toy_hub_rows",
     "tests/score/evaluators/test_<type>.py": "tests/test_adding_a_task_type.py",
 }
 
 
+#: score/hteb_score/evaluators/<type>.py: the evaluator, as the file a contributor writes
+EVALUATOR_MODULE = f'''"""{NAME}: STS under a new name (the toy of tests/toy_task_type.py)."""
+
+from hteb_score.evaluators import register
+from hteb_score.evaluators.sts import STSEvaluator
+
+
+@register
+class ToySimilarityEvaluator(STSEvaluator):
+    task_types = ("{NAME}",)
+'''
+
+
+def evaluator_module(root: Path) -> None:
+    """A copy of the installed hteb_score under `root` with the toy's evaluator module dropped into its
+    evaluators package, first on the path: nothing but the file tells the registry it is there."""
+    import importlib.util
+
+    installed = Path(importlib.util.find_spec("hteb_score").origin).parent  # type: ignore[arg-type]
+    shutil.copytree(installed, root / "hteb_score", ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "hteb_score" / "evaluators" / "toy_similarity.py").write_text(EVALUATOR_MODULE, encoding="utf-8")
+    sys.path.insert(0, str(root))
+
+
 def register() -> None:
-    """Add the toy everywhere the page says, as a row, a class and two functions."""
+    """Add the toy everywhere else the page says, as a row and two functions."""
     from datasets import Dataset
 
     from hteb_contract.specs.mteb_settings import STSSettings
     from hteb_contract.tasks import EVAL, TASK_TYPES, TaskType
     from hteb_generate.sources.hub_sources import CONVERTERS, HubRows, Tables, tag
-    from hteb_score.evaluators import register as register_evaluator
-    from hteb_score.evaluators.sts import STSEvaluator
     from hteb_score.mteb_interop.task_data import per_subset
 
     # schemas/hteb_contract/tasks.py: the row
@@ -43,11 +68,6 @@ def register() -> None:
                    metric="spearman", mteb_main_score="cosine_spearman", hub_category="sentence-similarity",
                    mteb_settings=STSSettings)
     TASK_TYPES.add(row.name, row)
-
-    # score/hteb_score/evaluators/<type>.py: the evaluator
-    @register_evaluator
-    class ToySimilarityEvaluator(STSEvaluator):
-        task_types = (NAME,)
 
     # score/hteb_score/mteb_interop/task_data.py: the rows of a subset as mteb's task class reads them
     @per_subset(NAME)
@@ -74,6 +94,7 @@ def _refused(check: Any) -> str | None:
 
 def main(shared_data: Path, sample_revision: Path) -> dict[str, Any]:
     """Register the toy, then ask every registry about it and score a dataset of it both ways."""
+    evaluator_module(Path(tempfile.mkdtemp(prefix="toy-task-type-")))
     from datasets import Dataset, DatasetDict
 
     from hteb_contract.records import single_attempt
@@ -116,6 +137,7 @@ def main(shared_data: Path, sample_revision: Path) -> dict[str, Any]:
         "manifest_unknown": _refused(lambda: validate("manifest", manifest("NoSuchType"), what="manifest")),
         "main_metrics": {"hteb": HTEB.main_metric(NAME), "mteb": MTEB.main_metric(NAME)},
         "evaluator": type(EVALUATORS.get(NAME)).__name__,
+        "evaluator_module": type(EVALUATORS.get(NAME)).__module__,
         "hub_converter": CONVERTERS.get(NAME).__name__,
         "mteb_converter": NAME in MTEB_DATA,
         "dataset_task_type": dataset.info.task_type,

@@ -19,6 +19,7 @@ hteb_contract.errors.HtebError: unknown colour 'gren' (did you mean 'green'?); k
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Generic, TypeVar
 
@@ -35,14 +36,17 @@ class Registry(Generic[T]):
     """Names -> objects, filled when first asked.
 
     `entries`: name -> object given up front. `modules`: modules whose `@registry.register(...)`
-    decorators add entries; imported on the first lookup. `aliases` registered with an entry
-    resolve to it but are not listed among the known names.
+    decorators add entries; imported on the first lookup. `packages`: packages every module of which is
+    imported then (a new module dropped into one registers itself; no list to extend). `aliases`
+    registered with an entry resolve to it but are not listed among the known names.
     """
 
-    def __init__(self, kind: str, *, entries: Mapping[str, T] | None = None, modules: Iterable[str] = ()) -> None:
+    def __init__(self, kind: str, *, entries: Mapping[str, T] | None = None, modules: Iterable[str] = (),
+                 packages: Iterable[str] = ()) -> None:
         self.kind = kind
         self._modules = tuple(modules)
-        self._loaded = not self._modules
+        self._packages = tuple(packages)
+        self._loaded = not (self._modules or self._packages)
         self._entries: dict[str, T] = {}
         self._aliases: dict[str, str] = {}
         for name, obj in (entries or {}).items():
@@ -70,6 +74,10 @@ class Registry(Generic[T]):
             self._loaded = True  # before importing: a provider may look itself up while loading
             for module in self._modules:
                 importlib.import_module(module)
+            for name in self._packages:
+                package = importlib.import_module(name)
+                for found in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+                    importlib.import_module(f"{name}.{found.name}")
 
     def canonical(self, name: str) -> str:
         """The registered name for `name` or one of its aliases; an unknown name is a one-line error."""

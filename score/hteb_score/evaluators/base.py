@@ -1,6 +1,7 @@
 """What every task evaluator is: the `Evaluator` interface, what one run gives it (an `Embed`
 callable and an `EvaluationContext`), its result `TaskScore`, and the registry `EVALUATORS`
-(task type -> evaluator; the evaluator modules are imported on the first lookup).
+(task type -> evaluator; every module of the package is imported on the first lookup, so a new
+evaluator module is found where it is dropped).
 
 The scorer embeds each unique (text, prompt) once for a whole run (the prompt a text gets for its
 task and prompt type), so an evaluator is split in two: `texts()` lists every (text, prompt type)
@@ -127,15 +128,8 @@ class Evaluator(ABC):
         """The dataset's score under `context.protocol`, with the settings used."""
 
 
-EVALUATORS: Registry[Evaluator] = Registry("task type", modules=(
-    "hteb_score.evaluators.classification",
-    "hteb_score.evaluators.clustering",
-    "hteb_score.evaluators.pair_classification",
-    "hteb_score.evaluators.reranking",
-    "hteb_score.evaluators.retrieval",
-    "hteb_score.evaluators.sts",
-    "hteb_score.evaluators.summarization",
-))
+#: Every module of this package is imported on the first lookup: an evaluator module registers itself (`@register`).
+EVALUATORS: Registry[Evaluator] = Registry("task type", packages=("hteb_score.evaluators",))
 
 E = TypeVar("E", bound=type[Evaluator])
 
