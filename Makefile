@@ -81,7 +81,7 @@ $(GPU_VENV)/.installed-gpu: $(SOURCES)
 	$(GPU_VENV)/bin/python -m pip install -q $(GPU_SET)
 	touch $@
 
-# mypy first ([tool.mypy] in pyproject.toml: the three packages), then every test.
+# ruff check and mypy first ([tool.ruff], [tool.mypy] in pyproject.toml), then every test.
 # Tests keep their compiled modules (__pycache__, git-ignored) even where PYTHONDONTWRITEBYTECODE is set:
 # pytest then rewrites each test module's asserts once, not in every worker of every run (7 s a worker).
 # Their scratch files (pytest's tmp_path, tempfile's folders) go to RAM where Linux offers it (/dev/shm): a fast-loop
@@ -94,6 +94,7 @@ $(GPU_VENV)/.installed-gpu: $(SOURCES)
 TEST_TMP ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm)
 TEST_ENV := PYTHONDONTWRITEBYTECODE= $(if $(TEST_TMP),HTEB_TEST_RUN_PARENT=$${TMPDIR:-/tmp} TMPDIR=$(TEST_TMP))
 test: install
+	$(BIN)/ruff check --quiet .
 	$(BIN)/mypy
 	$(TEST_ENV) $(BIN)/python -m pytest -n 2 --dist loadgroup
 

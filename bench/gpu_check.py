@@ -257,7 +257,6 @@ def hardware_step(seconds: float) -> dict[str, Any]:
             b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
             calls = rate(lambda: torch.matmul(a, b))
             matmul[f"{name}_M{m}"] = {"shape_mkn": [m, k, n], "tflops": 2 * m * k * n * calls / 1e12}
-            del a, b
     source = torch.empty(2**30, dtype=torch.uint8, device="cuda")  # 1 GiB
     target = torch.empty_like(source)
     copies = rate(lambda: target.copy_(source))

@@ -57,7 +57,9 @@ def test_the_export_is_made_once_per_model_and_reused(exports, texts):
 
 
 def test_identity_differs_per_backend_and_precision(exports):
-    load = lambda **kw: Encoder.load(str(minilm_path()), device="cpu", progress=False, export_root=exports, **kw)
+    def load(**kw):
+        return Encoder.load(str(minilm_path()), device="cpu", progress=False, export_root=exports, **kw)
+
     identities = {load().identity, load(backend="onnx").identity, load(backend="onnx", precision="int8").identity,
                   load(backend="openvino").identity, load(precision="bf16").identity}
     assert len(identities) == 5

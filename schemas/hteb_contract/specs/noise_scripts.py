@@ -106,7 +106,7 @@ class NoiseScripts:
 
     def script_of(self, char: str) -> str | None:
         """The script of a letter or mark (by its Unicode name's first word); None for anything else."""
-        if not unicodedata.category(char)[0] in "LM":
+        if unicodedata.category(char)[0] not in "LM":
             return None
         return self._by_word.get(unicodedata.name(char, "").split(" ", 1)[0])
 

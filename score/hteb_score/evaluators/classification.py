@@ -47,7 +47,8 @@ from hteb_score.evaluators.base import (
     task_score,
 )
 from hteb_score.evaluators.outcomes import Outcomes, join
-from hteb_score.evaluators.subsets import DEFAULT, group_rows, require_rows
+from hteb_contract.source_values import DEFAULT_SUBSET
+from hteb_score.evaluators.subsets import group_rows, require_rows
 from hteb_score.evaluators.threads import single_threaded
 from hteb_score.flags import Flag
 
@@ -175,7 +176,7 @@ def _training_rows(train: Sequence[dict[str, Any]], test: Sequence[dict[str, Any
     """Per evaluation subset, the training rows its classifier learns from: the training rows of
     that subset, else of the default subset, else all of them."""
     groups = group_rows(train)
-    return {subset: groups.get(subset, groups.get(DEFAULT, [])) or list(range(len(train)))
+    return {subset: groups.get(subset, groups.get(DEFAULT_SUBSET, [])) or list(range(len(train)))
             for subset in group_rows(test)}
 
 

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from hteb_contract.errors import HtebError
-from hteb_contract.source_values import DEFAULT_SUBSET as DEFAULT
 from hteb_contract.source_values import subset_of
 from hteb_contract.sources import SourceDataset
 

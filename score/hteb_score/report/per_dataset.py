@@ -28,7 +28,6 @@ from typing import Any
 import numpy as np
 
 from hteb_contract.errors import HtebError
-from hteb_score.evaluators.outcomes import Outcomes
 from hteb_score.scoring.model_scores import HTEB, ModelScores
 from hteb_score.stats.holm import holm
 from hteb_score.stats.paired_bootstrap import REPLICATES, draws, paired_verdict

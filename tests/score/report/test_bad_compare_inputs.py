@@ -22,7 +22,7 @@ from deadline import deadline
 from hteb_contract.taxonomy import INSTALLED
 from hteb_contract.validation import validate
 from hteb_score.scoring.aggregate import aggregate
-from hteb_score.scoring.score_record import POINTS, ScoreRecord
+from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.stats import hodges_lehmann as hl
 
 SPLITS = ("--splits", "5")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import html
 import json
-import re
 import tempfile
 from collections import Counter
 from pathlib import Path

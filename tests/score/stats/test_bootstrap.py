@@ -20,7 +20,9 @@ def test_mean_ci_is_close_to_normal_theory_and_seeded():
 def test_paired_resampling_keeps_pairs_together():
     x = np.arange(50, dtype=float)
     y = 2 * x + 1  # perfectly monotone: every paired resample has rho = 1
-    rho = lambda a, b: stats.spearmanr(a, b).statistic
+    def rho(a, b):
+        return stats.spearmanr(a, b).statistic
+
     assert percentile_bootstrap(rho, x, y, paired=True, seed=0) == pytest.approx((1.0, 1.0))
 
 
