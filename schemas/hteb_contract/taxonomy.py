@@ -14,13 +14,15 @@ block is read by. The module's names (`AXES`, `axis_of`, ...) are `INSTALLED`'s 
 ('lexical', 'Length', 'noise')
 >>> list(PAPER_AXES), in_total("noise"), in_total("keyboard_typos"), in_total("paraphrasing")
 (['lexical', 'length', 'language'], False, False, True)
->>> INSTALLED.only(["paraphrasing", "numerisation"]).members
-{'lexical': ('paraphrasing',), 'noise': ('numerisation',)}
+>>> block = {"axes": [{"name": "lexical", "label": "Lexical", "paper": True}],
+...          "transformations": [{"name": "paraphrasing", "axis": "lexical"}]}
+>>> Taxonomy.of_specs(block).members, Taxonomy.of_specs(block).source
+({'lexical': ('paraphrasing',)}, 'revision')
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,7 +74,7 @@ class Taxonomy:
     def paper_transformations(self) -> tuple[str, ...]:
         return tuple(t for members in self.paper_axes.values() for t in members)
 
-    def beside(self, axis: str) -> tuple[str, ...]:
+    def transformations_of(self, axis: str) -> tuple[str, ...]:
         """The transformations of an axis, none where this taxonomy has no such axis."""
         return self.members.get(axis, ())
 
@@ -90,14 +92,6 @@ class Taxonomy:
         """Sort key: the axes' order, unknown names last."""
         names = self.transformations
         return names.index(name) if name in names else len(names)
-
-    def only(self, transformations: Iterable[str]) -> Taxonomy:
-        """The axes and rows of `transformations` alone, in this taxonomy's order (a run's own)."""
-        wanted = set(transformations)
-        for name in sorted(wanted):
-            self.axis_of(name)
-        kept = (Axis(a.name, a.label, tuple(t for t in a.transformations if t in wanted), a.paper) for a in self.axes)
-        return Taxonomy(tuple(a for a in kept if a.transformations), self.source)
 
     def joined(self, other: Taxonomy, *, where: str) -> Taxonomy:
         """Both taxonomies' axes and rows together (two cards compared); a transformation under two axes, or

@@ -12,8 +12,12 @@ from jsonschema import Draft202012Validator
 from hteb_contract.errors import HtebError
 from hteb_contract.records import ItemRecord
 from hteb_contract.revision import Revision
-from hteb_contract.taxonomy import (AXES, AXIS_LABELS, AXIS_OF, PAPER_AXES, PAPER_TRANSFORMATIONS, TRANSFORMATIONS,
-                                    axis_of, in_total, transformation_order)
+from hteb_contract.errors import ContractError
+from hteb_contract.specs.resolved import specs_block
+from hteb_contract.specs.transformations import Axis
+from hteb_contract.taxonomy import (AXES, AXIS_LABELS, AXIS_OF, INSTALLED, PAPER_AXES, PAPER_TRANSFORMATIONS, RECORDED,
+                                    TRANSFORMATIONS, Taxonomy, axis_of, in_total, of_manifest, recorded_in,
+                                    transformation_order)
 from hteb_contract.validation import schema
 from hteb_generate.transform.noise import PERTURBATIONS, perturb
 from revision_factory import build_revision
@@ -82,3 +86,45 @@ def test_a_revision_with_noise_transformations_is_written_verified_and_read(tmp_
     records = revision.items("STSBenchmark", "numerisation", 1339)
     assert records and all(r.transformed_text == r.original_text.translate(str.maketrans("eiao", "3140"))
                            for r in records)
+
+
+# --- a taxonomy as a value: a revision's own, a card's, joined across cards (issue 43) ------------------------
+
+
+def _moved(name: str, to: str) -> Taxonomy:
+    """The installed taxonomy with `name` moved to axis `to`."""
+    axes = [Axis(a.name, a.label, tuple(t for t in a.transformations if t != name) + ((name,) if a.name == to else ()),
+                 a.paper) for a in INSTALLED.axes]
+    return Taxonomy(tuple(axes), RECORDED)
+
+
+def test_a_taxonomy_round_trips_through_a_card_and_a_specs_block_gives_the_revisions_own():
+    assert Taxonomy.from_json(INSTALLED.to_json()) == INSTALLED
+    assert recorded_in({}) is INSTALLED and recorded_in({"taxonomy": _moved("paraphrasing", "length").to_json()}) \
+        == _moved("paraphrasing", "length")
+    block = specs_block(["STSBenchmark"], ["keyboard_typos"], noise_scripts=False, language_detector=None)
+    own = Taxonomy.of_specs(block)
+    assert own.source == RECORDED and own.transformations == ("keyboard_typos",)
+    assert list(own.paper_axes) == list(PAPER_AXES)  # every axis recorded: the total keeps its definition
+    assert of_manifest({"specs": block}) == own and of_manifest({}) is INSTALLED
+
+
+@pytest.mark.parametrize("name", TRANSFORMATIONS)
+def test_two_taxonomies_that_put_a_transformation_on_two_axes_are_one_line_error(name):
+    elsewhere = next(a for a in AXES if a != AXIS_OF[name])
+    with pytest.raises(ContractError, match=f"transformation '{name}' is on axis '{AXIS_OF[name]}' in one and "
+                                            f"'{elsewhere}' in another"):
+        INSTALLED.joined(_moved(name, elsewhere), where="a and b")
+    relabelled = Taxonomy(tuple(dataclasses.replace(a, label="X") if a.name == AXIS_OF[name] else a
+                                for a in INSTALLED.axes), RECORDED)
+    with pytest.raises(ContractError, match=f"axis '{AXIS_OF[name]}' is"):
+        INSTALLED.joined(relabelled, where="a and b")
+
+
+def test_taxonomies_that_agree_join_to_every_row_either_has_in_the_axes_order():
+    noise = Taxonomy.of_specs(specs_block([], ["keyboard_typos"], noise_scripts=False, language_detector=None))
+    lexical = Taxonomy.of_specs(specs_block([], ["paraphrasing"], noise_scripts=False,
+                                            language_detector={"library": "lingua-language-detector"}))
+    joined = noise.joined(lexical, where="a and b")
+    assert joined.transformations == ("paraphrasing", "keyboard_typos") and joined.source == RECORDED
+    assert INSTALLED.joined(noise, where="x").transformations == TRANSFORMATIONS

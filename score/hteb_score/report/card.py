@@ -197,7 +197,7 @@ def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
         "item_measures": item_measures_lines(card.get("item_measures")),
         "flags": [_flag_cells(f) for f in card.get("flags", [])],
         "coverage": [coverage_cells(c) for c in card.get("coverage", [])],
-        "noise_coverage": any(c["transformation"] in taxonomy.beside("noise") for c in card.get("coverage", [])),
+        "noise_coverage": any(c["transformation"] in taxonomy.transformations_of("noise") for c in card.get("coverage", [])),
         "applied_share": f"{APPLIED_SHARE:.0%}",
         "evaluation": {**card["evaluation"], "rows": [
             [md_text(name), "; ".join(md_text(f"{key}: {_setting(value)}") for key, value in used.items())]

@@ -58,7 +58,7 @@ def coverage_rows(cards: Iterable[tuple[str, Mapping[str, Any] | None]], every: 
     with `every` each variant's; one row per variant and coverage, naming the models whose cards give it."""
     found: dict[CoverageRow, list[str]] = {}
     for model, card in cards:
-        rules = recorded_in(card or {}).beside("noise")
+        rules = recorded_in(card or {}).transformations_of("noise")
         for entry in (card or {}).get("coverage", ()):
             noise = entry["transformation"] in rules
             if not (every or noise or entry["left_out"] or entry["flagged_unchanged"]):

@@ -58,7 +58,7 @@ def _row(model: str, chance: Mapping[str, str]) -> str:
 def noise_models(comparison: Comparison) -> str:
     """Per model, in leaderboard order: Original and Noise over the same datasets, their delta, and
     each Noise rule's mean delta (the heat map's cells)."""
-    rules = [t for t in comparison.taxonomy.beside("noise") if t in comparison.heatmap_columns]
+    rules = [t for t in comparison.taxonomy.transformations_of("noise") if t in comparison.heatmap_columns]
     lines = [md_row(["model", "Original", "Noise", "delta", *(heading(t) for t in rules)]), "|---" * (4 + len(rules)) + "|"]
     for row in comparison.leaderboard:
         figures = row.figures
@@ -78,7 +78,7 @@ def noise_effects(comparison: Comparison) -> str:
     Kendall tau between the models' Original and transformed scores."""
     if "noise" not in comparison.effects["axes"]:
         raise ContractError("table noise-effects: the cards have no Noise results")
-    rules = {t: e for t, e in comparison.effects["transformations"].items() if t in comparison.taxonomy.beside("noise")}
+    rules = {t: e for t, e in comparison.effects["transformations"].items() if t in comparison.taxonomy.transformations_of("noise")}
     rows = [*sorted(rules.items(), key=lambda item: item[1]["hl_shift"]), ("Noise axis", comparison.effects["axes"]["noise"])]
     lines = [md_row(["rule", "HL shift", "95% CI", "Holm p", "mean Kendall tau, Original vs rule"]), "|---" * 5 + "|"]
     for name, effect in rows:
@@ -114,7 +114,7 @@ def noise_subsets(comparison: Comparison) -> str:
     if not comparison.coverage_stated:
         raise ContractError("table noise-subsets: the cards do not record what each figure rests on (scored "
                             "before hteb-score recorded it): score them again")
-    rows = [r for r in comparison.coverage if r.transformation in comparison.taxonomy.beside("noise")]
+    rows = [r for r in comparison.coverage if r.transformation in comparison.taxonomy.transformations_of("noise")]
     lines = [md_row(["dataset", "rule", "subsets scored", "texts changed", "left out"]), "|---" * 5 + "|"]
     seen = set()
     for r in rows:
@@ -153,7 +153,7 @@ def noise_before_after(cards: Sequence[Sequence[ModelScores]]) -> str:
     rests = {(c["dataset"], c["transformation"]): f"{c['subsets_scored']} of {c['subsets_total']}"
              for c in first.get("coverage", [])}
     datasets = [d for d in after[models[0]].original if d not in carried]
-    rules = [t for t in after[models[0]].taxonomy.beside("noise") if t in after[models[0]].transformations]
+    rules = [t for t in after[models[0]].taxonomy.transformations_of("noise") if t in after[models[0]].transformations]
     lines = [md_row(["dataset", "rule", "subsets (after)", *(f"{_row(m, chance)} before -> after" for m in models)]),
              "|---" * (3 + len(models)) + "|"]
 
@@ -189,7 +189,7 @@ def noise_item_cosines(comparison: Comparison) -> str:
     def share(value: float | None) -> str:
         return "-" if value is None else f"{value:.0%}"
 
-    rules = sorted((t for t in comparison.taxonomy.beside("noise") if all(t in measured[m]["per_transformation"] for m in models)),  # type: ignore[index]
+    rules = sorted((t for t in comparison.taxonomy.transformations_of("noise") if all(t in measured[m]["per_transformation"] for m in models)),  # type: ignore[index]
                    key=lambda t: -sum(mean(m, t, "drift_mean") or 0.0 for m in models))
     lines = [md_row(["rule", *(f"{_row(m, comparison.chance)} drift / pass / calibrated pass" for m in models)]),
              "|---" * (1 + len(models)) + "|"]
@@ -230,11 +230,11 @@ def noise_item_examples(comparison: Comparison) -> str:
     """Per Noise rule, the item whose embedding moved most (lowest cosine) among the explorer rows of the
     cards' items.parquet, with its original and transformed text quoted (escaped, cut at QUOTED_CHARS)."""
     rows = [r for m in comparison.models if m.model not in comparison.chance  # random vectors move every text
-            for r in (m.items or []) if r["transformation"] in comparison.taxonomy.beside("noise")]
+            for r in (m.items or []) if r["transformation"] in comparison.taxonomy.transformations_of("noise")]
     if not rows:
         raise ContractError("table noise-item-examples: no card has explorer rows (items.parquet) for a Noise rule")
     lines = [md_row(["rule", "model", "dataset", "cosine", "original", "transformed"]), "|---" * 6 + "|"]
-    for rule in comparison.taxonomy.beside("noise"):
+    for rule in comparison.taxonomy.transformations_of("noise"):
         mine = [r for r in rows if r["transformation"] == rule]
         if not mine:
             continue

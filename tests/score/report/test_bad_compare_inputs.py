@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from fuzz import examples
 
 from deadline import deadline
-from hteb_contract.taxonomy import INSTALLED
+from hteb_contract.specs.transformations import Axis
+from hteb_contract.taxonomy import INSTALLED, RECORDED, Taxonomy
 from hteb_contract.validation import validate
 from hteb_score.scoring.aggregate import aggregate
 from hteb_score.scoring.score_record import ScoreRecord
@@ -167,3 +168,20 @@ def test_the_normal_interval_meets_the_exact_one(n):
     assert result.method == ("walsh" if n <= 50 else "walsh-normal")
     assert 0.94 < result.confidence < 0.96 and result.ci_low < result.shift < result.ci_high
     assert abs(hl.normal_critical_value(n, 0.05)[0] - lower_critical_value(n, 0.05)) <= 1
+
+
+@pytest.mark.parametrize("name", ["paraphrasing", "translation", "expansion"])
+def test_cards_of_revisions_that_put_a_transformation_on_two_axes_are_refused_in_one_line(tmp_path, run_cli, name):
+    """Each card's figures are its revision's axes (`taxonomy`): a card whose revision moved a transformation to
+    another axis is another benchmark, whatever its own aggregates say (they are its own records')."""
+    elsewhere = next(a for a in INSTALLED.members if a != INSTALLED.axis_of(name) and INSTALLED.in_total(a))
+    moved = Taxonomy(tuple(Axis(a.name, a.label, tuple(t for t in a.transformations if t != name)
+                                + ((name,) if a.name == elsewhere else ()), a.paper) for a in INSTALLED.axes), RECORDED)
+    other = make_card(MODELS[1], model_index=1)
+    other["taxonomy"] = moved.to_json()
+    other["aggregates"] = aggregate([ScoreRecord.from_json(r) for r in other["scores"]], moved)
+    validate("result_card", other, what="moved")
+    code, _, err = run_cli("compare", write_card(tmp_path, make_card(MODELS[0])), write_card(tmp_path, other),
+                           "--out", tmp_path / "out", *SPLITS)
+    _refused(code, err, f"transformation '{name}' is on axis '{INSTALLED.axis_of(name)}' in one and '{elsewhere}'")
+    assert not (tmp_path / "out").exists()
