@@ -25,7 +25,7 @@ def _section(heading: str) -> str:
 
 def test_the_page_lists_the_registry_and_a_test():
     listed = re.findall(r"^- `([^`]+)`", _section("Files to touch"), re.M)
-    assert listed == ["score/hteb_score/report/outputs.py", "tests/score/report/test_outputs.py"]
+    assert listed == ["score/hteb_score/report/card/outputs.py", "tests/score/report/test_outputs.py"]
     assert all((REPO / path).is_file() for path in listed)
 
 
@@ -34,7 +34,7 @@ def test_the_pages_writer_is_written_with_the_card(tmp_path):
     script = "\n".join([
         "import json, sys",
         "from pathlib import Path",
-        "from hteb_score.report.outputs import OUTPUTS, RunFiles, write_outputs",
+        "from hteb_score.report.card.outputs import OUTPUTS, RunFiles, write_outputs",
         writer,
         "card = json.loads(Path(sys.argv[1]).read_text(encoding='utf-8'))",
         "print(json.dumps([p.name for p in write_outputs(Path(sys.argv[2]), card, {})]))",

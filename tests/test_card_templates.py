@@ -8,7 +8,7 @@ from pathlib import Path
 
 import jinja2
 from hteb_generate.revision import card as dataset_card
-from hteb_score.report import card as result_card
+from hteb_score.report.card import card as result_card
 
 REPO = Path(__file__).resolve().parents[1]
 CARDS = sorted((REPO / "docs" / "findings").rglob("result_card.json"))

@@ -166,3 +166,22 @@ def test_no_generator_stage_imports_a_later_one():
                  for target in targets if target.startswith("hteb_generate.")
                  and _generator_stage(target) > _generator_stage(m)]
     assert backwards == []
+
+
+#: hteb_score.report's rooms in the stage order: a room reads only the rooms before it (and the shared formatting).
+REPORT_ROOMS = ("hteb_score.report.card", "hteb_score.report.compare", "hteb_score.report.site")
+
+
+def test_the_report_rooms_read_only_the_rooms_before_them():
+    backward = []
+    for module, targets in graph().items():
+        mine = next((i for i, room in enumerate(REPORT_ROOMS) if module.startswith(room)), None)
+        if mine is None:
+            continue
+        for target in targets:
+            theirs = next((i for i, room in enumerate(REPORT_ROOMS) if target.startswith(room)), None)
+            if theirs is not None and theirs > mine:
+                backward.append(f"{module} -> {target}")
+    assert not backward, backward
+    assert all(any(m.startswith(room) for room in REPORT_ROOMS) or m in ("hteb_score.report", "hteb_score.report.formatting")
+               for m in MODULES if m.startswith("hteb_score.report"))

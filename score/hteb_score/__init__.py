@@ -14,5 +14,5 @@ SAMPLE_DIR = Path(__file__).resolve().parent / "sample"
 SAMPLE_STORE = SAMPLE_DIR / "store"
 SAMPLE_REVISION = "sample-1339"
 DEFAULT_STORE = f"file://{SAMPLE_STORE}"
-#: A run's result card (report/card.py writes it); it also marks a folder as an earlier result.
+#: A run's result card (report/card/card.py writes it); it also marks a folder as an earlier result.
 CARD_FILE = "result_card.json"

@@ -13,7 +13,7 @@ from typing import Any
 from hteb_score import SAMPLE_REVISION, SAMPLE_STORE
 from hteb_score.encoding.encoder import EmbeddingTable
 from hteb_score.evaluators.protocol import PROTOCOLS
-from hteb_score.report.card import package_versions
+from hteb_score.report.card.card import package_versions
 from hteb_score.scoring.data import read_data
 from hteb_score.scoring.options import ScoreOptions
 from hteb_score.scoring.parts import ScorePart, run_identity, units_of_run

@@ -7,7 +7,7 @@ import pytest
 from hteb_contract.taxonomy import INSTALLED
 from hteb_contract.errors import ContractError
 from hteb_score.scoring.aggregate import POINTS, aggregate, axis_columns, main_scores, paired_level
-from hteb_score.report.card import render_markdown
+from hteb_score.report.card.card import render_markdown
 from hteb_score.scoring.score_record import ScoreRecord
 
 

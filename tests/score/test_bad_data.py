@@ -28,9 +28,9 @@ from evaluator_embeddings import context, evaluate, hashed_bow  # noqa: E402
 from hteb_contract.errors import ContractError, HtebError  # noqa: E402
 from hteb_contract.sources import SourceDataset, read_jsonl, read_source_dir  # noqa: E402
 from hteb_contract.validation import validate  # noqa: E402
-from hteb_score.report.card import (  # noqa: E402
+from hteb_score.report.card.card import (  # noqa: E402
     CardResults, CardSubject, build_card, mteb_result_files, render_markdown)
-from hteb_score.report.outputs import write_outputs  # noqa: E402
+from hteb_score.report.card.outputs import write_outputs  # noqa: E402
 from hteb_score.cli import main  # noqa: E402
 from hteb_score.evaluators.protocol import PROTOCOLS  # noqa: E402
 from hteb_score.scoring.data import Variant, check_variants

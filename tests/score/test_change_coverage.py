@@ -21,7 +21,7 @@ import pytest
 from hteb_contract.revision import Revision
 from hteb_contract.specs.noise_scripts import APPLIED_SHARE
 from hteb_score.cli import main
-from hteb_score.report.run_outputs import publish
+from hteb_score.report.card.run_outputs import publish
 from revision_factory import install, reseal
 from scored_parts import scored_part
 

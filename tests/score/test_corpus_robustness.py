@@ -23,7 +23,7 @@ from hteb_contract.validation import validate
 from hteb_generate.transform.noise import PERTURBATIONS, perturb
 from hteb_score.scoring.aggregate import aggregate
 from hteb_score.scoring.score_record import ScoreRecord
-from hteb_score.report.card import CardResults, CardSubject, build_card, render_markdown
+from hteb_score.report.card.card import CardResults, CardSubject, build_card, render_markdown
 from hteb_score.scoring.corpus_robustness import (
     corpus_variants,
     ndcg_at_10,

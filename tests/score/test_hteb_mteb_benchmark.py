@@ -27,7 +27,7 @@ from hteb_score.cli import main
 from hteb_score.mteb_interop.benchmark import COLUMNS, RANK, HtebBenchmark, get_benchmark
 from hteb_score.mteb_interop.layout import model_folder_name, variant_task_name
 from hteb_score.mteb_interop.tasks import tasks_from_revision
-from hteb_score.report.run_outputs import publish
+from hteb_score.report.card.run_outputs import publish
 from hteb_score.scoring.aggregate import aggregate
 from hteb_score.scoring.score_record import ScoreRecord
 from mteb.models import ModelMeta

@@ -31,8 +31,8 @@ from hteb_contract.source_values import subset_of
 from hteb_score import SAMPLE_REVISION, SAMPLE_STORE
 from hteb_score.encoding.encoder import EmbeddingTable
 from hteb_score.evaluators.protocol import PROTOCOLS
-from hteb_score.report.explorer_html import HTML_TOP_N, chosen
-from hteb_score.report.run_outputs import publish
+from hteb_score.report.compare.explorer_html import HTML_TOP_N, chosen
+from hteb_score.report.card.run_outputs import publish
 from hteb_score.scoring.data import read_data
 from hteb_score.scoring.item_measures import (
     CALIBRATED_PASS,

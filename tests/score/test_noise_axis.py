@@ -31,12 +31,12 @@ from hteb_contract.taxonomy import AXES, PAPER_AXES
 from hteb_contract.validation import validate
 from hteb_generate.transform.noise import perturb
 from hteb_score.scoring.aggregate import POINTS, aggregate
-from hteb_score.report.card import CardResults, CardSubject, build_card, render_markdown
-from hteb_score.report.outputs import write_outputs
-from hteb_score.report import comparison_files
-from hteb_score.report.analysis import compare
-from hteb_score.report.inputs import load_inputs
-from hteb_score.report.inputs import load_scores_table
+from hteb_score.report.card.card import CardResults, CardSubject, build_card, render_markdown
+from hteb_score.report.card.outputs import write_outputs
+from hteb_score.report.compare import comparison_files
+from hteb_score.report.compare.analysis import compare
+from hteb_score.report.compare.inputs import load_inputs
+from hteb_score.report.compare.inputs import load_scores_table
 from hteb_score.evaluators.protocol import PROTOCOLS
 from hteb_score.scoring.data import revision_variants
 from hteb_score.scoring.score_record import ScoreRecord

@@ -7,10 +7,10 @@ from pathlib import Path
 import click
 
 from hteb_contract.taxonomy import AXES, PAPER_TRANSFORMATIONS
-from hteb_score.report.chance import row_name
-from hteb_score.report.comparison import coverage_cell, figure_cell, leaderboard_cell
+from hteb_score.report.compare.chance import row_name
+from hteb_score.report.compare.comparison import coverage_cell, figure_cell, leaderboard_cell
 from hteb_score.report.formatting import column_label
-from hteb_score.report.pairwise import groups_sentence
+from hteb_score.report.compare.pairwise import groups_sentence
 from hteb_score.cli.output import OutputFolder
 from hteb_score.cli.terminal import echo
 
@@ -90,10 +90,10 @@ def compare(
     basis: str,
     seed: int,
 ) -> None:
-    from hteb_score.report import comparison_files
-    from hteb_score.report.analysis import compare as run_compare
-    from hteb_score.report.inputs import load_inputs
-    from hteb_score.report.model_index import EVAL_ADDITIONS
+    from hteb_score.report.compare import comparison_files
+    from hteb_score.report.compare.analysis import compare as run_compare
+    from hteb_score.report.compare.inputs import load_inputs
+    from hteb_score.report.card.model_index import EVAL_ADDITIONS
 
     output = OutputFolder.check(out_dir, marker="comparison.json", overwrite=overwrite)
     models = load_inputs(cards, tables, mteb_dirs)

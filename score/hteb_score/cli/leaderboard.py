@@ -22,8 +22,8 @@ from hteb_score.cli.terminal import echo
 def leaderboard(cards: Path, facts: Path, out: Path, check: bool) -> None:
     """Write the leaderboard page OUT and OUT's folder/leaderboard.csv from the result cards in
     CARDS (`*/result_card.json`) and the model facts file."""
-    from hteb_score.report.leaderboard_data import leaderboard_data, read_facts
-    from hteb_score.report.leaderboard_page import CSV_NAME, csv_text, render
+    from hteb_score.report.site.leaderboard_data import leaderboard_data, read_facts
+    from hteb_score.report.site.leaderboard_page import CSV_NAME, csv_text, render
 
     data = leaderboard_data(cards, read_facts(facts))
     files = {out: render(data), out.with_name(CSV_NAME): csv_text(data)}

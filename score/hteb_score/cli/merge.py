@@ -32,7 +32,7 @@ def merge(parts: tuple[Path, ...], out: Path, overwrite: bool, keep_timings: boo
     revision, protocol, model, backend or selection are refused; a dataset given twice must be the
     same; a planned dataset no part holds is named and flagged `missing_dataset` in the card.
     --datasets makes the card of a run over a subset of the parts' plan."""
-    from hteb_score.report.run_outputs import PER_CARD, publish, summary
+    from hteb_score.report.card.run_outputs import PER_CARD, publish, summary
     from hteb_score.scoring.parts import read_parts
 
     output = OutputFolder.check(out, marker=CARD_FILE, overwrite=overwrite)

@@ -175,7 +175,7 @@ def _units(model_ids: tuple[str, ...], given: dict[str, Any], out: Path, overwri
     """The run of work units: every model's options checked first, then the units (cli/unit_run.py)."""
     from hteb_contract.stores.local import enclosing_store
     from hteb_score.cli.unit_run import RESERVED, run_units
-    from hteb_score.report.comparison_files import model_folders
+    from hteb_score.report.compare.comparison_files import model_folders
 
     twice = next((m for i, m in enumerate(model_ids) if m in model_ids[:i]), None)
     if twice is not None:
@@ -289,7 +289,7 @@ def checked_options(*, model_id: str | None, store: str | None, ref: str | None,
 
 def _run(opts: ScoreOptions, folder: Path, started: float) -> str:
     """Score into `folder` (the staged output); returns the one-line summary."""
-    from hteb_score.report.run_outputs import publish, summary
+    from hteb_score.report.card.run_outputs import publish, summary
     from hteb_score.scoring.unit_scorer import UnitScorer
 
     part = UnitScorer(opts, announce=lambda note: echo(note, err=True)).score(opts.part, started)

@@ -26,7 +26,7 @@ def tables(files: tuple[Path, ...], check: bool) -> None:
     """Rewrite each table between `<!-- hteb:table NAME FOLDER -->` and `<!-- /hteb:table -->` in FILES
     (default docs/findings.md and docs/comparing.md) from the result cards (score tables) or the work
     units (unit-times) in FOLDER (relative to the file)."""
-    from hteb_score.report.findings import update_tables
+    from hteb_score.report.site.findings import update_tables
 
     stale = []
     for path in files or DEFAULT_FILES:

@@ -19,10 +19,10 @@ from typing import Any, Protocol
 
 from hteb_score import CARD_FILE
 from hteb_score.cli.output import OutputFolder
-from hteb_score.report import comparison_files
-from hteb_score.report.analysis import compare
-from hteb_score.report.inputs import load_inputs
-from hteb_score.report.run_outputs import publish, summary
+from hteb_score.report.compare import comparison_files
+from hteb_score.report.compare.analysis import compare
+from hteb_score.report.compare.inputs import load_inputs
+from hteb_score.report.card.run_outputs import publish, summary
 from hteb_score.scoring.data import planned_datasets
 from hteb_score.scoring.options import ScoreOptions
 from hteb_score.scoring.parts import ScorePart, read_parts

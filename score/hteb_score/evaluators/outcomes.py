@@ -1,5 +1,5 @@
 """Per-item outcomes: what a variant's main score is computed from, item by item, so two models can be
-compared on the same items of one dataset (report/per_dataset.py) and a score checked against its items.
+compared on the same items of one dataset (report/compare/per_dataset.py) and a score checked against its items.
 
 An evaluator whose main score is a function of per-item outcomes returns them with its `TaskScore`:
 per item, its subset and id, the `gold` value and what the model `predicted` (a similarity, a label, a

@@ -1,7 +1,7 @@
 """Work units and their merge: a scoring run is a set of (model, dataset) units; each can run alone
 (`hteb-score MODEL --part DATASETS`) and write a `ScorePart`, and `merge_parts` joins parts into the
 one run they belong to, from which the card and every output are written exactly as a single run
-writes them (a single run is itself the merge of its one part: report/run_outputs.py).
+writes them (a single run is itself the merge of its one part: report/card/run_outputs.py).
 
 A part holds, per dataset, everything the card and the statistics are built from (score records,
 evaluator results for the mteb files, drift rows, error-policy counts, flags, evaluation settings),

@@ -84,7 +84,7 @@ class UnitScorer:
         robustness = _corpus_robustness(data.corpus, run, table, data.protocol, opts)
         # read_s: options, revision read and checked (start-up imports included), then read again dataset by
         # dataset while scoring; model_s: the model loaded (0 for a later unit of the same scorer);
-        # statistics_s and the rest: report/run_outputs.py
+        # statistics_s and the rest: report/card/run_outputs.py
         spent = dict(run.timings)
         timings = {"read_s": read - started + spent.pop("read_s"), "model_s": loaded - read, **spent,
                    "total_s": time.perf_counter() - started}

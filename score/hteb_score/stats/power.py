@@ -1,5 +1,5 @@
 """How often the model-against-model test finds a real gap: a seeded simulation of what
-`report.pairwise` runs (per pair, the Wilcoxon signed-rank test over datasets; Shaffer over all pairs).
+`report.compare.pairwise` runs (per pair, the Wilcoxon signed-rank test over datasets; Shaffer over all pairs).
 
 The simulated comparison: `models` models on `datasets` datasets; the last is ahead of the others,
 which are equal, by `gap` points on every dataset; each model's score on each dataset carries an

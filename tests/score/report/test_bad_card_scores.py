@@ -77,8 +77,8 @@ def test_refused_compare_of_an_older_card_with_bare_nan(tmp_path, run_cli):
 
 def test_flagged_plots_skip_undefined_points():
     """The plot functions themselves, given undefined values: drawn without them."""
-    from hteb_score.report import plots
-    from hteb_score.report.comparison import LeaderboardRow
+    from hteb_score.report.compare import plots
+    from hteb_score.report.compare.comparison import LeaderboardRow
 
     rows = [LeaderboardRow("a", 80.0, {"lexical": math.nan, "language": 60.0}, None, 1, None),
             LeaderboardRow("b", math.nan, {"lexical": 70.0}, 65.0, 2, None)]

@@ -19,7 +19,7 @@ from fuzz import examples
 from hteb_contract.taxonomy import INSTALLED
 from hteb_contract.errors import HtebError
 from hteb_score.cli import main
-from hteb_score.report.inputs import check_inputs
+from hteb_score.report.compare.inputs import check_inputs
 from hteb_score.scoring.model_scores import ModelScores
 from hteb_score.cli.output import PARTIAL
 
@@ -146,7 +146,7 @@ def test_refused_write_failing_midway_leaves_the_earlier_comparison(card_files, 
     refuses a name): the earlier comparison stays whole and no partial folder is left. (A model name too
     long for a file name no longer fails: its folder name is shortened, test_escaping.py.)"""
     out, before = earlier
-    from hteb_score.report import comparison_files
+    from hteb_score.report.compare import comparison_files
 
     written = comparison_files.atomic_write_bytes
 

@@ -89,7 +89,7 @@ def test_fuzz_any_edited_aggregate_is_refused(tmp_path_factory, path, shift):
         target[path[-1]] += shift
     folder = tmp_path_factory.mktemp("fuzz")
     forged = write_card(folder, _edited(CARD, edit))
-    from hteb_score.report.inputs import aggregates_problem, load_card
+    from hteb_score.report.compare.inputs import aggregates_problem, load_card
 
     problem = aggregates_problem(load_card(forged))
     assert problem is not None and "/".join(map(str, path)) in problem

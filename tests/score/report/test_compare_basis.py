@@ -13,9 +13,9 @@ from hteb_contract.taxonomy import AXIS_OF, PAPER_AXES, TRANSFORMATIONS
 from hteb_contract.validation import validate
 from hteb_score.scoring.aggregate import aggregate
 from hteb_score.scoring.score_record import ScoreRecord
-from hteb_score.report.analysis import compare
-from hteb_score.report.inputs import load_card
-from hteb_score.report.comparison import coverage_cell, figure_cell
+from hteb_score.report.compare.analysis import compare
+from hteb_score.report.compare.inputs import load_card
+from hteb_score.report.compare.comparison import coverage_cell, figure_cell
 
 MODEL = MODELS[0]
 #: What the filter kept: per dataset index, the transformations left (cross_translation nowhere).

@@ -62,9 +62,9 @@ def test_leaderboard_matches_hand_computation(compared):
 
 
 def test_comparison_object_renders_what_the_command_wrote(compared, card_files):
-    from hteb_score.report import comparison_files
-    from hteb_score.report.analysis import compare
-    from hteb_score.report.inputs import load_inputs
+    from hteb_score.report.compare import comparison_files
+    from hteb_score.report.compare.analysis import compare
+    from hteb_score.report.compare.inputs import load_inputs
 
     result, out = compared
     comparison = compare(load_inputs(card_files, []), n_splits=100)

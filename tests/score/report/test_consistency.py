@@ -26,13 +26,13 @@ from hypothesis import strategies as st
 
 from hteb_contract.taxonomy import AXES, PAPER_AXES, TRANSFORMATIONS
 from hteb_contract.validation import validate
-from hteb_score.report import html_report
-from hteb_score.report.analysis import compare
-from hteb_score.report.card import render_markdown
-from hteb_score.report.comparison import figure_cell, heat_cell, leaderboard_cell
+from hteb_score.report.compare import html_report
+from hteb_score.report.compare.analysis import compare
+from hteb_score.report.card.card import render_markdown
+from hteb_score.report.compare.comparison import figure_cell, heat_cell, leaderboard_cell
 from hteb_score.report.formatting import number
-from hteb_score.report.inputs import load_card
-from hteb_score.report.model_index import model_index_yaml
+from hteb_score.report.compare.inputs import load_card
+from hteb_score.report.card.model_index import model_index_yaml
 from hteb_score.scoring.aggregate import POINTS, aggregate
 from hteb_score.scoring.score_record import ScoreRecord
 

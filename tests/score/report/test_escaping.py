@@ -25,11 +25,13 @@ from hteb_contract.common.escape import (
 from hteb_generate.revision import manifest_md
 from hteb_score.cli import main
 from hteb_score.mteb_interop.layout import result_folder
-from hteb_score.report import comparison_files, html_report, plots
-from hteb_score.report.analysis import compare
-from hteb_score.report.card import render_markdown
-from hteb_score.report.findings import model_groups, noise_effects, noise_models, noise_subsets
-from hteb_score.report.inputs import load_card
+from hteb_score.report.compare import comparison_files
+from hteb_score.report.compare import html_report
+from hteb_score.report.compare import plots
+from hteb_score.report.compare.analysis import compare
+from hteb_score.report.card.card import render_markdown
+from hteb_score.report.site.findings import model_groups, noise_effects, noise_models, noise_subsets
+from hteb_score.report.compare.inputs import load_card
 
 FINDINGS = Path(__file__).resolve().parents[3] / "docs" / "findings" / "noise2-1339"
 CARDS = sorted(FINDINGS.glob("*/result_card.json"))

@@ -17,9 +17,9 @@ import re
 import pytest
 import yaml
 
-from hteb_score.report.inputs import load_card
+from hteb_score.report.compare.inputs import load_card
 from hteb_contract.hub_eval import declared_ids, eval_yaml
-from hteb_score.report.model_index import eval_results_file_yaml, hub_dataset_id, model_index_yaml
+from hteb_score.report.card.model_index import eval_results_file_yaml, hub_dataset_id, model_index_yaml
 
 ENTRY_KEYS, DATASET_KEYS, SOURCE_KEYS = ({"dataset", "value", "verifyToken", "date", "source", "notes"},
                                          {"id", "task_id", "revision"}, {"url", "name", "user", "org"})

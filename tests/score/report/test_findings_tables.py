@@ -14,7 +14,7 @@ from hteb_contract.taxonomy import INSTALLED
 from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.taxonomy import AXES
 from hteb_score import CARD_FILE
-from hteb_score.report.findings import parts_of, unit_times, update_tables
+from hteb_score.report.site.findings import parts_of, unit_times, update_tables
 from hteb_score.report.formatting import heading
 from hteb_score.scoring.aggregate import aggregate
 from hteb_score.scoring.parts import merge_parts, read_part
@@ -142,7 +142,7 @@ def _delta(card: dict, dataset: str, rule: str) -> float:
 
 
 def test_before_and_after_shows_the_datasets_scored_again_with_each_cards_figures():
-    from hteb_score.report.findings import cards_of, noise_before_after
+    from hteb_score.report.site.findings import cards_of, noise_before_after
 
     table = noise_before_after(cards_of([WHOLE["noise-1339"], WHOLE["noise2-1339"]])).splitlines()
     after = json.loads((WHOLE["noise2-1339"] / "all-MiniLM-L6-v2" / CARD_FILE).read_text(encoding="utf-8"))
@@ -168,7 +168,7 @@ def test_a_table_of_two_folders_given_one_is_refused(tmp_path, run_cli):
 def test_the_item_examples_are_the_explorers_lowest_cosines_quoted_from_the_revision():
     import pandas as pd
 
-    from hteb_score.report.findings import QUOTED_CHARS, comparison_of, noise_item_examples
+    from hteb_score.report.site.findings import QUOTED_CHARS, comparison_of, noise_item_examples
 
     rows = pd.concat([pd.read_parquet(p) for p in sorted(WHOLE["noise2-1339"].glob("*/items.parquet"))])
     table = noise_item_examples(comparison_of(WHOLE["noise2-1339"])).splitlines()

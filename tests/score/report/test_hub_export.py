@@ -28,9 +28,9 @@ from hteb_contract.stores.local import LocalStore
 from hteb_contract.taxonomy import AXIS_LABELS, PAPER_AXES
 from hteb_score import SAMPLE_REVISION, SAMPLE_STORE
 from hteb_score.evaluators.protocol import PROTOCOLS as SCORER_PROTOCOLS
-from hteb_score.report.inputs import load_card
-from hteb_score.report.model_index import EVAL_ADDITIONS, EVAL_RESULTS, MODEL_INDEX, hub_files
-from hteb_score.report.run_outputs import publish
+from hteb_score.report.compare.inputs import load_card
+from hteb_score.report.card.model_index import EVAL_ADDITIONS, EVAL_RESULTS, MODEL_INDEX, hub_files
+from hteb_score.report.card.run_outputs import publish
 from hteb_score.scoring.data import chosen_part
 from hteb_score.scoring.selection import PRESETS
 from revision_factory import build_revision

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
-from hteb_score.report.leaderboard_data import ALL, leaderboard_data, read_facts
-from hteb_score.report.leaderboard_page import CSV_NAME, csv_text, render
+from hteb_score.report.site.leaderboard_data import ALL, leaderboard_data, read_facts
+from hteb_score.report.site.leaderboard_page import CSV_NAME, csv_text, render
 from models import MODELS, facts_json
 from test_report_html import ARTEFACTS, EVIL, _resize, browser  # noqa: F401  (browser: the shared fixture)
 

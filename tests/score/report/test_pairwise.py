@@ -21,8 +21,8 @@ import pytest
 from scipy import stats
 
 from hteb_score.cli import main
-from hteb_score.report.findings import update_tables
-from hteb_score.report.pairwise import ColumnRanking, rank_models
+from hteb_score.report.site.findings import update_tables
+from hteb_score.report.compare.pairwise import ColumnRanking, rank_models
 from hteb_score.stats.power import adjusted, detectable_gap, pair_tests, simulate as draw
 from hteb_score.stats.shaffer import shaffer
 
@@ -159,7 +159,7 @@ def test_a_chance_row_changes_no_rank_group_or_spread_and_its_pairs_are_a_family
     """The four models' whole-revision Original scores with the random model's beside them: the models'
     ranks, intervals, letters, pairs, spread and detectable gap are those of the four alone; each model
     against chance and the chance rows against each other are tested over the same datasets, Holm over them."""
-    from hteb_score.report.inputs import load_card
+    from hteb_score.report.compare.inputs import load_card
     from hteb_score.stats.holm import holm
 
     cards = [*sorted((REPO / "docs" / "findings" / "noise2-1339" / "whole-revision").glob("*/result_card.json")),

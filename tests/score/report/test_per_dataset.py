@@ -1,4 +1,4 @@
-"""`hteb-score compare` on each dataset, over its items (report/per_dataset.py), end to end: a real
+"""`hteb-score compare` on each dataset, over its items (report/compare/per_dataset.py), end to end: a real
 revision (STS, pair classification, held-out classification, clustering; an axis of each of the paper's
 three, so the HTEB total too), scored by the real scorer with a real model and the null model, compared
 by the real command. A real model is separated from random vectors on every dataset; a model against
@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from hteb_contract.stores.local import LocalStore
-from hteb_score.report.outputs import OUTCOMES_FILE
+from hteb_score.report.card.outputs import OUTCOMES_FILE
 from models import minilm_path
 from refusal import assert_one_line, run
 from revision_factory import build_revision
@@ -127,7 +127,7 @@ def test_the_per_dataset_section_escapes_every_name_it_prints(seed):
     import random
 
     from hteb_contract.common.escape import md_text
-    from hteb_score.report.per_dataset import DatasetTest, PairDatasets, markdown
+    from hteb_score.report.compare.per_dataset import DatasetTest, PairDatasets, markdown
 
     rng = random.Random(seed)
     alphabet = "ab|*_`[]()<>#\\!~\n\r\t&=+-"

@@ -108,9 +108,10 @@ def test_report_is_one_self_contained_file(report):
 
 
 def test_report_is_rendered_from_the_comparison(report, cards):
-    from hteb_score.report import comparison_files, html_report
-    from hteb_score.report.analysis import compare
-    from hteb_score.report.inputs import load_inputs
+    from hteb_score.report.compare import comparison_files
+    from hteb_score.report.compare import html_report
+    from hteb_score.report.compare.analysis import compare
+    from hteb_score.report.compare.inputs import load_inputs
 
     comparison = compare(load_inputs(cards, []), n_splits=20)
     page = html_report.render(comparison, comparison_files.figures(comparison))
@@ -121,7 +122,7 @@ def test_report_is_rendered_from_the_comparison(report, cards):
 
 
 def test_significance_marks_follow_holm_p_and_are_explained(report):
-    from hteb_score.report.html_report import significance_mark
+    from hteb_score.report.compare.html_report import significance_mark
 
     assert [significance_mark(p) for p in (0.0004, 0.001, 0.009, 0.049, 0.05, 0.5, None)] == [
         "***", "**", "**", "*", "", "", ""]
@@ -313,8 +314,8 @@ def _screenshot(browser, name: str, width: int) -> Path:
 def test_the_page_reads_at_1400_px_and_on_a_phone(browser, request, page, device, width):
     """No horizontal scroll of the page; the leaderboard fits, or scrolls in its own frame with the
     model column in view; the notices in one folded block after the headline; plots at drawn size."""
-    from hteb_score.report.html_report import CSS_DPI
-    from hteb_score.report.plots import DPI
+    from hteb_score.report.compare.html_report import CSS_DPI
+    from hteb_score.report.compare.plots import DPI
 
     out = request.getfixturevalue(page)
     _resize(browser, width)
@@ -365,9 +366,9 @@ def test_plot_text_is_at_least_10_pt(shared_data, report, cards):
     """Every text of every figure (titles, ticks, legends, annotations, heat-map cells) at >= 10 pt."""
     from matplotlib.text import Text
 
-    from hteb_score.report import plots
-    from hteb_score.report.analysis import compare
-    from hteb_score.report.inputs import load_inputs
+    from hteb_score.report.compare import plots
+    from hteb_score.report.compare.analysis import compare
+    from hteb_score.report.compare.inputs import load_inputs
     from hteb_score.scoring.statistics import drift_row
 
     comparison = compare(load_inputs(cards, []), n_splits=5)
@@ -378,7 +379,7 @@ def test_plot_text_is_at_least_10_pt(shared_data, report, cards):
                            1 - r["score"] / 5.5 + 0.01 * i)
                  for t in ("paraphrasing", "translation", "expansion", "summarisation") for r in rows]
         drift[model] = make_card(model, model_index=i, drift=items)["statistics"]["drift"]
-    order, grid = comparison.heatmap_grid()  # as report/comparison_files.figures draws them
+    order, grid = comparison.heatmap_grid()  # as report/compare/comparison_files.figures draws them
     figures = {
         "dumbbell": plots.axis_dumbbell(comparison.leaderboard, comparison.leaderboard_axes(), comparison.taxonomy),
         "heatmap": plots.delta_heatmap(order, comparison.heatmap_columns, grid),

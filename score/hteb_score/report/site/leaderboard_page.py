@@ -23,8 +23,8 @@ from typing import Any
 from hteb_contract.common.escape import html_text
 
 from hteb_score.report.formatting import count
-from hteb_score.report.leaderboard_data import FACTS, csv_rows
-from hteb_score.report.pairwise import ALPHA, METHOD
+from hteb_score.report.site.leaderboard_data import FACTS, csv_rows
+from hteb_score.report.compare.pairwise import ALPHA, METHOD
 
 TITLE = "HTEB leaderboard"
 CSV_NAME = "leaderboard.csv"

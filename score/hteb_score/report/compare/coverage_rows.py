@@ -1,4 +1,4 @@
-"""What the compared figures rest on: from each card's `coverage` (report/card.py), the variants worth
+"""What the compared figures rest on: from each card's `coverage` (report/card/card.py), the variants worth
 stating — every Noise variant and any other variant that left subsets out or is mostly unchanged —
 with the subsets its figure rests on ("5 of 12"), its share of texts changed, what was left out and
 the models whose cards say so. Read by comparison.md/json, the report page and `hteb-score tables`.

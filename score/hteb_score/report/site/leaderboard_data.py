@@ -11,7 +11,7 @@ from each card where it records them (`model.embedding_dim`, `encode.max_seq_len
 from the facts file `make leaderboard` writes from tests/models.py's table; none is typed here. What each
 dataset's figure of a transformation rests on (subsets scored of all, those left out and why) comes from
 the cards' `coverage`, so the page and the CSV say where a figure averages fewer than all subsets.
-A null model's card beside the real ones is a chance row (report/chance.py): its scores and deltas are
+A null model's card beside the real ones is a chance row (report/compare/chance.py): its scores and deltas are
 shown, it takes no rank, interval or group (the pairs' tests keep it, as `hteb-score compare` does), and
 needs no facts in the facts file.
 """
@@ -27,11 +27,11 @@ from hteb_contract.errors import HtebError
 from hteb_contract.specs.datasets import dataset_specs
 
 from hteb_score import CARD_FILE
-from hteb_score.report.chance import chance_rows
-from hteb_score.report.coverage_rows import coverage_rows
+from hteb_score.report.compare.chance import chance_rows
+from hteb_score.report.compare.coverage_rows import coverage_rows
 from hteb_score.report.formatting import column_label, heading
-from hteb_score.report.inputs import load_card
-from hteb_score.report.pairwise import ORIGINAL, rank_models
+from hteb_score.report.compare.inputs import load_card
+from hteb_score.report.compare.pairwise import ORIGINAL, rank_models
 from hteb_score.scoring.model_scores import ModelScores, joined_taxonomy
 
 ALL = "all"

@@ -13,8 +13,8 @@ from typing import Any
 from hteb_contract.taxonomy import recorded_in
 from hteb_score.encoding.backends import precision_flags
 from hteb_score.evaluators.protocol import PROTOCOLS
-from hteb_score.report.card import CardResults, CardSubject, build_card, mteb_result_files
-from hteb_score.report.outputs import write_outputs
+from hteb_score.report.card.card import CardResults, CardSubject, build_card, mteb_result_files
+from hteb_score.report.card.outputs import write_outputs
 from hteb_score.scoring.corpus_robustness import section
 from hteb_score.scoring.item_measures import item_measures_block
 from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart

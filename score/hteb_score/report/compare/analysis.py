@@ -18,10 +18,10 @@ import numpy as np
 
 from hteb_contract.errors import HtebError
 from hteb_contract.taxonomy import Taxonomy
-from hteb_score.report.basis import BASES, Basis, common_views, figures, mean_delta, own_views
-from hteb_score.report.chance import chance_rows
-from hteb_score.report.coverage_rows import coverage_rows, recorded
-from hteb_score.report.comparison import (
+from hteb_score.report.compare.basis import BASES, Basis, common_views, figures, mean_delta, own_views
+from hteb_score.report.compare.chance import chance_rows
+from hteb_score.report.compare.coverage_rows import coverage_rows, recorded
+from hteb_score.report.compare.comparison import (
     Comparison,
     HeatCell,
     LeaderboardRow,
@@ -31,10 +31,10 @@ from hteb_score.report.comparison import (
     defines_total,
 )
 from hteb_score.report.formatting import column_label
-from hteb_score.report.inputs import check_inputs
-from hteb_score.report.lead import Lead, build_lead, lead_axis
-from hteb_score.report.pairwise import pairwise_rankings
-from hteb_score.report.per_dataset import per_dataset_tests
+from hteb_score.report.compare.inputs import check_inputs
+from hteb_score.report.compare.lead import Lead, build_lead, lead_axis
+from hteb_score.report.compare.pairwise import pairwise_rankings
+from hteb_score.report.compare.per_dataset import per_dataset_tests
 from hteb_score.scoring.model_scores import HTEB, ModelScores, joined_taxonomy
 from hteb_score.scoring.statistics import add_holm, paired_effect
 from hteb_score.stats.ranking import kendall_tau, mean_sd
@@ -221,7 +221,7 @@ def compare(
     basis: str = "common",
 ) -> Comparison:
     """Every analysis of the models on their common datasets; the leaderboard and the heat map on
-    the `basis` chosen (`hteb_score.report.basis`), each model's own figures beside.
+    the `basis` chosen (`hteb_score.report.compare.basis`), each model's own figures beside.
 
     `seed` drives both the split-half splits and, with `ci_method="bootstrap"`, the resampling."""
     rule = BASES.get(basis)

@@ -10,17 +10,17 @@ from typing import Any
 from hteb_contract.common.escape import md_text
 from hteb_contract.taxonomy import Taxonomy
 from hteb_contract.validation import validate
-from hteb_score.report.basis import SAME, Basis, Figures
-from hteb_score.report.chance import row_name
-from hteb_score.report.coverage_rows import CoverageRow
-from hteb_score.report.coverage_rows import markdown as coverage_markdown
+from hteb_score.report.compare.basis import SAME, Basis, Figures
+from hteb_score.report.compare.chance import row_name
+from hteb_score.report.compare.coverage_rows import CoverageRow
+from hteb_score.report.compare.coverage_rows import markdown as coverage_markdown
 from hteb_score.report.formatting import column_label, confidence_interval, count, md_row, number, p_value
-from hteb_score.report.lead import Lead
-from hteb_score.report.pairwise import ORIGINAL, ColumnRanking, pairwise_json
-from hteb_score.report.per_dataset import PairDatasets, attach
-from hteb_score.report.per_dataset import markdown as per_dataset_markdown
-from hteb_score.report.pairwise import label as ranked_label
-from hteb_score.report.pairwise import markdown as pairwise_markdown
+from hteb_score.report.compare.lead import Lead
+from hteb_score.report.compare.pairwise import ORIGINAL, ColumnRanking, pairwise_json
+from hteb_score.report.compare.per_dataset import PairDatasets, attach
+from hteb_score.report.compare.per_dataset import markdown as per_dataset_markdown
+from hteb_score.report.compare.pairwise import label as ranked_label
+from hteb_score.report.compare.pairwise import markdown as pairwise_markdown
 from hteb_score.scoring.model_scores import HTEB, ModelScores
 from hteb_score.stats.hodges_lehmann import EXACT_MAX_N, WALSH_NORMAL
 from hteb_score.stats.reliability import SplitHalfResult
@@ -56,7 +56,7 @@ class LeaderboardRow:
     """One model's Original, axis and HTEB-total scores (means over datasets) and ranks (1 = best);
     `figures`: all of them with what they rest on; `card`: the model's own figures (all it has, as
     its card says) where the comparison's basis is another set, else None; `chance`: a chance row's
-    label (report/chance.py: a null model beside real ones, unranked), else None."""
+    label (report/compare/chance.py: a null model beside real ones, unranked), else None."""
 
     model: str
     original: float
@@ -168,9 +168,9 @@ class Comparison:
     lead: Lead | None = None  # no HTEB total: who ranks first on the axis beside it (Noise), by how much
     #: model against model per column (Original, axes, total): pairs, rank intervals, groups
     pairwise: dict[str, ColumnRanking] = field(default_factory=dict)
-    #: the pairs of `pairwise` on each dataset, over its items (report/per_dataset.py)
+    #: the pairs of `pairwise` on each dataset, over its items (report/compare/per_dataset.py)
     per_dataset: dict[str, list[PairDatasets]] = field(default_factory=dict)
-    #: what the figures rest on (report/coverage_rows.py); `coverage_stated`: some card records it
+    #: what the figures rest on (report/compare/coverage_rows.py); `coverage_stated`: some card records it
     coverage: list[CoverageRow] = field(default_factory=list)
     coverage_stated: bool = False
 

@@ -24,14 +24,14 @@ from hteb_contract.common.registry import Registry, RegistryError
 from hteb_score import CARD_FILE
 from hteb_score.evaluators.outcomes import LABEL_MEASURES, Outcomes
 from hteb_score.mteb_interop.layout import model_meta, result_folder
-from hteb_score.report.card import render_markdown
+from hteb_score.report.card.card import render_markdown
 from hteb_score.strict_json import dumps
 
 
 @dataclass(frozen=True)
 class RunFiles:
     """What a run's outputs are rendered from: the result card (valid against result_card.v1), the
-    mteb-format result of every scored variant by its task name (report/card.py `mteb_result_files`)
+    mteb-format result of every scored variant by its task name (report/card/card.py `mteb_result_files`)
     and the explorer's items (scoring/item_measures.py, each with its `model`)."""
 
     card: Mapping[str, Any]

@@ -14,9 +14,10 @@ from pathlib import Path
 
 from hteb_contract.common.atomic import atomic_write_bytes
 from hteb_contract.common.escape import safe_filename
-from hteb_score.report import html_report, plots
-from hteb_score.report.comparison import Comparison
-from hteb_score.report.model_index import hub_files
+from hteb_score.report.compare import html_report
+from hteb_score.report.compare import plots
+from hteb_score.report.compare.comparison import Comparison
+from hteb_score.report.card.model_index import hub_files
 from hteb_score.strict_json import dumps
 
 

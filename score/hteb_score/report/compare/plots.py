@@ -24,7 +24,7 @@ from hteb_contract.taxonomy import INSTALLED, Taxonomy
 from hteb_score.report.formatting import column_label, number
 
 if TYPE_CHECKING:
-    from hteb_score.report.comparison import LeaderboardRow
+    from hteb_score.report.compare.comparison import LeaderboardRow
 
 #: An axis's colour in every figure (an axis this release does not know: grey).
 AXIS_COLOURS = dict(zip(INSTALLED.members, ("#1b9e77", "#d95f02", "#7570b3", "#66a61e")))

@@ -21,15 +21,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from hteb_contract.common.escape import html_text
 from typing import Any
 
-from hteb_score.report.basis import SAME
-from hteb_score.report import explorer_html
-from hteb_score.report.chance import row_name
-from hteb_score.report.comparison import (
+from hteb_score.report.compare.basis import SAME
+from hteb_score.report.compare import explorer_html
+from hteb_score.report.compare.chance import row_name
+from hteb_score.report.compare.comparison import (
     CHANCE_NOTE, Comparison, LeaderboardRow, Stability, coverage_cell, figure_cell, heat_cell)
 from hteb_score.report.formatting import column_label, confidence_interval, count, number, p_value
-from hteb_score.report.pairwise import ALPHA, groups_sentence
-from hteb_score.report.pairwise import label as ranked_label
-from hteb_score.report.plots import DPI
+from hteb_score.report.compare.pairwise import ALPHA, groups_sentence
+from hteb_score.report.compare.pairwise import label as ranked_label
+from hteb_score.report.compare.plots import DPI
 from hteb_score.stats.hodges_lehmann import EXACT_MAX_N, WALSH_NORMAL
 
 #: CSS pixels per inch: a plot drawn W inches wide is shown W x 96 px wide, its text at its points.
@@ -95,7 +95,7 @@ figure { margin: 1rem 0; } figure .scroll img { max-width: none; height: auto; b
 @media (max-width: 40rem) { body { margin: 1rem auto; padding: 0 .6rem; } h1 { font-size: 1.35rem; } }
 """
 
-#: What the page inlines: the sort script and style, and the item explorer's (report/explorer_html.py).
+#: What the page inlines: the sort script and style, and the item explorer's (report/compare/explorer_html.py).
 PAGE_SCRIPT = SCRIPT + explorer_html.SCRIPT
 PAGE_STYLE = STYLE + explorer_html.STYLE
 
@@ -378,7 +378,7 @@ def _reliability(c: Comparison) -> list[str]:
 
 
 def _coverage(c: Comparison) -> list[str]:
-    """What each figure rests on (report/coverage_rows.py); nothing where no card records it."""
+    """What each figure rests on (report/compare/coverage_rows.py); nothing where no card records it."""
     if not c.coverage_stated:
         return []
     header = [("Dataset", "text"), ("Variant", "text"), ("Subsets scored", "number"), ("Texts changed", "number"),

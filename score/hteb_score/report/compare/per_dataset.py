@@ -1,6 +1,6 @@
 """Model against model on each dataset, over its items: is A ahead of B on THIS dataset?
 
-The dataset-level test (report/pairwise.py) asks whether A is ahead on datasets like these, with the
+The dataset-level test (report/compare/pairwise.py) asks whether A is ahead on datasets like these, with the
 datasets as its unit. Here the unit is the item: for every pair of models, column and dataset, both
 models' per-item outcomes (outcomes.parquet beside each card: evaluators/outcomes.py) are drawn
 together (stats/paired_bootstrap.py: the same draws for every model, within each subset), each

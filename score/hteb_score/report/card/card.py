@@ -1,6 +1,6 @@
 """Result cards: result_card.json (schemas/result_card.v1), result_card.md, and mteb-format JSON
 for every variant (mteb 2.x TaskResult layout, each variant under its own task name, floats rounded
-to 6 decimals: docs/mteb-results.md), built and rendered here and written by report/outputs.py.
+to 6 decimals: docs/mteb-results.md), built and rendered here and written by report/card/outputs.py.
 A card names the protocol and, per dataset, the evaluation settings its evaluator used, and lists
 its `flags`: an undefined score is null (never NaN) with a flag saying why. Every file is strict
 JSON; a non-finite number anywhere else is refused in one line before anything is written."""
@@ -24,7 +24,7 @@ from hteb_score.evaluators.protocol import Protocol
 from hteb_score.flags import Flag
 from hteb_contract.hub_eval import selection_tag
 from hteb_score.mteb_interop.layout import DATASET_KEY, variant_task_name
-from hteb_score.report.card_sections import corpus_robustness_lines, item_measures_lines
+from hteb_score.report.card.card_sections import corpus_robustness_lines, item_measures_lines
 from hteb_score.report.formatting import confidence_interval, number, p_value
 from hteb_score.scoring.aggregate import aggregate, aggregate_flags
 from hteb_score.scoring.coverage import Coverage
@@ -149,7 +149,7 @@ def _encode_view(card: Mapping[str, Any]) -> dict[str, Any]:
 
 
 #: result_card.md's words: the template reads the figures `markdown_view` formats from the JSON.
-ENVIRONMENT = Environment(loader=PackageLoader("hteb_score.report", "templates"), trim_blocks=True, lstrip_blocks=True,
+ENVIRONMENT = Environment(loader=PackageLoader("hteb_score.report.card", "templates"), trim_blocks=True, lstrip_blocks=True,
                           keep_trailing_newline=True, undefined=StrictUndefined, autoescape=False)
 #: What came from a user is escaped where it is written (hteb_contract.common.escape): `md` in prose and table
 #: cells, `code` as a code span; the view below escapes the table cells it builds.

@@ -24,9 +24,9 @@ from hteb_contract.taxonomy import INSTALLED, recorded_in
 from hteb_contract.validation import validate
 from hteb_score.encoding.backends import precision_suffix
 from hteb_score.mteb_interop.results import load_mteb_results
-from hteb_score.report.card_checks import check_card
+from hteb_score.report.card.card_checks import check_card
 from hteb_score.evaluators.outcomes import LABEL_MEASURES, MEASURES, Outcomes
-from hteb_score.report.outputs import ITEMS_FILE, OUTCOMES_FILE, OUTCOMES_SCHEMA
+from hteb_score.report.card.outputs import ITEMS_FILE, OUTCOMES_FILE, OUTCOMES_SCHEMA
 from hteb_score.scoring.aggregate import aggregate, check_transformation
 from hteb_score.scoring.model_scores import HTEB, ModelScores, joined_taxonomy
 from hteb_score.scoring.score_record import ScoreRecord

@@ -14,7 +14,7 @@ This answers "is A ahead of B on datasets like these": the datasets are the samp
 see is stated beside it: the spread of the per-dataset differences (`stats.power.pooled_difference_sd`)
 and the smallest gap found 80% of the time at that spread (`stats.power.detectable_gap`).
 
-Chance rows (report/chance.py) take no rank, interval or group and no part in the spread: a model's
+Chance rows (report/compare/chance.py) take no rank, interval or group and no part in the spread: a model's
 distance from random vectors would swell the family the real pairs are corrected over and the SD their
 power is stated at. Their pairs (each model against each chance row, and the chance rows against each
 other) are a family of their own, corrected by Holm (a family of pairs against baselines has none of the

@@ -13,7 +13,7 @@ with what `TABLES[name]` renders from that folder (the cards through the same co
 `hteb-score compare` makes), so a number in the docs is a view of the committed JSON, never typed by
 hand; `hteb-score tables --check` fails when they differ.
 
-A null model's card among the models' is the chance row (report/chance.py): listed last, labelled, in
+A null model's card among the models' is the chance row (report/compare/chance.py): listed last, labelled, in
 no rank, group, count of pairs or headline; the item examples and the power table leave it out.
 """
 
@@ -29,14 +29,14 @@ from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.common.escape import md_text, terminal
 from hteb_contract.common.registry import Registry
 from hteb_score import CARD_FILE
-from hteb_score.report.analysis import compare
-from hteb_score.report.chance import chance_rows, row_name
-from hteb_score.report.comparison import Comparison
+from hteb_score.report.compare.analysis import compare
+from hteb_score.report.compare.chance import chance_rows, row_name
+from hteb_score.report.compare.comparison import Comparison
 from hteb_score.report.formatting import confidence_interval, count, heading, md_row, number, p_value
-from hteb_score.report.inputs import load_card
-from hteb_score.report.pairwise import power_markdown
-from hteb_score.report.pairwise import label as ranked_label
-from hteb_score.report.per_dataset import tables as per_dataset_tables
+from hteb_score.report.compare.inputs import load_card
+from hteb_score.report.compare.pairwise import power_markdown
+from hteb_score.report.compare.pairwise import label as ranked_label
+from hteb_score.report.compare.per_dataset import tables as per_dataset_tables
 from hteb_score.scoring.model_scores import ModelScores
 from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart, difference, read_part
 
@@ -208,7 +208,7 @@ def noise_item_cosines(comparison: Comparison) -> str:
 
 
 def pair_datasets(comparison: Comparison) -> str:
-    """Per column, each pair of models on each dataset over its items (report/per_dataset.py): on how many
+    """Per column, each pair of models on each dataset over its items (report/compare/per_dataset.py): on how many
     datasets it is separated and for whom, with the differences (a model against a chance row too, labelled)."""
     found = per_dataset_tables(comparison.per_dataset, ranked_label, lambda model: _row(model, comparison.chance))
     if not found:
