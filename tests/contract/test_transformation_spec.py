@@ -56,16 +56,27 @@ def test_every_prompt_set_has_exactly_the_templates_the_steps_name(prompts):
     assert set(PROMPT_SETS.get(prompts).templates) == {t.name for t in TABLE.templates} == used
 
 
-def test_every_template_has_a_budget_with_room_above_what_it_writes():
-    assert set(budget.GROWTH) == set(budget.EXPECTED) == {t.name for t in TABLE.templates}
-    assert all(budget.GROWTH[t] >= budget.EXPECTED[t] for t in budget.GROWTH)
+def test_every_template_has_a_budget_with_room_above_what_it_writes_and_every_step_holds_its_own():
+    assert all(t.growth >= t.expected for t in TABLE.templates)
+    for row in TABLE.transformations:
+        for step in row.steps:
+            assert step.budget is TABLE.template(step.template)
+            assert (step.check is None) == (step.check_as is None)
+            assert step.check is None or step.check == TABLE.get(step.check_as)
+
+
+def test_a_step_is_budgeted_by_the_template_it_holds():
+    step = TABLE.get("expansion").steps[0]
+    text = "word " * 240
+    assert budget.step_max_tokens(step, text, 1024, 4096) == budget.max_tokens_for(
+        step.budget, budget.estimate_tokens(text), 1024, 4096) == 6 * budget.estimate_tokens(text) + budget.MARGIN
 
 
 @pytest.mark.parametrize("spec", LLM, ids=lambda t: t.name)
 def test_every_detector_named_exists_and_every_llm_row_is_checked_and_judged(spec):
     assert set(spec.detectors) <= set(ERROR_TYPES) <= set(DETECTORS.names())
     assert {"identical", "empty", "wrong_language", "truncated"} <= set(spec.detectors)
-    quality, _ = judge.judge_requests([judge.JudgePair(spec.name, "a", "b", "eng", "eng")], seed=0, max_tokens=8)
+    quality, _ = judge.judge_requests([judge.JudgePair(spec, "a", "b", "eng", "eng")], seed=0, max_tokens=8)
     assert spec.judge_task in quality.messages[0][1]
 
 

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from hteb_contract.specs.transformations import transformation_table
 from hteb_generate.transform.budget import estimate_tokens, estimate_tokens_of_chars, max_tokens_for, step_max_tokens
 from hteb_generate.engine import CachedEngine, CallCache, ChatResult, Engine
 from hteb_contract.records import Sampling
 from hteb_generate.run.generation import Decoding, TextJob, transform_units
 from hteb_generate.transform.transformations import PROMPT_SETS, TRANSFORMATIONS, LanguagePlan
+
+
+TABLE = transformation_table()
 
 
 @pytest.mark.parametrize(
@@ -33,12 +37,13 @@ def test_counts_without_texts_use_the_script_of_the_language():
 
 
 def test_a_step_budget_grows_with_its_input_between_the_floor_and_the_ceiling():
-    assert max_tokens_for("expand", 300, 1024, 4096) == 6 * 300 + 64
-    assert max_tokens_for("expand", 1375, 1024, 4096) == 4096  # ArguAna's longest query: the ceiling
-    assert max_tokens_for("paraphrase", 100, 1024, 4096) == 1024  # short texts keep the floor
-    assert max_tokens_for("translate", 700, 1024, 4096) == 2 * 700 + 64
-    assert max_tokens_for("expand", 300, 48, None) == 48  # no ceiling: every step gets max_tokens
-    assert step_max_tokens("expand", "word " * 240, 1024, 4096) == 1864
+    expand, paraphrase, translate = (TABLE.template(name) for name in ("expand", "paraphrase", "translate"))
+    assert max_tokens_for(expand, 300, 1024, 4096) == 6 * 300 + 64
+    assert max_tokens_for(expand, 1375, 1024, 4096) == 4096  # ArguAna's longest query: the ceiling
+    assert max_tokens_for(paraphrase, 100, 1024, 4096) == 1024  # short texts keep the floor
+    assert max_tokens_for(translate, 700, 1024, 4096) == 2 * 700 + 64
+    assert max_tokens_for(expand, 300, 48, None) == 48  # no ceiling: every step gets max_tokens
+    assert step_max_tokens(TABLE.get("expansion").steps[0], "word " * 240, 1024, 4096) == 1864
 
 
 class _Capped(Engine):

@@ -20,6 +20,7 @@ import re
 from itertools import islice
 
 import pytest
+from hteb_contract.specs.transformations import transformation_spec
 from hteb_generate.checks import detectors
 from hteb_generate.transform.cleanup import clean_output
 from hteb_generate.checks.detector_rules import UNSPACED_SCRIPTS, count_words
@@ -51,7 +52,7 @@ def errors_of(record: dict, transformation: str | None = None) -> list[str]:
     return detect_errors(
         clean_output(record["output"], record["source"]).output,
         record["source"],
-        transformation=transformation or record["transformation"],
+        transformation=transformation_spec(transformation or record["transformation"]),
         source_language=record["source_language"],
         expected_language=record["expected_language"],
     )
@@ -68,7 +69,7 @@ def errors(
     return detect_errors(
         output,
         source,
-        transformation=transformation,
+        transformation=transformation_spec(transformation),
         source_language=lang,
         expected_language=expected or lang,
         finish_reason=finish_reason,
@@ -512,7 +513,7 @@ def test_adversarial_output(case: dict, shared_data: Path) -> None:
     found = detect_errors(
         clean_output(case["output"], source).output,
         source,
-        transformation=case["transformation"],
+        transformation=transformation_spec(case["transformation"]),
         source_language=case["source_language"],
         expected_language=case["expected_language"],
         finish_reason=case["finish_reason"],

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from hteb_contract.specs.transformations import transformation_spec
 from hteb_contract.errors import HtebError
 from hteb_generate.setup.config import build_config
 from hteb_generate.checks.judge import DEFAULT_PROMPTS, PARAPLUIE_TEMPLATES, JudgePair, judge_requests, parapluie_conversations
@@ -64,7 +65,7 @@ def test_counts_and_tokens_of_one_real_sts_row_by_hand(shared_data, tmp_path):
 
 def test_the_judge_adds_three_requests_per_distinct_text(shared_data, tmp_path):
     plan = _cpu_plan(shared_data, tmp_path, transformations="paraphrasing")
-    pair = JudgePair("paraphrasing", "", "", "eng", "eng")
+    pair = JudgePair(transformation_spec("paraphrasing"), "", "", "eng", "eng")
     quality, fluency = (_prompt(r.messages) for r in judge_requests([pair], seed=0, max_tokens=1, prompts=DEFAULT_PROMPTS))
     parapluie = _prompt(parapluie_conversations([pair], PARAPLUIE_TEMPLATES.get("parapluie-direct"))[0])
     text = output = 7  # each sentence, and its paraphrase
@@ -74,7 +75,7 @@ def test_the_judge_adds_three_requests_per_distinct_text(shared_data, tmp_path):
     prompt = _prompt(PROMPT_SETS.get("smollm2-fewshot").template("paraphrase").messages("", "eng")) + text
     assert paraphrasing.prompt_tokens == 2 * (prompt + judge_prompt)
     # prefilled per request: everything from its first text on; the text before it is shared by the stage
-    marked = JudgePair("paraphrasing", "\x00", "\x00", "eng", "eng")
+    marked = JudgePair(transformation_spec("paraphrasing"), "\x00", "\x00", "eng", "eng")
     conversations = [r.messages for r in judge_requests([marked], seed=0, max_tokens=1, prompts=DEFAULT_PROMPTS)]
     conversations += parapluie_conversations([marked], PARAPLUIE_TEMPLATES.get("parapluie-direct"))
     shared = sum(_shared(c) for c in conversations)

@@ -13,7 +13,6 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from hteb_contract.specs.transformations import transformation_spec
 
 from hteb_generate.transform import langid
 from hteb_generate.transform.cleanup import unquote
@@ -158,7 +157,7 @@ def _i_ll_leak(output: str, source: str, ctx: DetectionContext) -> bool:
     """The "I'll" rule of the detectors docstring."""
     if _I_LL.search(output) is None or _FIRST_PERSON_FUTURE.search(source):
         return False
-    return not transformation_spec(ctx.transformation).crosses_languages or _I_LL_AT_TASK.match(output) is not None
+    return not ctx.transformation.crosses_languages or _I_LL_AT_TASK.match(output) is not None
 
 
 @DETECTORS.register("reasoning_leak")
@@ -236,7 +235,7 @@ def truncated(output: str, source: str, ctx: DetectionContext) -> bool:
     if ctx.finish_reason == "length":
         return True
     n_in = count_words(source)
-    if transformation_spec(ctx.transformation).short_output and n_in > SHORT_SUMMARY_INPUT_WORDS:
+    if ctx.transformation.short_output and n_in > SHORT_SUMMARY_INPUT_WORDS:
         return False
     return count_words(output) * TRUNCATED_FRACTION_DENOMINATOR < n_in
 

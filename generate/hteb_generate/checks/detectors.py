@@ -107,7 +107,7 @@ from dataclasses import dataclass
 
 from hteb_contract.errors import HtebError
 from hteb_contract.common.registry import Registry
-from hteb_contract.specs.transformations import transformation_spec
+from hteb_contract.specs.transformations import TransformationSpec, transformation_spec  # noqa: F401 (the doctests)
 
 ERROR_TYPES: tuple[str, ...] = (
     "identical",
@@ -133,7 +133,7 @@ class DetectionContext:
     ending the step that made the output ("stop", "length", ...; None when it gives none).
     """
 
-    transformation: str
+    transformation: TransformationSpec  # the row whose detectors run (an intermediate step's: its `check`)
     expected_language: str
     source_language: str
     finish_reason: str | None = None
@@ -148,7 +148,7 @@ def detect_errors(
     output: str,
     source: str,
     *,
-    transformation: str,
+    transformation: TransformationSpec,
     source_language: str,
     expected_language: str,
     finish_reason: str | None = None,
@@ -157,13 +157,13 @@ def detect_errors(
     only the rules the transformation's row lists run.
 
     >>> detect_errors("Summary: A man plays.", "A man is playing a guitar.",
-    ...               transformation="summarisation", source_language="eng",
+    ...               transformation=transformation_spec("summarisation"), source_language="eng",
     ...               expected_language="eng")
     ['prefix_leak']
     """
-    spec = transformation_spec(transformation)
-    ctx = DetectionContext(spec.name, expected_language, source_language, finish_reason)
-    return [name for name in ERROR_TYPES if name in spec.detectors and DETECTORS.get(name)(output, source, ctx)]
+    ctx = DetectionContext(transformation, expected_language, source_language, finish_reason)
+    return [name for name in ERROR_TYPES
+            if name in transformation.detectors and DETECTORS.get(name)(output, source, ctx)]
 
 
 def total_error_rate(errors_per_item: Iterable[Sequence[str]]) -> float:

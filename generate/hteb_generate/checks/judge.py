@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from hteb_contract.errors import HtebError
 from hteb_contract.common.registry import Registry
-from hteb_contract.specs.transformations import transformation_spec
+from hteb_contract.specs.transformations import TransformationSpec
 
 if TYPE_CHECKING:
     from hteb_generate.engine.base import ChatRequest
@@ -52,7 +52,7 @@ CANDIDATES: tuple[str, ...] = YES + NO
 class JudgePair:
     """One transformed text and what it came from (language codes are ISO 639-3)."""
 
-    transformation: str
+    transformation: TransformationSpec  # its row (the judge task its quality prompt states)
     source_text: str
     output_text: str
     source_language: str
@@ -217,7 +217,7 @@ def parse_score(text: str) -> float | None:
 
 
 def _fill(template: str, pair: JudgePair) -> str:
-    spec = transformation_spec(pair.transformation)
+    spec = pair.transformation
     if spec.judge_task is None:
         raise HtebError(f"{spec.name} is made by rules and has no judge task: rule-made texts are not judged")
     return template.format(

@@ -78,13 +78,13 @@ def _errors(unit: TextJob, steps: list[str], finish_reasons: list[str | None]) -
     plan, spec = unit.plan, unit.transformation
     found = {"truncated"} if "length" in finish_reasons[:-1] else set()  # an earlier step cut by max_tokens
     found |= set(
-        detect_errors(steps[-1], unit.text, transformation=spec.name, source_language=plan.source,
+        detect_errors(steps[-1], unit.text, transformation=spec, source_language=plan.source,
                       expected_language=plan.expected, finish_reason=finish_reasons[-1])
     )
     for index, step in enumerate(spec.steps[:-1]):
-        if step.check_as is not None:
+        if step.check is not None:
             found |= set(
-                detect_errors(steps[index], unit.text, transformation=step.check_as, source_language=plan.source,
+                detect_errors(steps[index], unit.text, transformation=step.check, source_language=plan.source,
                               expected_language=plan.of(step.language), finish_reason=finish_reasons[index])
             )
     return [e for e in ERROR_TYPES if e in found]
@@ -150,8 +150,7 @@ def transform_units(units: Sequence[TextJob], engine: CachedEngine, prompts: Pro
             for unit in active:
                 step = unit.transformation.steps[index]
                 messages = prompts.template(step.template).messages(inputs[id(unit)], unit.plan.of(step.language))
-                max_tokens = step_max_tokens(step.template, inputs[id(unit)], sampling.max_tokens,
-                                             decoding.max_tokens_ceiling)
+                max_tokens = step_max_tokens(step, inputs[id(unit)], sampling.max_tokens, decoding.max_tokens_ceiling)
                 requests.append(ChatRequest(messages, temperature, sampling.top_p, max_tokens,
                                             unit.attempt_seed(attempt)))
             progress = _Progress([engine], f"attempt {attempt + 1} step {index + 1}", len(requests), len(requests) if attempt else 0)
@@ -180,7 +179,7 @@ def judge_units(units: Sequence[TextJob], engine: CachedEngine, *, prompts: judg
     for seed in sorted({u.seed for u in units}):
         group = [u for u in units if u.seed == seed]
         pairs = [
-            judge_module.JudgePair(u.transformation.name, u.text, u.kept.output, u.plan.source, u.plan.expected)
+            judge_module.JudgePair(u.transformation, u.text, u.kept.output, u.plan.source, u.plan.expected)
             for u in group
         ]
         progress = _Progress([engine], f"judge seed {seed}", 3 * len(pairs), 0)

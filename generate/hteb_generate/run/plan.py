@@ -118,7 +118,7 @@ class Estimator:
         messages = self.prompts.template(key).messages(SHARED_END, language)
         return self._messages(messages), self._shared(messages)
 
-    def _judge_templates(self, transformation: str) -> tuple[tuple[int, int], ...]:
+    def _judge_templates(self, transformation: TransformationSpec) -> tuple[tuple[int, int], ...]:
         """Tokens of the quality, fluency and ParaPLUIE prompts without their texts, each with its shared prefix."""
         pair = JudgePair(transformation, SHARED_END, SHARED_END, "eng", "eng")
         quality, fluency = judge_requests([pair], seed=0, max_tokens=1)
@@ -130,15 +130,16 @@ class Estimator:
         prompt = output = shared = 0.0
         text = tokens
         for step in transformation.steps:
-            cap = budget.max_tokens_for(step.template, text, self.cfg.max_tokens, self.cfg.max_tokens_ceiling)
+            assert step.budget is not None, "a step of a parsed table holds its template's budget"
+            cap = budget.max_tokens_for(step.budget, text, self.cfg.max_tokens, self.cfg.max_tokens_ceiling)
             template, prefix = self.template(step.template, plan.of(step.language))
             prompt += template + text
             shared += prefix
-            text = min(cap, budget.EXPECTED[step.template] * text)
+            text = min(cap, step.budget.expected * text)
             output += text
         judged = 0
         if self.cfg.judge_model is not None:
-            (quality, q_prefix), (fluency, f_prefix), (parapluie, p_prefix) = self.judge_templates(transformation.name)
+            (quality, q_prefix), (fluency, f_prefix), (parapluie, p_prefix) = self.judge_templates(transformation)
             prompt += quality + tokens + text + fluency + text + parapluie + tokens + text
             shared += q_prefix + f_prefix + p_prefix
             output += 2 * JUDGE_ANSWER + 1

@@ -25,7 +25,7 @@ import bisect
 import math
 from functools import lru_cache
 
-from hteb_contract.specs.transformations import transformation_table
+from hteb_contract.specs.transformations import StepSpec, TemplateSpec, transformation_table  # noqa: F401 (the doctests)
 
 SCRIPT_CHARS_PER_TOKEN: dict[str, float] = {"latin": 4.0, "alphabet": 3.0, "abugida": 2.0, "cjk": 1.5, "other": 2.0}
 
@@ -67,10 +67,6 @@ SCRIPT_CLASS: dict[str, str] = {
     **dict.fromkeys(("Hani", "Hans", "Hant", "Jpan", "Hira", "Kana", "Hang", "Kore"), "cjk"),
 }
 
-#: Template -> the room its step gets, in tokens of its input.
-GROWTH: dict[str, float] = {t.name: t.growth for t in transformation_table().templates}
-#: What a step's output is expected to be, in tokens of its input (for `plan`; the budget leaves room above it).
-EXPECTED: dict[str, float] = {t.name: t.expected for t in transformation_table().templates}
 MARGIN = 64
 
 
@@ -95,19 +91,22 @@ def estimate_tokens_of_chars(chars: float, script: str) -> float:
     return chars / SCRIPT_CHARS_PER_TOKEN[SCRIPT_CLASS.get(script, "other")]
 
 
-def max_tokens_for(template: str, tokens: float, max_tokens: int, ceiling: int | None) -> int:
-    """`max_tokens` of one step with template `template` whose input has `tokens` tokens.
+def max_tokens_for(template: TemplateSpec, tokens: float, max_tokens: int, ceiling: int | None) -> int:
+    """`max_tokens` of one step with template `template` (its `growth`: the room it gets, in tokens of its
+    input) whose input has `tokens` tokens.
 
-    >>> max_tokens_for("expand", 300, 1024, 4096), max_tokens_for("expand", 2, 1024, 4096)
+    >>> expand = transformation_table().template("expand")
+    >>> max_tokens_for(expand, 300, 1024, 4096), max_tokens_for(expand, 2, 1024, 4096)
     (1864, 1024)
-    >>> max_tokens_for("expand", 300, 48, None), max_tokens_for("expand", 1375, 1024, 4096)
+    >>> max_tokens_for(expand, 300, 48, None), max_tokens_for(expand, 1375, 1024, 4096)
     (48, 4096)
     """
     if ceiling is None:
         return max_tokens
-    return max(max_tokens, min(ceiling, math.ceil(GROWTH[template] * tokens) + MARGIN))
+    return max(max_tokens, min(ceiling, math.ceil(template.growth * tokens) + MARGIN))
 
 
-def step_max_tokens(template: str, text: str, max_tokens: int, ceiling: int | None) -> int:
-    """`max_tokens` of one step whose input is `text`."""
-    return max_tokens_for(template, estimate_tokens(text), max_tokens, ceiling)
+def step_max_tokens(step: StepSpec, text: str, max_tokens: int, ceiling: int | None) -> int:
+    """`max_tokens` of one step (of a table's row: it holds its template's budget) whose input is `text`."""
+    assert step.budget is not None, "a step of a parsed table holds its template's budget"
+    return max_tokens_for(step.budget, estimate_tokens(text), max_tokens, ceiling)

@@ -25,7 +25,7 @@ naming rows of the table). A bad row is one line naming the file, the row and wh
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -65,11 +65,16 @@ class TemplateSpec:
 @dataclass(frozen=True)
 class StepSpec:
     """One LLM call: which template, the language it must answer in (source, target or pivot) and,
-    for an intermediate step, the transformation whose detectors also check its output."""
+    for an intermediate step, the transformation whose detectors also check its output. A table's
+    steps hold the objects their names resolve to (`parse_transformation_table`): `budget`, the
+    template's token budget, and `check`, the row `check_as` names, so nothing after the table looks
+    a name up again."""
 
     template: str
     language: str
     check_as: str | None = None
+    budget: TemplateSpec | None = field(default=None, compare=False)
+    check: TransformationSpec | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -212,7 +217,20 @@ def parse_transformation_table(data: Any, source: str = "transformations.yaml") 
         transformations=rows,
     )
     _check_rows(table, source)
-    return table
+    return _resolved(table)
+
+
+def _resolved(table: TransformationTable) -> TransformationTable:
+    """The table with every step holding its template's budget and the row its `check_as` names (that row as
+    parsed: a check reads its detectors and language facts, never its own steps)."""
+    templates = {t.name: t for t in table.templates}
+    rows = {row.name: row for row in table.transformations}
+
+    def steps(row: TransformationSpec) -> tuple[StepSpec, ...]:
+        return tuple(replace(s, budget=templates[s.template], check=None if s.check_as is None else rows[s.check_as])
+                     for s in row.steps)
+
+    return replace(table, transformations=tuple(replace(row, steps=steps(row)) for row in table.transformations))
 
 
 def load_transformation_table(path: Path) -> TransformationTable:
