@@ -73,6 +73,20 @@ def verify(store: str, ref: str, datasets: str | None) -> None:
 
 
 @cli.command()
+@click.argument("ref", metavar="[REVISION]", default=SAMPLE_REVISION)
+@click.option("--store", default=DEFAULT_STORE, help="Revision store: a path, file://PATH or hf://OWNER/NAME. "
+              "Default: the sample store bundled with hteb-score, as for every command.")
+def cite(ref: str, store: str) -> None:
+    """Print the BibTeX to cite for a revision (default: the bundled sample): HTEB, the revision itself (label,
+    content hash, store) and every source dataset it holds, from the rows the revision was made by."""
+    from hteb_contract.citations import bibliography
+    from hteb_contract.stores import open_store
+
+    revision = open_store(store).fetch(ref, datasets=[])
+    echo(bibliography(revision.manifest, store).rstrip("\n"))
+
+
+@cli.command()
 @click.option("--store", default=DEFAULT_STORE, help="Revision store: a path, file://PATH or hf://OWNER/NAME. "
               "Default: the sample store bundled with hteb-score, as for every command.")
 def revisions(store: str) -> None:

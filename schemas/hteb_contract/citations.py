@@ -1,0 +1,80 @@
+"""What a researcher cites for a revision, as BibTeX: HTEB (the paper), the revision itself (its label,
+content hash and store, the triple a paper pins) and every source dataset it holds.
+
+Why in the contract: the citations are facts of the rows a revision was made by. A revision that records
+its rows (the manifest's `specs`) is cited from them; one made before is cited from this release's
+dataset table, every row of it (the paper's registry and the local STS sets alike). Sources citing one
+work share one entry; a source whose row records no BibTeX is named in a comment, never left out silently.
+
+>>> print(revision_bibtex({"label": "noise2-1339", "content_hash": "67071e0b" + "0" * 56,
+...                        "created": "2026-11-27T10:00:00+00:00"}, "file://.hteb/store"))
+@misc{hteb_noise2_1339,
+  title = {{HTEB} dataset revision noise2-1339},
+  note = {content hash 67071e0b00000000000000000000000000000000000000000000000000000000, store file://.hteb/store},
+  year = {2026},
+}
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from hteb_contract.card import HTEB_CITATION
+from hteb_contract.specs.datasets import dataset_specs
+
+
+@dataclass(frozen=True)
+class SourceCitation:
+    """The BibTeX of one work and the source datasets of a revision that cite it (None: their rows record none)."""
+
+    bibtex: str | None
+    datasets: tuple[str, ...]
+
+
+def revision_bibtex(manifest: Mapping[str, Any], store: str) -> str:
+    """A @misc entry for the revision: its label, its content hash and the store it is published in."""
+    label = str(manifest["label"])
+    key = "hteb_" + re.sub(r"\W+", "_", label).strip("_")
+    year = str(manifest.get("created", ""))[:4]
+    lines = [f"@misc{{{key},", f"  title = {{{{HTEB}} dataset revision {label}}},",
+             f"  note = {{content hash {manifest['content_hash']}, store {store}}},"]
+    if year.isdigit():
+        lines.append(f"  year = {{{year}}},")
+    return "\n".join([*lines, "}"])
+
+
+def source_citations(manifest: Mapping[str, Any]) -> list[SourceCitation]:
+    """Each source dataset's BibTeX, from the rows the revision records (else this release's table), one entry per
+    work in the sources' order, then the sources whose rows record none."""
+    specs = manifest.get("specs")
+    recorded = {row["name"]: row.get("citation") for row in specs["datasets"]} if specs is not None else None
+    installed = {spec.name: spec.citation for spec in dataset_specs()}
+    cited: dict[str, list[str]] = {}
+    uncited = []
+    for source in manifest["sources"]:
+        name = source["name"]
+        bibtex = recorded.get(name) if recorded is not None else installed.get(name)
+        if bibtex:
+            cited.setdefault(bibtex.strip(), []).append(name)
+        else:
+            uncited.append(name)
+    found = [SourceCitation(bibtex, tuple(names)) for bibtex, names in cited.items()]
+    return found + ([SourceCitation(None, tuple(uncited))] if uncited else [])
+
+
+def bibliography(manifest: Mapping[str, Any], store: str) -> str:
+    """HTEB, the revision and its sources as one BibTeX text; each source entry says which datasets cite it."""
+    parts = ["% HTEB (the benchmark and its paper)", HTEB_CITATION,
+             "% this revision: cite it with its content hash, so a reader gets the same data",
+             revision_bibtex(manifest, store)]
+    for entry in source_citations(manifest):
+        names = ", ".join(entry.datasets)
+        if entry.bibtex is None:
+            parts.append(f"% no BibTeX recorded in the dataset row of: {names}")
+        else:
+            parts += [f"% source of: {names}", entry.bibtex]
+    return "\n\n".join(parts) + "\n"
+

@@ -1,0 +1,86 @@
+"""What a researcher cites (issue 44): CITATION.cff valid against the Citation File Format 1.2.0 schema (the
+one cffconvert ships, from PyPI) and in step with the paper's BibTeX and the version; `hteb-score cite` prints
+BibTeX for HTEB, the revision (label and content hash) and every source dataset, from the rows the revision
+records, else this release's table: on the 15 real datasets of ../shared/data, none left uncited."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+from jsonschema import Draft7Validator
+from revision_factory import build_revision, install, reseal
+
+from hteb_contract.card import HTEB_CITATION
+from hteb_contract.citations import bibliography, source_citations
+from hteb_contract.sources import list_source_dirs
+from hteb_contract.specs.resolved import specs_block
+from hteb_score.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def cff_schema(tmp_path_factory) -> dict:
+    """The CFF 1.2.0 JSON Schema from the cffconvert wheel on PyPI."""
+    wheels = tmp_path_factory.mktemp("cffconvert")
+    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheels),
+                    "cffconvert==2.0.0"], check=True, capture_output=True, timeout=300)
+    with zipfile.ZipFile(next(wheels.glob("*.whl"))) as wheel:
+        return json.load(io.TextIOWrapper(wheel.open("cffconvert/schemas/1.2.0/schema.json"), encoding="utf-8"))
+
+
+def test_citation_cff_is_valid_and_says_what_the_paper_and_the_packages_say(cff_schema):
+    cff = yaml.safe_load((REPO / "CITATION.cff").read_text(encoding="utf-8"))
+    errors = [e.message for e in Draft7Validator(cff_schema).iter_errors(cff)]
+    assert not errors, errors
+    assert cff["version"] == (REPO / "VERSION").read_text(encoding="utf-8").strip()
+    paper = cff["preferred-citation"]
+    assert f"title = {{{paper['title'].replace('HTEB', '{HTEB}')}}}" in HTEB_CITATION
+    assert paper["url"] in HTEB_CITATION and str(paper["year"]) in HTEB_CITATION
+    assert [a["family-names"] for a in paper["authors"]] == re.findall(r"(\w+), \w+", HTEB_CITATION.split("author = ")[1].split("\n")[0])
+
+
+def _entries(text: str) -> list[str]:
+    return [block for block in text.split("\n\n") if block.startswith("@")]
+
+
+@pytest.mark.parametrize("with_specs", [True, False], ids=["rows-recorded", "rows-installed"])
+def test_cite_prints_hteb_the_revision_and_every_source_of_the_real_datasets(tmp_path, shared_data, capsys, with_specs):
+    names = list_source_dirs(shared_data)
+    assert len(names) == 15
+    build_revision(tmp_path / "rev", shared_data, names, label="cite-1", rows=2, transformations=("keyboard_typos",))
+    if with_specs:
+        reseal(tmp_path / "rev", specs=specs_block(names, ["keyboard_typos"], noise_scripts=True, language_detector=None))
+    digest = install(tmp_path / "store", tmp_path / "rev")
+    assert main(["cite", "cite-1", "--store", str(tmp_path / "store")]) == 0
+    out = capsys.readouterr().out
+    manifest = json.loads((tmp_path / "store" / "objects" / digest / "manifest.json").read_text())
+    assert out == bibliography(manifest, str(tmp_path / "store"))
+    entries = _entries(out)
+    assert entries[0] == HTEB_CITATION and f"content hash {digest}" in entries[1] and "cite-1" in entries[1]
+    cited = source_citations(manifest)
+    assert all(entry.bibtex is not None for entry in cited), [e.datasets for e in cited if e.bibtex is None]
+    assert sorted(n for entry in cited for n in entry.datasets) == sorted(names)
+    assert len(entries) == 2 + len(cited)
+    assert all(e.count("{") == e.count("}") for e in entries)
+    assert {"STS12", "STS13", "STS14", "STS15", "STS16"} <= {n for e in cited for n in e.datasets}
+
+
+def test_cite_of_an_unknown_revision_is_one_line(tmp_path, capsys):
+    assert main(["cite", "no-such-label"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no revision 'no-such-label'" in err
+
+
+def test_the_readme_cites_hteb_as_every_card_does():
+    block = re.search(r"^## Citing HTEB\n.*?```bibtex\n(.*?)\n```", (REPO / "README.md").read_text(encoding="utf-8"),
+                      re.M | re.S)
+    assert block and block.group(1) == HTEB_CITATION
