@@ -30,7 +30,7 @@ SOURCES := schemas/pyproject.toml score/pyproject.toml generate/pyproject.toml M
 GEN_VENV := $(if $(filter gpu,$(PROFILE)),$(GPU_VENV),$(VENV))
 GEN_STAMP := $(GEN_VENV)/.installed-$(if $(filter gpu,$(PROFILE)),gpu,cpu)
 
-.PHONY: install install-score install-gpu install-sets gpu-check gpu-check-prepare test test-fast demo docs generate doctor plan score bench noise-findings findings leaderboard leaderboard-models tables clean
+.PHONY: install install-score install-gpu install-sets gpu-check gpu-check-prepare test test-fast published-checks demo docs generate doctor plan score bench noise-findings findings leaderboard leaderboard-models tables clean
 
 install: $(VENV)/.installed-cpu
 install-score: $(VENV)/.installed-score
@@ -96,7 +96,11 @@ TEST_ENV := PYTHONDONTWRITEBYTECODE= $(if $(TEST_TMP),HTEB_TEST_RUN_PARENT=$${TM
 test: install
 	$(BIN)/ruff check --quiet .
 	$(BIN)/mypy
-	$(TEST_ENV) $(BIN)/python -m pytest -n 2 --dist loadgroup
+	$(TEST_ENV) $(BIN)/python -m pytest -n 2 --dist loadgroup -m "not published"
+
+# The published numbers that embed a large split (tests/score/test_published_checks.py): ~16 minutes here.
+published-checks: install
+	$(TEST_ENV) $(BIN)/python -m pytest -n 2 -m published -v
 
 # The fast loop: mypy aside, every test not marked slow, on two workers (pytest-xdist).
 test-fast: install

@@ -6,6 +6,12 @@
   published 38.31 (38.3092) with older scikit-learn; Amharic mteb's published 45.44 under both.
 - `hteb` protocol, all-mpnet-base-v2: the HTEB paper's Table 17 Original column, STSBenchmark
   83.43 and Banking77 92.23, within 0.3 points.
+
+`make test` checks one dataset per model and protocol end to end (STSBenchmark, MasakhaNEWS);
+the two that embed a large split (SciFact's 5,183 documents, Banking77's 10,003 training texts
+under the paper's full-train protocol: 7 and 9 minutes here on two cores) are marked `published`
+and run by `make published-checks`. Their evaluators are held equal to mteb's own on identical
+embeddings in `make test` (tests/score/evaluators/test_differential_mteb.py).
 """
 
 from __future__ import annotations
@@ -27,20 +33,21 @@ def _original(card_path, dataset):
                 if r["dataset"] == dataset and r["subset"] == "all" and r["transformation"] == "original")
 
 
-def test_minilm_mteb_protocol_matches_mteb_published(shared_data, tmp_path):
-    assert main([minilm_path(), "--source-dir", str(shared_data), "--datasets", "STSBenchmark,SciFact",
-                 "--protocol", "mteb", "--out", str(tmp_path), "--quiet"]) == 0
-    card = tmp_path / "result_card.json"
-    assert _original(card, "STSBenchmark") == pytest.approx(0.8203, abs=0.003)
-    assert _original(card, "SciFact") == pytest.approx(0.6451, abs=0.003)
+#: (model, protocol, dataset, the published main score in points, how close ours must be)
+PUBLISHED = [
+    pytest.param(minilm_path, "mteb", "STSBenchmark", 82.03, 0.3, id="minilm-mteb-STSBenchmark"),
+    pytest.param(minilm_path, "mteb", "SciFact", 64.51, 0.3, id="minilm-mteb-SciFact", marks=pytest.mark.published),
+    pytest.param(mpnet_path, "hteb", "STSBenchmark", 83.43, 0.3, id="mpnet-hteb-STSBenchmark-table-17"),
+    pytest.param(mpnet_path, "hteb", "Banking77", 92.23, 0.3, id="mpnet-hteb-Banking77-table-17",
+                 marks=pytest.mark.published),
+]
 
 
-def test_mpnet_hteb_protocol_matches_paper_table_17(shared_data, tmp_path):
-    assert main([mpnet_path(), "--source-dir", str(shared_data), "--datasets", "STSBenchmark,Banking77",
+@pytest.mark.parametrize(("model", "protocol", "dataset", "published", "within"), PUBLISHED)
+def test_the_main_score_is_the_published_one(shared_data, tmp_path, model, protocol, dataset, published, within):
+    assert main([model(), "--source-dir", str(shared_data), "--datasets", dataset, "--protocol", protocol,
                  "--out", str(tmp_path), "--quiet"]) == 0
-    card = tmp_path / "result_card.json"
-    assert 100 * _original(card, "STSBenchmark") == pytest.approx(83.43, abs=0.3)
-    assert 100 * _original(card, "Banking77") == pytest.approx(92.23, abs=0.3)
+    assert 100 * _original(tmp_path / "result_card.json", dataset) == pytest.approx(published, abs=within)
 
 
 def test_minilm_mteb_protocol_masakhanews_reproduces_mteb_cluster_sets(shared_data, tmp_path):
