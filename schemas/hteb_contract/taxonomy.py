@@ -23,7 +23,8 @@ block is read by. The module's names (`AXES`, `axis_of`, ...) are `INSTALLED`'s 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from hteb_contract.common.registry import Registry
@@ -38,41 +39,42 @@ RECORDED, INSTALLED_TABLE = "revision", "installed"
 @dataclass(frozen=True)
 class Taxonomy:
     """Axes in their order, each with its label, paper flag and transformations in order; `source` says
-    whether they are the revision's own (`RECORDED`) or this release's (`INSTALLED_TABLE`)."""
+    whether they are the revision's own (`RECORDED`) or this release's (`INSTALLED_TABLE`). The views below
+    are derived once per taxonomy (they are read in sort keys and per aggregated cell)."""
 
     axes: tuple[Axis, ...]
     source: str = INSTALLED_TABLE
-    _names: Registry[str] = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_names", Registry("transformation", entries={
-            t: axis.name for axis in self.axes for t in axis.transformations}))
-
-    @property
+    @cached_property
     def members(self) -> dict[str, tuple[str, ...]]:
         """`{axis: its transformations}` in order."""
         return {axis.name: axis.transformations for axis in self.axes}
 
-    @property
+    @cached_property
     def labels(self) -> dict[str, str]:
         return {axis.name: axis.label for axis in self.axes}
 
-    @property
+    @cached_property
     def transformations(self) -> tuple[str, ...]:
         return tuple(t for axis in self.axes for t in axis.transformations)
 
-    @property
+    @cached_property
     def axis_by_transformation(self) -> dict[str, str]:
         return {t: axis.name for axis in self.axes for t in axis.transformations}
 
-    @property
+    @cached_property
     def paper_axes(self) -> dict[str, tuple[str, ...]]:
         """The paper's axes, whose mean is the HTEB total."""
         return {axis.name: axis.transformations for axis in self.axes if axis.paper}
 
-    @property
+    @cached_property
     def paper_transformations(self) -> tuple[str, ...]:
         return tuple(t for members in self.paper_axes.values() for t in members)
+
+    @cached_property
+    def _names(self) -> Registry[str]:
+        """The transformation names, for a one-line "did you mean" on an unknown one."""
+        return Registry("transformation", entries=self.axis_by_transformation)
 
     def transformations_of(self, axis: str) -> tuple[str, ...]:
         """The transformations of an axis, none where this taxonomy has no such axis."""

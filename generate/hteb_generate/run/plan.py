@@ -130,12 +130,12 @@ class Estimator:
         prompt = output = shared = 0.0
         text = tokens
         for step in transformation.steps:
-            assert step.budget is not None, "a step of a parsed table holds its template's budget"
-            cap = budget.max_tokens_for(step.budget, text, self.cfg.max_tokens, self.cfg.max_tokens_ceiling)
+            room = budget.step_budget(step)
+            cap = budget.max_tokens_for(room, text, self.cfg.max_tokens, self.cfg.max_tokens_ceiling)
             template, prefix = self.template(step.template, plan.of(step.language))
             prompt += template + text
             shared += prefix
-            text = min(cap, step.budget.expected * text)
+            text = min(cap, room.expected * text)
             output += text
         judged = 0
         if self.cfg.judge_model is not None:

@@ -106,7 +106,13 @@ def max_tokens_for(template: TemplateSpec, tokens: float, max_tokens: int, ceili
     return max(max_tokens, min(ceiling, math.ceil(template.growth * tokens) + MARGIN))
 
 
+def step_budget(step: StepSpec) -> TemplateSpec:
+    """The token budget a step of a parsed table holds (its template's: `parse_transformation_table` resolves it)."""
+    if step.budget is None:
+        raise ValueError(f"step {step.template!r} holds no budget: it is not a step of a parsed table")
+    return step.budget
+
+
 def step_max_tokens(step: StepSpec, text: str, max_tokens: int, ceiling: int | None) -> int:
     """`max_tokens` of one step (of a table's row: it holds its template's budget) whose input is `text`."""
-    assert step.budget is not None, "a step of a parsed table holds its template's budget"
-    return max_tokens_for(step.budget, estimate_tokens(text), max_tokens, ceiling)
+    return max_tokens_for(step_budget(step), estimate_tokens(text), max_tokens, ceiling)

@@ -44,16 +44,16 @@ S = TypeVar("S")
 
 @dataclass(frozen=True)
 class PerTask(Generic[S]):
-    """Settings by mteb task name; `default` for a dataset naming a task not listed, or none. `kind`: the
-    TaskSettings view the tasks come from (None: one rule for every task)."""
+    """Settings by mteb task name; `default` for a dataset naming a task not listed, or none. `per_task`: the
+    tasks' own settings are the rows' (`on`); else one rule for every task."""
 
     default: S
-    kind: str | None = None
+    per_task: bool = False
     tasks: Mapping[str, S] = field(default_factory=dict, hash=False)
 
     def on(self, settings: task_settings.TaskSettings) -> PerTask[S]:
-        """The same rule with its tasks from `settings` (a revision's own rows)."""
-        return self if self.kind is None else replace(self, tasks=getattr(settings, self.kind))
+        """The same rule with its tasks' settings from `settings` (a revision's own rows), of its default's kind."""
+        return replace(self, tasks=settings.of(type(self.default))) if self.per_task else self
 
     def __call__(self, mteb_task: str | None) -> S:
         return self.tasks.get(mteb_task or "", self.default)
@@ -91,7 +91,7 @@ class Protocol:
         return self.task_main_metrics.get(mteb_task or "", self.metric_of(tasks.task_type(task_type)))
 
 
-_RETRIEVAL = PerTask(RetrievalSettings(), "retrieval").on(task_settings.INSTALLED)
+_RETRIEVAL = PerTask(RetrievalSettings(), per_task=True).on(task_settings.INSTALLED)
 
 HTEB = Protocol(
     name="hteb",
@@ -108,10 +108,10 @@ MTEB = Protocol(
     description=f"equal to mteb {task_settings.MTEB_VERSION}'s main scores: few-shot classification, fast or "
     "legacy clustering per mteb task, max AP of five similarities; estimators seeded 42",
     metric_of=attrgetter("mteb_main_score"),
-    few_shot=PerTask(ClassificationSettings(), "classification"),
-    clustering=PerTask(ClusteringSettings(), "clustering"),
+    few_shot=PerTask(ClassificationSettings(), per_task=True),
+    clustering=PerTask(ClusteringSettings(), per_task=True),
     retrieval=_RETRIEVAL,
-    summarization=PerTask(SummarizationSettings(), "summarization"),
+    summarization=PerTask(SummarizationSettings(), per_task=True),
     fixed_seed=task_settings.SEED,
     mteb_version=task_settings.MTEB_VERSION,
     main_metric_per_task=True,

@@ -16,14 +16,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from hteb_contract.specs.datasets import DatasetSpec, parse_dataset_rows, specs_by_mteb_task
-from hteb_contract.specs.mteb_settings import (
-    MTEB_VERSION,
-    SEED,
-    ClassificationSettings,
-    ClusteringSettings,
-    RetrievalSettings,
-    SummarizationSettings,
-)
+from hteb_contract.specs.mteb_settings import MTEB_VERSION, SEED
 from hteb_contract.tasks import task_type
 
 __all__ = ["INSTALLED", "MTEB_VERSION", "SEED", "TaskSettings", "of_manifest"]
@@ -38,7 +31,9 @@ class TaskSettings:
 
     tasks: Mapping[str, DatasetSpec]
 
-    def _of(self, kind: type[S]) -> dict[str, S]:
+    def of(self, kind: type[S]) -> dict[str, S]:
+        """mteb task -> its settings of `kind` (ClassificationSettings, ClusteringSettings, ...), for the tasks whose
+        rows set that kind."""
         return {name: spec.evaluation for name, spec in self.tasks.items() if isinstance(spec.evaluation, kind)}
 
     @property
@@ -46,22 +41,6 @@ class TaskSettings:
         """mteb task -> its `main_score` where that is not its task type's (TaskMetadata.main_score)."""
         return {name: spec.main_score for name, spec in self.tasks.items()
                 if spec.main_score != task_type(spec.task_type).mteb_main_score}
-
-    @property
-    def classification(self) -> dict[str, ClassificationSettings]:
-        return self._of(ClassificationSettings)
-
-    @property
-    def clustering(self) -> dict[str, ClusteringSettings]:
-        return self._of(ClusteringSettings)
-
-    @property
-    def retrieval(self) -> dict[str, RetrievalSettings]:
-        return self._of(RetrievalSettings)
-
-    @property
-    def summarization(self) -> dict[str, SummarizationSettings]:
-        return self._of(SummarizationSettings)
 
     def over(self, specs: Iterable[DatasetSpec]) -> TaskSettings:
         """These settings with the tasks `specs` name taken from them instead."""

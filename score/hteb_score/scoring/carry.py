@@ -56,13 +56,14 @@ def unit_coverage(revision: Revision, name: str, identity: RunIdentity) -> list[
     """Each transformed variant's coverage of dataset `name` in `revision` that the run scores, as
     `scoring.run` finds it."""
     found = []
+    taxonomy = of_manifest(revision.manifest)
     for transformation, seed in revision.variants(name):
         if (identity.transformations is not None and transformation not in identity.transformations) or \
                 (identity.seeds is not None and seed not in identity.seeds):
             continue
         shares, recorded = revision_shares(revision.manifest, revision.item_columns(name, transformation, seed))
         found.append(variant_coverage(name, transformation, seed, shares, identity.protocol,
-                                      axis=of_manifest(revision.manifest).axis_of(transformation), recorded=recorded))
+                                      axis=taxonomy.axis_of(transformation), recorded=recorded))
     return found
 
 

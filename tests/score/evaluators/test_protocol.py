@@ -10,6 +10,8 @@ from cases import CASES
 from evaluator_embeddings import context, evaluate, hashed_bow
 
 from hteb_contract.sources import read_source_dir
+from hteb_contract.specs.mteb_settings import (ClassificationSettings, ClusteringSettings, RetrievalSettings,
+                                               SummarizationSettings)
 from hteb_contract.tasks import TASK_TYPES
 from hteb_score.evaluators import task_settings
 from hteb_score.evaluators.protocol import HTEB, MTEB, PROTOCOLS
@@ -32,10 +34,10 @@ def test_main_metrics_are_the_task_types_own():
 
 
 @pytest.mark.parametrize(("rule", "table"), [
-    ("few_shot", task_settings.INSTALLED.classification),
-    ("clustering", task_settings.INSTALLED.clustering),
-    ("retrieval", task_settings.INSTALLED.retrieval),
-    ("summarization", task_settings.INSTALLED.summarization),
+    ("few_shot", task_settings.INSTALLED.of(ClassificationSettings)),
+    ("clustering", task_settings.INSTALLED.of(ClusteringSettings)),
+    ("retrieval", task_settings.INSTALLED.of(RetrievalSettings)),
+    ("summarization", task_settings.INSTALLED.of(SummarizationSettings)),
 ])
 def test_mteb_reads_the_task_table_and_its_defaults(rule, table):
     per_task = getattr(MTEB, rule)
@@ -45,13 +47,13 @@ def test_mteb_reads_the_task_table_and_its_defaults(rule, table):
 
 
 def test_hteb_rules_do_not_follow_mteb_task_classes():
-    for task in (*task_settings.INSTALLED.classification, None):
+    for task in (*task_settings.INSTALLED.of(ClassificationSettings), None):
         assert HTEB.few_shot(task) is None
-    for task in (*task_settings.INSTALLED.clustering, None):
+    for task in (*task_settings.INSTALLED.of(ClusteringSettings), None):
         assert HTEB.clustering(task).kind == "legacy" and HTEB.clustering(task).one_set_per_subset
-    for task in (*task_settings.INSTALLED.summarization, None):
+    for task in (*task_settings.INSTALLED.of(SummarizationSettings), None):
         assert not HTEB.summarization(task).deprecated
-    for task in (*task_settings.INSTALLED.retrieval, None):
+    for task in (*task_settings.INSTALLED.of(RetrievalSettings), None):
         assert HTEB.retrieval(task) == MTEB.retrieval(task)  # self-hit removal in both
 
 

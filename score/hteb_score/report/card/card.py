@@ -216,11 +216,9 @@ def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _axes_source(card: Mapping[str, Any], taxonomy: Taxonomy) -> str | None:
-    """Whose axes the card's figures were aggregated by: the revision's, or this release's for a revision made before
-    it recorded them; None for dataset folders (their Original alone: no axis)."""
-    if str(card["dataset"]["repo_id"]).startswith("local:"):
-        return None
-    return "recorded" if taxonomy.source == RECORDED else "installed"
+    """Whose axes the card's figures were aggregated by (`Taxonomy.source`: the revision's, or this release's for a
+    revision made before it recorded them); None for dataset folders (their Original alone: no axis)."""
+    return None if str(card["dataset"]["repo_id"]).startswith("local:") else taxonomy.source
 
 
 def _item_measures_cost(timings: Mapping[str, float]) -> str | None:
