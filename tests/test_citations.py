@@ -15,11 +15,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft7Validator
 from revision_factory import build_revision, install, reseal
 
 from hteb_contract.card import HTEB_CITATION
-from hteb_contract.citations import bibliography, source_citations
+from hteb_contract.citations import bibliography, revision_bibtex, source_citations
 from hteb_contract.sources import list_source_dirs
 from hteb_contract.specs.resolved import specs_block
 from hteb_score.cli import main
@@ -84,3 +86,24 @@ def test_the_readme_cites_hteb_as_every_card_does():
     block = re.search(r"^## Citing HTEB\n.*?```bibtex\n(.*?)\n```", (REPO / "README.md").read_text(encoding="utf-8"),
                       re.M | re.S)
     assert block and block.group(1) == HTEB_CITATION
+
+
+def _unescaped(text: str, char: str) -> int:
+    """How many times `char` stands in `text` not escaped by a backslash."""
+    return len(re.findall(rf"(?<!\\){re.escape(char)}", text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(store=st.text(), label=st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,20}", fullmatch=True))
+def test_any_store_or_label_stays_inside_its_bibtex_field(store, label):
+    """A store path is the user's and may hold any character: the revision's entry keeps its five lines, its
+    braces balanced, and none of LaTeX's special characters unescaped."""
+    entry = revision_bibtex({"label": label, "content_hash": "0" * 64, "created": "2026-11-29"}, store)
+    lines = entry.split("\n")
+    assert len(lines) == 5 and lines[0].startswith("@misc{hteb_") and lines[-1] == "}"
+    for line in lines[1:-1]:
+        field = line.split(" = ", 1)[1]
+        assert field.startswith("{") and field.endswith("},")
+        inner = field[1:-2]
+        assert _unescaped(inner.replace("\\textbackslash{}", ""), "{") == _unescaped(inner.replace("\\textbackslash{}", ""), "}")
+        assert not any(_unescaped(inner, c) for c in "%$&#_")

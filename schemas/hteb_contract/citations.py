@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hteb_contract.card import HTEB_CITATION
+from hteb_contract.common.escape import bibtex_text
 from hteb_contract.specs.datasets import dataset_specs
 
 
@@ -39,8 +40,8 @@ def revision_bibtex(manifest: Mapping[str, Any], store: str) -> str:
     label = str(manifest["label"])
     key = "hteb_" + re.sub(r"\W+", "_", label).strip("_")
     year = str(manifest.get("created", ""))[:4]
-    lines = [f"@misc{{{key},", f"  title = {{{{HTEB}} dataset revision {label}}},",
-             f"  note = {{content hash {manifest['content_hash']}, store {store}}},"]
+    lines = [f"@misc{{{key},", f"  title = {{{{HTEB}} dataset revision {bibtex_text(label)}}},",
+             f"  note = {{content hash {bibtex_text(manifest['content_hash'])}, store {bibtex_text(store)}}},"]
     if year.isdigit():
         lines.append(f"  year = {{{year}}},")
     return "\n".join([*lines, "}"])

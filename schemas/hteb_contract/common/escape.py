@@ -2,8 +2,9 @@
 ids and names, engine identities, dataset, subset, label and transformation names, store paths):
 Markdown (`md_text` for table cells, headings and running text; `md_code` for code spans), HTML
 (`html_text`, also right in an attribute value), the terminal (`terminal`), matplotlib labels
-(`plot_label`) and file or folder names (`safe_filename`). A plain name (letters, digits, `/ . - _ :`,
-spaces) comes out of each unchanged, so files written before read the same.
+(`plot_label`), file or folder names (`safe_filename`) and a BibTeX field (`bibtex_text`). A plain name
+(letters, digits, `/ . - _ :`, spaces) comes out of each unchanged, so files written before read the same,
+but for BibTeX, where LaTeX reads `_` as a subscript.
 
 >>> md_text("a|b <img src=x> *c*")
 'a\\\\|b &lt;img src=x&gt; \\\\*c\\\\*'
@@ -101,6 +102,21 @@ def md_unescape(cell: str) -> str:
 def html_text(value: object) -> str:
     """Text for an HTML element or a quoted attribute value: `& < > " '` as entities, controls shown."""
     return html.escape(visible(value, keep="\n\t"), quote=True)
+
+
+#: LaTeX's special characters, as a BibTeX field must write them to be typeset as themselves (braces balanced).
+_LATEX = {"\\": "\\textbackslash{}", "{": "\\{", "}": "\\}", "%": "\\%", "$": "\\$", "&": "\\&", "#": "\\#",
+          "_": "\\_", "^": "\\^{}", "~": "\\~{}"}
+
+
+def bibtex_text(value: object) -> str:
+    """Text for a BibTeX field: LaTeX's special characters escaped, so a store path or a name is typeset as
+    itself and no brace of it ends the field; line breaks and controls shown, so the entry stays its lines.
+
+    >>> bibtex_text("file:///x/my_store {50%}")
+    'file:///x/my\\\\_store \\\\{50\\\\%\\\\}'
+    """
+    return "".join(_LATEX.get(c, c) for c in visible(value))
 
 
 def plot_label(value: object) -> str:
