@@ -168,8 +168,10 @@ def test_no_generator_stage_imports_a_later_one():
     assert backwards == []
 
 
-#: hteb_score.report's rooms in the stage order: a room reads only the rooms before it (and the shared formatting).
+#: hteb_score.report's rooms in the stage order: a room reads only the rooms before it (and the shared formatting and
+#: rendering: how numbers are printed, the templates).
 REPORT_ROOMS = ("hteb_score.report.card", "hteb_score.report.compare", "hteb_score.report.site")
+SHARED = ("hteb_score.report.formatting", "hteb_score.report.rendering")
 
 
 def test_the_report_rooms_read_only_the_rooms_before_them():
@@ -183,5 +185,7 @@ def test_the_report_rooms_read_only_the_rooms_before_them():
             if theirs is not None and theirs > mine:
                 backward.append(f"{module} -> {target}")
     assert not backward, backward
-    assert all(any(m.startswith(room) for room in REPORT_ROOMS) or m in ("hteb_score.report", "hteb_score.report.formatting")
+    shared = [f"{m} -> {t}" for m in SHARED for t in graph()[m] if t.startswith(REPORT_ROOMS)]
+    assert not shared, shared  # what the rooms share reads none of them
+    assert all(any(m.startswith(room) for room in REPORT_ROOMS) or m in ("hteb_score.report", *SHARED)
                for m in MODULES if m.startswith("hteb_score.report"))

@@ -41,7 +41,7 @@ def test_every_package_takes_its_version_from_the_one_version_file():
 pytestmark = pytest.mark.xdist_group("source-tree-builds")
 
 #: The template files each wheel must carry (the cards are rendered from them).
-TEMPLATES = {"hteb-score": ("hteb_score/report/card/templates/result_card.md.j2",),
+TEMPLATES = {"hteb-score": ("hteb_score/report/templates/result_card.md.j2", "hteb_score/report/templates/leaderboard.js",),
              "hteb-generate": ("hteb_generate/revision/templates/dataset_card.md.j2",)}
 
 

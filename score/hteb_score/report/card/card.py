@@ -13,8 +13,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
-
 from hteb_contract.common.escape import md_code, md_text
 from hteb_contract.specs.noise_scripts import APPLIED_SHARE
 from hteb_contract.taxonomy import INSTALLED, RECORDED, Taxonomy, recorded_in
@@ -26,6 +24,7 @@ from hteb_contract.hub_eval import selection_tag
 from hteb_score.mteb_interop.layout import DATASET_KEY, variant_task_name
 from hteb_score.report.card.card_sections import corpus_robustness_lines, item_measures_lines
 from hteb_score.report.formatting import confidence_interval, number, p_value
+from hteb_score.report.rendering import MARKDOWN
 from hteb_score.scoring.aggregate import aggregate, aggregate_flags
 from hteb_score.scoring.coverage import Coverage
 from hteb_score.scoring.error_policy import ErrorPolicyCount
@@ -148,18 +147,15 @@ def _encode_view(card: Mapping[str, Any]) -> dict[str, Any]:
     return {"batch_size": encode["batch_size"], "runtime": runtime, "prompts": prompts}
 
 
-#: result_card.md's words: the template reads the figures `markdown_view` formats from the JSON.
-ENVIRONMENT = Environment(loader=PackageLoader("hteb_score.report.card", "templates"), trim_blocks=True, lstrip_blocks=True,
-                          keep_trailing_newline=True, undefined=StrictUndefined, autoescape=False)
-#: What came from a user is escaped where it is written (hteb_contract.common.escape): `md` in prose and table
-#: cells, `code` as a code span; the view below escapes the table cells it builds.
-ENVIRONMENT.filters.update(md=md_text, code=md_code)
-TEMPLATE = ENVIRONMENT.get_template("result_card.md.j2")
+#: result_card.md's words (report/templates/): the template reads the figures `markdown_view` formats from the
+#: JSON. What came from a user is escaped where it is written (hteb_contract.common.escape): `md` in prose and
+#: table cells, `code` as a code span; the view below escapes the table cells it builds.
+TEMPLATE = MARKDOWN.get_template("result_card.md.j2")
 
 
 def render_markdown(card: Mapping[str, Any]) -> str:
     """A card a person reads: header with provenance, per-dataset table, per-transformation table
-    (the words in templates/result_card.md.j2, the figures from `markdown_view`)."""
+    (the words in report/templates/result_card.md.j2, the figures from `markdown_view`)."""
     return TEMPLATE.render(markdown_view(card))
 
 

@@ -1,8 +1,8 @@
 """report.html's item explorer: per model and transformation, the items whose embedding moved most
 (lowest cosine) and those whose task outcome flipped, original and transformed texts side by side,
 with the judge's scores and the error flag, from the items.parquet beside each card
-(scoring/item_measures.py). A search box filters the rows offline (SCRIPT, admitted by the page's
-Content Security Policy with the sort script); every text is escaped (`html_text`)."""
+(scoring/item_measures.py). A search box filters the rows offline (templates/explorer.js, admitted by
+the page's Content Security Policy with the sort script); every text is escaped (`html_text`)."""
 
 from __future__ import annotations
 
@@ -15,23 +15,6 @@ from hteb_score.scoring.model_scores import ModelScores
 
 #: The page's bound: per model and transformation, this many moved-most items and this many flipped ones.
 HTML_TOP_N = 10
-
-# Type in the box: only rows holding every word (any case) stay shown.
-SCRIPT = """
-const search = document.getElementById("explorer-search");
-if (search) search.addEventListener("input", () => {
-  const words = search.value.toLowerCase().split(/\\s+/).filter(Boolean);
-  for (const row of document.querySelectorAll("#explorer tbody tr")) {
-    const text = row.textContent.toLowerCase();
-    row.hidden = !words.every((word) => text.includes(word));
-  }
-});
-"""
-
-STYLE = """
-#explorer td.item { white-space: normal; text-align: left; min-width: 14rem; max-width: 28rem; }
-#explorer-search { font: inherit; width: min(30rem, 100%); padding: .3rem .5rem; margin: .4rem 0; }
-"""
 
 HEADER = (("Model", "text"), ("Transformation", "text"), ("Dataset", "text"), ("Seed", "number"),
           ("Cosine", "number"), ("Shown because", "text"), ("Judge quality", "number"), ("Fluency", "number"),

@@ -2,20 +2,20 @@
 than read Markdown.
 
 Everything is inline (CSS, a small sort script, the PNG plots as data URIs) and a Content Security
-Policy forbids any fetch, so the page works offline and anywhere it is copied. It reads at 1400 px
+Policy forbids any fetch, so the page works offline and anywhere it is copied (report/rendering.py;
+the page's words and order in templates/report.html.j2, its script and style beside it). It reads at 1400 px
 and on a phone alike: the headline result first, the notices folded into one block after it, wide
 tables and plots scrolling in their own frames (the leaderboard's model column stays in view), the
 plots shown at their drawn size (text >= 10 pt, `plots.MIN_FONT_PT`), and an undefined statistic
-saying why in its own cell. The policy admits
-only the page's own script, by its hash: text from the inputs (model names, sources) is escaped (`hteb_contract.common.escape.html_text`),
-and even a name that slipped through could not run. Rendered from the same `Comparison` as
+saying why in its own cell. The policy admits only the page's own script, by its hash: text from
+the inputs (model names, sources) is escaped (`hteb_contract.common.escape.html_text`), and even a
+name that slipped through could not run. Rendered from the same `Comparison` as
 comparison.md, with the same number formats.
 """
 
 from __future__ import annotations
 
 import base64
-import hashlib
 import struct
 from collections.abc import Iterable, Mapping, Sequence
 from hteb_contract.common.escape import html_text
@@ -26,6 +26,7 @@ from hteb_score.report.compare import explorer_html
 from hteb_score.report.compare.chance import row_name
 from hteb_score.report.compare.comparison import (
     CHANCE_NOTE, Comparison, LeaderboardRow, Stability, coverage_cell, figure_cell, heat_cell)
+from hteb_score.report.rendering import page
 from hteb_score.report.formatting import column_label, confidence_interval, count, number, p_value
 from hteb_score.report.compare.pairwise import ALPHA, groups_sentence
 from hteb_score.report.compare.pairwise import label as ranked_label
@@ -43,107 +44,25 @@ FIGURE_CAPTIONS = {
     "drift_quality.png": "Embedding drift vs judge quality of the transformed texts",
 }
 
-# Click a header: sort by it; again: reverse. Numbers numerically; cells without data-value
-# (undefined) stay last either way. Array.prototype.sort is stable, so ties keep their order.
-SCRIPT = """
-for (const button of document.querySelectorAll("table.sortable th button")) {
-  button.addEventListener("click", () => {
-    const th = button.parentElement, table = th.closest("table"), column = th.cellIndex;
-    const direction = th.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending";
-    for (const other of table.tHead.rows[0].cells) other.removeAttribute("aria-sort");
-    th.setAttribute("aria-sort", direction);
-    const sign = direction === "ascending" ? 1 : -1, numeric = th.dataset.type === "number";
-    const key = (row) => {
-      const value = row.cells[column].dataset.value;
-      return value === undefined ? null : numeric ? Number(value) : value;
-    };
-    const rows = Array.from(table.tBodies[0].rows).sort((a, b) => {
-      const x = key(a), y = key(b);
-      if (x === null || y === null) return (x === null) - (y === null);
-      return sign * (numeric ? x - y : x.localeCompare(y));
-    });
-    table.tBodies[0].append(...rows);
-  });
-}
-"""
-
-STYLE = """
-body { font: 15px/1.45 system-ui, sans-serif; color: #1d1d1f; max-width: 90rem; margin: 2rem auto; padding: 0 1rem;
-       overflow-wrap: anywhere; }
-h1 { font-size: 1.6rem; } h2 { font-size: 1.2rem; margin-top: 2.2rem; border-bottom: 1px solid #ddd; }
-.headline { font-size: 1.1rem; }
-table { border-collapse: separate; border-spacing: 0; margin: .6rem 0; font-variant-numeric: tabular-nums; }
-.scroll { overflow-x: auto; max-width: 100%; }
-th, td { padding: .25rem .5rem; border-bottom: 1px solid #e4e4e4; text-align: right; white-space: nowrap;
-         overflow-wrap: normal; background: #fff; }
-th { background: #f4f4f6; vertical-align: bottom; white-space: normal; }
-th[data-type=text], td.text { text-align: left; }
-th button { font: inherit; font-weight: 600; border: 0; background: none; cursor: pointer; padding: 0; text-align: inherit; }
-th[aria-sort=ascending] button::after { content: " \\25B2"; }
-th[aria-sort=descending] button::after { content: " \\25BC"; }
-#leaderboard tr > :nth-child(2) { position: sticky; left: 0; z-index: 1; box-shadow: 1px 0 0 #c8c8cc;
-                                  white-space: normal; min-width: min(13rem, 40vw); max-width: min(20rem, 45vw);
-                                  overflow-wrap: break-word; }
-.neg { color: #b3261e; } .pos { color: #1b7a33; } .sig { font-weight: 700; }
-td:has(> .why) { text-align: left; white-space: normal; }
-.why { display: block; min-width: 12rem; max-width: 22rem; color: #555; font-size: .85em; }
-details.notices { background: #fff8dd; border-left: 4px solid #e0a800; padding: .4rem .8rem; margin: .8rem 0; }
-details.notices summary { cursor: pointer; font-weight: 600; }
-details.notices li { margin: .25rem 0; }
-.note { color: #555; max-width: 60rem; }
-figure { margin: 1rem 0; } figure .scroll img { max-width: none; height: auto; border: 1px solid #ddd; }
-@media (max-width: 40rem) { body { margin: 1rem auto; padding: 0 .6rem; } h1 { font-size: 1.35rem; } }
-"""
-
-#: What the page inlines: the sort script and style, and the item explorer's (report/compare/explorer_html.py).
-PAGE_SCRIPT = SCRIPT + explorer_html.SCRIPT
-PAGE_STYLE = STYLE + explorer_html.STYLE
+#: What the page inlines (report/templates/): the sort script and the item explorer's, the shared style and its own.
+SCRIPTS = ("sortable.js", "explorer.js")
+STYLES = ("page.css", "report.css", "explorer.css")
+TITLE = "HTEB model comparison"
 
 
 def render(comparison: Comparison, figures: Mapping[str, bytes]) -> str:
-    """The page: summary and warnings, leaderboard, model against model, plots, effects, stability,
-    reliability, the item explorer, inputs and protocol."""
-    csp = (
-        "default-src 'none'; img-src data:; "
-        f"style-src {_source_hash(PAGE_STYLE)}; script-src {_source_hash(PAGE_SCRIPT)}; base-uri 'none'; form-action 'none'"
-    )
-    n_datasets = len(comparison.datasets)
-    body = [
-        "<h1>HTEB model comparison</h1>",
-        *_headline(comparison),
-        f"<p>{comparison.counted()}, {count(n_datasets, 'dataset')}. Scores in points (score x 100); "
-        "deltas (Δ) are transformed minus Original. Click a column header to sort by it, again to reverse.</p>",
-        *_notices(comparison.warnings),
-        *_leaderboard(comparison),
-        *_pairwise(comparison),
-        *_figures(figures),
-        *_effects(comparison),
-        *_stability(comparison),
-        *_reliability(comparison),
-        *_coverage(comparison),
-        *explorer_html.section(comparison.models),
-        *_inputs(comparison),
-        *_protocol(comparison),
-    ]
-    return "\n".join(
-        [
-            "<!DOCTYPE html>",
-            '<html lang="en">',
-            "<head>",
-            '<meta charset="utf-8">',
-            f'<meta http-equiv="Content-Security-Policy" content="{csp}">',
-            '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            "<title>HTEB model comparison</title>",
-            f"<style>{PAGE_STYLE}</style>",
-            "</head>",
-            "<body>",
-            *body,
-            f"<script>{PAGE_SCRIPT}</script>",
-            "</body>",
-            "</html>",
-            "",
-        ]
-    )
+    """The page (templates/report.html.j2): summary and warnings, leaderboard, model against model, plots,
+    effects, stability, reliability, the item explorer, inputs and protocol."""
+    lines = "\n".join  # a section: its elements, one a line
+    return page("report.html.j2", title=TITLE, scripts=SCRIPTS, styles=STYLES, images=True,
+                headline=lines(_headline(comparison)),
+                counted=f"{comparison.counted()}, {count(len(comparison.datasets), 'dataset')}",
+                notices=lines(_notices(comparison.warnings)), leaderboard=lines(_leaderboard(comparison)),
+                pairwise=lines(_pairwise(comparison)), figures=lines(_figures(figures)),
+                effects=lines(_effects(comparison)), stability=lines(_stability(comparison)),
+                reliability=lines(_reliability(comparison)), coverage=lines(_coverage(comparison)),
+                explorer=lines(explorer_html.section(comparison.models)), inputs=lines(_inputs(comparison)),
+                protocol=lines(_protocol(comparison)))
 
 
 def _headline(c: Comparison) -> list[str]:
@@ -455,8 +374,3 @@ def _text(value: str | None, missing: str = "-") -> str:
 def _delta(value: float | None, shown: str | None = None) -> str:
     css = "" if value is None or value == 0 else ("neg" if value < 0 else "pos")
     return _cell(number(value, sign=True) if shown is None else shown, None if value is None else repr(float(value)), css)
-
-
-def _source_hash(text: str) -> str:
-    """A CSP source expression admitting exactly this inline script or style."""
-    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
