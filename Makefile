@@ -81,7 +81,8 @@ $(GPU_VENV)/.installed-gpu: $(SOURCES)
 	$(GPU_VENV)/bin/python -m pip install -q $(GPU_SET)
 	touch $@
 
-# ruff check and mypy first ([tool.ruff], [tool.mypy] in pyproject.toml), then every test.
+# ruff (lint, then the format check: `ruff format .` writes the format) and mypy first ([tool.ruff], [tool.mypy] in
+# pyproject.toml), then every test.
 # Tests keep their compiled modules (__pycache__, git-ignored) even where PYTHONDONTWRITEBYTECODE is set:
 # pytest then rewrites each test module's asserts once, not in every worker of every run (7 s a worker).
 # Their scratch files (pytest's tmp_path, tempfile's folders) go to RAM where Linux offers it (/dev/shm): a fast-loop
@@ -95,6 +96,7 @@ TEST_TMP ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm)
 TEST_ENV := PYTHONDONTWRITEBYTECODE= $(if $(TEST_TMP),HTEB_TEST_RUN_PARENT=$${TMPDIR:-/tmp} TMPDIR=$(TEST_TMP))
 test: install
 	$(BIN)/ruff check --quiet .
+	$(BIN)/ruff format --check --quiet .
 	$(BIN)/mypy
 	$(TEST_ENV) $(BIN)/python -m pytest -n 2 --dist loadgroup -m "not published"
 

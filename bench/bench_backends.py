@@ -32,8 +32,25 @@ EQUAL = 1e-4
 
 
 def _score(model: str, datasets: str, backend: str, precision: str, cache: Path, out: Path) -> dict:
-    command = [sys.executable, "-m", "hteb_score.cli", model, "--source-dir", str(DATA), "--datasets", datasets,
-               "--backend", backend, "--precision", precision, "--cache-dir", str(cache), "--out", str(out), "--quiet"]
+    command = [
+        sys.executable,
+        "-m",
+        "hteb_score.cli",
+        model,
+        "--source-dir",
+        str(DATA),
+        "--datasets",
+        datasets,
+        "--backend",
+        backend,
+        "--precision",
+        precision,
+        "--cache-dir",
+        str(cache),
+        "--out",
+        str(out),
+        "--quiet",
+    ]
     # a fresh embedding cache per option: every option really encodes every text
     subprocess.run(command, check=True, env={**os.environ, "PYTHONWARNINGS": "ignore"}, cwd=REPO)
     return json.loads((out / "result_card.json").read_text())
@@ -57,24 +74,36 @@ def main() -> int:
                 print(f"{backend}:{precision}: not installed, skipped", flush=True)
                 continue
             print(f"{backend}:{precision} ...", flush=True)
-            cards[(backend, precision)] = _score(model, args.datasets, backend, precision,
-                                                 Path(tmp) / f"cache-{backend}-{precision}", Path(tmp) / f"{backend}-{precision}")
+            cards[(backend, precision)] = _score(
+                model,
+                args.datasets,
+                backend,
+                precision,
+                Path(tmp) / f"cache-{backend}-{precision}",
+                Path(tmp) / f"{backend}-{precision}",
+            )
     reference = cards[("torch", "fp32")]
     base = {(r["dataset"], r["subset"]): r["value"] for r in reference["scores"]}
     texts = reference["timings"]["texts_encoded"]
-    print(f"\nmodel {Path(model).name}; datasets {args.datasets}; {texts} texts encoded per option; "
-          f"{os.cpu_count()} CPU(s)\n")
-    print(f"{'option':<16} {'embed_s':>8} {'vs torch fp32':>14} {'texts/s':>8} {'model_s':>8} "
-          f"{'max emb diff':>13} {'max score diff':>15}")
+    print(
+        f"\nmodel {Path(model).name}; datasets {args.datasets}; {texts} texts encoded per option; "
+        f"{os.cpu_count()} CPU(s)\n"
+    )
+    print(
+        f"{'option':<16} {'embed_s':>8} {'vs torch fp32':>14} {'texts/s':>8} {'model_s':>8} "
+        f"{'max emb diff':>13} {'max score diff':>15}"
+    )
     rows = []
     for (backend, precision), card in cards.items():
         scores = {(r["dataset"], r["subset"]): r["value"] for r in card["scores"]}
         diff = max(abs(scores[k] - base[k]) for k in base)
         embed = card["timings"]["embed_s"]
         rows.append((backend, precision, embed, diff))
-        print(f"{backend + ' ' + precision:<16} {embed:>8.1f} {reference['timings']['embed_s'] / embed:>13.2f}x "
-              f"{texts / embed:>8.1f} {card['timings']['model_s']:>8.1f} "
-              f"{card['encode']['max_diff_vs_torch_fp32']:>13.2e} {diff:>15.2e}")
+        print(
+            f"{backend + ' ' + precision:<16} {embed:>8.1f} {reference['timings']['embed_s'] / embed:>13.2f}x "
+            f"{texts / embed:>8.1f} {card['timings']['model_s']:>8.1f} "
+            f"{card['encode']['max_diff_vs_torch_fp32']:>13.2e} {diff:>15.2e}"
+        )
     equal = [r for r in rows if r[3] <= EQUAL]
     fastest = min(equal, key=lambda r: r[2])
     print(f"\nfastest option whose scores equal torch fp32's to {EQUAL:g}: {fastest[0]} {fastest[1]}")

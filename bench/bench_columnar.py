@@ -66,8 +66,9 @@ from hteb_contract.validation import validate
 
 
 def _files(revision: rev.Revision) -> list[tuple[str, str, int]]:
-    return [(name, transformation, seed) for name in revision.selected for transformation, seed in
-            revision.variants(name)]
+    return [
+        (name, transformation, seed) for name in revision.selected for transformation, seed in revision.variants(name)
+    ]
 
 
 def verify_old(revision: rev.Revision) -> int:
@@ -76,8 +77,10 @@ def verify_old(revision: rev.Revision) -> int:
     for name, transformation, seed in _files(revision):
         rel = rev.items_path(name, transformation, seed)
         texts = revision._texts_of(name)
-        found = {r.ref for r in revision._records_one_by_one(revision._read_items(rel), name, transformation, seed,
-                                                             rel, texts)}
+        found = {
+            r.ref
+            for r in revision._records_one_by_one(revision._read_items(rel), name, transformation, seed, rel, texts)
+        }
         if any(ref not in found for ref in texts):
             raise IntegrityError(f"{rel}: a source text has no record")
         records += len(found)
@@ -91,8 +94,9 @@ def verify_new(revision: rev.Revision) -> int:
 def records_old(revision: rev.Revision, name: str, transformation: str, seed: int) -> list[ItemRecord]:
     """What `revision_variants` got of a variant before: every record built and checked one by one."""
     rel = rev.items_path(name, transformation, seed)
-    return revision._records_one_by_one(revision._read_items(rel), name, transformation, seed, rel,
-                                        revision._texts_of(name))
+    return revision._records_one_by_one(
+        revision._read_items(rel), name, transformation, seed, rel, revision._texts_of(name)
+    )
 
 
 def columns_new(revision: rev.Revision, name: str, transformation: str, seed: int) -> ItemColumns:
@@ -103,6 +107,7 @@ def scorer_read(revision: rev.Revision, read: Callable[[rev.Revision, str, str, 
     """The scorer's inputs from the revision, as `hteb-score` takes them: `read_revision` reads every
     dataset's source copy and variants (checked before the model loads), then the scoring loop
     (`DatasetGroups`) reads them again, dataset by dataset. [wall, CPU, records] of each pass."""
+
     def one_pass() -> int:
         records = 0
         for name in revision.selected:
@@ -160,9 +165,15 @@ def _timed(run: Callable[[], Any]) -> tuple[float, float, Any]:
 
 def _figures(records: int, old: Sequence[float], new: Sequence[float]) -> dict[str, Any]:
     """One path's figures from its (wall, CPU) seconds, old and new."""
-    return {"records": records, "old_s": round(old[0], 3), "new_s": round(new[0], 3),
-            "ratio": round(old[0] / new[0], 1), "old_cpu_s": round(old[1], 3), "new_cpu_s": round(new[1], 3),
-            "cpu_ratio": round(old[1] / new[1], 1)}
+    return {
+        "records": records,
+        "old_s": round(old[0], 3),
+        "new_s": round(new[0], 3),
+        "ratio": round(old[0] / new[0], 1),
+        "old_cpu_s": round(old[1], 3),
+        "new_cpu_s": round(new[1], 3),
+        "cpu_ratio": round(old[1] / new[1], 1),
+    }
 
 
 def main() -> None:
@@ -178,16 +189,19 @@ def main() -> None:
     open_s = _timed(fresh)[0]  # the manifest, layout and sha256 of every file: the same in both paths
     warm(store.fetch(args.revision, datasets=fresh().dataset_names()[:1]))
     out: dict[str, Any] = {"store": args.store, "revision": args.revision, "open_s": round(open_s, 3)}
-    (*old_s, old_n), (*new_s, new_n), (*io_s, _) = (_timed(partial(path, fresh()))  # opened outside the timing
-                                                    for path in (verify_old, verify_new, io_only))
+    (*old_s, old_n), (*new_s, new_n), (*io_s, _) = (
+        _timed(partial(path, fresh()))  # opened outside the timing
+        for path in (verify_old, verify_new, io_only)
+    )
     assert old_n == new_n, (old_n, new_n)
     out["verify"] = {**_figures(new_n, old_s, new_s), **_bound(old_s, io_s)}
     old_passes, new_passes = scorer_read(fresh(), records_old), scorer_read(fresh(), columns_new)
     assert [n for *_, n in old_passes] == [n for *_, n in new_passes], (old_passes, new_passes)
-    out["read"] = {**_figures(new_passes[0][2], *(np.sum([p[:2] for p in ps], axis=0) for ps in (old_passes,
-                                                                                               new_passes))),
-                   "first_pass": _figures(new_passes[0][2], old_passes[0][:2], new_passes[0][:2]),
-                   "second_pass": _figures(new_passes[1][2], old_passes[1][:2], new_passes[1][:2])}
+    out["read"] = {
+        **_figures(new_passes[0][2], *(np.sum([p[:2] for p in ps], axis=0) for ps in (old_passes, new_passes))),
+        "first_pass": _figures(new_passes[0][2], old_passes[0][:2], new_passes[0][:2]),
+        "second_pass": _figures(new_passes[1][2], old_passes[1][:2], new_passes[1][:2]),
+    }
     out["write"] = write_paths(fresh())
     print(json.dumps(out, indent=1))
 
@@ -208,8 +222,12 @@ def write_paths(revision: rev.Revision) -> dict[str, Any]:
     for name in revision.selected:
         for seed in seeds:
             rules = [t for t, s in revision.variants(name) if s == seed]
-            tables.update({(name, rule, seed): table for rule, table in
-                           noise_tables(seed, name, revision.source(name), rules).items()})
+            tables.update(
+                {
+                    (name, rule, seed): table
+                    for rule, table in noise_tables(seed, name, revision.source(name), rules).items()
+                }
+            )
     old_s, record_s = np.zeros(2), np.zeros(2)
     with tempfile.TemporaryDirectory() as tmp:
         old_root, new_root, record_root = Path(tmp) / "old", Path(tmp) / "new", Path(tmp) / "records"
@@ -224,9 +242,12 @@ def write_paths(revision: rev.Revision) -> dict[str, Any]:
             assert (old_root / rel).read_bytes() == path.read_bytes() == (record_root / rel).read_bytes(), rel
         checks = _timed(lambda: suspect_rows(pa.concat_tables(tables.values())))
         encode = _timed(lambda: [write_table(Path(tmp) / "parts.parquet", table) for table in tables.values()])
-    return {**_figures(records, old_s, new_s), **_bound(old_s, encode),
-            "records_path": _figures(records, old_s, record_s),
-            "parts_cpu_s": {"checks": round(checks[1], 3), "encode": round(encode[1], 3)}}
+    return {
+        **_figures(records, old_s, new_s),
+        **_bound(old_s, encode),
+        "records_path": _figures(records, old_s, record_s),
+        "parts_cpu_s": {"checks": round(checks[1], 3), "encode": round(encode[1], 3)},
+    }
 
 
 def _bound(old: Sequence[float], floor: Sequence[float]) -> dict[str, Any]:

@@ -39,9 +39,16 @@ def main(sizes: str) -> None:
             if code != 0:
                 raise SystemExit(f"compare failed on {n} datasets (exit {code})")
     smallest, largest = min(timings), max(timings)
-    print(json.dumps({"seconds_by_datasets": {str(n): round(s, 2) for n, s in timings.items()},
-                      "datasets_ratio": round(largest / smallest, 1),
-                      "time_ratio": round(timings[largest] / timings[smallest], 2)}, indent=2))
+    print(
+        json.dumps(
+            {
+                "seconds_by_datasets": {str(n): round(s, 2) for n, s in timings.items()},
+                "datasets_ratio": round(largest / smallest, 1),
+                "time_ratio": round(timings[largest] / timings[smallest], 2),
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

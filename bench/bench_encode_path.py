@@ -54,8 +54,10 @@ def main() -> int:
         out = encode_batched(replicas, docs, token_budget=args.token_budget)
         took = time.perf_counter() - started
         results.append((f"batched path, {count} device(s)", took, float(np.abs(out - reference).max())))
-    print(f"{len(docs)} SciFact documents, {devices[0]}{' x' + str(len(devices)) if len(devices) > 1 else ''}, "
-          f"{'fp16' if cuda else 'fp32'}, {os.cpu_count()} CPU(s)")
+    print(
+        f"{len(docs)} SciFact documents, {devices[0]}{' x' + str(len(devices)) if len(devices) > 1 else ''}, "
+        f"{'fp16' if cuda else 'fp32'}, {os.cpu_count()} CPU(s)"
+    )
     for name, took, diff in results:
         print(f"{name:<32} {len(docs) / took:>9.1f} docs/s  {plain / took:>5.2f}x  max diff {diff:.1e}")
     return 0

@@ -68,10 +68,18 @@ def main(engine: str, n_requests: int, max_tokens: int, batch_size: int) -> None
     try:
         (tmp / "models").mkdir()
         (tmp / "models" / model.name).symlink_to(model)
-        cfg = build_config(seed="1339", profile="cpu", overrides={
-            "datasets": "STSBenchmark,Banking77", "transformations": "paraphrasing,summarisation",
-            "max_tokens": 16, "cache_dir": str(tmp), "store": str(tmp / "store"), "label": "bench",
-        })
+        cfg = build_config(
+            seed="1339",
+            profile="cpu",
+            overrides={
+                "datasets": "STSBenchmark,Banking77",
+                "transformations": "paraphrasing,summarisation",
+                "max_tokens": 16,
+                "cache_dir": str(tmp),
+                "store": str(tmp / "store"),
+                "label": "bench",
+            },
+        )
         cfg = replace(cfg, judge_model=None, manifest_md=None)
         started = time.perf_counter()
         first = run(cfg, log=lambda m: None)
@@ -82,17 +90,29 @@ def main(engine: str, n_requests: int, max_tokens: int, batch_size: int) -> None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
-    print(json.dumps({
-        "engine": engine, "requests": len(requests), "max_tokens": max_tokens, "batch_size": batch_size,
-        "engine_load_s": round(load_s, 2),
-        "batched_s": round(batched_s, 2), "batched_req_per_s": round(len(requests) / batched_s, 3),
-        "one_at_a_time_s": round(single_s, 2), "one_at_a_time_req_per_s": round(len(requests) / single_s, 3),
-        "speedup": round(single_s / batched_s, 2), "same_outputs": batched == single,
-        "pipeline_first_run_s": round(first_s, 2), "pipeline_first_llm_calls": first.manifest["counters"]["llm_calls"],
-        "pipeline_cached_rerun_s": round(cached_s, 2),
-        "pipeline_cached_llm_calls": cached.manifest["counters"]["llm_calls"],
-        "cpu_count": os.cpu_count(),
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "engine": engine,
+                "requests": len(requests),
+                "max_tokens": max_tokens,
+                "batch_size": batch_size,
+                "engine_load_s": round(load_s, 2),
+                "batched_s": round(batched_s, 2),
+                "batched_req_per_s": round(len(requests) / batched_s, 3),
+                "one_at_a_time_s": round(single_s, 2),
+                "one_at_a_time_req_per_s": round(len(requests) / single_s, 3),
+                "speedup": round(single_s / batched_s, 2),
+                "same_outputs": batched == single,
+                "pipeline_first_run_s": round(first_s, 2),
+                "pipeline_first_llm_calls": first.manifest["counters"]["llm_calls"],
+                "pipeline_cached_rerun_s": round(cached_s, 2),
+                "pipeline_cached_llm_calls": cached.manifest["counters"]["llm_calls"],
+                "cpu_count": os.cpu_count(),
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -83,8 +83,9 @@ def main() -> int:
     options = {"max_model_len": spec.max_model_len} if spec.max_model_len else {}
     if args.allow_cpu:
         options["dtype"] = "float32"
-    engine = create_engine("vllm", model_path=spec.resolve(cache), model_id=spec.model_id, revision=spec.revision,
-                           **options)
+    engine = create_engine(
+        "vllm", model_path=spec.resolve(cache), model_id=spec.model_id, revision=spec.revision, **options
+    )
     llm = engine.llm
     try:
         prompts = _prompts(engine.tokenizer, args.requests, args.prompt_tokens)
@@ -94,8 +95,10 @@ def main() -> int:
         prompt_tokens = sum(len(o.prompt_token_ids) for o in outputs)
         prefill_rate = prompt_tokens / prefill_s
         llm.reset_prefix_cache()
-        decode_params = [SamplingParams(max_tokens=args.output_tokens, ignore_eos=True, temperature=0.8, top_p=0.9,
-                                        seed=1339 + i) for i in range(len(prompts))]
+        decode_params = [
+            SamplingParams(max_tokens=args.output_tokens, ignore_eos=True, temperature=0.8, top_p=0.9, seed=1339 + i)
+            for i in range(len(prompts))
+        ]
         decode_s, outputs = _timed(llm, prompts, decode_params)
         output_tokens = sum(len(o.outputs[0].token_ids) for o in outputs)
         decode_rate = output_tokens / max(decode_s - prompt_tokens / prefill_rate, 1e-9)
@@ -104,16 +107,30 @@ def main() -> int:
         device = gpus[0].name if gpus and not args.allow_cpu else "cpu"
     finally:
         engine.close()
-    print(json.dumps({
-        "model": spec.model_id, "revision": spec.revision, "device": device, "requests": len(prompts),
-        "prefill": {"prompt_tokens": prompt_tokens, "seconds": round(prefill_s, 2),
-                    "tokens_per_second": round(prefill_rate)},
-        "decode": {"output_tokens": output_tokens, "seconds": round(decode_s, 2),
-                   "tokens_per_second": round(decode_rate)},
-        "kv_cache": {"tokens": kv_tokens, "gib": round(kv_tokens * (spec.kv_kib_per_token or 0) / 2**20, 2)},
-        "plan": f"hteb-generate plan --seed 1339 --tokens-per-second {round(decode_rate)} "
+    print(
+        json.dumps(
+            {
+                "model": spec.model_id,
+                "revision": spec.revision,
+                "device": device,
+                "requests": len(prompts),
+                "prefill": {
+                    "prompt_tokens": prompt_tokens,
+                    "seconds": round(prefill_s, 2),
+                    "tokens_per_second": round(prefill_rate),
+                },
+                "decode": {
+                    "output_tokens": output_tokens,
+                    "seconds": round(decode_s, 2),
+                    "tokens_per_second": round(decode_rate),
+                },
+                "kv_cache": {"tokens": kv_tokens, "gib": round(kv_tokens * (spec.kv_kib_per_token or 0) / 2**20, 2)},
+                "plan": f"hteb-generate plan --seed 1339 --tokens-per-second {round(decode_rate)} "
                 f"--prefill-tokens-per-second {round(prefill_rate)}",
-    }, indent=2))
+            },
+            indent=2,
+        )
+    )
     return 0
 
 

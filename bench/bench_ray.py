@@ -62,8 +62,15 @@ def main() -> None:
     results: dict[str, dict[str, float]] = {}
 
     def factory(threads: int):
-        return partial(create_engine, "transformers", model_path=model, model_id="smollm2", revision="bench",
-                       batch_size=args.chunk, threads=threads)
+        return partial(
+            create_engine,
+            "transformers",
+            model_path=model,
+            model_id="smollm2",
+            revision="bench",
+            batch_size=args.chunk,
+            threads=threads,
+        )
 
     reference = None
     for name, threads in (("single_process_1_thread", 1), (f"single_process_{cores}_threads", cores)):
@@ -73,37 +80,62 @@ def main() -> None:
         seconds, answers = _answer(engine, chunks)
         reference = reference or answers
         assert answers == reference, f"{name}: answers differ from the single-process engine's"
-        results[name] = {"load_s": round(load, 2), "answer_s": round(seconds, 2),
-                         "requests_per_s": round(len(requests) / seconds, 2)}
+        results[name] = {
+            "load_s": round(load, 2),
+            "answer_s": round(seconds, 2),
+            "requests_per_s": round(len(requests) / seconds, 2),
+        }
         del engine
 
     for workers in (1, 2):
         started = time.perf_counter()
-        engine = RayEngine(factory(1), model_id="smollm2", revision="bench", address="local", workers=workers,
-                           resources={"num_cpus": 1})
+        engine = RayEngine(
+            factory(1),
+            model_id="smollm2",
+            revision="bench",
+            address="local",
+            workers=workers,
+            resources={"num_cpus": 1},
+        )
         _answer(engine, chunks[:workers])  # the workers have loaded their models
         load = time.perf_counter() - started
         seconds, answers = _answer(engine, chunks)
         assert answers == reference, f"ray {workers}: answers differ from the single-process engine's"
-        results[f"ray_{workers}_workers"] = {"start_and_load_s": round(load, 2), "answer_s": round(seconds, 2),
-                                            "requests_per_s": round(len(requests) / seconds, 2)}
+        results[f"ray_{workers}_workers"] = {
+            "start_and_load_s": round(load, 2),
+            "answer_s": round(seconds, 2),
+            "requests_per_s": round(len(requests) / seconds, 2),
+        }
         engine.close()
         ray.shutdown()
 
     one, two = results["ray_1_workers"], results["ray_2_workers"]
     single = results["single_process_1_thread"]
-    print(json.dumps({
-        "requests": len(requests), "chunks": len(chunks), "max_tokens": args.max_tokens, "cores": cores,
-        "results": results,
-        "ratios": {
-            "ray_2_vs_ray_1_workers": round(two["requests_per_s"] / one["requests_per_s"], 2),
-            "ray_2_workers_vs_single_process_1_thread": round(two["requests_per_s"] / single["requests_per_s"], 2),
-            f"ray_2_workers_vs_single_process_{cores}_threads": round(
-                two["requests_per_s"] / results[f"single_process_{cores}_threads"]["requests_per_s"], 2),
-            "ray_1_worker_vs_single_process_1_thread": round(one["requests_per_s"] / single["requests_per_s"], 2),
-        },
-        "ray_overhead_ms_per_request": round(1000 * (one["answer_s"] - single["answer_s"]) / len(requests), 1),
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "requests": len(requests),
+                "chunks": len(chunks),
+                "max_tokens": args.max_tokens,
+                "cores": cores,
+                "results": results,
+                "ratios": {
+                    "ray_2_vs_ray_1_workers": round(two["requests_per_s"] / one["requests_per_s"], 2),
+                    "ray_2_workers_vs_single_process_1_thread": round(
+                        two["requests_per_s"] / single["requests_per_s"], 2
+                    ),
+                    f"ray_2_workers_vs_single_process_{cores}_threads": round(
+                        two["requests_per_s"] / results[f"single_process_{cores}_threads"]["requests_per_s"], 2
+                    ),
+                    "ray_1_worker_vs_single_process_1_thread": round(
+                        one["requests_per_s"] / single["requests_per_s"], 2
+                    ),
+                },
+                "ray_overhead_ms_per_request": round(1000 * (one["answer_s"] - single["answer_s"]) / len(requests), 1),
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -34,12 +34,31 @@ def _options(datasets: list[str], backend: str, source_dir: Path):
     from hteb_score.cli.score import checked_options
     from hteb_score.evaluators.protocol import PROTOCOLS
 
-    return checked_options(model_id=None, store=None, ref=None, source_dir=source_dir, datasets=",".join(datasets),
-                           transformations=None, seeds=None, encoder="sentence-transformers", device="cpu",
-                           cache_dir=None, preset=None, min_judge=None, corpus_robustness=False, backend=backend,
-                           precision=None, token_budget=None, model_revision=None, model_name=None,
-                           protocol=PROTOCOLS.get("hteb"), on_error="original", batch_size=32,
-                           trust_remote_code=False, quiet=True)
+    return checked_options(
+        model_id=None,
+        store=None,
+        ref=None,
+        source_dir=source_dir,
+        datasets=",".join(datasets),
+        transformations=None,
+        seeds=None,
+        encoder="sentence-transformers",
+        device="cpu",
+        cache_dir=None,
+        preset=None,
+        min_judge=None,
+        corpus_robustness=False,
+        backend=backend,
+        precision=None,
+        token_budget=None,
+        model_revision=None,
+        model_name=None,
+        protocol=PROTOCOLS.get("hteb"),
+        on_error="original",
+        batch_size=32,
+        trust_remote_code=False,
+        quiet=True,
+    )
 
 
 def _timed(executor, units) -> tuple[list[float], list[tuple[float, float]], dict]:
@@ -65,11 +84,14 @@ def _rates(returned: list[float], busy: list[tuple[float, float]], workers: int)
     and the seconds the units took where they ran, and their model loads, summed (more than the wall
     time: in parallel)."""
     n = len(returned)
-    return {"seconds": round(returned[-1], 2), "units_per_s": round(n / returned[-1], 3),
-            "units_per_s_after_start": round((n - workers) / (returned[-1] - returned[workers - 1]), 3),
-            "unit_seconds_summed": round(sum(s for s, _ in busy), 2),
-            "model_load_seconds_summed": round(sum(m for _, m in busy), 2),
-            "unit_seconds": [round(s, 2) for s, _ in busy]}
+    return {
+        "seconds": round(returned[-1], 2),
+        "units_per_s": round(n / returned[-1], 3),
+        "units_per_s_after_start": round((n - workers) / (returned[-1] - returned[workers - 1]), 3),
+        "unit_seconds_summed": round(sum(s for s, _ in busy), 2),
+        "model_load_seconds_summed": round(sum(m for _, m in busy), 2),
+        "unit_seconds": [round(s, 2) for s, _ in busy],
+    }
 
 
 def _ratio(rates: dict[str, dict[str, float]], key: str) -> float:
@@ -109,17 +131,30 @@ def main() -> None:
     finally:
         ray.shutdown()
     assert parts_one == expected and parts_two == expected, "a Ray run's parts differ from the in-process run's"
-    rates = {"in_process": _rates(sequential, busy_seq, 1), "ray_1_worker": _rates(one, busy_one, 1),
-             "ray_2_workers": _rates(two, busy_two, 2)}
-    print(json.dumps({
-        "units": len(units), "datasets": datasets, "backend": opts.backend, "threads_per_worker": 1,
-        "cpus": os.cpu_count(), "load_average_1min": {"before": load_before, "after": os.getloadavg()[0]},
-        "local_cluster_start_s": round(cluster_start, 2), **rates,
-        "ratio_2_workers_over_1": _ratio(rates, "units_per_s"),
-        "ratio_2_workers_over_1_after_start": _ratio(rates, "units_per_s_after_start"),
-        "ray_overhead_s_per_unit": round((one[-1] - sequential[-1]) / len(units), 2),
-        "parts_equal_in_process": True,
-    }, indent=2))
+    rates = {
+        "in_process": _rates(sequential, busy_seq, 1),
+        "ray_1_worker": _rates(one, busy_one, 1),
+        "ray_2_workers": _rates(two, busy_two, 2),
+    }
+    print(
+        json.dumps(
+            {
+                "units": len(units),
+                "datasets": datasets,
+                "backend": opts.backend,
+                "threads_per_worker": 1,
+                "cpus": os.cpu_count(),
+                "load_average_1min": {"before": load_before, "after": os.getloadavg()[0]},
+                "local_cluster_start_s": round(cluster_start, 2),
+                **rates,
+                "ratio_2_workers_over_1": _ratio(rates, "units_per_s"),
+                "ratio_2_workers_over_1_after_start": _ratio(rates, "units_per_s_after_start"),
+                "ray_overhead_s_per_unit": round((one[-1] - sequential[-1]) / len(units), 2),
+                "parts_equal_in_process": True,
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

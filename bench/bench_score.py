@@ -87,14 +87,19 @@ def _datasets(rows: int, queries: int, corpus: int, train_per_label: int) -> lis
         if per_label.get(row["label"], 0) < train_per_label:
             per_label[row["label"]] = per_label.get(row["label"], 0) + 1
             train.append(row)
-    out.append(SourceDataset(banking.info, {**banking.tables, "train": train}, banking.origin, ids={"test": banking.ids["test"]}))
+    out.append(
+        SourceDataset(
+            banking.info, {**banking.tables, "train": train}, banking.origin, ids={"test": banking.ids["test"]}
+        )
+    )
     full_scifact = read_source_dir(DATA / "SciFact")
     scifact = sample_dataset(full_scifact, queries)
     relevant = {str(r["doc_id"]) for r in scifact.tables["qrels"]}
     docs = [d for d in full_scifact.tables["corpus"] if str(d["id"]) in relevant]
     others = [d for d in full_scifact.tables["corpus"] if str(d["id"]) not in relevant]
-    scifact = SourceDataset(replace(scifact.info), {**scifact.tables, "corpus": docs + others[: max(0, corpus - len(docs))]},
-                            scifact.origin)
+    scifact = SourceDataset(
+        replace(scifact.info), {**scifact.tables, "corpus": docs + others[: max(0, corpus - len(docs))]}, scifact.origin
+    )
     return [*out, scifact]
 
 
@@ -113,19 +118,38 @@ def build_store(root: Path, datasets: list[Any], rows: int | None) -> Path:
 
     variants = [(t, s) for t in PAPER_TRANSFORMATIONS for s in SEEDS]
     records = [
-        single_attempt(dataset=dataset.name, task_type=dataset.info.task_type, subset=r.subset,
-                       ref=(r.table, r.item_id, r.field),
-                       source_language=r.language, transformation=t, seed=s, original_text=r.text,
-                       output=_rule(r.text, index + 1), generator_model="rule/rotate-words",
-                       prompt_hash=hashlib.sha256(f"rule:{t}".encode()).hexdigest())
-        for dataset in datasets for index, (t, s) in enumerate(variants) for r in dataset.iter_texts()
+        single_attempt(
+            dataset=dataset.name,
+            task_type=dataset.info.task_type,
+            subset=r.subset,
+            ref=(r.table, r.item_id, r.field),
+            source_language=r.language,
+            transformation=t,
+            seed=s,
+            original_text=r.text,
+            output=_rule(r.text, index + 1),
+            generator_model="rule/rotate-words",
+            prompt_hash=hashlib.sha256(f"rule:{t}".encode()).hexdigest(),
+        )
+        for dataset in datasets
+        for index, (t, s) in enumerate(variants)
+        for r in dataset.iter_texts()
     ]
     sources = [rev.manifest_source(d.info, origin=d.origin, sample=rows) for d in datasets]
-    fields = {"repo_id": "file://bench", "label": LABEL, "created": "2026-11-22T00:00:00+00:00",
-              "hteb_generate_version": "bench", "config": {"rows": rows}, "config_hash": "0" * 64, "sources": sources,
-              "transformations": list(PAPER_TRANSFORMATIONS), "seeds": list(SEEDS),
-              "generator": {"model_id": "rule/rotate-words", "revision": "", "engine": "rule"}, "judge": None,
-              "counters": {"items": 0, "llm_calls": 0, "cache_hits": 0, "errors": {}}}
+    fields = {
+        "repo_id": "file://bench",
+        "label": LABEL,
+        "created": "2026-11-22T00:00:00+00:00",
+        "hteb_generate_version": "bench",
+        "config": {"rows": rows},
+        "config_hash": "0" * 64,
+        "sources": sources,
+        "transformations": list(PAPER_TRANSFORMATIONS),
+        "seeds": list(SEEDS),
+        "generator": {"model_id": "rule/rotate-words", "revision": "", "engine": "rule"},
+        "judge": None,
+        "counters": {"items": 0, "llm_calls": 0, "cache_hits": 0, "errors": {}},
+    }
     staged = root / "rev"
     rev.write_revision(staged, datasets, records, fields, "\n# Bench revision\n")
     LocalStore(root / "store").publish(staged)
@@ -137,8 +161,10 @@ def _variants(store: Path) -> list[list[Any]]:
     from hteb_contract.stores import open_store
 
     revision = open_store(str(store)).fetch(LABEL)
-    return [revision_variants(revision, name, transformations=None, seeds=None, on_error="original")[0]
-            for name in revision.dataset_names()]
+    return [
+        revision_variants(revision, name, transformations=None, seeds=None, on_error="original")[0]
+        for name in revision.dataset_names()
+    ]
 
 
 def phase_mteb(store: Path, device: str, out: Path, budget: float | None) -> None:
@@ -213,26 +239,54 @@ def _child(args: list[str]) -> tuple[float, float]:
 
 
 def _hteb_score(store: Path, out: Path, device: str, datasets: list[str] | None = None) -> list[str]:
-    return [str(Path(sys.executable).parent / "hteb-score"), _model_path(), "--store", str(store), "--revision", LABEL,
-            "--protocol", "mteb", "--device", device, "--backend", "torch", "--out", str(out), "--quiet",
-            *(["--datasets", ",".join(datasets)] if datasets else [])]
+    return [
+        str(Path(sys.executable).parent / "hteb-score"),
+        _model_path(),
+        "--store",
+        str(store),
+        "--revision",
+        LABEL,
+        "--protocol",
+        "mteb",
+        "--device",
+        device,
+        "--backend",
+        "torch",
+        "--out",
+        str(out),
+        "--quiet",
+        *(["--datasets", ",".join(datasets)] if datasets else []),
+    ]
 
 
 def _variant_scores(card: dict[str, Any]) -> dict[str, float]:
-    return {f"{r['dataset']}/{r['transformation']}/{r['seed']}": r["value"] for r in card["scores"] if r["subset"] == "all"}
+    return {
+        f"{r['dataset']}/{r['transformation']}/{r['seed']}": r["value"] for r in card["scores"] if r["subset"] == "all"
+    }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=50, help="with --small: evaluation rows per dataset")
     parser.add_argument("--queries", type=int, default=10, help="with --small: SciFact queries")
-    parser.add_argument("--corpus", type=int, default=100, help="with --small: SciFact documents (relevant ones always kept)")
-    parser.add_argument("--train-per-label", type=int, default=8, help="with --small: Banking77 training rows per label")
+    parser.add_argument(
+        "--corpus", type=int, default=100, help="with --small: SciFact documents (relevant ones always kept)"
+    )
+    parser.add_argument(
+        "--train-per-label", type=int, default=8, help="with --small: Banking77 training rows per label"
+    )
     parser.add_argument("--small", action="store_true", help="small cuts of four datasets instead of full size")
-    parser.add_argument("--datasets", default=",".join(FULL_DATASETS),
-                        help="full size: comma-separated dataset folders, or all (default: %(default)s)")
-    parser.add_argument("--mteb-budget", type=float, default=None,
-                        help="seconds for mteb once per variant (default: 900 at full size, none with --small)")
+    parser.add_argument(
+        "--datasets",
+        default=",".join(FULL_DATASETS),
+        help="full size: comma-separated dataset folders, or all (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--mteb-budget",
+        type=float,
+        default=None,
+        help="seconds for mteb once per variant (default: 900 at full size, none with --small)",
+    )
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--phase", choices=["mteb", "floor"], help=argparse.SUPPRESS)
     parser.add_argument("--store", type=Path, help=argparse.SUPPRESS)
@@ -257,11 +311,33 @@ def main() -> int:
         store = build_store(root, datasets, rows)
         me = [sys.executable, str(Path(__file__).resolve())]
         hteb_wall, hteb_rss = _child(_hteb_score(store, root / "out", args.device))
-        mteb_wall, mteb_rss = _child([*me, "--phase", "mteb", "--store", str(store), "--device", args.device,
-                                      "--result", str(root / "mteb.json"),
-                                      *(["--mteb-budget", str(budget)] if budget is not None else [])])
-        floor_wall, floor_rss = _child([*me, "--phase", "floor", "--store", str(store), "--device", args.device,
-                                        "--result", str(root / "floor.json")])
+        mteb_wall, mteb_rss = _child(
+            [
+                *me,
+                "--phase",
+                "mteb",
+                "--store",
+                str(store),
+                "--device",
+                args.device,
+                "--result",
+                str(root / "mteb.json"),
+                *(["--mteb-budget", str(budget)] if budget is not None else []),
+            ]
+        )
+        floor_wall, floor_rss = _child(
+            [
+                *me,
+                "--phase",
+                "floor",
+                "--store",
+                str(store),
+                "--device",
+                args.device,
+                "--result",
+                str(root / "floor.json"),
+            ]
+        )
         card = json.loads((root / "out" / "result_card.json").read_text())
         mteb = json.loads((root / "mteb.json").read_text())
         floor = json.loads((root / "floor.json").read_text())
@@ -276,29 +352,42 @@ def main() -> int:
     timings = card["timings"]
     digest = hashlib.sha256(json.dumps(sorted(ours.items())).encode()).hexdigest()[:12]
     names = {k.split("/")[0] for k in ours}
-    print(f"revision: {len(names)} datasets x {len(ours) // max(1, len(names))} variants (original + 8 transformations "
-          f"x 3 seeds), {size}; model all-MiniLM-L6-v2 on {args.device}; scores digest {digest}")
+    print(
+        f"revision: {len(names)} datasets x {len(ours) // max(1, len(names))} variants (original + 8 transformations "
+        f"x 3 seeds), {size}; model all-MiniLM-L6-v2 on {args.device}; scores digest {digest}"
+    )
     if mteb["datasets"]:
         left_out = f"; left out by the {budget:.0f} s budget: {', '.join(mteb['skipped'])}" if mteb["skipped"] else ""
         same_encoded = same_card["timings"]["texts_encoded"]
-        print(f"(a) on {', '.join(mteb['datasets'])}{left_out}: hteb-score {same_wall:.1f} s vs mteb once per variant "
-              f"{mteb_wall:.1f} s: {mteb_wall / same_wall:.1f}x faster; texts encoded {int(same_encoded)} vs "
-              f"{mteb['texts_encoded']} ({mteb['texts_encoded'] / max(1, same_encoded):.1f}x fewer); "
-              f"max |score difference| over {len(common)} variants {max_diff:.2e}")
+        print(
+            f"(a) on {', '.join(mteb['datasets'])}{left_out}: hteb-score {same_wall:.1f} s vs mteb once per variant "
+            f"{mteb_wall:.1f} s: {mteb_wall / same_wall:.1f}x faster; texts encoded {int(same_encoded)} vs "
+            f"{mteb['texts_encoded']} ({mteb['texts_encoded'] / max(1, same_encoded):.1f}x fewer); "
+            f"max |score difference| over {len(common)} variants {max_diff:.2e}"
+        )
     else:
         print(f"(a) mteb once per variant finished no dataset within its {budget:.0f} s budget")
-    phases = ", ".join(f"{name.removesuffix('_s')} {timings[name]:.1f} s" for name in timings
-                       if name.endswith("_s") and name != "total_s")
-    print(f"(b) hteb-score {hteb_wall:.1f} s ({phases}) vs encoding the {floor['unique_texts']} unique texts alone "
-          f"{floor['encode_s']:.1f} s ({floor_wall:.1f} s with start-up and model load): "
-          f"{hteb_wall / floor['encode_s']:.2f}x the floor, {hteb_wall / floor_wall:.2f}x the floor process")
-    print(f"(c) peak RSS: hteb-score {hteb_rss:.0f} MiB, mteb once per variant {mteb_rss:.0f} MiB, "
-          f"floor {floor_rss:.0f} MiB ({hteb_rss / floor_rss:.2f}x the floor)")
+    phases = ", ".join(
+        f"{name.removesuffix('_s')} {timings[name]:.1f} s"
+        for name in timings
+        if name.endswith("_s") and name != "total_s"
+    )
+    print(
+        f"(b) hteb-score {hteb_wall:.1f} s ({phases}) vs encoding the {floor['unique_texts']} unique texts alone "
+        f"{floor['encode_s']:.1f} s ({floor_wall:.1f} s with start-up and model load): "
+        f"{hteb_wall / floor['encode_s']:.2f}x the floor, {hteb_wall / floor_wall:.2f}x the floor process"
+    )
+    print(
+        f"(c) peak RSS: hteb-score {hteb_rss:.0f} MiB, mteb once per variant {mteb_rss:.0f} MiB, "
+        f"floor {floor_rss:.0f} MiB ({hteb_rss / floor_rss:.2f}x the floor)"
+    )
     unique, dim = int(timings["unique_texts"]), int(card["model"]["embedding_dim"])
     matrix = unique * dim * 4 / 2**20
-    print(f"    hteb-score holds {unique} unique texts' embeddings once: {unique} x {dim} x 4 B = {matrix:.0f} MiB "
-          f"(in RAM below 1 GiB, memory-mapped above); peak RSS = the floor process {floor_rss:.0f} MiB "
-          f"{hteb_rss - floor_rss:+.0f} MiB ({(hteb_rss - floor_rss) / max(matrix, 1e-9):.2f}x the matrix)")
+    print(
+        f"    hteb-score holds {unique} unique texts' embeddings once: {unique} x {dim} x 4 B = {matrix:.0f} MiB "
+        f"(in RAM below 1 GiB, memory-mapped above); peak RSS = the floor process {floor_rss:.0f} MiB "
+        f"{hteb_rss - floor_rss:+.0f} MiB ({(hteb_rss - floor_rss) / max(matrix, 1e-9):.2f}x the matrix)"
+    )
     return 0
 
 

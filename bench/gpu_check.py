@@ -41,8 +41,13 @@ WHEELS = PREPARED_ROOT / "wheels"
 INT8_WEIGHTS, SCALE = "model.int8.safetensors", ".int8_scale"
 #: Distributions the scorer's contract imports that the device image lacks (device/KINDS.md's package list): carried
 #: as wheels at the versions installed where --prepare runs, unpacked there by `_unpack_wheels`.
-DEVICE_WHEELS = {"jsonschema": "jsonschema", "jsonschema_rs": "jsonschema_rs", "referencing": "referencing",
-                 "jsonschema-specifications": "jsonschema_specifications", "rpds-py": "rpds"}  # distribution: module
+DEVICE_WHEELS = {
+    "jsonschema": "jsonschema",
+    "jsonschema_rs": "jsonschema_rs",
+    "referencing": "referencing",
+    "jsonschema-specifications": "jsonschema_specifications",
+    "rpds-py": "rpds",
+}  # distribution: module
 #: The device tool sends the whole tracked tree with what a run carries: all of it must fit (a test adds it up).
 CARRY_LIMIT = 64 * 2**20
 DEVICE_PYTHON = "3.12"
@@ -75,12 +80,16 @@ def gemma_shapes(tokens: int) -> dict[str, tuple[int, int, int]]:
     """(M, K, N) of each projection of one Gemma 3 27B layer on `tokens` tokens."""
     g = GEMMA3_27B
     qkv = (g["heads"] + 2 * g["kv_heads"]) * g["head_dim"]
-    return {"qkv_proj": (tokens, g["hidden"], qkv), "o_proj": (tokens, g["heads"] * g["head_dim"], g["hidden"]),
-            "gate_up_proj": (tokens, g["hidden"], 2 * g["intermediate"]),
-            "down_proj": (tokens, g["intermediate"], g["hidden"])}
+    return {
+        "qkv_proj": (tokens, g["hidden"], qkv),
+        "o_proj": (tokens, g["heads"] * g["head_dim"], g["hidden"]),
+        "gate_up_proj": (tokens, g["hidden"], 2 * g["intermediate"]),
+        "down_proj": (tokens, g["intermediate"], g["hidden"]),
+    }
 
 
 # -- step 1: the host --------------------------------------------------------------------------------------------
+
 
 def host_step() -> dict[str, Any]:
     """gpu_host.py's checks on the real nvidia-smi, and the doctor's checks that need no vLLM."""
@@ -95,8 +104,10 @@ def host_step() -> dict[str, Any]:
         from hteb_generate.setup.config import build_config
         from hteb_generate.setup.doctor import CHECKS
     except ModuleNotFoundError as missing:
-        skipped["doctor"] = (f"the generator's configuration needs {missing.name}, not installed here (a device check "
-                             "carries 64 MiB): make doctor on a host with `make install-gpu` runs every check")
+        skipped["doctor"] = (
+            f"the generator's configuration needs {missing.name}, not installed here (a device check "
+            "carries 64 MiB): make doctor on a host with `make install-gpu` runs every check"
+        )
         CHECKS = {}
     else:
         cfg = build_config(seed="0", profile="gpu", overrides={"publish": False})
@@ -105,18 +116,27 @@ def host_step() -> dict[str, Any]:
             skipped[name] = "vLLM is not installed here: make install-gpu on a host with network installs it"
             continue
         checked[name] = check(cfg, facts)
-    skipped["engine_start"] = ("vLLM's own start-up (its free-memory check, AWQ-Marlin kernels, Gemma 3 loading) "
-                               "needs vLLM and the model: make doctor, then make generate, on a host with network")
+    skipped["engine_start"] = (
+        "vLLM's own start-up (its free-memory check, AWQ-Marlin kernels, Gemma 3 loading) "
+        "needs vLLM and the model: make doctor, then make generate, on a host with network"
+    )
     return {
-        "python": platform.python_version(), "nvidia_smi": shutil.which("nvidia-smi"),
-        "gpus": [vars(g) for g in gpus], "gpu_note": note, "driver": driver,
+        "python": platform.python_version(),
+        "nvidia_smi": shutil.which("nvidia-smi"),
+        "gpus": [vars(g) for g in gpus],
+        "gpu_note": note,
+        "driver": driver,
         "host_problems": gpu_host.host_problems(platform.python_version(), gpus, note, driver),
-        "torch": facts.torch, "torch_cuda": facts.torch_cuda, "vllm": facts.vllm,
-        "doctor_checked": checked, "doctor_skipped": skipped,
+        "torch": facts.torch,
+        "torch_cuda": facts.torch_cuda,
+        "vllm": facts.vllm,
+        "doctor_checked": checked,
+        "doctor_skipped": skipped,
     }
 
 
 # -- step 2: the scorer's encode path ----------------------------------------------------------------------------
+
 
 def sample_texts(count: int) -> list[str]:
     """`count` distinct texts of the bundled sample revision, read (and verified) through Revision."""
@@ -166,9 +186,15 @@ def dequantized(prepared: Path, target: Path) -> str:
 
     shutil.copytree(prepared, target, ignore=shutil.ignore_patterns(INT8_WEIGHTS))
     stored = load_file(str(prepared / INT8_WEIGHTS))
-    save_file({name: t.float() * stored[name + SCALE] if name + SCALE in stored else t
-               for name, t in stored.items() if not name.endswith(SCALE)},
-              str(target / "model.safetensors"), metadata={"format": "pt"})
+    save_file(
+        {
+            name: t.float() * stored[name + SCALE] if name + SCALE in stored else t
+            for name, t in stored.items()
+            if not name.endswith(SCALE)
+        },
+        str(target / "model.safetensors"),
+        metadata={"format": "pt"},
+    )
     return str(target)
 
 
@@ -177,7 +203,11 @@ def compare(a: Any, b: Any) -> dict[str, float]:
 
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     cos = (a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
-    return {"cosine_min": float(cos.min()), "cosine_mean": float(cos.mean()), "max_abs_diff": float(np.abs(a - b).max())}
+    return {
+        "cosine_min": float(cos.min()),
+        "cosine_mean": float(cos.mean()),
+        "max_abs_diff": float(np.abs(a - b).max()),
+    }
 
 
 def timed(encode: Callable[[], Any], texts: int) -> tuple[Any, float]:
@@ -198,8 +228,10 @@ def batch_dependence(model: Any, texts: list[str]) -> dict[str, float]:
     the first 64 texts, fewer when fewer were asked for)."""
     import numpy as np
 
-    runs = {b: np.asarray(model.encode(texts, batch_size=b, convert_to_numpy=True, show_progress_bar=False))
-            for b in BATCHES}
+    runs = {
+        b: np.asarray(model.encode(texts, batch_size=b, convert_to_numpy=True, show_progress_bar=False))
+        for b in BATCHES
+    }
     return {f"max_abs_diff_batch_{b}_vs_1": float(np.abs(runs[b] - runs[1]).max()) for b in BATCHES[1:]}
 
 
@@ -216,7 +248,8 @@ def encode_step(model: str, texts: list[str], cuda: bool) -> tuple[dict[str, Any
     result["cpu_fp32"] = {"weights_dtype": cpu.dtype, "texts_per_second": rate}
     plain = SentenceTransformer(model, device="cpu", model_kwargs={"dtype": torch.float32})
     result["cpu_fp32"]["vs_sentence_transformers_cpu"] = compare(
-        reference, plain.encode(texts, convert_to_numpy=True, show_progress_bar=False))
+        reference, plain.encode(texts, convert_to_numpy=True, show_progress_bar=False)
+    )
     if not cuda:
         return result, [{"step": "encode_cuda", "why": "torch.cuda.is_available() is False: no CUDA device"}]
     st_cuda = SentenceTransformer(model, device="cuda", model_kwargs={"dtype": torch.float32})
@@ -226,8 +259,11 @@ def encode_step(model: str, texts: list[str], cuda: bool) -> tuple[dict[str, Any
         encoder = Encoder.load(model, device="cuda", precision=precision, progress=False)
         vectors, rate = timed(lambda: encoder.encode(texts, None), len(texts))
         result[f"cuda_{precision}"] = {
-            "weights_dtype": encoder.dtype, "token_budget": encoder.token_budget, "texts_per_second": rate,
-            "max_diff_vs_torch_fp32_probe": encoder.max_diff, "vs_cpu_fp32": compare(vectors, reference),
+            "weights_dtype": encoder.dtype,
+            "token_budget": encoder.token_budget,
+            "texts_per_second": rate,
+            "max_diff_vs_torch_fp32_probe": encoder.max_diff,
+            "vs_cpu_fp32": compare(vectors, reference),
             "vs_sentence_transformers_cuda_fp32": compare(vectors, st_vectors),
             "batch_dependence": batch_dependence(encoder.model, texts[:64]),
         }
@@ -235,6 +271,7 @@ def encode_step(model: str, texts: list[str], cuda: bool) -> tuple[dict[str, Any
 
 
 # -- step 3: the hardware numbers plan rests on ------------------------------------------------------------------
+
 
 def hardware_step(seconds: float) -> dict[str, Any]:
     """bf16 matmul TFLOP/s at Gemma 3 27B's projection shapes, and device memory bandwidth (device-to-device copy)."""
@@ -260,13 +297,19 @@ def hardware_step(seconds: float) -> dict[str, Any]:
     source = torch.empty(2**30, dtype=torch.uint8, device="cuda")  # 1 GiB
     target = torch.empty_like(source)
     copies = rate(lambda: target.copy_(source))
-    return {"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "cuda": torch.version.cuda,
-            "gemma3_27b": GEMMA3_27B, "bf16_matmul": matmul,
-            # a copy reads and writes every byte: 2 bytes moved per byte copied
-            "copy_bandwidth_gb_per_s": 2 * source.numel() * copies / 1e9}
+    return {
+        "device": torch.cuda.get_device_name(0),
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "gemma3_27b": GEMMA3_27B,
+        "bf16_matmul": matmul,
+        # a copy reads and writes every byte: 2 bytes moved per byte copied
+        "copy_bandwidth_gb_per_s": 2 * source.numel() * copies / 1e9,
+    }
 
 
 # -- preparing and running ---------------------------------------------------------------------------------------
+
 
 def prepare(target: Path, source: str | None = None) -> int:
     """`source` (default: the scorer's default model) with int8-stored weights under `target`/model, and the
@@ -279,12 +322,32 @@ def prepare(target: Path, source: str | None = None) -> int:
     tmp = target.with_name(target.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     shutil.copytree(model, tmp / "model", ignore=shutil.ignore_patterns("*.safetensors", "README.md", ".gitattributes"))
-    save_file(quantized(load_file(str(model / "model.safetensors"))), str(tmp / "model" / INT8_WEIGHTS),
-              metadata={"format": "pt"})
+    save_file(
+        quantized(load_file(str(model / "model.safetensors"))),
+        str(tmp / "model" / INT8_WEIGHTS),
+        metadata={"format": "pt"},
+    )
     pins = [f"{name}=={metadata.version(name)}" for name in DEVICE_WHEELS]
-    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
-                    "--python-version", DEVICE_PYTHON, "--implementation", "cp",
-                    *(f"--platform={p}" for p in DEVICE_PLATFORMS), "-d", str(tmp / "wheels"), *pins], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--python-version",
+            DEVICE_PYTHON,
+            "--implementation",
+            "cp",
+            *(f"--platform={p}" for p in DEVICE_PLATFORMS),
+            "-d",
+            str(tmp / "wheels"),
+            *pins,
+        ],
+        check=True,
+    )
     shutil.rmtree(target, ignore_errors=True)
     tmp.rename(target)
     size = sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
@@ -316,19 +379,30 @@ def summary(report: dict[str, Any]) -> str:
     gpu = host["gpus"][0]
     rows = [("GPU, driver, torch", f"{gpu['name']} ({gpu['memory_gib']:.0f} GiB), {host['driver']}, {host['torch']}")]
     cpu = encode["cpu_fp32"]
-    rows.append((f"Encoder CPU fp32 vs sentence-transformers ({encode['texts']} texts)",
-                 f"max abs diff {cpu['vs_sentence_transformers_cpu']['max_abs_diff']:.1e}"))
+    rows.append(
+        (
+            f"Encoder CPU fp32 vs sentence-transformers ({encode['texts']} texts)",
+            f"max abs diff {cpu['vs_sentence_transformers_cpu']['max_abs_diff']:.1e}",
+        )
+    )
     for precision in ("fp32", "fp16"):
         cuda = encode[f"cuda_{precision}"]
         batch = max(cuda["batch_dependence"].values())
-        rows.append((f"Encoder CUDA {precision} vs CPU fp32",
-                     (f"cosine min {cuda['vs_cpu_fp32']['cosine_min']:.7f}, max abs diff "
-                      f"{cuda['vs_cpu_fp32']['max_abs_diff']:.1e}; batch 1/8/64 differ by {batch:.1e}; "
-                      f"{cuda['texts_per_second']:,.0f} texts/s (CPU here: {cpu['texts_per_second']:,.0f})")))
+        rows.append(
+            (
+                f"Encoder CUDA {precision} vs CPU fp32",
+                (
+                    f"cosine min {cuda['vs_cpu_fp32']['cosine_min']:.7f}, max abs diff "
+                    f"{cuda['vs_cpu_fp32']['max_abs_diff']:.1e}; batch 1/8/64 differ by {batch:.1e}; "
+                    f"{cuda['texts_per_second']:,.0f} texts/s (CPU here: {cpu['texts_per_second']:,.0f})"
+                ),
+            )
+        )
     for tokens in (16384, 256):
         rates = [v["tflops"] for k, v in hardware["bf16_matmul"].items() if k.endswith(f"_M{tokens}")]
-        rows.append((f"bf16 matmul, Gemma 3 27B projections, {tokens:,} tokens",
-                     f"{min(rates):.0f}-{max(rates):.0f} TFLOP/s"))
+        rows.append(
+            (f"bf16 matmul, Gemma 3 27B projections, {tokens:,} tokens", f"{min(rates):.0f}-{max(rates):.0f} TFLOP/s")
+        )
     rows.append(("device-to-device copy", f"{hardware['copy_bandwidth_gb_per_s']:,.0f} GB/s (read + written)"))
     return "\n".join(["| measured | value |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows)]) + "\n"
 
@@ -339,8 +413,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--texts", type=int, default=512, help="texts of the bundled sample to embed")
     parser.add_argument("--model", help="a sentence-transformers folder (default: the prepared copy, else the package)")
     parser.add_argument("--seconds", type=float, default=1.0, help="time each matmul shape and the copy this long")
-    parser.add_argument("--prepare", action="store_true",
-                        help=f"write the int8-stored model (--model, else the default) and the wheels to {PREPARED_ROOT}")
+    parser.add_argument(
+        "--prepare",
+        action="store_true",
+        help=f"write the int8-stored model (--model, else the default) and the wheels to {PREPARED_ROOT}",
+    )
     parser.add_argument("--summary", type=Path, help="print the Markdown table docs/gpu.md quotes of this JSON")
     args = parser.parse_args(argv)
     if args.summary:

@@ -19,7 +19,10 @@ def main(argv: list[str]) -> int:
         wanted = {f"bench_{name}.py" for name in argv}
         unknown = wanted - {s.name for s in scripts}
         if unknown:
-            print(f"bench: unknown benchmark(s) {sorted(unknown)}; known: {[s.stem[6:] for s in scripts]}", file=sys.stderr)
+            print(
+                f"bench: unknown benchmark(s) {sorted(unknown)}; known: {[s.stem[6:] for s in scripts]}",
+                file=sys.stderr,
+            )
             return 2
         scripts = [s for s in scripts if s.name in wanted]
     failed = 0

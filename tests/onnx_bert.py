@@ -28,12 +28,15 @@ NODE_PREFIX = "/model/model.0/auto_model/"
 def bert_state_dict(graph: onnx.ModelProto) -> dict[str, torch.Tensor]:
     """The transformer's parameters under Hugging Face BertModel's names."""
     arrays = {t.name: numpy_helper.to_array(t) for t in graph.graph.initializer}
-    state = {name[len(ST_PREFIX):]: torch.from_numpy(array.copy())
-             for name, array in arrays.items() if name.startswith(ST_PREFIX)}
+    state = {
+        name[len(ST_PREFIX) :]: torch.from_numpy(array.copy())
+        for name, array in arrays.items()
+        if name.startswith(ST_PREFIX)
+    }
     for node in graph.graph.node:
         if node.op_type != "MatMul" or not node.name.startswith(NODE_PREFIX) or node.input[1] not in arrays:
             continue
-        module = node.name[len(NODE_PREFIX):].removesuffix("/MatMul").replace("/", ".")
+        module = node.name[len(NODE_PREFIX) :].removesuffix("/MatMul").replace("/", ".")
         state[f"{module}.weight"] = torch.from_numpy(arrays[node.input[1]].T.copy())
     return state
 

@@ -22,19 +22,36 @@ from onnx_bert import bert_state_dict, largest_difference
 
 #: config.json as on the model card; the ONNX graph agrees (12 heads of 32, LayerNorm epsilon 1e-12,
 #: 30522 x 384 word embeddings) and the check below would see any difference.
-CONFIG = {"vocab_size": 30522, "hidden_size": 384, "num_hidden_layers": 3, "num_attention_heads": 12,
-          "intermediate_size": 1536, "hidden_act": "gelu", "max_position_embeddings": 512, "type_vocab_size": 2,
-          "layer_norm_eps": 1e-12}
+CONFIG = {
+    "vocab_size": 30522,
+    "hidden_size": 384,
+    "num_hidden_layers": 3,
+    "num_attention_heads": 12,
+    "intermediate_size": 1536,
+    "hidden_act": "gelu",
+    "max_position_embeddings": 512,
+    "type_vocab_size": 2,
+    "layer_norm_eps": 1e-12,
+}
 MODULES = [
     {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
     {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
 ]
-POOLING = {"word_embedding_dimension": 384, "pooling_mode_cls_token": False, "pooling_mode_mean_tokens": True,
-           "pooling_mode_max_tokens": False, "pooling_mode_mean_sqrt_len_tokens": False}
+POOLING = {
+    "word_embedding_dimension": 384,
+    "pooling_mode_cls_token": False,
+    "pooling_mode_mean_tokens": True,
+    "pooling_mode_max_tokens": False,
+    "pooling_mode_mean_sqrt_len_tokens": False,
+}
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
 ONNX_OUTPUT = "461"  # the export's sentence embedding: the output of its module 1, the mean pooling
-CHECK_SENTENCES = ("A man is playing a guitar.", "Someone plays an instrument on stage tonight.",
-                   "The stock market fell sharply on Monday after the announcement.", "ok")
+CHECK_SENTENCES = (
+    "A man is playing a guitar.",
+    "Someone plays an instrument on stage tonight.",
+    "The stock market fell sharply on Monday after the announcement.",
+    "ok",
+)
 MAX_DIFFERENCE = 1e-5
 
 
@@ -57,8 +74,9 @@ def rebuild(wheels: Path, out: Path) -> None:
     model = BertModel(BertConfig(**CONFIG))
     state = bert_state_dict(graph)
     # The export holds no pooler (mean pooling never reads it): zeros, not a random draw, so the folder is repeatable.
-    state.update({name: torch.zeros_like(value) for name, value in model.state_dict().items()
-                  if name.startswith("pooler.")})
+    state.update(
+        {name: torch.zeros_like(value) for name, value in model.state_dict().items() if name.startswith("pooler.")}
+    )
     missing, unexpected = model.load_state_dict(state, strict=False)
     if unexpected or [m for m in missing if m != "embeddings.position_ids"]:
         raise RuntimeError(f"paraphrase-MiniLM-L3-v2: missing {missing}, unexpected {unexpected} in the ONNX weights")

@@ -18,9 +18,16 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
-PORT_OPTIONS = ("--port", "--node-manager-port", "--object-manager-port", "--dashboard-agent-listen-port",
-                "--dashboard-agent-grpc-port", "--runtime-env-agent-port", "--metrics-export-port",
-                "--ray-client-server-port")
+PORT_OPTIONS = (
+    "--port",
+    "--node-manager-port",
+    "--object-manager-port",
+    "--dashboard-agent-listen-port",
+    "--dashboard-agent-grpc-port",
+    "--runtime-env-agent-port",
+    "--metrics-export-port",
+    "--ray-client-server-port",
+)
 
 
 def free_ports(count: int) -> list[int]:
@@ -98,11 +105,20 @@ def started_cluster(env: Mapping[str, str], *, num_cpus: int = 1, grace_s: float
     """`ray start --head` in `env`; yields it, stops it (`stop`) and checks no process of it is left."""
     folder = tempfile.mkdtemp(prefix="hteb-ray-", dir="/tmp")  # short: Ray's socket paths must fit 107 bytes
     ports = free_ports(len(PORT_OPTIONS))
-    command = [str(Path(sys.executable).with_name("ray")), "start", "--head", "--node-ip-address=127.0.0.1",
-               f"--temp-dir={folder}", f"--num-cpus={num_cpus}", "--include-dashboard=false",
-               "--disable-usage-stats", *(f"{option}={port}" for option, port in zip(PORT_OPTIONS, ports))]
-    start = subprocess.Popen(command, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)  # a process group of its own, which its daemons keep
+    command = [
+        str(Path(sys.executable).with_name("ray")),
+        "start",
+        "--head",
+        "--node-ip-address=127.0.0.1",
+        f"--temp-dir={folder}",
+        f"--num-cpus={num_cpus}",
+        "--include-dashboard=false",
+        "--disable-usage-stats",
+        *(f"{option}={port}" for option, port in zip(PORT_OPTIONS, ports)),
+    ]
+    start = subprocess.Popen(
+        command, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )  # a process group of its own, which its daemons keep
     try:
         out, err = start.communicate(timeout=180)
         assert start.returncode == 0, err[-3000:]

@@ -25,34 +25,64 @@ def reverse_words(text: str) -> str:
     return " ".join(reversed(text.split()))
 
 
-def item_record(dataset: SourceDataset, ref: TextRef, transformation: str, seed: int, output: str,
-                errors: Iterable[str] = ()) -> ItemRecord:
+def item_record(
+    dataset: SourceDataset, ref: TextRef, transformation: str, seed: int, output: str, errors: Iterable[str] = ()
+) -> ItemRecord:
     """A schema-valid item record for one text, with a single attempt."""
     return single_attempt(
-        dataset=dataset.name, task_type=dataset.info.task_type, subset=ref.subset, ref=(ref.table, ref.item_id, ref.field),
-        source_language=ref.language, transformation=transformation, seed=seed, original_text=ref.text,
-        output=output, generator_model="rule/reverse-words",
-        prompt_hash=hashlib.sha256(f"rule:{transformation}".encode()).hexdigest(), errors=tuple(errors),
+        dataset=dataset.name,
+        task_type=dataset.info.task_type,
+        subset=ref.subset,
+        ref=(ref.table, ref.item_id, ref.field),
+        source_language=ref.language,
+        transformation=transformation,
+        seed=seed,
+        original_text=ref.text,
+        output=output,
+        generator_model="rule/reverse-words",
+        prompt_hash=hashlib.sha256(f"rule:{transformation}".encode()).hexdigest(),
+        errors=tuple(errors),
     )
 
 
-def build_revision(root: Path, data_dir: Path, names: list[str], *, label: str = "test-1", rows: int = 5,
-                   transformations: tuple[str, ...] = ("paraphrasing",), seeds: tuple[int, ...] = (1337,),
-                   rule: Callable[[str], str] = reverse_words,
-                   edit: Callable[[ItemRecord], ItemRecord] = lambda record: record,
-                   config: dict[str, Any] | None = None) -> dict[str, Any]:
+def build_revision(
+    root: Path,
+    data_dir: Path,
+    names: list[str],
+    *,
+    label: str = "test-1",
+    rows: int = 5,
+    transformations: tuple[str, ...] = ("paraphrasing",),
+    seeds: tuple[int, ...] = (1337,),
+    rule: Callable[[str], str] = reverse_words,
+    edit: Callable[[ItemRecord], ItemRecord] = lambda record: record,
+    config: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Write and seal a revision folder at `root`; returns its manifest. `edit` may change each record;
     `config`: the manifest's config (default: the rows)."""
     datasets = [sample_dataset(read_source_dir(data_dir / name), rows) for name in names]
-    records = [edit(item_record(dataset, ref, transformation, seed, rule(ref.text)))
-               for dataset in datasets for transformation in transformations for seed in seeds
-               for ref in dataset.iter_texts()]
-    sources = [rev.manifest_source(dataset.info, origin=str(data_dir / dataset.name), sample=rows) for dataset in datasets]
+    records = [
+        edit(item_record(dataset, ref, transformation, seed, rule(ref.text)))
+        for dataset in datasets
+        for transformation in transformations
+        for seed in seeds
+        for ref in dataset.iter_texts()
+    ]
+    sources = [
+        rev.manifest_source(dataset.info, origin=str(data_dir / dataset.name), sample=rows) for dataset in datasets
+    ]
     fields = {
-        "repo_id": "file://test", "label": label, "created": "2026-11-22T00:00:00+00:00",
-        "hteb_generate_version": "test", "config": config or {"rows": rows}, "config_hash": "0" * 64,
-        "sources": sources, "transformations": list(transformations), "seeds": list(seeds),
-        "generator": {"model_id": "rule/reverse-words", "revision": "", "engine": "rule"}, "judge": None,
+        "repo_id": "file://test",
+        "label": label,
+        "created": "2026-11-22T00:00:00+00:00",
+        "hteb_generate_version": "test",
+        "config": config or {"rows": rows},
+        "config_hash": "0" * 64,
+        "sources": sources,
+        "transformations": list(transformations),
+        "seeds": list(seeds),
+        "generator": {"model_id": "rule/reverse-words", "revision": "", "engine": "rule"},
+        "judge": None,
         "counters": {"items": 0, "llm_calls": 0, "cache_hits": 0, "errors": {}},
     }
     return rev.write_revision(root, datasets, records, fields, "\n# Test revision\n")

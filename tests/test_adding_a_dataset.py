@@ -52,8 +52,11 @@ def example_row() -> str:
 
 
 def _digests(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
 
 
 @pytest.fixture(scope="module")
@@ -67,13 +70,39 @@ def added(tmp_path_factory, shared_data):
         target = tmp / path
         target.write_text(target.read_text(encoding="utf-8") + "\n" + example_row(), encoding="utf-8")
     store = tmp / "store"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(package.parent), str(REPO / "score"),
-                                                         str(REPO / "generate")]), "HF_HUB_OFFLINE": "1"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(package.parent), str(REPO / "score"), str(REPO / "generate")]),
+        "HF_HUB_OFFLINE": "1",
+    }
     done = subprocess.run(
-        [sys.executable, "-c", "from hteb_generate.cli import main; main()", "--seed", "1339", "--profile", "noise",
-         "--datasets", name, "--max-texts", "16", "--data-dir", str(shared_data), "--cache-dir", str(tmp / "cache"),
-         "--store", str(store), "--manifest-md", str(tmp / "MANIFEST.md")],
-        cwd=tmp, env=env, capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-c",
+            "from hteb_generate.cli import main; main()",
+            "--seed",
+            "1339",
+            "--profile",
+            "noise",
+            "--datasets",
+            name,
+            "--max-texts",
+            "16",
+            "--data-dir",
+            str(shared_data),
+            "--cache-dir",
+            str(tmp / "cache"),
+            "--store",
+            str(store),
+            "--manifest-md",
+            str(tmp / "MANIFEST.md"),
+        ],
+        cwd=tmp,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return {"name": name, "package": package, "revision": open_store(f"file://{store}").fetch("noise2-1339")}
 
@@ -102,8 +131,14 @@ def test_the_new_dataset_is_generated_under_its_name_with_its_licence(added):
     (source,) = revision.manifest["sources"]
     assert (source["name"], source["task_type"], source["languages"]) == (name, "STS", ["eng"])
     front = yaml.safe_load((revision.root / "README.md").read_text(encoding="utf-8").split("---")[1])
-    assert front["source_licenses"] == [{"dataset": name, "license": "cc-by-4.0", "license_name": "CC BY 4.0",
-                                         "license_link": "https://example.org/toy-sts"}]
+    assert front["source_licenses"] == [
+        {
+            "dataset": name,
+            "license": "cc-by-4.0",
+            "license_name": "CC BY 4.0",
+            "license_link": "https://example.org/toy-sts",
+        }
+    ]
 
 
 @pytest.mark.slow  # a fresh interpreter runs the page's steps

@@ -47,8 +47,13 @@ def test_the_page_lists_at_most_five_files_and_the_toy_follows_them():
 
 @pytest.fixture(scope="module")
 def toy(shared_data) -> dict:
-    done = subprocess.run([sys.executable, str(REPO / "tests" / "toy_task_type.py"), str(shared_data),
-                           str(SAMPLE_REVISION)], capture_output=True, text=True, timeout=300, cwd=REPO)
+    done = subprocess.run(
+        [sys.executable, str(REPO / "tests" / "toy_task_type.py"), str(shared_data), str(SAMPLE_REVISION)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 

@@ -30,8 +30,9 @@ def test_a_reworded_result_card_template_rewords_the_card_and_nothing_else(monke
     assert CARDS
     card = json.loads(CARDS[0].read_text(encoding="utf-8"))
     before = result_card.render_markdown(card)
-    _with_words(result_card, "result_card.md.j2", "## Evaluation settings", "## How each dataset was evaluated",
-                monkeypatch)
+    _with_words(
+        result_card, "result_card.md.j2", "## Evaluation settings", "## How each dataset was evaluated", monkeypatch
+    )
     after = result_card.render_markdown(card)
     assert after == before.replace("## Evaluation settings", "## How each dataset was evaluated") != before
 

@@ -33,8 +33,12 @@ REPO = Path(__file__).resolve().parents[1]
 def cff_schema(tmp_path_factory) -> dict:
     """The CFF 1.2.0 JSON Schema from the cffconvert wheel on PyPI."""
     wheels = tmp_path_factory.mktemp("cffconvert")
-    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheels),
-                    "cffconvert==2.0.0"], check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheels), "cffconvert==2.0.0"],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     with zipfile.ZipFile(next(wheels.glob("*.whl"))) as wheel:
         return json.load(io.TextIOWrapper(wheel.open("cffconvert/schemas/1.2.0/schema.json"), encoding="utf-8"))
 
@@ -47,7 +51,9 @@ def test_citation_cff_is_valid_and_says_what_the_paper_and_the_packages_say(cff_
     paper = cff["preferred-citation"]
     assert f"title = {{{paper['title'].replace('HTEB', '{HTEB}')}}}" in HTEB_CITATION
     assert paper["url"] in HTEB_CITATION and str(paper["year"]) in HTEB_CITATION
-    assert [a["family-names"] for a in paper["authors"]] == re.findall(r"(\w+), \w+", HTEB_CITATION.split("author = ")[1].split("\n")[0])
+    assert [a["family-names"] for a in paper["authors"]] == re.findall(
+        r"(\w+), \w+", HTEB_CITATION.split("author = ")[1].split("\n")[0]
+    )
 
 
 def _entries(text: str) -> list[str]:
@@ -60,7 +66,9 @@ def test_cite_prints_hteb_the_revision_and_every_source_of_the_real_datasets(tmp
     assert len(names) == 15
     build_revision(tmp_path / "rev", shared_data, names, label="cite-1", rows=2, transformations=("keyboard_typos",))
     if with_specs:
-        reseal(tmp_path / "rev", specs=specs_block(names, ["keyboard_typos"], noise_scripts=True, language_detector=None))
+        reseal(
+            tmp_path / "rev", specs=specs_block(names, ["keyboard_typos"], noise_scripts=True, language_detector=None)
+        )
     digest = install(tmp_path / "store", tmp_path / "rev")
     assert main(["cite", "cite-1", "--store", str(tmp_path / "store")]) == 0
     out = capsys.readouterr().out
@@ -83,8 +91,9 @@ def test_cite_of_an_unknown_revision_is_one_line(tmp_path, capsys):
 
 
 def test_the_readme_cites_hteb_as_every_card_does():
-    block = re.search(r"^## Citing HTEB\n.*?```bibtex\n(.*?)\n```", (REPO / "README.md").read_text(encoding="utf-8"),
-                      re.M | re.S)
+    block = re.search(
+        r"^## Citing HTEB\n.*?```bibtex\n(.*?)\n```", (REPO / "README.md").read_text(encoding="utf-8"), re.M | re.S
+    )
     assert block and block.group(1) == HTEB_CITATION
 
 
@@ -105,5 +114,7 @@ def test_any_store_or_label_stays_inside_its_bibtex_field(store, label):
         field = line.split(" = ", 1)[1]
         assert field.startswith("{") and field.endswith("},")
         inner = field[1:-2]
-        assert _unescaped(inner.replace("\\textbackslash{}", ""), "{") == _unescaped(inner.replace("\\textbackslash{}", ""), "}")
+        assert _unescaped(inner.replace("\\textbackslash{}", ""), "{") == _unescaped(
+            inner.replace("\\textbackslash{}", ""), "}"
+        )
         assert not any(_unescaped(inner, c) for c in "%$&#_")

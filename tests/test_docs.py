@@ -85,9 +85,12 @@ def test_table_problems_are_found() -> None:
     assert table_problems([("hteb_score/a.py", "its job"), ("hteb_score/b.py", "its job")], on_disk) == []
     assert table_problems([("hteb_score/a.py", "its job")], on_disk) == ["not listed: hteb_score/b.py"]
     assert table_problems([("hteb_score/a.py", "x"), ("hteb_score/b.py", "x"), ("hteb_score/c.py", "x")], on_disk) == [
-        "listed but not on disk: hteb_score/c.py"]
+        "listed but not on disk: hteb_score/c.py"
+    ]
     assert table_problems([("hteb_score/a.py", "x"), ("hteb_score/a.py", "x"), ("hteb_score/b.py", "")], on_disk) == [
-        "listed twice: hteb_score/a.py", "no job given: hteb_score/b.py"]
+        "listed twice: hteb_score/a.py",
+        "no job given: hteb_score/b.py",
+    ]
 
 
 @pytest.mark.parametrize("page", pages(), ids=lambda p: p.relative_to(REPO).as_posix())
@@ -182,7 +185,11 @@ def test_site_builds_strict(tmp_path: Path) -> None:
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(tmp_path / "site")],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     built = {p.relative_to(tmp_path / "site").as_posix() for p in (tmp_path / "site").rglob("index.html")}
@@ -196,8 +203,17 @@ def test_site_builds_strict(tmp_path: Path) -> None:
 RUNNABLE = "<!-- runnable -->"
 #: Or: it cannot run here, and says what it needs; the need must be one of NEEDS.
 NOT_RUNNABLE = re.compile(r"<!-- not runnable: needs (.+?) -->")
-NEEDS = ("a GPU", "the network", "a model download", "a Ray cluster", "the full-size revision", "make",
-         "placeholders", "minutes", "an edit of the repository")
+NEEDS = (
+    "a GPU",
+    "the network",
+    "a model download",
+    "a Ray cluster",
+    "the full-size revision",
+    "make",
+    "placeholders",
+    "minutes",
+    "an edit of the repository",
+)
 FENCE = re.compile(r"^```(python|bash)\n(.*?)^```", re.M | re.S)
 
 
@@ -229,26 +245,34 @@ def test_marker_problems_are_found() -> None:
     assert "does not know: ['coffee']" in marker_problem("<!-- not runnable: needs coffee -->")
 
 
-@pytest.mark.parametrize("page", pages(),
-                         ids=lambda p: p.relative_to(REPO).as_posix())
+@pytest.mark.parametrize("page", pages(), ids=lambda p: p.relative_to(REPO).as_posix())
 def test_every_code_block_is_runnable_or_says_what_it_needs(page: Path) -> None:
-    problems = [f"block {i} ({language}: {code.splitlines()[0][:50]!r}): {problem}"
-                for i, (language, code, marker) in enumerate(code_blocks(page), 1)
-                if (problem := marker_problem(marker)) is not None]
+    problems = [
+        f"block {i} ({language}: {code.splitlines()[0][:50]!r}): {problem}"
+        for i, (language, code, marker) in enumerate(code_blocks(page), 1)
+        if (problem := marker_problem(marker)) is not None
+    ]
     assert not problems, f"{page.name}: {problems}"
 
 
 def runnable_blocks() -> list[tuple[str, int, str, str]]:
-    return [(page.relative_to(REPO).as_posix(), i, language, code) for page in pages()
-            for i, (language, code, marker) in enumerate(code_blocks(page), 1) if marker == RUNNABLE]
+    return [
+        (page.relative_to(REPO).as_posix(), i, language, code)
+        for page in pages()
+        for i, (language, code, marker) in enumerate(code_blocks(page), 1)
+        if marker == RUNNABLE
+    ]
 
 
 def test_there_are_runnable_examples() -> None:
     assert {page for page, *_ in runnable_blocks()} >= {"docs/formats.md", "docs/comparing.md", "docs/scoring.md"}
 
 
-@pytest.mark.parametrize(("page", "index", "language", "code"), runnable_blocks(),
-                         ids=[f"{page}#{index}" for page, index, *_ in runnable_blocks()])
+@pytest.mark.parametrize(
+    ("page", "index", "language", "code"),
+    runnable_blocks(),
+    ids=[f"{page}#{index}" for page, index, *_ in runnable_blocks()],
+)
 def test_runnable_example_runs(page: str, index: int, language: str, code: str, tmp_path: Path) -> None:
     """The block runs as a reader would paste it, from a folder that holds the repository's tracked
     folders (paths in it are repository paths) and takes what it writes; the `hteb-score` it calls is
@@ -261,8 +285,12 @@ def test_runnable_example_runs(page: str, index: int, language: str, code: str, 
     launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m hteb_score.cli "$@"\n', encoding="utf-8")
     launcher.chmod(0o755)
     paths = os.pathsep.join(str(REPO / p) for p in ("schemas", "score", "generate"))
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "HF_HUB_OFFLINE": "1",
-           "PYTHONPATH": os.pathsep.join(filter(None, [paths, os.environ.get("PYTHONPATH")]))}
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "HF_HUB_OFFLINE": "1",
+        "PYTHONPATH": os.pathsep.join(filter(None, [paths, os.environ.get("PYTHONPATH")])),
+    }
     command = [sys.executable, "-c", code] if language == "python" else ["bash", "-euo", "pipefail", "-c", code]
     done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"{page} block {index}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"

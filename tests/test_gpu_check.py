@@ -36,8 +36,13 @@ def test_cpu_run_writes_what_it_did_and_names_what_it_skipped(tmp_path: Path) ->
 
     out = tmp_path / "check.json"
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    done = subprocess.run([sys.executable, str(SCRIPT), "--texts", "16", "--model", default_model_path(),
-                           "--out", str(out)], capture_output=True, text=True, env=env, timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--texts", "16", "--model", default_model_path(), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(out.read_text(encoding="utf-8"))
     assert [s["step"] for s in report["skipped"]] == ["encode_cuda", "hardware"]
@@ -49,7 +54,9 @@ def test_cpu_run_writes_what_it_did_and_names_what_it_skipped(tmp_path: Path) ->
     encode = report["encode"]
     assert encode["texts"] == 16 and encode["cpu_fp32"]["weights_dtype"] == "float32"
     versus = encode["cpu_fp32"]["vs_sentence_transformers_cpu"]
-    assert versus["cosine_min"] > 0.9999 and versus["max_abs_diff"] < 1e-5  # the scorer's path is sentence-transformers'
+    assert (
+        versus["cosine_min"] > 0.9999 and versus["max_abs_diff"] < 1e-5
+    )  # the scorer's path is sentence-transformers'
     assert "hardware" not in report and "cuda_fp16" not in encode
 
 
@@ -89,7 +96,7 @@ def test_the_docs_table_is_the_committed_runs_summary() -> None:
     """docs/gpu.md quotes the measured run through `summary`, never by hand."""
     page = (ROOT / "docs" / "gpu.md").read_text(encoding="utf-8")
     marker = "<!-- gpu-check summary: docs/gpu-check/h200.json -->\n"
-    quoted = page[page.index(marker) + len(marker):page.index("<!-- end gpu-check summary -->")]
+    quoted = page[page.index(marker) + len(marker) : page.index("<!-- end gpu-check summary -->")]
     report = json.loads((ROOT / "docs" / "gpu-check" / "h200.json").read_text(encoding="utf-8"))
     assert quoted == _script().summary(report)
     assert report["skipped"] == [] and report["host"]["gpus"][0]["capability"] == "9.0"

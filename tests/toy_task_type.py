@@ -64,24 +64,46 @@ def register() -> None:
 
     # schemas/hteb_contract/tasks.py: the row
     pair = ("sentence1", "sentence2")
-    row = TaskType(NAME, (EVAL,), {EVAL: (*pair, "score")}, ((EVAL, "sentence1"), (EVAL, "sentence2")),
-                   metric="spearman", mteb_main_score="cosine_spearman", hub_category="sentence-similarity",
-                   mteb_settings=STSSettings)
+    row = TaskType(
+        NAME,
+        (EVAL,),
+        {EVAL: (*pair, "score")},
+        ((EVAL, "sentence1"), (EVAL, "sentence2")),
+        metric="spearman",
+        mteb_main_score="cosine_spearman",
+        hub_category="sentence-similarity",
+        mteb_settings=STSSettings,
+    )
     TASK_TYPES.add(row.name, row)
 
     # score/hteb_score/mteb_interop/task_data.py: the rows of a subset as mteb's task class reads them
     @per_subset(NAME)
     def toy_mteb_split(task: Any, rows: list[dict[str, Any]]) -> Dataset:
-        return Dataset.from_dict({"sentence1": [r["sentence1"] for r in rows],
-                                  "sentence2": [r["sentence2"] for r in rows],
-                                  "score": [float(r["score"]) for r in rows]})
+        return Dataset.from_dict(
+            {
+                "sentence1": [r["sentence1"] for r in rows],
+                "sentence2": [r["sentence2"] for r in rows],
+                "score": [float(r["score"]) for r in rows],
+            }
+        )
 
     # generate/hteb_generate/sources/hub_converters.py: mteb's Hub layout to the contract's
     @CONVERTERS.register(NAME)
     def toy_hub_rows(hub: HubRows) -> Tables:
         split = hub.entry.eval_split
-        return {split: [row for subset, config, rows in hub.subset_rows(split) for row in tag(subset, [
-            {field: hub.column(config, r, field) for field in ("sentence1", "sentence2", "score")} for r in rows])]}
+        return {
+            split: [
+                row
+                for subset, config, rows in hub.subset_rows(split)
+                for row in tag(
+                    subset,
+                    [
+                        {field: hub.column(config, r, field) for field in ("sentence1", "sentence2", "score")}
+                        for r in rows
+                    ],
+                )
+            ]
+        }
 
 
 def _refused(check: Any) -> str | None:
@@ -110,23 +132,40 @@ def main(shared_data: Path, sample_revision: Path) -> dict[str, Any]:
     from evaluator_embeddings import context, evaluate, hashed_bow
 
     def item(task_type: str) -> dict[str, Any]:
-        return single_attempt(dataset="D", task_type=task_type, subset="default", ref=("test", "0", "sentence1"),
-                              source_language="eng", transformation="paraphrasing", seed=1, original_text="a b",
-                              output="b a", generator_model="rule", prompt_hash="0" * 64).to_row()
+        return single_attempt(
+            dataset="D",
+            task_type=task_type,
+            subset="default",
+            ref=("test", "0", "sentence1"),
+            source_language="eng",
+            transformation="paraphrasing",
+            seed=1,
+            original_text="a b",
+            output="b a",
+            generator_model="rule",
+            prompt_hash="0" * 64,
+        ).to_row()
 
     def manifest(task_type: str) -> dict[str, Any]:
         found = json.loads((sample_revision / "manifest.json").read_text(encoding="utf-8"))
         found["sources"][0]["task_type"] = task_type
         return found
 
-    before = {"item": _refused(lambda: validate("item", item(NAME), what="item")),
-              "manifest": _refused(lambda: validate("manifest", manifest(NAME), what="manifest"))}
+    before = {
+        "item": _refused(lambda: validate("item", item(NAME), what="item")),
+        "manifest": _refused(lambda: validate("manifest", manifest(NAME), what="manifest")),
+    }
     register()
     # the Hub converter, on STSBenchmark's rows laid out as its Hub config
     spec = replace(lookup_source("STSBenchmark"), name="ToyBenchmark", task_type=NAME)
-    rows = [{k: r[k] for k in ("sentence1", "sentence2", "score")}
-            for r in json.loads("[" + ",".join((shared_data / "STSBenchmark" / "test.jsonl").read_text(
-                encoding="utf-8").splitlines()[:40]) + "]")]
+    rows = [
+        {k: r[k] for k in ("sentence1", "sentence2", "score")}
+        for r in json.loads(
+            "["
+            + ",".join((shared_data / "STSBenchmark" / "test.jsonl").read_text(encoding="utf-8").splitlines()[:40])
+            + "]"
+        )
+    ]
     dataset = convert(spec, {"default": DatasetDict({"test": Dataset.from_list(rows)})})
     ours = evaluate(dataset, hashed_bow, context("mteb"))
     return {

@@ -29,7 +29,7 @@ def _resolve(spec: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, A
         return spec
     if not ref.startswith("#/$defs/"):
         raise ValueError(f"unsupported $ref {ref!r}")
-    return _resolve(root["$defs"][ref[len("#/$defs/"):]], root)
+    return _resolve(root["$defs"][ref[len("#/$defs/") :]], root)
 
 
 def _arrow_type(spec: Mapping[str, Any], root: Mapping[str, Any]) -> pa.DataType:

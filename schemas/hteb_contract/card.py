@@ -40,9 +40,18 @@ import yaml
 from hteb_contract.tasks import task_type
 
 #: (exclusive upper bound, tag) of the Hub's size_categories, in order.
-SIZE_CATEGORIES = ((10**3, "n<1K"), (10**4, "1K<n<10K"), (10**5, "10K<n<100K"), (10**6, "100K<n<1M"),
-                   (10**7, "1M<n<10M"), (10**8, "10M<n<100M"), (10**9, "100M<n<1B"), (10**10, "1B<n<10B"),
-                   (10**11, "10B<n<100B"), (10**12, "100B<n<1T"))
+SIZE_CATEGORIES = (
+    (10**3, "n<1K"),
+    (10**4, "1K<n<10K"),
+    (10**5, "10K<n<100K"),
+    (10**6, "100K<n<1M"),
+    (10**7, "1M<n<10M"),
+    (10**8, "10M<n<100M"),
+    (10**9, "100M<n<1B"),
+    (10**10, "1B<n<10B"),
+    (10**11, "10B<n<100B"),
+    (10**12, "100B<n<1T"),
+)
 #: The Hub's license id for a source that states no license, and for terms the Hub has no id for.
 UNKNOWN_LICENSE, OTHER_LICENSE = "unknown", "other"
 TAGS = ("hteb", "mteb", "robustness", "embeddings")
@@ -102,19 +111,35 @@ def original_configs(source: SourceTables) -> list[dict[str, Any]]:
     kind = task_type(source.task_type)
     splits = kind.split_tables(source.eval_split, source.train_split)
     path = f"source/{source.name}/{{}}.parquet"
-    configs = [{"config_name": f"{source.name}-original",
-                "data_files": [{"split": t, "path": path.format(t)} for t in splits if t in source.tables]}]
-    configs += [{"config_name": f"{source.name}-original-{t}",
-                 "data_files": [{"split": source.eval_split, "path": path.format(t)}]}
-                for t in source.tables if t not in splits]
+    configs = [
+        {
+            "config_name": f"{source.name}-original",
+            "data_files": [{"split": t, "path": path.format(t)} for t in splits if t in source.tables],
+        }
+    ]
+    configs += [
+        {
+            "config_name": f"{source.name}-original-{t}",
+            "data_files": [{"split": source.eval_split, "path": path.format(t)}],
+        }
+        for t in source.tables
+        if t not in splits
+    ]
     return [c for c in configs if c["data_files"]]
 
 
-def _variant_configs(variants: Mapping[str, Sequence[tuple[str, int]]], suffix: str, folder: str,
-                     ) -> list[dict[str, Any]]:
-    return [{"config_name": f"{name}{suffix}",
-             "data_files": [{"split": f"{t}_{s}", "path": f"{folder}/{name}/{t}_{s}.parquet"} for t, s in pairs]}
-            for name, pairs in sorted(variants.items())]
+def _variant_configs(
+    variants: Mapping[str, Sequence[tuple[str, int]]],
+    suffix: str,
+    folder: str,
+) -> list[dict[str, Any]]:
+    return [
+        {
+            "config_name": f"{name}{suffix}",
+            "data_files": [{"split": f"{t}_{s}", "path": f"{folder}/{name}/{t}_{s}.parquet"} for t, s in pairs],
+        }
+        for name, pairs in sorted(variants.items())
+    ]
 
 
 def license_fields(licenses: Sequence[SourceLicense]) -> dict[str, Any]:
@@ -160,10 +185,18 @@ def source_pin(source: Mapping[str, Any]) -> str:
     return str(source.get("origin") or source["name"])
 
 
-def front_matter(label: str, sources: Sequence[SourceTables], variants: Mapping[str, Sequence[tuple[str, int]]],
-                 corpus_variants: Mapping[str, Sequence[tuple[str, int]]], *, languages: Iterable[str], rows: int,
-                 licenses: Sequence[SourceLicense] = (), source_datasets: Sequence[str] = (),
-                 task_ids: Iterable[str] = ()) -> str:
+def front_matter(
+    label: str,
+    sources: Sequence[SourceTables],
+    variants: Mapping[str, Sequence[tuple[str, int]]],
+    corpus_variants: Mapping[str, Sequence[tuple[str, int]]],
+    *,
+    languages: Iterable[str],
+    rows: int,
+    licenses: Sequence[SourceLicense] = (),
+    source_datasets: Sequence[str] = (),
+    task_ids: Iterable[str] = (),
+) -> str:
     """The card's YAML front matter, `---` lines included (see the module docstring).
 
     `languages`: every language of the texts (sources and transformation targets); `rows`: the
@@ -189,5 +222,8 @@ def front_matter(label: str, sources: Sequence[SourceTables], variants: Mapping[
         "tags": list(TAGS),
         "configs": configs,
     }
-    return "---\n" + yaml.safe_dump({k: v for k, v in meta.items() if v != []}, sort_keys=False,
-                                    allow_unicode=True) + "---\n"
+    return (
+        "---\n"
+        + yaml.safe_dump({k: v for k, v in meta.items() if v != []}, sort_keys=False, allow_unicode=True)
+        + "---\n"
+    )

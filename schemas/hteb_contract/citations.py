@@ -40,8 +40,11 @@ def revision_bibtex(manifest: Mapping[str, Any], store: str) -> str:
     label = str(manifest["label"])
     key = "hteb_" + re.sub(r"\W+", "_", label).strip("_")
     year = str(manifest.get("created", ""))[:4]
-    lines = [f"@misc{{{key},", f"  title = {{{{HTEB}} dataset revision {bibtex_text(label)}}},",
-             f"  note = {{content hash {bibtex_text(manifest['content_hash'])}, store {bibtex_text(store)}}},"]
+    lines = [
+        f"@misc{{{key},",
+        f"  title = {{{{HTEB}} dataset revision {bibtex_text(label)}}},",
+        f"  note = {{content hash {bibtex_text(manifest['content_hash'])}, store {bibtex_text(store)}}},",
+    ]
     if year.isdigit():
         lines.append(f"  year = {{{year}}},")
     return "\n".join([*lines, "}"])
@@ -68,9 +71,12 @@ def source_citations(manifest: Mapping[str, Any]) -> list[SourceCitation]:
 
 def bibliography(manifest: Mapping[str, Any], store: str) -> str:
     """HTEB, the revision and its sources as one BibTeX text; each source entry says which datasets cite it."""
-    parts = ["% HTEB (the benchmark and its paper)", HTEB_CITATION,
-             "% this revision: cite it with its content hash, so a reader gets the same data",
-             revision_bibtex(manifest, store)]
+    parts = [
+        "% HTEB (the benchmark and its paper)",
+        HTEB_CITATION,
+        "% this revision: cite it with its content hash, so a reader gets the same data",
+        revision_bibtex(manifest, store),
+    ]
     for entry in source_citations(manifest):
         names = ", ".join(entry.datasets)
         if entry.bibtex is None:
@@ -78,4 +84,3 @@ def bibliography(manifest: Mapping[str, Any], store: str) -> str:
         else:
             parts += [f"% source of: {names}", entry.bibtex]
     return "\n\n".join(parts) + "\n"
-

@@ -66,7 +66,7 @@ def _resolve(spec: Spec, root: Spec) -> Spec:
         return spec
     if not ref.startswith("#/$defs/") or len(spec) != 1:
         raise UnsupportedSchema(f"$ref {ref!r} (only a bare #/$defs/ reference)")
-    return _resolve(root["$defs"][ref[len("#/$defs/"):]], root)
+    return _resolve(root["$defs"][ref[len("#/$defs/") :]], root)
 
 
 def _types(spec: Spec) -> set[str] | None:
@@ -152,9 +152,24 @@ def _bad(spec: Spec, root: Spec, array: pa.Array | pa.Table, *, exact: bool = Fa
     """Elements of `array` (rows of a table: the top-level objects) that may break `spec` (`exact`:
     that do; a keyword Arrow checks only approximately is then refused, as an `if` needs)."""
     spec = _resolve(spec, root)
-    unknown = set(spec) - _ANNOTATIONS - set(_PREDICATES) - {"type", "const", "enum", "properties", "required",
-                                                                "additionalProperties", "items", "uniqueItems", "if",
-                                                                "then", "else"}
+    unknown = (
+        set(spec)
+        - _ANNOTATIONS
+        - set(_PREDICATES)
+        - {
+            "type",
+            "const",
+            "enum",
+            "properties",
+            "required",
+            "additionalProperties",
+            "items",
+            "uniqueItems",
+            "if",
+            "then",
+            "else",
+        }
+    )
     if unknown:
         raise UnsupportedSchema(f"keyword {sorted(unknown)[0]!r}")
     table = isinstance(array, pa.Table)

@@ -42,8 +42,9 @@ def first_line(err: BaseException) -> str:
     return text.splitlines()[0] if text else type(err).__name__
 
 
-def unknown_name(kind: str, name: str, known: Iterable[str], *, also_matches: Iterable[str] = (),
-                 suffix: str = "") -> HtebError:
+def unknown_name(
+    kind: str, name: str, known: Iterable[str], *, also_matches: Iterable[str] = (), suffix: str = ""
+) -> HtebError:
     """The error for a name no registry holds: the closest known name as a hint, then every known
     one (`also_matches`: aliases the hint may point to without being listed)."""
     listed = list(known)

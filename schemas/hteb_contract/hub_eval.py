@@ -55,12 +55,14 @@ AVERAGE = "average"
 #: The Hub's identifier of the framework (an enumeration the Hub keeps, huggingface.js `eval.ts`):
 #: hteb-score evaluates with mteb's task types and metrics.
 EVALUATION_FRAMEWORK = "mteb"
-DESCRIPTION = ("Harder Text Embedding Benchmark: MTEB tasks on original and LLM-transformed text, scored in points "
-               "(0-100). Task ids are <dataset or average>.<figure>: original, hteb_total, hteb_<axis> "
-               "(lexical, length, language; noise, not in the total), each with a _delta against the Original, "
-               "and for the average each transformation's mean and delta; suffixes name what else made a "
-               "score: .mteb (protocol), .judge<Q> (judge filter), .onerror_<policy>, .sel_<hash> (a part of "
-               "the revision, stated in each result's notes).")
+DESCRIPTION = (
+    "Harder Text Embedding Benchmark: MTEB tasks on original and LLM-transformed text, scored in points "
+    "(0-100). Task ids are <dataset or average>.<figure>: original, hteb_total, hteb_<axis> "
+    "(lexical, length, language; noise, not in the total), each with a _delta against the Original, "
+    "and for the average each transformation's mean and delta; suffixes name what else made a "
+    "score: .mteb (protocol), .judge<Q> (judge filter), .onerror_<policy>, .sel_<hash> (a part of "
+    "the revision, stated in each result's notes)."
+)
 
 
 def selection_tag(*, min_judge: float | None, on_error: str) -> str:
@@ -104,23 +106,36 @@ class Selection:
     def tag(self, row: str) -> str:
         """The suffix of `row`'s task ids (see the module docstring)."""
         chosen = self.chosen(row)
-        return ("" if self.protocol == DEFAULT_PROTOCOL else f".{self.protocol}") + selection_tag(
-            min_judge=self.min_judge, on_error=self.on_error) + (f".sel_{selection_hash(chosen)}" if chosen else "")
+        return (
+            ("" if self.protocol == DEFAULT_PROTOCOL else f".{self.protocol}")
+            + selection_tag(min_judge=self.min_judge, on_error=self.on_error)
+            + (f".sel_{selection_hash(chosen)}" if chosen else "")
+        )
 
     def declared(self, row: str) -> bool:
         """Whether a revision's eval.yaml declares `row`'s ids under this selection (a whole-revision
         result under a declared protocol, unfiltered or at the declared threshold, default errors)."""
-        return (self.protocol in PROTOCOLS and self.on_error == DEFAULT_ON_ERROR
-                and self.min_judge in (None, DECLARED_MIN_JUDGE) and not self.chosen(row))
+        return (
+            self.protocol in PROTOCOLS
+            and self.on_error == DEFAULT_ON_ERROR
+            and self.min_judge in (None, DECLARED_MIN_JUDGE)
+            and not self.chosen(row)
+        )
 
     def notes(self, row: str) -> str:
         """The selection in words, for a result's notes: every setting, the chosen part in full."""
-        said = {"protocol": self.protocol, "min_judge": self.min_judge, "on_error": self.on_error,
-                "preset": self.preset}
+        said = {
+            "protocol": self.protocol,
+            "min_judge": self.min_judge,
+            "on_error": self.on_error,
+            "preset": self.preset,
+        }
         words = [f"{k}={'none' if v is None else f'{v:g}' if isinstance(v, float) else v}" for k, v in said.items()]
         chosen = self.chosen(row)
-        words += [f"{k}={','.join(map(str, chosen[k]))}" if k in chosen else f"{k}=all of the revision"
-                  for k in (["datasets"] if row == AVERAGE else []) + ["transformations", "seeds"]]
+        words += [
+            f"{k}={','.join(map(str, chosen[k]))}" if k in chosen else f"{k}=all of the revision"
+            for k in (["datasets"] if row == AVERAGE else []) + ["transformations", "seeds"]
+        ]
         return "; ".join(words)
 
 
@@ -163,10 +178,15 @@ def declared_tasks(variants: Mapping[str, Iterable[tuple[str, int]]], *, judged:
     held = {name: {t for t, _ in pairs} for name, pairs in variants.items()}
     rows = [(name, columns(ts, average=False)) for name, ts in held.items()]
     rows.append((AVERAGE, columns(set().union(*held.values()) if held else set(), average=True)))
-    selections = [Selection(protocol=p, min_judge=j) for p in PROTOCOLS for j in (None, DECLARED_MIN_JUDGE)
-                  if judged or j is None]
-    return [{"id": task_id(row, column, s.tag(row)), **({} if row == AVERAGE else {"config": row})}
-            for s in selections for row, names in rows for column in names]
+    selections = [
+        Selection(protocol=p, min_judge=j) for p in PROTOCOLS for j in (None, DECLARED_MIN_JUDGE) if judged or j is None
+    ]
+    return [
+        {"id": task_id(row, column, s.tag(row)), **({} if row == AVERAGE else {"config": row})}
+        for s in selections
+        for row, names in rows
+        for column in names
+    ]
 
 
 def _document(name: str, description: str, tasks: list[dict[str, str]]) -> str:
@@ -191,8 +211,11 @@ def revision_eval_yaml(manifest: Mapping[str, Any], variants: Mapping[str, Itera
 def adhoc_eval_yaml(label: str, tasks: Iterable[Mapping[str, str]]) -> str:
     """The eval.yaml tasks a result's ad hoc ids need: to be added to the revision's eval.yaml on the
     Hub before its `.eval_results` attach (the revision does not declare them)."""
-    return _document(f"HTEB {label}".strip(), DESCRIPTION + " These tasks are the ones this result needs beyond "
-                     "the revision's own eval.yaml.", [dict(t) for t in tasks])
+    return _document(
+        f"HTEB {label}".strip(),
+        DESCRIPTION + " These tasks are the ones this result needs beyond the revision's own eval.yaml.",
+        [dict(t) for t in tasks],
+    )
 
 
 def declared_ids(text: str) -> set[str]:

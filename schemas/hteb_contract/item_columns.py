@@ -61,28 +61,62 @@ class ItemColumns:
 
     def where(self, keep: Sequence[bool]) -> ItemColumns:
         """The records whose `keep` is true, in order."""
+
         def kept(values: list[_T]) -> list[_T]:
             return list(compress(values, keep))
 
-        return ItemColumns(self.dataset, self.transformation, self.seed, kept(self.split), kept(self.item_id),
-                           kept(self.field), kept(self.original_text), kept(self.transformed_text),
-                           kept(self.subset), kept(self.with_errors), kept(self.quality), kept(self.fluency))
+        return ItemColumns(
+            self.dataset,
+            self.transformation,
+            self.seed,
+            kept(self.split),
+            kept(self.item_id),
+            kept(self.field),
+            kept(self.original_text),
+            kept(self.transformed_text),
+            kept(self.subset),
+            kept(self.with_errors),
+            kept(self.quality),
+            kept(self.fluency),
+        )
 
     @classmethod
     def from_table(cls, table: pa.Table, dataset: str, transformation: str, seed: int) -> ItemColumns:
         """The columns of a checked item table (of its `COLUMNS` at least) of that file."""
         errors = table.column("errors")
         judge = table.column("judge")
-        split, item_id, field, original_text, transformed_text, subset = (table.column(name).to_pylist()
-                                                                          for name in COLUMNS[:6])
-        return cls(dataset, transformation, seed, split, item_id, field, original_text, transformed_text, subset,
-                   pc.greater(pc.fill_null(pc.list_value_length(errors), 0), 0).to_pylist(),
-                   pc.struct_field(judge, "quality").to_pylist(), pc.struct_field(judge, "fluency").to_pylist())
+        split, item_id, field, original_text, transformed_text, subset = (
+            table.column(name).to_pylist() for name in COLUMNS[:6]
+        )
+        return cls(
+            dataset,
+            transformation,
+            seed,
+            split,
+            item_id,
+            field,
+            original_text,
+            transformed_text,
+            subset,
+            pc.greater(pc.fill_null(pc.list_value_length(errors), 0), 0).to_pylist(),
+            pc.struct_field(judge, "quality").to_pylist(),
+            pc.struct_field(judge, "fluency").to_pylist(),
+        )
 
     @classmethod
     def from_records(cls, records: Sequence[ItemRecord], dataset: str, transformation: str, seed: int) -> ItemColumns:
         """The columns of records of that file (checked one by one, or made in memory)."""
-        return cls(dataset, transformation, seed, [r.split for r in records], [r.item_id for r in records],
-                   [r.field for r in records], [r.original_text for r in records],
-                   [r.transformed_text for r in records], [r.subset for r in records], [bool(r.errors) for r in records],
-                   [r.judge.quality for r in records], [r.judge.fluency for r in records])
+        return cls(
+            dataset,
+            transformation,
+            seed,
+            [r.split for r in records],
+            [r.item_id for r in records],
+            [r.field for r in records],
+            [r.original_text for r in records],
+            [r.transformed_text for r in records],
+            [r.subset for r in records],
+            [bool(r.errors) for r in records],
+            [r.judge.quality for r in records],
+            [r.judge.fluency for r in records],
+        )

@@ -40,7 +40,9 @@ from hteb_contract.validation import SCHEMA_VERSIONS
 
 #: Python types a JSON value of an Arrow column's type arrives as (None aside, which the schema checks).
 _PLAIN: dict[pa.DataType, frozenset[type]] = {
-    pa.string(): frozenset({str}), pa.int64(): frozenset({int, float}), pa.float64(): frozenset({int, float}),
+    pa.string(): frozenset({str}),
+    pa.int64(): frozenset({int, float}),
+    pa.float64(): frozenset({int, float}),
     pa.bool_(): frozenset({bool}),
 }
 _RECORD_FIELDS = tuple(f.name for f in fields(ItemRecord))
@@ -113,8 +115,16 @@ def records_table(records: Sequence[ItemRecord]) -> pa.Table:
     return pa.table(columns, schema=schema)
 
 
-def single_attempt_table(*, dataset: str, task_type: str, transformation: str, seed: int, generator_model: str,
-                         prompt_hash: str, columns: dict[str, list[str]]) -> pa.Table:
+def single_attempt_table(
+    *,
+    dataset: str,
+    task_type: str,
+    transformation: str,
+    seed: int,
+    generator_model: str,
+    prompt_hash: str,
+    columns: dict[str, list[str]],
+) -> pa.Table:
     """The item table of `records.single_attempt` records without errors or target language, one per
     row of `columns` (split, item_id, field, subset, source_language, original_text, transformed_text):
     `records_table` of those records, built without an object per record.
@@ -122,26 +132,45 @@ def single_attempt_table(*, dataset: str, task_type: str, transformation: str, s
     Why: the noise rules make each text in one step, 419,000 of them for noise-1339; building a record
     and then reading its 30 attributes back cost more than checking and encoding the file."""
     size = len(columns["original_text"])
-    texts = {name: pa.array(columns[name], pa.string()) for name in
-             ("split", "item_id", "field", "subset", "source_language", "original_text", "transformed_text")}
+    texts = {
+        name: pa.array(columns[name], pa.string())
+        for name in ("split", "item_id", "field", "subset", "source_language", "original_text", "transformed_text")
+    }
     output = texts["transformed_text"]
     one_each = pa.array(np.arange(size + 1, dtype=np.int32))
     none_each = pa.array(np.zeros(size + 1, dtype=np.int32))
     kind = arrow_schema("item").field("attempts").type.value_type
-    attempt = pa.StructArray.from_arrays([
-        pa.array(np.zeros(size, dtype=np.int64)), pa.array(np.full(size, seed, dtype=np.int64)),
-        pa.ListArray.from_arrays(one_each, output), pa.ListArray.from_arrays(one_each, pa.nulls(size, pa.string())),
-        pa.ListArray.from_arrays(none_each, pa.array([], pa.string())), output,
-        pa.ListArray.from_arrays(none_each, pa.array([], pa.string()))], fields=list(kind))
+    attempt = pa.StructArray.from_arrays(
+        [
+            pa.array(np.zeros(size, dtype=np.int64)),
+            pa.array(np.full(size, seed, dtype=np.int64)),
+            pa.ListArray.from_arrays(one_each, output),
+            pa.ListArray.from_arrays(one_each, pa.nulls(size, pa.string())),
+            pa.ListArray.from_arrays(none_each, pa.array([], pa.string())),
+            output,
+            pa.ListArray.from_arrays(none_each, pa.array([], pa.string())),
+        ],
+        fields=list(kind),
+    )
     judge = arrow_schema("item").field("judge").type
-    constant = {"schema_version": SCHEMA_VERSIONS["item"], "dataset": dataset, "task_type": task_type,
-                "transformation": transformation, "generator_model": generator_model, "prompt_set": RULE,
-                "prompt_template_id": transformation, "prompt_hash": prompt_hash}
+    constant = {
+        "schema_version": SCHEMA_VERSIONS["item"],
+        "dataset": dataset,
+        "task_type": task_type,
+        "transformation": transformation,
+        "generator_model": generator_model,
+        "prompt_set": RULE,
+        "prompt_template_id": transformation,
+        "prompt_hash": prompt_hash,
+    }
     values: dict[str, pa.Array] = {
-        **{name: pa.array([value] * size, pa.string()) for name, value in constant.items()}, **texts,
+        **{name: pa.array([value] * size, pa.string()) for name, value in constant.items()},
+        **texts,
         "seed": pa.array(np.full(size, seed, dtype=np.int64)),
-        **{name: pa.nulls(size, pa.string()) for name in ("target_language", "intermediate_language",
-                                                          "generator_revision")},
+        **{
+            name: pa.nulls(size, pa.string())
+            for name in ("target_language", "intermediate_language", "generator_revision")
+        },
         "sampling": pa.nulls(size, arrow_schema("item").field("sampling").type),
         "attempts": pa.ListArray.from_arrays(one_each, attempt),
         "errors": pa.ListArray.from_arrays(none_each, pa.array([], pa.string())),
@@ -169,8 +198,12 @@ def _tuples(array: pa.Array) -> list[tuple[Any, ...]]:
 def _objects(array: pa.Array, make: type, names: Iterable[str], *, shared: bool = False) -> list[Any]:
     """A struct array as dataclass objects built from its fields `names` (None where the struct is
     null); `shared`: equal objects are one (frozen, so safe), built once each, for fields few values fill."""
-    columns = [_tuples(pc.struct_field(array, name)) if pa.types.is_list(array.type.field(name).type)
-               else pc.struct_field(array, name).to_pylist() for name in names]
+    columns = [
+        _tuples(pc.struct_field(array, name))
+        if pa.types.is_list(array.type.field(name).type)
+        else pc.struct_field(array, name).to_pylist()
+        for name in names
+    ]
     if shared:
         built: dict[tuple[Any, ...], Any] = {}
         objects = [built[key] if key in built else built.setdefault(key, make(*key)) for key in zip(*columns)]
@@ -216,8 +249,14 @@ def _records(table: pa.Table) -> list[ItemRecord]:
             values[name] = column[name].to_pylist()
     versions = set(column["schema_version"].unique().to_pylist())
     if versions != {SCHEMA_VERSIONS["item"]}:
-        pairs = map(upgraded, column["schema_version"].to_pylist(), values["prompt_set"],
-                    values["generator_revision"], values["sampling"])
-        values["generator_revision"], values["sampling"] = (list(v) for v in zip(*pairs)) if table.num_rows \
-            else ([], [])
+        pairs = map(
+            upgraded,
+            column["schema_version"].to_pylist(),
+            values["prompt_set"],
+            values["generator_revision"],
+            values["sampling"],
+        )
+        values["generator_revision"], values["sampling"] = (
+            (list(v) for v in zip(*pairs)) if table.num_rows else ([], [])
+        )
     return list(map(ItemRecord, *(values[name] for name in _RECORD_FIELDS)))

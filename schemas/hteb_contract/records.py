@@ -107,14 +107,19 @@ class ItemRecord:
         if kept is None:
             return "the record has no attempt"
         if self.transformed_text != kept.output:
-            return (f"transformed_text is not the output of the kept attempt {kept.attempt} (the first without "
-                    "errors, else the last)")
+            return (
+                f"transformed_text is not the output of the kept attempt {kept.attempt} (the first without "
+                "errors, else the last)"
+            )
         if self.errors != kept.errors:
             return f"errors {list(self.errors)} are not those of the kept attempt {kept.attempt} {list(kept.errors)}"
         every = all(a.errors for a in self.attempts)
         if self.fallback != every:
-            return ("fallback is false, but every attempt has errors" if every
-                    else f"fallback is true, but attempt {kept.attempt} has no error")
+            return (
+                "fallback is false, but every attempt has errors"
+                if every
+                else f"fallback is true, but attempt {kept.attempt} has no error"
+            )
         return None
 
     @property
@@ -131,9 +136,16 @@ class ItemRecord:
         """The record as a JSON/parquet row (`schema_version` first, lists for tuples)."""
         row = {"schema_version": SCHEMA_VERSIONS["item"], **asdict(self)}
         row["errors"] = list(self.errors)
-        row["attempts"] = [dict(a, steps=list(a["steps"]), errors=list(a["errors"]),
-                                finish_reasons=list(a["finish_reasons"]), cleanup=list(a["cleanup"]))
-                           for a in row["attempts"]]
+        row["attempts"] = [
+            dict(
+                a,
+                steps=list(a["steps"]),
+                errors=list(a["errors"]),
+                finish_reasons=list(a["finish_reasons"]),
+                cleanup=list(a["cleanup"]),
+            )
+            for a in row["attempts"]
+        ]
         return row
 
     @classmethod
@@ -142,12 +154,21 @@ class ItemRecord:
         docstring); a row that breaks its item schema is a ContractError naming `what`."""
         validate("item", row, what=what)
         values = {k: v for k, v in row.items() if k != "schema_version"}
-        values["generator_revision"], sampling = upgraded(row["schema_version"], row["prompt_set"],
-                                                          row["generator_revision"], row["sampling"])
+        values["generator_revision"], sampling = upgraded(
+            row["schema_version"], row["prompt_set"], row["generator_revision"], row["sampling"]
+        )
         values["sampling"] = None if sampling is None else Sampling(**sampling)
         values["attempts"] = tuple(
-            Attempt(a["attempt"], a["seed"], tuple(a["steps"]), a["output"], tuple(a["errors"]),
-                    tuple(a["finish_reasons"]), tuple(a["cleanup"])) for a in row["attempts"]
+            Attempt(
+                a["attempt"],
+                a["seed"],
+                tuple(a["steps"]),
+                a["output"],
+                tuple(a["errors"]),
+                tuple(a["finish_reasons"]),
+                tuple(a["cleanup"]),
+            )
+            for a in row["attempts"]
         )
         values["errors"] = tuple(row["errors"])
         values["judge"] = Judge(**row["judge"])
@@ -168,18 +189,47 @@ def upgraded(version: str, prompt_set: str, generator_revision: str | None, samp
     return generator_revision or None, sampling
 
 
-def single_attempt(*, dataset: str, task_type: str, subset: str, ref: tuple[str, str, str], source_language: str,
-                   transformation: str, seed: int, original_text: str, output: str, generator_model: str,
-                   prompt_hash: str, errors: Sequence[str] = (), target_language: str | None = None) -> ItemRecord:
+def single_attempt(
+    *,
+    dataset: str,
+    task_type: str,
+    subset: str,
+    ref: tuple[str, str, str],
+    source_language: str,
+    transformation: str,
+    seed: int,
+    original_text: str,
+    output: str,
+    generator_model: str,
+    prompt_hash: str,
+    errors: Sequence[str] = (),
+    target_language: str | None = None,
+) -> ItemRecord:
     """The record of a text made in one step without an LLM (a rule): one attempt, no judge, no sampling,
     no generator revision (`prompt_hash` names the rule's definitions)."""
     split, item_id, fld = ref
     errors = tuple(errors)
     return ItemRecord(
-        dataset=dataset, task_type=task_type, subset=subset, split=split, item_id=item_id, field=fld,
-        source_language=source_language, transformation=transformation, seed=seed,
-        target_language=target_language, intermediate_language=None, original_text=original_text,
-        transformed_text=output, generator_model=generator_model, generator_revision=None, prompt_set=RULE,
-        prompt_template_id=transformation, prompt_hash=prompt_hash, sampling=None,
-        attempts=(Attempt(0, seed, (output,), output, errors, (None,)),), errors=errors, fallback=bool(errors),
+        dataset=dataset,
+        task_type=task_type,
+        subset=subset,
+        split=split,
+        item_id=item_id,
+        field=fld,
+        source_language=source_language,
+        transformation=transformation,
+        seed=seed,
+        target_language=target_language,
+        intermediate_language=None,
+        original_text=original_text,
+        transformed_text=output,
+        generator_model=generator_model,
+        generator_revision=None,
+        prompt_set=RULE,
+        prompt_template_id=transformation,
+        prompt_hash=prompt_hash,
+        sampling=None,
+        attempts=(Attempt(0, seed, (output,), output, errors, (None,)),),
+        errors=errors,
+        fallback=bool(errors),
     )

@@ -52,8 +52,10 @@ NOT_COMPARED: dict[str, str] = {
     "content_hash": "the identity this comparison replaces",
     "schema_version": "the format; the records are read through it",
 }
-NOT_COMPARED_FILES = {CARD: "the dataset card, derived from the records and the config",
-                      EVAL: "the benchmark's task ids, derived from the label and the datasets"}
+NOT_COMPARED_FILES = {
+    CARD: "the dataset card, derived from the records and the config",
+    EVAL: "the benchmark's task ids, derived from the label and the datasets",
+}
 ABSENT = "(absent)"
 KEY_FIELDS = ("dataset", "transformation", "seed", "split", "item_id", "field", "subset")
 
@@ -138,8 +140,10 @@ class ReproductionReport:
             f"tolerance ({self.judge_values_within_tolerance} judge values), {self.differing} differing; "
             f"{self.missing} missing, {self.extra} extra",
             f"source files: {self.files_compared} compared",
-            "not compared: " + "; ".join(f"{name} ({why})" for name, why in NOT_COMPARED_FILES.items())
-            + "; manifest " + ", ".join(NOT_COMPARED),
+            "not compared: "
+            + "; ".join(f"{name} ({why})" for name, why in NOT_COMPARED_FILES.items())
+            + "; manifest "
+            + ", ".join(NOT_COMPARED),
         ]
         if self.differences_total:
             lines.append(f"differences (first {len(self.differences)} of {self.differences_total}):")
@@ -148,15 +152,20 @@ class ReproductionReport:
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON (schema `hteb.reproduction/1`)."""
-        data = {"schema_version": SCHEMA_VERSIONS["reproduction"], "reproduced": self.reproduced, **asdict(self),
-                "not_compared": {**NOT_COMPARED_FILES, **{f"manifest.{k}": why for k, why in NOT_COMPARED.items()}}}
+        data = {
+            "schema_version": SCHEMA_VERSIONS["reproduction"],
+            "reproduced": self.reproduced,
+            **asdict(self),
+            "not_compared": {**NOT_COMPARED_FILES, **{f"manifest.{k}": why for k, why in NOT_COMPARED.items()}},
+        }
         data["differences"] = [asdict(d) for d in self.differences]
         validate("reproduction", data, what="reproduction report")
         return data
 
 
-def compare_revisions(ours: Revision, theirs: Revision, tolerance: Tolerance = Tolerance(), *,
-                      limit: int = 50) -> ReproductionReport:
+def compare_revisions(
+    ours: Revision, theirs: Revision, tolerance: Tolerance = Tolerance(), *, limit: int = 50
+) -> ReproductionReport:
     """Compare a candidate revision with a reference one under `tolerance`; at most `limit`
     differences are listed (all are counted)."""
     found = _Collector(limit)
@@ -166,16 +175,27 @@ def compare_revisions(ours: Revision, theirs: Revision, tolerance: Tolerance = T
     for path in sorted(mine.keys() | others.keys()):
         if mine.get(path) != others.get(path):
             found.add(Difference(path, "sha256", mine.get(path, ABSENT), others.get(path, ABSENT)))
-    counts = dict.fromkeys(("records_compared", "identical", "within_tolerance", "judge_values_within_tolerance",
-                            "differing", "missing", "extra"), 0)
+    counts = dict.fromkeys(
+        (
+            "records_compared",
+            "identical",
+            "within_tolerance",
+            "judge_values_within_tolerance",
+            "differing",
+            "missing",
+            "extra",
+        ),
+        0,
+    )
     for dataset, transformation, seed in sorted(_variants(ours) | _variants(theirs)):
         a, b = _records(ours, dataset, transformation, seed), _records(theirs, dataset, transformation, seed)
         for key in sorted(a.keys() | b.keys()):
             where = "/".join(str(part) for part in key)
             if key not in a or key not in b:
                 counts["missing" if key in b else "extra"] += 1
-                found.add(Difference(where, "record", "present" if key in a else ABSENT,
-                                     "present" if key in b else ABSENT))
+                found.add(
+                    Difference(where, "record", "present" if key in a else ABSENT, "present" if key in b else ABSENT)
+                )
                 continue
             counts["records_compared"] += 1
             within = 0
@@ -190,9 +210,14 @@ def compare_revisions(ours: Revision, theirs: Revision, tolerance: Tolerance = T
             for difference in beyond:
                 found.add(difference)
     return ReproductionReport(
-        candidate=_identity(ours), reference=_identity(theirs), tolerance=tolerance, **counts,
-        files_compared=len(mine.keys() & others.keys()), differences_total=found.total,
-        differences=tuple(found.listed))
+        candidate=_identity(ours),
+        reference=_identity(theirs),
+        tolerance=tolerance,
+        **counts,
+        files_compared=len(mine.keys() & others.keys()),
+        differences_total=found.total,
+        differences=tuple(found.listed),
+    )
 
 
 class _Collector:
@@ -221,14 +246,21 @@ def described(manifest: Mapping[str, Any]) -> dict[str, Any]:
 
 def _compared_files(revision: Revision) -> dict[str, str]:
     """path -> sha256 of the files compared byte-wise: all but the manifest, the card and item files."""
-    return {entry["path"]: entry["sha256"] for entry in revision.manifest["files"]
-            if entry["path"] not in NOT_COMPARED_FILES and entry["path"] != MANIFEST
-            and PurePosixPath(entry["path"]).parts[0] != "data"}
+    return {
+        entry["path"]: entry["sha256"]
+        for entry in revision.manifest["files"]
+        if entry["path"] not in NOT_COMPARED_FILES
+        and entry["path"] != MANIFEST
+        and PurePosixPath(entry["path"]).parts[0] != "data"
+    }
 
 
 def _variants(revision: Revision) -> set[tuple[str, str, int]]:
-    return {(name, transformation, seed) for name in revision.dataset_names()
-            for transformation, seed in revision.variants(name)}
+    return {
+        (name, transformation, seed)
+        for name in revision.dataset_names()
+        for transformation, seed in revision.variants(name)
+    }
 
 
 def _records(revision: Revision, dataset: str, transformation: str, seed: int) -> dict[tuple, ItemRecord]:

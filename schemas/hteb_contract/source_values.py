@@ -44,21 +44,82 @@ TABLE_NAME = re.compile(r"^\w+$")  # a split is a file name in the folder: no pa
 
 
 #: dataset.json keys holding a string -> whether the key is required
-INFO_KEYS = {"name": True, "task_type": True, "eval_split": True, "train_split": False, "mteb_task": False,
-              "hf_path": False, "hf_revision": False}
+INFO_KEYS = {
+    "name": True,
+    "task_type": True,
+    "eval_split": True,
+    "train_split": False,
+    "mteb_task": False,
+    "hf_path": False,
+    "hf_revision": False,
+}
 
 
 #: ISO 639-1 -> ISO 639-3, for the two-letter subset names mteb uses (`de`, `en-de`), as its eval_langs
 #: map them (`ar` -> ara). `zh` is left out: mteb's Chinese subsets (zh-CN, zh-TW) must be declared.
 ISO_639_1: dict[str, str] = {
-    "af": "afr", "am": "amh", "ar": "ara", "as": "asm", "az": "aze", "bn": "ben", "cs": "ces", "cy": "cym",
-    "da": "dan", "de": "deu", "el": "ell", "en": "eng", "es": "spa", "fa": "fas", "fi": "fin", "fr": "fra",
-    "gu": "guj", "ha": "hau", "he": "heb", "hi": "hin", "hu": "hun", "hy": "hye", "id": "ind", "ig": "ibo",
-    "is": "isl", "it": "ita", "ja": "jpn", "jv": "jav", "ka": "kat", "km": "khm", "kn": "kan", "ko": "kor",
-    "lv": "lav", "ml": "mal", "mn": "mon", "mr": "mar", "ms": "msa", "my": "mya", "nb": "nob", "nl": "nld",
-    "or": "ory", "pa": "pan", "pl": "pol", "pt": "por", "ro": "ron", "ru": "rus", "sl": "slv", "so": "som",
-    "sq": "sqi", "sv": "swe", "sw": "swa", "ta": "tam", "te": "tel", "th": "tha", "tl": "tgl", "tr": "tur",
-    "uk": "ukr", "ur": "urd", "vi": "vie", "xh": "xho", "yo": "yor", "zu": "zul",
+    "af": "afr",
+    "am": "amh",
+    "ar": "ara",
+    "as": "asm",
+    "az": "aze",
+    "bn": "ben",
+    "cs": "ces",
+    "cy": "cym",
+    "da": "dan",
+    "de": "deu",
+    "el": "ell",
+    "en": "eng",
+    "es": "spa",
+    "fa": "fas",
+    "fi": "fin",
+    "fr": "fra",
+    "gu": "guj",
+    "ha": "hau",
+    "he": "heb",
+    "hi": "hin",
+    "hu": "hun",
+    "hy": "hye",
+    "id": "ind",
+    "ig": "ibo",
+    "is": "isl",
+    "it": "ita",
+    "ja": "jpn",
+    "jv": "jav",
+    "ka": "kat",
+    "km": "khm",
+    "kn": "kan",
+    "ko": "kor",
+    "lv": "lav",
+    "ml": "mal",
+    "mn": "mon",
+    "mr": "mar",
+    "ms": "msa",
+    "my": "mya",
+    "nb": "nob",
+    "nl": "nld",
+    "or": "ory",
+    "pa": "pan",
+    "pl": "pol",
+    "pt": "por",
+    "ro": "ron",
+    "ru": "rus",
+    "sl": "slv",
+    "so": "som",
+    "sq": "sqi",
+    "sv": "swe",
+    "sw": "swa",
+    "ta": "tam",
+    "te": "tel",
+    "th": "tha",
+    "tl": "tgl",
+    "tr": "tur",
+    "uk": "ukr",
+    "ur": "urd",
+    "vi": "vie",
+    "xh": "xho",
+    "yo": "yor",
+    "zu": "zul",
 }
 
 
@@ -100,8 +161,10 @@ def subset_languages(name: str) -> tuple[str, ...]:
         parts = parts[:-1]
     codes = [part if LANGUAGE_CODE.match(part) else ISO_639_1.get(part, "") for part in parts]
     if not 1 <= len(codes) <= 2 or not all(codes):
-        raise SourceError(f"cannot tell the languages of subset {name!r} from its name; "
-                          f"declare them in dataset.json, e.g. \"subsets\": {{\"{name}\": [\"eng\"]}}")
+        raise SourceError(
+            f"cannot tell the languages of subset {name!r} from its name; "
+            f'declare them in dataset.json, e.g. "subsets": {{"{name}": ["eng"]}}'
+        )
     return tuple(dict.fromkeys(codes))
 
 
@@ -117,8 +180,10 @@ def check_subsets(subsets: Mapping[str, Any], task: str, *, where: str) -> dict[
     checked = {}
     for name, codes in subsets.items():
         if not _SUBSET.match(str(name)):
-            raise SourceError(f"{where}: subset name {name!r} is not an mteb subset name "
-                              f"(a Hub config name: letters, digits, '.', '_', '-')")
+            raise SourceError(
+                f"{where}: subset name {name!r} is not an mteb subset name "
+                f"(a Hub config name: letters, digits, '.', '_', '-')"
+            )
         if isinstance(codes, str) or not isinstance(codes, Iterable):
             raise SourceError(f"{where}: subset {name!r} must list its languages, got {codes!r}")
         codes = tuple(codes)
@@ -127,8 +192,10 @@ def check_subsets(subsets: Mapping[str, Any], task: str, *, where: str) -> dict[
             raise SourceError(f"{where}: subset {name!r}: languages must be ISO 639-3 codes, got {list(codes)}")
         positions = _positions(task)
         if len(codes) not in (1, positions):
-            raise SourceError(f"{where}: subset {name!r} lists {len(codes)} languages; a {task} text has "
-                              f"{positions} position(s): give one language, or one per position")
+            raise SourceError(
+                f"{where}: subset {name!r} lists {len(codes)} languages; a {task} text has "
+                f"{positions} position(s): give one language, or one per position"
+            )
         checked[str(name)] = codes
     return checked
 

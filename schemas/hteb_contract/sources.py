@@ -88,9 +88,16 @@ class DatasetInfo:
         languages = data.get("languages") or []
         if not isinstance(languages, list):
             raise SourceError(f"{where}: languages must be a list of ISO 639-3 codes, got {_short(languages)}")
-        info = cls(name=data["name"], task_type=data["task_type"], eval_split=data["eval_split"],
-                   languages=tuple(languages), train_split=data.get("train_split"), mteb_task=data.get("mteb_task"),
-                   hf_path=data.get("hf_path"), hf_revision=data.get("hf_revision"))
+        info = cls(
+            name=data["name"],
+            task_type=data["task_type"],
+            eval_split=data["eval_split"],
+            languages=tuple(languages),
+            train_split=data.get("train_split"),
+            mteb_task=data.get("mteb_task"),
+            hf_path=data.get("hf_path"),
+            hf_revision=data.get("hf_revision"),
+        )
         for split in (info.eval_split, info.train_split):
             if split is not None and not TABLE_NAME.match(split):
                 raise SourceError(f"{where}: split {split!r} is not a table name (letters, digits and _ only)")
@@ -113,8 +120,9 @@ class DatasetInfo:
         """This info with `subsets`; `languages` must be their languages (it is filled in when empty)."""
         union = subsets_union(subsets)
         if self.languages and set(self.languages) != set(union):
-            raise SourceError(f"{where}: languages {sorted(self.languages)} are not the languages of the "
-                              f"subsets {list(union)}")
+            raise SourceError(
+                f"{where}: languages {sorted(self.languages)} are not the languages of the subsets {list(union)}"
+            )
         return replace(self, subsets=dict(subsets), languages=self.languages or union)
 
     def to_json(self) -> dict[str, Any]:
@@ -162,18 +170,22 @@ class SourceDataset:
                 raise SourceError(f"{self.origin}: {self.info.task_type} dataset has no table {table!r}")
             checks = [(f, spec.check_of(f).check, spec.check_of(f).must) for f in fields]
             for index, row in enumerate(rows):
-                optional = [(f, any_value, "") for f in CORPUS_FIELDS if table == CORPUS_TABLE and f not in fields
-                            and f in row]  # a title is embedded too: only its text is checked
+                optional = [
+                    (f, any_value, "") for f in CORPUS_FIELDS if table == CORPUS_TABLE and f not in fields and f in row
+                ]  # a title is embedded too: only its text is checked
                 for fld, check, must in checks + optional:
                     if fld not in row:
                         raise SourceError(f"{self.origin}: {table} row {index + 1}: missing field {fld!r}")
                     if not check(row[fld]):
-                        raise SourceError(f"{self.origin}: {table} row {index + 1}: {fld} must be {must}, got "
-                                          f"{_short(row[fld])}")
+                        raise SourceError(
+                            f"{self.origin}: {table} row {index + 1}: {fld} must be {must}, got {_short(row[fld])}"
+                        )
                     surrogate = lone_surrogate(row[fld])
                     if surrogate is not None:
-                        raise SourceError(f"{self.origin}: {table} row {index + 1}: {fld} holds a lone surrogate "
-                                          f"{surrogate!r}: not Unicode text (a JSON \\u escape of half a pair?)")
+                        raise SourceError(
+                            f"{self.origin}: {table} row {index + 1}: {fld} holds a lone surrogate "
+                            f"{surrogate!r}: not Unicode text (a JSON \\u escape of half a pair?)"
+                        )
         if not self.info.subsets:
             self.info = self.info.with_subsets(self._subsets_from_names(), where=self.origin)
         self._check_row_subsets()
@@ -206,15 +218,19 @@ class SourceDataset:
             elif len(self.info.languages) == 1:
                 subsets[name] = self.info.languages
             else:
-                raise SourceError(f"{self.origin}: rows without a {SUBSET_FIELD!r} field need a single language in "
-                                  f"dataset.json (it lists {list(self.info.languages)}) or a `subsets` declaration")
+                raise SourceError(
+                    f"{self.origin}: rows without a {SUBSET_FIELD!r} field need a single language in "
+                    f"dataset.json (it lists {list(self.info.languages)}) or a `subsets` declaration"
+                )
         return subsets
 
     def _check_row_subsets(self) -> None:
         for table, number, subset in self._rows_with_subsets():
             if subset not in self.info.subsets:
-                raise SourceError(f"{self.origin}: {table} row {number}: subset {subset!r} is not declared in "
-                                  f"dataset.json subsets ({', '.join(self.info.subsets)})")
+                raise SourceError(
+                    f"{self.origin}: {table} row {number}: subset {subset!r} is not declared in "
+                    f"dataset.json subsets ({', '.join(self.info.subsets)})"
+                )
 
     @property
     def name(self) -> str:
@@ -330,8 +346,11 @@ class SourceDataset:
         text_tables = set(self.info.text_tables())
         tables, ids = {}, {}
         for table, rows in self.tables.items():
-            keep = [i for i, row in enumerate(rows)
-                    if subset_of(row) in names or (table not in text_tables and SUBSET_FIELD not in row)]
+            keep = [
+                i
+                for i, row in enumerate(rows)
+                if subset_of(row) in names or (table not in text_tables and SUBSET_FIELD not in row)
+            ]
             tables[table] = [rows[i] for i in keep]
             ids[table] = [self.ids[table][i] for i in keep]
         subsets = {n: self.info.subsets[n] for n in names}
@@ -399,9 +418,12 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def _read_tables(folder: Path, suffix: str, reader: Callable[[Path], list[dict[str, Any]]],
-                 read_bytes: Callable[[Path], bytes] = Path.read_bytes
-                 ) -> tuple[DatasetInfo, dict[str, list[dict[str, Any]]]]:
+def _read_tables(
+    folder: Path,
+    suffix: str,
+    reader: Callable[[Path], list[dict[str, Any]]],
+    read_bytes: Callable[[Path], bytes] = Path.read_bytes,
+) -> tuple[DatasetInfo, dict[str, list[dict[str, Any]]]]:
     """dataset.json and every table the task type needs, each read from `<table><suffix>`."""
     info = _read_info(folder, read_bytes)
     tables = {}
@@ -445,6 +467,7 @@ def write_source_parquet(dataset: SourceDataset, folder: Path) -> list[Path]:
 def read_source_parquet(folder: Path, read_bytes: Callable[[Path], bytes] = Path.read_bytes) -> SourceDataset:
     """Read the source copy inside a revision (parquet only: never pickle); every file's bytes come
     from `read_bytes` (a revision's hashes them as they are read)."""
+
     def rows(path: Path) -> list[dict[str, Any]]:
         return read_parquet_rows(read_bytes(path), str(path))[1]
 

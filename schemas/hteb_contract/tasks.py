@@ -54,11 +54,13 @@ class TaskType:
     checks: Mapping[str, FieldCheck] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        unchecked = sorted({f for fields in self.required_fields.values() for f in fields}
-                           - set(self.checks) - set(FIELD_CHECKS))
+        unchecked = sorted(
+            {f for fields in self.required_fields.values() for f in fields} - set(self.checks) - set(FIELD_CHECKS)
+        )
         if unchecked:
-            raise RegistryError(f"task type {self.name!r}: no value check for field(s) {', '.join(unchecked)}; "
-                                f"give them in `checks`")
+            raise RegistryError(
+                f"task type {self.name!r}: no value check for field(s) {', '.join(unchecked)}; give them in `checks`"
+            )
 
     def check_of(self, name: str) -> FieldCheck:
         """The check a value of required field `name` must pass in a dataset of this type."""
@@ -98,42 +100,104 @@ CLUSTER_SET = "cluster_set"
 
 #: The task table: every task type, by name. A new one is a row here (`TASK_TYPES.add(name, row)` from
 #: outside the package); the scorer's evaluators and both programs' converters are looked up by the name.
-TASK_TYPES: Registry[TaskType] = Registry("task type", entries={
-    t.name: t
-    for t in (
-        TaskType("STS", (EVAL,), {EVAL: (*_PAIR, "score")}, ((EVAL, "sentence1"), (EVAL, "sentence2")),
-                 metric="spearman", mteb_main_score="cosine_spearman", hub_category="sentence-similarity",
-                 mteb_settings=STSSettings),
-        TaskType("STR", (EVAL,), {EVAL: (*_PAIR, "score")}, ((EVAL, "sentence1"), (EVAL, "sentence2")),
-                 metric="spearman", mteb_main_score="cosine_spearman", hub_category="sentence-similarity",
-                 mteb_settings=STSSettings),
-        TaskType("PairClassification", (EVAL,), {EVAL: (*_PAIR, "label")},
-                 ((EVAL, "sentence1"), (EVAL, "sentence2")), metric="ap", mteb_main_score="max_ap",
-                 hub_category="text-classification", checks={"label": BINARY_LABEL},
-                 mteb_settings=PairClassificationSettings),
-        TaskType("Classification", (EVAL, TRAIN), {EVAL: ("text", "label"), TRAIN: ("text", "label")},
-                 ((EVAL, "text"),), metric="accuracy", mteb_main_score="accuracy", hub_category="text-classification",
-                 mteb_settings=ClassificationSettings),
-        TaskType("Clustering", (EVAL,), {EVAL: ("text", "label")}, ((EVAL, "text"),),
-                 metric="v_measure", mteb_main_score="v_measure",
-                 hub_category="text-classification", mteb_settings=ClusteringSettings),
-        TaskType("Retrieval", ("corpus", "queries", "qrels"),
-                 {"corpus": ("id", "text"), "queries": ("id", "text"), "qrels": ("query_id", "doc_id", "score")},
-                 (("queries", "text"),), metric="ndcg_at_10", mteb_main_score="ndcg_at_10",
-                 hub_category="text-retrieval", checks={"score": RELEVANCE}, mteb_settings=RetrievalSettings,
-                 searches_corpus=True),
-        TaskType("Reranking", ("corpus", "queries", "qrels", "top_ranked"),
-                 {"corpus": ("id", "text"), "queries": ("id", "text"), "qrels": ("query_id", "doc_id", "score"),
-                  "top_ranked": ("query_id", "doc_ids")},
-                 (("queries", "text"),), metric="map", mteb_main_score="map_at_1000", hub_category="text-ranking",
-                 checks={"score": RELEVANCE}, mteb_settings=RetrievalSettings),
-        TaskType("Summarization", (EVAL,), {EVAL: ("text", "human_summaries", "machine_summaries", "relevance")},
-                 ((EVAL, "human_summaries"), (EVAL, "machine_summaries")),
-                 list_fields=("human_summaries", "machine_summaries"),
-                 metric="spearman", mteb_main_score="cosine_spearman", hub_category="summarization",
-                 mteb_settings=SummarizationSettings),
-    )
-})
+TASK_TYPES: Registry[TaskType] = Registry(
+    "task type",
+    entries={
+        t.name: t
+        for t in (
+            TaskType(
+                "STS",
+                (EVAL,),
+                {EVAL: (*_PAIR, "score")},
+                ((EVAL, "sentence1"), (EVAL, "sentence2")),
+                metric="spearman",
+                mteb_main_score="cosine_spearman",
+                hub_category="sentence-similarity",
+                mteb_settings=STSSettings,
+            ),
+            TaskType(
+                "STR",
+                (EVAL,),
+                {EVAL: (*_PAIR, "score")},
+                ((EVAL, "sentence1"), (EVAL, "sentence2")),
+                metric="spearman",
+                mteb_main_score="cosine_spearman",
+                hub_category="sentence-similarity",
+                mteb_settings=STSSettings,
+            ),
+            TaskType(
+                "PairClassification",
+                (EVAL,),
+                {EVAL: (*_PAIR, "label")},
+                ((EVAL, "sentence1"), (EVAL, "sentence2")),
+                metric="ap",
+                mteb_main_score="max_ap",
+                hub_category="text-classification",
+                checks={"label": BINARY_LABEL},
+                mteb_settings=PairClassificationSettings,
+            ),
+            TaskType(
+                "Classification",
+                (EVAL, TRAIN),
+                {EVAL: ("text", "label"), TRAIN: ("text", "label")},
+                ((EVAL, "text"),),
+                metric="accuracy",
+                mteb_main_score="accuracy",
+                hub_category="text-classification",
+                mteb_settings=ClassificationSettings,
+            ),
+            TaskType(
+                "Clustering",
+                (EVAL,),
+                {EVAL: ("text", "label")},
+                ((EVAL, "text"),),
+                metric="v_measure",
+                mteb_main_score="v_measure",
+                hub_category="text-classification",
+                mteb_settings=ClusteringSettings,
+            ),
+            TaskType(
+                "Retrieval",
+                ("corpus", "queries", "qrels"),
+                {"corpus": ("id", "text"), "queries": ("id", "text"), "qrels": ("query_id", "doc_id", "score")},
+                (("queries", "text"),),
+                metric="ndcg_at_10",
+                mteb_main_score="ndcg_at_10",
+                hub_category="text-retrieval",
+                checks={"score": RELEVANCE},
+                mteb_settings=RetrievalSettings,
+                searches_corpus=True,
+            ),
+            TaskType(
+                "Reranking",
+                ("corpus", "queries", "qrels", "top_ranked"),
+                {
+                    "corpus": ("id", "text"),
+                    "queries": ("id", "text"),
+                    "qrels": ("query_id", "doc_id", "score"),
+                    "top_ranked": ("query_id", "doc_ids"),
+                },
+                (("queries", "text"),),
+                metric="map",
+                mteb_main_score="map_at_1000",
+                hub_category="text-ranking",
+                checks={"score": RELEVANCE},
+                mteb_settings=RetrievalSettings,
+            ),
+            TaskType(
+                "Summarization",
+                (EVAL,),
+                {EVAL: ("text", "human_summaries", "machine_summaries", "relevance")},
+                ((EVAL, "human_summaries"), (EVAL, "machine_summaries")),
+                list_fields=("human_summaries", "machine_summaries"),
+                metric="spearman",
+                mteb_main_score="cosine_spearman",
+                hub_category="summarization",
+                mteb_settings=SummarizationSettings,
+            ),
+        )
+    },
+)
 
 
 @dataclass(frozen=True)

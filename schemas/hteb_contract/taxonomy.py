@@ -102,15 +102,21 @@ class Taxonomy:
         for axis in other.axes:
             mine = axes.get(axis.name)
             if mine is not None and (mine.label, mine.paper) != (axis.label, axis.paper):
-                raise ContractError(f"{where}: axis {axis.name!r} is {mine.label!r} (paper: {mine.paper}) in one "
-                                    f"and {axis.label!r} (paper: {axis.paper}) in another")
+                raise ContractError(
+                    f"{where}: axis {axis.name!r} is {mine.label!r} (paper: {mine.paper}) in one "
+                    f"and {axis.label!r} (paper: {axis.paper}) in another"
+                )
             for name in axis.transformations:
                 elsewhere = self.axis_by_transformation.get(name, axis.name)
                 if elsewhere != axis.name:
-                    raise ContractError(f"{where}: transformation {name!r} is on axis {elsewhere!r} in one and "
-                                        f"{axis.name!r} in another")
-            rows = (*mine.transformations, *(t for t in axis.transformations if t not in mine.transformations)) \
-                if mine is not None else axis.transformations
+                    raise ContractError(
+                        f"{where}: transformation {name!r} is on axis {elsewhere!r} in one and {axis.name!r} in another"
+                    )
+            rows = (
+                (*mine.transformations, *(t for t in axis.transformations if t not in mine.transformations))
+                if mine is not None
+                else axis.transformations
+            )
             axes[axis.name] = Axis(axis.name, axis.label, rows, axis.paper)
         order = [a.name for a in INSTALLED.axes]
         ranked = sorted(axes.values(), key=lambda a: order.index(a.name) if a.name in order else len(order))
@@ -118,20 +124,32 @@ class Taxonomy:
         return Taxonomy(tuple(ranked), source)
 
     def to_json(self) -> dict[str, Any]:
-        return {"from": self.source, "axes": [{"name": a.name, "label": a.label, "paper": a.paper,
-                                               "transformations": list(a.transformations)} for a in self.axes]}
+        return {
+            "from": self.source,
+            "axes": [
+                {"name": a.name, "label": a.label, "paper": a.paper, "transformations": list(a.transformations)}
+                for a in self.axes
+            ],
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Taxonomy:
-        return cls(tuple(Axis(a["name"], a["label"], tuple(a["transformations"]), a["paper"]) for a in data["axes"]),
-                   data["from"])
+        return cls(
+            tuple(Axis(a["name"], a["label"], tuple(a["transformations"]), a["paper"]) for a in data["axes"]),
+            data["from"],
+        )
 
     @classmethod
     def of_specs(cls, block: Mapping[str, Any]) -> Taxonomy:
         """A revision's own taxonomy, from its manifest's `specs` block (its axes and transformation rows)."""
         rows: Sequence[Mapping[str, Any]] = block["transformations"]
-        return cls(tuple(Axis(a["name"], a["label"], tuple(r["name"] for r in rows if r["axis"] == a["name"]),
-                              a["paper"]) for a in block["axes"]), RECORDED)
+        return cls(
+            tuple(
+                Axis(a["name"], a["label"], tuple(r["name"] for r in rows if r["axis"] == a["name"]), a["paper"])
+                for a in block["axes"]
+            ),
+            RECORDED,
+        )
 
 
 INSTALLED = Taxonomy(transformation_table().axes)

@@ -131,8 +131,9 @@ def check_finite(obj: Any, *, what: str) -> None:
     bad = non_finite(obj)
     if bad is not None:
         where, value = bad
-        raise ContractError(f"{what}: {where or '(top level)'}: {value} is not a finite number (NaN and infinities "
-                            f"are not JSON)")
+        raise ContractError(
+            f"{what}: {where or '(top level)'}: {value} is not a finite number (NaN and infinities are not JSON)"
+        )
 
 
 def validate(kind: str, obj: Mapping[str, Any], *, what: str) -> None:
@@ -148,9 +149,11 @@ def validate(kind: str, obj: Mapping[str, Any], *, what: str) -> None:
     older = READABLE.get(kind, {})
     if found is not None and found != expected and found not in older:
         readable = " or ".join(repr(v) for v in (expected, *older))
-        raise ContractError(f"{what}: schema version {found!r} is not supported: this version of hteb reads "
-                            f"{readable} (an older or newer release wrote it; regenerate it, or read it with that "
-                            f"release)")
+        raise ContractError(
+            f"{what}: schema version {found!r} is not supported: this version of hteb reads "
+            f"{readable} (an older or newer release wrote it; regenerate it, or read it with that "
+            f"release)"
+        )
     version = found if found in older else None
     check_finite(obj, what=what)
     if _fast_valid(kind, version, obj):

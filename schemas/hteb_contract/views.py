@@ -47,8 +47,9 @@ def side_by_side(revision: Revision | str | Path, dataset: str, split: str) -> p
     fields: dict[str, None] = {}
     rows: dict[tuple[str, str], dict[str, str | None]] = {}
     for record in sorted(records, key=lambda r: (order[(r.split, r.item_id)], r.field)):
-        row = rows.setdefault((record.split, record.item_id),
-                              {"split": record.split, "item_id": record.item_id, "subset": record.subset})
+        row = rows.setdefault(
+            (record.split, record.item_id), {"split": record.split, "item_id": record.item_id, "subset": record.subset}
+        )
         row[record.field], row[record.field + TRANSFORMED] = record.original_text, record.transformed_text
         fields.setdefault(record.field)
     if not rows:
@@ -59,6 +60,7 @@ def side_by_side(revision: Revision | str | Path, dataset: str, split: str) -> p
 
 def _source_order(fields: dict[str, None]) -> list[str]:
     """Field names in reading order: `machine_summaries[2]` before `machine_summaries[10]`."""
+
     def key(name: str) -> tuple[str, int]:
         base, _, index = name.partition("[")
         return (base, int(index.rstrip("]")) if index else -1)

@@ -18,11 +18,11 @@ CODES = {
     "reduced_precision": "embeddings made in reduced precision (--precision fp16, bf16 or int8): scores may differ from fp32's",
     "mostly_unchanged": "fewer than half of the variant's texts differ from the original: it says little of robustness",
     "subsets_left_out": "a Noise figure rests on fewer subsets than the dataset has (the rule does not apply to, or "
-                        "barely changed, the others)",
+    "barely changed, the others)",
     "carried_from_revision": "scored on an earlier revision whose data for this dataset the scorer reads the same "
-                             "(hteb-score carry)",
+    "(hteb-score carry)",
     "collapsed": "the model's embeddings of the dataset's texts are (near-)identical: its scores there are chance, and "
-                 "no delta or per-item measure of it is robustness",
+    "no delta or per-item measure of it is robustness",
 }
 
 
@@ -47,5 +47,10 @@ class Flag:
         return replace(self, dataset=dataset, transformation=transformation, seed=seed)
 
     def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "message": self.message, "dataset": self.dataset,
-                "transformation": self.transformation, "seed": self.seed}
+        return {
+            "code": self.code,
+            "message": self.message,
+            "dataset": self.dataset,
+            "transformation": self.transformation,
+            "seed": self.seed,
+        }

@@ -30,10 +30,20 @@ def base(tmp_path_factory, shared_data) -> Path:
     from hteb_generate.run.pipeline import run
 
     root = tmp_path_factory.mktemp("corpus-base")
-    cfg = build_config(seed=str(SEED), profile="noise", overrides={
-        "datasets": "SciFact,STSBenchmark", "transformations": "numerisation,character_deletion", "sample": 2,
-        "corpus_noise": True, "label": "bad", "cache_dir": str(root / "cache"), "data_dir": str(shared_data),
-        "publish": False})
+    cfg = build_config(
+        seed=str(SEED),
+        profile="noise",
+        overrides={
+            "datasets": "SciFact,STSBenchmark",
+            "transformations": "numerisation,character_deletion",
+            "sample": 2,
+            "corpus_noise": True,
+            "label": "bad",
+            "cache_dir": str(root / "cache"),
+            "data_dir": str(shared_data),
+            "publish": False,
+        },
+    )
     folder = run(cfg, log=lambda m: None).folder
     revision = Revision.open(folder)  # sound as made: each refusal below is its corruption's
     assert len(corpus_variants(revision, revision.dataset_names(), transformations=None, seeds=None)) == 2
@@ -46,6 +56,7 @@ def rows(edit: Callable[[list[dict]], None], rel: str = CORPUS):
         found = pq.read_table(root / rel).to_pylist()
         edit(found)
         pq.write_table(pa.Table.from_pylist(found, schema=arrow_schema("item")), root / rel)
+
     return corrupt
 
 
@@ -53,6 +64,7 @@ def copy(rel: str, to: str, *, remove: bool = False):
     def corrupt(root: Path) -> None:
         (root / to).parent.mkdir(parents=True, exist_ok=True)
         (shutil.move if remove else shutil.copy)(root / rel, root / to)
+
     return corrupt
 
 
@@ -63,20 +75,33 @@ def query_rows_in_the_corpus_file(root: Path) -> None:
 #: id -> (corruption, or manifest fields to reseal with; what the one line must say)
 CASES: dict[str, tuple[Callable[[Path], None] | dict, str]] = {
     "undeclared": ({"corpus_perturbed": False}, "does not say corpus_perturbed"),
-    "of-an-sts-dataset": (copy(CORPUS, f"corpus/STSBenchmark/numerisation_{SEED}.parquet"),
-                          "a STS dataset has no perturbed corpus"),
-    "undeclared-transformation": (copy(CORPUS, f"corpus/SciFact/keyboard_typos_{SEED}.parquet", remove=True),
-                                  "not named <transformation>_<seed>.parquet after a declared transformation"),
+    "of-an-sts-dataset": (
+        copy(CORPUS, f"corpus/STSBenchmark/numerisation_{SEED}.parquet"),
+        "a STS dataset has no perturbed corpus",
+    ),
+    "undeclared-transformation": (
+        copy(CORPUS, f"corpus/SciFact/keyboard_typos_{SEED}.parquet", remove=True),
+        "not named <transformation>_<seed>.parquet after a declared transformation",
+    ),
     "original-text-edited": (rows(lambda r: r[0].update(original_text="edited")), "original_text of corpus/"),
-    "unknown-document": (rows(lambda r: r[0].update(item_id="no-such-document")),
-                         "corpus/no-such-document/text is not a text of the source of SciFact"),
+    "unknown-document": (
+        rows(lambda r: r[0].update(item_id="no-such-document")),
+        "corpus/no-such-document/text is not a text of the source of SciFact",
+    ),
     "document-missing": (rows(lambda r: r.pop()), f"{CORPUS}: no record for corpus/"),
-    "document-twice": (rows(lambda r: r.append(dict(r[0], transformed_text="other",
-                                                    attempts=[dict(r[0]["attempts"][0], output="other")]))),
-                       "a second record for corpus/"),
+    "document-twice": (
+        rows(
+            lambda r: r.append(
+                dict(r[0], transformed_text="other", attempts=[dict(r[0]["attempts"][0], output="other")])
+            )
+        ),
+        "a second record for corpus/",
+    ),
     "query-records": (query_rows_in_the_corpus_file, "is not a text of the source of SciFact"),
-    "wrong-transformation": (rows(lambda r: [x.update(transformation="character_deletion") for x in r]),
-                             "a record of SciFact/Retrieval/character_deletion/1339 in the file of"),
+    "wrong-transformation": (
+        rows(lambda r: [x.update(transformation="character_deletion") for x in r]),
+        "a record of SciFact/Retrieval/character_deletion/1339 in the file of",
+    ),
 }
 
 
@@ -105,4 +130,3 @@ def test_refused_resealed_corpus(base, tmp_path, capsys, case):
         corpus_variants(revision, revision.dataset_names(), transformations=None, seeds=None)
         revision.check_content()
     assert "\n" not in str(refused.value) and refused.value.exit_code == 2
-

@@ -45,10 +45,12 @@ def _write(root: Path, rel: str, rows: list[dict], schema: pa.Schema | None) -> 
 
 def items(edit: Callable[[list[dict]], None], *, rel: str = ITEMS, typed: bool = True):
     """A corruption of an items file: `edit` changes its rows; `typed=False` lets Arrow infer the column types."""
+
     def corrupt(root: Path) -> None:
         rows = _rows(root, rel)
         edit(rows)
         _write(root, rel, rows, arrow_schema("item") if typed else None)
+
     return corrupt
 
 
@@ -57,6 +59,7 @@ def source(edit: Callable[[list[dict]], None], *, rel: str = STS_SOURCE):
         rows = _rows(root, rel)
         edit(rows)
         _write(root, rel, rows, None)
+
     return corrupt
 
 
@@ -80,12 +83,14 @@ def dataset_json(**changes):
     def corrupt(root: Path) -> None:
         path = root / "source" / "STSBenchmark" / "dataset.json"
         path.write_text(json.dumps({**json.loads(path.read_text()), **changes}))
+
     return corrupt
 
 
 def write_bytes(rel: str, data: bytes):
     def corrupt(root: Path) -> None:
         (root / rel).write_bytes(data)
+
     return corrupt
 
 
@@ -95,6 +100,7 @@ SEALED = "sealed by hand"  # a corruption that rewrote the manifest itself
 def forge(rel: str, data: bytes):
     """Bytes that are no parquet file, with the manifest entry and content hash rewritten by hand to
     match them (`seal` refuses to seal a parquet file it cannot read)."""
+
     def corrupt(root: Path) -> str:
         (root / rel).write_bytes(data)
         path = root / "manifest.json"
@@ -103,6 +109,7 @@ def forge(rel: str, data: bytes):
         entry.update(sha256=hashlib.sha256(data).hexdigest(), bytes=len(data), rows=None)
         path.write_text(json.dumps(dict(manifest, content_hash=content_hash(manifest["files"]))))
         return SEALED
+
     return corrupt
 
 
@@ -110,6 +117,7 @@ def move(rel: str, to: str):
     def corrupt(root: Path) -> None:
         (root / to).parent.mkdir(parents=True, exist_ok=True)
         shutil.move(root / rel, root / to)
+
     return corrupt
 
 
@@ -117,22 +125,28 @@ def copy(rel: str, to: str):
     def corrupt(root: Path) -> None:
         (root / to).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(root / rel, root / to)
+
     return corrupt
 
 
 def delete(rel: str):
     def corrupt(root: Path) -> None:
         (root / rel).unlink()
+
     return corrupt
 
 
 def attempts(index: int, *outputs_and_errors: tuple[str | None, list[str]], **record):
     """Row `index` given these attempts (output None: the row's kept text) and the `record` fields."""
+
     def edit(rows: list[dict]) -> None:
         row, first = rows[index], rows[index]["attempts"][0]
-        row["attempts"] = [dict(first, attempt=n, output=row["transformed_text"] if out is None else out, errors=errors)
-                           for n, (out, errors) in enumerate(outputs_and_errors)]
+        row["attempts"] = [
+            dict(first, attempt=n, output=row["transformed_text"] if out is None else out, errors=errors)
+            for n, (out, errors) in enumerate(outputs_and_errors)
+        ]
         row.update(record)
+
     return edit
 
 
@@ -152,21 +166,25 @@ def listed_twice(root: Path) -> str:
 
 def rows_stated(rows: int):
     """The manifest gives another row count for the items file (no hash covers row counts)."""
+
     def corrupt(root: Path) -> str:
         path = root / "manifest.json"
         manifest = json.loads(path.read_text())
         next(e for e in manifest["files"] if e["path"] == ITEMS)["rows"] = rows
         path.write_text(json.dumps(manifest))
         return SEALED
+
     return corrupt
 
 
 def unlisted(rel: str):
     """A file put into the folder after it was sealed: the manifest does not list it."""
+
     def corrupt(root: Path) -> str:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(root / ITEMS, root / rel)
         return SEALED
+
     return corrupt
 
 
@@ -179,132 +197,218 @@ def twice_declared(root: Path) -> dict:
 # resealed), manifest fields to reseal with, or SEALED.
 CASES: dict[str, tuple[Callable[[Path], None | dict | str], str]] = {
     # item records against the item schema: column types, missing and extra columns, bad values
-    "seed-stored-as-text": (items(each(seed="1337"), typed=False),
-                            f"{ITEMS} row 1: does not match the item schema: seed: '1337' is not of type 'integer'"),
-    "seed-stored-as-float": (items(each(seed=1337.0), typed=False),
-                             f"{ITEMS}: column 'seed' is double; the item schema stores int64"),
-    "judge-column-dropped": (items(drop_column("judge"), typed=False),
-                             f"{ITEMS} row 1: does not match the item schema: (top level): 'judge' is a required"),
-    "extra-column": (items(each(note="x"), typed=False),
-                     f"{ITEMS} row 1: does not match the item schema: (top level): Additional properties"),
-    "transformed-text-null": (items(at(2, transformed_text=None)),
-                              f"{ITEMS} row 3: does not match the item schema: transformed_text: None is not of type"),
-    "unknown-error-name": (items(at(1, errors=["bogus"])),
-                           f"{ITEMS} row 2: does not match the item schema: errors/0: 'bogus' is not one of"),
-    "older-item-version": (items(each(schema_version="hteb.item/1")),
-                           f"{ITEMS} row 1: schema version 'hteb.item/1' is not supported"),
-    "nan-judge-score": (items(nested(0, "judge", parapluie=math.nan)),
-                        f"{ITEMS} row 1: judge/parapluie: nan is not a finite number"),
-    "infinite-temperature": (items(at(1, prompt_set="llm", sampling={"temperature": math.inf, "top_p": 1.0,
-                                                                       "max_tokens": 8})),
-                             f"{ITEMS} row 2: sampling/temperature: inf is not a finite number"),
-    "negative-infinite-judge": (items(nested(3, "judge", quality=-math.inf)),
-                                f"{ITEMS} row 4: judge/quality: -inf is not a finite number"),
+    "seed-stored-as-text": (
+        items(each(seed="1337"), typed=False),
+        f"{ITEMS} row 1: does not match the item schema: seed: '1337' is not of type 'integer'",
+    ),
+    "seed-stored-as-float": (
+        items(each(seed=1337.0), typed=False),
+        f"{ITEMS}: column 'seed' is double; the item schema stores int64",
+    ),
+    "judge-column-dropped": (
+        items(drop_column("judge"), typed=False),
+        f"{ITEMS} row 1: does not match the item schema: (top level): 'judge' is a required",
+    ),
+    "extra-column": (
+        items(each(note="x"), typed=False),
+        f"{ITEMS} row 1: does not match the item schema: (top level): Additional properties",
+    ),
+    "transformed-text-null": (
+        items(at(2, transformed_text=None)),
+        f"{ITEMS} row 3: does not match the item schema: transformed_text: None is not of type",
+    ),
+    "unknown-error-name": (
+        items(at(1, errors=["bogus"])),
+        f"{ITEMS} row 2: does not match the item schema: errors/0: 'bogus' is not one of",
+    ),
+    "older-item-version": (
+        items(each(schema_version="hteb.item/1")),
+        f"{ITEMS} row 1: schema version 'hteb.item/1' is not supported",
+    ),
+    "nan-judge-score": (
+        items(nested(0, "judge", parapluie=math.nan)),
+        f"{ITEMS} row 1: judge/parapluie: nan is not a finite number",
+    ),
+    "infinite-temperature": (
+        items(at(1, prompt_set="llm", sampling={"temperature": math.inf, "top_p": 1.0, "max_tokens": 8})),
+        f"{ITEMS} row 2: sampling/temperature: inf is not a finite number",
+    ),
+    "negative-infinite-judge": (
+        items(nested(3, "judge", quality=-math.inf)),
+        f"{ITEMS} row 4: judge/quality: -inf is not a finite number",
+    ),
     # item records against their file and the source
-    "id-absent-from-source": (items(at(0, item_id="no-such-id")),
-                              f"{ITEMS} row 1: test/no-such-id/sentence1 is not a text of the source of STSBenchmark"),
-    "field-absent-from-source": (items(at(0, field="sentence3")),
-                                 f"{ITEMS} row 1: test/{{id}}/sentence3 is not a text of the source of STSBenchmark"),
+    "id-absent-from-source": (
+        items(at(0, item_id="no-such-id")),
+        f"{ITEMS} row 1: test/no-such-id/sentence1 is not a text of the source of STSBenchmark",
+    ),
+    "field-absent-from-source": (
+        items(at(0, field="sentence3")),
+        f"{ITEMS} row 1: test/{{id}}/sentence3 is not a text of the source of STSBenchmark",
+    ),
     "duplicate-with-conflicting-text": (
-        items(lambda rows: rows.append(dict(rows[0], transformed_text="another text",
-                                            attempts=[dict(rows[0]["attempts"][0], output="another text")]))),
-        f"{ITEMS} row 9: a second record for test/{{id}}/sentence1 with another transformed_text (the first is row 1)"),
-    "duplicate-identical": (items(lambda rows: rows.append(dict(rows[0]))),
-                            f"{ITEMS} row 9: a second record for test/{{id}}/sentence1 (the first is row 1)"),
+        items(
+            lambda rows: rows.append(
+                dict(
+                    rows[0],
+                    transformed_text="another text",
+                    attempts=[dict(rows[0]["attempts"][0], output="another text")],
+                )
+            )
+        ),
+        f"{ITEMS} row 9: a second record for test/{{id}}/sentence1 with another transformed_text (the first is row 1)",
+    ),
+    "duplicate-identical": (
+        items(lambda rows: rows.append(dict(rows[0]))),
+        f"{ITEMS} row 9: a second record for test/{{id}}/sentence1 (the first is row 1)",
+    ),
     "record-of-another-transformation": (
         items(at(0, transformation="translation")),
         f"{ITEMS} row 1: a record of STSBenchmark/STS/translation/1337 in the file of "
-        "STSBenchmark/STS/paraphrasing/1337"),
-    "record-of-another-seed": (items(at(5, seed=1338)),
-                               f"{ITEMS} row 6: a record of STSBenchmark/STS/paraphrasing/1338 in the file of"),
-    "record-of-another-dataset": (items(at(0, dataset="TwitterSemEval2015")),
-                                  f"{ITEMS} row 1: a record of TwitterSemEval2015/STS/paraphrasing/1337 in the file"),
-    "record-of-another-task-type": (items(at(0, task_type="Clustering"), rel=PAIR_ITEMS),
-                                    f"{PAIR_ITEMS} row 1: a record of TwitterSemEval2015/Clustering/paraphrasing/1337"),
-    "original-text-edited": (items(lambda rows: rows[0].update(original_text=rows[0]["original_text"] + "!")),
-                             f"{ITEMS} row 1: original_text of test/{{id}}/sentence1 is not the source's"),
-    "subset-changed": (items(at(0, subset="en-de")),
-                       f"{ITEMS} row 1: subset of test/{{id}}/sentence1 is not the source's"),
-    "language-changed": (items(at(0, source_language="deu")),
-                         f"{ITEMS} row 1: source_language of test/{{id}}/sentence1 is not the source's"),
+        "STSBenchmark/STS/paraphrasing/1337",
+    ),
+    "record-of-another-seed": (
+        items(at(5, seed=1338)),
+        f"{ITEMS} row 6: a record of STSBenchmark/STS/paraphrasing/1338 in the file of",
+    ),
+    "record-of-another-dataset": (
+        items(at(0, dataset="TwitterSemEval2015")),
+        f"{ITEMS} row 1: a record of TwitterSemEval2015/STS/paraphrasing/1337 in the file",
+    ),
+    "record-of-another-task-type": (
+        items(at(0, task_type="Clustering"), rel=PAIR_ITEMS),
+        f"{PAIR_ITEMS} row 1: a record of TwitterSemEval2015/Clustering/paraphrasing/1337",
+    ),
+    "original-text-edited": (
+        items(lambda rows: rows[0].update(original_text=rows[0]["original_text"] + "!")),
+        f"{ITEMS} row 1: original_text of test/{{id}}/sentence1 is not the source's",
+    ),
+    "subset-changed": (
+        items(at(0, subset="en-de")),
+        f"{ITEMS} row 1: subset of test/{{id}}/sentence1 is not the source's",
+    ),
+    "language-changed": (
+        items(at(0, source_language="deu")),
+        f"{ITEMS} row 1: source_language of test/{{id}}/sentence1 is not the source's",
+    ),
     "record-missing": (items(lambda rows: rows.pop()), f"{ITEMS}: no record for test/"),
     "items-not-parquet": (forge(ITEMS, b"PAR1 not parquet PAR1"), f"{ITEMS}: not a readable parquet file"),
     "items-empty-file": (forge(ITEMS, b""), f"{ITEMS}: not a readable parquet file"),
     # the source copy
-    "dataset-renamed-in-dataset-json": (dataset_json(name="STSBenchmark2"),
-                                        "source/STSBenchmark/dataset.json gives name 'STSBenchmark2'; the manifest "
-                                        "says 'STSBenchmark'"),
-    "task-type-changed-in-dataset-json": (dataset_json(task_type="STR"),
-                                          "source/STSBenchmark/dataset.json gives task_type 'STR'"),
-    "dataset-json-not-json": (write_bytes("source/STSBenchmark/dataset.json", b"{"),
-                              "source/STSBenchmark/dataset.json: not valid JSON"),
-    "source-score-nan": (source(at(1, score=math.nan)),
-                         "STSBenchmark: test row 2: score must be a finite number, got nan"),
-    "source-sentence-null": (source(at(0, sentence1=None)),
-                             "STSBenchmark: test row 1: sentence1 must be a string, got None"),
-    "source-pair-label-2": (source(at(2, label=2), rel=PAIR_SOURCE),
-                            "TwitterSemEval2015: test row 3: label must be 0 or 1, got 2"),
-    "source-ids-duplicated": (source(lambda rows: rows[1].update(_hteb_item_id=rows[0]["_hteb_item_id"])),
-                              "STSBenchmark: test row 2: duplicate id"),
+    "dataset-renamed-in-dataset-json": (
+        dataset_json(name="STSBenchmark2"),
+        "source/STSBenchmark/dataset.json gives name 'STSBenchmark2'; the manifest says 'STSBenchmark'",
+    ),
+    "task-type-changed-in-dataset-json": (
+        dataset_json(task_type="STR"),
+        "source/STSBenchmark/dataset.json gives task_type 'STR'",
+    ),
+    "dataset-json-not-json": (
+        write_bytes("source/STSBenchmark/dataset.json", b"{"),
+        "source/STSBenchmark/dataset.json: not valid JSON",
+    ),
+    "source-score-nan": (
+        source(at(1, score=math.nan)),
+        "STSBenchmark: test row 2: score must be a finite number, got nan",
+    ),
+    "source-sentence-null": (
+        source(at(0, sentence1=None)),
+        "STSBenchmark: test row 1: sentence1 must be a string, got None",
+    ),
+    "source-pair-label-2": (
+        source(at(2, label=2), rel=PAIR_SOURCE),
+        "TwitterSemEval2015: test row 3: label must be 0 or 1, got 2",
+    ),
+    "source-ids-duplicated": (
+        source(lambda rows: rows[1].update(_hteb_item_id=rows[0]["_hteb_item_id"])),
+        "STSBenchmark: test row 2: duplicate id",
+    ),
     "source-id-null": (source(at(0, _hteb_item_id=None)), "STSBenchmark: test row 1: item id None is not a non-empty"),
     "source-column-dropped": (source(drop_column("score")), "STSBenchmark: test row 1: missing field 'score'"),
     "source-not-parquet": (forge(STS_SOURCE, b"garbage"), f"{STS_SOURCE}: not a readable parquet file"),
     # the layout the manifest declares
-    "undeclared-transformation": (move(ITEMS, "data/STSBenchmark/poetry_1337.parquet"),
-                                  "file data/STSBenchmark/poetry_1337.parquet is not named <transformation>_<seed>"),
-    "undeclared-seed": (move(ITEMS, "data/STSBenchmark/paraphrasing_7.parquet"),
-                        "file data/STSBenchmark/paraphrasing_7.parquet is not named <transformation>_<seed>"),
-    "seed-spelled-twice": (copy(ITEMS, "data/STSBenchmark/paraphrasing_01337.parquet"),
-                           "file data/STSBenchmark/paraphrasing_01337.parquet is not named <transformation>_<seed>"),
-    "stray-file-in-data": (write_bytes("data/STSBenchmark/notes.txt", b"hi"),
-                           "file data/STSBenchmark/notes.txt is not named <transformation>_<seed>"),
-    "undeclared-dataset-folder": (copy(ITEMS, "data/Extra/paraphrasing_1337.parquet"),
-                                  "file data/Extra/paraphrasing_1337.parquet is not in the folder of a declared "
-                                  "dataset"),
-    "dataset-json-removed": (delete("source/STSBenchmark/dataset.json"),
-                             "dataset STSBenchmark has no source/STSBenchmark/dataset.json"),
+    "undeclared-transformation": (
+        move(ITEMS, "data/STSBenchmark/poetry_1337.parquet"),
+        "file data/STSBenchmark/poetry_1337.parquet is not named <transformation>_<seed>",
+    ),
+    "undeclared-seed": (
+        move(ITEMS, "data/STSBenchmark/paraphrasing_7.parquet"),
+        "file data/STSBenchmark/paraphrasing_7.parquet is not named <transformation>_<seed>",
+    ),
+    "seed-spelled-twice": (
+        copy(ITEMS, "data/STSBenchmark/paraphrasing_01337.parquet"),
+        "file data/STSBenchmark/paraphrasing_01337.parquet is not named <transformation>_<seed>",
+    ),
+    "stray-file-in-data": (
+        write_bytes("data/STSBenchmark/notes.txt", b"hi"),
+        "file data/STSBenchmark/notes.txt is not named <transformation>_<seed>",
+    ),
+    "undeclared-dataset-folder": (
+        copy(ITEMS, "data/Extra/paraphrasing_1337.parquet"),
+        "file data/Extra/paraphrasing_1337.parquet is not in the folder of a declared dataset",
+    ),
+    "dataset-json-removed": (
+        delete("source/STSBenchmark/dataset.json"),
+        "dataset STSBenchmark has no source/STSBenchmark/dataset.json",
+    ),
     "dataset-declared-twice": (twice_declared, "dataset 'STSBenchmark' is declared twice"),
     # records against their own attempts (issue 24 item 3): the kept text, its errors and `fallback`
     "every-attempt-flawed-yet-no-errors": (
         items(attempts(0, ("bad one", ["identical"]), (None, ["truncated"]))),
         f"{ITEMS} row 1: the record contradicts its own attempts: errors [] are not those of the kept attempt 1 "
-        "['truncated']"),
+        "['truncated']",
+    ),
     "every-attempt-flawed-yet-no-fallback": (
         items(attempts(0, ("bad one", ["identical"]), (None, ["truncated"]), errors=["truncated"])),
-        f"{ITEMS} row 1: the record contradicts its own attempts: fallback is false, but every attempt has errors"),
-    "fallback-with-a-clean-attempt": (items(attempts(2, (None, []), fallback=True)),
-                                      f"{ITEMS} row 3: the record contradicts its own attempts: fallback is true, but "
-                                      "attempt 0 has no error"),
-    "errors-no-attempt-had": (items(attempts(1, (None, []), errors=["wrong_language"])),
-                              f"{ITEMS} row 2: the record contradicts its own attempts: errors ['wrong_language'] are "
-                              "not those of the kept attempt 0 []"),
+        f"{ITEMS} row 1: the record contradicts its own attempts: fallback is false, but every attempt has errors",
+    ),
+    "fallback-with-a-clean-attempt": (
+        items(attempts(2, (None, []), fallback=True)),
+        f"{ITEMS} row 3: the record contradicts its own attempts: fallback is true, but attempt 0 has no error",
+    ),
+    "errors-no-attempt-had": (
+        items(attempts(1, (None, []), errors=["wrong_language"])),
+        f"{ITEMS} row 2: the record contradicts its own attempts: errors ['wrong_language'] are "
+        "not those of the kept attempt 0 []",
+    ),
     "kept-text-no-attempt-made": (
         items(at(3, transformed_text="a text no attempt made")),
         f"{ITEMS} row 4: the record contradicts its own attempts: transformed_text is not the output of the kept "
-        "attempt 0"),
+        "attempt 0",
+    ),
     "kept-text-of-a-flawed-attempt": (
         items(attempts(0, ("flawed", ["empty"]), ("clean", []), transformed_text="flawed")),
         f"{ITEMS} row 1: the record contradicts its own attempts: transformed_text is not the output of the kept "
-        "attempt 1"),
+        "attempt 1",
+    ),
     # the manifest against the source copy, the files beside it and the taxonomy
-    "languages-contradict-dataset-json": (languages_and_subsets(languages=["deu"], subsets={"default": ["deu"]}),
-                                          "source/STSBenchmark/dataset.json gives languages ['deu']; the manifest "
-                                          "says ['eng']"),
-    "subsets-contradict-dataset-json": (languages_and_subsets(subsets={"default": ["eng"], "en-x": ["eng"]}),
-                                        "source/STSBenchmark/dataset.json gives subsets {'default': ['eng'], "
-                                        "'en-x': ['eng']}; the manifest says {'default': ['eng']}"),
+    "languages-contradict-dataset-json": (
+        languages_and_subsets(languages=["deu"], subsets={"default": ["deu"]}),
+        "source/STSBenchmark/dataset.json gives languages ['deu']; the manifest says ['eng']",
+    ),
+    "subsets-contradict-dataset-json": (
+        languages_and_subsets(subsets={"default": ["eng"], "en-x": ["eng"]}),
+        "source/STSBenchmark/dataset.json gives subsets {'default': ['eng'], "
+        "'en-x': ['eng']}; the manifest says {'default': ['eng']}",
+    ),
     "rows-overstated": (rows_stated(999), f"manifest.json gives 999 rows for {ITEMS}; the file has 8"),
     "rows-understated": (rows_stated(0), f"manifest.json gives 0 rows for {ITEMS}; the file has 8"),
     "file-listed-twice": (listed_twice, f"file {ITEMS} is listed twice"),
-    "file-not-listed": (unlisted("data/STSBenchmark/paraphrasing_1338.parquet"),
-                        "file data/STSBenchmark/paraphrasing_1338.parquet is in the folder but not listed in "
-                        "manifest.json"),
-    "file-not-listed-at-the-top": (unlisted("extra.parquet"),
-                                   "file extra.parquet is in the folder but not listed in manifest.json"),
+    "file-not-listed": (
+        unlisted("data/STSBenchmark/paraphrasing_1338.parquet"),
+        "file data/STSBenchmark/paraphrasing_1338.parquet is in the folder but not listed in manifest.json",
+    ),
+    "file-not-listed-at-the-top": (
+        unlisted("extra.parquet"),
+        "file extra.parquet is in the folder but not listed in manifest.json",
+    ),
     "transformation-not-in-the-taxonomy": (
-        lambda root: (move(ITEMS, "data/STSBenchmark/poetry_1337.parquet")(root),
-                      {"transformations": ["paraphrasing", "poetry"]})[1],
-        "transformation 'poetry' is not in the taxonomy"),
+        lambda root: (
+            move(ITEMS, "data/STSBenchmark/poetry_1337.parquet")(root),
+            {"transformations": ["paraphrasing", "poetry"]},
+        )[1],
+        "transformation 'poetry' is not in the taxonomy",
+    ),
 }
 
 
@@ -362,8 +466,9 @@ def test_refused_manifest_nested_too_deeply(tmp_path, capsys):
     (tmp_path / "store" / "objects" / ("a" * 64)).mkdir(parents=True)
     (tmp_path / "store" / "objects" / ("a" * 64) / "manifest.json").write_text("[" * 100000)
     (tmp_path / "store" / "labels").mkdir()
-    (tmp_path / "store" / "labels" / "deep.json").write_text(json.dumps(
-        {"label": "deep", "content_hash": "a" * 64, "published": "2026-11-22T00:00:00+00:00"}))
+    (tmp_path / "store" / "labels" / "deep.json").write_text(
+        json.dumps({"label": "deep", "content_hash": "a" * 64, "published": "2026-11-22T00:00:00+00:00"})
+    )
     assert main(["verify", "--store", str(tmp_path / "store"), "--revision", "deep"]) == 2
     assert "manifest.json: not valid JSON (nested too deeply)" in _one_line(capsys.readouterr().err)
 
@@ -384,7 +489,16 @@ def test_a_refusal_never_aborts(bad_revision, tmp_path):
     every time."""
     root, expected = _corrupted(bad_revision, tmp_path, "nan-judge-score")
     install(tmp_path / "store", root)
-    command = [sys.executable, "-m", "hteb_score.cli", "verify", "--store", str(tmp_path / "store"), "--revision", "bad"]
+    command = [
+        sys.executable,
+        "-m",
+        "hteb_score.cli",
+        "verify",
+        "--store",
+        str(tmp_path / "store"),
+        "--revision",
+        "bad",
+    ]
     with ThreadPoolExecutor(4) as pool:
         done = list(pool.map(lambda _: subprocess.run(command, capture_output=True, text=True, timeout=300), range(30)))
     assert [d.returncode for d in done] == [2] * 30, [d.stderr[-300:] for d in done if d.returncode != 2][:2]
@@ -400,6 +514,7 @@ def test_a_corrupt_dataset_leaves_the_others_readable(bad_revision, tmp_path):
 
 
 # --- fuzz: a real small revision mutated at random; `verify` is OK or one line, never another exception -------
+
 
 @pytest.fixture(scope="module")
 def small(tmp_path_factory, shared_data) -> Path:
@@ -441,8 +556,9 @@ def _verify_mutated(small: Path, mutate: Callable[[Path], None]) -> None:
         store = Path(tmp) / "store"
         shutil.copytree(root, store / "objects" / digest)
         (store / "labels").mkdir()
-        (store / "labels" / "fz.json").write_text(json.dumps({"label": "fz", "content_hash": digest,
-                                                              "published": "2026-11-22T00:00:00+00:00"}))
+        (store / "labels" / "fz.json").write_text(
+            json.dumps({"label": "fz", "content_hash": digest, "published": "2026-11-22T00:00:00+00:00"})
+        )
         err = io.StringIO()
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
             code = main(["verify", "--store", str(store), "--revision", "fz"])
@@ -455,26 +571,35 @@ def _verify_mutated(small: Path, mutate: Callable[[Path], None]) -> None:
             _one_line(err.getvalue())
 
 
-FUZZ = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                       HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=examples(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=10),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
-    max_leaves=8)
+    max_leaves=8,
+)
 
 
 def _values_of(kind: pa.DataType) -> st.SearchStrategy:
     """Any value an Arrow column of `kind` can hold (NaN, infinities, nulls and extreme integers included)."""
     if pa.types.is_struct(kind):
-        inner = st.fixed_dictionaries({kind.field(i).name: _values_of(kind.field(i).type)
-                                       for i in range(kind.num_fields)})
+        inner = st.fixed_dictionaries(
+            {kind.field(i).name: _values_of(kind.field(i).type) for i in range(kind.num_fields)}
+        )
     elif pa.types.is_list(kind):
         inner = st.lists(_values_of(kind.value_type), max_size=3)
     elif pa.types.is_integer(kind):
-        inner = st.integers(-2**63, 2**63 - 1)
+        inner = st.integers(-(2**63), 2**63 - 1)
     else:
-        inner = {pa.string(): st.text(max_size=20), pa.float64(): st.floats(), pa.bool_(): st.booleans(),
-                 pa.null(): st.none()}[kind]
+        inner = {
+            pa.string(): st.text(max_size=20),
+            pa.float64(): st.floats(),
+            pa.bool_(): st.booleans(),
+            pa.null(): st.none(),
+        }[kind]
     return st.none() | inner
 
 
@@ -490,8 +615,11 @@ def test_fuzz_random_bytes(small, data):
 
     def mutate(root: Path) -> None:
         raw = (root / rel).read_bytes()
-        raw = {"overwrite": raw[:at] + chunk + raw[at + len(chunk):], "insert": raw[:at] + chunk + raw[at:],
-               "truncate": raw[:at]}[how]
+        raw = {
+            "overwrite": raw[:at] + chunk + raw[at + len(chunk) :],
+            "insert": raw[:at] + chunk + raw[at:],
+            "truncate": raw[:at],
+        }[how]
         (root / rel).write_bytes(raw)
         if rel != "manifest.json":
             _rehash(root, rel)
@@ -538,8 +666,12 @@ def test_fuzz_dropped_columns(small, data):
 def test_fuzz_json_values(small, data):
     """A key of a dataset.json or of the manifest set to any JSON value (NaN included) or deleted; a
     changed dataset.json is resealed, a changed manifest is read as it is."""
-    rel = data.draw(st.sampled_from(["manifest.json", "source/STSBenchmark/dataset.json",
-                                     "source/TwitterSemEval2015/dataset.json"]), label="file")
+    rel = data.draw(
+        st.sampled_from(
+            ["manifest.json", "source/STSBenchmark/dataset.json", "source/TwitterSemEval2015/dataset.json"]
+        ),
+        label="file",
+    )
     document = json.loads((small / rel).read_text())
     key = data.draw(st.sampled_from(sorted(document)) | st.text(max_size=6), label="key")
     delete = data.draw(st.booleans(), label="delete")

@@ -18,8 +18,13 @@ from hteb_contract.sources import read_source_dir, read_source_parquet, write_so
 from source_copies import copy_source
 
 # dataset -> the table its degenerate row goes into, as in shared/data
-TABLES = {"STSBenchmark": "test", "TwitterSemEval2015": "test", "SummEval": "test", "Banking77": "test",
-          "SciFact": "qrels"}
+TABLES = {
+    "STSBenchmark": "test",
+    "TwitterSemEval2015": "test",
+    "SummEval": "test",
+    "Banking77": "test",
+    "SciFact": "qrels",
+}
 
 
 def _replace_row(folder: Path, table: str, number: int, line: str) -> None:
@@ -47,17 +52,29 @@ CASES = {
     "sts-score-text": ("STSBenchmark", _edit(score="high"), "test row 2: score must be a finite number, got 'high'"),
     "sts-score-null": ("STSBenchmark", _edit(score=None), "test row 2: score must be a finite number, got None"),
     "sts-score-bool": ("STSBenchmark", _edit(score=True), "test row 2: score must be a finite number, got True"),
-    "sts-score-overflowing": ("STSBenchmark", _raw('{row}, "score": 1e999}'),
-                              "test row 2: score must be a finite number, got inf"),
-    "sts-score-nan-literal": ("STSBenchmark", _raw('{row}, "score": NaN}'),
-                              "test.jsonl:2: not valid JSON (NaN is not JSON)"),
-    "sts-score-infinity-literal": ("STSBenchmark", _raw('{row}, "score": -Infinity}'),
-                                   "test.jsonl:2: not valid JSON (-Infinity is not JSON)"),
+    "sts-score-overflowing": (
+        "STSBenchmark",
+        _raw('{row}, "score": 1e999}'),
+        "test row 2: score must be a finite number, got inf",
+    ),
+    "sts-score-nan-literal": (
+        "STSBenchmark",
+        _raw('{row}, "score": NaN}'),
+        "test.jsonl:2: not valid JSON (NaN is not JSON)",
+    ),
+    "sts-score-infinity-literal": (
+        "STSBenchmark",
+        _raw('{row}, "score": -Infinity}'),
+        "test.jsonl:2: not valid JSON (-Infinity is not JSON)",
+    ),
     "sts-score-column-missing": ("STSBenchmark", _drop("score"), "test row 2: missing field 'score'"),
     "sts-sentence-null": ("STSBenchmark", _edit(sentence1=None), "test row 2: sentence1 must be a string, got None"),
     "sts-sentence-number": ("STSBenchmark", _edit(sentence2=42), "test row 2: sentence2 must be a string, got 42"),
-    "sts-sentence-list": ("STSBenchmark", _edit(sentence2=["a", "b"]),
-                          "test row 2: sentence2 must be a string, got ['a', 'b']"),
+    "sts-sentence-list": (
+        "STSBenchmark",
+        _edit(sentence2=["a", "b"]),
+        "test row 2: sentence2 must be a string, got ['a', 'b']",
+    ),
     "sts-sentence-column-missing": ("STSBenchmark", _drop("sentence2"), "test row 2: missing field 'sentence2'"),
     "sts-row-not-an-object": ("STSBenchmark", lambda row: "[1, 2]", "test.jsonl:2: expected a JSON object"),
     "sts-row-not-json": ("STSBenchmark", lambda row: "{'score': 1}", "test.jsonl:2: not valid JSON"),
@@ -66,40 +83,83 @@ CASES = {
     "pair-label-true": ("TwitterSemEval2015", _edit(label=True), "test row 2: label must be 0 or 1, got True"),
     "pair-label-float": ("TwitterSemEval2015", _edit(label=1.0), "test row 2: label must be 0 or 1, got 1.0"),
     "pair-label-missing": ("TwitterSemEval2015", _drop("label"), "test row 2: missing field 'label'"),
-    "summary-null": ("SummEval", _edit(machine_summaries=None),
-                     "test row 2: machine_summaries must be a list of strings, got None"),
-    "summary-not-text": ("SummEval", _edit(human_summaries=["fine", 3]),
-                         "test row 2: human_summaries must be a list of strings, got ['fine', 3]"),
+    "summary-null": (
+        "SummEval",
+        _edit(machine_summaries=None),
+        "test row 2: machine_summaries must be a list of strings, got None",
+    ),
+    "summary-not-text": (
+        "SummEval",
+        _edit(human_summaries=["fine", 3]),
+        "test row 2: human_summaries must be a list of strings, got ['fine', 3]",
+    ),
     "relevance-text": ("SummEval", _edit(relevance=["high"]), "test row 2: relevance must be a list of finite numbers"),
     "classification-text-null": ("Banking77", _edit(text=None), "test row 2: text must be a string, got None"),
     "classification-label-null": ("Banking77", _edit(label=None), "test row 2: label must be a string or an integer"),
-    "qrels-score-text": ("SciFact", _edit(score="relevant"),
-                         "qrels row 2: score must be an integer relevance grade within int32, as mteb and "
-                         "pytrec_eval read qrels, got 'relevant'"),
+    "qrels-score-text": (
+        "SciFact",
+        _edit(score="relevant"),
+        "qrels row 2: score must be an integer relevance grade within int32, as mteb and "
+        "pytrec_eval read qrels, got 'relevant'",
+    ),
     # issue 24: graded relevance, huge numbers, lone surrogates
-    "qrels-score-half": ("SciFact", _edit(score=0.5), "qrels row 2: score must be an integer relevance grade within "
-                                                      "int32, as mteb and pytrec_eval read qrels, got 0.5"),
-    "qrels-score-1e30": ("SciFact", _raw('{row}, "score": 1e30}'), "qrels row 2: score must be an integer relevance "
-                                                                   "grade within int32"),
+    "qrels-score-half": (
+        "SciFact",
+        _edit(score=0.5),
+        "qrels row 2: score must be an integer relevance grade within "
+        "int32, as mteb and pytrec_eval read qrels, got 0.5",
+    ),
+    "qrels-score-1e30": (
+        "SciFact",
+        _raw('{row}, "score": 1e30}'),
+        "qrels row 2: score must be an integer relevance grade within int32",
+    ),
     "qrels-score-2-to-the-31": ("SciFact", _edit(score=2**31), "qrels row 2: score must be an integer relevance grade"),
-    "qrels-score-huge-integer": ("SciFact", _raw('{row}, "score": 1' + "0" * 400 + "}"),
-                                 "qrels row 2: score must be an integer relevance grade"),
-    "sts-score-huge-integer": ("STSBenchmark", _raw('{row}, "score": 1' + "0" * 400 + "}"),
-                               "test row 2: score must be a finite number, got 1000000000"),
-    "summary-relevance-huge-integer": ("SummEval", _raw('{row}, "relevance": [1' + "0" * 400 + "]}"),
-                                       "test row 2: relevance must be a list of finite numbers"),
-    "sts-sentence-lone-surrogate": ("STSBenchmark", _raw('{row}, "sentence1": "caf\\ud800e"}'),
-                                    "test row 2: sentence1 holds a lone surrogate '\\ud800': not Unicode text"),
-    "sts-sentence-low-surrogate": ("STSBenchmark", _raw('{row}, "sentence2": "\\udfff"}'),
-                                   "test row 2: sentence2 holds a lone surrogate '\\udfff'"),
-    "summary-lone-surrogate": ("SummEval", _raw('{row}, "machine_summaries": ["ok", "a\\ud83d"]}'),
-                               "test row 2: machine_summaries holds a lone surrogate '\\ud83d'"),
-    "classification-lone-surrogate": ("Banking77", _raw('{row}, "text": "\\ud800"}'),
-                                      "test row 2: text holds a lone surrogate"),
-    "qrels-doc-id-lone-surrogate": ("SciFact", _raw('{row}, "doc_id": "d\\ud800"}'),
-                                    "qrels row 2: doc_id holds a lone surrogate"),
-    "qrels-doc-id-null": ("SciFact", _edit(doc_id=None),
-                          "qrels row 2: doc_id must be a string or an integer, got None"),
+    "qrels-score-huge-integer": (
+        "SciFact",
+        _raw('{row}, "score": 1' + "0" * 400 + "}"),
+        "qrels row 2: score must be an integer relevance grade",
+    ),
+    "sts-score-huge-integer": (
+        "STSBenchmark",
+        _raw('{row}, "score": 1' + "0" * 400 + "}"),
+        "test row 2: score must be a finite number, got 1000000000",
+    ),
+    "summary-relevance-huge-integer": (
+        "SummEval",
+        _raw('{row}, "relevance": [1' + "0" * 400 + "]}"),
+        "test row 2: relevance must be a list of finite numbers",
+    ),
+    "sts-sentence-lone-surrogate": (
+        "STSBenchmark",
+        _raw('{row}, "sentence1": "caf\\ud800e"}'),
+        "test row 2: sentence1 holds a lone surrogate '\\ud800': not Unicode text",
+    ),
+    "sts-sentence-low-surrogate": (
+        "STSBenchmark",
+        _raw('{row}, "sentence2": "\\udfff"}'),
+        "test row 2: sentence2 holds a lone surrogate '\\udfff'",
+    ),
+    "summary-lone-surrogate": (
+        "SummEval",
+        _raw('{row}, "machine_summaries": ["ok", "a\\ud83d"]}'),
+        "test row 2: machine_summaries holds a lone surrogate '\\ud83d'",
+    ),
+    "classification-lone-surrogate": (
+        "Banking77",
+        _raw('{row}, "text": "\\ud800"}'),
+        "test row 2: text holds a lone surrogate",
+    ),
+    "qrels-doc-id-lone-surrogate": (
+        "SciFact",
+        _raw('{row}, "doc_id": "d\\ud800"}'),
+        "qrels row 2: doc_id holds a lone surrogate",
+    ),
+    "qrels-doc-id-null": (
+        "SciFact",
+        _edit(doc_id=None),
+        "qrels row 2: doc_id must be a string or an integer, got None",
+    ),
 }
 
 
@@ -147,10 +207,14 @@ def test_refused_bad_dataset_json(tmp_path, shared_data, case):
     assert expected in str(refused.value)
 
 
-@pytest.mark.parametrize("case, value, expected", [
-    ("duplicate-id", "{first}", "test row 2: duplicate id"),
-    ("empty-id", "", "test row 2: item id '' is not a non-empty string"),
-], ids=["duplicate-id", "empty-id"])
+@pytest.mark.parametrize(
+    "case, value, expected",
+    [
+        ("duplicate-id", "{first}", "test row 2: duplicate id"),
+        ("empty-id", "", "test row 2: item id '' is not a non-empty string"),
+    ],
+    ids=["duplicate-id", "empty-id"],
+)
 def test_refused_bad_row_id(tmp_path, shared_data, case, value, expected):
     folder = copy_source(shared_data, "SummEval", tmp_path)
     rows = (folder / "test.jsonl").read_text(encoding="utf-8").splitlines()
@@ -173,18 +237,39 @@ def test_refused_degenerate_row_of_a_parquet_copy(tmp_path, shared_data):
 # --- fuzz: random JSONL rows -------------------------------------------------------------------------------
 
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
-VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3)
-                      | st.dictionaries(st.text(max_size=4), inner, max_size=3), max_leaves=6)
-FIELDS = ["sentence1", "sentence2", "score", "label", "text", "lang", "id", "human_summaries", "machine_summaries",
-          "relevance", "query_id", "doc_id"]
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=6,
+)
+FIELDS = [
+    "sentence1",
+    "sentence2",
+    "score",
+    "label",
+    "text",
+    "lang",
+    "id",
+    "human_summaries",
+    "machine_summaries",
+    "relevance",
+    "query_id",
+    "doc_id",
+]
 ROWS = st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=5), VALUES, max_size=7)
-LINES = st.lists(ROWS.map(json.dumps) | st.text(max_size=20).filter(lambda t: "\n" not in t and "\r" not in t),
-                 min_size=1, max_size=4)
+LINES = st.lists(
+    ROWS.map(json.dumps) | st.text(max_size=20).filter(lambda t: "\n" not in t and "\r" not in t),
+    min_size=1,
+    max_size=4,
+)
 
 
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(name=st.sampled_from(["STSBenchmark", "TwitterSemEval2015", "SummEval", "MasakhaNEWS"]), lines=LINES,
-       keep=st.integers(min_value=0, max_value=2))
+@given(
+    name=st.sampled_from(["STSBenchmark", "TwitterSemEval2015", "SummEval", "MasakhaNEWS"]),
+    lines=LINES,
+    keep=st.integers(min_value=0, max_value=2),
+)
 def test_fuzz_source_reader(shared_data, name, lines, keep):
     """Random rows among real ones: the dataset reads, and then every text is a string and every score
     finite, or it is one SourceError line."""

@@ -49,8 +49,10 @@ CORRUPT = {
     "json-list": (b"[]", "labels/bad.json is not a JSON object"),
     "deeply-nested": (b"[" * 100000, "labels/bad.json is not valid JSON"),
     "another-label-name": (_record(label="good"), "labels/bad.json names the label 'good'"),
-    "hash-escaping-the-store": (_record(content_hash="../../x"), "labels/bad.json gives the content hash '../../x', "
-                                                                 "not a hex sha256"),
+    "hash-escaping-the-store": (
+        _record(content_hash="../../x"),
+        "labels/bad.json gives the content hash '../../x', not a hex sha256",
+    ),
     "hash-absolute-path": (_record(content_hash="/etc"), "gives the content hash '/etc', not a hex sha256"),
     "hash-upper-case": (_record(content_hash="A" * 64), "not a hex sha256"),
     "hash-short": (_record(content_hash="abc"), "gives the content hash 'abc', not a hex sha256"),
@@ -114,11 +116,13 @@ def test_refused_label_pointing_outside_the_store(tmp_path, store, staged, capsy
     scored) from outside the store; now the label is refused before anything there is opened."""
     shutil.copytree(staged, tmp_path / "x")
     assert (store / "objects" / ".." / ".." / "x").resolve() == (tmp_path / "x").resolve()
-    (store / "labels" / "evil.json").write_text(json.dumps({"label": "evil", "content_hash": "../../x",
-                                                            "published": PUBLISHED}))
+    (store / "labels" / "evil.json").write_text(
+        json.dumps({"label": "evil", "content_hash": "../../x", "published": PUBLISHED})
+    )
     assert main(["verify", "--store", str(store), "--revision", "evil"]) == 2
     assert "label 'evil' is corrupt: labels/evil.json gives the content hash '../../x'" in _one_line(
-        capsys.readouterr().err)
+        capsys.readouterr().err
+    )
     with pytest.raises(StoreError, match="is corrupt"):
         LocalStore(store).fetch("evil")
 
@@ -136,17 +140,25 @@ ADDRESSES = {
     "revisions-store-is-a-file": (["revisions", "--store", "{tmp}/file"], "no revision store at file://{tmp}/file"),
     "revisions-empty-file-uri": (["revisions", "--store", "file://"], "names no folder"),
     "revisions-empty-path": (["revisions", "--store", ""], "names no folder"),
-    "revisions-hub-unreachable": (["revisions", "--store", "hf://owner/name"],  # the tests run with HF_HUB_OFFLINE=1
-                                  "hf://owner/name: cannot tell whether the repository exists (OfflineModeIsEnabled"),
-    "verify-missing-store": (["verify", "--store", "{tmp}/none", "--revision", "v1"],
-                             "no revision 'v1' in store {tmp}/none: there is no store there"),
+    "revisions-hub-unreachable": (
+        ["revisions", "--store", "hf://owner/name"],  # the tests run with HF_HUB_OFFLINE=1
+        "hf://owner/name: cannot tell whether the repository exists (OfflineModeIsEnabled",
+    ),
+    "verify-missing-store": (
+        ["verify", "--store", "{tmp}/none", "--revision", "v1"],
+        "no revision 'v1' in store {tmp}/none: there is no store there",
+    ),
     "verify-empty-file-uri": (["verify", "--store", "file://", "--revision", "v1"], "names no folder"),
     "verify-blank-file-uri": (["verify", "--store", "file://  ", "--revision", "v1"], "names no folder"),
-    "verify-ref-with-a-path": (["verify", "--store", "{tmp}/store", "--revision", "../labels/good"],
-                               "no revision '../labels/good' in store {tmp}/store (labels: good)"),
+    "verify-ref-with-a-path": (
+        ["verify", "--store", "{tmp}/store", "--revision", "../labels/good"],
+        "no revision '../labels/good' in store {tmp}/store (labels: good)",
+    ),
     "verify-ref-empty": (["verify", "--store", "{tmp}/store", "--revision", ""], "no revision '' in store"),
-    "verify-hub-ref-with-a-path": (["verify", "--store", "hf://owner/name", "--revision", "../../x"],
-                                   "hf://owner/name: '../../x' is not a tag, branch or commit name"),
+    "verify-hub-ref-with-a-path": (
+        ["verify", "--store", "hf://owner/name", "--revision", "../../x"],
+        "hf://owner/name: '../../x' is not a tag, branch or commit name",
+    ),
 }
 
 

@@ -20,8 +20,13 @@ from hteb_generate.cli.app import main as generate
 from source_copies import copy_source
 
 #: dataset -> (table, a text field of its rows)
-TEXTS = {"STSBenchmark": ("test", "sentence1"), "TwitterSemEval2015": ("test", "sentence2"),
-         "Banking77": ("test", "text"), "SciFact": ("queries", "text"), "MasakhaNEWS": ("test", "text")}
+TEXTS = {
+    "STSBenchmark": ("test", "sentence1"),
+    "TwitterSemEval2015": ("test", "sentence2"),
+    "Banking77": ("test", "text"),
+    "SciFact": ("queries", "text"),
+    "MasakhaNEWS": ("test", "text"),
+}
 
 
 def _set_text(folder: Path, table: str, field: str, number: int, escaped: str) -> None:
@@ -35,12 +40,11 @@ def _set_text(folder: Path, table: str, field: str, number: int, escaped: str) -
 
 
 SURROGATES = st.integers(0xD800, 0xDFFF).map(lambda c: f"\\u{c:04x}")
-PLAIN = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7e, exclude_characters='"\\'), max_size=12)
+PLAIN = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E, exclude_characters='"\\'), max_size=12)
 
 
 @settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(name=st.sampled_from(sorted(TEXTS)), before=PLAIN, surrogate=SURROGATES, after=PLAIN,
-       row=st.integers(1, 3))
+@given(name=st.sampled_from(sorted(TEXTS)), before=PLAIN, surrogate=SURROGATES, after=PLAIN, row=st.integers(1, 3))
 def test_refused_lone_surrogate_anywhere(shared_data, name, before, surrogate, after, row):
     table, field = TEXTS[name]
     if surrogate[2:4] in ("d8", "d9", "da", "db") and after.startswith("\\u"):
@@ -73,9 +77,25 @@ def test_refused_by_generate_validate(tmp_path, shared_data, capsys):
     folder = copy_source(shared_data, "STSBenchmark", data, rows=6)
     _set_text(folder, "test", "sentence1", 1, "\\ud800")
     with pytest.raises(SystemExit) as refused:
-        generate(["validate", "--seed", "1339", "--profile", "noise", "--datasets", "STSBenchmark",
-                  "--transformations", "numerisation", "--data-dir", str(data), "--store", str(tmp_path / "store"),
-                  "--cache-dir", str(tmp_path / "cache")])
+        generate(
+            [
+                "validate",
+                "--seed",
+                "1339",
+                "--profile",
+                "noise",
+                "--datasets",
+                "STSBenchmark",
+                "--transformations",
+                "numerisation",
+                "--data-dir",
+                str(data),
+                "--store",
+                str(tmp_path / "store"),
+                "--cache-dir",
+                str(tmp_path / "cache"),
+            ]
+        )
     err = capsys.readouterr().err
     assert refused.value.code == 2 and err.count("\n") == 1 and "Traceback" not in err
     assert "test row 1: sentence1 holds a lone surrogate '\\ud800'" in err

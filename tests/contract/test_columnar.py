@@ -36,13 +36,38 @@ from hteb_generate.sources.source_loading import sample_dataset
 from hteb_score import SAMPLE_REVISION, SAMPLE_STORE
 from revision_factory import item_record
 
-SETTINGS = settings(max_examples=examples(250), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+SETTINGS = settings(
+    max_examples=examples(250), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True
+)
 
 # Values the schema's rules and Arrow's disagree on most easily: regex dialects ($ before a newline,
 # Unicode word characters), bounds, NaN and infinities, enum and const neighbours, empty strings.
-STRINGS = ["", " ", "eng\n", "éng", "ENG", "tést", "test\n", "a" * 64, "0" * 64, "0" * 63 + "\n", "sentence1[0]",
-           "sentence1[٣]", "x y", "rule", "STS", "Retrieval", "identical", "empty", "hteb.item/2", "hteb.item/3",
-           "hteb.item/4", "strip_quotes", "Strip", "stop"]
+STRINGS = [
+    "",
+    " ",
+    "eng\n",
+    "éng",
+    "ENG",
+    "tést",
+    "test\n",
+    "a" * 64,
+    "0" * 64,
+    "0" * 63 + "\n",
+    "sentence1[0]",
+    "sentence1[٣]",
+    "x y",
+    "rule",
+    "STS",
+    "Retrieval",
+    "identical",
+    "empty",
+    "hteb.item/2",
+    "hteb.item/3",
+    "hteb.item/4",
+    "strip_quotes",
+    "Strip",
+    "stop",
+]
 NUMBERS = [0, 1, 5, -1, 0.0, 0.5, 1.0, 1.5, 5.0, 5.5, -0.0, math.nan, math.inf, -math.inf, 2**62, -(2**63)]
 
 
@@ -60,8 +85,12 @@ def _v2(row: dict) -> dict:
 def rows(shared_data) -> list[dict]:
     """Real item rows, both versions: the sample store's LLM records and rule-made records of shared/data."""
     sample = open_store(f"file://{SAMPLE_STORE}").fetch(SAMPLE_REVISION)
-    records = [record for name in sample.dataset_names() for variant in sample.variants(name)
-               for record in sample.items(name, *variant)][:60]
+    records = [
+        record
+        for name in sample.dataset_names()
+        for variant in sample.variants(name)
+        for record in sample.items(name, *variant)
+    ][:60]
     for name in ("SemRel2024", "SummEval", "SciFact", "STS12"):
         dataset = sample_dataset(read_source_dir(shared_data / name), 2)
         for index, ref in enumerate(list(dataset.iter_texts())[:4]):
@@ -73,8 +102,11 @@ def rows(shared_data) -> list[dict]:
 
 def _at(row, path):
     for key in path:
-        if not isinstance(row, (dict, list)) or (isinstance(row, list) and key >= len(row)) or (
-                isinstance(row, dict) and key not in row):
+        if (
+            not isinstance(row, (dict, list))
+            or (isinstance(row, list) and key >= len(row))
+            or (isinstance(row, dict) and key not in row)
+        ):
             return None
         row = row[key]
     return row
@@ -163,7 +195,7 @@ def test_one_broken_field_is_refused_as_the_per_record_path_refuses_it(rows, dat
             current = current[key]
         elsewhere = [_at(other, path) for other in rows]
         row = edited(row, path, data.draw(_replacements(current, elsewhere)))
-    table = _table([*chosen[:at], row, *chosen[at + 1:]])
+    table = _table([*chosen[:at], row, *chosen[at + 1 :]])
     if table is None:
         return  # not a value an item file can hold (the column types are checked before any row)
     refused, first = _per_record(table)
@@ -185,16 +217,19 @@ def _misrevised(row):
     return {**row, "generator_revision": "main" if row["prompt_set"] == RULE else ""}
 
 
-@pytest.mark.parametrize("edit, words", [
-    (_unsampled, "sampling"),
-    (_misrevised, "generator_revision"),
-    (lambda r: {**r, "judge": {**r["judge"], "quality": math.nan}}, "not a finite number"),
-    (lambda r: {**r, "errors": [*r["errors"], *r["errors"]] or ["identical", "identical"]}, "errors"),
-    (lambda r: {**r, "fallback": not r["fallback"]}, "contradicts its own attempts"),
-    (lambda r: {**r, "source_language": "EN"}, "source_language"),
-    (lambda r: {**r, "schema_version": "hteb.item/9"}, "is not supported"),
-    (lambda r: {**r, "attempts": []}, "attempts"),
-])
+@pytest.mark.parametrize(
+    "edit, words",
+    [
+        (_unsampled, "sampling"),
+        (_misrevised, "generator_revision"),
+        (lambda r: {**r, "judge": {**r["judge"], "quality": math.nan}}, "not a finite number"),
+        (lambda r: {**r, "errors": [*r["errors"], *r["errors"]] or ["identical", "identical"]}, "errors"),
+        (lambda r: {**r, "fallback": not r["fallback"]}, "contradicts its own attempts"),
+        (lambda r: {**r, "source_language": "EN"}, "source_language"),
+        (lambda r: {**r, "schema_version": "hteb.item/9"}, "is not supported"),
+        (lambda r: {**r, "attempts": []}, "attempts"),
+    ],
+)
 @pytest.mark.parametrize("rule", [True, False], ids=["rule-made", "llm"])
 @pytest.mark.parametrize("version", ["hteb.item/3", ITEM_V2])
 def test_each_kind_of_break_is_refused_in_the_per_record_words(rows, edit, words, version, rule):
@@ -229,22 +264,56 @@ def test_the_writer_refuses_as_record_by_record(tmp_path_factory, rows, data):
     """write_items over records broken in one attribute, values Arrow would convert included (a bool as
     a number, a numpy integer, bytes as a string): same verdict and words as the per-record checks."""
     base = [ItemRecord.from_row(row, what="row") for row in rows if row["schema_version"] != ITEM_V2]
-    base = [replace(record, dataset="D", transformation="paraphrasing", seed=1, item_id=str(index))
-            for index, record in enumerate(base)]
+    base = [
+        replace(record, dataset="D", transformation="paraphrasing", seed=1, item_id=str(index))
+        for index, record in enumerate(base)
+    ]
     chosen = data.draw(st.lists(st.sampled_from(base), min_size=1, max_size=5, unique_by=lambda r: r.item_id))
     at = data.draw(st.integers(0, len(chosen) - 1))
-    name = data.draw(st.sampled_from(["seed", "dataset", "split", "fallback", "errors", "transformed_text",
-                                      "subset", "target_language", "generator_revision", "prompt_hash"]))
-    value = data.draw(st.sampled_from([None, True, 1.0, np.int64(1), b"test", "", "test", "corpus", ("identical",),
-                                       ["identical", "identical"], "eng", 2.5, "x\n"]))
+    name = data.draw(
+        st.sampled_from(
+            [
+                "seed",
+                "dataset",
+                "split",
+                "fallback",
+                "errors",
+                "transformed_text",
+                "subset",
+                "target_language",
+                "generator_revision",
+                "prompt_hash",
+            ]
+        )
+    )
+    value = data.draw(
+        st.sampled_from(
+            [
+                None,
+                True,
+                1.0,
+                np.int64(1),
+                b"test",
+                "",
+                "test",
+                "corpus",
+                ("identical",),
+                ["identical", "identical"],
+                "eng",
+                2.5,
+                "x\n",
+            ]
+        )
+    )
     chosen[at] = replace(chosen[at], **{name: value})
     root = tmp_path_factory.mktemp("write")
     expected = _outcome(lambda: _record_by_record(chosen))
     assert _outcome(lambda: rev.write_items(root, "D", "paraphrasing", 1, chosen)) == expected
     if expected is None:
         written = read_parquet_table((root / rev.items_path("D", "paraphrasing", 1)).read_bytes(), "x")
-        assert written.equals(pa.Table.from_pylist([r.to_row() for r in sorted(chosen, key=lambda r: r.ref)],
-                                                   schema=arrow_schema("item")))
+        assert written.equals(
+            pa.Table.from_pylist([r.to_row() for r in sorted(chosen, key=lambda r: r.ref)], schema=arrow_schema("item"))
+        )
 
 
 @SETTINGS
@@ -252,12 +321,29 @@ def test_the_writer_refuses_as_record_by_record(tmp_path_factory, rows, data):
 def test_the_table_writer_refuses_as_row_by_row(tmp_path_factory, rows, data):
     """write_item_table over a table (rows in any order) with one row broken, or put in another
     file, or written in an older version: same verdict and words as each row checked in ref order."""
-    base = [{**row, "dataset": "D", "transformation": "paraphrasing", "seed": 1, "item_id": str(index)}
-            for index, row in enumerate(rows) if row["schema_version"] != ITEM_V2]
+    base = [
+        {**row, "dataset": "D", "transformation": "paraphrasing", "seed": 1, "item_id": str(index)}
+        for index, row in enumerate(rows)
+        if row["schema_version"] != ITEM_V2
+    ]
     chosen = data.draw(st.lists(st.sampled_from(base), min_size=1, max_size=6, unique_by=lambda r: r["item_id"]))
     at = data.draw(st.integers(0, len(chosen) - 1))
-    name = data.draw(st.sampled_from(["seed", "dataset", "split", "fallback", "errors", "transformed_text",
-                                      "subset", "target_language", "schema_version", "prompt_hash"]))
+    name = data.draw(
+        st.sampled_from(
+            [
+                "seed",
+                "dataset",
+                "split",
+                "fallback",
+                "errors",
+                "transformed_text",
+                "subset",
+                "target_language",
+                "schema_version",
+                "prompt_hash",
+            ]
+        )
+    )
     elsewhere = [_at(other, (name,)) for other in rows]
     chosen[at] = {**chosen[at], name: data.draw(_replacements(chosen[at][name], elsewhere))}
     table = _table(chosen)
@@ -329,8 +415,11 @@ def test_files_checked_together_get_each_its_own_verdict():
     variants = sample.variants("STSBenchmark")
     tables = [sample._read_items(rev.items_path("STSBenchmark", *variant)) for variant in variants]
     texts = tables[1].column("transformed_text").to_pylist()
-    tables[1] = tables[1].set_column(tables[1].schema.get_field_index("transformed_text"), "transformed_text",
-                                     pa.array([texts[0] + " x", *texts[1:]], pa.string()))
+    tables[1] = tables[1].set_column(
+        tables[1].schema.get_field_index("transformed_text"),
+        "transformed_text",
+        pa.array([texts[0] + " x", *texts[1:]], pa.string()),
+    )
     tables[2] = pa.concat_tables([tables[2], tables[2].slice(0, 1)])
     files = [(table, *variant) for table, variant in zip(tables, variants)]
     verdicts = sample._sound_files(files, "STSBenchmark", corpus=False)
@@ -352,9 +441,15 @@ def test_a_cleared_file_changed_before_it_is_read_again_is_refused(tmp_path):
         revision.item_columns("STSBenchmark", first, seed)
 
 
-@pytest.mark.parametrize("spec", [{"oneOf": [{"type": "string"}]}, {"type": "string", "format": "date-time"},
-                                  {"if": {"properties": {"split": {"pattern": "^t"}}}},
-                                  {"$ref": "https://elsewhere/schema.json"}])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"oneOf": [{"type": "string"}]},
+        {"type": "string", "format": "date-time"},
+        {"if": {"properties": {"split": {"pattern": "^t"}}}},
+        {"$ref": "https://elsewhere/schema.json"},
+    ],
+)
 def test_a_keyword_the_compiler_does_not_check_exactly_is_an_error_not_a_rule_skipped(spec):
     """A schema edit the columnar check cannot follow fails loudly here, so the two never drift apart."""
     with pytest.raises(UnsupportedSchema):

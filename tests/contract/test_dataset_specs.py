@@ -41,13 +41,23 @@ ROWS = {spec.name: spec for spec in dataset_specs()}
 #: class's own bookkeeping (dataset_transform: mteb's Hub rows -> its columns, HTEB's rows are made).
 NOT_EVALUATION = {"_abc_impl", "metadata", "fast_loading", "dataset_transform"}
 #: The abstract class of each settings kind (clustering: by its `kind`).
-ABSTASK = {ClassificationSettings: "AbsTaskClassification", RetrievalSettings: "AbsTaskRetrieval",
-           STSSettings: "AbsTaskSTS", SummarizationSettings: "AbsTaskSummarization",
-           PairClassificationSettings: "AbsTaskPairClassification"}
+ABSTASK = {
+    ClassificationSettings: "AbsTaskClassification",
+    RetrievalSettings: "AbsTaskRetrieval",
+    STSSettings: "AbsTaskSTS",
+    SummarizationSettings: "AbsTaskSummarization",
+    PairClassificationSettings: "AbsTaskPairClassification",
+}
 #: The fields of each task type whose mteb descriptive statistics a row's `stats` holds, in order.
-STAT_FIELDS = {"Retrieval": ("queries",), "Reranking": ("queries",), "STS": ("text1", "text2"),
-               "PairClassification": ("text1", "text2"), "Summarization": ("human_summaries", "machine_summaries"),
-               "Classification": ("text",), "Clustering": ("text",)}
+STAT_FIELDS = {
+    "Retrieval": ("queries",),
+    "Reranking": ("queries",),
+    "STS": ("text1", "text2"),
+    "PairClassification": ("text1", "text2"),
+    "Summarization": ("human_summaries", "machine_summaries"),
+    "Classification": ("text",),
+    "Clustering": ("text",),
+}
 
 
 def _registry() -> list[DatasetSpec]:
@@ -81,8 +91,13 @@ def _check_evaluation(row: DatasetSpec, task: object) -> None:
     if isinstance(settings, SummarizationSettings):
         assert (task.evaluator.__name__ == "DeprecatedSummarizationEvaluator") == settings.deprecated
     # a task class overriding anything else (a future mteb's new setting) fails here
-    own = {k for cls in type(task).__mro__ if not cls.__module__.startswith("mteb.abstasks")
-           and cls.__module__.startswith("mteb") for k in vars(cls) if not k.startswith("__")}
+    own = {
+        k
+        for cls in type(task).__mro__
+        if not cls.__module__.startswith("mteb.abstasks") and cls.__module__.startswith("mteb")
+        for k in vars(cls)
+        if not k.startswith("__")
+    }
     assert own - set(settings.MTEB) - {"evaluator", "evaluator_model"} - NOT_EVALUATION == set()
 
 
@@ -146,8 +161,11 @@ def _spec_rows() -> dict[str, dict[str, str]]:
 
 def test_32_datasets_from_the_31_pins_of_spec():
     rows = _spec_rows()
-    assert len(rows) == 31 and len(SOURCES) == 32 and [name for name, _ in SOURCES.items()] == [
-        e.name for e in _registry()]
+    assert (
+        len(rows) == 31
+        and len(SOURCES) == 32
+        and [name for name, _ in SOURCES.items()] == [e.name for e in _registry()]
+    )
     assert {e.mteb_task for e in _registry()} == set(rows)
     assert [e.name for e in _registry() if e.mteb_task == "SemRel24STS"] == ["SemRel2024-eng", "SemRel2024"]
     assert sum(e.english for e in _registry()) == 19 and sum(not e.english for e in _registry()) == 13  # Tables 9, 10
@@ -207,7 +225,12 @@ def test_lookup_by_any_name_and_unknown_names():
 
 def test_a_folder_no_entry_names_is_a_dataset_of_its_data_dir():
     entry = lookup_source("STSBCrossLingual", data_dir=MTEB_NAMED)
-    assert (entry.name, entry.task_type, entry.local, entry.mteb_task) == ("STSBCrossLingual", "STS", "STSBCrossLingual", None)
+    assert (entry.name, entry.task_type, entry.local, entry.mteb_task) == (
+        "STSBCrossLingual",
+        "STS",
+        "STSBCrossLingual",
+        None,
+    )
     assert entry.subsets == {"en-de": ("eng", "deu"), "en-en": ("eng",)}
     assert (entry.source_license.license, entry.source_license.link, entry.citation) == ("unknown", None, None)
     with pytest.raises(HtebError, match="unknown dataset 'STSBCrossLingual'"):
@@ -233,8 +256,12 @@ def test_the_table_covers_every_task_we_name(shared_data):
 
 def test_the_mteb_protocol_reads_the_table():
     mteb_protocol = PROTOCOLS.get("mteb")
-    kinds = {ClassificationSettings: mteb_protocol.few_shot, ClusteringSettings: mteb_protocol.clustering,
-             RetrievalSettings: mteb_protocol.retrieval, SummarizationSettings: mteb_protocol.summarization}
+    kinds = {
+        ClassificationSettings: mteb_protocol.few_shot,
+        ClusteringSettings: mteb_protocol.clustering,
+        RetrievalSettings: mteb_protocol.retrieval,
+        SummarizationSettings: mteb_protocol.summarization,
+    }
     assert set(task_settings.INSTALLED.tasks) == {row.mteb_task for row in dataset_specs()}
     for row in dataset_specs():
         assert mteb_protocol.main_metric(row.task_type, row.mteb_task) == row.main_score
@@ -245,8 +272,11 @@ def test_the_mteb_protocol_reads_the_table():
 def _differences(row: DatasetSpec) -> dict[str, object]:
     """What a row sets apart from its task type's defaults (main score, settings fields)."""
     default = type(row.evaluation)()
-    out: dict[str, object] = {f.name: getattr(row.evaluation, f.name) for f in fields(row.evaluation)
-                              if getattr(row.evaluation, f.name) != getattr(default, f.name)}
+    out: dict[str, object] = {
+        f.name: getattr(row.evaluation, f.name)
+        for f in fields(row.evaluation)
+        if getattr(row.evaluation, f.name) != getattr(default, f.name)
+    }
     if row.main_score != task_type(row.task_type).mteb_main_score:
         out["main_score"] = row.main_score
     return out
@@ -285,22 +315,47 @@ GOOD = """\
 """
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    (GOOD.replace("  eval_split: test\n", ""), "row 1 (Toy): (row): 'eval_split' is a required property"),
-    (GOOD + "  hf_revision: main\n", "row 1 (Toy): hf_revision: 'main' does not match"),
-    (GOOD + "  colour: red\n", "row 1 (Toy): (row): Additional properties are not allowed ('colour' was unexpected)"),
-    (GOOD.replace("[eng]", "[en]"), "row 1 (Toy): subsets/default/0: 'en' does not match"),
-    (GOOD + "  evaluation: {samples_per_label: 4}\n",
-     "row 1 (Toy): evaluation: STS has no evaluation setting 'samples_per_label'; known: min_score, max_score"),
-    (GOOD.replace("STS", "STSS"), "row 1 (Toy): unknown task type 'STSS'; known: Classification, "),
-    (GOOD + GOOD, "dataset 'Toy' has two rows"),
-    (GOOD + "  mteb_task: STS12\n" + GOOD.replace("Toy", "Toy2") + "  mteb_task: STS12\n  main_score: cosine_pearson\n",
-     "rows 'Toy' and 'Toy2' name mteb task STS12 but differ in task type, main score or evaluation settings"),
-    (GOOD + "  stats: {default: [[1, 1, 10]]}\n", "row 1 (Toy): stats/default/0: [1, 1, 10] is too short"),
-    ("- name: [unclosed\n", "cannot read the dataset table: while parsing a flow sequence"),
-    ("{}\n", "(top level): {} is not of type 'array'"),
-], ids=["missing", "revision", "unknown-column", "language", "setting", "task-type", "duplicate", "disagree", "stats",
-        "yaml", "not-a-list"])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (GOOD.replace("  eval_split: test\n", ""), "row 1 (Toy): (row): 'eval_split' is a required property"),
+        (GOOD + "  hf_revision: main\n", "row 1 (Toy): hf_revision: 'main' does not match"),
+        (
+            GOOD + "  colour: red\n",
+            "row 1 (Toy): (row): Additional properties are not allowed ('colour' was unexpected)",
+        ),
+        (GOOD.replace("[eng]", "[en]"), "row 1 (Toy): subsets/default/0: 'en' does not match"),
+        (
+            GOOD + "  evaluation: {samples_per_label: 4}\n",
+            "row 1 (Toy): evaluation: STS has no evaluation setting 'samples_per_label'; known: min_score, max_score",
+        ),
+        (GOOD.replace("STS", "STSS"), "row 1 (Toy): unknown task type 'STSS'; known: Classification, "),
+        (GOOD + GOOD, "dataset 'Toy' has two rows"),
+        (
+            GOOD
+            + "  mteb_task: STS12\n"
+            + GOOD.replace("Toy", "Toy2")
+            + "  mteb_task: STS12\n  main_score: cosine_pearson\n",
+            "rows 'Toy' and 'Toy2' name mteb task STS12 but differ in task type, main score or evaluation settings",
+        ),
+        (GOOD + "  stats: {default: [[1, 1, 10]]}\n", "row 1 (Toy): stats/default/0: [1, 1, 10] is too short"),
+        ("- name: [unclosed\n", "cannot read the dataset table: while parsing a flow sequence"),
+        ("{}\n", "(top level): {} is not of type 'array'"),
+    ],
+    ids=[
+        "missing",
+        "revision",
+        "unknown-column",
+        "language",
+        "setting",
+        "task-type",
+        "duplicate",
+        "disagree",
+        "stats",
+        "yaml",
+        "not-a-list",
+    ],
+)
 def test_a_bad_table_is_refused_in_one_line(tmp_path, text, message):
     table = tmp_path / "datasets.yaml"
     table.write_text(text, encoding="utf-8")
@@ -315,6 +370,14 @@ def test_a_minimal_row_gets_its_task_type_s_defaults(tmp_path):
     table.write_text(GOOD, encoding="utf-8")
     (toy,) = load_dataset_specs(table)
     assert (toy.main_score, toy.evaluation, toy.registry, toy.english, toy.stats) == (
-        "cosine_spearman", STSSettings(), True, True, None)
-    assert (toy.source_license.license, toy.source_license.name, toy.source_license.link) == ("unknown", "not stated",
-                                                                                               None)
+        "cosine_spearman",
+        STSSettings(),
+        True,
+        True,
+        None,
+    )
+    assert (toy.source_license.license, toy.source_license.name, toy.source_license.link) == (
+        "unknown",
+        "not stated",
+        None,
+    )

@@ -22,9 +22,40 @@ from revision_factory import build_revision, item_record
 
 # Values that regex dialects and number rules disagree on: a trailing newline ($ in Python's re
 # matches before it), non-ASCII word characters, look-alike digits, big and fractional numbers.
-EDGE_VALUES = ["eng\n", "éng", "ENG", "ｅｎｇ", "a" * 64 + "\n", "0" * 64, "٣", "test\n", "tést", "x/../y", "a//b",
-               "/abs", "sentence1[0]\n", "sentence1[٣]", "", " ", "\u2028", 1, 1.0, 1.5, -1, 2**63, 2**70, True, None,
-               [], {}, ["a", "a"], [1, True], "2026-11-24T19:00:00Z", "2026-13-40T99:00:00Z", "yesterday"]
+EDGE_VALUES = [
+    "eng\n",
+    "éng",
+    "ENG",
+    "ｅｎｇ",
+    "a" * 64 + "\n",
+    "0" * 64,
+    "٣",
+    "test\n",
+    "tést",
+    "x/../y",
+    "a//b",
+    "/abs",
+    "sentence1[0]\n",
+    "sentence1[٣]",
+    "",
+    " ",
+    "\u2028",
+    1,
+    1.0,
+    1.5,
+    -1,
+    2**63,
+    2**70,
+    True,
+    None,
+    [],
+    {},
+    ["a", "a"],
+    [1, True],
+    "2026-11-24T19:00:00Z",
+    "2026-13-40T99:00:00Z",
+    "yesterday",
+]
 
 
 @pytest.fixture(scope="module")

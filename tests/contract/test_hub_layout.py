@@ -40,18 +40,28 @@ def test_every_item_file_has_the_schema_derived_from_the_item_json_schema(tmp_pa
 def test_load_dataset_reads_every_config_and_split_even_where_columns_are_all_null(tmp_path, shared_data):
     """Judge scores null in one split and set in another, target languages set in one transformation
     only: the case that failed with "Couldn't cast array of type string to null"."""
+
     def judged_translation(record: ItemRecord) -> ItemRecord:
         if record.transformation == "translation" and record.seed == 1338:
             return replace(record, target_language="spa", judge=Judge("judge", 4.0, 5.0, -0.25))
         return record
 
     root = tmp_path / "rev"
-    manifest = build_revision(root, shared_data, ["STSBenchmark", "Banking77"], edit=judged_translation,
-                              transformations=("paraphrasing", "translation"), seeds=(1337, 1338))
+    manifest = build_revision(
+        root,
+        shared_data,
+        ["STSBenchmark", "Banking77"],
+        edit=judged_translation,
+        transformations=("paraphrasing", "translation"),
+        seeds=(1337, 1338),
+    )
     rows = _load_every_split(root, manifest)
     assert len(rows) == 8
-    per_file = {(e["path"].split("/")[1], e["path"].split("/")[2][: -len(".parquet")]): e["rows"]
-                for e in manifest["files"] if e["path"].startswith("data/")}
+    per_file = {
+        (e["path"].split("/")[1], e["path"].split("/")[2][: -len(".parquet")]): e["rows"]
+        for e in manifest["files"]
+        if e["path"].startswith("data/")
+    }
     assert rows == per_file
 
 

@@ -100,8 +100,10 @@ def test_text_that_is_not_utf8_is_refused(bad_revision, tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err, err
     assert f"{ITEMS}: column 'transformed_text' row 2 holds text that is not valid UTF-8" in err
-    for read in (lambda r: r.item_columns("STSBenchmark", "paraphrasing", 1337),
-                 lambda r: r.items("STSBenchmark", "paraphrasing", 1337)):
+    for read in (
+        lambda r: r.item_columns("STSBenchmark", "paraphrasing", 1337),
+        lambda r: r.items("STSBenchmark", "paraphrasing", 1337),
+    ):
         with pytest.raises(HtebError, match="not valid UTF-8"):
             read(Revision.open(root))
 

@@ -79,8 +79,9 @@ print("done", flush=True)
 @pytest.mark.parametrize("delay", [0.0, 0.002, 0.01, 0.03, 0.1])
 def test_kill_during_publish_leaves_nothing_partial(tmp_path, staged, delay):
     store_root = tmp_path / "store"
-    proc = subprocess.Popen([sys.executable, "-c", PUBLISH, str(store_root), str(staged)],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PUBLISH, str(store_root), str(staged)], stdout=subprocess.PIPE, text=True
+    )
     assert proc.stdout.readline().strip() == "start"
     time.sleep(delay)
     os.kill(proc.pid, signal.SIGKILL)

@@ -14,8 +14,11 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-PACKAGES = {"contract": REPO / "schemas" / "hteb_contract", "score": REPO / "score" / "hteb_score",
-            "generate": REPO / "generate" / "hteb_generate"}
+PACKAGES = {
+    "contract": REPO / "schemas" / "hteb_contract",
+    "score": REPO / "score" / "hteb_score",
+    "generate": REPO / "generate" / "hteb_generate",
+}
 PROJECTS = {"contract": REPO / "schemas", "score": REPO / "score", "generate": REPO / "generate"}
 
 
@@ -34,11 +37,14 @@ def _dependencies(project: str) -> list[str]:
     return tomllib.loads((PROJECTS[project] / "pyproject.toml").read_text())["project"]["dependencies"]
 
 
-@pytest.mark.parametrize(("package", "forbidden"), [
-    ("contract", {"hteb_score", "hteb_generate", "vllm", "torch", "sentence_transformers"}),
-    ("score", {"hteb_generate", "vllm"}),
-    ("generate", {"hteb_score"}),
-])
+@pytest.mark.parametrize(
+    ("package", "forbidden"),
+    [
+        ("contract", {"hteb_score", "hteb_generate", "vllm", "torch", "sentence_transformers"}),
+        ("score", {"hteb_generate", "vllm"}),
+        ("generate", {"hteb_score"}),
+    ],
+)
 def test_no_package_imports_what_it_must_not(package, forbidden):
     assert not _imports(PACKAGES[package]) & forbidden
 
@@ -73,8 +79,10 @@ def test_no_package_reaches_into_the_repository_by_relative_path():
 
 @pytest.mark.slow  # a fresh interpreter
 def test_importing_the_scorer_loads_no_vllm():
-    code = ("import sys, hteb_score.cli, hteb_contract.stores, hteb_contract.revision; "
-            "print(any(m == 'vllm' or m.startswith('vllm.') for m in sys.modules))")
+    code = (
+        "import sys, hteb_score.cli, hteb_contract.stores, hteb_contract.revision; "
+        "print(any(m == 'vllm' or m.startswith('vllm.') for m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 
@@ -82,8 +90,22 @@ def test_importing_the_scorer_loads_no_vllm():
 @pytest.mark.slow
 @pytest.mark.xdist_group("source-tree-builds")  # builds in schemas/: never beside tests/test_wheels.py's builds
 def test_the_contract_wheel_carries_every_json_schema_and_table(tmp_path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(tmp_path),
-                    str(PROJECTS["contract"])], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(tmp_path),
+            str(PROJECTS["contract"]),
+        ],
+        check=True,
+        capture_output=True,
+    )
     wheel = next(tmp_path.glob("hteb_contract-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     from hteb_contract.validation import SCHEMAS

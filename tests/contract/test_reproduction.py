@@ -84,8 +84,10 @@ def test_parapluie_moved_beyond_the_tolerance_is_named(reference, tmp_path, shar
     (difference,) = report.differences
     dataset, transformation, seed, split, item_id, field, subset = difference.where.split("/")
     assert (dataset, transformation, seed) == ("MasakhaNEWS", "paraphrasing", "1337")
-    assert any(r.ref == (split, item_id, field) and r.subset == subset
-               for r in reference.items("MasakhaNEWS", "paraphrasing", 1337))
+    assert any(
+        r.ref == (split, item_id, field) and r.subset == subset
+        for r in reference.items("MasakhaNEWS", "paraphrasing", 1337)
+    )
     assert (difference.what, difference.ours, difference.theirs) == ("judge.parapluie", -0.029, -0.019)
     assert compare_revisions(ours, reference, Tolerance(parapluie=0.01)).reproduced
     assert "NOT reproduced" in report.render() and "judge.parapluie: ours -0.029, theirs -0.019" in report.render()
@@ -103,7 +105,8 @@ def test_a_changed_text_differs_whatever_the_tolerance(reference, tmp_path, shar
 def test_ratings_are_compared_exactly_by_default(reference, tmp_path, shared_data):
     ours = _build(tmp_path / "rev", shared_data, quality=3.0)
     assert [(d.what, d.ours, d.theirs) for d in compare_revisions(ours, reference).differences] == [
-        ("judge.quality", 3.0, 4.0)]
+        ("judge.quality", 3.0, 4.0)
+    ]
     assert compare_revisions(ours, reference, Tolerance(rating=1)).reproduced
 
 
@@ -122,10 +125,14 @@ def test_missing_and_extra_records_are_differences(reference, tmp_path, shared_d
     report = compare_revisions(ours, reference)
     assert (report.missing, report.extra, report.differences_total) == (1, 0, 1)
     gone = records[0]
-    assert report.differences[0].where == (f"STSBenchmark/paraphrasing/1337/{gone.split}/{gone.item_id}/{gone.field}/"
-                                           f"{gone.subset}")
+    assert report.differences[0].where == (
+        f"STSBenchmark/paraphrasing/1337/{gone.split}/{gone.item_id}/{gone.field}/{gone.subset}"
+    )
     assert (report.differences[0].what, report.differences[0].ours, report.differences[0].theirs) == (
-        "record", "(absent)", "present")
+        "record",
+        "(absent)",
+        "present",
+    )
     back = compare_revisions(reference, ours)
     assert (back.missing, back.extra) == (0, 1)
 
@@ -134,11 +141,19 @@ def test_a_different_config_and_generator_are_differences(reference, tmp_path, s
     root = tmp_path / "rev"
     _build(root, shared_data)
     generator = {**reference.manifest["generator"], "revision": "abc123"}
-    ours = _reseal(root, config={"rows": 6}, generator=generator, created="2030-01-01T00:00:00+00:00",
-                   counters={"items": 1, "llm_calls": 99, "cache_hits": 0, "errors": {}}, repo_id="hf://x/y")
+    ours = _reseal(
+        root,
+        config={"rows": 6},
+        generator=generator,
+        created="2030-01-01T00:00:00+00:00",
+        counters={"items": 1, "llm_calls": 99, "cache_hits": 0, "errors": {}},
+        repo_id="hf://x/y",
+    )
     report = compare_revisions(ours, reference)
     assert {(d.where, d.what, d.ours, d.theirs) for d in report.differences} == {
-        ("manifest", "config.rows", 6, 5), ("manifest", "generator.revision", "abc123", "")}
+        ("manifest", "config.rows", 6, 5),
+        ("manifest", "generator.revision", "abc123", ""),
+    }
     assert report.records_compared == report.identical  # created, counters and repo_id are not compared
 
 
@@ -157,8 +172,10 @@ def test_a_missing_dataset_is_missing_records_and_sources(reference, tmp_path, s
     masakha = len(reference.items("MasakhaNEWS", "paraphrasing", 1337))
     assert report.missing == masakha and report.extra == 0
     assert len(report.differences) == 4 and report.differences_total > masakha
-    assert any(d.where.startswith("source/MasakhaNEWS/") and d.ours == "(absent)"
-               for d in compare_revisions(ours, reference).differences)
+    assert any(
+        d.where.startswith("source/MasakhaNEWS/") and d.ours == "(absent)"
+        for d in compare_revisions(ours, reference).differences
+    )
     assert "and" in report.first(2) and report.first(2).count("ours") == 2
 
 

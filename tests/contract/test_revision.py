@@ -25,8 +25,12 @@ def sealed(tmp_path_factory, shared_data):
 def test_open_reads_sources_variants_and_items(sealed, shared_data):
     revision = Revision.open(sealed)
     assert revision.dataset_names() == NAMES
-    assert revision.variants("SciFact") == [("paraphrasing", 1337), ("paraphrasing", 1338),
-                                            ("translation", 1337), ("translation", 1338)]
+    assert revision.variants("SciFact") == [
+        ("paraphrasing", 1337),
+        ("paraphrasing", 1338),
+        ("translation", 1337),
+        ("translation", 1338),
+    ]
     items = revision.items("SciFact", "translation", 1338)
     assert len(items) == 5 and {i.split for i in items} == {"queries"}
     source = revision.source("SciFact")
@@ -133,8 +137,12 @@ def test_every_revision_carries_the_benchmarks_eval_yaml(sealed):
     names = Revision.open(sealed).dataset_names()
     figures = ["original", "hteb_lexical", "hteb_lexical_delta", "hteb_language", "hteb_language_delta"]
     average = [*figures, "paraphrasing", "paraphrasing_delta", "translation", "translation_delta"]
-    assert set(ids) == {task_id(row, c, tag) for tag in ("", ".mteb")
-                        for row, cs in [*((d, figures) for d in names), ("average", average)] for c in cs}
+    assert set(ids) == {
+        task_id(row, c, tag)
+        for tag in ("", ".mteb")
+        for row, cs in [*((d, figures) for d in names), ("average", average)]
+        for c in cs
+    }
     card = yaml.safe_load((sealed / CARD).read_text().split("---")[1])
     configs = {c["config_name"] for c in card["configs"]}
     assert {t["config"] for t in meta["tasks"] if "config" in t} == set(names) <= configs

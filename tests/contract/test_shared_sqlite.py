@@ -28,8 +28,9 @@ def _embedding_cache(args: list[str]) -> None:
     assert set(cache.get_many([args[1]])) == {args[1]}
 
 
-@pytest.mark.parametrize("entry, name, cache", [(_call_cache, "calls.sqlite", CallCache),
-                                               (_embedding_cache, "embeddings", EmbeddingCache)])
+@pytest.mark.parametrize(
+    "entry, name, cache", [(_call_cache, "calls.sqlite", CallCache), (_embedding_cache, "embeddings", EmbeddingCache)]
+)
 def test_runs_that_open_one_new_cache_together_all_get_it(tmp_path, entry, name, cache):
     keys = [f"key-{i}" for i in range(PROCESSES)]
     for round_ in range(ROUNDS):

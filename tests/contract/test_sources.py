@@ -99,7 +99,8 @@ def test_parquet_round_trip(tmp_path, shared_data):
         assert back.info == dataset.info
         assert back.tables == dataset.tables
         assert json.loads((tmp_path / name / "dataset.json").read_text())["subsets"] == {
-            subset: list(codes) for subset, codes in dataset.info.subsets.items()}
+            subset: list(codes) for subset, codes in dataset.info.subsets.items()
+        }
 
 
 @pytest.fixture
@@ -160,7 +161,9 @@ def test_sample_deals_rows_out_label_by_label(shared_data, name, labels):
     sample = sample_dataset(full, 4)
     assert len({r["label"] for r in sample.eval_rows()}) == labels
     position = {i: n for n, i in enumerate(full.ids[full.info.eval_split])}
-    assert [position[i] for i in sample.ids[sample.info.eval_split]] == sorted(position[i] for i in sample.ids[sample.info.eval_split])
+    assert [position[i] for i in sample.ids[sample.info.eval_split]] == sorted(
+        position[i] for i in sample.ids[sample.info.eval_split]
+    )
 
 
 def test_a_folder_in_mteb_subset_naming_gives_each_text_its_own_language():
@@ -189,7 +192,11 @@ def test_a_folder_without_declared_subsets_takes_them_from_its_rows(shared_data)
     assert len(semrel.info.subsets) == 12 and semrel.info.subsets["arq"] == ("arq",)
     assert read_source_dir(shared_data / "STS12").info.subsets == {"default": ("eng",)}
     english = semrel.select_subsets(["eng"], name="SemRel2024-eng")
-    assert (english.name, english.info.subsets, english.info.languages) == ("SemRel2024-eng", {"eng": ("eng",)}, ("eng",))
+    assert (english.name, english.info.subsets, english.info.languages) == (
+        "SemRel2024-eng",
+        {"eng": ("eng",)},
+        ("eng",),
+    )
     assert {r["lang"] for r in english.eval_rows()} == {"eng"} and len(english.eval_rows()) == 2600
     assert all(item_id.startswith("ENG") for item_id in english.ids["test"])
     with pytest.raises(SourceError, match="no subset 'en'; it has: afr, amh"):
@@ -224,25 +231,41 @@ PAIR = {"sentence1": "A man is cycling.", "sentence2": "Ein Mann spricht.", "sco
 
 def test_a_row_of_an_undeclared_subset_is_named(crosslingual):
     _edit(crosslingual, row={"lang": "en-fr", **PAIR})
-    assert _refused(crosslingual).endswith("test row 25: subset 'en-fr' is not declared in dataset.json subsets "
-                                           "(en-de, en-en)")
-    _edit(crosslingual, meta={"subsets": {"en-de": ["eng", "deu"], "en-en": ["eng"], "en-fr": ["eng", "fra"]},
-                              "languages": ["deu", "eng", "fra"]})
+    assert _refused(crosslingual).endswith(
+        "test row 25: subset 'en-fr' is not declared in dataset.json subsets (en-de, en-en)"
+    )
+    _edit(
+        crosslingual,
+        meta={
+            "subsets": {"en-de": ["eng", "deu"], "en-en": ["eng"], "en-fr": ["eng", "fra"]},
+            "languages": ["deu", "eng", "fra"],
+        },
+    )
     assert read_source_dir(crosslingual).info.language_of("en-fr", 1) == "fra"
     _edit(crosslingual, row=PAIR)
-    assert _refused(crosslingual).endswith("test row 26: subset 'default' is not declared in dataset.json subsets "
-                                           "(en-de, en-en, en-fr)")
+    assert _refused(crosslingual).endswith(
+        "test row 26: subset 'default' is not declared in dataset.json subsets (en-de, en-en, en-fr)"
+    )
 
 
-@pytest.mark.parametrize("meta, message", [
-    ({"subsets": {"en de": ["eng"]}}, "subset name 'en de' is not an mteb subset name"),
-    ({"subsets": {"en-de": ["english", "deu"]}}, "subset 'en-de': languages must be ISO 639-3 codes, got ['english', 'deu']"),
-    ({"subsets": {"en-de": ["eng", "deu", "fra"]}}, "subset 'en-de' lists 3 languages; a STS text has 2 position(s)"),
-    ({"subsets": {"en-de": "eng"}}, "subset 'en-de' must list its languages, got 'eng'"),
-    ({"subsets": {}}, "subsets must be a non-empty object"),
-    ({"languages": ["eng"]}, "languages ['eng'] are not the languages of the subsets ['deu', 'eng']"),
-    ({"languages": ["en"]}, "languages must be ISO 639-3 codes, got ['en']"),
-])
+@pytest.mark.parametrize(
+    "meta, message",
+    [
+        ({"subsets": {"en de": ["eng"]}}, "subset name 'en de' is not an mteb subset name"),
+        (
+            {"subsets": {"en-de": ["english", "deu"]}},
+            "subset 'en-de': languages must be ISO 639-3 codes, got ['english', 'deu']",
+        ),
+        (
+            {"subsets": {"en-de": ["eng", "deu", "fra"]}},
+            "subset 'en-de' lists 3 languages; a STS text has 2 position(s)",
+        ),
+        ({"subsets": {"en-de": "eng"}}, "subset 'en-de' must list its languages, got 'eng'"),
+        ({"subsets": {}}, "subsets must be a non-empty object"),
+        ({"languages": ["eng"]}, "languages ['eng'] are not the languages of the subsets ['deu', 'eng']"),
+        ({"languages": ["en"]}, "languages must be ISO 639-3 codes, got ['en']"),
+    ],
+)
 def test_a_bad_subsets_declaration_is_one_line(crosslingual, meta, message):
     _edit(crosslingual, meta=meta)
     assert message in _refused(crosslingual)
@@ -253,4 +276,6 @@ def test_undeclared_subsets_must_spell_their_languages(broken):
     assert "cannot tell the languages of subset 'zh-TW' from its name" in _refused(broken)
     (broken / "test.jsonl").write_text(json.dumps(PAIR) + "\n")
     _edit(broken, meta={"languages": ["eng", "deu"]})
-    assert "rows without a 'lang' field need a single language in dataset.json (it lists ['eng', 'deu'])" in _refused(broken)
+    assert "rows without a 'lang' field need a single language in dataset.json (it lists ['eng', 'deu'])" in _refused(
+        broken
+    )

@@ -26,9 +26,11 @@ TABLE = transformation_table()
 LLM = [t for t in TABLE.transformations if not t.is_rule]
 RULES = [t for t in TABLE.transformations if t.is_rule]
 #: Paper Table 1, in its order, and the Noise axis of issue 12.
-PAPER_AXES = {"lexical": ("paraphrasing", "backtranslation", "style_change"),
-              "length": ("expansion", "summarisation", "summarised_expansion"),
-              "language": ("translation", "cross_translation")}
+PAPER_AXES = {
+    "lexical": ("paraphrasing", "backtranslation", "style_change"),
+    "length": ("expansion", "summarisation", "summarised_expansion"),
+    "language": ("translation", "cross_translation"),
+}
 NOISE = ("random_capitalisation", "character_deletion", "numerisation", "keyboard_typos", "punctuation_casing_loss")
 #: Source languages a plan is tried with: Latin, an Arabic dialect, a pivot and a target language.
 SOURCES = ("eng", "arq", "spa", "deu")
@@ -68,8 +70,11 @@ def test_every_template_has_a_budget_with_room_above_what_it_writes_and_every_st
 def test_a_step_is_budgeted_by_the_template_it_holds():
     step = TABLE.get("expansion").steps[0]
     text = "word " * 240
-    assert budget.step_max_tokens(step, text, 1024, 4096) == budget.max_tokens_for(
-        step.budget, budget.estimate_tokens(text), 1024, 4096) == 6 * budget.estimate_tokens(text) + budget.MARGIN
+    assert (
+        budget.step_max_tokens(step, text, 1024, 4096)
+        == budget.max_tokens_for(step.budget, budget.estimate_tokens(text), 1024, 4096)
+        == 6 * budget.estimate_tokens(text) + budget.MARGIN
+    )
 
 
 @pytest.mark.parametrize("spec", LLM, ids=lambda t: t.name)
@@ -107,31 +112,68 @@ def _row(data: dict, name: str) -> dict:
     return next(r for r in data["transformations"] if r["name"] == name)
 
 
-@pytest.mark.parametrize(("edit", "message"), [
-    (lambda d: _row(d, "expansion").pop("judge_task"),
-     r"transformations\[3\] \(expansion\): 'judge_task' is a required property"),
-    (lambda d: _row(d, "numerisation").update(steps=[{"template": "expand", "language": "source"}]),
-     r"transformations\[10\] \(numerisation\): Additional properties are not allowed \('steps' was unexpected\)"),
-    (lambda d: _row(d, "translation")["steps"][0].update(language="middle"),
-     r"transformations\[6\] \(translation\)\.steps\[0\]\.language: 'middle' is not one of"),
-    (lambda d: _row(d, "style_change").update(axis="lexicl"),
-     r"\(style_change\): unknown axis 'lexicl'; known: lexical, length, language, noise"),
-    (lambda d: _row(d, "paraphrasing").update(axis="length"),
-     r"transformations\[1\] \(backtranslation\): its axis 'lexical' must stand with its other rows"),
-    (lambda d: _row(d, "summarisation")["steps"][0].update(template="summarize"),
-     r"\(summarisation\): steps\[0\]: unknown template 'summarize'"),
-    (lambda d: _row(d, "backtranslation")["steps"][0].update(check_as="numerisation"),
-     r"\(backtranslation\): steps\[0\]: check_as 'numerisation' is no LLM transformation"),
-    (lambda d: _row(d, "paraphrasing")["steps"][0].update(check_as="translation"),
-     r"\(paraphrasing\): steps\[0\]: check_as is for an intermediate step"),
-    (lambda d: d["transformations"].insert(1, dict(_row(d, "paraphrasing"))),
-     r"transformation 'paraphrasing' is defined twice"),
-    (lambda d: d["axes"].append({"name": "syntax", "label": "Syntax", "paper": False}),
-     r"axis 'syntax' has no transformation"),
-    (lambda d: d["templates"][2].update(growth=0),
-     r"templates\[2\] \(expand\)\.growth: 0 is less than or equal to the minimum of 0"),
-], ids=["no-judge-task", "rule-with-steps", "bad-language", "unknown-axis", "axis-split", "unknown-template",
-        "check-as-rule", "check-as-last-step", "twice", "empty-axis", "no-growth"])
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            lambda d: _row(d, "expansion").pop("judge_task"),
+            r"transformations\[3\] \(expansion\): 'judge_task' is a required property",
+        ),
+        (
+            lambda d: _row(d, "numerisation").update(steps=[{"template": "expand", "language": "source"}]),
+            r"transformations\[10\] \(numerisation\): Additional properties are not allowed \('steps' was unexpected\)",
+        ),
+        (
+            lambda d: _row(d, "translation")["steps"][0].update(language="middle"),
+            r"transformations\[6\] \(translation\)\.steps\[0\]\.language: 'middle' is not one of",
+        ),
+        (
+            lambda d: _row(d, "style_change").update(axis="lexicl"),
+            r"\(style_change\): unknown axis 'lexicl'; known: lexical, length, language, noise",
+        ),
+        (
+            lambda d: _row(d, "paraphrasing").update(axis="length"),
+            r"transformations\[1\] \(backtranslation\): its axis 'lexical' must stand with its other rows",
+        ),
+        (
+            lambda d: _row(d, "summarisation")["steps"][0].update(template="summarize"),
+            r"\(summarisation\): steps\[0\]: unknown template 'summarize'",
+        ),
+        (
+            lambda d: _row(d, "backtranslation")["steps"][0].update(check_as="numerisation"),
+            r"\(backtranslation\): steps\[0\]: check_as 'numerisation' is no LLM transformation",
+        ),
+        (
+            lambda d: _row(d, "paraphrasing")["steps"][0].update(check_as="translation"),
+            r"\(paraphrasing\): steps\[0\]: check_as is for an intermediate step",
+        ),
+        (
+            lambda d: d["transformations"].insert(1, dict(_row(d, "paraphrasing"))),
+            r"transformation 'paraphrasing' is defined twice",
+        ),
+        (
+            lambda d: d["axes"].append({"name": "syntax", "label": "Syntax", "paper": False}),
+            r"axis 'syntax' has no transformation",
+        ),
+        (
+            lambda d: d["templates"][2].update(growth=0),
+            r"templates\[2\] \(expand\)\.growth: 0 is less than or equal to the minimum of 0",
+        ),
+    ],
+    ids=[
+        "no-judge-task",
+        "rule-with-steps",
+        "bad-language",
+        "unknown-axis",
+        "axis-split",
+        "unknown-template",
+        "check-as-rule",
+        "check-as-last-step",
+        "twice",
+        "empty-axis",
+        "no-growth",
+    ],
+)
 def test_a_bad_row_is_one_line_naming_it(edit, message):
     data = _data()
     edit(data)

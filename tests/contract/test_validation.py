@@ -68,9 +68,11 @@ def test_other_schema_version_is_named(real_items):
     record = dict(real_items[0], schema_version="hteb.item/1")
     with pytest.raises(ContractError) as err:
         validate("item", record, what="item 3")
-    assert str(err.value) == ("item 3: schema version 'hteb.item/1' is not supported: this version of hteb reads "
-                              "'hteb.item/3' or 'hteb.item/2' (an older or newer release wrote it; regenerate it, "
-                              "or read it with that release)")
+    assert str(err.value) == (
+        "item 3: schema version 'hteb.item/1' is not supported: this version of hteb reads "
+        "'hteb.item/3' or 'hteb.item/2' (an older or newer release wrote it; regenerate it, "
+        "or read it with that release)"
+    )
 
 
 def test_item_records_name_their_subset_and_the_language_of_their_own_text(real_items):
@@ -103,19 +105,25 @@ def test_manifest_of_a_real_revision_validates_and_rejects_unsafe_paths(tmp_path
 @pytest.mark.parametrize("name", ["item.v3.schema.json", "item.v2.schema.json", "manifest.v2.schema.json"])
 def test_the_schema_files_leave_the_task_types_to_the_task_table(name):
     """The published file says `string`; the loaded schema's enum is TASK_TYPES' names, nothing else."""
-    kind, version = {"item.v3.schema.json": ("item", None), "item.v2.schema.json": ("item", "hteb.item/2"),
-                     "manifest.v2.schema.json": ("manifest", None)}[name]
+    kind, version = {
+        "item.v3.schema.json": ("item", None),
+        "item.v2.schema.json": ("item", "hteb.item/2"),
+        "manifest.v2.schema.json": ("manifest", None),
+    }[name]
     assert name in (SCHEMAS[kind], *READABLE.get(kind, {}).values())
     text = (SCHEMA_DIR / name).read_text(encoding="utf-8")
-    assert "PairClassification\"" not in text and '"#/$defs/task_type"' in text
+    assert 'PairClassification"' not in text and '"#/$defs/task_type"' in text
     assert json.loads(text)["$defs"]["task_type"]["type"] == "string"
     assert schema(kind, version)["$defs"]["task_type"]["enum"] == TASK_TYPES.names()
 
 
 def test_an_unknown_task_type_is_refused_in_an_item_and_a_manifest(real_items, tmp_path, shared_data):
     item = dict(real_items[0], task_type="Retreival")
-    with pytest.raises(ContractError, match=r"^item: does not match the item schema: task_type: 'Retreival' is not "
-                                            r"one of \['STS', 'STR', 'PairClassification'"):
+    with pytest.raises(
+        ContractError,
+        match=r"^item: does not match the item schema: task_type: 'Retreival' is not "
+        r"one of \['STS', 'STR', 'PairClassification'",
+    ):
         validate("item", item, what="item")
     older = schema("item", "hteb.item/2")
     task_type = Draft202012Validator({"$defs": older["$defs"], "$ref": "#/$defs/task_type"})
@@ -129,19 +137,41 @@ def test_an_unknown_task_type_is_refused_in_an_item_and_a_manifest(real_items, t
 def _card() -> dict:
     return {
         "schema_version": "hteb.card/1",
-        "model": {"model_id": "sentence-transformers/all-MiniLM-L6-v2", "revision": "c9745ed1d9f207416be6d2e6f8de32d1f16199bf"},
+        "model": {
+            "model_id": "sentence-transformers/all-MiniLM-L6-v2",
+            "revision": "c9745ed1d9f207416be6d2e6f8de32d1f16199bf",
+        },
         "encode": {"batch_size": 32, "dtype": "float32", "normalize": False, "device": "cpu", "prompts": {}},
         "dataset": {"repo_id": "file:///store", "label": "sample-1339", "revision": "a" * 64},
         "hteb_score_version": "0.1.0",
         "protocol": "hteb",
-        "evaluation": {"protocol": "hteb", "description": "the HTEB paper's evaluation", "mteb_version": None,
-                       "datasets": {}},
+        "evaluation": {
+            "protocol": "hteb",
+            "description": "the HTEB paper's evaluation",
+            "mteb_version": None,
+            "datasets": {},
+        },
         "on_error": "original",
         "package_versions": {"numpy": "2.3.5"},
-        "scores": [{"dataset": "STSBenchmark", "task_type": "STS", "subset": "all", "transformation": "original",
-                    "seed": None, "metric": "cosine_spearman", "value": 0.8203}],
-        "aggregates": {"per_dataset": [], "per_transformation": {}, "per_axis": {}, "original": 82.03,
-                       "hteb_total": None, "delta": None},
+        "scores": [
+            {
+                "dataset": "STSBenchmark",
+                "task_type": "STS",
+                "subset": "all",
+                "transformation": "original",
+                "seed": None,
+                "metric": "cosine_spearman",
+                "value": 0.8203,
+            }
+        ],
+        "aggregates": {
+            "per_dataset": [],
+            "per_transformation": {},
+            "per_axis": {},
+            "original": 82.03,
+            "hteb_total": None,
+            "delta": None,
+        },
         "error_policy": [],
         "statistics": None,
         "timings": {"total_s": 1.5},

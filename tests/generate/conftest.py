@@ -23,4 +23,6 @@ def smollm2_dir() -> Path:
 def smollm2_engine(smollm2_dir: Path):
     from hteb_generate.engine import create_engine
 
-    return create_engine("transformers", model_path=str(smollm2_dir), model_id="smollm2-test", revision="test", batch_size=8)
+    return create_engine(
+        "transformers", model_path=str(smollm2_dir), model_id="smollm2-test", revision="test", batch_size=8
+    )

@@ -41,14 +41,16 @@ def _edits() -> tuple[tuple[str, str, str], ...]:
     (after style_change, the last lexical row), the template row at the end of `templates:`, and the
     prompt before the "translate" template of every prompt set."""
     row, template_row, prompt = _blocks()
-    return ((TABLE, "  - name: expansion\n", row), (TABLE, "\ntransformations:\n", template_row),
-            (PROMPTS, '        "translate": Template(\n', prompt))
+    return (
+        (TABLE, "  - name: expansion\n", row),
+        (TABLE, "\ntransformations:\n", template_row),
+        (PROMPTS, '        "translate": Template(\n', prompt),
+    )
 
 
 def _copy_packages(root: Path) -> None:
     for folder, package in (("schemas", "hteb_contract"), ("generate", "hteb_generate"), ("score", "hteb_score")):
-        shutil.copytree(REPO / folder / package, root / folder / package,
-                        ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(REPO / folder / package, root / folder / package, ignore=shutil.ignore_patterns("__pycache__"))
 
 
 def _follow_the_page(root: Path) -> None:
@@ -70,8 +72,11 @@ def test_a_toy_transformation_added_as_the_page_says_is_generated_and_scored(tmp
     _copy_packages(root)
     _follow_the_page(root)
     work.mkdir()
-    env = {**os.environ, "HF_HUB_OFFLINE": "1",
-           "PYTHONPATH": os.pathsep.join(str(root / folder) for folder in ("schemas", "generate", "score"))}
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "PYTHONPATH": os.pathsep.join(str(root / folder) for folder in ("schemas", "generate", "score")),
+    }
     command = [sys.executable, str(Path(__file__).with_name("toy_run.py")), str(work), TOY, str(shared_data)]
     done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -16,15 +16,32 @@ from hteb_generate.cli import main
 
 #: Rounds of each race: the first in the fast loop, the other four (more chances to interleave) in `make test`.
 ROUNDS = [0, *(pytest.param(i, marks=pytest.mark.slow) for i in range(1, 5))]
-ONE_LINE_REFUSALS = ("another hteb-generate run is making this configuration's revision",
-                     "already holds other content")
+ONE_LINE_REFUSALS = ("another hteb-generate run is making this configuration's revision", "already holds other content")
 
 
 def _command(root: Path, data: Path, transformations: str, label: str = "n1") -> list[str]:
-    return ["--seed", "1339", "--profile", "noise", "--datasets", "STSBenchmark,SciFact,Banking77",
-            "--transformations", transformations, "--sample", "6", "--store", str(root / "store"),
-            "--cache-dir", str(root / "cache"), "--data-dir", str(data), "--label", label,
-            "--manifest-md", str(root / "MANIFEST.md")]
+    return [
+        "--seed",
+        "1339",
+        "--profile",
+        "noise",
+        "--datasets",
+        "STSBenchmark,SciFact,Banking77",
+        "--transformations",
+        transformations,
+        "--sample",
+        "6",
+        "--store",
+        str(root / "store"),
+        "--cache-dir",
+        str(root / "cache"),
+        "--data-dir",
+        str(data),
+        "--label",
+        label,
+        "--manifest-md",
+        str(root / "MANIFEST.md"),
+    ]
 
 
 def _check_round(root: Path, finished, *, same_content: bool) -> None:
@@ -65,6 +82,9 @@ def main_again(command: list[str]) -> int:
 @pytest.mark.parametrize("round_", ROUNDS)
 def test_two_publishes_of_one_label(tmp_path, shared_data, round_):
     """Two configurations, one label: one is published, the other refused before it copies anything."""
-    finished = run_together(main, [_command(tmp_path, shared_data, "numerisation"),
-                                   _command(tmp_path, shared_data, "keyboard_typos")], tmp_path / "logs")
+    finished = run_together(
+        main,
+        [_command(tmp_path, shared_data, "numerisation"), _command(tmp_path, shared_data, "keyboard_typos")],
+        tmp_path / "logs",
+    )
     _check_round(tmp_path, finished, same_content=False)

@@ -64,12 +64,14 @@ def _bad_source(root: Path, shared: Path, name: str, table: str, row: int, edit)
 def _set(field: str, value):
     def edit(row: dict) -> None:
         row[field] = value
+
     return edit
 
 
 def _set_element(field: str, index: int, value):
     def edit(row: dict) -> None:
         row[field][index] = value
+
     return edit
 
 
@@ -134,19 +136,31 @@ NUMBERS = {
     "threads-0": (["--threads", "0"], f"--threads must be an integer from 1 to {CPU}, got 0"),
     "threads-negative": (["--threads", "-1"], "--threads must be an integer from 1"),
     "threads-above-cpus": (["--threads", str(CPU + 1)], f"--threads must be an integer from 1 to {CPU}"),
-    "gpu-memory-nan": (["--engine", "vllm", "--gpu-memory-utilization", "nan"],
-                       "--gpu-memory-utilization must be in (0, 1]"),
-    "gpu-memory-0": (["--engine", "vllm", "--gpu-memory-utilization", "0"],
-                     "--gpu-memory-utilization must be in (0, 1]"),
-    "gpu-memory-above-1": (["--engine", "vllm", "--gpu-memory-utilization", "1.01"],
-                           "--gpu-memory-utilization must be"),
-    "tensor-parallel-0": (["--engine", "vllm", "--tensor-parallel-size", "0"],
-                          "--tensor-parallel-size must be an integer"),
+    "gpu-memory-nan": (
+        ["--engine", "vllm", "--gpu-memory-utilization", "nan"],
+        "--gpu-memory-utilization must be in (0, 1]",
+    ),
+    "gpu-memory-0": (
+        ["--engine", "vllm", "--gpu-memory-utilization", "0"],
+        "--gpu-memory-utilization must be in (0, 1]",
+    ),
+    "gpu-memory-above-1": (
+        ["--engine", "vllm", "--gpu-memory-utilization", "1.01"],
+        "--gpu-memory-utilization must be",
+    ),
+    "tensor-parallel-0": (
+        ["--engine", "vllm", "--tensor-parallel-size", "0"],
+        "--tensor-parallel-size must be an integer",
+    ),
     "max-model-len-0": (["--engine", "vllm", "--max-model-len", "0"], "--max-model-len must be an integer from 1"),
-    "max-tokens-over-the-context": (["--engine", "vllm", "--max-tokens", "2048"],
-                                    "--max-tokens (2048) leaves no room for a prompt in the 2048-token context"),
-    "max-tokens-over-max-model-len": (["--engine", "vllm", "--max-model-len", "512", "--max-tokens", "600"],
-                                      "--max-tokens (600) leaves no room for a prompt in the 512-token context"),
+    "max-tokens-over-the-context": (
+        ["--engine", "vllm", "--max-tokens", "2048"],
+        "--max-tokens (2048) leaves no room for a prompt in the 2048-token context",
+    ),
+    "max-tokens-over-max-model-len": (
+        ["--engine", "vllm", "--max-model-len", "512", "--max-tokens", "600"],
+        "--max-tokens (600) leaves no room for a prompt in the 512-token context",
+    ),
 }
 
 OTHERS = {
@@ -155,8 +169,10 @@ OTHERS = {
     "cache-dir-empty": (["--cache-dir", ""], "--cache-dir '' is not a path"),
     "data-dir-blank": (["--data-dir", " "], "--data-dir ' ' is not a path"),
     "manifest-md-empty": (["--manifest-md", ""], "--manifest-md '' is not a path"),
-    "default-label-too-long": (["--seed", ",".join(str(2**62 + i) for i in range(8))],
-                               "label 'sample-4611686018427387904-"),
+    "default-label-too-long": (
+        ["--seed", ",".join(str(2**62 + i) for i in range(8))],
+        "label 'sample-4611686018427387904-",
+    ),
     "model-name-too-long": (["--model", "m" * 5000], "cannot use 'mmmm"),
     "dataset-name-too-long": (["--datasets", "d" * 5000], "File name too long"),
     "data-dir-name-too-long": (["--data-dir", "d" * 5000], "cannot use 'dddd"),
@@ -168,9 +184,22 @@ CASES = {**SEEDS, **STORES, **LABELS, **NUMBERS, **OTHERS}
 @pytest.fixture
 def base(tmp_path, shared_data) -> list[str]:
     """A valid cpu-profile configuration writing only under `tmp_path` (later options override)."""
-    return ["--seed", "1339", "--profile", "cpu", "--datasets", "STSBenchmark", "--data-dir", str(shared_data),
-            "--cache-dir", str(tmp_path / "cache"), "--store", str(tmp_path / "store"),
-            "--manifest-md", str(tmp_path / "MANIFEST.md")]
+    return [
+        "--seed",
+        "1339",
+        "--profile",
+        "cpu",
+        "--datasets",
+        "STSBenchmark",
+        "--data-dir",
+        str(shared_data),
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--store",
+        str(tmp_path / "store"),
+        "--manifest-md",
+        str(tmp_path / "MANIFEST.md"),
+    ]
 
 
 def test_the_base_configuration_passes(tmp_path, base):
@@ -187,8 +216,18 @@ def test_refused_by_validate(tmp_path, base, args, names):
 
 
 #: The issue's cases that passed `validate` and failed only after generation: the run refuses them first.
-RUN_CASES = {k: CASES[k] for k in ("seed-2**70", "store-ftp", "store-hf-no-owner", "store-file-empty",
-                                   "label-parent-path", "max-texts-0", "temperature-inf")}
+RUN_CASES = {
+    k: CASES[k]
+    for k in (
+        "seed-2**70",
+        "store-ftp",
+        "store-hf-no-owner",
+        "store-file-empty",
+        "label-parent-path",
+        "max-texts-0",
+        "temperature-inf",
+    )
+}
 
 
 @pytest.mark.parametrize("args, names", RUN_CASES.values(), ids=RUN_CASES.keys())
@@ -199,6 +238,7 @@ def test_refused_by_the_run_before_any_work(tmp_path, base, args, names):
 
 
 # -- paths ------------------------------------------------------------------------------------------
+
 
 def _blocker(tmp_path: Path) -> Path:
     blocker = tmp_path / "a-file"
@@ -245,19 +285,49 @@ def test_a_store_under_a_file_is_refused_only_when_publishing(tmp_path, base):
 # -- sources: validate reads the selected datasets as the run does ------------------------------------
 
 SOURCES = {
-    "null-sentence": ("STSBenchmark", "test", 2, _set("sentence1", None),
-                      "test row 3: sentence1 must be a string, got None"),
-    "number-sentence": ("STSBenchmark", "test", 0, _set("sentence2", 42),
-                        "test row 1: sentence2 must be a string, got 42"),
-    "list-sentence": ("STSBenchmark", "test", 5, _set("sentence1", ["a", "b"]),
-                      "sentence1 must be a string, got ['a', 'b']"),
-    "null-summary": ("SummEval", "test", 0, _set_element("machine_summaries", 1, None),
-                     "machine_summaries must be a list of strings"),
-    "summaries-not-a-list": ("SummEval", "test", 0, _set("machine_summaries", "one summary"),
-                             "must be a list of strings, got 'one summary'"),
+    "null-sentence": (
+        "STSBenchmark",
+        "test",
+        2,
+        _set("sentence1", None),
+        "test row 3: sentence1 must be a string, got None",
+    ),
+    "number-sentence": (
+        "STSBenchmark",
+        "test",
+        0,
+        _set("sentence2", 42),
+        "test row 1: sentence2 must be a string, got 42",
+    ),
+    "list-sentence": (
+        "STSBenchmark",
+        "test",
+        5,
+        _set("sentence1", ["a", "b"]),
+        "sentence1 must be a string, got ['a', 'b']",
+    ),
+    "null-summary": (
+        "SummEval",
+        "test",
+        0,
+        _set_element("machine_summaries", 1, None),
+        "machine_summaries must be a list of strings",
+    ),
+    "summaries-not-a-list": (
+        "SummEval",
+        "test",
+        0,
+        _set("machine_summaries", "one summary"),
+        "must be a list of strings, got 'one summary'",
+    ),
     "null-classification-text": ("Banking77", "test", 3, _set("text", None), "text must be a string, got None"),
-    "unsampled-row": ("STSBenchmark", "test", 1000, _set("sentence1", None),
-                      "test row 1001: sentence1 must be a string"),
+    "unsampled-row": (
+        "STSBenchmark",
+        "test",
+        1000,
+        _set("sentence1", None),
+        "test row 1001: sentence1 must be a string",
+    ),
 }
 
 
@@ -265,8 +335,22 @@ SOURCES = {
 def test_refused_source(tmp_path, shared_data, name, table, row, edit, names):
     data = _bad_source(tmp_path, shared_data, name, table, row, edit)
     before = _tree(tmp_path)
-    args = ["--seed", "1", "--profile", "cpu", "--datasets", name, "--data-dir", str(data), "--cache-dir",
-            str(tmp_path / "cache"), "--store", str(tmp_path / "store"), "--manifest-md", str(tmp_path / "M.md")]
+    args = [
+        "--seed",
+        "1",
+        "--profile",
+        "cpu",
+        "--datasets",
+        name,
+        "--data-dir",
+        str(data),
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--store",
+        str(tmp_path / "store"),
+        "--manifest-md",
+        str(tmp_path / "M.md"),
+    ]
     for command in (["validate"], []):  # the run: before, this was a traceback after the model loaded
         done = generate(*command, *args, cwd=tmp_path)
         _assert_refused(done, names)
@@ -277,15 +361,23 @@ def test_refused_source(tmp_path, shared_data, name, table, row, edit, names):
 # -- the other commands' numbers and paths -----------------------------------------------------------
 
 OTHER_COMMANDS = {
-    "plan-tokens-per-second-nan": (["plan", "--tokens-per-second", "nan"],
-                                   "--tokens-per-second must be a finite number above 0"),
-    "plan-tokens-per-second-inf": (["plan", "--tokens-per-second", "inf"],
-                                   "--tokens-per-second must be a finite number"),
+    "plan-tokens-per-second-nan": (
+        ["plan", "--tokens-per-second", "nan"],
+        "--tokens-per-second must be a finite number above 0",
+    ),
+    "plan-tokens-per-second-inf": (
+        ["plan", "--tokens-per-second", "inf"],
+        "--tokens-per-second must be a finite number",
+    ),
     "plan-tokens-per-second-0": (["plan", "--tokens-per-second", "0"], "--tokens-per-second must be a finite number"),
-    "reproduce-tolerance-nan": (["reproduce", "--parapluie-tolerance", "nan"],
-                                "--parapluie-tolerance must be a finite number of at least 0"),
-    "reproduce-tolerance-negative": (["reproduce", "--rating-tolerance", "-1"],
-                                     "--rating-tolerance must be a finite number of at least 0"),
+    "reproduce-tolerance-nan": (
+        ["reproduce", "--parapluie-tolerance", "nan"],
+        "--parapluie-tolerance must be a finite number of at least 0",
+    ),
+    "reproduce-tolerance-negative": (
+        ["reproduce", "--rating-tolerance", "-1"],
+        "--rating-tolerance must be a finite number of at least 0",
+    ),
     "reproduce-store-ftp": (["reproduce", "--store", "ftp://x"], "unknown store scheme 'ftp'"),
     "reproduce-json-a-folder": (["reproduce", "--json", "."], "--json . is a folder, not a file"),
 }
@@ -305,6 +397,7 @@ def test_refused_other_command(tmp_path, shared_data, args, names):
 
 # -- the seed range is the revision's -----------------------------------------------------------------
 
+
 def test_the_largest_seed_is_written_and_read_back_and_the_next_is_not(tmp_path, shared_data):
     """2**63 - 1 is the largest seed an item file holds (int64); 2**63 fails in the writer, which is
     where a seed of 2**70 failed after generation before validate checked the range."""
@@ -316,6 +409,7 @@ def test_the_largest_seed_is_written_and_read_back_and_the_next_is_not(tmp_path,
 
 
 # -- fuzz: random values through the real validate entry point ----------------------------------------
+
 
 def _validate(args: list[str]) -> tuple[int, str]:
     """`hteb-generate validate ARGS` in this process: (exit code, stderr). Any exception other than
@@ -342,9 +436,20 @@ FUZZ = settings(max_examples=examples(60), deadline=None, suppress_health_check=
 
 @pytest.fixture
 def fuzz_base(tmp_path, shared_data) -> list[str]:
-    return ["--profile", "cpu", "--datasets", "STSBenchmark", "--data-dir", str(shared_data),
-            "--cache-dir", str(tmp_path / "cache"), "--store", str(tmp_path / "store"),
-            "--manifest-md", str(tmp_path / "MANIFEST.md")]
+    return [
+        "--profile",
+        "cpu",
+        "--datasets",
+        "STSBenchmark",
+        "--data-dir",
+        str(shared_data),
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--store",
+        str(tmp_path / "store"),
+        "--manifest-md",
+        str(tmp_path / "MANIFEST.md"),
+    ]
 
 
 @FUZZ
@@ -360,32 +465,46 @@ LABEL_CHARS = st.characters(blacklist_categories=("Cs",), blacklist_characters="
 
 
 @FUZZ
-@given(label=st.one_of(st.text(LABEL_CHARS, max_size=140),
-                       st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,130}", fullmatch=True)))
+@given(
+    label=st.one_of(
+        st.text(LABEL_CHARS, max_size=140), st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,130}", fullmatch=True)
+    )
+)
 def test_fuzz_labels(tmp_path, fuzz_base, label):
     """Accepted exactly when the stated rule holds (ASCII letters, digits, '._-', first a letter or
     digit, at most 128, no '..', no trailing '.' or '.lock')."""
     code, stderr = _validate(["--seed", "1", *fuzz_base, f"--label={label}"])
     accepted = _ok_or_one_line(code, stderr, "is not a revision label")
-    rule = re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}", label) is not None and ".." not in label \
+    rule = (
+        re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}", label) is not None
+        and ".." not in label
         and not label.endswith((".", ".lock"))
+    )
     assert accepted == rule
     assert _tree(tmp_path) == []
 
 
 @FUZZ
-@given(uri=st.one_of(
-    st.text(LABEL_CHARS, max_size=40),
-    st.builds(lambda scheme, rest: f"{scheme}://{rest}", st.sampled_from(["file", "hf", "ftp", "s3", "HF", ""]),
-              st.text(LABEL_CHARS, max_size=40)),
-    st.builds(lambda owner, name: f"hf://{owner}/{name}", st.from_regex(r"[A-Za-z0-9._-]{0,12}", fullmatch=True),
-              st.from_regex(r"[A-Za-z0-9._-]{0,12}", fullmatch=True)),
-))
+@given(
+    uri=st.one_of(
+        st.text(LABEL_CHARS, max_size=40),
+        st.builds(
+            lambda scheme, rest: f"{scheme}://{rest}",
+            st.sampled_from(["file", "hf", "ftp", "s3", "HF", ""]),
+            st.text(LABEL_CHARS, max_size=40),
+        ),
+        st.builds(
+            lambda owner, name: f"hf://{owner}/{name}",
+            st.from_regex(r"[A-Za-z0-9._-]{0,12}", fullmatch=True),
+            st.from_regex(r"[A-Za-z0-9._-]{0,12}", fullmatch=True),
+        ),
+    )
+)
 def test_fuzz_store_uris(tmp_path, fuzz_base, uri):
     """A store only named (--no-publish: the writability of a random path is not the question here)."""
     code, stderr = _validate(["--seed", "1", *fuzz_base, f"--store={uri}", "--no-publish"])
     if not _ok_or_one_line(code, stderr, "store"):
-        assert uri.split("://")[0] != "file" or not uri[len("file://"):].strip()
+        assert uri.split("://")[0] != "file" or not uri[len("file://") :].strip()
     assert _tree(tmp_path) == []
 
 
@@ -393,15 +512,18 @@ def _number_text(value: int | float) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-NUMBER_OPTIONS = {**{name: option for name, (option, _) in CONFIG_BOUNDS.items()},
-                  **{name: option for name, (option, _) in ENGINE_BOUNDS.items()}}
+NUMBER_OPTIONS = {
+    **{name: option for name, (option, _) in CONFIG_BOUNDS.items()},
+    **{name: option for name, (option, _) in ENGINE_BOUNDS.items()},
+}
 VLLM_ONLY = {"tensor_parallel_size", "gpu_memory_utilization", "max_model_len"}
 
 
 @FUZZ
-@given(name=st.sampled_from(sorted(NUMBER_OPTIONS)),
-       value=st.one_of(st.integers(min_value=-(2**70), max_value=2**70),
-                       st.floats(allow_nan=True, allow_infinity=True)))
+@given(
+    name=st.sampled_from(sorted(NUMBER_OPTIONS)),
+    value=st.one_of(st.integers(min_value=-(2**70), max_value=2**70), st.floats(allow_nan=True, allow_infinity=True)),
+)
 def test_fuzz_numeric_options(tmp_path, fuzz_base, name, value):
     """Every numeric option with random integers and floats (NaN, inf): OK, or one line naming it
     (an integer option given a float is click's usage error: exit 2, one line too)."""
@@ -414,24 +536,42 @@ def test_fuzz_numeric_options(tmp_path, fuzz_base, name, value):
 
 
 @FUZZ
-@given(seeds=st.lists(st.one_of(st.integers(0, INT64_MAX), st.integers(-5, 2**64)), min_size=1, max_size=3),
-       label=st.one_of(st.none(), st.text(LABEL_CHARS, max_size=20),
-                       st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,20}", fullmatch=True)),
-       store=st.sampled_from(["hf://o/n", "hf://bad", "file://", "ftp://x", "store", "file://store2", "hf://o/n--x"]),
-       temperature=st.one_of(st.just(0.0), st.floats(0.01, 100), st.floats(allow_nan=True, allow_infinity=True)),
-       max_tokens=st.one_of(st.integers(1, 4096), st.integers(-2, 2**64)))
+@given(
+    seeds=st.lists(st.one_of(st.integers(0, INT64_MAX), st.integers(-5, 2**64)), min_size=1, max_size=3),
+    label=st.one_of(
+        st.none(), st.text(LABEL_CHARS, max_size=20), st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,20}", fullmatch=True)
+    ),
+    store=st.sampled_from(["hf://o/n", "hf://bad", "file://", "ftp://x", "store", "file://store2", "hf://o/n--x"]),
+    temperature=st.one_of(st.just(0.0), st.floats(0.01, 100), st.floats(allow_nan=True, allow_infinity=True)),
+    max_tokens=st.one_of(st.integers(1, 4096), st.integers(-2, 2**64)),
+)
 def test_fuzz_configurations(tmp_path, fuzz_base, seeds, label, store, temperature, max_tokens):
     """Options together: a configuration `validate` accepts holds everything the run needs later
     (int64 seeds and max_tokens, Hub split names, a label file inside the store's labels folder, a
     store that opens); one it refuses is one line."""
-    args = [f"--seed={','.join(map(str, seeds))}", *fuzz_base, f"--store={store}", "--no-publish",
-            f"--temperature={temperature!r}", f"--max-tokens={max_tokens}", "--max-tokens-ceiling=" + str(2**63 - 1),
-            *([f"--label={label}"] if label is not None else [])]
+    args = [
+        f"--seed={','.join(map(str, seeds))}",
+        *fuzz_base,
+        f"--store={store}",
+        "--no-publish",
+        f"--temperature={temperature!r}",
+        f"--max-tokens={max_tokens}",
+        "--max-tokens-ceiling=" + str(2**63 - 1),
+        *([f"--label={label}"] if label is not None else []),
+    ]
     code, stderr = _validate(args)
     if _ok_or_one_line(code, stderr):
-        overrides = {"datasets": "STSBenchmark", "data_dir": fuzz_base[5], "cache_dir": fuzz_base[7], "store": store,
-                     "publish": False, "temperature": temperature, "max_tokens": max_tokens,
-                     "max_tokens_ceiling": 2**63 - 1, "label": label}
+        overrides = {
+            "datasets": "STSBenchmark",
+            "data_dir": fuzz_base[5],
+            "cache_dir": fuzz_base[7],
+            "store": store,
+            "publish": False,
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "max_tokens_ceiling": 2**63 - 1,
+            "label": label,
+        }
         config = build_config(seed=",".join(map(str, seeds)), profile="cpu", overrides=overrides)
         pa.array([*config.seeds, config.max_tokens, config.max_tokens_ceiling], pa.int64())
         assert all(re.fullmatch(r"\w+", split_name("paraphrasing", s)) for s in config.seeds)

@@ -42,8 +42,10 @@ def test_a_leftover_beside_a_converted_model_is_removed(tmp_path):
 @pytest.mark.slow
 def test_the_folder_of_a_conversion_killed_mid_write_is_removed_by_the_next_conversion(tmp_path):
     """The real fault: kill -9 while the converted weights are being written, then convert again."""
-    code = ("from pathlib import Path; from hteb_generate.engine.models import convert_smollm2; "
-            f"convert_smollm2(Path({str(tmp_path)!r}))")
+    code = (
+        "from pathlib import Path; from hteb_generate.engine.models import convert_smollm2; "
+        f"convert_smollm2(Path({str(tmp_path)!r}))"
+    )
     victim = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
     try:

@@ -12,10 +12,14 @@ import pytest
 ENTRY = "from hteb_generate.cli import main; main()"
 
 CASES = {
-    "no-retrieval-dataset": (["--profile", "noise", "--datasets", "STSBenchmark"],
-                             "--corpus-noise needs a Retrieval dataset among the datasets"),
-    "no-noise-rule": (["--profile", "cpu", "--datasets", "SciFact", "--transformations", "paraphrasing"],
-                      "--corpus-noise needs a noise rule among the transformations"),
+    "no-retrieval-dataset": (
+        ["--profile", "noise", "--datasets", "STSBenchmark"],
+        "--corpus-noise needs a Retrieval dataset among the datasets",
+    ),
+    "no-noise-rule": (
+        ["--profile", "cpu", "--datasets", "SciFact", "--transformations", "paraphrasing"],
+        "--corpus-noise needs a noise rule among the transformations",
+    ),
 }
 
 
@@ -23,10 +27,30 @@ CASES = {
 @pytest.mark.parametrize("case", CASES)
 def test_refused_corpus_noise(case: str, command: list[str], tmp_path: Path, shared_data: Path) -> None:
     args, needle = CASES[case]
-    done = subprocess.run([sys.executable, "-c", ENTRY, *command, "--seed", "1339", *args, "--corpus-noise",
-                           "--data-dir", str(shared_data), "--cache-dir", str(tmp_path / "cache"),
-                           "--store", str(tmp_path / "store"), "--manifest-md", str(tmp_path / "M.md")],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            ENTRY,
+            *command,
+            "--seed",
+            "1339",
+            *args,
+            "--corpus-noise",
+            "--data-dir",
+            str(shared_data),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--store",
+            str(tmp_path / "store"),
+            "--manifest-md",
+            str(tmp_path / "M.md"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.startswith("error: ") and needle in done.stderr, done.stderr

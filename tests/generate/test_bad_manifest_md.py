@@ -18,9 +18,29 @@ README = "# My project\n\nSome notes that took a day to write.\n\n| a | b |\n|--
 
 
 def _args(tmp_path: Path, data: Path, manifest: Path, label: str = "n1", *more: str) -> list[str]:
-    return ["--seed", "1339", "--profile", "noise", "--datasets", "STSBenchmark", "--transformations", "numerisation",
-            "--sample", "2", "--store", str(tmp_path / "store"), "--cache-dir", str(tmp_path / "cache"),
-            "--data-dir", str(data), "--label", label, "--manifest-md", str(manifest), *more]
+    return [
+        "--seed",
+        "1339",
+        "--profile",
+        "noise",
+        "--datasets",
+        "STSBenchmark",
+        "--transformations",
+        "numerisation",
+        "--sample",
+        "2",
+        "--store",
+        str(tmp_path / "store"),
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--data-dir",
+        str(data),
+        "--label",
+        label,
+        "--manifest-md",
+        str(manifest),
+        *more,
+    ]
 
 
 def _run(tmp_path: Path, data: Path, manifest: Path, label: str = "n1", *more: str) -> None:
@@ -83,9 +103,30 @@ def test_refused_output_inside_a_store(tmp_path, shared_data, capsys, option, wh
     paths[option] = str(inside)
     capsys.readouterr()
     with pytest.raises(SystemExit) as refused:
-        main(["--seed", "1339", "--profile", "noise", "--datasets", "STSBenchmark", "--transformations",
-              "numerisation", "--sample", "2", "--store", str(tmp_path / "store"), "--data-dir", str(shared_data),
-              "--label", "n1", "--cache-dir", paths["--cache-dir"], "--manifest-md", paths["--manifest-md"]])
+        main(
+            [
+                "--seed",
+                "1339",
+                "--profile",
+                "noise",
+                "--datasets",
+                "STSBenchmark",
+                "--transformations",
+                "numerisation",
+                "--sample",
+                "2",
+                "--store",
+                str(tmp_path / "store"),
+                "--data-dir",
+                str(shared_data),
+                "--label",
+                "n1",
+                "--cache-dir",
+                paths["--cache-dir"],
+                "--manifest-md",
+                paths["--manifest-md"],
+            ]
+        )
     assert refused.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"error: {option} {inside} is inside the store {store.resolve()}" in err, err
@@ -93,8 +134,12 @@ def test_refused_output_inside_a_store(tmp_path, shared_data, capsys, option, wh
 
 
 #: Runs that make other content than `_run`'s under the same label (later options win over `_args`' own).
-OTHER_CONTENT = {"more rows": ["--sample", "3"], "another rule": ["--transformations", "keyboard_typos"],
-                 "another seed": ["--seed", "1340"], "another dataset": ["--datasets", "SciFact"]}
+OTHER_CONTENT = {
+    "more rows": ["--sample", "3"],
+    "another rule": ["--transformations", "keyboard_typos"],
+    "another seed": ["--seed", "1340"],
+    "another dataset": ["--datasets", "SciFact"],
+}
 
 
 @pytest.mark.parametrize("change", OTHER_CONTENT)

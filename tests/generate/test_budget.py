@@ -56,8 +56,10 @@ class _Capped(Engine):
 
     def chat_results(self, requests):
         self.max_tokens += [r.max_tokens for r in requests]
-        return [ChatResult(r.messages[-1][1] + " It matters to everyone.", "length" if r.max_tokens < 1500 else "stop")
-                for r in requests]
+        return [
+            ChatResult(r.messages[-1][1] + " It matters to everyone.", "length" if r.max_tokens < 1500 else "stop")
+            for r in requests
+        ]
 
     def next_token_logprobs(self, conversations, candidates):
         raise AssertionError("not used")
@@ -65,11 +67,16 @@ class _Capped(Engine):
 
 @pytest.mark.slow
 def test_requests_get_their_step_budget_and_a_length_stop_is_truncated(tmp_path):
-    long_text = "The committee argues that the proposal should be adopted without delay. " * 16  # 1,152 chars, 288 tokens
+    long_text = (
+        "The committee argues that the proposal should be adopted without delay. " * 16
+    )  # 1,152 chars, 288 tokens
     short_text = "The proposal should be adopted."
-    units = [TextJob(1339, "ArguAna", TRANSFORMATIONS.get("expansion"), long_text, LanguagePlan("eng", None, None)),
-             TextJob(1339, "ArguAna", TRANSFORMATIONS.get("summarised_expansion"), short_text,
-                  LanguagePlan("eng", None, None))]
+    units = [
+        TextJob(1339, "ArguAna", TRANSFORMATIONS.get("expansion"), long_text, LanguagePlan("eng", None, None)),
+        TextJob(
+            1339, "ArguAna", TRANSFORMATIONS.get("summarised_expansion"), short_text, LanguagePlan("eng", None, None)
+        ),
+    ]
     backend = _Capped()
     engine = CachedEngine(backend, CallCache(tmp_path / "calls.sqlite"), model_id="capped", revision="1", name="t")
     decoding = Decoding(Sampling(0.0, 1.0, 1024), 0.7, 2, max_tokens_ceiling=4096)

@@ -8,11 +8,23 @@ from hteb_contract.records import ItemRecord, Judge, single_attempt
 from hteb_generate.revision.card import _sampling, error_table, judge_table
 
 
-def _record(dataset: str, transformation: str, errors: list[str], quality=None, fluency=None,
-            parapluie=None) -> ItemRecord:
-    record = single_attempt(dataset=dataset, task_type="STS", subset="default", ref=("test", "0", "sentence1"), source_language="eng",
-                            transformation=transformation, seed=1, original_text="a", output="b",
-                            generator_model="m", prompt_hash="0" * 64, errors=errors)
+def _record(
+    dataset: str, transformation: str, errors: list[str], quality=None, fluency=None, parapluie=None
+) -> ItemRecord:
+    record = single_attempt(
+        dataset=dataset,
+        task_type="STS",
+        subset="default",
+        ref=("test", "0", "sentence1"),
+        source_language="eng",
+        transformation=transformation,
+        seed=1,
+        original_text="a",
+        output="b",
+        generator_model="m",
+        prompt_hash="0" * 64,
+        errors=errors,
+    )
     return replace(record, judge=Judge("m", quality, fluency, parapluie))
 
 

@@ -28,10 +28,14 @@ from revision_factory import item_record, reverse_words
 SEEDS = (1337, 1338)
 #: The split shapes of the registry, as the card's configs must give them.
 SHAPES = {
-    "IsiZuluNews-original": ["train"], "SentimentAnalysisHindi-original": ["train"],  # evaluation split = training
-    "Banking77-original": ["test", "train"], "indonli-original": ["test_expert"],
-    "Ko-StrategyQA-original-queries": ["dev"], "TwitterHjerneRetrieval-original-corpus": ["train"],
-    "NamaaMrTydiReranking-original-top_ranked": ["test"], "SummEval-original": ["test"],
+    "IsiZuluNews-original": ["train"],
+    "SentimentAnalysisHindi-original": ["train"],  # evaluation split = training
+    "Banking77-original": ["test", "train"],
+    "indonli-original": ["test_expert"],
+    "Ko-StrategyQA-original-queries": ["dev"],
+    "TwitterHjerneRetrieval-original-corpus": ["train"],
+    "NamaaMrTydiReranking-original-top_ranked": ["test"],
+    "SummEval-original": ["test"],
 }
 
 
@@ -53,21 +57,47 @@ def write_all(root: Path, shared_data: Path) -> Path:
         datasets.append(dataset)
         info = replace(dataset.info, mteb_task=entry.mteb_task, hf_path=entry.hf_path, hf_revision=entry.hf_revision)
         sources.append(rev.manifest_source(info, origin=origin, sample=3))
-    records = [item_record(dataset, ref, "paraphrasing", seed, reverse_words(ref.text))
-               for dataset in datasets for seed in SEEDS for ref in dataset.iter_texts()]
-    config = {"prompt_set": "paper", "prompt_set_sha256": "0" * 64, "temperature": 0.7, "top_p": 0.9,
-              "max_tokens": 256, "retry_temperature": 1.0, "max_attempts": 3, "sample": 3}
+    records = [
+        item_record(dataset, ref, "paraphrasing", seed, reverse_words(ref.text))
+        for dataset in datasets
+        for seed in SEEDS
+        for ref in dataset.iter_texts()
+    ]
+    config = {
+        "prompt_set": "paper",
+        "prompt_set_sha256": "0" * 64,
+        "temperature": 0.7,
+        "top_p": 0.9,
+        "max_tokens": 256,
+        "retry_temperature": 1.0,
+        "max_attempts": 3,
+        "sample": 3,
+    }
     fields = {
-        "repo_id": "file://test", "label": "all-1337", "created": "2026-11-22T00:00:00+00:00",
-        "hteb_generate_version": "test", "config": config, "config_hash": "0" * 64, "sources": sources,
-        "transformations": ["paraphrasing"], "seeds": list(SEEDS),
-        "generator": {"model_id": "rule/reverse-words", "revision": "", "engine": "rule"}, "judge": None,
+        "repo_id": "file://test",
+        "label": "all-1337",
+        "created": "2026-11-22T00:00:00+00:00",
+        "hteb_generate_version": "test",
+        "config": config,
+        "config_hash": "0" * 64,
+        "sources": sources,
+        "transformations": ["paraphrasing"],
+        "seeds": list(SEEDS),
+        "generator": {"model_id": "rule/reverse-words", "revision": "", "engine": "rule"},
+        "judge": None,
         "counters": {"items": len(records), "llm_calls": 0, "cache_hits": 0, "errors": {}},
     }
     licenses = [entry.source_license for _, entry in SOURCES.items()]
     body = card_body(fields, records, licenses=licenses)
-    rev.write_revision(root, datasets, records, fields, body, licenses=licenses,
-                       task_ids=[i for name in SOURCES.names() for i in source_task_ids(name)])
+    rev.write_revision(
+        root,
+        datasets,
+        records,
+        fields,
+        body,
+        licenses=licenses,
+        task_ids=[i for name in SOURCES.names() for i in source_task_ids(name)],
+    )
     return root
 
 
@@ -112,21 +142,29 @@ def test_the_card_of_all_32_carries_what_the_hub_and_a_paper_need(everything):
     data = card.data
     assert isinstance(data, DatasetCardData) and data.pretty_name == "HTEB all-1337"
     assert DatasetCardData(**data.to_dict()).to_dict() == data.to_dict()  # what push_to_hub would write back
-    assert (data.license, data.license_name, data.license_link) == ("other", "hteb-source-licenses",
-                                                                      "README.md#licenses")
+    assert (data.license, data.license_name, data.license_link) == (
+        "other",
+        "hteb-source-licenses",
+        "README.md#licenses",
+    )
     assert [entry["dataset"] for entry in data.source_licenses] == sorted(SOURCES.names())
     assert all(entry["license_name"] and entry["license_link"] for entry in data.source_licenses)
     entries = [entry for _, entry in SOURCES.items()]
     assert data.language == sorted({code for entry in entries for codes in entry.subsets.values() for code in codes})
-    assert data.task_categories == ["sentence-similarity", "summarization", "text-classification", "text-ranking",
-                                    "text-retrieval"]
+    assert data.task_categories == [
+        "sentence-similarity",
+        "summarization",
+        "text-classification",
+        "text-ranking",
+        "text-retrieval",
+    ]
     assert data.task_ids == sorted({i for _, entry in SOURCES.items() for i in entry.hub_task_ids})
     assert data.source_datasets == sorted({f"{e.hf_path}@{e.hf_revision}" for e in entries})
     items = sum(f["rows"] for f in rev.load_manifest(everything)["files"] if f["path"].startswith("data/"))
     assert data.size_categories == [size_category(items)]
     text = card.text
     assert "None@None" not in text and HTEB_CITATION in text and "arxiv.org/abs/2605.28190" in text
-    citation = text[text.index("\n## Citation\n"):]
+    citation = text[text.index("\n## Citation\n") :]
     for name in SOURCES.names():
         bibtex = source_citation(name)
         assert (bibtex in citation) if bibtex else re.search(rf"No BibTeX is recorded for [^\n]*`{name}`", citation)
@@ -140,9 +178,18 @@ def test_a_noise_run_of_every_shared_data_dataset_loads_config_by_config(tmp_pat
     from hteb_generate.run.pipeline import run
     from hteb_generate.setup.config import build_config
 
-    cfg = build_config(seed="1339", profile="noise", overrides={
-        "sample": 2, "max_texts": 4, "cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store"),
-        "data_dir": str(shared_data), "manifest_md": str(tmp_path / "MANIFEST.md")})
+    cfg = build_config(
+        seed="1339",
+        profile="noise",
+        overrides={
+            "sample": 2,
+            "max_texts": 4,
+            "cache_dir": str(tmp_path / "cache"),
+            "store": str(tmp_path / "store"),
+            "data_dir": str(shared_data),
+            "manifest_md": str(tmp_path / "MANIFEST.md"),
+        },
+    )
     manifest = run(cfg, log=lambda message: None).manifest
     folder = revision_folder(cfg.store, cfg.label)
     loaded = load_every_config(folder, tmp_path / "hf")
@@ -166,17 +213,36 @@ def test_mteb_gives_the_citations_and_task_ids_the_card_carries():
         assert list(source_task_ids(name)) == list(card_data.task_ids or []), name
 
 
-@pytest.mark.parametrize(("licenses", "head"), [
-    ([("A", "mit", "mit", "https://a"), ("B", "mit", "mit", "https://b")], {"license": "mit"}),
-    ([("A", "other", "https://www.biorxiv.org/content/about-biorxiv", "https://www.biorxiv.org/content/about-biorxiv")],
-     {"license": "other", "license_name": "biorxiv-org-content-about-biorxiv",
-      "license_link": "https://www.biorxiv.org/content/about-biorxiv"}),
-    ([("A", "other", "x terms", "https://x"), ("B", "other", "y terms", "https://y")],
-     {"license": "other", "license_name": "hteb-source-licenses", "license_link": "README.md#licenses"}),
-    ([("A", "mit", "mit", None), ("B", "unknown", "not stated", None)],
-     {"license": "other", "license_name": "hteb-source-licenses", "license_link": "README.md#licenses"}),
-    ([], {"license": "unknown"}),
-])
+@pytest.mark.parametrize(
+    ("licenses", "head"),
+    [
+        ([("A", "mit", "mit", "https://a"), ("B", "mit", "mit", "https://b")], {"license": "mit"}),
+        (
+            [
+                (
+                    "A",
+                    "other",
+                    "https://www.biorxiv.org/content/about-biorxiv",
+                    "https://www.biorxiv.org/content/about-biorxiv",
+                )
+            ],
+            {
+                "license": "other",
+                "license_name": "biorxiv-org-content-about-biorxiv",
+                "license_link": "https://www.biorxiv.org/content/about-biorxiv",
+            },
+        ),
+        (
+            [("A", "other", "x terms", "https://x"), ("B", "other", "y terms", "https://y")],
+            {"license": "other", "license_name": "hteb-source-licenses", "license_link": "README.md#licenses"},
+        ),
+        (
+            [("A", "mit", "mit", None), ("B", "unknown", "not stated", None)],
+            {"license": "other", "license_name": "hteb-source-licenses", "license_link": "README.md#licenses"},
+        ),
+        ([], {"license": "unknown"}),
+    ],
+)
 def test_one_license_is_named_as_it_is_and_differing_ones_as_the_collection_they_are(licenses, head):
     fields = license_fields([SourceLicense(*entry) for entry in licenses])
     assert {k: v for k, v in fields.items() if k != "source_licenses"} == head

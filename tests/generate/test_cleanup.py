@@ -12,7 +12,15 @@ import json
 from pathlib import Path
 
 import pytest
-from hteb_generate.transform.cleanup import CLEANUPS, Cleaned, clean_output, drop_think_block, is_quoted, strip_quotes, unquote
+from hteb_generate.transform.cleanup import (
+    CLEANUPS,
+    Cleaned,
+    clean_output,
+    drop_think_block,
+    is_quoted,
+    strip_quotes,
+    unquote,
+)
 from hteb_generate.engine import CachedEngine, CallCache, ChatResult, Engine
 from hteb_contract.records import Sampling
 from hteb_generate.run.generation import Decoding, TextJob, transform_units
@@ -43,10 +51,14 @@ def test_the_quoted_sources_are_real_rows(shared_data: Path) -> None:
     ("raw", "expected"),
     [
         # Qwen3 with thinking on: the template wrote "<think>\n" into the prompt
-        ("Okay, the user wants a paraphrase of a banking question.\n</think>\n\nHow can I find my card?",
-         "How can I find my card?"),
-        ("<think>\nShort question; keep it a question.\n</think>\n\nWhere can I find my card?",
-         "Where can I find my card?"),
+        (
+            "Okay, the user wants a paraphrase of a banking question.\n</think>\n\nHow can I find my card?",
+            "How can I find my card?",
+        ),
+        (
+            "<think>\nShort question; keep it a question.\n</think>\n\nWhere can I find my card?",
+            "Where can I find my card?",
+        ),
         # the empty block a template writes when thinking is switched off
         ("<think>\n\n</think>\n\nHow can I find my card?", "How can I find my card?"),
         ("<think>first</think><think>second</think> Where is my card?", "Where is my card?"),
@@ -83,7 +95,7 @@ def test_drop_think_block_leaves_unclosed_blocks_and_sources_that_have_the_tag(r
         ("„Wie finde ich meine Karte?“", "Wie finde ich meine Karte?"),
         ("「カードの場所はどうやって確認できますか？」", "カードの場所はどうやって確認できますか？"),
         ("'I don't know where my card is.'", "I don't know where my card is."),  # an apostrophe is no closing mark
-        ('"\'Where is my card?\'"', "Where is my card?"),  # every layer
+        ("\"'Where is my card?'\"", "Where is my card?"),  # every layer
         ('""', ""),
     ],
 )
@@ -121,8 +133,9 @@ def test_strip_quotes_keeps_quotes_the_source_has(source: str, output: str) -> N
 def test_strip_quotes_on_a_real_smollm2_output() -> None:
     with OUTPUTS.open(encoding="utf-8") as f:
         rows = [json.loads(line) for line in f]
-    record = next(r for r in rows
-                  if r["transformation"] == "style_change" and r["source"] == "i have not received my card")
+    record = next(
+        r for r in rows if r["transformation"] == "style_change" and r["source"] == "i have not received my card"
+    )
     cleaned = clean_output(record["output"], record["source"])
     assert cleaned.applied == ("strip_quotes",)
     assert cleaned.output == record["output"][1:-1]
@@ -139,7 +152,7 @@ def test_unquote_strips_whitespace_inside_each_layer() -> None:
 
 RAW_OUTPUTS = [
     'The user wants a formal paraphrase.\n</think>\n\n"How may I locate my card?"',
-    '<think>\nKeep it a question.\n</think>\n“Where might my card be?”',
+    "<think>\nKeep it a question.\n</think>\n“Where might my card be?”",
     '"<think>x</think> Where is my card?"',
     '"How can I find my card?"',
     "<think>\n\n</think>\n\nHow can I find my card?",
@@ -193,14 +206,29 @@ def test_generator_records_each_attempts_clean_ups_and_keeps_the_raw_steps(tmp_p
     paraphrasing = TRANSFORMATIONS.get("paraphrasing")
     plan = plan_languages("paraphrasing", seed=1339, dataset="Banking77", item="0", source="eng")
     unit = TextJob(1339, "Banking77", paraphrasing, source, plan)
-    raw = [f"<think>\nThe user wants a paraphrase.\n</think>\n\n{source}",  # cleaned: identical, so retried
-           'The user wants it kept a question.\n</think>\n\n"Where can I find my card?"']
-    engine = CachedEngine(_Scripted(list(raw)), CallCache(tmp_path / "calls.sqlite"), model_id="scripted",
-                          revision="test", name="scripted")
+    raw = [
+        f"<think>\nThe user wants a paraphrase.\n</think>\n\n{source}",  # cleaned: identical, so retried
+        'The user wants it kept a question.\n</think>\n\n"Where can I find my card?"',
+    ]
+    engine = CachedEngine(
+        _Scripted(list(raw)),
+        CallCache(tmp_path / "calls.sqlite"),
+        model_id="scripted",
+        revision="test",
+        name="scripted",
+    )
     transform_units([unit], engine, PROMPT_SETS.get("paper"), Decoding(Sampling(0.0, 1.0, 64), 0.7, 3))
     first, second = unit.attempts
     assert (first.steps, first.output, first.cleanup, first.errors) == (
-        (raw[0],), source, ("drop_think_block",), ("identical",))
+        (raw[0],),
+        source,
+        ("drop_think_block",),
+        ("identical",),
+    )
     assert (second.steps, second.output, second.cleanup, second.errors) == (
-        (raw[1],), "Where can I find my card?", ("drop_think_block", "strip_quotes"), ())
+        (raw[1],),
+        "Where can I find my card?",
+        ("drop_think_block", "strip_quotes"),
+        (),
+    )
     assert unit.kept.output == "Where can I find my card?"

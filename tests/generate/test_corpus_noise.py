@@ -19,32 +19,44 @@ SEED = 1339
 
 def noise_records(seed, name, dataset, rules, *, corpus=False):
     """The records of every rule's table."""
-    return [r for table in noise_tables(seed, name, dataset, rules, corpus=corpus).values()
-            for r in table_records(table)]
+    return [
+        r for table in noise_tables(seed, name, dataset, rules, corpus=corpus).values() for r in table_records(table)
+    ]
 
 
 def _config(tmp_path, shared_data, **overrides):
     from hteb_generate.setup.config import build_config
 
-    given = {"datasets": "SciFact,STSBenchmark", "sample": 3, "cache_dir": str(tmp_path / "cache"),
-             "store": str(tmp_path / "store"), "data_dir": str(shared_data), "manifest_md": str(tmp_path / "M.md"),
-             **overrides}
+    given = {
+        "datasets": "SciFact,STSBenchmark",
+        "sample": 3,
+        "cache_dir": str(tmp_path / "cache"),
+        "store": str(tmp_path / "store"),
+        "data_dir": str(shared_data),
+        "manifest_md": str(tmp_path / "M.md"),
+        **overrides,
+    }
     return build_config(seed=str(SEED), profile="noise", overrides=given)
 
 
 def _scifact(shared_data, documents: int = 150) -> SourceDataset:
     """SciFact with its first `documents` corpus rows (the rules' speed is not what is tested)."""
     scifact = read_source_dir(shared_data / "SciFact")
-    return SourceDataset(scifact.info, {**scifact.tables, "corpus": scifact.tables["corpus"][:documents]},
-                         scifact.origin)
+    return SourceDataset(
+        scifact.info, {**scifact.tables, "corpus": scifact.tables["corpus"][:documents]}, scifact.origin
+    )
 
 
 def _shuffled(dataset: SourceDataset, table: str) -> SourceDataset:
     """The dataset with the rows of `table` (and their ids) in another order."""
     pairs = list(zip(dataset.ids[table], dataset.tables[table]))
     random.Random(7).shuffle(pairs)
-    return SourceDataset(dataset.info, {**dataset.tables, table: [r for _, r in pairs]}, dataset.origin,
-                         {**dataset.ids, table: [i for i, _ in pairs]})
+    return SourceDataset(
+        dataset.info,
+        {**dataset.tables, table: [r for _, r in pairs]},
+        dataset.origin,
+        {**dataset.ids, table: [i for i, _ in pairs]},
+    )
 
 
 def test_corpus_records_are_every_title_and_text_under_each_rule_whatever_the_row_order(shared_data):
@@ -56,8 +68,11 @@ def test_corpus_records_are_every_title_and_text_under_each_rule_whatever_the_ro
     assert len(records) == len(rules) * (len(documents) + with_title)
     assert {r.split for r in records} == {"corpus"} and {r.field for r in records} == {"title", "text"}
     for record in records:
-        assert record.transformed_text == perturb(record.transformation, record.original_text,
-                                                  key=(SEED, "SciFact", record.transformation, record.original_text))
+        assert record.transformed_text == perturb(
+            record.transformation,
+            record.original_text,
+            key=(SEED, "SciFact", record.transformation, record.original_text),
+        )
     again = noise_records(SEED, "SciFact", _shuffled(scifact, "corpus"), rules, corpus=True)
     order = attrgetter("transformation", "ref")
     assert sorted(again, key=order) == sorted(records, key=order)
@@ -70,8 +85,9 @@ def test_a_corpus_text_is_perturbed_as_an_equal_query_would_be(shared_data):
     queries = [dict(scifact.tables["queries"][0], text=text)] + scifact.tables["queries"][1:]
     dataset = SourceDataset(scifact.info, {**scifact.tables, "queries": queries}, scifact.origin)
     query = next(r for r in noise_records(SEED, "SciFact", dataset, ["keyboard_typos"]) if r.original_text == text)
-    document = next(r for r in noise_records(SEED, "SciFact", dataset, ["keyboard_typos"], corpus=True)
-                    if r.original_text == text)
+    document = next(
+        r for r in noise_records(SEED, "SciFact", dataset, ["keyboard_typos"], corpus=True) if r.original_text == text
+    )
     assert query.transformed_text == document.transformed_text != text
 
 
@@ -93,8 +109,9 @@ def test_a_corpus_noise_revision_is_verified_and_rebuilt_identically(tmp_path, s
     assert checked.records == items + len(PERTURBATIONS.names()) * corpus_texts
     for transformation, seed in revision.corpus_variants("SciFact"):
         for record in revision.corpus_items("SciFact", transformation, seed):
-            assert record.transformed_text == perturb(transformation, record.original_text,
-                                                      key=(seed, "SciFact", transformation, record.original_text))
+            assert record.transformed_text == perturb(
+                transformation, record.original_text, key=(seed, "SciFact", transformation, record.original_text)
+            )
     card = (revision.root / "README.md").read_text(encoding="utf-8")
     assert "Corpus perturbed (`--corpus-noise`)" in card and "config_name: SciFact-corpus" in card
 
@@ -118,7 +135,8 @@ def test_without_the_flag_the_revision_is_what_it_was(tmp_path, shared_data):
     on_files = {f["path"]: f["sha256"] for f in on.manifest["files"]}
     assert not any(p.startswith("corpus/") for p in off_files)
     assert {p: h for p, h in on_files.items() if not p.startswith("corpus/") and p != "README.md"} == {
-        p: h for p, h in off_files.items() if p != "README.md"}
+        p: h for p, h in off_files.items() if p != "README.md"
+    }
     off_card = (off.folder / "README.md").read_text(encoding="utf-8")
     front = off_card.split("---\n", 2)[1]
     assert "path: corpus/" not in front and "config_name: SciFact-corpus\n" not in front
@@ -131,9 +149,25 @@ def test_the_cli_flag_reaches_the_config(tmp_path, shared_data):
 
     from hteb_generate.cli.app import cli
 
-    common = ["validate", "--seed", str(SEED), "--profile", "noise", "--datasets", "SciFact,STSBenchmark",
-              "--sample", "3", "--data-dir", str(shared_data), "--cache-dir", str(tmp_path / "cache"),
-              "--store", str(tmp_path / "store"), "--manifest-md", str(tmp_path / "M.md")]
+    common = [
+        "validate",
+        "--seed",
+        str(SEED),
+        "--profile",
+        "noise",
+        "--datasets",
+        "SciFact,STSBenchmark",
+        "--sample",
+        "3",
+        "--data-dir",
+        str(shared_data),
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--store",
+        str(tmp_path / "store"),
+        "--manifest-md",
+        str(tmp_path / "M.md"),
+    ]
     for extra, corpus_noise in (([], False), (["--corpus-noise"], True)):
         result = CliRunner().invoke(cli, [*common, *extra])
         assert result.exit_code == 0, result.output

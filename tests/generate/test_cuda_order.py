@@ -49,8 +49,9 @@ def _h100_path(folder: Path) -> str:
 def test_the_rate_bench_reaches_vllm_without_initialising_cuda(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "PYTORCH_NVML_BASED_CUDA_CHECK"}
     env["PATH"] = _h100_path(tmp_path)
-    done = subprocess.run([sys.executable, "-c", WATCH, str(BENCH)], capture_output=True, text=True, env=env,
-                          timeout=300, cwd=REPO)
+    done = subprocess.run(
+        [sys.executable, "-c", WATCH, str(BENCH)], capture_output=True, text=True, env=env, timeout=300, cwd=REPO
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert "cuda_checks_before_vllm" in seen  # the fake H100 was taken for a GPU: the script went on to vLLM
@@ -59,7 +60,11 @@ def test_the_rate_bench_reaches_vllm_without_initialising_cuda(tmp_path):
 
 def test_importing_the_generator_sets_the_nvml_based_check():
     env = {k: v for k, v in os.environ.items() if k != "PYTORCH_NVML_BASED_CUDA_CHECK"}
-    done = subprocess.run([sys.executable, "-c", "import os, hteb_generate; "
-                           "print(os.environ.get('PYTORCH_NVML_BASED_CUDA_CHECK'))"],
-                          capture_output=True, text=True, env=env, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", "import os, hteb_generate; print(os.environ.get('PYTORCH_NVML_BASED_CUDA_CHECK'))"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert done.stdout.strip() == "1", done.stderr

@@ -33,9 +33,19 @@ def made(tmp_path_factory, shared_data):
     from hteb_generate.run.pipeline import run
 
     tmp = tmp_path_factory.mktemp("card")
-    cfg = build_config(seed="1339", profile="noise", overrides={
-        "datasets": ",".join(DATASETS), "sample": 3, "max_texts": 6, "cache_dir": str(tmp / "cache"),
-        "store": str(tmp / "store"), "data_dir": str(shared_data), "manifest_md": str(tmp / "MANIFEST.md")})
+    cfg = build_config(
+        seed="1339",
+        profile="noise",
+        overrides={
+            "datasets": ",".join(DATASETS),
+            "sample": 3,
+            "max_texts": 6,
+            "cache_dir": str(tmp / "cache"),
+            "store": str(tmp / "store"),
+            "data_dir": str(shared_data),
+            "manifest_md": str(tmp / "MANIFEST.md"),
+        },
+    )
     run(cfg, log=lambda message: None)
     return revision_folder(cfg.store, cfg.label)
 
@@ -46,8 +56,11 @@ def test_the_card_metadata_is_what_huggingface_hub_reads(made):
     assert isinstance(data, DatasetCardData) and data.pretty_name == "HTEB noise2-1339"
     licenses = [lookup_source(name).source_license for name in DATASETS]
     assert len({entry.license for entry in licenses}) > 1  # differing licenses: the collection's is `other`
-    assert (data.license, data.license_name, data.license_link) == ("other", "hteb-source-licenses",
-                                                                      "README.md#licenses")
+    assert (data.license, data.license_name, data.license_link) == (
+        "other",
+        "hteb-source-licenses",
+        "README.md#licenses",
+    )
     assert "\n## Licenses\n" in card.text  # where license_link points
     assert data.source_licenses == sorted((e.to_dict() for e in licenses), key=lambda e: e["dataset"])
     by_name = {entry["dataset"]: entry for entry in data.source_licenses}
@@ -57,8 +70,10 @@ def test_the_card_metadata_is_what_huggingface_hub_reads(made):
     stated = {code for s in revision.manifest["sources"] for code in s["languages"]}
     assert data.language == sorted(stated) and {"eng", "amh", "yor"} <= set(data.language)
     assert data.multilinguality == "multilingual"
-    assert set(data.task_categories) == {"sentence-similarity", "text-classification", "text-retrieval",
-                                          "summarization"} and set(data.task_categories) <= HUB_TASKS
+    assert (
+        set(data.task_categories) == {"sentence-similarity", "text-classification", "text-retrieval", "summarization"}
+        and set(data.task_categories) <= HUB_TASKS
+    )
     assert data.size_categories == [size_category(revision.manifest["counters"]["items"])]
     assert data.task_ids == ["fact-checking", "fact-checking-retrieval", "topic-classification"]  # mteb's
     assert data.source_datasets == sorted(f"{s['hf_path']}@{s['hf_revision']}" for s in revision.manifest["sources"])
@@ -72,16 +87,31 @@ def test_the_card_metadata_is_what_huggingface_hub_reads(made):
 
 def test_size_categories_follow_the_hub_bounds():
     assert [size_category(n) for n in (0, 999, 1000, 99_999, 10**6, 10**12)] == [
-        "n<1K", "n<1K", "1K<n<10K", "10K<n<100K", "1M<n<10M", "n>1T"]
+        "n<1K",
+        "n<1K",
+        "1K<n<10K",
+        "10K<n<100K",
+        "1M<n<10M",
+        "n>1T",
+    ]
 
 
-@pytest.mark.parametrize(("dataset", "configs"), [
-    ("STSBenchmark", {"STSBenchmark-original": ["test"]}),
-    ("Banking77", {"Banking77-original": ["test", "train"]}),
-    ("SciFact", {"SciFact-original-corpus": ["test"], "SciFact-original-queries": ["test"],
-                 "SciFact-original-qrels": ["test"]}),
-    ("SummEval", {"SummEval-original": ["test"]}),
-])
+@pytest.mark.parametrize(
+    ("dataset", "configs"),
+    [
+        ("STSBenchmark", {"STSBenchmark-original": ["test"]}),
+        ("Banking77", {"Banking77-original": ["test", "train"]}),
+        (
+            "SciFact",
+            {
+                "SciFact-original-corpus": ["test"],
+                "SciFact-original-queries": ["test"],
+                "SciFact-original-qrels": ["test"],
+            },
+        ),
+        ("SummEval", {"SummEval-original": ["test"]}),
+    ],
+)
 def test_load_dataset_alone_rebuilds_each_task_from_the_original_configs(made, dataset, configs):
     source = read_source_parquet(made / "source" / dataset)
     for config, splits in configs.items():
@@ -97,15 +127,23 @@ def test_load_dataset_alone_rebuilds_each_task_from_the_original_configs(made, d
 
 def test_an_items_texts_side_by_side_in_one_call(made):
     table = side_by_side(made, "STSBenchmark", "keyboard_typos_1339")
-    assert table.column_names == ["split", "item_id", "subset", "sentence1", "sentence1_transformed", "sentence2",
-                                  "sentence2_transformed"]
+    assert table.column_names == [
+        "split",
+        "item_id",
+        "subset",
+        "sentence1",
+        "sentence1_transformed",
+        "sentence2",
+        "sentence2_transformed",
+    ]
     source = read_source_parquet(made / "source" / "STSBenchmark")
     assert table.column("item_id").to_pylist() == source.ids["test"]
     for row, original in zip(table.to_pylist(), source.tables["test"]):
         for field in ("sentence1", "sentence2"):
             assert row[field] == original[field]
-            assert row[f"{field}_transformed"] == perturb("keyboard_typos", original[field], key=(
-                1339, "STSBenchmark", "keyboard_typos", original[field]))
+            assert row[f"{field}_transformed"] == perturb(
+                "keyboard_typos", original[field], key=(1339, "STSBenchmark", "keyboard_typos", original[field])
+            )
     queries = side_by_side(made, "SciFact", "numerisation_1339")
     assert queries.column_names == ["split", "item_id", "subset", "text", "text_transformed"]
     assert set(queries.column("split").to_pylist()) == {"queries"}
@@ -130,8 +168,12 @@ def test_a_rule_made_record_carries_no_invented_settings_and_item_v2_reads_as_th
     row = record.to_row()
     assert row["schema_version"] == "hteb.item/3" and row["sampling"] is None and row["generator_revision"] is None
     # What hteb.item/2 wrote for the same record (noise-1339): invented settings, read back as item/3 holds them.
-    old = {**row, "schema_version": "hteb.item/2", "sampling": {"temperature": 0.0, "top_p": 1.0, "max_tokens": 1},
-           "generator_revision": ""}
+    old = {
+        **row,
+        "schema_version": "hteb.item/2",
+        "sampling": {"temperature": 0.0, "top_p": 1.0, "max_tokens": 1},
+        "generator_revision": "",
+    }
     assert ItemRecord.from_row(old, what="v2") == record
     with pytest.raises(ContractError, match="sampling"):  # item/3 refuses settings a rule never had
         validate("item", {**row, "sampling": old["sampling"]}, what="r")

@@ -362,27 +362,64 @@ def test_issue_sources_are_real_rows(shared_data: Path) -> None:
     ("case", "raw", "source", "transformation", "expected", "cleanup"),
     [
         ("code fence", "```\nHow can I find my card?\n```", LOCATE, "paraphrasing", ["json_fragment"], ()),
-        ("Sure! Here's a paraphrase:", "Sure! Here's a paraphrase: How can I find my card?", LOCATE, "paraphrasing",
-         ["prefix_leak"], ()),
-        ("**Translation (Spanish):**", "**Translation (Spanish):** ¿Cómo localizo mi tarjeta?", LOCATE, "translation",
-         ["prefix_leak"], ()),
+        (
+            "Sure! Here's a paraphrase:",
+            "Sure! Here's a paraphrase: How can I find my card?",
+            LOCATE,
+            "paraphrasing",
+            ["prefix_leak"],
+            (),
+        ),
+        (
+            "**Translation (Spanish):**",
+            "**Translation (Spanish):** ¿Cómo localizo mi tarjeta?",
+            LOCATE,
+            "translation",
+            ["prefix_leak"],
+            (),
+        ),
         ("Traducción:", "Traducción: ¿Cómo localizo mi tarjeta?", LOCATE, "translation", ["prefix_leak"], ()),
         ("Rephrased:", "Rephrased: How can I find my card?", LOCATE, "paraphrasing", ["prefix_leak"], ()),
-        ("closed think block", "<think>\nThe user wants a paraphrase.\n</think>\n\nHow can I find my card?", LOCATE,
-         "paraphrasing", [], ("drop_think_block",)),
-        ("unclosed think block", "<think>\nThe user wants a paraphrase of a banking question, so", LOCATE,
-         "paraphrasing", ["reasoning_leak"], ()),
-        ("Okay, so the user wants", "Okay, so the user wants a paraphrase. How can I find my card?", LOCATE,
-         "paraphrasing", ["reasoning_leak"], ()),
-        ("(Note: …)", "How can I find my card? (Note: I kept the question form.)", LOCATE, "paraphrasing",
-         ["reasoning_leak"], ()),
+        (
+            "closed think block",
+            "<think>\nThe user wants a paraphrase.\n</think>\n\nHow can I find my card?",
+            LOCATE,
+            "paraphrasing",
+            [],
+            ("drop_think_block",),
+        ),
+        (
+            "unclosed think block",
+            "<think>\nThe user wants a paraphrase of a banking question, so",
+            LOCATE,
+            "paraphrasing",
+            ["reasoning_leak"],
+            (),
+        ),
+        (
+            "Okay, so the user wants",
+            "Okay, so the user wants a paraphrase. How can I find my card?",
+            LOCATE,
+            "paraphrasing",
+            ["reasoning_leak"],
+            (),
+        ),
+        (
+            "(Note: …)",
+            "How can I find my card? (Note: I kept the question form.)",
+            LOCATE,
+            "paraphrasing",
+            ["reasoning_leak"],
+            (),
+        ),
         ("identical but a final period", "A man is cycling", CYCLING, "paraphrasing", ["identical"], ()),
         ("identical but quotes", '"A man is cycling."', CYCLING, "paraphrasing", ["identical"], ("strip_quotes",)),
         ("identical but doubled spaces", "A man  is cycling.", CYCLING, "paraphrasing", ["identical"], ()),
     ],
 )
-def test_issue_bad_outputs_are_caught(case: str, raw: str, source: str, transformation: str, expected: list[str],
-                                      cleanup: tuple[str, ...]) -> None:
+def test_issue_bad_outputs_are_caught(
+    case: str, raw: str, source: str, transformation: str, expected: list[str], cleanup: tuple[str, ...]
+) -> None:
     cleaned = clean_output(raw, source)
     assert cleaned.applied == cleanup, case
     target = "spa" if transformation == "translation" else "eng"
@@ -406,7 +443,10 @@ def test_issue_japanese_pivots_and_japanese_to_spanish_are_not_runaway(shared_da
     spanish = "Todavía no he recibido mi nueva tarjeta; la pedí hace más de una semana."
     assert len(pivot.split()) > 5 * len(JA_NOT_RECEIVED.split())  # "runaway" by whitespace
     assert errors(pivot, JA_NOT_RECEIVED, "translation", lang="jpn", expected="eng") == []
-    assert errors("一週間以上前に頼んだ新しいカードがまだ来ていません。", JA_NOT_RECEIVED, "backtranslation", lang="jpn") == []
+    assert (
+        errors("一週間以上前に頼んだ新しいカードがまだ来ていません。", JA_NOT_RECEIVED, "backtranslation", lang="jpn")
+        == []
+    )
     assert errors(spanish, JA_NOT_RECEIVED, "translation", lang="jpn", expected="spa") == []
 
 
@@ -476,8 +516,14 @@ def test_characters_per_word_are_measured_on_massive_and_stated_in_the_docstring
         english = [json.loads(line)["text"] for line in f]
     english_chars_per_word = sum(len(t) + 1 for t in english) / sum(len(t.split()) for t in english)
     assert english_chars_per_word == pytest.approx(5.04, abs=0.005)
-    massive = {"Japanese": ["ja"], "Chinese": ["zh-CN", "zh-TW"], "Thai": ["th"], "Lao": ["th"], "Khmer": ["km"],
-               "Myanmar": ["my"]}
+    massive = {
+        "Japanese": ["ja"],
+        "Chinese": ["zh-CN", "zh-TW"],
+        "Thai": ["th"],
+        "Lao": ["th"],
+        "Khmer": ["km"],
+        "Myanmar": ["my"],
+    }
     assert [s.name for s in UNSPACED_SCRIPTS] == list(massive)
     for script in UNSPACED_SCRIPTS:
         ratios = [length[code] / length["en"] for code in massive[script.name]]
@@ -506,8 +552,9 @@ def _source(case: dict, shared_data: Path) -> str:
     return text
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"{c['error']}-{'fires' if c['fires'] else 'quiet'}-{i}"
-                                             for i, c in enumerate(CASES)])
+@pytest.mark.parametrize(
+    "case", CASES, ids=[f"{c['error']}-{'fires' if c['fires'] else 'quiet'}-{i}" for i, c in enumerate(CASES)]
+)
 def test_adversarial_output(case: dict, shared_data: Path) -> None:
     source = _source(case, shared_data)
     found = detect_errors(

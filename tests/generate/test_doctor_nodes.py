@@ -14,24 +14,34 @@ from hteb_generate.setup.gpu_host import Gpu
 from hteb_generate.setup.machine import Facts
 from test_doctor import H100, _facts, gpu_config  # noqa: F401  (the fixture)
 
-CPU_HEAD = Facts(torch="2.13.0+cpu", hf_cache="/home/u/.cache/huggingface/hub", hf_cache_free_gib=20.0,
-                 gpu_note="nvidia-smi not found", python="3.12.3")
+CPU_HEAD = Facts(
+    torch="2.13.0+cpu",
+    hf_cache="/home/u/.cache/huggingface/hub",
+    hf_cache_free_gib=20.0,
+    gpu_note="nvidia-smi not found",
+    python="3.12.3",
+)
 A100_40 = Gpu("NVIDIA A100-SXM4-40GB", 39.4, "8.0", free_gib=39.0)
 L4 = Gpu("NVIDIA L4", 22.5, "8.9", free_gib=22.0)
 
 
 def test_a_cpu_head_node_is_not_refused_when_its_gpu_nodes_are_ready(gpu_config):
-    summary = require_ready_on_nodes(gpu_config(), CPU_HEAD, {"10.0.0.2 (aaaa)": _facts(), "10.0.0.3 (bbbb)": _facts()},
-                                     others=1)
+    summary = require_ready_on_nodes(
+        gpu_config(), CPU_HEAD, {"10.0.0.2 (aaaa)": _facts(), "10.0.0.3 (bbbb)": _facts()}, others=1
+    )
     assert "\n" not in summary
-    assert summary.startswith("Ray cluster: node 10.0.0.2 (aaaa): NVIDIA H100 80GB HBM3 (79.6 GiB); torch 2.13.0; "
-                              "vLLM 0.32.0 (vllm); HF cache 500 GiB free | node 10.0.0.3 (bbbb): ")
+    assert summary.startswith(
+        "Ray cluster: node 10.0.0.2 (aaaa): NVIDIA H100 80GB HBM3 (79.6 GiB); torch 2.13.0; "
+        "vLLM 0.32.0 (vllm); HF cache 500 GiB free | node 10.0.0.3 (bbbb): "
+    )
     assert "| 1 node(s) without a GPU (no engine runs there); gemma-3-27b-it-int4-awq as generator and judge" in summary
 
 
 def test_a_worker_node_with_another_driver_and_less_memory_is_named(gpu_config):
-    nodes = {"10.0.0.2 (aaaa)": _facts(), "10.0.0.3 (bbbb)": _facts(gpus=(L4,), driver="570.124.06",
-                                                                    hf_cache_free_gib=5.0)}
+    nodes = {
+        "10.0.0.2 (aaaa)": _facts(),
+        "10.0.0.3 (bbbb)": _facts(gpus=(L4,), driver="570.124.06", hf_cache_free_gib=5.0),
+    }
     with pytest.raises(HtebError) as refused:
         require_ready_on_nodes(gpu_config(), CPU_HEAD, nodes, others=1)
     message = str(refused.value)
@@ -57,8 +67,9 @@ def test_a_cluster_without_a_gpu_node_is_refused(gpu_config):
 
 
 def test_the_engines_are_planned_on_the_gpu_nodes_with_the_drivers_environment():
-    host = engine_host(replace(CPU_HEAD, env={"VLLM_BATCH_INVARIANT": "1"}),
-                       {"a": _facts(), "b": _facts(gpus=(A100_40,))})
+    host = engine_host(
+        replace(CPU_HEAD, env={"VLLM_BATCH_INVARIANT": "1"}), {"a": _facts(), "b": _facts(gpus=(A100_40,))}
+    )
     assert host.gpus == (H100, A100_40) and host.torch_cuda == "13.0" and host.batch_invariant
 
 
@@ -109,11 +120,21 @@ def test_the_doctor_command_under_ray_address_checks_the_clusters_nodes_not_this
         pytest.skip("this machine has a GPU: its local cluster has a GPU node")
     was_up = ray.is_initialized()
     try:
-        done = generate("doctor", "--ray-address", "local", "--cache-dir", str(tmp_path / "c"),
-                        "--store", str(tmp_path / "s"), cwd=tmp_path)
+        done = generate(
+            "doctor",
+            "--ray-address",
+            "local",
+            "--cache-dir",
+            str(tmp_path / "c"),
+            "--store",
+            str(tmp_path / "s"),
+            cwd=tmp_path,
+        )
     finally:
         if not was_up:
             ray.shutdown()
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == ("error: no node of the Ray cluster has a GPU (1 node(s) without): the gpu profile's "
-                           "engines need one (--profile cpu runs on the CPU)\n")
+    assert done.stderr == (
+        "error: no node of the Ray cluster has a GPU (1 node(s) without): the gpu profile's "
+        "engines need one (--profile cpu runs on the CPU)\n"
+    )

@@ -16,7 +16,9 @@ MESSAGES = [
 
 
 def _requests(temperature: float = 0.0, max_tokens: int = 12) -> list[ChatRequest]:
-    return [ChatRequest(m, temperature, 0.9 if temperature else 1.0, max_tokens, 1339 + i) for i, m in enumerate(MESSAGES)]
+    return [
+        ChatRequest(m, temperature, 0.9 if temperature else 1.0, max_tokens, 1339 + i) for i, m in enumerate(MESSAGES)
+    ]
 
 
 def test_greedy_batch_equals_one_at_a_time_and_hf_generate(smollm2_engine):
@@ -26,7 +28,7 @@ def test_greedy_batch_equals_one_at_a_time_and_hf_generate(smollm2_engine):
     assert batched == [smollm2_engine.chat([r])[0] for r in _requests()]
     ids = smollm2_engine._prompt_ids(MESSAGES[1])
     out = smollm2_engine.model.generate(input_ids=torch.tensor([ids]), max_new_tokens=12, do_sample=False)
-    assert batched[1] == smollm2_engine.tokenizer.decode(out[0, len(ids):], skip_special_tokens=True).strip()
+    assert batched[1] == smollm2_engine.tokenizer.decode(out[0, len(ids) :], skip_special_tokens=True).strip()
 
 
 def test_sampling_depends_on_each_request_seed_not_on_the_batch(smollm2_engine):
@@ -46,7 +48,9 @@ def test_logprobs_are_a_distribution_over_first_tokens(smollm2_engine):
 
 
 def test_cache_hits_persist_and_any_parameter_change_misses(tmp_path, smollm2_engine):
-    cached = CachedEngine(smollm2_engine, CallCache(tmp_path / "calls.sqlite"), model_id="m", revision="r", name="transformers")
+    cached = CachedEngine(
+        smollm2_engine, CallCache(tmp_path / "calls.sqlite"), model_id="m", revision="r", name="transformers"
+    )
     first = cached.chat(_requests())
     assert (cached.calls, cached.hits) == (3, 0)
     assert cached.chat(_requests()) == first and (cached.calls, cached.hits) == (3, 3)
@@ -61,10 +65,13 @@ def test_cache_hits_persist_and_any_parameter_change_misses(tmp_path, smollm2_en
     def never() -> None:
         pytest.fail("a fully cached run must not load the model")
 
-    reopened = CachedEngine(never, CallCache(tmp_path / "calls.sqlite"), model_id="m", revision="r", name="transformers")
+    reopened = CachedEngine(
+        never, CallCache(tmp_path / "calls.sqlite"), model_id="m", revision="r", name="transformers"
+    )
     assert reopened.chat(_requests()) == first and (reopened.calls, reopened.hits) == (0, 3)
-    other_revision = CachedEngine(smollm2_engine, CallCache(tmp_path / "calls.sqlite"), model_id="m", revision="r2",
-                                  name="transformers")
+    other_revision = CachedEngine(
+        smollm2_engine, CallCache(tmp_path / "calls.sqlite"), model_id="m", revision="r2", name="transformers"
+    )
     other_revision.chat(_requests()[:1])
     assert other_revision.calls == 1
 
@@ -72,8 +79,14 @@ def test_cache_hits_persist_and_any_parameter_change_misses(tmp_path, smollm2_en
 def test_progress_counts_every_answer_once_across_calls(tmp_path, smollm2_engine):
     """Progress is reported per answered chunk (cache hits at once), so one bar can span the
     judge's chat call and its log-probability call and ends at exactly their total."""
-    cached = CachedEngine(smollm2_engine, CallCache(tmp_path / "calls.sqlite"), model_id="m", revision="r",
-                          name="transformers", commit_every=2)
+    cached = CachedEngine(
+        smollm2_engine,
+        CallCache(tmp_path / "calls.sqlite"),
+        model_id="m",
+        revision="r",
+        name="transformers",
+        commit_every=2,
+    )
     cached.chat(_requests()[:1])
     reported: list[int] = []
     cached.on_progress = reported.append
@@ -83,15 +96,18 @@ def test_progress_counts_every_answer_once_across_calls(tmp_path, smollm2_engine
 
 
 def test_a_repeated_request_is_one_call_and_counts_as_a_hit(tmp_path, smollm2_engine):
-    cached = CachedEngine(smollm2_engine, CallCache(tmp_path / "calls.sqlite"), model_id="m", revision="r", name="transformers")
+    cached = CachedEngine(
+        smollm2_engine, CallCache(tmp_path / "calls.sqlite"), model_id="m", revision="r", name="transformers"
+    )
     request = _requests()[1]
     first = cached.chat([request, request, request])
     assert first[0] == first[1] == first[2] and (cached.calls, cached.hits) == (1, 2)
 
 
 def test_finish_reason_says_whether_max_tokens_cut_the_reply(smollm2_engine):
-    cut, whole = smollm2_engine.chat_results([ChatRequest(MESSAGES[1], 0.0, 1.0, 2, 1),
-                                              ChatRequest(MESSAGES[1], 0.0, 1.0, 64, 1)])
+    cut, whole = smollm2_engine.chat_results(
+        [ChatRequest(MESSAGES[1], 0.0, 1.0, 2, 1), ChatRequest(MESSAGES[1], 0.0, 1.0, 64, 1)]
+    )
     assert cut.finish_reason == "length" and len(smollm2_engine.tokenizer.encode(cut.text)) <= 2
     assert whole.finish_reason == "stop" and whole.text.startswith(cut.text)
 

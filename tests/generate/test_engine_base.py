@@ -31,8 +31,11 @@ def test_declared_options_are_the_constructor_keywords(name):
     "name, option, message",
     [
         ("vllm", {"threads": 2}, "engine 'vllm' does not take option 'threads' (it takes: tensor_parallel_size, "),
-        ("transformers", {"tensor_parallel_size": 2},
-         "engine 'transformers' does not take option 'tensor_parallel_size' (it takes: batch_size, threads)"),
+        (
+            "transformers",
+            {"tensor_parallel_size": 2},
+            "engine 'transformers' does not take option 'tensor_parallel_size' (it takes: batch_size, threads)",
+        ),
         ("vllm", {"batch_size": 16}, "engine 'vllm' does not take option 'batch_size'"),
     ],
 )
@@ -44,8 +47,10 @@ def test_an_option_the_engine_does_not_take_is_refused_before_loading(name, opti
 
 # A Qwen3-style chat template: it opens an empty think block when told enable_thinking=False.
 QWEN3_TEMPLATE = (Path(__file__).parent / "data" / "qwen3-style-chat-template.jinja").read_text()
-CHATML = ("{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>'"
-          " + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}")
+CHATML = (
+    "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>'"
+    " + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
+)
 
 
 def test_thinking_is_switched_off_only_where_the_template_reads_the_switch():
@@ -72,7 +77,10 @@ class _Counting(Engine):
 
 
 def test_finish_reasons_survive_the_cache_and_old_text_only_entries_are_not_read(tmp_path):
-    requests = [ChatRequest((("user", "one two three"),), 0.0, 1.0, 2, 1), ChatRequest((("user", "one"),), 0.0, 1.0, 2, 1)]
+    requests = [
+        ChatRequest((("user", "one two three"),), 0.0, 1.0, 2, 1),
+        ChatRequest((("user", "one"),), 0.0, 1.0, 2, 1),
+    ]
     cache = CallCache(tmp_path / "calls.sqlite")
     old = _key({"kind": "chat", "model": "count", "revision": "1", **asdict(requests[0])})
     cache.put_many({old: "an answer from before finish reasons were kept"})

@@ -31,19 +31,30 @@ def test_the_python_range_is_vllms_own_and_the_packages():
     assert SpecifierSet(project["requires-python"]) == accepted
 
 
-@pytest.mark.parametrize("version, refused", [("3.10.12", True), ("3.11.0", False), ("3.14.2", False),
-                                              ("3.15.0", True), ("3.9.18", True)])
+@pytest.mark.parametrize(
+    "version, refused", [("3.10.12", True), ("3.11.0", False), ("3.14.2", False), ("3.15.0", True), ("3.9.18", True)]
+)
 def test_python_versions(version, refused):
     problem = python_problem(version)
     assert (problem is not None) == refused
     if refused:
-        assert problem == (f"Python {version} cannot install vllm 0.32.0 (it needs Python >=3.11,<3.15): run make "
-                           "with PYTHON=python3.12 (or another Python in that range)")
+        assert problem == (
+            f"Python {version} cannot install vllm 0.32.0 (it needs Python >=3.11,<3.15): run make "
+            "with PYTHON=python3.12 (or another Python in that range)"
+        )
 
 
-@pytest.mark.parametrize("driver, cuda, refused", [("575.57.08", "13.0", True), ("580.65.06", "13.0", False),
-                                                   ("590.44.01", "13.0", False), ("535.183.01", "12.4", False),
-                                                   ("470.256.02", "12.4", True), (None, "13.0", False)])
+@pytest.mark.parametrize(
+    "driver, cuda, refused",
+    [
+        ("575.57.08", "13.0", True),
+        ("580.65.06", "13.0", False),
+        ("590.44.01", "13.0", False),
+        ("535.183.01", "12.4", False),
+        ("470.256.02", "12.4", True),
+        (None, "13.0", False),
+    ],
+)
 def test_driver_branches(driver, cuda, refused):
     problem = driver_problem(driver, cuda, "torch 2.13.0")
     assert (problem is not None) == refused
@@ -54,7 +65,8 @@ def test_driver_branches(driver, cuda, refused):
 def test_compute_capability_floors():
     t4, a100 = Gpu("Tesla T4", 14.6, "7.5"), Gpu("NVIDIA A100-SXM4-80GB", 79.3, "8.0")
     assert capability_problem((t4, a100), (8, 0), "bfloat16") == (
-        "Tesla T4 (compute capability 7.5): bfloat16 needs compute capability 8.0 or newer")
+        "Tesla T4 (compute capability 7.5): bfloat16 needs compute capability 8.0 or newer"
+    )
     assert capability_problem((t4, a100), (7, 5), "CUDA 13") is None
     assert capability_problem((Gpu("Tesla P100", 15.9, "6.0"),), gpu_host.torch_floor("13.0"), "CUDA 13") is not None
     assert capability_problem((Gpu("old", 8.0, None),), (8, 0), "x") is None  # unknown: vLLM's own check decides
@@ -84,8 +96,11 @@ def _script(env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
 
 def test_nvidia_smis_answer_is_read(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", _fake_smi(tmp_path, H100_LINE)["PATH"])
-    assert gpu_host.query_gpus() == ((Gpu("NVIDIA H100 80GB HBM3", 81559 / 1024, "9.0", 81004 / 1024),), "",
-                                     "580.159.04")
+    assert gpu_host.query_gpus() == (
+        (Gpu("NVIDIA H100 80GB HBM3", 81559 / 1024, "9.0", 81004 / 1024),),
+        "",
+        "580.159.04",
+    )
     done = _script(_fake_smi(tmp_path, H100_LINE))
     assert done.returncode == 0 and done.stderr == ""
 
@@ -105,18 +120,22 @@ def test_mig_and_vgpu_memory_not_available_is_unknown_not_a_crash(tmp_path, monk
 def test_a_driver_without_compute_cap_is_asked_again_without_it(tmp_path, monkeypatch):
     """Drivers before R510 refuse the whole query when it names compute_cap (exit 2, this message)."""
     smi = tmp_path / "nvidia-smi"
-    smi.write_text('#!/bin/sh\ncase "$1" in *compute_cap*) echo \'Field "compute_cap" is not a valid field to query.\''
-                   '; exit 2;; esac\necho "Tesla V100-SXM2-32GB, 32510, 32000, 470.256.02"\n')
+    smi.write_text(
+        '#!/bin/sh\ncase "$1" in *compute_cap*) echo \'Field "compute_cap" is not a valid field to query.\''
+        '; exit 2;; esac\necho "Tesla V100-SXM2-32GB, 32510, 32000, 470.256.02"\n'
+    )
     smi.chmod(smi.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
     gpus, note, driver = gpu_host.query_gpus()
     assert gpus == (Gpu("Tesla V100-SXM2-32GB", 32510 / 1024, None, 32000 / 1024),) and driver == "470.256.02"
 
 
-@pytest.mark.skipif(any((Path(p) / "nvidia-smi").exists() for p in os.environ["PATH"].split(os.pathsep)),
-                    reason="a GPU host")
+@pytest.mark.skipif(
+    any((Path(p) / "nvidia-smi").exists() for p in os.environ["PATH"].split(os.pathsep)), reason="a GPU host"
+)
 def test_the_script_on_this_machine_says_there_is_no_gpu():
     done = _script()
     assert done.returncode == 2
-    assert done.stderr == ("make: no NVIDIA GPU (nvidia-smi not found): the gpu profile needs one (PROFILE=cpu runs "
-                           "on the CPU)\n")
+    assert done.stderr == (
+        "make: no NVIDIA GPU (nvidia-smi not found): the gpu profile needs one (PROFILE=cpu runs on the CPU)\n"
+    )

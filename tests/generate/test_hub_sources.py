@@ -16,7 +16,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hteb_generate.sources import hub_sources
-from hteb_generate.sources.hub_sources import RetrievalConfigs, convert, hub_configs, load_hub_dataset, retrieval_configs
+from hteb_generate.sources.hub_sources import (
+    RetrievalConfigs,
+    convert,
+    hub_configs,
+    load_hub_dataset,
+    retrieval_configs,
+)
 from hteb_generate.sources.sources_table import lookup_source
 from hteb_contract.errors import SourceError
 from hteb_contract.common.registry import Registry
@@ -44,6 +50,7 @@ def _languages(dataset) -> dict[tuple[str, str], tuple[str, str]]:
 
 # -- retrieval and reranking ------------------------------------------------------------------------
 
+
 def _scifact_hub(shared_data: Path, *, queries: int = 6, unjudged: int = 2) -> dict:
     """mteb/scifact's BEIR layout: corpus and queries in configs whose only split is named after them,
     qrels in `default` (train and test): `queries` judged test queries plus `unjudged` ones."""
@@ -52,7 +59,7 @@ def _scifact_hub(shared_data: Path, *, queries: int = 6, unjudged: int = 2) -> d
     qrels = [r for r in local.tables["qrels"] if r["query_id"] in {q["id"] for q in judged}]
     docs = {r["doc_id"] for r in qrels}
     corpus = [d for d in local.tables["corpus"] if d["id"] in docs] + local.tables["corpus"][:5]
-    asked = local.tables["queries"][len(local.tables["queries"]) - unjudged:]
+    asked = local.tables["queries"][len(local.tables["queries"]) - unjudged :]
     extra = [{"_id": f"train-{i}", "text": q["text"] + " (asked again)"} for i, q in enumerate(asked)]
     hub_qrels = [{"query-id": r["query_id"], "corpus-id": r["doc_id"], "score": r["score"]} for r in qrels]
     return {
@@ -69,8 +76,10 @@ def test_beir_layout_reads_single_split_configs_and_drops_queries_without_qrels(
     assert [q["id"] for q in converted.tables["queries"]] == [q["id"] for q in local.tables["queries"][:6]]
     assert all(set(q) == {"id", "text"} for q in converted.tables["queries"])
     assert {d["id"] for d in converted.tables["corpus"]} == {d["_id"] for d in raw["corpus"]["corpus"]}
-    assert all(isinstance(r["query_id"], str) and isinstance(r["doc_id"], str) and type(r["score"]) is int
-               for r in converted.tables["qrels"])
+    assert all(
+        isinstance(r["query_id"], str) and isinstance(r["doc_id"], str) and type(r["score"]) is int
+        for r in converted.tables["qrels"]
+    )
     assert len(converted.tables["qrels"]) == raw["default"]["test"].num_rows  # the test split, not train's
     assert [(t.table, t.subset, t.language) for t in converted.iter_texts()] == [("queries", "default", "eng")] * 6
 
@@ -78,8 +87,12 @@ def test_beir_layout_reads_single_split_configs_and_drops_queries_without_qrels(
 def test_qrels_are_cast_as_mteb_casts_them_and_a_repeated_pair_counts_once(shared_data):
     raw = _scifact_hub(shared_data, queries=1, unjudged=0)
     qrel = raw["default"]["test"][0]
-    raw["default"] = _dd(test=[{"query-id": int(qrel["query-id"]), "corpus-id": int(qrel["corpus-id"]), "score": 1.0},
-                               {"query-id": int(qrel["query-id"]), "corpus-id": int(qrel["corpus-id"]), "score": 2.0}])
+    raw["default"] = _dd(
+        test=[
+            {"query-id": int(qrel["query-id"]), "corpus-id": int(qrel["corpus-id"]), "score": 1.0},
+            {"query-id": int(qrel["query-id"]), "corpus-id": int(qrel["corpus-id"]), "score": 2.0},
+        ]
+    )
     raw["queries"] = _dd(queries=[{"_id": int(q["_id"]), "text": q["text"]} for q in raw["queries"]["queries"]])
     converted = convert(lookup_source("SciFact"), raw)
     assert converted.tables["qrels"] == [{"query_id": qrel["query-id"], "doc_id": qrel["corpus-id"], "score": 2}]
@@ -93,12 +106,15 @@ def test_reranking_reads_top_ranked_and_keeps_score_0_candidates(shared_data):
     queries, docs = local.tables["queries"][:3], local.tables["corpus"][:12]
     qrels, top = [], []
     for i, query in enumerate(queries):
-        candidates = [d["id"] for d in docs[4 * i: 4 * i + 4]]
+        candidates = [d["id"] for d in docs[4 * i : 4 * i + 4]]
         qrels += [{"query-id": query["id"], "corpus-id": d, "score": int(j == 0)} for j, d in enumerate(candidates)]
         top.append({"query-id": query["id"], "corpus-ids": candidates})
-    raw = {"corpus": _dd(test=[{"_id": d["id"], "title": d.get("title", ""), "text": d["text"]} for d in docs]),
-           "queries": _dd(test=[{"_id": q["id"], "text": q["text"]} for q in queries]),
-           "default": _dd(test=qrels), "top_ranked": _dd(test=top)}
+    raw = {
+        "corpus": _dd(test=[{"_id": d["id"], "title": d.get("title", ""), "text": d["text"]} for d in docs]),
+        "queries": _dd(test=[{"_id": q["id"], "text": q["text"]} for q in queries]),
+        "default": _dd(test=qrels),
+        "top_ranked": _dd(test=top),
+    }
     converted = convert(lookup_source("AskUbuntuDupQuestions"), raw)
     assert converted.tables["top_ranked"] == [{"query_id": t["query-id"], "doc_ids": t["corpus-ids"]} for t in top]
     assert sorted(r["score"] for r in converted.tables["qrels"]) == [0] * 9 + [1] * 3
@@ -112,8 +128,9 @@ def test_retrieval_configs_are_picked_as_mteb_picks_them():
     assert hub_configs(scifact, ["corpus", "query", "default", "qrels"]) == ["corpus", "query", "default"]
     assert hub_configs(rerank, ["corpus", "queries", "default", "top_ranked"])[-1] == "top_ranked"
     multilingual = replace(scifact, subsets={"de": ("deu",), "fr": ("fra",)})
-    assert retrieval_configs(multilingual, ["de-corpus", "de-queries", "de-qrels", "de-top_ranked"])["de"] == RetrievalConfigs(
-        corpus="de-corpus", queries="de-queries", qrels="de-qrels", top_ranked="de-top_ranked")
+    assert retrieval_configs(multilingual, ["de-corpus", "de-queries", "de-qrels", "de-top_ranked"])[
+        "de"
+    ] == RetrievalConfigs(corpus="de-corpus", queries="de-queries", qrels="de-qrels", top_ranked="de-top_ranked")
     with pytest.raises(SourceError, match="queries with instructions \\(config instruction\\) are not supported"):
         hub_configs(scifact, ["corpus", "queries", "default", "instruction"])
 
@@ -121,12 +138,17 @@ def test_retrieval_configs_are_picked_as_mteb_picks_them():
 def test_multilingual_retrieval_reads_subset_configs(shared_data):
     beir = _scifact_hub(shared_data, queries=4, unjudged=1)
     entry = replace(lookup_source("SciFact"), subsets={"en": ("eng",), "en-ext": ("eng",)})
-    raw = {f"{subset}-{part}": config for subset in ("en", "en-ext")
-           for part, config in (("corpus", beir["corpus"]), ("queries", beir["queries"]), ("qrels", beir["default"]))}
+    raw = {
+        f"{subset}-{part}": config
+        for subset in ("en", "en-ext")
+        for part, config in (("corpus", beir["corpus"]), ("queries", beir["queries"]), ("qrels", beir["default"]))
+    }
     assert hub_configs(entry, list(raw)) == list(raw)
     with pytest.raises(SourceError, match="duplicate id"):  # one queries table: ids must not repeat across subsets
         convert(entry, raw)
-    raw["en-ext-queries"] = _dd(queries=[{"_id": f"x{q['_id']}", "text": q["text"]} for q in beir["queries"]["queries"]])
+    raw["en-ext-queries"] = _dd(
+        queries=[{"_id": f"x{q['_id']}", "text": q["text"]} for q in beir["queries"]["queries"]]
+    )
     raw["en-ext-qrels"] = _dd(test=[{**r, "query-id": f"x{r['query-id']}"} for r in beir["default"]["test"]])
     converted = convert(entry, raw)
     assert [q["lang"] for q in converted.tables["queries"]] == ["en"] * 4 + ["en-ext"] * 4
@@ -169,8 +191,11 @@ def test_load_hub_dataset_reads_a_repo_in_the_beir_layout(shared_data, tmp_path)
 
 def test_load_hub_dataset_reads_a_monolingual_task_from_its_default_config(shared_data, tmp_path):
     rows = _local(shared_data, "TwitterSemEval2015").eval_rows()[:5]
-    one_row = {"sent1": [r["sentence1"] for r in rows], "sent2": [r["sentence2"] for r in rows],
-               "labels": [r["label"] for r in rows]}
+    one_row = {
+        "sent1": [r["sentence1"] for r in rows],
+        "sent2": [r["sentence2"] for r in rows],
+        "labels": [r["label"] for r in rows],
+    }
     folder = _hub_folder(tmp_path / "twitter", {"default": {"test": [one_row]}})
     loaded = load_hub_dataset(replace(lookup_source("TwitterSemEval2015"), hf_path=str(folder)))
     assert [(r["sentence1"], r["label"]) for r in loaded.eval_rows()] == [(r["sentence1"], r["label"]) for r in rows]
@@ -179,6 +204,7 @@ def test_load_hub_dataset_reads_a_monolingual_task_from_its_default_config(share
 
 
 # -- the other task types ---------------------------------------------------------------------------
+
 
 def test_sts_rows_map_one_to_one(shared_data):
     rows = _local(shared_data, "STSBenchmark").eval_rows()[:5]
@@ -198,7 +224,9 @@ def test_cross_lingual_sts_fast_loading_gives_each_side_of_a_pair_its_language()
     languages = _languages(converted)
     assert languages[("0", "sentence1")] == ("en-de", "eng") and languages[("0", "sentence2")] == ("en-de", "deu")
     assert languages[("12", "sentence2")] == ("en-en", "eng")
-    with pytest.raises(SourceError, match="no row of subset 'ko-ko' in the 'lang' column of config 'default' split 'test'"):
+    with pytest.raises(
+        SourceError, match="no row of subset 'ko-ko' in the 'lang' column of config 'default' split 'test'"
+    ):
         convert(lookup_source("STS17"), {"default": _dd(test=hub_rows)})
 
 
@@ -206,7 +234,9 @@ def test_language_subsets_are_read_from_one_config_each(shared_data):
     local = _local(shared_data, "SemRel2024")
     raw = {}
     for subset in lookup_source("SemRel2024").subsets:
-        found = [{k: r[k] for k in ("sentence1", "sentence2", "score")} for r in local.eval_rows() if r["lang"] == subset]
+        found = [
+            {k: r[k] for k in ("sentence1", "sentence2", "score")} for r in local.eval_rows() if r["lang"] == subset
+        ]
         raw[subset] = _dd(test=found[:3])
     converted = convert(lookup_source("SemRel2024"), raw)
     assert {r["lang"] for r in converted.eval_rows()} == set(raw)
@@ -218,11 +248,15 @@ def test_language_subsets_are_read_from_one_config_each(shared_data):
 def test_pair_classification_one_row_of_lists_with_the_tasks_renames(shared_data):
     """TwitterSemEval2015's test split is one row of lists named sent1/sent2/labels."""
     rows = _local(shared_data, "TwitterSemEval2015").eval_rows()[:6]
-    hub = {"sent1": [r["sentence1"] for r in rows], "sent2": [r["sentence2"] for r in rows],
-           "labels": [r["label"] for r in rows]}
+    hub = {
+        "sent1": [r["sentence1"] for r in rows],
+        "sent2": [r["sentence2"] for r in rows],
+        "labels": [r["label"] for r in rows],
+    }
     converted = convert(lookup_source("TwitterSemEval2015"), {"default": _dd(test=[hub])})
-    assert converted.eval_rows() == [{"sentence1": r["sentence1"], "sentence2": r["sentence2"], "label": r["label"]}
-                                     for r in rows]
+    assert converted.eval_rows() == [
+        {"sentence1": r["sentence1"], "sentence2": r["sentence2"], "label": r["label"]} for r in rows
+    ]
     with pytest.raises(SourceError, match="no column 'sentence1' in config 'de' \\(has: labels, sent1, sent2\\)"):
         convert(lookup_source("RTE3"), {s: _dd(test=[hub]) for s in ("de", "en", "fr", "it")})  # RTE3 renames nothing
 
@@ -233,7 +267,11 @@ def test_pair_classification_rows_per_language_config(shared_data):
     converted = convert(lookup_source("RTE3"), {s: _dd(test=hub) for s in ("de", "en", "fr", "it")})
     assert [r["lang"] for r in converted.eval_rows()] == [s for s in ("de", "en", "fr", "it") for _ in rows]
     assert {(r.subset, r.language) for r in converted.iter_texts()} == {
-        ("de", "deu"), ("en", "eng"), ("fr", "fra"), ("it", "ita")}
+        ("de", "deu"),
+        ("en", "eng"),
+        ("fr", "fra"),
+        ("it", "ita"),
+    }
 
 
 def test_classification_with_en_and_en_ext_subsets():
@@ -243,10 +281,16 @@ def test_classification_with_en_and_en_ext_subsets():
     labels = sorted({r["label"] for r in local.eval_rows()})
 
     def split(table: str, subset: str) -> list[dict]:
-        return [{"text": r["text"], "label": labels.index(r["label"]), "label_text": r["label"]}
-                for r in local.tables[table] if r["lang"] == subset]
+        return [
+            {"text": r["text"], "label": labels.index(r["label"]), "label_text": r["label"]}
+            for r in local.tables[table]
+            if r["lang"] == subset
+        ]
 
-    raw = {s: _dd(train=split("train", s), validation=split("test", s)[:2], test=split("test", s)) for s in ("en-ext", "en")}
+    raw = {
+        s: _dd(train=split("train", s), validation=split("test", s)[:2], test=split("test", s))
+        for s in ("en-ext", "en")
+    }
     converted = convert(lookup_source("AmazonCounterfactualClassification"), raw)
     assert [r["lang"] for r in converted.eval_rows()] == ["en-ext"] * 12 + ["en"] * 12
     assert len(converted.tables["train"]) == 48 and set(converted.eval_rows()[0]) == {"text", "label", "lang"}
@@ -256,10 +300,15 @@ def test_classification_with_en_and_en_ext_subsets():
 def test_classification_fast_loading_keeps_the_tasks_subsets(shared_data):
     """MassiveIntent: one default config whose rows name their language subset (`en`, `de`, ...)."""
     local = _local(shared_data, "Banking77")
-    rows = {t: [{"text": r["text"], "label": r["label"], "lang": "en"} for r in local.tables[t][:6]] for t in ("train", "test")}
+    rows = {
+        t: [{"text": r["text"], "label": r["label"], "lang": "en"} for r in local.tables[t][:6]]
+        for t in ("train", "test")
+    }
     german = {"text": "Wo ist meine Karte?", "label": "card_arrival", "lang": "de"}
-    converted = convert(lookup_source("MassiveIntentClassification"),
-                        {"default": _dd(train=rows["train"] + [german], test=rows["test"] + [german])})
+    converted = convert(
+        lookup_source("MassiveIntentClassification"),
+        {"default": _dd(train=rows["train"] + [german], test=rows["test"] + [german])},
+    )
     assert converted.eval_rows() == rows["test"] and converted.tables["train"] == rows["train"]
 
 
@@ -275,8 +324,10 @@ def test_classification_reads_eval_and_train(shared_data):
 
 def _cluster_sets(rows: list[dict], sets: int) -> list[dict]:
     """Rows -> mteb's legacy cluster-set rows: np.array_split of the texts and labels, in order."""
-    return [{"sentences": [r["text"] for r in chunk], "labels": [r["label"] for r in chunk]}
-            for chunk in np.array_split(np.array(rows, dtype=object), sets)]
+    return [
+        {"sentences": [r["text"] for r in chunk], "labels": [r["label"] for r in chunk]}
+        for chunk in np.array_split(np.array(rows, dtype=object), sets)
+    ]
 
 
 def test_legacy_clustering_keeps_each_set_as_a_cluster_set(shared_data):
@@ -305,15 +356,31 @@ def test_v2_clustering_flattens_the_sets_and_flat_rows_stay(shared_data):
 
 def test_summarization_keeps_the_summaries_and_relevance(shared_data):
     rows = _local(shared_data, "SummEval").eval_rows()[:2]
-    hub = [{k: r[k] for k in ("id", "text", "machine_summaries", "human_summaries", "relevance", "coherence",
-                              "consistency", "fluency")} for r in rows]
+    hub = [
+        {
+            k: r[k]
+            for k in (
+                "id",
+                "text",
+                "machine_summaries",
+                "human_summaries",
+                "relevance",
+                "coherence",
+                "consistency",
+                "fluency",
+            )
+        }
+        for r in rows
+    ]
     converted = convert(lookup_source("SummEval"), {"default": _dd(test=hub)})
-    assert converted.eval_rows() == [{k: r[k] for k in ("id", "text", "human_summaries", "machine_summaries",
-                                                         "relevance")} for r in rows]
+    assert converted.eval_rows() == [
+        {k: r[k] for k in ("id", "text", "human_summaries", "machine_summaries", "relevance")} for r in rows
+    ]
     assert len(list(converted.iter_texts())) == 2 * (11 + 16)
 
 
 # -- errors -----------------------------------------------------------------------------------------
+
 
 def _refused(entry_name: str, raw: dict) -> str:
     with pytest.raises(SourceError) as refused:
@@ -339,10 +406,13 @@ def test_a_missing_column_is_named_with_its_config(shared_data):
 
 
 def test_an_empty_split_and_uneven_lists_are_named():
-    assert _refused("TwitterSemEval2015", {"default": {"test": []}}).endswith("split 'test' of config 'default' has no rows")
+    assert _refused("TwitterSemEval2015", {"default": {"test": []}}).endswith(
+        "split 'test' of config 'default' has no rows"
+    )
     uneven = {"sent1": ["a", "b"], "sent2": ["c"], "labels": [1, 0]}
     assert _refused("TwitterSemEval2015", {"default": _dd(test=[uneven])}).endswith(
-        "config 'default': a row of lists must hold lists of one length in sentence1, sentence2, label")
+        "config 'default': a row of lists must hold lists of one length in sentence1, sentence2, label"
+    )
 
 
 def test_a_key_error_inside_a_converter_is_not_reported_as_missing_data(monkeypatch):

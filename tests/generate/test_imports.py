@@ -7,8 +7,10 @@ import subprocess
 import sys
 
 PROVIDERS = {
-    "hteb_generate.engine": ("ENGINES", ["hteb_generate.engine.transformers_engine",
-                                         "hteb_generate.engine.vllm_engine"]),
+    "hteb_generate.engine": (
+        "ENGINES",
+        ["hteb_generate.engine.transformers_engine", "hteb_generate.engine.vllm_engine"],
+    ),
     "hteb_generate.checks.detectors": ("DETECTORS", ["hteb_generate.checks.detector_rules"]),
     "hteb_generate.sources.hub_sources": ("CONVERTERS", ["hteb_generate.sources.hub_converters"]),
 }
@@ -28,6 +30,7 @@ print("ok")
 
 
 def test_providers_load_on_first_lookup_not_on_import():
-    done = subprocess.run([sys.executable, "-c", CHECK, json.dumps(PROVIDERS)], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", CHECK, json.dumps(PROVIDERS)], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]

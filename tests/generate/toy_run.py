@@ -68,26 +68,65 @@ def main(work: Path, transformation: str, data: Path) -> None:
     (model / "config.json").write_text("{}", encoding="utf-8")
     engine = Shortener()
     pipeline.create_engine = lambda name, **options: engine
-    cfg = build_config(seed="1339", profile="cpu", overrides={
-        "datasets": "STSBenchmark", "transformations": transformation, "max_texts": 8, "prompt_set": PROMPT_SET,
-        "model": str(model), "judge_model": str(model), "cache_dir": str(work / "cache"),
-        "store": str(work / "store"), "data_dir": str(data), "label": "toy",
-        "manifest_md": str(work / "MANIFEST.md")})
+    cfg = build_config(
+        seed="1339",
+        profile="cpu",
+        overrides={
+            "datasets": "STSBenchmark",
+            "transformations": transformation,
+            "max_texts": 8,
+            "prompt_set": PROMPT_SET,
+            "model": str(model),
+            "judge_model": str(model),
+            "cache_dir": str(work / "cache"),
+            "store": str(work / "store"),
+            "data_dir": str(data),
+            "label": "toy",
+            "manifest_md": str(work / "MANIFEST.md"),
+        },
+    )
     pipeline.run(cfg, log=lambda message: None)
 
     from hteb_score.cli import main as score
 
     (work / "bag_of_words.py").write_text(ENCODER, encoding="utf-8")
-    code = score([f"{work / 'bag_of_words.py'}:BagOfWords", "--encoder", "python",
-                  "--store", f"file://{work / 'store'}", "--revision", "toy", "--out", str(work / "out"), "--quiet"])
+    code = score(
+        [
+            f"{work / 'bag_of_words.py'}:BagOfWords",
+            "--encoder",
+            "python",
+            "--store",
+            f"file://{work / 'store'}",
+            "--revision",
+            "toy",
+            "--out",
+            str(work / "out"),
+            "--quiet",
+        ]
+    )
     if code:
         raise SystemExit(f"hteb-score exited with {code}")
     revision = open_store(f"file://{work / 'store'}").fetch("toy")
-    records = [{"original": r.original_text, "transformed": r.transformed_text, "template_id": r.prompt_template_id,
-                "errors": list(r.errors), "parapluie": r.judge.parapluie}
-               for r in revision.items("STSBenchmark", transformation, 1339)]
-    print(json.dumps({"prompt_set_sha256": PROMPT_SETS.get(PROMPT_SET).sha256, "systems": sorted(set(engine.systems)),
-                      "transformations": revision.manifest["transformations"], "records": records}))
+    records = [
+        {
+            "original": r.original_text,
+            "transformed": r.transformed_text,
+            "template_id": r.prompt_template_id,
+            "errors": list(r.errors),
+            "parapluie": r.judge.parapluie,
+        }
+        for r in revision.items("STSBenchmark", transformation, 1339)
+    ]
+    print(
+        json.dumps(
+            {
+                "prompt_set_sha256": PROMPT_SETS.get(PROMPT_SET).sha256,
+                "systems": sorted(set(engine.systems)),
+                "transformations": revision.manifest["transformations"],
+                "records": records,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

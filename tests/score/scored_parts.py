@@ -25,11 +25,26 @@ from evaluator_embeddings import hashed_bow  # noqa: E402
 #: the sample's small datasets (Banking77 is slow), in the revision's order
 SMALL = ["STSBenchmark", "SemRel2024", "TwitterSemEval2015", "SciFact"]
 
-MODEL = {"model_id": "hashed-bow", "revision": None, "embedding_dim": 64, "similarity": "cosine",
-         "identity": "sha256:" + hashlib.sha256(b"hashed-bow-64").hexdigest()}
-ENCODE = {"batch_size": 32, "dtype": "float32", "normalize": False, "device": "cpu", "max_seq_length": None,
-          "prompts": {}, "trust_remote_code": False, "backend": "torch", "precision": "fp32",
-          "max_diff_vs_torch_fp32": None, "token_budget": None}
+MODEL = {
+    "model_id": "hashed-bow",
+    "revision": None,
+    "embedding_dim": 64,
+    "similarity": "cosine",
+    "identity": "sha256:" + hashlib.sha256(b"hashed-bow-64").hexdigest(),
+}
+ENCODE = {
+    "batch_size": 32,
+    "dtype": "float32",
+    "normalize": False,
+    "device": "cpu",
+    "max_seq_length": None,
+    "prompts": {},
+    "trust_remote_code": False,
+    "backend": "torch",
+    "precision": "fp32",
+    "max_diff_vs_torch_fp32": None,
+    "token_budget": None,
+}
 
 
 class HashedBow:
@@ -48,8 +63,9 @@ class HashedBow:
 _SCORED: dict[str, ScorePart] = {}
 
 
-def scored_part(part: list[str] | None, *, planned: list[str] = SMALL, encode: dict[str, Any] | None = None,
-                **settings: Any) -> ScorePart:
+def scored_part(
+    part: list[str] | None, *, planned: list[str] = SMALL, encode: dict[str, Any] | None = None, **settings: Any
+) -> ScorePart:
     """The part of `planned` that `part` names (None: all of it), scored as `hteb-score --part` does;
     `settings`: ScoreOptions fields (protocol by name; source_dir for dataset folders, or store and ref for
     another revision, instead of the sample).
@@ -60,18 +76,43 @@ def scored_part(part: list[str] | None, *, planned: list[str] = SMALL, encode: d
     return _SCORED[key]
 
 
-def _scored_part(part: list[str] | None, *, planned: list[str], encode: dict[str, Any] | None,
-                 **settings: Any) -> ScorePart:
+def _scored_part(
+    part: list[str] | None, *, planned: list[str], encode: dict[str, Any] | None, **settings: Any
+) -> ScorePart:
     protocol = PROTOCOLS.get(settings.pop("protocol", "hteb"))
-    data = {} if {"source_dir", "store"} & set(settings) else {"store": f"file://{SAMPLE_STORE}", "ref": SAMPLE_REVISION}
-    options = ScoreOptions(model_id=None, protocol=protocol, encoder="sentence-transformers", datasets=planned,
-                           part=part, quiet=True, **data, **settings)
+    data = (
+        {} if {"source_dir", "store"} & set(settings) else {"store": f"file://{SAMPLE_STORE}", "ref": SAMPLE_REVISION}
+    )
+    options = ScoreOptions(
+        model_id=None,
+        protocol=protocol,
+        encoder="sentence-transformers",
+        datasets=planned,
+        part=part,
+        quiet=True,
+        **data,
+        **settings,
+    )
     data = read_data(options)
-    run = score_variants(data.groups, EmbeddingTable(HashedBow()), protocol=protocol, progress=False,
-                         filtered=options.min_judge is not None, flags=data.checked)
+    run = score_variants(
+        data.groups,
+        EmbeddingTable(HashedBow()),
+        protocol=protocol,
+        progress=False,
+        filtered=options.min_judge is not None,
+        flags=data.checked,
+    )
     tasks = {info.name: info.to_json() for info in data.groups.infos}
-    identity = run_identity(options, data.planned, data.provenance, MODEL, encode or ENCODE, package_versions(),
-                            chosen=data.chosen, taxonomy=data.taxonomy)
+    identity = run_identity(
+        options,
+        data.planned,
+        data.provenance,
+        MODEL,
+        encode or ENCODE,
+        package_versions(),
+        chosen=data.chosen,
+        taxonomy=data.taxonomy,
+    )
     return ScorePart(identity, units_of_run(run, tasks, data.error_policy, None), {"total_s": 1.0})
 
 

@@ -17,14 +17,21 @@ def _rec(dataset, transformation, seed, value, subset="all"):
 
 SCORES = [
     _rec("A", "original", None, 0.80),
-    _rec("A", "paraphrasing", 1337, 0.70), _rec("A", "paraphrasing", 1338, 0.60),
-    _rec("A", "style_change", 1337, 0.50), _rec("A", "style_change", 1338, 0.70),
-    _rec("A", "expansion", 1337, 0.40), _rec("A", "expansion", 1338, 0.40),
-    _rec("A", "translation", 1337, 0.20), _rec("A", "translation", 1338, 0.30),
+    _rec("A", "paraphrasing", 1337, 0.70),
+    _rec("A", "paraphrasing", 1338, 0.60),
+    _rec("A", "style_change", 1337, 0.50),
+    _rec("A", "style_change", 1338, 0.70),
+    _rec("A", "expansion", 1337, 0.40),
+    _rec("A", "expansion", 1338, 0.40),
+    _rec("A", "translation", 1337, 0.20),
+    _rec("A", "translation", 1338, 0.30),
     _rec("B", "original", None, 0.50),
-    _rec("B", "paraphrasing", 1337, 0.45), _rec("B", "paraphrasing", 1338, 0.45),
-    _rec("B", "summarisation", 1337, 0.30), _rec("B", "summarisation", 1338, 0.40),
-    _rec("B", "cross_translation", 1337, 0.10), _rec("B", "cross_translation", 1338, 0.20),
+    _rec("B", "paraphrasing", 1337, 0.45),
+    _rec("B", "paraphrasing", 1338, 0.45),
+    _rec("B", "summarisation", 1337, 0.30),
+    _rec("B", "summarisation", 1338, 0.40),
+    _rec("B", "cross_translation", 1337, 0.10),
+    _rec("B", "cross_translation", 1338, 0.20),
     _rec("B", "paraphrasing", 1337, 0.99, subset="eng"),  # subset rows never enter aggregates
 ]
 
@@ -49,8 +56,14 @@ def test_worked_example():
     assert agg["delta"] == pytest.approx(agg["hteb_total"] - 65.0)
     assert agg["per_transformation"]["paraphrasing"]["mean"] == pytest.approx(55.0)
     assert agg["per_transformation"]["paraphrasing"]["datasets"] == 2
-    assert list(agg["per_transformation"]) == ["paraphrasing", "style_change", "expansion", "summarisation",
-                                               "translation", "cross_translation"]
+    assert list(agg["per_transformation"]) == [
+        "paraphrasing",
+        "style_change",
+        "expansion",
+        "summarisation",
+        "translation",
+        "cross_translation",
+    ]
 
 
 def test_original_only():
@@ -80,8 +93,11 @@ def test_records_scored_twice_or_unknown_are_contract_errors():
 
 
 #: A filtered card's shape: C has no transformed score left, D only a translation (issue 23 item 2).
-PARTIAL = SCORES + [_rec("C", "original", None, 0.90), _rec("D", "original", None, 0.30),
-                    _rec("D", "translation", 1337, 0.60)]
+PARTIAL = SCORES + [
+    _rec("C", "original", None, 0.90),
+    _rec("D", "original", None, 0.30),
+    _rec("D", "translation", 1337, 0.60),
+]
 
 
 def test_a_partial_card_pairs_each_figure_with_the_original_of_its_datasets():
@@ -91,21 +107,40 @@ def test_a_partial_card_pairs_each_figure_with_the_original_of_its_datasets():
     assert agg["hteb_datasets"] == 3 and agg["original"] == pytest.approx((80 + 50 + 30) / 3)
     assert agg["delta"] == pytest.approx(agg["hteb_total"] - agg["original"])
     lexical, language = agg["axis_pairs"]["lexical"], agg["axis_pairs"]["language"]
-    assert (lexical["datasets"], lexical["original"], lexical["score"]) == (2, pytest.approx(65.0), pytest.approx(53.75))
+    assert (lexical["datasets"], lexical["original"], lexical["score"]) == (
+        2,
+        pytest.approx(65.0),
+        pytest.approx(53.75),
+    )
     assert (language["datasets"], language["original"]) == (3, pytest.approx((80 + 50 + 30) / 3))
     assert language["score"] == pytest.approx((25 + 15 + 60) / 3)
     for axis, pair in agg["axis_pairs"].items():
-        assert pair["delta"] == pytest.approx(pair["score"] - pair["original"]) and agg["per_axis"][axis] == pair["score"]
+        assert (
+            pair["delta"] == pytest.approx(pair["score"] - pair["original"]) and agg["per_axis"][axis] == pair["score"]
+        )
 
 
 def test_a_partial_card_says_on_how_many_datasets_each_figure_rests():
     agg = aggregate(PARTIAL, INSTALLED)
-    card = {"model": {"model_id": "m", "revision": None}, "dataset": {"repo_id": "r", "label": "l", "revision": "x"},
-            "protocol": "hteb", "on_error": "keep", "hteb_score_version": "0", "package_versions": {},
-            "encode": {"batch_size": 1, "dtype": "float32", "device": "cpu", "prompts": None},
-            "aggregates": agg, "statistics": None, "flags": [], "error_policy": [], "timings": {},
-            "evaluation": {"protocol": "hteb", "description": "d", "datasets": {}}}
+    card = {
+        "model": {"model_id": "m", "revision": None},
+        "dataset": {"repo_id": "r", "label": "l", "revision": "x"},
+        "protocol": "hteb",
+        "on_error": "keep",
+        "hteb_score_version": "0",
+        "package_versions": {},
+        "encode": {"batch_size": 1, "dtype": "float32", "device": "cpu", "prompts": None},
+        "aggregates": agg,
+        "statistics": None,
+        "flags": [],
+        "error_policy": [],
+        "timings": {},
+        "evaluation": {"protocol": "hteb", "description": "d", "datasets": {}},
+    }
     md = render_markdown(card)
-    assert f"| **model** | {agg['original']:.2f} (3 of 4 datasets) | 53.75 (2 of 4 datasets) | 37.50 (2 of 4 datasets) |" in md
+    assert (
+        f"| **model** | {agg['original']:.2f} (3 of 4 datasets) | 53.75 (2 of 4 datasets) | 37.50 (2 of 4 datasets) |"
+        in md
+    )
     assert f"over all 4 it is {agg['original_all']:.2f}" in md
     assert "| Lexical/Stylistic | 2 of 4 | 65.00 | 53.75 | -11.25 |" in md

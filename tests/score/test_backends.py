@@ -60,8 +60,13 @@ def test_identity_differs_per_backend_and_precision(exports):
     def load(**kw):
         return Encoder.load(str(minilm_path()), device="cpu", progress=False, export_root=exports, **kw)
 
-    identities = {load().identity, load(backend="onnx").identity, load(backend="onnx", precision="int8").identity,
-                  load(backend="openvino").identity, load(precision="bf16").identity}
+    identities = {
+        load().identity,
+        load(backend="onnx").identity,
+        load(backend="onnx", precision="int8").identity,
+        load(backend="openvino").identity,
+        load(precision="bf16").identity,
+    }
     assert len(identities) == 5
 
 
@@ -78,10 +83,25 @@ def test_reduced_precision_is_measured_flagged_and_marked_by_compare(exports, tm
     assert "onnx int8 (max diff vs torch fp32" in (tmp_path / "int8" / "result_card.md").read_text()
     fp32 = json.loads((tmp_path / "fp32" / "result_card.json").read_text())
     assert not any(f["code"] == "reduced_precision" for f in fp32["flags"])
-    assert main(["compare", str(tmp_path / "fp32" / "result_card.json"), str(tmp_path / "int8" / "result_card.json"),
-                 "--out", str(tmp_path / "compare"), "--splits", "5"]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                str(tmp_path / "fp32" / "result_card.json"),
+                str(tmp_path / "int8" / "result_card.json"),
+                "--out",
+                str(tmp_path / "compare"),
+                "--splits",
+                "5",
+            ]
+        )
+        == 0
+    )
     models = [row["model"] for row in json.loads((tmp_path / "compare" / "comparison.json").read_text())["leaderboard"]]
-    assert sorted(models) == ["sentence-transformers/all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2 [onnx int8]"]
+    assert sorted(models) == [
+        "sentence-transformers/all-MiniLM-L6-v2",
+        "sentence-transformers/all-MiniLM-L6-v2 [onnx int8]",
+    ]
 
 
 def test_openvino_fp32_scores_equal_torch_fp32s(exports, tmp_path):
@@ -90,8 +110,13 @@ def test_openvino_fp32_scores_equal_torch_fp32s(exports, tmp_path):
     common = ["--datasets", "STSBenchmark,SciFact,TwitterSemEval2015", "--quiet"]
     assert main([*common, "--backend", "torch", "--out", str(tmp_path / "torch")]) == 0
     assert main([*common, "--backend", "openvino", "--out", str(tmp_path / "ov")]) == 0
-    scores = [{(r["dataset"], r["transformation"], r["seed"], r["subset"]): r["value"]
-               for r in json.loads((tmp_path / name / "result_card.json").read_text())["scores"]} for name in ("torch", "ov")]
+    scores = [
+        {
+            (r["dataset"], r["transformation"], r["seed"], r["subset"]): r["value"]
+            for r in json.loads((tmp_path / name / "result_card.json").read_text())["scores"]
+        }
+        for name in ("torch", "ov")
+    ]
     assert scores[0].keys() == scores[1].keys()
     assert max(abs(scores[0][k] - scores[1][k]) for k in scores[0]) <= 1e-4
 
@@ -130,11 +155,19 @@ def test_a_model_of_unknown_identity_leaves_no_export_behind(tmp_path):
     """Its export goes to a private temporary folder (the model's size each run): removed when the process ends."""
     import subprocess
 
-    code = ("import sys; from pathlib import Path; from hteb_score.encoding.backends import export_dir; "
-            "folder = export_dir(Path(sys.argv[1]), None); (folder / 'model.onnx').write_bytes(b'x' * 1000); "
-            "print(folder)")
-    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "cache")], capture_output=True, text=True,
-                          check=True, env={"TMPDIR": str(tmp_path), "PATH": "/usr/bin:/bin"}, timeout=120)
+    code = (
+        "import sys; from pathlib import Path; from hteb_score.encoding.backends import export_dir; "
+        "folder = export_dir(Path(sys.argv[1]), None); (folder / 'model.onnx').write_bytes(b'x' * 1000); "
+        "print(folder)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "cache")],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"TMPDIR": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
     folder = Path(done.stdout.strip())
     assert folder.parent == tmp_path and folder.name.startswith("hteb-export-") and not folder.exists()
     import hteb_score.encoding.backends as backends

@@ -95,8 +95,19 @@ def test_two_scoring_runs_on_one_out(store, tmp_path):
     starts them: a process forked from a test run that has loaded torch and OpenVINO can crash in their threads.
     Both read and check the revision and load the model before writing, so their writes overlap."""
     out = tmp_path / "out"
-    common = [sys.executable, "-m", "hteb_score.cli", minilm_path(), "--store", str(store), "--revision", "v1",
-              "--out", str(out), "--quiet"]
+    common = [
+        sys.executable,
+        "-m",
+        "hteb_score.cli",
+        minilm_path(),
+        "--store",
+        str(store),
+        "--revision",
+        "v1",
+        "--out",
+        str(out),
+        "--quiet",
+    ]
     runs = [subprocess.Popen(common, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for _ in range(2)]
     finished = [Finished(run.wait(timeout=900), run.stdout.read()) for run in runs]
     statuses, outputs = _outcome(finished)

@@ -12,13 +12,22 @@ from refusal import assert_one_line, partials, run
 def test_refused_corpus_robustness_on_a_revision_without_a_perturbed_corpus(tmp_path: Path) -> None:
     """The bundled sample revision transforms queries only."""
     code, out, err = run(minilm_path(), "--corpus-robustness", "--out", tmp_path / "out")
-    assert_one_line(code, err, "--corpus-robustness: revision sample-1339 has no perturbed corpus",
-                    "hteb-generate --corpus-noise")
+    assert_one_line(
+        code, err, "--corpus-robustness: revision sample-1339 has no perturbed corpus", "hteb-generate --corpus-noise"
+    )
     assert out == "" and not (tmp_path / "out").exists() and partials(tmp_path) == []
 
 
 def test_refused_corpus_robustness_with_a_source_dir(tmp_path: Path, shared_data: Path) -> None:
-    code, out, err = run(minilm_path(), "--source-dir", shared_data, "--datasets", "SciFact", "--corpus-robustness",
-                         "--out", tmp_path / "out")
+    code, out, err = run(
+        minilm_path(),
+        "--source-dir",
+        shared_data,
+        "--datasets",
+        "SciFact",
+        "--corpus-robustness",
+        "--out",
+        tmp_path / "out",
+    )
     assert_one_line(code, err, "--source-dir scores original data only", "--corpus-robustness")
     assert out == "" and not (tmp_path / "out").exists() and partials(tmp_path) == []

@@ -37,8 +37,20 @@ def test_a_model_of_one_vector_gets_a_flagged_card(constant_model, tmp_path, sha
     build_revision(tmp_path / "rev", shared_data, ["STSBenchmark"], label="c1", rows=6)
     install(tmp_path / "store", tmp_path / "rev")
     out = tmp_path / "out"
-    status = main([str(constant_model), "--store", str(tmp_path / "store"), "--revision", "c1", "--out", str(out),
-                   "--quiet", "--backend", "torch"])
+    status = main(
+        [
+            str(constant_model),
+            "--store",
+            str(tmp_path / "store"),
+            "--revision",
+            "c1",
+            "--out",
+            str(out),
+            "--quiet",
+            "--backend",
+            "torch",
+        ]
+    )
     err = capsys.readouterr().err
     assert status == 0 and "Traceback" not in err, err
     card = json.loads((out / "result_card.json").read_text())

@@ -37,11 +37,21 @@ def test_parts_merge_and_name_every_dataset(units, tmp_path):
 
 # Each case: a part of STSBenchmark scored or stated otherwise than the other parts, and what the error names.
 OTHER_RUNS = {
-    "revision": (lambda: with_identity(scored_part(["STSBenchmark"]), dataset={
-        "repo_id": "file:///elsewhere", "label": "sample-1339", "revision": "0" * 64}), "dataset.repo_id"),
-    "protocol": (lambda: scored_part(["STSBenchmark"], protocol="mteb"), "protocol: \"hteb\" vs \"mteb\""),
-    "model identity": (lambda: with_identity(scored_part(["STSBenchmark"]), model={
-        **scored_part(["STSBenchmark"]).identity.model, "identity": "sha256:" + "1" * 64}), "model.identity"),
+    "revision": (
+        lambda: with_identity(
+            scored_part(["STSBenchmark"]),
+            dataset={"repo_id": "file:///elsewhere", "label": "sample-1339", "revision": "0" * 64},
+        ),
+        "dataset.repo_id",
+    ),
+    "protocol": (lambda: scored_part(["STSBenchmark"], protocol="mteb"), 'protocol: "hteb" vs "mteb"'),
+    "model identity": (
+        lambda: with_identity(
+            scored_part(["STSBenchmark"]),
+            model={**scored_part(["STSBenchmark"]).identity.model, "identity": "sha256:" + "1" * 64},
+        ),
+        "model.identity",
+    ),
     "backend": (lambda: scored_part(["STSBenchmark"], encode={**ENCODE, "backend": "onnx"}), "encode.backend"),
     "precision": (lambda: scored_part(["STSBenchmark"], encode={**ENCODE, "precision": "fp16"}), "encode.precision"),
     "min_judge": (lambda: scored_part(["STSBenchmark"], min_judge=3.0), "selection.min_judge"),
@@ -70,8 +80,9 @@ def test_the_same_unit_twice_is_merged_once_when_identical(units, tmp_path):
     code, _, err = _merge(*units.values(), again, out=tmp_path / "twice")
     assert code == 0, err
     once, twice = (json.loads((tmp_path / n / "result_card.json").read_text()) for n in ("once", "twice"))
-    assert [once[k] for k in ("scores", "aggregates", "statistics", "flags", "error_policy")] == \
-        [twice[k] for k in ("scores", "aggregates", "statistics", "flags", "error_policy")]
+    assert [once[k] for k in ("scores", "aggregates", "statistics", "flags", "error_policy")] == [
+        twice[k] for k in ("scores", "aggregates", "statistics", "flags", "error_policy")
+    ]
 
 
 def test_the_same_unit_twice_with_other_results_is_refused(units, tmp_path):
@@ -79,8 +90,11 @@ def test_the_same_unit_twice_with_other_results_is_refused(units, tmp_path):
     changed.mkdir()
     data = json.loads((units["STSBenchmark"] / PART_FILE).read_text())
     record = data["units"][0]["scores"][0]  # changed with the evaluator result it derives from
-    result = next(r for r in data["units"][0]["results"]
-                  if (r["transformation"], r["seed"]) == (record["transformation"], record["seed"]))
+    result = next(
+        r
+        for r in data["units"][0]["results"]
+        if (r["transformation"], r["seed"]) == (record["transformation"], record["seed"])
+    )
     assert record["subset"] == "all" and result["value"] == record["value"]
     record["value"] = result["value"] = record["value"] + 0.01
     (changed / PART_FILE).write_text(json.dumps(data))
@@ -95,14 +109,17 @@ def test_a_missing_dataset_is_stated_and_flagged_never_averaged_away(units, tmp_
     assert code == 0, err
     assert "MISSING 1 dataset(s): TwitterSemEval2015" in out
     card = json.loads((tmp_path / "merged" / "result_card.json").read_text())
-    assert [(f["code"], f["dataset"]) for f in card["flags"] if f["code"] == "missing_dataset"] == \
-        [("missing_dataset", "TwitterSemEval2015")]
+    assert [(f["code"], f["dataset"]) for f in card["flags"] if f["code"] == "missing_dataset"] == [
+        ("missing_dataset", "TwitterSemEval2015")
+    ]
     assert card["dataset"]["datasets"] == ["STSBenchmark", "SemRel2024", "SciFact"]
     assert {row["dataset"] for row in card["aggregates"]["per_dataset"]} == {"STSBenchmark", "SemRel2024", "SciFact"}
     assert "missing_dataset" in (tmp_path / "merged" / "result_card.md").read_text()
     # the aggregates are those of the three datasets scored, as one run over them has them
-    code, _, err = _merge(write_part(scored_part(None, planned=["STSBenchmark", "SemRel2024", "SciFact"]),
-                                     tmp_path / "three"), out=tmp_path / "three-run")
+    code, _, err = _merge(
+        write_part(scored_part(None, planned=["STSBenchmark", "SemRel2024", "SciFact"]), tmp_path / "three"),
+        out=tmp_path / "three-run",
+    )
     assert code == 0, err
     three = json.loads((tmp_path / "three-run" / "result_card.json").read_text())
     assert card["aggregates"] == three["aggregates"] and card["statistics"] == three["statistics"]
@@ -115,13 +132,18 @@ def _damaged(tmp_path, text):
     return folder
 
 
-@pytest.mark.parametrize("text, needle", [
-    ("{not json", "not JSON"),
-    ("[]", "not a part of this hteb-score"),
-    (json.dumps({"format": "hteb-score part/0"}), "format 'hteb-score part/0'"),
-    (json.dumps({"format": "hteb-score part/1", "identity": {}, "units": [{"dataset": "X"}], "timings": {}}),
-     "damaged part"),
-])
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ("{not json", "not JSON"),
+        ("[]", "not a part of this hteb-score"),
+        (json.dumps({"format": "hteb-score part/0"}), "format 'hteb-score part/0'"),
+        (
+            json.dumps({"format": "hteb-score part/1", "identity": {}, "units": [{"dataset": "X"}], "timings": {}}),
+            "damaged part",
+        ),
+    ],
+)
 def test_a_damaged_part_is_refused(text, needle, units, tmp_path):
     folder = _damaged(tmp_path, text)
     code, _, err = _merge(units["SciFact"], folder, out=tmp_path / "merged")

@@ -25,15 +25,19 @@ def _edit_json(path: Path, **changes: object) -> None:
 #: id -> an edit of a copied model folder that changes its embeddings (or how they are made)
 EDITS = {
     "max_seq_length": lambda m: _edit_json(m / "sentence_bert_config.json", max_seq_length=16),
-    "pooling-mode": lambda m: _edit_json(m / "1_Pooling" / "config.json", pooling_mode_mean_tokens=False,
-                                         pooling_mode_cls_token=True),
+    "pooling-mode": lambda m: _edit_json(
+        m / "1_Pooling" / "config.json", pooling_mode_mean_tokens=False, pooling_mode_cls_token=True
+    ),
     "prompts": lambda m: _edit_json(m / "config_sentence_transformers.json", prompts={"query": "query: "}),
     "normalize-module-removed": lambda m: (m / "modules.json").write_text(
-        json.dumps(json.loads((m / "modules.json").read_text())[:2])),
+        json.dumps(json.loads((m / "modules.json").read_text())[:2])
+    ),
     "tokenizer-lowercasing": lambda m: _edit_json(m / "tokenizer_config.json", do_lower_case=False),
     "vocab-file": lambda m: (m / "vocab.txt").write_text((m / "vocab.txt").read_text() + "hteb\n"),
-    "weights": lambda m: ((m / "model.safetensors").unlink(),
-                          (m / "model.safetensors").write_bytes(Path(minilm_path(), "model.safetensors").read_bytes()[:-1] + b"\0")),
+    "weights": lambda m: (
+        (m / "model.safetensors").unlink(),
+        (m / "model.safetensors").write_bytes(Path(minilm_path(), "model.safetensors").read_bytes()[:-1] + b"\0"),
+    ),
 }
 
 
@@ -45,8 +49,11 @@ def test_flagged_identity_changes_with(edit: str, tmp_path: Path) -> None:
     assert model_identity(model, backend="torch", precision="float32") != before
 
 
-@pytest.mark.parametrize("setting", [{"backend": "onnx", "precision": "float32"},
-                                     {"backend": "torch", "precision": "float16"}], ids=["backend", "precision"])
+@pytest.mark.parametrize(
+    "setting",
+    [{"backend": "onnx", "precision": "float32"}, {"backend": "torch", "precision": "float16"}],
+    ids=["backend", "precision"],
+)
 def test_flagged_identity_changes_with_how_it_runs(setting: dict[str, str]) -> None:
     base = model_identity(Path(minilm_path()), backend="torch", precision="float32")
     assert model_identity(Path(minilm_path()), **setting) != base

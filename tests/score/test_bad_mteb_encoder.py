@@ -25,8 +25,13 @@ def _refused(tmp_path, *args, needles=()):
 
 
 def test_refused_a_name_mteb_has_not_registered(tmp_path):
-    _refused(tmp_path, "hteb-test/not-in-mteb", "--encoder", "mteb",
-             needles=("--encoder mteb", "'hteb-test/not-in-mteb' not found in MTEB registry"))
+    _refused(
+        tmp_path,
+        "hteb-test/not-in-mteb",
+        "--encoder",
+        "mteb",
+        needles=("--encoder mteb", "'hteb-test/not-in-mteb' not found in MTEB registry"),
+    )
 
 
 def test_refused_mteb_encoder_without_a_model(tmp_path):
@@ -39,10 +44,14 @@ def test_refused_mteb_encoder_when_mteb_is_missing(tmp_path, monkeypatch):
     _refused(tmp_path, REGISTERED, "--encoder", "mteb", needles=("needs mteb", "pip install"))
 
 
-@pytest.mark.parametrize(("mteb_task", "needles"), [
-    (None, ("'STSBenchmark' names no mteb task",)),
-    ("NoSuchMtebTask", ("mteb has no task 'NoSuchMtebTask'",)),
-], ids=["none", "unknown"])
+@pytest.mark.parametrize(
+    ("mteb_task", "needles"),
+    [
+        (None, ("'STSBenchmark' names no mteb task",)),
+        ("NoSuchMtebTask", ("mteb has no task 'NoSuchMtebTask'",)),
+    ],
+    ids=["none", "unknown"],
+)
 def test_refused_dataset_without_an_mteb_task(mteb_task, needles, shared_data, tmp_path):
     """mteb's prompt depends on the task: a dataset naming no mteb task (or a wrong one) cannot be encoded."""
     source = tmp_path / "data" / "STSBenchmark"

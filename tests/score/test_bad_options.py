@@ -16,6 +16,7 @@ from fuzz import examples
 from models import minilm_path
 from refusal import TOKENIZER_FILES, assert_one_line, copy_model, partials, run
 
+
 def _empty_source(tmp: Path) -> list[str]:
     (tmp / "empty").mkdir()
     return ["--source-dir", str(tmp / "empty")]
@@ -66,10 +67,14 @@ CASES: dict[str, tuple[Callable[[Path], list[str]], tuple[str, ...]]] = {
     "cache-dir-under-a-file": (lambda t: ["--cache-dir", str(_file(t) / "cache")], ("--cache-dir", "is a file")),
     "model-missing": (lambda t: ["/no/such/model"], ("cannot load model '/no/such/model'", "no such local folder")),
     "model-a-file": (lambda t: [str(_file(t, "model.bin"))], ("is a file, not a model folder",)),
-    "model-without-tokenizer": (lambda t: [str(copy_model(t / "model", without=TOKENIZER_FILES))],
-                                ("no tokenizer files", "tokenizer.json", "vocab.txt")),
-    "model-without-vocab": (lambda t: [str(copy_model(t / "model", without=("tokenizer.json", "vocab.txt")))],
-                            ("no tokenizer files",)),
+    "model-without-tokenizer": (
+        lambda t: [str(copy_model(t / "model", without=TOKENIZER_FILES))],
+        ("no tokenizer files", "tokenizer.json", "vocab.txt"),
+    ),
+    "model-without-vocab": (
+        lambda t: [str(copy_model(t / "model", without=("tokenizer.json", "vocab.txt")))],
+        ("no tokenizer files",),
+    ),
     "model-modules-without-transformer": (_broken_modules, ("modules.json names no Transformer module",)),
 }
 
@@ -87,8 +92,11 @@ def test_refused_score_option(case: str, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "command, needle",
-    [(["revisions"], "no revision store at file://"), (["verify", "--revision", "v1"], "there is no store there"),
-     (["--revision", "v1"], "no such folder")],
+    [
+        (["revisions"], "no revision store at file://"),
+        (["verify", "--revision", "v1"], "there is no store there"),
+        (["--revision", "v1"], "no such folder"),
+    ],
     ids=["revisions", "verify", "score"],
 )
 def test_refused_missing_local_store(command: list[str], needle: str, tmp_path: Path) -> None:
@@ -137,9 +145,16 @@ def test_fuzz_numeric_options(batch: str, seeds: str | None, device: str) -> Non
 
 
 @_FUZZ
-@given(parts=st.lists(st.text(st.characters(codec="utf-8", exclude_characters="/\0"), min_size=1, max_size=80)
-                      .filter(lambda p: p not in (".", "..")), min_size=1, max_size=4),
-       existing_file=st.integers(0, 4))
+@given(
+    parts=st.lists(
+        st.text(st.characters(codec="utf-8", exclude_characters="/\0"), min_size=1, max_size=80).filter(
+            lambda p: p not in (".", "..")
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    existing_file=st.integers(0, 4),
+)
 def test_fuzz_out(parts: list[str], existing_file: int) -> None:
     """Any --out under a fresh folder, some parts of it an existing file: one line, nothing left."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -155,5 +170,6 @@ def test_fuzz_out(parts: list[str], existing_file: int) -> None:
         code, _, err = run(minilm_path(), "--out", root.joinpath(*parts), "--datasets", "NoSuchDataset", "--quiet")
         assert_one_line(code, err)
         assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if not p.is_dir()) == [
-            p for p in before if not (root / p).is_dir()]
+            p for p in before if not (root / p).is_dir()
+        ]
         assert not any(p.name.startswith(".hteb-partial-") for p in root.rglob("*"))

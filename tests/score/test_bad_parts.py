@@ -17,8 +17,9 @@ from scored_parts import scored_part, write_part
 
 @pytest.fixture(scope="module")
 def part_json(tmp_path_factory):
-    folder = write_part(scored_part(["STSBenchmark"], transformations=["paraphrasing"]),
-                        tmp_path_factory.mktemp("part"))
+    folder = write_part(
+        scored_part(["STSBenchmark"], transformations=["paraphrasing"]), tmp_path_factory.mktemp("part")
+    )
     return (folder / PART_FILE).read_text()
 
 
@@ -63,10 +64,17 @@ def _metric(data):
 
 
 CASES = {
-    "record vs result": (_shift, ("unit 'STSBenchmark': scores: original/None all says spearman -0.1",
-                                  "its evaluator result (results) spearman")),
-    "range": (_out_of_range, ("unit 'STSBenchmark': scores: original/None all spearman is 7.5",
-                              "outside spearman's range [-1, 1]")),
+    "record vs result": (
+        _shift,
+        (
+            "unit 'STSBenchmark': scores: original/None all says spearman -0.1",
+            "its evaluator result (results) spearman",
+        ),
+    ),
+    "range": (
+        _out_of_range,
+        ("unit 'STSBenchmark': scores: original/None all spearman is 7.5", "outside spearman's range [-1, 1]"),
+    ),
     "no score records": (_no_scores, ("unit 'STSBenchmark': no score records (scores is empty)",)),
     "renamed": (_renamed, ("unit 'SciFact': task.name is 'STSBenchmark'; the unit was renamed",)),
     "renamed with its task": (_renamed_with_task, ("unit 'SciFact': scores hold dataset 'STSBenchmark'",)),

@@ -12,7 +12,7 @@ from refusal import assert_one_line, partials, run
 
 pytest.importorskip("mteb")
 
-FACTORIES = '''
+FACTORIES = """
 def no_encode():
     return object()
 
@@ -22,7 +22,7 @@ def raises():
 
 
 not_callable = 42
-'''
+"""
 
 
 @pytest.fixture
@@ -40,30 +40,42 @@ def _refused(tmp_path, model, *args, needles=()):
     assert not out.exists() and partials(tmp_path) == []
 
 
-@pytest.mark.parametrize(("model", "needles"), [
-    ("justaname", ("'justaname' is not MODULE:FACTORY or FILE.py:FACTORY",)),
-    ("no_such_engine_pkg.encoders:make", ("cannot import 'no_such_engine_pkg.encoders'", "No module named")),
-    ("json:no_such_factory", ("'json' has no callable 'no_such_factory'",)),
-], ids=["form", "module", "attribute"])
+@pytest.mark.parametrize(
+    ("model", "needles"),
+    [
+        ("justaname", ("'justaname' is not MODULE:FACTORY or FILE.py:FACTORY",)),
+        ("no_such_engine_pkg.encoders:make", ("cannot import 'no_such_engine_pkg.encoders'", "No module named")),
+        ("json:no_such_factory", ("'json' has no callable 'no_such_factory'",)),
+    ],
+    ids=["form", "module", "attribute"],
+)
 def test_refused_a_factory_that_cannot_be_found(model, needles, tmp_path):
     _refused(tmp_path, model, needles=needles)
 
 
-@pytest.mark.parametrize(("target", "needles"), [
-    ("missing.py:make", ("no file", "missing.py")),
-    ("broken.py:make", ("cannot import", "libengine.so: cannot open shared object file")),
-    ("factories.py:not_callable", ("has no callable 'not_callable'",)),
-    ("factories.py:raises", ("factories.py:raises failed in its factory: RuntimeError: engine file is corrupt",)),
-    ("factories.py:no_encode", ("factories.py:no_encode gave a object, which has no encode",)),
-], ids=["missing-file", "import-fails", "not-callable", "factory-raises", "no-encode"])
+@pytest.mark.parametrize(
+    ("target", "needles"),
+    [
+        ("missing.py:make", ("no file", "missing.py")),
+        ("broken.py:make", ("cannot import", "libengine.so: cannot open shared object file")),
+        ("factories.py:not_callable", ("has no callable 'not_callable'",)),
+        ("factories.py:raises", ("factories.py:raises failed in its factory: RuntimeError: engine file is corrupt",)),
+        ("factories.py:no_encode", ("factories.py:no_encode gave a object, which has no encode",)),
+    ],
+    ids=["missing-file", "import-fails", "not-callable", "factory-raises", "no-encode"],
+)
 def test_refused_a_factory_that_gives_no_encoder(target, needles, factories, tmp_path):
     _refused(tmp_path, str(factories.parent / target), needles=needles)
 
 
-@pytest.mark.parametrize(("args", "needles"), [
-    (("--model-revision", "main"), ("--model-revision pins a Hub model", "is a factory")),
-    (("--backend", "onnx"), ("--backend, --precision", "the factory's engine runs itself")),
-], ids=["model-revision", "backend"])
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (("--model-revision", "main"), ("--model-revision pins a Hub model", "is a factory")),
+        (("--backend", "onnx"), ("--backend, --precision", "the factory's engine runs itself")),
+    ],
+    ids=["model-revision", "backend"],
+)
 def test_refused_options_of_sentence_transformers_models(args, needles, factories, tmp_path):
     _refused(tmp_path, f"{factories}:no_encode", *args, needles=needles)
 

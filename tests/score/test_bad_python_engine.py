@@ -91,19 +91,22 @@ def test_a_good_engine_scores(engines, tmp_path):
     assert (out / "result_card.json").is_file()
 
 
-@pytest.mark.parametrize(("factory", "needles"), [
-    ("raises", ("engines.py:raises failed in encode: MemoryError: engine ran out of arena",)),
-    ("exit0", ("engines.py:exit0 called sys.exit(0) in encode",)),
-    ("exits_in_factory", ("engines.py:exits_in_factory called sys.exit(0) in its factory",)),
-    ("exits_nonzero_in_factory", ("engines.py:exits_nonzero_in_factory called sys.exit('no licence')",)),
-    ("nan", ("engines.py:nan.encode gave non-finite values (NaN or infinity) for 1 of",)),
-    ("inf", ("engines.py:inf.encode gave non-finite values",)),
-    ("strings", ("engines.py:strings.encode gave a list of <U", "not numbers")),
-    ("ragged", ("engines.py:ragged.encode gave a list that is not an array of numbers",)),
-    ("one_short", ("engines.py:one_short.encode gave shape (", "one row per text is needed")),
-    ("flat", ("engines.py:flat.encode gave shape (", "one row per text is needed")),
-    ("grows", ("engines.py:grows.encode gave rows of dimension 9 after rows of dimension 8",)),
-])
+@pytest.mark.parametrize(
+    ("factory", "needles"),
+    [
+        ("raises", ("engines.py:raises failed in encode: MemoryError: engine ran out of arena",)),
+        ("exit0", ("engines.py:exit0 called sys.exit(0) in encode",)),
+        ("exits_in_factory", ("engines.py:exits_in_factory called sys.exit(0) in its factory",)),
+        ("exits_nonzero_in_factory", ("engines.py:exits_nonzero_in_factory called sys.exit('no licence')",)),
+        ("nan", ("engines.py:nan.encode gave non-finite values (NaN or infinity) for 1 of",)),
+        ("inf", ("engines.py:inf.encode gave non-finite values",)),
+        ("strings", ("engines.py:strings.encode gave a list of <U", "not numbers")),
+        ("ragged", ("engines.py:ragged.encode gave a list that is not an array of numbers",)),
+        ("one_short", ("engines.py:one_short.encode gave shape (", "one row per text is needed")),
+        ("flat", ("engines.py:flat.encode gave shape (", "one row per text is needed")),
+        ("grows", ("engines.py:grows.encode gave rows of dimension 9 after rows of dimension 8",)),
+    ],
+)
 def test_refused_an_engine_that_misbehaves(factory, needles, engines, tmp_path):
     _refused(tmp_path, f"{engines}:{factory}", needles=needles)
 
@@ -115,14 +118,31 @@ def _tamper(cache, vector):
         db.execute("UPDATE emb SET dim = ?, vec = ? WHERE key = ?", (vector.size, vector.tobytes(), key))
 
 
-@pytest.mark.parametrize(("vector", "needles"), [
-    (np.ones(5, dtype=np.float32), ("holds rows of dimensions 5, 8", "not what this model wrote")),
-    (np.full(8, np.nan, dtype=np.float32), ("holds a row with NaN or infinity",)),
-], ids=["dimension", "nan"])
+@pytest.mark.parametrize(
+    ("vector", "needles"),
+    [
+        (np.ones(5, dtype=np.float32), ("holds rows of dimensions 5, 8", "not what this model wrote")),
+        (np.full(8, np.nan, dtype=np.float32), ("holds a row with NaN or infinity",)),
+    ],
+    ids=["dimension", "nan"],
+)
 def test_refused_an_embedding_cache_of_another_model(vector, needles, engines, tmp_path):
     cache = tmp_path / "cache"
     first = tmp_path / "first"
-    assert run(f"{engines}:good", "--encoder", "python", "--datasets", "STSBenchmark", "--cache-dir", cache,
-               "--out", first, "--quiet")[0] == 0
+    assert (
+        run(
+            f"{engines}:good",
+            "--encoder",
+            "python",
+            "--datasets",
+            "STSBenchmark",
+            "--cache-dir",
+            cache,
+            "--out",
+            first,
+            "--quiet",
+        )[0]
+        == 0
+    )
     _tamper(cache, vector)
     _refused(tmp_path, f"{engines}:good", "--cache-dir", cache, needles=(str(cache), *needles))

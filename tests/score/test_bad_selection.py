@@ -27,19 +27,24 @@ def test_refused_min_judge_on_a_revision_no_judge_rated(unjudged_store, tmp_path
 
 
 def test_refused_preset_on_a_revision_without_its_transformations(unjudged_store, tmp_path):
-    code, _, err = run("--store", unjudged_store, "--revision", "rules-1", "--preset", "minimal", "--out", tmp_path / "o")
+    code, _, err = run(
+        "--store", unjudged_store, "--revision", "rules-1", "--preset", "minimal", "--out", tmp_path / "o"
+    )
     assert_one_line(code, err, "--preset minimal", "expansion / summarisation")
     assert snapshot(tmp_path / "o") == {}
 
 
-@pytest.mark.parametrize("args, needle", [
-    (("--preset", "minimal", "--datasets", "SciFact"), "drop --datasets/--transformations"),
-    (("--preset", "minimal", "--transformations", "paraphrasing"), "drop --datasets/--transformations"),
-    (("--min-judge", "0"), "--min-judge"),
-    (("--min-judge", "5.5"), "--min-judge"),
-    (("--min-judge", "nan"), "--min-judge': nan is not a number from 1 to 5"),
-    (("--preset", "quick"), "--preset"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (("--preset", "minimal", "--datasets", "SciFact"), "drop --datasets/--transformations"),
+        (("--preset", "minimal", "--transformations", "paraphrasing"), "drop --datasets/--transformations"),
+        (("--min-judge", "0"), "--min-judge"),
+        (("--min-judge", "5.5"), "--min-judge"),
+        (("--min-judge", "nan"), "--min-judge': nan is not a number from 1 to 5"),
+        (("--preset", "quick"), "--preset"),
+    ],
+)
 def test_refused_selection_option(args, needle, tmp_path):
     code, _, err = run(*args, "--out", tmp_path / "o")
     assert_one_line(code, err, needle)

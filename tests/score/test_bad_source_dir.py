@@ -42,8 +42,9 @@ def test_refused_folder_naming_another_dataset(tmp_path, shared_data, capsys):
     source = tmp_path / "src"
     _copy(shared_data, "STSBenchmark", source, folder="FolderA")
     status, err = _score(source, tmp_path, capsys)
-    _refused_before_any_work(status, err, f"{source / 'FolderA'}: its dataset.json names the dataset 'STSBenchmark'",
-                             tmp_path)
+    _refused_before_any_work(
+        status, err, f"{source / 'FolderA'}: its dataset.json names the dataset 'STSBenchmark'", tmp_path
+    )
 
 
 def test_refused_two_folders_of_one_dataset(tmp_path, shared_data, capsys):
@@ -63,8 +64,13 @@ def test_refused_qrels_relevance_no_integer_grade(tmp_path, shared_data, capsys,
     lines[0] = json.dumps({**json.loads(lines[0]), "score": score})
     (folder / "qrels.jsonl").write_text("\n".join(lines) + "\n")
     status, err = _score(source, tmp_path, capsys)
-    _refused_before_any_work(status, err, f"qrels row 1: score must be an integer relevance grade within int32, as "
-                                          f"mteb and pytrec_eval read qrels, got {shown}", tmp_path)
+    _refused_before_any_work(
+        status,
+        err,
+        f"qrels row 1: score must be an integer relevance grade within int32, as "
+        f"mteb and pytrec_eval read qrels, got {shown}",
+        tmp_path,
+    )
 
 
 def test_refused_empty_split(tmp_path, shared_data, capsys):
@@ -72,8 +78,9 @@ def test_refused_empty_split(tmp_path, shared_data, capsys):
     folder = _copy(shared_data, "STSBenchmark", source)
     (folder / "test.jsonl").write_text("")
     status, err = _score(source, tmp_path, capsys)
-    _refused_before_any_work(status, err, f"{folder}: no rows in test (an empty file?): no text to transform or score",
-                             tmp_path)
+    _refused_before_any_work(
+        status, err, f"{folder}: no rows in test (an empty file?): no text to transform or score", tmp_path
+    )
 
 
 @pytest.mark.parametrize("protocol", ["hteb", "mteb"])

@@ -37,8 +37,9 @@ def stores(tmp_path, shared_data) -> tuple[Path, Path]:
 @pytest.mark.parametrize("swapped", [ITEMS, "data/TwitterSemEval2015/paraphrasing_1337.parquet"])
 def test_a_file_swapped_after_the_check_is_not_scored(stores, tmp_path, swapped):
     store, obj = stores
-    options = ScoreOptions(model_id=None, protocol=PROTOCOLS.get("hteb"), encoder="sentence-transformers",
-                           store=str(store), ref="v1")
+    options = ScoreOptions(
+        model_id=None, protocol=PROTOCOLS.get("hteb"), encoder="sentence-transformers", store=str(store), ref="v1"
+    )
     data = read_data(options)  # every file verified, every variant read and checked once
     target = obj / swapped
     target.chmod(0o644)

@@ -29,10 +29,13 @@ def test_ray_missing_is_one_line(tmp_path, monkeypatch):
     assert snapshot(tmp_path / "out") == {}
 
 
-@pytest.mark.parametrize("address, needle", [
-    ("127.0.0.1:{port}", "cannot reach the Ray cluster at '127.0.0.1:{port}': Connection refused"),
-    ("no-port-here", "--ray-address 'no-port-here': expected local, auto or HOST:PORT"),
-])
+@pytest.mark.parametrize(
+    "address, needle",
+    [
+        ("127.0.0.1:{port}", "cannot reach the Ray cluster at '127.0.0.1:{port}': Connection refused"),
+        ("no-port-here", "--ray-address 'no-port-here': expected local, auto or HOST:PORT"),
+    ],
+)
 def test_a_cluster_that_does_not_answer_is_one_line(tmp_path, address, needle):
     pytest.importorskip("ray")
     port = free_ports(1)[0]
@@ -46,11 +49,14 @@ def two_models(tmp_path_factory) -> list[str]:
     return [minilm_path(), str(copy_model(tmp_path_factory.mktemp("models") / "minilm-b"))]
 
 
-@pytest.mark.parametrize("extra, needle", [
-    (("--ray-workers", "2"), "--ray-workers and --ray-threads size the workers of --ray-address"),
-    (("--part", "STSBenchmark"), "--part scores one work unit of one model"),
-    (("--model-name", "m"), "--model-revision and --model-name apply to one model"),
-])
+@pytest.mark.parametrize(
+    "extra, needle",
+    [
+        (("--ray-workers", "2"), "--ray-workers and --ray-threads size the workers of --ray-address"),
+        (("--part", "STSBenchmark"), "--part scores one work unit of one model"),
+        (("--model-name", "m"), "--model-revision and --model-name apply to one model"),
+    ],
+)
 def test_options_of_one_model_or_of_ray_are_refused(two_models, tmp_path, extra, needle):
     code, _, err = run(*two_models, *PLAN, "--out", tmp_path / "out", *extra)
     assert_one_line(code, err, needle)
@@ -75,8 +81,11 @@ def test_a_run_folder_resumes_only_a_run_of_the_same_settings(tmp_path):
         (folder.path / PARTS / "a").mkdir(parents=True)
     with RunFolder.held(tmp_path, {"models": ["a"], "batch_size": 32}, overwrite=False):
         assert (tmp_path / PARTS / "a").is_dir()  # the same command: resumed
-    with pytest.raises(HtebError, match=r"holds a run of other settings \(settings.batch_size: 32 vs 64\); run "
-                                        "the same command to resume it, pass --overwrite"):
+    with pytest.raises(
+        HtebError,
+        match=r"holds a run of other settings \(settings.batch_size: 32 vs 64\); run "
+        "the same command to resume it, pass --overwrite",
+    ):
         with RunFolder.held(tmp_path, {"models": ["a"], "batch_size": 64}, overwrite=False):
             pass
     (tmp_path / PARTS / "a").mkdir(parents=True, exist_ok=True)
@@ -121,6 +130,9 @@ def test_parts_swapped_between_models_are_refused_on_resume(tmp_path, swap):
         second.rename(first)
         (tmp_path / "moved").rename(second)
         for unit in (a, b):
-            with pytest.raises(HtebError, match=f"holds a part this run did not keep for {unit.model} on "
-                                                r"STSBenchmark \((model|part_sha256): .*\): swapped or edited"):
+            with pytest.raises(
+                HtebError,
+                match=f"holds a part this run did not keep for {unit.model} on "
+                r"STSBenchmark \((model|part_sha256): .*\): swapped or edited",
+            ):
                 folder.kept(unit)

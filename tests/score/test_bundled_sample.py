@@ -33,13 +33,17 @@ def test_demo_defaults_score_the_bundled_sample(tmp_path):
     validate("result_card", card, what="card")
     revision = open_store(str(SAMPLE_STORE)).fetch(SAMPLE_REVISION)
     assert card["protocol"] == "hteb" and card["dataset"]["label"] == SAMPLE_REVISION
-    assert card["evaluation"]["protocol"] == "hteb" and card["evaluation"]["datasets"].keys() == set(revision.dataset_names())
+    assert card["evaluation"]["protocol"] == "hteb" and card["evaluation"]["datasets"].keys() == set(
+        revision.dataset_names()
+    )
     assert card["model"]["model_id"].endswith("all-MiniLM-L6-v2")
     scored = {(r["dataset"], r["transformation"]) for r in card["scores"] if r["subset"] == "all"}
     assert scored == {(d, t) for d in revision.dataset_names() for t in ("original", *PAPER_TRANSFORMATIONS)}
     assert all(math.isfinite(r["value"]) for r in card["scores"])
     assert (tmp_path / "result_card.md").read_text().startswith("#")
-    named = [parse_variant_task_name(p.stem) for p in (tmp_path / "mteb").rglob("*.json") if p.name != "model_meta.json"]
+    named = [
+        parse_variant_task_name(p.stem) for p in (tmp_path / "mteb").rglob("*.json") if p.name != "model_meta.json"
+    ]
     assert {v.task for v in named} >= {s["mteb_task"] for s in revision.manifest["sources"]}
     scores = {r["dataset"]: (round(r["original"], 4), round(r["hteb"], 4)) for r in card["aggregates"]["per_dataset"]}
     assert scores == PINNED  # the numbers of the demo card on this revision, to 4 decimals

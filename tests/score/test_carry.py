@@ -29,9 +29,20 @@ def store(tmp_path_factory, shared_data):
 
     tmp = tmp_path_factory.mktemp("carry")
     for rules, label in (("1", "noise-1339"), ("2", "noise2-1339"), ("1", "rebuilt-1339")):
-        config = build_config(seed="1339", profile="noise", overrides={
-            "datasets": ",".join(PLANNED), "sample": 6, "cache_dir": str(tmp / "cache"), "store": str(tmp / "store"),
-            "data_dir": str(shared_data), "manifest_md": str(tmp / "M.md"), "noise_rules": rules, "label": label})
+        config = build_config(
+            seed="1339",
+            profile="noise",
+            overrides={
+                "datasets": ",".join(PLANNED),
+                "sample": 6,
+                "cache_dir": str(tmp / "cache"),
+                "store": str(tmp / "store"),
+                "data_dir": str(shared_data),
+                "manifest_md": str(tmp / "M.md"),
+                "noise_rules": rules,
+                "label": label,
+            },
+        )
         generate(config, log=lambda m: None)
     return f"file://{tmp / 'store'}"
 
@@ -61,7 +72,9 @@ def test_a_carried_unit_is_the_unit_scored_on_the_new_revision_and_says_so(store
     assert carried.identity == fresh.identity  # the part of the same run on the new revision
     (unit,), (oracle,) = carried.units, fresh.units
     mine, theirs = unit.to_json(), oracle.to_json()
-    assert [mine[k] for k in ("task", "scores", "results", "drift")] == [theirs[k] for k in ("task", "scores", "results", "drift")]
+    assert [mine[k] for k in ("task", "scores", "results", "drift")] == [
+        theirs[k] for k in ("task", "scores", "results", "drift")
+    ]
     assert unit.coverage == oracle.coverage and unit.coverage  # what each figure rests on, in the new revision
     assert [f.code for f in unit.flags] == [f.code for f in oracle.flags] + ["carried_from_revision"]
     # merged with the unit the new revision changed, the card states which unit was carried
@@ -70,8 +83,9 @@ def test_a_carried_unit_is_the_unit_scored_on_the_new_revision_and_says_so(store
     assert code == 0, err
     card = json.loads((tmp_path / "card" / "result_card.json").read_text())
     assert card["dataset"]["label"] == "noise2-1339"
-    assert [(f["code"], f["dataset"]) for f in card["flags"] if f["code"] == "carried_from_revision"] == \
-        [("carried_from_revision", "STSBenchmark")]
+    assert [(f["code"], f["dataset"]) for f in card["flags"] if f["code"] == "carried_from_revision"] == [
+        ("carried_from_revision", "STSBenchmark")
+    ]
     assert "carried_from_revision" in (tmp_path / "card" / "result_card.md").read_text()
 
 
@@ -86,7 +100,9 @@ def test_a_unit_whose_texts_changed_is_refused(store, tmp_path):
 def test_a_part_naming_a_revision_the_store_lacks_is_refused(store, tmp_path):
     damaged = tmp_path / "damaged"
     damaged.mkdir()
-    data = json.loads((write_part(_part(store, "noise-1339", ["STSBenchmark"]), tmp_path / "p") / PART_FILE).read_text())
+    data = json.loads(
+        (write_part(_part(store, "noise-1339", ["STSBenchmark"]), tmp_path / "p") / PART_FILE).read_text()
+    )
     data["identity"]["dataset"]["revision"] = "0" * 64
     (damaged / PART_FILE).write_text(json.dumps(data))
     code, _, err = run("carry", damaged, "--store", store, "--revision", "noise2-1339", "--out", tmp_path / "y")
@@ -94,7 +110,9 @@ def test_a_part_naming_a_revision_the_store_lacks_is_refused(store, tmp_path):
     assert snapshot(tmp_path / "y") == {}
 
 
-def test_a_part_of_a_revision_rebuilt_under_another_hash_is_carried_given_the_manifest_it_was_scored_on(store, tmp_path):
+def test_a_part_of_a_revision_rebuilt_under_another_hash_is_carried_given_the_manifest_it_was_scored_on(
+    store, tmp_path
+):
     first, rebuilt = (open_store(store).fetch(label) for label in ("noise-1339", "rebuilt-1339"))
     assert first.revision_id != rebuilt.revision_id  # the card differs, the data files do not
     scored = write_part(_part(store, "noise-1339", ["STSBenchmark"]), tmp_path / "old")
@@ -103,11 +121,25 @@ def test_a_part_of_a_revision_rebuilt_under_another_hash_is_carried_given_the_ma
     assert_one_line(code, err, f"was scored on revision {first.revision_id}, not on rebuilt-1339", "--scored-manifest")
     code, _, err = run(*carry, "--scored-manifest", first.root / "manifest.json", "--out", tmp_path / "b")
     assert code == 0, err
-    assert read_part(tmp_path / "b").units[0].to_json()["scores"] == \
-        _part(store, "noise2-1339", ["STSBenchmark"]).units[0].to_json()["scores"]
+    assert (
+        read_part(tmp_path / "b").units[0].to_json()["scores"]
+        == _part(store, "noise2-1339", ["STSBenchmark"]).units[0].to_json()["scores"]
+    )
     # a "rebuild" holding other data files (version 2's bytes) is refused, naming the file
-    code, _, err = run("carry", scored, "--store", store, "--revision", "noise2-1339", "--from-revision", "noise2-1339",
-                       "--scored-manifest", first.root, "--out", tmp_path / "c")
+    code, _, err = run(
+        "carry",
+        scored,
+        "--store",
+        store,
+        "--revision",
+        "noise2-1339",
+        "--from-revision",
+        "noise2-1339",
+        "--scored-manifest",
+        first.root,
+        "--out",
+        tmp_path / "c",
+    )
     assert_one_line(code, err, "does not hold the data the part was scored on", "file data/STSBenchmark/")
     # the manifest of another revision is not the one the part was scored on
     code, _, err = run(*carry, "--scored-manifest", rebuilt.root, "--out", tmp_path / "d")
@@ -139,18 +171,28 @@ def test_a_part_written_before_the_encoder_was_recorded_merges_with_fresh_ones_o
     the merged card); a recorded value that differs is another run."""
     older = tmp_path / "older"
     older.mkdir()
-    data = json.loads((write_part(_part(store, "noise2-1339", ["STSBenchmark"]), tmp_path / "p") / PART_FILE).read_text())
-    data["identity"]["model"] = {**data["identity"]["model"], "encoder": "sentence-transformers",
-                                 "encoder_reason": "auto: a local folder"}
+    data = json.loads(
+        (write_part(_part(store, "noise2-1339", ["STSBenchmark"]), tmp_path / "p") / PART_FILE).read_text()
+    )
+    data["identity"]["model"] = {
+        **data["identity"]["model"],
+        "encoder": "sentence-transformers",
+        "encoder_reason": "auto: a local folder",
+    }
     fresh = tmp_path / "fresh"
     fresh.mkdir()
     (fresh / PART_FILE).write_text(json.dumps(data))
     for key in ("encoder", "encoder_reason"):
         del data["identity"]["model"][key]
     (older / PART_FILE).write_text(json.dumps(data))
-    semrel = json.loads((write_part(_part(store, "noise2-1339", ["SemRel2024"]), tmp_path / "s") / PART_FILE).read_text())
-    semrel["identity"]["model"] = {**semrel["identity"]["model"], "encoder": "sentence-transformers",
-                                   "encoder_reason": "auto: a local folder"}
+    semrel = json.loads(
+        (write_part(_part(store, "noise2-1339", ["SemRel2024"]), tmp_path / "s") / PART_FILE).read_text()
+    )
+    semrel["identity"]["model"] = {
+        **semrel["identity"]["model"],
+        "encoder": "sentence-transformers",
+        "encoder_reason": "auto: a local folder",
+    }
     (tmp_path / "s" / PART_FILE).write_text(json.dumps(semrel))
     code, _, err = run("merge", older, tmp_path / "s", "--out", tmp_path / "card")
     assert code == 0, err

@@ -38,9 +38,19 @@ def made(tmp_path_factory, shared_data) -> Path:
     from hteb_generate.setup.config import build_config
 
     root = tmp_path_factory.mktemp("coverage")
-    cfg = build_config(seed=str(SEED), profile="noise", overrides={
-        "datasets": ",".join(NAMES), "transformations": ",".join(RULES), "sample": 6, "label": "cov",
-        "cache_dir": str(root / "cache"), "data_dir": str(shared_data), "publish": False})
+    cfg = build_config(
+        seed=str(SEED),
+        profile="noise",
+        overrides={
+            "datasets": ",".join(NAMES),
+            "transformations": ",".join(RULES),
+            "sample": 6,
+            "label": "cov",
+            "cache_dir": str(root / "cache"),
+            "data_dir": str(shared_data),
+            "publish": False,
+        },
+    )
     return run(cfg, log=lambda m: None).folder
 
 
@@ -63,15 +73,22 @@ def _entry(card: dict, dataset: str, rule: str) -> dict:
 
 def test_the_manifest_records_each_subsets_change_share_and_applicability(made):
     shares = Revision.open(made).manifest["change_shares"]
-    assert len(shares) == sum(len(s) for s in ({*CASELESS["SemRel2024"], "afr", "eng", "hau", "ind", "kin"},
-                                                 {*CASELESS["MasakhaNEWS"], *"eng fra hau ibo lin lug orm pcm run sna "
-                                                  "som swa xho yor".split()})) * len(RULES)
+    assert len(shares) == sum(
+        len(s)
+        for s in (
+            {*CASELESS["SemRel2024"], "afr", "eng", "hau", "ind", "kin"},
+            {*CASELESS["MasakhaNEWS"], *"eng fra hau ibo lin lug orm pcm run sna som swa xho yor".split()},
+        )
+    ) * len(RULES)
     caps = {(e["dataset"], e["subset"]): e for e in shares if e["transformation"] == "random_capitalisation"}
     for (dataset, subset), entry in caps.items():
         assert entry["applicable"] is (subset not in CASELESS[dataset]), entry
         assert (entry["changed"] == 0) is (subset in CASELESS[dataset]), entry
-    arq = next(e for e in shares if (e["dataset"], e["transformation"], e["subset"]) ==
-               ("SemRel2024", "punctuation_casing_loss", "arq"))
+    arq = next(
+        e
+        for e in shares
+        if (e["dataset"], e["transformation"], e["subset"]) == ("SemRel2024", "punctuation_casing_loss", "arq")
+    )
     assert arq["applicable"] and arq["share"] < APPLIED_SHARE  # applicable, yet barely changed: the flag's case
 
 
@@ -158,9 +175,15 @@ def _claim_variant(shares: list) -> None:  # a variant the revision does not hol
     shares.append({**shares[0], "transformation": "numerisation"})
 
 
-@pytest.mark.parametrize(("tamper", "expected"), [
-    (_claim_changed, "subset amh: changed is"), (_claim_applicable, "subset amh: applicable is True"),
-    (_claim_variant, "numerisation_1339, which has no items file")], ids=["changed", "applicable", "variant"])
+@pytest.mark.parametrize(
+    ("tamper", "expected"),
+    [
+        (_claim_changed, "subset amh: changed is"),
+        (_claim_applicable, "subset amh: applicable is True"),
+        (_claim_variant, "numerisation_1339, which has no items file"),
+    ],
+    ids=["changed", "applicable", "variant"],
+)
 def test_verify_refuses_a_tampered_change_share_in_one_line(made, tmp_path, capsys, tamper, expected):
     folder = tmp_path / "bad"
     shutil.copytree(made, folder)
@@ -183,8 +206,17 @@ def compared(card, tmp_path_factory) -> Path:
         (folder / "cards" / name).mkdir(parents=True)
         copy = {**data, "model": {**data["model"], "model_id": name}}
         (folder / "cards" / name / "result_card.json").write_text(json.dumps(copy), encoding="utf-8")
-    assert main(["compare", *(str(p) for p in sorted(folder.glob("cards/*/result_card.json"))),
-                 "--out", str(folder / "cmp")]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                *(str(p) for p in sorted(folder.glob("cards/*/result_card.json"))),
+                "--out",
+                str(folder / "cmp"),
+            ]
+        )
+        == 0
+    )
     return folder
 
 
@@ -195,8 +227,11 @@ def test_the_comparison_states_on_how_many_subsets_each_noise_figure_rests(compa
     assert caps["flagged_unchanged"] and set(caps["left_out"]) == CASELESS["SemRel2024"]
     assert {(r["dataset"], r["transformation"]) for r in rows} == {(d, t) for d in NAMES for t in RULES}
     markdown = (compared / "cmp" / "comparison.md").read_text()
-    line = next(x for x in markdown.split("## What each figure rests on")[1].splitlines()
-                if "SemRel2024" in x and "random_capitalisation" in x)
+    line = next(
+        x
+        for x in markdown.split("## What each figure rests on")[1].splitlines()
+        if "SemRel2024" in x and "random_capitalisation" in x
+    )
     assert "5 of 12" in line and "mostly unchanged" in line, line
     page = (compared / "cmp" / "report.html").read_text()
     assert "<h2>What each figure rests on</h2>" in page and ">5 of 12</td>" in page

@@ -29,22 +29,33 @@ def test_verify_ok_then_corrupted(tmp_path, shared_data, capsys):
 
 
 def test_console_script_has_no_traceback(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "hteb_score.cli", "verify", "--store", str(tmp_path / "none"),
-                           "--revision", "v1"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "hteb_score.cli", "verify", "--store", str(tmp_path / "none"), "--revision", "v1"],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2
     assert proc.stderr.startswith("hteb-score: error: no revision 'v1'") and "Traceback" not in proc.stderr
 
 
 def test_verify_says_which_datasets_and_files_it_checked(tmp_path, shared_data, capsys):
-    build_revision(tmp_path / "rev", shared_data, ["STSBenchmark", "TwitterSemEval2015"], label="v1", rows=3,
-                   transformations=("paraphrasing", "translation"))
+    build_revision(
+        tmp_path / "rev",
+        shared_data,
+        ["STSBenchmark", "TwitterSemEval2015"],
+        label="v1",
+        rows=3,
+        transformations=("paraphrasing", "translation"),
+    )
     LocalStore(tmp_path / "store").publish(tmp_path / "rev")
     assert main(["verify", "--store", str(tmp_path / "store"), "--revision", "v1", "--datasets", "STSBenchmark"]) == 0
     out = capsys.readouterr().out
     # README.md, eval.yaml + STSBenchmark's dataset.json, test.parquet and two items files; 2 x 3 rows x 2 sentences a file
-    assert out.endswith("- 1 of 2 datasets verified: STSBenchmark; 6 files match their sha256; 2 item files "
-                        "(12 records) match the item schema, their file and their source texts; not verified: "
-                        "TwitterSemEval2015\n")
+    assert out.endswith(
+        "- 1 of 2 datasets verified: STSBenchmark; 6 files match their sha256; 2 item files "
+        "(12 records) match the item schema, their file and their source texts; not verified: "
+        "TwitterSemEval2015\n"
+    )
     assert main(["verify", "--store", str(tmp_path / "store"), "--revision", "v1"]) == 0
     out = capsys.readouterr().out
     assert "- 2 of 2 datasets verified: STSBenchmark, TwitterSemEval2015; 10 files" in out

@@ -84,9 +84,19 @@ def store(tmp_path_factory, shared_data) -> str:
     from hteb_generate.run.pipeline import run
 
     root = tmp_path_factory.mktemp("corpus-noise")
-    cfg = build_config(seed=str(SEED), profile="noise", overrides={
-        "datasets": "SciFact,STSBenchmark", "sample": 4, "corpus_noise": True, "cache_dir": str(root / "cache"),
-        "store": str(root / "store"), "data_dir": str(shared_data), "manifest_md": str(root / "M.md")})
+    cfg = build_config(
+        seed=str(SEED),
+        profile="noise",
+        overrides={
+            "datasets": "SciFact,STSBenchmark",
+            "sample": 4,
+            "corpus_noise": True,
+            "cache_dir": str(root / "cache"),
+            "store": str(root / "store"),
+            "data_dir": str(shared_data),
+            "manifest_md": str(root / "M.md"),
+        },
+    )
     run(cfg, log=lambda m: None)
     return str(root / "store")
 
@@ -113,7 +123,8 @@ def test_perturbed_corpora_are_scored_with_the_original_queries(store):
     source = revision.source("SciFact")
     variants = corpus_variants(revision, ["SciFact", "STSBenchmark"], transformations=None, seeds=None)
     assert [(v.dataset.name, v.transformation, v.seed) for v in variants] == [
-        ("SciFact", t, SEED) for t in PERTURBATIONS.names()]
+        ("SciFact", t, SEED) for t in PERTURBATIONS.names()
+    ]
     for variant in variants:
         assert variant.dataset.tables["queries"] is source.tables["queries"]  # never transformed
         assert variant.dataset.tables["corpus"] != source.tables["corpus"]
@@ -130,8 +141,9 @@ def test_perturbed_corpora_are_scored_with_the_original_queries(store):
     block = section["datasets"]["SciFact"]
     assert block["original"] == pytest.approx(ndcg_at_10(original))
     for transformation in PERTURBATIONS.names():
-        mine = source.with_corpus_texts(lambda ref: perturb(transformation, ref.text,
-                                                            key=(SEED, "SciFact", transformation, ref.text)))
+        mine = source.with_corpus_texts(
+            lambda ref: perturb(transformation, ref.text, key=(SEED, "SciFact", transformation, ref.text))
+        )
         oracle = EmbeddingTable(HashedBow())
         oracle.fill([(mine.info, *request) for request in evaluator.texts(mine)], progress=False)
         expected = ndcg_at_10(evaluator.evaluate(mine, oracle.view(mine.info), EvaluationContext(HTEB)))
@@ -143,9 +155,16 @@ def test_perturbed_corpora_are_scored_with_the_original_queries(store):
 
     scores = [ScoreRecord("SciFact", "Retrieval", "all", "original", None, original.main_metric, original.value)]
     encode = {"batch_size": 1, "dtype": "f32", "normalize": False, "device": "cpu", "prompts": {}}
-    card = build_card(CardSubject({"model_id": "bow", "revision": None}, encode,
-                                  {"repo_id": store, "label": "x", "revision": "r"}, HTEB, "original"),
-                      CardResults(scores, {}, corpus_robustness=section))
+    card = build_card(
+        CardSubject(
+            {"model_id": "bow", "revision": None},
+            encode,
+            {"repo_id": store, "label": "x", "revision": "r"},
+            HTEB,
+            "original",
+        ),
+        CardResults(scores, {}, corpus_robustness=section),
+    )
     validate("result_card", card, what="card")
     assert card["aggregates"] == aggregate(scores, INSTALLED)  # never part of the aggregates
     markdown = render_markdown(card)

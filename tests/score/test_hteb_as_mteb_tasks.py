@@ -15,7 +15,10 @@ from hteb_score.mteb_interop.layout import parse_variant_task_name, variant_task
 from models import minilm_path
 from hteb_score.cli import main
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("mteb-tasks")]  # real MiniLM through hteb-score and mteb.evaluate
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.xdist_group("mteb-tasks"),
+]  # real MiniLM through hteb-score and mteb.evaluate
 mteb = pytest.importorskip("mteb")
 from sentence_transformers import SentenceTransformer  # noqa: E402
 
@@ -30,8 +33,23 @@ VARIANTS = {("original", None), ("paraphrasing", 1339)}
 def scored(tmp_path_factory):
     """hteb-score --protocol mteb on the selection: (card, its mteb results root)."""
     out = tmp_path_factory.mktemp("hteb") / "out"
-    assert main([str(minilm_path()), "--protocol", "mteb", "--datasets", ",".join(SELECTION["datasets"]),
-                 "--transformations", ",".join(SELECTION["transformations"]), "--out", str(out), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                str(minilm_path()),
+                "--protocol",
+                "mteb",
+                "--datasets",
+                ",".join(SELECTION["datasets"]),
+                "--transformations",
+                ",".join(SELECTION["transformations"]),
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     return json.loads((out / "result_card.json").read_text()), out / "mteb"
 
 
@@ -55,7 +73,8 @@ def _card_scores(card: dict) -> dict[tuple[str, str, int | None], float]:
 def test_tasks_are_mtebs_classes_one_name_per_variant():
     tasks = tasks_from_revision(STORE, "sample-1339", **SELECTION)
     assert [(t.hteb_variant.dataset, t.hteb_variant.transformation, t.hteb_variant.seed) for t in tasks] == [
-        (d, t, s) for d in SELECTION["datasets"] for t, s in sorted(VARIANTS, key=lambda v: v[1] is not None)]
+        (d, t, s) for d in SELECTION["datasets"] for t, s in sorted(VARIANTS, key=lambda v: v[1] is not None)
+    ]
     mteb_names = {t.hteb_variant.dataset: t.hteb_variant.task for t in tasks}
     assert mteb_names == {"STSBenchmark": "STSBenchmark", "SciFact": "SciFact", "SemRel2024": "SemRel24STS"}
     assert all(type(t) is type(mteb.get_task(t.hteb_variant.task)) for t in tasks)
@@ -70,8 +89,9 @@ def test_tasks_are_mtebs_classes_one_name_per_variant():
 
 def test_a_filtered_selection_is_another_identity():
     plain = tasks_from_revision(STORE, "sample-1339", datasets=["STSBenchmark"], transformations=["paraphrasing"])
-    judged = tasks_from_revision(STORE, "sample-1339", datasets=["STSBenchmark"], transformations=["paraphrasing"],
-                                 min_judge=3)
+    judged = tasks_from_revision(
+        STORE, "sample-1339", datasets=["STSBenchmark"], transformations=["paraphrasing"], min_judge=3
+    )
     assert plain[0].metadata.name == judged[0].metadata.name  # the original is not filtered
     assert judged[1].metadata.name == plain[1].metadata.name + ".judge3"
 
@@ -82,18 +102,19 @@ def test_mteb_evaluate_equals_hteb_score_protocol_mteb(scored, evaluated):
     ours = _card_scores(card)
     assert {(v.dataset, v.transformation, v.seed) for v in results} == set(ours)
     for variant, result in results.items():
-        assert result.get_score() == pytest.approx(ours[(variant.dataset, variant.transformation, variant.seed)],
-                                                   abs=1e-9), variant
+        assert result.get_score() == pytest.approx(
+            ours[(variant.dataset, variant.transformation, variant.seed)], abs=1e-9
+        ), variant
 
 
 def _largest_difference(outcome, tasks, ours) -> float:
-    return max(abs(result.get_score() - ours[(t.hteb_variant.dataset, t.hteb_variant.transformation,
-                                              t.hteb_variant.seed)]) for t, result in zip(tasks, outcome.task_results,
-                                                                                          strict=True))
+    return max(
+        abs(result.get_score() - ours[(t.hteb_variant.dataset, t.hteb_variant.transformation, t.hteb_variant.seed)])
+        for t, result in zip(tasks, outcome.task_results, strict=True)
+    )
 
 
-def test_mteb_evaluate_with_mtebs_default_cache_gives_every_variant_its_own_score(model, scored, tmp_path,
-                                                                                   monkeypatch):
+def test_mteb_evaluate_with_mtebs_default_cache_gives_every_variant_its_own_score(model, scored, tmp_path, monkeypatch):
     """The issue's literal use: `mteb.evaluate(model, tasks)`, no cache argument, so mteb's default
     cache, which already holds a result for mteb's own task and for the HTEB original."""
     default = mteb.evaluate.__kwdefaults__["cache"]
@@ -103,8 +124,15 @@ def test_mteb_evaluate_with_mtebs_default_cache_gives_every_variant_its_own_scor
     mteb.evaluate(model, tasks[:1], show_progress_bar=False)  # the cache now holds the HTEB original's result
     [folder] = (tmp_path / "results").glob("*/*")
     stale = json.loads((folder / f"{tasks[0].metadata.name}.json").read_text())
-    (folder / "STSBenchmark.json").write_text(json.dumps(dict(stale, task_name="STSBenchmark", scores={
-        "test": [dict(e, main_score=0.123) for e in stale["scores"]["test"]]})))  # mteb's own task, other data
+    (folder / "STSBenchmark.json").write_text(
+        json.dumps(
+            dict(
+                stale,
+                task_name="STSBenchmark",
+                scores={"test": [dict(e, main_score=0.123) for e in stale["scores"]["test"]]},
+            )
+        )
+    )  # mteb's own task, other data
     outcome = mteb.evaluate(model, tasks, show_progress_bar=False)
     # equal but for the order of a mean over subsets (1.1e-16 measured), never the cached 0.123 or another variant's
     assert _largest_difference(outcome, tasks, ours) < 1e-12
@@ -119,7 +147,8 @@ def test_plain_mteb_evaluate_runs_the_tasks_in_order(model, scored):
     outcome = mteb.evaluate(model, tasks, cache=None, show_progress_bar=False)
     ours = _card_scores(scored[0])
     assert [r.get_score() for r in outcome.task_results] == pytest.approx(
-        [ours[("STSBenchmark", t.hteb_variant.transformation, t.hteb_variant.seed)] for t in tasks], abs=1e-9)
+        [ours[("STSBenchmark", t.hteb_variant.transformation, t.hteb_variant.seed)] for t in tasks], abs=1e-9
+    )
 
 
 def _layout(root: Path) -> dict[str, dict]:
@@ -131,8 +160,15 @@ def _layout(root: Path) -> dict[str, dict]:
 def test_hteb_score_writes_mtebs_layout_for_every_variant(scored, evaluated):
     ours, theirs = _layout(scored[1]), _layout(evaluated[1])
     revision = scored[0]["dataset"]["revision"]
-    assert set(ours) == set(theirs) == {f"{variant_task_name(task, revision, t, s)}.json" for t, s in VARIANTS
-                                        for task in ("STSBenchmark", "SciFact", "SemRel24STS")}
+    assert (
+        set(ours)
+        == set(theirs)
+        == {
+            f"{variant_task_name(task, revision, t, s)}.json"
+            for t, s in VARIANTS
+            for task in ("STSBenchmark", "SciFact", "SemRel24STS")
+        }
+    )
     for path, result in ours.items():
         mine = {e["hf_subset"]: e["main_score"] for e in result["scores"]["test"]}
         mtebs = {e["hf_subset"]: e["main_score"] for e in theirs[path]["scores"]["test"]}
@@ -149,9 +185,11 @@ def test_mtebs_result_cache_reads_what_hteb_score_wrote_apart(scored):
     ours = _card_scores(card)
     revision = card["dataset"]["revision"]
     assert by_task[variant_task_name("SemRel24STS", revision, "original", None)] == pytest.approx(
-        ours[("SemRel2024", "original", None)], abs=1e-6)
+        ours[("SemRel2024", "original", None)], abs=1e-6
+    )
     assert by_task[variant_task_name("SciFact", revision, "paraphrasing", 1339)] == pytest.approx(
-        ours[("SciFact", "paraphrasing", 1339)], abs=1e-6)
+        ours[("SciFact", "paraphrasing", 1339)], abs=1e-6
+    )
     frame = loaded.to_dataframe()
     assert len(frame) == len(by_task) == len(ours)
 

@@ -59,13 +59,15 @@ def _card_figures(card: dict) -> dict[str, float | None]:
 
 def _largest_difference(ours: dict[str, float | None], card: dict[str, float | None]) -> float:
     assert ours.keys() == card.keys() and [k for k, v in ours.items() if v is None] == [
-        k for k, v in card.items() if v is None]
+        k for k, v in card.items() if v is None
+    ]
     return max(abs(ours[k] * 100 - card[k]) for k in ours if ours[k] is not None)
 
 
 def test_variant_tasks_say_what_they_are_and_are_not_superseded():
-    original, paraphrased = tasks_from_revision(DEFAULT_STORE, "sample-1339", datasets=["STSBenchmark"],
-                                                transformations=["paraphrasing"])
+    original, paraphrased = tasks_from_revision(
+        DEFAULT_STORE, "sample-1339", datasets=["STSBenchmark"], transformations=["paraphrasing"]
+    )
     mtebs = mteb.get_task("STSBenchmark").metadata
     assert mtebs.superseded_by == "STSBenchmark.v2"  # what every variant used to inherit and warn about
     for task in (original, paraphrased):
@@ -76,7 +78,8 @@ def test_variant_tasks_say_what_they_are_and_are_not_superseded():
     assert original.metadata.sample_creation == mtebs.sample_creation
     assert paraphrased.metadata.sample_creation == "LM-generated and verified"
     assert paraphrased.metadata.description.startswith(
-        "HTEB revision 5cfa68b1 of STSBenchmark, paraphrasing (seed 1339)")
+        "HTEB revision 5cfa68b1 of STSBenchmark, paraphrasing (seed 1339)"
+    )
 
 
 def test_model_folder_is_mtebs():
@@ -111,16 +114,23 @@ def test_result_cache_reads_hteb_scores_results_repository_layout(published):
     meta = (folder / "model_meta.json").read_text()
     # mteb's own ModelMeta, as a results repository's file is: it validates, and is the empty one but for what we know
     assert ModelMeta.model_validate_json_resolved(meta).name == MODEL_ID
-    assert json.loads(meta) == ModelMeta.create_empty(overwrites={
-        "name": MODEL_ID, "revision": "no_revision_available", "embed_dim": MODEL["embedding_dim"]}).to_dict()
+    assert (
+        json.loads(meta)
+        == ModelMeta.create_empty(
+            overwrites={"name": MODEL_ID, "revision": "no_revision_available", "embed_dim": MODEL["embedding_dim"]}
+        ).to_dict()
+    )
     loaded = mteb.ResultCache(root).load_results(include_remote=False)
     [model] = loaded.model_results
     assert (model.model_name, model.model_revision) == (MODEL_ID, "no_revision_available")
     by_task = {r.task_name: r.get_score() for r in model.task_results}
     revision = card["dataset"]["revision"]
     mteb_task = {d: t for d, t in card["evaluation"]["mteb_tasks"].items()}
-    expected = {variant_task_name(mteb_task[r["dataset"]], revision, r["transformation"], r["seed"]): r["value"]
-                for r in card["scores"] if r["subset"] == "all"}
+    expected = {
+        variant_task_name(mteb_task[r["dataset"]], revision, r["transformation"], r["seed"]): r["value"]
+        for r in card["scores"]
+        if r["subset"] == "all"
+    }
     assert len(expected) == len(SMALL) * 9
     assert by_task.keys() == expected.keys()
     assert by_task == pytest.approx(expected, abs=1e-6)  # mteb's files hold 6 decimals
@@ -149,8 +159,9 @@ def test_benchmark_through_mteb_evaluate_equals_hteb_score_protocol_mteb(tmp_pat
 
     datasets = ["STSBenchmark"]
     out = tmp_path / "out"
-    assert main([minilm_path(), "--protocol", "mteb", "--datasets", ",".join(datasets), "--out", str(out),
-                 "--quiet"]) == 0
+    assert (
+        main([minilm_path(), "--protocol", "mteb", "--datasets", ",".join(datasets), "--out", str(out), "--quiet"]) == 0
+    )
     card = json.loads((out / "result_card.json").read_text())
     benchmark = get_benchmark("sample-1339", datasets=datasets)
     model = SentenceTransformer(minilm_path(), device="cpu")

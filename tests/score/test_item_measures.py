@@ -60,12 +60,22 @@ def embed(texts: Sequence[str], prompt: str | None) -> np.ndarray:
 
 
 def _options(datasets: list[str], where: dict[str, str]) -> ScoreOptions:
-    return ScoreOptions(model_id=None, protocol=PROTOCOLS.get("hteb"), encoder="sentence-transformers",
-                        datasets=datasets, quiet=True, **where)
+    return ScoreOptions(
+        model_id=None,
+        protocol=PROTOCOLS.get("hteb"),
+        encoder="sentence-transformers",
+        datasets=datasets,
+        quiet=True,
+        **where,
+    )
 
 
-def oracle(datasets: list[str], where: dict[str, str] = SAMPLE, left_out: dict[tuple[str, str], set[str]] | None = None,
-           vectors: Embed = embed) -> dict[tuple[str, str], list[dict[str, Any]]]:
+def oracle(
+    datasets: list[str],
+    where: dict[str, str] = SAMPLE,
+    left_out: dict[tuple[str, str], set[str]] | None = None,
+    vectors: Embed = embed,
+) -> dict[tuple[str, str], list[dict[str, Any]]]:
     """Every transformed text of `datasets`, measured here from the definitions (`left_out`: the subsets each
     (dataset, transformation)'s figure leaves out, as the card's coverage states them):
     (transformation, dataset) -> [{drift, counted, changed, applicable, baseline, top10_changed, pair, quality}]."""
@@ -82,27 +92,40 @@ def oracle(datasets: list[str], where: dict[str, str] = SAMPLE, left_out: dict[t
                 continue
             task, dataset = variant.dataset.info, variant.dataset
             prompts = ["query" if split == "queries" else None for split in items.split]
-            drift = [cosine_distance(vectors([o], p)[0], vectors([t], p)[0])
-                     for o, t, p in zip(items.original_text, items.transformed_text, prompts)]
+            drift = [
+                cosine_distance(vectors([o], p)[0], vectors([t], p)[0])
+                for o, t, p in zip(items.original_text, items.transformed_text, prompts)
+            ]
             top10: list[bool | None] = [None] * len(items)
             if task.task_type == "Retrieval":
                 docs = vectors([_doc(d) for d in dataset.tables["corpus"]], "document")
                 queries = [at for at, p in enumerate(prompts) if p == "query"]
-                for at, before, after in zip(queries, nearest(vectors([items.original_text[at] for at in queries],
-                                                                      "query"), docs),
-                                             nearest(vectors([items.transformed_text[at] for at in queries], "query"),
-                                                     docs)):
+                for at, before, after in zip(
+                    queries,
+                    nearest(vectors([items.original_text[at] for at in queries], "query"), docs),
+                    nearest(vectors([items.transformed_text[at] for at in queries], "query"), docs),
+                ):
                     top10[at] = before != after
             out = left_out.get((items.dataset, items.transformation), set())
             rows = []
             for at, ref in enumerate(items.refs()):
                 changed, applicable = items.original_text[at] != items.transformed_text[at], items.subset[at] not in out
-                rows.append({"drift": drift[at], "changed": changed, "applicable": applicable,
-                             "counted": changed and applicable, "baseline": baseline.get(language[ref]),
-                             "top10_changed": top10[at], "pair": None, "quality": items.quality[at]})
+                rows.append(
+                    {
+                        "drift": drift[at],
+                        "changed": changed,
+                        "applicable": applicable,
+                        "counted": changed and applicable,
+                        "baseline": baseline.get(language[ref]),
+                        "top10_changed": top10[at],
+                        "pair": None,
+                        "quality": items.quality[at],
+                    }
+                )
             if task.task_type in PAIR_TYPES:
-                shares = pair_shares(original, dataset, vectors,
-                                     {i for i, r in zip(items.item_id, rows) if r["counted"]})
+                shares = pair_shares(
+                    original, dataset, vectors, {i for i, r in zip(items.item_id, rows) if r["counted"]}
+                )
                 carried = set()
                 for item_id, row in zip(items.item_id, rows):
                     if row["counted"] and item_id in shares and item_id not in carried:
@@ -119,9 +142,17 @@ def _baselines(variants: list[Any], language: dict[tuple[str, str, str], str], v
         if variant.items:
             for ref, text in zip(variant.items.refs(), variant.items.original_text):
                 pools[language[ref]].add((text, "query" if ref[0] == "queries" else None))
-    return {lang: float(np.mean(np.nan_to_num(pdist(np.vstack([vectors([t], p)[0] for t, p in sorted(pool, key=str)]),
-                                                    "cosine"), nan=1.0)))
-            for lang, pool in pools.items() if len(pool) > 1}
+    return {
+        lang: float(
+            np.mean(
+                np.nan_to_num(
+                    pdist(np.vstack([vectors([t], p)[0] for t, p in sorted(pool, key=str)]), "cosine"), nan=1.0
+                )
+            )
+        )
+        for lang, pool in pools.items()
+        if len(pool) > 1
+    }
 
 
 def _doc(d: dict[str, Any]) -> str:
@@ -236,9 +267,15 @@ def naive(before: Sequence[float], after: Sequence[float], groups: Sequence[str]
     return out
 
 
-MONOTONE = {"shift -0.1": lambda x: x - 0.1, "shift -0.4": lambda x: x - 0.4, "affine": lambda x: 0.3 * x + 0.2,
-            "tanh": lambda x: np.tanh(3 * x), "cube": lambda x: x ** 3, "exp": np.exp,
-            "floor": lambda x: np.floor(4 * x)}
+MONOTONE = {
+    "shift -0.1": lambda x: x - 0.1,
+    "shift -0.4": lambda x: x - 0.4,
+    "affine": lambda x: 0.3 * x + 0.2,
+    "tanh": lambda x: np.tanh(3 * x),
+    "cube": lambda x: x**3,
+    "exp": np.exp,
+    "floor": lambda x: np.floor(4 * x),
+}
 similarities = st.lists(st.floats(-1, 1, allow_nan=False), min_size=2, max_size=40)
 
 
@@ -248,7 +285,7 @@ def test_a_monotone_change_of_every_similarity_flips_no_pair(before, labels, nam
     """A uniform shift (the -0.1 that read 13% flips and the -0.4 that read 50% under the median rule) and any
     other non-decreasing map keep every order: 0 for every pair."""
     s = np.array(before)
-    groups = labels[:len(s)]
+    groups = labels[: len(s)]
     shares = order_discordance(s, MONOTONE[name](s), groups, range(len(s)))
     assert np.nan_to_num(shares, nan=0.0).tolist() == [0.0] * len(s)
 
@@ -260,8 +297,11 @@ def test_a_real_swap_flips_pairs_and_every_share_is_the_naive_count(before, data
     groups = data.draw(st.lists(st.sampled_from("ab"), min_size=len(s), max_size=len(s)))
     after = np.array(data.draw(st.lists(st.floats(-1, 1, allow_nan=False), min_size=len(s), max_size=len(s))))
     assert order_discordance(s, after, groups, range(len(s))) == pytest.approx(naive(s, after, groups), nan_ok=True)
-    pairs = [(i, j) for i, j in itertools.combinations(range(len(s)), 2)
-             if groups[i] == groups[j] and round(s[i], 6) != round(s[j], 6)]
+    pairs = [
+        (i, j)
+        for i, j in itertools.combinations(range(len(s)), 2)
+        if groups[i] == groups[j] and round(s[i], 6) != round(s[j], 6)
+    ]
     if pairs:
         i, j = data.draw(st.sampled_from(pairs))
         swapped = s.copy()
@@ -276,16 +316,26 @@ def test_a_real_swap_flips_pairs_and_every_share_is_the_naive_count(before, data
 NOISE_SEED = 1339
 
 
-def _generated(tmp: Path, shared_data: Path, datasets: list[str], rules: list[str], label: str,
-               sample: int | None) -> dict[str, str]:
+def _generated(
+    tmp: Path, shared_data: Path, datasets: list[str], rules: list[str], label: str, sample: int | None
+) -> dict[str, str]:
     """A Noise revision made by the generator (rules version 2), installed in a store: where to read it."""
     from hteb_generate.run.pipeline import run as generate
     from hteb_generate.setup.config import build_config
 
-    cfg = build_config(seed=str(NOISE_SEED), profile="noise", overrides={
-        "datasets": ",".join(datasets), "transformations": ",".join(rules), "label": label,
-        "cache_dir": str(tmp / "cache"), "data_dir": str(shared_data), "publish": False,
-        **({} if sample is None else {"sample": sample})})  # the profile's default: every row
+    cfg = build_config(
+        seed=str(NOISE_SEED),
+        profile="noise",
+        overrides={
+            "datasets": ",".join(datasets),
+            "transformations": ",".join(rules),
+            "label": label,
+            "cache_dir": str(tmp / "cache"),
+            "data_dir": str(shared_data),
+            "publish": False,
+            **({} if sample is None else {"sample": sample}),
+        },
+    )  # the profile's default: every row
     install(tmp / "store", generate(cfg, log=lambda m: None).folder)
     return {"store": f"file://{tmp / 'store'}", "ref": label}
 
@@ -345,8 +395,9 @@ class Unit:
 
 def _block(encoder: Unit) -> dict[str, Any]:
     data = read_data(_options(SMALL, SAMPLE))
-    scored = score_variants(data.groups, EmbeddingTable(encoder), protocol=PROTOCOLS.get("hteb"), progress=False,
-                            flags=data.checked)
+    scored = score_variants(
+        data.groups, EmbeddingTable(encoder), protocol=PROTOCOLS.get("hteb"), progress=False, flags=data.checked
+    )
     block = item_measures_block(scored.drift)
     assert block is not None
     return block["per_transformation"]

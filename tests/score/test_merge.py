@@ -16,6 +16,7 @@ from refusal import run
 from run_files import outputs
 from scored_parts import SMALL, scored_part, with_identity, write_part
 
+
 def test_merged_parts_equal_the_whole_run_hashed_encoder(tmp_path):
     whole = write_part(scored_part(None), tmp_path / "whole-part")
     parts = [write_part(scored_part([name]), tmp_path / name) for name in reversed(SMALL)]  # any order
@@ -32,8 +33,15 @@ def test_parts_of_a_larger_run_make_the_card_of_a_subset(tmp_path):
     """merge --datasets: per-dataset parts of a four-dataset run give the card of a run over two of them
     (in the order named), which is how a whole-revision run's parts also make the six-dataset findings."""
     subset = ["SciFact", "STSBenchmark"]
-    assert run("merge", write_part(scored_part(None, planned=subset), tmp_path / "subset-part"),
-               "--out", tmp_path / "subset")[0] == 0
+    assert (
+        run(
+            "merge",
+            write_part(scored_part(None, planned=subset), tmp_path / "subset-part"),
+            "--out",
+            tmp_path / "subset",
+        )[0]
+        == 0
+    )
     parts = [write_part(scored_part([name]), tmp_path / name) for name in SMALL]
     code, out, err = run("merge", *parts, "--datasets", "SciFact, STSBenchmark,SciFact", "--out", tmp_path / "merged")
     assert code == 0, err
@@ -43,10 +51,13 @@ def test_parts_of_a_larger_run_make_the_card_of_a_subset(tmp_path):
     assert read_parts(parts, subset).timings["total_s"] == 2.0  # the time of the two parts used, not of four
 
 
-@pytest.mark.parametrize("datasets, message", [
-    ("Banking77", "merge --datasets Banking77: not one of "),
-    (",", "merge --datasets: no dataset named"),
-])
+@pytest.mark.parametrize(
+    "datasets, message",
+    [
+        ("Banking77", "merge --datasets Banking77: not one of "),
+        (",", "merge --datasets: no dataset named"),
+    ],
+)
 def test_a_subset_outside_the_plan_is_refused(tmp_path, datasets, message):
     part = write_part(scored_part(["SciFact"]), tmp_path / "part")
     code, out, err = run("merge", part, "--datasets", datasets, "--out", tmp_path / "merged")
@@ -116,8 +127,9 @@ def test_parts_of_dataset_folders_merge_into_the_whole_run(shared_data, tmp_path
     """--source-dir: every part names the digest of the whole run's folders, so its parts merge."""
     planned = ["STS12", "STSBenchmark"]
     whole = write_part(scored_part(None, planned=planned, source_dir=shared_data), tmp_path / "whole-part")
-    parts = [write_part(scored_part([name], planned=planned, source_dir=shared_data), tmp_path / name)
-             for name in planned]
+    parts = [
+        write_part(scored_part([name], planned=planned, source_dir=shared_data), tmp_path / name) for name in planned
+    ]
     assert run("merge", whole, "--out", tmp_path / "whole")[0] == 0
     code, _, err = run("merge", *parts, "--out", tmp_path / "merged")
     assert code == 0, err
@@ -152,8 +164,9 @@ def test_merging_unchanged_parts_again_with_keep_timings_changes_no_file(tmp_pat
     assert json.loads((out / "result_card.json").read_text())["created"] != card["created"]
 
 
-@pytest.mark.parametrize("earlier", ["not json", "[1, 2]", "{}", '{"created": "x"}'], ids=["text", "list", "empty",
-                                                                                          "no-timings"])
+@pytest.mark.parametrize(
+    "earlier", ["not json", "[1, 2]", "{}", '{"created": "x"}'], ids=["text", "list", "empty", "no-timings"]
+)
 def test_keep_timings_writes_a_new_card_over_one_that_is_not_an_earlier_card(tmp_path, earlier):
     parts = [write_part(scored_part([name]), tmp_path / name) for name in SMALL]
     out = tmp_path / "merged"

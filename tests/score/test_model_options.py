@@ -55,15 +55,19 @@ def test_a_branch_tag_or_commit_resolves_to_the_commit_offline(hub_cache, revisi
     assert resolve_hub_revision(REPO_ID, revision) == COMMIT
 
 
-@pytest.mark.parametrize(("model", "extra", "needles"), [
-    (REPO_ID, ("--model-revision", "v9.9"), ("--model-revision v9.9", "no revision 'v9.9'", "offline")),
-    ("nobody/no-such-model", ("--model-revision", "main"), ("no revision 'main'", "'nobody/no-such-model'")),
-    ("{minilm}", ("--model-revision", "main"), ("pins a Hub model", "is a local folder", "--model-name")),
-    (REPO_ID, ("--model-name", "mine"), ("--model-name names a model given as a local folder",)),
-    ("{minilm}", ("--model-name", " "), ("--model-name is empty",)),
-])
-def test_a_model_option_that_cannot_apply_is_one_line_before_any_data_is_read(hub_cache, tmp_path, model, extra,
-                                                                             needles):
+@pytest.mark.parametrize(
+    ("model", "extra", "needles"),
+    [
+        (REPO_ID, ("--model-revision", "v9.9"), ("--model-revision v9.9", "no revision 'v9.9'", "offline")),
+        ("nobody/no-such-model", ("--model-revision", "main"), ("no revision 'main'", "'nobody/no-such-model'")),
+        ("{minilm}", ("--model-revision", "main"), ("pins a Hub model", "is a local folder", "--model-name")),
+        (REPO_ID, ("--model-name", "mine"), ("--model-name names a model given as a local folder",)),
+        ("{minilm}", ("--model-name", " "), ("--model-name is empty",)),
+    ],
+)
+def test_a_model_option_that_cannot_apply_is_one_line_before_any_data_is_read(
+    hub_cache, tmp_path, model, extra, needles
+):
     out = tmp_path / "out"
     code, stdout, err = run(model.format(minilm=minilm_path()), *extra, "--out", out, "--quiet")
     assert_one_line(code, err, *needles)
@@ -85,9 +89,24 @@ def _score(tmp_path: Path, *args: str, commit: str = COMMIT) -> tuple[subprocess
     """hteb-score on one dataset of the bundled sample, in a process whose Hugging Face cache is ours."""
     out = tmp_path / "out"
     env = {**os.environ, "HF_HUB_CACHE": str(_hub_cache(tmp_path / "hub", commit)), "HF_HUB_OFFLINE": "1"}
-    done = subprocess.run([sys.executable, "-m", "hteb_score.cli", *args, "--datasets", "STSBenchmark",
-                           "--transformations", "paraphrasing", "--out", str(out)],
-                          capture_output=True, text=True, env=env, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hteb_score.cli",
+            *args,
+            "--datasets",
+            "STSBenchmark",
+            "--transformations",
+            "paraphrasing",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     return done, json.loads((out / "result_card.json").read_text())
 
@@ -147,8 +166,11 @@ def test_a_revision_mteb_does_not_pin_is_loaded_by_sentence_transformers_and_sai
     assert choice.note(REPO_ID) == f"note: encoder sentence-transformers for {REPO_ID}: {choice.reason}"
     assert "\n" not in choice.note(REPO_ID)
     explicit = choose("sentence-transformers", REPO_ID, revision=TAG)
-    assert (explicit.kind, explicit.forced, explicit.reason) == ("sentence-transformers", False,
-                                                                 "--encoder sentence-transformers")
+    assert (explicit.kind, explicit.forced, explicit.reason) == (
+        "sentence-transformers",
+        False,
+        "--encoder sentence-transformers",
+    )
 
 
 def test_the_revision_mteb_pins_keeps_mteb_loader(tmp_path, monkeypatch):
@@ -159,7 +181,10 @@ def test_the_revision_mteb_pins_keeps_mteb_loader(tmp_path, monkeypatch):
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(_hub_cache(tmp_path / "hub", MTEB_PIN)))
     for revision in (TAG, MTEB_PIN):
         choice = choose("auto", REPO_ID, revision=revision)
-        assert (choice.kind, choice.forced) == ("mteb", False) and f"--model-revision {revision} is the" in choice.reason
+        assert (choice.kind, choice.forced) == (
+            "mteb",
+            False,
+        ) and f"--model-revision {revision} is the" in choice.reason
         assert choose("mteb", REPO_ID, revision=revision).kind == "mteb"
         assert choose_model(REPO_ID, revision, None, "mteb") == ModelChoice(revision, MTEB_PIN, None)
 
@@ -167,7 +192,9 @@ def test_the_revision_mteb_pins_keeps_mteb_loader(tmp_path, monkeypatch):
 def test_encoder_mteb_with_a_revision_mteb_does_not_pin_is_one_line(hub_cache, tmp_path):
     out = tmp_path / "out"
     code, stdout, err = run(REPO_ID, "--encoder", "mteb", "--model-revision", TAG, "--out", out, "--quiet")
-    assert_one_line(code, err, f"--model-revision {TAG}", f"pins {REPO_ID} at {MTEB_PIN}", "--encoder sentence-transformers")
+    assert_one_line(
+        code, err, f"--model-revision {TAG}", f"pins {REPO_ID} at {MTEB_PIN}", "--encoder sentence-transformers"
+    )
     assert stdout == "" and not out.exists()
 
 

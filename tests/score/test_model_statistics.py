@@ -87,8 +87,9 @@ def _row(transformation: str, original: str, transformed: str, drift: float, qua
 
 def test_drift_quality_and_edit_distance(shared_data):
     pairs = stsb_pairs(shared_data, 30)
-    drift = [_row("paraphrasing", a, b, 0.01 * i, float(10 - (i % 10)) if i % 3 else None)
-             for i, (a, b) in enumerate(pairs)]
+    drift = [
+        _row("paraphrasing", a, b, 0.01 * i, float(10 - (i % 10)) if i % 3 else None) for i, (a, b) in enumerate(pairs)
+    ]
     entry = model_statistics(score_records("Jasper-600M"), drift, INSTALLED)["drift"]["paraphrasing"]
     rated = [(d["drift"], d["quality"]) for d in drift if d["quality"] is not None]
     assert entry["n_items"] == 30 and entry["n_rated"] == len(rated)

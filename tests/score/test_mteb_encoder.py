@@ -50,8 +50,15 @@ def registered(monkeypatch):
     from mteb.models.model_implementations import MODEL_REGISTRY
 
     base = mteb.get_model_meta("sentence-transformers/all-MiniLM-L6-v2")
-    meta = base.model_copy(update={"name": NAME, "revision": None, "loader": _load_prompted_minilm,
-                                   "loader_kwargs": {"model_prompts": PROMPTS}, "use_instructions": True})
+    meta = base.model_copy(
+        update={
+            "name": NAME,
+            "revision": None,
+            "loader": _load_prompted_minilm,
+            "loader_kwargs": {"model_prompts": PROMPTS},
+            "use_instructions": True,
+        }
+    )
     monkeypatch.setitem(MODEL_REGISTRY, NAME, meta)
     return meta
 
@@ -81,8 +88,16 @@ def _asked(datasets: list[str]) -> set[tuple[str, str, str | None]]:
     from hteb_score.scoring.options import ScoreOptions
     from hteb_score.scoring.item_measures import QUERY_TABLES
 
-    groups = read_revision(ScoreOptions(model_id=None, protocol=PROTOCOLS.get("hteb"), encoder="sentence-transformers",
-                                        store=f"file://{SAMPLE_STORE}", ref=SAMPLE_REVISION, datasets=datasets)).groups
+    groups = read_revision(
+        ScoreOptions(
+            model_id=None,
+            protocol=PROTOCOLS.get("hteb"),
+            encoder="sentence-transformers",
+            store=f"file://{SAMPLE_STORE}",
+            ref=SAMPLE_REVISION,
+            datasets=datasets,
+        )
+    ).groups
     asked = set()
     for variants in groups:
         for variant in variants:
@@ -113,8 +128,11 @@ def test_texts_reach_the_model_with_mtebs_prompts(registered, seen, tmp_path):
     assert model["mteb"]["name"] == NAME and model["mteb"]["model_prompts"] == PROMPTS
     assert model["mteb"]["mteb_version"] == mteb.__version__
     assert model["mteb"]["prompts"] == {
-        "SciFact": {"type": "Retrieval", "query": EXPECTED[("SciFact", "query")],
-                    "document": EXPECTED[("SciFact", "document")]},
+        "SciFact": {
+            "type": "Retrieval",
+            "query": EXPECTED[("SciFact", "query")],
+            "document": EXPECTED[("SciFact", "document")],
+        },
         "STSBenchmark": {"type": "STS", "default": EXPECTED[("STSBenchmark", None)]},
     }
     assert card["encode"]["prompts"]["SciFact/query"] == EXPECTED[("SciFact", "query")]
@@ -134,8 +152,9 @@ def test_an_mteb_embedding_is_the_model_given_prompt_and_text(registered):
     from hteb_score.encoding.mteb_encoder import MtebEncoder
 
     text = "A man is playing a flute."
-    sts = DatasetInfo(name="STSBenchmark", task_type="STS", eval_split="test", languages=("eng",),
-                      mteb_task="STSBenchmark")
+    sts = DatasetInfo(
+        name="STSBenchmark", task_type="STS", eval_split="test", languages=("eng",), mteb_task="STSBenchmark"
+    )
     encoder = MtebEncoder.load(NAME, device="cpu", progress=False)
     got = encoder.encode([text], None, task=sts)
     want = SentenceTransformer(minilm_path(), device="cpu").encode([EXPECTED[("STSBenchmark", None)] + text])
@@ -154,8 +173,9 @@ def test_an_mteb_embedding_is_the_model_given_prompt_and_text(registered):
 @pytest.mark.slow  # a fresh interpreter
 def test_help_does_not_import_mteb():
     """`hteb-score --help` stays fast: mteb (seconds to import) is imported only to find or load a model."""
-    code = ("import sys; from hteb_score.cli import main; rc = main(['score', '--help']); "
-            "print('mteb' in sys.modules, rc)")
+    code = (
+        "import sys; from hteb_score.cli import main; rc = main(['score', '--help']); print('mteb' in sys.modules, rc)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert "--encoder [auto|sentence-transformers|mteb|python|null]" in done.stdout, done.stderr
     assert done.stdout.strip().endswith("False 0"), done.stdout[-200:]
@@ -213,16 +233,26 @@ def test_an_instruct_model_gets_mtebs_instruction_and_none_on_passages(monkeypat
     from hteb_score.encoding.mteb_encoder import MtebEncoder
 
     instruction = "Given a scientific claim, retrieve documents that support or refute the claim"
-    kwargs = {"instruction_template": "Instruct: {instruction}\nQuery: ", "apply_instruction_to_passages": False,
-              "prompts_dict": {"SciFact": instruction}}
+    kwargs = {
+        "instruction_template": "Instruct: {instruction}\nQuery: ",
+        "apply_instruction_to_passages": False,
+        "prompts_dict": {"SciFact": instruction},
+    }
     base = mteb.get_model_meta("sentence-transformers/all-MiniLM-L6-v2")
     name = "hteb-test/instruct-minilm"
-    monkeypatch.setitem(MODEL_REGISTRY, name, base.model_copy(update={
-        "name": name, "revision": None, "loader": _load_instruct_minilm, "loader_kwargs": kwargs}))
-    scifact = DatasetInfo(name="SciFact", task_type="Retrieval", eval_split="test", languages=("eng",),
-                          mteb_task="SciFact")
+    monkeypatch.setitem(
+        MODEL_REGISTRY,
+        name,
+        base.model_copy(
+            update={"name": name, "revision": None, "loader": _load_instruct_minilm, "loader_kwargs": kwargs}
+        ),
+    )
+    scifact = DatasetInfo(
+        name="SciFact", task_type="Retrieval", eval_split="test", languages=("eng",), mteb_task="SciFact"
+    )
     table = EmbeddingTable(MtebEncoder.load(name, device="cpu", progress=False))
     table.fill([(scifact, "a claim", "query"), (scifact, "a document", "document")], progress=False)
     assert sorted(seen) == ["Instruct: " + instruction + "\nQuery: a claim", "a document"]
-    assert table.encoder.applied == {"SciFact": {"type": "Retrieval", "query": f"Instruct: {instruction}\nQuery: ",
-                                                 "document": None}}
+    assert table.encoder.applied == {
+        "SciFact": {"type": "Retrieval", "query": f"Instruct: {instruction}\nQuery: ", "document": None}
+    }

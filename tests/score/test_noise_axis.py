@@ -59,7 +59,7 @@ BESIDE = "Noise is reported beside HTEB, not in its total"
 PAPER_RULES = {
     "paraphrasing": lambda words: words[: max(1, 2 * len(words) // 3)],
     "expansion": lambda words: words + words[: len(words) // 2],
-    "translation": lambda words: words[len(words) // 3:],
+    "translation": lambda words: words[len(words) // 3 :],
 }
 
 
@@ -76,8 +76,9 @@ def transformed(record: ItemRecord) -> ItemRecord:
 
 
 def build(root: Path, shared_data: Path, transformations: tuple[str, ...], label: str) -> Revision:
-    build_revision(root, shared_data, NAMES, label=label, rows=24, transformations=transformations, seeds=(SEED,),
-                   edit=transformed)
+    build_revision(
+        root, shared_data, NAMES, label=label, rows=24, transformations=transformations, seeds=(SEED,), edit=transformed
+    )
     return Revision.open(root)
 
 
@@ -94,8 +95,17 @@ def score(revision: Revision, dim: int) -> list[ScoreRecord]:
         variants, _ = revision_variants(revision, name, transformations=None, seeds=None, on_error="original")
         for variant in variants:
             result = evaluate(variant.dataset, embed, run)
-            records.append(ScoreRecord(name, variant.dataset.info.task_type, "all", variant.transformation,
-                                       variant.seed, result.main_metric, result.value))
+            records.append(
+                ScoreRecord(
+                    name,
+                    variant.dataset.info.task_type,
+                    "all",
+                    variant.transformation,
+                    variant.seed,
+                    result.main_metric,
+                    result.value,
+                )
+            )
     return records
 
 
@@ -111,14 +121,25 @@ def without(records: list[ScoreRecord], names: tuple[str, ...]) -> list[ScoreRec
 def make_card(model: str, records: list[ScoreRecord], revision: Revision) -> dict[str, Any]:
     """A result card by the real `build_card`, as `hteb-score` makes one."""
     transformed = any(r.transformation != "original" for r in records)
-    return build_card(CardSubject(
-        model={"model_id": model, "revision": None, "embedding_dim": MODELS[model] + 1, "similarity": "cosine"},
-        encode={"batch_size": 32, "dtype": "float32", "normalize": False, "device": "cpu", "prompts": {}},
-        dataset={"repo_id": "file://test", "label": revision.label, "revision": revision.revision_id,
-                 "datasets": revision.dataset_names()},
-        protocol=PROTOCOLS.get("hteb"), on_error="original"), CardResults(
-        records, {"total_s": 0.0},
-        statistics=model_statistics([r.in_points() for r in records], [], INSTALLED) if transformed else None))
+    return build_card(
+        CardSubject(
+            model={"model_id": model, "revision": None, "embedding_dim": MODELS[model] + 1, "similarity": "cosine"},
+            encode={"batch_size": 32, "dtype": "float32", "normalize": False, "device": "cpu", "prompts": {}},
+            dataset={
+                "repo_id": "file://test",
+                "label": revision.label,
+                "revision": revision.revision_id,
+                "datasets": revision.dataset_names(),
+            },
+            protocol=PROTOCOLS.get("hteb"),
+            on_error="original",
+        ),
+        CardResults(
+            records,
+            {"total_s": 0.0},
+            statistics=model_statistics([r.in_points() for r in records], [], INSTALLED) if transformed else None,
+        ),
+    )
 
 
 def card_files(folder: Path, scores: dict[str, list[ScoreRecord]], revision: Revision, drop: tuple[str, ...] = ()):
@@ -192,7 +213,11 @@ def test_statistics_test_the_noise_axis_as_the_others(scores):
         effect = block["per_transformation"][t]
         assert effect["n_datasets"] == len(NAMES)
         if not nonzero(deltas):  # random capitalisation: a bag of words lower-cases every word
-            assert t == "random_capitalisation" and (effect["hl_shift"], effect["ci_low"], effect["ci_high"]) == (0, 0, 0)
+            assert t == "random_capitalisation" and (effect["hl_shift"], effect["ci_low"], effect["ci_high"]) == (
+                0,
+                0,
+                0,
+            )
             continue
         assert effect["hl_shift"] == pytest.approx(np.median(walsh_averages(nonzero(deltas))))
         assert effect["p_value"] == pytest.approx(stats.wilcoxon(np.round(deltas, 9)).pvalue)
@@ -230,9 +255,18 @@ def generated(tmp_path_factory, shared_data) -> Revision:
     from hteb_generate.run.pipeline import run
 
     tmp = tmp_path_factory.mktemp("generated")
-    cfg = build_config(seed=str(SEED), profile="noise", overrides={
-        "datasets": ",".join(NAMES), "max_texts": 40, "data_dir": str(shared_data), "cache_dir": str(tmp / "cache"),
-        "store": str(tmp / "store"), "manifest_md": str(tmp / "MANIFEST.md")})
+    cfg = build_config(
+        seed=str(SEED),
+        profile="noise",
+        overrides={
+            "datasets": ",".join(NAMES),
+            "max_texts": 40,
+            "data_dir": str(shared_data),
+            "cache_dir": str(tmp / "cache"),
+            "store": str(tmp / "store"),
+            "manifest_md": str(tmp / "MANIFEST.md"),
+        },
+    )
     run(cfg, log=lambda message: None)
     return open_store(cfg.store).fetch(cfg.label)
 
@@ -262,7 +296,7 @@ def test_the_card_shows_noise_beside_the_total(scores, revision):
     assert cells[7:] == [f"{agg['per_axis']['noise']:.2f}", f"{agg['per_axis']['noise'] - agg['original']:+.2f}"]
     for t in NOISE:
         assert f"| {t} | Noise | {agg['per_transformation'][t]['mean']:.2f} |" in md
-    effects = md[md.index("## Effects across datasets"):]
+    effects = md[md.index("## Effects across datasets") :]
     assert "Holm corrects the paper's transformations and Noise's apart." in effects
     assert all(f"| {t} |" in effects for t in NOISE)
 
@@ -270,7 +304,9 @@ def test_the_card_shows_noise_beside_the_total(scores, revision):
 def test_a_card_without_noise_reads_as_before(scores, revision):
     md = render_markdown(make_card("bow-64", without(scores["bow-64"], NOISE), revision))
     assert "Noise" not in md
-    assert "| | Original | Lexical/Stylistic | Length | Language | HTEB | delta |\n|---|---|---|---|---|---|---|\n" in md
+    assert (
+        "| | Original | Lexical/Stylistic | Length | Language | HTEB | delta |\n|---|---|---|---|---|---|---|\n" in md
+    )
 
 
 def test_a_noise_only_card_states_that_the_total_is_undefined(scores, revision, tmp_path):
@@ -308,8 +344,9 @@ def test_compare_has_the_noise_axis_in_every_analysis(compared, scores):
     # Kendall tau of one Noise transformation, per dataset, against scipy
     per_model = [seed_means(scores[m]) for m in MODELS]
     for dataset in comparison.datasets:
-        expected = stats.kendalltau([s[dataset]["original"] for s in per_model],
-                                    [s[dataset]["numerisation"] for s in per_model]).statistic
+        expected = stats.kendalltau(
+            [s[dataset]["original"] for s in per_model], [s[dataset]["numerisation"] for s in per_model]
+        ).statistic
         found = comparison.ranking_stability["numerisation"].per_dataset[dataset]
         if found is None:
             assert np.isnan(expected)
@@ -318,14 +355,19 @@ def test_compare_has_the_noise_axis_in_every_analysis(compared, scores):
     # the model-averaged effect of a Noise transformation
     deltas = [np.mean([s[d]["character_deletion"] - s[d]["original"] for s in per_model]) for d in comparison.datasets]
     assert comparison.effects["transformations"]["character_deletion"]["hl_shift"] == pytest.approx(
-        np.median(walsh_averages(nonzero(deltas))))
+        np.median(walsh_averages(nonzero(deltas)))
+    )
 
 
 def test_compare_leaves_the_paper_results_as_they_were(compared):
     comparison, paper_only = compared
     for row, old in zip(comparison.leaderboard, paper_only.leaderboard, strict=True):
-        assert (row.model, row.hteb, row.rank_hteb, row.rank_original) == (old.model, old.hteb, old.rank_hteb,
-                                                                          old.rank_original)
+        assert (row.model, row.hteb, row.rank_hteb, row.rank_original) == (
+            old.model,
+            old.hteb,
+            old.rank_hteb,
+            old.rank_original,
+        )
         assert {a: v for a, v in row.axes.items() if a != "noise"} == old.axes
     for family in ("transformations", "axes", "total"):
         for name, effect in paper_only.effects[family].items():
@@ -369,8 +411,16 @@ def test_compare_of_noise_only_cards_has_no_total(scores, revision, tmp_path):
 def test_a_scores_table_derives_the_noise_axis_but_never_puts_it_in_the_total(tmp_path):
     path = tmp_path / "scores.csv"
     rows = [
-        {"model": "m", "dataset": "A", "original": 80, "paraphrasing": 70, "expansion": 60, "translation": 50,
-         "numerisation": 30, "keyboard_typos": 20},
+        {
+            "model": "m",
+            "dataset": "A",
+            "original": 80,
+            "paraphrasing": 70,
+            "expansion": 60,
+            "translation": 50,
+            "numerisation": 30,
+            "keyboard_typos": 20,
+        },
         {"model": "m", "dataset": "B", "original": 70, "numerisation": 40, "keyboard_typos": 30},
     ]
     with path.open("w", encoding="utf-8", newline="") as f:
@@ -391,8 +441,16 @@ def test_hteb_score_reports_the_noise_axis_end_to_end(revision, tmp_path, capsys
     from models import minilm_path
 
     LocalStore(tmp_path / "store").publish(revision.root)
-    common = [minilm_path(), "--store", str(tmp_path / "store"), "--revision", "noise-1",
-              "--datasets", "STSBenchmark,STS12,TwitterSemEval2015", "--quiet"]
+    common = [
+        minilm_path(),
+        "--store",
+        str(tmp_path / "store"),
+        "--revision",
+        "noise-1",
+        "--datasets",
+        "STSBenchmark,STS12,TwitterSemEval2015",
+        "--quiet",
+    ]
     assert main([*common, "--out", str(tmp_path / "all")]) == 0
     assert "; Noise " in capsys.readouterr().out
     assert main([*common, "--transformations", ",".join(PAPER), "--out", str(tmp_path / "paper")]) == 0

@@ -42,8 +42,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "evaluators"))
 
 from reranking_cases import scifact_reranking  # noqa: E402
 
-SHARED = ("STSBenchmark", "STS12", "SemRel2024", "SummEval", "TwitterSemEval2015", "IsiZuluNews", "Banking77",
-          "TwentyNewsgroups", "MasakhaNEWS", "SciFact")
+SHARED = (
+    "STSBenchmark",
+    "STS12",
+    "SemRel2024",
+    "SummEval",
+    "TwitterSemEval2015",
+    "IsiZuluNews",
+    "Banking77",
+    "TwentyNewsgroups",
+    "MasakhaNEWS",
+    "SciFact",
+)
 RERANKING = "SciFactReranking"
 DATASETS = (*SHARED, RERANKING)
 NORMS = (1, 10)
@@ -121,20 +131,23 @@ Draw = Callable[[np.random.Generator], float]  # one draw of the oracle's score
 def _sts(dataset: SourceDataset) -> Draw:
     """Spearman of the pairs' cosines with the gold scores, mean over subsets."""
     subsets = _by_subset(dataset.tables[dataset.info.eval_split])
-    return lambda rng: float(np.mean([spearmanr(_pair_cosines(rows, rng), [r["score"] for r in rows]).statistic
-                                      for rows in subsets]))
+    return lambda rng: float(
+        np.mean([spearmanr(_pair_cosines(rows, rng), [r["score"] for r in rows]).statistic for rows in subsets])
+    )
 
 
 def _pair_ap(dataset: SourceDataset) -> Draw:
     """Average precision of the pairs' cosines, mean over subsets."""
     subsets = _by_subset(dataset.tables[dataset.info.eval_split])
-    return lambda rng: float(np.mean([average_precision_score([r["label"] for r in rows], _pair_cosines(rows, rng))
-                                      for rows in subsets]))
+    return lambda rng: float(
+        np.mean([average_precision_score([r["label"] for r in rows], _pair_cosines(rows, rng)) for rows in subsets])
+    )
 
 
 def _summarization(dataset: SourceDataset) -> Draw:
     """Per document, Spearman of each machine summary's best cosine to a human one with its relevance
     (documents whose relevance or scores are all equal skipped), mean over documents."""
+
     def draw(rng: np.random.Generator) -> float:
         rhos = []
         for row in dataset.tables[dataset.info.eval_split]:
@@ -157,8 +170,9 @@ def _clustering(dataset: SourceDataset) -> Draw:
         for rows in subsets:
             vectors = _unit_vectors([r["text"] for r in rows], rng)
             labels = [r["label"] for r in rows]
-            kmeans = MiniBatchKMeans(n_clusters=len(set(labels)), batch_size=500, n_init="auto",
-                                     random_state=int(rng.integers(1 << 31)))
+            kmeans = MiniBatchKMeans(
+                n_clusters=len(set(labels)), batch_size=500, n_init="auto", random_state=int(rng.integers(1 << 31))
+            )
             with threadpool_limits(1):  # k-means threads on a shared machine: 25 times slower
                 found = kmeans.fit(np.stack([vectors[r["text"]] for r in rows])).labels_
             values.append(v_measure_score(labels, found))
@@ -177,8 +191,9 @@ def _relevance(dataset: SourceDataset) -> dict[str, dict[str, float]]:
 def _retrieval(dataset: SourceDataset) -> Draw:
     """nDCG@10 of a random order of the whole corpus, mean over judged queries."""
     judged, docs = _relevance(dataset), [str(d["id"]) for d in dataset.tables["corpus"]]
-    truth = np.array([[judged[str(q["id"])].get(d, 0.0) for d in docs]
-                      for q in dataset.tables["queries"] if str(q["id"]) in judged])
+    truth = np.array(
+        [[judged[str(q["id"])].get(d, 0.0) for d in docs] for q in dataset.tables["queries"] if str(q["id"]) in judged]
+    )
     return lambda rng: float(ndcg_score(truth, rng.random(truth.shape), k=10))
 
 
@@ -187,18 +202,25 @@ def _reranking(dataset: SourceDataset) -> Draw:
     label ranking average precision is that mean; a query's row is padded with non-relevant candidates
     that rank below all of its own)."""
     judged = _relevance(dataset)
-    relevant = [[judged[str(r["query_id"])].get(str(d), 0.0) > 0 for d in r["doc_ids"]]
-                for r in dataset.tables["top_ranked"]]
+    relevant = [
+        [judged[str(r["query_id"])].get(str(d), 0.0) > 0 for d in r["doc_ids"]] for r in dataset.tables["top_ranked"]
+    ]
     width = max(map(len, relevant))
     truth = np.array([row + [False] * (width - len(row)) for row in relevant])
     padding = np.array([[False] * len(row) + [True] * (width - len(row)) for row in relevant])
-    return lambda rng: float(label_ranking_average_precision_score(truth, np.where(padding, -1.0,
-                                                                                   rng.random(truth.shape))))
+    return lambda rng: float(
+        label_ranking_average_precision_score(truth, np.where(padding, -1.0, rng.random(truth.shape)))
+    )
 
 
 ORACLES: dict[str, Callable[[SourceDataset], Draw]] = {
-    "STS": _sts, "STR": _sts, "PairClassification": _pair_ap, "Summarization": _summarization,
-    "Clustering": _clustering, "Retrieval": _retrieval, "Reranking": _reranking,
+    "STS": _sts,
+    "STR": _sts,
+    "PairClassification": _pair_ap,
+    "Summarization": _summarization,
+    "Clustering": _clustering,
+    "Retrieval": _retrieval,
+    "Reranking": _reranking,
 }
 
 
@@ -281,8 +303,16 @@ def test_constant_model_is_collapsed_in_merged_cards_and_never_measured_robust(t
     parts = []
     for name in ("STSBenchmark", "Banking77", "SciFact"):
         parts.append(tmp_path / name)
-        code, _, err = run("hteb:constant?dim=8", "--datasets", "STSBenchmark,Banking77,SciFact", "--part", name,
-                           "--out", parts[-1], "--quiet")
+        code, _, err = run(
+            "hteb:constant?dim=8",
+            "--datasets",
+            "STSBenchmark,Banking77,SciFact",
+            "--part",
+            name,
+            "--out",
+            parts[-1],
+            "--quiet",
+        )
         assert code == 0, err
     code, _, err = run("merge", *parts, "--out", tmp_path / "merged")
     assert code == 0, err
@@ -305,10 +335,17 @@ TEXTS = ["A man is playing a guitar.", "Un homme joue de la guitare.", "", "A ma
 @pytest.mark.slow
 def test_random_vectors_are_the_same_in_another_process_and_have_their_norm():
     here = NullModel("random", NullSettings(seed=3, norm=10)).encode(TEXTS)
-    code = ("import sys, json; from hteb_score.encoding.null_models import parse; "
-            "sys.stdout.write(parse('hteb:random?seed=3&norm=10').encode(json.loads(sys.argv[1])).tobytes().hex())")
-    there = subprocess.run([sys.executable, "-c", code, json.dumps(TEXTS)], capture_output=True, text=True,
-                           check=True, env={"PYTHONHASHSEED": "1", "PATH": ""}).stdout
+    code = (
+        "import sys, json; from hteb_score.encoding.null_models import parse; "
+        "sys.stdout.write(parse('hteb:random?seed=3&norm=10').encode(json.loads(sys.argv[1])).tobytes().hex())"
+    )
+    there = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(TEXTS)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONHASHSEED": "1", "PATH": ""},
+    ).stdout
     assert here.tobytes().hex() == there
     assert np.linalg.norm(here, axis=1) == pytest.approx(10, rel=1e-6)
     assert (here[0] == here[3]).all() and not (here[0] == here[1]).all()
@@ -335,20 +372,23 @@ def test_mean_pairwise_cosine_equals_scikit_learn():
     assert mean_pairwise_cosine(vectors) == pytest.approx(off_diagonal.mean())
 
 
-@pytest.mark.parametrize(("args", "needles"), [
-    (("hteb:nothing",), ("unknown null model 'nothing'", "random, constant")),
-    (("hteb:random?norm=0",), ("norm must be a number from 1e-06 to 1e+06", "'0'")),
-    (("hteb:random?norm=nan",), ("norm must be a number from",)),
-    (("hteb:random?dim=0",), ("dim must be an integer from 1",)),
-    (("hteb:random?seed=-1",), ("seed must be an integer from 0",)),
-    (("hteb:random?seed=1&seed=2",), ("gives seed twice",)),
-    (("hteb:random?norm",), ("KEY=VALUE",)),
-    (("hteb:constant?seed=1",), ("hteb:constant takes no setting 'seed'", "norm, dim")),
-    (("org/model", "--encoder", "null"), ("is not hteb:ENGINE",)),
-    (("--encoder", "null"), ("--encoder null needs a MODEL_ID",)),
-    (("hteb:random", "--model-revision", "main"), ("--model-revision pins a Hub model", "null model")),
-    (("hteb:random", "--backend", "onnx"), ("a null model computes its vectors itself",)),
-])
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (("hteb:nothing",), ("unknown null model 'nothing'", "random, constant")),
+        (("hteb:random?norm=0",), ("norm must be a number from 1e-06 to 1e+06", "'0'")),
+        (("hteb:random?norm=nan",), ("norm must be a number from",)),
+        (("hteb:random?dim=0",), ("dim must be an integer from 1",)),
+        (("hteb:random?seed=-1",), ("seed must be an integer from 0",)),
+        (("hteb:random?seed=1&seed=2",), ("gives seed twice",)),
+        (("hteb:random?norm",), ("KEY=VALUE",)),
+        (("hteb:constant?seed=1",), ("hteb:constant takes no setting 'seed'", "norm, dim")),
+        (("org/model", "--encoder", "null"), ("is not hteb:ENGINE",)),
+        (("--encoder", "null"), ("--encoder null needs a MODEL_ID",)),
+        (("hteb:random", "--model-revision", "main"), ("--model-revision pins a Hub model", "null model")),
+        (("hteb:random", "--backend", "onnx"), ("a null model computes its vectors itself",)),
+    ],
+)
 def test_refused_null_model_options(args, needles, tmp_path):
     code, _, err = run(*args, "--out", tmp_path / "out")
     assert_one_line(code, err, *needles)

@@ -29,8 +29,11 @@ pytestmark = pytest.mark.slow
 
 def _original(card_path, dataset):
     card = json.loads(card_path.read_text())
-    return next(r["value"] for r in card["scores"]
-                if r["dataset"] == dataset and r["subset"] == "all" and r["transformation"] == "original")
+    return next(
+        r["value"]
+        for r in card["scores"]
+        if r["dataset"] == dataset and r["subset"] == "all" and r["transformation"] == "original"
+    )
 
 
 #: (model, protocol, dataset, the published main score in points, how close ours must be)
@@ -38,15 +41,31 @@ PUBLISHED = [
     pytest.param(minilm_path, "mteb", "STSBenchmark", 82.03, 0.3, id="minilm-mteb-STSBenchmark"),
     pytest.param(minilm_path, "mteb", "SciFact", 64.51, 0.3, id="minilm-mteb-SciFact", marks=pytest.mark.published),
     pytest.param(mpnet_path, "hteb", "STSBenchmark", 83.43, 0.3, id="mpnet-hteb-STSBenchmark-table-17"),
-    pytest.param(mpnet_path, "hteb", "Banking77", 92.23, 0.3, id="mpnet-hteb-Banking77-table-17",
-                 marks=pytest.mark.published),
+    pytest.param(
+        mpnet_path, "hteb", "Banking77", 92.23, 0.3, id="mpnet-hteb-Banking77-table-17", marks=pytest.mark.published
+    ),
 ]
 
 
 @pytest.mark.parametrize(("model", "protocol", "dataset", "published", "within"), PUBLISHED)
 def test_the_main_score_is_the_published_one(shared_data, tmp_path, model, protocol, dataset, published, within):
-    assert main([model(), "--source-dir", str(shared_data), "--datasets", dataset, "--protocol", protocol,
-                 "--out", str(tmp_path), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                model(),
+                "--source-dir",
+                str(shared_data),
+                "--datasets",
+                dataset,
+                "--protocol",
+                protocol,
+                "--out",
+                str(tmp_path),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert 100 * _original(tmp_path / "result_card.json", dataset) == pytest.approx(published, abs=within)
 
 
@@ -63,8 +82,23 @@ def test_minilm_mteb_protocol_masakhanews_reproduces_mteb_cluster_sets(shared_da
     random_state then draws other minibatches and k-means ends elsewhere in the sets with several
     labels. Amharic (45.44) is the same under both.
     """
-    assert main([minilm_path(), "--source-dir", str(shared_data), "--datasets", "MasakhaNEWS",
-                 "--protocol", "mteb", "--out", str(tmp_path), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                minilm_path(),
+                "--source-dir",
+                str(shared_data),
+                "--datasets",
+                "MasakhaNEWS",
+                "--protocol",
+                "mteb",
+                "--out",
+                str(tmp_path),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     card = json.loads((tmp_path / "result_card.json").read_text())
     expected = 39.1741 if _version("scikit-learn") >= (1, 9) else 38.3092
     assert 100 * _original(tmp_path / "result_card.json", "MasakhaNEWS") == pytest.approx(expected, abs=1e-4)

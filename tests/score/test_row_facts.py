@@ -16,15 +16,42 @@ from hteb_score.mteb_interop.tasks import sample_creation
 TABLE = Path(transformations.__file__).with_name("transformations.yaml")
 
 
-@pytest.mark.parametrize(("row", "label"), [
-    ({"name": "to_formal_german", "axis": "language", "made_by": "llm", "languages": "run_target",
-      "steps": [{"template": "paraphrase", "language": "source"}, {"template": "translate", "language": "target"}],
-      "judge_task": "translate", "detectors": ["empty"]}, "machine-translated and LM verified"),
-    ({"name": "round_trip", "axis": "language", "made_by": "llm", "languages": "item_pivot",
-      "steps": [{"template": "translate", "language": "pivot"}, {"template": "translate", "language": "source"}],
-      "judge_task": "say it again", "detectors": ["empty"]}, "LM-generated and verified"),
-    ({"name": "vowel_swap", "axis": "noise", "made_by": "rules"}, "created"),
-])
+@pytest.mark.parametrize(
+    ("row", "label"),
+    [
+        (
+            {
+                "name": "to_formal_german",
+                "axis": "language",
+                "made_by": "llm",
+                "languages": "run_target",
+                "steps": [
+                    {"template": "paraphrase", "language": "source"},
+                    {"template": "translate", "language": "target"},
+                ],
+                "judge_task": "translate",
+                "detectors": ["empty"],
+            },
+            "machine-translated and LM verified",
+        ),
+        (
+            {
+                "name": "round_trip",
+                "axis": "language",
+                "made_by": "llm",
+                "languages": "item_pivot",
+                "steps": [
+                    {"template": "translate", "language": "pivot"},
+                    {"template": "translate", "language": "source"},
+                ],
+                "judge_task": "say it again",
+                "detectors": ["empty"],
+            },
+            "LM-generated and verified",
+        ),
+        ({"name": "vowel_swap", "axis": "noise", "made_by": "rules"}, "created"),
+    ],
+)
 def test_a_new_rows_sample_creation_is_read_from_its_steps(row, label, monkeypatch):
     data = yaml.safe_load(TABLE.read_text(encoding="utf-8"))
     rows = data["transformations"]
@@ -40,15 +67,18 @@ def test_the_task_types_whose_corpus_a_revision_may_perturb_are_those_that_searc
     assert CORPUS_TASK_TYPES == ("Retrieval",)  # a reranking query ranks its candidates only
 
 
-@pytest.mark.parametrize(("needs", "arabic"), [(None, None), ("case", "the script has no case"),
-                                                ("layout", None), ("digits", "no look-alike")])
+@pytest.mark.parametrize(
+    ("needs", "arabic"),
+    [(None, None), ("case", "the script has no case"), ("layout", None), ("digits", "no look-alike")],
+)
 def test_where_a_new_rule_applies_is_read_from_what_its_row_needs(needs, arabic, monkeypatch):
     """A new Noise rule row says what it needs of a script; which subsets it applies to follows with no code."""
     from hteb_contract.specs.noise_scripts import noise_scripts
 
     data = yaml.safe_load(TABLE.read_text(encoding="utf-8"))
-    data["transformations"].append({"name": "vowel_swap", "axis": "noise", "made_by": "rules",
-                                    **({"needs": needs} if needs else {})})
+    data["transformations"].append(
+        {"name": "vowel_swap", "axis": "noise", "made_by": "rules", **({"needs": needs} if needs else {})}
+    )
     table = transformations.parse_transformation_table(data)
     monkeypatch.setattr(transformations, "transformation_table", lambda: table)
     scripts = noise_scripts()

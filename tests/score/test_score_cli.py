@@ -24,8 +24,15 @@ NAMES = ["STSBenchmark", "TwitterSemEval2015", "SciFact", "SummEval"]
 def store(tmp_path_factory, shared_data):
     """A local store with a real revision: 4 task types, 2 transformations x 2 seeds."""
     root = tmp_path_factory.mktemp("score")
-    build_revision(root / "rev", shared_data, NAMES, label="v1", rows=6,
-                   transformations=("paraphrasing", "translation"), seeds=(1337, 1338))
+    build_revision(
+        root / "rev",
+        shared_data,
+        NAMES,
+        label="v1",
+        rows=6,
+        transformations=("paraphrasing", "translation"),
+        seeds=(1337, 1338),
+    )
     LocalStore(root / "store").publish(root / "rev")
     return root / "store"
 
@@ -90,8 +97,18 @@ def test_each_unique_text_is_embedded_once(scored, store):
 @pytest.mark.slow
 def test_embedding_cache_makes_a_rerun_encode_nothing(store, scored, tmp_path):
     cache = tmp_path / "cache"
-    args = [minilm_path(), "--store", str(store), "--revision", "v1", "--datasets", "STSBenchmark,SciFact",
-            "--cache-dir", str(cache), "--quiet"]
+    args = [
+        minilm_path(),
+        "--store",
+        str(store),
+        "--revision",
+        "v1",
+        "--datasets",
+        "STSBenchmark,SciFact",
+        "--cache-dir",
+        str(cache),
+        "--quiet",
+    ]
     assert main([*args, "--out", str(tmp_path / "a")]) == 0
     assert main([*args, "--out", str(tmp_path / "b")]) == 0
     first = json.loads((tmp_path / "a" / "result_card.json").read_text())
@@ -99,7 +116,9 @@ def test_embedding_cache_makes_a_rerun_encode_nothing(store, scored, tmp_path):
     assert first["timings"]["texts_encoded"] > 0 and second["timings"]["texts_encoded"] == 0
     assert first["scores"] == second["scores"]
     full = json.loads((scored / "result_card.json").read_text())
-    assert [r for r in full["scores"] if r["dataset"] == "SciFact"] == [r for r in first["scores"] if r["dataset"] == "SciFact"]
+    assert [r for r in full["scores"] if r["dataset"] == "SciFact"] == [
+        r for r in first["scores"] if r["dataset"] == "SciFact"
+    ]
 
 
 @pytest.mark.slow
@@ -117,7 +136,9 @@ def test_a_model_whose_revision_cannot_be_determined(store, tmp_path, capsys, mo
     assert main([*args, "--out", str(tmp_path / "out")]) == 0
     card = json.loads((tmp_path / "out" / "result_card.json").read_text())
     assert card["model"]["revision"] is None and card["model"]["identity"] is None
-    assert {p.relative_to(tmp_path / "out" / "mteb").parts[2] for p in (tmp_path / "out" / "mteb").rglob("*.json")} == {"no_revision_available"}
+    assert {p.relative_to(tmp_path / "out" / "mteb").parts[2] for p in (tmp_path / "out" / "mteb").rglob("*.json")} == {
+        "no_revision_available"
+    }
     assert "model revision: `unknown`" in (tmp_path / "out" / "result_card.md").read_text()
 
 
@@ -138,25 +159,61 @@ def test_error_policy(tmp_path, shared_data, capsys):
     (tmp_path / "rev" / "data" / "STSBenchmark" / "paraphrasing_1337.parquet").unlink()
     rev.write_items(tmp_path / "rev", "STSBenchmark", "paraphrasing", 1337, records)
     manifest = json.loads((tmp_path / "rev" / "manifest.json").read_text())
-    rev.seal(tmp_path / "rev", {k: v for k, v in manifest.items() if k not in ("schema_version", "files", "content_hash")})
+    rev.seal(
+        tmp_path / "rev", {k: v for k, v in manifest.items() if k not in ("schema_version", "files", "content_hash")}
+    )
     LocalStore(tmp_path / "store").publish(tmp_path / "rev")
     cards = {}
     for policy in ("original", "drop", "keep"):
         out = tmp_path / policy
-        assert main([minilm_path(), "--store", str(tmp_path / "store"), "--revision", "e1", "--on-error", policy,
-                     "--out", str(out), "--quiet"]) == 0
+        assert (
+            main(
+                [
+                    minilm_path(),
+                    "--store",
+                    str(tmp_path / "store"),
+                    "--revision",
+                    "e1",
+                    "--on-error",
+                    policy,
+                    "--out",
+                    str(out),
+                    "--quiet",
+                ]
+            )
+            == 0
+        )
         cards[policy] = json.loads((out / "result_card.json").read_text())
     for policy, card in cards.items():
-        assert card["error_policy"] == [{"dataset": "STSBenchmark", "transformation": "paraphrasing", "seed": 1337,
-                                         "items": 16, "with_errors": 4, "action": policy}]
-    values = {p: next(r["value"] for r in c["scores"] if r["transformation"] == "paraphrasing") for p, c in cards.items()}
+        assert card["error_policy"] == [
+            {
+                "dataset": "STSBenchmark",
+                "transformation": "paraphrasing",
+                "seed": 1337,
+                "items": 16,
+                "with_errors": 4,
+                "action": policy,
+            }
+        ]
+    values = {
+        p: next(r["value"] for r in c["scores"] if r["transformation"] == "paraphrasing") for p, c in cards.items()
+    }
     assert len(set(values.values())) == 3  # three policies, three different scores
 
 
 @pytest.mark.slow
 def test_source_dir_scores_original_only(shared_data, tmp_path, capsys):
-    code, out, err = _run(capsys, minilm_path(), "--source-dir", str(shared_data), "--datasets", "TwitterSemEval2015",
-                          "--out", str(tmp_path), "--quiet")
+    code, out, err = _run(
+        capsys,
+        minilm_path(),
+        "--source-dir",
+        str(shared_data),
+        "--datasets",
+        "TwitterSemEval2015",
+        "--out",
+        str(tmp_path),
+        "--quiet",
+    )
     assert code == 0, err
     card = json.loads((tmp_path / "result_card.json").read_text())
     assert {r["transformation"] for r in card["scores"]} == {"original"}
@@ -173,7 +230,8 @@ def test_a_source_folder_in_mteb_subset_naming_scores_per_subset(tmp_path, capsy
     card = json.loads((tmp_path / "result_card.json").read_text())
     scores = {(r["dataset"], r["subset"]): r["value"] for r in card["scores"]}
     assert set(scores) == {("STSBCrossLingual", s) for s in ("all", "en-de", "en-en")} | {
-        ("Banking77Ext", s) for s in ("all", "en", "en-ext")}
+        ("Banking77Ext", s) for s in ("all", "en", "en-ext")
+    }
     for name, subsets in (("STSBCrossLingual", ("en-de", "en-en")), ("Banking77Ext", ("en", "en-ext"))):
         assert scores[(name, "all")] == pytest.approx(sum(scores[(name, s)] for s in subsets) / 2)
     assert scores[("STSBCrossLingual", "en-de")] > 0.5  # MiniLM still ranks the German half of the pairs

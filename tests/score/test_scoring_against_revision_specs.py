@@ -35,8 +35,10 @@ def _revision(tmp_path: Path, shared_data: Path, *, with_specs: bool) -> Path:
     build_revision(tmp_path / "rev", shared_data, DATASETS, label="s1", rows=6, transformations=tuple(TRANSFORMATIONS))
     if with_specs:
         detector = {"library": "lingua-language-detector", "version": "2.1.1"}
-        reseal(tmp_path / "rev", specs=specs_block(DATASETS, TRANSFORMATIONS, noise_scripts=True,
-                                                   language_detector=detector))
+        reseal(
+            tmp_path / "rev",
+            specs=specs_block(DATASETS, TRANSFORMATIONS, noise_scripts=True, language_detector=detector),
+        )
     install(tmp_path / "store", tmp_path / "rev")
     return tmp_path / "store"
 
@@ -62,19 +64,30 @@ def _other_settings(rows: Any) -> None:
 
 #: (the table file edited, the edit, the protocol scored under, what a card read by the edited table shows)
 LATER: dict[str, tuple[str, Callable[[Any], None], str, Callable[[dict, str], bool]]] = {
-    "axes": ("transformations.yaml", _other_axes, "hteb",
-             lambda card, md: set(card["aggregates"]["per_axis"]) == {"length", "noise"} and "| Perturbation |" in md),
-    "dataset-settings": ("datasets.yaml", _other_settings, "mteb",
-                         lambda card, md: card["evaluation"]["datasets"]["Banking77"]["samples_per_label"] == 4
-                         and any(r["metric"] == "cosine_pearson" for r in card["scores"])),
+    "axes": (
+        "transformations.yaml",
+        _other_axes,
+        "hteb",
+        lambda card, md: set(card["aggregates"]["per_axis"]) == {"length", "noise"} and "| Perturbation |" in md,
+    ),
+    "dataset-settings": (
+        "datasets.yaml",
+        _other_settings,
+        "mteb",
+        lambda card, md: (
+            card["evaluation"]["datasets"]["Banking77"]["samples_per_label"] == 4
+            and any(r["metric"] == "cosine_pearson" for r in card["scores"])
+        ),
+    ),
 }
 
 
 def _later_release(tmp_path: Path, table: str, edit: Callable[[Any], None]) -> Path:
     """A copy of the contract package as a later release might ship it: `table` edited by `edit`."""
     packages = tmp_path / "later-release"
-    shutil.copytree(Path(hteb_contract.__file__).parent, packages / "hteb_contract",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        Path(hteb_contract.__file__).parent, packages / "hteb_contract", ignore=shutil.ignore_patterns("__pycache__")
+    )
     path = packages / "hteb_contract" / "specs" / table
     rows = yaml.safe_load(path.read_text(encoding="utf-8"))
     edit(rows)
@@ -84,14 +97,25 @@ def _later_release(tmp_path: Path, table: str, edit: Callable[[Any], None]) -> P
 
 def _score(store: Path, out: Path, protocol: str, packages: Path | None = None) -> dict:
     """hteb-score's card of revision s1 of `store`: in this process, or in one whose contract package is `packages`'."""
-    args = ["hteb:random", "--store", str(store), "--revision", "s1", "--protocol", protocol, "--out", str(out),
-            "--quiet"]
+    args = [
+        "hteb:random",
+        "--store",
+        str(store),
+        "--revision",
+        "s1",
+        "--protocol",
+        protocol,
+        "--out",
+        str(out),
+        "--quiet",
+    ]
     if packages is None:
         assert main(args) == 0
     else:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(packages), os.environ.get("PYTHONPATH", "")])}
-        done = subprocess.run([sys.executable, "-m", "hteb_score.cli", *args], env=env, capture_output=True, text=True,
-                              timeout=600)
+        done = subprocess.run(
+            [sys.executable, "-m", "hteb_score.cli", *args], env=env, capture_output=True, text=True, timeout=600
+        )
         assert done.returncode == 0, done.stderr
     return json.loads((out / "result_card.json").read_text())
 
@@ -102,8 +126,11 @@ def _same_run(card: dict) -> dict:
 
 def _markdown(folder: Path) -> str:
     """result_card.md less its line of timings."""
-    return "".join(line for line in (folder / "result_card.md").read_text().splitlines(keepends=True)
-                   if not line.startswith("Embedded "))
+    return "".join(
+        line
+        for line in (folder / "result_card.md").read_text().splitlines(keepends=True)
+        if not line.startswith("Embedded ")
+    )
 
 
 @pytest.mark.parametrize("edit", LATER)

@@ -34,8 +34,8 @@ def test_past_the_threshold_the_vectors_move_to_a_mapped_file_and_stay_equal(tmp
     keys = [f"text {i}" for i in range(5000)]
     in_ram, mapped = VectorStore(), VectorStore(memmap_bytes=64 * 1024, folder=tmp_path)
     for start in range(0, 5000, 700):  # grows several times, crossing the threshold on the way
-        in_ram.add(keys[start:start + 700], vectors[start:start + 700])
-        mapped.add(keys[start:start + 700], vectors[start:start + 700])
+        in_ram.add(keys[start : start + 700], vectors[start : start + 700])
+        mapped.add(keys[start : start + 700], vectors[start : start + 700])
     assert not in_ram.mapped and mapped.mapped
     [folder] = list(tmp_path.iterdir())
     assert [p.name for p in folder.iterdir()] == [Path(mapped._matrix.filename).name]  # only the live file

@@ -162,8 +162,9 @@ def detect_errors(
     ['prefix_leak']
     """
     ctx = DetectionContext(transformation, expected_language, source_language, finish_reason)
-    return [name for name in ERROR_TYPES
-            if name in transformation.detectors and DETECTORS.get(name)(output, source, ctx)]
+    return [
+        name for name in ERROR_TYPES if name in transformation.detectors and DETECTORS.get(name)(output, source, ctx)
+    ]
 
 
 def total_error_rate(errors_per_item: Iterable[Sequence[str]]) -> float:

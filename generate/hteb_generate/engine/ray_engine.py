@@ -89,8 +89,9 @@ class EngineWorker:
     def chat_results(self, index: int, requests: Sequence[ChatRequest]) -> tuple[int, list[ChatResult]]:
         return index, self.engine.chat_results(requests)
 
-    def next_token_logprobs(self, index: int, conversations: Sequence[Conversation],
-                            candidates: Sequence[str]) -> tuple[int, list[dict[str, float]]]:
+    def next_token_logprobs(
+        self, index: int, conversations: Sequence[Conversation], candidates: Sequence[str]
+    ) -> tuple[int, list[dict[str, float]]]:
         return index, self.engine.next_token_logprobs(conversations, candidates)
 
 
@@ -113,8 +114,11 @@ def _captured(into: Any) -> Iterator[None]:
 
 def last_error(printed: str) -> str | None:
     """The last "SomeError: message" line of what an engine printed while it started."""
-    found = [m.group(1).rsplit(".", 1)[-1] + ": " + m.group(2).strip()
-             for line in printed.splitlines() if (m := ERROR_LINE.search(line))]
+    found = [
+        m.group(1).rsplit(".", 1)[-1] + ": " + m.group(2).strip()
+        for line in printed.splitlines()
+        if (m := ERROR_LINE.search(line))
+    ]
     return found[-1] if found else None
 
 
@@ -133,8 +137,16 @@ class RayEngine(Engine):
     """`workers` actors (None: as many as the cluster's resources hold), each taking `resources`
     (e.g. {"num_gpus": 1}) and loading its engine with `factory` on its own node."""
 
-    def __init__(self, factory: Callable[[], Engine], *, model_id: str, revision: str, address: str,
-                 workers: int | None, resources: dict[str, float]) -> None:
+    def __init__(
+        self,
+        factory: Callable[[], Engine],
+        *,
+        model_id: str,
+        revision: str,
+        address: str,
+        workers: int | None,
+        resources: dict[str, float],
+    ) -> None:
         local_cpus = int(workers * resources.get("num_cpus", 0)) if workers else None
         ray = connect(address, num_cpus=local_cpus or None, extra="hteb-generate[ray]")
         from ray.util import ActorPool
@@ -142,21 +154,28 @@ class RayEngine(Engine):
         wanted = {RESOURCE_NAMES[k]: v for k, v in resources.items() if v}
         room = node_room(ray.nodes(), resources) if wanted else (workers or 1)
         if room < (workers or 1):
-            nodes = "; ".join(f"{n.get('NodeManagerAddress')}: {({k: n.get('Resources', {}).get(k, 0) for k in wanted})}"
-                              for n in ray.nodes() if n.get("Alive", True))
-            raise HtebError(f"the Ray cluster at {address!r} has room on its nodes for {room} engine worker(s) of "
-                            f"{wanted} each, not {workers or 1} (each worker's resources must be on one node; "
-                            f"nodes: {nodes})")
+            nodes = "; ".join(
+                f"{n.get('NodeManagerAddress')}: { ({k: n.get('Resources', {}).get(k, 0) for k in wanted}) }"
+                for n in ray.nodes()
+                if n.get("Alive", True)
+            )
+            raise HtebError(
+                f"the Ray cluster at {address!r} has room on its nodes for {room} engine worker(s) of "
+                f"{wanted} each, not {workers or 1} (each worker's resources must be on one node; "
+                f"nodes: {nodes})"
+            )
         workers = workers or room
         self.model_id, self.revision, self._ray = model_id, revision, ray
         self.env = worker_env(os.environ)
         self._wanted = wanted
-        actor = ray.remote(max_restarts=MAX_RESTARTS, max_task_retries=MAX_RESTARTS, runtime_env={"env_vars": self.env},
-                           **resources)(EngineWorker)
+        actor = ray.remote(
+            max_restarts=MAX_RESTARTS, max_task_retries=MAX_RESTARTS, runtime_env={"env_vars": self.env}, **resources
+        )(EngineWorker)
         self.workers = [actor.remote(factory) for _ in range(workers)]
         try:
-            seen = self._get([worker.environment.remote(list(self.env)) for worker in self.workers],
-                             timeout=START_TIMEOUT_S)
+            seen = self._get(
+                [worker.environment.remote(list(self.env)) for worker in self.workers], timeout=START_TIMEOUT_S
+            )
         except BaseException:
             self.close()
             raise
@@ -172,9 +191,11 @@ class RayEngine(Engine):
             try:
                 return self._ray.get(refs, timeout=timeout)
             except self._ray.exceptions.GetTimeoutError:
-                raise HtebError(f"{len(refs)} Ray engine worker(s) of {self._wanted} each did not start within "
-                                f"{timeout:.0f} s: the cluster could not place them (resources held by other work?) "
-                                "or their engines did not load (HTEB_RAY_START_TIMEOUT_S sets the limit)") from None
+                raise HtebError(
+                    f"{len(refs)} Ray engine worker(s) of {self._wanted} each did not start within "
+                    f"{timeout:.0f} s: the cluster could not place them (resources held by other work?) "
+                    "or their engines did not load (HTEB_RAY_START_TIMEOUT_S sets the limit)"
+                ) from None
 
     @contextlib.contextmanager
     def _errors(self) -> Iterator[None]:
@@ -186,8 +207,10 @@ class RayEngine(Engine):
         except exceptions.RayTaskError as err:  # the engine itself failed: its own error, once
             raise err.as_instanceof_cause() from None
         except exceptions.OutOfMemoryError as err:
-            raise HtebError(f"Ray's memory monitor killed an engine worker, its node running out of host memory: "
-                            f"{died_because(err)}; use fewer workers per node or more host memory") from None
+            raise HtebError(
+                f"Ray's memory monitor killed an engine worker, its node running out of host memory: "
+                f"{died_because(err)}; use fewer workers per node or more host memory"
+            ) from None
         except exceptions.RayActorError as err:
             raise HtebError(f"a Ray engine worker died: {died_because(err)}") from None
 
@@ -206,8 +229,9 @@ class RayEngine(Engine):
     def chat_results(self, requests: Sequence[ChatRequest]) -> list[ChatResult]:
         return next(self.chat_results_many([requests]))[1]
 
-    def next_token_logprobs(self, conversations: Sequence[Conversation],
-                            candidates: Sequence[str]) -> list[dict[str, float]]:
+    def next_token_logprobs(
+        self, conversations: Sequence[Conversation], candidates: Sequence[str]
+    ) -> list[dict[str, float]]:
         return next(self.next_token_logprobs_many([conversations], candidates))[1]
 
     def close(self) -> None:

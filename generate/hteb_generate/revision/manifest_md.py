@@ -120,9 +120,11 @@ def refuse_moving(path: Path, manifest: Mapping[str, Any], store_uri: str) -> No
     store, label = _portable(store_uri, path.resolve().parent), manifest["label"]
     for row in parse(path.read_text(encoding="utf-8")):
         if (row["store"], row["label"]) == (store, label) and row["content hash"] != manifest["content_hash"]:
-            raise StoreError(f"{path} cites {label!r} in {store} at content {row['content hash'][:12]}, and this "
-                             f"run made {manifest['content_hash'][:12]}: a cited label never moves; publish under "
-                             "a new label (--label) or name another table (--manifest-md)")
+            raise StoreError(
+                f"{path} cites {label!r} in {store} at content {row['content hash'][:12]}, and this "
+                f"run made {manifest['content_hash'][:12]}: a cited label never moves; publish under "
+                "a new label (--label) or name another table (--manifest-md)"
+            )
 
 
 def update(path: Path, manifest: Mapping[str, Any], store_uri: str, revision_id: str) -> None:
@@ -148,5 +150,5 @@ def _portable(store_uri: str, base: Path) -> str:
     """A local store inside the repository is shown relative to it, so the row holds on any clone."""
     if not store_uri.startswith("file://"):
         return store_uri
-    store = Path(store_uri[len("file://"):]).resolve()
+    store = Path(store_uri[len("file://") :]).resolve()
     return f"file://{store.relative_to(base)}" if store.is_relative_to(base) else store_uri

@@ -78,14 +78,26 @@ def _errors(unit: TextJob, steps: list[str], finish_reasons: list[str | None]) -
     plan, spec = unit.plan, unit.transformation
     found = {"truncated"} if "length" in finish_reasons[:-1] else set()  # an earlier step cut by max_tokens
     found |= set(
-        detect_errors(steps[-1], unit.text, transformation=spec, source_language=plan.source,
-                      expected_language=plan.expected, finish_reason=finish_reasons[-1])
+        detect_errors(
+            steps[-1],
+            unit.text,
+            transformation=spec,
+            source_language=plan.source,
+            expected_language=plan.expected,
+            finish_reason=finish_reasons[-1],
+        )
     )
     for index, step in enumerate(spec.steps[:-1]):
         if step.check is not None:
             found |= set(
-                detect_errors(steps[index], unit.text, transformation=step.check, source_language=plan.source,
-                              expected_language=plan.of(step.language), finish_reason=finish_reasons[index])
+                detect_errors(
+                    steps[index],
+                    unit.text,
+                    transformation=step.check,
+                    source_language=plan.source,
+                    expected_language=plan.of(step.language),
+                    finish_reason=finish_reasons[index],
+                )
             )
     return [e for e in ERROR_TYPES if e in found]
 
@@ -151,9 +163,12 @@ def transform_units(units: Sequence[TextJob], engine: CachedEngine, prompts: Pro
                 step = unit.transformation.steps[index]
                 messages = prompts.template(step.template).messages(inputs[id(unit)], unit.plan.of(step.language))
                 max_tokens = step_max_tokens(step, inputs[id(unit)], sampling.max_tokens, decoding.max_tokens_ceiling)
-                requests.append(ChatRequest(messages, temperature, sampling.top_p, max_tokens,
-                                            unit.attempt_seed(attempt)))
-            progress = _Progress([engine], f"attempt {attempt + 1} step {index + 1}", len(requests), len(requests) if attempt else 0)
+                requests.append(
+                    ChatRequest(messages, temperature, sampling.top_p, max_tokens, unit.attempt_seed(attempt))
+                )
+            progress = _Progress(
+                [engine], f"attempt {attempt + 1} step {index + 1}", len(requests), len(requests) if attempt else 0
+            )
             outputs = _chat(engine, requests, progress)
             for unit, output in zip(active, outputs):
                 steps[id(unit)].append(output.text)
@@ -165,16 +180,29 @@ def transform_units(units: Sequence[TextJob], engine: CachedEngine, prompts: Pro
                 for unit in pending:
                     out, reasons = steps[id(unit)], finish[id(unit)]
                     cleaned = clean_output(out[-1], unit.text)  # detectors read the cleaned output
-                    unit.attempts.append(Attempt(attempt, unit.attempt_seed(attempt), tuple(out), cleaned.output,
-                                                 tuple(_errors(unit, [*out[:-1], cleaned.output], reasons)),
-                                                 finish_reasons=tuple(reasons), cleanup=cleaned.applied))
+                    unit.attempts.append(
+                        Attempt(
+                            attempt,
+                            unit.attempt_seed(attempt),
+                            tuple(out),
+                            cleaned.output,
+                            tuple(_errors(unit, [*out[:-1], cleaned.output], reasons)),
+                            finish_reasons=tuple(reasons),
+                            cleanup=cleaned.applied,
+                        )
+                    )
                 failed = sum(1 for u in pending if u.attempts[-1].errors)
             progress.close(failed)
         pending = [u for u in pending if u.attempts[-1].errors]
 
 
-def judge_units(units: Sequence[TextJob], engine: CachedEngine, *, prompts: judge_module.JudgePrompts,
-                template: judge_module.ParapluieTemplate) -> None:
+def judge_units(
+    units: Sequence[TextJob],
+    engine: CachedEngine,
+    *,
+    prompts: judge_module.JudgePrompts,
+    template: judge_module.ParapluieTemplate,
+) -> None:
     """Judge scores for each unit's kept output: one batched chat and one log-prob call per run seed."""
     for seed in sorted({u.seed for u in units}):
         group = [u for u in units if u.seed == seed]

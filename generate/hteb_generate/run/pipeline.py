@@ -101,11 +101,18 @@ def _engine(cfg: GenerateConfig, slot: EngineSlot, cache: CallCache, hub_cache: 
             return create_engine(cfg.engine, **kwargs)
         from hteb_generate.engine.ray_engine import RayEngine
 
-        return RayEngine(partial(create_engine, cfg.engine, **kwargs), model_id=spec.model_id, revision=spec.revision,
-                         address=cfg.ray_address, workers=cfg.ray_workers, resources=backend.worker_resources(options))
+        return RayEngine(
+            partial(create_engine, cfg.engine, **kwargs),
+            model_id=spec.model_id,
+            revision=spec.revision,
+            address=cfg.ray_address,
+            workers=cfg.ray_workers,
+            resources=backend.worker_resources(options),
+        )
 
-    return CachedEngine(load, cache, model_id=spec.model_id, revision=spec.revision, name=cfg.engine,
-                        commit_every=cfg.batch_size)
+    return CachedEngine(
+        load, cache, model_id=spec.model_id, revision=spec.revision, name=cfg.engine, commit_every=cfg.batch_size
+    )
 
 
 def _engines(cfg: GenerateConfig, cache: CallCache, slots: list[EngineSlot], hub_cache: Path | None = None) -> Engines:
@@ -128,14 +135,17 @@ def load_datasets(cfg: GenerateConfig) -> dict[str, SourceDataset]:
     for name in bar(cfg.datasets, "reading sources", len(cfg.datasets), "dataset"):
         entry = _entry(cfg, name)
         datasets[entry.name] = load_source(
-            entry, source=cfg.source, data_dir=Path(cfg.data_dir), sample=cfg.sample, max_texts=cfg.max_texts,
+            entry,
+            source=cfg.source,
+            data_dir=Path(cfg.data_dir),
+            sample=cfg.sample,
+            max_texts=cfg.max_texts,
             max_list=cfg.max_list,
         )
     return datasets
 
 
-def build_engines(cfg: GenerateConfig, cache: CallCache, facts: Facts,
-                  slots: list[EngineSlot]) -> Engines | None:
+def build_engines(cfg: GenerateConfig, cache: CallCache, facts: Facts, slots: list[EngineSlot]) -> Engines | None:
     """The run's engines, none loaded until its first uncached call; None without slots (noise rules
     make every text)."""
     return _engines(cfg, cache, slots, Path(facts.hf_cache) if facts.hf_cache else None) if slots else None
@@ -181,8 +191,12 @@ def _transform(cfg: GenerateConfig, units: list[TextJob], engines: Engines) -> N
         if engines.judge is not None:
             if engines.judge is not engines.generator:  # its workers' GPUs go to the judge's
                 engines.generator.close()
-            judge_units(units, engines.judge, prompts=JUDGE_PROMPTS.get(cfg.judge_prompts),
-                        template=PARAPLUIE_TEMPLATES.get(cfg.parapluie_template))
+            judge_units(
+                units,
+                engines.judge,
+                prompts=JUDGE_PROMPTS.get(cfg.judge_prompts),
+                template=PARAPLUIE_TEMPLATES.get(cfg.parapluie_template),
+            )
     finally:
         for engine in engines.distinct():
             engine.close()
@@ -194,15 +208,27 @@ def item_record(cfg: GenerateConfig, engines: Engines, item: PlannedItem) -> Ite
     ref, unit = item.ref, item.unit
     scores = unit.judge
     return ItemRecord(
-        dataset=item.dataset, task_type=item.task_type, subset=ref.subset, split=ref.table, item_id=ref.item_id,
-        field=ref.field, source_language=ref.language, transformation=item.transformation, seed=item.seed,
-        target_language=unit.plan.target, intermediate_language=unit.plan.pivot, original_text=ref.text,
-        transformed_text=unit.kept.output, generator_model=engines.generator.model_id,
-        generator_revision=engines.generator.revision or None, prompt_set=prompts.id,
+        dataset=item.dataset,
+        task_type=item.task_type,
+        subset=ref.subset,
+        split=ref.table,
+        item_id=ref.item_id,
+        field=ref.field,
+        source_language=ref.language,
+        transformation=item.transformation,
+        seed=item.seed,
+        target_language=unit.plan.target,
+        intermediate_language=unit.plan.pivot,
+        original_text=ref.text,
+        transformed_text=unit.kept.output,
+        generator_model=engines.generator.model_id,
+        generator_revision=engines.generator.revision or None,
+        prompt_set=prompts.id,
         prompt_template_id=prompts.template_id(unit.transformation),
         prompt_hash=prompts.hash_of(unit.transformation.template_keys),
         sampling=_sampling(cfg),
-        attempts=tuple(unit.attempts), errors=unit.kept.errors,
+        attempts=tuple(unit.attempts),
+        errors=unit.kept.errors,
         judge=Judge(
             model=engines.judge.model_id if engines.judge is not None else None,
             quality=scores.quality if scores else None,
@@ -221,8 +247,10 @@ def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunRes
     a second run of it (two shells on the default cache) is refused in one line while the first
     holds the staging lock; run again once it is done, and its work is reused from the cache."""
     lock = staging_folder(cfg).with_suffix(".lock")
-    busy = (f"another hteb-generate run is making this configuration's revision ({cfg.config_hash()[:12]}) in "
-            f"{cfg.cache_dir}; let it finish, then run again (its work is reused)")
+    busy = (
+        f"another hteb-generate run is making this configuration's revision ({cfg.config_hash()[:12]}) in "
+        f"{cfg.cache_dir}; let it finish, then run again (its work is reused)"
+    )
     with exclusive(lock, wait=False, busy=busy):
         return _run(cfg, log=log, facts=facts)
 
@@ -241,8 +269,10 @@ def _run(cfg: GenerateConfig, *, log, facts: Facts | None) -> RunResult:
     datasets = load_datasets(cfg)
     units, items = plan_units(cfg, datasets)
     if cfg.llm_transformations:
-        log(f"{len(items)} items, {len(units)} distinct texts to transform ({len(datasets)} datasets x "
-            f"{len(cfg.llm_transformations)} LLM transformations x {len(cfg.seeds)} seeds)")
+        log(
+            f"{len(items)} items, {len(units)} distinct texts to transform ({len(datasets)} datasets x "
+            f"{len(cfg.llm_transformations)} LLM transformations x {len(cfg.seeds)} seeds)"
+        )
 
     engines = build_engines(cfg, cache, facts, slots)
     if engines is not None:
@@ -251,8 +281,11 @@ def _run(cfg: GenerateConfig, *, log, facts: Facts | None) -> RunResult:
     manifest = None if slots else _staged_by_rules(cfg, folder, datasets)
     if manifest is None:
         # no engines: no LLM transformation, so no planned item either
-        records = [] if engines is None else [
-            item_record(cfg, engines, item) for item in bar(items, "item records", len(items), "rec")]
+        records = (
+            []
+            if engines is None
+            else [item_record(cfg, engines, item) for item in bar(items, "item records", len(items), "rec")]
+        )
         rules = [t for t in cfg.transformations if noise.is_rule(t)]
         made_by_rules = _rule_tables(cfg, datasets, rules)
         if rules:
@@ -265,8 +298,10 @@ def _run(cfg: GenerateConfig, *, log, facts: Facts | None) -> RunResult:
         log(f"the noise rules made this configuration's records from these very sources before: reusing {folder}")
     cache.close()
     c = manifest["counters"]
-    log(f"sealed {manifest['label']} ({manifest['content_hash'][:12]}): {c['items']} items, {c['llm_calls']} LLM calls, "
-        f"{c['cache_hits']} cache hits, {c['retries']} retries, {c['fallbacks']} fallbacks")
+    log(
+        f"sealed {manifest['label']} ({manifest['content_hash'][:12]}): {c['items']} items, {c['llm_calls']} LLM calls, "
+        f"{c['cache_hits']} cache hits, {c['retries']} retries, {c['fallbacks']} fallbacks"
+    )
     published = None
     if cfg.publish:
         store = open_store(cfg.store)
@@ -279,14 +314,17 @@ def _run(cfg: GenerateConfig, *, log, facts: Facts | None) -> RunResult:
         if cfg.manifest_md:
             manifest_md.update(Path(cfg.manifest_md), manifest, published.uri, published.revision_id)
         else:
-            log("MANIFEST.md not updated: hteb-generate runs from an installed package, not its repository "
-                "(--manifest-md PATH names one)")
+            log(
+                "MANIFEST.md not updated: hteb-generate runs from an installed package, not its repository "
+                "(--manifest-md PATH names one)"
+            )
         log(f"published {published.label} to {published.uri} ({'new' if published.created else 'already there'})")
     return RunResult(manifest, folder, published)
 
 
-def _publish(store: RevisionStore, folder: Path, manifest: dict[str, Any],
-             log: Callable[[str], None]) -> tuple[dict[str, Any], PublishResult]:
+def _publish(
+    store: RevisionStore, folder: Path, manifest: dict[str, Any], log: Callable[[str], None]
+) -> tuple[dict[str, Any], PublishResult]:
     """Publish the sealed `folder`, or, when its label already holds other content, keep the published
     revision if this run reproduces it (`hteb_contract.reproduction`: texts identical, judge numbers
     within the default tolerance) and return its manifest. Another machine's last-bit log-probability
@@ -297,20 +335,26 @@ def _publish(store: RevisionStore, folder: Path, manifest: dict[str, Any],
         try:
             theirs = store.fetch(label)
         except (ContractError, IntegrityError) as err:  # e.g. a revision of an older format
-            raise StoreError(f"label {label!r} already holds a revision this run cannot compare with ({err}); this "
-                             f"run's revision is kept at {folder}: publish it under a new label") from None
+            raise StoreError(
+                f"label {label!r} already holds a revision this run cannot compare with ({err}); this "
+                f"run's revision is kept at {folder}: publish it under a new label"
+            ) from None
         digest = theirs.manifest["content_hash"]
         if digest != manifest["content_hash"]:
             tolerance = Tolerance()
             report = compare_revisions(Revision.open(folder), theirs, tolerance, limit=3)
             if not report.reproduced:
-                raise StoreError(f"label {label!r} already holds other content ({digest[:12]}) that this run does not "
-                                 f"reproduce ({report.differences_total} differences: {report.first(3)}; "
-                                 f"{differences_line(manifest, theirs.manifest)}); this run's "
-                                 f"revision is kept at {folder}: publish it under a new label")
-            log(f"label {label}: this run reproduces the published revision {digest[:12]} (texts identical; "
+                raise StoreError(
+                    f"label {label!r} already holds other content ({digest[:12]}) that this run does not "
+                    f"reproduce ({report.differences_total} differences: {report.first(3)}; "
+                    f"{differences_line(manifest, theirs.manifest)}); this run's "
+                    f"revision is kept at {folder}: publish it under a new label"
+                )
+            log(
+                f"label {label}: this run reproduces the published revision {digest[:12]} (texts identical; "
                 f"{report.judge_values_within_tolerance} judge values within the tolerance: {tolerance.describe()}); "
-                "the published revision stays")
+                "the published revision stays"
+            )
             return theirs.manifest, PublishResult(store.uri, label, theirs.revision_id, digest, created=False)
     return manifest, store.publish(folder)
 
@@ -343,21 +387,25 @@ def _repo_id(cfg: GenerateConfig) -> str:
     return cfg.store if "://" in cfg.store else f"file://{Path(cfg.store).resolve()}"
 
 
-def _rule_tables(cfg: GenerateConfig, datasets: dict[str, SourceDataset], rules: list[str], *,
-                 corpus: bool = False) -> dict[Variant, pa.Table]:
+def _rule_tables(
+    cfg: GenerateConfig, datasets: dict[str, SourceDataset], rules: list[str], *, corpus: bool = False
+) -> dict[Variant, pa.Table]:
     """Every text (`corpus`: corpus title and text) of each dataset under each noise rule and seed,
     an item table per (dataset, rule, seed)."""
     if not rules:  # an LLM-only run: no bar for a stage that has nothing to do
         return {}
     jobs = [(seed, name, dataset) for seed in cfg.seeds for name, dataset in datasets.items()]
     what = "noise rules on the corpus" if corpus else "noise rules"
-    return {(name, rule, seed): table for seed, name, dataset in bar(jobs, what, len(jobs), "dataset")
-            for rule, table in noise.noise_tables(seed, name, dataset, rules, corpus=corpus,
-                                                  rules=cfg.noise_rules).items()}
+    return {
+        (name, rule, seed): table
+        for seed, name, dataset in bar(jobs, what, len(jobs), "dataset")
+        for rule, table in noise.noise_tables(seed, name, dataset, rules, corpus=corpus, rules=cfg.noise_rules).items()
+    }
 
 
-def _corpus_tables(cfg: GenerateConfig, datasets: dict[str, SourceDataset],
-                   rules: list[str]) -> dict[Variant, pa.Table]:
+def _corpus_tables(
+    cfg: GenerateConfig, datasets: dict[str, SourceDataset], rules: list[str]
+) -> dict[Variant, pa.Table]:
     """--corpus-noise: every corpus title and text of each retrieval dataset under each noise rule
     and seed, seeded per text as the queries are; none without the flag."""
     if not cfg.corpus_noise:
@@ -373,16 +421,20 @@ def _rows(tables: dict[Variant, pa.Table]) -> int:
 def _counters(records: list[ItemRecord], tables: dict[Variant, pa.Table]) -> dict[str, Any]:
     """The manifest's counts of items, retries, fallbacks and errors, over records and tables alike."""
     attempts = sum(len(r.attempts) for r in records) + sum(
-        pc.sum(pc.list_value_length(t.column("attempts"))).as_py() or 0 for t in tables.values())
+        pc.sum(pc.list_value_length(t.column("attempts"))).as_py() or 0 for t in tables.values()
+    )
     errors = {e: sum(1 for r in records if e in r.errors) for e in ERROR_TYPES}
     for table in tables.values():  # an error type is in a row's errors at most once (uniqueItems)
         for found in pc.value_counts(pc.list_flatten(table.column("errors"))).to_pylist():
             errors[found["values"]] = errors.get(found["values"], 0) + found["counts"]
     items = len(records) + _rows(tables)
-    return {"items": items, "retries": attempts - items,
-            "fallbacks": sum(1 for r in records if r.fallback) + sum(
-                pc.sum(t.column("fallback")).as_py() or 0 for t in tables.values()),
-            "errors": errors}
+    return {
+        "items": items,
+        "retries": attempts - items,
+        "fallbacks": sum(1 for r in records if r.fallback)
+        + sum(pc.sum(t.column("fallback")).as_py() or 0 for t in tables.values()),
+        "errors": errors,
+    }
 
 
 def _generator_block(cfg: GenerateConfig, engines: Engines | None) -> dict[str, Any]:
@@ -390,28 +442,47 @@ def _generator_block(cfg: GenerateConfig, engines: Engines | None) -> dict[str, 
     if engines is None:
         return noise.generator_block(cfg.noise_rules)
     generator, prompts = engines.generator, PROMPT_SETS.get(cfg.prompt_set)
-    return {"model_id": generator.model_id, "revision": generator.revision, "engine": generator.name,
-            "prompt_set": prompts.id, "prompt_set_hash": prompts.sha256,
-            "sampling": {"temperature": cfg.temperature, "top_p": cfg.top_p, "max_tokens": cfg.max_tokens,
-                         "max_tokens_ceiling": cfg.max_tokens_ceiling, "retry_temperature": cfg.retry_temperature,
-                         "max_attempts": cfg.max_attempts}}
+    return {
+        "model_id": generator.model_id,
+        "revision": generator.revision,
+        "engine": generator.name,
+        "prompt_set": prompts.id,
+        "prompt_set_hash": prompts.sha256,
+        "sampling": {
+            "temperature": cfg.temperature,
+            "top_p": cfg.top_p,
+            "max_tokens": cfg.max_tokens,
+            "max_tokens_ceiling": cfg.max_tokens_ceiling,
+            "retry_temperature": cfg.retry_temperature,
+            "max_attempts": cfg.max_attempts,
+        },
+    }
 
 
-def content_description(cfg: GenerateConfig, datasets: dict[str, SourceDataset],
-                        engines: Engines | None) -> dict[str, Any]:
+def content_description(
+    cfg: GenerateConfig, datasets: dict[str, SourceDataset], engines: Engines | None
+) -> dict[str, Any]:
     """The manifest's description of the content (what `reproduction` compares): config, sources,
     transformations, seeds, models and prompt sets. Needs no loaded model: the engines' identities only."""
     sources = []
     for name, dataset in datasets.items():
         entry = _entry(cfg, name)
-        origin = (f"hf://{entry.hf_path}@{entry.hf_revision}" if cfg.source == "hub"
-                  else f"{'shared/data' if entry.name in SOURCES else 'local'}/{entry.local}")
+        origin = (
+            f"hf://{entry.hf_path}@{entry.hf_revision}"
+            if cfg.source == "hub"
+            else f"{'shared/data' if entry.name in SOURCES else 'local'}/{entry.local}"
+        )
         info = replace(dataset.info, mteb_task=entry.mteb_task, hf_path=entry.hf_path, hf_revision=entry.hf_revision)
         sources.append(manifest_source(info, origin=origin, sample=cfg.sample))
     judge = None
     if engines is not None and engines.judge is not None:
-        judge = {"model_id": engines.judge.model_id, "revision": engines.judge.revision, "engine": engines.judge.name,
-                 "prompt_set": cfg.judge_prompts, "prompt_set_hash": JUDGE_PROMPTS.get(cfg.judge_prompts).sha256}
+        judge = {
+            "model_id": engines.judge.model_id,
+            "revision": engines.judge.revision,
+            "engine": engines.judge.name,
+            "prompt_set": cfg.judge_prompts,
+            "prompt_set_hash": JUDGE_PROMPTS.get(cfg.judge_prompts).sha256,
+        }
     return {
         "config": cfg.content_config(),
         "config_hash": cfg.config_hash(),
@@ -425,9 +496,16 @@ def content_description(cfg: GenerateConfig, datasets: dict[str, SourceDataset],
     }
 
 
-def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, SourceDataset], records: list[ItemRecord],
-                    by_rules: dict[Variant, pa.Table], state: dict[str, Any], engines: Engines | None,
-                    corpus: dict[Variant, pa.Table]) -> dict[str, Any]:
+def _write_revision(
+    cfg: GenerateConfig,
+    folder: Path,
+    datasets: dict[str, SourceDataset],
+    records: list[ItemRecord],
+    by_rules: dict[Variant, pa.Table],
+    state: dict[str, Any],
+    engines: Engines | None,
+    corpus: dict[Variant, pa.Table],
+) -> dict[str, Any]:
     """`records`: what the LLM made; `by_rules`: what the noise rules made, a table per items file
     (`engines` None: the rules made every text, no model, no judge); `corpus`: the perturbed corpus
     (--corpus-noise)."""
@@ -450,8 +528,23 @@ def _write_revision(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sourc
     }
     missing = {name: _entry(cfg, name).languages_not_in_mteb for name in datasets}
     licenses = [_entry(cfg, name).source_license for name in datasets]
-    body = card_body(manifest_like, records, sorted({rule for _, rule, _ in by_rules}), missing,
-                     {variant: table.num_rows for variant, table in corpus.items()}, licenses)
-    return write_revision(folder, datasets.values(), records, manifest_like, body, tables=by_rules,
-                          corpus_tables=corpus, licenses=licenses,
-                          task_ids=[i for name in datasets for i in source_task_ids(name)], progress=bar)
+    body = card_body(
+        manifest_like,
+        records,
+        sorted({rule for _, rule, _ in by_rules}),
+        missing,
+        {variant: table.num_rows for variant, table in corpus.items()},
+        licenses,
+    )
+    return write_revision(
+        folder,
+        datasets.values(),
+        records,
+        manifest_like,
+        body,
+        tables=by_rules,
+        corpus_tables=corpus,
+        licenses=licenses,
+        task_ids=[i for name in datasets for i in source_task_ids(name)],
+        progress=bar,
+    )

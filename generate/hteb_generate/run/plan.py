@@ -185,13 +185,27 @@ class Plan:
     def render(self, by: str = "both") -> str:
         """A Markdown table and the totals, GPU hours and the rules they rest on."""
         names = ["dataset", "transformation"] if by == "both" else [by]
-        columns = ["texts", "distinct", "generation requests", "judge requests", "prompt tokens", "prefill tokens",
-                   "output tokens"]
+        columns = [
+            "texts",
+            "distinct",
+            "generation requests",
+            "judge requests",
+            "prompt tokens",
+            "prefill tokens",
+            "output tokens",
+        ]
         lines = ["| " + " | ".join(names + columns) + " |", "|" + "---|" * (len(names) + len(columns))]
 
         def cells(cost: Cost) -> list[str]:
-            values = (cost.texts, cost.distinct, cost.generation, cost.judge, cost.prompt_tokens, cost.prefill_tokens,
-                      cost.output_tokens)
+            values = (
+                cost.texts,
+                cost.distinct,
+                cost.generation,
+                cost.judge,
+                cost.prompt_tokens,
+                cost.prefill_tokens,
+                cost.output_tokens,
+            )
             return [f"{round(v):,}" for v in values]
 
         for key, cost in self.grouped(by).items():
@@ -250,12 +264,18 @@ def plan_from_stats(cfg: GenerateConfig) -> dict[tuple[str, str], Cost]:
                 for t_name in cfg.transformations:
                     one = estimator.cost(TRANSFORMATIONS.get(t_name), tokens, plan)
                     costs[(entry.name, t_name)] += one.times(stats.unique * len(cfg.seeds)) + Cost(
-                        texts=stats.texts * len(cfg.seeds))
+                        texts=stats.texts * len(cfg.seeds)
+                    )
     return costs
 
 
-def make_plan(cfg: GenerateConfig, *, counts: str, tokens_per_second: float,
-              prefill_tokens_per_second: float = PREFILL_TOKENS_PER_SECOND) -> Plan:
+def make_plan(
+    cfg: GenerateConfig,
+    *,
+    counts: str,
+    tokens_per_second: float,
+    prefill_tokens_per_second: float = PREFILL_TOKENS_PER_SECOND,
+) -> Plan:
     """The plan of the run `cfg` describes, with counts from `counts` (local, hub or stats)."""
     check_number("--tokens-per-second", tokens_per_second, POSITIVE)
     check_number("--prefill-tokens-per-second", prefill_tokens_per_second, POSITIVE)
@@ -265,8 +285,14 @@ def make_plan(cfg: GenerateConfig, *, counts: str, tokens_per_second: float,
     datasets = {}
     for name in cfg.datasets:
         entry = lookup_source(name)
-        datasets[entry.name] = load_source(entry, source=counts, data_dir=Path(cfg.data_dir), sample=cfg.sample,
-                                           max_texts=cfg.max_texts, max_list=cfg.max_list)
+        datasets[entry.name] = load_source(
+            entry,
+            source=counts,
+            data_dir=Path(cfg.data_dir),
+            sample=cfg.sample,
+            max_texts=cfg.max_texts,
+            max_list=cfg.max_list,
+        )
     where = cfg.data_dir if counts == "local" else "the Hub at the pinned revisions"
     sampled = f", {cfg.sample} rows per subset, at most {cfg.max_texts} texts per dataset" if cfg.sample else ""
     return Plan(plan_from_sources(cfg, datasets), f"the sources in {where}{sampled}", *rates)

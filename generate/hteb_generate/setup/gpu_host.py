@@ -51,8 +51,10 @@ def python_problem(version: str) -> str | None:
     if PYTHON_MIN <= major_minor < PYTHON_BELOW:
         return None
     accepted = f">={'.'.join(map(str, PYTHON_MIN))},<{'.'.join(map(str, PYTHON_BELOW))}"
-    return (f"Python {version} cannot install vllm 0.32.0 (it needs Python {accepted}): run make with "
-            "PYTHON=python3.12 (or another Python in that range)")
+    return (
+        f"Python {version} cannot install vllm 0.32.0 (it needs Python {accepted}): run make with "
+        "PYTHON=python3.12 (or another Python in that range)"
+    )
 
 
 def _parts(version: str) -> tuple[int, ...]:
@@ -64,8 +66,10 @@ def driver_problem(driver: str | None, cuda: str, what: str) -> str | None:
     branch = DRIVER_BRANCH.get(_parts(cuda)[0]) if _parts(cuda) else None
     if driver is None or branch is None or not _parts(driver) or _parts(driver)[0] >= branch:
         return None
-    return (f"the NVIDIA driver {driver} is too old for {what} (built for CUDA {cuda}): it needs driver {branch} or "
-            "newer; update the driver")
+    return (
+        f"the NVIDIA driver {driver} is too old for {what} (built for CUDA {cuda}): it needs driver {branch} or "
+        "newer; update the driver"
+    )
 
 
 def capability_problem(gpus: tuple[Gpu, ...], floor: tuple[int, int], why: str) -> str | None:
@@ -87,8 +91,12 @@ def _gib(cell: str) -> float | None:
 
 
 def _smi(fields: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["nvidia-smi", f"--query-gpu={','.join(fields)}", "--format=csv,noheader,nounits"],
-                          capture_output=True, text=True, timeout=30)
+    return subprocess.run(
+        ["nvidia-smi", f"--query-gpu={','.join(fields)}", "--format=csv,noheader,nounits"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
 
 
 def query_gpus() -> tuple[tuple[Gpu, ...], str, str | None]:
@@ -114,8 +122,14 @@ def query_gpus() -> tuple[tuple[Gpu, ...], str, str | None]:
         row = dict(zip(fields, cells))
         capability = row.get("compute_cap", "")
         driver = None if UNKNOWN.match(row["driver_version"]) else row["driver_version"]
-        gpus.append(Gpu(row["name"], _gib(row["memory.total"]), capability if _parts(capability) else None,
-                        _gib(row["memory.free"])))
+        gpus.append(
+            Gpu(
+                row["name"],
+                _gib(row["memory.total"]),
+                capability if _parts(capability) else None,
+                _gib(row["memory.free"]),
+            )
+        )
     return tuple(gpus), "" if gpus else "nvidia-smi lists no GPU", driver
 
 
@@ -126,8 +140,11 @@ def host_problems(python: str, gpus: tuple[Gpu, ...], note: str, driver: str | N
         problems.append(f"no NVIDIA GPU ({note}): the gpu profile needs one (PROFILE=cpu runs on the CPU)")
         return problems
     what = f"torch 2.13.0's CUDA {TORCH_CUDA} build"
-    problems += [p for p in (driver_problem(driver, TORCH_CUDA, what),
-                             capability_problem(gpus, torch_floor(TORCH_CUDA), what)) if p]
+    problems += [
+        p
+        for p in (driver_problem(driver, TORCH_CUDA, what), capability_problem(gpus, torch_floor(TORCH_CUDA), what))
+        if p
+    ]
     return problems
 
 

@@ -82,7 +82,7 @@ def _hf_cache(root: Path) -> tuple[frozenset[str], dict[str, str]]:
     snapshots: set[str] = set()
     refs: dict[str, str] = {}
     for folder in root.glob("models--*") if root.is_dir() else ():
-        model_id = folder.name[len("models--"):].replace("--", "/")
+        model_id = folder.name[len("models--") :].replace("--", "/")
         snapshots.update(f"{model_id}@{s.name}" for s in (folder / "snapshots").glob("*") if s.is_dir())
         for ref in (folder / "refs").glob("*"):
             if ref.is_file():
@@ -105,7 +105,16 @@ def probe() -> Facts:
     cache = hub_cache_dir()
     snapshots, refs = _hf_cache(cache)
     return Facts(
-        gpus=gpus, gpu_note=note, driver=driver, torch=torch_version, torch_cuda=torch_cuda,
-        vllm=vllm_version, vllm_build=vllm_build, hf_cache=str(cache), hf_cache_free_gib=_free_gib(cache),
-        hf_snapshots=snapshots, hf_refs=refs, env={k: os.environ[k] for k in ENV_NAMES if k in os.environ},
+        gpus=gpus,
+        gpu_note=note,
+        driver=driver,
+        torch=torch_version,
+        torch_cuda=torch_cuda,
+        vllm=vllm_version,
+        vllm_build=vllm_build,
+        hf_cache=str(cache),
+        hf_cache_free_gib=_free_gib(cache),
+        hf_snapshots=snapshots,
+        hf_refs=refs,
+        env={k: os.environ[k] for k in ENV_NAMES if k in os.environ},
     )

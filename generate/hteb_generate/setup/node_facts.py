@@ -37,15 +37,18 @@ def gather(ray: Any, read: Callable[[], Facts] = probe) -> tuple[dict[str, Facts
 
     nodes, others = gpu_nodes(ray.nodes())
     task = ray.remote(num_cpus=0, max_retries=0)(read)
-    refs = [task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote()
-            for n in nodes]
+    refs = [
+        task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote()
+        for n in nodes
+    ]
     found: dict[str, Facts] = {}
     for node, ref in zip(nodes, refs):
         try:
             found[node_name(node)] = ray.get(ref, timeout=PROBE_TIMEOUT_S)
         except ray.exceptions.GetTimeoutError:
-            raise HtebError(f"the doctor's probe did not finish on Ray node {node_name(node)} within "
-                            f"{PROBE_TIMEOUT_S:.0f} s") from None
+            raise HtebError(
+                f"the doctor's probe did not finish on Ray node {node_name(node)} within {PROBE_TIMEOUT_S:.0f} s"
+            ) from None
         except ray.exceptions.RayError as err:
             first = (str(err).strip().splitlines() or [type(err).__name__])[-1]
             raise HtebError(f"the doctor's probe failed on Ray node {node_name(node)}: {first}") from None

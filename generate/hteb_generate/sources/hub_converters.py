@@ -29,8 +29,11 @@ def _lists_to_rows(hub: HubRows, config: str, row: dict[str, Any]) -> list[dict[
 
 def _per_subset(hub: HubRows, split: str, columns: Mapping[str, str]) -> list[dict[str, Any]]:
     """A split of every subset (in the sources table's order), mapped to our columns and tagged with its subset."""
-    return [row for subset, config, rows in hub.subset_rows(split)
-            for row in tag(subset, _columns(hub, config, rows, columns))]
+    return [
+        row
+        for subset, config, rows in hub.subset_rows(split)
+        for row in tag(subset, _columns(hub, config, rows, columns))
+    ]
 
 
 @CONVERTERS.register("STS", "STR")
@@ -78,8 +81,13 @@ def _clustering(hub: HubRows) -> Tables:
 def _summarization(hub: HubRows) -> Tables:
     keep = ("id", "text", "human_summaries", "machine_summaries", "relevance")
     split = hub.entry.eval_split
-    return {split: [row for subset, _, found in hub.subset_rows(split)
-                    for row in tag(subset, [{k: r[k] for k in keep if k in r} for r in found])]}
+    return {
+        split: [
+            row
+            for subset, _, found in hub.subset_rows(split)
+            for row in tag(subset, [{k: r[k] for k in keep if k in r} for r in found])
+        ]
+    }
 
 
 def _records(hub: HubRows, config: str, split: str) -> list[Row]:
@@ -105,18 +113,27 @@ def _retrieval(hub: HubRows) -> Tables:
             if "title" in row:  # mteb keeps a corpus' title column; a document is encoded as "title text"
                 document = {"id": document["id"], "title": row["title"] or "", "text": document["text"]}
             if documents.setdefault(document["id"], document) != document:
-                raise hub.fail(f"config {corpus!r}: document {document['id']!r} differs from another subset's "
-                               f"document of that id")
-        asked = [{"id": str(hub.column(queries, row, "id")), "text": hub.column(queries, row, "text")}
-                 for row in _records(hub, queries, split)]
+                raise hub.fail(
+                    f"config {corpus!r}: document {document['id']!r} differs from another subset's document of that id"
+                )
+        asked = [
+            {"id": str(hub.column(queries, row, "id")), "text": hub.column(queries, row, "text")}
+            for row in _records(hub, queries, split)
+        ]
         tables["queries"] += tag(subset, [query for query in asked if query["id"] in qrels])
-        tables["qrels"] += [{"query_id": query, "doc_id": doc, "score": score}
-                            for query, docs in qrels.items() for doc, score in docs.items()]
+        tables["qrels"] += [
+            {"query_id": query, "doc_id": doc, "score": score}
+            for query, docs in qrels.items()
+            for doc, score in docs.items()
+        ]
         top_ranked = parts.top_ranked
         if top_ranked is not None:
             tables.setdefault("top_ranked", []).extend(
-                {"query_id": str(hub.column(top_ranked, row, "query-id")),
-                 "doc_ids": [str(d) for d in hub.column(top_ranked, row, "corpus-ids")]}
-                for row in hub.rows(top_ranked, split, only_split_fallback=True))
+                {
+                    "query_id": str(hub.column(top_ranked, row, "query-id")),
+                    "doc_ids": [str(d) for d in hub.column(top_ranked, row, "corpus-ids")],
+                }
+                for row in hub.rows(top_ranked, split, only_split_fallback=True)
+            )
     tables["corpus"] = list(documents.values())
     return tables

@@ -67,12 +67,15 @@ def retrieval_configs(entry: DatasetSpec, available: Collection[str]) -> dict[st
         else:
             qrels = "qrels"
         if f"{prefix}instruction" in available:
-            raise SourceError(f"{entry.hf_path}@{entry.hf_revision}: queries with instructions (config "
-                              f"{prefix}instruction) are not supported")
+            raise SourceError(
+                f"{entry.hf_path}@{entry.hf_revision}: queries with instructions (config "
+                f"{prefix}instruction) are not supported"
+            )
         top_ranked = f"{prefix}top_ranked"
         queries = "query" if "query" in available else f"{prefix}queries"
-        picked[subset] = RetrievalConfigs(f"{prefix}corpus", queries, qrels,
-                                          top_ranked if top_ranked in available else None)
+        picked[subset] = RetrievalConfigs(
+            f"{prefix}corpus", queries, qrels, top_ranked if top_ranked in available else None
+        )
     return picked
 
 
@@ -127,8 +130,10 @@ class HubRows:
             groups = [(s, "default", [r for r in rows if r.get(SUBSET_FIELD) == s]) for s in entry.subsets]
             missing = [s for s, _, found in groups if not found]
             if missing:
-                raise self.fail(f"no row of subset {missing[0]!r} in the {SUBSET_FIELD!r} column of config "
-                                f"'default' split {split!r}")
+                raise self.fail(
+                    f"no row of subset {missing[0]!r} in the {SUBSET_FIELD!r} column of config "
+                    f"'default' split {split!r}"
+                )
         elif entry.multilingual_hub:
             groups = [(subset, subset, self.rows(subset, split)) for subset in entry.subsets]
         else:

@@ -18,7 +18,6 @@ from hteb_contract.specs.datasets import DatasetSpec
 from hteb_contract.tasks import iter_field_texts, task_type
 
 
-
 def sample_dataset(dataset: SourceDataset, rows_per_subset: int) -> SourceDataset:
     """A deterministic sample: `rows_per_subset` evaluation rows of each language subset, dealt out
     label by label when rows carry a `label` (sources are often sorted by label, and the first rows
@@ -87,7 +86,11 @@ def cap_lists(dataset: SourceDataset, max_list: int) -> SourceDataset:
         for fld in spec.list_fields:
             length = len(row[fld])
             for column, value in row.items():
-                if isinstance(value, list) and len(value) == length and (column == fld or column not in spec.list_fields):
+                if (
+                    isinstance(value, list)
+                    and len(value) == length
+                    and (column == fld or column not in spec.list_fields)
+                ):
                     new[column] = value[:max_list]
         rows.append(new)
     tables = {**dataset.tables, info.eval_split: rows}
@@ -122,8 +125,15 @@ def cap_texts(dataset: SourceDataset, max_texts: int) -> SourceDataset:
     return SourceDataset(info, tables, origin=dataset.origin, ids=all_ids)
 
 
-def load_source(entry: DatasetSpec, *, source: str, data_dir: Path, sample: int | None, max_texts: int | None,
-                max_list: int | None = None) -> SourceDataset:
+def load_source(
+    entry: DatasetSpec,
+    *,
+    source: str,
+    data_dir: Path,
+    sample: int | None,
+    max_texts: int | None,
+    max_list: int | None = None,
+) -> SourceDataset:
     """One registered dataset, sampled as configured."""
     if source == "local":
         dataset = local_dataset(entry, Path(data_dir))
@@ -147,6 +157,7 @@ def local_dataset(entry: DatasetSpec, data_dir: Path) -> SourceDataset:
     for subset, codes in entry.subsets.items():
         found = dataset.info.subsets.get(subset)
         if found is not None and found != tuple(codes):
-            raise SourceError(f"{dataset.origin}: subset {subset!r} has languages {list(found)}; "
-                              f"{entry.name} expects {list(codes)}")
+            raise SourceError(
+                f"{dataset.origin}: subset {subset!r} has languages {list(found)}; {entry.name} expects {list(codes)}"
+            )
     return dataset.select_subsets(entry.subsets, name=entry.name)

@@ -20,7 +20,13 @@ SOURCES: Registry[DatasetSpec] = Registry("dataset", entries={spec.name: spec fo
 
 #: The CPU profile's datasets: the local copies the bundled sample is made from.
 SAMPLE_DATASETS: tuple[str, ...] = (
-    "STSBenchmark", "SemRel2024", "Banking77", "TwentyNewsgroups", "TwitterSemEval2015", "SciFact", "SummEval",
+    "STSBenchmark",
+    "SemRel2024",
+    "Banking77",
+    "TwentyNewsgroups",
+    "TwitterSemEval2015",
+    "SciFact",
+    "SummEval",
     "MasakhaNEWS",
 )
 
@@ -39,7 +45,9 @@ def lookup_source(name: str, *, data_dir: Path | None = None) -> DatasetSpec:
         return max(aliased, key=lambda entry: len(entry.subsets))
     if data_dir is not None and (Path(data_dir) / name / "dataset.json").is_file():
         return local_entry(Path(data_dir) / name)
-    raise unknown_name("dataset", name, SOURCES.names(), also_matches=[e.mteb_task for _, e in SOURCES.items() if e.mteb_task])
+    raise unknown_name(
+        "dataset", name, SOURCES.names(), also_matches=[e.mteb_task for _, e in SOURCES.items() if e.mteb_task]
+    )
 
 
 def local_entry(folder: Path) -> DatasetSpec:

@@ -62,8 +62,26 @@ _STARTS = [start for start, _ in _RANGES]
 SCRIPT_CLASS: dict[str, str] = {
     "Latn": "latin",
     **dict.fromkeys(("Grek", "Cyrl", "Armn", "Geor", "Hebr", "Arab"), "alphabet"),
-    **dict.fromkeys(("Deva", "Beng", "Gujr", "Guru", "Knda", "Mlym", "Orya", "Taml", "Telu", "Sinh", "Thai", "Laoo",
-                     "Khmr", "Mymr", "Ethi"), "abugida"),
+    **dict.fromkeys(
+        (
+            "Deva",
+            "Beng",
+            "Gujr",
+            "Guru",
+            "Knda",
+            "Mlym",
+            "Orya",
+            "Taml",
+            "Telu",
+            "Sinh",
+            "Thai",
+            "Laoo",
+            "Khmr",
+            "Mymr",
+            "Ethi",
+        ),
+        "abugida",
+    ),
     **dict.fromkeys(("Hani", "Hans", "Hant", "Jpan", "Hira", "Kana", "Hang", "Kore"), "cjk"),
 }
 

@@ -14,16 +14,55 @@ from hteb_generate.transform import langid
 
 #: ISO 639-3 -> the English name the prompts' {target_language} takes.
 NAMES: dict[str, str] = {
-    "afr": "Afrikaans", "amh": "Amharic", "ara": "Arabic", "arb": "Arabic", "arq": "Algerian Arabic",
-    "ary": "Moroccan Arabic", "ben": "Bengali", "dan": "Danish", "deu": "German", "eng": "English",
-    "fra": "French", "guj": "Gujarati", "hau": "Hausa", "hin": "Hindi", "ibo": "Igbo",
-    "ind": "Indonesian", "ita": "Italian", "kan": "Kannada", "kin": "Kinyarwanda", "kor": "Korean",
-    "lin": "Lingala", "lug": "Luganda", "mal": "Malayalam", "mar": "Marathi", "nld": "Dutch",
-    "orm": "Oromo", "ory": "Odia", "pan": "Punjabi", "pcm": "Nigerian Pidgin", "pol": "Polish",
-    "run": "Kirundi", "sna": "Shona", "som": "Somali", "spa": "Spanish", "swa": "Swahili",
-    "tam": "Tamil", "tel": "Telugu", "tir": "Tigrinya", "tur": "Turkish", "urd": "Urdu",
-    "xho": "Xhosa", "yor": "Yoruba", "zul": "Zulu", "jpn": "Japanese", "rus": "Russian",
-    "por": "Portuguese", "zho": "Chinese", "cmn": "Chinese", "asm": "Assamese",
+    "afr": "Afrikaans",
+    "amh": "Amharic",
+    "ara": "Arabic",
+    "arb": "Arabic",
+    "arq": "Algerian Arabic",
+    "ary": "Moroccan Arabic",
+    "ben": "Bengali",
+    "dan": "Danish",
+    "deu": "German",
+    "eng": "English",
+    "fra": "French",
+    "guj": "Gujarati",
+    "hau": "Hausa",
+    "hin": "Hindi",
+    "ibo": "Igbo",
+    "ind": "Indonesian",
+    "ita": "Italian",
+    "kan": "Kannada",
+    "kin": "Kinyarwanda",
+    "kor": "Korean",
+    "lin": "Lingala",
+    "lug": "Luganda",
+    "mal": "Malayalam",
+    "mar": "Marathi",
+    "nld": "Dutch",
+    "orm": "Oromo",
+    "ory": "Odia",
+    "pan": "Punjabi",
+    "pcm": "Nigerian Pidgin",
+    "pol": "Polish",
+    "run": "Kirundi",
+    "sna": "Shona",
+    "som": "Somali",
+    "spa": "Spanish",
+    "swa": "Swahili",
+    "tam": "Tamil",
+    "tel": "Telugu",
+    "tir": "Tigrinya",
+    "tur": "Turkish",
+    "urd": "Urdu",
+    "xho": "Xhosa",
+    "yor": "Yoruba",
+    "zul": "Zulu",
+    "jpn": "Japanese",
+    "rus": "Russian",
+    "por": "Portuguese",
+    "zho": "Chinese",
+    "cmn": "Chinese",
+    "asm": "Assamese",
 }
 
 TRANSLATION_TARGETS: tuple[str, ...] = ("spa", "fra", "deu", "tur", "ara")
@@ -34,7 +73,9 @@ def name_of(code: str) -> str:
     try:
         return NAMES[code]
     except KeyError:
-        raise HtebError(f"no language name for ISO 639-3 code {code!r} (add it to hteb_generate.transform.languages.NAMES)") from None
+        raise HtebError(
+            f"no language name for ISO 639-3 code {code!r} (add it to hteb_generate.transform.languages.NAMES)"
+        ) from None
 
 
 def _same(a: str, b: str) -> bool:
@@ -58,8 +99,9 @@ def run_target(seed: int, dataset: str, transformation: str, source: str) -> str
     return next(c for c in run_order(seed, dataset, transformation, TRANSLATION_TARGETS) if not _same(c, source))
 
 
-def item_choice(seed: int, dataset: str, transformation: str, item: str, source: str,
-                candidates: tuple[str, ...]) -> str:
+def item_choice(
+    seed: int, dataset: str, transformation: str, item: str, source: str, candidates: tuple[str, ...]
+) -> str:
     """A language drawn per text from `candidates`, less the source's."""
     allowed = [c for c in candidates if not _same(c, source)]
     return allowed[derive_int(seed, dataset, transformation, item) % len(allowed)]

@@ -62,8 +62,10 @@ Perturbation = Callable[[str, np.random.Generator, "str | None"], str]
 #: The rules versions: version -> perturbation name -> function(text, rng, language) -> text, one per
 #: rule-made row of the transformation table (hteb_contract.specs.transformations), in its order
 #: (tested). A revision names its version (the config's `noise_rules`); an old one is never changed.
-RULE_SETS: dict[str, Registry[Perturbation]] = {"1": Registry("noise perturbation (rules version 1)"),
-                                                "2": Registry("noise perturbation (rules version 2)")}
+RULE_SETS: dict[str, Registry[Perturbation]] = {
+    "1": Registry("noise perturbation (rules version 1)"),
+    "2": Registry("noise perturbation (rules version 2)"),
+}
 #: The version a new revision is made with.
 CURRENT_RULES = "2"
 #: The version of a revision whose config names none (those made before versions: noise-1339).
@@ -83,10 +85,12 @@ QWERTY_NEIGHBOURS = adjacency(QWERTY_ROWS)
 
 def _both(name: str) -> Callable[[Perturbation], Perturbation]:
     """A rule whose definition is the same in every version."""
+
     def wrap(function: Perturbation) -> Perturbation:
         for rules in RULE_SETS.values():
             rules.add(name, function)
         return function
+
     return wrap
 
 
@@ -185,9 +189,14 @@ def definitions_hash(rules: str = CURRENT_RULES) -> str:
     """sha256 of every constant the perturbations of version `rules` read (a changed rule changes every
     record's hash); version 2's also covers the whole script table (parsed once: 30 ms a time)."""
     definitions: dict[str, Any] = {
-        "version": rules, "names": list(rule_set(rules).names()), "capitalised_share": CAPITALISED_SHARE,
-        "deletion_period": DELETION_PERIOD, "typo_rate": TYPO_RATE, "qwerty_rows": QWERTY_ROWS,
-        "numerals": {chr(k): v for k, v in NUMERALS.items()}}
+        "version": rules,
+        "names": list(rule_set(rules).names()),
+        "capitalised_share": CAPITALISED_SHARE,
+        "deletion_period": DELETION_PERIOD,
+        "typo_rate": TYPO_RATE,
+        "qwerty_rows": QWERTY_ROWS,
+        "numerals": {chr(k): v for k, v in NUMERALS.items()},
+    }
     if rules != FIRST_RULES:
         definitions["scripts"] = yaml.safe_load(NOISE_SCRIPTS_PATH.read_text(encoding="utf-8"))
     return hashlib.sha256(json.dumps(definitions, sort_keys=True).encode("utf-8")).hexdigest()
@@ -199,8 +208,15 @@ def is_rule(transformation: str) -> bool:
     return transformation in table.names and table.get(transformation).is_rule
 
 
-def noise_tables(seed: int, name: str, dataset: SourceDataset, transformations: Iterable[str], *,
-                 corpus: bool = False, rules: str = CURRENT_RULES) -> dict[str, pa.Table]:
+def noise_tables(
+    seed: int,
+    name: str,
+    dataset: SourceDataset,
+    transformations: Iterable[str],
+    *,
+    corpus: bool = False,
+    rules: str = CURRENT_RULES,
+) -> dict[str, pa.Table]:
     """Rule transformation -> its item table: one single-attempt record per text of `dataset` (no LLM,
     no judge), in ref order; `corpus`: per corpus title and text instead (the opt-in perturbed corpus of
     retrieval, SAGE Task 5). Columns, not a record per text: 419,000 of them for noise-1339.
@@ -208,20 +224,46 @@ def noise_tables(seed: int, name: str, dataset: SourceDataset, transformations: 
     The key is (seed, dataset, transformation, text), as an LLM unit's: equal texts get equal noise."""
     found = dataset.corpus_text_columns() if corpus else dataset.text_columns()
     order = sorted(range(len(found["text"])), key=lambda i: (found["table"][i], found["item_id"][i], found["field"][i]))
-    columns = {item: [found[source][i] for i in order] for source, item in
-               (("table", "split"), ("item_id", "item_id"), ("field", "field"), ("subset", "subset"),
-                ("language", "source_language"), ("text", "original_text"))}
+    columns = {
+        item: [found[source][i] for i in order]
+        for source, item in (
+            ("table", "split"),
+            ("item_id", "item_id"),
+            ("field", "field"),
+            ("subset", "subset"),
+            ("language", "source_language"),
+            ("text", "original_text"),
+        )
+    }
     digest = definitions_hash(rules)
-    return {transformation: single_attempt_table(
-        dataset=name, task_type=dataset.info.task_type, transformation=transformation, seed=seed,
-        generator_model=RULES_MODEL, prompt_hash=digest,
-        columns={**columns, "transformed_text": [
-            perturb(transformation, text, key=(seed, name, transformation, text), language=language, rules=rules)
-            for text, language in zip(columns["original_text"], columns["source_language"])]})
-        for transformation in transformations}
+    return {
+        transformation: single_attempt_table(
+            dataset=name,
+            task_type=dataset.info.task_type,
+            transformation=transformation,
+            seed=seed,
+            generator_model=RULES_MODEL,
+            prompt_hash=digest,
+            columns={
+                **columns,
+                "transformed_text": [
+                    perturb(
+                        transformation, text, key=(seed, name, transformation, text), language=language, rules=rules
+                    )
+                    for text, language in zip(columns["original_text"], columns["source_language"])
+                ],
+            },
+        )
+        for transformation in transformations
+    }
 
 
 def generator_block(rules: str = CURRENT_RULES) -> dict[str, Any]:
     """The manifest's `generator` of a revision made by the rules (version `rules`) alone."""
-    return {"model_id": RULES_MODEL, "revision": rules, "engine": "rules", "prompt_set": "rules",
-            "prompt_set_hash": definitions_hash(rules)}
+    return {
+        "model_id": RULES_MODEL,
+        "revision": rules,
+        "engine": "rules",
+        "prompt_set": "rules",
+        "prompt_set_hash": definitions_hash(rules),
+    }

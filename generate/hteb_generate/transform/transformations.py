@@ -144,29 +144,53 @@ SMOLLM2_FEWSHOT = PromptSet(
         "paraphrase": Template(
             "Rephrase the text in {target_language} with different words, keeping its meaning. Reply with the "
             "rephrased text only.",
-            {"": ((_GUITAR, "A musician plays their guitar."),
-                  ("The cat sat on the mat.", "A cat was sitting on the rug."))},
+            {
+                "": (
+                    (_GUITAR, "A musician plays their guitar."),
+                    ("The cat sat on the mat.", "A cat was sitting on the rug."),
+                )
+            },
         ),
         "style_change": Template(
             "Rewrite the text in {target_language} in the opposite style: casual text becomes formal, formal "
             "text becomes casual. Keep the meaning. Reply with the rewritten text only.",
-            {"": (("hey, where's my card??", "Could you please tell me where my card is?"),
-                  ("The results indicate a significant increase in revenue.", "Looks like we made way more money."))},
+            {
+                "": (
+                    ("hey, where's my card??", "Could you please tell me where my card is?"),
+                    ("The results indicate a significant increase in revenue.", "Looks like we made way more money."),
+                )
+            },
         ),
         "expand": Template(
             "Expand the text in {target_language} with more details and context, keeping its meaning. A question "
             "stays a question. Reply with the expanded text only.",
-            {"": ((_GUITAR, "A man is sitting on a wooden chair and playing an acoustic guitar, strumming a gentle "
-                            "melody for the people around him."),
-                  (_CARD, "Where is the new bank card that I ordered last week and still have not received?"))},
+            {
+                "": (
+                    (
+                        _GUITAR,
+                        "A man is sitting on a wooden chair and playing an acoustic guitar, strumming a gentle "
+                        "melody for the people around him.",
+                    ),
+                    (_CARD, "Where is the new bank card that I ordered last week and still have not received?"),
+                )
+            },
         ),
         "summarise": Template(
             "Summarise the text in {target_language}: make it shorter, keep its meaning. A question stays a "
             "question. Reply with the summary only.",
-            {"": (("A man is sitting on a wooden chair and playing an acoustic guitar, strumming a gentle melody "
-                   "for the people around him.", "A man plays guitar for people."),
-                  ("Where is the new bank card that I ordered last week and still have not received?",
-                   "Where is my new card?"))},
+            {
+                "": (
+                    (
+                        "A man is sitting on a wooden chair and playing an acoustic guitar, strumming a gentle melody "
+                        "for the people around him.",
+                        "A man plays guitar for people.",
+                    ),
+                    (
+                        "Where is the new bank card that I ordered last week and still have not received?",
+                        "Where is my new card?",
+                    ),
+                )
+            },
         ),
         "translate": Template(
             "Translate the text to {target_language}. Reply with the translation only.",
@@ -182,8 +206,9 @@ PROMPT_SETS: Registry[PromptSet] = Registry("prompt set", entries={p.id: p for p
 SOURCE, TARGET, PIVOT = "source", "target", "pivot"
 
 #: The LLM transformations of the table, in its order; the Noise axis's are rules (hteb_generate.transform.noise).
-TRANSFORMATIONS: Registry[TransformationSpec] = Registry("transformation", entries={
-    t.name: t for t in transformation_table().transformations if not t.is_rule})
+TRANSFORMATIONS: Registry[TransformationSpec] = Registry(
+    "transformation", entries={t.name: t for t in transformation_table().transformations if not t.is_rule}
+)
 
 
 @dataclass(frozen=True)
@@ -229,8 +254,9 @@ def _run_target(name: str, seed: int, dataset: str, item: str, source: str) -> L
 @LANGUAGE_PLANS.register("item_target")
 def _item_target(name: str, seed: int, dataset: str, item: str, source: str) -> LanguagePlan:
     """A target drawn per text (cross_translation), so the two sides of a pair usually differ."""
-    return LanguagePlan(source, languages.item_choice(seed, dataset, name, item, source, languages.TRANSLATION_TARGETS),
-                        None)
+    return LanguagePlan(
+        source, languages.item_choice(seed, dataset, name, item, source, languages.TRANSLATION_TARGETS), None
+    )
 
 
 @LANGUAGE_PLANS.register("item_pivot")

@@ -37,9 +37,15 @@ def open_regular(path: Path, *, follow_links: bool = False) -> BinaryIO:
 
 def file_kind(mode: int) -> str:
     """What a stat mode says a path is, in words (for a one-line refusal)."""
-    kinds = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
-             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder"),
-             (stat.S_ISREG, "a regular file"))
+    kinds = (
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISREG, "a regular file"),
+    )
     return next((name for test, name in kinds if test(mode)), "not a file")
 
 

@@ -105,8 +105,18 @@ def html_text(value: object) -> str:
 
 
 #: LaTeX's special characters, as a BibTeX field must write them to be typeset as themselves (braces balanced).
-_LATEX = {"\\": "\\textbackslash{}", "{": "\\{", "}": "\\}", "%": "\\%", "$": "\\$", "&": "\\&", "#": "\\#",
-          "_": "\\_", "^": "\\^{}", "~": "\\~{}"}
+_LATEX = {
+    "\\": "\\textbackslash{}",
+    "{": "\\{",
+    "}": "\\}",
+    "%": "\\%",
+    "$": "\\$",
+    "&": "\\&",
+    "#": "\\#",
+    "_": "\\_",
+    "^": "\\^{}",
+    "~": "\\~{}",
+}
 
 
 def bibtex_text(value: object) -> str:
@@ -140,5 +150,5 @@ def safe_filename(value: object) -> str:
         name = "_" * max(len(name), 1)
     if len(name.encode("utf-8", "surrogatepass")) > _MAX_NAME:
         digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-        name = name.encode("utf-8", "surrogatepass")[:_MAX_NAME - 13].decode("utf-8", "ignore") + "-" + digest
+        name = name.encode("utf-8", "surrogatepass")[: _MAX_NAME - 13].decode("utf-8", "ignore") + "-" + digest
     return name

@@ -41,8 +41,14 @@ class Registry(Generic[T]):
     registered with an entry resolve to it but are not listed among the known names.
     """
 
-    def __init__(self, kind: str, *, entries: Mapping[str, T] | None = None, modules: Iterable[str] = (),
-                 packages: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        kind: str,
+        *,
+        entries: Mapping[str, T] | None = None,
+        modules: Iterable[str] = (),
+        packages: Iterable[str] = (),
+    ) -> None:
         self.kind = kind
         self._modules = tuple(modules)
         self._packages = tuple(packages)
@@ -113,4 +119,3 @@ class Registry(Generic[T]):
 
     def __repr__(self) -> str:
         return f"Registry({self.kind!r}, {len(self)} entries)"
-

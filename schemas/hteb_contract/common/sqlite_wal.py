@@ -12,7 +12,9 @@ from typing import Literal
 LOCK_WAIT_S = 60.0
 
 
-def open_wal(path: Path, *statements: str, isolation_level: Literal["DEFERRED"] | None = "DEFERRED") -> sqlite3.Connection:
+def open_wal(
+    path: Path, *statements: str, isolation_level: Literal["DEFERRED"] | None = "DEFERRED"
+) -> sqlite3.Connection:
     """A connection in WAL mode with `statements` (CREATE TABLE IF NOT EXISTS ...) run.
 
     Switching a new file to WAL, or creating a table while another connection does the same, can

@@ -47,11 +47,19 @@ def is_noise(transformation: str) -> bool:
 def subset_counts(table: pa.Table) -> dict[str, tuple[int, int]]:
     """subset -> (items, items whose transformed text differs from the original), of an item table."""
     changed = pc.fill_null(pc.not_equal(table.column("original_text"), table.column("transformed_text")), True)
-    grouped = pa.table({"subset": table.column("subset"), "changed": pc.cast(changed, pa.int64())}) \
-        .group_by("subset").aggregate([("changed", "sum"), ("changed", "count")])
-    return {subset: (items, changed) for subset, items, changed in zip(grouped.column("subset").to_pylist(),
-                                                                        grouped.column("changed_count").to_pylist(),
-                                                                        grouped.column("changed_sum").to_pylist())}
+    grouped = (
+        pa.table({"subset": table.column("subset"), "changed": pc.cast(changed, pa.int64())})
+        .group_by("subset")
+        .aggregate([("changed", "sum"), ("changed", "count")])
+    )
+    return {
+        subset: (items, changed)
+        for subset, items, changed in zip(
+            grouped.column("subset").to_pylist(),
+            grouped.column("changed_count").to_pylist(),
+            grouped.column("changed_sum").to_pylist(),
+        )
+    }
 
 
 def subset_scripts(subsets: Sequence[str], originals: Sequence[str]) -> dict[str, str | None]:
@@ -68,8 +76,9 @@ def subset_scripts(subsets: Sequence[str], originals: Sequence[str]) -> dict[str
     return scripts
 
 
-def share_entries(dataset: str, transformation: str, seed: int, table: pa.Table, *,
-                  rules: str | None = None) -> list[dict[str, Any]]:
+def share_entries(
+    dataset: str, transformation: str, seed: int, table: pa.Table, *, rules: str | None = None
+) -> list[dict[str, Any]]:
     """The manifest's `change_shares` entries of one items table, a subset each (sorted); a Noise rule
     of rules version `TABLE_RULES` also records the subset's script and whether the rule applies to it."""
     counts = subset_counts(table)
@@ -79,8 +88,15 @@ def share_entries(dataset: str, transformation: str, seed: int, table: pa.Table,
     entries = []
     for subset in sorted(counts):
         items, changed = counts[subset]
-        entry: dict[str, Any] = {"dataset": dataset, "transformation": transformation, "seed": seed, "subset": subset,
-                                 "items": items, "changed": changed, "share": round(changed / items, SHARE_DIGITS)}
+        entry: dict[str, Any] = {
+            "dataset": dataset,
+            "transformation": transformation,
+            "seed": seed,
+            "subset": subset,
+            "items": items,
+            "changed": changed,
+            "share": round(changed / items, SHARE_DIGITS),
+        }
         if subset in scripts:
             why_not = noise_scripts().why_not(transformation, scripts[subset])
             entry.update(script=scripts[subset], applicable=why_not is None, why_not=why_not)
@@ -103,18 +119,23 @@ def recorded(manifest: Mapping[str, Any], dataset: str, transformation: str, see
     return [e for e in shares if (e["dataset"], e["transformation"], e["seed"]) == (dataset, transformation, seed)]
 
 
-def check_shares(manifest: Mapping[str, Any], dataset: str, transformation: str, seed: int, table: pa.Table, *,
-                 where: str) -> None:
+def check_shares(
+    manifest: Mapping[str, Any], dataset: str, transformation: str, seed: int, table: pa.Table, *, where: str
+) -> None:
     """The recorded `change_shares` of one items file against the file itself: a difference is an IntegrityError."""
     entries = recorded(manifest, dataset, transformation, seed)
     if entries is None:
         return
     expected = share_entries(dataset, transformation, seed, table, rules=rules_of(manifest))
     if len(entries) != len(expected):
-        raise IntegrityError(f"{where}: manifest change_shares list {len(entries)} subset(s) of "
-                             f"{transformation}_{seed}; its file holds {len(expected)}")
+        raise IntegrityError(
+            f"{where}: manifest change_shares list {len(entries)} subset(s) of "
+            f"{transformation}_{seed}; its file holds {len(expected)}"
+        )
     for entry, truth in zip(sorted(entries, key=lambda e: e["subset"]), expected):
         for key, value in truth.items():
             if entry.get(key) != value:
-                raise IntegrityError(f"{where}: manifest change_shares of {transformation}_{seed} subset "
-                                     f"{truth['subset']}: {key} is {entry.get(key)!r}; its file gives {value!r}")
+                raise IntegrityError(
+                    f"{where}: manifest change_shares of {transformation}_{seed} subset "
+                    f"{truth['subset']}: {key} is {entry.get(key)!r}; its file gives {value!r}"
+                )

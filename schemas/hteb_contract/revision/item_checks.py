@@ -21,8 +21,14 @@ REF = ("split", "item_id", "field")
 
 
 #: A source text's column (`sources.TEXT_COLUMNS`) -> the item column that repeats it.
-ITEM_COLUMN = {"table": "split", "item_id": "item_id", "field": "field", "text": "original_text",
-                "language": "source_language", "subset": "subset"}
+ITEM_COLUMN = {
+    "table": "split",
+    "item_id": "item_id",
+    "field": "field",
+    "text": "original_text",
+    "language": "source_language",
+    "subset": "subset",
+}
 
 
 REF_KEY = "ref key"
@@ -67,11 +73,14 @@ def check_row(row: Mapping[str, Any], index: int, what: str, where: tuple[str, s
     if (row.get("dataset"), row.get("transformation"), row.get("seed")) != where:
         raise ContractError(f"{what} item {index}: belongs to another dataset/transformation/seed")
     if (row.get("split") == CORPUS_TABLE) != corpus:
-        raise ContractError(f"{what} item {index}: a {row.get('split')} text in the "
-                            f"{'corpus' if corpus else 'items'} file")
+        raise ContractError(
+            f"{what} item {index}: a {row.get('split')} text in the {'corpus' if corpus else 'items'} file"
+        )
     if row.get("schema_version") != SCHEMA_VERSIONS["item"]:
-        raise ContractError(f"{what} item {index}: schema_version {row.get('schema_version')!r}; a revision is "
-                            f"written in {SCHEMA_VERSIONS['item']}")
+        raise ContractError(
+            f"{what} item {index}: schema_version {row.get('schema_version')!r}; a revision is "
+            f"written in {SCHEMA_VERSIONS['item']}"
+        )
     ItemRecord.from_row(row, what=f"{what} item {index}")  # the item schema, then the record against its attempts
 
 
@@ -81,10 +90,13 @@ def check_tables(tables: Mapping[Variant, pa.Table], corpus: bool) -> None:
     bad = suspect_rows(together)
     start = 0
     for (dataset, transformation, seed), table in tables.items():
-        mine = bad[start:start + table.num_rows]
-        mine |= ~(rows_equal(table, dataset=dataset, transformation=transformation, seed=seed,
-                          schema_version=SCHEMA_VERSIONS["item"])
-                  & (bool_mask(pc.equal(table.column("split"), CORPUS_TABLE)) == corpus))
+        mine = bad[start : start + table.num_rows]
+        mine |= ~(
+            rows_equal(
+                table, dataset=dataset, transformation=transformation, seed=seed, schema_version=SCHEMA_VERSIONS["item"]
+            )
+            & (bool_mask(pc.equal(table.column("split"), CORPUS_TABLE)) == corpus)
+        )
         suspects = np.flatnonzero(mine).tolist()
         if suspects:
             what = file_what(dataset, transformation, seed, corpus)
@@ -111,8 +123,9 @@ def check_columns(found: pa.Schema, what: str) -> None:
         if index < 0:
             raise IntegrityError(f"{what}: column {column.name!r} is missing")
         if not found.field(index).type.equals(column.type):
-            raise IntegrityError(f"{what}: column {column.name!r} is {found.field(index).type}; the item schema "
-                                 f"stores {column.type}")
+            raise IntegrityError(
+                f"{what}: column {column.name!r} is {found.field(index).type}; the item schema stores {column.type}"
+            )
     extra = [name for name in found.names if expected.get_field_index(name) < 0]
     if extra:
         raise IntegrityError(f"{what}: column {extra[0]!r} is not in the item schema")
@@ -127,8 +140,12 @@ def _plain(kind: pa.DataType) -> pa.DataType:
         return pa.string()
     if pa.types.is_large_binary(kind) or pa.types.is_binary_view(kind):
         return pa.binary()
-    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_list_view(kind) \
-            or pa.types.is_large_list_view(kind):
+    if (
+        pa.types.is_list(kind)
+        or pa.types.is_large_list(kind)
+        or pa.types.is_list_view(kind)
+        or pa.types.is_large_list_view(kind)
+    ):
         value = kind.value_field
         return pa.list_(value.with_type(_plain(value.type)))
     if pa.types.is_struct(kind):

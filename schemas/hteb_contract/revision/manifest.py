@@ -100,13 +100,16 @@ def load_manifest(root: Path, *, links: bool = False) -> dict[str, Any]:
         seen.add(entry["path"])
     specs = manifest.get("specs")
     if specs is not None and sorted(r["name"] for r in specs["transformations"]) != sorted(manifest["transformations"]):
-        raise IntegrityError(f"{path}: its specs rows name other transformations than it holds "
-                             f"({', '.join(sorted(r['name'] for r in specs['transformations']))})")
+        raise IntegrityError(
+            f"{path}: its specs rows name other transformations than it holds "
+            f"({', '.join(sorted(r['name'] for r in specs['transformations']))})"
+        )
     taxonomy = of_manifest(manifest)  # the revision's own rows where it records them
     unknown = [t for t in manifest["transformations"] if t not in taxonomy.axis_by_transformation]
     if unknown:
-        raise IntegrityError(f"{path}: transformation {unknown[0]!r} is not in the taxonomy "
-                             f"({', '.join(taxonomy.transformations)})")
+        raise IntegrityError(
+            f"{path}: transformation {unknown[0]!r} is not in the taxonomy ({', '.join(taxonomy.transformations)})"
+        )
     if content_hash(manifest["files"]) != manifest["content_hash"]:
         raise IntegrityError(f"{path}: content_hash does not match the listed files (manifest edited?)")
     _check_layout(manifest, where=str(path))
@@ -127,18 +130,25 @@ def _check_layout(manifest: Mapping[str, Any], *, where: str) -> None:
         if parts[0] not in PARTS:
             continue
         if len(parts) != 3 or parts[1] not in names:
-            raise IntegrityError(f"{where}: file {entry['path']} is not in the folder of a declared dataset "
-                                 f"({', '.join(names)})")
+            raise IntegrityError(
+                f"{where}: file {entry['path']} is not in the folder of a declared dataset ({', '.join(names)})"
+            )
         variant = variant_of(parts[2])
         if parts[0] != "source" and (variant is None or variant[0] not in transformations or variant[1] not in seeds):
-            raise IntegrityError(f"{where}: file {entry['path']} is not named <transformation>_<seed>.parquet after "
-                                 f"a declared transformation and seed")
+            raise IntegrityError(
+                f"{where}: file {entry['path']} is not named <transformation>_<seed>.parquet after "
+                f"a declared transformation and seed"
+            )
         if parts[0] == "corpus" and not manifest.get("corpus_perturbed"):
-            raise IntegrityError(f"{where}: file {entry['path']} holds perturbed corpus records, but the manifest "
-                                 "does not say corpus_perturbed")
+            raise IntegrityError(
+                f"{where}: file {entry['path']} holds perturbed corpus records, but the manifest "
+                "does not say corpus_perturbed"
+            )
         if parts[0] == "corpus" and task_types[parts[1]] not in CORPUS_TASK_TYPES:
-            raise IntegrityError(f"{where}: file {entry['path']}: a {task_types[parts[1]]} dataset has no perturbed "
-                                 f"corpus (only {', '.join(CORPUS_TASK_TYPES)})")
+            raise IntegrityError(
+                f"{where}: file {entry['path']}: a {task_types[parts[1]]} dataset has no perturbed "
+                f"corpus (only {', '.join(CORPUS_TASK_TYPES)})"
+            )
         listed.add(entry["path"])
     missing = [n for n in names if f"source/{n}/dataset.json" not in listed]
     if missing:

@@ -71,8 +71,9 @@ class Revision:
     links: bool = False  # files may be symbolic links (a Hub snapshot's are)
     _sources: dict[str, SourceDataset] = field(default_factory=dict, repr=False, compare=False)
     _texts: dict[str, dict[tuple[str, str, str], TextRef]] = field(default_factory=dict, repr=False, compare=False)
-    _corpus_texts: dict[str, dict[tuple[str, str, str], TextRef]] = field(default_factory=dict, repr=False,
-                                                                         compare=False)
+    _corpus_texts: dict[str, dict[tuple[str, str, str], TextRef]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
     #: (dataset, corpus) -> its `_text_table`, built once per dataset and part
     _text_tables: dict[tuple[str, bool], pa.Table] = field(default_factory=dict, repr=False, compare=False)
     #: items and corpus files `_sound` cleared: read again (the scorer reads each dataset twice), their bytes
@@ -80,8 +81,9 @@ class Revision:
     _cleared: set[str] = field(default_factory=set, repr=False, compare=False)
 
     @classmethod
-    def open(cls, root: Path, *, datasets: Iterable[str] | None = None, revision_id: str | None = None,
-             links: bool = False) -> Revision:
+    def open(
+        cls, root: Path, *, datasets: Iterable[str] | None = None, revision_id: str | None = None, links: bool = False
+    ) -> Revision:
         """Open and verify a revision: the folder holds the manifest's files and no other, each a
         regular file (`links`: or a symbolic link to one, as in a Hub snapshot), and every file of the
         selected datasets (all when None) matches its size, sha256 and row count. Anything else is an
@@ -93,8 +95,9 @@ class Revision:
         unknown = [name for name in wanted if name not in known]
         if unknown:
             raise SourceError(f"revision {manifest['label']} has no dataset {unknown[0]!r}; it has: {', '.join(known)}")
-        revision = cls(root, manifest, revision_id or manifest["content_hash"], tuple(n for n in known if n in wanted),
-                       links)
+        revision = cls(
+            root, manifest, revision_id or manifest["content_hash"], tuple(n for n in known if n in wanted), links
+        )
         where = f"revision {manifest['label']}"
         on_disk = disk_files(root, links=links, where=where)
         unlisted = sorted(on_disk - {entry["path"] for entry in manifest["files"]} - {MANIFEST})
@@ -109,8 +112,9 @@ class Revision:
             if path.suffix == ".parquet":
                 rows = parquet_rows(path, links=links, what=f"{where}: {entry['path']}")
                 if rows != entry["rows"]:
-                    raise IntegrityError(f"{where}: {MANIFEST} gives {entry['rows']} rows for {entry['path']}; "
-                                         f"the file has {rows}")
+                    raise IntegrityError(
+                        f"{where}: {MANIFEST} gives {entry['rows']} rows for {entry['path']}; the file has {rows}"
+                    )
         return revision
 
     @property
@@ -151,11 +155,14 @@ class Revision:
     def _require(self, name: str) -> dict[str, Any]:
         """The manifest entry of a dataset this revision was opened for (its files were verified)."""
         if name not in self.dataset_names():
-            raise SourceError(f"revision {self.label} has no dataset {name!r}; it has: "
-                              f"{', '.join(self.dataset_names())}")
+            raise SourceError(
+                f"revision {self.label} has no dataset {name!r}; it has: {', '.join(self.dataset_names())}"
+            )
         if name not in self.selected:
-            raise SourceError(f"revision {self.label} was opened for {', '.join(self.selected)}; the files of {name} "
-                              f"were not verified")
+            raise SourceError(
+                f"revision {self.label} was opened for {', '.join(self.selected)}; the files of {name} "
+                f"were not verified"
+            )
         return next(s for s in self.manifest["sources"] if s["name"] == name)
 
     def source(self, name: str) -> SourceDataset:
@@ -164,13 +171,19 @@ class Revision:
         if name not in self._sources:  # read once: the items' checks and the scorer both need it
             dataset = read_source_parquet(self.root / "source" / name, read_bytes=self._read_path)
             info = dataset.info
-            stated_by_copy = {"name": info.name, "task_type": info.task_type, "languages": sorted(info.languages),
-                              "subsets": {n: list(codes) for n, codes in info.subsets.items()}}
+            stated_by_copy = {
+                "name": info.name,
+                "task_type": info.task_type,
+                "languages": sorted(info.languages),
+                "subsets": {n: list(codes) for n, codes in info.subsets.items()},
+            }
             for key, stated in stated_by_copy.items():
                 declared = sorted(entry[key]) if key == "languages" else entry[key]
                 if stated != declared:
-                    raise IntegrityError(f"revision {self.label}: source/{name}/dataset.json gives {key} "
-                                         f"{brief(stated)}; the manifest says {brief(declared)}")
+                    raise IntegrityError(
+                        f"revision {self.label}: source/{name}/dataset.json gives {key} "
+                        f"{brief(stated)}; the manifest says {brief(declared)}"
+                    )
             self._sources[name] = dataset
         return self._sources[name]
 
@@ -208,8 +221,13 @@ class Revision:
             if variant is not None:
                 found[parts[0]].setdefault(parts[1], set()).add(variant)
         order = {t: i for i, t in enumerate(self.manifest["transformations"])}
-        return {part: {name: sorted(pairs, key=lambda v: (order.get(v[0], len(order)), v[0], v[1]))
-                       for name, pairs in datasets.items()} for part, datasets in found.items()}
+        return {
+            part: {
+                name: sorted(pairs, key=lambda v: (order.get(v[0], len(order)), v[0], v[1]))
+                for name, pairs in datasets.items()
+            }
+            for part, datasets in found.items()
+        }
 
     def items(self, name: str, transformation: str, seed: int) -> list[ItemRecord]:
         """Item records of one (dataset, transformation, seed), checked in one pass: each against the
@@ -279,7 +297,8 @@ class Revision:
         shaped: list[pa.Table | None] = []
         for table, transformation, seed in files:
             if sorted(table.column_names) != sorted(expected.names) or any(
-                    not table.schema.field(column.name).type.equals(column.type) for column in expected):
+                not table.schema.field(column.name).type.equals(column.type) for column in expected
+            ):
                 shaped.append(None)
                 continue
             table = table.select(expected.names)
@@ -288,9 +307,14 @@ class Revision:
         kept = [table for table in shaped if table is not None]
         if not kept:
             return [False] * len(files)
-        together = pa.table({column.name: pa.chunked_array([chunk for table in kept
-                                                            for chunk in table.column(column.name).chunks],
-                                                           column.type) for column in expected})
+        together = pa.table(
+            {
+                column.name: pa.chunked_array(
+                    [chunk for table in kept for chunk in table.column(column.name).chunks], column.type
+                )
+                for column in expected
+            }
+        )
         bad = suspect_rows(together)
         source = self._text_table(name, corpus=corpus)
         distinct = pc.count_distinct(source.column(REF_KEY)).as_py() == source.num_rows
@@ -301,8 +325,11 @@ class Revision:
                 continue
             rows = table.num_rows
             # A sound file holds the source's texts in ref order, each once: record i is then text i, no lookup.
-            aligned = distinct and rows == source.num_rows and all(
-                bool_mask(pc.equal(table.column(column), source.column(column))).all() for column in REF)
+            aligned = (
+                distinct
+                and rows == source.num_rows
+                and all(bool_mask(pc.equal(table.column(column), source.column(column))).all() for column in REF)
+            )
             if aligned:
                 found, once = source, True
             else:
@@ -311,8 +338,8 @@ class Revision:
                 once = pc.count_distinct(key).as_py() == rows  # one record per text
             # The key's parts are compared too, so its separator cannot mislead.
             for column in (() if aligned else REF) + ("original_text", "subset", "source_language"):
-                bad[start:start + rows] |= ~bool_mask(pc.equal(table.column(column), found.column(column)))
-            verdicts.append(once and not bad[start:start + rows].any())
+                bad[start : start + rows] |= ~bool_mask(pc.equal(table.column(column), found.column(column)))
+            verdicts.append(once and not bad[start : start + rows].any())
             start += rows
         return verdicts
 
@@ -327,8 +354,15 @@ class Revision:
             self._text_tables[(name, corpus)] = table.append_column(REF_KEY, ref_key(table))
         return self._text_tables[(name, corpus)]
 
-    def _records_one_by_one(self, table: pa.Table, name: str, transformation: str, seed: int, rel: str,
-                            texts: Mapping[tuple[str, str, str], TextRef]) -> list[ItemRecord]:
+    def _records_one_by_one(
+        self,
+        table: pa.Table,
+        name: str,
+        transformation: str,
+        seed: int,
+        rel: str,
+        texts: Mapping[tuple[str, str, str], TextRef],
+    ) -> list[ItemRecord]:
         """The records of a file `_sound` could not clear, each checked in turn: the first broken
         rule is refused, worded for its row (the per-record JSON Schema check words a schema's)."""
         entry = self._require(name)
@@ -344,28 +378,35 @@ class Revision:
             record = ItemRecord.from_row(row, what=what)
             found = (record.dataset, record.task_type, record.transformation, record.seed)
             if found != expected:
-                raise IntegrityError(f"{what}: a record of {'/'.join(map(str, found))} in the file of "
-                                     f"{'/'.join(map(str, expected))}")
+                raise IntegrityError(
+                    f"{what}: a record of {'/'.join(map(str, found))} in the file of {'/'.join(map(str, expected))}"
+                )
             where = "/".join(record.ref)
             text = texts.get(record.ref)
             if text is None:
                 raise IntegrityError(f"{what}: {where} is not a text of the source of {name}")
-            for attr, value in (("original_text", text.text), ("subset", text.subset),
-                                ("source_language", text.language)):
+            for attr, value in (
+                ("original_text", text.text),
+                ("subset", text.subset),
+                ("source_language", text.language),
+            ):
                 if getattr(record, attr) != value:
                     raise IntegrityError(f"{what}: {attr} of {where} is not the source's")
             if record.ref in first:
                 row_before, before = first[record.ref]
                 differs = before.transformed_text != record.transformed_text
                 conflict = " with another transformed_text" if differs else ""
-                raise IntegrityError(f"{what}: a second record for {where}{conflict} (the first is row {row_before}); "
-                                     f"a text has one record per file")
+                raise IntegrityError(
+                    f"{what}: a second record for {where}{conflict} (the first is row {row_before}); "
+                    f"a text has one record per file"
+                )
             first[record.ref] = (number, record)
         check_columns(columns, f"revision {self.label}: {rel}")
         return [record for _, record in first.values()]
 
-    def _file_records(self, table: pa.Table, sound: bool, name: str, transformation: str, seed: int, rel: str, *,
-                      corpus: bool) -> int:
+    def _file_records(
+        self, table: pa.Table, sound: bool, name: str, transformation: str, seed: int, rel: str, *, corpus: bool
+    ) -> int:
         """What `check_content` needs of one file (`sound`: `_sound_files` cleared it): its record count,
         every record checked and a record for every source text; a file the columnar checks could not
         clear is checked one by one (which words a refusal), then its first source text without a record
@@ -376,8 +417,10 @@ class Revision:
         found = {record.ref for record in self._records_one_by_one(table, name, transformation, seed, rel, texts)}
         missing = [ref for ref in texts if ref not in found]
         if missing:
-            raise IntegrityError(f"revision {self.label}: {rel}: no record "
-                                 f"for {'/'.join(missing[0])} ({len(missing)} source texts have none)")
+            raise IntegrityError(
+                f"revision {self.label}: {rel}: no record "
+                f"for {'/'.join(missing[0])} ({len(missing)} source texts have none)"
+            )
         return len(found)
 
     def check_content(self) -> Checked:
@@ -388,13 +431,17 @@ class Revision:
         item_files = records = 0
         for name in self.selected:
             self._require(name)
-            for variants, path, corpus in ((self.variants, items_path, False), (self.corpus_variants, corpus_path,
-                                                                                 True)):
-                files = [(path(name, transformation, seed), transformation, seed)
-                         for transformation, seed in variants(name)]
+            for variants, path, corpus in (
+                (self.variants, items_path, False),
+                (self.corpus_variants, corpus_path, True),
+            ):
+                files = [
+                    (path(name, transformation, seed), transformation, seed) for transformation, seed in variants(name)
+                ]
                 tables = [self._read_items(rel) for rel, _, _ in files]  # one dataset's files at a time
-                verdicts = self._sound_files([(table, t, s) for table, (_, t, s) in zip(tables, files)], name,
-                                             corpus=corpus)
+                verdicts = self._sound_files(
+                    [(table, t, s) for table, (_, t, s) in zip(tables, files)], name, corpus=corpus
+                )
                 for (rel, transformation, seed), table, sound in zip(files, tables, verdicts):
                     records += self._file_records(table, sound, name, transformation, seed, rel, corpus=corpus)
                     item_files += 1
@@ -408,5 +455,7 @@ class Revision:
         held = set(self.variants(name))
         for entry in self.manifest.get("change_shares") or ():
             if entry["dataset"] == name and (entry["transformation"], entry["seed"]) not in held:
-                raise IntegrityError(f"revision {self.label}: manifest change_shares name {name} "
-                                     f"{entry['transformation']}_{entry['seed']}, which has no items file")
+                raise IntegrityError(
+                    f"revision {self.label}: manifest change_shares name {name} "
+                    f"{entry['transformation']}_{entry['seed']}, which has no items file"
+                )

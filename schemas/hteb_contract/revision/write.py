@@ -26,8 +26,9 @@ from hteb_contract.parquet_io import write_parquet, write_table
 from hteb_contract.sources import DatasetInfo, SourceDataset, write_source_parquet
 
 
-def write_items(root: Path, dataset: str, transformation: str, seed: int, records: Sequence[ItemRecord], *,
-                corpus: bool = False) -> Path:
+def write_items(
+    root: Path, dataset: str, transformation: str, seed: int, records: Sequence[ItemRecord], *, corpus: bool = False
+) -> Path:
     """Validate item records (`corpus`: perturbed corpus records) against the contract, then write
     them (sorted, stable bytes): `write_item_table` of their table. A value JSON would not hold as
     its column's type (`NotPlain`) makes no table: every record is then checked alone, which words
@@ -47,8 +48,9 @@ def write_items(root: Path, dataset: str, transformation: str, seed: int, record
     return write_item_table(root, dataset, transformation, seed, table, corpus=corpus)
 
 
-def write_item_table(root: Path, dataset: str, transformation: str, seed: int, table: pa.Table, *,
-                     corpus: bool = False) -> Path:
+def write_item_table(
+    root: Path, dataset: str, transformation: str, seed: int, table: pa.Table, *, corpus: bool = False
+) -> Path:
     """Validate an item table (`item_table.records_table`'s schema; `corpus`: perturbed corpus
     records) against the contract, then write it sorted by ref (stable bytes): `write_item_tables`
     of one."""
@@ -59,8 +61,14 @@ def write_item_table(root: Path, dataset: str, transformation: str, seed: int, t
 CHECK_ROWS = 1_000_000
 
 
-def write_item_tables(root: Path, tables: Mapping[Variant, pa.Table], *, corpus: bool = False,
-                      progress: Progress = quiet, desc: str = "writing item tables") -> list[Path]:
+def write_item_tables(
+    root: Path,
+    tables: Mapping[Variant, pa.Table],
+    *,
+    corpus: bool = False,
+    progress: Progress = quiet,
+    desc: str = "writing item tables",
+) -> list[Path]:
     """Validate item tables, one per (dataset, transformation, seed) (`corpus`: perturbed corpus
     records), against the contract, then write each sorted by ref (stable bytes); a refusal writes none.
 
@@ -72,15 +80,18 @@ def write_item_tables(root: Path, tables: Mapping[Variant, pa.Table], *, corpus:
     ordered: dict[Variant, pa.Table] = {}
     for (dataset, transformation, seed), table in tables.items():
         if not table.schema.equals(arrow_schema("item")):
-            raise ContractError(f"{file_what(dataset, transformation, seed, corpus)}: not an item table "
-                                f"(its Arrow schema is not hteb_contract.arrow's item schema)")
+            raise ContractError(
+                f"{file_what(dataset, transformation, seed, corpus)}: not an item table "
+                f"(its Arrow schema is not hteb_contract.arrow's item schema)"
+            )
         if not sorted_by_ref(table):
             table = table.take(pc.sort_indices(table, [(name, "ascending") for name in REF]))
         ordered[(dataset, transformation, seed)] = table
     batch: list[Variant] = []
     for variant in [*ordered, None]:
-        if batch and (variant is None or sum(ordered[v].num_rows for v in batch) + ordered[variant].num_rows
-                      > CHECK_ROWS):
+        if batch and (
+            variant is None or sum(ordered[v].num_rows for v in batch) + ordered[variant].num_rows > CHECK_ROWS
+        ):
             check_tables({v: ordered[v] for v in batch}, corpus)
             batch = []
         if variant is not None:
@@ -94,17 +105,33 @@ def write_item_tables(root: Path, tables: Mapping[Variant, pa.Table], *, corpus:
 
 def manifest_source(info: DatasetInfo, *, origin: str, sample: int | None) -> dict[str, Any]:
     """The manifest's entry for one source dataset: names, pin, languages, subsets and what was transformed."""
-    return {"name": info.name, "task_type": info.task_type, "mteb_task": info.mteb_task, "hf_path": info.hf_path,
-            "hf_revision": info.hf_revision, "origin": origin, "languages": list(info.languages),
-            "subsets": {name: list(codes) for name, codes in info.subsets.items()},
-            "transformed_fields": info.transformed_fields(), "sample": sample}
+    return {
+        "name": info.name,
+        "task_type": info.task_type,
+        "mteb_task": info.mteb_task,
+        "hf_path": info.hf_path,
+        "hf_revision": info.hf_revision,
+        "origin": origin,
+        "languages": list(info.languages),
+        "subsets": {name: list(codes) for name, codes in info.subsets.items()},
+        "transformed_fields": info.transformed_fields(),
+        "sample": sample,
+    }
 
 
-def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterable[ItemRecord],
-                   manifest_fields: Mapping[str, Any], card_body: str, *,
-                   tables: Mapping[Variant, pa.Table] | None = None,
-                   corpus_tables: Mapping[Variant, pa.Table] | None = None, licenses: Sequence[SourceLicense] = (),
-                   task_ids: Iterable[str] = (), progress: Progress = quiet) -> dict[str, Any]:
+def write_revision(
+    root: Path,
+    sources: Iterable[SourceDataset],
+    records: Iterable[ItemRecord],
+    manifest_fields: Mapping[str, Any],
+    card_body: str,
+    *,
+    tables: Mapping[Variant, pa.Table] | None = None,
+    corpus_tables: Mapping[Variant, pa.Table] | None = None,
+    licenses: Sequence[SourceLicense] = (),
+    task_ids: Iterable[str] = (),
+    progress: Progress = quiet,
+) -> dict[str, Any]:
     """Write a whole revision into the empty folder `root` and seal it; returns the manifest.
 
     The source copy of each dataset, one items file per (dataset, transformation, seed): the
@@ -130,8 +157,9 @@ def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterab
         raise ContractError(f"{'/'.join(map(str, twice[0]))}: given both as records and as a table")
     groups = [*grouped, *tables]
     if grouped:  # no bar for a stage that has nothing to do
-        for (name, transformation, seed), group in progress(grouped.items(), "checking and writing items",
-                                                            len(grouped)):
+        for (name, transformation, seed), group in progress(
+            grouped.items(), "checking and writing items", len(grouped)
+        ):
             write_items(root, name, transformation, seed, group)
     if tables:
         write_item_tables(root, tables, progress=progress, desc="checking and writing the rules' items")
@@ -147,23 +175,36 @@ def write_revision(root: Path, sources: Iterable[SourceDataset], records: Iterab
     languages |= {r.target_language for r in records if r.target_language}
     for table in tables.values():
         languages |= set(pc.unique(pc.drop_null(table.column("target_language"))).to_pylist())
-    head = front_matter(manifest_fields.get("label", ""), [source_tables(s) for s in sources], variants,
-                        corpus_variants, languages=languages,
-                        rows=len(records) + sum(table.num_rows for table in tables.values()), licenses=licenses,
-                        source_datasets=[source_pin(s) for s in manifest_fields.get("sources", ())], task_ids=task_ids)
+    head = front_matter(
+        manifest_fields.get("label", ""),
+        [source_tables(s) for s in sources],
+        variants,
+        corpus_variants,
+        languages=languages,
+        rows=len(records) + sum(table.num_rows for table in tables.values()),
+        licenses=licenses,
+        source_datasets=[source_pin(s) for s in manifest_fields.get("sources", ())],
+        task_ids=task_ids,
+    )
     atomic_write_text(root / CARD, head + card_body)
     atomic_write_text(root / EVAL, revision_eval_yaml(manifest_fields, variants))
-    shares = [entry for (name, transformation, seed), table in _item_tables(grouped, tables).items()
-              for entry in share_entries(name, transformation, seed, table, rules=rules_of(manifest_fields))]
+    shares = [
+        entry
+        for (name, transformation, seed), table in _item_tables(grouped, tables).items()
+        for entry in share_entries(name, transformation, seed, table, rules=rules_of(manifest_fields))
+    ]
     return seal(root, {**manifest_fields, "change_shares": shares}, progress)
 
 
-def _item_tables(grouped: Mapping[Variant, Sequence[ItemRecord]], tables: Mapping[Variant, pa.Table]
-                 ) -> dict[Variant, pa.Table]:
+def _item_tables(
+    grouped: Mapping[Variant, Sequence[ItemRecord]], tables: Mapping[Variant, pa.Table]
+) -> dict[Variant, pa.Table]:
     """The subset, original and transformed text of every items file written, as tables (`change_shares`)."""
     columns = ("subset", "original_text", "transformed_text")
-    found = {variant: pa.table({c: pa.array([getattr(r, c) for r in group], pa.string()) for c in columns})
-             for variant, group in grouped.items()}
+    found = {
+        variant: pa.table({c: pa.array([getattr(r, c) for r in group], pa.string()) for c in columns})
+        for variant, group in grouped.items()
+    }
     return {**found, **{variant: table.select(list(columns)) for variant, table in tables.items()}}
 
 

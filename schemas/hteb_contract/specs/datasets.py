@@ -103,10 +103,20 @@ class DatasetSpec:
     def from_info(cls, info: DatasetInfo, *, local: str) -> DatasetSpec:
         """The spec of a source folder no row names, from its dataset.json and rows (no licence, no
         citation, its task type's defaults)."""
-        return cls(info.name, info.task_type, info.eval_split, dict(info.subsets),
-                   task_type(info.task_type).mteb_main_score, task_type(info.task_type).evaluation({}, what=info.name),
-                   mteb_task=info.mteb_task, hf_path=info.hf_path, hf_revision=info.hf_revision,
-                   train_split=info.train_split, paper_languages=info.languages, local=local)
+        return cls(
+            info.name,
+            info.task_type,
+            info.eval_split,
+            dict(info.subsets),
+            task_type(info.task_type).mteb_main_score,
+            task_type(info.task_type).evaluation({}, what=info.name),
+            mteb_task=info.mteb_task,
+            hf_path=info.hf_path,
+            hf_revision=info.hf_revision,
+            train_split=info.train_split,
+            paper_languages=info.languages,
+            local=local,
+        )
 
     @property
     def languages(self) -> tuple[str, ...]:
@@ -140,9 +150,15 @@ class DatasetSpec:
 
     def info(self) -> DatasetInfo:
         return DatasetInfo(
-            name=self.name, task_type=self.task_type, eval_split=self.eval_split, languages=self.languages,
-            train_split=self.train_split, mteb_task=self.mteb_task, hf_path=self.hf_path,
-            hf_revision=self.hf_revision, subsets=dict(self.subsets),
+            name=self.name,
+            task_type=self.task_type,
+            eval_split=self.eval_split,
+            languages=self.languages,
+            train_split=self.train_split,
+            mteb_task=self.mteb_task,
+            hf_path=self.hf_path,
+            hf_revision=self.hf_revision,
+            subsets=dict(self.subsets),
         )
 
 
@@ -163,14 +179,25 @@ def _spec(row: dict[str, Any]) -> DatasetSpec:
     release = row.get("release_license")
     stats = row.get("stats")
     return DatasetSpec(
-        name, kind, row["eval_split"], {s: tuple(codes) for s, codes in row["subsets"].items()},
+        name,
+        kind,
+        row["eval_split"],
+        {s: tuple(codes) for s, codes in row["subsets"].items()},
         row.get("main_score") or task_type(kind).mteb_main_score,
         task_type(kind).evaluation(row.get("evaluation", {}), what="evaluation"),
-        mteb_task=row.get("mteb_task"), hf_path=row.get("hf_path"), hf_revision=row.get("hf_revision"),
-        train_split=row.get("train_split"), paper_languages=tuple(row.get("paper_languages", ())),
-        english=row.get("english", True), registry=row.get("registry", True), local=row.get("local"),
-        fast_loading=row.get("fast_loading", False), renames=dict(row.get("renames", {})),
-        license=row.get("license"), citation=row.get("citation"), hub_task_ids=tuple(row.get("hub_task_ids", ())),
+        mteb_task=row.get("mteb_task"),
+        hf_path=row.get("hf_path"),
+        hf_revision=row.get("hf_revision"),
+        train_split=row.get("train_split"),
+        paper_languages=tuple(row.get("paper_languages", ())),
+        english=row.get("english", True),
+        registry=row.get("registry", True),
+        local=row.get("local"),
+        fast_loading=row.get("fast_loading", False),
+        renames=dict(row.get("renames", {})),
+        license=row.get("license"),
+        citation=row.get("citation"),
+        hub_task_ids=tuple(row.get("hub_task_ids", ())),
         release_license=None if release is None else SourceLicense(name, *(release[k] for k in ("id", "name", "link"))),
         stats=None if stats is None else {s: tuple(FieldStats(*f) for f in fs) for s, fs in stats.items()},
     )
@@ -188,8 +215,10 @@ def _check_agree(specs: list[DatasetSpec], where: str) -> None:
             continue
         other = by_task.setdefault(spec.mteb_task, spec)
         if (other.task_type, other.main_score, other.evaluation) != (spec.task_type, spec.main_score, spec.evaluation):
-            raise ContractError(f"{where}: rows {other.name!r} and {spec.name!r} name mteb task {spec.mteb_task} "
-                                f"but differ in task type, main score or evaluation settings")
+            raise ContractError(
+                f"{where}: rows {other.name!r} and {spec.name!r} name mteb task {spec.mteb_task} "
+                f"but differ in task type, main score or evaluation settings"
+            )
 
 
 def load_dataset_specs(path: Path = TABLE) -> tuple[DatasetSpec, ...]:

@@ -36,8 +36,14 @@ class ClassificationSettings:
 class ClusteringSettings:
     """AbsTaskClustering ("fast", bootstrapped) or AbsTaskClusteringLegacy ("legacy")."""
 
-    MTEB: ClassVar[tuple[str, ...]] = ("max_fraction_of_documents_to_embed", "max_document_to_embed",
-                                       "max_documents_per_cluster", "n_clusters", "k_mean_batch_size", "max_depth")
+    MTEB: ClassVar[tuple[str, ...]] = (
+        "max_fraction_of_documents_to_embed",
+        "max_document_to_embed",
+        "max_documents_per_cluster",
+        "n_clusters",
+        "k_mean_batch_size",
+        "max_depth",
+    )
     kind: str = "legacy"  # "legacy" | "fast"
     max_fraction_of_documents_to_embed: float | None = 0.04
     max_document_to_embed: int | None = None
@@ -94,8 +100,15 @@ class PairClassificationSettings:
     MTEB: ClassVar[tuple[str, ...]] = ()
 
 
-Settings = (ClassificationSettings | ClusteringSettings | RetrievalSettings | SummarizationSettings | STSSettings
-            | PairClassificationSettings)
+Settings = (
+    ClassificationSettings
+    | ClusteringSettings
+    | RetrievalSettings
+    | SummarizationSettings
+    | STSSettings
+    | PairClassificationSettings
+)
+
 
 def settings_for(kind: type[Settings], given: Mapping[str, Any], *, what: str) -> Settings:
     """The settings of kind `kind` that set `given` apart from its abstract class's defaults; `what`

@@ -89,19 +89,32 @@ class NoiseScripts:
                     raise ContractError(f"{TABLE_PATH.name}: layout {name!r} has neither rows nor a `from` with rows")
                 rows = [_shift(r, int(row.get("offset", 0))) for r in base]
             self.layouts[name] = Layout(name, row["source"], tuple(rows), row.get("syllables"), row.get("shifted"))
-        self.scripts = {code: ScriptRules(code, tuple(r["unicode"]), bool(r["cased"]), r.get("layout"), r.get("digits"),
-                                          r.get("no_layout"), r.get("no_digits"))
-                        for code, r in data["scripts"].items()}
+        self.scripts = {
+            code: ScriptRules(
+                code,
+                tuple(r["unicode"]),
+                bool(r["cased"]),
+                r.get("layout"),
+                r.get("digits"),
+                r.get("no_layout"),
+                r.get("no_digits"),
+            )
+            for code, r in data["scripts"].items()
+        }
         self.languages: dict[str, dict[str, str]] = dict(data.get("languages") or {})
         for code, script in self.scripts.items():
             if script.layout is None and not script.no_layout or script.digits is None and not script.no_digits:
-                raise ContractError(f"{TABLE_PATH.name}: script {code}: a rule declared not applicable needs its reason")
+                raise ContractError(
+                    f"{TABLE_PATH.name}: script {code}: a rule declared not applicable needs its reason"
+                )
             if script.layout is not None and script.layout not in self.layouts:
                 raise ContractError(f"{TABLE_PATH.name}: script {code}: unknown layout {script.layout!r}")
         for language, by_script in self.languages.items():
             for code, layout in by_script.items():
                 if code not in self.scripts or layout not in self.layouts:
-                    raise ContractError(f"{TABLE_PATH.name}: language {language}: unknown script or layout {code}: {layout}")
+                    raise ContractError(
+                        f"{TABLE_PATH.name}: language {language}: unknown script or layout {code}: {layout}"
+                    )
         self._by_word = {word: code for code, s in self.scripts.items() for word in s.unicode}
 
     def script_of(self, char: str) -> str | None:
@@ -147,9 +160,13 @@ def adjacency(rows: tuple[str, ...]) -> dict[str, str]:
     where = {key: (row, col) for row, keys in enumerate(rows) for col, key in enumerate(keys) if key != NO_KEY}
     neighbours = {}
     for key, (row, col) in where.items():
-        near = [other for other, (r, c) in where.items()
-                if (r == row and abs(c - col) == 1) or (r == row - 1 and c in (col, col + 1))
-                or (r == row + 1 and c in (col - 1, col))]
+        near = [
+            other
+            for other, (r, c) in where.items()
+            if (r == row and abs(c - col) == 1)
+            or (r == row - 1 and c in (col, col + 1))
+            or (r == row + 1 and c in (col - 1, col))
+        ]
         neighbours[key] = "".join(sorted(near))
     return neighbours
 
@@ -187,17 +204,26 @@ TABLE_END = "<!-- end of the rules per script -->"
 def markdown_table() -> str:
     """docs/noise.md's table of the rules per script and per language, with each layout's source."""
     table = noise_scripts()
-    lines = ["| script | keyboard_typos (layout, source) | numerisation | random_capitalisation | "
-             "punctuation_casing_loss |", "|---|---|---|---|---|"]
+    lines = [
+        "| script | keyboard_typos (layout, source) | numerisation | random_capitalisation | punctuation_casing_loss |",
+        "|---|---|---|---|---|",
+    ]
     for code, row in table.scripts.items():
-        keys = (f"{table.layouts[row.layout].name}: {table.layouts[row.layout].source}" if row.layout
-                else f"not applicable: {row.no_layout}")
-        digits = (", ".join(f"{k}->{v}" for k, v in row.digits.items()) if row.digits
-                  else f"not applicable: {row.no_digits}")
+        keys = (
+            f"{table.layouts[row.layout].name}: {table.layouts[row.layout].source}"
+            if row.layout
+            else f"not applicable: {row.no_layout}"
+        )
+        digits = (
+            ", ".join(f"{k}->{v}" for k, v in row.digits.items()) if row.digits else f"not applicable: {row.no_digits}"
+        )
         cased = "applies" if row.cased else "not applicable: no case"
         punctuation = "punctuation and case" if row.cased else "punctuation only (no case)"
         lines.append(f"| {code} | {keys} | {digits} | {cased} | {punctuation} |")
     lines += ["", "| language | script | national layout (keyboard_typos) |", "|---|---|---|"]
-    lines += [f"| {language} | {code} | {name}: {table.layouts[name].source} |"
-              for language, by_script in table.languages.items() for code, name in by_script.items()]
+    lines += [
+        f"| {language} | {code} | {name}: {table.layouts[name].source} |"
+        for language, by_script in table.languages.items()
+        for code, name in by_script.items()
+    ]
     return "\n".join([TABLE_START, "", *lines, "", TABLE_END])

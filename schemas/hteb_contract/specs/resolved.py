@@ -36,8 +36,13 @@ def _rows(path: str) -> Any:
         return yaml.load(handle, Loader=yaml.CSafeLoader)
 
 
-def specs_block(dataset_names: Sequence[str], transformation_names: Sequence[str], *, noise_scripts: bool,
-                language_detector: Mapping[str, Any] | None) -> dict[str, Any]:
+def specs_block(
+    dataset_names: Sequence[str],
+    transformation_names: Sequence[str],
+    *,
+    noise_scripts: bool,
+    language_detector: Mapping[str, Any] | None,
+) -> dict[str, Any]:
     """The resolved rows of a run: its datasets' (by their row names) and transformations' rows in the run's order, every
     axis (they define the HTEB total, whichever the run used) and the templates its rows use, the Noise script table where the run's rules read it (`noise_scripts`: a rule
     of version 2 or later among them, as the generator knows its versions), and
@@ -73,19 +78,26 @@ def specs_hash(block: Mapping[str, Any]) -> str:
 
 def differences(ours: Mapping[str, Any], theirs: Mapping[str, Any]) -> str | None:
     """Where two blocks first differ, as "transformations row 'paraphrasing': judge_task"; None if equal."""
-    for key in sorted(ours.keys() | theirs.keys(), key=lambda k: (BLOCK_ORDER.index(k) if k in BLOCK_ORDER else
-                                                               len(BLOCK_ORDER), k)):
+    for key in sorted(
+        ours.keys() | theirs.keys(), key=lambda k: (BLOCK_ORDER.index(k) if k in BLOCK_ORDER else len(BLOCK_ORDER), k)
+    ):
         mine, other = ours.get(key), theirs.get(key)
         if mine == other:
             continue
-        if isinstance(mine, list) and isinstance(other, list) and all(
-                isinstance(r, dict) and "name" in r for r in mine + other):
+        if (
+            isinstance(mine, list)
+            and isinstance(other, list)
+            and all(isinstance(r, dict) and "name" in r for r in mine + other)
+        ):
             rows, others = {r["name"]: r for r in mine}, {r["name"]: r for r in other}
             for name in [*rows, *(n for n in others if n not in rows)]:
                 a, b = rows.get(name), others.get(name)
                 if a != b:
-                    column = (next(c for c in sorted(a.keys() | b.keys()) if a.get(c) != b.get(c))
-                              if a is not None and b is not None else "the row itself")
+                    column = (
+                        next(c for c in sorted(a.keys() | b.keys()) if a.get(c) != b.get(c))
+                        if a is not None and b is not None
+                        else "the row itself"
+                    )
                     return f"{key} row {name!r}: {column}"
             return f"{key}: the order of its rows"
         return key

@@ -184,14 +184,19 @@ def _check_rows(table: TransformationTable, source: str) -> None:
             raise ContractError(f"{where}: its axis {row.axis!r} must stand with its other rows, in the axes' order")
         for number, step in enumerate(row.steps):
             if step.template not in templates:
-                raise ContractError(f"{where}: steps[{number}]: unknown template {step.template!r}; "
-                                    f"known: {', '.join(sorted(templates))}")
+                raise ContractError(
+                    f"{where}: steps[{number}]: unknown template {step.template!r}; "
+                    f"known: {', '.join(sorted(templates))}"
+                )
             if step.check_as is not None and number == len(row.steps) - 1:
-                raise ContractError(f"{where}: steps[{number}]: check_as is for an intermediate step (the last "
-                                    "step is checked as the transformation itself)")
+                raise ContractError(
+                    f"{where}: steps[{number}]: check_as is for an intermediate step (the last "
+                    "step is checked as the transformation itself)"
+                )
             if step.check_as is not None and step.check_as not in llm:
-                raise ContractError(f"{where}: steps[{number}]: check_as {step.check_as!r} is no LLM transformation "
-                                    "of the table")
+                raise ContractError(
+                    f"{where}: steps[{number}]: check_as {step.check_as!r} is no LLM transformation of the table"
+                )
     unused = [a.name for a in table.axes if not a.transformations]
     if unused:
         raise ContractError(f"{source}: axis {unused[0]!r} has no transformation")
@@ -202,17 +207,24 @@ def parse_transformation_table(data: Any, source: str = "transformations.yaml") 
     _check_schema(data, source)
     rows = tuple(
         TransformationSpec(
-            name=row["name"], axis=row["axis"], made_by=row["made_by"],
+            name=row["name"],
+            axis=row["axis"],
+            made_by=row["made_by"],
             steps=tuple(StepSpec(s["template"], s["language"], s.get("check_as")) for s in row.get("steps", ())),
-            languages=row.get("languages"), judge_task=row.get("judge_task"),
-            detectors=tuple(row.get("detectors", ())), short_output=row.get("short_output", False),
-            short=row.get("short"), needs=row.get("needs"),
+            languages=row.get("languages"),
+            judge_task=row.get("judge_task"),
+            detectors=tuple(row.get("detectors", ())),
+            short_output=row.get("short_output", False),
+            short=row.get("short"),
+            needs=row.get("needs"),
         )
         for row in data["transformations"]
     )
     table = TransformationTable(
-        axes=tuple(Axis(a["name"], a["label"], tuple(t.name for t in rows if t.axis == a["name"]), a["paper"])
-                   for a in data["axes"]),
+        axes=tuple(
+            Axis(a["name"], a["label"], tuple(t.name for t in rows if t.axis == a["name"]), a["paper"])
+            for a in data["axes"]
+        ),
         templates=tuple(TemplateSpec(t["name"], float(t["growth"]), float(t["expected"])) for t in data["templates"]),
         transformations=rows,
     )
@@ -227,8 +239,10 @@ def _resolved(table: TransformationTable) -> TransformationTable:
     rows = {row.name: row for row in table.transformations}
 
     def steps(row: TransformationSpec) -> tuple[StepSpec, ...]:
-        return tuple(replace(s, budget=templates[s.template], check=None if s.check_as is None else rows[s.check_as])
-                     for s in row.steps)
+        return tuple(
+            replace(s, budget=templates[s.template], check=None if s.check_as is None else rows[s.check_as])
+            for s in row.steps
+        )
 
     return replace(table, transformations=tuple(replace(row, steps=steps(row)) for row in table.transformations))
 

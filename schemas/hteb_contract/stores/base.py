@@ -75,7 +75,8 @@ class RevisionStore(ABC):
 
 #: URI scheme -> backend class; the backends register themselves in their modules, loaded when first asked.
 STORES: Registry[Callable[[str], RevisionStore]] = Registry(
-    "store scheme", modules=("hteb_contract.stores.local", "hteb_contract.stores.hub"))
+    "store scheme", modules=("hteb_contract.stores.local", "hteb_contract.stores.hub")
+)
 
 
 def open_store(uri: str) -> RevisionStore:

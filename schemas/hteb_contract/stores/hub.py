@@ -65,13 +65,16 @@ class HubStore(RevisionStore):
                 path = api.hf_hub_download(self.repo_id, MANIFEST, repo_type="dataset", revision=tagged[label])
                 published = json.loads(Path(path).read_text(encoding="utf-8"))
                 if published.get("content_hash") != digest:
-                    raise StoreError(f"{self.uri}: tag {label!r} already holds other content; publish under a new label")
+                    raise StoreError(
+                        f"{self.uri}: tag {label!r} already holds other content; publish under a new label"
+                    )
                 return PublishResult(self.uri, label, tagged[label], digest, created=False)
             head = next((b.target_commit for b in refs.branches if b.name == "main"), None)
             wanted = {entry["path"] for entry in manifest["files"]} | {MANIFEST}
             current = set(api.list_repo_files(self.repo_id, repo_type="dataset", revision=head)) if head else set()
             operations: list[CommitOperationAdd | CommitOperationDelete] = [
-                CommitOperationAdd(path_in_repo=p, path_or_fileobj=str(staged / p)) for p in sorted(wanted)]
+                CommitOperationAdd(path_in_repo=p, path_or_fileobj=str(staged / p)) for p in sorted(wanted)
+            ]
             operations += [CommitOperationDelete(path_in_repo=p) for p in sorted(current - wanted - {".gitattributes"})]
             commit = api.create_commit(
                 self.repo_id,
@@ -81,8 +84,13 @@ class HubStore(RevisionStore):
                 repo_type="dataset",
                 parent_commit=head,
             )
-            api.create_tag(self.repo_id, tag=label, revision=commit.oid, repo_type="dataset",
-                           tag_message=f"HTEB revision {label} ({digest})")
+            api.create_tag(
+                self.repo_id,
+                tag=label,
+                revision=commit.oid,
+                repo_type="dataset",
+                tag_message=f"HTEB revision {label} ({digest})",
+            )
         except HtebError:
             raise
         except _hub_errors() as err:
@@ -103,7 +111,10 @@ class HubStore(RevisionStore):
                 patterns += [f"{part}/{name}/*" for part in PARTS]
         try:
             folder = snapshot_download(
-                self.repo_id, repo_type="dataset", revision=ref, allow_patterns=patterns,
+                self.repo_id,
+                repo_type="dataset",
+                revision=ref,
+                allow_patterns=patterns,
                 cache_dir=str(self.cache_dir) if self.cache_dir else None,
             )
         except _hub_errors() as err:

@@ -68,8 +68,11 @@ class LocalStore(RevisionStore):
             with open_regular(path) as handle:
                 record = json.loads(handle.read().decode("utf-8"))
         except OSError as err:
-            raise CorruptLabel(self.root, label, (err.strerror or str(err)) if isinstance(err, NotRegular)
-                               else f"cannot be read ({err.strerror})") from None
+            raise CorruptLabel(
+                self.root,
+                label,
+                (err.strerror or str(err)) if isinstance(err, NotRegular) else f"cannot be read ({err.strerror})",
+            ) from None
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
             raise CorruptLabel(self.root, label, "is not valid JSON") from None
         if not isinstance(record, dict):
@@ -77,8 +80,9 @@ class LocalStore(RevisionStore):
         if record.get("label") != label:
             raise CorruptLabel(self.root, label, f"names the label {record.get('label')!r}")
         if not isinstance(record.get("content_hash"), str) or not _SHA256.match(record["content_hash"]):
-            raise CorruptLabel(self.root, label, f"gives the content hash {record.get('content_hash')!r:.80}, "
-                                                 f"not a hex sha256")
+            raise CorruptLabel(
+                self.root, label, f"gives the content hash {record.get('content_hash')!r:.80}, not a hex sha256"
+            )
         if not isinstance(record.get("published"), str):
             raise CorruptLabel(self.root, label, "has no publication time")
         return record
@@ -176,8 +180,10 @@ class LocalStore(RevisionStore):
         if revision.manifest["content_hash"] != digest:
             raise StoreError(f"store {self.root}: object {digest[:12]} holds another revision")
         if self._read_label(ref) is not None and revision.label != ref:  # no hash covers the manifest's label
-            raise StoreError(f"store {self.root}: label {ref!r} points at object {digest[:12]}, whose manifest says "
-                             f"it is revision {revision.label!r}")
+            raise StoreError(
+                f"store {self.root}: label {ref!r} points at object {digest[:12]}, whose manifest says "
+                f"it is revision {revision.label!r}"
+            )
         return revision
 
     def exists(self) -> bool:

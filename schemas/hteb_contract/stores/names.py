@@ -48,8 +48,10 @@ def _hub_repo(uri: str, repo: str) -> None:
     try:
         validate_repo_id(repo)
     except HFValidationError:
-        raise StoreError(f"store {uri!r}: {repo!r} is not a Hugging Face repository id (OWNER/NAME of letters, "
-                         "digits, '-', '_', '.'; no '--' or '..'; a name of at most 96 characters)") from None
+        raise StoreError(
+            f"store {uri!r}: {repo!r} is not a Hugging Face repository id (OWNER/NAME of letters, "
+            "digits, '-', '_', '.'; no '--' or '..'; a name of at most 96 characters)"
+        ) from None
 
 
 #: URI scheme -> the check of what follows `scheme://` (the schemes `open_store` opens).
@@ -75,5 +77,7 @@ _GIT_REFUSES = re.compile(r"\.\.|\.$|\.lock$")
 def check_label(label: str) -> None:
     """A one-line StoreError unless `label` is a revision label every store accepts (module docstring)."""
     if not isinstance(label, str) or not LABEL.fullmatch(label) or _GIT_REFUSES.search(label):
-        raise StoreError(f"label {label!r} is not a revision label: 1 to 128 letters, digits, '.', '_' or '-', "
-                         "starting with a letter or digit, without '..' and not ending in '.' or '.lock'")
+        raise StoreError(
+            f"label {label!r} is not a revision label: 1 to 128 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit, without '..' and not ending in '.' or '.lock'"
+        )

@@ -46,10 +46,19 @@ def cli() -> None:
 
 
 @cli.command()
-@click.option("--store", default=DEFAULT_STORE, help="Revision store: a path, file://PATH or hf://OWNER/NAME. "
-              "Default: the sample store bundled with hteb-score, as for every command.")
-@click.option("--revision", "ref", default=SAMPLE_REVISION, show_default=True,
-              help="Label, content hash or Hub commit of the revision.")
+@click.option(
+    "--store",
+    default=DEFAULT_STORE,
+    help="Revision store: a path, file://PATH or hf://OWNER/NAME. "
+    "Default: the sample store bundled with hteb-score, as for every command.",
+)
+@click.option(
+    "--revision",
+    "ref",
+    default=SAMPLE_REVISION,
+    show_default=True,
+    help="Label, content hash or Hub commit of the revision.",
+)
 @click.option("--datasets", default=None, help="Comma-separated datasets to verify (default: all).")
 def verify(store: str, ref: str, datasets: str | None) -> None:
     """Download (if needed) and verify a revision: manifest schema and layout, every file's sha256,
@@ -65,17 +74,23 @@ def verify(store: str, ref: str, datasets: str | None) -> None:
     revision = open_store(store).fetch(ref, datasets=names)
     checked = revision.check_content()
     skipped = [n for n in revision.dataset_names() if n not in checked.datasets]
-    line = (f"ok: {revision.label} ({revision.revision_id}) - {len(checked.datasets)} of "
-            f"{len(revision.dataset_names())} datasets verified: {', '.join(checked.datasets)}; {checked.files} files "
-            f"match their sha256; {checked.item_files} item files ({checked.records} records) match the item schema, "
-            f"their file and their source texts")
+    line = (
+        f"ok: {revision.label} ({revision.revision_id}) - {len(checked.datasets)} of "
+        f"{len(revision.dataset_names())} datasets verified: {', '.join(checked.datasets)}; {checked.files} files "
+        f"match their sha256; {checked.item_files} item files ({checked.records} records) match the item schema, "
+        f"their file and their source texts"
+    )
     echo(line + (f"; not verified: {', '.join(skipped)}" if skipped else ""))
 
 
 @cli.command()
 @click.argument("ref", metavar="[REVISION]", default=SAMPLE_REVISION)
-@click.option("--store", default=DEFAULT_STORE, help="Revision store: a path, file://PATH or hf://OWNER/NAME. "
-              "Default: the sample store bundled with hteb-score, as for every command.")
+@click.option(
+    "--store",
+    default=DEFAULT_STORE,
+    help="Revision store: a path, file://PATH or hf://OWNER/NAME. "
+    "Default: the sample store bundled with hteb-score, as for every command.",
+)
 def cite(ref: str, store: str) -> None:
     """Print the BibTeX to cite for a revision (default: the bundled sample): HTEB, the revision itself (label,
     content hash, store) and every source dataset it holds, from the rows the revision was made by."""
@@ -87,8 +102,12 @@ def cite(ref: str, store: str) -> None:
 
 
 @cli.command()
-@click.option("--store", default=DEFAULT_STORE, help="Revision store: a path, file://PATH or hf://OWNER/NAME. "
-              "Default: the sample store bundled with hteb-score, as for every command.")
+@click.option(
+    "--store",
+    default=DEFAULT_STORE,
+    help="Revision store: a path, file://PATH or hf://OWNER/NAME. "
+    "Default: the sample store bundled with hteb-score, as for every command.",
+)
 def revisions(store: str) -> None:
     """List the labels published in a store, oldest first, each with the revision it names (a local
     store's content hash, a Hub commit) and when it was published (`-` where the store does not say);

@@ -57,27 +57,67 @@ and, for a revision on the Hub, model_index/<model>/.eval_results/hteb.yaml
 (and add-to-dataset-eval.yaml: the eval.yaml tasks an ad hoc selection needs).""",
 )
 @click.argument("cards", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--scores-table", "tables", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="CSV/JSON table of per-dataset scores (see above); may be repeated.")
-@click.option("--mteb-results", "mteb_dirs", multiple=True, type=click.Path(file_okay=False, path_type=Path),
-              help="A folder of mteb results (an mteb cache, hteb-score's OUT/mteb, or its results/ folder): each model "
-              "in it, the original from results/<model>/<revision>/, each variant from its HTEB experiment folder; "
-              "may be repeated.")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Output folder: new or empty, or an earlier comparison with --overwrite. Written whole or not at all.")
+@click.option(
+    "--scores-table",
+    "tables",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="CSV/JSON table of per-dataset scores (see above); may be repeated.",
+)
+@click.option(
+    "--mteb-results",
+    "mteb_dirs",
+    multiple=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A folder of mteb results (an mteb cache, hteb-score's OUT/mteb, or its results/ folder): each model "
+    "in it, the original from results/<model>/<revision>/, each variant from its HTEB experiment folder; "
+    "may be repeated.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Output folder: new or empty, or an earlier comparison with --overwrite. Written whole or not at all.",
+)
 @click.option("--overwrite", is_flag=True, help="Replace the earlier comparison in --out, whole.")
-@click.option("--force", is_flag=True,
-              help="Compare inputs of different (or unstated) dataset revisions or protocols (the output says so).")
-@click.option("--splits", "n_splits", default=1000, show_default=True, type=click.IntRange(1, 100_000),
-              help="Random task-stratified splits for the split-half reliability.")
-@click.option("--ci", "ci_method", default="walsh", show_default=True, type=click.Choice(["walsh", "bootstrap"]),
-              help="HL shift CI: exact signed-rank (Walsh averages) or percentile bootstrap (1000 resamples).")
-@click.option("--basis", default="common", show_default=True, type=click.Choice(["common", "own"]),
-              help="What the leaderboard and the heat map rest on: common = the datasets x transformations every "
-              "model has (fair ranks); own = each model on all it has (its card's figures). Every output states it "
-              "and shows a model's card figure beside any figure that differs.")
-@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1),
-              help="Seed of the split-half splits and the bootstrap.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Compare inputs of different (or unstated) dataset revisions or protocols (the output says so).",
+)
+@click.option(
+    "--splits",
+    "n_splits",
+    default=1000,
+    show_default=True,
+    type=click.IntRange(1, 100_000),
+    help="Random task-stratified splits for the split-half reliability.",
+)
+@click.option(
+    "--ci",
+    "ci_method",
+    default="walsh",
+    show_default=True,
+    type=click.Choice(["walsh", "bootstrap"]),
+    help="HL shift CI: exact signed-rank (Walsh averages) or percentile bootstrap (1000 resamples).",
+)
+@click.option(
+    "--basis",
+    default="common",
+    show_default=True,
+    type=click.Choice(["common", "own"]),
+    help="What the leaderboard and the heat map rest on: common = the datasets x transformations every "
+    "model has (fair ranks); own = each model on all it has (its card's figures). Every output states it "
+    "and shows a model's card figure beside any figure that differs.",
+)
+@click.option(
+    "--seed",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0, 2**32 - 1),
+    help="Seed of the split-half splits and the bootstrap.",
+)
 def compare(
     cards: tuple[Path, ...],
     tables: tuple[Path, ...],
@@ -109,16 +149,21 @@ def compare(
     if comparison.lead is not None:
         echo(comparison.lead.sentence())
     for path in sorted(p for p in comparison_files.model_index(comparison) if p.endswith(EVAL_ADDITIONS)):
-        echo(f"note: {path} lists task ids the revision's eval.yaml does not declare (an ad hoc selection); "
-                   "add its tasks to the dataset repo's eval.yaml for .eval_results/hteb.yaml to attach", err=True)
+        echo(
+            f"note: {path} lists task ids the revision's eval.yaml does not declare (an ad hoc selection); "
+            "add its tasks to the dataset repo's eval.yaml for .eval_results/hteb.yaml to attach",
+            err=True,
+        )
     for row in comparison.leaderboard:
         if comparison.has_total or comparison.lead is None:
             shown = f"HTEB {figure_cell(row, 'hteb')} ({figure_cell(row, 'delta', sign=True)})"
         else:
             shown = f"{column_label(comparison.lead.axis)} {leaderboard_cell(row, comparison.lead.axis)}"
-        echo(f"{row_name(row.model, row.chance)}: original {figure_cell(row, 'original')}, {shown} "
-             f"on {coverage_cell(row)}"
-                   f", rank interval and group {comparison.rank_interval(row)}")
+        echo(
+            f"{row_name(row.model, row.chance)}: original {figure_cell(row, 'original')}, {shown} "
+            f"on {coverage_cell(row)}"
+            f", rank interval and group {comparison.rank_interval(row)}"
+        )
     for ranking in comparison.pairwise.values():
         if len(ranking.ranks) > 1:
             echo(f"model against model: {groups_sentence(ranking)}")

@@ -13,12 +13,22 @@ from hteb_score.cli.terminal import echo
 
 @click.command("leaderboard")
 @click.argument("cards", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--facts", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="Model facts (JSON list: model, licence, parameters, max_tokens), as `python tests/models.py "
-                   "--facts` writes them; a card's own facts come first.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="The page to write (e.g. docs/leaderboard.html); its CSV is written beside it.")
-@click.option("--check", is_flag=True, help="Write nothing; exit 1 when the page or its CSV differ from what the cards give.")
+@click.option(
+    "--facts",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Model facts (JSON list: model, licence, parameters, max_tokens), as `python tests/models.py "
+    "--facts` writes them; a card's own facts come first.",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The page to write (e.g. docs/leaderboard.html); its CSV is written beside it.",
+)
+@click.option(
+    "--check", is_flag=True, help="Write nothing; exit 1 when the page or its CSV differ from what the cards give."
+)
 def leaderboard(cards: Path, facts: Path, out: Path, check: bool) -> None:
     """Write the leaderboard page OUT and OUT's folder/leaderboard.csv from the result cards in
     CARDS (`*/result_card.json`) and the model facts file."""

@@ -15,17 +15,28 @@ from hteb_score.cli.terminal import echo
 
 @click.command()
 @click.argument("parts", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), required=True,
-              help="Folder for the merged result_card.json, result_card.md and mteb/ JSON: new or empty, or an "
-              "earlier result with --overwrite. Written whole or not at all.")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="Folder for the merged result_card.json, result_card.md and mteb/ JSON: new or empty, or an "
+    "earlier result with --overwrite. Written whole or not at all.",
+)
 @click.option("--overwrite", is_flag=True, help="Replace the earlier result in --out, whole.")
-@click.option("--keep-timings", is_flag=True,
-              help="With --overwrite: where the new card says what the earlier one in --out says but for when it "
-              "was made and how long it took (`created`, `timings`), keep those of the earlier card, so merging "
-              "unchanged parts again changes no file (`make findings`).")
-@click.option("--datasets", default=None, metavar="NAMES",
-              help="Comma-separated datasets: the card of a run over just these (parts holding others are left "
-              "out), e.g. six datasets of a whole-revision run's parts.")
+@click.option(
+    "--keep-timings",
+    is_flag=True,
+    help="With --overwrite: where the new card says what the earlier one in --out says but for when it "
+    "was made and how long it took (`created`, `timings`), keep those of the earlier card, so merging "
+    "unchanged parts again changes no file (`make findings`).",
+)
+@click.option(
+    "--datasets",
+    default=None,
+    metavar="NAMES",
+    help="Comma-separated datasets: the card of a run over just these (parts holding others are left "
+    "out), e.g. six datasets of a whole-revision run's parts.",
+)
 def merge(parts: tuple[Path, ...], out: Path, overwrite: bool, keep_timings: bool, datasets: str | None) -> None:
     """Merge PARTS (folders written by `hteb-score ... --part DATASETS`) into one result: the same
     card, mteb files and statistics a single run over their datasets writes. Parts of another
@@ -42,7 +53,9 @@ def merge(parts: tuple[Path, ...], out: Path, overwrite: bool, keep_timings: boo
     with output.staged() as folder:
         card = publish(merged, folder, earlier)
     kept = earlier is not None and all(card[key] == earlier.get(key) for key in PER_CARD)
-    echo(f"{summary(card)} -> {output.path}" + (" (the earlier card's date and timings kept: unchanged)" if kept else ""))
+    echo(
+        f"{summary(card)} -> {output.path}" + (" (the earlier card's date and timings kept: unchanged)" if kept else "")
+    )
 
 
 def _earlier_card(path: Path) -> dict | None:
@@ -56,21 +69,45 @@ def _earlier_card(path: Path) -> dict | None:
 
 @click.command()
 @click.argument("part", type=click.Path(path_type=Path))
-@click.option("--store", required=True, help="Store of the revision to carry the part to: a path, file://PATH or "
-              "hf://OWNER/NAME.")
+@click.option(
+    "--store", required=True, help="Store of the revision to carry the part to: a path, file://PATH or hf://OWNER/NAME."
+)
 @click.option("--revision", "ref", required=True, help="Label, content hash or Hub commit of that revision.")
-@click.option("--from-store", default=None, help="Store of the revision the part was scored on (default: the "
-              "store the part names).")
-@click.option("--from-revision", default=None, help="That revision in --from-store (default: the one the part "
-              "names), or a rebuild of it (with --scored-manifest).")
-@click.option("--scored-manifest", type=click.Path(path_type=Path), default=None,
-              help="The manifest (or its revision folder) of the revision the part was scored on, where "
-              "--from-revision rebuilds its data (e.g. docs/revisions/noise-1339): its data files must be equal.")
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), required=True,
-              help="Folder for the carried hteb_part.json: new or empty, or an earlier part with --overwrite.")
+@click.option(
+    "--from-store",
+    default=None,
+    help="Store of the revision the part was scored on (default: the store the part names).",
+)
+@click.option(
+    "--from-revision",
+    default=None,
+    help="That revision in --from-store (default: the one the part "
+    "names), or a rebuild of it (with --scored-manifest).",
+)
+@click.option(
+    "--scored-manifest",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The manifest (or its revision folder) of the revision the part was scored on, where "
+    "--from-revision rebuilds its data (e.g. docs/revisions/noise-1339): its data files must be equal.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="Folder for the carried hteb_part.json: new or empty, or an earlier part with --overwrite.",
+)
 @click.option("--overwrite", is_flag=True, help="Replace the earlier part in --out, whole.")
-def carry(part: Path, store: str, ref: str, from_store: str | None, from_revision: str | None,
-          scored_manifest: Path | None, out: Path, overwrite: bool) -> None:
+def carry(
+    part: Path,
+    store: str,
+    ref: str,
+    from_store: str | None,
+    from_revision: str | None,
+    scored_manifest: Path | None,
+    out: Path,
+    overwrite: bool,
+) -> None:
     """Carry PART (a work unit scored on one revision) to a newer revision whose data for the part's datasets
     the scorer reads the same (sources, texts, errors and judge scores, compared per dataset on both
     revisions, each verified): the part of the same run on the new revision, each unit flagged

@@ -98,16 +98,21 @@ def writable_location(path: Path, option: str) -> Path:
     if path.exists() and not path.is_dir():
         raise HtebError(f"{option} {path} is a file, not a folder")
     ancestor = nearest_existing(path)
-    _require_folder(ancestor, os.W_OK | os.X_OK, f"{option} {path}: {ancestor} is a file, not a folder",
-                    f"{option} {path}: {ancestor} is not writable")
+    _require_folder(
+        ancestor,
+        os.W_OK | os.X_OK,
+        f"{option} {path}: {ancestor} is a file, not a folder",
+        f"{option} {path}: {ancestor} is not writable",
+    )
     return path
 
 
 def readable_folder(path: Path, option: str) -> Path:
     """An existing folder whose entries can be listed and read."""
     path = Path(path)
-    _require_folder(path, os.R_OK | os.X_OK, f"{option} {path}: no such folder",
-                    f"{option} {path}: folder is not readable")
+    _require_folder(
+        path, os.R_OK | os.X_OK, f"{option} {path}: no such folder", f"{option} {path}: folder is not readable"
+    )
     return path
 
 

@@ -40,8 +40,9 @@ class OutputFolder:
     option: str = "--out"
 
     @classmethod
-    def check(cls, path: Path, *, marker: str, overwrite: bool, option: str = "--out",
-              stores: tuple[Path, ...] = ()) -> OutputFolder:
+    def check(
+        cls, path: Path, *, marker: str, overwrite: bool, option: str = "--out", stores: tuple[Path, ...] = ()
+    ) -> OutputFolder:
         """Refuse, before any work, an output folder that cannot be written, one inside a store
         (`stores`: the local stores of the run, made or not), one holding an earlier result without
         `overwrite`, and a non-empty folder that holds no result of ours at all."""
@@ -57,8 +58,9 @@ class OutputFolder:
         path, option = self.path, self.option
         if path.is_dir() and any(path.iterdir()):
             if not (path / self.marker).is_file():
-                raise HtebError(f"{option} {path} is a non-empty folder without {self.marker}; choose a new or "
-                                "empty folder")
+                raise HtebError(
+                    f"{option} {path} is a non-empty folder without {self.marker}; choose a new or empty folder"
+                )
             if not self.overwrite:
                 raise HtebError(f"{option} {path} holds an earlier result; pass --overwrite to replace it")
             if not os.access(path.parent, os.W_OK | os.X_OK):
@@ -71,7 +73,7 @@ class OutputFolder:
             return []
         found = []
         for entry in self.path.parent.iterdir():
-            pid = entry.name[len(prefix):].split("-", 1)[0]
+            pid = entry.name[len(prefix) :].split("-", 1)[0]
             if entry.name.startswith(prefix) and pid.isdigit() and not process_alive(int(pid)):
                 found.append(entry)
         return sorted(found)

@@ -25,8 +25,11 @@ if TYPE_CHECKING:  # imported when the option is parsed: --help stays light
     from hteb_score.evaluators.protocol import Protocol
 
 #: the encoders that choose their own backend and precision, and who chooses them
-OWN_RUNTIME = {"mteb": "mteb's loader decides backend and precision", "python": "the factory's engine runs itself",
-               "null": "a null model computes its vectors itself"}
+OWN_RUNTIME = {
+    "mteb": "mteb's loader decides backend and precision",
+    "python": "the factory's engine runs itself",
+    "null": "a null model computes its vectors itself",
+}
 
 
 def _protocol(ctx: click.Context, param: click.Parameter, name: str) -> Protocol:
@@ -45,82 +48,182 @@ def _judge_threshold(ctx: click.Context, param: click.Parameter, value: float | 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("model_ids", nargs=-1, metavar="[MODEL_ID]...")
-@click.option("--store", default=None, help="Revision store: a path, file://PATH or hf://OWNER/NAME. "
-              "Default: the sample store bundled with hteb-score.")
-@click.option("--revision", "ref", default=None, help=f"Label, content hash or Hub commit. Default: {SAMPLE_REVISION} "
-              "in the bundled store.")
-@click.option("--source-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Score the original data of dataset folders in the shared/data layout (dataset.json + one "
-              "JSONL per table) instead of a revision.")
-@click.option("--datasets", default=None, help="Comma-separated dataset names (default: all in the revision or folder).")
+@click.option(
+    "--store",
+    default=None,
+    help="Revision store: a path, file://PATH or hf://OWNER/NAME. Default: the sample store bundled with hteb-score.",
+)
+@click.option(
+    "--revision",
+    "ref",
+    default=None,
+    help=f"Label, content hash or Hub commit. Default: {SAMPLE_REVISION} in the bundled store.",
+)
+@click.option(
+    "--source-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Score the original data of dataset folders in the shared/data layout (dataset.json + one "
+    "JSONL per table) instead of a revision.",
+)
+@click.option(
+    "--datasets", default=None, help="Comma-separated dataset names (default: all in the revision or folder)."
+)
 @click.option("--transformations", default=None, help="Comma-separated transformations (default: all in the revision).")
-@click.option("--seeds", default=None, help="Comma-separated seeds, e.g. 1337,1338,1339 (default: all in the revision).")
-@click.option("--protocol", metavar="NAME", default="hteb", show_default=True, callback=_protocol,
-              help="hteb: the paper's evaluation (full-train classification, ...); mteb: equal to mteb 2.26 main "
-              "scores. The card records the protocol and each dataset's evaluation settings.")
-@click.option("--on-error", type=click.Choice(["original", "drop", "keep"]), default="original", show_default=True,
-              help="Items whose transformation still has errors: score the original text, drop the item, or keep "
-              "the flawed output. Counts per dataset x transformation go into the card.")
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("hteb-results"), show_default=True,
-              help="Folder for result_card.json, result_card.md and mteb/ JSON: new or empty, or an earlier result "
-              "with --overwrite. Written whole or not at all.")
+@click.option(
+    "--seeds", default=None, help="Comma-separated seeds, e.g. 1337,1338,1339 (default: all in the revision)."
+)
+@click.option(
+    "--protocol",
+    metavar="NAME",
+    default="hteb",
+    show_default=True,
+    callback=_protocol,
+    help="hteb: the paper's evaluation (full-train classification, ...); mteb: equal to mteb 2.26 main "
+    "scores. The card records the protocol and each dataset's evaluation settings.",
+)
+@click.option(
+    "--on-error",
+    type=click.Choice(["original", "drop", "keep"]),
+    default="original",
+    show_default=True,
+    help="Items whose transformation still has errors: score the original text, drop the item, or keep "
+    "the flawed output. Counts per dataset x transformation go into the card.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("hteb-results"),
+    show_default=True,
+    help="Folder for result_card.json, result_card.md and mteb/ JSON: new or empty, or an earlier result "
+    "with --overwrite. Written whole or not at all.",
+)
 @click.option("--overwrite", is_flag=True, help="Replace the earlier result in --out, whole.")
 @click.option("--device", default="auto", show_default=True, help="cpu, cuda, cuda:1, mps or auto.")
 @click.option("--batch-size", type=click.IntRange(min=1, max=1 << 16), default=32, show_default=True)
-@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="On-disk embedding cache (sqlite), keyed by model identity (weights, tokenizer, module configs, precision), prompt and text; safe to share.")
+@click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="On-disk embedding cache (sqlite), keyed by model identity (weights, tokenizer, module configs, precision), prompt and text; safe to share.",
+)
 @click.option("--trust-remote-code", is_flag=True, help="Allow the model's own code from the Hub (off by default).")
-@click.option("--encoder", type=click.Choice(KINDS), default="auto", show_default=True,
-              help="mteb: MODEL_ID from mteb's model registry, encoded through mteb with the prompts and instructions "
-              "mteb gives each task (needs the mteb extra). python: MODEL_ID is MODULE:FACTORY or FILE.py:FACTORY, "
-              "called once for an encoder of mteb's protocol (your own engine; docs/scoring.md). null: MODEL_ID is "
-              "hteb:random or hteb:constant (settings as a query: hteb:random?norm=10&seed=3&dim=384), a null model "
-              "that reads no text and scores chance. auto: null for MODEL_ID starting hteb:, python for "
-              "MODULE:FACTORY, mteb when it is installed and has MODEL_ID registered, else sentence-transformers.")
-@click.option("--backend", type=click.Choice(["auto", *BACKENDS.names()]), default="auto", show_default=True,
-              help="What runs the model: torch, or its transformer exported once to ONNX and run by onnxruntime "
-              "(extra: onnx) or OpenVINO (extra: openvino). auto: OpenVINO fp32 on CPU when installed (measured "
-              "fastest with scores equal to torch fp32's), else torch. The card records it and the largest "
-              "embedding difference from torch fp32 on a probe set.")
-@click.option("--precision", type=click.Choice(["fp32", "fp16", "bf16", "int8"]), default=None,
-              help="fp32 (default on CPU), fp16 (default on CUDA, torch only), bf16 (torch), int8 (onnx dynamic "
-              "quantisation). A result in reduced precision is flagged reduced_precision and marked by compare.")
-@click.option("--token-budget", type=click.IntRange(min=64, max=1 << 22), default=None, metavar="N",
-              help="Encode pre-tokenised, length-sorted batches of at most N padded tokens, prepared one batch ahead "
-              "(default on CUDA and with several --device: 16384; on CPU sentence-transformers' encode with "
-              "--batch-size). --device cuda:0,cuda:1 runs one model replica per device.")
+@click.option(
+    "--encoder",
+    type=click.Choice(KINDS),
+    default="auto",
+    show_default=True,
+    help="mteb: MODEL_ID from mteb's model registry, encoded through mteb with the prompts and instructions "
+    "mteb gives each task (needs the mteb extra). python: MODEL_ID is MODULE:FACTORY or FILE.py:FACTORY, "
+    "called once for an encoder of mteb's protocol (your own engine; docs/scoring.md). null: MODEL_ID is "
+    "hteb:random or hteb:constant (settings as a query: hteb:random?norm=10&seed=3&dim=384), a null model "
+    "that reads no text and scores chance. auto: null for MODEL_ID starting hteb:, python for "
+    "MODULE:FACTORY, mteb when it is installed and has MODEL_ID registered, else sentence-transformers.",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(["auto", *BACKENDS.names()]),
+    default="auto",
+    show_default=True,
+    help="What runs the model: torch, or its transformer exported once to ONNX and run by onnxruntime "
+    "(extra: onnx) or OpenVINO (extra: openvino). auto: OpenVINO fp32 on CPU when installed (measured "
+    "fastest with scores equal to torch fp32's), else torch. The card records it and the largest "
+    "embedding difference from torch fp32 on a probe set.",
+)
+@click.option(
+    "--precision",
+    type=click.Choice(["fp32", "fp16", "bf16", "int8"]),
+    default=None,
+    help="fp32 (default on CPU), fp16 (default on CUDA, torch only), bf16 (torch), int8 (onnx dynamic "
+    "quantisation). A result in reduced precision is flagged reduced_precision and marked by compare.",
+)
+@click.option(
+    "--token-budget",
+    type=click.IntRange(min=64, max=1 << 22),
+    default=None,
+    metavar="N",
+    help="Encode pre-tokenised, length-sorted batches of at most N padded tokens, prepared one batch ahead "
+    "(default on CUDA and with several --device: 16384; on CPU sentence-transformers' encode with "
+    "--batch-size). --device cuda:0,cuda:1 runs one model replica per device.",
+)
 @click.option("--quiet", is_flag=True, help="No progress bars.")
-@click.option("--corpus-robustness", is_flag=True,
-              help="Also score each retrieval dataset's perturbed corpora (hteb-generate --corpus-noise) with the "
-              "original queries: nDCG@10 retention per perturbation and their harmonic mean, in a section of "
-              "its own (never in the HTEB total or the Noise axis).")
-@click.option("--preset", type=click.Choice(list(PRESETS.names())), default=None,
-              help="minimal: the paper's quick check - paraphrasing, expansion (else summarisation) and translation "
-              "(else cross-translation) on one dataset per task type; full: everything. Recorded in the card.")
-@click.option("--model-revision", default=None, metavar="REV",
-              help="Pin a Hub model to a commit, tag or branch (resolved to its commit before any data is read; the "
-              "card records both). Not for a local folder or an mteb registry model (mteb pins its own).")
-@click.option("--model-name", default=None, metavar="NAME",
-              help="The name of a model given as a local folder: the card, leaderboard and report show NAME, not "
-              "the folder's path.")
-@click.option("--min-judge", type=click.FloatRange(1, 5), default=None, metavar="Q", callback=_judge_threshold,
-              help="Score only transformed items whose judge mean (quality and fluency, 1-5) is at least Q; items "
-              "no judge rated are kept. Kept and dropped counts per variant go into the card.")
-@click.option("--part", default=None, metavar="DATASETS",
-              help="Score only these datasets (comma-separated) of the run the other options choose, as its work "
-              "units: OUT gets hteb_part.json, not a card; `hteb-score merge` joins the parts into the card a "
-              "single run writes.")
-@click.option("--ray-address", default=None, metavar="local|auto|ADDRESS",
-              help="Spread the work units (one per model and dataset) over a Ray cluster: local (start one here), "
-              "auto (`ray start`'s) or ADDRESS (needs the ray extra). OUT/<model>/ gets each card, OUT/comparison/ "
-              "the comparison and report page; the same command again resumes a killed run.")
-@click.option("--ray-workers", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Ray workers, one model each at a time (default: as many as the cluster's CPUs, or GPUs with "
-              "--device cuda, hold).")
-@click.option("--ray-threads", type=click.IntRange(min=1), default=None, metavar="T",
-              help="CPU threads of each Ray worker (default 1).")
-def score(out: Path, overwrite: bool, model_ids: tuple[str, ...], ray_address: str | None, ray_workers: int | None,
-          ray_threads: int | None, **given: Any) -> None:
+@click.option(
+    "--corpus-robustness",
+    is_flag=True,
+    help="Also score each retrieval dataset's perturbed corpora (hteb-generate --corpus-noise) with the "
+    "original queries: nDCG@10 retention per perturbation and their harmonic mean, in a section of "
+    "its own (never in the HTEB total or the Noise axis).",
+)
+@click.option(
+    "--preset",
+    type=click.Choice(list(PRESETS.names())),
+    default=None,
+    help="minimal: the paper's quick check - paraphrasing, expansion (else summarisation) and translation "
+    "(else cross-translation) on one dataset per task type; full: everything. Recorded in the card.",
+)
+@click.option(
+    "--model-revision",
+    default=None,
+    metavar="REV",
+    help="Pin a Hub model to a commit, tag or branch (resolved to its commit before any data is read; the "
+    "card records both). Not for a local folder or an mteb registry model (mteb pins its own).",
+)
+@click.option(
+    "--model-name",
+    default=None,
+    metavar="NAME",
+    help="The name of a model given as a local folder: the card, leaderboard and report show NAME, not "
+    "the folder's path.",
+)
+@click.option(
+    "--min-judge",
+    type=click.FloatRange(1, 5),
+    default=None,
+    metavar="Q",
+    callback=_judge_threshold,
+    help="Score only transformed items whose judge mean (quality and fluency, 1-5) is at least Q; items "
+    "no judge rated are kept. Kept and dropped counts per variant go into the card.",
+)
+@click.option(
+    "--part",
+    default=None,
+    metavar="DATASETS",
+    help="Score only these datasets (comma-separated) of the run the other options choose, as its work "
+    "units: OUT gets hteb_part.json, not a card; `hteb-score merge` joins the parts into the card a "
+    "single run writes.",
+)
+@click.option(
+    "--ray-address",
+    default=None,
+    metavar="local|auto|ADDRESS",
+    help="Spread the work units (one per model and dataset) over a Ray cluster: local (start one here), "
+    "auto (`ray start`'s) or ADDRESS (needs the ray extra). OUT/<model>/ gets each card, OUT/comparison/ "
+    "the comparison and report page; the same command again resumes a killed run.",
+)
+@click.option(
+    "--ray-workers",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Ray workers, one model each at a time (default: as many as the cluster's CPUs, or GPUs with "
+    "--device cuda, hold).",
+)
+@click.option(
+    "--ray-threads",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="T",
+    help="CPU threads of each Ray worker (default 1).",
+)
+def score(
+    out: Path,
+    overwrite: bool,
+    model_ids: tuple[str, ...],
+    ray_address: str | None,
+    ray_workers: int | None,
+    ray_threads: int | None,
+    **given: Any,
+) -> None:
     """Score MODEL_ID (a sentence-transformers id or local folder, a model of mteb's registry, or a
     null model, hteb:random or hteb:constant; default: the PyPI-shipped all-MiniLM-L6-v2) on an HTEB
     revision: the original data and every transformation and seed.
@@ -143,8 +246,9 @@ def score(out: Path, overwrite: bool, model_ids: tuple[str, ...], ray_address: s
         _units(model_ids, given, out, overwrite, (ray_address, ray_workers, ray_threads))
         return
     opts = checked_options(model_id=model_ids[0] if model_ids else None, **given)
-    output = OutputFolder.check(out, marker=CARD_FILE if opts.part is None else PART_FILE, overwrite=overwrite,
-                                stores=_local_stores(opts))
+    output = OutputFolder.check(
+        out, marker=CARD_FILE if opts.part is None else PART_FILE, overwrite=overwrite, stores=_local_stores(opts)
+    )
     if opts.encoder == "sentence-transformers":  # an mteb model was found in mteb's registry
         check_model(opts.model_id)
     with output.staged() as folder:
@@ -170,8 +274,13 @@ def _executor(address: str | None, workers: int | None, threads: int | None, dev
     return RayCluster(options.text(address, "--ray-address"), workers, threads or 1, device)
 
 
-def _units(model_ids: tuple[str, ...], given: dict[str, Any], out: Path, overwrite: bool,
-           ray: tuple[str | None, int | None, int | None]) -> None:
+def _units(
+    model_ids: tuple[str, ...],
+    given: dict[str, Any],
+    out: Path,
+    overwrite: bool,
+    ray: tuple[str | None, int | None, int | None],
+) -> None:
     """The run of work units: every model's options checked first, then the units (cli/unit_run.py)."""
     from hteb_contract.stores.local import enclosing_store
     from hteb_score.cli.unit_run import RESERVED, run_units
@@ -181,8 +290,10 @@ def _units(model_ids: tuple[str, ...], given: dict[str, Any], out: Path, overwri
     if twice is not None:
         raise HtebError(f"MODEL_ID {twice} is given twice")
     if given.get("part") is not None:
-        raise HtebError("--part scores one work unit of one model; a run of several models or --ray-address plans "
-                        "its own units: drop --part")
+        raise HtebError(
+            "--part scores one work unit of one model; a run of several models or --ray-address plans "
+            "its own units: drop --part"
+        )
     if len(model_ids) > 1 and (given.get("model_revision"), given.get("model_name")) != (None, None):
         raise HtebError("--model-revision and --model-name apply to one model; give one MODEL_ID with them")
     checked = [checked_options(model_id=model, **given) for model in (model_ids or (None,))]
@@ -198,8 +309,14 @@ def _units(model_ids: tuple[str, ...], given: dict[str, Any], out: Path, overwri
     folders = model_folders([*RESERVED, *names])
     settings = {"models": list(model_ids), **{key: _recorded(value) for key, value in given.items() if key != "quiet"}}
     with executor:
-        lines = run_units({folders[name]: opts for name, opts in zip(names, checked)}, settings, out,
-                          overwrite=overwrite, executor=executor, echo=lambda line: echo(line, err=True))
+        lines = run_units(
+            {folders[name]: opts for name, opts in zip(names, checked)},
+            settings,
+            out,
+            overwrite=overwrite,
+            executor=executor,
+            echo=lambda line: echo(line, err=True),
+        )
     for line in lines:
         echo(line)
 
@@ -235,12 +352,29 @@ def _runtime(backend: str, precision: str | None, device: str) -> tuple[str, str
     return backend, f"backend: {backend} {resolved} on {kind} ({why})"
 
 
-def checked_options(*, model_id: str | None, store: str | None, ref: str | None, source_dir: Path | None,
-                    datasets: str | None, transformations: str | None, seeds: str | None, encoder: str,
-                    device: str, cache_dir: Path | None, preset: str | None, min_judge: float | None,
-                    corpus_robustness: bool, backend: str, precision: str | None, token_budget: int | None,
-                    model_revision: str | None, model_name: str | None, part: str | None = None,
-                    **settled: Any) -> ScoreOptions:
+def checked_options(
+    *,
+    model_id: str | None,
+    store: str | None,
+    ref: str | None,
+    source_dir: Path | None,
+    datasets: str | None,
+    transformations: str | None,
+    seeds: str | None,
+    encoder: str,
+    device: str,
+    cache_dir: Path | None,
+    preset: str | None,
+    min_judge: float | None,
+    corpus_robustness: bool,
+    backend: str,
+    precision: str | None,
+    token_budget: int | None,
+    model_revision: str | None,
+    model_name: str | None,
+    part: str | None = None,
+    **settled: Any,
+) -> ScoreOptions:
     """The command line's options as one ScoreOptions, every one checked before any data is read: a
     bad one is a one-line HtebError naming it. `settled`: the options click has checked already."""
     from hteb_contract.taxonomy import axis_of
@@ -255,8 +389,10 @@ def checked_options(*, model_id: str | None, store: str | None, ref: str | None,
         cache_dir = options.writable_location(cache_dir, "--cache-dir")
     if source_dir is not None:
         if store or ref or wanted_t or wanted_s or corpus_robustness or preset or min_judge is not None:
-            raise HtebError("--source-dir scores original data only: drop --store/--revision/--transformations/--seeds"
-                            "/--corpus-robustness/--preset/--min-judge")
+            raise HtebError(
+                "--source-dir scores original data only: drop --store/--revision/--transformations/--seeds"
+                "/--corpus-robustness/--preset/--min-judge"
+            )
         options.readable_folder(source_dir, "--source-dir")
     else:
         if store is not None:
@@ -264,8 +400,9 @@ def checked_options(*, model_id: str | None, store: str | None, ref: str | None,
         store, ref = store or DEFAULT_STORE, ref or SAMPLE_REVISION
     wanted_d = options.names(datasets, "--datasets")
     if preset is not None and (wanted_d or wanted_t):
-        raise HtebError(f"--preset {preset} chooses the datasets and transformations itself: "
-                        "drop --datasets/--transformations")
+        raise HtebError(
+            f"--preset {preset} chooses the datasets and transformations itself: drop --datasets/--transformations"
+        )
     device = options.device(device)
     model_revision = options.text(model_revision, "--model-revision")
     choice = choose(encoder, model_id, revision=model_revision)
@@ -273,18 +410,37 @@ def checked_options(*, model_id: str | None, store: str | None, ref: str | None,
     model_choice = choose_model(model_id, model_revision, options.text(model_name, "--model-name"), encoder)
     if encoder in OWN_RUNTIME:
         if (backend, precision, token_budget) != ("auto", None, None) or "," in device:
-            raise HtebError("--backend, --precision, --token-budget and device lists apply to sentence-transformers "
-                            f"models; {OWN_RUNTIME[encoder]} (drop them, or pass --encoder sentence-transformers)")
+            raise HtebError(
+                "--backend, --precision, --token-budget and device lists apply to sentence-transformers "
+                f"models; {OWN_RUNTIME[encoder]} (drop them, or pass --encoder sentence-transformers)"
+            )
         why = f"encoder: {encoder} for {model_id} ({OWN_RUNTIME[encoder]})"
     else:
         backend, why = _runtime(backend, precision, device)
-    return ScoreOptions(model_id=model_id, encoder=encoder, store=store, ref=ref, source_dir=source_dir,
-                        datasets=wanted_d, transformations=wanted_t, seeds=wanted_s, device=device, cache_dir=cache_dir,
-                        preset=preset, min_judge=min_judge, corpus_robustness=corpus_robustness, backend=backend,
-                        precision=precision, token_budget=token_budget, model_choice=model_choice, runtime_note=why,
-                        encoder_reason=choice.reason, encoder_note=choice.note(model_id),
-                        part=options.names(part, "--part"),
-                        **settled)
+    return ScoreOptions(
+        model_id=model_id,
+        encoder=encoder,
+        store=store,
+        ref=ref,
+        source_dir=source_dir,
+        datasets=wanted_d,
+        transformations=wanted_t,
+        seeds=wanted_s,
+        device=device,
+        cache_dir=cache_dir,
+        preset=preset,
+        min_judge=min_judge,
+        corpus_robustness=corpus_robustness,
+        backend=backend,
+        precision=precision,
+        token_budget=token_budget,
+        model_choice=model_choice,
+        runtime_note=why,
+        encoder_reason=choice.reason,
+        encoder_note=choice.note(model_id),
+        part=options.names(part, "--part"),
+        **settled,
+    )
 
 
 def _run(opts: ScoreOptions, folder: Path, started: float) -> str:
@@ -295,6 +451,8 @@ def _run(opts: ScoreOptions, folder: Path, started: float) -> str:
     part = UnitScorer(opts, announce=lambda note: echo(note, err=True)).score(opts.part, started)
     if opts.part is not None:  # a work unit: its part, merged later (`hteb-score merge`)
         part.write(folder)
-        return (f"{part.identity.model['model_id']} [{opts.protocol.name}] part: "
-                f"{', '.join(u.dataset for u in part.units)} of {len(part.planned)} planned dataset(s)")
+        return (
+            f"{part.identity.model['model_id']} [{opts.protocol.name}] part: "
+            f"{', '.join(u.dataset for u in part.units)} of {len(part.planned)} planned dataset(s)"
+        )
     return summary(publish(part, folder))

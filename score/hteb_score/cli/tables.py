@@ -21,7 +21,9 @@ class StaleTables(HtebError):
 
 @click.command("tables")
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--check", is_flag=True, help="Write nothing; exit 1 when a table differs from what its cards or parts give.")
+@click.option(
+    "--check", is_flag=True, help="Write nothing; exit 1 when a table differs from what its cards or parts give."
+)
 def tables(files: tuple[Path, ...], check: bool) -> None:
     """Rewrite each table between `<!-- hteb:table NAME FOLDER -->` and `<!-- /hteb:table -->` in FILES
     (default docs/findings.md and docs/comparing.md) from the result cards (score tables) or the work

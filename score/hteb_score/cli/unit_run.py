@@ -45,8 +45,15 @@ class Executor(Protocol):
     def run(self, units: Sequence[WorkUnit], done: Done) -> None: ...
 
 
-def run_units(models: Mapping[str, ScoreOptions], settings: Mapping[str, Any], out: Path, *, overwrite: bool,
-              executor: Executor, echo: Callable[[str], None]) -> list[str]:
+def run_units(
+    models: Mapping[str, ScoreOptions],
+    settings: Mapping[str, Any],
+    out: Path,
+    *,
+    overwrite: bool,
+    executor: Executor,
+    echo: Callable[[str], None],
+) -> list[str]:
     """Score every unit of `models` (folder name -> its options) not kept yet, then write the cards
     and the comparison under `out`; returns the result lines (one per model, one for the comparison).
     `settings`: the command's, recorded in the run folder; `echo`: progress, one line each."""
@@ -55,16 +62,19 @@ def run_units(models: Mapping[str, ScoreOptions], settings: Mapping[str, Any], o
     units = [WorkUnit.of(name, dataset, opts) for name, opts in models.items() for dataset in planned]
     with RunFolder.held(out, settings, overwrite=overwrite) as folder:
         todo = [unit for unit in units if folder.kept(unit) is None]
-        echo(f"{len(units)} work unit(s), {len(models)} model(s) x {len(planned)} dataset(s): "
-             f"{len(units) - len(todo)} kept from an earlier run, {len(todo)} to score")
+        echo(
+            f"{len(units)} work unit(s), {len(models)} model(s) x {len(planned)} dataset(s): "
+            f"{len(units) - len(todo)} kept from an earlier run, {len(todo)} to score"
+        )
         finished = 0
 
         def done(unit: WorkUnit, part: ScorePart) -> None:
             nonlocal finished
             folder.keep(unit, part)
             finished += 1
-            echo(f"unit {finished}/{len(todo)}: {unit.model} on {unit.dataset} scored in "
-                 f"{part.timings['total_s']:.1f} s")
+            echo(
+                f"unit {finished}/{len(todo)}: {unit.model} on {unit.dataset} scored in {part.timings['total_s']:.1f} s"
+            )
 
         if todo:
             for name, opts in models.items():
@@ -92,5 +102,7 @@ def _compare(cards: Sequence[Path], out: Path) -> str:
     output = OutputFolder.check(out, marker="comparison.json", overwrite=True)
     with output.staged() as staged:
         written = comparison_files.save(comparison, staged)
-    return (f"compared {len(cards)} models on {len(comparison.datasets)} dataset(s), basis {comparison.basis.name} "
-            f"-> {output.path}: {', '.join(written)}")
+    return (
+        f"compared {len(cards)} models on {len(comparison.datasets)} dataset(s), basis {comparison.basis.name} "
+        f"-> {output.path}: {', '.join(written)}"
+    )

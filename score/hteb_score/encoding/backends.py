@@ -69,10 +69,14 @@ def resolve_backend(backend: str, device: str, precision: str | None = None) -> 
     if precision not in (None, "fp32"):
         return "torch", f"auto: torch for --precision {precision} (OpenVINO is chosen for fp32 only)"
     if not all(_importable(m) for m in BACKENDS.get("openvino").modules):
-        return "torch", ("auto: torch, as OpenVINO is not installed (pip install 'hteb-score[openvino]': measured "
-                         "1.10x torch's speed on CPU with every score equal)")
-    return "openvino", ("auto: OpenVINO fp32 on CPU, measured 1.10x torch fp32's speed with every score equal "
-                        "(--backend torch to run torch)")
+        return "torch", (
+            "auto: torch, as OpenVINO is not installed (pip install 'hteb-score[openvino]': measured "
+            "1.10x torch's speed on CPU with every score equal)"
+        )
+    return "openvino", (
+        "auto: OpenVINO fp32 on CPU, measured 1.10x torch fp32's speed with every score equal "
+        "(--backend torch to run torch)"
+    )
 
 
 def check_backend(backend: str, precision: str, device: str) -> Backend:
@@ -83,8 +87,10 @@ def check_backend(backend: str, precision: str, device: str) -> Backend:
     if precision not in entry.precisions:
         raise HtebError(f"--backend {backend} offers --precision {', '.join(entry.precisions)}; not {precision}")
     if kind not in entry.precisions[precision]:
-        raise HtebError(f"--backend {backend} --precision {precision} runs on {', '.join(entry.precisions[precision])}, "
-                        f"not on {device}")
+        raise HtebError(
+            f"--backend {backend} --precision {precision} runs on {', '.join(entry.precisions[precision])}, "
+            f"not on {device}"
+        )
     missing = [m for m in entry.modules if not _importable(m)]
     if missing:
         raise HtebError(f"--backend {backend} needs {', '.join(missing)}: pip install 'hteb-score[{entry.extra}]'")
@@ -98,8 +104,13 @@ def precision_flags(settings: Mapping[str, Any]) -> list[Flag]:
         return []
     diff = settings.get("max_diff_vs_torch_fp32")
     measured = "not measured" if diff is None else f"{diff:.2e}"
-    return [Flag("reduced_precision", f"encoded with --backend {settings.get('backend', 'torch')} --precision "
-                 f"{precision}; largest embedding difference from torch fp32 on the probe set: {measured}")]
+    return [
+        Flag(
+            "reduced_precision",
+            f"encoded with --backend {settings.get('backend', 'torch')} --precision "
+            f"{precision}; largest embedding difference from torch fp32 on the probe set: {measured}",
+        )
+    ]
 
 
 def precision_suffix(settings: Mapping[str, Any]) -> str:
@@ -159,9 +170,16 @@ def onnx_export(model: Any, folder: Path, precision: str) -> Path:
         axes = {name: {0: "batch", 1: "sequence"} for name in (*names, "last_hidden_state")}
         with torch.inference_mode(False), torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the TorchScript exporter's notes on tracing, not errors
-            torch.onnx.export(_Hidden(transformer.model.float()).eval(), tuple(sample[n].cpu() for n in names), str(tmp),
-                              input_names=names, output_names=["last_hidden_state"], dynamic_axes=axes,
-                              opset_version=17, dynamo=False)
+            torch.onnx.export(
+                _Hidden(transformer.model.float()).eval(),
+                tuple(sample[n].cpu() for n in names),
+                str(tmp),
+                input_names=names,
+                output_names=["last_hidden_state"],
+                dynamic_axes=axes,
+                opset_version=17,
+                dynamo=False,
+            )
 
     return _atomic(target, export)
 
@@ -227,9 +245,10 @@ def _attach_openvino(model: Any, folder: Path, precision: str) -> None:
     model[0].model = _runner(lambda feeds: np.asarray(compiled(feeds)[0]), model[0].model.config, names)
 
 
-BACKENDS.add("torch", Backend("torch", {"fp32": ("cpu", "cuda"), "bf16": ("cpu", "cuda"), "fp16": ("cuda",)},
-                                   None, (), None))
-BACKENDS.add("onnx", Backend("onnx", {"fp32": ("cpu",), "int8": ("cpu",)}, "onnx",
-                                  ("onnxruntime", "onnx"), _attach_onnx))
-BACKENDS.add("openvino", Backend("openvino", {"fp32": ("cpu",)}, "openvino", ("openvino", "onnx"),
-                                      _attach_openvino))
+BACKENDS.add(
+    "torch", Backend("torch", {"fp32": ("cpu", "cuda"), "bf16": ("cpu", "cuda"), "fp16": ("cuda",)}, None, (), None)
+)
+BACKENDS.add(
+    "onnx", Backend("onnx", {"fp32": ("cpu",), "int8": ("cpu",)}, "onnx", ("onnxruntime", "onnx"), _attach_onnx)
+)
+BACKENDS.add("openvino", Backend("openvino", {"fp32": ("cpu",)}, "openvino", ("openvino", "onnx"), _attach_openvino))

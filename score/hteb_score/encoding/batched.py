@@ -64,8 +64,9 @@ def _forward_inputs(model: Any) -> set[str]:
     return set(names) if names else {"input_ids", "attention_mask", "token_type_ids"}
 
 
-def _prefetched(model: Any, ids: list[list[int]], batches: Sequence[list[int]], prompt_length: int | None,
-                device: Any) -> Iterator[tuple[list[int], dict[str, Any]]]:
+def _prefetched(
+    model: Any, ids: list[list[int]], batches: Sequence[list[int]], prompt_length: int | None, device: Any
+) -> Iterator[tuple[list[int], dict[str, Any]]]:
     """The batches' padded tensors on `device`, made one batch ahead by a background thread."""
     ready: queue.Queue = queue.Queue(maxsize=2)
     failure: list[BaseException] = []
@@ -86,8 +87,9 @@ def _prefetched(model: Any, ids: list[list[int]], batches: Sequence[list[int]], 
         raise failure[0]
 
 
-def _run(model: Any, ids: list[list[int]], batches: Sequence[list[int]], prompt_length: int | None,
-         out: np.ndarray) -> None:
+def _run(
+    model: Any, ids: list[list[int]], batches: Sequence[list[int]], prompt_length: int | None, out: np.ndarray
+) -> None:
     import torch
 
     device = next(model.parameters()).device
@@ -97,8 +99,13 @@ def _run(model: Any, ids: list[list[int]], batches: Sequence[list[int]], prompt_
             out[batch] = embedded.float().cpu().numpy()
 
 
-def encode_batched(replicas: Sequence[Any], texts: Sequence[str], *, prompt: str | None = None,
-                   token_budget: int = DEFAULT_TOKEN_BUDGET) -> np.ndarray:
+def encode_batched(
+    replicas: Sequence[Any],
+    texts: Sequence[str],
+    *,
+    prompt: str | None = None,
+    token_budget: int = DEFAULT_TOKEN_BUDGET,
+) -> np.ndarray:
     """float32 embeddings of `texts` in input order, encoded by `replicas` (one SentenceTransformer
     per device) together; batches go to replicas in turn, largest first, so their work is even."""
     if not texts:
@@ -108,7 +115,7 @@ def encode_batched(replicas: Sequence[Any], texts: Sequence[str], *, prompt: str
     prompt_length = first[0]._get_prompt_length(prompt) if prompt else None  # noqa: SLF001 - sentence-transformers' own count
     batches = budget_batches([len(i) for i in ids], token_budget)
     out = np.empty((len(texts), first.get_embedding_dimension()), dtype=np.float32)
-    shares = [batches[k::len(replicas)] for k in range(len(replicas))]
+    shares = [batches[k :: len(replicas)] for k in range(len(replicas))]
     if len(replicas) == 1:
         _run(first, ids, batches, prompt_length, out)
         return out

@@ -23,8 +23,10 @@ class EmbeddingCache:
         self.folder = folder
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            self._db = open_wal(folder / "embeddings.sqlite",
-                                "CREATE TABLE IF NOT EXISTS emb (key TEXT PRIMARY KEY, dim INTEGER, vec BLOB)")
+            self._db = open_wal(
+                folder / "embeddings.sqlite",
+                "CREATE TABLE IF NOT EXISTS emb (key TEXT PRIMARY KEY, dim INTEGER, vec BLOB)",
+            )
         except (OSError, sqlite3.Error) as err:
             raise HtebError(f"embedding cache {folder} is not usable ({err})") from None
 
@@ -42,12 +44,15 @@ class EmbeddingCache:
                     found[key] = vector
         sizes = sorted({v.size for v in found.values()} | ({dim} if dim is not None and found else set()))
         if len(sizes) > 1:
-            raise HtebError(f"embedding cache {self.folder} holds rows of dimensions {', '.join(map(str, sizes))} "
-                            f"for this model{'' if dim is None else f' (its embeddings have {dim})'}: "
-                            "it is not what this model wrote")
+            raise HtebError(
+                f"embedding cache {self.folder} holds rows of dimensions {', '.join(map(str, sizes))} "
+                f"for this model{'' if dim is None else f' (its embeddings have {dim})'}: "
+                "it is not what this model wrote"
+            )
         if not all(np.isfinite(v).all() for v in found.values()):
-            raise HtebError(f"embedding cache {self.folder} holds a row with NaN or infinity: "
-                            "it is not what this model wrote")
+            raise HtebError(
+                f"embedding cache {self.folder} holds a row with NaN or infinity: it is not what this model wrote"
+            )
         return found
 
     def put_many(self, vectors: Mapping[str, np.ndarray]) -> None:

@@ -50,8 +50,9 @@ def _null(model: str | None, **settings: Any) -> LoadedEncoder:
 
 
 LOADERS: Registry[Callable[..., LoadedEncoder]] = Registry(
-    "encoder", entries={"sentence-transformers": _sentence_transformers, "mteb": _mteb, "python": _python,
-                        "null": _null})
+    "encoder",
+    entries={"sentence-transformers": _sentence_transformers, "mteb": _mteb, "python": _python, "null": _null},
+)
 
 
 @dataclass(frozen=True)
@@ -99,16 +100,20 @@ def choose(kind: str, model: str | None, *, revision: str | None = None) -> Enco
             raise HtebError("--encoder mteb needs a MODEL_ID from mteb's model registry")
         registry_entry(model)
         if revision is not None and not mteb_pins(model, revision):
-            raise HtebError(f"--model-revision {revision}: mteb's registry pins {model} at "
-                            f"{registry_entry(model).revision} and loads no other revision (pass that one, or "
-                            "--encoder sentence-transformers to load this one without mteb's task prompts)")
+            raise HtebError(
+                f"--model-revision {revision}: mteb's registry pins {model} at "
+                f"{registry_entry(model).revision} and loads no other revision (pass that one, or "
+                "--encoder sentence-transformers to load this one without mteb's task prompts)"
+            )
         return EncoderChoice("mteb", "--encoder mteb: mteb's loader, with the prompts mteb gives each task")
     if kind == "python":
         if model is None:
             raise HtebError("--encoder python needs a MODEL_ID: MODULE:FACTORY or FILE.py:FACTORY")
         if not mteb_installed():
-            raise HtebError("--encoder python encodes through mteb's encoder protocol and needs mteb: "
-                            "pip install 'hteb-score[mteb]'")
+            raise HtebError(
+                "--encoder python encodes through mteb's encoder protocol and needs mteb: "
+                "pip install 'hteb-score[mteb]'"
+            )
         resolve_factory(model)
         return EncoderChoice("python", f"{asked}: the factory's own engine")
     if kind != "auto":
@@ -126,9 +131,13 @@ def choose(kind: str, model: str | None, *, revision: str | None = None) -> Enco
         return EncoderChoice("mteb", mteb_loader)
     if revision is not None and mteb_pins(model, revision):
         return EncoderChoice("mteb", f"{mteb_loader} (--model-revision {revision} is the revision mteb pins)")
-    return EncoderChoice("sentence-transformers", f"auto: --model-revision {revision} is not the revision mteb's "
-                         f"registry pins ({registry_entry(model).revision}), which is the only one mteb loads, so "
-                         "sentence-transformers loads it, without mteb's task prompts", forced=True)
+    return EncoderChoice(
+        "sentence-transformers",
+        f"auto: --model-revision {revision} is not the revision mteb's "
+        f"registry pins ({registry_entry(model).revision}), which is the only one mteb loads, so "
+        "sentence-transformers loads it, without mteb's task prompts",
+        forced=True,
+    )
 
 
 def mteb_pins(model: str, revision: str) -> bool:

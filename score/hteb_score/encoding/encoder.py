@@ -68,8 +68,9 @@ class TextEncoder(Protocol):
 
     def prompt_key(self, task: DatasetInfo | None, prompt_type: str | None) -> str | None: ...
 
-    def encode(self, texts: Sequence[str], prompt_type: str | None, *,
-               task: DatasetInfo | None = None) -> np.ndarray: ...
+    def encode(
+        self, texts: Sequence[str], prompt_type: str | None, *, task: DatasetInfo | None = None
+    ) -> np.ndarray: ...
 
 
 class LoadedEncoder(TextEncoder, Protocol):
@@ -100,10 +101,20 @@ class Encoder:
     pinned: str | None = None  # --model-revision as given (revision is the commit it resolved to)
 
     @classmethod
-    def load(cls, model: str | None, *, device: str = "auto", batch_size: int = 32,
-             trust_remote_code: bool = False, progress: bool = True, backend: str = "torch",
-             precision: str | None = None, export_root: Path | None = None,
-             token_budget: int | None = None, choice: ModelChoice = ModelChoice()) -> Encoder:
+    def load(
+        cls,
+        model: str | None,
+        *,
+        device: str = "auto",
+        batch_size: int = 32,
+        trust_remote_code: bool = False,
+        progress: bool = True,
+        backend: str = "torch",
+        precision: str | None = None,
+        export_root: Path | None = None,
+        token_budget: int | None = None,
+        choice: ModelChoice = ModelChoice(),
+    ) -> Encoder:
         """Load a model by Hub id or local path; an unknown model is a one-line HtebError.
         `backend`/`precision` (backends.py; precision None: fp16 on cuda, else fp32) are checked
         before the model loads; exports are kept under `export_root` (default: $HTEB_CACHE_DIR, else ~/.cache/hteb).
@@ -129,8 +140,13 @@ class Encoder:
         try:
             # float32 explicitly: transformers 5 loads a checkpoint stored in half precision in half, and the
             # fp32 reference (and max_diff_vs_torch_fp32) would silently be measured against half
-            loaded = SentenceTransformer(source, device=devices[0], trust_remote_code=trust_remote_code,
-                                         revision=choice.commit, model_kwargs={"dtype": torch.float32})
+            loaded = SentenceTransformer(
+                source,
+                device=devices[0],
+                trust_remote_code=trust_remote_code,
+                revision=choice.commit,
+                model_kwargs={"dtype": torch.float32},
+            )
         except Exception as err:  # sentence-transformers raises OSError, ValueError, HTTP errors...
             where = "local folder" if Path(source).exists() else "Hugging Face model (offline or not found)"
             first = first_line(err)
@@ -143,8 +159,21 @@ class Encoder:
         identity = model_identity(root, backend=backend, precision=DTYPES[precision])
         if model is not None and Path(model).exists():
             model_id = choice.name or str(Path(model).resolve())
-        encoder = cls(model_id, revision, identity, loaded, device, batch_size, DTYPES[precision], trust_remote_code,
-                      backend, precision, None, token_budget, pinned=choice.pinned)
+        encoder = cls(
+            model_id,
+            revision,
+            identity,
+            loaded,
+            device,
+            batch_size,
+            DTYPES[precision],
+            trust_remote_code,
+            backend,
+            precision,
+            None,
+            token_budget,
+            pinned=choice.pinned,
+        )
         if (backend, precision) == ("torch", "fp32"):
             encoder.max_diff = 0.0
             encoder.dtype = weights_dtype(loaded, encoder.dtype)
@@ -203,12 +232,17 @@ class Encoder:
     def card_model(self) -> dict[str, Any]:
         """The result card's `model` section."""
         pinned = {} if self.pinned is None else {"pinned": self.pinned}
-        return {"model_id": self.model_id, "revision": self.revision, "identity": self.identity, **pinned,
-                "embedding_dim": self.model.get_embedding_dimension(), "similarity": "cosine",
-                "encoder": "sentence-transformers"}
+        return {
+            "model_id": self.model_id,
+            "revision": self.revision,
+            "identity": self.identity,
+            **pinned,
+            "embedding_dim": self.model.get_embedding_dimension(),
+            "similarity": "cosine",
+            "encoder": "sentence-transformers",
+        }
 
-    def encode(self, texts: Sequence[str], prompt_type: str | None, *,
-               task: DatasetInfo | None = None) -> np.ndarray:
+    def encode(self, texts: Sequence[str], prompt_type: str | None, *, task: DatasetInfo | None = None) -> np.ndarray:
         """float32 embeddings, rows in input order, unnormalised (metrics take cosine themselves)."""
         name = self.prompt_name(prompt_type)
         if self.token_budget is not None:
@@ -216,17 +250,25 @@ class Encoder:
 
             prompt = None if name is None else self.model.prompts[name]
             return encode_batched(self.replicas or [self.model], texts, prompt=prompt, token_budget=self.token_budget)
-        vectors = self.model.encode(list(texts), batch_size=self.batch_size, prompt_name=name,
-                                    convert_to_numpy=True, show_progress_bar=False)
+        vectors = self.model.encode(
+            list(texts), batch_size=self.batch_size, prompt_name=name, convert_to_numpy=True, show_progress_bar=False
+        )
         return np.asarray(vectors, dtype=np.float32)
 
     def settings(self) -> dict[str, Any]:
         """The encode settings for the result card."""
         return {
-            "batch_size": self.batch_size, "dtype": self.dtype, "normalize": False, "device": self.device,
-            "max_seq_length": getattr(self.model, "max_seq_length", None), "prompts": self.applied_prompts(),
-            "trust_remote_code": self.trust_remote_code, "backend": self.backend, "precision": self.precision,
-            "max_diff_vs_torch_fp32": self.max_diff, "token_budget": self.token_budget,
+            "batch_size": self.batch_size,
+            "dtype": self.dtype,
+            "normalize": False,
+            "device": self.device,
+            "max_seq_length": getattr(self.model, "max_seq_length", None),
+            "prompts": self.applied_prompts(),
+            "trust_remote_code": self.trust_remote_code,
+            "backend": self.backend,
+            "precision": self.precision,
+            "max_diff_vs_torch_fp32": self.max_diff,
+            "token_budget": self.token_budget,
         }
 
 
@@ -244,8 +286,9 @@ class EmbeddingTable:
     task's `view`. With `cache_dir`, embeddings are also read from and written to an on-disk cache
     keyed by the encoder's identity, the prompt key and the text."""
 
-    def __init__(self, encoder: TextEncoder, cache_dir: Path | None = None, *,
-                 memmap_bytes: int = DEFAULT_MEMMAP_BYTES) -> None:
+    def __init__(
+        self, encoder: TextEncoder, cache_dir: Path | None = None, *, memmap_bytes: int = DEFAULT_MEMMAP_BYTES
+    ) -> None:
         if cache_dir is not None and encoder.identity is None:
             raise HtebError(f"cannot cache embeddings of {encoder.model_id}: its identity cannot be determined")
         self.encoder = encoder
@@ -293,9 +336,11 @@ class EmbeddingTable:
                 vectors = self.encoder.encode(batch, prompt_type, task=task)
                 new = [(t, prompt) for t in batch]
                 if self.cache is not None and self.from_cache and self._vectors.dim not in (None, vectors.shape[1]):
-                    raise HtebError(f"embedding cache {self.cache.folder} holds rows of dimension "
-                                    f"{self._vectors.dim}; {self.encoder.model_id} gives {vectors.shape[1]}: "
-                                    "it is not what this model wrote")
+                    raise HtebError(
+                        f"embedding cache {self.cache.folder} holds rows of dimension "
+                        f"{self._vectors.dim}; {self.encoder.model_id} gives {vectors.shape[1]}: "
+                        "it is not what this model wrote"
+                    )
                 self._vectors.add(new, vectors)
                 if self.cache is not None:
                     self.cache.put_many(dict(zip(self._cache_keys(new), vectors)))

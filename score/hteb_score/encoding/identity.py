@@ -20,8 +20,11 @@ IGNORED_SUFFIXES = frozenset({".md"})
 IGNORED_NAMES = frozenset({"LICENSE", "LICENSE.txt", "NOTICE"})
 _BLOB = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a Hugging Face cache blob's name: git sha1 or sha256
 #: Per backend, the top-level folders holding other backends' exports of the same model.
-OTHER_BACKENDS = {"torch": frozenset({"onnx", "openvino"}), "onnx": frozenset({"openvino"}),
-                  "openvino": frozenset({"onnx"})}
+OTHER_BACKENDS = {
+    "torch": frozenset({"onnx", "openvino"}),
+    "onnx": frozenset({"openvino"}),
+    "openvino": frozenset({"onnx"}),
+}
 
 
 def identity_files(folder: Path, backend: str) -> list[Path]:

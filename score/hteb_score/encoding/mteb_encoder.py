@@ -40,8 +40,9 @@ def task_metadata(task: DatasetInfo | None) -> Any:
     naming none, or one mteb does not have, is a one-line error."""
     if task is None or not task.mteb_task:
         where = "a dataset" if task is None else f"dataset {task.name!r}"
-        raise HtebError(f"{where} names no mteb task (mteb_task in its dataset.json): "
-                        "an mteb model cannot choose its prompt")
+        raise HtebError(
+            f"{where} names no mteb task (mteb_task in its dataset.json): an mteb model cannot choose its prompt"
+        )
     return _mteb_task(task.name, task.mteb_task)
 
 
@@ -131,8 +132,16 @@ class MtebEncoder:
     applied: dict[str, dict[str, str | None]] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, name: str, *, device: str = "auto", batch_size: int = 32, trust_remote_code: bool = False,
-             progress: bool = True, pinned: str | None = None) -> MtebEncoder:
+    def load(
+        cls,
+        name: str,
+        *,
+        device: str = "auto",
+        batch_size: int = 32,
+        trust_remote_code: bool = False,
+        progress: bool = True,
+        pinned: str | None = None,
+    ) -> MtebEncoder:
         """Load `name` from mteb's registry with its own loader, at the revision it pins (`pinned`:
         --model-revision naming that revision, recorded); unregistered or unloadable: one line."""
         import torch
@@ -157,15 +166,34 @@ class MtebEncoder:
         revision = meta.revision or (None if folder is None else resolve_revision(folder))
         identity = None
         if folder is not None:
-            files = model_identity(model_root(Path(name), folder), backend=getattr(model, "backend", "torch"),
-                                   precision=dtype)
+            files = model_identity(
+                model_root(Path(name), folder), backend=getattr(model, "backend", "torch"), precision=dtype
+            )
             if files is not None:
-                entry = json.dumps({"files": files, "name": meta.name, "revision": meta.revision,
-                                    "loader": loader_name(meta), "loader_kwargs": _stable(meta.loader_kwargs),
-                                    "wrapper": _stable(type(wrapper))}, sort_keys=True)
+                entry = json.dumps(
+                    {
+                        "files": files,
+                        "name": meta.name,
+                        "revision": meta.revision,
+                        "loader": loader_name(meta),
+                        "loader_kwargs": _stable(meta.loader_kwargs),
+                        "wrapper": _stable(type(wrapper)),
+                    },
+                    sort_keys=True,
+                )
                 identity = f"sha256:{hashlib.sha256(entry.encode()).hexdigest()}"
-        return cls(meta.name, revision, identity, meta, wrapper, device, batch_size, dtype,
-                   bool(meta.loader_kwargs.get("trust_remote_code", False) or trust_remote_code), pinned)
+        return cls(
+            meta.name,
+            revision,
+            identity,
+            meta,
+            wrapper,
+            device,
+            batch_size,
+            dtype,
+            bool(meta.loader_kwargs.get("trust_remote_code", False) or trust_remote_code),
+            pinned,
+        )
 
     def prompt_key(self, task: DatasetInfo | None, prompt_type: str | None) -> str:
         """The prompt type and the exact prompt mteb gives this task's texts of it (recorded for
@@ -187,8 +215,12 @@ class MtebEncoder:
 
     def applied_prompts(self) -> dict[str, str]:
         """Every non-empty prompt applied, as `mteb task/prompt type` -> prompt."""
-        return {f"{task}/{kind}": prompt for task, prompts in self.applied.items()
-                for kind, prompt in prompts.items() if kind != "type" and prompt}
+        return {
+            f"{task}/{kind}": prompt
+            for task, prompts in self.applied.items()
+            for kind, prompt in prompts.items()
+            if kind != "type" and prompt
+        }
 
     def card_model(self) -> dict[str, Any]:
         """The result card's `model` section, with the mteb entry and the prompts it gave each task."""
@@ -198,25 +230,43 @@ class MtebEncoder:
             dim = model.get_embedding_dimension()
         similarity = getattr(self.meta.similarity_fn_name, "value", self.meta.similarity_fn_name)
         pinned = {} if self.pinned is None else {"pinned": self.pinned}
-        return {"model_id": self.model_id, "revision": self.revision, "identity": self.identity, **pinned,
-                "embedding_dim": dim, "similarity": similarity or "cosine", "encoder": "mteb",
-                "mteb": {"name": self.meta.name, "revision": self.meta.revision, "loader": loader_name(self.meta),
-                         "mteb_version": importlib.metadata.version("mteb"),
-                         "use_instructions": self.meta.use_instructions,
-                         "model_prompts": getattr(self.wrapper, "model_prompts", None) or None,
-                         "prompts_known": prompt_rule(self.wrapper) is not None,
-                         "prompts": self.applied}}
+        return {
+            "model_id": self.model_id,
+            "revision": self.revision,
+            "identity": self.identity,
+            **pinned,
+            "embedding_dim": dim,
+            "similarity": similarity or "cosine",
+            "encoder": "mteb",
+            "mteb": {
+                "name": self.meta.name,
+                "revision": self.meta.revision,
+                "loader": loader_name(self.meta),
+                "mteb_version": importlib.metadata.version("mteb"),
+                "use_instructions": self.meta.use_instructions,
+                "model_prompts": getattr(self.wrapper, "model_prompts", None) or None,
+                "prompts_known": prompt_rule(self.wrapper) is not None,
+                "prompts": self.applied,
+            },
+        }
 
     def settings(self) -> dict[str, Any]:
         """The encode settings for the result card."""
         model = getattr(self.wrapper, "model", None)
-        return {"batch_size": self.batch_size, "dtype": self.dtype, "normalize": False, "device": self.device,
-                "max_seq_length": getattr(model, "max_seq_length", None), "prompts": self.applied_prompts(),
-                "trust_remote_code": self.trust_remote_code}
+        return {
+            "batch_size": self.batch_size,
+            "dtype": self.dtype,
+            "normalize": False,
+            "device": self.device,
+            "max_seq_length": getattr(model, "max_seq_length", None),
+            "prompts": self.applied_prompts(),
+            "trust_remote_code": self.trust_remote_code,
+        }
 
 
-def encode_through(wrapper: Any, texts: Sequence[str], prompt_type: str | None, task: DatasetInfo | None,
-                   batch_size: int) -> np.ndarray:
+def encode_through(
+    wrapper: Any, texts: Sequence[str], prompt_type: str | None, task: DatasetInfo | None, batch_size: int
+) -> np.ndarray:
     """float32 embeddings from an encoder of mteb's protocol (`EncoderProtocol.encode`)."""
     return as_float32(encode_raw(wrapper, texts, prompt_type, task, batch_size))
 
@@ -228,8 +278,9 @@ def as_float32(vectors: Any) -> np.ndarray:
     return np.asarray(vectors, dtype=np.float32)
 
 
-def encode_raw(wrapper: Any, texts: Sequence[str], prompt_type: str | None, task: DatasetInfo | None,
-               batch_size: int) -> Any:
+def encode_raw(
+    wrapper: Any, texts: Sequence[str], prompt_type: str | None, task: DatasetInfo | None, batch_size: int
+) -> Any:
     """What the encoder's `encode` returns, given the texts as mteb gives them: a DataLoader of
     "text", the task's metadata and the prompt type."""
     from datasets import Dataset
@@ -239,9 +290,15 @@ def encode_raw(wrapper: Any, texts: Sequence[str], prompt_type: str | None, task
     metadata = task_metadata(task)
     assert task is not None  # task_metadata refuses a missing task
     loader = DataLoader(Dataset.from_dict({"text": list(texts)}), batch_size=batch_size)
-    return wrapper.encode(loader, task_metadata=metadata, hf_split=task.eval_split, hf_subset="default",
-                          prompt_type=None if prompt_type is None else PromptType(prompt_type),
-                          batch_size=batch_size, show_progress_bar=False)
+    return wrapper.encode(
+        loader,
+        task_metadata=metadata,
+        hf_split=task.eval_split,
+        hf_subset="default",
+        prompt_type=None if prompt_type is None else PromptType(prompt_type),
+        batch_size=batch_size,
+        show_progress_bar=False,
+    )
 
 
 def _transformer_folder(model: Any) -> Path | None:

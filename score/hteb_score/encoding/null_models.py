@@ -66,8 +66,11 @@ def _norm(value: str) -> float:
 
 
 #: setting -> its parser (ValueError says what it must be)
-PARSERS: dict[str, Callable[[str], Any]] = {"seed": lambda v: _int(v, 0, (1 << 63) - 1), "norm": _norm,
-                                             "dim": lambda v: _int(v, 1, MAX_DIM)}
+PARSERS: dict[str, Callable[[str], Any]] = {
+    "seed": lambda v: _int(v, 0, (1 << 63) - 1),
+    "norm": _norm,
+    "dim": lambda v: _int(v, 1, MAX_DIM),
+}
 
 
 def _random(texts: Sequence[str], settings: NullSettings) -> np.ndarray:
@@ -93,11 +96,19 @@ class NullEngine:
     description: str
 
 
-ENGINES: Registry[NullEngine] = Registry("null model", entries={
-    "random": NullEngine(_random, ("seed", "norm", "dim"),
-                         "one vector per text: numpy PCG64 standard normal seeded by sha256(seed, text), scaled to norm"),
-    "constant": NullEngine(_constant, ("norm", "dim"), "one vector for every text (all coordinates equal), of length norm"),
-})
+ENGINES: Registry[NullEngine] = Registry(
+    "null model",
+    entries={
+        "random": NullEngine(
+            _random,
+            ("seed", "norm", "dim"),
+            "one vector per text: numpy PCG64 standard normal seeded by sha256(seed, text), scaled to norm",
+        ),
+        "constant": NullEngine(
+            _constant, ("norm", "dim"), "one vector for every text (all coordinates equal), of length norm"
+        ),
+    },
+)
 
 
 @dataclass(frozen=True)
@@ -111,8 +122,9 @@ class NullModel:
     def model_id(self) -> str:
         """`hteb:ENGINE`, with the settings that differ from the defaults as a query, in a fixed order."""
         default, given = asdict(NullSettings()), asdict(self.settings)
-        changed = [f"{key}={_shown(given[key])}" for key in ENGINES.get(self.engine).settings
-                   if given[key] != default[key]]
+        changed = [
+            f"{key}={_shown(given[key])}" for key in ENGINES.get(self.engine).settings if given[key] != default[key]
+        ]
         return PREFIX + self.engine + ("?" + "&".join(changed) if changed else "")
 
     def card(self) -> dict[str, Any]:
@@ -156,8 +168,9 @@ def parse(model: str) -> NullModel:
     given: dict[str, Any] = {}
     for key, value in pairs:
         if key not in engine.settings:
-            raise HtebError(f"--encoder null: {model!r}: hteb:{name} takes no setting {key!r}; "
-                            f"known: {', '.join(engine.settings)}")
+            raise HtebError(
+                f"--encoder null: {model!r}: hteb:{name} takes no setting {key!r}; known: {', '.join(engine.settings)}"
+            )
         if key in given:
             raise HtebError(f"--encoder null: {model!r} gives {key} twice")
         try:
@@ -177,8 +190,15 @@ class NullEncoder:
     batch_size: int
 
     @classmethod
-    def load(cls, target: str, *, device: str = "auto", batch_size: int = 32, trust_remote_code: bool = False,
-             progress: bool = True) -> NullEncoder:
+    def load(
+        cls,
+        target: str,
+        *,
+        device: str = "auto",
+        batch_size: int = 32,
+        trust_remote_code: bool = False,
+        progress: bool = True,
+    ) -> NullEncoder:
         """The null model `target` names (the device and the rest do not apply: it computes on the CPU)."""
         model = parse(target)
         return cls(model.model_id, model.identity(), model, batch_size)
@@ -192,11 +212,24 @@ class NullEncoder:
 
     def card_model(self) -> dict[str, Any]:
         """The result card's `model` section."""
-        return {"model_id": self.model_id, "revision": None, "identity": self.identity,
-                "embedding_dim": self.model.settings.dim, "similarity": "cosine", "encoder": "null",
-                "null": self.model.card()}
+        return {
+            "model_id": self.model_id,
+            "revision": None,
+            "identity": self.identity,
+            "embedding_dim": self.model.settings.dim,
+            "similarity": "cosine",
+            "encoder": "null",
+            "null": self.model.card(),
+        }
 
     def settings(self) -> dict[str, Any]:
         """The encode settings for the result card."""
-        return {"batch_size": self.batch_size, "dtype": "float32", "normalize": False, "device": "cpu",
-                "max_seq_length": None, "prompts": {}, "trust_remote_code": False}
+        return {
+            "batch_size": self.batch_size,
+            "dtype": "float32",
+            "normalize": False,
+            "device": "cpu",
+            "max_seq_length": None,
+            "prompts": {},
+            "trust_remote_code": False,
+        }

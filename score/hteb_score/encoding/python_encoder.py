@@ -52,8 +52,9 @@ def guarded(engine: str, where: str, call: Callable[[], T]) -> T:
     except SystemExit as err:
         raise HtebError(f"--encoder python: {engine} called sys.exit({err.code!r}) in {where}") from None
     except Exception as err:  # whatever the researcher's engine raises
-        raise HtebError(f"--encoder python: {engine} failed in {where}: "
-                        f"{type(err).__name__}: {first_line(err)[:200]}") from None
+        raise HtebError(
+            f"--encoder python: {engine} failed in {where}: {type(err).__name__}: {first_line(err)[:200]}"
+        ) from None
 
 
 def checked_rows(engine: str, vectors: Any, count: int, dim: int | None) -> np.ndarray:
@@ -149,32 +150,53 @@ class PythonEncoder:
     applied: dict[str, dict[str, str | None]] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, target: str, *, name: str | None = None, device: str = "auto", batch_size: int = 32,
-             trust_remote_code: bool = False, progress: bool = True) -> PythonEncoder:
+    def load(
+        cls,
+        target: str,
+        *,
+        name: str | None = None,
+        device: str = "auto",
+        batch_size: int = 32,
+        trust_remote_code: bool = False,
+        progress: bool = True,
+    ) -> PythonEncoder:
         """Call the factory; what it returns must have `encode`, and `identity`/`prompts` of the right types."""
         factory = resolve_factory(target)
         wrapper = guarded(shown_target(target), "its factory", factory)
         if not callable(getattr(wrapper, "encode", None)):
-            raise HtebError(f"--encoder python: {shown_target(target)} gave a {type(wrapper).__name__}, which has no "
-                            "encode (mteb's EncoderProtocol)")
+            raise HtebError(
+                f"--encoder python: {shown_target(target)} gave a {type(wrapper).__name__}, which has no "
+                "encode (mteb's EncoderProtocol)"
+            )
         declared, prompts = getattr(wrapper, "identity", None), getattr(wrapper, "prompts", None)
         if declared is not None and not isinstance(declared, str):
             raise HtebError(f"--encoder python: the identity of {shown_target(target)} is not a string")
-        if prompts is not None and not (isinstance(prompts, dict) and all(
-                isinstance(k, str) and isinstance(v, str) for k, v in prompts.items())):
+        if prompts is not None and not (
+            isinstance(prompts, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in prompts.items())
+        ):
             raise HtebError(f"--encoder python: the prompts of {shown_target(target)} are not a dict of strings")
         meta = getattr(wrapper, "mteb_model_meta", None)
         similarity = getattr(getattr(meta, "similarity_fn_name", None), "value", None) or "cosine"
         model_id = name or getattr(meta, "name", None) or shown_target(target)
-        return cls(model_id, encoder_identity(target, declared), target, declared, prompts, similarity, wrapper,
-                   device, batch_size)
+        return cls(
+            model_id,
+            encoder_identity(target, declared),
+            target,
+            declared,
+            prompts,
+            similarity,
+            wrapper,
+            device,
+            batch_size,
+        )
 
     def prompt_key(self, task: DatasetInfo | None, prompt_type: str | None) -> str:
         """The prompt the encoder declares for the prompt type; without declared prompts, the
         prompt type and the task (mteb may prompt each task its own way)."""
         metadata = task_metadata(task)
         self.applied.setdefault(metadata.name, {"type": metadata.type})[prompt_type or NO_TYPE] = (
-            None if self.prompts is None else self.prompts.get(prompt_type or NO_TYPE))
+            None if self.prompts is None else self.prompts.get(prompt_type or NO_TYPE)
+        )
         if self.prompts is None:
             return json.dumps([prompt_type, metadata.name])
         return json.dumps([self.prompts.get(prompt_type or NO_TYPE)])
@@ -190,12 +212,29 @@ class PythonEncoder:
     def card_model(self) -> dict[str, Any]:
         """The result card's `model` section: the factory, what the encoder declares, and the
         prompt types each mteb task's texts were encoded as."""
-        return {"model_id": self.model_id, "revision": None, "identity": self.identity, "embedding_dim": self.dim,
-                "similarity": self.similarity, "encoder": "python",
-                "python": {"factory": shown_target(self.target), "identity": self.declared, "prompts": self.prompts,
-                           "tasks": self.applied}}
+        return {
+            "model_id": self.model_id,
+            "revision": None,
+            "identity": self.identity,
+            "embedding_dim": self.dim,
+            "similarity": self.similarity,
+            "encoder": "python",
+            "python": {
+                "factory": shown_target(self.target),
+                "identity": self.declared,
+                "prompts": self.prompts,
+                "tasks": self.applied,
+            },
+        }
 
     def settings(self) -> dict[str, Any]:
         """The encode settings for the result card."""
-        return {"batch_size": self.batch_size, "dtype": "unknown", "normalize": False, "device": self.device,
-                "max_seq_length": None, "prompts": dict(self.prompts or {}), "trust_remote_code": False}
+        return {
+            "batch_size": self.batch_size,
+            "dtype": "unknown",
+            "normalize": False,
+            "device": self.device,
+            "max_seq_length": None,
+            "prompts": dict(self.prompts or {}),
+            "trust_remote_code": False,
+        }

@@ -57,7 +57,7 @@ class VectorStore:
             raise ValueError(f"vectors of dimension {vectors.shape[1]}, the store holds {self._matrix.shape[1]}")
         start = len(self._index)
         matrix = self._reserve(start + len(fresh), vectors.shape[1])
-        matrix[start:start + len(fresh)] = vectors[fresh]
+        matrix[start : start + len(fresh)] = vectors[fresh]
         for offset, i in enumerate(fresh):
             self._index.setdefault(keys[i], start + offset)
 

@@ -6,7 +6,15 @@ evaluation, or `mteb`, equal to mteb 2.26.24's main score); each module's docstr
 rules under both.
 """
 
-from hteb_score.evaluators.base import (EVALUATORS, ClassifierCache, Embed, EvaluationContext, Evaluator, TaskScore,
-                                        Text, register)
+from hteb_score.evaluators.base import (
+    EVALUATORS,
+    ClassifierCache,
+    Embed,
+    EvaluationContext,
+    Evaluator,
+    TaskScore,
+    Text,
+    register,
+)
 
 __all__ = ["EVALUATORS", "ClassifierCache", "Embed", "EvaluationContext", "Evaluator", "TaskScore", "Text", "register"]

@@ -144,15 +144,23 @@ def register(cls: E) -> E:
     return cls
 
 
-def task_score(metric: str, details: dict[str, dict[str, float]], settings: dict[str, Any], *,
-               because: str = Evaluator.undefined_because, outcomes: Outcomes | None = None) -> TaskScore:
+def task_score(
+    metric: str,
+    details: dict[str, dict[str, float]],
+    settings: dict[str, Any],
+    *,
+    because: str = Evaluator.undefined_because,
+    outcomes: Outcomes | None = None,
+) -> TaskScore:
     """Collect per-subset details into a TaskScore: the main metric per subset and their plain mean.
     A subset whose main metric is not finite is None, flagged `undefined_score` with `because`; the
     mean is then None too (mteb's mean would be NaN). `outcomes`: the items the main metric comes from."""
     subsets = {name: finite_or_none(values.get(metric, math.nan)) for name, values in details.items()}
-    flags = tuple(Flag("undefined_score", f"subset {name!r}: {metric} is undefined ({because}); written as null")
-                  for name, value in subsets.items() if value is None)
+    flags = tuple(
+        Flag("undefined_score", f"subset {name!r}: {metric} is undefined ({because}); written as null")
+        for name, value in subsets.items()
+        if value is None
+    )
     defined = [v for v in subsets.values() if v is not None]
     value = float(np.mean(defined)) if defined and not flags else None
     return TaskScore(metric, subsets, value, details, settings, flags, outcomes)
-

@@ -77,14 +77,18 @@ class ClassificationEvaluator(Evaluator):
         for subset, train_index in _training_rows(train, test).items():
             labels = {train[i]["label"] for i in train_index}
             if len(labels) < 2:
-                raise HtebError(f"{dataset.name}: subset {subset!r}: the {len(train_index)} training rows "
-                                f"({dataset.info.train_split}) all have label {labels.pop()!r}; a classifier needs "
-                                "at least 2 classes (leave the dataset out with --datasets)")
+                raise HtebError(
+                    f"{dataset.name}: subset {subset!r}: the {len(train_index)} training rows "
+                    f"({dataset.info.train_split}) all have label {labels.pop()!r}; a classifier needs "
+                    "at least 2 classes (leave the dataset out with --datasets)"
+                )
             largest = max(Counter(train[i]["label"] for i in train_index).values())
             if held_out(dataset, protocol) and len(train_index) - largest < 2:
-                raise HtebError(f"{dataset.name}: subset {subset!r}: training and evaluation are one split "
-                                f"({dataset.info.eval_split}) and too few rows lie outside the largest label to hold "
-                                "any out (leave the dataset out with --datasets)")
+                raise HtebError(
+                    f"{dataset.name}: subset {subset!r}: training and evaluation are one split "
+                    f"({dataset.info.eval_split}) and too few rows lie outside the largest label to hold "
+                    "any out (leave the dataset out with --datasets)"
+                )
         return []
 
     def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
@@ -92,10 +96,13 @@ class ClassificationEvaluator(Evaluator):
         few_shot = protocol.few_shot(dataset.info.mteb_task)
         metric = protocol.main_metric(dataset.info.task_type, dataset.info.mteb_task)
         if held_out(dataset, protocol):
-            details, outcomes, folds = _held_out(dataset, context.original or dataset, embed, seed,
-                                                 context.classifiers)
-            return task_score(metric, details, {**_settings(None, seed), "train": "held-out", "folds": folds,
-                                                "fold_seed": seed}, outcomes=outcomes)
+            details, outcomes, folds = _held_out(dataset, context.original or dataset, embed, seed, context.classifiers)
+            return task_score(
+                metric,
+                details,
+                {**_settings(None, seed), "train": "held-out", "folds": folds, "fold_seed": seed},
+                outcomes=outcomes,
+            )
         test = dataset.eval_rows()
         train = dataset.train_rows()
         ids = dataset.ids[dataset.info.eval_split]
@@ -114,10 +121,13 @@ class ClassificationEvaluator(Evaluator):
                 details[subset] = {"accuracy": float(accuracy_score(y_test, predicted))}
                 rows.append(Outcomes.of("accuracy", subset, [ids[i] for i in test_index], y_test, predicted))
             else:
-                details[subset] = _few_shot(x_train_texts, y_train, x_test, y_test, embed, few_shot, seed,
-                                            context.classifiers)
+                details[subset] = _few_shot(
+                    x_train_texts, y_train, x_test, y_test, embed, few_shot, seed, context.classifiers
+                )
         # few-shot's main score is a mean over experiments: no one prediction per row
-        return task_score(metric, details, _settings(few_shot, seed), outcomes=join(rows) if metric == "accuracy" else None)
+        return task_score(
+            metric, details, _settings(few_shot, seed), outcomes=join(rows) if metric == "accuracy" else None
+        )
 
 
 def held_out(dataset: SourceDataset, protocol: Protocol) -> bool:
@@ -137,8 +147,9 @@ def _folds(labels: np.ndarray, seed: int) -> tuple[np.ndarray, int]:
     return fold, n_folds
 
 
-def _held_out(dataset: SourceDataset, original: SourceDataset, embed: Embed, seed: int,
-              classifiers: ClassifierCache) -> tuple[dict[str, dict[str, float]], Outcomes | None, int]:
+def _held_out(
+    dataset: SourceDataset, original: SourceDataset, embed: Embed, seed: int, classifiers: ClassifierCache
+) -> tuple[dict[str, dict[str, float]], Outcomes | None, int]:
     """Per subset, the accuracy of out-of-fold predictions of `dataset`'s rows, folds and classifiers
     from `original`'s rows (the same rows when `dataset` is the original); the predictions; the most folds used."""
     split = original.info.eval_split
@@ -176,13 +187,22 @@ def _training_rows(train: Sequence[dict[str, Any]], test: Sequence[dict[str, Any
     """Per evaluation subset, the training rows its classifier learns from: the training rows of
     that subset, else of the default subset, else all of them."""
     groups = group_rows(train)
-    return {subset: groups.get(subset, groups.get(DEFAULT_SUBSET, [])) or list(range(len(train)))
-            for subset in group_rows(test)}
+    return {
+        subset: groups.get(subset, groups.get(DEFAULT_SUBSET, [])) or list(range(len(train)))
+        for subset in group_rows(test)
+    }
 
 
 def _settings(few_shot: ClassificationSettings | None, seed: int) -> dict[str, Any]:
-    train: dict[str, Any] = {"train": "full"} if few_shot is None else {
-        "train": "few-shot", "samples_per_label": few_shot.samples_per_label, "n_experiments": few_shot.n_experiments}
+    train: dict[str, Any] = (
+        {"train": "full"}
+        if few_shot is None
+        else {
+            "train": "few-shot",
+            "samples_per_label": few_shot.samples_per_label,
+            "n_experiments": few_shot.n_experiments,
+        }
+    )
     return {"classifier": "LogisticRegression", "max_iter": MAX_ITER, **train, "seed": seed}
 
 
@@ -205,9 +225,16 @@ def _undersample(labels: np.ndarray, idxs: list[int], samples_per_label: int, se
     return chosen
 
 
-def _few_shot(train_texts: Sequence[str], y_train: np.ndarray, x_test: np.ndarray, y_test: np.ndarray,
-              embed: Embed, settings: ClassificationSettings, seed: int,
-              classifiers: ClassifierCache) -> dict[str, float]:
+def _few_shot(
+    train_texts: Sequence[str],
+    y_train: np.ndarray,
+    x_test: np.ndarray,
+    y_test: np.ndarray,
+    embed: Embed,
+    settings: ClassificationSettings,
+    seed: int,
+    classifiers: ClassifierCache,
+) -> dict[str, float]:
     idxs = list(range(len(train_texts)))
     experiments = [_undersample(y_train, idxs, settings.samples_per_label, seed) for _ in range(settings.n_experiments)]
     union = sorted(set().union(*experiments))

@@ -77,14 +77,21 @@ class ClusteringEvaluator(Evaluator):
         flags = []
         for subset, index in group_rows(rows).items():
             if settings.kind == "fast" and _fast_sample_size(settings, len(index)) == 0:
-                raise HtebError(f"{dataset.name}: subset {subset!r}: mteb's fast clustering samples none of its "
-                                f"{len(index)} documents (a fraction of "
-                                f"{settings.max_fraction_of_documents_to_embed}); k-means needs at least one "
-                                "(score it under --protocol hteb)")
+                raise HtebError(
+                    f"{dataset.name}: subset {subset!r}: mteb's fast clustering samples none of its "
+                    f"{len(index)} documents (a fraction of "
+                    f"{settings.max_fraction_of_documents_to_embed}); k-means needs at least one "
+                    "(score it under --protocol hteb)"
+                )
             labels = {rows[i]["label"] for i in index}
             if len(labels) == 1:
-                flags.append(Flag("one_cluster_label", f"subset {subset!r}: all {len(index)} documents have label "
-                                  f"{labels.pop()!r}; scored 1.0 as mteb does, nothing was clustered"))
+                flags.append(
+                    Flag(
+                        "one_cluster_label",
+                        f"subset {subset!r}: all {len(index)} documents have label "
+                        f"{labels.pop()!r}; scored 1.0 as mteb does, nothing was clustered",
+                    )
+                )
         return flags
 
     def texts(self, dataset: SourceDataset) -> list[Text]:
@@ -101,24 +108,42 @@ class ClusteringEvaluator(Evaluator):
             rng = random.Random(seed)  # mteb's task-level rng_state: continues across subsets
             for subset, index in group_rows(rows).items():
                 with single_threaded():
-                    details[subset] = _fast([rows[i]["text"] for i in index], [rows[i]["label"] for i in index],
-                                            embed, settings, rng, seed)
+                    details[subset] = _fast(
+                        [rows[i]["text"] for i in index], [rows[i]["label"] for i in index], embed, settings, rng, seed
+                    )
         else:
             sets = cluster_sets(dataset, settings)
             used = {"documents": "all", "cluster_sets": sets.rule, "batch_size": settings.legacy_batch_size}
             ids = dataset.ids[dataset.info.eval_split]
             for subset, subset_sets in sets.by_subset.items():
                 with single_threaded():
-                    details[subset], clusters = _legacy(rows, subset_sets, embed, settings.legacy_batch_size, seed,
-                                                        one_label=ONE_LABEL[settings.one_set_per_subset])
+                    details[subset], clusters = _legacy(
+                        rows,
+                        subset_sets,
+                        embed,
+                        settings.legacy_batch_size,
+                        seed,
+                        one_label=ONE_LABEL[settings.one_set_per_subset],
+                    )
                 if settings.one_set_per_subset and clusters:  # the subset's V-measure is one clustering's
                     index = sorted(clusters)
-                    outcomes.append(Outcomes.of("v_measure", subset, [ids[i] for i in index],
-                                                [rows[i]["label"] for i in index], [clusters[i] for i in index]))
+                    outcomes.append(
+                        Outcomes.of(
+                            "v_measure",
+                            subset,
+                            [ids[i] for i in index],
+                            [rows[i]["label"] for i in index],
+                            [clusters[i] for i in index],
+                        )
+                    )
         metric = context.protocol.main_metric(dataset.info.task_type, dataset.info.mteb_task)
-        return task_score(metric, details,
-                          {"algorithm": "MiniBatchKMeans", "kind": settings.kind, **used, "seed": seed},
-                          because=self.undefined_because, outcomes=join(outcomes) if metric == "v_measure" else None)
+        return task_score(
+            metric,
+            details,
+            {"algorithm": "MiniBatchKMeans", "kind": settings.kind, **used, "seed": seed},
+            because=self.undefined_because,
+            outcomes=join(outcomes) if metric == "v_measure" else None,
+        )
 
 
 @dataclass(frozen=True)
@@ -155,8 +180,9 @@ def _contiguous(rows: Sequence[dict[str, Any]], index: list[int], settings: Clus
 _RULES = {
     "subset": _SetRule(lambda settings: "one per subset", lambda rows, index, settings: [index]),
     "cluster_set": _SetRule(lambda settings: f"by the rows' {CLUSTER_SET}", _by_field),
-    "contiguous": _SetRule(lambda settings: f"{settings.contiguous_sets} contiguous per subset (np.array_split)",
-                           _contiguous),
+    "contiguous": _SetRule(
+        lambda settings: f"{settings.contiguous_sets} contiguous per subset (np.array_split)", _contiguous
+    ),
 }
 
 
@@ -164,8 +190,10 @@ def cluster_sets(dataset: SourceDataset, settings: ClusteringSettings) -> Cluste
     """`dataset`'s legacy cluster sets under `settings` (the rules are in the module doc)."""
     rows = dataset.eval_rows()
     rule = _RULES[_rule_name(dataset, settings)]
-    return ClusterSets(rule.describe(settings),
-                       {subset: rule.split(rows, index, settings) for subset, index in group_rows(rows).items()})
+    return ClusterSets(
+        rule.describe(settings),
+        {subset: rule.split(rows, index, settings) for subset, index in group_rows(rows).items()},
+    )
 
 
 def _rule_name(dataset: SourceDataset, settings: ClusteringSettings) -> str:
@@ -175,29 +203,39 @@ def _rule_name(dataset: SourceDataset, settings: ClusteringSettings) -> str:
     marked = [i for i, row in enumerate(rows) if CLUSTER_SET in row]
     if marked and len(marked) < len(rows):
         missing = next(i for i, row in enumerate(rows) if CLUSTER_SET not in row)
-        raise SourceError(f"{dataset.name}: {split} row {missing + 1} has no {CLUSTER_SET!r} "
-                          f"where {len(marked)} of {len(rows)} rows have one")
+        raise SourceError(
+            f"{dataset.name}: {split} row {missing + 1} has no {CLUSTER_SET!r} "
+            f"where {len(marked)} of {len(rows)} rows have one"
+        )
     for index in marked:
         value = rows[index][CLUSTER_SET]
         if not isinstance(value, int) or isinstance(value, bool):
-            raise SourceError(f"{dataset.name}: {split} row {index + 1}: {CLUSTER_SET} must be an integer, "
-                              f"got {value!r}")
+            raise SourceError(
+                f"{dataset.name}: {split} row {index + 1}: {CLUSTER_SET} must be an integer, got {value!r}"
+            )
     if marked:
         return "cluster_set"
     if settings.contiguous_sets is None:
-        raise SourceError(f"{dataset.name}: mteb task {dataset.info.mteb_task} clusters the sets of its Hub rows, "
-                          f"which only a {CLUSTER_SET!r} field on every row gives (the Hub converter writes it)")
+        raise SourceError(
+            f"{dataset.name}: mteb task {dataset.info.mteb_task} clusters the sets of its Hub rows, "
+            f"which only a {CLUSTER_SET!r} field on every row gives (the Hub converter writes it)"
+        )
     return "contiguous"
 
 
 def _fast_settings(settings: ClusteringSettings) -> dict[str, Any]:
-    return {"max_fraction_of_documents_to_embed": settings.max_fraction_of_documents_to_embed,
-            "max_document_to_embed": settings.max_document_to_embed, "bootstrap_rounds": settings.n_clusters,
-            "documents_per_round": settings.max_documents_per_cluster, "batch_size": settings.k_mean_batch_size}
+    return {
+        "max_fraction_of_documents_to_embed": settings.max_fraction_of_documents_to_embed,
+        "max_document_to_embed": settings.max_document_to_embed,
+        "bootstrap_rounds": settings.n_clusters,
+        "documents_per_round": settings.max_documents_per_cluster,
+        "batch_size": settings.k_mean_batch_size,
+    }
 
 
-def _legacy(rows: Sequence[dict], sets: list[list[int]], embed: Embed, batch_size: int, seed: int, *,
-            one_label: float) -> tuple[dict[str, float], dict[int, int]]:
+def _legacy(
+    rows: Sequence[dict], sets: list[list[int]], embed: Embed, batch_size: int, seed: int, *, one_label: float
+) -> tuple[dict[str, float], dict[int, int]]:
     """mteb's legacy score of one subset: the v_measure of each set clustered alone, their mean and
     std; a set of one label scores `one_label` without being clustered. And each clustered row's cluster."""
     v_measures = []
@@ -207,8 +245,9 @@ def _legacy(rows: Sequence[dict], sets: list[list[int]], embed: Embed, batch_siz
         if len(set(labels)) <= 1:
             v_measures.append(one_label)
             continue
-        model = MiniBatchKMeans(n_clusters=len(set(labels)), batch_size=batch_size, n_init="auto",
-                                compute_labels=True, random_state=seed)
+        model = MiniBatchKMeans(
+            n_clusters=len(set(labels)), batch_size=batch_size, n_init="auto", compute_labels=True, random_state=seed
+        )
         model.fit(embed([rows[i]["text"] for i in index], None))
         v_measures.append(float(v_measure_score(labels, model.labels_.tolist())))
         clusters.update(zip(index, model.labels_.tolist()))
@@ -224,20 +263,30 @@ def _fast_sample_size(settings: ClusteringSettings, n: int) -> int | None:
     return None
 
 
-def _fast(texts: Sequence[str], labels: Sequence, embed: Embed, settings: ClusteringSettings,
-          rng: random.Random, seed: int) -> dict[str, float]:
+def _fast(
+    texts: Sequence[str], labels: Sequence, embed: Embed, settings: ClusteringSettings, rng: random.Random, seed: int
+) -> dict[str, float]:
     n = len(texts)
     k = _fast_sample_size(settings, n)
     chosen = list(range(n)) if k is None else rng.sample(range(n), k=k)
     embeddings = np.asarray(embed([texts[i] for i in chosen], None))
     gold = np.array([labels[i] for i in chosen])
-    model = MiniBatchKMeans(n_clusters=np.unique(gold).size, batch_size=settings.k_mean_batch_size,
-                            init="k-means++", n_init=1, random_state=seed)
+    model = MiniBatchKMeans(
+        n_clusters=np.unique(gold).size,
+        batch_size=settings.k_mean_batch_size,
+        init="k-means++",
+        n_init=1,
+        random_state=seed,
+    )
     v_measures, amis = [], []
     for _ in range(settings.n_clusters):
         sample = rng.choices(range(len(chosen)), k=settings.max_documents_per_cluster)
         predicted = model.fit_predict(embeddings[sample])
         v_measures.append(float(v_measure_score(gold[sample], predicted)))
         amis.append(float(adjusted_mutual_info_score(gold[sample], predicted)))
-    return {"v_measure": float(np.mean(v_measures)), "v_measure_std": float(np.std(v_measures)),
-            "ami": float(np.mean(amis)), "ami_std": float(np.std(amis))}
+    return {
+        "v_measure": float(np.mean(v_measures)),
+        "v_measure_std": float(np.std(v_measures)),
+        "ami": float(np.mean(amis)),
+        "ami_std": float(np.std(amis)),
+    }

@@ -53,8 +53,14 @@ class Outcomes:
     predicted: tuple[Any, ...]
 
     @classmethod
-    def of(cls, measure: str, subset: str | Sequence[str], items: Sequence[Any], gold: Iterable[Any] | None,
-           predicted: Iterable[Any]) -> Outcomes:
+    def of(
+        cls,
+        measure: str,
+        subset: str | Sequence[str],
+        items: Sequence[Any],
+        gold: Iterable[Any] | None,
+        predicted: Iterable[Any],
+    ) -> Outcomes:
         """Outcomes of one subset (or per-item subsets), values made plain: floats, or strings for labels;
         a rank measure's predictions their dense ranks (over all the items given, so within each subset too)."""
         n = len(items)
@@ -66,8 +72,13 @@ class Outcomes:
             if not np.isfinite(values).all():
                 raise ValueError(f"{measure} outcomes need finite predictions")
             predicted, kept = _groups(values)[2].tolist(), int
-        return cls(measure, subsets, tuple(str(i) for i in items),
-                   (None,) * n if gold is None else tuple(plain(g) for g in gold), tuple(kept(p) for p in predicted))
+        return cls(
+            measure,
+            subsets,
+            tuple(str(i) for i in items),
+            (None,) * n if gold is None else tuple(plain(g) for g in gold),
+            tuple(kept(p) for p in predicted),
+        )
 
     def __add__(self, other: Outcomes) -> Outcomes:
         """Two subsets' outcomes together (one measure)."""
@@ -100,8 +111,13 @@ def join(parts: Sequence[Outcomes]) -> Outcomes | None:
     measures = {p.measure for p in parts}
     if len(measures) > 1:
         raise ValueError(f"outcomes of {' and '.join(sorted(measures))} cannot be joined")
-    return Outcomes(parts[0].measure, *(tuple(chain.from_iterable(getattr(p, name) for p in parts))
-                                        for name in ("subset", "item", "gold", "predicted")))
+    return Outcomes(
+        parts[0].measure,
+        *(
+            tuple(chain.from_iterable(getattr(p, name) for p in parts))
+            for name in ("subset", "item", "gold", "predicted")
+        ),
+    )
 
 
 MEASURES: Registry[Measure] = Registry("outcome measure")

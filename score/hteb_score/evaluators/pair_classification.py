@@ -51,9 +51,14 @@ class PairClassificationEvaluator(SentencePairEvaluator):
 
     def check_subset(self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]]) -> None:
         """One class only: average precision is 1 (all positive) or undefined (none), whatever the model."""
-        refuse_one_gold_value(dataset, subset, [int(r["label"]) for r in pairs],
-                              "all {n} pairs have label {value}; average precision needs both classes")
+        refuse_one_gold_value(
+            dataset,
+            subset,
+            [int(r["label"]) for r in pairs],
+            "all {n} pairs have label {value}; average precision needs both classes",
+        )
 
-    def score_pairs(self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]], e1: np.ndarray,
-                    e2: np.ndarray) -> dict[str, float]:
+    def score_pairs(
+        self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]], e1: np.ndarray, e2: np.ndarray
+    ) -> dict[str, float]:
         return _average_precisions(np.asarray([int(r["label"]) for r in pairs]), e1, e2)

@@ -60,14 +60,21 @@ class SentencePairEvaluator(Evaluator):
             e2 = np.asarray(embed([r["sentence2"] for r in pairs], None))
             details[subset] = self.score_pairs(dataset, subset, pairs, e1, e2)
             if measure is not None:
-                outcomes.append(Outcomes.of(measure, subset, [ids[i] for i in index],
-                                            [r[self.gold_field] for r in pairs], paired_cosine(e1, e2)))
-        return task_score(metric, details, dict(self.settings), because=self.undefined_because,
-                          outcomes=join(outcomes))
+                outcomes.append(
+                    Outcomes.of(
+                        measure,
+                        subset,
+                        [ids[i] for i in index],
+                        [r[self.gold_field] for r in pairs],
+                        paired_cosine(e1, e2),
+                    )
+                )
+        return task_score(metric, details, dict(self.settings), because=self.undefined_because, outcomes=join(outcomes))
 
     @abstractmethod
-    def score_pairs(self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]], e1: np.ndarray,
-                    e2: np.ndarray) -> dict[str, float]:
+    def score_pairs(
+        self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]], e1: np.ndarray, e2: np.ndarray
+    ) -> dict[str, float]:
         """Every metric of one subset, from its rows and the embeddings of their two sides."""
 
 
@@ -76,5 +83,7 @@ def refuse_one_gold_value(dataset: SourceDataset, subset: str, gold: list[Any], 
     refused in one line, `message` formatted with the pair count `n` and that `value`."""
     values = set(gold)
     if len(values) == 1:
-        raise HtebError(f"{dataset.name}: subset {subset!r}: {message.format(n=len(gold), value=values.pop())} "
-                        "(leave the dataset out with --datasets)")
+        raise HtebError(
+            f"{dataset.name}: subset {subset!r}: {message.format(n=len(gold), value=values.pop())} "
+            "(leave the dataset out with --datasets)"
+        )

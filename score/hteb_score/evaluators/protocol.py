@@ -78,9 +78,14 @@ class Protocol:
     def on(self, settings: task_settings.TaskSettings) -> Protocol:
         """This protocol on the dataset rows a revision was made by (`task_settings.of_manifest`): every
         per-task setting and main score from them, so an edited installed row never rescores an old revision."""
-        return replace(self, few_shot=self.few_shot.on(settings), clustering=self.clustering.on(settings),
-                       retrieval=self.retrieval.on(settings), summarization=self.summarization.on(settings),
-                       task_main_metrics=settings.main_scores if self.main_metric_per_task else self.task_main_metrics)
+        return replace(
+            self,
+            few_shot=self.few_shot.on(settings),
+            clustering=self.clustering.on(settings),
+            retrieval=self.retrieval.on(settings),
+            summarization=self.summarization.on(settings),
+            task_main_metrics=settings.main_scores if self.main_metric_per_task else self.task_main_metrics,
+        )
 
     def estimator_seed(self, run_seed: int) -> int:
         """The seed of logistic regression and k-means in a run whose estimator seed is `run_seed`."""

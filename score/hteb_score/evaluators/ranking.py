@@ -67,8 +67,9 @@ class RankingEvaluator(Evaluator):
         for subset, rows in group_rows(queries).items():
             query_ids = [str(queries[i]["id"]) for i in rows]
             run = rank(query_ids, embed([queries[i]["text"] for i in rows], "query"))
-            details[subset], per_query = ranking_metrics({q: qrels[q] for q in query_ids}, run, settings["k_values"],
-                                                         full_map=self.full_map)
+            details[subset], per_query = ranking_metrics(
+                {q: qrels[q] for q in query_ids}, run, settings["k_values"], full_map=self.full_map
+            )
             scored = [q for q in query_ids if metric in per_query.get(q, {})]
             if scored:  # the main score is the mean of each query's
                 outcomes.append(Outcomes.of("mean", subset, scored, None, [per_query[q][metric] for q in scored]))

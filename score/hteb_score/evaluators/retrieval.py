@@ -48,8 +48,13 @@ class RetrievalEvaluator(RankingEvaluator):
 
     def run_settings(self, dataset: SourceDataset, context: EvaluationContext) -> dict[str, Any]:
         settings = context.protocol.retrieval(dataset.info.mteb_task)
-        return {"similarity": "cosine", "search": "exact", "top_k": TOP_K, "k_values": list(settings.k_values),
-                "ignore_identical_ids": settings.ignore_identical_ids}
+        return {
+            "similarity": "cosine",
+            "search": "exact",
+            "top_k": TOP_K,
+            "k_values": list(settings.k_values),
+            "ignore_identical_ids": settings.ignore_identical_ids,
+        }
 
     def ranker(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> Ranker:
         """Exact search over the whole corpus, without a hit whose id is the query's where the task says so."""
@@ -62,8 +67,13 @@ class RetrievalEvaluator(RankingEvaluator):
 
         def rank(query_ids: Sequence[str], queries: np.ndarray) -> dict[str, dict[str, float]]:
             scores, hits = index.search(np.ascontiguousarray(normalize(queries).numpy()), min(TOP_K, len(doc_ids)))
-            return {qid: {doc_ids[h]: float(s) for s, h in zip(row_scores, row_hits)
-                          if h >= 0 and not (ignore_identical_ids and doc_ids[h] == qid)}
-                    for qid, row_scores, row_hits in zip(query_ids, scores, hits)}
+            return {
+                qid: {
+                    doc_ids[h]: float(s)
+                    for s, h in zip(row_scores, row_hits)
+                    if h >= 0 and not (ignore_identical_ids and doc_ids[h] == qid)
+                }
+                for qid, row_scores, row_hits in zip(query_ids, scores, hits)
+            }
 
         return rank

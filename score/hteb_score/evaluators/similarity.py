@@ -21,7 +21,9 @@ def cos_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def dot_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a[i] . b[j] in float32, as mteb's `dot_score`."""
-    return (torch.as_tensor(np.asarray(a, dtype=np.float32)) @ torch.as_tensor(np.asarray(b, dtype=np.float32)).T).numpy()
+    return (
+        torch.as_tensor(np.asarray(a, dtype=np.float32)) @ torch.as_tensor(np.asarray(b, dtype=np.float32)).T
+    ).numpy()
 
 
 def pairwise_cos_torch(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -35,11 +35,16 @@ class STSEvaluator(SentencePairEvaluator):
         """Fewer than 2 pairs, or gold scores all equal: no correlation exists whatever the model."""
         if len(pairs) < 2:
             raise HtebError(f"{dataset.name}: subset {subset!r} has {len(pairs)} pair; a correlation needs at least 2")
-        refuse_one_gold_value(dataset, subset, [float(r["score"]) for r in pairs],
-                              "all {n} gold scores are {value:g}; a correlation with a constant is undefined")
+        refuse_one_gold_value(
+            dataset,
+            subset,
+            [float(r["score"]) for r in pairs],
+            "all {n} gold scores are {value:g}; a correlation with a constant is undefined",
+        )
 
-    def score_pairs(self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]], e1: np.ndarray,
-                    e2: np.ndarray) -> dict[str, float]:
+    def score_pairs(
+        self, dataset: SourceDataset, subset: str, pairs: list[dict[str, Any]], e1: np.ndarray, e2: np.ndarray
+    ) -> dict[str, float]:
         details = _correlations(np.asarray([float(r["score"]) for r in pairs]), e1, e2)
         details["spearman"] = details["cosine_spearman"]  # a cosine model's similarity
         details["pearson"] = details["cosine_pearson"]

@@ -34,8 +34,9 @@ if TYPE_CHECKING:
 @register
 class SummarizationEvaluator(Evaluator):
     task_types = ("Summarization",)
-    undefined_because = ("every document was skipped: its ratings or the model's similarities are all equal "
-                         "(mteb's rule)")
+    undefined_because = (
+        "every document was skipped: its ratings or the model's similarities are all equal (mteb's rule)"
+    )
 
     def check(self, dataset: SourceDataset, protocol: Protocol) -> list[Flag]:
         require_rows(dataset, dataset.info.eval_split, dataset.eval_rows())
@@ -43,8 +44,9 @@ class SummarizationEvaluator(Evaluator):
 
     def texts(self, dataset: SourceDataset) -> list[Text]:
         rows = dataset.eval_rows()
-        return ([(t, None) for r in rows for t in r["human_summaries"]]
-                + [(t, None) for r in rows for t in r["machine_summaries"]])
+        return [(t, None) for r in rows for t in r["human_summaries"]] + [
+            (t, None) for r in rows for t in r["machine_summaries"]
+        ]
 
     def evaluate(self, dataset: SourceDataset, embed: Embed, context: EvaluationContext) -> TaskScore:
         metric = context.protocol.main_metric(dataset.info.task_type, dataset.info.mteb_task)
@@ -58,11 +60,22 @@ class SummarizationEvaluator(Evaluator):
             kept = [p for p in per_doc if p is not None]
             details[subset] = _correlations(kept, deprecated)
             if kept and not deprecated:  # the main score is the mean of each kept document's Spearman
-                outcomes.append(Outcomes.of("mean", subset, [ids[i] for i, p in zip(index, per_doc) if p is not None],
-                                            None, [spearmanr(doc[0], doc[1]).statistic for doc in kept]))
-        return task_score(metric, details, {"similarity": "cosine", "correlation": "spearman",
-                                            "deprecated_evaluator": deprecated}, because=self.undefined_because,
-                          outcomes=join(outcomes) if metric in ("spearman", "cosine_spearman") else None)
+                outcomes.append(
+                    Outcomes.of(
+                        "mean",
+                        subset,
+                        [ids[i] for i, p in zip(index, per_doc) if p is not None],
+                        None,
+                        [spearmanr(doc[0], doc[1]).statistic for doc in kept],
+                    )
+                )
+        return task_score(
+            metric,
+            details,
+            {"similarity": "cosine", "correlation": "spearman", "deprecated_evaluator": deprecated},
+            because=self.undefined_because,
+            outcomes=join(outcomes) if metric in ("spearman", "cosine_spearman") else None,
+        )
 
 
 def _predictions(row: dict, embed: Embed) -> tuple[list[float], list[float], list[float]] | None:
@@ -82,12 +95,17 @@ def _predictions(row: dict, embed: Embed) -> tuple[list[float], list[float], lis
 def _correlations(kept: list[tuple[list[float], list[float], list[float]]], deprecated: bool) -> dict[str, float]:
     if not kept:  # nothing to average: undefined, which task_score flags
         return {"cosine_spearman": math.nan, "spearman": math.nan}
+
     def mean(fn, column: int) -> float:
         if deprecated:  # np.mean over (statistic, pvalue) pairs, as mteb's deprecated evaluator
             return float(np.mean([tuple(fn(doc[0], doc[column])) for doc in kept]))
         return float(np.mean([fn(doc[0], doc[column]).statistic for doc in kept]))
 
-    out = {"cosine_spearman": mean(spearmanr, 1), "cosine_pearson": mean(pearsonr, 1),
-           "dot_spearman": mean(spearmanr, 2), "dot_pearson": mean(pearsonr, 2)}
+    out = {
+        "cosine_spearman": mean(spearmanr, 1),
+        "cosine_pearson": mean(pearsonr, 1),
+        "dot_spearman": mean(spearmanr, 2),
+        "dot_pearson": mean(pearsonr, 2),
+    }
     out["spearman"], out["pearson"] = out["cosine_spearman"], out["cosine_pearson"]
     return out

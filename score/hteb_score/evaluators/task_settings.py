@@ -39,8 +39,11 @@ class TaskSettings:
     @property
     def main_scores(self) -> dict[str, str]:
         """mteb task -> its `main_score` where that is not its task type's (TaskMetadata.main_score)."""
-        return {name: spec.main_score for name, spec in self.tasks.items()
-                if spec.main_score != task_type(spec.task_type).mteb_main_score}
+        return {
+            name: spec.main_score
+            for name, spec in self.tasks.items()
+            if spec.main_score != task_type(spec.task_type).mteb_main_score
+        }
 
     def over(self, specs: Iterable[DatasetSpec]) -> TaskSettings:
         """These settings with the tasks `specs` name taken from them instead."""

@@ -67,10 +67,17 @@ def check_judged(dataset: SourceDataset, protocol: str, queries: Sequence[Mappin
         return [*flags, Flag("missing_judged_documents", f"{absent}; scored as mteb does: relevant, never retrieved")]
     left = [q for q in queries if kept.get(str(q["id"]))]
     if not left:
-        raise HtebError(f"{dataset.name}: all {judged} judged documents (qrels) are absent from the corpus; "
-                        "no query can be scored")
-    return [*flags, Flag("missing_judged_documents", f"{absent}; left out of the judgements, and "
-                         f"{len(queries) - len(left)} query(ies) left with none are not scored")]
+        raise HtebError(
+            f"{dataset.name}: all {judged} judged documents (qrels) are absent from the corpus; no query can be scored"
+        )
+    return [
+        *flags,
+        Flag(
+            "missing_judged_documents",
+            f"{absent}; left out of the judgements, and "
+            f"{len(queries) - len(left)} query(ies) left with none are not scored",
+        ),
+    ]
 
 
 def absent_queries(qrels: Mapping[str, Mapping[str, int]], query_ids: set[str]) -> list[Flag]:
@@ -79,12 +86,22 @@ def absent_queries(qrels: Mapping[str, Mapping[str, int]], query_ids: set[str]) 
     absent = [qid for qid in qrels if qid not in query_ids]
     if not absent:
         return []
-    return [Flag("missing_judged_queries", f"{len(absent)} of {len(qrels)} judged queries (qrels) are absent from "
-                 f"the queries table (first: {absent[0]!r}); their judgements are not scored")]
+    return [
+        Flag(
+            "missing_judged_queries",
+            f"{len(absent)} of {len(qrels)} judged queries (qrels) are absent from "
+            f"the queries table (first: {absent[0]!r}); their judgements are not scored",
+        )
+    ]
 
 
-def ranking_metrics(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mapping[str, float]],
-                    k_values: Sequence[int], *, full_map: bool = False) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+def ranking_metrics(
+    qrels: Mapping[str, Mapping[str, int]],
+    run: Mapping[str, Mapping[str, float]],
+    k_values: Sequence[int],
+    *,
+    full_map: bool = False,
+) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
     """ndcg/map/recall/precision at each k (and uncut `map` when asked), mean over queries, 5 d.p.; and
     each query's values by the same names (the items those means are taken over)."""
     ks = ",".join(str(k) for k in k_values)
@@ -93,8 +110,10 @@ def ranking_metrics(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Ma
     if not per_query:
         return {}, {}
     named = {(trec_name, k): f"{name}_{k}" for trec_name, name in _MEASURES.items() for k in k_values}
-    queries = {query: {name: scores[f"{trec_name}_{k}"] for (trec_name, k), name in named.items()}
-               for query, scores in per_query.items()}
+    queries = {
+        query: {name: scores[f"{trec_name}_{k}"] for (trec_name, k), name in named.items()}
+        for query, scores in per_query.items()
+    }
     if full_map:
         for query, scores in per_query.items():
             queries[query]["map"] = scores["map"]

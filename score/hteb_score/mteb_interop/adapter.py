@@ -32,29 +32,44 @@ class FunctionEncoder(AbsEncoder):
     def __init__(self, fn: EmbedFn) -> None:
         self.fn = fn
         self.mteb_model_meta = ModelMeta.create_empty(
-            overwrites={"name": "hteb/function-encoder", "revision": "given", "similarity_fn_name": ScoringFunction.COSINE})
+            overwrites={
+                "name": "hteb/function-encoder",
+                "revision": "given",
+                "similarity_fn_name": ScoringFunction.COSINE,
+            }
+        )
 
-    def encode(self, inputs: Any, *, task_metadata: Any, hf_split: str, hf_subset: str,
-               prompt_type: Any = None, **kwargs: Any) -> np.ndarray:
+    def encode(
+        self, inputs: Any, *, task_metadata: Any, hf_split: str, hf_subset: str, prompt_type: Any = None, **kwargs: Any
+    ) -> np.ndarray:
         texts = [text for batch in inputs for text in batch["text"]]
         return self.fn(texts, None if prompt_type is None else str(prompt_type.value))
 
 
 def mteb_scores(task_name: str, dataset: SourceDataset, fn: EmbedFn, **task_attributes: Any) -> dict[str, float]:
     """mteb's main score per subset for `dataset` evaluated as task `task_name` with embeddings `fn`."""
-    return {subset: float(scores["main_score"]) for subset, scores in
-            mteb_results(task_name, dataset, fn, **task_attributes).items()}
+    return {
+        subset: float(scores["main_score"])
+        for subset, scores in mteb_results(task_name, dataset, fn, **task_attributes).items()
+    }
 
 
-def mteb_results(task_name: str, dataset: SourceDataset, fn: EmbedFn,
-                 **task_attributes: Any) -> dict[str, Mapping[str, Any]]:
+def mteb_results(
+    task_name: str, dataset: SourceDataset, fn: EmbedFn, **task_attributes: Any
+) -> dict[str, Mapping[str, Any]]:
     """Every score mteb reports per subset; `task_attributes` override the task object's settings."""
     task = load_task(task_name, dataset, **task_attributes)
     with threadpool_limits(limits=1):  # same numbers, without OpenMP/BLAS contention (see evaluators/threads.py)
-        return dict(task.evaluate(FunctionEncoder(fn), dataset.info.eval_split, subsets_to_run=task.hf_subsets,
-                                  # mteb imports NotRequired from typing under TYPE_CHECKING, which a Python 3.10
-                                  # check cannot resolve: EncodeKwargs' optional keys read as required
-                                  encode_kwargs={"batch_size": 32}))  # type: ignore[typeddict-item]
+        return dict(
+            task.evaluate(
+                FunctionEncoder(fn),
+                dataset.info.eval_split,
+                subsets_to_run=task.hf_subsets,
+                # mteb imports NotRequired from typing under TYPE_CHECKING, which a Python 3.10
+                # check cannot resolve: EncodeKwargs' optional keys read as required
+                encode_kwargs={"batch_size": 32},  # type: ignore[typeddict-item]
+            )
+        )
 
 
 def load_task(task_name: str, dataset: SourceDataset, **task_attributes: Any) -> AbsTask:

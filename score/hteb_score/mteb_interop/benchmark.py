@@ -97,8 +97,10 @@ class HtebBenchmark(Benchmark):
                 raise HtebError(f"not an HTEB task (from tasks_from_revision): {task.metadata.name}")
             if task.metadata.name in self.variants:
                 other = self.variants[task.metadata.name].dataset
-                raise HtebError(f"two datasets share the mteb task {task.metadata.name!r} ({other}, "
-                                f"{variant.dataset}): benchmark them apart")
+                raise HtebError(
+                    f"two datasets share the mteb task {task.metadata.name!r} ({other}, "
+                    f"{variant.dataset}): benchmark them apart"
+                )
             self.variants[task.metadata.name] = variant
 
     def _get_model_score(self, model_result: ModelResult) -> dict[str, float | None]:
@@ -128,20 +130,26 @@ class HtebBenchmark(Benchmark):
         if pl_df.is_empty():
             return SummaryTable(df=pl.DataFrame({"No results": ["No results"]}), is_empty=True)
         score = pl.when(pl.col("score").is_null().any()).then(None).otherwise(pl.col("score").mean())
-        per_task = (pl_df.filter(pl.col("task_name").is_in(list(self.variants)))
-                    .group_by("model_name", "task_name").agg(score.alias("score")))
+        per_task = (
+            pl_df.filter(pl.col("task_name").is_in(list(self.variants)))
+            .group_by("model_name", "task_name")
+            .agg(score.alias("score"))
+        )
         models: dict[str, dict[HtebVariant, float | None]] = {}
         for model, task, score in per_task.iter_rows():
             models.setdefault(model, {})[self.variants[task]] = score
         complete = {m: s for m, s in models.items() if len(s) == len(self.variants)}
         if not complete:
             return SummaryTable(df=pl.DataFrame({"No results": ["No results"]}), is_empty=True)
-        table = pl.DataFrame([{"Model": m, **figures(s)} for m, s in complete.items()],
-                             schema={"Model": pl.Utf8, **{c: pl.Float64 for c in COLUMNS}})
+        table = pl.DataFrame(
+            [{"Model": m, **figures(s)} for m, s in complete.items()],
+            schema={"Model": pl.Utf8, **{c: pl.Float64 for c in COLUMNS}},
+        )
         table = table.sort(list(RANKED_BY), descending=True, nulls_last=True)
         table = table.with_columns((pl.int_range(0, pl.len()) + 1).cast(pl.Int64).alias(RANK))
-        return SummaryTable(df=table.select(RANK, "Model", *COLUMNS), rank_col=RANK, primary_metric_col=TOTAL,
-                            task_type_mean_col=None)
+        return SummaryTable(
+            df=table.select(RANK, "Model", *COLUMNS), rank_col=RANK, primary_metric_col=TOTAL, task_type_mean_col=None
+        )
 
 
 def get_benchmark(revision: str = SAMPLE_REVISION, *, store: str = DEFAULT_STORE, **selection: Any) -> HtebBenchmark:
@@ -156,10 +164,17 @@ def get_benchmark(revision: str = SAMPLE_REVISION, *, store: str = DEFAULT_STORE
     short = f"HTEB({short_revision(variant.revision)}{variant.selection})"
     name = f"HTEB({revision}{variant.selection})"
     return HtebBenchmark(
-        name=name, aliases=(short,) if short != name else (), tasks=tasks, display_name=f"HTEB {revision}",
-        description=(f"The Harder Text Embedding Benchmark, revision {variant.revision}: each dataset's original "
-                     f"and its {', '.join(transformations)} variants (seeds {', '.join(map(str, seeds))}) as mteb "
-                     "tasks, "
-                     "scored as the Original, one score per robustness axis, the HTEB total of the paper's axes, "
-                     "and Noise beside it"),
-        reference=REFERENCE, citation=HTEB_CITATION)
+        name=name,
+        aliases=(short,) if short != name else (),
+        tasks=tasks,
+        display_name=f"HTEB {revision}",
+        description=(
+            f"The Harder Text Embedding Benchmark, revision {variant.revision}: each dataset's original "
+            f"and its {', '.join(transformations)} variants (seeds {', '.join(map(str, seeds))}) as mteb "
+            "tasks, "
+            "scored as the Original, one score per robustness axis, the HTEB total of the paper's axes, "
+            "and Noise beside it"
+        ),
+        reference=REFERENCE,
+        citation=HTEB_CITATION,
+    )

@@ -32,8 +32,10 @@ NO_REVISION = "no_revision_available"  # mteb's folder name for a model whose re
 #: An extra field of the result files hteb-score writes: the HTEB dataset a task result is for (two
 #: HTEB datasets can share one mteb task, e.g. SemRel2024 and SemRel2024-eng).
 DATASET_KEY = "hteb_dataset"
-_NAME = re.compile(r"^(?P<task>.+)\.hteb-(?P<revision>[0-9A-Za-z_]{1,8})\.(?P<transformation>[a-z_]+)"
-                   r"(?:\.(?P<seed>\d+))?(?P<selection>(?:\.(?:judge[0-9.]+?|onerror_[a-z]+))*)$")
+_NAME = re.compile(
+    r"^(?P<task>.+)\.hteb-(?P<revision>[0-9A-Za-z_]{1,8})\.(?P<transformation>[a-z_]+)"
+    r"(?:\.(?P<seed>\d+))?(?P<selection>(?:\.(?:judge[0-9.]+?|onerror_[a-z]+))*)$"
+)
 
 
 @dataclass(frozen=True)
@@ -76,8 +78,13 @@ def parse_variant_task_name(name: str) -> VariantName | None:
     if match is None:
         return None
     seed = match["seed"]
-    return VariantName(match["task"], match["revision"], match["transformation"],
-                       None if seed is None else int(seed), match["selection"])
+    return VariantName(
+        match["task"],
+        match["revision"],
+        match["transformation"],
+        None if seed is None else int(seed),
+        match["selection"],
+    )
 
 
 def model_folder_name(model_id: str) -> str:
@@ -96,13 +103,36 @@ def result_folder(root: Path, model_id: str, revision: str | None) -> Path:
 #: `model_meta.json`, which mteb validates as a `ModelMeta` where it reads one in full; what hteb-score
 #: does not know about a model stays null.
 EMPTY_MODEL_META: dict[str, Any] = {
-    "loader_kwargs": {}, "name": None, "revision": None, "release_date": None, "languages": None,
-    "n_parameters": None, "n_active_parameters_override": None, "n_embedding_parameters": None,
-    "memory_usage_mb": None, "max_tokens": None, "embed_dim": None, "license": None, "open_weights": None,
-    "public_training_code": None, "public_training_data": None, "framework": [], "reference": None,
-    "similarity_fn_name": None, "use_instructions": None, "training_datasets": None, "adapted_from": None,
-    "superseded_by": None, "modalities": ["text"], "model_type": ["dense"], "citation": None, "contacts": None,
-    "experiment_kwargs": None, "output_dtypes": None, "extra_requirements_groups": None, "loader": None,
+    "loader_kwargs": {},
+    "name": None,
+    "revision": None,
+    "release_date": None,
+    "languages": None,
+    "n_parameters": None,
+    "n_active_parameters_override": None,
+    "n_embedding_parameters": None,
+    "memory_usage_mb": None,
+    "max_tokens": None,
+    "embed_dim": None,
+    "license": None,
+    "open_weights": None,
+    "public_training_code": None,
+    "public_training_data": None,
+    "framework": [],
+    "reference": None,
+    "similarity_fn_name": None,
+    "use_instructions": None,
+    "training_datasets": None,
+    "adapted_from": None,
+    "superseded_by": None,
+    "modalities": ["text"],
+    "model_type": ["dense"],
+    "citation": None,
+    "contacts": None,
+    "experiment_kwargs": None,
+    "output_dtypes": None,
+    "extra_requirements_groups": None,
+    "loader": None,
     "is_cross_encoder": False,
 }
 

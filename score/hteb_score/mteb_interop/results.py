@@ -81,19 +81,25 @@ def _model_scores(revision: Path, datasets_of: Mapping[str, list[str]], *, sever
         return None
     if len(short_revisions) > 1 or len(selections) > 1:
         found = ", ".join(sorted(short_revisions | selections))
-        raise ContractError(f"{revision}: results of different HTEB revisions or selections ({found}) for one "
-                            "model; compare them as separate folders")
-    model = ModelScores(f"{name} @{revision.name}" if several else name, str(revision),
-                        data_revisions.pop() if len(data_revisions) == 1 else None,
-                        INSTALLED,  # mteb's result files record no axes: this release's table names them
-                        protocol=protocols.pop() if len(protocols) == 1 else None)
+        raise ContractError(
+            f"{revision}: results of different HTEB revisions or selections ({found}) for one "
+            "model; compare them as separate folders"
+        )
+    model = ModelScores(
+        f"{name} @{revision.name}" if several else name,
+        str(revision),
+        data_revisions.pop() if len(data_revisions) == 1 else None,
+        INSTALLED,  # mteb's result files record no axes: this release's table names them
+        protocol=protocols.pop() if len(protocols) == 1 else None,
+    )
     model.original = per_variant.pop(("original", None))
     by_transformation: dict[str, dict[str, list[float]]] = {}
     for (transformation, _seed), values in per_variant.items():
         for dataset, value in values.items():
             by_transformation.setdefault(transformation, {}).setdefault(dataset, []).append(value)
-    model.transformations = {t: {d: sum(v) / len(v) for d, v in by_dataset.items()}
-                             for t, by_dataset in by_transformation.items()}
+    model.transformations = {
+        t: {d: sum(v) / len(v) for d, v in by_dataset.items()} for t, by_dataset in by_transformation.items()
+    }
     model.fill_derived()
     return model
 

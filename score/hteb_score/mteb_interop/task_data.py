@@ -68,14 +68,24 @@ def per_subset(*task_types: str) -> Callable[[SplitConverter], SplitConverter]:
 
 @per_subset("STS", "STR")
 def _sts(task: AbsTask, rows: list[dict[str, Any]]) -> Dataset:
-    return Dataset.from_dict({"sentence1": [r["sentence1"] for r in rows], "sentence2": [r["sentence2"] for r in rows],
-                              "score": [float(r["score"]) for r in rows]})
+    return Dataset.from_dict(
+        {
+            "sentence1": [r["sentence1"] for r in rows],
+            "sentence2": [r["sentence2"] for r in rows],
+            "score": [float(r["score"]) for r in rows],
+        }
+    )
 
 
 @per_subset("PairClassification")
 def _pairs(task: AbsTask, rows: list[dict[str, Any]]) -> Dataset:
-    return Dataset.from_dict({"sentence1": [r["sentence1"] for r in rows], "sentence2": [r["sentence2"] for r in rows],
-                              "labels": [int(r["label"]) for r in rows]})
+    return Dataset.from_dict(
+        {
+            "sentence1": [r["sentence1"] for r in rows],
+            "sentence2": [r["sentence2"] for r in rows],
+            "labels": [int(r["label"]) for r in rows],
+        }
+    )
 
 
 @per_subset("Classification")
@@ -85,8 +95,9 @@ def _classification(task: AbsTask, rows: list[dict[str, Any]]) -> Dataset:
 
 @per_subset("Summarization")
 def _summarization(task: AbsTask, rows: list[dict[str, Any]]) -> Dataset:
-    return Dataset.from_dict({key: [r[key] for r in rows]
-                              for key in ("id", "text", "human_summaries", "machine_summaries", "relevance")})
+    return Dataset.from_dict(
+        {key: [r[key] for r in rows] for key in ("id", "text", "human_summaries", "machine_summaries", "relevance")}
+    )
 
 
 @per_subset("Clustering")
@@ -98,13 +109,21 @@ def _clustering(task: AbsTask, rows: list[dict[str, Any]]) -> Dataset:
     # task's contiguous sets cut as mteb 1.x cut MasakhaNEWS (mteb 1.12.75 dataset_transform)
     if rows and all(CLUSTER_SET in r for r in rows):
         hub_rows = sorted({r[CLUSTER_SET] for r in rows})
-        return Dataset.from_dict({column: [[r[field] for r in rows if r[CLUSTER_SET] == n] for n in hub_rows]
-                                  for column, field in (("sentences", "text"), ("labels", "label"))})
+        return Dataset.from_dict(
+            {
+                column: [[r[field] for r in rows if r[CLUSTER_SET] == n] for n in hub_rows]
+                for column, field in (("sentences", "text"), ("labels", "label"))
+            }
+        )
     sets = MTEB.clustering(task.metadata.name).contiguous_sets
     if sets is None:
         raise ValueError(f"{task.metadata.name}: rows without cluster_set cannot be laid out as its Hub rows")
-    return Dataset.from_dict({"sentences": [split.tolist() for split in np.array_split(texts, sets)],
-                              "labels": [split.tolist() for split in np.array_split(labels, sets)]})
+    return Dataset.from_dict(
+        {
+            "sentences": [split.tolist() for split in np.array_split(texts, sets)],
+            "labels": [split.tolist() for split in np.array_split(labels, sets)],
+        }
+    )
 
 
 @MTEB_DATA.register("Retrieval", "Reranking")
@@ -116,10 +135,19 @@ def _retrieval(task: AbsTask, dataset: SourceDataset) -> tuple[Any, list[str]]:
     corpus = dataset.tables["corpus"]
     top = dataset.tables.get("top_ranked")
     split = RetrievalSplitData(
-        corpus=Dataset.from_dict({"id": [str(d["id"]) for d in corpus], "title": [d.get("title") or "" for d in corpus],
-                                  "text": [d["text"] for d in corpus]}),
-        queries=Dataset.from_dict({"id": [str(q["id"]) for q in dataset.tables["queries"]],
-                                   "text": [q["text"] for q in dataset.tables["queries"]]}),
+        corpus=Dataset.from_dict(
+            {
+                "id": [str(d["id"]) for d in corpus],
+                "title": [d.get("title") or "" for d in corpus],
+                "text": [d["text"] for d in corpus],
+            }
+        ),
+        queries=Dataset.from_dict(
+            {
+                "id": [str(q["id"]) for q in dataset.tables["queries"]],
+                "text": [q["text"] for q in dataset.tables["queries"]],
+            }
+        ),
         relevant_docs=qrels,
         top_ranked=None if top is None else {str(r["query_id"]): [str(d) for d in r["doc_ids"]] for r in top},
     )

@@ -56,10 +56,17 @@ class HtebVariant:
         return variant_task_name(self.task, self.revision, self.transformation, self.seed, self.selection)
 
 
-def tasks_from_revision(store: str, revision: str, *, datasets: Sequence[str] | None = None,
-                        transformations: Sequence[str] | None = None, seeds: Sequence[int] | None = None,
-                        on_error: str = "original", min_judge: float | None = None,
-                        original: bool = True) -> list[AbsTask]:
+def tasks_from_revision(
+    store: str,
+    revision: str,
+    *,
+    datasets: Sequence[str] | None = None,
+    transformations: Sequence[str] | None = None,
+    seeds: Sequence[int] | None = None,
+    on_error: str = "original",
+    min_judge: float | None = None,
+    original: bool = True,
+) -> list[AbsTask]:
     """mteb task objects for a revision's variants, in dataset order, the original first."""
     from hteb_contract.stores import open_store
     from hteb_score.scoring.data import check_selection, revision_variants
@@ -70,16 +77,24 @@ def tasks_from_revision(store: str, revision: str, *, datasets: Sequence[str] | 
     tasks = []
     selection = selection_tag(min_judge=min_judge, on_error=on_error)
     for name in names:
-        variants, _ = revision_variants(opened, name, transformations=transformations, seeds=seeds,
-                                        on_error=on_error, min_judge=min_judge)
+        variants, _ = revision_variants(
+            opened, name, transformations=transformations, seeds=seeds, on_error=on_error, min_judge=min_judge
+        )
         info = variants[0].dataset.info
         if info.mteb_task is None:
             raise HtebError(f"dataset {name!r} names no mteb task (mteb_task in its dataset.json)")
         for variant in variants if original else variants[1:]:
             hub_pin = info.hf_revision if variant.seed is None else None  # the original's Hub revision
-            tasks.append(_variant_task(info.mteb_task, variant.dataset, HtebVariant(
-                name, variant.transformation, variant.seed, opened.revision_id, info.mteb_task, selection),
-                hub_pin or opened.revision_id))
+            tasks.append(
+                _variant_task(
+                    info.mteb_task,
+                    variant.dataset,
+                    HtebVariant(
+                        name, variant.transformation, variant.seed, opened.revision_id, info.mteb_task, selection
+                    ),
+                    hub_pin or opened.revision_id,
+                )
+            )
     return tasks
 
 
@@ -90,10 +105,16 @@ def _variant_task(task_name: str, dataset: Any, variant: HtebVariant, data_revis
     # the variant's own name (mteb's cache keys results by it), the data's own revision, and what the
     # data is to mteb: adapted from mteb's task (its zero-shot and training-overlap flags follow that),
     # made as `sample_creation` says, and never "superseded" by a newer version of mteb's task
-    task.metadata = source.model_copy(update={
-        "name": variant.task_name, "dataset": {**source.dataset, "revision": data_revision},
-        "description": _description(variant, source.description), "adapted_from": [variant.task],
-        "sample_creation": sample_creation(variant.transformation, source.sample_creation), "superseded_by": None})
+    task.metadata = source.model_copy(
+        update={
+            "name": variant.task_name,
+            "dataset": {**source.dataset, "revision": data_revision},
+            "description": _description(variant, source.description),
+            "adapted_from": [variant.task],
+            "sample_creation": sample_creation(variant.transformation, source.sample_creation),
+            "superseded_by": None,
+        }
+    )
     setattr(task, VARIANT_ATTRIBUTE, variant)
     return task
 
@@ -118,8 +139,11 @@ def sample_creation(transformation: str, source: str | None) -> str | None:
 
 
 def _description(variant: HtebVariant, source: str) -> str:
-    what = ("the original rows" if variant.seed is None
-            else f"{variant.transformation.replace('_', ' ')} (seed {variant.seed}{variant.selection})")
+    what = (
+        "the original rows"
+        if variant.seed is None
+        else f"{variant.transformation.replace('_', ' ')} (seed {variant.seed}{variant.selection})"
+    )
     return f"HTEB revision {short_revision(variant.revision)} of {variant.dataset}, {what}. {variant.task}: {source}"
 
 
@@ -129,8 +153,9 @@ def variant_of(task: AbsTask) -> HtebVariant | None:
     return variant if isinstance(variant, HtebVariant) else None
 
 
-def evaluate_tasks(model: Any, tasks: Iterable[AbsTask], *, cache: ResultCache | None = None,
-                   **evaluate_kwargs: Any) -> dict[HtebVariant, TaskResult]:
+def evaluate_tasks(
+    model: Any, tasks: Iterable[AbsTask], *, cache: ResultCache | None = None, **evaluate_kwargs: Any
+) -> dict[HtebVariant, TaskResult]:
     """`mteb.evaluate` on HTEB tasks with each variant given the prompts the model has for its mteb
     task (as hteb-score gives them); `model` is anything mteb.evaluate takes (a SentenceTransformer,
     an mteb model, a ModelMeta)."""
@@ -161,7 +186,7 @@ def _variant_prompts(table: dict[str, Any], variants: Sequence[HtebVariant]) -> 
     for variant in variants:
         for key, value in table.items():
             if key == variant.task or key.startswith(f"{variant.task}-"):
-                out[variant.task_name + key[len(variant.task):]] = value
+                out[variant.task_name + key[len(variant.task) :]] = value
     return out
 
 
@@ -176,6 +201,8 @@ def _mteb_model(model: Any) -> Any:
     if isinstance(model, SentenceTransformer):
         return SentenceTransformerEncoderWrapper(model)
     if getattr(model, "mteb_model_meta", None) is None:
-        raise HtebError(f"{type(model).__name__} is not a model mteb.evaluate takes with its metadata "
-                        "(give a SentenceTransformer, an mteb model or a ModelMeta)")
+        raise HtebError(
+            f"{type(model).__name__} is not a model mteb.evaluate takes with its metadata "
+            "(give a SentenceTransformer, an mteb model or a ModelMeta)"
+        )
     return model

@@ -41,7 +41,7 @@ def confidence_interval(effect: Mapping[str, Any]) -> str:
 
 
 def count(n: int, noun: str) -> str:
-    """"1 model", "3 models"."""
+    """ "1 model", "3 models"."""
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 

@@ -24,8 +24,13 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from hteb_contract.common.escape import html_text, md_code, md_text
 
-_OPTIONS: dict[str, Any] = {"trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True,
-                            "undefined": StrictUndefined, "autoescape": False}
+_OPTIONS: dict[str, Any] = {
+    "trim_blocks": True,
+    "lstrip_blocks": True,
+    "keep_trailing_newline": True,
+    "undefined": StrictUndefined,
+    "autoescape": False,
+}
 #: Markdown documents (result_card.md): `md` escapes prose and table cells, `code` writes a code span.
 MARKDOWN = Environment(loader=PackageLoader("hteb_score.report", "templates"), **_OPTIONS)
 MARKDOWN.filters.update(md=md_text, code=md_code)
@@ -39,7 +44,7 @@ _MINIFY = {".js": rjsmin.jsmin, ".css": rcssmin.cssmin}
 @cache
 def asset(name: str) -> str:
     """A script or style of report/templates/, minified as a page inlines it (its comments dropped)."""
-    suffix = name[name.rindex("."):]
+    suffix = name[name.rindex(".") :]
     text = (resources.files("hteb_score.report") / "templates" / name).read_text(encoding="utf-8")
     return _MINIFY[suffix](text).strip()
 
@@ -49,12 +54,16 @@ def csp_source(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
 
 
-def page(template: str, *, title: str, scripts: Sequence[str], styles: Sequence[str], images: bool = False,
-         **context: Any) -> str:
+def page(
+    template: str, *, title: str, scripts: Sequence[str], styles: Sequence[str], images: bool = False, **context: Any
+) -> str:
     """A self-contained page: `template` (extending page.html.j2) with `scripts` and `styles` of
     report/templates/ inlined in their order and admitted by their hashes; `images` admits data: images."""
     script = "\n".join(asset(name) for name in scripts)
     style = "\n".join(asset(name) for name in styles)
-    csp = ("default-src 'none'; " + ("img-src data:; " if images else "")
-           + f"style-src {csp_source(style)}; script-src {csp_source(script)}; base-uri 'none'; form-action 'none'")
+    csp = (
+        "default-src 'none'; "
+        + ("img-src data:; " if images else "")
+        + f"style-src {csp_source(style)}; script-src {csp_source(script)}; base-uri 'none'; form-action 'none'"
+    )
     return HTML.get_template(template).render(title=title, csp=csp, script=script, style=style, **context)

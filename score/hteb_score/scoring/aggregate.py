@@ -100,12 +100,26 @@ def aggregate_flags(scores: Iterable[ScoreRecord], taxonomy: Taxonomy) -> list[F
     """`skipped_in_aggregates` for each undefined main score, and for the defined scores of a dataset
     whose Original is undefined (there is nothing to compare them with)."""
     main = main_scores(scores, taxonomy)
-    flags = [Flag("skipped_in_aggregates", "main score undefined (null): left out of the aggregates and statistics",
-                  dataset, transformation, seed) for dataset, transformation, seed in main.skipped]
+    flags = [
+        Flag(
+            "skipped_in_aggregates",
+            "main score undefined (null): left out of the aggregates and statistics",
+            dataset,
+            transformation,
+            seed,
+        )
+        for dataset, transformation, seed in main.skipped
+    ]
     for dataset in sorted(set(main.runs) - set(main.original)):
         n = sum(len(by_seed) for by_seed in main.runs[dataset].values())
-        flags.append(Flag("skipped_in_aggregates", f"Original score undefined: the dataset's {n} transformed "
-                          "score(s) are left out of the aggregates and statistics", dataset))
+        flags.append(
+            Flag(
+                "skipped_in_aggregates",
+                f"Original score undefined: the dataset's {n} transformed "
+                "score(s) are left out of the aggregates and statistics",
+                dataset,
+            )
+        )
     return flags
 
 
@@ -189,13 +203,16 @@ def paired_level(original: Mapping[str, float], axes: Columns, taxonomy: Taxonom
     for axis in taxonomy.members:
         on = [d for d in axes.get(axis, {}) if d in original]
         if on:
-            paired[axis] = Paired(float(np.mean([axes[axis][d] for d in on])),
-                                  float(np.mean([original[d] for d in on])), len(on))
+            paired[axis] = Paired(
+                float(np.mean([axes[axis][d] for d in on])), float(np.mean([original[d] for d in on])), len(on)
+            )
     hteb = hteb_total({a: p.score for a, p in paired.items()}, taxonomy)
     under = sorted({d for a in taxonomy.paper_axes for d in axes.get(a, {}) if d in original})
     original_all = _mean(list(original.values()))
     paired_original = original_all if hteb is None else _mean([original[d] for d in under])
-    return PairedLevel(len(original), original_all, paired, hteb, paired_original, len(under) if hteb is not None else 0)
+    return PairedLevel(
+        len(original), original_all, paired, hteb, paired_original, len(under) if hteb is not None else 0
+    )
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -206,8 +223,9 @@ def _sd(values: Sequence[float]) -> float | None:
     return float(np.std(values, ddof=1)) if len(values) > 1 else None
 
 
-def _dataset_row(dataset: str, metric: str, original: float, runs: Mapping[str, Mapping[int, float]],
-                 taxonomy: Taxonomy) -> dict[str, Any]:
+def _dataset_row(
+    dataset: str, metric: str, original: float, runs: Mapping[str, Mapping[int, float]], taxonomy: Taxonomy
+) -> dict[str, Any]:
     transformations: dict[str, dict[str, Any]] = {}
     for name in sorted(runs, key=taxonomy.order):
         values = list(runs[name].values())
@@ -216,11 +234,17 @@ def _dataset_row(dataset: str, metric: str, original: float, runs: Mapping[str, 
     axes = axis_scores({t: v["mean"] for t, v in transformations.items()}, taxonomy)
     hteb = hteb_total(axes, taxonomy)
     seeds = sorted({s for by_seed in runs.values() for s in by_seed})
-    per_seed = [hteb_total(axis_scores({t: v[s] for t, v in runs.items() if s in v}, taxonomy), taxonomy)
-                for s in seeds]
+    per_seed = [
+        hteb_total(axis_scores({t: v[s] for t, v in runs.items() if s in v}, taxonomy), taxonomy) for s in seeds
+    ]
     return {
-        "dataset": dataset, "metric": metric, "original": original, "transformations": transformations, "axes": axes,
-        "hteb": hteb, "hteb_sd": _sd([h for h in per_seed if h is not None]),
+        "dataset": dataset,
+        "metric": metric,
+        "original": original,
+        "transformations": transformations,
+        "axes": axes,
+        "hteb": hteb,
+        "hteb_sd": _sd([h for h in per_seed if h is not None]),
         "delta": None if hteb is None else hteb - original,
     }
 
@@ -237,8 +261,12 @@ def aggregate(scores: Sequence[ScoreRecord], taxonomy: Taxonomy) -> dict[str, An
         rows = [row["transformations"][name] for row in per_dataset if name in row["transformations"]]
         if rows:
             values = [r["mean"] for r in rows]
-            per_transformation[name] = {"mean": float(np.mean(values)), "sd": _sd(values),
-                                        "delta": float(np.mean([r["delta"] for r in rows])), "datasets": len(rows)}
+            per_transformation[name] = {
+                "mean": float(np.mean(values)),
+                "sd": _sd(values),
+                "delta": float(np.mean([r["delta"] for r in rows])),
+                "datasets": len(rows),
+            }
     level = paired_level(
         {row["dataset"]: row["original"] for row in per_dataset},
         {a: {row["dataset"]: row["axes"][a] for row in per_dataset if a in row["axes"]} for a in taxonomy.members},

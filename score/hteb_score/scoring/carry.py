@@ -40,8 +40,18 @@ def scored_digest(revision: Revision, name: str) -> str:
     add(sorted((f["path"], f["sha256"]) for f in revision.manifest["files"] if f["path"].startswith(f"source/{name}/")))
     for transformation, seed in revision.variants(name):
         columns = revision.item_columns(name, transformation, seed)
-        add([transformation, seed, columns.refs(), columns.original_text, columns.transformed_text,
-             columns.with_errors, columns.quality, columns.fluency])
+        add(
+            [
+                transformation,
+                seed,
+                columns.refs(),
+                columns.original_text,
+                columns.transformed_text,
+                columns.with_errors,
+                columns.quality,
+                columns.fluency,
+            ]
+        )
     for transformation, seed in revision.corpus_variants(name):
         records = revision.corpus_items(name, transformation, seed)
         add(["corpus", transformation, seed, [(r.ref, r.original_text, r.transformed_text) for r in records]])
@@ -58,12 +68,22 @@ def unit_coverage(revision: Revision, name: str, identity: RunIdentity) -> list[
     found = []
     taxonomy = of_manifest(revision.manifest)
     for transformation, seed in revision.variants(name):
-        if (identity.transformations is not None and transformation not in identity.transformations) or \
-                (identity.seeds is not None and seed not in identity.seeds):
+        if (identity.transformations is not None and transformation not in identity.transformations) or (
+            identity.seeds is not None and seed not in identity.seeds
+        ):
             continue
         shares, recorded = revision_shares(revision.manifest, revision.item_columns(name, transformation, seed))
-        found.append(variant_coverage(name, transformation, seed, shares, identity.protocol,
-                                      axis=taxonomy.axis_of(transformation), recorded=recorded))
+        found.append(
+            variant_coverage(
+                name,
+                transformation,
+                seed,
+                shares,
+                identity.protocol,
+                axis=taxonomy.axis_of(transformation),
+                recorded=recorded,
+            )
+        )
     return found
 
 
@@ -71,26 +91,32 @@ def check_rebuilt(scored: Mapping[str, Any], old: Revision, names: Sequence[str]
     """`old` holds, for each dataset of `names`, the very files of the revision whose manifest is `scored`
     (the one a part was scored on, rebuilt: `reproduce` rebuilds a revision whose dataset card has since
     changed, so its content hash differs while its data files do not)."""
+
     def files(entries: Sequence[Mapping[str, Any]]) -> dict[str, str]:
         return {e["path"]: e["sha256"] for e in entries if dataset_of(e["path"]) in names}
 
     want, have = files(scored["files"]), files(old.manifest["files"])
     for path in sorted(want.keys() | have.keys()):
         if want.get(path) != have.get(path):
-            raise HtebError(f"{name}: {old.label} ({old.revision_id[:12]}) does not hold the data the part was scored "
-                            f"on ({scored['label']}, {scored['content_hash'][:12]}): file {path} differs")
+            raise HtebError(
+                f"{name}: {old.label} ({old.revision_id[:12]}) does not hold the data the part was scored "
+                f"on ({scored['label']}, {scored['content_hash'][:12]}): file {path} differs"
+            )
 
 
-def carry_part(part: ScorePart, old: Revision, new: Revision, store: str, name: str,
-               scored: Mapping[str, Any] | None = None) -> ScorePart:
+def carry_part(
+    part: ScorePart, old: Revision, new: Revision, store: str, name: str, scored: Mapping[str, Any] | None = None
+) -> ScorePart:
     """`part` (scored on `old`, or on the revision whose manifest is `scored` when `old` rebuilds its data)
     as the part of the same run on `new` (fetched from `store`): refused in one line naming the first unit
     whose data differ, or a plan the new revision does not hold."""
     scored_on = part.identity.dataset.get("revision")
     if scored_on != old.revision_id:
         if scored is None or scored.get("content_hash") != scored_on:
-            raise HtebError(f"{name} was scored on revision {scored_on}, not on {old.label} ({old.revision_id}); "
-                            "where that one rebuilds its data, give its manifest (--scored-manifest)")
+            raise HtebError(
+                f"{name} was scored on revision {scored_on}, not on {old.label} ({old.revision_id}); "
+                "where that one rebuilds its data, give its manifest (--scored-manifest)"
+            )
         check_rebuilt(scored, old, [u.dataset for u in part.units], name)
     absent = [d for d in part.planned if d not in new.dataset_names()]
     if absent:
@@ -99,18 +125,26 @@ def carry_part(part: ScorePart, old: Revision, new: Revision, store: str, name: 
     for unit in part.units:
         before, after = scored_digest(old, unit.dataset), scored_digest(new, unit.dataset)
         if before != after:
-            raise HtebError(f"{name}: {unit.dataset}'s texts differ between {old.label} and {new.label} "
-                            f"(scored content {before[:12]} vs {after[:12]}): score it again on {new.label}")
+            raise HtebError(
+                f"{name}: {unit.dataset}'s texts differ between {old.label} and {new.label} "
+                f"(scored content {before[:12]} vs {after[:12]}): score it again on {new.label}"
+            )
         coverage = unit_coverage(new, unit.dataset, part.identity)
         scored_on_fewer = {(c.transformation, c.seed): c.left_out for c in unit.coverage}
         narrowed = [c for c in coverage if c.left_out and scored_on_fewer.get((c.transformation, c.seed)) != c.left_out]
         if narrowed:  # its figure would be another one (scoring.coverage.adjusted_value)
             c = narrowed[0]
-            raise HtebError(f"{name}: on {new.label}, {unit.dataset} {c.transformation}/{c.seed} rests on "
-                            f"{c.subsets_scored} of {c.subsets_total} subsets, not all it was scored on: score it again")
-        note = Flag("carried_from_revision", f"{unit.dataset}: scored on {old.label} ({str(scored_on)[:12]}), "
-                    f"whose texts, errors and judge scores of it are those of this revision (scored content "
-                    f"{after[:12]})", unit.dataset)
+            raise HtebError(
+                f"{name}: on {new.label}, {unit.dataset} {c.transformation}/{c.seed} rests on "
+                f"{c.subsets_scored} of {c.subsets_total} subsets, not all it was scored on: score it again"
+            )
+        note = Flag(
+            "carried_from_revision",
+            f"{unit.dataset}: scored on {old.label} ({str(scored_on)[:12]}), "
+            f"whose texts, errors and judge scores of it are those of this revision (scored content "
+            f"{after[:12]})",
+            unit.dataset,
+        )
         own = [f for f in unit.flags if f.code not in COVERAGE_FLAGS]  # a part scored since coverage has them
         units.append(replace(unit, flags=[*own, *(f for c in coverage for f in c.flags()), note], coverage=coverage))
     dataset = {**part.identity.dataset, "repo_id": store, "label": new.label, "revision": new.revision_id}

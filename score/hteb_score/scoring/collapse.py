@@ -49,13 +49,17 @@ def collapse_flag(requests: Sequence[Request], table: EmbeddingTable) -> Flag | 
     for text, prompt in distinct:
         by_prompt[prompt].append(text)
     embed = table.view(requests[0][0])
-    vectors = np.concatenate([np.asarray(embed(texts, prompt), dtype=np.float64)
-                              for prompt, texts in by_prompt.items()])
+    vectors = np.concatenate(
+        [np.asarray(embed(texts, prompt), dtype=np.float64) for prompt, texts in by_prompt.items()]
+    )
     identical = bool((vectors == vectors[0]).all())
     cosine = mean_pairwise_cosine(vectors)
     if not identical and cosine < COLLAPSED_COSINE:
         return None
     said = "every one is the same vector" if identical else f"the mean cosine between two of them is {cosine:.4f}"
-    return Flag("collapsed", f"the model's embeddings of {len(vectors)} distinct texts of this dataset are "
-                f"(near-)identical ({said}): its scores here are chance, its deltas say nothing of robustness, "
-                "and its per-item measures are not taken")
+    return Flag(
+        "collapsed",
+        f"the model's embeddings of {len(vectors)} distinct texts of this dataset are "
+        f"(near-)identical ({said}): its scores here are chance, its deltas say nothing of robustness, "
+        "and its per-item measures are not taken",
+    )

@@ -50,8 +50,9 @@ class CorpusVariant:
     seed: int
 
 
-def corpus_variants(revision: Revision, names: Sequence[str], *, transformations: Sequence[str] | None,
-                    seeds: Sequence[int] | None) -> list[CorpusVariant]:
+def corpus_variants(
+    revision: Revision, names: Sequence[str], *, transformations: Sequence[str] | None, seeds: Sequence[int] | None
+) -> list[CorpusVariant]:
     """The selected perturbed corpora of the retrieval datasets `names`; none at all is a one-line error."""
     variants = []
     for name in names:
@@ -61,13 +62,16 @@ def corpus_variants(revision: Revision, names: Sequence[str], *, transformations
         for transformation, seed in revision.corpus_variants(name):
             if (transformations is None or transformation in transformations) and (seeds is None or seed in seeds):
                 records = revision.corpus_items(name, transformation, seed)
-                perturbed = source.with_corpus_texts(_lookup(records, f"revision {revision.label}: {name} corpus "
-                                                                      f"{transformation}_{seed}"))
+                perturbed = source.with_corpus_texts(
+                    _lookup(records, f"revision {revision.label}: {name} corpus {transformation}_{seed}")
+                )
                 variants.append(CorpusVariant(perturbed, transformation, seed))
     if not variants:
         selected = "" if transformations is None and seeds is None else " for the selected transformations/seeds"
-        raise HtebError(f"{OPTION}: revision {revision.label} has no perturbed corpus of a retrieval dataset"
-                        f"{selected}; make one with hteb-generate --corpus-noise")
+        raise HtebError(
+            f"{OPTION}: revision {revision.label} has no perturbed corpus of a retrieval dataset"
+            f"{selected}; make one with hteb-generate --corpus-noise"
+        )
     return variants
 
 
@@ -103,17 +107,28 @@ def summarise(original: float | None, perturbed: Mapping[str, Mapping[int, float
 
     Per transformation, the mean of its seeds' retentions; the harmonic mean over transformations."""
     per_seed = {t: {s: retention(original, v) for s, v in seeds.items()} for t, seeds in perturbed.items()}
-    retentions = {t: float(mean(kept)) if len(kept := [r for r in rs.values() if r is not None]) == len(rs) else None
-                  for t, rs in per_seed.items()}
+    retentions = {
+        t: float(mean(kept)) if len(kept := [r for r in rs.values() if r is not None]) == len(rs) else None
+        for t, rs in per_seed.items()
+    }
     values = list(retentions.values())
     robustness = None if not values or any(r is None for r in values) else float(hmean(values))
-    return {"original": original,
-            "perturbed": {t: {str(s): v for s, v in seeds.items()} for t, seeds in perturbed.items()},
-            "retention": retentions, "harmonic_mean": robustness}
+    return {
+        "original": original,
+        "perturbed": {t: {str(s): v for s, v in seeds.items()} for t, seeds in perturbed.items()},
+        "retention": retentions,
+        "harmonic_mean": robustness,
+    }
 
 
-def score_corpus_robustness(variants: Sequence[CorpusVariant], originals: Mapping[str, TaskScore],
-                            table: EmbeddingTable, *, protocol: Protocol, progress: bool = True) -> dict[str, Any]:
+def score_corpus_robustness(
+    variants: Sequence[CorpusVariant],
+    originals: Mapping[str, TaskScore],
+    table: EmbeddingTable,
+    *,
+    protocol: Protocol,
+    progress: bool = True,
+) -> dict[str, Any]:
     """The card section: each perturbed corpus scored with the original queries, beside `originals`
     (dataset -> its original score of this run). Each unique document is embedded once (`table`)."""
     texts: list[Request] = []

@@ -40,8 +40,10 @@ from hteb_contract.specs.noise_scripts import APPLIED_SHARE
 from hteb_score.flags import Flag
 
 #: Why a subset is left out of a Noise figure.
-REASONS = {"not_applicable": "the rule does not apply to the subset's script",
-           "mostly_unchanged": f"the rule changed fewer than {APPLIED_SHARE:.0%} of its texts"}
+REASONS = {
+    "not_applicable": "the rule does not apply to the subset's script",
+    "mostly_unchanged": f"the rule changed fewer than {APPLIED_SHARE:.0%} of its texts",
+}
 
 
 @dataclass(frozen=True)
@@ -97,20 +99,31 @@ class Coverage:
 
     def to_json(self) -> dict[str, Any]:
         """The card's `coverage` entry of this variant."""
-        return {"dataset": self.dataset, "transformation": self.transformation, "seed": self.seed,
-                "items": self.items, "changed": self.changed, "changed_share": self.changed_share,
-                "subsets_total": self.subsets_total, "subsets_scored": self.subsets_scored,
-                "left_out": [{"subset": s, "reason": r, "detail": d} for s, r, d in self.left_out],
-                "flagged_unchanged": self.flagged_unchanged, "shares_from": "manifest" if self.recorded else "texts",
-                "subsets": [{"subset": s.subset, "items": s.items, "changed": s.changed, "applicable": s.applicable}
-                            for s in self.subsets]}
+        return {
+            "dataset": self.dataset,
+            "transformation": self.transformation,
+            "seed": self.seed,
+            "items": self.items,
+            "changed": self.changed,
+            "changed_share": self.changed_share,
+            "subsets_total": self.subsets_total,
+            "subsets_scored": self.subsets_scored,
+            "left_out": [{"subset": s, "reason": r, "detail": d} for s, r, d in self.left_out],
+            "flagged_unchanged": self.flagged_unchanged,
+            "shares_from": "manifest" if self.recorded else "texts",
+            "subsets": [
+                {"subset": s.subset, "items": s.items, "changed": s.changed, "applicable": s.applicable}
+                for s in self.subsets
+            ],
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Coverage:
         subsets = tuple(SubsetShare(s["subset"], s["items"], s["changed"], s["applicable"]) for s in data["subsets"])
         left = tuple((e["subset"], e["reason"], e["detail"]) for e in data["left_out"])
-        return cls(data["dataset"], data["transformation"], data["seed"], subsets, left,
-                   data["shares_from"] == "manifest")
+        return cls(
+            data["dataset"], data["transformation"], data["seed"], subsets, left, data["shares_from"] == "manifest"
+        )
 
     def flags(self) -> list[Flag]:
         """`mostly_unchanged` for a variant whose texts are mostly as they were; `subsets_left_out` for a figure
@@ -118,21 +131,34 @@ class Coverage:
         where = (self.dataset, self.transformation, self.seed)
         found = []
         if self.flagged_unchanged:
-            found.append(Flag("mostly_unchanged", f"{self.changed} of {self.items} texts "
-                              f"({self.changed_share:.0%}) differ from the original: an unchanged text scores as "
-                              "the Original, so this variant says little of robustness", *where))
+            found.append(
+                Flag(
+                    "mostly_unchanged",
+                    f"{self.changed} of {self.items} texts "
+                    f"({self.changed_share:.0%}) differ from the original: an unchanged text scores as "
+                    "the Original, so this variant says little of robustness",
+                    *where,
+                )
+            )
         if self.left_out:
             named = ", ".join(f"{s} ({d})" for s, _, d in self.left_out)
-            found.append(Flag("subsets_left_out", f"figure on {self.subsets_scored} of {self.subsets_total} "
-                              f"subsets; left out: {named}", *where))
+            found.append(
+                Flag(
+                    "subsets_left_out",
+                    f"figure on {self.subsets_scored} of {self.subsets_total} subsets; left out: {named}",
+                    *where,
+                )
+            )
         return found
 
 
 def subset_shares(items: ItemColumns, recorded: Sequence[Mapping[str, Any]] | None) -> tuple[SubsetShare, ...]:
     """Each subset's share: the revision's recorded entries where it has them, else counted from `items`."""
     if recorded is not None:
-        return tuple(SubsetShare(e["subset"], e["items"], e["changed"], e.get("applicable"), e.get("why_not"))
-                     for e in sorted(recorded, key=lambda e: e["subset"]))
+        return tuple(
+            SubsetShare(e["subset"], e["items"], e["changed"], e.get("applicable"), e.get("why_not"))
+            for e in sorted(recorded, key=lambda e: e["subset"])
+        )
     counts: dict[str, list[int]] = {}
     for subset, original, transformed in zip(items.subset, items.original_text, items.transformed_text):
         count = counts.setdefault(subset, [0, 0])
@@ -148,8 +174,16 @@ def revision_shares(manifest: Mapping[str, Any], items: ItemColumns) -> tuple[tu
     return subset_shares(items, entries), entries is not None
 
 
-def variant_coverage(dataset: str, transformation: str, seed: int, shares: Sequence[SubsetShare], protocol: str, *,
-                     axis: str, recorded: bool) -> Coverage:
+def variant_coverage(
+    dataset: str,
+    transformation: str,
+    seed: int,
+    shares: Sequence[SubsetShare],
+    protocol: str,
+    *,
+    axis: str,
+    recorded: bool,
+) -> Coverage:
     """A variant's coverage: under `hteb`, a Noise rule's figure (`axis`: its transformation's, as the revision
     states it) leaves out each subset it does not apply to or changed fewer than `APPLIED_SHARE` of."""
     left = []
@@ -162,8 +196,12 @@ def variant_coverage(dataset: str, transformation: str, seed: int, shares: Seque
     return Coverage(dataset, transformation, seed, tuple(shares), tuple(left), recorded)
 
 
-def adjusted_value(variant: Mapping[str, float | None], original: Mapping[str, float | None],
-                   original_value: float | None, coverage: Coverage) -> float | None:
+def adjusted_value(
+    variant: Mapping[str, float | None],
+    original: Mapping[str, float | None],
+    original_value: float | None,
+    coverage: Coverage,
+) -> float | None:
     """The figure of a variant whose coverage leaves subsets out: the Original's value plus the mean over
     the subsets kept of (variant - Original); None when no subset is kept or a value it needs is undefined."""
     out = {s for s, _, _ in coverage.left_out}

@@ -83,21 +83,29 @@ def read_source_folders(options: ScoreOptions, source_dir: Path) -> RunData:
     datasets = [read_source_dir(source_dir / name) for name in chosen]
     for folder, dataset in zip(chosen, datasets):  # a dataset is scored and named once, by its own name
         if dataset.name != folder:
-            raise HtebError(f"{source_dir / folder}: its dataset.json names the dataset {dataset.name!r}; a dataset "
-                            "folder is named after its dataset (rename the folder or fix dataset.json)")
+            raise HtebError(
+                f"{source_dir / folder}: its dataset.json names the dataset {dataset.name!r}; a dataset "
+                "folder is named after its dataset (rename the folder or fix dataset.json)"
+            )
     digest = hashlib.sha256()
     for name in planned:  # the whole run's data: every part of it names the same digest
         for path in sorted((source_dir / name).glob("*")):
             if path.is_file():
                 digest.update(f"{name}/{path.name}\0".encode() + hashlib.sha256(path.read_bytes()).digest())
-    info = {"repo_id": f"local:{source_dir.resolve()}", "label": None, "revision": f"sha256:{digest.hexdigest()}",
-            "datasets": chosen}
+    info = {
+        "repo_id": f"local:{source_dir.resolve()}",
+        "label": None,
+        "revision": f"sha256:{digest.hexdigest()}",
+        "datasets": chosen,
+    }
     by_name = dict(zip(chosen, datasets))
-    groups = DatasetGroups(chosen, lambda name: [Variant(by_name[name], "original", None)], [d.info for d in datasets],
-                           len(chosen))
+    groups = DatasetGroups(
+        chosen, lambda name: [Variant(by_name[name], "original", None)], [d.info for d in datasets], len(chosen)
+    )
     part = {"datasets": None if options.datasets is None else sorted(planned), "transformations": None, "seeds": None}
-    return RunData(groups, [], info, check_variants(groups, options.protocol), options.protocol, planned=planned,
-                   chosen=part)
+    return RunData(
+        groups, [], info, check_variants(groups, options.protocol), options.protocol, planned=planned, chosen=part
+    )
 
 
 def read_revision(options: ScoreOptions) -> RunData:
@@ -110,8 +118,14 @@ def read_revision(options: ScoreOptions) -> RunData:
     chosen = units_of_part(planned, options.part)
 
     def load(name: str):
-        return revision_variants(revision, name, transformations=transformations, seeds=seeds,
-                                 on_error=options.on_error, min_judge=options.min_judge)
+        return revision_variants(
+            revision,
+            name,
+            transformations=transformations,
+            seeds=seeds,
+            on_error=options.on_error,
+            min_judge=options.min_judge,
+        )
 
     policy: list[ErrorPolicyCount] = []
     flags: list[Flag] = []
@@ -130,17 +144,30 @@ def read_revision(options: ScoreOptions) -> RunData:
     corpus = []
     if options.corpus_robustness:
         corpus = corpus_variants(revision, chosen, transformations=transformations, seeds=seeds)
-    return RunData(groups, policy, info, flags, protocol, corpus, planned,
-                   chosen_part(revision, planned, transformations, seeds), of_manifest(revision.manifest))
+    return RunData(
+        groups,
+        policy,
+        info,
+        flags,
+        protocol,
+        corpus,
+        planned,
+        chosen_part(revision, planned, transformations, seeds),
+        of_manifest(revision.manifest),
+    )
 
 
-def chosen_part(revision: Revision, datasets: Sequence[str], transformations: Sequence[str] | None,
-                seeds: Sequence[int] | None) -> dict[str, Any]:
+def chosen_part(
+    revision: Revision, datasets: Sequence[str], transformations: Sequence[str] | None, seeds: Sequence[int] | None
+) -> dict[str, Any]:
     """What of the revision a run scores, for the card's selection: each of datasets, transformations
     and seeds None where it is all the revision has (however it was asked for), else sorted. A Hub
     result's task ids carry a part (hteb_contract.hub_eval.Selection)."""
-    whole = {"datasets": [s["name"] for s in revision.manifest["sources"]],
-             "transformations": revision.manifest["transformations"], "seeds": revision.manifest["seeds"]}
+    whole = {
+        "datasets": [s["name"] for s in revision.manifest["sources"]],
+        "transformations": revision.manifest["transformations"],
+        "seeds": revision.manifest["seeds"],
+    }
     asked = {"datasets": datasets, "transformations": transformations, "seeds": seeds}
     return {k: None if v is None or set(v) == set(whole[k]) else sorted(v) for k, v in asked.items()}
 
@@ -187,16 +214,25 @@ def _policy_lookup(items: ItemColumns, on_error: str, where: str, keep: Sequence
     return lookup
 
 
-def revision_variants(revision: Revision, name: str, *, transformations: Sequence[str] | None,
-                      seeds: Sequence[int] | None, on_error: str,
-                      min_judge: float | None = None) -> tuple[list[Variant], list[ErrorPolicyCount]]:
+def revision_variants(
+    revision: Revision,
+    name: str,
+    *,
+    transformations: Sequence[str] | None,
+    seeds: Sequence[int] | None,
+    on_error: str,
+    min_judge: float | None = None,
+) -> tuple[list[Variant], list[ErrorPolicyCount]]:
     """The original and each selected (transformation, seed) of one dataset, plus error-policy counts
     (and, with `min_judge`, how many items the judge filter dropped and how many no judge rated)."""
     source = revision.source(name)
     taxonomy = of_manifest(revision.manifest)
     available = revision.variants(name)
-    chosen = [(t, s) for t, s in available
-              if (transformations is None or t in transformations) and (seeds is None or s in seeds)]
+    chosen = [
+        (t, s)
+        for t, s in available
+        if (transformations is None or t in transformations) and (seeds is None or s in seeds)
+    ]
     variants = [Variant(source, "original", None)]
     counts: list[ErrorPolicyCount] = []
     for transformation, seed in chosen:
@@ -205,29 +241,51 @@ def revision_variants(revision: Revision, name: str, *, transformations: Sequenc
         keep = judge_kept(means, min_judge)
         where = f"{name}/{transformation}_{seed}"
         data = source.with_texts(_policy_lookup(items, on_error, where, keep))
-        variants.append(Variant(data, transformation, seed, items if min_judge is None else items.where(keep),
-                                *revision_shares(revision.manifest, items), axis=taxonomy.axis_of(transformation)))
+        variants.append(
+            Variant(
+                data,
+                transformation,
+                seed,
+                items if min_judge is None else items.where(keep),
+                *revision_shares(revision.manifest, items),
+                axis=taxonomy.axis_of(transformation),
+            )
+        )
         filtered = min_judge is not None  # the judge counts are kept with --min-judge only
-        counts.append(ErrorPolicyCount(name, transformation, seed, len(items), sum(items.with_errors), on_error,
-                                       keep.count(False) if filtered else None,
-                                       means.count(None) if filtered else None))
+        counts.append(
+            ErrorPolicyCount(
+                name,
+                transformation,
+                seed,
+                len(items),
+                sum(items.with_errors),
+                on_error,
+                keep.count(False) if filtered else None,
+                means.count(None) if filtered else None,
+            )
+        )
     return variants, counts
 
 
-def check_selection(revision: Revision, names: Sequence[str], transformations: Sequence[str] | None,
-                    seeds: Sequence[int] | None) -> None:
+def check_selection(
+    revision: Revision, names: Sequence[str], transformations: Sequence[str] | None, seeds: Sequence[int] | None
+) -> None:
     """Refuse a transformation or seed that the revision does not hold, naming what it has."""
     present = {v for name in names for v in revision.variants(name)}
     if transformations is not None:
         known = sorted({t for t, _ in present})
         unknown = [t for t in transformations if t not in known]
         if unknown:
-            raise HtebError(f"revision {revision.label} has no transformation {unknown[0]!r}; it has: {', '.join(known)}")
+            raise HtebError(
+                f"revision {revision.label} has no transformation {unknown[0]!r}; it has: {', '.join(known)}"
+            )
     if seeds is not None:
         known_seeds = sorted({s for _, s in present})
         unknown_seeds = [s for s in seeds if s not in known_seeds]
         if unknown_seeds:
-            raise HtebError(f"revision {revision.label} has no seed {unknown_seeds[0]}; it has: {', '.join(map(str, known_seeds))}")
+            raise HtebError(
+                f"revision {revision.label} has no seed {unknown_seeds[0]}; it has: {', '.join(map(str, known_seeds))}"
+            )
 
 
 def check_variants(groups: Iterable[list[Variant]], protocol: Protocol, *, filtered: bool = False) -> list[Flag]:
@@ -260,8 +318,9 @@ class DatasetGroups:
     iterated: a run holds one dataset's records and texts at a time (beside the embeddings), never
     the whole revision's. A plain list of variant lists serves as well where data is small."""
 
-    def __init__(self, names: Sequence[str], load: Callable[[str], list[Variant]],
-                 infos: Sequence[DatasetInfo], variants: int) -> None:
+    def __init__(
+        self, names: Sequence[str], load: Callable[[str], list[Variant]], infos: Sequence[DatasetInfo], variants: int
+    ) -> None:
         self.names, self._load, self.infos = list(names), load, list(infos)
         self.variants = variants  # how many variants the datasets hold together (the progress bar's total)
 

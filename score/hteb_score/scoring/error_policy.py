@@ -28,13 +28,27 @@ class ErrorPolicyCount:
     unjudged: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"dataset": self.dataset, "transformation": self.transformation, "seed": self.seed,
-                               "items": self.items, "with_errors": self.with_errors, "action": self.action}
+        out: dict[str, Any] = {
+            "dataset": self.dataset,
+            "transformation": self.transformation,
+            "seed": self.seed,
+            "items": self.items,
+            "with_errors": self.with_errors,
+            "action": self.action,
+        }
         if self.judge_dropped is not None or self.unjudged is not None:
             out.update(judge_dropped=self.judge_dropped, unjudged=self.unjudged)
         return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ErrorPolicyCount:
-        return cls(data["dataset"], data["transformation"], data["seed"], data["items"], data["with_errors"],
-                   data["action"], data.get("judge_dropped"), data.get("unjudged"))
+        return cls(
+            data["dataset"],
+            data["transformation"],
+            data["seed"],
+            data["items"],
+            data["with_errors"],
+            data["action"],
+            data.get("judge_dropped"),
+            data.get("unjudged"),
+        )

@@ -77,26 +77,26 @@ BASELINE_CHUNK = 4096
 METHOD = {
     "item": "one transformed text (a pair measure: one pair); seeds pooled per (transformation, dataset)",
     "sign": "every figure is a drift, 1 - cosine, as the paper's drift vs quality and the statistics block: "
-            "0 = the embedding did not move; one sign for the whole card",
+    "0 = the embedding did not move; one sign for the whole card",
     "counted": "only texts the transformation changed (transformed != original), in subsets the variant's figure "
-               "keeps (the Noise figure's left-out subsets are not counted); unchanged_share and left_out_share "
-               "are over all items (null for rows of a part written before they were recorded: all counted)",
+    "keeps (the Noise figure's left-out subsets are not counted); unchanged_share and left_out_share "
+    "are over all items (null for rows of a part written before they were recorded: all counted)",
     "drift": "1 - cos(emb(original), emb(transformed)); queries with the query prompt",
     "pass": f"drift (to {DRIFT_DECIMALS} decimals) <= {PASS_DRIFT}, i.e. cosine >= {1 - PASS_DRIFT:g}",
     "baseline_drift": "per dataset and language: the mean of 1 - cos over every pair of two distinct original "
-                      "texts of the items (b = 1 - baseline_drift, the mean cosine of unrelated texts); "
-                      "the model's own embeddings, nothing embedded again",
+    "texts of the items (b = 1 - baseline_drift, the mean cosine of unrelated texts); "
+    "the model's own embeddings, nothing embedded again",
     "calibrated_drift": "drift / baseline_drift = 1 - (cos - b) / (1 - b): 1 = as far as an unrelated text; "
-                        f"calibrated pass: <= {CALIBRATED_PASS}; undefined where the baseline drift is 0",
+    f"calibrated pass: <= {CALIBRATED_PASS}; undefined where the baseline drift is 0",
     "top10_changed": f"Retrieval query items: the set of the {TOP_K} nearest corpus documents (cosine, exact) "
-                     "of the original query differs from the transformed query's",
+    "of the original query differs from the transformed query's",
     "order_discordance": "STS, STR and pair-classification pairs with a counted text, once per pair: the share of "
-                         "the other pairs j of its subset with (s_i - s_j)(s'_i - s'_j) < 0, s = cos(sentence1, "
-                         f"sentence2) on the original texts and s' on the variant's, both to {DRIFT_DECIMALS} decimals "
-                         "(Kendall discordance, a tie no reversal: a monotone change of every similarity gives 0); "
-                         "the variant's figure is the mean over its pairs",
+    "the other pairs j of its subset with (s_i - s_j)(s'_i - s'_j) < 0, s = cos(sentence1, "
+    f"sentence2) on the original texts and s' on the variant's, both to {DRIFT_DECIMALS} decimals "
+    "(Kendall discordance, a tie no reversal: a monotone change of every similarity gives 0); "
+    "the variant's figure is the mean over its pairs",
     "quality_spearman": "Spearman of the drift, calibrated drift, pass and top-10 change with the judge's quality "
-                        f"over the rated counted items (None under {MIN_QUALITY_ITEMS} or when either is constant)",
+    f"over the rated counted items (None under {MIN_QUALITY_ITEMS} or when either is constant)",
 }
 
 
@@ -164,7 +164,7 @@ def baseline(variants: Sequence[Variant], original: SourceDataset | None, table:
         for prompt, texts in pool.items():
             ordered = sorted(texts)
             for start in range(0, len(ordered), BASELINE_CHUNK):
-                yield np.asarray(embed(ordered[start:start + BASELINE_CHUNK], prompt))
+                yield np.asarray(embed(ordered[start : start + BASELINE_CHUNK], prompt))
 
     drift = {lang: mean_pair_drift(chunks(pool)) for lang, pool in sorted(pools.items())}
     return Baseline(language, {lang: None if d is None else round(d, DRIFT_DECIMALS) for lang, d in drift.items()})
@@ -175,14 +175,13 @@ def top_k(queries: np.ndarray, documents: np.ndarray, k: int = TOP_K) -> list[fr
     docs = _unit(documents.astype(np.float64)).T
     found: list[frozenset[int]] = []
     for start in range(0, len(queries), QUERY_CHUNK):  # a chunk's similarities at a time, however large the corpus
-        chunk = _unit(queries[start:start + QUERY_CHUNK].astype(np.float64))
+        chunk = _unit(queries[start : start + QUERY_CHUNK].astype(np.float64))
         order = np.argsort(-np.round(chunk @ docs, SIMILARITY_DECIMALS), axis=1, kind="stable")[:, :k]
         found.extend(frozenset(row.tolist()) for row in order)
     return found
 
 
-def order_discordance(before: np.ndarray, after: np.ndarray, groups: Sequence[str],
-                      pairs: Sequence[int]) -> np.ndarray:
+def order_discordance(before: np.ndarray, after: np.ndarray, groups: Sequence[str], pairs: Sequence[int]) -> np.ndarray:
     """For each index of `pairs`: the share of the other pairs of its group whose order with it on `before`
     is reversed on `after`, (b_i - b_j)(a_i - a_j) < 0 with both read to DRIFT_DECIMALS decimals
     (a tie on either side is no reversal); NaN for a pair alone in its group. Rank-invariant: any
@@ -202,16 +201,23 @@ def order_discordance(before: np.ndarray, after: np.ndarray, groups: Sequence[st
         if len(peers) < 2:
             continue
         for start in range(0, len(positions), PAIR_CHUNK):
-            chunk = positions[start:start + PAIR_CHUNK]
+            chunk = positions[start : start + PAIR_CHUNK]
             rows = index[chunk]
             reversed_ = np.sign(b[rows, None] - b[None, peers]) * np.sign(a[rows, None] - a[None, peers]) < 0
             out[chunk] = reversed_.sum(axis=1) / (len(peers) - 1)
     return out
 
 
-def measure_variant(variant: Variant, original: SourceDataset | None, table: EmbeddingTable, evaluator: Evaluator,
-                    documents: dict[str, np.ndarray] | None = None, *, base: Baseline,
-                    left_out: Collection[str] = ()) -> VariantItems:
+def measure_variant(
+    variant: Variant,
+    original: SourceDataset | None,
+    table: EmbeddingTable,
+    evaluator: Evaluator,
+    documents: dict[str, np.ndarray] | None = None,
+    *,
+    base: Baseline,
+    left_out: Collection[str] = (),
+) -> VariantItems:
     """Every item of `variant` measured (`original`: the dataset's original data, for the pair order;
     `documents`: the corpus embeddings by dataset, kept by the caller so each variant of a retrieval
     dataset reuses them; `base`: the dataset's `baseline`; `left_out`: the subsets its figure leaves out)."""
@@ -233,24 +239,37 @@ def measure_variant(variant: Variant, original: SourceDataset | None, table: Emb
         if task_type(info.task_type).searches_corpus and prompt == "query":
             documents = {} if documents is None else documents
             if info.name not in documents:
-                documents[info.name] = np.asarray(embed([doc_text(d) for d in variant.dataset.tables["corpus"]],
-                                                        "document"))
+                documents[info.name] = np.asarray(
+                    embed([doc_text(d) for d in variant.dataset.tables["corpus"]], "document")
+                )
             docs = documents[info.name]
             for at, before, after in zip(rows, top_k(a, docs), top_k(b, docs)):
                 top10[at] = before != after
     out = VariantItems()
     for at, ref in enumerate(items.refs()):
         language = base.language.get(ref)
-        out.rows.append({"dataset": items.dataset,
-                         **drift_row(items.transformation, items.quality[at], items.original_text[at],
-                                     items.transformed_text[at], float(1.0 - cosine[at]),
-                                     applicable=items.subset[at] not in left_out),
-                         "language": language, "baseline_drift": base.drift.get(language) if language else None,
-                         "top10_changed": top10[at], "order_discordance": None})
+        out.rows.append(
+            {
+                "dataset": items.dataset,
+                **drift_row(
+                    items.transformation,
+                    items.quality[at],
+                    items.original_text[at],
+                    items.transformed_text[at],
+                    float(1.0 - cosine[at]),
+                    applicable=items.subset[at] not in left_out,
+                ),
+                "language": language,
+                "baseline_drift": base.drift.get(language) if language else None,
+                "top10_changed": top10[at],
+                "order_discordance": None,
+            }
+        )
     pairs: dict[tuple[str, str], float] = {}
     if isinstance(evaluator, SentencePairEvaluator):
-        chosen = {(split, item_id) for (split, item_id), row in zip(zip(items.split, items.item_id), out.rows)
-                  if counted(row)}
+        chosen = {
+            (split, item_id) for (split, item_id), row in zip(zip(items.split, items.item_id), out.rows) if counted(row)
+        }
         pairs = _pair_discordance(variant, original, embed, chosen)
         carried: set[tuple[str, str]] = set()
         for key, row in zip(zip(items.split, items.item_id), out.rows):
@@ -261,21 +280,27 @@ def measure_variant(variant: Variant, original: SourceDataset | None, table: Emb
     return out
 
 
-def _pair_discordance(variant: Variant, original: SourceDataset | None, embed: Any,
-                      chosen: Collection[tuple[str, str]]) -> dict[tuple[str, str], float]:
+def _pair_discordance(
+    variant: Variant, original: SourceDataset | None, embed: Any, chosen: Collection[tuple[str, str]]
+) -> dict[tuple[str, str], float]:
     """(split, item id) -> `order_discordance` of each `chosen` pair, within its subset of the variant's rows."""
     if original is None or not chosen:
         return {}
     split = variant.dataset.info.eval_split
     before = dict(zip(original.ids[split], original.tables[split]))
-    after = [(item_id, row) for item_id, row in zip(variant.dataset.ids[split], variant.dataset.tables[split])
-             if item_id in before]
+    after = [
+        (item_id, row)
+        for item_id, row in zip(variant.dataset.ids[split], variant.dataset.tables[split])
+        if item_id in before
+    ]
     if not after:
         return {}
 
     def similarity(rows: Sequence[Mapping[str, Any]]) -> np.ndarray:
-        return _cosines(np.asarray(embed([r["sentence1"] for r in rows], None), dtype=np.float64),
-                        np.asarray(embed([r["sentence2"] for r in rows], None), dtype=np.float64))
+        return _cosines(
+            np.asarray(embed([r["sentence1"] for r in rows], None), dtype=np.float64),
+            np.asarray(embed([r["sentence2"] for r in rows], None), dtype=np.float64),
+        )
 
     rows = [row for _, row in after]
     groups = [""] * len(rows)
@@ -284,12 +309,16 @@ def _pair_discordance(variant: Variant, original: SourceDataset | None, embed: A
             groups[at] = subset
     wanted = [at for at, (item_id, _) in enumerate(after) if (split, item_id) in chosen]
     shares = order_discordance(similarity([before[item_id] for item_id, _ in after]), similarity(rows), groups, wanted)
-    return {(split, after[at][0]): round(float(share), DRIFT_DECIMALS) for at, share in zip(wanted, shares)
-            if not np.isnan(share)}
+    return {
+        (split, after[at][0]): round(float(share), DRIFT_DECIMALS)
+        for at, share in zip(wanted, shares)
+        if not np.isnan(share)
+    }
 
 
-def _explorer(variant: Variant, cosine: np.ndarray, top10: Sequence[bool | None],
-              order: Sequence[float | None]) -> list[dict[str, Any]]:
+def _explorer(
+    variant: Variant, cosine: np.ndarray, top10: Sequence[bool | None], order: Sequence[float | None]
+) -> list[dict[str, Any]]:
     """The EXPLORER_TOP_N lowest-cosine items and the EXPLORER_TOP_N lowest-cosine flipped ones (a pair's
     texts: its order reversed against at least one other pair)."""
     items = variant.items
@@ -300,13 +329,26 @@ def _explorer(variant: Variant, cosine: np.ndarray, top10: Sequence[bool | None]
     flips = [at for at in ranked if top10[at] or flipped[at]][:EXPLORER_TOP_N]
     rows = []
     for at in sorted(set(moved) | set(flips), key=ranked.index):
-        rows.append({"dataset": items.dataset, "transformation": items.transformation, "seed": items.seed,
-                     "split": items.split[at], "item_id": items.item_id[at], "field": items.field[at],
-                     "original_text": items.original_text[at], "transformed_text": items.transformed_text[at],
-                     "cosine": float(cosine[at]), "top10_changed": top10[at], "order_flipped": flipped[at],
-                     "moved_most": at in moved, "outcome_flipped": bool(top10[at] or flipped[at]),
-                     "quality": items.quality[at], "fluency": items.fluency[at],
-                     "with_errors": bool(items.with_errors[at])})
+        rows.append(
+            {
+                "dataset": items.dataset,
+                "transformation": items.transformation,
+                "seed": items.seed,
+                "split": items.split[at],
+                "item_id": items.item_id[at],
+                "field": items.field[at],
+                "original_text": items.original_text[at],
+                "transformed_text": items.transformed_text[at],
+                "cosine": float(cosine[at]),
+                "top10_changed": top10[at],
+                "order_flipped": flipped[at],
+                "moved_most": at in moved,
+                "outcome_flipped": bool(top10[at] or flipped[at]),
+                "quality": items.quality[at],
+                "fluency": items.fluency[at],
+                "with_errors": bool(items.with_errors[at]),
+            }
+        )
     return rows
 
 
@@ -348,21 +390,30 @@ def summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     n_pairs, discordance = _mean([r.get("order_discordance") for r in kept])
     quantiles = np.percentile(drift, QUANTILES) if len(kept) else [None] * len(QUANTILES)
     return {
-        "n_items": len(rows), "unchanged_share": _share_of(rows, "changed", False),
-        "left_out_share": _share_of(rows, "applicable", False), "n_counted": len(kept),
+        "n_items": len(rows),
+        "unchanged_share": _share_of(rows, "changed", False),
+        "left_out_share": _share_of(rows, "applicable", False),
+        "n_counted": len(kept),
         "drift_mean": float(drift.mean()) if len(kept) else None,
         **{f"drift_p{q}": None if v is None else float(v) for q, v in zip(QUANTILES, quantiles)},
         "pass_rate": float(np.mean(passed)) if len(kept) else None,
-        "baseline_drift": dict(sorted({r["language"]: r.get("baseline_drift") for r in kept
-                                       if r.get("language") is not None}.items())),
-        "n_calibrated": n_calibrated, "calibrated_drift_mean": calibrated_mean, "calibrated_pass_rate": calibrated_pass,
-        "n_query_items": n_queries, "top10_changed_share": top10,
-        "n_pair_items": n_pairs, "order_discordance": discordance,
+        "baseline_drift": dict(
+            sorted({r["language"]: r.get("baseline_drift") for r in kept if r.get("language") is not None}.items())
+        ),
+        "n_calibrated": n_calibrated,
+        "calibrated_drift_mean": calibrated_mean,
+        "calibrated_pass_rate": calibrated_pass,
+        "n_query_items": n_queries,
+        "top10_changed_share": top10,
+        "n_pair_items": n_pairs,
+        "order_discordance": discordance,
         "n_rated": sum(q is not None for q in quality),
-        "quality_spearman": {"drift": _quality_rho(drift.tolist(), quality),
-                             "calibrated_drift": _quality_rho(calibrated, quality),
-                             "pass": _quality_rho(passed, quality),
-                             "top10_changed": _quality_rho([r.get("top10_changed") for r in kept], quality)},
+        "quality_spearman": {
+            "drift": _quality_rho(drift.tolist(), quality),
+            "calibrated_drift": _quality_rho(calibrated, quality),
+            "pass": _quality_rho(passed, quality),
+            "top10_changed": _quality_rho([r.get("top10_changed") for r in kept], quality),
+        },
     }
 
 
@@ -374,7 +425,13 @@ def item_measures_block(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any] | N
         grouped[row["transformation"]][row["dataset"]].append(row)
     if not grouped:
         return None
-    return {"method": dict(METHOD), "sign": "drift", "pass_drift": PASS_DRIFT, "calibrated_pass": CALIBRATED_PASS,
-            "top_k": TOP_K, "quantiles": list(QUANTILES), "explorer_top_n": EXPLORER_TOP_N,
-            "per_transformation": {t: {d: summary(by_d[d]) for d in sorted(by_d)}
-                                   for t, by_d in sorted(grouped.items())}}
+    return {
+        "method": dict(METHOD),
+        "sign": "drift",
+        "pass_drift": PASS_DRIFT,
+        "calibrated_pass": CALIBRATED_PASS,
+        "top_k": TOP_K,
+        "quantiles": list(QUANTILES),
+        "explorer_top_n": EXPLORER_TOP_N,
+        "per_transformation": {t: {d: summary(by_d[d]) for d in sorted(by_d)} for t, by_d in sorted(grouped.items())},
+    }

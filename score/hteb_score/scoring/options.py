@@ -45,7 +45,9 @@ class ScoreOptions:
     token_budget: int | None = None  # encoding/batched.py's path; None: its default on CUDA, else ST's encode
     model_choice: ModelChoice = ModelChoice()  # --model-revision (resolved to its commit) and --model-name
     runtime_note: str = ""  # the backend in use and why, for the terminal
-    encoder_reason: str = ""  # why this encoder loads the model (encoding.choice.EncoderChoice; the card's model.encoder_reason)
+    encoder_reason: str = (
+        ""  # why this encoder loads the model (encoding.choice.EncoderChoice; the card's model.encoder_reason)
+    )
     encoder_note: str = ""  # one line for the terminal when --model-revision changed the encoder; "" otherwise
     quiet: bool = False
 

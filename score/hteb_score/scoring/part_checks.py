@@ -38,35 +38,49 @@ def check_part(part: Any, name: str) -> None:
 def _check_unit(unit: Any, where: str, transformations: list[str] | None, seeds: list[int] | None) -> None:
     if not unit.scores:
         raise HtebError(f"{where}: no score records (scores is empty)")
-    for field, datasets in (("scores", {r.dataset for r in unit.scores}), ("results", {v[0] for v in unit.results}),
-                            ("drift", {row["dataset"] for row in unit.drift}),
-                            ("explorer", {row["dataset"] for row in unit.explorer}),
-                            ("flags", {f.dataset for f in unit.flags} - {None})):
+    for field, datasets in (
+        ("scores", {r.dataset for r in unit.scores}),
+        ("results", {v[0] for v in unit.results}),
+        ("drift", {row["dataset"] for row in unit.drift}),
+        ("explorer", {row["dataset"] for row in unit.explorer}),
+        ("flags", {f.dataset for f in unit.flags} - {None}),
+    ):
         other = sorted(datasets - {unit.dataset})
         if other:
             raise HtebError(f"{where}: {field} hold dataset {other[0]!r}; the unit was renamed or spliced")
     for record in unit.scores:
         if record.task_type != unit.task.get("task_type"):
-            raise HtebError(f"{where}: scores: task_type {record.task_type!r}, the unit's task is "
-                            f"{unit.task.get('task_type')!r}")
+            raise HtebError(
+                f"{where}: scores: task_type {record.task_type!r}, the unit's task is {unit.task.get('task_type')!r}"
+            )
         if record.transformation != "original" and (
-                (transformations is not None and record.transformation not in transformations)
-                or (seeds is not None and record.seed not in seeds)):
-            raise HtebError(f"{where}: scores: variant {record.transformation}/{record.seed} is not one its run "
-                            "planned (transformations, seeds)")
-        _in_range(record.value, record.metric, f"{where}: scores: {record.transformation}/{record.seed} "
-                  f"{record.subset} {record.metric}")
+            (transformations is not None and record.transformation not in transformations)
+            or (seeds is not None and record.seed not in seeds)
+        ):
+            raise HtebError(
+                f"{where}: scores: variant {record.transformation}/{record.seed} is not one its run "
+                "planned (transformations, seeds)"
+            )
+        _in_range(
+            record.value,
+            record.metric,
+            f"{where}: scores: {record.transformation}/{record.seed} {record.subset} {record.metric}",
+        )
         result = unit.results.get(record.variant)
         if result is None:
             if record.value is not None:  # an unscorable variant is written as null, with no result
-                raise HtebError(f"{where}: scores: {record.transformation}/{record.seed} has a value but no "
-                                "evaluator result (results)")
+                raise HtebError(
+                    f"{where}: scores: {record.transformation}/{record.seed} has a value but no "
+                    "evaluator result (results)"
+                )
             continue
         derived = result.value if record.subset == "all" else result.subsets.get(record.subset, math.nan)
         if record.metric != result.main_metric or not _same(record.value, derived):
-            raise HtebError(f"{where}: scores: {record.transformation}/{record.seed} {record.subset} says "
-                            f"{record.metric} {record.value}, its evaluator result (results) {result.main_metric} "
-                            f"{derived}")
+            raise HtebError(
+                f"{where}: scores: {record.transformation}/{record.seed} {record.subset} says "
+                f"{record.metric} {record.value}, its evaluator result (results) {result.main_metric} "
+                f"{derived}"
+            )
     recorded = {r.variant for r in unit.scores}
     for variant, result in unit.results.items():
         if variant not in recorded:
@@ -87,8 +101,9 @@ def _check_outcomes(result: Any, what: str) -> None:
     for subset, value in result.subsets.items():
         derived = from_items.get(subset)
         if value is not None and (derived is None or not abs(derived - value) <= OUTCOME_TOLERANCE):
-            raise HtebError(f"{what}: outcomes give {result.main_metric} {derived} for subset {subset!r}, "
-                            f"its result says {value}")
+            raise HtebError(
+                f"{what}: outcomes give {result.main_metric} {derived} for subset {subset!r}, its result says {value}"
+            )
 
 
 #: how far a subset's score recomputed from its items may lie from the evaluator's (ranking means are rounded to 5 d.p.)
@@ -106,4 +121,3 @@ def _same(a: float | None, b: float | None) -> bool:
     if a is None or b is None:
         return a is None and b is None
     return a == b or (math.isnan(a) and math.isnan(b))
-

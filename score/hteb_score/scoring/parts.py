@@ -43,8 +43,18 @@ if TYPE_CHECKING:  # for an annotation only: the run imports the encoder and eve
 PART_FILE = "hteb_part.json"  # marks a folder as a part (cli/output.py's marker)
 FORMAT = "hteb-score part/1"
 #: a drift row's columns, its per-item measures (scoring/item_measures.py) last
-DRIFT_COLUMNS = ("transformation", "drift", "quality", "edit_distance", "changed", "applicable", "language",
-                 "baseline_drift", "top10_changed", "order_discordance")
+DRIFT_COLUMNS = (
+    "transformation",
+    "drift",
+    "quality",
+    "edit_distance",
+    "changed",
+    "applicable",
+    "language",
+    "baseline_drift",
+    "top10_changed",
+    "order_discordance",
+)
 # identity fields that are unions over the parts, not compared: the prompts an mteb model gave each task,
 # the prompt types a factory's encoder was given per task
 UNION_FIELDS = (("encode", "prompts"), ("model", "mteb", "prompts"), ("model", "python", "tasks"))
@@ -54,8 +64,19 @@ UNION_FIELDS = (("encode", "prompts"), ("model", "mteb", "prompts"), ("model", "
 LATER_FIELDS = (("model", "encoder"), ("model", "encoder_reason"), ("taxonomy",))
 TIMING_TOTAL = "total_s"
 #: the packages whose versions a run records (its identity, and the card's `package_versions`)
-PACKAGES = ("hteb-score", "sentence-transformers", "transformers", "torch", "numpy", "scipy", "scikit-learn",
-            "faiss-cpu", "pytrec-eval-terrier", "datasets", "huggingface-hub")
+PACKAGES = (
+    "hteb-score",
+    "sentence-transformers",
+    "transformers",
+    "torch",
+    "numpy",
+    "scipy",
+    "scikit-learn",
+    "faiss-cpu",
+    "pytrec-eval-terrier",
+    "datasets",
+    "huggingface-hub",
+)
 
 VariantKey = tuple[str, str, "int | None"]  # (dataset, transformation, seed)
 
@@ -94,8 +115,11 @@ class RunIdentity:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunIdentity:
         optional = ("chosen", "taxonomy")
-        return cls(**{f.name: data[f.name] for f in fields(cls) if f.name not in optional},
-                   chosen=dict(data.get("chosen", {})), taxonomy=data.get("taxonomy"))
+        return cls(
+            **{f.name: data[f.name] for f in fields(cls) if f.name not in optional},
+            chosen=dict(data.get("chosen", {})),
+            taxonomy=data.get("taxonomy"),
+        )
 
 
 @dataclass(frozen=True)
@@ -116,13 +140,19 @@ class UnitResult:
 
     def to_json(self) -> dict[str, Any]:
         rows = self.drift
-        return {"dataset": self.dataset, "task": self.task, "settings": self.settings,
-                "scores": [{**r.to_json(), "value": _number(r.value)} for r in self.scores],
-                "results": [_result_json(variant, result) for variant, result in self.results.items()],
-                "drift": {column: [row[column] for row in rows] for column in DRIFT_COLUMNS},
-                "error_policy": [e.to_json() for e in self.error_policy], "flags": [f.to_json() for f in self.flags],
-                "corpus_robustness": self.corpus_robustness,
-                **({"coverage": [c.to_json() for c in self.coverage]} if self.coverage else {}), "explorer": self.explorer}
+        return {
+            "dataset": self.dataset,
+            "task": self.task,
+            "settings": self.settings,
+            "scores": [{**r.to_json(), "value": _number(r.value)} for r in self.scores],
+            "results": [_result_json(variant, result) for variant, result in self.results.items()],
+            "drift": {column: [row[column] for row in rows] for column in DRIFT_COLUMNS},
+            "error_policy": [e.to_json() for e in self.error_policy],
+            "flags": [f.to_json() for f in self.flags],
+            "corpus_robustness": self.corpus_robustness,
+            **({"coverage": [c.to_json() for c in self.coverage]} if self.coverage else {}),
+            "explorer": self.explorer,
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> UnitResult:
@@ -131,13 +161,19 @@ class UnitResult:
         n = len(columns["drift"])
         keys = ("dataset", *DRIFT_COLUMNS)
         drift = [dict(zip(keys, row)) for row in zip([name] * n, *(columns.get(c, [None] * n) for c in DRIFT_COLUMNS))]
-        return cls(name, dict(data["task"]), data["settings"],
-                   [ScoreRecord.from_json({**r, "value": _from_number(r["value"])}) for r in data["scores"]],
-                   dict(_result_from_json(r) for r in data["results"]), drift,
-                   [ErrorPolicyCount.from_json(e) for e in data["error_policy"]],
-                   [Flag(**f) for f in data["flags"]], data["corpus_robustness"],
-                   [Coverage.from_json(c) for c in data.get("coverage", ())],  # a part written before coverage has none
-                   list(data.get("explorer", [])))
+        return cls(
+            name,
+            dict(data["task"]),
+            data["settings"],
+            [ScoreRecord.from_json({**r, "value": _from_number(r["value"])}) for r in data["scores"]],
+            dict(_result_from_json(r) for r in data["results"]),
+            drift,
+            [ErrorPolicyCount.from_json(e) for e in data["error_policy"]],
+            [Flag(**f) for f in data["flags"]],
+            data["corpus_robustness"],
+            [Coverage.from_json(c) for c in data.get("coverage", ())],  # a part written before coverage has none
+            list(data.get("explorer", [])),
+        )
 
 
 @dataclass(frozen=True)
@@ -163,13 +199,23 @@ class ScorePart:
         the planned order: the same list whichever way the run was split."""
         order = {name: i for i, name in enumerate(self.planned)}
         found = [f for unit in self.units for f in unit.flags] + list(extra)
-        found += [Flag("missing_dataset", f"{name}: no work unit merged; not scored, left out of every aggregate "
-                       "and statistic", name) for name in self.missing]
+        found += [
+            Flag(
+                "missing_dataset",
+                f"{name}: no work unit merged; not scored, left out of every aggregate and statistic",
+                name,
+            )
+            for name in self.missing
+        ]
         return sorted(found, key=lambda f: len(order) if f.dataset is None else order.get(f.dataset, len(order)))
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, "identity": self.identity.to_dict(), "units": [u.to_json() for u in self.units],
-                "timings": self.timings}
+        return {
+            "format": FORMAT,
+            "identity": self.identity.to_dict(),
+            "units": [u.to_json() for u in self.units],
+            "timings": self.timings,
+        }
 
     def write(self, folder: Path) -> Path:
         """FOLDER/hteb_part.json, compact strict JSON written atomically, its keys in the run's order
@@ -199,8 +245,11 @@ def read_part(path: Path) -> ScorePart:
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
         raise HtebError(f"{file}: not a part of this hteb-score (format {found!r}, expected {FORMAT!r})")
     try:
-        part = ScorePart(RunIdentity.from_dict(data["identity"]), [UnitResult.from_json(u) for u in data["units"]],
-                         {k: float(v) for k, v in data["timings"].items()})
+        part = ScorePart(
+            RunIdentity.from_dict(data["identity"]),
+            [UnitResult.from_json(u) for u in data["units"]],
+            {k: float(v) for k, v in data["timings"].items()},
+        )
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise HtebError(f"{file}: damaged part ({type(err).__name__}: {err})") from None
     check_part(part, str(path))
@@ -233,8 +282,9 @@ def merge_parts(parts: Sequence[ScorePart], names: Sequence[str] | None = None) 
             if unit.dataset in held:
                 first, where = held[unit.dataset]
                 if unit.to_json() != first.to_json():
-                    raise HtebError(f"{where} and {name} both hold {unit.dataset} with different results; "
-                                    "give one of them")
+                    raise HtebError(
+                        f"{where} and {name} both hold {unit.dataset} with different results; give one of them"
+                    )
                 continue
             held[unit.dataset] = (unit, name)
             fresh = True
@@ -266,11 +316,14 @@ def narrowed(part: ScorePart, datasets: Sequence[str], name: str) -> ScorePart:
     any subset of it. A dataset folder run cannot be narrowed: its identity digests its whole plan."""
     unknown = [d for d in datasets if d not in part.planned]
     if unknown:
-        raise HtebError(f"merge --datasets {unknown[0]}: not one of {name}'s planned datasets: "
-                        f"{', '.join(part.planned)}")
+        raise HtebError(
+            f"merge --datasets {unknown[0]}: not one of {name}'s planned datasets: {', '.join(part.planned)}"
+        )
     if str(part.identity.dataset.get("repo_id", "")).startswith("local:"):
-        raise HtebError(f"merge --datasets: {name} scored dataset folders, whose digest covers its whole plan; "
-                        "score the folders you want with --datasets instead")
+        raise HtebError(
+            f"merge --datasets: {name} scored dataset folders, whose digest covers its whole plan; "
+            "score the folders you want with --datasets instead"
+        )
     identity = replace(part.identity, planned=list(datasets))
     if identity.chosen and set(datasets) != set(part.planned):  # the part of the revision (data.chosen_part)
         identity = replace(identity, chosen={**identity.chosen, "datasets": sorted(datasets)})
@@ -340,21 +393,45 @@ def _result_json(variant: VariantKey, result: TaskScore) -> dict[str, Any]:
     its per-item outcomes, column by column."""
     dataset, transformation, seed = variant
     outcomes = result.outcomes
-    return {"dataset": dataset, "transformation": transformation, "seed": seed, "main_metric": result.main_metric,
-            "value": _number(result.value), "subsets": {k: _number(v) for k, v in result.subsets.items()},
-            "details": {subset: {k: _number(v) for k, v in metrics.items() if isinstance(v, (int, float))}
-                        for subset, metrics in result.details.items()},
-            "outcomes": None if outcomes is None else asdict(outcomes)}
+    return {
+        "dataset": dataset,
+        "transformation": transformation,
+        "seed": seed,
+        "main_metric": result.main_metric,
+        "value": _number(result.value),
+        "subsets": {k: _number(v) for k, v in result.subsets.items()},
+        "details": {
+            subset: {k: _number(v) for k, v in metrics.items() if isinstance(v, (int, float))}
+            for subset, metrics in result.details.items()
+        },
+        "outcomes": None if outcomes is None else asdict(outcomes),
+    }
 
 
 def _result_from_json(data: Mapping[str, Any]) -> tuple[VariantKey, TaskScore]:
     found = data.get("outcomes")  # a part written before outcomes has none
-    outcomes = None if found is None else Outcomes(found["measure"], tuple(found["subset"]), tuple(found["item"]),
-                                                   tuple(found["gold"]), tuple(found["predicted"]))
-    result = TaskScore(data["main_metric"], {k: _from_number(v) for k, v in data["subsets"].items()},
-                       _from_number(data["value"]),
-                       {subset: {k: float(v) for k, v in metrics.items()}  # written from numbers only
-                        for subset, metrics in data["details"].items()}, {}, outcomes=outcomes)
+    outcomes = (
+        None
+        if found is None
+        else Outcomes(
+            found["measure"],
+            tuple(found["subset"]),
+            tuple(found["item"]),
+            tuple(found["gold"]),
+            tuple(found["predicted"]),
+        )
+    )
+    result = TaskScore(
+        data["main_metric"],
+        {k: _from_number(v) for k, v in data["subsets"].items()},
+        _from_number(data["value"]),
+        {
+            subset: {k: float(v) for k, v in metrics.items()}  # written from numbers only
+            for subset, metrics in data["details"].items()
+        },
+        {},
+        outcomes=outcomes,
+    )
     return (data["dataset"], data["transformation"], data["seed"]), result
 
 
@@ -369,32 +446,60 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
-def run_identity(options: ScoreOptions, planned: Sequence[str], provenance: Mapping[str, Any],
-                 model: Mapping[str, Any], encode: Mapping[str, Any], packages: Mapping[str, str], *,
-                 chosen: Mapping[str, Any], taxonomy: Taxonomy) -> RunIdentity:
+def run_identity(
+    options: ScoreOptions,
+    planned: Sequence[str],
+    provenance: Mapping[str, Any],
+    model: Mapping[str, Any],
+    encode: Mapping[str, Any],
+    packages: Mapping[str, str],
+    *,
+    chosen: Mapping[str, Any],
+    taxonomy: Taxonomy,
+) -> RunIdentity:
     """The identity of the run `options` describe, its data's `provenance`, its model and encoding;
     `chosen`: the part of the revision the run scores (`scoring.data.chosen_part`, what the options and
     the plan come to), which the card's selection states beside --preset and --min-judge."""
-    return RunIdentity({k: v for k, v in provenance.items() if k != "datasets"}, options.protocol.name, dict(model),
-                       dict(encode), options.on_error, {"preset": options.preset, "min_judge": options.min_judge},
-                       options.transformations, options.seeds, options.corpus_robustness, list(planned), __version__,
-                       dict(packages), dict(chosen), taxonomy.to_json() if taxonomy.source == RECORDED else None)
+    return RunIdentity(
+        {k: v for k, v in provenance.items() if k != "datasets"},
+        options.protocol.name,
+        dict(model),
+        dict(encode),
+        options.on_error,
+        {"preset": options.preset, "min_judge": options.min_judge},
+        options.transformations,
+        options.seeds,
+        options.corpus_robustness,
+        list(planned),
+        __version__,
+        dict(packages),
+        dict(chosen),
+        taxonomy.to_json() if taxonomy.source == RECORDED else None,
+    )
 
 
-
-
-def units_of_run(run: ScoreRun, tasks: Mapping[str, Mapping[str, Any]], error_policy: Sequence[ErrorPolicyCount],
-                 corpus_robustness: Mapping[str, Any] | None) -> list[UnitResult]:
+def units_of_run(
+    run: ScoreRun,
+    tasks: Mapping[str, Mapping[str, Any]],
+    error_policy: Sequence[ErrorPolicyCount],
+    corpus_robustness: Mapping[str, Any] | None,
+) -> list[UnitResult]:
     """A scoring run split into its datasets' units, in the run's order."""
     units = []
     for name, task in tasks.items():
-        units.append(UnitResult(
-            name, dict(task), run.settings.get(name), [r for r in run.scores if r.dataset == name],
-            {v: r for v, r in run.results.items() if v[0] == name},
-            [row for row in run.drift if row["dataset"] == name],
-            [e for e in error_policy if e.dataset == name],
-            [f for f in run.flags if f.dataset == name],
-            None if corpus_robustness is None else corpus_robustness.get("datasets", {}).get(name),
-            [c for c in run.coverage if c.dataset == name],
-            [row for row in run.explorer if row["dataset"] == name]))
+        units.append(
+            UnitResult(
+                name,
+                dict(task),
+                run.settings.get(name),
+                [r for r in run.scores if r.dataset == name],
+                {v: r for v, r in run.results.items() if v[0] == name},
+                [row for row in run.drift if row["dataset"] == name],
+                [e for e in error_policy if e.dataset == name],
+                [f for f in run.flags if f.dataset == name],
+                None if corpus_robustness is None else corpus_robustness.get("datasets", {}).get(name),
+                [c for c in run.coverage if c.dataset == name],
+                [row for row in run.explorer if row["dataset"] == name],
+            )
+        )
     return units

@@ -32,8 +32,16 @@ from hteb_score.scoring.parts import ScorePart
 from hteb_score.scoring.unit_scorer import Done, UnitScorer, WorkUnit
 
 #: Read by huggingface_hub, torch or hteb-score in a worker: passed from the driver when it has them.
-PASSED = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HOME", "HF_HUB_CACHE", "HF_HUB_OFFLINE", "HF_ENDPOINT",
-          "HTEB_CACHE_DIR", "HTEB_MODEL_CACHE")
+PASSED = (
+    "HF_TOKEN",
+    "HUGGING_FACE_HUB_TOKEN",
+    "HF_HOME",
+    "HF_HUB_CACHE",
+    "HF_HUB_OFFLINE",
+    "HF_ENDPOINT",
+    "HTEB_CACHE_DIR",
+    "HTEB_MODEL_CACHE",
+)
 #: The thread pools a worker's libraries start (OpenMP, BLAS, the tokenizers' Rust pool): its threads each.
 THREAD_POOLS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS")
 MAX_RESTARTS = 3  # a killed worker is restarted and its unit retried this many times, then the run ends
@@ -76,8 +84,9 @@ class RayCluster:
     def __enter__(self) -> RayCluster:
         with contextlib.ExitStack() as joining:
             joining.enter_context(session())
-            self.ray = connect(self.address, num_cpus=self.workers * self.threads if self.workers else None,
-                               extra="hteb-score[ray]")
+            self.ray = connect(
+                self.address, num_cpus=self.workers * self.threads if self.workers else None, extra="hteb-score[ray]"
+            )
             self.joined = joining.pop_all()  # an unreachable cluster ends the session at once
         return self
 
@@ -101,12 +110,14 @@ class RayCluster:
             names = {"num_cpus": "CPU", "num_gpus": "GPU"}
             workers = min(int(held.get(names[k], 0) // v) for k, v in need.items() if v)
             if workers < 1:
-                raise HtebError(f"the Ray cluster at {self.address!r} has no room for one worker ({need}; it holds "
-                                f"{held})")
+                raise HtebError(
+                    f"the Ray cluster at {self.address!r} has no room for one worker ({need}; it holds {held})"
+                )
         env = {name: os.environ[name] for name in PASSED if name in os.environ}
         env.update(dict.fromkeys(THREAD_POOLS, str(self.threads)))
-        actor = ray.remote(max_restarts=MAX_RESTARTS, max_task_retries=MAX_RESTARTS, runtime_env={"env_vars": env},
-                           **need)(UnitWorker)
+        actor = ray.remote(
+            max_restarts=MAX_RESTARTS, max_task_retries=MAX_RESTARTS, runtime_env={"env_vars": env}, **need
+        )(UnitWorker)
         actors = [actor.remote(self.threads) for _ in range(min(workers, len(units)))]
         try:
             pool = ActorPool(actors)
@@ -127,8 +138,10 @@ def _errors(ray: Any) -> Iterator[None]:
     except ray.exceptions.RayTaskError as err:
         raise err.as_instanceof_cause() from None
     except ray.exceptions.RayActorError as err:
-        raise HtebError(f"a Ray scoring worker died (a worker is restarted and its unit retried {MAX_RESTARTS} "
-                        f"times at most): {_died_because(err)}") from None
+        raise HtebError(
+            f"a Ray scoring worker died (a worker is restarted and its unit retried {MAX_RESTARTS} "
+            f"times at most): {_died_because(err)}"
+        ) from None
 
 
 def _died_because(err: Any) -> str:

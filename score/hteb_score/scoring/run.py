@@ -41,8 +41,15 @@ class ScoreRun:
     explorer: list[dict[str, Any]] = field(default_factory=list)  # the items the explorer shows, with their texts
 
 
-def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: EmbeddingTable, *, protocol: Protocol,
-                   progress: bool = True, filtered: bool = False, flags: Sequence[Flag] | None = None) -> ScoreRun:
+def score_variants(
+    groups: DatasetGroups | Sequence[list[Variant]],
+    table: EmbeddingTable,
+    *,
+    protocol: Protocol,
+    progress: bool = True,
+    filtered: bool = False,
+    flags: Sequence[Flag] | None = None,
+) -> ScoreRun:
     """Per dataset: embed the texts its variants need that are not embedded yet (each unique text
     once in the run), then evaluate each variant under `protocol` (estimator seed 42; one classifier
     cache for the run, so variants share fitted classifiers). `flags`: what `check_variants` found,
@@ -95,19 +102,45 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
                 info = variant.dataset.info
                 bar.set_postfix_str(f"{info.name}/{variant.transformation}")
                 lap("evaluate_s")
-                found = None if variant.seed is None else variant_coverage(
-                    info.name, variant.transformation, variant.seed, variant.shares, protocol.name,
-                    axis=variant.axis, recorded=variant.recorded)
+                found = (
+                    None
+                    if variant.seed is None
+                    else variant_coverage(
+                        info.name,
+                        variant.transformation,
+                        variant.seed,
+                        variant.shares,
+                        protocol.name,
+                        axis=variant.axis,
+                        recorded=variant.recorded,
+                    )
+                )
                 if base is not None:
-                    measured = measure_variant(variant, unchanged, table, evaluator, documents, base=base,
-                                               left_out=() if found is None else {s for s, _, _ in found.left_out})
+                    measured = measure_variant(
+                        variant,
+                        unchanged,
+                        table,
+                        evaluator,
+                        documents,
+                        base=base,
+                        left_out=() if found is None else {s for s, _, _ in found.left_out},
+                    )
                     drift.extend(measured.rows)
                     explorer.extend(measured.explorer)
                 lap("item_measures_s")
                 bar.update(1)
                 if (info.name, variant.transformation, variant.seed) in unscorable:  # flagged, written as null
-                    scores.append(ScoreRecord(info.name, info.task_type, "all", variant.transformation, variant.seed,
-                                              results[(info.name, "original", None)].main_metric, None))
+                    scores.append(
+                        ScoreRecord(
+                            info.name,
+                            info.task_type,
+                            "all",
+                            variant.transformation,
+                            variant.seed,
+                            results[(info.name, "original", None)].main_metric,
+                            None,
+                        )
+                    )
                     continue
                 result = evaluator.evaluate(variant.dataset, table.view(info), dataset_context)
                 if found is not None:
@@ -119,12 +152,26 @@ def score_variants(groups: DatasetGroups | Sequence[list[Variant]], table: Embed
                     records += sorted(result.subsets.items())
                 flags.extend(f.of(info.name, variant.transformation, variant.seed) for f in result.flags)
                 for subset, value in records:
-                    scores.append(ScoreRecord(info.name, info.task_type, subset, variant.transformation, variant.seed,
-                                              result.main_metric, None if value is None else float(value)))
+                    scores.append(
+                        ScoreRecord(
+                            info.name,
+                            info.task_type,
+                            subset,
+                            variant.transformation,
+                            variant.seed,
+                            result.main_metric,
+                            None if value is None else float(value),
+                        )
+                    )
             # let this dataset go before the next one is read, not after
             del variants, variant, texts, unchanged, documents, dataset_context, base
             lap("evaluate_s")
-    timings = {**spent, "texts_requested": table.requested, "unique_texts": table.unique, "texts_encoded": table.encoded}
+    timings = {
+        **spent,
+        "texts_requested": table.requested,
+        "unique_texts": table.unique,
+        "texts_encoded": table.encoded,
+    }
     flags.extend(f for c in coverage for f in c.flags())
     return ScoreRun(scores, results, settings, drift, timings, flags, coverage, explorer)
 
@@ -136,4 +183,3 @@ def _covered(found: Coverage, result: TaskScore, original: TaskScore, coverage: 
     if not found.left_out:
         return result
     return dataclasses.replace(result, value=adjusted_value(result.subsets, original.subsets, original.value, found))
-

@@ -66,9 +66,11 @@ class RunFolder:
                 return
             if not overwrite:
                 why = difference(found, wanted) if isinstance(found, dict) else f"{RUN_FILE} is damaged"
-                raise HtebError(f"--out {self.path} holds a run of other settings ({why}); "
-                                "run the same command to resume it, pass --overwrite to start it again, or choose "
-                                "another folder")
+                raise HtebError(
+                    f"--out {self.path} holds a run of other settings ({why}); "
+                    "run the same command to resume it, pass --overwrite to start it again, or choose "
+                    "another folder"
+                )
             for entry in self.path.iterdir():  # started again: nothing of the earlier run stays
                 if entry.is_dir():
                     shutil.rmtree(entry)
@@ -102,9 +104,11 @@ class RunFolder:
         wanted = self._record(unit, folder)
         differs = difference(record, wanted) if isinstance(record, dict) else f"{UNIT_FILE} is not an object"
         if differs is not None:
-            raise HtebError(f"--out {self.path}: {folder.relative_to(self.path)} holds a part this run did not keep "
-                            f"for {unit.model} on {unit.dataset} ({differs}): swapped or edited; remove that "
-                            "folder to score the unit again")
+            raise HtebError(
+                f"--out {self.path}: {folder.relative_to(self.path)} holds a part this run did not keep "
+                f"for {unit.model} on {unit.dataset} ({differs}): swapped or edited; remove that "
+                "folder to score the unit again"
+            )
         return part
 
     def keep(self, unit: WorkUnit, part: ScorePart) -> Path:
@@ -122,4 +126,3 @@ class RunFolder:
         """Which unit the part in `folder` is: its model, its dataset and the sha256 of the part file."""
         digest = hashlib.sha256((folder / PART_FILE).read_bytes()).hexdigest()
         return {"model": unit.model, "dataset": unit.dataset, "part_sha256": digest}
-

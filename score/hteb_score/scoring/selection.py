@@ -51,10 +51,15 @@ class Preset:
         return list(datasets.values()), chosen
 
 
-PRESETS: Registry[Preset] = Registry("preset", entries={
-    "minimal": Preset("minimal", (("paraphrasing",), ("expansion", "summarisation"), ("translation", "cross_translation"))),
-    "full": Preset("full", None),
-})
+PRESETS: Registry[Preset] = Registry(
+    "preset",
+    entries={
+        "minimal": Preset(
+            "minimal", (("paraphrasing",), ("expansion", "summarisation"), ("translation", "cross_translation"))
+        ),
+        "full": Preset("full", None),
+    },
+)
 
 
 def judge_means(items: ItemColumns) -> list[float | None]:
@@ -73,10 +78,11 @@ def judge_kept(means: Sequence[float | None], min_judge: float | None) -> list[b
     return [mean is None or mean >= min_judge for mean in means]
 
 
-def require_judge_scores(revision: Revision, counts: Sequence[ErrorPolicyCount],
-                         min_judge: float | None) -> None:
+def require_judge_scores(revision: Revision, counts: Sequence[ErrorPolicyCount], min_judge: float | None) -> None:
     """Refuse --min-judge on a selection that no judge rated (a rule-only revision, or one made with
     the judge off): filtering would keep everything and say nothing."""
     if min_judge is not None and all(c.unjudged == c.items for c in counts):
-        raise HtebError(f"--min-judge {min_judge:g}: revision {revision.label} has no judge scores for the selected "
-                        "transformations (rule-made items and revisions made without a judge have none)")
+        raise HtebError(
+            f"--min-judge {min_judge:g}: revision {revision.label} has no judge scores for the selected "
+            "transformations (rule-made items and revisions made without a judge have none)"
+        )

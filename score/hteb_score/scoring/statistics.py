@@ -35,13 +35,13 @@ DRIFT_DECIMALS = 6
 METHOD = {
     "unit": "dataset main score (subset 'all'), seeds averaged; delta = transformed - original",
     "test": "Wilcoxon signed-rank, two-sided, differences rounded to 9 decimals, zero differences dropped "
-            "(Wilcoxon's rule)",
+    "(Wilcoxon's rule)",
     "shift": "Hodges-Lehmann median of Walsh averages; 95% CI from exact signed-rank critical values (their normal "
-             "approximation past 50 non-zero differences: ci_method walsh-normal)",
+    "approximation past 50 non-zero differences: ci_method walsh-normal)",
     "correction": "Holm step-down within each family (transformations; axes), the paper's and the Noise axis's apart",
     "drift": "1 - cos(emb(original), emb(transformed)) over the texts the transformation changed, in the subsets its "
-             "figure counts (the card's one sign: item_measures reads drift too); Spearman with judge quality, 95% "
-             "paired percentile bootstrap CI",
+    "figure counts (the card's one sign: item_measures reads drift too); Spearman with judge quality, 95% "
+    "paired percentile bootstrap CI",
     "edit_distance": "word-level Levenshtein / word count of the longer text (PTEB)",
 }
 #: What `model_statistics(..., in_points=True)` puts before the method's unit.
@@ -91,14 +91,26 @@ def _deltas(original: Mapping[str, float], transformed: Mapping[str, float]) -> 
     return [transformed[d] - original[d] for d in sorted(transformed) if d in original]
 
 
-def drift_row(transformation: str, quality: float | None, original: str, transformed: str,
-              drift: float, *, applicable: bool = True) -> dict[str, Any]:
+def drift_row(
+    transformation: str,
+    quality: float | None,
+    original: str,
+    transformed: str,
+    drift: float,
+    *,
+    applicable: bool = True,
+) -> dict[str, Any]:
     """What the drift statistics keep of one transformed text: its drift (to DRIFT_DECIMALS), judge quality and word
     edit distance, whether the transformation changed it and whether its subset is one the variant's
     figure counts (`applicable`, scoring/coverage.py), not the texts, so a run's drift rows stay small."""
-    return {"transformation": transformation, "drift": round(drift, DRIFT_DECIMALS), "quality": quality,
-            "edit_distance": normalised_word_edit_distance(original, transformed),
-            "changed": original != transformed, "applicable": applicable}
+    return {
+        "transformation": transformation,
+        "drift": round(drift, DRIFT_DECIMALS),
+        "quality": quality,
+        "edit_distance": normalised_word_edit_distance(original, transformed),
+        "changed": original != transformed,
+        "applicable": applicable,
+    }
 
 
 def counted(row: Mapping[str, Any]) -> bool:
@@ -157,8 +169,9 @@ def drift_statistics(
     return out
 
 
-def model_statistics(scores: Sequence[ScoreRecord], drift: list[dict], taxonomy: Taxonomy, *,
-                     in_points: bool = False) -> dict:
+def model_statistics(
+    scores: Sequence[ScoreRecord], drift: list[dict], taxonomy: Taxonomy, *, in_points: bool = False
+) -> dict:
     """The card's `statistics` block: effects per transformation, per axis (Noise's too) and for the
     HTEB total (HL shift, Walsh 95% CI, Wilcoxon p, Holm p within each family), plus drift vs
     quality; `total` is None when no paper axis was scored. `in_points`: the scores (0-1) are
@@ -167,10 +180,15 @@ def model_statistics(scores: Sequence[ScoreRecord], drift: list[dict], taxonomy:
     main = main_scores([r.in_points() for r in scores] if in_points else scores, taxonomy)
     original, transformed = main.original, main.seed_means()
     if not original and main.skipped:  # every original score undefined (flagged): no effect to estimate
-        return {"method": {"unit": method["unit"]}, "per_transformation": {}, "per_axis": {}, "total": None,
-                "drift": drift_statistics(drift),
-                "undefined": "no dataset has a defined original main score (each is flagged undefined_score): "
-                             "no effect can be estimated"}
+        return {
+            "method": {"unit": method["unit"]},
+            "per_transformation": {},
+            "per_axis": {},
+            "total": None,
+            "drift": drift_statistics(drift),
+            "undefined": "no dataset has a defined original main score (each is flagged undefined_score): "
+            "no effect can be estimated",
+        }
     if not original:
         raise ContractError("scores: no original main score (subset 'all'); cannot compute statistics")
     per_transformation = {
@@ -185,8 +203,11 @@ def model_statistics(scores: Sequence[ScoreRecord], drift: list[dict], taxonomy:
     for axis, entry in per_axis.items():
         pooled = [v for t in taxonomy.members[axis] for v in _deltas(original, transformed.get(t, {}))]
         entry["median_abs_delta_pooled"] = float(np.median(np.abs(pooled)))
-    total_by_ds = {d: row_total for d, row in by_dataset(axes).items()
-                   if d in original and (row_total := hteb_total(row, taxonomy)) is not None}
+    total_by_ds = {
+        d: row_total
+        for d, row in by_dataset(axes).items()
+        if d in original and (row_total := hteb_total(row, taxonomy)) is not None
+    }
     total = paired_effect(_deltas(original, total_by_ds)) if total_by_ds else None
     return {
         "method": method,

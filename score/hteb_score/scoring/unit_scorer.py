@@ -51,13 +51,26 @@ class UnitScorer:
     def _load(self) -> LoadedEncoder:
         opts = self.options
         if self.encoder is None:
-            runtime: dict[str, dict[str, Any]] = {"mteb": {"pinned": opts.model_choice.pinned}, "python": {"name": opts.model_choice.name},
-                       "sentence-transformers": {"backend": opts.backend, "precision": opts.precision,
-                                                 "token_budget": opts.token_budget, "choice": opts.model_choice},
-                       "null": {}}
-            self.encoder = load_encoder(opts.encoder, opts.model_id, device=opts.device, batch_size=opts.batch_size,
-                                        trust_remote_code=opts.trust_remote_code, progress=not opts.quiet,
-                                        **runtime[opts.encoder])
+            runtime: dict[str, dict[str, Any]] = {
+                "mteb": {"pinned": opts.model_choice.pinned},
+                "python": {"name": opts.model_choice.name},
+                "sentence-transformers": {
+                    "backend": opts.backend,
+                    "precision": opts.precision,
+                    "token_budget": opts.token_budget,
+                    "choice": opts.model_choice,
+                },
+                "null": {},
+            }
+            self.encoder = load_encoder(
+                opts.encoder,
+                opts.model_id,
+                device=opts.device,
+                batch_size=opts.batch_size,
+                trust_remote_code=opts.trust_remote_code,
+                progress=not opts.quiet,
+                **runtime[opts.encoder],
+            )
             if self.announce is not None:
                 for line in (opts.encoder_note, opts.runtime_note):
                     if line:
@@ -78,34 +91,61 @@ class UnitScorer:
         encoder = self._load()
         loaded = time.perf_counter()
         table = EmbeddingTable(encoder, opts.cache_dir)
-        run = score_variants(data.groups, table, protocol=data.protocol, progress=not opts.quiet,
-                             filtered=opts.min_judge is not None, flags=data.checked)
+        run = score_variants(
+            data.groups,
+            table,
+            protocol=data.protocol,
+            progress=not opts.quiet,
+            filtered=opts.min_judge is not None,
+            flags=data.checked,
+        )
         evaluated = time.perf_counter()
         robustness = _corpus_robustness(data.corpus, run, table, data.protocol, opts)
         # read_s: options, revision read and checked (start-up imports included), then read again dataset by
         # dataset while scoring; model_s: the model loaded (0 for a later unit of the same scorer);
         # statistics_s and the rest: report/card/run_outputs.py
         spent = dict(run.timings)
-        timings = {"read_s": read - started + spent.pop("read_s"), "model_s": loaded - read, **spent,
-                   "total_s": time.perf_counter() - started}
+        timings = {
+            "read_s": read - started + spent.pop("read_s"),
+            "model_s": loaded - read,
+            **spent,
+            "total_s": time.perf_counter() - started,
+        }
         if robustness is not None:  # the perturbed documents are embedded after the variants
-            timings.update(corpus_robustness_s=timings["total_s"] - (evaluated - started),
-                           texts_requested=table.requested, unique_texts=table.unique, texts_encoded=table.encoded)
+            timings.update(
+                corpus_robustness_s=timings["total_s"] - (evaluated - started),
+                texts_requested=table.requested,
+                unique_texts=table.unique,
+                texts_encoded=table.encoded,
+            )
         tasks = {info.name: info.to_json() for info in data.groups.infos}
-        model = {**encoder.card_model(), "encoder": opts.encoder,
-                 **({"encoder_reason": opts.encoder_reason} if opts.encoder_reason else {})}
-        identity = run_identity(opts, data.planned, data.provenance, model, encoder.settings(), package_versions(),
-                                chosen=data.chosen, taxonomy=data.taxonomy)
+        model = {
+            **encoder.card_model(),
+            "encoder": opts.encoder,
+            **({"encoder_reason": opts.encoder_reason} if opts.encoder_reason else {}),
+        }
+        identity = run_identity(
+            opts,
+            data.planned,
+            data.provenance,
+            model,
+            encoder.settings(),
+            package_versions(),
+            chosen=data.chosen,
+            taxonomy=data.taxonomy,
+        )
         return ScorePart(identity, units_of_run(run, tasks, data.error_policy, robustness), timings)
 
 
-def _corpus_robustness(corpus: list[Any], run: ScoreRun, table: EmbeddingTable, protocol: Protocol,
-                       opts: ScoreOptions) -> dict[str, Any] | None:
+def _corpus_robustness(
+    corpus: list[Any], run: ScoreRun, table: EmbeddingTable, protocol: Protocol, opts: ScoreOptions
+) -> dict[str, Any] | None:
     """The card's corpus-robustness section (None without --corpus-robustness), beside this run's original scores."""
     if not corpus:
         return None
-    originals = {name: result for (name, transformation, _), result in run.results.items()
-                 if transformation == "original"}
+    originals = {
+        name: result for (name, transformation, _), result in run.results.items() if transformation == "original"
+    }
     return score_corpus_robustness(corpus, originals, table, protocol=protocol, progress=not opts.quiet)
 
 

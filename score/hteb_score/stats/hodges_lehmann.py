@@ -115,7 +115,7 @@ def normal_critical_value(n: int, alpha: float) -> tuple[int, float]:
 
 
 def coverage_note(confidence: float | None, nominal: float = 0.95) -> str:
-    """" (93.8%)" when an interval covers less than `nominal` (too few non-zero differences for
+    """ " (93.8%)" when an interval covers less than `nominal` (too few non-zero differences for
     it), else "": a table headed "95% CI" must say which of its intervals are not."""
     if confidence is None or confidence >= nominal - 1e-12:
         return ""

@@ -23,8 +23,9 @@ REPLICATES_PER_BLOCK = 250
 CONFIDENCE = 0.95
 
 
-def draws(strata: Sequence[np.ndarray], n_items: int, key: str, *, seed: int = 0,
-          replicates: int = REPLICATES) -> Iterator[np.ndarray]:
+def draws(
+    strata: Sequence[np.ndarray], n_items: int, key: str, *, seed: int = 0, replicates: int = REPLICATES
+) -> Iterator[np.ndarray]:
     """Blocks of (replicates, n_items) counts: per stratum (the positions of a subset's items), its size
     drawn with replacement among its items. Seeded by `seed` and `key` (a dataset's name), so every
     comparison of the same items draws the same samples whichever models it holds."""
@@ -33,7 +34,9 @@ def draws(strata: Sequence[np.ndarray], n_items: int, key: str, *, seed: int = 0
         size = min(REPLICATES_PER_BLOCK, replicates - start)
         block = np.zeros((size, n_items))
         for positions in strata:
-            block[:, positions] = rng.multinomial(len(positions), np.full(len(positions), 1 / len(positions)), size=size)
+            block[:, positions] = rng.multinomial(
+                len(positions), np.full(len(positions), 1 / len(positions)), size=size
+            )
         yield block
 
 

@@ -61,13 +61,15 @@ def pooled_difference_sd(scores: Mapping[str, Mapping[str, float]]) -> float | N
     shared = sorted(set.intersection(*(set(scores[m]) for m in models))) if models else []
     if len(models) < 2 or len(shared) < 2:
         return None
-    variances = [np.var([scores[a][d] - scores[b][d] for d in shared], ddof=1)
-                 for a, b in itertools.combinations(models, 2)]
+    variances = [
+        np.var([scores[a][d] - scores[b][d] for d in shared], ddof=1) for a, b in itertools.combinations(models, 2)
+    ]
     return float(np.sqrt(np.mean(variances)))
 
 
-def simulate(gap: float, sd: float, datasets: int, *, models: int = 4, reps: int = REPS,
-             seed: int = SEED) -> np.ndarray:
+def simulate(
+    gap: float, sd: float, datasets: int, *, models: int = 4, reps: int = REPS, seed: int = SEED
+) -> np.ndarray:
     """Scores (reps, models, datasets) of `reps` simulated comparisons: the last model `gap` ahead."""
     scores = np.random.default_rng(seed).normal(0, sd * np.sqrt(0.5), size=(reps, models, datasets))
     scores[:, -1] += gap
@@ -105,8 +107,9 @@ def adjusted(p: np.ndarray, models: int, correction: str) -> np.ndarray:
     return adjust_rows(p, divisors)
 
 
-def power(gap: float, sd: float, datasets: int, *, models: int = 4, reps: int = REPS, alpha: float = ALPHA,
-          seed: int = SEED) -> Power:
+def power(
+    gap: float, sd: float, datasets: int, *, models: int = 4, reps: int = REPS, alpha: float = ALPHA, seed: int = SEED
+) -> Power:
     """The shares `Power` names, over `reps` seeded simulated comparisons."""
     if sd <= 0 or datasets < 1 or models < 2 or reps < 1:
         raise ValueError("power needs sd > 0, at least one dataset, two models and one simulation")
@@ -115,14 +118,23 @@ def power(gap: float, sd: float, datasets: int, *, models: int = 4, reps: int = 
     right = np.where(planted, ahead, True)  # equal models separated either way: a false separation
     holm, shaffer = ((adjusted(p, models, c) < alpha) & right for c in ("holm", "shaffer"))
     alone = (p[:, np.argmax(planted)] < alpha) & ahead[:, np.argmax(planted)]
-    return Power(gap, sd, datasets, models, reps, alone=float(np.mean(alone)), holm=float(np.mean(holm[:, planted])),
-                 shaffer=float(np.mean(shaffer[:, planted])),
-                 false=float(np.mean(np.any(shaffer[:, ~planted], axis=1))))
+    return Power(
+        gap,
+        sd,
+        datasets,
+        models,
+        reps,
+        alone=float(np.mean(alone)),
+        holm=float(np.mean(holm[:, planted])),
+        shaffer=float(np.mean(shaffer[:, planted])),
+        false=float(np.mean(np.any(shaffer[:, ~planted], axis=1))),
+    )
 
 
 @cache
-def _detectable_in_sds(datasets: int, models: int, which: str, target: float, reps: int, alpha: float,
-                       seed: int) -> float | None:
+def _detectable_in_sds(
+    datasets: int, models: int, which: str, target: float, reps: int, alpha: float, seed: int
+) -> float | None:
     def reaches(gap: float) -> bool:
         return getattr(power(gap, 1.0, datasets, models=models, reps=reps, alpha=alpha, seed=seed), which) >= target
 
@@ -138,8 +150,17 @@ def _detectable_in_sds(datasets: int, models: int, which: str, target: float, re
     return high
 
 
-def detectable_gap(sd: float, datasets: int, *, models: int = 4, which: str = "shaffer", target: float = POWER,
-                   reps: int = REPS, alpha: float = ALPHA, seed: int = SEED) -> float | None:
+def detectable_gap(
+    sd: float,
+    datasets: int,
+    *,
+    models: int = 4,
+    which: str = "shaffer",
+    target: float = POWER,
+    reps: int = REPS,
+    alpha: float = ALPHA,
+    seed: int = SEED,
+) -> float | None:
     """The smallest gap (in the unit of `sd`, to half a percent of it) found with probability `target`:
     `which` is "alone" (one pair tested by itself) or "shaffer" / "holm" (among all pairs of `models`);
     None where no gap reaches it (too few datasets)."""

@@ -27,8 +27,9 @@ from collections.abc import Collection, Mapping, Sequence
 Pair = tuple[str, str]  # (winner, loser) of a separated pair
 
 
-def rank_intervals(order: Sequence[str], point: Mapping[str, int],
-                   separated: Collection[Pair]) -> dict[str, tuple[int, int]]:
+def rank_intervals(
+    order: Sequence[str], point: Mapping[str, int], separated: Collection[Pair]
+) -> dict[str, tuple[int, int]]:
     """(lowest, highest) rank each model can take: 1 + models separated above it, m - models
     separated below it, widened to hold its point rank."""
     m = len(order)

@@ -73,8 +73,9 @@ def split_half_reliability(
     return SplitHalfResult(median, n_splits, len(rhos), len(models), len(datasets))
 
 
-def _split_rho(scores: Mapping[str, Mapping[str, float]], models: list[str], first: list[str],
-               second: list[str]) -> float | None:
+def _split_rho(
+    scores: Mapping[str, Mapping[str, float]], models: list[str], first: list[str], second: list[str]
+) -> float | None:
     """Spearman's rho between the models' two half means; None when a model lacks a half or rho is undefined."""
     a = [v for m in models if (v := _half_mean(scores[m], first)) is not None]
     b = [v for m in models if (v := _half_mean(scores[m], second)) is not None]

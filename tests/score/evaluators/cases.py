@@ -64,8 +64,13 @@ def biorxiv_like(data: Path) -> SourceDataset:
     full = read_source_dir(data / "MasakhaNEWS")
     english = [r for r in full.tables["test"] if r["lang"] == "eng"][::6]
     rows = [{"text": r["text"], "label": r["label"], "cluster_set": i % 4} for i, r in enumerate(english)]
-    info = replace(full.info, name="BiorxivLike", mteb_task="BiorxivClusteringS2S", languages=("eng",),
-                   subsets={"default": ("eng",)})
+    info = replace(
+        full.info,
+        name="BiorxivLike",
+        mteb_task="BiorxivClusteringS2S",
+        languages=("eng",),
+        subsets={"default": ("eng",)},
+    )
     return SourceDataset(info, {"test": rows}, origin=full.origin)
 
 
@@ -89,10 +94,16 @@ def scifact_self_hits(data: Path) -> SourceDataset:
 CASES: dict[str, tuple[Callable[[Path], SourceDataset], str]] = {
     "STSBenchmark": (lambda d: sample_dataset(read_source_dir(d / "STSBenchmark"), 150), "STSBenchmark"),
     "SemRel2024": (lambda d: sample_dataset(read_source_dir(d / "SemRel2024"), 10), "SemRel24STS"),
-    "TwitterSemEval2015": (lambda d: sample_dataset(read_source_dir(d / "TwitterSemEval2015"), 200), "TwitterSemEval2015"),
+    "TwitterSemEval2015": (
+        lambda d: sample_dataset(read_source_dir(d / "TwitterSemEval2015"), 200),
+        "TwitterSemEval2015",
+    ),
     "Banking77": (banking77, "Banking77Classification"),
     "IsiZuluNews": (lambda d: read_source_dir(d / "IsiZuluNews"), "IsiZuluNewsClassification"),
-    "TwentyNewsgroups": (lambda d: sample_dataset(read_source_dir(d / "TwentyNewsgroups"), 1500), "TwentyNewsgroupsClustering.v2"),
+    "TwentyNewsgroups": (
+        lambda d: sample_dataset(read_source_dir(d / "TwentyNewsgroups"), 1500),
+        "TwentyNewsgroupsClustering.v2",
+    ),
     "MasakhaNEWS": (masakhanews, "MasakhaNEWSClusteringS2S"),
     "MasakhaNEWSClusterSets": (masakhanews_cluster_sets, "MasakhaNEWSClusteringS2S"),
     "BiorxivLike": (biorxiv_like, "BiorxivClusteringS2S"),
@@ -100,6 +111,8 @@ CASES: dict[str, tuple[Callable[[Path], SourceDataset], str]] = {
     "SciFactSelfHits": (scifact_self_hits, "ArguAna"),
     "SciFactReranking": (lambda d: scifact_reranking(scifact(d)), "SciDocsRR"),
     "SummEval": (lambda d: sample_dataset(read_source_dir(d / "SummEval"), 4), "SummEval"),
-    "SummEval.v2": (lambda d: _with(sample_dataset(read_source_dir(d / "SummEval"), 4),
-                                    mteb_task="SummEvalSummarization.v2"), "SummEvalSummarization.v2"),
+    "SummEval.v2": (
+        lambda d: _with(sample_dataset(read_source_dir(d / "SummEval"), 4), mteb_task="SummEvalSummarization.v2"),
+        "SummEvalSummarization.v2",
+    ),
 }

@@ -18,7 +18,9 @@ from hteb_contract.sources import DatasetInfo, SourceDataset
 def scifact_reranking(dataset: SourceDataset, negatives: int = 20, seed: int = 42) -> SourceDataset:
     """A Reranking dataset (corpus, queries, qrels, top_ranked) from the SciFact retrieval dataset."""
     if dataset.info.task_type != "Retrieval":
-        raise SourceError(f"{dataset.name}: reranking cases are built from a Retrieval dataset, got {dataset.info.task_type}")
+        raise SourceError(
+            f"{dataset.name}: reranking cases are built from a Retrieval dataset, got {dataset.info.task_type}"
+        )
     if negatives < 1:
         raise SourceError(f"negatives must be at least 1, got {negatives}")
     positives: dict[str, list[str]] = {}
@@ -35,7 +37,9 @@ def scifact_reranking(dataset: SourceDataset, negatives: int = 20, seed: int = 4
         if not relevant:
             continue
         excluded = set(relevant)
-        drawn = [d for d in rng.sample(pool, k=min(len(pool), negatives + len(excluded))) if d not in excluded][:negatives]
+        drawn = [d for d in rng.sample(pool, k=min(len(pool), negatives + len(excluded))) if d not in excluded][
+            :negatives
+        ]
         queries.append(dict(query))
         qrels += [{"query_id": qid, "doc_id": d, "score": 1} for d in relevant]
         qrels += [{"query_id": qid, "doc_id": d, "score": 0} for d in drawn]
@@ -43,8 +47,13 @@ def scifact_reranking(dataset: SourceDataset, negatives: int = 20, seed: int = 4
         used.update(relevant + drawn)
     if not queries:
         raise SourceError(f"{dataset.name}: no query has a relevant document in the corpus")
-    info = DatasetInfo(name=f"{dataset.name}Reranking", task_type="Reranking", eval_split="test",
-                       languages=dataset.info.languages)
-    tables = {"corpus": [dict(corpus[d]) for d in pool if d in used], "queries": queries, "qrels": qrels,
-              "top_ranked": top_ranked}
+    info = DatasetInfo(
+        name=f"{dataset.name}Reranking", task_type="Reranking", eval_split="test", languages=dataset.info.languages
+    )
+    tables = {
+        "corpus": [dict(corpus[d]) for d in pool if d in used],
+        "queries": queries,
+        "qrels": qrels,
+        "top_ranked": top_ranked,
+    }
     return SourceDataset(info, tables, origin=f"{dataset.origin} (reranking cases: {negatives} negatives, seed {seed})")

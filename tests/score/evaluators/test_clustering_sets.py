@@ -20,9 +20,24 @@ MASAKHA = "MasakhaNEWSClusteringS2S"
 # The sets with v_measure 1.0 in mteb's published all-MiniLM-L6-v2 run (embeddings-benchmark/results,
 # results/sentence-transformers__all-MiniLM-L6-v2/8b3219a9.../MasakhaNEWSClusteringS2S.json, mteb
 # 1.12.75): mteb scores a one-label set 1.0, so these are where its one-label sets are.
-PUBLISHED_ONE_VALUED = {"amh": [0, 4], "eng": [], "fra": [0], "hau": [], "ibo": [3], "lin": [2, 3], "lug": [2, 3],
-                        "orm": [2], "pcm": [4], "run": [2, 4], "sna": [0, 4], "som": [1], "swa": [],
-                        "tir": [1, 3], "xho": [4], "yor": [0]}
+PUBLISHED_ONE_VALUED = {
+    "amh": [0, 4],
+    "eng": [],
+    "fra": [0],
+    "hau": [],
+    "ibo": [3],
+    "lin": [2, 3],
+    "lug": [2, 3],
+    "orm": [2],
+    "pcm": [4],
+    "run": [2, 4],
+    "sna": [0, 4],
+    "som": [1],
+    "swa": [],
+    "tir": [1, 3],
+    "xho": [4],
+    "yor": [0],
+}
 
 
 def _with_rows(dataset: SourceDataset, rows: list[dict]) -> SourceDataset:
@@ -72,8 +87,9 @@ def test_a_transformed_variant_keeps_the_sets(load, shared_data):
     settings = MTEB.clustering(MASAKHA)
     variant = dataset.with_texts(lambda ref: ref.text.upper())
     assert variant.eval_rows() != dataset.eval_rows()
-    assert _by_id(variant, cluster_sets(variant, settings).by_subset) == \
-        _by_id(dataset, cluster_sets(dataset, settings).by_subset)
+    assert _by_id(variant, cluster_sets(variant, settings).by_subset) == _by_id(
+        dataset, cluster_sets(dataset, settings).by_subset
+    )
 
 
 def test_a_dropped_row_leaves_only_its_own_cluster_set(shared_data):
@@ -100,20 +116,34 @@ def test_biorxiv_needs_the_hub_cluster_sets(shared_data):
     dataset = biorxiv_like(shared_data)
     assert cluster_sets(dataset, MTEB.clustering("BiorxivClusteringS2S")).rule == "by the rows' cluster_set"
     flat = _with_rows(dataset, [{k: v for k, v in r.items() if k != "cluster_set"} for r in dataset.eval_rows()])
-    with pytest.raises(SourceError, match=r"^BiorxivLike: mteb task BiorxivClusteringS2S clusters the sets of its "
-                                          r"Hub rows, which only a 'cluster_set' field on every row gives"):
+    with pytest.raises(
+        SourceError,
+        match=r"^BiorxivLike: mteb task BiorxivClusteringS2S clusters the sets of its "
+        r"Hub rows, which only a 'cluster_set' field on every row gives",
+    ):
         evaluate(flat, hashed_bow, context("mteb"))
     assert evaluate(flat, hashed_bow, context("hteb")).value == evaluate(dataset, hashed_bow, context("hteb")).value
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (lambda rows: [{k: v for k, v in r.items() if k != "cluster_set"} if i == 7 else r for i, r in enumerate(rows)],
-     r"^MasakhaNEWS: test row 8 has no 'cluster_set' where \d+ of \d+ rows have one$"),
-    (lambda rows: [{**r, "cluster_set": "2"} if i == 3 else r for i, r in enumerate(rows)],
-     r"^MasakhaNEWS: test row 4: cluster_set must be an integer, got '2'$"),
-    (lambda rows: [{**r, "cluster_set": True} if i == 0 else r for i, r in enumerate(rows)],
-     r"^MasakhaNEWS: test row 1: cluster_set must be an integer, got True$"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda rows: [
+                {k: v for k, v in r.items() if k != "cluster_set"} if i == 7 else r for i, r in enumerate(rows)
+            ],
+            r"^MasakhaNEWS: test row 8 has no 'cluster_set' where \d+ of \d+ rows have one$",
+        ),
+        (
+            lambda rows: [{**r, "cluster_set": "2"} if i == 3 else r for i, r in enumerate(rows)],
+            r"^MasakhaNEWS: test row 4: cluster_set must be an integer, got '2'$",
+        ),
+        (
+            lambda rows: [{**r, "cluster_set": True} if i == 0 else r for i, r in enumerate(rows)],
+            r"^MasakhaNEWS: test row 1: cluster_set must be an integer, got True$",
+        ),
+    ],
+)
 def test_bad_cluster_sets_are_refused_in_one_line(change, message, shared_data):
     dataset = CASES["MasakhaNEWSClusterSets"][0](shared_data)
     with pytest.raises(SourceError, match=message):

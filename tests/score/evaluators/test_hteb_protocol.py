@@ -39,13 +39,16 @@ KINDS = ["hashed", pytest.param("minilm", marks=pytest.mark.slow)]  # the real m
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize(("case", "task", "key", "metric"), [
-    ("STSBenchmark", "STSBenchmark", "cosine_spearman", "spearman"),
-    ("TwitterSemEval2015", "TwitterSemEval2015", "cosine_ap", "ap"),
-    ("SciFact", "SciFact", "ndcg_at_10", "ndcg_at_10"),
-    ("SciFactReranking", "SciDocsRR", "map_at_1000", "map"),
-    ("SummEval", "SummEvalSummarization.v2", "cosine_spearman", "spearman"),
-])
+@pytest.mark.parametrize(
+    ("case", "task", "key", "metric"),
+    [
+        ("STSBenchmark", "STSBenchmark", "cosine_spearman", "spearman"),
+        ("TwitterSemEval2015", "TwitterSemEval2015", "cosine_ap", "ap"),
+        ("SciFact", "SciFact", "ndcg_at_10", "ndcg_at_10"),
+        ("SciFactReranking", "SciDocsRR", "map_at_1000", "map"),
+        ("SummEval", "SummEvalSummarization.v2", "cosine_spearman", "spearman"),
+    ],
+)
 def test_hteb_rule_equals_mteb_metric(case, task, key, metric, kind, request, shared_data):
     fn = _embeddings(kind, request)
     dataset = CASES[case][0](shared_data)
@@ -65,7 +68,9 @@ def test_classification_trains_on_the_full_train_split(kind, request, shared_dat
     mteb_evaluator = SklearnEvaluator(
         Dataset.from_dict({"text": [r["text"] for r in train], "label": [r["label"] for r in train]}),
         Dataset.from_dict({"text": [r["text"] for r in test], "label": [r["label"] for r in test]}),
-        label_column_name="label", evaluator_model=LogisticRegression(max_iter=100, random_state=42))
+        label_column_name="label",
+        evaluator_model=LogisticRegression(max_iter=100, random_state=42),
+    )
     predicted = mteb_evaluator(fn([r["text"] for r in train], None), fn([r["text"] for r in test], None))
     assert ours.value == pytest.approx(accuracy_score([r["label"] for r in test], predicted), abs=TOLERANCE)
     few_shot = evaluate(dataset, fn, context("mteb"))
@@ -108,5 +113,7 @@ def test_transformed_variant_keeps_corpus_embeddings(shared_data):
     evaluator = EVALUATORS.get("Retrieval")
     documents = {t for t in evaluator.texts(dataset) if t[1] == "document"}
     assert documents == {t for t in evaluator.texts(variant) if t[1] == "document"}
-    assert not {t for t in evaluator.texts(dataset) if t[1] == "query"} & {t for t in evaluator.texts(variant) if t[1] == "query"}
+    assert not {t for t in evaluator.texts(dataset) if t[1] == "query"} & {
+        t for t in evaluator.texts(variant) if t[1] == "query"
+    }
     assert replace(dataset.info) == variant.info

@@ -17,10 +17,13 @@ from hteb_contract.sources import SourceDataset, read_source_dir
 MTEB_NAMED = Path(__file__).resolve().parents[2] / "data" / "mteb-subsets"
 
 
-@pytest.mark.parametrize("folder, task, subsets", [
-    ("STSBCrossLingual", "STS17", ["en-de", "en-en"]),
-    ("Banking77Ext", "AmazonCounterfactualClassification", ["en", "en-ext"]),
-])
+@pytest.mark.parametrize(
+    "folder, task, subsets",
+    [
+        ("STSBCrossLingual", "STS17", ["en-de", "en-en"]),
+        ("Banking77Ext", "AmazonCounterfactualClassification", ["en", "en-ext"]),
+    ],
+)
 def test_scores_per_mteb_subset_and_their_plain_mean_equal_mteb(folder, task, subsets):
     source = read_source_dir(MTEB_NAMED / folder)
     dataset = SourceDataset(replace(source.info, mteb_task=task), source.tables, source.origin)

@@ -73,13 +73,17 @@ def test_shares_and_means_of_the_drawn_sample(measure: str) -> None:
     rng = np.random.default_rng(7)
     n = 40
     gold = np.asarray([str(v) for v in rng.integers(0, 3, n)], dtype=object)
-    predicted = (np.asarray([str(v) for v in rng.integers(0, 3, n)], dtype=object) if measure == "accuracy"
-                 else rng.random(n))
+    predicted = (
+        np.asarray([str(v) for v in rng.integers(0, 3, n)], dtype=object) if measure == "accuracy" else rng.random(n)
+    )
     w = _draws(rng, n)
     got = MEASURES.get(measure)(w, gold, predicted)
     for row, value in zip(w, got):
-        expected = (np.mean(_expanded(row, gold) == _expanded(row, predicted)) if measure == "accuracy"
-                    else np.mean(_expanded(row, predicted)))
+        expected = (
+            np.mean(_expanded(row, gold) == _expanded(row, predicted))
+            if measure == "accuracy"
+            else np.mean(_expanded(row, predicted))
+        )
         assert value == pytest.approx(expected, abs=1e-12)
 
 

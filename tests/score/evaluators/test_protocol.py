@@ -10,8 +10,12 @@ from cases import CASES
 from evaluator_embeddings import context, evaluate, hashed_bow
 
 from hteb_contract.sources import read_source_dir
-from hteb_contract.specs.mteb_settings import (ClassificationSettings, ClusteringSettings, RetrievalSettings,
-                                               SummarizationSettings)
+from hteb_contract.specs.mteb_settings import (
+    ClassificationSettings,
+    ClusteringSettings,
+    RetrievalSettings,
+    SummarizationSettings,
+)
 from hteb_contract.tasks import TASK_TYPES
 from hteb_score.evaluators import task_settings
 from hteb_score.evaluators.protocol import HTEB, MTEB, PROTOCOLS
@@ -33,12 +37,15 @@ def test_main_metrics_are_the_task_types_own():
     assert (MTEB.main_metric("PairClassification"), HTEB.main_metric("PairClassification")) == ("max_ap", "ap")
 
 
-@pytest.mark.parametrize(("rule", "table"), [
-    ("few_shot", task_settings.INSTALLED.of(ClassificationSettings)),
-    ("clustering", task_settings.INSTALLED.of(ClusteringSettings)),
-    ("retrieval", task_settings.INSTALLED.of(RetrievalSettings)),
-    ("summarization", task_settings.INSTALLED.of(SummarizationSettings)),
-])
+@pytest.mark.parametrize(
+    ("rule", "table"),
+    [
+        ("few_shot", task_settings.INSTALLED.of(ClassificationSettings)),
+        ("clustering", task_settings.INSTALLED.of(ClusteringSettings)),
+        ("retrieval", task_settings.INSTALLED.of(RetrievalSettings)),
+        ("summarization", task_settings.INSTALLED.of(SummarizationSettings)),
+    ],
+)
 def test_mteb_reads_the_task_table_and_its_defaults(rule, table):
     per_task = getattr(MTEB, rule)
     for name, settings in table.items():
@@ -57,30 +64,111 @@ def test_hteb_rules_do_not_follow_mteb_task_classes():
         assert HTEB.retrieval(task) == MTEB.retrieval(task)  # self-hit removal in both
 
 
-@pytest.mark.parametrize(("case", "protocol", "expected"), [
-    ("Banking77", "hteb", {"classifier": "LogisticRegression", "max_iter": 100, "train": "full", "seed": 7}),
-    ("Banking77", "mteb", {"classifier": "LogisticRegression", "max_iter": 100, "train": "few-shot",
-                           "samples_per_label": 8, "n_experiments": 10, "seed": 42}),
-    ("TwentyNewsgroups", "hteb", {"algorithm": "MiniBatchKMeans", "kind": "legacy", "documents": "all",
-                                  "cluster_sets": "one per subset", "batch_size": 500, "seed": 7}),
-    ("MasakhaNEWS", "hteb", {"algorithm": "MiniBatchKMeans", "kind": "legacy", "documents": "all",
-                             "cluster_sets": "one per subset", "batch_size": 500, "seed": 7}),
-    ("MasakhaNEWSClusterSets", "hteb", {"algorithm": "MiniBatchKMeans", "kind": "legacy", "documents": "all",
-                                        "cluster_sets": "one per subset", "batch_size": 500, "seed": 7}),
-    ("MasakhaNEWS", "mteb", {"algorithm": "MiniBatchKMeans", "kind": "legacy", "documents": "all",
-                             "cluster_sets": "5 contiguous per subset (np.array_split)", "batch_size": 500,
-                             "seed": 42}),
-    ("MasakhaNEWSClusterSets", "mteb", {"algorithm": "MiniBatchKMeans", "kind": "legacy", "documents": "all",
-                                        "cluster_sets": "by the rows' cluster_set", "batch_size": 500, "seed": 42}),
-    ("TwentyNewsgroups", "mteb", {"algorithm": "MiniBatchKMeans", "kind": "fast",
-                                  "max_fraction_of_documents_to_embed": 0.04, "max_document_to_embed": None,
-                                  "bootstrap_rounds": 10, "documents_per_round": 16384, "batch_size": 512,
-                                  "seed": 42}),
-    ("SciFactSelfHits", "hteb", {"similarity": "cosine", "search": "exact", "top_k": 1000,
-                                 "k_values": [1, 3, 5, 10, 20, 100, 1000], "ignore_identical_ids": True}),
-    ("SummEval", "hteb", {"similarity": "cosine", "correlation": "spearman", "deprecated_evaluator": False}),
-    ("SummEval", "mteb", {"similarity": "cosine", "correlation": "spearman", "deprecated_evaluator": True}),
-])
+@pytest.mark.parametrize(
+    ("case", "protocol", "expected"),
+    [
+        ("Banking77", "hteb", {"classifier": "LogisticRegression", "max_iter": 100, "train": "full", "seed": 7}),
+        (
+            "Banking77",
+            "mteb",
+            {
+                "classifier": "LogisticRegression",
+                "max_iter": 100,
+                "train": "few-shot",
+                "samples_per_label": 8,
+                "n_experiments": 10,
+                "seed": 42,
+            },
+        ),
+        (
+            "TwentyNewsgroups",
+            "hteb",
+            {
+                "algorithm": "MiniBatchKMeans",
+                "kind": "legacy",
+                "documents": "all",
+                "cluster_sets": "one per subset",
+                "batch_size": 500,
+                "seed": 7,
+            },
+        ),
+        (
+            "MasakhaNEWS",
+            "hteb",
+            {
+                "algorithm": "MiniBatchKMeans",
+                "kind": "legacy",
+                "documents": "all",
+                "cluster_sets": "one per subset",
+                "batch_size": 500,
+                "seed": 7,
+            },
+        ),
+        (
+            "MasakhaNEWSClusterSets",
+            "hteb",
+            {
+                "algorithm": "MiniBatchKMeans",
+                "kind": "legacy",
+                "documents": "all",
+                "cluster_sets": "one per subset",
+                "batch_size": 500,
+                "seed": 7,
+            },
+        ),
+        (
+            "MasakhaNEWS",
+            "mteb",
+            {
+                "algorithm": "MiniBatchKMeans",
+                "kind": "legacy",
+                "documents": "all",
+                "cluster_sets": "5 contiguous per subset (np.array_split)",
+                "batch_size": 500,
+                "seed": 42,
+            },
+        ),
+        (
+            "MasakhaNEWSClusterSets",
+            "mteb",
+            {
+                "algorithm": "MiniBatchKMeans",
+                "kind": "legacy",
+                "documents": "all",
+                "cluster_sets": "by the rows' cluster_set",
+                "batch_size": 500,
+                "seed": 42,
+            },
+        ),
+        (
+            "TwentyNewsgroups",
+            "mteb",
+            {
+                "algorithm": "MiniBatchKMeans",
+                "kind": "fast",
+                "max_fraction_of_documents_to_embed": 0.04,
+                "max_document_to_embed": None,
+                "bootstrap_rounds": 10,
+                "documents_per_round": 16384,
+                "batch_size": 512,
+                "seed": 42,
+            },
+        ),
+        (
+            "SciFactSelfHits",
+            "hteb",
+            {
+                "similarity": "cosine",
+                "search": "exact",
+                "top_k": 1000,
+                "k_values": [1, 3, 5, 10, 20, 100, 1000],
+                "ignore_identical_ids": True,
+            },
+        ),
+        ("SummEval", "hteb", {"similarity": "cosine", "correlation": "spearman", "deprecated_evaluator": False}),
+        ("SummEval", "mteb", {"similarity": "cosine", "correlation": "spearman", "deprecated_evaluator": True}),
+    ],
+)
 def test_evaluators_report_the_settings_they_used(case, protocol, expected, shared_data):
     result = evaluate(CASES[case][0](shared_data), hashed_bow, context(protocol, seed=7))
     assert result.settings == expected

@@ -26,9 +26,11 @@ def test_every_task_type_has_an_evaluator():
 
 @pytest.mark.slow  # a fresh interpreter
 def test_evaluator_modules_are_imported_on_the_first_lookup_only():
-    code = ("import sys, hteb_score.evaluators as e, hteb_score.evaluators.protocol; "
-            "loaded = lambda: any(m.endswith('.classification') for m in sys.modules); "
-            "print(loaded(), e.EVALUATORS.get('STS') is not None, loaded())")
+    code = (
+        "import sys, hteb_score.evaluators as e, hteb_score.evaluators.protocol; "
+        "loaded = lambda: any(m.endswith('.classification') for m in sys.modules); "
+        "print(loaded(), e.EVALUATORS.get('STS') is not None, loaded())"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "True", "True"]
 
@@ -73,15 +75,20 @@ def test_classifiers_are_fitted_once_for_every_variant_of_a_dataset(protocol, sh
     run's cache holds (same objects), and a variant whose training rows differ gets new ones."""
     dataset = sample_dataset(read_source_dir(shared_data / "Banking77"), 40)
     dataset = SourceDataset(dataset.info, {**dataset.tables, "train": dataset.tables["train"][:600]}, dataset.origin)
-    reversed_eval = SourceDataset(dataset.info, {**dataset.tables, "test": [
-        {**r, "text": " ".join(r["text"].split()[::-1])} for r in dataset.tables["test"]]}, dataset.origin)
+    reversed_eval = SourceDataset(
+        dataset.info,
+        {**dataset.tables, "test": [{**r, "text": " ".join(r["text"].split()[::-1])} for r in dataset.tables["test"]]},
+        dataset.origin,
+    )
     cache = ClassifierCache()
     run = EvaluationContext(PROTOCOLS.get(protocol), classifiers=cache)
     first = evaluate(dataset, hashed_bow, run)
     fitted = cache.items()
     evaluate(reversed_eval, hashed_bow, run)
     assert cache.items() == fitted and len(fitted) == (1 if protocol == "hteb" else 10)
-    other_train = SourceDataset(dataset.info, {**dataset.tables, "train": dataset.tables["train"][:500]}, dataset.origin)
+    other_train = SourceDataset(
+        dataset.info, {**dataset.tables, "train": dataset.tables["train"][:500]}, dataset.origin
+    )
     evaluate(other_train, hashed_bow, run)
     assert len(cache) > len(fitted)
     assert evaluate(dataset, hashed_bow, run).value == first.value

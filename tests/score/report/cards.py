@@ -76,8 +76,12 @@ def make_card(
         },
         "hteb_score_version": "0.1.0",
         "protocol": "hteb",
-        "evaluation": {"protocol": "hteb", "description": "the HTEB paper's evaluation", "mteb_version": None,
-                       "datasets": {}},
+        "evaluation": {
+            "protocol": "hteb",
+            "description": "the HTEB paper's evaluation",
+            "mteb_version": None,
+            "datasets": {},
+        },
         "on_error": "original",
         "package_versions": {"numpy": np.__version__},
         "scores": scores,
@@ -106,8 +110,9 @@ def big_card(model: str, datasets: int, shift: float, rng: np.random.Generator) 
         base = {"dataset": name, "task_type": "STS", "metric": "main_score", "subset": "all"}
         original = float(rng.uniform(40, 90))
         points.append({**base, "transformation": "original", "seed": None, "value": original})
-        points.append({**base, "transformation": "paraphrasing", "seed": 1, "value": original - shift
-                       + float(rng.normal(0, 1))})
+        points.append(
+            {**base, "transformation": "paraphrasing", "seed": 1, "value": original - shift + float(rng.normal(0, 1))}
+        )
     card["scores"] = [dict(r, value=r["value"] / POINTS) for r in points]
     card["aggregates"] = aggregate([ScoreRecord.from_json(r) for r in card["scores"]], INSTALLED)
     card["statistics"] = None

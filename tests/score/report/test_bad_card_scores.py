@@ -47,8 +47,11 @@ def _assert_all_written(out, code: int, err: str) -> dict:
     return result
 
 
-@pytest.mark.parametrize("undefined", [[("original", None)], [("paraphrasing", 1), ("translation", 2)]],
-                         ids=["original_null", "transformation_seeds_null"])
+@pytest.mark.parametrize(
+    "undefined",
+    [[("original", None)], [("paraphrasing", 1), ("translation", 2)]],
+    ids=["original_null", "transformation_seeds_null"],
+)
 def test_flagged_compare_of_cards_with_null_scores(undefined, tmp_path, run_cli):
     cards = [write_card(tmp_path, _with_nulls(m, i, undefined if i == 0 else [])) for i, m in enumerate(MODELS[:3])]
     out = tmp_path / "out"
@@ -80,8 +83,10 @@ def test_flagged_plots_skip_undefined_points():
     from hteb_score.report.compare import plots
     from hteb_score.report.compare.comparison import LeaderboardRow
 
-    rows = [LeaderboardRow("a", 80.0, {"lexical": math.nan, "language": 60.0}, None, 1, None),
-            LeaderboardRow("b", math.nan, {"lexical": 70.0}, 65.0, 2, None)]
+    rows = [
+        LeaderboardRow("a", 80.0, {"lexical": math.nan, "language": 60.0}, None, 1, None),
+        LeaderboardRow("b", math.nan, {"lexical": 70.0}, 65.0, 2, None),
+    ]
     assert plots.png_bytes(plots.axis_dumbbell(rows, ["lexical", "language"], INSTALLED)).startswith(b"\x89PNG")
     heat = plots.delta_heatmap(["a", "b"], ["paraphrasing", "translation"], [[-1.0, None], [math.nan, 2.0]])
     assert plots.png_bytes(heat).startswith(b"\x89PNG")

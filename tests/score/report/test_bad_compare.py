@@ -47,8 +47,18 @@ def mteb_card(folder: Path, model: str) -> Path:
 
 def table(path: Path, model: str, **extra: str) -> Path:
     """The paper's rows of one model, as a scores table, with `extra` columns."""
-    rows = [{"model": r["model"], "dataset": r["dataset"], "task_type": r["task_type"], "original": r["original"],
-             "hteb": r["hteb"], **extra} for r in paper_rows() if r["model"] == model]
+    rows = [
+        {
+            "model": r["model"],
+            "dataset": r["dataset"],
+            "task_type": r["task_type"],
+            "original": r["original"],
+            "hteb": r["hteb"],
+            **extra,
+        }
+        for r in paper_rows()
+        if r["model"] == model
+    ]
     with path.open("w", encoding="utf-8", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
@@ -59,8 +69,9 @@ def table(path: Path, model: str, **extra: str) -> Path:
 def test_refused_mixed_protocols(card_files, tmp_path, run_cli):
     other = mteb_card(tmp_path, "F2LLM-v2-4B")
     code, _, err = run_cli("compare", *card_files[:2], other, "--out", tmp_path / "out", *SPLITS)
-    assert_refused(code, err, "different evaluation protocols", "hteb: All-MiniLM-L12-v2", "mteb: F2LLM-v2-4B",
-                   "--force")
+    assert_refused(
+        code, err, "different evaluation protocols", "hteb: All-MiniLM-L12-v2", "mteb: F2LLM-v2-4B", "--force"
+    )
     assert not (tmp_path / "out").exists() and partials(tmp_path) == []
 
 
@@ -70,7 +81,9 @@ def test_flagged_mixed_protocols_forced(card_files, tmp_path, run_cli):
     assert code == 0 and "FORCED" in err
     result = json.loads((tmp_path / "out" / "comparison.json").read_text(encoding="utf-8"))
     assert result["forced"] is True
-    assert any(w.startswith("FORCED: the inputs were scored on different evaluation protocols") for w in result["warnings"])
+    assert any(
+        w.startswith("FORCED: the inputs were scored on different evaluation protocols") for w in result["warnings"]
+    )
     assert "different evaluation protocols" in (tmp_path / "out" / "comparison.md").read_text(encoding="utf-8")
 
 
@@ -88,8 +101,9 @@ def test_refused_table_rows_without_what_the_cards_state(card_files, tmp_path, r
 
 def test_flagged_table_rows_without_revision_forced(card_files, tmp_path, run_cli):
     rows = table(tmp_path / "t.csv", "NV-Embed-v2")
-    code, _, err = run_cli("compare", *card_files[:2], "--scores-table", rows, "--out", tmp_path / "out", "--force",
-                           *SPLITS)
+    code, _, err = run_cli(
+        "compare", *card_files[:2], "--scores-table", rows, "--out", tmp_path / "out", "--force", *SPLITS
+    )
     assert code == 0, err
     warnings = json.loads((tmp_path / "out" / "comparison.json").read_text(encoding="utf-8"))["warnings"]
     forced = [w for w in warnings if w.startswith("FORCED")]
@@ -172,9 +186,11 @@ def test_overwrite_replaces_the_earlier_comparison_whole(card_files, earlier, ru
 
 
 @settings(max_examples=examples(100), deadline=None)
-@given(splits=st.one_of(st.integers(-(2**70), 2**70).map(str), st.floats().map(str), st.text(max_size=20)),
-       seed=st.one_of(st.integers(-(2**70), 2**70).map(str), st.text(max_size=20)),
-       ci=st.one_of(st.sampled_from(["walsh", "bootstrap"]), st.text(max_size=12)))
+@given(
+    splits=st.one_of(st.integers(-(2**70), 2**70).map(str), st.floats().map(str), st.text(max_size=20)),
+    seed=st.one_of(st.integers(-(2**70), 2**70).map(str), st.text(max_size=20)),
+    ci=st.one_of(st.sampled_from(["walsh", "bootstrap"]), st.text(max_size=12)),
+)
 def test_fuzz_compare_options(card_files, splits, seed, ci):
     """Whatever --splits, --seed and --ci are, the run (refused at its --out, which holds an
     earlier comparison) ends in one line on stderr and touches nothing."""
@@ -184,8 +200,20 @@ def test_fuzz_compare_options(card_files, splits, seed, ci):
         (out / "comparison.json").write_text("{}\n")
         stdout, stderr = io.StringIO(), io.StringIO()
         with redirect_stdout(stdout), redirect_stderr(stderr):
-            code = main(["compare", *map(str, card_files[:2]), "--out", str(out), "--splits", splits, "--seed", seed,
-                         "--ci", ci])
+            code = main(
+                [
+                    "compare",
+                    *map(str, card_files[:2]),
+                    "--out",
+                    str(out),
+                    "--splits",
+                    splits,
+                    "--seed",
+                    seed,
+                    "--ci",
+                    ci,
+                ]
+            )
         assert_refused(code, stderr.getvalue())
         assert snapshot(out) == {"comparison.json": b"{}\n"} and partials(Path(tmp)) == []
 
@@ -198,7 +226,10 @@ _VALUE = st.one_of(st.none(), st.sampled_from(["hteb", "mteb", "sha256:" + "a" *
 def test_fuzz_check_inputs(stated, force):
     """Inputs stating any revision and protocol (or none): refused in one line exactly when some
     differ or some are missing beside stated ones, unless forced; forcing is always in the warnings."""
-    models = [ModelScores(f"m{i}", "fuzz", revision, INSTALLED, protocol=protocol) for i, (revision, protocol) in enumerate(stated)]
+    models = [
+        ModelScores(f"m{i}", "fuzz", revision, INSTALLED, protocol=protocol)
+        for i, (revision, protocol) in enumerate(stated)
+    ]
     problems = 0
     for values in (list(v) for v in zip(*stated)):
         known = {v for v in values if v is not None}

@@ -82,11 +82,13 @@ PATHS = list(_numeric_paths(CARD["aggregates"]))
 @given(path=st.sampled_from(PATHS), shift=st.floats(1e-6, 1e6) | st.floats(-1e6, -1e-6))
 def test_fuzz_any_edited_aggregate_is_refused(tmp_path_factory, path, shift):
     """Any number of the aggregates block moved by any amount: the card no longer agrees with itself."""
+
     def edit(aggregates):
         target = aggregates
         for key in path[:-1]:
             target = target[key]
         target[path[-1]] += shift
+
     folder = tmp_path_factory.mktemp("fuzz")
     forged = write_card(folder, _edited(CARD, edit))
     from hteb_score.report.compare.inputs import aggregates_problem, load_card
@@ -103,21 +105,24 @@ def test_named_axis_of_different_selections(tmp_path, run_cli):
     only["aggregates"] = aggregate([ScoreRecord.from_json(r) for r in only["scores"]], INSTALLED)
     only["statistics"] = None
     validate("result_card", only, what="paraphrasing only")
-    code, _, err = run_cli("compare", write_card(tmp_path, full), write_card(tmp_path, only), "--out",
-                           tmp_path / "out", *SPLITS)
+    code, _, err = run_cli(
+        "compare", write_card(tmp_path, full), write_card(tmp_path, only), "--out", tmp_path / "out", *SPLITS
+    )
     assert code == 0, err
     warnings = json.loads((tmp_path / "out" / "comparison.json").read_text())["warnings"]
     lexical = [w for w in warnings if w.startswith("axis lexical averages different transformations per model")]
     assert lexical and f"{MODELS[0]}: paraphrasing, backtranslation, style_change" in lexical[0]
-    assert f"{MODELS[1]}: paraphrasing;" in lexical[0] or lexical[0].endswith(f"{MODELS[1]}: paraphrasing); its "
-                                                                             "column compares unlike selections")
+    assert f"{MODELS[1]}: paraphrasing;" in lexical[0] or lexical[0].endswith(
+        f"{MODELS[1]}: paraphrasing); its column compares unlike selections"
+    )
 
 
 def test_csv_with_a_byte_order_mark(tmp_path, run_cli):
     """A table saved by a spreadsheet starts with a UTF-8 BOM: its first column is still `model`."""
     rows = [r for r in paper_rows() if r["model"] in MODELS[:2]]
     lines = ["model,dataset,task_type,original,hteb"] + [
-        f"{r['model']},{r['dataset']},{r['task_type']},{r['original']},{r['hteb']}" for r in rows]
+        f"{r['model']},{r['dataset']},{r['task_type']},{r['original']},{r['hteb']}" for r in rows
+    ]
     table = tmp_path / "scores.csv"
     table.write_bytes(b"\xef\xbb\xbf" + ("\r\n".join(lines) + "\r\n").encode("utf-8"))
     code, _, err = run_cli("compare", "--scores-table", table, "--out", tmp_path / "out", *SPLITS)
@@ -175,13 +180,29 @@ def test_cards_of_revisions_that_put_a_transformation_on_two_axes_are_refused_in
     """Each card's figures are its revision's axes (`taxonomy`): a card whose revision moved a transformation to
     another axis is another benchmark, whatever its own aggregates say (they are its own records')."""
     elsewhere = next(a for a in INSTALLED.members if a != INSTALLED.axis_of(name) and INSTALLED.in_total(a))
-    moved = Taxonomy(tuple(Axis(a.name, a.label, tuple(t for t in a.transformations if t != name)
-                                + ((name,) if a.name == elsewhere else ()), a.paper) for a in INSTALLED.axes), RECORDED)
+    moved = Taxonomy(
+        tuple(
+            Axis(
+                a.name,
+                a.label,
+                tuple(t for t in a.transformations if t != name) + ((name,) if a.name == elsewhere else ()),
+                a.paper,
+            )
+            for a in INSTALLED.axes
+        ),
+        RECORDED,
+    )
     other = make_card(MODELS[1], model_index=1)
     other["taxonomy"] = moved.to_json()
     other["aggregates"] = aggregate([ScoreRecord.from_json(r) for r in other["scores"]], moved)
     validate("result_card", other, what="moved")
-    code, _, err = run_cli("compare", write_card(tmp_path, make_card(MODELS[0])), write_card(tmp_path, other),
-                           "--out", tmp_path / "out", *SPLITS)
+    code, _, err = run_cli(
+        "compare",
+        write_card(tmp_path, make_card(MODELS[0])),
+        write_card(tmp_path, other),
+        "--out",
+        tmp_path / "out",
+        *SPLITS,
+    )
     _refused(code, err, f"transformation '{name}' is on axis '{INSTALLED.axis_of(name)}' in one and '{elsewhere}'")
     assert not (tmp_path / "out").exists()

@@ -17,16 +17,31 @@ def _entry(score: object, subset: str = "default") -> dict:
     return {"main_score": score, "hf_subset": subset, "languages": ["eng-Latn"]}
 
 
-def write_result(root: Path, task: str, score: object, transformation: str = "original", seed: int | None = None,
-                 *, text: str | None = None, data_revision: str = "rev-1", selection: str = "",
-                 revision: str = DATA) -> Path:
+def write_result(
+    root: Path,
+    task: str,
+    score: object,
+    transformation: str = "original",
+    seed: int | None = None,
+    *,
+    text: str | None = None,
+    data_revision: str = "rev-1",
+    selection: str = "",
+    revision: str = DATA,
+) -> Path:
     """One variant's task file in mteb's layout, under its HTEB name, and its folder's model_meta.json."""
     folder = result_folder(root, MODEL, REVISION)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "model_meta.json").write_text(json.dumps(model_meta(MODEL, REVISION)))
     name = variant_task_name(task, revision, transformation, seed, selection)
-    result = {"dataset_revision": data_revision, "task_name": name, "mteb_version": "2.26.24",
-              "scores": {"test": [_entry(score)]}, "evaluation_time": 1.0, "kg_co2_emissions": None}
+    result = {
+        "dataset_revision": data_revision,
+        "task_name": name,
+        "mteb_version": "2.26.24",
+        "scores": {"test": [_entry(score)]},
+        "evaluation_time": 1.0,
+        "kg_co2_emissions": None,
+    }
     path = folder / f"{name}.json"
     path.write_text(json.dumps(result) if text is None else text)
     return path
@@ -72,10 +87,13 @@ def test_skipped_other_tasks_and_experiments(results, tmp_path, run_cli):
     assert row["axes"]["lexical"] == pytest.approx(57.5) and "language" not in row["axes"]
 
 
-@pytest.mark.parametrize(("extra", "needle"), [
-    ({"selection": ".judge3"}, "hteb-5cfa68b1.judge3"),
-    ({"revision": "0123456789"}, "hteb-01234567"),
-])
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        ({"selection": ".judge3"}, "hteb-5cfa68b1.judge3"),
+        ({"revision": "0123456789"}, "hteb-01234567"),
+    ],
+)
 def test_refused_variants_of_two_selections_or_revisions_in_one_folder(results, tmp_path, run_cli, extra, needle):
     write_result(results, "SciFact", 0.1, "translation", 1, **extra)
     _refused(run_cli, tmp_path, "--mteb-results", results, needles=("different HTEB revisions or selections", needle))
@@ -90,14 +108,17 @@ def test_refused_a_folder_without_htebs_results(tmp_path, run_cli):
     _refused(run_cli, tmp_path, "--mteb-results", tmp_path / "cache", needles=("no mteb results of HTEB data",))
 
 
-@pytest.mark.parametrize(("text", "needle"), [
-    ("{not json", "not readable JSON"),
-    ("[1, 2]", "not a JSON object"),
-    (json.dumps({"task_name": "SciFact", "dataset_revision": "r"}), "not an mteb task result (no scores)"),
-    (json.dumps({"task_name": "SciFact", "scores": {"test": [{"hf_subset": "default"}]}}), "with a main_score"),
-    (json.dumps({"task_name": "SciFact", "scores": {"test": [_entry("high")]}}), "not a finite number"),
-    (json.dumps({"scores": {"test": [_entry(0.5)]}}), "no task_name"),
-])
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("{not json", "not readable JSON"),
+        ("[1, 2]", "not a JSON object"),
+        (json.dumps({"task_name": "SciFact", "dataset_revision": "r"}), "not an mteb task result (no scores)"),
+        (json.dumps({"task_name": "SciFact", "scores": {"test": [{"hf_subset": "default"}]}}), "with a main_score"),
+        (json.dumps({"task_name": "SciFact", "scores": {"test": [_entry("high")]}}), "not a finite number"),
+        (json.dumps({"scores": {"test": [_entry(0.5)]}}), "no task_name"),
+    ],
+)
 def test_refused_an_unreadable_task_file(results, tmp_path, run_cli, text, needle):
     bad = write_result(results, "SciFact", 0.5, text=text)
     _refused(run_cli, tmp_path, "--mteb-results", results, needles=(str(bad), needle))
@@ -109,8 +130,15 @@ def test_refused_beside_a_card_of_another_protocol_unless_forced(card_files, tmp
     root = tmp_path / "cache"
     for transformation, seed in (("original", None), ("paraphrasing", 1)):
         write_result(root, "STSBenchmark", 0.7, transformation, seed, data_revision=card["dataset"]["revision"])
-    _refused(run_cli, tmp_path, card_files[0], "--mteb-results", root,
-             needles=("different evaluation protocols", f"mteb: {MODEL}", "--force"))
-    code, _, err = run_cli("compare", card_files[0], "--mteb-results", root, "--force", "--out", tmp_path / "forced",
-                           "--splits", "5")
+    _refused(
+        run_cli,
+        tmp_path,
+        card_files[0],
+        "--mteb-results",
+        root,
+        needles=("different evaluation protocols", f"mteb: {MODEL}", "--force"),
+    )
+    code, _, err = run_cli(
+        "compare", card_files[0], "--mteb-results", root, "--force", "--out", tmp_path / "forced", "--splits", "5"
+    )
     assert code == 0 and "FORCED" in err, err

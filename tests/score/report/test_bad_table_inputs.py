@@ -50,7 +50,9 @@ def cards(tmp_path: Path) -> Path:
     folder = tmp_path / "cards"
     for model in (L6, "paraphrase-MiniLM-L3-v2"):
         shutil.copytree(FINDINGS / model, folder / model)
-    (tmp_path / "page.md").write_text("<!-- hteb:table model-groups cards -->\n<!-- /hteb:table -->\n", encoding="utf-8")
+    (tmp_path / "page.md").write_text(
+        "<!-- hteb:table model-groups cards -->\n<!-- /hteb:table -->\n", encoding="utf-8"
+    )
     return folder
 
 
@@ -71,17 +73,24 @@ def test_a_record_outside_its_metrics_range_is_refused_naming_the_file_and_field
     path = cards / L6 / CARD_FILE
     card, i = _out_of_range(json.loads(path.read_text(encoding="utf-8")))
     path.write_text(json.dumps(card), encoding="utf-8")
-    _refused(*_tables(run_cli, cards), f"{path}: scores[{i}].value (", "original/None all) is 7.5, outside spearman's "
-             "range [-1, 1]")
+    _refused(
+        *_tables(run_cli, cards),
+        f"{path}: scores[{i}].value (",
+        "original/None all) is 7.5, outside spearman's range [-1, 1]",
+    )
     code, out, err = run_cli("compare", path, cards / "paraphrase-MiniLM-L3-v2" / CARD_FILE, "--out", cards / "out")
     _refused(code, out, err, f"{path}: scores[{i}].value")
     assert not (cards / "out").exists()
 
 
-@pytest.mark.parametrize(("move", "field"), [
-    (lambda results: results / "someone__else", "model.model_id"),
-    (lambda results: results / "sentence-transformers__all-MiniLM-L6-v2" / "sha256_0000", "model.revision"),
-], ids=["model", "model-revision"])
+@pytest.mark.parametrize(
+    ("move", "field"),
+    [
+        (lambda results: results / "someone__else", "model.model_id"),
+        (lambda results: results / "sentence-transformers__all-MiniLM-L6-v2" / "sha256_0000", "model.revision"),
+    ],
+    ids=["model", "model-revision"],
+)
 def test_mteb_results_of_another_model_beside_a_card_are_refused(cards, run_cli, move, field):
     results = cards / L6 / "mteb" / "results"
     model = results / "sentence-transformers__all-MiniLM-L6-v2"
@@ -91,16 +100,22 @@ def test_mteb_results_of_another_model_beside_a_card_are_refused(cards, run_cli,
     shutil.move(revision, target if field == "model.revision" else target / revision.name)
     if field == "model.model_id":
         model.rmdir()
-    _refused(*_tables(run_cli, cards), f"{cards / L6 / CARD_FILE}: {field} is ", "but its mteb results are filed "
-             f"under mteb/results/{target.relative_to(results).as_posix()}")
+    _refused(
+        *_tables(run_cli, cards),
+        f"{cards / L6 / CARD_FILE}: {field} is ",
+        f"but its mteb results are filed under mteb/results/{target.relative_to(results).as_posix()}",
+    )
 
 
 def test_an_mteb_result_of_another_dataset_revision_beside_a_card_is_refused(cards, run_cli):
     files = next((cards / L6 / "mteb" / "results" / "sentence-transformers__all-MiniLM-L6-v2").iterdir())
     file = sorted(files.glob("*.hteb-5d207292.*.json"))[0]
     file.rename(file.with_name(file.name.replace(".hteb-5d207292.", ".hteb-0badc0de.")))
-    _refused(*_tables(run_cli, cards), f"{cards / L6 / CARD_FILE}: dataset.revision is ",
-             f"but its mteb result {file.name.replace('5d207292', '0badc0de')} is of revision 0badc0de")
+    _refused(
+        *_tables(run_cli, cards),
+        f"{cards / L6 / CARD_FILE}: dataset.revision is ",
+        f"but its mteb result {file.name.replace('5d207292', '0badc0de')} is of revision 0badc0de",
+    )
 
 
 @pytest.mark.parametrize("change", ["value", "null", "subset"])
@@ -175,22 +190,31 @@ def test_a_work_unit_with_a_record_outside_its_range_is_refused(parts, run_cli):
         result["value"] = result["subsets"][record["subset"]] = 7.5
 
     _edit_part(path, spearman_of_7_5)
-    _refused(*_tables(run_cli, parts), f"{path}: unit 'STS12': scores: original/None", "is 7.5, outside "
-             "spearman's range [-1, 1]")
+    _refused(
+        *_tables(run_cli, parts),
+        f"{path}: unit 'STS12': scores: original/None",
+        "is 7.5, outside spearman's range [-1, 1]",
+    )
 
 
 def test_a_work_unit_of_another_run_in_a_models_folder_is_refused(parts, run_cli):
     other = parts / L6 / "STS13.hteb_part.json.gz"
     shutil.copy(parts / "random" / "STS13.hteb_part.json.gz", other)
-    _refused(*_tables(run_cli, parts), f"{parts / L6 / 'STS12.hteb_part.json.gz'} and {other} differ in identity.model",
-             "they are not work units of one run")
+    _refused(
+        *_tables(run_cli, parts),
+        f"{parts / L6 / 'STS12.hteb_part.json.gz'} and {other} differ in identity.model",
+        "they are not work units of one run",
+    )
 
 
 def test_a_work_unit_given_twice_in_a_models_folder_is_refused(parts, run_cli):
     twice = parts / L6 / "STS12-again.hteb_part.json.gz"
     shutil.copy(parts / L6 / "STS12.hteb_part.json.gz", twice)
-    _refused(*_tables(run_cli, parts), f"{parts / L6 / 'STS12-again.hteb_part.json.gz'} and "
-             f"{parts / L6 / 'STS12.hteb_part.json.gz'} both hold units.STS12")
+    _refused(
+        *_tables(run_cli, parts),
+        f"{parts / L6 / 'STS12-again.hteb_part.json.gz'} and "
+        f"{parts / L6 / 'STS12.hteb_part.json.gz'} both hold units.STS12",
+    )
 
 
 def test_a_figure_resting_on_no_subset_is_not_held_to_the_evaluators_score(tmp_path, run_cli):
@@ -206,7 +230,9 @@ def test_a_figure_resting_on_no_subset_is_not_held_to_the_evaluators_score(tmp_p
     record = next(r for r in card["scores"] if (r["dataset"], r["transformation"], r["seed"]) == variant)
     record["value"] = None
     path.write_text(json.dumps(_reaggregated(card)), encoding="utf-8")
-    (tmp_path / "page.md").write_text("<!-- hteb:table noise-subsets cards -->\n<!-- /hteb:table -->\n", encoding="utf-8")
+    (tmp_path / "page.md").write_text(
+        "<!-- hteb:table noise-subsets cards -->\n<!-- /hteb:table -->\n", encoding="utf-8"
+    )
     code, _, err = run_cli("tables", tmp_path / "page.md")
     assert code == 0, err
     del card["coverage"]  # the same null figure without the coverage that explains it contradicts its mteb file

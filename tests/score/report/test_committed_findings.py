@@ -84,17 +84,23 @@ def test_each_card_of_the_leaderboards_round_is_the_merge_of_its_parts(model, tm
 
 
 @pytest.mark.parametrize("label", LABELS)
-@pytest.mark.parametrize(("folder", "cards"), [("comparison", "{model}"), ("whole-revision-comparison",
-                                                                          "whole-revision/{model}")],
-                         ids=["six-datasets", "whole-revision"])
-def test_the_committed_comparison_is_what_compare_writes_from_the_committed_cards(label, folder, cards, tmp_path,
-                                                                                monkeypatch):
+@pytest.mark.parametrize(
+    ("folder", "cards"),
+    [("comparison", "{model}"), ("whole-revision-comparison", "whole-revision/{model}")],
+    ids=["six-datasets", "whole-revision"],
+)
+def test_the_committed_comparison_is_what_compare_writes_from_the_committed_cards(
+    label, folder, cards, tmp_path, monkeypatch
+):
     findings = FINDINGS.parent / label
     committed = json.loads((findings / folder / "comparison.json").read_text())
     validate("comparison", committed, what=f"docs/findings/{label}/{folder}/comparison.json")
     monkeypatch.chdir(REPO)  # the inputs' paths as the committed file names them
-    paths = [str((findings / cards.format(model=m) / "result_card.json").relative_to(REPO)) for m in MODELS
-             if (findings / cards.format(model=m)).is_dir()]  # a whole-revision card once a model's parts hold all
+    paths = [
+        str((findings / cards.format(model=m) / "result_card.json").relative_to(REPO))
+        for m in MODELS
+        if (findings / cards.format(model=m)).is_dir()
+    ]  # a whole-revision card once a model's parts hold all
     assert main(["compare", *paths, "--out", str(tmp_path / "cmp")]) == 0
     assert json.loads((tmp_path / "cmp" / "comparison.json").read_text()) == committed
     for name in ("comparison.md", "report.html"):
@@ -112,7 +118,8 @@ def test_the_noise_only_comparisons_lead_with_noise_and_leave_empty_columns_out(
         assert [r["model"] for r in board] == sorted(noise, key=lambda m: -noise[m])  # ranked by Noise
         margin = lead["margin"]
         assert margin["ci_low"] <= margin["hl_shift"] <= margin["ci_high"] and margin["n_datasets"] == len(
-            result["datasets"])
+            result["datasets"]
+        )
         markdown = (FINDINGS / folder / "comparison.md").read_text()
         page = (FINDINGS / folder / "report.html").read_text()
         headline = f"{lead['first']} ranks first under Noise: {noise[lead['first']]:.2f}"
@@ -132,13 +139,17 @@ def test_findings_page_quotes_the_whole_revision_lead_as_its_json_says():
     first, runner = (board[lead[k]] for k in ("first", "runner_up"))
     margin = lead["margin"]
     text = " ".join((REPO / "docs" / "findings.md").read_text(encoding="utf-8").split())
-    paragraph = text[text.index("The [whole-revision comparison]"):]
-    paragraph = paragraph[:paragraph.index("ranks third.")]
+    paragraph = text[text.index("The [whole-revision comparison]") :]
+    paragraph = paragraph[: paragraph.index("ranks third.")]
     gap = first["axes"]["noise"] - runner["axes"]["noise"]
-    for figure in (f"{gap:.2f} points ahead", f"{margin['hl_shift']:+.2f}",
-                   f"[{margin['ci_low']:+.2f}, {margin['ci_high']:+.2f}]", f"p {margin['p_value']:.3f}",
-                   f"over {margin['n_datasets']} datasets",
-                   f"({board[lead['least_loss']]['axis_deltas']['noise']:+.2f})"):
+    for figure in (
+        f"{gap:.2f} points ahead",
+        f"{margin['hl_shift']:+.2f}",
+        f"[{margin['ci_low']:+.2f}, {margin['ci_high']:+.2f}]",
+        f"p {margin['p_value']:.3f}",
+        f"over {margin['n_datasets']} datasets",
+        f"({board[lead['least_loss']]['axis_deltas']['noise']:+.2f})",
+    ):
         assert figure in paragraph, figure
 
 
@@ -147,8 +158,9 @@ def test_the_whole_revisions_groups_in_the_findings_are_the_committed_comparison
     Noise, as the whole-revision comparison.json has them, and how many pairs were separated."""
     pairwise = json.loads((FINDINGS / "whole-revision-comparison" / "comparison.json").read_text())["pairwise"]
     text = (REPO / "docs" / "findings.md").read_text(encoding="utf-8")
-    table = re.search(r"<!-- hteb:table model-groups findings/noise-1339/whole-revision -->\n(.*?)<!-- /hteb:table -->",
-                      text, re.S)[1]
+    table = re.search(
+        r"<!-- hteb:table model-groups findings/noise-1339/whole-revision -->\n(.*?)<!-- /hteb:table -->", text, re.S
+    )[1]
     rows = {line.split(" | ")[0].lstrip("| "): line.strip("| ").split(" | ")[1:] for line in table.splitlines()[2:]}
     assert set(pairwise["columns"]) == {"original", "noise"} and pairwise["alpha"] == 0.05
     assert table.splitlines()[0] == "| model | Original | Noise |"
@@ -164,25 +176,31 @@ def test_the_whole_revisions_groups_in_the_findings_are_the_committed_comparison
 def test_findings_page_quotes_noise2s_whole_revision_as_its_json_says():
     """docs/findings.md's paragraph on the four models on noise2-1339 against noise-1339: the Noise scores,
     the lead's margin and test and the spread, each from the two whole-revision comparison.json files."""
+
     def lead_of(label: str) -> tuple[dict, dict]:
-        result = json.loads((REPO / "docs" / "findings" / label / "whole-revision-comparison" /
-                             "comparison.json").read_text())
+        result = json.loads(
+            (REPO / "docs" / "findings" / label / "whole-revision-comparison" / "comparison.json").read_text()
+        )
         return result["lead"], {r["model"]: r["axes"]["noise"] for r in result["leaderboard"]}
 
     (before, old), (after, new) = lead_of("noise-1339"), lead_of("noise2-1339")
     text = " ".join((REPO / "docs" / "findings.md").read_text(encoding="utf-8").split())
-    paragraph = text[text.index("SemRel2024 moves most."):]
-    paragraph = paragraph[:paragraph.index("<!-- hteb:table noise-models findings/noise2-1339")]
+    paragraph = text[text.index("SemRel2024 moves most.") :]
+    paragraph = paragraph[: paragraph.index("<!-- hteb:table noise-models findings/noise2-1339")]
     first, runner = after["first"], after["runner_up"]
     assert (first, runner) == (before["first"], before["runner_up"])  # "the order they had on noise-1339"
     order = sorted(new, key=lambda m: -new[m])
     assert order == sorted(old, key=lambda m: -old[m])
     margin = after["margin"]
-    for figure in (f"{old[first]:.2f} to {new[first]:.2f}", f"{old[first] - new[first]:.2f} lower",
-                   f"within {new[order[0]] - new[order[-1]]:.2f} points",
-                   f"shrinks from {old[first] - old[runner]:.2f} to {new[first] - new[runner]:.2f} points",
-                   f"HL shift {margin['hl_shift']:+.2f}", f"[{margin['ci_low']:+.2f}, {margin['ci_high']:+.2f}]",
-                   f"p {margin['p_value']:.3f}"):
+    for figure in (
+        f"{old[first]:.2f} to {new[first]:.2f}",
+        f"{old[first] - new[first]:.2f} lower",
+        f"within {new[order[0]] - new[order[-1]]:.2f} points",
+        f"shrinks from {old[first] - old[runner]:.2f} to {new[first] - new[runner]:.2f} points",
+        f"HL shift {margin['hl_shift']:+.2f}",
+        f"[{margin['ci_low']:+.2f}, {margin['ci_high']:+.2f}]",
+        f"p {margin['p_value']:.3f}",
+    ):
         assert figure in paragraph, figure
     assert all(abs((old[m] - new[m]) - 0.15) < 0.05 for m in order if m != first)  # "each about 0.15 points lower"
 
@@ -196,27 +214,36 @@ def test_findings_pages_before_and_after_figures_are_the_tables():
         return re.search(rf"<!-- hteb:table {name} {folder} -->\n(.*?)<!-- /hteb:table -->", text, re.DOTALL)[1]
 
     cells = table("noise-before-after", "findings/noise-1339/whole-revision,findings/noise2-1339/whole-revision")
-    noise = {label: {row.split(" | ")[2] for row in table("noise-models", f"findings/{label}/whole-revision")
-                     .splitlines()[2:]} for label in ("noise-1339", "noise2-1339")}
+    noise = {
+        label: {
+            row.split(" | ")[2] for row in table("noise-models", f"findings/{label}/whole-revision").splitlines()[2:]
+        }
+        for label in ("noise-1339", "noise2-1339")
+    }
     flat = " ".join(text.split())
-    paragraph = flat[flat.index("SemRel2024 moves most."):flat.index("<!-- hteb:table noise-models findings/noise2")]
+    paragraph = flat[flat.index("SemRel2024 moves most.") : flat.index("<!-- hteb:table noise-models findings/noise2")]
     pairs = re.findall(r"(?<!from )(-?\d+\.\d\d) to (-?\d+\.\d\d)", paragraph)  # "from X to Y": the lead's test
     assert len(pairs) >= 10
     for before, after in pairs:
         assert f"{before} -> {after}" in cells or (before in noise["noise-1339"] and after in noise["noise2-1339"]), (
-            before, after)
+            before,
+            after,
+        )
 
 
-@pytest.mark.parametrize("model", sorted(p.name for p in (REPO / "docs" / "findings" / "noise2-1339" /
-                                                            "whole-revision").iterdir() if p.is_dir()))
+@pytest.mark.parametrize(
+    "model",
+    sorted(p.name for p in (REPO / "docs" / "findings" / "noise2-1339" / "whole-revision").iterdir() if p.is_dir()),
+)
 def test_no_noise2_figure_counts_an_unchanged_subset(model):
     """Issue 34's done-when on the committed cards of noise2-1339: every Noise figure rests on the subsets its rule
     applies to and changed at least APPLIED_SHARE of; each other subset is left out with its reason."""
     from hteb_contract.specs.noise_scripts import APPLIED_SHARE
     from hteb_contract.taxonomy import AXES
 
-    card = json.loads((REPO / "docs" / "findings" / "noise2-1339" / "whole-revision" / model /
-                       "result_card.json").read_text())
+    card = json.loads(
+        (REPO / "docs" / "findings" / "noise2-1339" / "whole-revision" / model / "result_card.json").read_text()
+    )
     noise = [c for c in card["coverage"] if c["transformation"] in AXES["noise"]]
     assert len(noise) == 15 * len(AXES["noise"])
     for entry in noise:
@@ -251,19 +278,26 @@ def test_each_card_of_the_new_round_is_the_merge_of_its_committed_parts(model, t
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("folder", "cards"), [("comparison", "{model}"), ("whole-revision-comparison",
-                                                                          "whole-revision/{model}")],
-                         ids=["six-datasets", "whole-revision"])
-def test_the_new_rounds_comparisons_with_their_per_dataset_verdicts_are_what_compare_writes(folder, cards, tmp_path,
-                                                                                          monkeypatch):
+@pytest.mark.parametrize(
+    ("folder", "cards"),
+    [("comparison", "{model}"), ("whole-revision-comparison", "whole-revision/{model}")],
+    ids=["six-datasets", "whole-revision"],
+)
+def test_the_new_rounds_comparisons_with_their_per_dataset_verdicts_are_what_compare_writes(
+    folder, cards, tmp_path, monkeypatch
+):
     committed = json.loads((ROUND / folder / "comparison.json").read_text())
     monkeypatch.chdir(REPO)
-    paths = [str((ROUND / cards.format(model=m) / "result_card.json").relative_to(REPO)) for m in ROUND_MODELS
-             if (ROUND / cards.format(model=m)).is_dir()]
+    paths = [
+        str((ROUND / cards.format(model=m) / "result_card.json").relative_to(REPO))
+        for m in ROUND_MODELS
+        if (ROUND / cards.format(model=m)).is_dir()
+    ]
     assert main(["compare", *paths, "--out", str(tmp_path / "cmp")]) == 0
     assert json.loads((tmp_path / "cmp" / "comparison.json").read_text()) == committed
-    assert any("per_dataset" in pair for column in committed["pairwise"]["columns"].values()
-               for pair in column["pairs"])
+    assert any(
+        "per_dataset" in pair for column in committed["pairwise"]["columns"].values() for pair in column["pairs"]
+    )
     for name in ("comparison.md", "report.html"):
         assert (tmp_path / "cmp" / name).read_text() == (ROUND / folder / name).read_text(), name
 
@@ -283,5 +317,7 @@ def test_the_findings_page_says_what_the_new_rounds_per_dataset_verdicts_say():
             else:
                 assert len(pair["per_dataset"]) == 15 and len(found) == 15, pair["second"]
     text = " ".join((REPO / "docs" / "findings.md").read_text(encoding="utf-8").split())
-    assert ("all-MiniLM-L6-v2 is separated from each draw of random vectors on every dataset, on the originals and "
-            "under Noise. The two chance rows are separated on one dataset, TwentyNewsgroups.") in text
+    assert (
+        "all-MiniLM-L6-v2 is separated from each draw of random vectors on every dataset, on the originals and "
+        "under Noise. The two chance rows are separated on one dataset, TwentyNewsgroups."
+    ) in text

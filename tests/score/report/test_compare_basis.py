@@ -26,9 +26,15 @@ def filtered(card: dict) -> dict:
     """The card as `--min-judge 3` could leave it: fewer variants, datasets 3+ with none at all."""
     datasets = card["dataset"]["datasets"]
     keep = {(datasets[i], t) for i, ts in KEPT.items() for t in ts}
-    scores = [r for r in card["scores"] if r["transformation"] == "original" or (r["dataset"], r["transformation"]) in keep]
-    out = dict(card, scores=scores, aggregates=aggregate([ScoreRecord.from_json(r) for r in scores], INSTALLED),
-               selection={"preset": None, "min_judge": 3.0})
+    scores = [
+        r for r in card["scores"] if r["transformation"] == "original" or (r["dataset"], r["transformation"]) in keep
+    ]
+    out = dict(
+        card,
+        scores=scores,
+        aggregates=aggregate([ScoreRecord.from_json(r) for r in scores], INSTALLED),
+        selection={"preset": None, "min_judge": 3.0},
+    )
     validate("result_card", out, what="filtered")
     return out
 
@@ -51,7 +57,10 @@ def test_on_the_common_set_each_differing_figure_has_its_card_beside_it(paths):
     # each row's card figures are its card's, exactly
     for row, agg in ((full, full_card), (kept, filtered_card)):
         assert (row["card"]["original"], row["card"]["hteb"], row["card"]["delta"]) == (
-            agg["original"], agg["hteb_total"], agg["delta"])
+            agg["original"],
+            agg["hteb_total"],
+            agg["delta"],
+        )
         assert row["card"]["axes"] == agg["per_axis"]
         assert row["card"]["axis_deltas"] == {a: p["delta"] for a, p in agg["axis_pairs"].items()}
     # the filtered card is the common set: its figures are its card's; the full card's differ, flagged
@@ -60,8 +69,14 @@ def test_on_the_common_set_each_differing_figure_has_its_card_beside_it(paths):
     # the full card's common figures, by hand: its per-dataset means on the cells the filter kept
     per_dataset = {r["dataset"]: r for r in full_card["per_dataset"]}
     names = list(per_dataset)
-    axis = {a: {names[i]: np.mean([per_dataset[names[i]]["transformations"][t]["mean"] for t in ts if AXIS_OF[t] == a])
-                for i, ts in KEPT.items() if any(AXIS_OF[t] == a for t in ts)} for a in PAPER_AXES}
+    axis = {
+        a: {
+            names[i]: np.mean([per_dataset[names[i]]["transformations"][t]["mean"] for t in ts if AXIS_OF[t] == a])
+            for i, ts in KEPT.items()
+            if any(AXIS_OF[t] == a for t in ts)
+        }
+        for a in PAPER_AXES
+    }
     assert full["axes"] == pytest.approx({a: np.mean(list(v.values())) for a, v in axis.items()})
     for a, on in axis.items():
         original = np.mean([per_dataset[d]["original"] for d in on])
@@ -79,8 +94,9 @@ def test_every_transformation_any_card_holds_is_in_the_heat_map(paths):
     cells, kept = heat["cells"][MODEL], heat["cells"][MODEL + " [judge>=3]"]
     for t in heat["columns"]:
         assert cells[t]["own"] == pytest.approx(full_card["per_transformation"][t]["delta"])
-        assert kept[t]["own"] == (filtered_card["per_transformation"][t]["delta"]
-                                  if t in filtered_card["per_transformation"] else None)
+        assert kept[t]["own"] == (
+            filtered_card["per_transformation"][t]["delta"] if t in filtered_card["per_transformation"] else None
+        )
         assert cells[t]["delta"] == kept[t]["delta"]  # one card's cells are the other's on the common set
     assert cells["cross_translation"]["delta"] is None and cells["cross_translation"]["differs"]
     order, grid = comparison.heatmap_grid()
@@ -96,7 +112,10 @@ def test_every_output_shows_the_card_figure_beside_a_differing_one(paths, tmp_pa
     md = (tmp_path / "cmp" / "comparison.md").read_text()
     html = (tmp_path / "cmp" / "report.html").read_text()
     row = next(line for line in md.splitlines() if f"| {MODEL} † |" in line)
-    assert f"{full['hteb']:.2f} {card_hteb}" in row and f"{full['original']:.2f} (card {full['card']['original']:.2f})" in row
+    assert (
+        f"{full['hteb']:.2f} {card_hteb}" in row
+        and f"{full['original']:.2f} (card {full['card']['original']:.2f})" in row
+    )
     assert f"{full['hteb']:.2f} {card_hteb}" in html and "on the datasets x transformations all of them have" in html
     assert "`--basis common`" in md and f"{full['hteb']:.2f} {card_hteb}" in out and "basis common" in out
     heat_row = next(line for line in md.splitlines() if line.startswith(f"| {MODEL} |"))
@@ -112,6 +131,10 @@ def test_on_each_models_own_set_the_figures_are_the_cards(paths):
         agg = json.loads(path.read_text())["aggregates"]
         assert row["card"] is None and not row["differs_from_card"]
         assert (row["original"], row["hteb"], row["delta"], row["axes"]) == (
-            agg["original"], agg["hteb_total"], agg["delta"], agg["per_axis"])
+            agg["original"],
+            agg["hteb_total"],
+            agg["delta"],
+            agg["per_axis"],
+        )
     for r in comparison.leaderboard:
         assert "(card" not in figure_cell(r, "hteb") + coverage_cell(r)

@@ -55,7 +55,9 @@ def test_leaderboard_matches_hand_computation(compared):
     rows = {r["model"]: r for r in result["leaderboard"]}
     for i, model in enumerate(MODELS):
         scores = expected_scores(i, model)
-        axes = {a: np.mean([np.mean([s[t] for t in members]) for s in scores.values()]) for a, members in PAPER_AXES.items()}
+        axes = {
+            a: np.mean([np.mean([s[t] for t in members]) for s in scores.values()]) for a, members in PAPER_AXES.items()
+        }
         assert rows[model]["original"] == pytest.approx(np.mean([s["original"] for s in scores.values()]))
         assert rows[model]["axes"] == pytest.approx(axes)
         assert rows[model]["hteb"] == pytest.approx(np.mean(list(axes.values())))
@@ -139,7 +141,9 @@ def test_model_index_round_trips_through_huggingface_hub(compared):
     by_key = {(r.dataset_config, r.metric_type): r.metric_value for r in results}
     row = next(r for r in paper_rows() if r["model"] == "Jasper-600M" and r["dataset"] == "SciFact")
     assert by_key[("SciFact", "original_main_score")] == pytest.approx(float(row["original"]))
-    entries = yaml.safe_load((out / "model_index" / "Jasper-600M" / ".eval_results" / "hteb.yaml").read_text(encoding="utf-8"))
+    entries = yaml.safe_load(
+        (out / "model_index" / "Jasper-600M" / ".eval_results" / "hteb.yaml").read_text(encoding="utf-8")
+    )
     assert {"dataset", "value"} <= set(entries[0]) and entries[0]["dataset"]["id"] == "hteb/sample"
 
 

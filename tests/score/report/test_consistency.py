@@ -42,31 +42,55 @@ METRIC = {"STS": "spearman", "Classification": "accuracy", "Retrieval": "ndcg_at
 FIGURES: Counter[str] = Counter()
 
 score = st.floats(0.0, 1.0, allow_nan=False).map(lambda v: round(v, 4))
-variant_sets = st.dictionaries(st.sampled_from(TRANSFORMATIONS), st.dictionaries(st.sampled_from([1337, 1338]), score,
-                                                                                 min_size=1), max_size=5)
-model_cards = st.fixed_dictionaries({
-    "datasets": st.dictionaries(st.sampled_from(sorted(DATASETS)), st.tuples(score, variant_sets), min_size=1),
-    "min_judge": st.sampled_from([None, 3.0]),
-})
+variant_sets = st.dictionaries(
+    st.sampled_from(TRANSFORMATIONS), st.dictionaries(st.sampled_from([1337, 1338]), score, min_size=1), max_size=5
+)
+model_cards = st.fixed_dictionaries(
+    {
+        "datasets": st.dictionaries(st.sampled_from(sorted(DATASETS)), st.tuples(score, variant_sets), min_size=1),
+        "min_judge": st.sampled_from([None, 3.0]),
+    }
+)
 
 
 def _card(name: str, spec: dict) -> dict:
     records = []
     for dataset, (original, variants) in spec["datasets"].items():
-        base = {"dataset": dataset, "task_type": DATASETS[dataset], "subset": "all", "metric": METRIC[DATASETS[dataset]]}
+        base = {
+            "dataset": dataset,
+            "task_type": DATASETS[dataset],
+            "subset": "all",
+            "metric": METRIC[DATASETS[dataset]],
+        }
         records.append({**base, "transformation": "original", "seed": None, "value": original})
-        records += [{**base, "transformation": t, "seed": s, "value": v} for t, by_seed in variants.items()
-                    for s, v in by_seed.items()]
+        records += [
+            {**base, "transformation": t, "seed": s, "value": v}
+            for t, by_seed in variants.items()
+            for s, v in by_seed.items()
+        ]
     card = {
-        "schema_version": "hteb.card/1", "model": {"model_id": name, "revision": "0" * 40},
+        "schema_version": "hteb.card/1",
+        "model": {"model_id": name, "revision": "0" * 40},
         "encode": {"batch_size": 8, "dtype": "float32", "normalize": True, "device": "cpu", "prompts": {}},
-        "dataset": {"repo_id": "hf://hteb/sample", "label": "sample", "revision": "a" * 40, "datasets": sorted(spec["datasets"])},
-        "hteb_score_version": "0", "protocol": "hteb",
+        "dataset": {
+            "repo_id": "hf://hteb/sample",
+            "label": "sample",
+            "revision": "a" * 40,
+            "datasets": sorted(spec["datasets"]),
+        },
+        "hteb_score_version": "0",
+        "protocol": "hteb",
         "evaluation": {"protocol": "hteb", "description": "d", "mteb_version": None, "datasets": {}},
-        "on_error": "original", "selection": {"preset": None, "min_judge": spec["min_judge"]},
-        "package_versions": {}, "scores": records,
+        "on_error": "original",
+        "selection": {"preset": None, "min_judge": spec["min_judge"]},
+        "package_versions": {},
+        "scores": records,
         "aggregates": aggregate([ScoreRecord.from_json(r) for r in records], INSTALLED),
-        "error_policy": [], "statistics": None, "timings": {}, "created": "2026-11-25T00:00:00Z", "flags": [],
+        "error_policy": [],
+        "statistics": None,
+        "timings": {},
+        "created": "2026-11-25T00:00:00Z",
+        "flags": [],
     }
     validate("result_card", card, what=name)
     return card
@@ -84,7 +108,10 @@ def _oracle(spec: dict) -> dict:
     for axis in AXES:
         on = [d for d, (_, axes) in per_dataset.items() if axis in axes]
         if on:
-            out["axes"][axis] = (np.mean([per_dataset[d][1][axis] for d in on]), np.mean([per_dataset[d][0] for d in on]))
+            out["axes"][axis] = (
+                np.mean([per_dataset[d][1][axis] for d in on]),
+                np.mean([per_dataset[d][0] for d in on]),
+            )
     paper = [a for a in PAPER_AXES if a in out["axes"]]
     under = [d for d, (_, axes) in per_dataset.items() if any(a in axes for a in PAPER_AXES)]
     out["hteb"] = np.mean([out["axes"][a][0] for a in paper]) if paper else None
@@ -101,7 +128,7 @@ def _md_rows(md: str, first_header: str) -> list[list[str]]:
     lines = md.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(first_header))
     rows = []
-    for line in lines[start + 2:]:
+    for line in lines[start + 2 :]:
         if not line.startswith("|"):
             break
         rows.append([c.strip() for c in line.strip("|").split(" | ")])
@@ -126,8 +153,11 @@ def _check_card_markdown(card: dict, md: str) -> None:
     if agg["axis_pairs"]:
         pairs = {r[0]: r for r in _md_rows(md, "| axis | datasets |")}
         for axis, pair in agg["axis_pairs"].items():
-            cells = next(v for k, v in pairs.items() if k.startswith(("Lexical", "Length", "Language", "Noise")[
-                list(AXES).index(axis)]))
+            cells = next(
+                v
+                for k, v in pairs.items()
+                if k.startswith(("Lexical", "Length", "Language", "Noise")[list(AXES).index(axis)])
+            )
             assert cells[1] == f"{pair['datasets']} of {agg['datasets']}"
             assert cells[2:] == [number(pair["original"]), number(pair["score"]), number(pair["delta"], sign=True)]
             _count("result_card.md per axis", 4)
@@ -141,7 +171,9 @@ def _check_card_markdown(card: dict, md: str) -> None:
 def _check_card_against_oracle(card: dict, spec: dict) -> None:
     agg, oracle = card["aggregates"], _oracle(spec)
     assert agg["original"] == pytest.approx(oracle["original"])
-    assert agg["hteb_total"] == pytest.approx(oracle["hteb"]) if oracle["hteb"] is not None else agg["hteb_total"] is None
+    assert (
+        agg["hteb_total"] == pytest.approx(oracle["hteb"]) if oracle["hteb"] is not None else agg["hteb_total"] is None
+    )
     for axis, (value, original) in oracle["axes"].items():
         pair = agg["axis_pairs"][axis]
         assert (pair["score"], pair["original"]) == (pytest.approx(value), pytest.approx(original))
@@ -175,9 +207,15 @@ def _check_comparison(comparison, cards: dict[str, dict], specs: dict[str, dict]
             assert row["hteb"] is None and "HTEB" not in header
         assert all(leaderboard_cell(r, a) in md_row for a in row["axes"])
         for name in ("original", "hteb", "delta"):
-            if row["card"][name] is not None and row[name] is not None and row["differs_from_card"] and \
-                    abs(row["card"][name] - row[name]) >= 1e-9:
-                assert f"(card {number(row['card'][name], sign=name == 'delta')})" in figure_cell(r, name, name == "delta")
+            if (
+                row["card"][name] is not None
+                and row[name] is not None
+                and row["differs_from_card"]
+                and abs(row["card"][name] - row[name]) >= 1e-9
+            ):
+                assert f"(card {number(row['card'][name], sign=name == 'delta')})" in figure_cell(
+                    r, name, name == "delta"
+                )
         assert figure_cell(r, "original") in page and figure_cell(r, "hteb") in page
         _count("comparison.md and report.html leaderboard", 3 + len(row["axes"]))
         for t, cell in result["heatmap"]["cells"][row["model"]].items():
@@ -204,8 +242,9 @@ def _check_common_cells(result: dict, specs: dict[str, dict]) -> None:
             if not on:
                 assert cell["delta"] is None
                 continue
-            by_hand = np.mean([(np.mean(list(spec["datasets"][d][1][t].values())) - spec["datasets"][d][0]) * POINTS
-                               for d in on])
+            by_hand = np.mean(
+                [(np.mean(list(spec["datasets"][d][1][t].values())) - spec["datasets"][d][0]) * POINTS for d in on]
+            )
             assert cell["delta"] == pytest.approx(by_hand) and cell["datasets"] == len(on)
             _count("heat map cell vs common cells by hand")
 
@@ -224,17 +263,23 @@ def _check_hub_export(scores, card: dict) -> None:
         if config in per_dataset:
             row = per_dataset[config]
             m = row["metric"]
-            expected = {f"original_{m}": row["original"], f"hteb_total_{m}": row["hteb"],
-                        f"hteb_total_delta_{m}": row["delta"],
-                        **{f"hteb_{a}_{m}": v for a, v in row["axes"].items()},
-                        **{f"hteb_{a}_delta_{m}": v - row["original"] for a, v in row["axes"].items()}}
+            expected = {
+                f"original_{m}": row["original"],
+                f"hteb_total_{m}": row["hteb"],
+                f"hteb_total_delta_{m}": row["delta"],
+                **{f"hteb_{a}_{m}": v for a, v in row["axes"].items()},
+                **{f"hteb_{a}_delta_{m}": v - row["original"] for a, v in row["axes"].items()},
+            }
         else:
-            expected = {"original_average": agg["original"], "hteb_total_average": agg["hteb_total"],
-                        "hteb_total_delta_average": agg["delta"],
-                        **{f"hteb_{a}_average": v for a, v in agg["per_axis"].items()},
-                        **{f"hteb_{a}_delta_average": p["delta"] for a, p in agg["axis_pairs"].items()},
-                        **{f"{t}_average": b["mean"] for t, b in agg["per_transformation"].items()},
-                        **{f"{t}_delta_average": b["delta"] for t, b in agg["per_transformation"].items()}}
+            expected = {
+                "original_average": agg["original"],
+                "hteb_total_average": agg["hteb_total"],
+                "hteb_total_delta_average": agg["delta"],
+                **{f"hteb_{a}_average": v for a, v in agg["per_axis"].items()},
+                **{f"hteb_{a}_delta_average": p["delta"] for a, p in agg["axis_pairs"].items()},
+                **{f"{t}_average": b["mean"] for t, b in agg["per_transformation"].items()},
+                **{f"{t}_delta_average": b["delta"] for t, b in agg["per_transformation"].items()},
+            }
         assert metric["value"] == round(expected[kind], 2), (config, kind)
         column = kind.removesuffix(f"_{row['metric']}" if config in per_dataset else "_average")
         assert entry["task"]["name"].split(".")[:2] == [config or "average", column]
@@ -269,6 +314,8 @@ def test_every_output_agrees_with_its_json():
         FIGURES["card sets"] += 1
 
     check()
-    print(f"\nconsistency: {FIGURES['card sets']} card sets, {sum(FIGURES.values()) - FIGURES['card sets']} figures "
-          f"compared: {dict(FIGURES)}")
+    print(
+        f"\nconsistency: {FIGURES['card sets']} card sets, {sum(FIGURES.values()) - FIGURES['card sets']} figures "
+        f"compared: {dict(FIGURES)}"
+    )
     assert FIGURES["card sets"] >= 10 and FIGURES["heat map cell vs common cells by hand"] > 0

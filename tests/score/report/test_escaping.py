@@ -21,7 +21,15 @@ from markdown_it import MarkdownIt
 from fuzz import examples
 
 from hteb_contract.common.escape import (
-    html_text, md_code, md_text, md_unescape, plot_label, safe_filename, terminal, visible)
+    html_text,
+    md_code,
+    md_text,
+    md_unescape,
+    plot_label,
+    safe_filename,
+    terminal,
+    visible,
+)
 from hteb_generate.revision import manifest_md
 from hteb_score.cli import main
 from hteb_score.mteb_interop.layout import result_folder
@@ -42,18 +50,43 @@ COMPARISON_TABLES = (noise_models, noise_effects, model_groups, noise_subsets)
 
 #: The cases a security report tries first; the whole of Unicode (surrogates included) comes after them.
 TARGETED = [
-    "<img src=x onerror=alert(1)>", "<script>alert(1)</script>", "<!-- hidden -->", "a|b", "| x | y |",
-    "x\ny", "\r\n| injected | row |\n# heading", "\x1b]0;owned\x07\x1b[2J\x1b[31mred", "\x9b31m", "$x^2$", "$\\frac",
-    "..", "../../etc", "a/b\\c", "# heading #", "`code` ``x`` ```", "*em* _em_ __s__ ~~s~~", "snake_case_name",
-    "[link](javascript:alert(1))", "![i](x)", "&amp; &#60; &lt;", "\u202eevil", "\ud800", "\\", "\\|", "a\u2028b",
-    "\x00\x02\x03", " lead and trail ", "https://example.com/<x>",
+    "<img src=x onerror=alert(1)>",
+    "<script>alert(1)</script>",
+    "<!-- hidden -->",
+    "a|b",
+    "| x | y |",
+    "x\ny",
+    "\r\n| injected | row |\n# heading",
+    "\x1b]0;owned\x07\x1b[2J\x1b[31mred",
+    "\x9b31m",
+    "$x^2$",
+    "$\\frac",
+    "..",
+    "../../etc",
+    "a/b\\c",
+    "# heading #",
+    "`code` ``x`` ```",
+    "*em* _em_ __s__ ~~s~~",
+    "snake_case_name",
+    "[link](javascript:alert(1))",
+    "![i](x)",
+    "&amp; &#60; &lt;",
+    "\u202eevil",
+    "\ud800",
+    "\\",
+    "\\|",
+    "a\u2028b",
+    "\x00\x02\x03",
+    " lead and trail ",
+    "https://example.com/<x>",
 ]
-NAMES = st.one_of(st.sampled_from(TARGETED),
-                  st.text(st.characters(exclude_categories=()), min_size=1, max_size=24))
+NAMES = st.one_of(st.sampled_from(TARGETED), st.text(st.characters(exclude_categories=()), min_size=1, max_size=24))
 FEW = settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
-PY_MARKDOWN = {"extensions": ["tables", "toc", "admonition", "pymdownx.superfences"],
-               "extension_configs": {"toc": {"permalink": True}}}
+PY_MARKDOWN = {
+    "extensions": ["tables", "toc", "admonition", "pymdownx.superfences"],
+    "extension_configs": {"toc": {"permalink": True}},
+}
 pytestmark = pytest.mark.filterwarnings("ignore:Glyph .* missing from font")  # a name in a script DejaVu lacks
 COMMONMARK = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 
@@ -138,8 +171,9 @@ def test_a_card_with_any_names_has_the_shape_and_markup_of_a_plain_one(model, da
 
 @FEW
 @given(model=NAMES, dataset=NAMES)
-def test_a_comparison_with_any_names_has_the_shape_and_markup_of_a_plain_one(model, dataset, plain_comparison,
-                                                                             tmp_path):
+def test_a_comparison_with_any_names_has_the_shape_and_markup_of_a_plain_one(
+    model, dataset, plain_comparison, tmp_path
+):
     mine = comparison(tmp_path, model, dataset)
     text, plain = mine.to_markdown(), plain_comparison.to_markdown()
     assert len(text.splitlines()) == len(plain.splitlines())
@@ -147,8 +181,9 @@ def test_a_comparison_with_any_names_has_the_shape_and_markup_of_a_plain_one(mod
         assert rendered.tags == expected.tags
     for table_of in COMPARISON_TABLES:  # docs/findings.md's tables of a comparison
         table, plain_table = table_of(mine), table_of(plain_comparison)
-        assert [line.count("|") - line.count("\\|") for line in table.splitlines()] == \
-            [line.count("|") for line in plain_table.splitlines()], table_of.__name__
+        assert [line.count("|") - line.count("\\|") for line in table.splitlines()] == [
+            line.count("|") for line in plain_table.splitlines()
+        ], table_of.__name__
         for rendered, expected in zip(renderings(table), renderings(plain_table)):
             assert rendered.tags == expected.tags, table_of.__name__
     page = Markup(html_report.render(mine, {}))
@@ -185,8 +220,10 @@ def test_each_rule_alone(name, tmp_path_factory):
     assert file not in ("", ".", "..") and "/" not in file and "\\" not in file and file == visible(file)
     assert (folder / file).resolve().parent == folder.resolve()
     assert result_folder(folder, name, name).resolve().parent.parent == (folder / "results").resolve()
-    assert all(f == visible(f) and "/" not in f and f not in (".", "..")
-               for f in comparison_files.model_folders([name, "x"]).values())
+    assert all(
+        f == visible(f) and "/" not in f and f not in (".", "..")
+        for f in comparison_files.model_folders([name, "x"]).values()
+    )
 
 
 @FEW
@@ -198,9 +235,11 @@ def test_manifest_rows_with_any_names_read_back(store, generator):
     expected = {**row, "store": shown(store).strip(), "generator": shown(generator).strip()}
     assert manifest_md.parse(text) == [expected]
     for rendered in renderings(text):
-        assert [t for t in rendered.tags if t[0] in ("tr", "td", "th")] == \
-            [t for t in renderings(manifest_md.render([dict(row, store="s", generator="g")]))[0].tags
-             if t[0] in ("tr", "td", "th")]
+        assert [t for t in rendered.tags if t[0] in ("tr", "td", "th")] == [
+            t
+            for t in renderings(manifest_md.render([dict(row, store="s", generator="g")]))[0].tags
+            if t[0] in ("tr", "td", "th")
+        ]
 
 
 def test_compare_prints_no_escape_sequence_of_a_name(tmp_path, capsys):

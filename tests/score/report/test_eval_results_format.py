@@ -21,8 +21,11 @@ from hteb_score.report.compare.inputs import load_card
 from hteb_contract.hub_eval import declared_ids, eval_yaml
 from hteb_score.report.card.model_index import eval_results_file_yaml, hub_dataset_id, model_index_yaml
 
-ENTRY_KEYS, DATASET_KEYS, SOURCE_KEYS = ({"dataset", "value", "verifyToken", "date", "source", "notes"},
-                                         {"id", "task_id", "revision"}, {"url", "name", "user", "org"})
+ENTRY_KEYS, DATASET_KEYS, SOURCE_KEYS = (
+    {"dataset", "value", "verifyToken", "date", "source", "notes"},
+    {"id", "task_id", "revision"},
+    {"url", "name", "user", "org"},
+)
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
 
@@ -65,10 +68,14 @@ def documented_format_errors(entries: object) -> list[str]:
 def test_the_validator_refuses_what_the_documentation_forbids():
     good = [{"dataset": {"id": "Idavidrein/gpqa", "task_id": "gpqa_diamond"}, "value": 0.412}]
     assert documented_format_errors(good) == []
-    for bad in ([{"dataset": {"id": "file:///x", "task_id": "t"}, "value": 1}],
-                [{"dataset": {"id": "a/b"}, "value": 1}], [{"dataset": {"id": "a/b", "task_id": "t"}, "value": "1"}],
-                [{"dataset": {"id": "a/b", "task_id": "t"}, "value": 1, "metric": "x"}],
-                [{"dataset": {"id": "a/b", "task_id": "t"}, "value": 1, "source": {"name": "n"}}], []):
+    for bad in (
+        [{"dataset": {"id": "file:///x", "task_id": "t"}, "value": 1}],
+        [{"dataset": {"id": "a/b"}, "value": 1}],
+        [{"dataset": {"id": "a/b", "task_id": "t"}, "value": "1"}],
+        [{"dataset": {"id": "a/b", "task_id": "t"}, "value": 1, "metric": "x"}],
+        [{"dataset": {"id": "a/b", "task_id": "t"}, "value": 1, "source": {"name": "n"}}],
+        [],
+    ):
         assert documented_format_errors(bad)
 
 
@@ -87,9 +94,18 @@ def test_hub_revision_cards_give_a_file_in_the_documented_format(card_files, tmp
         assert {e["date"] for e in entries} <= {card["created"] for card in cards}
 
 
-@pytest.mark.parametrize("repo_id, expected", [("hf://HTEB/revisions", "HTEB/revisions"), ("hteb/sample", "hteb/sample"),
-                                               ("file:///work/store", None), ("/work/store", None),
-                                               ("local:/data", None), ("./store", None), ("a/b/c", None)])
+@pytest.mark.parametrize(
+    "repo_id, expected",
+    [
+        ("hf://HTEB/revisions", "HTEB/revisions"),
+        ("hteb/sample", "hteb/sample"),
+        ("file:///work/store", None),
+        ("/work/store", None),
+        ("local:/data", None),
+        ("./store", None),
+        ("a/b/c", None),
+    ],
+)
 def test_only_hub_stores_name_a_hub_dataset(repo_id, expected):
     assert hub_dataset_id(repo_id) == expected
 
@@ -103,8 +119,14 @@ def test_a_local_revision_gets_no_eval_results_file(card_files):
 def _hub_card(card_files, tmp_path, name: str, **selection) -> object:
     card = json.loads(card_files[0].read_text())
     card["dataset"]["repo_id"] = "hf://hteb/sample"
-    card["selection"] = {"preset": None, "min_judge": None, "datasets": None, "transformations": None, "seeds": None,
-                         **selection}
+    card["selection"] = {
+        "preset": None,
+        "min_judge": None,
+        "datasets": None,
+        "transformations": None,
+        "seeds": None,
+        **selection,
+    }
     path = tmp_path / f"{name}.json"
     path.write_text(json.dumps(card))
     return load_card(path)
@@ -125,7 +147,13 @@ def test_the_export_names_what_exists_and_tells_selections_apart(card_files, tmp
     judged_entries = yaml.safe_load(eval_results_file_yaml(judged))
     assert ids.isdisjoint({e["dataset"]["task_id"] for e in judged_entries})
     assert all(e["dataset"]["task_id"].endswith(".judge3") and "min_judge=3;" in e["notes"] for e in judged_entries)
-    variants = {d: {(r["transformation"], r["seed"]) for r in plain.card["scores"] if r["dataset"] == d
-                    and r["transformation"] != "original"} for d in datasets}
+    variants = {
+        d: {
+            (r["transformation"], r["seed"])
+            for r in plain.card["scores"]
+            if r["dataset"] == d and r["transformation"] != "original"
+        }
+        for d in datasets
+    }
     defined = declared_ids(eval_yaml("sample", variants, judged=True))
     assert ids | {e["dataset"]["task_id"] for e in judged_entries} <= defined

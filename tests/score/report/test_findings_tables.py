@@ -75,7 +75,7 @@ def test_refused_a_file_without_tables_or_cards(tmp_path, run_cli):
 def test_a_unit_time_typed_by_hand_fails_the_check(tmp_path, run_cli):
     copy = _copy(tmp_path, "unit-times")
     text = copy.read_text(encoding="utf-8")
-    table = text[text.index("<!-- hteb:table unit-times "):]
+    table = text[text.index("<!-- hteb:table unit-times ") :]
     row = next(line for line in table.splitlines() if line.startswith("| TwitterSemEval2015 |"))
     part = read_part(PARTS / "all-MiniLM-L6-v2" / "TwitterSemEval2015.hteb_part.json.gz")
     assert row.split(" | ")[1] == f"{part.timings['total_s'] / 60:.1f}"  # L6's column: its part's own time
@@ -93,7 +93,9 @@ def test_unit_times_name_a_part_of_several_datasets_and_sum_each_model():
     assert table[0] == "| unit | L6 | random |"
     together = sum(p.timings["total_s"] for p in l6) / 60
     rows = {line.split(" | ")[0].lstrip("| "): line for line in table[2:]}
-    assert rows["STS12 + STS13"].startswith(f"| STS12 + STS13 | {together:.1f} (") and rows["STS12 + STS13"].endswith(" | - |")
+    assert rows["STS12 + STS13"].startswith(f"| STS12 + STS13 | {together:.1f} (") and rows["STS12 + STS13"].endswith(
+        " | - |"
+    )
     assert rows["STS12"].startswith("| STS12 | - | ")
     assert rows["in all"].startswith(f"| in all | {together:.1f} over 1 unit (")
 
@@ -143,8 +145,11 @@ WHOLE = {label: ROOT / "docs" / "findings" / label / "whole-revision" for label 
 
 def _delta(card: dict, dataset: str, rule: str) -> float:
     """A rule's figure minus the Original on one dataset, in points, read from the card's own records."""
-    value = {(r["transformation"], r["subset"]): r["value"] for r in card["scores"]
-             if r["dataset"] == dataset and r["subset"] == "all"}
+    value = {
+        (r["transformation"], r["subset"]): r["value"]
+        for r in card["scores"]
+        if r["dataset"] == dataset and r["subset"] == "all"
+    }
     return 100 * (value[(rule, "all")] - value[("original", "all")])
 
 
@@ -185,7 +190,7 @@ def test_the_item_examples_are_the_explorers_lowest_cosines_quoted_from_the_revi
         lowest = rows[rows.transformation == rule].cosine.min()
         assert cosine == pytest.approx(lowest, abs=0.0005)
         worst = rows[(rows.transformation == rule) & (rows.cosine == lowest)].iloc[0]
-        assert worst.original_text[:QUOTED_CHARS // 2].split("|")[0].strip() in line.replace("\\", "")
+        assert worst.original_text[: QUOTED_CHARS // 2].split("|")[0].strip() in line.replace("\\", "")
 
 
 @pytest.mark.parametrize("short", [None, "vowels"])
@@ -197,10 +202,16 @@ def test_a_rule_row_is_named_in_headings_by_its_short_or_else_its_label(short, m
     from hteb_contract.specs import transformations
 
     data = yaml.safe_load((ROOT / "schemas" / "hteb_contract" / "specs" / "transformations.yaml").read_text())
-    data["transformations"].append({"name": "vowel_swap", "axis": "noise", "made_by": "rules",
-                                    **({"short": short} if short else {})})
+    data["transformations"].append(
+        {"name": "vowel_swap", "axis": "noise", "made_by": "rules", **({"short": short} if short else {})}
+    )
     table = transformations.parse_transformation_table(data)
     monkeypatch.setattr(transformations, "transformation_table", lambda: table)
     assert heading("vowel_swap") == (short or "Vowel swap")
-    assert [heading(t) for t in AXES["noise"]] == ["random caps", "char. deletion", "numerisation", "keyboard typos",
-                                                 "punct./casing loss"]
+    assert [heading(t) for t in AXES["noise"]] == [
+        "random caps",
+        "char. deletion",
+        "numerisation",
+        "keyboard typos",
+        "punct./casing loss",
+    ]

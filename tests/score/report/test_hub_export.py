@@ -60,8 +60,16 @@ def sample() -> Revision:
 def noise_store(tmp_path_factory, shared_data) -> Path:
     """A revision with the paper's three axes and Noise (test_noise_axis's rules), in a local store."""
     root = tmp_path_factory.mktemp("noise") / "rev"
-    build_revision(root, shared_data, NAMES[:2], label="noise-1", rows=12, transformations=(*PAPER, *NOISE),
-                   seeds=(SEED,), edit=transformed)
+    build_revision(
+        root,
+        shared_data,
+        NAMES[:2],
+        label="noise-1",
+        rows=12,
+        transformations=(*PAPER, *NOISE),
+        seeds=(SEED,),
+        edit=transformed,
+    )
     store = tmp_path_factory.mktemp("store")
     LocalStore(store).publish(root)
     return store
@@ -73,10 +81,13 @@ def runs(tmp_path_factory, noise_store) -> dict[str, Path]:
     and under one transformation, and the whole Noise revision."""
     out = tmp_path_factory.mktemp("runs")
     noise = {"store": f"file://{noise_store}", "ref": "noise-1"}
-    parts = {"four": scored_part(None), "two": scored_part(None, planned=["SciFact", "STSBenchmark"]),
-             "mteb": scored_part(None, planned=["STSBenchmark"], protocol="mteb"),
-             "paraphrasing": scored_part(None, planned=["STSBenchmark"], transformations=["paraphrasing"]),
-             "noise": scored_part(None, planned=NAMES[:2], **noise)}
+    parts = {
+        "four": scored_part(None),
+        "two": scored_part(None, planned=["SciFact", "STSBenchmark"]),
+        "mteb": scored_part(None, planned=["STSBenchmark"], protocol="mteb"),
+        "paraphrasing": scored_part(None, planned=["STSBenchmark"], transformations=["paraphrasing"]),
+        "noise": scored_part(None, planned=NAMES[:2], **noise),
+    }
     return {name: scored_card(part, out / name) for name, part in parts.items()}
 
 
@@ -91,9 +102,13 @@ def eval_result_ids(files: dict[str, str]) -> list[str]:
 # --- every figure, parsed by huggingface_hub --------------------------------------------------------------------
 
 
-HEADLINE = {"Original": "original", "HTEB": "hteb_total", "delta": "hteb_total_delta",
-            **{AXIS_LABELS[a]: f"hteb_{a}" for a in AXIS_LABELS}, **{f"{AXIS_LABELS[a]} delta": f"hteb_{a}_delta"
-                                                                     for a in AXIS_LABELS}}
+HEADLINE = {
+    "Original": "original",
+    "HTEB": "hteb_total",
+    "delta": "hteb_total_delta",
+    **{AXIS_LABELS[a]: f"hteb_{a}" for a in AXIS_LABELS},
+    **{f"{AXIS_LABELS[a]} delta": f"hteb_{a}_delta" for a in AXIS_LABELS},
+}
 NUMBER = re.compile(r"^[+-]?\d+\.\d+")
 
 
@@ -106,7 +121,7 @@ def card_figures(markdown: str) -> dict[tuple[str, str], float]:
 
     def table(header: str) -> tuple[list[str], list[list[str]]]:
         start = next(i for i, line in enumerate(lines) if line.startswith(header))
-        body = list(itertools.takewhile(lambda line: line.startswith("|"), lines[start + 2:]))
+        body = list(itertools.takewhile(lambda line: line.startswith("|"), lines[start + 2 :]))
         return cells(lines[start]), [cells(line) for line in body]
 
     def put(row: str, column: str, cell: str) -> None:
@@ -152,7 +167,8 @@ def test_every_card_figure_is_written_and_parses_with_huggingface_hub(runs, run)
     entries = parse_eval_result_entries(yaml.safe_load(files[EVAL_RESULTS]))
     assert [e.task_id for e in entries] == names and [e.value for e in entries] == [r.metric_value for r in results]
     assert {e.dataset_id for e in entries} == {HUB_ID} and {e.dataset_revision for e in entries} == {
-        card["dataset"]["revision"]}
+        card["dataset"]["revision"]
+    }
     assert all(e.date == card["created"] and "protocol=hteb" in e.notes for e in entries)
 
 
@@ -214,8 +230,10 @@ def test_runs_of_different_selections_share_no_average_id_and_a_dataset_keeps_it
         assert averages[a].isdisjoint(averages[b]), (a, b)
     sts = {run: {i for i in found if i.startswith("STSBenchmark.")} for run, found in ids.items() if run != "noise"}
     assert sts["four"] == sts["two"]  # the same figures of the same dataset: one leaderboard
-    values = [{e.task_id: e.value for e in parse_eval_result_entries(yaml.safe_load(written(runs[r])[EVAL_RESULTS]))}
-              for r in ("four", "two")]
+    values = [
+        {e.task_id: e.value for e in parse_eval_result_entries(yaml.safe_load(written(runs[r])[EVAL_RESULTS]))}
+        for r in ("four", "two")
+    ]
     assert all(values[0][i] == values[1][i] for i in sts["four"])
     for other in ("mteb", "paraphrasing"):
         assert sts[other].isdisjoint(sts["four"]), other
@@ -224,10 +242,17 @@ def test_runs_of_different_selections_share_no_average_id_and_a_dataset_keeps_it
     assert all("transformations=paraphrasing" in n for n in notes)
 
 
-SELECTIONS = [Selection(protocol=p, min_judge=j, on_error=e, datasets=d, transformations=t, seeds=s)
-              for p, j, e, d, t, s in itertools.product(
-                  PROTOCOLS, (None, 3.0, 3.5), ("original", "drop"), (None, ("SciFact",), ("SciFact", "STSBenchmark")),
-                  (None, ("paraphrasing",), ("paraphrasing", "translation")), (None, (1339,)))]
+SELECTIONS = [
+    Selection(protocol=p, min_judge=j, on_error=e, datasets=d, transformations=t, seeds=s)
+    for p, j, e, d, t, s in itertools.product(
+        PROTOCOLS,
+        (None, 3.0, 3.5),
+        ("original", "drop"),
+        (None, ("SciFact",), ("SciFact", "STSBenchmark")),
+        (None, ("paraphrasing",), ("paraphrasing", "translation")),
+        (None, (1339,)),
+    )
+]
 
 
 def test_generated_selections_get_distinct_ids_and_only_whole_revisions_are_declared():
@@ -238,7 +263,8 @@ def test_generated_selections_get_distinct_ids_and_only_whole_revisions_are_decl
     by_rest = {}
     for s in SELECTIONS:
         by_rest.setdefault((s.protocol, s.min_judge, s.on_error, s.transformations, s.seeds), set()).add(
-            s.tag("SciFact"))
+            s.tag("SciFact")
+        )
     assert all(len(tags) == 1 for tags in by_rest.values()) and len(set().union(*by_rest.values())) == len(by_rest)
     for s in SELECTIONS:
         whole = s.on_error == "original" and s.min_judge in (None, 3.0) and s.transformations is s.seeds is None
@@ -249,21 +275,28 @@ def test_a_preset_is_the_part_it_chooses(sample):
     """--preset minimal names the part of the revision it chooses: the ids of the same part asked for
     with --datasets/--transformations, none of the whole revision's; --preset full is the whole."""
     datasets, transformations = PRESETS.get("minimal").choose(sample)
-    minimal = Selection(**{k: None if v is None else tuple(v)
-                           for k, v in chosen_part(sample, datasets, transformations, None).items()}, preset="minimal")
+    minimal = Selection(
+        **{k: None if v is None else tuple(v) for k, v in chosen_part(sample, datasets, transformations, None).items()},
+        preset="minimal",
+    )
     asked = Selection(datasets=tuple(sorted(datasets)), transformations=tuple(sorted(transformations)))
     assert minimal.tag(AVERAGE) == asked.tag(AVERAGE) != Selection().tag(AVERAGE)
     assert "preset=minimal" in minimal.notes(AVERAGE) and not minimal.declared("STSBenchmark")
     full = chosen_part(sample, *PRESETS.get("full").choose(sample), None)
     assert full == {"datasets": None, "transformations": None, "seeds": None}
-    assert chosen_part(sample, list(reversed(sample.dataset_names())), list(sample.manifest["transformations"]),
-                       [SEED]) == full  # all of the revision, however asked for
+    assert (
+        chosen_part(sample, list(reversed(sample.dataset_names())), list(sample.manifest["transformations"]), [SEED])
+        == full
+    )  # all of the revision, however asked for
 
 
 def test_the_bundled_sample_needs_its_judge_ids(sample):
     """The sample is judged: its eval.yaml declares the paper's threshold too, under both protocols."""
     declared = declared_ids(eval_yaml_of(sample))
-    assert {"STSBenchmark.hteb_total.judge3", "average.hteb_total.mteb.judge3",
-            "average.paraphrasing_delta"} <= declared
+    assert {
+        "STSBenchmark.hteb_total.judge3",
+        "average.hteb_total.mteb.judge3",
+        "average.paraphrasing_delta",
+    } <= declared
     assert not any(".sel_" in i or "onerror" in i for i in declared)
     assert all(f"average.hteb_{a}" in declared for a in PAPER_AXES)

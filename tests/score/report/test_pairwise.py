@@ -37,8 +37,10 @@ def simulate(d: float, reps: int, seed: int) -> list[ColumnRanking]:
     out = []
     for _ in range(reps):
         level = rng.uniform(40, 80, DATASETS)
-        scores = {f"m{i}": {f"d{j:02d}": float(level[j] + effect + rng.normal(0, NOISE_SD)) for j in range(DATASETS)}
-                  for i, effect in enumerate(effects)}
+        scores = {
+            f"m{i}": {f"d{j:02d}": float(level[j] + effect + rng.normal(0, NOISE_SD)) for j in range(DATASETS)}
+            for i, effect in enumerate(effects)
+        }
         out.append(rank_models(scores))
     return out
 
@@ -72,8 +74,11 @@ def test_a_difference_of_two_sds_is_found_and_the_equal_models_stay_together():
     (as Holm would): their false separations stay at most 5%, close to it."""
     rankings = simulate(2.0, 100, seed=2)
     assert found(rankings) >= 0.95 and at_least_95_percent(grouped(rankings, 2.0), 100)
-    assert all(r.letters[f"m{MODELS - 1}"] == "a" and r.intervals[f"m{MODELS - 1}"] == (1, 1) for r in rankings
-               if found([r]) == 1.0)
+    assert all(
+        r.letters[f"m{MODELS - 1}"] == "a" and r.intervals[f"m{MODELS - 1}"] == (1, 1)
+        for r in rankings
+        if found([r]) == 1.0
+    )
 
 
 def test_the_power_simulation_decides_as_the_comparison_does():
@@ -83,8 +88,9 @@ def test_the_power_simulation_decides_as_the_comparison_does():
     pairs, p, ahead = pair_tests(scores)
     by_shaffer = adjusted(p, MODELS, "shaffer")
     for r in range(len(scores)):
-        ranking = rank_models({f"m{i}": {f"d{j:02d}": float(scores[r, i, j]) for j in range(DATASETS)}
-                               for i in range(MODELS)})
+        ranking = rank_models(
+            {f"m{i}": {f"d{j:02d}": float(scores[r, i, j]) for j in range(DATASETS)} for i in range(MODELS)}
+        )
         tested = {frozenset((t.first, t.second)): t for t in ranking.pairs}
         for k, (a, b) in enumerate(pairs):
             t = tested[frozenset((f"m{a}", f"m{b}"))]
@@ -100,7 +106,8 @@ def test_shaffer_decides_and_every_column_states_its_spread_and_detectable_gap()
     assert [t.effect["p_shaffer"] for t in ranking.pairs] == pytest.approx(shaffer(p_values, MODELS))
     assert all(t.separated == (t.effect["p_shaffer"] < 0.05) for t in ranking.pairs)
     assert ranking.difference_sd is not None and ranking.detectable_gap == pytest.approx(
-        detectable_gap(ranking.difference_sd, DATASETS, models=MODELS))
+        detectable_gap(ranking.difference_sd, DATASETS, models=MODELS)
+    )
     json_ = ranking.to_json()
     assert json_["difference_sd"] == ranking.difference_sd and json_["detectable_gap"] == ranking.detectable_gap
 
@@ -111,8 +118,11 @@ def test_docs_state_the_power_at_the_spread_of_the_committed_cards():
     docs = (REPO / "docs" / "comparing.md").read_text(encoding="utf-8")
     assert "<!-- hteb:table pair-power findings/noise2-1339/whole-revision -->" in docs
     assert update_tables(docs, REPO / "docs") == docs, "run `make tables` (hteb-score tables)"
-    committed = json.loads((REPO / "docs" / "findings" / "noise2-1339" / "whole-revision-comparison" /
-                            "comparison.json").read_text(encoding="utf-8"))["pairwise"]["columns"]["original"]
+    committed = json.loads(
+        (REPO / "docs" / "findings" / "noise2-1339" / "whole-revision-comparison" / "comparison.json").read_text(
+            encoding="utf-8"
+        )
+    )["pairwise"]["columns"]["original"]
     table = re.search(r"\| Original \| 4 \| 15 \| ([\d.]+) \|", docs)
     assert table is not None and table[1] == f"{committed['difference_sd']:.2f}"  # the spread compare states
 
@@ -125,26 +135,39 @@ def test_compare_reports_pairs_groups_and_rank_intervals_everywhere(tmp_path, ca
     for j in range(12):
         level = float(rng.uniform(40, 80))
         for model, ahead in (("top", 10.0), ("x", 0.0), ("y", 0.0)):
-            rows.append({"model": model, "dataset": f"D{j}", "original": level + 20 + rng.normal(0, 1),
-                         "noise": level + ahead + rng.normal(0, 1)})
+            rows.append(
+                {
+                    "model": model,
+                    "dataset": f"D{j}",
+                    "original": level + 20 + rng.normal(0, 1),
+                    "noise": level + ahead + rng.normal(0, 1),
+                }
+            )
     with (tmp_path / "scores.csv").open("w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    assert main(["compare", "--scores-table", str(tmp_path / "scores.csv"), "--out", str(tmp_path / "out"),
-                 "--splits", "5"]) == 0
+    assert (
+        main(
+            ["compare", "--scores-table", str(tmp_path / "scores.csv"), "--out", str(tmp_path / "out"), "--splits", "5"]
+        )
+        == 0
+    )
     result = json.loads((tmp_path / "out" / "comparison.json").read_text())
     noise = result["pairwise"]["columns"]["noise"]
     assert noise["ranks"]["top"] == {**noise["ranks"]["top"], "rank": 1, "rank_low": 1, "rank_high": 1, "group": "a"}
     assert {noise["ranks"][m]["group"] for m in ("x", "y")} == {"b"} and noise["groups"]["b"] == sorted(
-        ["x", "y"], key=noise["order"].index)
+        ["x", "y"], key=noise["order"].index
+    )
     separated = {(p["first"], p["second"]): p["separated"] for p in noise["pairs"]}
     assert sum(separated.values()) == 2 and all(v for (a, _), v in separated.items() if a == "top")
     for p in noise["pairs"]:  # each pair is paired_effect of the per-dataset differences, Shaffer deciding
         assert p["ci_low"] <= p["hl_shift"] <= p["ci_high"] and p["n_datasets"] == 12
         assert p["p_shaffer"] <= p["p_holm"] and p["separated"] == (p["p_shaffer"] < 0.05)
-    gap = f"A gap is found 80% of the time from {noise['detectable_gap']:.2f} points (SD of the per-dataset " \
-          f"differences {noise['difference_sd']:.2f})."
+    gap = (
+        f"A gap is found 80% of the time from {noise['detectable_gap']:.2f} points (SD of the per-dataset "
+        f"differences {noise['difference_sd']:.2f})."
+    )
     markdown = (tmp_path / "out" / "comparison.md").read_text()
     assert "| 1 | top | [1-1] a |" in markdown and "## Model against model" in markdown
     assert "Noise, over 12 datasets: 2 groups (a: top; b: " in markdown and gap in markdown
@@ -162,8 +185,10 @@ def test_a_chance_row_changes_no_rank_group_or_spread_and_its_pairs_are_a_family
     from hteb_score.report.compare.inputs import load_card
     from hteb_score.stats.holm import holm
 
-    cards = [*sorted((REPO / "docs" / "findings" / "noise2-1339" / "whole-revision").glob("*/result_card.json")),
-             *sorted((REPO / "docs" / "findings" / "noise2-1339-heldout" / "whole-revision").glob("*/result_card.json"))]
+    cards = [
+        *sorted((REPO / "docs" / "findings" / "noise2-1339" / "whole-revision").glob("*/result_card.json")),
+        *sorted((REPO / "docs" / "findings" / "noise2-1339-heldout" / "whole-revision").glob("*/result_card.json")),
+    ]
     scores = {card.model: card.original for card in map(load_card, cards)}
     chance = {m for m in scores if m.startswith("hteb:")}
     assert len(scores) == 6 and len(chance) == 2
@@ -173,8 +198,10 @@ def test_a_chance_row_changes_no_rank_group_or_spread_and_its_pairs_are_a_family
     assert (beside.difference_sd, beside.detectable_gap) == (alone.difference_sd, alone.detectable_gap)
     assert [p.to_json() for p in beside.pairs] == [p.to_json() for p in alone.pairs]
     assert len(beside.chance_pairs) == 4 * 2 + 1 and all({p.first, p.second} & chance for p in beside.chance_pairs)
-    assert [p.effect["p_shaffer"] for p in beside.chance_pairs] == holm([p.effect["p_value"]
-                                                                         for p in beside.chance_pairs])
-    assert all(p.separated and p.winner == p.first for p in beside.chance_pairs if p.second in chance
-               and p.first not in chance)  # every model is ahead of random vectors on 15 datasets
+    assert [p.effect["p_shaffer"] for p in beside.chance_pairs] == holm(
+        [p.effect["p_value"] for p in beside.chance_pairs]
+    )
+    assert all(
+        p.separated and p.winner == p.first for p in beside.chance_pairs if p.second in chance and p.first not in chance
+    )  # every model is ahead of random vectors on 15 datasets
     assert [p["first"] for p in beside.to_json()["pairs"]] == [p.first for p in beside.all_pairs]

@@ -77,7 +77,9 @@ def test_a_model_against_a_second_run_of_itself_is_separated_on_none(cards, tmp_
     for column in COLUMNS:
         pair = _pair(comparison, column)
         assert pair["replicability"]["separated"] == 0
-        assert {t["difference"] for t in pair["per_dataset"]} == {0.0} and {t["p"] for t in pair["per_dataset"]} == {1.0}
+        assert {t["difference"] for t in pair["per_dataset"]} == {0.0} and {t["p"] for t in pair["per_dataset"]} == {
+            1.0
+        }
 
 
 def test_the_differences_are_the_cards_own(cards, tmp_path):

@@ -16,7 +16,9 @@ from cards import MODELS, make_card, write_card
 
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 #: Where the browser test keeps its screenshots (kept after the run: the page as a person sees it).
-ARTEFACTS = Path(os.environ.get("HTEB_TEST_ARTEFACTS") or Path(__file__).resolve().parents[3] / "out" / "test-artefacts")
+ARTEFACTS = Path(
+    os.environ.get("HTEB_TEST_ARTEFACTS") or Path(__file__).resolve().parents[3] / "out" / "test-artefacts"
+)
 # A model name that would run if it reached the page unescaped, as a script or as an image's onerror.
 EVIL = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">'
 
@@ -125,7 +127,14 @@ def test_significance_marks_follow_holm_p_and_are_explained(report):
     from hteb_score.report.compare.html_report import significance_mark
 
     assert [significance_mark(p) for p in (0.0004, 0.001, 0.009, 0.049, 0.05, 0.5, None)] == [
-        "***", "**", "**", "*", "", "", ""]
+        "***",
+        "**",
+        "**",
+        "*",
+        "",
+        "",
+        "",
+    ]
     text = (report / "report.html").read_text(encoding="utf-8")
     assert "<code>***</code> p (Holm) &lt; 0.001, <code>**</code> p (Holm) &lt; 0.01" in text
     result = json.loads((report / "comparison.json").read_text(encoding="utf-8"))
@@ -237,9 +246,10 @@ def test_undefined_values_sort_last_both_ways(browser, uneven):
     for direction in ("ascending", "descending"):
         assert click(browser, "stability", "SD") == direction
         sds = column(browser, "stability", "SD")
-        assert all(sd == "-one dataset: no spread" for sd in sds[-2:]) and not any(sd.startswith("-") for sd in sds[:-2])
+        assert all(sd == "-one dataset: no spread" for sd in sds[-2:]) and not any(
+            sd.startswith("-") for sd in sds[:-2]
+        )
         assert set(column(browser, "stability", "Transformation / axis")[-2:]) == {"Translation", "Language"}
-
 
 
 # ---- layout at 1400 px and on a phone ---------------------------------------------------------------
@@ -263,8 +273,10 @@ def tied(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     folder = tmp_path_factory.mktemp("tied")
     (folder / "scores.csv").write_text(TIED, encoding="utf-8")
-    assert main(["compare", "--scores-table", str(folder / "scores.csv"), "--out", str(folder / "out"),
-                 "--splits", "5"]) == 0
+    assert (
+        main(["compare", "--scores-table", str(folder / "scores.csv"), "--out", str(folder / "out"), "--splits", "5"])
+        == 0
+    )
     return folder / "out"
 
 
@@ -342,9 +354,11 @@ def test_the_headline_result_comes_first(report):
     result = json.loads((report / "comparison.json").read_text(encoding="utf-8"))
     top = next(r for r in result["leaderboard"] if r["rank_hteb"] == 1)
     text = (report / "report.html").read_text(encoding="utf-8")
-    headline = text[text.index('<p class="headline">'):]
-    assert headline.startswith(f'<p class="headline"><strong>{top["model"]}</strong> ranks first under HTEB: '
-                               f'{top["hteb"]:.2f} ({top["delta"]:+.2f} from its Original {top["original"]:.2f}).</p>')
+    headline = text[text.index('<p class="headline">') :]
+    assert headline.startswith(
+        f'<p class="headline"><strong>{top["model"]}</strong> ranks first under HTEB: '
+        f"{top['hteb']:.2f} ({top['delta']:+.2f} from its Original {top['original']:.2f}).</p>"
+    )
     assert text.index('<p class="headline">') < text.index("<h2>Leaderboard</h2>")
 
 
@@ -354,11 +368,14 @@ def test_an_empty_statistic_says_why_where_it_stands(tied):
     cells = parsed(tied).cells
     said = [c for c in cells if c.startswith("-undefined on")]
     assert len(said) == len(result["ranking_stability"])
-    assert "-undefined on its one dataset: the models tie there on Original or on this column, and a tie is no " \
-           "ranking" in said  # numerisation: scored for both models on d1 only
+    assert (
+        "-undefined on its one dataset: the models tie there on Original or on this column, and a tie is no "
+        "ranking" in said
+    )  # numerisation: scored for both models on d1 only
     per_axis = result["reliability"]["per_axis"]
     assert [c for c in cells if c.startswith("-undefined in all 5 splits")] and len(
-        [c for c in cells if c.startswith("-undefined in all")]) == len(per_axis)
+        [c for c in cells if c.startswith("-undefined in all")]
+    ) == len(per_axis)
 
 
 @pytest.mark.slow
@@ -375,9 +392,11 @@ def test_plot_text_is_at_least_10_pt(shared_data, report, cards):
     rows = [json.loads(line) for line in (shared_data / "STSBenchmark" / "test.jsonl").read_text().splitlines()[:20]]
     drift = {}
     for i, model in enumerate(MODELS[:3]):
-        items = [drift_row(t, float(round(r["score"])) + 1, r["sentence1"], r["sentence2"],
-                           1 - r["score"] / 5.5 + 0.01 * i)
-                 for t in ("paraphrasing", "translation", "expansion", "summarisation") for r in rows]
+        items = [
+            drift_row(t, float(round(r["score"])) + 1, r["sentence1"], r["sentence2"], 1 - r["score"] / 5.5 + 0.01 * i)
+            for t in ("paraphrasing", "translation", "expansion", "summarisation")
+            for r in rows
+        ]
         drift[model] = make_card(model, model_index=i, drift=items)["statistics"]["drift"]
     order, grid = comparison.heatmap_grid()  # as report/compare/comparison_files.figures draws them
     figures = {

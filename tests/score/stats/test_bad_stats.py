@@ -19,8 +19,12 @@ from hteb_score.scoring.statistics import add_holm, model_statistics, paired_eff
 from hteb_score.stats.wilcoxon import wilcoxon_signed_rank
 
 NAN, INF = float("nan"), float("inf")
-UNDEFINED = {"nan": [-1.0, NAN, -3.0, -2.0], "none": [-1.0, None, -3.0], "inf": [INF, -1.0, -2.0],
-             "all_nan": [NAN, NAN]}
+UNDEFINED = {
+    "nan": [-1.0, NAN, -3.0, -2.0],
+    "none": [-1.0, None, -3.0],
+    "inf": [INF, -1.0, -2.0],
+    "all_nan": [NAN, NAN],
+}
 
 
 @pytest.mark.parametrize("deltas", list(UNDEFINED.values()), ids=list(UNDEFINED))
@@ -66,17 +70,22 @@ def test_flagged_bootstrap_of_an_undefined_sample(sample):
 
 def test_flagged_model_statistics_skip_undefined_scores():
     """Score records holding null or NaN: left out, the statistics of the rest are computed."""
-    scores = [ScoreRecord(d, "STS", "all", "original", None, "m", v)
-              for d, v in (("A", 80.0), ("B", 70.0), ("C", None), ("D", 60.0))]
-    scores += [ScoreRecord(d, "STS", "all", "paraphrasing", 1, "m", v)
-               for d, v in (("A", 75.0), ("B", NAN), ("C", 50.0), ("D", 58.0))]
+    scores = [
+        ScoreRecord(d, "STS", "all", "original", None, "m", v)
+        for d, v in (("A", 80.0), ("B", 70.0), ("C", None), ("D", 60.0))
+    ]
+    scores += [
+        ScoreRecord(d, "STS", "all", "paraphrasing", 1, "m", v)
+        for d, v in (("A", 75.0), ("B", NAN), ("C", 50.0), ("D", 58.0))
+    ]
     stats = model_statistics(scores, [], INSTALLED)
     entry = stats["per_transformation"]["paraphrasing"]
     assert entry["n_datasets"] == 2 and entry["mean_delta"] == pytest.approx(-3.5) and entry["p_value"] is not None
 
 
-FLOATS = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True, width=64),
-                   st.sampled_from([NAN, INF, -INF, 0.0, 1e-12]))
+FLOATS = st.one_of(
+    st.none(), st.floats(allow_nan=True, allow_infinity=True, width=64), st.sampled_from([NAN, INF, -INF, 0.0, 1e-12])
+)
 
 
 @settings(max_examples=examples(200), deadline=None)

@@ -20,6 +20,7 @@ def test_mean_ci_is_close_to_normal_theory_and_seeded():
 def test_paired_resampling_keeps_pairs_together():
     x = np.arange(50, dtype=float)
     y = 2 * x + 1  # perfectly monotone: every paired resample has rho = 1
+
     def rho(a, b):
         return stats.spearmanr(a, b).statistic
 

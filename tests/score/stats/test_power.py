@@ -15,11 +15,15 @@ from hteb_score.stats.wilcoxon import wilcoxon_signed_rank
 
 
 def test_pooled_sd_is_the_root_mean_variance_of_the_pairs_differences():
-    scores = {"a": {"x": 1.0, "y": 4.0, "z": 2.0, "w": 9.0}, "b": {"x": 3.0, "y": 3.0, "z": 7.0},
-              "c": {"x": 0.0, "y": 8.0, "z": 5.0}}
+    scores = {
+        "a": {"x": 1.0, "y": 4.0, "z": 2.0, "w": 9.0},
+        "b": {"x": 3.0, "y": 3.0, "z": 7.0},
+        "c": {"x": 0.0, "y": 8.0, "z": 5.0},
+    }
     shared = ["x", "y", "z"]  # w: not every model has it
-    variances = [np.var([scores[i][d] - scores[j][d] for d in shared], ddof=1) for i, j in [("a", "b"), ("a", "c"),
-                                                                                             ("b", "c")]]
+    variances = [
+        np.var([scores[i][d] - scores[j][d] for d in shared], ddof=1) for i, j in [("a", "b"), ("a", "c"), ("b", "c")]
+    ]
     assert pooled_difference_sd(scores) == pytest.approx(np.sqrt(np.mean(variances)))
     assert pooled_difference_sd({"a": scores["a"]}) is None
     assert pooled_difference_sd({"a": {"x": 1.0}, "b": {"x": 2.0}}) is None
@@ -41,8 +45,9 @@ def test_the_p_values_are_the_projects_wilcoxon(datasets):
         for k, (a, b) in enumerate(pairs):
             differences = scores[r, b] - scores[r, a]
             assert p[r, k] == pytest.approx(wilcoxon_signed_rank(differences.tolist()).p_value)
-            assert ahead[r, k] == (np.median([(x + y) / 2 for i, x in enumerate(differences)
-                                              for y in differences[i:]]) > 0)  # the HL shift's side
+            assert ahead[r, k] == (
+                np.median([(x + y) / 2 for i, x in enumerate(differences) for y in differences[i:]]) > 0
+            )  # the HL shift's side
 
 
 def test_more_gap_finds_more_and_only_the_ratio_to_the_sd_counts():
@@ -62,8 +67,11 @@ def test_the_detectable_gap_is_where_the_power_crosses_80_percent():
     assert gap is not None
     assert power(gap, 10.0, 15).shaffer >= 0.8 > power(gap - 0.05, 10.0, 15).shaffer
     assert detectable_gap(20.0, 15) == pytest.approx(2 * gap)
-    assert detectable_gap(10.0, 15, which="alone") < detectable_gap(10.0, 15, which="shaffer") <= detectable_gap(
-        10.0, 15, which="holm")
+    assert (
+        detectable_gap(10.0, 15, which="alone")
+        < detectable_gap(10.0, 15, which="shaffer")
+        <= detectable_gap(10.0, 15, which="holm")
+    )
 
 
 def test_one_pair_alone_needs_a_little_more_than_the_paired_t_test():

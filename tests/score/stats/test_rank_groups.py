@@ -35,11 +35,14 @@ def test_no_separation_is_one_group_and_all_separated_is_one_letter_each():
     assert compact_letters(MODELS, set(PAIRS)) == dict(zip(MODELS, "abcde"))
 
 
-@pytest.mark.parametrize(("separated", "expected"), [
-    (set(), {m: (1, 5) for m in MODELS}),
-    (set(PAIRS), {m: (i, i) for i, m in enumerate(MODELS, 1)}),
-    ({("A", "E")}, {"A": (1, 4), "B": (1, 5), "C": (1, 5), "D": (1, 5), "E": (2, 5)}),
-])
+@pytest.mark.parametrize(
+    ("separated", "expected"),
+    [
+        (set(), {m: (1, 5) for m in MODELS}),
+        (set(PAIRS), {m: (i, i) for i, m in enumerate(MODELS, 1)}),
+        ({("A", "E")}, {"A": (1, 4), "B": (1, 5), "C": (1, 5), "D": (1, 5), "E": (2, 5)}),
+    ],
+)
 def test_rank_intervals_count_the_models_separated_above_and_below(separated, expected):
     point = {m: i for i, m in enumerate(MODELS, 1)}
     assert rank_intervals(MODELS, point, separated) == expected

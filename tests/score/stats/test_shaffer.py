@@ -25,7 +25,7 @@ def set_partitions(items: list[int]):
     for partition in set_partitions(rest):
         yield [[first], *partition]
         for k in range(len(partition)):
-            yield [*partition[:k], [first, *partition[k]], *partition[k + 1:]]
+            yield [*partition[:k], [first, *partition[k]], *partition[k + 1 :]]
 
 
 def true_nulls(partition: list[list[int]]) -> int:
@@ -33,9 +33,16 @@ def true_nulls(partition: list[list[int]]) -> int:
     return sum(comb(len(block), 2) for block in partition)
 
 
-@pytest.mark.parametrize(("models", "published"), [
-    (2, {0, 1}), (3, {0, 1, 3}), (4, {0, 1, 2, 3, 6}), (5, {0, 1, 2, 3, 4, 6, 10}), (6, {0, 1, 2, 3, 4, 6, 7, 10, 15}),
-])
+@pytest.mark.parametrize(
+    ("models", "published"),
+    [
+        (2, {0, 1}),
+        (3, {0, 1, 3}),
+        (4, {0, 1, 2, 3, 6}),
+        (5, {0, 1, 2, 3, 4, 6, 10}),
+        (6, {0, 1, 2, 3, 4, 6, 7, 10, 15}),
+    ],
+)
 def test_possible_true_counts_are_shaffers_table(models, published):
     """Shaffer (1986), table of the possible numbers of true hypotheses among all pairwise comparisons."""
     assert possible_true_counts(models) == published
@@ -88,7 +95,13 @@ def test_an_untested_pair_is_left_out_of_the_steps():
     for undefined in (None, float("nan")):
         # sorted 0.01*5, 0.02*3, 0.03*3, 0.2*2, 0.5*1
         assert shaffer([0.01, undefined, 0.03, 0.02, 0.5, 0.2], 4) == [
-            pytest.approx(0.05), None, pytest.approx(0.09), pytest.approx(0.06), 0.5, pytest.approx(0.4)]
+            pytest.approx(0.05),
+            None,
+            pytest.approx(0.09),
+            pytest.approx(0.06),
+            0.5,
+            pytest.approx(0.4),
+        ]
 
 
 def test_refused_more_p_values_than_pairs_and_p_values_out_of_range():

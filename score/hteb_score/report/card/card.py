@@ -32,6 +32,7 @@ from hteb_score.scoring.parts import package_versions
 from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.strict_json import finite_or_none
 
+
 @dataclass(frozen=True)
 class CardSubject:
     """What a card says was scored and how: the model, its encoding, the data (`dataset`: provenance and
@@ -83,10 +84,13 @@ def build_card(subject: CardSubject, results: CardResults) -> dict[str, Any]:
         "dataset": dict(subject.dataset),
         "hteb_score_version": __version__,
         "protocol": protocol.name,
-        "evaluation": {"protocol": protocol.name, "description": protocol.description,
-                       "mteb_version": protocol.mteb_version,
-                       "datasets": {name: dict(used) for name, used in results.settings.items()},
-                       **({} if mteb_tasks is None else {"mteb_tasks": dict(mteb_tasks)})},
+        "evaluation": {
+            "protocol": protocol.name,
+            "description": protocol.description,
+            "mteb_version": protocol.mteb_version,
+            "datasets": {name: dict(used) for name, used in results.settings.items()},
+            **({} if mteb_tasks is None else {"mteb_tasks": dict(mteb_tasks)}),
+        },
         "on_error": subject.on_error,
         "selection": dict(subject.selection or {"preset": None, "min_judge": None}),
         "package_versions": dict(subject.packages) if subject.packages is not None else package_versions(),
@@ -120,8 +124,13 @@ def _defined_scores(scores: Sequence[ScoreRecord], flags: list[Flag]) -> tuple[l
         if value is not None and finite_or_none(value) is None:
             if record.variant not in said:
                 said.add(record.variant)
-                flags.append(Flag("undefined_score", f"subset {record.subset!r}: {record.metric} is {value!r}, "
-                                  "not a number; written as null", *record.variant))
+                flags.append(
+                    Flag(
+                        "undefined_score",
+                        f"subset {record.subset!r}: {record.metric} is {value!r}, not a number; written as null",
+                        *record.variant,
+                    )
+                )
             value = None
         out.append(record.with_value(value))
     return out, flags
@@ -131,18 +140,29 @@ def _mteb_view(meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """The mteb registry entry the model was encoded through, and the prompt each task got."""
     if meta is None:
         return None
-    tasks = [{"name": task, "type": prompts["type"],
-              "given": ", ".join(f"{md_text(kind)} {md_text(json.dumps(text)) if text else 'none'}"
-                                 for kind, text in sorted(prompts.items()) if kind != "type")}
-             for task, prompts in sorted(meta["prompts"].items())]
+    tasks = [
+        {
+            "name": task,
+            "type": prompts["type"],
+            "given": ", ".join(
+                f"{md_text(kind)} {md_text(json.dumps(text)) if text else 'none'}"
+                for kind, text in sorted(prompts.items())
+                if kind != "type"
+            ),
+        }
+        for task, prompts in sorted(meta["prompts"].items())
+    ]
     return {**meta, "tasks": tasks}
 
 
 def _encode_view(card: Mapping[str, Any]) -> dict[str, Any]:
     """Batch size, precision, device and prompts; a factory's engine keeps its precision and device to itself."""
     encode = card["encode"]
-    runtime = ("precision and device the factory's engine's own" if "python" in card["model"]
-               else md_text(f"{_runtime(encode)}, {encode['device']}"))
+    runtime = (
+        "precision and device the factory's engine's own"
+        if "python" in card["model"]
+        else md_text(f"{_runtime(encode)}, {encode['device']}")
+    )
     prompts = "per mteb task as above" if "mteb" in card["model"] else md_text(encode["prompts"] or "none")
     return {"batch_size": encode["batch_size"], "runtime": runtime, "prompts": prompts}
 
@@ -168,46 +188,106 @@ def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
     selection = card.get("selection") or {}
     timings = card["timings"]
     return {
-        "model": card["model"], "mteb": _mteb_view(card["model"].get("mteb")), "python": card["model"].get("python"),
+        "model": card["model"],
+        "mteb": _mteb_view(card["model"].get("mteb")),
+        "python": card["model"].get("python"),
         "null_model": card["model"].get("null"),
         "collapsed": [md_text(f["dataset"]) for f in card.get("flags", []) if f["code"] == "collapsed"],
-        "dataset": card["dataset"], "axes": _axes_source(card, taxonomy), "protocol": card["protocol"], "on_error": card["on_error"],
-        "version": card["hteb_score_version"], "encode": _encode_view(card),
+        "dataset": card["dataset"],
+        "axes": _axes_source(card, taxonomy),
+        "protocol": card["protocol"],
+        "on_error": card["on_error"],
+        "version": card["hteb_score_version"],
+        "encode": _encode_view(card),
         "software": ", ".join(md_text(f"{name} {version}") for name, version in card["package_versions"].items()),
-        "beside": [labels[a] for a in beside], "beside_names": ", ".join(labels[a] for a in beside),
-        "paper_labels": [labels[a] for a in paper], "hteb_undefined": agg["hteb_total"] is None,
+        "beside": [labels[a] for a in beside],
+        "beside_names": ", ".join(labels[a] for a in beside),
+        "paper_labels": [labels[a] for a in paper],
+        "hteb_undefined": agg["hteb_total"] is None,
         "model_cells": _model_cells(agg, paper, beside),
         "dataset_rows": [_dataset_cells(row, paper, beside) for row in agg["per_dataset"]],
-        "axis_pairs": [[labels[a], f"{p['datasets']} of {agg['datasets']}", number(p["original"]),
-                        number(p["score"]), number(p["delta"], sign=True)] for a, p in agg["axis_pairs"].items()],
-        "hteb_rests": ({"datasets": agg["hteb_datasets"], "all": agg["datasets"], "original": number(agg["original"]),
-                        "original_all": number(agg["original_all"])}
-                       if agg["hteb_total"] is not None and agg["hteb_datasets"] < agg["datasets"] else None),
-        "per_transformation": [[md_text(name), labels[taxonomy.axis_of(name)], number(entry["mean"]),
-                                number(entry["delta"], sign=True), entry["datasets"]]
-                               for name, entry in agg["per_transformation"].items()],
-        "effects": [[md_text(name), number(entry.get("hl_shift"), sign=True), confidence_interval(entry),
-                     p_value(entry.get("p_value")), p_value(entry.get("p_holm"))]
-                    for name, entry in (stats.get("per_transformation") or {}).items()],
+        "axis_pairs": [
+            [
+                labels[a],
+                f"{p['datasets']} of {agg['datasets']}",
+                number(p["original"]),
+                number(p["score"]),
+                number(p["delta"], sign=True),
+            ]
+            for a, p in agg["axis_pairs"].items()
+        ],
+        "hteb_rests": (
+            {
+                "datasets": agg["hteb_datasets"],
+                "all": agg["datasets"],
+                "original": number(agg["original"]),
+                "original_all": number(agg["original_all"]),
+            }
+            if agg["hteb_total"] is not None and agg["hteb_datasets"] < agg["datasets"]
+            else None
+        ),
+        "per_transformation": [
+            [
+                md_text(name),
+                labels[taxonomy.axis_of(name)],
+                number(entry["mean"]),
+                number(entry["delta"], sign=True),
+                entry["datasets"],
+            ]
+            for name, entry in agg["per_transformation"].items()
+        ],
+        "effects": [
+            [
+                md_text(name),
+                number(entry.get("hl_shift"), sign=True),
+                confidence_interval(entry),
+                p_value(entry.get("p_value")),
+                p_value(entry.get("p_holm")),
+            ]
+            for name, entry in (stats.get("per_transformation") or {}).items()
+        ],
         "corpus_robustness": corpus_robustness_lines(card.get("corpus_robustness")),
         "item_measures": item_measures_lines(card.get("item_measures")),
         "flags": [_flag_cells(f) for f in card.get("flags", [])],
         "coverage": [coverage_cells(c) for c in card.get("coverage", [])],
-        "noise_coverage": any(c["transformation"] in taxonomy.transformations_of("noise") for c in card.get("coverage", [])),
+        "noise_coverage": any(
+            c["transformation"] in taxonomy.transformations_of("noise") for c in card.get("coverage", [])
+        ),
         "applied_share": f"{APPLIED_SHARE:.0%}",
-        "evaluation": {**card["evaluation"], "rows": [
-            [md_text(name), "; ".join(md_text(f"{key}: {_setting(value)}") for key, value in used.items())]
-            for name, used in card["evaluation"]["datasets"].items()]},
-        "kept_errors": [[md_text(e["dataset"]), md_text(e["transformation"]), e["seed"], e["items"], e["with_errors"]]
-                        for e in card["error_policy"] if e["with_errors"]],
+        "evaluation": {
+            **card["evaluation"],
+            "rows": [
+                [md_text(name), "; ".join(md_text(f"{key}: {_setting(value)}") for key, value in used.items())]
+                for name, used in card["evaluation"]["datasets"].items()
+            ],
+        },
+        "kept_errors": [
+            [md_text(e["dataset"]), md_text(e["transformation"]), e["seed"], e["items"], e["with_errors"]]
+            for e in card["error_policy"]
+            if e["with_errors"]
+        ],
         "preset": selection.get("preset"),
         "min_judge": None if selection.get("min_judge") is None else f"{selection['min_judge']:g}",
-        "judge_rows": [[md_text(e["dataset"]), md_text(e["transformation"]), e["seed"], e["items"], e["items"] - e["judge_dropped"],
-                        e["judge_dropped"], e["unjudged"]] for e in card["error_policy"]
-                       if selection.get("min_judge") is not None],
-        "timings": {"unique": int(timings.get("unique_texts", 0)), "encoded": int(timings.get("texts_encoded", 0)),
-                    "requested": int(timings.get("texts_requested", 0)), "total": f"{timings.get('total_s', 0):.1f}",
-                    "item_measures": _item_measures_cost(timings)},
+        "judge_rows": [
+            [
+                md_text(e["dataset"]),
+                md_text(e["transformation"]),
+                e["seed"],
+                e["items"],
+                e["items"] - e["judge_dropped"],
+                e["judge_dropped"],
+                e["unjudged"],
+            ]
+            for e in card["error_policy"]
+            if selection.get("min_judge") is not None
+        ],
+        "timings": {
+            "unique": int(timings.get("unique_texts", 0)),
+            "encoded": int(timings.get("texts_encoded", 0)),
+            "requested": int(timings.get("texts_requested", 0)),
+            "total": f"{timings.get('total_s', 0):.1f}",
+            "item_measures": _item_measures_cost(timings),
+        },
     }
 
 
@@ -227,8 +307,12 @@ def _item_measures_cost(timings: Mapping[str, float]) -> str | None:
 
 def _model_cells(agg: Mapping[str, Any], paper: Sequence[str], beside: Sequence[str]) -> list[str]:
     """The model row: Original, each paper axis, HTEB and its delta, then each axis beside the total."""
-    cells = [number(agg["original"]) + _on(agg["hteb_datasets"], agg), *(_axis_cell(agg, a) for a in paper),
-             number(agg["hteb_total"]) + _on(agg["hteb_datasets"], agg), number(agg["delta"], sign=True)]
+    cells = [
+        number(agg["original"]) + _on(agg["hteb_datasets"], agg),
+        *(_axis_cell(agg, a) for a in paper),
+        number(agg["hteb_total"]) + _on(agg["hteb_datasets"], agg),
+        number(agg["delta"], sign=True),
+    ]
     for a in beside:
         cells += [_axis_cell(agg, a), number(_pair(agg, a).get("delta"), sign=True)]
     return cells
@@ -236,8 +320,13 @@ def _model_cells(agg: Mapping[str, Any], paper: Sequence[str], beside: Sequence[
 
 def _dataset_cells(row: Mapping[str, Any], paper: Sequence[str], beside: Sequence[str]) -> list[str]:
     hteb = number(row["hteb"]) + (f" ± {row['hteb_sd']:.2f}" if row.get("hteb_sd") is not None else "")
-    cells = [f"{md_text(row['dataset'])} ({md_text(row['metric'])})", number(row["original"]),
-             *(number(row["axes"].get(a)) for a in paper), hteb, number(row["delta"], sign=True)]
+    cells = [
+        f"{md_text(row['dataset'])} ({md_text(row['metric'])})",
+        number(row["original"]),
+        *(number(row["axes"].get(a)) for a in paper),
+        hteb,
+        number(row["delta"], sign=True),
+    ]
     for a in beside:
         value = row["axes"].get(a)
         delta = None if value is None or row["original"] is None else value - row["original"]
@@ -275,13 +364,17 @@ def _flag_cells(flag: Mapping[str, Any]) -> list[str]:
 
 def coverage_cells(entry: Mapping[str, Any]) -> list[str]:
     """One variant's row of "What each figure rests on": its subsets, its texts changed, what was left out."""
-    left = "; ".join(f"{md_text(e['subset'])} ({e['reason'].replace('_', ' ')}: {md_text(e['detail'])})"
-                     for e in entry["left_out"])
+    left = "; ".join(
+        f"{md_text(e['subset'])} ({e['reason'].replace('_', ' ')}: {md_text(e['detail'])})" for e in entry["left_out"]
+    )
     changed = f"{entry['changed']} of {entry['items']} ({entry['changed_share']:.0%})"
-    return [md_text(entry["dataset"]), md_text(f"{entry['transformation']} seed {entry['seed']}"),
-            f"{entry['subsets_scored']} of {entry['subsets_total']}", changed + (" **mostly unchanged**"
-                                                                              if entry["flagged_unchanged"] else ""),
-            left or "-"]
+    return [
+        md_text(entry["dataset"]),
+        md_text(f"{entry['transformation']} seed {entry['seed']}"),
+        f"{entry['subsets_scored']} of {entry['subsets_total']}",
+        changed + (" **mostly unchanged**" if entry["flagged_unchanged"] else ""),
+        left or "-",
+    ]
 
 
 def _runtime(encode: Mapping[str, Any]) -> str:
@@ -289,7 +382,9 @@ def _runtime(encode: Mapping[str, Any]) -> str:
     if "backend" not in encode or (encode["backend"], encode["precision"]) == ("torch", "fp32"):
         return encode["dtype"]
     diff = encode.get("max_diff_vs_torch_fp32")
-    return f"{encode['backend']} {encode['precision']}" + ("" if diff is None else f" (max diff vs torch fp32 {diff:.2e})")
+    return f"{encode['backend']} {encode['precision']}" + (
+        "" if diff is None else f" (max diff vs torch fp32 {diff:.2e})"
+    )
 
 
 def _setting(value: Any) -> str:
@@ -298,8 +393,9 @@ def _setting(value: Any) -> str:
     return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
-def mteb_result_files(card: Mapping[str, Any], results: Mapping[tuple[str, str, int | None], Any],
-                 tasks: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+def mteb_result_files(
+    card: Mapping[str, Any], results: Mapping[tuple[str, str, int | None], Any], tasks: Mapping[str, Mapping[str, Any]]
+) -> dict[str, dict[str, Any]]:
     """mteb-format JSON of every scored variant: {task name: TaskResult-like dict}, each variant under
     its own name (`hteb_score.mteb_interop.layout.variant_task_name`: mteb's cache keys results by name).
     The original's dataset_revision is the source's Hub pin (mteb's data), a variant's the HTEB
@@ -309,21 +405,25 @@ def mteb_result_files(card: Mapping[str, Any], results: Mapping[tuple[str, str, 
     for (dataset, transformation, seed), result in results.items():
         task = tasks[dataset]
         split = task["eval_split"]
-        name = variant_task_name(task.get("mteb_task") or dataset, card["dataset"]["revision"], transformation, seed,
-                                 selection)
+        name = variant_task_name(
+            task.get("mteb_task") or dataset, card["dataset"]["revision"], transformation, seed, selection
+        )
         revision = card["dataset"]["revision"]
         if transformation == "original" and task.get("hf_revision") is not None:
             revision = task["hf_revision"]
-        entry = out.setdefault(name, {
-            "dataset_revision": revision,
-            "task_name": name,
-            "mteb_version": card["evaluation"]["mteb_version"],
-            "evaluation_protocol": f"hteb-score {card['hteb_score_version']} ({card['protocol']})",
-            DATASET_KEY: dataset,
-            "scores": {split: []},
-            "evaluation_time": None,
-            "kg_co2_emissions": None,
-        })
+        entry = out.setdefault(
+            name,
+            {
+                "dataset_revision": revision,
+                "task_name": name,
+                "mteb_version": card["evaluation"]["mteb_version"],
+                "evaluation_protocol": f"hteb-score {card['hteb_score_version']} ({card['protocol']})",
+                DATASET_KEY: dataset,
+                "scores": {split: []},
+                "evaluation_time": None,
+                "kg_co2_emissions": None,
+            },
+        )
         held = {e["hf_subset"] for e in entry["scores"][split]}
         if held:  # a second dataset of the same task: the file names the task, not one dataset
             entry.pop(DATASET_KEY, None)
@@ -331,8 +431,11 @@ def mteb_result_files(card: Mapping[str, Any], results: Mapping[tuple[str, str, 
             if subset in held:
                 continue
             scores: dict[str, Any] = {k: _rounded(v) for k, v in details.items() if isinstance(v, (int, float))}
-            scores.update(main_score=_rounded(result.subsets[subset]), hf_subset=subset,
-                          languages=[subset] if subset != "default" else list(task["languages"]))
+            scores.update(
+                main_score=_rounded(result.subsets[subset]),
+                hf_subset=subset,
+                languages=[subset] if subset != "default" else list(task["languages"]),
+            )
             entry["scores"][split].append(scores)
     return out
 

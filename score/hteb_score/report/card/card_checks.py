@@ -33,13 +33,17 @@ def check_card(card: Mapping[str, Any], path: Path) -> None:
         kind = (record["task_type"], record["metric"], i)
         first = kinds.setdefault(dataset, kind)
         if first[:2] != kind[:2]:
-            raise ContractError(f"{path}: {field} of {dataset} has task_type/metric {kind[0]}/{kind[1]}, "
-                                f"scores[{first[2]}] of it {first[0]}/{first[1]}")
+            raise ContractError(
+                f"{path}: {field} of {dataset} has task_type/metric {kind[0]}/{kind[1]}, "
+                f"scores[{first[2]}] of it {first[0]}/{first[1]}"
+            )
         value, (low, high) = record["value"], metric_range(record["metric"])
         if value is not None and math.isfinite(value) and not low <= value <= high:
-            raise ContractError(f"{path}: {field}.value ({dataset} {record['transformation']}/{record['seed']} "
-                                f"{record['subset']}) is {value}, outside {record['metric']}'s range "
-                                f"[{low:g}, {high:g}]")
+            raise ContractError(
+                f"{path}: {field}.value ({dataset} {record['transformation']}/{record['seed']} "
+                f"{record['subset']}) is {value}, outside {record['metric']}'s range "
+                f"[{low:g}, {high:g}]"
+            )
     _check_mteb_files(card, Path(path))
 
 
@@ -54,14 +58,18 @@ def _check_mteb_files(card: Mapping[str, Any], path: Path) -> None:
     for folder in sorted(p for p in results.glob("*/*") if p.is_dir()):
         if folder != expected:
             field = "model.model_id" if folder.parent != expected.parent else "model.revision"
-            raise ContractError(f"{path}: {field} is {model[field.split('.')[1]]!r}, but its mteb results are "
-                                f"filed under {folder.relative_to(path.parent).as_posix()}")
+            raise ContractError(
+                f"{path}: {field} is {model[field.split('.')[1]]!r}, but its mteb results are "
+                f"filed under {folder.relative_to(path.parent).as_posix()}"
+            )
     revision = short_revision(card["dataset"]["revision"])
     for file in sorted(expected.glob("*.json")):
         name = parse_variant_task_name(file.stem)
         if name is not None and name.revision != revision:
-            raise ContractError(f"{path}: dataset.revision is {card['dataset']['revision']!r}, but its mteb result "
-                                f"{file.name} is of revision {name.revision}")
+            raise ContractError(
+                f"{path}: dataset.revision is {card['dataset']['revision']!r}, but its mteb result "
+                f"{file.name} is of revision {name.revision}"
+            )
         if name is not None:
             _check_mteb_values(card, path, file, name.transformation, name.seed)
 
@@ -74,12 +82,18 @@ def _check_mteb_values(card: Mapping[str, Any], path: Path, file: Path, transfor
     dataset = data.get(DATASET_KEY)
     if not isinstance(dataset, str):
         return
-    records = {(r["subset"]): r["value"] for r in card["scores"]
-               if (r["dataset"], r["transformation"], r["seed"]) == (dataset, transformation, seed)}
+    records = {
+        (r["subset"]): r["value"]
+        for r in card["scores"]
+        if (r["dataset"], r["transformation"], r["seed"]) == (dataset, transformation, seed)
+    }
     # a Noise figure resting on fewer subsets (the card's coverage) is not the evaluator's whole-dataset score
     # the file holds: its `all` record is no subset's
-    adjusted = any(c["left_out"] for c in card.get("coverage", [])
-                   if (c["dataset"], c["transformation"], c["seed"]) == (dataset, transformation, seed))
+    adjusted = any(
+        c["left_out"]
+        for c in card.get("coverage", [])
+        if (c["dataset"], c["transformation"], c["seed"]) == (dataset, transformation, seed)
+    )
     splits = data.get("scores")
     if not isinstance(splits, dict):
         raise ContractError(f"{path}: its mteb result {file.name} has no scores")
@@ -92,9 +106,14 @@ def _check_mteb_values(card: Mapping[str, Any], path: Path, file: Path, transfor
                 continue
             score, where = entry.get("main_score"), f"{dataset} {transformation}/{seed} {entry.get('hf_subset')}"
             if subset not in records:
-                raise ContractError(f"{path}: its mteb result {file.name} holds {where}, of which the card has no record")
+                raise ContractError(
+                    f"{path}: its mteb result {file.name} holds {where}, of which the card has no record"
+                )
             value = records[subset]
             agree = (value is None and score is None) or (
-                isinstance(score, (int, float)) and value is not None and abs(round(value, 6) - score) <= 1e-6)
+                isinstance(score, (int, float)) and value is not None and abs(round(value, 6) - score) <= 1e-6
+            )
             if not agree:
-                raise ContractError(f"{path}: scores of {where} is {value}, but its mteb result {file.name} says {score}")
+                raise ContractError(
+                    f"{path}: scores of {where} is {value}, but its mteb result {file.name} says {score}"
+                )

@@ -29,25 +29,31 @@ def item_measures_lines(block: Mapping[str, Any] | None) -> list[str]:
     """The card's section: one row per transformation and dataset."""
     if not block:
         return []
-    lines = ["", "## Per-item measures (label-free; not in the HTEB total)", "",
-             "Per transformed text the transformation changed, in a subset its figure counts: drift = 1 - cosine of "
-             f"its embedding with its original's; pass = drift <= {block['pass_drift']}; calibrated = drift / the "
-             "model's baseline drift between unrelated texts of the language (1 = as far as an unrelated text), "
-             f"calibrated pass = <= {block['calibrated_pass']}; top-{block['top_k']} changed (retrieval queries); "
-             "order discordance = per pair, the share of the other pairs of its subset it changed order with (STS, "
-             "STR, pair classification); rho = Spearman of drift with the judge's quality (their cost: the last line).",
-             "",
-             "| transformation | dataset | items | unchanged | left out | drift mean | p50 | p95 | pass | baseline "
-             "| calibrated mean | calibrated pass | top-10 changed | order discordance | rho drift |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "",
+        "## Per-item measures (label-free; not in the HTEB total)",
+        "",
+        "Per transformed text the transformation changed, in a subset its figure counts: drift = 1 - cosine of "
+        f"its embedding with its original's; pass = drift <= {block['pass_drift']}; calibrated = drift / the "
+        "model's baseline drift between unrelated texts of the language (1 = as far as an unrelated text), "
+        f"calibrated pass = <= {block['calibrated_pass']}; top-{block['top_k']} changed (retrieval queries); "
+        "order discordance = per pair, the share of the other pairs of its subset it changed order with (STS, "
+        "STR, pair classification); rho = Spearman of drift with the judge's quality (their cost: the last line).",
+        "",
+        "| transformation | dataset | items | unchanged | left out | drift mean | p50 | p95 | pass | baseline "
+        "| calibrated mean | calibrated pass | top-10 changed | order discordance | rho drift |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for transformation, by_dataset in block["per_transformation"].items():
         for dataset, s in by_dataset.items():
-            lines.append(f"| {md_text(transformation)} | {md_text(dataset)} | {s['n_items']} "
-                         f"| {_cell(s['unchanged_share'])} | {_cell(s['left_out_share'])} | {_cell(s['drift_mean'])} "
-                         f"| {_cell(s['drift_p50'])} | {_cell(s['drift_p95'])} | {_cell(s['pass_rate'])} "
-                         f"| {_baselines(s['baseline_drift'])} | {_cell(s['calibrated_drift_mean'])} "
-                         f"| {_cell(s['calibrated_pass_rate'])} | {_cell(s['top10_changed_share'])} "
-                         f"| {_cell(s['order_discordance'])} | {_cell(s['quality_spearman']['drift'])} |")
+            lines.append(
+                f"| {md_text(transformation)} | {md_text(dataset)} | {s['n_items']} "
+                f"| {_cell(s['unchanged_share'])} | {_cell(s['left_out_share'])} | {_cell(s['drift_mean'])} "
+                f"| {_cell(s['drift_p50'])} | {_cell(s['drift_p95'])} | {_cell(s['pass_rate'])} "
+                f"| {_baselines(s['baseline_drift'])} | {_cell(s['calibrated_drift_mean'])} "
+                f"| {_cell(s['calibrated_pass_rate'])} | {_cell(s['top10_changed_share'])} "
+                f"| {_cell(s['order_discordance'])} | {_cell(s['quality_spearman']['drift'])} |"
+            )
     return lines
 
 
@@ -55,16 +61,24 @@ def corpus_robustness_lines(section: Mapping[str, Any] | None) -> list[str]:
     """The card's section: per dataset, nDCG@10 (points) original and perturbed, retention, harmonic mean."""
     if not section:
         return []
-    lines = ["", "## Corpus robustness (SAGE Task 5; not in the HTEB total or the Noise axis)", "",
-             "Original queries against each perturbed corpus; retention = nDCG@10(perturbed corpus) / "
-             "nDCG@10(original corpus); robustness = harmonic mean of the retentions.", "",
-             "| dataset | perturbation | nDCG@10 | retention |", "|---|---|---|---|"]
+    lines = [
+        "",
+        "## Corpus robustness (SAGE Task 5; not in the HTEB total or the Noise axis)",
+        "",
+        "Original queries against each perturbed corpus; retention = nDCG@10(perturbed corpus) / "
+        "nDCG@10(original corpus); robustness = harmonic mean of the retentions.",
+        "",
+        "| dataset | perturbation | nDCG@10 | retention |",
+        "|---|---|---|---|",
+    ]
     for name, block in section["datasets"].items():
         lines.append(f"| {md_text(name)} | original | {_cell(_points(block['original']), 2)} | |")
         for transformation, by_seed in block["perturbed"].items():
             values = [v for v in by_seed.values() if v is not None]
             shown = _cell(_points(mean(values)), 2) if len(values) == len(by_seed) else "-"
-            lines.append(f"| {md_text(name)} | {md_text(transformation)} | {shown} | {_cell(block['retention'][transformation])} |")
+            lines.append(
+                f"| {md_text(name)} | {md_text(transformation)} | {shown} | {_cell(block['retention'][transformation])} |"
+            )
         lines.append(f"| **{md_text(name)}** | **harmonic mean** | | **{_cell(block['harmonic_mean'])}** |")
     return lines
 

@@ -57,10 +57,15 @@ def card_selection(card: dict[str, Any]) -> Selection:
     datasets = None if known and chosen["datasets"] is None and not missing else present
     transformations = chosen.get("transformations") if known else sorted({t for t, _ in held})
     seeds = chosen.get("seeds") if known else sorted({s for _, s in held})
-    return Selection(protocol=card["protocol"], min_judge=chosen.get("min_judge"), on_error=card["on_error"],
-                     datasets=None if datasets is None else tuple(datasets),
-                     transformations=None if transformations is None else tuple(transformations),
-                     seeds=None if seeds is None else tuple(seeds), preset=chosen.get("preset"))
+    return Selection(
+        protocol=card["protocol"],
+        min_judge=chosen.get("min_judge"),
+        on_error=card["on_error"],
+        datasets=None if datasets is None else tuple(datasets),
+        transformations=None if transformations is None else tuple(transformations),
+        seeds=None if seeds is None else tuple(seeds),
+        preset=chosen.get("preset"),
+    )
 
 
 def _dataset_values(row: dict[str, Any]) -> dict[str, float | None]:
@@ -85,23 +90,33 @@ def _average_values(agg: dict[str, Any]) -> dict[str, float | None]:
 def figures(card: dict[str, Any]) -> list[Figure]:
     """Every defined figure of a card, each dataset's then the average's, in hub_eval.columns' order."""
     selection, agg = card_selection(card), card["aggregates"]
-    rows = [(row["dataset"], row["metric"], row["transformations"], _dataset_values(row), False)
-            for row in agg["per_dataset"]]
+    rows = [
+        (row["dataset"], row["metric"], row["transformations"], _dataset_values(row), False)
+        for row in agg["per_dataset"]
+    ]
     rows.append((AVERAGE, AVERAGE, agg["per_transformation"], _average_values(agg), True))
     out = []
     for row, metric, transformations, values, average in rows:
         for column in columns(transformations, average=average):
             value = values.get(column)
             if value is not None:
-                out.append(Figure(row, column, value, metric, task_id(row, column, selection.tag(row)),
-                                  selection.declared(row)))
+                out.append(
+                    Figure(
+                        row, column, value, metric, task_id(row, column, selection.tag(row)), selection.declared(row)
+                    )
+                )
     return out
 
 
 def _args(selection: Selection, row: str) -> dict[str, Any]:
     """The selection, machine-readable (a metric's `args`; None values are left out by huggingface_hub)."""
-    return {"protocol": selection.protocol, "min_judge": selection.min_judge, "on_error": selection.on_error,
-            "preset": selection.preset, **selection.chosen(row)}
+    return {
+        "protocol": selection.protocol,
+        "min_judge": selection.min_judge,
+        "on_error": selection.on_error,
+        "preset": selection.preset,
+        **selection.chosen(row),
+    }
 
 
 def eval_results(scores: ModelScores) -> list[EvalResult]:
@@ -112,13 +127,21 @@ def eval_results(scores: ModelScores) -> list[EvalResult]:
     card = scores.card or {}
     dataset_type = hub_dataset_id(card["dataset"]["repo_id"]) or card["dataset"]["label"]
     selection = card_selection(card)
-    return [EvalResult(
-        task_type=scores.task_types.get(f.row, "embedding"), task_name=f.task_id, dataset_type=dataset_type,
-        dataset_name="HTEB (average over datasets)" if f.row == AVERAGE else f"HTEB {f.row}",
-        dataset_config=None if f.row == AVERAGE else f.row, dataset_revision=card["dataset"]["revision"],
-        metric_type=f"{f.column}_{f.metric}",
-        metric_name=f"{describe(f.column)} ({'mean over datasets' if f.row == AVERAGE else f.metric}, points)",
-        metric_value=round(f.value, 2), metric_args=_args(selection, f.row)) for f in figures(card)]
+    return [
+        EvalResult(
+            task_type=scores.task_types.get(f.row, "embedding"),
+            task_name=f.task_id,
+            dataset_type=dataset_type,
+            dataset_name="HTEB (average over datasets)" if f.row == AVERAGE else f"HTEB {f.row}",
+            dataset_config=None if f.row == AVERAGE else f.row,
+            dataset_revision=card["dataset"]["revision"],
+            metric_type=f"{f.column}_{f.metric}",
+            metric_name=f"{describe(f.column)} ({'mean over datasets' if f.row == AVERAGE else f.metric}, points)",
+            metric_value=round(f.value, 2),
+            metric_args=_args(selection, f.row),
+        )
+        for f in figures(card)
+    ]
 
 
 def model_index_yaml(scores: ModelScores) -> str:
@@ -126,8 +149,12 @@ def model_index_yaml(scores: ModelScores) -> str:
     figure its own result, so each metric sits under its own task (huggingface_hub's helper groups
     the results of one dataset into one task, named after the first)."""
     results = [eval_results_to_model_index(scores.model, [r])[0]["results"][0] for r in eval_results(scores)]
-    return yaml.dump({"model-index": [{"name": scores.model, "results": results}]}, Dumper=yaml.CSafeDumper,
-                     sort_keys=False, allow_unicode=True)
+    return yaml.dump(
+        {"model-index": [{"name": scores.model, "results": results}]},
+        Dumper=yaml.CSafeDumper,
+        sort_keys=False,
+        allow_unicode=True,
+    )
 
 
 def hub_dataset_id(repo_id: str) -> str | None:
@@ -150,10 +177,15 @@ def eval_results_file_yaml(scores: ModelScores) -> str | None:
         return None
     selection = card_selection(card)
     entries = [
-        EvalResultEntry(dataset_id=dataset_id, task_id=r.task_name or f.task_id, value=r.metric_value,
-                        dataset_revision=r.dataset_revision, date=card.get("created"),
-                        notes=f"{r.metric_name}; {selection.notes(f.row)}"
-                              + ("" if f.declared else f"; an ad hoc task: see {EVAL_ADDITIONS}"))
+        EvalResultEntry(
+            dataset_id=dataset_id,
+            task_id=r.task_name or f.task_id,
+            value=r.metric_value,
+            dataset_revision=r.dataset_revision,
+            date=card.get("created"),
+            notes=f"{r.metric_name}; {selection.notes(f.row)}"
+            + ("" if f.declared else f"; an ad hoc task: see {EVAL_ADDITIONS}"),
+        )
         for r, f in zip(eval_results(scores), figures(card))
     ]
     return yaml.dump(eval_result_entries_to_yaml(entries), Dumper=yaml.CSafeDumper, sort_keys=False, allow_unicode=True)
@@ -161,8 +193,11 @@ def eval_results_file_yaml(scores: ModelScores) -> str | None:
 
 def adhoc_tasks(scores: ModelScores) -> list[dict[str, str]]:
     """The eval.yaml tasks of the card's figures that the revision's eval.yaml does not declare."""
-    return [{"id": f.task_id, **({} if f.row == AVERAGE else {"config": f.row})}
-            for f in figures(scores.card or {}) if not f.declared]
+    return [
+        {"id": f.task_id, **({} if f.row == AVERAGE else {"config": f.row})}
+        for f in figures(scores.card or {})
+        if not f.declared
+    ]
 
 
 def hub_files(scores: ModelScores) -> dict[str, str]:

@@ -45,22 +45,45 @@ Writer = Callable[[RunFiles], dict[str, str | bytes]]
 
 ITEMS_FILE = "items.parquet"
 #: The explorer's columns (scoring/item_measures.py `_explorer`), typed, so an empty file has them too.
-ITEMS_SCHEMA = pa.schema([
-    ("model", pa.string()), ("dataset", pa.string()), ("transformation", pa.string()), ("seed", pa.int64()),
-    ("split", pa.string()), ("item_id", pa.string()), ("field", pa.string()),
-    ("original_text", pa.string()), ("transformed_text", pa.string()), ("cosine", pa.float64()),
-    ("top10_changed", pa.bool_()), ("order_flipped", pa.bool_()), ("moved_most", pa.bool_()),
-    ("outcome_flipped", pa.bool_()), ("quality", pa.float64()), ("fluency", pa.float64()), ("with_errors", pa.bool_()),
-])
+ITEMS_SCHEMA = pa.schema(
+    [
+        ("model", pa.string()),
+        ("dataset", pa.string()),
+        ("transformation", pa.string()),
+        ("seed", pa.int64()),
+        ("split", pa.string()),
+        ("item_id", pa.string()),
+        ("field", pa.string()),
+        ("original_text", pa.string()),
+        ("transformed_text", pa.string()),
+        ("cosine", pa.float64()),
+        ("top10_changed", pa.bool_()),
+        ("order_flipped", pa.bool_()),
+        ("moved_most", pa.bool_()),
+        ("outcome_flipped", pa.bool_()),
+        ("quality", pa.float64()),
+        ("fluency", pa.float64()),
+        ("with_errors", pa.bool_()),
+    ]
+)
 
 OUTCOMES_FILE = "outcomes.parquet"
 #: Per item of every variant, what its main score is computed from (evaluators/outcomes.py): numbers in
 #: `gold`/`predicted`, labels and clusters in `gold_label`/`predicted_label` (the measure says which).
-OUTCOMES_SCHEMA = pa.schema([
-    ("dataset", pa.string()), ("transformation", pa.string()), ("seed", pa.int64()), ("subset", pa.string()),
-    ("item_id", pa.string()), ("measure", pa.string()), ("gold", pa.float64()), ("predicted", pa.float64()),
-    ("gold_label", pa.string()), ("predicted_label", pa.string()),
-])
+OUTCOMES_SCHEMA = pa.schema(
+    [
+        ("dataset", pa.string()),
+        ("transformation", pa.string()),
+        ("seed", pa.int64()),
+        ("subset", pa.string()),
+        ("item_id", pa.string()),
+        ("measure", pa.string()),
+        ("gold", pa.float64()),
+        ("predicted", pa.float64()),
+        ("gold_label", pa.string()),
+        ("predicted_label", pa.string()),
+    ]
+)
 
 #: Every output of a run, written in registration order.
 OUTPUTS: Registry[Writer] = Registry("output")
@@ -86,7 +109,9 @@ def mteb_files(run: RunFiles) -> dict[str, str | bytes]:
     folder = result_folder(Path("mteb"), model_id, revision).as_posix()
     meta = model_meta(model_id, revision, embed_dim=run.card["model"].get("embedding_dim"))
     files: dict[str, str | bytes] = {f"{folder}/model_meta.json": dumps(meta, what="mteb model_meta")}
-    files.update({f"{folder}/{name}.json": dumps(result, what=f"mteb result {name}") for name, result in run.mteb.items()})
+    files.update(
+        {f"{folder}/{name}.json": dumps(result, what=f"mteb result {name}") for name, result in run.mteb.items()}
+    )
     return files
 
 
@@ -112,12 +137,18 @@ def outcomes_parquet(run: RunFiles) -> dict[str, str | bytes]:
     for (dataset, transformation, seed), outcomes in sorted(run.outcomes.items(), key=lambda kv: _variant_order(kv[0])):
         n = len(outcomes.item)
         labels = outcomes.measure in LABEL_MEASURES
-        for name, values in (("dataset", [dataset] * n), ("transformation", [transformation] * n), ("seed", [seed] * n),
-                             ("subset", outcomes.subset), ("item_id", outcomes.item), ("measure", [outcomes.measure] * n),
-                             ("gold", [None] * n if labels else outcomes.gold),
-                             ("predicted", [None] * n if labels else outcomes.predicted),
-                             ("gold_label", outcomes.gold if labels else [None] * n),
-                             ("predicted_label", outcomes.predicted if labels else [None] * n)):
+        for name, values in (
+            ("dataset", [dataset] * n),
+            ("transformation", [transformation] * n),
+            ("seed", [seed] * n),
+            ("subset", outcomes.subset),
+            ("item_id", outcomes.item),
+            ("measure", [outcomes.measure] * n),
+            ("gold", [None] * n if labels else outcomes.gold),
+            ("predicted", [None] * n if labels else outcomes.predicted),
+            ("gold_label", outcomes.gold if labels else [None] * n),
+            ("predicted_label", outcomes.predicted if labels else [None] * n),
+        ):
             columns[name].extend(values)
     buffer = io.BytesIO()
     pq.write_table(pa.table(columns, schema=OUTCOMES_SCHEMA), buffer, compression="zstd")
@@ -129,9 +160,13 @@ def _variant_order(variant: tuple[str, str, int | None]) -> tuple[str, bool, str
     return dataset, transformation != "original", transformation, -1 if seed is None else seed
 
 
-def write_outputs(out: Path, card: Mapping[str, Any], mteb: Mapping[str, Mapping[str, Any]],
-                  items: Sequence[Mapping[str, Any]] = (),
-                  outcomes: Mapping[tuple[str, str, int | None], Outcomes] | None = None) -> list[Path]:
+def write_outputs(
+    out: Path,
+    card: Mapping[str, Any],
+    mteb: Mapping[str, Mapping[str, Any]],
+    items: Sequence[Mapping[str, Any]] = (),
+    outcomes: Mapping[tuple[str, str, int | None], Outcomes] | None = None,
+) -> list[Path]:
     """Every registered output of the run, rendered before the first is written; returns the paths written."""
     run = RunFiles(card, mteb, items, dict(outcomes or {}))
     files: dict[Path, str | bytes] = {}

@@ -48,16 +48,31 @@ def publish(part: ScorePart, folder: Path, earlier: Mapping[str, Any] | None = N
     timings[TIMING_TOTAL] += spent
     robustness = {u.dataset: u.corpus_robustness for u in units if u.corpus_robustness is not None}
     tasks = {unit.dataset: unit.task for unit in units}
-    subject = CardSubject(identity.model, identity.encode, {**identity.dataset, "datasets": [u.dataset for u in units]},
-                          PROTOCOLS.get(identity.protocol), identity.on_error, {**identity.selection, **identity.chosen},
-                          taxonomy, identity.package_versions)
-    card = build_card(subject, CardResults(
-        scores, timings, settings={u.dataset: u.settings for u in units if u.settings is not None},
-        error_policy=[entry for u in units for entry in u.error_policy], statistics=statistics,
-        flags=part.flags(precision_flags(identity.encode)),
-        corpus_robustness=section(robustness) if robustness else None, item_measures=item_measures,
-        mteb_tasks={name: task.get("mteb_task") for name, task in tasks.items()},
-        coverage=[c for u in units for c in u.coverage]))
+    subject = CardSubject(
+        identity.model,
+        identity.encode,
+        {**identity.dataset, "datasets": [u.dataset for u in units]},
+        PROTOCOLS.get(identity.protocol),
+        identity.on_error,
+        {**identity.selection, **identity.chosen},
+        taxonomy,
+        identity.package_versions,
+    )
+    card = build_card(
+        subject,
+        CardResults(
+            scores,
+            timings,
+            settings={u.dataset: u.settings for u in units if u.settings is not None},
+            error_policy=[entry for u in units for entry in u.error_policy],
+            statistics=statistics,
+            flags=part.flags(precision_flags(identity.encode)),
+            corpus_robustness=section(robustness) if robustness else None,
+            item_measures=item_measures,
+            mteb_tasks={name: task.get("mteb_task") for name, task in tasks.items()},
+            coverage=[c for u in units for c in u.coverage],
+        ),
+    )
     if earlier is not None and _says_the_same(earlier, card):
         card = {**card, **{key: earlier[key] for key in PER_CARD}}
     results = {variant: result for unit in units for variant, result in unit.results.items()}
@@ -72,7 +87,9 @@ def _says_the_same(earlier: Mapping[str, Any], card: Mapping[str, Any]) -> bool:
     if not all(key in earlier for key in PER_CARD):
         return False
     new = json.loads(dumps(card, what="result card"))
-    return {k: v for k, v in earlier.items() if k not in PER_CARD} == {k: v for k, v in new.items() if k not in PER_CARD}
+    return {k: v for k, v in earlier.items() if k not in PER_CARD} == {
+        k: v for k, v in new.items() if k not in PER_CARD
+    }
 
 
 def summary(card: Mapping[str, Any]) -> str:
@@ -83,7 +100,9 @@ def summary(card: Mapping[str, Any]) -> str:
     if agg["hteb_total"] is not None:
         line += f", HTEB {agg['hteb_total']:.2f}" + ("" if agg["delta"] is None else f" ({agg['delta']:+.2f})")
         if agg["hteb_datasets"] < agg["datasets"]:
-            line += f" on {agg['hteb_datasets']} of {agg['datasets']} datasets (all: original {agg['original_all']:.2f})"
+            line += (
+                f" on {agg['hteb_datasets']} of {agg['datasets']} datasets (all: original {agg['original_all']:.2f})"
+            )
     if agg["per_axis"].get("noise") is not None:  # beside the total, never in it
         noise = agg["axis_pairs"]["noise"]
         line += f"; Noise {noise['score']:.2f} ({noise['delta']:+.2f}, not in HTEB)"

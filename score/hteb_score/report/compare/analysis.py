@@ -50,17 +50,24 @@ def defined_scores(models: Sequence[ModelScores]) -> tuple[list[ModelScores], li
     that had any or whose card carries flags."""
     out, warnings = [], []
     for m in models:
-        kept = replace(m, original=_defined(m.original), hteb=_defined(m.hteb),
-                       transformations={t: _defined(c) for t, c in m.transformations.items()},
-                       axes={a: _defined(c) for a, c in m.axes.items()})
+        kept = replace(
+            m,
+            original=_defined(m.original),
+            hteb=_defined(m.hteb),
+            transformations={t: _defined(c) for t, c in m.transformations.items()},
+            axes={a: _defined(c) for a, c in m.axes.items()},
+        )
         dropped = sum(len(c) for c in (m.original, m.hteb, *m.transformations.values(), *m.axes.values())) - sum(
-            len(c) for c in (kept.original, kept.hteb, *kept.transformations.values(), *kept.axes.values()))
+            len(c) for c in (kept.original, kept.hteb, *kept.transformations.values(), *kept.axes.values())
+        )
         if dropped:
             warnings.append(f"{m.model}: {dropped} undefined score(s) (null or NaN) left out")
         flags = (m.card or {}).get("flags") or []
         if flags:
             codes = sorted({f["code"] for f in flags})
-            warnings.append(f"{m.model}: its card carries {len(flags)} flag(s) ({', '.join(codes)}); see its result_card.md")
+            warnings.append(
+                f"{m.model}: its card carries {len(flags)} flag(s) ({', '.join(codes)}); see its result_card.md"
+            )
         out.append(kept)
     return out, warnings
 
@@ -89,8 +96,9 @@ def _ranks(values: Mapping[str, float]) -> dict[str, int]:
     return {k: 1 + sum(v > values[k] for v in values.values()) for k in values}
 
 
-def leaderboard(views: Sequence[ModelScores], own: Sequence[ModelScores], basis: Basis,
-                chance: Mapping[str, str] | None = None) -> list[LeaderboardRow]:
+def leaderboard(
+    views: Sequence[ModelScores], own: Sequence[ModelScores], basis: Basis, chance: Mapping[str, str] | None = None
+) -> list[LeaderboardRow]:
     """Per model: its `figures` on the basis's `views` (Original, each axis with Noise's, the HTEB total),
     ranked, best on HTEB first; beside them its own figures (`own`: all it has, as its card says)
     where the basis is not already those. The `chance` rows (model -> label) are shown last without a rank
@@ -99,18 +107,37 @@ def leaderboard(views: Sequence[ModelScores], own: Sequence[ModelScores], basis:
     shown = {m.model: figures(m) for m in views}
     cards = {m.model: figures(m) for m in own}
     totals = {name: f.hteb for name, f in shown.items() if f.hteb is not None}
-    rank_original = {name: rank for name, rank in _ranks({n: f.original for n, f in shown.items()}).items()
-                     if name not in chance}
-    rank_hteb = {name: rank for name, rank in (_ranks(totals) if len(totals) == len(shown) else {}).items()
-                 if name not in chance}
-    rows = [LeaderboardRow(name, f.original, f.axes, f.hteb, rank_original.get(name), rank_hteb.get(name), figures=f,
-                           card=None if basis.views is own_views else cards[name], chance=chance.get(name))
-            for name, f in shown.items()]
+    rank_original = {
+        name: rank for name, rank in _ranks({n: f.original for n, f in shown.items()}).items() if name not in chance
+    }
+    rank_hteb = {
+        name: rank for name, rank in (_ranks(totals) if len(totals) == len(shown) else {}).items() if name not in chance
+    }
+    rows = [
+        LeaderboardRow(
+            name,
+            f.original,
+            f.axes,
+            f.hteb,
+            rank_original.get(name),
+            rank_hteb.get(name),
+            figures=f,
+            card=None if basis.views is own_views else cards[name],
+            chance=chance.get(name),
+        )
+        for name, f in shown.items()
+    ]
     return sorted(rows, key=lambda r: (r.chance is not None, r.rank_hteb or r.rank_original or 0, r.model))
 
 
-def lead(views: Sequence[ModelScores], board: Sequence[LeaderboardRow], taxonomy: Taxonomy, *,
-         ci_method: str = "walsh", seed: int = 0) -> Lead | None:
+def lead(
+    views: Sequence[ModelScores],
+    board: Sequence[LeaderboardRow],
+    taxonomy: Taxonomy,
+    *,
+    ci_method: str = "walsh",
+    seed: int = 0,
+) -> Lead | None:
     """Where no model has an HTEB total: the models ranked on the first axis beside the total that
     every one has (Noise), with the margin of the first over the next; None where a total is defined
     or no such axis is scored. Chance rows are no model of it (a model below one counts it in its rank)."""
@@ -121,19 +148,28 @@ def lead(views: Sequence[ModelScores], board: Sequence[LeaderboardRow], taxonomy
         return None
     ranks = _ranks({r.model: r.axes[axis] for r in board})
     models = [r for r in board if r.chance is None]
-    return build_lead(axis, {r.model: r.axes[axis] for r in models}, {r.model: r.axis_deltas[axis] for r in models},
-                      {r.model: r.original for r in models},
-                      {r.model: r.rank_original for r in models if r.rank_original is not None},
-                      {r.model: ranks[r.model] for r in models}, {m.model: m.axes.get(axis, {}) for m in views},
-                      lambda differences: paired_effect(differences, ci_method=ci_method, seed=seed))
+    return build_lead(
+        axis,
+        {r.model: r.axes[axis] for r in models},
+        {r.model: r.axis_deltas[axis] for r in models},
+        {r.model: r.original for r in models},
+        {r.model: r.rank_original for r in models if r.rank_original is not None},
+        {r.model: ranks[r.model] for r in models},
+        {m.model: m.axes.get(axis, {}) for m in views},
+        lambda differences: paired_effect(differences, ci_method=ci_method, seed=seed),
+    )
 
 
-def heatmap(views: Sequence[ModelScores], own: Sequence[ModelScores],
-            taxonomy: Taxonomy) -> tuple[list[str], dict[str, dict[str, HeatCell]]]:
+def heatmap(
+    views: Sequence[ModelScores], own: Sequence[ModelScores], taxonomy: Taxonomy
+) -> tuple[list[str], dict[str, dict[str, HeatCell]]]:
     """The heat map: every transformation any model has (failing those every axis, then the total),
     each cell the mean delta on the basis's scores beside the model's own (missing: None, kept)."""
-    names = ([t for t in taxonomy.transformations if any(m.transformations.get(t) for m in own)]
-             or [a for a in taxonomy.members if any(m.axes.get(a) for m in own)] or ([HTEB] if any(m.hteb for m in own) else []))
+    names = (
+        [t for t in taxonomy.transformations if any(m.transformations.get(t) for m in own)]
+        or [a for a in taxonomy.members if any(m.axes.get(a) for m in own)]
+        or ([HTEB] if any(m.hteb for m in own) else [])
+    )
     cells = {}
     for view, model in zip(views, own, strict=True):
         cells[model.model] = {n: HeatCell(*mean_delta(view, n), *mean_delta(model, n)) for n in names}
@@ -246,17 +282,21 @@ def compare(
     board = leaderboard(views, models, rule, chance)
     differ = [r.model for r in board if r.differs_from_card]
     if differ:
-        warnings.append(f"on the {rule.name} basis, the figures of {', '.join(differ)} differ from their cards' "
-                        "(both are shown)")
-    if rule.views is own_views and len({(r.figures.datasets, r.figures.variants) for r in board if r.figures is not None}) > 1:
-        warnings.append("on the own basis the models rest on different datasets or variants: the ranks compare "
-                        "different sets")
+        warnings.append(
+            f"on the {rule.name} basis, the figures of {', '.join(differ)} differ from their cards' (both are shown)"
+        )
+    if (
+        rule.views is own_views
+        and len({(r.figures.datasets, r.figures.variants) for r in board if r.figures is not None}) > 1
+    ):
+        warnings.append(
+            "on the own basis the models rest on different datasets or variants: the ranks compare different sets"
+        )
     headline = lead(views, board, taxonomy, ci_method=ci_method, seed=seed)
     if headline is not None:  # ranked by the axis the result leads with
         board = sorted(board, key=lambda r: (r.chance is not None, headline.ranks.get(r.model, 0), r.model))
     names, cells = heatmap(views, models, taxonomy)
-    rankings = pairwise_rankings(common, [*columns.axes, *columns.total], ci_method=ci_method, seed=seed,
-                                 chance=chance)
+    rankings = pairwise_rankings(common, [*columns.axes, *columns.total], ci_method=ci_method, seed=seed, chance=chance)
     across = [m for m in common if m.model not in chance]  # the statistics across models: no chance row
     return Comparison(
         models=list(models),
@@ -274,9 +314,9 @@ def compare(
         taxonomy=taxonomy,
         lead=headline,
         pairwise=rankings,
-        per_dataset=per_dataset_tests(common, {c: [(p.first, p.second) for p in r.all_pairs]
-                                               for c, r in rankings.items()},
-                                      datasets, seed=seed),
+        per_dataset=per_dataset_tests(
+            common, {c: [(p.first, p.second) for p in r.all_pairs] for c, r in rankings.items()}, datasets, seed=seed
+        ),
         coverage=coverage_rows((m.model, m.card) for m in models),
         coverage_stated=recorded(m.card for m in models),
     )

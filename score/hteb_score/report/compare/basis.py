@@ -35,7 +35,9 @@ class Basis:
         return {"name": self.name, "description": self.description}
 
 
-def _cells_all_have(models: Sequence[ModelScores], datasets: Sequence[str], column: Callable[[ModelScores], Mapping[str, float]]) -> list[str]:
+def _cells_all_have(
+    models: Sequence[ModelScores], datasets: Sequence[str], column: Callable[[ModelScores], Mapping[str, float]]
+) -> list[str]:
     return [d for d in datasets if all(d in column(m) for m in models)]
 
 
@@ -52,17 +54,23 @@ def common_views(models: Sequence[ModelScores], datasets: Sequence[str]) -> list
     has; axes and totals are recomputed from those (or, for inputs that give only axis or total
     scores, kept on the cells every model has)."""
     taxonomy = joined_taxonomy(models)
-    by_transformation = {t: _cells_all_have(models, datasets, _transformation_column(t)) for t in taxonomy.transformations}
+    by_transformation = {
+        t: _cells_all_have(models, datasets, _transformation_column(t)) for t in taxonomy.transformations
+    }
     derive = all(m.transformations for m in models)
     by_axis = {a: _cells_all_have(models, datasets, _axis_column(a)) for a in taxonomy.members}
     on_total = _cells_all_have(models, datasets, lambda m: m.hteb)
     views = []
     for m in models:
         transformations = {t: {d: m.transformations[t][d] for d in on} for t, on in by_transformation.items() if on}
-        axes = axis_columns(transformations, m.taxonomy) if derive else {a: {d: m.axes[a][d] for d in on}
-                                                             for a, on in by_axis.items() if on}
-        view = replace(m, original={d: m.original[d] for d in datasets}, transformations=transformations,
-                       axes=axes, hteb={})
+        axes = (
+            axis_columns(transformations, m.taxonomy)
+            if derive
+            else {a: {d: m.axes[a][d] for d in on} for a, on in by_axis.items() if on}
+        )
+        view = replace(
+            m, original={d: m.original[d] for d in datasets}, transformations=transformations, axes=axes, hteb={}
+        )
         view.fill_derived()
         if not view.hteb and not any(a in axes for a in m.taxonomy.paper_axes):
             view.hteb.update({d: m.hteb[d] for d in on_total})
@@ -75,10 +83,15 @@ def own_views(models: Sequence[ModelScores], datasets: Sequence[str]) -> list[Mo
     return list(models)
 
 
-BASES: Registry[Basis] = Registry("comparison basis", entries={
-    "common": Basis("common", "every model on the datasets x transformations all of them have", common_views),
-    "own": Basis("own", "every model on all it has (its card's figures); the ranks compare different sets", own_views),
-})
+BASES: Registry[Basis] = Registry(
+    "comparison basis",
+    entries={
+        "common": Basis("common", "every model on the datasets x transformations all of them have", common_views),
+        "own": Basis(
+            "own", "every model on all it has (its card's figures); the ranks compare different sets", own_views
+        ),
+    },
+)
 
 
 @dataclass(frozen=True)
@@ -106,22 +119,36 @@ class Figures:
 
     def numbers(self) -> dict[str, float | None]:
         """Every figure shown, by name (for comparing two `Figures`)."""
-        return {"original": self.original, "hteb": self.hteb, "delta": self.delta,
-                **{f"axis {a}": v for a, v in self.axes.items()},
-                **{f"axis delta {a}": v for a, v in self.axis_deltas.items()}}
+        return {
+            "original": self.original,
+            "hteb": self.hteb,
+            "delta": self.delta,
+            **{f"axis {a}": v for a, v in self.axes.items()},
+            **{f"axis delta {a}": v for a, v in self.axis_deltas.items()},
+        }
 
     def same_as(self, other: Figures) -> bool:
         mine, theirs = self.numbers(), other.numbers()
         if mine.keys() != theirs.keys():
             return False
-        return all((a is None and b is None) or (a is not None and b is not None and abs(a - b) < SAME)
-                   for a, b in ((mine[k], theirs[k]) for k in mine))
+        return all(
+            (a is None and b is None) or (a is not None and b is not None and abs(a - b) < SAME)
+            for a, b in ((mine[k], theirs[k]) for k in mine)
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"original": self.original, "axes": self.axes, "axis_originals": self.axis_originals,
-                "axis_deltas": self.axis_deltas, "axis_datasets": self.axis_datasets, "hteb": self.hteb,
-                "delta": self.delta, "datasets": self.datasets, "hteb_datasets": self.hteb_datasets,
-                "variants": self.variants}
+        return {
+            "original": self.original,
+            "axes": self.axes,
+            "axis_originals": self.axis_originals,
+            "axis_deltas": self.axis_deltas,
+            "axis_datasets": self.axis_datasets,
+            "hteb": self.hteb,
+            "delta": self.delta,
+            "datasets": self.datasets,
+            "hteb_datasets": self.hteb_datasets,
+            "variants": self.variants,
+        }
 
 
 def figures(model: ModelScores) -> Figures:
@@ -136,9 +163,16 @@ def figures(model: ModelScores) -> Figures:
     if original is None:
         raise ValueError(f"{model.model}: no Original score, so no figures")
     variants = sum(len(column) for column in model.transformations.values())
-    return Figures(original, {a: p.score for a, p in level.axes.items()},
-                   {a: p.original for a, p in level.axes.items()}, {a: p.datasets for a, p in level.axes.items()},
-                   hteb, level.datasets, on_total, variants)
+    return Figures(
+        original,
+        {a: p.score for a, p in level.axes.items()},
+        {a: p.original for a, p in level.axes.items()},
+        {a: p.datasets for a, p in level.axes.items()},
+        hteb,
+        level.datasets,
+        on_total,
+        variants,
+    )
 
 
 def mean_delta(model: ModelScores, name: str) -> tuple[float | None, int]:

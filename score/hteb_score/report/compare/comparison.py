@@ -27,9 +27,11 @@ from hteb_score.stats.reliability import SplitHalfResult
 
 SCHEMA_VERSION = "hteb.comparison/1"
 UNIT = "points (score x 100); delta = transformed - original"
-CHANCE_NOTE = ("chance: a null model beside the models (hteb:random, hteb:constant), the score of a model that knows "
-               "nothing; it takes no rank, and the lead, the effects across models, ranking stability and reliability "
-               "leave it out; model against model keeps it.")
+CHANCE_NOTE = (
+    "chance: a null model beside the models (hteb:random, hteb:constant), the score of a model that knows "
+    "nothing; it takes no rank, and the lead, the effects across models, ranking stability and reliability "
+    "leave it out; model against model keeps it."
+)
 
 
 @dataclass(frozen=True)
@@ -90,9 +92,15 @@ class LeaderboardRow:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "model": self.model, "original": self.original, "axes": self.axes, "axis_deltas": self.axis_deltas,
-            "hteb": self.hteb, "delta": self.delta, "rank_original": self.rank_original,
-            "rank_hteb": self.rank_hteb, "rank_change": self.rank_change,
+            "model": self.model,
+            "original": self.original,
+            "axes": self.axes,
+            "axis_deltas": self.axis_deltas,
+            "hteb": self.hteb,
+            "delta": self.delta,
+            "rank_original": self.rank_original,
+            "rank_hteb": self.rank_hteb,
+            "rank_change": self.rank_change,
             "coverage": None if self.figures is None else self.figures.to_json(),
             "card": None if self.card is None else self.card.to_json(),
             "differs_from_card": self.differs_from_card,
@@ -113,7 +121,8 @@ class HeatCell:
     @property
     def differs(self) -> bool:
         return (self.delta is None) != (self.own is None) or (
-            self.delta is not None and self.own is not None and abs(self.delta - self.own) >= SAME)
+            self.delta is not None and self.own is not None and abs(self.delta - self.own) >= SAME
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "differs": self.differs}
@@ -220,7 +229,7 @@ class Comparison:
         return {r.model: r.chance for r in self.leaderboard if r.chance is not None}
 
     def counted(self) -> str:
-        """"4 models", or "4 models and 2 chance rows" where chance rows stand beside them."""
+        """ "4 models", or "4 models and 2 chance rows" where chance rows stand beside them."""
         chance = len(self.chance)
         return count(len(self.models) - chance, "model") + (f" and {count(chance, 'chance row')}" if chance else "")
 
@@ -241,8 +250,10 @@ class Comparison:
             "unit": UNIT,
             "basis": self.basis.to_json(),
             "leaderboard": [r.to_json() for r in self.leaderboard],
-            "heatmap": {"columns": self.heatmap_columns,
-                        "cells": {m: {n: c.to_json() for n, c in row.items()} for m, row in self.heatmap.items()}},
+            "heatmap": {
+                "columns": self.heatmap_columns,
+                "cells": {m: {n: c.to_json() for n, c in row.items()} for m, row in self.heatmap.items()},
+            },
             "ranking_stability": {name: asdict(s) for name, s in self.ranking_stability.items()},
             "effects": self.effects,
             "reliability": self.reliability.to_json(),
@@ -267,8 +278,10 @@ class Comparison:
         ]
         if self.lead is not None:
             out += [f"**{self.lead.sentence(md_text)}**", ""]
-        out += [f"Basis (`--basis {self.basis.name}`): the leaderboard and the heat map rest on "
-                f"{self.basis.description}.", ""]
+        out += [
+            f"Basis (`--basis {self.basis.name}`): the leaderboard and the heat map rest on {self.basis.description}.",
+            "",
+        ]
         out += self._leaderboard_md() + self._heatmap_md() + pairwise_markdown(self.pairwise)
         out += per_dataset_markdown(self.per_dataset, ranked_label, md_text) + self._stability_md() + self._effects_md()
         out += self._reliability_md() + coverage_markdown(self.coverage, self.coverage_stated) + self._inputs_md()
@@ -285,30 +298,57 @@ class Comparison:
         paper = [a for a in axes if self.taxonomy.in_total(a)]
         beside = [a for a in axes if not self.taxonomy.in_total(a)]
         total, ranked = self.has_total, self.rank_column()
-        header = ["#", "Model", "Rank interval, group", "Original", *(f"{column_label(a)} (Δ)" for a in paper),
-                  *(["HTEB total", "Δ"] if total else []), *(f"{column_label(a)} (Δ)" for a in beside),
-                  *([f"Rank Original → {ranked}"] if ranked else []), "Rests on"]
+        header = [
+            "#",
+            "Model",
+            "Rank interval, group",
+            "Original",
+            *(f"{column_label(a)} (Δ)" for a in paper),
+            *(["HTEB total", "Δ"] if total else []),
+            *(f"{column_label(a)} (Δ)" for a in beside),
+            *([f"Rank Original → {ranked}"] if ranked else []),
+            "Rests on",
+        ]
         out = ["## Leaderboard", ""]
         if beside and total:
-            out += [f"{', '.join(map(column_label, beside))} is reported beside the HTEB total, not in it: "
-                    "the total is the mean of the paper's axes, comparable with the paper.", ""]
+            out += [
+                f"{', '.join(map(column_label, beside))} is reported beside the HTEB total, not in it: "
+                "the total is the mean of the paper's axes, comparable with the paper.",
+                "",
+            ]
         elif not total:
-            out += ["No HTEB total is defined (no axis of the paper was scored), so its columns are left out"
-                    + (f"; the models rank by {ranked}." if ranked else "; the models rank by Original."), ""]
-        out += ["Each axis Δ is against the Original of the datasets the axis was scored on"
-                + ("; the HTEB Δ against the Original of the datasets the total rests on" if total else "")
-                + ". \"card\": the model's own figure (all it has, as its card says) where it differs. "
-                f"Rank interval, group: on {ranked_label(self.rank_key())}, "
-                "model against model (below).", ""]
+            out += [
+                "No HTEB total is defined (no axis of the paper was scored), so its columns are left out"
+                + (f"; the models rank by {ranked}." if ranked else "; the models rank by Original."),
+                "",
+            ]
+        out += [
+            "Each axis Δ is against the Original of the datasets the axis was scored on"
+            + ("; the HTEB Δ against the Original of the datasets the total rests on" if total else "")
+            + '. "card": the model\'s own figure (all it has, as its card says) where it differs. '
+            f"Rank interval, group: on {ranked_label(self.rank_key())}, "
+            "model against model (below).",
+            "",
+        ]
         out += [md_row(header), md_row(["---"] * len(header))]
         for r in self.leaderboard:
             cells = {a: leaderboard_cell(r, a) for a in axes}
             name = md_text(row_name(r.model, r.chance)) + (" †" if r.differs_from_card else "")
-            out.append(md_row([str(self.rank(r) or "-"), name, self.rank_interval(r),
-                             figure_cell(r, "original"), *(cells[a] for a in paper),
-                             *([figure_cell(r, "hteb"), figure_cell(r, "delta", sign=True)] if total else []),
-                             *(cells[a] for a in beside), *([rank_cell(self.rank_change(r))] if ranked else []),
-                             coverage_cell(r)]))
+            out.append(
+                md_row(
+                    [
+                        str(self.rank(r) or "-"),
+                        name,
+                        self.rank_interval(r),
+                        figure_cell(r, "original"),
+                        *(cells[a] for a in paper),
+                        *([figure_cell(r, "hteb"), figure_cell(r, "delta", sign=True)] if total else []),
+                        *(cells[a] for a in beside),
+                        *([rank_cell(self.rank_change(r))] if ranked else []),
+                        coverage_cell(r),
+                    ]
+                )
+            )
         if any(r.differs_from_card for r in self.leaderboard):
             out += ["", "† a figure differs from the model's card (the card's is given beside it)."]
         if self.chance:
@@ -319,15 +359,23 @@ class Comparison:
         """The heat map's cells as a table: every transformation any model has, missing cells as `-`."""
         if not self.heatmap_columns:
             return []
-        out = ["", "## Mean delta per transformation (the heat map)", "",
-               "Per model, the mean over datasets of (transformed - Original), on the basis above; "
-               "\"card\" beside a cell: the model's own figure where it differs; - : no score.", "",
-               md_row(["Model", *(md_text(column_label(n)) for n in self.heatmap_columns)]),
-               md_row(["---"] * (1 + len(self.heatmap_columns)))]
+        out = [
+            "",
+            "## Mean delta per transformation (the heat map)",
+            "",
+            "Per model, the mean over datasets of (transformed - Original), on the basis above; "
+            '"card" beside a cell: the model\'s own figure where it differs; - : no score.',
+            "",
+            md_row(["Model", *(md_text(column_label(n)) for n in self.heatmap_columns)]),
+            md_row(["---"] * (1 + len(self.heatmap_columns))),
+        ]
         chance = self.chance
         for model, row in self.heatmap.items():
-            out.append(md_row([md_text(row_name(model, chance.get(model))),
-                               *(heat_cell(row[n]) for n in self.heatmap_columns)]))
+            out.append(
+                md_row(
+                    [md_text(row_name(model, chance.get(model))), *(heat_cell(row[n]) for n in self.heatmap_columns)]
+                )
+            )
         return out
 
     def _stability_md(self) -> list[str]:
@@ -372,8 +420,19 @@ class Comparison:
                 abs_delta = pooled if pooled is not None else e["median_abs_delta"]
                 ci = confidence_interval(e)
                 shift, p_holm = number(e["hl_shift"], sign=True), p_value(e["p_holm"])
-                out.append(md_row([md_text(family), md_text(column_label(name)), shift, ci, p_holm, number(abs_delta),
-                                 str(e["n_datasets"])]))
+                out.append(
+                    md_row(
+                        [
+                            md_text(family),
+                            md_text(column_label(name)),
+                            shift,
+                            ci,
+                            p_holm,
+                            number(abs_delta),
+                            str(e["n_datasets"]),
+                        ]
+                    )
+                )
         return out
 
     def _reliability_md(self) -> list[str]:
@@ -425,8 +484,11 @@ def leaderboard_cell(row: LeaderboardRow, axis: str) -> str:
         return "-"
     shown = f"{number(row.axes[axis])} ({number(row.axis_deltas[axis], sign=True)})"
     card = row.card
-    if card is None or (axis in card.axes and abs(card.axes[axis] - row.axes[axis]) < SAME
-                        and abs(card.axis_deltas[axis] - row.axis_deltas[axis]) < SAME):
+    if card is None or (
+        axis in card.axes
+        and abs(card.axes[axis] - row.axes[axis]) < SAME
+        and abs(card.axis_deltas[axis] - row.axis_deltas[axis]) < SAME
+    ):
         return shown
     if axis not in card.axes:
         return f"{shown} (card -)"
@@ -455,4 +517,3 @@ def coverage_cell(row: LeaderboardRow) -> str:
 def heat_cell(cell: HeatCell) -> str:
     shown = number(cell.delta, sign=True)
     return f"{shown} (card {number(cell.own, sign=True)})" if cell.differs else shown
-

@@ -25,8 +25,11 @@ def figures(comparison: Comparison) -> dict[str, bytes]:
     """The PNG plots that apply: axis dumbbell always, the heat map when a model has a column
     beyond Original, drift vs judge quality when an input carries rated drift items."""
     basis = f"basis: {comparison.basis.description}"
-    drawn = {"axis_dumbbell.png": plots.axis_dumbbell(comparison.leaderboard, comparison.leaderboard_axes(),
-                                                        comparison.taxonomy, title=basis)}
+    drawn = {
+        "axis_dumbbell.png": plots.axis_dumbbell(
+            comparison.leaderboard, comparison.leaderboard_axes(), comparison.taxonomy, title=basis
+        )
+    }
     if comparison.heatmap_columns:
         order, grid = comparison.heatmap_grid()
         drawn["delta_heatmap.png"] = plots.delta_heatmap(order, comparison.heatmap_columns, grid, title=basis)
@@ -53,9 +56,12 @@ def save(comparison: Comparison, out_dir: Path) -> list[str]:
     `out_dir` (created), each atomically and only once all of them are rendered; return what was
     written (files, and model-index folders as `model_index/<model>/`)."""
     result, markdown, pngs = comparison.to_json(), comparison.to_markdown(), figures(comparison)
-    files = {"comparison.json": dumps(result, what="comparison").encode("utf-8"),
-             "comparison.md": markdown.encode("utf-8"),
-             "report.html": html_report.render(comparison, pngs).encode("utf-8"), **pngs}
+    files = {
+        "comparison.json": dumps(result, what="comparison").encode("utf-8"),
+        "comparison.md": markdown.encode("utf-8"),
+        "report.html": html_report.render(comparison, pngs).encode("utf-8"),
+        **pngs,
+    }
     files.update({path: text.encode("utf-8") for path, text in model_index(comparison).items()})
     out_dir.mkdir(parents=True, exist_ok=True)
     for path, data in files.items():
@@ -78,5 +84,7 @@ def model_folders(models: list[str]) -> dict[str, str]:
     """
     slugs = {model: _slug(model) for model in models}
     taken = Counter(slug.lower() for slug in slugs.values())
-    return {model: slug if taken[slug.lower()] == 1 else f"{slug}-{hashlib.sha256(model.encode()).hexdigest()[:8]}"
-            for model, slug in slugs.items()}
+    return {
+        model: slug if taken[slug.lower()] == 1 else f"{slug}-{hashlib.sha256(model.encode()).hexdigest()[:8]}"
+        for model, slug in slugs.items()
+    }

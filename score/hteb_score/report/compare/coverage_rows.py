@@ -21,6 +21,7 @@ from hteb_contract.common.escape import md_text
 from hteb_contract.taxonomy import recorded_in
 from hteb_score.report.formatting import md_row
 
+
 @dataclass(frozen=True)
 class CoverageRow:
     """One variant's coverage, as the cards of `models` state it."""
@@ -41,16 +42,29 @@ class CoverageRow:
         return f"{self.subsets_scored} of {self.subsets_total}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"dataset": self.dataset, "transformation": self.transformation, "seed": self.seed,
-                "subsets_scored": self.subsets_scored, "subsets_total": self.subsets_total,
-                "changed_share": self.changed_share, "flagged_unchanged": self.flagged_unchanged,
-                "left_out": list(self.left_out), "models": list(self.models)}
+        return {
+            "dataset": self.dataset,
+            "transformation": self.transformation,
+            "seed": self.seed,
+            "subsets_scored": self.subsets_scored,
+            "subsets_total": self.subsets_total,
+            "changed_share": self.changed_share,
+            "flagged_unchanged": self.flagged_unchanged,
+            "left_out": list(self.left_out),
+            "models": list(self.models),
+        }
 
     def cells(self) -> list[str]:
         """The Markdown row: dataset, variant, subsets, texts changed, left out, models."""
         changed = f"{self.changed_share:.0%}" + (" **mostly unchanged**" if self.flagged_unchanged else "")
-        return [md_text(self.dataset), md_text(f"{self.transformation} seed {self.seed}"), self.subsets, changed,
-                md_text(", ".join(self.left_out) or "-"), md_text(", ".join(self.models))]
+        return [
+            md_text(self.dataset),
+            md_text(f"{self.transformation} seed {self.seed}"),
+            self.subsets,
+            changed,
+            md_text(", ".join(self.left_out) or "-"),
+            md_text(", ".join(self.models)),
+        ]
 
 
 def coverage_rows(cards: Iterable[tuple[str, Mapping[str, Any] | None]], every: bool = False) -> list[CoverageRow]:
@@ -63,10 +77,18 @@ def coverage_rows(cards: Iterable[tuple[str, Mapping[str, Any] | None]], every: 
             noise = entry["transformation"] in rules
             if not (every or noise or entry["left_out"] or entry["flagged_unchanged"]):
                 continue
-            row = CoverageRow(entry["dataset"], entry["transformation"], entry["seed"], entry["subsets_scored"],
-                              entry["subsets_total"], entry["changed_share"], entry["flagged_unchanged"],
-                              tuple(e["subset"] for e in entry["left_out"]), (),
-                              tuple(e["reason"] for e in entry["left_out"]))
+            row = CoverageRow(
+                entry["dataset"],
+                entry["transformation"],
+                entry["seed"],
+                entry["subsets_scored"],
+                entry["subsets_total"],
+                entry["changed_share"],
+                entry["flagged_unchanged"],
+                tuple(e["subset"] for e in entry["left_out"]),
+                (),
+                tuple(e["reason"] for e in entry["left_out"]),
+            )
             found.setdefault(row, []).append(model)
     return [replace(row, models=tuple(models)) for row, models in found.items()]
 
@@ -84,8 +106,11 @@ def markdown(rows: Sequence[CoverageRow], stated: bool) -> list[str]:
     if not stated:
         return []
     out = ["", "## What each figure rests on", ""]
-    out += ["Every Noise variant, and any other variant that left subsets out or whose texts are mostly unchanged "
-            "(an unchanged text scores as the Original): the subsets its dataset figure averages.", ""]
+    out += [
+        "Every Noise variant, and any other variant that left subsets out or whose texts are mostly unchanged "
+        "(an unchanged text scores as the Original): the subsets its dataset figure averages.",
+        "",
+    ]
     if not rows:
         return out + ["No such variant: every figure rests on all its subsets."]
     return out + [md_row(HEADER), "|---" * len(HEADER) + "|", *(md_row(row.cells()) for row in rows)]

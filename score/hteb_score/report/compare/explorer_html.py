@@ -16,9 +16,19 @@ from hteb_score.scoring.model_scores import ModelScores
 #: The page's bound: per model and transformation, this many moved-most items and this many flipped ones.
 HTML_TOP_N = 10
 
-HEADER = (("Model", "text"), ("Transformation", "text"), ("Dataset", "text"), ("Seed", "number"),
-          ("Cosine", "number"), ("Shown because", "text"), ("Judge quality", "number"), ("Fluency", "number"),
-          ("Errors kept", "text"), ("Original text", "text"), ("Transformed text", "text"))
+HEADER = (
+    ("Model", "text"),
+    ("Transformation", "text"),
+    ("Dataset", "text"),
+    ("Seed", "number"),
+    ("Cosine", "number"),
+    ("Shown because", "text"),
+    ("Judge quality", "number"),
+    ("Fluency", "number"),
+    ("Errors kept", "text"),
+    ("Original text", "text"),
+    ("Transformed text", "text"),
+)
 
 
 def chosen(items: Sequence[Mapping[str, Any]], top_n: int = HTML_TOP_N) -> list[Mapping[str, Any]]:
@@ -55,11 +65,19 @@ def _num(value: float | None, digits: int) -> str:
 
 
 def _row(model: str, row: Mapping[str, Any]) -> str:
-    cells = [_td(model, model, "text"), _td(row["transformation"], row["transformation"], "text"),
-             _td(row["dataset"], row["dataset"], "text"), _td(str(row["seed"]), row["seed"]),
-             _num(row["cosine"], 3), _td(_why(row), _why(row), "text"), _num(row.get("quality"), 2),
-             _num(row.get("fluency"), 2), _td("yes" if row.get("with_errors") else "no", None, "text"),
-             _td(row["original_text"], None, "item"), _td(row["transformed_text"], None, "item")]
+    cells = [
+        _td(model, model, "text"),
+        _td(row["transformation"], row["transformation"], "text"),
+        _td(row["dataset"], row["dataset"], "text"),
+        _td(str(row["seed"]), row["seed"]),
+        _num(row["cosine"], 3),
+        _td(_why(row), _why(row), "text"),
+        _num(row.get("quality"), 2),
+        _num(row.get("fluency"), 2),
+        _td("yes" if row.get("with_errors") else "no", None, "text"),
+        _td(row["original_text"], None, "item"),
+        _td(row["transformed_text"], None, "item"),
+    ]
     return f"<tr>{''.join(cells)}</tr>"
 
 
@@ -68,14 +86,17 @@ def section(models: Sequence[ModelScores]) -> list[str]:
     rows = [_row(m.model, r) for m in models if m.items for r in chosen(m.items)]
     if not rows:
         return []
-    head = "".join(f'<th data-type="{kind}"><button type="button">{html_text(label)}</button></th>'
-                   for label, kind in HEADER)
-    return ["<h2>Item explorer</h2>",
-            f'<p class="note">Per model and transformation, the {HTML_TOP_N} items whose embedding moved most (lowest '
-            f"cosine between the original and the transformed text) and the {HTML_TOP_N} lowest-cosine items whose "
-            "task outcome flipped (a retrieval query's top-10 documents changed; a pair left its half of the "
-            "predicted similarity order). All of each run's explorer items are in its items.parquet.</p>",
-            '<input type="search" id="explorer-search" placeholder="Filter: words in any cell" '
-            'aria-label="Filter the item explorer">',
-            f'<div class="scroll"><table id="explorer" class="sortable">\n<thead><tr>{head}</tr></thead>\n'
-            "<tbody>\n" + "\n".join(rows) + "\n</tbody>\n</table></div>"]
+    head = "".join(
+        f'<th data-type="{kind}"><button type="button">{html_text(label)}</button></th>' for label, kind in HEADER
+    )
+    return [
+        "<h2>Item explorer</h2>",
+        f'<p class="note">Per model and transformation, the {HTML_TOP_N} items whose embedding moved most (lowest '
+        f"cosine between the original and the transformed text) and the {HTML_TOP_N} lowest-cosine items whose "
+        "task outcome flipped (a retrieval query's top-10 documents changed; a pair left its half of the "
+        "predicted similarity order). All of each run's explorer items are in its items.parquet.</p>",
+        '<input type="search" id="explorer-search" placeholder="Filter: words in any cell" '
+        'aria-label="Filter the item explorer">',
+        f'<div class="scroll"><table id="explorer" class="sortable">\n<thead><tr>{head}</tr></thead>\n'
+        "<tbody>\n" + "\n".join(rows) + "\n</tbody>\n</table></div>",
+    ]

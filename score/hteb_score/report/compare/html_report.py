@@ -25,7 +25,14 @@ from hteb_score.report.compare.basis import SAME
 from hteb_score.report.compare import explorer_html
 from hteb_score.report.compare.chance import row_name
 from hteb_score.report.compare.comparison import (
-    CHANCE_NOTE, Comparison, LeaderboardRow, Stability, coverage_cell, figure_cell, heat_cell)
+    CHANCE_NOTE,
+    Comparison,
+    LeaderboardRow,
+    Stability,
+    coverage_cell,
+    figure_cell,
+    heat_cell,
+)
 from hteb_score.report.rendering import page
 from hteb_score.report.formatting import column_label, confidence_interval, count, number, p_value
 from hteb_score.report.compare.pairwise import ALPHA, groups_sentence
@@ -54,15 +61,26 @@ def render(comparison: Comparison, figures: Mapping[str, bytes]) -> str:
     """The page (templates/report.html.j2): summary and warnings, leaderboard, model against model, plots,
     effects, stability, reliability, the item explorer, inputs and protocol."""
     lines = "\n".join  # a section: its elements, one a line
-    return page("report.html.j2", title=TITLE, scripts=SCRIPTS, styles=STYLES, images=True,
-                headline=lines(_headline(comparison)),
-                counted=f"{comparison.counted()}, {count(len(comparison.datasets), 'dataset')}",
-                notices=lines(_notices(comparison.warnings)), leaderboard=lines(_leaderboard(comparison)),
-                pairwise=lines(_pairwise(comparison)), figures=lines(_figures(figures)),
-                effects=lines(_effects(comparison)), stability=lines(_stability(comparison)),
-                reliability=lines(_reliability(comparison)), coverage=lines(_coverage(comparison)),
-                explorer=lines(explorer_html.section(comparison.models)), inputs=lines(_inputs(comparison)),
-                protocol=lines(_protocol(comparison)))
+    return page(
+        "report.html.j2",
+        title=TITLE,
+        scripts=SCRIPTS,
+        styles=STYLES,
+        images=True,
+        headline=lines(_headline(comparison)),
+        counted=f"{comparison.counted()}, {count(len(comparison.datasets), 'dataset')}",
+        notices=lines(_notices(comparison.warnings)),
+        leaderboard=lines(_leaderboard(comparison)),
+        pairwise=lines(_pairwise(comparison)),
+        figures=lines(_figures(figures)),
+        effects=lines(_effects(comparison)),
+        stability=lines(_stability(comparison)),
+        reliability=lines(_reliability(comparison)),
+        coverage=lines(_coverage(comparison)),
+        explorer=lines(explorer_html.section(comparison.models)),
+        inputs=lines(_inputs(comparison)),
+        protocol=lines(_protocol(comparison)),
+    )
 
 
 def _headline(c: Comparison) -> list[str]:
@@ -73,13 +91,17 @@ def _headline(c: Comparison) -> list[str]:
     ranked = [r for r in c.leaderboard if r.rank_hteb == 1]
     if ranked:
         r = ranked[0]
-        return [f'<p class="headline"><strong>{html_text(r.model)}</strong> ranks first under HTEB: '
-                f"{number(r.hteb)} ({number(r.delta, sign=True)} from its Original {number(r.original)}).</p>"]
+        return [
+            f'<p class="headline"><strong>{html_text(r.model)}</strong> ranks first under HTEB: '
+            f"{number(r.hteb)} ({number(r.delta, sign=True)} from its Original {number(r.original)}).</p>"
+        ]
     first = [r for r in c.leaderboard if r.rank_original == 1]
     if not first:
         return []
-    return [f'<p class="headline">No HTEB total is defined; <strong>{html_text(first[0].model)}</strong> ranks '
-            f"first on Original: {number(first[0].original)}.</p>"]
+    return [
+        f'<p class="headline">No HTEB total is defined; <strong>{html_text(first[0].model)}</strong> ranks '
+        f"first on Original: {number(first[0].original)}.</p>"
+    ]
 
 
 def _notices(warnings: Sequence[str]) -> list[str]:
@@ -87,8 +109,10 @@ def _notices(warnings: Sequence[str]) -> list[str]:
     if not warnings:
         return []
     items = "".join(f"<li>{html_text(w)}</li>" for w in warnings)
-    return [f'<details class="notices" id="notices"><summary>{count(len(warnings), "notice")} about the inputs '
-            f"(open to read)</summary><ul>{items}</ul></details>"]
+    return [
+        f'<details class="notices" id="notices"><summary>{count(len(warnings), "notice")} about the inputs '
+        f"(open to read)</summary><ul>{items}</ul></details>"
+    ]
 
 
 def significance_mark(p_holm: float | None) -> str:
@@ -109,47 +133,74 @@ def _leaderboard(c: Comparison) -> list[str]:
     def axis_headers(axes: list[str]) -> list[tuple[str, str]]:
         return [h for a in axes for h in ((column_label(a), "number"), (f"{column_label(a)} Δ", "number"))]
 
-    header = [(f"{ranked} rank" if ranked else "Rank", "number"), ("Model", "text"), ("Rank interval, group", "text"),
-              ("Original", "number"),
-              *axis_headers(paper), *([("HTEB total", "number"), ("Δ", "number")] if total else []),
-              *axis_headers(beside), ("Original rank", "number"), *([("Rank change", "number")] if ranked else []),
-              ("Rests on", "text")]
+    header = [
+        (f"{ranked} rank" if ranked else "Rank", "number"),
+        ("Model", "text"),
+        ("Rank interval, group", "text"),
+        ("Original", "number"),
+        *axis_headers(paper),
+        *([("HTEB total", "number"), ("Δ", "number")] if total else []),
+        *axis_headers(beside),
+        ("Original rank", "number"),
+        *([("Rank change", "number")] if ranked else []),
+        ("Rests on", "text"),
+    ]
     rows = []
     for r in c.leaderboard:
-        axis_cells = {a: [_num(r.axes.get(a), _axis_part(r, a, 0)), _delta(r.axis_deltas.get(a), _axis_part(r, a, 1))]
-                      for a in axes}
+        axis_cells = {
+            a: [_num(r.axes.get(a), _axis_part(r, a, 0)), _delta(r.axis_deltas.get(a), _axis_part(r, a, 1))]
+            for a in axes
+        }
         ranks = c.rank_change(r)
         place = None if ranked is None else (None if ranks is None else ranks[1])
         change = None if ranks is None else ranks[0] - ranks[1]
         original_rank = _num(r.rank_original, str(r.rank_original or "-"))
-        rows.append([_num(place, str(place or "-")) if ranked else original_rank,
-                     _text(row_name(r.model, r.chance) + (" †" if r.differs_from_card else "")),
-                     _text(c.rank_interval(r)),
-                     _num(r.original, figure_cell(r, "original")), *(cell for a in paper for cell in axis_cells[a]),
-                     *([_num(r.hteb, figure_cell(r, "hteb")), _delta(r.delta, figure_cell(r, "delta", sign=True))]
-                       if total else []),
-                     *(cell for a in beside for cell in axis_cells[a]), original_rank,
-                     *([_num(change, "-" if change is None else f"{change:+d}")] if ranked else []),
-                     _text(coverage_cell(r))])
-    note = (f"Basis (--basis {html_text(c.basis.name)}): {html_text(c.basis.description)}. Means over datasets; "
-            "each axis Δ is against the Original of the datasets the axis was scored on"
-            + (", the HTEB Δ against the Original of the datasets the total rests on" if total else "")
-            + (f"; rank 1 = best, rank change positive = moved up under {html_text(ranked)}." if ranked
-               else "; rank 1 = best."))
+        rows.append(
+            [
+                _num(place, str(place or "-")) if ranked else original_rank,
+                _text(row_name(r.model, r.chance) + (" †" if r.differs_from_card else "")),
+                _text(c.rank_interval(r)),
+                _num(r.original, figure_cell(r, "original")),
+                *(cell for a in paper for cell in axis_cells[a]),
+                *(
+                    [_num(r.hteb, figure_cell(r, "hteb")), _delta(r.delta, figure_cell(r, "delta", sign=True))]
+                    if total
+                    else []
+                ),
+                *(cell for a in beside for cell in axis_cells[a]),
+                original_rank,
+                *([_num(change, "-" if change is None else f"{change:+d}")] if ranked else []),
+                _text(coverage_cell(r)),
+            ]
+        )
+    note = (
+        f"Basis (--basis {html_text(c.basis.name)}): {html_text(c.basis.description)}. Means over datasets; "
+        "each axis Δ is against the Original of the datasets the axis was scored on"
+        + (", the HTEB Δ against the Original of the datasets the total rests on" if total else "")
+        + (
+            f"; rank 1 = best, rank change positive = moved up under {html_text(ranked)}."
+            if ranked
+            else "; rank 1 = best."
+        )
+    )
     if not total:
-        note += (" No HTEB total is defined (no axis of the paper was scored): its columns are left out"
-                 + (f" and the models rank by {html_text(ranked)}." if ranked else "."))
-    note += (f" Rank interval, group: on {html_text(ranked_label(c.rank_key()))}, the ranks a model can take and its "
-             "letters, model against model (below).")
+        note += " No HTEB total is defined (no axis of the paper was scored): its columns are left out" + (
+            f" and the models rank by {html_text(ranked)}." if ranked else "."
+        )
+    note += (
+        f" Rank interval, group: on {html_text(ranked_label(c.rank_key()))}, the ranks a model can take and its "
+        "letters, model against model (below)."
+    )
     if any(r.differs_from_card for r in c.leaderboard):
         note += " † a figure differs from the model's card: the card's is given beside it."
     if c.chance:
         note += " " + html_text(CHANCE_NOTE)
     if beside and total:
-        note += (f" {html_text(', '.join(map(column_label, beside)))} is reported beside the HTEB total, not in it: "
-                 "the total is the mean of the paper's axes, comparable with the paper.")
-    return ["<h2>Leaderboard</h2>", f'<p class="note">{note}</p>', _table("leaderboard", header, rows),
-            *_heatmap(c)]
+        note += (
+            f" {html_text(', '.join(map(column_label, beside)))} is reported beside the HTEB total, not in it: "
+            "the total is the mean of the paper's axes, comparable with the paper."
+        )
+    return ["<h2>Leaderboard</h2>", f'<p class="note">{note}</p>', _table("leaderboard", header, rows), *_heatmap(c)]
 
 
 def _pairwise(c: Comparison) -> list[str]:
@@ -158,24 +209,44 @@ def _pairwise(c: Comparison) -> list[str]:
     if not rankings or not next(iter(rankings.values())).all_pairs:
         return []
     names = list(rankings)
-    out = ["<h2>Model against model</h2>",
-           '<p class="note">Per pair of models and column, the per-dataset difference (first minus second) over the '
-           "datasets every model has: HL shift with its 95% CI, Wilcoxon p, corrected over the pairs by Shaffer's "
-           f"step-down; separated: Shaffer p &lt; {ALPHA}. A cell reads rank [interval] groups: the point rank by "
-           "the mean, the ranks the model can take given the separated pairs (family-wise 95%), and its letters: "
-           "models sharing a letter cannot be told apart.</p>", "<ul>",
-           *(f"<li>{html_text(groups_sentence(rankings[n]))}</li>" for n in names), "</ul>"]
+    out = [
+        "<h2>Model against model</h2>",
+        '<p class="note">Per pair of models and column, the per-dataset difference (first minus second) over the '
+        "datasets every model has: HL shift with its 95% CI, Wilcoxon p, corrected over the pairs by Shaffer's "
+        f"step-down; separated: Shaffer p &lt; {ALPHA}. A cell reads rank [interval] groups: the point rank by "
+        "the mean, the ranks the model can take given the separated pairs (family-wise 95%), and its letters: "
+        "models sharing a letter cannot be told apart.</p>",
+        "<ul>",
+        *(f"<li>{html_text(groups_sentence(rankings[n]))}</li>" for n in names),
+        "</ul>",
+    ]
     header = [("Model", "text"), *((ranked_label(n), "text") for n in names)]
     rows = [[_text(m), *(_text(rankings[n].cell(m)) for n in names)] for m in next(iter(rankings.values())).order]
     out.append(_table("pairwise-ranks", header, rows))
-    pair_header = [("First", "text"), ("Second", "text"), ("HL shift", "number"), ("95% CI", "number"),
-                   ("p", "number"), ("p (Shaffer)", "number"), ("Separated", "text"), ("Datasets", "number")]
+    pair_header = [
+        ("First", "text"),
+        ("Second", "text"),
+        ("HL shift", "number"),
+        ("95% CI", "number"),
+        ("p", "number"),
+        ("p (Shaffer)", "number"),
+        ("Separated", "text"),
+        ("Datasets", "number"),
+    ]
     for name in names:
-        pairs = [[_text(p.first), _text(p.second), _delta(p.effect["hl_shift"]),
-                  _num(p.effect["ci_low"], confidence_interval(p.effect)),
-                  _num(p.effect["p_value"], p_value(p.effect["p_value"])),
-                  _num(p.effect["p_shaffer"], p_value(p.effect["p_shaffer"])), _text("yes" if p.separated else "no"),
-                  _num(p.effect["n_datasets"], str(p.effect["n_datasets"]))] for p in rankings[name].all_pairs]
+        pairs = [
+            [
+                _text(p.first),
+                _text(p.second),
+                _delta(p.effect["hl_shift"]),
+                _num(p.effect["ci_low"], confidence_interval(p.effect)),
+                _num(p.effect["p_value"], p_value(p.effect["p_value"])),
+                _num(p.effect["p_shaffer"], p_value(p.effect["p_shaffer"])),
+                _text("yes" if p.separated else "no"),
+                _num(p.effect["n_datasets"], str(p.effect["n_datasets"])),
+            ]
+            for p in rankings[name].all_pairs
+        ]
         out += [f"<h3>{html_text(ranked_label(name))}: pairs</h3>", _table(f"pairs-{name}", pair_header, pairs)]
     return out
 
@@ -200,10 +271,17 @@ def _heatmap(c: Comparison) -> list[str]:
         return []
     header = [("Model", "text"), *((column_label(n), "number") for n in c.heatmap_columns)]
     chance = c.chance
-    rows = [[_text(row_name(model, chance.get(model))),
-             *(_delta(row[n].delta, heat_cell(row[n])) for n in c.heatmap_columns)] for model, row in c.heatmap.items()]
-    note = ("The heat map's cells: per model, the mean over datasets of (transformed - Original) on the basis above; "
-            "\"card\": the model's own figure where it differs; - : no score.")
+    rows = [
+        [
+            _text(row_name(model, chance.get(model))),
+            *(_delta(row[n].delta, heat_cell(row[n])) for n in c.heatmap_columns),
+        ]
+        for model, row in c.heatmap.items()
+    ]
+    note = (
+        "The heat map's cells: per model, the mean over datasets of (transformed - Original) on the basis above; "
+        '"card": the model\'s own figure where it differs; - : no score.'
+    )
     return ["<h3>Mean delta per transformation</h3>", f'<p class="note">{note}</p>', _table("heatmap", header, rows)]
 
 
@@ -215,9 +293,11 @@ def _figures(figures: Mapping[str, bytes]) -> list[str]:
         caption = html_text(FIGURE_CAPTIONS.get(name, name))
         data = base64.b64encode(png).decode("ascii")
         width, height = (round(side * CSS_DPI / DPI) for side in _png_size(png))
-        out.append(f'<figure><div class="scroll"><img src="data:image/png;base64,{data}" alt="{caption}" '
-                   f'width="{width}" height="{height}"></div>'
-                   f"<figcaption>{caption} ({html_text(name)})</figcaption></figure>")
+        out.append(
+            f'<figure><div class="scroll"><img src="data:image/png;base64,{data}" alt="{caption}" '
+            f'width="{width}" height="{height}"></div>'
+            f"<figcaption>{caption} ({html_text(name)})</figcaption></figure>"
+        )
     return out
 
 
@@ -237,8 +317,15 @@ def _effects(c: Comparison) -> list[str]:
         f'<p class="note">Significance marks: {marks}; no mark: not significant at 0.05 after Holm '
         "correction, or undefined (-).</p>",
     ]
-    header = [("Transformation / axis", "text"), ("HL shift", "number"), ("95% CI", "number"),
-              ("p (Holm)", "number"), ("Sig.", "text"), ("Median |Δ|", "number"), ("Datasets", "number")]
+    header = [
+        ("Transformation / axis", "text"),
+        ("HL shift", "number"),
+        ("95% CI", "number"),
+        ("p (Holm)", "number"),
+        ("Sig.", "text"),
+        ("Median |Δ|", "number"),
+        ("Datasets", "number"),
+    ]
     titles = {"transformations": "Per transformation", "axes": "Per axis", "total": "HTEB total"}
     for family, effects in c.effects.items():
         if not effects:
@@ -250,22 +337,36 @@ def _effects(c: Comparison) -> list[str]:
             ci = confidence_interval(e)
             mark = significance_mark(e["p_holm"])
             label = column_label(name) + (f" (undefined: {e['undefined']})" if e.get("undefined") else "")
-            rows.append([
-                _text(label), _delta(e["hl_shift"]), _num(e["ci_low"], ci), _num(e["p_holm"], p_value(e["p_holm"])),
-                _cell(mark, mark or None, "sig"), _num(abs_delta, number(abs_delta)),
-                _num(e["n_datasets"], str(e["n_datasets"])),
-            ])
+            rows.append(
+                [
+                    _text(label),
+                    _delta(e["hl_shift"]),
+                    _num(e["ci_low"], ci),
+                    _num(e["p_holm"], p_value(e["p_holm"])),
+                    _cell(mark, mark or None, "sig"),
+                    _num(abs_delta, number(abs_delta)),
+                    _num(e["n_datasets"], str(e["n_datasets"])),
+                ]
+            )
         out += [f"<h3>{titles.get(family, html_text(family))}</h3>", _table(f"effects-{family}", header, rows)]
     return out
 
 
 def _stability(c: Comparison) -> list[str]:
     header = [("Transformation / axis", "text"), ("Mean τ", "number"), ("SD", "number"), ("Datasets", "number")]
-    rows = [[_text(column_label(name)), _num(s.mean, number(s.mean, 3), _tau_undefined(s, len(c.models))),
-             _num(s.sd, number(s.sd, 3), "one dataset: no spread" if s.n == 1 else None), _num(s.n, str(s.n))]
-            for name, s in c.ranking_stability.items()]
-    note = ("Kendall τ between the models' Original and transformed scores on each dataset; mean ± sample SD "
-            "over the datasets where it is defined (1 = the ranking does not change).")
+    rows = [
+        [
+            _text(column_label(name)),
+            _num(s.mean, number(s.mean, 3), _tau_undefined(s, len(c.models))),
+            _num(s.sd, number(s.sd, 3), "one dataset: no spread" if s.n == 1 else None),
+            _num(s.n, str(s.n)),
+        ]
+        for name, s in c.ranking_stability.items()
+    ]
+    note = (
+        "Kendall τ between the models' Original and transformed scores on each dataset; mean ± sample SD "
+        "over the datasets where it is defined (1 = the ranking does not change)."
+    )
     return ["<h2>Ranking stability</h2>", f'<p class="note">{note}</p>', _table("stability", header, rows)]
 
 
@@ -286,12 +387,22 @@ def _reliability(c: Comparison) -> list[str]:
     if c.reliability.reason:
         return [*out, f"<p>Not computed: {html_text(c.reliability.reason)}.</p>"]
     header = [("Axis", "text"), ("Median ρ", "number"), ("Splits", "number"), ("Defined", "number")]
-    rows = [[_text(column_label(axis)),
-             _num(r.median_rho, number(r.median_rho, 2, sign=True),
-                  None if r.median_rho is not None else f"undefined in all {count(r.n_splits, 'split')}: the models "
-                  "tie on a half, and a tie is no ranking"),
-             _num(r.n_splits, str(r.n_splits)), _num(r.n_defined, str(r.n_defined))]
-            for axis, r in c.reliability.per_axis.items()]
+    rows = [
+        [
+            _text(column_label(axis)),
+            _num(
+                r.median_rho,
+                number(r.median_rho, 2, sign=True),
+                None
+                if r.median_rho is not None
+                else f"undefined in all {count(r.n_splits, 'split')}: the models "
+                "tie on a half, and a tie is no ranking",
+            ),
+            _num(r.n_splits, str(r.n_splits)),
+            _num(r.n_defined, str(r.n_defined)),
+        ]
+        for axis, r in c.reliability.per_axis.items()
+    ]
     note = "Median Spearman ρ between model scores on two task-stratified halves of the datasets."
     return [*out, f'<p class="note">{note}</p>', _table("reliability", header, rows)]
 
@@ -300,13 +411,29 @@ def _coverage(c: Comparison) -> list[str]:
     """What each figure rests on (report/compare/coverage_rows.py); nothing where no card records it."""
     if not c.coverage_stated:
         return []
-    header = [("Dataset", "text"), ("Variant", "text"), ("Subsets scored", "number"), ("Texts changed", "number"),
-              ("Left out", "text"), ("Models", "text")]
-    rows = [[_text(r.dataset), _text(f"{r.transformation} seed {r.seed}"), _num(r.subsets_scored, r.subsets),
-             _num(r.changed_share, f"{r.changed_share:.0%}" + (" mostly unchanged" if r.flagged_unchanged else "")),
-             _text(", ".join(r.left_out) or None), _text(", ".join(r.models))] for r in c.coverage]
-    note = ("Every Noise variant, and any other variant that left subsets out or whose texts are mostly unchanged "
-            "(an unchanged text scores as the Original): the subsets its dataset figure averages.")
+    header = [
+        ("Dataset", "text"),
+        ("Variant", "text"),
+        ("Subsets scored", "number"),
+        ("Texts changed", "number"),
+        ("Left out", "text"),
+        ("Models", "text"),
+    ]
+    rows = [
+        [
+            _text(r.dataset),
+            _text(f"{r.transformation} seed {r.seed}"),
+            _num(r.subsets_scored, r.subsets),
+            _num(r.changed_share, f"{r.changed_share:.0%}" + (" mostly unchanged" if r.flagged_unchanged else "")),
+            _text(", ".join(r.left_out) or None),
+            _text(", ".join(r.models)),
+        ]
+        for r in c.coverage
+    ]
+    note = (
+        "Every Noise variant, and any other variant that left subsets out or whose texts are mostly unchanged "
+        "(an unchanged text scores as the Original): the subsets its dataset figure averages."
+    )
     return ["<h2>What each figure rests on</h2>", f'<p class="note">{note}</p>', _table("coverage", header, rows)]
 
 
@@ -321,9 +448,12 @@ def _inputs(c: Comparison) -> list[str]:
 
 def _protocol(c: Comparison) -> list[str]:
     methods = sorted({e["ci_method"] for effects in c.effects.values() for e in effects.values()})
-    ci = {"walsh": "exact signed-rank interval (Walsh averages)", "bootstrap": "seeded percentile bootstrap",
-          WALSH_NORMAL: f"signed-rank interval (Walsh averages), k from the normal approximation (more than "
-                        f"{EXACT_MAX_N} datasets differ)"}
+    ci = {
+        "walsh": "exact signed-rank interval (Walsh averages)",
+        "bootstrap": "seeded percentile bootstrap",
+        WALSH_NORMAL: f"signed-rank interval (Walsh averages), k from the normal approximation (more than "
+        f"{EXACT_MAX_N} datasets differ)",
+    }
     splits = {r.n_splits for r in c.reliability.per_axis.values()}
     items = [
         f"Datasets compared ({len(c.datasets)}, those every model has an Original score for): "
@@ -333,7 +463,8 @@ def _protocol(c: Comparison) -> list[str]:
         f"<code>{html_text(c.basis.name)}</code>: {html_text(c.basis.description)}.",
         f"Effects: HL shift with {html_text(' / '.join(ci.get(m, m) for m in methods) or '-')} CI, Wilcoxon signed-rank "
         "p, Holm correction within each family (transformations; axes; total)"
-        + ("" if all(map(c.taxonomy.in_total, c.columns.names())) else ", the paper's and Noise's apart") + ".",
+        + ("" if all(map(c.taxonomy.in_total, c.columns.names())) else ", the paper's and Noise's apart")
+        + ".",
         "Ranking stability: Kendall τ per dataset; reliability: split-half Spearman ρ"
         + (f" over {', '.join(map(str, sorted(splits)))} random splits." if splits else "."),
         "Dataset revisions: " + ("<strong>mixed</strong>." if c.mixed_revisions else "one revision."),
@@ -349,8 +480,10 @@ def _table(table_id: str, header: Sequence[tuple[str, str]], rows: Iterable[Sequ
         f'<th data-type="{kind}"><button type="button">{html_text(label)}</button></th>' for label, kind in header
     )
     body = "\n".join(f"<tr>{''.join(cells)}</tr>" for cells in rows)
-    return (f'<div class="scroll"><table id="{table_id}" class="sortable">\n<thead><tr>{head}</tr></thead>\n'
-            f"<tbody>\n{body}\n</tbody>\n</table></div>")
+    return (
+        f'<div class="scroll"><table id="{table_id}" class="sortable">\n<thead><tr>{head}</tr></thead>\n'
+        f"<tbody>\n{body}\n</tbody>\n</table></div>"
+    )
 
 
 def _cell(shown: str, value: Any, css: str = "", why: str | None = None) -> str:
@@ -373,4 +506,6 @@ def _text(value: str | None, missing: str = "-") -> str:
 
 def _delta(value: float | None, shown: str | None = None) -> str:
     css = "" if value is None or value == 0 else ("neg" if value < 0 else "pos")
-    return _cell(number(value, sign=True) if shown is None else shown, None if value is None else repr(float(value)), css)
+    return _cell(
+        number(value, sign=True) if shown is None else shown, None if value is None else repr(float(value)), css
+    )

@@ -90,12 +90,18 @@ def read_outcomes(path: Path) -> dict[tuple[str, str, int | None], Outcomes] | N
         measure = columns["measure"][positions[0]]
         labels = measure in LABEL_MEASURES
         gold, predicted = ("gold_label", "predicted_label") if labels else ("gold", "predicted")
-        if measure not in MEASURES or any(columns["measure"][i] != measure for i in positions) or any(
-                columns[predicted][i] is None for i in positions):
-            raise HtebError(f"{path}: {variant[0]}/{variant[1]}: its rows name no one known measure, or lack "
-                            "a prediction; the file is damaged")
-        out[variant] = Outcomes(measure, *(tuple(columns[c][i] for i in positions)
-                                           for c in ("subset", "item_id", gold, predicted)))
+        if (
+            measure not in MEASURES
+            or any(columns["measure"][i] != measure for i in positions)
+            or any(columns[predicted][i] is None for i in positions)
+        ):
+            raise HtebError(
+                f"{path}: {variant[0]}/{variant[1]}: its rows name no one known measure, or lack "
+                "a prediction; the file is damaged"
+            )
+        out[variant] = Outcomes(
+            measure, *(tuple(columns[c][i] for i in positions) for c in ("subset", "item_id", gold, predicted))
+        )
     return out
 
 
@@ -167,7 +173,8 @@ def load_scores_table(path: Path) -> list[ModelScores]:
         if not name or not dataset:
             raise ContractError(f"{path}: row {line} has an empty model or dataset")
         scores = models.setdefault(
-            name, ModelScores(name, str(path), _text(row.get("revision")), INSTALLED, protocol=_text(row.get("protocol")))
+            name,
+            ModelScores(name, str(path), _text(row.get("revision")), INSTALLED, protocol=_text(row.get("protocol"))),
         )
         if dataset in scores.original:
             raise ContractError(f"{path}: row {line}: model {name!r} has dataset {dataset!r} twice")
@@ -239,7 +246,9 @@ def _disagreement(models: Sequence[ModelScores], attribute: str, what: str) -> s
         return f"the inputs were scored on different {what} ({which})"
     unnamed = [m.model for m in models if getattr(m, attribute) is None]
     if values and unnamed:
-        return f"{', '.join(unnamed)} state(s) no {what[:-1]}, so it cannot be checked against the others' ({values[0]})"
+        return (
+            f"{', '.join(unnamed)} state(s) no {what[:-1]}, so it cannot be checked against the others' ({values[0]})"
+        )
     return None
 
 
@@ -256,8 +265,14 @@ def _first_difference(stated: Any, derived: Any, where: str) -> str | None:
     if isinstance(stated, list) and isinstance(derived, list):
         if len(stated) != len(derived):
             return f"{where}: {len(stated)} entries, the score records give {len(derived)}"
-        return next((found for i, (a, b) in enumerate(zip(stated, derived))
-                     if (found := _first_difference(a, b, f"{where}/{i}"))), None)
+        return next(
+            (
+                found
+                for i, (a, b) in enumerate(zip(stated, derived))
+                if (found := _first_difference(a, b, f"{where}/{i}"))
+            ),
+            None,
+        )
     numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (stated, derived))
     if numbers and math.isclose(stated, derived, rel_tol=1e-9, abs_tol=1e-9):
         return None
@@ -275,9 +290,11 @@ def aggregates_problem(model: ModelScores) -> str | None:
     if model.card is None:
         return None
     stated = model.card["aggregates"]
-    derived = {k: v for k, v in aggregate([ScoreRecord.from_json(row) for row in model.card["scores"]],
-                                          model.taxonomy).items()
-               if k in stated or k not in ADDED_LATER}
+    derived = {
+        k: v
+        for k, v in aggregate([ScoreRecord.from_json(row) for row in model.card["scores"]], model.taxonomy).items()
+        if k in stated or k not in ADDED_LATER
+    }
     found = _first_difference(stated, derived, "aggregates")
     return None if found is None else f"{model.source}: {found}"
 
@@ -291,8 +308,10 @@ def coverage_problems(models: Sequence[ModelScores]) -> list[str]:
         kinds = {c for c in covered.values() if c}
         if len(kinds) > 1:
             which = "; ".join(f"{m}: {', '.join(c) or 'none'}" for m, c in covered.items())
-            problems.append(f"axis {axis} averages different transformations per model ({which}); its column "
-                            "compares unlike selections")
+            problems.append(
+                f"axis {axis} averages different transformations per model ({which}); its column "
+                "compares unlike selections"
+            )
     return problems
 
 
@@ -311,8 +330,9 @@ def check_inputs(models: Sequence[ModelScores], *, force: bool) -> list[str]:
     for m in models:
         problem = aggregates_problem(m)
         if problem is not None and not force:
-            raise HtebError(f"{problem}: a card's aggregates must be its score records' - pass --force to compare "
-                            "the card as it is")
+            raise HtebError(
+                f"{problem}: a card's aggregates must be its score records' - pass --force to compare the card as it is"
+            )
         if problem is not None:
             warnings.append(f"FORCED: {problem}; the card's aggregates are compared as they are")
     warnings.extend(coverage_problems(models))

@@ -49,39 +49,63 @@ class Lead:
         return min(self.order, key=lambda m: (self.rank_original[m], m))
 
     def to_json(self) -> dict[str, Any]:
-        return {"axis": self.axis, "first": self.first, "runner_up": self.runner_up, "least_loss": self.least_loss,
-                "original_first": self.original_first, "ranks": dict(self.ranks), "margin": self.margin}
+        return {
+            "axis": self.axis,
+            "first": self.first,
+            "runner_up": self.runner_up,
+            "least_loss": self.least_loss,
+            "original_first": self.original_first,
+            "ranks": dict(self.ranks),
+            "margin": self.margin,
+        }
 
     def sentence(self, name: Callable[[str], str] = str) -> str:
         """One paragraph of plain text (no markup): the headline; `name` writes a model's name (comparison.md
         escapes it as Markdown)."""
         label, first = column_label(self.axis), name(self.first)
-        on_axis = self.scores[self.first] - self.deltas[self.first]  # the Original of the datasets the axis was scored on
-        text = (f"{first} ranks first under {label}: {number(self.scores[self.first])} "
-                f"({number(self.deltas[self.first], sign=True)} from its Original {number(on_axis)})")
+        on_axis = (
+            self.scores[self.first] - self.deltas[self.first]
+        )  # the Original of the datasets the axis was scored on
+        text = (
+            f"{first} ranks first under {label}: {number(self.scores[self.first])} "
+            f"({number(self.deltas[self.first], sign=True)} from its Original {number(on_axis)})"
+        )
         runner = self.runner_up
         if runner is not None and self.margin is not None:
             m = self.margin
-            text += (f", {number(self.scores[self.first] - self.scores[runner])} points ahead of {name(runner)} "
-                     f"(per dataset, {first} minus {name(runner)}: HL shift {number(m['hl_shift'], sign=True)}, "
-                     f"95% CI {confidence_interval(m)}, Wilcoxon p {p_value(m['p_value'])}, "
-                     f"{count(m['n_datasets'], 'dataset')}){_verdict(m)}")
+            text += (
+                f", {number(self.scores[self.first] - self.scores[runner])} points ahead of {name(runner)} "
+                f"(per dataset, {first} minus {name(runner)}: HL shift {number(m['hl_shift'], sign=True)}, "
+                f"95% CI {confidence_interval(m)}, Wilcoxon p {p_value(m['p_value'])}, "
+                f"{count(m['n_datasets'], 'dataset')}){_verdict(m)}"
+            )
         text += "."
         least = self.least_loss
         if len(self.order) > 1:
-            text += (f" Smallest loss to {label}: {name(least)} ({number(self.deltas[least], sign=True)}"
-                     + ("" if least == self.first else f"; {first}: {number(self.deltas[self.first], sign=True)}")
-                     + ").")
+            text += (
+                f" Smallest loss to {label}: {name(least)} ({number(self.deltas[least], sign=True)}"
+                + ("" if least == self.first else f"; {first}: {number(self.deltas[self.first], sign=True)}")
+                + ")."
+            )
         leader = self.original_first
         if leader != self.first:
-            text += (f" {name(leader)}, first on Original ({number(self.originals[leader])}), ranks "
-                     f"{_ordinal(self.ranks[leader])} under {label}.")
+            text += (
+                f" {name(leader)}, first on Original ({number(self.originals[leader])}), ranks "
+                f"{_ordinal(self.ranks[leader])} under {label}."
+            )
         return text
 
 
-def build_lead(axis: str, scores: Mapping[str, float], deltas: Mapping[str, float], originals: Mapping[str, float],
-               rank_original: Mapping[str, int], ranks: Mapping[str, int],
-               per_dataset: Mapping[str, Mapping[str, float]], effect: Any) -> Lead:
+def build_lead(
+    axis: str,
+    scores: Mapping[str, float],
+    deltas: Mapping[str, float],
+    originals: Mapping[str, float],
+    rank_original: Mapping[str, int],
+    ranks: Mapping[str, int],
+    per_dataset: Mapping[str, Mapping[str, float]],
+    effect: Any,
+) -> Lead:
     """The Lead of `axis` from the leaderboard's figures; `per_dataset[model][dataset]` the axis
     scores the margin pairs, `effect(differences)` the paired effect (HL, CI, Wilcoxon)."""
     order = sorted(scores, key=lambda m: (ranks[m], m))

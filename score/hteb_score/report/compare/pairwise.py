@@ -46,18 +46,18 @@ METHOD = {
     "unit": "per dataset, score of the first model minus the second's, over the datasets every model has the column on",
     "test": "Wilcoxon signed-rank, two-sided, zero differences dropped; HL shift with its distribution-free 95% CI",
     "correction": "Shaffer's S1 step-down over all pairs of each column (Shaffer 1986; Holm with the logical "
-                  "constraints of pairwise comparisons: at step i, p is multiplied by the most nulls that can still be "
-                  f"true); a pair is separated when its Shaffer p (p_shaffer) < {ALPHA}; p_holm: plain Holm, for "
-                  "reference. A chance row's pairs (each model against it, chance rows against each other) are a "
-                  "family of their own, Holm over it (their p_shaffer is that Holm p); chance rows take no rank, "
-                  "group or part in the spread",
+    "constraints of pairwise comparisons: at step i, p is multiplied by the most nulls that can still be "
+    f"true); a pair is separated when its Shaffer p (p_shaffer) < {ALPHA}; p_holm: plain Holm, for "
+    "reference. A chance row's pairs (each model against it, chance rows against each other) are a "
+    "family of their own, Holm over it (their p_shaffer is that Holm p); chance rows take no rank, "
+    "group or part in the spread",
     "ranks": "point rank by the mean over datasets (1 = best); interval [1 + models separated above, m - models "
-             "separated below], widened to hold the point rank: simultaneous, family-wise 95%",
+    "separated below], widened to hold the point rank: simultaneous, family-wise 95%",
     "groups": "compact letter display (insert-absorb): models sharing a letter are not separated",
     "power": "difference_sd: the per-dataset differences' SD, pooled over the pairs (root mean variance); "
-             "detectable_gap: the smallest lead of one model over equal others at which each of its pairs is "
-             f"separated, with the right winner, with probability {POWER}, at that SD and this many datasets and "
-             "models (seeded simulation of the same tests: stats.power)",
+    "detectable_gap: the smallest lead of one model over equal others at which each of its pairs is "
+    f"separated, with the right winner, with probability {POWER}, at that SD and this many datasets and "
+    "models (seeded simulation of the same tests: stats.power)",
 }
 
 
@@ -84,8 +84,13 @@ class PairTest:
         return self.first if direction >= 0 else self.second
 
     def to_json(self) -> dict[str, Any]:
-        return {"first": self.first, "second": self.second, "separated": self.separated, "winner": self.winner,
-                **self.effect}
+        return {
+            "first": self.first,
+            "second": self.second,
+            "separated": self.separated,
+            "winner": self.winner,
+            **self.effect,
+        }
 
 
 @dataclass(frozen=True)
@@ -127,8 +132,16 @@ class ColumnRanking:
         return {
             "datasets": self.datasets,
             "order": self.order,
-            "ranks": {m: {"score": self.scores[m], "rank": self.ranks[m], "rank_low": self.intervals[m][0],
-                          "rank_high": self.intervals[m][1], "group": self.letters[m]} for m in self.order},
+            "ranks": {
+                m: {
+                    "score": self.scores[m],
+                    "rank": self.ranks[m],
+                    "rank_low": self.intervals[m][0],
+                    "rank_high": self.intervals[m][1],
+                    "group": self.letters[m],
+                }
+                for m in self.order
+            },
             "groups": self.groups(),
             "pairs": [p.to_json() for p in self.all_pairs],
             "difference_sd": self.difference_sd,
@@ -136,8 +149,14 @@ class ColumnRanking:
         }
 
 
-def rank_models(scores: Mapping[str, Mapping[str, float]], column: str = "score", *, ci_method: str = "walsh",
-                seed: int = 0, chance: Collection[str] = ()) -> ColumnRanking:
+def rank_models(
+    scores: Mapping[str, Mapping[str, float]],
+    column: str = "score",
+    *,
+    ci_method: str = "walsh",
+    seed: int = 0,
+    chance: Collection[str] = (),
+) -> ColumnRanking:
     """`scores[model][dataset]`: every pair of the models not in `chance` tested over the datasets all
     have, Shaffer over those pairs, then ranks, intervals and letters, the spread and the detectable gap;
     the pairs with a chance row tested over the same datasets, Holm over them."""
@@ -149,29 +168,48 @@ def rank_models(scores: Mapping[str, Mapping[str, float]], column: str = "score"
     ranks = {m: 1 + sum(means[o] > means[m] for o in models) for m in models}
     order = sorted(models, key=lambda m: (ranks[m], m))
 
-    def tested(pairs: Sequence[tuple[str, str]],
-               correct: Callable[[list[float | None]], list[float | None]]) -> list[PairTest]:
-        effects = [(a, b, paired_effect([scores[a][d] - scores[b][d] for d in shared], ci_method=ci_method, seed=seed))
-                   for a, b in pairs]
+    def tested(
+        pairs: Sequence[tuple[str, str]], correct: Callable[[list[float | None]], list[float | None]]
+    ) -> list[PairTest]:
+        effects = [
+            (a, b, paired_effect([scores[a][d] - scores[b][d] for d in shared], ci_method=ci_method, seed=seed))
+            for a, b in pairs
+        ]
         p_values = [e["p_value"] for _, _, e in effects]
         for (_, _, effect), by_holm, corrected in zip(effects, holm(p_values), correct(p_values)):
             effect["p_holm"], effect["p_shaffer"] = by_holm, corrected
         return [PairTest(a, b, e) for a, b, e in effects]
 
-    pairs = tested([(a, b) for i, a in enumerate(order) for b in order[i + 1:]],
-                   lambda p: shaffer(p, len(models)))
+    pairs = tested([(a, b) for i, a in enumerate(order) for b in order[i + 1 :]], lambda p: shaffer(p, len(models)))
     by_mean = sorted(rows, key=lambda m: (-means[m], m))
-    chance_pairs = tested([(a, c) for a in order for c in rows] +
-                          [(a, b) for i, a in enumerate(by_mean) for b in by_mean[i + 1:]], holm)
+    chance_pairs = tested(
+        [(a, c) for a in order for c in rows] + [(a, b) for i, a in enumerate(by_mean) for b in by_mean[i + 1 :]], holm
+    )
     separated = {(p.winner, p.second if p.winner == p.first else p.first) for p in pairs if p.winner is not None}
     spread = pooled_difference_sd({m: {d: scores[m][d] for d in shared} for m in models})
     gap = detectable_gap(spread, len(shared), models=len(models)) if spread else None
-    return ColumnRanking(column, len(shared), means, ranks, rank_intervals(order, ranks, separated),
-                         compact_letters(order, separated), pairs, spread, gap, chance_pairs)
+    return ColumnRanking(
+        column,
+        len(shared),
+        means,
+        ranks,
+        rank_intervals(order, ranks, separated),
+        compact_letters(order, separated),
+        pairs,
+        spread,
+        gap,
+        chance_pairs,
+    )
 
 
-def pairwise_rankings(models: Sequence[ModelScores], columns: Sequence[str], *, ci_method: str = "walsh",
-                      seed: int = 0, chance: Collection[str] = ()) -> dict[str, ColumnRanking]:
+def pairwise_rankings(
+    models: Sequence[ModelScores],
+    columns: Sequence[str],
+    *,
+    ci_method: str = "walsh",
+    seed: int = 0,
+    chance: Collection[str] = (),
+) -> dict[str, ColumnRanking]:
     """Original and each of `columns` (axes, the total) ranked model against model, on the scores given
     (the comparison's common views: every model on the same datasets and variants); the `chance` rows'
     pairs a family of their own."""
@@ -203,22 +241,24 @@ def power_sentence(ranking: ColumnRanking) -> str:
 
 
 def groups_sentence(ranking: ColumnRanking, name: Callable[[str], str] = str) -> str:
-    """"Noise, over 15 datasets: 1 group (a: A, B, C, D); no pair is separated. A gap is found ..." or the
+    """ "Noise, over 15 datasets: 1 group (a: A, B, C, D); no pair is separated. A gap is found ..." or the
     groups listed, then the power sentence; `name` writes a model's name for the output it goes to
     (Markdown escapes it)."""
     found = ranking.groups()
     listed = "; ".join(f"{letter}: {', '.join(map(name, models))}" for letter, models in found.items())
     separated = sum(p.separated for p in ranking.pairs)
-    verdict = ("no pair is separated" if not separated
-               else f"{separated} of {len(ranking.pairs)} pairs separated")
+    verdict = "no pair is separated" if not separated else f"{separated} of {len(ranking.pairs)} pairs separated"
     against = ""
     if ranking.chance_pairs:
         apart = sum(p.separated for p in ranking.chance_pairs)
-        against = (f" Against chance (a family of its own, Holm): {apart} of {len(ranking.chance_pairs)} pairs "
-                   "separated.")
-    return (f"{label(ranking.column)}, over {ranking.datasets} datasets: "
-            f"{len(found)} group{'s' if len(found) != 1 else ''} ({listed}); {verdict}.{power_sentence(ranking)}"
-            f"{against}")
+        against = (
+            f" Against chance (a family of its own, Holm): {apart} of {len(ranking.chance_pairs)} pairs separated."
+        )
+    return (
+        f"{label(ranking.column)}, over {ranking.datasets} datasets: "
+        f"{len(found)} group{'s' if len(found) != 1 else ''} ({listed}); {verdict}.{power_sentence(ranking)}"
+        f"{against}"
+    )
 
 
 def markdown(rankings: Mapping[str, ColumnRanking]) -> list[str]:
@@ -227,23 +267,48 @@ def markdown(rankings: Mapping[str, ColumnRanking]) -> list[str]:
         return []
     names = list(rankings)
     models = next(iter(rankings.values())).order
-    out = ["", "## Model against model (Wilcoxon, Hodges-Lehmann, Shaffer over the pairs)", "",
-           "Per pair of models and column, the per-dataset difference (first minus second) over the datasets every "
-           "model has: HL shift with its 95% CI, Wilcoxon p, corrected over the pairs by Shaffer's step-down; "
-           f"separated: Shaffer p < {ALPHA}. A cell reads `rank [interval] groups`: the point rank by the mean, the "
-           "ranks the model can take given the separated pairs (family-wise 95%), and its letters: models sharing a "
-           f"letter cannot be told apart. The gap found {POWER:.0%} of the time: one model that far ahead of equal "
-           "others, at this spread and these numbers of datasets and models (seeded simulation of the same tests).",
-           "", *(f"- {groups_sentence(rankings[n], md_text)}" for n in names), "",
-           md_row(["Model", *(label(n) for n in names)]), md_row(["---"] * (1 + len(names)))]
-    out += [md_row([md_text(m), *(rankings[n].cell(m) if m in rankings[n].ranks else "-" for n in names)]) for m in models]
+    out = [
+        "",
+        "## Model against model (Wilcoxon, Hodges-Lehmann, Shaffer over the pairs)",
+        "",
+        "Per pair of models and column, the per-dataset difference (first minus second) over the datasets every "
+        "model has: HL shift with its 95% CI, Wilcoxon p, corrected over the pairs by Shaffer's step-down; "
+        f"separated: Shaffer p < {ALPHA}. A cell reads `rank [interval] groups`: the point rank by the mean, the "
+        "ranks the model can take given the separated pairs (family-wise 95%), and its letters: models sharing a "
+        f"letter cannot be told apart. The gap found {POWER:.0%} of the time: one model that far ahead of equal "
+        "others, at this spread and these numbers of datasets and models (seeded simulation of the same tests).",
+        "",
+        *(f"- {groups_sentence(rankings[n], md_text)}" for n in names),
+        "",
+        md_row(["Model", *(label(n) for n in names)]),
+        md_row(["---"] * (1 + len(names))),
+    ]
+    out += [
+        md_row([md_text(m), *(rankings[n].cell(m) if m in rankings[n].ranks else "-" for n in names)]) for m in models
+    ]
     for name in names:
-        out += ["", f"### {label(name)}: pairs", "",
-                md_row(["First", "Second", "HL shift", "95% CI", "p", "p (Shaffer)", "separated", "datasets"]),
-                md_row(["---"] * 8)]
-        out += [md_row([md_text(p.first), md_text(p.second), number(p.effect["hl_shift"], sign=True), confidence_interval(p.effect),
-                      p_value(p.effect["p_value"]), p_value(p.effect["p_shaffer"]), "yes" if p.separated else "no",
-                      str(p.effect["n_datasets"])]) for p in rankings[name].all_pairs]
+        out += [
+            "",
+            f"### {label(name)}: pairs",
+            "",
+            md_row(["First", "Second", "HL shift", "95% CI", "p", "p (Shaffer)", "separated", "datasets"]),
+            md_row(["---"] * 8),
+        ]
+        out += [
+            md_row(
+                [
+                    md_text(p.first),
+                    md_text(p.second),
+                    number(p.effect["hl_shift"], sign=True),
+                    confidence_interval(p.effect),
+                    p_value(p.effect["p_value"]),
+                    p_value(p.effect["p_shaffer"]),
+                    "yes" if p.separated else "no",
+                    str(p.effect["n_datasets"]),
+                ]
+            )
+            for p in rankings[name].all_pairs
+        ]
     return out
 
 
@@ -254,21 +319,54 @@ def power_markdown(rankings: Mapping[str, ColumnRanking]) -> str:
     spreads = {name: r.difference_sd for name, r in rankings.items() if r.difference_sd is not None}
     if not spreads:
         raise ValueError("no ranked column has two models on two datasets: no spread to simulate at")
-    lines = [md_row(["column", "models", "datasets", "SD of the per-dataset differences",
-                     f"gap found {POWER:.0%} of the time: one pair alone", "among all pairs, Holm",
-                     "among all pairs, Shaffer"]), md_row(["---"] * 7)]
+    lines = [
+        md_row(
+            [
+                "column",
+                "models",
+                "datasets",
+                "SD of the per-dataset differences",
+                f"gap found {POWER:.0%} of the time: one pair alone",
+                "among all pairs, Holm",
+                "among all pairs, Shaffer",
+            ]
+        ),
+        md_row(["---"] * 7),
+    ]
     for name, sd in spreads.items():
         r = rankings[name]
-        gaps = [detectable_gap(sd, r.datasets, models=len(r.ranks), which=which)
-                for which in ("alone", "holm", "shaffer")]
-        lines.append(md_row([label(name), str(len(r.ranks)), str(r.datasets), number(sd),
-                             *(number(g, 1) for g in gaps)]))
+        gaps = [
+            detectable_gap(sd, r.datasets, models=len(r.ranks), which=which) for which in ("alone", "holm", "shaffer")
+        ]
+        lines.append(
+            md_row([label(name), str(len(r.ranks)), str(r.datasets), number(sd), *(number(g, 1) for g in gaps)])
+        )
     name, sd = next(iter(spreads.items()))
     first = rankings[name]
-    lines += ["", md_row([f"gap (points; {label(name)}, SD {number(sd)})", "one pair alone", "among all pairs, Holm",
-                          "among all pairs, Shaffer", "equal models kept together (Shaffer)"]), md_row(["---"] * 5)]
+    lines += [
+        "",
+        md_row(
+            [
+                f"gap (points; {label(name)}, SD {number(sd)})",
+                "one pair alone",
+                "among all pairs, Holm",
+                "among all pairs, Shaffer",
+                "equal models kept together (Shaffer)",
+            ]
+        ),
+        md_row(["---"] * 5),
+    ]
     for gap in POWER_GAPS:
         found = power(gap, sd, first.datasets, models=len(first.ranks))
-        lines.append(md_row([number(gap, 0), f"{found.alone:.0%}", f"{found.holm:.0%}", f"{found.shaffer:.0%}",
-                             f"{1 - found.false:.0%}"]))
+        lines.append(
+            md_row(
+                [
+                    number(gap, 0),
+                    f"{found.alone:.0%}",
+                    f"{found.holm:.0%}",
+                    f"{found.shaffer:.0%}",
+                    f"{1 - found.false:.0%}",
+                ]
+            )
+        )
     return "\n".join(lines)

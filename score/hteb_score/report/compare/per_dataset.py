@@ -39,8 +39,8 @@ TOLERANCE = 1e-3
 METHOD = {
     "unit": "per dataset, the items of each variant (pairs, rows, queries, documents), the same for both models",
     "test": f"paired bootstrap over items, within each subset, {REPLICATES} draws shared by every model; each "
-            "variant's main score recomputed on every draw and the column rebuilt by the card's rules; 95% "
-            "percentile CI; two-sided p of the centred bootstrap test ((1 + k) / (1 + B))",
+    "variant's main score recomputed on every draw and the column rebuilt by the card's rules; 95% "
+    "percentile CI; two-sided p of the centred bootstrap test ((1 + k) / (1 + B))",
     "correction": f"Holm over each pair's datasets; separated: Holm p < {ALPHA}",
     "replicability": "datasets on which the pair is separated, and for whom (Dror et al. 2017, with Holm)",
 }
@@ -66,8 +66,15 @@ class DatasetTest:
         return self.p_holm < ALPHA
 
     def to_json(self) -> dict[str, Any]:
-        return {"dataset": self.dataset, "difference": self.difference, "ci": list(self.ci), "p": self.p,
-                "p_holm": self.p_holm, "separated": self.separated, "items": self.items}
+        return {
+            "dataset": self.dataset,
+            "difference": self.difference,
+            "ci": list(self.ci),
+            "p": self.p,
+            "p_holm": self.p_holm,
+            "separated": self.separated,
+            "items": self.items,
+        }
 
 
 @dataclass(frozen=True)
@@ -82,12 +89,19 @@ class PairDatasets:
     def replicability(self) -> dict[str, Any]:
         ahead = [t.dataset for t in self.tests if t.separated and t.difference > 0]
         behind = [t.dataset for t in self.tests if t.separated and t.difference < 0]
-        return {"separated": len(ahead) + len(behind), "tested": len(self.tests), "first_ahead": ahead,
-                "second_ahead": behind}
+        return {
+            "separated": len(ahead) + len(behind),
+            "tested": len(self.tests),
+            "first_ahead": ahead,
+            "second_ahead": behind,
+        }
 
     def to_json(self) -> dict[str, Any]:
-        return {"per_dataset": [t.to_json() for t in self.tests], "replicability": self.replicability(),
-                "untested": dict(self.untested)}
+        return {
+            "per_dataset": [t.to_json() for t in self.tests],
+            "replicability": self.replicability(),
+            "untested": dict(self.untested),
+        }
 
 
 def column_value(model: ModelScores, dataset: str, column: str, value: Values) -> np.ndarray:
@@ -116,8 +130,11 @@ def _variants(model: ModelScores) -> list[VariantKey]:
 
 def _left_out(card: Mapping[str, Any] | None) -> dict[VariantKey, set[str]]:
     """Per variant, the subsets its figure leaves out (the card's coverage)."""
-    return {(c["dataset"], c["transformation"], c["seed"]): {s["subset"] for s in c["left_out"]}
-            for c in (card or {}).get("coverage", []) if c["left_out"]}
+    return {
+        (c["dataset"], c["transformation"], c["seed"]): {s["subset"] for s in c["left_out"]}
+        for c in (card or {}).get("coverage", [])
+        if c["left_out"]
+    }
 
 
 class _ModelOnDataset:
@@ -126,8 +143,10 @@ class _ModelOnDataset:
     def __init__(self, model: ModelScores, dataset: str, position: Mapping[tuple[str, str], int]) -> None:
         self.model = model
         self.outcomes = {(t, s): o for (d, t, s), o in (model.outcomes or {}).items() if d == dataset}
-        self.columns = {key: np.asarray([position[(sub, item)] for sub, item in zip(o.subset, o.item)])
-                        for key, o in self.outcomes.items()}
+        self.columns = {
+            key: np.asarray([position[(sub, item)] for sub, item in zip(o.subset, o.item)])
+            for key, o in self.outcomes.items()
+        }
         left_out = _left_out(model.card)
         self.left_out = {(t, s): subsets for (d, t, s), subsets in left_out.items() if d == dataset}
 
@@ -154,8 +173,15 @@ class _ModelOnDataset:
 
 def _items(models: Iterable[ModelScores], dataset: str) -> tuple[dict[tuple[str, str], int], list[np.ndarray]]:
     """The dataset's items (subset, id) in a fixed order, and the positions of each subset's."""
-    keys = sorted({(s, i) for m in models for (d, _, _), o in (m.outcomes or {}).items() if d == dataset
-                   for s, i in zip(o.subset, o.item)})
+    keys = sorted(
+        {
+            (s, i)
+            for m in models
+            for (d, _, _), o in (m.outcomes or {}).items()
+            if d == dataset
+            for s, i in zip(o.subset, o.item)
+        }
+    )
     position = {key: at for at, key in enumerate(keys)}
     strata: dict[str, list[int]] = {}
     for (subset, _), at in position.items():
@@ -171,12 +197,19 @@ def _why_untested(model: ModelScores, dataset: str) -> str | None:
     return None
 
 
-def per_dataset_tests(models: Sequence[ModelScores], pairs: Mapping[str, Sequence[tuple[str, str]]],
-                      datasets: Sequence[str], *, seed: int = 0,
-                      replicates: int = REPLICATES) -> dict[str, list[PairDatasets]]:
+def per_dataset_tests(
+    models: Sequence[ModelScores],
+    pairs: Mapping[str, Sequence[tuple[str, str]]],
+    datasets: Sequence[str],
+    *,
+    seed: int = 0,
+    replicates: int = REPLICATES,
+) -> dict[str, list[PairDatasets]]:
     """Per column, each of its pairs (first, second) tested on each of `datasets` over the items."""
     by_name = {m.model: m for m in models}
-    figures: dict[str, dict[str, dict[str, tuple[float, np.ndarray]]]] = {}  # dataset -> column -> model -> value, replicates
+    figures: dict[
+        str, dict[str, dict[str, tuple[float, np.ndarray]]]
+    ] = {}  # dataset -> column -> model -> value, replicates
     untested: dict[str, dict[str, str]] = {}  # dataset -> model -> why
     for dataset in datasets:
         reasons = {m.model: why for m in models if (why := _why_untested(m, dataset)) is not None}
@@ -201,8 +234,10 @@ def per_dataset_tests(models: Sequence[ModelScores], pairs: Mapping[str, Sequenc
                 verdict = paired_verdict(a - b, a_reps - b_reps)
                 raw.append((dataset, verdict.difference, verdict.ci, verdict.p, _item_count(by_name[first], dataset)))
             adjusted = holm([p for _, _, _, p, _ in raw])
-            tests = [DatasetTest(d, diff, ci, p, float(p_holm if p_holm is not None else math.nan), n)
-                     for (d, diff, ci, p, n), p_holm in zip(raw, adjusted)]
+            tests = [
+                DatasetTest(d, diff, ci, p, float(p_holm if p_holm is not None else math.nan), n)
+                for (d, diff, ci, p, n), p_holm in zip(raw, adjusted)
+            ]
             out[column].append(PairDatasets(first, second, tests, skipped))
     return out
 
@@ -211,8 +246,14 @@ def _item_count(model: ModelScores, dataset: str) -> int:
     return len((model.outcomes or {})[(dataset, ORIGINAL, None)].item)
 
 
-def _figures(models: Sequence[ModelScores], dataset: str, pairs: Mapping[str, Sequence[tuple[str, str]]], *,
-             seed: int, replicates: int) -> dict[str, dict[str, tuple[float, np.ndarray]]]:
+def _figures(
+    models: Sequence[ModelScores],
+    dataset: str,
+    pairs: Mapping[str, Sequence[tuple[str, str]]],
+    *,
+    seed: int,
+    replicates: int,
+) -> dict[str, dict[str, tuple[float, np.ndarray]]]:
     """Per column, per model: its figure on the items (checked against its card) and on every draw."""
     position, strata = _items(models, dataset)
     placed = [_ModelOnDataset(m, dataset, position) for m in models]
@@ -243,8 +284,10 @@ def _check_figure(model: ModelScores, dataset: str, column: str, value: float) -
     """The figure the items give must be the one the comparison ranks by (the card's, on the comparison's basis)."""
     stated = model.original.get(dataset) if column == ORIGINAL else model.column(column).get(dataset)
     if stated is None or not abs(stated - value) <= TOLERANCE:
-        raise HtebError(f"{model.source}: its outcomes.parquet gives {column} {value:.4f} on {dataset}, the card "
-                        f"{stated}: the file is not this card's (score the model again)")
+        raise HtebError(
+            f"{model.source}: its outcomes.parquet gives {column} {value:.4f} on {dataset}, the card "
+            f"{stated}: the file is not this card's (score the model again)"
+        )
 
 
 def attach(pairwise: dict[str, Any], tests: Mapping[str, Sequence[PairDatasets]]) -> dict[str, Any]:
@@ -260,22 +303,30 @@ def attach(pairwise: dict[str, Any], tests: Mapping[str, Sequence[PairDatasets]]
     return {**pairwise, "per_dataset_method": dict(METHOD)}
 
 
-def markdown(tests: Mapping[str, Sequence[PairDatasets]], label: Callable[[str], str],
-             name: Callable[[str], str]) -> list[str]:
+def markdown(
+    tests: Mapping[str, Sequence[PairDatasets]], label: Callable[[str], str], name: Callable[[str], str]
+) -> list[str]:
     """comparison.md's section: per column, each pair's replicability count and the datasets that separate it."""
     found = tables(tests, label, name)
     if not found:
         return []
-    return ["", "## Model against model on each dataset (paired bootstrap over items, Holm over datasets)", "",
-            f"Per pair and dataset, the difference (first minus second, points) on the dataset's items, {REPLICATES} "
-            "paired bootstrap draws of the items, Holm over the pair's datasets; separated: Holm p < "
-            f"{ALPHA}. The count answers \"on which of these datasets is one model ahead\" (Dror et al. 2017); "
-            "the section above answers \"on datasets like these\". Every figure is in comparison.json "
-            "(`pairwise.columns.*.pairs[].per_dataset`).", "", *found]
+    return [
+        "",
+        "## Model against model on each dataset (paired bootstrap over items, Holm over datasets)",
+        "",
+        f"Per pair and dataset, the difference (first minus second, points) on the dataset's items, {REPLICATES} "
+        "paired bootstrap draws of the items, Holm over the pair's datasets; separated: Holm p < "
+        f'{ALPHA}. The count answers "on which of these datasets is one model ahead" (Dror et al. 2017); '
+        'the section above answers "on datasets like these". Every figure is in comparison.json '
+        "(`pairwise.columns.*.pairs[].per_dataset`).",
+        "",
+        *found,
+    ]
 
 
-def tables(tests: Mapping[str, Sequence[PairDatasets]], label: Callable[[str], str],
-           name: Callable[[str], str]) -> list[str]:
+def tables(
+    tests: Mapping[str, Sequence[PairDatasets]], label: Callable[[str], str], name: Callable[[str], str]
+) -> list[str]:
     """Per column with tested pairs, its heading and table: each pair's count and the datasets separating it
     (their differences); [] where no pair has items to test."""
     out: list[str] = []
@@ -283,13 +334,23 @@ def tables(tests: Mapping[str, Sequence[PairDatasets]], label: Callable[[str], s
         tested = [t for t in pairs if t.tests]
         if not tested:
             continue
-        out += [f"### {label(column)}", "", "| First | Second | separated | first ahead on | second ahead on |",
-                "|---|---|---|---|---|"]
+        out += [
+            f"### {label(column)}",
+            "",
+            "| First | Second | separated | first ahead on | second ahead on |",
+            "|---|---|---|---|---|",
+        ]
         for t in tested:
             count = t.replicability()
-            ahead = ", ".join(f"{name(d.dataset)} ({d.difference:+.2f})" for d in t.tests if d.separated and d.difference > 0)
-            behind = ", ".join(f"{name(d.dataset)} ({d.difference:+.2f})" for d in t.tests if d.separated and d.difference < 0)
-            out.append(f"| {name(t.first)} | {name(t.second)} | {count['separated']} of {count['tested']} "
-                       f"| {ahead or '-'} | {behind or '-'} |")
+            ahead = ", ".join(
+                f"{name(d.dataset)} ({d.difference:+.2f})" for d in t.tests if d.separated and d.difference > 0
+            )
+            behind = ", ".join(
+                f"{name(d.dataset)} ({d.difference:+.2f})" for d in t.tests if d.separated and d.difference < 0
+            )
+            out.append(
+                f"| {name(t.first)} | {name(t.second)} | {count['separated']} of {count['tested']} "
+                f"| {ahead or '-'} | {behind or '-'} |"
+            )
         out.append("")
     return out

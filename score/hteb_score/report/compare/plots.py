@@ -55,8 +55,9 @@ def _row_values(row: LeaderboardRow) -> list[float]:
     return [v for v in (row.original, *row.axes.values(), row.hteb) if _defined(v)]
 
 
-def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str], taxonomy: Taxonomy,
-                  title: str = "") -> Figure:
+def axis_dumbbell(
+    leaderboard: Sequence[LeaderboardRow], axes: Sequence[str], taxonomy: Taxonomy, title: str = ""
+) -> Figure:
     """Fig. 4: one row per model; a bar from the Original score to the lowest axis score, with the
     Original, each axis (labelled and placed in or beside the total as `taxonomy` says) and the HTEB
     total marked on it. Models in leaderboard order, best on top; `title` adds a line (the basis)."""
@@ -77,8 +78,11 @@ def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str], ta
             [i for i, _ in marked],
             s=55,
             color=AXIS_COLOURS.get(axis, "#999999"),
-            label=(f"HTEB {taxonomy.labels[axis]} axis" if taxonomy.in_total(axis)
-                   else f"{taxonomy.labels[axis]} axis (not in total)"),
+            label=(
+                f"HTEB {taxonomy.labels[axis]} axis"
+                if taxonomy.in_total(axis)
+                else f"{taxonomy.labels[axis]} axis (not in total)"
+            ),
             zorder=3,
         )
     totals = [(i, r.hteb) for i, r in enumerate(rows) if _defined(r.hteb)]
@@ -108,8 +112,9 @@ def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str], ta
             )
     ax.set_yticks(y, [plot_label(r.model) for r in rows])
     ax.set_xlabel("score (points, mean over datasets)")
-    ax.set_title("Original vs HTEB scores per model (number: HTEB total − Original)" + (f"\n{title}" if title else ""),
-                 pad=48)
+    ax.set_title(
+        "Original vs HTEB scores per model (number: HTEB total − Original)" + (f"\n{title}" if title else ""), pad=48
+    )
     ax.grid(axis="x", alpha=0.3)
     everything = [v for r in rows for v in _row_values(r)] or [0.0, 100.0]
     low, high = min(everything), max(everything)
@@ -118,8 +123,9 @@ def axis_dumbbell(leaderboard: Sequence[LeaderboardRow], axes: Sequence[str], ta
     return fig
 
 
-def delta_heatmap(models: Sequence[str], names: Sequence[str], deltas: Sequence[Sequence[float | None]],
-                  title: str = "") -> Figure:
+def delta_heatmap(
+    models: Sequence[str], names: Sequence[str], deltas: Sequence[Sequence[float | None]], title: str = ""
+) -> Figure:
     """Fig. 6: model x column (transformations, else axes, else the HTEB total); `deltas[i][j]` is
     the mean over datasets of (transformed − Original) of `models[i]` in column `names[j]`; red = drop.
     An undefined or missing cell (None, NaN) is left blank and marked n/a; `title` adds a line (the basis)."""
@@ -144,8 +150,10 @@ def delta_heatmap(models: Sequence[str], names: Sequence[str], deltas: Sequence[
             )
     ax.set_xticks(range(len(names)), [plot_label(column_label(n)) for n in names], rotation=30, ha="right")
     ax.set_yticks(range(len(order)), [plot_label(model) for model in order])
-    ax.set_title("Score change per transformation (points, transformed − Original,\nmean over datasets; red = worse)"
-                 + (f"\n{title}" if title else ""))
+    ax.set_title(
+        "Score change per transformation (points, transformed − Original,\nmean over datasets; red = worse)"
+        + (f"\n{title}" if title else "")
+    )
     fig.colorbar(image, ax=ax, label="Δ score (points)", shrink=0.8)
     return fig
 
@@ -174,8 +182,11 @@ def drift_vs_quality(drift_by_model: Mapping[str, Mapping[str, Any]]) -> Figure 
             if rho is not None and entry.get("drift_quality_ci_low") is not None:
                 low, high = entry["drift_quality_ci_low"], entry["drift_quality_ci_high"]
                 label += f" [{number(low, sign=True)}, {number(high, sign=True)}]"
-            points = [(x, q) for x, q in zip(entry["points"]["drift"], entry["points"]["quality"])
-                      if _defined(x) and _defined(q)]
+            points = [
+                (x, q)
+                for x, q in zip(entry["points"]["drift"], entry["points"]["quality"])
+                if _defined(x) and _defined(q)
+            ]
             ax.scatter(
                 [x for x, _ in points],
                 [q for _, q in points],

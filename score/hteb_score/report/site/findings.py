@@ -40,9 +40,9 @@ from hteb_score.report.compare.per_dataset import tables as per_dataset_tables
 from hteb_score.scoring.model_scores import ModelScores
 from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart, difference, read_part
 
-_MARKED = re.compile(r"(<!-- hteb:table (?P<name>[\w-]+) (?P<folder>\S+) -->\n)(?P<body>.*?)(<!-- /hteb:table -->)",
-                     re.S)
-
+_MARKED = re.compile(
+    r"(<!-- hteb:table (?P<name>[\w-]+) (?P<folder>\S+) -->\n)(?P<body>.*?)(<!-- /hteb:table -->)", re.S
+)
 
 
 def _name(model: str) -> str:
@@ -59,7 +59,10 @@ def noise_models(comparison: Comparison) -> str:
     """Per model, in leaderboard order: Original and Noise over the same datasets, their delta, and
     each Noise rule's mean delta (the heat map's cells)."""
     rules = [t for t in comparison.taxonomy.transformations_of("noise") if t in comparison.heatmap_columns]
-    lines = [md_row(["model", "Original", "Noise", "delta", *(heading(t) for t in rules)]), "|---" * (4 + len(rules)) + "|"]
+    lines = [
+        md_row(["model", "Original", "Noise", "delta", *(heading(t) for t in rules)]),
+        "|---" * (4 + len(rules)) + "|",
+    ]
     for row in comparison.leaderboard:
         figures = row.figures
         if figures is None:  # a row built without figures: never one of `leaderboard`'s
@@ -67,9 +70,17 @@ def noise_models(comparison: Comparison) -> str:
         if "noise" not in figures.axes:
             raise ContractError(f"table noise-models: the card of {terminal(row.model)} has no Noise results")
         cells = comparison.heatmap.get(row.model, {})
-        lines.append(md_row([_row(row.model, comparison.chance), number(figures.axis_originals["noise"]),
-                             number(figures.axes["noise"]), number(figures.axis_deltas["noise"], sign=True),
-                             *(number(cells[t].delta, sign=True) if t in cells else "-" for t in rules)]))
+        lines.append(
+            md_row(
+                [
+                    _row(row.model, comparison.chance),
+                    number(figures.axis_originals["noise"]),
+                    number(figures.axes["noise"]),
+                    number(figures.axis_deltas["noise"], sign=True),
+                    *(number(cells[t].delta, sign=True) if t in cells else "-" for t in rules),
+                ]
+            )
+        )
     return "\n".join(lines)
 
 
@@ -78,13 +89,29 @@ def noise_effects(comparison: Comparison) -> str:
     Kendall tau between the models' Original and transformed scores."""
     if "noise" not in comparison.effects["axes"]:
         raise ContractError("table noise-effects: the cards have no Noise results")
-    rules = {t: e for t, e in comparison.effects["transformations"].items() if t in comparison.taxonomy.transformations_of("noise")}
-    rows = [*sorted(rules.items(), key=lambda item: item[1]["hl_shift"]), ("Noise axis", comparison.effects["axes"]["noise"])]
+    rules = {
+        t: e
+        for t, e in comparison.effects["transformations"].items()
+        if t in comparison.taxonomy.transformations_of("noise")
+    }
+    rows = [
+        *sorted(rules.items(), key=lambda item: item[1]["hl_shift"]),
+        ("Noise axis", comparison.effects["axes"]["noise"]),
+    ]
     lines = [md_row(["rule", "HL shift", "95% CI", "Holm p", "mean Kendall tau, Original vs rule"]), "|---" * 5 + "|"]
     for name, effect in rows:
         tau = comparison.ranking_stability["noise" if name == "Noise axis" else name].mean
-        lines.append(md_row([md_text(name), number(effect["hl_shift"], sign=True), confidence_interval(effect),
-                           p_value(effect["p_holm"]), number(tau, 3)]))
+        lines.append(
+            md_row(
+                [
+                    md_text(name),
+                    number(effect["hl_shift"], sign=True),
+                    confidence_interval(effect),
+                    p_value(effect["p_holm"]),
+                    number(tau, 3),
+                ]
+            )
+        )
     return "\n".join(lines)
 
 
@@ -95,16 +122,36 @@ def model_groups(comparison: Comparison) -> str:
     rankings, chance = comparison.pairwise, comparison.chance
     names = list(rankings)
     lines = [md_row(["model", *(ranked_label(n) for n in names)]), "|---" * (1 + len(names)) + "|"]
-    lines += [md_row([_name(row.model), *(rankings[n].cell(row.model) for n in names)])
-              for row in comparison.leaderboard if row.model not in chance]
+    lines += [
+        md_row([_name(row.model), *(rankings[n].cell(row.model) for n in names)])
+        for row in comparison.leaderboard
+        if row.model not in chance
+    ]
     for model in chance:
-        against = [[p for p in rankings[n].chance_pairs if model in (p.first, p.second) and {p.first, p.second} - set(chance)]
-                   for n in names]
-        lines.append(md_row([_row(model, chance), *(
-            f"no rank; separated from {sum(p.separated for p in pairs)} of {len(pairs)} models" for pairs in against)]))
+        against = [
+            [p for p in rankings[n].chance_pairs if model in (p.first, p.second) and {p.first, p.second} - set(chance)]
+            for n in names
+        ]
+        lines.append(
+            md_row(
+                [
+                    _row(model, chance),
+                    *(
+                        f"no rank; separated from {sum(p.separated for p in pairs)} of {len(pairs)} models"
+                        for pairs in against
+                    ),
+                ]
+            )
+        )
     models = [rankings[n].pairs for n in names]
-    lines.append(md_row(["pairs separated (Shaffer p < 0.05)", *(
-        f"{sum(p.separated for p in pairs)} of {len(pairs)}" for pairs in models)]))
+    lines.append(
+        md_row(
+            [
+                "pairs separated (Shaffer p < 0.05)",
+                *(f"{sum(p.separated for p in pairs)} of {len(pairs)}" for pairs in models),
+            ]
+        )
+    )
     return "\n".join(lines)
 
 
@@ -112,8 +159,10 @@ def noise_subsets(comparison: Comparison) -> str:
     """Per dataset and Noise rule, the subsets its figure rests on ("5 of 12") and the share of texts it
     changed, from the cards' coverage (the same for every model of one revision: the first card's)."""
     if not comparison.coverage_stated:
-        raise ContractError("table noise-subsets: the cards do not record what each figure rests on (scored "
-                            "before hteb-score recorded it): score them again")
+        raise ContractError(
+            "table noise-subsets: the cards do not record what each figure rests on (scored "
+            "before hteb-score recorded it): score them again"
+        )
     rows = [r for r in comparison.coverage if r.transformation in comparison.taxonomy.transformations_of("noise")]
     lines = [md_row(["dataset", "rule", "subsets scored", "texts changed", "left out"]), "|---" * 5 + "|"]
     seen = set()
@@ -122,8 +171,17 @@ def noise_subsets(comparison: Comparison) -> str:
             continue
         seen.add((r.dataset, r.transformation, r.seed))
         changed = f"{r.changed_share:.0%}" + (" (mostly unchanged)" if r.flagged_unchanged else "")
-        lines.append(md_row([md_text(r.dataset), heading(r.transformation), r.subsets, changed,
-                             md_text(", ".join(r.left_out) or "-")]))
+        lines.append(
+            md_row(
+                [
+                    md_text(r.dataset),
+                    heading(r.transformation),
+                    r.subsets,
+                    changed,
+                    md_text(", ".join(r.left_out) or "-"),
+                ]
+            )
+        )
     return "\n".join(lines)
 
 
@@ -150,12 +208,16 @@ def noise_before_after(cards: Sequence[Sequence[ModelScores]]) -> str:
         raise ContractError("table noise-before-after: no model has cards in both folders")
     first = after[models[0]].card or {}
     carried = {f["dataset"] for f in first.get("flags", []) if f["code"] == "carried_from_revision"}
-    rests = {(c["dataset"], c["transformation"]): f"{c['subsets_scored']} of {c['subsets_total']}"
-             for c in first.get("coverage", [])}
+    rests = {
+        (c["dataset"], c["transformation"]): f"{c['subsets_scored']} of {c['subsets_total']}"
+        for c in first.get("coverage", [])
+    }
     datasets = [d for d in after[models[0]].original if d not in carried]
     rules = [t for t in after[models[0]].taxonomy.transformations_of("noise") if t in after[models[0]].transformations]
-    lines = [md_row(["dataset", "rule", "subsets (after)", *(f"{_row(m, chance)} before -> after" for m in models)]),
-             "|---" * (3 + len(models)) + "|"]
+    lines = [
+        md_row(["dataset", "rule", "subsets (after)", *(f"{_row(m, chance)} before -> after" for m in models)]),
+        "|---" * (3 + len(models)) + "|",
+    ]
 
     def delta(scores: ModelScores, dataset: str, rule: str) -> str:
         value = scores.transformations.get(rule, {}).get(dataset)
@@ -163,8 +225,16 @@ def noise_before_after(cards: Sequence[Sequence[ModelScores]]) -> str:
 
     for dataset in datasets:
         for rule in rules:
-            lines.append(md_row([md_text(dataset), heading(rule), rests.get((dataset, rule), "-"), *(
-                f"{delta(before[m], dataset, rule)} -> {delta(after[m], dataset, rule)}" for m in models)]))
+            lines.append(
+                md_row(
+                    [
+                        md_text(dataset),
+                        heading(rule),
+                        rests.get((dataset, rule), "-"),
+                        *(f"{delta(before[m], dataset, rule)} -> {delta(after[m], dataset, rule)}" for m in models),
+                    ]
+                )
+            )
     return "\n".join(lines)
 
 
@@ -182,28 +252,59 @@ def noise_item_cosines(comparison: Comparison) -> str:
     block: dict[str, Any] = measured[models[0]] or {}
 
     def mean(model: str, rule: str, key: str) -> float | None:
-        values = [v[key] for v in measured[model]["per_transformation"].get(rule, {}).values()  # type: ignore[index]
-                  if v[key] is not None]
+        values = [
+            v[key]
+            for v in measured[model]["per_transformation"].get(rule, {}).values()  # type: ignore[index]
+            if v[key] is not None
+        ]
         return float(sum(values) / len(values)) if values else None
 
     def share(value: float | None) -> str:
         return "-" if value is None else f"{value:.0%}"
 
-    rules = sorted((t for t in comparison.taxonomy.transformations_of("noise") if all(t in measured[m]["per_transformation"] for m in models)),  # type: ignore[index]
-                   key=lambda t: -sum(mean(m, t, "drift_mean") or 0.0 for m in models))
-    lines = [md_row(["rule", *(f"{_row(m, comparison.chance)} drift / pass / calibrated pass" for m in models)]),
-             "|---" * (1 + len(models)) + "|"]
+    rules = sorted(
+        (
+            t
+            for t in comparison.taxonomy.transformations_of("noise")
+            if all(t in measured[m]["per_transformation"] for m in models)  # type: ignore[index]
+        ),
+        key=lambda t: -sum(mean(m, t, "drift_mean") or 0.0 for m in models),
+    )
+    lines = [
+        md_row(["rule", *(f"{_row(m, comparison.chance)} drift / pass / calibrated pass" for m in models)]),
+        "|---" * (1 + len(models)) + "|",
+    ]
     for rule in rules:
-        lines.append(md_row([heading(rule), *(f"{number(mean(m, rule, 'drift_mean'), 3)} / "
-                                             f"{share(mean(m, rule, 'pass_rate'))} / "
-                                             f"{share(mean(m, rule, 'calibrated_pass_rate'))}" for m in models)]))
-    recorded = all(v["unchanged_share"] is not None for m in models
-                   for by_dataset in (measured[m] or {})["per_transformation"].values() for v in by_dataset.values())
-    counted = ("over the texts the rule changed" if recorded else "over every transformed text: these cards' parts "
-               "were scored before the scorer recorded which texts changed")
-    lines.append(f"\n(drift: 1 - cosine, {counted}; pass: drift <= {block['pass_drift']}; "
-                 f"calibrated pass: drift <= {block['calibrated_pass']} of the model's baseline drift between "
-                 "unrelated texts; each figure the mean over the datasets of the card's per-dataset value)")
+        lines.append(
+            md_row(
+                [
+                    heading(rule),
+                    *(
+                        f"{number(mean(m, rule, 'drift_mean'), 3)} / "
+                        f"{share(mean(m, rule, 'pass_rate'))} / "
+                        f"{share(mean(m, rule, 'calibrated_pass_rate'))}"
+                        for m in models
+                    ),
+                ]
+            )
+        )
+    recorded = all(
+        v["unchanged_share"] is not None
+        for m in models
+        for by_dataset in (measured[m] or {})["per_transformation"].values()
+        for v in by_dataset.values()
+    )
+    counted = (
+        "over the texts the rule changed"
+        if recorded
+        else "over every transformed text: these cards' parts "
+        "were scored before the scorer recorded which texts changed"
+    )
+    lines.append(
+        f"\n(drift: 1 - cosine, {counted}; pass: drift <= {block['pass_drift']}; "
+        f"calibrated pass: drift <= {block['calibrated_pass']} of the model's baseline drift between "
+        "unrelated texts; each figure the mean over the datasets of the card's per-dataset value)"
+    )
     return "\n".join(lines)
 
 
@@ -213,8 +314,9 @@ def pair_datasets(comparison: Comparison) -> str:
     found = per_dataset_tables(comparison.per_dataset, ranked_label, lambda model: _row(model, comparison.chance))
     if not found:
         raise ContractError("table pair-datasets: no pair has per-item outcomes on both sides (outcomes.parquet)")
-    return "\n".join(line.replace("### ", "**", 1) + "**" if line.startswith("### ") else line
-                     for line in found).rstrip("\n")
+    return "\n".join(
+        line.replace("### ", "**", 1) + "**" if line.startswith("### ") else line for line in found
+    ).rstrip("\n")
 
 
 def _card_of(comparison: Comparison, model: str) -> dict[str, Any]:
@@ -229,8 +331,13 @@ QUOTED_CHARS = 160
 def noise_item_examples(comparison: Comparison) -> str:
     """Per Noise rule, the item whose embedding moved most (lowest cosine) among the explorer rows of the
     cards' items.parquet, with its original and transformed text quoted (escaped, cut at QUOTED_CHARS)."""
-    rows = [r for m in comparison.models if m.model not in comparison.chance  # random vectors move every text
-            for r in (m.items or []) if r["transformation"] in comparison.taxonomy.transformations_of("noise")]
+    rows = [
+        r
+        for m in comparison.models
+        if m.model not in comparison.chance  # random vectors move every text
+        for r in (m.items or [])
+        if r["transformation"] in comparison.taxonomy.transformations_of("noise")
+    ]
     if not rows:
         raise ContractError("table noise-item-examples: no card has explorer rows (items.parquet) for a Noise rule")
     lines = [md_row(["rule", "model", "dataset", "cosine", "original", "transformed"]), "|---" * 6 + "|"]
@@ -239,10 +346,15 @@ def noise_item_examples(comparison: Comparison) -> str:
         if not mine:
             continue
         worst = min(mine, key=lambda r: (r["cosine"], r["model"], r["dataset"], r["item_id"], r["field"]))
-        quote = [md_text(t if len(t) <= QUOTED_CHARS else t[:QUOTED_CHARS] + "...")
-                 for t in (worst["original_text"], worst["transformed_text"])]
-        lines.append(md_row([heading(rule), _name(worst["model"]), md_text(worst["dataset"]), number(worst["cosine"], 3),
-                             *quote]))
+        quote = [
+            md_text(t if len(t) <= QUOTED_CHARS else t[:QUOTED_CHARS] + "...")
+            for t in (worst["original_text"], worst["transformed_text"])
+        ]
+        lines.append(
+            md_row(
+                [heading(rule), _name(worst["model"]), md_text(worst["dataset"]), number(worst["cosine"], 3), *quote]
+            )
+        )
     return "\n".join(lines)
 
 
@@ -270,18 +382,37 @@ def unit_times(parts: Mapping[str, Sequence[ScorePart]]) -> str:
         for part in parts[model]:
             datasets = tuple(u.dataset for u in part.units)
             if TIMING_TOTAL not in part.timings:
-                raise ContractError(f"table unit-times: the work unit {terminal(' + '.join(datasets))} of "
-                                    f"{terminal(model)} has no total time ({TIMING_TOTAL})")
+                raise ContractError(
+                    f"table unit-times: the work unit {terminal(' + '.join(datasets))} of "
+                    f"{terminal(model)} has no total time ({TIMING_TOTAL})"
+                )
             rows.setdefault(datasets, {})[model] = part
     lines = [md_row(["unit", *map(md_text, models)]), "|---" * (1 + len(models)) + "|"]
     for datasets in sorted(rows):
         held = rows[datasets]
-        lines.append(md_row([md_text(" + ".join(datasets)), *(
-            _minutes(held[m].timings[TIMING_TOTAL]) + _cached([held[m]]) if m in held else "-" for m in models)]))
-    lines.append(md_row(["in all", *(
-        f"{_minutes(sum(p.timings[TIMING_TOTAL] for p in parts[m]))} over {count(len(parts[m]), 'unit')}"
-        f"{_cached(parts[m])}"
-        for m in models)]))
+        lines.append(
+            md_row(
+                [
+                    md_text(" + ".join(datasets)),
+                    *(
+                        _minutes(held[m].timings[TIMING_TOTAL]) + _cached([held[m]]) if m in held else "-"
+                        for m in models
+                    ),
+                ]
+            )
+        )
+    lines.append(
+        md_row(
+            [
+                "in all",
+                *(
+                    f"{_minutes(sum(p.timings[TIMING_TOTAL] for p in parts[m]))} over {count(len(parts[m]), 'unit')}"
+                    f"{_cached(parts[m])}"
+                    for m in models
+                ),
+            ]
+        )
+    )
     return "\n".join(lines)
 
 
@@ -331,14 +462,21 @@ class Table:
     folders: int = 1
 
 
-TABLES: Registry[Table] = Registry("findings table", entries={
-    "noise-models": Table(comparison_of, noise_models), "noise-effects": Table(comparison_of, noise_effects),
-    "model-groups": Table(comparison_of, model_groups), "noise-subsets": Table(comparison_of, noise_subsets),
-    "unit-times": Table(parts_of, unit_times), "noise-before-after": Table(cards_of, noise_before_after, folders=2),
-    "noise-item-cosines": Table(comparison_of, noise_item_cosines),
-    "pair-datasets": Table(comparison_of, pair_datasets),
-    "noise-item-examples": Table(comparison_of, noise_item_examples),
-    "pair-power": Table(comparison_of, lambda comparison: power_markdown(comparison.pairwise))})
+TABLES: Registry[Table] = Registry(
+    "findings table",
+    entries={
+        "noise-models": Table(comparison_of, noise_models),
+        "noise-effects": Table(comparison_of, noise_effects),
+        "model-groups": Table(comparison_of, model_groups),
+        "noise-subsets": Table(comparison_of, noise_subsets),
+        "unit-times": Table(parts_of, unit_times),
+        "noise-before-after": Table(cards_of, noise_before_after, folders=2),
+        "noise-item-cosines": Table(comparison_of, noise_item_cosines),
+        "pair-datasets": Table(comparison_of, pair_datasets),
+        "noise-item-examples": Table(comparison_of, noise_item_examples),
+        "pair-power": Table(comparison_of, lambda comparison: power_markdown(comparison.pairwise)),
+    },
+)
 
 
 def update_tables(text: str, base: Path) -> str:
@@ -352,8 +490,10 @@ def update_tables(text: str, base: Path) -> str:
         if key not in read:
             folders = match["folder"].split(",")
             if len(folders) != table.folders:
-                raise ContractError(f"table {match['name']} is read from {table.folders} folder(s), comma-separated; "
-                                    f"the marker names {len(folders)}")
+                raise ContractError(
+                    f"table {match['name']} is read from {table.folders} folder(s), comma-separated; "
+                    f"the marker names {len(folders)}"
+                )
             read[key] = table.read(base / folders[0] if table.folders == 1 else [base / f for f in folders])
         return match.group(1) + table.render(read[key]) + "\n" + match.group(5)
 

@@ -37,8 +37,13 @@ from hteb_score.scoring.model_scores import ModelScores, joined_taxonomy
 ALL = "all"
 UNKNOWN_LANGUAGE = "und"
 #: The facts a model's row shows, in the page's order, with their headings.
-FACTS = {"parameters": "Params", "embedding_dim": "Dim.", "max_tokens": "Max tokens", "licence": "Licence",
-         "seconds_per_1000": "s / 1,000 texts"}
+FACTS = {
+    "parameters": "Params",
+    "embedding_dim": "Dim.",
+    "max_tokens": "Max tokens",
+    "licence": "Licence",
+    "seconds_per_1000": "s / 1,000 texts",
+}
 
 
 def read_facts(path: Path) -> dict[str, dict[str, Any]]:
@@ -50,7 +55,7 @@ def read_facts(path: Path) -> dict[str, dict[str, Any]]:
     except json.JSONDecodeError as err:
         raise HtebError(f"{path}: not JSON ({err.msg}, line {err.lineno})") from None
     if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("model"), str) for r in rows):
-        raise HtebError(f"{path}: expected a list of objects, each with a \"model\"")
+        raise HtebError(f'{path}: expected a list of objects, each with a "model"')
     return {r["model"]: r for r in rows}
 
 
@@ -76,32 +81,44 @@ def card_facts(card: Mapping[str, Any], table: Mapping[str, Any]) -> dict[str, A
     return {**facts, "sources": sources}
 
 
-def _coverage(models: Sequence[ModelScores], columns: Sequence[str],
-              datasets: Sequence[str]) -> dict[str, dict[str, list[dict[str, Any]]]]:
+def _coverage(
+    models: Sequence[ModelScores], columns: Sequence[str], datasets: Sequence[str]
+) -> dict[str, dict[str, list[dict[str, Any]]]]:
     """Per dataset and transformation column: what its figure rests on, one entry per seed and distinct
     statement, naming the models whose cards make it (cards made before coverage was recorded give none)."""
     out: dict[str, dict[str, list[dict[str, Any]]]] = {}
-    rows = [r for r in coverage_rows(((m.model, m.card) for m in models), every=True)
-            if r.dataset in datasets and r.transformation in columns]
+    rows = [
+        r
+        for r in coverage_rows(((m.model, m.card) for m in models), every=True)
+        if r.dataset in datasets and r.transformation in columns
+    ]
     for row in sorted(rows, key=lambda r: (r.dataset, r.transformation)):  # stable: each column's seeds as found
-        out.setdefault(row.dataset, {}).setdefault(row.transformation, []).append({
-            "seed": row.seed, "subsets_scored": row.subsets_scored, "subsets_total": row.subsets_total,
-            "changed_share": row.changed_share, "flagged_unchanged": row.flagged_unchanged,
-            "left_out": [{"subset": s, "reason": r} for s, r in zip(row.left_out, row.reasons)],
-            "models": list(row.models)})
+        out.setdefault(row.dataset, {}).setdefault(row.transformation, []).append(
+            {
+                "seed": row.seed,
+                "subsets_scored": row.subsets_scored,
+                "subsets_total": row.subsets_total,
+                "changed_share": row.changed_share,
+                "flagged_unchanged": row.flagged_unchanged,
+                "left_out": [{"subset": s, "reason": r} for s, r in zip(row.left_out, row.reasons)],
+                "models": list(row.models),
+            }
+        )
     return out
 
 
-def _views(models: Sequence[ModelScores], columns: Sequence[str], datasets: Sequence[str],
-           chance: Mapping[str, str]) -> dict[str, Any]:
+def _views(
+    models: Sequence[ModelScores], columns: Sequence[str], datasets: Sequence[str], chance: Mapping[str, str]
+) -> dict[str, Any]:
     """Per column: each model's mean, delta from Original and point rank over `datasets`; with two
     datasets or more, intervals, groups and the pairs' tests too, as model against model ranks them
     (`rank_models`): a chance row has its mean and delta only, counts in no model's rank and sits in no group,
     and its pairs follow the models'."""
     out: dict[str, Any] = {}
     for column in columns:
-        scores = {m.model: {d: (m.original if column == ORIGINAL else m.column(column))[d] for d in datasets}
-                  for m in models}
+        scores = {
+            m.model: {d: (m.original if column == ORIGINAL else m.column(column))[d] for d in datasets} for m in models
+        }
         tested = len(datasets) > 1
         ranking = rank_models(scores, column, chance=chance) if tested else None
         means = ranking.scores if ranking else {m: sum(v.values()) / len(v) for m, v in scores.items()}
@@ -121,9 +138,24 @@ def _views(models: Sequence[ModelScores], columns: Sequence[str], datasets: Sequ
         view: dict[str, Any] = {"models": rows}
         if ranking is not None:
             view["groups"] = ranking.groups()
-            view["pairs"] = [{k: p.to_json()[k] for k in ("first", "second", "separated", "winner", "hl_shift",
-                                                         "ci_low", "ci_high", "p_value", "p_shaffer", "n_datasets")}
-                             for p in ranking.all_pairs]
+            view["pairs"] = [
+                {
+                    k: p.to_json()[k]
+                    for k in (
+                        "first",
+                        "second",
+                        "separated",
+                        "winner",
+                        "hl_shift",
+                        "ci_low",
+                        "ci_high",
+                        "p_value",
+                        "p_shaffer",
+                        "n_datasets",
+                    )
+                }
+                for p in ranking.all_pairs
+            ]
         out[column] = view
     return out
 
@@ -164,14 +196,23 @@ def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> di
     return {
         "revision": ", ".join(sorted(revisions)),
         "axes": {a: {"label": "Original" if a == ORIGINAL else column_label(a), "columns": c} for a, c in axes.items()},
-        "labels": {c: "Original" if c == ORIGINAL else heading(c) if c in taxonomy.transformations else column_label(c)
-                   for c in columns},
-        "datasets": [{"name": d, "languages": languages[d], "task_type": models[0].task_types.get(d, "")}
-                     for d in shared],
-        "models": [{"model": m.model, "kind": "chance" if m.model in chance else "model", "label": chance.get(m.model),
-                    "facts": card_facts(m.card or {"model": {}}, facts.get(m.model, {})),
-                    "scores": {c: {d: (m.original if c == ORIGINAL else m.column(c))[d] for d in shared}
-                               for c in columns}} for m in models],
+        "labels": {
+            c: "Original" if c == ORIGINAL else heading(c) if c in taxonomy.transformations else column_label(c)
+            for c in columns
+        },
+        "datasets": [
+            {"name": d, "languages": languages[d], "task_type": models[0].task_types.get(d, "")} for d in shared
+        ],
+        "models": [
+            {
+                "model": m.model,
+                "kind": "chance" if m.model in chance else "model",
+                "label": chance.get(m.model),
+                "facts": card_facts(m.card or {"model": {}}, facts.get(m.model, {})),
+                "scores": {c: {d: (m.original if c == ORIGINAL else m.column(c))[d] for d in shared} for c in columns},
+            }
+            for m in models
+        ],
         "views": views,
         "coverage": _coverage(models, columns, shared),
     }
@@ -183,8 +224,22 @@ def csv_rows(data: Mapping[str, Any]) -> list[list[str]]:
     over all datasets with its rank, interval and group; `kind` says whether the row is a model's or the
     chance row's (unranked)."""
     facts = list(FACTS)
-    header = ["model", "kind", "dataset", "languages", "column", "score", "delta", "rank", "rank_low", "rank_high",
-              "group", "subsets", "left_out", *facts]
+    header = [
+        "model",
+        "kind",
+        "dataset",
+        "languages",
+        "column",
+        "score",
+        "delta",
+        "rank",
+        "rank_low",
+        "rank_high",
+        "group",
+        "subsets",
+        "left_out",
+        *facts,
+    ]
     rows = [header]
     languages = {d["name"]: " ".join(d["languages"]) for d in data["datasets"]}
 
@@ -195,14 +250,43 @@ def csv_rows(data: Mapping[str, Any]) -> list[list[str]]:
         own = [cell(model["facts"][f]) for f in facts]
         for column, scores in model["scores"].items():
             view = data["views"][ALL]["columns"][column]["models"][model["model"]]
-            rows.append([model["model"], model["kind"], ALL, "", column, cell(view["score"]), cell(view["delta"]),
-                         cell(view.get("rank")), cell(view.get("rank_low")), cell(view.get("rank_high")),
-                         cell(view.get("group")), "", "", *own])
+            rows.append(
+                [
+                    model["model"],
+                    model["kind"],
+                    ALL,
+                    "",
+                    column,
+                    cell(view["score"]),
+                    cell(view["delta"]),
+                    cell(view.get("rank")),
+                    cell(view.get("rank_low")),
+                    cell(view.get("rank_high")),
+                    cell(view.get("group")),
+                    "",
+                    "",
+                    *own,
+                ]
+            )
             for dataset, value in scores.items():
                 original = model["scores"][ORIGINAL][dataset]
                 stated = [s for s in data["coverage"].get(dataset, {}).get(column, ()) if model["model"] in s["models"]]
-                rows.append([model["model"], model["kind"], dataset, languages[dataset], column, cell(value),
-                             "" if column == ORIGINAL else cell(value - original), "", "", "", "",
-                             "; ".join(f"{s['subsets_scored']} of {s['subsets_total']}" for s in stated),
-                             "; ".join(" ".join(e["subset"] for e in s["left_out"]) for s in stated), *own])
+                rows.append(
+                    [
+                        model["model"],
+                        model["kind"],
+                        dataset,
+                        languages[dataset],
+                        column,
+                        cell(value),
+                        "" if column == ORIGINAL else cell(value - original),
+                        "",
+                        "",
+                        "",
+                        "",
+                        "; ".join(f"{s['subsets_scored']} of {s['subsets_total']}" for s in stated),
+                        "; ".join(" ".join(e["subset"] for e in s["left_out"]) for s in stated),
+                        *own,
+                    ]
+                )
     return rows

@@ -44,10 +44,18 @@ def render(data: Mapping[str, Any]) -> str:
     n_models = sum(m["kind"] == "model" for m in data["models"])
     n_chance = len(data["models"]) - n_models
     beside = f" and {count(n_chance, 'chance row')} (unranked)" if n_chance else ""
-    return page("leaderboard.html.j2", title=TITLE, scripts=SCRIPTS, styles=STYLES,
-                counted=count(n_models, "model") + beside, n_datasets=len(data["datasets"]),
-                revision=data["revision"], csv_name=CSV_NAME, method=METHOD,
-                island=_island({**data, "alpha": ALPHA, "facts": FACTS}))
+    return page(
+        "leaderboard.html.j2",
+        title=TITLE,
+        scripts=SCRIPTS,
+        styles=STYLES,
+        counted=count(n_models, "model") + beside,
+        n_datasets=len(data["datasets"]),
+        revision=data["revision"],
+        csv_name=CSV_NAME,
+        method=METHOD,
+        island=_island({**data, "alpha": ALPHA, "facts": FACTS}),
+    )
 
 
 def _safe_cell(value: str) -> str:
