@@ -159,6 +159,14 @@ def _row(data: dict, name: str) -> dict:
             lambda d: d["templates"][2].update(growth=0),
             r"templates\[2\] \(expand\)\.growth: 0 is less than or equal to the minimum of 0",
         ),
+        (
+            lambda d: d["presets"][0]["slots"][1].append("expansoin"),
+            r"preset 'minimal' names 'expansoin', not a row of the table",
+        ),
+        (
+            lambda d: d["presets"].append(dict(d["presets"][1])),
+            r"preset 'full' is defined twice",
+        ),
     ],
     ids=[
         "no-judge-task",
@@ -172,6 +180,8 @@ def _row(data: dict, name: str) -> dict:
         "twice",
         "empty-axis",
         "no-growth",
+        "preset-unknown-row",
+        "preset-twice",
     ],
 )
 def test_a_bad_row_is_one_line_naming_it(edit, message):

@@ -47,6 +47,21 @@ def test_minimal_preset_is_the_papers_check_on_one_dataset_per_task_type(revisio
     assert PRESETS.get("full").choose(revision) == (revision.dataset_names(), None)
 
 
+def test_a_preset_row_of_the_table_is_a_choice_with_its_help(revision, monkeypatch):
+    """A preset is a row of transformations.yaml: its slots choose, its description is --preset's help."""
+    from hteb_contract.specs.transformations import PresetSpec
+    from hteb_score.scoring.selection import Preset
+
+    quick = Preset(PresetSpec("lexical", "the lexical axis", (("backtranslation", "paraphrasing"),)))
+    datasets, transformations = quick.choose(revision)
+    held = {name: {t for t, _ in revision.variants(name)} for name in revision.dataset_names()}
+    slot = next(t for t in ("backtranslation", "paraphrasing") if any(t in h for h in held.values()))
+    assert transformations == [slot] and all(slot in held[name] for name in datasets)
+    code, out, _ = run("score", "--help")
+    words = " ".join(out.split())
+    assert code == 0 and all(f"{n}: {' '.join(p.spec.description.split()[:3])}" in words for n, p in PRESETS.items())
+
+
 def test_judge_filter_keeps_the_mean_at_or_above_the_threshold_and_every_unjudged_item(revision):
     kept, means = [], []
     for name in revision.dataset_names():

@@ -29,6 +29,7 @@ from hteb_generate.setup.config import PROFILES, check_output_file
 from hteb_generate.run.plan import (
     COUNTS,
     PREFILL_SOURCE,
+    Plan,
     PREFILL_TOKENS_PER_SECOND,
     TOKENS_PER_SECOND,
     TOKENS_PER_SECOND_SOURCE,
@@ -295,7 +296,7 @@ def doctor(**kwargs: Any) -> None:
 )
 @click.option(
     "--by",
-    type=click.Choice(["both", "dataset", "transformation"]),
+    type=click.Choice(Plan.GROUPINGS),
     default="both",
     show_default=True,
     help="Rows per dataset x transformation, per dataset or per transformation.",

@@ -172,6 +172,9 @@ class Plan:
     def gpu_hours(self) -> float:
         return self.decode_hours + self.prefill_hours
 
+    #: `hteb-generate plan --by`: rows per (dataset, transformation), per dataset or per transformation.
+    GROUPINGS = ("both", "dataset", "transformation")
+
     def grouped(self, by: str) -> dict[tuple[str, ...], Cost]:
         """Costs per (dataset, transformation), per dataset or per transformation."""
         if by == "both":

@@ -109,12 +109,23 @@ class TransformationSpec:
 
 
 @dataclass(frozen=True)
+class PresetSpec:
+    """A named selection of `hteb-score --preset`: per slot, the transformations that may fill it (the first
+    a revision has wins); no slots: every dataset and transformation. `description` is its --help text."""
+
+    name: str
+    description: str
+    slots: tuple[tuple[str, ...], ...] | None = None
+
+
+@dataclass(frozen=True)
 class TransformationTable:
-    """The axes, the templates and the transformations, in the table's order."""
+    """The axes, the templates, the transformations and the presets, in the table's order."""
 
     axes: tuple[Axis, ...]
     templates: tuple[TemplateSpec, ...]
     transformations: tuple[TransformationSpec, ...]
+    presets: tuple[PresetSpec, ...] = ()
     _rows: Registry[TransformationSpec] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -169,7 +180,7 @@ def _unique(names: list[str], what: str, source: str) -> None:
 def _check_rows(table: TransformationTable, source: str) -> None:
     """What one row cannot say about itself: names unique, axes and templates known, an axis's rows
     together and in the axes' order, every axis used, `check_as` on an intermediate step naming an
-    LLM transformation."""
+    LLM transformation, a preset's slots naming rows."""
     _unique([a.name for a in table.axes], "axis", source)
     _unique([t.name for t in table.templates], "template", source)
     _unique(list(table.names), "transformation", source)
@@ -200,6 +211,11 @@ def _check_rows(table: TransformationTable, source: str) -> None:
     unused = [a.name for a in table.axes if not a.transformations]
     if unused:
         raise ContractError(f"{source}: axis {unused[0]!r} has no transformation")
+    _unique([p.name for p in table.presets], "preset", source)
+    for preset in table.presets:
+        for name in (n for slot in preset.slots or () for n in slot):
+            if name not in table.names:
+                raise ContractError(f"{source}: preset {preset.name!r} names {name!r}, not a row of the table")
 
 
 def parse_transformation_table(data: Any, source: str = "transformations.yaml") -> TransformationTable:
@@ -227,6 +243,10 @@ def parse_transformation_table(data: Any, source: str = "transformations.yaml") 
         ),
         templates=tuple(TemplateSpec(t["name"], float(t["growth"]), float(t["expected"])) for t in data["templates"]),
         transformations=rows,
+        presets=tuple(
+            PresetSpec(p["name"], p["description"], None if "slots" not in p else tuple(map(tuple, p["slots"])))
+            for p in data.get("presets", ())
+        ),
     )
     _check_rows(table, source)
     return _resolved(table)

@@ -7,12 +7,14 @@ from pathlib import Path
 import click
 
 from hteb_contract.taxonomy import AXES, PAPER_TRANSFORMATIONS
+from hteb_score.report.compare.basis import BASES
 from hteb_score.report.compare.chance import row_name
 from hteb_score.report.compare.comparison import coverage_cell, figure_cell, leaderboard_cell
 from hteb_score.report.formatting import column_label
 from hteb_score.report.compare.pairwise import groups_sentence
 from hteb_score.cli.output import OutputFolder
 from hteb_score.cli.terminal import echo
+from hteb_score.stats.hodges_lehmann import CI_METHODS
 
 TABLE_HELP = f"""\b
 Scores table (--scores-table, .csv or .json): one row per model and dataset,
@@ -99,14 +101,14 @@ and, for a revision on the Hub, model_index/<model>/.eval_results/hteb.yaml
     "ci_method",
     default="walsh",
     show_default=True,
-    type=click.Choice(["walsh", "bootstrap"]),
+    type=click.Choice(list(CI_METHODS)),
     help="HL shift CI: exact signed-rank (Walsh averages) or percentile bootstrap (1000 resamples).",
 )
 @click.option(
     "--basis",
     default="common",
     show_default=True,
-    type=click.Choice(["common", "own"]),
+    type=click.Choice(BASES.names()),
     help="What the leaderboard and the heat map rest on: common = the datasets x transformations every "
     "model has (fair ranks); own = each model on all it has (its card's figures). Every output states it "
     "and shows a model's card figure beside any figure that differs.",

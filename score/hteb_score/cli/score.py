@@ -14,9 +14,10 @@ from hteb_score import CARD_FILE, DEFAULT_STORE, SAMPLE_REVISION
 from hteb_score.cli import options
 from hteb_score.cli.output import OutputFolder
 from hteb_score.cli.terminal import echo
-from hteb_score.encoding.backends import BACKENDS
+from hteb_score.encoding.backends import BACKENDS, DTYPES
 from hteb_score.encoding.choice import KINDS
 from hteb_score.encoding.model_files import DEFAULT_MODEL_ID, check_model, choose_model
+from hteb_score.scoring.error_policy import ACTIONS
 from hteb_score.scoring.options import ScoreOptions
 from hteb_score.scoring.selection import PRESETS
 
@@ -84,7 +85,7 @@ def _judge_threshold(ctx: click.Context, param: click.Parameter, value: float | 
 )
 @click.option(
     "--on-error",
-    type=click.Choice(["original", "drop", "keep"]),
+    type=click.Choice(list(ACTIONS)),
     default="original",
     show_default=True,
     help="Items whose transformation still has errors: score the original text, drop the item, or keep "
@@ -132,7 +133,7 @@ def _judge_threshold(ctx: click.Context, param: click.Parameter, value: float | 
 )
 @click.option(
     "--precision",
-    type=click.Choice(["fp32", "fp16", "bf16", "int8"]),
+    type=click.Choice(list(DTYPES)),
     default=None,
     help="fp32 (default on CPU), fp16 (default on CUDA, torch only), bf16 (torch), int8 (onnx dynamic "
     "quantisation). A result in reduced precision is flagged reduced_precision and marked by compare.",
@@ -158,8 +159,8 @@ def _judge_threshold(ctx: click.Context, param: click.Parameter, value: float | 
     "--preset",
     type=click.Choice(list(PRESETS.names())),
     default=None,
-    help="minimal: the paper's quick check - paraphrasing, expansion (else summarisation) and translation "
-    "(else cross-translation) on one dataset per task type; full: everything. Recorded in the card.",
+    help="; ".join(f"{name}: {preset.spec.description}" for name, preset in PRESETS.items())
+    + ". Recorded in the card.",
 )
 @click.option(
     "--model-revision",

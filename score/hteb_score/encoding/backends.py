@@ -32,6 +32,8 @@ from hteb_contract.common.registry import Registry
 from hteb_score.flags import Flag
 
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+#: --precision's choices, each with the dtype the card records.
+DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16", "int8": "int8"}
 REDUCED = frozenset({"fp16", "bf16", "int8"})  # precisions whose embeddings differ from fp32's
 
 

@@ -23,6 +23,7 @@ from hteb_contract.common.atomic import atomic_write_text
 from hteb_contract.errors import HtebError, first_line
 from hteb_contract.common.paths import default_cache_dir
 from hteb_score import SAMPLE_DIR
+from hteb_score.encoding.backends import DTYPES
 from hteb_score.encoding.batched import DEFAULT_TOKEN_BUDGET
 from hteb_score.encoding.cache import EmbeddingCache
 from hteb_score.encoding.embed import Embed
@@ -40,7 +41,6 @@ from hteb_score.encoding.vector_store import DEFAULT_MEMMAP_BYTES, VectorStore
 if TYPE_CHECKING:
     from hteb_contract.sources import DatasetInfo
 
-DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16", "int8": "int8"}  # --precision -> card dtype
 PROBE_FILE = SAMPLE_DIR / "probe.txt"  # 64 real texts: STSBenchmark sentences, SciFact abstracts
 _PROMPT_ALIASES = {"query": ("query",), "document": ("document", "passage", "corpus")}
 

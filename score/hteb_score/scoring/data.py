@@ -27,7 +27,7 @@ from hteb_score.evaluators.protocol import Protocol
 from hteb_score.flags import Flag
 from hteb_score.scoring.coverage import SubsetShare, revision_shares
 from hteb_score.scoring.corpus_robustness import CorpusVariant, corpus_variants
-from hteb_score.scoring.error_policy import ErrorPolicyCount
+from hteb_score.scoring.error_policy import ACTIONS, ErrorPolicyCount
 from hteb_score.scoring.options import ScoreOptions
 from hteb_score.scoring.selection import PRESETS, judge_kept, judge_means, require_judge_scores
 
@@ -209,7 +209,7 @@ def _policy_lookup(items: ItemColumns, on_error: str, where: str, keep: Sequence
             return None
         if not items.with_errors[at]:
             return items.transformed_text[at]
-        return {"original": ref.text, "drop": None, "keep": items.transformed_text[at]}[on_error]
+        return ACTIONS[on_error](ref.text, items.transformed_text[at])
 
     return lookup
 

@@ -7,9 +7,17 @@ one class says once what an entry holds, and its JSON is the card's, key for key
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+#: --on-error: what an item whose transformation still has errors is scored as, from its (original,
+#: transformed) texts; None drops the item.
+ACTIONS: dict[str, Callable[[str, str], str | None]] = {
+    "original": lambda original, transformed: original,
+    "drop": lambda original, transformed: None,
+    "keep": lambda original, transformed: transformed,
+}
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,11 @@
-"""What a run scores of a revision beyond --datasets/--transformations/--seeds: the paper's
-presets and the judge-quality filter.
+"""What a run scores of a revision beyond --datasets/--transformations/--seeds: the presets and the
+judge-quality filter.
 
-`--preset minimal` is the paper's advice for a quick check (docs/scoring.md): paraphrasing,
-one length transformation (expansion, else summarisation) and one language transformation
-(translation, else cross-translation), on one dataset per task type (the revision's first, in its
-manifest's order, that holds all three). `--preset full` is every dataset and transformation.
-`--min-judge Q` keeps a transformed item only when the mean of its judge scores (quality and
+The presets are rows of the transformation table (`presets:` in hteb_contract's transformations.yaml):
+`--preset minimal` is the paper's advice for a quick check (docs/scoring.md): paraphrasing, one length
+transformation (expansion, else summarisation) and one language transformation (translation, else
+cross-translation), on one dataset per task type (the revision's first, in its manifest's order, that
+holds all three). `--preset full` is every dataset and transformation. `--min-judge Q` keeps a transformed item only when the mean of its judge scores (quality and
 fluency, 1-5; the paper accepts at 3) is at least Q; items no judge rated (noise rules) are kept
 and counted as unjudged.
 """
@@ -19,46 +19,43 @@ from hteb_contract.errors import HtebError
 from hteb_contract.item_columns import ItemColumns
 from hteb_contract.common.registry import Registry
 from hteb_contract.revision import Revision
+from hteb_contract.specs.transformations import PresetSpec, transformation_table
 from hteb_score.scoring.error_policy import ErrorPolicyCount
 
 
 @dataclass(frozen=True)
 class Preset:
-    """A named selection: `transformations` lists alternatives per slot (the first the revision has
-    wins) and then one dataset per task type is taken; None: every dataset and transformation."""
+    """A preset row (`PresetSpec`) applied to a revision: each slot's first transformation the revision
+    has, then one dataset per task type; no slots: every dataset and transformation."""
 
-    name: str
-    transformations: tuple[tuple[str, ...], ...] | None
+    spec: PresetSpec
 
     def choose(self, revision: Revision) -> tuple[list[str], list[str] | None]:
         """(datasets, transformations) of `revision`; one line naming what is missing when it lacks a part."""
-        if self.transformations is None:
+        if self.spec.slots is None:
             return revision.dataset_names(), None
         held = {name: {t for t, _ in revision.variants(name)} for name in revision.dataset_names()}
         everywhere = set().union(*held.values()) if held else set()
         chosen = []
-        for slot in self.transformations:
+        for slot in self.spec.slots:
             found = next((t for t in slot if t in everywhere), None)
             if found is None:
-                raise HtebError(f"--preset {self.name}: revision {revision.label} has none of {' / '.join(slot)}")
+                raise HtebError(f"--preset {self.spec.name}: revision {revision.label} has none of {' / '.join(slot)}")
             chosen.append(found)
         datasets: dict[str, str] = {}
         for source in revision.manifest["sources"]:
             if set(chosen) <= held[source["name"]]:
                 datasets.setdefault(source["task_type"], source["name"])
         if not datasets:
-            raise HtebError(f"--preset {self.name}: no dataset of revision {revision.label} holds {', '.join(chosen)}")
+            raise HtebError(
+                f"--preset {self.spec.name}: no dataset of revision {revision.label} holds {', '.join(chosen)}"
+            )
         return list(datasets.values()), chosen
 
 
+#: The table's presets, by name (`--preset`'s choices and help).
 PRESETS: Registry[Preset] = Registry(
-    "preset",
-    entries={
-        "minimal": Preset(
-            "minimal", (("paraphrasing",), ("expansion", "summarisation"), ("translation", "cross_translation"))
-        ),
-        "full": Preset("full", None),
-    },
+    "preset", entries={spec.name: Preset(spec) for spec in transformation_table().presets}
 )
 
 
