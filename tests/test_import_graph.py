@@ -216,3 +216,41 @@ def test_the_report_rooms_read_only_the_rooms_before_them():
         for m in MODULES
         if m.startswith("hteb_score.report")
     )
+
+
+def _folders(package: str) -> dict[str, set[str]]:
+    """`package`'s graph with each of its subpackages one node (its top-level modules stay their own)."""
+
+    def node(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    edges: dict[str, set[str]] = {}
+    for module, targets in graph().items():
+        if module.split(".")[0] == package:
+            edges.setdefault(node(module), set()).update(
+                node(t) for t in targets if t.split(".")[0] == package and node(t) != node(module)
+            )
+    return edges
+
+
+def test_no_import_cycle_between_a_packages_folders():
+    """A folder (the contract's specs/, revision/, stores/, common/; the scorer's and generator's stages) and the
+    modules around it never import each other both ways: each folder is a layer a reader can take on its own."""
+    assert {package: cycles(_folders(package)) for package in ("hteb_contract", "hteb_score", "hteb_generate")} == {
+        "hteb_contract": [],
+        "hteb_score": [],
+        "hteb_generate": [],
+    }
+
+
+def test_the_runtime_tooling_reads_nothing_of_the_data_contract():
+    """hteb_contract.common (atomic writes, locks, SQLite, Ray, paths, the registry, escaping) is what both programs
+    share that is not the data contract: it reads none of the contract's modules but its errors."""
+    reads = {
+        f"{m} -> {t}"
+        for m, targets in graph().items()
+        if m.startswith("hteb_contract.common")
+        for t in targets
+        if t.startswith("hteb_contract") and not t.startswith("hteb_contract.common") and t != "hteb_contract.errors"
+    }
+    assert reads == set()

@@ -57,7 +57,7 @@ def register() -> None:
     """Add the toy everywhere else the page says, as a row and two functions."""
     from datasets import Dataset
 
-    from hteb_contract.specs.mteb_settings import STSSettings
+    from hteb_contract.mteb_settings import STSSettings
     from hteb_contract.tasks import EVAL, TASK_TYPES, TaskType
     from hteb_generate.sources.hub_sources import CONVERTERS, HubRows, Tables, tag
     from hteb_score.mteb_interop.task_data import per_subset

@@ -18,7 +18,7 @@ from typing import Any
 from hteb_contract.common.registry import Registry, RegistryError
 from hteb_contract.errors import SourceError
 from hteb_contract.field_values import BINARY_LABEL, FIELD_CHECKS, RELEVANCE, FieldCheck
-from hteb_contract.specs.mteb_settings import (
+from hteb_contract.mteb_settings import (
     ClassificationSettings,
     ClusteringSettings,
     PairClassificationSettings,
@@ -44,7 +44,7 @@ class TaskType:
     list_fields: tuple[str, ...] = ()  # text fields that hold a list of texts
     metric: str = ""  # the paper's metric (App. G): the main metric of the `hteb` protocol
     mteb_main_score: str = ""  # what mteb 2.26 reports as main_score: the main metric of the `mteb` protocol
-    #: the kind of evaluation settings its mteb abstract task class lets a task class set (specs/mteb_settings.py)
+    #: the kind of evaluation settings its mteb abstract task class lets a task class set (hteb_contract/mteb_settings.py)
     mteb_settings: type[Settings] = field(kw_only=True)
     hub_category: str = ""  # the Hub's task_categories tag, as mteb's task metadata maps the type
     #: its queries are searched over the whole corpus (Retrieval; a reranking query ranks only its candidates):

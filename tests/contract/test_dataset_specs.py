@@ -17,7 +17,7 @@ from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.sources import read_source_dir
 from hteb_contract.specs import datasets as spec_module
 from hteb_contract.specs.datasets import TABLE, DatasetSpec, dataset_specs, load_dataset_specs, registry_specs
-from hteb_contract.specs.mteb_settings import (
+from hteb_contract.mteb_settings import (
     MTEB_VERSION,
     ClassificationSettings,
     ClusteringSettings,

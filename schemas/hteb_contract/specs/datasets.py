@@ -54,7 +54,7 @@ from hteb_contract.card import OTHER_LICENSE, UNKNOWN_LICENSE, SourceLicense
 from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.source_values import DEFAULT_SUBSET
 from hteb_contract.sources import DatasetInfo
-from hteb_contract.specs.mteb_settings import ClusteringSettings, Settings
+from hteb_contract.mteb_settings import ClusteringSettings, Settings
 from hteb_contract.tasks import task_type
 
 TABLE = Path(__file__).with_name("datasets.yaml")

@@ -35,7 +35,7 @@ from sklearn.model_selection import StratifiedKFold
 
 from hteb_contract.errors import HtebError
 from hteb_contract.sources import SourceDataset
-from hteb_contract.specs.mteb_settings import ClassificationSettings
+from hteb_contract.mteb_settings import ClassificationSettings
 from hteb_score.evaluators.base import (
     ClassifierCache,
     Embed,

@@ -45,7 +45,7 @@ from sklearn.metrics.cluster import adjusted_mutual_info_score, v_measure_score
 
 from hteb_contract.errors import HtebError, SourceError
 from hteb_contract.sources import SourceDataset
-from hteb_contract.specs.mteb_settings import ClusteringSettings
+from hteb_contract.mteb_settings import ClusteringSettings
 from hteb_score.evaluators.base import Embed, EvaluationContext, Evaluator, TaskScore, Text, register, task_score
 from hteb_score.evaluators.outcomes import Outcomes, join
 from hteb_score.evaluators.subsets import group_rows, require_rows

@@ -31,7 +31,7 @@ from typing import Generic, TypeVar
 
 from hteb_contract import tasks
 from hteb_contract.common.registry import Registry
-from hteb_contract.specs.mteb_settings import (
+from hteb_contract.mteb_settings import (
     ClassificationSettings,
     ClusteringSettings,
     RetrievalSettings,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from hteb_contract.specs.datasets import DatasetSpec, parse_dataset_rows, specs_by_mteb_task
-from hteb_contract.specs.mteb_settings import MTEB_VERSION, SEED
+from hteb_contract.mteb_settings import MTEB_VERSION, SEED
 from hteb_contract.tasks import task_type
 
 __all__ = ["INSTALLED", "MTEB_VERSION", "SEED", "TaskSettings", "of_manifest"]

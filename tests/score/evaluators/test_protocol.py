@@ -10,7 +10,7 @@ from cases import CASES
 from evaluator_embeddings import context, evaluate, hashed_bow
 
 from hteb_contract.sources import read_source_dir
-from hteb_contract.specs.mteb_settings import (
+from hteb_contract.mteb_settings import (
     ClassificationSettings,
     ClusteringSettings,
     RetrievalSettings,
