@@ -57,7 +57,7 @@ def test_citation_cff_is_valid_and_says_what_the_paper_and_the_packages_say(cff_
 
 
 def _entries(text: str) -> list[str]:
-    return [block for block in text.split("\n\n") if block.startswith("@")]
+    return [block.strip() for block in text.split("\n\n") if block.startswith("@")]
 
 
 @pytest.mark.parametrize("with_specs", [True, False], ids=["rows-recorded", "rows-installed"])
@@ -118,3 +118,41 @@ def test_any_store_or_label_stays_inside_its_bibtex_field(store, label):
             inner.replace("\\textbackslash{}", ""), "}"
         )
         assert not any(_unescaped(inner, c) for c in "%$&#_")
+
+
+@pytest.mark.slow
+def test_every_card_comparison_and_page_carries_what_cite_prints(tmp_path, capsys):
+    """A card scored on a revision records what `hteb-score cite LABEL` prints and its Markdown shows it; a comparison
+    (Markdown and page) and the leaderboard show every entry of their cards once; a card scored before the citation
+    was recorded is cited by HTEB and its revision's hash."""
+    from hteb_contract.citations import card_bibliography, joined_bibliography
+    from hteb_score.report.site.leaderboard_data import leaderboard_data
+    from hteb_score.report.site.leaderboard_page import render
+
+    assert main(["cite"]) == 0
+    printed = capsys.readouterr().out
+    cards = tmp_path / "cards"
+    assert main(["--datasets", "STSBenchmark", "--out", str(cards / "a"), "--quiet"]) == 0
+    card = json.loads((cards / "a" / "result_card.json").read_text(encoding="utf-8"))
+    assert card["dataset"]["citation"] == printed == card_bibliography(card)
+    markdown = (cards / "a" / "result_card.md").read_text(encoding="utf-8")
+    assert "## How to cite\n" in markdown and printed.rstrip("\n") in markdown
+    old = json.loads(next((REPO / "docs" / "findings" / "noise2-1339").glob("*/result_card.json")).read_text())
+    assert "citation" not in old["dataset"]
+    assert _entries(card_bibliography(old)) == [
+        HTEB_CITATION,
+        revision_bibtex(
+            {"label": "noise2-1339", "content_hash": old["dataset"]["revision"]}, old["dataset"]["repo_id"]
+        ),
+    ]
+    (cards / "old").mkdir()
+    (cards / "old" / "result_card.json").write_text(json.dumps(old), encoding="utf-8")
+    joined = joined_bibliography([card, old])
+    assert _entries(joined) == _entries(printed) + _entries(card_bibliography(old))[1:]  # HTEB's once
+    assert main(["compare", str(cards / "a" / "result_card.json"), "--out", str(tmp_path / "cmp")]) == 0
+    compared = (tmp_path / "cmp" / "comparison.md").read_text(encoding="utf-8")
+    assert compared.count(HTEB_CITATION) == 1 and printed.rstrip("\n") in compared
+    page = (tmp_path / "cmp" / "report.html").read_text(encoding="utf-8")
+    assert '<h2 id="cite">How to cite</h2>' in page and page.count("@misc{frank2026hteb,") == 1
+    board = render(leaderboard_data(cards, {}))
+    assert board.count("@misc{frank2026hteb,") == 1 and "hteb_sample_1339" in board

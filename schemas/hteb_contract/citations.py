@@ -18,7 +18,7 @@ work share one entry; a source whose row records no BibTeX is named in a comment
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,3 +84,30 @@ def bibliography(manifest: Mapping[str, Any], store: str) -> str:
         else:
             parts += [f"% source of: {names}", entry.bibtex]
     return "\n\n".join(parts) + "\n"
+
+
+def card_bibliography(card: Mapping[str, Any]) -> str:
+    """What to cite for a result card's figures: the BibTeX its scorer recorded (`dataset.citation`, what `hteb-score
+    cite LABEL` prints), else HTEB's entry and the revision's from the card's `dataset` block (a card scored before
+    the citation was recorded, or from a dataset folder)."""
+    dataset = card["dataset"]
+    if dataset.get("citation"):
+        return str(dataset["citation"])
+    parts = ["% HTEB (the benchmark and its paper)", HTEB_CITATION]
+    if dataset.get("label"):
+        parts += [
+            "% the revision scored (its card predates the recorded citation: `hteb-score cite "
+            f"{bibtex_text(dataset['label'])}` adds its year and its sources)",
+            revision_bibtex({"label": dataset["label"], "content_hash": dataset["revision"]}, str(dataset["repo_id"])),
+        ]
+    return "\n\n".join(parts) + "\n"
+
+
+def joined_bibliography(cards: Sequence[Mapping[str, Any]]) -> str:
+    """One BibTeX text for several cards (a comparison, a leaderboard): each entry once, in the cards' order; HTEB's
+    alone where there is no card (figures from a scores table or mteb's result files)."""
+    seen: dict[str, None] = {"% HTEB (the benchmark and its paper)": None, HTEB_CITATION: None}
+    for card in cards:
+        for entry in card_bibliography(card).rstrip("\n").split("\n\n"):
+            seen.setdefault(entry, None)
+    return "\n\n".join(seen) + "\n"

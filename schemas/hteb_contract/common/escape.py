@@ -93,6 +93,20 @@ def md_code(value: object) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+def md_block(value: object, language: str = "") -> str:
+    """A fenced Markdown code block of `value` (its lines kept): fenced by more backticks than its longest run,
+    at least three, so no line of it can close the block.
+
+    >>> print(md_block("@misc{x,}", "bibtex"))
+    ```bibtex
+    @misc{x,}
+    ```
+    """
+    text = visible(str(value), keep="\n\t").rstrip("\n")
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+    return f"{fence}{language}\n{text}\n{fence}"
+
+
 def md_unescape(cell: str) -> str:
     """What `md_text` was given, from its output (for a file of ours read back, as MANIFEST.md's
     rows are); line breaks and controls it changed do not come back."""

@@ -21,10 +21,18 @@ from hteb_score.stats.hodges_lehmann import coverage_note
 
 
 def number(value: float | None, digits: int = 2, *, sign: bool = False) -> str:
-    """A score or delta in points with `digits` decimals (with its sign when `sign`); "-" for none."""
+    """A score or delta in points with `digits` decimals (with its sign when `sign`); "-" for none. A value that
+    rounds to zero is 0.00, unsigned: neither a loss nor a gain (never "-0.00").
+
+    >>> number(-0.001, sign=True), number(0.004), number(-1.5, sign=True), number(2.0, sign=True)
+    ('0.00', '0.00', '-1.50', '+2.00')
+    """
     if value is None:
         return "-"
-    return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
+    shown = f"{value:+.{digits}f}"
+    if float(shown) == 0:
+        return f"{0:.{digits}f}"
+    return shown if sign else shown.removeprefix("+")
 
 
 def p_value(value: float | None) -> str:

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from hteb_contract.citations import bibliography
 from hteb_contract.errors import HtebError
 from hteb_contract.revision import Revision, dataset_of
 from hteb_contract.taxonomy import of_manifest
@@ -148,4 +149,6 @@ def carry_part(
         own = [f for f in unit.flags if f.code not in COVERAGE_FLAGS]  # a part scored since coverage has them
         units.append(replace(unit, flags=[*own, *(f for c in coverage for f in c.flags()), note], coverage=coverage))
     dataset = {**part.identity.dataset, "repo_id": store, "label": new.label, "revision": new.revision_id}
+    if "citation" in dataset:  # a part scored before the card recorded it stays without, as merged with its peers
+        dataset["citation"] = bibliography(new.manifest, store)
     return ScorePart(replace(part.identity, dataset=dataset), units, part.timings)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hteb_contract.citations import bibliography
 from hteb_contract.errors import HtebError, IntegrityError
 from hteb_contract.item_columns import ItemColumns
 from hteb_contract.revision import Revision
@@ -140,7 +141,13 @@ def read_revision(options: ScoreOptions) -> RunData:
         infos.append(variants[0].dataset.info)
     require_judge_scores(revision, policy, options.min_judge)
     groups = DatasetGroups(chosen, lambda name: load(name)[0], infos, total)
-    info = {"repo_id": options.store, "label": revision.label, "revision": revision.revision_id, "datasets": chosen}
+    info = {
+        "repo_id": options.store,
+        "label": revision.label,
+        "revision": revision.revision_id,
+        "datasets": chosen,
+        "citation": bibliography(revision.manifest, options.revision_at()[0]),
+    }
     corpus = []
     if options.corpus_robustness:
         corpus = corpus_variants(revision, chosen, transformations=transformations, seeds=seeds)

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hteb_contract.common.escape import md_code, md_text
+from hteb_contract.common.escape import md_block, md_code, md_text
 from hteb_contract.specs.noise_scripts import APPLIED_SHARE
 from hteb_contract.taxonomy import INSTALLED, RECORDED, Taxonomy, recorded_in
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
@@ -188,6 +188,7 @@ def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
     selection = card.get("selection") or {}
     timings = card["timings"]
     return {
+        "citation": md_block(card["dataset"]["citation"], "bibtex") if card["dataset"].get("citation") else None,
         "model": card["model"],
         "mteb": _mteb_view(card["model"].get("mteb")),
         "python": card["model"].get("python"),
@@ -234,7 +235,7 @@ def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
                 number(entry["delta"], sign=True),
                 entry["datasets"],
             ]
-            for name, entry in agg["per_transformation"].items()
+            for name, entry in sorted(agg["per_transformation"].items(), key=lambda kv: taxonomy.order(kv[0]))
         ],
         "effects": [
             [
@@ -244,7 +245,9 @@ def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
                 p_value(entry.get("p_value")),
                 p_value(entry.get("p_holm")),
             ]
-            for name, entry in (stats.get("per_transformation") or {}).items()
+            for name, entry in sorted(
+                (stats.get("per_transformation") or {}).items(), key=lambda kv: taxonomy.order(kv[0])
+            )
         ],
         "corpus_robustness": corpus_robustness_lines(card.get("corpus_robustness")),
         "item_measures": item_measures_lines(card.get("item_measures")),

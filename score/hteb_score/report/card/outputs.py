@@ -10,6 +10,7 @@ is not strict JSON) writes nothing at all. A new output is one function here reg
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,8 +98,9 @@ def card_json(run: RunFiles) -> dict[str, str | bytes]:
 
 @OUTPUTS.register("result_card.md")
 def card_markdown(run: RunFiles) -> dict[str, str | bytes]:
-    """The card for a reader: every figure rendered from the JSON."""
-    return {"result_card.md": render_markdown(run.card)}
+    """The card for a reader: every figure rendered from the JSON as result_card.json holds it (its key order
+    too), so rendering the file again gives the same page."""
+    return {"result_card.md": render_markdown(json.loads(dumps(run.card, what="result card")))}
 
 
 @OUTPUTS.register("mteb")

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from hteb_contract.common.escape import md_text
+from hteb_contract.citations import joined_bibliography
+from hteb_contract.common.escape import md_block, md_text
 from hteb_contract.taxonomy import Taxonomy
 from hteb_contract.validation import validate
 from hteb_score.report.compare.basis import SAME, Basis, Figures
@@ -31,6 +32,11 @@ CHANCE_NOTE = (
     "chance: a null model beside the models (hteb:random, hteb:constant), the score of a model that knows "
     "nothing; it takes no rank, and the lead, the effects across models, ranking stability and reliability "
     "leave it out; model against model keeps it."
+)
+#: The words before the comparison's BibTeX (comparison.md, report.html).
+CITE_NOTE = (
+    "HTEB, and the revision each input card was scored on (its content hash pins the data) with its sources, "
+    "as `hteb-score cite LABEL` prints them; each entry once."
 )
 
 
@@ -285,7 +291,12 @@ class Comparison:
         out += self._leaderboard_md() + self._heatmap_md() + pairwise_markdown(self.pairwise)
         out += per_dataset_markdown(self.per_dataset, ranked_label, md_text) + self._stability_md() + self._effects_md()
         out += self._reliability_md() + coverage_markdown(self.coverage, self.coverage_stated) + self._inputs_md()
+        out += ["", "## How to cite", "", CITE_NOTE, "", md_block(self.citation(), "bibtex")]
         return "\n".join(out) + "\n"
+
+    def citation(self) -> str:
+        """What to cite for the compared figures: HTEB, and each input card's revision and sources, each entry once."""
+        return joined_bibliography([m.card for m in self.models if m.card is not None])
 
     def leaderboard_axes(self) -> list[str]:
         """The axes any leaderboard row has a figure for, in taxonomy order."""

@@ -26,6 +26,7 @@ from hteb_score.report.compare import explorer_html
 from hteb_score.report.compare.chance import row_name
 from hteb_score.report.compare.comparison import (
     CHANCE_NOTE,
+    CITE_NOTE,
     Comparison,
     LeaderboardRow,
     Stability,
@@ -80,6 +81,8 @@ def render(comparison: Comparison, figures: Mapping[str, bytes]) -> str:
         explorer=lines(explorer_html.section(comparison.models)),
         inputs=lines(_inputs(comparison)),
         protocol=lines(_protocol(comparison)),
+        cite_note=CITE_NOTE,
+        citation=comparison.citation(),
     )
 
 
@@ -505,7 +508,6 @@ def _text(value: str | None, missing: str = "-") -> str:
 
 
 def _delta(value: float | None, shown: str | None = None) -> str:
-    css = "" if value is None or value == 0 else ("neg" if value < 0 else "pos")
-    return _cell(
-        number(value, sign=True) if shown is None else shown, None if value is None else repr(float(value)), css
-    )
+    shown = number(value, sign=True) if shown is None else shown
+    css = "" if value is None or float(number(value)) == 0 else ("neg" if value < 0 else "pos")  # 0.00: neutral
+    return _cell(shown, None if value is None else repr(float(value)), css)

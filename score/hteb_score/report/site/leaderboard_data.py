@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from hteb_contract.citations import joined_bibliography
 from hteb_contract.errors import HtebError
 from hteb_contract.specs.datasets import dataset_specs
 
@@ -195,6 +196,7 @@ def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> di
         views[scope] = {"datasets": held_datasets, "columns": computed[key]}
     return {
         "revision": ", ".join(sorted(revisions)),
+        "citation": joined_bibliography([m.card for m in models if m.card is not None]),
         "axes": {a: {"label": "Original" if a == ORIGINAL else column_label(a), "columns": c} for a, c in axes.items()},
         "labels": {
             c: "Original" if c == ORIGINAL else heading(c) if c in taxonomy.transformations else column_label(c)

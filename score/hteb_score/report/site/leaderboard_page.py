@@ -19,6 +19,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from hteb_score.report.compare.comparison import CITE_NOTE
 from hteb_score.report.formatting import count
 from hteb_score.report.rendering import page
 from hteb_score.report.site.leaderboard_data import FACTS, csv_rows
@@ -54,7 +55,9 @@ def render(data: Mapping[str, Any]) -> str:
         revision=data["revision"],
         csv_name=CSV_NAME,
         method=METHOD,
-        island=_island({**data, "alpha": ALPHA, "facts": FACTS}),
+        cite_note=CITE_NOTE,
+        citation=data["citation"],
+        island=_island({**{k: v for k, v in data.items() if k != "citation"}, "alpha": ALPHA, "facts": FACTS}),
     )
 
 

@@ -4,7 +4,8 @@ const data = JSON.parse(document.getElementById("hteb-data").textContent);
 const $ = (id) => document.getElementById(id);
 const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
 const fixed = (v, n) => v === null || v === undefined ? "-" : v.toFixed(n);
-const signed = (v) => v === null || v === undefined ? "-" : (v > 0 ? "+" : v < 0 ? "\u2212" : "") + Math.abs(v).toFixed(2);
+// signed as the Python side writes it (report/formatting.py `number`): "-" for a loss, a value rounding to zero unsigned
+const signed = (v) => { if (v === null || v === undefined) return "-"; const r = Number(v.toFixed(2)); return (r > 0 ? "+" : r < 0 ? "-" : "") + Math.abs(r).toFixed(2); };
 const FACT = {
   parameters: (v) => v === null ? "-" : (v / 1e6).toFixed(1) + " M",
   embedding_dim: (v) => v === null ? "-" : String(v),
