@@ -33,7 +33,7 @@ from hteb_generate.transform.noise import perturb
 from hteb_score.scoring.aggregate import POINTS, aggregate
 from hteb_score.report.card.card import CardResults, CardSubject, build_card, render_markdown
 from hteb_score.report.card.outputs import write_outputs
-from hteb_score.report.compare import comparison_files
+from hteb_score.report.compare import comparison_files, plots
 from hteb_score.report.compare.analysis import compare
 from hteb_score.report.compare.inputs import load_inputs
 from hteb_score.report.compare.inputs import load_scores_table
@@ -398,6 +398,8 @@ def test_compare_of_noise_only_cards_has_no_total(scores, revision, tmp_path):
     markdown = comparison.to_markdown()
     assert "Noise (Δ)" in markdown
     assert set(comparison_files.figures(comparison)) >= {"axis_dumbbell.png", "delta_heatmap.png"}
+    drawn = plots.axis_dumbbell(comparison.leaderboard, comparison.leaderboard_axes(), comparison.taxonomy)
+    assert drawn.axes[0].get_title().startswith("Original vs Noise scores per model")  # the axes drawn, no HTEB
     # the headline is the lead under Noise, and the HTEB columns (all "-") are left out
     lead = comparison.lead
     noise = {row.model: row.axes["noise"] for row in comparison.leaderboard}

@@ -112,9 +112,12 @@ def axis_dumbbell(
             )
     ax.set_yticks(y, [plot_label(r.model) for r in rows])
     ax.set_xlabel("score (points, mean over datasets)")
-    ax.set_title(
-        "Original vs HTEB scores per model (number: HTEB total − Original)" + (f"\n{title}" if title else ""), pad=48
+    heading = (  # what is drawn: the HTEB total where one is defined, else the axes scored (a Noise-only revision)
+        "Original vs HTEB scores per model (number: HTEB total − Original)"
+        if totals
+        else f"Original vs {' and '.join(taxonomy.labels[a] for a in axes) or 'no axis'} scores per model"
     )
+    ax.set_title(heading + (f"\n{title}" if title else ""), pad=48)
     ax.grid(axis="x", alpha=0.3)
     everything = [v for r in rows for v in _row_values(r)] or [0.0, 100.0]
     low, high = min(everything), max(everything)
