@@ -47,6 +47,7 @@ TEMPLATES = {
         "hteb_score/report/templates/leaderboard.js",
     ),
     "hteb-generate": ("hteb_generate/revision/templates/dataset_card.md.j2",),
+    "hteb-contract": ("hteb_contract/hteb.bib",),
 }
 
 

@@ -31,6 +31,7 @@ links each. `source_datasets` pins each source: its Hub dataset at the commit re
 from __future__ import annotations
 
 import re
+from importlib import resources
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -58,16 +59,12 @@ TAGS = ("hteb", "mteb", "robustness", "embeddings")
 #: The license name and link of a revision whose sources have differing licenses.
 MIXED_LICENSE_NAME, LICENSES_SECTION = "hteb-source-licenses", "README.md#licenses"
 
-#: The HTEB paper, as a revision's card and a result cite it.
-HTEB_CITATION = """@misc{frank2026hteb,
-  title = {The Harder Text Embedding Benchmark ({HTEB}): Beyond One-dimensional Static Robustness},
-  author = {Frank, Manuel and Afli, Haithem},
-  year = {2026},
-  eprint = {2605.28190},
-  archivePrefix = {arXiv},
-  primaryClass = {cs.CL},
-  url = {https://arxiv.org/abs/2605.28190},
-}"""
+#: The HTEB paper, as a revision's card and a result cite it: the entry of hteb.bib beside this module (data, not code).
+HTEB_CITATION = "\n".join(
+    line
+    for line in (resources.files("hteb_contract") / "hteb.bib").read_text(encoding="utf-8").splitlines()
+    if not line.startswith("%")
+).strip()
 
 
 @dataclass(frozen=True)

@@ -199,3 +199,14 @@ def test_drift_vs_quality_plot_from_cards_with_rated_items(shared_data, tmp_path
     assert image.shape[0] > 300 and image.shape[1] > 600
     card = json.loads(paths[0].read_text(encoding="utf-8"))
     assert card["statistics"]["drift"]["paraphrasing"]["drift_quality_spearman"] < -0.8
+
+
+def test_a_one_model_comparison_says_once_what_needs_two(card_files, tmp_path, run_cli):
+    """One card: ranking stability and reliability need two ranked models; each section says so in one line,
+    not in a cell per row."""
+    code, _, _ = run_cli("compare", card_files[0], "--out", tmp_path / "one")
+    assert code == 0
+    markdown = (tmp_path / "one" / "comparison.md").read_text(encoding="utf-8")
+    page = (tmp_path / "one" / "report.html").read_text(encoding="utf-8")
+    for text in (markdown, page):
+        assert text.count("needs two models or more") == 1 and text.count("needs three models or more") == 1

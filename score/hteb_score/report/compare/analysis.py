@@ -233,6 +233,10 @@ def reliability(
         task_types.update({d: t for d, t in m.task_types.items() if d in datasets})
     if not axes:
         return Reliability("no per-axis scores in the inputs", {})
+    if len(models) < 3:  # a Spearman rho over two models is +1 or -1 whatever the data
+        return Reliability(
+            f"split-half reliability needs three models or more, and this comparison ranks {len(models)}", {}
+        )
     if set(task_types) != set(datasets):
         return Reliability("task types unknown for some datasets (add a task_type column)", {})
     per_axis = {}

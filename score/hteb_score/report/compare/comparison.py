@@ -234,6 +234,14 @@ class Comparison:
         """The chance rows: model -> label."""
         return {r.model: r.chance for r in self.leaderboard if r.chance is not None}
 
+    @property
+    def ranked_models(self) -> int:
+        """The models beside the chance rows: what ranking stability and reliability compare."""
+        return len(self.models) - len(self.chance)
+
+    #: Said once, in place of a section whose statistic needs two ranked models (one per row otherwise).
+    ONE_MODEL = "not computed: ranking stability needs two models or more, and this comparison ranks one"
+
     def counted(self) -> str:
         """ "4 models", or "4 models and 2 chance rows" where chance rows stand beside them."""
         chance = len(self.chance)
@@ -390,6 +398,13 @@ class Comparison:
         return out
 
     def _stability_md(self) -> list[str]:
+        if self.ranked_models < 2:
+            return [
+                "",
+                "## Ranking stability (Kendall τ, Original vs HTEB, per dataset)",
+                "",
+                self.ONE_MODEL.capitalize() + ".",
+            ]
         out = [
             "",
             "## Ranking stability (Kendall τ, Original vs HTEB, per dataset)",

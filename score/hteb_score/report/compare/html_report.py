@@ -356,6 +356,8 @@ def _effects(c: Comparison) -> list[str]:
 
 
 def _stability(c: Comparison) -> list[str]:
+    if c.ranked_models < 2:
+        return ["<h2>Ranking stability</h2>", f"<p>{html_text(c.ONE_MODEL.capitalize())}.</p>"]
     header = [("Transformation / axis", "text"), ("Mean τ", "number"), ("SD", "number"), ("Datasets", "number")]
     rows = [
         [
