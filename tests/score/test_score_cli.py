@@ -66,7 +66,10 @@ def test_outputs_are_written_and_valid(scored):
     assert evaluation["datasets"]["SciFact"]["ignore_identical_ids"] is False
     md = (scored / "result_card.md").read_text()
     assert "protocol: **hteb**" in md and "| STSBenchmark" in md
-    assert "## Evaluation settings" in md and "| SummEval | similarity: cosine; correlation: spearman;" in md
+    assert (
+        "## Evaluation settings" in md
+        and "| SummEval | correlation: spearman; deprecated_evaluator: False; similarity: cosine |" in md
+    )
     mteb_files = [p for p in (scored / "mteb").rglob("*.json") if p.name != "model_meta.json"]
     names = {p.stem: parse_variant_task_name(p.stem) for p in mteb_files}
     assert {v.task for v in names.values()} == {"STSBenchmark", "TwitterSemEval2015", "SciFact", "SummEval"}
