@@ -113,6 +113,32 @@ def md_unescape(cell: str) -> str:
     return html.unescape(re.sub(r"\\([\\`*\[\]|#_])", r"\1", cell))
 
 
+#: What a spreadsheet reads as the start of a formula in a text cell (OWASP, CSV injection).
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> str:
+    r"""A cell of a CSV a spreadsheet opens: controls, line breaks and bidi controls shown as escapes (a cell stays
+    one cell of one row, and reads as it is), and text a spreadsheet would take for a formula behind a single quote;
+    a number (`-1.5`, `1e3`) stays a number.
+
+    >>> csv_cell("=HYPERLINK(1)"), csv_cell("-1.5"), csv_cell("-x"), csv_cell("a\rb"), csv_cell("org/x\u202e")
+    ("'=HYPERLINK(1)", '-1.5', "'-x", 'a\\x0db', 'org/x\\u202e')
+    """
+    text = visible(value)
+    if text.startswith(_FORMULA_STARTS) and not _is_number(text):
+        return "'" + text
+    return text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def html_text(value: object) -> str:
     """Text for an HTML element or a quoted attribute value: `& < > " '` as entities, controls shown."""
     return html.escape(visible(value, keep="\n\t"), quote=True)

@@ -7,8 +7,11 @@ reads), and the standard library's HTML parser."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
+import unicodedata
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -21,6 +24,7 @@ from markdown_it import MarkdownIt
 from fuzz import examples
 
 from hteb_contract.common.escape import (
+    csv_cell,
     html_text,
     md_code,
     md_text,
@@ -266,3 +270,18 @@ def test_the_renamed_dataset_is_in_every_card_and_every_table():
     """The dataset the name tests rename is in each card they read, and in the table that names datasets."""
     assert CARDS and all(DATASET in path.read_text(encoding="utf-8") for path in CARDS)
     assert f"| {DATASET} |" in noise_subsets(compare([load_card(path) for path in CARDS], n_splits=10))
+
+
+@given(st.lists(st.text(), min_size=1, max_size=6))
+@settings(max_examples=300, deadline=None)
+def test_any_csv_cells_stay_their_row_and_never_start_a_formula(cells):
+    """The leaderboard's CSV door (escape.csv_cell): whatever the texts, one row of as many cells, nothing that acts
+    (a control, a line break, a bidi control) and no cell a spreadsheet reads as a formula, numbers kept."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow([csv_cell(c) for c in cells])
+    (row,) = list(csv.reader(io.StringIO(out.getvalue())))
+    assert len(row) == len(cells)
+    for cell in row:
+        assert not any(unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") or c in "\u202e\u2066\u200f" for c in cell)
+        if cell.startswith(("=", "+", "-", "@", "\t", "\r")):
+            float(cell)  # only a number may start so

@@ -19,6 +19,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from hteb_contract.common.escape import csv_cell
+
 from hteb_score.report.compare.comparison import CITE_NOTE
 from hteb_score.report.formatting import count
 from hteb_score.report.rendering import page
@@ -61,23 +63,10 @@ def render(data: Mapping[str, Any]) -> str:
     )
 
 
-def _safe_cell(value: str) -> str:
-    """A text cell a spreadsheet will not read as a formula."""
-    return "'" + value if value[:1] in ("=", "+", "@") or (value[:1] == "-" and not _is_number(value)) else value
-
-
-def _is_number(value: str) -> bool:
-    try:
-        float(value)
-    except ValueError:
-        return False
-    return True
-
-
 def csv_text(data: Mapping[str, Any]) -> str:
     """The CSV beside the page (every number it shows)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     for row in csv_rows(data):
-        writer.writerow([_safe_cell(c) for c in row])
+        writer.writerow([csv_cell(c) for c in row])
     return out.getvalue()
