@@ -9,7 +9,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from hteb_score.scoring.part_checks import LONGEST_S
 from hteb_score.scoring.parts import PART_FILE
 from refusal import assert_one_line, partials, run, snapshot
 from scored_parts import scored_part, write_part
@@ -103,3 +106,41 @@ def test_the_part_as_written_merges(part_json, tmp_path):
     (folder / PART_FILE).write_text(part_json)
     code, _, err = run("merge", folder, "--out", tmp_path / "merged")
     assert code == 0, err
+
+
+@given(
+    key=st.sampled_from(["total_s", "embed_s", "evaluate_s"]),
+    value=st.one_of(
+        st.floats(max_value=-1e-9, allow_nan=False, allow_infinity=False),
+        st.floats(min_value=LONGEST_S * 1.001, allow_nan=False, allow_infinity=False),
+        st.text(max_size=5),
+        st.booleans(),
+        st.none(),
+    ),
+)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_stated_time_outside_a_year_or_not_a_number_is_refused(part_json, tmp_path_factory, key, value):
+    """A part's timings are times: negative, beyond a year, or not a number is one line naming the part and the
+    field (issue 46: a merge kept -1e9 s and 1e300 s), and nothing is written."""
+    data = json.loads(part_json)
+    data["timings"][key] = value
+    folder = tmp_path_factory.mktemp("part")
+    (folder / PART_FILE).write_text(json.dumps(data))
+    out = folder.parent / (folder.name + "-merged")
+    code, _, err = run("merge", folder, "--out", out)
+    assert_one_line(code, err, str(folder), "timings")
+    assert snapshot(out) == {}
+
+
+def test_an_earlier_cards_timings_are_kept_only_where_they_are_times(part_json, tmp_path):
+    folder = tmp_path / "part"
+    folder.mkdir()
+    (folder / PART_FILE).write_text(part_json)
+    out = tmp_path / "merged"
+    assert run("merge", folder, "--out", out)[0] == 0
+    card = json.loads((out / "result_card.json").read_text())
+    card["timings"]["total_s"] = -1e9
+    (out / "result_card.json").write_text(json.dumps(card))
+    code, stdout, err = run("merge", folder, "--out", out, "--overwrite", "--keep-timings")
+    assert code == 0, err
+    assert json.loads((out / "result_card.json").read_text())["timings"]["total_s"] >= 0 and "kept" not in stdout

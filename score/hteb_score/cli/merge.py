@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from hteb_contract.errors import HtebError
 from hteb_score import CARD_FILE
 from hteb_score.cli.output import OutputFolder
 from hteb_score.cli.terminal import echo
@@ -59,12 +60,16 @@ def merge(parts: tuple[Path, ...], out: Path, overwrite: bool, keep_timings: boo
 
 
 def _earlier_card(path: Path) -> dict | None:
-    """The card an earlier merge wrote to --out (None where there is none, or none that reads as a card)."""
+    """The card an earlier merge wrote to --out (None where there is none, or none that reads as a card: its
+    timings are kept only where they are stated times, part_checks.check_timings)."""
+    from hteb_score.scoring.part_checks import check_timings
+
     try:
         card = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        check_timings(card.get("timings") if isinstance(card, dict) else None, str(path))
+    except (OSError, ValueError, HtebError):
         return None
-    return card if isinstance(card, dict) else None
+    return card
 
 
 @click.command()

@@ -22,9 +22,26 @@ def metric_range(metric: str) -> tuple[float, float]:
     return (-1.0, 1.0) if any(word in metric for word in SIGNED) else (0.0, 1.0)
 
 
+#: The longest a run may say it took, in seconds (a year): a time beyond it, like a negative one, was written by hand.
+LONGEST_S = 365 * 24 * 3600.0
+
+
+def check_timings(timings: Any, where: str) -> None:
+    """A part's or a card's `timings`: each a finite number of seconds (or a count), none negative, none beyond
+    `LONGEST_S`; the one check of a stated time, whoever wrote it."""
+    if not isinstance(timings, dict):
+        raise HtebError(f"{where}: timings is {type(timings).__name__}, not an object")
+    for key, value in timings.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise HtebError(f"{where}: timings.{key} is {value!r}, not a number")
+        if not 0 <= value <= LONGEST_S:
+            raise HtebError(f"{where}: timings.{key} is {value!r}, outside [0, {LONGEST_S:.0f}] (a year in seconds)")
+
+
 def check_part(part: Any, name: str) -> None:
     """Every unit of `part` (a parts.ScorePart, called `name` in an error: parts.py imports this module)
-    consistent with itself and its run's plan."""
+    consistent with itself and its run's plan, and its timings stated times."""
+    check_timings(part.timings, name)
     planned = part.identity.planned
     for unit in part.units:
         where = f"{name}: unit {unit.dataset!r}"

@@ -34,7 +34,7 @@ from hteb_score.flags import Flag
 from hteb_score.scoring.coverage import Coverage
 from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.options import ScoreOptions
-from hteb_score.scoring.part_checks import check_part
+from hteb_score.scoring.part_checks import check_part, check_timings
 from hteb_score.scoring.score_record import ScoreRecord
 
 if TYPE_CHECKING:  # for an annotation only: the run imports the encoder and every evaluator
@@ -244,6 +244,7 @@ def read_part(path: Path) -> ScorePart:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
         raise HtebError(f"{file}: not a part of this hteb-score (format {found!r}, expected {FORMAT!r})")
+    check_timings(data.get("timings"), str(file))  # stated times, before they are read as floats
     try:
         part = ScorePart(
             RunIdentity.from_dict(data["identity"]),
