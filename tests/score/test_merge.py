@@ -43,7 +43,7 @@ def test_parts_of_a_larger_run_make_the_card_of_a_subset(tmp_path):
         == 0
     )
     parts = [write_part(scored_part([name]), tmp_path / name) for name in SMALL]
-    code, out, err = run("merge", *parts, "--datasets", "SciFact, STSBenchmark,SciFact", "--out", tmp_path / "merged")
+    code, out, err = run("merge", *parts, "--datasets", "SciFact, STSBenchmark", "--out", tmp_path / "merged")
     assert code == 0, err
     assert outputs(tmp_path / "merged") == outputs(tmp_path / "subset")
     card = json.loads((tmp_path / "merged" / "result_card.json").read_text())
@@ -55,7 +55,8 @@ def test_parts_of_a_larger_run_make_the_card_of_a_subset(tmp_path):
     "datasets, message",
     [
         ("Banking77", "merge --datasets Banking77: not one of "),
-        (",", "merge --datasets: no dataset named"),
+        (",", "--datasets ',' names nothing"),  # the one reader of a list of names (cli/options.names)
+        ("SciFact,SciFact", "--datasets names 'SciFact' twice"),
     ],
 )
 def test_a_subset_outside_the_plan_is_refused(tmp_path, datasets, message):

@@ -13,6 +13,7 @@ import click
 
 from hteb_contract.errors import HtebError, end_process
 from hteb_score import DEFAULT_STORE, SAMPLE_REVISION, __version__
+from hteb_score.cli import options
 from hteb_score.cli.terminal import echo
 
 
@@ -66,12 +67,7 @@ def verify(store: str, ref: str, datasets: str | None) -> None:
     change shares (the share of each subset's texts its transformation changed) against the item files."""
     from hteb_contract.stores import open_store
 
-    names = None
-    if datasets is not None:
-        names = [d.strip() for d in datasets.split(",") if d.strip()]
-        if not names:
-            raise HtebError(f"--datasets {datasets!r} names no dataset; leave it out to verify all")
-    revision = open_store(store).fetch(ref, datasets=names)
+    revision = open_store(store).fetch(ref, datasets=options.names(datasets, "--datasets"))
     checked = revision.check_content()
     skipped = [n for n in revision.dataset_names() if n not in checked.datasets]
     line = (

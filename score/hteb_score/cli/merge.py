@@ -11,6 +11,7 @@ import click
 from hteb_contract.errors import HtebError
 from hteb_score import CARD_FILE
 from hteb_score.cli.output import OutputFolder
+from hteb_score.cli import options
 from hteb_score.cli.terminal import echo
 
 
@@ -48,7 +49,7 @@ def merge(parts: tuple[Path, ...], out: Path, overwrite: bool, keep_timings: boo
     from hteb_score.scoring.parts import read_parts
 
     output = OutputFolder.check(out, marker=CARD_FILE, overwrite=overwrite)
-    names = None if datasets is None else list(dict.fromkeys(n for n in (d.strip() for d in datasets.split(",")) if n))
+    names = options.names(datasets, "--datasets")
     merged = read_parts(parts, names)  # every part read and checked before anything is written
     earlier = _earlier_card(output.path / CARD_FILE) if keep_timings else None
     with output.staged() as folder:
