@@ -113,6 +113,7 @@ def test_the_part_as_written_merges(part_json, tmp_path):
     value=st.one_of(
         st.floats(max_value=-1e-9, allow_nan=False, allow_infinity=False),
         st.floats(min_value=LONGEST_S * 1.001, allow_nan=False, allow_infinity=False),
+        st.integers(min_value=10**308 * 10**10, max_value=10**2000),  # JSON's integers: beyond any float
         st.text(max_size=5),
         st.booleans(),
         st.none(),

@@ -9,9 +9,11 @@ A refusal names the part, the dataset and the field."""
 from __future__ import annotations
 
 import math
+import reprlib
 from typing import Any
 
 from hteb_contract.errors import HtebError
+from hteb_contract.field_values import NUMBER
 
 #: metrics that may be negative (correlations); every other main metric is a rate, in [0, 1]
 SIGNED = ("spearman", "pearson")
@@ -32,16 +34,17 @@ def check_timings(timings: Any, where: str) -> None:
     if not isinstance(timings, dict):
         raise HtebError(f"{where}: timings is {type(timings).__name__}, not an object")
     for key, value in timings.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise HtebError(f"{where}: timings.{key} is {value!r}, not a number")
+        if not NUMBER.check(value):  # the contract's finite number: no bool, no text, no int beyond a float
+            raise HtebError(f"{where}: timings.{key} is {reprlib.repr(value)}, not {NUMBER.must}")
         if not 0 <= value <= LONGEST_S:
-            raise HtebError(f"{where}: timings.{key} is {value!r}, outside [0, {LONGEST_S:.0f}] (a year in seconds)")
+            raise HtebError(
+                f"{where}: timings.{key} is {reprlib.repr(value)}, outside [0, {LONGEST_S:.0f}] (a year in seconds)"
+            )
 
 
 def check_part(part: Any, name: str) -> None:
     """Every unit of `part` (a parts.ScorePart, called `name` in an error: parts.py imports this module)
-    consistent with itself and its run's plan, and its timings stated times."""
-    check_timings(part.timings, name)
+    consistent with itself and its run's plan (its timings are checked where they are read, parts.read_part)."""
     planned = part.identity.planned
     for unit in part.units:
         where = f"{name}: unit {unit.dataset!r}"
