@@ -113,8 +113,9 @@ def md_unescape(cell: str) -> str:
     return html.unescape(re.sub(r"\\([\\`*\[\]|#_])", r"\1", cell))
 
 
-#: What a spreadsheet reads as the start of a formula in a text cell (OWASP, CSV injection).
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+#: What a spreadsheet reads as the start of a formula in a text cell (OWASP, CSV injection); OWASP's tab and CR
+#: never start a cell here: `visible` writes them as escapes first.
+_FORMULA_STARTS = ("=", "+", "-", "@")
 
 
 def csv_cell(value: object) -> str:

@@ -25,6 +25,7 @@ from fuzz import examples
 
 from hteb_contract.common.escape import (
     csv_cell,
+    md_block,
     html_text,
     md_code,
     md_text,
@@ -285,3 +286,13 @@ def test_any_csv_cells_stay_their_row_and_never_start_a_formula(cells):
         assert not any(unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") or c in "\u202e\u2066\u200f" for c in cell)
         if cell.startswith(("=", "+", "-", "@", "\t", "\r")):
             float(cell)  # only a number may start so
+
+
+@given(st.text(), st.sampled_from(["", "bibtex"]))
+@settings(max_examples=300, deadline=None)
+def test_any_text_stays_inside_its_markdown_code_block(text, language):
+    """md_block (the cards' and comparisons' BibTeX, whose store path comes from the user): whatever the text, one
+    fenced block holding exactly its text with controls shown; no line of it closes the block early."""
+    tokens = [t for t in MarkdownIt("commonmark").parse(md_block(text, language)) if t.type == "fence"]
+    assert len(tokens) == 1 and tokens[0].info == language
+    assert tokens[0].content.rstrip("\n") == visible(text, keep="\n\t").rstrip("\n")
