@@ -27,6 +27,10 @@ from hteb_contract.common.escape import bibtex_text
 from hteb_contract.specs.datasets import dataset_specs
 
 
+#: HTEB's own entry, with the comment that opens every bibliography of ours.
+HTEB_ENTRY = ("% HTEB (the benchmark and its paper)", HTEB_CITATION)
+
+
 @dataclass(frozen=True)
 class SourceCitation:
     """The BibTeX of one work and the source datasets of a revision that cite it (None: their rows record none)."""
@@ -72,8 +76,7 @@ def source_citations(manifest: Mapping[str, Any]) -> list[SourceCitation]:
 def bibliography(manifest: Mapping[str, Any], store: str) -> str:
     """HTEB, the revision and its sources as one BibTeX text; each source entry says which datasets cite it."""
     parts = [
-        "% HTEB (the benchmark and its paper)",
-        HTEB_CITATION,
+        *HTEB_ENTRY,
         "% this revision: cite it with its content hash, so a reader gets the same data",
         revision_bibtex(manifest, store),
     ]
@@ -93,7 +96,7 @@ def card_bibliography(card: Mapping[str, Any]) -> str:
     dataset = card["dataset"]
     if dataset.get("citation"):
         return str(dataset["citation"])
-    parts = ["% HTEB (the benchmark and its paper)", HTEB_CITATION]
+    parts = list(HTEB_ENTRY)
     if dataset.get("label"):
         parts += [
             "% the revision scored (its card predates the recorded citation: `hteb-score cite "
@@ -106,7 +109,7 @@ def card_bibliography(card: Mapping[str, Any]) -> str:
 def joined_bibliography(cards: Sequence[Mapping[str, Any]]) -> str:
     """One BibTeX text for several cards (a comparison, a leaderboard): each entry once, in the cards' order; HTEB's
     alone where there is no card (figures from a scores table or mteb's result files)."""
-    seen: dict[str, None] = {"% HTEB (the benchmark and its paper)": None, HTEB_CITATION: None}
+    seen = dict.fromkeys(HTEB_ENTRY)
     for card in cards:
         for entry in card_bibliography(card).rstrip("\n").split("\n\n"):
             seen.setdefault(entry, None)
