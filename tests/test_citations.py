@@ -135,6 +135,7 @@ def test_every_card_comparison_and_page_carries_what_cite_prints(tmp_path, capsy
     assert main(["--datasets", "STSBenchmark", "--out", str(cards / "a"), "--quiet"]) == 0
     card = json.loads((cards / "a" / "result_card.json").read_text(encoding="utf-8"))
     assert card["dataset"]["citation"] == printed == card_bibliography(card)
+    assert card["dataset"]["languages"] == {"STSBenchmark": ["eng"]}  # as the sample's manifest records its source
     markdown = (cards / "a" / "result_card.md").read_text(encoding="utf-8")
     assert "## How to cite\n" in markdown and printed.rstrip("\n") in markdown
     old = json.loads(next((REPO / "docs" / "findings" / "noise2-1339").glob("*/result_card.json")).read_text())
