@@ -156,3 +156,34 @@ def test_the_later_release_rescores_a_revision_that_records_no_rows(tmp_path, sh
     assert "taxonomy" not in now and "taxonomy" not in later
     assert not shows(now, _markdown(tmp_path / "now")) and shows(later, _markdown(tmp_path / "later"))
     assert "this hteb-score's table (the revision records none" in _markdown(tmp_path / "later")
+
+
+def _benchmark_columns(store: Path, packages: Path | None = None) -> list[str]:
+    """The columns of revision s1's mteb Benchmark (mteb_interop/benchmark.py), in a process whose contract package
+    is `packages`' (or this one's)."""
+    code = (
+        "import json, sys; from hteb_score.mteb_interop.benchmark import columns, get_benchmark; "
+        "print(json.dumps(columns(get_benchmark('s1', store=sys.argv[1]).taxonomy)))"
+    )
+    extra = [] if packages is None else [str(packages)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*extra, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-c", code, f"file://{store}"], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    columns: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return columns
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("with_specs", [True, False], ids=["rows-recorded", "rows-installed"])
+def test_the_mteb_benchmark_of_a_revision_is_aggregated_by_its_own_axes(tmp_path, shared_data, with_specs):
+    """The mteb Benchmark's columns and figures follow the revision's axes: a later release that relabels Noise
+    and counts it in the total leaves a revision that records its rows as it was, and regroups one that does not."""
+    store = _revision(tmp_path, shared_data, with_specs=with_specs)
+    now = _benchmark_columns(store)
+    assert now == ["Original", "Lexical/Stylistic", "Length", "Language", "HTEB", "Noise"]
+    later = _benchmark_columns(store, _later_release(tmp_path, *LATER["axes"][:2]))
+    assert later == (
+        now if with_specs else ["Original", "Lexical/Stylistic", "Length", "Language", "Perturbation", "HTEB"]
+    )
