@@ -82,6 +82,9 @@ def test_cite_prints_hteb_the_revision_and_every_source_of_the_real_datasets(tmp
     assert len(entries) == 2 + len(cited)
     assert all(e.count("{") == e.count("}") for e in entries)
     assert {"STS12", "STS13", "STS14", "STS15", "STS16"} <= {n for e in cited for n in e.datasets}
+    # SciFact is cited by its own paper (Wadden et al. 2020), not by the work mteb's metadata names (SPECTER)
+    (scifact,) = [e.bibtex or "" for e in cited if "SciFact" in e.datasets]
+    assert "Fact or Fiction: Verifying Scientific Claims" in scifact and "SPECTER" not in out
 
 
 def test_cite_of_an_unknown_revision_is_one_line(tmp_path, capsys):
