@@ -6,6 +6,9 @@
 # name its build (.installed-score, .installed-cpu, .installed-gpu); a venv stamped with the other generator
 # build is refused.
 SHELL := /bin/bash
+# globs and sort in byte order whatever the user's locale: `make findings` gives compare its cards in the order
+# the committed comparisons list them (report/site/findings.py comparison_of reads them so too)
+export LC_COLLATE := C
 PYTHON ?= python3
 VENV ?= .venv
 GPU_VENV ?= .venv-gpu

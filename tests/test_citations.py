@@ -82,6 +82,9 @@ def test_cite_prints_hteb_the_revision_and_every_source_of_the_real_datasets(tmp
     assert len(entries) == 2 + len(cited)
     assert all(e.count("{") == e.count("}") for e in entries)
     assert {"STS12", "STS13", "STS14", "STS15", "STS16"} <= {n for e in cited for n in e.datasets}
+    # SciFact is cited by its own paper (Wadden et al. 2020), not by the work mteb's metadata names (SPECTER)
+    (scifact,) = [e.bibtex or "" for e in cited if "SciFact" in e.datasets]
+    assert "Fact or Fiction: Verifying Scientific Claims" in scifact and "SPECTER" not in out
 
 
 def test_cite_of_an_unknown_revision_is_one_line(tmp_path, capsys):
@@ -135,6 +138,7 @@ def test_every_card_comparison_and_page_carries_what_cite_prints(tmp_path, capsy
     assert main(["--datasets", "STSBenchmark", "--out", str(cards / "a"), "--quiet"]) == 0
     card = json.loads((cards / "a" / "result_card.json").read_text(encoding="utf-8"))
     assert card["dataset"]["citation"] == printed == card_bibliography(card)
+    assert card["dataset"]["languages"] == {"STSBenchmark": ["eng"]}  # as the sample's manifest records its source
     markdown = (cards / "a" / "result_card.md").read_text(encoding="utf-8")
     assert "## How to cite\n" in markdown and printed.rstrip("\n") in markdown
     old = json.loads(next((REPO / "docs" / "findings" / "noise2-1339").glob("*/result_card.json")).read_text())

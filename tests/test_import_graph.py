@@ -178,7 +178,7 @@ def test_the_generator_is_in_stage_folders():
         for m in MODULES
         if m.startswith("hteb_generate.") and m.count(".") == 1 and m.split(".")[1] not in GENERATOR_STAGES
     )
-    assert top == ["hteb_generate.bounds", "hteb_generate.progress"]
+    assert top == ["hteb_generate.bounds", "hteb_generate.progress", "hteb_generate.seeding"]
 
 
 def test_no_generator_stage_imports_a_later_one():

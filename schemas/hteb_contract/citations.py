@@ -58,8 +58,12 @@ def source_citations(manifest: Mapping[str, Any]) -> list[SourceCitation]:
     """Each source dataset's BibTeX, from the rows the revision records (else this release's table), one entry per
     work in the sources' order, then the sources whose rows record none."""
     specs = manifest.get("specs")
-    recorded = {row["name"]: row.get("citation") for row in specs["datasets"]} if specs is not None else None
-    installed = {spec.name: spec.citation for spec in dataset_specs()}
+    recorded = (
+        {row["name"]: row.get("release_citation") or row.get("citation") for row in specs["datasets"]}
+        if specs is not None
+        else None
+    )
+    installed = {spec.name: spec.source_citation for spec in dataset_specs()}
     cited: dict[str, list[str]] = {}
     uncited = []
     for source in manifest["sources"]:

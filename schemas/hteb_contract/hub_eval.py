@@ -43,7 +43,7 @@ from typing import Any
 
 import yaml
 
-from hteb_contract.taxonomy import AXES, AXIS_LABELS, PAPER_AXES, TRANSFORMATIONS, in_total
+from hteb_contract.taxonomy import INSTALLED, Taxonomy, of_manifest
 
 DEFAULT_PROTOCOL = "hteb"
 #: The protocols a revision's eval.yaml declares ids for: hteb-score's (a scorer test checks they match).
@@ -55,14 +55,21 @@ AVERAGE = "average"
 #: The Hub's identifier of the framework (an enumeration the Hub keeps, huggingface.js `eval.ts`):
 #: hteb-score evaluates with mteb's task types and metrics.
 EVALUATION_FRAMEWORK = "mteb"
-DESCRIPTION = (
-    "Harder Text Embedding Benchmark: MTEB tasks on original and LLM-transformed text, scored in points "
-    "(0-100). Task ids are <dataset or average>.<figure>: original, hteb_total, hteb_<axis> "
-    "(lexical, length, language; noise, not in the total), each with a _delta against the Original, "
-    "and for the average each transformation's mean and delta; suffixes name what else made a "
-    "score: .mteb (protocol), .judge<Q> (judge filter), .onerror_<policy>, .sel_<hash> (a part of "
-    "the revision, stated in each result's notes)."
-)
+_COUNTS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def description(taxonomy: Taxonomy = INSTALLED) -> str:
+    """An eval.yaml's description: what its task ids name, the axes as the revision's taxonomy has them."""
+    counted = ", ".join(a for a in taxonomy.members if taxonomy.in_total(a))
+    beside = ", ".join(a for a in taxonomy.members if not taxonomy.in_total(a))
+    return (
+        "Harder Text Embedding Benchmark: MTEB tasks on original and LLM-transformed text, scored in points "
+        f"(0-100). Task ids are <dataset or average>.<figure>: original, hteb_total, hteb_<axis> "
+        f"({counted}{f'; {beside}, not in the total' if beside else ''}), each with a _delta against the Original, "
+        "and for the average each transformation's mean and delta; suffixes name what else made a "
+        "score: .mteb (protocol), .judge<Q> (judge filter), .onerror_<policy>, .sel_<hash> (a part of "
+        "the revision, stated in each result's notes)."
+    )
 
 
 def selection_tag(*, min_judge: float | None, on_error: str) -> str:
@@ -139,45 +146,48 @@ class Selection:
         return "; ".join(words)
 
 
-def columns(transformations: Iterable[str], *, average: bool) -> list[str]:
+def columns(transformations: Iterable[str], *, average: bool, taxonomy: Taxonomy = INSTALLED) -> list[str]:
     """The figures a result card has for a row whose variants are `transformations`: Original, the
-    HTEB total (all three paper axes present) and each axis present, each with its delta against the
-    Original; the average also has each transformation's mean and delta."""
+    HTEB total (all the paper's axes present) and each axis present, each with its delta against the
+    Original; the average also has each transformation's mean and delta. The axes are `taxonomy`'s:
+    the revision's (its manifest's specs), this release's for one made before them."""
     held = set(transformations)
-    axes = [a for a in AXES if held & set(AXES[a])]
+    axes = [a for a, members in taxonomy.members.items() if held & set(members)]
     out = ["original"]
-    if all(a in axes for a in PAPER_AXES):
+    if all(a in axes for a in taxonomy.paper_axes):
         out += ["hteb_total", "hteb_total_delta"]
     for axis in axes:
         out += [f"hteb_{axis}", f"hteb_{axis}_delta"]
     if average:
-        for t in (t for t in TRANSFORMATIONS if t in held):
+        for t in (t for t in taxonomy.transformations if t in held):
             out += [t, f"{t}_delta"]
     return out
 
 
-def describe(column: str) -> str:
-    """What a column measures, in words (points throughout)."""
+def describe(column: str, taxonomy: Taxonomy = INSTALLED) -> str:
+    """What a column measures, in words (points throughout), by `taxonomy`'s axes."""
     base, delta = (column[: -len("_delta")], True) if column.endswith("_delta") else (column, False)
     if base == "original":
         what = "Original: score on the untouched dataset"
     elif base == "hteb_total":
-        what = "HTEB total: mean of the paper's three axes"
+        what = f"HTEB total: mean of the paper's {_COUNTS[len(taxonomy.paper_axes)]} axes"
     elif base.startswith("hteb_"):
         axis = base.removeprefix("hteb_")
-        what = f"HTEB {AXIS_LABELS[axis]} axis" + ("" if in_total(axis) else " (not in the HTEB total)")
+        what = f"HTEB {taxonomy.labels[axis]} axis" + ("" if taxonomy.in_total(axis) else " (not in the HTEB total)")
     else:
         what = f"{base} (mean over seeds and datasets)"
     return f"{what} minus the Original of the same datasets" if delta else what
 
 
-def declared_tasks(variants: Mapping[str, Iterable[tuple[str, int]]], *, judged: bool) -> list[dict[str, str]]:
+def declared_tasks(
+    variants: Mapping[str, Iterable[tuple[str, int]]], *, judged: bool, taxonomy: Taxonomy = INSTALLED
+) -> list[dict[str, str]]:
     """eval.yaml's tasks for a revision whose datasets hold `variants` ((transformation, seed) pairs):
     every id a whole-revision result can have, a dataset's with its config (its items, one split per
     variant)."""
     held = {name: {t for t, _ in pairs} for name, pairs in variants.items()}
-    rows = [(name, columns(ts, average=False)) for name, ts in held.items()]
-    rows.append((AVERAGE, columns(set().union(*held.values()) if held else set(), average=True)))
+    rows = [(name, columns(ts, average=False, taxonomy=taxonomy)) for name, ts in held.items()]
+    rows.append((AVERAGE, columns(set().union(*held.values()) if held else set(), average=True, taxonomy=taxonomy)))
     selections = [
         Selection(protocol=p, min_judge=j) for p in PROTOCOLS for j in (None, DECLARED_MIN_JUDGE) if judged or j is None
     ]
@@ -195,9 +205,13 @@ def _document(name: str, description: str, tasks: list[dict[str, str]]) -> str:
     return yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=100)
 
 
-def eval_yaml(label: str, variants: Mapping[str, Iterable[tuple[str, int]]], *, judged: bool) -> str:
+def eval_yaml(
+    label: str, variants: Mapping[str, Iterable[tuple[str, int]]], *, judged: bool, taxonomy: Taxonomy = INSTALLED
+) -> str:
     """The revision's `eval.yaml` (Hub benchmark datasets): every task id its results can have."""
-    return _document(f"HTEB {label}".strip(), DESCRIPTION, declared_tasks(variants, judged=judged))
+    return _document(
+        f"HTEB {label}".strip(), description(taxonomy), declared_tasks(variants, judged=judged, taxonomy=taxonomy)
+    )
 
 
 def revision_eval_yaml(manifest: Mapping[str, Any], variants: Mapping[str, Iterable[tuple[str, int]]]) -> str:
@@ -205,15 +219,17 @@ def revision_eval_yaml(manifest: Mapping[str, Any], variants: Mapping[str, Itera
     (transformation, seed) variants: what `write_revision` writes, and what the bundled sample's
     results are checked against."""
     held = {source["name"]: variants.get(source["name"], []) for source in manifest["sources"]}
-    return eval_yaml(str(manifest.get("label") or ""), held, judged=manifest.get("judge") is not None)
+    return eval_yaml(
+        str(manifest.get("label") or ""), held, judged=manifest.get("judge") is not None, taxonomy=of_manifest(manifest)
+    )
 
 
-def adhoc_eval_yaml(label: str, tasks: Iterable[Mapping[str, str]]) -> str:
+def adhoc_eval_yaml(label: str, tasks: Iterable[Mapping[str, str]], taxonomy: Taxonomy = INSTALLED) -> str:
     """The eval.yaml tasks a result's ad hoc ids need: to be added to the revision's eval.yaml on the
     Hub before its `.eval_results` attach (the revision does not declare them)."""
     return _document(
         f"HTEB {label}".strip(),
-        DESCRIPTION + " These tasks are the ones this result needs beyond the revision's own eval.yaml.",
+        description(taxonomy) + " These tasks are the ones this result needs beyond the revision's own eval.yaml.",
         [dict(t) for t in tasks],
     )
 

@@ -146,6 +146,9 @@ def test_each_row_is_the_installed_mteb_s_task_metadata(name):
     assert stated.license == (row.release_license.license if row.release_license else meta._hf_license())
     assert stated.link.startswith("https://")
     assert row.citation == (meta.bibtex_citation.strip() or None if meta.bibtex_citation else None)
+    # the dataset's own paper only where mteb cites another work: it is what HTEB cites
+    assert row.release_citation is None or row.release_citation != row.citation
+    assert row.source_citation == (row.release_citation or row.citation)
     if row.registry:
         _check_stats(row, meta)
 

@@ -129,7 +129,7 @@ def test_each_text_of_a_cross_lingual_pair_keeps_its_language_through_every_stag
         cfg,
         {
             n: pipeline.load_source(
-                pipeline._entry(cfg, n), source="local", data_dir=MTEB_NAMED, sample=cfg.sample, max_texts=cfg.max_texts
+                cfg.dataset_spec(n), source="local", data_dir=MTEB_NAMED, sample=cfg.sample, max_texts=cfg.max_texts
             )
             for n in cfg.datasets
         },

@@ -29,6 +29,7 @@ from hteb_generate.engine import CallCache
 from hteb_generate.setup.engine_plan import engine_slots
 from hteb_generate.checks.judge import JudgeScores
 from hteb_generate.setup.machine import probe
+from hteb_generate.revision.manifest_fields import content_description
 from hteb_generate.revision.reproduce import rebuild_config
 from hteb_generate.run.units import plan_units
 
@@ -59,7 +60,7 @@ def rebuilt(sample, tmp_path_factory):
 
 def test_the_manifest_describes_the_content_as_the_writer_would(sample, rebuilt):
     cfg, datasets, engines = rebuilt
-    ours = described(json.loads(json.dumps(pipeline.content_description(cfg, datasets, engines))))  # as written
+    ours = described(json.loads(json.dumps(content_description(cfg, datasets, engines))))  # as written
     theirs = described(sample.manifest)
     assert ours.keys() == theirs.keys(), (
         f"fields the writer adds that the committed sample lacks: {sorted(ours.keys() - theirs.keys())}; "

@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from hteb_contract.revision.manifest import source_languages
 from hteb_contract.stores import open_store
 from hteb_score.scoring.carry import scored_digest
 from hteb_score.scoring.parts import PART_FILE, read_part
@@ -87,6 +88,15 @@ def test_a_carried_unit_is_the_unit_scored_on_the_new_revision_and_says_so(store
         ("carried_from_revision", "STSBenchmark")
     ]
     assert "carried_from_revision" in (tmp_path / "card" / "result_card.md").read_text()
+    # the datasets' languages as the new revision records them, narrowed to a card's datasets by merge --datasets
+    recorded = source_languages(open_store(store).fetch("noise2-1339").manifest)
+    assert (
+        card["dataset"]["languages"] == {name: recorded[name] for name in PLANNED} and len(recorded["SemRel2024"]) == 12
+    )
+    code, _, err = run("merge", tmp_path / "carried", "--datasets", "STSBenchmark", "--out", tmp_path / "one")
+    assert code == 0, err
+    one = json.loads((tmp_path / "one" / "result_card.json").read_text())
+    assert one["dataset"]["languages"] == {"STSBenchmark": ["eng"]}
 
 
 def test_a_unit_whose_texts_changed_is_refused(store, tmp_path):

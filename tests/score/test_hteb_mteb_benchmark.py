@@ -24,7 +24,7 @@ from hteb_contract.errors import HtebError
 from hteb_contract.taxonomy import AXIS_LABELS
 from hteb_score import DEFAULT_STORE
 from hteb_score.cli import main
-from hteb_score.mteb_interop.benchmark import COLUMNS, RANK, HtebBenchmark, get_benchmark
+from hteb_score.mteb_interop.benchmark import RANK, HtebBenchmark, columns, get_benchmark
 from hteb_score.mteb_interop.layout import model_folder_name, variant_task_name
 from hteb_score.mteb_interop.tasks import tasks_from_revision
 from hteb_score.report.card.run_outputs import publish
@@ -54,7 +54,10 @@ def _card_figures(card: dict) -> dict[str, float | None]:
     """The card's Original, axes, HTEB and Noise, in points: what the Benchmark must give x 100."""
     agg = card["aggregates"]
     axes = {AXIS_LABELS[a]: v for a, v in agg["per_axis"].items()}
-    return {column: axes.get(column) for column in COLUMNS} | {"Original": agg["original"], "HTEB": agg["hteb_total"]}
+    return {column: axes.get(column) for column in columns(INSTALLED)} | {
+        "Original": agg["original"],
+        "HTEB": agg["hteb_total"],
+    }
 
 
 def _largest_difference(ours: dict[str, float | None], card: dict[str, float | None]) -> float:
@@ -144,8 +147,10 @@ def test_benchmark_aggregation_of_cached_results_equals_the_card(published, benc
     ours = {k: v for k, v in scores.items() if k != "Rank"}
     assert _largest_difference(ours, _card_figures(card)) < 1e-4  # the files' 6 decimals
     table = results.get_benchmark_result()
-    assert list(table.columns) == [RANK, "Model", *COLUMNS]
-    row = {k: None if math.isnan(v) else v for k, v in table.iloc[0][list(COLUMNS)].to_dict().items()}
+    assert list(table.columns) == [RANK, "Model", *columns(benchmark.taxonomy)]
+    row = {
+        k: None if math.isnan(v) else v for k, v in table.iloc[0][list(columns(benchmark.taxonomy))].to_dict().items()
+    }
     assert row == pytest.approx(ours)  # pandas writes None as NaN
 
 

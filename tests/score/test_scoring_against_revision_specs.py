@@ -156,3 +156,72 @@ def test_the_later_release_rescores_a_revision_that_records_no_rows(tmp_path, sh
     assert "taxonomy" not in now and "taxonomy" not in later
     assert not shows(now, _markdown(tmp_path / "now")) and shows(later, _markdown(tmp_path / "later"))
     assert "this hteb-score's table (the revision records none" in _markdown(tmp_path / "later")
+
+
+def _benchmark_columns(store: Path, packages: Path | None = None) -> list[str]:
+    """The columns of revision s1's mteb Benchmark (mteb_interop/benchmark.py), in a process whose contract package
+    is `packages`' (or this one's)."""
+    code = (
+        "import json, sys; from hteb_score.mteb_interop.benchmark import columns, get_benchmark; "
+        "print(json.dumps(columns(get_benchmark('s1', store=sys.argv[1]).taxonomy)))"
+    )
+    extra = [] if packages is None else [str(packages)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*extra, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-c", code, f"file://{store}"], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    columns: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return columns
+
+
+def _model_index(card: Path, out: Path, packages: Path | None = None, *args: str) -> str:
+    """The model-index.yaml `hteb-score compare ... args` writes for `card` (report/card/model_index.py), in a
+    process whose contract package is `packages`' (or this one's)."""
+    extra = [] if packages is None else [str(packages)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*extra, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-m", "hteb_score.cli", "compare", str(card), "--out", str(out), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    (found,) = out.glob("model_index/*/model-index.yaml")
+    return found.read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("with_specs", [True, False], ids=["rows-recorded", "rows-installed"])
+def test_a_cards_hub_files_name_and_describe_the_axes_it_was_aggregated_by(tmp_path, shared_data, with_specs):
+    """model-index.yaml (hub_eval: task ids and metric names per axis) follows the card's recorded axes: a later
+    release that relabels Noise and counts it in the total writes the same file for a card of a revision that
+    records its rows, and its own axes for one that does not (whose card compare refuses unless forced)."""
+    store = _revision(tmp_path, shared_data, with_specs=with_specs)
+    _score(store, tmp_path / "card", "hteb")
+    now = _model_index(tmp_path / "card" / "result_card.json", tmp_path / "now")
+    assert "HTEB Noise axis (not in the HTEB total)" in now
+    later = _model_index(
+        tmp_path / "card" / "result_card.json",
+        tmp_path / "later",
+        _later_release(tmp_path, *LATER["axes"][:2]),
+        *([] if with_specs else ["--force"]),  # the card's aggregates are not the later table's: compare says so
+    )
+    assert (later == now) == with_specs
+    if not with_specs:
+        assert "HTEB Perturbation axis minus" in later and "(not in the HTEB total)" not in later
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("with_specs", [True, False], ids=["rows-recorded", "rows-installed"])
+def test_the_mteb_benchmark_of_a_revision_is_aggregated_by_its_own_axes(tmp_path, shared_data, with_specs):
+    """The mteb Benchmark's columns and figures follow the revision's axes: a later release that relabels Noise
+    and counts it in the total leaves a revision that records its rows as it was, and regroups one that does not."""
+    store = _revision(tmp_path, shared_data, with_specs=with_specs)
+    now = _benchmark_columns(store)
+    assert now == ["Original", "Lexical/Stylistic", "Length", "Language", "HTEB", "Noise"]
+    later = _benchmark_columns(store, _later_release(tmp_path, *LATER["axes"][:2]))
+    assert later == (
+        now if with_specs else ["Original", "Lexical/Stylistic", "Length", "Language", "Perturbation", "HTEB"]
+    )

@@ -9,7 +9,7 @@ from hteb_generate.engine.base import (
     check_engine_options,
     create_engine,
 )
-from hteb_generate.engine.cache import CachedEngine, CallCache
+from hteb_generate.engine.cache import CachedEngine, CallCache, Engines
 
 __all__ = [
     "ENGINES",
@@ -19,6 +19,7 @@ __all__ = [
     "ChatResult",
     "Conversation",
     "Engine",
+    "Engines",
     "check_engine_options",
     "create_engine",
 ]

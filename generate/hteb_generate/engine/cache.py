@@ -14,7 +14,7 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -151,3 +151,18 @@ class CachedEngine(Engine):
             keys,
             lambda chunks: self.inner.next_token_logprobs_many([[by_key[k] for k in c] for c in chunks], candidates),
         )
+
+
+@dataclass(frozen=True)
+class Engines:
+    """The run's engines by role (`engine_plan.engine_slots` decides them): the judge is the generator
+    itself when both are one model, None without a judge."""
+
+    generator: CachedEngine
+    judge: CachedEngine | None
+
+    def distinct(self) -> list[CachedEngine]:
+        """Each engine once (what the call counters sum over)."""
+        if self.judge is None or self.judge is self.generator:
+            return [self.generator]
+        return [self.generator, self.judge]

@@ -28,10 +28,8 @@ from hteb_generate.transform.budget import step_max_tokens
 from hteb_generate.transform.cleanup import clean_output
 from hteb_generate.checks.detectors import ERROR_TYPES, detect_errors
 from hteb_generate.engine import CachedEngine, ChatRequest, ChatResult
-from hteb_generate.transform.languages import derive_int
+from hteb_generate.seeding import engine_seed
 from hteb_generate.transform.transformations import LanguagePlan, PromptSet
-
-SEED_MODULUS = 2**31 - 1  # engines take 32-bit seeds
 
 
 @dataclass
@@ -52,7 +50,7 @@ class TextJob:
         return (self.seed, self.dataset, self.transformation.name, self.text, p.source, p.target, p.pivot)
 
     def attempt_seed(self, attempt: int) -> int:
-        return derive_int(*self.key, "attempt", attempt) % SEED_MODULUS
+        return engine_seed(*self.key, "attempt", attempt)
 
     @property
     def kept(self) -> Attempt:

@@ -14,13 +14,12 @@ import json
 import shutil
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from hteb_contract.common.atomic import atomic_write_json
 from hteb_contract.errors import ContractError, IntegrityError, StoreError
@@ -33,22 +32,19 @@ from hteb_contract.revision import (
     Revision,
     Variant,
     file_entries,
-    manifest_source,
     write_revision,
 )
 from hteb_contract.sources import SourceDataset, write_source_parquet
-from hteb_contract.specs.datasets import DatasetSpec
 from hteb_contract.stores import PublishResult, RevisionStore, open_store
 
-from hteb_generate import __version__
 
 from hteb_generate.revision import manifest_md
 
 from hteb_generate.transform import noise
 from hteb_generate.revision.card import card_body
+from hteb_generate.revision.manifest_fields import manifest_fields, repo_id, rows
 from hteb_generate.setup.config import GenerateConfig
-from hteb_generate.checks.detectors import ERROR_TYPES
-from hteb_generate.engine import ENGINES, CachedEngine, CallCache, create_engine
+from hteb_generate.engine import ENGINES, CachedEngine, CallCache, Engines, create_engine
 from hteb_generate.setup.engine_plan import EngineSlot, engine_slots, runtime
 from hteb_generate.revision.reproduce import differences_line
 from hteb_generate.run.generation import Decoding, TextJob, judge_units, transform_units
@@ -57,7 +53,7 @@ from hteb_generate.setup.machine import Facts, probe
 from hteb_generate.progress import bar
 from hteb_generate.engine.models import resolve_commit
 from hteb_generate.sources.source_loading import load_source
-from hteb_generate.sources.sources_table import SOURCES, lookup_source, source_task_ids
+from hteb_generate.sources.sources_table import source_task_ids
 from hteb_generate.transform.transformations import PROMPT_SETS
 from hteb_generate.run.units import PlannedItem, plan_units
 
@@ -67,21 +63,6 @@ class RunResult:
     manifest: dict[str, Any]
     folder: Path  # the sealed revision (staging copy)
     published: PublishResult | None
-
-
-@dataclass(frozen=True)
-class Engines:
-    """The run's engines by role (`engine_plan.engine_slots` decides them): the judge is the generator
-    itself when both are one model, None without a judge."""
-
-    generator: CachedEngine
-    judge: CachedEngine | None
-
-    def distinct(self) -> list[CachedEngine]:
-        """Each engine once (what the call counters sum over)."""
-        if self.judge is None or self.judge is self.generator:
-            return [self.generator]
-        return [self.generator, self.judge]
 
 
 def _engine(cfg: GenerateConfig, slot: EngineSlot, cache: CallCache, hub_cache: Path | None = None) -> CachedEngine:
@@ -124,16 +105,11 @@ def _engines(cfg: GenerateConfig, cache: CallCache, slots: list[EngineSlot], hub
     return Engines(by_role["generator"], by_role.get("judge"))
 
 
-def _entry(cfg: GenerateConfig, name: str) -> DatasetSpec:
-    """A registered dataset, or (local sources) a folder of the data dir that no entry names."""
-    return lookup_source(name, data_dir=Path(cfg.data_dir) if cfg.source == "local" else None)
-
-
 def load_datasets(cfg: GenerateConfig) -> dict[str, SourceDataset]:
     """The run's source datasets by name, sampled and capped as `cfg` says."""
     datasets = {}
     for name in bar(cfg.datasets, "reading sources", len(cfg.datasets), "dataset"):
-        entry = _entry(cfg, name)
+        entry = cfg.dataset_spec(name)
         datasets[entry.name] = load_source(
             entry,
             source=cfg.source,
@@ -289,10 +265,10 @@ def _run(cfg: GenerateConfig, *, log, facts: Facts | None) -> RunResult:
         rules = [t for t in cfg.transformations if noise.is_rule(t)]
         made_by_rules = _rule_tables(cfg, datasets, rules)
         if rules:
-            log(f"{_rows(made_by_rules)} items made by the noise rules ({', '.join(rules)})")
+            log(f"{rows(made_by_rules)} items made by the noise rules ({', '.join(rules)})")
         corpus = _corpus_tables(cfg, datasets, rules)
         if cfg.corpus_noise:
-            log(f"{_rows(corpus)} corpus titles and texts made by the noise rules (--corpus-noise)")
+            log(f"{rows(corpus)} corpus titles and texts made by the noise rules (--corpus-noise)")
         manifest = _write_revision(cfg, folder, datasets, records, made_by_rules, state, engines, corpus)
     else:
         log(f"the noise rules made this configuration's records from these very sources before: reusing {folder}")
@@ -372,7 +348,7 @@ def _staged_by_rules(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sour
     except (ContractError, IntegrityError):
         return None
     made_for = {key: staged.manifest.get(key) for key in ("config_hash", "label", "repo_id")}
-    if made_for != {"config_hash": cfg.config_hash(), "label": cfg.label, "repo_id": _repo_id(cfg)}:
+    if made_for != {"config_hash": cfg.config_hash(), "label": cfg.label, "repo_id": repo_id(cfg)}:
         return None  # the label and store are no part of the configuration's hash, and are the manifest's
     with tempfile.TemporaryDirectory(dir=folder.parent) as tmp:
         for dataset in datasets.values():
@@ -380,11 +356,6 @@ def _staged_by_rules(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sour
         today = {entry["path"]: entry["sha256"] for entry in file_entries(Path(tmp))}
     staged_sources = {f["path"]: f["sha256"] for f in staged.manifest["files"] if f["path"].startswith("source/")}
     return staged.manifest if today == staged_sources else None
-
-
-def _repo_id(cfg: GenerateConfig) -> str:
-    """The store a revision is made for, as its manifest records it."""
-    return cfg.store if "://" in cfg.store else f"file://{Path(cfg.store).resolve()}"
 
 
 def _rule_tables(
@@ -414,88 +385,6 @@ def _corpus_tables(
     return _rule_tables(cfg, retrieval, rules, corpus=True)
 
 
-def _rows(tables: dict[Variant, pa.Table]) -> int:
-    return sum(table.num_rows for table in tables.values())
-
-
-def _counters(records: list[ItemRecord], tables: dict[Variant, pa.Table]) -> dict[str, Any]:
-    """The manifest's counts of items, retries, fallbacks and errors, over records and tables alike."""
-    attempts = sum(len(r.attempts) for r in records) + sum(
-        pc.sum(pc.list_value_length(t.column("attempts"))).as_py() or 0 for t in tables.values()
-    )
-    errors = {e: sum(1 for r in records if e in r.errors) for e in ERROR_TYPES}
-    for table in tables.values():  # an error type is in a row's errors at most once (uniqueItems)
-        for found in pc.value_counts(pc.list_flatten(table.column("errors"))).to_pylist():
-            errors[found["values"]] = errors.get(found["values"], 0) + found["counts"]
-    items = len(records) + _rows(tables)
-    return {
-        "items": items,
-        "retries": attempts - items,
-        "fallbacks": sum(1 for r in records if r.fallback)
-        + sum(pc.sum(t.column("fallback")).as_py() or 0 for t in tables.values()),
-        "errors": errors,
-    }
-
-
-def _generator_block(cfg: GenerateConfig, engines: Engines | None) -> dict[str, Any]:
-    """The manifest's generator: the LLM's, or the noise rules' when no LLM made a text."""
-    if engines is None:
-        return noise.generator_block(cfg.noise_rules)
-    generator, prompts = engines.generator, PROMPT_SETS.get(cfg.prompt_set)
-    return {
-        "model_id": generator.model_id,
-        "revision": generator.revision,
-        "engine": generator.name,
-        "prompt_set": prompts.id,
-        "prompt_set_hash": prompts.sha256,
-        "sampling": {
-            "temperature": cfg.temperature,
-            "top_p": cfg.top_p,
-            "max_tokens": cfg.max_tokens,
-            "max_tokens_ceiling": cfg.max_tokens_ceiling,
-            "retry_temperature": cfg.retry_temperature,
-            "max_attempts": cfg.max_attempts,
-        },
-    }
-
-
-def content_description(
-    cfg: GenerateConfig, datasets: dict[str, SourceDataset], engines: Engines | None
-) -> dict[str, Any]:
-    """The manifest's description of the content (what `reproduction` compares): config, sources,
-    transformations, seeds, models and prompt sets. Needs no loaded model: the engines' identities only."""
-    sources = []
-    for name, dataset in datasets.items():
-        entry = _entry(cfg, name)
-        origin = (
-            f"hf://{entry.hf_path}@{entry.hf_revision}"
-            if cfg.source == "hub"
-            else f"{'shared/data' if entry.name in SOURCES else 'local'}/{entry.local}"
-        )
-        info = replace(dataset.info, mteb_task=entry.mteb_task, hf_path=entry.hf_path, hf_revision=entry.hf_revision)
-        sources.append(manifest_source(info, origin=origin, sample=cfg.sample))
-    judge = None
-    if engines is not None and engines.judge is not None:
-        judge = {
-            "model_id": engines.judge.model_id,
-            "revision": engines.judge.revision,
-            "engine": engines.judge.name,
-            "prompt_set": cfg.judge_prompts,
-            "prompt_set_hash": JUDGE_PROMPTS.get(cfg.judge_prompts).sha256,
-        }
-    return {
-        "config": cfg.content_config(),
-        "config_hash": cfg.config_hash(),
-        "sources": sources,
-        "transformations": list(cfg.transformations),
-        "seeds": list(cfg.seeds),
-        "generator": _generator_block(cfg, engines),
-        "judge": judge,
-        "corpus_perturbed": cfg.corpus_noise,
-        **({"specs": cfg.specs()} if cfg.record_specs else {}),
-    }
-
-
 def _write_revision(
     cfg: GenerateConfig,
     folder: Path,
@@ -511,23 +400,9 @@ def _write_revision(
     (--corpus-noise)."""
     if folder.exists():
         shutil.rmtree(folder)  # rebuilt from the cache: stale files must not survive
-    manifest_like = {
-        "repo_id": _repo_id(cfg),
-        "label": cfg.label,
-        "created": state["created"],
-        "hteb_generate_version": __version__,
-        "runtime": state["runtime"],
-        **content_description(cfg, datasets, engines),
-    }
-    counters = _counters(records, by_rules)
-    manifest_like["counters"] = {
-        "items": counters["items"],
-        "llm_calls": sum(e.calls for e in engines.distinct()) if engines else 0,
-        "cache_hits": sum(e.hits for e in engines.distinct()) if engines else 0,
-        **{key: counters[key] for key in ("retries", "fallbacks", "errors")},
-    }
-    missing = {name: _entry(cfg, name).languages_not_in_mteb for name in datasets}
-    licenses = [_entry(cfg, name).source_license for name in datasets]
+    manifest_like = manifest_fields(cfg, datasets, records, by_rules, state, engines)
+    missing = {name: cfg.dataset_spec(name).languages_not_in_mteb for name in datasets}
+    licenses = [cfg.dataset_spec(name).source_license for name in datasets]
     body = card_body(
         manifest_like,
         records,

@@ -124,6 +124,10 @@ class GenerateConfig:
     #: to rebuild a revision made before the block (`reproduce`), whose config hash has no rows in it
     record_specs: bool = True
 
+    def dataset_spec(self, name: str) -> DatasetSpec:
+        """A registered dataset, or (local sources) a folder of the data dir that no entry names."""
+        return lookup_source(name, data_dir=Path(self.data_dir) if self.source == "local" else None)
+
     @property
     def llm_transformations(self) -> tuple[str, ...]:
         """The transformations an LLM makes (the others are noise rules): no model loads without one."""

@@ -1,15 +1,14 @@
 """Language names for the prompts, and the seeded language choices (docs/generating.md).
 
 Why hashing: every choice must depend only on (seed, dataset, transformation, item), never on
-batch order or sharding, so it is read off a sha256 of exactly those values.
+batch order or sharding, so it is read off a sha256 of exactly those values (hteb_generate.seeding).
 """
 
 from __future__ import annotations
 
-import hashlib
-
 from hteb_contract.errors import HtebError
 
+from hteb_generate.seeding import derive_int
 from hteb_generate.transform import langid
 
 #: ISO 639-3 -> the English name the prompts' {target_language} takes.
@@ -81,12 +80,6 @@ def name_of(code: str) -> str:
 def _same(a: str, b: str) -> bool:
     """Arabic dialects count as Arabic: an Algerian Arabic text is not translated to Arabic."""
     return langid.canonical(a) == langid.canonical(b)
-
-
-def derive_int(*parts: object) -> int:
-    """A 63-bit integer read off sha256 of the parts: the one source of randomness."""
-    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
 
 
 def run_order(seed: int, dataset: str, transformation: str, candidates: tuple[str, ...]) -> list[str]:

@@ -55,7 +55,7 @@ from hteb_contract.sources import SourceDataset
 from hteb_contract.specs.transformations import transformation_table
 
 from hteb_generate.transform.keyboards import key_neighbours
-from hteb_generate.transform.languages import derive_int
+from hteb_generate.seeding import derive_int
 
 Perturbation = Callable[[str, np.random.Generator, "str | None"], str]
 

@@ -27,6 +27,12 @@ from hteb_contract.taxonomy import of_manifest
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 
 
+def source_languages(manifest: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Each source dataset's languages as the revision records them (every language of its subsets): what a
+    card scored on it says, so a page groups datasets by the revision's rows, not by a later table's."""
+    return {source["name"]: list(source["languages"]) for source in manifest["sources"]}
+
+
 def file_entries(root: Path, progress: Progress = quiet) -> list[dict[str, Any]]:
     """sha256, size and row count of every file of a revision folder except the manifest; a file
     that is not a regular one (a link, a FIFO) is an IntegrityError: it is not sealed."""

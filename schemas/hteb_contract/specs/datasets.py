@@ -29,7 +29,9 @@ ContractError naming it):
 - `license` as mteb's task metadata records it, linked to the pinned Hub dataset whose card states it
   and mapped to a Hub licence id as mteb maps it (`not specified` -> `unknown`, a URL -> `other`);
   `release_license` where the original release states another licence, which then holds.
-- `citation`: the BibTeX of mteb's `TaskMetadata.bibtex_citation`.
+- `citation`: the BibTeX of mteb's `TaskMetadata.bibtex_citation`; `release_citation` where that cites
+  another work than the dataset's own paper (SciFact: mteb's cites SPECTER, not Wadden et al. 2020),
+  which HTEB's cards and `cite` then cite (`source_citation`).
 - `hub_task_ids`: the Hub task ids mteb writes on its own dataset card for the task (most have none).
 - `stats`: per subset of the eval split, one `[texts, distinct, characters, script]` per transformed
   field (retrieval and reranking: the queries; STS and pairs: both texts; classification and
@@ -96,6 +98,7 @@ class DatasetSpec:
     license: str | None = None  # as mteb's task metadata records it; None: stated nowhere
     release_license: SourceLicense | None = None  # the original release's, where it differs from mteb's
     citation: str | None = None  # BibTeX, as mteb's task metadata holds it
+    release_citation: str | None = None  # the dataset's own paper, where mteb's citation is of another work
     hub_task_ids: tuple[str, ...] = ()  # the Hub task ids mteb maps the task's subtypes to (its own cards')
     stats: Mapping[str, tuple[FieldStats, ...]] | None = None  # eval split's subset -> transformed fields
 
@@ -136,6 +139,11 @@ class DatasetSpec:
     def cluster_sets(self) -> bool:
         """Legacy clustering: each Hub row is a set of texts, clustered on its own."""
         return isinstance(self.evaluation, ClusteringSettings) and self.evaluation.kind == "legacy"
+
+    @property
+    def source_citation(self) -> str | None:
+        """The BibTeX HTEB cites for the dataset: its own paper's where mteb's cites another work, else mteb's."""
+        return self.release_citation or self.citation
 
     @property
     def source_license(self) -> SourceLicense:
@@ -197,6 +205,7 @@ def _spec(row: dict[str, Any]) -> DatasetSpec:
         renames=dict(row.get("renames", {})),
         license=row.get("license"),
         citation=row.get("citation"),
+        release_citation=row.get("release_citation"),
         hub_task_ids=tuple(row.get("hub_task_ids", ())),
         release_license=None if release is None else SourceLicense(name, *(release[k] for k in ("id", "name", "link"))),
         stats=None if stats is None else {s: tuple(FieldStats(*f) for f in fs) for s, fs in stats.items()},

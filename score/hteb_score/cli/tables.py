@@ -28,16 +28,17 @@ def tables(files: tuple[Path, ...], check: bool) -> None:
     """Rewrite each table between `<!-- hteb:table NAME FOLDER -->` and `<!-- /hteb:table -->` in FILES
     (default docs/findings.md and docs/comparing.md) from the result cards (score tables) or the work
     units (unit-times) in FOLDER (relative to the file)."""
-    from hteb_score.report.site.findings import update_tables
+    from hteb_score.report.site.findings import Readings, update_tables
 
-    stale = []
+    stale: list[str] = []
+    read: Readings = {}
     for path in files or DEFAULT_FILES:
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise HtebError(f"{path}: no such file") from None
         try:
-            updated = update_tables(text, path.parent)
+            updated = update_tables(text, path.parent, read)
         except HtebError as err:
             raise HtebError(f"{path}: {err}") from None
         if updated == text:

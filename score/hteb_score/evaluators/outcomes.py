@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import chain
 from typing import Any
 
@@ -93,15 +94,19 @@ class Outcomes:
             found.setdefault(name, []).append(at)
         return {name: np.asarray(found[name]) for name in sorted(found)}
 
-    def scores(self, weights: np.ndarray | None = None) -> dict[str, np.ndarray]:
-        """Per subset, its score under each row of `weights` ((B, n) over all items; None: the score itself)."""
-        measure = MEASURES.get(self.measure)
-        n = len(self.item)
-        w = np.ones((1, n)) if weights is None else weights
+    @cached_property
+    def _by_subset(self) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Per subset, its positions, gold and predictions as arrays (made once: a comparison asks thousands of times)."""
         labels = self.measure in LABEL_MEASURES
         gold = np.asarray(self.gold, dtype=object if labels else float)
         predicted = np.asarray(self.predicted, dtype=object if labels else float)
-        return {name: measure(w[:, at], gold[at], predicted[at]) for name, at in self.subsets().items()}
+        return {name: (at, gold[at], predicted[at]) for name, at in self.subsets().items()}
+
+    def scores(self, weights: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """Per subset, its score under each row of `weights` ((B, n) over all items; None: the score itself)."""
+        measure = MEASURES.get(self.measure)
+        w = np.ones((1, len(self.item))) if weights is None else weights
+        return {name: measure(w[:, at], gold, predicted) for name, (at, gold, predicted) in self._by_subset.items()}
 
 
 def join(parts: Sequence[Outcomes]) -> Outcomes | None:
@@ -195,7 +200,9 @@ def v_measure(w: np.ndarray, gold: np.ndarray, predicted: np.ndarray) -> np.ndar
     classes, c = np.unique(gold.astype(str), return_inverse=True)
     clusters, k = np.unique(predicted.astype(str), return_inverse=True)
     cell = c * len(clusters) + k
-    joint = w @ np.eye(len(classes) * len(clusters))[cell]  # per replicate, the drawn items of each (class, cluster)
+    order, starts, _ = _groups(cell)
+    joint = np.zeros((len(w), len(classes) * len(clusters)))  # per replicate, the drawn items of each (class, cluster)
+    joint[:, cell[order[starts]]] = np.add.reduceat(w[:, order], starts, axis=1)
     by_class = joint.reshape(len(w), len(classes), len(clusters)).sum(axis=2)
     by_cluster = joint.reshape(len(w), len(classes), len(clusters)).sum(axis=1)
     h_class, h_cluster, h_joint = _entropy(by_class), _entropy(by_cluster), _entropy(joint)

@@ -30,20 +30,32 @@ from mteb.results import BenchmarkResults, ModelResult, TaskResult
 
 from hteb_contract.card import HTEB_CITATION
 from hteb_contract.errors import HtebError
-from hteb_contract.taxonomy import INSTALLED
+from hteb_contract.taxonomy import INSTALLED, Taxonomy, of_manifest
 from hteb_score import DEFAULT_STORE, SAMPLE_REVISION
 from hteb_score.mteb_interop.layout import short_revision
-from hteb_score.mteb_interop.tasks import HtebVariant, tasks_from_revision, variant_of
+from hteb_score.mteb_interop.tasks import HtebVariant, tasks_of, variant_of
 from hteb_score.scoring.aggregate import MainScores, axis_columns, paired_level
 
 REFERENCE = "https://arxiv.org/abs/2605.28190"
 ORIGINAL, TOTAL = "Original", "HTEB"
-#: The summary's columns, in the card's order: Original, each axis of the total, HTEB, then Noise beside it.
-#: mteb's summary table has fixed columns: this release's axes name them (a revision's own axes are a later unit's).
-LABELS = INSTALLED.labels
-COLUMNS = (ORIGINAL, *(LABELS[a] for a in INSTALLED.members if a != "noise"), TOTAL, LABELS["noise"])
 RANK = "Rank (HTEB)"
-RANKED_BY = (TOTAL, LABELS["noise"], ORIGINAL)  # the first defined decides, higher first
+
+
+def columns(taxonomy: Taxonomy) -> tuple[str, ...]:
+    """The summary's columns, in the card's order: Original, each axis of the total, HTEB, then the axes beside
+    it (Noise), labelled as the revision's taxonomy labels them.
+
+    >>> columns(INSTALLED)
+    ('Original', 'Lexical/Stylistic', 'Length', 'Language', 'HTEB', 'Noise')
+    """
+    labels = taxonomy.labels
+    beside = tuple(labels[a] for a in taxonomy.members if not taxonomy.in_total(a))
+    return (ORIGINAL, *(labels[a] for a in taxonomy.members if taxonomy.in_total(a)), TOTAL, *beside)
+
+
+def ranked_by(taxonomy: Taxonomy) -> tuple[str, ...]:
+    """The columns that rank models, the first defined deciding, higher first: HTEB, the axes beside it, Original."""
+    return (TOTAL, *columns(taxonomy)[columns(taxonomy).index(TOTAL) + 1 :], ORIGINAL)
 
 
 def task_score(result: TaskResult) -> float | None:
@@ -53,12 +65,12 @@ def task_score(result: TaskResult) -> float | None:
     return None if any(v is None for v in values) else result.get_score()
 
 
-def _rank_key(scores: Mapping[str, float | None]) -> tuple[tuple[bool, float], ...]:
-    return tuple((scores[c] is None, -(scores[c] or 0.0)) for c in RANKED_BY)
+def _rank_key(scores: Mapping[str, float | None], taxonomy: Taxonomy) -> tuple[tuple[bool, float], ...]:
+    return tuple((scores[c] is None, -(scores[c] or 0.0)) for c in ranked_by(taxonomy))
 
 
-def figures(scores: Mapping[HtebVariant, float | None]) -> dict[str, float | None]:
-    """COLUMNS from one model's task scores, by HTEB's one aggregation rule; an undefined score
+def figures(scores: Mapping[HtebVariant, float | None], taxonomy: Taxonomy = INSTALLED) -> dict[str, float | None]:
+    """`columns(taxonomy)` from one model's task scores, by HTEB's one aggregation rule; an undefined score
     (None, NaN) is left out as the card leaves it out, an axis with no score is None.
 
     >>> v = lambda d, t, s=1339: HtebVariant(d, t, None if t == "original" else s, "r", d, "")
@@ -75,16 +87,17 @@ def figures(scores: Mapping[HtebVariant, float | None]) -> dict[str, float | Non
             original[variant.dataset] = float(value)
         else:
             runs.setdefault(variant.dataset, {}).setdefault(variant.transformation, {})[variant.seed] = float(value)
-    level = paired_level(original, axis_columns(MainScores(original, runs, {}).seed_means(), INSTALLED), INSTALLED)
-    axes = {LABELS[a]: p.score for a, p in level.axes.items()}
-    return {column: axes.get(column) for column in COLUMNS} | {ORIGINAL: level.original, TOTAL: level.hteb}
+    level = paired_level(original, axis_columns(MainScores(original, runs, {}).seed_means(), taxonomy), taxonomy)
+    axes = {taxonomy.labels[a]: p.score for a, p in level.axes.items()}
+    return {column: axes.get(column) for column in columns(taxonomy)} | {ORIGINAL: level.original, TOTAL: level.hteb}
 
 
 @dataclass(repr=False)  # mteb's short repr, not every task's
 class HtebBenchmark(Benchmark):
-    """An mteb Benchmark of HTEB variants whose aggregation is HTEB's (`figures`)."""
+    """An mteb Benchmark of HTEB variants whose aggregation is HTEB's (`figures`) by the revision's taxonomy."""
 
     aggregations: Sequence[Any] = ()  # none of mteb's: HTEB aggregates itself
+    taxonomy: Taxonomy = INSTALLED  # the revision's (its manifest's specs); this release's for one made before them
     show_zero_shot: bool = False  # mteb counts training overlap by registered task name; HTEB's are not registered
     variants: dict[str, HtebVariant] = field(init=False, repr=False)
 
@@ -108,10 +121,10 @@ class HtebBenchmark(Benchmark):
         found = model_result.select_tasks(self.tasks).task_results
         if len(found) < len(self.tasks):
             raise ValueError("Some scores of benchmark are missing. Please, run model on full benchmark tasks")
-        return figures({self.variants[r.task_name]: task_score(r) for r in found})
+        return figures({self.variants[r.task_name]: task_score(r) for r in found}, self.taxonomy)
 
     def get_score(self, results: BenchmarkResults, *, raise_error: bool = False) -> dict[str, dict[str, float | None]]:
-        """COLUMNS and a "Rank" per model, ranked as the summary table ranks (mteb's Borda rank needs
+        """`columns` and a "Rank" per model, ranked as the summary table ranks (mteb's Borda rank needs
         every task's score defined; an HTEB variant's may be undefined, and is left out as the card does)."""
         scores = {}
         for model_result in results.join_revisions():
@@ -120,13 +133,13 @@ class HtebBenchmark(Benchmark):
             except ValueError:
                 if raise_error:
                     raise
-                scores[model_result.model_name] = dict.fromkeys(COLUMNS)
-        for rank, model in enumerate(sorted(scores, key=lambda m: _rank_key(scores[m])), start=1):
+                scores[model_result.model_name] = dict.fromkeys(columns(self.taxonomy))
+        for rank, model in enumerate(sorted(scores, key=lambda m: _rank_key(scores[m], self.taxonomy)), start=1):
             scores[model]["Rank"] = rank
         return scores
 
     def _create_summary_table(self, pl_df: pl.DataFrame) -> SummaryTable:
-        """One row per model: its rank (RANKED_BY) and COLUMNS; a task's score is `task_score`'s."""
+        """One row per model: its rank (`ranked_by`) and `columns`; a task's score is `task_score`'s."""
         if pl_df.is_empty():
             return SummaryTable(df=pl.DataFrame({"No results": ["No results"]}), is_empty=True)
         score = pl.when(pl.col("score").is_null().any()).then(None).otherwise(pl.col("score").mean())
@@ -141,25 +154,30 @@ class HtebBenchmark(Benchmark):
         complete = {m: s for m, s in models.items() if len(s) == len(self.variants)}
         if not complete:
             return SummaryTable(df=pl.DataFrame({"No results": ["No results"]}), is_empty=True)
+        shown = columns(self.taxonomy)
         table = pl.DataFrame(
-            [{"Model": m, **figures(s)} for m, s in complete.items()],
-            schema={"Model": pl.Utf8, **{c: pl.Float64 for c in COLUMNS}},
+            [{"Model": m, **figures(s, self.taxonomy)} for m, s in complete.items()],
+            schema={"Model": pl.Utf8, **{c: pl.Float64 for c in shown}},
         )
-        table = table.sort(list(RANKED_BY), descending=True, nulls_last=True)
+        table = table.sort(list(ranked_by(self.taxonomy)), descending=True, nulls_last=True)
         table = table.with_columns((pl.int_range(0, pl.len()) + 1).cast(pl.Int64).alias(RANK))
         return SummaryTable(
-            df=table.select(RANK, "Model", *COLUMNS), rank_col=RANK, primary_metric_col=TOTAL, task_type_mean_col=None
+            df=table.select(RANK, "Model", *shown), rank_col=RANK, primary_metric_col=TOTAL, task_type_mean_col=None
         )
 
 
 def get_benchmark(revision: str = SAMPLE_REVISION, *, store: str = DEFAULT_STORE, **selection: Any) -> HtebBenchmark:
-    """The mteb Benchmark of a revision (a label or a content hash) of `store`; `selection`:
-    tasks_from_revision's (datasets, transformations, seeds, on_error, min_judge)."""
-    tasks = tasks_from_revision(store, revision, **selection)
+    """The mteb Benchmark of a revision (a label or a content hash) of `store`, aggregated by the axes it was made
+    by; `selection`: tasks_of's (datasets, transformations, seeds, on_error, min_judge)."""
+    from hteb_contract.stores import open_store
+
+    opened = open_store(store).fetch(revision, datasets=selection.get("datasets"))
+    taxonomy = of_manifest(opened.manifest)
+    tasks = tasks_of(opened, **selection)
     variants = [v for v in map(variant_of, tasks) if v is not None]
     variant = variants[0]
     found = [v for v in variants if v.seed is not None]
-    transformations = sorted({v.transformation for v in found}, key=INSTALLED.order)
+    transformations = sorted({v.transformation for v in found}, key=taxonomy.order)
     seeds = sorted({v.seed for v in found if v.seed is not None})
     short = f"HTEB({short_revision(variant.revision)}{variant.selection})"
     name = f"HTEB({revision}{variant.selection})"
@@ -177,4 +195,5 @@ def get_benchmark(revision: str = SAMPLE_REVISION, *, store: str = DEFAULT_STORE
         ),
         reference=REFERENCE,
         citation=HTEB_CITATION,
+        taxonomy=taxonomy,
     )

@@ -30,6 +30,7 @@ from mteb.cache import ResultCache
 from mteb.results import TaskResult
 
 from hteb_contract.errors import HtebError
+from hteb_contract.revision import Revision
 from hteb_contract.specs.transformations import transformation_spec
 from hteb_score.mteb_interop.adapter import load_task
 from hteb_contract.hub_eval import selection_tag
@@ -69,9 +70,31 @@ def tasks_from_revision(
 ) -> list[AbsTask]:
     """mteb task objects for a revision's variants, in dataset order, the original first."""
     from hteb_contract.stores import open_store
+
+    return tasks_of(
+        open_store(store).fetch(revision, datasets=datasets),
+        datasets=datasets,
+        transformations=transformations,
+        seeds=seeds,
+        on_error=on_error,
+        min_judge=min_judge,
+        original=original,
+    )
+
+
+def tasks_of(
+    opened: Revision,
+    *,
+    datasets: Sequence[str] | None = None,
+    transformations: Sequence[str] | None = None,
+    seeds: Sequence[int] | None = None,
+    on_error: str = "original",
+    min_judge: float | None = None,
+    original: bool = True,
+) -> list[AbsTask]:
+    """mteb task objects for the variants of a fetched revision, in dataset order, the original first."""
     from hteb_score.scoring.data import check_selection, revision_variants
 
-    opened = open_store(store).fetch(revision, datasets=datasets)
     names = list(datasets or opened.dataset_names())
     check_selection(opened, names, transformations, seeds)
     tasks = []

@@ -21,6 +21,7 @@ from typing import Any
 from hteb_contract.citations import bibliography
 from hteb_contract.errors import HtebError
 from hteb_contract.revision import Revision, dataset_of
+from hteb_contract.revision.manifest import source_languages
 from hteb_contract.taxonomy import of_manifest
 
 from hteb_score.flags import Flag
@@ -151,4 +152,7 @@ def carry_part(
     dataset = {**part.identity.dataset, "repo_id": store, "label": new.label, "revision": new.revision_id}
     if "citation" in dataset:  # a part scored before the card recorded it stays without, as merged with its peers
         dataset["citation"] = bibliography(new.manifest, store)
+    if "languages" in dataset:
+        languages = source_languages(new.manifest)
+        dataset["languages"] = {name: languages[name] for name in dataset["languages"]}
     return ScorePart(replace(part.identity, dataset=dataset), units, part.timings)

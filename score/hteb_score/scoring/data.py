@@ -16,6 +16,7 @@ from hteb_contract.citations import bibliography
 from hteb_contract.errors import HtebError, IntegrityError
 from hteb_contract.item_columns import ItemColumns
 from hteb_contract.revision import Revision
+from hteb_contract.revision.manifest import source_languages
 from hteb_contract.sources import DatasetInfo, SourceDataset, list_source_dirs, read_source_dir
 from hteb_contract.stores import open_store
 from hteb_contract.tasks import TextRef
@@ -141,12 +142,14 @@ def read_revision(options: ScoreOptions) -> RunData:
         infos.append(variants[0].dataset.info)
     require_judge_scores(revision, policy, options.min_judge)
     groups = DatasetGroups(chosen, lambda name: load(name)[0], infos, total)
+    languages = source_languages(revision.manifest)
     info = {
         "repo_id": options.store,
         "label": revision.label,
         "revision": revision.revision_id,
         "datasets": chosen,
         "citation": bibliography(revision.manifest, options.revision_at()[0]),
+        "languages": {name: languages[name] for name in planned},  # the run's: one identity for all its parts
     }
     corpus = []
     if options.corpus_robustness:

@@ -61,7 +61,13 @@ UNION_FIELDS = (("encode", "prompts"), ("model", "mteb", "prompts"), ("model", "
 #: identity fields hteb-score records since a later version: a part written before lacks the key (never null),
 #: which agrees with any value (the merged identity takes the recorded one), so its units still merge with
 #: fresh ones of the same run (the noise-1339 parts carried to noise2-1339); a recorded value must agree
-LATER_FIELDS = (("model", "encoder"), ("model", "encoder_reason"), ("taxonomy",), ("dataset", "citation"))
+LATER_FIELDS = (
+    ("model", "encoder"),
+    ("model", "encoder_reason"),
+    ("taxonomy",),
+    ("dataset", "citation"),
+    ("dataset", "languages"),
+)
 TIMING_TOTAL = "total_s"
 #: the packages whose versions a run records (its identity, and the card's `package_versions`)
 PACKAGES = (

@@ -12,10 +12,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from docs_readings import DOCS, docs_comparison
 from run_files import outputs
 
 from hteb_contract.validation import validate
 from hteb_score.cli import main
+from hteb_score.report.compare import comparison_files
+from hteb_score.report.site.findings import comparison_of
 
 REPO = Path(__file__).resolve().parents[3]
 FINDINGS = REPO / "docs" / "findings" / "noise-1339"
@@ -105,6 +108,11 @@ def test_the_committed_comparison_is_what_compare_writes_from_the_committed_card
     assert json.loads((tmp_path / "cmp" / "comparison.json").read_text()) == committed
     for name in ("comparison.md", "report.html"):
         assert (tmp_path / "cmp" / name).read_text() == (findings / folder / name).read_text(), name
+    # the docs' tables read the same comparison: comparison_of is the CLI's
+    folder_of_cards = Path("docs") / "findings" / label / cards.format(model="").rstrip("/")
+    comparison_files.save(comparison_of(folder_of_cards), tmp_path / "tables")
+    for name in ("comparison.json", "comparison.md", "report.html"):
+        assert (tmp_path / "tables" / name).read_text() == (tmp_path / "cmp" / name).read_text(), name
 
 
 def test_the_noise_only_comparisons_lead_with_noise_and_leave_empty_columns_out():
@@ -278,22 +286,20 @@ def test_each_card_of_the_new_round_is_the_merge_of_its_committed_parts(model, t
 
 
 @pytest.mark.slow
+@DOCS
 @pytest.mark.parametrize(
     ("folder", "cards"),
-    [("comparison", "{model}"), ("whole-revision-comparison", "whole-revision/{model}")],
+    [("comparison", ""), ("whole-revision-comparison", "whole-revision")],
     ids=["six-datasets", "whole-revision"],
 )
 def test_the_new_rounds_comparisons_with_their_per_dataset_verdicts_are_what_compare_writes(
     folder, cards, tmp_path, monkeypatch
 ):
+    """The comparison of the round's cards as the docs' tables read it (docs_readings: computed once for both
+    tests; `comparison_of` is what the CLI writes: test_the_committed_comparison_is_what_compare_writes_from_the_committed_cards) writes the committed files."""
     committed = json.loads((ROUND / folder / "comparison.json").read_text())
     monkeypatch.chdir(REPO)
-    paths = [
-        str((ROUND / cards.format(model=m) / "result_card.json").relative_to(REPO))
-        for m in ROUND_MODELS
-        if (ROUND / cards.format(model=m)).is_dir()
-    ]
-    assert main(["compare", *paths, "--out", str(tmp_path / "cmp")]) == 0
+    comparison_files.save(docs_comparison(f"findings/{ROUND.name}/{cards}".rstrip("/")), tmp_path / "cmp")
     assert json.loads((tmp_path / "cmp" / "comparison.json").read_text()) == committed
     assert any(
         "per_dataset" in pair for column in committed["pairwise"]["columns"].values() for pair in column["pairs"]

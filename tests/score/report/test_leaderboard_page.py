@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[3]
 FINDINGS = ROOT / "docs" / "findings" / "noise2-1339"
 CARDS, FACTS = FINDINGS / "whole-revision", FINDINGS / "model_facts.json"
 PAGE = ROOT / "docs" / "leaderboard.html"
+MODEL_FOLDERS = sorted(p.name for p in CARDS.iterdir())
 FORMULA = '=HYPERLINK("http://x")'
 SUBSET_NAMES = {"amh": EVIL, "tir": FORMULA}  # MasakhaNEWS's subsets whose script has no case
 
@@ -170,6 +171,49 @@ def test_cards_that_disagree_on_coverage_are_each_stated_and_older_cards_state_n
     older = leaderboard_data(ROOT / "docs" / "findings" / "noise-1339" / "whole-revision", read_facts(FACTS))
     assert older["coverage"] == {}  # noise-1339's cards predate coverage: nothing is claimed for them
     assert {r["subsets"] for r in csv.DictReader(io.StringIO(csv_text(older)))} == {""}
+
+
+def _cards_with_languages(folder: Path, languages: dict[str, dict[str, list[str]] | None]) -> Path:
+    """The committed cards copied into `folder`, each model's `dataset.languages` set as `languages` says (by
+    folder name; None: recorded as the revision records them; a missing name: left out, as an older card)."""
+    recorded = {
+        s["name"]: s["languages"]
+        for s in json.loads((ROOT / "docs" / "revisions" / "noise2-1339" / "manifest.json").read_text())["sources"]
+    }
+    for path in sorted(CARDS.glob("*/result_card.json")):
+        card = json.loads(path.read_text(encoding="utf-8"))
+        name = path.parent.name
+        if name in languages:
+            card["dataset"]["languages"] = {d: recorded[d] for d in card["dataset"]["datasets"]} | (
+                languages[name] or {}
+            )
+        (folder / name).mkdir(parents=True)
+        (folder / name / "result_card.json").write_text(json.dumps(card), encoding="utf-8")
+    return folder
+
+
+def test_each_datasets_languages_are_those_its_cards_revision_records(tmp_path, run_cli):
+    """A card records its datasets' languages as its revision's manifest states them: the page's language views
+    read them, not this release's table (here a revision that says STS12 is German); where no card records them
+    (cards scored before the field) the table stands in and the page says for which; cards that record other
+    languages for one dataset are refused in one line."""
+    german = {"STS12": ["deu"]}
+    data = leaderboard_data(_cards_with_languages(tmp_path / "new", dict.fromkeys(MODEL_FOLDERS, german)), {})
+    assert next(d for d in data["datasets"] if d["name"] == "STS12")["languages"] == ["deu"]
+    assert (
+        data["views"]["language:deu"]["datasets"] == ["STS12"]
+        and "STS12" not in data["views"]["language:eng"]["datasets"]
+    )
+    assert data["languages_from_table"] == [] and "as the cards' revision records them" in render(data)
+    older = leaderboard_data(_cards_with_languages(tmp_path / "mixed", {MODEL_FOLDERS[0]: german}), {})
+    assert older["languages_from_table"] == [] and older["views"]["language:deu"]["datasets"] == ["STS12"]
+    committed = leaderboard_data(CARDS, {})  # noise2-1339's cards predate the field
+    assert committed["languages_from_table"] == [d["name"] for d in committed["datasets"]]
+    assert "every dataset's languages are this hteb-score's dataset table's" in render(committed)
+    both = _cards_with_languages(tmp_path / "both", {MODEL_FOLDERS[0]: german, MODEL_FOLDERS[1]: None})
+    code, _, err = run_cli("leaderboard", both, "--facts", FACTS, "--out", tmp_path / "board.html")
+    assert code == 2 and err.count("\n") == 1 and "record other languages for STS12 (deu vs eng)" in err
+    assert not (tmp_path / "board.html").exists()
 
 
 @pytest.fixture(scope="module")

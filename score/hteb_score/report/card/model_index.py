@@ -24,6 +24,7 @@ from huggingface_hub import EvalResult, EvalResultEntry, eval_result_entries_to_
 from huggingface_hub.repocard_data import eval_results_to_model_index
 
 from hteb_contract.hub_eval import AVERAGE, Selection, adhoc_eval_yaml, columns, describe, task_id
+from hteb_contract.taxonomy import recorded_in
 from hteb_score.scoring.model_scores import ModelScores
 
 #: Where each file goes: the model repo's README front matter, its `.eval_results/`, and the tasks to
@@ -88,8 +89,9 @@ def _average_values(agg: dict[str, Any]) -> dict[str, float | None]:
 
 
 def figures(card: dict[str, Any]) -> list[Figure]:
-    """Every defined figure of a card, each dataset's then the average's, in hub_eval.columns' order."""
-    selection, agg = card_selection(card), card["aggregates"]
+    """Every defined figure of a card, each dataset's then the average's, in hub_eval.columns' order (by the axes
+    the card was aggregated by)."""
+    selection, agg, taxonomy = card_selection(card), card["aggregates"], recorded_in(card)
     rows = [
         (row["dataset"], row["metric"], row["transformations"], _dataset_values(row), False)
         for row in agg["per_dataset"]
@@ -97,7 +99,7 @@ def figures(card: dict[str, Any]) -> list[Figure]:
     rows.append((AVERAGE, AVERAGE, agg["per_transformation"], _average_values(agg), True))
     out = []
     for row, metric, transformations, values, average in rows:
-        for column in columns(transformations, average=average):
+        for column in columns(transformations, average=average, taxonomy=taxonomy):
             value = values.get(column)
             if value is not None:
                 out.append(
@@ -126,7 +128,7 @@ def eval_results(scores: ModelScores) -> list[EvalResult]:
     variants' splits), the selection in `metric_args`, the task name the figure's task id."""
     card = scores.card or {}
     dataset_type = hub_dataset_id(card["dataset"]["repo_id"]) or card["dataset"]["label"]
-    selection = card_selection(card)
+    selection, taxonomy = card_selection(card), recorded_in(card)
     return [
         EvalResult(
             task_type=scores.task_types.get(f.row, "embedding"),
@@ -136,7 +138,7 @@ def eval_results(scores: ModelScores) -> list[EvalResult]:
             dataset_config=None if f.row == AVERAGE else f.row,
             dataset_revision=card["dataset"]["revision"],
             metric_type=f"{f.column}_{f.metric}",
-            metric_name=f"{describe(f.column)} ({'mean over datasets' if f.row == AVERAGE else f.metric}, points)",
+            metric_name=f"{describe(f.column, taxonomy)} ({'mean over datasets' if f.row == AVERAGE else f.metric}, points)",
             metric_value=round(f.value, 2),
             metric_args=_args(selection, f.row),
         )
@@ -209,5 +211,6 @@ def hub_files(scores: ModelScores) -> dict[str, str]:
         files[EVAL_RESULTS] = eval_results_text
         tasks = adhoc_tasks(scores)
         if tasks:
-            files[EVAL_ADDITIONS] = adhoc_eval_yaml((scores.card or {})["dataset"]["label"] or "", tasks)
+            card = scores.card or {}
+            files[EVAL_ADDITIONS] = adhoc_eval_yaml(card["dataset"]["label"] or "", tasks, recorded_in(card))
     return files

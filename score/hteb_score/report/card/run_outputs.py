@@ -51,7 +51,7 @@ def publish(part: ScorePart, folder: Path, earlier: Mapping[str, Any] | None = N
     subject = CardSubject(
         identity.model,
         identity.encode,
-        {**identity.dataset, "datasets": [u.dataset for u in units]},
+        card_dataset(identity.dataset, [u.dataset for u in units]),
         PROTOCOLS.get(identity.protocol),
         identity.on_error,
         {**identity.selection, **identity.chosen},
@@ -80,6 +80,15 @@ def publish(part: ScorePart, folder: Path, earlier: Mapping[str, Any] | None = N
     outcomes = {variant: result.outcomes for variant, result in results.items() if result.outcomes is not None}
     write_outputs(folder, card, mteb_result_files(card, results, tasks), explorer, outcomes)
     return card
+
+
+def card_dataset(dataset: Mapping[str, Any], datasets: list[str]) -> dict[str, Any]:
+    """The card's `dataset` block: the run's provenance, the datasets the card scores and (recorded since issue 43)
+    their languages as the revision states them, narrowed from the run's to these."""
+    block = {**dataset, "datasets": datasets}
+    if "languages" in dataset:
+        block["languages"] = {name: dataset["languages"][name] for name in datasets}
+    return block
 
 
 def _says_the_same(earlier: Mapping[str, Any], card: Mapping[str, Any]) -> bool:

@@ -189,7 +189,7 @@ def cards_of(folders: Sequence[Path]) -> list[list[ModelScores]]:
     """The cards of each folder (`*/result_card.json`), each checked as `compare` checks its inputs."""
     found = []
     for folder in folders:
-        cards = sorted(Path(folder).glob(f"*/{CARD_FILE}"))
+        cards = sorted(Path(folder).glob(f"*/{CARD_FILE}"), key=str)  # as the shell's glob in C collation (Makefile)
         if not cards:
             raise HtebError(f"{folder}: no result cards (*/result_card.json)")
         found.append([load_card(path) for path in cards])
@@ -417,11 +417,12 @@ def unit_times(parts: Mapping[str, Sequence[ScorePart]]) -> str:
 
 
 def comparison_of(folder: Path) -> Comparison:
-    """The comparison of the cards in `folder` (`*/result_card.json`), as `hteb-score compare` makes it."""
-    cards = sorted(Path(folder).glob(f"*/{CARD_FILE}"))
+    """The comparison of the cards in `folder` (`*/result_card.json`), as `hteb-score compare` makes it with
+    its defaults (`make findings` writes the committed ones so: tests/score/report/test_committed_findings.py)."""
+    cards = sorted(Path(folder).glob(f"*/{CARD_FILE}"), key=str)  # as the shell's glob in C collation (Makefile)
     if not cards:
         raise HtebError(f"{folder}: no result cards (*/result_card.json)")
-    return compare([load_card(path) for path in cards], n_splits=10)
+    return compare([load_card(path) for path in cards])
 
 
 def parts_of(folder: Path) -> dict[str, list[ScorePart]]:
@@ -479,22 +480,27 @@ TABLES: Registry[Table] = Registry(
 )
 
 
-def update_tables(text: str, base: Path) -> str:
+#: what folders gave a reader (a comparison, parts), by (reader, the folders' paths)
+Readings = dict[tuple[Callable[[Any], Any], tuple[Path, ...]], Any]
+
+
+def update_tables(text: str, base: Path, read: Readings | None = None) -> str:
     """`text` with every marked table rendered anew from its folder's cards or parts (relative to `base`),
-    each folder read once per reader."""
-    read: dict[tuple[Callable[[Path], Any], str], Any] = {}
+    each folder read once per reader; `read` keeps the readings for the next page (`hteb-score tables`
+    gives findings.md and comparing.md one, so a comparison both draw on is bootstrapped once)."""
+    read = {} if read is None else read
 
     def render(match: re.Match[str]) -> str:
         table = TABLES.get(match["name"])
-        key = (table.read, match["folder"])
+        folders = tuple(base / f for f in match["folder"].split(","))
+        if len(folders) != table.folders:
+            raise ContractError(
+                f"table {match['name']} is read from {table.folders} folder(s), comma-separated; "
+                f"the marker names {len(folders)}"
+            )
+        key = (table.read, folders)
         if key not in read:
-            folders = match["folder"].split(",")
-            if len(folders) != table.folders:
-                raise ContractError(
-                    f"table {match['name']} is read from {table.folders} folder(s), comma-separated; "
-                    f"the marker names {len(folders)}"
-                )
-            read[key] = table.read(base / folders[0] if table.folders == 1 else [base / f for f in folders])
+            read[key] = table.read(folders[0] if table.folders == 1 else list(folders))
         return match.group(1) + table.render(read[key]) + "\n" + match.group(5)
 
     updated, n = _MARKED.subn(render, text)

@@ -161,6 +161,28 @@ def _views(
     return out
 
 
+def dataset_languages(models: Sequence[ModelScores], datasets: Sequence[str]) -> tuple[dict[str, list[str]], list[str]]:
+    """Each dataset's languages as its cards' revision records them (`dataset.languages`), and the datasets no card
+    records them for (cards scored before the field), whose languages this release's dataset table gives (`und`
+    where it has no row). Cards that record other languages for one dataset are refused in one line."""
+    recorded: dict[str, tuple[list[str], str]] = {}
+    for m in models:
+        for name, codes in ((m.card or {}).get("dataset", {}).get("languages") or {}).items():
+            if name in recorded and recorded[name][0] != codes:
+                raise HtebError(
+                    f"{recorded[name][1]} and {m.source} record other languages for {name} "
+                    f"({' '.join(recorded[name][0])} vs {' '.join(codes)}): cards of different revisions"
+                )
+            recorded.setdefault(name, (list(codes), m.source))
+    specs = {s.name: s for s in dataset_specs()}
+    from_table = [d for d in datasets if d not in recorded]
+    languages = {
+        d: recorded[d][0] if d in recorded else list(specs[d].languages) if d in specs else [UNKNOWN_LANGUAGE]
+        for d in datasets
+    }
+    return languages, from_table
+
+
 def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """Everything the page shows, from the cards `folder/*/result_card.json` and the facts table."""
     paths = sorted(Path(folder).glob(f"*/{CARD_FILE}"))
@@ -181,8 +203,7 @@ def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> di
         if held and all(set(shared) <= set(m.axes.get(axis, {})) for m in models):
             axes[axis] = [axis, *held]
             columns += [axis, *held]
-    specs = {s.name: s for s in dataset_specs()}
-    languages = {d: list(specs[d].languages) if d in specs else [UNKNOWN_LANGUAGE] for d in shared}
+    languages, from_table = dataset_languages(models, shared)
     scopes: dict[str, list[str]] = {ALL: shared}
     for language in sorted({code for codes in languages.values() for code in codes}):
         scopes[f"language:{language}"] = [d for d in shared if language in languages[d]]
@@ -205,6 +226,7 @@ def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> di
         "datasets": [
             {"name": d, "languages": languages[d], "task_type": models[0].task_types.get(d, "")} for d in shared
         ],
+        "languages_from_table": from_table,
         "models": [
             {
                 "model": m.model,

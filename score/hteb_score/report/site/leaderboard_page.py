@@ -54,6 +54,7 @@ def render(data: Mapping[str, Any]) -> str:
         styles=STYLES,
         counted=count(n_models, "model") + beside,
         n_datasets=len(data["datasets"]),
+        languages_from_table=data["languages_from_table"],
         revision=data["revision"],
         csv_name=CSV_NAME,
         method=METHOD,
