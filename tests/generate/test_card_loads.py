@@ -20,7 +20,6 @@ from hteb_contract.card import HTEB_CITATION, SourceLicense, license_fields, siz
 from hteb_contract.tasks import task_type
 from hteb_generate.revision.card import card_body
 from hteb_generate.sources.source_loading import local_dataset, sample_dataset
-from hteb_contract.specs.resolved import specs_block
 from hteb_generate.sources.sources_table import SOURCES, source_citation, source_task_ids
 from hub_layouts import synthetic_source
 from huggingface_hub import DatasetCard, DatasetCardData
@@ -87,12 +86,6 @@ def write_all(root: Path, shared_data: Path) -> Path:
         "generator": {"model_id": "rule/reverse-words", "revision": "", "engine": "rule"},
         "judge": None,
         "counters": {"items": len(records), "llm_calls": 0, "cache_hits": 0, "errors": {}},
-        "specs": specs_block(
-            list(SOURCES.names()),
-            ["paraphrasing"],
-            noise_scripts=False,
-            language_detector={"library": "lingua-language-detector", "version": "2.1.1"},
-        ),
     }
     licenses = [entry.source_license for _, entry in SOURCES.items()]
     body = card_body(fields, records, licenses=licenses)
@@ -173,7 +166,7 @@ def test_the_card_of_all_32_carries_what_the_hub_and_a_paper_need(everything):
     assert "None@None" not in text and HTEB_CITATION in text and "arxiv.org/abs/2605.28190" in text
     citation = text[text.index("\n## Citation\n") :]
     for name in SOURCES.names():
-        bibtex = SOURCES.get(name).source_citation  # the rows recorded: SciFact by its own paper
+        bibtex = source_citation(name)
         assert (bibtex in citation) if bibtex else re.search(rf"No BibTeX is recorded for [^\n]*`{name}`", citation)
 
 

@@ -14,7 +14,6 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from hteb_contract.card import HTEB_CITATION, SourceLicense, source_pin
-from hteb_contract.citations import source_citations
 from hteb_contract.common.escape import md_code
 from hteb_contract.records import ItemRecord, Judge
 from hteb_contract.tasks import task_type
@@ -192,19 +191,11 @@ def _corpus(corpus: Mapping[tuple[str, str, int], int]) -> dict[str, list[str]]:
     }
 
 
-def _citations(manifest_like: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
-    """Each source's BibTeX (sources citing the same work share one entry), and the sources without one: as the rows
-    the revision records give it (hteb_contract.citations: every row's, the dataset's own paper where mteb's cites
-    another work); a revision rebuilt from before the rows were recorded says what it said then (mteb's, of the
-    registry's rows), so it is rebuilt byte for byte."""
-    sources = manifest_like["sources"]
-    if "specs" in manifest_like:
-        pins = {source["name"]: source_pin(source) for source in sources}
-        found = source_citations(manifest_like)
-        return (
-            [{"bibtex": e.bibtex, "names": list(e.datasets)} for e in found if e.bibtex is not None],
-            [f"`{name}` ({pins[name]})" for e in found if e.bibtex is None for name in e.datasets],
-        )
+def _citations(sources: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Each source's BibTeX (mteb's; sources citing the same work share one entry), and the sources without one.
+    The card is part of the revision's content hash: it prints what revisions printed when they were made, so a
+    published label rebuilds byte for byte (a dataset's own paper, `release_citation`, is in what `hteb-score cite`
+    and the result cards print: hteb_contract.citations)."""
     cited: dict[str, list[str]] = {}
     uncited = []
     for source in sorted(sources, key=lambda s: s["name"]):
@@ -261,7 +252,7 @@ def card_body(
     config = manifest_like["config"]
     missing = languages_not_in_mteb or {}
     by_llm = bool(records) or not rule_names
-    cited, uncited = _citations(manifest_like)
+    cited, uncited = _citations(manifest_like["sources"])
     return TEMPLATE.render(
         label=manifest_like["label"],
         schema=SCHEMA_VERSIONS["item"],

@@ -56,9 +56,8 @@ def local_entry(folder: Path) -> DatasetSpec:
 
 
 def source_citation(name: str) -> str | None:
-    """mteb's BibTeX of a source dataset by its registry name, as the dataset card of a revision made before the
-    rows were recorded printed it (revision/card.py); None for a dataset mteb gives none and for a folder no row
-    names."""
+    """The BibTeX of a source dataset by its registry name, for the dataset card; None for a dataset mteb
+    gives none and for a folder no row names."""
     return SOURCES.get(name).citation if name in SOURCES.names() else None
 
 
