@@ -6,6 +6,7 @@ side-by-side view, and a rule-made revision that says nothing that does not appl
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from hteb_contract.views import revision_folder, side_by_side
 from hteb_generate.transform.noise import perturb
 from hteb_generate.sources.sources_table import lookup_source
 
+ROOT = Path(__file__).resolve().parents[2]
 DATASETS = ("STSBenchmark", "Banking77", "SciFact", "SummEval", "MasakhaNEWS")
 SIZES = json.loads((Path(__import__("datasets").__file__).parent / "utils/resources/size_categories.json").read_text())
 HUB_TASKS = {"sentence-similarity", "text-classification", "text-retrieval", "text-ranking", "summarization"}
@@ -83,6 +85,17 @@ def test_the_card_metadata_is_what_huggingface_hub_reads(made):
     for config in configs.values():
         for entry in config["data_files"]:
             assert (made / entry["path"]).is_file(), entry["path"]
+
+
+def test_the_card_cites_its_sources_as_the_published_noise2_card_does(made):
+    """The dataset card is in a revision's content hash: a rebuild of a published label (noise2-1339, cited by its
+    hash in MANIFEST.md) must print what it printed, so each BibTeX block of a card made today is one the committed
+    noise2-1339 card prints (a dataset's own paper, a row's release_citation, goes to `cite` and the result cards)."""
+    committed = (ROOT / "docs" / "revisions" / "noise2-1339" / "README.md").read_text(encoding="utf-8")
+    ours = (made / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```bibtex\n(.*?)```", ours[ours.index("\n## Citation\n") :], re.S)
+    assert len(blocks) == 1 + len(DATASETS)  # HTEB's and each source's
+    assert all(block in committed for block in blocks)
 
 
 def test_size_categories_follow_the_hub_bounds():
