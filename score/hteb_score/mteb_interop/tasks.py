@@ -58,28 +58,13 @@ class HtebVariant:
 
 
 def tasks_from_revision(
-    store: str,
-    revision: str,
-    *,
-    datasets: Sequence[str] | None = None,
-    transformations: Sequence[str] | None = None,
-    seeds: Sequence[int] | None = None,
-    on_error: str = "original",
-    min_judge: float | None = None,
-    original: bool = True,
+    store: str, revision: str, *, datasets: Sequence[str] | None = None, **selection: Any
 ) -> list[AbsTask]:
-    """mteb task objects for a revision's variants, in dataset order, the original first."""
+    """mteb task objects for a revision's variants, in dataset order, the original first; `selection`: tasks_of's
+    (transformations, seeds, on_error, min_judge, original)."""
     from hteb_contract.stores import open_store
 
-    return tasks_of(
-        open_store(store).fetch(revision, datasets=datasets),
-        datasets=datasets,
-        transformations=transformations,
-        seeds=seeds,
-        on_error=on_error,
-        min_judge=min_judge,
-        original=original,
-    )
+    return tasks_of(open_store(store).fetch(revision, datasets=datasets), datasets=datasets, **selection)
 
 
 def tasks_of(
