@@ -154,5 +154,5 @@ def carry_part(
         dataset["citation"] = bibliography(new.manifest, store)
     if "languages" in dataset:
         languages = source_languages(new.manifest)
-        dataset["languages"] = {name: languages[name] for name in dataset["languages"]}
+        dataset["languages"] = {name: languages[name] for name in dataset["languages"] if name in languages}
     return ScorePart(replace(part.identity, dataset=dataset), units, part.timings)

@@ -87,7 +87,7 @@ def card_dataset(dataset: Mapping[str, Any], datasets: list[str]) -> dict[str, A
     their languages as the revision states them, narrowed from the run's to these."""
     block = {**dataset, "datasets": datasets}
     if "languages" in dataset:
-        block["languages"] = {name: dataset["languages"][name] for name in datasets}
+        block["languages"] = {name: dataset["languages"][name] for name in datasets if name in dataset["languages"]}
     return block
 
 
