@@ -55,15 +55,18 @@ def revision_bibtex(manifest: Mapping[str, Any], store: str) -> str:
 
 
 def source_citations(manifest: Mapping[str, Any]) -> list[SourceCitation]:
-    """Each source dataset's BibTeX, from the rows the revision records (else this release's table), one entry per
-    work in the sources' order, then the sources whose rows record none."""
+    """Each source dataset's BibTeX, one entry per work in the sources' order, then the sources whose rows record
+    none: from the rows the revision records (a dataset's own paper, `release_citation`, where mteb's cites another
+    work); for a revision made before it recorded them, mteb's as this release's table holds it, as such revisions
+    were cited when made, so the parts of one run scored before and after a row's release_citation was added agree
+    (a card's `dataset.citation` is part of its identity)."""
     specs = manifest.get("specs")
     recorded = (
         {row["name"]: row.get("release_citation") or row.get("citation") for row in specs["datasets"]}
         if specs is not None
         else None
     )
-    installed = {spec.name: spec.source_citation for spec in dataset_specs()}
+    installed = {spec.name: spec.citation for spec in dataset_specs()}
     cited: dict[str, list[str]] = {}
     uncited = []
     for source in manifest["sources"]:

@@ -31,7 +31,7 @@ ContractError naming it):
   `release_license` where the original release states another licence, which then holds.
 - `citation`: the BibTeX of mteb's `TaskMetadata.bibtex_citation`; `release_citation` where that cites
   another work than the dataset's own paper (SciFact: mteb's cites SPECTER, not Wadden et al. 2020),
-  which HTEB's cards and `cite` then cite (`source_citation`).
+  which `cite` and the result cards of a revision recording its rows then cite (`source_citation`).
 - `hub_task_ids`: the Hub task ids mteb writes on its own dataset card for the task (most have none).
 - `stats`: per subset of the eval split, one `[texts, distinct, characters, script]` per transformed
   field (retrieval and reranking: the queries; STS and pairs: both texts; classification and
