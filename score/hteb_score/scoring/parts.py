@@ -57,7 +57,14 @@ DRIFT_COLUMNS = (
 )
 # identity fields that are unions over the parts, not compared: the prompts an mteb model gave each task,
 # the prompt types a factory's encoder was given per task
-UNION_FIELDS = (("encode", "prompts"), ("model", "mteb", "prompts"), ("model", "python", "tasks"))
+UNION_FIELDS = (
+    ("encode", "prompts"),
+    ("model", "mteb", "prompts"),
+    ("model", "python", "tasks"),
+    # the planned datasets' languages, read off the revision: both are compared, so this one is not (a part of
+    # another plan is named by its planned datasets, not by a language of a dataset the other did not plan)
+    ("dataset", "languages"),
+)
 #: identity fields hteb-score records since a later version: a part written before lacks the key (never null),
 #: which agrees with any value (the merged identity takes the recorded one), so its units still merge with
 #: fresh ones of the same run (the noise-1339 parts carried to noise2-1339); a recorded value must agree
