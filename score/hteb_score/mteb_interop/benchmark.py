@@ -55,7 +55,8 @@ def columns(taxonomy: Taxonomy) -> tuple[str, ...]:
 
 def ranked_by(taxonomy: Taxonomy) -> tuple[str, ...]:
     """The columns that rank models, the first defined deciding, higher first: HTEB, the axes beside it, Original."""
-    return (TOTAL, *columns(taxonomy)[columns(taxonomy).index(TOTAL) + 1 :], ORIGINAL)
+    shown = columns(taxonomy)
+    return (TOTAL, *shown[shown.index(TOTAL) + 1 :], ORIGINAL)
 
 
 def task_score(result: TaskResult) -> float | None:
