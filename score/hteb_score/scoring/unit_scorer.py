@@ -121,6 +121,8 @@ class UnitScorer:
         tasks = {info.name: info.to_json() for info in data.groups.infos}
         model = {
             **encoder.card_model(),
+            # an engine that learns its dimension by encoding has encoded nothing when the cache gave every row
+            **({"embedding_dim": table.dim} if encoder.card_model().get("embedding_dim") is None else {}),
             "encoder": opts.encoder,
             **({"encoder_reason": opts.encoder_reason} if opts.encoder_reason else {}),
         }
