@@ -20,8 +20,8 @@ def declared_configs(folder: Path) -> list[str]:
 
     card = DatasetCard.load(Path(folder) / CARD)
     configs = card.data.to_dict().get("configs") or []
-    names = [c.get("config_name") for c in configs if isinstance(c, dict)]
-    if not names or len(names) != len(configs) or not all(isinstance(n, str) for n in names):
+    names = [c["config_name"] for c in configs if isinstance(c, dict) and isinstance(c.get("config_name"), str)]
+    if not names or len(names) != len(configs):
         raise ContractError(f"{folder / CARD}: its front matter declares no configs datasets can read")
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:  # datasets loads either; the Hub's viewer shows one
