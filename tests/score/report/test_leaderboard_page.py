@@ -287,6 +287,16 @@ return {
 """
 
 
+#: Per model row, its ranked figure (the board's first `main` cell): whether it is on the first screen, scrolled nowhere.
+MAIN_FIGURES = """
+window.scrollTo(0, 0);
+return Array.from(document.querySelectorAll("#board tbody tr"), (tr) => {
+  const cell = tr.querySelector("td.main"), r = cell.getBoundingClientRect();
+  return [tr.dataset.model, cell.textContent, r.left >= 0 && r.right <= window.innerWidth && r.bottom <= window.innerHeight];
+});
+"""
+
+
 def _open(driver, page: Path = PAGE) -> None:
     driver.get(page.as_uri())
     driver.get_log("browser")
@@ -329,8 +339,12 @@ def test_the_page_reads_at_1400_px_and_on_a_phone(browser, data, width):  # noqa
     assert state["page"][0] <= state["page"][1], state  # the page never scrolls sideways
     if width == 1400:
         assert state["frame"][0] <= state["frame"][1], state  # the whole board fits
-    else:  # the board scrolls in its own frame, the model column in view
+    else:  # the board scrolls in its own frame, the model column in view, each model's ranked figure beside it
         assert set(state["sticky"]) == {"sticky"}
+        figures = browser.execute_script(MAIN_FIGURES)
+        ranked = data["views"][ALL]["columns"]["noise"]["models"]
+        assert len(figures) == len(data["models"]) and all(seen for _, _, seen in figures), figures
+        assert all(text == f"{ranked[model]['score']:.2f}" for model, text, _ in figures), figures
     assert browser.execute_script(CUT_OFF) == []
     groups = data["views"][ALL]["columns"]["noise"]["groups"]
     assert [g[0].split(" ", 1)[0] for g in state["groups"]] == list(groups) and all(g[1] for g in state["groups"])

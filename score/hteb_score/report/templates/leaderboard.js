@@ -52,13 +52,14 @@ function fillRankBy() {
   select.value = data.axes[state.axis].columns[0];
 }
 
+// the ranked column and its delta right after the model (class "main"): on a phone they are on the first screen
 function headers(columns) {
-  const rank = data.labels[$("rank-by").value];
+  const by = $("rank-by").value, rank = data.labels[by];
   return [
-    ["pin", "Pin", "none"], ["model", "Model", "text"], ["rank", "Rank", "number"],
+    ["pin", "Pin", "none"], ["rank", "Rank", "number"], ["model", "Model", "text"],
+    ["score:" + by, rank, "number", "main"], ...(by !== "original" ? [["delta", rank + " \u0394", "number", "main"]] : []),
     ["interval", "Rank interval", "number"], ["group", "Tie group", "text"],
-    ...columns.flatMap((c) => [["score:" + c, data.labels[c], "number"],
-      ...(c === $("rank-by").value && c !== "original" ? [["delta", rank + " \u0394", "number"]] : [])]),
+    ...columns.filter((c) => c !== by).map((c) => ["score:" + c, data.labels[c], "number"]),
     ...Object.entries(data.facts).map(([k, label]) => ["fact:" + k, label, k === "licence" ? "text" : "number"]),
   ];
 }
@@ -122,8 +123,8 @@ function render() {
     const tr = el("tr");
     tr.dataset.model = m.model;
     tr.className = [m.kind === "chance" ? "chance" : "", state.pinned.includes(m.model) ? "pinned" : ""].join(" ").trim();
-    heads.forEach(([key, , type], i) => {
-      const td = el(key === "model" ? "th" : "td");
+    heads.forEach(([key, , type, role], i) => {
+      const td = el(key === "model" ? "th" : "td", undefined, role);
       if (key === "pin") {
         const box = el("input");
         box.type = "checkbox";
