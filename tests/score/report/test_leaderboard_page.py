@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 from hteb_score.report.site.leaderboard_data import ALL, leaderboard_data, read_facts
 from hteb_score.report.site.leaderboard_page import CSV_NAME, csv_text, render
+from hteb_score.report.site.published import AVERAGE, PAPER_AXES, SCOPES, published_rows
+from hteb_score.report.formatting import number
+from hteb_contract.common.escape import html_text
 from models import MODELS, facts_json
 from test_report_html import ARTEFACTS, EVIL, _resize, browser  # noqa: F401  (browser: the shared fixture)
 
@@ -105,7 +108,7 @@ def test_the_tables_parameter_count_is_the_weights():
 
 
 def test_the_csv_holds_every_models_scores_and_facts(data):
-    rows = list(csv.DictReader(io.StringIO(csv_text(data))))
+    rows = [r for r in csv.DictReader(io.StringIO(csv_text(data))) if r["kind"] != "published"]  # the paper's: below
     columns = list(data["labels"])
     datasets = [d["name"] for d in data["datasets"]]
     assert len(rows) == len(data["models"]) * len(columns) * (1 + len(datasets))
@@ -124,7 +127,7 @@ def test_what_each_figure_rests_on_is_the_cards_coverage(data):
     cards = {
         m.hub_id: json.loads((CARDS / m.name / "result_card.json").read_text(encoding="utf-8")) for m in MODELS.values()
     }
-    rows = list(csv.DictReader(io.StringIO(csv_text(data))))
+    rows = [r for r in csv.DictReader(io.StringIO(csv_text(data))) if r["kind"] != "published"]
     partial = 0
     for row in rows:
         if row["dataset"] == ALL or row["column"] not in {e["transformation"] for e in cards[row["model"]]["coverage"]}:
@@ -214,6 +217,44 @@ def test_each_datasets_languages_are_those_its_cards_revision_records(tmp_path, 
     code, _, err = run_cli("leaderboard", both, "--facts", FACTS, "--out", tmp_path / "board.html")
     assert code == 2 and err.count("\n") == 1 and "record other languages for STS12 (deu vs eng)" in err
     assert not (tmp_path / "board.html").exists()
+
+
+def test_the_papers_published_totals_are_on_the_page_and_in_the_csv(data):
+    """Tables 14 and 15 of the paper, labelled as its own; every figure printed is the packaged table's, in the
+    CSV too; a paper model on this board (all-mpnet-base-v2) shows its Original here, beside the paper's."""
+    rows = published_rows()
+    html = PAGE.read_text(encoding="utf-8")
+    section = html[html.index('id="published"') : html.index("How the ranks are made")]
+    assert "Published by the HTEB paper" in section and "Gemma-3-27B" in section
+    assert "English, Table 14" in section and "Multilingual, Table 15" in section
+    for row in rows:
+        assert f">{html_text(row.model)}</th>" in section
+        assert f"<td>{number(row.scores['hteb_total'])}</td>" in section
+        assert f"<td>{number(row.scores['hteb_total'] - row.scores['original'], sign=True)}</td>" in section
+    table = list(csv.reader(io.StringIO(csv_text(data))))
+    published = {(r[2], r[0], r[4]): float(r[5]) for r in table[1:] if r[1] == "published"}
+    assert published == {
+        (f"paper:{row.scope}", row.model, column): value for row in rows for column, value in row.scores.items()
+    }
+    board = data["views"][ALL]["columns"]["original"]["models"]
+    mpnet = next(r for r in data["published"]["scopes"]["english"]["rows"] if r["model"] == "All-MPNet-Base-v2")
+    assert mpnet["board_original"] == board["sentence-transformers/all-mpnet-base-v2"]["score"]
+    assert f"<td>{number(mpnet['board_original'])}</td>" in section
+    assert sum(r["board_original"] is not None for s in data["published"]["scopes"].values() for r in s["rows"]) == 1
+
+
+def test_the_typed_in_tables_agree_with_themselves():
+    """A typo in the typed-in tables shows: each scope's Average row is the mean of its models' rows, and each
+    row's HTEB the mean of its three axes, to the paper's rounding (0.01)."""
+    rows = published_rows()
+    for scope in SCOPES:
+        models = [r for r in rows if r.scope == scope and r.model != AVERAGE]
+        (average,) = [r for r in rows if r.scope == scope and r.model == AVERAGE]
+        assert len(models) == {"english": 11, "multilingual": 9}[scope]
+        for column, value in average.scores.items():
+            assert sum(r.scores[column] for r in models) / len(models) == pytest.approx(value, abs=0.01), column
+        for r in [*models, average]:
+            assert sum(r.scores[a] for a in PAPER_AXES) / 3 == pytest.approx(r.scores["hteb_total"], abs=0.011), r
 
 
 @pytest.fixture(scope="module")

@@ -33,6 +33,7 @@ from hteb_score.report.compare.coverage_rows import coverage_rows
 from hteb_score.report.formatting import column_label, heading
 from hteb_score.report.compare.inputs import load_card
 from hteb_score.report.compare.pairwise import ORIGINAL, rank_models
+from hteb_score.report.site.published import published_view
 from hteb_score.scoring.model_scores import ModelScores, joined_taxonomy
 
 ALL = "all"
@@ -239,6 +240,13 @@ def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> di
         ],
         "views": views,
         "coverage": _coverage(models, columns, shared),
+        "published": published_view(
+            {
+                m.model: views[ALL]["columns"][ORIGINAL]["models"][m.model]["score"]
+                for m in models
+                if m.model not in chance
+            }
+        ),
     }
 
 
@@ -246,7 +254,8 @@ def csv_rows(data: Mapping[str, Any]) -> list[list[str]]:
     """The page's CSV: one row per model, dataset and column (with the model's facts and, where its card
     records it, the subsets the figure rests on and those left out), then per model and column its mean
     over all datasets with its rank, interval and group; `kind` says whether the row is a model's or the
-    chance row's (unranked)."""
+    chance row's (unranked), or a row of the paper's published tables (`published`, dataset `paper:english` or
+    `paper:multilingual`: its scope)."""
     facts = list(FACTS)
     header = [
         "model",
@@ -270,6 +279,16 @@ def csv_rows(data: Mapping[str, Any]) -> list[list[str]]:
     def cell(value: Any) -> str:
         return "" if value is None else repr(value) if isinstance(value, float) else str(value)
 
+    none = [""] * len(facts)
+    for scope, table in data["published"]["scopes"].items():  # the paper's totals, kind `published`
+        for row in table["rows"]:
+            for column in ("original", *data["published"]["axes"], "hteb_total"):
+                delta = None if column == "original" else row[column] - row["original"]
+                rows.append(
+                    [row["model"], "published", f"paper:{scope}", "", column, cell(row[column]), cell(delta)]
+                    + [""] * 6
+                    + none
+                )
     for model in data["models"]:
         own = [cell(model["facts"][f]) for f in facts]
         for column, scores in model["scores"].items():
