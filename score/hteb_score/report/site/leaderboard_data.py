@@ -242,7 +242,7 @@ def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> di
         "coverage": _coverage(models, columns, shared),
         "published": published_view(
             {
-                m.model: views[ALL]["columns"][ORIGINAL]["models"][m.model]["score"]
+                m.model: computed[tuple(shared)][ORIGINAL]["models"][m.model]["score"]
                 for m in models
                 if m.model not in chance
             }
