@@ -33,6 +33,7 @@ from hteb_score.report.compare.coverage_rows import coverage_rows
 from hteb_score.report.formatting import column_label, heading
 from hteb_score.report.compare.inputs import load_card
 from hteb_score.report.compare.pairwise import ORIGINAL, rank_models
+from hteb_score.report.provenance import made_from
 from hteb_score.report.site.published import published_view
 from hteb_score.scoring.model_scores import ModelScores, joined_taxonomy
 
@@ -219,6 +220,7 @@ def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> di
     return {
         "revision": ", ".join(sorted(revisions)),
         "citation": joined_bibliography([m.card for m in models if m.card is not None]),
+        "provenance": made_from([m.card for m in models if m.card is not None]),
         "axes": {a: {"label": "Original" if a == ORIGINAL else column_label(a), "columns": c} for a, c in axes.items()},
         "labels": {
             c: "Original" if c == ORIGINAL else heading(c) if c in taxonomy.transformations else column_label(c)

@@ -91,10 +91,15 @@ def render(data: Mapping[str, Any]) -> str:
         method=METHOD,
         cite_note=CITE_NOTE,
         citation=data["citation"],
+        provenance=data["provenance"],
         published_source=data["published"]["source"],
         published=published_tables(data["published"]),
         island=_island(
-            {**{k: v for k, v in data.items() if k not in ("citation", "published")}, "alpha": ALPHA, "facts": FACTS}
+            {
+                **{k: v for k, v in data.items() if k not in ("citation", "published", "provenance")},
+                "alpha": ALPHA,
+                "facts": FACTS,
+            }
         ),
     )
 
