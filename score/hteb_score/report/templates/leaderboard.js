@@ -78,6 +78,9 @@ function cellFor(key, model, view, columns) {
   return [FACT[fact](v), v];
 }
 
+// a rule's figure that is the model's Original on every dataset in view, the model's tokenizer lowercasing its input
+const immuneIn = (m, column, view) => (m.immune[column] || []).length > 0 && view.datasets.every((d) => m.immune[column].includes(d));
+
 function render() {
   const view = data.views[scope()], columns = data.axes[state.axis].columns.slice();
   if (state.axis !== "original") columns.unshift("original");
@@ -134,7 +137,15 @@ function render() {
         td.append(box);
       } else {
         td.textContent = cells[i][0];
-        if (key === "model") { td.scope = "row"; td.className = "model"; td.title = m.model; }
+        if (key.startsWith("score:") && immuneIn(m, key.slice(6), view)) {
+          td.classList.add("immune");
+          td.title = "within 0.01 of Original on every dataset in view: this model's tokenizer lowercases, so the rule changes "
+            + "(almost) none of its input; immune by construction, not robust";
+        }
+        if (key === "model") {
+          td.scope = "row"; td.className = "model"; td.title = m.model;
+          if (m.page) { const a = el("a", cells[i][0]); a.href = m.page; a.rel = "noopener"; td.replaceChildren(a); }
+        }
         else if (type === "text") td.className = "text";
         if (key.startsWith("fact:") && m.facts.sources[key.slice(5)]) td.title = "from " + m.facts.sources[key.slice(5)];
       }
