@@ -18,7 +18,7 @@ from hteb_score.report.site.leaderboard_data import ALL, PAGE_URL, leaderboard_d
 from hteb_score.report.site.leaderboard_page import CSV_NAME, csv_text, render
 from hteb_score.report.site.published import AVERAGE, PAPER_AXES, SCOPES, published_rows
 from hteb_score.report.formatting import number
-from hteb_contract.common.escape import html_text
+from hteb_contract.common.escape import html_text, visible
 from models import MODELS, facts_json
 from test_report_html import ARTEFACTS, EVIL, _resize, browser  # noqa: F401  (browser: the shared fixture)
 
@@ -28,6 +28,7 @@ CARDS, FACTS = FINDINGS / "whole-revision", FINDINGS / "model_facts.json"
 PAGE = ROOT / "docs" / "leaderboard.html"
 MODEL_FOLDERS = sorted(p.name for p in CARDS.iterdir())
 FORMULA = '=HYPERLINK("http://x")'
+BIDI = "org/good\u202e1.0v-ledom"  # shown raw, it reads "org/goodmodel-v0.1"
 SUBSET_NAMES = {"amh": EVIL, "tir": FORMULA}  # MasakhaNEWS's subsets whose script has no case
 
 
@@ -298,7 +299,8 @@ def test_the_typed_in_tables_agree_with_themselves():
 
 @pytest.fixture(scope="module")
 def evil(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The four cards, one model renamed EVIL (and the revision's label), one named as a spreadsheet formula;
+    """The four cards, one model renamed EVIL (and the revision's label), one named as a spreadsheet formula, one
+    with a right-to-left override that makes it read as another model (BIDI);
     in each, MasakhaNEWS's subsets left out of a figure (amh, tir) renamed EVIL and the formula."""
     folder = tmp_path_factory.mktemp("evil-cards")
     for path in sorted(CARDS.glob("*/result_card.json")):
@@ -311,6 +313,8 @@ def evil(tmp_path_factory: pytest.TempPathFactory) -> Path:
             card["dataset"]["label"] = EVIL
         if path.parent.name == "paraphrase-MiniLM-L3-v2":
             card["model"]["model_id"] = FORMULA
+        if path.parent.name == "all-mpnet-base-v2":
+            card["model"]["model_id"] = BIDI
         (folder / path.parent.name).mkdir()
         (folder / path.parent.name / "result_card.json").write_text(json.dumps(card), encoding="utf-8")
     page = folder / "page" / "leaderboard.html"
@@ -531,3 +535,21 @@ def test_script_in_a_name_shows_as_text_in_the_browser(browser, evil):  # noqa: 
     assert f"left out: {EVIL} (not applicable), {FORMULA} (not applicable)" in coverage
     _pin(browser, EVIL)
     assert browser.execute_script("return window.pwned") is None
+
+
+@given(st.text(max_size=30))
+@settings(max_examples=80, deadline=None)
+def test_the_pages_script_shows_text_as_pythons_visible_does(browser, text):  # noqa: F811
+    """The board's one text door (`visible` in leaderboard.js) writes every string as hteb_contract's `visible`:
+    controls, separators, bidi marks and lone surrogates as escapes, everything else as it is."""
+    if browser.execute_script("return typeof visible") != "function":
+        _open(browser)
+    assert browser.execute_script("return visible(arguments[0])", text) == visible(text)
+
+
+def test_a_name_with_a_bidi_override_is_shown_as_written_not_reordered(browser, evil):  # noqa: F811
+    _resize(browser, 1400)
+    _open(browser, evil)
+    shown = browser.execute_script("return document.body.innerText")
+    assert "\u202e" not in shown and "good\\u202e1.0v-ledom" in shown
+    assert _severe(browser) == []
