@@ -553,3 +553,17 @@ def test_a_name_with_a_bidi_override_is_shown_as_written_not_reordered(browser, 
     shown = browser.execute_script("return document.body.innerText")
     assert "\u202e" not in shown and "good\\u202e1.0v-ledom" in shown
     assert _severe(browser) == []
+
+
+@pytest.mark.parametrize("out", ["facts", "link to facts", "the csv"])
+def test_an_out_that_is_the_facts_file_or_the_csv_is_refused_and_nothing_is_written(tmp_path, run_cli, out):
+    facts = tmp_path / "facts.json"
+    facts.write_text(FACTS.read_text(encoding="utf-8"), encoding="utf-8")
+    target = {"facts": facts, "link to facts": tmp_path / "board.html", "the csv": tmp_path / CSV_NAME}[out]
+    if out == "link to facts":
+        target.symlink_to(facts)
+    code, _, err = run_cli("leaderboard", CARDS, "--facts", facts, "--out", target)
+    assert code == 2 and err.count("\n") == 1 and ("input of this command" in err or "the CSV" in err), err
+    assert facts.read_text(encoding="utf-8") == FACTS.read_text(encoding="utf-8")
+    left = {"facts.json", target.name} if out == "link to facts" else {"facts.json"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(left)
