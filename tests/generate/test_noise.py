@@ -210,7 +210,8 @@ def test_the_published_noise_revision_is_what_the_noise_profile_makes_today(tmp_
     the writer's columns, checks and encoding change no byte of its records and sources (about 20 s on
     2 cores). The files derived from them (the dataset card, eval.yaml) are not compared, as
     `reproduction` does not compare them: the published card predates the fix that made its configs
-    load (issue 33), so today's card, and with it the content hash, differ. It names noise rules version 1,
+    load (issue 33), so today's card, and with it the content hash, differ: MANIFEST.md marks it superseded,
+    quoting the hash this build seals. It names noise rules version 1,
     the version its config implies (`reproduce` rebuilds it so): version 2 (issue 34) never changes it."""
     import json
 
@@ -242,6 +243,13 @@ def test_the_published_noise_revision_is_what_the_noise_profile_makes_today(tmp_
         return {f["path"]: f["sha256"] for f in manifest["files"] if f["path"] not in NOT_COMPARED_FILES}
 
     assert content(made) == content(published) and made["counters"] == published["counters"]
+    # so MANIFEST.md marks noise-1339 superseded, quoting the content hash this very build seals
+    from hteb_generate.revision import manifest_md
+
+    table = manifest_md.parse((Path(__file__).resolve().parents[2] / "MANIFEST.md").read_text(encoding="utf-8"))
+    (row,) = [r for r in table if r["label"] == "noise-1339"]
+    assert row["superseded by"].startswith("noise2-1339: ") and made["content_hash"] in row["superseded by"]
+    assert made["content_hash"] != row["content hash"]
 
 
 @pytest.mark.slow

@@ -210,7 +210,7 @@ def test_a_cards_hub_files_name_and_describe_the_axes_it_was_aggregated_by(tmp_p
     )
     assert (later == now) == with_specs
     if not with_specs:
-        assert "HTEB Perturbation axis minus" in later and "(not in the HTEB total)" not in later
+        assert "HTEB Perturbation axis" in later and "(not in the HTEB total)" not in later
 
 
 @pytest.mark.slow

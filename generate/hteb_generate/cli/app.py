@@ -18,7 +18,7 @@ import click
 
 from hteb_contract.common.atomic import atomic_write_json
 from hteb_contract.common.ray_cluster import session
-from hteb_contract.errors import HtebError, end_process
+from hteb_contract.errors import HtebError, StoreError, end_process
 from hteb_contract.reproduction import Tolerance, compare_revisions
 from hteb_contract.revision import Revision
 from hteb_contract.stores import check_store_uri, open_store
@@ -407,6 +407,31 @@ def reproduce(
 
         click.echo(differences_line(ours.manifest, reference.manifest), err=True)
         sys.exit(1)
+
+
+@cli.command()
+@click.argument("label")
+@click.option("--by", "by", required=True, help="The label that replaces it (in the same store and table).")
+@click.option("--because", required=True, help="Why, in one line: what today's command makes instead.")
+@click.option(
+    "--store", required=True, help="Store both labels are published in: a path, file://PATH or hf://OWNER/NAME."
+)
+@click.option(
+    "--manifest-md",
+    default=None,
+    help="Published-revisions table (default: the repository's MANIFEST.md when hteb-generate runs from its repository).",
+)
+def supersede(label: str, by: str, because: str, store: str, manifest_md: str | None) -> None:
+    """Mark a published revision superseded in MANIFEST.md: its row stays as papers cite it, and says which
+    label replaces it and why (a revision its documented command no longer remakes byte for byte)."""
+    from hteb_generate.revision import manifest_md as table
+    from hteb_generate.setup.config import default_manifest_md
+
+    path = manifest_md or default_manifest_md()
+    if path is None:
+        raise StoreError("hteb-generate runs from an installed package: name the table with --manifest-md")
+    table.supersede(Path(path), open_store(store).uri, label, by, because)
+    click.echo(f"{label} marked superseded by {by} in {path}")
 
 
 def main(args: list[str] | None = None) -> None:

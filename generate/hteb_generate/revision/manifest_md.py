@@ -3,7 +3,10 @@ code (`update`), never by hand; rows are keyed by (store, label) and kept in pub
 Only the table between its markers is ever rewritten: a file given as --manifest-md keeps the
 rest of its text (a file without a table gets one appended) and its mode. Every cell is escaped
 (`hteb_contract.common.escape.md_text`) and read back unescaped: a store path or a model id holding
-`|`, `<` or a line break stays in its cell."""
+`|`, `<` or a line break stays in its cell.
+
+A revision that its documented command no longer remakes byte for byte is marked superseded
+(`supersede`): its row stays, with the label that replaces it and why, since papers cite it."""
 
 from __future__ import annotations
 
@@ -13,12 +16,24 @@ from pathlib import Path
 from typing import Any
 
 from hteb_contract.common.atomic import atomic_write_text
-from hteb_contract.common.escape import md_text, md_unescape
+from hteb_contract.common.escape import md_text, md_unescape, visible
 from hteb_contract.errors import StoreError
 
 START = "<!-- hteb:revisions:start -->"
 END = "<!-- hteb:revisions:end -->"
-COLUMNS = ("label", "store", "revision", "content hash", "date", "seeds", "generator", "transformations", "datasets")
+COLUMNS = (
+    "label",
+    "store",
+    "revision",
+    "content hash",
+    "date",
+    "seeds",
+    "generator",
+    "transformations",
+    "datasets",
+    "superseded by",
+)
+SUPERSEDED = "superseded by"  # empty: current; else the label that replaces it and why (`supersede`)
 CODE_COLUMNS = ("revision", "content hash")
 _PLAIN = re.compile(r"[\w:.@/+-]+")
 
@@ -26,7 +41,9 @@ HEADER = """# Published HTEB revisions
 
 Cite a revision by its store and label, and pin it by the revision column (a Hub commit, or
 the content hash of a local store): `hteb-score MODEL --store STORE --revision REVISION`.
-This table is written by `hteb-generate` when it publishes; do not edit it by hand.
+A revision its documented command no longer remakes byte for byte names, in its last column, the
+label that supersedes it and why (`hteb-generate supersede`): cite it as it was, use the newer one
+for new work. This table is written by `hteb-generate`; do not edit it by hand.
 
 """
 
@@ -43,6 +60,7 @@ def _row(manifest: Mapping[str, Any], store_uri: str, revision_id: str) -> dict[
         "generator": f"{generator['model_id']}@{generator['revision'] or 'local'}",
         "transformations": str(len(manifest["transformations"])),
         "datasets": ", ".join(s["name"] for s in manifest["sources"]),
+        SUPERSEDED: "",
     }
 
 
@@ -54,6 +72,8 @@ def parse(text: str) -> list[dict[str, str]]:
     rows = []
     for line in body.strip().splitlines()[2:]:
         cells = _cells(line)
+        if len(cells) == len(COLUMNS) - 1:  # a table written before the last column: nothing superseded
+            cells.append("")
         if len(cells) == len(COLUMNS):
             rows.append({c: _unwritten(c, cell) for c, cell in zip(COLUMNS, cells)})
     return rows
@@ -139,10 +159,35 @@ def update(path: Path, manifest: Mapping[str, Any], store_uri: str, revision_id:
     new = _row(manifest, _portable(store_uri, path.resolve().parent), revision_id)
     for index, row in enumerate(rows):
         if (row["store"], row["label"]) == (new["store"], new["label"]):
-            rows[index] = row if row["revision"] == new["revision"] else new  # the same content, held elsewhere
+            # the same content, held elsewhere: a new revision id, its mark kept
+            rows[index] = row if row["revision"] == new["revision"] else {**new, SUPERSEDED: row[SUPERSEDED]}
             break
     else:
         rows.append(new)
+    atomic_write_text(path, _merged(text, rows))
+
+
+def supersede(path: Path, store_uri: str, label: str, by: str, because: str) -> None:
+    """Mark the row of (store, `label`) superseded by `by`, a label of the same store in the table,
+    saying why (one line), atomically. Why: a published revision whose command today makes other
+    bytes stays cited as it was, and the table says what to use instead."""
+    path = Path(path)
+    if not path.is_file():
+        raise StoreError(f"{path}: no such table of published revisions")
+    text = path.read_text(encoding="utf-8")
+    rows, store = parse(text), _portable(store_uri, path.resolve().parent)
+    labels = [row["label"] for row in rows if row["store"] == store]
+    for name in (label, by):
+        if name not in labels:
+            raise StoreError(f"{path} cites no {name!r} in {store} (it cites {', '.join(labels) or 'none'})")
+    if by == label:
+        raise StoreError(f"{label!r} cannot supersede itself")
+    why = visible(" ".join(because.split()))  # one line; a control or bidi mark shown, never sent
+    if not why:
+        raise StoreError("say why the revision is superseded (--because)")
+    for row in rows:
+        if (row["store"], row["label"]) == (store, label):
+            row[SUPERSEDED] = f"{by}: {why}"
     atomic_write_text(path, _merged(text, rows))
 
 

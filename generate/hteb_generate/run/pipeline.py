@@ -42,6 +42,7 @@ from hteb_generate.revision import manifest_md
 
 from hteb_generate.transform import noise
 from hteb_generate.revision.card import card_body
+from hteb_generate.revision.card_configs import check_configs_load
 from hteb_generate.revision.manifest_fields import manifest_fields, repo_id, rows
 from hteb_generate.setup.config import GenerateConfig
 from hteb_generate.engine import ENGINES, CachedEngine, CallCache, Engines, create_engine
@@ -270,6 +271,11 @@ def _run(cfg: GenerateConfig, *, log, facts: Facts | None) -> RunResult:
         if cfg.corpus_noise:
             log(f"{rows(corpus)} corpus titles and texts made by the noise rules (--corpus-noise)")
         manifest = _write_revision(cfg, folder, datasets, records, made_by_rules, state, engines, corpus)
+        try:  # a revision whose card datasets cannot read is never published
+            configs = check_configs_load(folder)
+        except ContractError as err:
+            raise ContractError(f"{err}; not published, the revision is kept at {folder}") from None
+        log(f"the dataset card's {configs} configs load with datasets.load_dataset")
     else:
         log(f"the noise rules made this configuration's records from these very sources before: reusing {folder}")
     cache.close()
@@ -337,7 +343,8 @@ def _publish(
 
 def _staged_by_rules(cfg: GenerateConfig, folder: Path, datasets: dict[str, SourceDataset]) -> dict[str, Any] | None:
     """The manifest of a rule-only run's revision staged by an earlier run of this configuration,
-    when its sources are byte for byte today's (written as the revision writes them), else None.
+    when its sources are byte for byte today's (written as the revision writes them) and its card's
+    configs load, else None.
 
     Why: the rules make the same records from the same sources, so a rerun takes seconds instead of
     making and validating every record again; an LLM run's answers come from its call cache instead."""
@@ -355,7 +362,13 @@ def _staged_by_rules(cfg: GenerateConfig, folder: Path, datasets: dict[str, Sour
             write_source_parquet(dataset, Path(tmp) / "source" / dataset.name)
         today = {entry["path"]: entry["sha256"] for entry in file_entries(Path(tmp))}
     staged_sources = {f["path"]: f["sha256"] for f in staged.manifest["files"] if f["path"].startswith("source/")}
-    return staged.manifest if today == staged_sources else None
+    if today != staged_sources:
+        return None
+    try:
+        check_configs_load(folder)
+    except ContractError:
+        return None  # its card does not load (a faulty writer staged it): made again, and checked again
+    return staged.manifest
 
 
 def _rule_tables(

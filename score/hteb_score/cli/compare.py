@@ -55,7 +55,7 @@ refused unless --force (comparison.json then records it).
 Writes to --out: comparison.json (schemas/comparison.v1), comparison.md,
 axis_dumbbell.png, delta_heatmap.png, drift_quality.png (cards with rated
 drift only) and, per card, model_index/<model>/model-index.yaml
-and, for a revision on the Hub, model_index/<model>/.eval_results/hteb.yaml
+and, for a revision on the Hub, model_index/<model>/.eval_results/hteb-LABEL.yaml
 (and add-to-dataset-eval.yaml: the eval.yaml tasks an ad hoc selection needs).""",
 )
 @click.argument("cards", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
@@ -153,7 +153,7 @@ def compare(
     for path in sorted(p for p in comparison_files.model_index(comparison) if p.endswith(EVAL_ADDITIONS)):
         echo(
             f"note: {path} lists task ids the revision's eval.yaml does not declare (an ad hoc selection); "
-            "add its tasks to the dataset repo's eval.yaml for .eval_results/hteb.yaml to attach",
+            "add its tasks to the dataset repo's eval.yaml for the .eval_results file beside it to attach",
             err=True,
         )
     for row in comparison.leaderboard:

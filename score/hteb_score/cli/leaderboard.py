@@ -5,7 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from hteb_contract.common.atomic import atomic_write_text
+from hteb_contract.common.output_set import write_together
+from hteb_contract.errors import HtebError
+
+from hteb_score import CARD_FILE
 
 from hteb_score.cli.tables import StaleTables
 from hteb_score.cli.terminal import echo
@@ -35,6 +38,8 @@ def leaderboard(cards: Path, facts: Path, out: Path, check: bool) -> None:
     from hteb_score.report.site.leaderboard_data import leaderboard_data, read_facts
     from hteb_score.report.site.leaderboard_page import CSV_NAME, csv_text, render
 
+    if out.name == CSV_NAME:
+        raise HtebError(f"--out {out} is the CSV the page is written beside: name the page otherwise")
     data = leaderboard_data(cards, read_facts(facts))
     files = {out: render(data), out.with_name(CSV_NAME): csv_text(data)}
     stale = [path for path, text in files.items() if not path.is_file() or path.read_text(encoding="utf-8") != text]
@@ -43,6 +48,6 @@ def leaderboard(cards: Path, facts: Path, out: Path, check: bool) -> None:
             raise StaleTables(f"differs from its cards: {', '.join(map(str, stale))}: run hteb-score leaderboard")
         echo(f"up to date: {', '.join(map(str, files))}")
         return
-    for path in stale:
-        atomic_write_text(path, files[path])
+    if stale:  # the page and its CSV together: never the page of new cards beside the CSV of old ones
+        write_together(files, inputs=[facts, *sorted(Path(cards).glob(f"*/{CARD_FILE}"))])
     echo(f"written: {', '.join(map(str, files))}")

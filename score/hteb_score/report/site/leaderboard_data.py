@@ -19,6 +19,7 @@ needs no facts in the facts file.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from typing import Any
 from hteb_contract.citations import joined_bibliography
 from hteb_contract.errors import HtebError
 from hteb_contract.specs.datasets import dataset_specs
+from hteb_contract.specs.transformations import transformation_spec
 
 from hteb_score import CARD_FILE
 from hteb_score.report.compare.chance import chance_rows
@@ -33,9 +35,13 @@ from hteb_score.report.compare.coverage_rows import coverage_rows
 from hteb_score.report.formatting import column_label, heading
 from hteb_score.report.compare.inputs import load_card
 from hteb_score.report.compare.pairwise import ORIGINAL, rank_models
+from hteb_score.report.provenance import made_from
+from hteb_score.report.site.published import published_view
 from hteb_score.scoring.model_scores import ModelScores, joined_taxonomy
 
 ALL = "all"
+#: A model's page as the facts file may give it: an https address with nothing a page would read as markup.
+PAGE_URL = re.compile(r"https://[A-Za-z0-9.-]+(/[^\s\"'<>\\`]*)?")
 UNKNOWN_LANGUAGE = "und"
 #: The facts a model's row shows, in the page's order, with their headings.
 FACTS = {
@@ -57,7 +63,35 @@ def read_facts(path: Path) -> dict[str, dict[str, Any]]:
         raise HtebError(f"{path}: not JSON ({err.msg}, line {err.lineno})") from None
     if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("model"), str) for r in rows):
         raise HtebError(f'{path}: expected a list of objects, each with a "model"')
+    for row in rows:
+        page, cased = row.get("page"), row.get("cased")
+        if page is not None and not (isinstance(page, str) and PAGE_URL.fullmatch(page)):
+            raise HtebError(f"{path}: model {row['model']!r}: page {page!r} is not an https address")
+        if cased is not None and not isinstance(cased, bool):
+            raise HtebError(f"{path}: model {row['model']!r}: cased {cased!r} is not true, false or null")
     return {r["model"]: r for r in rows}
+
+
+#: How close to Original a rule's figure is, in points, for the page to call it unchanged: its precision.
+IMMUNE_WITHIN = 0.01
+
+
+def immune_datasets(
+    model: ModelScores, columns: Sequence[str], datasets: Sequence[str], cased: bool | None
+) -> dict[str, list[str]]:
+    """Per rule that changes case alone (its row `needs: case`: random capitalisation), the datasets where its
+    figure is the model's Original (within IMMUNE_WITHIN) for a model whose tokenizer lowercases (`cased` False):
+    the rule changed (almost) none of that model's input (only texts whose capitals do not lowercase back
+    differ), so the figure says nothing of robustness: immune by construction. The page marks a cell when every
+    dataset in view is listed."""
+    if cased is not False:
+        return {}
+    immune = {
+        c: [d for d in datasets if abs(model.column(c)[d] - model.original[d]) < IMMUNE_WITHIN]
+        for c in columns
+        if c in model.transformations and transformation_spec(c).needs == "case"
+    }
+    return {c: found for c, found in immune.items() if found}
 
 
 def card_facts(card: Mapping[str, Any], table: Mapping[str, Any]) -> dict[str, Any]:
@@ -218,6 +252,7 @@ def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> di
     return {
         "revision": ", ".join(sorted(revisions)),
         "citation": joined_bibliography([m.card for m in models if m.card is not None]),
+        "provenance": made_from([m.card for m in models if m.card is not None]),
         "axes": {a: {"label": "Original" if a == ORIGINAL else column_label(a), "columns": c} for a, c in axes.items()},
         "labels": {
             c: "Original" if c == ORIGINAL else heading(c) if c in taxonomy.transformations else column_label(c)
@@ -233,12 +268,21 @@ def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> di
                 "kind": "chance" if m.model in chance else "model",
                 "label": chance.get(m.model),
                 "facts": card_facts(m.card or {"model": {}}, facts.get(m.model, {})),
+                "page": facts.get(m.model, {}).get("page"),
+                "immune": immune_datasets(m, columns, shared, facts.get(m.model, {}).get("cased")),
                 "scores": {c: {d: (m.original if c == ORIGINAL else m.column(c))[d] for d in shared} for c in columns},
             }
             for m in models
         ],
         "views": views,
         "coverage": _coverage(models, columns, shared),
+        "published": published_view(
+            {
+                m.model: computed[tuple(shared)][ORIGINAL]["models"][m.model]["score"]
+                for m in models
+                if m.model not in chance
+            }
+        ),
     }
 
 
@@ -246,7 +290,8 @@ def csv_rows(data: Mapping[str, Any]) -> list[list[str]]:
     """The page's CSV: one row per model, dataset and column (with the model's facts and, where its card
     records it, the subsets the figure rests on and those left out), then per model and column its mean
     over all datasets with its rank, interval and group; `kind` says whether the row is a model's or the
-    chance row's (unranked)."""
+    chance row's (unranked), or a row of the paper's published tables (`published`, dataset `paper:english` or
+    `paper:multilingual`: its scope)."""
     facts = list(FACTS)
     header = [
         "model",
@@ -270,6 +315,16 @@ def csv_rows(data: Mapping[str, Any]) -> list[list[str]]:
     def cell(value: Any) -> str:
         return "" if value is None else repr(value) if isinstance(value, float) else str(value)
 
+    none = [""] * len(facts)
+    for scope, table in data["published"]["scopes"].items():  # the paper's totals, kind `published`
+        for row in table["rows"]:
+            for column in ("original", *data["published"]["axes"], "hteb_total"):
+                delta = None if column == "original" else row[column] - row["original"]
+                rows.append(
+                    [row["model"], "published", f"paper:{scope}", "", column, cell(row[column]), cell(delta)]
+                    + [""] * 6
+                    + none
+                )
     for model in data["models"]:
         own = [cell(model["facts"][f]) for f in facts]
         for column, scores in model["scores"].items():

@@ -22,7 +22,7 @@ from typing import Any
 from hteb_contract.common.escape import csv_cell
 
 from hteb_score.report.compare.comparison import CITE_NOTE
-from hteb_score.report.formatting import count
+from hteb_score.report.formatting import column_label, count, number
 from hteb_score.report.rendering import page
 from hteb_score.report.site.leaderboard_data import FACTS, csv_rows
 from hteb_score.report.compare.pairwise import ALPHA, METHOD
@@ -39,6 +39,37 @@ def _island(value: Any) -> str:
     """JSON for a `<script type="application/json">` element: nothing in it can end the element."""
     text = json.dumps(value, ensure_ascii=True, allow_nan=False, sort_keys=False, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def published_tables(published: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The paper's tables as the page prints them: per scope its heading and the rows' cells (report/formatting)."""
+    axes = published["axes"]
+    return [
+        {
+            "label": table["label"],
+            "headings": [
+                "Model",
+                "Original",
+                *(column_label(a) for a in axes),
+                "HTEB",
+                "\u0394",
+                "Original on this board",
+            ],
+            "rows": [
+                {
+                    "average": row["average"],
+                    "cells": [
+                        row["model"],
+                        *(number(row[c]) for c in ("original", *axes, "hteb_total")),
+                        number(row["delta"], sign=True),
+                        "" if row["board_original"] is None else number(row["board_original"]),
+                    ],
+                }
+                for row in table["rows"]
+            ],
+        }
+        for table in published["scopes"].values()
+    ]
 
 
 def render(data: Mapping[str, Any]) -> str:
@@ -60,7 +91,16 @@ def render(data: Mapping[str, Any]) -> str:
         method=METHOD,
         cite_note=CITE_NOTE,
         citation=data["citation"],
-        island=_island({**{k: v for k, v in data.items() if k != "citation"}, "alpha": ALPHA, "facts": FACTS}),
+        provenance=data["provenance"],
+        published_source=data["published"]["source"],
+        published=published_tables(data["published"]),
+        island=_island(
+            {
+                **{k: v for k, v in data.items() if k not in ("citation", "published", "provenance")},
+                "alpha": ALPHA,
+                "facts": FACTS,
+            }
+        ),
     )
 
 

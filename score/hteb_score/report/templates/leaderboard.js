@@ -1,8 +1,13 @@
 // leaderboard.html: the board, its controls, tie groups, coverage and the pinned pair, all from the page's JSON
-// island (every value put on the page as text: textContent, never HTML).
+// island (every value put on the page as text: textContent, never HTML, through `visible`).
 const data = JSON.parse(document.getElementById("hteb-data").textContent);
 const $ = (id) => document.getElementById(id);
-const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
+// as hteb_contract.common.escape.visible writes it: a control, line or paragraph separator, bidi mark or lone
+// surrogate shown as its escape (\x1b, \u202e), so no name can reorder or hide what a reader sees around it
+const ACTS = /[\p{Cc}\p{Cs}\p{Zl}\p{Zp}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+const hex = (n, width) => n.toString(16).padStart(width, "0");
+const visible = (s) => String(s).replace(ACTS, (c) => { const n = c.charCodeAt(0); return n < 0x100 ? "\\x" + hex(n, 2) : "\\u" + hex(n, 4); });
+const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = visible(text); if (cls) e.className = cls; return e; };
 const fixed = (v, n) => v === null || v === undefined ? "-" : v.toFixed(n);
 // signed as the Python side writes it (report/formatting.py `number`): "-" for a loss, a value rounding to zero unsigned
 const signed = (v) => { if (v === null || v === undefined) return "-"; const r = Number(v.toFixed(2)); return (r > 0 ? "+" : r < 0 ? "-" : "") + Math.abs(r).toFixed(2); };
@@ -52,13 +57,14 @@ function fillRankBy() {
   select.value = data.axes[state.axis].columns[0];
 }
 
+// the ranked column and its delta right after the model (class "main"): on a phone they are on the first screen
 function headers(columns) {
-  const rank = data.labels[$("rank-by").value];
+  const by = $("rank-by").value, rank = data.labels[by];
   return [
-    ["pin", "Pin", "none"], ["model", "Model", "text"], ["rank", "Rank", "number"],
+    ["pin", "Pin", "none"], ["rank", "Rank", "number"], ["model", "Model", "text"],
+    ["score:" + by, rank, "number", "main"], ...(by !== "original" ? [["delta", rank + " \u0394", "number", "main"]] : []),
     ["interval", "Rank interval", "number"], ["group", "Tie group", "text"],
-    ...columns.flatMap((c) => [["score:" + c, data.labels[c], "number"],
-      ...(c === $("rank-by").value && c !== "original" ? [["delta", rank + " \u0394", "number"]] : [])]),
+    ...columns.filter((c) => c !== by).map((c) => ["score:" + c, data.labels[c], "number"]),
     ...Object.entries(data.facts).map(([k, label]) => ["fact:" + k, label, k === "licence" ? "text" : "number"]),
   ];
 }
@@ -76,6 +82,9 @@ function cellFor(key, model, view, columns) {
   const fact = key.slice(5), v = model.facts[fact];
   return [FACT[fact](v), v];
 }
+
+// a rule's figure that is the model's Original on every dataset in view, the model's tokenizer lowercasing its input
+const immuneIn = (m, column, view) => (m.immune[column] || []).length > 0 && view.datasets.every((d) => m.immune[column].includes(d));
 
 function render() {
   const view = data.views[scope()], columns = data.axes[state.axis].columns.slice();
@@ -122,8 +131,8 @@ function render() {
     const tr = el("tr");
     tr.dataset.model = m.model;
     tr.className = [m.kind === "chance" ? "chance" : "", state.pinned.includes(m.model) ? "pinned" : ""].join(" ").trim();
-    heads.forEach(([key, , type], i) => {
-      const td = el(key === "model" ? "th" : "td");
+    heads.forEach(([key, , type, role], i) => {
+      const td = el(key === "model" ? "th" : "td", undefined, role);
       if (key === "pin") {
         const box = el("input");
         box.type = "checkbox";
@@ -132,8 +141,16 @@ function render() {
         box.addEventListener("change", () => pin(m.model, box.checked));
         td.append(box);
       } else {
-        td.textContent = cells[i][0];
-        if (key === "model") { td.scope = "row"; td.className = "model"; td.title = m.model; }
+        td.textContent = visible(cells[i][0]);
+        if (key.startsWith("score:") && immuneIn(m, key.slice(6), view)) {
+          td.classList.add("immune");
+          td.title = "within 0.01 of Original on every dataset in view: this model's tokenizer lowercases, so the rule changes "
+            + "(almost) none of its input; immune by construction, not robust";
+        }
+        if (key === "model") {
+          td.scope = "row"; td.className = "model"; td.title = visible(m.model);
+          if (m.page) { const a = el("a", cells[i][0]); a.href = m.page; a.rel = "noopener"; td.replaceChildren(a); }
+        }
         else if (type === "text") td.className = "text";
         if (key.startsWith("fact:") && m.facts.sources[key.slice(5)]) td.title = "from " + m.facts.sources[key.slice(5)];
       }
@@ -188,7 +205,7 @@ function renderGroups(view) {
   const list = el("ul");
   for (const [letter, models] of Object.entries(ranked.groups)) {
     const li = el("li");
-    li.append(el("span", letter, "letter"), document.createTextNode(" " + models.map(short).join(", ")));
+    li.append(el("span", letter, "letter"), document.createTextNode(visible(" " + models.map(short).join(", "))));
     list.append(li);
   }
   box.append(list);
