@@ -106,6 +106,11 @@ def _noise_config(tmp_path, shared_data, **overrides):
     return build_config(seed="1339", profile="noise", overrides=given)
 
 
+def _published_config(tmp_path, shared_data, **overrides):
+    """`make generate SEED=1339 PROFILE=noise` as published: every dataset of shared/data at full size."""
+    return _noise_config(tmp_path, shared_data, datasets=None, max_texts=None, **overrides)
+
+
 def test_the_noise_profile_takes_every_dataset_of_the_data_dir_and_no_model(tmp_path, shared_data):
     from hteb_generate.setup.config import build_config
 
@@ -216,7 +221,6 @@ def test_the_published_noise_revision_is_what_the_noise_profile_makes_today(tmp_
     import json
 
     from hteb_contract.reproduction import NOT_COMPARED_FILES
-    from hteb_generate.setup.config import build_config
     from hteb_generate.run.pipeline import run
 
     published = json.loads(
@@ -224,18 +228,7 @@ def test_the_published_noise_revision_is_what_the_noise_profile_makes_today(tmp_
             encoding="utf-8"
         )
     )
-    cfg = build_config(
-        seed="1339",
-        profile="noise",
-        overrides={
-            "data_dir": str(shared_data),
-            "cache_dir": str(tmp_path / "cache"),
-            "store": str(tmp_path / "store"),
-            "manifest_md": str(tmp_path / "M.md"),
-            "noise_rules": "1",
-            "record_specs": False,
-        },
-    )  # as it was made
+    cfg = _published_config(tmp_path, shared_data, noise_rules="1", record_specs=False)  # as it was made
     assert cfg.config_hash() == published["config_hash"]
     made = run(cfg, log=lambda m: None).manifest
 
@@ -259,22 +252,11 @@ def test_the_documented_command_remakes_noise2_1339_byte_for_byte(tmp_path, shar
     as published, not merely reproduced (about 35 s on 2 cores)."""
     from hteb_generate.revision import manifest_md
     from hteb_generate.run.pipeline import run
-    from hteb_generate.setup.config import build_config
 
     table = manifest_md.parse((Path(__file__).resolve().parents[2] / "MANIFEST.md").read_text(encoding="utf-8"))
     (row,) = [r for r in table if r["label"] == "noise2-1339"]
     assert row["superseded by"] == ""
-    cfg = build_config(
-        seed="1339",
-        profile="noise",
-        overrides={
-            "data_dir": str(shared_data),
-            "cache_dir": str(tmp_path / "cache"),
-            "store": str(tmp_path / "store"),
-            "manifest_md": str(tmp_path / "M.md"),
-        },
-    )
-    made = run(cfg, log=lambda m: None).manifest
+    made = run(_published_config(tmp_path, shared_data), log=lambda m: None).manifest
     assert (made["label"], made["content_hash"]) == ("noise2-1339", row["content hash"])
 
 
