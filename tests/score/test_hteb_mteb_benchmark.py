@@ -17,6 +17,8 @@ import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 mteb = pytest.importorskip("mteb")
 from hteb_contract.taxonomy import INSTALLED
@@ -199,3 +201,32 @@ def test_an_undefined_score_is_left_out_as_the_card_leaves_it_out(published, ben
     assert _largest_difference({k: v for k, v in scores.items() if k != "Rank"}, expected) < 1e-4
     table = loaded.get_benchmark_result()
     assert table.iloc[0]["HTEB"] * 100 == pytest.approx(expected["HTEB"], abs=1e-4)
+
+
+@given(
+    on_error=st.one_of(st.sampled_from(["original", "drop", "keep"]), st.text(max_size=8), st.integers()),
+    min_judge=st.one_of(
+        st.none(), st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 10), st.text(max_size=4)
+    ),
+    datasets=st.one_of(st.none(), st.just([]), st.just("STSBenchmark"), st.just(["STSBenchmark"])),
+)
+@settings(max_examples=60, deadline=None)
+def test_the_python_route_refuses_what_the_cli_refuses_in_one_line(on_error, min_judge, datasets):
+    """get_benchmark's selection, checked as the CLI checks its options: an error policy hteb-score knows, a
+    judge threshold from 1 to 5, a list naming a dataset; anything else (and a variant the filter leaves
+    empty, which mteb cannot evaluate) is one HtebError line, never a KeyError or a format error."""
+    valid = (
+        on_error in ("original", "drop", "keep")
+        and (
+            min_judge is None
+            or (isinstance(min_judge, (int, float)) and math.isfinite(min_judge) and 1 <= min_judge <= 5)
+        )
+        and (datasets is None or datasets == ["STSBenchmark"])
+    )
+    try:
+        benchmark = get_benchmark(on_error=on_error, min_judge=min_judge, datasets=datasets)
+    except HtebError as err:
+        assert "\n" not in str(err)
+        assert not valid or "keeps no item" in str(err), err
+        return
+    assert valid and benchmark.tasks

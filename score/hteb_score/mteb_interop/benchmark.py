@@ -171,7 +171,9 @@ def get_benchmark(revision: str = SAMPLE_REVISION, *, store: str = DEFAULT_STORE
     """The mteb Benchmark of a revision (a label or a content hash) of `store`, aggregated by the axes it was made
     by; `selection`: tasks_of's (datasets, transformations, seeds, on_error, min_judge)."""
     from hteb_contract.stores import open_store
+    from hteb_score.scoring.selection import check_selection_arguments
 
+    check_selection_arguments(**{k: v for k, v in selection.items() if k in ("datasets", "on_error", "min_judge")})
     opened = open_store(store).fetch(revision, datasets=selection.get("datasets"))
     taxonomy = of_manifest(opened.manifest)
     tasks = tasks_of(opened, **selection)

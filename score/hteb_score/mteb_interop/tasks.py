@@ -79,7 +79,9 @@ def tasks_of(
 ) -> list[AbsTask]:
     """mteb task objects for the variants of a fetched revision, in dataset order, the original first."""
     from hteb_score.scoring.data import check_selection, revision_variants
+    from hteb_score.scoring.selection import check_selection_arguments
 
+    check_selection_arguments(datasets=datasets, on_error=on_error, min_judge=min_judge)
     names = list(datasets or opened.dataset_names())
     check_selection(opened, names, transformations, seeds)
     tasks = []
@@ -92,6 +94,13 @@ def tasks_of(
         if info.mteb_task is None:
             raise HtebError(f"dataset {name!r} names no mteb task (mteb_task in its dataset.json)")
         for variant in variants if original else variants[1:]:
+            data = variant.dataset
+            if not all(data.tables.get(t) for t in info.text_tables()):  # mteb cannot evaluate a task without rows
+                raise HtebError(
+                    f"{name} {variant.transformation}_{variant.seed} keeps no item with on_error={on_error!r}, "
+                    f"min_judge={min_judge}: mteb cannot evaluate an empty task; loosen the filter or leave the "
+                    "variant out (transformations=, seeds=)"
+                )
             hub_pin = info.hf_revision if variant.seed is None else None  # the original's Hub revision
             tasks.append(
                 _variant_task(

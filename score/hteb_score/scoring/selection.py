@@ -12,15 +12,38 @@ and counted as unjudged.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from hteb_contract.errors import HtebError
 from hteb_contract.item_columns import ItemColumns
 from hteb_contract.common.registry import Registry
 from hteb_contract.revision import Revision
 from hteb_contract.specs.transformations import PresetSpec, transformation_table
-from hteb_score.scoring.error_policy import ErrorPolicyCount
+from hteb_score.scoring.error_policy import ACTIONS, ErrorPolicyCount
+
+#: The judge's scale: quality and fluency are rated 1-5.
+JUDGE_SCALE = (1.0, 5.0)
+
+
+def check_selection_arguments(
+    *, datasets: Sequence[str] | None = None, on_error: Any = "original", min_judge: Any = None
+) -> None:
+    """What a Python caller (`get_benchmark`, `tasks_of`) passes where the CLI's options check it: an error policy
+    hteb-score knows, a judge threshold from 1 to 5, a dataset list that names one or more; else one line."""
+    if on_error not in ACTIONS:
+        raise HtebError(f"on_error {on_error!r} is not one of {', '.join(ACTIONS)}")
+    if min_judge is not None and not (
+        isinstance(min_judge, (int, float))
+        and not isinstance(min_judge, bool)
+        and math.isfinite(min_judge)
+        and JUDGE_SCALE[0] <= min_judge <= JUDGE_SCALE[1]
+    ):
+        raise HtebError(f"min_judge {min_judge!r} is not a number from 1 to 5 (or None: no judge filter)")
+    if datasets is not None and (isinstance(datasets, str) or not list(datasets)):
+        raise HtebError(f"datasets {datasets!r} names no dataset: give a list of names, or None for all")
 
 
 @dataclass(frozen=True)
