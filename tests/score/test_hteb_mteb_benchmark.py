@@ -210,7 +210,7 @@ def test_an_undefined_score_is_left_out_as_the_card_leaves_it_out(published, ben
     ),
     datasets=st.one_of(st.none(), st.just([]), st.just("STSBenchmark"), st.just(["STSBenchmark"])),
 )
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 def test_the_python_route_refuses_what_the_cli_refuses_in_one_line(on_error, min_judge, datasets):
     """get_benchmark's selection, checked as the CLI checks its options: an error policy hteb-score knows, a
     judge threshold from 1 to 5, a list naming a dataset; anything else (and a variant the filter leaves
