@@ -353,3 +353,17 @@ def test_the_bundled_sample_needs_its_judge_ids(sample):
     } <= declared
     assert not any(".sel_" in i or "onerror" in i for i in declared)
     assert all(f"average.hteb_{a}" in declared for a in PAPER_AXES)
+
+
+def test_a_task_type_hteb_score_does_not_know_is_filed_as_the_embedding_task(runs, tmp_path):
+    """A card naming a task type outside the table (an older or hand-made card) still gets a Hub task category."""
+    card = json.loads(runs["noise"].read_text())
+    dataset = card["scores"][0]["dataset"]
+    for record in card["scores"]:
+        if record["dataset"] == dataset:
+            record["task_type"] = "CLS"
+    path = tmp_path / "card.json"
+    path.write_text(json.dumps(card), encoding="utf-8")
+    raw = yaml.safe_load(hub_files(load_card(path))[MODEL_INDEX])["model-index"][0]["results"]
+    types = {r["dataset"].get("config"): r["task"]["type"] for r in raw}
+    assert types[dataset] == AVERAGE_CATEGORY and types[None] == AVERAGE_CATEGORY

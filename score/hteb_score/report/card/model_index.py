@@ -29,7 +29,7 @@ from huggingface_hub import EvalResult, EvalResultEntry, eval_result_entries_to_
 from huggingface_hub.repocard_data import eval_results_to_model_index
 
 from hteb_contract.hub_eval import AVERAGE, Selection, adhoc_eval_yaml, columns, describe, task_id
-from hteb_contract.tasks import task_type
+from hteb_contract.tasks import TASK_TYPES, task_type
 from hteb_contract.taxonomy import recorded_in
 from hteb_score.scoring.model_scores import ModelScores
 
@@ -136,7 +136,10 @@ def is_main(column: str) -> bool:
 
 
 def _category(scores: ModelScores, row: str) -> str:
-    return AVERAGE_CATEGORY if row == AVERAGE else task_type(scores.task_types[row]).hub_category
+    """The Hub's task category of a row: its task type's, else (the average, or a type a scores table names
+    that hteb-score does not know) the embedding model's own, never a word outside the Hub's vocabulary."""
+    name = scores.task_types.get(row)
+    return task_type(name).hub_category if row != AVERAGE and name in TASK_TYPES else AVERAGE_CATEGORY
 
 
 def eval_results(scores: ModelScores) -> list[EvalResult]:
