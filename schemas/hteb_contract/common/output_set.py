@@ -79,7 +79,8 @@ def _finish(journal: Path, staged: Mapping[str, str]) -> None:
         for temp, target in staged.items():
             if Path(temp).exists():  # a rename a killed writer already made is not made twice
                 os.replace(temp, target)
-        fsync_dir(journal.parent)
+        for folder in dict.fromkeys(Path(target).parent for target in staged.values()):
+            fsync_dir(folder)  # the renames durable before the journal that would redo them goes
         journal.unlink(missing_ok=True)
         fsync_dir(journal.parent)
     finally:
