@@ -139,7 +139,9 @@ def _category(scores: ModelScores, row: str) -> str:
     """The Hub's task category of a row: its task type's, else (the average, or a type a scores table names
     that hteb-score does not know) the embedding model's own, never a word outside the Hub's vocabulary."""
     name = scores.task_types.get(row)
-    return task_type(name).hub_category if row != AVERAGE and name in TASK_TYPES else AVERAGE_CATEGORY
+    if row == AVERAGE or name is None or name not in TASK_TYPES:
+        return AVERAGE_CATEGORY
+    return task_type(name).hub_category
 
 
 def eval_results(scores: ModelScores) -> list[EvalResult]:
