@@ -30,7 +30,7 @@ from huggingface_hub.repocard_data import eval_results_to_model_index
 
 from hteb_contract.hub_eval import AVERAGE, Selection, adhoc_eval_yaml, columns, describe, task_id
 from hteb_contract.tasks import TASK_TYPES, task_type
-from hteb_contract.taxonomy import recorded_in
+from hteb_contract.taxonomy import Taxonomy, recorded_in
 from hteb_score.scoring.model_scores import ModelScores
 
 #: Where each file goes: the model repo's README front matter and the tasks to add to the benchmark
@@ -163,7 +163,7 @@ def eval_results(scores: ModelScores) -> list[EvalResult]:
             dataset_config=None if f.row == AVERAGE else f.row,
             dataset_revision=card["dataset"]["revision"],
             metric_type="main_score" if f.row == AVERAGE else f.metric,
-            metric_name=f"{describe(f.column, taxonomy)} ({'mean over datasets' if f.row == AVERAGE else f.metric}, points)",
+            metric_name=_named(f, taxonomy),
             metric_value=round(f.value, 2),
             metric_args=_args(selection, f.row),
             source_name=None if source_url is None else "HTEB revision",
@@ -172,6 +172,11 @@ def eval_results(scores: ModelScores) -> list[EvalResult]:
         for f in figures(card)
         if is_main(f.column)
     ]
+
+
+def _named(f: Figure, taxonomy: Taxonomy) -> str:
+    """A figure in words, as both Hub files name it: its column and what it is a score of, in points."""
+    return f"{describe(f.column, taxonomy)} ({'mean over datasets' if f.row == AVERAGE else f.metric}, points)"
 
 
 def _revision_url(hub_id: str, card: dict[str, Any]) -> str:
@@ -227,7 +232,7 @@ def eval_results_file_yaml(scores: ModelScores) -> str | None:
             value=round(f.value, 2),
             dataset_revision=card["dataset"]["revision"],
             date=card.get("created"),
-            notes=f"{describe(f.column, taxonomy)} ({'mean over datasets' if f.row == AVERAGE else f.metric}, points); "
+            notes=f"{_named(f, taxonomy)}; "
             f"{selection.notes(f.row)}" + ("" if f.declared else f"; an ad hoc task: see {EVAL_ADDITIONS}"),
         )
         for f in figures(card)

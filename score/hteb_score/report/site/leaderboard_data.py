@@ -318,7 +318,7 @@ def csv_rows(data: Mapping[str, Any]) -> list[list[str]]:
     none = [""] * len(facts)
     for scope, table in data["published"]["scopes"].items():  # the paper's totals, kind `published`
         for row in table["rows"]:
-            for column in ("original", *data["published"]["axes"], "hteb_total"):
+            for column in data["published"]["columns"]:
                 delta = None if column == "original" else row[column] - row["original"]
                 rows.append(
                     [row["model"], "published", f"paper:{scope}", "", column, cell(row[column]), cell(delta)]

@@ -60,7 +60,7 @@ def published_tables(published: Mapping[str, Any]) -> list[dict[str, Any]]:
                     "average": row["average"],
                     "cells": [
                         row["model"],
-                        *(number(row[c]) for c in ("original", *axes, "hteb_total")),
+                        *(number(row[c]) for c in published["columns"]),
                         number(row["delta"], sign=True),
                         "" if row["board_original"] is None else number(row["board_original"]),
                     ],

@@ -71,4 +71,4 @@ def published_view(board_original: Mapping[str, float], rows: list[PublishedRow]
                 if r.scope == scope
             ],
         }
-    return {"source": SOURCE, "axes": list(PAPER_AXES), "scopes": scopes}
+    return {"source": SOURCE, "axes": list(PAPER_AXES), "columns": list(SCORES), "scopes": scopes}
