@@ -67,8 +67,14 @@ def results(out: Path, names: list[str] = MODELS) -> dict[str, Any]:
 
 
 def parts(out: Path) -> dict[str, int]:
-    """Each kept part and when it was written (ns)."""
-    return {p.relative_to(out).as_posix(): p.stat().st_mtime_ns for p in sorted(out.glob("parts/*/*/hteb_part.json"))}
+    """Each kept part and when it was written (ns). A part is kept once the record of its unit is
+    written beside it (scoring/run_folder.py): a driver killed between the two leaves a part that
+    is scored again, so it is not counted here."""
+    return {
+        p.relative_to(out).as_posix(): p.stat().st_mtime_ns
+        for p in sorted(out.glob("parts/*/*/hteb_part.json"))
+        if (p.parent / "hteb_unit.json").is_file()
+    }
 
 
 def wait_for_parts(process: subprocess.Popen, out: Path, count: int) -> None:
