@@ -249,7 +249,8 @@ tables:
 # Each table's JSON Schema and its docs page's column table, written from the table's row model
 # (hteb_contract/specs/table.py; tests/contract/test_row_models.py checks them).
 specs:
-	$(BIN)/python -m hteb_contract.specs.write_specs --write docs/extending/adding-a-dataset.md
+	$(BIN)/python -m hteb_contract.specs.write_specs --write docs/extending/adding-a-dataset.md \
+		docs/extending/adding-a-transformation.md
 
 # The GPU check (docs/gpu.md): gpu-check-prepare here, once (paraphrase-MiniLM-L3-v2 with int8-stored weights, 17 MiB,
 # and the wheels of the contract's packages the device image lacks, under out/gpu-check); gpu-check on the GPU

@@ -1,7 +1,7 @@
-"""Each table's row model against what is written from it: the committed JSON Schema file and the
-column table of its docs page are what the columns give (`make specs` writes both), and the typed
-row holds exactly the columns (a column added to the model and not to `DatasetSpec`, or the other
-way round, fails here)."""
+"""Each table's row model against what is written from it: the committed JSON Schema files and the
+column tables of the docs pages are what the columns give (`make specs` writes them), and each
+typed row holds exactly its columns; a row read with every column reaches its spec, and a bad one
+is one line."""
 
 from __future__ import annotations
 
@@ -13,45 +13,82 @@ import yaml
 
 from hteb_contract.errors import ContractError
 from hteb_contract.sources import DatasetInfo
-from hteb_contract.specs import datasets, write_specs as table
+from hteb_contract.specs import datasets, transformations, write_specs
 from hteb_contract.specs.datasets import ROW_MODEL, DatasetSpec, load_dataset_specs
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = {datasets.SCHEMA: ROOT / "docs" / "extending" / "adding-a-dataset.md"}
+EXTENDING = ROOT / "docs" / "extending"
+PAGES = {
+    datasets.SCHEMA: EXTENDING / "adding-a-dataset.md",
+    transformations.SCHEMA_PATH: EXTENDING / "adding-a-transformation.md",
+}
+FILES = write_specs.files()
 
 
-@pytest.mark.parametrize("schema", list(table.models()), ids=lambda p: p.name)
-def test_the_committed_schema_and_docs_table_are_the_models(schema):
-    model = table.models()[schema]
-    assert schema.read_text(encoding="utf-8") == model.schema_text(), "run `make specs`"
-    assert table.docs_table(PAGES[schema].read_text(encoding="utf-8"), model) == model.markdown() + "\n", (
-        "run `make specs`"
-    )
+@pytest.mark.parametrize("schema", list(FILES), ids=lambda p: p.name)
+def test_the_committed_schema_and_docs_tables_are_the_models(schema):
+    file = FILES[schema]
+    assert schema.read_text(encoding="utf-8") == file.schema_text(), "run `make specs`"
+    page = PAGES[schema].read_text(encoding="utf-8")
+    for model in file.models():
+        assert write_specs.docs_table(page, file, model) == model.markdown() + "\n", f"{model.name}: run `make specs`"
 
 
 def test_make_specs_writes_the_committed_files(tmp_path, monkeypatch):
-    """The writer on copies whose table and schema were emptied gives the committed text back."""
-    page = tmp_path / "page.md"
-    committed = PAGES[datasets.SCHEMA].read_text(encoding="utf-8")
-    page.write_text(table.marked(ROW_MODEL).sub(lambda m: m.group(1) + m.group(3), committed), encoding="utf-8")
-    assert table.docs_table(page.read_text(encoding="utf-8"), ROW_MODEL) == ""
-    schema = tmp_path / datasets.SCHEMA.name
-    schema.write_text("{}\n", encoding="utf-8")
-    monkeypatch.setattr(table, "models", lambda: {schema: ROW_MODEL})
-    assert table.main(["--write", str(page)]) == 0
-    assert page.read_text(encoding="utf-8") == committed
-    assert schema.read_text(encoding="utf-8") == datasets.SCHEMA.read_text(encoding="utf-8")
+    """The writer on copies whose column tables and schemas were emptied gives the committed text back."""
+    copies = {}
+    for schema, file in FILES.items():
+        page = tmp_path / PAGES[schema].name
+        text = PAGES[schema].read_text(encoding="utf-8")
+        for model in file.models():
+            text = write_specs.marked(file, model).sub(lambda m: m.group(1) + m.group(3), text)
+            assert write_specs.docs_table(text, file, model) == ""
+        page.write_text(text, encoding="utf-8")
+        copies[tmp_path / schema.name] = file
+        (tmp_path / schema.name).write_text("{}\n", encoding="utf-8")
+    monkeypatch.setattr(write_specs, "files", lambda: copies)
+    assert write_specs.main(["--write", *(str(tmp_path / p.name) for p in PAGES.values())]) == 0
+    for schema, page in PAGES.items():
+        assert (tmp_path / page.name).read_text(encoding="utf-8") == page.read_text(encoding="utf-8")
+        assert (tmp_path / schema.name).read_text(encoding="utf-8") == schema.read_text(encoding="utf-8")
 
 
-def test_the_typed_row_holds_exactly_the_columns():
-    """DatasetSpec holds a DatasetInfo (every field but `languages`, which its subsets give) and the rest."""
-    info_columns = {f.name for f in fields(DatasetInfo)} - {"languages"}
-    own_columns = {f.name for f in fields(DatasetSpec)} - {"info"}
+def _init_fields(cls: type, *resolved: str) -> set[str]:
+    """A typed row's fields set from its row (`resolved`: those filled from other rows or tables after reading)."""
+    return {f.name for f in fields(cls) if f.init} - set(resolved)
+
+
+def test_each_typed_row_holds_exactly_its_columns():
+    """A column added to a model and not to its typed row, or the other way round, fails here. DatasetSpec
+    holds a DatasetInfo (every field but `languages`, which its subsets give) and the rest."""
+    info_columns = _init_fields(DatasetInfo, "languages")
+    own_columns = _init_fields(DatasetSpec, "info")
     assert not info_columns & own_columns
     assert set(ROW_MODEL.names) == info_columns | own_columns
-    assert len(ROW_MODEL.names) == len(set(ROW_MODEL.names))
     for name in info_columns:  # read through the spec as before
         assert isinstance(getattr(DatasetSpec, name), property)
+    typed = [
+        (transformations.ROWS, _init_fields(transformations.TransformationSpec)),
+        (transformations.STEPS, _init_fields(transformations.StepSpec, "budget", "check")),
+        (transformations.TEMPLATES, _init_fields(transformations.TemplateSpec)),
+        (transformations.AXES, _init_fields(transformations.Axis, "transformations")),
+        (transformations.PRESETS, _init_fields(transformations.PresetSpec)),
+    ]
+    assert sorted(m.name for m, _ in typed) == sorted(m.name for m in transformations.TABLE_FILE.models())
+    for model, columns in typed:
+        assert set(model.names) == columns, model.name
+    for file in FILES.values():
+        for model in file.models():
+            assert len(model.names) == len(set(model.names)), model.name
+
+
+def test_a_rule_row_states_only_the_rule_columns():
+    """The schema's rule branch and the columns agree: every column a rule row may state is a column,
+    and each column an LLM row needs is one a rule row may not state."""
+    rows = transformations.ROWS
+    assert set(transformations.RULE_COLUMNS) <= set(rows.names)
+    needed = {c.name for c in rows.columns if c.needed == transformations.LLM_ROWS}
+    assert needed and not needed & set(transformations.RULE_COLUMNS)
 
 
 def test_a_row_reads_every_column_into_the_spec(tmp_path):

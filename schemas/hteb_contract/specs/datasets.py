@@ -45,7 +45,7 @@ from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.source_values import DEFAULT_SUBSET
 from hteb_contract.sources import DatasetInfo
 from hteb_contract.mteb_settings import ClusteringSettings, Settings
-from hteb_contract.specs.table import REQUIRED, Column, RowModel
+from hteb_contract.specs.table import REQUIRED, Column, RowModel, TableFile
 from hteb_contract.tasks import task_type
 
 TABLE = Path(__file__).with_name("datasets.yaml")
@@ -60,9 +60,8 @@ _FLAG = {"type": "boolean"}
 
 #: The dataset table's columns, in the order its docs list them.
 ROW_MODEL = RowModel(
-    "datasets.yaml",
-    "HTEB dataset table (datasets.yaml)",
-    "One row per dataset: what the generator loads and the scorer evaluates. hteb_contract/specs/datasets.py reads it.",
+    "datasets",
+    "one row per dataset",
     (
         Column("name", _NAME, "the dataset's name in a revision (`--datasets NAME`)", REQUIRED),
         Column("task_type", {"type": "string"}, "one of `hteb_contract.tasks.TASK_TYPES`", REQUIRED),
@@ -161,6 +160,12 @@ ROW_MODEL = RowModel(
             "`false` for an mteb task only the scorer's `mteb` protocol reads (STS12-16 and the like)",
         ),
     ),
+)
+TABLE_FILE = TableFile(
+    "datasets.yaml",
+    "HTEB dataset table (datasets.yaml)",
+    "One row per dataset: what the generator loads and the scorer evaluates. hteb_contract/specs/datasets.py reads it.",
+    (ROW_MODEL,),
     defs={
         "name": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$"},
         "language": {"type": "string", "pattern": "^[a-z]{3}$"},
@@ -372,7 +377,7 @@ def load_dataset_specs(path: Path = TABLE) -> tuple[DatasetSpec, ...]:
 def parse_dataset_rows(rows: Any, where: str) -> tuple[DatasetSpec, ...]:
     """Rows as the table states them (the packaged file's, or those a revision's `specs` block recorded), checked
     against the table's JSON Schema and each other; a bad row is a one-line ContractError naming `where`."""
-    ROW_MODEL.check(rows, where)
+    TABLE_FILE.check(rows, where)
     specs = []
     for index, row in enumerate(rows):
         try:

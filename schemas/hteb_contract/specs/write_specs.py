@@ -1,5 +1,5 @@
 """Writes what is generated from the row models (`make specs`): each table's committed JSON Schema
-file, and its column table into the docs pages that mark one (`<!-- columns: FILE -->` ...
+file, and its column table into the docs pages that mark one (`<!-- columns: FILE TABLE -->` ...
 `<!-- end columns -->`). tests/contract/test_row_models.py fails when the committed text differs.
 """
 
@@ -11,37 +11,40 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hteb_contract.common.atomic import atomic_write_text
-from hteb_contract.specs import datasets
-from hteb_contract.specs.table import RowModel
+from hteb_contract.specs import datasets, transformations
+from hteb_contract.specs.table import RowModel, TableFile
 
 
-def models() -> dict[Path, RowModel]:
-    """Every table with a row model, by the path of its committed schema file."""
-    return {datasets.SCHEMA: datasets.ROW_MODEL}
+def files() -> dict[Path, TableFile]:
+    """Every table file with row models, by the path of its committed schema file."""
+    return {datasets.SCHEMA: datasets.TABLE_FILE, transformations.SCHEMA_PATH: transformations.TABLE_FILE}
 
 
-def marked(model: RowModel) -> re.Pattern[str]:
-    """Where a docs page holds `model`'s column table: between `<!-- columns: FILE -->` and `<!-- end columns -->`."""
-    return re.compile(rf"(<!-- columns: {re.escape(model.file)} -->\n)(.*?)(^<!-- end columns -->)", re.S | re.M)
+def marked(file: TableFile, table: RowModel) -> re.Pattern[str]:
+    """Where a docs page holds `table`'s column table: between `<!-- columns: FILE TABLE -->` and
+    `<!-- end columns -->`."""
+    start = re.escape(f"<!-- columns: {file.file} {table.name} -->")
+    return re.compile(rf"({start}\n)(.*?)(^<!-- end columns -->)", re.S | re.M)
 
 
-def docs_table(page: str, model: RowModel) -> str | None:
-    """The column table a docs page holds for `model` (its lines, each ending in a newline), or None where it holds none."""
-    found = marked(model).search(page)
+def docs_table(page: str, file: TableFile, table: RowModel) -> str | None:
+    """The column table a docs page holds for `table` (its lines, each ending in a newline), or None where it holds none."""
+    found = marked(file, table).search(page)
     return None if found is None else found.group(2)
 
 
 def main(argv: Sequence[str]) -> int:
-    """Write every row model's schema file, and its column table into each docs page given that marks one."""
+    """Write every table file's schema, and each table's columns into the docs pages given that mark it."""
     pages = [Path(p) for p in argv if p != "--write"]
-    for path, model in models().items():
-        atomic_write_text(path, model.schema_text())
+    for path, file in files().items():
+        atomic_write_text(path, file.schema_text())
         for page in pages:
             text = page.read_text(encoding="utf-8")
-            if docs_table(text, model) is not None:
-                atomic_write_text(
-                    page, marked(model).sub(lambda m: m.group(1) + model.markdown() + "\n" + m.group(3), text)
-                )
+            for table in file.models():
+                markdown = table.markdown() + "\n"
+                text = marked(file, table).sub(lambda m: m.group(1) + markdown + m.group(3), text)
+            if text != page.read_text(encoding="utf-8"):
+                atomic_write_text(page, text)
     return 0
 
 
