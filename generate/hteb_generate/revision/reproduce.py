@@ -23,6 +23,7 @@ from hteb_contract.specs.resolved import differences
 
 from hteb_generate.setup.config import LLM_SETTINGS, PROFILES, GenerateConfig, build_config, default_data_dir, validate
 from hteb_generate.transform.noise import FIRST_RULES, is_rule
+from hteb_contract.card import FIRST_CARD
 
 
 def rebuild_config(
@@ -45,6 +46,7 @@ def rebuild_config(
     content.setdefault(
         "noise_rules", FIRST_RULES
     )  # a config naming no rules version was made by version 1 (noise-1339)
+    content.setdefault("card", FIRST_CARD)  # a config naming no card version was made with card 1
     names = {f.name: f for f in fields(GenerateConfig)}
     unknown = sorted(content.keys() - names.keys())
     if unknown:

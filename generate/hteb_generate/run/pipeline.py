@@ -21,6 +21,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from hteb_contract.card import HUB_CARD
 from hteb_contract.common.atomic import atomic_write_json
 from hteb_contract.errors import ContractError, IntegrityError, StoreError
 from hteb_contract.records import ItemRecord, Judge, Sampling
@@ -41,6 +42,7 @@ from hteb_contract.stores import PublishResult, RevisionStore, open_store
 from hteb_generate.revision import manifest_md
 
 from hteb_generate.transform import noise
+from hteb_generate.revision.card_info import dataset_info
 from hteb_generate.revision.card import card_body
 from hteb_generate.revision.card_configs import check_configs_load
 from hteb_generate.revision.manifest_fields import manifest_fields, repo_id, rows
@@ -434,5 +436,6 @@ def _write_revision(
         corpus_tables=corpus,
         licenses=licenses,
         task_ids=[i for name in datasets for i in source_task_ids(name)],
+        describe=dataset_info if cfg.card == HUB_CARD else None,
         progress=bar,
     )
