@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import MISSING, asdict, fields
 from typing import Any
 
+from hteb_contract.common import json_input
 from hteb_contract.errors import HtebError
 from hteb_contract.common.paths import default_cache_dir
 from hteb_contract.specs.resolved import differences
@@ -90,7 +91,7 @@ def rebuild_config(
                 f"differs from the row the revision was made by (made by {made_by}); reproduce it with "
                 "that release"
             )
-    ours, theirs = (json.loads(json.dumps(c)) for c in (config.content_config(), manifest["config"]))
+    ours, theirs = (json_input.plain(c) for c in (config.content_config(), manifest["config"]))
     if ours != theirs or config.config_hash() != manifest["config_hash"]:
         key = next((k for k in sorted(ours.keys() | theirs.keys()) if ours.get(k) != theirs.get(k)), None)
         why = (

@@ -21,6 +21,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from hteb_contract.common import json_input
 from hteb_contract.card import HUB_CARD
 from hteb_contract.common.atomic import atomic_write_json
 from hteb_contract.errors import ContractError, IntegrityError, StoreError
@@ -135,7 +136,7 @@ def _run_state(cfg: GenerateConfig, runtime: dict[str, Any], log: Callable[[str]
     manifest (a resume on other software or GPUs is said in the log; the manifest keeps the first)."""
     path = Path(cfg.cache_dir) / "runs" / f"{cfg.config_hash()}.json"
     if path.is_file():
-        state = json.loads(path.read_text(encoding="utf-8"))
+        state = json_input.read(path)
     else:
         created = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         state = {"created": created, "config": cfg.content_config()}

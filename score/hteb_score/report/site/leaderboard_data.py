@@ -18,12 +18,12 @@ needs no facts in the facts file.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from hteb_contract.common import json_input
 from hteb_contract.citations import joined_bibliography
 from hteb_contract.errors import HtebError
 from hteb_contract.specs.datasets import dataset_specs
@@ -55,12 +55,7 @@ FACTS = {
 
 def read_facts(path: Path) -> dict[str, dict[str, Any]]:
     """The facts file (a JSON list of objects with `model`, the id the cards use): by model."""
-    try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise HtebError(f"{path}: no such file") from None
-    except json.JSONDecodeError as err:
-        raise HtebError(f"{path}: not JSON ({err.msg}, line {err.lineno})") from None
+    rows = json_input.read(path, HtebError)
     if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("model"), str) for r in rows):
         raise HtebError(f'{path}: expected a list of objects, each with a "model"')
     for row in rows:
