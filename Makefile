@@ -33,7 +33,7 @@ SOURCES := schemas/pyproject.toml score/pyproject.toml generate/pyproject.toml M
 GEN_VENV := $(if $(filter gpu,$(PROFILE)),$(GPU_VENV),$(VENV))
 GEN_STAMP := $(GEN_VENV)/.installed-$(if $(filter gpu,$(PROFILE)),gpu,cpu)
 
-.PHONY: install install-score install-gpu install-sets gpu-check gpu-check-prepare test test-fast published-checks demo docs generate doctor plan score bench noise-findings findings leaderboard leaderboard-models tables clean
+.PHONY: install install-score install-gpu install-sets gpu-check gpu-check-prepare test test-fast published-checks demo docs generate doctor plan score bench noise-findings findings leaderboard leaderboard-models tables specs clean
 
 install: $(VENV)/.installed-cpu
 install-score: $(VENV)/.installed-score
@@ -245,6 +245,12 @@ leaderboard: install-score
 # (tests/score/report/test_findings_tables.py and test_pairwise.py check them).
 tables:
 	$(BIN)/hteb-score tables docs/findings.md docs/comparing.md
+
+# Each table's JSON Schema and its docs page's column table, written from the table's row model
+# (hteb_contract/specs/table.py; tests/contract/test_row_models.py checks them).
+specs:
+	$(BIN)/python -m hteb_contract.specs.write_specs --write docs/extending/adding-a-dataset.md \
+		docs/extending/adding-a-transformation.md
 
 # The GPU check (docs/gpu.md): gpu-check-prepare here, once (paraphrase-MiniLM-L3-v2 with int8-stored weights, 17 MiB,
 # and the wheels of the contract's packages the device image lacks, under out/gpu-check); gpu-check on the GPU

@@ -1,11 +1,12 @@
 """docs/extending/adding-a-dataset.md followed to the letter: a copy of the contract package gets the
 page's example row in the one file the page lists, and that dataset (STS12's local copy under a new
 name) is generated with the noise rules (no LLM) by `hteb-generate` reading the copy, then scored by
-the scorer's own reader and evaluator. Nothing else is edited; without the row the name is unknown."""
+`hteb-score` on the copy under both protocols. Nothing else is edited; without the row the name is unknown."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import os
 import re
@@ -22,14 +23,14 @@ from hteb_contract.revision import Revision
 from hteb_contract.specs.datasets import load_dataset_specs
 from hteb_contract.stores import open_store
 from hteb_generate.sources.sources_table import lookup_source
-from hteb_score.scoring.data import revision_variants
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "score" / "evaluators"))
-from evaluator_embeddings import context, evaluate, hashed_bow  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent / "generate"))
+from toy_run import ENCODER  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 PAGE = REPO / "docs" / "extending" / "adding-a-dataset.md"
 CONTRACT = REPO / "schemas" / "hteb_contract"
+MAIN_METRIC = {"hteb": "spearman", "mteb": "cosine_spearman"}  # an STS dataset's, as each protocol names it
 
 
 def _section(heading: str) -> str:
@@ -104,7 +105,8 @@ def added(tmp_path_factory, shared_data):
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    return {"name": name, "package": package, "revision": open_store(f"file://{store}").fetch("noise2-1339")}
+    revision = open_store(f"file://{store}").fetch("noise2-1339")
+    return {"name": name, "package": package, "revision": revision, "env": env, "store": store, "tmp": tmp}
 
 
 @pytest.mark.slow  # a fresh interpreter runs the page's steps
@@ -142,11 +144,21 @@ def test_the_new_dataset_is_generated_under_its_name_with_its_licence(added):
 
 
 @pytest.mark.slow  # a fresh interpreter runs the page's steps
-def test_the_new_dataset_is_scored(added):
+@pytest.mark.parametrize("protocol", ["hteb", "mteb"])
+def test_the_new_dataset_is_scored_under_both_protocols(added, protocol):
+    """`hteb-score` on the copy (a hashed bag of words through `--encoder python`): the new dataset's
+    Original and every Noise rule scored with its task type's main metric, by the protocol asked."""
     revision: Revision = added["revision"]
-    variants, _ = revision_variants(revision, added["name"], transformations=None, seeds=None, on_error="original")
-    scores = {v.transformation: evaluate(v.dataset, hashed_bow, context("hteb")) for v in variants}
+    tmp, out = added["tmp"], added["tmp"] / f"scores-{protocol}"
+    (tmp / "bag_of_words.py").write_text(ENCODER, encoding="utf-8")
+    command = [sys.executable, "-c", "from hteb_score.cli import main; main()", f"{tmp / 'bag_of_words.py'}:BagOfWords"]
+    command += ["--encoder", "python", "--store", f"file://{added['store']}", "--revision", "noise2-1339"]
+    command += ["--protocol", protocol, "--out", str(out), "--quiet"]
+    done = subprocess.run(command, cwd=tmp, env=added["env"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    card = json.loads((out / "result_card.json").read_text(encoding="utf-8"))
+    assert card["protocol"] == protocol and card["dataset"]["datasets"] == [added["name"]]
+    scores = {s["transformation"]: s for s in card["scores"] if s["dataset"] == added["name"]}
     assert set(scores) == {"original", *revision.manifest["transformations"]} and len(scores) == 6
-    assert {s.main_metric for s in scores.values()} == {"spearman"}
-    assert all(-1 <= s.value <= 1 for s in scores.values())
-    assert all(math.isfinite(s.value) for s in scores.values())
+    assert {s["metric"] for s in scores.values()} == {MAIN_METRIC[protocol]}
+    assert all(math.isfinite(s["value"]) and -1 <= s["value"] <= 1 for s in scores.values())

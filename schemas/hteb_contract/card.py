@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from importlib import resources
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +56,14 @@ SIZE_CATEGORIES = (
 #: The Hub's license id for a source that states no license, and for terms the Hub has no id for.
 UNKNOWN_LICENSE, OTHER_LICENSE = "unknown", "other"
 TAGS = ("hteb", "mteb", "robustness", "embeddings")
+#: The card's versions, a revision's config `card`: "1" is every revision's made before the setting (its bytes are
+#: kept, so a published label rebuilds byte for byte); "2" follows the Hub's conventions: `source_datasets` as
+#: `extended|<hub id>` (the pins stay in the card's Sources and the manifest), `language_creators`, `dataset_info`
+#: (each config's features and split sizes), and every source cited by its own row.
+CARD_VERSIONS = ("1", "2")
+FIRST_CARD, HUB_CARD = "1", "2"
+#: How a revision's texts were made, as the Hub names it: the sources' as found, the variants by a machine.
+LANGUAGE_CREATORS = ("found", "machine-generated")
 #: The license name and link of a revision whose sources have differing licenses.
 MIXED_LICENSE_NAME, LICENSES_SECTION = "hteb-source-licenses", "README.md#licenses"
 
@@ -168,6 +176,16 @@ def _slug(text: str) -> str:
     return "-".join("".join(c if c.isalnum() else " " for c in text).split()) or OTHER_LICENSE
 
 
+def hub_source(source: Mapping[str, Any]) -> str:
+    """A manifest source as the Hub's `source_datasets` names what a dataset extends: `extended|<hub id>`,
+    or `extended` for a source without a Hub copy.
+
+    >>> hub_source({"hf_path": "mteb/banking77", "hf_revision": "0fd18e25"}), hub_source({"hf_path": None})
+    ('extended|mteb/banking77', 'extended')
+    """
+    return f"extended|{source['hf_path']}" if source.get("hf_path") else "extended"
+
+
 def source_pin(source: Mapping[str, Any]) -> str:
     """Where a manifest source's rows come from: its Hub dataset at the pinned commit, else the
     folder it was read from.
@@ -193,12 +211,16 @@ def front_matter(
     licenses: Sequence[SourceLicense] = (),
     source_datasets: Sequence[str] = (),
     task_ids: Iterable[str] = (),
+    card: str = FIRST_CARD,
+    describe: Callable[[Sequence[Mapping[str, Any]]], Any] | None = None,
 ) -> str:
     """The card's YAML front matter, `---` lines included (see the module docstring).
 
     `languages`: every language of the texts (sources and transformation targets); `rows`: the
-    item records of the `<dataset>` configs; `source_datasets`: each source's `source_pin`;
-    `task_ids`: the sources' Hub task ids.
+    item records of the `<dataset>` configs; `source_datasets`: each source's `source_pin` (card 1)
+    or `hub_source` (card 2); `task_ids`: the sources' Hub task ids; `card`: the card version
+    (CARD_VERSIONS); `describe`: card 2's `dataset_info` of the configs (the generator's, which reads
+    the files written).
     """
     configs = _variant_configs(variants, "", "data")
     if configs:
@@ -219,6 +241,12 @@ def front_matter(
         "tags": list(TAGS),
         "configs": configs,
     }
+    if card == HUB_CARD:
+        at = list(meta).index("multilinguality") + 1
+        items = list(meta.items())
+        meta = dict([*items[:at], ("language_creators", list(LANGUAGE_CREATORS)), *items[at:]])
+        if describe is not None:
+            meta["dataset_info"] = describe(configs)
     return (
         "---\n"
         + yaml.safe_dump({k: v for k, v in meta.items() if v != []}, sort_keys=False, allow_unicode=True)

@@ -22,13 +22,12 @@ whether it came from JSONL (where NaN and Infinity are not JSON and are refused)
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from hteb_contract.common.atomic import parse_json_object
+from hteb_contract.common import json_input
 from hteb_contract.errors import SourceError
 from hteb_contract.parquet_io import read_parquet_rows, write_parquet
 from hteb_contract.source_values import (
@@ -389,11 +388,7 @@ def _read_info(folder: Path, read_bytes: Callable[[Path], bytes] = Path.read_byt
     path = folder / "dataset.json"
     if not path.is_file():
         raise SourceError(f"{folder}: no dataset.json (not a dataset folder in the shared/data layout)")
-    return DatasetInfo.from_json(parse_json_object(read_bytes(path), str(path), SourceError), where=str(path))
-
-
-def _not_json(constant: str) -> Any:
-    raise ValueError(f"{constant} is not JSON")
+    return DatasetInfo.from_json(json_input.load_object(read_bytes(path), str(path), SourceError), where=str(path))
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -404,12 +399,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
             for number, line in enumerate(handle, 1):
                 if not line.strip():
                     continue
-                try:
-                    row = json.loads(line, parse_constant=_not_json)
-                except json.JSONDecodeError as err:
-                    raise SourceError(f"{path}:{number}: not valid JSON ({err.msg})") from None
-                except (ValueError, RecursionError) as err:
-                    raise SourceError(f"{path}:{number}: not valid JSON ({err})") from None
+                row = json_input.loads(line, f"{path}:{number}", SourceError)
                 if not isinstance(row, dict):
                     raise SourceError(f"{path}:{number}: expected a JSON object")
                 rows.append(row)

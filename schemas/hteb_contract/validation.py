@@ -19,7 +19,6 @@ its enum when it loads the file, so a task type is defined once and an unknown o
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping
 from functools import cache
@@ -30,6 +29,7 @@ import jsonschema
 import jsonschema_rs
 from jsonschema import Draft202012Validator
 
+from hteb_contract.common import json_input
 from hteb_contract.errors import ContractError
 from hteb_contract.tasks import TASK_TYPES
 
@@ -76,7 +76,7 @@ def _schema(kind: str, version: str | None, task_types: tuple[str, ...]) -> dict
     if kind not in SCHEMAS:
         raise ContractError(f"unknown schema kind {kind!r}; known: {', '.join(SCHEMAS)}")
     name = SCHEMAS[kind] if version in (None, SCHEMA_VERSIONS[kind]) else READABLE[kind][version]
-    spec = json.loads((SCHEMA_DIR / name).read_text(encoding="utf-8"))
+    spec = json_input.read(SCHEMA_DIR / name)
     if "task_type" in spec.get("$defs", {}):
         spec["$defs"]["task_type"]["enum"] = list(task_types)
     return spec

@@ -4,6 +4,7 @@ table and the row, whatever the task type, and never ends in another exception (
 from __future__ import annotations
 
 import json
+import re
 import math
 import tempfile
 from pathlib import Path
@@ -43,8 +44,10 @@ def _drop(field):
 
 
 def _raw(template: str):
-    """A line written by hand (for what json.dumps would not write): `{row}` is the row's JSON minus its last brace."""
-    return lambda row: template.replace("{row}", json.dumps(row)[:-1])
+    """A line written by hand (for what json.dumps would not write): `{row}` is the row's JSON minus its last brace
+    and minus the field the template writes (a key given twice is refused on its own: "sts-key-twice")."""
+    key = re.search(r'\{row\}, "(\w+)"', template).group(1)
+    return lambda row: template.replace("{row}", json.dumps({k: v for k, v in row.items() if k != key})[:-1])
 
 
 # id -> (dataset, how row 2 of its table is rewritten, what the one line must say)
@@ -55,17 +58,22 @@ CASES = {
     "sts-score-overflowing": (
         "STSBenchmark",
         _raw('{row}, "score": 1e999}'),
-        "test row 2: score must be a finite number, got inf",
+        "test.jsonl:2: not valid JSON (the number 1e999 is beyond a float)",
     ),
     "sts-score-nan-literal": (
         "STSBenchmark",
         _raw('{row}, "score": NaN}'),
-        "test.jsonl:2: not valid JSON (NaN is not JSON)",
+        "test.jsonl:2: not valid JSON (NaN is not a JSON number)",
     ),
     "sts-score-infinity-literal": (
         "STSBenchmark",
         _raw('{row}, "score": -Infinity}'),
-        "test.jsonl:2: not valid JSON (-Infinity is not JSON)",
+        "test.jsonl:2: not valid JSON (-Infinity is not a JSON number)",
+    ),
+    "sts-key-twice": (
+        "STSBenchmark",
+        lambda row: json.dumps(row)[:-1] + ', "score": 0.5}',
+        "test.jsonl:2: not valid JSON (the key 'score' is given twice in one object)",
     ),
     "sts-score-column-missing": ("STSBenchmark", _drop("score"), "test row 2: missing field 'score'"),
     "sts-sentence-null": ("STSBenchmark", _edit(sentence1=None), "test row 2: sentence1 must be a string, got None"),

@@ -197,7 +197,7 @@ def test_the_docstring_counts_the_registry():
 
 def test_retrieval_and_reranking_transform_queries_only():
     for entry in _registry():
-        fields_ = entry.info().transformed_fields()
+        fields_ = entry.info.transformed_fields()
         if entry.task_type in ("Retrieval", "Reranking"):
             assert fields_ == ["queries.text"]
         elif entry.task_type == "Classification":

@@ -53,8 +53,11 @@ def _copy_packages(root: Path) -> None:
         shutil.copytree(REPO / folder / package, root / folder / package, ignore=shutil.ignore_patterns("__pycache__"))
 
 
-def _follow_the_page(root: Path) -> None:
-    for path, anchor, text in _edits():
+def _follow_the_page(root: Path, *, leaving_out: int | None = None) -> None:
+    """The page's steps on the copy at `root`; `leaving_out`: the index of an edit not made."""
+    for index, (path, anchor, text) in enumerate(_edits()):
+        if index == leaving_out:
+            continue
         target = root / path
         body = target.read_text(encoding="utf-8")
         assert anchor in body, f"{path} no longer has the place the page names: {anchor!r}"
@@ -66,11 +69,11 @@ def test_the_page_names_exactly_the_files_its_steps_touch():
     assert len(_blocks()) == 3 and _blocks()[0].startswith(f"  - name: {TOY}\n")
 
 
-@pytest.mark.slow  # a fresh interpreter imports both programs: about half a minute
-def test_a_toy_transformation_added_as_the_page_says_is_generated_and_scored(tmp_path, shared_data):
+def _toy_run(tmp_path: Path, shared_data: Path, *, leaving_out: int | None = None) -> subprocess.CompletedProcess:
+    """tests/generate/toy_run.py on a copy of the packages the page's steps were followed on."""
     root, work = tmp_path / "repo", tmp_path / "work"
     _copy_packages(root)
-    _follow_the_page(root)
+    _follow_the_page(root, leaving_out=leaving_out)
     work.mkdir()
     env = {
         **os.environ,
@@ -78,7 +81,13 @@ def test_a_toy_transformation_added_as_the_page_says_is_generated_and_scored(tmp
         "PYTHONPATH": os.pathsep.join(str(root / folder) for folder in ("schemas", "generate", "score")),
     }
     command = [sys.executable, str(Path(__file__).with_name("toy_run.py")), str(work), TOY, str(shared_data)]
-    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600, check=False)
+    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600, check=False)
+
+
+@pytest.mark.slow  # a fresh interpreter imports both programs: about half a minute
+def test_a_toy_transformation_added_as_the_page_says_is_generated_and_scored(tmp_path, shared_data):
+    work = tmp_path / "work"
+    done = _toy_run(tmp_path, shared_data)
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -103,3 +112,26 @@ def test_a_toy_transformation_added_as_the_page_says_is_generated_and_scored(tmp
     assert aggregates["per_transformation"][TOY]["mean"] == pytest.approx(100 * score)
     assert aggregates["per_axis"] == {"lexical": aggregates["hteb_total"]} == {"lexical": pytest.approx(100 * score)}
     assert f"| {TOY} | Lexical/Stylistic |" in (work / "out" / "result_card.md").read_text(encoding="utf-8")
+
+    # The mteb protocol scores it too, on the same axis: its card says which protocol made it.
+    mteb_card = json.loads((work / "out-mteb" / "result_card.json").read_text(encoding="utf-8"))
+    assert (card["protocol"], mteb_card["protocol"]) == ("hteb", "mteb")
+    (mteb_score,) = [s["value"] for s in mteb_card["scores"] if s["transformation"] == TOY]
+    assert mteb_card["aggregates"]["per_axis"] == {"lexical": pytest.approx(100 * mteb_score)}
+
+
+@pytest.mark.slow  # a fresh interpreter per step left out, each stopped where the step is missed
+@pytest.mark.parametrize(
+    ("left_out", "said"),
+    [
+        (0, f"unknown transformation '{TOY}'"),
+        (1, "unknown template 'simplify'"),
+        (2, "must define exactly ('paraphrase', 'style_change', 'expand', 'summarise', 'translate', 'simplify')"),
+    ],
+    ids=["row", "template-row", "prompt"],
+)
+def test_leaving_out_any_step_of_the_page_fails(tmp_path, shared_data, left_out, said):
+    """A test of the test: each step the page lists is needed, so the run above cannot pass without it,
+    and the run says which is missing."""
+    done = _toy_run(tmp_path, shared_data, leaving_out=left_out)
+    assert done.returncode != 0 and said in done.stderr.strip().splitlines()[-1], done.stderr[-2000:]

@@ -24,9 +24,16 @@ from hteb_generate.sources.hub_sources import (
     retrieval_configs,
 )
 from hteb_generate.sources.sources_table import lookup_source
+from hteb_contract.specs.datasets import DatasetSpec
 from hteb_contract.errors import SourceError
 from hteb_contract.common.registry import Registry
 from hteb_contract.sources import read_source_dir
+
+
+def _with(spec: DatasetSpec, **info: object) -> DatasetSpec:
+    """`spec` with facts of its DatasetInfo replaced (a subset list or Hub path of a test's own)."""
+    return replace(spec, info=replace(spec.info, **info))
+
 
 datasets = pytest.importorskip("datasets")
 Dataset, DatasetDict = datasets.Dataset, datasets.DatasetDict
@@ -127,7 +134,7 @@ def test_retrieval_configs_are_picked_as_mteb_picks_them():
     assert hub_configs(scifact, ["corpus", "queries", "qrels"]) == ["corpus", "queries", "qrels"]
     assert hub_configs(scifact, ["corpus", "query", "default", "qrels"]) == ["corpus", "query", "default"]
     assert hub_configs(rerank, ["corpus", "queries", "default", "top_ranked"])[-1] == "top_ranked"
-    multilingual = replace(scifact, subsets={"de": ("deu",), "fr": ("fra",)})
+    multilingual = replace(scifact, info=replace(scifact.info, subsets={"de": ("deu",), "fr": ("fra",)}))
     assert retrieval_configs(multilingual, ["de-corpus", "de-queries", "de-qrels", "de-top_ranked"])[
         "de"
     ] == RetrievalConfigs(corpus="de-corpus", queries="de-queries", qrels="de-qrels", top_ranked="de-top_ranked")
@@ -137,7 +144,7 @@ def test_retrieval_configs_are_picked_as_mteb_picks_them():
 
 def test_multilingual_retrieval_reads_subset_configs(shared_data):
     beir = _scifact_hub(shared_data, queries=4, unjudged=1)
-    entry = replace(lookup_source("SciFact"), subsets={"en": ("eng",), "en-ext": ("eng",)})
+    entry = _with(lookup_source("SciFact"), subsets={"en": ("eng",), "en-ext": ("eng",)})
     raw = {
         f"{subset}-{part}": config
         for subset in ("en", "en-ext")
@@ -184,7 +191,7 @@ def _hub_folder(root: Path, configs: dict[str, dict[str, list[dict]]]) -> Path:
 def test_load_hub_dataset_reads_a_repo_in_the_beir_layout(shared_data, tmp_path):
     raw = _scifact_hub(shared_data)
     folder = _hub_folder(tmp_path / "scifact", {c: {s: list(d) for s, d in dd.items()} for c, dd in raw.items()})
-    loaded = load_hub_dataset(replace(lookup_source("SciFact"), hf_path=str(folder)))
+    loaded = load_hub_dataset(_with(lookup_source("SciFact"), hf_path=str(folder)))
     expected = convert(lookup_source("SciFact"), raw)
     assert loaded.tables == expected.tables and len(loaded.tables["queries"]) == 6
 
@@ -197,10 +204,10 @@ def test_load_hub_dataset_reads_a_monolingual_task_from_its_default_config(share
         "labels": [r["label"] for r in rows],
     }
     folder = _hub_folder(tmp_path / "twitter", {"default": {"test": [one_row]}})
-    loaded = load_hub_dataset(replace(lookup_source("TwitterSemEval2015"), hf_path=str(folder)))
+    loaded = load_hub_dataset(_with(lookup_source("TwitterSemEval2015"), hf_path=str(folder)))
     assert [(r["sentence1"], r["label"]) for r in loaded.eval_rows()] == [(r["sentence1"], r["label"]) for r in rows]
     with pytest.raises(SourceError, match=f"cannot load {tmp_path / 'none'}@.* config 'default': "):
-        load_hub_dataset(replace(lookup_source("TwitterSemEval2015"), hf_path=str(tmp_path / "none")))
+        load_hub_dataset(_with(lookup_source("TwitterSemEval2015"), hf_path=str(tmp_path / "none")))
 
 
 # -- the other task types ---------------------------------------------------------------------------
@@ -217,7 +224,7 @@ def test_cross_lingual_sts_fast_loading_gives_each_side_of_a_pair_its_language()
     """STS17 at its pinned revision: one default config whose rows name their pair in `lang`."""
     rows = read_source_dir(MTEB_NAMED / "STSBCrossLingual").eval_rows()
     hub_rows = [{k: r[k] for k in ("sentence1", "sentence2", "score", "lang")} for r in rows]
-    entry = replace(lookup_source("STS17"), subsets={"en-de": ("eng", "deu"), "en-en": ("eng",)})  # hf_subsets=[...]
+    entry = _with(lookup_source("STS17"), subsets={"en-de": ("eng", "deu"), "en-en": ("eng",)})  # hf_subsets=[...]
     stray = {**hub_rows[0], "lang": "fr-en"}  # a subset the task does not evaluate: mteb drops it
     converted = convert(entry, {"default": _dd(test=[*hub_rows, stray])})
     assert converted.eval_rows() == [{k: r[k] for k in ("sentence1", "sentence2", "score", "lang")} for r in rows]

@@ -64,7 +64,8 @@ def test_semrel2024_eng_reads_the_english_subset_of_the_local_copy(shared_data):
 
 
 def test_a_local_copy_whose_subset_languages_differ_from_the_entry_is_refused(shared_data):
-    entry = replace(lookup_source("SemRel2024-eng"), subsets={"eng": ("spa",)})
+    spec = lookup_source("SemRel2024-eng")
+    entry = replace(spec, info=replace(spec.info, subsets={"eng": ("spa",)}))
     with pytest.raises(SourceError, match="subset 'eng' has languages \\['eng'\\]; SemRel2024-eng expects \\['spa'\\]"):
         load_source(entry, source="local", data_dir=shared_data, sample=1, max_texts=None)
 

@@ -3,7 +3,7 @@ extended (tests/generate/test_adding_a_transformation.py): `python toy_run.py WO
 DATA`. The generator's model is a stand-in that needs no weights (it keeps the first two thirds of
 each text's words and prefers "yes"), the scorer's a hashed bag of words given as a factory of
 `--encoder python`; both run through the real pipeline, judge, detectors, revision writer,
-evaluators and card. Prints what the test checks, as JSON: the prompt set's sha256, the system
+evaluators and card, under both protocols (WORK/out, WORK/out-mteb). Prints what the test checks, as JSON: the prompt set's sha256, the system
 prompts the model was sent, and the revision's transformations and records as this checkout reads
 them (the test's own interpreter does not know the new transformation).
 """
@@ -21,6 +21,7 @@ from hteb_generate.engine import ChatResult, Engine
 from hteb_generate.transform.transformations import PROMPT_SETS
 
 PROMPT_SET = "smollm2-fewshot"  # the cpu profile's
+PROTOCOLS = {"hteb": "out", "mteb": "out-mteb"}  # each protocol's card folder under WORK
 ENCODER = '''
 import hashlib
 
@@ -90,22 +91,25 @@ def main(work: Path, transformation: str, data: Path) -> None:
     from hteb_score.cli import main as score
 
     (work / "bag_of_words.py").write_text(ENCODER, encoding="utf-8")
-    code = score(
-        [
-            f"{work / 'bag_of_words.py'}:BagOfWords",
-            "--encoder",
-            "python",
-            "--store",
-            f"file://{work / 'store'}",
-            "--revision",
-            "toy",
-            "--out",
-            str(work / "out"),
-            "--quiet",
-        ]
-    )
-    if code:
-        raise SystemExit(f"hteb-score exited with {code}")
+    for protocol, out in PROTOCOLS.items():
+        code = score(
+            [
+                f"{work / 'bag_of_words.py'}:BagOfWords",
+                "--encoder",
+                "python",
+                "--store",
+                f"file://{work / 'store'}",
+                "--revision",
+                "toy",
+                "--protocol",
+                protocol,
+                "--out",
+                str(work / out),
+                "--quiet",
+            ]
+        )
+        if code:
+            raise SystemExit(f"hteb-score --protocol {protocol} exited with {code}")
     revision = open_store(f"file://{work / 'store'}").fetch("toy")
     records = [
         {

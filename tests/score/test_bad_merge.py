@@ -135,7 +135,8 @@ def _damaged(tmp_path, text):
 @pytest.mark.parametrize(
     "text, needle",
     [
-        ("{not json", "not JSON"),
+        ("{not json", "not valid JSON"),
+        ('{"format": "hteb-score part/1", "format": "x"}', "the key 'format' is given twice"),
         ("[]", "not a part of this hteb-score"),
         (json.dumps({"format": "hteb-score part/0"}), "format 'hteb-score part/0'"),
         (

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from hteb_contract.card import CARD_VERSIONS
 from hteb_contract.common.atomic import atomic_write_json
 from hteb_contract.common.ray_cluster import session
 from hteb_contract.errors import HtebError, StoreError, end_process
@@ -153,6 +154,13 @@ def _options(fn, seed: Any = SEED):
                 "--noise-rules",
                 default=None,
                 help="Noise rules version (default: the newest, 2, every script; 1: noise-1339's, Latin only).",
+            ),
+            click.option(
+                "--card",
+                type=click.Choice(CARD_VERSIONS),
+                default=None,
+                help="Dataset card version (default 1, every published revision's; 2: the Hub's conventions: "
+                "source_datasets as extended|<hub id>, language_creators, dataset_info, every source's citation).",
             ),
             *MACHINE_OPTIONS,
             click.option("--publish/--no-publish", default=True, show_default=True, help="Publish to the store."),

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import fcntl
 import importlib.util
-import json
 import os
 import re
 import shutil
@@ -25,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from hteb_contract.common import json_input
 from hteb_contract.errors import HtebError, unknown_name
 from hteb_contract.common.registry import Registry
 
@@ -228,8 +228,8 @@ def lookup_model(name: str) -> ModelSpec:
 def _has_other_encoders(config: Path) -> bool:
     """Whether a Hugging Face config describes an image or audio encoder beside the language model."""
     try:
-        fields = json.loads(config.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        fields = json_input.read(config, ValueError)
+    except ValueError:
         return False  # the engine loading it says what is wrong with it
     return isinstance(fields, dict) and any(k in fields for k in ("vision_config", "audio_config"))
 

@@ -13,14 +13,14 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from hteb_contract.card import HTEB_CITATION, SourceLicense, source_pin
+from hteb_contract.card import FIRST_CARD, HTEB_CITATION, SourceLicense, source_pin
 from hteb_contract.common.escape import md_code
 from hteb_contract.records import ItemRecord, Judge
 from hteb_contract.tasks import task_type
 from hteb_contract.validation import SCHEMA_VERSIONS
 
 from hteb_generate.checks.detectors import ERROR_TYPES, error_rates
-from hteb_generate.sources.sources_table import source_citation
+from hteb_generate.sources.sources_table import row_citation, source_citation
 from hteb_generate.transform.cleanup import CLEANUPS
 from hteb_generate.transform.langid import UNSUPPORTED_BENCHMARK_LANGUAGES
 
@@ -191,15 +191,15 @@ def _corpus(corpus: Mapping[tuple[str, str, int], int]) -> dict[str, list[str]]:
     }
 
 
-def _citations(sources: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
-    """Each source's BibTeX (mteb's; sources citing the same work share one entry), and the sources without one.
-    The card is part of the revision's content hash: it prints what revisions printed when they were made, so a
-    published label rebuilds byte for byte (a dataset's own paper, `release_citation`, is in what `hteb-score cite`
-    and the result cards print: hteb_contract.citations)."""
+def _citations(sources: Sequence[Mapping[str, Any]], card: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """Each source's BibTeX (sources citing the same work share one entry), and the sources without one.
+    The card is part of the revision's content hash: card 1 prints what revisions printed when they were made
+    (mteb's citation of a registry dataset), so a published label rebuilds byte for byte; card 2 cites every
+    source by its own row, as `hteb-score cite` does (STS12-16 too; SciFact by its own paper)."""
     cited: dict[str, list[str]] = {}
     uncited = []
     for source in sorted(sources, key=lambda s: s["name"]):
-        bibtex = source_citation(source["name"])
+        bibtex = source_citation(source["name"]) if card == FIRST_CARD else row_citation(source["name"])
         if bibtex is None:
             uncited.append(f"`{source['name']}` ({source_pin(source)})")
         else:
@@ -252,7 +252,7 @@ def card_body(
     config = manifest_like["config"]
     missing = languages_not_in_mteb or {}
     by_llm = bool(records) or not rule_names
-    cited, uncited = _citations(manifest_like["sources"])
+    cited, uncited = _citations(manifest_like["sources"], config.get("card", FIRST_CARD))
     return TEMPLATE.render(
         label=manifest_like["label"],
         schema=SCHEMA_VERSIONS["item"],

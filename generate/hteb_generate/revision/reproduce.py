@@ -17,12 +17,14 @@ from collections.abc import Mapping
 from dataclasses import MISSING, asdict, fields
 from typing import Any
 
+from hteb_contract.common import json_input
 from hteb_contract.errors import HtebError
 from hteb_contract.common.paths import default_cache_dir
 from hteb_contract.specs.resolved import differences
 
 from hteb_generate.setup.config import LLM_SETTINGS, PROFILES, GenerateConfig, build_config, default_data_dir, validate
 from hteb_generate.transform.noise import FIRST_RULES, is_rule
+from hteb_contract.card import FIRST_CARD
 
 
 def rebuild_config(
@@ -45,6 +47,7 @@ def rebuild_config(
     content.setdefault(
         "noise_rules", FIRST_RULES
     )  # a config naming no rules version was made by version 1 (noise-1339)
+    content.setdefault("card", FIRST_CARD)  # a config naming no card version was made with card 1
     names = {f.name: f for f in fields(GenerateConfig)}
     unknown = sorted(content.keys() - names.keys())
     if unknown:
@@ -88,7 +91,7 @@ def rebuild_config(
                 f"differs from the row the revision was made by (made by {made_by}); reproduce it with "
                 "that release"
             )
-    ours, theirs = (json.loads(json.dumps(c)) for c in (config.content_config(), manifest["config"]))
+    ours, theirs = (json_input.plain(c) for c in (config.content_config(), manifest["config"]))
     if ours != theirs or config.config_hash() != manifest["config_hash"]:
         key = next((k for k in sorted(ours.keys() | theirs.keys()) if ours.get(k) != theirs.get(k)), None)
         why = (

@@ -21,6 +21,8 @@ from typing import Any
 
 import pyarrow as pa
 
+from hteb_contract.common import json_input
+from hteb_contract.card import HUB_CARD
 from hteb_contract.common.atomic import atomic_write_json
 from hteb_contract.errors import ContractError, IntegrityError, StoreError
 from hteb_contract.records import ItemRecord, Judge, Sampling
@@ -41,6 +43,7 @@ from hteb_contract.stores import PublishResult, RevisionStore, open_store
 from hteb_generate.revision import manifest_md
 
 from hteb_generate.transform import noise
+from hteb_generate.revision.card_info import dataset_info
 from hteb_generate.revision.card import card_body
 from hteb_generate.revision.card_configs import check_configs_load
 from hteb_generate.revision.manifest_fields import manifest_fields, repo_id, rows
@@ -133,7 +136,7 @@ def _run_state(cfg: GenerateConfig, runtime: dict[str, Any], log: Callable[[str]
     manifest (a resume on other software or GPUs is said in the log; the manifest keeps the first)."""
     path = Path(cfg.cache_dir) / "runs" / f"{cfg.config_hash()}.json"
     if path.is_file():
-        state = json.loads(path.read_text(encoding="utf-8"))
+        state = json_input.read(path)
     else:
         created = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         state = {"created": created, "config": cfg.content_config()}
@@ -434,5 +437,6 @@ def _write_revision(
         corpus_tables=corpus,
         licenses=licenses,
         task_ids=[i for name in datasets for i in source_task_ids(name)],
+        describe=dataset_info if cfg.card == HUB_CARD else None,
         progress=bar,
     )

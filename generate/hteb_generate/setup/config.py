@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from hteb_contract.card import CARD_VERSIONS, FIRST_CARD
 from hteb_contract.common.atomic import nearest_existing
 from hteb_contract.errors import HtebError, unknown_name
 from hteb_contract.common.paths import default_cache_dir
@@ -123,6 +124,9 @@ class GenerateConfig:
     #: the manifest records the rows the run is made by (`specs`, folded into the config hash); False only
     #: to rebuild a revision made before the block (`reproduce`), whose config hash has no rows in it
     record_specs: bool = True
+    #: the dataset card's version (hteb_contract.card.CARD_VERSIONS): 1, every revision's before the setting;
+    #: 2, the Hub's conventions (source_datasets, language_creators, dataset_info, every source's citation)
+    card: str = FIRST_CARD
 
     def dataset_spec(self, name: str) -> DatasetSpec:
         """A registered dataset, or (local sources) a folder of the data dir that no entry names."""
@@ -157,6 +161,8 @@ class GenerateConfig:
             data["specs_sha256"] = specs_hash(self.specs())
         if not self.corpus_noise:  # off, it is left out: a revision without it keeps its config hash
             data.pop("corpus_noise")
+        if self.card == FIRST_CARD:  # likewise: every revision made before the setting has card 1
+            data.pop("card")
         # version 1 (or no rule at all) is left out, as before versions: noise-1339 keeps its config hash
         if self.noise_rules == FIRST_RULES or len(self.llm_transformations) == len(self.transformations):
             data.pop("noise_rules")
@@ -300,7 +306,8 @@ def build_config(
         given["judge_model"] = None
     rules = given.get("noise_rules", CURRENT_RULES)  # an unknown version is refused by validate()
     stem = RULE_LABELS.get(rules, "noise") if profile == "noise" else DEFAULT_LABELS[profile]
-    default_label = f"{stem}-{'-'.join(map(str, seeds))}"
+    card = given.get("card", FIRST_CARD)  # a card of another version is another revision: another label
+    default_label = f"{stem}{'' if card == FIRST_CARD else f'-card{card}'}-{'-'.join(map(str, seeds))}"
     label = given.pop("label", default_label)  # an empty --label is refused, not replaced
     config = GenerateConfig(
         seeds=seeds,
@@ -367,6 +374,8 @@ def _validate(config: GenerateConfig) -> GenerateConfig:
     if config.source not in ("local", "hub"):
         raise HtebError(f"unknown source {config.source!r}; known: local, hub")
     rule_set(config.noise_rules)  # an unknown rules version is a one-line error
+    if config.card not in CARD_VERSIONS:
+        raise HtebError(f"unknown card version {config.card!r}; known: {', '.join(CARD_VERSIONS)}")
     if config.corpus_noise:
         _check_corpus_noise(transformations, [entry(n) for n in datasets])
     check_label(config.label)

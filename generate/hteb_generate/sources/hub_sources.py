@@ -157,7 +157,7 @@ def convert(entry: DatasetSpec, raw: Raw) -> SourceDataset:
     """What `load_dataset` returned for each config (config -> split -> rows) -> the layout of
     hteb_contract.tasks, as mteb reads it (see the module docstring)."""
     tables = CONVERTERS.get(entry.task_type)(HubRows(entry, raw))
-    return SourceDataset(entry.info(), tables, origin=f"hf://{entry.hf_path}@{entry.hf_revision}")
+    return SourceDataset(entry.info, tables, origin=f"hf://{entry.hf_path}@{entry.hf_revision}")
 
 
 def load_hub_dataset(entry: DatasetSpec) -> SourceDataset:

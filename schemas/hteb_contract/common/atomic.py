@@ -67,19 +67,6 @@ def canonical_json(obj: Any) -> bytes:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def parse_json_object(raw: bytes, where: str, error: type[Exception]) -> dict[str, Any]:
-    """A JSON object from UTF-8 bytes read from `where`; unreadable JSON or another JSON type is `error`."""
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise error(f"{where}: not valid JSON ({err})") from None
-    except RecursionError:
-        raise error(f"{where}: not valid JSON (nested too deeply)") from None
-    if not isinstance(data, dict):
-        raise error(f"{where}: expected a JSON object")
-    return data
-
-
 def fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:

@@ -18,6 +18,7 @@ import signal
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from hteb_contract.common import json_input
 from hteb_contract.common.atomic import atomic_write_text, fsync_dir, new_file_mode, process_alive
 from hteb_contract.errors import HtebError
 
@@ -65,7 +66,7 @@ def recover(folder: Path) -> None:
     for entry in sorted(Path(folder).iterdir()):
         match = _JOURNAL.fullmatch(entry.name)
         if match and not process_alive(int(match[1])):
-            _finish(entry, json.loads(entry.read_text(encoding="utf-8")))
+            _finish(entry, json_input.read(entry))
     for entry in Path(folder).iterdir():
         match = _TEMP.fullmatch(entry.name)
         if match and not process_alive(int(match[1])):

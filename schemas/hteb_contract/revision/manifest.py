@@ -12,12 +12,12 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from hteb_contract.common import json_input
 from hteb_contract.common.atomic import (
     atomic_write_json,
     canonical_json,
     file_kind,
     open_regular,
-    parse_json_object,
     sha256_bytes,
     sha256_file,
 )
@@ -95,7 +95,7 @@ def load_manifest(root: Path, *, links: bool = False) -> dict[str, Any]:
             raw = handle.read()
     except OSError as err:
         raise IntegrityError(f"{path}: cannot be read ({err.strerror})") from None
-    manifest = parse_json_object(raw, str(path), IntegrityError)
+    manifest = json_input.load_object(raw, str(path), IntegrityError)
     label = manifest.get("label")
     validate("manifest", manifest, what=f"revision {label!r} ({path})" if isinstance(label, str) else str(path))
     seen: set[str] = set()

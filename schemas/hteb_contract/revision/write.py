@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +13,7 @@ from hteb_contract.arrow import arrow_schema
 from hteb_contract.common.atomic import (
     atomic_write_text,
 )
-from hteb_contract.card import SourceLicense, SourceTables, front_matter, source_pin
+from hteb_contract.card import FIRST_CARD, HUB_CARD, SourceLicense, SourceTables, front_matter, hub_source, source_pin
 from hteb_contract.errors import ContractError
 from hteb_contract.hub_eval import revision_eval_yaml
 from hteb_contract.item_table import NotPlain, records_table
@@ -130,6 +130,7 @@ def write_revision(
     corpus_tables: Mapping[Variant, pa.Table] | None = None,
     licenses: Sequence[SourceLicense] = (),
     task_ids: Iterable[str] = (),
+    describe: Callable[[Path, Sequence[Mapping[str, Any]]], Any] | None = None,
     progress: Progress = quiet,
 ) -> dict[str, Any]:
     """Write a whole revision into the empty folder `root` and seal it; returns the manifest.
@@ -138,7 +139,8 @@ def write_revision(
     `records`' in the order first met, then each of `tables` (item tables made in bulk, as the noise
     rules make them: `write_item_table`); one corpus file per entry of `corpus_tables` (the manifest
     must then say `corpus_perturbed`); the dataset card (front matter from `hteb_contract.card` with
-    the sources' `licenses` and Hub `task_ids`, then `card_body`), the manifest (with the `change_shares`
+    the sources' `licenses` and Hub `task_ids`, in the version the config's `card` names, whose
+    `dataset_info` `describe` gives from the files written; then `card_body`), the manifest (with the `change_shares`
     of every items file: `revision.change_shares`); `progress` reports
     each stage (sources, items and corpus files, sealing).
     """
@@ -175,6 +177,7 @@ def write_revision(
     languages |= {r.target_language for r in records if r.target_language}
     for table in tables.values():
         languages |= set(pc.unique(pc.drop_null(table.column("target_language"))).to_pylist())
+    card = manifest_fields.get("config", {}).get("card", FIRST_CARD)
     head = front_matter(
         manifest_fields.get("label", ""),
         [source_tables(s) for s in sources],
@@ -183,8 +186,12 @@ def write_revision(
         languages=languages,
         rows=len(records) + sum(table.num_rows for table in tables.values()),
         licenses=licenses,
-        source_datasets=[source_pin(s) for s in manifest_fields.get("sources", ())],
+        source_datasets=[
+            (hub_source if card == HUB_CARD else source_pin)(s) for s in manifest_fields.get("sources", ())
+        ],
         task_ids=task_ids,
+        card=card,
+        describe=None if describe is None else (lambda configs: describe(root, configs)),
     )
     atomic_write_text(root / CARD, head + card_body)
     atomic_write_text(root / EVAL, revision_eval_yaml(manifest_fields, variants))

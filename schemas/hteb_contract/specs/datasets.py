@@ -9,40 +9,29 @@ as its mteb task class does. Each fact is stated once, in the row, and tests/con
 test_dataset_specs.py holds every row to the installed mteb's task metadata. Which fields are
 transformed is not a column: it is hteb_contract.tasks.TASK_TYPES's job.
 
-A row (the JSON Schema `datasets.schema.json` checks its shape on load; a bad row is a one-line
-ContractError naming it):
+A row's columns, what each holds and when a row needs it, are `ROW_MODEL` below (its JSON Schema,
+`datasets.schema.json`, and docs/extending/adding-a-dataset.md's column table are written from it;
+a bad row is a one-line ContractError naming it). What the columns do not say:
 
-- `name` in a revision, `mteb_task`, `task_type`, the Hub pin (`hf_path`, `hf_revision`),
-  `eval_split` and `train_split`, `local` (the folder of ../shared/data holding the same data).
-- `subsets`: mteb's hf_subsets, each with the language of each text (`en-de: [eng, deu]`: sentence1
-  English, sentence2 German, mteb's eval_langs order). The English datasets (`english`, the paper's
-  Table 9) keep the subsets mteb gives for `languages=["eng"]` (AmazonCounterfactual: `en-ext` and
-  `en`); the multilingual ones (Table 10) keep all of mteb's. `paper_languages` is what the paper
-  lists (SemRel2024 lists pan and spa, which mteb's data lacks: said on the dataset card).
+- The English datasets (`english`, the paper's Table 9) keep the subsets mteb gives for
+  `languages=["eng"]` (AmazonCounterfactual: `en-ext` and `en`); the multilingual ones (Table 10)
+  keep all of mteb's. SemRel2024 lists pan and spa in the paper, which mteb's data lacks: said on
+  the dataset card.
 - The paper counts SemRel2024 twice: `SemRel2024-eng` is the English STR dataset (mteb's SemRel24STS,
   subset `eng` only) and `SemRel2024` the multilingual one; both read the same pin and local folder.
-- How mteb loads it from the Hub: `fast_loading` (one config split by its `lang` column) and
-  `renames` (the task class's own column renames). Whether each Hub row is a set of texts clustered
-  on its own (mteb's legacy clustering) is the evaluation's `kind`, not a column of its own.
-- `main_score` where mteb's is not its task type's (SentimentAnalysisHindi: f1); `evaluation`: what
-  the mteb task class sets apart from its abstract class's defaults (`mteb_settings.py`).
-- `license` as mteb's task metadata records it, linked to the pinned Hub dataset whose card states it
-  and mapped to a Hub licence id as mteb maps it (`not specified` -> `unknown`, a URL -> `other`);
-  `release_license` where the original release states another licence, which then holds.
-- `citation`: the BibTeX of mteb's `TaskMetadata.bibtex_citation`; `release_citation` where that cites
-  another work than the dataset's own paper (SciFact: mteb's cites SPECTER, not Wadden et al. 2020),
-  which `cite` and the result cards of a revision recording its rows then cite (`source_citation`).
-- `hub_task_ids`: the Hub task ids mteb writes on its own dataset card for the task (most have none).
-- `stats`: per subset of the eval split, one `[texts, distinct, characters, script]` per transformed
-  field (retrieval and reranking: the queries; STS and pairs: both texts; classification and
-  clustering: the text; summarisation: the human and the machine summaries), from the descriptive
-  statistics mteb 2.26.24 ships, so `hteb-generate plan` needs no data. A text count a statistics
-  file does not give (SciDocsRR's queries) is total characters / average characters.
+  Whether each Hub row is a set of texts clustered on its own (mteb's legacy clustering) is the
+  evaluation's `kind`, not a column of its own.
+- A licence maps to a Hub licence id as mteb maps it (`not specified` -> `unknown`, a URL -> `other`),
+  linked to the pinned Hub dataset whose card states it.
+- A `stats` text count a statistics file does not give (SciDocsRR's queries) is total characters /
+  average characters.
+
+A row is read into a `DatasetSpec`, which holds the `DatasetInfo` every source carries (name, task
+type, splits, pin, subsets) and adds what the table alone says.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -50,19 +39,151 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from jsonschema import Draft202012Validator
 
 from hteb_contract.card import OTHER_LICENSE, UNKNOWN_LICENSE, SourceLicense
 from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.source_values import DEFAULT_SUBSET
 from hteb_contract.sources import DatasetInfo
 from hteb_contract.mteb_settings import ClusteringSettings, Settings
+from hteb_contract.specs.table import REQUIRED, Column, RowModel, TableFile
 from hteb_contract.tasks import task_type
 
 TABLE = Path(__file__).with_name("datasets.yaml")
 SCHEMA = Path(__file__).with_name("datasets.schema.json")
 
 Subsets = Mapping[str, tuple[str, ...]]
+
+_NAME = {"$ref": "#/$defs/name"}
+_BIBTEX = {"type": "string", "pattern": "^@"}
+_SPLIT = {"type": "string", "pattern": "^\\w+$"}
+_FLAG = {"type": "boolean"}
+
+#: The dataset table's columns, in the order its docs list them.
+ROW_MODEL = RowModel(
+    "datasets",
+    "one row per dataset",
+    (
+        Column("name", _NAME, "the dataset's name in a revision (`--datasets NAME`)", REQUIRED),
+        Column("task_type", {"type": "string"}, "one of `hteb_contract.tasks.TASK_TYPES`", REQUIRED),
+        Column("eval_split", _SPLIT, "the split evaluated", REQUIRED),
+        Column("train_split", _SPLIT, "the split a classifier is trained on", "Classification"),
+        Column(
+            "subsets",
+            {
+                "type": "object",
+                "minProperties": 1,
+                "propertyNames": _NAME,
+                "additionalProperties": {"$ref": "#/$defs/languages"},
+            },
+            "mteb's `hf_subsets`, each with the ISO 639-3 language of each text position in mteb's "
+            "`eval_langs` order (`en-de: [eng, deu]`: sentence1 English, sentence2 German)",
+            REQUIRED,
+        ),
+        Column(
+            "mteb_task",
+            _NAME,
+            "the mteb task it is; the scorer's `mteb` protocol reads its settings by this name",
+            "mteb datasets",
+        ),
+        Column("hf_path", {"type": "string", "minLength": 1}, "the Hub dataset the GPU profile loads", "Hub datasets"),
+        Column(
+            "hf_revision",
+            {"type": "string", "pattern": "^[0-9a-f]{40}$"},
+            "the commit of `hf_path` it loads",
+            "Hub datasets",
+        ),
+        Column("local", _NAME, "its folder in `../shared/data` (the CPU and noise profiles)", "local copies"),
+        Column(
+            "english",
+            _FLAG,
+            "in the paper's English table (Table 9; default `true`), else its multilingual one (Table 10)",
+        ),
+        Column("paper_languages", {"$ref": "#/$defs/languages"}, "the languages the paper's table lists for it"),
+        Column("fast_loading", _FLAG, "mteb reads one config and splits it by its `lang` column"),
+        Column(
+            "renames",
+            {"type": "object", "additionalProperties": {"type": "string"}},
+            "the mteb task class's own column renames",
+        ),
+        Column(
+            "main_score",
+            {"type": "string", "minLength": 1},
+            "mteb's main score where it is not its task type's (SentimentAnalysisHindi: `f1`)",
+        ),
+        Column(
+            "evaluation",
+            {"type": "object", "properties": {"kind": {"enum": ["legacy", "fast"]}}},
+            "what the mteb task class sets apart from its abstract class's defaults (`samples_per_label: 32`, "
+            "`kind: fast`; `mteb_settings.py`)",
+        ),
+        Column("license", {"type": "string", "minLength": 1}, "the licence as mteb's task metadata records it"),
+        Column(
+            "release_license",
+            {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["id", "name", "link"],
+                "properties": {
+                    "id": {"type": "string", "minLength": 1},
+                    "name": {"type": "string", "minLength": 1},
+                    "link": {"type": "string", "pattern": "^https://"},
+                },
+            },
+            "the original release's licence (Hub id, name, link), where it differs from mteb's: it then holds",
+        ),
+        Column("citation", _BIBTEX, "the BibTeX of mteb's `TaskMetadata.bibtex_citation`"),
+        Column(
+            "release_citation",
+            _BIBTEX,
+            "the dataset's own paper, where mteb's citation is of another work (SciFact: mteb cites SPECTER); "
+            "what HTEB cites",
+        ),
+        Column(
+            "hub_task_ids",
+            {"type": "array", "items": {"type": "string", "pattern": "^[a-z][a-z0-9-]*$"}, "uniqueItems": True},
+            "the Hub task ids mteb writes on its own dataset card for the task",
+        ),
+        Column(
+            "stats",
+            {
+                "type": "object",
+                "propertyNames": _NAME,
+                "additionalProperties": {"type": "array", "items": {"$ref": "#/$defs/field_stats"}, "minItems": 1},
+            },
+            "per subset of the eval split: `[texts, distinct, characters, script]` per transformed field "
+            "(`DatasetInfo.transformed_fields`), from the descriptive statistics mteb 2.26.24 ships",
+            "for `plan --counts stats`",
+        ),
+        Column(
+            "registry",
+            _FLAG,
+            "`false` for an mteb task only the scorer's `mteb` protocol reads (STS12-16 and the like)",
+        ),
+    ),
+)
+TABLE_FILE = TableFile(
+    "datasets.yaml",
+    "HTEB dataset table (datasets.yaml)",
+    "One row per dataset: what the generator loads and the scorer evaluates. hteb_contract/specs/datasets.py reads it.",
+    (ROW_MODEL,),
+    defs={
+        "name": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$"},
+        "language": {"type": "string", "pattern": "^[a-z]{3}$"},
+        "languages": {"type": "array", "items": {"$ref": "#/$defs/language"}, "minItems": 1},
+        "field_stats": {
+            "description": "one transformed field of a subset: [texts, distinct texts, characters, ISO 15924 script]",
+            "type": "array",
+            "prefixItems": [
+                {"type": "integer", "minimum": 0},
+                {"type": "integer", "minimum": 0},
+                {"type": "integer", "minimum": 0},
+                {"type": "string", "pattern": "^[A-Z][a-z]{3}$"},
+            ],
+            "items": False,
+            "minItems": 4,
+        },
+    },
+)
 
 
 @dataclass(frozen=True)
@@ -77,49 +198,71 @@ class FieldStats:
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """One dataset: where it comes from, how mteb evaluates it, its licence and citation."""
+    """One dataset: the facts every source carries (`info`: name, task type, splits, pin, subsets), and
+    what the table alone says: how mteb evaluates it, its licence and citation (ROW_MODEL's columns)."""
 
-    name: str  # the dataset's name inside a revision
-    task_type: str
-    eval_split: str
-    subsets: Subsets  # mteb hf_subset -> language of each text position (ISO 639-3)
+    info: DatasetInfo
     main_score: str  # mteb's main score
     evaluation: Settings  # mteb's evaluation settings of its task class
-    mteb_task: str | None = None
-    hf_path: str | None = None
-    hf_revision: str | None = None
-    train_split: str | None = None
-    paper_languages: tuple[str, ...] = ()  # as the paper's Table 9/10 lists them
-    english: bool = True  # in the paper's English datasets (Table 9), else its multilingual ones (Table 10)
-    registry: bool = True  # one of HTEB's datasets; False: an mteb task only the scorer's protocol reads
-    local: str | None = None  # folder name under shared/data
-    fast_loading: bool = False  # mteb reads the default config once and splits it by its `lang` column
-    renames: Mapping[str, str] = field(default_factory=dict)  # the mteb task's own column renames
-    license: str | None = None  # as mteb's task metadata records it; None: stated nowhere
-    release_license: SourceLicense | None = None  # the original release's, where it differs from mteb's
-    citation: str | None = None  # BibTeX, as mteb's task metadata holds it
-    release_citation: str | None = None  # the dataset's own paper, where mteb's citation is of another work
-    hub_task_ids: tuple[str, ...] = ()  # the Hub task ids mteb maps the task's subtypes to (its own cards')
+    paper_languages: tuple[str, ...] = ()
+    english: bool = True
+    registry: bool = True
+    local: str | None = None
+    fast_loading: bool = False
+    renames: Mapping[str, str] = field(default_factory=dict)
+    license: str | None = None  # None: stated nowhere
+    release_license: SourceLicense | None = None
+    citation: str | None = None
+    release_citation: str | None = None
+    hub_task_ids: tuple[str, ...] = ()
     stats: Mapping[str, tuple[FieldStats, ...]] | None = None  # eval split's subset -> transformed fields
 
     @classmethod
     def from_info(cls, info: DatasetInfo, *, local: str) -> DatasetSpec:
         """The spec of a source folder no row names, from its dataset.json and rows (no licence, no
         citation, its task type's defaults)."""
+        kind = task_type(info.task_type)
         return cls(
-            info.name,
-            info.task_type,
-            info.eval_split,
-            dict(info.subsets),
-            task_type(info.task_type).mteb_main_score,
-            task_type(info.task_type).evaluation({}, what=info.name),
-            mteb_task=info.mteb_task,
-            hf_path=info.hf_path,
-            hf_revision=info.hf_revision,
-            train_split=info.train_split,
+            info,
+            kind.mteb_main_score,
+            kind.evaluation({}, what=info.name),
             paper_languages=info.languages,
             local=local,
         )
+
+    @property
+    def name(self) -> str:
+        """the dataset's name inside a revision"""
+        return self.info.name
+
+    @property
+    def task_type(self) -> str:
+        return self.info.task_type
+
+    @property
+    def eval_split(self) -> str:
+        return self.info.eval_split
+
+    @property
+    def train_split(self) -> str | None:
+        return self.info.train_split
+
+    @property
+    def subsets(self) -> Subsets:
+        """mteb hf_subset -> the language of each text position (ISO 639-3)"""
+        return self.info.subsets
+
+    @property
+    def mteb_task(self) -> str | None:
+        return self.info.mteb_task
+
+    @property
+    def hf_path(self) -> str | None:
+        return self.info.hf_path
+
+    @property
+    def hf_revision(self) -> str | None:
+        return self.info.hf_revision
 
     @property
     def languages(self) -> tuple[str, ...]:
@@ -156,19 +299,6 @@ class DatasetSpec:
         link = self.license if self.license.startswith("http") else hub_page
         return SourceLicense(self.name, hub_license(self.license), self.license, link)
 
-    def info(self) -> DatasetInfo:
-        return DatasetInfo(
-            name=self.name,
-            task_type=self.task_type,
-            eval_split=self.eval_split,
-            languages=self.languages,
-            train_split=self.train_split,
-            mteb_task=self.mteb_task,
-            hf_path=self.hf_path,
-            hf_revision=self.hf_revision,
-            subsets=dict(self.subsets),
-        )
-
 
 def hub_license(mteb_license: str) -> str:
     """mteb's licence string as a Hub licence id, as mteb maps it for its own dataset cards.
@@ -182,21 +312,25 @@ def hub_license(mteb_license: str) -> str:
 
 
 def _spec(row: dict[str, Any]) -> DatasetSpec:
-    name, kind = row["name"], row["task_type"]
-    task_type(kind)  # an unknown task type is a one-line error naming the known ones
-    release = row.get("release_license")
-    stats = row.get("stats")
-    return DatasetSpec(
-        name,
-        kind,
-        row["eval_split"],
-        {s: tuple(codes) for s, codes in row["subsets"].items()},
-        row.get("main_score") or task_type(kind).mteb_main_score,
-        task_type(kind).evaluation(row.get("evaluation", {}), what="evaluation"),
+    """A row the schema accepted, typed (the task type's main score and settings where it states none)."""
+    name, kind = row["name"], task_type(row["task_type"])  # an unknown task type: one line naming the known ones
+    release, stats = row.get("release_license"), row.get("stats")
+    subsets = {s: tuple(codes) for s, codes in row["subsets"].items()}
+    info = DatasetInfo(
+        name=name,
+        task_type=row["task_type"],
+        eval_split=row["eval_split"],
+        languages=tuple(sorted({code for codes in subsets.values() for code in codes})),
+        train_split=row.get("train_split"),
         mteb_task=row.get("mteb_task"),
         hf_path=row.get("hf_path"),
         hf_revision=row.get("hf_revision"),
-        train_split=row.get("train_split"),
+        subsets=subsets,
+    )
+    return DatasetSpec(
+        info,
+        row.get("main_score") or kind.mteb_main_score,
+        kind.evaluation(row.get("evaluation", {}), what="evaluation"),
         paper_languages=tuple(row.get("paper_languages", ())),
         english=row.get("english", True),
         registry=row.get("registry", True),
@@ -204,10 +338,10 @@ def _spec(row: dict[str, Any]) -> DatasetSpec:
         fast_loading=row.get("fast_loading", False),
         renames=dict(row.get("renames", {})),
         license=row.get("license"),
+        release_license=None if release is None else SourceLicense(name, *(release[k] for k in ("id", "name", "link"))),
         citation=row.get("citation"),
         release_citation=row.get("release_citation"),
         hub_task_ids=tuple(row.get("hub_task_ids", ())),
-        release_license=None if release is None else SourceLicense(name, *(release[k] for k in ("id", "name", "link"))),
         stats=None if stats is None else {s: tuple(FieldStats(*f) for f in fs) for s, fs in stats.items()},
     )
 
@@ -243,15 +377,7 @@ def load_dataset_specs(path: Path = TABLE) -> tuple[DatasetSpec, ...]:
 def parse_dataset_rows(rows: Any, where: str) -> tuple[DatasetSpec, ...]:
     """Rows as the table states them (the packaged file's, or those a revision's `specs` block recorded), checked
     against the table's JSON Schema and each other; a bad row is a one-line ContractError naming `where`."""
-    error = next(iter(sorted(_validator().iter_errors(rows), key=lambda e: list(e.absolute_path))), None)
-    if error is not None:
-        at = list(error.absolute_path)
-        message = error.message if len(error.message) <= 200 else error.message[:197] + "..."
-        if not at:
-            raise ContractError(f"{where}: (top level): {message}")
-        named = f" ({rows[at[0]].get('name')})" if isinstance(rows[at[0]], dict) else ""
-        inner = "/".join(str(p) for p in at[1:]) or "(row)"
-        raise ContractError(f"{where}: row {at[0] + 1}{named}: {inner}: {message}")
+    TABLE_FILE.check(rows, where)
     specs = []
     for index, row in enumerate(rows):
         try:
@@ -260,11 +386,6 @@ def parse_dataset_rows(rows: Any, where: str) -> tuple[DatasetSpec, ...]:
             raise ContractError(f"{where}: row {index + 1} ({row['name']}): {err}") from None
     _check_agree(specs, where)
     return tuple(specs)
-
-
-@cache
-def _validator() -> Draft202012Validator:
-    return Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8")))
 
 
 @cache

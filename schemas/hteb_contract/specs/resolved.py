@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from hteb_contract.common import json_input
 from hteb_contract.specs import datasets, transformations
 from hteb_contract.specs import noise_scripts as scripts_table
 
@@ -67,7 +68,7 @@ def specs_block(
         if language_detector is None:
             raise ValueError("a run checking wrong_language records its language detector")
         block["language_detector"] = dict(language_detector)
-    return json.loads(json.dumps(block))  # plain JSON values, as a manifest reads them back
+    return json_input.plain(block)  # plain JSON values, as a manifest reads them back
 
 
 def specs_hash(block: Mapping[str, Any]) -> str:

@@ -24,7 +24,6 @@ naming rows of the table). A bad row is one line naming the file, the row and wh
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -32,13 +31,171 @@ from typing import Any
 
 import jsonschema
 import yaml
-from jsonschema import Draft202012Validator
 
 from hteb_contract.errors import ContractError, first_line
 from hteb_contract.common.registry import Registry
+from hteb_contract.specs.table import REQUIRED, Column, RowModel, TableFile
 
 TABLE_PATH = Path(__file__).resolve().parent / "transformations.yaml"
 SCHEMA_PATH = Path(__file__).resolve().parent / "transformations.schema.json"
+
+_NAME = {"$ref": "#/$defs/name"}
+LLM_ROWS = "LLM rows"  # a column an LLM row states and a rule row does not
+RULE_COLUMNS = ("name", "axis", "made_by", "short", "needs")  # all a rule row may state
+
+AXES = RowModel(
+    "axes",
+    "the axes, in the paper's order",
+    (
+        Column("name", _NAME, "the axis's name, as a transformation's `axis` names it", REQUIRED),
+        Column("label", {"type": "string", "minLength": 1}, "how tables and cards print it", REQUIRED),
+        Column(
+            "paper",
+            {"type": "boolean"},
+            "one of the paper's axes, whose mean alone is the HTEB total (Noise is reported beside it, never in it)",
+            REQUIRED,
+        ),
+    ),
+)
+TEMPLATES = RowModel(
+    "templates",
+    "the prompt keys the LLM steps use, and the token budget of a step that uses one",
+    (
+        Column(
+            "name",
+            _NAME,
+            "a prompt key: its text is in every prompt set of `hteb_generate.transform.transformations`",
+            REQUIRED,
+        ),
+        Column(
+            "growth",
+            {"type": "number", "exclusiveMinimum": 0},
+            "the room a step gets: max_tokens = growth x its input's tokens + 64, between the run's max_tokens "
+            "and its ceiling (`hteb_generate.transform.budget`)",
+            REQUIRED,
+        ),
+        Column(
+            "expected",
+            {"type": "number", "exclusiveMinimum": 0},
+            "what a step is expected to write, in tokens of its input (what `hteb-generate plan` counts)",
+            REQUIRED,
+        ),
+    ),
+)
+STEPS = RowModel(
+    "steps",
+    "the LLM calls of a transformation, in order",
+    (
+        Column("template", _NAME, "the template it uses, a row of `templates`", REQUIRED),
+        Column(
+            "language",
+            {"enum": ["source", "target", "pivot"]},
+            "the language it must answer in: the source text's, the target or the pivot",
+            REQUIRED,
+        ),
+        Column(
+            "check_as",
+            _NAME,
+            "an intermediate step's output is also checked with that transformation's detectors, in the "
+            "step's language, and its errors count for the item",
+        ),
+    ),
+)
+ROWS = RowModel(
+    "transformations",
+    "one row per transformation, the rows of one axis together and in the axes' order (every table's and card's order)",
+    (
+        Column("name", _NAME, "the transformation's name in revisions, cards and `--transformations`", REQUIRED),
+        Column("axis", _NAME, "its axis, a row of `axes`", REQUIRED),
+        Column(
+            "made_by",
+            {"enum": ["llm", "rules"]},
+            "`llm` (steps, a language plan, a judge task, detectors) or `rules` (a perturbation of "
+            "`hteb_generate.transform.noise` under the same name: no LLM, never judged)",
+            REQUIRED,
+        ),
+        Column.of_rows("steps", STEPS, "the LLM calls in order (the columns of `steps` below)", LLM_ROWS),
+        Column(
+            "languages",
+            _NAME,
+            "the language plan (`hteb_generate.transform.transformations.LANGUAGE_PLANS`): `source` (every step in "
+            "the text's language), `run_target` (one target per run), `item_target` (a target drawn per text), "
+            "`item_pivot` (a pivot drawn per text)",
+            LLM_ROWS,
+        ),
+        Column(
+            "judge_task",
+            {"type": "string", "minLength": 1},
+            "the intended transformation, as the judge's quality prompt states it",
+            LLM_ROWS,
+        ),
+        Column(
+            "detectors",
+            {"type": "array", "uniqueItems": True, "items": _NAME},
+            "the error types checked on the output (`hteb_generate.checks.detectors`), any order; a list several "
+            "rows share is stated once, as a YAML anchor (`&every_check`) its rows name (`*every_check`)",
+            LLM_ROWS,
+        ),
+        Column(
+            "short_output",
+            {"type": "boolean"},
+            "the output is meant to be far shorter than its source, so `truncated`'s word rule applies only to "
+            "sources of at most 3 words",
+        ),
+        Column(
+            "needs",
+            {"enum": ["layout", "digits", "case"]},
+            "a rule row: what it needs of a text's script to change it, a key of "
+            "`hteb_contract.specs.noise_scripts.NEEDS` (`layout`: a keyboard, `digits`: look-alike digits, `case`); "
+            "without it the rule applies to every script",
+        ),
+        Column(
+            "short",
+            {"type": "string", "minLength": 1, "maxLength": 24},
+            "how a narrow table heading names it (the findings tables, the leaderboard's rule columns); without it, "
+            "its name spaced and capitalised",
+        ),
+    ),
+)
+ROWS = replace(
+    ROWS,
+    when={
+        "if": {"properties": {"made_by": {"const": "llm"}}},
+        "then": {"required": [c.name for c in ROWS.columns if c.needed == LLM_ROWS]},
+        "else": {
+            "description": "a rule-made row: " + ", ".join(RULE_COLUMNS) + " only",
+            "additionalProperties": False,
+            "properties": dict.fromkeys(RULE_COLUMNS, True),
+        },
+    },
+)
+PRESETS = RowModel(
+    "presets",
+    "named selections of hteb-score --preset",
+    (
+        Column("name", _NAME, "the preset's name (`--preset NAME`)", REQUIRED),
+        Column("description", {"type": "string", "minLength": 1}, "its `--help` text", REQUIRED),
+        Column(
+            "slots",
+            {"type": "array", "minItems": 1, "items": {"type": "array", "minItems": 1, "items": _NAME}},
+            "per slot, the transformations that may fill it, the first a revision has winning; then one dataset per "
+            "task type is taken (the revision's first that holds every chosen transformation); without slots: every "
+            "dataset and transformation",
+        ),
+    ),
+    min_rows=0,
+)
+#: transformations.yaml: its four tables. The checks across rows are `_check_rows`'.
+TABLE_FILE = TableFile(
+    "transformations.yaml",
+    "HTEB transformation table",
+    "transformations.yaml: the axes, the prompt templates with their token budgets, one row per transformation, "
+    "and the scorer's presets. The checks across rows (names unique, an axis's rows together, templates, check_as "
+    "and a preset's slots naming rows of the table) are hteb_contract.specs.transformations'.",
+    (AXES, TEMPLATES, ROWS, PRESETS),
+    required=("axes", "templates", "transformations"),
+    defs={"name": {"type": "string", "pattern": "^[a-z][a-z_]*$"}},
+)
 
 
 @dataclass(frozen=True)
@@ -79,7 +236,7 @@ class StepSpec:
 
 @dataclass(frozen=True)
 class TransformationSpec:
-    """One row of the table (the meaning of each field is stated in transformations.yaml)."""
+    """One row of the table (what each field holds: its column in `ROWS`)."""
 
     name: str
     axis: str
@@ -164,8 +321,7 @@ def _where(path: Any, data: dict[str, Any]) -> str:
 
 
 def _check_schema(data: Any, source: str) -> None:
-    validator = Draft202012Validator(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
-    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    error = jsonschema.exceptions.best_match(TABLE_FILE.validator.iter_errors(data))
     if error is not None:
         where = _where(error.absolute_path, data) if isinstance(data, dict) else "the table"
         raise ContractError(f"{source}: {where}: {error.message}")

@@ -14,11 +14,11 @@ environment (HF_TOKEN) or the huggingface_hub login and is never printed or stor
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from hteb_contract.common import json_input
 from hteb_contract.errors import HtebError, StoreError
 from hteb_contract.revision import CARD, MANIFEST, PARTS, Revision
 from hteb_contract.stores.base import STORES, Published, PublishResult, RevisionStore, staged_manifest
@@ -63,7 +63,7 @@ class HubStore(RevisionStore):
             tagged = {tag.name: tag.target_commit for tag in refs.tags}
             if label in tagged:
                 path = api.hf_hub_download(self.repo_id, MANIFEST, repo_type="dataset", revision=tagged[label])
-                published = json.loads(Path(path).read_text(encoding="utf-8"))
+                published = json_input.load_object(Path(path).read_bytes(), f"{self.uri}: tag {label!r}", StoreError)
                 if published.get("content_hash") != digest:
                     raise StoreError(
                         f"{self.uri}: tag {label!r} already holds other content; publish under a new label"

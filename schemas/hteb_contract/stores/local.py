@@ -18,7 +18,6 @@ sha256) is corrupt. It is refused when asked for, before any object is read (a c
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import re
 import shutil
@@ -26,6 +25,7 @@ import uuid
 from collections.abc import Iterable
 from pathlib import Path
 
+from hteb_contract.common import json_input
 from hteb_contract.common.atomic import (
     NotRegular,
     canonical_json,
@@ -34,7 +34,7 @@ from hteb_contract.common.atomic import (
     open_regular,
     process_alive,
 )
-from hteb_contract.errors import StoreError
+from hteb_contract.errors import ContractError, StoreError
 from hteb_contract.common.locks import exclusive
 from hteb_contract.revision import Revision
 from hteb_contract.stores.base import STORES, Published, PublishResult, RevisionStore, staged_manifest
@@ -66,14 +66,14 @@ class LocalStore(RevisionStore):
         label = path.name[: -len(".json")]
         try:  # publish makes hard links; a symbolic one may point anywhere, a FIFO would block the reader
             with open_regular(path) as handle:
-                record = json.loads(handle.read().decode("utf-8"))
+                record = json_input.loads(handle.read(), str(path), ContractError)
         except OSError as err:
             raise CorruptLabel(
                 self.root,
                 label,
                 (err.strerror or str(err)) if isinstance(err, NotRegular) else f"cannot be read ({err.strerror})",
             ) from None
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        except ContractError:
             raise CorruptLabel(self.root, label, "is not valid JSON") from None
         if not isinstance(record, dict):
             raise CorruptLabel(self.root, label, "is not a JSON object")

@@ -41,6 +41,8 @@ def leaderboard(cards: Path, facts: Path, out: Path, check: bool) -> None:
     if out.name == CSV_NAME:
         raise HtebError(f"--out {out} is the CSV the page is written beside: name the page otherwise")
     data = leaderboard_data(cards, read_facts(facts))
+    for note in data["notes"]:
+        echo(f"note: {note}", err=True)
     files = {out: render(data), out.with_name(CSV_NAME): csv_text(data)}
     stale = [path for path, text in files.items() if not path.is_file() or path.read_text(encoding="utf-8") != text]
     if check:

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
+from hteb_contract.common import json_input
 from hteb_contract.errors import HtebError
 from hteb_score import CARD_FILE
 from hteb_score.cli.output import OutputFolder
@@ -66,7 +66,7 @@ def _earlier_card(path: Path) -> dict | None:
     from hteb_score.scoring.part_checks import check_timings
 
     try:
-        card = json.loads(path.read_text(encoding="utf-8"))
+        card = json_input.read(path, HtebError)
         check_timings(card.get("timings") if isinstance(card, dict) else None, str(path))
     except (OSError, ValueError, HtebError):
         return None

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from hteb_contract.common import json_input
 from hteb_contract.common.atomic import atomic_write_text
 from hteb_contract.errors import HtebError, first_line
 from hteb_contract.common.paths import default_cache_dir
@@ -47,8 +48,8 @@ _PROMPT_ALIASES = {"query": ("query",), "document": ("document", "passage", "cor
 
 def _read_probe(path: Path) -> float | None:
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))["max_diff_vs_torch_fp32"]
-    except (OSError, ValueError, KeyError, TypeError):
+        value = json_input.read(path, ValueError)["max_diff_vs_torch_fp32"]
+    except (ValueError, KeyError, TypeError):
         return None
     return float(value) if isinstance(value, (int, float)) else None
 

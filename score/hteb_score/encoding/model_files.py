@@ -7,11 +7,11 @@ holds its sentence-transformers modules, and the checks that its tokenizer is th
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hteb_contract.common import json_input
 from hteb_contract.errors import HtebError, first_line
 
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -88,10 +88,10 @@ def tokenizer_folder(folder: Path) -> Path:
     modules = folder / "modules.json"
     if modules.is_file():
         try:
-            entries = json.loads(modules.read_text(encoding="utf-8"))
+            entries = json_input.read(modules, HtebError)
             first = next(e for e in entries if str(e.get("type", "")).endswith("Transformer"))
             return folder / first.get("path", "")
-        except (json.JSONDecodeError, UnicodeDecodeError, StopIteration, AttributeError, TypeError):
+        except (HtebError, StopIteration, AttributeError, TypeError):
             raise HtebError(f"model {folder}: modules.json names no Transformer module") from None
     return folder
 

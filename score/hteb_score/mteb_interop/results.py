@@ -11,13 +11,13 @@ JSON is read, so comparing needs no mteb installed; files of other tasks and exp
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from hteb_contract.common import json_input
 from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.taxonomy import INSTALLED
 from hteb_score.scoring.aggregate import POINTS
@@ -133,10 +133,7 @@ def _score(result: Mapping[str, Any], file: Path) -> float | None:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise HtebError(f"{path}: not readable JSON ({err})") from None
+    data = json_input.read(path, HtebError)
     if not isinstance(data, dict):
         raise ContractError(f"{path}: not a JSON object")
     return data

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hteb_contract.common import json_input
 from hteb_contract.common.atomic import atomic_write_text
 from hteb_contract.errors import HtebError
 from hteb_contract.validation import check_finite
@@ -251,9 +252,10 @@ def read_part(path: Path) -> ScorePart:
         raise HtebError(f"{path}: no {PART_FILE} (a folder written by hteb-score --part)")
     try:
         raw = file.read_bytes()
-        data = json.loads((gzip.decompress(raw) if file.suffix == ".gz" else raw).decode("utf-8"))
-    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raw = gzip.decompress(raw) if file.suffix == ".gz" else raw
+    except (OSError, EOFError) as err:
         raise HtebError(f"{file}: not JSON ({err})") from None
+    data = json_input.loads(raw, str(file), HtebError)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
         raise HtebError(f"{file}: not a part of this hteb-score (format {found!r}, expected {FORMAT!r})")
@@ -368,7 +370,7 @@ def _short(value: Any) -> str:
 def _union(a: dict[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
     """`a` with each UNION_FIELDS mapping of `b` added to its own (keys in first-seen order), and each
     LATER_FIELDS value `a` lacks taken from `b`."""
-    out = json.loads(json.dumps(a))
+    out = json_input.plain(a)
     for *parent, key in LATER_FIELDS:  # recorded by one part, absent from an earlier one's
         mine, theirs = _at(out, parent), _at(b, parent)
         if isinstance(mine, dict) and isinstance(theirs, Mapping) and key not in mine and key in theirs:

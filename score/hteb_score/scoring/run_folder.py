@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hteb_contract.common import json_input
 from hteb_contract.common.atomic import atomic_write_text
 from hteb_contract.errors import HtebError
 from hteb_contract.common.locks import exclusive
@@ -51,7 +52,7 @@ class RunFolder:
         busy = f"another run is scoring into --out {path}; wait for it, or choose another folder"
         with exclusive(path / LOCK, wait=False, busy=busy, remove=True):
             folder = cls(path)
-            folder._claim(json.loads(json.dumps(dict(settings))), overwrite)
+            folder._claim(json_input.plain(dict(settings)), overwrite)
             yield folder
 
     def _claim(self, settings: dict[str, Any], overwrite: bool) -> None:
@@ -59,8 +60,8 @@ class RunFolder:
         wanted = {"format": FORMAT, "settings": settings}
         if record.is_file():
             try:
-                found = json.loads(record.read_text(encoding="utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
+                found = json_input.read(record, HtebError)
+            except HtebError:
                 found = None
             if found == wanted and not overwrite:
                 return
@@ -98,8 +99,8 @@ class RunFolder:
         if part.identity.hteb_score_version != __version__ or [u.dataset for u in part.units] != [unit.dataset]:
             return None
         try:
-            record = json.loads((folder / UNIT_FILE).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            record = json_input.read(folder / UNIT_FILE, HtebError)
+        except HtebError:
             return None  # killed between the part and its record: scored again
         wanted = self._record(unit, folder)
         differs = difference(record, wanted) if isinstance(record, dict) else f"{UNIT_FILE} is not an object"

@@ -63,8 +63,8 @@ def test_flagged_compare_of_cards_with_null_scores(undefined, tmp_path, run_cli)
 
 
 def test_refused_compare_of_an_older_card_with_bare_nan(tmp_path, run_cli):
-    """A card written before strict JSON holds a bare NaN: no JSON reader reads it as a number, so it is
-    refused in one line naming the file and where, and nothing is written (rescore the model)."""
+    """A card written before strict JSON holds a bare NaN: no JSON reader reads it as a number, so the JSON
+    door refuses it in one line naming the file, and nothing is written (rescore the model)."""
     card = make_card(MODELS[0], datasets=8)
     card["aggregates"]["per_dataset"][0]["original"] = math.nan
     old = tmp_path / "old.json"
@@ -74,7 +74,7 @@ def test_refused_compare_of_an_older_card_with_bare_nan(tmp_path, run_cli):
     out = tmp_path / "out"
     code, _, err = run_cli("compare", old, *others, "--out", out, "--splits", "5")
     assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
-    assert f"{old}: aggregates/per_dataset/0/original: nan is not a finite number" in err
+    assert f"{old}: not valid JSON (NaN is not a JSON number)" in err
     assert not out.exists()
 
 

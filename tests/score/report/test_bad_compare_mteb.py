@@ -111,7 +111,8 @@ def test_refused_a_folder_without_htebs_results(tmp_path, run_cli):
 @pytest.mark.parametrize(
     ("text", "needle"),
     [
-        ("{not json", "not readable JSON"),
+        ("{not json", "not valid JSON"),
+        ('{"task_name": "SciFact", "task_name": "STS12"}', "the key 'task_name' is given twice"),
         ("[1, 2]", "not a JSON object"),
         (json.dumps({"task_name": "SciFact", "dataset_revision": "r"}), "not an mteb task result (no scores)"),
         (json.dumps({"task_name": "SciFact", "scores": {"test": [{"hf_subset": "default"}]}}), "with a main_score"),

@@ -567,3 +567,40 @@ def test_an_out_that_is_the_facts_file_or_the_csv_is_refused_and_nothing_is_writ
     assert facts.read_text(encoding="utf-8") == FACTS.read_text(encoding="utf-8")
     left = {"facts.json", target.name} if out == "link to facts" else {"facts.json"}
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(left)
+
+
+def _edited_board(folder: Path, victim: str, kind: str, draw) -> None:
+    """The committed cards, one of them (`victim`) broken in one of the ways compare refuses."""
+    for path in sorted(CARDS.glob("*/result_card.json")):
+        card = json.loads(path.read_text(encoding="utf-8"))
+        if path.parent.name == victim and kind == "aggregates":  # an aggregate not its score records'
+            row = draw(st.sampled_from(card["aggregates"]["per_dataset"]))
+            row["original"] += draw(st.sampled_from([-5.0, -0.5, 0.25, 3.0]))
+        if path.parent.name == victim and kind == "revision":  # a card of another revision under the same label
+            card["dataset"]["revision"] = draw(st.text("0123456789abcdef", min_size=64, max_size=64))
+        (folder / path.parent.name).mkdir()
+        (folder / path.parent.name / "result_card.json").write_text(json.dumps(card), encoding="utf-8")
+        if path.parent.name == victim and kind == "twice":  # one model id twice, under another folder name
+            (folder / f"{victim}-again").mkdir()
+            (folder / f"{victim}-again" / "result_card.json").write_text(json.dumps(card), encoding="utf-8")
+
+
+@settings(max_examples=12, deadline=None)
+@given(victim=st.sampled_from(MODEL_FOLDERS), kind=st.sampled_from(["twice", "aggregates", "revision"]), draw=st.data())
+def test_the_board_refuses_what_compare_refuses(tmp_path_factory, victim, kind, draw):
+    """One set of card checks (issue 46): two cards of one model id, a card whose aggregates are not its
+    own score records', cards of two revisions: one line each, as `compare` says it."""
+    folder = tmp_path_factory.mktemp("board")
+    _edited_board(folder, victim, kind, draw.draw)
+    with pytest.raises(HtebError) as err:
+        leaderboard_data(folder, read_facts(FACTS))
+    said = {"twice": "appears twice", "aggregates": "a card's aggregates must be", "revision": "dataset revisions"}
+    assert said[kind] in str(err.value) and "\n" not in str(err.value)
+
+
+def test_the_board_of_a_refused_card_writes_nothing(tmp_path, run_cli):
+    (tmp_path / "cards").mkdir()
+    _edited_board(tmp_path / "cards", MODEL_FOLDERS[0], "twice", lambda strategy: None)
+    code, _, err = run_cli("leaderboard", tmp_path / "cards", "--facts", FACTS, "--out", tmp_path / "board.html")
+    assert code != 0 and "appears twice" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "board.html").exists() and not (tmp_path / CSV_NAME).exists()

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hteb_contract.common.atomic import parse_json_object
+from hteb_contract.common import json_input
 from hteb_contract.errors import ContractError
 from hteb_score.mteb_interop.layout import DATASET_KEY, parse_variant_task_name, result_folder, short_revision
 from hteb_score.scoring.part_checks import metric_range
@@ -78,7 +78,7 @@ def _check_mteb_values(card: Mapping[str, Any], path: Path, file: Path, transfor
     """Each main score of an mteb result file of one dataset (`hteb_dataset`) is the card's record of it, to
     the 6 decimals mteb writes (a single-subset dataset's record is its `all`). A file two datasets share
     (SemRel2024 and SemRel2024-eng name one mteb task) names neither and is not read here."""
-    data = parse_json_object(file.read_bytes(), str(file), ContractError)
+    data = json_input.load_object(file.read_bytes(), str(file), ContractError)
     dataset = data.get(DATASET_KEY)
     if not isinstance(dataset, str):
         return

@@ -10,7 +10,6 @@ is not strict JSON) writes nothing at all. A new output is one function here reg
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from hteb_contract.common import json_input
 from hteb_contract.common.atomic import atomic_write_bytes
 from hteb_contract.common.registry import Registry, RegistryError
 
@@ -100,7 +100,7 @@ def card_json(run: RunFiles) -> dict[str, str | bytes]:
 def card_markdown(run: RunFiles) -> dict[str, str | bytes]:
     """The card for a reader: every figure rendered from the JSON as result_card.json holds it (its key order
     too), so rendering the file again gives the same page."""
-    return {"result_card.md": render_markdown(json.loads(dumps(run.card, what="result card")))}
+    return {"result_card.md": render_markdown(json_input.loads(dumps(run.card, what="result card"), "the result card"))}
 
 
 @OUTPUTS.register("mteb")

@@ -4,12 +4,12 @@ datasets and a merge the union of parts, so both go through this one function an
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from hteb_contract.common import json_input
 from hteb_contract.taxonomy import recorded_in
 from hteb_score.encoding.backends import precision_flags
 from hteb_score.evaluators.protocol import PROTOCOLS
@@ -95,7 +95,7 @@ def _says_the_same(earlier: Mapping[str, Any], card: Mapping[str, Any]) -> bool:
     """Whether `card`, as its JSON reads back, says what `earlier` says but for PER_CARD (which it holds)."""
     if not all(key in earlier for key in PER_CARD):
         return False
-    new = json.loads(dumps(card, what="result card"))
+    new = json_input.loads(dumps(card, what="result card"), "the result card")
     return {k: v for k, v in earlier.items() if k not in PER_CARD} == {
         k: v for k, v in new.items() if k not in PER_CARD
     }

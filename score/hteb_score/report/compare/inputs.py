@@ -9,7 +9,6 @@ tables and our own cards are compared the same way.
 from __future__ import annotations
 
 import csv
-import json
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from hteb_contract.common import json_input
 from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.common.registry import Registry
 from hteb_contract.taxonomy import INSTALLED, recorded_in
@@ -116,12 +116,7 @@ def _read_items(path: Path) -> list[dict[str, Any]] | None:
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise HtebError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise HtebError(f"{path}: not readable JSON ({err})") from None
+    return json_input.read(Path(path), HtebError)
 
 
 def _read_csv_rows(path: Path) -> list[dict[str, Any]]:

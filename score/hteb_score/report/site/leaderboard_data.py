@@ -18,12 +18,12 @@ needs no facts in the facts file.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from hteb_contract.common import json_input
 from hteb_contract.citations import joined_bibliography
 from hteb_contract.errors import HtebError
 from hteb_contract.specs.datasets import dataset_specs
@@ -33,7 +33,7 @@ from hteb_score import CARD_FILE
 from hteb_score.report.compare.chance import chance_rows
 from hteb_score.report.compare.coverage_rows import coverage_rows
 from hteb_score.report.formatting import column_label, heading
-from hteb_score.report.compare.inputs import load_card
+from hteb_score.report.compare.inputs import check_inputs, load_card
 from hteb_score.report.compare.pairwise import ORIGINAL, rank_models
 from hteb_score.report.provenance import made_from
 from hteb_score.report.site.published import published_view
@@ -55,12 +55,7 @@ FACTS = {
 
 def read_facts(path: Path) -> dict[str, dict[str, Any]]:
     """The facts file (a JSON list of objects with `model`, the id the cards use): by model."""
-    try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise HtebError(f"{path}: no such file") from None
-    except json.JSONDecodeError as err:
-        raise HtebError(f"{path}: not JSON ({err.msg}, line {err.lineno})") from None
+    rows = json_input.read(path, HtebError)
     if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("model"), str) for r in rows):
         raise HtebError(f'{path}: expected a list of objects, each with a "model"')
     for row in rows:
@@ -223,6 +218,9 @@ def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> di
     if not paths:
         raise HtebError(f"{folder}: no result cards (*/{CARD_FILE})")
     models = [load_card(p) for p in paths]
+    # the checks compare makes of its inputs: one row per model id, one dataset revision and protocol, each
+    # card's aggregates its own score records'; what they only warn of is said by the command (`notes`)
+    notes = check_inputs(models, force=False)
     chance = chance_rows(models)
     models = sorted(models, key=lambda m: m.model in chance)  # chance rows last
     revisions = {m.card["dataset"]["label"] for m in models if m.card is not None}
@@ -275,6 +273,7 @@ def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> di
             for m in models
         ],
         "views": views,
+        "notes": notes,
         "coverage": _coverage(models, columns, shared),
         "published": published_view(
             {

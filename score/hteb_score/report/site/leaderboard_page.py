@@ -96,7 +96,7 @@ def render(data: Mapping[str, Any]) -> str:
         published=published_tables(data["published"]),
         island=_island(
             {
-                **{k: v for k, v in data.items() if k not in ("citation", "published", "provenance")},
+                **{k: v for k, v in data.items() if k not in ("citation", "published", "provenance", "notes")},
                 "alpha": ALPHA,
                 "facts": FACTS,
             }
