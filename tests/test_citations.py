@@ -14,6 +14,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
+from hteb_contract.errors import HtebError
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -160,6 +162,13 @@ def test_every_card_comparison_and_page_carries_what_cite_prints(tmp_path, capsy
     assert compared.count(HTEB_CITATION) == 1 and printed.rstrip("\n") in compared
     page = (tmp_path / "cmp" / "report.html").read_text(encoding="utf-8")
     assert '<h2 id="cite">How to cite</h2>' in page and page.count("@misc{frank2026hteb,") == 1
+    with pytest.raises(HtebError, match="different dataset revisions"):  # a board is of one revision (issue 46)
+        leaderboard_data(cards, {})
+    (cards / "old" / "result_card.json").unlink()
+    (cards / "old").rmdir()
+    other = {**card, "model": {**card["model"], "model_id": "org/another-model"}}
+    (cards / "b").mkdir()
+    (cards / "b" / "result_card.json").write_text(json.dumps(other), encoding="utf-8")
     board = render(leaderboard_data(cards, {}))
     assert board.count("@misc{frank2026hteb,") == 1 and "hteb_sample_1339" in board
 

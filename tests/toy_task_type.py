@@ -157,7 +157,8 @@ def main(shared_data: Path, sample_revision: Path) -> dict[str, Any]:
     }
     register()
     # the Hub converter, on STSBenchmark's rows laid out as its Hub config
-    spec = replace(lookup_source("STSBenchmark"), name="ToyBenchmark", task_type=NAME)
+    base = lookup_source("STSBenchmark")
+    spec = replace(base, info=replace(base.info, name="ToyBenchmark", task_type=NAME))
     rows = [
         {k: r[k] for k in ("sentence1", "sentence2", "score")}
         for r in json.loads(

@@ -88,3 +88,14 @@ def test_an_object_is_asked_for_and_a_file_read(tmp_path):
     (tmp_path / "twice.json").write_text('{"model": "a", "model": "b"}', encoding="utf-8")
     with pytest.raises(HtebError, match="the key 'model' is given twice"):
         json_input.read(tmp_path / "twice.json", HtebError)
+
+
+@pytest.mark.parametrize("constant", ["Infinity", "-Infinity", "1e400"])
+def test_a_writer_of_nan_is_read_with_nan_and_nothing_more(constant):
+    """mteb's result files hold NaN where a metric could not be computed: read with `nan=True`, NaN is a float
+    NaN; infinities and a key named twice are still refused."""
+    assert math.isnan(json_input.loads('{"main_score": NaN}', "r.json", nan=True)["main_score"])
+    with pytest.raises(ContractError):
+        json_input.loads(f'{{"main_score": {constant}}}', "r.json", nan=True)
+    with pytest.raises(ContractError, match="given twice"):
+        json_input.loads('{"a": NaN, "a": 1}', "r.json", nan=True)

@@ -51,27 +51,32 @@ def _finite(text: str) -> float:
     return value
 
 
-def loads(raw: str | bytes, where: str, error: Callable[[str], Exception] = ContractError) -> Any:
+def loads(raw: str | bytes, where: str, error: Callable[[str], Exception] = ContractError, *, nan: bool = False) -> Any:
     """The JSON document `raw` (text, or UTF-8 bytes) read from `where`; anything not strict JSON is
-    `error` (see the module docstring), one line naming `where`."""
+    `error` (see the module docstring), one line naming `where`. `nan`: a bare NaN reads as a float NaN, for
+    files of a writer that writes one (mteb's result files, where a metric could not be computed); the reader
+    of its values refuses it where a number is needed."""
     try:
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_constant, parse_float=_finite)
+        constant = (lambda name: math.nan if name == "NaN" else _constant(name)) if nan else _constant
+        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=constant, parse_float=_finite)
     except (_Refused, json.JSONDecodeError, UnicodeDecodeError) as err:
         raise error(f"{where}: not valid JSON ({err})") from None
     except RecursionError:
         raise error(f"{where}: not valid JSON (nested too deeply)") from None
 
 
-def load_object(raw: str | bytes, where: str, error: Callable[[str], Exception] = ContractError) -> dict[str, Any]:
+def load_object(
+    raw: str | bytes, where: str, error: Callable[[str], Exception] = ContractError, *, nan: bool = False
+) -> dict[str, Any]:
     """`loads`, for a document that must be one JSON object."""
-    data = loads(raw, where, error)
+    data = loads(raw, where, error, nan=nan)
     if not isinstance(data, dict):
         raise error(f"{where}: expected a JSON object")
     return data
 
 
-def read(path: Path, error: Callable[[str], Exception] = ContractError) -> Any:
+def read(path: Path, error: Callable[[str], Exception] = ContractError, *, nan: bool = False) -> Any:
     """The JSON file at `path`; a file that cannot be read is `error` too."""
     try:
         raw = Path(path).read_bytes()
@@ -79,7 +84,7 @@ def read(path: Path, error: Callable[[str], Exception] = ContractError) -> Any:
         raise error(f"{path}: no such file") from None
     except OSError as err:
         raise error(f"{path}: cannot be read ({err.strerror})") from None
-    return loads(raw, str(path), error)
+    return loads(raw, str(path), error, nan=nan)
 
 
 def plain(value: Any) -> Any:

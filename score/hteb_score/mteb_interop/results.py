@@ -133,7 +133,7 @@ def _score(result: Mapping[str, Any], file: Path) -> float | None:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    data = json_input.read(path, HtebError)
+    data = json_input.read(path, HtebError, nan=True)  # mteb writes NaN where a metric could not be computed
     if not isinstance(data, dict):
         raise ContractError(f"{path}: not a JSON object")
     return data

@@ -78,7 +78,7 @@ def _check_mteb_values(card: Mapping[str, Any], path: Path, file: Path, transfor
     """Each main score of an mteb result file of one dataset (`hteb_dataset`) is the card's record of it, to
     the 6 decimals mteb writes (a single-subset dataset's record is its `all`). A file two datasets share
     (SemRel2024 and SemRel2024-eng name one mteb task) names neither and is not read here."""
-    data = json_input.load_object(file.read_bytes(), str(file), ContractError)
+    data = json_input.load_object(file.read_bytes(), str(file), ContractError, nan=True)  # mteb's format: NaN allowed
     dataset = data.get(DATASET_KEY)
     if not isinstance(dataset, str):
         return
