@@ -140,3 +140,11 @@ def test_a_bad_column_is_one_line_naming_row_and_column(tmp_path, column, value,
     with pytest.raises(ContractError) as err:
         load_dataset_specs(path)
     assert str(err.value).startswith(f"datasets.yaml: row 1 (Bad): {said}: ") and "\n" not in str(err.value)
+
+
+def test_make_specs_refuses_a_page_that_is_not_there_before_writing(tmp_path, monkeypatch, capsys):
+    schema = tmp_path / "datasets.schema.json"
+    monkeypatch.setattr(write_specs, "files", lambda: {schema: datasets.TABLE_FILE})
+    assert write_specs.main(["--write", str(tmp_path / "absent.md")]) == 2
+    assert capsys.readouterr().err == f"write_specs: {tmp_path / 'absent.md'}: no such docs page\n"
+    assert not schema.exists()

@@ -36,6 +36,10 @@ def docs_table(page: str, file: TableFile, table: RowModel) -> str | None:
 def main(argv: Sequence[str]) -> int:
     """Write every table file's schema, and each table's columns into the docs pages given that mark it."""
     pages = [Path(p) for p in argv if p != "--write"]
+    missing = [page for page in pages if not page.is_file()]
+    if missing:  # before anything is written
+        print(f"write_specs: {missing[0]}: no such docs page", file=sys.stderr)
+        return 2
     for path, file in files().items():
         atomic_write_text(path, file.schema_text())
         for page in pages:
