@@ -60,8 +60,8 @@ TAGS = ("hteb", "mteb", "robustness", "embeddings")
 #: kept, so a published label rebuilds byte for byte); "2" follows the Hub's conventions: `source_datasets` as
 #: `extended|<hub id>` (the pins stay in the card's Sources and the manifest), `language_creators`, `dataset_info`
 #: (each config's features and split sizes), and every source cited by its own row.
-CARD_VERSIONS = ("1", "2")
 FIRST_CARD, HUB_CARD = "1", "2"
+CARD_VERSIONS = (FIRST_CARD, HUB_CARD)
 #: How a revision's texts were made, as the Hub names it: the sources' as found, the variants by a machine.
 LANGUAGE_CREATORS = ("found", "machine-generated")
 #: The license name and link of a revision whose sources have differing licenses.
@@ -234,6 +234,7 @@ def front_matter(
         **license_fields(licenses),
         "language": codes,
         "multilinguality": "multilingual" if len(codes) > 1 else "monolingual",
+        **({"language_creators": list(LANGUAGE_CREATORS)} if card == HUB_CARD else {}),
         "task_categories": sorted({task_type(s.task_type).hub_category for s in sources}),
         "task_ids": sorted(set(task_ids)),
         "size_categories": [size_category(rows)],
@@ -241,12 +242,8 @@ def front_matter(
         "tags": list(TAGS),
         "configs": configs,
     }
-    if card == HUB_CARD:
-        at = list(meta).index("multilinguality") + 1
-        items = list(meta.items())
-        meta = dict([*items[:at], ("language_creators", list(LANGUAGE_CREATORS)), *items[at:]])
-        if describe is not None:
-            meta["dataset_info"] = describe(configs)
+    if card == HUB_CARD and describe is not None:
+        meta["dataset_info"] = describe(configs)
     return (
         "---\n"
         + yaml.safe_dump({k: v for k, v in meta.items() if v != []}, sort_keys=False, allow_unicode=True)

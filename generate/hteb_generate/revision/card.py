@@ -7,20 +7,21 @@ cache counters), so a resumed or cached rerun writes the same bytes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from statistics import mean
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from hteb_contract.card import FIRST_CARD, HTEB_CITATION, SourceLicense, source_pin
+from hteb_contract.citations import source_citations
 from hteb_contract.common.escape import md_code
 from hteb_contract.records import ItemRecord, Judge
 from hteb_contract.tasks import task_type
 from hteb_contract.validation import SCHEMA_VERSIONS
 
 from hteb_generate.checks.detectors import ERROR_TYPES, error_rates
-from hteb_generate.sources.sources_table import row_citation, source_citation
+from hteb_generate.sources.sources_table import source_citation
 from hteb_generate.transform.cleanup import CLEANUPS
 from hteb_generate.transform.langid import UNSUPPORTED_BENCHMARK_LANGUAGES
 
@@ -191,15 +192,19 @@ def _corpus(corpus: Mapping[tuple[str, str, int], int]) -> dict[str, list[str]]:
     }
 
 
-def _citations(sources: Sequence[Mapping[str, Any]], card: str) -> tuple[list[dict[str, Any]], list[str]]:
+def _citations(manifest_like: Mapping[str, Any], card: str) -> tuple[list[dict[str, Any]], list[str]]:
     """Each source's BibTeX (sources citing the same work share one entry), and the sources without one.
     The card is part of the revision's content hash: card 1 prints what revisions printed when they were made
-    (mteb's citation of a registry dataset), so a published label rebuilds byte for byte; card 2 cites every
-    source by its own row, as `hteb-score cite` does (STS12-16 too; SciFact by its own paper)."""
+    (mteb's citation of a registry dataset), so a published label rebuilds byte for byte; card 2 prints what
+    `hteb-score cite` prints (hteb_contract.citations.source_citations: the rows the revision records, STS12-16
+    too, SciFact by its own paper)."""
+    lookup: Callable[[str], str | None] = source_citation
+    if card != FIRST_CARD:
+        lookup = {name: c.bibtex for c in source_citations(manifest_like) for name in c.datasets}.get
     cited: dict[str, list[str]] = {}
     uncited = []
-    for source in sorted(sources, key=lambda s: s["name"]):
-        bibtex = source_citation(source["name"]) if card == FIRST_CARD else row_citation(source["name"])
+    for source in sorted(manifest_like["sources"], key=lambda s: s["name"]):
+        bibtex = lookup(source["name"])
         if bibtex is None:
             uncited.append(f"`{source['name']}` ({source_pin(source)})")
         else:
@@ -252,7 +257,7 @@ def card_body(
     config = manifest_like["config"]
     missing = languages_not_in_mteb or {}
     by_llm = bool(records) or not rule_names
-    cited, uncited = _citations(manifest_like["sources"], config.get("card", FIRST_CARD))
+    cited, uncited = _citations(manifest_like, config.get("card", FIRST_CARD))
     return TEMPLATE.render(
         label=manifest_like["label"],
         schema=SCHEMA_VERSIONS["item"],

@@ -13,7 +13,7 @@ from pathlib import Path
 from hteb_contract.errors import unknown_name
 from hteb_contract.common.registry import Registry
 from hteb_contract.sources import read_source_dir
-from hteb_contract.specs.datasets import DatasetSpec, dataset_specs, registry_specs
+from hteb_contract.specs.datasets import DatasetSpec, registry_specs
 
 #: Revision name -> dataset; `lookup_source` also takes mteb task and local folder names.
 SOURCES: Registry[DatasetSpec] = Registry("dataset", entries={spec.name: spec for spec in registry_specs()})
@@ -59,13 +59,6 @@ def source_citation(name: str) -> str | None:
     """The BibTeX of a source dataset by its registry name, for the dataset card; None for a dataset mteb
     gives none and for a folder no row names."""
     return SOURCES.get(name).citation if name in SOURCES.names() else None
-
-
-def row_citation(name: str) -> str | None:
-    """What HTEB cites for a source by its row in the dataset table, any row (STS12-16's too): the dataset's own
-    paper where mteb cites another work, else mteb's; None for a folder no row names."""
-    rows = {spec.name: spec for spec in dataset_specs()}
-    return rows[name].source_citation if name in rows else None
 
 
 def source_task_ids(name: str) -> tuple[str, ...]:
