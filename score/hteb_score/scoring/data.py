@@ -20,7 +20,7 @@ from hteb_contract.revision.manifest import source_languages
 from hteb_contract.sources import DatasetInfo, SourceDataset, list_source_dirs, read_source_dir
 from hteb_contract.stores import open_store
 from hteb_contract.tasks import TextRef
-from hteb_contract.taxonomy import INSTALLED, Taxonomy, of_manifest
+from hteb_contract.taxonomy import BEFORE_SPECS, Taxonomy, of_manifest
 from tqdm.auto import tqdm
 
 from hteb_score.evaluators import EVALUATORS
@@ -49,7 +49,7 @@ class RunData:
     corpus: list[CorpusVariant] = field(default_factory=list)
     planned: list[str] = field(default_factory=list)
     chosen: dict[str, Any] = field(default_factory=dict)  # the card's selection of the revision (`chosen_part`)
-    taxonomy: Taxonomy = INSTALLED  # the axes the revision was made by (dataset folders: this release's)
+    taxonomy: Taxonomy = BEFORE_SPECS  # the axes the revision was made by (dataset folders: this release's)
 
 
 def read_data(options: ScoreOptions) -> RunData:

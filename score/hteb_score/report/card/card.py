@@ -15,7 +15,7 @@ from typing import Any
 
 from hteb_contract.common.escape import md_block, md_code, md_text
 from hteb_contract.specs.noise_scripts import APPLIED_SHARE
-from hteb_contract.taxonomy import INSTALLED, RECORDED, Taxonomy, recorded_in
+from hteb_contract.taxonomy import BEFORE_SPECS, RECORDED, Taxonomy, recorded_in
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 from hteb_score import __version__
 from hteb_score.evaluators.protocol import Protocol
@@ -46,7 +46,7 @@ class CardSubject:
     protocol: Protocol
     on_error: str
     selection: Mapping[str, Any] | None = None
-    taxonomy: Taxonomy = INSTALLED
+    taxonomy: Taxonomy = BEFORE_SPECS
     packages: Mapping[str, str] | None = None
 
 
