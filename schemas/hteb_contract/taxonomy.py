@@ -185,6 +185,17 @@ def recorded_in(data: Mapping[str, Any]) -> Taxonomy:
     return BEFORE_SPECS if block is None else Taxonomy.from_json(block)
 
 
+def minimal_pairs(manifest: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
+    """Each minimal-pair rule of a revision -> (its pair's meaning-changing rule, its meaning-keeping twin), as the
+    revision's own `specs` rows state them (the Sensitivity axis); none for a revision made before the block."""
+    rows = (manifest.get("specs") or {}).get("transformations", ())
+    pairs = {}
+    for row in rows:
+        if row.get("meaning") == "changed" and row.get("twin"):
+            pairs[row["name"]] = pairs[row["twin"]] = (row["name"], row["twin"])
+    return pairs
+
+
 def of_manifest(manifest: Mapping[str, Any]) -> Taxonomy:
     """The taxonomy a revision was made by: its `specs` block's, or this release's for a revision made before it."""
     specs = manifest.get("specs")

@@ -48,8 +48,20 @@ def _both(rule: str, text: str, language: str = "eng") -> tuple[str, str]:
         ("negation_flip", "Je ne sais pas.", "fra", "Je sais.", "Je sais pas."),
         ("negation_flip", "Il n'aime pas le café", "fra", "Il aime le café", "Il aime pas le café"),
         ("negation_flip", "Je n'aime pas", "fra", "J'aime", "J'aime pas"),
-        ("role_swap", "Madrid beat Barcelona 2-1", "eng", "Barcelona beat Madrid 2-1", "Barcelona was beaten by Madrid 2-1"),
-        ("role_swap", "prices rose from 5 to 9 dollars", "eng", "prices rose from 9 to 5 dollars", "prices rose to 9 from 5 dollars"),
+        (
+            "role_swap",
+            "Madrid beat Barcelona 2-1",
+            "eng",
+            "Barcelona beat Madrid 2-1",
+            "Barcelona was beaten by Madrid 2-1",
+        ),
+        (
+            "role_swap",
+            "prices rose from 5 to 9 dollars",
+            "eng",
+            "prices rose from 9 to 5 dollars",
+            "prices rose to 9 from 5 dollars",
+        ),
         ("role_swap", "the voltage goes from 0 to 1.5", "eng", None, None),
         ("number_change", "version 1.5 of 3.0", "eng", None, None),
         ("number_change", "call 0800 now", "eng", None, None),
@@ -208,7 +220,9 @@ def test_reproduce_remakes_it_byte_for_byte(made, tmp_path, shared_data):
     command = [sys.executable, "-c", "import sys; from hteb_generate.cli import main; sys.exit(main())", "reproduce"]
     command += ["--store", cfg.store, "--revision", cfg.label, "--data-dir", str(shared_data)]
     command += ["--cache-dir", str(tmp_path / "cache")]
-    done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"}, timeout=600)
+    done = subprocess.run(
+        command, capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"}, timeout=600
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     short = revision.manifest["content_hash"][:12]
     assert f"{cfg.label} ({short}) reproduced by {cfg.label} ({short})" in done.stdout + done.stderr
