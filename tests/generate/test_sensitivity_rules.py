@@ -5,9 +5,6 @@ each rule applies, its card's configs load (the run checks them) and `reproduce`
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -21,6 +18,7 @@ from hteb_contract.specs.transformations import transformation_spec
 from hteb_contract.stores import open_store
 from hteb_generate.transform import sensitivity
 from hteb_generate.transform.sensitivity import PAIRS, edit
+from revision_factory import reproduce
 
 needs_wordnet = pytest.mark.skipif(
     not (sensitivity.wordnet_dir() / "data.adj").is_file(),
@@ -217,15 +215,9 @@ def test_change_shares_say_where_each_rule_applies_and_a_pair_edits_the_same_tex
 
 def test_reproduce_remakes_it_byte_for_byte(made, tmp_path, shared_data):
     cfg, revision = made
-    command = [sys.executable, "-c", "import sys; from hteb_generate.cli import main; sys.exit(main())", "reproduce"]
-    command += ["--store", cfg.store, "--revision", cfg.label, "--data-dir", str(shared_data)]
-    command += ["--cache-dir", str(tmp_path / "cache")]
-    done = subprocess.run(
-        command, capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"}, timeout=600
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
+    said = reproduce(cfg.store, cfg.label, shared_data, tmp_path / "cache")
     short = revision.manifest["content_hash"][:12]
-    assert f"{cfg.label} ({short}) reproduced by {cfg.label} ({short})" in done.stdout + done.stderr
+    assert f"{cfg.label} ({short}) reproduced by {cfg.label} ({short})" in said
 
 
 def test_sensitivity_rules_make_a_revision_of_their_own(tmp_path, shared_data):

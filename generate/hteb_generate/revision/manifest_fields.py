@@ -23,7 +23,7 @@ from hteb_generate.checks.judge import JUDGE_PROMPTS
 from hteb_generate.engine import Engines
 from hteb_generate.setup.config import GenerateConfig
 from hteb_generate.sources.sources_table import SOURCES
-from hteb_generate.transform import noise, sensitivity
+from hteb_generate.transform import noise
 from hteb_generate.transform.transformations import PROMPT_SETS
 
 
@@ -57,10 +57,8 @@ def counters(records: list[ItemRecord], tables: dict[Variant, pa.Table]) -> dict
 
 def generator_block(cfg: GenerateConfig, engines: Engines | None) -> dict[str, Any]:
     """The manifest's generator: the LLM's, or the rules' when no LLM made a text."""
-    if engines is None and cfg.pair_transformations:
-        return sensitivity.generator_block(cfg.sensitivity_rules)
     if engines is None:
-        return noise.generator_block(cfg.noise_rules)
+        return noise.generator_block(cfg.noise_rules, cfg.sensitivity_rules if cfg.pair_transformations else None)
     generator, prompts = engines.generator, PROMPT_SETS.get(cfg.prompt_set)
     return {
         "model_id": generator.model_id,

@@ -286,12 +286,12 @@ def noise_tables(
     return tables
 
 
-def generator_block(rules: str = CURRENT_RULES) -> dict[str, Any]:
-    """The manifest's `generator` of a revision made by the rules (version `rules`) alone."""
-    return {
-        "model_id": RULES_MODEL,
-        "revision": rules,
-        "engine": "rules",
-        "prompt_set": "rules",
-        "prompt_set_hash": definitions_hash(rules),
-    }
+def generator_block(rules: str = CURRENT_RULES, sensitivity_rules: str | None = None) -> dict[str, Any]:
+    """The manifest's `generator` of a revision made by rules alone: the Noise rules of version `rules`, or, given
+    `sensitivity_rules`, the Sensitivity axis's minimal pairs of that version (a revision holds one or the other)."""
+    if sensitivity_rules is None:
+        model, version, digest = RULES_MODEL, rules, definitions_hash(rules)
+    else:
+        model, version = sensitivity.RULES_MODEL, sensitivity_rules
+        digest = sensitivity.definitions_hash(sensitivity_rules)
+    return {"model_id": model, "revision": version, "engine": "rules", "prompt_set": "rules", "prompt_set_hash": digest}

@@ -413,14 +413,3 @@ def _num2words_version() -> str:
     from importlib.metadata import version
 
     return version("num2words")
-
-
-def generator_block(rules: str = CURRENT_RULES) -> dict[str, Any]:
-    """The manifest's `generator` of a revision made by these rules alone."""
-    return {
-        "model_id": RULES_MODEL,
-        "revision": rules,
-        "engine": "rules",
-        "prompt_set": "rules",
-        "prompt_set_hash": definitions_hash(rules),
-    }
