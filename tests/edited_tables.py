@@ -24,3 +24,10 @@ def edit_installed_table(monkeypatch: pytest.MonkeyPatch, table: str, edit: Call
         return data
 
     monkeypatch.setattr(resolved, "_rows", edited)
+
+
+def with_axis_rows(data: Any, row: dict[str, Any]) -> None:
+    """`row` added to the parsed transformation table `data` after the last row of its axis (an axis's rows stand
+    together, in the axes' order)."""
+    rows = data["transformations"]
+    rows.insert(max(at for at, r in enumerate(rows) if r["axis"] == row["axis"]) + 1, row)

@@ -107,3 +107,19 @@ def install(store: Path, folder: Path) -> str:
     record = {"label": manifest["label"], "content_hash": digest, "published": "2026-11-22T00:00:00+00:00"}
     (Path(store) / "labels" / f"{manifest['label']}.json").write_text(json.dumps(record), encoding="utf-8")
     return digest
+
+
+def reproduce(store: str, label: str, data_dir: Path, cache_dir: Path) -> str:
+    """`hteb-generate reproduce` of a published revision, as a user runs it (a process of its own, offline): what it
+    printed; a non-zero exit fails the calling test with the end of its stderr."""
+    import os
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-c", "import sys; from hteb_generate.cli import main; sys.exit(main())", "reproduce"]
+    command += ["--store", store, "--revision", label, "--data-dir", str(data_dir), "--cache-dir", str(cache_dir)]
+    done = subprocess.run(
+        command, capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"}, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout + done.stderr

@@ -117,7 +117,7 @@ class Taxonomy:
                 if mine is not None
                 else axis.transformations
             )
-            axes[axis.name] = Axis(axis.name, axis.label, rows, axis.paper)
+            axes[axis.name] = Axis(axis.name, axis.label, rows, axis.paper, axis.own_revision)
         order = [a.name for a in INSTALLED.axes]
         ranked = sorted(axes.values(), key=lambda a: order.index(a.name) if a.name in order else len(order))
         source = RECORDED if RECORDED in (self.source, other.source) else INSTALLED_TABLE
@@ -128,6 +128,7 @@ class Taxonomy:
             "from": self.source,
             "axes": [
                 {"name": a.name, "label": a.label, "paper": a.paper, "transformations": list(a.transformations)}
+                | ({"own_revision": True} if a.own_revision else {})  # stated only where true: older cards unchanged
                 for a in self.axes
             ],
         }
@@ -135,7 +136,10 @@ class Taxonomy:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Taxonomy:
         return cls(
-            tuple(Axis(a["name"], a["label"], tuple(a["transformations"]), a["paper"]) for a in data["axes"]),
+            tuple(
+                Axis(a["name"], a["label"], tuple(a["transformations"]), a["paper"], a.get("own_revision", False))
+                for a in data["axes"]
+            ),
             data["from"],
         )
 
@@ -145,7 +149,13 @@ class Taxonomy:
         rows: Sequence[Mapping[str, Any]] = block["transformations"]
         return cls(
             tuple(
-                Axis(a["name"], a["label"], tuple(r["name"] for r in rows if r["axis"] == a["name"]), a["paper"])
+                Axis(
+                    a["name"],
+                    a["label"],
+                    tuple(r["name"] for r in rows if r["axis"] == a["name"]),
+                    a["paper"],
+                    a.get("own_revision", False),
+                )
                 for a in block["axes"]
             ),
             RECORDED,
@@ -153,6 +163,9 @@ class Taxonomy:
 
 
 INSTALLED = Taxonomy(transformation_table().axes)
+#: What a revision or card made before the specs block was made by: this release's axes but those whose rows make
+#: revisions of their own (Sensitivity), which no revision of that time could hold.
+BEFORE_SPECS = Taxonomy(tuple(a for a in transformation_table().axes if not a.own_revision))
 
 AXES: dict[str, tuple[str, ...]] = INSTALLED.members
 AXIS_LABELS: dict[str, str] = INSTALLED.labels
@@ -169,10 +182,21 @@ def recorded_in(data: Mapping[str, Any]) -> Taxonomy:
     """The taxonomy a card or a part's identity records (`taxonomy`), or this release's where it records none
     (made from a revision before the specs block)."""
     block = data.get("taxonomy")
-    return INSTALLED if block is None else Taxonomy.from_json(block)
+    return BEFORE_SPECS if block is None else Taxonomy.from_json(block)
+
+
+def minimal_pairs(manifest: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
+    """Each minimal-pair rule of a revision -> (its pair's meaning-changing rule, its meaning-keeping twin), as the
+    revision's own `specs` rows state them (the Sensitivity axis); none for a revision made before the block."""
+    rows = (manifest.get("specs") or {}).get("transformations", ())
+    pairs = {}
+    for row in rows:
+        if row.get("meaning") == "changed" and row.get("twin"):
+            pairs[row["name"]] = pairs[row["twin"]] = (row["name"], row["twin"])
+    return pairs
 
 
 def of_manifest(manifest: Mapping[str, Any]) -> Taxonomy:
     """The taxonomy a revision was made by: its `specs` block's, or this release's for a revision made before it."""
     specs = manifest.get("specs")
-    return INSTALLED if specs is None else Taxonomy.of_specs(specs)
+    return BEFORE_SPECS if specs is None else Taxonomy.of_specs(specs)

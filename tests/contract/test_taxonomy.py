@@ -19,6 +19,7 @@ from hteb_contract.taxonomy import (
     AXES,
     AXIS_LABELS,
     AXIS_OF,
+    BEFORE_SPECS,
     INSTALLED,
     PAPER_AXES,
     PAPER_TRANSFORMATIONS,
@@ -57,8 +58,9 @@ NOISE_FIVE = (
 def test_the_paper_axes_make_the_total_and_noise_stands_beside_them():
     assert list(PAPER_AXES) == ["lexical", "length", "language"]
     assert PAPER_TRANSFORMATIONS == PAPER_EIGHT
-    assert list(AXES) == ["lexical", "length", "language", "noise"] and AXIS_LABELS["noise"] == "Noise"
-    assert AXES["noise"] == NOISE_FIVE and TRANSFORMATIONS == PAPER_EIGHT + NOISE_FIVE
+    assert list(AXES) == ["lexical", "length", "language", "noise", "sensitivity"] and AXIS_LABELS["noise"] == "Noise"
+    assert AXES["noise"] == NOISE_FIVE and TRANSFORMATIONS == PAPER_EIGHT + NOISE_FIVE + AXES["sensitivity"]
+    assert not in_total("sensitivity") and not any(map(in_total, AXES["sensitivity"]))
     assert {AXIS_OF[t] for t in NOISE_FIVE} == {"noise"}
     assert sorted(TRANSFORMATIONS, key=transformation_order) == list(TRANSFORMATIONS)
 
@@ -158,14 +160,20 @@ def _moved(name: str, to: str) -> Taxonomy:
 
 def test_a_taxonomy_round_trips_through_a_card_and_a_specs_block_gives_the_revisions_own():
     assert Taxonomy.from_json(INSTALLED.to_json()) == INSTALLED
-    assert recorded_in({}) is INSTALLED and recorded_in(
+    assert recorded_in({}) is BEFORE_SPECS and recorded_in(
         {"taxonomy": _moved("paraphrasing", "length").to_json()}
     ) == _moved("paraphrasing", "length")
     block = specs_block(["STSBenchmark"], ["keyboard_typos"], noise_scripts=False, language_detector=None)
     own = Taxonomy.of_specs(block)
     assert own.source == RECORDED and own.transformations == ("keyboard_typos",)
     assert list(own.paper_axes) == list(PAPER_AXES)  # every axis recorded: the total keeps its definition
-    assert of_manifest({"specs": block}) == own and of_manifest({}) is INSTALLED
+    assert of_manifest({"specs": block}) == own and of_manifest({}) is BEFORE_SPECS
+    # an axis whose rules make revisions of their own is recorded only where used, and never before the block
+    assert "sensitivity" not in own.members and "sensitivity" not in BEFORE_SPECS.members
+    assert list(BEFORE_SPECS.members) == [a for a in INSTALLED.members if a != "sensitivity"]
+    pairs = Taxonomy.of_specs(specs_block(["STS16"], ["negation_flip"], noise_scripts=False, language_detector=None))
+    assert pairs.members["sensitivity"] == ("negation_flip",) and "noise" in pairs.members
+    assert Taxonomy.from_json(pairs.to_json()) == pairs
 
 
 @pytest.mark.parametrize("name", TRANSFORMATIONS)

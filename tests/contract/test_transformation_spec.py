@@ -17,14 +17,15 @@ from hteb_contract.specs.transformations import (
     parse_transformation_table,
     transformation_table,
 )
-from hteb_generate.transform import budget, noise
+from hteb_generate.transform import budget, noise, sensitivity
 from hteb_generate.checks import judge
 from hteb_generate.checks.detectors import DETECTORS, ERROR_TYPES
 from hteb_generate.transform.transformations import LANGUAGE_PLANS, PROMPT_SETS, TRANSFORMATIONS, plan_languages
 
 TABLE = transformation_table()
 LLM = [t for t in TABLE.transformations if not t.is_rule]
-RULES = [t for t in TABLE.transformations if t.is_rule]
+RULES = [t for t in TABLE.transformations if t.is_rule and t.twin is None]
+PAIRS = [t for t in TABLE.transformations if t.twin is not None]
 #: Paper Table 1, in its order, and the Noise axis of issue 12.
 PAPER_AXES = {
     "lexical": ("paraphrasing", "backtranslation", "style_change"),
@@ -32,13 +33,26 @@ PAPER_AXES = {
     "language": ("translation", "cross_translation"),
 }
 NOISE = ("random_capitalisation", "character_deletion", "numerisation", "keyboard_typos", "punctuation_casing_loss")
+SENSITIVITY = (
+    "negation_flip",
+    "negation_contraction",
+    "number_change",
+    "number_words",
+    "role_swap",
+    "role_reorder",
+    "antonym_swap",
+    "synonym_swap",
+)
 #: Source languages a plan is tried with: Latin, an Arabic dialect, a pivot and a target language.
 SOURCES = ("eng", "arq", "spa", "deu")
 
 
 def test_the_axes_partition_the_rows_in_the_papers_order():
     assert {a.name: a.transformations for a in TABLE.axes if a.paper} == PAPER_AXES
-    assert [(a.name, a.transformations, a.paper) for a in TABLE.axes if not a.paper] == [("noise", NOISE, False)]
+    assert [(a.name, a.transformations, a.paper, a.own_revision) for a in TABLE.axes if not a.paper] == [
+        ("noise", NOISE, False, False),
+        ("sensitivity", SENSITIVITY, False, True),
+    ]
     members = [t for a in TABLE.axes for t in a.transformations]
     assert sorted(members) == sorted(TABLE.names) and len(set(members)) == len(members)
     assert taxonomy.TRANSFORMATIONS == TABLE.names  # the table's order is every table's and card's
@@ -48,8 +62,34 @@ def test_the_axes_partition_the_rows_in_the_papers_order():
 def test_llm_rows_are_the_generators_transformations_and_rule_rows_its_perturbations():
     assert TRANSFORMATIONS.names() == [t.name for t in LLM]
     assert noise.PERTURBATIONS.names() == [t.name for t in RULES]
-    assert all(noise.is_rule(t.name) for t in RULES) and not any(noise.is_rule(t.name) for t in LLM)
+    assert sensitivity.RULES.names() == [t.name for t in PAIRS]
+    assert all(noise.is_rule(t.name) for t in RULES + PAIRS) and not any(noise.is_rule(t.name) for t in LLM)
+    assert all(noise.is_pair_rule(t.name) for t in PAIRS) and not any(noise.is_pair_rule(t.name) for t in RULES)
     assert not noise.is_rule("no_such_transformation")
+
+
+def test_each_minimal_pair_is_one_generator_pair_changed_then_kept():
+    assert [(p.changed, p.kept) for p in sensitivity.PAIRS] == [
+        (t.name, t.twin) for t in PAIRS if t.meaning == "changed"
+    ]
+    assert all(TABLE.get(t.twin).twin == t.name for t in PAIRS)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda row: row.pop("twin"), "states both meaning and twin, or neither"),
+        (lambda row: row.update(twin="role_swap"), "must name it back"),
+        (lambda row: row.update(twin="paraphrasing"), "must name it back"),
+        (lambda row: row.update(twin="no_such_rule"), "is not a row of the table"),
+    ],
+    ids=["one-sided", "not-named-back", "another-axis", "unknown"],
+)
+def test_a_broken_minimal_pair_is_one_line_naming_its_row(edit, message):
+    data = yaml.safe_load(TABLE_PATH.read_text(encoding="utf-8"))
+    edit(next(r for r in data["transformations"] if r["name"] == "negation_flip"))
+    with pytest.raises(ContractError, match=rf"transformations\[\d+\] \(negation_flip\): .*{message}"):
+        parse_transformation_table(data)
 
 
 @pytest.mark.parametrize("prompts", PROMPT_SETS.names())

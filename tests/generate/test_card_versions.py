@@ -10,9 +10,6 @@ configuration (another hash and another default label), an unknown one refused i
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -24,6 +21,7 @@ from hteb_contract.errors import HtebError
 from hteb_contract.specs.datasets import dataset_specs
 from hteb_contract.stores import open_store
 from hteb_generate.run.pipeline import run
+from revision_factory import reproduce
 from hteb_generate.setup.config import build_config
 
 DATASETS = ("STS12", "Banking77", "SciFact")
@@ -98,15 +96,9 @@ def test_every_source_is_cited_by_its_own_row(made):
 
 def test_reproduce_remakes_it_byte_for_byte(made, tmp_path, shared_data):
     cfg, revision = made["cfg"], made["revision"]
-    command = [sys.executable, "-c", "import sys; from hteb_generate.cli import main; sys.exit(main())", "reproduce"]
-    command += ["--store", cfg.store, "--revision", cfg.label, "--data-dir", str(shared_data)]
-    command += ["--cache-dir", str(tmp_path / "cache")]
-    done = subprocess.run(
-        command, capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"}, timeout=300
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
+    said = reproduce(cfg.store, cfg.label, shared_data, tmp_path / "cache")
     short = revision.manifest["content_hash"][:12]
-    assert f"{cfg.label} ({short}) reproduced by {cfg.label} ({short})" in done.stdout + done.stderr
+    assert f"{cfg.label} ({short}) reproduced by {cfg.label} ({short})" in said
 
 
 def test_the_version_is_part_of_the_configuration(tmp_path, shared_data):

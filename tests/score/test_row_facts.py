@@ -13,6 +13,8 @@ from hteb_contract.specs import transformations
 from hteb_contract.tasks import TASK_TYPES
 from hteb_score.mteb_interop.tasks import sample_creation
 
+from edited_tables import with_axis_rows
+
 TABLE = Path(transformations.__file__).with_name("transformations.yaml")
 
 
@@ -54,8 +56,7 @@ TABLE = Path(transformations.__file__).with_name("transformations.yaml")
 )
 def test_a_new_rows_sample_creation_is_read_from_its_steps(row, label, monkeypatch):
     data = yaml.safe_load(TABLE.read_text(encoding="utf-8"))
-    rows = data["transformations"]
-    rows.insert(max(at for at, r in enumerate(rows) if r["axis"] == row["axis"]) + 1, row)  # with its axis' rows
+    with_axis_rows(data, row)
     table = transformations.parse_transformation_table(data)
     monkeypatch.setattr(transformations, "transformation_table", lambda: table)
     assert sample_creation(row["name"], "found") == label
@@ -76,8 +77,8 @@ def test_where_a_new_rule_applies_is_read_from_what_its_row_needs(needs, arabic,
     from hteb_contract.specs.noise_scripts import noise_scripts
 
     data = yaml.safe_load(TABLE.read_text(encoding="utf-8"))
-    data["transformations"].append(
-        {"name": "vowel_swap", "axis": "noise", "made_by": "rules", **({"needs": needs} if needs else {})}
+    with_axis_rows(
+        data, {"name": "vowel_swap", "axis": "noise", "made_by": "rules", **({"needs": needs} if needs else {})}
     )
     table = transformations.parse_transformation_table(data)
     monkeypatch.setattr(transformations, "transformation_table", lambda: table)

@@ -18,6 +18,7 @@ from hteb_contract.citations import source_citations
 from hteb_contract.common.escape import md_code
 from hteb_contract.records import ItemRecord, Judge
 from hteb_contract.tasks import task_type
+from hteb_contract.specs.transformations import transformation_spec
 from hteb_contract.validation import SCHEMA_VERSIONS
 
 from hteb_generate.checks.detectors import ERROR_TYPES, error_rates
@@ -237,6 +238,12 @@ ENVIRONMENT.filters["code"] = md_code  # a name from a user as a Markdown code s
 TEMPLATE = ENVIRONMENT.get_template("dataset_card.md.j2")
 
 
+def _pair_names(rule_names: Sequence[str]) -> list[str]:
+    """ "changed vs kept" per minimal pair among the rules, in the table's order."""
+    rows = [transformation_spec(n) for n in rule_names]
+    return [f"{r.name} vs {r.twin}" for r in rows if r.meaning == "changed" and r.twin in rule_names]
+
+
 def card_body(
     manifest_like: Mapping[str, Any],
     records: Sequence[ItemRecord],
@@ -270,6 +277,7 @@ def card_body(
         seeds=manifest_like["seeds"],
         transformations=manifest_like["transformations"],
         rule_names=list(rule_names),
+        pair_names=_pair_names(rule_names),
         noise_rules=config.get("noise_rules"),
         noise_hash=config.get("noise_rules_sha256"),
         corpus=_corpus(corpus) if corpus else None,

@@ -56,9 +56,9 @@ def counters(records: list[ItemRecord], tables: dict[Variant, pa.Table]) -> dict
 
 
 def generator_block(cfg: GenerateConfig, engines: Engines | None) -> dict[str, Any]:
-    """The manifest's generator: the LLM's, or the noise rules' when no LLM made a text."""
+    """The manifest's generator: the LLM's, or the rules' when no LLM made a text."""
     if engines is None:
-        return noise.generator_block(cfg.noise_rules)
+        return noise.generator_block(cfg.noise_rules, cfg.sensitivity_rules if cfg.pair_transformations else None)
     generator, prompts = engines.generator, PROMPT_SETS.get(cfg.prompt_set)
     return {
         "model_id": generator.model_id,

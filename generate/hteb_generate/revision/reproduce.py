@@ -42,6 +42,7 @@ def rebuild_config(
     content = {k: tuple(v) if isinstance(v, list) else v for k, v in manifest["config"].items()}
     content.pop("prompt_set_sha256", None)  # derived from prompt_set: checked through the config hash
     content.pop("noise_rules_sha256", None)  # derived from noise_rules: checked so too
+    content.pop("sensitivity_rules_sha256", None)  # likewise, from sensitivity_rules
     # derived from the installed tables' rows (a revision made before the block has none: rebuilt without)
     content["record_specs"] = content.pop("specs_sha256", None) is not None
     content.setdefault(

@@ -269,7 +269,8 @@ def _run(cfg: GenerateConfig, *, log, facts: Facts | None) -> RunResult:
         rules = [t for t in cfg.transformations if noise.is_rule(t)]
         made_by_rules = _rule_tables(cfg, datasets, rules)
         if rules:
-            log(f"{rows(made_by_rules)} items made by the noise rules ({', '.join(rules)})")
+            made = "the sensitivity rules" if cfg.pair_transformations else "the noise rules"
+            log(f"{rows(made_by_rules)} items made by {made} ({', '.join(rules)})")
         corpus = _corpus_tables(cfg, datasets, rules)
         if cfg.corpus_noise:
             log(f"{rows(corpus)} corpus titles and texts made by the noise rules (--corpus-noise)")
@@ -382,11 +383,15 @@ def _rule_tables(
     if not rules:  # an LLM-only run: no bar for a stage that has nothing to do
         return {}
     jobs = [(seed, name, dataset) for seed in cfg.seeds for name, dataset in datasets.items()]
-    what = "noise rules on the corpus" if corpus else "noise rules"
+    what = (
+        "noise rules on the corpus" if corpus else ("sensitivity rules" if cfg.pair_transformations else "noise rules")
+    )
     return {
         (name, rule, seed): table
         for seed, name, dataset in bar(jobs, what, len(jobs), "dataset")
-        for rule, table in noise.noise_tables(seed, name, dataset, rules, corpus=corpus, rules=cfg.noise_rules).items()
+        for rule, table in noise.noise_tables(
+            seed, name, dataset, rules, corpus=corpus, rules=cfg.noise_rules, sensitivity_rules=cfg.sensitivity_rules
+        ).items()
     }
 
 

@@ -31,12 +31,14 @@ from hteb_generate.bounds import CONFIG_BOUNDS, ENGINE_BOUNDS, check_number, che
 from hteb_generate.engine import check_engine_options
 from hteb_generate.checks.judge import DEFAULT_PROMPTS, JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from hteb_generate.engine.models import ModelSpec, lookup_model
+from hteb_generate.transform import sensitivity
 from hteb_generate.transform.noise import (
     CURRENT_RULES,
     FIRST_RULES,
     PERTURBATIONS,
     RULE_LABELS,
     definitions_hash,
+    is_pair_rule,
     is_rule,
     rule_set,
 )
@@ -121,6 +123,8 @@ class GenerateConfig:
     ray_workers: int | None = None  # engines on the cluster (None: as many as its GPUs or CPUs hold)
     corpus_noise: bool = False  # also the retrieval corpora under each noise rule (SAGE Task 5; opt-in)
     noise_rules: str = CURRENT_RULES  # the noise rules' version (transform.noise.RULE_SETS); "1" is noise-1339's
+    #: the Sensitivity axis's minimal-pair rules' version (transform.sensitivity.RULE_SETS)
+    sensitivity_rules: str = sensitivity.CURRENT_RULES
     #: the manifest records the rows the run is made by (`specs`, folded into the config hash); False only
     #: to rebuild a revision made before the block (`reproduce`), whose config hash has no rows in it
     record_specs: bool = True
@@ -134,8 +138,18 @@ class GenerateConfig:
 
     @property
     def llm_transformations(self) -> tuple[str, ...]:
-        """The transformations an LLM makes (the others are noise rules): no model loads without one."""
+        """The transformations an LLM makes (the others are rules): no model loads without one."""
         return tuple(t for t in self.transformations if not is_rule(t))
+
+    @property
+    def noise_transformations(self) -> tuple[str, ...]:
+        """The Noise rules among the transformations."""
+        return tuple(t for t in self.transformations if is_rule(t) and not is_pair_rule(t))
+
+    @property
+    def pair_transformations(self) -> tuple[str, ...]:
+        """The Sensitivity axis's minimal-pair rules among the transformations."""
+        return tuple(t for t in self.transformations if is_pair_rule(t))
 
     def content_config(self) -> dict[str, Any]:
         """What decides the revision's content (no paths, store, label or cache location): without an
@@ -163,11 +177,15 @@ class GenerateConfig:
             data.pop("corpus_noise")
         if self.card == FIRST_CARD:  # likewise: every revision made before the setting has card 1
             data.pop("card")
-        # version 1 (or no rule at all) is left out, as before versions: noise-1339 keeps its config hash
-        if self.noise_rules == FIRST_RULES or len(self.llm_transformations) == len(self.transformations):
+        # version 1 (or no noise rule at all) is left out, as before versions: noise-1339 keeps its config hash
+        if self.noise_rules == FIRST_RULES or not self.noise_transformations:
             data.pop("noise_rules")
-        if len(self.llm_transformations) < len(self.transformations):
+        if self.noise_transformations:
             data["noise_rules_sha256"] = definitions_hash(self.noise_rules)
+        if self.pair_transformations:  # absent from every revision without them: their config hashes stay
+            data["sensitivity_rules_sha256"] = sensitivity.definitions_hash(self.sensitivity_rules)
+        else:
+            data.pop("sensitivity_rules")
         if not self.llm_transformations:
             for key in LLM_SETTINGS:
                 data.pop(key)
@@ -182,7 +200,7 @@ class GenerateConfig:
             from hteb_generate.transform.langid import detector_info  # lingua, only for a run that checks languages
 
             detector = detector_info()
-        scripts = self.noise_rules != FIRST_RULES and len(self.llm_transformations) < len(self.transformations)
+        scripts = self.noise_rules != FIRST_RULES and bool(self.noise_transformations)
         return specs_block(self.datasets, self.transformations, noise_scripts=scripts, language_detector=detector)
 
     def config_hash(self) -> str:
@@ -253,7 +271,11 @@ PROFILES["noise"] = {
     "max_list": None,
 }
 
-DEFAULT_LABELS = {"gpu": "hteb", "cpu": "sample"}  # the noise profile's: transform.noise.RULE_LABELS
+# The Sensitivity axis (issue 45): its minimal-pair rules on every dataset of the data dir, at full size, no LLM.
+PROFILES["sensitivity"] = {**PROFILES["noise"], "transformations": tuple(sensitivity.RULES.names())}
+
+#: The noise profile's: transform.noise.RULE_LABELS.
+DEFAULT_LABELS = {"gpu": "hteb", "cpu": "sample", "sensitivity": sensitivity.LABEL_STEM}
 
 
 def data_dir_datasets(data_dir: Path) -> tuple[str, ...]:
@@ -374,6 +396,18 @@ def _validate(config: GenerateConfig) -> GenerateConfig:
     if config.source not in ("local", "hub"):
         raise HtebError(f"unknown source {config.source!r}; known: local, hub")
     rule_set(config.noise_rules)  # an unknown rules version is a one-line error
+    if config.sensitivity_rules not in sensitivity.RULE_SETS:
+        raise HtebError(
+            f"unknown sensitivity rules version {config.sensitivity_rules!r}; known: {', '.join(sensitivity.RULE_SETS)}"
+        )
+    pairs = [t for t in transformations if is_pair_rule(t)]
+    if pairs and len(pairs) < len(transformations):
+        raise HtebError(
+            "the Sensitivity axis's rules make a revision of their own (--profile sensitivity): "
+            f"{', '.join(t for t in transformations if not is_pair_rule(t))} cannot join them"
+        )
+    if pairs:
+        sensitivity.adjective_pairs()  # WordNet missing is one line here, before anything is read
     if config.card not in CARD_VERSIONS:
         raise HtebError(f"unknown card version {config.card!r}; known: {', '.join(CARD_VERSIONS)}")
     if config.corpus_noise:
@@ -430,12 +464,14 @@ def _transformation(name: str) -> str:
     try:
         return TRANSFORMATIONS.canonical(name)
     except HtebError:
-        raise unknown_name("transformation", name, [*TRANSFORMATIONS.names(), *PERTURBATIONS.names()]) from None
+        raise unknown_name(
+            "transformation", name, [*TRANSFORMATIONS.names(), *PERTURBATIONS.names(), *sensitivity.RULES.names()]
+        ) from None
 
 
 def _check_corpus_noise(transformations: tuple[str, ...], entries: list[DatasetSpec]) -> None:
     """--corpus-noise perturbs retrieval corpora with the noise rules: the run needs both."""
-    if not any(is_rule(t) for t in transformations):
+    if not any(is_rule(t) and not is_pair_rule(t) for t in transformations):
         raise HtebError(
             f"--corpus-noise needs a noise rule among the transformations ({', '.join(PERTURBATIONS.names())})"
         )

@@ -54,6 +54,7 @@ from hteb_contract.specs.noise_scripts import adjacency, noise_scripts
 from hteb_contract.sources import SourceDataset
 from hteb_contract.specs.transformations import transformation_table
 
+from hteb_generate.transform import sensitivity
 from hteb_generate.transform.keyboards import key_neighbours
 from hteb_generate.seeding import derive_int
 
@@ -203,9 +204,36 @@ def definitions_hash(rules: str = CURRENT_RULES) -> str:
 
 
 def is_rule(transformation: str) -> bool:
-    """A transformation the table says these rules make, not an LLM (False for an unknown name)."""
+    """A transformation the table says rules make (these or the Sensitivity axis's), not an LLM (False for an
+    unknown name)."""
     table = transformation_table()
     return transformation in table.names and table.get(transformation).is_rule
+
+
+def is_pair_rule(transformation: str) -> bool:
+    """A minimal-pair rule of the Sensitivity axis (hteb_generate.transform.sensitivity), not a Noise rule."""
+    table = transformation_table()
+    return transformation in table.names and table.get(transformation).twin is not None
+
+
+RuleEdit = Callable[[str, tuple, "str | None"], str]
+
+
+def rule_edit(transformation: str, rules: str, sensitivity_rules: str) -> tuple[RuleEdit, str, str]:
+    """What makes a rule's texts: (text, key, language) -> text, the hash of its definitions, its generator name."""
+    if is_pair_rule(transformation):
+        return (
+            lambda text, key, language: sensitivity.edit(
+                transformation, text, key=key, language=language, rules=sensitivity_rules
+            ),
+            sensitivity.definitions_hash(sensitivity_rules),
+            sensitivity.RULES_MODEL,
+        )
+    return (
+        lambda text, key, language: perturb(transformation, text, key=key, language=language, rules=rules),
+        definitions_hash(rules),
+        RULES_MODEL,
+    )
 
 
 def noise_tables(
@@ -216,10 +244,12 @@ def noise_tables(
     *,
     corpus: bool = False,
     rules: str = CURRENT_RULES,
+    sensitivity_rules: str = sensitivity.CURRENT_RULES,
 ) -> dict[str, pa.Table]:
-    """Rule transformation -> its item table: one single-attempt record per text of `dataset` (no LLM,
-    no judge), in ref order; `corpus`: per corpus title and text instead (the opt-in perturbed corpus of
-    retrieval, SAGE Task 5). Columns, not a record per text: 419,000 of them for noise-1339.
+    """Rule transformation (Noise, or Sensitivity's minimal pairs) -> its item table: one single-attempt record
+    per text of `dataset` (no LLM, no judge), in ref order; `corpus`: per corpus title and text instead (the
+    opt-in perturbed corpus of retrieval, SAGE Task 5). Columns, not a record per text: 419,000 of them for
+    noise-1339.
 
     The key is (seed, dataset, transformation, text), as an LLM unit's: equal texts get equal noise."""
     found = dataset.corpus_text_columns() if corpus else dataset.text_columns()
@@ -235,35 +265,33 @@ def noise_tables(
             ("text", "original_text"),
         )
     }
-    digest = definitions_hash(rules)
-    return {
-        transformation: single_attempt_table(
+    tables = {}
+    for transformation in transformations:
+        make, digest, model = rule_edit(transformation, rules, sensitivity_rules)
+        tables[transformation] = single_attempt_table(
             dataset=name,
             task_type=dataset.info.task_type,
             transformation=transformation,
             seed=seed,
-            generator_model=RULES_MODEL,
+            generator_model=model,
             prompt_hash=digest,
             columns={
                 **columns,
                 "transformed_text": [
-                    perturb(
-                        transformation, text, key=(seed, name, transformation, text), language=language, rules=rules
-                    )
+                    make(text, (seed, name, transformation, text), language)
                     for text, language in zip(columns["original_text"], columns["source_language"])
                 ],
             },
         )
-        for transformation in transformations
-    }
+    return tables
 
 
-def generator_block(rules: str = CURRENT_RULES) -> dict[str, Any]:
-    """The manifest's `generator` of a revision made by the rules (version `rules`) alone."""
-    return {
-        "model_id": RULES_MODEL,
-        "revision": rules,
-        "engine": "rules",
-        "prompt_set": "rules",
-        "prompt_set_hash": definitions_hash(rules),
-    }
+def generator_block(rules: str = CURRENT_RULES, sensitivity_rules: str | None = None) -> dict[str, Any]:
+    """The manifest's `generator` of a revision made by rules alone: the Noise rules of version `rules`, or, given
+    `sensitivity_rules`, the Sensitivity axis's minimal pairs of that version (a revision holds one or the other)."""
+    if sensitivity_rules is None:
+        model, version, digest = RULES_MODEL, rules, definitions_hash(rules)
+    else:
+        model, version = sensitivity.RULES_MODEL, sensitivity_rules
+        digest = sensitivity.definitions_hash(sensitivity_rules)
+    return {"model_id": model, "revision": version, "engine": "rules", "prompt_set": "rules", "prompt_set_hash": digest}

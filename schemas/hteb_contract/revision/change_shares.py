@@ -1,6 +1,7 @@
 """How much of each variant a transformation changed: per (dataset, transformation, seed, subset), the
 items and how many of them have a transformed text other than the original (the manifest's
-`change_shares`), and, for a Noise rule, whether the rule applies to the subset's script at all.
+`change_shares`), and, for a Noise rule, whether the rule applies to the subset's script at all; for a
+minimal-pair rule (the Sensitivity axis), whether it found a span to edit in any text of the subset.
 
 Why: a rule that leaves a subset's texts as they were (keyboard_typos on a script without a layout,
 random_capitalisation on a script without case) or an LLM that returned its input makes a variant
@@ -29,6 +30,7 @@ import pyarrow.compute as pc
 
 from hteb_contract.errors import IntegrityError
 from hteb_contract.specs.noise_scripts import noise_scripts, text_script
+from hteb_contract.specs.transformations import transformation_table
 from hteb_contract.taxonomy import AXIS_OF
 
 #: The rules version whose behaviour per script hteb_contract/specs/noise_scripts.yaml describes; a
@@ -40,8 +42,18 @@ SCRIPT_TEXTS = 200
 SHARE_DIGITS = 6
 
 
+#: Why a minimal-pair rule (the Sensitivity axis) does not apply to a subset where it edited no text.
+NO_SPAN = "no text of the subset has a span this rule and its twin can both edit (its language or its cues)"
+
+
 def is_noise(transformation: str) -> bool:
     return AXIS_OF.get(transformation) == "noise"
+
+
+def is_pair_rule(transformation: str) -> bool:
+    """A minimal-pair rule: its row names a twin (the Sensitivity axis)."""
+    table = transformation_table()
+    return transformation in table.names and table.get(transformation).twin is not None
 
 
 def subset_counts(table: pa.Table) -> dict[str, tuple[int, int]]:
@@ -82,6 +94,7 @@ def share_entries(
     """The manifest's `change_shares` entries of one items table, a subset each (sorted); a Noise rule
     of rules version `TABLE_RULES` also records the subset's script and whether the rule applies to it."""
     counts = subset_counts(table)
+    pair_rule = is_pair_rule(transformation)
     scripts = {}
     if is_noise(transformation) and rules == TABLE_RULES:
         scripts = subset_scripts(table.column("subset").to_pylist(), table.column("original_text").to_pylist())
@@ -100,6 +113,8 @@ def share_entries(
         if subset in scripts:
             why_not = noise_scripts().why_not(transformation, scripts[subset])
             entry.update(script=scripts[subset], applicable=why_not is None, why_not=why_not)
+        elif pair_rule:  # a pair edits the texts with a span and no other: applicable where it edited one
+            entry.update(applicable=changed > 0, why_not=None if changed else NO_SPAN)
         entries.append(entry)
     return entries
 

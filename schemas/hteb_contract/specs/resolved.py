@@ -58,7 +58,9 @@ def specs_block(
         "version": SPECS_VERSION,
         # a local folder no row names (its dataset.json says what it is, as the manifest's sources do)
         "datasets": [data_rows.get(name, {"name": name, "table": False}) for name in dataset_names],
-        "axes": table["axes"],
+        # every axis but one whose rows make revisions of their own and the run does not use (they define the
+        # HTEB total, whichever the run used; a revision made before such an axis existed records the same rows)
+        "axes": [a for a in table["axes"] if not a.get("own_revision") or a["name"] in {r["axis"] for r in chosen}],
         "templates": [template for template in table["templates"] if template["name"] in used_templates],
         "transformations": chosen,
     }

@@ -17,7 +17,7 @@ naming rows of the table). A bad row is one line naming the file, the row and wh
 >>> spec.axis, [s.template for s in spec.steps], spec.languages, spec.crosses_languages
 ('lexical', ['translate', 'translate'], 'item_pivot', True)
 >>> [a.name for a in table.axes], table.get("numerisation").made_by
-(['lexical', 'length', 'language', 'noise'], 'rules')
+(['lexical', 'length', 'language', 'noise', 'sensitivity'], 'rules')
 >>> table.template("expand").growth, table.get("summarisation").short_output
 (6.0, True)
 """
@@ -41,7 +41,7 @@ SCHEMA_PATH = Path(__file__).resolve().parent / "transformations.schema.json"
 
 _NAME = {"$ref": "#/$defs/name"}
 LLM_ROWS = "LLM rows"  # a column an LLM row states and a rule row does not
-RULE_COLUMNS = ("name", "axis", "made_by", "short", "needs")  # all a rule row may state
+RULE_COLUMNS = ("name", "axis", "made_by", "short", "needs", "meaning", "twin")  # all a rule row may state
 
 AXES = RowModel(
     "axes",
@@ -54,6 +54,13 @@ AXES = RowModel(
             {"type": "boolean"},
             "one of the paper's axes, whose mean alone is the HTEB total (Noise is reported beside it, never in it)",
             REQUIRED,
+        ),
+        Column(
+            "own_revision",
+            {"type": "boolean"},
+            "its rules make revisions of their own, never mixed with another axis's rows (Sensitivity); such an "
+            "axis is recorded in a revision's `specs` only when the revision uses it, so a revision made before "
+            "the axis existed is remade as it was",
         ),
     ),
 )
@@ -150,6 +157,19 @@ ROWS = RowModel(
             "without it the rule applies to every script",
         ),
         Column(
+            "meaning",
+            {"enum": ["changed", "kept"]},
+            "a minimal-pair rule row (the Sensitivity axis): whether its edit changes the text's meaning or keeps it",
+            "rows with a twin",
+        ),
+        Column(
+            "twin",
+            _NAME,
+            "a minimal-pair rule row: the rule that edits the same span the other way (meaning kept for a changed "
+            "row, changed for a kept one); the two rows name each other",
+            "rows with a meaning",
+        ),
+        Column(
             "short",
             {"type": "string", "minLength": 1, "maxLength": 24},
             "how a narrow table heading names it (the findings tables, the leaderboard's rule columns); without it, "
@@ -207,6 +227,7 @@ class Axis:
     label: str
     transformations: tuple[str, ...]
     paper: bool = True
+    own_revision: bool = False  # its rules make revisions of their own (recorded only where used)
 
 
 @dataclass(frozen=True)
@@ -248,6 +269,8 @@ class TransformationSpec:
     short_output: bool = False
     short: str | None = None  # a narrow heading's name for it; None: its column label
     needs: str | None = None  # a rule's need of a script (noise_scripts.NEEDS); None: it applies to every script
+    meaning: str | None = None  # a minimal-pair rule's: "changed" or "kept"; None for every other row
+    twin: str | None = None  # a minimal-pair rule's other rule (same span, the other meaning)
 
     @property
     def is_rule(self) -> bool:
@@ -364,6 +387,7 @@ def _check_rows(table: TransformationTable, source: str) -> None:
                 raise ContractError(
                     f"{where}: steps[{number}]: check_as {step.check_as!r} is no LLM transformation of the table"
                 )
+        _check_twin(table, row, where)
     unused = [a.name for a in table.axes if not a.transformations]
     if unused:
         raise ContractError(f"{source}: axis {unused[0]!r} has no transformation")
@@ -372,6 +396,19 @@ def _check_rows(table: TransformationTable, source: str) -> None:
         for name in (n for slot in preset.slots or () for n in slot):
             if name not in table.names:
                 raise ContractError(f"{source}: preset {preset.name!r} names {name!r}, not a row of the table")
+
+
+def _check_twin(table: TransformationTable, row: TransformationSpec, where: str) -> None:
+    """A minimal pair: both rows state meaning and twin, name each other, share an axis, and differ in meaning."""
+    if (row.meaning is None) != (row.twin is None):
+        raise ContractError(f"{where}: a minimal-pair row states both meaning and twin, or neither")
+    if row.twin is None:
+        return
+    if row.twin not in table.names:
+        raise ContractError(f"{where}: twin {row.twin!r} is not a row of the table")
+    other = table.get(row.twin)
+    if other.twin != row.name or other.axis != row.axis or other.meaning == row.meaning:
+        raise ContractError(f"{where}: twin {row.twin!r} must name it back, on the same axis, with the other meaning")
 
 
 def parse_transformation_table(data: Any, source: str = "transformations.yaml") -> TransformationTable:
@@ -389,12 +426,20 @@ def parse_transformation_table(data: Any, source: str = "transformations.yaml") 
             short_output=row.get("short_output", False),
             short=row.get("short"),
             needs=row.get("needs"),
+            meaning=row.get("meaning"),
+            twin=row.get("twin"),
         )
         for row in data["transformations"]
     )
     table = TransformationTable(
         axes=tuple(
-            Axis(a["name"], a["label"], tuple(t.name for t in rows if t.axis == a["name"]), a["paper"])
+            Axis(
+                a["name"],
+                a["label"],
+                tuple(t.name for t in rows if t.axis == a["name"]),
+                a["paper"],
+                a.get("own_revision", False),
+            )
             for a in data["axes"]
         ),
         templates=tuple(TemplateSpec(t["name"], float(t["growth"]), float(t["expected"])) for t in data["templates"]),

@@ -30,7 +30,7 @@ from mteb.results import BenchmarkResults, ModelResult, TaskResult
 
 from hteb_contract.card import HTEB_CITATION
 from hteb_contract.errors import HtebError
-from hteb_contract.taxonomy import INSTALLED, Taxonomy, of_manifest
+from hteb_contract.taxonomy import BEFORE_SPECS, Taxonomy, of_manifest
 from hteb_score import DEFAULT_STORE, SAMPLE_REVISION
 from hteb_score.mteb_interop.layout import short_revision
 from hteb_score.mteb_interop.tasks import HtebVariant, tasks_of, variant_of
@@ -45,7 +45,7 @@ def columns(taxonomy: Taxonomy) -> tuple[str, ...]:
     """The summary's columns, in the card's order: Original, each axis of the total, HTEB, then the axes beside
     it (Noise), labelled as the revision's taxonomy labels them.
 
-    >>> columns(INSTALLED)
+    >>> columns(BEFORE_SPECS)
     ('Original', 'Lexical/Stylistic', 'Length', 'Language', 'HTEB', 'Noise')
     """
     labels = taxonomy.labels
@@ -70,7 +70,7 @@ def _rank_key(scores: Mapping[str, float | None], taxonomy: Taxonomy) -> tuple[t
     return tuple((scores[c] is None, -(scores[c] or 0.0)) for c in ranked_by(taxonomy))
 
 
-def figures(scores: Mapping[HtebVariant, float | None], taxonomy: Taxonomy = INSTALLED) -> dict[str, float | None]:
+def figures(scores: Mapping[HtebVariant, float | None], taxonomy: Taxonomy = BEFORE_SPECS) -> dict[str, float | None]:
     """`columns(taxonomy)` from one model's task scores, by HTEB's one aggregation rule; an undefined score
     (None, NaN) is left out as the card leaves it out, an axis with no score is None.
 
@@ -98,7 +98,7 @@ class HtebBenchmark(Benchmark):
     """An mteb Benchmark of HTEB variants whose aggregation is HTEB's (`figures`) by the revision's taxonomy."""
 
     aggregations: Sequence[Any] = ()  # none of mteb's: HTEB aggregates itself
-    taxonomy: Taxonomy = INSTALLED  # the revision's (its manifest's specs); this release's for one made before them
+    taxonomy: Taxonomy = BEFORE_SPECS  # the revision's (its manifest's specs); this release's for one made before them
     show_zero_shot: bool = False  # mteb counts training overlap by registered task name; HTEB's are not registered
     variants: dict[str, HtebVariant] = field(init=False, repr=False)
 

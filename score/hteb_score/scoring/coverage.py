@@ -174,6 +174,12 @@ def revision_shares(manifest: Mapping[str, Any], items: ItemColumns) -> tuple[tu
     return subset_shares(items, entries), entries is not None
 
 
+#: The axes whose variants are rule-made, each rule applying where its table or its cues say: a subset it does not
+#: apply to scores its Original and is left out of the figure, and so, for a Noise rule, is one it barely changed
+#: (a Sensitivity rule edits only the texts that hold its cue, so its share is what the data holds).
+RULE_AXES = ("noise", "sensitivity")
+
+
 def variant_coverage(
     dataset: str,
     transformation: str,
@@ -187,11 +193,11 @@ def variant_coverage(
     """A variant's coverage: under `hteb`, a Noise rule's figure (`axis`: its transformation's, as the revision
     states it) leaves out each subset it does not apply to or changed fewer than `APPLIED_SHARE` of."""
     left = []
-    if protocol == "hteb" and axis == "noise":
+    if protocol == "hteb" and axis in RULE_AXES:
         for s in shares:
             if s.applicable is False:
                 left.append((s.subset, "not_applicable", s.why_not or REASONS["not_applicable"]))
-            elif s.share < APPLIED_SHARE:
+            elif s.share < APPLIED_SHARE and axis == "noise":  # a minimal pair edits only texts with its cue
                 left.append((s.subset, "mostly_unchanged", f"{s.changed} of {s.items} texts changed"))
     return Coverage(dataset, transformation, seed, tuple(shares), tuple(left), recorded)
 

@@ -20,7 +20,7 @@ from hteb_contract.revision.manifest import source_languages
 from hteb_contract.sources import DatasetInfo, SourceDataset, list_source_dirs, read_source_dir
 from hteb_contract.stores import open_store
 from hteb_contract.tasks import TextRef
-from hteb_contract.taxonomy import INSTALLED, Taxonomy, of_manifest
+from hteb_contract.taxonomy import BEFORE_SPECS, Taxonomy, minimal_pairs, of_manifest
 from tqdm.auto import tqdm
 
 from hteb_score.evaluators import EVALUATORS
@@ -49,7 +49,7 @@ class RunData:
     corpus: list[CorpusVariant] = field(default_factory=list)
     planned: list[str] = field(default_factory=list)
     chosen: dict[str, Any] = field(default_factory=dict)  # the card's selection of the revision (`chosen_part`)
-    taxonomy: Taxonomy = INSTALLED  # the axes the revision was made by (dataset folders: this release's)
+    taxonomy: Taxonomy = BEFORE_SPECS  # the axes the revision was made by (dataset folders: this release's)
 
 
 def read_data(options: ScoreOptions) -> RunData:
@@ -206,6 +206,8 @@ class Variant:
     shares: tuple[SubsetShare, ...] = ()  # per subset, how many texts the transformation changed (`coverage`)
     recorded: bool = False  # `shares` are the revision's change_shares (else counted from the texts)
     axis: str = ""  # its transformation's axis, as the revision states it (none for the original)
+    #: a minimal-pair rule's (changed rule, kept twin), as the revision states them (scoring/sensitivity.py)
+    pair: tuple[str, str] | None = None
 
 
 def _policy_lookup(items: ItemColumns, on_error: str, where: str, keep: Sequence[bool]):
@@ -237,6 +239,7 @@ def revision_variants(
     (and, with `min_judge`, how many items the judge filter dropped and how many no judge rated)."""
     source = revision.source(name)
     taxonomy = of_manifest(revision.manifest)
+    pairs = minimal_pairs(revision.manifest)
     available = revision.variants(name)
     chosen = [
         (t, s)
@@ -259,6 +262,7 @@ def revision_variants(
                 items if min_judge is None else items.where(keep),
                 *revision_shares(revision.manifest, items),
                 axis=taxonomy.axis_of(transformation),
+                pair=pairs.get(transformation),
             )
         )
         filtered = min_judge is not None  # the judge counts are kept with --min-judge only

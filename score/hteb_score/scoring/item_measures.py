@@ -120,7 +120,8 @@ def prompt_of(table: str) -> str | None:
     return "query" if table in QUERY_TABLES else None
 
 
-def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cosines (a zero row: 0 with anything)."""
     norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
     return np.einsum("ij,ij->i", a, b) / np.where(norms == 0, 1.0, norms)
 
@@ -145,13 +146,18 @@ def mean_pair_drift(chunks: Iterable[np.ndarray]) -> float | None:
     return float(1.0 - (np.dot(total, total) - squares) / (n * (n - 1)))
 
 
+def text_languages(original: SourceDataset) -> dict[tuple[str, str, str], str]:
+    """(table, item id, field) -> the language of that text of the dataset."""
+    columns = original.text_columns()
+    return dict(zip(zip(columns["table"], columns["item_id"], columns["field"]), columns["language"]))
+
+
 def baseline(variants: Sequence[Variant], original: SourceDataset | None, table: EmbeddingTable) -> Baseline:
     """The dataset's baseline: per language, `mean_pair_drift` over the distinct original texts of its
     items (any variant), each with its item's prompt; every one was embedded for the drift already."""
     if original is None:
         return Baseline({}, {})
-    columns = original.text_columns()
-    language = dict(zip(zip(columns["table"], columns["item_id"], columns["field"]), columns["language"]))
+    language = text_languages(original)
     pools: dict[str, dict[str | None, set[str]]] = defaultdict(lambda: defaultdict(set))
     for variant in variants:
         items = variant.items
@@ -235,7 +241,7 @@ def measure_variant(
     for prompt, rows in by_prompt.items():
         a = np.asarray(embed([items.original_text[at] for at in rows], prompt))
         b = np.asarray(embed([items.transformed_text[at] for at in rows], prompt))
-        cosine[rows] = _cosines(a, b)
+        cosine[rows] = cosines(a, b)
         if task_type(info.task_type).searches_corpus and prompt == "query":
             documents = {} if documents is None else documents
             if info.name not in documents:
@@ -297,7 +303,7 @@ def _pair_discordance(
         return {}
 
     def similarity(rows: Sequence[Mapping[str, Any]]) -> np.ndarray:
-        return _cosines(
+        return cosines(
             np.asarray(embed([r["sentence1"] for r in rows], None), dtype=np.float64),
             np.asarray(embed([r["sentence2"] for r in rows], None), dtype=np.float64),
         )

@@ -68,6 +68,7 @@ def _check_unit(unit: Any, where: str, transformations: list[str] | None, seeds:
         other = sorted(datasets - {unit.dataset})
         if other:
             raise HtebError(f"{where}: {field} hold dataset {other[0]!r}; the unit was renamed or spliced")
+    _check_sensitivity(unit, where)
     for record in unit.scores:
         if record.task_type != unit.task.get("task_type"):
             raise HtebError(
@@ -141,3 +142,15 @@ def _same(a: float | None, b: float | None) -> bool:
     if a is None or b is None:
         return a is None and b is None
     return a == b or (math.isnan(a) and math.isnan(b))
+
+
+def _check_sensitivity(unit: Any, where: str) -> None:
+    """A unit's minimal-pair rows name a rule it scored, and their cosines are numbers from -1 to 1."""
+    scored = {r.transformation for r in unit.scores}
+    for row in getattr(unit, "sensitivity", ()):
+        if row["pair"] not in scored:
+            raise HtebError(f"{where}: sensitivity holds pair {row['pair']!r}, which the unit did not score")
+        for column in ("kept_cosine", "changed_cosine"):
+            value = row[column]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1.0 - 1e-6 <= value <= 1.0 + 1e-6:
+                raise HtebError(f"{where}: sensitivity {column} {value!r} is not a cosine (a number from -1 to 1)")

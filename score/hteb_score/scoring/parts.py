@@ -37,6 +37,7 @@ from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.options import ScoreOptions
 from hteb_score.scoring.part_checks import check_part, check_timings
 from hteb_score.scoring.score_record import ScoreRecord
+from hteb_score.scoring.sensitivity import COLUMNS as SENSITIVITY_COLUMNS
 
 if TYPE_CHECKING:  # for an annotation only: the run imports the encoder and every evaluator
     from hteb_score.scoring.run import ScoreRun
@@ -151,6 +152,8 @@ class UnitResult:
     corpus_robustness: dict[str, Any] | None = None  # its block of the corpus-robustness section
     coverage: list[Coverage] = field(default_factory=list)  # per transformed variant: the subsets its figure rests on
     explorer: list[dict[str, Any]] = field(default_factory=list)  # its items in the explorer, with their texts
+    #: its minimal pairs' item rows (scoring/sensitivity.py): stored only where it has some, so other parts read as before
+    sensitivity: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         rows = self.drift
@@ -166,6 +169,11 @@ class UnitResult:
             "corpus_robustness": self.corpus_robustness,
             **({"coverage": [c.to_json() for c in self.coverage]} if self.coverage else {}),
             "explorer": self.explorer,
+            **(
+                {"sensitivity": {c: [row[c] for row in self.sensitivity] for c in SENSITIVITY_COLUMNS}}
+                if self.sensitivity
+                else {}
+            ),
         }
 
     @classmethod
@@ -187,7 +195,18 @@ class UnitResult:
             data["corpus_robustness"],
             [Coverage.from_json(c) for c in data.get("coverage", ())],  # a part written before coverage has none
             list(data.get("explorer", [])),
+            _sensitivity_rows(name, data.get("sensitivity")),
         )
+
+
+def _sensitivity_rows(dataset: str, columns: Mapping[str, list[Any]] | None) -> list[dict[str, Any]]:
+    if not columns:
+        return []
+    n = len(columns["pair"])
+    return [
+        {"dataset": dataset, **dict(zip(SENSITIVITY_COLUMNS, row))}
+        for row in zip(*(columns.get(c, [None] * n) for c in SENSITIVITY_COLUMNS))
+    ]
 
 
 @dataclass(frozen=True)
@@ -516,6 +535,7 @@ def units_of_run(
                 None if corpus_robustness is None else corpus_robustness.get("datasets", {}).get(name),
                 [c for c in run.coverage if c.dataset == name],
                 [row for row in run.explorer if row["dataset"] == name],
+                [row for row in run.sensitivity if row["dataset"] == name],
             )
         )
     return units

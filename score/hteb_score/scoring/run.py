@@ -23,7 +23,8 @@ from hteb_score.flags import Flag
 from hteb_score.scoring.collapse import collapse_flag
 from hteb_score.scoring.coverage import Coverage, adjusted_value, variant_coverage
 from hteb_score.scoring.data import DatasetGroups, Variant, check_variants
-from hteb_score.scoring.item_measures import baseline, measure_variant, prompt_of
+from hteb_score.scoring.item_measures import Baseline, baseline, measure_variant, prompt_of, text_languages
+from hteb_score.scoring.sensitivity import pair_rows
 from hteb_score.scoring.score_record import ScoreRecord
 
 
@@ -39,6 +40,8 @@ class ScoreRun:
     flags: list[Flag] = field(default_factory=list)  # what the checks and evaluators stated, per variant
     coverage: list[Coverage] = field(default_factory=list)  # per transformed variant: the subsets its figure rests on
     explorer: list[dict[str, Any]] = field(default_factory=list)  # the items the explorer shows, with their texts
+    #: one row per item both rules of a minimal pair edited (scoring/sensitivity.py)
+    sensitivity: list[dict[str, Any]] = field(default_factory=list)
 
 
 def score_variants(
@@ -64,6 +67,7 @@ def score_variants(
     drift: list[dict[str, Any]] = []
     coverage: list[Coverage] = []
     explorer: list[dict[str, Any]] = []
+    sensitivity: list[dict[str, Any]] = []
     spent = {"read_s": 0.0, "embed_s": 0.0, "evaluate_s": 0.0, "item_measures_s": 0.0}
     mark = time.perf_counter()
 
@@ -163,6 +167,11 @@ def score_variants(
                             None if value is None else float(value),
                         )
                     )
+            if any(v.pair is not None for v in variants):  # a collapsed model too: it hears nothing, 0.5
+                lap("evaluate_s")
+                known = base or Baseline({} if unchanged is None else text_languages(unchanged), {})
+                sensitivity.extend(pair_rows(variants, table, known))
+                lap("item_measures_s")
             # let this dataset go before the next one is read, not after
             del variants, variant, texts, unchanged, documents, dataset_context, base
             lap("evaluate_s")
@@ -173,7 +182,7 @@ def score_variants(
         "texts_encoded": table.encoded,
     }
     flags.extend(f for c in coverage for f in c.flags())
-    return ScoreRun(scores, results, settings, drift, timings, flags, coverage, explorer)
+    return ScoreRun(scores, results, settings, drift, timings, flags, coverage, explorer, sensitivity)
 
 
 def _covered(found: Coverage, result: TaskScore, original: TaskScore, coverage: list[Coverage]) -> TaskScore:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from docs_readings import DOCS, docs_tables
+from edited_tables import with_axis_rows
 
 from hteb_contract.taxonomy import INSTALLED
 from hteb_contract.errors import ContractError, HtebError
@@ -205,8 +206,8 @@ def test_a_rule_row_is_named_in_headings_by_its_short_or_else_its_label(short, m
     from hteb_contract.specs import transformations
 
     data = yaml.safe_load((ROOT / "schemas" / "hteb_contract" / "specs" / "transformations.yaml").read_text())
-    data["transformations"].append(
-        {"name": "vowel_swap", "axis": "noise", "made_by": "rules", **({"short": short} if short else {})}
+    with_axis_rows(
+        data, {"name": "vowel_swap", "axis": "noise", "made_by": "rules", **({"short": short} if short else {})}
     )
     table = transformations.parse_transformation_table(data)
     monkeypatch.setattr(transformations, "transformation_table", lambda: table)

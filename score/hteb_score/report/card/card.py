@@ -15,14 +15,14 @@ from typing import Any
 
 from hteb_contract.common.escape import md_block, md_code, md_text
 from hteb_contract.specs.noise_scripts import APPLIED_SHARE
-from hteb_contract.taxonomy import INSTALLED, RECORDED, Taxonomy, recorded_in
+from hteb_contract.taxonomy import BEFORE_SPECS, RECORDED, Taxonomy, recorded_in
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
 from hteb_score import __version__
 from hteb_score.evaluators.protocol import Protocol
 from hteb_score.flags import Flag
 from hteb_contract.hub_eval import selection_tag
 from hteb_score.mteb_interop.layout import DATASET_KEY, variant_task_name
-from hteb_score.report.card.card_sections import corpus_robustness_lines, item_measures_lines
+from hteb_score.report.card.card_sections import corpus_robustness_lines, item_measures_lines, sensitivity_lines
 from hteb_score.report.formatting import confidence_interval, number, p_value
 from hteb_score.report.rendering import MARKDOWN
 from hteb_score.scoring.aggregate import aggregate, aggregate_flags
@@ -46,7 +46,7 @@ class CardSubject:
     protocol: Protocol
     on_error: str
     selection: Mapping[str, Any] | None = None
-    taxonomy: Taxonomy = INSTALLED
+    taxonomy: Taxonomy = BEFORE_SPECS
     packages: Mapping[str, str] | None = None
 
 
@@ -67,6 +67,7 @@ class CardResults:
     mteb_tasks: Mapping[str, str | None] | None = None
     coverage: Sequence[Coverage] = ()
     item_measures: Mapping[str, Any] | None = None  # label-free per-item robustness, outside the aggregates
+    sensitivity: Mapping[str, Any] | None = None  # minimal pairs: does the model hear meaning (never aggregated)
 
 
 def build_card(subject: CardSubject, results: CardResults) -> dict[str, Any]:
@@ -110,6 +111,8 @@ def build_card(subject: CardSubject, results: CardResults) -> dict[str, Any]:
         card["corpus_robustness"] = dict(results.corpus_robustness)
     if results.item_measures is not None:
         card["item_measures"] = dict(results.item_measures)
+    if results.sensitivity is not None:
+        card["sensitivity"] = dict(results.sensitivity)
     validate("result_card", card, what="result card")
     return card
 
@@ -251,6 +254,7 @@ def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
         ],
         "corpus_robustness": corpus_robustness_lines(card.get("corpus_robustness")),
         "item_measures": item_measures_lines(card.get("item_measures")),
+        "sensitivity": sensitivity_lines(card.get("sensitivity")),
         "flags": [_flag_cells(f) for f in card.get("flags", [])],
         "coverage": [coverage_cells(c) for c in card.get("coverage", [])],
         "noise_coverage": any(

@@ -1,6 +1,6 @@
-"""Two sections of a model's card, written from their blocks of result_card.json: the per-item measures
-(scoring/item_measures.py makes the block) and corpus robustness (scoring/corpus_robustness.py). Scoring
-computes the blocks; this room writes them for a reader."""
+"""Three sections of a model's card, written from their blocks of result_card.json: the per-item measures
+(scoring/item_measures.py makes the block), Sensitivity (scoring/sensitivity.py) and corpus robustness
+(scoring/corpus_robustness.py). Scoring computes the blocks; this room writes them for a reader."""
 
 from __future__ import annotations
 
@@ -53,6 +53,50 @@ def item_measures_lines(block: Mapping[str, Any] | None) -> list[str]:
                 f"| {_baselines(s['baseline_drift'])} | {_cell(s['calibrated_drift_mean'])} "
                 f"| {_cell(s['calibrated_pass_rate'])} | {_cell(s['top10_changed_share'])} "
                 f"| {_cell(s['order_discordance'])} | {_cell(s['quality_spearman']['drift'])} |"
+            )
+    return lines
+
+
+def _interval(figure: Mapping[str, Any]) -> str:
+    ci = figure["ci"]
+    return "-" if ci is None else f"[{_cell(ci[0])}, {_cell(ci[1])}]"
+
+
+def _heard(figure: Mapping[str, Any]) -> str:
+    """What the figure says: blind where its interval holds 0.5, else which way it leans."""
+    if figure["blind"] is None:
+        return "-"
+    if figure["blind"]:
+        return "blind"
+    return "hears it" if figure["accuracy"] > 0.5 else "inverted"
+
+
+def sensitivity_lines(block: Mapping[str, Any] | None) -> list[str]:
+    """The card's section: per minimal pair, then per pair and dataset (language rows in the JSON)."""
+    if not block:
+        return []
+    lines = [
+        "",
+        f"## Sensitivity (minimal pairs; not in the HTEB total): {_cell(block['overall'])}",
+        "",
+        "Per item both rules of a pair edited (a meaning-changing rule and its twin, which edits the same span "
+        "keeping the meaning): accuracy = the share whose twin is nearer the original than the changed text "
+        "(0.5 blind, 1 separates every item; a tie counts 1/2), with its 95% bootstrap interval; margin = the "
+        "same gap in units of the distance to an unrelated text. Overall: the mean of the pairs' accuracies. A "
+        "task score that drops under a meaning change is the model listening, not fragility.",
+        "",
+        "| pair | dataset | items | accuracy | 95% CI | margin | reads |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for figure in block["pairs"]:
+        lines.append(
+            f"| **{md_text(figure['pair'])}** | all | {figure['items']} | {_cell(figure['accuracy'])} "
+            f"| {_interval(figure)} | {_cell(figure['margin'])} | {_heard(figure)} |"
+        )
+        for row in (r for r in block["datasets"] if r["pair"] == figure["pair"]):
+            lines.append(
+                f"| {md_text(row['pair'])} | {md_text(row['dataset'])} | {row['items']} | {_cell(row['accuracy'])} "
+                f"| {_interval(row)} | {_cell(row['margin'])} | {_heard(row)} |"
             )
     return lines
 

@@ -17,6 +17,7 @@ from hteb_score.report.card.card import CardResults, CardSubject, build_card, mt
 from hteb_score.report.card.outputs import write_outputs
 from hteb_score.scoring.corpus_robustness import section
 from hteb_score.scoring.item_measures import item_measures_block
+from hteb_score.scoring.sensitivity import sensitivity_block
 from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart
 from hteb_score.scoring.statistics import model_statistics
 from hteb_score.strict_json import dumps
@@ -43,6 +44,7 @@ def publish(part: ScorePart, folder: Path, earlier: Mapping[str, Any] | None = N
     timings[TIMING_TOTAL] = timings.get(TIMING_TOTAL, 0.0) + timings["statistics_s"]
     summarised = time.perf_counter()  # the per-item measures: measured while scoring, summarised here
     item_measures = item_measures_block(drift)
+    pairs = sensitivity_block([row for u in units for row in u.sensitivity])
     spent = time.perf_counter() - summarised
     timings["item_measures_s"] = timings.get("item_measures_s", 0.0) + spent
     timings[TIMING_TOTAL] += spent
@@ -69,6 +71,7 @@ def publish(part: ScorePart, folder: Path, earlier: Mapping[str, Any] | None = N
             flags=part.flags(precision_flags(identity.encode)),
             corpus_robustness=section(robustness) if robustness else None,
             item_measures=item_measures,
+            sensitivity=pairs,
             mteb_tasks={name: task.get("mteb_task") for name, task in tasks.items()},
             coverage=[c for u in units for c in u.coverage],
         ),

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from hteb_score.report.compare.comparison import LeaderboardRow
 
 #: An axis's colour in every figure (an axis this release does not know: grey).
-AXIS_COLOURS = dict(zip(INSTALLED.members, ("#1b9e77", "#d95f02", "#7570b3", "#66a61e")))
+AXIS_COLOURS = dict(zip(INSTALLED.members, ("#1b9e77", "#d95f02", "#7570b3", "#66a61e", "#e7298a")))
 DPI = 150
 #: The smallest text a figure carries, in points at its drawn size (report.html shows it at that size).
 MIN_FONT_PT = 10

@@ -1,0 +1,221 @@
+"""Sensitivity (the card's `sensitivity`; issue 45): does the model hear a change of meaning?
+
+Robustness asks whether a model keeps its score when meaning is kept; a model that ignores negation, numbers or
+who-did-what-to-whom passes that test best, and a collapsed one (every text near one point) passes it perfectly.
+The Sensitivity revisions pair each meaning-changing rule with a twin that edits the same span and keeps the
+meaning (hteb_generate.transform.sensitivity), so for every item both rules edited the model is asked one
+question, from the embeddings the run already has:
+
+An item is one distinct (original, changed, twin) triple with its prompt: equal texts are edited alike, so a text
+that occurs twelve times (STS15 repeats its sentences) is one outcome, counted once, whatever the model; pooled
+over datasets (STSBenchmark shares sentences with STS12-16) likewise.
+
+- `accuracy` (primary): the share of items whose twin is nearer the original than the changed text,
+  cos(original, twin) > cos(original, changed), a tie (equal to DECIMALS decimals) counting one half. 0.5 is
+  blind (a model of random vectors, a constant model, a model that does not read the cue), 1.0 separates every
+  item; below 0.5 the model moves further for a change of form than for one of meaning. It is a comparison within
+  one model's own similarities, so it needs no calibration across models. `ci`: a percentile bootstrap
+  (scipy.stats.bootstrap, RESAMPLES resamples, seeded) over the items; `blind`: the interval holds 0.5.
+- `margin` (secondary): the mean of c(original, twin) - c(original, changed) with c = (cos - b) / (1 - b), b the
+  model's mean cosine between unrelated original texts of the item's dataset and language (the per-item
+  measures' baseline, reported beside): in units of the distance to an unrelated text, so it compares across
+  models whatever the width of their cone.
+
+Per (pair, dataset, language), per (pair, dataset) and per pair over every dataset (items pooled, seeds pooled),
+then `overall`: the mean of the pairs' accuracies. The block stands apart from the task scores: a drop of a task
+score under a meaning-changing rule is the model listening, never fragility, and the Sensitivity axis is never in
+the HTEB total.
+
+>>> pair = ("negation_flip", "negation_contraction")
+>>> rows = [item_row(str(i), "D", pair, 1, "eng", 0.98, 0.91, 0.6) for i in range(9)]
+>>> rows.append(item_row("9", "D", pair, 1, "eng", 0.9, 0.9, 0.6))
+>>> rows.append(item_row("9", "D", pair, 1, "eng", 0.9, 0.9, 0.6))  # the same item again: counted once
+>>> figure = summarise(rows)
+>>> figure["items"], figure["accuracy"], figure["blind"]
+(10, 0.95, False)
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from scipy import stats
+
+from hteb_score.scoring.item_measures import Baseline, cosines, prompt_of
+
+if TYPE_CHECKING:  # annotations only
+    from hteb_score.encoding.encoder import EmbeddingTable
+    from hteb_score.scoring.data import Variant
+
+#: Cosines equal to this many decimals are a tie (float32 noise is no preference).
+DECIMALS = 6
+#: Bootstrap resamples of a figure's confidence interval, its level and its seed.
+RESAMPLES = 2000
+CONFIDENCE = 0.95
+SEED = 42
+#: The columns of an item row (what a part stores, in this order).
+COLUMNS = ("item", "pair", "seed", "language", "kept_cosine", "changed_cosine", "baseline_drift")
+METHOD = {
+    "item": "a distinct (original, changed, twin) triple with its prompt, of a text both rules of a minimal pair "
+    "edited (the changed rule and its meaning-keeping twin, same span): a repeated text counts once; seeds pooled",
+    "accuracy": f"share of items with cos(original, twin) > cos(original, changed), a tie to {DECIMALS} decimals "
+    "counting 1/2: 0.5 is blind, 1.0 separates every item",
+    "ci": f"{CONFIDENCE:.0%} percentile bootstrap over the items ({RESAMPLES} resamples, seed {SEED}); "
+    "`blind`: the interval holds 0.5",
+    "margin": "mean of c(original, twin) - c(original, changed), c = (cos - b) / (1 - b) with b the model's mean "
+    "cosine between unrelated original texts of the item's dataset and language (`baseline`)",
+    "overall": "mean of the pairs' accuracies",
+}
+
+
+def item_key(prompt: str | None, original: str, changed: str, kept: str) -> str:
+    """What makes two rows one item: the same texts under the same prompt (sha256, 16 hex digits)."""
+    text = "\x1f".join((prompt or "", original, changed, kept))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def item_row(
+    item: str,
+    dataset: str,
+    pair: tuple[str, str],
+    seed: int | None,
+    language: str | None,
+    kept: float,
+    changed: float,
+    baseline_drift: float | None,
+) -> dict[str, Any]:
+    """One item's cosines with its original: under the twin (`kept`) and under the changed rule."""
+    return {
+        "item": item,
+        "dataset": dataset,
+        "pair": pair[0],
+        "seed": seed,
+        "language": language,
+        "kept_cosine": round(float(kept), DECIMALS),
+        "changed_cosine": round(float(changed), DECIMALS),
+        "baseline_drift": baseline_drift,
+    }
+
+
+def pair_rows(variants: Sequence[Variant], table: EmbeddingTable, base: Baseline) -> list[dict[str, Any]]:
+    """Every item that both rules of a minimal pair edited, among one dataset's `variants`, with both cosines
+    (embeddings the run already holds: nothing is embedded again)."""
+    found = {(v.transformation, v.seed): v for v in variants if v.pair is not None and v.items}
+    rows: list[dict[str, Any]] = []
+    for (name, seed), changed in found.items():
+        pair = changed.pair
+        twin = found.get((pair[1], seed)) if pair is not None and name == pair[0] else None
+        if pair is None or twin is None or changed.items is None or twin.items is None:
+            continue
+        kept_at = {ref: at for at, ref in enumerate(twin.items.refs())}
+        embed = table.view(changed.dataset.info)
+        chosen: dict[str | None, list[tuple[Any, int, int]]] = defaultdict(list)
+        for at, ref in enumerate(changed.items.refs()):
+            other = kept_at.get(ref)
+            original = changed.items.original_text[at]
+            if other is None or original in (changed.items.transformed_text[at], twin.items.transformed_text[other]):
+                continue
+            chosen[prompt_of(ref[0])].append((ref, at, other))
+        for prompt, picked in chosen.items():
+            o = np.asarray(embed([changed.items.original_text[at] for _, at, _ in picked], prompt))
+            c = np.asarray(embed([changed.items.transformed_text[at] for _, at, _ in picked], prompt))
+            k = np.asarray(embed([twin.items.transformed_text[other] for _, _, other in picked], prompt))
+            for (ref, at, other), kept, moved in zip(picked, cosines(o, k), cosines(o, c)):
+                language = base.language.get(ref)
+                drift = base.drift.get(language) if language else None
+                texts = (changed.items.original_text[at], changed.items.transformed_text[at])
+                key = item_key(prompt, *texts, twin.items.transformed_text[other])
+                rows.append(item_row(key, changed.dataset.info.name, pair, seed, language, kept, moved, drift))
+    return rows
+
+
+def _outcomes(rows: Sequence[Mapping[str, Any]]) -> np.ndarray:
+    kept = np.array([r["kept_cosine"] for r in rows], dtype=np.float64)
+    changed = np.array([r["changed_cosine"] for r in rows], dtype=np.float64)
+    return np.where(kept > changed, 1.0, np.where(kept == changed, 0.5, 0.0))
+
+
+def _margins(rows: Sequence[Mapping[str, Any]]) -> list[float]:
+    """(cos_kept - cos_changed) / (1 - b) per item whose baseline is known and above 0 (1 - b = its drift)."""
+    return [
+        (r["kept_cosine"] - r["changed_cosine"]) / r["baseline_drift"]
+        for r in rows
+        if r["baseline_drift"] is not None and r["baseline_drift"] > 0
+    ]
+
+
+def _interval(outcomes: np.ndarray) -> list[float] | None:
+    if len(outcomes) < 2:
+        return None
+    if np.all(outcomes == outcomes[0]):  # every resample's mean is that value
+        return [float(outcomes[0]), float(outcomes[0])]
+    found = stats.bootstrap(
+        (outcomes,),
+        np.mean,
+        n_resamples=RESAMPLES,
+        confidence_level=CONFIDENCE,
+        method="percentile",
+        vectorized=True,
+        random_state=np.random.default_rng(SEED),
+    )
+    return [round(float(found.confidence_interval.low), 6), round(float(found.confidence_interval.high), 6)]
+
+
+def distinct(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """One row per item (its first), in order."""
+    seen: dict[str, Mapping[str, Any]] = {}
+    for row in rows:
+        seen.setdefault(row["item"], row)
+    return list(seen.values())
+
+
+def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The figure of some items, each counted once: count, accuracy with its interval and whether it holds 0.5,
+    margin."""
+    rows = distinct(rows)
+    outcomes = _outcomes(rows)
+    ci = _interval(outcomes)
+    margins = _margins(rows)
+    baselines = sorted({r["baseline_drift"] for r in rows if r["baseline_drift"] is not None})
+    return {
+        "items": len(rows),
+        "accuracy": round(float(outcomes.mean()), 6) if len(rows) else None,
+        "ci": ci,
+        "blind": None if ci is None else bool(ci[0] <= 0.5 <= ci[1]),
+        "margin": round(float(np.mean(margins)), 6) if margins else None,
+        "baseline": [round(1.0 - baselines[0], 6)] if len(baselines) == 1 else None,  # one b applies, else none
+    }
+
+
+def _grouped(rows: Iterable[Mapping[str, Any]], *keys: str) -> dict[tuple[Any, ...], list[Mapping[str, Any]]]:
+    groups: dict[tuple[Any, ...], list[Mapping[str, Any]]] = defaultdict(list)
+    for row in rows:
+        groups[tuple(row[k] for k in keys)].append(row)
+    return groups
+
+
+def sensitivity_block(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The card's `sensitivity` block from the item rows of every unit (None: no minimal pair was scored)."""
+    if not rows:
+        return None
+    pairs = {pair: summarise(items) for (pair,), items in sorted(_grouped(rows, "pair").items())}
+    accuracies = [p["accuracy"] for p in pairs.values() if p["accuracy"] is not None]
+    return {
+        "method": METHOD,
+        "overall": round(float(np.mean(accuracies)), 6) if accuracies else None,
+        "pairs": [{"pair": pair, **figure} for pair, figure in pairs.items()],
+        "datasets": [
+            {"pair": pair, "dataset": dataset, **summarise(items)}
+            for (pair, dataset), items in sorted(_grouped(rows, "pair", "dataset").items())
+        ],
+        "languages": [
+            {"pair": pair, "dataset": dataset, "language": language, **summarise(items)}
+            for (pair, dataset, language), items in sorted(
+                _grouped(rows, "pair", "dataset", "language").items(), key=lambda kv: tuple(map(str, kv[0]))
+            )
+        ],
+    }

@@ -1,0 +1,178 @@
+"""Sensitivity (issue 45): the card's minimal-pair figures, scored from a real Sensitivity revision (the
+`sensitivity` profile on STS16 at full size, negation and number pairs) through the command line.
+
+Known groups: a model of random vectors (at norm 10: the figure is scale-free) and a constant model are blind on
+every pair (0.5; the constant model exactly, every item a tie); a hashed bag of words (tests/lexical_encoder.py)
+and the same model deaf to negation (cues removed, contractions expanded before hashing) agree on the number pair
+within 0.02, and the deaf one is exactly blind on negation; token overlap alone is not sensitivity (the bag of
+words is inverted on the number pair: a digit changed is one token, the same number in words two). The figure's interval is scipy's bootstrap (the
+oracle), its accuracy the plain share, and the Markdown section prints the JSON's numbers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from hteb_contract.errors import HtebError
+from hteb_score.report.card.card_sections import sensitivity_lines
+from hteb_score.scoring import sensitivity
+from hteb_score.scoring.part_checks import _check_sensitivity
+from hteb_score.scoring.score_record import ScoreRecord
+from hteb_score.scoring.sensitivity import item_row, sensitivity_block, summarise
+from refusal import run
+
+LEXICAL = Path(__file__).resolve().parents[1] / "lexical_encoder.py"
+RULES = "negation_flip,negation_contraction,number_change,number_words"
+PAIR = ("negation_flip", "negation_contraction")
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> str:
+    from hteb_generate.run.pipeline import run as generate
+    from hteb_generate.setup.config import build_config
+
+    tmp = tmp_path_factory.mktemp("sensitivity-revision")
+    cfg = build_config(
+        seed="1339",
+        profile="sensitivity",
+        overrides={
+            "datasets": "STS16",
+            "transformations": RULES,
+            "store": str(tmp / "store"),
+            "cache_dir": str(tmp / "cache"),
+            "data_dir": str(shared_data),
+            "manifest_md": str(tmp / "MANIFEST.md"),
+        },
+    )
+    generate(cfg, log=lambda message: None)
+    return cfg.store
+
+
+MODELS = {
+    "random": ("hteb:random?norm=10",),
+    "constant": ("hteb:constant",),
+    "lexical": (f"{LEXICAL}:LexicalEncoder", "--encoder", "python"),
+    "deaf": (f"{LEXICAL}:NegationDeafEncoder", "--encoder", "python"),
+}
+
+
+@pytest.fixture(scope="module")
+def cards(store: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    out = tmp_path_factory.mktemp("sensitivity-cards")
+    found = {}
+    for name, model in MODELS.items():
+        code, _, err = run(*model, "--store", store, "--revision", "sensitivity-1339", "--out", out / name, "--quiet")
+        assert code == 0 and "Traceback" not in err, err
+        found[name] = json.loads((out / name / "result_card.json").read_text(encoding="utf-8"))
+        found[name]["markdown"] = (out / name / "result_card.md").read_text(encoding="utf-8")
+    return found
+
+
+def _pairs(card: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {p["pair"]: p for p in card["sensitivity"]["pairs"]}
+
+
+@pytest.mark.parametrize("model", ["random", "constant"])
+def test_a_null_model_is_blind_on_every_pair(cards, model):
+    pairs = _pairs(cards[model])
+    assert set(pairs) == {"negation_flip", "number_change"}
+    for figure in pairs.values():
+        assert figure["items"] > 100 and figure["blind"] is True, figure
+    if model == "constant":  # every item a tie
+        assert all(p["accuracy"] == 0.5 and p["ci"] == [0.5, 0.5] for p in pairs.values())
+        assert cards[model]["sensitivity"]["overall"] == 0.5
+
+
+def test_a_model_deaf_to_negation_is_blind_on_it_and_unchanged_elsewhere(cards):
+    lexical, deaf = _pairs(cards["lexical"]), _pairs(cards["deaf"])
+    assert deaf["negation_flip"]["accuracy"] == 0.5 and deaf["negation_flip"]["blind"] is True
+    assert lexical["negation_flip"]["blind"] is False  # token overlap reads the cue, one way or the other
+    assert deaf["number_change"]["items"] == lexical["number_change"]["items"]
+    assert abs(deaf["number_change"]["accuracy"] - lexical["number_change"]["accuracy"]) <= 0.02
+    # token overlap loses the number pair: "25" -> "35" changes one token, "twenty-five" two (the twin's point)
+    assert lexical["number_change"]["accuracy"] < 0.5 and not lexical["number_change"]["blind"]
+
+
+def test_the_sensitivity_figures_stand_apart_from_the_total(cards):
+    card = cards["lexical"]
+    assert card["aggregates"]["hteb_total"] is None  # no paper axis in this revision, and Sensitivity is never one
+    assert [a["name"] for a in card["taxonomy"]["axes"]][-1] == "sensitivity"
+    overall = card["sensitivity"]["overall"]
+    assert f"## Sensitivity (minimal pairs; not in the HTEB total): {overall:.3f}" in card["markdown"]
+    for figure in card["sensitivity"]["pairs"]:
+        assert f"| **{figure['pair']}** | all | {figure['items']} | {figure['accuracy']:.3f} |" in card["markdown"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(kept=st.lists(st.floats(-1, 1), min_size=2, max_size=60), shift=st.floats(-0.5, 0.5))
+def test_the_figure_is_the_share_of_items_the_twin_wins_with_scipys_interval(kept, shift):
+    rows = [item_row(str(i), "D", PAIR, 1, "eng", k, np.clip(k + shift, -1, 1), 0.5) for i, k in enumerate(kept)]
+    figure = summarise(rows)
+    k = np.array([r["kept_cosine"] for r in rows])
+    c = np.array([r["changed_cosine"] for r in rows])
+    wins = np.where(k > c, 1.0, np.where(k == c, 0.5, 0.0))
+    assert figure["accuracy"] == pytest.approx(wins.mean(), abs=1e-6)
+    if np.all(wins == wins[0]):
+        assert figure["ci"] == [wins[0], wins[0]]
+    else:
+        oracle = stats.bootstrap(
+            (wins,),
+            np.mean,
+            n_resamples=sensitivity.RESAMPLES,
+            confidence_level=sensitivity.CONFIDENCE,
+            method="percentile",
+            random_state=np.random.default_rng(sensitivity.SEED),
+        ).confidence_interval
+        assert figure["ci"] == pytest.approx([oracle.low, oracle.high], abs=1e-6)
+    assert figure["blind"] == (figure["ci"][0] <= 0.5 <= figure["ci"][1])
+    assert figure["margin"] == pytest.approx(float(np.mean((k - c) / 0.5)), abs=1e-5)
+
+
+def test_the_block_groups_by_pair_dataset_and_language_and_its_section_prints_them():
+    rows = [item_row(f"a{i}", "A", PAIR, 1, "eng", 0.9, 0.8, 0.4) for i in range(3)]
+    rows += [item_row(f"b{i}", "B", PAIR, 1, "fra", 0.7, 0.8, 0.3) for i in range(2)]
+    rows += [item_row("b0", "B", PAIR, 1, "fra", 0.7, 0.8, 0.3)]  # an item seen twice counts once
+    block = sensitivity_block(rows)
+    assert block is not None and block["overall"] == 0.6
+    assert [(d["dataset"], d["accuracy"]) for d in block["datasets"]] == [("A", 1.0), ("B", 0.0)]
+    assert [(d["language"], d["items"]) for d in block["languages"]] == [("eng", 3), ("fra", 2)]
+    assert block["pairs"][0]["baseline"] is None  # two languages' baselines: no one b to state
+    lines = "\n".join(sensitivity_lines(block))
+    assert "| negation_flip | A | 3 | 1.000 | [1.000, 1.000] | 0.250 | hears it |" in lines
+    assert "| negation_flip | B | 2 | 0.000 | [0.000, 0.000] | -0.333 | inverted |" in lines
+    assert sensitivity_block([]) is None
+
+
+class _Unit:
+    def __init__(self, rows: list[dict[str, Any]]) -> None:
+        self.sensitivity = rows
+        self.scores = [ScoreRecord("STS16", "STS", "all", "negation_flip", 1, "cosine_spearman", 0.5)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    value=st.one_of(st.floats(allow_nan=True), st.text(max_size=3), st.booleans(), st.none()),
+    column=st.sampled_from(["kept_cosine", "changed_cosine"]),
+)
+def test_a_part_whose_pair_rows_are_not_cosines_is_refused_in_one_line(value, column):
+    row = item_row("i", "STS16", PAIR, 1, "eng", 0.5, 0.4, 0.3)
+    row[column] = value
+    valid = isinstance(value, float) and not isinstance(value, bool) and -1 <= value <= 1
+    if valid:
+        _check_sensitivity(_Unit([row]), "part x")
+        return
+    with pytest.raises(HtebError, match=rf"^part x: sensitivity {column} .* is not a cosine"):
+        _check_sensitivity(_Unit([row]), "part x")
+
+
+def test_a_part_naming_a_pair_it_did_not_score_is_refused():
+    row = item_row("i", "STS16", ("number_change", "number_words"), 1, "eng", 0.5, 0.4, 0.3)
+    with pytest.raises(HtebError, match="sensitivity holds pair 'number_change', which the unit did not score"):
+        _check_sensitivity(_Unit([row]), "part x")
