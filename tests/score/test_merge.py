@@ -176,17 +176,3 @@ def test_keep_timings_writes_a_new_card_over_one_that_is_not_an_earlier_card(tmp
     code, said, err = run("merge", *parts, "--out", out, "--overwrite", "--keep-timings")
     assert code == 0 and "kept" not in said, err
     assert outputs(out)["result_card.json"]["dataset"]["datasets"] == list(SMALL)
-
-
-def test_a_restated_citation_is_not_compared_and_the_first_parts_is_kept():
-    """A part scored before a source's citation was mended states the older BibTeX: it still merges with parts
-    scored after (the citation is restated by each hteb-score, not a result of the run), the merge keeps the
-    first part's; any other difference of the dataset block is still refused."""
-    part = scored_part(["STSBenchmark"])
-    old = with_identity(part, dataset={**part.identity.dataset, "citation": "@misc{old}"})
-    new = with_identity(part, dataset={**part.identity.dataset, "citation": "@misc{mended}"})
-    assert merge_parts([old, new]).identity.dataset["citation"] == "@misc{old}"
-    assert merge_parts([new, old]).identity.dataset["citation"] == "@misc{mended}"
-    moved = with_identity(part, dataset={**part.identity.dataset, "revision": "f" * 64})
-    with pytest.raises(HtebError, match="dataset.revision"):
-        merge_parts([old, moved])

@@ -77,10 +77,6 @@ LATER_FIELDS = (
     ("dataset", "citation"),
     ("dataset", "languages"),
 )
-#: identity fields each hteb-score restates when it scores, from the revision and its own citation rows, not results
-#: of the run: a part scored before a source's citation was mended (SciFact's, once SPECTER's) states the older
-#: text. Not compared; the merged identity keeps the first part's, as LATER_FIELDS keep a recorded value.
-RESTATED_FIELDS = (("dataset", "citation"),)
 TIMING_TOTAL = "total_s"
 #: the packages whose versions a run records (its identity, and the card's `package_versions`)
 PACKAGES = (
@@ -371,7 +367,7 @@ def narrowed(part: ScorePart, datasets: Sequence[str], name: str) -> ScorePart:
 
 def difference(a: Any, b: Any, path: str = "") -> str | None:
     """Where two identities first differ ('model.identity: X vs Y'); None when they agree."""
-    if any(path == ".".join(f) for f in (*UNION_FIELDS, *RESTATED_FIELDS)):
+    if any(path == ".".join(f) for f in UNION_FIELDS):
         return None
     if isinstance(a, dict) and isinstance(b, dict):
         for key in list(a) + [k for k in b if k not in a]:
