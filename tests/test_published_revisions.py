@@ -79,3 +79,19 @@ def test_the_findings_build_never_moves_a_cited_label(rules):
         table = line.split("--manifest-md", 1)[1].split()[0] if "--manifest-md" in line else "MANIFEST.md"
         assert ("--noise-rules 1" not in line) or table != "MANIFEST.md" and "rebuilt" in table, line
     assert any(f"--noise-rules {rules}" in line for line in builds)
+
+
+def test_the_sensitivity_page_counts_are_its_revisions_change_shares():
+    """docs/sensitivity.md's figures of sensitivity-1339 (items, texts, texts each pair edited and their share) are
+    the committed manifest's counters and change_shares, a row per meaning-changing rule in the table's order."""
+    manifest = committed("sensitivity-1339")
+    page = (ROOT / "docs" / "sensitivity.md").read_text(encoding="utf-8")
+    changed_rules = [r["name"] for r in manifest["specs"]["transformations"] if r.get("meaning") == "changed"]
+    texts = sum(e["items"] for e in manifest["change_shares"] if e["transformation"] == changed_rules[0])
+    assert f"{manifest['counters']['items']:,} items" in page and f"{texts:,} texts" in page
+    start = page.index("| pair | texts edited | share |")
+    rows = [line.split(" | ")[1:] for line in page[start:].splitlines()[2 : 2 + len(changed_rules)]]
+    for rule, (edited, share) in zip(changed_rules, rows):
+        count = sum(e["changed"] for e in manifest["change_shares"] if e["transformation"] == rule)
+        assert (edited, share.rstrip(" |")) == (f"{count:,}", f"{count / texts:.1%}"), rule
+    assert len(rows) == len(changed_rules) == 4

@@ -13,6 +13,7 @@ from hteb_contract import taxonomy
 from hteb_contract.errors import ContractError
 from hteb_contract.specs.transformations import (
     TABLE_PATH,
+    is_pair_rule,
     load_transformation_table,
     parse_transformation_table,
     transformation_table,
@@ -64,7 +65,8 @@ def test_llm_rows_are_the_generators_transformations_and_rule_rows_its_perturbat
     assert noise.PERTURBATIONS.names() == [t.name for t in RULES]
     assert sensitivity.RULES.names() == [t.name for t in PAIRS]
     assert all(noise.is_rule(t.name) for t in RULES + PAIRS) and not any(noise.is_rule(t.name) for t in LLM)
-    assert all(noise.is_pair_rule(t.name) for t in PAIRS) and not any(noise.is_pair_rule(t.name) for t in RULES)
+    assert all(is_pair_rule(t.name) for t in PAIRS) and not any(is_pair_rule(t.name) for t in RULES + LLM)
+    assert not is_pair_rule("no_such_transformation")
     assert not noise.is_rule("no_such_transformation")
 
 

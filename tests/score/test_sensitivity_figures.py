@@ -10,6 +10,7 @@ oracle), its accuracy the plain share, and the Markdown section prints the JSON'
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -23,10 +24,10 @@ from scipy import stats
 from hteb_contract.errors import HtebError
 from hteb_score.report.card.card_sections import sensitivity_lines
 from hteb_score.scoring import sensitivity
-from hteb_score.scoring.part_checks import _check_sensitivity
-from hteb_score.scoring.score_record import ScoreRecord
+from hteb_score.scoring.part_checks import check_part
 from hteb_score.scoring.sensitivity import item_row, sensitivity_block, summarise
 from refusal import run
+from scored_parts import scored_part
 
 LEXICAL = Path(__file__).resolve().parents[1] / "lexical_encoder.py"
 RULES = "negation_flip,negation_contraction,number_change,number_words"
@@ -154,10 +155,11 @@ def test_the_block_groups_by_pair_dataset_and_language_and_its_section_prints_th
     assert sensitivity_block([]) is None
 
 
-class _Unit:
-    def __init__(self, rows: list[dict[str, Any]]) -> None:
-        self.sensitivity = rows
-        self.scores = [ScoreRecord("STS16", "STS", "all", "negation_flip", 1, "cosine_spearman", 0.5)]
+def _part_with(row: dict[str, Any]) -> Any:
+    """A real part of the sample revision (scored_parts.py) whose one unit holds `row` among its pair rows."""
+    part = scored_part(["STSBenchmark"])
+    (unit,) = part.units
+    return dataclasses.replace(part, units=[dataclasses.replace(unit, sensitivity=[row])])
 
 
 @settings(max_examples=40, deadline=None)
@@ -166,17 +168,17 @@ class _Unit:
     column=st.sampled_from(["kept_cosine", "changed_cosine"]),
 )
 def test_a_part_whose_pair_rows_are_not_cosines_is_refused_in_one_line(value, column):
-    row = item_row("i", "STS16", PAIR, 1, "eng", 0.5, 0.4, 0.3)
+    row = item_row("i", "STSBenchmark", ("paraphrasing", "x"), 1, "eng", 0.5, 0.4, 0.3)  # a rule the unit scored
     row[column] = value
     valid = isinstance(value, float) and not isinstance(value, bool) and -1 <= value <= 1
     if valid:
-        _check_sensitivity(_Unit([row]), "part x")
+        check_part(_part_with(row), "part x")
         return
-    with pytest.raises(HtebError, match=rf"^part x: sensitivity {column} .* is not a cosine"):
-        _check_sensitivity(_Unit([row]), "part x")
+    with pytest.raises(HtebError, match=rf"^part x: unit 'STSBenchmark': sensitivity {column} .* is not a cosine"):
+        check_part(_part_with(row), "part x")
 
 
 def test_a_part_naming_a_pair_it_did_not_score_is_refused():
-    row = item_row("i", "STS16", ("number_change", "number_words"), 1, "eng", 0.5, 0.4, 0.3)
+    row = item_row("i", "STSBenchmark", ("number_change", "number_words"), 1, "eng", 0.5, 0.4, 0.3)
     with pytest.raises(HtebError, match="sensitivity holds pair 'number_change', which the unit did not score"):
-        _check_sensitivity(_Unit([row]), "part x")
+        check_part(_part_with(row), "part x")

@@ -269,8 +269,7 @@ def _run(cfg: GenerateConfig, *, log, facts: Facts | None) -> RunResult:
         rules = [t for t in cfg.transformations if noise.is_rule(t)]
         made_by_rules = _rule_tables(cfg, datasets, rules)
         if rules:
-            made = "the sensitivity rules" if cfg.pair_transformations else "the noise rules"
-            log(f"{rows(made_by_rules)} items made by {made} ({', '.join(rules)})")
+            log(f"{rows(made_by_rules)} items made by the {cfg.rules_name} ({', '.join(rules)})")
         corpus = _corpus_tables(cfg, datasets, rules)
         if cfg.corpus_noise:
             log(f"{rows(corpus)} corpus titles and texts made by the noise rules (--corpus-noise)")
@@ -383,9 +382,7 @@ def _rule_tables(
     if not rules:  # an LLM-only run: no bar for a stage that has nothing to do
         return {}
     jobs = [(seed, name, dataset) for seed in cfg.seeds for name, dataset in datasets.items()]
-    what = (
-        "noise rules on the corpus" if corpus else ("sensitivity rules" if cfg.pair_transformations else "noise rules")
-    )
+    what = "noise rules on the corpus" if corpus else cfg.rules_name
     return {
         (name, rule, seed): table
         for seed, name, dataset in bar(jobs, what, len(jobs), "dataset")

@@ -23,7 +23,7 @@ from hteb_contract.common.paths import default_cache_dir
 from hteb_contract.revision import CORPUS_TASK_TYPES
 from hteb_contract.specs.datasets import DatasetSpec
 from hteb_contract.specs.resolved import specs_block, specs_hash
-from hteb_contract.specs.transformations import transformation_spec
+from hteb_contract.specs.transformations import is_pair_rule, transformation_spec
 from hteb_contract.stores import check_label, check_store_uri
 from hteb_contract.stores.local import enclosing_store
 
@@ -38,7 +38,6 @@ from hteb_generate.transform.noise import (
     PERTURBATIONS,
     RULE_LABELS,
     definitions_hash,
-    is_pair_rule,
     is_rule,
     rule_set,
 )
@@ -150,6 +149,11 @@ class GenerateConfig:
     def pair_transformations(self) -> tuple[str, ...]:
         """The Sensitivity axis's minimal-pair rules among the transformations."""
         return tuple(t for t in self.transformations if is_pair_rule(t))
+
+    @property
+    def rules_name(self) -> str:
+        """What made the run's rule-made texts, as its log and progress bar say it (a revision holds one kind)."""
+        return "sensitivity rules" if self.pair_transformations else "noise rules"
 
     def content_config(self) -> dict[str, Any]:
         """What decides the revision's content (no paths, store, label or cache location): without an

@@ -52,7 +52,7 @@ from hteb_contract.errors import HtebError
 from hteb_contract.specs.noise_scripts import TABLE_PATH as NOISE_SCRIPTS_PATH
 from hteb_contract.specs.noise_scripts import adjacency, noise_scripts
 from hteb_contract.sources import SourceDataset
-from hteb_contract.specs.transformations import transformation_table
+from hteb_contract.specs.transformations import is_pair_rule, transformation_table
 
 from hteb_generate.transform import sensitivity
 from hteb_generate.transform.keyboards import key_neighbours
@@ -208,12 +208,6 @@ def is_rule(transformation: str) -> bool:
     unknown name)."""
     table = transformation_table()
     return transformation in table.names and table.get(transformation).is_rule
-
-
-def is_pair_rule(transformation: str) -> bool:
-    """A minimal-pair rule of the Sensitivity axis (hteb_generate.transform.sensitivity), not a Noise rule."""
-    table = transformation_table()
-    return transformation in table.names and table.get(transformation).twin is not None
 
 
 RuleEdit = Callable[[str, tuple, "str | None"], str]

@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 
 from hteb_contract.errors import IntegrityError
 from hteb_contract.specs.noise_scripts import noise_scripts, text_script
-from hteb_contract.specs.transformations import transformation_table
+from hteb_contract.specs.transformations import is_pair_rule
 from hteb_contract.taxonomy import AXIS_OF
 
 #: The rules version whose behaviour per script hteb_contract/specs/noise_scripts.yaml describes; a
@@ -48,12 +48,6 @@ NO_SPAN = "no text of the subset has a span this rule and its twin can both edit
 
 def is_noise(transformation: str) -> bool:
     return AXIS_OF.get(transformation) == "noise"
-
-
-def is_pair_rule(transformation: str) -> bool:
-    """A minimal-pair rule: its row names a twin (the Sensitivity axis)."""
-    table = transformation_table()
-    return transformation in table.names and table.get(transformation).twin is not None
 
 
 def subset_counts(table: pa.Table) -> dict[str, tuple[int, int]]:

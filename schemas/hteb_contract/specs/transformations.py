@@ -483,6 +483,12 @@ def transformation_table() -> TransformationTable:
     return load_transformation_table(TABLE_PATH)
 
 
+def is_pair_rule(name: str) -> bool:
+    """A minimal-pair rule: its row names a twin (the Sensitivity axis); False for an unknown name."""
+    table = transformation_table()
+    return name in table.names and table.get(name).twin is not None
+
+
 def transformation_spec(name: str) -> TransformationSpec:
     """The row of `name` in HTEB's table; an unknown name is a one-line error with a hint."""
     return transformation_table().get(name)

@@ -147,7 +147,7 @@ def _same(a: float | None, b: float | None) -> bool:
 def _check_sensitivity(unit: Any, where: str) -> None:
     """A unit's minimal-pair rows name a rule it scored, and their cosines are numbers from -1 to 1."""
     scored = {r.transformation for r in unit.scores}
-    for row in getattr(unit, "sensitivity", ()):
+    for row in unit.sensitivity:
         if row["pair"] not in scored:
             raise HtebError(f"{where}: sensitivity holds pair {row['pair']!r}, which the unit did not score")
         for column in ("kept_cosine", "changed_cosine"):
