@@ -204,6 +204,7 @@ def cli() -> None:
     hteb-generate doctor                        what this machine lacks for the run, in one line
     hteb-generate plan --seed 1339              texts, LLM requests, tokens and GPU hours of the run
     hteb-generate reproduce --store S --revision R   regenerate a published revision here and compare
+    hteb-generate remake docs/revisions/R --store S  make a published revision again, as published, into S
     """
 
 
@@ -415,6 +416,51 @@ def reproduce(
 
         click.echo(differences_line(ours.manifest, reference.manifest), err=True)
         sys.exit(1)
+
+
+@cli.command()
+@click.argument("published")
+@click.option("--store", required=True, help="Store to publish it to: a path, file://PATH or hf://OWNER/NAME.")
+@click.option(
+    "--profile",
+    type=click.Choice(["gpu", "cpu"]),
+    default=None,
+    help="Batch size and doctor's checks (default: cpu for local sources, gpu for Hub sources).",
+)
+@lambda fn: _decorate(fn, MACHINE_OPTIONS)
+def remake(published: str, store: str, profile: str | None, **machine: Any) -> None:
+    """Make the published revision whose folder is PUBLISHED (its manifest.json, e.g. docs/revisions/noise2-1339)
+    again, and publish it to STORE under its label: the run its manifest records, rebuilt as `reproduce`
+    rebuilds it, published only when every file is byte for byte one the manifest lists. Why: today's
+    defaults move on (a revision made before revisions recorded their rows is made again with them), and
+    a revision scored off today's run instead of the published one cites and identifies as another run."""
+    from hteb_contract.revision import load_manifest
+    from hteb_generate.run.pipeline import run as run_pipeline
+    from hteb_generate.revision.reproduce import rebuild_config, remade_differences
+
+    check_store_uri(store)
+    reference = load_manifest(Path(published))
+    label = reference["label"]
+    config = rebuild_config(
+        reference, store=store, profile=profile, machine={**machine, "engine_options": _engine_options(machine)}
+    )
+    with session():
+        result = run_pipeline(config, log=lambda m: click.echo(m, err=True), facts=_ready(config))
+    differ = remade_differences(result.manifest, reference)
+    if differ is not None:
+        raise HtebError(
+            f"{published}: this run does not remake {label} ({differ}); it is kept at {result.folder}, and "
+            f"`hteb-generate reproduce` says where it differs"
+        )
+    target = open_store(store)
+    target.publish(result.folder)
+    held = target.fetch(label, datasets=[reference["sources"][0]["name"]]).manifest
+    if held["config_hash"] != reference["config_hash"]:
+        raise StoreError(
+            f"store {target.uri} already holds {label} with its files but as another run made it (config "
+            f"{held['config_hash'][:12]}, published {reference['config_hash'][:12]}): remake it into a new store"
+        )
+    click.echo(f"remade {label} ({reference['content_hash'][:12]}) as published into {target.uri}")
 
 
 @cli.command()

@@ -126,6 +126,17 @@ def setting_differences(ours: Mapping[str, Any], theirs: Mapping[str, Any]) -> l
     ]
 
 
+def remade_differences(ours: Mapping[str, Any], published: Mapping[str, Any]) -> str | None:
+    """None when manifest `ours` lists the very files of `published` (its content hash is theirs), else a
+    line naming how many files differ and the first of them."""
+    if ours["content_hash"] == published["content_hash"]:
+        return None
+    mine = {f["path"]: f["sha256"] for f in ours["files"]}
+    theirs = {f["path"]: f["sha256"] for f in published["files"]}
+    differ = sorted(p for p in mine.keys() | theirs.keys() if mine.get(p) != theirs.get(p))
+    return f"{len(differ)} of its {len(theirs)} files differ (first: {differ[0]})"
+
+
 def differences_line(ours: Mapping[str, Any], theirs: Mapping[str, Any]) -> str:
     """One line for a regeneration that does not reproduce: which recorded settings differ, and what
     is not recorded (the batch size and a resumed run's chunk boundaries)."""
