@@ -51,6 +51,14 @@ class Taxonomy:
         return {axis.name: axis.transformations for axis in self.axes}
 
     @cached_property
+    def scored_members(self) -> dict[str, tuple[str, ...]]:
+        """`members` of the axes whose mean task score is a robustness score: all but an axis of minimal pairs
+        (own_revision: Sensitivity), whose rules change the meaning or keep it by design, so a mean of both says
+        nothing (a drop under a change is the model listening). Its rules are shown one by one; its figure is
+        the card's `sensitivity` block."""
+        return {axis.name: axis.transformations for axis in self.axes if not axis.own_revision}
+
+    @cached_property
     def labels(self) -> dict[str, str]:
         return {axis.name: axis.label for axis in self.axes}
 

@@ -109,6 +109,9 @@ def test_the_sensitivity_figures_stand_apart_from_the_total(cards):
     card = cards["lexical"]
     assert card["aggregates"]["hteb_total"] is None  # no paper axis in this revision, and Sensitivity is never one
     assert [a["name"] for a in card["taxonomy"]["axes"]][-1] == "sensitivity"
+    # no axis mean of changed and kept rules (a drop under a change is the model listening): each rule on its own
+    assert card["aggregates"]["per_axis"] == {} and card["statistics"]["per_axis"] == {}
+    assert {"negation_flip", "negation_contraction"} <= set(card["aggregates"]["per_transformation"])
     overall = card["sensitivity"]["overall"]
     assert f"## Sensitivity (minimal pairs; not in the HTEB total): {overall:.3f}" in card["markdown"]
     for figure in card["sensitivity"]["pairs"]:
@@ -140,6 +143,23 @@ def test_the_figure_is_the_share_of_items_the_twin_wins_with_scipys_interval(kep
     assert figure["margin"] == pytest.approx(float(np.mean((k - c) / 0.5)), abs=1e-5)
 
 
+@pytest.mark.parametrize("items", [6, 25, 100, 400, 3000])
+def test_detectable_is_the_accuracy_scipys_binomial_test_separates_four_times_in_five(items):
+    """The oracle: scipy.stats.binomtest on outcomes drawn at the stated accuracy rejects 0.5 in at least 80% of
+    draws, and at 0.02 below it in fewer (the reach is the smallest such accuracy, not a bound)."""
+    reach = sensitivity.detectable(items)
+    assert reach is not None and 0.5 < reach <= 1
+
+    def rejected(accuracy: float) -> float:
+        draws = np.random.default_rng(7).binomial(items, min(accuracy, 1.0), size=4000)
+        outcome = {k: stats.binomtest(int(k), items, 0.5).pvalue <= sensitivity.ALPHA for k in set(draws.tolist())}
+        return float(np.mean([outcome[k] for k in draws.tolist()]))
+
+    assert rejected(reach) >= sensitivity.POWER - 0.02  # Monte Carlo's error at 4,000 draws: about 0.006
+    assert rejected(reach - 0.02) < sensitivity.POWER
+    assert sensitivity.detectable(5) is None  # no count of 5 outcomes is significant at 5%
+
+
 def test_the_block_groups_by_pair_dataset_and_language_and_its_section_prints_them():
     rows = [item_row(f"a{i}", "A", PAIR, 1, "eng", 0.9, 0.8, 0.4) for i in range(3)]
     rows += [item_row(f"b{i}", "B", PAIR, 1, "fra", 0.7, 0.8, 0.3) for i in range(2)]
@@ -150,8 +170,8 @@ def test_the_block_groups_by_pair_dataset_and_language_and_its_section_prints_th
     assert [(d["language"], d["items"]) for d in block["languages"]] == [("eng", 3), ("fra", 2)]
     assert block["pairs"][0]["baseline"] is None  # two languages' baselines: no one b to state
     lines = "\n".join(sensitivity_lines(block))
-    assert "| negation_flip | A | 3 | 1.000 | [1.000, 1.000] | 0.250 | hears it |" in lines
-    assert "| negation_flip | B | 2 | 0.000 | [0.000, 0.000] | -0.333 | inverted |" in lines
+    assert "| negation_flip | A | 3 | 1.000 | [1.000, 1.000] | - | 0.250 | hears it |" in lines  # 3 items: no reach
+    assert "| negation_flip | B | 2 | 0.000 | [0.000, 0.000] | - | -0.333 | inverted |" in lines
     assert sensitivity_block([]) is None
 
 

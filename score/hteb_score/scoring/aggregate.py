@@ -124,9 +124,10 @@ def aggregate_flags(scores: Iterable[ScoreRecord], taxonomy: Taxonomy) -> list[F
 
 
 def axis_scores(transformations: Mapping[str, float], taxonomy: Taxonomy) -> dict[str, float]:
-    """Per axis, the mean of its transformations' scores that are given; axes with none are left out."""
+    """Per axis, the mean of its transformations' scores that are given; axes with none, and an axis of minimal
+    pairs (`Taxonomy.scored_members`), are left out."""
     axes = {}
-    for axis, members in taxonomy.members.items():
+    for axis, members in taxonomy.scored_members.items():
         present = [transformations[t] for t in members if t in transformations]
         if present:
             axes[axis] = float(np.mean(present))

@@ -82,21 +82,23 @@ def sensitivity_lines(block: Mapping[str, Any] | None) -> list[str]:
         "Per item both rules of a pair edited (a meaning-changing rule and its twin, which edits the same span "
         "keeping the meaning): accuracy = the share whose twin is nearer the original than the changed text "
         "(0.5 blind, 1 separates every item; a tie counts 1/2), with its 95% bootstrap interval; margin = the "
-        "same gap in units of the distance to an unrelated text. Overall: the mean of the pairs' accuracies. A "
-        "task score that drops under a meaning change is the model listening, not fragility.",
+        "same gap in units of the distance to an unrelated text; detectable = the smallest accuracy these items "
+        "tell from 0.5 four times in five (exact binomial test, 5%): a blind figure below it may be a cue heard "
+        "weakly. Overall: the mean of the pairs' accuracies. A task score that drops under a meaning change is "
+        "the model listening, not fragility.",
         "",
-        "| pair | dataset | items | accuracy | 95% CI | margin | reads |",
-        "|---|---|---|---|---|---|---|",
+        "| pair | dataset | items | accuracy | 95% CI | detectable | margin | reads |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for figure in block["pairs"]:
         lines.append(
             f"| **{md_text(figure['pair'])}** | all | {figure['items']} | {_cell(figure['accuracy'])} "
-            f"| {_interval(figure)} | {_cell(figure['margin'])} | {_heard(figure)} |"
+            f"| {_interval(figure)} | {_cell(figure['detectable'])} | {_cell(figure['margin'])} | {_heard(figure)} |"
         )
         for row in (r for r in block["datasets"] if r["pair"] == figure["pair"]):
             lines.append(
                 f"| {md_text(row['pair'])} | {md_text(row['dataset'])} | {row['items']} | {_cell(row['accuracy'])} "
-                f"| {_interval(row)} | {_cell(row['margin'])} | {_heard(row)} |"
+                f"| {_interval(row)} | {_cell(row['detectable'])} | {_cell(row['margin'])} | {_heard(row)} |"
             )
     return lines
 
