@@ -33,7 +33,7 @@ SOURCES := schemas/pyproject.toml score/pyproject.toml generate/pyproject.toml M
 GEN_VENV := $(if $(filter gpu,$(PROFILE)),$(GPU_VENV),$(VENV))
 GEN_STAMP := $(GEN_VENV)/.installed-$(if $(filter gpu,$(PROFILE)),gpu,cpu)
 
-.PHONY: install install-score install-gpu install-sets gpu-check gpu-check-prepare test test-fast published-checks demo docs generate doctor plan score bench noise-findings findings leaderboard leaderboard-models tables specs clean
+.PHONY: install install-score install-gpu install-sets gpu-check gpu-check-prepare test test-fast published-checks demo docs generate doctor plan score bench noise-findings sensitivity-findings findings leaderboard leaderboard-models tables specs clean
 
 install: $(VENV)/.installed-cpu
 install-score: $(VENV)/.installed-score
@@ -160,6 +160,32 @@ FINDINGS_MODELS ?=
 # each is chance, and the pair is the check that the tests separate no two models that know nothing.
 NULL_MODELS ?= hteb:random hteb:random?seed=1
 REBUILT_MANIFEST := $(OUT)/rebuilt-MANIFEST.md
+# Scores every (model, dataset) unit of a published label not yet committed, one at a time, gzipping each part into
+# its folder as it finishes (a run stopped after any unit goes on where it stopped): the models of tests/models.py
+# and the null models given, FINDINGS_MODELS and FINDINGS_DATASETS narrowing them. A unit of an earlier label whose
+# data the new one reads the same is carried instead of scored again (`hteb-score carry`).
+# $(1): the label (in file://.hteb/store), $(2): the parts' folder, $(3): a scratch folder, $(4): the null models
+# (hteb:random?seed=1 goes under random-seed-1), $(5): the label to carry units from, or nothing.
+define score_parts
+mkdir -p $(3)
+cd tests && HF_HUB_OFFLINE=1 ../$(BIN)/python models.py > ../$(3)/models.tsv
+for m in $(4); do n=$${m#hteb:}; n=$${n//[?&=]/-}; printf '%s\t%s\t%s\t\n' "$$n" "$$m" "$$m"; done >> $(3)/models.tsv
+set -e; datasets="$(FINDINGS_DATASETS)"; [ -n "$$datasets" ] || datasets=$$($(BIN)/python -c \
+	"from hteb_contract.stores import open_store; print(*open_store('file://.hteb/store').fetch('$(1)').dataset_names())"); \
+while IFS=$$'\t' read -r name hub path arguments; do for ds in $$datasets; do \
+	[ -z "$(FINDINGS_MODELS)" ] || [[ " $(FINDINGS_MODELS) " == *" $$name "* ]] || continue; \
+	part=$(2)/$$name/$$ds.hteb_part.json.gz; [ -f $$part ] && continue; \
+	earlier=docs/findings/$(5)/parts/$$name/$$ds.hteb_part.json.gz; \
+	if [ -n "$(5)" ] && [ -f $$earlier ] && $(BIN)/hteb-score carry $$earlier --store file://.hteb/store \
+		--revision $(1) --from-revision $(5) --scored-manifest docs/revisions/$(5) \
+		--out $(3)/$$name/$$ds --overwrite; then :; else \
+	named=$$([ "$$hub" = "$$path" ] || printf -- '--model-name %s' "$$hub"); \
+	HF_HUB_OFFLINE=1 $(BIN)/hteb-score "$$path" $$arguments $$named --store file://.hteb/store --revision $(1) \
+		--part $$ds --cache-dir $(OUT)/embedding-cache --out $(3)/$$name/$$ds --overwrite --quiet < /dev/null; fi; \
+	mkdir -p $$(dirname $$part); gzip -9n < $(3)/$$name/$$ds/hteb_part.json > $$part.tmp; mv $$part.tmp $$part; \
+done; done < $(3)/models.tsv
+endef
+
 # A published label (docs/revisions/NOISE_LABEL) is remade as published, its manifest's own run: noise2-1339 records
 # no table rows (made before revisions did), and parts scored off today's run would cite and identify as another run.
 # Rules 1's card is no longer made byte for byte (MANIFEST.md: noise-1339 superseded): that one is made as today makes it.
@@ -170,24 +196,7 @@ noise-findings: install
 		GENERATE_ARGS="--noise-rules $(NOISE_RULES)$(if $(filter 1,$(NOISE_RULES)), --manifest-md $(REBUILT_MANIFEST))"; fi
 	$(if $(CARRY_FROM),HF_HUB_OFFLINE=1 $(BIN)/hteb-generate --seed $(SEED) --profile noise --noise-rules 1 \
 		--label $(CARRY_FROM) --manifest-md $(REBUILT_MANIFEST) > /dev/null)
-	mkdir -p $(FINDINGS)
-	cd tests && HF_HUB_OFFLINE=1 ../$(BIN)/python models.py > ../$(FINDINGS)/models.tsv
-	for m in $(NULL_MODELS); do n=$${m#hteb:}; n=$${n//[?&=]/-}; printf '%s\t%s\t%s\t\n' "$$n" "$$m" "$$m"; done \
-		>> $(FINDINGS)/models.tsv
-	set -e; datasets="$(FINDINGS_DATASETS)"; [ -n "$$datasets" ] || datasets=$$($(BIN)/python -c \
-		"from hteb_contract.stores import open_store; print(*open_store('file://.hteb/store').fetch('$(NOISE_LABEL)').dataset_names())"); \
-	while IFS=$$'\t' read -r name hub path arguments; do for ds in $$datasets; do \
-		[ -z "$(FINDINGS_MODELS)" ] || [[ " $(FINDINGS_MODELS) " == *" $$name "* ]] || continue; \
-		part=$(FINDINGS_DOCS)/parts/$$name/$$ds.hteb_part.json.gz; [ -f $$part ] && continue; \
-		earlier=docs/findings/$(CARRY_FROM)/parts/$$name/$$ds.hteb_part.json.gz; \
-		if [ -n "$(CARRY_FROM)" ] && [ -f $$earlier ] && $(BIN)/hteb-score carry $$earlier --store file://.hteb/store \
-			--revision $(NOISE_LABEL) --from-revision $(CARRY_FROM) --scored-manifest docs/revisions/$(CARRY_FROM) \
-			--out $(FINDINGS)/$$name/$$ds --overwrite; then :; else \
-		named=$$([ "$$hub" = "$$path" ] || printf -- '--model-name %s' "$$hub"); \
-		HF_HUB_OFFLINE=1 $(BIN)/hteb-score "$$path" $$arguments $$named --store file://.hteb/store --revision $(NOISE_LABEL) \
-			--part $$ds --cache-dir $(OUT)/embedding-cache --out $(FINDINGS)/$$name/$$ds --overwrite --quiet < /dev/null; fi; \
-		mkdir -p $$(dirname $$part); gzip -9n < $(FINDINGS)/$$name/$$ds/hteb_part.json > $$part.tmp; mv $$part.tmp $$part; \
-	done; done < $(FINDINGS)/models.tsv
+	$(call score_parts,$(NOISE_LABEL),$(FINDINGS_DOCS)/parts,$(FINDINGS),$(NULL_MODELS),$(CARRY_FROM))
 	$(MAKE) findings
 
 # The committed findings, made again from their committed work units (FINDINGS_DOCS/parts/MODEL/DATASET.hteb_part.json.gz,
@@ -225,6 +234,19 @@ findings: install-score
 		$(BIN)/hteb-score compare $(FINDINGS_DOCS)/whole-revision/*/result_card.json --out $(FINDINGS_DOCS)/whole-revision-comparison --overwrite; fi
 	$(BIN)/hteb-score tables docs/findings.md docs/comparing.md
 	$(if $(filter $(NOISE_LABEL),$(LEADERBOARD_LABEL)),$(MAKE) leaderboard)
+
+# The Sensitivity findings (docs/sensitivity.md): each model of tests/models.py and the null models scored on the
+# published sensitivity-SEED (remade as published), one part per (model, dataset) committed as it finishes
+# (SENSITIVITY_DOCS/parts/MODEL), then each model's card over the datasets its parts hold (SENSITIVITY_DOCS/MODEL).
+# FINDINGS_MODELS and FINDINGS_DATASETS narrow it as for noise-findings.
+SENSITIVITY_LABEL := sensitivity-$(SEED)
+SENSITIVITY_DOCS := docs/findings/$(SENSITIVITY_LABEL)
+SENSITIVITY_NULLS ?= hteb:random hteb:constant
+sensitivity-findings: install
+	HF_HUB_OFFLINE=1 $(BIN)/hteb-generate remake docs/revisions/$(SENSITIVITY_LABEL) --store file://.hteb/store
+	$(call score_parts,$(SENSITIVITY_LABEL),$(SENSITIVITY_DOCS)/parts,$(OUT)/$(SENSITIVITY_LABEL)-findings,$(SENSITIVITY_NULLS),)
+	set -e; for parts in $(SENSITIVITY_DOCS)/parts/*/; do $(BIN)/hteb-score merge $$parts*.gz \
+		--out $(SENSITIVITY_DOCS)/$$(basename $$parts) --overwrite --keep-timings; done
 
 # The PyPI embedding models of tests/models.py: name, Hub id, MODEL_ID (a local folder, made on first use, or a
 # factory) and the hteb-score arguments it needs, one line each.
