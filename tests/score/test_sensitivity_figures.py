@@ -69,14 +69,21 @@ MODELS = {
 
 
 @pytest.fixture(scope="module")
-def cards(store: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+def cards_folder(store: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Each model's card on the revision, in a folder of its name (as `make sensitivity-findings` lays them)."""
     out = tmp_path_factory.mktemp("sensitivity-cards")
-    found = {}
     for name, model in MODELS.items():
         code, _, err = run(*model, "--store", store, "--revision", "sensitivity-1339", "--out", out / name, "--quiet")
         assert code == 0 and "Traceback" not in err, err
-        found[name] = json.loads((out / name / "result_card.json").read_text(encoding="utf-8"))
-        found[name]["markdown"] = (out / name / "result_card.md").read_text(encoding="utf-8")
+    return out
+
+
+@pytest.fixture(scope="module")
+def cards(cards_folder: Path) -> dict[str, dict[str, Any]]:
+    found = {}
+    for name in MODELS:
+        found[name] = json.loads((cards_folder / name / "result_card.json").read_text(encoding="utf-8"))
+        found[name]["markdown"] = (cards_folder / name / "result_card.md").read_text(encoding="utf-8")
     return found
 
 
@@ -116,6 +123,28 @@ def test_the_sensitivity_figures_stand_apart_from_the_total(cards):
     assert f"## Sensitivity (minimal pairs; not in the HTEB total): {overall:.3f}" in card["markdown"]
     for figure in card["sensitivity"]["pairs"]:
         assert f"| **{figure['pair']}** | all | {figure['items']} | {figure['accuracy']:.3f} |" in card["markdown"]
+
+
+def test_the_findings_tables_are_the_cards_figures_with_the_chance_rows_last(cards_folder, cards):
+    from hteb_score.report.site.findings import update_tables
+
+    page = "\n".join(
+        f"<!-- hteb:table {table} {cards_folder.name} -->\nstale\n<!-- /hteb:table -->"
+        for table in ("sensitivity-models", "sensitivity-datasets")
+    )
+    written = update_tables(page, cards_folder.parent)
+    rows = [line for line in written.splitlines() if line.startswith("| ") and "---" not in line]
+    named = [line.split(" | ")[0].removeprefix("| ") for line in rows[1 : 1 + len(MODELS)]]
+    real = sorted(cards[n]["model"]["model_id"].rsplit("/", 1)[-1] for n in ("lexical", "deaf"))
+    assert named[:2] == real and all(n.startswith("chance (") for n in named[2:])  # chance rows last
+    lexical = _pairs(cards["lexical"])["number_change"]
+    ci = lexical["ci"]
+    assert f"**{lexical['accuracy']:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]** ({lexical['items']})" in written  # not blind
+    constant = _pairs(cards["constant"])["negation_flip"]
+    assert f"0.500 [0.500, 0.500] ({constant['items']})" in written  # blind: not bold
+    (dataset,) = [d for d in cards["lexical"]["sensitivity"]["datasets"] if d["pair"] == "negation_flip"]
+    assert f"| negation_flip | STS16 | {dataset['items']} | {dataset['detectable']:.3f} | " in written
+    assert update_tables(written, cards_folder.parent) == written  # a second run changes nothing
 
 
 @settings(max_examples=30, deadline=None)

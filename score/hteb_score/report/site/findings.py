@@ -37,6 +37,7 @@ from hteb_score.report.compare.inputs import load_card
 from hteb_score.report.compare.pairwise import power_markdown
 from hteb_score.report.compare.pairwise import label as ranked_label
 from hteb_score.report.compare.per_dataset import tables as per_dataset_tables
+from hteb_score.report.site.sensitivity_tables import sensitivity_cards, sensitivity_datasets, sensitivity_models
 from hteb_score.scoring.model_scores import ModelScores
 from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart, difference, read_part
 
@@ -476,6 +477,8 @@ TABLES: Registry[Table] = Registry(
         "pair-datasets": Table(comparison_of, pair_datasets),
         "noise-item-examples": Table(comparison_of, noise_item_examples),
         "pair-power": Table(comparison_of, lambda comparison: power_markdown(comparison.pairwise)),
+        "sensitivity-models": Table(sensitivity_cards, sensitivity_models),
+        "sensitivity-datasets": Table(sensitivity_cards, sensitivity_datasets),
     },
 )
 

@@ -1,0 +1,111 @@
+"""The Sensitivity findings' tables (docs/sensitivity.md, `hteb-score tables`), from the committed cards of
+models scored on a Sensitivity revision (`make sensitivity-findings`): each model's `sensitivity` block as the
+card states it, the null models' chance rows last.
+
+`sensitivity-models`: per model, each minimal pair's accuracy with its interval and reading, and the overall
+mean; `sensitivity-datasets`: per pair and dataset, each model's accuracy beside the smallest its items can tell
+from 0.5 (`detectable`), so a blind cell on a dataset with few items reads as what it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hteb_contract.common.escape import md_text
+from hteb_contract.errors import HtebError
+from hteb_score import CARD_FILE
+from hteb_score.report.compare.chance import chance_rows, row_name
+from hteb_score.report.compare.inputs import load_card
+from hteb_score.report.formatting import md_row, number
+from hteb_score.scoring.model_scores import ModelScores
+
+
+@dataclass(frozen=True)
+class SensitivityRow:
+    """One model's card: the name its rows show (a chance row's labelled) and its `sensitivity` block."""
+
+    name: str
+    block: Mapping[str, Any]
+    chance: bool
+
+
+def sensitivity_cards(folder: Path) -> list[SensitivityRow]:
+    """The cards in `folder` (`*/result_card.json`, each checked as `compare` checks it) with a Sensitivity
+    block: real models in name order, then the chance rows."""
+    paths = sorted(Path(folder).glob(f"*/{CARD_FILE}"), key=str)
+    models: list[ModelScores] = [load_card(path) for path in paths]
+    if not models:
+        raise HtebError(f"{folder}: no result cards (*/result_card.json)")
+    missing = [m.path for m in models if not (m.card or {}).get("sensitivity")]
+    if missing:
+        raise HtebError(f"{missing[0]}: the card has no Sensitivity figures (not scored on a Sensitivity revision)")
+    chance = chance_rows(models)
+    rows = [
+        SensitivityRow(
+            md_text(row_name(Path(m.model).name, chance.get(m.model))), (m.card or {})["sensitivity"], m.model in chance
+        )
+        for m in models
+    ]
+    return sorted(rows, key=lambda r: (r.chance, r.name))
+
+
+def _pairs(rows: Sequence[SensitivityRow]) -> list[str]:
+    """Every pair any card scored, in the cards' order."""
+    return list(dict.fromkeys(p["pair"] for r in rows for p in r.block["pairs"]))
+
+
+def _cell(name: str) -> str:
+    return md_text(name)
+
+
+def _reading(figure: Mapping[str, Any] | None) -> str:
+    """accuracy [low, high], bold where the interval leaves 0.5 out, "-" where not scored."""
+    if figure is None or figure["accuracy"] is None:
+        return "-"
+    cell = number(figure["accuracy"], 3)
+    if figure["ci"] is not None:
+        cell += f" [{number(figure['ci'][0], 3)}, {number(figure['ci'][1], 3)}]"
+    return cell if figure["blind"] in (True, None) else f"**{cell}**"
+
+
+def sensitivity_models(rows: Sequence[SensitivityRow]) -> str:
+    pairs = _pairs(rows)
+    lines = [
+        md_row(["model", "overall", *(f"{_cell(p)} (items)" for p in pairs)]),
+        md_row(["---"] * (2 + len(pairs))),
+    ]
+    for row in rows:
+        by_pair = {p["pair"]: p for p in row.block["pairs"]}
+        cells = [f"{_reading(by_pair.get(p))} ({by_pair[p]['items']})" if p in by_pair else "-" for p in pairs]
+        lines.append(md_row([row.name, number(row.block["overall"], 3), *cells]))
+    return "\n".join(lines)
+
+
+def sensitivity_datasets(rows: Sequence[SensitivityRow]) -> str:
+    lines = [
+        md_row(["pair", "dataset", "items", "detectable", *(r.name for r in rows)]),
+        md_row(["---"] * (4 + len(rows))),
+    ]
+    for pair in _pairs(rows):
+        datasets = list(dict.fromkeys(d["dataset"] for r in rows for d in r.block["datasets"] if d["pair"] == pair))
+        for dataset in datasets:
+            figures = [
+                next((d for d in r.block["datasets"] if (d["pair"], d["dataset"]) == (pair, dataset)), None)
+                for r in rows
+            ]
+            first = next(f for f in figures if f is not None)  # the items are the revision's: every model's alike
+            lines.append(
+                md_row(
+                    [
+                        _cell(pair),
+                        _cell(dataset),
+                        str(first["items"]),
+                        number(first["detectable"], 3),
+                        *map(_reading, figures),
+                    ]
+                )
+            )
+    return "\n".join(lines)
