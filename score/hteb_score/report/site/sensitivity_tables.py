@@ -39,7 +39,7 @@ def sensitivity_cards(folder: Path) -> list[SensitivityRow]:
     models: list[ModelScores] = [load_card(path) for path in paths]
     if not models:
         raise HtebError(f"{folder}: no result cards (*/result_card.json)")
-    missing = [m.path for m in models if not (m.card or {}).get("sensitivity")]
+    missing = [m.source for m in models if not (m.card or {}).get("sensitivity")]
     if missing:
         raise HtebError(f"{missing[0]}: the card has no Sensitivity figures (not scored on a Sensitivity revision)")
     chance = chance_rows(models)
