@@ -147,6 +147,20 @@ def test_the_findings_tables_are_the_cards_figures_with_the_chance_rows_last(car
     assert update_tables(written, cards_folder.parent) == written  # a second run changes nothing
 
 
+def test_a_card_without_sensitivity_figures_is_refused_by_the_tables(tmp_path):
+    import shutil
+
+    from hteb_contract.errors import HtebError
+    from hteb_score.report.site.sensitivity_tables import sensitivity_cards
+
+    card = next((Path(__file__).resolve().parents[2] / "docs" / "findings" / "noise2-1339").glob("*/result_card.json"))
+    shutil.copytree(card.parent, tmp_path / "cards" / card.parent.name)
+    with pytest.raises(HtebError, match="the card has no Sensitivity figures"):
+        sensitivity_cards(tmp_path / "cards")
+    with pytest.raises(HtebError, match="no result cards"):
+        sensitivity_cards(tmp_path)
+
+
 @settings(max_examples=30, deadline=None)
 @given(kept=st.lists(st.floats(-1, 1), min_size=2, max_size=60), shift=st.floats(-0.5, 0.5))
 def test_the_figure_is_the_share_of_items_the_twin_wins_with_scipys_interval(kept, shift):
