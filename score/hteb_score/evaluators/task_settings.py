@@ -61,4 +61,6 @@ def of_manifest(manifest: Mapping[str, Any]) -> TaskSettings:
     if specs is None:
         return INSTALLED
     rows = [row for row in specs["datasets"] if row.get("table", True)]
+    if not rows:  # every dataset a local folder no row names (a table of none is no table: the schema wants rows)
+        return INSTALLED
     return INSTALLED.over(parse_dataset_rows(rows, f"revision {manifest.get('label')!r}: its specs block"))
