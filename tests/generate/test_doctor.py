@@ -62,7 +62,10 @@ def test_a_ready_gpu_host_gets_one_summary_line(gpu_config):
     summary = require_ready(gpu_config(), _facts())
     assert "\n" not in summary
     assert "NVIDIA H100 80GB HBM3 (79.6 GiB); torch 2.13.0; vLLM 0.32.0 (vllm)" in summary
-    assert "gemma-3-27b-it-int4-awq as generator and judge (needs 25.7 GiB, share 0.9); 1 engine in this process; " in summary
+    assert (
+        "gemma-3-27b-it-int4-awq as generator and judge (needs 25.7 GiB, share 0.9); 1 engine in this process; "
+        in summary
+    )
     assert f"; {GEMMA}@main is {COMMIT} (from the Hub);" in summary
     assert "(set HTEB_HUB_REPO and HF_TOKEN to publish to the Hub)" in summary
     assert summary.endswith(
@@ -295,6 +298,29 @@ def test_the_pipeline_starts_each_engine_with_its_planned_settings(gpu_config, t
     }
     assert judge.inner.options["gpu_memory_utilization"] == 0.9
     assert judge.revision == "4da05a8edb55c6046cce958586c33b61da07bb79"
+
+
+class _RayPlaced:
+    """What the pipeline asked of the Ray engine: where its workers go, and what each takes."""
+
+    def __init__(self, factory, **where) -> None:
+        self.where = where
+
+
+def test_the_pipeline_starts_an_engine_per_gpu_on_a_local_ray_cluster(gpu_config, tmp_path, monkeypatch):
+    from hteb_generate.engine import ray_engine
+
+    monkeypatch.setattr(ray_engine, "RayEngine", _RayPlaced)
+    facts = _facts(gpus=(H100,) * 8)
+    config = gpu_config(engine_options={"tensor_parallel_size": 2})
+    engines = pipeline.build_engines(config, CallCache(tmp_path / "calls.sqlite"), facts, engine_slots(config, facts))
+    assert engines is not None and engines.generator.inner.where == {
+        "model_id": GEMMA,
+        "revision": COMMIT,
+        "address": "local",
+        "workers": 4,
+        "resources": {"num_gpus": 2},
+    }
 
 
 def test_runtime_is_what_the_manifest_schema_takes(gpu_config):

@@ -15,6 +15,7 @@ GPUs (a CPU head node) holds no engine and is not refused.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
@@ -261,7 +262,8 @@ def _problems(cfg: GenerateConfig, facts: Facts, names: Iterable[str]) -> list[s
 
 
 def _host_text(facts: Facts) -> str:
-    gpus = ", ".join(f"{g.name} ({_memory_text(g)})" for g in facts.gpus) or "no GPU"
+    listed = Counter(f"{g.name} ({_memory_text(g)})" for g in facts.gpus)  # 8 alike: "8 x NAME (...)"
+    gpus = ", ".join(f"{n} x {text}" if n > 1 else text for text, n in listed.items()) or "no GPU"
     return f"{gpus}; torch {facts.torch}; vLLM {facts.vllm or 'none'} ({facts.vllm_build or '-'})"
 
 
