@@ -122,12 +122,15 @@ docs: install
 # PROFILE=gpu: the doctor's checks, then vLLM + gemma-3-27b-it-int4-awq on every registered dataset (Hub sources).
 # PROFILE=cpu: SmolLM2 on CPU, a sample of ../shared/data -> the scorer's bundled sample store (label sample-SEED).
 # Extra options through GENERATE_ARGS, e.g. GENERATE_ARGS="--datasets STSBenchmark --no-publish".
-# RAY_ADDRESS=auto|local|ADDRESS spreads the engine calls over a Ray cluster (docs/ray.md).
+# PROFILE=gpu uses every GPU of this machine (an engine per GPU, on a local Ray cluster when there are several);
+# RAY_ADDRESS=none keeps one engine in this process, RAY_ADDRESS=auto|local|ADDRESS uses that Ray cluster (docs/ray.md).
 SAMPLE_STORE := score/hteb_score/sample/store
 generate: $(GEN_STAMP)
 	$(GEN_VENV)/bin/hteb-generate --seed $(SEED) --profile $(PROFILE) $(if $(filter cpu,$(PROFILE)),--store $(SAMPLE_STORE)) $(if $(RAY_ADDRESS),--ray-address $(RAY_ADDRESS)) $(GENERATE_ARGS)
 
-# What this machine lacks for `make generate` (one line), and the run's LLM requests and GPU hours.
+# What this machine lacks for `make generate` (one line), and the run's LLM requests and GPU hours. PROFILE=gpu:
+# the install's host checks first (gpu_host.py, standard library only: Python, GPUs, driver, compute capability),
+# then the multi-GB install, then the doctor's own checks.
 doctor: $(GEN_STAMP)
 	$(GEN_VENV)/bin/hteb-generate doctor --profile $(PROFILE) $(GENERATE_ARGS)
 

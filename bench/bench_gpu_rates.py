@@ -75,10 +75,14 @@ def main() -> int:
         return 0
     from hteb_contract.common.paths import default_cache_dir
     from hteb_generate.engine import create_engine
-    from hteb_generate.engine.models import lookup_model, resolve_commit
+    from dataclasses import replace
+
+    from hteb_generate.engine.models import branch_commit, lookup_model
     from vllm import SamplingParams
 
-    spec = resolve_commit(lookup_model(args.model))
+    spec = lookup_model(args.model)
+    if not spec.pinned:  # a branch: the commit a run would load
+        spec = replace(spec, revision=branch_commit(spec.model_id, spec.revision)[0])
     cache = default_cache_dir()  # where a run keeps converted models (SmolLM2 on CPU)
     options = {"max_model_len": spec.max_model_len} if spec.max_model_len else {}
     if args.allow_cpu:

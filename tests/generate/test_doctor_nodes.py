@@ -12,7 +12,7 @@ from hteb_contract.errors import HtebError
 from hteb_generate.setup.doctor import diagnose_nodes, engine_host, require_ready_on_nodes
 from hteb_generate.setup.gpu_host import Gpu
 from hteb_generate.setup.machine import Facts
-from test_doctor import H100, _facts, gpu_config  # noqa: F401  (the fixture)
+from test_doctor import COMMIT, GEMMA, H100, _facts, gpu_config  # noqa: F401  (the fixture)
 
 CPU_HEAD = Facts(
     torch="2.13.0+cpu",
@@ -20,6 +20,7 @@ CPU_HEAD = Facts(
     hf_cache_free_gib=20.0,
     gpu_note="nvidia-smi not found",
     python="3.12.3",
+    pins=_facts().pins,  # the driver resolves the run's branches; its workers load those commits
 )
 A100_40 = Gpu("NVIDIA A100-SXM4-40GB", 39.4, "8.0", free_gib=39.0)
 L4 = Gpu("NVIDIA L4", 22.5, "8.9", free_gib=22.0)
@@ -27,7 +28,7 @@ L4 = Gpu("NVIDIA L4", 22.5, "8.9", free_gib=22.0)
 
 def test_a_cpu_head_node_is_not_refused_when_its_gpu_nodes_are_ready(gpu_config):
     summary = require_ready_on_nodes(
-        gpu_config(), CPU_HEAD, {"10.0.0.2 (aaaa)": _facts(), "10.0.0.3 (bbbb)": _facts()}, others=1
+        gpu_config(ray_address="auto"), CPU_HEAD, {"10.0.0.2 (aaaa)": _facts(), "10.0.0.3 (bbbb)": _facts()}, others=1
     )
     assert "\n" not in summary
     assert summary.startswith(
@@ -35,6 +36,9 @@ def test_a_cpu_head_node_is_not_refused_when_its_gpu_nodes_are_ready(gpu_config)
         "vLLM 0.32.0 (vllm); HF cache 500 GiB free | node 10.0.0.3 (bbbb): "
     )
     assert "| 1 node(s) without a GPU (no engine runs there); gemma-3-27b-it-int4-awq as generator and judge" in summary
+    assert f"as many engines as its nodes hold on the Ray cluster at auto; {GEMMA}@main is {COMMIT} (from the Hub)" in (
+        summary
+    )
 
 
 def test_a_worker_node_with_another_driver_and_less_memory_is_named(gpu_config):
@@ -68,9 +72,10 @@ def test_a_cluster_without_a_gpu_node_is_refused(gpu_config):
 
 def test_the_engines_are_planned_on_the_gpu_nodes_with_the_drivers_environment():
     host = engine_host(
-        replace(CPU_HEAD, env={"VLLM_BATCH_INVARIANT": "1"}), {"a": _facts(), "b": _facts(gpus=(A100_40,))}
+        replace(CPU_HEAD, env={"VLLM_BATCH_INVARIANT": "1"}), {"a": _facts(pins={}), "b": _facts(gpus=(A100_40,))}
     )
     assert host.gpus == (H100, A100_40) and host.torch_cuda == "13.0" and host.batch_invariant
+    assert host.pins == CPU_HEAD.pins and host.pins  # the driver's, not a node's
 
 
 # -- on a local Ray cluster of three nodes: a CPU head and two nodes with a GPU resource ---------------------

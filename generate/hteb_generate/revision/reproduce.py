@@ -34,7 +34,7 @@ def rebuild_config(
 
     `profile` (default: cpu for local sources, gpu for Hub sources) gives the batch size and the
     doctor's checks; `machine` holds this machine's options (data_dir, cache_dir, batch_size,
-    engine_options, allow_unpinned; None = default). A configuration this version cannot rebuild
+    engine_options, ray_address; None = default). A configuration this version cannot rebuild
     exactly (unknown or missing fields, another prompt set) is a one-line error before any work.
     """
     label = manifest["label"]

@@ -24,7 +24,7 @@ import pyarrow as pa
 from hteb_contract.common import json_input
 from hteb_contract.card import HUB_CARD
 from hteb_contract.common.atomic import atomic_write_json
-from hteb_contract.errors import ContractError, IntegrityError, StoreError
+from hteb_contract.errors import ContractError, HtebError, IntegrityError, StoreError
 from hteb_contract.records import ItemRecord, Judge, Sampling
 from hteb_contract.common.locks import exclusive
 from hteb_contract.reproduction import Tolerance, compare_revisions
@@ -55,7 +55,8 @@ from hteb_generate.run.generation import Decoding, TextJob, judge_units, transfo
 from hteb_generate.checks.judge import JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from hteb_generate.setup.machine import Facts, probe
 from hteb_generate.progress import bar
-from hteb_generate.engine.models import resolve_commit
+from hteb_generate.setup.pins import resolve_pins, unpinned_problem
+from hteb_generate.setup.placement import Placement, placement
 from hteb_generate.sources.source_loading import load_source
 from hteb_generate.sources.sources_table import source_task_ids
 from hteb_generate.transform.transformations import PROMPT_SETS
@@ -69,10 +70,14 @@ class RunResult:
     published: PublishResult | None
 
 
-def _engine(cfg: GenerateConfig, slot: EngineSlot, cache: CallCache, hub_cache: Path | None = None) -> CachedEngine:
-    """A lazily loaded engine for `slot`; a Hub model named by a branch is resolved to its commit first
-    (in the Hugging Face cache `hub_cache`, else on the Hub), since the commit keys every cached call."""
-    spec = resolve_commit(slot.spec, hub_cache)
+def _engine(cfg: GenerateConfig, slot: EngineSlot, cache: CallCache, where: Placement, facts: Facts) -> CachedEngine:
+    """A lazily loaded engine for `slot`, at the commit its model is pinned to (by the registry, or
+    its branch resolved once for the run: `facts.pins`), since the commit keys every cached call;
+    in this process, or one per worker of the Ray cluster `where` names."""
+    problem = unpinned_problem(slot.spec, facts)
+    if problem is not None:
+        raise HtebError(problem)
+    spec = slot.spec
     cache_dir = Path(cfg.cache_dir)
     backend = ENGINES.get(cfg.engine)
     # --batch-size is the engine's batch for a backend that batches itself (transformers), else only the commit chunk.
@@ -82,7 +87,7 @@ def _engine(cfg: GenerateConfig, slot: EngineSlot, cache: CallCache, hub_cache: 
     def load():
         options = {**batching, **cfg.engine_options, **planned}
         kwargs = dict(model_path=spec.resolve(cache_dir), model_id=spec.model_id, revision=spec.revision, **options)
-        if cfg.ray_address is None:
+        if where.address is None:
             return create_engine(cfg.engine, **kwargs)
         from hteb_generate.engine.ray_engine import RayEngine
 
@@ -90,8 +95,8 @@ def _engine(cfg: GenerateConfig, slot: EngineSlot, cache: CallCache, hub_cache: 
             partial(create_engine, cfg.engine, **kwargs),
             model_id=spec.model_id,
             revision=spec.revision,
-            address=cfg.ray_address,
-            workers=cfg.ray_workers,
+            address=where.address,
+            workers=where.workers,
             resources=backend.worker_resources(options),
         )
 
@@ -100,11 +105,15 @@ def _engine(cfg: GenerateConfig, slot: EngineSlot, cache: CallCache, hub_cache: 
     )
 
 
-def _engines(cfg: GenerateConfig, cache: CallCache, slots: list[EngineSlot], hub_cache: Path | None = None) -> Engines:
-    """Engines are loaded on their first uncached call, so making both costs nothing."""
+def build_engines(cfg: GenerateConfig, cache: CallCache, facts: Facts, slots: list[EngineSlot]) -> Engines | None:
+    """The run's engines, none loaded until its first uncached call (so making both costs nothing);
+    None without slots (noise rules make every text)."""
+    if not slots:
+        return None
+    where = placement(cfg, facts)
     by_role = {}
     for slot in slots:
-        engine = _engine(cfg, slot, cache, hub_cache)
+        engine = _engine(cfg, slot, cache, where, facts)
         by_role.update(dict.fromkeys(slot.roles, engine))
     return Engines(by_role["generator"], by_role.get("judge"))
 
@@ -123,12 +132,6 @@ def load_datasets(cfg: GenerateConfig) -> dict[str, SourceDataset]:
             max_list=cfg.max_list,
         )
     return datasets
-
-
-def build_engines(cfg: GenerateConfig, cache: CallCache, facts: Facts, slots: list[EngineSlot]) -> Engines | None:
-    """The run's engines, none loaded until its first uncached call; None without slots (noise rules
-    make every text)."""
-    return _engines(cfg, cache, slots, Path(facts.hf_cache) if facts.hf_cache else None) if slots else None
 
 
 def _run_state(cfg: GenerateConfig, runtime: dict[str, Any], log: Callable[[str], None]) -> dict[str, Any]:
@@ -243,7 +246,7 @@ def staging_folder(cfg: GenerateConfig) -> Path:
 def _run(cfg: GenerateConfig, *, log, facts: Facts | None) -> RunResult:
     cache_dir = Path(cfg.cache_dir)
     cache = CallCache(cache_dir / "calls.sqlite")
-    facts = probe() if facts is None else facts
+    facts = resolve_pins(cfg, probe() if facts is None else facts)  # the CLI's doctor resolved them already
     slots = engine_slots(cfg, facts) if cfg.llm_transformations else []  # noise rules alone load no model
     state = _run_state(cfg, runtime(facts, slots), log)
     datasets = load_datasets(cfg)

