@@ -11,6 +11,8 @@ Errors a user can fix print as one line and exit with status 2.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -38,7 +40,7 @@ from hteb_generate.run.plan import (
 
 if TYPE_CHECKING:
     from hteb_generate.setup.config import GenerateConfig
-    from hteb_generate.setup.machine import Facts
+    from hteb_generate.setup.machine import Facts, Pin
 
 
 class DefaultRun(click.Group):
@@ -205,16 +207,17 @@ def cli() -> None:
     """
 
 
-def _ready(config: GenerateConfig) -> Facts | None:
-    """The gpu profile's doctor (one line to stderr, or a one-line error); the facts the engines run on."""
+def _ready(config: GenerateConfig, pins: Mapping[str, Pin] | None = None) -> Facts | None:
+    """The gpu profile's doctor (one line to stderr, or a one-line error); the facts the engines run on.
+    `pins`: commits already known for branch-named models (a regeneration's, from the manifest)."""
     if config.profile != "gpu":
         return None
-    summary, facts = _checked(config)
+    summary, facts = _checked(config, pins)
     click.echo(f"doctor: {summary}", err=True)
     return facts
 
 
-def _checked(config: GenerateConfig) -> tuple[str, Facts]:
+def _checked(config: GenerateConfig, pins: Mapping[str, Pin] | None = None) -> tuple[str, Facts]:
     """The doctor's summary, and the facts of what runs the engines: this machine (its engines per GPU
     included), or under --ray-address each GPU node of the cluster (checked there, each problem naming
     its node)."""
@@ -223,7 +226,9 @@ def _checked(config: GenerateConfig) -> tuple[str, Facts]:
     from hteb_generate.setup.machine import probe
     from hteb_generate.setup.pins import resolve_pins
 
-    driver = resolve_pins(config, probe())  # once: the summary names the commits the run then loads
+    found = probe()
+    # once: the summary names the commits the run then loads
+    driver = resolve_pins(config, replace(found, pins={**found.pins, **(pins or {})}))
     if config.ray_address in (None, NO_RAY):  # this machine's GPUs, a local cluster of its own included
         return require_ready(config, driver), driver
     from hteb_generate.setup.node_facts import cluster_facts
@@ -398,13 +403,15 @@ def reproduce(
     else:
         from hteb_generate.run.pipeline import run as run_pipeline
         from hteb_generate.revision.reproduce import rebuild_config
+        from hteb_generate.setup.pins import recorded_pins
 
         engine_options = _engine_options(machine)
         config = rebuild_config(
             reference.manifest, store=store, profile=profile, machine={**machine, "engine_options": engine_options}
         )
         with session():
-            result = run_pipeline(config, log=lambda m: click.echo(m, err=True), facts=_ready(config))
+            facts = _ready(config, recorded_pins(reference.manifest))  # the commits it loaded, not today's branch
+            result = run_pipeline(config, log=lambda m: click.echo(m, err=True), facts=facts)
         click.echo(f"regenerated {reference.label} into {result.folder}", err=True)
         ours = Revision.open(result.folder)
     report = compare_revisions(ours, reference, tolerance)
@@ -437,6 +444,7 @@ def remake(published: str, store: str, profile: str | None, **machine: Any) -> N
     from hteb_contract.revision import load_manifest
     from hteb_generate.run.pipeline import run as run_pipeline
     from hteb_generate.revision.reproduce import rebuild_config, remade_differences
+    from hteb_generate.setup.pins import recorded_pins
 
     check_store_uri(store)
     reference = load_manifest(Path(published))
@@ -445,7 +453,8 @@ def remake(published: str, store: str, profile: str | None, **machine: Any) -> N
         reference, store=store, profile=profile, machine={**machine, "engine_options": _engine_options(machine)}
     )
     with session():
-        result = run_pipeline(config, log=lambda m: click.echo(m, err=True), facts=_ready(config))
+        facts = _ready(config, recorded_pins(reference))  # the commits it loaded, not today's branch
+        result = run_pipeline(config, log=lambda m: click.echo(m, err=True), facts=facts)
     differ = remade_differences(result.manifest, reference)
     if differ is not None:
         raise HtebError(

@@ -14,7 +14,10 @@ from pathlib import Path
 
 from hteb_contract.errors import HtebError
 
-from hteb_generate.engine.models import ModelSpec, branch_commit
+from collections.abc import Mapping
+from typing import Any
+
+from hteb_generate.engine.models import MODELS, ModelSpec, branch_commit
 from hteb_generate.setup.config import GenerateConfig
 from hteb_generate.setup.engine_plan import engine_slots
 from hteb_generate.setup.machine import Facts, Pin
@@ -36,6 +39,23 @@ def resolve_pins(cfg: GenerateConfig, facts: Facts) -> Facts:
         except HtebError as err:
             pins[key] = Pin(None, str(err))
     return replace(facts, pins=pins)
+
+
+#: Where a regeneration's pins come from.
+MANIFEST_SOURCE = "the revision's manifest"
+
+
+def recorded_pins(manifest: Mapping[str, Any]) -> dict[str, Pin]:
+    """The commit each branch-named registry model of a revision's run loaded, as its manifest records it
+    (`generator`, `judge`): `reproduce` loads that commit, never what the branch names today."""
+    pins = {}
+    for block in (manifest.get("generator"), manifest.get("judge")):
+        if not block or not block.get("model_id"):
+            continue  # a rule-made revision: no model
+        for _, spec in MODELS.items():
+            if spec.model_id == block["model_id"] and not spec.pinned:
+                pins[f"{spec.model_id}@{spec.revision}"] = Pin(block["revision"], MANIFEST_SOURCE)
+    return pins
 
 
 def unpinned_problem(spec: ModelSpec, facts: Facts) -> str | None:
