@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import click
 import pytest
@@ -138,16 +139,22 @@ def writes(call: Call) -> bool:
     return call.method == "replace" and len(call.node.args) == 1 and not call.node.keywords
 
 
+class Door(NamedTuple):
+    """What passes a door, and the tests that give it generated input (none yet: an empty tuple)."""
+
+    what: str
+    fuzzed_by: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True)
 class Kind:
-    """A kind of input or output: its spellings, its doors (module -> what passes it), the tests that give the
-    doors generated input, the modules that make a call of it elsewhere (module -> why), and a probe: source
-    whose lines ending `# found` are exactly those the scan must find."""
+    """A kind of input or output: its spellings, its doors (module -> Door), the modules that make a call of it
+    elsewhere (module -> why), and a probe: source whose lines ending `# found` are exactly those the scan
+    must find."""
 
     title: str
     finds: Callable[[Call], bool]
-    doors: Mapping[str, str]
-    fuzzed_by: tuple[str, ...]
+    doors: Mapping[str, Door]
     elsewhere: Mapping[str, str]
     probe: str
 
@@ -156,8 +163,12 @@ KINDS = {
     "json": Kind(
         "JSON read",
         named("json.load", "json.loads"),
-        {"hteb_contract/common/json_input.py": "manifests, cards, parts, run records, mteb results, facts files"},
-        ("tests/contract/test_json_input.py",),
+        {
+            "hteb_contract/common/json_input.py": Door(
+                "manifests, cards, parts, run records, mteb results, facts files",
+                ("tests/contract/test_json_input.py",),
+            )
+        },
         {
             "hteb_generate/checks/detector_rules.py": "the json_fragment detector asks whether an LLM's output "
             "parses as Python's json parses it; refusing more would change which records are flagged",
@@ -169,8 +180,12 @@ KINDS = {
     "yaml": Kind(
         "YAML read",
         named(*(f"yaml.{f}" for f in ("load", "safe_load", "full_load", "unsafe_load", "load_all", "safe_load_all"))),
-        {"hteb_contract/common/yaml_input.py": "the spec tables (datasets, transformations, noise scripts), eval.yaml"},
-        ("tests/contract/test_yaml_input.py",),
+        {
+            "hteb_contract/common/yaml_input.py": Door(
+                "the spec tables (datasets, transformations, noise scripts), eval.yaml",
+                ("tests/contract/test_yaml_input.py",),
+            )
+        },
         {},
         "import yaml\nfrom yaml import safe_load as s\n"
         "yaml.load(t, Loader=yaml.CSafeLoader)  # found\nyaml.safe_load(t)  # found\ns(t)  # found\n"
@@ -185,8 +200,12 @@ KINDS = {
             "datasets.load_dataset",
             "datasets.load_from_disk",
         ),
-        {"hteb_contract/parquet_io.py": "item and source tables, footers (rows, schema), items and outcomes files"},
-        ("tests/contract/test_columnar.py", "tests/contract/test_bad_sources.py"),
+        {
+            "hteb_contract/parquet_io.py": Door(
+                "item and source tables, footers (rows, schema), items and outcomes files",
+                ("tests/contract/test_columnar.py",),
+            )
+        },
         {
             "hteb_generate/sources/hub_sources.py": "the Hub's source datasets, loaded as mteb loads them "
             "(datasets.load_dataset); the rows are checked as a source copy's are",
@@ -201,8 +220,7 @@ KINDS = {
     "sqlite": Kind(
         "SQLite opened",
         named("sqlite3.connect"),
-        {"hteb_contract/common/sqlite_wal.py": "the LLM call cache, the embedding cache"},
-        (),
+        {"hteb_contract/common/sqlite_wal.py": Door("the LLM call cache, the embedding cache")},
         {},
         "import sqlite3\nfrom sqlite3 import connect\nsqlite3.connect(p)  # found\nconnect(p)  # found\n"
         "sqlite3.Error()\n",
@@ -210,8 +228,11 @@ KINDS = {
     "csv": Kind(
         "CSV read",
         named("csv.reader", "csv.DictReader", "pandas.read_csv"),
-        {"hteb_contract/common/csv_input.py": "compare's --scores-table, the paper's typed-in totals"},
-        ("tests/contract/test_csv_input.py",),
+        {
+            "hteb_contract/common/csv_input.py": Door(
+                "compare's --scores-table, the paper's typed-in totals", ("tests/contract/test_csv_input.py",)
+            )
+        },
         {},
         "import csv\nimport pandas as pd\ncsv.reader(f)  # found\ncsv.DictReader(f)  # found\n"
         "pd.read_csv(p)  # found\ncsv.writer(out)\n",
@@ -220,13 +241,20 @@ KINDS = {
         "File written",
         writes,
         {
-            "hteb_contract/common/atomic.py": "one file, replaced whole: a temporary file beside it, fsync, rename",
-            "hteb_contract/common/output_set.py": "files that say one thing (a page and its CSV), replaced together",
-            "hteb_contract/common/locks.py": "lock files (the holder's pid)",
-            "hteb_score/cli/output.py": "a run's --out folder, staged beside it and renamed into place whole",
-            "hteb_contract/stores/local.py": "a published revision, copied in whole, and its label, linked once",
+            "hteb_contract/common/atomic.py": Door(
+                "one file, replaced whole: a temporary file beside it, fsync, rename"
+            ),
+            "hteb_contract/common/output_set.py": Door(
+                "files that say one thing (a page and its CSV), replaced together",
+                ("tests/contract/test_output_set.py",),
+            ),
+            "hteb_contract/common/locks.py": Door("lock files (the holder's pid)"),
+            "hteb_score/cli/output.py": Door(
+                "a run's --out folder, staged beside it and renamed into place whole",
+                ("tests/score/report/test_bad_compare.py",),
+            ),
+            "hteb_contract/stores/local.py": Door("a published revision, copied in whole, and its label, linked once"),
         },
-        ("tests/contract/test_output_set.py",),
         {
             "hteb_score/encoding/backends.py": "an ONNX export: torch and onnxruntime write the file at a path "
             "they are given (with a data file beside it); renamed into place",
@@ -275,13 +303,15 @@ def test_the_scan_finds_each_spelling(name):
     assert found(kind, kind.probe) == [at for at, line in enumerate(lines, 1) if line.endswith("# found")]
 
 
-@pytest.mark.parametrize("name", [n for n in KINDS if KINDS[n].fuzzed_by])
-def test_the_doors_tests_give_them_generated_input(name):
-    kind = KINDS[name]
-    for test in kind.fuzzed_by:
+@pytest.mark.parametrize("door", [d for kind in KINDS.values() for d in kind.doors if kind.doors[d].fuzzed_by])
+def test_a_doors_tests_give_it_generated_input(door):
+    """Each test named as fuzzing a door draws examples (Hypothesis) and imports that door."""
+    (fuzzed_by,) = [kind.doors[door].fuzzed_by for kind in KINDS.values() if door in kind.doors]
+    module = Path(door).with_suffix("").as_posix().replace("/", ".")
+    for test in fuzzed_by:
         text = (REPO / test).read_text(encoding="utf-8")
-        doors = [Path(door).with_suffix("").as_posix().replace("/", ".") for door in kind.doors]
-        assert "@given" in text and any(door in text for door in doors), f"{test} fuzzes no door of {kind.title}"
+        imported = _imports(ast.parse(text)).values()
+        assert "@given" in text and any(name == module or name.startswith(f"{module}.") for name in imported), test
 
 
 # --- the page -------------------------------------------------------------------------------------------------
@@ -295,8 +325,9 @@ ENV_NAME = re.compile(r"(?:HF|HTEB|HUGGING_FACE|VLLM|RAY|PYTORCH)_[A-Z0-9_]+")
 def doors_table() -> str:
     rows = ["| Kind | Door | What passes it | Generated-input test |", "|---|---|---|---|"]
     for kind in KINDS.values():
-        tests = ", ".join(f"`{t}`" for t in kind.fuzzed_by) or "none yet"
-        rows += [f"| {kind.title} | `{door}` | {what} | {tests} |" for door, what in kind.doors.items()]
+        for module, door in kind.doors.items():
+            tests = ", ".join(f"`{t}`" for t in door.fuzzed_by) or "none yet"
+            rows.append(f"| {kind.title} | `{module}` | {door.what} | {tests} |")
     rows += ["", "Made elsewhere, and why:", "", "| Kind | Module | Why it is not a door |", "|---|---|---|"]
     rows += [f"| {k.title} | `{module}` | {why} |" for k in KINDS.values() for module, why in k.elsewhere.items()]
     return "\n".join(rows)
@@ -318,18 +349,15 @@ def options_table() -> str:
     return "\n".join(rows)
 
 
-def _section(text: str, start: str, end: str) -> str:
-    return text.split(start, 1)[1].split(end, 1)[0].strip()
+def _filled(text: str, start: str, end: str, table: str) -> str:
+    head, rest = text.split(start, 1)
+    return f"{head}{start}\n{table}\n{end}{rest.split(end, 1)[1]}"
 
 
 def generated(text: str) -> str:
     """The page with its generated sections rendered again from this module."""
-    for (start, end), table in (
-        ((DOORS_START, DOORS_END), doors_table()),
-        ((OPTIONS_START, OPTIONS_END), options_table()),
-    ):
-        text = text.replace(_section(text, start, end), table)
-    return text
+    text = _filled(text, DOORS_START, DOORS_END, doors_table())
+    return _filled(text, OPTIONS_START, OPTIONS_END, options_table())
 
 
 def test_the_page_is_rendered_from_this_test():
