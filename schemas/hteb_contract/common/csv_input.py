@@ -33,7 +33,7 @@ def rows(text: str, where: str, error: Callable[[str], Exception] = ContractErro
         twice = next((name for at, name in enumerate(header) if name in header[:at]), None)
         if twice is not None:
             raise error(f"{where}: not a readable CSV table (the column {twice!r} is named twice)")
-        table = []
+        table: list[dict[str, str]] = []
         for cells in filter(None, reader):  # a blank line is no row, as DictReader reads it
             if len(cells) != len(header):
                 raise error(

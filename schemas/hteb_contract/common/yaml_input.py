@@ -29,7 +29,7 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 def loads(text: str | bytes, where: str, error: Callable[[str], Exception] = ContractError) -> Any:
     """The YAML document `text` (text, or UTF-8 bytes) read from `where`; one that does not parse is `error`."""
     try:
-        return yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
+        return yaml.load(text, Loader=_LOADER)  # a safe loader: no Python object a document names
     except yaml.YAMLError as err:
         raise error(f"{where}: not valid YAML ({first_line(err)})") from None
 
