@@ -43,6 +43,7 @@ from typing import Any
 
 import yaml
 
+from hteb_contract.common import yaml_input
 from hteb_contract.taxonomy import INSTALLED, Taxonomy, of_manifest
 
 DEFAULT_PROTOCOL = "hteb"
@@ -236,4 +237,4 @@ def adhoc_eval_yaml(label: str, tasks: Iterable[Mapping[str, str]], taxonomy: Ta
 
 def declared_ids(text: str) -> set[str]:
     """The task ids an eval.yaml declares."""
-    return {task["id"] for task in (yaml.safe_load(text) or {}).get("tasks", [])}
+    return {task["id"] for task in (yaml_input.loads(text, "eval.yaml") or {}).get("tasks", [])}

@@ -1,11 +1,12 @@
-"""Parquet files of plain rows: written with stable bytes, read back (from a path or verified bytes) with
-every failure a SourceError naming the file."""
+"""The one reader and encoder of Parquet (issue 46): files of plain rows written with stable bytes, tables
+and footers read back (from a path, an open file or verified bytes) with every failure one line naming the
+file. tests/test_inputs.py fails when library code reads or encodes Parquet anywhere else."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -30,9 +31,14 @@ def write_table(path: Path, table: pa.Table) -> None:
     """An Arrow table to parquet with stable bytes (fixed writer settings, no stored schema), atomically."""
     from hteb_contract.common.atomic import atomic_write_bytes
 
+    atomic_write_bytes(Path(path), table_bytes(table, write_statistics=False, store_schema=False))
+
+
+def table_bytes(table: pa.Table, **settings: Any) -> bytes:
+    """An Arrow table as the bytes of a zstd parquet file; `settings`: more of `pq.write_table`'s."""
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd", write_statistics=False, store_schema=False)
-    atomic_write_bytes(Path(path), sink.getvalue().to_pybytes())
+    pq.write_table(table, sink, compression="zstd", **settings)
+    return sink.getvalue().to_pybytes()
 
 
 def read_parquet_rows(path: Path | bytes, what: str) -> tuple[pa.Schema, list[dict[str, Any]]]:
@@ -42,15 +48,28 @@ def read_parquet_rows(path: Path | bytes, what: str) -> tuple[pa.Schema, list[di
     return table.schema, table_rows(table, what)
 
 
-def read_parquet_table(path: Path | bytes, what: str, columns: Sequence[str] | None = None) -> pa.Table:
-    """The Arrow table of a parquet file (or of its bytes; `columns`: only those); one that cannot be read is a
-    SourceError naming `what`."""
+def read_parquet_table(
+    path: Path | bytes, what: str, columns: Sequence[str] | None = None, *, schema: pa.Schema | None = None
+) -> pa.Table:
+    """The Arrow table of a parquet file (or of its bytes; `columns`: only those; `schema`: exactly its
+    columns, cast to its types); one that cannot be read, lacks a column or holds one that does not cast
+    is a SourceError naming `what`."""
     source = pa.BufferReader(path) if isinstance(path, bytes) else path
     try:
         with pq.ParquetFile(source) as handle:  # not pq.read_table: the dataset layer costs 5 ms a file
-            return handle.read(None if columns is None else list(columns))
-    except (pa.ArrowException, OSError, ValueError, OverflowError) as err:
+            table = handle.read(None if columns is None else list(columns))
+        return table if schema is None else table.select(schema.names).cast(schema)
+    except (pa.ArrowException, OSError, ValueError, OverflowError, KeyError) as err:
         raise SourceError(f"{what}: not a readable parquet file ({first_line(err)})") from None
+
+
+def read_footer(path: Path | BinaryIO, what: str, error: Callable[[str], Exception] = SourceError) -> pq.FileMetaData:
+    """A parquet file's footer (its row count, its schema), the rows unread; one that cannot be read is
+    `error` naming `what`."""
+    try:
+        return pq.read_metadata(path)
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as err:  # a footer's names are UTF-8 to pyarrow
+        raise error(f"{what}: not a readable parquet file ({first_line(err)})") from None
 
 
 def table_rows(table: pa.Table, what: str) -> list[dict[str, Any]]:

@@ -342,7 +342,7 @@ GOOD = """\
             "rows 'Toy' and 'Toy2' name mteb task STS12 but differ in task type, main score or evaluation settings",
         ),
         (GOOD + "  stats: {default: [[1, 1, 10]]}\n", "row 1 (Toy): stats/default/0: [1, 1, 10] is too short"),
-        ("- name: [unclosed\n", "cannot read the dataset table: while parsing a flow sequence"),
+        ("- name: [unclosed\n", "not valid YAML (while parsing a flow sequence"),
         ("{}\n", "(top level): {} is not of type 'array'"),
     ],
     ids=[

@@ -518,4 +518,4 @@ def test_a_damaged_items_parquet_is_one_line(published, tmp_path):
     (tmp_path / "result_card.json").write_bytes((folder / "result_card.json").read_bytes())
     (tmp_path / "items.parquet").write_bytes(b"not parquet")
     code, _, err = run("compare", tmp_path / "result_card.json", "--out", tmp_path / "cmp")
-    assert code != 0 and "items.parquet: not a readable Parquet file" in err and "Traceback" not in err
+    assert code != 0 and "items.parquet: not a readable parquet file" in err and "Traceback" not in err

@@ -13,18 +13,17 @@ the call cache and is recorded in every item, the manifest and MANIFEST.md.
 
 from __future__ import annotations
 
-import fcntl
 import importlib.util
 import os
 import re
 import shutil
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from hteb_contract.common import json_input
+from hteb_contract.common.locks import exclusive
 from hteb_contract.errors import HtebError, unknown_name
 from hteb_contract.common.registry import Registry
 
@@ -68,18 +67,6 @@ def _gguf_path() -> Path:
     return path
 
 
-@contextmanager
-def _locked(lock: Path) -> Iterator[None]:
-    """An exclusive lock on `lock` (created if missing), released when the holder ends, even by kill -9."""
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def _leftovers(out: Path) -> list[Path]:
     """Temporary folders of conversions into `out` (`.<name>-<pid>-<hex>` beside it) that never
     finished: while the conversion lock is held, no other conversion is writing one."""
@@ -95,7 +82,7 @@ def convert_smollm2(cache_dir: Path) -> Path:
     out = Path(cache_dir) / "models" / "SmolLM2-135M-Instruct"
     if _converted(out) and not _leftovers(out):
         return out
-    with _locked(out.parent / f".{out.name}.lock"):
+    with exclusive(out.parent / f".{out.name}.lock", wait=True, busy=f"converting {out}"):
         for leftover in _leftovers(out):
             shutil.rmtree(leftover, ignore_errors=True)
         if not _converted(out):

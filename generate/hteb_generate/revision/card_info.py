@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
+from hteb_contract.parquet_io import read_footer
 
 
 def dataset_info(root: Path, configs: Sequence[Mapping[str, Any]]) -> Any:
@@ -31,11 +31,13 @@ def dataset_info(root: Path, configs: Sequence[Mapping[str, Any]]) -> Any:
         files = [(entry["split"], Path(root) / entry["path"]) for entry in config["data_files"]]
         splits = datasets.SplitDict()
         for split, path in files:
-            rows, size = pq.ParquetFile(path).metadata.num_rows, path.stat().st_size
+            rows, size = read_footer(path, str(path)).num_rows, path.stat().st_size
             splits.add(datasets.SplitInfo(name=split, num_bytes=size, num_examples=rows))
         size = sum(path.stat().st_size for _, path in files)
         infos[config["config_name"]] = datasets.DatasetInfo(
-            features=datasets.Features.from_arrow_schema(pq.read_schema(files[0][1])),
+            features=datasets.Features.from_arrow_schema(
+                read_footer(files[0][1], str(files[0][1])).schema.to_arrow_schema()
+            ),
             splits=splits,
             download_size=size,
             dataset_size=size,

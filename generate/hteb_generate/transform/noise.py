@@ -44,9 +44,9 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import yaml
 
 from hteb_contract.item_table import single_attempt_table
+from hteb_contract.common import yaml_input
 from hteb_contract.common.registry import Registry
 from hteb_contract.errors import HtebError
 from hteb_contract.specs.noise_scripts import TABLE_PATH as NOISE_SCRIPTS_PATH
@@ -199,7 +199,7 @@ def definitions_hash(rules: str = CURRENT_RULES) -> str:
         "numerals": {chr(k): v for k, v in NUMERALS.items()},
     }
     if rules != FIRST_RULES:
-        definitions["scripts"] = yaml.safe_load(NOISE_SCRIPTS_PATH.read_text(encoding="utf-8"))
+        definitions["scripts"] = yaml_input.read(NOISE_SCRIPTS_PATH)
     return hashlib.sha256(json.dumps(definitions, sort_keys=True).encode("utf-8")).hexdigest()
 
 

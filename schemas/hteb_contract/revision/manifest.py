@@ -9,9 +9,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from hteb_contract.common import json_input
 from hteb_contract.common.atomic import (
     atomic_write_json,
@@ -22,6 +19,7 @@ from hteb_contract.common.atomic import (
     sha256_file,
 )
 from hteb_contract.errors import IntegrityError, first_line
+from hteb_contract.parquet_io import read_footer
 from hteb_contract.revision.layout import CORPUS_TASK_TYPES, MANIFEST, PARTS, Progress, quiet, safe_relpath, variant_of
 from hteb_contract.taxonomy import of_manifest
 from hteb_contract.validation import SCHEMA_VERSIONS, validate
@@ -49,10 +47,7 @@ def file_entries(root: Path, progress: Progress = quiet) -> list[dict[str, Any]]
 
 
 def _row_count(path: Path, rel: str) -> int:
-    try:
-        return pq.read_metadata(path).num_rows
-    except (pa.ArrowException, OSError) as err:
-        raise IntegrityError(f"{rel}: not a readable parquet file ({first_line(err)}); not sealed") from None
+    return read_footer(path, rel, lambda message: IntegrityError(f"{message}; not sealed")).num_rows
 
 
 def content_hash(files: Iterable[Mapping[str, Any]]) -> str:
@@ -165,8 +160,8 @@ def parquet_rows(path: Path, *, links: bool, what: str) -> int:
     """The row count a parquet file's footer gives; an unreadable footer is an IntegrityError naming `what`."""
     try:
         with open_regular(path, follow_links=links) as handle:
-            return pq.read_metadata(handle).num_rows
-    except (pa.ArrowException, OSError, UnicodeDecodeError) as err:  # a footer's names are UTF-8 to pyarrow
+            return read_footer(handle, what, IntegrityError).num_rows
+    except OSError as err:
         raise IntegrityError(f"{what}: not a readable parquet file ({first_line(err)})") from None
 
 

@@ -38,9 +38,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from hteb_contract.card import OTHER_LICENSE, UNKNOWN_LICENSE, SourceLicense
+from hteb_contract.common import yaml_input
 from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.source_values import DEFAULT_SUBSET
 from hteb_contract.sources import DatasetInfo
@@ -367,11 +366,7 @@ def _check_agree(specs: list[DatasetSpec], where: str) -> None:
 def load_dataset_specs(path: Path = TABLE) -> tuple[DatasetSpec, ...]:
     """Every row of the table at `path`, checked against its JSON Schema; a bad row is one line."""
     where = Path(path).name
-    try:
-        rows = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
-    except (OSError, yaml.YAMLError) as err:
-        raise ContractError(f"{where}: cannot read the dataset table: {str(err).splitlines()[0]}") from None
-    return parse_dataset_rows(rows, where)
+    return parse_dataset_rows(yaml_input.read(Path(path)), where)
 
 
 def parse_dataset_rows(rows: Any, where: str) -> tuple[DatasetSpec, ...]:

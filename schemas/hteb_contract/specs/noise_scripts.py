@@ -27,8 +27,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from hteb_contract.common import yaml_input
 from hteb_contract.errors import ContractError
 from hteb_contract.specs.transformations import transformation_spec
 
@@ -183,10 +182,10 @@ def _shift(row: str, offset: int) -> str:
 @cache
 def noise_scripts() -> NoiseScripts:
     """The table, read and checked once."""
+    data = yaml_input.read(TABLE_PATH)
     try:
-        data = yaml.safe_load(TABLE_PATH.read_text(encoding="utf-8"))
         return NoiseScripts(data)
-    except (KeyError, TypeError, ValueError, yaml.YAMLError) as error:
+    except (KeyError, TypeError, ValueError) as error:
         raise ContractError(f"{TABLE_PATH.name}: {error}") from None
 
 

@@ -14,11 +14,10 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from functools import cache
+from pathlib import Path
 from typing import Any
 
-import yaml
-
-from hteb_contract.common import json_input
+from hteb_contract.common import json_input, yaml_input
 from hteb_contract.specs import datasets, transformations
 from hteb_contract.specs import noise_scripts as scripts_table
 
@@ -33,8 +32,7 @@ BLOCK_ORDER = ("version", "transformations", "datasets", "templates", "axes", "n
 @cache
 def _rows(path: str) -> Any:
     """A packaged table as its YAML states it, read once."""
-    with open(path, encoding="utf-8") as handle:
-        return yaml.load(handle, Loader=yaml.CSafeLoader)
+    return yaml_input.read(Path(path))
 
 
 def specs_block(

@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import yaml
 
-from hteb_contract.errors import ContractError, first_line
+from hteb_contract.common import yaml_input
+from hteb_contract.errors import ContractError
 from hteb_contract.common.registry import Registry
 from hteb_contract.specs.table import REQUIRED, Column, RowModel, TableFile
 
@@ -470,11 +470,7 @@ def _resolved(table: TransformationTable) -> TransformationTable:
 
 def load_transformation_table(path: Path) -> TransformationTable:
     """The table in the YAML file `path`; unreadable YAML or a bad row is a one-line ContractError."""
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as err:
-        raise ContractError(f"{path.name}: cannot read the transformation table: {first_line(err)}") from None
-    return parse_transformation_table(data, path.name)
+    return parse_transformation_table(yaml_input.read(path), path.name)
 
 
 @cache

@@ -9,18 +9,17 @@ is not strict JSON) writes nothing at all. A new output is one function here reg
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from hteb_contract.common import json_input
 from hteb_contract.common.atomic import atomic_write_bytes
 from hteb_contract.common.registry import Registry, RegistryError
+from hteb_contract.parquet_io import table_bytes
 
 from hteb_score import CARD_FILE
 from hteb_score.evaluators.outcomes import LABEL_MEASURES, Outcomes
@@ -123,9 +122,7 @@ def items_parquet(run: RunFiles) -> dict[str, str | bytes]:
     their texts, judge scores and error flag (at most 2 x EXPLORER_TOP_N a variant); pandas and
     `datasets.load_dataset("parquet", ...)` read it."""
     table = pa.Table.from_pylist([dict(row) for row in run.items], schema=ITEMS_SCHEMA)
-    buffer = io.BytesIO()
-    pq.write_table(table, buffer, compression="zstd")
-    return {ITEMS_FILE: buffer.getvalue()}
+    return {ITEMS_FILE: table_bytes(table)}
 
 
 @OUTPUTS.register(OUTCOMES_FILE)
@@ -152,9 +149,7 @@ def outcomes_parquet(run: RunFiles) -> dict[str, str | bytes]:
             ("predicted_label", outcomes.predicted if labels else [None] * n),
         ):
             columns[name].extend(values)
-    buffer = io.BytesIO()
-    pq.write_table(pa.table(columns, schema=OUTCOMES_SCHEMA), buffer, compression="zstd")
-    return {OUTCOMES_FILE: buffer.getvalue()}
+    return {OUTCOMES_FILE: table_bytes(pa.table(columns, schema=OUTCOMES_SCHEMA))}
 
 
 def _variant_order(variant: tuple[str, str, int | None]) -> tuple[str, bool, str, int]:

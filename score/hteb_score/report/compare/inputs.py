@@ -8,18 +8,15 @@ tables and our own cards are compared the same way.
 
 from __future__ import annotations
 
-import csv
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
-from hteb_contract.common import json_input
+from hteb_contract.common import csv_input, json_input
 from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.common.registry import Registry
+from hteb_contract.parquet_io import read_parquet_rows, read_parquet_table
 from hteb_contract.taxonomy import INSTALLED, recorded_in
 from hteb_contract.validation import validate
 from hteb_score.encoding.backends import precision_suffix
@@ -78,10 +75,7 @@ def read_outcomes(path: Path) -> dict[tuple[str, str, int | None], Outcomes] | N
     damaged: one line."""
     if not path.is_file():
         return None
-    try:
-        columns = pq.read_table(path, schema=OUTCOMES_SCHEMA).to_pydict()
-    except (OSError, ValueError, pa.ArrowException) as err:
-        raise HtebError(f"{path}: not a readable outcomes file ({type(err).__name__}: {err})") from None
+    columns = read_parquet_table(path, str(path), schema=OUTCOMES_SCHEMA).to_pydict()
     rows: dict[tuple[str, str, int | None], list[int]] = {}
     for at, variant in enumerate(zip(columns["dataset"], columns["transformation"], columns["seed"])):
         rows.setdefault(variant, []).append(at)
@@ -109,10 +103,7 @@ def _read_items(path: Path) -> list[dict[str, Any]] | None:
     """The explorer's rows of the items.parquet beside a card (None where there is none); damaged: one line."""
     if not path.is_file():
         return None
-    try:
-        return pq.read_table(path).to_pylist()
-    except (OSError, pa.ArrowException) as err:
-        raise HtebError(f"{path}: not a readable Parquet file ({type(err).__name__}: {err})") from None
+    return read_parquet_rows(path, str(path))[1]
 
 
 def _read_json(path: Path) -> Any:
@@ -120,13 +111,7 @@ def _read_json(path: Path) -> Any:
 
 
 def _read_csv_rows(path: Path) -> list[dict[str, Any]]:
-    try:
-        with Path(path).open(encoding="utf-8-sig", newline="") as f:  # -sig: a spreadsheet's byte-order mark
-            return list(csv.DictReader(line for line in f if not line.startswith("#")))
-    except FileNotFoundError:
-        raise HtebError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, csv.Error) as err:
-        raise HtebError(f"{path}: not a readable CSV table ({err})") from None
+    return list(csv_input.read(Path(path), HtebError))
 
 
 def _read_json_rows(path: Path) -> list[dict[str, Any]]:

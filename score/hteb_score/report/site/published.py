@@ -8,12 +8,12 @@ revision), so the page says the two are not one comparison.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hteb_contract.common import csv_input
 from hteb_contract.errors import HtebError
 
 TABLE = Path(__file__).with_name("paper_totals.csv")
@@ -41,9 +41,8 @@ class PublishedRow:
 
 def published_rows(path: Path = TABLE) -> list[PublishedRow]:
     """The rows of the typed-in tables, in the paper's order (each scope's Average last)."""
-    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if not line.startswith("#")]
     rows = []
-    for raw in csv.DictReader(lines):
+    for raw in csv_input.read(path, HtebError):
         if raw["scope"] not in SCOPES:
             raise HtebError(f"{path}: unknown scope {raw['scope']!r} (known: {', '.join(SCOPES)})")
         rows.append(PublishedRow(raw["scope"], raw["model"], raw["hub_id"] or None, {c: float(raw[c]) for c in SCORES}))
