@@ -102,6 +102,7 @@ def test_a_row_reads_every_column_into_the_spec(tmp_path):
     row |= {"name": "Every", "local": "STS12", "english": False, "registry": False, "paper_languages": ["eng"]}
     row |= {"fast_loading": True, "renames": {"a": "b"}, "main_score": "f1", "release_citation": "@misc{x}"}
     row |= {"release_license": {"id": "mit", "name": "MIT", "link": "https://example.org"}, "hub_task_ids": ["x-y"]}
+    row |= {"sample": 3}
     assert set(row) == set(ROW_MODEL.names), set(ROW_MODEL.names) ^ set(row)
     path = tmp_path / "datasets.yaml"
     path.write_text(yaml.safe_dump([row]), encoding="utf-8")
@@ -113,11 +114,12 @@ def test_a_row_reads_every_column_into_the_spec(tmp_path):
         False,
         False,
     )
-    assert (spec.fast_loading, dict(spec.renames), spec.main_score, spec.hub_task_ids) == (
+    assert (spec.fast_loading, dict(spec.renames), spec.main_score, spec.hub_task_ids, spec.sample) == (
         True,
         {"a": "b"},
         "f1",
         ("x-y",),
+        3,
     )
     assert spec.info.name == "Every" and spec.info.languages == spec.languages and spec.source_citation == "@misc{x}"
     assert spec.evaluation.samples_per_label == 32 and spec.hf_revision == row["hf_revision"]

@@ -54,7 +54,8 @@ def test_a_new_revision_carries_its_rows_and_their_hash_is_in_its_config(noise_r
     specs = manifest["specs"]
     assert specs_hash(specs) == manifest["config"]["specs_sha256"] and manifest["config_hash"] == config.config_hash()
     datasets = {row["name"]: row for row in _yaml("datasets.yaml")}
-    assert specs["datasets"] == [json.loads(json.dumps(datasets[n])) for n in ("STSBenchmark", "MasakhaNEWS")]
+    recorded = [{k: v for k, v in datasets[n].items() if k != "sample"} for n in ("STSBenchmark", "MasakhaNEWS")]
+    assert specs["datasets"] == json.loads(json.dumps(recorded))  # the rows as they are, the profile's place aside
     rows = {row["name"]: row for row in _yaml("transformations.yaml")["transformations"]}
     assert specs["transformations"] == [rows[t] for t in manifest["transformations"]]
     assert [a["name"] for a in specs["axes"]] == ["lexical", "length", "language", "noise"] and specs["templates"] == []
@@ -101,6 +102,32 @@ def test_an_edited_row_is_another_configuration_and_reproduce_names_it(
     assert config.config_hash() != manifest["config_hash"]
     with pytest.raises(HtebError, match=rf"cannot rebuild the run of revision 't': its tables' {where} differs"):
         rebuild_config(manifest, store="s", machine={"data_dir": str(shared_data)})
+
+
+def test_a_place_in_the_sample_is_the_profiles_fact_and_moves_no_configuration(noise_revision, monkeypatch):
+    """The CPU profile's datasets are the rows stating a place in its sample, in that order; the column is left
+    out of the rows a revision records, so stating, moving or dropping it changes no configuration of a run."""
+    from hteb_generate.sources.sources_table import SAMPLE_DATASETS
+
+    rows = yaml.safe_load((ROOT / "schemas" / "hteb_contract" / "specs" / "datasets.yaml").read_text(encoding="utf-8"))
+    placed = sorted((r["sample"], r["name"]) for r in rows if "sample" in r)
+    assert tuple(name for _, name in placed) == SAMPLE_DATASETS and [p for p, _ in placed] == list(range(1, 9))
+    config, manifest = noise_revision
+    assert all("sample" not in row for row in manifest["specs"]["datasets"])
+    edit_installed_table(
+        monkeypatch, "datasets.yaml", lambda d: next(r for r in d if r["name"] == "STSBenchmark").pop("sample")
+    )
+    assert differences(config.specs(), manifest["specs"]) is None and config.config_hash() == manifest["config_hash"]
+
+
+def test_two_rows_taking_one_place_in_the_sample_are_one_line():
+    from hteb_contract.errors import ContractError
+    from hteb_contract.specs.datasets import parse_dataset_rows
+
+    rows = yaml.safe_load((ROOT / "schemas" / "hteb_contract" / "specs" / "datasets.yaml").read_text(encoding="utf-8"))
+    next(r for r in rows if r["name"] == "SciFact")["sample"] = 1
+    with pytest.raises(ContractError, match="rows 'SciFact' and 'STSBenchmark' both take place 1 of the sample"):
+        parse_dataset_rows(rows, "datasets.yaml")
 
 
 def test_a_revision_made_before_the_block_is_rebuilt_as_it_was_made(shared_data):

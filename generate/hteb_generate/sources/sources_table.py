@@ -18,16 +18,9 @@ from hteb_contract.specs.datasets import DatasetSpec, registry_specs
 #: Revision name -> dataset; `lookup_source` also takes mteb task and local folder names.
 SOURCES: Registry[DatasetSpec] = Registry("dataset", entries={spec.name: spec for spec in registry_specs()})
 
-#: The CPU profile's datasets: the local copies the bundled sample is made from.
-SAMPLE_DATASETS: tuple[str, ...] = (
-    "STSBenchmark",
-    "SemRel2024",
-    "Banking77",
-    "TwentyNewsgroups",
-    "TwitterSemEval2015",
-    "SciFact",
-    "SummEval",
-    "MasakhaNEWS",
+#: The CPU profile's datasets, the bundled sample's: the rows that state a place in it (`sample`), in that order.
+SAMPLE_DATASETS: tuple[str, ...] = tuple(
+    spec.name for spec in sorted((s for _, s in SOURCES.items() if s.sample is not None), key=lambda s: s.sample or 0)
 )
 
 

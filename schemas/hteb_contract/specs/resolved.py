@@ -51,7 +51,7 @@ def specs_block(
     by_name = {row["name"]: row for row in table["transformations"]}
     chosen = [by_name[name] for name in transformation_names]
     used_templates = {step["template"] for row in chosen for step in row.get("steps", ())}
-    data_rows = {row["name"]: row for row in _rows(str(datasets.TABLE))}
+    data_rows = {row["name"]: datasets.ROW_MODEL.recorded(row) for row in _rows(str(datasets.TABLE))}
     block: dict[str, Any] = {
         "version": SPECS_VERSION,
         # a local folder no row names (its dataset.json says what it is, as the manifest's sources do)

@@ -49,6 +49,9 @@ class Column:
     doc: str
     needed: str = "no"
     rows: RowModel | None = None  # a column holding a table of its own (its schema is that table's)
+    #: False: a fact of a profile, not of the content (a dataset's place in the CPU profile's sample), left out of
+    #: the rows a revision records, so stating it moves no published revision's configuration
+    recorded: bool = True
 
     @classmethod
     def of_rows(cls, name: str, rows: RowModel, doc: str, needed: str = "no") -> Column:
@@ -69,6 +72,11 @@ class RowModel:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(column.name for column in self.columns)
+
+    def recorded(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """`row` as a revision records it: its columns but those of a profile (`Column.recorded` False)."""
+        left_out = {column.name for column in self.columns if not column.recorded}
+        return {key: value for key, value in row.items() if key not in left_out}
 
     def row_schema(self) -> dict[str, Any]:
         return {
