@@ -47,3 +47,37 @@ def test_any_text_reads_as_the_safe_loader_reads_it_or_is_one_line(text):
 def test_a_file_that_cannot_be_read_is_one_line(tmp_path):
     with pytest.raises(ContractError, match=r"^missing.yaml: cannot be read \("):
         yaml_input.read(tmp_path / "missing.yaml")
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True), st.integers(), min_size=1, max_size=6), st.data())
+def test_a_key_given_twice_is_one_line_naming_it(row, data):
+    """PyYAML keeps the last of two values silently (the row read is not the row shown); the door refuses."""
+    key = data.draw(st.sampled_from(sorted(row)))
+    lines = [f"{k}: {v}" for k, v in row.items()]
+    at = data.draw(st.integers(0, len(lines)))
+    lines.insert(at, f"{key}: 0")
+    with pytest.raises(HtebError, match=rf"^x.yaml: not valid YAML \(the key '{key}' is given twice, line \d+\)$"):
+        yaml_input.loads("\n".join(lines), "x.yaml", HtebError)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.integers(1, 12), st.integers(1, 9))
+def test_aliases_read_as_shared_values_up_to_the_limit_and_a_bomb_is_one_line(width, depth):
+    """Each level lists the one before `width` times: width**depth nodes once expanded, read in microseconds."""
+    lines = [f"l0: &l0 [{', '.join(['x'] * width)}]"]
+    lines += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * width)}]" for i in range(1, depth)]
+    text = "\n".join(lines)
+    sizes = [1 + width]  # a list node and its scalars; each level: a list node and `width` copies of the last
+    for _ in range(1, depth):
+        sizes.append(1 + width * sizes[-1])
+    expanded = 1 + sum(1 + size for size in sizes)  # the root mapping, each key and each level
+    if expanded <= yaml_input.MAX_NODES:
+        assert yaml_input.loads(text, "x.yaml") == yaml.load(text, Loader=LOADER)
+    else:
+        with pytest.raises(HtebError, match=r"^x.yaml: not valid YAML \(its aliases expand to more than"):
+            yaml_input.loads(text, "x.yaml", HtebError)
+
+
+def test_the_shared_detector_lists_and_merge_keys_still_read():
+    assert yaml_input.loads("a: &x [1]\nb: *x\nc: {<<: {k: 1}, k: 2}", "x.yaml") == {"a": [1], "b": [1], "c": {"k": 2}}
