@@ -29,13 +29,15 @@ class ChatResult:
 
 @dataclass(frozen=True)
 class ChatRequest:
-    """One chat generation with its own sampling parameters and seed."""
+    """One chat generation with its own sampling parameters and seed. `top_k`: sample among the k most
+    likely tokens only (a retry, with the model's published default: Gemma 3's 64); 0, the whole vocabulary."""
 
     messages: tuple[tuple[str, str], ...]  # ((role, content), ...)
     temperature: float
     top_p: float
     max_tokens: int
     seed: int
+    top_k: int = 0
 
 
 class Engine(ABC):
@@ -48,6 +50,9 @@ class Engine(ABC):
     model_id: str
     revision: str
     options: ClassVar[tuple[str, ...]] = ()
+    #: the options that can change an answer (they key the call cache: engine_plan.engine_setup); the
+    #: others (batch size, threads of the transformers engine, whose batches are canonical) do not
+    answer_options: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def worker_resources(cls, options: Mapping[str, Any]) -> dict[str, float]:
@@ -116,6 +121,9 @@ class EngineBackend(Protocol):
 
     @property
     def options(self) -> tuple[str, ...]: ...
+
+    @property
+    def answer_options(self) -> tuple[str, ...]: ...
 
     def __call__(self, model_path: str, *, model_id: str, revision: str) -> Engine: ...
 

@@ -2,10 +2,24 @@
 
 SQLite in WAL mode with synchronous=FULL: a committed batch survives kill -9, an interrupted one
 is simply absent. The key is the sha256 of (kind, model, model revision, full messages,
-sampling parameters, seed) — everything that can change a model's answer.
+sampling parameters, seed) and of the engine's *setup* — everything that can change a model's answer.
+
+The setup (`engine_plan.engine_setup`) is what the request does not say: the engine kind, the engine
+options that move numbers (dtype, head dtype, tensor-parallel size, context, memory share), the torch,
+vLLM and transformers versions, the GPU model (or "cpu") and VLLM_BATCH_INVARIANT. Answers made on
+another setup are keyed apart: they are simply not hits, so a run resumed on other software or GPUs
+makes its answers again there, and every answer a revision reads was made on the setup its manifest
+records (a cache can hold several setups' answers side by side; nothing is refused or overwritten).
+
+Caches written before setups were keyed hold their entries under keys without one. The first setup
+that opens such a cache for a model (model, revision, engine kind) adopts them: its keys stay the old
+ones, so an existing cache keeps working on the machine it was made on, and any other setup is keyed
+apart from then on. The adopting setup is stored in the cache (table `legacy_setups`). A fresh cache
+has no such entries: every setup is keyed.
 
 Chat entries are of kind `chat/2`: the value holds the reply and its finish reason. Entries of the
-first kind (`chat`, the reply's text alone) are never read as the new kind: their keys differ.
+first kind (`chat`, the reply's text alone) are never read as the new kind: their keys differ. A
+request's `top_k` enters its key only when set (0, the whole vocabulary, keeps the keys it had).
 """
 
 from __future__ import annotations
@@ -31,16 +45,35 @@ class CallCache:
 
     def __init__(self, path: Path) -> None:
         path = Path(path)
+        self.path = path
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = open_wal(
-                path,
-                "PRAGMA synchronous=FULL",
-                "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-                isolation_level=None,
-            )
+            self.db = open_wal(path, "PRAGMA synchronous=FULL", isolation_level=None)
+            with self.db:
+                self.db.execute("BEGIN IMMEDIATE")  # one opener decides whether the cache predates setups
+                tables = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                if "legacy_setups" not in tables:
+                    self.db.execute("CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                    self.db.execute("CREATE TABLE legacy_setups (scope TEXT PRIMARY KEY, setup TEXT)")
+                    if "calls" in tables:  # written before setups were keyed: its entries await their setup
+                        self.db.execute("INSERT INTO legacy_setups (scope, setup) VALUES ('', NULL)")
         except (OSError, sqlite3.Error) as err:
             raise HtebError(f"cache {path} is not usable ({err})") from None
+
+    def legacy_owner(self, scope: str, setup: dict[str, Any]) -> bool:
+        """Whether `setup` owns the entries of `scope` (a model at a revision on an engine kind) written
+        before setups were keyed: the first setup to ask for a scope of such a cache adopts them (and
+        keeps their keys); a cache made since has none (False)."""
+        text = json.dumps(setup, sort_keys=True)
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            if self.db.execute("SELECT 1 FROM legacy_setups WHERE scope = ''").fetchone() is None:
+                return False
+            row = self.db.execute("SELECT setup FROM legacy_setups WHERE scope = ?", (scope,)).fetchone()
+            if row is None:
+                self.db.execute("INSERT INTO legacy_setups (scope, setup) VALUES (?, ?)", (scope, text))
+                return True
+            return bool(row[0] == text)
 
     def get_many(self, keys: Sequence[str]) -> dict[str, Any]:
         found: dict[str, Any] = {}
@@ -80,12 +113,24 @@ class CachedEngine(Engine):
     """
 
     def __init__(
-        self, loader: Any, cache: CallCache, *, model_id: str, revision: str, name: str, commit_every: int = 256
+        self,
+        loader: Any,
+        cache: CallCache,
+        *,
+        model_id: str,
+        revision: str,
+        name: str,
+        commit_every: int = 256,
+        setup: dict[str, Any] | None = None,
     ) -> None:
         self._loader = loader
         self._inner: Engine | None = None
         self.cache, self.commit_every = cache, commit_every
         self.model_id, self.revision, self.name = model_id, revision, name
+        #: what else changes an answer (engine_plan.engine_setup); None: keys without one (a test's engine)
+        self.setup = setup
+        keyed = setup is not None and not cache.legacy_owner(f"{model_id}@{revision}/{name}", setup)
+        self._setup_key = {"setup": setup} if keyed else {}
         self.calls = self.hits = 0
         self.on_progress: Any = None  # called with the number of requests each step just answered
 
@@ -102,7 +147,7 @@ class CachedEngine(Engine):
             self._inner = None  # loaded again if asked again
 
     def _base(self, kind: str) -> dict[str, Any]:
-        return {"kind": kind, "model": self.model_id, "revision": self.revision}
+        return {"kind": kind, "model": self.model_id, "revision": self.revision, **self._setup_key}
 
     def _cached(self, keys: list[str], run: Any) -> list[Any]:
         """Answers for `keys`: from the cache, else from `run(chunks)`, which yields (chunk index,
@@ -128,7 +173,10 @@ class CachedEngine(Engine):
         by_key = {}
         keys = []
         for request in requests:
-            key = _key({**self._base(CHAT_KIND), **asdict(request)})
+            fields = asdict(request)
+            if not fields["top_k"]:  # the whole vocabulary: the key such a request always had
+                del fields["top_k"]
+            key = _key({**self._base(CHAT_KIND), **fields})
             by_key[key] = request
             keys.append(key)
 

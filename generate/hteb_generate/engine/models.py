@@ -50,6 +50,10 @@ class ModelSpec:
     quantization: str | None = None  # the checkpoint's quantization method ("awq"), as vLLM detects it
     dtype: str | None = None  # the activation dtype vLLM runs it in on a GPU (what "auto" resolves to)
     multimodal: bool = False  # has encoders for images etc., which vLLM loads unless a run says it is text-only
+    #: the sampling defaults its makers publish (generation_config.json: top_k, top_p), which retries sample
+    #: with; None: none published (retries keep the run's top_p and the whole vocabulary)
+    top_k: int | None = None
+    top_p: float | None = None
 
     @property
     def pinned(self) -> bool:
@@ -125,6 +129,8 @@ def _hub(
     quantization: str,
     dtype: str,
     multimodal: bool = False,
+    top_k: int | None = None,
+    top_p: float | None = None,
 ) -> ModelSpec:
     return ModelSpec(
         model_id,
@@ -138,6 +144,8 @@ def _hub(
         quantization=quantization,
         dtype=dtype,
         multimodal=multimodal,
+        top_k=top_k,
+        top_p=top_p,
     )
 
 
@@ -158,6 +166,9 @@ def _hub(
 #: Qwen3-8B-AWQ in float16 (its config's torch_dtype). The doctor reads both (compute capability, batch
 #: invariance).
 #: - smollm2: 135M parameters in float32 on CPU; 30 layers, 3 KV heads of 64 dims.
+#: Sampling defaults (retries): Gemma 3's generation_config.json, the family's (google/gemma-3-*-it), sets
+#: top_k 64 and top_p 0.95; SmolLM2-135M-Instruct's sets none (bos, eos and pad tokens only), nor does this
+#: table record Qwen3-8B-AWQ's (not checked from here): their retries keep the run's top_p, whole vocabulary.
 MODELS: Registry[ModelSpec] = Registry(
     "model",
     entries={
@@ -179,6 +190,8 @@ MODELS: Registry[ModelSpec] = Registry(
             quantization="awq",
             dtype="bfloat16",
             multimodal=True,
+            top_k=64,
+            top_p=0.95,
         ),
         "qwen3-8b-awq": _hub(
             "Qwen/Qwen3-8B-AWQ",

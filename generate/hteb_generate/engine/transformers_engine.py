@@ -7,7 +7,8 @@ from a per-row generator seeded with the request's seed, so they batch too. The 
 computes logits for the last position only (`logits_to_keep=1`): the full (batch, length,
 vocabulary) tensor would cost a fifth of the time and gigabytes of memory for nothing.
 A reply's finish reason is "length" when it used all of `max_tokens` without a stop token, else
-"stop".
+"stop". Sampling keeps the `top_k` most likely tokens (when set), then the smallest prefix reaching `top_p`,
+as vLLM does.
 """
 
 from __future__ import annotations
@@ -130,6 +131,9 @@ class TransformersEngine(Engine):
         torch = self._torch
         if request.temperature == 0:
             return int(torch.argmax(logits))
+        if request.top_k and request.top_k < logits.shape[-1]:  # the k most likely tokens, as vLLM's top_k
+            kth = torch.topk(logits, request.top_k).values[-1]
+            logits = logits.masked_fill(logits < kth, float("-inf"))
         probs = torch.softmax(logits / request.temperature, dim=-1)
         if request.top_p < 1:
             ordered, order = torch.sort(probs, descending=True)

@@ -65,6 +65,8 @@ def llm_args(
 @ENGINES.register("vllm")
 class VllmEngine(Engine):
     options = ("tensor_parallel_size", "gpu_memory_utilization", "max_model_len", "dtype", "seed", "head_dtype")
+    #: every one: the memory share sizes the KV cache, hence the preemption points and the batches
+    answer_options = options
 
     def __init__(
         self,
@@ -142,7 +144,13 @@ class VllmEngine(Engine):
         if not requests:
             return []
         params = [
-            self._params(temperature=r.temperature, top_p=r.top_p, max_tokens=r.max_tokens, seed=r.seed)
+            self._params(
+                temperature=r.temperature,
+                top_p=r.top_p,
+                max_tokens=r.max_tokens,
+                seed=r.seed,
+                top_k=r.top_k,  # 0: vLLM's default, the whole vocabulary (SamplingParams.top_k, vLLM 0.32.0)
+            )
             for r in requests
         ]
         outputs = self._chat([r.messages for r in requests], params)

@@ -73,6 +73,8 @@ def generator_block(cfg: GenerateConfig, engines: Engines | None) -> dict[str, A
             "max_tokens_ceiling": cfg.max_tokens_ceiling,
             "retry_temperature": cfg.retry_temperature,
             "max_attempts": cfg.max_attempts,
+            # the retries' published sampling defaults, where the run has them (absent: as before them)
+            **{k: v for k, v in (("retry_top_k", cfg.retry_top_k), ("retry_top_p", cfg.retry_top_p)) if v is not None},
         },
     }
 

@@ -8,7 +8,7 @@ the batch size can change any output of a deterministic engine.
 Stages: every attempt of every unit runs step by step, one batched engine call per
 (attempt, step) across all datasets and transformations. A unit whose output has an error is
 retried with a new derived seed (and `retry_temperature`, since a greedy retry would repeat the
-same answer) up to `max_attempts`; every attempt is kept.
+same answer, with the generator's published top_k and top_p) up to `max_attempts`; every attempt is kept.
 """
 
 from __future__ import annotations
@@ -68,6 +68,17 @@ class Decoding:
     retry_temperature: float
     max_attempts: int
     max_tokens_ceiling: int | None = None
+    #: a retry's top_k and top_p: the generator's published sampling defaults (None: the whole vocabulary,
+    #: and the first attempt's top_p), so a sampled retry draws no off-script token from a 262k vocabulary
+    retry_top_k: int | None = None
+    retry_top_p: float | None = None
+
+    def nucleus(self, attempt: int) -> tuple[float, int]:
+        """The (top_p, top_k) of attempt `attempt` (0: the first attempt's, top_k 0 = whole vocabulary)."""
+        if attempt == 0:
+            return self.sampling.top_p, 0
+        top_p = self.sampling.top_p if self.retry_top_p is None else self.retry_top_p
+        return top_p, self.retry_top_k or 0
 
 
 def _errors(unit: TextJob, steps: list[str], finish_reasons: list[str | None]) -> list[str]:
@@ -151,6 +162,7 @@ def transform_units(units: Sequence[TextJob], engine: CachedEngine, prompts: Pro
         if not pending:
             break
         temperature = sampling.temperature if attempt == 0 else max(sampling.temperature, decoding.retry_temperature)
+        top_p, top_k = decoding.nucleus(attempt)
         inputs = {id(u): u.text for u in pending}
         steps: dict[int, list[str]] = {id(u): [] for u in pending}
         finish: dict[int, list[str | None]] = {id(u): [] for u in pending}
@@ -162,7 +174,7 @@ def transform_units(units: Sequence[TextJob], engine: CachedEngine, prompts: Pro
                 messages = prompts.template(step.template).messages(inputs[id(unit)], unit.plan.of(step.language))
                 max_tokens = step_max_tokens(step, inputs[id(unit)], sampling.max_tokens, decoding.max_tokens_ceiling)
                 requests.append(
-                    ChatRequest(messages, temperature, sampling.top_p, max_tokens, unit.attempt_seed(attempt))
+                    ChatRequest(messages, temperature, top_p, max_tokens, unit.attempt_seed(attempt), top_k)
                 )
             progress = _Progress(
                 [engine], f"attempt {attempt + 1} step {index + 1}", len(requests), len(requests) if attempt else 0

