@@ -20,6 +20,7 @@ from hteb_generate.run import pipeline
 from hteb_generate.setup.config import build_config
 from hteb_generate.setup.engine_plan import engine_slots
 from hteb_generate.setup.machine import Facts
+from hteb_generate.setup.placement import placement
 from hteb_generate.engine import CallCache, ChatResult, Engine
 from hteb_generate.run.pipeline import run
 from hteb_generate.run.units import plan_units
@@ -202,8 +203,9 @@ def test_batch_size_reaches_only_a_backend_that_batches_itself(tmp_path, shared_
     )
     calls = []
     monkeypatch.setattr(pipeline, "create_engine", lambda name, **options: calls.append((name, options)) or _Echo())
-    (slot,) = engine_slots(cfg, Facts())
-    pipeline._engine(cfg, slot, CallCache(tmp_path / "calls.sqlite")).inner
+    facts = Facts()
+    (slot,) = engine_slots(cfg, facts)
+    pipeline._engine(cfg, slot, CallCache(tmp_path / "calls.sqlite"), placement(cfg, facts), facts).inner
     folder = str((tmp_path / "model").resolve())
     assert calls == [(engine, {"model_path": folder, "model_id": folder, "revision": "local", **batching})]
 
