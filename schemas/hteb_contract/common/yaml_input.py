@@ -15,7 +15,7 @@ tests/test_inputs.py fails when library code reads YAML anywhere else.
 >>> loads("a: [1", "x.yaml")
 Traceback (most recent call last):
 hteb_contract.errors.ContractError: x.yaml: not valid YAML (while parsing a flow sequence)
->>> loads("task_type: STS\nname: x\ntask_type: Retrieval", "x.yaml")
+>>> loads("task_type: STS\\nname: x\\ntask_type: Retrieval", "x.yaml")
 Traceback (most recent call last):
 hteb_contract.errors.ContractError: x.yaml: not valid YAML (the key 'task_type' is given twice, line 3)
 """
