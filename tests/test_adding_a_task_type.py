@@ -46,15 +46,16 @@ def test_the_page_lists_at_most_five_files_and_the_toy_follows_them():
             assert ENTRY_POINTS[path] in (REPO / path).read_text(encoding="utf-8"), path
 
 
+def run_toy(shared_data: Path, leave_out: str | None = None) -> subprocess.CompletedProcess[str]:
+    """tests/toy_task_type.py in a fresh interpreter, with one of the page's pieces left out (`leave_out`)."""
+    env = {**os.environ, **({"TOY_LEAVE_OUT": leave_out} if leave_out else {})}
+    command = [sys.executable, str(REPO / "tests" / "toy_task_type.py"), str(shared_data), str(SAMPLE_REVISION)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=REPO, env=env)
+
+
 @pytest.fixture(scope="module")
 def toy(shared_data) -> dict:
-    done = subprocess.run(
-        [sys.executable, str(REPO / "tests" / "toy_task_type.py"), str(shared_data), str(SAMPLE_REVISION)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=REPO,
-    )
+    done = run_toy(shared_data)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -114,13 +115,6 @@ REFUSED_WITHOUT = {
 def test_leaving_out_any_step_of_the_page_fails(shared_data, piece):
     """A test of the test: the toy without one of the page's pieces does not pass (the fifth file is this test)."""
     assert set(REFUSED_WITHOUT) | {"tests/score/evaluators/test_<type>.py"} == set(PIECES)
-    done = subprocess.run(
-        [sys.executable, str(REPO / "tests" / "toy_task_type.py"), str(shared_data), str(SAMPLE_REVISION)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=REPO,
-        env={**os.environ, "TOY_LEAVE_OUT": piece},
-    )
+    done = run_toy(shared_data, piece)
     assert done.returncode != 0
     assert REFUSED_WITHOUT[piece] in done.stderr.strip().splitlines()[-1]

@@ -82,6 +82,15 @@ MACHINE_OPTIONS = (
 )
 
 
+#: The profile a published revision's run is rebuilt under (`reproduce`, `remake`): batch size and doctor's checks.
+REBUILD_PROFILE = click.option(
+    "--profile",
+    type=click.Choice(["gpu", "cpu"]),
+    default=None,
+    help="Batch size and doctor's checks (default: cpu for local sources, gpu for Hub sources).",
+)
+
+
 def _decorate(fn, options):
     """`fn` with the click options applied, listed in the order --help shows them."""
     for option in reversed(options):
@@ -371,12 +380,7 @@ def plan(
     help="Largest difference of a 1-5 quality or fluency rating that reproduces.",
 )
 @click.option("--json", "json_path", default=None, help="Write the report as JSON (hteb.reproduction/1) to this path.")
-@click.option(
-    "--profile",
-    type=click.Choice(["gpu", "cpu"]),
-    default=None,
-    help="Batch size and doctor's checks (default: cpu for local sources, gpu for Hub sources).",
-)
+@REBUILD_PROFILE
 @lambda fn: _decorate(fn, MACHINE_OPTIONS)
 def reproduce(
     store: str,
@@ -428,12 +432,7 @@ def reproduce(
 @cli.command()
 @click.argument("published")
 @click.option("--store", required=True, help="Store to publish it to: a path, file://PATH or hf://OWNER/NAME.")
-@click.option(
-    "--profile",
-    type=click.Choice(["gpu", "cpu"]),
-    default=None,
-    help="Batch size and doctor's checks (default: cpu for local sources, gpu for Hub sources).",
-)
+@REBUILD_PROFILE
 @lambda fn: _decorate(fn, MACHINE_OPTIONS)
 def remake(published: str, store: str, profile: str | None, **machine: Any) -> None:
     """Make the published revision whose folder is PUBLISHED (its manifest.json, e.g. docs/revisions/noise2-1339)
