@@ -59,6 +59,15 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[mi
         return super().construct_mapping(node, deep=deep)
 
 
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    """A node's direct children: a sequence's items, a mapping's keys and values, none for a scalar."""
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
 def _check_size(root: yaml.Node) -> None:
     """The number of nodes `root` expands to (each alias a copy of its anchor's node), counted once per node."""
     sizes: dict[int, int] = {}
@@ -69,19 +78,9 @@ def _check_size(root: yaml.Node) -> None:
             continue
         sizes[id(node)] = 0
         order.append(node)
-        if isinstance(node, yaml.SequenceNode):
-            stack += node.value
-        elif isinstance(node, yaml.MappingNode):
-            stack += [n for pair in node.value for n in pair]
+        stack += _children(node)
     for node in reversed(order):
-        children = (
-            node.value
-            if isinstance(node, yaml.SequenceNode)
-            else [n for pair in node.value for n in pair]
-            if isinstance(node, yaml.MappingNode)
-            else []
-        )
-        sizes[id(node)] = 1 + sum(sizes[id(child)] for child in children)
+        sizes[id(node)] = 1 + sum(sizes[id(child)] for child in _children(node))
         if sizes[id(node)] > MAX_NODES:
             raise _Refused(f"its aliases expand to more than {MAX_NODES:,} nodes")
 

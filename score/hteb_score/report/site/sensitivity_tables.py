@@ -57,10 +57,6 @@ def _pairs(rows: Sequence[SensitivityRow]) -> list[str]:
     return list(dict.fromkeys(p["pair"] for r in rows for p in r.block["pairs"]))
 
 
-def _cell(name: str) -> str:
-    return md_text(name)
-
-
 def _reading(figure: Mapping[str, Any] | None) -> str:
     """accuracy [low, high], bold where the interval leaves 0.5 out, "-" where not scored."""
     if figure is None or figure["accuracy"] is None:
@@ -74,7 +70,7 @@ def _reading(figure: Mapping[str, Any] | None) -> str:
 def sensitivity_models(rows: Sequence[SensitivityRow]) -> str:
     pairs = _pairs(rows)
     lines = [
-        md_row(["model", "overall", *(f"{_cell(p)} (items)" for p in pairs)]),
+        md_row(["model", "overall", *(f"{md_text(p)} (items)" for p in pairs)]),
         md_row(["---"] * (2 + len(pairs))),
     ]
     for row in rows:
@@ -100,8 +96,8 @@ def sensitivity_datasets(rows: Sequence[SensitivityRow]) -> str:
             lines.append(
                 md_row(
                     [
-                        _cell(pair),
-                        _cell(dataset),
+                        md_text(pair),
+                        md_text(dataset),
                         str(first["items"]),
                         number(first["detectable"], 3),
                         *map(_reading, figures),
