@@ -179,6 +179,7 @@ set -e; datasets="$(FINDINGS_DATASETS)"; [ -n "$$datasets" ] || datasets=$$($(BI
 while IFS=$$'\t' read -r name hub path arguments; do for ds in $$datasets; do \
 	[ -z "$(FINDINGS_MODELS)" ] || [[ " $(FINDINGS_MODELS) " == *" $$name "* ]] || continue; \
 	part=$(2)/$$name/$$ds.hteb_part.json.gz; [ -f $$part ] && continue; \
+	[ -f $(dir $(2))parts-at ] && git cat-file -e $$(cat $(dir $(2))parts-at):$$part 2> /dev/null && continue; \
 	earlier=docs/findings/$(5)/parts/$$name/$$ds.hteb_part.json.gz; \
 	if [ -n "$(5)" ] && [ -f $$earlier ] && $(BIN)/hteb-score carry $$earlier --store file://.hteb/store \
 		--revision $(1) --from-revision $(5) --scored-manifest docs/revisions/$(5) \
@@ -213,20 +214,21 @@ noise-findings: install
 # FINDINGS_ROUND: a suffix for a round of findings scored again by a later scorer, kept apart from the cited round
 # until every model has it: -heldout is noise2-SEED scored after issue 42 (classification held out where one split,
 # per-item outcomes, calibrated per-item measures), with CARRY_FROM= (nothing carried from an earlier scorer).
-# A finished round's parts leave the tree (the device tool sends the whole tree, 64 MiB at most): its `parts-at`
-# names the commit that holds them (`git checkout COMMIT -- FINDINGS_DOCS/parts` brings them back, for this or CARRY_FROM);
-# without them `make findings` compares the round's committed cards again and writes the tables.
+# A finished model's parts leave the tree (the device tool sends the whole tree, 64 MiB at most): the round's
+# `parts-at` names the commit that holds the parts of every model whose parts left (`git checkout COMMIT --
+# FINDINGS_DOCS/parts/MODEL` brings them back; docs/findings.md says how a model's parts leave). Such a model
+# is neither scored again nor merged again: its committed cards are compared with the merges of the parts still
+# in the tree, in the order of the shell's glob of model folders (C collation, "random-seed-1/" before "random/").
 FINDINGS_ROUND ?=
 FINDINGS_DOCS := docs/findings/$(NOISE_LABEL)$(FINDINGS_ROUND)
 FINDINGS_SIX := STSBenchmark,STS16,TwitterSemEval2015,Banking77,TwentyNewsgroups,IsiZuluNews
 findings: install-score
-	set -e; cards=(); if [ ! -d $(FINDINGS_DOCS)/parts ]; then \
-		echo "$(FINDINGS_DOCS): its parts left the tree (git checkout $$(cat $(FINDINGS_DOCS)/parts-at) --" \
-			"$(FINDINGS_DOCS)/parts brings them back): comparing its committed cards again"; \
-		for whole in $(FINDINGS_DOCS)/whole-revision/*/; do cards+=("$(FINDINGS_DOCS)/$$(basename $$whole)/result_card.json"); done; \
-	fi; for parts in $$([ ! -d $(FINDINGS_DOCS)/parts ] || echo $(FINDINGS_DOCS)/parts/*/); do name=$$(basename $$parts); \
-		$(BIN)/hteb-score merge $$parts*.gz --datasets $(FINDINGS_SIX) --out $(FINDINGS_DOCS)/$$name --overwrite --keep-timings; \
+	set -e; cards=(); for name in $$( (cd $(FINDINGS_DOCS); compgen -G 'parts/*/'; compgen -G 'whole-revision/*/') \
+		| sed 's|^[^/]*/||' | LC_ALL=C sort -u | sed 's|/$$||'); do parts=$(FINDINGS_DOCS)/parts/$$name/; \
 		cards+=("$(FINDINGS_DOCS)/$$name/result_card.json"); \
+		if [ ! -d $$parts ]; then echo "$$name: its parts left the tree (at $$(cat $(FINDINGS_DOCS)/parts-at)):" \
+			"comparing its committed cards again"; continue; fi; \
+		$(BIN)/hteb-score merge $$parts*.gz --datasets $(FINDINGS_SIX) --out $(FINDINGS_DOCS)/$$name --overwrite --keep-timings; \
 		rm -rf $(OUT)/whole-revision/$$name; mkdir -p $(OUT)/whole-revision; \
 		[ ! -d $(FINDINGS_DOCS)/whole-revision/$$name ] || cp -a $(FINDINGS_DOCS)/whole-revision/$$name $(OUT)/whole-revision/; \
 		summary=$$($(BIN)/hteb-score merge $$parts*.gz --out $(OUT)/whole-revision/$$name --overwrite --keep-timings); \
@@ -237,8 +239,8 @@ findings: install-score
 	$(BIN)/hteb-score compare "$${cards[@]}" --out $(FINDINGS_DOCS)/comparison --overwrite
 	if compgen -G "$(FINDINGS_DOCS)/whole-revision/*/result_card.json" > /dev/null; then \
 		$(BIN)/hteb-score compare $(FINDINGS_DOCS)/whole-revision/*/result_card.json --out $(FINDINGS_DOCS)/whole-revision-comparison --overwrite; fi
-	$(BIN)/hteb-score tables docs/findings.md docs/comparing.md
-	$(if $(filter $(NOISE_LABEL),$(LEADERBOARD_LABEL)),$(MAKE) leaderboard)
+	$(BIN)/hteb-score tables
+	$(if $(filter $(NOISE_LABEL)$(FINDINGS_ROUND),$(LEADERBOARD_LABEL)),$(MAKE) leaderboard)
 
 # The Sensitivity findings (docs/sensitivity.md): each model of tests/models.py and the null models scored on the
 # published sensitivity-SEED (remade as published), one part per (model, dataset) committed as it finishes
@@ -250,8 +252,9 @@ SENSITIVITY_NULLS ?= hteb:random hteb:constant
 sensitivity-findings: install
 	HF_HUB_OFFLINE=1 $(BIN)/hteb-generate remake docs/revisions/$(SENSITIVITY_LABEL) --store file://.hteb/store
 	$(call score_parts,$(SENSITIVITY_LABEL),$(SENSITIVITY_DOCS)/parts,$(OUT)/$(SENSITIVITY_LABEL)-findings,$(SENSITIVITY_NULLS),)
-	set -e; for parts in $(SENSITIVITY_DOCS)/parts/*/; do $(BIN)/hteb-score merge $$parts*.gz \
+	set -e; for parts in $$(compgen -G '$(SENSITIVITY_DOCS)/parts/*/'); do $(BIN)/hteb-score merge $$parts*.gz \
 		--out $(SENSITIVITY_DOCS)/$$(basename $$parts) --overwrite --keep-timings; done
+	$(BIN)/hteb-score tables
 
 # The PyPI embedding models of tests/models.py: name, Hub id, MODEL_ID (a local folder, made on first use, or a
 # factory) and the hteb-score arguments it needs, one line each.
@@ -273,10 +276,11 @@ leaderboard: install-score
 	mv $(BOARD_DOCS)/model_facts.json.tmp $(BOARD_DOCS)/model_facts.json
 	$(BIN)/hteb-score leaderboard $(BOARD_DOCS)/whole-revision --facts $(BOARD_DOCS)/model_facts.json --out docs/leaderboard.html
 
-# The findings tables of docs/findings.md and the power table of docs/comparing.md, written from the committed cards
+# The findings tables of docs/findings.md and docs/sensitivity.md and the power table of docs/comparing.md (the
+# files `hteb-score tables` writes by default), written from the committed cards
 # (tests/score/report/test_findings_tables.py and test_pairwise.py check them).
 tables:
-	$(BIN)/hteb-score tables docs/findings.md docs/comparing.md
+	$(BIN)/hteb-score tables
 
 # Each table's JSON Schema and its docs page's column table, written from the table's row model
 # (hteb_contract/specs/table.py; tests/contract/test_row_models.py checks them).

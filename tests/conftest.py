@@ -16,7 +16,9 @@ finding their interpreters (PYENV_ROOT).
 from __future__ import annotations
 
 import os
+import re
 import secrets
+import sys
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -145,3 +147,28 @@ def shared_data() -> Path:
     if not (SHARED_DATA / "STSBenchmark" / "dataset.json").is_file():
         pytest.fail(f"real test data not found at {SHARED_DATA} (set HTEB_DATA_DIR)")
     return SHARED_DATA
+
+
+def demo_installs_openvino() -> bool:
+    """Whether the venv `make demo` makes (the Makefile's SCORE_SET: the scorer and its base
+    dependencies) holds OpenVINO, which `--backend auto` takes when it is installed."""
+    import tomllib
+
+    score_set = re.search(r"^SCORE_SET := (.*)$", (REPO / "Makefile").read_text(encoding="utf-8"), re.M)[1]
+    base = tomllib.loads((REPO / "score" / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    return "openvino" in score_set or any(d.startswith("openvino") for d in base)
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What `make demo` writes (`hteb-score` with no model and no revision), run once for the tests that read
+    it (their xdist_group "demo" keeps them on one worker), in the venv `make demo` installs: without OpenVINO
+    there (this venv has it), the run must not find it."""
+    from hteb_score.cli import main
+
+    out = tmp_path_factory.mktemp("demo")
+    with pytest.MonkeyPatch.context() as patch:
+        if not demo_installs_openvino():
+            patch.setitem(sys.modules, "openvino", None)  # importlib.util.find_spec then finds nothing
+        assert main(["--out", str(out), "--quiet"]) == 0
+    return out

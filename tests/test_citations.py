@@ -20,6 +20,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft7Validator
+from findings_parts import models, parts_folder
 from revision_factory import build_revision, install, reseal
 
 from hteb_contract.card import HTEB_CITATION
@@ -179,7 +180,8 @@ def test_a_revision_made_before_its_rows_is_cited_as_its_committed_parts_were():
     from hteb_score.scoring.parts import read_part
 
     manifest = json.loads((REPO / "docs" / "revisions" / "noise2-1339" / "manifest.json").read_text(encoding="utf-8"))
-    parts = sorted((REPO / "docs" / "findings" / "noise2-1339-heldout" / "parts").glob("*/*.hteb_part.json.gz"))
+    label = "noise2-1339-heldout"
+    parts = sorted(path for model in models(label) for path in parts_folder(label, model).glob("*.hteb_part.json.gz"))
     cited = [(path, read_part(path).identity.dataset) for path in parts]
     cited = [(path, dataset) for path, dataset in cited if "citation" in dataset]  # parts scored since it is recorded
     assert cited

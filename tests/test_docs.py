@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from hteb_score.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
@@ -156,24 +155,11 @@ def quoted(line: str, card: list[str]) -> bool:
     return line == "…" or any(pattern.fullmatch(c) for c in card)
 
 
-def demo_installs_openvino() -> bool:
-    """Whether the venv `make demo` makes (the Makefile's SCORE_SET: the scorer and its base
-    dependencies) holds OpenVINO, which `--backend auto` takes when it is installed."""
-    import tomllib
-
-    score_set = re.search(r"^SCORE_SET := (.*)$", (REPO / "Makefile").read_text(encoding="utf-8"), re.M)[1]
-    base = tomllib.loads((REPO / "score" / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
-    return "openvino" in score_set or any(d.startswith("openvino") for d in base)
-
-
 @pytest.mark.slow
-def test_quoted_card_is_the_demo_card(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's and docs/result-card.md's excerpts are what `make demo` writes today, in the venv
-    `make demo` installs: without OpenVINO there (this test's venv has it), the run must not find it."""
-    if not demo_installs_openvino():
-        monkeypatch.setitem(sys.modules, "openvino", None)  # importlib.util.find_spec then finds nothing
-    assert main(["--out", str(tmp_path), "--quiet"]) == 0
-    card = (tmp_path / "result_card.md").read_text(encoding="utf-8").splitlines()
+@pytest.mark.xdist_group("demo")
+def test_quoted_card_is_the_demo_card(demo_run: Path) -> None:
+    """The README's and docs/result-card.md's excerpts are what `make demo` writes today."""
+    card = (demo_run / "result_card.md").read_text(encoding="utf-8").splitlines()
     for page in (README, DOCS / "result-card.md"):
         excerpt = card_excerpt(page)
         assert len(excerpt) > 10

@@ -35,8 +35,8 @@ def model():
 @pytest.fixture(scope="module")
 def texts(shared_data) -> list[str]:
     """Short sentences and abstracts past max_seq_length, shuffled so that input order is not length order."""
-    sts = [json.loads(line) for line in (shared_data / "STSBenchmark" / "test.jsonl").open()][:150]
-    docs = [json.loads(line) for line in (shared_data / "SciFact" / "corpus.jsonl").open()][:40]
+    sts = [json.loads(line) for line in (shared_data / "STSBenchmark" / "test.jsonl").open()][:60]
+    docs = [json.loads(line) for line in (shared_data / "SciFact" / "corpus.jsonl").open()][:12]
     mixed = [r["sentence1"] for r in sts] + [d["text"] for d in docs] + ["", "a"]
     return [mixed[i] for i in np.random.default_rng(7).permutation(len(mixed))]
 

@@ -10,7 +10,6 @@ import math
 import pytest
 
 from hteb_score.mteb_interop.layout import parse_variant_task_name
-from hteb_score.cli import main
 from hteb_contract.validation import validate
 from hteb_score import SAMPLE_REVISION, SAMPLE_STORE
 from hteb_contract.taxonomy import PAPER_TRANSFORMATIONS
@@ -27,9 +26,9 @@ def test_bundled_sample_verifies_and_holds_every_transformation():
 
 
 @pytest.mark.slow
-def test_demo_defaults_score_the_bundled_sample(tmp_path):
-    assert main(["--out", str(tmp_path), "--quiet"]) == 0
-    card = json.loads((tmp_path / "result_card.json").read_text())
+@pytest.mark.xdist_group("demo")
+def test_demo_defaults_score_the_bundled_sample(demo_run):
+    card = json.loads((demo_run / "result_card.json").read_text())
     validate("result_card", card, what="card")
     revision = open_store(str(SAMPLE_STORE)).fetch(SAMPLE_REVISION)
     assert card["protocol"] == "hteb" and card["dataset"]["label"] == SAMPLE_REVISION
@@ -40,9 +39,9 @@ def test_demo_defaults_score_the_bundled_sample(tmp_path):
     scored = {(r["dataset"], r["transformation"]) for r in card["scores"] if r["subset"] == "all"}
     assert scored == {(d, t) for d in revision.dataset_names() for t in ("original", *PAPER_TRANSFORMATIONS)}
     assert all(math.isfinite(r["value"]) for r in card["scores"])
-    assert (tmp_path / "result_card.md").read_text().startswith("#")
+    assert (demo_run / "result_card.md").read_text().startswith("#")
     named = [
-        parse_variant_task_name(p.stem) for p in (tmp_path / "mteb").rglob("*.json") if p.name != "model_meta.json"
+        parse_variant_task_name(p.stem) for p in (demo_run / "mteb").rglob("*.json") if p.name != "model_meta.json"
     ]
     assert {v.task for v in named} >= {s["mteb_task"] for s in revision.manifest["sources"]}
     scores = {r["dataset"]: (round(r["original"], 4), round(r["hteb"], 4)) for r in card["aggregates"]["per_dataset"]}

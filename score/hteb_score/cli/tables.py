@@ -10,7 +10,7 @@ from hteb_contract.common.atomic import atomic_write_text
 from hteb_contract.errors import HtebError
 from hteb_score.cli.terminal import echo
 
-DEFAULT_FILES = (Path("docs/findings.md"), Path("docs/comparing.md"))
+DEFAULT_FILES = (Path("docs/findings.md"), Path("docs/comparing.md"), Path("docs/sensitivity.md"))
 
 
 class StaleTables(HtebError):
@@ -26,7 +26,7 @@ class StaleTables(HtebError):
 )
 def tables(files: tuple[Path, ...], check: bool) -> None:
     """Rewrite each table between `<!-- hteb:table NAME FOLDER -->` and `<!-- /hteb:table -->` in FILES
-    (default docs/findings.md and docs/comparing.md) from the result cards (score tables) or the work
+    (default docs/findings.md, docs/comparing.md and docs/sensitivity.md) from the result cards (score tables) or the work
     units (unit-times) in FOLDER (relative to the file)."""
     from hteb_score.report.site.findings import Readings, update_tables
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from cards import MODELS, make_card, write_card
+from findings_parts import part
 
 from hteb_contract.taxonomy import INSTALLED
 from hteb_score import CARD_FILE
@@ -23,7 +24,6 @@ from hteb_score.scoring.score_record import ScoreRecord
 ROOT = Path(__file__).resolve().parents[3]
 FINDINGS = ROOT / "docs" / "findings" / "noise-1339"
 #: the work units of the round still being scored (a finished round's parts leave the tree)
-ROUND_PARTS = ROOT / "docs" / "findings" / "noise2-1339-heldout" / "parts"
 L6 = "all-MiniLM-L6-v2"
 
 
@@ -164,7 +164,7 @@ def parts(tmp_path: Path) -> Path:
     for model in (L6, "random"):
         (folder / model).mkdir(parents=True)
         for name in ("STS12", "STS13"):
-            shutil.copy(ROUND_PARTS / model / f"{name}.hteb_part.json.gz", folder / model)
+            shutil.copy(part("noise2-1339-heldout", model, name), folder / model)
     (tmp_path / "page.md").write_text("<!-- hteb:table unit-times parts -->\n<!-- /hteb:table -->\n", encoding="utf-8")
     return folder
 

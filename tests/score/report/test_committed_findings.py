@@ -1,18 +1,18 @@
 """What docs/findings commits is what `make findings` writes today from the committed work units:
 each model's six-dataset card is the merge of its parts, a whole-revision card the merge of all of
 them, and the comparison is what `hteb-score compare` writes from the committed cards (schema-valid,
-every figure the same). A finished round's parts left the tree: its `parts-at` names the commit that
-holds them, and its cards are checked against the parts read from there."""
+every figure the same). A finished model's parts left the tree: its round's `parts-at` names the commit that
+holds them, and its cards are checked against the parts read from there (findings_parts)."""
 
 from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 from docs_readings import DOCS, docs_comparison
+from findings_parts import git, models, parts_at, parts_folder
 from run_files import outputs
 
 from hteb_contract.validation import validate
@@ -27,51 +27,40 @@ MODELS = sorted(p.name for p in (FINDINGS / "whole-revision").iterdir())
 SIX = re.search(r"^FINDINGS_SIX := (\S+)$", (REPO / "Makefile").read_text(encoding="utf-8"), re.M)[1]
 
 
-def _git(*args: str) -> str:
-    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=True).stdout
-
-
-def _history() -> None:
-    """Skip where the clone holds no history (a shallow clone): a retired round's parts live only there."""
-    if _git("rev-parse", "--is-shallow-repository").strip() == "true":
-        pytest.skip("a shallow clone: the parts of a finished round are in the history it lacks")
-
-
-def retired_parts(label: str, model: str, folder: Path) -> list[Path]:
-    """The parts of a finished round's `model`, written from the commit its `parts-at` names into `folder`."""
-    _history()
-    commit = (REPO / "docs" / "findings" / label / "parts-at").read_text(encoding="utf-8").strip()
-    names = _git("ls-tree", "-r", "--name-only", commit, "--", f"docs/findings/{label}/parts/{model}/").split()
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name in names:
-        blob = subprocess.run(["git", "show", f"{commit}:{name}"], cwd=REPO, capture_output=True, check=True).stdout
-        (folder / Path(name).name).write_bytes(blob)
-        paths.append(folder / Path(name).name)
-    return paths
-
-
 #: every label's findings: noise-1339's, and noise2-1339's (its unchanged units carried from noise-1339's)
 LABELS = ("noise-1339", "noise2-1339")
 
 
-@pytest.mark.parametrize("label", LABELS)
-def test_a_finished_rounds_parts_are_at_the_commit_it_names_one_per_model_and_dataset(label):
-    """Its `parts-at` commit holds 15 parts for each model with a whole-revision card (and for no other),
-    one per dataset that card scores; and the tree holds none of them."""
-    _history()
+#: every round whose models' parts left the tree, and where a model's card over all its datasets is
+CARDS_OVER_ALL = {
+    "noise-1339": "whole-revision/{model}",
+    "noise2-1339": "whole-revision/{model}",
+    "noise2-1339-heldout": "whole-revision/{model}",
+    "sensitivity-1339": "{model}",
+}
+
+
+@pytest.mark.parametrize("label", sorted(CARDS_OVER_ALL))
+def test_a_models_parts_that_left_the_tree_are_at_the_commit_its_round_names(label):
+    """Its round's `parts-at` commit holds one part per dataset of each model whose parts left the tree, the
+    datasets its card over all of them scores (15); a finished round's commit holds those models' and no other."""
     findings = FINDINGS.parent / label
-    commit = (findings / "parts-at").read_text(encoding="utf-8").strip()
-    assert re.fullmatch(r"[0-9a-f]{40}", commit) and not (findings / "parts").exists()
-    names = _git("ls-tree", "-r", "--name-only", commit, "--", f"docs/findings/{label}/parts/").split()
+    commit = parts_at(label)
+    assert re.fullmatch(r"[0-9a-f]{40}", commit)
+    names = git("ls-tree", "-r", "--name-only", commit, "--", f"docs/findings/{label}/parts/").split()
     held: dict[str, set[str]] = {}
     for name in names:
         model, file = name.split("/")[-2:]
         held.setdefault(model, set()).add(file.removesuffix(".hteb_part.json.gz"))
-    assert sorted(held) == MODELS
-    for model, datasets in held.items():
-        card = json.loads((findings / "whole-revision" / model / "result_card.json").read_text())
-        assert datasets == {s["dataset"] for s in card["scores"]} and len(datasets) == 15, model
+    left = [m for m in models(label) if not (findings / "parts" / m).is_dir()]
+    assert left and set(left) <= set(held)
+    for model in left:
+        card = json.loads((findings / CARDS_OVER_ALL[label].format(model=model) / "result_card.json").read_text())
+        assert held[model] == {s["dataset"] for s in card["scores"]} and len(held[model]) == 15, model
+    if not (findings / "parts").exists():
+        assert sorted(held) == left
+    else:  # the rest are scored still: their parts are in the tree
+        assert all((findings / "parts" / m).is_dir() for m in set(held) - set(left))
 
 
 #: noise2-1339 is the leaderboard's round: its cards are merged again from its parts in `make test`
@@ -79,7 +68,7 @@ def test_a_finished_rounds_parts_are_at_the_commit_it_names_one_per_model_and_da
 @pytest.mark.parametrize("model", MODELS)
 def test_each_card_of_the_leaderboards_round_is_the_merge_of_its_parts(model, tmp_path):
     findings = FINDINGS.parent / "noise2-1339"
-    parts = retired_parts("noise2-1339", model, tmp_path / "parts")
+    parts = sorted(parts_folder("noise2-1339", model).glob("*.gz"))
     assert main(["merge", *map(str, parts), "--datasets", SIX, "--out", str(tmp_path / "six")]) == 0
     assert outputs(tmp_path / "six") == outputs(findings / model)
     assert main(["merge", *map(str, parts), "--out", str(tmp_path / "whole")]) == 0
@@ -268,14 +257,14 @@ def test_no_noise2_figure_counts_an_unchanged_subset(model):
 
 #: the round scored after issue 42, kept apart until every model has it (Makefile FINDINGS_ROUND)
 ROUND = FINDINGS.parent / "noise2-1339-heldout"
-#: in the order `make findings` gives them to compare: its glob `parts/*/`, by bytes ("random-seed-1/" < "random/")
-ROUND_MODELS = sorted((p.name for p in (ROUND / "parts").iterdir()), key=lambda name: (name + "/").encode())
+#: in the order `make findings` gives them to compare: its globs of model folders, by bytes ("random-seed-1/" < "random/")
+ROUND_MODELS = sorted(models(ROUND.name), key=lambda name: (name + "/").encode())
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("model", ROUND_MODELS)
 def test_each_card_of_the_new_round_is_the_merge_of_its_committed_parts(model, tmp_path):
-    parts = sorted((ROUND / "parts" / model).glob("*.gz"))
+    parts = sorted(parts_folder(ROUND.name, model).glob("*.gz"))
     assert main(["merge", *map(str, parts), "--datasets", SIX, "--out", str(tmp_path / "six")]) == 0
     assert outputs(tmp_path / "six") == outputs(ROUND / model)
     whole = ROUND / "whole-revision" / model

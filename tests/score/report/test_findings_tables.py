@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from docs_readings import DOCS, docs_tables
 from edited_tables import with_axis_rows
+from findings_parts import part as round_part
 
 from hteb_contract.taxonomy import INSTALLED
 from hteb_contract.errors import ContractError, HtebError
@@ -23,8 +24,9 @@ from hteb_score.scoring.parts import merge_parts, read_part
 from hteb_score.scoring.score_record import ScoreRecord
 
 ROOT = Path(__file__).resolve().parents[3]
+#: the round whose committed parts these tests read
+ROUND = "noise2-1339-heldout"
 FINDINGS = ROOT / "docs" / "findings.md"
-PARTS = ROOT / "docs" / "findings" / "noise2-1339-heldout" / "parts"
 
 
 @DOCS
@@ -80,10 +82,16 @@ def test_a_unit_time_typed_by_hand_fails_the_check(tmp_path, run_cli):
     copy = _copy(tmp_path, "unit-times")
     text = copy.read_text(encoding="utf-8")
     table = text[text.index("<!-- hteb:table unit-times ") :]
+
+    def cells(line: str) -> list[str]:
+        return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+    model = cells(table.splitlines()[1])[1]  # the first column: a model whose parts are in the tree
     row = next(line for line in table.splitlines() if line.startswith("| TwitterSemEval2015 |"))
-    part = read_part(PARTS / "all-MiniLM-L6-v2" / "TwitterSemEval2015.hteb_part.json.gz")
-    assert row.split(" | ")[1] == f"{part.timings['total_s'] / 60:.1f}"  # L6's column: its part's own time
-    copy.write_text(text.replace(row, row.replace(row.split(" | ")[1], "0.1", 1)), encoding="utf-8")
+    part = read_part(round_part(ROUND, model, "TwitterSemEval2015"))
+    minutes = cells(row)[1].split(" (")[0]
+    assert minutes == f"{part.timings['total_s'] / 60:.1f}"  # its part's own time
+    copy.write_text(text.replace(row, row.replace(f"| {minutes}", "| 0.1", 1)), encoding="utf-8")
     code, _, err = run_cli("tables", copy, "--check")
     assert code == 1 and "tables differ from their cards" in err
 
@@ -91,8 +99,8 @@ def test_a_unit_time_typed_by_hand_fails_the_check(tmp_path, run_cli):
 def test_unit_times_name_a_part_of_several_datasets_and_sum_each_model():
     """A part that holds two datasets is one row; a model without a unit shows "-"; the last row sums
     each model's parts and says how many, and the share its cache held."""
-    l6 = [read_part(PARTS / "all-MiniLM-L6-v2" / f"{name}.hteb_part.json.gz") for name in ("STS12", "STS13")]
-    random = read_part(PARTS / "random" / "STS12.hteb_part.json.gz")
+    l6 = [read_part(round_part(ROUND, "all-MiniLM-L6-v2", f"{name}")) for name in ("STS12", "STS13")]
+    random = read_part(round_part(ROUND, "random", "STS12"))
     table = unit_times({"L6": [merge_parts(l6)], "random": [random]}).splitlines()
     assert table[0] == "| unit | L6 | random |"
     together = sum(p.timings["total_s"] for p in l6) / 60
@@ -136,7 +144,7 @@ def test_a_noise_table_of_cards_without_noise_is_refused_in_one_line(cards_witho
 
 
 def test_unit_times_refuse_a_part_without_a_total_time():
-    part = read_part(PARTS / "all-MiniLM-L6-v2" / "STS12.hteb_part.json.gz")
+    part = read_part(round_part(ROUND, "all-MiniLM-L6-v2", "STS12"))
     timings = {k: v for k, v in part.timings.items() if k != "total_s"}
     with pytest.raises(ContractError, match="table unit-times: the work unit STS12 of L6 has no total time"):
         unit_times({"L6": [replace(part, timings=timings)]})
