@@ -4,6 +4,7 @@ Ray task pinned to each node, on a local multi-node Ray cluster fed the facts of
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
 import pytest
@@ -82,7 +83,8 @@ def test_the_engines_are_planned_on_the_gpu_nodes_with_the_drivers_environment()
 
 
 @pytest.mark.slow
-def test_each_gpu_node_is_probed_on_itself_and_reported_by_name(gpu_config):
+def test_each_gpu_node_is_probed_on_itself_and_reported_by_name(gpu_config, monkeypatch, tmp_path):
+    """...with the environment its engine workers get: the driver's HF_HOME, set after the nodes started."""
     ray = pytest.importorskip("ray")
     from ray.cluster_utils import Cluster
 
@@ -97,8 +99,11 @@ def test_each_gpu_node_is_probed_on_itself_and_reported_by_name(gpu_config):
         ids = [w.node_id for w in workers]
         hosts = {ids[0]: _facts(), ids[1]: _facts(gpus=(A100_40,), driver="570.124.06")}
 
-        def read() -> Facts:  # what probe() gives on the node this task runs on
-            return hosts[ray.get_runtime_context().get_node_id()]
+        home = str(tmp_path / "workers-hf-home")
+        monkeypatch.setenv("HF_HOME", home)  # the nodes' own processes lack it
+
+        def read() -> Facts:  # what probe() gives on the node this task runs on, in the task's environment
+            return replace(hosts[ray.get_runtime_context().get_node_id()], hf_cache=os.environ.get("HF_HOME", ""))
 
         nodes, others = gather(ray, read)
         names = {node_name(n): n["NodeID"] for n in ray.nodes()}
@@ -106,7 +111,9 @@ def test_each_gpu_node_is_probed_on_itself_and_reported_by_name(gpu_config):
         ray.shutdown()
         cluster.shutdown()
     assert others == 1 and sorted(names[name] for name in nodes) == sorted(ids)
-    assert {names[name]: facts for name, facts in nodes.items()} == hosts
+    assert {names[name]: facts for name, facts in nodes.items()} == {
+        node: replace(facts, hf_cache=home) for node, facts in hosts.items()
+    }
     slow = next(name for name in nodes if names[name] == ids[1])
     with pytest.raises(HtebError) as refused:
         require_ready_on_nodes(gpu_config(), CPU_HEAD, nodes, others)

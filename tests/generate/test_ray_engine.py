@@ -171,9 +171,13 @@ def test_workers_that_cannot_be_placed_now_time_out_in_one_line(ray_engine, monk
     """The module's two workers hold the local cluster's two CPUs: a third that needs one waits."""
     from hteb_generate.engine import ray_engine as module
 
-    monkeypatch.setattr(module, "START_TIMEOUT_S", 3)
+    monkeypatch.setattr(module, "PLACE_TIMEOUT_S", 3)
+    started = time.monotonic()
     message = _refused(partial(os._exit, 1), resources={"num_cpus": 1})
-    assert message.startswith("1 Ray engine worker(s) of {'CPU': 1} each did not start within 3 s")
+    assert message.startswith("1 Ray engine worker(s) of {'CPU': 1} each could not be placed within 3 s")
+    assert time.monotonic() - started < 60  # the placement's limit, not the engines' load limit (START_TIMEOUT_S)
+    held = [g for g in ray.util.placement_group_table().values() if g["state"] != "REMOVED"]
+    assert len(held) == 1  # the module's engine's: the refused workers' group is given back
 
 
 def test_the_last_error_line_of_what_an_engine_printed():

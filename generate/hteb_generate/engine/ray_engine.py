@@ -17,13 +17,20 @@ keeps a worker's output in its log files (`log_to_driver=False`), so the worker 
 engine prints while it starts and hands the last error line back.
 
 Scheduling: the workers must each fit on one node (an actor's GPUs are one node's), so the count
-is checked against every node's resources before any starts, and workers that still cannot be
-placed (the resources held by others) end the run after START_TIMEOUT_S in one line naming them.
+is checked against every node's resources before any starts. Their resources are then reserved
+together in a placement group before any engine loads: resources held by other work end the run
+after PLACE_TIMEOUT_S in one line naming them (not after the engines' START_TIMEOUT_S), and a worker
+Ray restarts goes back into its own bundle, so it never waits for room another job took meanwhile.
 
 Environment: workers of a cluster made by `ray start` run with that command's environment, not
 the driver's, so the variables the engines read (`VLLM_*`, the Hugging Face ones) go to every
 worker explicitly (`runtime_env={"env_vars": ...}`), VLLM_BATCH_INVARIANT always (0 when unset),
 and each worker's own view of them is checked against the driver's, which the manifest records.
+Two kinds stay behind: a `VLLM_*` variable that names a place on the driver's node (an address, a
+port, a rank, a path: VLLM_HOST_IP on another node breaks its engine), and the Hugging Face token,
+since Ray keeps a runtime_env in its control store and shows it on its dashboard. A worker finds its
+own token (its node's environment or `hf auth login` there; a local cluster's workers inherit the
+driver's), and only whether it has one comes back to the driver.
 
 Ray Data's LLM processor was the other way: it would own batching, retries and output order, and
 the cache and the transformers engine (the CPU path the tests run) would live outside it.
@@ -46,21 +53,37 @@ from hteb_generate.engine.base import ChatRequest, ChatResult, Conversation, Eng
 
 RESOURCE_NAMES = {"num_cpus": "CPU", "num_gpus": "GPU"}  # actor option -> cluster resource
 #: Read by vLLM or huggingface_hub in a worker, and passed to it when the driver has them.
-HF_NAMES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HOME", "HF_HUB_CACHE", "HF_HUB_OFFLINE", "HF_ENDPOINT")
+HF_NAMES = ("HF_HOME", "HF_HUB_CACHE", "HF_HUB_OFFLINE", "HF_ENDPOINT")
+#: Never passed nor sent back: a worker's own token is used, and the driver learns only whether it has one.
+SECRETS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
+#: A VLLM_* variable naming a place on the driver's node (vllm/envs.py: VLLM_HOST_IP, VLLM_PORT, VLLM_DP_RANK,
+#: VLLM_DP_MASTER_IP, VLLM_NIXL_SIDE_CHANNEL_HOST, VLLM_CACHE_ROOT, VLLM_NCCL_SO_PATH, VLLM_GPU_NIC_PCIE_MAPPING...):
+#: another node has its own.
+NODE_LOCAL = re.compile(r"(_IPS?|_PORT|_HOST|_PATH|_ROOT)$|_RANK|_MASTER_|_NIC_")
 #: Passed even when the driver lacks them, with this value: what the manifest records must hold on every node.
 ALWAYS = {"VLLM_BATCH_INVARIANT": "0"}
 CLOSE_TIMEOUT_S = 120  # a worker's engine shutdown; a worker still busy after it is killed all the same
 MAX_RESTARTS = 3  # a killed worker is restarted and its chunk retried this many times, then the run ends
-#: How long the workers may take to be placed and to load their engines (a 27B model loads in minutes).
+#: How long the workers' resources may take to be free for them (other work holding them).
+PLACE_TIMEOUT_S = float(os.environ.get("HTEB_RAY_PLACE_TIMEOUT_S", 600))
+#: How long the placed workers may take to load their engines (a 27B model loads in minutes).
 START_TIMEOUT_S = float(os.environ.get("HTEB_RAY_START_TIMEOUT_S", 3600))
 #: A Python error's last line, as a child process's traceback or a logger prints it.
 ERROR_LINE = re.compile(r"\b([A-Za-z_][\w.]*(?:Error|Exception)): (.+)$")
 
 
 def worker_env(environ: Mapping[str, str]) -> dict[str, str]:
-    """The variables every worker gets: the driver's VLLM_* and Hugging Face ones, and ALWAYS's."""
-    passed = {k: v for k, v in environ.items() if k.startswith("VLLM_") or k in HF_NAMES}
+    """The variables every worker gets: the driver's VLLM_* ones but those of its own node, its Hugging Face
+    ones but the token, and ALWAYS's."""
+    passed = {k: v for k, v in environ.items() if (k.startswith("VLLM_") and not NODE_LOCAL.search(k)) or k in HF_NAMES}
     return {**ALWAYS, **passed}
+
+
+def has_token() -> bool:
+    """Whether this process finds a Hugging Face token (HF_TOKEN, the older name, or a saved login)."""
+    from huggingface_hub import get_token
+
+    return get_token() is not None
 
 
 class EngineWorker:
@@ -79,9 +102,11 @@ class EngineWorker:
                     raise HtebError(f"{type(err).__name__}: {first} (its engine printed: {cause})") from None
                 raise
 
-    def environment(self, names: Sequence[str]) -> dict[str, str | None]:
-        """This worker's own values of `names`."""
-        return {name: os.environ.get(name) for name in names}
+    def environment(self, names: Sequence[str]) -> tuple[dict[str, str | None], bool, str]:
+        """This worker's own values of `names`, whether it finds a Hugging Face token (never the token), its node."""
+        import socket
+
+        return {name: os.environ.get(name) for name in names}, has_token(), socket.gethostname()
 
     def close(self) -> None:
         self.engine.close()
@@ -168,10 +193,11 @@ class RayEngine(Engine):
         self.model_id, self.revision, self._ray = model_id, revision, ray
         self.env = worker_env(os.environ)
         self._wanted = wanted
+        self._group = self._placed(workers) if wanted else None
         actor = ray.remote(
             max_restarts=MAX_RESTARTS, max_task_retries=MAX_RESTARTS, runtime_env={"env_vars": self.env}, **resources
         )(EngineWorker)
-        self.workers = [actor.remote(factory) for _ in range(workers)]
+        self.workers = [actor.options(**self._bundle(i)).remote(factory) for i in range(workers)]
         try:
             seen = self._get(
                 [worker.environment.remote(list(self.env)) for worker in self.workers], timeout=START_TIMEOUT_S
@@ -179,12 +205,48 @@ class RayEngine(Engine):
         except BaseException:
             self.close()
             raise
-        for values in seen:  # Ray applies runtime_env itself; this is what the manifest's runtime relies on
+        token = has_token()
+        for values, holds_token, node in seen:  # Ray applies runtime_env itself; the manifest's runtime relies on it
             if values != self.env:
                 differ = sorted(k for k in self.env if values.get(k) != self.env[k])
                 self.close()
                 raise HtebError(f"a Ray worker does not see the driver's {', '.join(differ)}")
+            if token and not holds_token:
+                self.close()
+                raise HtebError(
+                    f"the Ray worker on {node} finds no Hugging Face token, and the driver's is never sent (Ray "
+                    "would keep it in its control store): set HF_TOKEN where that node's `ray start` runs, or "
+                    "run `hf auth login` there"
+                )
         self._pool = ActorPool(self.workers)
+
+    def _placed(self, workers: int) -> Any:
+        """A placement group of one bundle of the workers' resources each, once the cluster has them free."""
+        from ray.util.placement_group import placement_group, remove_placement_group
+
+        group = placement_group([dict(self._wanted) for _ in range(workers)], strategy="PACK")
+        try:
+            self._ray.get(group.ready(), timeout=PLACE_TIMEOUT_S)
+        except self._ray.exceptions.GetTimeoutError:
+            remove_placement_group(group)
+            raise HtebError(
+                f"{workers} Ray engine worker(s) of {self._wanted} each could not be placed within "
+                f"{PLACE_TIMEOUT_S:.0f} s: the cluster's nodes have room for them, but other work holds it "
+                "(HTEB_RAY_PLACE_TIMEOUT_S sets the limit)"
+            ) from None
+        return group
+
+    def _bundle(self, index: int) -> dict[str, Any]:
+        """The actor options that put worker `index` (and its restarts) in its own bundle of the group."""
+        if self._group is None:
+            return {}
+        from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+
+        return {
+            "scheduling_strategy": PlacementGroupSchedulingStrategy(
+                placement_group=self._group, placement_group_bundle_index=index
+            )
+        }
 
     def _get(self, refs: list[Any], timeout: float | None = None) -> list[Any]:
         with self._errors():
@@ -192,9 +254,8 @@ class RayEngine(Engine):
                 return self._ray.get(refs, timeout=timeout)
             except self._ray.exceptions.GetTimeoutError:
                 raise HtebError(
-                    f"{len(refs)} Ray engine worker(s) of {self._wanted} each did not start within "
-                    f"{timeout:.0f} s: the cluster could not place them (resources held by other work?) "
-                    "or their engines did not load (HTEB_RAY_START_TIMEOUT_S sets the limit)"
+                    f"{len(refs)} Ray engine worker(s) of {self._wanted} each did not load their engines within "
+                    f"{timeout:.0f} s of being placed (HTEB_RAY_START_TIMEOUT_S sets the limit)"
                 ) from None
 
     @contextlib.contextmanager
@@ -246,6 +307,11 @@ class RayEngine(Engine):
             for worker in self.workers:
                 self._ray.kill(worker)
             self.workers = []
+        if self._group is not None:
+            from ray.util.placement_group import remove_placement_group
+
+            remove_placement_group(self._group)
+            self._group = None
 
 
 def died_because(err: Any) -> str:

@@ -1,18 +1,21 @@
 """The facts of each GPU node of a Ray cluster, for the doctor under --ray-address: the engines run
 there, not on the driver's machine, so each node's GPUs, driver, torch, vLLM and Hugging Face cache
 are read on the node itself, by a Ray task pinned to it (NodeAffinitySchedulingStrategy, not soft:
-it runs there or fails). A node without a GPU resource (a CPU head node) holds no engine worker of
-the gpu profile and is only counted.
+it runs there or fails), with the environment the engine workers get there (`ray_engine.worker_env`: the
+Hugging Face cache it reads is the one they will fill). A node without a GPU resource (a CPU head node)
+holds no engine worker of the gpu profile and is only counted.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hteb_contract.common.ray_cluster import connect
 from hteb_contract.errors import HtebError
 
+from hteb_generate.engine.ray_engine import worker_env
 from hteb_generate.setup.machine import Facts, probe
 
 PROBE_TIMEOUT_S = 120.0  # a node's probe reads nvidia-smi, package metadata and its cache folder: seconds
@@ -36,7 +39,7 @@ def gather(ray: Any, read: Callable[[], Facts] = probe) -> tuple[dict[str, Facts
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     nodes, others = gpu_nodes(ray.nodes())
-    task = ray.remote(num_cpus=0, max_retries=0)(read)
+    task = ray.remote(num_cpus=0, max_retries=0, runtime_env={"env_vars": worker_env(os.environ)})(read)
     refs = [
         task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote()
         for n in nodes

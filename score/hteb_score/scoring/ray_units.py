@@ -31,10 +31,10 @@ from hteb_contract.common.ray_cluster import connect, session
 from hteb_score.scoring.parts import ScorePart
 from hteb_score.scoring.unit_scorer import Done, UnitScorer, WorkUnit
 
-#: Read by huggingface_hub, torch or hteb-score in a worker: passed from the driver when it has them.
+#: Read by huggingface_hub, torch or hteb-score in a worker: passed from the driver when it has them. Never the
+#: Hugging Face token: Ray keeps a runtime_env in its control store and shows it on its dashboard; a worker that
+#: loads a gated model uses its own node's (HF_TOKEN where `ray start` runs, or `hf auth login` there).
 PASSED = (
-    "HF_TOKEN",
-    "HUGGING_FACE_HUB_TOKEN",
     "HF_HOME",
     "HF_HUB_CACHE",
     "HF_HUB_OFFLINE",
