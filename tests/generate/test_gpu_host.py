@@ -13,6 +13,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from hteb_generate.setup import gpu_host
 from hteb_generate.setup.gpu_host import Gpu, capability_problem, driver_problem, host_problems, python_problem
 from packaging.specifiers import SpecifierSet
@@ -157,3 +159,55 @@ def test_make_doctor_checks_the_host_before_it_installs_the_gpu_venv(tmp_path):
     assert done.returncode == 2 and done.stdout == "" and not venv.exists()
     assert done.stderr.startswith("make: the NVIDIA driver 570.124.06 is too old for torch 2.13.0's CUDA 13.0 build")
     assert len(done.stderr.splitlines()) == 2 and done.stderr.endswith("Error 2\n")  # make's own line: which target
+
+
+# -- CUDA forward compatibility and the C library -------------------------------------------------------------
+
+
+@given(
+    st.integers(400, 579),
+    st.integers(400, 700),
+    st.lists(st.integers(400, 700), max_size=3),
+)
+def test_a_forward_compatibility_libcuda_first_on_the_path_lets_an_older_driver_run(driver, compat, others):
+    """The driver nvidia-smi names is older than CUDA 13's branch; the process loads the newest libcuda of the
+    first LD_LIBRARY_PATH folder that holds one (cuda-compat's), and that version decides."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as root:
+        first, later = Path(root, "compat"), Path(root, "later")
+        first.mkdir(), later.mkdir()
+        for major in (compat, *others):
+            (first / f"libcuda.so.{major}.65.06").touch()
+        (first / "libcuda.so.1").touch()  # the soname link: no version of its own
+        (later / "libcuda.so.999.1.1").touch()  # not loaded: an earlier folder has one
+        path = os.pathsep.join([str(Path(root, "missing")), str(first), str(later)])
+        found = gpu_host.compat_driver(path)
+    newest = max([compat, *others])
+    assert found == f"{newest}.65.06"
+    problem = driver_problem(f"{driver}.124.06", "13.0", "torch 2.13.0", found)
+    assert (problem is None) == (newest >= 580)
+    if problem:
+        assert "cuda-compat-13-0 package first on LD_LIBRARY_PATH" in problem
+    assert gpu_host.compat_driver("") is None and driver_problem(f"{driver}.1", "13.0", "x") is not None
+
+
+def test_the_script_passes_an_old_driver_with_cuda_compat_first_on_the_path(tmp_path):
+    (tmp_path / "compat").mkdir()
+    (tmp_path / "compat" / "libcuda.so.580.65.06").touch()
+    env = _fake_smi(tmp_path, "NVIDIA H100 80GB HBM3, 81559, 81004, 9.0, 570.124.06")
+    done = _script({**env, "LD_LIBRARY_PATH": str(tmp_path / "compat")})
+    assert done.returncode == 0 and done.stderr == ""
+
+
+@given(st.integers(0, 3), st.integers(0, 60), st.booleans(), st.sampled_from(["glibc", "musl", ""]))
+def test_the_c_library_the_wheels_need(major, minor, cargo, name):
+    """torch's and vllm's wheels need glibc 2.28; llguidance's 2.31, built from source below that with cargo."""
+    version = f"{major}.{minor}"
+    problem = gpu_host.glibc_problem((name, version), cargo)
+    if name != "glibc" or (major, minor) >= (2, 31) or ((major, minor) >= (2, 28) and cargo):
+        assert problem is None
+    elif (major, minor) < (2, 28):
+        assert problem.startswith(f"glibc {version} is too old for the CUDA build")
+    else:
+        assert problem.startswith(f"glibc {version}: vllm 0.32.0's llguidance 1.7") and "cargo" in problem

@@ -40,6 +40,7 @@ WORKER = textwrap.dedent(
             "cached_first": cached.chat(greedy),
         }
         out["cached_again"] = cached.chat(greedy)
+        out.update(context_edge(engine, greedy, spec))
         out["cache_counts"] = [cached.calls, cached.hits]
         cores = engine_cores()
         engine.close()
@@ -49,6 +50,35 @@ WORKER = textwrap.dedent(
         out["engine_cores"] = [len(cores), len(engine_cores())]
         engine.close()  # a second close does nothing
         print("RESULT " + json.dumps(out))
+
+    def context_edge(engine, greedy, spec):
+        """Prompts around the context's length (1024 tokens): which the engine sends, which vLLM refuses alone,
+        and a call holding one that does not fit beside two that do."""
+        def words(n):
+            return (("user", "word " * n),)
+        def tokens(n):
+            text = engine.tokenizer.apply_chat_template([{"role": "user", "content": "word " * n}],
+                                                        add_generation_prompt=True, tokenize=False)
+            return len(engine.tokenizer.encode(text, add_special_tokens=False))
+        edge = next(n for n in range(900, 1100) if tokens(n) >= 1024)
+        sizes = list(range(edge - 3, edge + 3))
+        refused = []
+        for n in sizes:
+            try:
+                engine.llm.chat([[{"role": "user", "content": "word " * n}]], engine._params(max_tokens=1),
+                                use_tqdm=False)
+                refused.append(None)
+            except Exception as err:  # vLLM's VLLMValidationError: the prompt is too long
+                refused.append(type(err).__name__)
+        long = ChatRequest(words(edge + 5), 0.0, 1.0, 8, 7)
+        mixed = engine.chat_results([greedy[0], long, greedy[2]])
+        judge = tuple(map(tuple, spec["judge"][0]))
+        return {
+            "edge_fits": engine.fits([words(n) for n in sizes]),
+            "edge_refused_by_vllm": refused,
+            "mixed": [[r.text, r.finish_reason] for r in mixed],
+            "mixed_logprobs": engine.next_token_logprobs([long.messages, judge], spec["candidates"]),
+        }
 
     def engine_cores():
         """This process's live children titled as vLLM titles its engine core (VLLM::EngineCore)."""
@@ -148,6 +178,23 @@ def test_vllm_next_token_logprobs_match_transformers(vllm_result, smollm2_engine
         assert set(got) == set(CANDIDATES)
         for candidate in CANDIDATES:
             assert got[candidate] == pytest.approx(want[candidate], abs=0.05)
+
+
+def test_a_prompt_the_context_cannot_hold_is_not_sent_and_the_rest_of_its_call_is_answered(vllm_result):
+    """vLLM raises inside llm.chat for a prompt of max_model_len tokens or more, which would lose the whole call
+    on every rerun: the engine sends exactly the prompts vLLM takes (each size around the edge, asked of vLLM
+    alone), answers the others of the call as it would alone, and gives the refused one an empty, cut reply."""
+    fits, refused = vllm_result["edge_fits"], vllm_result["edge_refused_by_vllm"]
+    assert fits == [r is None for r in refused] and True in fits and False in fits
+    assert {r for r in refused if r is not None} == {"VLLMValidationError"}
+    (first, first_finish), (cut, cut_finish), (third, _) = vllm_result["mixed"]
+    assert [first, third] == [vllm_result["greedy"][0], vllm_result["greedy"][2]] and (cut, cut_finish) == (
+        "",
+        "length",
+    )
+    assert first_finish in ("stop", "length")
+    skipped, judged = vllm_result["mixed_logprobs"]
+    assert skipped == {} and judged == pytest.approx(vllm_result["logprobs"][0], abs=1e-4)
 
 
 def test_close_ends_the_engine_core_process(vllm_result):

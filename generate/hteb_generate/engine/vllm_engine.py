@@ -6,6 +6,10 @@ Log-probabilities use `SamplingParams(max_tokens=1, logprob_token_ids=[...])` (v
 exactly the candidate tokens are scored, whatever their rank. Each reply carries vLLM's finish
 reason ("length": max_tokens or max_model_len reached). A chat template that reads
 `enable_thinking` is given `enable_thinking=False` (`chat_template_kwargs`, vLLM >= 0.9.0).
+A prompt that leaves no room in the context is not sent: vLLM refuses it by raising inside `llm.chat`
+(prompt length >= max_model_len, v1/engine/input_processor.py `_validate_prompt_len`), which would lose
+every other request of the call on every rerun; its reply is empty and cut ("length"), so its item is
+retried and recorded with its errors like any other, and the rest of the call is answered.
 `close()` stops the engine core and frees the model before the next engine starts (the judge's).
 A multimodal model (Gemma 3) is started text-only (`language_model_only`, vLLM >= 0.32.0: every
 modality's limit per prompt 0), so vLLM neither loads its vision tower nor profiles image inputs.
@@ -140,9 +144,28 @@ class VllmEngine(Engine):
             chat_template_kwargs=self.template_kwargs,
         )
 
+    def fits(self, conversations: Sequence[Conversation]) -> list[bool]:
+        """Whether each conversation's prompt leaves room for one token in the context (vLLM refuses it otherwise).
+        The prompt is the chat template's text, which vLLM tokenizes without adding special tokens; a token
+        covers at least one byte (byte-level BPE, SentencePiece's byte fallback), so a text of fewer bytes than
+        the context fits without being tokenized."""
+        limit = self.llm.llm_engine.model_config.max_model_len
+        found = []
+        for conversation in conversations:
+            text = self.tokenizer.apply_chat_template(
+                self._conversation(conversation),
+                add_generation_prompt=True,
+                tokenize=False,
+                **(self.template_kwargs or {}),
+            )
+            fits = len(text.encode()) < limit or len(self.tokenizer.encode(text, add_special_tokens=False)) < limit
+            found.append(fits)
+        return found
+
     def chat_results(self, requests: Sequence[ChatRequest]) -> list[ChatResult]:
         if not requests:
             return []
+        fitting = [i for i, ok in enumerate(self.fits([r.messages for r in requests])) if ok]
         params = [
             self._params(
                 temperature=r.temperature,
@@ -151,10 +174,13 @@ class VllmEngine(Engine):
                 seed=r.seed,
                 top_k=r.top_k,  # 0: vLLM's default, the whole vocabulary (SamplingParams.top_k, vLLM 0.32.0)
             )
-            for r in requests
+            for r in (requests[i] for i in fitting)
         ]
-        outputs = self._chat([r.messages for r in requests], params)
-        return [ChatResult(out.outputs[0].text.strip(), out.outputs[0].finish_reason) for out in outputs]
+        outputs = self._chat([requests[i].messages for i in fitting], params) if fitting else []
+        results = [ChatResult("", "length")] * len(requests)  # no room in the context: cut before it began
+        for i, out in zip(fitting, outputs):
+            results[i] = ChatResult(out.outputs[0].text.strip(), out.outputs[0].finish_reason)
+        return results
 
     def next_token_logprobs(
         self, conversations: Sequence[Conversation], candidates: Sequence[str]
@@ -163,9 +189,10 @@ class VllmEngine(Engine):
             return []
         token_of = self.first_token_ids(self.tokenizer, candidates)
         params = self._params(temperature=0.0, max_tokens=1, logprob_token_ids=sorted(set(token_of.values())))
-        outputs = self._chat(conversations, params)
-        results = []
-        for out in outputs:
+        fitting = [i for i, ok in enumerate(self.fits(conversations)) if ok]
+        outputs = self._chat([conversations[i] for i in fitting], params) if fitting else []
+        results: list[dict[str, float]] = [{} for _ in conversations]  # no room in the context: no candidate scored
+        for i, out in zip(fitting, outputs):
             step = out.outputs[0].logprobs[0]
-            results.append({c: float(step[t].logprob) for c, t in token_of.items() if t in step})
+            results[i] = {c: float(step[t].logprob) for c, t in token_of.items() if t in step}
         return results

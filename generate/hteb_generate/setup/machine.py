@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from hteb_generate.setup.gpu_host import Gpu, query_gpus
+from hteb_generate.setup.gpu_host import Gpu, compat_driver, query_gpus
 from hteb_generate.engine.models import COMMIT, ModelSpec, hub_cache_dir
 
 ENV_NAMES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HTEB_HUB_REPO", "VLLM_BATCH_INVARIANT")
@@ -38,6 +38,7 @@ class Facts:
     gpus: tuple[Gpu, ...] = ()
     gpu_note: str = ""  # why there is no GPU list: "nvidia-smi not found", its error line
     driver: str | None = None  # the NVIDIA driver's version ("580.95.05"), from nvidia-smi
+    cuda_compat: str | None = None  # a CUDA forward-compatibility libcuda's version on LD_LIBRARY_PATH
     python: str = field(default_factory=platform.python_version)  # the interpreter running the generator
     torch: str | None = None  # torch.__version__
     torch_cuda: str | None = None  # torch.version.cuda: the CUDA it was built for (None: a CPU build)
@@ -129,6 +130,7 @@ def probe() -> Facts:
         gpus=gpus,
         gpu_note=note,
         driver=driver,
+        cuda_compat=compat_driver(os.environ.get("LD_LIBRARY_PATH", "")),
         torch=torch_version,
         torch_cuda=torch_cuda,
         vllm=vllm_version,
