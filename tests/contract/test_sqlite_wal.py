@@ -77,10 +77,10 @@ def _call_cache(folder):
     return CallCache(folder / "calls.sqlite")
 
 
-#: Each cache: how it is opened on a folder, its file there, its tables and how it is first used.
+#: Each cache: how it is opened on a folder, its file there and its tables.
 CACHES = {
-    "embedding cache": (_emb_cache, "embeddings.sqlite", {"emb": EMB}, lambda c: c.get_many(["k"], 4)),
-    "call cache": (_call_cache, "calls.sqlite", TABLES, lambda c: c.get_many(["k"])),
+    "embedding cache": (_emb_cache, "embeddings.sqlite", {"emb": EMB}),
+    "call cache": (_call_cache, "calls.sqlite", TABLES),
 }
 
 
@@ -125,7 +125,7 @@ def _one_line_before_use(opener, folder) -> str:
 @settings(max_examples=examples(60), deadline=None)
 @given(data=st.data())
 def test_a_cache_whose_table_differs_is_one_line_when_opened(tmp_path_factory, kind, data):
-    opener, name, tables, _ = CACHES[kind]
+    opener, name, tables = CACHES[kind]
     table, spec = data.draw(altered(tables))
     folder = tmp_path_factory.mktemp("cache")
     _made(folder / name, table, spec)
@@ -137,7 +137,7 @@ def test_a_cache_whose_table_differs_is_one_line_when_opened(tmp_path_factory, k
 @settings(max_examples=examples(60), deadline=None)
 @given(garbage=st.binary(min_size=1, max_size=5000).filter(lambda b: not HEADER.startswith(b[:16])))
 def test_bytes_that_are_no_database_are_one_line_when_opened(tmp_path_factory, kind, garbage):
-    opener, name, _, _ = CACHES[kind]
+    opener, name, _ = CACHES[kind]
     folder = tmp_path_factory.mktemp("cache")
     (folder / name).write_bytes(garbage)
     assert "is not a database" in _one_line_before_use(opener, folder)
@@ -147,7 +147,7 @@ def test_bytes_that_are_no_database_are_one_line_when_opened(tmp_path_factory, k
 def full_caches(tmp_path_factory) -> dict[str, bytes]:
     """Each cache's file holding a few hundred rows (several pages), closed cleanly."""
     files = {}
-    for kind, (opener, name, _, _) in CACHES.items():
+    for kind, (opener, name, _) in CACHES.items():
         folder = tmp_path_factory.mktemp(kind.replace(" ", "-"))
         cache = opener(folder)
         if kind == "embedding cache":
@@ -164,7 +164,7 @@ def full_caches(tmp_path_factory) -> dict[str, bytes]:
 @settings(max_examples=examples(40), deadline=None)
 @given(data=st.data())
 def test_a_database_cut_short_is_one_line_when_opened(tmp_path_factory, full_caches, kind, data):
-    opener, name, _, _ = CACHES[kind]
+    opener, name, _ = CACHES[kind]
     whole = full_caches[kind]
     page = int.from_bytes(whole[16:18], "big")
     assert len(whole) > 4 * page
