@@ -220,7 +220,11 @@ KINDS = {
     "sqlite": Kind(
         "SQLite opened",
         named("sqlite3.connect"),
-        {"hteb_contract/common/sqlite_wal.py": Door("the LLM call cache, the embedding cache")},
+        {
+            "hteb_contract/common/sqlite_wal.py": Door(
+                "the LLM call cache, the embedding cache", ("tests/contract/test_sqlite_wal.py",)
+            )
+        },
         {},
         "import sqlite3\nfrom sqlite3 import connect\nsqlite3.connect(p)  # found\nconnect(p)  # found\n"
         "sqlite3.Error()\n",
@@ -242,18 +246,22 @@ KINDS = {
         writes,
         {
             "hteb_contract/common/atomic.py": Door(
-                "one file, replaced whole: a temporary file beside it, fsync, rename"
+                "one file, replaced whole: a temporary file beside it, fsync, rename",
+                ("tests/contract/test_atomic.py",),
             ),
             "hteb_contract/common/output_set.py": Door(
                 "files that say one thing (a page and its CSV), replaced together",
                 ("tests/contract/test_output_set.py",),
             ),
-            "hteb_contract/common/locks.py": Door("lock files (the holder's pid)"),
+            "hteb_contract/common/locks.py": Door("lock files (the holder's pid)", ("tests/contract/test_locks.py",)),
             "hteb_score/cli/output.py": Door(
                 "a run's --out folder, staged beside it and renamed into place whole",
-                ("tests/score/report/test_bad_compare.py",),
+                ("tests/score/report/test_bad_compare.py", "tests/score/report/test_outputs_interrupted.py"),
             ),
-            "hteb_contract/stores/local.py": Door("a published revision, copied in whole, and its label, linked once"),
+            "hteb_contract/stores/local.py": Door(
+                "a published revision, copied in whole, and its label, linked once",
+                ("tests/contract/test_local_store_input.py",),
+            ),
         },
         {
             "hteb_score/encoding/backends.py": "an ONNX export: torch and onnxruntime write the file at a path "

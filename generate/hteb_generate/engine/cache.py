@@ -37,6 +37,8 @@ from hteb_contract.common.sqlite_wal import open_wal
 
 from hteb_generate.engine.base import ChatRequest, ChatResult, Conversation, Engine
 
+#: The cache's tables, by name: their columns (the file's own are checked against them when it is opened).
+TABLES = {"calls": "key TEXT PRIMARY KEY, value TEXT NOT NULL", "legacy_setups": "scope TEXT PRIMARY KEY, setup TEXT"}
 CHAT_KIND = "chat/2"  # {"text", "finish_reason"}; "chat" held the text alone
 
 
@@ -48,13 +50,13 @@ class CallCache:
         self.path = path
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = open_wal(path, "PRAGMA synchronous=FULL", isolation_level=None)
+            self.db = open_wal(path, "PRAGMA synchronous=FULL", expect=TABLES, isolation_level=None)
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")  # one opener decides whether the cache predates setups
                 tables = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
                 if "legacy_setups" not in tables:
-                    self.db.execute("CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-                    self.db.execute("CREATE TABLE legacy_setups (scope TEXT PRIMARY KEY, setup TEXT)")
+                    self.db.execute(f"CREATE TABLE IF NOT EXISTS calls ({TABLES['calls']})")
+                    self.db.execute(f"CREATE TABLE legacy_setups ({TABLES['legacy_setups']})")
                     if "calls" in tables:  # written before setups were keyed: its entries await their setup
                         self.db.execute("INSERT INTO legacy_setups (scope, setup) VALUES ('', NULL)")
         except (OSError, sqlite3.Error) as err:

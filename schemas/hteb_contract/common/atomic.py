@@ -6,6 +6,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path
@@ -95,13 +96,35 @@ def new_file_mode(path: Path) -> int:
         return 0o666 & ~current_umask()
 
 
+#: The longest name part a temporary file takes from its target (a name may be 255 bytes; the temporary's
+#: own dot, pid, random part and suffix must still fit).
+_TEMP_NAME_BYTES = 200
+
+
+def _temp_prefix(name: str) -> str:
+    """The start of the temporary files' names for a target `name`: `.<name, cut to fit>.`."""
+    return f".{os.fsdecode(os.fsencode(name)[:_TEMP_NAME_BYTES])}."
+
+
+def _remove_dead_temps(folder: Path, prefix: str) -> None:
+    """Remove the temporary files a killed writer left for one target (`<prefix><pid>.<random>.tmp`)."""
+    pattern = re.compile(rf"{re.escape(prefix)}(\d+)\.[a-z0-9_]+\.tmp")
+    for entry in folder.iterdir():
+        match = pattern.fullmatch(entry.name)
+        if match and not process_alive(int(match[1])):
+            entry.unlink(missing_ok=True)
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write to a temporary file beside `path`, fsync, then rename over it; the file keeps its mode,
-    or a new one gets the umask's."""
+    or a new one gets the umask's. The temporary file is named for `path` and this process, so the next
+    write of `path` removes what a killed writer left (a failure short of a kill removes it at once)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = new_file_mode(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    prefix = _temp_prefix(path.name)
+    _remove_dead_temps(path.parent, prefix)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{prefix}{os.getpid()}.", suffix=".tmp")
     try:
         os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from hteb_contract.common.registry import Registry
 from hteb_contract.revision import Revision
-from hteb_contract.stores.names import check_store_uri
+from hteb_contract.stores.names import check_label, check_store_uri
 
 
 @dataclass(frozen=True)
@@ -87,5 +87,8 @@ def open_store(uri: str) -> RevisionStore:
 
 
 def staged_manifest(staged: Path) -> dict:
-    """The manifest of a folder about to be published, verified against its files."""
-    return Revision.open(staged).manifest
+    """The manifest of a folder about to be published, verified against its files, its label one every
+    store takes (the manifest schema's pattern lets a trailing line break, dot or `.lock` through)."""
+    manifest = Revision.open(staged).manifest
+    check_label(manifest["label"])
+    return manifest

@@ -38,7 +38,7 @@ from hteb_contract.errors import ContractError, StoreError
 from hteb_contract.common.locks import exclusive
 from hteb_contract.revision import Revision
 from hteb_contract.stores.base import STORES, Published, PublishResult, RevisionStore, staged_manifest
-from hteb_contract.stores.names import LABEL
+from hteb_contract.stores.names import is_label
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 PUBLISH_LOCK = "publish.lock"  # in .tmp/: its name is no publisher's leftover (those start with a pid)
@@ -154,7 +154,7 @@ class LocalStore(RevisionStore):
 
     def _read_label(self, label: str) -> dict | None:
         """The record of a label (None when there is none); a corrupt label file is a CorruptLabel."""
-        if not LABEL.match(label):
+        if not is_label(label):
             return None
         path = self._label_path(label)
         return self._parse_label(path) if os.path.lexists(path) else None

@@ -74,9 +74,14 @@ def check_store_uri(uri: str) -> None:
 _GIT_REFUSES = re.compile(r"\.\.|\.$|\.lock$")
 
 
+def is_label(label: object) -> bool:
+    """Whether `label` is a revision label every store accepts (module docstring)."""
+    return isinstance(label, str) and LABEL.fullmatch(label) is not None and not _GIT_REFUSES.search(label)
+
+
 def check_label(label: str) -> None:
     """A one-line StoreError unless `label` is a revision label every store accepts (module docstring)."""
-    if not isinstance(label, str) or not LABEL.fullmatch(label) or _GIT_REFUSES.search(label):
+    if not is_label(label):
         raise StoreError(
             f"label {label!r} is not a revision label: 1 to 128 letters, digits, '.', '_' or '-', "
             "starting with a letter or digit, without '..' and not ending in '.' or '.lock'"

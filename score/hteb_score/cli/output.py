@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -108,11 +109,21 @@ class OutputFolder:
                 raise
 
     def _commit(self, stage: Path) -> None:
-        if self.path.exists():
-            old = stage.with_name(stage.name + _OLD)
-            os.rename(self.path, old)
-            os.rename(stage, self.path)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(stage, self.path)
-        fsync_dir(self.path.parent)
+        """Put the stage in place of the output: with Ctrl-C held back between the two renames, and the
+        earlier output put back when the second fails, a reader finds the earlier output or the new one."""
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            if self.path.exists():
+                old = stage.with_name(stage.name + _OLD)
+                os.rename(self.path, old)
+                try:
+                    os.rename(stage, self.path)
+                except BaseException:
+                    os.rename(old, self.path)
+                    raise
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.rename(stage, self.path)
+            fsync_dir(self.path.parent)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)

@@ -16,6 +16,9 @@ import numpy as np
 from hteb_contract.errors import HtebError
 from hteb_contract.common.sqlite_wal import open_wal
 
+#: The one table's columns: key, the vector's length, its float32 bytes.
+EMB = "key TEXT PRIMARY KEY, dim INTEGER, vec BLOB"
+
 
 class EmbeddingCache:
     def __init__(self, folder: Path) -> None:
@@ -24,8 +27,7 @@ class EmbeddingCache:
         try:
             folder.mkdir(parents=True, exist_ok=True)
             self._db = open_wal(
-                folder / "embeddings.sqlite",
-                "CREATE TABLE IF NOT EXISTS emb (key TEXT PRIMARY KEY, dim INTEGER, vec BLOB)",
+                folder / "embeddings.sqlite", f"CREATE TABLE IF NOT EXISTS emb ({EMB})", expect={"emb": EMB}
             )
         except (OSError, sqlite3.Error) as err:
             raise HtebError(f"embedding cache {folder} is not usable ({err})") from None
