@@ -77,7 +77,7 @@ def build_revision(
         "created": "2026-11-22T00:00:00+00:00",
         "hteb_generate_version": "test",
         "config": config or {"rows": rows},
-        "config_hash": "0" * 64,
+        "config_hash": rev.config_hash(config or {"rows": rows}),
         "sources": sources,
         "transformations": list(transformations),
         "seeds": list(seeds),
@@ -94,7 +94,10 @@ def reseal(root: Path, **fields: Any) -> dict[str, Any]:
     folder whose layout the reader refuses can be resealed too; `fields` replace manifest fields."""
     manifest = json.loads((Path(root) / rev.MANIFEST).read_text(encoding="utf-8"))
     keep = {k: v for k, v in manifest.items() if k not in ("schema_version", "files", "content_hash")}
-    return rev.seal(root, {**keep, **fields})
+    sealed = {**keep, **fields}
+    if "config_hash" not in fields:  # a config given anew is hashed as the generator hashes it
+        sealed["config_hash"] = rev.config_hash(sealed["config"])
+    return rev.seal(root, sealed)
 
 
 def install(store: Path, folder: Path) -> str:

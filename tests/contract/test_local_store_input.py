@@ -42,7 +42,8 @@ def bad_labels(draw: st.DrawFn) -> str:
 @pytest.fixture(scope="module")
 def staged(tmp_path_factory, shared_data):
     root = tmp_path_factory.mktemp("staged") / "rev"
-    build_revision(root, shared_data, ["STSBenchmark"], label=LABEL, rows=3)
+    config = {"rows": 3, "seeds": [1337], "transformations": ["paraphrasing"]}
+    build_revision(root, shared_data, ["STSBenchmark"], label=LABEL, rows=3, config=config)
     return root
 
 
@@ -106,3 +107,48 @@ def test_a_published_file_with_a_byte_flipped_is_refused_on_fetch(tmp_path_facto
     with pytest.raises(HtebError) as refused:
         LocalStore(store).fetch(LABEL)
     assert path in _one_line(refused)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@st.composite
+def manifest_edits(draw: st.DrawFn, manifest: dict) -> tuple[str, object]:
+    """A manifest field that says what made the revision, changed: a value of its config (set, added or
+    removed), its transformations or its seeds (reordered, cut or extended)."""
+    field = draw(st.sampled_from(["config", "transformations", "seeds"]))
+    if field == "config":
+        config = dict(manifest["config"])
+        key = draw(st.sampled_from([*config, "max_texts", "temperature"]))
+        if key in config and draw(st.booleans()):
+            del config[key]
+        else:
+            config[key] = draw(JSON_VALUES.filter(lambda v: v != config.get(key, object())))
+        return field, config
+    values = list(manifest[field])
+    extra = "paraphrasing" if field == "transformations" else 7
+    edited = draw(st.sampled_from([values[::-1], values[1:], [*values, extra], [extra]]).filter(lambda v: v != values))
+    return field, edited
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_a_published_manifest_whose_making_was_edited_is_refused_on_fetch(tmp_path_factory, published, data):
+    """content_hash covers the files, not the manifest's own fields: the config is checked against its
+    config_hash, and the transformations and seeds against the config's."""
+    digest = LocalStore(published).resolve(LABEL)
+    store = tmp_path_factory.mktemp("edited") / "store"
+    shutil.copytree(published, store)
+    path = store / "objects" / digest / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    field, value = data.draw(manifest_edits(manifest))
+    manifest[field] = value
+    path.chmod(0o644)
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(HtebError) as refused:
+        LocalStore(store).fetch(LABEL)
+    assert "manifest edited?" in _one_line(refused) or field != "config"

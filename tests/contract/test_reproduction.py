@@ -15,7 +15,7 @@ from hteb_contract.records import ItemRecord, Judge
 from hteb_contract.reproduction import Tolerance, compare_revisions, described
 from hteb_contract.revision import Revision
 from hteb_contract.validation import validate
-from revision_factory import build_revision
+from revision_factory import build_revision, reseal
 
 NAMES = ["STSBenchmark", "MasakhaNEWS"]
 #: The record the perturbations hit: MasakhaNEWS's first text (the issue's paraphrasing case).
@@ -47,9 +47,7 @@ def _build(root: Path, data: Path, names: list[str] = NAMES, **change) -> Revisi
 
 def _reseal(root: Path, **fields) -> Revision:
     """Seal a changed folder again (its manifest's content fields replaced by `fields`)."""
-    manifest = rev.load_manifest(root)
-    keep = {k: v for k, v in manifest.items() if k not in ("schema_version", "files", "content_hash")}
-    rev.seal(root, {**keep, **fields})
+    reseal(root, **fields)
     return Revision.open(root)
 
 
@@ -152,6 +150,7 @@ def test_a_different_config_and_generator_are_differences(reference, tmp_path, s
     report = compare_revisions(ours, reference)
     assert {(d.where, d.what, d.ours, d.theirs) for d in report.differences} == {
         ("manifest", "config.rows", 6, 5),
+        ("manifest", "config_hash", rev.config_hash({"rows": 6}), rev.config_hash({"rows": 5})),
         ("manifest", "generator.revision", "abc123", ""),
     }
     assert report.records_compared == report.identical  # created, counters and repo_id are not compared

@@ -79,7 +79,7 @@ def write_all(root: Path, shared_data: Path) -> Path:
         "created": "2026-11-22T00:00:00+00:00",
         "hteb_generate_version": "test",
         "config": config,
-        "config_hash": "0" * 64,
+        "config_hash": rev.config_hash(config),
         "sources": sources,
         "transformations": ["paraphrasing"],
         "seeds": list(SEEDS),

@@ -6,9 +6,7 @@ the hour; every check here is cheap and writes nothing.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
-import json
 import os
 import site
 import sysconfig
@@ -20,7 +18,7 @@ from hteb_contract.card import CARD_VERSIONS, FIRST_CARD
 from hteb_contract.common.atomic import nearest_existing
 from hteb_contract.errors import HtebError, unknown_name
 from hteb_contract.common.paths import default_cache_dir
-from hteb_contract.revision import CORPUS_TASK_TYPES
+from hteb_contract.revision import CORPUS_TASK_TYPES, config_hash
 from hteb_contract.specs.datasets import DatasetSpec
 from hteb_contract.specs.resolved import specs_block, specs_hash
 from hteb_contract.specs.transformations import is_pair_rule, transformation_spec
@@ -222,8 +220,7 @@ class GenerateConfig:
         return specs_block(self.datasets, self.transformations, noise_scripts=scripts, language_detector=detector)
 
     def config_hash(self) -> str:
-        text = json.dumps(self.content_config(), sort_keys=True, ensure_ascii=False)
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+        return config_hash(self.content_config())
 
 
 #: Settings that only an LLM transformation reads.

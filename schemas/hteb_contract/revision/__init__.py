@@ -60,7 +60,15 @@ from hteb_contract.revision.layout import (
     variant_of,
     with_defaults,
 )
-from hteb_contract.revision.manifest import content_hash, disk_files, file_entries, load_manifest, parquet_rows, seal
+from hteb_contract.revision.manifest import (
+    config_hash,
+    content_hash,
+    disk_files,
+    file_entries,
+    load_manifest,
+    parquet_rows,
+    seal,
+)
 from hteb_contract.revision.read import Checked, Revision
 from hteb_contract.revision.write import (
     CHECK_ROWS,
@@ -85,6 +93,7 @@ __all__ = [
     "Revision",
     "Variant",
     "check_row",
+    "config_hash",
     "content_hash",
     "corpus_path",
     "dataset_of",

@@ -4,6 +4,7 @@ against the schema, its own hash and the layout it declares."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
@@ -63,6 +64,14 @@ def content_hash(files: Iterable[Mapping[str, Any]]) -> str:
     return sha256_bytes(canonical_json(pairs))
 
 
+def config_hash(config: Mapping[str, Any]) -> str:
+    """The hash of what decided a revision's content (the manifest's `config`, as the generator's
+    `content_config` gives it): sha256 of its JSON, keys sorted, characters as they are. Recomputed when a
+    manifest is read, since `content_hash` covers the files, not the manifest's own fields."""
+    return sha256_bytes(json.dumps(config, sort_keys=True, ensure_ascii=False).encode("utf-8"))  # not canonical_json:
+    # the spelling every published revision's config_hash was made with
+
+
 def seal(root: Path, manifest_fields: Mapping[str, Any], progress: Progress = quiet) -> dict[str, Any]:
     """Hash every file, write manifest.json (validated) and return it. The last step of making a revision."""
     files = file_entries(root, progress)
@@ -113,6 +122,12 @@ def load_manifest(root: Path, *, links: bool = False) -> dict[str, Any]:
         )
     if content_hash(manifest["files"]) != manifest["content_hash"]:
         raise IntegrityError(f"{path}: content_hash does not match the listed files (manifest edited?)")
+    config = manifest["config"]
+    if config_hash(config) != manifest["config_hash"]:
+        raise IntegrityError(f"{path}: config_hash does not match its config (manifest edited?)")
+    for key in ("transformations", "seeds"):  # stated twice: once as made, once as the config asked
+        if key in config and config[key] != manifest[key]:
+            raise IntegrityError(f"{path}: its {key} are not the ones its config names (manifest edited?)")
     _check_layout(manifest, where=str(path))
     return manifest
 
