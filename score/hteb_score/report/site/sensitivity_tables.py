@@ -4,7 +4,9 @@ card states it, the null models' chance rows last.
 
 `sensitivity-models`: per model, each minimal pair's accuracy with its interval and reading, and the overall
 mean; `sensitivity-datasets`: per pair and dataset, each model's accuracy beside the smallest its items can tell
-from 0.5 (`detectable`), so a blind cell on a dataset with few items reads as what it is.
+from 0.5 (`detectable`), so a blind cell on a dataset with few items reads as what it is;
+`sensitivity-robustness`: per model scored on both, its Sensitivity beside its Noise robustness (a second folder
+of Noise cards), so that "robust because deaf" shows at a glance.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class SensitivityRow:
     name: str
     block: Mapping[str, Any]
     chance: bool
+    model: str = ""  # the card's model id
 
 
 def sensitivity_cards(folder: Path) -> list[SensitivityRow]:
@@ -45,7 +48,10 @@ def sensitivity_cards(folder: Path) -> list[SensitivityRow]:
     chance = chance_rows(models)
     rows = [
         SensitivityRow(
-            md_text(row_name(Path(m.model).name, chance.get(m.model))), (m.card or {})["sensitivity"], m.model in chance
+            md_text(row_name(Path(m.model).name, chance.get(m.model))),
+            (m.card or {})["sensitivity"],
+            m.model in chance,
+            m.model,
         )
         for m in models
     ]
@@ -104,4 +110,51 @@ def sensitivity_datasets(rows: Sequence[SensitivityRow]) -> str:
                     ]
                 )
             )
+    return "\n".join(lines)
+
+
+def _reading_of(figure: Mapping[str, Any]) -> str:
+    if figure["accuracy"] is None or figure["blind"] in (True, None):
+        return "blind"
+    return "hears" if figure["accuracy"] > 0.5 else "inverted"
+
+
+def sensitivity_and_noise(folders: Sequence[Path]) -> tuple[list[SensitivityRow], list[ModelScores]]:
+    """The Sensitivity cards of the first folder (`sensitivity_cards`) and the Noise cards of the second."""
+    sensitivity, noise = folders
+    cards = sorted(Path(noise).glob(f"*/{CARD_FILE}"), key=str)
+    if not cards:
+        raise HtebError(f"{noise}: no result cards (*/result_card.json)")
+    return sensitivity_cards(sensitivity), [load_card(path) for path in cards]
+
+
+def sensitivity_robustness(read: tuple[Sequence[SensitivityRow], Sequence[ModelScores]]) -> str:
+    """Per model with both cards: its Sensitivity (overall, and how many pairs it hears, is blind to or
+    inverted on) beside its Original and Noise scores (points) and the Noise delta, as its Noise card's
+    aggregates state them. Chance rows last, as in the other tables."""
+    rows, noise_cards = read
+    noise = {m.model: (m.card or {}).get("aggregates", {}) for m in noise_cards}
+    both = [r for r in rows if r.model in noise and noise[r.model].get("per_axis", {}).get("noise") is not None]
+    if not both:
+        raise HtebError("table sensitivity-robustness: no model has a Sensitivity card and a Noise card")
+    lines = [
+        md_row(["model", "Sensitivity", "hears", "blind", "inverted", "Original", "Noise", "Noise delta"]),
+        md_row(["---"] * 8),
+    ]
+    for row in both:
+        readings = [_reading_of(p) for p in row.block["pairs"]]
+        aggregates = noise[row.model]
+        original, under_noise = aggregates["original"], aggregates["per_axis"]["noise"]
+        lines.append(
+            md_row(
+                [
+                    row.name,
+                    number(row.block["overall"], 3),
+                    *(str(readings.count(kind)) for kind in ("hears", "blind", "inverted")),
+                    number(original),
+                    number(under_noise),
+                    number(under_noise - original, sign=True),
+                ]
+            )
+        )
     return "\n".join(lines)
