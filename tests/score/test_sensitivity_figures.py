@@ -170,18 +170,18 @@ def test_the_figure_is_the_share_of_items_the_twin_wins_with_scipys_interval(kep
     c = np.array([r["changed_cosine"] for r in rows])
     wins = np.where(k > c, 1.0, np.where(k == c, 0.5, 0.0))
     assert figure["accuracy"] == pytest.approx(wins.mean(), abs=1e-6)
-    if np.all(wins == wins[0]):
-        assert figure["ci"] == [wins[0], wins[0]]
-    else:
-        oracle = stats.bootstrap(
-            (wins,),
-            np.mean,
-            n_resamples=sensitivity.RESAMPLES,
-            confidence_level=sensitivity.CONFIDENCE,
-            method="percentile",
-            random_state=np.random.default_rng(sensitivity.SEED),
-        ).confidence_interval
-        assert figure["ci"] == pytest.approx([oracle.low, oracle.high], abs=1e-6)
+    decided, won = int(np.sum(wins != 0.5)), int(np.sum(wins == 1.0))
+    if not decided:
+        assert figure["ci"] == [0.5, 0.5] and figure["blind"]
+    else:  # scipy's exact interval of the wins among the items that are no tie, ties counting one half each
+        test = stats.binomtest(won, decided)
+        oracle = test.proportion_ci(confidence_level=sensitivity.CONFIDENCE, method="exact")
+        ties = len(wins) - decided
+        assert figure["ci"] == pytest.approx(
+            [(oracle.low * decided + ties / 2) / len(wins), (oracle.high * decided + ties / 2) / len(wins)], abs=1e-6
+        )
+        # blind exactly when the exact two-sided test of the wins does not reject 0.5 (the test `detectable` uses)
+        assert figure["blind"] == (test.pvalue > 1 - sensitivity.CONFIDENCE)
     assert figure["blind"] == (figure["ci"][0] <= 0.5 <= figure["ci"][1])
     assert figure["margin"] == pytest.approx(float(np.mean((k - c) / 0.5)), abs=1e-5)
 
@@ -213,8 +213,9 @@ def test_the_block_groups_by_pair_dataset_and_language_and_its_section_prints_th
     assert [(d["language"], d["items"]) for d in block["languages"]] == [("eng", 3), ("fra", 2)]
     assert block["pairs"][0]["baseline"] is None  # two languages' baselines: no one b to state
     lines = "\n".join(sensitivity_lines(block))
-    assert "| negation_flip | A | 3 | 1.000 | [1.000, 1.000] | - | 0.250 | hears it |" in lines  # 3 items: no reach
-    assert "| negation_flip | B | 2 | 0.000 | [0.000, 0.000] | - | -0.333 | inverted |" in lines
+    # 3 and 2 items: no count of them tells 0.5 apart (detectable "-"), and the exact interval says so
+    assert "| negation_flip | A | 3 | 1.000 | [0.292, 1.000] | - | 0.250 | blind |" in lines
+    assert "| negation_flip | B | 2 | 0.000 | [0.000, 0.842] | - | -0.333 | blind |" in lines
     assert sensitivity_block([]) is None
 
 

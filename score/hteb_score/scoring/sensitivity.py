@@ -14,8 +14,11 @@ over datasets (STSBenchmark shares sentences with STS12-16) likewise.
   cos(original, twin) > cos(original, changed), a tie (equal to DECIMALS decimals) counting one half. 0.5 is
   blind (a model of random vectors, a constant model, a model that does not read the cue), 1.0 separates every
   item; below 0.5 the model moves further for a change of form than for one of meaning. It is a comparison within
-  one model's own similarities, so it needs no calibration across models. `ci`: a percentile bootstrap
-  (scipy.stats.bootstrap, RESAMPLES resamples, seeded) over the items; `blind`: the interval holds 0.5.
+  one model's own similarities, so it needs no calibration across models. `ci`: the exact (Clopper-Pearson)
+  interval of the share of wins among the items that are no tie, on the accuracy's scale; `blind`: the interval
+  holds 0.5, exactly when the two-sided binomial test of the wins does not reject 0.5 (the test `detectable`
+  states the reach of). Exact at any item count: a percentile bootstrap read 3 items of 3 as [1.0, 1.0], and
+  a model of random vectors "heard" a pair on a dataset of 3 items.
 - `detectable`: the smallest accuracy that an exact two-sided binomial test at ALPHA tells from 0.5 with POWER at
   the figure's item count (ties aside): a figure that reads blind below it may be a model that hears the cue
   weakly, not one that does not hear it (25 items: 0.77; 400: 0.573; 3,000: 0.526).
@@ -57,10 +60,8 @@ if TYPE_CHECKING:  # annotations only
 
 #: Cosines equal to this many decimals are a tie (float32 noise is no preference).
 DECIMALS = 6
-#: Bootstrap resamples of a figure's confidence interval, its level and its seed.
-RESAMPLES = 2000
+#: The level of a figure's confidence interval.
 CONFIDENCE = 0.95
-SEED = 42
 #: The test and power `detectable` states a figure's reach at.
 ALPHA = 0.05
 POWER = 0.8
@@ -71,8 +72,9 @@ METHOD = {
     "edited (the changed rule and its meaning-keeping twin, same span): a repeated text counts once; seeds pooled",
     "accuracy": f"share of items with cos(original, twin) > cos(original, changed), a tie to {DECIMALS} decimals "
     "counting 1/2: 0.5 is blind, 1.0 separates every item",
-    "ci": f"{CONFIDENCE:.0%} percentile bootstrap over the items ({RESAMPLES} resamples, seed {SEED}); "
-    "`blind`: the interval holds 0.5",
+    "ci": f"{CONFIDENCE:.0%} exact (Clopper-Pearson) interval of the wins among the items that are no tie, on "
+    "the accuracy's scale; `blind`: the interval holds 0.5 (the exact two-sided binomial test of the wins does "
+    "not reject 0.5)",
     "detectable": f"smallest accuracy an exact two-sided binomial test at {ALPHA:.0%} tells from 0.5 with "
     f"{POWER:.0%} power at this item count (ties aside): blind below it may be a cue heard weakly",
     "margin": "mean of c(original, twin) - c(original, changed), c = (cos - b) / (1 - b) with b the model's mean "
@@ -158,20 +160,17 @@ def _margins(rows: Sequence[Mapping[str, Any]]) -> list[float]:
 
 
 def _interval(outcomes: np.ndarray) -> list[float] | None:
-    if len(outcomes) < 2:
+    """The exact interval of the accuracy: the Clopper-Pearson interval of the wins among the decided items
+    (no tie), mapped onto the accuracy, where each tie counts one half; every item a tie is exactly 0.5."""
+    items = len(outcomes)
+    if not items:
         return None
-    if np.all(outcomes == outcomes[0]):  # every resample's mean is that value
-        return [float(outcomes[0]), float(outcomes[0])]
-    found = stats.bootstrap(
-        (outcomes,),
-        np.mean,
-        n_resamples=RESAMPLES,
-        confidence_level=CONFIDENCE,
-        method="percentile",
-        vectorized=True,
-        random_state=np.random.default_rng(SEED),
-    )
-    return [round(float(found.confidence_interval.low), 6), round(float(found.confidence_interval.high), 6)]
+    ties, wins = int(np.sum(outcomes == 0.5)), int(np.sum(outcomes == 1.0))
+    decided = items - ties
+    if not decided:
+        return [0.5, 0.5]
+    found = stats.binomtest(wins, decided).proportion_ci(confidence_level=CONFIDENCE, method="exact")
+    return [round((bound * decided + ties / 2) / items, 6) for bound in (float(found.low), float(found.high))]
 
 
 @functools.lru_cache(maxsize=None)

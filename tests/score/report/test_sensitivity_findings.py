@@ -103,3 +103,17 @@ def test_the_robustness_table_of_folders_sharing_no_model_is_one_line(tmp_path, 
     page.write_text("<!-- hteb:table sensitivity-robustness sens,noise -->\n<!-- /hteb:table -->\n", encoding="utf-8")
     code, _, err = run_cli("tables", page)
     assert code == 2 and err.count("\n") == 1 and "no model has a Sensitivity card and a Noise card" in err
+
+
+def test_the_null_models_are_blind_as_a_test_at_five_percent_allows():
+    """The committed cards of the null models on the whole revision: one constant vector ties every item (0.5
+    exactly, blind everywhere); random vectors are blind on every pair over all datasets, and leave 0.5 out on at
+    most the share of dataset figures a test at 5% allows by chance (with room for its spread: 10%)."""
+    constant = json.loads((FINDINGS / "constant" / "result_card.json").read_text())["sensitivity"]
+    random = json.loads((FINDINGS / "random" / "result_card.json").read_text())["sensitivity"]
+    figures = [*constant["pairs"], *constant["datasets"], *constant["languages"]]
+    assert all(f["accuracy"] == 0.5 and f["ci"] == [0.5, 0.5] and f["blind"] for f in figures)
+    assert constant["overall"] == 0.5 and all(p["blind"] for p in random["pairs"])
+    heard = [d for d in random["datasets"] if d["blind"] is False]
+    assert len(random["datasets"]) >= 40 and len(heard) <= 0.1 * len(random["datasets"])
+    assert all(d["detectable"] is not None for d in heard)  # never on items too few to tell anything
