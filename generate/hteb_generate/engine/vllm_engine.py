@@ -158,6 +158,7 @@ class VllmEngine(Engine):
                 tokenize=False,
                 **(self.template_kwargs or {}),
             )
+            assert isinstance(text, str)  # tokenize=False: the template's text
             fits = len(text.encode()) < limit or len(self.tokenizer.encode(text, add_special_tokens=False)) < limit
             found.append(fits)
         return found
