@@ -117,3 +117,26 @@ def test_the_null_models_are_blind_as_a_test_at_five_percent_allows():
     heard = [d for d in random["datasets"] if d["blind"] is False]
     assert len(random["datasets"]) >= 40 and len(heard) <= 0.1 * len(random["datasets"])
     assert all(d["detectable"] is not None for d in heard)  # never on items too few to tell anything
+
+
+def test_the_prose_on_the_two_minilms_is_their_cards():
+    def pairs(model: str) -> dict:
+        block = json.loads((FINDINGS / model / "result_card.json").read_text())["sensitivity"]
+        return {p["pair"]: p for p in block["pairs"]} | {"overall": block["overall"]}
+
+    l6, l3 = pairs("all-MiniLM-L6-v2"), pairs("paraphrase-MiniLM-L3-v2")
+    heard = {
+        m: sum(_reading(p) == "hears" for k, p in f.items() if k != "overall") for m, f in (("l6", l6), ("l3", l3))
+    }
+    assert heard == {"l6": 3, "l3": 2}
+    assert _reading(l6["number_change"]) == "hears" and _reading(l3["number_change"]) == "blind"
+    assert _reading(l6["role_swap"]) == "inverted" and l6["role_swap"]["accuracy"] < l3["role_swap"]["accuracy"]
+    assert l6["overall"] < l3["overall"] and l6["role_swap"]["items"] == 59 and l6["negation_flip"]["items"] == 5015
+    text = " ".join(PAGE.read_text(encoding="utf-8").split())
+    for figure in (
+        f"numbers too ({l6['number_change']['accuracy']:.3f})",
+        f"antonyms less ({l6['antonym_swap']['accuracy']:.3f} against {l3['antonym_swap']['accuracy']:.3f})",
+        f"inverted on roles ({l6['role_swap']['accuracy']:.3f})",
+        f"Its overall figure ({l6['overall']:.3f})",
+    ):
+        assert figure in text, figure
