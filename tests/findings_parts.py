@@ -39,7 +39,10 @@ def parts_folder(label: str, model: str) -> Path:
     if in_tree.is_dir():
         return in_tree
     commit = parts_at(label)
-    folder = Path(tempfile.gettempdir()) / f"hteb-parts-{commit[:12]}" / label / model
+    # in the test run's own cache (tests/conftest.py: removed with the run), shared by the worker's tests
+    folder = (
+        Path(os.environ.get("XDG_CACHE_HOME") or tempfile.gettempdir()) / "hteb-parts" / commit[:12] / label / model
+    )
     names = git("ls-tree", "-r", "--name-only", commit, "--", f"docs/findings/{label}/parts/{model}/").split()
     if not names:
         raise FileNotFoundError(f"no parts of {model} in docs/findings/{label}/parts or at {commit}")
