@@ -223,6 +223,16 @@ def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
+def reading(figure: Mapping[str, Any]) -> str | None:
+    """What a figure says: "blind" where its interval holds 0.5, else "hears" or "inverted" by which way its
+    accuracy leans; None where it was not scored (no items)."""
+    if figure["blind"] is None:
+        return None
+    if figure["blind"]:
+        return "blind"
+    return "hears" if figure["accuracy"] > 0.5 else "inverted"
+
+
 def _grouped(rows: Iterable[Mapping[str, Any]], *keys: str) -> dict[tuple[Any, ...], list[Mapping[str, Any]]]:
     groups: dict[tuple[Any, ...], list[Mapping[str, Any]]] = defaultdict(list)
     for row in rows:

@@ -9,6 +9,7 @@ from statistics import mean
 from typing import Any
 
 from hteb_contract.common.escape import md_text
+from hteb_score.scoring.sensitivity import reading
 
 
 def _cell(value: float | None, digits: int = 3) -> str:
@@ -63,12 +64,9 @@ def _interval(figure: Mapping[str, Any]) -> str:
 
 
 def _heard(figure: Mapping[str, Any]) -> str:
-    """What the figure says: blind where its interval holds 0.5, else which way it leans."""
-    if figure["blind"] is None:
-        return "-"
-    if figure["blind"]:
-        return "blind"
-    return "hears it" if figure["accuracy"] > 0.5 else "inverted"
+    """What the figure says (`reading`), as the card prints it."""
+    found = reading(figure)
+    return "-" if found is None else "hears it" if found == "hears" else found
 
 
 def sensitivity_lines(block: Mapping[str, Any] | None) -> list[str]:

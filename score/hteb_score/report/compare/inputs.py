@@ -70,6 +70,15 @@ def load_card(path: Path) -> ModelScores:
     return scores
 
 
+def load_folder(folder: Path) -> list[ModelScores]:
+    """The cards of `folder` (`*/result_card.json`), each as `load_card` reads it, in the order of the shell's
+    glob in C collation (the Makefile's: "random-seed-1/" before "random/"); none is one line."""
+    cards = sorted(Path(folder).glob("*/result_card.json"), key=str)
+    if not cards:
+        raise HtebError(f"{folder}: no result cards (*/result_card.json)")
+    return [load_card(path) for path in cards]
+
+
 def read_outcomes(path: Path) -> dict[tuple[str, str, int | None], Outcomes] | None:
     """Per variant, the per-item outcomes of the outcomes.parquet beside a card (None where there is none);
     damaged: one line."""

@@ -28,12 +28,11 @@ from typing import Any
 from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.common.escape import md_text, terminal
 from hteb_contract.common.registry import Registry
-from hteb_score import CARD_FILE
 from hteb_score.report.compare.analysis import compare
 from hteb_score.report.compare.chance import chance_rows, row_name
 from hteb_score.report.compare.comparison import Comparison
 from hteb_score.report.formatting import confidence_interval, count, heading, md_row, number, p_value
-from hteb_score.report.compare.inputs import load_card
+from hteb_score.report.compare.inputs import load_folder
 from hteb_score.report.compare.pairwise import power_markdown
 from hteb_score.report.compare.pairwise import label as ranked_label
 from hteb_score.report.compare.per_dataset import tables as per_dataset_tables
@@ -194,13 +193,7 @@ def noise_subsets(comparison: Comparison) -> str:
 
 def cards_of(folders: Sequence[Path]) -> list[list[ModelScores]]:
     """The cards of each folder (`*/result_card.json`), each checked as `compare` checks its inputs."""
-    found = []
-    for folder in folders:
-        cards = sorted(Path(folder).glob(f"*/{CARD_FILE}"), key=str)  # as the shell's glob in C collation (Makefile)
-        if not cards:
-            raise HtebError(f"{folder}: no result cards (*/result_card.json)")
-        found.append([load_card(path) for path in cards])
-    return found
+    return [load_folder(folder) for folder in folders]
 
 
 def noise_before_after(cards: Sequence[Sequence[ModelScores]]) -> str:
@@ -426,10 +419,7 @@ def unit_times(parts: Mapping[str, Sequence[ScorePart]]) -> str:
 def comparison_of(folder: Path) -> Comparison:
     """The comparison of the cards in `folder` (`*/result_card.json`), as `hteb-score compare` makes it with
     its defaults (`make findings` writes the committed ones so: tests/score/report/test_committed_findings.py)."""
-    cards = sorted(Path(folder).glob(f"*/{CARD_FILE}"), key=str)  # as the shell's glob in C collation (Makefile)
-    if not cards:
-        raise HtebError(f"{folder}: no result cards (*/result_card.json)")
-    return compare([load_card(path) for path in cards])
+    return compare(load_folder(folder))
 
 
 def parts_of(folder: Path) -> dict[str, list[ScorePart]]:

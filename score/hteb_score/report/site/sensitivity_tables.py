@@ -18,10 +18,10 @@ from typing import Any
 
 from hteb_contract.common.escape import md_text
 from hteb_contract.errors import HtebError
-from hteb_score import CARD_FILE
 from hteb_score.report.compare.chance import chance_rows, row_name
-from hteb_score.report.compare.inputs import load_card
+from hteb_score.report.compare.inputs import load_folder
 from hteb_score.report.formatting import md_row, number
+from hteb_score.scoring.sensitivity import reading
 from hteb_score.scoring.model_scores import ModelScores
 
 
@@ -38,10 +38,7 @@ class SensitivityRow:
 def sensitivity_cards(folder: Path) -> list[SensitivityRow]:
     """The cards in `folder` (`*/result_card.json`, each checked as `compare` checks it) with a Sensitivity
     block: real models in name order, then the chance rows."""
-    paths = sorted(Path(folder).glob(f"*/{CARD_FILE}"), key=str)
-    models: list[ModelScores] = [load_card(path) for path in paths]
-    if not models:
-        raise HtebError(f"{folder}: no result cards (*/result_card.json)")
+    models = load_folder(folder)
     missing = [m.source for m in models if not (m.card or {}).get("sensitivity")]
     if missing:
         raise HtebError(f"{missing[0]}: the card has no Sensitivity figures (not scored on a Sensitivity revision)")
@@ -113,19 +110,10 @@ def sensitivity_datasets(rows: Sequence[SensitivityRow]) -> str:
     return "\n".join(lines)
 
 
-def _reading_of(figure: Mapping[str, Any]) -> str:
-    if figure["accuracy"] is None or figure["blind"] in (True, None):
-        return "blind"
-    return "hears" if figure["accuracy"] > 0.5 else "inverted"
-
-
 def sensitivity_and_noise(folders: Sequence[Path]) -> tuple[list[SensitivityRow], list[ModelScores]]:
     """The Sensitivity cards of the first folder (`sensitivity_cards`) and the Noise cards of the second."""
     sensitivity, noise = folders
-    cards = sorted(Path(noise).glob(f"*/{CARD_FILE}"), key=str)
-    if not cards:
-        raise HtebError(f"{noise}: no result cards (*/result_card.json)")
-    return sensitivity_cards(sensitivity), [load_card(path) for path in cards]
+    return sensitivity_cards(sensitivity), load_folder(noise)
 
 
 def sensitivity_robustness(read: tuple[Sequence[SensitivityRow], Sequence[ModelScores]]) -> str:
@@ -142,7 +130,7 @@ def sensitivity_robustness(read: tuple[Sequence[SensitivityRow], Sequence[ModelS
         md_row(["---"] * 8),
     ]
     for row in both:
-        readings = [_reading_of(p) for p in row.block["pairs"]]
+        readings = [reading(p) or "blind" for p in row.block["pairs"]]  # a pair without items tells nothing
         aggregates = noise[row.model]
         original, under_noise = aggregates["original"], aggregates["per_axis"]["noise"]
         lines.append(
