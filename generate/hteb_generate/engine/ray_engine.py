@@ -46,6 +46,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from hteb_contract.common.escape import visible
 from hteb_contract.errors import HtebError
 from hteb_contract.common.ray_cluster import connect
 
@@ -214,7 +215,7 @@ class RayEngine(Engine):
             if token and not holds_token:
                 self.close()
                 raise HtebError(
-                    f"the Ray worker on {node} finds no Hugging Face token, and the driver's is never sent (Ray "
+                    f"the Ray worker on {visible(node)} finds no Hugging Face token, and the driver's is never sent (Ray "
                     "would keep it in its control store): set HF_TOKEN where that node's `ray start` runs, or "
                     "run `hf auth login` there"
                 )
