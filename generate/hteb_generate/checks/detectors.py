@@ -109,18 +109,21 @@ from hteb_contract.errors import HtebError
 from hteb_contract.common.registry import Registry
 from hteb_contract.specs.transformations import TransformationSpec, transformation_spec  # noqa: F401 (the doctests)
 
-ERROR_TYPES: tuple[str, ...] = (
-    "identical",
-    "empty",
-    "ellipsis",
-    "json_fragment",
-    "reasoning_leak",
-    "prefix_leak",
-    "wrong_language",
-    "runaway",
-    "truncated",
-    "summary_too_long",
-)
+#: The error types in the paper's order, each with the short label that heads its column in a dataset card's
+#: error table (one place for both, so a new type cannot reach the card without one).
+ERROR_LABELS: dict[str, str] = {
+    "identical": "ident.",
+    "empty": "empty",
+    "ellipsis": "ellip.",
+    "json_fragment": "json",
+    "reasoning_leak": "reason.",
+    "prefix_leak": "prefix",
+    "wrong_language": "lang.",
+    "runaway": "runaway",
+    "truncated": "trunc.",
+    "summary_too_long": "sum>in",
+}
+ERROR_TYPES: tuple[str, ...] = tuple(ERROR_LABELS)
 
 
 @dataclass(frozen=True)

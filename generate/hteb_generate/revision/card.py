@@ -21,23 +21,10 @@ from hteb_contract.tasks import task_type
 from hteb_contract.specs.transformations import transformation_spec
 from hteb_contract.validation import SCHEMA_VERSIONS
 
-from hteb_generate.checks.detectors import ERROR_TYPES, error_rates
+from hteb_generate.checks.detectors import ERROR_LABELS, ERROR_TYPES, error_rates
 from hteb_generate.sources.sources_table import source_citation
 from hteb_generate.transform.cleanup import CLEANUPS
 from hteb_generate.transform.langid import UNSUPPORTED_BENCHMARK_LANGUAGES
-
-SHORT = {
-    "identical": "ident.",
-    "empty": "empty",
-    "ellipsis": "ellip.",
-    "json_fragment": "json",
-    "reasoning_leak": "reason.",
-    "prefix_leak": "prefix",
-    "wrong_language": "lang.",
-    "runaway": "runaway",
-    "truncated": "trunc.",
-    "summary_too_long": "sum>in",
-}
 
 #: (choice, whether it applies to rule-made texts too): a card lists the ones that apply to its revision.
 OPEN_CHOICES: tuple[tuple[str, bool], ...] = (
@@ -110,7 +97,7 @@ def error_table(records: Sequence[ItemRecord]) -> str:
     groups: dict[tuple[str, str], list[tuple[str, ...]]] = {}
     for record in records:
         groups.setdefault((record.dataset, record.transformation), []).append(record.errors)
-    header = "| dataset | transformation | n | " + " | ".join(SHORT[e] for e in ERROR_TYPES) + " | total |"
+    header = "| dataset | transformation | n | " + " | ".join(ERROR_LABELS[e] for e in ERROR_TYPES) + " | total |"
     lines = [header, "|" + "---|" * (len(ERROR_TYPES) + 4)]
     for (dataset, transformation), errors in sorted(groups.items()):
         rates = error_rates(errors)
