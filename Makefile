@@ -265,7 +265,8 @@ clean:
 	rm -rf $(OUT) .pytest_cache site
 
 # The documentation site's leaderboard page (docs/leaderboard.html and .csv), from the committed whole-revision cards
-# and the model facts of tests/models.py's table, written beside the cards (tests/score/report/test_leaderboard_page.py
+# and the model facts of tests/models.py's table, written beside the cards, with each model's Sensitivity figures
+# from its card on the Sensitivity revision (SENSITIVITY_DOCS) (tests/score/report/test_leaderboard_page.py
 # checks both are what this writes).
 # LEADERBOARD_LABEL: the findings it shows (those whose whole revision every model has): noise2-SEED, whose rules
 # reach every script and whose cards say what each figure rests on (`make findings NOISE_RULES=2` runs it).
@@ -274,7 +275,8 @@ BOARD_DOCS := docs/findings/$(LEADERBOARD_LABEL)
 leaderboard: install-score
 	cd tests && ../$(BIN)/python models.py --facts > ../$(BOARD_DOCS)/model_facts.json.tmp
 	mv $(BOARD_DOCS)/model_facts.json.tmp $(BOARD_DOCS)/model_facts.json
-	$(BIN)/hteb-score leaderboard $(BOARD_DOCS)/whole-revision --facts $(BOARD_DOCS)/model_facts.json --out docs/leaderboard.html
+	$(BIN)/hteb-score leaderboard $(BOARD_DOCS)/whole-revision --facts $(BOARD_DOCS)/model_facts.json \
+		--sensitivity $(SENSITIVITY_DOCS) --out docs/leaderboard.html
 
 # The findings tables of docs/findings.md and docs/sensitivity.md and the power table of docs/comparing.md (the
 # files `hteb-score tables` writes by default), written from the committed cards

@@ -30,9 +30,15 @@ from hteb_score.cli.terminal import echo
     help="The page to write (e.g. docs/leaderboard.html); its CSV is written beside it.",
 )
 @click.option(
+    "--sensitivity",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A folder of result cards scored on a Sensitivity revision (`*/result_card.json`): each model's "
+    "minimal-pair figures beside its robustness, in a section, a board column and a figure of their own.",
+)
+@click.option(
     "--check", is_flag=True, help="Write nothing; exit 1 when the page or its CSV differ from what the cards give."
 )
-def leaderboard(cards: Path, facts: Path, out: Path, check: bool) -> None:
+def leaderboard(cards: Path, facts: Path, out: Path, sensitivity: Path | None, check: bool) -> None:
     """Write the leaderboard page OUT and OUT's folder/leaderboard.csv from the result cards in
     CARDS (`*/result_card.json`) and the model facts file."""
     from hteb_score.report.site.leaderboard_data import leaderboard_data, read_facts
@@ -40,7 +46,7 @@ def leaderboard(cards: Path, facts: Path, out: Path, check: bool) -> None:
 
     if out.name == CSV_NAME:
         raise HtebError(f"--out {out} is the CSV the page is written beside: name the page otherwise")
-    data = leaderboard_data(cards, read_facts(facts))
+    data = leaderboard_data(cards, read_facts(facts), sensitivity)
     for note in data["notes"]:
         echo(f"note: {note}", err=True)
     files = {out: render(data), out.with_name(CSV_NAME): csv_text(data)}
@@ -51,5 +57,6 @@ def leaderboard(cards: Path, facts: Path, out: Path, check: bool) -> None:
         echo(f"up to date: {', '.join(map(str, files))}")
         return
     if stale:  # the page and its CSV together: never the page of new cards beside the CSV of old ones
-        write_together(files, inputs=[facts, *sorted(Path(cards).glob(f"*/{CARD_FILE}"))])
+        sources = [Path(cards), *([sensitivity] if sensitivity else [])]
+        write_together(files, inputs=[facts, *(p for s in sources for p in sorted(s.glob(f"*/{CARD_FILE}")))])
     echo(f"written: {', '.join(map(str, files))}")

@@ -25,6 +25,7 @@ from test_report_html import ARTEFACTS, EVIL, _resize, browser  # noqa: F401  (b
 ROOT = Path(__file__).resolve().parents[3]
 FINDINGS = ROOT / "docs" / "findings" / "noise2-1339"
 CARDS, FACTS = FINDINGS / "whole-revision", FINDINGS / "model_facts.json"
+SENSITIVITY = ROOT / "docs" / "findings" / "sensitivity-1339"  # the Makefile's SENSITIVITY_DOCS
 PAGE = ROOT / "docs" / "leaderboard.html"
 MODEL_FOLDERS = sorted(p.name for p in CARDS.iterdir())
 FORMULA = '=HYPERLINK("http://x")'
@@ -34,7 +35,7 @@ SUBSET_NAMES = {"amh": EVIL, "tir": FORMULA}  # MasakhaNEWS's subsets whose scri
 
 @pytest.fixture(scope="module")
 def data() -> dict:
-    return leaderboard_data(CARDS, read_facts(FACTS))
+    return leaderboard_data(CARDS, read_facts(FACTS), SENSITIVITY)
 
 
 def test_the_committed_page_and_csv_are_what_the_command_writes(data):
@@ -45,7 +46,7 @@ def test_the_committed_page_and_csv_are_what_the_command_writes(data):
 
 def test_a_hand_edit_fails_the_check_and_is_rewritten(tmp_path, run_cli):
     out = tmp_path / "leaderboard.html"
-    args = ("leaderboard", CARDS, "--facts", FACTS, "--out", out)
+    args = ("leaderboard", CARDS, "--facts", FACTS, "--sensitivity", SENSITIVITY, "--out", out)
     assert run_cli(*args)[0] == 0
     assert out.read_text(encoding="utf-8") == PAGE.read_text(encoding="utf-8")
     written = out.with_name(CSV_NAME).read_text(encoding="utf-8")
@@ -148,7 +149,11 @@ def test_a_facts_file_whose_page_or_cased_is_not_one_is_refused_in_one_line(tmp_
 
 
 def test_the_csv_holds_every_models_scores_and_facts(data):
-    rows = [r for r in csv.DictReader(io.StringIO(csv_text(data))) if r["kind"] != "published"]  # the paper's: below
+    rows = [  # the paper's and the Sensitivity rows: test_leaderboard_sensitivity.py
+        r
+        for r in csv.DictReader(io.StringIO(csv_text(data)))
+        if r["kind"] != "published" and not r["column"].startswith("sensitivity:")
+    ]
     columns = list(data["labels"])
     datasets = [d["name"] for d in data["datasets"]]
     assert len(rows) == len(data["models"]) * len(columns) * (1 + len(datasets))
@@ -167,7 +172,11 @@ def test_what_each_figure_rests_on_is_the_cards_coverage(data):
     cards = {
         m.hub_id: json.loads((CARDS / m.name / "result_card.json").read_text(encoding="utf-8")) for m in MODELS.values()
     }
-    rows = [r for r in csv.DictReader(io.StringIO(csv_text(data))) if r["kind"] != "published"]
+    rows = [
+        r
+        for r in csv.DictReader(io.StringIO(csv_text(data)))
+        if r["kind"] != "published" and not r["column"].startswith("sensitivity:")
+    ]
     partial = 0
     for row in rows:
         if row["dataset"] == ALL or row["column"] not in {e["transformation"] for e in cards[row["model"]]["coverage"]}:

@@ -297,7 +297,7 @@ def _figures(figures: Mapping[str, bytes]) -> list[str]:
     for name, png in figures.items():
         caption = html_text(FIGURE_CAPTIONS.get(name, name))
         data = base64.b64encode(png).decode("ascii")
-        width, height = (round(side * CSS_DPI / DPI) for side in _png_size(png))
+        width, height = (round(side * CSS_DPI / DPI) for side in png_size(png))
         out.append(
             f'<figure><div class="scroll"><img src="data:image/png;base64,{data}" alt="{caption}" '
             f'width="{width}" height="{height}"></div>'
@@ -306,7 +306,7 @@ def _figures(figures: Mapping[str, bytes]) -> list[str]:
     return out
 
 
-def _png_size(png: bytes) -> tuple[int, int]:
+def png_size(png: bytes) -> tuple[int, int]:
     """(width, height) in pixels, from the PNG's IHDR chunk."""
     return struct.unpack(">II", png[16:24])
 

@@ -33,7 +33,8 @@ DPI = 150
 MIN_FONT_PT = 10
 
 
-def _figure(width: float, height: float) -> Figure:
+def new_figure(width: float, height: float) -> Figure:
+    """A figure on its own Agg canvas (no pyplot, no global backend state)."""
     fig = Figure(figsize=(width, height))
     FigureCanvasAgg(fig)
     return fig
@@ -62,7 +63,7 @@ def axis_dumbbell(
     Original, each axis (labelled and placed in or beside the total as `taxonomy` says) and the HTEB
     total marked on it. Models in leaderboard order, best on top; `title` adds a line (the basis)."""
     rows = list(reversed(leaderboard))
-    fig = _figure(9, 1.2 + 0.45 * len(rows))
+    fig = new_figure(9, 1.2 + 0.45 * len(rows))
     ax = fig.subplots()
     y = np.arange(len(rows))
     for i, r in enumerate(rows):
@@ -135,7 +136,7 @@ def delta_heatmap(
     order = list(models)
     grid = np.ma.masked_invalid(np.array([[np.nan if v is None else v for v in row] for row in deltas], dtype=float))
     limit = max(float(np.abs(grid).max()) if grid.count() else 0.0, 0.5)
-    fig = _figure(1.6 + 1.05 * len(names), 1.4 + 0.42 * len(order))
+    fig = new_figure(1.6 + 1.05 * len(names), 1.4 + 0.42 * len(order))
     ax = fig.subplots()
     image = ax.imshow(grid, cmap="RdBu", norm=TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit), aspect="auto")
     for i in range(len(order)):
@@ -171,7 +172,7 @@ def drift_vs_quality(drift_by_model: Mapping[str, Mapping[str, Any]]) -> Figure 
     columns = min(3, len(transformations))  # 3 x 4.2 in: 1210 px on the page, inside 1400 px
     rows = -(-len(transformations) // columns)
     n_models = len(drift_by_model)
-    fig = _figure(4.2 * columns, (3.4 + 0.5 * n_models) * rows)
+    fig = new_figure(4.2 * columns, (3.4 + 0.5 * n_models) * rows)
     axs = fig.subplots(rows, columns, squeeze=False, sharey=True)
     colours = matplotlib.colormaps["tab10"]
     for k, t in enumerate(transformations):

@@ -13,7 +13,8 @@ dataset's figure of a transformation rests on (subsets scored of all, those left
 the cards' `coverage`, so the page and the CSV say where a figure averages fewer than all subsets.
 A null model's card beside the real ones is a chance row (report/compare/chance.py): its scores and deltas are
 shown, it takes no rank, interval or group (the pairs' tests keep it, as `hteb-score compare` does), and
-needs no facts in the facts file.
+needs no facts in the facts file. Given a folder of cards scored on a Sensitivity revision, the page also shows
+each model's minimal-pair figures beside its robustness (report/site/sensitivity_board.py), never in a total.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from hteb_score.report.compare.inputs import check_inputs, load_card
 from hteb_score.report.compare.pairwise import ORIGINAL, rank_models
 from hteb_score.report.provenance import made_from
 from hteb_score.report.site.published import published_view
+from hteb_score.report.site.sensitivity_board import sensitivity_view
 from hteb_score.scoring.model_scores import ModelScores, joined_taxonomy
 
 ALL = "all"
@@ -66,6 +68,9 @@ def read_facts(path: Path) -> dict[str, dict[str, Any]]:
             raise HtebError(f"{path}: model {row['model']!r}: cased {cased!r} is not true, false or null")
     return {r["model"]: r for r in rows}
 
+
+#: The CSV's columns of a Sensitivity row (a share from 0 to 1, its exact interval, items and reading).
+SENSITIVITY_FIELDS = ("accuracy", "ci_low", "ci_high", "items", "reading")
 
 #: How close to Original a rule's figure is, in points, for the page to call it unchanged: its precision.
 IMMUNE_WITHIN = 0.01
@@ -212,8 +217,11 @@ def dataset_languages(models: Sequence[ModelScores], datasets: Sequence[str]) ->
     return languages, from_table
 
 
-def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """Everything the page shows, from the cards `folder/*/result_card.json` and the facts table."""
+def leaderboard_data(
+    folder: Path, facts: Mapping[str, Mapping[str, Any]], sensitivity: Path | None = None
+) -> dict[str, Any]:
+    """Everything the page shows, from the cards `folder/*/result_card.json` and the facts table, and the
+    Sensitivity cards of a folder of cards scored on a Sensitivity revision where one is given."""
     paths = sorted(Path(folder).glob(f"*/{CARD_FILE}"))
     if not paths:
         raise HtebError(f"{folder}: no result cards (*/{CARD_FILE})")
@@ -282,6 +290,17 @@ def leaderboard_data(folder: Path, facts: Mapping[str, Mapping[str, Any]]) -> di
                 if m.model not in chance
             }
         ),
+        "sensitivity": None if sensitivity is None else sensitivity_view(sensitivity, [m.model for m in models]),
+    }
+
+
+def axis_deltas(data: Mapping[str, Any]) -> dict[str, dict[str, float | None]]:
+    """Per axis of the board other than Original, each model's delta over all the board's datasets."""
+    columns = data["views"][ALL]["columns"]
+    return {
+        axis: {model: row["delta"] for model, row in columns[axis]["models"].items()}
+        for axis in data["axes"]
+        if axis != ORIGINAL
     }
 
 
@@ -290,7 +309,9 @@ def csv_rows(data: Mapping[str, Any]) -> list[list[str]]:
     records it, the subsets the figure rests on and those left out), then per model and column its mean
     over all datasets with its rank, interval and group; `kind` says whether the row is a model's or the
     chance row's (unranked), or a row of the paper's published tables (`published`, dataset `paper:english` or
-    `paper:multilingual`: its scope)."""
+    `paper:multilingual`: its scope); last, per model scored on a Sensitivity revision and minimal pair (column
+    `sensitivity:PAIR`, dataset the Sensitivity revision's label), its accuracy as a share from 0 to 1 (not
+    points, hence a column of its own) with its exact interval, item count and reading."""
     facts = list(FACTS)
     header = [
         "model",
@@ -307,6 +328,7 @@ def csv_rows(data: Mapping[str, Any]) -> list[list[str]]:
         "subsets",
         "left_out",
         *facts,
+        *SENSITIVITY_FIELDS,
     ]
     rows = [header]
     languages = {d["name"]: " ".join(d["languages"]) for d in data["datasets"]}
@@ -365,6 +387,24 @@ def csv_rows(data: Mapping[str, Any]) -> list[list[str]]:
                         "; ".join(f"{s['subsets_scored']} of {s['subsets_total']}" for s in stated),
                         "; ".join(" ".join(e["subset"] for e in s["left_out"]) for s in stated),
                         *own,
+                    ]
+                )
+    rows = [row + [""] * (len(header) - len(row)) for row in rows]
+    if data["sensitivity"] is not None:
+        view = data["sensitivity"]
+        for model in view["models"]:
+            for pair, figure in model["pairs"].items():
+                ci = figure["ci"] or (None, None)
+                blank = [""] * (len(header) - len(SENSITIVITY_FIELDS) - 6)
+                rows.append(
+                    [model["model"], model["kind"], view["revision"], "", f"sensitivity:{pair}", ""]
+                    + blank
+                    + [
+                        cell(figure["accuracy"]),
+                        cell(ci[0]),
+                        cell(ci[1]),
+                        str(figure["items"]),
+                        figure["reading"] or "",
                     ]
                 )
     return rows

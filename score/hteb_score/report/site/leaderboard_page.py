@@ -13,6 +13,7 @@ model's card) stays below the models whatever the sort, with its scores but no r
 
 from __future__ import annotations
 
+import base64
 import csv
 import io
 import json
@@ -24,7 +25,10 @@ from hteb_contract.common.escape import csv_cell
 from hteb_score.report.compare.comparison import CITE_NOTE
 from hteb_score.report.formatting import column_label, count, number
 from hteb_score.report.rendering import page
-from hteb_score.report.site.leaderboard_data import FACTS, csv_rows
+from hteb_score.report.compare.html_report import CSS_DPI, png_size
+from hteb_score.report.compare.plots import DPI
+from hteb_score.report.site.leaderboard_data import FACTS, axis_deltas, csv_rows
+from hteb_score.report.site.sensitivity_board import cell, figure_points, sensitivity_figure
 from hteb_score.report.compare.pairwise import ALPHA, METHOD
 
 TITLE = "HTEB leaderboard"
@@ -72,17 +76,55 @@ def published_tables(published: Mapping[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def sensitivity_section(data: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The page's Sensitivity section (None where no Sensitivity cards were given): its table's headings and
+    rows, and the robustness-against-sensitivity figure as a data: URL with its drawn size and its text."""
+    view = data["sensitivity"]
+    if view is None:
+        return None
+    points = figure_points(view, axis_deltas(data))
+    png = sensitivity_figure(view, points)
+    width, height = png_size(png)
+    return {
+        "revision": view["revision"],
+        "headings": ["Model", *(p["label"] for p in view["pairs"]), "Pairs heard", "On the board"],
+        "rows": [
+            {
+                "chance": m["kind"] == "chance",
+                "cells": [
+                    m["name"],
+                    *(cell(m["pairs"].get(p["pair"])) for p in view["pairs"]),
+                    f"{m['heard']} of {m['scored']}",
+                    "yes" if m["on_board"] else "no",
+                ],
+            }
+            for m in view["models"]
+        ],
+        "figure": "data:image/png;base64," + base64.b64encode(png).decode("ascii"),
+        "width": round(width * CSS_DPI / DPI),
+        "height": round(height * CSS_DPI / DPI),
+        "alt": "; ".join(
+            f"{p['model']} {p['pair']}: accuracy {number(p['accuracy'], 3)}, {data['labels'][p['axis']]} "
+            f"delta {number(p['delta'], sign=True)}"
+            for p in points
+        ),
+    }
+
+
 def render(data: Mapping[str, Any]) -> str:
     """The page (templates/leaderboard.html.j2): the controls, the board, the tie groups, the pinned pair,
     how it is made; the data in a JSON island its script reads."""
     n_models = sum(m["kind"] == "model" for m in data["models"])
     n_chance = len(data["models"]) - n_models
     beside = f" and {count(n_chance, 'chance row')} (unranked)" if n_chance else ""
+    sensitivity = sensitivity_section(data)
     return page(
         "leaderboard.html.j2",
         title=TITLE,
         scripts=SCRIPTS,
         styles=STYLES,
+        images=sensitivity is not None,
+        sensitivity=sensitivity,
         counted=count(n_models, "model") + beside,
         n_datasets=len(data["datasets"]),
         languages_from_table=data["languages_from_table"],

@@ -33,6 +33,7 @@ class SensitivityRow:
     block: Mapping[str, Any]
     chance: bool
     model: str = ""  # the card's model id
+    revision: str = ""  # the label of the dataset revision the card scored
 
 
 def sensitivity_cards(folder: Path) -> list[SensitivityRow]:
@@ -49,6 +50,7 @@ def sensitivity_cards(folder: Path) -> list[SensitivityRow]:
             (m.card or {})["sensitivity"],
             m.model in chance,
             m.model,
+            (m.card or {})["dataset"]["label"],
         )
         for m in models
     ]

@@ -22,6 +22,8 @@ const state = { axis: Object.keys(data.axes).at(-1), language: "", dataset: "", 
 const short = (m) => m.split("/").at(-1);
 const named = (m) => m.kind === "chance" ? m.label + ": " + short(m.model) : short(m.model);
 const chance = new Set(data.models.filter((m) => m.kind === "chance").map((m) => m.model));
+// each model's card on the Sensitivity revision, where the page has one (its section below the board)
+const sensitivity = new Map(data.sensitivity ? data.sensitivity.models.map((m) => [m.model, m]) : []);
 
 function option(select, value, text) { const o = el("option", text); o.value = value; select.append(o); }
 
@@ -65,6 +67,7 @@ function headers(columns) {
     ["score:" + by, rank, "number", "main"], ...(by !== "original" ? [["delta", rank + " \u0394", "number", "main"]] : []),
     ["interval", "Rank interval", "number"], ["group", "Tie group", "text"],
     ...columns.filter((c) => c !== by).map((c) => ["score:" + c, data.labels[c], "number"]),
+    ...(data.sensitivity ? [["sensitivity", "Pairs heard", "number"]] : []),
     ...Object.entries(data.facts).map(([k, label]) => ["fact:" + k, label, k === "licence" ? "text" : "number"]),
   ];
 }
@@ -78,6 +81,10 @@ function cellFor(key, model, view, columns) {
     : ["[" + row.rank_low + "\u2013" + row.rank_high + "]", row.rank_low + row.rank_high / 100];
   if (key === "group") return row.group === undefined ? ["-", null] : [row.group, row.group];
   if (key === "delta") return [signed(row.delta), row.delta];
+  if (key === "sensitivity") {
+    const s = sensitivity.get(model.model);
+    return s ? [s.heard + " of " + s.scored, s.heard] : ["-", null];
+  }
   if (key.startsWith("score:")) { const v = view.columns[key.slice(6)].models[model.model].score; return [fixed(v, 2), v]; }
   const fact = key.slice(5), v = model.facts[fact];
   return [FACT[fact](v), v];
@@ -107,6 +114,8 @@ function render() {
       if (state.sort && state.sort.key === key) th.setAttribute("aria-sort", state.sort.dir === 1 ? "ascending" : "descending");
     }
     if (key === "model") th.className = "model";
+    if (key === "sensitivity") th.title = visible("Sensitivity: the minimal pairs the model hears, of those scored, on "
+      + data.sensitivity.revision + " (the section below the board)");
     head.append(th);
   }
   table.tHead.replaceChildren(head);
@@ -153,6 +162,11 @@ function render() {
         }
         else if (type === "text") td.className = "text";
         if (key.startsWith("fact:") && m.facts.sources[key.slice(5)]) td.title = "from " + m.facts.sources[key.slice(5)];
+        if (key === "sensitivity" && sensitivity.has(m.model)) {
+          const pairs = Object.entries(sensitivity.get(m.model).pairs);
+          td.title = visible(pairs.map(([p, f]) => p + ": " + fixed(f.accuracy, 3) + " " + (f.reading || "")).join("; ")
+            + " (on " + data.sensitivity.revision + ")");
+        }
       }
       tr.append(td);
     });

@@ -1,0 +1,172 @@
+"""The leaderboard's Sensitivity (issue 45): every figure the page, its CSV and its plot show is the one the
+model's card on the Sensitivity revision states, read here from the cards without the page's code; the plot's
+robustness is the board's own delta; a folder that is not one revision's Sensitivity cards is one line; and in
+Chromium the board's column and the figure show, at desktop and phone widths."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hteb_contract.errors import HtebError
+from hteb_score.report.site.leaderboard_data import ALL, axis_deltas, leaderboard_data, read_facts
+from hteb_score.report.site.leaderboard_page import csv_text, render
+from hteb_score.report.site.sensitivity_board import figure_points, sensitivity_view
+from test_leaderboard_page import CARDS, FACTS, PAGE, SENSITIVITY, _open, _resize, _severe
+from test_report_html import browser  # noqa: F401  (the shared fixture)
+
+
+def _cards(folder: Path) -> dict[str, dict]:
+    """The folder's cards by model id, read as JSON."""
+    cards = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*/result_card.json"))]
+    return {c["model"]["model_id"]: c for c in cards}
+
+
+@pytest.fixture(scope="module")
+def data() -> dict:
+    return leaderboard_data(CARDS, read_facts(FACTS), SENSITIVITY)
+
+
+def _reading(figure: dict) -> str:
+    """What the card's figure says, from its interval (the card states `blind`; its side is the accuracy's)."""
+    low, high = figure["ci"]
+    assert figure["blind"] == (low <= 0.5 <= high)
+    return "blind" if figure["blind"] else "hears" if figure["accuracy"] > 0.5 else "inverted"
+
+
+def test_the_csv_holds_each_cards_pair_figures_as_the_card_states_them(data):
+    rows = [r for r in csv.DictReader(io.StringIO(csv_text(data))) if r["column"].startswith("sensitivity:")]
+    cards = _cards(SENSITIVITY)
+    expected = {
+        (model, f"sensitivity:{p['pair']}"): (p["accuracy"], *p["ci"], p["items"], _reading(p))
+        for model, card in cards.items()
+        for p in card["sensitivity"]["pairs"]
+    }
+    found = {
+        (r["model"], r["column"]): (
+            float(r["accuracy"]),
+            float(r["ci_low"]),
+            float(r["ci_high"]),
+            int(r["items"]),
+            r["reading"],
+        )
+        for r in rows
+    }
+    assert found == expected and len(rows) == len(expected) == 16  # 4 cards x 4 pairs
+    assert {r["dataset"] for r in rows} == {"sensitivity-1339"} and {r["score"] for r in rows} == {""}
+
+
+def test_the_board_counts_the_pairs_each_model_hears_and_says_which_it_ranks(data):
+    cards, board = _cards(SENSITIVITY), set(_cards(CARDS))
+    view = data["sensitivity"]
+    assert [m["model"] for m in view["models"]][-2:] == ["hteb:constant", "hteb:random"]  # chance rows last
+    for model in view["models"]:
+        readings = [_reading(p) for p in cards[model["model"]]["sensitivity"]["pairs"]]
+        assert (model["heard"], model["scored"]) == (readings.count("hears"), len(readings))
+        assert model["on_board"] == (model["model"] in board)
+    heard = {m["model"].split("/")[-1]: m["heard"] for m in view["models"]}
+    assert heard == {"all-MiniLM-L6-v2": 3, "paraphrase-MiniLM-L3-v2": 2, "hteb:constant": 0, "hteb:random": 0}
+
+
+def test_the_plots_robustness_is_the_boards_noise_delta_and_its_sensitivity_the_cards(data):
+    points = figure_points(data["sensitivity"], axis_deltas(data))
+    noise, sensitivity = _cards(CARDS), _cards(SENSITIVITY)
+    both = sorted(set(noise) & set(sensitivity))
+    assert len(points) == 4 * len(both) == 8  # every pair of every model on both, nothing else
+    for point in points:
+        aggregates = noise[point["model"]]["aggregates"]  # every card holds the board's 15 datasets
+        assert point["axis"] == "noise"
+        assert point["delta"] == pytest.approx(aggregates["per_axis"]["noise"] - aggregates["original"], abs=1e-9)
+        pair = next(p for p in sensitivity[point["model"]]["sensitivity"]["pairs"] if p["pair"] == point["pair"])
+        assert (point["accuracy"], point["ci"]) == (pair["accuracy"], pair["ci"])
+    assert data["views"][ALL]["columns"]["noise"]["models"].keys() >= set(both)
+
+
+def test_the_page_shows_each_figure_and_a_board_without_sensitivity_shows_none(data):
+    page = render(data)
+    assert 'id="sensitivity"' in page and "img-src data:" in page and "data:image/png;base64," in page
+    for card in _cards(SENSITIVITY).values():
+        for pair in card["sensitivity"]["pairs"]:
+            assert f"{pair['accuracy']:.3f} [{pair['ci'][0]:.3f}, {pair['ci'][1]:.3f}] {_reading(pair)}" in page
+    plain = leaderboard_data(CARDS, read_facts(FACTS))
+    assert plain["sensitivity"] is None
+    assert 'id="sensitivity"' not in render(plain) and "img-src" not in render(plain)
+    assert "accuracy,ci_low,ci_high,items,reading" in csv_text(plain).splitlines()[0]
+    assert not any(",sensitivity:" in line for line in csv_text(plain).splitlines())
+
+
+def _copy(folder: Path, into: Path, *, label: str | None = None, model: str | None = None) -> Path:
+    """A copy of a folder of cards, each card's revision label or model id replaced where asked."""
+    shutil.copytree(folder, into, ignore=shutil.ignore_patterns("parts*", "*.parquet", "mteb"))
+    for path in into.glob("*/result_card.json"):
+        card = json.loads(path.read_text(encoding="utf-8"))
+        if label is not None:
+            card["dataset"]["label"] = label
+        if model is not None:
+            card["model"]["model_id"] = model
+        path.write_text(json.dumps(card), encoding="utf-8")
+    return into
+
+
+@pytest.mark.parametrize(
+    "kind,expected",
+    [
+        ("noise cards", "has no Sensitivity figures"),
+        ("two revisions", "Sensitivity cards of 2 revisions"),
+        ("one model twice", "two Sensitivity cards of model"),
+        ("empty", "no result cards"),
+    ],
+)
+def test_a_folder_that_is_not_one_revisions_sensitivity_cards_is_one_line(tmp_path, run_cli, kind, expected):
+    if kind == "noise cards":
+        folder = CARDS
+    elif kind == "two revisions":
+        folder = _copy(SENSITIVITY, tmp_path / "two")
+        shutil.copytree(_copy(SENSITIVITY, tmp_path / "other", label="sensitivity-7") / "constant", folder / "c7")
+    elif kind == "one model twice":
+        folder = _copy(SENSITIVITY, tmp_path / "twice", model="org/same")
+    else:
+        folder = tmp_path / "empty"
+        folder.mkdir()
+    with pytest.raises(HtebError, match=expected):
+        sensitivity_view(folder, [])
+    out = tmp_path / "page" / "leaderboard.html"
+    code, _, err = run_cli("leaderboard", CARDS, "--facts", FACTS, "--sensitivity", folder, "--out", out)
+    assert code != 0 and expected in err and err.count("\n") == 1 and not out.parent.exists()
+
+
+BOARD_COLUMN = """
+const heads = Array.from(document.querySelectorAll("#board thead th"), (th) => th.textContent);
+const at = heads.indexOf("Pairs heard");
+const img = document.querySelector("#sensitivity ~ figure img");
+const r = img.getBoundingClientRect();
+return {
+  cells: Object.fromEntries(Array.from(document.querySelectorAll("#board tbody tr"),
+    (tr) => [tr.dataset.model, [tr.children[at].textContent, tr.children[at].title]])),
+  title: document.querySelectorAll("#board thead th")[at].title,
+  image: [img.complete && img.naturalWidth > 0, r.left >= 0 && r.right <= window.innerWidth + 1],
+};
+"""
+
+
+@pytest.mark.parametrize("width", [1400, 390], ids=["desktop", "phone"])
+def test_in_chromium_the_board_counts_the_pairs_heard_and_the_figure_shows(browser, data, width):  # noqa: F811
+    _resize(browser, width)
+    _open(browser, PAGE)
+    shown = browser.execute_script(BOARD_COLUMN)
+    assert _severe(browser) == []
+    view = {m["model"]: m for m in data["sensitivity"]["models"]}
+    for model in _cards(CARDS):
+        text, title = shown["cells"][model]
+        if model in view:
+            assert text == f"{view[model]['heard']} of {view[model]['scored']}"
+            assert "negation_flip: " in title and "sensitivity-1339" in title
+        else:
+            assert text == "-"  # not scored on the Sensitivity revision
+    assert shown["title"].startswith("Sensitivity: ") and "sensitivity-1339" in shown["title"]
+    assert shown["image"] == [True, True]  # drawn (the page's policy admits it) and within the screen's width
