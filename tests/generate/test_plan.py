@@ -73,6 +73,8 @@ def test_counts_and_tokens_of_one_real_sts_row_by_hand(shared_data, tmp_path):
         prompt_tokens=2 * (para + 7),
         output_tokens=2 * 7,
         prefill_tokens=2 * (7 + 4),
+        generation_output_tokens=2 * 7,  # no judge: all of it the generation's
+        generation_prefill_tokens=2 * (7 + 4),
     )
     # each text: expand 7 -> min(48, 4 x 7) = 28; summarise those 28 -> 0.5 x 28 = 14
     two_step = plan.costs[("STSBenchmark", "summarised_expansion")]
@@ -84,6 +86,8 @@ def test_counts_and_tokens_of_one_real_sts_row_by_hand(shared_data, tmp_path):
         prompt_tokens=2 * ((expand + 7) + (summ + 28)),
         output_tokens=2 * (28 + 14),
         prefill_tokens=2 * ((7 + 4) + (28 + 4)),
+        generation_output_tokens=2 * (28 + 14),
+        generation_prefill_tokens=2 * ((7 + 4) + (28 + 4)),
     )
     assert plan.total.generation == 6 and plan.decode_hours == pytest.approx((14 + 84) / 10 / 3600)
     assert plan.prefill_hours == pytest.approx((22 + 86) / PREFILL_TOKENS_PER_SECOND / 3600)
@@ -110,6 +114,11 @@ def test_the_judge_adds_three_requests_per_distinct_text(shared_data, tmp_path):
     shared = sum(_shared(c) for c in conversations)
     assert shared > 0 and paraphrasing.prefill_tokens == 2 * ((text + 4) + judge_prompt - shared)
     assert paraphrasing.output_tokens == 2 * (output + 2 + 2 + 1)  # two one-digit answers, one log-probability
+    # what a retry repeats: the generation's share alone, without the judge's
+    assert (paraphrasing.generation_output_tokens, paraphrasing.generation_prefill_tokens) == (
+        2 * output,
+        2 * (text + 4),
+    )
 
 
 def test_every_registered_dataset_has_statistics_and_sci_fact_counts_its_300_queries(tmp_path):
@@ -155,7 +164,7 @@ def _cli(*args: str, cwd) -> subprocess.CompletedProcess:
 def test_plan_prints_its_table_without_loading_torch_or_vllm(tmp_path, shared_data):
     done = _cli("plan", "--seed", "1339", "--by", "dataset", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
+    lines = done.stdout.split("\n\n| part |")[0].splitlines()  # the table; the range follows it
     assert lines[0] == (
         "| dataset | texts | distinct | generation requests | judge requests | prompt tokens | "
         "prefill tokens | output tokens |"
@@ -163,7 +172,7 @@ def test_plan_prints_its_table_without_loading_torch_or_vllm(tmp_path, shared_da
     assert len([line for line in lines if line.startswith("| ") and "**total**" not in line]) == 1 + len(SOURCES)
     hours = next(line for line in lines if line.startswith("GPU hours: "))
     assert "tokens / 5,500 tokens/s) + prefill " in hours and "tokens / 7,300 tokens/s)" in hours
-    assert lines[-1] == "LOADED []"
+    assert done.stdout.splitlines()[-1] == "LOADED []" and "| chunk tails |" in done.stdout
     local = _cli("plan", "--seed", "1339", "--profile", "cpu", "--data-dir", str(shared_data), cwd=tmp_path)
     assert local.returncode == 0 and "| STSBenchmark | paraphrasing |" in local.stdout, local.stderr
     assert local.stdout.splitlines()[-1] == "LOADED []"

@@ -331,6 +331,13 @@ def doctor(**kwargs: Any) -> None:
 @click.option("--max-tokens-ceiling", type=int, default=None, help="Most new tokens a step gets.")
 @click.option("--sample", type=int, default=None, help="Rows per language subset (cpu default 4).")
 @click.option("--max-texts", type=int, default=None, help="Cap on transformed texts per dataset (cpu default 8).")
+@click.option(
+    "--gpus",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="GPUs the run will use: the range's barriers and cold starts, and its wall-clock hours.",
+)
 def plan(
     seed: str,
     profile: str,
@@ -338,11 +345,13 @@ def plan(
     tokens_per_second: float,
     prefill_tokens_per_second: float,
     by: str,
+    gpus: int,
     **kwargs: Any,
 ) -> None:
     """Count a run's texts, LLM requests and tokens, and its GPU hours, without loading a model."""
     from hteb_generate.setup.config import build_config
     from hteb_generate.run.plan import make_plan
+    from hteb_generate.run.plan_range import render_range, run_shape
     from hteb_generate.sources.sources_table import SOURCES, lookup_source
 
     counts = counts or ("stats" if profile == "gpu" else "local")
@@ -352,7 +361,8 @@ def plan(
             kwargs["datasets"] = ",".join(n for n in SOURCES.names() if lookup_source(n).local)
     config = build_config(seed=seed, profile=profile, overrides=kwargs)
     rates = {"tokens_per_second": tokens_per_second, "prefill_tokens_per_second": prefill_tokens_per_second}
-    click.echo(make_plan(config, counts=counts, **rates).render(by))
+    found = make_plan(config, counts=counts, **rates)
+    click.echo(found.render(by) + "\n\n" + render_range(found, run_shape(config, gpus)))
 
 
 @cli.command()

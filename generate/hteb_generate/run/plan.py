@@ -80,6 +80,8 @@ class Cost:
     prompt_tokens: float = 0.0
     output_tokens: float = 0.0
     prefill_tokens: float = 0.0  # prompt tokens the prefix cache cannot serve: what is prefilled per request
+    generation_output_tokens: float = 0.0  # of those output tokens, the generation steps' (what a retry repeats)
+    generation_prefill_tokens: float = 0.0  # and of the prefilled ones
 
     def __add__(self, other: Cost) -> Cost:
         return Cost(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(Cost)))
@@ -137,6 +139,7 @@ class Estimator:
             shared += prefix
             text = min(cap, room.expected * text)
             output += text
+        generation_output, generation_prefill = output, prompt - shared
         judged = 0
         if self.cfg.judge_model is not None:
             (quality, q_prefix), (fluency, f_prefix), (parapluie, p_prefix) = self.judge_templates(transformation)
@@ -144,7 +147,16 @@ class Estimator:
             shared += q_prefix + f_prefix + p_prefix
             output += 2 * JUDGE_ANSWER + 1
             judged = 3
-        return Cost(0, 1, len(transformation.steps), judged, prompt, output, prompt - shared)
+        return Cost(
+            distinct=1,
+            generation=len(transformation.steps),
+            judge=judged,
+            prompt_tokens=prompt,
+            output_tokens=output,
+            prefill_tokens=prompt - shared,
+            generation_output_tokens=generation_output,
+            generation_prefill_tokens=generation_prefill,
+        )
 
 
 @dataclass(frozen=True)
@@ -219,7 +231,7 @@ class Plan:
         lines += [
             "",
             f"Counts: {self.counts}. LLM requests: {requests:,} ({total.generation:,} first-attempt generation steps, "
-            f"{total.judge:,} judge); retries are not counted.",
+            f"{total.judge:,} judge); retries are not counted here (the range below counts them).",
             f"GPU hours: {self.gpu_hours:,.1f} = decode {self.decode_hours:,.1f} "
             f"({round(total.output_tokens):,} output tokens / {self.tokens_per_second:,.0f} tokens/s) "
             f"+ prefill {self.prefill_hours:,.1f} "
