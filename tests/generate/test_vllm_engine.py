@@ -43,10 +43,12 @@ WORKER = textwrap.dedent(
         out.update(context_edge(engine, greedy, spec))
         out["cache_counts"] = [cached.calls, cached.hits]
         chunk = [ChatRequest(tuple(map(tuple, m)), 1.0, 0.95, 12, seed) for seed in range(8) for m in spec["greedy"]]
+        client = engine.llm.llm_engine.engine_core
+        core = getattr(client, "engine_core", None)  # InprocClient's EngineCore; none when it runs elsewhere
         out["scheduling"] = {
-            "client": type(engine.llm.llm_engine.engine_core).__name__,
+            "client": type(client).__name__,
             "kv_cache_blocks": engine.llm.llm_engine.vllm_config.cache_config.num_gpu_blocks,
-            "runs": [scheduled(engine, chunk) for _ in range(2)],
+            "runs": [scheduled(engine, core.scheduler, chunk) for _ in range(2)] if core else [],
         }
         workers = vllm_children()
         engine.close()
@@ -86,12 +88,11 @@ WORKER = textwrap.dedent(
             "mixed_logprobs": engine.next_token_logprobs([long.messages, judge], spec["candidates"]),
         }
 
-    def scheduled(engine, chunk):
+    def scheduled(engine, scheduler, chunk):
         """One call of `chunk` with every step's batch recorded from the in-process core's scheduler: the
         requests it had at its first step, each step's {request's position in the call: tokens scheduled}, and
         the texts. vLLM's request ids are the LLM's counter and 8 random characters (v1/engine/input_processor.py
         `assign_request_id`), so a request is named by its counter less the call's first."""
-        scheduler = engine.llm.llm_engine.engine_core.engine_core.scheduler
         schedule, steps, queued = scheduler.schedule, [], []
         def traced(*args, **kwargs):
             queued.append(scheduler.get_num_unfinished_requests())
@@ -236,9 +237,9 @@ def test_scheduling_is_in_process_and_one_chunk_twice_gives_the_same_batches_and
     scheduled in the same batches and give the same texts. A core in a process of its own (vLLM's default)
     fails the first check; requests added while the core already steps fail the second."""
     found = vllm_result["scheduling"]
+    assert found["client"] == "InprocClient" and found["kv_cache_blocks"] > 0
     first, second = found["runs"]
     chunk = 8 * len(GREEDY)
-    assert found["client"] == "InprocClient" and found["kv_cache_blocks"] > 0
     assert first["queued_at_first_step"] == second["queued_at_first_step"] == chunk
     assert first["steps"] == second["steps"] and len(first["steps"][0]) == chunk  # every request in one batch
     assert first["texts"] == second["texts"] and len(set(first["texts"])) > len(GREEDY)  # seeds drew apart
