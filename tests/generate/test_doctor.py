@@ -69,7 +69,8 @@ def test_a_ready_gpu_host_gets_one_summary_line(gpu_config):
     assert f"; {GEMMA}@main is {COMMIT} (from the Hub);" in summary
     assert "(set HTEB_HUB_REPO and HF_TOKEN to publish to the Hub)" in summary
     assert summary.endswith(
-        "a GPU regeneration reproduces only with this GPU model, --batch-size and an uninterrupted "
+        "scheduling is deterministic (vLLM's in-process engine core): a GPU regeneration reproduces only "
+        "with this GPU model, software, engine settings, KV cache size, --batch-size and an uninterrupted "
         "run (docs/reproducing.md)"
     )
 

@@ -42,12 +42,20 @@ WORKER = textwrap.dedent(
         out["cached_again"] = cached.chat(greedy)
         out.update(context_edge(engine, greedy, spec))
         out["cache_counts"] = [cached.calls, cached.hits]
-        cores = engine_cores()
+        chunk = [ChatRequest(tuple(map(tuple, m)), 1.0, 0.95, 12, seed) for seed in range(8) for m in spec["greedy"]]
+        client = engine.llm.llm_engine.engine_core
+        core = getattr(client, "engine_core", None)  # InprocClient's EngineCore; none when it runs elsewhere
+        out["scheduling"] = {
+            "client": type(client).__name__,
+            "kv_cache_blocks": engine.llm.llm_engine.vllm_config.cache_config.num_gpu_blocks,
+            "runs": [scheduled(engine, core.scheduler, chunk) for _ in range(2)] if core else [],
+        }
+        workers = vllm_children()
         engine.close()
         deadline = time.monotonic() + 30
-        while engine_cores() and time.monotonic() < deadline:
+        while vllm_children() and time.monotonic() < deadline:
             time.sleep(0.2)
-        out["engine_cores"] = [len(cores), len(engine_cores())]
+        out["vllm_children"] = [len(workers), len(vllm_children())]
         engine.close()  # a second close does nothing
         print("RESULT " + json.dumps(out))
 
@@ -80,8 +88,28 @@ WORKER = textwrap.dedent(
             "mixed_logprobs": engine.next_token_logprobs([long.messages, judge], spec["candidates"]),
         }
 
-    def engine_cores():
-        """This process's live children titled as vLLM titles its engine core (VLLM::EngineCore)."""
+    def scheduled(engine, scheduler, chunk):
+        """One call of `chunk` with every step's batch recorded from the in-process core's scheduler: the
+        requests it had at its first step, each step's {request's position in the call: tokens scheduled}, and
+        the texts. vLLM's request ids are the LLM's counter and 8 random characters (v1/engine/input_processor.py
+        `assign_request_id`), so a request is named by its counter less the call's first."""
+        schedule, steps, queued = scheduler.schedule, [], []
+        def traced(*args, **kwargs):
+            queued.append(scheduler.get_num_unfinished_requests())
+            batch = schedule(*args, **kwargs)
+            steps.append({rid.split("-")[0]: n for rid, n in batch.num_scheduled_tokens.items()})
+            return batch
+        scheduler.schedule = traced
+        try:
+            texts = engine.chat(chunk)
+        finally:
+            del scheduler.schedule
+        first = min(int(rid) for step in steps for rid in step)
+        steps = [sorted((int(rid) - first, n) for rid, n in step.items()) for step in steps if step]
+        return {"queued_at_first_step": queued[0], "steps": steps, "texts": texts}
+
+    def vllm_children():
+        """This process's live children titled as vLLM titles its processes (VLLM::Worker, VLLM::EngineCore)."""
         found = []
         for entry in Path("/proc").iterdir():
             try:
@@ -89,7 +117,7 @@ WORKER = textwrap.dedent(
                 title = (entry / "cmdline").read_bytes()
             except (OSError, IndexError):
                 continue
-            if int(stat[1]) == os.getpid() and stat[0] != "Z" and b"EngineCore" in title:
+            if int(stat[1]) == os.getpid() and stat[0] != "Z" and title.startswith(b"VLLM::"):
                 found.append(int(entry.name))
         return found
 
@@ -197,9 +225,24 @@ def test_a_prompt_the_context_cannot_hold_is_not_sent_and_the_rest_of_its_call_i
     assert skipped == {} and judged == pytest.approx(vllm_result["logprobs"][0], abs=1e-4)
 
 
-def test_close_ends_the_engine_core_process(vllm_result):
-    """One engine core ran beside the engine (vLLM's multiprocessing default); after close() none is left."""
-    assert vllm_result["engine_cores"] == [1, 0]
+def test_close_ends_the_model_worker_process(vllm_result):
+    """One vLLM process ran beside the engine (the model's worker; the core runs in the engine's process);
+    after close() none is left."""
+    assert vllm_result["vllm_children"] == [1, 0]
+
+
+def test_scheduling_is_in_process_and_one_chunk_twice_gives_the_same_batches_and_texts(vllm_result):
+    """The reproduction promise (docs/reproducing.md): with the engine core in the engine's process, every
+    request of a call is queued before the first step, so two calls of one chunk of sampled requests are
+    scheduled in the same batches and give the same texts. A core in a process of its own (vLLM's default)
+    fails the first check; requests added while the core already steps fail the second."""
+    found = vllm_result["scheduling"]
+    assert found["client"] == "InprocClient" and found["kv_cache_blocks"] > 0
+    first, second = found["runs"]
+    chunk = 8 * len(GREEDY)
+    assert first["queued_at_first_step"] == second["queued_at_first_step"] == chunk
+    assert first["steps"] == second["steps"] and len(first["steps"][0]) == chunk  # every request in one batch
+    assert first["texts"] == second["texts"] and len(set(first["texts"])) > len(GREEDY)  # seeds drew apart
 
 
 def test_cached_vllm_engine_answers_the_repeat_from_the_cache(vllm_result):
@@ -209,9 +252,22 @@ def test_cached_vllm_engine_answers_the_repeat_from_the_cache(vllm_result):
 
 # -- the arguments vLLM is started with (no vLLM needed) ------------------------------------------------------
 
+
 SETTINGS = dict(
     revision="main", tensor_parallel_size=1, gpu_memory_utilization=0.6, max_model_len=8192, dtype="auto", seed=0
 )
+
+
+def test_the_core_runs_in_the_engines_process_and_one_rank_in_a_worker_of_its_own():
+    """Deterministic scheduling rests on vLLM's in-process core (CORE_ENV); the model then still runs in a worker
+    process of its own for one rank ("mp": vLLM's CPU build supports no other, close() ends it), and more ranks
+    keep vLLM's choice (Ray's executor inside a placement group)."""
+    from hteb_generate.engine.vllm_engine import CORE_ENV, llm_args
+
+    assert CORE_ENV == {"VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
+    one = llm_args("m", model_id="m", **SETTINGS)
+    two = llm_args("m", model_id="m", **{**SETTINGS, "tensor_parallel_size": 2})
+    assert one["distributed_executor_backend"] == "mp" and "distributed_executor_backend" not in two
 
 
 def _config_folder(path, config) -> str:
@@ -243,6 +299,7 @@ def test_a_multimodal_model_is_started_text_only_and_a_text_model_as_it_is(tmp_p
         "enable_prefix_caching": True,
         "dtype": "auto",
         "seed": 0,
+        "distributed_executor_backend": "mp",
         "max_model_len": 8192,
         "language_model_only": True,
     }
@@ -278,3 +335,21 @@ def test_every_argument_is_one_vllm_takes_text_only_sets_every_modality_limit_to
     assert _get_head_dtype(config=Gemma3Config(), dtype=torch.bfloat16, runner_type="generate") == torch.bfloat16
     assert MultiModalConfig(language_model_only=args["language_model_only"]).get_limit_per_prompt("image") == 0
     assert MultiModalConfig().get_limit_per_prompt("image") > 0
+
+
+@pytest.mark.slow
+def test_vllm_reads_the_core_environment_as_an_in_process_core(monkeypatch):
+    """The oracle is the installed vLLM: under CORE_ENV its envs say no multiprocessing, the flag with which
+    LLMEngine.from_engine_args asks EngineCoreClient.make_client for the in-process client."""
+    pytest.importorskip("vllm")
+    import vllm.envs as envs
+
+    from hteb_generate.engine.vllm_engine import CORE_ENV
+
+    if hasattr(envs.__getattr__, "cache_clear"):
+        pytest.skip("vLLM's environment cache is on in this process (an in-process engine core ran here)")
+    monkeypatch.delenv("VLLM_ENABLE_V1_MULTIPROCESSING", raising=False)
+    assert envs.VLLM_ENABLE_V1_MULTIPROCESSING is True  # vLLM's default: a core process of its own
+    for name, value in CORE_ENV.items():
+        monkeypatch.setenv(name, value)
+    assert envs.VLLM_ENABLE_V1_MULTIPROCESSING is False

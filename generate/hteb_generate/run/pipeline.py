@@ -169,8 +169,11 @@ PARAPLUIE_DIGITS = 3
 
 
 def _rounded(value: float | None) -> float | None:
-    """Log-probabilities differ in the last bits with the batch they were computed in (padding,
-    kernel choice); rounding keeps the published bytes independent of batching."""
+    """Log-probabilities differ in their last bits between machines (CPU kernels, BLAS, threads) and, on a
+    GPU, by more with the batch they were computed in (which deterministic scheduling makes a function of
+    the chunk: engine/vllm_engine.py `CORE_ENV`). Rounding hides most such differences from the published
+    bytes, not one beside a rounding step, so `reproduce` compares ParaPLUIE within a tolerance
+    (docs/reproducing.md)."""
     return None if value is None else round(value, PARAPLUIE_DIGITS)
 
 

@@ -279,8 +279,9 @@ def _summary(cfg: GenerateConfig, facts: Facts, hosts: str, cache: str) -> str:
     hub = "" if cfg.store.startswith("hf://") else " (set HTEB_HUB_REPO and HF_TOKEN to publish to the Hub)"
     where = f"{cfg.store}{hub}" if cfg.publish else "nowhere"
     limits = (
-        "; a GPU regeneration reproduces only with this GPU model, --batch-size and an uninterrupted run "
-        "(docs/reproducing.md)"
+        "; scheduling is deterministic (vLLM's in-process engine core): a GPU regeneration reproduces only "
+        "with this GPU model, software, engine settings, KV cache size, --batch-size and an uninterrupted "
+        "run (docs/reproducing.md)"
         if cfg.engine == "vllm" and facts.gpus
         else ""
     )
