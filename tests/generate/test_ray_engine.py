@@ -158,6 +158,60 @@ def test_an_engine_start_up_failure_arrives_with_what_its_child_process_printed(
     )
 
 
+ROOT_CAUSE = "RuntimeError: CUDA error: an illegal memory access was encountered"
+
+
+def test_an_engine_that_dies_mid_run_reaches_the_driver_with_its_root_cause_and_its_log(ray_engine):
+    """vLLM's engine dying mid-run raises only a pointer ("See stack trace (above)") while the root cause is in
+    the worker's log on its node: the driver's one line carries the cause printed during that call (not an
+    earlier one) and the log's path and node."""
+    from hteb_contract.errors import HtebError
+    from hteb_generate.engine.ray_engine import RayEngine
+
+    def _dying_engine():
+        """An engine that dies in its second call as vLLM's does: its model worker, a child process, prints the root
+        cause into the worker's log and the engine raises only a pointer to it (v1/engine/exceptions.py)."""
+        from hteb_generate.engine.base import ChatResult
+
+        class Dying:
+            calls = 0
+
+            def chat_results(self, requests):
+                Dying.calls += 1
+                if Dying.calls == 1:
+                    child = "import sys; print('earlier: ValueError: a warning already handled', file=sys.stderr)"
+                else:
+                    child = (
+                        "import sys; print('ERROR [multiproc_executor.py:1] WorkerProc hit an exception.', "
+                        f"file=sys.stderr); print({ROOT_CAUSE!r}, file=sys.stderr)"
+                    )
+                subprocess.run([sys.executable, "-c", child], check=True)
+                if Dying.calls == 1:
+                    return [ChatResult("ok", "stop") for _ in requests]
+                raise RuntimeError("EngineCore encountered an issue. See stack trace (above) for the root cause.")
+
+            def close(self):
+                pass
+
+        return Dying()
+
+    engine = RayEngine(_dying_engine, model_id="m", revision="r", address="local", workers=1, resources={"num_cpus": 0})
+    try:
+        assert [r.text for r in engine.chat_results(_requests()[:2])] == ["ok", "ok"]
+        with pytest.raises(HtebError) as died:
+            engine.chat_results(_requests()[:2])
+    finally:
+        engine.close()
+    line = str(died.value)
+    assert "\n" not in line and line.startswith(
+        "RuntimeError: EngineCore encountered an issue. See stack trace (above) for the root cause. "
+        f"(its engine printed: {ROOT_CAUSE}); the whole log: "
+    )
+    log = Path(line.split("; the whole log: ")[1].rsplit(" on node ", 1)[0])
+    assert log.is_file() and ROOT_CAUSE in log.read_text(encoding="utf-8", errors="replace")
+    assert line.endswith(f" on node {os.uname().nodename}")
+
+
 def test_workers_no_node_can_hold_are_refused_at_once_naming_the_resources(ray_engine):
     message = _refused(partial(os._exit, 1), resources={"num_gpus": 1})
     assert message.startswith(

@@ -15,7 +15,9 @@ vLLM's model worker runs in a child process that logs its real error ("Free memo
 and the parent raises only a pointer to it ("WorkerProc initialization failed ... See stack trace for
 root cause.", v1/executor/multiproc_executor.py), while Ray
 keeps a worker's output in its log files (`log_to_driver=False`), so the worker captures what its
-engine prints while it starts and hands the last error line back.
+engine prints while it starts and hands the last error line back. An engine that dies mid-run raises a
+pointer too ("EngineCore encountered an issue. See stack trace (above) ..."): the worker reads the last
+error line its log gained during the call, and the driver's one line names it with the log's path and node.
 
 Scheduling: the workers must each fit on one node (an actor's GPUs are one node's), so the count
 is checked against every node's resources before any starts. Their resources are then reserved
@@ -45,6 +47,7 @@ import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from hteb_contract.common.escape import visible
@@ -70,6 +73,8 @@ MAX_RESTARTS = 3  # a killed worker is restarted and its chunk retried this many
 PLACE_TIMEOUT_S = float(os.environ.get("HTEB_RAY_PLACE_TIMEOUT_S", 600))
 #: How long the placed workers may take to load their engines (a 27B model loads in minutes).
 START_TIMEOUT_S = float(os.environ.get("HTEB_RAY_START_TIMEOUT_S", 3600))
+#: How much of a worker's log an engine call's failure reads for its root cause (the end of what it printed).
+LOG_TAIL_BYTES = 1 << 20
 #: A Python error's last line, as a child process's traceback or a logger prints it.
 ERROR_LINE = re.compile(r"\b([A-Za-z_][\w.]*(?:Error|Exception)): (.+)$")
 
@@ -114,12 +119,58 @@ class EngineWorker:
         self.engine.close()
 
     def chat_results(self, index: int, requests: Sequence[ChatRequest]) -> tuple[int, list[ChatResult]]:
-        return index, self.engine.chat_results(requests)
+        return index, self._call(self.engine.chat_results, requests)
 
     def next_token_logprobs(
         self, index: int, conversations: Sequence[Conversation], candidates: Sequence[str]
     ) -> tuple[int, list[dict[str, float]]]:
-        return index, self.engine.next_token_logprobs(conversations, candidates)
+        return index, self._call(self.engine.next_token_logprobs, conversations, candidates)
+
+    @staticmethod
+    def _call(method: Callable[..., Any], *args: Any) -> Any:
+        """An engine call whose failure reaches the driver on one line with its root cause: vLLM's engine raises
+        only a pointer to it ("EngineCore encountered an issue. See stack trace (above) for the root cause.",
+        v1/engine/exceptions.py `EngineDeadError`) while its model worker, a child process, printed the real
+        error into this worker's log, which Ray keeps on the worker's node. So the error carries the last error
+        line printed into that log since the call began, and the log's path and node. An HtebError is the
+        engine's own one-line refusal and passes as it is."""
+        log = worker_log()
+        start = log.stat().st_size if log is not None else 0
+        try:
+            return method(*args)
+        except HtebError:
+            raise
+        except Exception as err:
+            raise HtebError(engine_failure(err, log, start)) from None
+
+
+def worker_log() -> Path | None:
+    """The file this process's standard error goes to: a Ray worker's log file under its session's `logs`
+    (Ray writes a worker's output to files there; `log_to_driver=False` keeps it there), which the engine's
+    child processes inherit. None where standard error is no regular file (a terminal, a pipe)."""
+    try:
+        target = Path(os.readlink("/proc/self/fd/2"))
+    except OSError:
+        return None
+    return target if target.is_absolute() and target.is_file() else None
+
+
+def engine_failure(err: BaseException, log: Path | None, start: int) -> str:
+    """One line for an engine call that failed: the error's own first line, the last error line printed into
+    `log` from byte `start` on where it says more, and where the whole log is (path and node)."""
+    import socket
+
+    first = (str(err).strip().splitlines() or [""])[0]
+    line = f"{type(err).__name__}: {first}"
+    if log is None:
+        return visible(line)
+    with open(log, "rb") as file:
+        file.seek(start)
+        printed = file.read()[-LOG_TAIL_BYTES:].decode("utf-8", "replace")
+    cause = last_error(printed)
+    if cause and cause not in first:
+        line += f" (its engine printed: {cause})"
+    return visible(f"{line}; the whole log: {log} on node {socket.gethostname()}")
 
 
 @contextlib.contextmanager
@@ -140,7 +191,7 @@ def _captured(into: Any) -> Iterator[None]:
 
 
 def last_error(printed: str) -> str | None:
-    """The last "SomeError: message" line of what an engine printed while it started."""
+    """The last "SomeError: message" line of what an engine printed (while it started, or during a call)."""
     found = [
         m.group(1).rsplit(".", 1)[-1] + ": " + m.group(2).strip()
         for line in printed.splitlines()
@@ -268,6 +319,8 @@ class RayEngine(Engine):
         try:
             yield
         except exceptions.RayTaskError as err:  # the engine itself failed: its own error, once
+            if isinstance(err.cause, HtebError):  # one line already (the worker's refusal): without Ray's traceback
+                raise err.cause from None
             raise err.as_instanceof_cause() from None
         except exceptions.OutOfMemoryError as err:
             raise HtebError(
