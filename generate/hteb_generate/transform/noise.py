@@ -207,7 +207,7 @@ def numerise_text_script(text: str, rng: np.random.Generator, language: str | No
     written in the text's script only (a Latin name in a Hebrew text stays)."""
     script = text_script(text)
     digits = _script_numerals_of(script) if script else {}
-    if not digits:
+    if script is None or not digits:
         return text
     units = clusters(text)
     hits = [i for i in _words_of(units, script) if units[i] in digits]
