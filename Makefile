@@ -148,7 +148,8 @@ bench: install
 # table (tests/models.py MODELS, each under its Hub id; or FINDINGS_MODELS) and every dataset of the revision (or FINDINGS_DATASETS),
 # its part gzipped into FINDINGS_DOCS/parts as it finishes (a stopped run goes on where it stopped); then
 # `make findings`. Commit the new parts as they come: a run too long for one sitting is split this way.
-# NOISE_RULES picks the revision: 1 is noise-SEED (the published findings), 2 is noise2-SEED (every script, issue 34).
+# NOISE_RULES picks the revision: 1 is noise-SEED (the published findings), 2 is noise2-SEED (every script, issue 34),
+# 3 is noise3-SEED (grapheme clusters and the text's script, issue 46).
 # A later revision carries each unit of CARRY_FROM's committed findings whose data it reads the same (`hteb-score
 # carry`, against a rebuild of CARRY_FROM kept out of MANIFEST.md) and scores only the units whose texts changed.
 # noise-SEED as MANIFEST.md cites it predates today's item format: today's build of it reads the same texts under

@@ -17,6 +17,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hteb_contract.errors import HtebError, StoreError
 from hteb_contract.revision import Revision
@@ -413,3 +415,28 @@ def test_reproduce_a_noise_revision_this_version_made(shared_data, monkeypatch, 
             store="s",
             machine={"data_dir": str(shared_data)},
         )
+
+
+#: Datasets a data folder of one's own may hold some of (each small at --max-texts 2).
+FOLDER_DATASETS = ["STS16", "MasakhaNEWS", "SemRel2024", "IsiZuluNews", "TwitterSemEval2015", "SciFact"]
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sets(st.sampled_from(FOLDER_DATASETS), min_size=1, max_size=2), st.sampled_from(["2", "3"]))
+def test_a_noise_revision_reproduces_from_the_data_folder_that_made_it(shared_data, tmp_path_factory, held, rules):
+    """A data folder holding only some of the registry's datasets makes a Noise revision of those (every rules
+    version), and `reproduce` rebuilds it from that very folder (issue 46: it asked for every registry dataset,
+    since the rule-only rebuild took its stand-in model settings from the cpu profile's sample datasets)."""
+    root = tmp_path_factory.mktemp("folder")
+    for name in held:
+        (root / "data").mkdir(exist_ok=True)
+        (root / "data" / name).symlink_to(shared_data / name)
+    overrides = {"data_dir": str(root / "data"), "store": f"file://{root / 'store'}", "max_texts": 2}
+    run = {"cache_dir": str(root / "c"), "noise_rules": rules, "manifest_md": str(root / "MANIFEST.md")}
+    config = build_config(seed="1339", profile="noise", overrides={**overrides, **run})
+    assert config.datasets == tuple(sorted(held)) and config.label == f"noise{rules}-1339"
+    pipeline.run(config, log=lambda m: None)
+    report = root / "report.json"
+    arguments = ["--store", overrides["store"], "--revision", config.label, "--data-dir", overrides["data_dir"]]
+    assert _main("reproduce", *arguments, "--cache-dir", str(root / "c2"), "--json", str(report)) == 0
+    assert json.loads(report.read_text())["reproduced"] is True

@@ -72,8 +72,10 @@ def rebuild_config(
         **content,
     }
     if not any(not is_rule(t) for t in content.get("transformations", ())):
-        # Rules only: the manifest leaves the model settings out (they decide nothing); the profile's stand in.
-        defaults = asdict(build_config(seed="1", profile=profile, overrides={"data_dir": values["data_dir"]}))
+        # Rules only: the manifest leaves the model settings out (they decide nothing); the profile's stand in,
+        # built on the revision's own datasets (a data folder holding only those is the folder that made it).
+        given = {"data_dir": values["data_dir"], "datasets": ",".join(content.get("datasets", ()))}
+        defaults = asdict(build_config(seed="1", profile=profile, overrides=given))
         values = {**{k: defaults[k] for k in LLM_SETTINGS}, **values}
     missing = sorted(
         n for n, f in names.items() if n not in values and f.default is MISSING and f.default_factory is MISSING

@@ -26,6 +26,15 @@ text version 2 gives exactly version 1's output; the other three rules are versi
 table declares where they do not apply (no case: random_capitalisation and the casing half of
 punctuation_casing_loss change nothing).
 
+Version 3 (issue 46) picks and edits extended grapheme clusters (hteb_generate.transform.graphemes),
+never a code point inside one, and never joins two clusters into one: ``character_deletion`` deletes every
+10th non-space cluster, ``random_capitalisation`` upper-cases 25% of the clusters, ``keyboard_typos``
+draws once per cluster and moves its first code point (the key typed first) to a neighbouring key,
+``punctuation_casing_loss`` drops punctuation clusters whole; an edit that would join its neighbours
+is not made. ``numerisation`` edits only the words of the text's script (the script of most of its
+letters, as docs/noise.md says), with that script's digits. On text whose clusters are single code
+points and whose words share one script (plain English), version 3 gives version 2's output.
+
 >>> numerisation("A good idea", None)
 'A g00d 1d34'
 >>> character_deletion("abcdefghijklmnopqrstu", None)
@@ -50,11 +59,12 @@ from hteb_contract.common import yaml_input
 from hteb_contract.common.registry import Registry
 from hteb_contract.errors import HtebError
 from hteb_contract.specs.noise_scripts import TABLE_PATH as NOISE_SCRIPTS_PATH
-from hteb_contract.specs.noise_scripts import adjacency, noise_scripts
+from hteb_contract.specs.noise_scripts import adjacency, noise_scripts, text_script
 from hteb_contract.sources import SourceDataset
 from hteb_contract.specs.transformations import is_pair_rule, transformation_table
 
 from hteb_generate.transform import sensitivity
+from hteb_generate.transform.graphemes import clusters, rewrite, stays_apart
 from hteb_generate.transform.keyboards import key_neighbours
 from hteb_generate.seeding import derive_int
 
@@ -66,14 +76,15 @@ Perturbation = Callable[[str, np.random.Generator, "str | None"], str]
 RULE_SETS: dict[str, Registry[Perturbation]] = {
     "1": Registry("noise perturbation (rules version 1)"),
     "2": Registry("noise perturbation (rules version 2)"),
+    "3": Registry("noise perturbation (rules version 3)"),
 }
-#: The version a new revision is made with.
+#: The version a new revision is made with (version 3 is opt-in until a revision of it is published: docs/noise.md).
 CURRENT_RULES = "2"
 #: The version of a revision whose config names none (those made before versions: noise-1339).
 FIRST_RULES = "1"
 #: The noise profile's label stem per rules version (label = STEM-SEED): a published label never moves, so a
 #: new version publishes under a new one (noise-1339 is version 1's, noise2-1339 version 2's).
-RULE_LABELS = {"1": "noise", "2": "noise2"}
+RULE_LABELS = {"1": "noise", "2": "noise2", "3": "noise3"}
 PERTURBATIONS: Registry[Perturbation] = RULE_SETS[CURRENT_RULES]
 
 CAPITALISED_SHARE = 0.25
@@ -85,11 +96,11 @@ QWERTY_NEIGHBOURS = adjacency(QWERTY_ROWS)
 
 
 def _both(name: str) -> Callable[[Perturbation], Perturbation]:
-    """A rule whose definition is the same in every version."""
+    """A rule whose definition is the same in versions 1 and 2 (version 3 edits grapheme clusters)."""
 
     def wrap(function: Perturbation) -> Perturbation:
-        for rules in RULE_SETS.values():
-            rules.add(name, function)
+        for version in ("1", "2"):
+            RULE_SETS[version].add(name, function)
         return function
 
     return wrap
@@ -165,6 +176,99 @@ def keyboard_typos_by_script(text: str, rng: np.random.Generator, language: str 
 def punctuation_casing_loss(text: str, rng: np.random.Generator, language: str | None = None) -> str:
     stripped = "".join(c for c in text.lower() if not unicodedata.category(c).startswith("P"))
     return re.sub(r"\s+", " ", stripped).strip()
+
+
+@RULE_SETS["3"].register("random_capitalisation")
+def capitalise_clusters(text: str, rng: np.random.Generator, language: str | None = None) -> str:
+    """round(25%) of the clusters upper-cased, where the upper case is one cluster."""
+    units = clusters(text)
+    count = round(CAPITALISED_SHARE * len(units))
+    drawn = rng.choice(len(units), size=count, replace=False) if count else ()
+    return rewrite(units, sorted(drawn), _upper)
+
+
+def _upper(unit: str, before: str, after: str) -> str | None:
+    upper = unit.upper()
+    return upper if len(clusters(upper)) == 1 else None
+
+
+@RULE_SETS["3"].register("character_deletion")
+def delete_clusters(text: str, rng: np.random.Generator, language: str | None = None) -> str:
+    """Every 10th cluster not starting with white space deleted (word boundaries stay), unless deleting it would
+    join its neighbours into one cluster."""
+    units = clusters(text)
+    counted = [i for i, unit in enumerate(units) if not unit[0].isspace()]
+    return rewrite(units, counted[DELETION_PERIOD - 1 :: DELETION_PERIOD], lambda unit, before, after: "")
+
+
+@RULE_SETS["3"].register("numerisation")
+def numerise_text_script(text: str, rng: np.random.Generator, language: str | None = None) -> str:
+    """Each cluster that is a letter of the text's script with a look-alike digit -> that digit, in the words
+    written in the text's script only (a Latin name in a Hebrew text stays)."""
+    script = text_script(text)
+    digits = _script_numerals_of(script) if script else {}
+    if script is None or not digits:
+        return text
+    units = clusters(text)
+    hits = [i for i in _words_of(units, script) if units[i] in digits]
+    return rewrite(units, hits, lambda unit, before, after: digits[unit])
+
+
+def _words_of(units: list[str], script: str) -> list[int]:
+    """The positions of the clusters of `units` inside words (runs of clusters not starting with white space)
+    whose script is `script`."""
+    found: list[int] = []
+    word: list[int] = []
+    for position, unit in enumerate([*units, " "]):
+        if not unit[0].isspace():
+            word.append(position)
+            continue
+        if word and text_script("".join(units[i] for i in word)) == script:
+            found += word
+        word = []
+    return found
+
+
+@cache
+def _script_numerals_of(script: str) -> dict[str, str]:
+    return dict(noise_scripts().scripts[script].digits or {}) if script in noise_scripts().scripts else {}
+
+
+@RULE_SETS["3"].register("keyboard_typos")
+def typo_clusters(text: str, rng: np.random.Generator, language: str | None = None) -> str:
+    """Version 2's draws, one per cluster: a hit cluster's first code point (the key typed first) moves to a
+    neighbouring key of its script's keyboard, the marks typed after it kept, where that stays one cluster."""
+    units = clusters(text)
+    hits = rng.random(len(units)) < TYPO_RATE
+
+    def typo(unit: str, before: str, after: str) -> str | None:
+        options = [near + unit[1:] for near in key_neighbours(unit[0], language)]
+        options = [o for o in options if len(clusters(o)) == 1 and stays_apart(before, o, after)]
+        return options[rng.integers(len(options))] if options else None
+
+    return rewrite(units, np.flatnonzero(hits), typo)
+
+
+@RULE_SETS["3"].register("punctuation_casing_loss")
+def strip_clusters(text: str, rng: np.random.Generator, language: str | None = None) -> str:
+    """Lower-cased, every cluster starting with punctuation dropped whole, runs of white space clusters collapsed
+    to one space (none at either end); a drop that would join its neighbours is not made."""
+    units = clusters(text.lower())
+    punctuation = [i for i, unit in enumerate(units) if unicodedata.category(unit[0]).startswith("P")]
+    runs = _space_runs(clusters(rewrite(units, punctuation, lambda unit, before, after: "")))
+    spaces = [i for i, unit in enumerate(runs) if unit.isspace()]
+    return rewrite(runs, spaces, lambda unit, before, after: " " if before and after else "")
+
+
+def _space_runs(units: list[str]) -> list[str]:
+    """`units` with each run of white space clusters joined into one unit."""
+    runs: list[str] = []
+    for unit in units:
+        if runs and unit.isspace() and runs[-1].isspace():
+            runs[-1] += unit
+        else:
+            runs.append(unit)
+    return runs
 
 
 def perturb(name: str, text: str, *, key: tuple, language: str | None = None, rules: str = CURRENT_RULES) -> str:
