@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hteb_contract.common.output_set import write_together
+from hteb_contract.common.output_set import NAME_BYTES, staged_name, write_together
 from hteb_contract.errors import HtebError
 
 NAMES = ["page.html", "page.csv", "notes.md"]
@@ -109,3 +109,40 @@ def test_what_a_writer_killed_before_its_journal_left_is_removed_and_the_old_set
     write_together({tmp_path / "notes.md": "x"})
     assert (tmp_path / "page.html").read_text() == "old page"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.md", "page.html"]
+
+
+#: Name characters of 1 to 4 bytes in UTF-8 (no "/" or NUL).
+name_chars = st.sampled_from(["a", "Z", "-", ".", "\u00e9", "\u0915", "\u4e2d", "\U0001f600"])
+
+
+def _name(chars: list[str], limit: int) -> str:
+    """`chars` joined, cut to at most `limit` bytes at a character's end."""
+    name = ""
+    for char in chars:
+        if len((name + char).encode()) > limit:
+            break
+        name += char
+    return name
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    stem=st.lists(name_chars, min_size=60, max_size=255),
+    limit=st.integers(150, NAME_BYTES - 5),  # the longest end is 5 bytes
+    ends=st.lists(st.sampled_from(["1.csv", "2.csv", "x.md", "y.md"]), min_size=2, max_size=3, unique=True),
+    texts=st.lists(texts, min_size=3, max_size=3),
+)
+def test_targets_with_long_names_that_begin_alike_are_written_each_as_itself(
+    tmp_path_factory, stem, limit, ends, texts
+):
+    """Targets whose names reach the 255 bytes a name may hold, and begin alike up to there, stage under names
+    that fit and differ (a cut name alone would stage two targets as one file, losing one)."""
+    folder = tmp_path_factory.mktemp("long")
+    base = _name(stem, limit)
+    files = {folder / (base + end): text for end, text in zip(ends, texts)}
+    write_together(files)
+    assert {p.name: p.read_text(encoding="utf-8") for p in folder.iterdir()} == {p.name: t for p, t in files.items()}
+    staged = [staged_name(p.name, 4_194_304) for p in files]
+    assert len(set(staged)) == len(staged) and all(
+        len(n.encode("utf-8", "surrogateescape")) <= NAME_BYTES for n in staged
+    )

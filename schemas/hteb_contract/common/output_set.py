@@ -1,7 +1,8 @@
 """An output set written together: files that say one thing (a page and its CSV) are replaced all at once, so
 a reader finds the old set or the new, never the page of new cards beside the CSV of old ones.
 
-Each file is written in full beside its target first (`.<name>.<pid>.set.tmp`), then a journal
+Each file is written in full beside its target first (`.<name>.<pid>.set.tmp`, a long name cut to fit with a
+digest of the whole: `staged_name`), then a journal
 (`.hteb-set.<pid>.json`) names the renames, and the renames run with Ctrl-C held back. A run killed between
 them (SIGKILL, power) leaves the journal: the next write in that folder finishes the renames first (the new
 set, whole), and removes what a dead writer left before its journal. An output that is one of the command's
@@ -11,6 +12,7 @@ through (its target replaced, the link kept).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -24,6 +26,10 @@ from hteb_contract.errors import HtebError
 
 _JOURNAL = re.compile(r"\.hteb-set\.(\d+)\.json")
 _TEMP = re.compile(r"\..+\.(\d+)\.set\.tmp")
+#: The most bytes a file name may hold (NAME_MAX on Linux and macOS), and how much of a long target's name its
+#: staged file keeps (room for the digest, the pid and the suffix, and for `atomic_write_text`'s own temporary).
+NAME_BYTES = 255
+CUT_BYTES = 160
 
 
 def write_together(files: Mapping[Path, str], *, inputs: Sequence[Path] = ()) -> None:
@@ -47,7 +53,7 @@ def write_together(files: Mapping[Path, str], *, inputs: Sequence[Path] = ()) ->
     staged: dict[str, str] = {}
     try:
         for path, target in targets.items():
-            temp = target.with_name(f".{target.name}.{pid}.set.tmp")
+            temp = target.with_name(staged_name(target.name, pid))
             mode = new_file_mode(target)
             atomic_write_text(temp, files[path])
             os.chmod(temp, mode)
@@ -59,6 +65,17 @@ def write_together(files: Mapping[Path, str], *, inputs: Sequence[Path] = ()) ->
             Path(written).unlink(missing_ok=True)
         raise
     _finish(journal, staged)
+
+
+def staged_name(name: str, pid: int) -> str:
+    """The name a target `name` is staged under: `.<name>.<pid>.set.tmp`; where that would pass the 255 bytes a
+    name may hold, the name cut and a digest of the whole put after it, so two long targets of one set that
+    begin alike are never staged as one file."""
+    whole = f".{name}.{pid}.set.tmp"
+    if len(os.fsencode(whole)) <= NAME_BYTES:
+        return whole
+    digest = hashlib.sha256(os.fsencode(name)).hexdigest()[:16]
+    return f".{os.fsdecode(os.fsencode(name)[:CUT_BYTES])}~{digest}.{pid}.set.tmp"
 
 
 def recover(folder: Path) -> None:
