@@ -22,8 +22,6 @@ from hteb_score.report.formatting import column_label, number
 from hteb_score.report.site.sensitivity_tables import sensitivity_cards
 from hteb_score.scoring.sensitivity import reading
 
-#: How the page and the figure mark each reading.
-READINGS = ("hears", "blind", "inverted")
 #: A model's colour in the figure, in the table's order (then grey for chance rows).
 COLOURS = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#1f78b4")
 
