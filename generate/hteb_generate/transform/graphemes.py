@@ -9,8 +9,8 @@ edit may join its neighbours (deleting the letter between a virama and a consona
 between two regional indicators a flag), which splits a cluster too: an edit is kept only where every
 cluster around it stays its own (`stays_apart`).
 
->>> clusters("e\\u0301t\\u00e9 \\U0001F1EB\\U0001F1F7")
-['é', 't', 'é', ' ', '🇫🇷']
+>>> [len(c) for c in clusters("e\\u0301t\\u00e9 \\U0001F1EB\\U0001F1F7")]  # code points per cluster
+[2, 1, 1, 1, 2]
 >>> stays_apart("\\U0001F1EB", "", "\\U0001F1F7"), stays_apart("a", "", "b")
 (False, True)
 """

@@ -217,7 +217,7 @@ def test_each_rule_alone(name, tmp_path_factory):
     page = Markup(f'<p title="{html_text(name)}">{html_text(name)}</p>')
     assert page.tags == [("p", "title"), ("/p",)] and "".join(page.text) == visible(name, keep="\n\t")
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", terminal(name))
-    figure = plots._figure(1, 1)
+    figure = plots.new_figure(1, 1)
     figure.subplots().set_title(plot_label(name))
     figure.canvas.draw()
     folder = tmp_path_factory.getbasetemp()
