@@ -12,13 +12,16 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from hteb_contract.common.escape import html_text
 from hteb_contract.errors import HtebError
 from hteb_score.report.site.leaderboard_data import ALL, axis_deltas, leaderboard_data, read_facts
 from hteb_score.report.site.leaderboard_page import csv_text, render
 from hteb_score.report.site.sensitivity_board import figure_points, sensitivity_view
 from test_leaderboard_page import CARDS, FACTS, PAGE, SENSITIVITY, _open, _resize, _severe
-from test_report_html import browser  # noqa: F401  (the shared fixture)
+from test_report_html import EVIL, browser  # noqa: F401  (the shared fixture)
 
 
 def _cards(folder: Path) -> dict[str, dict]:
@@ -170,3 +173,20 @@ def test_in_chromium_the_board_counts_the_pairs_heard_and_the_figure_shows(brows
             assert text == "-"  # not scored on the Sensitivity revision
     assert shown["title"].startswith("Sensitivity: ") and "sensitivity-1339" in shown["title"]
     assert shown["image"] == [True, True]  # drawn (the page's policy admits it) and within the screen's width
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.sampled_from([EVIL, "a*b_c`d|e", "org/good\u202e1.0v-ledom", "x\\y <&>"]) | st.text(min_size=1))
+def test_a_model_name_is_shown_in_the_section_as_html_text_not_as_markdown(tmp_path_factory, name):
+    """The section's names are the card's, escaped for HTML once (never Markdown's backslashes on a page)."""
+    folder = tmp_path_factory.mktemp("named")
+    for model in ("constant", "paraphrase-MiniLM-L3-v2"):  # the second on the board too: the figure has a point
+        shutil.copytree(SENSITIVITY / model, folder / model, ignore=shutil.ignore_patterns("*.parquet", "mteb"))
+    path = folder / "constant" / "result_card.json"
+    card = json.loads(path.read_text(encoding="utf-8"))
+    card["model"]["model_id"] = "org/" + name.replace("/", "_")
+    path.write_text(json.dumps(card), encoding="utf-8")
+    data = {**leaderboard_data(CARDS, {}), "sensitivity": sensitivity_view(folder, [])}
+    shown = next(m["name"] for m in data["sensitivity"]["models"] if m["kind"] == "chance")
+    assert shown.endswith(Path(card["model"]["model_id"]).name)  # as the card names it, unescaped
+    assert f'<th scope="row" class="model">{html_text(shown)}</th>' in render(data)

@@ -55,7 +55,7 @@ def sensitivity_view(folder: Path, board_models: Sequence[str]) -> dict[str, Any
         models.append(
             {
                 "model": row.model,
-                "name": row.name,
+                "name": row.plain,  # the page's template and the plot escape it for their formats
                 "kind": "chance" if row.chance else "model",
                 "on_board": row.model in board_models,
                 "pairs": figures,

@@ -29,11 +29,12 @@ from hteb_score.scoring.model_scores import ModelScores
 class SensitivityRow:
     """One model's card: the name its rows show (a chance row's labelled) and its `sensitivity` block."""
 
-    name: str
+    name: str  # for Markdown
     block: Mapping[str, Any]
     chance: bool
     model: str = ""  # the card's model id
     revision: str = ""  # the label of the dataset revision the card scored
+    plain: str = ""  # the name unescaped, for a page or a plot to escape its own way
 
 
 def sensitivity_cards(folder: Path) -> list[SensitivityRow]:
@@ -44,13 +45,15 @@ def sensitivity_cards(folder: Path) -> list[SensitivityRow]:
     if missing:
         raise HtebError(f"{missing[0]}: the card has no Sensitivity figures (not scored on a Sensitivity revision)")
     chance = chance_rows(models)
+    plain = {m.model: row_name(Path(m.model).name, chance.get(m.model)) for m in models}
     rows = [
         SensitivityRow(
-            md_text(row_name(Path(m.model).name, chance.get(m.model))),
+            md_text(plain[m.model]),
             (m.card or {})["sensitivity"],
             m.model in chance,
             m.model,
             (m.card or {})["dataset"]["label"],
+            plain[m.model],
         )
         for m in models
     ]
