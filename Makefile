@@ -75,13 +75,15 @@ $(VENV)/.installed-cpu: $(SOURCES)
 
 # CUDA build: generate[gpu] pins vLLM, which pins its own CUDA torch; nothing else is preinstalled.
 # gpu_host.py (standard library only) first: Python 3.11-3.14, a GPU, driver 580+ for torch's CUDA 13.0
-# build and compute capability 7.5+, each said in one line before the multi-GB install (docs/gpu.md).
+# build and compute capability 7.5+, each said in one line before the multi-GB install (docs/gpu.md); then
+# FlashInfer's precompiled kernels (vLLM's `download-kernels`), so no engine start compiles them.
 $(GPU_VENV)/.installed-gpu: $(SOURCES)
 	$(call refuse_other_build,$(GPU_VENV),cpu)
 	@$(PYTHON) generate/hteb_generate/setup/gpu_host.py
 	$(PYTHON) -m venv $(GPU_VENV)
 	$(GPU_VENV)/bin/python -m pip install -q --upgrade pip
 	$(GPU_VENV)/bin/python -m pip install -q $(GPU_SET)
+	$(GPU_VENV)/bin/vllm download-kernels || echo "note: vllm download-kernels failed: each engine start builds FlashInfer's kernels (docs/gpu.md)"
 	touch $@
 
 # ruff (lint, then the format check: `ruff format .` writes the format) and mypy first ([tool.ruff], [tool.mypy] in

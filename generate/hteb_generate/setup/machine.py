@@ -50,6 +50,10 @@ class Facts:
     hf_refs: Mapping[str, str] = field(default_factory=dict)  # "model_id@branch" -> commit, from the cache
     env: Mapping[str, str] = field(default_factory=dict)  # the variables of ENV_NAMES that are set
     ray: str | None = None  # the installed Ray version (None: not installed)
+    flashinfer: str | None = None  # the installed FlashInfer (flashinfer-python, vLLM's attention kernels)
+    #: its precompiled kernels, "DISTRIBUTION VERSION" (flashinfer-jit-cache or flashinfer-cubin, what `vllm
+    #: download-kernels` installs); None: none, so each engine start compiles or downloads what it needs
+    flashinfer_kernels: str | None = None
     pins: Mapping[str, Pin] = field(default_factory=dict)  # "model_id@branch" -> its commit, resolved once (pins.py)
 
     def pinned(self, spec: ModelSpec) -> ModelSpec:
@@ -99,6 +103,18 @@ def _vllm() -> tuple[str | None, str | None]:
     return str(vllm.__version__), None
 
 
+#: FlashInfer's precompiled kernels, by distribution, the fuller first (vLLM's `download-kernels` installs the
+#: JIT cache where FlashInfer publishes one for the CUDA version, else the cubins)
+KERNEL_DISTRIBUTIONS = ("flashinfer-jit-cache", "flashinfer-cubin")
+
+
+def _flashinfer_kernels() -> str | None:
+    for distribution in KERNEL_DISTRIBUTIONS:
+        if (version := _version_of(distribution)) is not None:
+            return f"{distribution} {version}"
+    return None
+
+
 def _hf_cache(root: Path) -> tuple[frozenset[str], dict[str, str]]:
     """Downloaded snapshots and branch refs of every model in the hub cache."""
     snapshots: set[str] = set()
@@ -141,4 +157,6 @@ def probe() -> Facts:
         hf_refs=refs,
         env={k: os.environ[k] for k in ENV_NAMES if k in os.environ},
         ray=_version_of("ray"),
+        flashinfer=_version_of("flashinfer-python"),
+        flashinfer_kernels=_flashinfer_kernels(),
     )

@@ -48,6 +48,15 @@ def confidence_interval(effect: Mapping[str, Any]) -> str:
     return f"[{low}, {high}]{coverage_note(effect.get('ci_confidence'))}"
 
 
+def share_interval(ci: Sequence[float] | None, digits: int = 3) -> str:
+    """A share's interval as every page prints it, "[0.412, 0.588]"; "-" for none (a figure of ties alone).
+
+    >>> share_interval([0.4123, 0.5877]), share_interval(None)
+    ('[0.412, 0.588]', '-')
+    """
+    return "-" if ci is None else f"[{number(ci[0], digits)}, {number(ci[1], digits)}]"
+
+
 def count(n: int, noun: str) -> str:
     """ "1 model", "3 models"."""
     return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from hteb_contract.common.escape import html_text
@@ -141,6 +141,30 @@ def test_a_folder_that_is_not_one_revisions_sensitivity_cards_is_one_line(tmp_pa
     out = tmp_path / "page" / "leaderboard.html"
     code, _, err = run_cli("leaderboard", CARDS, "--facts", FACTS, "--sensitivity", folder, "--out", out)
     assert code != 0 and expected in err and err.count("\n") == 1 and not out.parent.exists()
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(renamed=st.lists(st.sampled_from(sorted(p.name for p in SENSITIVITY.iterdir() if p.is_dir())), unique=True))
+@example(renamed=["all-MiniLM-L6-v2", "paraphrase-MiniLM-L3-v2"])  # every real model elsewhere: no figure
+@example(renamed=[])
+def test_sensitivity_cards_of_models_not_on_the_board_keep_their_table_without_a_figure(tmp_path_factory, renamed):
+    """Only the figure needs a model on both: where the folder's real models are not on the board (renamed here;
+    chance rows are on no board), the page still shows each card's figures, says why there is no plot, and
+    admits no image; as soon as one model is on both, the plot is back."""
+    folder = _copy(SENSITIVITY, tmp_path_factory.mktemp("elsewhere") / "cards")
+    board = set(_cards(CARDS))
+    for name in renamed:
+        path = folder / name / "result_card.json"
+        card = json.loads(path.read_text(encoding="utf-8"))
+        card["model"]["model_id"] = f"elsewhere/{name}"
+        path.write_text(json.dumps(card), encoding="utf-8")
+    data = leaderboard_data(CARDS, read_facts(FACTS), folder)
+    page, shared = render(data), board & set(_cards(folder))
+    for card in _cards(folder).values():
+        for pair in card["sensitivity"]["pairs"]:
+            assert f"{pair['accuracy']:.3f} [{pair['ci'][0]:.3f}, {pair['ci'][1]:.3f}] {_reading(pair)}" in page
+    assert ("data:image/png;base64," in page) == ("img-src data:" in page) == bool(shared)
+    assert ("no figure of robustness against sensitivity" in page) == (not shared)
 
 
 BOARD_COLUMN = """

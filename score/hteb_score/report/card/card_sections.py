@@ -9,6 +9,7 @@ from statistics import mean
 from typing import Any
 
 from hteb_contract.common.escape import md_text
+from hteb_score.report.formatting import share_interval
 from hteb_score.scoring.sensitivity import reading
 
 
@@ -58,11 +59,6 @@ def item_measures_lines(block: Mapping[str, Any] | None) -> list[str]:
     return lines
 
 
-def _interval(figure: Mapping[str, Any]) -> str:
-    ci = figure["ci"]
-    return "-" if ci is None else f"[{_cell(ci[0])}, {_cell(ci[1])}]"
-
-
 def _heard(figure: Mapping[str, Any]) -> str:
     """What the figure says (`reading`), as the card prints it."""
     found = reading(figure)
@@ -91,12 +87,12 @@ def sensitivity_lines(block: Mapping[str, Any] | None) -> list[str]:
     for figure in block["pairs"]:
         lines.append(
             f"| **{md_text(figure['pair'])}** | all | {figure['items']} | {_cell(figure['accuracy'])} "
-            f"| {_interval(figure)} | {_cell(figure['detectable'])} | {_cell(figure['margin'])} | {_heard(figure)} |"
+            f"| {share_interval(figure['ci'])} | {_cell(figure['detectable'])} | {_cell(figure['margin'])} | {_heard(figure)} |"
         )
         for row in (r for r in block["datasets"] if r["pair"] == figure["pair"]):
             lines.append(
                 f"| {md_text(row['pair'])} | {md_text(row['dataset'])} | {row['items']} | {_cell(row['accuracy'])} "
-                f"| {_interval(row)} | {_cell(row['detectable'])} | {_cell(row['margin'])} | {_heard(row)} |"
+                f"| {share_interval(row['ci'])} | {_cell(row['detectable'])} | {_cell(row['margin'])} | {_heard(row)} |"
             )
     return lines
 

@@ -78,14 +78,13 @@ def published_tables(published: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def sensitivity_section(data: Mapping[str, Any]) -> dict[str, Any] | None:
     """The page's Sensitivity section (None where no Sensitivity cards were given): its table's headings and
-    rows, and the robustness-against-sensitivity figure as a data: URL with its drawn size and its text."""
+    rows, and the robustness-against-sensitivity figure as a data: URL with its drawn size and its text (None
+    where no model of the Sensitivity cards is on the board: the table still says what each one hears)."""
     view = data["sensitivity"]
     if view is None:
         return None
     points = figure_points(view, axis_deltas(data))
-    png = sensitivity_figure(view, points)
-    width, height = png_size(png)
-    return {
+    section = {
         "revision": view["revision"],
         "headings": ["Model", *(p["label"] for p in view["pairs"]), "Pairs heard", "On the board"],
         "rows": [
@@ -100,6 +99,14 @@ def sensitivity_section(data: Mapping[str, Any]) -> dict[str, Any] | None:
             }
             for m in view["models"]
         ],
+        "figure": None,
+    }
+    if not points:  # no model of these cards is on the board: its table stands, with nothing to plot it against
+        return section
+    png = sensitivity_figure(view, points)
+    width, height = png_size(png)
+    return {
+        **section,
         "figure": "data:image/png;base64," + base64.b64encode(png).decode("ascii"),
         "width": round(width * CSS_DPI / DPI),
         "height": round(height * CSS_DPI / DPI),
@@ -123,7 +130,7 @@ def render(data: Mapping[str, Any]) -> str:
         title=TITLE,
         scripts=SCRIPTS,
         styles=STYLES,
-        images=sensitivity is not None,
+        images=sensitivity is not None and sensitivity["figure"] is not None,
         sensitivity=sensitivity,
         counted=count(n_models, "model") + beside,
         n_datasets=len(data["datasets"]),

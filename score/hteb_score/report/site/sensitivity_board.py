@@ -18,7 +18,7 @@ from typing import Any
 from hteb_contract.common.escape import plot_label
 from hteb_contract.errors import HtebError
 from hteb_score.report.compare.plots import new_figure, png_bytes
-from hteb_score.report.formatting import column_label, number
+from hteb_score.report.formatting import column_label, number, share_interval
 from hteb_score.report.site.sensitivity_tables import sensitivity_cards
 from hteb_score.scoring.sensitivity import reading
 
@@ -74,8 +74,7 @@ def cell(figure: Mapping[str, Any] | None) -> str:
     """A pair's figure as the page's table prints it: accuracy [low, high] and its reading."""
     if figure is None or figure["accuracy"] is None:
         return "-"
-    ci = figure["ci"]
-    interval = "" if ci is None else f" [{number(ci[0], 3)}, {number(ci[1], 3)}]"
+    interval = "" if figure["ci"] is None else f" {share_interval(figure['ci'])}"
     return f"{number(figure['accuracy'], 3)}{interval} {figure['reading'] or ''}".strip()
 
 

@@ -20,7 +20,7 @@ from hteb_contract.common.escape import md_text
 from hteb_contract.errors import HtebError
 from hteb_score.report.compare.chance import chance_rows, row_name
 from hteb_score.report.compare.inputs import load_folder
-from hteb_score.report.formatting import md_row, number
+from hteb_score.report.formatting import md_row, number, share_interval
 from hteb_score.scoring.sensitivity import reading
 from hteb_score.scoring.model_scores import ModelScores
 
@@ -71,7 +71,7 @@ def _reading(figure: Mapping[str, Any] | None) -> str:
         return "-"
     cell = number(figure["accuracy"], 3)
     if figure["ci"] is not None:
-        cell += f" [{number(figure['ci'][0], 3)}, {number(figure['ci'][1], 3)}]"
+        cell += f" {share_interval(figure['ci'])}"
     return cell if figure["blind"] in (True, None) else f"**{cell}**"
 
 
