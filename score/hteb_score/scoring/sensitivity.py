@@ -40,9 +40,9 @@ over datasets (STSBenchmark shares sentences with STS12-16) likewise.
 
 Per (pair, dataset, language), per (pair, dataset) and per pair over every dataset (items pooled, seeds pooled),
 then `overall`: the mean of the pairs' accuracies; `top1_flip` per (pair, dataset) and (pair, dataset, language)
-of a retrieval dataset, absent where its rows lack it (a part written before it was recorded). The block stands apart from the task scores: a drop of a task
-score under a meaning-changing rule is the model listening, never fragility, and the Sensitivity axis is never in
-the HTEB total.
+of a retrieval dataset, absent where its rows lack it (a part written before it was recorded). The block stands
+apart from the task scores: a drop of a task score under a meaning-changing rule is the model listening, never
+fragility, and the Sensitivity axis is never in the HTEB total.
 
 >>> pair = ("negation_flip", "negation_contraction")
 >>> rows = [item_row(str(i), "D", pair, 1, "eng", 0.98, 0.91, 0.6) for i in range(9)]
