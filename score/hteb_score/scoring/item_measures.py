@@ -51,6 +51,7 @@ from hteb_score.stats.ranking import spearman_rho
 if TYPE_CHECKING:  # annotations only
     from hteb_contract.sources import SourceDataset
     from hteb_score.encoding.encoder import EmbeddingTable
+    from hteb_score.encoding.embed import Embed
     from hteb_score.evaluators.base import Evaluator
     from hteb_score.scoring.data import Variant
 
@@ -176,6 +177,15 @@ def baseline(variants: Sequence[Variant], original: SourceDataset | None, table:
     return Baseline(language, {lang: None if d is None else round(d, DRIFT_DECIMALS) for lang, d in drift.items()})
 
 
+def corpus_embeddings(variant: Variant, embed: Embed, documents: dict[str, np.ndarray]) -> np.ndarray:
+    """The embeddings of the corpus `variant` searches (the run's, read from its table), kept in `documents` by
+    dataset: every variant of a retrieval dataset and its minimal pairs search the same one."""
+    name = variant.dataset.info.name
+    if name not in documents:
+        documents[name] = np.asarray(embed([doc_text(d) for d in variant.dataset.tables["corpus"]], "document"))
+    return documents[name]
+
+
 def top_k(queries: np.ndarray, documents: np.ndarray, k: int = TOP_K) -> list[frozenset[int]]:
     """The indices of the k documents of highest cosine with each query (ties: the earlier document)."""
     docs = _unit(documents.astype(np.float64)).T
@@ -244,11 +254,7 @@ def measure_variant(
         cosine[rows] = cosines(a, b)
         if task_type(info.task_type).searches_corpus and prompt == "query":
             documents = {} if documents is None else documents
-            if info.name not in documents:
-                documents[info.name] = np.asarray(
-                    embed([doc_text(d) for d in variant.dataset.tables["corpus"]], "document")
-                )
-            docs = documents[info.name]
+            docs = corpus_embeddings(variant, embed, documents)
             for at, before, after in zip(rows, top_k(a, docs), top_k(b, docs)):
                 top10[at] = before != after
     out = VariantItems()

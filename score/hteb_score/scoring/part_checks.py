@@ -145,7 +145,8 @@ def _same(a: float | None, b: float | None) -> bool:
 
 
 def _check_sensitivity(unit: Any, where: str) -> None:
-    """A unit's minimal-pair rows name a rule it scored, and their cosines are numbers from -1 to 1."""
+    """A unit's minimal-pair rows name a rule it scored, their cosines are numbers from -1 to 1, and their top-1
+    outcomes are both true or false (a retrieval query) or both absent."""
     scored = {r.transformation for r in unit.scores}
     for row in unit.sensitivity:
         if row["pair"] not in scored:
@@ -154,3 +155,9 @@ def _check_sensitivity(unit: Any, where: str) -> None:
             value = row[column]
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1.0 - 1e-6 <= value <= 1.0 + 1e-6:
                 raise HtebError(f"{where}: sensitivity {column} {value!r} is not a cosine (a number from -1 to 1)")
+        tops = (row["twin_keeps_top1"], row["changed_keeps_top1"])
+        if tops != (None, None) and not all(isinstance(top, bool) for top in tops):
+            raise HtebError(
+                f"{where}: sensitivity twin_keeps_top1, changed_keeps_top1 are {tops!r}, not both true or false "
+                "(a retrieval query) or both null"
+            )

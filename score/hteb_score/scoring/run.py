@@ -170,7 +170,7 @@ def score_variants(
             if any(v.pair is not None for v in variants):  # a collapsed model too: it hears nothing, 0.5
                 lap("evaluate_s")
                 known = base or Baseline({} if unchanged is None else text_languages(unchanged), {})
-                sensitivity.extend(pair_rows(variants, table, known))
+                sensitivity.extend(pair_rows(variants, table, known, documents))
                 lap("item_measures_s")
             # let this dataset go before the next one is read, not after
             del variants, variant, texts, unchanged, documents, dataset_context, base

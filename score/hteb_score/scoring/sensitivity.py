@@ -27,10 +27,22 @@ over datasets (STSBenchmark shares sentences with STS12-16) likewise.
   measures' baseline, reported beside): in units of the distance to an unrelated text, so it compares across
   models whatever the width of their cone.
 
+- `top1_flip` (retrieval datasets only; NevIR's question asked of the same items): the original query's top-1
+  document over the whole corpus (cosine, exact, as `item_measures.top_k` finds it: similarities equal to
+  SIMILARITY_DECIMALS decimals tie, and a tie goes to the document earlier in the corpus) is found; an item flips
+  correctly when the twin's top-1 is still that document and the changed query's is not. Its `share`, the exact
+  (Clopper-Pearson) interval of it, and its two parts: `twin_keeps` (the twin's top-1 is the original's) and
+  `changed_loses` (the changed query's is not). Chance is not 0.5 but about 0: a model of random vectors keeps a
+  top-1 for the twin about once in the corpus size, and a constant model (every document a tie) never loses one.
+  It asks whether the change of meaning moves the answer and the change of form does not, not whether the new
+  answer is right (the changed query has no judgements; in SciFact a claim and its negation share their
+  evidence), so `accuracy` stays the primary figure.
+
 Per (pair, dataset, language), per (pair, dataset) and per pair over every dataset (items pooled, seeds pooled),
-then `overall`: the mean of the pairs' accuracies. The block stands apart from the task scores: a drop of a task
-score under a meaning-changing rule is the model listening, never fragility, and the Sensitivity axis is never in
-the HTEB total.
+then `overall`: the mean of the pairs' accuracies; `top1_flip` per (pair, dataset) and (pair, dataset, language)
+of a retrieval dataset, absent where its rows lack it (a part written before it was recorded). The block stands
+apart from the task scores: a drop of a task score under a meaning-changing rule is the model listening, never
+fragility, and the Sensitivity axis is never in the HTEB total.
 
 >>> pair = ("negation_flip", "negation_contraction")
 >>> rows = [item_row(str(i), "D", pair, 1, "eng", 0.98, 0.91, 0.6) for i in range(9)]
@@ -52,7 +64,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import stats
 
-from hteb_score.scoring.item_measures import Baseline, cosines, prompt_of
+from hteb_contract.tasks import task_type
+from hteb_score.scoring.item_measures import SIMILARITY_DECIMALS, Baseline, corpus_embeddings, cosines, prompt_of, top_k
 
 if TYPE_CHECKING:  # annotations only
     from hteb_score.encoding.encoder import EmbeddingTable
@@ -66,7 +79,17 @@ CONFIDENCE = 0.95
 ALPHA = 0.05
 POWER = 0.8
 #: The columns of an item row (what a part stores, in this order).
-COLUMNS = ("item", "pair", "seed", "language", "kept_cosine", "changed_cosine", "baseline_drift")
+COLUMNS = (
+    "item",
+    "pair",
+    "seed",
+    "language",
+    "kept_cosine",
+    "changed_cosine",
+    "baseline_drift",
+    "twin_keeps_top1",
+    "changed_keeps_top1",
+)
 METHOD = {
     "item": "a distinct (original, changed, twin) triple with its prompt, of a text both rules of a minimal pair "
     "edited (the changed rule and its meaning-keeping twin, same span): a repeated text counts once; seeds pooled",
@@ -80,6 +103,12 @@ METHOD = {
     "margin": "mean of c(original, twin) - c(original, changed), c = (cos - b) / (1 - b) with b the model's mean "
     "cosine between unrelated original texts of the item's dataset and language (`baseline`)",
     "overall": "mean of the pairs' accuracies",
+    "top1_flip": "retrieval datasets: share of items whose twin query's top-1 document (cosine over the whole "
+    f"corpus; similarities equal to {SIMILARITY_DECIMALS} decimals tie, the earlier corpus document first) is the "
+    "original query's and whose changed query's is not, with its exact (Clopper-Pearson) interval; twin_keeps, "
+    "changed_loses: the two parts' shares. Chance is about 0, not 0.5 (a model of random vectors rarely keeps a "
+    "top-1 for the twin; a constant model never loses one). It asks whether the answer moves, not whether the "
+    "new one is right: accuracy stays the primary figure",
 }
 
 
@@ -98,8 +127,10 @@ def item_row(
     kept: float,
     changed: float,
     baseline_drift: float | None,
+    top1: tuple[bool, bool] | None = None,
 ) -> dict[str, Any]:
-    """One item's cosines with its original: under the twin (`kept`) and under the changed rule."""
+    """One item's cosines with its original: under the twin (`kept`) and under the changed rule; `top1` (a
+    retrieval query): whether the twin's top-1 document and the changed query's are the original's."""
     return {
         "item": item,
         "dataset": dataset,
@@ -109,12 +140,37 @@ def item_row(
         "kept_cosine": round(float(kept), DECIMALS),
         "changed_cosine": round(float(changed), DECIMALS),
         "baseline_drift": baseline_drift,
+        "twin_keeps_top1": None if top1 is None else bool(top1[0]),
+        "changed_keeps_top1": None if top1 is None else bool(top1[1]),
     }
 
 
-def pair_rows(variants: Sequence[Variant], table: EmbeddingTable, base: Baseline) -> list[dict[str, Any]]:
+def top1_kept(
+    original: np.ndarray, twin: np.ndarray, changed: np.ndarray, documents: np.ndarray
+) -> list[tuple[bool, bool]]:
+    """Per query (rows of the three in step): whether the twin's top-1 document and the changed query's are the
+    original's, by cosine over every row of `documents` (`item_measures.top_k`: similarities equal to
+    SIMILARITY_DECIMALS decimals tie, and a tie goes to the earlier document, so the answer is the same on every
+    machine).
+
+    >>> docs = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])  # documents 0 and 2 tie on every query: 0 is first
+    >>> top1_kept(np.array([[1.0, 0.1]]), np.array([[2.0, 0.0]]), np.array([[0.1, 1.0]]), docs)
+    [(True, False)]
+    """
+    first = top_k(original, documents, 1)
+    return [
+        (kept == found, moved == found)
+        for found, kept, moved in zip(first, top_k(twin, documents, 1), top_k(changed, documents, 1))
+    ]
+
+
+def pair_rows(
+    variants: Sequence[Variant], table: EmbeddingTable, base: Baseline, documents: dict[str, np.ndarray]
+) -> list[dict[str, Any]]:
     """Every item that both rules of a minimal pair edited, among one dataset's `variants`, with both cosines
-    (embeddings the run already holds: nothing is embedded again)."""
+    and, for a retrieval query, whether each edit keeps the original's top-1 document (embeddings the run already
+    holds: nothing is embedded again; `documents`: the corpus embeddings by dataset, shared with the per-item
+    measures)."""
     found = {(v.transformation, v.seed): v for v in variants if v.pair is not None and v.items}
     rows: list[dict[str, Any]] = []
     for (name, seed), changed in found.items():
@@ -135,12 +191,15 @@ def pair_rows(variants: Sequence[Variant], table: EmbeddingTable, base: Baseline
             o = np.asarray(embed([changed.items.original_text[at] for _, at, _ in picked], prompt))
             c = np.asarray(embed([changed.items.transformed_text[at] for _, at, _ in picked], prompt))
             k = np.asarray(embed([twin.items.transformed_text[other] for _, _, other in picked], prompt))
-            for (ref, at, other), kept, moved in zip(picked, cosines(o, k), cosines(o, c)):
+            tops: list[tuple[bool, bool] | None] = [None] * len(picked)
+            if task_type(changed.dataset.info.task_type).searches_corpus and prompt == "query":
+                tops = list(top1_kept(o, k, c, corpus_embeddings(changed, embed, documents)))
+            for (ref, at, other), kept, moved, top1 in zip(picked, cosines(o, k), cosines(o, c), tops):
                 language = base.language.get(ref)
                 drift = base.drift.get(language) if language else None
                 texts = (changed.items.original_text[at], changed.items.transformed_text[at])
                 key = item_key(prompt, *texts, twin.items.transformed_text[other])
-                rows.append(item_row(key, changed.dataset.info.name, pair, seed, language, kept, moved, drift))
+                rows.append(item_row(key, changed.dataset.info.name, pair, seed, language, kept, moved, drift, top1))
     return rows
 
 
@@ -223,6 +282,32 @@ def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
+def top1_flip(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The top-1 flip of some items, each counted once: their count, the share that flip correctly (the twin
+    keeps the original's top-1 document, the changed query does not) with its exact interval, and the two parts'
+    shares; None where no item has the top-1s (not a retrieval query, or a part written before they were)."""
+    known = [r for r in distinct(rows) if r["twin_keeps_top1"] is not None]
+    if not known:
+        return None
+    keeps = np.array([r["twin_keeps_top1"] for r in known], dtype=bool)
+    loses = ~np.array([r["changed_keeps_top1"] for r in known], dtype=bool)
+    flips = int(np.sum(keeps & loses))
+    found = stats.binomtest(flips, len(known)).proportion_ci(confidence_level=CONFIDENCE, method="exact")
+    return {
+        "items": len(known),
+        "share": round(flips / len(known), 6),
+        "ci": [round(float(found.low), 6), round(float(found.high), 6)],
+        "twin_keeps": round(float(keeps.mean()), 6),
+        "changed_loses": round(float(loses.mean()), 6),
+    }
+
+
+def _with_flip(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A (pair, dataset[, language]) figure: `summarise`, and `top1_flip` where its items have one."""
+    flip = top1_flip(rows)
+    return {**summarise(rows), **({} if flip is None else {"top1_flip": flip})}
+
+
 def reading(figure: Mapping[str, Any]) -> str | None:
     """What a figure says: "blind" where its interval holds 0.5, else "hears" or "inverted" by which way its
     accuracy leans; None where it was not scored (no items)."""
@@ -251,11 +336,11 @@ def sensitivity_block(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any] | Non
         "overall": round(float(np.mean(accuracies)), 6) if accuracies else None,
         "pairs": [{"pair": pair, **figure} for pair, figure in pairs.items()],
         "datasets": [
-            {"pair": pair, "dataset": dataset, **summarise(items)}
+            {"pair": pair, "dataset": dataset, **_with_flip(items)}
             for (pair, dataset), items in sorted(_grouped(rows, "pair", "dataset").items())
         ],
         "languages": [
-            {"pair": pair, "dataset": dataset, "language": language, **summarise(items)}
+            {"pair": pair, "dataset": dataset, "language": language, **_with_flip(items)}
             for (pair, dataset, language), items in sorted(
                 _grouped(rows, "pair", "dataset", "language").items(), key=lambda kv: tuple(map(str, kv[0]))
             )

@@ -94,6 +94,31 @@ def sensitivity_lines(block: Mapping[str, Any] | None) -> list[str]:
                 f"| {md_text(row['pair'])} | {md_text(row['dataset'])} | {row['items']} | {_cell(row['accuracy'])} "
                 f"| {share_interval(row['ci'])} | {_cell(row['detectable'])} | {_cell(row['margin'])} | {_heard(row)} |"
             )
+    return lines + _top1_flip_lines(block)
+
+
+def _top1_flip_lines(block: Mapping[str, Any]) -> list[str]:
+    """The retrieval datasets' top-1 flips (NevIR's question), per pair and dataset; none where no row has one."""
+    rows = [r for r in block["datasets"] if "top1_flip" in r]
+    if not rows:
+        return []
+    lines = [
+        "",
+        "Retrieval queries: top-1 flip = the share of items whose twin query's top-1 document is still the "
+        "original's while the changed query's is not (cosine over the whole corpus; a tie goes to the earlier "
+        "document), with its 95% exact interval and its two parts. Chance is about 0, not 0.5 (a model of random "
+        "vectors rarely keeps a top-1 for the twin); it asks whether the answer moves, not whether the new one is "
+        "right, so the accuracy above stays the primary figure.",
+        "",
+        "| pair | dataset | items | top-1 flip | 95% CI | twin keeps | changed loses |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        flip = row["top1_flip"]
+        lines.append(
+            f"| {md_text(row['pair'])} | {md_text(row['dataset'])} | {flip['items']} | {_cell(flip['share'])} "
+            f"| {_interval(flip)} | {_cell(flip['twin_keeps'])} | {_cell(flip['changed_loses'])} |"
+        )
     return lines
 
 
