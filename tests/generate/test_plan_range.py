@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -69,6 +70,11 @@ def test_each_part_is_its_stated_basis_worked_out_by_hand():
     alone = 3.35e12 / 16.3e9
     assert found["chunk tails"].low == pytest.approx(3 * 30 / alone / hour)  # a mean request writes 30 tokens
     assert found["chunk tails"].high == pytest.approx((3 + 4) * 4096 / alone / hour)
+    # one engine in this process streams a stage's chunks: a tail per stage, 2 first-attempt ones, 3 x 2 in all
+    streamed = {p.name: p for p in parts(_plan(), replace(SHAPE, gpus=1))}["chunk tails"]
+    assert streamed.low == pytest.approx(2 * 30 / alone / hour)
+    assert streamed.high == pytest.approx(3 * 2 * 4096 / alone / hour)
+    assert "2 first-attempt stages" in streamed.rests_on and "every attempt's stages (6)" in streamed.rests_on
     # 3 + 8 chunks in all (30,000 judge requests); 2 x 3 + 3 stages, each waiting a mean chunk on 3 other GPUs
     total = 350_000 / 5500 / hour + 3e6 / 7300 / hour
     assert found["barriers"].low == 0 and found["barriers"].high == pytest.approx(9 * 3 * total / 11)

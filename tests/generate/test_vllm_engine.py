@@ -41,6 +41,7 @@ WORKER = textwrap.dedent(
         }
         out["cached_again"] = cached.chat(greedy)
         out.update(context_edge(engine, greedy, spec))
+        out["streaming"] = streaming(engine, greedy, spec, words(out["edge"] + 5))
         out["cache_counts"] = [cached.calls, cached.hits]
         chunk = [ChatRequest(tuple(map(tuple, m)), 1.0, 0.95, 12, seed) for seed in range(8) for m in spec["greedy"]]
         client = engine.llm.llm_engine.engine_core
@@ -59,11 +60,12 @@ WORKER = textwrap.dedent(
         engine.close()  # a second close does nothing
         print("RESULT " + json.dumps(out))
 
+    def words(n):
+        return (("user", "word " * n),)
+
     def context_edge(engine, greedy, spec):
         """Prompts around the context's length (1024 tokens): which the engine sends, which vLLM refuses alone,
         and a call holding one that does not fit beside two that do."""
-        def words(n):
-            return (("user", "word " * n),)
         def tokens(n):
             text = engine.tokenizer.apply_chat_template([{"role": "user", "content": "word " * n}],
                                                         add_generation_prompt=True, tokenize=False)
@@ -82,11 +84,64 @@ WORKER = textwrap.dedent(
         mixed = engine.chat_results([greedy[0], long, greedy[2]])
         judge = tuple(map(tuple, spec["judge"][0]))
         return {
+            "edge": edge,
             "edge_fits": engine.fits([words(n) for n in sizes]),
             "edge_refused_by_vllm": refused,
             "mixed": [[r.text, r.finish_reason] for r in mixed],
             "mixed_logprobs": engine.next_token_logprobs([long.messages, judge], spec["candidates"]),
         }
+
+    def streaming(engine, greedy, spec, long):
+        """Chunks of sampled requests of varied lengths (the greedy ones name their places; the second chunk holds
+        a prompt too long for the context, the last nothing else) fed as one stream twice, with every enqueueing
+        and step recorded; a stream left after its first chunk; and each chunk answered alone."""
+        chunks = [
+            [greedy[k]] + [ChatRequest(greedy[i % 3].messages, 1.0, 0.95, 3 + 4 * ((k + i) % 6), 10 * k + i)
+                           for i in range(5)]
+            for k in range(3)
+        ]
+        chunks[1].insert(2, ChatRequest(long, 0.0, 1.0, 8, 7))
+        chunks.append([ChatRequest(long, 0.0, 1.0, 8, 7)])
+        def rows(results):
+            return [[r.text, r.finish_reason] for r in results]
+        runs = []
+        for _ in range(2):
+            got, events = recorded(engine, lambda: list(engine.chat_results_many(chunks)))
+            runs.append({"yielded": [[index, rows(results)] for index, results in got], "events": events})
+        stream = engine.chat_results_many(chunks)
+        next(stream)
+        left = engine.llm.llm_engine.get_num_unfinished_requests()
+        stream.close()
+        alone = [recorded(engine, lambda: engine.chat_results(chunk)) for chunk in chunks]
+        judge = [tuple(map(tuple, c)) for c in spec["judge"]]
+        return {
+            "sizes": [len(chunk) for chunk in chunks],
+            "runs": runs,
+            "closed": [left, engine.llm.llm_engine.get_num_unfinished_requests()],
+            "alone": [{"results": rows(results), "events": events} for results, events in alone],
+            "logprobs": sorted(engine.next_token_logprobs_many([[judge[0], long], [judge[1]]], spec["candidates"])),
+        }
+
+    def recorded(engine, run):
+        """`run()` and what it asked of vLLM: each enqueueing's requests and each step's finished ones, named by
+        vLLM's request counter less the first one seen."""
+        llm, core, events = engine.llm, engine.llm.llm_engine, []
+        enqueue, step = llm.enqueue_chat, core.step
+        def enqueue_traced(*args, **kwargs):
+            ids = enqueue(*args, **kwargs)
+            events.append(["enqueue", [int(rid.split("-")[0]) for rid in ids]])
+            return ids
+        def step_traced():
+            outputs = step()
+            events.append(["step", [int(out.request_id) for out in outputs if out.finished]])
+            return outputs
+        llm.enqueue_chat, core.step = enqueue_traced, step_traced
+        try:
+            result = run()
+        finally:
+            del llm.enqueue_chat, core.step
+        first = min((rid for _, ids in events for rid in ids), default=0)
+        return result, [[kind, [rid - first for rid in ids]] for kind, ids in events]
 
     def scheduled(engine, scheduler, chunk):
         """One call of `chunk` with every step's batch recorded from the in-process core's scheduler: the
@@ -243,6 +298,64 @@ def test_scheduling_is_in_process_and_one_chunk_twice_gives_the_same_batches_and
     assert first["queued_at_first_step"] == second["queued_at_first_step"] == chunk
     assert first["steps"] == second["steps"] and len(first["steps"][0]) == chunk  # every request in one batch
     assert first["texts"] == second["texts"] and len(set(first["texts"])) > len(GREEDY)  # seeds drew apart
+
+
+def test_a_stream_of_chunks_answers_each_once_in_request_order_and_two_streams_agree(vllm_result):
+    """`chat_results_many` yields every chunk once with one reply per request in request order (the greedy request
+    heading each chunk gives the greedy text, as it does alone), finish reasons as `chat_results` gives them, and
+    a second stream of the same chunks is fed at the same steps and gives the same texts."""
+    found = vllm_result["streaming"]
+    first, second = found["runs"]
+    assert first == second
+    assert sorted(index for index, _ in first["yielded"]) == list(range(len(found["sizes"])))
+    yielded = dict(first["yielded"])
+    for index, size in enumerate(found["sizes"]):
+        streamed, alone = yielded[index], found["alone"][index]["results"]
+        assert len(streamed) == len(alone) == size
+        assert {finish for _, finish in streamed} <= {"stop", "length"}
+        assert {finish for _, finish in alone} <= {"stop", "length"}
+    for index in range(3):
+        assert yielded[index][0] == found["alone"][index]["results"][0]
+        assert yielded[index][0][0] == vllm_result["greedy"][index]
+    texts = [text for index in range(3) for text, _ in yielded[index]]
+    assert len(set(texts)) > len(found["sizes"])  # the sampled ones drew apart
+
+
+def test_a_stream_feeds_the_next_chunk_before_the_one_before_ends(vllm_result):
+    """The point of the stream: the second chunk is enqueued while the first still decodes its tail, so the stream
+    takes fewer steps than its chunks one after the other; a chunk is enqueued whole, in order."""
+    found = vllm_result["streaming"]
+    events = found["runs"][0]["events"]
+    enqueued = [ids for kind, ids in events if kind == "enqueue"]
+    assert [len(ids) for ids in enqueued] == [6, 6, 6]  # the last chunk holds only a prompt that does not fit
+    assert sorted(rid for ids in enqueued for rid in ids) == list(range(18))
+    finished_at = {rid: n for n, (kind, ids) in enumerate(events) if kind == "step" for rid in ids}
+    first_done = max(finished_at[rid] for rid in enqueued[0])
+    second_fed = next(n for n, (kind, ids) in enumerate(events) if kind == "enqueue" and ids == enqueued[1])
+    assert second_fed < first_done
+    steps = sum(kind == "step" for kind, _ in events)
+    alone = [sum(kind == "step" for kind, _ in run["events"]) for run in found["alone"]]
+    assert alone[-1] == 0 and steps < sum(alone)
+
+
+def test_a_prompt_the_context_cannot_hold_inside_a_stream_is_not_sent_and_its_chunk_is_answered(vllm_result):
+    """In a stream too, a prompt vLLM would refuse is never sent: its reply is empty and cut, the rest of its chunk
+    is answered, a chunk of nothing else is yielded at once, and a scored chunk gives it no candidate."""
+    found = vllm_result["streaming"]
+    yielded = dict(found["runs"][0]["yielded"])
+    assert yielded[1][2] == ["", "length"] and all(text for text, _ in yielded[1][:2] + yielded[1][3:])
+    assert yielded[3] == [["", "length"]] == found["alone"][3]["results"]
+    (first, (judged, skipped)), (second, (other,)) = found["logprobs"]
+    assert (first, second, skipped) == (0, 1, {})
+    assert judged == pytest.approx(vllm_result["logprobs"][0], abs=1e-4)
+    assert other == pytest.approx(vllm_result["logprobs"][1], abs=1e-4)
+
+
+def test_a_stream_left_unread_leaves_no_request_in_vllm(vllm_result):
+    """A caller that stops after the first chunk (an error committing it) leaves the fed chunks aborted, not
+    waiting in vLLM for a later call to step them."""
+    left, after = vllm_result["streaming"]["closed"]
+    assert left > 0 and after == 0
 
 
 def test_cached_vllm_engine_answers_the_repeat_from_the_cache(vllm_result):

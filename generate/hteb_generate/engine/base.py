@@ -68,7 +68,8 @@ class Engine(ABC):
 
     def chat_results_many(self, chunks: Sequence[Sequence[ChatRequest]]) -> Iterator[tuple[int, list[ChatResult]]]:
         """`chat_results` of each chunk, yielded as (chunk index, results) when done: one after the
-        other here; a distributed engine runs the chunks side by side and yields them as they finish."""
+        other here; a distributed engine runs the chunks side by side, vLLM's feeds them as one stream (the next
+        beside the tail of the one before), and each yields them as they finish."""
         for index, chunk in enumerate(chunks):
             yield index, self.chat_results(chunk)
 

@@ -3,8 +3,9 @@
 Why at the engine-call level: the pipeline, the seeds and the call cache stay exactly those of a
 single-process run. The call cache (`CachedEngine`, on the driver) cuts a stage's uncached
 requests into the same chunks either way, and a worker answers a whole chunk with the same engine
-code as one process would, batches included, so every answer and the revision's content hash are
-those of a single-process run. Only the driver writes the cache, each chunk once it is back, so
+code as one process would, so every answer and the revision's content hash are those of a
+single-process run wherever answers do not depend on the batch (the transformers engine, vLLM with
+batch invariance). Only the driver writes the cache, each chunk once it is back, so
 nothing assumes a filesystem shared by several writers, and a killed driver loses only the chunks
 in flight. A worker that dies is restarted by Ray (its constructor loads the model again) and its
 chunk is retried, MAX_RESTARTS times at most: a worker that dies the same way every time (the
@@ -34,6 +35,14 @@ port, a rank, a path: VLLM_HOST_IP on another node breaks its engine), and the H
 since Ray keeps a runtime_env in its control store and shows it on its dashboard. A worker finds its
 own token (its node's environment or `hf auth login` there; a local cluster's workers inherit the
 driver's), and only whether it has one comes back to the driver.
+
+Chunks are not streamed on a worker: each call answers one chunk alone (`chat_results`), so its tail
+ends with it, where the one in-process vLLM engine feeds the next chunk beside it (engine/vllm_engine.py).
+Why: which chunks a worker gets is decided by timing (`ActorPool.map_unordered` hands the next chunk to
+whichever worker is free), so a worker that fed its chunks as one stream would batch chunks chosen by
+timing, and vLLM's answers would depend on it; fixed lanes of chunks per worker would stay deterministic
+but lose that balancing and retry a dead worker's whole lane. A chunk answered alone is the same on any
+worker, at any time.
 
 Ray Data's LLM processor was the other way: it would own batching, retries and output order, and
 the cache and the transformers engine (the CPU path the tests run) would live outside it.

