@@ -288,3 +288,61 @@ def test_kill_9_mid_run_then_rerun_gives_the_identical_revision(reference, tmp_p
     rerun = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
     assert rerun.returncode == 0 and "0 LLM calls" in rerun.stderr
     assert Revision.open(next((store / "objects").iterdir())).manifest["content_hash"] == digest
+
+
+class _Profiled(_Echo):
+    """An engine that, once loaded, found a KV cache of `tokens` (as vLLM's does by profiling)."""
+
+    def __init__(self, tokens: int) -> None:
+        super().__init__()
+        self.tokens = tokens
+
+    def facts(self):
+        return [{"kv_cache_tokens": self.tokens}]
+
+
+def test_the_manifest_records_the_kv_cache_each_engine_found_and_a_cached_rerun_keeps_it(
+    tmp_path, shared_data, monkeypatch
+):
+    """vLLM sizes its KV cache by profiling the memory it may use, and that size decides when a batch is
+    preempted, so it is part of what a GPU regeneration must match: the manifest's runtime records each engine's,
+    one per copy; a rerun that loads no model (every answer cached) keeps what the last start found; a start
+    that finds another says so and the manifest records the new one."""
+    models = _fake_models(tmp_path)
+    sizes = iter([4096, 8192, 2048])
+    monkeypatch.setattr(pipeline, "create_engine", lambda name, **options: _Profiled(next(sizes)))
+    cfg = build_config(
+        seed="1339",
+        profile="cpu",
+        overrides={
+            "datasets": "STSBenchmark",
+            "transformations": "paraphrasing",
+            "max_texts": 2,
+            "cache_dir": str(tmp_path / "cache"),
+            "store": str(tmp_path / "store"),
+            "data_dir": str(shared_data),
+            "label": "t",
+            "manifest_md": str(tmp_path / "MANIFEST.md"),
+            "model": models["a"],
+            "judge_model": models["b"],
+            "publish": False,
+        },
+    )
+
+    def engines_of(manifest: dict) -> dict[str, list[int] | None]:
+        return {e["model_id"]: e.get("kv_cache_tokens") for e in manifest["runtime"]["engines"]}
+
+    first = run(cfg, log=lambda m: None).manifest
+    assert engines_of(first) == {models["a"]: [4096], models["b"]: [8192]}
+    said: list[str] = []
+    again = run(cfg, log=said.append).manifest  # every answer cached: no engine loads
+    assert again["counters"]["llm_calls"] == 0 and again["runtime"] == first["runtime"]
+    assert not any("found" in line for line in said)
+    (tmp_path / "cache" / "calls.sqlite").unlink()  # the answers gone: the generator loads again
+    for path in (tmp_path / "cache").glob("calls.sqlite-*"):
+        path.unlink()
+    monkeypatch.setattr(pipeline, "create_engine", lambda name, **options: _Profiled(2048))
+    said.clear()
+    third = run(cfg, log=said.append).manifest
+    assert engines_of(third) == {models["a"]: [2048], models["b"]: [2048]}
+    assert any(f"{models['a']}'s engine found" in line and "4096" in line for line in said), said

@@ -49,6 +49,8 @@ WORKER = textwrap.dedent(
         out["scheduling"] = {
             "client": type(client).__name__,
             "kv_cache_blocks": engine.llm.llm_engine.vllm_config.cache_config.num_gpu_blocks,
+            "block_size": engine.llm.llm_engine.vllm_config.cache_config.block_size,
+            "facts": engine.facts(),
             "runs": [scheduled(engine, core.scheduler, chunk) for _ in range(2)] if core else [],
         }
         workers = vllm_children()
@@ -293,6 +295,8 @@ def test_scheduling_is_in_process_and_one_chunk_twice_gives_the_same_batches_and
     fails the first check; requests added while the core already steps fail the second."""
     found = vllm_result["scheduling"]
     assert found["client"] == "InprocClient" and found["kv_cache_blocks"] > 0
+    # what the manifest's runtime records of it (the KV cache's size decides when a batch is preempted)
+    assert found["facts"] == [{"kv_cache_tokens": found["kv_cache_blocks"] * found["block_size"]}]
     first, second = found["runs"]
     chunk = 8 * len(GREEDY)
     assert first["queued_at_first_step"] == second["queued_at_first_step"] == chunk

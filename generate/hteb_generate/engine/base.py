@@ -62,6 +62,12 @@ class Engine(ABC):
     def close(self) -> None:
         """Free what the engine holds beyond its memory (worker processes): nothing here."""
 
+    def facts(self) -> list[dict[str, Any]]:
+        """What the loaded engine found that can move its answers though no request or option says it, one entry
+        per copy of the model (a Ray engine's workers): vLLM's KV cache, sized by profiling the GPU's free memory,
+        decides when a batch is preempted. Nothing here."""
+        return []
+
     @abstractmethod
     def chat_results(self, requests: Sequence[ChatRequest]) -> list[ChatResult]:
         """Generate one reply per request (one batched call), with its finish reason."""

@@ -135,6 +135,8 @@ class CachedEngine(Engine):
         self._setup_key = {"setup": setup} if keyed else {}
         self.calls = self.hits = 0
         self.on_progress: Any = None  # called with the number of requests each step just answered
+        #: the loaded engine's facts (Engine.facts), kept as it closes; None: no model was loaded
+        self.found: list[dict[str, Any]] | None = None
 
     @property
     def inner(self) -> Engine:
@@ -145,6 +147,7 @@ class CachedEngine(Engine):
     def close(self) -> None:
         """Close the engine if it was loaded (the cache stays open for its owner)."""
         if self._inner is not None:
+            self.found = self._inner.facts()
             self._inner.close()
             self._inner = None  # loaded again if asked again
 

@@ -127,6 +127,9 @@ class EngineWorker:
     def close(self) -> None:
         self.engine.close()
 
+    def facts(self) -> list[dict[str, Any]]:
+        return self.engine.facts()
+
     def chat_results(self, index: int, requests: Sequence[ChatRequest]) -> tuple[int, list[ChatResult]]:
         return index, self._call(self.engine.chat_results, requests)
 
@@ -358,6 +361,10 @@ class RayEngine(Engine):
         self, conversations: Sequence[Conversation], candidates: Sequence[str]
     ) -> list[dict[str, float]]:
         return next(self.next_token_logprobs_many([conversations], candidates))[1]
+
+    def facts(self) -> list[dict[str, Any]]:
+        """Each worker's engine's facts, in the workers' order."""
+        return [found for facts in self._get([w.facts.remote() for w in self.workers]) for found in facts]
 
     def close(self) -> None:
         """Close each worker's engine, then stop the workers (the cluster itself stays up for whoever

@@ -161,6 +161,12 @@ class VllmEngine(Engine):
         if torch.cuda.is_available():
             torch.cuda.empty_cache()
 
+    def facts(self) -> list[dict[str, Any]]:
+        """The KV cache vLLM reserved, in tokens (its blocks times their size: vLLM 0.32.0 config/cache.py
+        `num_gpu_blocks`, set once the engine has profiled the memory it may use)."""
+        cache = self.llm.llm_engine.vllm_config.cache_config
+        return [{"kv_cache_tokens": (cache.num_gpu_blocks or 0) * cache.block_size}]
+
     @staticmethod
     def _conversation(messages: Conversation) -> list[ChatCompletionMessageParam]:
         return [{"role": role, "content": content} for role, content in messages]

@@ -22,6 +22,7 @@ from hteb_generate.checks.detectors import ERROR_TYPES
 from hteb_generate.checks.judge import JUDGE_PROMPTS
 from hteb_generate.engine import Engines
 from hteb_generate.setup.config import GenerateConfig
+from hteb_generate.setup.engine_plan import with_found
 from hteb_generate.sources.sources_table import SOURCES
 from hteb_generate.transform import noise
 from hteb_generate.transform.transformations import PROMPT_SETS
@@ -131,7 +132,7 @@ def manifest_fields(
         "label": cfg.label,
         "created": state["created"],
         "hteb_generate_version": __version__,
-        "runtime": state["runtime"],
+        "runtime": with_found(state["runtime"], state.get("found", {})),
         **content_description(cfg, datasets, engines),
     }
     counted = counters(records, by_rules)

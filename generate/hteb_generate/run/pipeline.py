@@ -165,6 +165,20 @@ def _run_state(cfg: GenerateConfig, runtime: dict[str, Any], log: Callable[[str]
     return state
 
 
+def _record_found(cfg: GenerateConfig, state: dict[str, Any], engines: Engines, log: Callable[[str], None]) -> None:
+    """What each engine that loaded found (its KV cache, sized by profiling: it decides when a batch is preempted,
+    so it is part of what a GPU regeneration must match), kept in the run's state beside its runtime for the
+    manifest (`engine_plan.with_found`); a start that finds another than the last is said in the log."""
+    found = {e.model_id: e.found for e in engines.distinct() if e.found}
+    before = state.get("found", {})
+    for model, facts in found.items():
+        if before.get(model) not in (None, facts):
+            log(f"note: {model}'s engine found {json.dumps(facts)}, its last start {json.dumps(before[model])}")
+    if found and {**before, **found} != before:
+        state["found"] = {**before, **found}
+        atomic_write_json(Path(cfg.cache_dir) / "runs" / f"{cfg.config_hash()}.json", state)
+
+
 PARAPLUIE_DIGITS = 3
 
 
@@ -283,6 +297,7 @@ def _run(cfg: GenerateConfig, *, log, facts: Facts | None) -> RunResult:
     engines = build_engines(cfg, cache, facts, slots)
     if engines is not None:
         _transform(cfg, units, engines)
+        _record_found(cfg, state, engines, log)
     folder = staging_folder(cfg)
     manifest = None if slots else _staged_by_rules(cfg, folder, datasets)
     if manifest is None:

@@ -122,6 +122,17 @@ def runtime(facts: Facts, slots: list[EngineSlot]) -> dict[str, Any]:
     return found
 
 
+def with_found(record: Mapping[str, Any], found: Mapping[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """The runtime `record` with what each engine found once loaded (`found`: model id -> Engine.facts of its
+    last start): its KV cache in tokens, one per copy of the model. An engine that never loaded (every answer
+    cached) keeps what an earlier start found; one with no such facts (transformers) leaves its entry as it is."""
+    engines = []
+    for entry in record["engines"]:
+        tokens = [f["kv_cache_tokens"] for f in found.get(entry["model_id"], []) if "kv_cache_tokens" in f]
+        engines.append({**entry, "kv_cache_tokens": tokens} if tokens else dict(entry))
+    return {**record, "engines": engines}
+
+
 def engine_setup(engine: str, options: Mapping[str, Any], facts: Facts) -> dict[str, Any]:
     """What, beside the request, can change an answer of engine `engine` loaded with `options` on the
     machine of `facts`: it keys the call cache (engine/cache.py), so another setup's answers are no hits.
