@@ -20,7 +20,7 @@ def test_the_committed_tables_are_what_the_cards_give(monkeypatch):
     monkeypatch.chdir(ROOT)
     assert Path("docs/sensitivity.md") in DEFAULT_FILES  # `make tables` writes them
     text = PAGE.read_text(encoding="utf-8")
-    assert text.count("<!-- hteb:table sensitivity-") == 3
+    assert text.count("<!-- hteb:table sensitivity-") == 4
     assert docs_tables(text) == text, "run `make tables` (hteb-score tables)"
 
 
@@ -140,3 +140,61 @@ def test_the_prose_on_the_two_minilms_is_their_cards():
         f"Its overall figure ({l6['overall']:.3f})",
     ):
         assert figure in text, figure
+
+
+def test_the_top1_table_is_each_cards_flip_on_scifact_and_chance_reads_about_zero():
+    """NevIR's question on the one retrieval dataset: each cell is the card's own top-1 flip (share, exact interval,
+    its two parts), read here without the table's code; the null models flip none or almost none (chance is about
+    0: random vectors rarely keep a top-1 for the twin, a constant model never loses one)."""
+    text = PAGE.read_text(encoding="utf-8")
+    start = text.index("<!-- hteb:table sensitivity-top1 ")
+    block = text[start : text.index("<!-- /hteb:table -->", start)]
+    rows = [line.strip("| ").split(" | ") for line in block.splitlines()[1:] if line.startswith("| ")]
+    header, body = rows[0], rows[2:]
+    cards = {
+        path.parent.name: json.loads(path.read_text(encoding="utf-8"))["sensitivity"]
+        for path in sorted(FINDINGS.glob("*/result_card.json"))
+    }
+    flips = {
+        (name, d["pair"]): d["top1_flip"]
+        for name, block in cards.items()
+        for d in block["datasets"]
+        if d["dataset"] == "SciFact" and "top1_flip" in d
+    }
+    assert {pair for _, pair in flips} == {row[0] for row in body} and {row[1] for row in body} == {"SciFact"}
+    for row in body:
+        for column, cell in zip(header[3:], row[3:]):
+            name = next(n for n in cards if column.endswith(n) or column.endswith(f"hteb:{n}"))
+            flip = flips[(name, row[0])]
+            assert row[2] == str(flip["items"])
+            low, high = flip["ci"]
+            expected = (
+                f"{flip['share']:.3f} [{low:.3f}, {high:.3f}] ({flip['twin_keeps']:.3f} / {flip['changed_loses']:.3f})"
+            )
+            assert cell == expected, (row[0], name)
+    for (name, _), flip in flips.items():
+        if name in ("random", "constant"):
+            assert flip["share"] < 0.1
+    assert all(flip["changed_loses"] == 0 for (name, _), flip in flips.items() if name == "constant")
+
+
+def test_the_prose_on_the_top1_flip_is_the_cards():
+    """The paragraph under the top-1 table: all-MiniLM-L6-v2 hears 82% of SciFact's 28 negation items by similarity,
+    yet 27 negated claims keep the original's top-1; paraphrase-MiniLM-L3-v2's changed query loses it more often on
+    each pair with items, its twin keeps it less often on antonyms and negation."""
+
+    def scifact(model: str) -> dict:
+        block = json.loads((FINDINGS / model / "result_card.json").read_text(encoding="utf-8"))["sensitivity"]
+        return {d["pair"]: d for d in block["datasets"] if d["dataset"] == "SciFact"}
+
+    l6, l3 = scifact("all-MiniLM-L6-v2"), scifact("paraphrase-MiniLM-L3-v2")
+    text = " ".join(PAGE.read_text(encoding="utf-8").split())
+    negation = l6["negation_flip"]
+    assert round(negation["accuracy"] * 100) == 82 and "in 82% of these 28 items" in text
+    kept = round((1 - negation["top1_flip"]["changed_loses"]) * negation["top1_flip"]["items"])
+    assert (kept, negation["items"]) == (27, 28) and "top-1 document in 27 of them" in text
+    pairs = ("antonym_swap", "negation_flip", "number_change")
+    assert all(l3[p]["top1_flip"]["changed_loses"] > l6[p]["top1_flip"]["changed_loses"] for p in pairs)
+    looser = [p for p in pairs if l3[p]["top1_flip"]["twin_keeps"] < l6[p]["top1_flip"]["twin_keeps"]]
+    assert looser == ["antonym_swap", "negation_flip"] and "less often on two of them (antonyms and negation)" in text
+    assert {l6[p]["top1_flip"]["items"] for p in pairs} == {21, 24, 28} and "(21-28 items)" in text

@@ -75,7 +75,7 @@ def sensitivity_lines(block: Mapping[str, Any] | None) -> list[str]:
         "",
         "Per item both rules of a pair edited (a meaning-changing rule and its twin, which edits the same span "
         "keeping the meaning): accuracy = the share whose twin is nearer the original than the changed text "
-        "(0.5 blind, 1 separates every item; a tie counts 1/2), with its 95% bootstrap interval; margin = the "
+        "(0.5 blind, 1 separates every item; a tie counts 1/2), with its exact 95% (Clopper-Pearson) interval; margin = the "
         "same gap in units of the distance to an unrelated text; detectable = the smallest accuracy these items "
         "tell from 0.5 four times in five (exact binomial test, 5%): a blind figure below it may be a cue heard "
         "weakly. Overall: the mean of the pairs' accuracies. A task score that drops under a meaning change is "
@@ -117,7 +117,7 @@ def _top1_flip_lines(block: Mapping[str, Any]) -> list[str]:
         flip = row["top1_flip"]
         lines.append(
             f"| {md_text(row['pair'])} | {md_text(row['dataset'])} | {flip['items']} | {_cell(flip['share'])} "
-            f"| {_interval(flip)} | {_cell(flip['twin_keeps'])} | {_cell(flip['changed_loses'])} |"
+            f"| {share_interval(flip['ci'])} | {_cell(flip['twin_keeps'])} | {_cell(flip['changed_loses'])} |"
         )
     return lines
 

@@ -40,6 +40,7 @@ from hteb_score.report.site.sensitivity_tables import (
     sensitivity_and_noise,
     sensitivity_cards,
     sensitivity_datasets,
+    sensitivity_top1,
     sensitivity_models,
     sensitivity_robustness,
 )
@@ -475,6 +476,7 @@ TABLES: Registry[Table] = Registry(
         "pair-power": Table(comparison_of, lambda comparison: power_markdown(comparison.pairwise)),
         "sensitivity-models": Table(sensitivity_cards, sensitivity_models),
         "sensitivity-datasets": Table(sensitivity_cards, sensitivity_datasets),
+        "sensitivity-top1": Table(sensitivity_cards, sensitivity_top1),
         "sensitivity-robustness": Table(sensitivity_and_noise, sensitivity_robustness, folders=2),
     },
 )

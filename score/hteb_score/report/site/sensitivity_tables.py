@@ -5,6 +5,8 @@ card states it, the null models' chance rows last.
 `sensitivity-models`: per model, each minimal pair's accuracy with its interval and reading, and the overall
 mean; `sensitivity-datasets`: per pair and dataset, each model's accuracy beside the smallest its items can tell
 from 0.5 (`detectable`), so a blind cell on a dataset with few items reads as what it is;
+`sensitivity-top1`: per pair and retrieval dataset, each model's top-1 flip (the twin query keeps the original
+query's top-1 document, the changed query loses it) with its interval, and its two parts;
 `sensitivity-robustness`: per model scored on both, its Sensitivity beside its Noise robustness (a second folder
 of Noise cards), so that "robust because deaf" shows at a glance.
 """
@@ -112,6 +114,35 @@ def sensitivity_datasets(rows: Sequence[SensitivityRow]) -> str:
                     ]
                 )
             )
+    return "\n".join(lines)
+
+
+def _flip(figure: Mapping[str, Any] | None) -> str:
+    """share [low, high] (twin keeps / changed loses), "-" where the card has no top-1 flip."""
+    flip = None if figure is None else figure.get("top1_flip")
+    if flip is None:
+        return "-"
+    parts = f"{number(flip['twin_keeps'], 3)} / {number(flip['changed_loses'], 3)}"
+    return f"{number(flip['share'], 3)} {share_interval(flip['ci'])} ({parts})"
+
+
+def sensitivity_top1(rows: Sequence[SensitivityRow]) -> str:
+    lines = [md_row(["pair", "dataset", "items", *(r.name for r in rows)]), md_row(["---"] * (3 + len(rows)))]
+    for pair in _pairs(rows):
+        figures_of = {
+            d["dataset"]: [
+                next((f for f in r.block["datasets"] if (f["pair"], f["dataset"]) == (pair, d["dataset"])), None)
+                for r in rows
+            ]
+            for r in rows
+            for d in r.block["datasets"]
+            if d["pair"] == pair and "top1_flip" in d
+        }
+        for dataset, figures in figures_of.items():
+            items = next(f["top1_flip"]["items"] for f in figures if f is not None and "top1_flip" in f)
+            lines.append(md_row([md_text(pair), md_text(dataset), str(items), *map(_flip, figures)]))
+    if len(lines) == 2:
+        raise HtebError("no card holds a top-1 flip (a retrieval dataset scored since it was recorded)")
     return "\n".join(lines)
 
 
