@@ -147,9 +147,11 @@ class CachedEngine(Engine):
     def close(self) -> None:
         """Close the engine if it was loaded (the cache stays open for its owner)."""
         if self._inner is not None:
-            self.found = self._inner.facts()
-            self._inner.close()
-            self._inner = None  # loaded again if asked again
+            try:
+                self.found = self._inner.facts()
+            finally:  # closed whatever its facts did
+                self._inner.close()
+                self._inner = None  # loaded again if asked again
 
     def _base(self, kind: str) -> dict[str, Any]:
         return {"kind": kind, "model": self.model_id, "revision": self.revision, **self._setup_key}

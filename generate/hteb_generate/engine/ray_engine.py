@@ -363,8 +363,15 @@ class RayEngine(Engine):
         return next(self.next_token_logprobs_many([conversations], candidates))[1]
 
     def facts(self) -> list[dict[str, Any]]:
-        """Each worker's engine's facts, in the workers' order."""
-        return [found for facts in self._get([w.facts.remote() for w in self.workers]) for found in facts]
+        """Each live worker's engine's facts, in the workers' order (a dead worker's went with it: what the others
+        found is still recorded, and closing goes on)."""
+        found: list[dict[str, Any]] = []
+        for worker in self.workers:
+            try:
+                found += self._ray.get(worker.facts.remote(), timeout=CLOSE_TIMEOUT_S)
+            except self._ray.exceptions.RayError:
+                continue
+        return found
 
     def close(self) -> None:
         """Close each worker's engine, then stop the workers (the cluster itself stays up for whoever
