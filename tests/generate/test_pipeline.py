@@ -64,23 +64,7 @@ def test_judge_role_and_counters_over_the_distinct_engines(tmp_path, shared_data
 
     monkeypatch.setattr(pipeline, "create_engine", load)
     judge_model = {"same": models["a"], "other": models["b"], "none": "none"}[judge]
-    cfg = build_config(
-        seed="1339",
-        profile="cpu",
-        overrides={
-            "datasets": "STSBenchmark",
-            "transformations": "paraphrasing",
-            "max_texts": 2,
-            "batch_size": 4,
-            "cache_dir": str(tmp_path / "cache"),
-            "store": str(tmp_path / "store"),
-            "data_dir": str(shared_data),
-            "label": "t",
-            "manifest_md": str(tmp_path / "MANIFEST.md"),
-            "model": models["a"],
-            "judge_model": judge_model,
-        },
-    )
+    cfg = _paraphrase_config(tmp_path, shared_data, model=models["a"], judge_model=judge_model, batch_size=4)
     manifest = run(cfg, log=lambda m: None).manifest
     counters = manifest["counters"]
     assert len(engines) == loaded
@@ -91,6 +75,21 @@ def test_judge_role_and_counters_over_the_distinct_engines(tmp_path, shared_data
     items = open_store(str(cfg.store)).fetch("t").items("STSBenchmark", "paraphrasing", 1339)
     assert {i.judge.model for i in items} == {judge_id}
     assert all((i.judge.parapluie is None) == (judge == "none") for i in items)
+
+
+def _paraphrase_config(tmp_path: Path, shared_data: Path, **overrides):
+    """The CPU profile paraphrasing two STSBenchmark texts into `tmp_path` (a stand-in engine answers)."""
+    given = {
+        "datasets": "STSBenchmark",
+        "transformations": "paraphrasing",
+        "max_texts": 2,
+        "cache_dir": str(tmp_path / "cache"),
+        "store": str(tmp_path / "store"),
+        "data_dir": str(shared_data),
+        "label": "t",
+        "manifest_md": str(tmp_path / "MANIFEST.md"),
+    }
+    return build_config(seed="1339", profile="cpu", overrides={**given, **overrides})
 
 
 def _fake_models(tmp_path: Path) -> dict[str, str]:
@@ -311,23 +310,7 @@ def test_the_manifest_records_the_kv_cache_each_engine_found_and_a_cached_rerun_
     models = _fake_models(tmp_path)
     sizes = iter([4096, 8192, 2048])
     monkeypatch.setattr(pipeline, "create_engine", lambda name, **options: _Profiled(next(sizes)))
-    cfg = build_config(
-        seed="1339",
-        profile="cpu",
-        overrides={
-            "datasets": "STSBenchmark",
-            "transformations": "paraphrasing",
-            "max_texts": 2,
-            "cache_dir": str(tmp_path / "cache"),
-            "store": str(tmp_path / "store"),
-            "data_dir": str(shared_data),
-            "label": "t",
-            "manifest_md": str(tmp_path / "MANIFEST.md"),
-            "model": models["a"],
-            "judge_model": models["b"],
-            "publish": False,
-        },
-    )
+    cfg = _paraphrase_config(tmp_path, shared_data, model=models["a"], judge_model=models["b"], publish=False)
 
     def engines_of(manifest: dict) -> dict[str, list[int] | None]:
         return {e["model_id"]: e.get("kv_cache_tokens") for e in manifest["runtime"]["engines"]}
