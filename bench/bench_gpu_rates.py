@@ -114,7 +114,7 @@ def main() -> int:
     llm = engine.llm
     try:
         requests = _requests(cfg, args.requests)
-        prompts = [engine._conversation(messages) for messages in requests]
+        prompts = [engine.conversation(messages) for messages in requests]
         llm.chat(prompts[:8], SamplingParams(max_tokens=1), use_tqdm=False)  # warm-up: compiled shapes, graphs
         llm.reset_prefix_cache()
         prefill_s, outputs = _timed(engine, prompts, SamplingParams(max_tokens=1))

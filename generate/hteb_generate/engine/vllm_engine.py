@@ -168,7 +168,8 @@ class VllmEngine(Engine):
         return [{"kv_cache_tokens": (cache.num_gpu_blocks or 0) * cache.block_size}]
 
     @staticmethod
-    def _conversation(messages: Conversation) -> list[ChatCompletionMessageParam]:
+    def conversation(messages: Conversation) -> list[ChatCompletionMessageParam]:
+        """A conversation as vLLM's chat calls take it (the rate bench sends the run's own this way)."""
         return [{"role": role, "content": content} for role, content in messages]
 
     def fits(self, conversations: Sequence[Conversation]) -> list[bool]:
@@ -180,7 +181,7 @@ class VllmEngine(Engine):
         found = []
         for conversation in conversations:
             text = self.tokenizer.apply_chat_template(
-                self._conversation(conversation),
+                self.conversation(conversation),
                 add_generation_prompt=True,
                 tokenize=False,
                 **(self.template_kwargs or {}),
@@ -213,7 +214,7 @@ class VllmEngine(Engine):
                     sent = [i for i, ok in enumerate(self.fits([c for c, _ in chunk])) if ok]
                     ids = (
                         self.llm.enqueue_chat(
-                            [self._conversation(chunk[i][0]) for i in sent],
+                            [self.conversation(chunk[i][0]) for i in sent],
                             [chunk[i][1] for i in sent],
                             use_tqdm=False,
                             chat_template_kwargs=self.template_kwargs,

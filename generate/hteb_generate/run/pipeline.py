@@ -140,12 +140,17 @@ def load_datasets(cfg: GenerateConfig) -> dict[str, SourceDataset]:
     return datasets
 
 
+def _state_path(cfg: GenerateConfig) -> Path:
+    """Where a configuration's run state (its creation time, runtime and what its engines found) is kept."""
+    return Path(cfg.cache_dir) / "runs" / f"{cfg.config_hash()}.json"
+
+
 def _run_state(cfg: GenerateConfig, runtime: dict[str, Any], log: Callable[[str], None]) -> dict[str, Any]:
     """The run's creation time, fixed on its first start so a resumed run reproduces the manifest, and the
     runtime of this start: the call cache keys answers by their setup (engine/cache.py), so every answer
     this start reads was made on this runtime, and the manifest records it. A start on another runtime
     than the previous one is said in the log (the earlier setup's answers are not reused)."""
-    path = Path(cfg.cache_dir) / "runs" / f"{cfg.config_hash()}.json"
+    path = _state_path(cfg)
     if path.is_file():
         state = json_input.read(path)
     else:
@@ -176,7 +181,7 @@ def _record_found(cfg: GenerateConfig, state: dict[str, Any], engines: Engines, 
             log(f"note: {model}'s engine found {json.dumps(facts)}, its last start {json.dumps(before[model])}")
     if found and {**before, **found} != before:
         state["found"] = {**before, **found}
-        atomic_write_json(Path(cfg.cache_dir) / "runs" / f"{cfg.config_hash()}.json", state)
+        atomic_write_json(_state_path(cfg), state)
 
 
 PARAPLUIE_DIGITS = 3
