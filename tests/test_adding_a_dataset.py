@@ -105,7 +105,7 @@ def added(tmp_path_factory, shared_data):
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    revision = open_store(f"file://{store}").fetch("noise2-1339")
+    revision = open_store(f"file://{store}").fetch("noise3-1339")
     return {"name": name, "package": package, "revision": revision, "env": env, "store": store, "tmp": tmp}
 
 
@@ -152,7 +152,7 @@ def test_the_new_dataset_is_scored_under_both_protocols(added, protocol):
     tmp, out = added["tmp"], added["tmp"] / f"scores-{protocol}"
     (tmp / "bag_of_words.py").write_text(ENCODER, encoding="utf-8")
     command = [sys.executable, "-c", "from hteb_score.cli import main; main()", f"{tmp / 'bag_of_words.py'}:BagOfWords"]
-    command += ["--encoder", "python", "--store", f"file://{added['store']}", "--revision", "noise2-1339"]
+    command += ["--encoder", "python", "--store", f"file://{added['store']}", "--revision", "noise3-1339"]
     command += ["--protocol", protocol, "--out", str(out), "--quiet"]
     done = subprocess.run(command, cwd=tmp, env=added["env"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]

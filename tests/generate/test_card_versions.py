@@ -52,7 +52,7 @@ def made(tmp_path_factory, shared_data):
 
 
 def test_its_label_and_config_say_the_card_version(made):
-    assert made["cfg"].label == "noise2-card2-1339"
+    assert made["cfg"].label == "noise3-card2-1339"
     assert made["revision"].manifest["config"]["card"] == "2"
 
 
@@ -107,7 +107,7 @@ def test_the_version_is_part_of_the_configuration(tmp_path, shared_data):
     first, named, second = (_config(tmp_path, shared_data, **given) for given in ({}, {"card": "1"}, {"card": "2"}))
     assert first.card == FIRST_CARD and "card" not in first.content_config()
     assert first.config_hash() == named.config_hash() != second.config_hash()
-    assert (first.label, second.label) == ("noise2-1339", "noise2-card2-1339")
+    assert (first.label, second.label) == ("noise3-1339", "noise3-card2-1339")
 
 
 @pytest.mark.parametrize("version", ["3", "0", "", "2 ", "v2"])

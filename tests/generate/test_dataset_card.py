@@ -55,7 +55,7 @@ def made(tmp_path_factory, shared_data):
 def test_the_card_metadata_is_what_huggingface_hub_reads(made):
     card = DatasetCard.load(made / "README.md")
     data = card.data
-    assert isinstance(data, DatasetCardData) and data.pretty_name == "HTEB noise2-1339"
+    assert isinstance(data, DatasetCardData) and data.pretty_name == "HTEB noise3-1339"
     licenses = [lookup_source(name).source_license for name in DATASETS]
     assert len({entry.license for entry in licenses}) > 1  # differing licenses: the collection's is `other`
     assert (data.license, data.license_name, data.license_link) == (

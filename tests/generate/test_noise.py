@@ -126,7 +126,9 @@ def test_the_noise_profile_takes_every_dataset_of_the_data_dir_and_no_model(tmp_
     assert set(cfg.datasets) >= {"STSBenchmark", "SciFact", "Banking77", "SummEval", "STS12"}
     assert len(cfg.datasets) == len(list(shared_data.glob("*/dataset.json")))
     assert cfg.transformations == tuple(PERTURBATIONS.names()) and cfg.llm_transformations == ()
-    assert cfg.label == "noise2-1339" and cfg.sample is None and cfg.max_texts is None  # rules version 2's label
+    assert cfg.label == "noise3-1339" and cfg.sample is None and cfg.max_texts is None  # rules version 3's label
+    second = build_config(seed="1339", profile="noise", overrides={"data_dir": str(shared_data), "noise_rules": "2"})
+    assert second.label == "noise2-1339"  # the findings' revision, made by its version
     first = build_config(seed="1339", profile="noise", overrides={"data_dir": str(shared_data), "noise_rules": "1"})
     assert first.label == "noise-1339"  # the published label of version 1 never moves to other texts
     content = cfg.content_config()

@@ -128,6 +128,39 @@ def test_numerisation_edits_only_the_words_of_the_texts_script(words, key):
         assert made == ("".join(digits.get(u, u) for u in clusters(word)) if mine else word), (text, word, made)
 
 
+SCRIPT_WORDS = st.sampled_from(
+    [
+        "RHex",
+        "idea",
+        "мозг",
+        "θεος",
+        "שלום",
+        "مرحبا",
+        "الحل",
+        "ሰላም",
+        "नमस्ते",
+        "తెలుగు",
+        "こんにちは",
+        "한국어",
+        "2011",
+        ",",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(SCRIPT_WORDS, min_size=1, max_size=10), KEYS, LANGUAGES)
+def test_a_rule_leaves_a_text_whose_script_it_does_not_apply_to_as_it_is(words, key, language):
+    """A text's script is the script of most of its letters: where the table says a rule does not apply to it (no
+    case, no look-alike digits, no keyboard), the rule changes nothing, whatever words of other scripts it quotes
+    (version 2 upper-cased the Latin word of an Arabic text)."""
+    text = " ".join(words)
+    script = text_script(text)
+    for rule in RULE_SETS["3"].names():
+        if not noise_scripts().applies(rule, script):
+            assert _v3(rule, text, key, language) == text, (rule, script, text)
+
+
 @settings(max_examples=300, deadline=None)
 @given(PLAIN_ENGLISH, KEYS)
 def test_on_plain_english_version_3_is_version_2(text, key):

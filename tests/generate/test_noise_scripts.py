@@ -21,7 +21,14 @@ from hteb_contract.specs.noise_scripts import (
     noise_scripts,
     text_script,
 )
-from hteb_generate.transform.noise import FIRST_RULES, PERTURBATIONS, definitions_hash, perturb
+from hteb_generate.transform.noise import (
+    CURRENT_RULES,
+    FIRST_RULES,
+    PERTURBATIONS,
+    RULE_SETS,
+    definitions_hash,
+    perturb,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = 40
@@ -136,7 +143,8 @@ def test_version_2_is_version_1_on_english_and_version_1_is_noise_1339s(shared_d
     assert perturb("keyboard_typos", arabic, key=(3,)) != arabic
 
 
-def test_noise_1339s_config_is_rules_version_1s_and_a_new_run_names_version_2(shared_data, tmp_path):
+def test_noise_1339s_config_is_rules_version_1s_and_a_new_run_is_noise3_1339s(shared_data, tmp_path):
+    """A new run names the newest rules version, and its configuration is the published noise3-1339's."""
     from hteb_generate.setup.config import build_config
 
     published = json.loads((ROOT / "docs" / "revisions" / "noise-1339" / "manifest.json").read_text(encoding="utf-8"))
@@ -146,7 +154,10 @@ def test_noise_1339s_config_is_rules_version_1s_and_a_new_run_names_version_2(sh
     )  # as it was made
     assert "noise_rules" not in old.content_config() and old.config_hash() == published["config_hash"]
     new = build_config(seed="1339", profile="noise", overrides=paths)
-    assert new.content_config()["noise_rules"] == "2" and new.config_hash() != published["config_hash"]
+    assert new.content_config()["noise_rules"] == CURRENT_RULES == max(RULE_SETS, key=int)
+    assert new.config_hash() != published["config_hash"]
+    newest = json.loads((ROOT / "docs" / "revisions" / "noise3-1339" / "manifest.json").read_text(encoding="utf-8"))
+    assert (new.label, new.config_hash()) == (newest["label"], newest["config_hash"])
 
 
 def test_an_unknown_rules_version_is_one_line(tmp_path, shared_data):
@@ -172,3 +183,19 @@ def test_docs_noise_shows_the_table_of_the_rules_per_script():
     assert page[start:end] == markdown_table(), (
         "regenerate: python -c 'from hteb_contract.specs.noise_scripts import markdown_table; print(markdown_table())'"
     )
+
+
+@pytest.mark.parametrize(("label", "quoting"), [("noise2-1339", 3), ("noise3-1339", 0)])
+def test_every_rules_version_after_the_first_records_where_each_rule_applies(label, quoting):
+    """Every version after 1 reads the script table, so its revisions record, per subset, the script and
+    whether each rule applies (noise3-1339 was first sealed without: the table's versions were "2" alone).
+    A rule declared not applicable changes no text in version 3; version 2 edited the words of other scripts
+    that three such subsets quote (SemRel2024's Arabic and Hindi: `quoting` entries), which version 3 leaves."""
+    from hteb_contract.revision.change_shares import TABLE_RULES
+
+    assert TABLE_RULES == set(RULE_SETS) - {FIRST_RULES}
+    manifest = json.loads((ROOT / "docs" / "revisions" / label / "manifest.json").read_text(encoding="utf-8"))
+    shares = manifest["change_shares"]
+    assert shares and all({"script", "applicable", "why_not"} <= entry.keys() for entry in shares)
+    assert sum(entry["changed"] > 0 for entry in shares if not entry["applicable"]) == quoting
+    assert any(not entry["applicable"] for entry in shares)

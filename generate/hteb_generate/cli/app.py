@@ -121,7 +121,8 @@ def _options(fn, seed: Any = SEED):
             click.option(
                 "--label",
                 default=None,
-                help="Revision label (default: sample-SEED on cpu, hteb-SEED on gpu, noise2-SEED for noise: rules 1 noise-SEED).",
+                help="Revision label (default: sample-SEED on cpu, hteb-SEED on gpu, noise3-SEED for noise: rules 2 "
+                "noise2-SEED, rules 1 noise-SEED).",
             ),
             click.option("--model", default=None, help="Generator: a registered alias or id, or a local model folder."),
             click.option("--engine", default=None, help="Backend: vllm or transformers."),
@@ -161,7 +162,8 @@ def _options(fn, seed: Any = SEED):
             click.option(
                 "--noise-rules",
                 default=None,
-                help="Noise rules version (default: the newest, 2, every script; 1: noise-1339's, Latin only).",
+                help="Noise rules version (default: the newest, 3, grapheme clusters and the text's script; "
+                "2: noise2-1339's, code points; 1: noise-1339's, Latin only).",
             ),
             click.option(
                 "--card",

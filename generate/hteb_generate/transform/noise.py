@@ -31,9 +31,11 @@ never a code point inside one, and never joins two clusters into one: ``characte
 10th non-space cluster, ``random_capitalisation`` upper-cases 25% of the clusters, ``keyboard_typos``
 draws once per cluster and moves its first code point (the key typed first) to a neighbouring key,
 ``punctuation_casing_loss`` drops punctuation clusters whole; an edit that would join its neighbours
-is not made. ``numerisation`` edits only the words of the text's script (the script of most of its
-letters, as docs/noise.md says), with that script's digits. On text whose clusters are single code
-points and whose words share one script (plain English), version 3 gives version 2's output.
+is not made. A text's script is the script of most of its letters (as docs/noise.md says): a rule that needs
+something of a script (case, look-alike digits, a keyboard) leaves a text whose script lacks it as it is (an
+English name in an Arabic text is not upper-cased), and ``numerisation`` edits only the words of the text's
+script, with that script's digits. On text whose clusters are single code points and whose words share one
+script (plain English), version 3 gives version 2's output.
 
 >>> numerisation("A good idea", None)
 'A g00d 1d34'
@@ -78,8 +80,9 @@ RULE_SETS: dict[str, Registry[Perturbation]] = {
     "2": Registry("noise perturbation (rules version 2)"),
     "3": Registry("noise perturbation (rules version 3)"),
 }
-#: The version a new revision is made with (version 3 is opt-in until a revision of it is published: docs/noise.md).
-CURRENT_RULES = "2"
+#: The version a new revision is made with: version 3, published as noise3-1339 (docs/noise.md); a published
+#: revision of an older version is remade with the version its config names (`hteb-generate remake`).
+CURRENT_RULES = "3"
 #: The version of a revision whose config names none (those made before versions: noise-1339).
 FIRST_RULES = "1"
 #: The noise profile's label stem per rules version (label = STEM-SEED): a published label never moves, so a
@@ -178,7 +181,22 @@ def punctuation_casing_loss(text: str, rng: np.random.Generator, language: str |
     return re.sub(r"\s+", " ", stripped).strip()
 
 
-@RULE_SETS["3"].register("random_capitalisation")
+def _by_text_script(name: str) -> Callable[[Perturbation], Perturbation]:
+    """A version 3 rule that applies to a text as the script table says it applies to the text's script: a
+    text whose script lacks what the rule needs (case, look-alike digits, a keyboard) is left as it is, so a
+    subset the table declares not applicable changes no text, whatever words of other scripts it quotes."""
+
+    def wrap(function: Perturbation) -> Perturbation:
+        def gated(text: str, rng: np.random.Generator, language: str | None = None) -> str:
+            return function(text, rng, language) if noise_scripts().applies(name, text_script(text)) else text
+
+        RULE_SETS["3"].add(name, gated)
+        return function
+
+    return wrap
+
+
+@_by_text_script("random_capitalisation")
 def capitalise_clusters(text: str, rng: np.random.Generator, language: str | None = None) -> str:
     """round(25%) of the clusters upper-cased, where the upper case is one cluster."""
     units = clusters(text)
@@ -201,7 +219,7 @@ def delete_clusters(text: str, rng: np.random.Generator, language: str | None = 
     return rewrite(units, counted[DELETION_PERIOD - 1 :: DELETION_PERIOD], lambda unit, before, after: "")
 
 
-@RULE_SETS["3"].register("numerisation")
+@_by_text_script("numerisation")
 def numerise_text_script(text: str, rng: np.random.Generator, language: str | None = None) -> str:
     """Each cluster that is a letter of the text's script with a look-alike digit -> that digit, in the words
     written in the text's script only (a Latin name in a Hebrew text stays)."""
@@ -234,7 +252,7 @@ def _script_numerals_of(script: str) -> dict[str, str]:
     return dict(noise_scripts().scripts[script].digits or {}) if script in noise_scripts().scripts else {}
 
 
-@RULE_SETS["3"].register("keyboard_typos")
+@_by_text_script("keyboard_typos")
 def typo_clusters(text: str, rng: np.random.Generator, language: str | None = None) -> str:
     """Version 2's draws, one per cluster: a hit cluster's first code point (the key typed first) moves to a
     neighbouring key of its script's keyboard, the marks typed after it kept, where that stays one cluster."""
@@ -284,9 +302,8 @@ def rule_set(rules: str) -> Registry[Perturbation]:
     return RULE_SETS[rules]
 
 
-#: What a rule-made record names as its generator: the rules and the version of their definitions.
+#: What a rule-made record names as its generator (with the version of its rules' definitions).
 RULES_MODEL = "hteb-noise-rules"
-RULES_VERSION = CURRENT_RULES
 
 
 @cache

@@ -33,9 +33,10 @@ from hteb_contract.specs.noise_scripts import noise_scripts, text_script
 from hteb_contract.specs.transformations import is_pair_rule
 from hteb_contract.taxonomy import AXIS_OF
 
-#: The rules version whose behaviour per script hteb_contract/specs/noise_scripts.yaml describes; a
-#: revision made by another (version 1, noise-1339's: Latin only) records no applicability.
-TABLE_RULES = "2"
+#: The rules versions whose behaviour per script hteb_contract/specs/noise_scripts.yaml describes (every
+#: version after 1; tested against the generator's); a revision of version 1 (noise-1339's: Latin only)
+#: records no applicability.
+TABLE_RULES = frozenset({"2", "3"})
 #: How many texts of a subset (the first, in file order) decide its script: the script of most of them.
 SCRIPT_TEXTS = 200
 #: The digits a recorded share is rounded to (the counts are exact).
@@ -86,11 +87,11 @@ def share_entries(
     dataset: str, transformation: str, seed: int, table: pa.Table, *, rules: str | None = None
 ) -> list[dict[str, Any]]:
     """The manifest's `change_shares` entries of one items table, a subset each (sorted); a Noise rule
-    of rules version `TABLE_RULES` also records the subset's script and whether the rule applies to it."""
+    of a rules version in `TABLE_RULES` also records the subset's script and whether the rule applies to it."""
     counts = subset_counts(table)
     pair_rule = is_pair_rule(transformation)
     scripts = {}
-    if is_noise(transformation) and rules == TABLE_RULES:
+    if is_noise(transformation) and rules in TABLE_RULES:
         scripts = subset_scripts(table.column("subset").to_pylist(), table.column("original_text").to_pylist())
     entries = []
     for subset in sorted(counts):
