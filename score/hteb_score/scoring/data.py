@@ -156,8 +156,8 @@ def read_revision(options: ScoreOptions) -> RunData:
         "citation": bibliography(revision.manifest, options.revision_at()[0]),
         "languages": {name: languages[name] for name in planned},  # the run's: one identity for all its parts
     }
-    if hard is not None:  # named in the identity: runs with two hard-twin revisions never merge as one
-        info["hard_twins"] = hard.provenance()
+    if hard is not None:  # named in the identity, first after the revision: runs of two never merge as one
+        info = {**dict(list(info.items())[:3]), "hard_twins": hard.provenance(), **dict(list(info.items())[3:])}
         info["citation"] = f"{info['citation']}\n{hard.citation()}"
     corpus = []
     if options.corpus_robustness:
