@@ -186,6 +186,20 @@ def _judge_threshold(ctx: click.Context, param: click.Parameter, value: float | 
     "no judge rated are kept. Kept and dropped counts per variant go into the card.",
 )
 @click.option(
+    "--hard-twins-from",
+    default=None,
+    metavar="LABEL_OR_HASH",
+    help="With a Sensitivity revision: also score each minimal pair against this LLM revision's "
+    "meaning-keeping rewrites (paraphrasing, backtranslation, style_change) of the same original texts, "
+    "the card's `hard` figure beside each accuracy (docs/sensitivity.md).",
+)
+@click.option(
+    "--hard-twins-store",
+    default=None,
+    metavar="STORE",
+    help="The store of --hard-twins-from (a path, file://PATH or hf://OWNER/NAME). Default: the run's --store.",
+)
+@click.option(
     "--part",
     default=None,
     metavar="DATASETS",
@@ -374,6 +388,8 @@ def checked_options(
     model_revision: str | None,
     model_name: str | None,
     part: str | None = None,
+    hard_twins_from: str | None = None,
+    hard_twins_store: str | None = None,
     **settled: Any,
 ) -> ScoreOptions:
     """The command line's options as one ScoreOptions, every one checked before any data is read: a
@@ -399,6 +415,7 @@ def checked_options(
         if store is not None:
             options.store(store)
         store, ref = store or DEFAULT_STORE, ref or SAMPLE_REVISION
+    hard_twins = _hard_twins(hard_twins_from, hard_twins_store, store, source_dir)
     wanted_d = options.names(datasets, "--datasets")
     if preset is not None and (wanted_d or wanted_t):
         raise HtebError(
@@ -440,8 +457,25 @@ def checked_options(
         encoder_reason=choice.reason,
         encoder_note=choice.note(model_id),
         part=options.names(part, "--part"),
+        hard_twins=hard_twins,
         **settled,
     )
+
+
+def _hard_twins(
+    ref: str | None, store: str | None, run_store: str | None, source_dir: Path | None
+) -> tuple[str, str] | None:
+    """(store, revision) of --hard-twins-from, its store the run's unless --hard-twins-store names one."""
+    ref, store = options.text(ref, "--hard-twins-from"), options.text(store, "--hard-twins-store")
+    if ref is None:
+        if store is not None:
+            raise HtebError("--hard-twins-store names the store of --hard-twins-from: give both, or drop it")
+        return None
+    if source_dir is not None or run_store is None:
+        raise HtebError("--hard-twins-from scores a Sensitivity revision's minimal pairs: drop --source-dir")
+    if store is not None:
+        options.store(store, "--hard-twins-store")
+    return store or run_store, ref
 
 
 def _run(opts: ScoreOptions, folder: Path, started: float) -> str:

@@ -30,6 +30,7 @@ from hteb_score.flags import Flag
 from hteb_score.scoring.coverage import SubsetShare, revision_shares
 from hteb_score.scoring.corpus_robustness import CorpusVariant, corpus_variants
 from hteb_score.scoring.error_policy import ACTIONS, ErrorPolicyCount
+from hteb_score.scoring.hard_twins import HardTwins, open_hard_twins
 from hteb_score.scoring.options import ScoreOptions
 from hteb_score.scoring.selection import PRESETS, judge_kept, judge_means, require_judge_scores
 
@@ -50,6 +51,7 @@ class RunData:
     planned: list[str] = field(default_factory=list)
     chosen: dict[str, Any] = field(default_factory=dict)  # the card's selection of the revision (`chosen_part`)
     taxonomy: Taxonomy = BEFORE_SPECS  # the axes the revision was made by (dataset folders: this release's)
+    hard: HardTwins | None = None  # --hard-twins-from's revision (scoring/hard_twins.py)
 
 
 def read_data(options: ScoreOptions) -> RunData:
@@ -118,6 +120,7 @@ def read_revision(options: ScoreOptions) -> RunData:
     protocol = options.protocol.on(task_settings.of_manifest(revision.manifest))
     seeds = options.seeds
     chosen = units_of_part(planned, options.part)
+    hard = None if options.hard_twins is None else open_hard_twins(*options.hard_twins, revision, planned, chosen)
 
     def load(name: str):
         return revision_variants(
@@ -136,6 +139,8 @@ def read_revision(options: ScoreOptions) -> RunData:
     # shown once the stage has run 5 s (a full-size revision), so a refusal of small data stays one line
     for name in tqdm(chosen, desc="reading and checking", unit="dataset", disable=options.quiet, delay=5):
         variants, counts = load(name)  # one dataset's variants in memory at a time
+        if hard is not None:
+            hard.check_sources(name, variants)
         total += len(variants)
         policy.extend(counts)
         flags.extend(check_variants([variants], protocol, filtered=options.min_judge is not None))
@@ -151,6 +156,9 @@ def read_revision(options: ScoreOptions) -> RunData:
         "citation": bibliography(revision.manifest, options.revision_at()[0]),
         "languages": {name: languages[name] for name in planned},  # the run's: one identity for all its parts
     }
+    if hard is not None:  # named in the identity, first after the revision: runs of two never merge as one
+        info = {**dict(list(info.items())[:3]), "hard_twins": hard.provenance(), **dict(list(info.items())[3:])}
+        info["citation"] = f"{info['citation']}\n{hard.citation()}"
     corpus = []
     if options.corpus_robustness:
         corpus = corpus_variants(revision, chosen, transformations=transformations, seeds=seeds)
@@ -164,6 +172,7 @@ def read_revision(options: ScoreOptions) -> RunData:
         planned,
         chosen_part(revision, planned, transformations, seeds),
         of_manifest(revision.manifest),
+        hard,
     )
 
 

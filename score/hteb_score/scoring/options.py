@@ -35,6 +35,8 @@ class ScoreOptions:
     min_judge: float | None = None  # scoring.selection.judge_kept
     corpus_robustness: bool = False  # also score the perturbed corpora (scoring/corpus_robustness.py)
     part: list[str] | None = None  # score only these datasets, as work units of the run (scoring/parts.py)
+    # --hard-twins-from: the LLM revision (label or hash) and its store whose rewrites are hard twins
+    hard_twins: tuple[str, str] | None = None  # (store, revision); scoring/hard_twins.py
     # the model
     device: str = "auto"
     batch_size: int = 32

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import reprlib
+from collections.abc import Mapping
 from typing import Any
 
 from hteb_contract.errors import HtebError
@@ -53,6 +54,8 @@ def check_part(part: Any, name: str) -> None:
         if unit.task.get("name") != unit.dataset:
             raise HtebError(f"{where}: task.name is {unit.task.get('name')!r}; the unit was renamed")
         _check_unit(unit, where, part.identity.transformations, part.identity.seeds)
+        if unit.hard and "hard_twins" not in part.identity.dataset:
+            raise HtebError(f"{where}: hard_twins rows, but its identity names no --hard-twins-from revision")
 
 
 def _check_unit(unit: Any, where: str, transformations: list[str] | None, seeds: list[int] | None) -> None:
@@ -144,17 +147,28 @@ def _same(a: float | None, b: float | None) -> bool:
     return a == b or (math.isnan(a) and math.isnan(b))
 
 
+def _check_pair_row(row: Mapping[str, Any], scored: set[str], where: str) -> None:
+    """A minimal-pair row names a rule the unit scored, and its cosines are numbers from -1 to 1."""
+    if row["pair"] not in scored:
+        raise HtebError(f"{where} holds pair {row['pair']!r}, which the unit did not score")
+    for column in ("kept_cosine", "changed_cosine"):
+        value = row[column]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1.0 - 1e-6 <= value <= 1.0 + 1e-6:
+            raise HtebError(f"{where} {column} {value!r} is not a cosine (a number from -1 to 1)")
+
+
 def _check_sensitivity(unit: Any, where: str) -> None:
-    """A unit's minimal-pair rows name a rule it scored, their cosines are numbers from -1 to 1, and their top-1
-    outcomes are both true or false (a retrieval query) or both absent."""
+    """A unit's minimal-pair and hard-twin rows name a rule it scored, their cosines are numbers from -1 to 1, a
+    hard-twin row names its twin's transformation, and the top-1 outcomes are both true or false (a retrieval
+    query) or both absent."""
     scored = {r.transformation for r in unit.scores}
+    for block, rows in (("sensitivity", unit.sensitivity), ("hard_twins", unit.hard)):
+        for row in rows:
+            _check_pair_row(row, scored, f"{where}: {block}")
+    for row in unit.hard:
+        if not isinstance(row["twin"], str) or not row["twin"]:
+            raise HtebError(f"{where}: hard_twins twin {row['twin']!r} is not a transformation's name")
     for row in unit.sensitivity:
-        if row["pair"] not in scored:
-            raise HtebError(f"{where}: sensitivity holds pair {row['pair']!r}, which the unit did not score")
-        for column in ("kept_cosine", "changed_cosine"):
-            value = row[column]
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1.0 - 1e-6 <= value <= 1.0 + 1e-6:
-                raise HtebError(f"{where}: sensitivity {column} {value!r} is not a cosine (a number from -1 to 1)")
         tops = (row["twin_keeps_top1"], row["changed_keeps_top1"])
         if tops != (None, None) and not all(isinstance(top, bool) for top in tops):
             raise HtebError(

@@ -38,6 +38,7 @@ from hteb_score.scoring.options import ScoreOptions
 from hteb_score.scoring.part_checks import check_part, check_timings
 from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.scoring.sensitivity import COLUMNS as SENSITIVITY_COLUMNS
+from hteb_score.scoring.sensitivity import HARD_COLUMNS
 
 if TYPE_CHECKING:  # for an annotation only: the run imports the encoder and every evaluator
     from hteb_score.scoring.run import ScoreRun
@@ -154,6 +155,8 @@ class UnitResult:
     explorer: list[dict[str, Any]] = field(default_factory=list)  # its items in the explorer, with their texts
     #: its minimal pairs' item rows (scoring/sensitivity.py): stored only where it has some, so other parts read as before
     sensitivity: list[dict[str, Any]] = field(default_factory=list)
+    #: its hard-twin rows (--hard-twins-from; scoring/hard_twins.py): stored only where it has some
+    hard: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         rows = self.drift
@@ -174,6 +177,7 @@ class UnitResult:
                 if self.sensitivity
                 else {}
             ),
+            **({"hard_twins": {c: [row[c] for row in self.hard] for c in HARD_COLUMNS}} if self.hard else {}),
         }
 
     @classmethod
@@ -196,17 +200,17 @@ class UnitResult:
             [Coverage.from_json(c) for c in data.get("coverage", ())],  # a part written before coverage has none
             list(data.get("explorer", [])),
             _sensitivity_rows(name, data.get("sensitivity")),
+            _sensitivity_rows(name, data.get("hard_twins"), HARD_COLUMNS),
         )
 
 
-def _sensitivity_rows(dataset: str, columns: Mapping[str, list[Any]] | None) -> list[dict[str, Any]]:
+def _sensitivity_rows(
+    dataset: str, columns: Mapping[str, list[Any]] | None, names: Sequence[str] = SENSITIVITY_COLUMNS
+) -> list[dict[str, Any]]:
     if not columns:
         return []
     n = len(columns["pair"])
-    return [
-        {"dataset": dataset, **dict(zip(SENSITIVITY_COLUMNS, row))}
-        for row in zip(*(columns.get(c, [None] * n) for c in SENSITIVITY_COLUMNS))
-    ]
+    return [{"dataset": dataset, **dict(zip(names, row))} for row in zip(*(columns.get(c, [None] * n) for c in names))]
 
 
 @dataclass(frozen=True)
@@ -536,6 +540,7 @@ def units_of_run(
                 [c for c in run.coverage if c.dataset == name],
                 [row for row in run.explorer if row["dataset"] == name],
                 [row for row in run.sensitivity if row["dataset"] == name],
+                [row for row in run.hard if row["dataset"] == name],
             )
         )
     return units

@@ -23,6 +23,7 @@ from hteb_score.flags import Flag
 from hteb_score.scoring.collapse import collapse_flag
 from hteb_score.scoring.coverage import Coverage, adjusted_value, variant_coverage
 from hteb_score.scoring.data import DatasetGroups, Variant, check_variants
+from hteb_score.scoring.hard_twins import HardTwins, hard_requests, hard_rows
 from hteb_score.scoring.item_measures import Baseline, baseline, measure_variant, prompt_of, text_languages
 from hteb_score.scoring.sensitivity import pair_rows
 from hteb_score.scoring.score_record import ScoreRecord
@@ -42,6 +43,8 @@ class ScoreRun:
     explorer: list[dict[str, Any]] = field(default_factory=list)  # the items the explorer shows, with their texts
     #: one row per item both rules of a minimal pair edited (scoring/sensitivity.py)
     sensitivity: list[dict[str, Any]] = field(default_factory=list)
+    #: with --hard-twins-from: one row per item and hard twin (scoring/hard_twins.py)
+    hard: list[dict[str, Any]] = field(default_factory=list)
 
 
 def score_variants(
@@ -52,12 +55,14 @@ def score_variants(
     progress: bool = True,
     filtered: bool = False,
     flags: Sequence[Flag] | None = None,
+    hard: HardTwins | None = None,
 ) -> ScoreRun:
     """Per dataset: embed the texts its variants need that are not embedded yet (each unique text
     once in the run), then evaluate each variant under `protocol` (estimator seed 42; one classifier
     cache for the run, so variants share fitted classifiers). `flags`: what `check_variants` found,
     when the caller checked before the model loaded; otherwise it is checked here. An undefined
-    score is recorded as None, with its evaluator's flag."""
+    score is recorded as None, with its evaluator's flag. `hard`: --hard-twins-from's revision, whose twins of
+    the minimal pairs' items are embedded with each dataset's texts and asked as the rule twins are."""
     flags = check_variants(groups, protocol, filtered=filtered) if flags is None else list(flags)
     unscorable = {(f.dataset, f.transformation, f.seed) for f in flags if f.code == "filtered_too_far"}
     context = EvaluationContext(protocol)
@@ -68,6 +73,7 @@ def score_variants(
     coverage: list[Coverage] = []
     explorer: list[dict[str, Any]] = []
     sensitivity: list[dict[str, Any]] = []
+    hard_found: list[dict[str, Any]] = []
     spent = {"read_s": 0.0, "embed_s": 0.0, "evaluate_s": 0.0, "item_measures_s": 0.0}
     mark = time.perf_counter()
 
@@ -93,6 +99,9 @@ def score_variants(
                     prompt = prompt_of(split)  # drift needs the kept output even where it is not scored
                     texts.append((task, original, prompt))
                     texts.append((task, transformed, prompt))
+            twins = None if hard is None else hard.twins(variants[0].dataset.info.name)
+            if twins:
+                texts.extend(hard_requests(variants, twins))
             table.fill(texts, progress=progress)
             lap("embed_s")
             collapsed = collapse_flag(texts, table)  # its per-item measures would read as perfect robustness
@@ -171,9 +180,11 @@ def score_variants(
                 lap("evaluate_s")
                 known = base or Baseline({} if unchanged is None else text_languages(unchanged), {})
                 sensitivity.extend(pair_rows(variants, table, known, documents))
+                if twins:
+                    hard_found.extend(hard_rows(variants, table, known, twins))
                 lap("item_measures_s")
             # let this dataset go before the next one is read, not after
-            del variants, variant, texts, unchanged, documents, dataset_context, base
+            del variants, variant, texts, unchanged, documents, dataset_context, base, twins
             lap("evaluate_s")
     timings = {
         **spent,
@@ -182,7 +193,7 @@ def score_variants(
         "texts_encoded": table.encoded,
     }
     flags.extend(f for c in coverage for f in c.flags())
-    return ScoreRun(scores, results, settings, drift, timings, flags, coverage, explorer, sensitivity)
+    return ScoreRun(scores, results, settings, drift, timings, flags, coverage, explorer, sensitivity, hard_found)
 
 
 def _covered(found: Coverage, result: TaskScore, original: TaskScore, coverage: list[Coverage]) -> TaskScore:

@@ -58,7 +58,8 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -68,6 +69,7 @@ from hteb_contract.tasks import task_type
 from hteb_score.scoring.item_measures import SIMILARITY_DECIMALS, Baseline, corpus_embeddings, cosines, prompt_of, top_k
 
 if TYPE_CHECKING:  # annotations only
+    from hteb_contract.item_columns import ItemColumns
     from hteb_score.encoding.encoder import EmbeddingTable
     from hteb_score.scoring.data import Variant
 
@@ -90,6 +92,10 @@ COLUMNS = (
     "twin_keeps_top1",
     "changed_keeps_top1",
 )
+#: The columns of a hard-twin row (`hard_row`; scoring/hard_twins.py): kept_cosine is the hard twin's.
+HARD_COLUMNS = (*COLUMNS[:7], "twin")
+#: What a hard figure holds of `summarise`'s (the margin's baseline is the rule figure's business).
+HARD_FIGURE = ("items", "accuracy", "ci", "blind", "detectable")
 METHOD = {
     "item": "a distinct (original, changed, twin) triple with its prompt, of a text both rules of a minimal pair "
     "edited (the changed rule and its meaning-keeping twin, same span): a repeated text counts once; seeds pooled",
@@ -110,6 +116,13 @@ METHOD = {
     "top-1 for the twin; a constant model never loses one). It asks whether the answer moves, not whether the "
     "new one is right: accuracy stays the primary figure",
 }
+#: The `hard` figure's method (a run given --hard-twins-from).
+HARD_METHOD = (
+    "the accuracy asked again with an LLM revision's rewrite of the same original text as the twin (its "
+    "meaning-keeping LLM transformations, `twins`; dataset.hard_twins names the revision), over the items whose "
+    "original it rewrote: the same tie rule, exact interval and one count per (original, changed, twin) item. "
+    "Harder: the rewrite differs from the original in more than the edited span, so token overlap does not win"
+)
 
 
 def item_key(prompt: str | None, original: str, changed: str, kept: str) -> str:
@@ -145,6 +158,23 @@ def item_row(
     }
 
 
+def hard_row(
+    item: str,
+    dataset: str,
+    pair: tuple[str, str],
+    seed: int | None,
+    language: str | None,
+    kept: float,
+    changed: float,
+    baseline_drift: float | None,
+    twin: str,
+) -> dict[str, Any]:
+    """One item asked with a hard twin (an LLM revision's rewrite of its original, by transformation `twin`):
+    `kept` is cos(original, hard twin), `changed` cos(original, changed), as `item_row` rounds them."""
+    row = item_row(item, dataset, pair, seed, language, kept, changed, baseline_drift)
+    return {**{c: row[c] for c in ("dataset", *HARD_COLUMNS[:-1])}, "twin": twin}
+
+
 def top1_kept(
     original: np.ndarray, twin: np.ndarray, changed: np.ndarray, documents: np.ndarray
 ) -> list[tuple[bool, bool]]:
@@ -164,22 +194,38 @@ def top1_kept(
     ]
 
 
-def pair_rows(
-    variants: Sequence[Variant], table: EmbeddingTable, base: Baseline, documents: dict[str, np.ndarray]
-) -> list[dict[str, Any]]:
-    """Every item that both rules of a minimal pair edited, among one dataset's `variants`, with both cosines
-    and, for a retrieval query, whether each edit keeps the original's top-1 document (embeddings the run already
-    holds: nothing is embedded again; `documents`: the corpus embeddings by dataset, shared with the per-item
-    measures)."""
+@dataclass(frozen=True)
+class Edited:
+    """The items both rules of one minimal pair edited, in one seed of one dataset, under one prompt: each
+    `picked` is (its text's reference, its row in `changed`, its row in `twin`)."""
+
+    dataset: str
+    pair: tuple[str, str]
+    seed: int | None
+    prompt: str | None
+    changed: ItemColumns
+    twin: ItemColumns
+    picked: list[tuple[tuple[str, str, str], int, int]]
+    retrieval: bool  # its variant's task searches a corpus (top-1 flips are found for its queries)
+    variant: Variant
+
+    def originals(self) -> list[str]:
+        return [self.changed.original_text[at] for _, at, _ in self.picked]
+
+    def changed_texts(self) -> list[str]:
+        return [self.changed.transformed_text[at] for _, at, _ in self.picked]
+
+
+def edited(variants: Sequence[Variant]) -> Iterator[Edited]:
+    """The items of one dataset's `variants` that both rules of a minimal pair edited (the original differs
+    from both edits), grouped by (pair, seed, prompt): what every Sensitivity figure is asked of."""
     found = {(v.transformation, v.seed): v for v in variants if v.pair is not None and v.items}
-    rows: list[dict[str, Any]] = []
     for (name, seed), changed in found.items():
         pair = changed.pair
         twin = found.get((pair[1], seed)) if pair is not None and name == pair[0] else None
         if pair is None or twin is None or changed.items is None or twin.items is None:
             continue
         kept_at = {ref: at for at, ref in enumerate(twin.items.refs())}
-        embed = table.view(changed.dataset.info)
         chosen: dict[str | None, list[tuple[Any, int, int]]] = defaultdict(list)
         for at, ref in enumerate(changed.items.refs()):
             other = kept_at.get(ref)
@@ -187,20 +233,41 @@ def pair_rows(
             if other is None or original in (changed.items.transformed_text[at], twin.items.transformed_text[other]):
                 continue
             chosen[prompt_of(ref[0])].append((ref, at, other))
+        searches = task_type(changed.dataset.info.task_type).searches_corpus
         for prompt, picked in chosen.items():
-            o = np.asarray(embed([changed.items.original_text[at] for _, at, _ in picked], prompt))
-            c = np.asarray(embed([changed.items.transformed_text[at] for _, at, _ in picked], prompt))
-            k = np.asarray(embed([twin.items.transformed_text[other] for _, _, other in picked], prompt))
-            tops: list[tuple[bool, bool] | None] = [None] * len(picked)
-            if task_type(changed.dataset.info.task_type).searches_corpus and prompt == "query":
-                tops = list(top1_kept(o, k, c, corpus_embeddings(changed, embed, documents)))
-            for (ref, at, other), kept, moved, top1 in zip(picked, cosines(o, k), cosines(o, c), tops):
-                language = base.language.get(ref)
-                drift = base.drift.get(language) if language else None
-                texts = (changed.items.original_text[at], changed.items.transformed_text[at])
-                key = item_key(prompt, *texts, twin.items.transformed_text[other])
-                rows.append(item_row(key, changed.dataset.info.name, pair, seed, language, kept, moved, drift, top1))
+            yield Edited(
+                changed.dataset.info.name, pair, seed, prompt, changed.items, twin.items, picked, searches, changed
+            )
+
+
+def pair_rows(
+    variants: Sequence[Variant], table: EmbeddingTable, base: Baseline, documents: dict[str, np.ndarray]
+) -> list[dict[str, Any]]:
+    """Every item that both rules of a minimal pair edited, among one dataset's `variants`, with both cosines
+    and, for a retrieval query, whether each edit keeps the original's top-1 document (embeddings the run already
+    holds: nothing is embedded again; `documents`: the corpus embeddings by dataset, shared with the per-item
+    measures)."""
+    rows: list[dict[str, Any]] = []
+    for found in edited(variants):
+        embed = table.view(found.variant.dataset.info)
+        o = np.asarray(embed(found.originals(), found.prompt))
+        c = np.asarray(embed(found.changed_texts(), found.prompt))
+        k = np.asarray(embed([found.twin.transformed_text[other] for _, _, other in found.picked], found.prompt))
+        tops: list[tuple[bool, bool] | None] = [None] * len(found.picked)
+        if found.retrieval and found.prompt == "query":
+            tops = list(top1_kept(o, k, c, corpus_embeddings(found.variant, embed, documents)))
+        for (ref, at, other), kept, moved, top1 in zip(found.picked, cosines(o, k), cosines(o, c), tops):
+            texts = (found.changed.original_text[at], found.changed.transformed_text[at])
+            key = item_key(found.prompt, *texts, found.twin.transformed_text[other])
+            language, drift = text_language(base, ref)
+            rows.append(item_row(key, found.dataset, found.pair, found.seed, language, kept, moved, drift, top1))
     return rows
+
+
+def text_language(base: Baseline, ref: tuple[str, str, str]) -> tuple[str | None, float | None]:
+    """A text's language and its language's baseline drift (None where either is unknown)."""
+    language = base.language.get(ref)
+    return language, base.drift.get(language) if language else None
 
 
 def _outcomes(rows: Sequence[Mapping[str, Any]]) -> np.ndarray:
@@ -282,6 +349,13 @@ def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
+def hard_figure(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The hard figure of some hard-twin rows: the transformations their twins are and `summarise`'s accuracy,
+    interval, reading and reach over them (the same tie rule, exact interval and one count per item)."""
+    figure = summarise(rows)
+    return {"twins": sorted({r["twin"] for r in rows}), **{k: figure[k] for k in HARD_FIGURE}}
+
+
 def top1_flip(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     """The top-1 flip of some items, each counted once: their count, the share that flip correctly (the twin
     keeps the original's top-1 document, the changed query does not) with its exact interval, and the two parts'
@@ -325,23 +399,33 @@ def _grouped(rows: Iterable[Mapping[str, Any]], *keys: str) -> dict[tuple[Any, .
     return groups
 
 
-def sensitivity_block(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
-    """The card's `sensitivity` block from the item rows of every unit (None: no minimal pair was scored)."""
+def sensitivity_block(
+    rows: Sequence[Mapping[str, Any]], hard: Sequence[Mapping[str, Any]] | None = None
+) -> dict[str, Any] | None:
+    """The card's `sensitivity` block from the item rows of every unit (None: no minimal pair was scored);
+    `hard`: the hard-twin rows of a run given --hard-twins-from, whose figure each figure then carries (`hard`,
+    over the items that have one: 0 where none has)."""
     if not rows:
         return None
+    keys = (("pair",), ("pair", "dataset"), ("pair", "dataset", "language"))
+    hard_groups = [_grouped(hard or (), *k) for k in keys]
+
+    def with_hard(figure: dict[str, Any], level: int, group: tuple[Any, ...]) -> dict[str, Any]:
+        return figure if hard is None else {**figure, "hard": hard_figure(hard_groups[level].get(group, []))}
+
     pairs = {pair: summarise(items) for (pair,), items in sorted(_grouped(rows, "pair").items())}
     accuracies = [p["accuracy"] for p in pairs.values() if p["accuracy"] is not None]
     return {
-        "method": METHOD,
+        "method": METHOD if hard is None else {**METHOD, "hard": HARD_METHOD},
         "overall": round(float(np.mean(accuracies)), 6) if accuracies else None,
-        "pairs": [{"pair": pair, **figure} for pair, figure in pairs.items()],
+        "pairs": [with_hard({"pair": pair, **figure}, 0, (pair,)) for pair, figure in pairs.items()],
         "datasets": [
-            {"pair": pair, "dataset": dataset, **_with_flip(items)}
+            with_hard({"pair": pair, "dataset": dataset, **_with_flip(items)}, 1, (pair, dataset))
             for (pair, dataset), items in sorted(_grouped(rows, "pair", "dataset").items())
         ],
         "languages": [
-            {"pair": pair, "dataset": dataset, "language": language, **_with_flip(items)}
-            for (pair, dataset, language), items in sorted(
+            with_hard({"pair": g[0], "dataset": g[1], "language": g[2], **_with_flip(items)}, 2, g)
+            for g, items in sorted(
                 _grouped(rows, "pair", "dataset", "language").items(), key=lambda kv: tuple(map(str, kv[0]))
             )
         ],

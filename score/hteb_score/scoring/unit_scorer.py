@@ -98,6 +98,7 @@ class UnitScorer:
             progress=not opts.quiet,
             filtered=opts.min_judge is not None,
             flags=data.checked,
+            hard=data.hard,
         )
         evaluated = time.perf_counter()
         robustness = _corpus_robustness(data.corpus, run, table, data.protocol, opts)

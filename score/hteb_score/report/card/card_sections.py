@@ -94,7 +94,38 @@ def sensitivity_lines(block: Mapping[str, Any] | None) -> list[str]:
                 f"| {md_text(row['pair'])} | {md_text(row['dataset'])} | {row['items']} | {_cell(row['accuracy'])} "
                 f"| {share_interval(row['ci'])} | {_cell(row['detectable'])} | {_cell(row['margin'])} | {_heard(row)} |"
             )
-    return lines + _top1_flip_lines(block)
+    return lines + _hard_lines(block) + _top1_flip_lines(block)
+
+
+def _hard_line(row: Mapping[str, Any], pair: str, dataset: str) -> str:
+    hard = row["hard"]
+    return (
+        f"| {pair} | {md_text(dataset)} | {_cell(row['accuracy'])} | {md_text(', '.join(hard['twins']) or '-')} "
+        f"| {hard['items']} | {_cell(hard['accuracy'])} | {share_interval(hard['ci'])} | {_cell(hard['detectable'])} "
+        f"| {_heard(hard)} |"
+    )
+
+
+def _hard_lines(block: Mapping[str, Any]) -> list[str]:
+    """The hard figures (--hard-twins-from) beside the rule twins' accuracy, per pair and per pair and dataset;
+    none where the run had no second revision."""
+    if "hard" not in block["method"]:
+        return []
+    lines = [
+        "",
+        "Hard twins: the same accuracy with an LLM revision's meaning-keeping rewrite of the same original text as "
+        "the twin (dataset.hard_twins names the revision), over the items whose original it rewrote. The rewrite "
+        "differs from the original in more than the edited span, so token overlap does not win it.",
+        "",
+        "| pair | dataset | rule-twin accuracy | hard twins | items | hard accuracy | 95% CI | detectable | reads |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for figure in block["pairs"]:
+        lines.append(_hard_line(figure, f"**{md_text(figure['pair'])}**", "all"))
+        lines += [
+            _hard_line(r, md_text(r["pair"]), r["dataset"]) for r in block["datasets"] if r["pair"] == figure["pair"]
+        ]
+    return lines
 
 
 def _top1_flip_lines(block: Mapping[str, Any]) -> list[str]:
