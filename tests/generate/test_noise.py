@@ -210,6 +210,25 @@ def test_a_rerun_on_changed_sources_makes_the_records_again(tmp_path, shared_dat
     assert any("made by the noise rules" in line for line in said)
 
 
+def test_a_rerun_after_a_rule_is_edited_makes_the_records_again(tmp_path, shared_data, monkeypatch):
+    """A rule edited without a new version (while the version is being made) keeps the configuration's hash, which
+    names the version's constants, not its code: the staging folder names the rules' code, so the next run makes
+    the records with the edited rule instead of serving the ones staged before the edit."""
+    from hteb_generate.run import pipeline
+    from hteb_generate.transform import noise
+
+    cfg = _noise_config(tmp_path, shared_data, datasets="STSBenchmark", publish=False)
+    first = pipeline.run(cfg, log=lambda m: None)
+    assert first.folder == pipeline.staging_folder(cfg) and noise.rules_code_digest()[:12] in first.folder.name
+    edited = {**noise.RULE_SETS[cfg.noise_rules]._entries, "numerisation": lambda text, rng, language=None: text}
+    monkeypatch.setattr(noise.RULE_SETS[cfg.noise_rules], "_entries", edited)
+    monkeypatch.setattr(noise, "rules_code_digest", lambda: "e" * 64)  # what editing noise.py does to the digest
+    said: list[str] = []
+    again = pipeline.run(cfg, log=said.append)
+    assert again.folder != first.folder and any("made by the noise rules" in line for line in said)
+    assert again.manifest["content_hash"] != first.manifest["content_hash"]
+
+
 @pytest.mark.slow
 def test_the_published_noise_revision_is_what_the_noise_profile_makes_today(tmp_path, shared_data):
     """`make generate PROFILE=noise SEED=1339` on shared/data remakes the published noise-1339 file

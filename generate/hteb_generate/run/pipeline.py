@@ -281,8 +281,13 @@ def run(cfg: GenerateConfig, *, log=print, facts: Facts | None = None) -> RunRes
 
 
 def staging_folder(cfg: GenerateConfig) -> Path:
-    """Where a configuration's revision is written and sealed before it is published."""
-    return Path(cfg.cache_dir) / "staging" / cfg.config_hash()
+    """Where a configuration's revision is written and sealed before it is published; a rule-only run's also
+    names the rules' code (`noise.rules_code_digest`), since it is reused whole by the next run of the
+    configuration (`_staged_by_rules`) and a rule edited in between would otherwise be served as it was."""
+    name = cfg.config_hash()
+    if not cfg.llm_transformations:
+        name = f"{name}-rules-{noise.rules_code_digest()[:12]}"
+    return Path(cfg.cache_dir) / "staging" / name
 
 
 def _run(cfg: GenerateConfig, *, log, facts: Facts | None) -> RunResult:

@@ -51,6 +51,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -322,6 +323,22 @@ def definitions_hash(rules: str = CURRENT_RULES) -> str:
     if rules != FIRST_RULES:
         definitions["scripts"] = yaml_input.read(NOISE_SCRIPTS_PATH)
     return hashlib.sha256(json.dumps(definitions, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+@cache
+def rules_code_digest() -> str:
+    """sha256 of the source of every module the rules run (this one, graphemes, keyboards, sensitivity, seeding).
+    Why: `definitions_hash` covers the constants a version reads, not its code, and a published version's code
+    never changes; a rule edited while a version is being made must not be served from a revision staged before
+    the edit (the staging folder names this digest)."""
+    from hteb_generate import seeding
+    from hteb_generate.transform import graphemes, keyboards
+
+    digest = hashlib.sha256()
+    for module in (sensitivity, graphemes, keyboards, seeding):
+        digest.update(Path(str(module.__file__)).read_bytes())
+    digest.update(Path(__file__).read_bytes())
+    return digest.hexdigest()
 
 
 def is_rule(transformation: str) -> bool:
