@@ -193,7 +193,7 @@ def other_revisions(tmp_path_factory: pytest.TempPathFactory, shared_data: Path,
     [
         ("noise", "sample-1339", "nowhere", r"--hard-twins-store"),
         ("noise", "nope-1", None, r"^--hard-twins-from nope-1: .*nope-1"),
-        ("noise", "noise2-1339", "run", r"^--hard-twins-from noise2-1339: revision noise2-1339 is not an LLM revision"),
+        ("noise", "noise3-1339", "run", r"^--hard-twins-from noise3-1339: revision noise3-1339 is not an LLM revision"),
         ("noise", "sensitivity-1339", "run", r"^--hard-twins-from sensitivity-1339: .* is a Sensitivity revision"),
         ("other", "sample-1339", None, r"^--hard-twins-from sample-1339: none of its TwitterSemEval2015 texts"),
     ],
