@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "evaluators"))
 from evaluator_embeddings import hashed_bow  # noqa: E402
 
 SEED = 1339
+LABEL = f"noise-corpus-{SEED}"  # the rules' label of this store (a revision made for these tests)
 HTEB = PROTOCOLS.get("hteb")
 
 
@@ -95,6 +96,7 @@ def store(tmp_path_factory, shared_data) -> str:
             "store": str(root / "store"),
             "data_dir": str(shared_data),
             "manifest_md": str(root / "M.md"),
+            "label": LABEL,
         },
     )
     run(cfg, log=lambda m: None)
@@ -119,7 +121,7 @@ class HashedBow:
 
 
 def test_perturbed_corpora_are_scored_with_the_original_queries(store):
-    revision = open_store(store).fetch(f"noise2-{SEED}")
+    revision = open_store(store).fetch(LABEL)
     source = revision.source("SciFact")
     variants = corpus_variants(revision, ["SciFact", "STSBenchmark"], transformations=None, seeds=None)
     assert [(v.dataset.name, v.transformation, v.seed) for v in variants] == [
@@ -172,7 +174,7 @@ def test_perturbed_corpora_are_scored_with_the_original_queries(store):
 
 
 def test_the_selection_narrows_the_perturbed_corpora(store):
-    revision = open_store(store).fetch(f"noise2-{SEED}")
+    revision = open_store(store).fetch(LABEL)
     variants = corpus_variants(revision, ["SciFact"], transformations=["numerisation"], seeds=[SEED])
     assert [v.transformation for v in variants] == ["numerisation"]
 
@@ -182,7 +184,7 @@ def test_hteb_score_reports_corpus_robustness_end_to_end(store, tmp_path, capsys
     from hteb_score.cli import main
     from models import minilm_path
 
-    common = [minilm_path(), "--store", store, "--revision", f"noise2-{SEED}", "--datasets", "SciFact", "--quiet"]
+    common = [minilm_path(), "--store", store, "--revision", LABEL, "--datasets", "SciFact", "--quiet"]
     assert main([*common, "--corpus-robustness", "--out", str(tmp_path / "out")]) == 0
     assert "corpus robustness SciFact" in capsys.readouterr().out
     card = json.loads((tmp_path / "out" / "result_card.json").read_text())
