@@ -27,7 +27,7 @@ from hteb_contract.specs.transformations import transformation_table
 from hteb_contract.stores import open_store
 from hteb_contract.taxonomy import minimal_pairs
 from hteb_score.scoring.item_measures import Baseline, cosines
-from hteb_score.scoring.sensitivity import edited, hard_row, item_key, text_language
+from hteb_score.scoring.sensitivity import edited, hard_row, item_key, item_row, text_language
 
 if TYPE_CHECKING:  # annotations only
     from hteb_score.encoding.encoder import EmbeddingTable, Request
@@ -177,5 +177,7 @@ def hard_rows(variants: Sequence[Variant], table: EmbeddingTable, base: Baseline
         for (ref, _, (name, text)), original, change, kept, move in zip(matched, originals, changed, hard, moved):
             key = item_key(found.prompt, original, change, text)
             language, drift = text_language(base, ref)
-            rows.append(hard_row(key, found.dataset, found.pair, found.seed, language, kept, move, drift, name))
+            rows.append(
+                hard_row(item_row(key, found.dataset, found.pair, found.seed, language, kept, move, drift), name)
+            )
     return rows

@@ -158,20 +158,9 @@ def item_row(
     }
 
 
-def hard_row(
-    item: str,
-    dataset: str,
-    pair: tuple[str, str],
-    seed: int | None,
-    language: str | None,
-    kept: float,
-    changed: float,
-    baseline_drift: float | None,
-    twin: str,
-) -> dict[str, Any]:
-    """One item asked with a hard twin (an LLM revision's rewrite of its original, by transformation `twin`):
-    `kept` is cos(original, hard twin), `changed` cos(original, changed), as `item_row` rounds them."""
-    row = item_row(item, dataset, pair, seed, language, kept, changed, baseline_drift)
+def hard_row(row: Mapping[str, Any], twin: str) -> dict[str, Any]:
+    """An `item_row` asked with a hard twin (an LLM revision's rewrite of its original, by transformation `twin`):
+    its `kept_cosine` is cos(original, hard twin); the columns of HARD_COLUMNS."""
     return {**{c: row[c] for c in ("dataset", *HARD_COLUMNS[:-1])}, "twin": twin}
 
 
