@@ -30,7 +30,7 @@ from hteb_score.flags import Flag
 from hteb_score.scoring.coverage import SubsetShare, revision_shares
 from hteb_score.scoring.corpus_robustness import CorpusVariant, corpus_variants
 from hteb_score.scoring.error_policy import ACTIONS, ErrorPolicyCount
-from hteb_score.scoring.hard_twins import HardTwins, open_hard_twins
+from hteb_score.scoring.hard_twin_source import HardTwins, open_hard_twins
 from hteb_score.scoring.options import ScoreOptions
 from hteb_score.scoring.selection import PRESETS, judge_kept, judge_means, require_judge_scores
 
@@ -140,7 +140,7 @@ def read_revision(options: ScoreOptions) -> RunData:
     for name in tqdm(chosen, desc="reading and checking", unit="dataset", disable=options.quiet, delay=5):
         variants, counts = load(name)  # one dataset's variants in memory at a time
         if hard is not None:
-            hard.check_sources(name, variants)
+            hard.check_sources(name, [v.items for v in variants if v.items is not None])
         total += len(variants)
         policy.extend(counts)
         flags.extend(check_variants([variants], protocol, filtered=options.min_judge is not None))

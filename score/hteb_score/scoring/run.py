@@ -23,7 +23,8 @@ from hteb_score.flags import Flag
 from hteb_score.scoring.collapse import collapse_flag
 from hteb_score.scoring.coverage import Coverage, adjusted_value, variant_coverage
 from hteb_score.scoring.data import DatasetGroups, Variant, check_variants
-from hteb_score.scoring.hard_twins import HardTwins, hard_requests, hard_rows
+from hteb_score.scoring.hard_twin_source import HardTwins
+from hteb_score.scoring.hard_twins import hard_requests, hard_rows
 from hteb_score.scoring.item_measures import Baseline, baseline, measure_variant, prompt_of, text_languages
 from hteb_score.scoring.sensitivity import pair_rows
 from hteb_score.scoring.score_record import ScoreRecord
