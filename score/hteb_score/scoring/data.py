@@ -148,17 +148,17 @@ def read_revision(options: ScoreOptions) -> RunData:
     require_judge_scores(revision, policy, options.min_judge)
     groups = DatasetGroups(chosen, lambda name: load(name)[0], infos, total)
     languages = source_languages(revision.manifest)
+    citation = bibliography(revision.manifest, options.revision_at()[0])
     info = {
         "repo_id": options.store,
         "label": revision.label,
         "revision": revision.revision_id,
+        # --hard-twins-from's revision is named in the identity: runs with two never merge as one
+        **({} if hard is None else {"hard_twins": hard.provenance()}),
         "datasets": chosen,
-        "citation": bibliography(revision.manifest, options.revision_at()[0]),
+        "citation": citation if hard is None else f"{citation}\n{hard.citation()}",
         "languages": {name: languages[name] for name in planned},  # the run's: one identity for all its parts
     }
-    if hard is not None:  # named in the identity, first after the revision: runs of two never merge as one
-        info = {**dict(list(info.items())[:3]), "hard_twins": hard.provenance(), **dict(list(info.items())[3:])}
-        info["citation"] = f"{info['citation']}\n{hard.citation()}"
     corpus = []
     if options.corpus_robustness:
         corpus = corpus_variants(revision, chosen, transformations=transformations, seeds=seeds)
