@@ -224,9 +224,9 @@ def _lanes(folder: Path, texts: list[str], paced: bool = True):
         """An engine that answers each request with its own text and its process, and writes into `folder` what it
         is asked (one line per call: the first text of each chunk it gets), what it hands back, and when a stream
         of it is closed. It dies (its process killed) the first time it reaches a chunk whose first text is
-        "die". `paced`: it waits before each chunk after its first for the driver to have read the chunk before it
-        ("read-TEXT"), so a driver that waited for a whole lane would never let it go on; else it takes a tenth of
-        a second per chunk."""
+        "die", and ends its stream at a chunk whose first text is "stop". `paced`: it waits before each chunk
+        after its first for the driver to have read the chunk before it ("read-TEXT"), so a driver that waited
+        for a whole lane would never let it go on; else it takes a tenth of a second per chunk."""
         import time as clock
 
         from hteb_generate.engine.base import ChatResult, Engine
@@ -254,6 +254,8 @@ def _lanes(folder: Path, texts: list[str], paced: bool = True):
                                 if clock.monotonic() > deadline:
                                     raise RuntimeError("the driver did not read a chunk before its lane ended")
                                 clock.sleep(0.05)
+                        if firsts[position] == "stop":  # a stream that ends before its chunks do
+                            return
                         if firsts[position] == "die" and not (folder / "died").exists():
                             (folder / "died").touch()
                             os._exit(1)
@@ -322,6 +324,17 @@ def test_a_worker_killed_mid_lane_is_given_only_the_rest_of_its_lane(ray_engine,
     ]  # the restarted worker: its lane from the chunk it died in
     answered = (tmp_path / "answered").read_text().splitlines()
     assert sorted(answered) == sorted(texts)  # no chunk answered twice
+
+
+def test_a_lane_whose_stream_ends_short_ends_the_stage_in_one_line(ray_engine, tmp_path):
+    from hteb_contract.errors import HtebError
+
+    engine, chunks = _lanes(tmp_path, ["t0", "t1", "stop", "t3", "t4"])
+    try:
+        with pytest.raises(HtebError, match=r"^a Ray engine worker's stream ended without 2 of its chunks$"):
+            _read(tmp_path, engine.chat_results_many(chunks))
+    finally:
+        engine.close()
 
 
 def test_a_caller_that_stops_reading_stops_the_workers_streams(ray_engine, tmp_path):

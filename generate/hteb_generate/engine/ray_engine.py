@@ -387,6 +387,11 @@ class RayEngine(Engine):
                         index, found = self._ray.get(next(stream))
                     except StopIteration:
                         del streams[stream]
+                        left = [i for i in lanes[w] if i not in answered]
+                        if left:  # an engine's stream that ends early would leave its stage short
+                            raise HtebError(
+                                f"a Ray engine worker's stream ended without {len(left)} of its chunks"
+                            ) from None
                         continue
                     except (self._ray.exceptions.RayActorError, self._ray.exceptions.ObjectLostError):
                         del streams[stream]
