@@ -65,16 +65,18 @@ def test_each_part_is_its_stated_basis_worked_out_by_hand():
     generation = (300_000 / 5500 + 1e6 / 7300) / hour
     assert found["retries"].low == pytest.approx(generation * (0.03 + 0.03**2))  # a retry fails as often
     assert found["retries"].high == pytest.approx(generation * 0.03 * 2)
-    # 10,000 requests: 3 first-attempt chunks of 4,096; a retry stage per later attempt and step (2 x 2), one chunk
-    # each (300 retried requests); one sequence alone: 3.35e12 / 16.3e9 = 205.5 tokens/s
+    # 10,000 requests over 2 steps: 5,000 a first-attempt stage, 2 chunks of 4,096, so 2 of the 4 GPUs' lanes
+    # have a tail; a retry stage per later attempt and step (2 x 2), 150 requests, one chunk: one lane each; one
+    # sequence alone: 3.35e12 / 16.3e9 = 205.5 tokens/s
     alone = 3.35e12 / 16.3e9
-    assert found["chunk tails"].low == pytest.approx(3 * 30 / alone / hour)  # a mean request writes 30 tokens
-    assert found["chunk tails"].high == pytest.approx((3 + 4) * 4096 / alone / hour)
+    assert found["chunk tails"].low == pytest.approx(2 * 2 * 30 / alone / hour)  # a mean request writes 30 tokens
+    assert found["chunk tails"].high == pytest.approx((2 * 2 + 4 * 1) * 4096 / alone / hour)
+    assert "2 first-attempt stages, 2 lane(s) each" in found["chunk tails"].rests_on
     # one engine in this process streams a stage's chunks: a tail per stage, 2 first-attempt ones, 3 x 2 in all
     streamed = {p.name: p for p in parts(_plan(), replace(SHAPE, gpus=1))}["chunk tails"]
     assert streamed.low == pytest.approx(2 * 30 / alone / hour)
     assert streamed.high == pytest.approx(3 * 2 * 4096 / alone / hour)
-    assert "2 first-attempt stages" in streamed.rests_on and "every attempt's stages (6)" in streamed.rests_on
+    assert "2 first-attempt stages" in streamed.rests_on and "and 4 retry stages (6 tails)" in streamed.rests_on
     # 3 + 8 chunks in all (30,000 judge requests); 2 x 3 + 3 stages, each waiting a mean chunk on 3 other GPUs
     total = 350_000 / 5500 / hour + 3e6 / 7300 / hour
     assert found["barriers"].low == 0 and found["barriers"].high == pytest.approx(9 * 3 * total / 11)

@@ -171,10 +171,14 @@ def test_an_engine_that_dies_mid_run_reaches_the_driver_with_its_root_cause_and_
     def _dying_engine():
         """An engine that dies in its second call as vLLM's does: its model worker, a child process, prints the root
         cause into the worker's log and the engine raises only a pointer to it (v1/engine/exceptions.py)."""
-        from hteb_generate.engine.base import ChatResult
+        from hteb_generate.engine.base import ChatResult, Engine
 
-        class Dying:
+        class Dying(Engine):
             calls = 0
+            model_id = revision = "dying"
+
+            def next_token_logprobs(self, conversations, candidates):
+                raise NotImplementedError
 
             def chat_results(self, requests):
                 Dying.calls += 1
@@ -210,6 +214,145 @@ def test_an_engine_that_dies_mid_run_reaches_the_driver_with_its_root_cause_and_
     log = Path(line.split("; the whole log: ")[1].rsplit(" on node ", 1)[0])
     assert log.is_file() and ROOT_CAUSE in log.read_text(encoding="utf-8", errors="replace")
     assert line.endswith(f" on node {os.uname().nodename}")
+
+
+def _lanes(folder: Path, texts: list[str], paced: bool = True):
+    """A RayEngine of two `_lane_engine` workers, and the chunks of one request each with `texts`."""
+    from hteb_generate.engine.ray_engine import RayEngine
+
+    def _lane_engine(folder: Path, paced: bool):
+        """An engine that answers each request with its own text and its process, and writes into `folder` what it
+        is asked (one line per call: the first text of each chunk it gets), what it hands back, and when a stream
+        of it is closed. It dies (its process killed) the first time it reaches a chunk whose first text is
+        "die", and ends its stream at a chunk whose first text is "stop". `paced`: it waits before each chunk
+        after its first for the driver to have read the chunk before it ("read-TEXT"), so a driver that waited
+        for a whole lane would never let it go on; else it takes a tenth of a second per chunk."""
+        import time as clock
+
+        from hteb_generate.engine.base import ChatResult, Engine
+
+        class Lane(Engine):
+            model_id = revision = "lane"
+
+            def chat_results(self, requests):
+                return dict(self.chat_results_many([requests]))[0]
+
+            def next_token_logprobs(self, conversations, candidates):
+                raise NotImplementedError
+
+            def chat_results_many(self, chunks):
+                firsts = [chunk[0].messages[-1][1] for chunk in chunks]
+                with open(folder / "calls", "a") as calls:
+                    calls.write(" ".join(firsts) + "\n")
+                try:
+                    for position, chunk in enumerate(chunks):
+                        if not paced:
+                            clock.sleep(0.1)
+                        elif position:
+                            deadline = clock.monotonic() + 60
+                            while not (folder / f"read-{firsts[position - 1]}").exists():
+                                if clock.monotonic() > deadline:
+                                    raise RuntimeError("the driver did not read a chunk before its lane ended")
+                                clock.sleep(0.05)
+                        if firsts[position] == "stop":  # a stream that ends before its chunks do
+                            return
+                        if firsts[position] == "die" and not (folder / "died").exists():
+                            (folder / "died").touch()
+                            os._exit(1)
+                        with open(folder / "answered", "a") as answered:
+                            answered.write(firsts[position] + "\n")
+                        yield position, [ChatResult(f"{r.messages[-1][1]}@{os.getpid()}", "stop") for r in chunk]
+                finally:
+                    with open(folder / "closed", "a") as closed:
+                        closed.write(f"{os.getpid()}\n")
+
+        return Lane()
+
+    engine = RayEngine(
+        partial(_lane_engine, folder, paced),
+        model_id="m",
+        revision="r",
+        address="local",
+        workers=2,
+        resources={"num_cpus": 0},
+    )
+    chunks = [[ChatRequest((("user", text),), 0.0, 1.0, 4, 1)] for text in texts]
+    return engine, chunks
+
+
+def _read(folder: Path, stream) -> list[tuple[int, str]]:
+    got = []
+    for index, results in stream:
+        (text,) = [r.text for r in results]
+        (folder / f"read-{text.split('@')[0]}").touch()
+        got.append((index, text))
+    return got
+
+
+def test_each_worker_streams_its_lane_of_chunks_and_each_chunk_comes_back_when_done(ray_engine, tmp_path):
+    """Worker w of 2 gets chunks w, w + 2, ... in one call and hands each back before answering the next (its
+    engine waits for the driver to have read it): no chunk waits for its lane, and every answer is its own."""
+    texts = [f"t{i}" for i in range(7)]
+    engine, chunks = _lanes(tmp_path, texts)
+    try:
+        got = _read(tmp_path, engine.chat_results_many(chunks))
+    finally:
+        engine.close()
+    assert sorted(index for index, _ in got) == list(range(7))
+    assert all(text.split("@")[0] == texts[index] for index, text in got)
+    by_worker = {}
+    for index, text in got:
+        by_worker.setdefault(text.split("@")[1], []).append(index)
+    assert sorted(by_worker.values()) == [[0, 2, 4, 6], [1, 3, 5]]  # fixed lanes, each in its order
+    assert sorted((tmp_path / "calls").read_text().splitlines()) == ["t0 t2 t4 t6", "t1 t3 t5"]
+
+
+def test_a_worker_killed_mid_lane_is_given_only_the_rest_of_its_lane(ray_engine, tmp_path):
+    texts = ["t0", "t1", "t2", "t3", "die", "t5", "t6", "t7"]
+    engine, chunks = _lanes(tmp_path, texts)
+    try:
+        got = _read(tmp_path, engine.chat_results_many(chunks))
+    finally:
+        engine.close()
+    assert sorted(index for index, _ in got) == list(range(8))
+    assert all(text.split("@")[0] == texts[index] for index, text in got)
+    calls = sorted((tmp_path / "calls").read_text().splitlines())
+    assert calls == [
+        "die t6",
+        "t0 t2 die t6",
+        "t1 t3 t5 t7",
+    ]  # the restarted worker: its lane from the chunk it died in
+    answered = (tmp_path / "answered").read_text().splitlines()
+    assert sorted(answered) == sorted(texts)  # no chunk answered twice
+
+
+def test_a_lane_whose_stream_ends_short_ends_the_stage_in_one_line(ray_engine, tmp_path):
+    from hteb_contract.errors import HtebError
+
+    engine, chunks = _lanes(tmp_path, ["t0", "t1", "stop", "t3", "t4"])
+    try:
+        with pytest.raises(HtebError, match=r"^a Ray engine worker's stream ended without 2 of its chunks$"):
+            _read(tmp_path, engine.chat_results_many(chunks))
+    finally:
+        engine.close()
+
+
+def test_a_caller_that_stops_reading_stops_the_workers_streams(ray_engine, tmp_path):
+    """The pipeline stops reading on an error of its own: each worker's stream is cancelled and closed (vLLM's
+    aborts the requests it had not finished), not left answering the rest of its lane."""
+    engine, chunks = _lanes(tmp_path, [f"t{i}" for i in range(100)], paced=False)  # 5 s a lane
+    try:
+        stream = engine.chat_results_many(chunks)
+        index, results = next(stream)
+        stream.close()
+        deadline = time.monotonic() + 60
+        while len((tmp_path / "closed").read_text().splitlines() if (tmp_path / "closed").exists() else []) < 2:
+            assert time.monotonic() < deadline, "a worker's stream was not closed"
+            time.sleep(0.1)
+        answered = (tmp_path / "answered").read_text().splitlines()
+    finally:
+        engine.close()
+    assert len(answered) < 20  # each lane stopped within a few chunks of the cancel, not at its end
 
 
 def test_workers_no_node_can_hold_are_refused_at_once_naming_the_resources(ray_engine):

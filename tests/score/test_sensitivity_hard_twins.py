@@ -132,6 +132,9 @@ def test_the_hard_figure_is_the_hand_computed_share_from_minilms_embeddings(stor
     row = f"| number_change | {DATASET} | {figure['accuracy']:.3f} | backtranslation, paraphrasing, style_change "
     assert row + f"| {hard['items']} | {hard['accuracy']:.3f} |" in markdown
     assert "hard twins (--hard-twins-from)" in markdown and "sample-1339" in markdown
+    hard_accuracies = [p["hard"]["accuracy"] for p in card["sensitivity"]["pairs"] if p["hard"]["items"]]
+    assert card["sensitivity"]["hard_overall"] == pytest.approx(np.mean(hard_accuracies), abs=1e-6)
+    assert f"### Hard twins: {card['sensitivity']['hard_overall']:.3f}" in markdown
 
 
 @pytest.mark.parametrize("model", ["hteb:random?norm=10", "hteb:constant"])
@@ -143,6 +146,8 @@ def test_a_null_model_reads_the_hard_figure_blind(store, tmp_path, model):
         if model == "hteb:constant" and hard["items"]:  # every cosine 1: every item a tie
             assert (hard["accuracy"], hard["ci"]) == (0.5, [0.5, 0.5])
     assert _figure(card, "number_change")["hard"]["items"] > 0
+    if model == "hteb:constant":
+        assert card["sensitivity"]["hard_overall"] == 0.5
 
 
 def test_a_run_without_the_option_writes_the_card_it_wrote_before(store, tmp_path):
@@ -154,8 +159,9 @@ def test_a_run_without_the_option_writes_the_card_it_wrote_before(store, tmp_pat
         if isinstance(value, list)
         else value
         for key, value in with_hard["sensitivity"].items()
+        if key != "hard_overall"
     }
-    stripped["method"] = {k: v for k, v in stripped["method"].items() if k != "hard"}
+    stripped["method"] = {k: v for k, v in stripped["method"].items() if k not in ("hard", "hard_overall")}
     assert stripped == without["sensitivity"]
     assert with_hard["dataset"]["citation"].startswith(without["dataset"]["citation"] + "\n% the hard twins' revision")
     assert "Hard twins" not in (tmp_path / "without" / "result_card.md").read_text(encoding="utf-8")

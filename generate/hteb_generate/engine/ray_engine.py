@@ -36,13 +36,16 @@ since Ray keeps a runtime_env in its control store and shows it on its dashboard
 own token (its node's environment or `hf auth login` there; a local cluster's workers inherit the
 driver's), and only whether it has one comes back to the driver.
 
-Chunks are not streamed on a worker: each call answers one chunk alone (`chat_results`), so its tail
-ends with it, where the one in-process vLLM engine feeds the next chunk beside it (engine/vllm_engine.py).
-Why: which chunks a worker gets is decided by timing (`ActorPool.map_unordered` hands the next chunk to
-whichever worker is free), so a worker that fed its chunks as one stream would batch chunks chosen by
-timing, and vLLM's answers would depend on it; fixed lanes of chunks per worker would stay deterministic
-but lose that balancing and retry a dead worker's whole lane. A chunk answered alone is the same on any
-worker, at any time.
+Chunks stream in lanes: of a stage's chunks, worker w of W gets every W-th from the w-th on (its lane) in one
+call, which feeds them to its engine as one stream (`Engine.chat_results_many`: vLLM's runs each chunk beside
+the tail of the one before, engine/vllm_engine.py) and hands back each chunk as soon as it is done (a Ray
+generator), so the driver's cache commits it then and a worker's stage ends on one tail, not one per chunk.
+Why fixed lanes rather than the next chunk to whichever worker is free: a stream batches its chunks
+together, so vLLM's answers depend on which chunks share a stream; fixed by index, they are the same in every
+uninterrupted run with the same workers. Chunks are cut in sha256 order, so lanes of as many chunks hold about
+as much work. A worker that dies is restarted by Ray and given the chunks of its lane it had not handed back,
+as a new stream (at most MAX_RESTARTS times), as is a lane whose answers were lost with their node: those
+chunks are then batched as in a resumed run, and only they are answered again.
 
 Ray Data's LLM processor was the other way: it would own batching, retries and output order, and
 the cache and the transformers engine (the CPU path the tests run) would live outside it.
@@ -55,7 +58,7 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +80,8 @@ NODE_LOCAL = re.compile(r"(_IPS?|_PORT|_HOST|_PATH|_ROOT)$|_RANK|_MASTER_|_NIC_"
 #: Passed even when the driver lacks them, with this value: what the manifest records must hold on every node.
 ALWAYS = {"VLLM_BATCH_INVARIANT": "0"}
 CLOSE_TIMEOUT_S = 120  # a worker's engine shutdown; a worker still busy after it is killed all the same
-MAX_RESTARTS = 3  # a killed worker is restarted and its chunk retried this many times, then the run ends
+#: a killed worker is restarted and given the rest of its lane again this many times, then the run ends
+MAX_RESTARTS = 3
 #: How long the workers' resources may take to be free for them (other work holding them).
 PLACE_TIMEOUT_S = float(os.environ.get("HTEB_RAY_PLACE_TIMEOUT_S", 600))
 #: How long the placed workers may take to load their engines (a 27B model loads in minutes).
@@ -130,30 +134,45 @@ class EngineWorker:
     def facts(self) -> list[dict[str, Any]]:
         return self.engine.facts()
 
-    def chat_results(self, index: int, requests: Sequence[ChatRequest]) -> tuple[int, list[ChatResult]]:
-        return index, self._call(self.engine.chat_results, requests)
+    def chat_results_lane(
+        self, indices: Sequence[int], chunks: Sequence[Sequence[ChatRequest]]
+    ) -> Iterator[tuple[int, list[ChatResult]]]:
+        """A lane of chunks (the stage's chunks `indices`) as one stream, each chunk yielded once done."""
+        yield from self._stream(self.engine.chat_results_many, indices, chunks)
 
-    def next_token_logprobs(
-        self, index: int, conversations: Sequence[Conversation], candidates: Sequence[str]
-    ) -> tuple[int, list[dict[str, float]]]:
-        return index, self._call(self.engine.next_token_logprobs, conversations, candidates)
+    def next_token_logprobs_lane(
+        self, indices: Sequence[int], chunks: Sequence[Sequence[Conversation]], candidates: Sequence[str]
+    ) -> Iterator[tuple[int, list[dict[str, float]]]]:
+        yield from self._stream(self.engine.next_token_logprobs_many, indices, chunks, candidates)
 
     @staticmethod
-    def _call(method: Callable[..., Any], *args: Any) -> Any:
-        """An engine call whose failure reaches the driver on one line with its root cause: vLLM's engine raises
-        only a pointer to it ("EngineCore encountered an issue. See stack trace (above) for the root cause.",
-        v1/engine/exceptions.py `EngineDeadError`) while its model worker, a child process, printed the real
-        error into this worker's log, which Ray keeps on the worker's node. So the error carries the last error
-        line printed into that log since the call began, and the log's path and node. An HtebError is the
-        engine's own one-line refusal and passes as it is."""
+    def _stream(method: Callable[..., Iterator[tuple[int, Any]]], indices: Sequence[int], *args: Any) -> Any:
+        """`method`'s stream, each chunk under its number in the stage, until the driver cancels the call (it stopped
+        reading: closing the stream aborts what the engine had not finished).
+
+        A failure reaches the driver on one line with its root cause: vLLM's engine raises only a pointer to it
+        ("EngineCore encountered an issue. See stack trace (above) for the root cause.", v1/engine/exceptions.py
+        `EngineDeadError`) while its model worker, a child process, printed the real error into this worker's
+        log, which Ray keeps on the worker's node. So the error carries the last error line printed into that
+        log since the call began, and the log's path and node. An HtebError is the engine's own one-line
+        refusal and passes as it is."""
+        import ray
+
         log = worker_log()
         start = log.stat().st_size if log is not None else 0
+        stream = method(*args)
         try:
-            return method(*args)
+            for position, found in stream:
+                yield indices[position], found
+                if ray.get_runtime_context().is_canceled():
+                    return
         except HtebError:
             raise
         except Exception as err:
             raise HtebError(engine_failure(err, log, start)) from None
+        finally:
+            if isinstance(stream, Generator):
+                stream.close()
 
 
 def worker_log() -> Path | None:
@@ -239,8 +258,6 @@ class RayEngine(Engine):
     ) -> None:
         local_cpus = int(workers * resources.get("num_cpus", 0)) if workers else None
         ray = connect(address, num_cpus=local_cpus or None, extra="hteb-generate[ray]")
-        from ray.util import ActorPool
-
         wanted = {RESOURCE_NAMES[k]: v for k, v in resources.items() if v}
         room = node_room(ray.nodes(), resources) if wanted else (workers or 1)
         if room < (workers or 1):
@@ -283,7 +300,6 @@ class RayEngine(Engine):
                     "would keep it in its control store): set HF_TOKEN where that node's `ray start` runs, or "
                     "run `hf auth login` there"
                 )
-        self._pool = ActorPool(self.workers)
 
     def _placed(self, workers: int) -> Any:
         """A placement group of one bundle of the workers' resources each, once the cluster has them free."""
@@ -341,18 +357,62 @@ class RayEngine(Engine):
             ) from None
         except exceptions.RayActorError as err:
             raise HtebError(f"a Ray engine worker died: {died_because(err)}") from None
+        except exceptions.ObjectLostError as err:
+            raise HtebError(
+                f"a Ray engine worker's answers were lost (its node left the cluster): {died_because(err)}"
+            ) from None
 
-    def _many(self, submit: Callable[[Any, tuple[int, Any]], Any], chunks: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+    def _many(self, method: str, chunks: Sequence[Any], *extra: Any) -> Iterator[tuple[int, Any]]:
+        """Each of `chunks` answered through the workers' lanes (`method`, a lane's stream), yielded as (index,
+        answers) as it comes back; a worker that died gets the rest of its lane once Ray has restarted it."""
+        count = len(self.workers)
+        lanes = {w: list(range(w, len(chunks), count)) for w in range(min(count, len(chunks)))}
+        answered: set[int] = set()
+        restarts = dict.fromkeys(lanes, 0)
+        streams: dict[Any, int] = {}  # a lane's Ray generator -> its worker
+
+        def submit(w: int) -> None:
+            rest = [i for i in lanes[w] if i not in answered]
+            call = getattr(self.workers[w], method).options(max_task_retries=0)  # Ray would replay the whole lane
+            streams[call.remote(rest, [chunks[i] for i in rest], *extra)] = w
+
         with self._errors():
-            yield from self._pool.map_unordered(submit, list(enumerate(chunks)))
+            for w in lanes:
+                submit(w)
+            try:
+                while streams:
+                    (stream,), _ = self._ray.wait(list(streams), num_returns=1)
+                    w = streams[stream]
+                    try:
+                        index, found = self._ray.get(next(stream))
+                    except StopIteration:
+                        del streams[stream]
+                        left = [i for i in lanes[w] if i not in answered]
+                        if left:  # an engine's stream that ends early would leave its stage short
+                            raise HtebError(
+                                f"a Ray engine worker's stream ended without {len(left)} of its chunks"
+                            ) from None
+                        continue
+                    except (self._ray.exceptions.RayActorError, self._ray.exceptions.ObjectLostError):
+                        del streams[stream]
+                        if restarts[w] == MAX_RESTARTS:
+                            raise
+                        restarts[w] += 1
+                        submit(w)
+                        continue
+                    answered.add(index)
+                    yield index, found
+            finally:
+                for stream in streams:  # the caller stopped reading: the workers stop feeding their engines
+                    self._ray.cancel(stream)
 
     def chat_results_many(self, chunks: Sequence[Sequence[ChatRequest]]) -> Iterator[tuple[int, list[ChatResult]]]:
-        return self._many(lambda worker, job: worker.chat_results.remote(*job), chunks)
+        return self._many("chat_results_lane", chunks)
 
     def next_token_logprobs_many(
         self, chunks: Sequence[Sequence[Conversation]], candidates: Sequence[str]
     ) -> Iterator[tuple[int, list[dict[str, float]]]]:
-        return self._many(lambda worker, job: worker.next_token_logprobs.remote(*job, candidates), chunks)
+        return self._many("next_token_logprobs_lane", chunks, candidates)
 
     def chat_results(self, requests: Sequence[ChatRequest]) -> list[ChatResult]:
         return next(self.chat_results_many([requests]))[1]

@@ -20,7 +20,7 @@ time): a chunk is enqueued whole before a step while fewer requests are unfinish
 holds. So the batches are a function of the chunks, in order, and the KV cache's size, not of timing; one
 chunk (`chat_results`) is queued whole before the first step, as `llm.chat` queues a call. A chunk's
 batches now hold the tails of its neighbours: without batch invariance its answers can differ from those of
-the same chunk answered alone (a Ray worker answers each chunk alone: engine/ray_engine.py).
+the same chunk in another stream (a Ray worker streams its lane of a stage's chunks: engine/ray_engine.py).
 A multimodal model (Gemma 3) is started text-only (`language_model_only`, vLLM >= 0.32.0: every
 modality's limit per prompt 0), so vLLM neither loads its vision tower nor profiles image inputs.
 """

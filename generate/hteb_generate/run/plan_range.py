@@ -11,13 +11,14 @@ low and a high end and what each end rests on, so a maintainer sees which figure
   3.0% on STS-B (the paper's App. A.2, Table 5). Low: each retry fails as often as a first attempt (p + p^2 + ...
   up to `max_attempts`, of the generation); high: every failing unit fails every attempt (p x (attempts - 1)).
 - chunk tails: each stage (an attempt's step) is sent in chunks of `--batch-size` requests, cut in sha256 order.
-  With several GPUs each Ray worker answers a chunk alone (engine/ray_engine.py), so every chunk ends when its
-  longest request ends and runs alone at the end; one engine in this process feeds a stage's chunks to vLLM as
-  one stream (engine/vllm_engine.py), each beside the tail of the one before, so only the stage's end is a
-  tail. A sequence decoding alone is bound by memory: it reads the weights once per token, 16.3 GB for the int4
-  model with its bf16 embeddings, at an H100 SXM's 3.35 TB/s (NVIDIA datasheet): at most 205 tokens/s. Low: a
-  tail per first-attempt chunk (one GPU: stage) as long as a mean generation request's output; high: a tail per
-  chunk (stage) of every attempt as long as the most a request may write (`--max-tokens-ceiling`, else
+  An engine feeds its chunks of a stage to vLLM as one stream (engine/vllm_engine.py), each beside the tail of
+  the one before, so only the stream's end is a tail: one engine in this process streams the whole stage, and
+  with several GPUs each Ray worker streams its lane of the stage's chunks (engine/ray_engine.py), a tail per
+  GPU that has a chunk of the stage. A sequence decoding alone is bound by memory: it reads the weights once per
+  token, 16.3 GB for the int4 model with its bf16 embeddings, at an H100 SXM's 3.35 TB/s (NVIDIA datasheet): at
+  most 205 tokens/s. Low: a tail per first-attempt stage and lane as long as a mean generation request's
+  output; high: also a tail per retry stage and lane (a retry stage holds the error rate's share of the
+  requests, as under retries), each as long as the most a request may write (`--max-tokens-ceiling`, else
   `--max-tokens`). The judge's chunks answer 1-2 tokens: no tail counted.
 - barriers: with several GPUs, a stage ends when its last chunk does; meanwhile the other GPUs wait. Low: the
   chunks share out evenly (none); high: every stage waits one mean chunk on each other GPU.
@@ -104,20 +105,21 @@ def parts(plan: Plan, run: RunShape) -> list[Part]:
         + total.generation_prefill_tokens / plan.prefill_tokens_per_second
     ) / 3600
     first_chunks = math.ceil(total.generation / run.batch_size)
-    retry_chunks = (
-        (run.max_attempts - 1) * run.steps * max(1, math.ceil(total.generation * ERROR_RATE / run.batch_size))
-    )
-    chunks = first_chunks + (retry_chunks if total.generation else 0)
     mean_output = total.generation_output_tokens / total.generation if total.generation else 0.0
-    if run.gpus > 1:  # Ray's workers: a tail per chunk
-        tails = (first_chunks, chunks)
-        tails_are = (
-            f"{first_chunks:,} first-attempt chunks of {run.batch_size:,}",
-            f"those and a chunk per retry stage ({chunks:,} in all)",
-        )
-    else:  # one engine streams a stage's chunks: a tail per stage
-        tails = (run.steps, run.max_attempts * run.steps) if total.generation else (0, 0)
-        tails_are = (f"{tails[0]:,} first-attempt stages", f"every attempt's stages ({tails[1]:,})")
+    # each engine streams its share of a stage's chunks, a tail each (one engine: all of them; Ray: a lane per
+    # GPU, on as many GPUs as the stage has chunks)
+    first_lanes = min(run.gpus, math.ceil(total.generation / run.steps / run.batch_size))
+    retry_lanes = min(run.gpus, max(1, math.ceil(total.generation * ERROR_RATE / run.steps / run.batch_size)))
+    retry_stages = (run.max_attempts - 1) * run.steps
+    tails = (
+        (run.steps * first_lanes, run.steps * first_lanes + retry_stages * retry_lanes) if total.generation else (0, 0)
+    )
+    lanes = f", {first_lanes} lane(s) each" if run.gpus > 1 else ""
+    retried = f", {retry_lanes} lane(s) each" if run.gpus > 1 else ""
+    tails_are = (
+        f"{run.steps:,} first-attempt stages{lanes}",
+        f"those and {retry_stages:,} retry stages{retried} ({tails[1]:,} tails)",
+    )
     tail = (
         tails[0] * min(mean_output, run.most_tokens) / SINGLE_SEQUENCE_TOKENS_PER_SECOND / 3600,
         tails[1] * run.most_tokens / SINGLE_SEQUENCE_TOKENS_PER_SECOND / 3600,

@@ -39,7 +39,7 @@ over datasets (STSBenchmark shares sentences with STS12-16) likewise.
   evidence), so `accuracy` stays the primary figure.
 
 Per (pair, dataset, language), per (pair, dataset) and per pair over every dataset (items pooled, seeds pooled),
-then `overall`: the mean of the pairs' accuracies; `top1_flip` per (pair, dataset) and (pair, dataset, language)
+then `overall`: the mean of the pairs' accuracies (`hard_overall`: of their hard accuracies); `top1_flip` per (pair, dataset) and (pair, dataset, language)
 of a retrieval dataset, absent where its rows lack it (a part written before it was recorded). The block stands
 apart from the task scores: a drop of a task score under a meaning-changing rule is the model listening, never
 fragility, and the Sensitivity axis is never in the HTEB total.
@@ -116,6 +116,8 @@ METHOD = {
     "top-1 for the twin; a constant model never loses one). It asks whether the answer moves, not whether the "
     "new one is right: accuracy stays the primary figure",
 }
+#: `hard_overall`'s method (a run given --hard-twins-from).
+HARD_OVERALL = "mean of the pairs' hard accuracies, over the pairs with a hard item (null where none has one)"
 #: The `hard` figure's method (a run given --hard-twins-from).
 HARD_METHOD = (
     "the accuracy asked again with an LLM revision's rewrite of the same original text as the twin (its "
@@ -371,6 +373,12 @@ def _with_flip(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {**summarise(rows), **({} if flip is None else {"top1_flip": flip})}
 
 
+def _mean(accuracies: Iterable[float | None]) -> float | None:
+    """The mean of the accuracies that were scored, to the card's digits; None where none was."""
+    found = [a for a in accuracies if a is not None]
+    return round(float(np.mean(found)), 6) if found else None
+
+
 def reading(figure: Mapping[str, Any]) -> str | None:
     """What a figure says: "blind" where its interval holds 0.5, else "hears" or "inverted" by which way its
     accuracy leans; None where it was not scored (no items)."""
@@ -403,11 +411,14 @@ def sensitivity_block(
         return figure if hard is None else {**figure, "hard": hard_figure(hard_groups[level].get(group, []))}
 
     pairs = {pair: summarise(items) for (pair,), items in sorted(_grouped(rows, "pair").items())}
-    accuracies = [p["accuracy"] for p in pairs.values() if p["accuracy"] is not None]
+    figures = [with_hard({"pair": pair, **figure}, 0, (pair,)) for pair, figure in pairs.items()]
+    overall = {"overall": _mean(p["accuracy"] for p in figures)}
+    if hard is not None:  # the pairs' hard accuracies, over the pairs with a hard item
+        overall["hard_overall"] = _mean(p["hard"]["accuracy"] for p in figures)
     return {
-        "method": METHOD if hard is None else {**METHOD, "hard": HARD_METHOD},
-        "overall": round(float(np.mean(accuracies)), 6) if accuracies else None,
-        "pairs": [with_hard({"pair": pair, **figure}, 0, (pair,)) for pair, figure in pairs.items()],
+        "method": METHOD if hard is None else {**METHOD, "hard": HARD_METHOD, "hard_overall": HARD_OVERALL},
+        **overall,
+        "pairs": figures,
         "datasets": [
             with_hard({"pair": pair, "dataset": dataset, **_with_flip(items)}, 1, (pair, dataset))
             for (pair, dataset), items in sorted(_grouped(rows, "pair", "dataset").items())

@@ -198,3 +198,20 @@ def test_the_prose_on_the_top1_flip_is_the_cards():
     looser = [p for p in pairs if l3[p]["top1_flip"]["twin_keeps"] < l6[p]["top1_flip"]["twin_keeps"]]
     assert looser == ["antonym_swap", "negation_flip"] and "less often on two of them (antonyms and negation)" in text
     assert {l6[p]["top1_flip"]["items"] for p in pairs} == {21, 24, 28} and "(21-28 items)" in text
+
+
+def test_the_models_table_shows_the_hard_overall_where_a_card_has_one():
+    """The committed cards have no hard twins (no full-size LLM revision yet): no column. A card scored with
+    --hard-twins-from adds one, its own figure in it and "-" for a card without."""
+    from dataclasses import replace
+
+    from hteb_score.report.site.sensitivity_tables import sensitivity_cards, sensitivity_models
+
+    rows = sensitivity_cards(FINDINGS)
+    assert "hard overall" not in sensitivity_models(rows)
+    hard = replace(rows[0], block={**rows[0].block, "hard_overall": 0.6125})
+    lines = sensitivity_models([hard, *rows[1:]]).splitlines()
+    assert lines[0].startswith("| model | overall | hard overall | ")
+    assert lines[2].startswith(f"| {hard.name} | {hard.block['overall']:.3f} | 0.613 | ")
+    assert lines[3].startswith(f"| {rows[1].name} | {rows[1].block['overall']:.3f} | - | ")
+    assert {line.count("|") for line in lines} == {lines[0].count("|")}

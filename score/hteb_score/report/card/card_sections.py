@@ -113,9 +113,12 @@ def _hard_lines(block: Mapping[str, Any]) -> list[str]:
         return []
     lines = [
         "",
-        "Hard twins: the same accuracy with an LLM revision's meaning-keeping rewrite of the same original text as "
+        f"### Hard twins: {_cell(block['hard_overall'])}",
+        "",
+        "The same accuracy with an LLM revision's meaning-keeping rewrite of the same original text as "
         "the twin (dataset.hard_twins names the revision), over the items whose original it rewrote. The rewrite "
-        "differs from the original in more than the edited span, so token overlap does not win it.",
+        "differs from the original in more than the edited span, so token overlap does not win it. Overall: the "
+        "mean of the pairs' hard accuracies, over the pairs with a hard item.",
         "",
         "| pair | dataset | rule-twin accuracy | hard twins | items | hard accuracy | 95% CI | detectable | reads |",
         "|---|---|---|---|---|---|---|---|---|",

@@ -3,7 +3,7 @@ models scored on a Sensitivity revision (`make sensitivity-findings`): each mode
 card states it, the null models' chance rows last.
 
 `sensitivity-models`: per model, each minimal pair's accuracy with its interval and reading, and the overall
-mean; `sensitivity-datasets`: per pair and dataset, each model's accuracy beside the smallest its items can tell
+mean (and the hard twins' overall mean, where a card was scored with them); `sensitivity-datasets`: per pair and dataset, each model's accuracy beside the smallest its items can tell
 from 0.5 (`detectable`), so a blind cell on a dataset with few items reads as what it is;
 `sensitivity-top1`: per pair and retrieval dataset, each model's top-1 flip (the twin query keeps the original
 query's top-1 document, the changed query loses it) with its interval, and its two parts;
@@ -78,15 +78,19 @@ def _reading(figure: Mapping[str, Any] | None) -> str:
 
 
 def sensitivity_models(rows: Sequence[SensitivityRow]) -> str:
+    """Per model, its overall figure (and hard overall, where a card was scored with hard twins) and each pair's."""
     pairs = _pairs(rows)
+    hard = any("hard_overall" in r.block for r in rows)
+    overall = ["overall", *(["hard overall"] if hard else [])]
     lines = [
-        md_row(["model", "overall", *(f"{md_text(p)} (items)" for p in pairs)]),
-        md_row(["---"] * (2 + len(pairs))),
+        md_row(["model", *overall, *(f"{md_text(p)} (items)" for p in pairs)]),
+        md_row(["---"] * (1 + len(overall) + len(pairs))),
     ]
     for row in rows:
         by_pair = {p["pair"]: p for p in row.block["pairs"]}
         cells = [f"{_reading(by_pair.get(p))} ({by_pair[p]['items']})" if p in by_pair else "-" for p in pairs]
-        lines.append(md_row([row.name, number(row.block["overall"], 3), *cells]))
+        figures = [row.block["overall"], *([row.block.get("hard_overall")] if hard else [])]
+        lines.append(md_row([row.name, *(number(f, 3) for f in figures), *cells]))
     return "\n".join(lines)
 
 
