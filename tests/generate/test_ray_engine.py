@@ -289,19 +289,23 @@ def _read(folder: Path, stream) -> list[tuple[int, str]]:
     return got
 
 
+def _answered(folder: Path, texts: list[str]) -> list[tuple[int, str]]:
+    """Every chunk of `texts` answered by `_lanes`' engine, as (index, its answer): each answer its own."""
+    engine, chunks = _lanes(folder, texts)
+    try:
+        got = _read(folder, engine.chat_results_many(chunks))
+    finally:
+        engine.close()
+    assert sorted(index for index, _ in got) == list(range(len(texts)))
+    assert all(text.split("@")[0] == texts[index] for index, text in got)
+    return got
+
+
 def test_each_worker_streams_its_lane_of_chunks_and_each_chunk_comes_back_when_done(ray_engine, tmp_path):
     """Worker w of 2 gets chunks w, w + 2, ... in one call and hands each back before answering the next (its
     engine waits for the driver to have read it): no chunk waits for its lane, and every answer is its own."""
-    texts = [f"t{i}" for i in range(7)]
-    engine, chunks = _lanes(tmp_path, texts)
-    try:
-        got = _read(tmp_path, engine.chat_results_many(chunks))
-    finally:
-        engine.close()
-    assert sorted(index for index, _ in got) == list(range(7))
-    assert all(text.split("@")[0] == texts[index] for index, text in got)
     by_worker = {}
-    for index, text in got:
+    for index, text in _answered(tmp_path, [f"t{i}" for i in range(7)]):
         by_worker.setdefault(text.split("@")[1], []).append(index)
     assert sorted(by_worker.values()) == [[0, 2, 4, 6], [1, 3, 5]]  # fixed lanes, each in its order
     assert sorted((tmp_path / "calls").read_text().splitlines()) == ["t0 t2 t4 t6", "t1 t3 t5"]
@@ -309,19 +313,9 @@ def test_each_worker_streams_its_lane_of_chunks_and_each_chunk_comes_back_when_d
 
 def test_a_worker_killed_mid_lane_is_given_only_the_rest_of_its_lane(ray_engine, tmp_path):
     texts = ["t0", "t1", "t2", "t3", "die", "t5", "t6", "t7"]
-    engine, chunks = _lanes(tmp_path, texts)
-    try:
-        got = _read(tmp_path, engine.chat_results_many(chunks))
-    finally:
-        engine.close()
-    assert sorted(index for index, _ in got) == list(range(8))
-    assert all(text.split("@")[0] == texts[index] for index, text in got)
-    calls = sorted((tmp_path / "calls").read_text().splitlines())
-    assert calls == [
-        "die t6",
-        "t0 t2 die t6",
-        "t1 t3 t5 t7",
-    ]  # the restarted worker: its lane from the chunk it died in
+    _answered(tmp_path, texts)
+    # the restarted worker is given its lane from the chunk it died in
+    assert sorted((tmp_path / "calls").read_text().splitlines()) == ["die t6", "t0 t2 die t6", "t1 t3 t5 t7"]
     answered = (tmp_path / "answered").read_text().splitlines()
     assert sorted(answered) == sorted(texts)  # no chunk answered twice
 
