@@ -18,6 +18,7 @@ cluster around it stays its own (`stays_apart`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 
 import regex
 
@@ -32,10 +33,18 @@ def clusters(text: str) -> list[str]:
     return GRAPHEME.findall(text)
 
 
+@lru_cache(maxsize=1 << 16)
+def short_clusters(text: str) -> tuple[str, ...]:
+    """`clusters` of a few clusters' text (a unit, an edit and its neighbours), remembered: the rules ask of the
+    same few thousand units millions of times."""
+    return tuple(GRAPHEME.findall(text))
+
+
 def stays_apart(before: str, unit: str, after: str) -> bool:
     """Whether `unit` ("" for a deletion) written between `before` and `after` leaves each of the three its own
     clusters: an edit that joins clusters has split one."""
-    return clusters(before + unit + after) == clusters(before) + clusters(unit) + clusters(after)
+    whole = short_clusters(before + unit + after)
+    return whole == short_clusters(before) + short_clusters(unit) + short_clusters(after)
 
 
 def rewrite(units: list[str], positions: Iterable[int], edit: Edit) -> str:

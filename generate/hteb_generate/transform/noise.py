@@ -67,7 +67,7 @@ from hteb_contract.sources import SourceDataset
 from hteb_contract.specs.transformations import is_pair_rule, transformation_table
 
 from hteb_generate.transform import sensitivity
-from hteb_generate.transform.graphemes import clusters, rewrite, stays_apart
+from hteb_generate.transform.graphemes import clusters, rewrite, short_clusters, stays_apart
 from hteb_generate.transform.keyboards import key_neighbours
 from hteb_generate.seeding import derive_int
 
@@ -208,7 +208,7 @@ def capitalise_clusters(text: str, rng: np.random.Generator, language: str | Non
 
 def _upper(unit: str, before: str, after: str) -> str | None:
     upper = unit.upper()
-    return upper if len(clusters(upper)) == 1 else None
+    return upper if len(short_clusters(upper)) == 1 else None
 
 
 @RULE_SETS["3"].register("character_deletion")
@@ -262,7 +262,7 @@ def typo_clusters(text: str, rng: np.random.Generator, language: str | None = No
 
     def typo(unit: str, before: str, after: str) -> str | None:
         options = [near + unit[1:] for near in key_neighbours(unit[0], language)]
-        options = [o for o in options if len(clusters(o)) == 1 and stays_apart(before, o, after)]
+        options = [o for o in options if len(short_clusters(o)) == 1 and stays_apart(before, o, after)]
         return options[rng.integers(len(options))] if options else None
 
     return rewrite(units, np.flatnonzero(hits), typo)

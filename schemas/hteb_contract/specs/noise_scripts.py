@@ -115,12 +115,15 @@ class NoiseScripts:
                         f"{TABLE_PATH.name}: language {language}: unknown script or layout {code}: {layout}"
                     )
         self._by_word = {word: code for code, s in self.scripts.items() for word in s.unicode}
+        self._by_char: dict[str, str | None] = {}  # script_of's answers: a text asks of each character
 
     def script_of(self, char: str) -> str | None:
         """The script of a letter or mark (by its Unicode name's first word); None for anything else."""
-        if unicodedata.category(char)[0] not in "LM":
-            return None
-        return self._by_word.get(unicodedata.name(char, "").split(" ", 1)[0])
+        if char not in self._by_char:
+            letter = unicodedata.category(char)[0] in "LM"
+            word = unicodedata.name(char, "").split(" ", 1)[0]
+            self._by_char[char] = self._by_word.get(word) if letter else None
+        return self._by_char[char]
 
     def applies(self, rule: str, script: str | None) -> bool:
         """Whether `rule` changes texts of `script` at all (an unknown script or None: only the rules
@@ -191,8 +194,8 @@ def noise_scripts() -> NoiseScripts:
 
 def text_script(text: str) -> str | None:
     """The script of most of a text's letters (None: no letter of a known script)."""
-    table = noise_scripts()
-    counts = Counter(s for s in map(table.script_of, text) if s is not None)
+    counts = Counter(map(noise_scripts().script_of, text))
+    counts.pop(None, None)
     return counts.most_common(1)[0][0] if counts else None
 
 
