@@ -39,8 +39,9 @@ over datasets (STSBenchmark shares sentences with STS12-16) likewise.
   evidence), so `accuracy` stays the primary figure.
 
 Per (pair, dataset, language), per (pair, dataset) and per pair over every dataset (items pooled, seeds pooled),
-then `overall`: the mean of the pairs' accuracies (`hard_overall`: of their hard accuracies); `top1_flip` per (pair, dataset) and (pair, dataset, language)
-of a retrieval dataset, absent where its rows lack it (a part written before it was recorded). The block stands
+then `overall`: the mean of the pairs' accuracies (`hard_overall`: of their hard accuracies); `top1_flip` per
+(pair, dataset) and (pair, dataset, language) of a retrieval dataset, absent where its rows lack it (a part
+written before it was recorded). The block stands
 apart from the task scores: a drop of a task score under a meaning-changing rule is the model listening, never
 fragility, and the Sensitivity axis is never in the HTEB total.
 
