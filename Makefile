@@ -122,7 +122,7 @@ docs: install
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 # PROFILE=gpu: the doctor's checks, then vLLM + gemma-3-27b-it-int4-awq on every registered dataset (Hub sources).
-# PROFILE=cpu: SmolLM2 on CPU, a sample of ../shared/data -> the scorer's bundled sample store (label sample-SEED).
+# PROFILE=cpu: SmolLM2 on CPU, a sample of ../shared/data -> the scorer's bundled sample store (label sample-card2-SEED).
 # Extra options through GENERATE_ARGS, e.g. GENERATE_ARGS="--datasets STSBenchmark --no-publish".
 # PROFILE=gpu uses every GPU of this machine (an engine per GPU, on a local Ray cluster when there are several);
 # RAY_ADDRESS=none keeps one engine in this process, RAY_ADDRESS=auto|local|ADDRESS uses that Ray cluster (docs/ray.md).

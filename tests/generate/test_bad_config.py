@@ -171,7 +171,7 @@ OTHERS = {
     "manifest-md-empty": (["--manifest-md", ""], "--manifest-md '' is not a path"),
     "default-label-too-long": (
         ["--seed", ",".join(str(2**62 + i) for i in range(8))],
-        "label 'sample-4611686018427387904-",
+        "label 'sample-card2-4611686018427387904-",
     ),
     "model-name-too-long": (["--model", "m" * 5000], "cannot use 'mmmm"),
     "dataset-name-too-long": (["--datasets", "d" * 5000], "File name too long"),

@@ -115,3 +115,27 @@ def test_an_unknown_version_is_refused_in_one_line(tmp_path, shared_data, versio
     with pytest.raises(HtebError) as err:
         _config(tmp_path, shared_data, card=version)
     assert str(err.value) == f"unknown card version {version!r}; known: 1, 2"
+
+
+@pytest.mark.parametrize(
+    ("profile", "card", "label", "card_1_label"),
+    [
+        ("gpu", "2", "hteb-1339", "hteb-card1-1339"),  # published nothing before card 2: its bare label is card 2's
+        ("cpu", "2", "sample-card2-1339", "sample-1339"),  # sample-1339 is card 1's, and a label never moves
+        ("noise", "1", "noise3-1339", "noise3-1339"),  # its command remakes the published noise3-1339
+        ("sensitivity", "1", "sensitivity-1339", "sensitivity-1339"),
+    ],
+)
+def test_each_profile_defaults_to_its_card_under_a_label_that_never_moves(
+    tmp_path, shared_data, profile, card, label, card_1_label
+):
+    """What goes to the Hub (gpu) and the bundled sample (cpu) carry the Hub's card by default; the rule
+    profiles keep card 1, so `make generate PROFILE=noise` still remakes what they published. A bare label
+    names the card its profile first published under, so no default label ever names two cards."""
+    given = {"cache_dir": str(tmp_path / "cache"), "store": str(tmp_path / "store"), "data_dir": str(shared_data)}
+    given["manifest_md"] = str(tmp_path / "MANIFEST.md")
+    default, first = (
+        build_config(seed="1339", profile=profile, overrides={**given, **more}) for more in ({}, {"card": "1"})
+    )
+    assert (default.card, default.label, first.label) == (card, label, card_1_label)
+    assert ("card" in default.content_config()) == (card != FIRST_CARD)

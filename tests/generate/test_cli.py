@@ -125,7 +125,7 @@ def test_validate_reports_the_run_without_running_it(tmp_path, shared_data):
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
-    assert "8 datasets x 8 transformations" in done.stdout and "label sample-1339" in done.stdout
+    assert "8 datasets x 8 transformations" in done.stdout and "label sample-card2-1339" in done.stdout
     assert "store file://.hteb/store;" in done.stdout  # the default store: under the working directory
     assert _files(tmp_path) == []
 

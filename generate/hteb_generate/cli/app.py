@@ -121,8 +121,8 @@ def _options(fn, seed: Any = SEED):
             click.option(
                 "--label",
                 default=None,
-                help="Revision label (default: sample-SEED on cpu, hteb-SEED on gpu, noise3-SEED for noise: rules 2 "
-                "noise2-SEED, rules 1 noise-SEED).",
+                help="Revision label (default: hteb-SEED on gpu, sample-card2-SEED on cpu, noise3-SEED for noise: "
+                "rules 2 noise2-SEED, rules 1 noise-SEED; a card other than the profile's first adds -cardN).",
             ),
             click.option("--model", default=None, help="Generator: a registered alias or id, or a local model folder."),
             click.option("--engine", default=None, help="Backend: vllm or transformers."),
@@ -169,8 +169,9 @@ def _options(fn, seed: Any = SEED):
                 "--card",
                 type=click.Choice(CARD_VERSIONS),
                 default=None,
-                help="Dataset card version (default 1, every published revision's; 2: the Hub's conventions: "
-                "source_datasets as extended|<hub id>, language_creators, dataset_info, every source's citation).",
+                help="Dataset card version (default 2 for gpu and cpu, 1 for noise and sensitivity, as their "
+                "published labels; 2: the Hub's conventions: source_datasets as extended|<hub id>, "
+                "language_creators, dataset_info, every source's citation).",
             ),
             *MACHINE_OPTIONS,
             click.option("--publish/--no-publish", default=True, show_default=True, help="Publish to the store."),

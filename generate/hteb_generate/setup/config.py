@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from hteb_contract.card import CARD_VERSIONS, FIRST_CARD
+from hteb_contract.card import CARD_VERSIONS, FIRST_CARD, HUB_CARD
 from hteb_contract.common.atomic import nearest_existing
 from hteb_contract.errors import HtebError, unknown_name
 from hteb_contract.common.paths import default_cache_dir
@@ -127,8 +127,9 @@ class GenerateConfig:
     #: the manifest records the rows the run is made by (`specs`, folded into the config hash); False only
     #: to rebuild a revision made before the block (`reproduce`), whose config hash has no rows in it
     record_specs: bool = True
-    #: the dataset card's version (hteb_contract.card.CARD_VERSIONS): 1, every revision's before the setting;
-    #: 2, the Hub's conventions (source_datasets, language_creators, dataset_info, every source's citation)
+    #: the dataset card's version (hteb_contract.card.CARD_VERSIONS): 1, every revision's before the setting and
+    #: the noise and sensitivity profiles' default (their published labels remake byte for byte); 2, the gpu and
+    #: cpu profiles' default, the Hub's conventions (source_datasets, language_creators, dataset_info, citations)
     card: str = FIRST_CARD
     #: what retries sample from: the generator's published sampling defaults (ModelSpec.top_k, top_p), set by
     #: build_config; None, a retry keeps the first attempt's top_p and the whole vocabulary, as every run made
@@ -255,6 +256,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         "source": "hub",
         "batch_size": 4096,
         "max_attempts": 3,
+        "card": HUB_CARD,
     },
     "cpu": {
         "datasets": SAMPLE_DATASETS,
@@ -271,6 +273,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         "source": "local",
         "batch_size": 32,
         "max_attempts": 2,
+        "card": HUB_CARD,
     },
 }
 
@@ -284,6 +287,7 @@ PROFILES["noise"] = {
     "sample": None,
     "max_texts": None,
     "max_list": None,
+    "card": FIRST_CARD,  # noise2-1339's, noise3-1339's: the profile's command remakes them byte for byte
 }
 
 # The Sensitivity axis (issue 45): its minimal-pair rules on every dataset of the data dir, at full size, no LLM.
@@ -291,6 +295,9 @@ PROFILES["sensitivity"] = {**PROFILES["noise"], "transformations": tuple(sensiti
 
 #: The noise profile's: transform.noise.RULE_LABELS.
 DEFAULT_LABELS = {"gpu": "hteb", "cpu": "sample", "sensitivity": sensitivity.LABEL_STEM}
+#: The card a profile's bare default label names (another card adds `-card<N>`): card 1 where the profile published
+#: under it (sample-1339, noise3-1339, sensitivity-1339: a label never moves), card 2 for gpu, which published none.
+BARE_LABEL_CARDS = {"gpu": HUB_CARD}
 
 
 def data_dir_datasets(data_dir: Path) -> tuple[str, ...]:
@@ -343,8 +350,9 @@ def build_config(
         given["judge_model"] = None
     rules = given.get("noise_rules", CURRENT_RULES)  # an unknown version is refused by validate()
     stem = RULE_LABELS.get(rules, "noise") if profile == "noise" else DEFAULT_LABELS[profile]
-    card = given.get("card", FIRST_CARD)  # a card of another version is another revision: another label
-    default_label = f"{stem}{'' if card == FIRST_CARD else f'-card{card}'}-{'-'.join(map(str, seeds))}"
+    card = given.get("card", base["card"])  # a card of another version is another revision: another label
+    named = "" if card == BARE_LABEL_CARDS.get(profile, FIRST_CARD) else f"-card{card}"
+    default_label = f"{stem}{named}-{'-'.join(map(str, seeds))}"
     label = given.pop("label", default_label)  # an empty --label is refused, not replaced
     config = GenerateConfig(
         seeds=seeds,
@@ -374,6 +382,7 @@ def build_config(
         publish=True,
         batch_size=base["batch_size"],
         manifest_md=default_manifest_md(),
+        card=base["card"],
     )
     config = validate(replace(config, **given))
     if config.llm_transformations and "retry_top_k" not in given and "retry_top_p" not in given:
