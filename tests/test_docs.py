@@ -155,15 +155,32 @@ def quoted(line: str, card: list[str]) -> bool:
     return line == "…" or any(pattern.fullmatch(c) for c in card)
 
 
+#: A figure in points as the card prints it (two decimals, signed or not).
+FIGURE = re.compile(r"(?<![\w.])-?\d+\.\d\d(?![\d%])")
+
+
+def card_prose(page: Path) -> str:
+    """The README's reading of the quoted card: from the excerpt's end to the next heading."""
+    text = page.read_text(encoding="utf-8")
+    start = re.search(r"^```\n# HTEB result card: .*?^```\n", text, re.M | re.S)
+    assert start, f"{page.name} quotes no result card"
+    return text[start.end() :].split("\n## ", 1)[0]
+
+
 @pytest.mark.slow
 @pytest.mark.xdist_group("demo")
 def test_quoted_card_is_the_demo_card(demo_run: Path) -> None:
-    """The README's and docs/result-card.md's excerpts are what `make demo` writes today."""
-    card = (demo_run / "result_card.md").read_text(encoding="utf-8").splitlines()
+    """The README's and docs/result-card.md's excerpts are what `make demo` writes today, and every figure
+    the README's reading of it names is one the card prints."""
+    text = (demo_run / "result_card.md").read_text(encoding="utf-8")
+    card = text.splitlines()
     for page in (README, DOCS / "result-card.md"):
         excerpt = card_excerpt(page)
         assert len(excerpt) > 10
         assert not (stale := [line for line in excerpt if not quoted(line, card)]), f"{page.name}: {stale}"
+    figures = FIGURE.findall(card_prose(README))
+    printed = set(FIGURE.findall(text))
+    assert len(figures) > 5 and not (stale := [f for f in figures if f not in printed]), f"README.md: {stale}"
 
 
 def test_site_builds_strict(tmp_path: Path) -> None:

@@ -12,7 +12,8 @@ except PackageNotFoundError:  # a source tree that was never installed
 SAMPLE_DIR = Path(__file__).resolve().parent / "sample"
 #: The one default store of every hteb-score command (score, verify, revisions), and its revision.
 SAMPLE_STORE = SAMPLE_DIR / "store"
-SAMPLE_REVISION = "sample-1339"
+#: sample-card2-1339: the Hub's card (card 2); sample-1339, bundled beside it, is the card-1 sample scored before it
+SAMPLE_REVISION = "sample-card2-1339"
 DEFAULT_STORE = f"file://{SAMPLE_STORE}"
 #: A run's result card (report/card/card.py writes it); it also marks a folder as an earlier result.
 CARD_FILE = "result_card.json"

@@ -1,7 +1,7 @@
 """The committed sample revision is what today's writer would write for its configuration.
 
 Why: the README's `make generate SEED=1339 PROFILE=cpu` regenerates the bundled sample and must find
-that it reproduces the committed one. A content field or value that a later writer adds (a manifest
+that it reproduces the committed one (`reproduce` likewise for the older sample, card 1's). A content field or value that a later writer adds (a manifest
 field, a record field, another prompt hash) once made that 31-minute run end in "does not
 reproduce". These tests rebuild, without loading a model, everything the writer derives from the
 configuration and the sources — the manifest's description of the content and every record but the
@@ -35,12 +35,13 @@ from hteb_generate.run.units import plan_units
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_STORE = ROOT / "score" / "hteb_score" / "sample" / "store"
-LABEL = "sample-1339"
+#: both bundled samples: card 1's (sample-1339) and the default, card 2's (sample-card2-1339)
+LABELS = ("sample-1339", "sample-card2-1339")
 
 
-@pytest.fixture(scope="module")
-def sample() -> Revision:
-    return open_store(f"file://{SAMPLE_STORE}").fetch(LABEL)
+@pytest.fixture(scope="module", params=LABELS)
+def sample(request: pytest.FixtureRequest) -> Revision:
+    return open_store(f"file://{SAMPLE_STORE}").fetch(request.param)
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hteb_score import SAMPLE_REVISION
 from models import minilm_path
 from refusal import assert_one_line, partials, run
 
@@ -13,7 +14,10 @@ def test_refused_corpus_robustness_on_a_revision_without_a_perturbed_corpus(tmp_
     """The bundled sample revision transforms queries only."""
     code, out, err = run(minilm_path(), "--corpus-robustness", "--out", tmp_path / "out")
     assert_one_line(
-        code, err, "--corpus-robustness: revision sample-1339 has no perturbed corpus", "hteb-generate --corpus-noise"
+        code,
+        err,
+        f"--corpus-robustness: revision {SAMPLE_REVISION} has no perturbed corpus",
+        "hteb-generate --corpus-noise",
     )
     assert out == "" and not (tmp_path / "out").exists() and partials(tmp_path) == []
 

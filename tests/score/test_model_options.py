@@ -80,9 +80,10 @@ def test_every_command_reads_the_bundled_store_by_default():
     assert out.startswith(f"ok: {SAMPLE_REVISION} (") and "8 of 8 datasets verified" in out
     assert run("verify")[1] == out  # the revision defaults to the bundled one too
     code, out, err = run("revisions")
-    record = json.loads((SAMPLE_STORE / "labels" / f"{SAMPLE_REVISION}.json").read_text())
-    assert code == 0, err  # the label, the content hash it names and when it was published
-    assert out.splitlines() == [f"{SAMPLE_REVISION}  {record['content_hash']}  {record['published']}"]
+    records = [json.loads(p.read_text()) for p in sorted((SAMPLE_STORE / "labels").glob("*.json"))]
+    assert code == 0, err  # each label, the content hash it names and when it was published
+    assert out.splitlines() == [f"{r['label']}  {r['content_hash']}  {r['published']}" for r in records]
+    assert [r["label"] for r in records] == ["sample-1339", SAMPLE_REVISION]  # the card-1 sample and the default
 
 
 def _score(tmp_path: Path, *args: str, commit: str = COMMIT) -> tuple[subprocess.CompletedProcess, dict]:
