@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import shutil
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
-from hteb_contract.errors import StoreError
+from hteb_contract.errors import HtebError, StoreError
 from hteb_contract.stores import open_store
 from hteb_contract.stores.local import LocalStore
 from hteb_score.cli import main
 from deadline import deadline
+from fuzz import examples
 from revision_factory import build_revision
 
 PUBLISHED = "2026-11-22T00:00:00+00:00"
@@ -180,3 +184,27 @@ def test_an_empty_store_lists_nothing(tmp_path, capsys):
     assert main(["revisions", "--store", str(tmp_path / "store")]) == 0
     assert capsys.readouterr().out == ""
     assert open_store(str(tmp_path / "none")).labels() == []  # a first publish creates the store
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    user=st.text("abcdefghijklmnopqrstuvwxyz0123456789._-", min_size=1, max_size=20),
+    rest=st.sampled_from(["", "/store", "/a/b"]),
+    scheme=st.sampled_from(["", "file://"]),
+    command=st.sampled_from([["revisions"], ["verify", "--revision", "v1"]]),
+)
+def test_a_store_in_the_home_of_a_user_this_machine_lacks_is_one_line(tmp_path, capsys, user, rest, scheme, command):
+    """`~USER` is a shell's home of USER; pathlib raises a bare RuntimeError for a user with none here, which
+    reached users as a traceback (found by the generator's store fuzzer): one line naming the user instead."""
+    try:
+        pwd.getpwnam(user)
+        assume(False)  # a real user's home is a folder like any other
+    except KeyError:
+        pass
+    given = f"{scheme}~{user}{rest}"
+    assert main([*command, "--store", given]) == 2
+    captured = capsys.readouterr()
+    line = _one_line(captured.err)
+    assert captured.out == "" and f"names the home folder of user {user!r}, who has none on this machine" in line
+    with pytest.raises(HtebError, match="who has none on this machine"):
+        open_store(given)

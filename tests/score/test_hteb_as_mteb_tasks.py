@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from hteb_contract.errors import HtebError
+from hteb_score import SAMPLE_REVISION
 from hteb_score.mteb_interop.layout import parse_variant_task_name, variant_task_name
 from models import minilm_path
 from hteb_score.cli import main
@@ -62,7 +63,7 @@ def model():
 def evaluated(model, tmp_path_factory):
     """evaluate_tasks (mteb.evaluate with the model's prompts per variant) into an mteb cache: (results, cache root)."""
     root = tmp_path_factory.mktemp("mteb-cache")
-    tasks = tasks_from_revision(STORE, "sample-1339", **SELECTION)
+    tasks = tasks_from_revision(STORE, SAMPLE_REVISION, **SELECTION)
     return evaluate_tasks(model, tasks, cache=mteb.ResultCache(root), show_progress_bar=False), root
 
 
@@ -71,7 +72,7 @@ def _card_scores(card: dict) -> dict[tuple[str, str, int | None], float]:
 
 
 def test_tasks_are_mtebs_classes_one_name_per_variant():
-    tasks = tasks_from_revision(STORE, "sample-1339", **SELECTION)
+    tasks = tasks_from_revision(STORE, SAMPLE_REVISION, **SELECTION)
     assert [(t.hteb_variant.dataset, t.hteb_variant.transformation, t.hteb_variant.seed) for t in tasks] == [
         (d, t, s) for d in SELECTION["datasets"] for t, s in sorted(VARIANTS, key=lambda v: v[1] is not None)
     ]
@@ -88,9 +89,9 @@ def test_tasks_are_mtebs_classes_one_name_per_variant():
 
 
 def test_a_filtered_selection_is_another_identity():
-    plain = tasks_from_revision(STORE, "sample-1339", datasets=["STSBenchmark"], transformations=["paraphrasing"])
+    plain = tasks_from_revision(STORE, SAMPLE_REVISION, datasets=["STSBenchmark"], transformations=["paraphrasing"])
     judged = tasks_from_revision(
-        STORE, "sample-1339", datasets=["STSBenchmark"], transformations=["paraphrasing"], min_judge=3
+        STORE, SAMPLE_REVISION, datasets=["STSBenchmark"], transformations=["paraphrasing"], min_judge=3
     )
     assert plain[0].metadata.name == judged[0].metadata.name  # the original is not filtered
     assert judged[1].metadata.name == plain[1].metadata.name + ".judge3"
@@ -119,7 +120,7 @@ def test_mteb_evaluate_with_mtebs_default_cache_gives_every_variant_its_own_scor
     cache, which already holds a result for mteb's own task and for the HTEB original."""
     default = mteb.evaluate.__kwdefaults__["cache"]
     monkeypatch.setattr(default, "cache_path", tmp_path)
-    tasks = tasks_from_revision(STORE, "sample-1339", **SELECTION)
+    tasks = tasks_from_revision(STORE, SAMPLE_REVISION, **SELECTION)
     ours = _card_scores(scored[0])
     mteb.evaluate(model, tasks[:1], show_progress_bar=False)  # the cache now holds the HTEB original's result
     [folder] = (tmp_path / "results").glob("*/*")
@@ -143,7 +144,7 @@ def test_mteb_evaluate_with_mtebs_default_cache_gives_every_variant_its_own_scor
 
 def test_plain_mteb_evaluate_runs_the_tasks_in_order(model, scored):
     """The issue's literal use: mteb.evaluate(model, tasks) with no cache, results in the tasks' order."""
-    tasks = tasks_from_revision(STORE, "sample-1339", datasets=["STSBenchmark"], transformations=["paraphrasing"])
+    tasks = tasks_from_revision(STORE, SAMPLE_REVISION, datasets=["STSBenchmark"], transformations=["paraphrasing"])
     outcome = mteb.evaluate(model, tasks, cache=None, show_progress_bar=False)
     ours = _card_scores(scored[0])
     assert [r.get_score() for r in outcome.task_results] == pytest.approx(
@@ -201,7 +202,7 @@ def test_refused_a_task_not_made_from_a_revision(model):
 
 def test_refused_a_transformation_the_revision_lacks():
     with pytest.raises(HtebError, match="has no transformation 'numerisation'"):
-        tasks_from_revision(STORE, "sample-1339", datasets=["STSBenchmark"], transformations=["numerisation"])
+        tasks_from_revision(STORE, SAMPLE_REVISION, datasets=["STSBenchmark"], transformations=["numerisation"])
 
 
 def _compare(*args) -> dict:

@@ -24,7 +24,7 @@ mteb = pytest.importorskip("mteb")
 from hteb_contract.taxonomy import recorded_in
 from hteb_contract.errors import HtebError
 from hteb_contract.taxonomy import AXIS_LABELS
-from hteb_score import DEFAULT_STORE
+from hteb_score import DEFAULT_STORE, SAMPLE_REVISION, SAMPLE_STORE
 from hteb_score.cli import main
 from hteb_score.mteb_interop.benchmark import RANK, HtebBenchmark, columns, get_benchmark
 from hteb_score.mteb_interop.layout import model_folder_name, variant_task_name
@@ -34,6 +34,9 @@ from hteb_score.scoring.aggregate import aggregate
 from hteb_score.scoring.score_record import ScoreRecord
 from mteb.models import ModelMeta
 from scored_parts import MODEL, SMALL, scored_part, with_identity
+
+#: the default sample's content hash as task names and aliases carry it (its first 8 hex digits)
+SHORT = json.loads((SAMPLE_STORE / "labels" / f"{SAMPLE_REVISION}.json").read_text())["content_hash"][:8]
 
 MODEL_ID = "hteb-tests/hashed-bow"
 
@@ -49,7 +52,7 @@ def published(tmp_path_factory) -> tuple[dict, Path]:
 
 @pytest.fixture(scope="module")
 def benchmark() -> HtebBenchmark:
-    return get_benchmark("sample-1339", datasets=SMALL)
+    return get_benchmark(SAMPLE_REVISION, datasets=SMALL)
 
 
 def _card_figures(card: dict) -> dict[str, float | None]:
@@ -71,7 +74,7 @@ def _largest_difference(ours: dict[str, float | None], card: dict[str, float | N
 
 def test_variant_tasks_say_what_they_are_and_are_not_superseded():
     original, paraphrased = tasks_from_revision(
-        DEFAULT_STORE, "sample-1339", datasets=["STSBenchmark"], transformations=["paraphrasing"]
+        DEFAULT_STORE, SAMPLE_REVISION, datasets=["STSBenchmark"], transformations=["paraphrasing"]
     )
     mtebs = mteb.get_task("STSBenchmark").metadata
     assert mtebs.superseded_by == "STSBenchmark.v2"  # what every variant used to inherit and warn about
@@ -83,7 +86,7 @@ def test_variant_tasks_say_what_they_are_and_are_not_superseded():
     assert original.metadata.sample_creation == mtebs.sample_creation
     assert paraphrased.metadata.sample_creation == "LM-generated and verified"
     assert paraphrased.metadata.description.startswith(
-        "HTEB revision 5cfa68b1 of STSBenchmark, paraphrasing (seed 1339)"
+        f"HTEB revision {SHORT} of STSBenchmark, paraphrasing (seed 1339)"
     )
 
 
@@ -96,11 +99,11 @@ def test_mteb_has_no_registry_entry_for_a_variant():
     """What docs/mteb-results.md says mteb lacks: its registry knows only its own tasks, so an HTEB
     variant is reached through `get_benchmark`/`tasks_from_revision`, never `mteb.get_task`."""
     with pytest.raises(KeyError):
-        mteb.get_task("STSBenchmark.hteb-5cfa68b1.original")
+        mteb.get_task(f"STSBenchmark.hteb-{SHORT}.original")
 
 
 def test_benchmark_of_the_sample(benchmark):
-    assert benchmark.name == "HTEB(sample-1339)" and benchmark.aliases == ("HTEB(5cfa68b1)",)
+    assert benchmark.name == f"HTEB({SAMPLE_REVISION})" and benchmark.aliases == (f"HTEB({SHORT})",)
     assert len(benchmark.tasks) == len(SMALL) * 9  # the original and 8 transformations, one seed
     assert "@misc{frank2026hteb" in benchmark.citation and benchmark.reference.startswith("https://arxiv.org/")
     assert "paraphrasing, backtranslation" in benchmark.description
@@ -170,7 +173,7 @@ def test_benchmark_through_mteb_evaluate_equals_hteb_score_protocol_mteb(tmp_pat
         main([minilm_path(), "--protocol", "mteb", "--datasets", ",".join(datasets), "--out", str(out), "--quiet"]) == 0
     )
     card = json.loads((out / "result_card.json").read_text())
-    benchmark = get_benchmark("sample-1339", datasets=datasets)
+    benchmark = get_benchmark(SAMPLE_REVISION, datasets=datasets)
     model = SentenceTransformer(minilm_path(), device="cpu")
     result = mteb.evaluate(model, benchmark, cache=None, show_progress_bar=False)
     results = mteb.BenchmarkResults(model_results=[result], benchmark=benchmark)

@@ -19,7 +19,7 @@ import pytest
 from scipy import stats
 
 from hteb_contract.stores import open_store
-from hteb_score import DEFAULT_STORE
+from hteb_score import DEFAULT_STORE, SAMPLE_REVISION
 from models import minilm_path
 from refusal import run
 
@@ -232,7 +232,7 @@ def test_hard_twins_need_a_sensitivity_revision_and_their_store_their_revision(t
     for args, message in (
         (("--hard-twins-store", DEFAULT_STORE), "--hard-twins-store names the store of --hard-twins-from"),
         (("--hard-twins-from", "sample-1339", "--source-dir", shared_data), "drop --source-dir"),
-        (("--hard-twins-from", "sample-1339"), "revision sample-1339 has no minimal pairs"),
+        (("--hard-twins-from", "sample-1339"), f"revision {SAMPLE_REVISION} has no minimal pairs"),
     ):
         code, _, err = run("hteb:constant", *args, "--out", tmp_path / "out", "--quiet")
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err

@@ -17,7 +17,7 @@ from typing import Any
 from hteb_contract.card import CARD_VERSIONS, FIRST_CARD, HUB_CARD
 from hteb_contract.common.atomic import nearest_existing
 from hteb_contract.errors import HtebError, unknown_name
-from hteb_contract.common.paths import default_cache_dir
+from hteb_contract.common.paths import default_cache_dir, expand_home
 from hteb_contract.revision import CORPUS_TASK_TYPES, config_hash
 from hteb_contract.specs.datasets import DatasetSpec
 from hteb_contract.specs.resolved import specs_block, specs_hash
@@ -75,7 +75,7 @@ def installed_package_folders() -> tuple[Path, ...]:
 def check_outside_packages(path: Path, what: str) -> None:
     """Refuse a path inside an installed package folder (a store or MANIFEST.md there would be lost
     or overwritten with the next install, and is not where a user looks)."""
-    resolved = Path(path).expanduser().resolve()
+    resolved = expand_home(path, what).resolve()
     inside = next((f for f in installed_package_folders() if resolved.is_relative_to(f)), None)
     if inside is not None:
         raise HtebError(f"{what} {path} is inside the installed packages at {inside}; give a folder of your own")
@@ -584,7 +584,7 @@ def _check_paths(config: GenerateConfig) -> None:
 
 
 def _store_path(uri: str) -> Path:
-    return Path(uri[len("file://") :] if uri.startswith("file://") else uri).expanduser()
+    return expand_home(uri[len("file://") :] if uri.startswith("file://") else uri, "--store")
 
 
 def _check_manifest_md(path: Path) -> None:

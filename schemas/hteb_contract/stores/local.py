@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from hteb_contract.common import json_input
+from hteb_contract.common.paths import expand_home
 from hteb_contract.common.atomic import (
     NotRegular,
     canonical_json,
@@ -55,7 +56,7 @@ class CorruptLabel(StoreError):
 
 class LocalStore(RevisionStore):
     def __init__(self, root: Path) -> None:
-        self.root = Path(root).expanduser().resolve()
+        self.root = expand_home(root, "store").resolve()
         self.uri = f"file://{self.root}"
 
     def _label_path(self, label: str) -> Path:
@@ -216,8 +217,8 @@ def enclosing_store(path: Path, *also: Path) -> Path | None:
     """The local store `path` lies in, or None: any folder above it (itself included) holding
     `labels/` and `objects/`, or one of the stores `also` (which need not exist yet). Nothing but
     publish writes into a store: an output there would sit inside sealed revisions or beside them."""
-    where = Path(path).expanduser().resolve()
-    named = [Path(store).expanduser().resolve() for store in also]
+    where = expand_home(path, "path").resolve()
+    named = [expand_home(store, "store").resolve() for store in also]
     for folder in (where, *where.parents):
         if folder in named or ((folder / "labels").is_dir() and (folder / "objects").is_dir()):
             return folder
