@@ -23,8 +23,9 @@ from hypothesis import strategies as st
 mteb = pytest.importorskip("mteb")
 from hteb_contract.taxonomy import recorded_in
 from hteb_contract.errors import HtebError
+from hteb_contract.stores import open_store
 from hteb_contract.taxonomy import AXIS_LABELS
-from hteb_score import DEFAULT_STORE, SAMPLE_REVISION, SAMPLE_STORE
+from hteb_score import DEFAULT_STORE, SAMPLE_REVISION
 from hteb_score.cli import main
 from hteb_score.mteb_interop.benchmark import RANK, HtebBenchmark, columns, get_benchmark
 from hteb_score.mteb_interop.layout import model_folder_name, variant_task_name
@@ -35,8 +36,8 @@ from hteb_score.scoring.score_record import ScoreRecord
 from mteb.models import ModelMeta
 from scored_parts import MODEL, SMALL, scored_part, with_identity
 
-#: the default sample's content hash as task names and aliases carry it (its first 8 hex digits)
-SHORT = json.loads((SAMPLE_STORE / "labels" / f"{SAMPLE_REVISION}.json").read_text())["content_hash"][:8]
+#: the default sample's content hash, as its store lists it, the way task names and aliases carry it (8 hex digits)
+SHORT = str(next(p.revision_id for p in open_store(DEFAULT_STORE).published() if p.label == SAMPLE_REVISION))[:8]
 
 MODEL_ID = "hteb-tests/hashed-bow"
 
