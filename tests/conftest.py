@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+import core_share
 import fuzz
 
 REPO = Path(__file__).resolve().parents[1]
@@ -94,6 +95,7 @@ os.environ["RAY_USAGE_STATS_ENABLED"] = "0"  # else ~/.ray/config.json is read
 # Ray's memory monitor kills a worker once the node's memory is 95% used, whoever uses it: here the other
 # pytest worker (models loaded, gigabytes) shares the node with every cluster a test starts. Killed only at 99%.
 os.environ["RAY_memory_usage_threshold"] = "0.99"
+core_share.size_pools()  # each xdist worker its share of the cores (tests/core_share.py)
 
 
 MODEL_FIXTURES = frozenset({"minilm", "mpnet", "smollm2_dir", "smollm2_engine"})

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 MODULE = """
 import os
 import pytest
@@ -62,3 +64,25 @@ def test_a_group_runs_on_one_worker_and_makes_its_module_fixture_once(tmp_path: 
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert len(setups.read_text().split()) == 1, setups.read_text()
+
+
+def test_each_worker_and_what_it_starts_use_the_workers_share_of_the_cores():
+    """Two workers' torch pools of every core each spin against each other (tests/core_share.py): each worker,
+    and each process a test starts, sizes its pools to cores // workers."""
+    import torch
+
+    from core_share import CORE_SHARE, USER_THREADS
+
+    if USER_THREADS:
+        pytest.skip(f"OMP_NUM_THREADS={USER_THREADS} is the user's")
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    assert CORE_SHARE == max(1, len(os.sched_getaffinity(0)) // workers)
+    assert torch.get_num_threads() == CORE_SHARE
+    started = subprocess.run(
+        [sys.executable, "-c", "import torch; print(torch.get_num_threads())"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert int(started.stdout) == CORE_SHARE
