@@ -14,6 +14,8 @@ import pytest
 
 from hteb_contract.stores.local import LocalStore
 from hteb_score.report.card.outputs import OUTCOMES_FILE
+from hteb_score.report.compare.inputs import load_card
+from hteb_score.report.compare.per_dataset import per_dataset_tests
 from models import minilm_path
 from refusal import assert_one_line, run
 from revision_factory import build_revision
@@ -95,6 +97,19 @@ def test_the_differences_are_the_cards_own(cards, tmp_path):
         first, second = rows[pair["first"]][test["dataset"]], rows[pair["second"]][test["dataset"]]
         assert test["difference"] == pytest.approx(first["original"] - second["original"], abs=1e-3)
         assert test["items"] == 120
+
+
+def test_the_verdicts_are_the_same_on_one_thread_as_on_several(cards):
+    """The datasets are tested on one thread per core: each draws its own items, so the verdicts, every float
+    of them, are those of one thread."""
+    models = [load_card(cards[name]) for name in ("minilm", "random", "minilm-again")]
+    minilm, random, again = (m.model for m in models)
+    pairs = {column: [(minilm, random), (minilm, again)] for column in sorted(COLUMNS)}
+    one, several = (per_dataset_tests(models, pairs, DATASETS, threads=n) for n in (1, 3))
+    assert {c: [t.to_json() for t in v] for c, v in several.items()} == {
+        c: [t.to_json() for t in v] for c, v in one.items()
+    }
+    assert all(len(t.tests) == len(DATASETS) for v in one.values() for t in v)
 
 
 def test_outcomes_that_are_not_the_cards_are_refused_in_one_line(cards, tmp_path):

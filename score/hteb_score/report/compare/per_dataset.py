@@ -21,7 +21,9 @@ function of single items) is listed as untested with the reason.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +50,8 @@ METHOD = {
 VariantKey = tuple[str, str, "int | None"]
 #: a variant's value on each row of a block of draws, by (transformation, seed)
 Values = Callable[[str, "int | None"], np.ndarray]
+#: one dataset's figures: column -> model -> (its figure on the items, its figure on every draw)
+Figures = dict[str, dict[str, tuple[float, np.ndarray]]]
 
 
 @dataclass(frozen=True)
@@ -204,20 +208,29 @@ def per_dataset_tests(
     *,
     seed: int = 0,
     replicates: int = REPLICATES,
+    threads: int | None = None,
 ) -> dict[str, list[PairDatasets]]:
-    """Per column, each of its pairs (first, second) tested on each of `datasets` over the items."""
+    """Per column, each of its pairs (first, second) tested on each of `datasets` over the items, the datasets
+    on `threads` threads (None: one per core); the verdicts are the same on any number."""
     by_name = {m.model: m for m in models}
-    figures: dict[
-        str, dict[str, dict[str, tuple[float, np.ndarray]]]
-    ] = {}  # dataset -> column -> model -> value, replicates
     untested: dict[str, dict[str, str]] = {}  # dataset -> model -> why
+    ready: dict[str, list[ModelScores]] = {}
     for dataset in datasets:
-        reasons = {m.model: why for m in models if (why := _why_untested(m, dataset)) is not None}
-        untested[dataset] = reasons
-        ready = [m for m in models if m.model not in reasons]
-        if len(ready) < 2:
-            continue
-        figures[dataset] = _figures(ready, dataset, pairs, seed=seed, replicates=replicates)
+        untested[dataset] = {m.model: why for m in models if (why := _why_untested(m, dataset)) is not None}
+        if len(testable := [m for m in models if m.model not in untested[dataset]]) >= 2:
+            ready[dataset] = testable
+    # Datasets are drawn apart (each its own seeded draws) and numpy lets go of the GIL in its loops: one thread
+    # per core. Results are read in the datasets' order, so a refusal names the first dataset, as one thread would,
+    # and the datasets not begun are not computed.
+    pool = ThreadPoolExecutor(max_workers=threads or len(os.sched_getaffinity(0)))
+    try:
+        running = {
+            dataset: pool.submit(_figures, testable, dataset, pairs, seed=seed, replicates=replicates)
+            for dataset, testable in ready.items()
+        }
+        figures: dict[str, Figures] = {dataset: future.result() for dataset, future in running.items()}
+    finally:
+        pool.shutdown(cancel_futures=True)
     out: dict[str, list[PairDatasets]] = {}
     for column, column_pairs in pairs.items():
         out[column] = []
@@ -253,12 +266,12 @@ def _figures(
     *,
     seed: int,
     replicates: int,
-) -> dict[str, dict[str, tuple[float, np.ndarray]]]:
+) -> Figures:
     """Per column, per model: its figure on the items (checked against its card) and on every draw."""
     position, strata = _items(models, dataset)
     placed = [_ModelOnDataset(m, dataset, position) for m in models]
     on_items = {m.model.model: m.values(np.ones((1, len(position)))) for m in placed}  # each variant scored once
-    out: dict[str, dict[str, tuple[float, np.ndarray]]] = {}
+    out: Figures = {}
     for column in pairs:
         for m in placed:
             try:
