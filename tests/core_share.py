@@ -11,7 +11,9 @@ from __future__ import annotations
 import os
 import sys
 
-CORE_SHARE = max(1, len(os.sched_getaffinity(0)) // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+#: the cores this process may run on (sched_getaffinity is Linux's; elsewhere the machine's)
+CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+CORE_SHARE = max(1, CORES // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
 USER_THREADS = os.environ.get("OMP_NUM_THREADS")
 POOLS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
