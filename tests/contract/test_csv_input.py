@@ -10,7 +10,7 @@ import io
 
 import pytest
 from fuzz import examples
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from hteb_contract.common import csv_input
@@ -36,6 +36,7 @@ def tables(draw: st.DrawFn) -> tuple[list[str], list[list[str]]]:
 
 @settings(max_examples=examples(200), deadline=None)
 @given(tables(), st.booleans(), st.booleans())
+@example((["0"], [["\n#"]]), False, False)  # a cell's line that starts with '#' is no comment
 def test_a_written_table_reads_back_cell_for_cell(table, bom, comment):
     header, rows = table
     text = ("\ufeff" if bom else "") + ("# typed in\n" if comment else "") + _written(header, rows) + "\n"
