@@ -222,7 +222,7 @@ def per_dataset_tests(
     # Datasets are drawn apart (each its own seeded draws) and numpy lets go of the GIL in its loops: one thread
     # per core. Results are read in the datasets' order, so a refusal names the first dataset, as one thread would,
     # and the datasets not begun are not computed.
-    pool = ThreadPoolExecutor(max_workers=threads or os.cpu_count() or 1)  # sched_getaffinity: Linux only
+    pool = ThreadPoolExecutor(max_workers=threads or os.cpu_count() or 1)  # cpu_count: sched_getaffinity is Linux-only
     try:
         running = {
             dataset: pool.submit(_figures, testable, dataset, pairs, seed=seed, replicates=replicates)
