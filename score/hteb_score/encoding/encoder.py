@@ -33,6 +33,7 @@ from hteb_score.encoding.model_files import (
     DEFAULT_MODEL_ID,
     ModelChoice,
     check_tokenizer,
+    default_model_commit,
     default_model_path,
     model_root,
     resolve_revision,
@@ -155,7 +156,10 @@ class Encoder:
         check_tokenizer(loaded, model_id)
         auto_model = getattr(loaded[0], "auto_model", None)  # the transformers model of a Transformer module
         folder = Path(auto_model.name_or_path) if auto_model is not None else Path(source)
-        revision = choice.commit or resolve_revision(folder)  # a Hub id loads from a cache folder it does not name
+        # a Hub id loads from a cache folder it does not name; the default model's folder holds a known commit
+        revision = (
+            choice.commit or (default_model_commit(folder) if model is None else None) or resolve_revision(folder)
+        )
         root = model_root(Path(source), folder)
         identity = model_identity(root, backend=backend, precision=DTYPES[precision])
         if model is not None and Path(model).exists():

