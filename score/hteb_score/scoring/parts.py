@@ -78,6 +78,11 @@ LATER_FIELDS = (
     ("dataset", "citation"),
     ("dataset", "languages"),
 )
+#: identity fields that are measurements of the engine where a unit ran, not settings: OpenVINO's or a lower
+#: precision's largest difference from torch fp32 on the probe texts moves by ~1e-7 between machines (another
+#: CPU's kernels) for the same model, backend, precision and packages. Not compared; the merged identity holds
+#: the largest any part measured, so the card states the worst difference any of its units ran with.
+MEASURED_FIELDS = (("encode", "max_diff_vs_torch_fp32"),)
 TIMING_TOTAL = "total_s"
 #: the packages whose versions a run records (its identity, and the card's `package_versions`)
 PACKAGES = (
@@ -371,7 +376,7 @@ def narrowed(part: ScorePart, datasets: Sequence[str], name: str) -> ScorePart:
 
 def difference(a: Any, b: Any, path: str = "") -> str | None:
     """Where two identities first differ ('model.identity: X vs Y'); None when they agree."""
-    if any(path == ".".join(f) for f in UNION_FIELDS):
+    if any(path == ".".join(f) for f in (*UNION_FIELDS, *MEASURED_FIELDS)):
         return None
     if isinstance(a, dict) and isinstance(b, dict):
         for key in list(a) + [k for k in b if k not in a]:
@@ -391,9 +396,15 @@ def _short(value: Any) -> str:
 
 
 def _union(a: dict[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
-    """`a` with each UNION_FIELDS mapping of `b` added to its own (keys in first-seen order), and each
-    LATER_FIELDS value `a` lacks taken from `b`."""
+    """`a` with each UNION_FIELDS mapping of `b` added to its own (keys in first-seen order), each
+    LATER_FIELDS value `a` lacks taken from `b`, and each MEASURED_FIELDS value the larger of the two."""
     out = json_input.plain(a)
+    for *parent, key in MEASURED_FIELDS:
+        mine, theirs = _at(out, parent), _at(b, parent)
+        if isinstance(mine, dict) and isinstance(theirs, Mapping):
+            measured = [v for v in (mine.get(key), theirs.get(key)) if v is not None]
+            if measured:
+                mine[key] = max(measured)
     for *parent, key in LATER_FIELDS:  # recorded by one part, absent from an earlier one's
         mine, theirs = _at(out, parent), _at(b, parent)
         if isinstance(mine, dict) and isinstance(theirs, Mapping) and key not in mine and key in theirs:
