@@ -170,8 +170,8 @@ REBUILT_MANIFEST := $(OUT)/rebuilt-MANIFEST.md
 # Scores every (model, dataset) unit of a published label not yet committed, one at a time, gzipping each part into
 # its folder as it finishes (a run stopped after any unit goes on where it stopped): the models of tests/models.py
 # and the null models given, FINDINGS_MODELS and FINDINGS_DATASETS narrowing them. A model whose Hub commit the table
-# knows is scored under it (--model-revision), unless the round's parts name it otherwise (models.py round_commit). A unit of an earlier label whose
-# data the new one reads the same is carried instead of scored again (`hteb-score carry`).
+# knows is scored under it (--model-revision), unless the round's parts name it otherwise (models.py round_commit).
+# A unit of an earlier label whose data the new one reads the same is carried instead of scored again (`hteb-score carry`).
 # $(1): the label (in file://.hteb/store), $(2): the parts' folder, $(3): a scratch folder, $(4): the null models
 # (hteb:random?seed=1 goes under random-seed-1), $(5): the label to carry units from, or nothing.
 define score_parts
