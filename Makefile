@@ -217,7 +217,8 @@ noise-findings: install
 # (`merge --keep-timings`), so making the findings again changes no committed file.
 # FINDINGS_ROUND: a suffix for a round of findings scored again by a later scorer, kept apart from the cited round
 # until every model has it: -heldout is noise2-SEED scored after issue 42 (classification held out where one split,
-# per-item outcomes, calibrated per-item measures), with CARRY_FROM= (nothing carried from an earlier scorer).
+# per-item outcomes, calibrated per-item measures), with CARRY_FROM= (nothing carried from an earlier scorer);
+# every model has it, and it is the leaderboard's round (LEADERBOARD_LABEL).
 # A finished model's parts leave the tree (the device tool sends the whole tree, 64 MiB at most): the round's
 # `parts-at` names the commit that holds the parts of every model whose parts left (`git checkout COMMIT --
 # FINDINGS_DOCS/parts/MODEL` brings them back; docs/findings.md says how a model's parts leave). Such a model
@@ -272,9 +273,10 @@ clean:
 # and the model facts of tests/models.py's table, written beside the cards, with each model's Sensitivity figures
 # from its card on the Sensitivity revision (SENSITIVITY_DOCS) (tests/score/report/test_leaderboard_page.py
 # checks both are what this writes).
-# LEADERBOARD_LABEL: the findings it shows (those whose whole revision every model has): noise2-SEED, whose rules
-# reach every script and whose cards say what each figure rests on (`make findings NOISE_RULES=2` runs it).
-LEADERBOARD_LABEL ?= noise2-$(SEED)
+# LEADERBOARD_LABEL: the findings it shows (those whose whole revision every model has): noise2-SEED scored again
+# after issue 42 (FINDINGS_ROUND -heldout: classification held out where one split, per-item verdicts, chance rows),
+# whose rules reach every script (`make findings NOISE_RULES=2 FINDINGS_ROUND=-heldout` runs it).
+LEADERBOARD_LABEL ?= noise2-$(SEED)-heldout
 BOARD_DOCS := docs/findings/$(LEADERBOARD_LABEL)
 leaderboard: install-score
 	cd tests && ../$(BIN)/python models.py --facts > ../$(BOARD_DOCS)/model_facts.json.tmp

