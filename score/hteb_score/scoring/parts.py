@@ -280,14 +280,23 @@ def read_part(path: Path) -> ScorePart:
         raise HtebError(f"{path}: no {PART_FILE} (a folder written by hteb-score --part)")
     try:
         raw = file.read_bytes()
-        raw = gzip.decompress(raw) if file.suffix == ".gz" else raw
-    except (OSError, EOFError) as err:
+    except OSError as err:
         raise HtebError(f"{file}: not JSON ({err})") from None
-    data = json_input.loads(raw, str(file), HtebError)
+    return parse_part(raw, str(file), gzipped=file.suffix == ".gz", checked_as=str(path))
+
+
+def parse_part(raw: bytes, name: str, gzipped: bool, checked_as: str | None = None) -> ScorePart:
+    """The part whose file's bytes are `raw` (gzipped or not), named `name` in its errors: a file on disk or
+    a blob of a commit (a finished round's parts are read from the commit they left the tree at)."""
+    try:
+        raw = gzip.decompress(raw) if gzipped else raw
+    except (OSError, EOFError) as err:
+        raise HtebError(f"{name}: not JSON ({err})") from None
+    data = json_input.loads(raw, name, HtebError)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
-        raise HtebError(f"{file}: not a part of this hteb-score (format {found!r}, expected {FORMAT!r})")
-    check_timings(data.get("timings"), str(file))  # stated times, before they are read as floats
+        raise HtebError(f"{name}: not a part of this hteb-score (format {found!r}, expected {FORMAT!r})")
+    check_timings(data.get("timings"), name)  # stated times, before they are read as floats
     try:
         part = ScorePart(
             RunIdentity.from_dict(data["identity"]),
@@ -295,8 +304,8 @@ def read_part(path: Path) -> ScorePart:
             {k: float(v) for k, v in data["timings"].items()},
         )
     except (KeyError, TypeError, ValueError, AttributeError) as err:
-        raise HtebError(f"{file}: damaged part ({type(err).__name__}: {err})") from None
-    check_part(part, str(path))
+        raise HtebError(f"{name}: damaged part ({type(err).__name__}: {err})") from None
+    check_part(part, checked_as or name)
     return part
 
 

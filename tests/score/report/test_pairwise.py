@@ -21,9 +21,12 @@ import pytest
 from scipy import stats
 
 from hteb_score.cli import main
+from hteb_score.report.compare.chance import ranked
+from hteb_score.report.compare.inputs import load_folder
 from hteb_score.report.site.findings import update_tables
 from hteb_score.report.compare.pairwise import ColumnRanking, rank_models
-from hteb_score.stats.power import adjusted, detectable_gap, pair_tests, simulate as draw
+from hteb_score.stats.power import adjusted, detectable_gap, pair_tests, pooled_difference_sd, power
+from hteb_score.stats.power import simulate as draw
 from hteb_score.stats.shaffer import shaffer
 
 REPO = Path(__file__).resolve().parents[3]
@@ -113,15 +116,16 @@ def test_shaffer_decides_and_every_column_states_its_spread_and_detectable_gap()
 
 
 def test_docs_state_the_power_at_the_spread_of_the_committed_cards():
-    """docs/comparing.md's power table is what `hteb-score tables` writes from the noise2-1339 whole-revision
-    cards: their pooled spread, the gaps found 80% of the time and the power at each gap."""
+    """docs/comparing.md's power table is what `hteb-score tables` writes from the whole-revision cards of the
+    leaderboard's round (noise2-1339 scored after issue 42): their pooled spread, the gaps found 80% of the time
+    and the power at each gap, the chance rows left out."""
     docs = (REPO / "docs" / "comparing.md").read_text(encoding="utf-8")
-    assert "<!-- hteb:table pair-power findings/noise2-1339/whole-revision -->" in docs
+    assert "<!-- hteb:table pair-power findings/noise2-1339-heldout/whole-revision -->" in docs
     assert update_tables(docs, REPO / "docs") == docs, "run `make tables` (hteb-score tables)"
     committed = json.loads(
-        (REPO / "docs" / "findings" / "noise2-1339" / "whole-revision-comparison" / "comparison.json").read_text(
-            encoding="utf-8"
-        )
+        (
+            REPO / "docs" / "findings" / "noise2-1339-heldout" / "whole-revision-comparison" / "comparison.json"
+        ).read_text(encoding="utf-8")
     )["pairwise"]["columns"]["original"]
     table = re.search(r"\| Original \| 4 \| 15 \| ([\d.]+) \|", docs)
     assert table is not None and table[1] == f"{committed['difference_sd']:.2f}"  # the spread compare states
@@ -205,3 +209,28 @@ def test_a_chance_row_changes_no_rank_group_or_spread_and_its_pairs_are_a_family
         p.separated and p.winner == p.first for p in beside.chance_pairs if p.second in chance and p.first not in chance
     )  # every model is ahead of random vectors on 15 datasets
     assert [p["first"] for p in beside.to_json()["pairs"]] == [p.first for p in beside.all_pairs]
+
+
+def test_docs_say_why_the_spread_fell_with_the_figures_the_cards_give():
+    """docs/comparing.md's paragraph on the spread before and after issue 42: each number read again from the
+    cards of both rounds (their pooled spread with and without IsiZuluNews, L3's figure there) and the table."""
+    docs = " ".join((REPO / "docs" / "comparing.md").read_text(encoding="utf-8").split())
+    said = re.search(
+        r"The Original's spread is ([\d.]+) where the same four models' cards of noise2-1339 as first scored gave "
+        r"([\d.]+), and the table then found a 4-point gap (\d+)% of the time\. Leave IsiZuluNews out and both "
+        r"rounds give ([\d.]+): .* paraphrase-MiniLM-L3-v2's IsiZuluNews accuracy of ([\d.]+) on the rows its "
+        r"classifier was fitted on \(held out, ([\d.]+)\)\.",
+        docs,
+    )
+    assert said is not None
+    spreads, without, l3 = [], set(), []
+    for label in ("noise2-1339-heldout", "noise2-1339"):
+        models = ranked(load_folder(REPO / "docs" / "findings" / label / "whole-revision"))
+        scores = {m.model: dict(m.original) for m in models}  # in points
+        spreads.append(f"{pooled_difference_sd(scores):.2f}")
+        kept = {m: {d: v for d, v in held.items() if d != "IsiZuluNews"} for m, held in scores.items()}
+        without.add(f"{pooled_difference_sd(kept):.2f}")
+        l3.append(f"{scores['sentence-transformers/paraphrase-MiniLM-L3-v2']['IsiZuluNews']:.2f}")
+    assert [said[1], said[2]] == spreads and len(without) == 1 and said[4] in without
+    assert [said[6], said[5]] == l3
+    assert len(models) == 4 and said[3] == f"{100 * power(4.0, float(said[2]), 15, models=4).shaffer:.0f}"

@@ -8,7 +8,7 @@ A Markdown file marks each generated table:
 
 (the table's name, then the folder it is written from, relative to the file: for the score tables
 the folder of the cards, `*/result_card.json`; for `unit-times` the folder of the committed work
-units, `MODEL/DATASET.hteb_part.json.gz`). `update_tables` replaces what stands between the markers
+units, `MODEL/DATASET.hteb_part.json.gz`, with those that left the tree at its round's `parts-at`). `update_tables` replaces what stands between the markers
 with what `TABLES[name]` renders from that folder (the cards through the same comparison
 `hteb-score compare` makes), so a number in the docs is a view of the committed JSON, never typed by
 hand; `hteb-score tables --check` fails when they differ.
@@ -36,6 +36,7 @@ from hteb_score.report.compare.inputs import load_folder
 from hteb_score.report.compare.pairwise import power_markdown
 from hteb_score.report.compare.pairwise import label as ranked_label
 from hteb_score.report.compare.per_dataset import tables as per_dataset_tables
+from hteb_score.report.site.parts_at import parts_left
 from hteb_score.report.site.sensitivity_tables import (
     sensitivity_and_noise,
     sensitivity_cards,
@@ -424,31 +425,31 @@ def comparison_of(folder: Path) -> Comparison:
 
 
 def parts_of(folder: Path) -> dict[str, list[ScorePart]]:
-    """The committed work units in `folder`, by model (`MODEL/*.hteb_part.json.gz`), models in name order;
-    each part checked as `merge` checks it (read_part), and a model's parts as parts of one run: the same
-    identity (model, revision, options) and each dataset in one of them."""
-    found: dict[str, list[ScorePart]] = {}
-    paths: dict[str, list[Path]] = {}
+    """The committed work units of `folder`'s round, by model (`MODEL/*.hteb_part.json.gz`), models in name
+    order: those in the tree and, for each model whose parts left it, those at the commit the round's
+    `parts-at` names (report/site/parts_at.py); each part checked as `merge` checks it (read_part), and a
+    model's parts as parts of one run: the same identity (model, revision, options) and each dataset in one of them."""
+    found: dict[str, list[tuple[str, ScorePart]]] = {}
     for path in sorted(Path(folder).glob("*/*.hteb_part.json.gz")):
-        found.setdefault(path.parent.name, []).append(read_part(path))
-        paths.setdefault(path.parent.name, []).append(path)
+        found.setdefault(path.parent.name, []).append((str(path), read_part(path)))
+    found.update(parts_left(Path(folder), in_tree=set(found)))
     if not found:
-        raise HtebError(f"{folder}: no work units (MODEL/*.hteb_part.json.gz)")
-    for model, parts in found.items():
-        _one_run(parts, paths[model])
-    return found
+        raise HtebError(f"{folder}: no work units (MODEL/*.hteb_part.json.gz), here or at its round's parts-at")
+    for held in found.values():
+        _one_run(held)
+    return {model: [part for _, part in found[model]] for model in sorted(found)}
 
 
-def _one_run(parts: Sequence[ScorePart], paths: Sequence[Path]) -> None:
-    first, held = parts[0].identity.to_dict(), dict[str, Path]()
-    for part, path in zip(parts, paths):
+def _one_run(held: Sequence[tuple[str, ScorePart]]) -> None:
+    first, seen = held[0][1].identity.to_dict(), dict[str, str]()
+    for name, part in held:
         differs = difference(first, part.identity.to_dict())
         if differs is not None:
-            raise HtebError(f"{paths[0]} and {path} differ in identity.{differs}: they are not work units of one run")
+            raise HtebError(f"{held[0][0]} and {name} differ in identity.{differs}: they are not work units of one run")
         for unit in part.units:
-            if unit.dataset in held:
-                raise HtebError(f"{held[unit.dataset]} and {path} both hold units.{unit.dataset}: a unit is timed once")
-            held[unit.dataset] = path
+            if unit.dataset in seen:
+                raise HtebError(f"{seen[unit.dataset]} and {name} both hold units.{unit.dataset}: a unit is timed once")
+            seen[unit.dataset] = name
 
 
 @dataclass(frozen=True)
