@@ -215,3 +215,34 @@ def test_the_models_table_shows_the_hard_overall_where_a_card_has_one():
     assert lines[2].startswith(f"| {hard.name} | {hard.block['overall']:.3f} | 0.613 | ")
     assert lines[3].startswith(f"| {rows[1].name} | {rows[1].block['overall']:.3f} | - | ")
     assert {line.count("|") for line in lines} == {lines[0].count("|")}
+
+
+def test_the_findings_pages_sensitivity_section_is_the_cards():
+    """docs/findings.md's Sensitivity section: its two tables are the ones of docs/sensitivity.md (both written
+    from the cards), the models it says are scored are the cards there are, and each reading and Noise loss its
+    prose names is the cards'."""
+    findings = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
+    section = findings[findings.index("## Sensitivity: does a model hear") : findings.index("## Embedding models")]
+    page = PAGE.read_text(encoding="utf-8")
+    for name in ("sensitivity-models", "sensitivity-robustness"):
+        start = section.index(f"<!-- hteb:table {name} ")
+        table = section[start : section.index("<!-- /hteb:table -->", start)]
+        assert table in page, name
+    cards = {p.parent.name: json.loads(p.read_text())["sensitivity"] for p in FINDINGS.glob("*/result_card.json")}
+    assert sorted(cards) == ["all-MiniLM-L6-v2", "constant", "paraphrase-MiniLM-L3-v2", "random"]
+    text = " ".join(section.split())
+    assert "Scored so far: paraphrase-MiniLM-L3-v2, all-MiniLM-L6-v2 and the two null models" in text
+    readings = {m: {p["pair"]: _reading(p) for p in block["pairs"]} for m, block in cards.items()}
+    for model in ("all-MiniLM-L6-v2", "paraphrase-MiniLM-L3-v2"):  # "Both MiniLMs hear negation and antonyms"
+        assert readings[model]["negation_flip"] == readings[model]["antonym_swap"] == "hears", model
+        assert readings[model]["role_swap"] == "inverted", model  # "both are inverted on roles"
+    assert readings["all-MiniLM-L6-v2"]["number_change"] == "hears"
+    assert readings["paraphrase-MiniLM-L3-v2"]["number_change"] == "blind"
+    assert set(readings["random"].values()) == {"blind"} and len(readings["random"]) == 4
+    assert {p["accuracy"] for p in cards["constant"]["pairs"]} == {0.5}
+    losses = []
+    for model in ("all-MiniLM-L6-v2", "paraphrase-MiniLM-L3-v2"):
+        card = ROOT / "docs" / "findings" / "noise2-1339-heldout" / "whole-revision" / model / "result_card.json"
+        aggregates = json.loads(card.read_text())["aggregates"]
+        losses.append(f"{aggregates['original'] - aggregates['per_axis']['noise']:.2f}")
+    assert f"lose about as much ({losses[0]} and {losses[1]} points)" in text

@@ -166,7 +166,9 @@ def sensitivity_robustness(read: tuple[Sequence[SensitivityRow], Sequence[ModelS
     if not both:
         raise HtebError("table sensitivity-robustness: no model has a Sensitivity card and a Noise card")
     lines = [
-        md_row(["model", "Sensitivity", "hears", "blind", "inverted", "Original", "Noise", "Noise delta"]),
+        md_row(
+            ["model", "Sensitivity overall", "pairs heard", "blind", "inverted", "Original", "Noise", "Noise delta"]
+        ),
         md_row(["---"] * 8),
     ]
     for row in both:
