@@ -219,9 +219,15 @@ def round_commit(entry: PypiModel, parts: list[Path]) -> str:
     import gzip
     import json
 
-    for part in sorted(p for folder in parts for p in (folder / entry.name).glob("*.hteb_part.json.gz")):
-        revision = json.loads(gzip.decompress(part.read_bytes()))["identity"]["model"]["revision"]
-        return entry.hub_files.commit if revision == entry.hub_files.commit else ""
+    from hteb_score.report.site.parts_at import parts_left
+
+    for folder in parts:
+        for part in sorted((folder / entry.name).glob("*.hteb_part.json.gz")):
+            revision = json.loads(gzip.decompress(part.read_bytes()))["identity"]["model"]["revision"]
+            return entry.hub_files.commit if revision == entry.hub_files.commit else ""
+        for _, left in parts_left(folder, in_tree=(), models={entry.name}).get(entry.name, [])[:1]:
+            revision = left.identity.to_dict()["model"]["revision"]  # its parts left the tree: read at parts-at
+            return entry.hub_files.commit if revision == entry.hub_files.commit else ""
     return entry.hub_files.commit
 
 
@@ -238,6 +244,11 @@ if __name__ == "__main__":
         sys.exit(0)
     # `python models.py [PARTS...]`: one line per model, the commit column as round_commit gives it for the
     # rounds whose parts folders are given
+    from hteb_contract.errors import HtebError
+
     for entry in MODELS.values():
-        commit = round_commit(entry, [Path(folder) for folder in sys.argv[1:]])
+        try:
+            commit = round_commit(entry, [Path(folder) for folder in sys.argv[1:]])
+        except HtebError as err:  # a round's parts-at this clone cannot read
+            sys.exit(f"models.py: {err}")
         print(f"{entry.name}\t{entry.hub_id}\t{entry.path()}\t{' '.join(entry.arguments)}\t{commit}")

@@ -72,7 +72,8 @@ def test_a_round_names_a_model_by_its_commit_unless_its_parts_already_name_it_ot
     mpnet = MODELS["all-mpnet-base-v2"]
     assert mpnet.hub_files is not None
     assert round_commit(mpnet, []) == round_commit(mpnet, [tmp_path]) == mpnet.hub_files.commit  # a fresh round
-    # the held-out round began before the table knew the commit: its units keep the weights' sha256
+    # the held-out round began before the table knew the commit: its units keep the weights' sha256 (read at the
+    # round's parts-at: its parts left the tree)
     heldout = Path(__file__).resolve().parents[1] / "docs/findings/noise2-1339-heldout/parts"
     assert round_commit(mpnet, [heldout]) == ""
     _part(tmp_path / "carried", mpnet.name, "sha256:" + "0" * 64)  # so does a round carrying such units

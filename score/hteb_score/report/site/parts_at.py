@@ -44,10 +44,13 @@ def _blobs(marker: Path, commit: str, names: list[str]) -> list[bytes]:
     return blobs
 
 
-def parts_left(folder: Path, in_tree: Collection[str]) -> dict[str, list[tuple[str, ScorePart]]]:
+def parts_left(
+    folder: Path, in_tree: Collection[str], models: Collection[str] | None = None
+) -> dict[str, list[tuple[str, ScorePart]]]:
     """By model, the parts (each with the name it is refused by: COMMIT:PATH) of every model of `folder`'s round
-    whose parts are at the commit its `parts-at` names and not in `folder`: none where the round has no `parts-at`.
-    A commit this clone lacks (a shallow clone) is a one-line error, never a table with models missing."""
+    whose parts are at the commit its `parts-at` names and not in `folder` (of `models` only, when given): none
+    where the round has no `parts-at`. A commit this clone lacks (a shallow clone) is a one-line error, never a
+    table with models missing."""
     marker = Path(folder).parent / MARKER
     if not marker.is_file():
         return {}
@@ -67,7 +70,7 @@ def parts_left(folder: Path, in_tree: Collection[str]) -> dict[str, list[tuple[s
         name
         for name in sorted(listed.split("\0"))
         if name.endswith(SUFFIX) and name.count("/") == relative.count("/") + 2
-        if name.split("/")[-2] not in in_tree
+        if name.split("/")[-2] not in in_tree and (models is None or name.split("/")[-2] in models)
     ]
     found: dict[str, list[tuple[str, ScorePart]]] = {}
     for name, raw in zip(wanted, _blobs(marker, commit, wanted)):
