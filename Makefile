@@ -174,13 +174,15 @@ REBUILT_MANIFEST := $(OUT)/rebuilt-MANIFEST.md
 # A unit of an earlier label whose data the new one reads the same is carried instead of scored again (`hteb-score carry`).
 # $(1): the label (in file://.hteb/store), $(2): the parts' folder, $(3): a scratch folder, $(4): the null models
 # (hteb:random?seed=1 goes under random-seed-1), $(5): the label to carry units from, or nothing.
+# The rows are read split at \037, not at tabs: bash collapses a run of tabs (IFS whitespace), so a model with no
+# arguments would shift its Hub commit into the arguments.
 define score_parts
 mkdir -p $(3)
 cd tests && HF_HUB_OFFLINE=1 ../$(BIN)/python models.py ../$(2) $(if $(5),../docs/findings/$(5)/parts) > ../$(3)/models.tsv
 for m in $(4); do n=$${m#hteb:}; n=$${n//[?&=]/-}; printf '%s\t%s\t%s\t\n' "$$n" "$$m" "$$m"; done >> $(3)/models.tsv
 set -e; datasets="$(FINDINGS_DATASETS)"; [ -n "$$datasets" ] || datasets=$$($(BIN)/python -c \
 	"from hteb_contract.stores import open_store; print(*open_store('file://.hteb/store').fetch('$(1)').dataset_names())"); \
-while IFS=$$'\t' read -r name hub path arguments commit; do for ds in $$datasets; do \
+while IFS=$$'\037' read -r name hub path arguments commit; do for ds in $$datasets; do \
 	[ -z "$(FINDINGS_MODELS)" ] || [[ " $(FINDINGS_MODELS) " == *" $$name "* ]] || continue; \
 	part=$(2)/$$name/$$ds.hteb_part.json.gz; [ -f $$part ] && continue; \
 	[ -f $(dir $(2))parts-at ] && git cat-file -e $$(cat $(dir $(2))parts-at):$$part 2> /dev/null && continue; \
@@ -192,7 +194,7 @@ while IFS=$$'\t' read -r name hub path arguments commit; do for ds in $$datasets
 	HF_HUB_OFFLINE=1 $(BIN)/hteb-score "$$path" $$arguments $$named --store file://.hteb/store --revision $(1) \
 		--part $$ds --cache-dir $(OUT)/embedding-cache --out $(3)/$$name/$$ds --overwrite --quiet < /dev/null; fi; \
 	mkdir -p $$(dirname $$part); gzip -9n < $(3)/$$name/$$ds/hteb_part.json > $$part.tmp; mv $$part.tmp $$part; \
-done; done < $(3)/models.tsv
+done; done < <(tr '\t' '\037' < $(3)/models.tsv)
 endef
 
 # A published label (docs/revisions/NOISE_LABEL) is remade as published, its manifest's own run: noise2-1339 records

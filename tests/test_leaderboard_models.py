@@ -183,3 +183,22 @@ def test_the_rebuild_check_sees_a_wrong_pooling(paraphrase_l3_export, tmp_path):
     pooling.write_text(json.dumps({**config, "pooling_mode_mean_tokens": False, "pooling_mode_cls_token": True}))
     difference = largest_difference(paraphrase_l3_export, str(folder), CHECK_SENTENCES, ONNX_OUTPUT)
     assert difference > 100 * MAX_DIFFERENCE
+
+
+def test_the_makefiles_loop_reads_each_rows_five_fields_as_models_py_writes_them(tmp_path):
+    """`make noise-findings`/`sensitivity-findings` read models.py's rows with the Makefile's own `while read` line:
+    a model with no arguments and a Hub commit (all-mpnet-base-v2 on a fresh round) keeps its commit in the commit
+    field (split at tabs, bash collapsed the empty field and passed the commit as a second MODEL_ID)."""
+    makefile = (Path(__file__).resolve().parents[1] / "Makefile").read_text(encoding="utf-8")
+    loop = re.search(
+        r"^(while [^\n]*? read -r name hub path arguments commit; do).*?^(done; done < [^\n]*)$", makefile, re.M | re.S
+    )
+    assert loop is not None
+    rows = [(m.name, m.hub_id, "/path/" + m.name, " ".join(m.arguments), round_commit(m, [])) for m in MODELS.values()]
+    rows.append(("random", "hteb:random", "hteb:random", "", ""))  # the null models' rows, as the Makefile adds them
+    (tmp_path / "models.tsv").write_text("".join("\t".join(r) + "\n" for r in rows), encoding="utf-8")
+    read, done = (g.replace("$$", "$").replace("$(3)", str(tmp_path)) for g in loop.groups())
+    script = f'{read} printf \'%s|%s|%s|%s|%s\\n\' "$name" "$hub" "$path" "$arguments" "$commit"; {done.split(";", 1)[1].strip()}'
+    out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout
+    assert [tuple(line.split("|")) for line in out.splitlines()] == rows
+    assert any(r[3] == "" and r[4] for r in rows)  # the case that broke: no arguments, a commit
