@@ -216,19 +216,26 @@ def round_commit(entry: PypiModel, parts: list[Path]) -> str:
     begun before the table knew the commit: a round's units merge only when they name one revision."""
     if entry.hub_files is None:
         return ""
+    for folder in parts:
+        revision = _scored_revision(folder, entry.name)
+        if revision is not None:
+            return entry.hub_files.commit if revision == entry.hub_files.commit else ""
+    return entry.hub_files.commit
+
+
+def _scored_revision(folder: Path, name: str) -> str | None:
+    """The model revision `name`'s first part in the round's `folder` was scored under: in the tree, or at the
+    round's parts-at once its parts left it; None where it has none."""
     import gzip
     import json
 
     from hteb_score.report.site.parts_at import parts_left
 
-    for folder in parts:
-        for part in sorted((folder / entry.name).glob("*.hteb_part.json.gz")):
-            revision = json.loads(gzip.decompress(part.read_bytes()))["identity"]["model"]["revision"]
-            return entry.hub_files.commit if revision == entry.hub_files.commit else ""
-        for _, left in parts_left(folder, in_tree=(), models={entry.name}).get(entry.name, [])[:1]:
-            revision = left.identity.to_dict()["model"]["revision"]  # its parts left the tree: read at parts-at
-            return entry.hub_files.commit if revision == entry.hub_files.commit else ""
-    return entry.hub_files.commit
+    for part in sorted((folder / name).glob("*.hteb_part.json.gz")):
+        return str(json.loads(gzip.decompress(part.read_bytes()))["identity"]["model"]["revision"])
+    for _, left in parts_left(folder, in_tree=(), models={name}).get(name, [])[:1]:
+        return str(left.identity.to_dict()["model"]["revision"])
+    return None
 
 
 def facts_json() -> str:
