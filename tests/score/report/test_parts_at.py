@@ -132,3 +132,26 @@ def test_a_damaged_part_at_the_commit_is_named_by_commit_and_path(repo, run_cli)
         *run_cli("tables", repo / "findings.md"),
         f"{held[:12]}:findings/r/parts/{MODELS[0]}/STS13.hteb_part.json.gz: not JSON",
     )
+
+
+def _odd_name(seed: int) -> str:
+    """A folder name git stores but no part of ours has: a line break, an escape sequence, a carriage return or a
+    bidi override put into a model name at a random place."""
+    rng = random.Random(seed)
+    name = rng.choice(MODELS)
+    at = rng.randrange(len(name) + 1)
+    return name[:at] + rng.choice(["\n", "\x1b]0;owned\x07", "\r", "\u202e", "\n\n"]) + name[at:]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_name_git_holds_with_a_control_character_is_refused_in_one_line_never_sent(repo, run_cli, seed):
+    odd = _odd_name(seed)
+    parts = repo / "findings" / "r" / "parts"
+    shutil.copytree(parts / MODELS[0], parts / odd)
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "a folder with an odd name")
+    leave(repo, MODELS[0], odd)
+    code, out, err = run_cli("tables", repo / "findings.md")
+    _refused(code, out, err, "has a control character or line break in its name")
+    assert not any(c in err[:-1] for c in "\n\r\x1b\u202e"), err
+    assert (repo / "findings.md").read_text(encoding="utf-8") == MARKER

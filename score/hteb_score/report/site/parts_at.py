@@ -9,6 +9,7 @@ import subprocess
 from collections.abc import Collection
 from pathlib import Path
 
+from hteb_contract.common.escape import visible
 from hteb_contract.errors import HtebError
 from hteb_score.scoring.parts import ScorePart, parse_part
 
@@ -37,7 +38,7 @@ def _blobs(marker: Path, commit: str, names: list[str]) -> list[bytes]:
         end = out.index(b"\n", at)
         header = out[at:end].split()
         if len(header) != 3 or header[1] != b"blob":
-            raise HtebError(f"{marker}: {commit[:12]}:{name} is not a file of that commit")
+            raise HtebError(f"{marker}: {commit[:12]}:{visible(name)} is not a file of that commit")
         size = int(header[2])
         blobs.append(out[end + 1 : end + 1 + size])
         at = end + 2 + size
@@ -72,9 +73,14 @@ def parts_left(
         if name.endswith(SUFFIX) and name.count("/") == relative.count("/") + 2
         if name.split("/")[-2] not in in_tree and (models is None or name.split("/")[-2] in models)
     ]
+    for name in wanted:
+        if visible(name) != name:  # `cat-file --batch` reads one name a line; no part of ours is named so
+            raise HtebError(
+                f"{marker}: {commit[:12]}:{visible(name)} has a control character or line break in its name"
+            )
     found: dict[str, list[tuple[str, ScorePart]]] = {}
     for name, raw in zip(wanted, _blobs(marker, commit, wanted)):
-        shown = f"{commit[:12]}:{name}"
+        shown = f"{commit[:12]}:{visible(name)}"
         found.setdefault(name.split("/")[-2], []).append((shown, parse_part(raw, shown, gzipped=True)))
     return found
 
