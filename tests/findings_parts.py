@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from hteb_score.report.site.parts_at import MARKER, blobs_at, names_at
+
 REPO = Path(__file__).resolve().parent.parent
 FINDINGS = REPO / "docs" / "findings"
 
@@ -22,7 +24,7 @@ def parts_at(label: str) -> str:
     """The commit holding the parts of `label`'s models whose parts left the tree; skips in a shallow clone."""
     if git("rev-parse", "--is-shallow-repository").strip() == "true":
         pytest.skip("a shallow clone: the parts that left the tree are in the history it lacks")
-    return (FINDINGS / label / "parts-at").read_text(encoding="utf-8").strip()
+    return (FINDINGS / label / MARKER).read_text(encoding="utf-8").strip()
 
 
 def models(label: str) -> list[str]:
@@ -43,16 +45,16 @@ def parts_folder(label: str, model: str) -> Path:
     folder = (
         Path(os.environ.get("XDG_CACHE_HOME") or tempfile.gettempdir()) / "hteb-parts" / commit[:12] / label / model
     )
-    names = git("ls-tree", "-r", "--name-only", commit, "--", f"docs/findings/{label}/parts/{model}/").split()
+    marker = FINDINGS / label / MARKER
+    names = names_at(marker, commit, f"docs/findings/{label}/parts/{model}")
     if not names:
         raise FileNotFoundError(f"no parts of {model} in docs/findings/{label}/parts or at {commit}")
     folder.mkdir(parents=True, exist_ok=True)
-    for name in names:
+    for name, blob in zip(names, blobs_at(marker, commit, names)):
         target = folder / Path(name).name
         if not target.exists():  # written whole or not at all: parallel test workers share the folder
-            blob = subprocess.run(["git", "show", f"{commit}:{name}"], cwd=REPO, capture_output=True, check=True)
             temporary = target.with_name(f".{target.name}.{os.getpid()}")
-            temporary.write_bytes(blob.stdout)
+            temporary.write_bytes(blob)
             temporary.replace(target)
     return folder
 

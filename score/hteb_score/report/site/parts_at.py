@@ -30,8 +30,22 @@ def _git(marker: Path, *args: str, stdin: bytes | None = None) -> bytes:
     return done.stdout
 
 
-def _blobs(marker: Path, commit: str, names: list[str]) -> list[bytes]:
-    """The files `names` at `commit`, read in one `git cat-file --batch`."""
+def names_at(marker: Path, commit: str, folder: str) -> list[str]:
+    """The paths (from the repository's top) of the files under `folder` at `commit`, sorted; a name that holds a
+    control character or a line break (which `cat-file --batch` would read as two names; no part of ours is
+    named so) is a one-line error."""
+    listed = _git(marker, "ls-tree", "-r", "-z", "--full-tree", "--name-only", commit, "--", f"{folder}/")
+    names = sorted(name for name in listed.decode("utf-8").split("\0") if name)
+    for name in names:
+        if visible(name) != name:
+            raise HtebError(
+                f"{marker}: {commit[:12]}:{visible(name)} has a control character or line break in its name"
+            )
+    return names
+
+
+def blobs_at(marker: Path, commit: str, names: list[str]) -> list[bytes]:
+    """The files `names` (from `names_at`) at `commit`, read in one `git cat-file --batch`."""
     out = _git(marker, "cat-file", "--batch", stdin="".join(f"{commit}:{n}\n" for n in names).encode("utf-8"))
     blobs, at = [], 0
     for name in names:
@@ -65,22 +79,15 @@ def parts_left(
             "(a shallow clone lacks it: git fetch --unshallow)"
         )
     relative = Path(folder).resolve().relative_to(top.resolve()).as_posix()
-    listing = ("ls-tree", "-r", "-z", "--full-tree", "--name-only", commit, "--", f"{relative}/")  # paths from the top
-    listed = _git(marker, *listing).decode("utf-8")
     wanted = [
         name
-        for name in sorted(listed.split("\0"))
+        for name in names_at(marker, commit, relative)
         if name.endswith(SUFFIX) and name.count("/") == relative.count("/") + 2
         if name.split("/")[-2] not in in_tree and (models is None or name.split("/")[-2] in models)
     ]
-    for name in wanted:
-        if visible(name) != name:  # `cat-file --batch` reads one name a line; no part of ours is named so
-            raise HtebError(
-                f"{marker}: {commit[:12]}:{visible(name)} has a control character or line break in its name"
-            )
     found: dict[str, list[tuple[str, ScorePart]]] = {}
-    for name, raw in zip(wanted, _blobs(marker, commit, wanted)):
-        shown = f"{commit[:12]}:{visible(name)}"
+    for name, raw in zip(wanted, blobs_at(marker, commit, wanted)):
+        shown = f"{commit[:12]}:{name}"
         found.setdefault(name.split("/")[-2], []).append((shown, parse_part(raw, shown, gzipped=True)))
     return found
 
