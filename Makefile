@@ -192,7 +192,8 @@ while IFS=$$'\037' read -r name hub path arguments commit; do for ds in $$datase
 		--out $(3)/$$name/$$ds --overwrite; then :; else \
 	named=$$([ "$$hub" = "$$path" ] || printf -- '--model-name %s%s' "$$hub" "$${commit:+ --model-revision $$commit}"); \
 	HF_HUB_OFFLINE=1 $(BIN)/hteb-score "$$path" $$arguments $$named --store file://.hteb/store --revision $(1) \
-		--part $$ds --cache-dir $(OUT)/embedding-cache --out $(3)/$$name/$$ds --overwrite --quiet < /dev/null; fi; \
+		--part $$ds --joins $(2)/$$name --cache-dir $(OUT)/embedding-cache --out $(3)/$$name/$$ds --overwrite --quiet \
+		< /dev/null; fi; \
 	mkdir -p $$(dirname $$part); gzip -9n < $(3)/$$name/$$ds/hteb_part.json > $$part.tmp; mv $$part.tmp $$part; \
 done; done < <(tr '\t' '\037' < $(3)/models.tsv)
 endef

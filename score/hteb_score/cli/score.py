@@ -209,6 +209,15 @@ def _judge_threshold(ctx: click.Context, param: click.Parameter, value: float | 
     "single run writes.",
 )
 @click.option(
+    "--joins",
+    type=click.Path(path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="With --part: the folder of parts this one will be merged with (DATASET.hteb_part.json.gz files or "
+    "part folders). Refused before anything is scored where this environment's hteb-score or package versions "
+    "differ from theirs, which `hteb-score merge` would refuse afterwards.",
+)
+@click.option(
     "--ray-address",
     default=None,
     metavar="local|auto|ADDRESS",
@@ -253,9 +262,12 @@ def score(
     each kept in OUT as it finishes: OUT/<model>/ gets each model's card and OUT/comparison/ the
     comparison and report page of several models (docs/ray.md).
     """
-    from hteb_score.scoring.parts import PART_FILE
+    from hteb_score.scoring.parts import PART_FILE, check_joins
 
     started = time.perf_counter()
+    joins = given.pop("joins")
+    if joins is not None and given.get("part") is None:
+        raise HtebError("--joins names the parts a --part will be merged with: give --part, or drop it")
     if ray_address is None and (ray_workers, ray_threads) != (None, None):
         raise HtebError("--ray-workers and --ray-threads size the workers of --ray-address; give it, or drop them")
     if len(model_ids) > 1 or ray_address is not None:
@@ -267,6 +279,8 @@ def score(
     )
     if opts.encoder == "sentence-transformers":  # an mteb model was found in mteb's registry
         check_model(opts.model_id)
+    if joins is not None:
+        check_joins(joins)
     with output.staged() as folder:
         summary = _run(opts, folder, started)
     echo(f"{summary} -> {output.path}")

@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # for an annotation only: the run imports the encoder and eve
     from hteb_score.scoring.run import ScoreRun
 
 PART_FILE = "hteb_part.json"  # marks a folder as a part (cli/output.py's marker)
+PART_SUFFIX = ".hteb_part.json.gz"  # a part as a repository keeps it: DATASET.hteb_part.json.gz (the findings rounds)
 FORMAT = "hteb-score part/1"
 #: a drift row's columns, its per-item measures (scoring/item_measures.py) last
 DRIFT_COLUMNS = (
@@ -503,6 +504,30 @@ def package_versions() -> dict[str, str]:
         except importlib.metadata.PackageNotFoundError:
             continue
     return versions
+
+
+def check_joins(folder: Path) -> int:
+    """Refuse, before a unit is scored, to add a part to `folder`'s parts (FILE.hteb_part.json.gz or
+    PART/hteb_part.json; none is fine) that `merge_parts` would refuse afterwards for what this environment
+    decides: its hteb-score or a package version (a resumed run on a machine whose install took another
+    release). The number of parts read."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        if folder.exists():
+            raise HtebError(f"--joins {folder}: not a folder of parts")
+        return 0
+    found = sorted([*folder.glob(f"*{PART_SUFFIX}"), *(p.parent for p in folder.glob(f"*/{PART_FILE}"))])
+    here = {"hteb_score_version": __version__, "package_versions": package_versions()}
+    for path in found:
+        identity = read_part(path).identity
+        theirs = {"hteb_score_version": identity.hteb_score_version, "package_versions": identity.package_versions}
+        differs = difference(theirs, here)
+        if differs is not None:
+            raise HtebError(
+                f"--joins {folder}: {path.name} was scored under another environment ({differs}, its vs this "
+                "one's): merge would refuse this part beside it; score that part again here, or install what it had"
+            )
+    return len(found)
 
 
 def run_identity(

@@ -11,10 +11,10 @@ from pathlib import Path
 
 from hteb_contract.common.escape import visible
 from hteb_contract.errors import HtebError
+from hteb_score.scoring.parts import PART_SUFFIX as SUFFIX
 from hteb_score.scoring.parts import ScorePart, parse_part
 
 MARKER = "parts-at"
-SUFFIX = ".hteb_part.json.gz"
 
 
 def _git(marker: Path, *args: str, stdin: bytes | None = None) -> bytes:
