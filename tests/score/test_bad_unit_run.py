@@ -6,6 +6,7 @@ keeping only whole parts of this hteb-score. No model loads here."""
 from __future__ import annotations
 
 import json
+import random
 import sys
 
 import pytest
@@ -136,3 +137,42 @@ def test_parts_swapped_between_models_are_refused_on_resume(tmp_path, swap):
                 r"STSBenchmark \((model|part_sha256): .*\): swapped or edited",
             ):
                 folder.kept(unit)
+
+
+def _other_packages(seed: int) -> tuple[str, str]:
+    """An installed package of the run's list and a generated release of it that is not the installed one."""
+    from hteb_score.scoring.parts import package_versions
+
+    rng = random.Random(seed)
+    here = package_versions()
+    name = rng.choice(sorted(here))
+    version = here[name]
+    while version == here[name]:
+        version = f"{rng.randrange(1, 40)}.{rng.randrange(0, 30)}.{rng.randrange(0, 9)}"
+    return name, version
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_part_kept_under_other_package_versions_is_scored_again_and_the_run_ends_as_before(tmp_path, seed):
+    """A run resumed on a machine whose install took another release: the parts kept under the old versions would
+    not merge with the units scored now (merge refuses them, at the end), so they are scored again, and the
+    cards are the ones the run made before."""
+    command = ("hteb:random", "hteb:constant?dim=8", "--datasets", "STSBenchmark,SciFact", "--quiet")
+    out = tmp_path / "out"
+    code, _, err = run(*command, "--out", out)
+    assert code == 0, err
+    cards = {p.parent.name: json.loads(p.read_text()) for p in out.glob("*/result_card.json")}
+    name, version = _other_packages(seed)
+    with RunFolder.held(out, json.loads((out / RUN_FILE).read_text())["settings"], overwrite=False) as folder:
+        model = sorted(p.name for p in (out / PARTS).iterdir())[seed % 2]
+        unit = WorkUnit(model, "SciFact", None)
+        part = folder.kept(unit)
+        older = {**part.identity.package_versions, name: version}
+        folder.keep(unit, with_identity(part, package_versions=older))
+    code, _, err = run(*command, "--out", out)
+    assert code == 0, err
+    assert "1 kept from an earlier run" not in err and "(1 kept under other package versions: scored again)" in err
+    again = {p.parent.name: json.loads(p.read_text()) for p in out.glob("*/result_card.json")}
+    for card in (*cards.values(), *again.values()):
+        card.pop("created", None), card.pop("timings", None)
+    assert again == cards

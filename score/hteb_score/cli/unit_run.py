@@ -38,6 +38,11 @@ class Executor(Protocol):
     or on a Ray cluster (scoring.ray_units.RayCluster), entered before the run folder is touched
     (an unreachable cluster is refused before anything is written)."""
 
+    #: the package versions its units are scored under, where this process knows them (in process); None on a
+    #: cluster, whose nodes have their own
+    @property
+    def packages(self) -> Mapping[str, str] | None: ...
+
     def __enter__(self) -> Executor: ...
 
     def __exit__(self, *exc: object) -> None: ...
@@ -61,10 +66,15 @@ def run_units(
     planned = planned_datasets(first)  # the same data options for every model: checked before any model loads
     units = [WorkUnit.of(name, dataset, opts) for name, opts in models.items() for dataset in planned]
     with RunFolder.held(out, settings, overwrite=overwrite) as folder:
-        todo = [unit for unit in units if folder.kept(unit) is None]
+        here = executor.packages
+        kept = [folder.kept(unit) for unit in units]
+        # a part kept under other package versions would not merge with the units scored now: scored again too
+        stale = [p is not None and here is not None and p.identity.package_versions != here for p in kept]
+        todo = [unit for unit, part, old in zip(units, kept, stale) if part is None or old]
         echo(
             f"{len(units)} work unit(s), {len(models)} model(s) x {len(planned)} dataset(s): "
             f"{len(units) - len(todo)} kept from an earlier run, {len(todo)} to score"
+            + (f" ({sum(stale)} kept under other package versions: scored again)" if any(stale) else "")
         )
         finished = 0
 

@@ -155,6 +155,11 @@ def _corpus_robustness(
 class InProcess:
     """Units one after the other in this process, each model loaded once for its run of units."""
 
+    @property
+    def packages(self) -> dict[str, str]:
+        """The package versions its units are scored under: this process's."""
+        return package_versions()
+
     def __enter__(self) -> InProcess:
         return self
 
