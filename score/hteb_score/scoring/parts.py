@@ -506,16 +506,16 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
-def check_joins(folder: Path) -> int:
+def check_joins(folder: Path) -> None:
     """Refuse, before a unit is scored, to add a part to `folder`'s parts (FILE.hteb_part.json.gz or
     PART/hteb_part.json; none is fine) that `merge_parts` would refuse afterwards for what this environment
     decides: its hteb-score or a package version (a resumed run on a machine whose install took another
-    release). The number of parts read."""
+    release)."""
     folder = Path(folder)
     if not folder.is_dir():
         if folder.exists():
             raise HtebError(f"--joins {folder}: not a folder of parts")
-        return 0
+        return
     found = sorted([*folder.glob(f"*{PART_SUFFIX}"), *(p.parent for p in folder.glob(f"*/{PART_FILE}"))])
     here = {"hteb_score_version": __version__, "package_versions": package_versions()}
     for path in found:
@@ -527,7 +527,6 @@ def check_joins(folder: Path) -> int:
                 f"--joins {folder}: {path.name} was scored under another environment ({differs}, its vs this "
                 "one's): merge would refuse this part beside it; score that part again here, or install what it had"
             )
-    return len(found)
 
 
 def run_identity(
