@@ -126,3 +126,18 @@ def test_a_joins_that_is_no_folder_of_parts_is_one_line(scored, tmp_path, setup,
 def test_joins_without_part_is_refused(tmp_path):
     code, _, err = run(MODEL, "--datasets", PLANNED, "--out", tmp_path / "out", "--joins", tmp_path)
     assert_one_line(code, err, "--joins names the parts a --part will be merged with")
+
+
+@pytest.mark.parametrize(("seed", "odd"), enumerate(["\n", "\x1b]0;owned\x07", "\r", "\u202e", "\n\n"]))
+def test_a_part_name_with_a_control_character_is_shown_escaped_in_one_line(scored, tmp_path, seed, odd):
+    """The refusal names the part by its file name, which came from the folder: a line break, an escape sequence
+    or a bidi override put into it at a random place is shown as its escape, never sent (by the CLI's one error
+    line, cli/app.py, as every refusal is)."""
+    rng = random.Random(seed)
+    other = json.loads(json.dumps(scored["SciFact"]))
+    other["identity"]["hteb_score_version"] = "0.0.1"
+    at = rng.randrange(len("SciFact") + 1)
+    _kept(tmp_path / "parts", other, "SciFact"[:at] + odd + "SciFact"[at:])
+    code, _, err = _score("STSBenchmark", tmp_path / "unit", "--joins", tmp_path / "parts")
+    assert_one_line(code, err, "was scored under another environment")
+    assert not any(c in err[:-1] for c in "\n\r\x1b\u202e"), err

@@ -81,8 +81,11 @@ class RayCluster:
         if "," in self.device or self.device.startswith("cuda:"):
             raise HtebError(f"--device {self.device}: Ray gives each worker its own GPU; pass --device cuda (or cpu)")
 
-    #: the package versions its units are scored under: unknown here, each node has its own (merge compares them)
-    packages: None = None
+    @property
+    def packages(self) -> None:
+        """The package versions its units are scored under: unknown here, each node has its own (merge compares
+        them)."""
+        return None
 
     def __enter__(self) -> RayCluster:
         with contextlib.ExitStack() as joining:

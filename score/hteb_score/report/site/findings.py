@@ -46,7 +46,7 @@ from hteb_score.report.site.sensitivity_tables import (
     sensitivity_robustness,
 )
 from hteb_score.scoring.model_scores import ModelScores
-from hteb_score.scoring.parts import TIMING_TOTAL, ScorePart, difference, read_part
+from hteb_score.scoring.parts import PART_SUFFIX, TIMING_TOTAL, ScorePart, difference, read_part
 
 _MARKED = re.compile(
     r"(<!-- hteb:table (?P<name>[\w-]+) (?P<folder>\S+) -->\n)(?P<body>.*?)(<!-- /hteb:table -->)", re.S
@@ -430,7 +430,7 @@ def parts_of(folder: Path) -> dict[str, list[ScorePart]]:
     `parts-at` names (report/site/parts_at.py); each part checked as `merge` checks it (read_part), and a
     model's parts as parts of one run: the same identity (model, revision, options) and each dataset in one of them."""
     found: dict[str, list[tuple[str, ScorePart]]] = {}
-    for path in sorted(Path(folder).glob("*/*.hteb_part.json.gz")):
+    for path in sorted(Path(folder).glob(f"*/*{PART_SUFFIX}")):
         found.setdefault(path.parent.name, []).append((str(path), read_part(path)))
     found.update(parts_left(Path(folder), in_tree=set(found)))
     if not found:

@@ -11,8 +11,7 @@ from pathlib import Path
 
 from hteb_contract.common.escape import visible
 from hteb_contract.errors import HtebError
-from hteb_score.scoring.parts import PART_SUFFIX as SUFFIX
-from hteb_score.scoring.parts import ScorePart, parse_part
+from hteb_score.scoring.parts import PART_SUFFIX, ScorePart, parse_part
 
 MARKER = "parts-at"
 
@@ -82,7 +81,7 @@ def parts_left(
     wanted = [
         name
         for name in names_at(marker, commit, relative)
-        if name.endswith(SUFFIX) and name.count("/") == relative.count("/") + 2
+        if name.endswith(PART_SUFFIX) and name.count("/") == relative.count("/") + 2
         if name.split("/")[-2] not in in_tree and (models is None or name.split("/")[-2] in models)
     ]
     found: dict[str, list[tuple[str, ScorePart]]] = {}
