@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import random
 import sys
 from pathlib import Path
 from typing import Any
@@ -125,3 +126,11 @@ def write_part(part: ScorePart, folder: Path) -> Path:
 def with_identity(part: ScorePart, **changes: Any) -> ScorePart:
     """The part as if made under another identity (a field of it changed)."""
     return dataclasses.replace(part, identity=dataclasses.replace(part.identity, **changes))
+
+
+def another_release(rng: random.Random, installed: str | None) -> str:
+    """A generated release number that is not `installed`: the version another machine's install took."""
+    while True:
+        version = f"{rng.randrange(1, 40)}.{rng.randrange(0, 30)}.{rng.randrange(0, 9)}"
+        if version != installed:
+            return version

@@ -18,7 +18,7 @@ from hteb_score.scoring.unit_scorer import WorkUnit
 from models import minilm_path
 from ray_cluster import free_ports
 from refusal import assert_one_line, copy_model, run, snapshot
-from scored_parts import scored_part, with_identity
+from scored_parts import another_release, scored_part, with_identity
 
 PLAN = ("--datasets", "STSBenchmark", "--quiet")
 
@@ -146,10 +146,7 @@ def _other_packages(seed: int) -> tuple[str, str]:
     rng = random.Random(seed)
     here = package_versions()
     name = rng.choice(sorted(here))
-    version = here[name]
-    while version == here[name]:
-        version = f"{rng.randrange(1, 40)}.{rng.randrange(0, 30)}.{rng.randrange(0, 9)}"
-    return name, version
+    return name, another_release(rng, here[name])
 
 
 @pytest.mark.parametrize("seed", range(3))

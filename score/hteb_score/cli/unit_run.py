@@ -25,7 +25,7 @@ from hteb_score.report.compare.inputs import load_inputs
 from hteb_score.report.card.run_outputs import publish, summary
 from hteb_score.scoring.data import planned_datasets
 from hteb_score.scoring.options import ScoreOptions
-from hteb_score.scoring.parts import ScorePart, read_parts
+from hteb_score.scoring.parts import ScorePart, read_parts, scored_elsewhere
 from hteb_score.scoring.run_folder import PARTS, RunFolder
 from hteb_score.scoring.unit_scorer import Done, WorkUnit
 
@@ -69,7 +69,7 @@ def run_units(
         here = executor.packages
         kept = [folder.kept(unit) for unit in units]
         # a part kept under other package versions would not merge with the units scored now: scored again too
-        stale = [p is not None and here is not None and p.identity.package_versions != here for p in kept]
+        stale = [p is not None and here is not None and scored_elsewhere(p.identity, here) is not None for p in kept]
         todo = [unit for unit, part, old in zip(units, kept, stale) if part is None or old]
         echo(
             f"{len(units)} work unit(s), {len(models)} model(s) x {len(planned)} dataset(s): "

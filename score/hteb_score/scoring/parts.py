@@ -506,6 +506,16 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
+def scored_elsewhere(identity: RunIdentity, packages: Mapping[str, str]) -> str | None:
+    """Where the environment `identity` was scored under (hteb-score's version, its package versions) differs
+    from this hteb-score's with `packages` ('package_versions.X: A vs B'), as `merge_parts` compares them; None
+    when they agree. One answer for the two places that foresee merge's refusal: `check_joins` and a resumed
+    run of units (`cli/unit_run.py`)."""
+    theirs = {"hteb_score_version": identity.hteb_score_version, "package_versions": identity.package_versions}
+    here = {"hteb_score_version": __version__, "package_versions": dict(packages)}
+    return difference(theirs, here)
+
+
 def check_joins(folder: Path) -> None:
     """Refuse, before a unit is scored, to add a part to `folder`'s parts (FILE.hteb_part.json.gz or
     PART/hteb_part.json; none is fine) that `merge_parts` would refuse afterwards for what this environment
@@ -517,11 +527,9 @@ def check_joins(folder: Path) -> None:
             raise HtebError(f"--joins {folder}: not a folder of parts")
         return
     found = sorted([*folder.glob(f"*{PART_SUFFIX}"), *(p.parent for p in folder.glob(f"*/{PART_FILE}"))])
-    here = {"hteb_score_version": __version__, "package_versions": package_versions()}
+    here = package_versions()
     for path in found:
-        identity = read_part(path).identity
-        theirs = {"hteb_score_version": identity.hteb_score_version, "package_versions": identity.package_versions}
-        differs = difference(theirs, here)
+        differs = scored_elsewhere(read_part(path).identity, here)
         if differs is not None:
             raise HtebError(
                 f"--joins {folder}: {path.name} was scored under another environment ({differs}, its vs this "
