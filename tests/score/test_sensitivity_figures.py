@@ -119,8 +119,19 @@ def test_the_sensitivity_figures_stand_apart_from_the_total(cards):
     # no axis mean of changed and kept rules (a drop under a change is the model listening): each rule on its own
     assert card["aggregates"]["per_axis"] == {} and card["statistics"]["per_axis"] == {}
     assert {"negation_flip", "negation_contraction"} <= set(card["aggregates"]["per_transformation"])
-    overall = card["sensitivity"]["overall"]
-    assert f"## Sensitivity (minimal pairs; not in the HTEB total): {overall:.3f}" in card["markdown"]
+    # the headline is what the pairs say together, counted here from the JSON; the mean follows, said unweighted
+    pairs = card["sensitivity"]["pairs"]
+    hears = sum(not p["blind"] and p["accuracy"] > 0.5 for p in pairs)
+    blind = sum(bool(p["blind"]) for p in pairs)
+    inverted = len(pairs) - hears - blind
+    said = [f"hears {hears} of {len(pairs)} pairs", *([f"blind to {blind}"] if blind else [])]
+    said += [f"inverted on {inverted}"] if inverted else []
+    assert f"## Sensitivity (minimal pairs; not in the HTEB total): {', '.join(said)}\n" in card["markdown"]
+    items = sorted(p["items"] for p in pairs)
+    assert items[0] != items[-1] and (
+        f"Mean of the pairs' accuracies (unweighted: a pair of {items[0]:,} items weighs as much as one of "
+        f"{items[-1]:,}): {card['sensitivity']['overall']:.3f}." in card["markdown"]
+    )
     for figure in card["sensitivity"]["pairs"]:
         assert f"| **{figure['pair']}** | all | {figure['items']} | {figure['accuracy']:.3f} |" in card["markdown"]
 
@@ -217,6 +228,38 @@ def test_the_block_groups_by_pair_dataset_and_language_and_its_section_prints_th
     assert "| negation_flip | A | 3 | 1.000 | [0.292, 1.000] | - | 0.250 | blind |" in lines
     assert "| negation_flip | B | 2 | 0.000 | [0.000, 0.842] | - | -0.333 | blind |" in lines
     assert sensitivity_block([]) is None
+
+
+PAIRS = [PAIR, ("number_change", "number_format"), ("antonym_swap", "synonym_swap"), ("role_swap", "role_passive")]
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40), st.integers(0, 4)), min_size=1, max_size=4))
+def test_the_sections_headline_is_what_the_pairs_say_and_the_mean_is_said_unweighted(counts):
+    """Generated pairs of many readings and sizes (wins, losses, ties per pair): the headline counts the pairs
+    by their own figures (blind where the interval holds 0.5, else hears or inverted by the side of 0.5), and the
+    mean of their accuracies comes after, said to be unweighted where the pairs' item counts differ."""
+    rows, i = [], 0
+    for pair, (wins, losses, ties) in zip(PAIRS, counts):
+        for kept, changed in [(0.9, 0.5)] * wins + [(0.5, 0.9)] * losses + [(0.7, 0.7)] * ties or [(0.7, 0.7)]:
+            rows.append(item_row(f"i{i}", "A", pair, 1, "eng", kept, changed, 0.2))
+            i += 1
+    block = sensitivity_block(rows)
+    assert block is not None
+    figures = block["pairs"]
+    blind = sum(f["ci"][0] <= 0.5 <= f["ci"][1] for f in figures)
+    hears = sum(not (f["ci"][0] <= 0.5 <= f["ci"][1]) and f["accuracy"] > 0.5 for f in figures)
+    inverted = len(figures) - blind - hears
+    expected = f"hears {hears} of {len(figures)} pair" + ("s" if len(figures) > 1 else "")
+    expected += (f", blind to {blind}" if blind else "") + (f", inverted on {inverted}" if inverted else "")
+    lines = sensitivity_lines(block)
+    assert lines[1] == f"## Sensitivity (minimal pairs; not in the HTEB total): {expected}"
+    items = sorted(f["items"] for f in figures)
+    fewest = f"{items[0]:,} item" + ("s" if items[0] > 1 else "")
+    weighs = f" (unweighted: a pair of {fewest} weighs as much as one of {items[-1]:,})"
+    mean = f"Mean of the pairs' accuracies{weighs if items[0] != items[-1] else ''}: {block['overall']:.3f}."
+    assert lines[3].endswith(" " + mean)
+    assert block["overall"] == pytest.approx(np.mean([f["accuracy"] for f in figures]), abs=1e-6)
 
 
 def _part_with(row: dict[str, Any]) -> Any:

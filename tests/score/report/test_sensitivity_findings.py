@@ -66,8 +66,8 @@ def test_the_prose_names_the_cards_readings():
 
 
 def test_the_robustness_table_sets_each_models_sensitivity_beside_its_noise_cards_figures():
-    """Read from the two cards of each model, independently of the table's code: Sensitivity overall and its
-    readings, Original, Noise and their difference as the Noise card's aggregates state them."""
+    """Read from the two cards of each model, independently of the table's code: its pairs' readings (not the
+    mean of their accuracies), Original, Noise and their difference as the Noise card's aggregates state them."""
     text = PAGE.read_text(encoding="utf-8")
     marker = "<!-- hteb:table sensitivity-robustness findings/sensitivity-1339,findings/noise2-1339-heldout/whole-revision -->"
     table = text[text.index(marker) + len(marker) : text.index("<!-- /hteb:table -->", text.index(marker))]
@@ -86,7 +86,6 @@ def test_the_robustness_table_sets_each_models_sensitivity_beside_its_noise_card
         readings = [_reading(p) for p in block["pairs"]]
         original, noise = aggregates["original"], aggregates["per_axis"]["noise"]
         expected = [
-            f"{block['overall']:.3f}",
             *(str(readings.count(kind)) for kind in ("hears", "blind", "inverted")),
             f"{original:.2f}",
             f"{noise:.2f}",
@@ -143,7 +142,7 @@ def test_the_prose_on_the_two_minilms_is_their_cards():
         f"numbers too ({l6['number_change']['accuracy']:.3f})",
         f"antonyms less ({l6['antonym_swap']['accuracy']:.3f} against {l3['antonym_swap']['accuracy']:.3f})",
         f"inverted on roles ({l6['role_swap']['accuracy']:.3f})",
-        f"Its overall figure ({l6['overall']:.3f})",
+        f"Its mean of pairs ({l6['overall']:.3f})",
     ):
         assert figure in text, figure
 
@@ -208,18 +207,22 @@ def test_the_prose_on_the_top1_flip_is_the_cards():
 
 def test_the_models_table_shows_the_hard_overall_where_a_card_has_one():
     """The committed cards have no hard twins (no full-size LLM revision yet): no column. A card scored with
-    --hard-twins-from adds one, its own figure in it and "-" for a card without."""
+    --hard-twins-from adds one, its own figure in it and "-" for a card without; both means come after the
+    pairs, headed as unweighted."""
     from dataclasses import replace
 
     from hteb_score.report.site.sensitivity_tables import sensitivity_cards, sensitivity_models
 
     rows = sensitivity_cards(FINDINGS)
-    assert "hard overall" not in sensitivity_models(rows)
+    plain = sensitivity_models(rows).splitlines()
+    assert plain[0].startswith("| model | antonym_swap (items) | ")
+    assert plain[0].endswith(" | role_swap (items) | mean of pairs (unweighted) |")
+    assert plain[2].endswith(f" | {rows[0].block['overall']:.3f} |")
     hard = replace(rows[0], block={**rows[0].block, "hard_overall": 0.6125})
     lines = sensitivity_models([hard, *rows[1:]]).splitlines()
-    assert lines[0].startswith("| model | overall | hard overall | ")
-    assert lines[2].startswith(f"| {hard.name} | {hard.block['overall']:.3f} | 0.613 | ")
-    assert lines[3].startswith(f"| {rows[1].name} | {rows[1].block['overall']:.3f} | - | ")
+    assert lines[0].endswith(" | mean of pairs (unweighted) | hard mean of pairs (unweighted) |")
+    assert lines[2].endswith(f" | {hard.block['overall']:.3f} | 0.613 |")
+    assert lines[3].endswith(f" | {rows[1].block['overall']:.3f} | - |")
     assert {line.count("|") for line in lines} == {lines[0].count("|")}
 
 
@@ -424,3 +427,17 @@ def test_what_sts15s_antonym_figure_rests_on_is_what_the_rules_make(shared_data)
         f'{in_path} of them in "{word} path"'
     )
     assert count > len(edited) / 2 and said in " ".join(PAGE.read_text(encoding="utf-8").split())
+
+
+@pytest.mark.parametrize("card", sorted(p.parent.name for p in FINDINGS.glob("*/result_card.json")))
+def test_each_committed_cards_markdown_is_what_the_card_code_writes_from_its_json(card):
+    """The committed result_card.md is rendered from its result_card.json by the code that writes it (a change
+    to the card's Markdown is made again in the committed cards, never left stale beside their JSON)."""
+    from hteb_score.report.card.card import render_markdown
+
+    folder = FINDINGS / card
+    data = json.loads((folder / "result_card.json").read_text(encoding="utf-8"))
+    assert (folder / "result_card.md").read_text(encoding="utf-8") == render_markdown(data)
+    headline = next(line for line in render_markdown(data).splitlines() if line.startswith("## Sensitivity "))
+    said = {"constant": "hears 0 of 4 pairs, blind to 4", "random": "hears 0 of 4 pairs, blind to 4"}
+    assert headline.endswith(said.get(card, "inverted on 1"))

@@ -10,7 +10,7 @@ from typing import Any
 
 from hteb_contract.common.escape import md_text
 from hteb_score.report.formatting import share_interval
-from hteb_score.scoring.sensitivity import reading
+from hteb_score.scoring.sensitivity import reading, readings
 
 
 def _cell(value: float | None, digits: int = 3) -> str:
@@ -65,21 +65,38 @@ def _heard(figure: Mapping[str, Any]) -> str:
     return "-" if found is None else "hears it" if found == "hears" else found
 
 
+def _pairs_heard(figures: list[Mapping[str, Any]]) -> str:
+    """'hears 3 of 4 pairs, inverted on 1': the section's headline, what the pairs say together."""
+    counts = readings(figures)
+    said = [f"hears {counts['hears']} of {len(figures)} pair{'s' if len(figures) != 1 else ''}"]
+    said += [f"blind to {counts['blind']}"] if counts["blind"] else []
+    said += [f"inverted on {counts['inverted']}"] if counts["inverted"] else []
+    return ", ".join(said)
+
+
+def _mean_of_pairs(figures: list[Mapping[str, Any]], mean_of: str, value: float | None) -> str:
+    """The mean of the pairs' accuracies, said to be unweighted where the pairs' item counts differ."""
+    items = sorted(f["items"] for f in figures)
+    weighs = f" (unweighted: a pair of {items[0]:,} item{'s' if items[0] != 1 else ''} weighs as much as one of {items[-1]:,})"
+    return f"Mean of the pairs' {mean_of}{weighs if items[0] != items[-1] else ''}: {_cell(value)}."
+
+
 def sensitivity_lines(block: Mapping[str, Any] | None) -> list[str]:
-    """The card's section: per minimal pair, then per pair and dataset (language rows in the JSON)."""
+    """The card's section: per minimal pair, then per pair and dataset (language rows in the JSON). Its
+    headline is what the pairs say (how many it hears); the mean of their accuracies follows, said for what it is."""
     if not block:
         return []
     lines = [
         "",
-        f"## Sensitivity (minimal pairs; not in the HTEB total): {_cell(block['overall'])}",
+        f"## Sensitivity (minimal pairs; not in the HTEB total): {_pairs_heard(block['pairs'])}",
         "",
         "Per item both rules of a pair edited (a meaning-changing rule and its twin, which edits the same span "
         "keeping the meaning): accuracy = the share whose twin is nearer the original than the changed text "
         "(0.5 blind, 1 separates every item; a tie counts 1/2), with its exact 95% (Clopper-Pearson) interval; margin = the "
         "same gap in units of the distance to an unrelated text; detectable = the smallest accuracy these items "
         "tell from 0.5 four times in five (exact binomial test, 5%): a blind figure below it may be a cue heard "
-        "weakly. Overall: the mean of the pairs' accuracies. A task score that drops under a meaning change is "
-        "the model listening, not fragility.",
+        "weakly. A task score that drops under a meaning change is the model listening, not fragility. "
+        + _mean_of_pairs(block["pairs"], "accuracies", block["overall"]),
         "",
         "| pair | dataset | items | accuracy | 95% CI | detectable | margin | reads |",
         "|---|---|---|---|---|---|---|---|",
@@ -111,14 +128,15 @@ def _hard_lines(block: Mapping[str, Any]) -> list[str]:
     none where the run had no second revision."""
     if "hard" not in block["method"]:
         return []
+    hard = [f["hard"] for f in block["pairs"] if f["hard"]["items"]]
     lines = [
         "",
-        f"### Hard twins: {_cell(block['hard_overall'])}",
+        f"### Hard twins: {_pairs_heard(hard) + ' with a hard item' if hard else 'no pair has a hard item'}",
         "",
         "The same accuracy with an LLM revision's meaning-keeping rewrite of the same original text as "
         "the twin (dataset.hard_twins names the revision), over the items whose original it rewrote. The rewrite "
-        "differs from the original in more than the edited span, so token overlap does not win it. Overall: the "
-        "mean of the pairs' hard accuracies, over the pairs with a hard item.",
+        "differs from the original in more than the edited span, so token overlap does not win it."
+        + (" " + _mean_of_pairs(hard, "hard accuracies", block["hard_overall"]) if hard else ""),
         "",
         "| pair | dataset | rule-twin accuracy | hard twins | items | hard accuracy | 95% CI | detectable | reads |",
         "|---|---|---|---|---|---|---|---|---|",

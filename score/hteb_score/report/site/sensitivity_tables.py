@@ -2,13 +2,15 @@
 models scored on a Sensitivity revision (`make sensitivity-findings`): each model's `sensitivity` block as the
 card states it, the null models' chance rows last.
 
-`sensitivity-models`: per model, each minimal pair's accuracy with its interval and reading, and the overall
-mean (and the hard twins' overall mean, where a card was scored with them); `sensitivity-datasets`: per pair and dataset, each model's accuracy beside the smallest its items can tell
+`sensitivity-models`: per model, each minimal pair's accuracy with its interval and reading, then the mean of
+the pairs' accuracies, last and headed as unweighted (and the hard twins' mean, where a card was scored with
+them); `sensitivity-datasets`: per pair and dataset, each model's accuracy beside the smallest its items can tell
 from 0.5 (`detectable`), so a blind cell on a dataset with few items reads as what it is;
 `sensitivity-top1`: per pair and retrieval dataset, each model's top-1 flip (the twin query keeps the original
 query's top-1 document, the changed query loses it) with its interval, and its two parts;
 `sensitivity-robustness`: per model scored on both, its Sensitivity beside its Noise robustness (a second folder
-of Noise cards), so that "robust because deaf" shows at a glance.
+of Noise cards), so that "robust because deaf" shows at a glance: how many pairs it hears, is blind to and is
+inverted on, not the mean of the pairs' accuracies, which weighs a pair of 59 items as one of 5,015.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from hteb_contract.errors import HtebError
 from hteb_score.report.compare.chance import chance_rows, row_name
 from hteb_score.report.compare.inputs import load_folder
 from hteb_score.report.formatting import md_row, number, share_interval
-from hteb_score.scoring.sensitivity import reading
+from hteb_score.scoring.sensitivity import readings
 from hteb_score.scoring.model_scores import ModelScores
 
 
@@ -78,19 +80,21 @@ def _reading(figure: Mapping[str, Any] | None) -> str:
 
 
 def sensitivity_models(rows: Sequence[SensitivityRow]) -> str:
-    """Per model, its overall figure (and hard overall, where a card was scored with hard twins) and each pair's."""
+    """Per model, each pair's figure, then the mean of the pairs' accuracies (and of their hard accuracies,
+    where a card was scored with hard twins), last: a mean that weighs a pair of few items as one of many is
+    read after the pairs, under a heading that says so."""
     pairs = _pairs(rows)
     hard = any("hard_overall" in r.block for r in rows)
-    overall = ["overall", *(["hard overall"] if hard else [])]
+    means = ["mean of pairs (unweighted)", *(["hard mean of pairs (unweighted)"] if hard else [])]
     lines = [
-        md_row(["model", *overall, *(f"{md_text(p)} (items)" for p in pairs)]),
-        md_row(["---"] * (1 + len(overall) + len(pairs))),
+        md_row(["model", *(f"{md_text(p)} (items)" for p in pairs), *means]),
+        md_row(["---"] * (1 + len(pairs) + len(means))),
     ]
     for row in rows:
         by_pair = {p["pair"]: p for p in row.block["pairs"]}
         cells = [f"{_reading(by_pair.get(p))} ({by_pair[p]['items']})" if p in by_pair else "-" for p in pairs]
         figures = [row.block["overall"], *([row.block.get("hard_overall")] if hard else [])]
-        lines.append(md_row([row.name, *(number(f, 3) for f in figures), *cells]))
+        lines.append(md_row([row.name, *cells, *(number(f, 3) for f in figures)]))
     return "\n".join(lines)
 
 
@@ -157,30 +161,27 @@ def sensitivity_and_noise(folders: Sequence[Path]) -> tuple[list[SensitivityRow]
 
 
 def sensitivity_robustness(read: tuple[Sequence[SensitivityRow], Sequence[ModelScores]]) -> str:
-    """Per model with both cards: its Sensitivity (overall, and how many pairs it hears, is blind to or
-    inverted on) beside its Original and Noise scores (points) and the Noise delta, as its Noise card's
-    aggregates state them. Chance rows last, as in the other tables."""
+    """Per model with both cards: its Sensitivity (how many pairs it hears, is blind to or inverted on) beside
+    its Original and Noise scores (points) and the Noise delta, as its Noise card's aggregates state them.
+    Chance rows last, as in the other tables."""
     rows, noise_cards = read
     noise = {m.model: (m.card or {}).get("aggregates", {}) for m in noise_cards}
     both = [r for r in rows if r.model in noise and noise[r.model].get("per_axis", {}).get("noise") is not None]
     if not both:
         raise HtebError("table sensitivity-robustness: no model has a Sensitivity card and a Noise card")
     lines = [
-        md_row(
-            ["model", "Sensitivity overall", "pairs heard", "blind", "inverted", "Original", "Noise", "Noise delta"]
-        ),
-        md_row(["---"] * 8),
+        md_row(["model", "Sensitivity: pairs heard", "blind", "inverted", "Original", "Noise", "Noise delta"]),
+        md_row(["---"] * 7),
     ]
     for row in both:
-        readings = [reading(p) or "blind" for p in row.block["pairs"]]  # a pair without items tells nothing
+        counts = readings(row.block["pairs"])
         aggregates = noise[row.model]
         original, under_noise = aggregates["original"], aggregates["per_axis"]["noise"]
         lines.append(
             md_row(
                 [
                     row.name,
-                    number(row.block["overall"], 3),
-                    *(str(readings.count(kind)) for kind in ("hears", "blind", "inverted")),
+                    *(str(counts[kind]) for kind in ("hears", "blind", "inverted")),
                     number(original),
                     number(under_noise),
                     number(under_noise - original, sign=True),
