@@ -77,7 +77,8 @@ def _pairs_heard(figures: list[Mapping[str, Any]]) -> str:
 def _mean_of_pairs(figures: list[Mapping[str, Any]], mean_of: str, value: float | None) -> str:
     """The mean of the pairs' accuracies, said to be unweighted where the pairs' item counts differ."""
     items = sorted(f["items"] for f in figures)
-    weighs = f" (unweighted: a pair of {items[0]:,} item{'s' if items[0] != 1 else ''} weighs as much as one of {items[-1]:,})"
+    fewest = f"{items[0]:,} item{'s' if items[0] != 1 else ''}"
+    weighs = f" (unweighted: a pair of {fewest} weighs as much as one of {items[-1]:,})"
     return f"Mean of the pairs' {mean_of}{weighs if items[0] != items[-1] else ''}: {_cell(value)}."
 
 

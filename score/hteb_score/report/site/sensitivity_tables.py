@@ -10,7 +10,7 @@ from 0.5 (`detectable`), so a blind cell on a dataset with few items reads as wh
 query's top-1 document, the changed query loses it) with its interval, and its two parts;
 `sensitivity-robustness`: per model scored on both, its Sensitivity beside its Noise robustness (a second folder
 of Noise cards), so that "robust because deaf" shows at a glance: how many pairs it hears, is blind to and is
-inverted on, not the mean of the pairs' accuracies, which weighs a pair of 59 items as one of 5,015.
+inverted on, not the mean of the pairs' accuracies, which weighs a pair of a few items as one of thousands.
 """
 
 from __future__ import annotations
