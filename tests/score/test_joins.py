@@ -87,6 +87,9 @@ def test_parts_of_another_environment_are_refused_before_scoring_as_merge_refuse
     out = tmp_path / "unit"
     code, _, err = _score("STSBenchmark", out, "--joins", tmp_path / "parts")
     assert_one_line(code, err, f"{field}:", value, f"{kept.name} was scored under another environment")
+    # what makes this environment that one, to type as it is: the hteb-score it had, or the exact install
+    fix = f"use hteb-score {value}, which" if field == "hteb_score_version" else f"pip install {name}=={value}"
+    assert err.rstrip().endswith(fix + (" scored it" if field == "hteb_score_version" else "")), err
     assert snapshot(out) == {} and partials(tmp_path) == [] and snapshot(tmp_path / "parts") == before
     # the oracle: merge refuses the unit this environment scores beside that part (a package: naming it)
     here = tmp_path / "here"
@@ -102,6 +105,19 @@ def test_a_package_the_parts_had_and_this_environment_lacks_is_refused(scored, t
     _kept(tmp_path / "parts", other)
     code, _, err = _score("STSBenchmark", tmp_path / "unit", "--joins", tmp_path / "parts")
     assert_one_line(code, err, "package_versions.sentence-transformers-extra")
+    assert err.rstrip().endswith("pip install sentence-transformers-extra==1.0.0"), err
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_package_this_environment_has_and_the_parts_lacked_is_refused_with_its_uninstall(scored, tmp_path, seed):
+    other = json.loads(json.dumps(scored["SciFact"]))
+    recorded = other["identity"]["package_versions"]
+    name = random.Random(seed).choice(sorted(set(recorded) - {"hteb-score"}))
+    del recorded[name]
+    _kept(tmp_path / "parts", other)
+    code, _, err = _score("STSBenchmark", tmp_path / "unit", "--joins", tmp_path / "parts")
+    assert_one_line(code, err, f"package_versions.{name}: null vs")
+    assert err.rstrip().endswith(f"uninstall what it lacked: pip uninstall {name}"), err
 
 
 @pytest.mark.parametrize(

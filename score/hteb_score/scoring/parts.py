@@ -18,6 +18,7 @@ import gzip
 import importlib.metadata
 import json
 import math
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -529,12 +530,25 @@ def check_joins(folder: Path) -> None:
     found = sorted([*folder.glob(f"*{PART_SUFFIX}"), *(p.parent for p in folder.glob(f"*/{PART_FILE}"))])
     here = package_versions()
     for path in found:
-        differs = scored_elsewhere(read_part(path).identity, here)
+        identity = read_part(path).identity
+        differs = scored_elsewhere(identity, here)
         if differs is not None:
             raise HtebError(
                 f"--joins {folder}: {path.name} was scored under another environment ({differs}, its vs this "
-                "one's): merge would refuse this part beside it; score that part again here, or install what it had"
+                f"one's): merge would refuse this part beside it; score that part again here, or {_to_have(identity)}"
             )
+
+
+def _to_have(identity: RunIdentity) -> str:
+    """What makes this environment the one `identity` was scored under: the hteb-score it had, the exact pip
+    install of the package versions it had, or the uninstall of a recorded package it lacked."""
+    if identity.hteb_score_version != __version__:
+        return f"use hteb-score {identity.hteb_score_version}, which scored it"
+    theirs, here = identity.package_versions, package_versions()
+    pins = [f"{name}=={version}" for name, version in theirs.items() if here.get(name) != version]
+    if pins:
+        return f"install what it had: pip install {' '.join(map(shlex.quote, pins))}"
+    return f"uninstall what it lacked: pip uninstall {' '.join(sorted(set(here) - set(theirs)))}"
 
 
 def run_identity(
