@@ -26,6 +26,7 @@ from hteb_score.report.card.card_sections import sensitivity_lines
 from hteb_score.scoring import sensitivity
 from hteb_score.scoring.part_checks import check_part
 from hteb_score.scoring.sensitivity import item_row, sensitivity_block, summarise
+from pairs_said import pairs_said
 from refusal import run
 from scored_parts import scored_part
 
@@ -121,12 +122,8 @@ def test_the_sensitivity_figures_stand_apart_from_the_total(cards):
     assert {"negation_flip", "negation_contraction"} <= set(card["aggregates"]["per_transformation"])
     # the headline is what the pairs say together, counted here from the JSON; the mean follows, said unweighted
     pairs = card["sensitivity"]["pairs"]
-    hears = sum(not p["blind"] and p["accuracy"] > 0.5 for p in pairs)
-    blind = sum(bool(p["blind"]) for p in pairs)
-    inverted = len(pairs) - hears - blind
-    said = [f"hears {hears} of {len(pairs)} pairs", *([f"blind to {blind}"] if blind else [])]
-    said += [f"inverted on {inverted}"] if inverted else []
-    assert f"## Sensitivity (minimal pairs; not in the HTEB total): {', '.join(said)}\n" in card["markdown"]
+    said = pairs_said({p["pair"]: p for p in pairs})
+    assert f"## Sensitivity (minimal pairs; not in the HTEB total): {said}\n" in card["markdown"]
     items = sorted(p["items"] for p in pairs)
     assert items[0] != items[-1] and (
         f"Mean of the pairs' accuracies (unweighted: a pair of {items[0]:,} items weighs as much as one of "
@@ -247,13 +244,10 @@ def test_the_sections_headline_is_what_the_pairs_say_and_the_mean_is_said_unweig
     block = sensitivity_block(rows)
     assert block is not None
     figures = block["pairs"]
-    blind = sum(f["ci"][0] <= 0.5 <= f["ci"][1] for f in figures)
-    hears = sum(not (f["ci"][0] <= 0.5 <= f["ci"][1]) and f["accuracy"] > 0.5 for f in figures)
-    inverted = len(figures) - blind - hears
-    expected = f"hears {hears} of {len(figures)} pair" + ("s" if len(figures) > 1 else "")
-    expected += (f", blind to {blind}" if blind else "") + (f", inverted on {inverted}" if inverted else "")
     lines = sensitivity_lines(block)
-    assert lines[1] == f"## Sensitivity (minimal pairs; not in the HTEB total): {expected}"
+    said = pairs_said({f["pair"]: f for f in figures})
+    assert lines[1] == f"## Sensitivity (minimal pairs; not in the HTEB total): {said}"
+    assert said.startswith("hears ") and all(f["pair"] in said for f in figures)
     items = sorted(f["items"] for f in figures)
     fewest = f"{items[0]:,} item" + ("s" if items[0] > 1 else "")
     weighs = f" (unweighted: a pair of {fewest} weighs as much as one of {items[-1]:,})"

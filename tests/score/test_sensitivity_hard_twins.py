@@ -21,6 +21,7 @@ from scipy import stats
 from hteb_contract.stores import open_store
 from hteb_score import DEFAULT_STORE, SAMPLE_REVISION
 from models import minilm_path
+from pairs_said import pairs_said
 from refusal import run
 
 DATASET = "TwitterSemEval2015"
@@ -135,13 +136,8 @@ def test_the_hard_figure_is_the_hand_computed_share_from_minilms_embeddings(stor
     hard_accuracies = [p["hard"]["accuracy"] for p in card["sensitivity"]["pairs"] if p["hard"]["items"]]
     assert card["sensitivity"]["hard_overall"] == pytest.approx(np.mean(hard_accuracies), abs=1e-6)
     # the headline counts the pairs with a hard item by what their hard figures say; the mean follows
-    with_hard = [p["hard"] for p in card["sensitivity"]["pairs"] if p["hard"]["items"]]
-    hears = sum(not h["blind"] and h["accuracy"] > 0.5 for h in with_hard)
-    blind = sum(bool(h["blind"]) for h in with_hard)
-    said = [f"hears {hears} of {len(with_hard)} pair{'s' if len(with_hard) != 1 else ''}"]
-    said += [f"blind to {blind}"] if blind else []
-    said += [f"inverted on {len(with_hard) - hears - blind}"] if len(with_hard) - hears - blind else []
-    assert f"### Hard twins: {', '.join(said)} with a hard item\n" in markdown
+    with_hard = {p["pair"]: p["hard"] for p in card["sensitivity"]["pairs"] if p["hard"]["items"]}
+    assert f"### Hard twins: {pairs_said(with_hard)} with a hard item\n" in markdown
     mean = markdown.split("Mean of the pairs' hard accuracies")[1].split("\n")[0]
     assert mean.endswith(f": {card['sensitivity']['hard_overall']:.3f}.")
 

@@ -390,12 +390,12 @@ def reading(figure: Mapping[str, Any]) -> str | None:
     return "hears" if figure["accuracy"] > 0.5 else "inverted"
 
 
-def readings(figures: Iterable[Mapping[str, Any]]) -> dict[str, int]:
-    """How many of `figures` hear, are blind, are inverted (`reading`): what a model's pairs say together,
-    where a mean of their accuracies would weigh a pair of a few items as much as one of thousands. A figure
-    scored on no item tells nothing: blind."""
-    found = [reading(f) or "blind" for f in figures]
-    return {kind: found.count(kind) for kind in ("hears", "blind", "inverted")}
+def readings(figures: Mapping[str, Mapping[str, Any]]) -> dict[str, list[str]]:
+    """Which of `figures` (pair -> figure) hear, are blind, are inverted (`reading`): what a model's pairs say
+    together, where a mean of their accuracies would weigh a pair of a few items as much as one of thousands.
+    A figure scored on no item tells nothing: blind."""
+    found = {name: reading(figure) or "blind" for name, figure in figures.items()}
+    return {kind: [name for name, k in found.items() if k == kind] for kind in ("hears", "blind", "inverted")}
 
 
 def _grouped(rows: Iterable[Mapping[str, Any]], *keys: str) -> dict[tuple[Any, ...], list[Mapping[str, Any]]]:

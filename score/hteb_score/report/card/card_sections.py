@@ -65,13 +65,20 @@ def _heard(figure: Mapping[str, Any]) -> str:
     return "-" if found is None else "hears it" if found == "hears" else found
 
 
-def _pairs_heard(figures: list[Mapping[str, Any]]) -> str:
-    """'hears 3 of 4 pairs, inverted on 1': the section's headline, what the pairs say together."""
-    counts = readings(figures)
-    said = [f"hears {counts['hears']} of {len(figures)} pair{'s' if len(figures) != 1 else ''}"]
-    said += [f"blind to {counts['blind']}"] if counts["blind"] else []
-    said += [f"inverted on {counts['inverted']}"] if counts["inverted"] else []
-    return ", ".join(said)
+def _pairs_heard(figures: Mapping[str, Mapping[str, Any]]) -> str:
+    """'hears 3 of 4 pairs (a, b, c), inverted on 1 (d)': the section's headline, what the pairs (pair -> figure)
+    say together, each count with the pairs it counts."""
+    kinds = readings(figures)
+
+    def said(words: str, names: list[str]) -> str:
+        return f"{words} ({', '.join(map(md_text, names))})" if names else words
+
+    lines = [
+        said(f"hears {len(kinds['hears'])} of {len(figures)} pair{'s' if len(figures) != 1 else ''}", kinds["hears"])
+    ]
+    lines += [said(f"blind to {len(kinds['blind'])}", kinds["blind"])] if kinds["blind"] else []
+    lines += [said(f"inverted on {len(kinds['inverted'])}", kinds["inverted"])] if kinds["inverted"] else []
+    return ", ".join(lines)
 
 
 def _mean_of_pairs(figures: list[Mapping[str, Any]], mean_of: str, value: float | None) -> str:
@@ -89,7 +96,7 @@ def sensitivity_lines(block: Mapping[str, Any] | None) -> list[str]:
         return []
     lines = [
         "",
-        f"## Sensitivity (minimal pairs; not in the HTEB total): {_pairs_heard(block['pairs'])}",
+        f"## Sensitivity (minimal pairs; not in the HTEB total): {_pairs_heard({p['pair']: p for p in block['pairs']})}",
         "",
         "Per item both rules of a pair edited (a meaning-changing rule and its twin, which edits the same span "
         "keeping the meaning): accuracy = the share whose twin is nearer the original than the changed text "
@@ -129,7 +136,7 @@ def _hard_lines(block: Mapping[str, Any]) -> list[str]:
     none where the run had no second revision."""
     if "hard" not in block["method"]:
         return []
-    hard = [f["hard"] for f in block["pairs"] if f["hard"]["items"]]
+    hard = {f["pair"]: f["hard"] for f in block["pairs"] if f["hard"]["items"]}
     lines = [
         "",
         f"### Hard twins: {_pairs_heard(hard) + ' with a hard item' if hard else 'no pair has a hard item'}",
@@ -137,7 +144,7 @@ def _hard_lines(block: Mapping[str, Any]) -> list[str]:
         "The same accuracy with an LLM revision's meaning-keeping rewrite of the same original text as "
         "the twin (dataset.hard_twins names the revision), over the items whose original it rewrote. The rewrite "
         "differs from the original in more than the edited span, so token overlap does not win it."
-        + (" " + _mean_of_pairs(hard, "hard accuracies", block["hard_overall"]) if hard else ""),
+        + (" " + _mean_of_pairs(list(hard.values()), "hard accuracies", block["hard_overall"]) if hard else ""),
         "",
         "| pair | dataset | rule-twin accuracy | hard twins | items | hard accuracy | 95% CI | detectable | reads |",
         "|---|---|---|---|---|---|---|---|---|",

@@ -174,14 +174,14 @@ def sensitivity_robustness(read: tuple[Sequence[SensitivityRow], Sequence[ModelS
         md_row(["---"] * 7),
     ]
     for row in both:
-        counts = readings(row.block["pairs"])
+        kinds = readings({p["pair"]: p for p in row.block["pairs"]})
         aggregates = noise[row.model]
         original, under_noise = aggregates["original"], aggregates["per_axis"]["noise"]
         lines.append(
             md_row(
                 [
                     row.name,
-                    *(str(counts[kind]) for kind in ("hears", "blind", "inverted")),
+                    *(str(len(kinds[kind])) for kind in ("hears", "blind", "inverted")),
                     number(original),
                     number(under_noise),
                     number(under_noise - original, sign=True),
