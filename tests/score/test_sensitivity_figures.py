@@ -256,6 +256,16 @@ def test_the_sections_headline_is_what_the_pairs_say_and_the_mean_is_said_unweig
     assert block["overall"] == pytest.approx(np.mean([f["accuracy"] for f in figures]), abs=1e-6)
 
 
+def test_hard_twins_of_no_pair_say_so_and_state_no_mean():
+    """A run given --hard-twins-from whose second revision rewrote none of the pairs' originals: the hard section
+    says no pair has a hard item, and states no mean (there is none to take)."""
+    rows = [item_row(f"a{i}", "A", PAIR, 1, "eng", 0.9, 0.8, 0.4) for i in range(9)]
+    block = sensitivity_block(rows, hard=[])
+    assert block is not None and block["hard_overall"] is None and block["pairs"][0]["hard"]["items"] == 0
+    lines = "\n".join(sensitivity_lines(block))
+    assert "\n### Hard twins: no pair has a hard item\n" in lines and "hard accuracies" not in lines
+
+
 def _part_with(row: dict[str, Any]) -> Any:
     """A real part of the sample revision (scored_parts.py) whose one unit holds `row` among its pair rows."""
     part = scored_part(["STSBenchmark"])
