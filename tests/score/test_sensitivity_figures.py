@@ -256,6 +256,25 @@ def test_the_sections_headline_is_what_the_pairs_say_and_the_mean_is_said_unweig
     assert block["overall"] == pytest.approx(np.mean([f["accuracy"] for f in figures]), abs=1e-6)
 
 
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=3, unique=True))
+def test_pair_names_in_the_headline_are_markdown_escaped_on_one_line(names):
+    """Pair names come from the revision the card scored (outside text): in the headline each is written as the
+    card writes any name into Markdown (`md_text`: markup escaped, line breaks and controls shown), so the
+    headline stays one line whatever the names hold."""
+    from hteb_contract.common.escape import md_text
+
+    rows = [
+        item_row(f"{n}{i}", "A", (name, "twin"), 1, "eng", 0.9, 0.5, 0.2)
+        for n, name in enumerate(names)
+        for i in range(9)
+    ]
+    lines = sensitivity_lines(sensitivity_block(rows))
+    assert not any(c in lines[1] for c in "\n\r\x1b\x85\u2028")
+    assert lines[1].startswith(f"## Sensitivity (minimal pairs; not in the HTEB total): hears {len(names)} of ")
+    assert lines[1].endswith(f"({', '.join(md_text(n) for n in sorted(names))})") and lines[2] == ""
+
+
 def test_hard_twins_of_no_pair_say_so_and_state_no_mean():
     """A run given --hard-twins-from whose second revision rewrote none of the pairs' originals: the hard section
     says no pair has a hard item, and states no mean (there is none to take)."""

@@ -535,16 +535,18 @@ def check_joins(folder: Path) -> None:
         if differs is not None:
             raise HtebError(
                 f"--joins {folder}: {path.name} was scored under another environment ({differs}, its vs this "
-                f"one's): merge would refuse this part beside it; score that part again here, or {_to_have(identity)}"
+                "one's): merge would refuse this part beside it; score that part again here, or "
+                + _to_have(identity, here)
             )
 
 
-def _to_have(identity: RunIdentity) -> str:
-    """What makes this environment the one `identity` was scored under: the hteb-score it had, the exact pip
-    install of the package versions it had, or the uninstall of a recorded package it lacked."""
+def _to_have(identity: RunIdentity, here: Mapping[str, str]) -> str:
+    """What makes this environment (its package versions `here`) the one `identity` was scored under: the
+    hteb-score it had, the exact pip install of the package versions it had, or the uninstall of a recorded
+    package it lacked."""
     if identity.hteb_score_version != __version__:
         return f"use hteb-score {identity.hteb_score_version}, which scored it"
-    theirs, here = identity.package_versions, package_versions()
+    theirs = identity.package_versions
     pins = [f"{name}=={version}" for name, version in theirs.items() if here.get(name) != version]
     if pins:
         return f"install what it had: pip install {' '.join(map(shlex.quote, pins))}"

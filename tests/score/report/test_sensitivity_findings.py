@@ -441,9 +441,10 @@ def test_each_committed_cards_markdown_is_what_the_card_code_writes_from_its_jso
 
     folder = FINDINGS / card
     data = json.loads((folder / "result_card.json").read_text(encoding="utf-8"))
-    assert (folder / "result_card.md").read_text(encoding="utf-8") == render_markdown(data)
+    markdown = render_markdown(data)
+    assert (folder / "result_card.md").read_text(encoding="utf-8") == markdown
     said = pairs_said({p["pair"]: p for p in data["sensitivity"]["pairs"]})
-    assert f"\n## Sensitivity (minimal pairs; not in the HTEB total): {said}\n" in render_markdown(data)
+    assert f"\n## Sensitivity (minimal pairs; not in the HTEB total): {said}\n" in markdown
     # as docs/sensitivity.md reads them: every model inverted on roles, the null models blind to every pair
     if card in ("constant", "random"):
         assert said.startswith("hears 0 of 4 pairs, blind to 4 (")

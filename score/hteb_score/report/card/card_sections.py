@@ -67,18 +67,18 @@ def _heard(figure: Mapping[str, Any]) -> str:
 
 def _pairs_heard(figures: Mapping[str, Mapping[str, Any]]) -> str:
     """'hears 3 of 4 pairs (a, b, c), inverted on 1 (d)': the section's headline, what the pairs (pair -> figure)
-    say together, each count with the pairs it counts."""
+    say together, each count with the pairs it counts (a kind no pair is, but hearing, left out)."""
     kinds = readings(figures)
-
-    def said(words: str, names: list[str]) -> str:
-        return f"{words} ({', '.join(map(md_text, names))})" if names else words
-
-    lines = [
-        said(f"hears {len(kinds['hears'])} of {len(figures)} pair{'s' if len(figures) != 1 else ''}", kinds["hears"])
-    ]
-    lines += [said(f"blind to {len(kinds['blind'])}", kinds["blind"])] if kinds["blind"] else []
-    lines += [said(f"inverted on {len(kinds['inverted'])}", kinds["inverted"])] if kinds["inverted"] else []
-    return ", ".join(lines)
+    words = {
+        "hears": f"hears {len(kinds['hears'])} of {len(figures)} pair{'s' if len(figures) != 1 else ''}",
+        "blind": f"blind to {len(kinds['blind'])}",
+        "inverted": f"inverted on {len(kinds['inverted'])}",
+    }
+    return ", ".join(
+        f"{said} ({', '.join(map(md_text, kinds[kind]))})" if kinds[kind] else said
+        for kind, said in words.items()
+        if kinds[kind] or kind == "hears"
+    )
 
 
 def _mean_of_pairs(figures: list[Mapping[str, Any]], mean_of: str, value: float | None) -> str:
