@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from hteb_contract.common.escape import html_text
 from hteb_contract.errors import HtebError
+from hteb_score.report.card.card import render_markdown
 from hteb_score.report.site.leaderboard_data import ALL, axis_deltas, leaderboard_data, read_facts
 from hteb_score.report.site.leaderboard_page import csv_text, render
 from hteb_score.report.site.sensitivity_board import figure_points, sensitivity_view
@@ -70,7 +71,7 @@ def test_the_board_counts_the_pairs_each_model_hears_and_says_which_it_ranks(dat
     assert [m["model"] for m in view["models"]][-2:] == ["hteb:constant", "hteb:random"]  # chance rows last
     for model in view["models"]:
         readings = [_reading(p) for p in cards[model["model"]]["sensitivity"]["pairs"]]
-        assert (model["heard"], model["scored"]) == (readings.count("hears"), len(readings))
+        assert (model["heard"], model["of_pairs"]) == (readings.count("hears"), len(readings))
         assert model["on_board"] == (model["model"] in board)
     heard = {m["model"].split("/")[-1]: m["heard"] for m in view["models"]}
     assert heard == {
@@ -202,7 +203,7 @@ def test_in_chromium_the_board_counts_the_pairs_heard_and_the_figure_shows(brows
     for model in _cards(CARDS):
         text, title = shown["cells"][model]
         if model in view:
-            assert text == f"{view[model]['heard']} of {view[model]['scored']}"
+            assert text == f"{view[model]['heard']} of {view[model]['of_pairs']}"
             assert "negation_flip: " in title and "sensitivity-1339" in title
         else:
             assert text == "-"  # not scored on the Sensitivity revision
@@ -225,3 +226,29 @@ def test_a_model_name_is_shown_in_the_section_as_html_text_not_as_markdown(tmp_p
     shown = next(m["name"] for m in data["sensitivity"]["models"] if m["kind"] == "chance")
     assert shown.endswith(Path(card["model"]["model_id"]).name)  # as the card names it, unescaped
     assert f'<th scope="row" class="model">{html_text(shown)}</th>' in render(data)
+
+
+FIGURE = {  # a pair figure of each reading, and one scored on no item (`summarise` of no rows)
+    "hears": {"items": 40, "accuracy": 0.9, "ci": [0.76, 0.97], "blind": False, "margin": 0.01},
+    "blind": {"items": 40, "accuracy": 0.55, "ci": [0.38, 0.71], "blind": True, "margin": 0.0},
+    "inverted": {"items": 40, "accuracy": 0.1, "ci": [0.03, 0.24], "blind": False, "margin": -0.01},
+    "no items": {"items": 0, "accuracy": None, "ci": None, "blind": None, "margin": None},
+}
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kinds=st.lists(st.sampled_from(sorted(FIGURE)), min_size=1, max_size=4))
+@example(kinds=["hears", "no items"])
+def test_the_boards_pairs_heard_is_the_cards_headline_whatever_the_pairs_read(tmp_path_factory, kinds):
+    """The board's "Pairs heard" and the card's headline count the same pairs: a pair scored on no item is one
+    of the card's pairs the model does not hear, on both (the board once left it out of its "of")."""
+    folder = _copy(SENSITIVITY, tmp_path_factory.mktemp("kinds") / "cards")
+    path = folder / "all-MiniLM-L6-v2" / "result_card.json"
+    card = json.loads(path.read_text(encoding="utf-8"))
+    pairs = card["sensitivity"]["pairs"][: len(kinds)]
+    card["sensitivity"]["pairs"] = [{**p, **FIGURE[k]} for p, k in zip(pairs, kinds, strict=True)]
+    path.write_text(json.dumps(card), encoding="utf-8")
+    model = next(m for m in sensitivity_view(folder, [])["models"] if m["model"] == card["model"]["model_id"])
+    s = "s" if len(kinds) != 1 else ""
+    assert (model["heard"], model["of_pairs"]) == (kinds.count("hears"), len(kinds))
+    assert f"hears {model['heard']} of {model['of_pairs']} pair{s}" in render_markdown(card)

@@ -93,7 +93,7 @@ def sensitivity_section(data: Mapping[str, Any]) -> dict[str, Any] | None:
                 "cells": [
                     m["name"],
                     *(cell(m["pairs"].get(p["pair"])) for p in view["pairs"]),
-                    f"{m['heard']} of {m['scored']}",
+                    f"{m['heard']} of {m['of_pairs']}",
                     "yes" if m["on_board"] else "no",
                 ],
             }

@@ -20,7 +20,7 @@ from hteb_contract.errors import HtebError
 from hteb_score.report.compare.plots import new_figure, png_bytes
 from hteb_score.report.formatting import column_label, number, share_interval
 from hteb_score.report.site.sensitivity_tables import sensitivity_cards
-from hteb_score.scoring.sensitivity import reading
+from hteb_score.scoring.sensitivity import reading, readings
 
 #: A model's colour in the figure, in the table's order (then grey for chance rows).
 COLOURS = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#1f78b4")
@@ -51,7 +51,6 @@ def sensitivity_view(folder: Path, board_models: Sequence[str]) -> dict[str, Any
             }
             for p in row.block["pairs"]
         }
-        readings = [f["reading"] for f in figures.values() if f["reading"] is not None]
         models.append(
             {
                 "model": row.model,
@@ -59,8 +58,8 @@ def sensitivity_view(folder: Path, board_models: Sequence[str]) -> dict[str, Any
                 "kind": "chance" if row.chance else "model",
                 "on_board": row.model in board_models,
                 "pairs": figures,
-                "heard": readings.count("hears"),
-                "scored": len(readings),
+                "heard": len(readings({p["pair"]: p for p in row.block["pairs"]})["hears"]),
+                "of_pairs": len(figures),
             }
         )
     return {

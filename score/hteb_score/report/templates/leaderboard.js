@@ -83,7 +83,7 @@ function cellFor(key, model, view, columns) {
   if (key === "delta") return [signed(row.delta), row.delta];
   if (key === "sensitivity") {
     const s = sensitivity.get(model.model);
-    return s ? [s.heard + " of " + s.scored, s.heard] : ["-", null];
+    return s ? [s.heard + " of " + s.of_pairs, s.heard] : ["-", null];
   }
   if (key.startsWith("score:")) { const v = view.columns[key.slice(6)].models[model.model].score; return [fixed(v, 2), v]; }
   const fact = key.slice(5), v = model.facts[fact];
@@ -114,7 +114,7 @@ function render() {
       if (state.sort && state.sort.key === key) th.setAttribute("aria-sort", state.sort.dir === 1 ? "ascending" : "descending");
     }
     if (key === "model") th.className = "model";
-    if (key === "sensitivity") th.title = visible("Sensitivity: the minimal pairs the model hears, of those scored, on "
+    if (key === "sensitivity") th.title = visible("Sensitivity: the minimal pairs the model hears, of all its card's pairs (one with no item is not heard), on "
       + data.sensitivity.revision + " (the section below the board)");
     head.append(th);
   }
