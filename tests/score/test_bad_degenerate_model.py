@@ -60,3 +60,37 @@ def test_a_model_of_one_vector_gets_a_flagged_card(constant_model, tmp_path, sha
     assert any(f["code"] == "collapsed" and f["dataset"] == "STSBenchmark" for f in card["flags"])  # issue 42
     assert "no effect can be estimated" in card["statistics"]["undefined"]
     assert "undefined_score" in (out / "result_card.md").read_text()
+
+
+def _broken_model(root: Path, value: float) -> Path:
+    """all-MiniLM-L6-v2 whose last layer norm's bias is `value` (NaN or infinity): every embedding is NaN."""
+    folder = root / "model"
+    shutil.copytree(minilm_path(), folder)
+    weights = load_file(folder / "model.safetensors")
+    last = max(int(k.split(".")[2]) for k in weights if k.startswith("encoder.layer."))
+    bias = f"encoder.layer.{last}.output.LayerNorm.bias"
+    weights[bias] = weights[bias] * 0 + value
+    save_file(weights, folder / "model.safetensors", metadata={"format": "pt"})
+    return folder
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("value", [float("nan"), float("inf")], ids=["nan", "inf"])
+@pytest.mark.parametrize("dataset", ["STSBenchmark", "SciFact", "TwitterSemEval2015"])
+def test_a_model_of_nan_vectors_is_refused_in_one_line_and_writes_nothing(
+    tmp_path, shared_data, capsys, value, dataset
+):
+    """NaN vectors used to crash STS with a traceback and score retrieval 0.0 in a card that exited 0 (a NaN
+    cosine is never below the collapse threshold): now the one table every task reads from refuses them."""
+    model = _broken_model(tmp_path, value)
+    build_revision(tmp_path / "rev", shared_data, [dataset], label="n1", rows=6)
+    install(tmp_path / "store", tmp_path / "rev")
+    out = tmp_path / "out"
+    argv = [str(model), "--store", str(tmp_path / "store"), "--revision", "n1", "--out", str(out), "--quiet"]
+    status = main([*argv, "--backend", "torch"])
+    err = capsys.readouterr().err
+    refusal = err.splitlines()[-1]  # after the backend's one line of what it loaded
+    assert status != 0 and "Traceback" not in err and err.count("error:") == 1, err
+    assert refusal.startswith("hteb-score: error: ") and "gave NaN or infinite vectors for" in refusal
+    assert refusal.endswith("nothing was scored")
+    assert not out.exists()

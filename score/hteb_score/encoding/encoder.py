@@ -21,6 +21,7 @@ import numpy as np
 
 from hteb_contract.common import json_input
 from hteb_contract.common.atomic import atomic_write_text
+from hteb_contract.common.escape import visible
 from hteb_contract.errors import HtebError, first_line
 from hteb_contract.common.paths import default_cache_dir
 from hteb_score import SAMPLE_DIR
@@ -339,6 +340,7 @@ class EmbeddingTable:
             for start in range(0, len(group), chunk):
                 batch = group[start : start + chunk]
                 vectors = self.encoder.encode(batch, prompt_type, task=task)
+                self._check_finite(vectors, batch)
                 new = [(t, prompt) for t in batch]
                 if self.cache is not None and self.from_cache and self._vectors.dim not in (None, vectors.shape[1]):
                     raise HtebError(
@@ -352,6 +354,17 @@ class EmbeddingTable:
                 self.encoded += len(batch)
                 bar.update(len(batch))
         bar.close()
+
+    def _check_finite(self, vectors: np.ndarray, batch: Sequence[str]) -> None:
+        """Refuse NaN or infinite rows before anything holds them: every metric downstream would either fail on
+        them or score them as a silent 0 (a NaN cosine is never below a threshold)."""
+        bad = ~np.isfinite(vectors).all(axis=1)
+        if bad.any():
+            first = batch[int(np.argmax(bad))]
+            raise HtebError(
+                f"{self.encoder.model_id} gave NaN or infinite vectors for {int(bad.sum())} of {len(batch)} texts "
+                f"(the first: {visible(first[:80])}): its weights or its arithmetic overflow; nothing was scored"
+            )
 
     def _cache_keys(self, keys: Sequence[tuple[str, str | None]]) -> list[str]:
         base = f"{self.encoder.identity}\0"
