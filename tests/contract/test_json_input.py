@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -71,6 +72,22 @@ def test_what_is_no_json_number_is_refused(constant, path, kind):
     with pytest.raises(kind) as err:
         json_input.loads(_nest(constant, len(path), path), "part.json", kind)
     _one_line(err.value, "part.json")
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    digits=st.integers(sys.get_int_max_str_digits() + 1, 3 * sys.get_int_max_str_digits()),
+    sign=st.sampled_from(["", "-"]),
+    path=st.lists(st.integers(0, 1), max_size=6),
+    kind=KINDS,
+)
+def test_an_integer_of_more_digits_than_python_reads_is_refused(digits, sign, path, kind):
+    """json.loads raises a bare ValueError for it, which no caller's error handling named."""
+    with pytest.raises(kind) as err:
+        json_input.loads(_nest(sign + "9" * digits, len(path), path), "manifest.json", kind)
+    assert f"has {digits} digits, more than are read" in _one_line(err.value, "manifest.json")
+    big = sign + "9" * sys.get_int_max_str_digits()  # the most digits read: read as json reads it
+    assert json_input.loads(big, "manifest.json") == json.loads(big)
 
 
 @pytest.mark.parametrize("raw", [b"[" * 200_000 + b"]" * 200_000, b'{"a": "\xff"}', b"\xfe\xff{}", b"", b"{"])

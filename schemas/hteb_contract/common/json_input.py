@@ -2,7 +2,8 @@
 records, an mteb result, a facts file, a model's configuration. Python's `json` accepts what no
 JSON writer of ours writes and what a reader of a figure must not take silently: an object naming
 one key twice (the last one wins, so the value read is not the value shown), `NaN` and `Infinity`
-(not JSON), numbers beyond a float (read as infinity) and nesting that exhausts the stack. Here each
+(not JSON), numbers beyond a float (read as infinity), integers of more digits than Python reads (a
+ValueError of its own) and nesting that exhausts the stack. Here each
 is a one-line error of the caller's kind, naming where the JSON came from; what passes is read
 exactly as `json.loads` reads it.
 
@@ -51,6 +52,13 @@ def _finite(text: str) -> float:
     return value
 
 
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:  # past Python's limit on digits read (4300 by default): a ValueError of its own
+        raise _Refused(f"the integer {text[:20]}... has {len(text.lstrip('-'))} digits, more than are read") from None
+
+
 def loads(raw: str | bytes, where: str, error: Callable[[str], Exception] = ContractError, *, nan: bool = False) -> Any:
     """The JSON document `raw` (text, or UTF-8 bytes) read from `where`; anything not strict JSON is
     `error` (see the module docstring), one line naming `where`. `nan`: a bare NaN reads as a float NaN, for
@@ -59,7 +67,9 @@ def loads(raw: str | bytes, where: str, error: Callable[[str], Exception] = Cont
     try:
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
         constant = (lambda name: math.nan if name == "NaN" else _constant(name)) if nan else _constant
-        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=constant, parse_float=_finite)
+        return json.loads(
+            text, object_pairs_hook=_unique_keys, parse_constant=constant, parse_float=_finite, parse_int=_integer
+        )
     except (_Refused, json.JSONDecodeError, UnicodeDecodeError) as err:
         raise error(f"{where}: not valid JSON ({err})") from None
     except RecursionError:
