@@ -166,11 +166,21 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """What `make demo` writes (`hteb-score` with no model and no revision), run once for the tests that read
     it (their xdist_group "demo" keeps them on one worker), in the venv `make demo` installs: without OpenVINO
     there (this venv has it), the run must not find it."""
+    return _run_demo(tmp_path_factory.mktemp("demo"))
+
+
+@pytest.fixture(scope="session")
+def demo_min_judge_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`demo_run` with `--min-judge 3`: the filtered card docs/scoring.md quotes beside the demo's."""
+    return _run_demo(tmp_path_factory.mktemp("demo-min-judge"), "--min-judge", "3")
+
+
+def _run_demo(out: Path, *args: str) -> Path:
+    """`hteb-score` on the defaults, with `args`, into `out`, as in the venv `make demo` installs."""
     from hteb_score.cli import main
 
-    out = tmp_path_factory.mktemp("demo")
     with pytest.MonkeyPatch.context() as patch:
         if not demo_installs_openvino():
             patch.setitem(sys.modules, "openvino", None)  # importlib.util.find_spec then finds nothing
-        assert main(["--out", str(out), "--quiet"]) == 0
+        assert main([*args, "--out", str(out), "--quiet"]) == 0
     return out

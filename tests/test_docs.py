@@ -5,6 +5,7 @@ paths and module names in the pages that exist, and a site that builds with `mkd
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -168,6 +169,21 @@ def card_prose(page: Path) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("demo")
+def test_scoring_pages_min_judge_figures_are_the_demo_cards(demo_run: Path, demo_min_judge_run: Path) -> None:
+    """The sentence on what `--min-judge 3` does to the bundled sample quotes both cards' aggregates."""
+    unfiltered, filtered = (
+        json.loads((run / "result_card.json").read_text())["aggregates"] for run in (demo_run, demo_min_judge_run)
+    )
+    text = " ".join((DOCS / "scoring.md").read_text(encoding="utf-8").split())
+    assert (
+        f"HTEB {unfiltered['hteb_total']:.2f} ({unfiltered['delta']:+.2f} from its Original, "
+        f"{unfiltered['original']:.2f}) unfiltered, and with `--min-judge 3` HTEB {filtered['hteb_total']:.2f} "
+        f"({filtered['delta']:+.2f} from {filtered['original']:.2f}, the Original of the "
+        f"{filtered['hteb_datasets']} of {filtered['datasets']} datasets left with a transformed item)"
+    ) in text
+
+
 @pytest.mark.xdist_group("demo")
 def test_quoted_card_is_the_demo_card(demo_run: Path) -> None:
     """The README's and docs/result-card.md's excerpts are what `make demo` writes today, and every figure

@@ -58,6 +58,10 @@ class ClusteringSettings:
     # document of a subset in one set, whatever the rows say (the hteb protocol).
     contiguous_sets: int | None = 1
     one_set_per_subset: bool = False
+    # the order k-means reads a set's documents in: "rows" (the data's, as mteb) or "hashed" (each row where
+    # sha256 of the seed and its id puts it: the hteb protocol). Tied embeddings are split by position, so in
+    # the data's order, where rows are grouped by label, a model of one vector scored above chance.
+    row_order: str = "rows"
     max_depth: int | None = None  # hierarchical label depth of fast clustering; None: every level
 
 

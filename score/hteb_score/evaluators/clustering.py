@@ -29,10 +29,13 @@ hteb (the paper's code: MiniBatchKMeans V-measure; the paper names no cluster se
 clustered at once): per subset, every document of the evaluation split in one set (`cluster_set` is
 not read), `MiniBatchKMeans(n_clusters=#labels, batch_size=500, n_init="auto", random_state=seed)`,
 `v_measure_score(labels, kmeans.labels_)`; a subset of one label has nothing to cluster: undefined (null, flagged).
+k-means reads the subset's rows in the order sha256(seed, row id) gives them (`row_order`, `hashed_order`), not in
+the data's: it splits tied embeddings by their place, and the data groups rows by label.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 from collections.abc import Callable, Sequence
@@ -58,6 +61,7 @@ if TYPE_CHECKING:
 # A set of one label, by whether a subset is one set: mteb's legacy sets score 1.0 (its rule); the
 # hteb protocol clusters a whole subset, and one label there leaves V-measure undefined (NaN -> null).
 ONE_LABEL = {False: 1.0, True: math.nan}
+ROW_ORDER = "by sha256(seed, row id)"  # the card's words for the hteb protocol's `row_order`
 CLUSTER_SET = "cluster_set"  # row field: the Hub row (cluster set) of a legacy clustering dataset it came from
 
 
@@ -115,7 +119,11 @@ class ClusteringEvaluator(Evaluator):
             sets = cluster_sets(dataset, settings)
             used = {"documents": "all", "cluster_sets": sets.rule, "batch_size": settings.legacy_batch_size}
             ids = dataset.ids[dataset.info.eval_split]
+            if settings.row_order == "hashed":
+                used["row_order"] = ROW_ORDER
             for subset, subset_sets in sets.by_subset.items():
+                if settings.row_order == "hashed":
+                    subset_sets = [hashed_order(index, ids, seed) for index in subset_sets]
                 with single_threaded():
                     details[subset], clusters = _legacy(
                         rows,
@@ -231,6 +239,14 @@ def _fast_settings(settings: ClusteringSettings) -> dict[str, Any]:
         "documents_per_round": settings.max_documents_per_cluster,
         "batch_size": settings.k_mean_batch_size,
     }
+
+
+def hashed_order(index: list[int], ids: Sequence[str], seed: int) -> list[int]:
+    """`index` ordered by sha256(seed, row id): a place per row that no label, and no other row of the set, decides,
+    the same for the original and every variant of the row (rows dropped or not). k-means splits tied embeddings
+    by their place in the data, so in the data's order (rows grouped by label) one vector for every text read as
+    clusters that follow the labels (MasakhaNEWS: V-measure 0.111, against 0.018 for random vectors)."""
+    return sorted(index, key=lambda i: hashlib.sha256(f"{seed}\0{ids[i]}".encode()).digest())
 
 
 def _legacy(

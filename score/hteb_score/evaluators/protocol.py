@@ -104,7 +104,7 @@ HTEB = Protocol(
     "cosine AP, MAP, nDCG@10 and Spearman; estimators seeded by the run (42)",
     metric_of=attrgetter("metric"),
     few_shot=PerTask(None),
-    clustering=PerTask(ClusteringSettings(kind="legacy", one_set_per_subset=True)),
+    clustering=PerTask(ClusteringSettings(kind="legacy", one_set_per_subset=True, row_order="hashed")),
     retrieval=_RETRIEVAL,
     summarization=PerTask(SummarizationSettings(deprecated=False)),
 )

@@ -32,5 +32,16 @@ def pairwise_cos_torch(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def paired_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """cos(a[i], b[i]) as sklearn's `1 - paired_cosine_distances` (mteb's `cosine_*` keys)."""
-    return 1 - paired_cosine_distances(a, b)
+    """cos(a[i], b[i]) as sklearn's `1 - paired_cosine_distances` (mteb's `cosine_*` keys), bit for bit, on rows
+    first scaled by a power of two (`power_of_two_scaled`): sklearn takes a float32 row of norm below 1.2e-6 for a
+    zero vector and scores it 1 against anything, so a model of small vectors would score every pair the same."""
+    return 1 - paired_cosine_distances(power_of_two_scaled(a), power_of_two_scaled(b))
+
+
+def power_of_two_scaled(rows: np.ndarray) -> np.ndarray:
+    """Each row times the power of two that brings its largest |value| into [0.5, 1): exact in binary floating
+    point (only exponents change), so any norm-invariant figure of the rows is unchanged to the last bit, and no
+    row is too small or too large for its norm to be computed. A zero row stays zero."""
+    rows = np.asarray(rows)
+    _, exponent = np.frexp(np.abs(rows).max(axis=1, keepdims=True))
+    return np.ldexp(rows, -exponent)

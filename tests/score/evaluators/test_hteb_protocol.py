@@ -21,6 +21,7 @@ from evaluator_embeddings import context, evaluate, hashed_bow
 from hteb_score.mteb_interop.adapter import mteb_results
 
 from hteb_score.evaluators import EVALUATORS
+from hteb_score.evaluators.clustering import hashed_order
 from hteb_contract.sources import SourceDataset, read_source_dir
 from hteb_generate.sources.source_loading import sample_dataset
 
@@ -84,10 +85,24 @@ def test_clustering_uses_every_document(kind, request, shared_data):
     rows = dataset.tables["test"][::25]  # ~300 subject lines across all 20 newsgroups
     dataset = SourceDataset(dataset.info, {"test": rows}, dataset.origin)
     ours = _hteb(dataset, fn)
-    assert ours.main_metric == "v_measure"
-    legacy = mteb_results("TwentyNewsgroupsClustering", dataset, fn)  # mteb's legacy class, all documents
+    assert ours.main_metric == "v_measure" and ours.settings["row_order"] == "by sha256(seed, row id)"
+    hashed = hashed_order(list(range(len(rows))), dataset.ids["test"], 42)
+    assert hashed != sorted(hashed)
+    reordered = SourceDataset(dataset.info, {"test": [rows[i] for i in hashed]}, dataset.origin)
+    legacy = mteb_results("TwentyNewsgroupsClustering", reordered, fn)  # mteb's legacy class, all documents
     assert ours.value == pytest.approx(legacy["default"]["v_measure"], abs=TOLERANCE)
     assert _hteb(dataset, fn, seed=7).value != ours.value  # the run seed reaches MiniBatchKMeans
+
+
+def test_clustering_reads_each_row_at_the_place_its_id_gives_it_whatever_rows_are_dropped(shared_data):
+    """An item keeps its place in every variant, dropped rows or not, so a delta measures the texts: the rows
+    left after dropping some are in the order they had among all."""
+    dataset = read_source_dir(shared_data / "TwentyNewsgroups")
+    ids = dataset.ids["test"][:400]
+    everything = hashed_order(list(range(len(ids))), ids, 42)
+    kept = [i for i in range(len(ids)) if i % 3]
+    assert hashed_order(kept, ids, 42) == [i for i in everything if i % 3]
+    assert hashed_order(kept, ids, 7) != hashed_order(kept, ids, 42)  # the run's seed decides the places
 
 
 def test_summarization_hteb_ignores_the_v1_bug(shared_data):
