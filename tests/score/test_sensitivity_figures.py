@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -151,7 +151,9 @@ def test_the_findings_tables_are_the_cards_figures_with_the_chance_rows_last(car
     constant = _pairs(cards["constant"])["negation_flip"]
     assert f"0.500 [0.500, 0.500] ({constant['items']})" in written  # blind: not bold
     (dataset,) = [d for d in cards["lexical"]["sensitivity"]["datasets"] if d["pair"] == "negation_flip"]
-    assert f"| negation_flip | STS16 | {dataset['items']} | {dataset['detectable']:.3f} | " in written
+    reach = sensitivity.detectable(dataset["items"])  # the items' reach where none ties, the same for every model
+    assert f"| negation_flip | STS16 | {dataset['items']} | {reach:.3f} | " in written
+    assert dataset["detectable"] != reach  # the card's own sets the bag of words' ties aside: fewer decided
     assert update_tables(written, cards_folder.parent) == written  # a second run changes nothing
 
 
@@ -209,6 +211,28 @@ def test_detectable_is_the_accuracy_scipys_binomial_test_separates_four_times_in
     assert rejected(reach) >= sensitivity.POWER - 0.02  # Monte Carlo's error at 4,000 draws: about 0.006
     assert rejected(reach - 0.02) < sensitivity.POWER
     assert sensitivity.detectable(5) is None  # no count of 5 outcomes is significant at 5%
+
+
+@settings(max_examples=60, deadline=None)
+@given(wins=st.integers(0, 300), losses=st.integers(0, 300), ties=st.integers(0, 300))
+@example(wins=0, losses=0, ties=400)  # a model of one vector: blind, and no power to be anything else
+@example(wins=200, losses=200, ties=0)
+def test_detectable_is_the_reach_of_the_decided_items_on_the_accuracys_scale(wins, losses, ties):
+    """The power a figure states is that of the test its interval rests on: the items that are no tie. So a
+    figure of ties (a constant model's) states none, where its item count alone would promise 0.573 at 400."""
+    outcomes = [(0.9, 0.1)] * wins + [(0.1, 0.9)] * losses + [(0.5, 0.5)] * ties
+    if not outcomes:
+        return
+    rows = [item_row(str(i), "D", PAIR, 1, "eng", k, c, 0.5) for i, (k, c) in enumerate(outcomes)]
+    figure, decided = summarise(rows), wins + losses
+    at_decided = sensitivity.detectable(decided)
+    if at_decided is None:
+        assert figure["detectable"] is None
+        return
+    assert figure["detectable"] == pytest.approx((at_decided * decided + ties / 2) / len(rows), abs=1e-3)
+    assert figure["detectable"] >= (at_decided * decided + ties / 2) / len(rows)  # rounded up, never promised
+    if not ties:
+        assert figure["detectable"] == sensitivity.detectable(len(rows))
 
 
 def test_the_block_groups_by_pair_dataset_and_language_and_its_section_prints_them():

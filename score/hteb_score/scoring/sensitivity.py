@@ -20,8 +20,10 @@ over datasets (STSBenchmark shares sentences with STS12-16) likewise.
   states the reach of). Exact at any item count: a percentile bootstrap read 3 items of 3 as [1.0, 1.0], and
   a model of random vectors "heard" a pair on a dataset of 3 items.
 - `detectable`: the smallest accuracy that an exact two-sided binomial test at ALPHA tells from 0.5 with POWER at
-  the figure's item count (ties aside): a figure that reads blind below it may be a model that hears the cue
-  weakly, not one that does not hear it (25 items: 0.77; 400: 0.573; 3,000: 0.526).
+  the figure's decided items (ties aside, as the test sets them aside), on the accuracy's scale: a figure that
+  reads blind below it may be a model that hears the cue weakly, not one that does not hear it (25 items: 0.77;
+  400: 0.573; 3,000: 0.526, where none ties). None where too few are decided: a model of one vector ties every
+  item, and its blind figure has no power at all.
 - `margin` (secondary): the mean of c(original, twin) - c(original, changed) with c = (cos - b) / (1 - b), b the
   model's mean cosine between unrelated original texts of the item's dataset and language (the per-item
   measures' baseline, reported beside): in units of the distance to an unrelated text, so it compares across
@@ -106,7 +108,8 @@ METHOD = {
     "the accuracy's scale; `blind`: the interval holds 0.5 (the exact two-sided binomial test of the wins does "
     "not reject 0.5)",
     "detectable": f"smallest accuracy an exact two-sided binomial test at {ALPHA:.0%} tells from 0.5 with "
-    f"{POWER:.0%} power at this item count (ties aside): blind below it may be a cue heard weakly",
+    f"{POWER:.0%} power at the items that are no tie, on the accuracy's scale (null: too few are decided): blind "
+    "below it may be a cue heard weakly",
     "margin": "mean of c(original, twin) - c(original, changed), c = (cos - b) / (1 - b) with b the model's mean "
     "cosine between unrelated original texts of the item's dataset and language (`baseline`)",
     "overall": "mean of the pairs' accuracies",
@@ -314,6 +317,16 @@ def detectable(items: int) -> float | None:
     return float(np.ceil(top * 1000) / 1000)
 
 
+def reach(outcomes: np.ndarray) -> float | None:
+    """`detectable` at the outcomes' decided items (the test `ci` and `blind` rest on sets ties aside), on the
+    accuracy's scale, where each tie counts one half: what this figure can tell, at the ties it really meets."""
+    ties = int(np.sum(outcomes == 0.5))
+    found = detectable(len(outcomes) - ties)
+    if found is None or not ties:
+        return found
+    return float(np.ceil((found * (len(outcomes) - ties) + ties / 2) / len(outcomes) * 1000) / 1000)
+
+
 def distinct(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """One row per item (its first), in order."""
     seen: dict[str, Mapping[str, Any]] = {}
@@ -335,7 +348,7 @@ def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "accuracy": round(float(outcomes.mean()), 6) if len(rows) else None,
         "ci": ci,
         "blind": None if ci is None else bool(ci[0] <= 0.5 <= ci[1]),
-        "detectable": detectable(len(rows)),
+        "detectable": reach(outcomes),
         "margin": round(float(np.mean(margins)), 6) if margins else None,
         "baseline": [round(1.0 - baselines[0], 6)] if len(baselines) == 1 else None,  # one b applies, else none
     }

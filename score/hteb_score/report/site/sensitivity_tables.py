@@ -25,7 +25,7 @@ from hteb_contract.errors import HtebError
 from hteb_score.report.compare.chance import chance_rows, row_name
 from hteb_score.report.compare.inputs import load_folder
 from hteb_score.report.formatting import md_row, number, share_interval
-from hteb_score.scoring.sensitivity import readings
+from hteb_score.scoring.sensitivity import detectable, readings
 from hteb_score.scoring.model_scores import ModelScores
 
 
@@ -111,13 +111,14 @@ def sensitivity_datasets(rows: Sequence[SensitivityRow]) -> str:
                 for r in rows
             ]
             first = next(f for f in figures if f is not None)  # the items are the revision's: every model's alike
+            # the items' reach where none ties (a card's own `detectable` sets its model's ties aside)
             lines.append(
                 md_row(
                     [
                         md_text(pair),
                         md_text(dataset),
                         str(first["items"]),
-                        number(first["detectable"], 3),
+                        number(detectable(first["items"]), 3),
                         *map(_reading, figures),
                     ]
                 )
