@@ -10,7 +10,7 @@ from hteb_contract.errors import HtebError
 
 from hteb_score import CARD_FILE
 
-from hteb_score.cli.tables import StaleTables
+from hteb_score.cli.tables import StaleTables, read_text
 from hteb_score.cli.terminal import echo
 
 
@@ -44,13 +44,20 @@ def leaderboard(cards: Path, facts: Path, out: Path, sensitivity: Path | None, c
     from hteb_score.report.site.leaderboard_data import leaderboard_data, read_facts
     from hteb_score.report.site.leaderboard_page import CSV_NAME, csv_text, render
 
+    if not out.name:  # --out "" is Path("."): no page to write, nor a CSV beside it
+        raise HtebError("--out is empty: give the page's path (e.g. docs/leaderboard.html)")
     if out.name == CSV_NAME:
         raise HtebError(f"--out {out} is the CSV the page is written beside: name the page otherwise")
+    table = out.with_name(CSV_NAME)
+    try:  # before any work: a file there that is not UTF-8 text is none this command wrote
+        before = {path: read_text(path) if path.is_file() else None for path in (out, table)}
+    except HtebError as err:
+        raise HtebError(f"{err}, so no page or CSV this command wrote: move it or choose another --out") from None
     data = leaderboard_data(cards, read_facts(facts), sensitivity)
     for note in data["notes"]:
         echo(f"note: {note}", err=True)
-    files = {out: render(data), out.with_name(CSV_NAME): csv_text(data)}
-    stale = [path for path, text in files.items() if not path.is_file() or path.read_text(encoding="utf-8") != text]
+    files = {out: render(data), table: csv_text(data)}
+    stale = [path for path, text in files.items() if before[path] != text]
     if check:
         if stale:
             raise StaleTables(f"differs from its cards: {', '.join(map(str, stale))}: run hteb-score leaderboard")

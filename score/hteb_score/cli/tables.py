@@ -13,6 +13,17 @@ from hteb_score.cli.terminal import echo
 DEFAULT_FILES = (Path("docs/findings.md"), Path("docs/comparing.md"), Path("docs/sensitivity.md"))
 
 
+def read_text(path: Path) -> str:
+    """A text file the command reads or compares with what it writes: a missing file or one that is not UTF-8
+    (a binary file named by mistake) is one line, not a traceback."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise HtebError(f"{path}: no such file") from None
+    except UnicodeDecodeError as err:
+        raise HtebError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+
+
 class StaleTables(HtebError):
     """A generated table differs from what its cards or parts give (--check): exit 1, as a failed check."""
 
@@ -33,10 +44,7 @@ def tables(files: tuple[Path, ...], check: bool) -> None:
     stale: list[str] = []
     read: Readings = {}
     for path in files or DEFAULT_FILES:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise HtebError(f"{path}: no such file") from None
+        text = read_text(path)
         try:
             updated = update_tables(text, path.parent, read)
         except HtebError as err:

@@ -11,7 +11,6 @@ JSON is read, so comparing needs no mteb installed; files of other tasks and exp
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,6 +21,8 @@ from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.taxonomy import INSTALLED
 from hteb_score.scoring.aggregate import POINTS
 from hteb_score.scoring.model_scores import ModelScores
+from hteb_score.scoring.part_checks import checked_score
+from hteb_contract.specs.datasets import specs_by_mteb_task
 from hteb_score.mteb_interop.layout import DATASET_KEY, parse_variant_task_name
 
 META = "model_meta.json"
@@ -68,7 +69,8 @@ def _model_scores(revision: Path, datasets_of: Mapping[str, list[str]], *, sever
             continue  # another task's results in the same cache
         result = _read(file)
         dataset = _dataset(result, file, variant.task, datasets_of)
-        value = _score(result, file)
+        spec = specs_by_mteb_task().get(variant.task)
+        value = _score(result, file, spec.task_type if spec else None)
         if value is not None:
             per_variant.setdefault((variant.transformation, variant.seed), {})[dataset] = value * POINTS
         short_revisions.add(f"hteb-{variant.revision}")
@@ -115,8 +117,10 @@ def _dataset(result: Mapping[str, Any], file: Path, task: str, datasets_of: Mapp
     return named[0] if len(named) == 1 else task
 
 
-def _score(result: Mapping[str, Any], file: Path) -> float | None:
-    """mteb's get_score(): the mean main score over every split and subset; None if any is undefined."""
+def _score(result: Mapping[str, Any], file: Path, kind: str | None) -> float | None:
+    """mteb's get_score(): the mean main score over every split and subset; None if any is undefined. Each
+    stated score must be a number in the range of task type `kind`'s metric on mteb's 0-1 scale (a main_score
+    of 50.0 would read as 5,000 points)."""
     splits = result.get("scores")
     if not isinstance(splits, dict) or not splits:
         raise ContractError(f"{file}: not an mteb task result (no scores)")
@@ -124,11 +128,12 @@ def _score(result: Mapping[str, Any], file: Path) -> float | None:
     for split, entries in splits.items():
         if not isinstance(entries, list) or not all(isinstance(e, dict) and "main_score" in e for e in entries):
             raise ContractError(f"{file}: split {split!r} is not a list of scores with a main_score")
-        values.extend(e["main_score"] for e in entries)
+        values.extend(
+            checked_score(e["main_score"], kind, f"{file}: scores.{split}[{at}].main_score")
+            for at, e in enumerate(entries)
+        )
     if any(v is None for v in values):
         return None
-    if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in values):
-        raise ContractError(f"{file}: a main_score is not a finite number")
     return sum(values) / len(values)
 
 

@@ -13,8 +13,9 @@ import reprlib
 from collections.abc import Mapping
 from typing import Any
 
-from hteb_contract.errors import HtebError
+from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.field_values import NUMBER
+from hteb_contract.tasks import TASK_TYPES, task_type
 
 #: metrics that may be negative (correlations); every other main metric is a rate, in [0, 1]
 SIGNED = ("spearman", "pearson")
@@ -23,6 +24,36 @@ SIGNED = ("spearman", "pearson")
 def metric_range(metric: str) -> tuple[float, float]:
     """The values `metric` can take on the evaluators' 0-1 scale."""
     return (-1.0, 1.0) if any(word in metric for word in SIGNED) else (0.0, 1.0)
+
+
+def score_range(kind: str | None) -> tuple[float, float]:
+    """The range a main score of task type `kind` lies in on the 0-1 scale, the one a card's records are held
+    to; of no known type, the widest of any type's."""
+    kinds = [task_type(kind)] if kind else [row for _, row in TASK_TYPES.items()]
+    ranges = [metric_range(k.metric) for k in kinds]
+    return min(low for low, _ in ranges), max(high for _, high in ranges)
+
+
+def checked_score(value: Any, kind: str | None, where: str, *, scale: float = 1.0, text: bool = False) -> float | None:
+    """`value` as a score of task type `kind` on `scale` (None: none given), stated by someone else (a scores
+    table, an mteb result): a finite number, not true or false, inside its metric's range; with `text`, text
+    that reads as a number too (a table's cell). Anything else is one line naming `where`, never a figure of
+    370 points."""
+    if value is None or (text and isinstance(value, str) and not value.strip()):
+        return None
+    try:
+        number = float(value) if text and isinstance(value, str) else value
+    except ValueError:
+        number = None
+    if isinstance(number, bool) or not isinstance(number, (int, float)):
+        raise ContractError(f"{where} is not a number: {reprlib.repr(value)}")
+    if not NUMBER.check(number):  # NaN, an infinity, an integer beyond a float
+        raise ContractError(f"{where} is not finite: {reprlib.repr(value)}")
+    low, high = (bound * scale for bound in score_range(kind))
+    if not low <= number <= high:
+        of = f"{kind}'s {task_type(kind).metric}" if kind else "any task type's score"
+        raise ContractError(f"{where} is {reprlib.repr(value)}, outside {of} range [{low:g}, {high:g}]")
+    return float(number)
 
 
 #: The longest a run may say it took, in seconds (a year): a time beyond it, like a negative one, was written by hand.

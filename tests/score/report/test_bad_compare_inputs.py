@@ -8,9 +8,12 @@ datasets are compared in seconds (the Walsh interval takes k from the normal app
 from __future__ import annotations
 
 import copy
+import csv
 import json
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 import yaml
 from cards import MODELS, big_card, make_card, paper_rows, write_card
@@ -20,8 +23,11 @@ from fuzz import examples
 
 from deadline import deadline
 from hteb_contract.specs.transformations import Axis
+from hteb_contract.tasks import TASK_TYPES
 from hteb_contract.taxonomy import INSTALLED, RECORDED, Taxonomy
 from hteb_contract.validation import validate
+from hteb_score.evaluators.outcomes import Outcomes
+from hteb_score.report.card.outputs import ITEMS_FILE, OUTCOMES_FILE, RunFiles, items_parquet, outcomes_parquet
 from hteb_score.scoring.aggregate import aggregate
 from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.stats import hodges_lehmann as hl
@@ -206,3 +212,229 @@ def test_cards_of_revisions_that_put_a_transformation_on_two_axes_are_refused_in
     )
     _refused(code, err, f"transformation '{name}' is on axis '{INSTALLED.axis_of(name)}' in one and '{elsewhere}'")
     assert not (tmp_path / "out").exists()
+
+
+# -- the parquet files beside a card: the writer's schema, or one line ------------------------------------------
+
+#: A card whose folder holds the generated parquet files, and one to compare it with.
+HONEST, BESIDE = make_card(MODELS[0], datasets=3), make_card(MODELS[1], datasets=3, model_index=1)
+#: The columns each writer leaves null (report/card/outputs.py): any other null is a damaged file.
+MAY_BE_NULL = {
+    ITEMS_FILE: {"top10_changed", "order_flipped", "quality", "fluency"},
+    OUTCOMES_FILE: {"seed", "gold", "predicted", "gold_label", "predicted_label"},
+}
+#: A column of another type than the writer's, with a value of it ("0.5": text a cast would read as a number).
+OTHER_TYPES = {
+    pa.string(): st.sampled_from(["0.5", "cosine", ""]),
+    pa.large_string(): st.just("0.5"),
+    pa.int64(): st.integers(-3, 3),
+    pa.float64(): st.floats(-1, 1),
+    pa.float32(): st.floats(-1, 1, width=32),
+    pa.bool_(): st.booleans(),
+    pa.list_(pa.float64()): st.lists(st.floats(-1, 1), max_size=2),
+}
+
+
+def _item(at: int) -> dict:
+    """One explorer row as scoring writes it: an STS pair's, so no top-10 verdict; the judge's scores unrated."""
+    dataset = BESIDE["dataset"]["datasets"][0]
+    return {
+        "model": MODELS[1],
+        "dataset": dataset,
+        "transformation": "paraphrasing",
+        "seed": 1,
+        "split": "test",
+        "item_id": str(at),
+        "field": "sentence1",
+        "original_text": f"original text {at}",
+        "transformed_text": f"transformed text {at}",
+        "cosine": 0.9 - at / 10,
+        "top10_changed": None,
+        "order_flipped": at % 2 == 0,
+        "moved_most": True,
+        "outcome_flipped": at % 2 == 0,
+        "quality": None,
+        "fluency": None,
+        "with_errors": False,
+    }
+
+
+def _table(files: dict[str, str | bytes]) -> pa.Table:
+    (data,) = files.values()
+    return pq.read_table(pa.BufferReader(data))
+
+
+ITEMS = [_item(at) for at in range(4)]
+VALID = {
+    ITEMS_FILE: _table(items_parquet(RunFiles(BESIDE, {}, ITEMS))),
+    OUTCOMES_FILE: _table(
+        outcomes_parquet(
+            RunFiles(
+                BESIDE,
+                {},
+                outcomes={
+                    ("STSBenchmark", "original", None): Outcomes.of(
+                        "spearman", "default", ["0", "1"], [1.0, 2.0], [0.1, 0.3]
+                    ),
+                    ("Banking77", "original", None): Outcomes.of(
+                        "accuracy", "default", ["0", "1"], ["a", "b"], ["a", "a"]
+                    ),
+                },
+            )
+        )
+    ),
+}
+
+
+def _compare_beside(folder, run_cli, files: dict[str, pa.Table]):
+    """`compare` of HONEST and of BESIDE with `files` written in BESIDE's folder."""
+    (folder / "beside").mkdir()
+    for name, table in files.items():
+        pq.write_table(table, folder / "beside" / name)
+    honest = write_card(folder, HONEST)
+    return run_cli("compare", honest, write_card(folder / "beside", BESIDE), "--out", folder / "out", *SPLITS)
+
+
+@st.composite
+def damaged(draw) -> tuple[str, pa.Table, str]:
+    """A file beside a card (its name), the writer's table with one column missing, of another type, or with a
+    null where the writer writes none, and that column."""
+    name = draw(st.sampled_from(sorted(VALID)))
+    table = VALID[name]
+    column = draw(st.sampled_from(table.column_names))
+    at, field = table.column_names.index(column), table.schema.field(column)
+    how = draw(st.sampled_from(["missing", "type", *(() if column in MAY_BE_NULL[name] else ("null",))]))
+    if how == "missing":
+        return name, table.remove_column(at), column
+    if how == "type":
+        kind = draw(st.sampled_from([t for t in OTHER_TYPES if t != field.type]))
+        values = draw(st.lists(OTHER_TYPES[kind], min_size=table.num_rows, max_size=table.num_rows))
+        return name, table.set_column(at, column, pa.array(values, type=kind)), column
+    values = table.column(column).to_pylist()
+    values[draw(st.integers(0, len(values) - 1))] = None
+    return name, table.set_column(at, column, pa.array(values, type=field.type)), column
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=damaged())
+def test_fuzz_a_parquet_file_beside_a_card_of_another_schema_is_refused(tmp_path_factory, run_cli, case):
+    """items.parquet is held to its writer's schema as outcomes.parquet is: a column missing, of another type
+    (text "0.5" too: never cast) or null where its writer writes none is one line naming the file and column."""
+    name, table, column = case
+    folder = tmp_path_factory.mktemp("beside")
+    code, _, err = _compare_beside(folder, run_cli, {name: table})
+    _refused(code, err, f"{folder / 'beside' / name}: ", f"column {column!r}")
+    assert not (folder / "out").exists()
+
+
+def test_refused_outcomes_parquet_copied_over_items_parquet(tmp_path, run_cli):
+    code, _, err = _compare_beside(tmp_path, run_cli, {ITEMS_FILE: VALID[OUTCOMES_FILE]})
+    _refused(code, err, f"{tmp_path / 'beside' / ITEMS_FILE}: no column 'model'")
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_items_file_of_the_writers_schema_is_shown_in_the_explorer(tmp_path, run_cli):
+    """What the writer leaves null (no top-10 verdict, no judge) is read: its rows are in report.html."""
+    code, _, err = _compare_beside(tmp_path, run_cli, {ITEMS_FILE: VALID[ITEMS_FILE]})
+    assert code == 0, err
+    html = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert all(item["transformed_text"] in html for item in ITEMS)
+
+
+# -- scores tables: every score a number of its task type's range, in points --------------------------------------
+
+#: The generated table's datasets: (task type it names, the range of its scores in points). SciFact is HTEB's
+#: Retrieval dataset (a rate) also where the row names no type; a dataset HTEB does not know and no type: any score's.
+TABLE_DATASETS = {"STSBenchmark": ("STS", (-100, 100)), "SciFact": ("", (0, 100)), "MyData": ("", (-100, 100))}
+SCORE_COLUMNS = ("original", "hteb", "paraphrasing")
+
+
+def _table_rows() -> list[dict]:
+    return [
+        {"model": model, "dataset": d, "task_type": kind, **{c: 50 - 10 * i for c in SCORE_COLUMNS}}
+        for i, model in enumerate(("A", "B"))
+        for d, (kind, _) in TABLE_DATASETS.items()
+    ]
+
+
+def _write_table(path, rows: list[dict]) -> None:
+    if path.suffix == ".json":
+        path.write_text(json.dumps(rows), encoding="utf-8")
+        return
+    with path.open("w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _reads_as_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+#: text that is no number: a CSV cell or a JSON string (what a spreadsheet writes for a missing value too)
+NOT_NUMBER_TEXT = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), min_size=1).filter(
+    lambda t: t.strip() != "" and not _reads_as_number(t)
+)
+
+
+def bad_score(low: float, high: float, *, as_json: bool) -> st.SearchStrategy:
+    """A score outside [low, high] points, non-finite, or no number at all (in JSON: true, a list, an object)."""
+    outside = st.floats(min_value=high, exclude_min=True, allow_infinity=False) | st.floats(
+        max_value=low, exclude_max=True, allow_infinity=False
+    )
+    if as_json:
+        no_number = st.booleans() | st.lists(st.integers(0, 9), max_size=2) | st.just({"a": 1}) | NOT_NUMBER_TEXT
+        return outside | st.integers(min_value=2**1024) | no_number | outside.map(repr)
+    return outside.map(repr) | st.sampled_from(["nan", "inf", "-inf", "1e999", "NaN"]) | NOT_NUMBER_TEXT
+
+
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), suffix=st.sampled_from([".csv", ".json"]))
+def test_fuzz_a_table_score_that_is_no_score_of_its_task_type_is_refused(tmp_path_factory, run_cli, data, suffix):
+    """Any score of a row made no number, true, non-finite or outside its task type's range in points (as a card's
+    records are held to their metric's): one line naming the table, the row and the column; nothing written."""
+    rows = _table_rows()
+    line = data.draw(st.integers(1, len(rows)))
+    column = data.draw(st.sampled_from(SCORE_COLUMNS))
+    _, (low, high) = TABLE_DATASETS[rows[line - 1]["dataset"]]
+    rows[line - 1][column] = data.draw(bad_score(low, high, as_json=suffix == ".json"))
+    folder = tmp_path_factory.mktemp("table")
+    _write_table(folder / f"scores{suffix}", rows)
+    code, _, err = run_cli("compare", "--scores-table", folder / f"scores{suffix}", "--out", folder / "out", *SPLITS)
+    _refused(code, err, f"{folder / f'scores{suffix}'}: row {line}: column {column!r}")
+    assert not (folder / "out").exists()
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    data=st.data(),
+    kind=st.sampled_from([t for t in TASK_TYPES.names() if t != "STS"])
+    | st.text(min_size=1).filter(lambda t: t.strip() != "" and t.strip() not in TASK_TYPES),
+)
+def test_fuzz_a_task_type_unknown_or_not_the_datasets_is_refused(tmp_path_factory, run_cli, data, kind):
+    """A task type that is none, or another than HTEB's table gives the dataset (STSBenchmark's STS): the range
+    its scores are held to would be another's."""
+    rows = _table_rows()
+    line = data.draw(st.sampled_from([i + 1 for i, r in enumerate(rows) if r["dataset"] == "STSBenchmark"]))
+    rows[line - 1]["task_type"] = kind
+    folder = tmp_path_factory.mktemp("table")
+    _write_table(folder / "scores.json", rows)
+    code, _, err = run_cli("compare", "--scores-table", folder / "scores.json", "--out", folder / "out", *SPLITS)
+    _refused(code, err, f"{folder / 'scores.json'}: row {line}: ")
+    assert ("unknown task type" if kind.strip() not in TASK_TYPES else "is of task type 'STS'") in err
+
+
+def test_scores_at_the_ends_of_their_ranges_are_compared_as_given(tmp_path, run_cli):
+    """A correlation of -100 points and a rate of 0 or 100 are scores: compared, and shown as they are."""
+    rows = _table_rows()
+    rows[0]["original"], rows[1]["original"], rows[4]["original"] = -100, 100, 0  # A's STS, A's SciFact, B's SciFact
+    _write_table(tmp_path / "scores.csv", rows)
+    code, _, err = run_cli("compare", "--scores-table", tmp_path / "scores.csv", "--out", tmp_path / "out", *SPLITS)
+    assert code == 0, err
+    leaderboard = json.loads((tmp_path / "out" / "comparison.json").read_text(encoding="utf-8"))["leaderboard"]
+    originals = {row["model"]: row["original"] for row in leaderboard}
+    assert originals == pytest.approx({"A": (-100 + 100 + 50) / 3, "B": (40 + 0 + 40) / 3})

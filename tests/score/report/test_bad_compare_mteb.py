@@ -7,6 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from fuzz import examples
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hteb_score.mteb_interop.layout import model_meta, result_folder, variant_task_name
 
@@ -116,7 +119,7 @@ def test_refused_a_folder_without_htebs_results(tmp_path, run_cli):
         ("[1, 2]", "not a JSON object"),
         (json.dumps({"task_name": "SciFact", "dataset_revision": "r"}), "not an mteb task result (no scores)"),
         (json.dumps({"task_name": "SciFact", "scores": {"test": [{"hf_subset": "default"}]}}), "with a main_score"),
-        (json.dumps({"task_name": "SciFact", "scores": {"test": [_entry("high")]}}), "not a finite number"),
+        (json.dumps({"task_name": "SciFact", "scores": {"test": [_entry("high")]}}), "is not a number: 'high'"),
         (json.dumps({"scores": {"test": [_entry(0.5)]}}), "no task_name"),
     ],
 )
@@ -143,3 +146,47 @@ def test_refused_beside_a_card_of_another_protocol_unless_forced(card_files, tmp
         "compare", card_files[0], "--mteb-results", root, "--force", "--out", tmp_path / "forced", "--splits", "5"
     )
     assert code == 0 and "FORCED" in err, err
+
+
+#: mteb's main scores, on its 0-1 scale, by task: a correlation (STS), a rate (Retrieval), and of a task HTEB's
+#: table does not name, any main score's.
+MAIN_SCORE_RANGES = {"STSBenchmark": (-1.0, 1.0), "SciFact": (0.0, 1.0), "MyTask": (-1.0, 1.0)}
+
+
+def bad_main_score(low: float, high: float) -> st.SearchStrategy:
+    """A main score mteb never writes: outside its metric's range (50.0: points), true or false, text, or an
+    integer beyond a float."""
+    outside = st.floats(min_value=high, exclude_min=True, allow_infinity=False) | st.floats(
+        max_value=low, exclude_max=True, allow_infinity=False
+    )
+    return outside | st.integers(2, 100) | st.booleans() | st.sampled_from(["0.5", "high"]) | st.integers(2**1024)
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), task=st.sampled_from(sorted(MAIN_SCORE_RANGES)), after_null=st.booleans())
+def test_fuzz_a_main_score_outside_its_range_or_no_number_is_refused(tmp_path_factory, run_cli, data, task, after_null):
+    """Any variant's main score made one mteb never writes, alone or after a null one (a file mteb_interop reads as
+    undefined): one line naming the file and the entry, nothing written; never 5,000 points."""
+    tmp_path = tmp_path_factory.mktemp("mteb")
+    root = tmp_path / "cache"
+    write_result(root, task, 0.5)
+    bad = data.draw(bad_main_score(*MAIN_SCORE_RANGES[task]))
+    entries = [_entry(None), _entry(bad, "other")] if after_null else [_entry(bad)]
+    transformation, seed = data.draw(st.sampled_from([("original", None), ("paraphrasing", 1)]))
+    path = write_result(root, task, 0.5, transformation, seed)
+    result = json.loads(path.read_text())
+    result["scores"]["test"] = entries
+    path.write_text(json.dumps(result))
+    at = 1 if after_null else 0
+    _refused(run_cli, tmp_path, "--mteb-results", root, needles=(f"{path}: scores.test[{at}].main_score",))
+
+
+def test_a_negative_correlation_is_a_main_score(tmp_path, run_cli):
+    """An STS main score below 0 lies in its correlation's range: compared, in points."""
+    root = tmp_path / "cache"
+    write_result(root, "STSBenchmark", -0.25)
+    write_result(root, "STSBenchmark", -1.0, "paraphrasing", 1)
+    code, _, err = run_cli("compare", "--mteb-results", root, "--out", tmp_path / "out", "--splits", "5")
+    assert code == 0, err
+    [row] = json.loads((tmp_path / "out" / "comparison.json").read_text())["leaderboard"]
+    assert row["original"] == pytest.approx(-25.0) and row["axes"]["lexical"] == pytest.approx(-100.0)

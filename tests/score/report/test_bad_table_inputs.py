@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 from cards import MODELS, make_card, write_card
 from findings_parts import part
+from fuzz import examples
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hteb_contract.taxonomy import INSTALLED
 from hteb_score import CARD_FILE
@@ -238,3 +241,42 @@ def test_a_figure_resting_on_no_subset_is_not_held_to_the_evaluators_score(tmp_p
     del card["coverage"]  # the same null figure without the coverage that explains it contradicts its mteb file
     path.write_text(json.dumps(card), encoding="utf-8")
     _refused(*run_cli("tables", tmp_path / "page.md"), "STS12 random_capitalisation/1339", "says")
+
+
+# -- files that are not UTF-8 text ------------------------------------------------------------------------------
+
+
+def _not_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+#: a page's text with bytes that are no UTF-8 somewhere in it (a binary file, a page saved as Latin-1)
+NOT_UTF8 = st.builds(
+    lambda before, bad, after: before.encode("utf-8") + bad + after.encode("utf-8"),
+    st.text(max_size=40),
+    st.binary(min_size=1, max_size=8).filter(_not_utf8),
+    st.text(max_size=40),
+).filter(_not_utf8)
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=NOT_UTF8)
+def test_fuzz_a_page_that_is_not_utf8_is_refused_and_left_as_it_was(tmp_path_factory, run_cli, data):
+    page = tmp_path_factory.mktemp("page") / "t.md"
+    page.write_bytes(data)
+    for check in ((), ("--check",)):
+        _refused(*run_cli("tables", page, *check), f"{page}: not UTF-8 text (")
+        assert page.read_bytes() == data
+
+
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=NOT_UTF8)
+def test_fuzz_a_rounds_parts_at_that_is_not_utf8_is_refused(parts, run_cli, data):
+    """The commit a round's parts left the tree at, read from its `parts-at`: bytes that are no UTF-8 name none."""
+    marker = parts.parent / "parts-at"
+    marker.write_bytes(data)
+    _refused(*_tables(run_cli, parts), f"{marker}: ", "is not a commit (40 hex digits)")

@@ -8,13 +8,15 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hteb_contract.errors import HtebError
 from hteb_score.report.site.leaderboard_data import ALL, PAGE_URL, leaderboard_data, read_facts
+from hteb_score.report.site.leaderboard_data import FACTS as FACTS_SHOWN
 from hteb_score.report.site.leaderboard_page import CSV_NAME, csv_text, render
 from hteb_score.report.site.published import AVERAGE, PAPER_AXES, SCOPES, published_rows
 from hteb_score.report.formatting import number
@@ -627,3 +629,109 @@ def test_the_board_of_a_refused_card_writes_nothing(tmp_path, run_cli):
     code, _, err = run_cli("leaderboard", tmp_path / "cards", "--facts", FACTS, "--out", tmp_path / "board.html")
     assert code != 0 and "appears twice" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "board.html").exists() and not (tmp_path / CSV_NAME).exists()
+
+
+# -- the facts file and --out: refused in one line before any work ------------------------------------------------
+
+#: The keys a facts row may hold: tests/models.py's `facts` and the facts the page shows.
+FACT_KEYS = sorted({"model", "name", "page", "cased", *FACTS_SHOWN})
+COUNTS = ("parameters", "embedding_dim", "max_tokens")
+
+
+def _fact_ok(key: str, value: object) -> bool:
+    """Whether `value` is a fact `key` can be (counts whole and above 0, a time a number above 0, the rest text)."""
+    if key in COUNTS:
+        return type(value) is int and 0 < value <= sys.float_info.max
+    if key == "seconds_per_1000":
+        return type(value) in (int, float) and 0 < value <= sys.float_info.max
+    return isinstance(value, str) and value.strip() != ""
+
+
+def _refused_board(run_cli, facts: Path, out: Path, *needles: str) -> None:
+    """`leaderboard` with `facts` and `out`: one line, exit 2, and no page or CSV written beside `out`."""
+    before = sorted(out.parent.iterdir())
+    code, _, err = run_cli("leaderboard", CARDS, "--facts", facts, "--out", out)
+    assert code == 2 and err.count("\n") == 1 and err.startswith("hteb-score: error: ") and "Traceback" not in err, err
+    assert all(n in err for n in needles), err
+    assert sorted(out.parent.iterdir()) == before
+
+
+JSON_VALUES = st.one_of(
+    st.integers(),
+    st.integers(min_value=2**1024),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=20),
+    st.booleans(),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(key=st.sampled_from([k for k in FACT_KEYS if k not in ("page", "cased")]), value=JSON_VALUES)
+def test_fuzz_a_fact_of_another_kind_is_refused_in_one_line(tmp_path_factory, run_cli, key, value):
+    """Text, a list, true or a negative number where a count belongs (the CSV would show {'a': 1} as the model's
+    parameters): one line naming the file, the model and the fact; a fact of its kind is read as it is."""
+    folder = tmp_path_factory.mktemp("facts")
+    row = {"model": value} if key == "model" else {"model": "org/m", key: value}
+    (folder / "facts.json").write_text(json.dumps([row]), encoding="utf-8")
+    if _fact_ok(key, value):
+        assert read_facts(folder / "facts.json")[row["model"]][key] == value
+        return
+    _refused_board(run_cli, folder / "facts.json", folder / "board.html", f"{folder / 'facts.json'}: row 1", f"{key} ")
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(key=st.text(min_size=1, max_size=12).filter(lambda k: k not in FACT_KEYS))
+def test_fuzz_a_key_that_is_no_fact_is_refused(tmp_path_factory, run_cli, key):
+    """A misspelt fact ("license") would leave the page's cell unknown without a word."""
+    folder = tmp_path_factory.mktemp("facts")
+    (folder / "facts.json").write_text(json.dumps([{"model": "org/m", key: "MIT"}]), encoding="utf-8")
+    _refused_board(run_cli, folder / "facts.json", folder / "board.html", f"{key!r} is no fact the page shows")
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_fuzz_a_model_given_twice_is_refused(tmp_path_factory, run_cli, data):
+    """A model's second row would win silently: refused, naming both rows."""
+    rows = json.loads(FACTS.read_text(encoding="utf-8"))
+    copy = dict(data.draw(st.sampled_from(rows)), licence=data.draw(st.sampled_from(["MIT", "Apache-2.0"])))
+    rows.insert(data.draw(st.integers(0, len(rows))), copy)
+    first, second = (line for line, row in enumerate(rows, start=1) if row["model"] == copy["model"])
+    folder = tmp_path_factory.mktemp("facts")
+    (folder / "facts.json").write_text(json.dumps(rows), encoding="utf-8")
+    needle = f"row {second} (model {copy['model']!r}): the model's facts are given in row {first} too"
+    _refused_board(run_cli, folder / "facts.json", folder / "board.html", needle)
+
+
+def test_refused_an_empty_out(tmp_path, run_cli, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli("leaderboard", CARDS, "--facts", FACTS, "--out", "")
+    assert code == 2 and err == "hteb-score: error: --out is empty: give the page's path (e.g. docs/leaderboard.html)\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def _not_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    data=st.binary(min_size=1, max_size=64).filter(_not_utf8),
+    which=st.sampled_from(["page", "csv"]),
+    check=st.booleans(),
+)
+def test_fuzz_a_page_or_csv_there_that_is_not_utf8_is_refused_and_kept(tmp_path_factory, run_cli, data, which, check):
+    """A file at --out (or its CSV) that is not UTF-8 text is no page this command wrote: refused before any work,
+    with or without --check, and left as it was."""
+    folder = tmp_path_factory.mktemp("board")
+    there = folder / ("board.html" if which == "page" else CSV_NAME)
+    there.write_bytes(data)
+    args = ("leaderboard", CARDS, "--facts", FACTS, "--out", folder / "board.html", *(("--check",) if check else ()))
+    code, _, err = run_cli(*args)
+    assert code == 2 and err.count("\n") == 1 and f"{there}: not UTF-8 text (" in err, err
+    assert there.read_bytes() == data and list(folder.iterdir()) == [there]

@@ -9,24 +9,29 @@ tables and our own cards are compared the same way.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
+
+import pyarrow as pa
 
 from hteb_contract.common import csv_input, json_input
 from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.common.registry import Registry
-from hteb_contract.parquet_io import read_parquet_rows, read_parquet_table
+from hteb_contract.parquet_io import read_parquet_table, table_rows
+from hteb_contract.specs.datasets import dataset_specs
+from hteb_contract.tasks import task_type
 from hteb_contract.taxonomy import INSTALLED, recorded_in
 from hteb_contract.validation import validate
 from hteb_score.encoding.backends import precision_suffix
 from hteb_score.mteb_interop.results import load_mteb_results
 from hteb_score.report.card.card_checks import check_card
 from hteb_score.evaluators.outcomes import LABEL_MEASURES, MEASURES, Outcomes
-from hteb_score.report.card.outputs import ITEMS_FILE, OUTCOMES_FILE, OUTCOMES_SCHEMA
+from hteb_score.report.card.outputs import ITEMS_FILE, ITEMS_SCHEMA, OUTCOMES_FILE, OUTCOMES_SCHEMA
 from hteb_score.scoring.aggregate import aggregate, check_transformation
 from hteb_score.scoring.model_scores import HTEB, ModelScores, joined_taxonomy
-from hteb_score.scoring.score_record import ScoreRecord
+from hteb_score.scoring.part_checks import checked_score
+from hteb_score.scoring.score_record import POINTS, ScoreRecord
 
 TABLE_REQUIRED = ("model", "dataset", "original")
 #: What every input of a comparison must share: ModelScores attribute (and table column) -> its name in messages.
@@ -79,12 +84,18 @@ def load_folder(folder: Path) -> list[ModelScores]:
     return [load_card(path) for path in cards]
 
 
+#: The columns a writer leaves null (outputs.py): an outcome's other kind of value and an original's seed; an
+#: item's verdict its measure does not make (top-10 or pair order) and the judge's scores of an unrated item.
+OUTCOMES_NULLABLE = ("seed", "gold", "predicted", "gold_label", "predicted_label")
+ITEMS_NULLABLE = ("top10_changed", "order_flipped", "quality", "fluency")
+
+
 def read_outcomes(path: Path) -> dict[tuple[str, str, int | None], Outcomes] | None:
     """Per variant, the per-item outcomes of the outcomes.parquet beside a card (None where there is none);
     damaged: one line."""
     if not path.is_file():
         return None
-    columns = read_parquet_table(path, str(path), schema=OUTCOMES_SCHEMA).to_pydict()
+    columns = _read_typed(path, OUTCOMES_SCHEMA, OUTCOMES_NULLABLE).to_pydict()
     rows: dict[tuple[str, str, int | None], list[int]] = {}
     for at, variant in enumerate(zip(columns["dataset"], columns["transformation"], columns["seed"])):
         rows.setdefault(variant, []).append(at)
@@ -112,7 +123,23 @@ def _read_items(path: Path) -> list[dict[str, Any]] | None:
     """The explorer's rows of the items.parquet beside a card (None where there is none); damaged: one line."""
     if not path.is_file():
         return None
-    return read_parquet_rows(path, str(path))[1]
+    return table_rows(_read_typed(path, ITEMS_SCHEMA, ITEMS_NULLABLE), str(path))
+
+
+def _read_typed(path: Path, schema: pa.Schema, nullable: Collection[str]) -> pa.Table:
+    """A parquet file written beside a card: `schema`'s columns of exactly its types (a cast would read text
+    "0.5" as a number) and no null outside `nullable`; any other file (another file copied over it) is one line
+    naming the column, never a KeyError or a wrong figure later."""
+    table = read_parquet_table(path, str(path))
+    for field in schema:
+        if field.name not in table.column_names:
+            raise HtebError(f"{path}: no column {field.name!r}; the file is damaged or another file")
+        column = table.column(field.name)
+        if column.type != field.type:
+            raise HtebError(f"{path}: column {field.name!r} is {column.type}, not {field.type}; the file is damaged")
+        if column.null_count and field.name not in nullable:
+            raise HtebError(f"{path}: column {field.name!r} holds {column.null_count} null(s); the file is damaged")
+    return table.select(schema.names)
 
 
 def _read_json(path: Path) -> Any:
@@ -156,6 +183,7 @@ def load_scores_table(path: Path) -> list[ModelScores]:
         raise ContractError(
             f"{path}: no HTEB score column; give at least one of {HTEB}, {', '.join(axes)} or a transformation ({', '.join(names)})"
         )
+    known_types = {s.name: s.task_type for s in dataset_specs()}
     models: dict[str, ModelScores] = {}
     for line, row in enumerate(rows, start=1):
         name, dataset = str(row.get("model") or "").strip(), str(row.get("dataset") or "").strip()
@@ -167,13 +195,15 @@ def load_scores_table(path: Path) -> list[ModelScores]:
         )
         if dataset in scores.original:
             raise ContractError(f"{path}: row {line}: model {name!r} has dataset {dataset!r} twice")
-        original = _number(row.get("original"), path, line, "original")
+        where = f"{path}: row {line}"
+        named = _task_type(row, dataset, known_types.get(dataset), where)
+        if named:
+            scores.task_types[dataset] = named
+        kind = named or known_types.get(dataset)  # the range its scores lie in
+        original = checked_score(row.get("original"), kind, f"{where}: column 'original'", scale=POINTS, text=True)
         if original is None:
-            raise ContractError(f"{path}: row {line}: empty 'original' score")
+            raise ContractError(f"{where}: empty 'original' score")
         scores.original[dataset] = original
-        task_type = _text(row.get("task_type"))
-        if task_type:
-            scores.task_types[dataset] = task_type
         for attribute, what in MUST_AGREE.items():
             given = _text(row.get(attribute))
             if given != getattr(scores, attribute):
@@ -181,7 +211,7 @@ def load_scores_table(path: Path) -> list[ModelScores]:
                     f"{path}: model {name!r} has rows on different {what} ({getattr(scores, attribute)} vs {given})"
                 )
         for column in score_columns:
-            value = _number(row.get(column), path, line, column)
+            value = checked_score(row.get(column), kind, f"{where}: column {column!r}", scale=POINTS, text=True)
             if value is None:
                 continue
             if column == HTEB:
@@ -200,16 +230,19 @@ def _text(value: Any) -> str | None:
     return text or None
 
 
-def _number(value: Any, path: Path, line: int, column: str) -> float | None:
-    if value is None or (isinstance(value, str) and not value.strip()):
+def _task_type(row: dict[str, Any], dataset: str, known: str | None, where: str) -> str | None:
+    """The task type a row names (None: none): a known one and, for a dataset HTEB's dataset table holds (of
+    type `known`), that one, as its scores are held to its metric's range."""
+    given = _text(row.get("task_type"))
+    if given is None:
         return None
     try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ContractError(f"{path}: row {line}: column {column!r} is not a number: {value!r}") from None
-    if not math.isfinite(number):
-        raise ContractError(f"{path}: row {line}: column {column!r} is not finite: {value!r}")
-    return number
+        task_type(given)
+    except HtebError as err:
+        raise ContractError(f"{where}: {err}") from None
+    if known is not None and given != known:
+        raise ContractError(f"{where}: task_type {given!r}, but {dataset} is of task type {known!r}")
+    return given
 
 
 def load_inputs(cards: Sequence[Path], tables: Sequence[Path], mteb_results: Sequence[Path] = ()) -> list[ModelScores]:

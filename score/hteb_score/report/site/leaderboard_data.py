@@ -20,6 +20,7 @@ each model's minimal-pair figures beside its robustness (report/site/sensitivity
 from __future__ import annotations
 
 import re
+import reprlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from typing import Any
 from hteb_contract.common import json_input
 from hteb_contract.citations import joined_bibliography
 from hteb_contract.errors import HtebError
+from hteb_contract.field_values import NUMBER, FieldCheck
 from hteb_contract.specs.datasets import dataset_specs
 from hteb_contract.specs.transformations import transformation_spec
 
@@ -55,18 +57,48 @@ FACTS = {
 }
 
 
+def _is_count(value: Any) -> bool:
+    return NUMBER.check(value) and isinstance(value, int) and value > 0
+
+
+def _is_name(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+#: What each key of a facts row must hold where it is not null (tests/models.py `facts` writes them): the page
+#: and the CSV show a value as it is, so text, a list or true where a count belongs would be shown as a fact.
+FACT_VALUES = {
+    "model": FieldCheck(_is_name, "a model id (a non-empty string)"),
+    "name": FieldCheck(_is_name, "a non-empty string"),
+    "parameters": FieldCheck(_is_count, "a whole number above 0"),
+    "embedding_dim": FieldCheck(_is_count, "a whole number above 0"),
+    "max_tokens": FieldCheck(_is_count, "a whole number above 0"),
+    "licence": FieldCheck(_is_name, "a non-empty string"),
+    "seconds_per_1000": FieldCheck(lambda v: NUMBER.check(v) and v > 0, "a finite number above 0"),
+    "cased": FieldCheck(lambda v: isinstance(v, bool), "true, false or null"),
+    "page": FieldCheck(lambda v: isinstance(v, str) and bool(PAGE_URL.fullmatch(v)), "an https address"),
+}
+
+
 def read_facts(path: Path) -> dict[str, dict[str, Any]]:
-    """The facts file (a JSON list of objects with `model`, the id the cards use): by model."""
+    """The facts file (a JSON list of objects with `model`, the id the cards use): by model. A key it does not
+    know (a misspelt fact would be shown as unknown), a value of the wrong kind and a model given twice (the
+    last row would win) are one line each."""
     rows = json_input.read(path, HtebError)
-    if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("model"), str) for r in rows):
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and "model" in r for r in rows):
         raise HtebError(f'{path}: expected a list of objects, each with a "model"')
-    for row in rows:
-        page, cased = row.get("page"), row.get("cased")
-        if page is not None and not (isinstance(page, str) and PAGE_URL.fullmatch(page)):
-            raise HtebError(f"{path}: model {row['model']!r}: page {page!r} is not an https address")
-        if cased is not None and not isinstance(cased, bool):
-            raise HtebError(f"{path}: model {row['model']!r}: cased {cased!r} is not true, false or null")
-    return {r["model"]: r for r in rows}
+    lines: dict[str, int] = {}
+    for line, row in enumerate(rows, start=1):
+        where = f"{path}: row {line}" + (f" (model {row['model']!r})" if isinstance(row["model"], str) else "")
+        for key, value in row.items():
+            if key not in FACT_VALUES:
+                raise HtebError(f"{where}: {key!r} is no fact the page shows (known: {', '.join(FACT_VALUES)})")
+            if (value is not None or key == "model") and not FACT_VALUES[key].check(value):
+                raise HtebError(f"{where}: {key} {reprlib.repr(value)} is not {FACT_VALUES[key].must}")
+        if row["model"] in lines:
+            raise HtebError(f"{where}: the model's facts are given in row {lines[row['model']]} too; give them once")
+        lines[row["model"]] = line
+    return {row["model"]: row for row in rows}
 
 
 #: The CSV's columns of a Sensitivity row (a share from 0 to 1, its exact interval, items and reading).

@@ -68,7 +68,7 @@ def parts_left(
     marker = Path(folder).parent / MARKER
     if not marker.is_file():
         return {}
-    commit = marker.read_text(encoding="utf-8").strip()
+    commit = marker.read_bytes().decode("utf-8", "replace").strip()  # not UTF-8: no commit, refused below
     if not re.fullmatch(r"[0-9a-f]{40}", commit):
         raise HtebError(f"{marker}: {commit[:60]!r} is not a commit (40 hex digits)")
     top = Path(_git(marker, "rev-parse", "--show-toplevel").decode("utf-8").strip())
