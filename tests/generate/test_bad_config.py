@@ -9,12 +9,14 @@ loaded, and every numeric option out of range (hteb_generate/bounds.py).
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+from contextlib import redirect_stderr
 from pathlib import Path
 
 import pyarrow as pa
@@ -164,8 +166,8 @@ NUMBERS = {
 }
 
 OTHERS = {
-    "datasets-only-commas": (["--datasets", ","], "--datasets is empty"),
-    "transformations-only-commas": (["--transformations", ","], "--transformations is empty"),
+    "datasets-only-commas": (["--datasets", ","], "--datasets ',' names nothing; leave it out for the default"),
+    "transformations-only-commas": (["--transformations", ","], "--transformations ',' names nothing"),
     "cache-dir-empty": (["--cache-dir", ""], "--cache-dir '' is not a path"),
     "data-dir-blank": (["--data-dir", " "], "--data-dir ' ' is not a path"),
     "manifest-md-empty": (["--manifest-md", ""], "--manifest-md '' is not a path"),
@@ -178,7 +180,19 @@ OTHERS = {
     "data-dir-name-too-long": (["--data-dir", "d" * 5000], "cannot use 'dddd"),
 }
 
-CASES = {**SEEDS, **STORES, **LABELS, **NUMBERS, **OTHERS}
+#: Lists hteb-score refuses (its options.names): the generator once ran them deduplicated or without the gap.
+LISTS = {
+    "seed-twice": (["--seed", "1,1"], "--seed names '1' twice"),
+    "seed-gap": (["--seed", "1,,2"], "--seed '1,,2' has an empty name between commas"),
+    "seed-blank": (["--seed", " "], "--seed is empty"),
+    "datasets-twice": (["--datasets", "STSBenchmark, STSBenchmark"], "--datasets names 'STSBenchmark' twice"),
+    "datasets-trailing-gap": (["--datasets", "STSBenchmark,,"], "--datasets 'STSBenchmark,,' has an empty name"),
+    "transformations-gap": (["--transformations", "numerisation,,paraphrasing"], "has an empty name between commas"),
+    "transformations-twice": (["--transformations", "numerisation,numerisation"], "names 'numerisation' twice"),
+    "transformations-tab": (["--transformations", "numerisation\tparaphrasing"], "contains a control character"),
+}
+
+CASES = {**SEEDS, **STORES, **LABELS, **NUMBERS, **OTHERS, **LISTS}
 
 
 @pytest.fixture
@@ -226,6 +240,9 @@ RUN_CASES = {
         "label-parent-path",
         "max-texts-0",
         "temperature-inf",
+        "seed-twice",
+        "datasets-trailing-gap",
+        "transformations-gap",
     )
 }
 
@@ -380,6 +397,8 @@ OTHER_COMMANDS = {
     ),
     "reproduce-store-ftp": (["reproduce", "--store", "ftp://x"], "unknown store scheme 'ftp'"),
     "reproduce-json-a-folder": (["reproduce", "--json", "."], "--json . is a folder, not a file"),
+    "plan-seed-twice": (["plan", "--seed", "1,2,1"], "--seed names '1' twice"),
+    "plan-datasets-gap": (["plan", "--datasets", "STSBenchmark,,"], "--datasets 'STSBenchmark,,' has an empty"),
 }
 
 
@@ -457,7 +476,7 @@ def fuzz_base(tmp_path, shared_data) -> list[str]:
 def test_fuzz_seeds(tmp_path, fuzz_base, seeds):
     code, stderr = _validate([f"--seed={','.join(map(str, seeds))}", *fuzz_base])
     accepted = _ok_or_one_line(code, stderr, "--seed")
-    assert accepted == all(0 <= s <= INT64_MAX for s in seeds)
+    assert accepted == (all(0 <= s <= INT64_MAX for s in seeds) and len(set(seeds)) == len(seeds))
     assert _tree(tmp_path) == []
 
 
@@ -578,4 +597,109 @@ def test_fuzz_configurations(tmp_path, fuzz_base, seeds, label, store, temperatu
         labels = tmp_path / "labels"
         assert (labels / f"{config.label}.json").resolve().parent == labels.resolve()
         open_store(config.store)
+    assert _tree(tmp_path) == []
+
+
+# -- outputs the OS refuses though the checks' os.access allows them ----------------------------------
+
+#: Folders that take no new file, root's included: os.access says yes to root there, so the configuration's
+#: checks passed, and a run found out only when it wrote MANIFEST.md after publishing.
+NO_NEW_FILES = [Path(p) for p in ("/proc", "/sys", "/sys/kernel") if Path(p).is_dir()]
+UNWRITTEN = {
+    "--manifest-md": lambda folder: ["--manifest-md", str(folder / "MANIFEST.md")],
+    "--store": lambda folder: ["--store", str(folder / "store")],
+}
+SAMPLE_STORE = Path(__file__).resolve().parents[2] / "score" / "hteb_score" / "sample" / "store"
+
+
+def _refused_before_writing(done: subprocess.CompletedProcess, path: Path) -> None:
+    """One line naming `path`, from a check made before any work (as root, the write test; else os.access)."""
+    _assert_refused(done, str(path))
+    assert "cannot write there" in done.stderr or "is not writable" in done.stderr, done.stderr
+
+
+@pytest.mark.skipif(not NO_NEW_FILES, reason="no /proc or /sys here")
+@FUZZ
+@given(
+    option=st.sampled_from(sorted(UNWRITTEN)),
+    root=st.sampled_from(NO_NEW_FILES),
+    below=st.lists(st.from_regex(r"hteb-[a-z0-9]{1,8}", fullmatch=True), max_size=2),
+)
+def test_fuzz_refused_output_the_os_refuses(tmp_path, base, option, root, below):
+    """A publishing run's last outputs are written to before any work: one line, no cache made, nothing
+    published (before, the revision was published, then its MANIFEST.md row was a traceback)."""
+    folder = root.joinpath(*below)
+    noise = ["--profile", "noise", "--transformations", "numerisation", "--sample", "2"]
+    _refused_before_writing(generate(*base, *noise, *UNWRITTEN[option](folder), cwd=tmp_path), folder)
+    assert _tree(tmp_path) == []
+
+
+@pytest.mark.skipif(not NO_NEW_FILES, reason="no /proc or /sys here")
+@pytest.mark.parametrize("command", ["reproduce", "remake"])
+def test_refused_output_of_another_command_the_os_refuses(tmp_path, command):
+    """`reproduce --json` and `remake`'s store are written after the regeneration: refused before it
+    (reproduce compares an empty candidate, remake a folder that is not there: both refused later)."""
+    out = NO_NEW_FILES[0] / "hteb-out"
+    args = {
+        "reproduce": ["--store", str(SAMPLE_STORE), "--revision", "sample-1339", "--candidate", str(tmp_path)],
+        "remake": [str(tmp_path / "published"), "--store", str(out)],
+    }[command]
+    json = ["--json", str(out / "r.json")] if command == "reproduce" else []
+    _refused_before_writing(generate(command, *args, *json, cwd=tmp_path), out)
+    assert _tree(tmp_path) == []
+
+
+# -- lists: hteb-score's rules (its options.names) -----------------------------------------------------
+
+#: Names each list option takes, well-formed, beside the gaps and blanks both CLIs refuse.
+LIST_NAMES = {
+    "--seed": ["1", "2", "01"],
+    "--datasets": ["STSBenchmark", "NoSuchDataset"],
+    "--transformations": ["numerisation", "paraphrasing"],
+}
+#: The scorer's command line around each list (one that refuses cheaply once the list passes).
+SCORER_LISTS = {
+    "--seed": lambda value: ["score", "m", "--source-dir", "/nonexistent", f"--seeds={value}"],
+    "--datasets": lambda value: ["score", "m", "--preset", "minimal", f"--datasets={value}"],
+    "--transformations": lambda value: ["score", "m", "--source-dir", "/nonexistent", f"--transformations={value}"],
+}
+LIST_REFUSALS = (
+    "is empty; leave it out",
+    "contains a control character",
+    "names nothing",
+    "empty name between",
+    "twice",
+)
+
+
+def _list_refusal(stderr: str, prefix: str) -> str | None:
+    """The one line's message when it refuses a list's shape (the scorer's --seeds read as --seed), else None."""
+    message = stderr.removeprefix(prefix).rstrip("\n").replace("--seeds", "--seed")
+    return message if any(r in message for r in LIST_REFUSALS) else None
+
+
+@st.composite
+def _lists(draw: st.DrawFn) -> tuple[str, str]:
+    """(option, value): names, repeats, empty and blank names, white space around them."""
+    option = draw(st.sampled_from(sorted(LIST_NAMES)))
+    names = st.sampled_from([*LIST_NAMES[option], "", " ", "\t", "\u00a0"])
+    space = st.sampled_from(["", " ", "  "])
+    items = draw(st.lists(st.tuples(space, names, space), min_size=1, max_size=4))
+    return option, ",".join("".join(item) for item in items)
+
+
+@FUZZ
+@given(given_list=_lists())
+def test_fuzz_lists_are_refused_as_hteb_score_refuses(tmp_path, fuzz_base, given_list):
+    """The same list refused by both CLIs, in the same one line, or by neither for its shape."""
+    from hteb_score.cli.app import main as score
+
+    option, value = given_list
+    code, stderr = _validate(["--seed", "1", *fuzz_base, f"{option}={value}"])
+    _ok_or_one_line(code, stderr)
+    with redirect_stderr(io.StringIO()) as scored:
+        score(SCORER_LISTS[option](value))
+    ours, theirs = _list_refusal(stderr, "error: "), _list_refusal(scored.getvalue(), "hteb-score: error: ")
+    assert ours == theirs, (stderr, scored.getvalue())
+    event(f"list refused: {ours is not None}")
     assert _tree(tmp_path) == []

@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from subprocess import CompletedProcess
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from fuzz import examples
 
 from hteb_contract.stores.local import LocalStore
 from hteb_generate.revision import manifest_md
 from hteb_generate.cli import main
+from cli_run import generate
 
 README = "# My project\n\nSome notes that took a day to write.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
 
@@ -167,3 +172,66 @@ def test_a_cited_label_never_moves_though_the_store_no_longer_holds_it(tmp_path,
     rows = manifest_md.parse(path.read_text())
     assert [r["label"] for r in rows] == ["n1", "n1-other"] and rows[0] == manifest_md.parse(cited.decode())[0]
     assert sorted(LocalStore(tmp_path / "store").labels()) == ["n1", "n1-other"]
+
+
+# -- supersede: a table that is not UTF-8 text, a name the OS refuses --------------------------------
+
+FUZZ = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def _supersede(cwd: Path, table: Path, store: Path) -> CompletedProcess:
+    """`hteb-generate supersede n1 --by n2` on `table`."""
+    return generate(
+        "supersede", "n1", "--by", "n2", "--because", "x", "--store", str(store), "--manifest-md", str(table), cwd=cwd
+    )
+
+
+def _one_line(done: CompletedProcess, names: str) -> None:
+    assert done.returncode == 2 and "Traceback" not in done.stderr, (done.returncode, done.stderr)
+    assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, done.stderr
+    assert names in done.stderr, done.stderr
+
+
+def test_supersede_refuses_a_table_that_is_not_utf8(tmp_path, shared_data):
+    """The audit's case: two labels published, the table given is not UTF-8 (before: a UnicodeDecodeError
+    traceback); the same table as UTF-8 is marked."""
+    path = tmp_path / "MANIFEST.md"
+    _run(tmp_path, shared_data, path)
+    _run(tmp_path, shared_data, path, "n2", "--seed", "1340")
+    bad = tmp_path / "Mbad.md"
+    bad.write_bytes(b"\xff\xfe" + path.read_bytes())
+    _one_line(_supersede(tmp_path, bad, tmp_path / "store"), f"--manifest-md {bad} is not readable UTF-8 text")
+    assert bad.read_bytes()[:2] == b"\xff\xfe"
+    assert _supersede(tmp_path, path, tmp_path / "store").returncode == 0
+    assert manifest_md.parse(path.read_text())[0][manifest_md.SUPERSEDED] == "n2: x"
+
+
+def _not_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+@FUZZ
+@given(
+    before=st.sampled_from(["", README, manifest_md.render([])]),
+    data=st.binary(min_size=1, max_size=40).filter(_not_utf8),
+)
+def test_fuzz_supersede_refuses_any_table_that_is_not_utf8(tmp_path, before, data):
+    """Text, then bytes UTF-8 does not decode: one line naming the file, the file as it was."""
+    path = tmp_path / "table.md"
+    path.write_bytes(before.encode() + data)
+    _one_line(_supersede(tmp_path, path, tmp_path / "store"), f"--manifest-md {path} is not readable UTF-8 text")
+    assert path.read_bytes() == before.encode() + data
+
+
+@FUZZ
+@given(length=st.integers(256, 600), where=st.sampled_from(["table", "folder"]))
+def test_fuzz_supersede_refuses_a_name_the_os_refuses(tmp_path, length, where):
+    """A name too long for the filesystem: the OS's own error, in one line naming the path as hteb-score's
+    main words it (before: an OSError traceback)."""
+    path = tmp_path / ("x" * length) / "M.md" if where == "folder" else tmp_path / ("x" * length)
+    _one_line(_supersede(tmp_path, path, tmp_path / "store"), f"error: File name too long: {path}")
+    assert not any(tmp_path.iterdir())

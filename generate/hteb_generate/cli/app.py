@@ -11,6 +11,7 @@ Errors a user can fix print as one line and exit with status 2.
 from __future__ import annotations
 
 import sys
+import tempfile
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -19,12 +20,14 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from hteb_contract.card import CARD_VERSIONS
-from hteb_contract.common.atomic import atomic_write_json
+from hteb_contract.common.atomic import atomic_write_json, nearest_existing
+from hteb_contract.common.option_values import names
 from hteb_contract.common.ray_cluster import session
 from hteb_contract.errors import HtebError, StoreError, end_process
 from hteb_contract.reproduction import Tolerance, compare_revisions
 from hteb_contract.revision import Revision
 from hteb_contract.stores import check_store_uri, open_store
+from hteb_contract.stores.local import LocalStore
 
 from hteb_generate import __version__
 from hteb_generate.bounds import TOLERANCE, check_number
@@ -187,14 +190,50 @@ def _options(fn, seed: Any = SEED):
 
 ENGINE_OPTIONS = ("tensor_parallel_size", "gpu_memory_utilization", "max_model_len", "threads")
 
+#: The comma-separated options of a run and of `plan`, by parameter name.
+LIST_OPTIONS = {"seed": "--seed", "datasets": "--datasets", "transformations": "--transformations"}
+
+
+def _check_lists(values: Mapping[str, Any]) -> None:
+    """Refuse a comma-separated option as hteb-score does (`option_values.names`, one parser for both)."""
+    for key, option in LIST_OPTIONS.items():
+        names(values[key], option)
+
+
+def _check_writes(option: str, path: Path, folder: Path | None = None) -> None:
+    """Make and drop a nameless file in `folder` (default: `path`, a folder), or in its nearest existing
+    ancestor, where `path` is written. Why: the configuration's checks ask os.access, which tells root
+    yes where the OS takes no new file (/proc, /sys, a read-only mount), and these outputs are written
+    only after the long work (a revision was published, then its MANIFEST.md row failed)."""
+    try:
+        where = nearest_existing((folder or path).absolute())
+        with tempfile.TemporaryFile(dir=where):
+            pass
+    except OSError as err:
+        raise HtebError(f"{option} {path}: cannot write there ({err.strerror or err})") from None
+
+
+def _check_store_writes(uri: str) -> None:
+    """A local store is written to now (`_check_writes`); a Hub store answers only when published to."""
+    store = open_store(uri)
+    if isinstance(store, LocalStore):
+        _check_writes("--store", store.root)
+
 
 def _config(kwargs: dict[str, Any]) -> GenerateConfig:
-    """The validated configuration; the backend options given go to `engine_options`, checked against the engine."""
+    """The validated configuration; the backend options given go to `engine_options`, checked against the
+    engine; what a publishing run writes last (the store, MANIFEST.md) is written to first."""
     from hteb_generate.setup.config import build_config
 
+    _check_lists(kwargs)
     seed, profile = kwargs.pop("seed"), kwargs.pop("profile")
     engine_options = _engine_options(kwargs)
-    return build_config(seed=seed, profile=profile, overrides={**kwargs, "engine_options": engine_options})
+    config = build_config(seed=seed, profile=profile, overrides={**kwargs, "engine_options": engine_options})
+    if config.publish:
+        _check_store_writes(config.store)
+        if config.manifest_md is not None:
+            _check_writes("--manifest-md", Path(config.manifest_md), Path(config.manifest_md).parent)
+    return config
 
 
 def _engine_options(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -357,6 +396,7 @@ def plan(
     from hteb_generate.run.plan_range import render_range, run_shape
     from hteb_generate.sources.sources_table import SOURCES, lookup_source
 
+    _check_lists({"seed": seed, **kwargs})
     counts = counts or ("stats" if profile == "gpu" else "local")
     if counts == "local":
         kwargs["source"] = "local"
@@ -414,6 +454,7 @@ def reproduce(
     check_store_uri(store)
     if json_path is not None:
         check_output_file(Path(json_path), "--json")
+        _check_writes("--json", Path(json_path), Path(json_path).parent)
     reference = open_store(store).fetch(ref)
     if candidate is not None:
         ours = Revision.open(Path(candidate))
@@ -458,7 +499,7 @@ def remake(published: str, store: str, profile: str | None, **machine: Any) -> N
     from hteb_generate.revision.reproduce import rebuild_config, remade_differences
     from hteb_generate.setup.pins import recorded_pins
 
-    check_store_uri(store)
+    _check_store_writes(store)
     reference = load_manifest(Path(published))
     label = reference["label"]
     config = rebuild_config(
@@ -505,13 +546,18 @@ def supersede(label: str, by: str, because: str, store: str, manifest_md: str | 
     path = manifest_md or default_manifest_md()
     if path is None:
         raise StoreError("hteb-generate runs from an installed package: name the table with --manifest-md")
-    table.supersede(Path(path), open_store(store).uri, label, by, because)
+    uri = open_store(store).uri
+    try:
+        table.supersede(Path(path), uri, label, by, because)
+    except UnicodeDecodeError:
+        raise HtebError(f"--manifest-md {path} is not readable UTF-8 text") from None
     click.echo(f"{label} marked superseded by {by} in {path}")
 
 
 def main(args: list[str] | None = None) -> None:
-    """The console entry point (`args`: the command line, default sys.argv); user errors exit 2 in one
-    line, and run as the command (`args` None) the process ends at once after it (errors.end_process)."""
+    """The console entry point (`args`: the command line, default sys.argv); user errors, and the OS
+    refusing a read or write, exit 2 in one line, and run as the command (`args` None) the process ends
+    at once after it (errors.end_process)."""
 
     def leave(code: int) -> NoReturn:
         if args is None:
@@ -529,3 +575,7 @@ def main(args: list[str] | None = None) -> None:
     except click.ClickException as err:  # a usage error (unknown option, "1.5" for an integer): one line too
         click.echo(f"error: {' '.join(err.format_message().split())}", err=True)
         leave(err.exit_code)
+    except OSError as err:  # the OS refusing a read or write no check foresaw (a full disk): hteb-score's words
+        message = f"{err.strerror or err}: {err.filename}" if err.filename else str(err)
+        click.echo(f"error: {' '.join(message.splitlines())}", err=True)
+        leave(2)

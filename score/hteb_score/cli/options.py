@@ -7,50 +7,16 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING
 
 from hteb_contract.common.atomic import nearest_existing
+from hteb_contract.common.option_values import names, text
 from hteb_contract.errors import HtebError
 
 if TYPE_CHECKING:
     from hteb_contract.stores import RevisionStore
 
 _DEVICE = re.compile(r"auto|cpu|mps|cuda(?::\d{1,3})?")
-
-
-@overload
-def text(value: str, option: str) -> str: ...
-
-
-@overload
-def text(value: str | None, option: str) -> str | None: ...
-
-
-def text(value: str | None, option: str) -> str | None:
-    """A free-text option (a store, a revision): None when not given; given, it is non-empty and printable."""
-    if value is None:
-        return None
-    if not value.strip():
-        raise HtebError(f"{option} is empty; leave it out for the default")
-    if not value.isprintable():
-        raise HtebError(f"{option} {value!r} contains a control character")
-    return value
-
-
-def names(value: str | None, option: str) -> list[str] | None:
-    """A comma-separated list: None when not given; given, every name is non-empty and named once."""
-    value = text(value, option)
-    if value is None:
-        return None
-    items = [v.strip() for v in value.split(",")]
-    if not any(items):
-        raise HtebError(f"{option} {value!r} names nothing; leave it out for the default")
-    if "" in items:
-        raise HtebError(f"{option} {value!r} has an empty name between commas")
-    twice = next((v for i, v in enumerate(items) if v in items[:i]), None)
-    if twice is not None:
-        raise HtebError(f"{option} names {twice!r} twice")
-    return items
 
 
 def seeds(value: str | None) -> list[int] | None:
