@@ -173,3 +173,44 @@ def test_fuzz_out(parts: list[str], existing_file: int) -> None:
             p for p in before if not (root / p).is_dir()
         ]
         assert not any(p.name.startswith(".hteb-partial-") for p in root.rglob("*"))
+
+
+def _path_parameters() -> list[tuple[str, str]]:
+    """(command, option) of every path option of every hteb-score command, read off the CLI itself."""
+    import click
+
+    from hteb_score.cli.app import cli
+
+    found = []
+    for name, command in cli.commands.items():
+        for param in command.params:
+            if isinstance(param.type, click.Path) and isinstance(param, click.Option):
+                found.append((name, param.opts[0]))
+    return found
+
+
+def test_every_path_parameter_is_a_given_path():
+    """Path("") is ".": a path option that took "" wrote into the current folder (a card, an embedding cache).
+    Every path parameter of every command, arguments too, is read by the type that refuses it."""
+    import click
+
+    from hteb_score.cli.app import cli
+    from hteb_score.cli.options import GivenPath
+
+    typed = [
+        param for command in cli.commands.values() for param in command.params if isinstance(param.type, click.Path)
+    ]
+    assert len(typed) >= 18 and all(isinstance(param.type, GivenPath) for param in typed), typed
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(at=st.sampled_from(_path_parameters()), blank=st.sampled_from(["", " ", "\t", "  \t "]))
+def test_an_empty_path_option_is_one_line_and_writes_nothing(tmp_path, monkeypatch, at, blank):
+    command, option = at
+    here = Path(tempfile.mkdtemp(dir=tmp_path))
+    monkeypatch.chdir(here)
+    args = [] if command == "score" else [command]
+    code, _, err = run(*args, option, blank)
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, (at, err)
+    assert f"'{option}'" in err and "is empty" in err, (at, err)
+    assert list(here.iterdir()) == [], (at, list(here.iterdir()))

@@ -15,6 +15,7 @@ from hteb_score.report.compare.pairwise import groups_sentence
 from hteb_score.cli.output import OutputFolder
 from hteb_score.cli.terminal import echo
 from hteb_score.stats.hodges_lehmann import CI_METHODS
+from hteb_score.cli.options import GivenPath
 
 TABLE_HELP = f"""\b
 Scores table (--scores-table, .csv or .json): one row per model and dataset,
@@ -58,19 +59,19 @@ drift only) and, per card, model_index/<model>/model-index.yaml
 and, for a revision on the Hub, model_index/<model>/.eval_results/hteb-LABEL.yaml
 (and add-to-dataset-eval.yaml: the eval.yaml tasks an ad hoc selection needs).""",
 )
-@click.argument("cards", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("cards", nargs=-1, type=GivenPath(dir_okay=False, path_type=Path))
 @click.option(
     "--scores-table",
     "tables",
     multiple=True,
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=GivenPath(dir_okay=False, path_type=Path),
     help="CSV/JSON table of per-dataset scores (see above); may be repeated.",
 )
 @click.option(
     "--mteb-results",
     "mteb_dirs",
     multiple=True,
-    type=click.Path(file_okay=False, path_type=Path),
+    type=GivenPath(file_okay=False, path_type=Path),
     help="A folder of mteb results (an mteb cache, hteb-score's OUT/mteb, or its results/ folder): each model "
     "in it, the original from results/<model>/<revision>/, each variant from its HTEB experiment folder; "
     "may be repeated.",
@@ -79,7 +80,7 @@ and, for a revision on the Hub, model_index/<model>/.eval_results/hteb-LABEL.yam
     "--out",
     "out_dir",
     required=True,
-    type=click.Path(file_okay=False, path_type=Path),
+    type=GivenPath(file_okay=False, path_type=Path),
     help="Output folder: new or empty, or an earlier comparison with --overwrite. Written whole or not at all.",
 )
 @click.option("--overwrite", is_flag=True, help="Replace the earlier comparison in --out, whole.")

@@ -12,26 +12,27 @@ from hteb_score import CARD_FILE
 
 from hteb_score.cli.tables import StaleTables, read_text
 from hteb_score.cli.terminal import echo
+from hteb_score.cli.options import GivenPath
 
 
 @click.command("leaderboard")
-@click.argument("cards", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("cards", type=GivenPath(file_okay=False, path_type=Path))
 @click.option(
     "--facts",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=GivenPath(dir_okay=False, path_type=Path),
     required=True,
     help="Model facts (JSON list: model, licence, parameters, max_tokens), as `python tests/models.py "
     "--facts` writes them; a card's own facts come first.",
 )
 @click.option(
     "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=GivenPath(dir_okay=False, path_type=Path),
     required=True,
     help="The page to write (e.g. docs/leaderboard.html); its CSV is written beside it.",
 )
 @click.option(
     "--sensitivity",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=GivenPath(file_okay=False, path_type=Path),
     help="A folder of result cards scored on a Sensitivity revision (`*/result_card.json`): each model's "
     "minimal-pair figures beside its robustness, in a section, a board column and a figure of their own.",
 )

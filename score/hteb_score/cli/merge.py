@@ -12,14 +12,15 @@ from hteb_contract.errors import HtebError
 from hteb_score import CARD_FILE
 from hteb_score.cli.output import OutputFolder
 from hteb_score.cli import options
+from hteb_score.cli.options import GivenPath
 from hteb_score.cli.terminal import echo
 
 
 @click.command()
-@click.argument("parts", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("parts", nargs=-1, required=True, type=GivenPath(path_type=Path))
 @click.option(
     "--out",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=GivenPath(path_type=Path, file_okay=False),
     required=True,
     help="Folder for the merged result_card.json, result_card.md and mteb/ JSON: new or empty, or an "
     "earlier result with --overwrite. Written whole or not at all.",
@@ -74,7 +75,7 @@ def _earlier_card(path: Path) -> dict | None:
 
 
 @click.command()
-@click.argument("part", type=click.Path(path_type=Path))
+@click.argument("part", type=GivenPath(path_type=Path))
 @click.option(
     "--store", required=True, help="Store of the revision to carry the part to: a path, file://PATH or hf://OWNER/NAME."
 )
@@ -92,14 +93,14 @@ def _earlier_card(path: Path) -> dict | None:
 )
 @click.option(
     "--scored-manifest",
-    type=click.Path(path_type=Path),
+    type=GivenPath(path_type=Path),
     default=None,
     help="The manifest (or its revision folder) of the revision the part was scored on, where "
     "--from-revision rebuilds its data (e.g. docs/revisions/noise-1339): its data files must be equal.",
 )
 @click.option(
     "--out",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=GivenPath(path_type=Path, file_okay=False),
     required=True,
     help="Folder for the carried hteb_part.json: new or empty, or an earlier part with --overwrite.",
 )

@@ -7,7 +7,9 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import click
 
 from hteb_contract.common.atomic import nearest_existing
 from hteb_contract.common.option_values import names, text
@@ -15,6 +17,17 @@ from hteb_contract.errors import HtebError
 
 if TYPE_CHECKING:
     from hteb_contract.stores import RevisionStore
+
+
+class GivenPath(click.Path):
+    """click.Path that refuses an empty value: Path("") is ".", so `--out ''` wrote a card into the current
+    folder and `--cache-dir ''` an embedding cache there, where the user named no path at all."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("is empty: name a path (or leave the option out for its default)", param, ctx)
+        return super().convert(value, param, ctx)
+
 
 _DEVICE = re.compile(r"auto|cpu|mps|cuda(?::\d{1,3})?")
 

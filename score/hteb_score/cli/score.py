@@ -12,6 +12,7 @@ import click
 from hteb_contract.errors import HtebError
 from hteb_score import CARD_FILE, DEFAULT_STORE, SAMPLE_REVISION
 from hteb_score.cli import options
+from hteb_score.cli.options import GivenPath
 from hteb_score.cli.output import OutputFolder
 from hteb_score.cli.terminal import echo
 from hteb_score.encoding.backends import BACKENDS, DTYPES
@@ -62,7 +63,7 @@ def _judge_threshold(ctx: click.Context, param: click.Parameter, value: float | 
 )
 @click.option(
     "--source-dir",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=GivenPath(path_type=Path, file_okay=False),
     default=None,
     help="Score the original data of dataset folders in the shared/data layout (dataset.json + one "
     "JSONL per table) instead of a revision.",
@@ -93,7 +94,7 @@ def _judge_threshold(ctx: click.Context, param: click.Parameter, value: float | 
 )
 @click.option(
     "--out",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=GivenPath(path_type=Path, file_okay=False),
     default=Path("hteb-results"),
     show_default=True,
     help="Folder for result_card.json, result_card.md and mteb/ JSON: new or empty, or an earlier result "
@@ -104,7 +105,7 @@ def _judge_threshold(ctx: click.Context, param: click.Parameter, value: float | 
 @click.option("--batch-size", type=click.IntRange(min=1, max=1 << 16), default=32, show_default=True)
 @click.option(
     "--cache-dir",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=GivenPath(path_type=Path, file_okay=False),
     default=None,
     help="On-disk embedding cache (sqlite), keyed by model identity (weights, tokenizer, module configs, precision), prompt and text; safe to share.",
 )
@@ -210,7 +211,7 @@ def _judge_threshold(ctx: click.Context, param: click.Parameter, value: float | 
 )
 @click.option(
     "--joins",
-    type=click.Path(path_type=Path),
+    type=GivenPath(path_type=Path),
     default=None,
     metavar="DIR",
     help="With --part: the folder of parts this one will be merged with (DATASET.hteb_part.json.gz files or "

@@ -9,6 +9,7 @@ import click
 from hteb_contract.common.atomic import atomic_write_text
 from hteb_contract.errors import HtebError
 from hteb_score.cli.terminal import echo
+from hteb_score.cli.options import GivenPath
 
 DEFAULT_FILES = (Path("docs/findings.md"), Path("docs/comparing.md"), Path("docs/sensitivity.md"))
 
@@ -31,7 +32,7 @@ class StaleTables(HtebError):
 
 
 @click.command("tables")
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("files", nargs=-1, type=GivenPath(dir_okay=False, path_type=Path))
 @click.option(
     "--check", is_flag=True, help="Write nothing; exit 1 when a table differs from what its cards or parts give."
 )
