@@ -114,3 +114,25 @@ def test_unknown_transformation_and_missing_original_are_contract_errors():
         model_statistics(records + [dataclasses.replace(records[2], transformation="shouting")], [], INSTALLED)
     with pytest.raises(ContractError, match="no original"):
         model_statistics([r for r in records if r.transformation != "original"], [], INSTALLED)
+
+
+def test_the_cards_effects_state_how_many_datasets_moved_and_the_least_p_so_many_can_give():
+    """Each effect row of a committed card (the whole Noise revision's, 15 datasets) ends with its n (datasets
+    moved, of those it rests on) and 2 / 2^n, the exact test's floor, computed here from the card's JSON."""
+    import json
+    from pathlib import Path
+
+    from hteb_score.report.card.card import render_markdown
+
+    folder = Path(__file__).resolve().parents[2] / "docs" / "findings" / "noise-1339" / "whole-revision"
+    card = json.loads((folder / "all-MiniLM-L6-v2" / "result_card.json").read_text(encoding="utf-8"))
+    markdown = render_markdown(card)
+    effects = card["statistics"]["per_transformation"]
+    assert effects and "| transformation | HL shift | 95% CI | p | p (Holm) | moved | least p |" in markdown
+    for name, effect in effects.items():
+        moved = effect["n_datasets"] - effect["n_zero"]
+        floor = min(1.0, 2.0 ** (1 - moved))
+        shown = "<0.001" if floor < 0.001 else f"{floor:.3f}"
+        row = next(line for line in markdown.splitlines() if line.startswith(f"| {name} | ") and "[" in line)
+        assert row.endswith(f"| {moved} of {effect['n_datasets']} | {shown} |"), row
+        assert effect["p_value"] >= floor - 1e-12  # no p below the floor its n allows

@@ -63,5 +63,14 @@ def wilcoxon_signed_rank(
     n_used = len(d) - n_zero if zero_method == "wilcox" else len(d)
     if len(d) == n_zero:
         return WilcoxonResult(0.0, 1.0, n_used, n_zero, zero_method)
+    if zero_method == "wilcox":  # dropped here: given zeros, scipy may take the normal approximation even for
+        d = d[d != 0]  # a few differences (1 of 15 moved read p 0.317, where the exact test gives 1)
     result = stats.wilcoxon(d, zero_method=zero_method, alternative=alternative)
     return WilcoxonResult(float(result.statistic), float(result.pvalue), n_used, n_zero, zero_method)
+
+
+def least_p(moved: int) -> float:
+    """The smallest two-sided p the exact signed-rank test can give `moved` non-zero differences (all of one
+    sign): 2 / 2^moved, 1 where none moved. The test's power at the spread it meets: with 5 datasets moved no p
+    falls below 0.0625, so a p of 0.062 there is the most the data could say, not a near miss."""
+    return min(1.0, 2.0 ** (1 - moved))

@@ -6,7 +6,9 @@ import itertools
 
 import numpy as np
 import pytest
-from hteb_score.stats.wilcoxon import wilcoxon_signed_rank
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hteb_score.stats.wilcoxon import least_p, wilcoxon_signed_rank
 from scipy import stats
 
 
@@ -58,3 +60,23 @@ def test_all_zero_differences_cannot_reject():
 def test_unknown_zero_method_is_refused():
     with pytest.raises(ValueError, match="zero_method"):
         wilcoxon_signed_rank([1.0, 2.0], zero_method="drop")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    moved=st.lists(st.floats(0.01, 100, allow_nan=False).map(lambda x: round(x, 3)), min_size=1, max_size=12),
+    signs=st.lists(st.booleans(), min_size=12, max_size=12),
+    zeros=st.integers(0, 40),
+)
+def test_least_p_is_the_exact_tests_floor_for_the_datasets_that_moved(moved, signs, zeros):
+    """The least p a card states beside a p: scipy's exact two-sided test of the same count of differences all of
+    one sign (distinct magnitudes: no tie), and no p the test gives those differences falls below it."""
+    magnitudes = np.arange(1, len(moved) + 1, dtype=float)  # distinct: scipy's exact distribution applies
+    floor = stats.wilcoxon(magnitudes, method="exact").pvalue
+    assert least_p(len(moved)) == pytest.approx(floor, rel=1e-12)
+    differences = [m if s else -m for m, s in zip(moved, signs)] + [0.0] * zeros
+    found = wilcoxon_signed_rank(differences)
+    assert found.n == len(moved) and found.p_value >= least_p(found.n) - 1e-12
+    # Wilcoxon's rule: a zero carries no sign, so any number of them leaves the test of the others as it was
+    assert found.p_value == wilcoxon_signed_rank(differences[: len(moved)]).p_value
+    assert least_p(0) == 1.0

@@ -23,6 +23,7 @@ from hteb_score.flags import Flag
 from hteb_contract.hub_eval import selection_tag
 from hteb_score.mteb_interop.layout import DATASET_KEY, variant_task_name
 from hteb_score.report.card.card_sections import corpus_robustness_lines, item_measures_lines, sensitivity_lines
+from hteb_score.stats.wilcoxon import least_p
 from hteb_score.report.formatting import confidence_interval, number, p_value
 from hteb_score.report.rendering import MARKDOWN
 from hteb_score.scoring.aggregate import aggregate, aggregate_flags
@@ -176,6 +177,15 @@ def _encode_view(card: Mapping[str, Any]) -> dict[str, Any]:
 TEMPLATE = MARKDOWN.get_template("result_card.md.j2")
 
 
+def _moved(effect: Mapping[str, Any]) -> list[str]:
+    """An effect's reach, from its counts: the datasets whose score moved (the test's n; a zero difference
+    carries no sign) of those it rests on, and the least p the exact test can give that many."""
+    total, zero = effect.get("n_datasets"), effect.get("n_zero")
+    if total is None or zero is None:
+        return ["-", "-"]
+    return [f"{total - zero} of {total}", p_value(least_p(total - zero))]
+
+
 def render_markdown(card: Mapping[str, Any]) -> str:
     """A card a person reads: header with provenance, per-dataset table, per-transformation table
     (the words in report/templates/result_card.md.j2, the figures from `markdown_view`)."""
@@ -247,6 +257,7 @@ def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
                 confidence_interval(entry),
                 p_value(entry.get("p_value")),
                 p_value(entry.get("p_holm")),
+                *_moved(entry),
             ]
             for name, entry in sorted(
                 (stats.get("per_transformation") or {}).items(), key=lambda kv: taxonomy.order(kv[0])
