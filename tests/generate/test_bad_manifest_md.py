@@ -18,6 +18,7 @@ from hteb_contract.stores.local import LocalStore
 from hteb_generate.revision import manifest_md
 from hteb_generate.cli import main
 from cli_run import generate
+from not_utf8 import not_utf8
 
 README = "# My project\n\nSome notes that took a day to write.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
 
@@ -192,7 +193,7 @@ def _one_line(done: CompletedProcess, names: str) -> None:
     assert names in done.stderr, done.stderr
 
 
-def test_supersede_refuses_a_table_that_is_not_utf8(tmp_path, shared_data):
+def test_supersede_refuses_a_table_that_isnot_utf8(tmp_path, shared_data):
     """The audit's case: two labels published, the table given is not UTF-8 (before: a UnicodeDecodeError
     traceback); the same table as UTF-8 is marked."""
     path = tmp_path / "MANIFEST.md"
@@ -206,20 +207,12 @@ def test_supersede_refuses_a_table_that_is_not_utf8(tmp_path, shared_data):
     assert manifest_md.parse(path.read_text())[0][manifest_md.SUPERSEDED] == "n2: x"
 
 
-def _not_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return True
-    return False
-
-
 @FUZZ
 @given(
     before=st.sampled_from(["", README, manifest_md.render([])]),
-    data=st.binary(min_size=1, max_size=40).filter(_not_utf8),
+    data=st.binary(min_size=1, max_size=40).filter(not_utf8),
 )
-def test_fuzz_supersede_refuses_any_table_that_is_not_utf8(tmp_path, before, data):
+def test_fuzz_supersede_refuses_any_table_that_isnot_utf8(tmp_path, before, data):
     """Text, then bytes UTF-8 does not decode: one line naming the file, the file as it was."""
     path = tmp_path / "table.md"
     path.write_bytes(before.encode() + data)

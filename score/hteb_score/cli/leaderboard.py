@@ -45,8 +45,6 @@ def leaderboard(cards: Path, facts: Path, out: Path, sensitivity: Path | None, c
     from hteb_score.report.site.leaderboard_data import leaderboard_data, read_facts
     from hteb_score.report.site.leaderboard_page import CSV_NAME, csv_text, render
 
-    if not out.name:  # --out "" is Path("."): no page to write, nor a CSV beside it
-        raise HtebError("--out is empty: give the page's path (e.g. docs/leaderboard.html)")
     if out.name == CSV_NAME:
         raise HtebError(f"--out {out} is the CSV the page is written beside: name the page otherwise")
     table = out.with_name(CSV_NAME)

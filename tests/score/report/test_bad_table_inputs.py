@@ -23,6 +23,7 @@ from hteb_contract.taxonomy import INSTALLED
 from hteb_score import CARD_FILE
 from hteb_score.scoring.aggregate import aggregate
 from hteb_score.scoring.score_record import ScoreRecord
+from not_utf8 import not_utf8
 
 ROOT = Path(__file__).resolve().parents[3]
 FINDINGS = ROOT / "docs" / "findings" / "noise-1339"
@@ -246,26 +247,18 @@ def test_a_figure_resting_on_no_subset_is_not_held_to_the_evaluators_score(tmp_p
 # -- files that are not UTF-8 text ------------------------------------------------------------------------------
 
 
-def _not_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return True
-    return False
-
-
 #: a page's text with bytes that are no UTF-8 somewhere in it (a binary file, a page saved as Latin-1)
 NOT_UTF8 = st.builds(
     lambda before, bad, after: before.encode("utf-8") + bad + after.encode("utf-8"),
     st.text(max_size=40),
-    st.binary(min_size=1, max_size=8).filter(_not_utf8),
+    st.binary(min_size=1, max_size=8).filter(not_utf8),
     st.text(max_size=40),
-).filter(_not_utf8)
+).filter(not_utf8)
 
 
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=NOT_UTF8)
-def test_fuzz_a_page_that_is_not_utf8_is_refused_and_left_as_it_was(tmp_path_factory, run_cli, data):
+def test_fuzz_a_page_that_isnot_utf8_is_refused_and_left_as_it_was(tmp_path_factory, run_cli, data):
     page = tmp_path_factory.mktemp("page") / "t.md"
     page.write_bytes(data)
     for check in ((), ("--check",)):
@@ -275,7 +268,7 @@ def test_fuzz_a_page_that_is_not_utf8_is_refused_and_left_as_it_was(tmp_path_fac
 
 @settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=NOT_UTF8)
-def test_fuzz_a_rounds_parts_at_that_is_not_utf8_is_refused(parts, run_cli, data):
+def test_fuzz_a_rounds_parts_at_that_isnot_utf8_is_refused(parts, run_cli, data):
     """The commit a round's parts left the tree at, read from its `parts-at`: bytes that are no UTF-8 name none."""
     marker = parts.parent / "parts-at"
     marker.write_bytes(data)

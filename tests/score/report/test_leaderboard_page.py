@@ -23,6 +23,7 @@ from hteb_score.report.formatting import number
 from hteb_contract.common.escape import html_text, visible
 from models import MODELS, facts_json
 from test_report_html import ARTEFACTS, EVIL, _resize, browser  # noqa: F401  (browser: the shared fixture)
+from not_utf8 import not_utf8
 
 ROOT = Path(__file__).resolve().parents[3]
 FINDINGS = ROOT / "docs" / "findings" / "noise2-1339-heldout"
@@ -704,28 +705,24 @@ def test_fuzz_a_model_given_twice_is_refused(tmp_path_factory, run_cli, data):
     _refused_board(run_cli, folder / "facts.json", folder / "board.html", needle)
 
 
-def test_refused_an_empty_out(tmp_path, run_cli, monkeypatch):
+@pytest.mark.parametrize(
+    ("out", "said"),
+    [("", "Invalid value for '--out': is empty"), (".", "Invalid value for '--out': File '.' is a directory")],
+)
+def test_refused_an_out_that_names_no_page(tmp_path, run_cli, monkeypatch, out, said):
     monkeypatch.chdir(tmp_path)
-    code, _, err = run_cli("leaderboard", CARDS, "--facts", FACTS, "--out", "")
-    assert code == 2 and err == "hteb-score: error: --out is empty: give the page's path (e.g. docs/leaderboard.html)\n"
+    code, _, err = run_cli("leaderboard", CARDS, "--facts", FACTS, "--out", out)
+    assert code == 2 and err.startswith(f"hteb-score: error: {said}") and err.count("\n") == 1, err
     assert list(tmp_path.iterdir()) == []
-
-
-def _not_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return True
-    return False
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    data=st.binary(min_size=1, max_size=64).filter(_not_utf8),
+    data=st.binary(min_size=1, max_size=64).filter(not_utf8),
     which=st.sampled_from(["page", "csv"]),
     check=st.booleans(),
 )
-def test_fuzz_a_page_or_csv_there_that_is_not_utf8_is_refused_and_kept(tmp_path_factory, run_cli, data, which, check):
+def test_fuzz_a_page_or_csv_there_that_isnot_utf8_is_refused_and_kept(tmp_path_factory, run_cli, data, which, check):
     """A file at --out (or its CSV) that is not UTF-8 text is no page this command wrote: refused before any work,
     with or without --check, and left as it was."""
     folder = tmp_path_factory.mktemp("board")
