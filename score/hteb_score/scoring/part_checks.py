@@ -8,14 +8,22 @@ A refusal names the part, the dataset and the field."""
 
 from __future__ import annotations
 
+import copy
 import math
 import reprlib
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterable, Mapping
+from functools import cache
 from typing import Any
+
+import jsonschema
+from jsonschema import Draft202012Validator, validators
 
 from hteb_contract.errors import ContractError, HtebError
 from hteb_contract.field_values import NUMBER
 from hteb_contract.tasks import TASK_TYPES, task_type
+from hteb_contract.validation import schema
+from hteb_score.evaluators.outcomes import LABEL_MEASURES, MEASURES
 
 #: metrics that may be negative (correlations); every other main metric is a rate, in [0, 1]
 SIGNED = ("spearman", "pearson")
@@ -206,3 +214,329 @@ def _check_sensitivity(unit: Any, where: str) -> None:
                 f"{where}: sensitivity twin_keeps_top1, changed_keeps_top1 are {tops!r}, not both true or false "
                 "(a retrieval query) or both null"
             )
+
+
+# A part's shape: every field of the type and shape its writer (parts.ScorePart.to_json) writes, checked where a
+# part is read (parts.parse_part), before any field is used, so a part edited or damaged by hand is one line
+# naming the part and the field, never a traceback from whichever reader met it first. The blocks a card copies
+# from a part (its identity's model, encoding, data, selection and axes; each unit's settings, score records,
+# flags, error-policy counts, coverage and corpus robustness) are held to the result card's own schema
+# (schemas/result_card.v1), so a part that passes makes a valid card. The columns of drift rows, minimal pairs,
+# hard twins and per-item outcomes (most of a part: a million values in a large one) are checked column by
+# column (`COLUMNS`, `_check_columns`), each the type its writer gives it and all of one length.
+
+#: a score as a part writes it (parts._number): a finite number, or a non-finite one by its name
+_SCORE = {"type": ["number", "string"], "pattern": "^(nan|-?inf)$"}
+_TEXT = {"type": "string"}
+_TEXTS = {"type": "array", "items": _TEXT}
+_UNIQUE_TEXTS = {**_TEXTS, "uniqueItems": True}
+_INTEGER = {"type": "integer"}
+
+#: block -> column -> the JSON types of its values (parts.DRIFT_COLUMNS, sensitivity.COLUMNS and HARD_COLUMNS;
+#: a column of a block written before it was recorded is absent and read as nulls; the first column is required)
+COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
+    "drift": {
+        "drift": ("number",),
+        "transformation": ("string",),
+        "quality": ("number", "null"),
+        "edit_distance": ("number",),
+        "changed": ("boolean",),
+        "applicable": ("boolean",),
+        "language": ("string", "null"),
+        "baseline_drift": ("number", "null"),
+        "top10_changed": ("boolean", "null"),
+        "order_discordance": ("number", "null"),
+    },
+    "sensitivity": {
+        "pair": ("string",),
+        "item": ("string",),
+        "seed": ("integer", "null"),
+        "language": ("string", "null"),
+        "kept_cosine": ("number",),
+        "changed_cosine": ("number",),
+        "baseline_drift": ("number", "null"),
+        "twin_keeps_top1": ("boolean", "null"),
+        "changed_keeps_top1": ("boolean", "null"),
+    },
+}
+COLUMNS["hard_twins"] = {**{c: k for c, k in COLUMNS["sensitivity"].items() if "top1" not in c}, "twin": ("string",)}
+#: an evaluator result's per-item outcomes (evaluators/outcomes.py): labels for a measure of labels, no gold for
+#: the mean of the items' own scores, numbers otherwise (a rank measure's predictions: ranks, cosines before them)
+OUTCOME_COLUMNS = ("subset", "item", "gold", "predicted")
+
+
+def outcome_columns(measure: str) -> dict[str, tuple[str, ...]]:
+    """The JSON types of each column of `measure`'s outcomes, as Outcomes.of writes them."""
+    labels = measure in LABEL_MEASURES
+    gold = ("string",) if labels else ("null",) if measure == "mean" else ("number",)
+    return {
+        "subset": ("string",),
+        "item": ("string",),
+        "gold": gold,
+        "predicted": ("string",) if labels else ("number",),
+    }
+
+
+#: the largest integer a 64-bit column holds (a seed, a count: the outputs' parquet columns are int64)
+_INT64 = 2**63
+
+
+def _integer(_: Any, value: Any) -> bool:
+    """An integer as the writer writes one: not true or false, not 2.0, within 64 bits."""
+    return type(value) is int and -_INT64 <= value < _INT64
+
+
+def _number(_: Any, value: Any) -> bool:
+    """A number: not true or false, and (an integer) one a float holds (the JSON reader refuses NaN, infinities and
+    floats beyond a float)."""
+    return type(value) is float or (type(value) is int and abs(value) <= sys.float_info.max)
+
+
+_STRICT = validators.extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine_many({"integer": _integer, "number": _number}),
+)
+
+
+def _card(*path: str) -> dict[str, Any]:
+    """The result card schema's block at `path` (a copy: the part's schema adds to some)."""
+    block: Any = schema("result_card")
+    for key in path:
+        block = block[key]
+    return copy.deepcopy(block)
+
+
+def _nullable(block: dict[str, Any]) -> dict[str, Any]:
+    return {**block, "type": [block["type"], "null"]}
+
+
+def _columns(block: str, rows: int = 0) -> dict[str, Any]:
+    """A block of columns: an object of arrays, the first required and of at least `rows` values (the values:
+    `_check_columns`)."""
+    first, *others = COLUMNS[block]
+    return {
+        "type": "object",
+        "required": [first],
+        "properties": {first: {"type": "array", "minItems": rows}, **{name: {"type": "array"} for name in others}},
+    }
+
+
+def part_schema() -> dict[str, Any]:
+    """The JSON Schema of a part as `ScorePart.to_json` writes it (its columns' values aside: `COLUMNS`), with the
+    task types and outcome measures known now."""
+    score = _card("properties", "scores", "items")
+    score["properties"]["value"] = {**_SCORE, "type": ["number", "string", "null"]}
+    selection = _card("properties", "selection")
+    identity = {
+        "type": "object",
+        "required": [
+            "dataset",
+            "protocol",
+            "model",
+            "encode",
+            "on_error",
+            "selection",
+            "transformations",
+            "seeds",
+            "corpus_robustness",
+            "planned",
+            "hteb_score_version",
+            "package_versions",
+        ],
+        "properties": {
+            "dataset": _card("properties", "dataset"),
+            "protocol": _card("properties", "protocol"),
+            "model": _card("properties", "model"),
+            "encode": _card("properties", "encode"),
+            "on_error": _card("properties", "on_error"),
+            "selection": {**selection, "required": ["preset", "min_judge"]},
+            "transformations": {**_UNIQUE_TEXTS, "type": ["array", "null"]},
+            "seeds": {"type": ["array", "null"], "items": _INTEGER, "uniqueItems": True},
+            "corpus_robustness": {"type": "boolean"},
+            "planned": {**_UNIQUE_TEXTS, "minItems": 1},
+            "hteb_score_version": _TEXT,
+            "package_versions": _card("properties", "package_versions"),
+            "chosen": selection,
+            "taxonomy": _card("properties", "taxonomy"),
+        },
+    }
+    task = {
+        "type": "object",
+        "required": ["name", "task_type", "eval_split", "languages"],
+        "properties": {
+            **{key: _TEXT for key in ("name", "eval_split", "train_split", "mteb_task", "hf_path", "hf_revision")},
+            "task_type": {"enum": TASK_TYPES.names()},
+            "languages": _TEXTS,
+            "subsets": {"type": "object", "additionalProperties": _TEXTS},
+        },
+    }
+    outcomes = {
+        "type": ["object", "null"],
+        "required": ["measure", *OUTCOME_COLUMNS],
+        "properties": {"measure": {"enum": MEASURES.names()}, **{c: {"type": "array"} for c in OUTCOME_COLUMNS}},
+    }
+    result = {
+        "type": "object",
+        "required": ["dataset", "transformation", "seed", "main_metric", "value", "subsets", "details"],
+        "properties": {
+            "dataset": _TEXT,
+            "transformation": _TEXT,
+            "seed": {"type": ["integer", "null"]},
+            "main_metric": _TEXT,
+            "value": {**_SCORE, "type": ["number", "string", "null"]},
+            "subsets": {"type": "object", "additionalProperties": {**_SCORE, "type": ["number", "string", "null"]}},
+            "details": {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": _SCORE}},
+            "outcomes": outcomes,
+        },
+    }
+    explorer = {
+        "type": "object",
+        "required": ["dataset"],
+        "properties": {
+            **{k: _TEXT for k in ("dataset", "transformation", "split", "item_id", "field")},
+            **{k: _TEXT for k in ("original_text", "transformed_text")},
+            "seed": {"type": ["integer", "null"]},
+            "cosine": {"type": "number"},
+            **{k: {"type": ["boolean", "null"]} for k in ("top10_changed", "order_flipped")},
+            **{k: {"type": "boolean"} for k in ("moved_most", "outcome_flipped", "with_errors")},
+            **{k: {"type": ["number", "null"]} for k in ("quality", "fluency")},
+        },
+    }
+    unit = {
+        "type": "object",
+        "required": [
+            "dataset",
+            "task",
+            "settings",
+            "scores",
+            "results",
+            "drift",
+            "error_policy",
+            "flags",
+            "corpus_robustness",
+        ],
+        "properties": {
+            "dataset": _TEXT,
+            "task": task,
+            "settings": _nullable(_card("properties", "evaluation", "properties", "datasets", "additionalProperties")),
+            "scores": {"type": "array", "items": score},
+            "results": {"type": "array", "items": result},
+            "drift": _columns("drift"),
+            "error_policy": _card("properties", "error_policy"),
+            "flags": _card("properties", "flags"),
+            "corpus_robustness": _nullable(
+                _card("properties", "corpus_robustness", "properties", "datasets", "additionalProperties")
+            ),
+            # written only where there are some (a part written before them has none)
+            "coverage": {**_card("properties", "coverage"), "minItems": 1},
+            "explorer": {"type": "array", "items": explorer},
+            "sensitivity": _columns("sensitivity", rows=1),
+            "hard_twins": _columns("hard_twins", rows=1),
+        },
+    }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "required": ["format", "identity", "units", "timings"],
+        "properties": {
+            "identity": identity,
+            "units": {"type": "array", "minItems": 1, "items": unit},
+            "timings": {"type": "object"},  # each value: check_timings
+        },
+    }
+
+
+def _validator() -> Any:
+    return _validator_of(tuple(TASK_TYPES.names()), tuple(MEASURES.names()))
+
+
+@cache
+def _validator_of(task_types: tuple[str, ...], measures: tuple[str, ...]) -> Any:
+    """The validator of `part_schema` for these task types and measures: a task type added later is seen."""
+    spec = part_schema()
+    _STRICT.check_schema(spec)
+    return _STRICT(spec)
+
+
+def _field(path: Iterable[Any]) -> str:
+    """A path into a part as one reads it: units[0].scores[3].value."""
+    out = ""
+    for key in path:
+        out += f"[{key}]" if isinstance(key, int) else (f".{key}" if out else str(key))
+    return out or "(top level)"
+
+
+def _words(error: jsonschema.ValidationError) -> str:
+    """The schema's refusal on one line, the offending value abbreviated."""
+    shown = reprlib.repr(error.instance)
+    if error.validator == "type":
+        kinds = [error.validator_value] if isinstance(error.validator_value, str) else error.validator_value
+        return _not_of(error.instance, kinds)
+    if error.validator == "pattern" and error.validator_value == _SCORE["pattern"]:
+        return f"{shown} is not a number or the name of one that is not finite ('nan', 'inf', '-inf')"
+    message = error.message
+    if message.startswith(repr(error.instance)):
+        message = shown + message[len(repr(error.instance)) :]
+    return message if len(message) <= 200 else message[:197] + "..."
+
+
+def check_part_shape(data: Mapping[str, Any], where: str) -> None:
+    """A part's JSON (format and timings already checked) of the shape its writer writes: `part_schema`, then each
+    block of columns (`COLUMNS`, `outcome_columns`). Anything else is one line naming `where` and the field."""
+    error = jsonschema.exceptions.best_match(_validator().iter_errors(data))
+    if error is not None:
+        raise HtebError(f"{where}: damaged part: {_field(error.absolute_path)}: {_words(error)}")
+    for at, unit in enumerate(data["units"]):
+        for block in COLUMNS:
+            if block in unit:
+                _check_columns(unit[block], COLUMNS[block], f"units[{at}].{block}", where)
+        for row, result in enumerate(unit["results"]):
+            outcomes = result.get("outcomes")
+            if outcomes is not None:
+                kinds = outcome_columns(outcomes["measure"])
+                _check_columns(outcomes, kinds, f"units[{at}].results[{row}].outcomes", where)
+
+
+#: Python's types of each JSON type a column may hold (a bool is no number: its type is bool, not int)
+_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "number": (float, int),
+    "integer": (int,),
+    "boolean": (bool,),
+    "null": (type(None),),
+}
+
+
+def _check_columns(block: Mapping[str, Any], kinds: Mapping[str, tuple[str, ...]], field: str, where: str) -> None:
+    """Each column of `block` that `kinds` names holds values of its kinds, as many as the first column."""
+    first = next(iter(kinds))
+    n = len(block[first])
+    for column, allowed in kinds.items():
+        values = block.get(column)
+        if values is None:
+            continue
+        if len(values) != n:
+            raise HtebError(
+                f"{where}: damaged part: {field}.{column} holds {len(values)} values, {field}.{first} {n}: "
+                "the columns of one block are of one length"
+            )
+        types = {t for kind in allowed for t in _TYPES[kind]}
+        check = _integer if "integer" in allowed else _number if "number" in allowed else None
+        found = set(map(type, values))
+        if found <= types and (
+            int not in found or check is None or all(check(None, v) for v in values if type(v) is int)
+        ):
+            continue
+        at = next(
+            i for i, v in enumerate(values) if type(v) not in types or (type(v) is int and check and not check(None, v))
+        )
+        raise HtebError(f"{where}: damaged part: {field}.{column}[{at}]: {_not_of(values[at], allowed)}")
+
+
+def _not_of(value: Any, kinds: Iterable[str]) -> str:
+    """Why `value` is none of the JSON types `kinds`, as one reads it (an integer too large to be read as one)."""
+    kinds = list(kinds)
+    if type(value) is int and ("number" in kinds or "integer" in kinds):
+        limit = "a float" if "number" in kinds else "64 bits"
+        return f"{reprlib.repr(value)} is an integer beyond {limit}"
+    return f"{reprlib.repr(value)} is not of type {' or '.join(map(repr, kinds))}"

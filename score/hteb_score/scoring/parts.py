@@ -36,7 +36,7 @@ from hteb_score.flags import Flag
 from hteb_score.scoring.coverage import Coverage
 from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.options import ScoreOptions
-from hteb_score.scoring.part_checks import check_part, check_timings
+from hteb_score.scoring.part_checks import check_part, check_part_shape, check_timings
 from hteb_score.scoring.score_record import ScoreRecord
 from hteb_score.scoring.sensitivity import COLUMNS as SENSITIVITY_COLUMNS
 from hteb_score.scoring.sensitivity import HARD_COLUMNS
@@ -299,13 +299,14 @@ def parse_part(raw: bytes, name: str, gzipped: bool, checked_as: str | None = No
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
         raise HtebError(f"{name}: not a part of this hteb-score (format {found!r}, expected {FORMAT!r})")
     check_timings(data.get("timings"), name)  # stated times, before they are read as floats
+    check_part_shape(data, name)  # every field of its writer's type and shape, before any is read
     try:
         part = ScorePart(
             RunIdentity.from_dict(data["identity"]),
             [UnitResult.from_json(u) for u in data["units"]],
             {k: float(v) for k, v in data["timings"].items()},
         )
-    except (KeyError, TypeError, ValueError, AttributeError) as err:
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as err:  # what the shape check missed
         raise HtebError(f"{name}: damaged part ({type(err).__name__}: {err})") from None
     check_part(part, checked_as or name)
     return part
