@@ -307,7 +307,8 @@ def damaged(draw) -> tuple[str, pa.Table, str]:
     if how == "missing":
         return name, table.remove_column(at), column
     if how == "type":
-        kind = draw(st.sampled_from([t for t in OTHER_TYPES if t != field.type]))
+        text = (pa.string(), pa.large_string())  # the same values, offsets of another width: read alike
+        kind = draw(st.sampled_from([t for t in OTHER_TYPES if t != field.type and not {t, field.type} <= set(text)]))
         values = draw(st.lists(OTHER_TYPES[kind], min_size=table.num_rows, max_size=table.num_rows))
         return name, table.set_column(at, column, pa.array(values, type=kind)), column
     values = table.column(column).to_pylist()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -118,10 +119,11 @@ def test_outcomes_that_are_not_the_cards_are_refused_in_one_line(cards, tmp_path
     for path in cards["minilm"].parent.iterdir():
         if path.is_file():
             (forged / path.name).write_bytes(path.read_bytes())
-    table = pq.read_table(forged / OUTCOMES_FILE).to_pandas()
+    written = pq.read_table(forged / OUTCOMES_FILE)
+    table = written.to_pandas()
     sts = (table["dataset"] == "STS16") & (table["transformation"] == "original")
     table.loc[sts, "predicted"] = table.loc[sts, "predicted"].to_numpy()[::-1]  # another model's similarities
-    table.to_parquet(forged / OUTCOMES_FILE, index=False)
+    pq.write_table(pa.Table.from_pandas(table, schema=written.schema, preserve_index=False), forged / OUTCOMES_FILE)
     code, _, err = run("compare", forged / "result_card.json", cards["random"], "--out", tmp_path / "cmp")
     assert_one_line(code, err, "outcomes.parquet", "STS16", "not this card's")
 

@@ -126,6 +126,12 @@ def _read_items(path: Path) -> list[dict[str, Any]] | None:
     return table_rows(_read_typed(path, ITEMS_SCHEMA, ITEMS_NULLABLE), str(path))
 
 
+def _kind(kind: pa.DataType) -> pa.DataType:
+    """A column type up to its offsets' width: pandas and other writers store text as large_string, the same
+    values as string."""
+    return pa.string() if pa.types.is_large_string(kind) else kind
+
+
 def _read_typed(path: Path, schema: pa.Schema, nullable: Collection[str]) -> pa.Table:
     """A parquet file written beside a card: `schema`'s columns of exactly its types (a cast would read text
     "0.5" as a number) and no null outside `nullable`; any other file (another file copied over it) is one line
@@ -135,11 +141,11 @@ def _read_typed(path: Path, schema: pa.Schema, nullable: Collection[str]) -> pa.
         if field.name not in table.column_names:
             raise HtebError(f"{path}: no column {field.name!r}; the file is damaged or another file")
         column = table.column(field.name)
-        if column.type != field.type:
+        if _kind(column.type) != _kind(field.type):
             raise HtebError(f"{path}: column {field.name!r} is {column.type}, not {field.type}; the file is damaged")
         if column.null_count and field.name not in nullable:
             raise HtebError(f"{path}: column {field.name!r} holds {column.null_count} null(s); the file is damaged")
-    return table.select(schema.names)
+    return table.select(schema.names).cast(schema)
 
 
 def _read_json(path: Path) -> Any:
