@@ -49,8 +49,14 @@ def test_a_file_that_cannot_be_read_is_one_line(tmp_path):
         yaml_input.read(tmp_path / "missing.yaml")
 
 
+#: a key YAML reads as text: "no", "on", "y" and the like read as true or false (YAML 1.1), "null" as nothing
+TEXT_KEYS = st.from_regex(r"[a-z_]{1,8}", fullmatch=True).filter(
+    lambda k: isinstance(yaml.safe_load(f"{k}: 0"), dict) and k in yaml.safe_load(f"{k}: 0")
+)
+
+
 @settings(max_examples=examples(100), deadline=None)
-@given(st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True), st.integers(), min_size=1, max_size=6), st.data())
+@given(st.dictionaries(TEXT_KEYS, st.integers(), min_size=1, max_size=6), st.data())
 def test_a_key_given_twice_is_one_line_naming_it(row, data):
     """PyYAML keeps the last of two values silently (the row read is not the row shown); the door refuses."""
     key = data.draw(st.sampled_from(sorted(row)))
