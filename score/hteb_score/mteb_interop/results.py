@@ -63,13 +63,14 @@ def _model_scores(revision: Path, datasets_of: Mapping[str, list[str]], *, sever
         name = meta["name"]
     per_variant: dict[tuple[str, int | None], dict[str, float]] = {}
     data_revisions, protocols, short_revisions, selections = set(), set(), set(), set()
+    specs = specs_by_mteb_task()  # each task file's type, for the range of its scores
     for file in sorted(revision.glob("*.json")):
         variant = parse_variant_task_name(file.stem)
         if file.name == META or variant is None:
             continue  # another task's results in the same cache
         result = _read(file)
         dataset = _dataset(result, file, variant.task, datasets_of)
-        spec = specs_by_mteb_task().get(variant.task)
+        spec = specs.get(variant.task)
         value = _score(result, file, spec.task_type if spec else None)
         if value is not None:
             per_variant.setdefault((variant.transformation, variant.seed), {})[dataset] = value * POINTS
