@@ -53,11 +53,16 @@ def read_parquet_table(
 ) -> pa.Table:
     """The Arrow table of a parquet file (or of its bytes; `columns`: only those; `schema`: exactly its
     columns, cast to its types); one that cannot be read, lacks a column or holds one that does not cast
-    is a SourceError naming `what`."""
+    is a SourceError naming `what`.
+
+    Read on the calling thread: Arrow's pool threads drop their hold on `bytes` (a Python buffer) after
+    `read` returns, and one that does so while the interpreter exits aborts the process ("terminate called
+    without an active exception", pyarrow 26) after a run that succeeded. One thread reads our files as fast.
+    """
     source = pa.BufferReader(path) if isinstance(path, bytes) else path
     try:
         with pq.ParquetFile(source) as handle:  # not pq.read_table: the dataset layer costs 5 ms a file
-            table = handle.read(None if columns is None else list(columns))
+            table = handle.read(None if columns is None else list(columns), use_threads=False)
         return table if schema is None else table.select(schema.names).cast(schema)
     except (pa.ArrowException, OSError, ValueError, OverflowError, KeyError) as err:
         raise SourceError(f"{what}: not a readable parquet file ({first_line(err)})") from None
