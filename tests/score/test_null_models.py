@@ -35,6 +35,7 @@ from hteb_contract.source_values import subset_of
 from hteb_contract.sources import SourceDataset, read_source_dir
 from hteb_contract.tasks import TASK_TYPES
 from hteb_score.encoding.null_models import MIN_NORM, NullModel, NullSettings, parse
+from hteb_score.report.card.card import render_markdown
 from hteb_score.scoring.collapse import mean_pairwise_cosine
 from refusal import assert_one_line, run
 
@@ -144,9 +145,10 @@ def _pair_ap(dataset: SourceDataset) -> Draw:
     )
 
 
-def _summarization(dataset: SourceDataset) -> Draw:
+def _summarization(dataset: SourceDataset, with_p_values: bool = False) -> Draw:
     """Per document, Spearman of each machine summary's best cosine to a human one with its relevance
-    (documents whose relevance or scores are all equal skipped), mean over documents."""
+    (documents whose relevance or scores are all equal skipped), mean over documents; `with_p_values`:
+    the mean of each document's Spearman and its p-value, as mteb's deprecated evaluator takes it."""
 
     def draw(rng: np.random.Generator) -> float:
         rhos = []
@@ -155,7 +157,8 @@ def _summarization(dataset: SourceDataset) -> Draw:
             humans = np.stack([vectors[t] for t in row["human_summaries"]])
             scores = [float(np.max(humans @ vectors[t])) for t in row["machine_summaries"]]
             if len(set(row["relevance"])) > 1 and len(set(scores)) > 1:
-                rhos.append(spearmanr(scores, row["relevance"]).statistic)
+                result = spearmanr(scores, row["relevance"])
+                rhos.append((result.statistic + result.pvalue) / 2 if with_p_values else result.statistic)
         return float(np.mean(rhos))
 
     return draw
@@ -230,10 +233,13 @@ _NULLS: dict[str, tuple[float, float]] = {}
 def _null(dataset: SourceDataset) -> tuple[float, float]:
     """The oracle's mean and standard deviation over DRAWS draws (drawn once per dataset: two tests read it)."""
     if dataset.name not in _NULLS:
-        draw = ORACLES[dataset.info.task_type](dataset)
-        values = [draw(np.random.default_rng(seed)) for seed in range(DRAWS)]
-        _NULLS[dataset.name] = float(np.mean(values)), float(np.std(values, ddof=1))
+        _NULLS[dataset.name] = _spread(ORACLES[dataset.info.task_type](dataset))
     return _NULLS[dataset.name]
+
+
+def _spread(draw: Draw) -> tuple[float, float]:
+    values = [draw(np.random.default_rng(seed)) for seed in range(DRAWS)]
+    return float(np.mean(values)), float(np.std(values, ddof=1))
 
 
 def _majority(dataset: SourceDataset) -> tuple[float, int]:
@@ -286,6 +292,27 @@ def test_random_model_is_not_collapsed(random_cards):
     assert [card["model"]["null"]["norm"] for card in random_cards.values()] == list(NORMS)
     assert [card["model"]["model_id"] == "hteb:random" for card in random_cards.values()] == [n == 1 for n in NORMS]
     assert len({card["model"]["identity"] for card in random_cards.values()}) == len(NORMS)
+
+
+@pytest.mark.slow
+def test_random_model_under_the_mteb_protocol_scores_summevals_chance_and_the_card_says_why(
+    source, datasets, random_cards, tmp_path
+):
+    """mteb's deprecated SummEval evaluator averages each document's Spearman with its p-value: chance is the
+    oracle's mean of the two, near a quarter (half the mean p-value of no correlation), and the card marks the
+    score and says why; the hteb protocol's card, whose chance is near 0, marks nothing."""
+    card = _score(
+        "hteb:random", tmp_path / "out", "--source-dir", source, "--datasets", "SummEval", "--protocol", "mteb"
+    )
+    mean, sd = _spread(_summarization(datasets["SummEval"], with_p_values=True))
+    metric, value = _main_score(card, "SummEval")
+    assert metric == "cosine_spearman" and value is not None and abs(value - mean) <= BOUND * sd, (value, mean, sd)
+    assert 0.2 < mean < 0.3
+    markdown = (tmp_path / "out" / "result_card.md").read_text(encoding="utf-8")
+    assert "| SummEval (cosine_spearman†) |" in markdown
+    assert "\n† SummEval: mteb's deprecated summarization evaluator" in markdown
+    assert "near 25 here, not 0" in markdown
+    assert "†" not in render_markdown(random_cards[1])
 
 
 # --- hteb:constant --------------------------------------------------------------------------------------------

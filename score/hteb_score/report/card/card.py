@@ -200,6 +200,7 @@ def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
     stats = card.get("statistics") or {}
     selection = card.get("selection") or {}
     timings = card["timings"]
+    averaged = _p_values_averaged(card)
     return {
         "citation": md_block(card["dataset"]["citation"], "bibtex") if card["dataset"].get("citation") else None,
         "model": card["model"],
@@ -219,7 +220,8 @@ def markdown_view(card: Mapping[str, Any]) -> dict[str, Any]:
         "paper_labels": [labels[a] for a in paper],
         "hteb_undefined": agg["hteb_total"] is None,
         "model_cells": _model_cells(agg, paper, beside),
-        "dataset_rows": [_dataset_cells(row, paper, beside) for row in agg["per_dataset"]],
+        "dataset_rows": [_dataset_cells(row, paper, beside, row["dataset"] in averaged) for row in agg["per_dataset"]],
+        "p_values_averaged": [md_text(name) for name in averaged],
         "axis_pairs": [
             [
                 labels[a],
@@ -336,10 +338,18 @@ def _model_cells(agg: Mapping[str, Any], paper: Sequence[str], beside: Sequence[
     return cells
 
 
-def _dataset_cells(row: Mapping[str, Any], paper: Sequence[str], beside: Sequence[str]) -> list[str]:
+def _p_values_averaged(card: Mapping[str, Any]) -> list[str]:
+    """The datasets scored by mteb's deprecated summarization evaluator (the mteb protocol's SummEval): their main
+    score averages each document's Spearman with its p-value, so chance there is near 0.25, not 0."""
+    return [name for name, used in card["evaluation"]["datasets"].items() if used.get("deprecated_evaluator")]
+
+
+def _dataset_cells(
+    row: Mapping[str, Any], paper: Sequence[str], beside: Sequence[str], p_values_averaged: bool
+) -> list[str]:
     hteb = number(row["hteb"]) + (f" ± {row['hteb_sd']:.2f}" if row.get("hteb_sd") is not None else "")
     cells = [
-        f"{md_text(row['dataset'])} ({md_text(row['metric'])})",
+        f"{md_text(row['dataset'])} ({md_text(row['metric'])}{'†' if p_values_averaged else ''})",
         number(row["original"]),
         *(number(row["axes"].get(a)) for a in paper),
         hteb,
