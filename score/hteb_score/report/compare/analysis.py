@@ -38,6 +38,7 @@ from hteb_score.report.compare.per_dataset import per_dataset_tests
 from hteb_score.scoring.model_scores import HTEB, ModelScores, joined_taxonomy
 from hteb_score.scoring.statistics import add_holm, paired_effect
 from hteb_score.stats.ranking import kendall_tau, mean_sd
+from hteb_score.stats.rank_null import reliability_chance, stability_chance
 from hteb_score.stats.reliability import split_half_reliability
 
 
@@ -177,17 +178,20 @@ def heatmap(
 
 
 def ranking_stability(
-    models: Sequence[ModelScores], datasets: Sequence[str], columns: Sequence[str]
+    models: Sequence[ModelScores], datasets: Sequence[str], columns: Sequence[str], *, seed: int
 ) -> dict[str, Stability]:
     """Kendall tau between the models' Original and transformed scores, per dataset, per column;
-    summarised as mean +- sample sd over datasets (Table 4)."""
+    summarised as mean +- sample sd over datasets (Table 4), with where the mean stands among random
+    reorderings of the models (stats/rank_null.py)."""
     out = {}
     for name in columns:
-        per_dataset = {
-            d: kendall_tau([m.original[d] for m in models], [m.column(name)[d] for m in models])
-            for d in covered(models, datasets, name)
-        }
-        out[name] = Stability(**mean_sd(list(per_dataset.values())), per_dataset=per_dataset)
+        on = covered(models, datasets, name)
+        original = np.array([[m.original[d] for m in models] for d in on]).reshape(len(on), len(models))
+        transformed = np.array([[m.column(name)[d] for m in models] for d in on]).reshape(len(on), len(models))
+        per_dataset = {d: kendall_tau(original[i], transformed[i]) for i, d in enumerate(on)}
+        summary = mean_sd(list(per_dataset.values()))
+        chance = stability_chance(original, transformed, summary["mean"], seed=seed)
+        out[name] = Stability(**summary, per_dataset=per_dataset, chance=chance)
     return out
 
 
@@ -239,16 +243,14 @@ def reliability(
         )
     if set(task_types) != set(datasets):
         return Reliability("task types unknown for some datasets (add a task_type column)", {})
-    per_axis = {}
+    per_axis, chance = {}, {}
     for axis in axes:
         on_axis = covered(models, datasets, axis)
-        per_axis[axis] = split_half_reliability(
-            {m.model: {d: m.axes[axis][d] for d in on_axis} for m in models},
-            {d: task_types[d] for d in on_axis},
-            n_splits=n_splits,
-            seed=seed,
-        )
-    return Reliability(None, per_axis)
+        scores = {m.model: {d: m.axes[axis][d] for d in on_axis} for m in models}
+        types = {d: task_types[d] for d in on_axis}
+        per_axis[axis] = split_half_reliability(scores, types, n_splits=n_splits, seed=seed)
+        chance[axis] = reliability_chance(scores, types, per_axis[axis].median_rho, n_splits=n_splits, seed=seed)
+    return Reliability(None, per_axis, chance)
 
 
 def compare(
@@ -309,7 +311,7 @@ def compare(
         datasets=datasets,
         columns=columns,
         leaderboard=board,
-        ranking_stability=ranking_stability(across, datasets, columns.names()),
+        ranking_stability=ranking_stability(across, datasets, columns.names(), seed=seed),
         effects=transformation_effects(across, datasets, columns, taxonomy, ci_method=ci_method, seed=seed),
         reliability=reliability(across, datasets, columns.axes, n_splits=n_splits, seed=seed),
         basis=rule,

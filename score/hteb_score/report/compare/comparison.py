@@ -24,6 +24,7 @@ from hteb_score.report.compare.pairwise import label as ranked_label
 from hteb_score.report.compare.pairwise import markdown as pairwise_markdown
 from hteb_score.scoring.model_scores import HTEB, ModelScores
 from hteb_score.stats.hodges_lehmann import EXACT_MAX_N, WALSH_NORMAL
+from hteb_score.stats.rank_null import DRAWS, Chance
 from hteb_score.stats.reliability import SplitHalfResult
 
 SCHEMA_VERSION = "hteb.comparison/1"
@@ -34,6 +35,32 @@ CHANCE_NOTE = (
     "leave it out; model against model keeps it."
 )
 #: The words before the comparison's BibTeX (comparison.md, report.html).
+#: what a stability or reliability row's p and 95% level say, on every page that shows them
+CHANCE_WORDS = {
+    "stability": (
+        "p: the share of {draws:,} seeded random reorderings of the {models} models (each dataset's apart) whose "
+        "mean τ reaches this one; random order 95%: the mean τ they stay at or below 95 times in 100, the least "
+        "these models and datasets tell from a random reordering (a dataset's τ moves in steps of {step:.3g})."
+    ),
+    "reliability": (
+        "p: the share of {draws:,} seeded draws, each dataset's scores shuffled among the {models} models (halves "
+        "that share no ordering), whose median ρ over the same splits reaches this one; unrelated halves 95%: the "
+        "median ρ they stay at or below 95 times in 100, the least these models and datasets tell from chance."
+    ),
+}
+
+
+def chance_words(statistic: str, models: int) -> str:
+    """The sentence under a stability or reliability table, for `models` ranked models."""
+    pairs = max(models * (models - 1) // 2, 1)
+    return CHANCE_WORDS[statistic].format(draws=DRAWS, models=models, step=2 / pairs)
+
+
+def chance_cells(chance: Chance | None, digits: int) -> list[str]:
+    """A row's p and 95% level of chance ("-" for none: the statistic is undefined)."""
+    return [p_value(None if chance is None else chance.p), number(None if chance is None else chance.level, digits)]
+
+
 CITE_NOTE = (
     "HTEB, and the revision each input card was scored on (its content hash pins the data) with its sources, "
     "as `hteb-score cite LABEL` prints them; each entry once."
@@ -136,26 +163,35 @@ class HeatCell:
 
 @dataclass(frozen=True)
 class Stability:
-    """Kendall tau per dataset and its mean and sample sd over the datasets where it is defined."""
+    """Kendall tau per dataset and its mean and sample sd over the datasets where it is defined; `chance`:
+    where the mean stands among random reorderings of the models (None where it is undefined)."""
 
     mean: float | None
     sd: float | None
     n: int
     per_dataset: dict[str, float | None]
+    chance: Chance | None = None
 
 
 @dataclass(frozen=True)
 class Reliability:
-    """Split-half reliability per axis, or the reason it was not computed."""
+    """Split-half reliability per axis, or the reason it was not computed; `chance`: per axis, where its
+    median stands among halves whose model orderings are unrelated."""
 
     reason: str | None
     per_axis: dict[str, SplitHalfResult]
+    chance: dict[str, Chance | None] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "reason": self.reason,
             "per_axis": {
-                axis: {"median_rho": r.median_rho, "n_splits": r.n_splits, "n_defined": r.n_defined}
+                axis: {
+                    "median_rho": r.median_rho,
+                    "n_splits": r.n_splits,
+                    "n_defined": r.n_defined,
+                    "chance": None if (chance := self.chance.get(axis)) is None else asdict(chance),
+                }
                 for axis, r in self.per_axis.items()
             },
         }
@@ -410,13 +446,15 @@ class Comparison:
             "## Ranking stability (Kendall τ, Original vs HTEB, per dataset)",
             "",
             "Mean ± sample SD of the per-dataset τ between the models' Original and transformed scores "
-            "(paper Table 4).",
+            f"(paper Table 4). {chance_words('stability', self.ranked_models)}",
             "",
-            "| Transformation / axis | mean τ | SD | datasets |",
-            "|---|---|---|---|",
+            "| Transformation / axis | mean τ | SD | p (random order) | random order 95% | datasets |",
+            "|---|---|---|---|---|---|",
         ]
         out += [
-            f"| {md_text(column_label(name))} | {number(s.mean, 3)} | {number(s.sd, 3)} | {s.n} |"
+            md_row(
+                [md_text(column_label(name)), number(s.mean, 3), number(s.sd, 3), *chance_cells(s.chance, 3), str(s.n)]
+            )
             for name, s in self.ranking_stability.items()
         ]
         return out
@@ -466,13 +504,21 @@ class Comparison:
         if self.reliability.reason:
             return [*out, f"Not computed: {self.reliability.reason}."]
         out += [
-            "Median Spearman ρ between model scores on two task-stratified dataset halves (paper Table 3).",
+            "Median Spearman ρ between model scores on two task-stratified dataset halves (paper Table 3). "
+            + chance_words("reliability", self.ranked_models),
             "",
-            "| Axis | median ρ | splits (defined) |",
-            "|---|---|---|",
+            "| Axis | median ρ | p (unrelated halves) | unrelated halves 95% | splits (defined) |",
+            "|---|---|---|---|---|",
         ]
         out += [
-            f"| {md_text(column_label(axis))} | {number(r.median_rho, 2, sign=True)} | {r.n_splits} ({r.n_defined}) |"
+            md_row(
+                [
+                    md_text(column_label(axis)),
+                    number(r.median_rho, 2, sign=True),
+                    *chance_cells(self.reliability.chance.get(axis), 2),
+                    f"{r.n_splits} ({r.n_defined})",
+                ]
+            )
             for axis, r in self.reliability.per_axis.items()
         ]
         return out

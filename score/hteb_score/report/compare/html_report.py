@@ -31,6 +31,8 @@ from hteb_score.report.compare.comparison import (
     Comparison,
     LeaderboardRow,
     Stability,
+    chance_cells,
+    chance_words,
     coverage_cell,
     figure_cell,
     heat_cell,
@@ -41,6 +43,7 @@ from hteb_score.report.compare.pairwise import ALPHA, groups_sentence
 from hteb_score.report.compare.pairwise import label as ranked_label
 from hteb_score.report.compare.plots import DPI
 from hteb_score.stats.hodges_lehmann import EXACT_MAX_N, WALSH_NORMAL
+from hteb_score.stats.rank_null import Chance
 
 #: CSS pixels per inch: a plot drawn W inches wide is shown W x 96 px wide, its text at its points.
 CSS_DPI = 96
@@ -360,19 +363,28 @@ def _effects(c: Comparison) -> list[str]:
 def _stability(c: Comparison) -> list[str]:
     if c.ranked_models < 2:
         return ["<h2>Ranking stability</h2>", f"<p>{html_text(c.ONE_MODEL.capitalize())}.</p>"]
-    header = [("Transformation / axis", "text"), ("Mean τ", "number"), ("SD", "number"), ("Datasets", "number")]
+    header = [
+        ("Transformation / axis", "text"),
+        ("Mean τ", "number"),
+        ("SD", "number"),
+        ("p (random order)", "number"),
+        ("Random order 95%", "number"),
+        ("Datasets", "number"),
+    ]
     rows = [
         [
             _text(column_label(name)),
             _num(s.mean, number(s.mean, 3), _tau_undefined(s, len(c.models))),
             _num(s.sd, number(s.sd, 3), "one dataset: no spread" if s.n == 1 else None),
+            *_chance(s.chance, 3),
             _num(s.n, str(s.n)),
         ]
         for name, s in c.ranking_stability.items()
     ]
     note = (
         "Kendall τ between the models' Original and transformed scores on each dataset; mean ± sample SD "
-        "over the datasets where it is defined (1 = the ranking does not change)."
+        "over the datasets where it is defined (1 = the ranking does not change). "
+        + chance_words("stability", c.ranked_models)
     )
     return ["<h2>Ranking stability</h2>", f'<p class="note">{note}</p>', _table("stability", header, rows)]
 
@@ -393,7 +405,14 @@ def _reliability(c: Comparison) -> list[str]:
     out = ["<h2>Split-half reliability of the per-axis profiles</h2>"]
     if c.reliability.reason:
         return [*out, f"<p>Not computed: {html_text(c.reliability.reason)}.</p>"]
-    header = [("Axis", "text"), ("Median ρ", "number"), ("Splits", "number"), ("Defined", "number")]
+    header = [
+        ("Axis", "text"),
+        ("Median ρ", "number"),
+        ("p (unrelated halves)", "number"),
+        ("Unrelated halves 95%", "number"),
+        ("Splits", "number"),
+        ("Defined", "number"),
+    ]
     rows = [
         [
             _text(column_label(axis)),
@@ -405,13 +424,22 @@ def _reliability(c: Comparison) -> list[str]:
                 else f"undefined in all {count(r.n_splits, 'split')}: the models "
                 "tie on a half, and a tie is no ranking",
             ),
+            *_chance(c.reliability.chance.get(axis), 2),
             _num(r.n_splits, str(r.n_splits)),
             _num(r.n_defined, str(r.n_defined)),
         ]
         for axis, r in c.reliability.per_axis.items()
     ]
-    note = "Median Spearman ρ between model scores on two task-stratified halves of the datasets."
+    note = "Median Spearman ρ between model scores on two task-stratified halves of the datasets. " + chance_words(
+        "reliability", c.ranked_models
+    )
     return [*out, f'<p class="note">{note}</p>', _table("reliability", header, rows)]
+
+
+def _chance(chance: Chance | None, digits: int) -> list[str]:
+    """A row's p and 95% level of chance as sortable cells (comparison.chance_cells' text)."""
+    p, level = chance_cells(chance, digits)
+    return [_num(None if chance is None else chance.p, p), _num(None if chance is None else chance.level, level)]
 
 
 def _coverage(c: Comparison) -> list[str]:

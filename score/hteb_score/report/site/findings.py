@@ -93,8 +93,8 @@ def noise_models(comparison: Comparison) -> str:
 
 
 def noise_effects(comparison: Comparison) -> str:
-    """Per Noise rule (largest shift first) and the Noise axis: HL shift, its CI, Holm p and the mean
-    Kendall tau between the models' Original and transformed scores."""
+    """Per Noise rule (largest shift first) and the Noise axis: HL shift, its CI, Holm p, the mean Kendall tau
+    between the models' Original and transformed scores and its p among random reorderings of the models."""
     if "noise" not in comparison.effects["axes"]:
         raise ContractError("table noise-effects: the cards have no Noise results")
     rules = {
@@ -106,9 +106,10 @@ def noise_effects(comparison: Comparison) -> str:
         *sorted(rules.items(), key=lambda item: item[1]["hl_shift"]),
         ("Noise axis", comparison.effects["axes"]["noise"]),
     ]
-    lines = [md_row(["rule", "HL shift", "95% CI", "Holm p", "mean Kendall tau, Original vs rule"]), "|---" * 5 + "|"]
+    header = ["rule", "HL shift", "95% CI", "Holm p", "mean Kendall tau, Original vs rule", "tau: p (random order)"]
+    lines = [md_row(header), "|---" * len(header) + "|"]
     for name, effect in rows:
-        tau = comparison.ranking_stability["noise" if name == "Noise axis" else name].mean
+        stability = comparison.ranking_stability["noise" if name == "Noise axis" else name]
         lines.append(
             md_row(
                 [
@@ -116,7 +117,8 @@ def noise_effects(comparison: Comparison) -> str:
                     number(effect["hl_shift"], sign=True),
                     confidence_interval(effect),
                     p_value(effect["p_holm"]),
-                    number(tau, 3),
+                    number(stability.mean, 3),
+                    p_value(None if stability.chance is None else stability.chance.p),
                 ]
             )
         )
