@@ -130,6 +130,34 @@ def test_reliability_per_axis(compared):
         assert -1.0 <= entry["median_rho"] <= 1.0
 
 
+def test_stability_and_reliability_state_their_chance_as_rank_null_computes_it(compared):
+    """comparison.json's `chance` of the translation tau and of each axis's reliability is stats/rank_null.py's
+    on the scores computed here (the command's default seed 0), and comparison.md prints its p and level."""
+    from hteb_score.report.formatting import number, p_value
+    from hteb_score.stats.rank_null import reliability_chance, stability_chance
+
+    result, out = compared
+    per_model = [expected_scores(i, m) for i, m in enumerate(MODELS)]
+    datasets = result["datasets"]
+    original = np.array([[s[d]["original"] for s in per_model] for d in datasets])
+    translated = np.array([[s[d]["translation"] for s in per_model] for d in datasets])
+    stability = result["ranking_stability"]["translation"]
+    chance = stability_chance(original, translated, stability["mean"], seed=0)
+    assert chance is not None and stability["chance"] == {"p": chance.p, "level": chance.level, "draws": chance.draws}
+    markdown = (out / "comparison.md").read_text(encoding="utf-8")
+    row = f"| {stability['mean']:.3f} | {stability['sd']:.3f} | {p_value(chance.p)} | {number(chance.level, 3)} |"
+    assert row in markdown
+    task_types = {r["dataset"]: r["task_type"] for r in paper_rows()}
+    for axis, members in PAPER_AXES.items():
+        scores = {m: {d: np.mean([s[d][t] for t in members]) for d in datasets} for m, s in zip(MODELS, per_model)}
+        entry = result["reliability"]["per_axis"][axis]
+        types = {d: task_types[d] for d in datasets}
+        chance = reliability_chance(scores, types, entry["median_rho"], n_splits=100, seed=0)
+        assert chance is not None and entry["chance"] == pytest.approx(
+            {"p": chance.p, "level": chance.level, "draws": chance.draws}
+        )
+
+
 def test_model_index_round_trips_through_huggingface_hub(compared):
     import yaml
     from huggingface_hub.repocard_data import model_index_to_eval_results
