@@ -223,6 +223,15 @@ def assert_summary(s: dict[str, Any], rows: list[dict[str, Any]]) -> None:
     quality = [r["quality"] for r in kept]
     expected = rho(drift.tolist(), quality)
     assert s["quality_spearman"]["drift"] == (None if expected is None else pytest.approx(expected, abs=1e-9))
+    rated = sum(q is not None for q in quality)
+    if expected is None:
+        assert "quality_spearman_interval" not in s
+    elif rated < 10 or abs(expected) == pytest.approx(1.0):
+        assert s["quality_spearman_interval"] == {"drift": None}
+    else:  # Bonett & Wright: Fisher z with se sqrt((1 + rho^2 / 2) / (n - 3))
+        half = 1.959964 * np.sqrt((1 + expected**2 / 2) / (rated - 3))
+        interval = np.tanh(np.arctanh(expected) + np.array([-half, half]))
+        assert s["quality_spearman_interval"]["drift"] == pytest.approx(interval.tolist(), abs=1e-6)
 
 
 @pytest.fixture(scope="module")
@@ -519,3 +528,42 @@ def test_a_damaged_items_parquet_is_one_line(published, tmp_path):
     (tmp_path / "items.parquet").write_bytes(b"not parquet")
     code, _, err = run("compare", tmp_path / "result_card.json", "--out", tmp_path / "cmp")
     assert code != 0 and "items.parquet: not a readable parquet file" in err and "Traceback" not in err
+
+
+def test_a_drift_rho_over_enough_rated_items_carries_its_interval_into_the_card():
+    """Generated rows of one variant, 40 of them rated (a judge's 1-5 scores falling as drift grows): the summary's
+    interval is Bonett-Wright's over the rated items, and the card prints rho, interval and count; a variant with
+    9 rated items gets no interval and says it rests on 9."""
+    from hteb_score.report.card.card_sections import item_measures_lines
+    from hteb_score.scoring.item_measures import item_measures_block
+    from hteb_score.stats.ranking import spearman_interval
+
+    rng = np.random.default_rng(3)
+    rows = []
+    for dataset, rated in (("many", 40), ("few", 9)):
+        drift = rng.uniform(0, 1, 60)
+        quality = np.clip(np.round(5 - 4 * drift + rng.normal(0, 1, 60)), 1, 5)
+        rows += [
+            {
+                "transformation": "paraphrasing",
+                "dataset": dataset,
+                "drift": float(d),
+                "changed": True,
+                "applicable": True,
+                "quality": float(q) if i < rated else None,
+                "language": "eng",
+                "baseline_drift": 0.9,
+            }
+            for i, (d, q) in enumerate(zip(drift, quality))
+        ]
+    block = item_measures_block(rows)
+    assert block is not None
+    many, few = block["per_transformation"]["paraphrasing"]["many"], block["per_transformation"]["paraphrasing"]["few"]
+    rho = many["quality_spearman"]["drift"]
+    assert many["n_rated"] == 40 and rho < -0.3
+    assert many["quality_spearman_interval"]["drift"] == pytest.approx(list(spearman_interval(rho, 40)))
+    assert few["n_rated"] == 9 and few["quality_spearman_interval"] == {"drift": None}
+    low, high = many["quality_spearman_interval"]["drift"]
+    lines = item_measures_lines(block)
+    assert any(line.endswith(f"| {rho:.3f} [{low:+.2f}, {high:+.2f}] (40) |") for line in lines), lines
+    assert any(line.endswith(f"| {few['quality_spearman']['drift']:.3f} (9) |") for line in lines), lines

@@ -46,7 +46,7 @@ from hteb_score.evaluators.pairs import SentencePairEvaluator
 from hteb_score.evaluators.subsets import group_rows
 from hteb_score.evaluators.trec import doc_text
 from hteb_score.scoring.statistics import DRIFT_DECIMALS, MIN_QUALITY_ITEMS, counted, drift_row
-from hteb_score.stats.ranking import spearman_rho
+from hteb_score.stats.ranking import spearman_interval, spearman_rho
 
 if TYPE_CHECKING:  # annotations only
     from hteb_contract.sources import SourceDataset
@@ -401,6 +401,7 @@ def summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     n_queries, top10 = _mean([r.get("top10_changed") for r in kept])
     n_pairs, discordance = _mean([r.get("order_discordance") for r in kept])
     quantiles = np.percentile(drift, QUANTILES) if len(kept) else [None] * len(QUANTILES)
+    n_rated, drift_rho = sum(q is not None for q in quality), _quality_rho(drift.tolist(), quality)
     return {
         "n_items": len(rows),
         "unchanged_share": _share_of(rows, "changed", False),
@@ -419,14 +420,20 @@ def summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "top10_changed_share": top10,
         "n_pair_items": n_pairs,
         "order_discordance": discordance,
-        "n_rated": sum(q is not None for q in quality),
+        "n_rated": n_rated,
         "quality_spearman": {
-            "drift": _quality_rho(drift.tolist(), quality),
+            "drift": drift_rho,
             "calibrated_drift": _quality_rho(calibrated, quality),
             "pass": _quality_rho(passed, quality),
             "top10_changed": _quality_rho([r.get("top10_changed") for r in kept], quality),
         },
+        **({} if drift_rho is None else {"quality_spearman_interval": {"drift": _interval(drift_rho, n_rated)}}),
     }
+
+
+def _interval(rho: float, n: int) -> list[float] | None:
+    found = spearman_interval(rho, n)
+    return None if found is None else list(found)
 
 
 def item_measures_block(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:

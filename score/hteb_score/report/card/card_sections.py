@@ -9,8 +9,9 @@ from statistics import mean
 from typing import Any
 
 from hteb_contract.common.escape import md_text
-from hteb_score.report.formatting import share_interval
+from hteb_score.report.formatting import number, share_interval
 from hteb_score.scoring.sensitivity import reading, readings
+from hteb_score.stats.ranking import MIN_INTERVAL_PAIRS
 
 
 def _cell(value: float | None, digits: int = 3) -> str:
@@ -40,10 +41,11 @@ def item_measures_lines(block: Mapping[str, Any] | None) -> list[str]:
         "model's baseline drift between unrelated texts of the language (1 = as far as an unrelated text), "
         f"calibrated pass = <= {block['calibrated_pass']}; top-{block['top_k']} changed (retrieval queries); "
         "order discordance = per pair, the share of the other pairs of its subset it changed order with (STS, "
-        "STR, pair classification); rho = Spearman of drift with the judge's quality (their cost: the last line).",
+        "STR, pair classification); rho = Spearman of drift with the judge's quality over the rated items, with its "
+        f"95% interval (Bonett-Wright) from {MIN_INTERVAL_PAIRS} rated items on (their cost: the last line).",
         "",
         "| transformation | dataset | items | unchanged | left out | drift mean | p50 | p95 | pass | baseline "
-        "| calibrated mean | calibrated pass | top-10 changed | order discordance | rho drift |",
+        "| calibrated mean | calibrated pass | top-10 changed | order discordance | rho drift [95%] (rated) |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for transformation, by_dataset in block["per_transformation"].items():
@@ -54,9 +56,19 @@ def item_measures_lines(block: Mapping[str, Any] | None) -> list[str]:
                 f"| {_cell(s['drift_p50'])} | {_cell(s['drift_p95'])} | {_cell(s['pass_rate'])} "
                 f"| {_baselines(s['baseline_drift'])} | {_cell(s['calibrated_drift_mean'])} "
                 f"| {_cell(s['calibrated_pass_rate'])} | {_cell(s['top10_changed_share'])} "
-                f"| {_cell(s['order_discordance'])} | {_cell(s['quality_spearman']['drift'])} |"
+                f"| {_cell(s['order_discordance'])} | {_quality_cell(s)} |"
             )
     return lines
+
+
+def _quality_cell(summary: Mapping[str, Any]) -> str:
+    """`0.412 [+0.21, +0.58] (40)`: rho, its interval where one is given, and the rated items it rests on."""
+    rho = summary["quality_spearman"]["drift"]
+    if rho is None:
+        return "-"
+    interval = (summary.get("quality_spearman_interval") or {}).get("drift")
+    shown = "" if interval is None else f" [{number(interval[0], sign=True)}, {number(interval[1], sign=True)}]"
+    return f"{_cell(rho)}{shown} ({summary['n_rated']})"
 
 
 def _heard(figure: Mapping[str, Any]) -> str:
