@@ -7,12 +7,14 @@ version 3 is version 2. Real texts of SemRel2024 and MasakhaNEWS (../shared/data
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import unicodedata
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hteb_contract.sources import read_source_dir
 from hteb_contract.specs.noise_scripts import noise_scripts, text_script
 from hteb_generate.transform.graphemes import clusters
 from hteb_generate.transform.noise import RULE_SETS, definitions_hash, perturb
@@ -224,3 +226,46 @@ def test_numerisation_reads_a_decomposed_letter_as_its_composed_form():
     composed = unicodedata.normalize("NFC", decomposed)
     assert unicodedata.normalize("NFC", _v3("numerisation", decomposed, 0)) == _v3("numerisation", composed, 0)
     assert "3\u0301" in perturb("numerisation", decomposed, key=(0,), rules="2")
+
+
+def test_docs_count_of_texts_version_2_split_is_what_noise2_1339_made(shared_data):
+    """docs/noise.md's "splits clusters in N of the M texts of SemRel2024 and MasakhaNEWS": version 2's character
+    deletion as noise2-1339 drew it (key: seed 1339, dataset, rule, text; each text's own language), every text of
+    the two datasets (all splits, as the revision reads them)."""
+    split = total = 0
+    for name in ("SemRel2024", "MasakhaNEWS"):
+        found = read_source_dir(shared_data / name).text_columns()
+        for text, language in zip(found["text"], found["language"]):
+            key = (1339, name, "character_deletion", text)
+            edited = perturb("character_deletion", text, key=key, language=language, rules="2")
+            split += not _subsequence(clusters(edited), clusters(text))
+            total += 1
+    page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "noise.md").read_text(encoding="utf-8").split())
+    assert f"splits clusters in {split:,} of the {total:,} texts of SemRel2024 and MasakhaNEWS" in page
+
+
+@pytest.mark.slow  # every text of the 15 datasets under five rules, twice: half a minute
+def test_docs_count_of_items_version_3_changed_is_what_noise3_1339_made(shared_data):
+    """docs/noise.md's "texts differ from noise2-1339's in N of M items, all in three datasets: ..." : each
+    dataset's items under both rule versions, keyed as the revisions key them."""
+    differ: dict[str, int] = {}
+    items = 0
+    for folder in sorted(p for p in shared_data.iterdir() if (p / "dataset.json").is_file()):
+        found = read_source_dir(folder).text_columns()
+        for rule in RULE_SETS["2"].names():
+            for text, language in zip(found["text"], found["language"]):
+                key = (1339, folder.name, rule, text)
+                before = perturb(rule, text, key=key, language=language, rules="2")
+                differ[folder.name] = differ.get(folder.name, 0) + (
+                    before != perturb(rule, text, key=key, language=language, rules="3")
+                )
+                items += 1
+    changed = {name: n for name, n in sorted(differ.items(), key=lambda kv: -kv[1]) if n}
+    page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "noise.md").read_text(encoding="utf-8").split())
+    named = ", ".join(f"{name} ({n:,})" for name, n in list(changed.items())[:-1])
+    last = list(changed.items())[-1]
+    assert len(differ) == 15 and len(changed) == 3
+    assert (
+        f"differ from `noise2-1339`'s in {sum(changed.values()):,} of {items:,} items, all in three datasets: "
+        f"{named} and {last[0]} ({last[1]:,}); the other twelve read the same"
+    ) in page
