@@ -234,3 +234,29 @@ def test_the_python_route_refuses_what_the_cli_refuses_in_one_line(on_error, min
         assert not valid or "keeps no item" in str(err), err
         return
     assert valid and benchmark.tasks
+
+
+@pytest.mark.slow  # all-MiniLM-L6-v2 on the sample's datasets
+def test_docs_mteb_results_table_is_what_mtebs_readers_give_on_hteb_scores_files(tmp_path):
+    """docs/mteb-results.md's table: all-MiniLM-L6-v2 scored by hteb-score under `--protocol mteb` on every
+    sample dataset but TwentyNewsgroups, its mteb files read back with mteb's ResultCache and the benchmark of
+    the same datasets; the page prints the table's row (6 decimals) and the card's Original and HTEB."""
+    from models import minilm_path
+
+    every = [d for d in open_store(DEFAULT_STORE).fetch(SAMPLE_REVISION).dataset_names() if d != "TwentyNewsgroups"]
+    out = tmp_path / "out"
+    args = [minilm_path(), "--protocol", "mteb", "--datasets", ",".join(every), "--out", str(out), "--quiet"]
+    assert main([*args, "--model-name", "sentence-transformers/all-MiniLM-L6-v2"]) == 0
+    card = json.loads((out / "result_card.json").read_text())
+    results = mteb.ResultCache(out / "mteb").load_results(
+        tasks=get_benchmark(SAMPLE_REVISION, datasets=every), include_remote=False
+    )
+    row = results.get_benchmark_result().iloc[0]
+    page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "mteb-results.md").read_text().split())
+    cells = " ".join(
+        "NaN" if math.isnan(row[c]) else f"{row[c]:.6f}"
+        for c in ("Original", "Lexical/Stylistic", "Length", "Language", "HTEB", "Noise")
+    )
+    assert f"1 sentence-transformers/all-MiniLM-L6-v2 {cells}" in page
+    original, hteb = card["aggregates"]["original"], card["aggregates"]["hteb_total"]
+    assert f"The card of that run says Original {original:.2f}, HTEB {hteb:.2f}" in page
