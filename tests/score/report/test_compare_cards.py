@@ -120,6 +120,25 @@ def test_transformation_effects_on_model_averaged_deltas(compared):
     assert [result["effects"]["transformations"][t]["p_holm"] for t in OFFSETS] == pytest.approx(holm(p_values))
 
 
+def test_each_effect_states_the_least_p_its_datasets_allow(compared):
+    """comparison.md's effects table: beside each Holm p, 2 / 2^moved for the datasets whose model-averaged delta
+    moved (the exact signed-rank test's floor), counted here from the deltas themselves."""
+    from hteb_score.report.formatting import column_label, p_value
+
+    result, out = compared
+    markdown = (out / "comparison.md").read_text(encoding="utf-8")
+    per_model = [expected_scores(i, m) for i, m in enumerate(MODELS)]
+    for t in OFFSETS:
+        deltas = [np.mean([s[d][t] - s[d]["original"] for s in per_model]) for d in result["datasets"]]
+        moved = sum(round(v, 9) != 0 for v in deltas)
+        effect = result["effects"]["transformations"][t]
+        assert effect["n_datasets"] - effect["n_zero"] == moved
+        row = next(
+            line for line in markdown.splitlines() if line.startswith(f"| transformations | {column_label(t)} |")
+        )
+        assert row.split(" | ")[4:6] == [p_value(effect["p_holm"]), p_value(min(1.0, 2.0 / 2**moved))], row
+
+
 def test_reliability_per_axis(compared):
     result, _ = compared
     # the constructed scores keep each model's order across datasets on the lexical axis except

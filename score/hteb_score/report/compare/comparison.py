@@ -24,6 +24,7 @@ from hteb_score.report.compare.pairwise import label as ranked_label
 from hteb_score.report.compare.pairwise import markdown as pairwise_markdown
 from hteb_score.scoring.model_scores import HTEB, ModelScores
 from hteb_score.stats.hodges_lehmann import EXACT_MAX_N, WALSH_NORMAL
+from hteb_score.stats.wilcoxon import least_p
 from hteb_score.stats.rank_null import DRAWS, Chance
 from hteb_score.stats.reliability import SplitHalfResult
 
@@ -54,6 +55,16 @@ def chance_words(statistic: str, models: int) -> str:
     """The sentence under a stability or reliability table, for `models` ranked models."""
     pairs = max(models * (models - 1) // 2, 1)
     return CHANCE_WORDS[statistic].format(draws=DRAWS, models=models, step=2 / pairs)
+
+
+def effect_least_p(effect: dict[str, Any]) -> float | None:
+    """The least p an effect's exact signed-rank test can give the datasets that moved (stats/wilcoxon.least_p)."""
+    total, zero = effect.get("n_datasets"), effect.get("n_zero")
+    return None if total is None or zero is None else least_p(total - zero)
+
+
+def least_p_cell(effect: dict[str, Any]) -> str:
+    return p_value(effect_least_p(effect))
 
 
 def chance_cells(chance: Chance | None, digits: int) -> list[str]:
@@ -472,11 +483,11 @@ class Comparison:
             "for multiple comparisons; a percentage beside a CI is the coverage it reaches where too few datasets",
             "differ for 95%); Wilcoxon signed-rank p, Holm-corrected within each family"
             + ("" if all(map(self.taxonomy.in_total, self.columns.names())) else " (the paper's and Noise's apart)")
-            + "; |Δ̃| = median absolute delta",
-            "(pooled over the axis's transformations for axes).",
+            + "; least p = the smallest two-sided p the exact test can give the datasets that moved (before Holm:",
+            "the most the data could say); |Δ̃| = median absolute delta (pooled over the axis's transformations for axes).",
             "",
-            "| Family | Transformation / axis | HL shift | 95% CI | p (Holm) | median abs delta | datasets |",
-            "|---|---|---|---|---|---|---|",
+            "| Family | Transformation / axis | HL shift | 95% CI | p (Holm) | least p | median abs delta | datasets |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for family, effects in self.effects.items():
             for name, e in effects.items():
@@ -492,6 +503,7 @@ class Comparison:
                             shift,
                             ci,
                             p_holm,
+                            least_p_cell(e),
                             number(abs_delta),
                             str(e["n_datasets"]),
                         ]

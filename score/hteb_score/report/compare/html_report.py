@@ -33,6 +33,8 @@ from hteb_score.report.compare.comparison import (
     Stability,
     chance_cells,
     chance_words,
+    effect_least_p,
+    least_p_cell,
     coverage_cell,
     figure_cell,
     heat_cell,
@@ -321,7 +323,9 @@ def _effects(c: Comparison) -> list[str]:
         '<p class="note">Per dataset, the delta averaged over models. HL shift = Hodges-Lehmann estimate of the '
         "median delta with its 95% CI (not adjusted for multiple comparisons; a percentage after a CI is the "
         "coverage it reaches where too few datasets differ for 95%); p (Holm) = Wilcoxon signed-rank p, "
-        "Holm-corrected within each table. Median |Δ| is pooled over the axis's transformations for axes.</p>",
+        "Holm-corrected within each table; least p = the smallest two-sided p the exact test can give the datasets "
+        "that moved (before Holm: the most the data could say). Median |Δ| is pooled over the axis's "
+        "transformations for axes.</p>",
         f'<p class="note">Significance marks: {marks}; no mark: not significant at 0.05 after Holm '
         "correction, or undefined (-).</p>",
     ]
@@ -331,6 +335,7 @@ def _effects(c: Comparison) -> list[str]:
         ("95% CI", "number"),
         ("p (Holm)", "number"),
         ("Sig.", "text"),
+        ("Least p", "number"),
         ("Median |Δ|", "number"),
         ("Datasets", "number"),
     ]
@@ -352,6 +357,7 @@ def _effects(c: Comparison) -> list[str]:
                     _num(e["ci_low"], ci),
                     _num(e["p_holm"], p_value(e["p_holm"])),
                     _cell(mark, mark or None, "sig"),
+                    _num(effect_least_p(e), least_p_cell(e)),
                     _num(abs_delta, number(abs_delta)),
                     _num(e["n_datasets"], str(e["n_datasets"])),
                 ]
