@@ -24,7 +24,7 @@ from hteb_score.stats.edit_distance import normalised_word_edit_distance
 from hteb_score.stats.hodges_lehmann import hodges_lehmann
 from hteb_score.stats.holm import holm
 from hteb_score.stats.ranking import spearman_rho, spearman_rows
-from hteb_score.stats.wilcoxon import wilcoxon_signed_rank
+from hteb_score.stats.wilcoxon import least_p, wilcoxon_signed_rank
 
 MIN_QUALITY_ITEMS = 3
 #: An item's drift as it is kept and read, and a pair's similarity as its order reads it: float32 embeddings
@@ -76,6 +76,13 @@ def paired_effect(deltas: Sequence[float | None], *, ci_method: str = "walsh", s
         entry.update(dict.fromkeys(overflowed, None))
         reason = f"{', '.join(overflowed)} overflowed: the differences are too large to average"
     return {**entry, **({"undefined": reason} if reason else {})}
+
+
+def effect_least_p(effect: Mapping[str, Any]) -> float | None:
+    """The least p a `paired_effect`'s exact signed-rank test can give the datasets that moved (n_datasets -
+    n_zero; stats/wilcoxon.least_p); None where the effect does not count them."""
+    total, zero = effect.get("n_datasets"), effect.get("n_zero")
+    return None if total is None or zero is None else least_p(total - zero)
 
 
 def add_holm(family: dict[str, dict[str, Any]], taxonomy: Taxonomy) -> None:

@@ -19,6 +19,7 @@ ties stays so in every draw.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -53,17 +54,17 @@ def stability_chance(
     pairs = np.array(list(combinations(range(original.shape[1]), 2)))
     if observed is None or not len(pairs):
         return None
-    x = np.sign(original[:, pairs[:, 0]] - original[:, pairs[:, 1]])
-    x_untied, y_untied = np.count_nonzero(x, axis=1), np.count_nonzero(_pair_signs(transformed, pairs), axis=1)
+    x, y = _pair_signs(original, pairs), _pair_signs(transformed, pairs)
+    x_untied, y_untied = np.count_nonzero(x, axis=1), np.count_nonzero(y, axis=1)
     defined = (x_untied > 0) & (y_untied > 0)
     if not defined.any():
         return None
+    x, kept, denominator = x[defined], transformed[defined], np.sqrt(x_untied[defined] * y_untied[defined])
     rng = np.random.default_rng(seed)
     means = []
     for size in _chunks():
-        shuffled = rng.permuted(np.broadcast_to(transformed[defined], (size, *transformed[defined].shape)), axis=-1)
-        concordance = (x[defined] * _pair_signs(shuffled, pairs)).sum(axis=-1)
-        means.append((concordance / np.sqrt(x_untied[defined] * y_untied[defined])).mean(axis=-1))
+        shuffled = rng.permuted(np.broadcast_to(kept, (size, *kept.shape)), axis=-1)
+        means.append(((x * _pair_signs(shuffled, pairs)).sum(axis=-1) / denominator).mean(axis=-1))
     return _chance(np.concatenate(means), observed)
 
 
@@ -111,12 +112,9 @@ def _weights(datasets: Sequence[str], halves: Sequence[Sequence[str]]) -> np.nda
 
 def _median_defined(rho: np.ndarray) -> np.ndarray:
     """Each draw's median over its splits where ρ is defined (NaN where none is)."""
-    out = np.full(len(rho), np.nan)
-    for i, row in enumerate(rho):
-        kept = row[~np.isnan(row)]
-        if len(kept):
-            out[i] = np.median(kept)
-    return out
+    with warnings.catch_warnings():  # a draw with no defined ρ is NaN: said above
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmedian(rho, axis=1)
 
 
 def _chunks() -> list[int]:

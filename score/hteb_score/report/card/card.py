@@ -23,7 +23,6 @@ from hteb_score.flags import Flag
 from hteb_contract.hub_eval import selection_tag
 from hteb_score.mteb_interop.layout import DATASET_KEY, variant_task_name
 from hteb_score.report.card.card_sections import corpus_robustness_lines, item_measures_lines, sensitivity_lines
-from hteb_score.stats.wilcoxon import least_p
 from hteb_score.report.formatting import confidence_interval, number, p_value
 from hteb_score.report.rendering import MARKDOWN
 from hteb_score.scoring.aggregate import aggregate, aggregate_flags
@@ -31,6 +30,7 @@ from hteb_score.scoring.coverage import Coverage
 from hteb_score.scoring.error_policy import ErrorPolicyCount
 from hteb_score.scoring.parts import package_versions
 from hteb_score.scoring.score_record import ScoreRecord
+from hteb_score.scoring.statistics import effect_least_p
 from hteb_score.strict_json import finite_or_none
 
 
@@ -183,7 +183,7 @@ def _moved(effect: Mapping[str, Any]) -> list[str]:
     total, zero = effect.get("n_datasets"), effect.get("n_zero")
     if total is None or zero is None:
         return ["-", "-"]
-    return [f"{total - zero} of {total}", p_value(least_p(total - zero))]
+    return [f"{total - zero} of {total}", p_value(effect_least_p(effect))]
 
 
 def render_markdown(card: Mapping[str, Any]) -> str:

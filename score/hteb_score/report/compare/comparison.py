@@ -23,8 +23,8 @@ from hteb_score.report.compare.per_dataset import markdown as per_dataset_markdo
 from hteb_score.report.compare.pairwise import label as ranked_label
 from hteb_score.report.compare.pairwise import markdown as pairwise_markdown
 from hteb_score.scoring.model_scores import HTEB, ModelScores
+from hteb_score.scoring.statistics import effect_least_p
 from hteb_score.stats.hodges_lehmann import EXACT_MAX_N, WALSH_NORMAL
-from hteb_score.stats.wilcoxon import least_p
 from hteb_score.stats.rank_null import DRAWS, Chance
 from hteb_score.stats.reliability import SplitHalfResult
 
@@ -55,12 +55,6 @@ def chance_words(statistic: str, models: int) -> str:
     """The sentence under a stability or reliability table, for `models` ranked models."""
     pairs = max(models * (models - 1) // 2, 1)
     return CHANCE_WORDS[statistic].format(draws=DRAWS, models=models, step=2 / pairs)
-
-
-def effect_least_p(effect: dict[str, Any]) -> float | None:
-    """The least p an effect's exact signed-rank test can give the datasets that moved (stats/wilcoxon.least_p)."""
-    total, zero = effect.get("n_datasets"), effect.get("n_zero")
-    return None if total is None or zero is None else least_p(total - zero)
 
 
 def least_p_cell(effect: dict[str, Any]) -> str:

@@ -33,7 +33,6 @@ from hteb_score.report.compare.comparison import (
     Stability,
     chance_cells,
     chance_words,
-    effect_least_p,
     least_p_cell,
     coverage_cell,
     figure_cell,
@@ -45,6 +44,7 @@ from hteb_score.report.compare.pairwise import ALPHA, groups_sentence
 from hteb_score.report.compare.pairwise import label as ranked_label
 from hteb_score.report.compare.plots import DPI
 from hteb_score.stats.hodges_lehmann import EXACT_MAX_N, WALSH_NORMAL
+from hteb_score.scoring.statistics import effect_least_p
 from hteb_score.stats.rank_null import Chance
 
 #: CSS pixels per inch: a plot drawn W inches wide is shown W x 96 px wide, its text at its points.
