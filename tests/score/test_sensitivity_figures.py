@@ -25,6 +25,7 @@ from hteb_contract.errors import HtebError
 from hteb_score.report.card.card_sections import sensitivity_lines
 from hteb_score.scoring import sensitivity
 from hteb_score.scoring.part_checks import check_part
+from hteb_score.scoring.row_checks import COSINE_EPS
 from hteb_score.scoring.sensitivity import item_row, sensitivity_block, summarise
 from pairs_said import pairs_said
 from refusal import run
@@ -318,21 +319,26 @@ def _part_with(row: dict[str, Any]) -> Any:
 
 @settings(max_examples=40, deadline=None)
 @given(
-    value=st.one_of(st.floats(allow_nan=True), st.text(max_size=3), st.booleans(), st.none()),
+    value=st.floats(allow_nan=False, allow_infinity=False),  # what the JSON reader and the shape check let through
     column=st.sampled_from(["kept_cosine", "changed_cosine"]),
 )
 def test_a_part_whose_pair_rows_are_not_cosines_is_refused_in_one_line(value, column):
-    row = item_row("i", "STSBenchmark", ("paraphrasing", "x"), 1, "eng", 0.5, 0.4, 0.3)  # a rule the unit scored
+    row = item_row("i", "STSBenchmark", ("paraphrasing", "x"), 1339, "eng", 0.5, 0.4, 0.3)  # a variant it scored
     row[column] = value
-    valid = isinstance(value, float) and not isinstance(value, bool) and -1 <= value <= 1
-    if valid:
+    if -1 - COSINE_EPS <= value <= 1 + COSINE_EPS:
         check_part(_part_with(row), "part x")
         return
-    with pytest.raises(HtebError, match=rf"^part x: unit 'STSBenchmark': sensitivity {column} .* is not a cosine"):
+    with pytest.raises(
+        HtebError,
+        match=rf"^part x: unit 'STSBenchmark': sensitivity row 0: {column} is .*, outside \[-1, 1\] \(a cosine\)$",
+    ):
         check_part(_part_with(row), "part x")
 
 
 def test_a_part_naming_a_pair_it_did_not_score_is_refused():
-    row = item_row("i", "STSBenchmark", ("number_change", "number_words"), 1, "eng", 0.5, 0.4, 0.3)
-    with pytest.raises(HtebError, match="sensitivity holds pair 'number_change', which the unit did not score"):
-        check_part(_part_with(row), "part x")
+    for pair, seed in (("number_change", 1339), ("paraphrasing", 1)):  # a rule it did not score; a seed
+        row = item_row("i", "STSBenchmark", (pair, "x"), seed, "eng", 0.5, 0.4, 0.3)
+        with pytest.raises(
+            HtebError, match=f"sensitivity row 0: pair '{pair}' with seed {seed} is not a transformed variant the unit"
+        ):
+            check_part(_part_with(row), "part x")

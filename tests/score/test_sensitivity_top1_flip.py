@@ -102,7 +102,7 @@ def _part_with(row: dict[str, Any]) -> Any:
 
 @pytest.mark.parametrize("tops", [(True, None), (None, False), (1, 0), ("yes", True)])
 def test_a_part_whose_top1_outcomes_are_not_two_booleans_is_refused(tops):
-    row = item_row("i", "STSBenchmark", ("paraphrasing", "x"), 1, "eng", 0.5, 0.4, 0.3, (True, True))
+    row = item_row("i", "STSBenchmark", ("paraphrasing", "x"), 1339, "eng", 0.5, 0.4, 0.3, (True, True))
     check_part(_part_with(row), "part x")
     row["twin_keeps_top1"], row["changed_keeps_top1"] = tops
     with pytest.raises(HtebError, match=r"^part x: unit 'STSBenchmark': sensitivity twin_keeps_top1, changed_keeps"):

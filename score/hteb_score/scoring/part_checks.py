@@ -3,8 +3,9 @@ from someone else's machine (a colleague's run, a repository, a resumed run fold
 trusts every figure in it. Each unit must hold what its dataset's scoring wrote: score records (a
 unit without one would vanish from every aggregate unflagged), every record, result, drift row and
 flag of its own dataset and of a variant its run planned, each record equal to the evaluator result
-it derives from (the main score and each subset's), and every figure inside its metric's range.
-A refusal names the part, the dataset and the field."""
+it derives from (the main score and each subset's), every figure inside its metric's range, and
+its item rows consistent with what they measure and with each other (row_checks.py). A refusal
+names the part, the dataset and the field."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from hteb_contract.field_values import NUMBER
 from hteb_contract.tasks import TASK_TYPES, task_type
 from hteb_contract.validation import schema
 from hteb_score.evaluators.outcomes import LABEL_MEASURES, MEASURES
+from hteb_score.scoring.row_checks import check_rows
 
 #: metrics that may be negative (correlations); every other main metric is a rate, in [0, 1]
 SIGNED = ("spearman", "pearson")
@@ -152,6 +154,7 @@ def _check_unit(unit: Any, where: str, transformations: list[str] | None, seeds:
             _in_range(value, result.main_metric, f"{where}: results: {variant[1]}/{variant[2]} {subset}")
         if result.outcomes is not None:
             _check_outcomes(result, f"{where}: results: {variant[1]}/{variant[2]}")
+    check_rows(unit, where)
 
 
 def _check_outcomes(result: Any, what: str) -> None:
@@ -186,24 +189,9 @@ def _same(a: float | None, b: float | None) -> bool:
     return a == b or (math.isnan(a) and math.isnan(b))
 
 
-def _check_pair_row(row: Mapping[str, Any], scored: set[str], where: str) -> None:
-    """A minimal-pair row names a rule the unit scored, and its cosines are numbers from -1 to 1."""
-    if row["pair"] not in scored:
-        raise HtebError(f"{where} holds pair {row['pair']!r}, which the unit did not score")
-    for column in ("kept_cosine", "changed_cosine"):
-        value = row[column]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1.0 - 1e-6 <= value <= 1.0 + 1e-6:
-            raise HtebError(f"{where} {column} {value!r} is not a cosine (a number from -1 to 1)")
-
-
 def _check_sensitivity(unit: Any, where: str) -> None:
-    """A unit's minimal-pair and hard-twin rows name a rule it scored, their cosines are numbers from -1 to 1, a
-    hard-twin row names its twin's transformation, and the top-1 outcomes are both true or false (a retrieval
-    query) or both absent."""
-    scored = {r.transformation for r in unit.scores}
-    for block, rows in (("sensitivity", unit.sensitivity), ("hard_twins", unit.hard)):
-        for row in rows:
-            _check_pair_row(row, scored, f"{where}: {block}")
+    """A unit's hard-twin rows name their twin's transformation, and its minimal pairs' top-1 outcomes are both
+    true or false (a retrieval query) or both absent (their cosines and variants: row_checks)."""
     for row in unit.hard:
         if not isinstance(row["twin"], str) or not row["twin"]:
             raise HtebError(f"{where}: hard_twins twin {row['twin']!r} is not a transformation's name")
