@@ -69,6 +69,10 @@ class Rows:
     def given(self, column: str) -> np.ndarray:
         return ~self.are(column, None)
 
+    def same(self, first: str, second: str) -> np.ndarray:
+        """Rows that hold `first` and `second`, equal."""
+        return np.fromiter((first in row and row[first] == row.get(second) for row in self.rows), bool, len(self.rows))
+
 
 #: what a drift row's columns say of each other: (the rule, the columns it reads, the rows that break it)
 DRIFT_RULES: tuple[tuple[str, tuple[str, ...], Callable[[Rows], np.ndarray]], ...] = (
@@ -102,80 +106,76 @@ DRIFT_RULES: tuple[tuple[str, tuple[str, ...], Callable[[Rows], np.ndarray]], ..
 #: what a minimal-pair or hard-twin row's columns say of each other
 PAIR_RULES: tuple[tuple[str, tuple[str, ...], Callable[[Rows], np.ndarray]], ...] = (DRIFT_RULES[-1],)
 
+#: what an explorer row's columns say of each other (scoring/item_measures.py `_explorer`)
+EXPLORER_RULES: tuple[tuple[str, tuple[str, ...], Callable[[Rows], np.ndarray]], ...] = (
+    (
+        "outcome_flipped is true where top10_changed or order_flipped is, and only there",
+        ("top10_changed", "order_flipped", "outcome_flipped"),
+        lambda r: (
+            r.given("outcome_flipped")
+            & (r.are("outcome_flipped", True) != (r.are("top10_changed", True) | r.are("order_flipped", True)))
+        ),
+    ),
+    (
+        "a text the transformation left unchanged has cosine 1",
+        ("original_text", "transformed_text", "cosine"),
+        lambda r: r.same("original_text", "transformed_text") & (r.number("cosine") < 1.0 - COSINE_EPS),
+    ),
+)
+
+RULES = {"drift": DRIFT_RULES, "sensitivity": PAIR_RULES, "hard_twins": PAIR_RULES, "explorer": EXPLORER_RULES}
+
+
+def check_block(block: str, rows: Sequence[Mapping[str, Any]], where: str) -> None:
+    """Rows of `block` (a key of RANGES and RULES; named `where` in an error): each numeric value in its column's
+    range, each row by its block's rules."""
+    if not rows:
+        return
+    columns = Rows(rows)
+    for column, ((low, high), what) in RANGES[block].items():
+        values = columns.number(column)
+        outside = ~np.isnan(values) & ((values < low) | (values > high))
+        if outside.any():
+            at = int(np.argmax(outside))
+            raise HtebError(
+                f"{where}: {block} row {at}: {column} is {reprlib.repr(rows[at][column])}, outside "
+                f"[{low:g}, {high:g}] ({what})"
+            )
+    for rule, named, broken in RULES[block]:
+        found = broken(columns)
+        if found.any():
+            at = int(np.argmax(found))
+            said = ", ".join(f"{c} {reprlib.repr(rows[at].get(c))}" for c in named)
+            raise HtebError(f"{where}: {block} row {at}: {rule}; it says {said}")
+
 
 def check_rows(unit: Any, where: str) -> None:
-    """`unit`'s (a parts.UnitResult, named `where` in an error) item rows: each numeric value in its column's
-    range, each row by its block's rules, each naming a variant the unit scored."""
+    """`unit`'s (a parts.UnitResult, named `where` in an error) item rows: `check_block`, and each naming a
+    transformed variant the unit scored (a drift row its transformation; the others their seed too)."""
     variants = {(r.transformation, r.seed) for r in unit.scores if r.transformation != "original"}
     transformations = {name for name, _ in variants}
-    for block, rows, rules in (
-        ("drift", unit.drift, DRIFT_RULES),
-        ("sensitivity", unit.sensitivity, PAIR_RULES),
-        ("hard_twins", unit.hard, PAIR_RULES),
-        ("explorer", unit.explorer, ()),
+    for block, rows in (
+        ("drift", unit.drift),
+        ("sensitivity", unit.sensitivity),
+        ("hard_twins", unit.hard),
+        ("explorer", unit.explorer),
     ):
-        if not rows:
-            continue
-        columns = Rows(rows)
-        for column, ((low, high), what) in RANGES[block].items():
-            values = columns.number(column)
-            outside = ~np.isnan(values) & ((values < low) | (values > high))
-            if outside.any():
-                at = int(np.argmax(outside))
-                raise HtebError(
-                    f"{where}: {block} row {at}: {column} is {reprlib.repr(rows[at][column])}, outside "
-                    f"[{low:g}, {high:g}] ({what})"
-                )
-        for rule, named, broken in rules:
-            found = broken(columns)
-            if found.any():
-                at = int(np.argmax(found))
-                said = ", ".join(f"{c} {reprlib.repr(rows[at].get(c))}" for c in named)
-                raise HtebError(f"{where}: {block} row {at}: {rule}; it says {said}")
-        _check_variants(block, rows, variants, transformations, where)
-    _check_explorer(unit.explorer, where)
-
-
-def _check_variants(
-    block: str,
-    rows: Sequence[Mapping[str, Any]],
-    variants: set[tuple[str, int | None]],
-    transformations: set[str],
-    where: str,
-) -> None:
-    """Each row names a transformed variant of the unit's score records (a drift row its transformation; the
-    others their seed too)."""
-    name = "pair" if block in ("sensitivity", "hard_twins") else "transformation"
-    if block == "drift":
-        if {row["transformation"] for row in rows} <= transformations:
-            return
-        at = next(i for i, row in enumerate(rows) if row["transformation"] not in transformations)
+        check_block(block, rows, where)
+    if not {row["transformation"] for row in unit.drift} <= transformations:
+        at = next(i for i, row in enumerate(unit.drift) if row["transformation"] not in transformations)
         raise HtebError(
-            f"{where}: drift row {at}: transformation {rows[at]['transformation']!r} is not a transformed variant "
-            "the unit scored"
+            f"{where}: drift row {at}: transformation {unit.drift[at]['transformation']!r} is not a transformed "
+            "variant the unit scored"
         )
-    for at, row in enumerate(rows):
-        # an explorer row of a part written before it named its variant is not checked
-        if name in row and (row[name], row.get("seed")) not in variants:
-            raise HtebError(
-                f"{where}: {block} row {at}: {name} {row[name]!r} with seed {row.get('seed')!r} is not a "
-                "transformed variant the unit scored"
-            )
-
-
-def _check_explorer(rows: Sequence[Mapping[str, Any]], where: str) -> None:
-    """An explorer row's outcome flipped where its top 10 changed or its pair's order flipped, and a text the
-    transformation left unchanged has cosine 1."""
-    for at, row in enumerate(rows):
-        flipped = bool(row.get("top10_changed") or row.get("order_flipped"))
-        if "outcome_flipped" in row and row["outcome_flipped"] is not flipped:
-            raise HtebError(
-                f"{where}: explorer row {at}: outcome_flipped is {row['outcome_flipped']!r}, but top10_changed is "
-                f"{row.get('top10_changed')!r} and order_flipped {row.get('order_flipped')!r}"
-            )
-        same = "original_text" in row and row["original_text"] == row.get("transformed_text")
-        if same and "cosine" in row and row["cosine"] < 1.0 - COSINE_EPS:
-            raise HtebError(
-                f"{where}: explorer row {at}: a text the transformation left unchanged has cosine 1; it says "
-                f"cosine {reprlib.repr(row['cosine'])}"
-            )
+    for block, rows, name in (
+        ("sensitivity", unit.sensitivity, "pair"),
+        ("hard_twins", unit.hard, "pair"),
+        ("explorer", unit.explorer, "transformation"),
+    ):
+        for at, row in enumerate(rows):
+            # an explorer row of a part written before it named its variant is not checked
+            if name in row and (row[name], row.get("seed")) not in variants:
+                raise HtebError(
+                    f"{where}: {block} row {at}: {name} {row[name]!r} with seed {row.get('seed')!r} is not a "
+                    "transformed variant the unit scored"
+                )

@@ -342,6 +342,54 @@ def test_an_items_file_of_the_writers_schema_is_shown_in_the_explorer(tmp_path, 
     assert all(item["transformed_text"] in html for item in ITEMS)
 
 
+#: An explorer row edited into values of the right type that cannot be, and the words of its refusal: of another
+#: model or a variant its card did not score, a cosine or judge score outside its range, a flip its row denies, a
+#: text marked unchanged that moved.
+IMPOSSIBLE_ITEMS = {
+    "model": (st.text(max_size=8).filter(lambda m: m != MODELS[1]).map(lambda m: {"model": m}), "model is"),
+    "variant": (
+        st.one_of(
+            st.integers(3, 9).map(lambda s: {"seed": s}),  # the card scored seeds 1 and 2
+            st.sampled_from(["typos", "original"]).map(lambda t: {"transformation": t}),
+        ),
+        "is not a transformed variant its card scored",
+    ),
+    "cosine": (
+        st.one_of(st.floats(max_value=-1.001, allow_infinity=False), st.floats(min_value=1.001, allow_infinity=False))
+        .filter(lambda v: v == v)
+        .map(lambda v: {"cosine": v}),
+        "cosine is",
+    ),
+    "judge": (
+        st.sampled_from(["quality", "fluency"]).flatmap(
+            lambda c: st.one_of(st.floats(-1e9, 0.999), st.floats(5.001, 1e9)).map(lambda v: {c: v})
+        ),
+        "the judge's scale",
+    ),
+    "flip": (st.booleans().map(lambda f: {"order_flipped": f, "outcome_flipped": not f}), "and only there"),
+    "unchanged": (
+        st.floats(-1.0, 0.99).map(lambda v: {"transformed_text": "original text 0", "cosine": v}),
+        "left unchanged has cosine 1",
+    ),
+}
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_fuzz_an_items_file_whose_rows_cannot_be_is_refused(tmp_path_factory, run_cli, data):
+    """items.parquet's rows are the report page's examples: of the card's model and variants, each value inside
+    what it measures and each row consistent with itself (row_checks.py), as a part's explorer rows are."""
+    kind = data.draw(st.sampled_from(sorted(IMPOSSIBLE_ITEMS)))
+    changes, words = data.draw(IMPOSSIBLE_ITEMS[kind][0]), IMPOSSIBLE_ITEMS[kind][1]
+    at = 0 if kind == "unchanged" else data.draw(st.integers(0, len(ITEMS) - 1))
+    rows = [dict(row) for row in ITEMS]
+    rows[at].update(changes)
+    folder = tmp_path_factory.mktemp("beside")
+    code, _, err = _compare_beside(folder, run_cli, {ITEMS_FILE: _table(items_parquet(RunFiles(BESIDE, {}, rows)))})
+    _refused(code, err, f"{folder / 'beside' / ITEMS_FILE}: explorer row {at}: ", words)
+    assert not (folder / "out").exists()
+
+
 # -- scores tables: every score a number of its task type's range, in points --------------------------------------
 
 #: The generated table's datasets: (task type it names, the range of its scores in points). SciFact is HTEB's

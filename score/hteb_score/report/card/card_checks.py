@@ -5,12 +5,13 @@ aggregates are checked against its score records where a comparison is made (inp
 task type and metric per dataset, and a value inside its metric's range (a Spearman of 7.5 would
 be shown as 750 points and derived consistently into every aggregate); and the mteb result files
 written beside the card must be those of its model, model revision and dataset revision, each main
-score in them the card's record of it. A refusal names the file and the field."""
+score in them the card's record of it; and the explorer rows of the items.parquet beside it are of its
+model and variants and consistent with themselves. A refusal names the file and the field."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from hteb_contract.common import json_input
 from hteb_contract.errors import ContractError
 from hteb_score.mteb_interop.layout import DATASET_KEY, parse_variant_task_name, result_folder, short_revision
 from hteb_score.scoring.part_checks import metric_range
+from hteb_score.scoring.row_checks import check_block
 
 
 def check_card(card: Mapping[str, Any], path: Path) -> None:
@@ -117,3 +119,22 @@ def _check_mteb_values(card: Mapping[str, Any], path: Path, file: Path, transfor
                 raise ContractError(
                     f"{path}: scores of {where} is {value}, but its mteb result {file.name} says {score}"
                 )
+
+
+def check_items(rows: Sequence[Mapping[str, Any]], card: Mapping[str, Any], path: Path) -> None:
+    """The explorer rows of the items.parquet at `path`, beside `card`: each of the card's model and of a transformed
+    variant it scored, and consistent with itself (row_checks.check_block): the report page shows them as its
+    examples."""
+    model = card["model"]["model_id"]
+    variants = {
+        (r["dataset"], r["transformation"], r["seed"]) for r in card["scores"] if r["transformation"] != "original"
+    }
+    for at, row in enumerate(rows):
+        if row["model"] != model:
+            raise ContractError(f"{path}: explorer row {at}: model is {row['model']!r}, its card's {model!r}")
+        variant = (row["dataset"], row["transformation"], row["seed"])
+        if variant not in variants:
+            raise ContractError(
+                f"{path}: explorer row {at}: {'/'.join(map(str, variant))} is not a transformed variant its card scored"
+            )
+    check_block("explorer", rows, str(path))

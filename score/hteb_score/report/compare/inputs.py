@@ -25,7 +25,7 @@ from hteb_contract.taxonomy import INSTALLED, recorded_in
 from hteb_contract.validation import validate
 from hteb_score.encoding.backends import precision_suffix
 from hteb_score.mteb_interop.results import load_mteb_results
-from hteb_score.report.card.card_checks import check_card
+from hteb_score.report.card.card_checks import check_card, check_items
 from hteb_score.evaluators.outcomes import LABEL_MEASURES, MEASURES, Outcomes
 from hteb_score.report.card.outputs import ITEMS_FILE, ITEMS_SCHEMA, OUTCOMES_FILE, OUTCOMES_SCHEMA
 from hteb_score.scoring.aggregate import aggregate, check_transformation
@@ -71,6 +71,8 @@ def load_card(path: Path) -> ModelScores:
     statistics = card.get("statistics") or {}
     scores.drift = statistics.get("drift") or None
     scores.items = _read_items(Path(path).parent / ITEMS_FILE)
+    if scores.items is not None:
+        check_items(scores.items, card, Path(path).parent / ITEMS_FILE)
     scores.outcomes = read_outcomes(Path(path).parent / OUTCOMES_FILE)
     return scores
 
