@@ -4,6 +4,12 @@ Datasets are split into two halves *within each task type* (so each half keeps t
 each model's score is averaged over the datasets of each half, and Spearman's rho between the two
 half-score vectors measures whether the model ordering is a property of the models rather than of
 the datasets chosen. The median rho over `n_splits` seeded random splits is reported.
+
+Beside it, what sets its sign: with half means a and b, Pearson's identity cov(a, b) = var((a + b) / 2) -
+var((a - b) / 2) says the halves agree where the models differ more in their level (the SD over models of
+(a + b) / 2) than in their gap between the halves (the SD of (a - b) / 2); Spearman's rho is Pearson's on
+ranks and follows it but for ties and outliers. Models whose levels lie close get a rho below 0 however
+reliably each dataset ranks them: what one half gives a model, the other takes away.
 """
 
 from __future__ import annotations
@@ -18,13 +24,17 @@ from hteb_score.stats.ranking import spearman_rho
 
 @dataclass(frozen=True)
 class SplitHalfResult:
-    """Median rho over the splits where rho is defined; `n_defined` of `n_splits` were."""
+    """Median rho over the splits where rho is defined; `n_defined` of `n_splits` were. `level_sd` and `gap_sd`:
+    over the same splits, the median SD over models of their two half means' mean and of half their difference
+    (the scores' unit), the spreads whose balance sets rho's sign."""
 
     median_rho: float | None
     n_splits: int
     n_defined: int
     n_models: int
     n_datasets: int
+    level_sd: float | None = None
+    gap_sd: float | None = None
 
 
 def stratified_halves(task_types: Mapping[str, str], rng: np.random.Generator) -> tuple[list[str], list[str]]:
@@ -62,30 +72,37 @@ def split_half_reliability(
     models = sorted(scores)
     datasets = sorted(d for d in task_types if any(d in scores[m] for m in models))
     types = {d: task_types[d] for d in datasets}
-    rhos: list[float] = []
+    found: list[tuple[float, float, float]] = []
     if len(models) >= 3 and len(datasets) >= 2:
         # Few datasets give few distinct splits (six give at most a few dozen): each is computed once, on the
         # very same halves in the same order, so the rhos are those of computing every draw anew.
-        rho_of: dict[tuple[tuple[str, ...], tuple[str, ...]], float | None] = {}
+        split_of: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[float, float, float] | None] = {}
         for first, second in draw_splits(types, n_splits, seed):
             key = (tuple(first), tuple(second))
-            if key not in rho_of:
-                rho_of[key] = _split_rho(scores, models, first, second)
-            if (rho := rho_of[key]) is not None:
-                rhos.append(rho)
-    median = float(np.median(rhos)) if rhos else None
-    return SplitHalfResult(median, n_splits, len(rhos), len(models), len(datasets))
+            if key not in split_of:
+                split_of[key] = _split(scores, models, first, second)
+            if (split := split_of[key]) is not None:
+                found.append(split)
+    if not found:
+        return SplitHalfResult(None, n_splits, 0, len(models), len(datasets))
+    rho, level, gap = (float(v) for v in np.median(np.array(found), axis=0))
+    return SplitHalfResult(rho, n_splits, len(found), len(models), len(datasets), level, gap)
 
 
-def _split_rho(
+def _split(
     scores: Mapping[str, Mapping[str, float]], models: list[str], first: list[str], second: list[str]
-) -> float | None:
-    """Spearman's rho between the models' two half means; None when a model lacks a half or rho is undefined."""
+) -> tuple[float, float, float] | None:
+    """Spearman's rho between the models' two half means, and the SDs over models of their mean and of half their
+    difference; None when a model lacks a half or rho is undefined."""
     a = [v for m in models if (v := _half_mean(scores[m], first)) is not None]
     b = [v for m in models if (v := _half_mean(scores[m], second)) is not None]
     if len(a) < len(models) or len(b) < len(models):
         return None
-    return spearman_rho(a, b)
+    rho = spearman_rho(a, b)
+    if rho is None:
+        return None
+    halves = np.array([a, b])
+    return rho, float(np.std(halves.mean(axis=0))), float(np.std((halves[0] - halves[1]) / 2))
 
 
 def _half_mean(model_scores: Mapping[str, float], half: Sequence[str]) -> float | None:

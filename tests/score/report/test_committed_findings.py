@@ -164,6 +164,25 @@ def test_findings_page_quotes_the_whole_revision_lead_as_its_json_says():
         assert figure in paragraph, figure
 
 
+def test_findings_page_explains_the_whole_revisions_reliability_below_zero_as_its_json_says():
+    """docs/findings.md's paragraph on the Noise reliability of the whole revision: its median rho, its p among
+    unrelated halves, and the level and half-gap spreads (the gap the larger: what sets the sign), from
+    comparison.json."""
+    result = json.loads((FINDINGS / "whole-revision-comparison" / "comparison.json").read_text())
+    noise = result["reliability"]["per_axis"]["noise"]
+    assert noise["median_rho"] < 0 and noise["gap_sd"] > noise["level_sd"]
+    text = " ".join((REPO / "docs" / "findings.md").read_text(encoding="utf-8").split())
+    paragraph = text[text.index("The same closeness turns") :]
+    paragraph = paragraph[: paragraph.index("not that the datasets disagree")]
+    for figure in (
+        f"reliability below zero: {noise['median_rho']:+.2f} (p {noise['chance']['p']:.3f} among halves that share",
+        f"spread {noise['level_sd']:.2f} points",
+        f"median over {noise['n_splits']:,} splits",
+        f"move them {noise['gap_sd']:.2f} between the halves",
+    ):
+        assert figure in paragraph, figure
+
+
 def test_findings_page_says_numerisation_alone_reorders_the_models_as_chance_would():
     """docs/findings.md: on the six datasets and on the whole revision, numerisation's mean Kendall tau is the
     lowest of the rules and the one whose p among random reorderings of the models (comparison.json's

@@ -140,13 +140,30 @@ def test_each_effect_states_the_least_p_its_datasets_allow(compared):
 
 
 def test_reliability_per_axis(compared):
-    result, _ = compared
-    # the constructed scores keep each model's order across datasets on the lexical axis except
-    # where the paper's own numbers cross, so the median rho is high but computed, not assumed
-    for axis in PAPER_AXES:
+    """Each axis's median rho and the level and half-gap spreads that set its sign are split_half_reliability's on
+    the axis scores computed here; comparison.md prints them with the sentence that reads them."""
+    from hteb_score.report.compare.comparison import SIGN_WORDS
+    from hteb_score.report.formatting import column_label, number
+    from hteb_score.stats.reliability import split_half_reliability
+
+    result, out = compared
+    markdown = (out / "comparison.md").read_text(encoding="utf-8")
+    assert SIGN_WORDS in markdown
+    per_model = [expected_scores(i, m) for i, m in enumerate(MODELS)]
+    datasets = result["datasets"]
+    task_types = {r["dataset"]: r["task_type"] for r in paper_rows()}
+    for axis, members in PAPER_AXES.items():
+        scores = {m: {d: np.mean([s[d][t] for t in members]) for d in datasets} for m, s in zip(MODELS, per_model)}
+        expected = split_half_reliability(scores, {d: task_types[d] for d in datasets}, n_splits=100, seed=0)
         entry = result["reliability"]["per_axis"][axis]
-        assert entry["n_splits"] == 100 and entry["n_defined"] > 0
-        assert -1.0 <= entry["median_rho"] <= 1.0
+        assert entry["n_splits"] == 100 and entry["n_defined"] == expected.n_defined > 0
+        assert [entry[k] for k in ("median_rho", "level_sd", "gap_sd")] == pytest.approx(
+            [expected.median_rho, expected.level_sd, expected.gap_sd]
+        )
+        section = markdown.split("## Split-half reliability", 1)[1].split("\n## ", 1)[0]
+        row = next(line for line in section.splitlines() if line.startswith(f"| {column_label(axis)} | "))
+        cells = row.split(" | ")
+        assert cells[4:6] == [number(entry["level_sd"], 2), number(entry["gap_sd"], 2)], row
 
 
 def test_stability_and_reliability_state_their_chance_as_rank_null_computes_it(compared):

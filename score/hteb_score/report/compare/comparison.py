@@ -51,6 +51,16 @@ CHANCE_WORDS = {
 }
 
 
+#: what sets a reliability's sign, under its table on every page that shows it
+SIGN_WORDS = (
+    "Level SD and half-gap SD (the median over the splits, in the scores' points): the SD over the models of the "
+    "mean of their two half means, and of half their difference. The halves agree where the levels spread more "
+    "than the gaps (for Pearson's r exactly: cov(a, b) = var((a + b) / 2) - var((a - b) / 2), which Spearman's ρ "
+    "follows on ranks), so models whose levels lie closer than the datasets move them get a ρ below 0 however "
+    "reliably each dataset ranks them: what one half gives a model, the other takes away."
+)
+
+
 def chance_words(statistic: str, models: int) -> str:
     """The sentence under a stability or reliability table, for `models` ranked models."""
     pairs = max(models * (models - 1) // 2, 1)
@@ -195,6 +205,8 @@ class Reliability:
                     "median_rho": r.median_rho,
                     "n_splits": r.n_splits,
                     "n_defined": r.n_defined,
+                    "level_sd": r.level_sd,
+                    "gap_sd": r.gap_sd,
                     "chance": None if (chance := self.chance.get(axis)) is None else asdict(chance),
                 }
                 for axis, r in self.per_axis.items()
@@ -511,10 +523,12 @@ class Comparison:
             return [*out, f"Not computed: {self.reliability.reason}."]
         out += [
             "Median Spearman ρ between model scores on two task-stratified dataset halves (paper Table 3). "
-            + chance_words("reliability", self.ranked_models),
+            + chance_words("reliability", self.ranked_models)
+            + " "
+            + SIGN_WORDS,
             "",
-            "| Axis | median ρ | p (unrelated halves) | unrelated halves 95% | splits (defined) |",
-            "|---|---|---|---|---|",
+            "| Axis | median ρ | p (unrelated halves) | unrelated halves 95% | level SD | half-gap SD | splits (defined) |",
+            "|---|---|---|---|---|---|---|",
         ]
         out += [
             md_row(
@@ -522,6 +536,8 @@ class Comparison:
                     md_text(column_label(axis)),
                     number(r.median_rho, 2, sign=True),
                     *chance_cells(self.reliability.chance.get(axis), 2),
+                    number(r.level_sd, 2),
+                    number(r.gap_sd, 2),
                     f"{r.n_splits} ({r.n_defined})",
                 ]
             )

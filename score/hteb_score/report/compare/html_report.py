@@ -32,6 +32,7 @@ from hteb_score.report.compare.comparison import (
     LeaderboardRow,
     Stability,
     chance_cells,
+    SIGN_WORDS,
     chance_words,
     least_p_cell,
     coverage_cell,
@@ -416,6 +417,8 @@ def _reliability(c: Comparison) -> list[str]:
         ("Median ρ", "number"),
         ("p (unrelated halves)", "number"),
         ("Unrelated halves 95%", "number"),
+        ("Level SD", "number"),
+        ("Half-gap SD", "number"),
         ("Splits", "number"),
         ("Defined", "number"),
     ]
@@ -431,13 +434,18 @@ def _reliability(c: Comparison) -> list[str]:
                 "tie on a half, and a tie is no ranking",
             ),
             *_chance(c.reliability.chance.get(axis), 2),
+            _num(r.level_sd, number(r.level_sd, 2)),
+            _num(r.gap_sd, number(r.gap_sd, 2)),
             _num(r.n_splits, str(r.n_splits)),
             _num(r.n_defined, str(r.n_defined)),
         ]
         for axis, r in c.reliability.per_axis.items()
     ]
-    note = "Median Spearman ρ between model scores on two task-stratified halves of the datasets. " + chance_words(
-        "reliability", c.ranked_models
+    note = (
+        "Median Spearman ρ between model scores on two task-stratified halves of the datasets. "
+        + chance_words("reliability", c.ranked_models)
+        + " "
+        + SIGN_WORDS
     )
     return [*out, f'<p class="note">{note}</p>', _table("reliability", header, rows)]
 
