@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 import pytest
+from fuzz import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -76,7 +77,7 @@ def _outside(low: float, high: float) -> st.SearchStrategy[float]:
     )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=st.data())
 def test_a_value_outside_what_its_column_measures_is_refused(part, data):
     block = data.draw(st.sampled_from(sorted(RANGES)))
@@ -116,7 +117,7 @@ def test_every_drift_rule_is_broken_below():
         assert sum(words in rule for rule, _, _ in DRIFT_RULES) == 1, words
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=st.data())
 def test_a_drift_row_that_contradicts_itself_is_refused(part, data):
     unit = data.draw(st.sampled_from(part.units))
@@ -132,7 +133,7 @@ def test_a_drift_row_that_contradicts_itself_is_refused(part, data):
         assert f"{column} {value!r}" in message, message
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(data=st.data())
 def test_a_row_naming_a_variant_its_unit_did_not_score_is_refused(part, data):
     unit = data.draw(st.sampled_from(part.units))
@@ -156,7 +157,7 @@ def test_a_row_naming_a_variant_its_unit_did_not_score_is_refused(part, data):
         check_part(edited, "part x")
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(data=st.data())
 def test_an_explorer_row_that_contradicts_itself_is_refused(part, data):
     unit = data.draw(st.sampled_from(part.units))
