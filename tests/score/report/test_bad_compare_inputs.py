@@ -350,7 +350,7 @@ IMPOSSIBLE_ITEMS = {
     "variant": (
         st.one_of(
             st.integers(3, 9).map(lambda s: {"seed": s}),  # the card scored seeds 1 and 2
-            st.sampled_from(["typos", "original"]).map(lambda t: {"transformation": t}),
+            st.sampled_from(["typos", "original", "typos\nhteb-score: done"]).map(lambda t: {"transformation": t}),
         ),
         "is not a transformed variant its card scored",
     ),

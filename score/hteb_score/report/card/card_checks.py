@@ -135,6 +135,7 @@ def check_items(rows: Sequence[Mapping[str, Any]], card: Mapping[str, Any], path
         variant = (row["dataset"], row["transformation"], row["seed"])
         if variant not in variants:
             raise ContractError(
-                f"{path}: explorer row {at}: {'/'.join(map(str, variant))} is not a transformed variant its card scored"
+                f"{path}: explorer row {at}: {'/'.join(map(repr, variant))} is not a transformed variant its card "
+                "scored"
             )
     check_block("explorer", rows, str(path))
