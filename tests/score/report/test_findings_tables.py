@@ -80,9 +80,11 @@ def test_refused_a_file_without_tables_or_cards(tmp_path, run_cli):
 
 
 @pytest.mark.slow
+@DOCS
 def test_a_unit_time_typed_by_hand_is_written_over_with_its_parts_own(monkeypatch):
     """The committed table's time is its part's own (read where the part is: the tree or the round's parts-at
-    commit), and a number typed over it is written over (tests/score/report/test_parts_at.py: `--check` fails)."""
+    commit), and a number typed over it is written over (tests/score/report/test_parts_at.py: `--check` fails;
+    the page's other tables are read once with the committed tables' test: docs_readings)."""
     parts_at(ROUND)
     monkeypatch.chdir(ROOT)
     text = FINDINGS.read_text(encoding="utf-8")

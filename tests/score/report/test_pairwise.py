@@ -18,12 +18,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from docs_readings import DOCS, docs_tables
 from scipy import stats
 
 from hteb_score.cli import main
 from hteb_score.report.compare.chance import ranked
 from hteb_score.report.compare.inputs import load_folder
-from hteb_score.report.site.findings import update_tables
 from hteb_score.report.compare.pairwise import ColumnRanking, rank_models
 from hteb_score.stats.power import adjusted, detectable_gap, pair_tests, pooled_difference_sd, power
 from hteb_score.stats.power import simulate as draw
@@ -115,13 +115,15 @@ def test_shaffer_decides_and_every_column_states_its_spread_and_detectable_gap()
     assert json_["difference_sd"] == ranking.difference_sd and json_["detectable_gap"] == ranking.detectable_gap
 
 
-def test_docs_state_the_power_at_the_spread_of_the_committed_cards():
+@DOCS
+def test_docs_state_the_power_at_the_spread_of_the_committed_cards(monkeypatch):
     """docs/comparing.md's power table is what `hteb-score tables` writes from the whole-revision cards of the
     leaderboard's round (noise2-1339 scored after issue 42): their pooled spread, the gaps found 80% of the time
-    and the power at each gap, the chance rows left out."""
+    and the power at each gap, the chance rows left out (read once with the findings' tables: docs_readings)."""
     docs = (REPO / "docs" / "comparing.md").read_text(encoding="utf-8")
     assert "<!-- hteb:table pair-power findings/noise2-1339-heldout/whole-revision -->" in docs
-    assert update_tables(docs, REPO / "docs") == docs, "run `make tables` (hteb-score tables)"
+    monkeypatch.chdir(REPO)
+    assert docs_tables(docs) == docs, "run `make tables` (hteb-score tables)"
     committed = json.loads(
         (
             REPO / "docs" / "findings" / "noise2-1339-heldout" / "whole-revision-comparison" / "comparison.json"
