@@ -36,11 +36,23 @@ def data() -> dict:
     return leaderboard_data(CARDS, read_facts(FACTS), SENSITIVITY)
 
 
+@pytest.fixture(scope="module")
+def plain_board() -> dict:
+    """The committed board without facts or a Sensitivity section: read once for every generated example."""
+    return leaderboard_data(CARDS, {})
+
+
 def _reading(figure: dict) -> str:
     """What the card's figure says, from its interval (the card states `blind`; its side is the accuracy's)."""
     low, high = figure["ci"]
     assert figure["blind"] == (low <= 0.5 <= high)
     return "blind" if figure["blind"] else "hears" if figure["accuracy"] > 0.5 else "inverted"
+
+
+def test_the_section_is_the_sensitivity_folders_view(data):
+    """The board's Sensitivity section is `sensitivity_view` of the folder given and the board's models."""
+    assert data["sensitivity"] == sensitivity_view(SENSITIVITY, [m["model"] for m in data["models"]])
+    assert data["sensitivity"] != sensitivity_view(SENSITIVITY, [])  # the board's models change the view
 
 
 def test_the_csv_holds_each_cards_pair_figures_as_the_card_states_them(data):
@@ -159,10 +171,13 @@ def test_a_folder_that_is_not_one_revisions_sensitivity_cards_is_one_line(tmp_pa
 )
 @example(renamed=["all-MiniLM-L6-v2", "paraphrase-MiniLM-L3-v2"])  # every real model elsewhere: no figure
 @example(renamed=[])
-def test_sensitivity_cards_of_models_not_on_the_board_keep_their_table_without_a_figure(tmp_path_factory, renamed):
+def test_sensitivity_cards_of_models_not_on_the_board_keep_their_table_without_a_figure(
+    tmp_path_factory, data, renamed
+):
     """Only the figure needs a model on both: where the folder's real models are not on the board (renamed here;
     chance rows are on no board), the page still shows each card's figures, says why there is no plot, and
-    admits no image; as soon as one model is on both, the plot is back."""
+    admits no image; as soon as one model is on both, the plot is back. The board is read once (`data`): its
+    section is the folder's view of the board's models (test_the_section_is_the_sensitivity_folders_view)."""
     folder = _copy(SENSITIVITY, tmp_path_factory.mktemp("elsewhere") / "cards")
     board = set(_cards(CARDS))
     for name in renamed:
@@ -170,7 +185,7 @@ def test_sensitivity_cards_of_models_not_on_the_board_keep_their_table_without_a
         card = json.loads(path.read_text(encoding="utf-8"))
         card["model"]["model_id"] = f"elsewhere/{name}"
         path.write_text(json.dumps(card), encoding="utf-8")
-    data = leaderboard_data(CARDS, read_facts(FACTS), folder)
+    data = {**data, "sensitivity": sensitivity_view(folder, [m["model"] for m in data["models"]])}
     page, shared = render(data), board & set(_cards(folder))
     for card in _cards(folder).values():
         for pair in card["sensitivity"]["pairs"]:
@@ -213,7 +228,7 @@ def test_in_chromium_the_board_counts_the_pairs_heard_and_the_figure_shows(brows
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(name=st.sampled_from([EVIL, "a*b_c`d|e", "org/good\u202e1.0v-ledom", "x\\y <&>"]) | st.text(min_size=1))
-def test_a_model_name_is_shown_in_the_section_as_html_text_not_as_markdown(tmp_path_factory, name):
+def test_a_model_name_is_shown_in_the_section_as_html_text_not_as_markdown(tmp_path_factory, plain_board, name):
     """The section's names are the card's, escaped for HTML once (never Markdown's backslashes on a page)."""
     folder = tmp_path_factory.mktemp("named")
     for model in ("constant", "paraphrase-MiniLM-L3-v2"):  # the second on the board too: the figure has a point
@@ -222,7 +237,7 @@ def test_a_model_name_is_shown_in_the_section_as_html_text_not_as_markdown(tmp_p
     card = json.loads(path.read_text(encoding="utf-8"))
     card["model"]["model_id"] = "org/" + name.replace("/", "_")
     path.write_text(json.dumps(card), encoding="utf-8")
-    data = {**leaderboard_data(CARDS, {}), "sensitivity": sensitivity_view(folder, [])}
+    data = {**plain_board, "sensitivity": sensitivity_view(folder, [])}
     shown = next(m["name"] for m in data["sensitivity"]["models"] if m["kind"] == "chance")
     assert shown.endswith(Path(card["model"]["model_id"]).name)  # as the card names it, unescaped
     assert f'<th scope="row" class="model">{html_text(shown)}</th>' in render(data)
