@@ -75,9 +75,9 @@ def transformed(record: ItemRecord) -> ItemRecord:
     return dataclasses.replace(record, transformed_text=text, attempts=(attempt,))
 
 
-def build(root: Path, shared_data: Path, transformations: tuple[str, ...], label: str) -> Revision:
+def build(root: Path, shared_data: Path, transformations: tuple[str, ...], label: str, rows: int = 24) -> Revision:
     build_revision(
-        root, shared_data, NAMES, label=label, rows=24, transformations=transformations, seeds=(SEED,), edit=transformed
+        root, shared_data, NAMES, label=label, rows=rows, transformations=transformations, seeds=(SEED,), edit=transformed
     )
     return Revision.open(root)
 
