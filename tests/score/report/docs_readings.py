@@ -1,6 +1,6 @@
 """The docs' readings (report/site/findings.py `update_tables`), shared by the tests of one worker: the tests
-of the committed tables and of the committed comparisons carry `DOCS` (one xdist group), so the held-out
-round's item-level bootstrap (minutes) runs once for both. Folders are relative to the repository, as the
+of the committed tables (findings.md's, comparing.md's power table) and of the committed comparisons carry
+`DOCS` (one xdist group), so the held-out round's item-level bootstrap (minutes) runs once for them all. Folders are relative to the repository, as the
 committed comparisons name their inputs: call these with the repository as the working directory."""
 
 from __future__ import annotations
