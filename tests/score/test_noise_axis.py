@@ -77,7 +77,14 @@ def transformed(record: ItemRecord) -> ItemRecord:
 
 def build(root: Path, shared_data: Path, transformations: tuple[str, ...], label: str, rows: int = 24) -> Revision:
     build_revision(
-        root, shared_data, NAMES, label=label, rows=rows, transformations=transformations, seeds=(SEED,), edit=transformed
+        root,
+        shared_data,
+        NAMES,
+        label=label,
+        rows=rows,
+        transformations=transformations,
+        seeds=(SEED,),
+        edit=transformed,
     )
     return Revision.open(root)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import csv
 import json
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -27,6 +28,7 @@ from hteb_contract.tasks import TASK_TYPES
 from hteb_contract.taxonomy import INSTALLED, RECORDED, Taxonomy
 from hteb_contract.validation import validate
 from hteb_score.evaluators.outcomes import Outcomes
+from hteb_score.report.card import card_checks
 from hteb_score.report.card.outputs import ITEMS_FILE, OUTCOMES_FILE, RunFiles, items_parquet, outcomes_parquet
 from hteb_score.scoring.aggregate import aggregate
 from hteb_score.scoring.score_record import ScoreRecord
@@ -388,6 +390,100 @@ def test_fuzz_an_items_file_whose_rows_cannot_be_is_refused(tmp_path_factory, ru
     code, _, err = _compare_beside(folder, run_cli, {ITEMS_FILE: _table(items_parquet(RunFiles(BESIDE, {}, rows)))})
     _refused(code, err, f"{folder / 'beside' / ITEMS_FILE}: explorer row {at}: ", words)
     assert not (folder / "out").exists()
+
+
+# -- a card's item measures: of variants it scored, inside what they measure, consistent with their counts ----------
+
+NOISE_CARDS = Path(__file__).resolve().parents[3] / "docs" / "findings" / "noise-1339"
+MEASURED = json.loads((NOISE_CARDS / "all-MiniLM-L6-v2" / "result_card.json").read_text(encoding="utf-8"))
+ENTRIES = [(t, d) for t, by in MEASURED["item_measures"]["per_transformation"].items() for d in by]
+QUANTILES = [f"drift_p{q}" for q in MEASURED["item_measures"]["quantiles"]]
+#: the entries with two quantiles apart (a drift of 0 in all but a few texts has them all 0)
+ORDERED = [
+    (t, d) for t, d in ENTRIES if len({MEASURED["item_measures"]["per_transformation"][t][d][q] for q in QUANTILES}) > 1
+]
+OUTSIDE_DRIFT = st.floats(2.00001, 1e9) | st.floats(-1e9, -0.00001)
+OUTSIDE_RHO = st.floats(1.00001, 1e9) | st.floats(-1e9, -1.00001)
+
+
+def _order(f: dict) -> dict:
+    upper = QUANTILES[1:][np.argmax([f[b] > f[a] for a, b in zip(QUANTILES, QUANTILES[1:])])]
+    lower = QUANTILES[QUANTILES.index(upper) - 1]
+    return {lower: f[upper], upper: f[lower]}
+
+
+#: kind -> (a strategy of an edit of one (transformation, dataset)'s figures that the schema admits, what the
+#: refusal says)
+IMPOSSIBLE_MEASURES = {
+    "drift": (
+        st.sampled_from(["drift_mean", *QUANTILES]).flatmap(lambda k: OUTSIDE_DRIFT.map(lambda v: lambda f: {k: v})),
+        "of 1 - cos)",
+    ),
+    "baseline": (  # below 0 the schema refuses it
+        st.floats(2.00001, 1e9).map(lambda v: lambda f: {"baseline_drift": {"eng": v}}),
+        "baseline_drift.eng is",
+    ),
+    "rho": (
+        OUTSIDE_RHO.map(lambda v: lambda f: {"quality_spearman": {**f["quality_spearman"], "pass": v}}),
+        "a Spearman rho",
+    ),
+    "count": (
+        st.tuples(st.sampled_from(sorted(card_checks.MEASURE_COUNTS)), st.integers(1, 10**6)).map(
+            lambda c: lambda f: {c[0]: f[card_checks.MEASURE_COUNTS[c[0]]] + c[1]}
+        ),
+        "more than its",
+    ),
+    "null": (st.sampled_from(["drift_mean", "pass_rate", *QUANTILES]).map(lambda k: lambda f: {k: None}), "null"),
+    "order": (st.just(_order), "is above"),
+    "interval": (
+        st.floats(-0.9, 0.5).map(
+            lambda r: (
+                lambda f: {
+                    "quality_spearman": {**f["quality_spearman"], "drift": r},
+                    "quality_spearman_interval": {"drift": [r + 0.1, min(1.0, r + 0.4)]},
+                }
+            )
+        ),
+        "lies outside its interval",
+    ),
+}
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_fuzz_a_card_whose_item_measures_cannot_be_is_refused(tmp_path_factory, run_cli, data):
+    """A committed card's item measures (drift, quantiles, baselines, counts, quality rho), edited within what the
+    schema admits into figures that cannot be, or moved to a variant the card did not score: `compare` refuses
+    it in one line naming the field (card_checks.py) and writes nothing."""
+    kind = data.draw(st.sampled_from([*IMPOSSIBLE_MEASURES, "variant"]))
+    transformation, dataset = data.draw(st.sampled_from(ORDERED if kind == "order" else ENTRIES))
+    card = copy.deepcopy(MEASURED)
+    by_dataset = card["item_measures"]["per_transformation"][transformation]
+    field = f"item_measures.per_transformation.{transformation}.{dataset}"
+    if kind == "variant":
+        other = data.draw(
+            st.sampled_from(["SciFact", "NoSuchDataset", "original"]).filter(lambda d: d not in by_dataset)
+        )
+        by_dataset[other] = by_dataset.pop(dataset)
+        field, words = f"item_measures.per_transformation.{transformation}.{other}", "not a transformed variant"
+    else:
+        edit, words = data.draw(IMPOSSIBLE_MEASURES[kind][0]), IMPOSSIBLE_MEASURES[kind][1]
+        by_dataset[dataset].update(edit(by_dataset[dataset]))
+    validate("result_card", card, what="edited")  # the schema admits it: the figures contradict themselves
+    folder = tmp_path_factory.mktemp("measures")
+    edited = folder / "edited" / "result_card.json"
+    edited.parent.mkdir()
+    edited.write_text(json.dumps(card), encoding="utf-8")
+    other = NOISE_CARDS / "all-mpnet-base-v2" / "result_card.json"
+    code, _, err = run_cli("compare", edited, other, "--out", folder / "out", *SPLITS)
+    _refused(code, err, f"{edited}: {field}", words)
+    assert not (folder / "out").exists()
+
+
+def test_every_committed_cards_item_measures_pass():
+    """The checks refuse no card hteb-score wrote: every committed card, whatever it measured."""
+    for path in sorted((NOISE_CARDS.parent).glob("**/result_card.json")):
+        card_checks.check_card(json.loads(path.read_text(encoding="utf-8")), path)
 
 
 # -- scores tables: every score a number of its task type's range, in points --------------------------------------

@@ -5,7 +5,8 @@ aggregates are checked against its score records where a comparison is made (inp
 task type and metric per dataset, and a value inside its metric's range (a Spearman of 7.5 would
 be shown as 750 points and derived consistently into every aggregate); and the mteb result files
 written beside the card must be those of its model, model revision and dataset revision, each main
-score in them the card's record of it; and the explorer rows of the items.parquet beside it are of its
+score in them the card's record of it; its item measures of variants it scored, each figure inside what
+it measures and consistent with its counts; and the explorer rows of the items.parquet beside it are of its
 model and variants and consistent with themselves. A refusal names the file and the field."""
 
 from __future__ import annotations
@@ -19,7 +20,25 @@ from hteb_contract.common import json_input
 from hteb_contract.errors import ContractError
 from hteb_score.mteb_interop.layout import DATASET_KEY, parse_variant_task_name, result_folder, short_revision
 from hteb_score.scoring.part_checks import metric_range
-from hteb_score.scoring.row_checks import check_block
+from hteb_score.scoring.row_checks import DISTANCE, check_block
+
+#: item-measure figure -> the closed range it lies in, and what it is (shares and counts: the card schema's)
+MEASURE_RANGES = {
+    "drift_mean": (DISTANCE, "a mean of 1 - cos"),
+    "drift_p": (DISTANCE, "a quantile of 1 - cos"),
+    "baseline_drift": (DISTANCE, "a mean of 1 - cos"),
+    "quality_spearman": ((-1.0, 1.0), "a Spearman rho"),
+}
+#: item-measure count -> the count it is part of
+MEASURE_COUNTS = {
+    "n_counted": "n_items",
+    "n_calibrated": "n_counted",
+    "n_query_items": "n_counted",
+    "n_pair_items": "n_counted",
+    "n_rated": "n_counted",
+}
+#: figures defined exactly where the measures count an item
+OF_COUNTED = ("drift_mean", "pass_rate")
 
 
 def check_card(card: Mapping[str, Any], path: Path) -> None:
@@ -46,7 +65,56 @@ def check_card(card: Mapping[str, Any], path: Path) -> None:
                 f"{record['subset']}) is {value}, outside {record['metric']}'s range "
                 f"[{low:g}, {high:g}]"
             )
+    _check_item_measures(card, Path(path))
     _check_mteb_files(card, Path(path))
+
+
+def _check_item_measures(card: Mapping[str, Any], path: Path) -> None:
+    """Each (transformation, dataset) of the card's item measures is a transformed variant it scored, and its
+    figures lie inside what they measure, its counts within the counts they are part of, its drift figures
+    defined where it counts an item, its quantiles in order and its quality interval around its rho."""
+    measures = card.get("item_measures")
+    if not measures:
+        return
+    scored = {(r["transformation"], r["dataset"]) for r in card["scores"] if r["transformation"] != "original"}
+    quantiles = [f"drift_p{q}" for q in measures["quantiles"]]
+    for transformation, datasets in measures["per_transformation"].items():
+        for dataset, figures in datasets.items():
+            field = f"item_measures.per_transformation.{transformation}.{dataset}"
+            if (transformation, dataset) not in scored:
+                raise ContractError(f"{path}: {field}: not a transformed variant the card scored")
+            _check_measures(figures, quantiles, f"{path}: {field}")
+
+
+def _check_measures(figures: Mapping[str, Any], quantiles: Sequence[str], where: str) -> None:
+    """One (transformation, dataset)'s item measures (`where` names them in an error)."""
+    values = {
+        **{k: figures[k] for k in ("drift_mean", *quantiles) if k in figures},
+        **{f"baseline_drift.{k}": v for k, v in figures["baseline_drift"].items()},
+        **{f"quality_spearman.{k}": v for k, v in figures["quality_spearman"].items()},
+    }
+    for name, value in values.items():
+        (low, high), what = MEASURE_RANGES[next(k for k in MEASURE_RANGES if name.startswith(k))]
+        if value is not None and not low <= value <= high:
+            raise ContractError(f"{where}.{name} is {value!r}, outside [{low:g}, {high:g}] ({what})")
+    for part, whole in MEASURE_COUNTS.items():
+        if figures[part] > figures[whole]:
+            raise ContractError(f"{where}: {part} is {figures[part]}, more than its {whole} ({figures[whole]})")
+    counted = figures["n_counted"] > 0
+    for name in (*OF_COUNTED, *quantiles):
+        if (figures.get(name) is not None) != counted:
+            said = "null" if figures.get(name) is None else repr(figures.get(name))
+            raise ContractError(f"{where}.{name} is {said}, with n_counted {figures['n_counted']}")
+    found = [(name, figures[name]) for name in quantiles if figures.get(name) is not None]
+    for (lower, low), (upper, high) in zip(found, found[1:]):
+        if low > high:
+            raise ContractError(f"{where}: {lower} ({low!r}) is above {upper} ({high!r})")
+    rho, interval = (
+        figures["quality_spearman"].get("drift"),
+        (figures.get("quality_spearman_interval") or {}).get("drift"),
+    )
+    if rho is not None and interval is not None and not interval[0] <= rho <= interval[1]:
+        raise ContractError(f"{where}: quality_spearman.drift {rho!r} lies outside its interval {interval}")
 
 
 def _check_mteb_files(card: Mapping[str, Any], path: Path) -> None:
