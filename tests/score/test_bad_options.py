@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from fuzz import examples
 
+from hteb_score.encoding.model_files import MODEL_MARKERS
 from models import minilm_path
 from refusal import TOKENIZER_FILES, assert_one_line, copy_model, partials, run
 
@@ -25,6 +26,15 @@ def _empty_source(tmp: Path) -> list[str]:
 def _file(tmp: Path, name: str = "a-file") -> Path:
     (tmp / name).write_text("not a folder\n")
     return tmp / name
+
+
+def _folder_of(tmp: Path, names: list[str]) -> Path:
+    """A folder holding a small file under each of `names` (a folder picked by mistake for a model)."""
+    folder = tmp / "picked"
+    folder.mkdir()
+    for name in names:
+        (folder / name).write_text("{}\n")
+    return folder
 
 
 def _broken_modules(tmp: Path) -> list[str]:
@@ -67,6 +77,11 @@ CASES: dict[str, tuple[Callable[[Path], list[str]], tuple[str, ...]]] = {
     "cache-dir-under-a-file": (lambda t: ["--cache-dir", str(_file(t) / "cache")], ("--cache-dir", "is a file")),
     "model-missing": (lambda t: ["/no/such/model"], ("cannot load model '/no/such/model'", "no such local folder")),
     "model-a-file": (lambda t: [str(_file(t, "model.bin"))], ("is a file, not a model folder",)),
+    "model-an-empty-folder": (lambda t: [str(_folder_of(t, []))], ("not a model folder", "modules.json")),
+    "model-weights-and-tokenizer-only": (
+        lambda t: [str(copy_model(t / "model", without=MODEL_MARKERS))],
+        ("not a model folder", "config.json"),
+    ),
     "model-without-tokenizer": (
         lambda t: [str(copy_model(t / "model", without=TOKENIZER_FILES))],
         ("no tokenizer files", "tokenizer.json", "vocab.txt"),
@@ -173,6 +188,29 @@ def test_fuzz_out(parts: list[str], existing_file: int) -> None:
             p for p in before if not (root / p).is_dir()
         ]
         assert not any(p.name.startswith(".hteb-partial-") for p in root.rglob("*"))
+
+
+@_FUZZ
+@given(
+    names=st.lists(
+        st.text(st.characters(codec="utf-8", exclude_characters="/\0"), min_size=1, max_size=40).filter(
+            lambda n: n not in (".", "..", *MODEL_MARKERS)
+        ),
+        max_size=5,
+        unique=True,
+    ).map(lambda names: [*names, *(["tokenizer.json", "model.safetensors"] if len(names) % 2 else [])])
+)
+def test_fuzz_a_folder_without_a_model_is_refused_as_one(names: list[str]) -> None:
+    """Any folder that holds neither modules.json nor config.json (whatever else, tokenizer and weights
+    included) is named as not a model folder, before a file of it is read."""
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            folder = _folder_of(Path(tmp), names)
+        except OSError:  # a name the file system refuses
+            return
+        code, _, err = run(folder, "--out", Path(tmp) / "out", "--quiet")
+        assert_one_line(code, err, f"model {folder}: not a model folder")
+        assert not (Path(tmp) / "out").exists() and partials(Path(tmp)) == []
 
 
 def _path_parameters() -> list[tuple[str, str]]:

@@ -21,6 +21,8 @@ DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 #: checks the installed file against them)
 DEFAULT_MODEL_COMMIT = "1110a243fdf4706b3f48f1d95db1a4f5529b4d41"
 DEFAULT_MODEL_WEIGHTS = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+#: A local model folder holds at least one of these: sentence-transformers' module list or transformers' config.
+MODEL_MARKERS = ("modules.json", "config.json")
 _PROBE = "The quick brown fox jumps over the lazy dog while the children watch from the window."
 
 
@@ -116,10 +118,12 @@ def tokenizer_folder(folder: Path) -> Path:
 
 
 def check_local_model(folder: Path) -> None:
-    """A local model folder loads WITH its tokenizer: the tokenizer class its configuration names
-    finds at least one of its vocabulary files. Loads no weights."""
+    """A local model folder is one (MODEL_MARKERS) and loads WITH its tokenizer: the tokenizer class its
+    configuration names finds at least one of its vocabulary files. Loads no weights."""
     from transformers import AutoTokenizer
 
+    if not any((folder / name).is_file() for name in MODEL_MARKERS):
+        raise HtebError(f"model {folder}: not a model folder (it holds neither {' nor '.join(MODEL_MARKERS)})")
     where = tokenizer_folder(folder)
     try:
         tokenizer = AutoTokenizer.from_pretrained(str(where), local_files_only=True)
