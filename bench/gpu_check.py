@@ -1,9 +1,9 @@
 """The GPU check (docs/gpu.md, "The GPU check"): what one GPU host without network or vLLM can prove, in one run
 of a few minutes, written to one JSON: the host checks and the doctor's facts on the real driver and nvidia-smi,
-the scorer's CUDA encode path against sentence-transformers and CPU fp32, and the bf16 matmul throughput and
-memory bandwidth `plan` rests on. Without CUDA it runs what needs none and names each step it skipped, and why.
+the scorer's CUDA encode path against sentence-transformers and CPU fp32, hteb-score end to end on the bundled
+sample on CUDA against CPU, and the bf16 matmul throughput and memory bandwidth `plan` rests on. Without CUDA it runs what needs none and names each step it skipped, and why.
 
-Why a prepared model: the device tool sends the whole tracked tree (31 MiB, most of it docs/findings' work units)
+Why a prepared model: the device tool sends the whole tracked tree (36 MiB, most of it docs/findings' work units)
 with what a check carries, 64 MiB in all, and no model's float32 or float16 weights fit beside the tree and the wheels
 the device image lacks. `--prepare` stores paraphrase-MiniLM-L3-v2's weights (a findings model, 3 layers) in int8 with
 a float32 scale per row (17 MiB); the check turns them back into float32 weights before anything loads, so every
@@ -47,7 +47,15 @@ DEVICE_WHEELS = {
     "referencing": "referencing",
     "jsonschema-specifications": "jsonschema_specifications",
     "rpds-py": "rpds",
+    "pytrec-eval-terrier": "pytrec_eval",
+    "rjsmin": "rjsmin",
+    "rcssmin": "rcssmin",
 }  # distribution: module
+#: The sample's task types whose evaluator needs faiss (evaluators/retrieval.py), left out of the score step where
+#: faiss is missing: its wheel (19 MiB) does not fit the carry beside the tree and the model.
+FAISS_TASK_TYPES = ("Retrieval",)
+#: (device, precision) of each hteb-score run of the score step; the first is the reference
+SCORE_RUNS = (("cpu", "fp32"), ("cuda", "fp32"), ("cuda", "bf16"))
 #: The device tool sends the whole tracked tree with what a run carries: all of it must fit (a test adds it up).
 CARRY_LIMIT = 64 * 2**20
 DEVICE_PYTHON = "3.12"
@@ -74,6 +82,7 @@ GEMMA3_27B = {"hidden": 5376, "intermediate": 21504, "heads": 32, "kv_heads": 16
 #: Tokens per prefill batch: vLLM's max_num_batched_tokens default on a GPU of 70 GiB or more (engine_plan.py).
 PREFILL_TOKENS = 16384
 BATCHES = (1, 8, 64)  # batch sizes an embedding must not depend on
+REPLICA_TOKENS = 512  # the token budget of the two-replica encode: several batches of the sample's texts
 
 
 def gemma_shapes(tokens: int) -> dict[str, tuple[int, int, int]]:
@@ -235,8 +244,21 @@ def batch_dependence(model: Any, texts: list[str]) -> dict[str, float]:
     return {f"max_abs_diff_batch_{b}_vs_1": float(np.abs(runs[b] - runs[1]).max()) for b in BATCHES[1:]}
 
 
+def two_replicas(model: Any, device: str, texts: list[str]) -> dict[str, Any]:
+    """The several-device path (`--device cuda:0,cuda:1`: a replica per device, each fed its share of the batches
+    by a thread of its own) run with two replicas on one device, against one replica: the rows must come back in
+    input order and equal. Batches of REPLICA_TOKENS padded tokens, so that both replicas get some."""
+    from hteb_score.encoding.batched import budget_batches, encode_batched, replicate, token_ids
+
+    one = encode_batched([model], texts, token_budget=REPLICA_TOKENS)
+    two = encode_batched(replicate(model, [device, device]), texts, token_budget=REPLICA_TOKENS)
+    batches = budget_batches([len(i) for i in token_ids(model, texts, None)], REPLICA_TOKENS)
+    return {"batches": len(batches), **compare(two, one)}
+
+
 def encode_step(model: str, texts: list[str], cuda: bool) -> tuple[dict[str, Any], list[dict[str, str]]]:
-    """CPU fp32 (the reference) against sentence-transformers here; on CUDA, the Encoder's fp32 and fp16 against both."""
+    """CPU fp32 (the reference) against sentence-transformers here; on CUDA, the Encoder's fp32, fp16 and bf16
+    against both."""
     import torch
     from sentence_transformers import SentenceTransformer
 
@@ -250,12 +272,13 @@ def encode_step(model: str, texts: list[str], cuda: bool) -> tuple[dict[str, Any
     result["cpu_fp32"]["vs_sentence_transformers_cpu"] = compare(
         reference, plain.encode(texts, convert_to_numpy=True, show_progress_bar=False)
     )
+    result["cpu_fp32"]["two_replicas_vs_one"] = two_replicas(cpu.model, "cpu", texts)
     if not cuda:
         return result, [{"step": "encode_cuda", "why": "torch.cuda.is_available() is False: no CUDA device"}]
     st_cuda = SentenceTransformer(model, device="cuda", model_kwargs={"dtype": torch.float32})
     st_vectors = st_cuda.encode(texts, convert_to_numpy=True, show_progress_bar=False)
     result["sentence_transformers_cuda_fp32_vs_cpu_fp32"] = compare(st_vectors, reference)
-    for precision in ("fp32", "fp16"):
+    for precision in ("fp32", "fp16", "bf16"):
         encoder = Encoder.load(model, device="cuda", precision=precision, progress=False)
         vectors, rate = timed(lambda: encoder.encode(texts, None), len(texts))
         result[f"cuda_{precision}"] = {
@@ -267,10 +290,86 @@ def encode_step(model: str, texts: list[str], cuda: bool) -> tuple[dict[str, Any
             "vs_sentence_transformers_cuda_fp32": compare(vectors, st_vectors),
             "batch_dependence": batch_dependence(encoder.model, texts[:64]),
         }
+        if precision == "fp32":
+            result["cuda_fp32"]["two_replicas_vs_one"] = two_replicas(encoder.model, "cuda:0", texts)
     return result, []
 
 
-# -- step 3: the hardware numbers plan rests on ------------------------------------------------------------------
+# -- step 3: the scorer end to end ------------------------------------------------------------------------------
+
+
+def score_datasets() -> tuple[list[str], list[str]]:
+    """The bundled sample's datasets this Python can score, and those it leaves out: a retrieval dataset where
+    faiss is missing."""
+    from hteb_contract.stores import open_store
+    from hteb_score import DEFAULT_STORE, SAMPLE_REVISION
+
+    revision = open_store(DEFAULT_STORE).fetch(SAMPLE_REVISION)
+    faiss = importlib.util.find_spec("faiss") is not None
+    kept, left = [], []
+    for name in revision.dataset_names():
+        needs_faiss = revision.source(name).info.task_type in FAISS_TASK_TYPES
+        (left if needs_faiss and not faiss else kept).append(name)
+    return kept, left
+
+
+def card_scores(card: dict[str, Any]) -> dict[str, float]:
+    """A card's scores by what they score: 'dataset/subset/transformation/seed/metric' -> value (null left out)."""
+    return {
+        "/".join(str(r[k]) for k in ("dataset", "subset", "transformation", "seed", "metric")): r["value"]
+        for r in card["scores"]
+        if r["value"] is not None
+    }
+
+
+def score_step(model: str, cuda: bool, work: Path) -> tuple[dict[str, Any], list[dict[str, str]]]:
+    """hteb-score on the bundled sample (the command's own code, in this process) on CPU fp32, the reference, and
+    on CUDA in fp32 and bf16, each with an embedding cache of its own (a cache is keyed by the model's identity,
+    which holds the precision but not the device); every CUDA card's scores against the reference's, in points."""
+    from hteb_score.cli import main as hteb_score
+
+    kept, left = score_datasets()
+    skipped = [
+        {"step": "score_retrieval", "why": f"faiss is not installed here (its wheel does not fit the carry): {name}"}
+        for name in left
+    ]
+    result: dict[str, Any] = {"datasets": kept, "runs": {}}
+    reference: dict[str, float] = {}
+    for device, precision in SCORE_RUNS:
+        if device == "cuda" and not cuda:
+            skipped.append({"step": "score_cuda", "why": "torch.cuda.is_available() is False: no CUDA device"})
+            break
+        name = f"{device}_{precision}"
+        out = work / name
+        args = [model, "--datasets", ",".join(kept), "--device", device, "--backend", "torch", "--precision", precision]
+        start = time.perf_counter()
+        code = hteb_score([*args, "--cache-dir", str(work / f"{name}-cache"), "--out", str(out), "--quiet"])
+        if code != 0:
+            raise SystemExit(f"gpu_check: hteb-score {' '.join(args)} exited {code}")
+        card = json.loads((out / "result_card.json").read_text(encoding="utf-8"))
+        scores = card_scores(card)
+        run: dict[str, Any] = {
+            "seconds": time.perf_counter() - start,
+            "encode": {k: card["encode"][k] for k in ("backend", "device", "precision", "dtype")},
+            "flags": sorted({flag["code"] for flag in card["flags"]}),
+            "scores": len(scores),
+            "original": card["aggregates"]["original"],
+        }
+        if not reference:
+            reference = scores
+        else:
+            diffs = {key: abs(value - reference[key]) * 100 for key, value in scores.items()}
+            worst = max(diffs, key=diffs.__getitem__)
+            run["vs_cpu_fp32"] = {
+                "same_scores": set(scores) == set(reference),
+                "max_abs_diff_points": diffs[worst],
+                "at": worst,
+            }
+        result["runs"][name] = run
+    return result, skipped
+
+
+# -- step 4: the hardware numbers plan rests on ------------------------------------------------------------------
 
 
 def hardware_step(seconds: float) -> dict[str, Any]:
@@ -363,7 +462,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     report["host"] = host_step()
     cuda = torch.cuda.is_available()
     texts = sample_texts(args.texts)
-    report["encode"], skipped = encode_step(model_folder(args.model), texts, cuda)
+    model = model_folder(args.model)
+    report["encode"], skipped = encode_step(model, texts, cuda)
+    report["skipped"] += skipped
+    with tempfile.TemporaryDirectory(prefix="gpu-check-score-") as work:
+        report["score"], skipped = score_step(model, cuda, Path(work))
     report["skipped"] += skipped
     if cuda:
         report["hardware"] = hardware_step(args.seconds)
@@ -371,6 +474,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         report["skipped"].append({"step": "hardware", "why": "torch.cuda.is_available() is False: no CUDA device"})
     report["seconds"] = time.perf_counter() - started
     return report
+
+
+def replicas_said(run: dict[str, Any]) -> str:
+    """The two-replica encode of a summary row ('' for a run without one: another precision, an earlier check)."""
+    if "two_replicas_vs_one" not in run:
+        return ""
+    replicas = run["two_replicas_vs_one"]
+    return (
+        f"; two replicas on one GPU vs one: max abs diff {replicas['max_abs_diff']:.1e} ({replicas['batches']} batches)"
+    )
 
 
 def summary(report: dict[str, Any]) -> str:
@@ -385,7 +498,9 @@ def summary(report: dict[str, Any]) -> str:
             f"max abs diff {cpu['vs_sentence_transformers_cpu']['max_abs_diff']:.1e}",
         )
     )
-    for precision in ("fp32", "fp16"):
+    for precision in ("fp32", "fp16", "bf16"):
+        if f"cuda_{precision}" not in encode:  # a check run before bf16 was measured
+            continue
         cuda = encode[f"cuda_{precision}"]
         batch = max(cuda["batch_dependence"].values())
         rows.append(
@@ -395,6 +510,24 @@ def summary(report: dict[str, Any]) -> str:
                     f"cosine min {cuda['vs_cpu_fp32']['cosine_min']:.7f}, max abs diff "
                     f"{cuda['vs_cpu_fp32']['max_abs_diff']:.1e}; batch 1/8/64 differ by {batch:.1e}; "
                     f"{cuda['texts_per_second']:,.0f} texts/s (CPU here: {cpu['texts_per_second']:,.0f})"
+                    + replicas_said(cuda)
+                ),
+            )
+        )
+    score = report.get("score", {"runs": {}})  # a check run before the score step has none
+    for run in score["runs"].values():
+        if "vs_cpu_fp32" not in run:  # the reference
+            continue
+        versus, cpu_run = run["vs_cpu_fp32"], score["runs"]["cpu_fp32"]
+        encode = run["encode"]
+        rows.append(
+            (
+                f"hteb-score on the sample ({len(score['datasets'])} datasets), {encode['device']} "
+                f"{encode['precision']} vs CPU fp32",
+                (
+                    f"largest score difference {versus['max_abs_diff_points']:.2f} points of {run['scores']} "
+                    f"({versus['at']}); original {run['original']:.2f} vs {cpu_run['original']:.2f}; "
+                    f"{run['seconds']:.0f} s (CPU here: {cpu_run['seconds']:.0f} s)"
                 ),
             )
         )

@@ -26,18 +26,34 @@ def _script() -> ModuleType:
     return module
 
 
+#: The script as the device runs it: no faiss there, and the repository's packages on sys.path, not installed
+AS_ON_THE_DEVICE = """
+import importlib.metadata, runpy, sys
+sys.modules["faiss"] = None
+installed = importlib.metadata.version
+def version(name):
+    if name.startswith("hteb") or name == "faiss-cpu":
+        raise importlib.metadata.PackageNotFoundError(name)
+    return installed(name)
+importlib.metadata.version = version
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
 @pytest.mark.slow
 def test_cpu_run_writes_what_it_did_and_names_what_it_skipped(tmp_path: Path) -> None:
     import torch
 
     if torch.cuda.is_available():
         pytest.skip("this test is the CPU path")
-    from hteb_score.encoding.model_files import default_model_path
+    from models import paraphrase_minilm_l3_path
 
     out = tmp_path / "check.json"
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--texts", "16", "--model", default_model_path(), "--out", str(out)],
+        [sys.executable, "-c", AS_ON_THE_DEVICE, str(SCRIPT), "--texts", "16", "--model", paraphrase_minilm_l3_path()]
+        + ["--out", str(out)],
         capture_output=True,
         text=True,
         env=env,
@@ -45,8 +61,15 @@ def test_cpu_run_writes_what_it_did_and_names_what_it_skipped(tmp_path: Path) ->
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(out.read_text(encoding="utf-8"))
-    assert [s["step"] for s in report["skipped"]] == ["encode_cuda", "hardware"]
-    assert all("CUDA" in s["why"] for s in report["skipped"])
+    steps = [s["step"] for s in report["skipped"]]
+    assert steps == ["encode_cuda", "score_retrieval", "score_cuda", "hardware"]
+    assert all("CUDA" in s["why"] for s in report["skipped"] if s["step"] != "score_retrieval")
+    assert report["skipped"][1]["why"].endswith(
+        "faiss is not installed here (its wheel does not fit the carry): SciFact"
+    )
+    score = report["score"]
+    assert "SciFact" not in score["datasets"] and len(score["datasets"]) == 7  # every other dataset of the sample
+    assert list(score["runs"]) == ["cpu_fp32"] and score["runs"]["cpu_fp32"]["encode"]["backend"] == "torch"
     host = report["host"]
     assert host["gpus"] == [] and host["host_problems"]  # no nvidia-smi here: said as the doctor says it
     assert host["doctor_checked"]["gpu"].startswith("no NVIDIA GPU")
@@ -58,6 +81,47 @@ def test_cpu_run_writes_what_it_did_and_names_what_it_skipped(tmp_path: Path) ->
         versus["cosine_min"] > 0.9999 and versus["max_abs_diff"] < 1e-5
     )  # the scorer's path is sentence-transformers'
     assert "hardware" not in report and "cuda_fp16" not in encode
+    replicas = encode["cpu_fp32"]["two_replicas_vs_one"]  # the several-device path, two replicas on one device
+    assert replicas["batches"] >= 2 and replicas["max_abs_diff"] < 1e-6 and replicas["cosine_min"] > 0.999999
+
+
+@pytest.mark.slow
+def test_the_score_step_compares_each_cards_scores_with_the_reference(tmp_path: Path, monkeypatch) -> None:
+    """The score step as the device runs it, the CPU in bf16 standing in for CUDA: each card's encode settings and
+    flags, and its largest difference from the reference card, equal to what the two cards written say; the docs'
+    table prints it."""
+    from models import paraphrase_minilm_l3_path
+
+    script = _script()
+    monkeypatch.setattr(script, "SCORE_RUNS", (("cpu", "fp32"), ("cpu", "bf16")))
+    monkeypatch.setattr(script, "score_datasets", lambda: (["STSBenchmark", "Banking77"], []))
+    result, skipped = script.score_step(paraphrase_minilm_l3_path(), False, tmp_path)
+    assert skipped == [] and result["datasets"] == ["STSBenchmark", "Banking77"]
+    cards = {
+        name: json.loads((tmp_path / name / "result_card.json").read_text(encoding="utf-8"))
+        for name in ("cpu_fp32", "cpu_bf16")
+    }
+    runs = result["runs"]
+    assert list(runs) == ["cpu_fp32", "cpu_bf16"] and "vs_cpu_fp32" not in runs["cpu_fp32"]
+    assert runs["cpu_bf16"]["encode"] == {"backend": "torch", "device": "cpu", "precision": "bf16", "dtype": "bfloat16"}
+    assert "reduced_precision" in runs["cpu_bf16"]["flags"] and "reduced_precision" not in runs["cpu_fp32"]["flags"]
+    scores = {
+        name: {
+            tuple(map(str, (r["dataset"], r["subset"], r["transformation"], r["seed"], r["metric"]))): r["value"]
+            for r in card["scores"]
+            if r["value"] is not None
+        }
+        for name, card in cards.items()
+    }
+    diffs = {key: abs(value - scores["cpu_fp32"][key]) * 100 for key, value in scores["cpu_bf16"].items()}
+    versus = runs["cpu_bf16"]["vs_cpu_fp32"]
+    assert versus["same_scores"] and runs["cpu_bf16"]["scores"] == len(diffs) > 10
+    assert versus["max_abs_diff_points"] == max(diffs.values()) == diffs[tuple(versus["at"].split("/"))]
+    assert runs["cpu_bf16"]["original"] == cards["cpu_bf16"]["aggregates"]["original"]
+    report = json.loads((ROOT / "docs" / "gpu-check" / "h200.json").read_text(encoding="utf-8"))
+    row = next(line for line in script.summary({**report, "score": result}).splitlines() if "hteb-score" in line)
+    assert row.startswith("| hteb-score on the sample (2 datasets), cpu bf16 vs CPU fp32 | largest score difference")
+    assert f"{versus['max_abs_diff_points']:.2f} points of {len(diffs)}" in row
 
 
 def test_gemma_shapes_follow_its_config() -> None:
@@ -82,7 +146,7 @@ def test_what_the_device_check_sends_fits_the_device_limit(tmp_path: Path) -> No
     unpacked = set()
     for wheel in (prepared / "wheels").glob("*.whl"):
         with zipfile.ZipFile(wheel) as archive:
-            unpacked |= {name.split("/")[0] for name in archive.namelist()}
+            unpacked |= {name.split("/")[0].split(".")[0] for name in archive.namelist()}  # a package or a module
     assert set(script.DEVICE_WHEELS.values()) <= unpacked  # every module the device image lacks travels
     from sentence_transformers import SentenceTransformer
 
