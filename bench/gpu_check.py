@@ -50,6 +50,7 @@ DEVICE_WHEELS = {
     "pytrec-eval-terrier": "pytrec_eval",
     "rjsmin": "rjsmin",
     "rcssmin": "rcssmin",
+    "num2words": "num2words",  # the generator's configuration (the doctor's checks): sensitivity's numbers in words
 }  # distribution: module
 #: The sample's task types whose evaluator needs faiss (evaluators/retrieval.py), left out of the score step where
 #: faiss is missing: its wheel (19 MiB) does not fit the carry beside the tree and the model.

@@ -26,10 +26,12 @@ def _script() -> ModuleType:
     return module
 
 
-#: The script as the device runs it: no faiss there, and the repository's packages on sys.path, not installed
+#: The script as the device runs it: no faiss or lingua there, and the repository's packages on sys.path, not
+#: installed
 AS_ON_THE_DEVICE = """
 import importlib.metadata, runpy, sys
 sys.modules["faiss"] = None
+sys.modules["lingua"] = None
 installed = importlib.metadata.version
 def version(name):
     if name.startswith("hteb") or name == "faiss-cpu":
@@ -73,7 +75,10 @@ def test_cpu_run_writes_what_it_did_and_names_what_it_skipped(tmp_path: Path) ->
     host = report["host"]
     assert host["gpus"] == [] and host["host_problems"]  # no nvidia-smi here: said as the doctor says it
     assert host["doctor_checked"]["gpu"].startswith("no NVIDIA GPU")
-    assert "engine_start" in host["doctor_skipped"]
+    assert "engine_start" in host["doctor_skipped"] and "doctor" not in host["doctor_skipped"]
+    from hteb_generate.setup.doctor import CHECKS
+
+    assert set(host["doctor_checked"]) == set(CHECKS)  # every check, though lingua is missing
     encode = report["encode"]
     assert encode["texts"] == 16 and encode["cpu_fp32"]["weights_dtype"] == "float32"
     versus = encode["cpu_fp32"]["vs_sentence_transformers_cpu"]

@@ -9,7 +9,7 @@ The detector knows all 75 lingua languages, not only the benchmark's: an output 
 Portuguese must not be read as Spanish just because Portuguese was not on the list.
 
 Codes are ISO 639-3 as in the paper's Table 11. Some codes are one language for checking
-(:data:`FAMILIES`): the Arabic varieties arb/arq/ary and the macrolanguage ara (lingua has one
+(``languages.FAMILIES``): the Arabic varieties arb/arq/ary and the macrolanguage ara (lingua has one
 Arabic model). Some pairs are distinct languages that lingua confuses on short texts
 (:data:`CONFUSABLE`): Indonesian/Malay; isiXhosa/isiZulu (13 of 100 MasakhaNEWS Xhosa headlines
 come out as Zulu); Hindi/Marathi (2-4% of SemRel2024 sentences swap); and Algerian/Moroccan
@@ -30,6 +30,8 @@ from functools import lru_cache
 from importlib.metadata import version
 
 from lingua import Language, LanguageDetector, LanguageDetectorBuilder
+
+from hteb_generate.transform.languages import FAMILIES, canonical
 
 #: Minimum relative distance between the best and the second-best language before lingua names
 #: one. 0.0 would always answer; lingua's own docs use 0.25 as a strong setting. 0.1 keeps
@@ -90,10 +92,6 @@ HTEB_LANGUAGES: frozenset[str] = frozenset(
     ]
 )
 
-#: Codes of one language; the first member is the canonical one that detect_language returns.
-FAMILIES: tuple[tuple[str, ...], ...] = (("ara", "arb", "arq", "ary"),)
-_CANONICAL: dict[str, str] = {code: family[0] for family in FAMILIES for code in family}
-
 #: Distinct languages (or a dialect and a language) the detector confuses on short texts.
 CONFUSABLE: frozenset[frozenset[str]] = frozenset(
     frozenset(pair)
@@ -118,12 +116,6 @@ SUPPORTED: frozenset[str] = frozenset(
 )
 
 UNSUPPORTED_BENCHMARK_LANGUAGES: frozenset[str] = HTEB_LANGUAGES - SUPPORTED
-
-
-def canonical(code: str) -> str:
-    """The code that stands for ``code``'s family (``arq`` -> ``ara``), lower-cased."""
-    code = code.strip().lower()
-    return _CANONICAL.get(code, code)
 
 
 def same_language(a: str, b: str) -> bool:

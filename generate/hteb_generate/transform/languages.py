@@ -9,7 +9,6 @@ from __future__ import annotations
 from hteb_contract.errors import HtebError
 
 from hteb_generate.seeding import derive_int
-from hteb_generate.transform import langid
 
 #: ISO 639-3 -> the English name the prompts' {target_language} takes.
 NAMES: dict[str, str] = {
@@ -64,6 +63,12 @@ NAMES: dict[str, str] = {
     "asm": "Assamese",
 }
 
+#: Codes of one language; the first member is the canonical one (langid.detect_language returns it). Here, not in
+#: langid, so that what chooses languages needs no language detector (lingua): the doctor's checks build the
+#: configuration on a host without it (bench/gpu_check.py).
+FAMILIES: tuple[tuple[str, ...], ...] = (("ara", "arb", "arq", "ary"),)
+_CANONICAL: dict[str, str] = {code: family[0] for family in FAMILIES for code in family}
+
 TRANSLATION_TARGETS: tuple[str, ...] = ("spa", "fra", "deu", "tur", "ara")
 PIVOTS: tuple[str, ...] = ("eng", "spa", "fra", "deu", "tur", "ara")
 
@@ -77,9 +82,15 @@ def name_of(code: str) -> str:
         ) from None
 
 
+def canonical(code: str) -> str:
+    """The code that stands for ``code``'s family (``arq`` -> ``ara``), lower-cased."""
+    code = code.strip().lower()
+    return _CANONICAL.get(code, code)
+
+
 def _same(a: str, b: str) -> bool:
     """Arabic dialects count as Arabic: an Algerian Arabic text is not translated to Arabic."""
-    return langid.canonical(a) == langid.canonical(b)
+    return canonical(a) == canonical(b)
 
 
 def run_order(seed: int, dataset: str, transformation: str, candidates: tuple[str, ...]) -> list[str]:
