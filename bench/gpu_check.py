@@ -324,6 +324,19 @@ def card_scores(card: dict[str, Any]) -> dict[str, float]:
     }
 
 
+def versus_reference(scores: dict[str, float], reference: dict[str, float]) -> dict[str, Any]:
+    """Whether two cards scored the same things, and their largest difference (in points, 0-100) over the scores
+    both hold, with the score it is at (the first in order among equal ones); None where they share none."""
+    shared = sorted(scores.keys() & reference.keys())
+    diffs = [abs(scores[key] - reference[key]) * 100 for key in shared]
+    worst = max(range(len(shared)), key=diffs.__getitem__, default=None)
+    return {
+        "same_scores": set(scores) == set(reference),
+        "max_abs_diff_points": None if worst is None else diffs[worst],
+        "at": None if worst is None else shared[worst],
+    }
+
+
 def score_step(model: str, cuda: bool, work: Path) -> tuple[dict[str, Any], list[dict[str, str]]]:
     """hteb-score on the bundled sample (the command's own code, in this process) on CPU fp32, the reference, and
     on CUDA in fp32 and bf16, each with an embedding cache of its own (a cache is keyed by the model's identity,
@@ -364,13 +377,7 @@ def score_step(model: str, cuda: bool, work: Path) -> tuple[dict[str, Any], list
         if not reference:
             reference = scores
         else:
-            diffs = {key: abs(scores[key] - reference[key]) * 100 for key in scores.keys() & reference.keys()}
-            worst = max(diffs, key=diffs.__getitem__)
-            run["vs_cpu_fp32"] = {
-                "same_scores": set(scores) == set(reference),
-                "max_abs_diff_points": diffs[worst],
-                "at": worst,
-            }
+            run["vs_cpu_fp32"] = versus_reference(scores, reference)
         result["runs"][name] = run
     return result, skipped
 
@@ -525,9 +532,13 @@ def summary(report: dict[str, Any]) -> str:
         if "vs_cpu_fp32" not in run:  # the reference
             continue
         versus, cpu_run, settings = run["vs_cpu_fp32"], score["runs"]["cpu_fp32"], run["encode"]
+        if versus["at"] is None:  # no score in common: nothing to print but that
+            rows.append((f"hteb-score on the sample, {settings['device']} {settings['precision']}", "no score shared"))
+            continue
         rows.append(
             (
-                f"hteb-score on the sample ({len(score['datasets'])} datasets), {settings['device']} "
+                f"hteb-score on the sample ({len(score['datasets'])} dataset{'s' * (len(score['datasets']) != 1)}), "
+                f"{settings['device']} "
                 f"{settings['precision']} vs CPU fp32",
                 (
                     f"largest score difference {versus['max_abs_diff_points']:.2f} points of {run['scores']} "
