@@ -120,10 +120,10 @@ def tokenizer_folder(folder: Path) -> Path:
 def check_local_model(folder: Path) -> None:
     """A local model folder is one (MODEL_MARKERS) and loads WITH its tokenizer: the tokenizer class its
     configuration names finds at least one of its vocabulary files. Loads no weights."""
-    from transformers import AutoTokenizer
-
     if not any((folder / name).is_file() for name in MODEL_MARKERS):
         raise HtebError(f"model {folder}: not a model folder (it holds neither {' nor '.join(MODEL_MARKERS)})")
+    from transformers import AutoTokenizer
+
     where = tokenizer_folder(folder)
     try:
         tokenizer = AutoTokenizer.from_pretrained(str(where), local_files_only=True)
