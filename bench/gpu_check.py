@@ -500,10 +500,18 @@ def replicas_said(run: dict[str, Any]) -> str:
 
 
 def summary(report: dict[str, Any]) -> str:
-    """The Markdown table docs/gpu.md quotes of a check's JSON (a test holds the page to it)."""
+    """The Markdown table docs/gpu.md quotes of a check's JSON (a test holds the page to it); what the host or a
+    card named (GPU, driver, versions, the score a difference is at) escaped for a table cell."""
+    from hteb_contract.common.escape import md_text
+
     host, encode, hardware = report["host"], report["encode"], report["hardware"]
     gpu = host["gpus"][0]
-    rows = [("GPU, driver, torch", f"{gpu['name']} ({gpu['memory_gib']:.0f} GiB), {host['driver']}, {host['torch']}")]
+    rows = [
+        (
+            "GPU, driver, torch",
+            f"{md_text(gpu['name'])} ({gpu['memory_gib']:.0f} GiB), {md_text(host['driver'])}, {md_text(host['torch'])}",
+        )
+    ]
     cpu = encode["cpu_fp32"]
     rows.append(
         (
@@ -542,7 +550,7 @@ def summary(report: dict[str, Any]) -> str:
                 f"{settings['precision']} vs CPU fp32",
                 (
                     f"largest score difference {versus['max_abs_diff_points']:.2f} points of {run['scores']} "
-                    f"({versus['at']}); original {run['original']:.2f} vs {cpu_run['original']:.2f}; "
+                    f"({md_text(versus['at'])}); original {run['original']:.2f} vs {cpu_run['original']:.2f}; "
                     f"{run['seconds']:.0f} s (CPU here: {cpu_run['seconds']:.0f} s)"
                 ),
             )

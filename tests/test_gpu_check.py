@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -148,6 +149,28 @@ def test_a_cards_largest_difference_is_over_the_scores_both_hold(scores, referen
     largest = max(abs(scores[k] - reference[k]) * 100 for k in shared)
     assert said["max_abs_diff_points"] == largest
     assert said["at"] == min(k for k in shared if abs(scores[k] - reference[k]) * 100 == largest)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(), st.text())
+def test_names_the_host_and_a_card_gave_stay_in_their_cell(gpu: str, at: str) -> None:
+    """Whatever the GPU's name or the score a difference is at, each row of the table keeps its two cells."""
+    from hteb_contract.common.escape import md_unescape
+
+    report = json.loads((ROOT / "docs" / "gpu-check" / "h200.json").read_text(encoding="utf-8"))
+    report["host"]["gpus"][0]["name"] = gpu
+    run = {"encode": {"device": "cuda", "precision": "bf16"}, "scores": 3, "original": 50.0, "seconds": 1.0}
+    runs = {"cpu_fp32": {**run, "encode": {"device": "cpu", "precision": "fp32"}}}
+    runs["cuda_bf16"] = {**run, "vs_cpu_fp32": {"same_scores": True, "max_abs_diff_points": 0.5, "at": at}}
+    lines = _script().summary({**report, "score": {"datasets": ["D"], "runs": runs}}).splitlines()
+    assert len(lines) == 2 + 8  # header, rule, and every row: none split into two
+    for line in lines[2:]:
+        assert re.sub(r"\\.", "", line).count("|") == 3, line  # | cell | cell |: every other | escaped
+    if gpu.isprintable():  # what md_text keeps as it is reads back (line breaks and controls it shows as escapes)
+        assert md_unescape(lines[2].removeprefix("| GPU, driver, torch | ")).startswith(f"{gpu} (140 GiB)")
+    score_row = next(line for line in lines if line.startswith("| hteb-score"))
+    if at.isprintable():
+        assert f"({at}); original" in md_unescape(score_row)
 
 
 def test_gemma_shapes_follow_its_config() -> None:
